@@ -1,0 +1,24 @@
+/**
+ * scout-ai — a Deno-first agent harness: plain-text `.chat` conversations,
+ * swappable LLM backends, tools, agents, a workflow runner that persists every
+ * run as a job, context strategies, and a provenance walker.
+ *
+ * Chats are plain data (`Message[]`); everything else is functions over them.
+ *
+ * @example
+ * ```ts
+ * import { parse, print } from "./mod.ts";
+ * const chat = parse("system:\n\nBe brief\n\nuser: hi");
+ * print(chat.slice(1)); // "\nsystem:\n\nBe brief\n\nuser:\n\nhi"
+ * ```
+ *
+ * @module
+ */
+export * from "./src/errors.ts";
+export * from "./src/chat/mod.ts";
+// prompt: export * from "./src/prompt/mod.ts";
+// workflow: export * from "./src/workflow/mod.ts";
+// provenance: export * from "./src/provenance/mod.ts";
+// config: export * from "./src/config/mod.ts";
+// llm: export * from "./src/llm/mod.ts";
+// tools: export * from "./src/tools/mod.ts";

@@ -1,0 +1,184 @@
+/**
+ * `scout-ai chat parse|print …` — inspection and scripting of `.chat` files.
+ *
+ * @module
+ */
+import type { Command } from "@commander-js/extra-typings";
+import { ScoutError } from "../errors.ts";
+import type { Chat, Message } from "../chat/types.ts";
+import { parse } from "../chat/parse.ts";
+import { print } from "../chat/print.ts";
+import type { CliContext } from "./context.ts";
+import { readInput } from "./input.ts";
+import type { Io } from "./io.ts";
+import { paint, warn } from "./io.ts";
+
+/** Options of `chat parse`. */
+export interface ChatParseOptions {
+  /** File path, `-` for stdin, or undefined (stdin when piped). */
+  file?: string;
+  /** Print a JSON array of `{role, content}`. */
+  json?: boolean;
+}
+
+/**
+ * `chat parse`: the raw messages of a chat file (nothing compiled).
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @returns exit code
+ */
+export async function runChatParse(opts: ChatParseOptions, io: Io): Promise<number> {
+  const input = await readInput(opts.file, io);
+  if (input.lossy) warn(io, `${input.name}: invalid UTF-8 replaced by U+FFFD`);
+  const chat = parse(input.text);
+  if (opts.json) io.stdout.write(messagesJson(chat) + "\n");
+  else io.stdout.write(listing(chat, io));
+  return 0;
+}
+
+/**
+ * JSON text of messages as `{role, content}` records (extra fields dropped),
+ * one message per line inside the array, so the output is both valid JSON and
+ * diff-friendly.
+ *
+ * @param chat messages
+ * @returns JSON text (no trailing newline)
+ */
+export function messagesJson(chat: readonly Message[]): string {
+  if (chat.length === 0) return "[]";
+  return "[\n" +
+    chat.map((m) => "  " + JSON.stringify({ role: m.role, content: m.content ?? null })).join(
+      ",\n",
+    ) +
+    "\n]";
+}
+
+function listing(chat: Chat, io: Io): string {
+  if (chat.length === 0) return paint(io, "stdout", "dim", "(no messages)") + "\n";
+  const w = String(chat.length - 1).length;
+  const rw = Math.min(24, Math.max(...chat.map((m) => String(m.role).length)));
+  let out = "";
+  chat.forEach((m, i) => {
+    const head = `${String(i).padStart(w)}  ${
+      paint(io, "stdout", "bold", String(m.role).padEnd(rw))
+    }  `;
+    const c = m.content;
+    const text = c === null || c === undefined
+      ? paint(io, "stdout", "dim", "(null)")
+      : c === ""
+      ? paint(io, "stdout", "dim", "(empty)")
+      : typeof c === "string"
+      ? c
+      : JSON.stringify(c);
+    const pad = " ".repeat(w + rw + 4);
+    out += head + text.split("\n").join("\n" + pad) + "\n";
+  });
+  return out;
+}
+
+/** Options of `chat print`. */
+export interface ChatPrintOptions {
+  /** JSON file (array of `{role, content}`), `-`, or undefined for piped stdin. */
+  file?: string;
+}
+
+/**
+ * `chat print`: JSON messages in, chat text out.
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @returns exit code
+ */
+export async function runChatPrint(opts: ChatPrintOptions, io: Io): Promise<number> {
+  const input = await readInput(opts.file, io);
+  const chat = messagesFromJson(input.text, input.name);
+  io.stdout.write(print(chat) + "\n");
+  return 0;
+}
+
+/**
+ * Validates JSON text as a message list: an array of objects whose `role` is a
+ * string. Errors name the input and the offending index.
+ *
+ * @param text JSON text
+ * @param name input name for messages
+ * @returns the messages
+ */
+export function messagesFromJson(text: string, name: string): Chat {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new ScoutError("json_parse", `Invalid JSON in ${name}: ${(e as Error).message}`, {
+      file: name,
+    });
+  }
+  if (!Array.isArray(data)) {
+    throw new ScoutError(
+      "invalid_input",
+      `Expected a JSON array of messages in ${name}, got ${typeName(data)}`,
+      {
+        file: name,
+      },
+    );
+  }
+  data.forEach((m, i) => {
+    if (m === null || typeof m !== "object" || Array.isArray(m)) {
+      throw new ScoutError(
+        "invalid_input",
+        `Message ${i} in ${name} is ${typeName(m)}, not an object`,
+        {
+          file: name,
+        },
+      );
+    }
+    if (typeof (m as Message).role !== "string") {
+      throw new ScoutError("invalid_input", `Message ${i} in ${name} has no string "role"`, {
+        file: name,
+      });
+    }
+  });
+  return data as Chat;
+}
+
+function typeName(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "an array" : `a ${typeof v}`;
+}
+
+/**
+ * Registers the `chat` command group.
+ *
+ * @param program the root program
+ * @param ctx invocation context
+ */
+export function registerChat(program: Command, ctx: CliContext): void {
+  const chat = program.command("chat").description(
+    "inspect and convert .chat files (nothing is sent to a model)",
+  );
+  chat.command("parse")
+    .description("parse a chat file into messages (raw: nothing is compiled or run)")
+    .argument("[file]", "chat file, or - for stdin (default: stdin when piped)")
+    .option("--json", "print a JSON array of {role, content}")
+    .addHelpText(
+      "after",
+      "\nThe listing shows one message per entry: index, role, content. Text before the first\n" +
+        "header is a user message; a file starting with a header gets an empty first message\n" +
+        "(index 0), as in the Ruby original.\n\n" +
+        "Examples:\n  scout-ai chat parse session.chat\n  cat session.chat | scout-ai chat parse --json",
+    )
+    .action(async (file, o) => {
+      ctx.exitCode = await runChatParse({ file, json: o.json }, ctx.io);
+    });
+  chat.command("print")
+    .description("print JSON messages ([{role, content}, …]) as chat text")
+    .argument("[file]", "JSON file, or - for stdin (default: stdin when piped)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  scout-ai chat print messages.json > session.chat\n" +
+        "  scout-ai chat parse a.chat --json | jq 'map(select(.role != \"meta\"))' | scout-ai chat print",
+    )
+    .action(async (file) => {
+      ctx.exitCode = await runChatPrint({ file }, ctx.io);
+    });
+}

@@ -1,0 +1,20 @@
+/**
+ * What every command registration receives: the Io and the global flags.
+ * Commands follow `options → run(opts, io)`: commander's `.action()` only
+ * builds the options object and calls `run`, which returns an exit code.
+ *
+ * @module
+ */
+import type { Io } from "./io.ts";
+
+/** Shared state of one CLI invocation. */
+export interface CliContext {
+  /** Injected I/O. */
+  io: Io;
+  /** Exit code set by the command that ran (0 unless it says otherwise). */
+  exitCode: number;
+  /** `--debug`: print stack traces. */
+  debug: boolean;
+  /** `--log N`: 0 debug … 7 silent; warnings (5) print when `log <= 5`. */
+  logLevel: number;
+}

@@ -1,0 +1,51 @@
+/**
+ * Reading a command's input: a FILE argument or `-` / piped stdin, with
+ * errors that name the file.
+ *
+ * @module
+ */
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { ScoutError, usageError } from "../errors.ts";
+import { readText } from "../util/fs.ts";
+import type { Io } from "./io.ts";
+
+/** Text read for a command, and the name to use for it in messages. */
+export interface Input {
+  /** The text (invalid UTF-8 replaced by U+FFFD). */
+  text: string;
+  /** Display name: the path as given, or `<stdin>`. */
+  name: string;
+  /** Absolute path, or null for stdin. */
+  path: string | null;
+  /** True if the bytes were not valid UTF-8 (U+FFFD substituted). */
+  lossy: boolean;
+}
+
+/**
+ * Reads `file` (or stdin for `-`, or when `file` is omitted and stdin is piped).
+ *
+ * @param file path, `-`, or undefined
+ * @param io the command's Io
+ * @returns the text and its display name
+ * @throws ScoutError `usage` when there is no input at all; `not_found`/`io` naming the file
+ */
+export async function readInput(file: string | undefined, io: Io): Promise<Input> {
+  if (file === undefined || file === "-") {
+    if (file === undefined && io.stdinIsTTY) {
+      throw usageError("Missing FILE argument (use - to read stdin)");
+    }
+    const text = await io.readStdin();
+    return { text, name: "<stdin>", path: null, lossy: text.includes("\uFFFD") };
+  }
+  const path = resolve(io.cwd, file);
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch { /* readText reports a missing file */ }
+  if (isDir) throw new ScoutError("io", `Is a directory, not a file: "${file}"`, { file });
+  const text = await readText(path).catch((e) => {
+    throw new ScoutError(e.code ?? "io", e.message.replace(`"${path}"`, `"${file}"`), { file });
+  });
+  return { text, name: file, path, lossy: text.includes("\uFFFD") };
+}

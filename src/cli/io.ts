@@ -1,0 +1,177 @@
+/**
+ * The injected I/O of every command (`gh` style): commands write to `io.stdout`
+ * / `io.stderr`, read `io.readStdin()`, and ask `io` about TTYs, colour, the
+ * environment and the working directory. `processIo()` binds the real process;
+ * `bufferIo()` captures everything for tests.
+ *
+ * @module
+ */
+import { styleText } from "node:util";
+
+/** Something text can be written to. */
+export interface TextSink {
+  /** Writes text as is (no newline added). */
+  write(text: string): void;
+}
+
+/** What a command may touch of the outside world. */
+export interface Io {
+  /** Results. */
+  stdout: TextSink;
+  /** Logs, warnings, progress, errors. */
+  stderr: TextSink;
+  /** Reads all of stdin as text (invalid UTF-8 → U+FFFD). */
+  readStdin(): Promise<string>;
+  /** Whether stdin is a terminal (then a missing argument is not read from it). */
+  stdinIsTTY: boolean;
+  /** Whether stdout is a terminal. */
+  stdoutIsTTY: boolean;
+  /** Whether stderr is a terminal (progress is drawn only then). */
+  stderrIsTTY: boolean;
+  /** Environment variables. */
+  env: Record<string, string | undefined>;
+  /** Working directory relative paths are resolved against. */
+  cwd: string;
+  /** Colour override: false for `--no-color`; undefined = decide from TTY and NO_COLOR. */
+  color?: boolean;
+}
+
+/**
+ * The real process: stdout/stderr/stdin, `process.env`, `process.cwd()`.
+ * A closed stdout pipe (`scout-ai … | head`) ends the process quietly.
+ *
+ * @returns an Io bound to the process
+ */
+export function processIo(): Io {
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+  return {
+    stdout: { write: (t) => void process.stdout.write(t) },
+    stderr: { write: (t) => void process.stderr.write(t) },
+    readStdin: async () => {
+      const chunks: Uint8Array[] = [];
+      for await (const c of process.stdin) {
+        chunks.push(typeof c === "string" ? new TextEncoder().encode(c) : c);
+      }
+      return new TextDecoder("utf-8", { fatal: false }).decode(concat(chunks));
+    },
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const c of chunks) n += c.length;
+  const out = new Uint8Array(n);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+/** An {@link Io} that records output, for tests. */
+export interface BufferIo extends Io {
+  /** Everything written to stdout so far. */
+  stdoutText(): string;
+  /** Everything written to stderr so far. */
+  stderrText(): string;
+}
+
+/**
+ * An in-memory Io for tests: given stdin text, captures stdout and stderr.
+ *
+ * @param opts stdin text, env, cwd, TTY flags
+ * @returns the Io with accessors for what was written
+ *
+ * @example
+ * ```ts
+ * import { bufferIo } from "./io.ts";
+ * const io = bufferIo({ stdin: "user: hi" });
+ * io.stdout.write("x");
+ * io.stdoutText(); // "x"
+ * ```
+ */
+export function bufferIo(
+  opts: { stdin?: string; env?: Record<string, string | undefined>; cwd?: string; tty?: boolean } =
+    {},
+): BufferIo {
+  let out = "";
+  let err = "";
+  const tty = opts.tty ?? false;
+  return {
+    stdout: { write: (t) => void (out += t) },
+    stderr: { write: (t) => void (err += t) },
+    readStdin: () => Promise.resolve(opts.stdin ?? ""),
+    stdinIsTTY: opts.stdin === undefined && tty,
+    stdoutIsTTY: tty,
+    stderrIsTTY: tty,
+    env: opts.env ?? {},
+    cwd: opts.cwd ?? process.cwd(),
+    stdoutText: () => out,
+    stderrText: () => err,
+  };
+}
+
+/**
+ * Whether to colour output on a stream: only on a TTY, never with `NO_COLOR`
+ * set (any value) or `TERM=dumb`, and never after `--no-color`.
+ *
+ * @param io the command's Io
+ * @param stream which stream the text goes to
+ * @returns true to colour
+ */
+export function useColor(io: Io, stream: "stdout" | "stderr"): boolean {
+  if (io.color === false) return false;
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== "") return false;
+  if (io.env.TERM === "dumb") return false;
+  return stream === "stdout" ? io.stdoutIsTTY : io.stderrIsTTY;
+}
+
+/** Styles accepted by {@link paint} (a subset of `node:util` styleText formats). */
+export type Style =
+  | "bold"
+  | "dim"
+  | "red"
+  | "green"
+  | "yellow"
+  | "blue"
+  | "magenta"
+  | "cyan"
+  | "gray";
+
+/**
+ * Colours `text` when {@link useColor} says so, else returns it unchanged.
+ *
+ * @param io the command's Io
+ * @param stream target stream
+ * @param style one style or several
+ * @param text the text
+ * @returns styled or plain text
+ */
+export function paint(
+  io: Io,
+  stream: "stdout" | "stderr",
+  style: Style | Style[],
+  text: string,
+): string {
+  if (!useColor(io, stream)) return text;
+  return styleText(style, text, { validateStream: false });
+}
+
+/**
+ * Writes a warning line to stderr: `scout-ai: warning: <message>`.
+ *
+ * @param io the command's Io
+ * @param message the warning
+ */
+export function warn(io: Io, message: string): void {
+  io.stderr.write(`${paint(io, "stderr", "yellow", "scout-ai: warning:")} ${message}\n`);
+}

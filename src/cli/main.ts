@@ -1,0 +1,123 @@
+/**
+ * The command tree (`DESIGN.md` §3): builds the commander program, runs it
+ * against an injected Io and maps failures to exit codes — 0 success,
+ * 1 failure (one line `scout-ai: <what> (<file>:<line>)`), 2 usage error.
+ * Stack traces only with `--debug`.
+ *
+ * @module
+ */
+import { Command, CommanderError } from "@commander-js/extra-typings";
+import { errorLocation, isScoutError } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import type { CliContext } from "./context.ts";
+import type { Io } from "./io.ts";
+import { paint } from "./io.ts";
+import { registerChat } from "./chat.ts";
+// workflow: import { registerWorkflow } from "./workflow.ts";
+// llm: import { registerLlm } from "./llm.ts";
+// config: import { registerConfig } from "./config.ts";
+
+/**
+ * Builds the program for one invocation.
+ *
+ * @param ctx the invocation's context (Io, flags, exit code)
+ * @returns the commander program
+ */
+export function buildProgram(ctx: CliContext): Command {
+  const { io } = ctx;
+  const program = new Command("scout-ai")
+    .description(
+      "Agent harness for plain-text .chat conversations: parse and compile chats, ask models,\n" +
+        "run workflows as persisted jobs, and explain any result's provenance.",
+    )
+    .version(VERSION, "-V, --version", "print the version")
+    .option("--debug", "print stack traces on errors")
+    .option("--log <level>", "log level 0 (debug) … 7 (silent); warnings print at 5 and below", "5")
+    .option("--no-color", "never colour output (NO_COLOR=1 does the same)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n" +
+        "  scout-ai chat parse session.chat --json | jq '.[].role'\n" +
+        "  scout-ai chat print messages.json > session.chat\n\n" +
+        "Run 'scout-ai <command> --help' for a command's options.",
+    )
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: (s, write) =>
+        write(`${paint(io, "stderr", "red", "scout-ai:")} ${s.replace(/^error: /, "")}`),
+    })
+    .hook("preAction", (cmd) => {
+      const g = cmd.optsWithGlobals() as { debug?: boolean; log?: string; color?: boolean };
+      ctx.debug = Boolean(g.debug);
+      ctx.logLevel = Number.parseInt(g.log ?? "5", 10);
+      if (g.color === false) io.color = false;
+    });
+  registerChat(program, ctx);
+  // workflow: registerWorkflow(program, ctx);
+  // llm: registerLlm(program, ctx);
+  // config: registerConfig(program, ctx);
+  return program;
+}
+
+/**
+ * Runs the CLI.
+ *
+ * @param argv arguments after the program name
+ * @param io where to read and write
+ * @returns the exit code
+ *
+ * @example
+ * ```ts
+ * import { main } from "./main.ts";
+ * import { bufferIo } from "./io.ts";
+ * const io = bufferIo();
+ * await main(["--version"], io); // 0, io.stdoutText() === "0.1.0\n"
+ * ```
+ */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const ctx: CliContext = { io, exitCode: 0, debug: argv.includes("--debug"), logLevel: 5 };
+  const program = buildProgram(ctx);
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 2;
+  }
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return ctx.exitCode;
+  } catch (e) {
+    return reportError(e, ctx);
+  }
+}
+
+/**
+ * Prints an error the CLI way and returns its exit code.
+ *
+ * @param e what was thrown
+ * @param ctx the invocation's context
+ * @returns 0 for help/version, 2 for usage errors, 1 otherwise
+ */
+export function reportError(e: unknown, ctx: CliContext): number {
+  const { io } = ctx;
+  if (e instanceof CommanderError) {
+    if (
+      e.code === "commander.helpDisplayed" || e.code === "commander.version" ||
+      e.code === "commander.help"
+    ) return 0;
+    return e.exitCode === 0 ? 0 : 2; // commander already printed the message
+  }
+  const prefix = paint(io, "stderr", "red", "scout-ai:");
+  if (isScoutError(e)) {
+    io.stderr.write(`${prefix} ${e.message}${errorLocation(e)}\n`);
+    if (e.code === "usage") {
+      io.stderr.write("(run with --help for usage)\n");
+      return 2;
+    }
+  } else {
+    io.stderr.write(`${prefix} ${(e as Error)?.message ?? String(e)}\n`);
+  }
+  if (ctx.debug && e instanceof Error && e.stack) io.stderr.write(e.stack + "\n");
+  return 1;
+}

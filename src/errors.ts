@@ -1,0 +1,158 @@
+/**
+ * One error family for the whole project: {@link ScoutError} with a stable
+ * `code` and the context it is about (file, line, node, relation…) as fields.
+ *
+ * Callers branch on `code`, never on message text. `cli.ts` turns a
+ * ScoutError into one line on stderr (`scout-ai: <message> (<file>:<line>)`),
+ * exit 1, or exit 2 for usage errors.
+ *
+ * @module
+ */
+
+/** Marker used by {@link isScoutError}; survives realm and bundle boundaries. */
+export const SCOUT_ERROR: unique symbol = Symbol.for("scout-ai.error");
+
+/**
+ * Stable error codes. Add codes freely; never rename one (scripts match them
+ * in `--json` error output).
+ */
+export type ScoutErrorCode =
+  // generic / CLI
+  | "usage"
+  | "not_found"
+  | "io"
+  | "not_available"
+  | "invalid_input"
+  | "config"
+  | "internal"
+  // chat
+  | "chat_parse"
+  | "chat_compile"
+  | "unknown_role"
+  | "import_not_found"
+  | "file_not_found"
+  | "import_cycle"
+  | "nothing_to_continue"
+  | "meta_parse"
+  | "json_parse"
+  // prompt
+  | "unknown_strategy"
+  // workflow
+  | "workflow_not_found"
+  | "workflow_load"
+  | "task_not_found"
+  | "parameter"
+  | "job_not_found"
+  | "job_failed"
+  | "job_not_finished"
+  | "job_aborted"
+  | "lock_timeout"
+  // llm
+  | "endpoint_not_found"
+  | "unknown_backend"
+  | "missing_key"
+  | "provider_http"
+  | "provider_response"
+  | "timeout"
+  | "tool_loop_limit"
+  | "tool_not_found"
+  // provenance
+  | "invalid_follow"
+  | "root_not_found"
+  | "chat_unreadable"
+  | "unresolved_job_reference"
+  | "job_info_unreadable"
+  | "missing_dependency"
+  | "log_dir_unreadable"
+  | "receipt_problem"
+  | "identity_conflict"
+  | "invalid_scope";
+
+/** Context carried by an error: what it is about. All fields optional. */
+export interface ScoutErrorContext {
+  /** File the error is about (chat, workflow, info file…). */
+  file?: string;
+  /** 1-based line in {@link ScoutErrorContext.file}. */
+  line?: number;
+  /** Underlying error. */
+  cause?: unknown;
+  /** Any further fields (node, relation, reference, messages…). */
+  [field: string]: unknown;
+}
+
+/**
+ * The project's error type. Extra context fields are copied onto the
+ * instance, so `err.file`, `err.line`, `err.messages`… are plain properties.
+ *
+ * @example
+ * ```ts
+ * import { ScoutError, isScoutError } from "./errors.ts";
+ * const e = new ScoutError("import_not_found", 'Import not found: "a.chat"', { file: "b.chat", line: 3 });
+ * isScoutError(e, "import_not_found"); // true
+ * ```
+ */
+export class ScoutError extends Error {
+  /** Brand checked by {@link isScoutError}. */
+  readonly [SCOUT_ERROR] = true;
+  /** Stable machine-readable code. */
+  readonly code: ScoutErrorCode;
+  /** File the error is about, if any. */
+  file?: string;
+  /** Line in `file`, 1-based, if known. */
+  line?: number;
+  /** Further context fields copied from the constructor's `context`. */
+  [field: string]: unknown;
+
+  /**
+   * Creates an error with a stable code and context.
+   *
+   * @param code stable code
+   * @param message human message: starts uppercase, quotes values, no trailing period
+   * @param context file/line and any other fields
+   */
+  constructor(code: ScoutErrorCode, message: string, context: ScoutErrorContext = {}) {
+    const { cause, ...fields } = context;
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "ScoutError";
+    this.code = code;
+    Object.assign(this, fields);
+  }
+}
+
+/**
+ * True if `e` is a {@link ScoutError} (optionally with the given code).
+ *
+ * @param e any thrown value
+ * @param code optional code to match
+ * @returns whether `e` is a ScoutError with that code
+ */
+export function isScoutError(e: unknown, code?: ScoutErrorCode): e is ScoutError {
+  return typeof e === "object" && e !== null &&
+    (e as Record<symbol, unknown>)[SCOUT_ERROR] === true &&
+    (code === undefined || (e as ScoutError).code === code);
+}
+
+/**
+ * Shortcut for a usage error (exit code 2 in the CLI).
+ *
+ * @param message what was wrong with the invocation
+ * @returns the error, to throw
+ */
+export function usageError(message: string): ScoutError {
+  return new ScoutError("usage", message);
+}
+
+/**
+ * Formats an error's location suffix: ` (file:line)`, ` (file)` or "" (also when
+ * the message already names the file and there is no line).
+ *
+ * @param e the error
+ * @returns the suffix, with a leading space when not empty
+ */
+export function errorLocation(e: { file?: unknown; line?: unknown; message?: unknown }): string {
+  if (typeof e.file !== "string" || e.file === "") return "";
+  if (typeof e.line !== "number" && typeof e.message === "string" && e.message.includes(e.file)) {
+    return "";
+  }
+  return typeof e.line === "number" ? ` (${e.file}:${e.line})` : ` (${e.file})`;
+}

@@ -1,0 +1,162 @@
+/**
+ * Small file helpers shared by every layer: atomic writes and lossless-as-possible
+ * text reads. Node built-ins only, so the code runs under Deno and in the Bun binary.
+ *
+ * @module
+ */
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { ScoutError } from "../errors.ts";
+
+function tempPathFor(path: string): string {
+  return join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+  );
+}
+
+/**
+ * Writes `data` to `path` atomically: a temp file in the same directory,
+ * flushed, then renamed over `path`. Readers see the old content or the new,
+ * never a partial file. Creates missing parent directories.
+ *
+ * @param path destination
+ * @param data text (written as UTF-8) or bytes
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = tempPathFor(path);
+  try {
+    const fh = await open(tmp, "w");
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, path);
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => {});
+    throw new ScoutError("io", `Cannot write "${path}": ${(e as Error).message}`, {
+      file: path,
+      cause: e,
+    });
+  }
+}
+
+/**
+ * Synchronous {@link writeFileAtomic}, for exit handlers and signal paths.
+ *
+ * @param path destination
+ * @param data text or bytes
+ */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
+  const tmp = tempPathFor(path);
+  try {
+    const fd = openSync(tmp, "w");
+    try {
+      const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      rmSync(tmp, { force: true });
+    } catch { /* the temp file may not exist */ }
+    throw new ScoutError("io", `Cannot write "${path}": ${(e as Error).message}`, {
+      file: path,
+      cause: e,
+    });
+  }
+}
+
+/**
+ * Reads a file as text. Invalid UTF-8 becomes U+FFFD (never throws on bad bytes);
+ * a leading BOM is kept. Missing files and directories give a `not_found` /
+ * `io` {@link ScoutError} naming the path.
+ *
+ * @param path file to read
+ * @returns its text
+ */
+export async function readText(path: string): Promise<string> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    throw fileError(path, e);
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+}
+
+/**
+ * Turns a Node fs error into a {@link ScoutError} that names the path.
+ *
+ * @param path the path the operation was about
+ * @param e the original error
+ * @returns a ScoutError with code `not_found` or `io`
+ */
+export function fileError(path: string, e: unknown): ScoutError {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (code === "ENOENT") {
+    return new ScoutError("not_found", `No such file: "${path}"`, { file: path, cause: e });
+  }
+  if (code === "EISDIR") {
+    return new ScoutError("io", `Is a directory, not a file: "${path}"`, { file: path, cause: e });
+  }
+  if (code === "EACCES" || code === "EPERM") {
+    return new ScoutError("io", `Permission denied: "${path}"`, { file: path, cause: e });
+  }
+  return new ScoutError("io", `Cannot read "${path}": ${(e as Error)?.message ?? String(e)}`, {
+    file: path,
+    cause: e,
+  });
+}
+
+/**
+ * True if `path` exists (file, directory or anything else); never throws.
+ *
+ * @param path path to test
+ * @returns whether it exists
+ */
+export function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True if `path` is a regular file (following symlinks); never throws.
+ *
+ * @param path path to test
+ * @returns whether it is a regular file
+ */
+export function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True if `path` is a directory (following symlinks); never throws.
+ *
+ * @param path path to test
+ * @returns whether it is a directory
+ */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Test helpers for running the CLI: in-process (`runMain`, via `main` and a
+ * buffer Io), as a real subprocess from source (`runScout`), or as the built
+ * binary (`runBinary`, after `buildBinary`).
+ */
+import { fileURLToPath as fromFileUrl } from "node:url";
+import { dirname, join } from "node:path";
+import { main } from "../../src/cli/main.ts";
+import { bufferIo } from "../../src/cli/io.ts";
+
+/** Repository root. */
+export const ROOT: string = dirname(dirname(dirname(fromFileUrl(import.meta.url))));
+/** The pinned deno (tests run under it). */
+export const DENO: string = Deno.execPath();
+/** Where this test process builds the binary (one per process: test files run in parallel). */
+export const BINARY: string = join(Deno.makeTempDirSync({ prefix: "scout-bin-" }), "scout-ai");
+
+/** Result of a CLI run. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `main(args)` in-process with a buffer Io. */
+export async function runMain(
+  args: string[],
+  opts: { stdin?: string; env?: Record<string, string>; cwd?: string; tty?: boolean } = {},
+): Promise<CliResult> {
+  const io = bufferIo(opts);
+  const code = await main(args, io);
+  return { code, stdout: io.stdoutText(), stderr: io.stderrText() };
+}
+
+async function spawn(
+  cmd: string,
+  args: string[],
+  opts: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string },
+): Promise<CliResult> {
+  const child = new Deno.Command(cmd, {
+    args,
+    cwd: opts.cwd ?? ROOT,
+    env: { NO_COLOR: "1", ...opts.env },
+    stdin: opts.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (opts.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(
+      typeof opts.stdin === "string" ? new TextEncoder().encode(opts.stdin) : opts.stdin,
+    );
+    await w.close();
+  }
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Runs `cli.ts` from source in a real subprocess (like `deno task scout`). */
+export function runScout(
+  args: string[],
+  opts: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliResult> {
+  return spawn(DENO, [
+    "run",
+    "-q",
+    "-P=scout",
+    `--config=${join(ROOT, "deno.json")}`,
+    join(ROOT, "cli.ts"),
+    ...args,
+  ], opts);
+}
+
+let built: Promise<void> | null = null;
+
+/**
+ * Builds the binary once per test process with exactly the command of
+ * `deno task build` (read from deno.json), writing to {@link BINARY} instead
+ * of `dist/scout-ai` so parallel test files do not race on one output file.
+ */
+export function buildBinary(): Promise<void> {
+  built ??= (async () => {
+    const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
+    const task: string = config.tasks.build;
+    if (!task.includes("--outfile dist/scout-ai")) {
+      throw new Error(`unexpected build task: ${task}`);
+    }
+    const [cmd, ...args] = task.replace("--outfile dist/scout-ai", `--outfile ${BINARY}`).split(
+      /\s+/,
+    );
+    const r = await spawn(join(ROOT, cmd!), args, {});
+    if (r.code !== 0) throw new Error(`build failed (${task}):\n${r.stderr}`);
+  })();
+  return built;
+}
+
+/** Runs the built binary (call {@link buildBinary} first). */
+export function runBinary(
+  args: string[],
+  opts: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliResult> {
+  return spawn(BINARY, args, opts);
+}
+
+/** A fresh temporary directory, removed by the returned disposer. */
+export async function tempDir(prefix = "scout-test-"): Promise<{ path: string } & AsyncDisposable> {
+  const path = await Deno.makeTempDir({ prefix });
+  return {
+    path,
+    [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }).catch(() => {}),
+  };
+}
