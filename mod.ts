@@ -19,6 +19,6 @@ export * from "./src/chat/mod.ts";
 // prompt: export * from "./src/prompt/mod.ts";
 // workflow: export * from "./src/workflow/mod.ts";
 // provenance: export * from "./src/provenance/mod.ts";
-// config: export * from "./src/config/mod.ts";
+export * from "./src/config/mod.ts";
 // llm: export * from "./src/llm/mod.ts";
 // tools: export * from "./src/tools/mod.ts";
