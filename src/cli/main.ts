@@ -14,7 +14,7 @@ import type { Io } from "./io.ts";
 import { paint } from "./io.ts";
 import { registerChat } from "./chat.ts";
 // workflow: import { registerWorkflow } from "./workflow.ts";
-// llm: import { registerLlm } from "./llm.ts";
+import { registerLlm } from "./llm.ts";
 // config: import { registerConfig } from "./config.ts";
 
 /**
@@ -57,7 +57,7 @@ export function buildProgram(ctx: CliContext): Command {
     });
   registerChat(program, ctx);
   // workflow: registerWorkflow(program, ctx);
-  // llm: registerLlm(program, ctx);
+  registerLlm(program, ctx);
   // config: registerConfig(program, ctx);
   return program;
 }

@@ -1,0 +1,24 @@
+/**
+ * `scout-ai llm …` — talking to models (`ask`, `json`) and explaining results
+ * (`prov`). Each subcommand lives in its own file and registers itself here.
+ *
+ * @module
+ */
+import type { Command } from "@commander-js/extra-typings";
+import type { CliContext } from "./context.ts";
+// prov: import { registerLlmProv } from "./llm_prov.ts";
+// ask: import { registerLlmAsk } from "./llm_ask.ts";
+
+/**
+ * Registers the `llm` command group.
+ *
+ * @param program the root program
+ * @param ctx invocation context
+ */
+export function registerLlm(program: Command, ctx: CliContext): void {
+  const llm = program.command("llm").description("ask models and explain how results were produced");
+  // prov: registerLlmProv(llm, ctx);
+  // ask: registerLlmAsk(llm, ctx);
+  void llm;
+  void ctx;
+}
