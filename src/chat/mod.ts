@@ -17,3 +17,4 @@ export type { ExtractedOptions, ExtractOptionsOptions } from "./options.ts";
 export { parseOptions, printOptions } from "./option_text.ts";
 export type { OptionValue } from "./option_text.ts";
 export { append, branch, follow, prepend } from "./follow.ts";
+export { addMeta, currentMeta, jobPaths, lastJob, meta } from "./meta_chat.ts";
