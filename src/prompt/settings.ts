@@ -7,7 +7,7 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
-import { type ConfigStore, configGet } from "../config/store.ts";
+import { configGet, type ConfigStore } from "../config/store.ts";
 
 /** Resolved settings handed to every strategy function. */
 export interface PromptSettings {

@@ -72,15 +72,24 @@ export function epoch(
  * the same id), `N!` for the notice, role names otherwise.
  */
 export function notation(out: readonly Message[], input: readonly Message[]): string {
+  const idOf = (m: Message): string | null => {
+    try {
+      const id = JSON.parse(m.content as string).id;
+      return typeof id === "string" ? id : null;
+    } catch {
+      return null;
+    }
+  };
   const original = new Map<string, unknown>();
   for (const m of input) {
     if (m.role === "function_call" || m.role === "function_call_output") {
-      original.set(m.role + JSON.parse(m.content as string).id, m.content);
+      original.set(m.role + idOf(m), m.content);
     }
   }
   return out.map((m) => {
     if (m.role === "function_call" || m.role === "function_call_output") {
-      const id = JSON.parse(m.content as string).id as string;
+      const id = idOf(m);
+      if (id === null) return m.role === "function_call" ? "C?" : "O?";
       const label = (m.role === "function_call" ? "C" : "O") + id.slice(1);
       return original.get(m.role + id) === m.content ? label : label + "t";
     }
