@@ -1,0 +1,69 @@
+/**
+ * How a failure is recorded in `.info` (`workflow.md` §3.2, §7.3): status
+ * `error`, the Marshal-dumped `exception`, `end`, `backtrace`, and a
+ * `"Class: message"` entry in `messages`.
+ *
+ * @module
+ */
+import { isScoutError } from "../errors.ts";
+import { marshalException } from "./marshal.ts";
+import { rubyTime } from "./time.ts";
+
+/** ScoutError codes that are deliberate failures (Ruby `ScoutException`, not recoverable). */
+const DELIBERATE = new Set(["parameter", "invalid_input", "job_failed"]);
+
+/**
+ * The Ruby class an error is recorded as: `ScoutException` for deliberate
+ * failures (parameter errors, `fail()` from a task), `RuntimeError` otherwise.
+ *
+ * @param e what was thrown
+ * @returns the Ruby class name
+ */
+export function rubyExceptionClass(e: unknown): string {
+  if (isScoutError(e) && DELIBERATE.has(e.code)) return "ScoutException";
+  if (isScoutError(e) && typeof e.rubyClass === "string") return e.rubyClass;
+  return "RuntimeError";
+}
+
+/**
+ * Backtrace lines of an error (the stack without its message line).
+ *
+ * @param e what was thrown
+ * @returns frames, `at` prefixes removed
+ */
+export function backtraceOf(e: unknown): string[] {
+  if (isScoutError(e) && Array.isArray(e.backtrace)) return e.backtrace.map(String);
+  const stack = e instanceof Error ? e.stack ?? "" : "";
+  return stack.split("\n").filter((l) => /^\s+at /.test(l)).map((l) => l.trim().slice(3));
+}
+
+/**
+ * Message of any thrown value.
+ *
+ * @param e what was thrown
+ * @returns its message
+ */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * The info patch recording a failure, in Scout's key order
+ * (`status, exception, end, backtrace, messages`).
+ *
+ * @param e what was thrown
+ * @param end when it ended (default now)
+ * @returns the patch for `updateJobInfo`
+ */
+export function errorInfoPatch(e: unknown, end: Date = new Date()): Record<string, unknown> {
+  const className = rubyExceptionClass(e);
+  const message = errorMessage(e);
+  const backtrace = backtraceOf(e);
+  return {
+    status: "error",
+    exception: marshalException(className, message, backtrace),
+    end: rubyTime(end),
+    backtrace,
+    messages: [`${className}: ${message}`],
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Workflows and the job store: task definitions with typed inputs and
+ * dependencies, a runner that persists every run as a job in Scout's layout
+ * (`<jobsRoot>/<Workflow>/<task>/<name>[.ext]` + `.info` JSON + `.files/`),
+ * and readers for jobs made by Scout's own engine.
+ *
+ * @module
+ */
+export type { ScoutType } from "./types.ts";
+export { arrayElementType, isScoutType, SCOUT_TYPES } from "./types.ts";
+export { lockTime, parseRubyTime, rubyTime } from "./time.ts";
+export {
+  base64Lines,
+  marshalException,
+  marshalExceptionBytes,
+  SCOUT_EXCEPTION_CLASSES,
+} from "./marshal.ts";
+export {
+  filesDir,
+  identifyJobPath,
+  infoPath,
+  jobPathIn,
+  jobRoots,
+  jobStore,
+  lockPathFor,
+  resolveJobReference,
+  rootOf,
+  shortPath,
+  tmpPath,
+  withJobsDir,
+} from "./store.ts";
+export type { JobStore, JobStoreOptions, ResolveJobOptions } from "./store.ts";
+export {
+  infoDependencies,
+  infoError,
+  isTruncatedInput,
+  jobInfo,
+  mergeJobInfo,
+  readJobInfo,
+  readJobInfoSync,
+  truncateInputValue,
+  updateJobInfo,
+  updateJobInfoSync,
+  writeJobInfo,
+  writeJobInfoSync,
+} from "./info.ts";
+export type { InfoRead, JobInfo, JobStatus } from "./info.ts";
+export {
+  deserializeResult,
+  deserializeText,
+  leadingFloat,
+  leadingInteger,
+  readResult,
+  resultExtension,
+  resultText,
+  rubyFloat,
+  serializeResult,
+} from "./result.ts";
+export { jobFile, jobLogChats, listJobFiles, writeJobFile } from "./files.ts";
+export { infoPidAlive, isRecoverableError, jobPresent, jobState, pidAlive } from "./state.ts";
+export type { JobState } from "./state.ts";
+export { backtraceOf, errorInfoPatch, errorMessage, rubyExceptionClass } from "./failure.ts";

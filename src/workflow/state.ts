@@ -1,0 +1,127 @@
+/**
+ * A job's state as seen on disk (`workflow.md` §4): done ⇔ the result file
+ * exists; running ⇔ not done and the info pid is alive on this host; derived
+ * views `missing`, `noinfo`, `unsync` for reports.
+ *
+ * @module
+ */
+import { hostname } from "node:os";
+import { existsSync } from "node:fs";
+import { exists } from "../util/fs.ts";
+import { filesDir, infoPath } from "./store.ts";
+import { infoError, type JobInfo, readJobInfo } from "./info.ts";
+import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
+
+/** What is on disk for a job. */
+export interface JobState {
+  /** Result path. */
+  path: string;
+  /** The result file exists. */
+  done: boolean;
+  /** Stored info, `{status: "noinfo"}` if unreadable, null if absent. */
+  info: JobInfo | null;
+  /** Why the info could not be read, or null. */
+  problem: string | null;
+  /**
+   * Status to show: the info status, or a derived view — `missing` (nothing
+   * on disk), `noinfo` (result without info), `unsync` (info says done, no result).
+   */
+  status: string;
+  /** Not done and the info pid is alive on this host. */
+  running: boolean;
+}
+
+/**
+ * Whether a process id is alive (signal 0). EPERM counts as alive.
+ *
+ * @param pid process id
+ * @returns true if the process exists
+ */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+let host: string | undefined;
+/**
+ * This machine's hostname (memoised).
+ *
+ * @returns the hostname
+ */
+export function thisHost(): string {
+  return host ??= hostname();
+}
+
+/**
+ * Whether the process recorded in an info is alive: same host and pid alive.
+ * A pid on another host cannot be checked and counts as alive.
+ *
+ * @param info an info object
+ * @returns true if the recorded process may still run
+ */
+export function infoPidAlive(info: JobInfo | null): boolean {
+  if (info === null || typeof info.pid !== "number") return false;
+  if (typeof info.pid_hostname === "string" && info.pid_hostname !== thisHost()) return true;
+  return pidAlive(info.pid);
+}
+
+/**
+ * Reads a job's state from disk.
+ *
+ * @param jobPath result path
+ * @returns the state
+ *
+ * @example
+ * ```ts ignore
+ * import { jobState } from "./state.ts";
+ * const s = await jobState("/h/.scout/var/jobs/Baking/whisk/Default");
+ * s.done; // true
+ * ```
+ */
+export async function jobState(jobPath: string): Promise<JobState> {
+  const done = exists(jobPath);
+  const { info, problem } = await readJobInfo(jobPath);
+  let status: string;
+  if (info === null) status = done ? "noinfo" : "missing";
+  else if (typeof info.status !== "string" || info.status === "") {
+    status = done ? "done" : "noinfo";
+  } else if (info.status === "done" && !done) status = "unsync";
+  else status = info.status;
+  const running = !done && infoPidAlive(info) &&
+    !["error", "aborted", "done", "cleaned", "noinfo"].includes(status);
+  return { path: jobPath, done, info, problem, status, running };
+}
+
+/**
+ * Whether a failed job's error is recoverable (a retry may succeed): status
+ * `error`, the error class is not a deliberate Scout exception, and
+ * `SCOUT_NO_RECOVERABLE_ERROR` is not `true`.
+ *
+ * @param info the job's info
+ * @param env environment
+ * @returns true when recoverable
+ */
+export function isRecoverableError(
+  info: JobInfo | null,
+  env: Record<string, string | undefined> = process.env,
+): boolean {
+  if (info?.status !== "error") return false;
+  if (env.SCOUT_NO_RECOVERABLE_ERROR === "true") return false;
+  const err = infoError(info);
+  return err === null || !SCOUT_EXCEPTION_CLASSES.has(err.className.replace(/^.*::/, ""));
+}
+
+/**
+ * Whether anything of the job exists (result, info or files dir).
+ *
+ * @param jobPath result path
+ * @returns true if present
+ */
+export function jobPresent(jobPath: string): boolean {
+  return existsSync(jobPath) || existsSync(infoPath(jobPath)) || existsSync(filesDir(jobPath));
+}

@@ -1,0 +1,267 @@
+/**
+ * The job store (`workflow.md` §2.5): where job directories live and how a
+ * job's sidecar paths derive from its result path.
+ *
+ * ```
+ * <jobsRoot>/<Workflow>/<task>/<name>[.ext]          result file (exists ⇔ done)
+ * <jobsRoot>/<Workflow>/<task>/<name>[.ext].info     info sidecar (JSON)
+ * <jobsRoot>/<Workflow>/<task>/<name>[.ext].files/   artifacts directory
+ * <jobsRoot>/<Workflow>/<task>/.<name>[.ext]         tmp path a task may write its result to
+ * ```
+ *
+ * Jobs roots are searched in order (`<cwd>/var/jobs`, then `$SCOUT_HOME/var/jobs`);
+ * new jobs go under `$SCOUT_HOME/var/jobs`. An explicit jobs directory (option,
+ * workflow `jobsDir`, or env `SCOUT_JOBS_DIR`) replaces the search.
+ *
+ * @module
+ */
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { expandHome, scoutHome, userHome } from "../config/home.ts";
+import { md5hex } from "../util/hash.ts";
+import { exists } from "../util/fs.ts";
+
+/** Where jobs are searched for and created. Plain data. */
+export interface JobStore {
+  /** Jobs roots in search order (absolute). */
+  roots: string[];
+  /** Root new jobs are created under. */
+  createRoot: string;
+  /** `SCOUT_HOME` (absolute). */
+  home: string;
+  /** Directory of the persist locks (`$SCOUT_HOME/tmp/persist_locks`). */
+  lockDir: string;
+  /** Working directory relative references resolve against. */
+  cwd: string;
+}
+
+/** Options of {@link jobStore}. */
+export interface JobStoreOptions {
+  /** Environment (default `process.env`): `SCOUT_HOME`, `SCOUT_JOBS_DIR`, `HOME`. */
+  env?: Record<string, string | undefined>;
+  /** Working directory (default `process.cwd()`). */
+  cwd?: string;
+  /** Explicit jobs directory: the only root, searched and created in. */
+  jobsDir?: string;
+}
+
+/**
+ * Builds a job store description.
+ *
+ * @param opts env, cwd and an optional explicit jobs directory
+ * @returns the store
+ *
+ * @example
+ * ```ts
+ * import { jobStore } from "./store.ts";
+ * const store = jobStore({ env: { SCOUT_HOME: "/tmp/sh" }, cwd: "/work" });
+ * store.createRoot; // "/tmp/sh/var/jobs"
+ * store.roots; // ["/work/var/jobs", "/tmp/sh/var/jobs"]
+ * ```
+ */
+export function jobStore(opts: JobStoreOptions = {}): JobStore {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const home = scoutHome(env);
+  const lockDir = join(home, "tmp", "persist_locks");
+  const explicit = opts.jobsDir ?? (env.SCOUT_JOBS_DIR ? env.SCOUT_JOBS_DIR : undefined);
+  if (explicit !== undefined) {
+    const root = resolve(cwd, expandHome(explicit, env));
+    return { roots: [root], createRoot: root, home, lockDir, cwd };
+  }
+  const created = join(home, "var", "jobs");
+  const local = join(cwd, "var", "jobs");
+  return {
+    roots: local === created ? [created] : [local, created],
+    createRoot: created,
+    home,
+    lockDir,
+    cwd,
+  };
+}
+
+/**
+ * A store rooted at one explicit directory, keeping `home`/`lockDir`/`cwd` of `base`.
+ *
+ * @param base the store to derive from
+ * @param jobsDir the jobs directory (absolute or relative to `base.cwd`)
+ * @returns the derived store
+ */
+export function withJobsDir(base: JobStore, jobsDir: string): JobStore {
+  const root = resolve(base.cwd, jobsDir);
+  return { ...base, roots: [root], createRoot: root };
+}
+
+/**
+ * Jobs roots to search when *reading* references (provenance, `workflow info`):
+ * the store's roots plus `~/.rbbt/var/jobs` (Ruby's legacy root).
+ *
+ * @param opts env and cwd (as {@link jobStore})
+ * @returns absolute roots, without duplicates
+ */
+export function jobRoots(opts: JobStoreOptions = {}): string[] {
+  const env = opts.env ?? process.env;
+  const store = jobStore(opts);
+  const roots = [...store.roots, join(userHome(env), ".rbbt", "var", "jobs")];
+  return [...new Set(roots)];
+}
+
+/**
+ * The path of a job in a jobs root.
+ *
+ * @param root jobs root
+ * @param workflow workflow name
+ * @param task task name
+ * @param name job name including any extension
+ * @returns `<root>/<workflow>/<task>/<name>`
+ */
+export function jobPathIn(root: string, workflow: string, task: string, name: string): string {
+  return join(root, workflow, task, name);
+}
+
+/**
+ * `.info` sidecar of a job.
+ *
+ * @param jobPath result path
+ * @returns `<jobPath>.info`
+ */
+export function infoPath(jobPath: string): string {
+  return jobPath + ".info";
+}
+
+/**
+ * Artifacts directory of a job.
+ *
+ * @param jobPath result path
+ * @returns `<jobPath>.files`
+ */
+export function filesDir(jobPath: string): string {
+  return jobPath + ".files";
+}
+
+/**
+ * The tmp path a task body may write its result to (renamed into place when
+ * the body returns null).
+ *
+ * @param jobPath result path
+ * @returns `<dir>/.<name>`
+ */
+export function tmpPath(jobPath: string): string {
+  return join(dirname(jobPath), "." + basename(jobPath));
+}
+
+/**
+ * `short_path` of a job: its last three components `Workflow/task/name[.ext]`.
+ *
+ * @param jobPath result path (absolute or relative)
+ * @returns the short path
+ *
+ * @example
+ * ```ts
+ * import { shortPath } from "./store.ts";
+ * shortPath("/h/.scout/var/jobs/Baking/whisk/Default"); // "Baking/whisk/Default"
+ * ```
+ */
+export function shortPath(jobPath: string): string {
+  const parts = jobPath.split(/[\\/]+/).filter((p) => p !== "");
+  return parts.slice(-3).join("/");
+}
+
+/**
+ * The Scout-relative identity of a job path used in digests (`Step: …`):
+ * `var/jobs/<Workflow>/<task>/<name>` when the job lies in a jobs root of the
+ * store (or any directory named `var/jobs`), `~/…` under the user's home, the
+ * absolute path otherwise.
+ *
+ * @param jobPath absolute result path
+ * @param store the job store
+ * @param env environment (for `HOME`)
+ * @returns the identity text
+ */
+export function identifyJobPath(
+  jobPath: string,
+  store: JobStore,
+  env: Record<string, string | undefined> = process.env,
+): string {
+  for (const root of store.roots) {
+    if (jobPath.startsWith(root + sep)) {
+      return "var/jobs/" + jobPath.slice(root.length + 1).split(sep).join("/");
+    }
+  }
+  const i = jobPath.lastIndexOf(`${sep}var${sep}jobs${sep}`);
+  if (i >= 0) return jobPath.slice(i + 1).split(sep).join("/");
+  const home = userHome(env);
+  if (jobPath.startsWith(home + sep)) return "~/" + jobPath.slice(home.length + 1);
+  return jobPath;
+}
+
+/**
+ * The persist-lock file of a job (`workflow.md` §3.4), shared with Scout:
+ * `<lockDir>/<N>.lock` with `N` = absolute result path + `.persist`,
+ * whitespace → `_`, `/` → `·`; longer than 160 characters → first 151 + md5 of the rest.
+ *
+ * @param jobPath absolute result path
+ * @param lockDir lock directory
+ * @returns the lock file path
+ *
+ * @example
+ * ```ts
+ * import { lockPathFor } from "./store.ts";
+ * lockPathFor("/home/u/.scout/var/jobs/Slow/nap/Default", "/l");
+ * // "/l/·home·u·.scout·var·jobs·Slow·nap·Default.persist.lock"
+ * ```
+ */
+export function lockPathFor(jobPath: string, lockDir: string): string {
+  let n = (jobPath + ".persist").replace(/\s/g, "_").replaceAll("/", "·");
+  const chars = [...n];
+  if (chars.length > 160) n = chars.slice(0, 151).join("") + md5hex(chars.slice(151).join(""));
+  return join(lockDir, n + ".lock");
+}
+
+/** Options of {@link resolveJobReference}. */
+export interface ResolveJobOptions {
+  /** Jobs roots to try (default: the store's roots). */
+  roots: readonly string[];
+  /** Directory relative references resolve against first. */
+  cwd: string;
+  /** Environment for `~/` expansion. */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Resolves a job reference (absolute path, relative path, short path
+ * `Workflow/task/name`, or a relocated absolute path): the first candidate
+ * whose result file or `.info` exists. Candidates: the path itself (relative
+ * to `cwd`), then `root/ref` per root, then `root/<last 3 components>` per root.
+ *
+ * @param ref the reference
+ * @param opts roots and cwd
+ * @returns the absolute job path, or null when nothing exists
+ */
+export function resolveJobReference(ref: string, opts: ResolveJobOptions): string | null {
+  const s = expandHome(String(ref).trim(), opts.env);
+  if (s === "") return null;
+  const candidates: string[] = [];
+  if (isAbsolute(s)) candidates.push(s);
+  else {
+    candidates.push(resolve(opts.cwd, s));
+    for (const root of opts.roots) candidates.push(join(root, s));
+  }
+  const parts = s.split(/[\\/]+/).filter((p) => p !== "");
+  if (parts.length >= 3) {
+    for (const root of opts.roots) candidates.push(join(root, ...parts.slice(-3)));
+  }
+  for (const c of candidates) {
+    if (exists(c) || exists(infoPath(c))) return c;
+  }
+  return null;
+}
+
+/**
+ * The jobs root holding a job path (its directory three levels up).
+ *
+ * @param jobPath absolute result path
+ * @returns `<root>` of `<root>/<Workflow>/<task>/<name>`
+ */
+export function rootOf(jobPath: string): string {
+  return dirname(dirname(dirname(jobPath)));
+}

@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  identifyJobPath,
+  jobRoots,
+  jobStore,
+  lockPathFor,
+  resolveJobReference,
+  shortPath,
+  tmpPath,
+} from "../../src/workflow/store.ts";
+import { md5hex } from "../../src/util/hash.ts";
+import { tempDir } from "../support/cli.ts";
+
+Deno.test("jobStore: SCOUT_HOME/var/jobs, cwd first, explicit dir wins", () => {
+  const s = jobStore({ env: { SCOUT_HOME: "/tmp/sh", HOME: "/h" }, cwd: "/w" });
+  assert.deepEqual(s.roots, ["/w/var/jobs", "/tmp/sh/var/jobs"]);
+  assert.equal(s.createRoot, "/tmp/sh/var/jobs");
+  assert.equal(s.lockDir, "/tmp/sh/tmp/persist_locks");
+  const d = jobStore({ env: { HOME: "/h" }, cwd: "/w" });
+  assert.equal(d.createRoot, "/h/.scout/var/jobs");
+  const e = jobStore({ env: { SCOUT_HOME: "/tmp/sh", SCOUT_JOBS_DIR: "jobs" }, cwd: "/w" });
+  assert.deepEqual(e.roots, ["/w/jobs"]);
+  const o = jobStore({ env: { SCOUT_HOME: "/tmp/sh" }, cwd: "/w", jobsDir: "/x" });
+  assert.deepEqual([o.roots, o.createRoot], [["/x"], "/x"]);
+  assert.deepEqual(jobRoots({ env: { SCOUT_HOME: "/s", HOME: "/h" }, cwd: "/w" }), [
+    "/w/var/jobs",
+    "/s/var/jobs",
+    "/h/.rbbt/var/jobs",
+  ]);
+});
+
+Deno.test("lock path: Scout's naming, spec example and the 160-char rule", () => {
+  assert.equal(
+    lockPathFor("/home/u/.scout/var/jobs/Slow/nap/Default", "/l"),
+    "/l/·home·u·.scout·var·jobs·Slow·nap·Default.persist.lock",
+  );
+  assert.equal(lockPathFor("/a b/c\td", "/l"), "/l/·a_b·c_d.persist.lock");
+  const long = "/" + "x".repeat(200);
+  const n = "·" + "x".repeat(200) + ".persist";
+  assert.equal(lockPathFor(long, "/l"), "/l/" + n.slice(0, 151) + md5hex(n.slice(151)) + ".lock");
+});
+
+Deno.test("short path, tmp path and Scout identity", () => {
+  assert.equal(shortPath("/h/.scout/var/jobs/Baking/whisk/Default"), "Baking/whisk/Default");
+  assert.equal(shortPath("Baking/whisk/Default.chat"), "Baking/whisk/Default.chat");
+  assert.equal(tmpPath("/j/WF/t/Default.json"), "/j/WF/t/.Default.json");
+  const store = jobStore({ env: { SCOUT_HOME: "/s" }, cwd: "/w", jobsDir: "/tmp/custom" });
+  assert.equal(
+    identifyJobPath("/tmp/custom/Dep/a/Default_x", store, { HOME: "/h" }),
+    "var/jobs/Dep/a/Default_x",
+  );
+  assert.equal(identifyJobPath("/h/other/Dep/a/X", store, { HOME: "/h" }), "~/other/Dep/a/X");
+  assert.equal(identifyJobPath("/srv/var/jobs/W/t/N", store, { HOME: "/h" }), "var/jobs/W/t/N");
+  assert.equal(identifyJobPath("/srv/W/t/N", store, { HOME: "/h" }), "/srv/W/t/N");
+});
+
+Deno.test("resolveJobReference: short paths, .info-only jobs, relocation by last 3 components", async () => {
+  await using d = await tempDir();
+  const root = join(d.path, "jobs");
+  mkdirSync(join(root, "WF", "t"), { recursive: true });
+  writeFileSync(join(root, "WF", "t", "Done"), "x");
+  writeFileSync(join(root, "WF", "t", "Failed.info"), "{}");
+  const opts = { roots: [root], cwd: d.path };
+  assert.equal(resolveJobReference("WF/t/Done", opts), join(root, "WF", "t", "Done"));
+  assert.equal(resolveJobReference("WF/t/Failed", opts), join(root, "WF", "t", "Failed"));
+  assert.equal(
+    resolveJobReference("/home/u/.scout/var/jobs/WF/t/Done", opts),
+    join(root, "WF", "t", "Done"),
+  );
+  assert.equal(resolveJobReference("WF/t/Nope", opts), null);
+  assert.equal(resolveJobReference("  ", opts), null);
+});
