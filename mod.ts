@@ -17,7 +17,7 @@
 export * from "./src/errors.ts";
 export * from "./src/chat/mod.ts";
 export * from "./src/prompt/mod.ts";
-// workflow: export * from "./src/workflow/mod.ts";
+export * from "./src/workflow/mod.ts";
 // provenance: export * from "./src/provenance/mod.ts";
 export * from "./src/config/mod.ts";
 // llm: export * from "./src/llm/mod.ts";
