@@ -1,0 +1,47 @@
+/**
+ * JSON answers (`chat.md` §8 `parseJson`): models often wrap JSON in a
+ * ```` ```json ```` fence; this takes what is inside the last one.
+ *
+ * @module
+ */
+import { ScoutError } from "../errors.ts";
+
+const FENCE = "```json\n";
+
+/**
+ * Parses a model's JSON answer. Empty/null → null. If the text contains
+ * ```` ```json ````, the JSON is what lies between the **last**
+ * ```` ```json⏎ ```` and the **last** ```` ``` ```` after it (as Ruby's
+ * greedy regex); plain ```` ``` ```` fences are not unwrapped.
+ *
+ * @param text the answer
+ * @returns the parsed value
+ * @throws ScoutError `json_parse` when the (unwrapped) text is not JSON
+ *
+ * @example
+ * ```ts
+ * import { parseJson } from "./json.ts";
+ * parseJson('Sure:\n```json\n{"n": 1}\n```\n'); // { n: 1 }
+ * ```
+ */
+export function parseJson(text: string | null | undefined): unknown {
+  if (text === null || text === undefined || text === "") return null;
+  let body = text;
+  if (text.includes("```json")) {
+    const end = text.lastIndexOf("```");
+    const start = end < FENCE.length ? -1 : text.lastIndexOf(FENCE, end - FENCE.length);
+    if (start !== -1) body = text.slice(start + FENCE.length, end);
+  }
+  try {
+    return JSON.parse(body);
+  } catch (e) {
+    const shown = body.length > 60 ? `${body.slice(0, 60)}…` : body;
+    throw new ScoutError(
+      "json_parse",
+      `Cannot parse JSON answer "${shown}": ${(e as Error).message}`,
+      {
+        cause: e,
+      },
+    );
+  }
+}
