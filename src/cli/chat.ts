@@ -70,12 +70,24 @@ function listing(chat: Chat, io: Io): string {
       : c === ""
       ? paint(io, "stdout", "dim", "(empty)")
       : typeof c === "string"
-      ? c
+      ? visible(c)
       : JSON.stringify(c);
     const pad = " ".repeat(w + rw + 4);
     out += head + text.split("\n").join("\n" + pad) + "\n";
   });
   return out;
+}
+
+/**
+ * Control characters other than tab and newline (NUL, CR, ESC…) shown as
+ * Unicode control pictures, so the listing cannot drive the terminal.
+ */
+function visible(text: string): string {
+  return text.replace(
+    // deno-lint-ignore no-control-regex
+    /[\x00-\x08\x0b-\x1f\x7f]/g,
+    (c) => c === "\x7f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)),
+  );
 }
 
 /** Options of `chat print`. */
@@ -144,7 +156,9 @@ export function messagesFromJson(text: string, name: string): Chat {
 }
 
 function typeName(v: unknown): string {
-  return v === null ? "null" : Array.isArray(v) ? "an array" : `a ${typeof v}`;
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
 }
 
 /**
