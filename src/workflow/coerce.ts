@@ -1,0 +1,175 @@
+/**
+ * Input coercion (`workflow.md` §1.3, §8.4–5) and validation: provided
+ * values become typed values before job identity is computed; a zod schema
+ * per Scout type (plus the input's own `schema`) validates the result.
+ *
+ * @module
+ */
+import { readFileSync, statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { z, type ZodType } from "zod";
+import { ScoutError } from "../errors.ts";
+import { type InputDef, type InputSpec, selectOptionsOf } from "./define.ts";
+import { isJob } from "./job_types.ts";
+import { deserializeText } from "./result.ts";
+import { arrayElementType } from "./types.ts";
+
+/** Options of {@link coerceInput}. */
+export interface CoerceOptions {
+  /**
+   * Replace a string naming an existing regular file by its content (rule 1).
+   * Only for command-line arguments (§7.4 #2); tool calls and the API pass false.
+   */
+  loadFiles?: boolean;
+  /** Directory relative file names resolve against. */
+  cwd?: string;
+}
+
+const NO_LOAD_TYPES = new Set(["path", "file", "folder", "binary", "tsv"]);
+
+function noLoad(def: InputSpec): boolean {
+  return Boolean(def.noload || def.nofile || def.asfile || def.stream);
+}
+
+function regularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Coerces one provided value for an input (§1.3): strings are deserialized
+ * (or, with `loadFiles`, replaced by the content of the file they name),
+ * arrays of `<t>_array` inputs are coerced element-wise, `file` values become
+ * absolute when the file exists. Jobs pass through (input dependencies).
+ *
+ * @param value provided value
+ * @param def the input
+ * @param opts file loading and cwd
+ * @returns the coerced value
+ */
+export function coerceInput(value: unknown, def: InputSpec, opts: CoerceOptions = {}): unknown {
+  if (value === null || value === undefined || isJob(value)) return value;
+  const type = def.type;
+  let out: unknown = value;
+  if (typeof value === "string" && !NO_LOAD_TYPES.has(type) && !noLoad(def)) {
+    const file = opts.loadFiles && value !== "" && !value.includes("\n")
+      ? resolve(opts.cwd ?? process.cwd(), value)
+      : null;
+    if (file !== null && regularFile(file)) {
+      const text = new TextDecoder("utf-8", { fatal: false }).decode(readFileSync(file));
+      out = deserializeText(text, type);
+    } else {
+      out = deserializeText(value, type);
+    }
+  } else {
+    const el = arrayElementType(type);
+    if (el !== null && Array.isArray(value)) {
+      out = value.map((v) => coerceInput(v, { ...def, type: el as InputSpec["type"] }, opts));
+    }
+  }
+  if (type === "file" && typeof out === "string" && out !== "" && !isAbsolute(out)) {
+    const abs = resolve(opts.cwd ?? process.cwd(), out);
+    if (regularFile(abs)) out = abs;
+  }
+  return out;
+}
+
+/**
+ * Whether a coerced value equals an input's default (a string and a value
+ * printing the same text are equal, like Ruby's string/symbol rule; arrays
+ * and objects compare by JSON).
+ *
+ * @param value coerced value
+ * @param def the input
+ * @returns true when it is the default
+ */
+export function isDefaultValue(value: unknown, def: InputSpec): boolean {
+  const d = def.default;
+  if (value === d) return true;
+  if (value === null || value === undefined || d === null || d === undefined) return false;
+  if (typeof value === "object" || typeof d === "object") {
+    if (isJob(value) || isJob(d)) return false;
+    try {
+      return JSON.stringify(value) === JSON.stringify(d);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+function baseSchema(type: string, def: InputSpec): ZodType {
+  const el = arrayElementType(type);
+  if (el !== null) {
+    return z.array(baseSchema(el, { ...def, selectOptions: undefined } as InputSpec));
+  }
+  switch (type) {
+    case "integer":
+      return z.number().int();
+    case "float":
+      return z.number();
+    case "boolean":
+      return z.boolean();
+    case "array":
+      return z.array(z.unknown());
+    case "json":
+      return z.unknown();
+    case "binary":
+      return z.union([z.string(), z.instanceof(Uint8Array)]);
+    case "select": {
+      const options = selectOptionsOf(def);
+      return options.length > 0 ? z.enum(options as [string, ...string[]]) : z.string();
+    }
+    default:
+      return z.string();
+  }
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string") {
+    return JSON.stringify(value.length > 60 ? value.slice(0, 57) + "..." : value);
+  }
+  if (Array.isArray(value)) return "an array";
+  if (value instanceof Uint8Array) return "bytes";
+  if (typeof value === "object") return "an object";
+  return String(value);
+}
+
+/**
+ * Validates a coerced value against its Scout type and the input's own zod
+ * schema. Null/undefined (not provided) and jobs pass.
+ *
+ * @param value coerced value
+ * @param def the input (with its name)
+ * @param where context for the message (e.g. `Baking/whisk`)
+ * @throws ScoutError `parameter` naming the input, the expected type and the value
+ */
+export function validateInput(value: unknown, def: InputDef, where: string): void {
+  if (value === null || value === undefined || isJob(value)) return;
+  const base = baseSchema(def.type, def).safeParse(value);
+  if (!base.success) {
+    const options = def.type === "select" ? selectOptionsOf(def) : [];
+    const expected = options.length > 0
+      ? `one of ${options.map((o) => JSON.stringify(o)).join(", ")}`
+      : def.type;
+    throw new ScoutError(
+      "parameter",
+      `Input "${def.name}" of ${where} expects ${expected}, got ${describe(value)}`,
+      { input: def.name },
+    );
+  }
+  if (def.schema !== undefined) {
+    const r = def.schema.safeParse(value);
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      throw new ScoutError(
+        "parameter",
+        `Input "${def.name}" of ${where} is invalid: ${issue?.message ?? "schema check failed"}`,
+        { input: def.name },
+      );
+    }
+  }
+}

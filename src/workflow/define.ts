@@ -1,0 +1,533 @@
+/**
+ * The task-definition API (`workflow.md` §1, §7.1): workflows are plain data
+ * built by {@link workflow} from a spec object; inputs keep Scout's type
+ * names and may carry a zod schema; dependencies are {@link DepSpec} records.
+ *
+ * @module
+ */
+import type { ZodType } from "zod";
+import { ScoutError } from "../errors.ts";
+import { isScoutType, type ScoutType } from "./types.ts";
+import type { Job, JobContext } from "./job_types.ts";
+
+/** Declaration of one input (`[name, type, description, default, options]` in Ruby). */
+export interface InputSpec<T = unknown> {
+  /** Scout type name. */
+  type: ScoutType;
+  /** Documentation. */
+  description?: string;
+  /** Default value (part of the job digest). */
+  default?: T;
+  /** Job creation fails when a required input is not provided (or null). */
+  required?: boolean;
+  /** Allowed values of a `select` (a map's *values* are the options). */
+  selectOptions?: readonly string[] | Record<string, string>;
+  /** The input doubles as the job name (§2.1). */
+  jobname?: boolean;
+  /** Never replace a string with the content of the file it names. */
+  noload?: boolean;
+  /** Same as `noload` (Ruby option). */
+  nofile?: boolean;
+  /** Same as `noload` (Ruby option). */
+  asfile?: boolean;
+  /** Same as `noload` (Ruby option). */
+  stream?: boolean;
+  /** Extra validation after coercion. */
+  schema?: ZodType;
+}
+
+/** An input declaration with its name (tasks keep them in declaration order). */
+export interface InputDef extends InputSpec {
+  /** Input name. */
+  name: string;
+}
+
+/** A reference to the parent's input value (Ruby `dep :t, x: :name`). */
+export interface FromInput {
+  /** Name of the parent's input (or provided input) to pass. */
+  fromInput: string;
+}
+
+/** A reference to an already-built dependency of the parent (the job becomes the value). */
+export interface FromDep {
+  /** Task name of that dependency. */
+  fromDep: string;
+}
+
+/** What a dependency block may return besides a job: options for a new dependency. */
+export interface DepOptions {
+  /** Task (default: the dep's). */
+  task?: string;
+  /** Workflow (default: the dep's). */
+  workflow?: string | Workflow;
+  /** Job name. */
+  jobname?: string;
+  /** Inputs; without it, the other keys of this record are the inputs. */
+  inputs?: Record<string, unknown>;
+  /** Further input values. */
+  [input: string]: unknown;
+}
+
+/** A dependency declaration (`dep` in Ruby, §1.4). */
+export interface DepSpec {
+  /** Task name. */
+  task: string;
+  /** Other workflow (by name or value); default: the same workflow. */
+  workflow?: string | Workflow;
+  /** Job name of the dependency (default: the parent's). */
+  jobname?: string;
+  /** Fixed inputs: literals, {@link FromInput} or {@link FromDep}. */
+  inputs?: Record<string, unknown>;
+  /** The parent continues when this dependency fails with a deliberate error. */
+  canfail?: boolean;
+  /** Run hint (recorded). */
+  produce?: boolean;
+  /** Run hint (recorded). */
+  stream?: boolean;
+  /** Run hints (recorded). */
+  compute?: string[];
+  /**
+   * Block form: returns the dependency job(s) or options for them. Receives
+   * the job name, the declared options over the parent's coerced own inputs
+   * and provided inputs, and the dependencies built so far.
+   */
+  resolve?(
+    jobname: string | undefined,
+    options: Record<string, unknown>,
+    deps: Job[],
+  ): Job | DepOptions | (Job | DepOptions)[];
+}
+
+/** Definition of one task. */
+export interface TaskSpec<R = unknown> {
+  /** Result type (default `binary`). */
+  type?: ScoutType;
+  /** Documentation (the workflow's documentation overrides it). */
+  description?: string;
+  /** Documentation of the result. */
+  returns?: string;
+  /** Explicit result-file extension. */
+  extension?: string;
+  /** Inputs in declaration order (integer-like names are rejected). */
+  inputs?: Record<string, InputSpec>;
+  /** Dependencies; a string is `{task: string}`. */
+  deps?: (DepSpec | string)[];
+  /**
+   * The body: own input values by name, and the job context.
+   * @param inputs own coerced input values
+   * @param job the running job
+   */
+  // deno-lint-ignore no-explicit-any
+  run(inputs: Record<string, any>, job: JobContext): R | Promise<R>;
+}
+
+/** Which tasks become LLM tools and how (§1.1, §6); never job identity. */
+export interface WorkflowExports {
+  /** Run in memory (no job). */
+  exec: string[];
+  /** Run to completion. */
+  synchronous: string[];
+  /** Plain `export`. */
+  asynchronous: string[];
+  /** Streamed. */
+  stream: string[];
+}
+
+/** A helper callable from task bodies with the job as first argument. */
+// deno-lint-ignore no-explicit-any
+export type Helper = (job: JobContext, ...args: any[]) => unknown;
+
+/** What {@link workflow} accepts. */
+export interface WorkflowSpec {
+  /** Title (documentation). */
+  title?: string;
+  /** Description (documentation). */
+  description?: string;
+  /** Tasks in order. */
+  tasks: Record<string, TaskSpec>;
+  /** Helpers callable as `job.helpers.name(...)`. */
+  helpers?: Record<string, Helper>;
+  /** Export lists; a name listed later (key order) is removed from earlier lists. */
+  exports?: Partial<Record<keyof WorkflowExports, string[]>>;
+  /** Explicit jobs directory (replaces the jobs-root search). */
+  jobsDir?: string;
+}
+
+/** A task of a workflow (normalised). */
+export interface Task {
+  /** Task name. */
+  name: string;
+  /** Owning workflow's name. */
+  workflow: string;
+  /** Result type. */
+  type: ScoutType;
+  /** Inputs in declaration order. */
+  inputs: InputDef[];
+  /** Dependencies in order. */
+  deps: DepSpec[];
+  /** Description ("" when none). */
+  description: string;
+  /** Documentation of the result. */
+  returns?: string;
+  /** Explicit extension or null. */
+  extension: string | null;
+  /** The body. */
+  run: TaskSpec["run"];
+}
+
+/** Documentation of a workflow (§1.5). */
+export interface WorkflowDocumentation {
+  /** Title. */
+  title: string;
+  /** Description. */
+  description: string;
+  /** Per-task descriptions. */
+  tasks: Record<string, string>;
+}
+
+/** A workflow (normalised, plain data). */
+export interface Workflow {
+  /** Name: first segment of job paths. */
+  name: string;
+  /** Title ("" when none). */
+  title: string;
+  /** Description ("" when none). */
+  description: string;
+  /** Tasks by name, in order. */
+  tasks: Record<string, Task>;
+  /** Helpers. */
+  helpers: Record<string, Helper>;
+  /** Export lists. */
+  exports: WorkflowExports;
+  /** Explicit jobs directory, if any. */
+  jobsDir?: string;
+  /** File the workflow was loaded from, if any. */
+  file?: string;
+}
+
+const registry = new Map<string, Workflow>();
+
+function checkName(kind: string, name: string, where: string): void {
+  if (/^\d+$/.test(name)) {
+    throw new ScoutError(
+      "invalid_input",
+      `${kind} name "${name}" in ${where} is integer-like (JavaScript would reorder it)`,
+    );
+  }
+  if (name === "" || /[/\\]/.test(name)) {
+    throw new ScoutError("invalid_input", `${kind} name "${name}" in ${where} is not valid`);
+  }
+}
+
+function normaliseDep(d: DepSpec | string, where: string): DepSpec {
+  const dep = typeof d === "string" ? { task: d } : d;
+  if (dep === null || typeof dep !== "object" || typeof dep.task !== "string") {
+    throw new ScoutError("invalid_input", `Dependency of ${where} must name a task`);
+  }
+  return dep;
+}
+
+function normaliseTask(wf: string, name: string, spec: TaskSpec): Task {
+  const where = `task "${wf}/${name}"`;
+  checkName("Task", name, `workflow "${wf}"`);
+  if (spec === null || typeof spec !== "object" || typeof spec.run !== "function") {
+    throw new ScoutError("invalid_input", `Task "${wf}/${name}" needs a run(inputs, job) function`);
+  }
+  const type = spec.type ?? "binary";
+  if (!isScoutType(type)) {
+    throw new ScoutError("invalid_input", `Unknown type "${type}" of ${where}`);
+  }
+  const inputs: InputDef[] = [];
+  for (const [iname, ispec] of Object.entries(spec.inputs ?? {})) {
+    checkName("Input", iname, where);
+    if (ispec === null || typeof ispec !== "object" || !isScoutType(String(ispec.type))) {
+      throw new ScoutError(
+        "invalid_input",
+        `Input "${iname}" of ${where} has unknown type "${(ispec as InputSpec)?.type}"`,
+      );
+    }
+    inputs.push({ ...ispec, name: iname });
+  }
+  return {
+    name,
+    workflow: wf,
+    type,
+    inputs,
+    deps: (spec.deps ?? []).map((d) => normaliseDep(d, where)),
+    description: spec.description ?? "",
+    ...(spec.returns !== undefined ? { returns: spec.returns } : {}),
+    extension: spec.extension ?? null,
+    run: spec.run,
+  };
+}
+
+function normaliseExports(
+  spec: WorkflowSpec["exports"],
+  tasks: Record<string, Task>,
+  wf: string,
+): WorkflowExports {
+  const out: WorkflowExports = { exec: [], synchronous: [], asynchronous: [], stream: [] };
+  for (const [kind, names] of Object.entries(spec ?? {})) {
+    if (!(kind in out)) {
+      throw new ScoutError("invalid_input", `Unknown export list "${kind}" in workflow "${wf}"`);
+    }
+    for (const n of names ?? []) {
+      if (!(n in tasks)) {
+        throw new ScoutError(
+          "task_not_found",
+          `Exported task "${n}" not found in workflow "${wf}"`,
+        );
+      }
+      for (const list of Object.values(out) as string[][]) {
+        const i = list.indexOf(n);
+        if (i >= 0) list.splice(i, 1);
+      }
+      out[kind as keyof WorkflowExports].push(n);
+    }
+  }
+  return out;
+}
+
+/**
+ * Defines a workflow (and registers it by name, so dependencies may name it).
+ *
+ * @param name workflow name (first segment of job paths)
+ * @param spec tasks, helpers, exports, documentation, jobs directory
+ * @returns the workflow
+ *
+ * @example
+ * ```ts
+ * import { input, workflow } from "./define.ts";
+ * const wf = workflow("Baking", {
+ *   tasks: {
+ *     whisk: {
+ *       type: "string",
+ *       inputs: { eggs: input.integer({ default: 2 }), style: input.select(["soft", "hard"], { default: "soft" }) },
+ *       run: ({ eggs, style }) => `Whisked ${eggs} ${style}`,
+ *     },
+ *   },
+ * });
+ * wf.tasks.whisk.inputs.map((i) => i.name); // ["eggs", "style"]
+ * ```
+ */
+export function workflow(name: string, spec: WorkflowSpec): Workflow {
+  checkName("Workflow", name, "workflow()");
+  if (spec === null || typeof spec !== "object" || typeof spec.tasks !== "object") {
+    throw new ScoutError("invalid_input", `Workflow "${name}" needs a tasks object`);
+  }
+  const tasks: Record<string, Task> = {};
+  for (const [tname, tspec] of Object.entries(spec.tasks)) {
+    tasks[tname] = normaliseTask(name, tname, tspec);
+  }
+  const wf: Workflow = {
+    name,
+    title: spec.title ?? "",
+    description: spec.description ?? "",
+    tasks,
+    helpers: { ...(spec.helpers ?? {}) },
+    exports: normaliseExports(spec.exports, tasks, name),
+    ...(spec.jobsDir !== undefined ? { jobsDir: spec.jobsDir } : {}),
+  };
+  registry.set(name, wf);
+  return wf;
+}
+
+/**
+ * Alias of {@link workflow} (the name used by `workflow.md` §7.1).
+ *
+ * @param name workflow name
+ * @param spec the definition
+ * @returns the workflow
+ */
+export function defineWorkflow(name: string, spec: WorkflowSpec): Workflow {
+  return workflow(name, spec);
+}
+
+/**
+ * A workflow defined in this process, by name.
+ *
+ * @param name workflow name
+ * @returns the workflow or undefined
+ */
+export function registeredWorkflow(name: string): Workflow | undefined {
+  return registry.get(name);
+}
+
+/**
+ * Registers a workflow under its name (loading a file does it).
+ *
+ * @param wf the workflow
+ */
+export function registerWorkflow(wf: Workflow): void {
+  registry.set(wf.name, wf);
+}
+
+type InputOptions<T> = Omit<InputSpec<T>, "type">;
+
+function builder<T>(type: ScoutType) {
+  return (opts: InputOptions<T> = {}): InputSpec<T> => ({ ...opts, type });
+}
+
+/**
+ * Input builders: `input.integer({default: 2})`, `input.select(["a","b"], {default: "a"})`,
+ * `input.arrayOf("integer")`…
+ */
+export const input: {
+  string: (o?: InputOptions<string>) => InputSpec<string>;
+  text: (o?: InputOptions<string>) => InputSpec<string>;
+  integer: (o?: InputOptions<number>) => InputSpec<number>;
+  float: (o?: InputOptions<number>) => InputSpec<number>;
+  boolean: (o?: InputOptions<boolean>) => InputSpec<boolean>;
+  array: (o?: InputOptions<string[]>) => InputSpec<string[]>;
+  select: (
+    options: readonly string[] | Record<string, string>,
+    o?: InputOptions<string>,
+  ) => InputSpec<string>;
+  path: (o?: InputOptions<string>) => InputSpec<string>;
+  file: (o?: InputOptions<string>) => InputSpec<string>;
+  folder: (o?: InputOptions<string>) => InputSpec<string>;
+  binary: (o?: InputOptions<string>) => InputSpec<string>;
+  json: (o?: InputOptions<unknown>) => InputSpec<unknown>;
+  yaml: (o?: InputOptions<string>) => InputSpec<string>;
+  tsv: (o?: InputOptions<string>) => InputSpec<string>;
+  chat: (o?: InputOptions<string>) => InputSpec<string>;
+  arrayOf: (type: string, o?: InputOptions<unknown[]>) => InputSpec<unknown[]>;
+} = {
+  string: builder("string"),
+  text: builder("text"),
+  integer: builder("integer"),
+  float: builder("float"),
+  boolean: builder("boolean"),
+  array: builder("array"),
+  select: (options, o = {}) => ({ ...o, type: "select", selectOptions: options }),
+  path: builder("path"),
+  file: builder("file"),
+  folder: builder("folder"),
+  binary: builder("binary"),
+  json: builder("json"),
+  yaml: builder("yaml"),
+  tsv: builder("tsv"),
+  chat: builder("chat"),
+  arrayOf: (type, o = {}) => ({ ...o, type: `${type}_array` as ScoutType }),
+};
+
+/**
+ * The options of a select input as a list.
+ *
+ * @param def the input
+ * @returns its options ([] when none)
+ */
+export function selectOptionsOf(def: InputSpec): string[] {
+  const o = def.selectOptions;
+  if (o === undefined) return [];
+  return Array.isArray(o) ? [...o] : Object.values(o as Record<string, string>);
+}
+
+/**
+ * Finds a task, with a "did you mean" suggestion on failure.
+ *
+ * @param wf the workflow
+ * @param name task name
+ * @returns the task
+ * @throws ScoutError `task_not_found`
+ */
+export function taskOf(wf: Workflow, name: string): Task {
+  const t = Object.hasOwn(wf.tasks, name) ? wf.tasks[name] : undefined;
+  if (t !== undefined) return t;
+  const near = nearNames(name, Object.keys(wf.tasks));
+  throw new ScoutError(
+    "task_not_found",
+    `Task "${name}" not found in workflow "${wf.name}"` +
+      (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "") +
+      ` (tasks: ${Object.keys(wf.tasks).join(", ") || "none"})`,
+    { workflow: wf.name, task: name },
+  );
+}
+
+function distance(a: string, b: string): number {
+  const m = a.length, n = b.length;
+  let prev = Array.from({ length: n + 1 }, (_, j) => j);
+  for (let i = 1; i <= m; i++) {
+    const cur = [i];
+    for (let j = 1; j <= n; j++) {
+      cur[j] = Math.min(
+        prev[j]! + 1,
+        cur[j - 1]! + 1,
+        prev[j - 1]! + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1),
+      );
+    }
+    prev = cur;
+  }
+  return prev[n]!;
+}
+
+/**
+ * Names close to `name` (edit distance ≤ max(2, a third of its length), or a
+ * case-insensitive prefix), best first.
+ *
+ * @param name what was asked for
+ * @param candidates known names
+ * @returns up to three suggestions
+ */
+export function nearNames(name: string, candidates: readonly string[]): string[] {
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  return candidates
+    .map((c) => ({ c, d: distance(name, c) }))
+    .filter(({ c, d }) =>
+      d <= limit || c.toLowerCase().startsWith(name.toLowerCase()) ||
+      name.toLowerCase().startsWith(c.toLowerCase())
+    )
+    .sort((x, y) => x.d - y.d || x.c.localeCompare(y.c))
+    .slice(0, 3)
+    .map(({ c }) => c);
+}
+
+/**
+ * Recursive inputs of a task (§1.4): own inputs, then each dependency's
+ * recursive inputs except names fixed by that dependency's options; first
+ * occurrence wins. Block-form dependencies contribute their task's inputs.
+ *
+ * @param wf the workflow
+ * @param taskName the task
+ * @returns input declarations in order
+ */
+export function recursiveInputs(wf: Workflow, taskName: string): InputDef[] {
+  const out: InputDef[] = [];
+  const seen = new Set<string>();
+  const visit = (w: Workflow, t: Task, fixed: Set<string>, stack: string[]): void => {
+    const key = `${w.name}#${t.name}`;
+    if (stack.includes(key)) return;
+    for (const i of t.inputs) {
+      if (fixed.has(i.name) || seen.has(i.name)) continue;
+      seen.add(i.name);
+      out.push(i);
+    }
+    for (const d of t.deps) {
+      const dw = depWorkflow(w, d);
+      if (dw === undefined || !(d.task in dw.tasks)) continue;
+      const depFixed = new Set([...fixed, ...Object.keys(d.inputs ?? {})]);
+      visit(dw, dw.tasks[d.task]!, depFixed, [...stack, key]);
+    }
+  };
+  visit(wf, taskOf(wf, taskName), new Set(), []);
+  return out;
+}
+
+/**
+ * The workflow a dependency refers to: its own value, a registered workflow
+ * of that name, or the parent's workflow.
+ *
+ * @param parent the parent's workflow
+ * @param dep the dependency
+ * @returns the workflow, or undefined when a named one is not loaded
+ */
+export function depWorkflow(
+  parent: Workflow,
+  dep: { workflow?: string | Workflow },
+): Workflow | undefined {
+  if (dep.workflow === undefined) return parent;
+  if (typeof dep.workflow === "string") {
+    return dep.workflow === parent.name ? parent : registry.get(dep.workflow);
+  }
+  return dep.workflow;
+}

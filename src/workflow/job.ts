@@ -1,0 +1,498 @@
+/**
+ * Job identity (`workflow.md` §1.3–§2): from a task and provided inputs to a
+ * job record — coerced inputs, dependencies with input propagation and
+ * overrides, non-default inputs, the job name (digest when needed) and its
+ * path in the store. Nothing is written.
+ *
+ * @module
+ */
+import { isAbsolute, resolve } from "node:path";
+import { ScoutError } from "../errors.ts";
+import { md5hex } from "../util/hash.ts";
+import { exists } from "../util/fs.ts";
+import {
+  type DepSpec,
+  depWorkflow,
+  type FromDep,
+  type FromInput,
+  type Task,
+  taskOf,
+  type Workflow,
+} from "./define.ts";
+import { coerceInput, isDefaultValue, validateInput } from "./coerce.ts";
+import { digestStr, pathRef } from "./digest.ts";
+import { isJob, JOB, type Job } from "./job_types.ts";
+import { infoDependencies, readJobInfoSync } from "./info.ts";
+import { resultExtension } from "./result.ts";
+import {
+  infoPath,
+  jobPathIn,
+  type JobStore,
+  jobStore,
+  resolveJobReference,
+  rootOf,
+  shortPath,
+  withJobsDir,
+} from "./store.ts";
+
+/** Options of {@link createJob}. */
+export interface CreateJobOptions {
+  /** Job name (else the `jobname` input's value, else `Default`). */
+  jobname?: string;
+  /** Provided inputs by name (own and dependencies'; `Workflow#task` keys override dependencies). */
+  inputs?: Record<string, unknown>;
+  /** Store to use for every workflow involved (default: from env/cwd and each workflow's `jobsDir`). */
+  store?: JobStore;
+  /** Replace strings naming existing files by their content (CLI arguments only, §7.4 #2). */
+  loadFiles?: boolean;
+  /** Working directory (file inputs, default store). */
+  cwd?: string;
+  /** Environment (default store, `~/`). */
+  env?: Record<string, string | undefined>;
+}
+
+interface BuildContext {
+  store?: JobStore;
+  loadFiles: boolean;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  memo: Map<string, Job>;
+}
+
+const MAX_ID = 150;
+
+/**
+ * Shortens a job name longer than 150 characters the Scout way:
+ * `<head>--<length>--<md5[0,5]><extension>`.
+ *
+ * @param id the job name
+ * @returns the name, at most 150 characters
+ */
+export function truncateJobName(id: string): string {
+  if (id.length <= MAX_ID) return id;
+  const ext = /(\.[^.]{2,9})$/.exec(id)?.[1] ?? "";
+  const suffix = `--${id.length}--${md5hex(id).slice(0, 5)}${ext}`;
+  return id.slice(0, MAX_ID - suffix.length) + suffix;
+}
+
+function checkJobName(id: string, where: string): void {
+  if (id === "" || id === "." || id === ".." || id.includes("/") || id.includes("\0")) {
+    throw new ScoutError(
+      "parameter",
+      `Job name "${id}" of ${where} is not valid: it must be a single path component` +
+        (id.includes("/") ? ' (no "/")' : ""),
+      { jobname: id },
+    );
+  }
+}
+
+/**
+ * The store a workflow's jobs go to: the explicit store, else `SCOUT_JOBS_DIR`,
+ * else the workflow's `jobsDir`, else `$SCOUT_HOME/var/jobs` (cwd first on lookup).
+ *
+ * @param wf the workflow
+ * @param opts explicit store, env, cwd
+ * @returns the store
+ */
+export function storeFor(
+  wf: Workflow,
+  opts: { store?: JobStore; env?: Record<string, string | undefined>; cwd?: string } = {},
+): JobStore {
+  if (opts.store !== undefined) return opts.store;
+  const env = opts.env ?? process.env;
+  const base = jobStore({ env, cwd: opts.cwd ?? process.cwd() });
+  if (!env.SCOUT_JOBS_DIR && wf.jobsDir !== undefined) return withJobsDir(base, wf.jobsDir);
+  return base;
+}
+
+function locate(store: JobStore, wf: string, task: string, name: string): string {
+  for (const root of store.roots) {
+    const p = jobPathIn(root, wf, task, name);
+    if (exists(p) || exists(infoPath(p))) return p;
+  }
+  return jobPathIn(store.createRoot, wf, task, name);
+}
+
+function isFromInput(v: unknown): v is FromInput {
+  return typeof v === "object" && v !== null && !isJob(v) &&
+    typeof (v as FromInput).fromInput === "string" && Object.keys(v).length === 1;
+}
+
+function isFromDep(v: unknown): v is FromDep {
+  return typeof v === "object" && v !== null && !isJob(v) &&
+    typeof (v as FromDep).fromDep === "string" && Object.keys(v).length === 1;
+}
+
+function memoKey(
+  wf: Workflow,
+  task: Task,
+  id: string | undefined,
+  provided: Record<string, unknown>,
+): string {
+  const parts = Object.keys(provided).sort().map((k) => {
+    const v = provided[k];
+    if (isJob(v)) return `${k}=@${v.path}`;
+    try {
+      return `${k}=${JSON.stringify(v)}`;
+    } catch {
+      return `${k}=?${String(v)}`;
+    }
+  });
+  return `${wf.name}\0${task.name}\0${id ?? ""}\0${parts.join("\0")}`;
+}
+
+/**
+ * Creates a job: coerces and validates inputs, builds dependencies,
+ * computes the name (with a digest when a provided input is non-default, §2.2)
+ * and the path. Writes nothing.
+ *
+ * @param wf the workflow
+ * @param taskName task name
+ * @param opts job name, provided inputs, store, CLI file loading
+ * @returns the job
+ * @throws ScoutError `task_not_found` (with suggestions), `parameter` (missing
+ *   required inputs, wrong types, a job name with `/`)
+ *
+ * @example
+ * ```ts
+ * import { input, workflow } from "./define.ts";
+ * import { createJob } from "./job.ts";
+ * const wf = workflow("Baking", {
+ *   jobsDir: "/tmp/jobs",
+ *   tasks: { whisk: { type: "string", inputs: { eggs: input.integer({ default: 2 }) }, run: ({ eggs }) => `${eggs}` } },
+ * });
+ * createJob(wf, "whisk").shortPath; // "Baking/whisk/Default"
+ * createJob(wf, "whisk", { inputs: { eggs: "2" }, jobname: "mine" }).name; // "mine"
+ * ```
+ */
+export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions = {}): Job {
+  const ctx: BuildContext = {
+    ...(opts.store !== undefined ? { store: opts.store } : {}),
+    loadFiles: opts.loadFiles ?? false,
+    cwd: opts.cwd ?? process.cwd(),
+    env: opts.env ?? process.env,
+    memo: new Map(),
+  };
+  return buildJob(wf, taskOf(wf, taskName), opts.jobname, { ...(opts.inputs ?? {}) }, ctx);
+}
+
+function buildJob(
+  wf: Workflow,
+  task: Task,
+  idIn: string | undefined,
+  provided: Record<string, unknown>,
+  ctx: BuildContext,
+): Job {
+  const key = memoKey(wf, task, idIn, provided);
+  const cached = ctx.memo.get(key);
+  if (cached !== undefined) return cached;
+  const where = `${wf.name}/${task.name}`;
+  const jobnameInput = task.inputs.find((i) => i.jobname);
+  let id = idIn;
+  if (id === undefined && jobnameInput !== undefined) {
+    const v = provided[jobnameInput.name];
+    if (v !== undefined && v !== null) id = String(v);
+  }
+
+  const missing = task.inputs.filter((i) =>
+    i.required && (provided[i.name] === undefined || provided[i.name] === null)
+  ).map((i) => `"${i.name}"`);
+  if (missing.length > 0) {
+    throw new ScoutError(
+      "parameter",
+      missing.length === 1
+        ? `Input ${missing[0]} of ${where} is required but was not provided`
+        : `Inputs ${missing.slice(0, -1).join(", ")} and ${
+          missing.at(-1)
+        } of ${where} are required but were not provided`,
+      { workflow: wf.name, task: task.name, inputs: missing },
+    );
+  }
+
+  let nonDefault: string[] = [];
+  const inputs: Record<string, unknown> = {};
+  const digestArray: unknown[] = [];
+  for (const def of task.inputs) {
+    const coerced = coerceInput(provided[def.name], def, ctx);
+    validateInput(coerced, def, where);
+    let final: unknown;
+    if (coerced !== undefined && coerced !== null && !isDefaultValue(coerced, def)) {
+      nonDefault.push(def.name);
+      final = coerced;
+    } else if (def.jobname) final = id ?? null;
+    else final = def.default ?? null;
+    inputs[def.name] = final;
+    const asPath = def.type === "path" || def.type === "file" || def.asfile;
+    digestArray.push(asPath && typeof final === "string" ? pathRef(final) : final);
+  }
+
+  const depId = id !== undefined && id !== "Default" ? id : undefined;
+  const deps: Job[] = [];
+  const compute: Record<string, string[]> = {};
+  let overrideUsed = false;
+  for (const dep of task.deps) {
+    const dwf = depWorkflow(wf, dep);
+    if (dwf === undefined) {
+      throw new ScoutError(
+        "workflow_not_found",
+        `Workflow "${String(dep.workflow)}" of a dependency of ${where} is not loaded`,
+      );
+    }
+    const overrideKey = `${dwf.name}#${dep.task}`;
+    const override = provided[overrideKey];
+    if (override !== undefined && override !== null) {
+      const j = isJob(override) ? override : jobAt(String(override), {
+        store: ctx.store ?? storeFor(dwf, ctx),
+        cwd: ctx.cwd,
+        env: ctx.env,
+      });
+      deps.push({ ...j, overriddenTask: dep.task });
+      nonDefault.push(overrideKey);
+      overrideUsed = true;
+      continue;
+    }
+    if (dep.resolve !== undefined) {
+      const blockOptions: Record<string, unknown> = {
+        ...provided,
+        ...inputs,
+        ...resolveRefs(dep.inputs ?? {}, { provided, inputs, deps, task }),
+      };
+      const res = dep.resolve(depId, blockOptions, [...deps]);
+      for (const item of Array.isArray(res) ? res : [res]) {
+        if (isJob(item)) {
+          deps.push(item);
+          nonDefault.push(...item.nonDefaultInputs.filter((n) => !(n in blockOptions)));
+        } else {
+          const stepOptions = { ...blockOptions, ...(item as Record<string, unknown>) };
+          const j = loadDep(dwf, dep, depId, stepOptions, blockOptions, {
+            provided,
+            inputs,
+            deps,
+            task,
+          }, ctx);
+          deps.push(j);
+          nonDefault.push(...j.nonDefaultInputs.filter((n) => !(n in (dep.inputs ?? {}))));
+          hints(compute, j, dep);
+        }
+      }
+      continue;
+    }
+    const stepOptions = { ...provided, ...(dep.inputs ?? {}) };
+    const j = loadDep(dwf, dep, depId, stepOptions, dep.inputs ?? {}, {
+      provided,
+      inputs,
+      deps,
+      task,
+    }, ctx);
+    deps.push(j);
+    nonDefault.push(...j.nonDefaultInputs.filter((n) => !(n in (dep.inputs ?? {}))));
+    hints(compute, j, dep);
+  }
+
+  nonDefault = [...new Set(nonDefault)];
+  if (!overrideUsed) nonDefault = nonDefault.filter((k) => !k.includes("#"));
+  const finalId = truncateJobName(id ?? "Default");
+  checkJobName(finalId, where);
+  const nonDefaultProvided = nonDefault.filter((n) =>
+    !n.includes("#") && provided[n] !== undefined &&
+    !(jobnameInput !== undefined && n === jobnameInput.name && String(provided[n]) === finalId)
+  );
+  let name = finalId;
+  if (nonDefaultProvided.length > 0 || overrideUsed) {
+    const dctx = { env: ctx.env };
+    const inputDigest = digestStr(digestArray, dctx);
+    name = `${finalId}_${md5hex(digestStr({ inputs: inputDigest, dependencies: deps }, dctx))}`;
+  }
+  const ext = resultExtension(task.type, task.extension);
+  if (ext !== null) name += "." + ext;
+  const store = ctx.store ?? storeFor(wf, ctx);
+  const path = locate(store, wf.name, task.name, name);
+  const providedInputs: Record<string, unknown> = {};
+  for (const n of nonDefault) if (n in provided) providedInputs[n] = provided[n];
+  const job: Job = {
+    [JOB]: true,
+    path,
+    name,
+    id: finalId,
+    shortPath: shortPath(path),
+    workflowName: wf.name,
+    taskName: task.name,
+    workflow: wf,
+    task,
+    type: task.type,
+    inputs,
+    inputNames: task.inputs.map((i) => i.name),
+    providedInputs,
+    nonDefaultInputs: nonDefault,
+    deps,
+    compute,
+    store,
+  };
+  ctx.memo.set(key, job);
+  return job;
+}
+
+interface RefScope {
+  provided: Record<string, unknown>;
+  inputs: Record<string, unknown>;
+  deps: Job[];
+  task: Task;
+}
+
+function resolveRef(k: string, v: unknown, all: Record<string, unknown>, scope: RefScope): unknown {
+  if (isFromDep(v)) {
+    const d = scope.deps.find((j) => j.taskName === v.fromDep || j.overriddenTask === v.fromDep);
+    if (d === undefined) {
+      throw new ScoutError(
+        "parameter",
+        `Input "${k}" refers to dependency "${v.fromDep}", which is not declared before it in ${scope.task.workflow}/${scope.task.name}`,
+      );
+    }
+    return d;
+  }
+  if (isFromInput(v)) {
+    const n = v.fromInput;
+    const d = scope.deps.find((j) => j.taskName === n);
+    if (d !== undefined) return d;
+    if (scope.provided[n] !== undefined && scope.provided[n] !== null) return scope.provided[n];
+    if (scope.task.inputs.some((i) => i.name === n)) return scope.inputs[n];
+    const own = all[n];
+    if (own !== undefined && !isFromInput(own) && !isFromDep(own)) return own;
+    return n;
+  }
+  return v;
+}
+
+function resolveRefs(options: Record<string, unknown>, scope: RefScope): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options)) out[k] = resolveRef(k, v, options, scope);
+  return out;
+}
+
+function loadDep(
+  dwf: Workflow,
+  dep: DepSpec,
+  depId: string | undefined,
+  stepOptions: Record<string, unknown>,
+  definitionOptions: Record<string, unknown>,
+  scope: RefScope,
+  ctx: BuildContext,
+): Job {
+  const opts = { ...stepOptions };
+  let wf = dwf;
+  let taskName = dep.task;
+  let id = dep.jobname ?? depId;
+  if (typeof opts.task === "string") taskName = opts.task;
+  if (opts.workflow !== undefined) {
+    const w = depWorkflow(dwf, { workflow: opts.workflow as string | Workflow });
+    if (w === undefined) {
+      throw new ScoutError(
+        "workflow_not_found",
+        `Workflow "${String(opts.workflow)}" is not loaded`,
+      );
+    }
+    wf = w;
+  }
+  if (typeof opts.jobname === "string") id = opts.jobname;
+  delete opts.task;
+  delete opts.workflow;
+  delete opts.jobname;
+  const stepInputs: Record<string, unknown> = {
+    ...definitionOptions,
+    ...(opts.inputs !== undefined && typeof opts.inputs === "object"
+      ? opts.inputs as Record<string, unknown>
+      : opts),
+  };
+  delete stepInputs.inputs;
+  const resolved = resolveRefs(stepInputs, scope);
+  return buildJob(wf, taskOf(wf, taskName), id, resolved, ctx);
+}
+
+function hints(compute: Record<string, string[]>, job: Job, dep: DepSpec): void {
+  const h = [...(dep.compute ?? [])];
+  if (dep.canfail) h.push("canfail");
+  if (dep.produce) h.push("produce");
+  if (dep.stream) h.push("stream");
+  if (h.length > 0) compute[job.path] = h;
+}
+
+const TYPE_BY_EXT: Record<string, string> = {
+  json: "json",
+  yaml: "yaml",
+  tsv: "tsv",
+  chat: "chat",
+};
+
+/**
+ * A job known from disk (a Scout-made job, an override, a reference from a
+ * chat): path resolved over the store's roots (relocation by the last three
+ * components), names and type from its info (else from the path), and its
+ * dependencies from the info, relocated the same way.
+ *
+ * @param ref absolute or relative path, or short path `Workflow/task/name`
+ * @param opts store, cwd and env
+ * @returns the job (workflow and task are null)
+ * @throws ScoutError `job_not_found` when nothing exists for the reference
+ */
+export function jobAt(
+  ref: string,
+  opts: { store?: JobStore; cwd?: string; env?: Record<string, string | undefined> } = {},
+): Job {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const store = opts.store ?? jobStore({ env, cwd });
+  return diskJob(ref, store, cwd, env, new Map());
+}
+
+function diskJob(
+  ref: string,
+  store: JobStore,
+  cwd: string,
+  env: Record<string, string | undefined>,
+  seen: Map<string, Job>,
+): Job {
+  const found = resolveJobReference(ref, { roots: store.roots, cwd, env });
+  if (found === null) {
+    throw new ScoutError("job_not_found", `Job not found: "${ref}"`, { reference: ref });
+  }
+  const path = isAbsolute(found) ? found : resolve(cwd, found);
+  const prior = seen.get(path);
+  if (prior !== undefined) return prior;
+  const { info } = readJobInfoSync(path);
+  const parts = path.split("/");
+  const name = parts.at(-1)!;
+  const ext = /\.([a-z]+)$/.exec(name)?.[1];
+  const inputNames = Array.isArray(info?.input_names) ? info.input_names.map(String) : [];
+  const inputs: Record<string, unknown> = {};
+  if (Array.isArray(info?.inputs)) inputNames.forEach((n, i) => inputs[n] = info.inputs![i]);
+  const job: Job = {
+    [JOB]: true,
+    path,
+    name,
+    id: /^(.*?)(?:_[a-f0-9]{32})?(?:\.[^.]*)?$/.exec(name)?.[1] ?? name,
+    shortPath: shortPath(path),
+    workflowName: typeof info?.workflow === "string" ? info.workflow : parts.at(-3) ?? "",
+    taskName: typeof info?.task_name === "string" ? info.task_name : parts.at(-2) ?? "",
+    workflow: null,
+    task: null,
+    type: typeof info?.type === "string" ? info.type : TYPE_BY_EXT[ext ?? ""] ?? "binary",
+    inputs,
+    inputNames,
+    providedInputs: info?.provided_inputs && typeof info.provided_inputs === "object"
+      ? { ...info.provided_inputs }
+      : {},
+    nonDefaultInputs: Array.isArray(info?.non_default_inputs)
+      ? info.non_default_inputs.map(String)
+      : [],
+    deps: [],
+    compute: {},
+    store: { ...store, roots: [...new Set([rootOf(path), ...store.roots])] },
+  };
+  seen.set(path, job);
+  for (const d of infoDependencies(info)) {
+    // A dependency that exists nowhere stays out of `deps` (the info still lists it).
+    if (resolveJobReference(d, { roots: job.store.roots, cwd, env }) === null) continue;
+    job.deps.push(diskJob(d, job.store, cwd, env, seen));
+  }
+  return job;
+}
