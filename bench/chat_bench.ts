@@ -1,0 +1,80 @@
+/**
+ * `.chat` parse and print throughput on a generated, realistic 50 MB corpus
+ * (`bench/chat_corpus.ts`). Target: ≥ 200 MB/s each (the Ruby original does
+ * about 21 MB/s parsing and 34 MB/s printing). MB = 10^6 bytes of UTF-8 chat
+ * text. Run with `tools/deno task bench` (or
+ * `tools/deno bench -P=test bench/chat_bench.ts`); a throughput summary is
+ * printed after the table.
+ */
+import { parse, print } from "../src/chat/mod.ts";
+import type { Chat } from "../src/chat/mod.ts";
+import { chatCorpus } from "./chat_corpus.ts";
+
+const { files, bytes } = chatCorpus(50);
+const parsed: Chat[] = files.map((f) => parse(f));
+const printedBytes = parsed.reduce((n, c) => n + new TextEncoder().encode(print(c)).length, 0);
+const MB = bytes / 1e6;
+const timings: Record<string, number[]> = { parse: [], print: [] };
+const WARMUP = 3;
+
+/**
+ * Forces V8 to flatten a string built by concatenation (as writing it out
+ * would), so print is measured producing usable text, not a lazy rope.
+ */
+function flat(s: string): number {
+  return /\u0001$/.test(s) ? 0 : s.length;
+}
+
+Deno.bench({
+  name: `parse: ${files.length} chats, ${MB.toFixed(1)} MB`,
+  group: "chat",
+  baseline: true,
+  warmup: WARMUP,
+  n: 15,
+  fn(b) {
+    b.start();
+    const t = performance.now();
+    let n = 0;
+    for (const f of files) n += parse(f).length;
+    timings.parse!.push(performance.now() - t);
+    b.end();
+    if (n === 0) throw new Error("nothing parsed");
+  },
+});
+
+Deno.bench({
+  name: `print: ${parsed.length} chats, ${(printedBytes / 1e6).toFixed(1)} MB out`,
+  group: "chat",
+  warmup: WARMUP,
+  n: 15,
+  fn(b) {
+    b.start();
+    const t = performance.now();
+    let n = 0;
+    for (const c of parsed) n += flat(print(c));
+    timings.print!.push(performance.now() - t);
+    b.end();
+    if (n === 0) throw new Error("nothing printed");
+  },
+});
+
+/** Median of the measured runs (the first WARMUP calls are warmup). */
+function median(xs: number[]): number {
+  const s = xs.slice(WARMUP).sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? Number.NaN;
+}
+
+globalThis.addEventListener("unload", () => {
+  if (timings.parse!.length === 0) return;
+  const parseMs = median(timings.parse!);
+  const printMs = median(timings.print!);
+  console.log(
+    `\nchat throughput (median of ${timings.parse!.length - WARMUP} runs): ` +
+      `parse ${(MB / (parseMs / 1000)).toFixed(0)} MB/s (${MB.toFixed(1)} MB in ${
+        parseMs.toFixed(0)
+      } ms), ` +
+      `print ${((printedBytes / 1e6) / (printMs / 1000)).toFixed(0)} MB/s (${
+        (printedBytes / 1e6).toFixed(1)
+      } MB in ${printMs.toFixed(0)} ms); target ≥ 200 MB/s each`,
+  );
+});
