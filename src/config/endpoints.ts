@@ -1,0 +1,227 @@
+/**
+ * Endpoint files (`inference.md` §1.1–1.2): named settings files
+ * `etc/AI/<name>.yaml` (or a file named exactly `<name>`), searched in Scout's
+ * resource order — `./etc/AI/`, `$SCOUT_HOME/etc/AI/`, `/usr/local/etc/scout/AI/`,
+ * `/etc/scout/AI/` — first hit wins. One flat YAML map per file.
+ *
+ * @module
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parse as parseYaml, YAMLParseError } from "yaml";
+import { ScoutError } from "../errors.ts";
+import { scoutHome } from "./home.ts";
+import type { ConfigStore } from "./store.ts";
+import { configGet } from "./store.ts";
+
+/** Where and how to look for endpoint files. */
+export interface EndpointLookupOptions {
+  /** Working directory for `./etc/AI/` (default `process.cwd()`). */
+  cwd?: string;
+  /** Environment (for `SCOUT_HOME`; default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Explicit search directories (replaces the default order). */
+  dirs?: string[];
+}
+
+/** A loaded endpoint: its name, the file it came from and its settings. */
+export interface Endpoint {
+  /** The endpoint name as asked for. */
+  name: string;
+  /** Absolute path of the file read. */
+  file: string;
+  /** The file's map (`provider` folded into `backend`). */
+  settings: Record<string, unknown>;
+}
+
+/**
+ * The endpoint search directories in priority order.
+ *
+ * @param opts cwd/env or explicit dirs
+ * @returns absolute directory paths (they need not exist)
+ */
+export function endpointDirs(opts: EndpointLookupOptions = {}): string[] {
+  if (opts.dirs) return opts.dirs.map((d) => resolve(d));
+  const cwd = opts.cwd ?? process.cwd();
+  return [
+    join(cwd, "etc", "AI"),
+    join(scoutHome(opts.env ?? process.env), "etc", "AI"),
+    "/usr/local/etc/scout/AI",
+    "/etc/scout/AI",
+  ];
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$/;
+
+/**
+ * Finds the file of endpoint `name`: in each directory, `<name>.yaml`, then
+ * `<name>.yml`, then a file named exactly `<name>`.
+ *
+ * @param name endpoint name (letters, digits, `_ . @ + -`; no path separators)
+ * @param opts where to look
+ * @returns the absolute path, or null when there is none
+ */
+export function findEndpointFile(name: string, opts: EndpointLookupOptions = {}): string | null {
+  if (!NAME_RE.test(name)) return null;
+  for (const dir of endpointDirs(opts)) {
+    for (const candidate of [`${name}.yaml`, `${name}.yml`, name]) {
+      const path = join(dir, candidate);
+      if (isFile(path)) return path;
+    }
+  }
+  return null;
+}
+
+/**
+ * Parses endpoint file text: one flat YAML map. `provider:` is accepted as an
+ * alias of `backend:` (`backend` wins) — the Ruby docs show `provider`, which
+ * the Ruby code never reads ([TS-FIX]). An empty file is an empty map.
+ *
+ * @param text YAML text
+ * @param file path used in errors
+ * @returns the settings map
+ * @throws ScoutError `config` naming the file (and line) for bad YAML or a non-map
+ *
+ * @example
+ * ```ts
+ * import { parseEndpointText } from "./endpoints.ts";
+ * parseEndpointText("provider: anthropic\nmodel: claude-x\n", "e.yaml");
+ * // {backend: "anthropic", model: "claude-x"}
+ * ```
+ */
+export function parseEndpointText(text: string, file: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (e) {
+    const line = e instanceof YAMLParseError ? e.linePos?.[0]?.line : undefined;
+    throw new ScoutError(
+      "config",
+      `Cannot parse endpoint file: ${(e as Error).message.split("\n")[0]}`,
+      line === undefined ? { file, cause: e } : { file, line, cause: e },
+    );
+  }
+  if (data === null || data === undefined) return {};
+  if (typeof data !== "object" || Array.isArray(data)) {
+    throw new ScoutError("config", "Endpoint file is not a map of settings", { file });
+  }
+  const settings = { ...(data as Record<string, unknown>) };
+  if ("provider" in settings) {
+    if (settings.backend === undefined || settings.backend === null) {
+      settings.backend = settings.provider;
+    }
+    delete settings.provider;
+  }
+  return settings;
+}
+
+/**
+ * Loads endpoint `name`.
+ *
+ * @param name endpoint name
+ * @param opts where to look
+ * @returns the endpoint
+ * @throws ScoutError `endpoint_not_found` ("Endpoint not found <name>") when no file exists
+ */
+export function loadEndpoint(name: string, opts: EndpointLookupOptions = {}): Endpoint {
+  const file = findEndpointFile(name, opts);
+  if (file === null) {
+    throw new ScoutError("endpoint_not_found", `Endpoint not found "${name}"`, {
+      endpoint: name,
+      searched: endpointDirs(opts),
+    });
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new ScoutError("io", `Cannot read endpoint file: ${(e as Error).message}`, {
+      file,
+      cause: e,
+    });
+  }
+  return { name, file, settings: parseEndpointText(text, file) };
+}
+
+/**
+ * Names of all endpoint files visible from `opts` (first hit per name wins),
+ * sorted by name.
+ *
+ * @param opts where to look
+ * @returns `{name, file}` records
+ */
+export function listEndpointFiles(
+  opts: EndpointLookupOptions = {},
+): Array<{ name: string; file: string }> {
+  const seen = new Map<string, string>();
+  for (const dir of endpointDirs(opts)) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const entry of names.sort()) {
+      if (entry.startsWith(".")) continue;
+      const path = join(dir, entry);
+      if (!isFile(path)) continue;
+      const name = entry.replace(/\.ya?ml$/, "");
+      if (!seen.has(name)) seen.set(name, path);
+    }
+  }
+  return [...seen.entries()].sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    .map(([name, file]) => ({ name, file }));
+}
+
+/** Environment variables naming the endpoint, in priority order (§1.2). */
+export const ENDPOINT_ENV_VARS: readonly string[] = [
+  "ASK_ENDPOINT",
+  "LLM_ENDPOINT",
+  "ENDPOINT",
+  "LLM",
+  "ASK",
+];
+
+/** Which endpoint to use and who said so. */
+export interface EndpointChoice {
+  /** The endpoint name; `""` means "no endpoint". */
+  name: string;
+  /** `option`, `config`, or `env:<VAR>`. */
+  source: string;
+}
+
+/**
+ * Decides the endpoint name (§1.2): the `endpoint` option → config key
+ * `endpoint` (scopes `ask`, `llm`) → first set env var of
+ * {@link ENDPOINT_ENV_VARS} → none.
+ *
+ * @param option the `endpoint` option (chat line or call), if any
+ * @param store config store
+ * @param env environment
+ * @returns the choice, or null when nothing names an endpoint
+ */
+export function chooseEndpoint(
+  option: unknown,
+  store: ConfigStore,
+  env: Record<string, string | undefined> = process.env,
+): EndpointChoice | null {
+  if (option !== undefined && option !== null && option !== false) {
+    return { name: String(option).trim(), source: "option" };
+  }
+  const fromConfig = configGet(store, "endpoint", ["ask", "llm"], { environment: env });
+  if (typeof fromConfig === "string") return { name: fromConfig.trim(), source: "config" };
+  if (fromConfig === false || fromConfig === null) return null;
+  for (const v of ENDPOINT_ENV_VARS) {
+    const value = env[v];
+    if (value !== undefined && value !== "") return { name: value.trim(), source: `env:${v}` };
+  }
+  return null;
+}

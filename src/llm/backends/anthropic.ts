@@ -1,0 +1,338 @@
+/**
+ * Anthropic Messages adapter (`anthropic`; `inference.md` §3.3) over plain
+ * `fetch`: `POST {url}/v1/messages` with `x-api-key` and `anthropic-version`,
+ * JSON or SSE. Ruby defects fixed here: system messages go top-level, tool
+ * results carry their content, `defaults` never reach `input_schema`,
+ * `thinking` blocks become reasoning, `format` becomes a system instruction.
+ *
+ * @module
+ */
+import type { Message } from "../../chat/types.ts";
+import { isScoutError } from "../../errors.ts";
+import { isFunctionDefinition } from "../../tools/registry.ts";
+import type { ToolDefinition } from "../../tools/types.ts";
+import { networkError, responseError } from "../errors.ts";
+import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
+import { mapFetchError, postJson, requestSignal, sseEvents } from "../http.ts";
+import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
+
+/** `anthropic-version` header value. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+/** Default `max_tokens` (the API requires one). */
+export const ANTHROPIC_MAX_TOKENS = 1000;
+
+type Block = Record<string, unknown>;
+
+function mediaBlock(kind: "image" | "pdf", ref: string): Block {
+  const type = kind === "image" ? "image" : "document";
+  if (isUrl(ref) && !ref.startsWith("data:")) return { type, source: { type: "url", url: ref } };
+  const md = loadMedia(ref, kind);
+  return { type, source: { type: "base64", media_type: md.mime, data: md.base64 } };
+}
+
+/**
+ * Formats messages: system texts joined by a blank line as top-level `system`;
+ * calls as `tool_use` blocks, outputs as `tool_result` blocks; adjacent
+ * messages of the same role merged into one (the API requires alternation).
+ *
+ * @param messages compiled messages
+ * @returns `{system, messages}`
+ */
+export function anthropicMessages(
+  messages: readonly Message[],
+): { system?: string; messages: Array<{ role: string; content: Block[] }> } {
+  const sendable = sendableMessages(messages).filter((m) => m.role !== "websearch");
+  const ids = toolMessageIds(sendable);
+  const system: string[] = [];
+  const out: Array<{ role: string; content: Block[] }> = [];
+  const push = (role: string, block: Block) => {
+    const last = out.at(-1);
+    if (last && last.role === role) last.content.push(block);
+    else out.push({ role, content: [block] });
+  };
+  sendable.forEach((m, i) => {
+    switch (m.role) {
+      case "system":
+        system.push(textContent(m.content));
+        break;
+      case "function_call": {
+        const c = ids.get(i) as { name: string; arguments: unknown; id: string };
+        const input = typeof c.arguments === "object" && c.arguments !== null ? c.arguments : {};
+        push("assistant", { type: "tool_use", id: c.id, name: c.name, input });
+        break;
+      }
+      case "function_call_output": {
+        const o = ids.get(i) as { content: string; id: string };
+        push("user", { type: "tool_result", tool_use_id: o.id, content: o.content });
+        break;
+      }
+      case "image":
+      case "pdf":
+        push("user", mediaBlock(m.role, textContent(m.content).trim()));
+        break;
+      case "assistant":
+        push("assistant", { type: "text", text: textContent(m.content) });
+        break;
+      default:
+        push("user", { type: "text", text: textContent(m.content) });
+    }
+  });
+  return system.length ? { system: system.join("\n\n"), messages: out } : { messages: out };
+}
+
+/**
+ * Definitions as Anthropic tools: `{name, description ("" default), input_schema}`.
+ *
+ * @param tools definitions (hosted ones pass as is)
+ * @returns provider tools
+ */
+export function anthropicTools(tools: readonly ToolDefinition[]): Record<string, unknown>[] {
+  return tools.map((t) => {
+    if (!isFunctionDefinition(t)) return { ...t };
+    const { defaults: _d, ...schema } = t.function.parameters ?? { type: "object", properties: {} };
+    return {
+      name: t.function.name,
+      description: t.function.description ?? "",
+      input_schema: { type: "object", ...schema },
+    };
+  });
+}
+
+function formatInstruction(text: Record<string, unknown> | undefined): string | undefined {
+  const f = text?.format as Record<string, unknown> | undefined;
+  if (!f || f.type === "text") return undefined;
+  const base = "Reply with one JSON object only, with no text before or after it.";
+  return f.type === "json_schema" && f.schema
+    ? `${base} It must follow this JSON Schema:\n${JSON.stringify(f.schema)}`
+    : base;
+}
+
+/**
+ * Builds the request body.
+ *
+ * @param req the request
+ * @param model model
+ * @returns the body
+ */
+export function anthropicBody(req: BackendRequest, model: string): Record<string, unknown> {
+  const { system, messages } = anthropicMessages(req.messages);
+  const instruction = formatInstruction(req.text);
+  const systemText = [system, instruction].filter(Boolean).join("\n\n");
+  const body: Record<string, unknown> = {
+    model,
+    max_tokens: ANTHROPIC_MAX_TOKENS,
+    ...req.params,
+    messages,
+  };
+  if (systemText) body.system = systemText;
+  const tools = anthropicTools(req.tools);
+  if (req.messages.some((m) => m.role === "websearch")) {
+    tools.push({ type: "web_search_20250305", name: "web_search" });
+  }
+  if (tools.length) body.tools = tools;
+  return body;
+}
+
+/**
+ * Processes a Messages reply: `text` → text, `tool_use` → call, `thinking` →
+ * reasoning; server tool blocks skipped; unknown blocks skipped with a warning.
+ *
+ * @param raw the message object
+ * @param warn warning sink
+ * @returns the processed reply
+ */
+export function anthropicReply(raw: unknown, warn?: (m: string) => void): BackendReply {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw responseError("anthropic", "sent a reply that is not a JSON object");
+  }
+  const r = raw as Record<string, unknown>;
+  if (r.type === "error" || (r.error && !r.content)) {
+    const e = (r.error ?? {}) as Record<string, unknown>;
+    throw responseError(
+      "anthropic",
+      `reported an error: ${String(e.message ?? JSON.stringify(e))}`,
+    );
+  }
+  if (!Array.isArray(r.content)) throw responseError("anthropic", "sent a reply without content");
+  const items: ReplyItem[] = [];
+  const reasoning: string[] = [];
+  for (const b of r.content as Block[]) {
+    switch (b?.type) {
+      case "text":
+        if (typeof b.text === "string" && b.text !== "") items.push({ type: "text", text: b.text });
+        break;
+      case "tool_use":
+        items.push({
+          type: "call",
+          name: String(b.name),
+          arguments: (b.input ?? {}) as unknown,
+          id: String(b.id),
+        });
+        break;
+      case "thinking":
+        if (typeof b.thinking === "string") reasoning.push(b.thinking);
+        break;
+      case "redacted_thinking":
+      case "server_tool_use":
+      case "web_search_tool_result":
+      case "web_search_call":
+        break;
+      default:
+        warn?.(`Skipping unknown Anthropic content block "${String(b?.type)}"`);
+    }
+  }
+  const reply: BackendReply = { items };
+  if (typeof r.id === "string") reply.id = r.id;
+  if (r.usage) reply.usage = r.usage;
+  if (reasoning.length) reply.reasoning = reasoning.join(" ");
+  return reply;
+}
+
+/**
+ * Assembles an SSE stream into a message object.
+ *
+ * @param body response body
+ * @param onDelta receives text deltas
+ * @returns the message, or null when the stream ended before `message_stop`
+ */
+export async function assembleAnthropicStream(
+  body: ReadableStream<Uint8Array>,
+  onDelta?: (text: string) => void,
+): Promise<Record<string, unknown> | null> {
+  let message: Record<string, unknown> | null = null;
+  const blocks: Block[] = [];
+  const partialJson = new Map<number, string>();
+  let usage: Record<string, unknown> = {};
+  for await (const ev of sseEvents(body)) {
+    let data: Record<string, unknown>;
+    try {
+      data = JSON.parse(ev.data);
+    } catch (e) {
+      throw responseError(
+        "anthropic",
+        `sent malformed JSON in its stream: ${ev.data.slice(0, 100)}`,
+        e,
+      );
+    }
+    switch (data.type) {
+      case "message_start":
+        message = { ...(data.message as Record<string, unknown>) };
+        usage = { ...((message.usage as Record<string, unknown>) ?? {}) };
+        break;
+      case "content_block_start":
+        blocks[data.index as number] = { ...(data.content_block as Block) };
+        break;
+      case "content_block_delta": {
+        const i = data.index as number;
+        const b = blocks[i] ??= { type: "text", text: "" };
+        const d = data.delta as Record<string, unknown>;
+        if (d.type === "text_delta") {
+          b.text = String(b.text ?? "") + String(d.text);
+          onDelta?.(String(d.text));
+        } else if (d.type === "input_json_delta") {
+          partialJson.set(i, (partialJson.get(i) ?? "") + String(d.partial_json));
+        } else if (d.type === "thinking_delta") {
+          b.thinking = String(b.thinking ?? "") + String(d.thinking);
+        }
+        break;
+      }
+      case "content_block_stop": {
+        const i = data.index as number;
+        const json = partialJson.get(i);
+        if (json !== undefined && blocks[i]) {
+          try {
+            blocks[i]!.input = json.trim() === "" ? {} : JSON.parse(json);
+          } catch (e) {
+            throw responseError(
+              "anthropic",
+              `sent malformed tool input JSON: ${json.slice(0, 100)}`,
+              e,
+            );
+          }
+        }
+        break;
+      }
+      case "message_delta":
+        if (data.usage) usage = { ...usage, ...(data.usage as Record<string, unknown>) };
+        if (message && data.delta) Object.assign(message, data.delta as Record<string, unknown>);
+        break;
+      case "message_stop":
+        if (!message) return null;
+        return { ...message, content: blocks.filter(Boolean), usage };
+      case "error": {
+        const e = (data.error ?? {}) as Record<string, unknown>;
+        throw responseError("anthropic", `reported an error: ${String(e.message ?? "")}`);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The messages url: `{url}/v1/messages` (`{url}/messages` when the url already
+ * names the version).
+ *
+ * @param url configured url (default `https://api.anthropic.com`)
+ * @param apiVersion version segment
+ * @returns the url
+ */
+export function anthropicUrl(url: string | undefined, apiVersion = "v1"): string {
+  const base = (url ?? "https://api.anthropic.com").replace(/\/+$/, "");
+  return base.includes("/" + apiVersion) ? `${base}/messages` : `${base}/${apiVersion}/messages`;
+}
+
+async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendReply> {
+  const body = anthropicBody(req, ctx.settings.model);
+  if (req.stream) body.stream = true;
+  const rs = requestSignal(ctx);
+  let raw: unknown;
+  try {
+    const res = await postJson(
+      "anthropic",
+      anthropicUrl(ctx.settings.url, ctx.settings.apiVersion),
+      body,
+      {
+        headers: { "x-api-key": ctx.settings.key, "anthropic-version": ANTHROPIC_VERSION },
+        ctx,
+        rs,
+      },
+    );
+    try {
+      if (
+        req.stream && res.body && (res.headers.get("content-type") ?? "").includes("event-stream")
+      ) {
+        raw = await assembleAnthropicStream(res.body, ctx.onDelta);
+        if (raw === null) {
+          throw networkError("anthropic", "the stream ended before the message was complete");
+        }
+      } else {
+        const text = await res.text();
+        try {
+          raw = JSON.parse(text);
+        } catch (e) {
+          throw responseError("anthropic", `sent malformed JSON: ${text.slice(0, 100)}`, e);
+        }
+      }
+    } catch (e) {
+      if (isScoutError(e)) throw e;
+      throw mapFetchError("anthropic", e, rs, ctx);
+    }
+  } finally {
+    rs.clear();
+  }
+  return anthropicReply(raw, ctx.warn);
+}
+
+/** The `anthropic` backend. */
+export const anthropicBackend: Backend = {
+  defaults: {
+    tag: "anthropic",
+    model: "claude-sonnet-4-5",
+    urlEnv: "ANTHROPIC_URL",
+    keyEnv: ["ANTHROPIC_KEY", "ANTHROPIC_API_KEY"],
+    modelEnv: ["ANTHROPIC_MODEL", "MODEL"],
+    url: "https://api.anthropic.com",
+    keyRequired: true,
+  },
+  query,
+};

@@ -1,0 +1,323 @@
+/**
+ * OpenAI Chat Completions adapter (`openai`; `inference.md` §3.2) through the
+ * `openai` SDK — also the client of Chat-Completions-only servers (`openai`
+ * with a `url`) and of OpenWebUI. Streaming assembles the chunks, with
+ * `stream_options.include_usage` for the usage block.
+ *
+ * @module
+ */
+import type { Message } from "../../chat/types.ts";
+import { ScoutError } from "../../errors.ts";
+import { parseArguments } from "../../tools/calls.ts";
+import { isFunctionDefinition } from "../../tools/registry.ts";
+import type { ToolDefinition } from "../../tools/types.ts";
+import { networkError, responseError } from "../errors.ts";
+import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
+import { requestSignal } from "../http.ts";
+import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
+import { mapSdkError, openaiBaseUrl, openaiClient } from "./openai_sdk.ts";
+
+/**
+ * Formats messages for Chat Completions: calls as assistant `tool_calls` (one
+ * message per call), outputs as `{role:"tool", tool_call_id, content}` with
+ * standard fields only ([TS-FIX]), images/PDFs as content parts ([TS-FIX]).
+ *
+ * @param messages compiled messages
+ * @param backend backend name for errors
+ * @returns Chat Completions messages
+ * @throws ScoutError `invalid_input` for `websearch` (not a Chat Completions feature)
+ */
+export function chatMessages(
+  messages: readonly Message[],
+  backend = "openai",
+): Record<string, unknown>[] {
+  if (messages.some((m) => m.role === "websearch")) {
+    throw new ScoutError("invalid_input", `Backend "${backend}" does not support websearch`);
+  }
+  const sendable = sendableMessages(messages);
+  const ids = toolMessageIds(sendable);
+  return sendable.map((m, i) => {
+    switch (m.role) {
+      case "function_call": {
+        const c = ids.get(i) as { name: string; arguments: unknown; id: string };
+        return {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id: c.id,
+            type: "function",
+            function: {
+              name: c.name,
+              arguments: typeof c.arguments === "string"
+                ? c.arguments
+                : JSON.stringify(c.arguments ?? {}),
+            },
+          }],
+        };
+      }
+      case "function_call_output": {
+        const o = ids.get(i) as { content: string; id: string };
+        return { role: "tool", tool_call_id: o.id, content: o.content };
+      }
+      case "image": {
+        const ref = textContent(m.content).trim();
+        const url = isUrl(ref) ? ref : (() => {
+          const md = loadMedia(ref, "image");
+          return `data:${md.mime};base64,${md.base64}`;
+        })();
+        return { role: "user", content: [{ type: "image_url", image_url: { url } }] };
+      }
+      case "pdf": {
+        const ref = textContent(m.content).trim();
+        if (isUrl(ref)) {
+          throw new ScoutError(
+            "invalid_input",
+            `Backend "${backend}" cannot read a PDF by URL: "${ref}"`,
+          );
+        }
+        const md = loadMedia(ref, "pdf");
+        return {
+          role: "user",
+          content: [{
+            type: "file",
+            file: { filename: md.filename, file_data: `data:${md.mime};base64,${md.base64}` },
+          }],
+        };
+      }
+      default:
+        return { role: m.role, content: m.content };
+    }
+  });
+}
+
+/**
+ * Definitions as Chat Completions tools (pinned `defaults` stripped).
+ *
+ * @param tools definitions
+ * @returns provider tools
+ */
+export function chatTools(tools: readonly ToolDefinition[]): Record<string, unknown>[] {
+  return tools.map((t) => {
+    if (!isFunctionDefinition(t)) return { ...t };
+    const fn: Record<string, unknown> = { name: t.function.name };
+    if (t.function.description !== undefined) fn.description = t.function.description;
+    if (t.function.parameters !== undefined) {
+      const { defaults: _d, ...p } = t.function.parameters;
+      fn.parameters = p;
+    }
+    return { type: "function", function: fn };
+  });
+}
+
+/**
+ * Builds the request body: `reasoning.effort` → `reasoning_effort`,
+ * `text.format` → `response_format` ([TS-FIX]: Ruby sends Responses-only
+ * parameters).
+ *
+ * @param req the request
+ * @param model model
+ * @param backend backend name
+ * @returns the body
+ */
+export function chatBody(
+  req: BackendRequest,
+  model: string,
+  backend = "openai",
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    ...req.params,
+    model,
+    messages: chatMessages(req.messages, backend),
+  };
+  const tools = chatTools(req.tools);
+  if (tools.length) body.tools = tools;
+  if (req.reasoning && req.reasoning.effort !== undefined && body.reasoning_effort === undefined) {
+    body.reasoning_effort = req.reasoning.effort;
+  }
+  const format = req.text?.format as Record<string, unknown> | undefined;
+  if (format && body.response_format === undefined) {
+    if (format.type === "json_schema") {
+      body.response_format = {
+        type: "json_schema",
+        json_schema: {
+          name: format.name ?? "response",
+          schema: format.schema,
+          strict: format.strict,
+        },
+      };
+      if (format.strict === undefined) {
+        delete (body.response_format as { json_schema: Record<string, unknown> }).json_schema
+          .strict;
+      }
+    } else if (format.type === "json_object") body.response_format = { type: "json_object" };
+    else if (format.type !== "text" && format.type !== undefined) body.response_format = format;
+  }
+  return body;
+}
+
+/** Options of {@link chatReply}. */
+export interface ChatReplyOptions {
+  /** Backend name for errors. */
+  backend?: string;
+  /** Id for calls that have none (OpenWebUI). */
+  missingId?: (name: string, args: unknown, index: number) => string;
+}
+
+/**
+ * Processes a Chat Completions reply: `error` → thrown; no choices → typed
+ * error; assistant text (kept before tool calls, [TS-FIX]) and calls;
+ * `reasoning_content` → reasoning.
+ *
+ * @param raw the completion object
+ * @param opts backend name, id fallback
+ * @returns the processed reply
+ */
+export function chatReply(raw: unknown, opts: ChatReplyOptions = {}): BackendReply {
+  const backend = opts.backend ?? "openai";
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw responseError(
+      backend,
+      `sent a reply that is not a JSON object: ${String(raw).slice(0, 100)}`,
+    );
+  }
+  const r = raw as Record<string, unknown>;
+  if (r.error) {
+    const e = r.error as Record<string, unknown>;
+    throw responseError(backend, `reported an error: ${String(e.message ?? JSON.stringify(e))}`);
+  }
+  const choices = r.choices as Record<string, unknown>[] | undefined;
+  const choice = Array.isArray(choices) ? choices[0] : undefined;
+  if (!choice) throw responseError(backend, "sent a reply with no choices");
+  const message = (choice.message ?? {}) as Record<string, unknown>;
+  const items: ReplyItem[] = [];
+  if (typeof message.content === "string" && message.content !== "") {
+    items.push({ type: "text", text: message.content });
+  }
+  const calls = (message.tool_calls ?? choice.tool_calls ?? []) as Record<string, unknown>[];
+  calls.forEach((c, i) => {
+    const fn = (c.function ?? {}) as Record<string, unknown>;
+    const name = String(fn.name ?? c.name ?? "");
+    const args = parseArguments(fn.arguments ?? c.arguments);
+    const id = c.id ? String(c.id) : opts.missingId ? opts.missingId(name, args, i) : `call_${i}`;
+    items.push({ type: "call", name, arguments: args, id });
+  });
+  const reply: BackendReply = { items };
+  if (typeof r.id === "string") reply.id = r.id;
+  if (r.usage) reply.usage = r.usage;
+  if (typeof message.reasoning_content === "string" && message.reasoning_content !== "") {
+    reply.reasoning = message.reasoning_content;
+  }
+  return reply;
+}
+
+/**
+ * Assembles streamed chunks into a completion object.
+ *
+ * @param chunks the chunks
+ * @param onDelta receives content deltas
+ * @returns the completion, or null when no chunk finished a choice
+ */
+export async function assembleChatStream(
+  chunks: AsyncIterable<Record<string, unknown>>,
+  onDelta?: (text: string) => void,
+): Promise<Record<string, unknown> | null> {
+  let id: unknown;
+  let usage: unknown;
+  let content = "";
+  let reasoning = "";
+  let finished = false;
+  const calls: Array<{ id?: string; name: string; arguments: string }> = [];
+  for await (const chunk of chunks) {
+    id ??= chunk.id;
+    if (chunk.usage) usage = chunk.usage;
+    for (const choice of (chunk.choices ?? []) as Record<string, unknown>[]) {
+      if ((choice.index ?? 0) !== 0) continue;
+      const delta = (choice.delta ?? {}) as Record<string, unknown>;
+      if (typeof delta.content === "string" && delta.content !== "") {
+        content += delta.content;
+        onDelta?.(delta.content);
+      }
+      if (typeof delta.reasoning_content === "string") reasoning += delta.reasoning_content;
+      for (const tc of (delta.tool_calls ?? []) as Record<string, unknown>[]) {
+        const idx = typeof tc.index === "number" ? tc.index : calls.length;
+        const slot = calls[idx] ??= { name: "", arguments: "" };
+        if (tc.id) slot.id = String(tc.id);
+        const fn = (tc.function ?? {}) as Record<string, unknown>;
+        if (typeof fn.name === "string") slot.name += fn.name;
+        if (typeof fn.arguments === "string") slot.arguments += fn.arguments;
+      }
+      if (choice.finish_reason) finished = true;
+    }
+  }
+  if (!finished) return null;
+  const message: Record<string, unknown> = { role: "assistant", content: content || null };
+  if (reasoning) message.reasoning_content = reasoning;
+  const toolCalls = calls.filter(Boolean).map((c) => ({
+    ...(c.id ? { id: c.id } : {}),
+    type: "function",
+    function: { name: c.name, arguments: c.arguments },
+  }));
+  if (toolCalls.length) message.tool_calls = toolCalls;
+  const out: Record<string, unknown> = { id, choices: [{ index: 0, message }] };
+  if (usage) out.usage = usage;
+  return out;
+}
+
+/**
+ * Sends a Chat Completions request through the SDK.
+ *
+ * @param req the request
+ * @param ctx the query context
+ * @param opts backend name, base url, reply options
+ * @returns the processed reply
+ */
+export async function queryChat(
+  req: BackendRequest,
+  ctx: QueryContext,
+  opts: ChatReplyOptions & { backend: string; baseURL: string | undefined },
+): Promise<BackendReply> {
+  const body = chatBody(req, ctx.settings.model, opts.backend);
+  const client = await openaiClient(ctx, opts.baseURL);
+  const rs = requestSignal(ctx);
+  let raw: unknown;
+  try {
+    if (!req.stream) {
+      // deno-lint-ignore no-explicit-any
+      raw = await client.chat.completions.create(body as any, { signal: rs.signal });
+    } else {
+      const stream = await client.chat.completions.create(
+        // deno-lint-ignore no-explicit-any
+        { ...body, stream: true, stream_options: { include_usage: true } } as any,
+        { signal: rs.signal },
+      ) as unknown as AsyncIterable<Record<string, unknown>>;
+      raw = await assembleChatStream(stream, ctx.onDelta);
+      if (raw === null) {
+        if (rs.timedOut()) throw await mapSdkError(opts.backend, new Error("timeout"), rs, ctx);
+        throw networkError(opts.backend, "the stream ended before the response was complete");
+      }
+    }
+  } catch (e) {
+    throw await mapSdkError(opts.backend, e, rs, ctx);
+  } finally {
+    rs.clear();
+  }
+  return chatReply(raw, opts);
+}
+
+/** The `openai` (Chat Completions) backend. */
+export const openaiBackend: Backend = {
+  defaults: {
+    tag: "openai",
+    model: "gpt-5-nano",
+    urlEnv: "OPENAI_URL",
+    keyEnv: ["OPENAI_KEY", "OPENAI_API_KEY"],
+    modelEnv: ["OPENAI_MODEL", "MODEL"],
+    url: "https://api.openai.com/v1",
+    keyRequired: true,
+  },
+  query: (req, ctx) =>
+    queryChat(req, ctx, {
+      backend: "openai",
+      baseURL: openaiBaseUrl(ctx.settings.url, ctx.settings.apiVersion),
+    }),
+};

@@ -1,0 +1,238 @@
+/**
+ * The inference cache (`inference.md` §6): on by default, keyed by
+ * `sha256(canonicalJSON({v:1, endpoint, backend, model, params, tools,
+ * messages, currentMeta}))` — no secrets, no clients — stored as JSON under
+ * `$SCOUT_HOME/var/cache/ask/`. A hit replays the stored messages, original
+ * `inference_id` included. Failures are never stored. A per-key lock (in
+ * process, and a lock file across processes) makes identical concurrent asks
+ * run once.
+ *
+ * @module
+ */
+import { mkdir, open, readFile, rm, stat } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import type { Message } from "../chat/types.ts";
+import { ScoutError } from "../errors.ts";
+import { writeFileAtomic } from "../util/fs.ts";
+import { sha256hex } from "../util/hash.ts";
+
+/** Cache format version (part of every key). */
+export const CACHE_VERSION = 1;
+
+/**
+ * JSON with object keys sorted at every level (arrays keep their order);
+ * `undefined` members are dropped as `JSON.stringify` does.
+ *
+ * @param v any JSON-able value
+ * @returns canonical JSON text
+ *
+ * @example
+ * ```ts
+ * import { canonicalJson } from "./cache.ts";
+ * canonicalJson({ b: 1, a: [{ d: 1, c: 2 }] }); // '{"a":[{"c":2,"d":1}],"b":1}'
+ * ```
+ */
+export function canonicalJson(v: unknown): string {
+  return JSON.stringify(sortKeys(v));
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (typeof v !== "object" || v === null) return v;
+  if (v instanceof Date) return v.toISOString();
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x !== undefined && typeof x !== "function") out[k] = sortKeys(x);
+  }
+  return out;
+}
+
+/** What identifies an ask. */
+export interface CacheKeyInput {
+  /** Endpoint name (`""` for none). */
+  endpoint: string;
+  /** Backend name. */
+  backend: string;
+  /** Model. */
+  model: string;
+  /** Provider parameters and shaped maps (no keys, urls or clients). */
+  params: unknown;
+  /** Tool definitions only. */
+  tools: unknown;
+  /** Messages after meta removal. */
+  messages: readonly Message[];
+  /** The chat's current meta. */
+  currentMeta: unknown;
+}
+
+/**
+ * The cache key of an ask.
+ *
+ * @param input what identifies the ask
+ * @returns 64 hex chars
+ */
+export function cacheKey(input: CacheKeyInput): string {
+  return sha256hex(canonicalJson({ v: CACHE_VERSION, ...input }));
+}
+
+/**
+ * The cache directory: `<home>/var/cache/ask`.
+ *
+ * @param home SCOUT_HOME
+ * @returns the directory
+ */
+export function cacheDir(home: string): string {
+  return join(home, "var", "cache", "ask");
+}
+
+/** A stored ask result. */
+export interface CachedAsk {
+  /** Format version. */
+  v: number;
+  /** When it was stored. */
+  created: string;
+  /** Endpoint, backend and model it was produced with. */
+  endpoint: string;
+  backend: string;
+  model: string;
+  /** The produced messages (metas with their original inference ids). */
+  messages: Message[];
+}
+
+/**
+ * Reads a cache entry. A missing entry is a miss; an unreadable or corrupt one
+ * is a miss too, reported through `warn` (the entry is then rewritten).
+ *
+ * @param dir cache directory
+ * @param key cache key
+ * @param warn warning sink
+ * @returns the entry or null
+ */
+export async function cacheRead(
+  dir: string,
+  key: string,
+  warn?: (m: string) => void,
+): Promise<CachedAsk | null> {
+  const file = join(dir, `${key}.json`);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    warn?.(`Cannot read cache entry "${file}": ${(e as Error).message}`);
+    return null;
+  }
+  try {
+    const data = JSON.parse(text) as CachedAsk;
+    if (data?.v !== CACHE_VERSION || !Array.isArray(data.messages)) {
+      throw new Error("unexpected shape");
+    }
+    return data;
+  } catch (e) {
+    warn?.(`Ignoring corrupt cache entry "${file}": ${(e as Error).message}`);
+    return null;
+  }
+}
+
+/**
+ * Stores a cache entry atomically.
+ *
+ * @param dir cache directory
+ * @param key cache key
+ * @param entry what to store
+ */
+export async function cacheWrite(dir: string, key: string, entry: CachedAsk): Promise<void> {
+  await writeFileAtomic(join(dir, `${key}.json`), JSON.stringify(entry) + "\n");
+}
+
+const inProcess = new Map<string, Promise<unknown>>();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function acquireFileLock(
+  file: string,
+  opts: { waitMs: number; sleep: (ms: number) => Promise<void> },
+): Promise<(() => Promise<void>) | null> {
+  const me = `${process.pid}@${hostname()}`;
+  const deadline = Date.now() + opts.waitMs;
+  for (;;) {
+    try {
+      const fh = await open(file, "wx");
+      await fh.writeFile(me);
+      await fh.close();
+      return () => rm(file, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new ScoutError("io", `Cannot create cache lock "${file}"`, { file, cause: e });
+      }
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
+        throw new ScoutError("io", `Cannot create cache lock "${file}": ${(e as Error).message}`, {
+          file,
+          cause: e,
+        });
+      }
+    }
+    const holder = await readFile(file, "utf8").catch(() => "");
+    const [pid, host] = holder.split("@");
+    const age = await stat(file).then((s) => Date.now() - s.mtimeMs).catch(() => 0);
+    const stale = (host === hostname() && pid !== undefined && !alive(Number(pid))) ||
+      (holder === "" && age > 5_000);
+    if (stale) {
+      await rm(file, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) return null;
+    await opts.sleep(50);
+  }
+}
+
+/**
+ * Runs `fn` holding the lock of `key`: concurrent identical asks in this
+ * process share one run; other processes wait on the lock file (a lock left
+ * by a dead process is taken over; after `waitMs` the ask runs unlocked).
+ *
+ * @param dir cache directory
+ * @param key cache key
+ * @param fn the work (typically: re-check the cache, ask, store)
+ * @param opts how long to wait for another process
+ * @returns what `fn` returned
+ */
+export async function withCacheLock<T>(
+  dir: string,
+  key: string,
+  fn: () => Promise<T>,
+  opts: { waitMs?: number } = {},
+): Promise<T> {
+  const running = inProcess.get(key);
+  if (running) {
+    await running.catch(() => {});
+    return withCacheLock(dir, key, fn, opts);
+  }
+  const work = (async () => {
+    await mkdir(dir, { recursive: true });
+    const release = await acquireFileLock(join(dir, `${key}.lock`), {
+      waitMs: opts.waitMs ?? 600_000,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    });
+    try {
+      return await fn();
+    } finally {
+      await release?.();
+    }
+  })();
+  inProcess.set(key, work);
+  try {
+    return await work;
+  } finally {
+    if (inProcess.get(key) === work) inProcess.delete(key);
+  }
+}

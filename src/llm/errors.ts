@@ -1,0 +1,149 @@
+/**
+ * Typed provider failures (`inference.md` §7): HTTP errors, network errors,
+ * timeouts and unusable replies, as {@link ScoutError}s with the fields the
+ * retry layer and the CLI read (`backend`, `status`, `phase`, `retryable`,
+ * `retryAfterMs`).
+ *
+ * @module
+ */
+import { isScoutError, ScoutError } from "../errors.ts";
+
+/** Statuses worth retrying: 408, 409, 429 and 5xx. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * Parses `retry-after-ms` / `retry-after` (seconds or an HTTP date).
+ *
+ * @param headers response headers
+ * @param now clock for HTTP dates
+ * @returns milliseconds to wait, or undefined
+ */
+export function retryAfterMs(
+  headers: Headers | Record<string, string | null | undefined> | undefined,
+  now: () => number = Date.now,
+): number | undefined {
+  if (!headers) return undefined;
+  const get = (k: string) =>
+    headers instanceof Headers ? headers.get(k) : (headers[k] ?? headers[k.toLowerCase()]);
+  const ms = get("retry-after-ms");
+  if (ms && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.round(Number(ms));
+  const ra = get("retry-after");
+  if (!ra) return undefined;
+  if (/^\d+(\.\d+)?$/.test(ra.trim())) return Math.round(Number(ra) * 1000);
+  const date = Date.parse(ra);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now());
+}
+
+function excerpt(text: string): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > 300 ? t.slice(0, 300) + "…" : t;
+}
+
+/**
+ * Extracts a provider's error message from a JSON or text body.
+ *
+ * @param body response body text
+ * @returns a short message
+ */
+export function providerMessage(body: string): string {
+  try {
+    const data = JSON.parse(body);
+    const m = data?.error?.message ?? data?.message ?? data?.error;
+    if (typeof m === "string" && m) return excerpt(m);
+  } catch { /* not JSON */ }
+  return excerpt(body);
+}
+
+/**
+ * An HTTP error status from a provider.
+ *
+ * @param backend backend name
+ * @param status HTTP status
+ * @param message provider message
+ * @param retryAfter milliseconds from `retry-after`, if any
+ * @returns the error (`provider_http`)
+ */
+export function httpError(
+  backend: string,
+  status: number,
+  message: string,
+  retryAfter?: number,
+): ScoutError {
+  return new ScoutError(
+    "provider_http",
+    `Provider "${backend}" answered HTTP ${status}${message ? `: ${message}` : ""}`,
+    {
+      backend,
+      status,
+      phase: "query",
+      retryable: isRetryableStatus(status),
+      ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
+    },
+  );
+}
+
+/**
+ * A connection failure (refused, reset, stream cut).
+ *
+ * @param backend backend name
+ * @param cause the underlying error or a description
+ * @returns the error (`provider_http`, retryable)
+ */
+export function networkError(backend: string, cause: unknown): ScoutError {
+  const what = cause instanceof Error ? cause.message : String(cause);
+  return new ScoutError("provider_http", `Cannot reach provider "${backend}": ${what}`, {
+    backend,
+    phase: "query",
+    retryable: true,
+    network: true,
+    cause,
+  });
+}
+
+/**
+ * A request that took longer than `request_timeout`.
+ *
+ * @param backend backend name
+ * @param timeoutMs the limit
+ * @returns the error (`timeout`, retryable)
+ */
+export function timeoutError(backend: string, timeoutMs: number): ScoutError {
+  return new ScoutError(
+    "timeout",
+    `Provider "${backend}" did not answer within ${formatSeconds(timeoutMs)}`,
+    { backend, phase: "query", retryable: true, timeoutMs },
+  );
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(3).replace(/0+$/, "")} s`;
+}
+
+/**
+ * A reply that cannot be used (malformed JSON, no choices, error payload).
+ *
+ * @param backend backend name
+ * @param message what is wrong
+ * @param cause underlying error
+ * @returns the error (`provider_response`, not retried)
+ */
+export function responseError(backend: string, message: string, cause?: unknown): ScoutError {
+  return new ScoutError("provider_response", `Provider "${backend}" ${message}`, {
+    backend,
+    phase: "process_response",
+    retryable: false,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/**
+ * Whether an error may be retried (typed errors carry `retryable`).
+ *
+ * @param e any error
+ * @returns true when the retry layer should try again
+ */
+export function isRetryable(e: unknown): boolean {
+  return isScoutError(e) && e.retryable === true;
+}

@@ -1,0 +1,228 @@
+/**
+ * Message preparation shared by every adapter: which roles reach a provider
+ * (`inference.md` §0), the tool-call messages decoded from their JSON content
+ * (§5.5), and local or remote media for `image` / `pdf` messages.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import { basename, extname } from "node:path";
+import type { Message } from "../chat/types.ts";
+import { ScoutError } from "../errors.ts";
+import { parseArguments } from "../tools/calls.ts";
+
+/** Roles that configure the ask and are never sent as messages. */
+export const DIRECTIVE_ROLES: ReadonlySet<string> = new Set([
+  "meta",
+  "previous_response_id",
+  "tool",
+  "mcp",
+  "kb",
+  "introduce",
+  "association",
+  "clear_tools",
+  "clear_associations",
+  "endpoint",
+  "model",
+  "backend",
+  "agent",
+  "persist",
+  "format",
+  "option",
+  "sticky_option",
+  "config",
+  "allow_path",
+  "allow_read_path",
+  "socialize",
+]);
+
+/**
+ * The messages a provider should see: directive roles and empty-string
+ * contents dropped (copies are not made; messages are not changed).
+ *
+ * @param messages compiled messages
+ * @returns the sendable ones, in order
+ */
+export function sendableMessages(messages: readonly Message[]): Message[] {
+  return messages.filter((m) => !DIRECTIVE_ROLES.has(m.role) && m.content !== "");
+}
+
+function jsonObject(content: unknown): Record<string, unknown> | null {
+  if (typeof content === "object" && content !== null && !Array.isArray(content)) {
+    return content as Record<string, unknown>;
+  }
+  if (typeof content !== "string") return null;
+  try {
+    const v = JSON.parse(content);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A `function_call` message decoded. */
+export interface CallMessage {
+  /** Tool name. */
+  name: string;
+  /** Arguments: object, or the raw string when not JSON. */
+  arguments: unknown;
+  /** Stored id, if any. */
+  id?: string;
+}
+
+/**
+ * Decodes a `function_call` message (`{name, arguments, id}` JSON; `call_id`
+ * and `function.{name,arguments}` accepted too).
+ *
+ * @param m the message
+ * @returns the decoded call
+ * @throws ScoutError `invalid_input` when the content is not a call object
+ */
+export function decodeCall(m: Message): CallMessage {
+  const o = jsonObject(m.content);
+  const fn = o && typeof o.function === "object" && o.function !== null
+    ? o.function as Record<string, unknown>
+    : {};
+  const name = o?.name ?? fn.name;
+  if (!o || typeof name !== "string") {
+    throw new ScoutError(
+      "invalid_input",
+      `Cannot read function_call message: ${preview(m.content)}`,
+    );
+  }
+  const id = o.call_id ?? o.id ?? o.tool_call_id;
+  const args = "arguments" in o ? o.arguments : fn.arguments;
+  const out: CallMessage = { name, arguments: parseArguments(args) };
+  if (id !== undefined && id !== null && id !== "") out.id = String(id);
+  return out;
+}
+
+/** A `function_call_output` message decoded. */
+export interface OutputMessage {
+  /** The output text sent to the provider (the envelope's `content`). */
+  content: string;
+  /** Call id, if stored. */
+  id?: string;
+  /** Tool name, if stored. */
+  name?: string;
+}
+
+/**
+ * Decodes a `function_call_output` message: the envelope's `content` (made
+ * text) and id; a non-JSON content is the output text itself.
+ *
+ * @param m the message
+ * @returns the decoded output
+ */
+export function decodeOutput(m: Message): OutputMessage {
+  const o = jsonObject(m.content);
+  if (!o || !("content" in o)) {
+    return { content: typeof m.content === "string" ? m.content : JSON.stringify(m.content) };
+  }
+  const c = o.content;
+  const out: OutputMessage = {
+    content: typeof c === "string" ? c : c === null || c === undefined ? "" : JSON.stringify(c),
+  };
+  const id = o.call_id ?? o.id ?? o.tool_call_id;
+  if (id !== undefined && id !== null && id !== "") out.id = String(id);
+  if (typeof o.name === "string") out.name = o.name;
+  return out;
+}
+
+function preview(v: unknown): string {
+  const s = typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
+  return s.length > 120 ? s.slice(0, 120) + "…" : s;
+}
+
+/**
+ * Pairs tool messages with ids: calls without an id get `call_<index>`
+ * (message index), outputs without one take the nearest preceding call's id.
+ *
+ * @param messages sendable messages
+ * @returns decoded calls/outputs by message index
+ */
+export function toolMessageIds(
+  messages: readonly Message[],
+): Map<number, CallMessage & { id: string } | OutputMessage & { id: string }> {
+  const out = new Map<number, CallMessage & { id: string } | OutputMessage & { id: string }>();
+  let lastCallId: string | undefined;
+  messages.forEach((m, i) => {
+    if (m.role === "function_call") {
+      const c = decodeCall(m);
+      const id = c.id ?? `call_${i}`;
+      lastCallId = id;
+      out.set(i, { ...c, id });
+    } else if (m.role === "function_call_output") {
+      const o = decodeOutput(m);
+      out.set(i, { ...o, id: o.id ?? lastCallId ?? `call_${i}` });
+    }
+  });
+  return out;
+}
+
+/** Whether a reference is a remote URL. */
+export function isUrl(ref: string): boolean {
+  return /^(https?|ftp):\/\//i.test(ref) || ref.startsWith("data:");
+}
+
+const IMAGE_TYPES: Record<string, string> = {
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".png": "image/png",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+};
+
+/** Local media loaded for a provider. */
+export interface Media {
+  /** MIME type. */
+  mime: string;
+  /** Base64 bytes. */
+  base64: string;
+  /** File name. */
+  filename: string;
+}
+
+/**
+ * Loads a local image or PDF.
+ *
+ * @param path file path (as compiled)
+ * @param kind `image` or `pdf`
+ * @returns mime, base64 and file name
+ * @throws ScoutError `file_not_found` / `invalid_input` (unsupported image type)
+ */
+export function loadMedia(path: string, kind: "image" | "pdf"): Media {
+  let mime: string;
+  if (kind === "pdf") mime = "application/pdf";
+  else {
+    const t = IMAGE_TYPES[extname(path).toLowerCase()];
+    if (!t) {
+      throw new ScoutError(
+        "invalid_input",
+        `Unsupported image type "${extname(path) || path}" (use jpg, png, gif or webp)`,
+        { file: path },
+      );
+    }
+    mime = t;
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    throw new ScoutError("file_not_found", `File not found: "${path}"`, { file: path });
+  }
+  return { mime, base64: Buffer.from(bytes).toString("base64"), filename: basename(path) };
+}
+
+/**
+ * The content of a message as text for providers that need a string.
+ *
+ * @param content message content
+ * @returns text (JSON for structured content)
+ */
+export function textContent(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (content === null || content === undefined) return "";
+  return JSON.stringify(content);
+}

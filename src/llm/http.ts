@@ -1,0 +1,159 @@
+/**
+ * HTTP plumbing shared by the fetch-based adapters (Anthropic, Ollama):
+ * a POST with the request timeout and the ask's abort signal, failures mapped
+ * to typed errors, and line readers for SSE and NDJSON bodies.
+ *
+ * @module
+ */
+import { httpError, networkError, providerMessage, retryAfterMs, timeoutError } from "./errors.ts";
+import type { QueryContext } from "./types.ts";
+
+/** A request signal combining the ask's signal and the timeout. */
+export interface RequestSignal {
+  /** Signal to pass to fetch. */
+  signal: AbortSignal;
+  /** True once the timeout fired. */
+  timedOut(): boolean;
+  /** Cancels the timer. */
+  clear(): void;
+}
+
+/**
+ * Builds a signal that aborts on the ask's signal or after `timeoutMs`.
+ *
+ * @param ctx query context (signal, timeout)
+ * @returns the combined signal
+ */
+export function requestSignal(ctx: QueryContext): RequestSignal {
+  const ac = new AbortController();
+  let fired = false;
+  const timer = setTimeout(() => {
+    fired = true;
+    ac.abort(new DOMException("The request timed out", "TimeoutError"));
+  }, ctx.settings.timeoutMs);
+  const onAbort = () => ac.abort(ctx.signal?.reason);
+  if (ctx.signal) {
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener("abort", onAbort, { once: true });
+  }
+  return {
+    signal: ac.signal,
+    timedOut: () => fired,
+    clear: () => {
+      clearTimeout(timer);
+      ctx.signal?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/**
+ * Maps a thrown fetch/body error to a typed one (aborts by the caller pass through).
+ *
+ * @param backend backend name
+ * @param e what was thrown
+ * @param rs the request signal
+ * @param ctx the query context
+ * @returns the error to throw
+ */
+export function mapFetchError(
+  backend: string,
+  e: unknown,
+  rs: RequestSignal,
+  ctx: QueryContext,
+): unknown {
+  if (rs.timedOut()) return timeoutError(backend, ctx.settings.timeoutMs);
+  if (ctx.signal?.aborted) return ctx.signal.reason ?? e;
+  return networkError(backend, e);
+}
+
+/**
+ * POSTs JSON and returns the response when its status is 2xx.
+ *
+ * @param backend backend name (for errors)
+ * @param url endpoint url
+ * @param body JSON body
+ * @param opts headers, context and the request signal
+ * @returns the response (body unread)
+ */
+export async function postJson(
+  backend: string,
+  url: string,
+  body: unknown,
+  opts: { headers: Record<string, string>; ctx: QueryContext; rs: RequestSignal },
+): Promise<Response> {
+  let res: Response;
+  try {
+    res = await opts.ctx.fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...opts.headers },
+      body: JSON.stringify(body),
+      signal: opts.rs.signal,
+    });
+  } catch (e) {
+    throw mapFetchError(backend, e, opts.rs, opts.ctx);
+  }
+  if (!res.ok) {
+    let text = "";
+    try {
+      text = await res.text();
+    } catch { /* body unreadable: the status says enough */ }
+    throw httpError(backend, res.status, providerMessage(text), retryAfterMs(res.headers));
+  }
+  return res;
+}
+
+/**
+ * Reads a body as text lines (split on `\n`, `\r` stripped).
+ *
+ * @param body response body
+ * @returns the lines, the last one even without a newline
+ */
+export async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const dec = new TextDecoder();
+  let buf = "";
+  for await (const chunk of body) {
+    buf += dec.decode(chunk, { stream: true });
+    let i: number;
+    while ((i = buf.indexOf("\n")) !== -1) {
+      yield buf.slice(0, i).replace(/\r$/, "");
+      buf = buf.slice(i + 1);
+    }
+  }
+  buf += dec.decode();
+  if (buf !== "") yield buf.replace(/\r$/, "");
+}
+
+/** One server-sent event. */
+export interface SseEvent {
+  /** `event:` field (default `message`). */
+  event: string;
+  /** Joined `data:` lines. */
+  data: string;
+}
+
+/**
+ * Parses a server-sent-events body into events.
+ *
+ * @param body response body
+ * @returns the events in order
+ */
+export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+  let event = "";
+  let data: string[] = [];
+  for await (const line of lines(body)) {
+    if (line === "") {
+      if (data.length) yield { event: event || "message", data: data.join("\n") };
+      event = "";
+      data = [];
+      continue;
+    }
+    if (line.startsWith(":")) continue;
+    const i = line.indexOf(":");
+    const field = i === -1 ? line : line.slice(0, i);
+    let value = i === -1 ? "" : line.slice(i + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "event") event = value;
+    else if (field === "data") data.push(value);
+  }
+  if (data.length) yield { event: event || "message", data: data.join("\n") };
+}

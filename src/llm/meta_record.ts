@@ -1,0 +1,104 @@
+/**
+ * Meta records of inference (`inference.md` §4): one per provider response,
+ * with the response's token counts, session (`_s`) and chat (`_c`) running
+ * totals, a fresh `inference_id`, the provider's response id, reasoning and a
+ * millisecond timestamp — built in the order that makes `serializeMeta`
+ * produce the Ruby layout.
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+import type { MetaRecord, TokenKey } from "../chat/meta.ts";
+import { normalizeUsage, parseMeta, toInt, TOKEN_KEYS } from "../chat/meta.ts";
+
+/** Session running totals (`_s`): one per process by default. */
+export interface Session {
+  /** Totals per token key. */
+  totals: Partial<Record<TokenKey, number>>;
+}
+
+/**
+ * A new, empty session.
+ *
+ * @returns `{totals: {}}`
+ */
+export function newSession(): Session {
+  return { totals: {} };
+}
+
+/** The process-wide default session. */
+export const defaultSession: Session = newSession();
+
+/**
+ * The current meta of a chat (§4.3): the last meta record, with its `_c` keys
+ * replaced by those of the last record that has any `_c` key.
+ *
+ * @param metas the chat's `meta` messages (or their parsed records), in order
+ * @returns the current meta, or `{}` when there is none
+ */
+export function currentMeta(metas: ReadonlyArray<Message | MetaRecord>): MetaRecord {
+  const records = metas.map((m) =>
+    "role" in m && typeof (m as Message).role === "string"
+      ? parseMeta(String((m as Message).content ?? ""))
+      : m as MetaRecord
+  );
+  const last = records.at(-1);
+  if (!last) return {};
+  const out: MetaRecord = { ...last };
+  const withC = [...records].reverse().find((r) => Object.keys(r).some((k) => k.endsWith("_c")));
+  if (withC && withC !== last) {
+    for (const k of Object.keys(out)) if (k.endsWith("_c")) delete out[k];
+    for (const [k, v] of Object.entries(withC)) if (k.endsWith("_c")) out[k] = v;
+  }
+  return out;
+}
+
+/** Inputs of {@link nextMeta}. */
+export interface NextMetaInput {
+  /** The provider's usage block. */
+  usage: unknown;
+  /** The previous meta (current meta of the chat, or the previous round's). */
+  previous: MetaRecord;
+  /** Session totals, updated in place. */
+  session: Session;
+  /** The new inference id. */
+  inferenceId: string;
+  /** Provider response id, if any. */
+  providerResponseId?: string;
+  /** Reasoning text, if any. */
+  reasoning?: string;
+  /** When the response arrived. */
+  timestamp: Date;
+}
+
+/**
+ * Builds the meta record of one response.
+ *
+ * @param i usage, previous meta, session, ids, reasoning and time
+ * @returns the record, keys in build order (tokens, inference_id,
+ *   provider_response_id, `_s`, `_c`, reas, timestamp)
+ *
+ * @example
+ * ```ts
+ * import { newSession, nextMeta } from "./meta_record.ts";
+ * const m = nextMeta({ usage: { prompt_tokens: 7, total_tokens: 7 }, previous: { pt_c: 2, ct_c: 3, tt_c: 5 },
+ *   session: newSession(), inferenceId: "id1", timestamp: new Date(0) });
+ * // m.pt === 7, m.pt_c === 9, m.ct_c === 3, m.tt_c === 12
+ * ```
+ */
+export function nextMeta(i: NextMetaInput): MetaRecord {
+  const tokens = normalizeUsage(i.usage);
+  const out: MetaRecord = {};
+  for (const k of TOKEN_KEYS) if (tokens[k] !== undefined) out[k] = tokens[k]!;
+  out.inference_id = i.inferenceId;
+  if (i.providerResponseId) out.provider_response_id = i.providerResponseId;
+  for (const k of TOKEN_KEYS) {
+    if (tokens[k] === undefined) continue;
+    i.session.totals[k] = (i.session.totals[k] ?? 0) + tokens[k]!;
+    out[`${k}_s`] = i.session.totals[k]!;
+  }
+  for (const k of TOKEN_KEYS) out[`${k}_c`] = toInt(i.previous[`${k}_c`]) + (tokens[k] ?? 0);
+  if (i.reasoning) out.reas = i.reasoning.replace(/\r\n|\r|\n/g, " ");
+  out.timestamp = i.timestamp.toISOString();
+  return out;
+}

@@ -1,0 +1,94 @@
+/**
+ * The backend registry (`inference.md` §1.5): built-in adapters loaded lazily
+ * by name (a command only loads the adapter it uses), plus backends registered
+ * at run time with {@link registerBackend}. No module-name guessing.
+ *
+ * @module
+ */
+import { ScoutError } from "../errors.ts";
+import type { Backend } from "./types.ts";
+
+const BUILTIN: Record<string, () => Promise<Backend>> = {
+  responses: async () => (await import("./backends/responses.ts")).responsesBackend,
+  openai: async () => (await import("./backends/openai.ts")).openaiBackend,
+  anthropic: async () => (await import("./backends/anthropic.ts")).anthropicBackend,
+  ollama: async () => (await import("./backends/ollama.ts")).ollamaBackend,
+  vllm: async () => (await import("./backends/vllm.ts")).vllmBackend,
+  openwebui: async () => (await import("./backends/openwebui.ts")).openwebuiBackend,
+};
+
+/** Ruby backends this port does not provide (named in errors instead of "unknown"). */
+const NOT_PORTED: Record<string, string> = {
+  bedrock: "needs AWS request signing, not part of this port yet",
+  huggingface: "runs a local Python model, out of scope",
+  relay: "the scp file relay is not ported",
+};
+
+const registered = new Map<string, Backend>();
+
+/**
+ * Registers (or replaces) a backend under `name`. Registered names take
+ * precedence over built-ins, so tests and demos can register `mock`.
+ *
+ * @param name backend name used in chats (`backend: mock`) and options
+ * @param backend the implementation
+ *
+ * @example
+ * ```ts
+ * import { registerBackend } from "./registry.ts";
+ * registerBackend("echo", {
+ *   defaults: { tag: "echo", model: "echo", keyEnv: [], modelEnv: [] },
+ *   query: (req) => Promise.resolve({ items: [{ type: "text", text: String(req.messages.at(-1)?.content) }] }),
+ * });
+ * ```
+ */
+export function registerBackend(name: string, backend: Backend): void {
+  registered.set(name, backend);
+}
+
+/**
+ * Removes a registered backend (built-ins cannot be removed).
+ *
+ * @param name backend name
+ * @returns true if one was registered
+ */
+export function unregisterBackend(name: string): boolean {
+  return registered.delete(name);
+}
+
+/**
+ * All backend names: built-ins, then registered ones.
+ *
+ * @returns names
+ */
+export function backendNames(): string[] {
+  return [...new Set([...Object.keys(BUILTIN), ...registered.keys()])];
+}
+
+/**
+ * Looks up a backend.
+ *
+ * @param name backend name
+ * @returns the backend
+ * @throws ScoutError `unknown_backend` ("Unknown backend: <name>", listing the known ones)
+ */
+export async function getBackend(name: string): Promise<Backend> {
+  const r = registered.get(name);
+  if (r) return r;
+  const load = BUILTIN[name];
+  if (load) return await load();
+  if (name in NOT_PORTED) {
+    throw new ScoutError(
+      "unknown_backend",
+      `Backend "${name}" is not available: ${NOT_PORTED[name]}`,
+      {
+        backend: name,
+      },
+    );
+  }
+  throw new ScoutError(
+    "unknown_backend",
+    `Unknown backend: "${name}" (known: ${backendNames().join(", ")})`,
+    { backend: name },
+  );
+}

@@ -1,0 +1,159 @@
+/**
+ * Client settings of one ask (`inference.md` §1.3–1.5): backend name, model,
+ * url, key, API version, timeout and retries, from the merged options (chat,
+ * call, endpoint file) → config entries → environment → built-in defaults.
+ * Keys are looked up under `<TAG>_KEY` and then `OPENAI_API_KEY` /
+ * `ANTHROPIC_API_KEY` ([TS-FIX]); a missing key is an error naming the
+ * variables; keyless local servers get `"EMPTY"`.
+ *
+ * @module
+ */
+import type { ConfigStore } from "../config/store.ts";
+import { configGet } from "../config/store.ts";
+import { ScoutError } from "../errors.ts";
+import type { BackendDefaults, ClientSettings } from "./types.ts";
+
+/** Default backend when nothing names one. */
+export const DEFAULT_BACKEND = "responses";
+/** Default `request_timeout` in seconds (Ruby's). */
+export const DEFAULT_REQUEST_TIMEOUT_S = 1200;
+/** Default retries of a failed query. */
+export const DEFAULT_MAX_RETRIES = 3;
+
+type Env = Record<string, string | undefined>;
+
+function present(v: unknown): boolean {
+  return v !== undefined && v !== null && v !== "" && v !== false;
+}
+
+/**
+ * Chooses the backend name: option → config `backend` (scopes `ask`, `llm`) →
+ * env `ASK_BACKEND`, `LLM_BACKEND` → `responses`.
+ *
+ * @param option the merged `backend` option
+ * @param store config store
+ * @param env environment
+ * @returns the backend name
+ */
+export function chooseBackend(option: unknown, store: ConfigStore, env: Env): string {
+  if (present(option)) return String(option).trim();
+  const v = configGet(store, "backend", ["ask", "llm"], {
+    env: ["ASK_BACKEND", "LLM_BACKEND"],
+    environment: env,
+  });
+  return typeof v === "string" && v !== "" ? v.trim() : DEFAULT_BACKEND;
+}
+
+function scoped(
+  store: ConfigStore,
+  key: string,
+  tag: string,
+  envNames: readonly string[],
+  env: Env,
+): string | undefined {
+  const v = configGet(store, key, [`${tag}_ask`, "ask", tag], {
+    env: [...envNames],
+    environment: env,
+  });
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+function officialUrl(url: string | undefined, defaults: BackendDefaults): boolean {
+  if (url === undefined) return true;
+  if (!defaults.url) return false;
+  try {
+    return new URL(url).host === new URL(defaults.url).host;
+  } catch {
+    return false;
+  }
+}
+
+function seconds(v: unknown, what: string): number | undefined {
+  if (!present(v)) return undefined;
+  const n = typeof v === "number" ? v : Number(String(v).trim());
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new ScoutError("config", `Invalid ${what}: "${String(v)}" (expected seconds > 0)`);
+  }
+  return n;
+}
+
+/** Inputs of {@link resolveSettings}. */
+export interface ResolveSettingsOptions {
+  /** Backend name. */
+  backend: string;
+  /** The backend's defaults. */
+  defaults: BackendDefaults;
+  /** Merged options (chat, call, endpoint file). */
+  options: Record<string, unknown>;
+  /** Config store. */
+  store: ConfigStore;
+  /** Environment. */
+  env: Env;
+}
+
+/**
+ * Resolves the client settings.
+ *
+ * @param o backend, defaults, options, config and environment
+ * @returns the settings plus `maxRetries`
+ * @throws ScoutError `missing_key` naming the variables to set; `config` for
+ *   a missing model or an invalid timeout
+ */
+export function resolveSettings(
+  o: ResolveSettingsOptions,
+): ClientSettings & { maxRetries: number } {
+  const { defaults: d, options: opts, store, env } = o;
+  const tag = d.tag;
+  const model = present(opts.model)
+    ? String(opts.model)
+    : scoped(store, "model", tag, d.modelEnv, env) ?? d.model;
+  if (!model) {
+    throw new ScoutError(
+      "config",
+      `No model for backend "${o.backend}": set "model" in the chat, endpoint or config`,
+      {
+        backend: o.backend,
+      },
+    );
+  }
+  const url = present(opts.url)
+    ? String(opts.url)
+    : scoped(store, "url", tag, d.urlEnv ? [d.urlEnv] : [], env);
+  let key = present(opts.key) ? String(opts.key) : scoped(store, "key", tag, d.keyEnv, env);
+  if (key === undefined) {
+    if (d.keyRequired && officialUrl(url, d)) {
+      const vars = d.keyEnv.join(" or ");
+      throw new ScoutError(
+        "missing_key",
+        `No API key for backend "${o.backend}": set ${vars}, or "key" in the endpoint file or config`,
+        { backend: o.backend, variables: d.keyEnv },
+      );
+    }
+    key = "EMPTY";
+  }
+  const timeoutS = seconds(opts.request_timeout, "request_timeout") ??
+    seconds(
+      configGet(store, "request_timeout", [`${tag}_ask`, "ask", tag], { environment: env }),
+      "request_timeout",
+    ) ??
+    DEFAULT_REQUEST_TIMEOUT_S;
+  const retriesRaw = present(opts.max_retries)
+    ? opts.max_retries
+    : configGet(store, "max_retries", [`${tag}_ask`, "ask", tag, "llm"], { environment: env });
+  const maxRetries = present(retriesRaw)
+    ? Number.parseInt(String(retriesRaw), 10)
+    : DEFAULT_MAX_RETRIES;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new ScoutError("config", `Invalid max_retries: "${String(retriesRaw)}"`);
+  }
+  const settings: ClientSettings & { maxRetries: number } = {
+    backend: o.backend,
+    model,
+    key,
+    apiVersion: present(opts.api_version) ? String(opts.api_version) : "v1",
+    timeoutMs: Math.round(timeoutS * 1000),
+    maxRetries,
+  };
+  if (url !== undefined) settings.url = url;
+  return settings;
+}

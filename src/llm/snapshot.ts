@@ -1,0 +1,68 @@
+/**
+ * Failure snapshots (`inference.md` §7, [TS-FIX]): when a query or the
+ * processing of its reply fails, the messages, options and current meta are
+ * written next to each other so the request can be inspected and replayed —
+ * with `key` and anything that looks like a credential redacted.
+ *
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { serializeMeta } from "../chat/meta.ts";
+import { print } from "../chat/print.ts";
+import type { Message } from "../chat/types.ts";
+import { writeFileAtomic } from "../util/fs.ts";
+
+const SECRET = /^(key|api_key|apikey|authorization|access_key|secret_key|token|password)$/i;
+
+/**
+ * A copy of `options` with credentials replaced by `"[REDACTED]"` and
+ * functions, messages and tool implementations dropped.
+ *
+ * @param options options
+ * @returns JSON-safe redacted options
+ */
+export function redactOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options)) {
+    if (k === "messages" || k === "tools" || typeof v === "function") continue;
+    if (SECRET.test(k)) {
+      out[k] = "[REDACTED]";
+      continue;
+    }
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+      try {
+        out[k] = JSON.parse(JSON.stringify(redactOptions(v as Record<string, unknown>)));
+      } catch {
+        out[k] = String(v);
+      }
+    } else out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * Writes a snapshot: `<base>.chat`, `<base>.options.json`, `<base>.meta`.
+ *
+ * @param dir snapshot directory (`$SCOUT_HOME/tmp/ask`)
+ * @param s messages, options and current meta
+ * @returns the base path (without extension)
+ */
+export async function writeSnapshot(
+  dir: string,
+  s: {
+    messages: readonly Message[];
+    options: Record<string, unknown>;
+    currentMeta: Record<string, unknown>;
+  },
+): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const base = join(dir, `${stamp}-${randomBytes(3).toString("hex")}`);
+  await writeFileAtomic(`${base}.chat`, print(s.messages as Message[]) + "\n");
+  await writeFileAtomic(
+    `${base}.options.json`,
+    JSON.stringify(redactOptions(s.options), null, 2) + "\n",
+  );
+  await writeFileAtomic(`${base}.meta`, serializeMeta(s.currentMeta) + "\n");
+  return base;
+}

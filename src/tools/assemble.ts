@@ -1,0 +1,153 @@
+/**
+ * Tool assembly from a chat (`inference.md` §2.3): the caller's tools, then
+ * the chat's tool directives in order (`tool:`, `mcp:`, `kb:`, `association:`;
+ * later names win), and `introduce:` lines replaced in place by the
+ * workflow's documentation (once per workflow). Directives never reach the
+ * provider. Workflow, MCP and knowledge-base lookups come from a resolver the
+ * caller passes, so this layer stays free of their I/O.
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+import { ScoutError } from "../errors.ts";
+import { mergeRegistries } from "./registry.ts";
+import type { ToolEntry, ToolRegistry } from "./types.ts";
+import { definitionName } from "./registry.ts";
+
+/** Resolves tool directives (supplied by the workflow/MCP/KB layers). */
+export interface ToolResolver {
+  /** `tool: <Workflow> [task [inputs…]]` → tool entries. */
+  workflowTools?(tokens: string[]): Promise<ToolEntry[]>;
+  /** `introduce: <Workflow>` → the documentation text, or null when there is none. */
+  introduce?(workflow: string): Promise<string | null>;
+  /** `mcp: <url> [names…]` / `mcp: stdio <command> [names…]` → tool entries. */
+  mcpTools?(tokens: string[]): Promise<ToolEntry[]>;
+  /** `kb: <kb> [databases…]` → tool entries. */
+  kbTools?(tokens: string[]): Promise<ToolEntry[]>;
+  /** `association: <name> <path> [k=v…]` → tool entries. */
+  associationTools?(tokens: string[]): Promise<ToolEntry[]>;
+}
+
+/**
+ * Splits a directive into shell words (`'…'`, `"…"` and `\` escapes).
+ *
+ * @param text directive content
+ * @returns the words
+ *
+ * @example
+ * ```ts
+ * import { shellWords } from "./assemble.ts";
+ * shellWords(`mcp: stdio "npx server --x" read`.slice(5)); // ["stdio", "npx server --x", "read"]
+ * ```
+ */
+export function shellWords(text: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  let has = false;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === "\\" && quote === '"' && i + 1 < text.length) cur += text[++i];
+      else cur += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      has = true;
+    } else if (c === "\\" && i + 1 < text.length) {
+      cur += text[++i];
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (has) out.push(cur);
+      cur = "";
+      has = false;
+    } else {
+      cur += c;
+      has = true;
+    }
+  }
+  if (quote) throw new ScoutError("invalid_input", `Unbalanced quote in "${text}"`);
+  if (has) out.push(cur);
+  return out;
+}
+
+/** Roles handled by {@link assembleTools}. */
+export const TOOL_DIRECTIVES: ReadonlySet<string> = new Set([
+  "tool",
+  "mcp",
+  "kb",
+  "association",
+  "clear_associations",
+  "introduce",
+]);
+
+function unavailable(role: string, content: string): ScoutError {
+  return new ScoutError(
+    "not_available",
+    `"${role}:" tools are not available here (${role}: ${content.trim()})`,
+    { role },
+  );
+}
+
+/**
+ * Builds the tool registry of an ask and removes the directives.
+ *
+ * @param messages compiled chat messages (the whole chat, before any threading trim)
+ * @param base the caller's tools
+ * @param resolver directive resolver
+ * @returns the registry and the messages without directives (introductions in place)
+ * @throws ScoutError `not_available` for a directive without a resolver
+ */
+export async function assembleTools(
+  messages: readonly Message[],
+  base: ToolRegistry,
+  resolver: ToolResolver = {},
+): Promise<{ registry: ToolRegistry; messages: Message[] }> {
+  let chatTools: ToolRegistry = new Map();
+  let associations: ToolRegistry = new Map();
+  const introduced = new Set<string>();
+  const rest: Message[] = [];
+  const add = (reg: ToolRegistry, entries: ToolEntry[]) => {
+    for (const e of entries) reg.set(definitionName(e.definition), e);
+  };
+  for (const m of messages) {
+    if (!TOOL_DIRECTIVES.has(m.role)) {
+      rest.push(m);
+      continue;
+    }
+    const content = typeof m.content === "string" ? m.content : String(m.content ?? "");
+    const words = shellWords(content);
+    switch (m.role) {
+      case "tool":
+        if (!resolver.workflowTools) throw unavailable("tool", content);
+        add(chatTools, await resolver.workflowTools(words));
+        break;
+      case "mcp":
+        if (!resolver.mcpTools) throw unavailable("mcp", content);
+        add(chatTools, await resolver.mcpTools(words));
+        break;
+      case "kb":
+        if (!resolver.kbTools) throw unavailable("kb", content);
+        add(chatTools, await resolver.kbTools(words));
+        break;
+      case "association":
+        if (!resolver.associationTools) throw unavailable("association", content);
+        add(associations, await resolver.associationTools(words));
+        break;
+      case "clear_associations":
+        associations = new Map();
+        break;
+      case "introduce": {
+        const wf = words[0];
+        if (!wf || introduced.has(wf)) break;
+        introduced.add(wf);
+        if (!resolver.introduce) throw unavailable("introduce", content);
+        const doc = await resolver.introduce(wf);
+        if (doc) rest.push({ role: "user", content: doc });
+        break;
+      }
+    }
+  }
+  chatTools = mergeRegistries(base, chatTools, associations);
+  return { registry: chatTools, messages: rest };
+}

@@ -1,0 +1,75 @@
+/**
+ * Tool calls (`inference.md` §5.1): parsing a provider's call record or a
+ * `function_call` message into `{name, arguments, id}`.
+ *
+ * @module
+ */
+import { ScoutError } from "../errors.ts";
+import type { ToolCall } from "./types.ts";
+
+/**
+ * Parses JSON arguments: objects pass through; strings are JSON-parsed (an
+ * invalid string is kept as is so the caller can report it); null/undefined
+ * and `""` become `{}`.
+ *
+ * @param raw the arguments as received
+ * @returns an object, or the raw value when it is not JSON
+ */
+export function parseArguments(raw: unknown): unknown {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== "string") return raw;
+  if (raw.trim() === "") return {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Parses one call record: id = `call_id` → `id` → `tool_call_id`; name =
+ * `name` → `function.name`; arguments = `arguments` → `function.arguments`
+ * (strings JSON-parsed).
+ *
+ * @param record a provider call object or parsed `function_call` content
+ * @returns the call
+ * @throws ScoutError `provider_response` when the record has no id or no name
+ *
+ * @example
+ * ```ts
+ * import { parseToolCall } from "./calls.ts";
+ * parseToolCall({ id: "c1", function: { name: "f", arguments: '{"a":1}' } });
+ * // {name: "f", arguments: {a: 1}, id: "c1"}
+ * ```
+ */
+export function parseToolCall(record: Record<string, unknown>): ToolCall {
+  const fn = (typeof record.function === "object" && record.function !== null)
+    ? record.function as Record<string, unknown>
+    : {};
+  const id = record.call_id ?? record.id ?? record.tool_call_id;
+  const name = record.name ?? fn.name;
+  if (typeof name !== "string" || name === "") {
+    throw new ScoutError("provider_response", `Tool call without a name: ${short(record)}`);
+  }
+  if (id === undefined || id === null || id === "") {
+    throw new ScoutError("provider_response", `Tool call "${name}" has no id`);
+  }
+  const args = "arguments" in record ? record.arguments : fn.arguments;
+  return { name, arguments: parseArguments(args), id: String(id) };
+}
+
+function short(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 200 ? s.slice(0, 200) + "…" : s;
+}
+
+/**
+ * The JSON content of a `function_call` message (§5.5): `{"name","arguments","id"}`
+ * in this key order, with the model's arguments (pinned values not merged).
+ *
+ * @param call the call
+ * @returns JSON text
+ */
+export function functionCallContent(call: ToolCall): string {
+  return JSON.stringify({ name: call.name, arguments: call.arguments, id: call.id });
+}

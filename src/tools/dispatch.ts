@@ -1,0 +1,181 @@
+/**
+ * Tool dispatch (`inference.md` §5.2–5.5, §5.7): runs one batch of calls from
+ * a provider response and returns the `function_call` / `function_call_output`
+ * messages as adjacent pairs in call order. Thrown errors become error outputs
+ * ([TS-FIX]; aborts still propagate), unknown tools and implementation-less
+ * definitions answer with an error ([TS-FIX]), pinned arguments are merged
+ * over the model's, every call gets its own start/end timestamps ([TS-FIX]).
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+import { functionCallContent } from "./calls.ts";
+import {
+  DEFAULT_MAX_CONTENT_LENGTH,
+  errorOutput,
+  guardLength,
+  normalizeOutput,
+} from "./content.ts";
+import { isFunctionDefinition } from "./registry.ts";
+import type { ToolCall, ToolFunction, ToolOutput, ToolRegistry } from "./types.ts";
+import { checkArguments } from "./validate.ts";
+
+/** Options of {@link runToolCalls}. */
+export interface RunToolCallsOptions {
+  /** Tools by name. */
+  registry: ToolRegistry;
+  /** Fallback for names without an implementation in the registry. */
+  handler?: ToolFunction;
+  /** Length guard (chars; default 100 000). */
+  maxContentLength?: number;
+  /** Abort signal of the ask. */
+  signal?: AbortSignal;
+  /** Clock (tests). */
+  now?: () => Date;
+  /** How many calls may run at once (default 1: in order, like the Ruby). */
+  concurrency?: number;
+}
+
+/** An output envelope (§5.5 key order). */
+export interface OutputEnvelope {
+  name: string;
+  content: string;
+  id: string;
+  error?: string;
+  stack?: string[];
+  agent_meta?: Message[];
+  step?: string;
+  start_timestamp: string;
+  timestamp: string;
+}
+
+function isAbort(e: unknown): boolean {
+  return e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError") &&
+    !(e as { code?: unknown }).code;
+}
+
+function notFound(name: string, reg: ToolRegistry): ToolOutput {
+  const names = [...reg.keys()];
+  const hint = names.length ? ` Available tools: ${names.join(", ")}` : " No tools are available";
+  return errorOutput(new Error(`Tool or function not found '${name}'.${hint}`));
+}
+
+async function execute(
+  call: ToolCall,
+  opts: RunToolCallsOptions,
+): Promise<ToolOutput & { content: string }> {
+  const entry = opts.registry.get(call.name);
+  if (typeof call.arguments === "string") {
+    return normalizeOutput(errorOutput(
+      new Error(`Invalid JSON in the arguments of '${call.name}': ${call.arguments.slice(0, 200)}`),
+    ));
+  }
+  const def = entry?.definition;
+  const defaults = def && isFunctionDefinition(def) ? def.function.parameters?.defaults : undefined;
+  const args: Record<string, unknown> = {
+    ...(call.arguments as Record<string, unknown>),
+    ...(defaults ?? {}),
+  };
+  const impl = entry?.impl ?? opts.handler;
+  if (!impl) {
+    if (entry) {
+      return normalizeOutput(errorOutput(
+        new Error(`Tool '${call.name}' is declared but has no implementation`),
+      ));
+    }
+    return normalizeOutput(notFound(call.name, opts.registry));
+  }
+  if (entry) {
+    const problems = entry.validate ? entry.validate(args) : checkArguments(
+      args,
+      def && isFunctionDefinition(def) ? def.function.parameters : undefined,
+    );
+    if (problems.length) {
+      return normalizeOutput(errorOutput(
+        new Error(`Invalid arguments for '${call.name}': ${problems.join("; ")}`),
+      ));
+    }
+  }
+  try {
+    const ctx = opts.signal ? { id: call.id, signal: opts.signal } : { id: call.id };
+    return await normalizeOutput(await impl(call.name, args, ctx));
+  } catch (e) {
+    if (isAbort(e) || opts.signal?.aborted) throw e;
+    return normalizeOutput(errorOutput(e));
+  }
+}
+
+/**
+ * Serialises an output envelope (§5.5). An unencodable envelope degrades to a
+ * plain error string.
+ *
+ * @param env the envelope
+ * @returns JSON text
+ */
+export function envelopeContent(env: OutputEnvelope): string {
+  const ordered: Record<string, unknown> = { name: env.name, content: env.content, id: env.id };
+  if (env.error !== undefined) ordered.error = env.error;
+  if (env.stack !== undefined) ordered.stack = env.stack;
+  if (env.agent_meta !== undefined) ordered.agent_meta = env.agent_meta;
+  if (env.step !== undefined) ordered.step = env.step;
+  ordered.start_timestamp = env.start_timestamp;
+  ordered.timestamp = env.timestamp;
+  try {
+    return JSON.stringify(ordered);
+  } catch (e) {
+    return `Error encoding the output of '${env.name}' (${env.id}): ${(e as Error).message}`;
+  }
+}
+
+/**
+ * Runs a batch of calls and returns `[call₁, output₁, call₂, output₂, …]`.
+ *
+ * @param calls calls in response order
+ * @param opts registry, fallback handler, limits
+ * @returns the message pairs
+ *
+ * @example
+ * ```ts
+ * import { runToolCalls } from "./dispatch.ts";
+ * import { toolRegistry } from "./registry.ts";
+ * const registry = toolRegistry({ echo: [(_n, a) => a.text, { name: "echo" }] });
+ * const pairs = await runToolCalls([{ name: "echo", arguments: { text: "hi" }, id: "c1" }], { registry });
+ * JSON.parse(pairs[1].content).content; // "hi"
+ * ```
+ */
+export async function runToolCalls(
+  calls: ToolCall[],
+  opts: RunToolCallsOptions,
+): Promise<Message[]> {
+  const now = opts.now ?? (() => new Date());
+  const max = opts.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH;
+  const outputs: Message[][] = new Array(calls.length);
+  const runOne = async (i: number) => {
+    const call = calls[i]!;
+    const start = now().toISOString();
+    let out = await execute(call, opts);
+    out = guardLength(out, { name: call.name, id: call.id, arguments: call.arguments, max });
+    const env: OutputEnvelope = {
+      name: call.name,
+      content: out.content,
+      id: call.id,
+      start_timestamp: start,
+      timestamp: now().toISOString(),
+    };
+    if (out.error !== undefined) env.error = out.error;
+    if (out.stack !== undefined) env.stack = out.stack;
+    if (out.agent_meta !== undefined) env.agent_meta = out.agent_meta;
+    if (out.step !== undefined) env.step = out.step;
+    outputs[i] = [
+      { role: "function_call", content: functionCallContent(call) },
+      { role: "function_call_output", content: envelopeContent(env) },
+    ];
+  };
+  const limit = Math.max(1, Math.floor(opts.concurrency ?? 1));
+  let next = 0;
+  const worker = async () => {
+    while (next < calls.length) await runOne(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, worker));
+  return outputs.flat();
+}

@@ -1,0 +1,75 @@
+/**
+ * A light argument check against a tool's JSON Schema: the arguments are an
+ * object, required properties are present, and top-level values have the
+ * declared type and are among `enum` values. Enough to turn a model's obvious
+ * mistakes into an error output it can correct (the loop continues); tools
+ * defined with zod validate fully (see `define.ts`).
+ *
+ * @module
+ */
+import type { JsonSchema } from "./types.ts";
+
+function typeOk(v: unknown, type: string): boolean {
+  switch (type) {
+    case "string":
+      return typeof v === "string";
+    case "integer": // numeric strings are tolerated: the implementation coerces them
+      return (typeof v === "number" && Number.isInteger(v)) ||
+        (typeof v === "string" && /^\s*[+-]?\d+\s*$/.test(v));
+    case "number":
+      return (typeof v === "number" && Number.isFinite(v)) ||
+        (typeof v === "string" && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(v));
+    case "boolean":
+      return typeof v === "boolean" || v === "true" || v === "false";
+    case "array":
+      return Array.isArray(v);
+    case "object":
+      return typeof v === "object" && v !== null && !Array.isArray(v);
+    case "null":
+      return v === null;
+    default:
+      return true; // unknown type names are not ours to reject
+  }
+}
+
+/**
+ * Checks arguments against a schema's top level.
+ *
+ * @param args the arguments (after pinned values are merged)
+ * @param schema the tool's `parameters`
+ * @returns problems, empty when acceptable
+ *
+ * @example
+ * ```ts
+ * import { checkArguments } from "./validate.ts";
+ * checkArguments({ n: "x" }, { type: "object", properties: { n: { type: "integer" } }, required: ["n"] });
+ * // ['"n" must be integer, got string']
+ * ```
+ */
+export function checkArguments(args: unknown, schema: JsonSchema | undefined): string[] {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    return [`Arguments must be a JSON object, got ${Array.isArray(args) ? "array" : typeof args}`];
+  }
+  if (!schema) return [];
+  const obj = args as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const name of schema.required ?? []) {
+    if (obj[name] === undefined) problems.push(`Missing required argument "${name}"`);
+  }
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    const v = obj[name];
+    if (v === undefined || v === null || typeof prop !== "object" || prop === null) continue;
+    const types = prop.type === undefined ? [] : Array.isArray(prop.type) ? prop.type : [prop.type];
+    if (types.length && !types.some((t) => typeOk(v, t))) {
+      const got = Array.isArray(v) ? "array" : typeof v;
+      problems.push(`"${name}" must be ${types.join(" or ")}, got ${got}`);
+      continue;
+    }
+    if (Array.isArray(prop.enum) && !prop.enum.includes(v)) {
+      problems.push(
+        `"${name}" must be one of ${JSON.stringify(prop.enum)}, got ${JSON.stringify(v)}`,
+      );
+    }
+  }
+  return problems;
+}
