@@ -164,7 +164,7 @@ export function validateInput(value: unknown, def: InputDef, where: string): voi
   if (def.schema !== undefined) {
     const r = def.schema.safeParse(value);
     if (!r.success) {
-      const issue = r.error.issues[0];
+      const issue = r.error?.issues[0];
       throw new ScoutError(
         "parameter",
         `Input "${def.name}" of ${where} is invalid: ${issue?.message ?? "schema check failed"}`,

@@ -5,10 +5,18 @@
  *
  * @module
  */
-import type { ZodType } from "zod";
 import { ScoutError } from "../errors.ts";
 import { isScoutType, type ScoutType } from "./types.ts";
 import type { Job, JobContext } from "./job_types.ts";
+
+/** A validator with zod's `safeParse` shape (a zod schema satisfies it). */
+export interface InputSchema {
+  /**
+   * Validates a value.
+   * @param value the coerced input value
+   */
+  safeParse(value: unknown): { success: boolean; error?: { issues: { message: string }[] } };
+}
 
 /** Declaration of one input (`[name, type, description, default, options]` in Ruby). */
 export interface InputSpec<T = unknown> {
@@ -32,8 +40,8 @@ export interface InputSpec<T = unknown> {
   asfile?: boolean;
   /** Same as `noload` (Ruby option). */
   stream?: boolean;
-  /** Extra validation after coercion. */
-  schema?: ZodType;
+  /** Extra validation after coercion (any zod schema fits). */
+  schema?: InputSchema;
 }
 
 /** An input declaration with its name (tasks keep them in declaration order). */
@@ -362,7 +370,8 @@ export function registerWorkflow(wf: Workflow): void {
   registry.set(wf.name, wf);
 }
 
-type InputOptions<T> = Omit<InputSpec<T>, "type">;
+/** Options of the {@link input} builders: an {@link InputSpec} without its type. */
+export type InputOptions<T> = Omit<InputSpec<T>, "type">;
 
 function builder<T>(type: ScoutType) {
   return (opts: InputOptions<T> = {}): InputSpec<T> => ({ ...opts, type });

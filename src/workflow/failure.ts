@@ -20,8 +20,8 @@ const DELIBERATE = new Set(["parameter", "invalid_input", "job_failed"]);
  * @returns the Ruby class name
  */
 export function rubyExceptionClass(e: unknown): string {
-  if (isScoutError(e) && DELIBERATE.has(e.code)) return "ScoutException";
   if (isScoutError(e) && typeof e.rubyClass === "string") return e.rubyClass;
+  if (isScoutError(e) && DELIBERATE.has(e.code)) return "ScoutException";
   return "RuntimeError";
 }
 

@@ -98,7 +98,7 @@ export interface JobContext {
    */
   load(ref: string | Job): Promise<unknown>;
   /**
-   * Absolute path of a file inside `.files/`.
+   * Absolute path of a file inside `.files/` (its parent directory is created).
    * @param rel relative path
    */
   file(rel: string): string;

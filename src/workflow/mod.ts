@@ -60,3 +60,55 @@ export { jobFile, jobLogChats, listJobFiles, writeJobFile } from "./files.ts";
 export { infoPidAlive, isRecoverableError, jobPresent, jobState, pidAlive } from "./state.ts";
 export type { JobState } from "./state.ts";
 export { backtraceOf, errorInfoPatch, errorMessage, rubyExceptionClass } from "./failure.ts";
+export {
+  defineWorkflow,
+  depWorkflow,
+  input,
+  nearNames,
+  recursiveInputs,
+  registeredWorkflow,
+  registerWorkflow,
+  selectOptionsOf,
+  taskOf,
+  workflow,
+} from "./define.ts";
+export type {
+  DepOptions,
+  DepSpec,
+  FromDep,
+  FromInput,
+  Helper,
+  InputDef,
+  InputOptions,
+  InputSchema,
+  InputSpec,
+  Task,
+  TaskSpec,
+  Workflow,
+  WorkflowDocumentation,
+  WorkflowExports,
+  WorkflowSpec,
+} from "./define.ts";
+export { isJob, JOB } from "./job_types.ts";
+export type { Job, JobContext } from "./job_types.ts";
+export { coerceInput, isDefaultValue, validateInput } from "./coerce.ts";
+export type { CoerceOptions } from "./coerce.ts";
+export { digest, digestStr, fileMd5, pathRef } from "./digest.ts";
+export type { DigestContext, PathRef } from "./digest.ts";
+export { createJob, jobAt, storeFor, truncateJobName } from "./job.ts";
+export type { CreateJobOptions } from "./job.ts";
+export { bodyInputs, findStep, isDone, jobRecursiveInputs } from "./context.ts";
+export {
+  cleanJob,
+  cleanJobRecursive,
+  execJob,
+  isOutdated,
+  isRunning,
+  jobStep,
+  loadJobResult,
+  produceJob,
+  runJob,
+} from "./run.ts";
+export type { RunEvent, RunOptions } from "./run.ts";
+export { acquireLock, isStaleLock } from "./lock.ts";
+export type { HeldLock, LockOptions } from "./lock.ts";

@@ -1,0 +1,162 @@
+/**
+ * Persist locks shared with Scout (`workflow.md` §3.4): a job runs inside an
+ * exclusive lock file so two processes (ours or Scout's) never compute it at
+ * once. Same path and content as Scout; acquired atomically by hard-linking a
+ * temp file (inode checked); refreshed every 2 s; a lock older than 30 s, or
+ * held by a dead pid on this host, is stale and removed; waiters poll with backoff.
+ *
+ * @module
+ */
+import {
+  linkSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { setInterval as nodeSetInterval } from "node:timers";
+import { ScoutError } from "../errors.ts";
+import { lockPathFor } from "./store.ts";
+import { lockTime } from "./time.ts";
+import { pidAlive, thisHost } from "./state.ts";
+
+const REFRESH_MS = 2_000;
+const STALE_MS = 30_000;
+
+/** A held lock. Release it exactly once (sync variant for signal handlers). */
+export interface HeldLock {
+  /** Lock file path. */
+  path: string;
+  /** Stops the refresh timer and removes the lock file. */
+  release(): void;
+}
+
+/** Options of {@link acquireLock}. */
+export interface LockOptions {
+  /** Give up after this many ms (default: wait as long as the holder lives). */
+  timeoutMs?: number;
+  /** Called once when the lock is busy and we start waiting. */
+  onWait?: (holder: string) => void;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function parseHolder(text: string): { host?: string; pid?: number } {
+  const host = /^host: (.*)$/m.exec(text)?.[1];
+  const pid = /^pid: (\d+)$/m.exec(text)?.[1];
+  return {
+    ...(host !== undefined ? { host } : {}),
+    ...(pid !== undefined ? { pid: Number(pid) } : {}),
+  };
+}
+
+/**
+ * Whether an existing lock file is stale: older than 30 s (not refreshed), or
+ * held by a pid that is dead on this host.
+ *
+ * @param path lock file
+ * @returns true when it may be removed
+ */
+export function isStaleLock(path: string): boolean {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return false;
+  }
+  if (Date.now() - st.mtimeMs > STALE_MS) return true;
+  let text = "";
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return false;
+  }
+  const { host, pid } = parseHolder(text);
+  return host === thisHost() && pid !== undefined && pid !== process.pid && !pidAlive(pid);
+}
+
+function tryLink(path: string, content: string): boolean {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  writeFileSync(tmp, content);
+  try {
+    linkSync(tmp, path);
+    return statSync(path).ino === statSync(tmp).ino;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw new ScoutError("io", `Cannot create lock "${path}": ${(e as Error).message}`, {
+      file: path,
+      cause: e,
+    });
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * Acquires the persist lock of a job, waiting while another live process holds it.
+ *
+ * @param jobPath absolute result path
+ * @param lockDir lock directory (`$SCOUT_HOME/tmp/persist_locks`)
+ * @param opts timeout and a wait callback
+ * @returns the held lock
+ * @throws ScoutError `lock_timeout`
+ */
+export async function acquireLock(
+  jobPath: string,
+  lockDir: string,
+  opts: LockOptions = {},
+): Promise<HeldLock> {
+  const path = lockPathFor(jobPath, lockDir);
+  await mkdir(lockDir, { recursive: true });
+  const content =
+    `host: ${thisHost()}\npid: ${process.pid}\nppid: ${process.ppid}\ntime: ${lockTime()}\n`;
+  const started = Date.now();
+  let delay = 5;
+  let waited = false;
+  while (!tryLink(path, content)) {
+    if (isStaleLock(path)) {
+      rmSync(path, { force: true });
+      continue;
+    }
+    if (!waited) {
+      waited = true;
+      let holder = "";
+      try {
+        holder = readFileSync(path, "utf8").replaceAll("\n", " ").trim();
+      } catch { /* released meanwhile */ }
+      opts.onWait?.(holder);
+    }
+    if (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs) {
+      throw new ScoutError("lock_timeout", `Timed out waiting for lock "${path}"`, { file: path });
+    }
+    await sleep(delay);
+    delay = Math.min(250, Math.ceil(delay * 1.5));
+  }
+  const timer = nodeSetInterval(() => {
+    try {
+      const now = new Date();
+      utimesSync(path, now, now);
+    } catch { /* the file was removed (stale sweep by another process); nothing to refresh */ }
+  }, REFRESH_MS);
+  timer.unref();
+  let released = false;
+  return {
+    path,
+    release() {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      try {
+        unlinkSync(path);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      }
+    },
+  };
+}

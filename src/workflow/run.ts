@@ -1,0 +1,396 @@
+/**
+ * The runner (`workflow.md` §4–§5): dependencies first (shared ones once),
+ * an exclusive lock per job (shared with Scout), the status lifecycle in
+ * `.info` (`setup` → `start` → custom → `done`/`error`/`aborted`), atomic
+ * result writes, outdated dependencies recomputed, clean and recursive clean.
+ *
+ * @module
+ */
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { ScoutError } from "../errors.ts";
+import { writeFileAtomic } from "../util/fs.ts";
+import { isJob, type Job } from "./job_types.ts";
+import { bodyInputs, findStep, isDone, jobContext } from "./context.ts";
+import { readJobInfo, updateJobInfo, updateJobInfoSync, writeJobInfo } from "./info.ts";
+import type { JobInfo } from "./info.ts";
+import { errorInfoPatch, errorMessage, rubyExceptionClass } from "./failure.ts";
+import { acquireLock, type HeldLock } from "./lock.ts";
+import { trackRunning } from "./interrupt.ts";
+import { readResult, serializeResult } from "./result.ts";
+import { filesDir, infoPath, tmpPath } from "./store.ts";
+import { infoPidAlive, isRecoverableError, pidAlive, thisHost } from "./state.ts";
+import { rubyTime } from "./time.ts";
+import { truncateInputValue } from "./info.ts";
+import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
+import { infoError } from "./info.ts";
+
+/** Progress events of a run (for progress displays). */
+export type RunEvent =
+  | { type: "status"; job: Job; status: string }
+  | { type: "wait"; job: Job; holder: string };
+
+/** Options of {@link runJob} and {@link produceJob}. */
+export interface RunOptions {
+  /** Progress callback. */
+  onEvent?: (event: RunEvent) => void;
+  /** Environment (`SCOUT_NO_RECOVERABLE_ERROR`). */
+  env?: Record<string, string | undefined>;
+  /** Give up waiting for another process's lock after this many ms. */
+  lockTimeoutMs?: number;
+}
+
+const inflight = new Map<string, Promise<void>>();
+
+function jobError(job: Job, e: unknown): ScoutError {
+  if (e instanceof ScoutError && e.code === "job_failed" && typeof e.job === "string") return e;
+  return new ScoutError("job_failed", `Job "${job.shortPath}" failed: ${errorMessage(e)}`, {
+    file: job.path,
+    job: job.path,
+    rubyClass: rubyExceptionClass(e),
+    backtrace: e instanceof ScoutError && Array.isArray(e.backtrace)
+      ? e.backtrace
+      : (e instanceof Error
+        ? (e.stack ?? "").split("\n").filter((l) => /^\s+at /.test(l)).map((l) => l.trim().slice(3))
+        : []),
+    cause: e,
+  });
+}
+
+function isDeliberate(e: unknown): boolean {
+  return SCOUT_EXCEPTION_CLASSES.has(rubyExceptionClass(e));
+}
+
+/** Job values stored in info: jobs as paths, bytes as text, long arrays truncated. */
+function infoValue(v: unknown): unknown {
+  if (isJob(v)) return v.path;
+  if (v instanceof Uint8Array) return new TextDecoder("utf-8", { fatal: false }).decode(v);
+  if (Array.isArray(v)) return v.map(infoValue);
+  return v === undefined ? null : v;
+}
+
+function setupInfo(job: Job, issued: Date): JobInfo {
+  const provided: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(job.providedInputs)) provided[k] = infoValue(v);
+  return {
+    status: "setup",
+    issued: rubyTime(issued),
+    pid: process.pid,
+    pid_hostname: thisHost(),
+    task_name: job.taskName,
+    workflow: job.workflowName,
+    provided_inputs: provided,
+    non_default_inputs: [...job.nonDefaultInputs],
+    inputs: job.inputNames.map((n) => truncateInputValue(infoValue(job.inputs[n]))),
+    input_names: [...job.inputNames],
+    type: job.type,
+    dependencies: job.deps.map((d) => d.path),
+  };
+}
+
+function mtime(path: string): number | null {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+function inputDeps(job: Job): Job[] {
+  return Object.values(job.inputs).filter(isJob).filter((j) => !job.deps.includes(j));
+}
+
+/**
+ * Whether a done job is outdated (§4, defined once): a recursive dependency
+ * that has an info file (and is not in an unrecoverable error) has a result
+ * newer than the job's, or has info but no result.
+ *
+ * @param job the job
+ * @param env environment (recoverable-error rule)
+ * @returns true when it should be recomputed
+ */
+export async function isOutdated(
+  job: Job,
+  env: Record<string, string | undefined> = process.env,
+): Promise<boolean> {
+  const mine = mtime(job.path);
+  if (mine === null) return false;
+  const seen = new Set<string>();
+  const stack = [...job.deps, ...inputDeps(job)];
+  while (stack.length > 0) {
+    const d = stack.pop()!;
+    if (seen.has(d.path)) continue;
+    seen.add(d.path);
+    stack.push(...d.deps, ...inputDeps(d));
+    if (!existsSync(infoPath(d.path))) continue;
+    const dm = mtime(d.path);
+    if (dm === null) {
+      const { info } = await readJobInfo(d.path);
+      if (info?.status === "error" && !isRecoverableError(info, env)) continue;
+      return true;
+    }
+    if (dm > mine) return true;
+  }
+  return false;
+}
+
+/**
+ * Removes a job's result, tmp path, info and files dir. Refuses when the job
+ * is running in another live process.
+ *
+ * @param job the job
+ * @throws ScoutError `job_not_finished` when another process is computing it
+ */
+export async function cleanJob(job: Job): Promise<void> {
+  if (!isDone(job)) {
+    const { info } = await readJobInfo(job.path);
+    if (
+      info !== null && info.pid !== process.pid && infoPidAlive(info) &&
+      !["done", "error", "aborted", "cleaned", "noinfo"].includes(String(info.status))
+    ) {
+      throw new ScoutError(
+        "job_not_finished",
+        `Job "${job.shortPath}" is running (pid ${info.pid}); not cleaning it`,
+        { file: job.path },
+      );
+    }
+  }
+  await Promise.all([
+    rm(job.path, { force: true }),
+    rm(tmpPath(job.path), { force: true, recursive: true }),
+    rm(infoPath(job.path), { force: true }),
+    rm(filesDir(job.path), { force: true, recursive: true }),
+  ]);
+}
+
+/**
+ * Recursive clean (§4): dependencies depth-first, then the job if it has
+ * info or a result. Jobs known only from disk (no task) are left alone.
+ *
+ * @param job the job
+ */
+export async function cleanJobRecursive(job: Job): Promise<void> {
+  const seen = new Set<string>();
+  const visit = async (j: Job): Promise<void> => {
+    if (seen.has(j.path)) return;
+    seen.add(j.path);
+    for (const d of [...j.deps, ...inputDeps(j)]) await visit(d);
+    if (j.task !== null && (existsSync(infoPath(j.path)) || existsSync(j.path))) await cleanJob(j);
+  };
+  await visit(job);
+}
+
+/**
+ * Loads a done job's result (chat results parsed, never compiled).
+ *
+ * @param job the job
+ * @returns the value
+ * @throws ScoutError `job_not_finished` when there is no result
+ */
+export async function loadJobResult(job: Job): Promise<unknown> {
+  if (!isDone(job)) {
+    throw new ScoutError("job_not_finished", `Job "${job.shortPath}" has no result`, {
+      file: job.path,
+    });
+  }
+  return await readResult(job.path, job.type);
+}
+
+/**
+ * Runs a job unless done, then returns its loaded result (§4 `run`). A done
+ * job is loaded without touching its info; a job in error is rerun.
+ *
+ * @param job the job (from `createJob`)
+ * @param opts progress callback, env, lock timeout
+ * @returns the loaded result
+ * @throws ScoutError `job_failed` naming the job that failed
+ *
+ * @example
+ * ```ts ignore
+ * import { createJob, runJob } from "../../mod.ts";
+ * const result = await runJob(createJob(wf, "whisk", { inputs: { eggs: 3 } }));
+ * ```
+ */
+export async function runJob(job: Job, opts: RunOptions = {}): Promise<unknown> {
+  if (!isDone(job)) await ensureDone(job, opts);
+  return await loadJobResult(job);
+}
+
+/**
+ * Makes sure a job is done without loading it (§4 `produce`): a job in a
+ * recoverable error is cleaned first.
+ *
+ * @param job the job
+ * @param opts progress callback, env, lock timeout
+ */
+export async function produceJob(job: Job, opts: RunOptions = {}): Promise<void> {
+  if (isDone(job)) return;
+  const { info } = await readJobInfo(job.path);
+  if (isRecoverableError(info, opts.env)) await cleanJob(job);
+  await ensureDone(job, opts);
+}
+
+/**
+ * Runs a job's body in memory: no lock, no files, no info (§4 `exec`).
+ * Dependencies that are done are loaded, the others executed the same way.
+ *
+ * @param job the job
+ * @returns the body's value
+ */
+export async function execJob(job: Job): Promise<unknown> {
+  if (job.task === null) return await loadJobResult(job);
+  const ctx = jobContext(job, {
+    persist: false,
+    signal: new AbortController().signal,
+    load: (dep) => isDone(dep) ? loadJobResult(dep) : execJob(dep),
+  });
+  for (const [name, v] of Object.entries(job.inputs)) {
+    if (isJob(v) && !isDone(v)) ctx.inputs[name] = await execJob(v);
+  }
+  return await job.task.run(ctx.inputs, ctx);
+}
+
+function ensureDone(job: Job, opts: RunOptions): Promise<void> {
+  if (isDone(job)) return Promise.resolve();
+  const running = inflight.get(job.path);
+  if (running !== undefined) return running;
+  const p = compute(job, opts).finally(() => inflight.delete(job.path));
+  inflight.set(job.path, p);
+  return p;
+}
+
+async function prepareDependency(job: Job, dep: Job, opts: RunOptions): Promise<"skip" | "run"> {
+  if (isDone(dep)) {
+    if (dep.task !== null && await isOutdated(dep, opts.env)) {
+      await cleanJob(dep);
+      return "run";
+    }
+    return "skip";
+  }
+  const { info } = await readJobInfo(dep.path);
+  if (info?.status === "error" && !isRecoverableError(info, opts.env)) {
+    if (job.compute[dep.path]?.includes("canfail")) return "skip";
+    const err = infoError(info);
+    throw new ScoutError(
+      "job_failed",
+      `Job "${dep.shortPath}" failed: ${err?.message ?? "error recorded in its info"}`,
+      { file: dep.path, job: dep.path, rubyClass: err?.className ?? "ScoutException" },
+    );
+  }
+  return "run";
+}
+
+async function compute(job: Job, opts: RunOptions): Promise<void> {
+  const task = job.task;
+  if (task === null) {
+    throw new ScoutError(
+      "job_not_finished",
+      `Job "${job.shortPath}" is not done and has no task definition here to compute it`,
+      { file: job.path },
+    );
+  }
+  const emit = (status: string) => opts.onEvent?.({ type: "status", job, status });
+  const deps = [...job.deps, ...inputDeps(job)];
+  const plan: Job[] = [];
+  for (const d of deps) if (await prepareDependency(job, d, opts) === "run") plan.push(d);
+
+  const lock: HeldLock = await acquireLock(job.path, job.store.lockDir, {
+    ...(opts.lockTimeoutMs !== undefined ? { timeoutMs: opts.lockTimeoutMs } : {}),
+    onWait: (holder) => opts.onEvent?.({ type: "wait", job, holder }),
+  });
+  const controller = new AbortController();
+  const untrack = trackRunning(job.path, (signal) => {
+    controller.abort();
+    try {
+      updateJobInfoSync(job.path, {
+        status: "aborted",
+        end: rubyTime(),
+        messages: [`Aborted: interrupted by ${signal}`],
+      });
+    } finally {
+      try {
+        // A partial tmp result must not survive an interrupt.
+        rmSync(tmpPath(job.path), { force: true, recursive: true });
+      } finally {
+        lock.release();
+      }
+    }
+  });
+  try {
+    if (isDone(job)) return;
+    const issued = new Date();
+    await writeJobInfo(job.path, setupInfo(job, issued));
+    emit("setup");
+    for (const d of plan) {
+      try {
+        await ensureDone(d, opts);
+      } catch (e) {
+        if (job.compute[d.path]?.includes("canfail") && isDeliberate(e)) continue;
+        throw e;
+      }
+    }
+    const start = new Date();
+    await updateJobInfo(job.path, { status: "start", start: rubyTime(start) });
+    emit("start");
+    const ctx = jobContext(job, {
+      persist: true,
+      signal: controller.signal,
+      load: (dep) => runJob(dep, opts),
+      onStatus: (_j, status) => emit(status),
+    });
+    const value = await task.run(bodyInputs(job), ctx);
+    if (value === null || value === undefined) {
+      if (existsSync(tmpPath(job.path))) renameSync(tmpPath(job.path), job.path);
+      else await writeFileAtomic(job.path, ""); // §7.4 #5: never "done" without a result file
+    } else {
+      await writeFileAtomic(job.path, serializeResult(value, task.type));
+    }
+    const end = new Date();
+    await updateJobInfo(job.path, {
+      status: "done",
+      time_elapsed: (end.getTime() - start.getTime()) / 1000,
+      total_time_elapsed: (end.getTime() - issued.getTime()) / 1000,
+      end: rubyTime(end),
+    });
+    emit("done");
+  } catch (e) {
+    const original = e instanceof ScoutError && e.code === "job_failed" && e.cause !== undefined &&
+        e.job === job.path
+      ? e.cause
+      : e;
+    try {
+      await updateJobInfo(job.path, errorInfoPatch(original));
+    } finally {
+      await rm(tmpPath(job.path), { force: true, recursive: true });
+      emit("error");
+    }
+    throw jobError(job, e);
+  } finally {
+    untrack();
+    lock.release();
+  }
+}
+
+/**
+ * Finds a dependency (recursively) by task name; see `JobContext.step`.
+ *
+ * @param job the job
+ * @param taskName task name
+ * @returns the dependency or undefined
+ */
+export function jobStep(job: Job, taskName: string): Job | undefined {
+  return findStep(job, taskName);
+}
+
+/**
+ * Whether the recorded process of a job is alive (a running job).
+ *
+ * @param job the job
+ * @returns true while another process (or this one) computes it
+ */
+export async function isRunning(job: Job): Promise<boolean> {
+  if (isDone(job)) return false;
+  const { info } = await readJobInfo(job.path);
+  return info !== null && typeof info.pid === "number" && pidAlive(info.pid) &&
+    !["done", "error", "aborted", "cleaned"].includes(String(info.status));
+}
