@@ -1,0 +1,305 @@
+/**
+ * Chat compilation (`chat.md` §5, Ruby `LLM.chat`): turns a chat as written
+ * into the chat that is sent — imports spliced in, history cleared, config
+ * applied, jobs run, files read. Three entry points, never guessing text vs
+ * path ([DIVERGE D17]): {@link compileFile}, {@link compileText},
+ * {@link compile} (messages).
+ *
+ * Stage order (parity): 1 normalise (+ [DIVERGE D7] role check), 2 imports,
+ * 3 clear, 4 clean (+ drop `skip`, D9), 5 config, 6 tasks, 7 jobs, 8 files.
+ * `loadRaw` stays a pure parse; only compile has side effects (config store,
+ * allow-lists, jobs).
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { isScoutError, ScoutError } from "../errors.ts";
+import type { ConfigStore } from "../config/store.ts";
+import { configGet } from "../config/store.ts";
+import { processConfig } from "../config/process_config.ts";
+import { type AllowPaths, processAllowPaths } from "../config/allow_paths.ts";
+import type { Chat, Message } from "./types.ts";
+import { parse } from "./parse.ts";
+import { clean, clear } from "./clear.ts";
+import { messageLines } from "./compile_lines.ts";
+import { type ChatFileReader, nodeFileReader } from "./find_file.ts";
+import type { JobRoleResolver } from "./compile_jobs.ts";
+import { type CompileContext, errorAt, type Where } from "./compile_context.ts";
+import { resolveImports } from "./compile_imports.ts";
+import { applyConfig, expandJobs, runTasks } from "./compile_stages.ts";
+import { resolveFiles } from "./compile_files.ts";
+
+/**
+ * The role catalogue of `chat.md` §4: every role compile accepts without an
+ * allow-list entry ([DIVERGE D7]).
+ */
+export const CHAT_ROLES: ReadonlySet<string> = new Set([
+  // 4.1 conversational
+  "system",
+  "user",
+  "assistant",
+  "function_call",
+  "function_call_output",
+  "image",
+  "pdf",
+  // 4.2 side channel / configuration
+  "option",
+  "sticky_option",
+  "endpoint",
+  "model",
+  "backend",
+  "agent",
+  "persist",
+  "format",
+  "config",
+  "previous_response_id",
+  "meta",
+  "allow_path",
+  "allow_read_path",
+  "socialize",
+  "websearch",
+  // 4.3 content producing
+  "import",
+  "continue",
+  "last",
+  "file",
+  "directory",
+  "step",
+  "task",
+  "inline_task",
+  "exec_task",
+  "job",
+  "inline_job",
+  // 4.4 tool declaring
+  "tool",
+  "introduce",
+  "mcp",
+  "kb",
+  "association",
+  "clear_tools",
+  "clear_associations",
+  // 4.5 context control
+  "clear",
+  "clean_role",
+  "clear_role",
+  "skip",
+]);
+
+/** Config key (scopes `chat`, `compile`) listing extra allowed roles, comma separated. */
+export const ALLOW_ROLES_KEY = "allow_roles";
+
+/** Options of the compile entry points. */
+export interface CompileOptions {
+  /**
+   * The chat file the messages come from: relative references resolve next
+   * to it first, and it starts the import chain. `compileFile` sets it.
+   */
+  origin?: string;
+  /** Name used in errors when there is no origin (default `<text>` / `<messages>`). */
+  name?: string;
+  /** Working directory (default `process.cwd()`). */
+  cwd?: string;
+  /** Environment: `HOME`, `SCOUT_HOME`, `SCOUT_CHAT_JOB_EXCEPTION` (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Chat search path (default `<cwd>/chats`, `$SCOUT_HOME/chats`). */
+  chatDirs?: readonly string[];
+  /** Library directory searched after the origin (Ruby's caller lib dir; off by default). */
+  libDir?: string;
+  /** How files and URLs are read (default: `node:fs` and `fetch`). */
+  reader?: ChatFileReader;
+  /** Store `config:` lines go to (default: the process-wide store). */
+  config?: ConfigStore;
+  /** Allow-lists `allow_path:` lines go to (default: the process-wide lists). */
+  allowPaths?: AllowPaths;
+  /** Resolver of `task`/`job`/`step`… (default: none → those roles are `not_available`). */
+  jobs?: JobRoleResolver;
+  /**
+   * Roles accepted besides the catalogue ({@link CHAT_ROLES}); also read from
+   * config key `allow_roles` (scopes `chat`, `compile`).
+   */
+  allowRoles?: Iterable<string>;
+}
+
+function context(opts: CompileOptions, chain: string[]): CompileContext {
+  const env = opts.env ?? process.env;
+  const config = opts.config ?? processConfig(env);
+  const allow = new Set(opts.allowRoles ?? []);
+  const fromConfig = configGet(config, ALLOW_ROLES_KEY, ["chat", "compile"], { environment: env });
+  if (typeof fromConfig === "string") {
+    for (const r of fromConfig.split(/[,\s]+/)) if (r !== "") allow.add(r);
+  }
+  return {
+    opts: {
+      cwd: opts.cwd ?? process.cwd(),
+      env,
+      reader: opts.reader ?? nodeFileReader,
+      chatDirs: opts.chatDirs,
+      libDir: opts.libDir,
+      config,
+      allowPaths: opts.allowPaths ?? processAllowPaths(),
+      jobs: opts.jobs,
+      allowRoles: allow,
+    },
+    where: new WeakMap(),
+    chain,
+  };
+}
+
+/**
+ * Converts a question to messages (Ruby `LLM.messages`): a string is parsed
+ * as chat text; in an array, strings become `user` messages and objects are
+ * kept.
+ *
+ * @param question chat text, or a list of strings and messages
+ * @returns the messages (nothing compiled)
+ *
+ * @example
+ * ```ts
+ * import { toMessages } from "./compile.ts";
+ * toMessages(["hi", { role: "system", content: "be brief" }]);
+ * // [{ role: "user", content: "hi" }, { role: "system", content: "be brief" }]
+ * ```
+ */
+export function toMessages(question: string | readonly (string | Message)[]): Chat {
+  if (typeof question === "string") return parse(question);
+  return question.map((q) => typeof q === "string" ? { role: "user", content: q } : q);
+}
+
+/**
+ * Compiles chat text. With `opts.origin`, relative references resolve next
+ * to that file and errors name it; otherwise they resolve against `cwd`.
+ *
+ * @param text chat text
+ * @param opts see {@link CompileOptions}
+ * @returns the compiled messages
+ * @throws ScoutError `import_not_found`, `file_not_found`, `import_cycle`,
+ *   `nothing_to_continue`, `unknown_role`, `not_available`, `invalid_input`…
+ *   with `file` and `line` of the offending message
+ *
+ * @example
+ * ```ts
+ * import { compileText } from "./compile.ts";
+ * await compileText("user: a\nclear: here\nuser: b", { config: { entries: [] } });
+ * // [{ role: "user", content: "b" }]
+ * ```
+ */
+export async function compileText(text: string, opts: CompileOptions = {}): Promise<Chat> {
+  const cwd = opts.cwd ?? process.cwd();
+  const origin = opts.origin === undefined ? undefined : resolve(cwd, opts.origin);
+  const ctx = context(opts, origin === undefined ? [] : [origin]);
+  const file = opts.origin ?? opts.name ?? "<text>";
+  const messages = parse(text);
+  const lines = messageLines(text, messages);
+  messages.forEach((m, i) => {
+    const w: Where = { file };
+    const line = lines[i];
+    if (line !== undefined) w.line = line;
+    ctx.where.set(m, w);
+  });
+  return await compileLevel(messages, origin, ctx);
+}
+
+/**
+ * Reads and compiles a chat file (origin = that file).
+ *
+ * @param path chat file (relative to `opts.cwd`)
+ * @param opts see {@link CompileOptions} (`origin` is ignored)
+ * @returns the compiled messages
+ * @throws ScoutError `not_found`/`io` for the file itself, else as {@link compileText}
+ *
+ * @example
+ * ```ts ignore
+ * import { compileFile } from "./compile.ts";
+ * const chat = await compileFile("session.chat");
+ * ```
+ */
+export async function compileFile(path: string, opts: CompileOptions = {}): Promise<Chat> {
+  const cwd = opts.cwd ?? process.cwd();
+  const abs = resolve(cwd, path);
+  const reader = opts.reader ?? nodeFileReader;
+  let text: string;
+  try {
+    text = await reader.readText(abs);
+  } catch (e) {
+    if (isScoutError(e)) {
+      throw new ScoutError(e.code, e.message.replace(`"${abs}"`, `"${path}"`), {
+        file: path,
+        cause: e,
+      });
+    }
+    throw e;
+  }
+  return await compileText(text, { ...opts, origin: path });
+}
+
+/**
+ * Compiles messages (a DSL-built or JSON chat). Input messages are never
+ * modified (D15: resolved `pdf`/`image` paths go to copies).
+ *
+ * @param messages the chat
+ * @param opts see {@link CompileOptions}
+ * @returns the compiled messages
+ * @throws ScoutError as {@link compileText} (errors name `opts.origin` or `<messages>`, no line)
+ *
+ * @example
+ * ```ts
+ * import { compile } from "./compile.ts";
+ * await compile([{ role: "user", content: "" }, { role: "user", content: "hi" }], {
+ *   config: { entries: [] },
+ * }); // [{ role: "user", content: "hi" }]
+ * ```
+ */
+export async function compile(
+  messages: readonly (Message | string)[],
+  opts: CompileOptions = {},
+): Promise<Chat> {
+  const cwd = opts.cwd ?? process.cwd();
+  const origin = opts.origin === undefined ? undefined : resolve(cwd, opts.origin);
+  const ctx = context(opts, origin === undefined ? [] : [origin]);
+  const file = opts.origin ?? opts.name ?? "<messages>";
+  const list = toMessages(messages);
+  for (const m of list) ctx.where.set(m, { file });
+  return await compileLevel(list, origin, ctx);
+}
+
+/** One full compile of one file's (or the caller's) messages. */
+async function compileLevel(
+  input: Message[],
+  origin: string | undefined,
+  ctx: CompileContext,
+): Promise<Message[]> {
+  let chat = normalise(input, ctx);
+  chat = await resolveImports(chat, origin, ctx, compileLevel);
+  chat = clear(chat);
+  chat = clean(chat, "skip");
+  chat = applyConfig(chat, ctx);
+  chat = await runTasks(chat, origin, ctx);
+  chat = await expandJobs(chat, ctx);
+  chat = await resolveFiles(chat, origin, ctx);
+  return chat;
+}
+
+/** Stage 1: string roles, `{role, content}` records, and the D7 role check. */
+function normalise(input: readonly Message[], ctx: CompileContext): Message[] {
+  return input.map((m, i) => {
+    if (m === null || typeof m !== "object") {
+      throw new ScoutError("invalid_input", `Message ${i} is ${typeof m}, not an object`);
+    }
+    let out = m;
+    if (typeof m.role !== "string") {
+      out = { ...m, role: String(m.role) };
+      const w = ctx.where.get(m);
+      if (w !== undefined) ctx.where.set(out, w);
+    }
+    if (!CHAT_ROLES.has(out.role) && !ctx.opts.allowRoles.has(out.role)) {
+      throw errorAt(
+        ctx,
+        out,
+        "unknown_role",
+        `Unknown role "${out.role}": not a chat role (allow it with config "${ALLOW_ROLES_KEY}" or --allow-role)`,
+      );
+    }
+    return out;
+  });
+}
+

@@ -1,0 +1,106 @@
+/**
+ * Shared state of one compile: resolved options, where each message came
+ * from (file and line, for errors), and the chain of files being compiled
+ * (import-cycle detection).
+ *
+ * @module
+ */
+import { relative, resolve } from "node:path";
+import { ScoutError, type ScoutErrorCode } from "../errors.ts";
+import type { ConfigStore } from "../config/store.ts";
+import type { AllowPaths } from "../config/allow_paths.ts";
+import type { ChatFileReader } from "./find_file.ts";
+import type { JobRoleResolver } from "./compile_jobs.ts";
+import type { Message } from "./types.ts";
+
+/** Where a message was written. */
+export interface Where {
+  /** Display name of the file (relative to cwd when below it), or `<text>`/`<stdin>`. */
+  file?: string;
+  /** 1-based line of the message's header (or first text line). */
+  line?: number;
+}
+
+/** Options resolved once per top-level compile. */
+export interface ResolvedCompileOptions {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  reader: ChatFileReader;
+  chatDirs: readonly string[] | undefined;
+  libDir: string | undefined;
+  config: ConfigStore;
+  allowPaths: AllowPaths;
+  jobs: JobRoleResolver | undefined;
+  allowRoles: ReadonlySet<string>;
+}
+
+/** State of one top-level compile. */
+export interface CompileContext {
+  /** Options. */
+  opts: ResolvedCompileOptions;
+  /** Where each message object came from. */
+  where: WeakMap<Message, Where>;
+  /** Absolute paths (or URLs) of the files being compiled, outermost first. */
+  chain: string[];
+}
+
+/**
+ * A path for messages: relative to `cwd` when below it, else absolute; URLs as is.
+ *
+ * @param path absolute path or URL
+ * @param cwd working directory
+ * @returns the display name
+ */
+export function displayPath(path: string, cwd: string): string {
+  if (/^[a-z]+:\/\//i.test(path)) return path;
+  const rel = relative(cwd, resolve(cwd, path));
+  return rel === "" ? path : rel.startsWith("..") ? resolve(cwd, path) : rel;
+}
+
+/**
+ * An error located at a message (its file and line when known).
+ *
+ * @param ctx the compile
+ * @param m the message the error is about
+ * @param code error code
+ * @param message text
+ * @param fields further context
+ * @returns the error, to throw
+ */
+export function errorAt(
+  ctx: CompileContext,
+  m: Message,
+  code: ScoutErrorCode,
+  message: string,
+  fields: Record<string, unknown> = {},
+): ScoutError {
+  const w = ctx.where.get(m) ?? {};
+  const loc: Record<string, unknown> = {};
+  if (w.file !== undefined) loc.file = w.file;
+  if (w.line !== undefined) loc.line = w.line;
+  return new ScoutError(code, message, { ...loc, role: m.role, ...fields });
+}
+
+/**
+ * Records that `next` stands for `source` (same file and line).
+ *
+ * @param ctx the compile
+ * @param source original message
+ * @param next message derived from it
+ * @returns `next`
+ */
+export function derive(ctx: CompileContext, source: Message, next: Message): Message {
+  const w = ctx.where.get(source);
+  if (w !== undefined) ctx.where.set(next, w);
+  return next;
+}
+
+/**
+ * Trimmed text content of a reference-like message (`import:`, `file:` …).
+ *
+ * @param m the message
+ * @returns its content as a trimmed string
+ */
+export function refOf(m: Message): string {
+  return m.content === null || m.content === undefined ? "" : String(m.content).trim();
+}

@@ -1,0 +1,149 @@
+/**
+ * Compile stage 2 (`chat.md` §4.3, §5.2): `import:`, `continue:` and
+ * `last:` splice in another chat file, each compiled recursively with that
+ * file as origin. Import cycles are an `import_cycle` error
+ * ([DIVERGE D16]), never a stack overflow.
+ *
+ * @module
+ */
+import type { Message } from "./types.ts";
+import { parse } from "./parse.ts";
+import { purge } from "./clear.ts";
+import { messageLines } from "./compile_lines.ts";
+import { findFile, isUrlRef } from "./find_file.ts";
+import {
+  type CompileContext,
+  displayPath,
+  errorAt,
+  refOf,
+  type Where,
+} from "./compile_context.ts";
+import { isScoutError } from "../errors.ts";
+
+/** Roles resolved by this stage. */
+export const IMPORT_ROLES: ReadonlySet<string> = new Set(["import", "continue", "last"]);
+
+/** A full compile of some messages with a given origin (injected to avoid an import cycle). */
+export type CompileLevel = (
+  messages: Message[],
+  origin: string | undefined,
+  ctx: CompileContext,
+) => Promise<Message[]>;
+
+/**
+ * Replaces every import-like message by the compiled messages it names.
+ *
+ * @param messages this level's messages
+ * @param origin the file they come from (absolute), if any
+ * @param ctx the compile
+ * @param compileLevel the recursive compile
+ * @returns the messages with imports spliced in
+ */
+export async function resolveImports(
+  messages: readonly Message[],
+  origin: string | undefined,
+  ctx: CompileContext,
+  compileLevel: CompileLevel,
+): Promise<Message[]> {
+  const out: Message[] = [];
+  for (const m of messages) {
+    if (!IMPORT_ROLES.has(m.role)) {
+      out.push(m);
+      continue;
+    }
+    out.push(...await importOne(m, origin, ctx, compileLevel));
+  }
+  return out;
+}
+
+async function importOne(
+  m: Message,
+  origin: string | undefined,
+  ctx: CompileContext,
+  compileLevel: CompileLevel,
+): Promise<Message[]> {
+  const ref = refOf(m);
+  const { opts } = ctx;
+  const found = findFile(ref, {
+    origin,
+    libDir: opts.libDir,
+    cwd: opts.cwd,
+    chatDirs: opts.chatDirs,
+    env: opts.env,
+    reader: opts.reader,
+  });
+  if (found === null) {
+    throw errorAt(ctx, m, "import_not_found", `Import not found: "${ref}"`, { reference: ref });
+  }
+  const cycleAt = ctx.chain.indexOf(found);
+  if (cycleAt !== -1) {
+    const names = [...ctx.chain.slice(cycleAt), found].map((p) => displayPath(p, opts.cwd));
+    throw errorAt(ctx, m, "import_cycle", `Import cycle: ${names.join(" → ")}`, {
+      reference: ref,
+      cycle: names,
+    });
+  }
+  if (!isUrlRef(found) && opts.reader.kind(found) === "directory") {
+    throw errorAt(ctx, m, "invalid_input", `Cannot import "${ref}": it is a directory`, {
+      reference: ref,
+    });
+  }
+  let text: string;
+  try {
+    text = await opts.reader.readText(found);
+  } catch (e) {
+    const why = isScoutError(e) ? e.message : String((e as Error)?.message ?? e);
+    throw errorAt(ctx, m, "io", `Cannot read import "${ref}": ${why}`, {
+      reference: ref,
+      cause: e,
+    });
+  }
+  const parsed = parse(text);
+  const lines = messageLines(text, parsed);
+  const file = displayPath(found, opts.cwd);
+  parsed.forEach((p, i) => {
+    const w: Where = { file };
+    const line = lines[i];
+    if (line !== undefined) w.line = line;
+    ctx.where.set(p, w);
+  });
+  let selected: Message[];
+  if (m.role === "import") selected = purge(parsed);
+  else {
+    const pool = m.role === "last" ? purge(parsed) : parsed;
+    const pick = m.role === "continue" ? lastNonBlank(pool) : lastNonEmpty(pool);
+    if (pick === undefined) {
+      throw errorAt(ctx, m, "nothing_to_continue", `Nothing to continue in "${ref}"`, {
+        reference: ref,
+      });
+    }
+    selected = [pick];
+  }
+  ctx.chain.push(found);
+  try {
+    return await compileLevel(selected, isUrlRef(found) ? undefined : found, ctx);
+  } finally {
+    ctx.chain.pop();
+  }
+}
+
+/** `continue`: last message whose content is neither null nor blank (ids kept). */
+function lastNonBlank(ms: readonly Message[]): Message | undefined {
+  for (let i = ms.length - 1; i >= 0; i--) {
+    const c = ms[i]!.content;
+    if (c === null || c === undefined) continue;
+    if (typeof c === "string" && c.trim() === "") continue;
+    return ms[i];
+  }
+  return undefined;
+}
+
+/** `last`: last message whose content is not empty (ids already dropped). */
+function lastNonEmpty(ms: readonly Message[]): Message | undefined {
+  for (let i = ms.length - 1; i >= 0; i--) {
+    const c = ms[i]!.content;
+    if (c === "" || c === null || c === undefined) continue;
+    return ms[i];
+  }
+  return undefined;
+}

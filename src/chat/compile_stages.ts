@@ -1,0 +1,168 @@
+/**
+ * Compile stages 5–7 (`chat.md` §5.2): `config:` lines applied to the config
+ * store, then the job-backed roles (`task`, `inline_task`, `exec_task`, then
+ * `job`, `inline_job`) through the {@link JobRoleResolver}.
+ *
+ * @module
+ */
+import { addConfigEntry } from "../config/store.ts";
+import { isScoutError } from "../errors.ts";
+import type { Message } from "./types.ts";
+import { type CompileContext, derive, errorAt, refOf } from "./compile_context.ts";
+import {
+  jobMessages,
+  type JobRoleResolver,
+  parseTaskLine,
+  type TaskRequest,
+} from "./compile_jobs.ts";
+
+/**
+ * Stage 5: applies and removes `config: key value [scope…]` messages.
+ *
+ * @param messages the messages
+ * @param ctx the compile (its config store is mutated)
+ * @returns the messages without `config`
+ */
+export function applyConfig(messages: readonly Message[], ctx: CompileContext): Message[] {
+  const out: Message[] = [];
+  for (const m of messages) {
+    if (m.role !== "config") {
+      out.push(m);
+      continue;
+    }
+    const [key, value, ...scope] = refOf(m).split(/\s+/);
+    if (!key || value === undefined) {
+      throw errorAt(
+        ctx,
+        m,
+        "invalid_input",
+        `config: expects "key value [scope…]", got "${refOf(m)}"`,
+      );
+    }
+    const w = ctx.where.get(m);
+    const source = w?.file === undefined
+      ? "chat"
+      : w.line === undefined
+      ? w.file
+      : `${w.file}:${w.line}`;
+    addConfigEntry(ctx.opts.config, key, value, scope, source);
+  }
+  return out;
+}
+
+/** The resolver, or a `not_available` error naming the role, file and line. */
+function resolverFor(ctx: CompileContext, m: Message): JobRoleResolver {
+  if (ctx.opts.jobs !== undefined) return ctx.opts.jobs;
+  throw errorAt(
+    ctx,
+    m,
+    "not_available",
+    `Role "${m.role}" needs the workflow engine, which is not available to this compile`,
+  );
+}
+
+/** Adds the message's location to an error thrown by the resolver. */
+function located(ctx: CompileContext, m: Message, e: unknown): unknown {
+  if (!isScoutError(e) || e.file !== undefined) return e;
+  const w = ctx.where.get(m);
+  if (w?.file !== undefined) e.file = w.file;
+  if (w?.line !== undefined) e.line = w.line;
+  return e;
+}
+
+/**
+ * Stage 6: `task`/`inline_task` create jobs (→ `job`/`inline_job` messages,
+ * all produced together at the end of the stage); `exec_task` runs now
+ * (→ a `user` message with the result).
+ *
+ * @param messages the messages
+ * @param origin the chat file (absolute), if any
+ * @param ctx the compile
+ * @returns the messages with task lines replaced
+ */
+export async function runTasks(
+  messages: readonly Message[],
+  origin: string | undefined,
+  ctx: CompileContext,
+): Promise<Message[]> {
+  const out: Message[] = [];
+  const produce: string[] = [];
+  let last: Message | undefined;
+  for (const m of messages) {
+    if (m.role !== "task" && m.role !== "inline_task" && m.role !== "exec_task") {
+      out.push(m);
+      continue;
+    }
+    const jobs = resolverFor(ctx, m);
+    let req: TaskRequest;
+    try {
+      req = parseTaskLine(m.role, refOf(m));
+    } catch (e) {
+      throw located(ctx, m, e);
+    }
+    if (origin !== undefined) req.origin = origin;
+    try {
+      if (m.role === "exec_task") {
+        const result = await jobs.execTask(req);
+        out.push(derive(ctx, m, { role: "user", content: result }));
+      } else {
+        const path = await jobs.createJob(req);
+        produce.push(path);
+        last = m;
+        const role = m.role === "task" ? "job" : "inline_job";
+        out.push(derive(ctx, m, { role, content: path }));
+      }
+    } catch (e) {
+      throw located(ctx, m, e);
+    }
+  }
+  if (produce.length > 0) {
+    try {
+      await ctx.opts.jobs!.produceJobs(produce);
+    } catch (e) {
+      throw located(ctx, last!, e);
+    }
+  }
+  return out;
+}
+
+/**
+ * Stage 7: `job` becomes a tool call and its output; `inline_job` becomes a
+ * `file` reference to the job's result (read in stage 8).
+ *
+ * @param messages the messages
+ * @param ctx the compile
+ * @returns the messages with job lines replaced
+ */
+export async function expandJobs(
+  messages: readonly Message[],
+  ctx: CompileContext,
+): Promise<Message[]> {
+  const out: Message[] = [];
+  const report = ctx.opts.env.SCOUT_CHAT_JOB_EXCEPTION === "true";
+  for (const m of messages) {
+    if (m.role === "inline_job") {
+      out.push(derive(ctx, m, { role: "file", content: refOf(m) }));
+      continue;
+    }
+    if (m.role !== "job") {
+      out.push(m);
+      continue;
+    }
+    const jobs = resolverFor(ctx, m);
+    const path = refOf(m);
+    if (path === "") throw errorAt(ctx, m, "invalid_input", "job: requires a job path");
+    try {
+      const snapshot = await jobs.loadJob(path);
+      for (const x of jobMessages(snapshot, path, report)) out.push(derive(ctx, m, x));
+    } catch (e) {
+      if (!isScoutError(e)) {
+        throw errorAt(ctx, m, "job_failed", `Cannot load job "${path}": ${String(e)}`, {
+          cause: e,
+        });
+      }
+      throw located(ctx, m, e);
+    }
+  }
+  return out;
+}
