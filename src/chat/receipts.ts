@@ -1,0 +1,315 @@
+/**
+ * `agent_meta` receipts (`provenance.md` §8): a tool that runs an agent copies
+ * the child's `meta` records into its `function_call_output` envelope. They
+ * are evidence attached to that output — never `meta` messages of the parent
+ * chat. Malformed entries are reported as {@link ReceiptProblem}s and skipped;
+ * raw output text is never scanned.
+ *
+ * @module
+ */
+import type { Message } from "./types.ts";
+import { type MetaRecord, parseMeta } from "./meta.ts";
+import {
+  type MessageAddress,
+  messageAddress,
+  type ReceiptAddress,
+  receiptAddress,
+} from "./lineage.ts";
+import { nonEmpty } from "./trace.ts";
+import { type ToolCall, toolCalls } from "./tool_calls.ts";
+
+/** Why a receipt (entry) was rejected. */
+export type ReceiptReason =
+  | "not_an_array"
+  | "not_a_hash"
+  | "invalid_role"
+  | "invalid_content"
+  | "unparseable_meta"
+  | "unresolved_job_reference";
+
+/** A rejected receipt or receipt entry (`provenance.md` §8.3). */
+export interface ReceiptProblem {
+  /** What was wrong. */
+  reason: ReceiptReason;
+  /** Canonical path of the chat, or null. */
+  source: string | null;
+  /** Address of the output message carrying the receipt. */
+  outputAddress: MessageAddress | null;
+  /** Address of the entry (null for `not_an_array`). */
+  evidenceAddress: ReceiptAddress | null;
+  /** Call id of the output. */
+  callId: string | null;
+  /** Tool name of the call. */
+  toolName: string | null;
+  /** Position of the entry in `agent_meta` (null for `not_an_array`). */
+  agentMetaIndex: number | null;
+  /** The offending value (the whole `agent_meta` value for `not_an_array`). */
+  rawEntry: unknown;
+  /** The job reference, for `unresolved_job_reference`. */
+  reference: string | null;
+  /** One line naming the reason, chat, output address, call, tool and reference. */
+  message: string;
+  /** What exactly was wrong, in words. */
+  detail: string;
+}
+
+/** A valid receipt entry. */
+export interface ReceiptEvidence {
+  /** Always `agent_meta`. */
+  origin: "agent_meta";
+  /** Parsed meta record of the entry. */
+  meta: MetaRecord;
+  /** Canonical path of the chat holding the output, or null. */
+  source: string | null;
+  /** Address of the output message. */
+  outputAddress: MessageAddress;
+  /** Address of the entry: `[...outputAddress, "agent_meta", i]`. */
+  evidenceAddress: ReceiptAddress;
+  /** Call id of the output. */
+  callId: string | null;
+  /** Tool name of the call. */
+  toolName: string | null;
+  /** Position of the entry in `agent_meta`. */
+  agentMetaIndex: number;
+  /** The entry as written. */
+  rawMessage: { role: string; content: string };
+}
+
+/** A receipt entry that names a job (`job=` in its meta). */
+export interface ReceiptJobReference extends ReceiptEvidence {
+  /** The raw job reference (`String(meta.job)`). */
+  job: string;
+}
+
+/** A local `meta` message as evidence. */
+export interface ChatMetaEvidence {
+  /** Always `chat_meta`. */
+  origin: "chat_meta";
+  /** Parsed meta record (lenient: may be `{}`). */
+  meta: MetaRecord;
+  /** Canonical path of the chat, or null. */
+  source: string | null;
+  /** Address of the meta message. */
+  metaAddress: MessageAddress;
+}
+
+/** Options of the receipt extractors. */
+export interface ReceiptOptions {
+  /** Canonical path of the chat (addresses include it). */
+  source?: string | null;
+  /** When given, every problem is appended here (once). */
+  warnings?: ReceiptProblem[];
+  /** Pre-computed {@link toolCalls} of the same messages (avoids pairing twice). */
+  calls?: readonly ToolCall[];
+}
+
+function typeName(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "an array" : `a ${typeof v}`;
+}
+
+/**
+ * The one-line message of a receipt problem:
+ * `agent_meta receipt <reason> in chat <path> at output <address> (call <id>, tool <name>)[ reference <ref>]`.
+ *
+ * @param p the problem (message fields ignored)
+ * @returns the message
+ */
+export function receiptProblemMessage(
+  p: Omit<ReceiptProblem, "message" | "detail">,
+): string {
+  const ref = p.reference === null ? "" : ` reference ${p.reference}`;
+  return `agent_meta receipt ${p.reason} in chat ${p.source ?? "(unsaved)"} at output ${
+    JSON.stringify(p.outputAddress)
+  } (call ${p.callId ?? "?"}, tool ${p.toolName ?? "?"})${ref}`;
+}
+
+/**
+ * Builds a {@link ReceiptProblem} with its message.
+ *
+ * @param fields everything but `message`
+ * @returns the problem
+ */
+export function receiptProblem(fields: Omit<ReceiptProblem, "message">): ReceiptProblem {
+  return { ...fields, message: receiptProblemMessage(fields) };
+}
+
+/**
+ * Cheap pre-check: could any output of this chat carry `agent_meta`? (A JSON
+ * key can only be `agent_meta` if the text says so or uses `\u` escapes.)
+ */
+function mayHaveReceipts(messages: readonly Message[]): boolean {
+  for (const m of messages) {
+    if (m.role !== "function_call_output") continue;
+    const c = m.content;
+    if (typeof c === "string") {
+      if (c.includes("agent_meta") || c.includes("\\u")) return true;
+    } else if (c !== null && typeof c === "object") {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Extracts `agent_meta` receipts from the paired tool calls of a chat, in call
+ * order (`provenance.md` §8.2). A receipt exists when the output envelope has
+ * the key `agent_meta`; bad entries become problems and are skipped.
+ *
+ * @param messages the chat
+ * @param opts source path, a `warnings` array to collect problems
+ * @returns the valid entries
+ *
+ * @example
+ * ```ts
+ * import { agentMetaEvidence } from "./receipts.ts";
+ * const out = JSON.stringify({ name: "ask", content: "ok", id: "c1",
+ *   agent_meta: [{ role: "meta", content: "pt=10 tt=12 inference_id=w1" }] });
+ * const ev = agentMetaEvidence([
+ *   { role: "function_call", content: '{"name":"ask","arguments":{},"id":"c1"}' },
+ *   { role: "function_call_output", content: out },
+ * ], { source: "/w/p.chat" });
+ * ev[0]!.evidenceAddress; // ["/w/p.chat", 1, "agent_meta", 0]
+ * ```
+ */
+export function agentMetaEvidence(
+  messages: readonly Message[],
+  opts: ReceiptOptions = {},
+): ReceiptEvidence[] {
+  if (opts.calls === undefined && !mayHaveReceipts(messages)) return [];
+  const source = opts.source ?? null;
+  const calls = opts.calls ?? toolCalls(messages, source);
+  const out: ReceiptEvidence[] = [];
+  for (const call of calls) {
+    const info = call.outputInfo;
+    if (info === null || !Object.hasOwn(info, "agent_meta")) continue;
+    const outputAddress = call.outputAddress!;
+    const base = {
+      source,
+      outputAddress,
+      callId: call.callId,
+      toolName: call.name,
+      reference: null,
+    };
+    const report = (p: Omit<ReceiptProblem, "message">) => opts.warnings?.push(receiptProblem(p));
+    const value = info.agent_meta;
+    if (!Array.isArray(value)) {
+      report({
+        ...base,
+        reason: "not_an_array",
+        evidenceAddress: null,
+        agentMetaIndex: null,
+        rawEntry: value,
+        detail: `agent_meta is ${typeName(value)}, not an array`,
+      });
+      continue;
+    }
+    value.forEach((entry: unknown, i) => {
+      const at = { ...base, evidenceAddress: receiptAddress(outputAddress, i), agentMetaIndex: i };
+      if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
+        report({
+          ...at,
+          reason: "not_a_hash",
+          rawEntry: entry,
+          detail: `entry ${i} is ${typeName(entry)}, not an object`,
+        });
+        return;
+      }
+      const e = entry as Record<string, unknown>;
+      if (String(e.role) !== "meta") {
+        report({
+          ...at,
+          reason: "invalid_role",
+          rawEntry: entry,
+          detail: `entry ${i} has role ${JSON.stringify(String(e.role))}, not "meta"`,
+        });
+        return;
+      }
+      if (typeof e.content !== "string") {
+        report({
+          ...at,
+          reason: "invalid_content",
+          rawEntry: entry,
+          detail: `entry ${i} has ${typeName(e.content)} content, not a string`,
+        });
+        return;
+      }
+      const meta = parseMeta(e.content);
+      if (Object.keys(meta).length === 0) {
+        report({
+          ...at,
+          reason: "unparseable_meta",
+          rawEntry: entry,
+          detail: `entry ${i} has no key=value pairs: ${JSON.stringify(e.content)}`,
+        });
+        return;
+      }
+      out.push({
+        origin: "agent_meta",
+        meta,
+        source,
+        outputAddress,
+        evidenceAddress: at.evidenceAddress,
+        callId: call.callId,
+        toolName: call.name,
+        agentMetaIndex: i,
+        rawMessage: { role: "meta", content: e.content },
+      });
+    });
+  }
+  return out;
+}
+
+/**
+ * The valid receipt entries that name a job (non-empty `job=`), with the raw
+ * reference as `job`: the `detail` of the traversal's `agent_job` edges.
+ *
+ * @param messages the chat
+ * @param opts as for {@link agentMetaEvidence}
+ * @returns the job references, in receipt order (not deduplicated)
+ */
+export function agentMetaJobReferences(
+  messages: readonly Message[],
+  opts: ReceiptOptions = {},
+): ReceiptJobReference[] {
+  return jobReferencesOf(agentMetaEvidence(messages, opts));
+}
+
+/**
+ * The job references among already extracted receipt entries.
+ *
+ * @param evidence receipt entries
+ * @returns those with a non-empty `job`, with `job` set
+ */
+export function jobReferencesOf(evidence: readonly ReceiptEvidence[]): ReceiptJobReference[] {
+  const out: ReceiptJobReference[] = [];
+  for (const e of evidence) {
+    if (nonEmpty(e.meta.job)) out.push({ ...e, job: String(e.meta.job) });
+  }
+  return out;
+}
+
+/**
+ * All meta evidence of a chat: its own `meta` messages (parsed leniently,
+ * `{}` included) followed by its receipt entries.
+ *
+ * @param messages the chat
+ * @param opts as for {@link agentMetaEvidence}
+ * @returns chat metas first, then receipts
+ */
+export function metaEvidence(
+  messages: readonly Message[],
+  opts: ReceiptOptions = {},
+): (ChatMetaEvidence | ReceiptEvidence)[] {
+  const source = opts.source ?? null;
+  const out: (ChatMetaEvidence | ReceiptEvidence)[] = [];
+  messages.forEach((m, i) => {
+    if (m.role !== "meta") return;
+    out.push({
+      origin: "chat_meta",
+      meta: typeof m.content === "string" ? parseMeta(m.content) : {},
+      source,
+      metaAddress: messageAddress(source, i),
+    });
+  });
+  return [...out, ...agentMetaEvidence(messages, opts)];
+}

@@ -1,0 +1,469 @@
+/**
+ * Token evidence and events (`provenance.md` §9): each chat file is analysed
+ * once into its direct `meta` records and its `agent_meta` receipt entries;
+ * events group evidence by identity (`inference_id`, then
+ * `provider_response_id`, then lineage for chat metas; receipts without ids
+ * stay one event each) and take their tokens from one canonical copy.
+ * Duplicates are kept as evidence and never summed.
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+import { type MetaRecord, parseMeta, toInt, TOKEN_KEYS } from "../chat/meta.ts";
+import { lineageIds, type ReceiptAddress } from "../chat/lineage.ts";
+import {
+  addTokens,
+  emptyTokens,
+  isDirectMeta,
+  metaTokens,
+  nonEmpty,
+  type TokenTotals,
+  traceKey,
+} from "../chat/trace.ts";
+import { agentMetaEvidence, type ReceiptEvidence, type ReceiptProblem } from "../chat/receipts.ts";
+import type { LoadedChat } from "./types.ts";
+
+/** A direct `meta` message as token evidence. */
+export interface ChatMetaItem {
+  /** Always `chat_meta`. */
+  origin: "chat_meta";
+  /** Canonical path of the chat. */
+  source: string;
+  /** Parsed meta record, without `reas`. */
+  meta: MetaRecord;
+  /** Always null (for symmetry with receipts). */
+  callId: null;
+  /** Always null. */
+  toolName: null;
+  /** `[source, index]` of the meta message. */
+  metaAddress: [string, number];
+}
+
+/** A receipt entry as token evidence. */
+export interface ReceiptItem {
+  /** Always `agent_meta`. */
+  origin: "agent_meta";
+  /** Canonical path of the chat holding the output. */
+  source: string;
+  /** Parsed meta record of the entry, without `reas`. */
+  meta: MetaRecord;
+  /** Call id of the output. */
+  callId: string | null;
+  /** Tool name of the call. */
+  toolName: string | null;
+  /** `[source, outputIndex, "agent_meta", i]`. */
+  evidenceAddress: ReceiptAddress;
+  /** `[source, outputIndex]`. */
+  outputAddress: [string, number];
+  /** Position in `agent_meta`. */
+  agentMetaIndex: number;
+}
+
+/** One piece of token evidence. */
+export type EvidenceItem = ChatMetaItem | ReceiptItem;
+
+/** A direct meta of one file, with its local deduplication key. */
+export interface FileChatMeta {
+  /** The evidence item. */
+  item: ChatMetaItem;
+  /** Lineage id (computed only when the meta has no `inference_id`). */
+  lineageId: string | null;
+  /** {@link traceKey}: `inference_id`, else lineage. */
+  key: string;
+}
+
+/** Everything token accounting needs from one chat file, read once. */
+export interface FileEvidence {
+  /** Canonical path. */
+  path: string;
+  /** Direct meta records, in message order. */
+  chat: FileChatMeta[];
+  /** Receipt entries that are direct token evidence, in receipt order. */
+  receipts: ReceiptItem[];
+  /** Receipt problems found in this file. */
+  receiptProblems: ReceiptProblem[];
+}
+
+/** How an event's copies were merged. */
+export type Deduplication =
+  | "inference_id"
+  | "provider_response_id"
+  | "legacy_lineage"
+  | "receipt_unresolved";
+
+/** What an event's status says about its evidence. */
+export type EventStatus =
+  | "counted_once"
+  | "receipt_only"
+  | "legacy_unresolved"
+  | "incomplete_evidence"
+  | "conflict";
+
+/** One inference: all the evidence that shares an identity. */
+export interface TokenEvent {
+  /** `String(inference_id)` for events identified by it, else null. */
+  inferenceId: string | null;
+  /** `[type, value]`: `inference_id`, `provider_response_id`, `lineage` or `receipt` (value = address). */
+  identity: [string, string | ReceiptAddress];
+  /** How copies were merged. */
+  deduplication: Deduplication;
+  /** Meta record of the canonical evidence. */
+  meta: MetaRecord;
+  /** Tokens of the canonical evidence (all six keys). */
+  tokens: TokenTotals;
+  /** Every copy, canonical first (chat metas before receipts, discovery order). */
+  evidence: EvidenceItem[];
+  /** Whether copies disagree on pt/ct/tt or on provider_response_id. */
+  conflict: boolean;
+  /** The disputed fields (empty without a conflict). */
+  conflictFields: string[];
+  /** Exactly one provider_response_id while some copy lacks it. */
+  incompleteEvidence: boolean;
+  /** Summary status. */
+  status: EventStatus;
+}
+
+function withoutReas(meta: MetaRecord): MetaRecord {
+  if (!("reas" in meta)) return meta;
+  const { reas: _reas, ...rest } = meta;
+  return rest;
+}
+
+/**
+ * Analyses one chat file for token accounting: its direct metas (with lineage
+ * ids only where no `inference_id` identifies them) and its direct receipt
+ * entries (reusing the traversal's extraction when it did one).
+ *
+ * @param chat the file as the traversal loaded it
+ * @returns the file's evidence
+ */
+export function fileEvidence(chat: LoadedChat): FileEvidence {
+  const { path, messages } = chat;
+  const chatMetas = directMetas(path, messages);
+  let receipts = chat.receipts;
+  let problems = chat.receiptProblems;
+  if (receipts === null || problems === null) {
+    problems = [];
+    receipts = agentMetaEvidence(messages, { source: path, warnings: problems });
+  }
+  return {
+    path,
+    chat: chatMetas,
+    receipts: receipts.filter((r) => isDirectMeta(r.meta)).map(receiptItem),
+    receiptProblems: problems,
+  };
+}
+
+function directMetas(path: string, messages: readonly Message[]): FileChatMeta[] {
+  const out: FileChatMeta[] = [];
+  let needLineage = false;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role !== "meta" || typeof m.content !== "string") continue;
+    const meta = parseMeta(m.content);
+    if (!isDirectMeta(meta)) continue;
+    if (!nonEmpty(meta.inference_id)) needLineage = true;
+    out.push({
+      item: {
+        origin: "chat_meta",
+        source: path,
+        meta: withoutReas(meta),
+        callId: null,
+        toolName: null,
+        metaAddress: [path, i],
+      },
+      lineageId: null,
+      key: "",
+    });
+  }
+  const ids = needLineage ? lineageIds(messages) : null;
+  for (const e of out) {
+    if (ids !== null && !nonEmpty(e.item.meta.inference_id)) {
+      e.lineageId = ids[e.item.metaAddress[1]]!;
+    }
+    e.key = traceKey(e.item.meta, e.lineageId ?? "");
+  }
+  return out;
+}
+
+function receiptItem(r: ReceiptEvidence): ReceiptItem {
+  return {
+    origin: "agent_meta",
+    source: r.source ?? "",
+    meta: withoutReas(r.meta),
+    callId: r.callId,
+    toolName: r.toolName,
+    evidenceAddress: r.evidenceAddress,
+    outputAddress: r.outputAddress as [string, number],
+    agentMetaIndex: r.agentMetaIndex,
+  };
+}
+
+/**
+ * Local token totals of some files (`tokenTotals` semantics): direct metas
+ * deduplicated by `inference_id`/lineage across the files, first copy wins;
+ * receipts are not read.
+ *
+ * @param files the files, in order
+ * @returns all six keys
+ */
+export function localTokens(files: readonly (FileEvidence | undefined)[]): TokenTotals {
+  const t = emptyTokens();
+  const seen = new Set<string>();
+  for (const f of files) {
+    if (f === undefined) continue;
+    for (const e of f.chat) {
+      if (seen.has(e.key)) continue;
+      seen.add(e.key);
+      addTokens(t, e.item.meta);
+    }
+  }
+  return t;
+}
+
+function identityOf(
+  item: EvidenceItem,
+  lineage: string | null,
+): { key: string; identity: TokenEvent["identity"]; deduplication: Deduplication } {
+  const m = item.meta;
+  if (nonEmpty(m.inference_id)) {
+    const v = String(m.inference_id);
+    return { key: `i\0${v}`, identity: ["inference_id", v], deduplication: "inference_id" };
+  }
+  if (nonEmpty(m.provider_response_id)) {
+    const v = String(m.provider_response_id);
+    return {
+      key: `p\0${v}`,
+      identity: ["provider_response_id", v],
+      deduplication: "provider_response_id",
+    };
+  }
+  if (item.origin === "chat_meta") {
+    const v = lineage ?? "";
+    return { key: `l\0${v}`, identity: ["lineage", v], deduplication: "legacy_lineage" };
+  }
+  return {
+    key: `r\0${JSON.stringify(item.evidenceAddress)}`,
+    identity: ["receipt", item.evidenceAddress],
+    deduplication: "receipt_unresolved",
+  };
+}
+
+/**
+ * The evidence of some files in discovery order: every file's chat metas
+ * (file order, message order), then every file's receipts, each with its
+ * identity key.
+ *
+ * @param files the files, in traversal order
+ * @returns `[identityKey, item, identity, deduplication]` tuples
+ */
+export function* discoveryOrder(
+  files: readonly FileEvidence[],
+): Generator<{ key: string; item: EvidenceItem; id: ReturnType<typeof identityOf> }> {
+  for (const f of files) {
+    for (const c of f.chat) {
+      const id = identityOf(c.item, c.lineageId);
+      yield { key: id.key, item: c.item, id };
+    }
+  }
+  for (const f of files) {
+    for (const r of f.receipts) {
+      const id = identityOf(r, null);
+      yield { key: id.key, item: r, id };
+    }
+  }
+}
+
+const CONFLICT_KEYS = ["pt", "ct", "tt"] as const;
+
+/**
+ * The fields on which an event's copies disagree: `pt`/`ct`/`tt` (by
+ * `toInt`, missing = 0) and `provider_response_id` (two different non-empty
+ * values).
+ *
+ * @param evidence the copies
+ * @returns disputed field names
+ */
+export function disputedFields(evidence: readonly EvidenceItem[]): string[] {
+  const out: string[] = [];
+  if (evidence.length < 2) return out;
+  for (const k of CONFLICT_KEYS) {
+    const first = toInt(evidence[0]!.meta[k]);
+    if (evidence.some((e) => toInt(e.meta[k]) !== first)) out.push(k);
+  }
+  if (providerIds(evidence).size > 1) out.push("provider_response_id");
+  return out;
+}
+
+function providerIds(evidence: readonly EvidenceItem[]): Set<string> {
+  const ids = new Set<string>();
+  for (const e of evidence) {
+    if (nonEmpty(e.meta.provider_response_id)) ids.add(String(e.meta.provider_response_id));
+  }
+  return ids;
+}
+
+/**
+ * Groups evidence into events (`provenance.md` §9 steps 4–6), ordered by the
+ * first discovery of each identity. Pure: conflicts are flagged, not thrown.
+ *
+ * @param files the files, in traversal order
+ * @returns the events
+ */
+export function tokenEvents(files: readonly FileEvidence[]): TokenEvent[] {
+  const byKey = new Map<string, TokenEvent>();
+  for (const { key, item, id } of discoveryOrder(files)) {
+    const known = byKey.get(key);
+    if (known !== undefined) {
+      known.evidence.push(item);
+      continue;
+    }
+    byKey.set(key, {
+      inferenceId: id.identity[0] === "inference_id" ? id.identity[1] as string : null,
+      identity: id.identity,
+      deduplication: id.deduplication,
+      meta: item.meta,
+      tokens: metaTokens(item.meta),
+      evidence: [item],
+      conflict: false,
+      conflictFields: [],
+      incompleteEvidence: false,
+      status: "counted_once",
+    });
+  }
+  const events = [...byKey.values()];
+  for (const e of events) {
+    e.conflictFields = disputedFields(e.evidence);
+    e.conflict = e.conflictFields.length > 0;
+    const ids = providerIds(e.evidence);
+    e.incompleteEvidence = ids.size === 1 &&
+      e.evidence.some((x) => !nonEmpty(x.meta.provider_response_id));
+    e.status = eventStatus(e);
+  }
+  return events;
+}
+
+/**
+ * The status of an event (first match): `conflict`, `incomplete_evidence`,
+ * `legacy_unresolved` (a receipt without ids), `receipt_only` (all evidence
+ * is receipts), `counted_once`.
+ *
+ * @param e the event
+ * @returns its status
+ */
+export function eventStatus(e: Omit<TokenEvent, "status">): EventStatus {
+  if (e.conflict) return "conflict";
+  if (e.incompleteEvidence) return "incomplete_evidence";
+  if (e.deduplication === "receipt_unresolved") return "legacy_unresolved";
+  if (e.evidence.every((x) => x.origin === "agent_meta")) return "receipt_only";
+  return "counted_once";
+}
+
+/** An identity conflict, as a warning record. */
+export interface IdentityConflict {
+  /** Always `identity_conflict`. */
+  reason: "identity_conflict";
+  /** The event's inference id, or null. */
+  inferenceId: string | null;
+  /** The event's identity. */
+  identity: TokenEvent["identity"];
+  /** Disputed fields. */
+  fields: string[];
+  /** Raw values of each disputed field, field by field, in evidence order (missing → null). */
+  values: unknown[];
+  /** Raw values per disputed field, in evidence order. */
+  valuesByField: Record<string, unknown[]>;
+  /** The evidence. */
+  evidence: EvidenceItem[];
+  /** One line: `Identity conflict on <type>=<value>: disputed <fields>`. */
+  message: string;
+}
+
+/**
+ * The `<type>=<value>` text of an identity (receipt addresses as JSON).
+ *
+ * @param identity an event identity
+ * @returns e.g. `inference_id=w1`
+ */
+export function identityText(identity: TokenEvent["identity"]): string {
+  const v = identity[1];
+  return `${identity[0]}=${typeof v === "string" ? v : JSON.stringify(v)}`;
+}
+
+/**
+ * The warning record of a conflicting event.
+ *
+ * @param e a conflicting event
+ * @returns the record
+ */
+export function identityConflict(e: TokenEvent): IdentityConflict {
+  const valuesByField: Record<string, unknown[]> = {};
+  const values: unknown[] = [];
+  for (const f of e.conflictFields) {
+    valuesByField[f] = e.evidence.map((x) => x.meta[f] ?? null);
+    values.push(...valuesByField[f]!);
+  }
+  return {
+    reason: "identity_conflict",
+    inferenceId: e.inferenceId,
+    identity: e.identity,
+    fields: e.conflictFields,
+    values,
+    valuesByField,
+    evidence: e.evidence,
+    message: `Identity conflict on ${identityText(e.identity)}: disputed ${
+      e.conflictFields.join(",")
+    }`,
+  };
+}
+
+/** The coverage scopes of token totals (`provenance.md` §9). */
+export const TOKEN_SCOPES = [
+  "deduplicated_total",
+  "chat_evidence",
+  "receipt_evidence",
+  "receipt_only",
+] as const;
+
+/** One of {@link TOKEN_SCOPES}. */
+export type TokenScope = typeof TOKEN_SCOPES[number];
+
+/**
+ * Whether an event belongs to a scope.
+ *
+ * @param e an event
+ * @param scope the scope
+ * @returns true when selected
+ */
+export function inScope(e: TokenEvent, scope: TokenScope): boolean {
+  switch (scope) {
+    case "deduplicated_total":
+      return true;
+    case "chat_evidence":
+      return e.evidence.some((x) => x.origin === "chat_meta");
+    case "receipt_evidence":
+      return e.evidence.some((x) => x.origin === "agent_meta");
+    case "receipt_only":
+      return e.evidence.every((x) => x.origin === "agent_meta");
+  }
+}
+
+/**
+ * Sums the canonical tokens of the events in a scope.
+ *
+ * @param events events
+ * @param scope which events (default all)
+ * @returns all six keys
+ */
+export function sumEvents(
+  events: readonly TokenEvent[],
+  scope: TokenScope = "deduplicated_total",
+): TokenTotals {
+  const t = emptyTokens();
+  for (const e of events) {
+    if (inScope(e, scope)) {
+      for (const k of TOKEN_KEYS) t[k] += e.tokens[k];
+    }
+  }
+  return t;
+}

@@ -1,0 +1,242 @@
+/**
+ * Direct-neighbour readers of a job on disk (`provenance.md` §1.1, §2.6, §3;
+ * `workflow.md` §2.5, §3): reference resolution across job roots, the `.info`
+ * sidecar, dependencies, the `.files/log/**` chat files and the result chat.
+ * Never recursive, never silent about unreadable evidence: failures are
+ * returned to the caller, which decides (the traversal reports them).
+ *
+ * @module
+ */
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { expandHome, scoutHome, userHome } from "../config/home.ts";
+import type { JobInfo, JobRef } from "./types.ts";
+import { canonicalPath, compareBytes } from "./paths.ts";
+
+/** Where to resolve job references. */
+export interface JobResolveOptions {
+  /** Directory relative references resolve against first. */
+  cwd: string;
+  /** Job roots (`<root>/<Workflow>/<task>/<name>`), in priority order. */
+  jobRoots: readonly string[];
+  /** Environment for `~/` expansion (default `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * The default job roots: `<cwd>/var/jobs`, `$SCOUT_HOME/var/jobs` (default
+ * `~/.scout/var/jobs`) and `~/.rbbt/var/jobs`, without duplicates.
+ *
+ * @param cwd working directory
+ * @param env environment (`SCOUT_HOME`, `HOME`)
+ * @returns absolute job roots
+ */
+export function defaultJobRoots(
+  cwd: string,
+  env: Record<string, string | undefined> = process.env,
+): string[] {
+  const roots = [
+    join(resolve(cwd), "var", "jobs"),
+    join(scoutHome(env), "var", "jobs"),
+    join(userHome(env), ".rbbt", "var", "jobs"),
+  ];
+  return [...new Set(roots)];
+}
+
+/**
+ * Resolves a job reference (`provenance.md` §2.6): a `meta job=` marker
+ * (usually the short path `Workflow/task/Name`), a receipt's `job=` or a
+ * dependency path. Candidates: an absolute path as is; a relative one against
+ * `cwd`, then under each job root; then, for ≥3 components, the last three
+ * under each job root (relocated stores). The first candidate whose result
+ * file or `.info` sidecar exists wins.
+ *
+ * @param ref the raw reference (numbers are stringified)
+ * @param o cwd, job roots
+ * @returns the job (canonical path, info not read) or null when unresolved
+ */
+export function resolveJobReference(ref: unknown, o: JobResolveOptions): JobRef | null {
+  if (ref === null || ref === undefined) return null;
+  const raw = String(ref);
+  if (raw.trim() === "") return null;
+  const s = expandHome(raw, o.env);
+  const candidates: string[] = [];
+  if (isAbsolute(s)) {
+    candidates.push(s);
+  } else {
+    candidates.push(resolve(o.cwd, s));
+    for (const root of o.jobRoots) candidates.push(join(resolve(o.cwd, root), s));
+  }
+  const parts = s.split("/").filter((p) => p !== "");
+  if (parts.length >= 3) {
+    const tail = parts.slice(-3).join("/");
+    for (const root of o.jobRoots) candidates.push(join(resolve(o.cwd, root), tail));
+  }
+  for (const c of candidates) {
+    if (existsSync(c) || existsSync(c + ".info")) {
+      return { kind: "job", path: canonicalPath(c, o.cwd), info: null };
+    }
+  }
+  return null;
+}
+
+/** Result of reading a `.info` sidecar. */
+export type JobInfoRead =
+  | { info: JobInfo | null; error: null }
+  | { info: null; error: string };
+
+/**
+ * Reads `P.info`. Missing → `{info: null}`; unreadable, not JSON, or not a
+ * JSON object (e.g. a Ruby Marshal dump) → `{error}`.
+ *
+ * @param jobPath canonical job path `P`
+ * @returns the info or why it could not be read
+ */
+export function readJobInfo(jobPath: string): JobInfoRead {
+  let text: string;
+  try {
+    text = readFileSync(jobPath + ".info", "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { info: null, error: null };
+    return { info: null, error: (e as Error).message };
+  }
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { info: null, error: `not JSON (${(e as Error).message})` };
+  }
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    return { info: null, error: `not a JSON object (${v === null ? "null" : typeof v})` };
+  }
+  return { info: v as JobInfo, error: null };
+}
+
+/**
+ * The raw dependency entries of a job's info: each a path string or an array
+ * whose last element is the path (`[workflow, task, path]`).
+ *
+ * @param info the job's info (null → none)
+ * @returns raw entries, in order
+ */
+export function jobDependencies(info: JobInfo | null): unknown[] {
+  const deps = info?.dependencies;
+  if (deps === undefined || deps === null) return [];
+  return Array.isArray(deps) ? deps : [deps];
+}
+
+/**
+ * The path of a dependency entry (an array's last element), or the entry
+ * itself when it is not an array.
+ *
+ * @param entry a raw dependency entry
+ * @returns the reference to resolve
+ */
+export function dependencyReference(entry: unknown): unknown {
+  return Array.isArray(entry) ? entry[entry.length - 1] : entry;
+}
+
+/** Chat files under a job's log directory, and the directories that could not be listed. */
+export interface JobLogFiles {
+  /** Canonical paths, sorted by UTF-8 bytes. */
+  files: string[];
+  /** Directories that exist but could not be listed, with the reason. */
+  errors: { dir: string; message: string }[];
+}
+
+/**
+ * The chat files under `P.files/log/` (recursive): names starting with `.`
+ * are skipped, symlinked directories are not descended, regular files (or
+ * symlinks to them) ending in `.chat` are kept — a directory named `x.chat`
+ * is not a chat. A missing log directory is not an error.
+ *
+ * @param jobPath canonical job path `P`
+ * @returns the files and any unlistable directories
+ */
+export function directJobChatFiles(jobPath: string): JobLogFiles {
+  const out: JobLogFiles = { files: [], errors: [] };
+  let root: string;
+  try {
+    root = (realpathSync.native ?? realpathSync)(jobPath + ".files/log");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
+      out.errors.push({ dir: jobPath + ".files/log", message: (e as Error).message });
+    }
+    return out;
+  }
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      out.errors.push({ dir, message: (e as Error).message });
+      return;
+    }
+    for (const dirent of entries) {
+      const name = dirent.name;
+      if (name.startsWith(".")) continue;
+      const full = join(dir, name);
+      // Some file systems do not report entry types: ask lstat then.
+      const ent = dirent.isFile() || dirent.isDirectory() || dirent.isSymbolicLink()
+        ? dirent
+        : lstatOrNull(full);
+      if (ent === null) continue;
+      if (ent.isDirectory()) {
+        walk(full);
+      } else if (name.endsWith(".chat")) {
+        if (ent.isFile()) {
+          out.files.push(full);
+        } else if (ent.isSymbolicLink()) {
+          try {
+            if (statSync(full).isFile()) out.files.push(canonicalPath(full, dir));
+          } catch { /* a dangling symlink is no chat */ }
+        }
+      }
+    }
+  };
+  walk(root);
+  out.files.sort(compareBytes);
+  return out;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The job's result file when it is a chat: `P` itself when `info.type` is
+ * `chat` and `P` is a regular file.
+ *
+ * @param job the job (info read)
+ * @returns `P` or null
+ */
+export function jobResultChatFile(job: JobRef): string | null {
+  if (job.info?.type !== "chat") return null;
+  try {
+    return statSync(job.path).isFile() ? job.path : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True when a job exists at `P`: its result, `.info` or `.files` is there.
+ *
+ * @param jobPath absolute job path
+ * @returns whether any of the three exists
+ */
+export function jobExists(jobPath: string): boolean {
+  return existsSync(jobPath) || existsSync(jobPath + ".info") || existsSync(jobPath + ".files");
+}

@@ -1,0 +1,345 @@
+/**
+ * The one traversal primitive (`provenance.md` §2): a breadth-first walk over
+ * chat files and jobs that yields every edge it follows, with `firstVisit` on
+ * the first record of each node. It reads files and never runs anything:
+ * chats are parsed, never compiled (no imports, tasks, files or tools).
+ *
+ * @module
+ */
+import { isFile } from "../util/fs.ts";
+import { ScoutError } from "../errors.ts";
+import { loadRawSync } from "../chat/load.ts";
+import type { Message } from "../chat/types.ts";
+import { jobPaths } from "../chat/meta_chat.ts";
+import {
+  agentMetaEvidence,
+  jobReferencesOf,
+  type ReceiptEvidence,
+  type ReceiptProblem,
+  receiptProblem,
+} from "../chat/receipts.ts";
+import {
+  type JobRef,
+  type NodeKind,
+  type NodeRef,
+  type OnError,
+  PROVENANCE_RELATIONS,
+  type Relation,
+  type TraversalRecord,
+  type TraverseOptions,
+} from "./types.ts";
+import { canonicalPath, nodeId } from "./paths.ts";
+import { failure, provenanceError, receiptError } from "./errors.ts";
+import {
+  defaultJobRoots,
+  dependencyReference,
+  directJobChatFiles,
+  jobDependencies,
+  jobExists,
+  jobResultChatFile,
+  readJobInfo,
+  resolveJobReference,
+} from "./jobs.ts";
+
+/**
+ * Normalizes `follow` to a set of relations.
+ *
+ * @param follow `all`, one relation or a list
+ * @returns the relations to expand
+ * @throws ScoutError `invalid_follow` for an unknown name
+ */
+export function followSet(follow: TraverseOptions["follow"] = "all"): Set<Relation> {
+  if (follow === "all") return new Set(PROVENANCE_RELATIONS);
+  const list = typeof follow === "string" ? [follow] : [...follow];
+  for (const r of list) {
+    if (!PROVENANCE_RELATIONS.includes(r as Relation)) {
+      throw new ScoutError(
+        "invalid_follow",
+        `Unknown relation "${String(r)}" to follow (known: all, ${
+          PROVENANCE_RELATIONS.join(", ")
+        })`,
+        { relation: r },
+      );
+    }
+  }
+  return new Set(list as Relation[]);
+}
+
+/**
+ * Resolves the root to a node (`provenance.md` §2.2).
+ *
+ * @param root a path, or a job reference
+ * @param o rootType, cwd, job roots
+ * @returns the root node
+ * @throws ScoutError `root_not_found`
+ */
+export function resolveRoot(
+  root: string | JobRef,
+  o: {
+    rootType?: NodeKind;
+    cwd: string;
+    jobRoots: readonly string[];
+    env?: TraverseOptions["env"];
+  },
+): NodeRef {
+  const kind: NodeKind = o.rootType ?? (typeof root === "object" ? "job" : "chat");
+  const raw = typeof root === "object" ? root.path : root;
+  if (kind === "chat") {
+    const path = canonicalPath(raw, o.cwd);
+    if (!isFile(path)) {
+      throw new ScoutError("root_not_found", `Chat not found: ${raw}`, { file: raw });
+    }
+    return { kind: "chat", path };
+  }
+  const resolved = resolveJobReference(raw, { cwd: o.cwd, jobRoots: o.jobRoots, env: o.env }) ??
+    (jobExists(canonicalPath(raw, o.cwd))
+      ? { kind: "job" as const, path: canonicalPath(raw, o.cwd), info: null }
+      : null);
+  if (resolved === null) {
+    throw new ScoutError("root_not_found", `Job not found: ${raw}`, { file: raw });
+  }
+  if (typeof root === "object" && root.info !== null) resolved.info = root.info;
+  return resolved;
+}
+
+interface Pending {
+  node: NodeRef;
+  parent: NodeRef | null;
+  relation: Relation | null;
+  detail: TraversalRecord["detail"];
+}
+
+/**
+ * Walks provenance from `root`, breadth-first, yielding one record per edge
+ * (repeats included: `firstVisit` is false for a node already yielded, which
+ * is then not expanded again). Order is deterministic: a chat's `job` markers
+ * (message order) then its receipt jobs (receipt order); a job's
+ * dependencies (info order), its log chats (byte order), its result chat.
+ *
+ * Problems go to `onError`; without one the first problem is thrown (strict).
+ * Option and root errors are thrown immediately.
+ *
+ * @param root chat path, job path (with `rootType: "job"`) or a JobRef
+ * @param o options: rootType, follow, onError, cwd, jobRoots, onChat
+ * @returns a lazy generator of records
+ * @throws ScoutError `invalid_follow`, `root_not_found`
+ *
+ * @example
+ * ```ts ignore
+ * import { traverseProvenance } from "./traverse.ts";
+ * for (const r of traverseProvenance("session.chat", { onError: (e) => console.warn(e.message) })) {
+ *   console.log(r.relation ?? "root", r.kind, r.node.path, r.firstVisit);
+ * }
+ * ```
+ */
+export function traverseProvenance(
+  root: string | JobRef,
+  o: TraverseOptions = {},
+): Generator<TraversalRecord> {
+  const follow = followSet(o.follow);
+  const cwd = o.cwd ?? process.cwd();
+  const jobRoots = o.jobRoots ?? defaultJobRoots(cwd, o.env);
+  const rootNode = resolveRoot(root, { rootType: o.rootType, cwd, jobRoots, env: o.env });
+  return walk(rootNode, {
+    follow,
+    cwd,
+    jobRoots,
+    onError: o.onError,
+    onChat: o.onChat,
+    env: o.env,
+  });
+}
+
+interface WalkOptions {
+  follow: Set<Relation>;
+  cwd: string;
+  jobRoots: readonly string[];
+  onError?: OnError;
+  onChat?: TraverseOptions["onChat"];
+  env?: TraverseOptions["env"];
+}
+
+function* walk(rootNode: NodeRef, o: WalkOptions): Generator<TraversalRecord> {
+  const nodes = new Map<string, NodeRef>([[nodeId(rootNode.kind, rootNode.path), rootNode]]);
+  const intern = <T extends NodeRef>(n: T): T => {
+    const id = nodeId(n.kind, n.path);
+    const known = nodes.get(id);
+    if (known !== undefined) return known as T;
+    nodes.set(id, n);
+    return n;
+  };
+  const resolveOpts = { cwd: o.cwd, jobRoots: o.jobRoots, env: o.env };
+  const queue: Pending[] = [{ node: rootNode, parent: null, relation: null, detail: null }];
+  const seen = new Set<string>();
+  const infoErrors = new Map<string, string>();
+
+  const report = (
+    error: ReturnType<typeof provenanceError>,
+    node: NodeRef,
+  ) => {
+    if (o.onError === undefined) throw error;
+    o.onError(error, node.kind, node, error.relation, error.reference);
+  };
+
+  for (let head = 0; head < queue.length; head++) {
+    const p = queue[head]!;
+    queue[head] = undefined as unknown as Pending; // let the queue's past be collected
+    const id = nodeId(p.node.kind, p.node.path);
+    const firstVisit = !seen.has(id);
+    if (firstVisit && p.node.kind === "job" && p.node.info === null) {
+      const read = readJobInfo(p.node.path);
+      p.node.info = read.info;
+      if (read.error !== null) infoErrors.set(id, read.error);
+    }
+    yield {
+      kind: p.node.kind,
+      node: p.node,
+      parentKind: p.parent?.kind ?? null,
+      parent: p.parent,
+      relation: p.relation,
+      firstVisit,
+      detail: p.detail,
+    };
+    if (!firstVisit) continue;
+    seen.add(id);
+    const push = (node: NodeRef, relation: Relation, detail: Pending["detail"] = null) =>
+      queue.push({ node: intern(node), parent: p.node, relation, detail });
+
+    if (p.node.kind === "chat") {
+      expandChat(p.node, p.relation, { ...o, resolveOpts, report, push });
+    } else {
+      const infoError = infoErrors.get(id);
+      infoErrors.delete(id);
+      expandJob(p.node, infoError, { ...o, resolveOpts, report, push });
+    }
+  }
+}
+
+interface ExpandContext extends WalkOptions {
+  resolveOpts: { cwd: string; jobRoots: readonly string[]; env?: TraverseOptions["env"] };
+  report: (error: ReturnType<typeof provenanceError>, node: NodeRef) => void;
+  push: (node: NodeRef, relation: Relation, detail?: Pending["detail"]) => void;
+}
+
+function expandChat(
+  chat: NodeRef & { kind: "chat" },
+  incoming: Relation | null,
+  c: ExpandContext,
+): void {
+  let messages: Message[];
+  try {
+    messages = loadRawSync(chat.path);
+  } catch (e) {
+    const cause = (e as { cause?: unknown }).cause ?? e;
+    c.report(
+      provenanceError(
+        "chat_unreadable",
+        `Cannot read chat "${chat.path}": ${failure(cause)} (chat_unreadable)`,
+        { kind: "chat", nodePath: chat.path, relation: incoming, reference: chat.path, cause },
+      ),
+      chat,
+    );
+    return;
+  }
+  let receipts: ReceiptEvidence[] | null = null;
+  let problems: ReceiptProblem[] | null = null;
+  if (c.follow.has("agent_job")) {
+    problems = [];
+    receipts = agentMetaEvidence(messages, { source: chat.path, warnings: problems });
+  }
+  c.onChat?.({ path: chat.path, messages, receipts, receiptProblems: problems });
+
+  if (c.follow.has("job")) {
+    for (const ref of jobPaths(messages)) {
+      const job = resolveJobReference(ref, c.resolveOpts);
+      if (job !== null) {
+        c.push(job, "job");
+      } else {
+        c.report(
+          provenanceError(
+            "unresolved_job_reference",
+            `Job reference "${ref}" in chat "${chat.path}" does not resolve to a job (unresolved_job_reference)`,
+            { kind: "chat", nodePath: chat.path, relation: "job", reference: ref },
+          ),
+          chat,
+        );
+      }
+    }
+  }
+  if (receipts !== null && problems !== null) {
+    for (const problem of problems) c.report(receiptError(problem, chat.path), chat);
+    for (const ref of jobReferencesOf(receipts)) {
+      const job = resolveJobReference(ref.job, c.resolveOpts);
+      if (job !== null) {
+        c.push(job, "agent_job", ref);
+        continue;
+      }
+      const problem = receiptProblem({
+        reason: "unresolved_job_reference",
+        source: ref.source,
+        outputAddress: ref.outputAddress,
+        evidenceAddress: ref.evidenceAddress,
+        callId: ref.callId,
+        toolName: ref.toolName,
+        agentMetaIndex: ref.agentMetaIndex,
+        rawEntry: ref.rawMessage,
+        reference: ref.job,
+        detail: `job "${ref.job}" not found under the working directory or any job root`,
+      });
+      c.report(receiptError(problem, chat.path), chat);
+    }
+  }
+}
+
+function expandJob(job: JobRef, infoError: string | undefined, c: ExpandContext): void {
+  if (infoError !== undefined) {
+    c.report(
+      provenanceError(
+        "job_info_unreadable",
+        `Cannot read job info "${job.path}.info": ${infoError} (job_info_unreadable)`,
+        { kind: "job", nodePath: job.path, relation: "dependency", reference: job.path + ".info" },
+      ),
+      job,
+    );
+  }
+  if (c.follow.has("dependency")) {
+    for (const entry of jobDependencies(job.info)) {
+      const ref = dependencyReference(entry);
+      const dep = typeof ref === "string" || typeof ref === "number"
+        ? resolveJobReference(ref, c.resolveOpts)
+        : null;
+      if (dep !== null) {
+        c.push(dep, "dependency");
+      } else {
+        c.report(
+          provenanceError(
+            "missing_dependency",
+            `Dependency ${
+              JSON.stringify(ref) ?? String(ref)
+            } of job "${job.path}" does not resolve to a job (missing_dependency)`,
+            { kind: "job", nodePath: job.path, relation: "dependency", reference: ref },
+          ),
+          job,
+        );
+      }
+    }
+  }
+  if (c.follow.has("log")) {
+    const logs = directJobChatFiles(job.path);
+    for (const file of logs.files) c.push({ kind: "chat", path: file }, "log");
+    for (const err of logs.errors) {
+      c.report(
+        provenanceError(
+          "log_dir_unreadable",
+          `Cannot list log directory "${err.dir}" of job "${job.path}": ${err.message} (log_dir_unreadable)`,
+          { kind: "job", nodePath: job.path, relation: "log", reference: err.dir },
+        ),
+        job,
+      );
+    }
+  }
+  if (c.follow.has("result")) {
+    const result = jobResultChatFile(job);
+    if (result !== null) c.push({ kind: "chat", path: result }, "result");
+  }
+}

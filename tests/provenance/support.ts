@@ -1,0 +1,157 @@
+/**
+ * Builders for provenance tests (`provenance.md` §11): chats with receipts
+ * (`rc`), jobs with dependencies and logs (`mkJob`), written into real temp
+ * directories with the project's chat printer.
+ */
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ROOT } from "../support/cli.ts";
+import { print } from "../../src/chat/print.ts";
+import type { Message } from "../../src/chat/types.ts";
+import type { OnError, ProvenanceError } from "../../src/provenance/types.ts";
+
+/** A meta line's content: `pt=.. ct=.. tt=.. inference_id=id` (ct omitted when undefined). */
+export function tok(id: string | null, pt: number, ct: number | undefined, tt: number): string {
+  const parts = [`pt=${pt}`];
+  if (ct !== undefined) parts.push(`ct=${ct}`);
+  parts.push(`tt=${tt}`);
+  if (id !== null) parts.push(`inference_id=${id}`);
+  return parts.join(" ");
+}
+
+/** A receipt entry `{role: "meta", content}`. */
+export function entry(content: string): { role: string; content: string } {
+  return { role: "meta", content };
+}
+
+/** A meta message. */
+export function meta(content: string): Message {
+  return { role: "meta", content };
+}
+
+/**
+ * `rc(receipts, extra)`: `user: Run the worker` (indices 0, 1), then per
+ * receipt an `ask` call with id `cid` and its output carrying `agent_meta`
+ * (outputs at 3, 5, 7…), then `extra` messages, then `assistant: done`.
+ */
+export function rc(receipts: Record<string, unknown>, extra: Message[] = []): string {
+  const chat: Message[] = [{ role: "user", content: "Run the worker" }];
+  for (const [cid, agentMeta] of Object.entries(receipts)) {
+    chat.push({
+      role: "function_call",
+      content: JSON.stringify({
+        name: "ask",
+        arguments: { agent: "Worker", prompt: "do it" },
+        id: cid,
+      }),
+    });
+    chat.push({
+      role: "function_call_output",
+      content: JSON.stringify({ name: "ask", content: "done it", id: cid, agent_meta: agentMeta }),
+    });
+  }
+  chat.push(...extra, { role: "assistant", content: "done" });
+  return print(chat);
+}
+
+/** Writes a file, creating directories. */
+export function write(path: string, text: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  return path;
+}
+
+/**
+ * `mkJob(path, deps, logs)`: a job at `path` with a result file, an `.info`
+ * (only with deps or extra info), and log chats `{relative: text}` under
+ * `path.files/log/`.
+ */
+export function mkJob(
+  path: string,
+  deps: string[] | null = null,
+  logs: Record<string, string> = {},
+  info: Record<string, unknown> | null = null,
+  result: string | null = "done\n",
+): string {
+  mkdirSync(dirname(path), { recursive: true });
+  if (result !== null) writeFileSync(path, result);
+  if (deps !== null || info !== null) {
+    writeFileSync(
+      path + ".info",
+      JSON.stringify({ status: "done", ...info, ...(deps === null ? {} : { dependencies: deps }) }),
+    );
+  }
+  for (const [rel, text] of Object.entries(logs)) write(join(path + ".files", "log", rel), text);
+  return path;
+}
+
+/** An onError that records `[code, kind, nodePath, relation, reference]` tuples. */
+export function recorder(): {
+  onError: OnError;
+  errors: {
+    error: ProvenanceError;
+    kind: string;
+    path: string;
+    relation: string | null;
+    reference: unknown;
+  }[];
+} {
+  const errors: {
+    error: ProvenanceError;
+    kind: string;
+    path: string;
+    relation: string | null;
+    reference: unknown;
+  }[] = [];
+  return {
+    errors,
+    onError: (error, kind, node, relation, reference) =>
+      errors.push({ error, kind, path: node.path, relation, reference }),
+  };
+}
+
+/** A fresh temp dir (realpath'd, so canonical paths equal it), removed on dispose. */
+export async function tmp(): Promise<{ path: string } & AsyncDisposable> {
+  const path = Deno.realPathSync(await Deno.makeTempDir({ prefix: "scout-prov-" }));
+  return {
+    path,
+    [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }).catch(() => {}),
+  };
+}
+
+/**
+ * Runs a TypeScript snippet in a subprocess that cannot read files with mode
+ * 000: as the unprivileged user `nobody` (via `setpriv`) when this process
+ * is root, else as this user. `$ROOT` in the code is replaced by the
+ * repository root. The snippet must print JSON on stdout, which is returned.
+ * `dir` and its parents must be traversable by `nobody` (see {@link openDir}).
+ */
+export async function runUnprivileged(dir: string, code: string): Promise<unknown> {
+  const script = join(dir, "unprivileged.ts");
+  writeFileSync(script, code.replaceAll("$ROOT", ROOT));
+  chmodSync(script, 0o644);
+  const denoDir = join(dir, ".deno");
+  mkdirSync(denoDir, { recursive: true });
+  chmodSync(denoDir, 0o777);
+  const deno = ["run", "-A", "--no-lock", "--no-config", script];
+  const env = { HOME: dir, DENO_DIR: denoDir, NO_COLOR: "1", PATH: Deno.env.get("PATH") ?? "" };
+  const [cmd, args] = Deno.uid() === 0
+    ? [
+      "setpriv",
+      ["--reuid=65534", "--regid=65534", "--clear-groups", Deno.execPath(), ...deno],
+    ] as const
+    : [Deno.execPath(), deno] as const;
+  const out = await new Deno.Command(cmd, { args: [...args], env, clearEnv: true }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  if (out.code !== 0) {
+    throw new Error(
+      `unprivileged run failed (${out.code}):\n${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+  return JSON.parse(text);
+}
+
+/** Makes a temp dir and everything in it traversable/readable by other users (not mode-000 files). */
+export function openDir(dir: string): void {
+  chmodSync(dir, 0o755);
+}

@@ -1,0 +1,585 @@
+/**
+ * Traversal acceptance tests (`provenance.md` §11, tests 1–18) on real temp dirs.
+ */
+import assert from "node:assert/strict";
+import { chmodSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  PROVENANCE_RELATIONS,
+  type TraversalRecord,
+  type TraverseOptions,
+} from "../../src/provenance/types.ts";
+import { traverseProvenance } from "../../src/provenance/traverse.ts";
+import {
+  provenanceChatFiles,
+  provenanceChatMap,
+  provenanceEdges,
+  provenanceJobs,
+} from "../../src/provenance/collect.ts";
+import { compareBytes } from "../../src/provenance/paths.ts";
+import { isScoutError } from "../../src/errors.ts";
+import {
+  entry,
+  meta,
+  mkJob,
+  openDir,
+  rc,
+  recorder,
+  runUnprivileged,
+  tmp,
+  tok,
+  write,
+} from "./support.ts";
+
+type Row = [string | null, string, string, boolean];
+/** `[relation, kind, path relative to base, firstVisit]` per record. */
+function rows(records: Iterable<TraversalRecord>, base: string): Row[] {
+  return [...records].map((r) => [
+    r.relation,
+    r.kind,
+    r.node.path.startsWith(base + "/") ? r.node.path.slice(base.length + 1) : r.node.path,
+    r.firstVisit,
+  ]);
+}
+
+function opts(dir: string, extra: TraverseOptions = {}): TraverseOptions {
+  return { cwd: dir, jobRoots: [join(dir, "jobs")], ...extra };
+}
+
+Deno.test("1: a chat without references gives one root record", async () => {
+  await using d = await tmp();
+  const chat = write(join(d.path, "a.chat"), "user: hi\n\nassistant: hello\n");
+  const recs = [...traverseProvenance(chat, opts(d.path))];
+  assert.equal(recs.length, 1);
+  assert.deepEqual(recs[0], {
+    kind: "chat",
+    node: { kind: "chat", path: chat },
+    parentKind: null,
+    parent: null,
+    relation: null,
+    firstVisit: true,
+    detail: null,
+  });
+});
+
+Deno.test("2: import/continue/last and job: role lines are not followed; relation list", async () => {
+  await using d = await tmp();
+  write(join(d.path, "other.chat"), "user: imported\n");
+  mkJob(join(d.path, "jobs/Wf/task/Name"));
+  const chat = write(
+    join(d.path, "a.chat"),
+    "import: other.chat\n\ncontinue: missing.chat\n\nlast: other.chat\n\njob: Wf/task/Name\n\nuser: hi\n",
+  );
+  // strict (no onError): any report would throw
+  const recs = [...traverseProvenance(chat, opts(d.path))];
+  assert.equal(recs.length, 1);
+  assert.deepEqual([...PROVENANCE_RELATIONS], ["job", "dependency", "log", "result", "agent_job"]);
+});
+
+Deno.test("3: a relative meta job= marker resolves via job roots and the job expands", async () => {
+  await using d = await tmp();
+  mkJob(join(d.path, "jobs/Wf/task/Name"), null, { "agent.chat": "user: q\n" });
+  const chat = write(join(d.path, "a.chat"), "user: q\n\nmeta: job=Wf/task/Name\n\nassistant: a\n");
+  assert.deepEqual(rows(traverseProvenance(chat, opts(d.path)), d.path), [
+    [null, "chat", "a.chat", true],
+    ["job", "job", "jobs/Wf/task/Name", true],
+    ["log", "chat", "jobs/Wf/task/Name.files/log/agent.chat", true],
+  ]);
+});
+
+Deno.test("4: log tree: regular .chat files only, hidden names skipped, byte order", async () => {
+  await using d = await tmp();
+  const job = mkJob(join(d.path, "jobs/Wf/task/J"), null, {
+    "society/W/x.chat": "user: a\n",
+    "r1/agent.chat": "user: b\n",
+    "agent.chat": "user: c\n",
+    ".h/z.chat": "user: hidden\n",
+    ".dot.chat": "user: hidden\n",
+  });
+  mkdirSync(join(job + ".files/log/d.chat"));
+  const recs = [...traverseProvenance(job, opts(d.path, { rootType: "job" }))];
+  const logs = recs.filter((r) => r.relation === "log").map((r) => r.node.path.slice(job.length));
+  assert.deepEqual(logs, [
+    ".files/log/agent.chat",
+    ".files/log/r1/agent.chat",
+    ".files/log/society/W/x.chat",
+  ]);
+});
+
+Deno.test("4b: byte order puts astral characters after U+E000–U+FFFF", () => {
+  const names = ["\u{1F600}.chat", "\uFF21.chat", "a.chat"];
+  assert.deepEqual([...names].sort(compareBytes), ["a.chat", "\uFF21.chat", "\u{1F600}.chat"]);
+  const bytes = [...names].sort((a, b) =>
+    Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"))
+  );
+  assert.deepEqual([...names].sort(compareBytes), bytes);
+});
+
+Deno.test("5: a chat-typed dependency gets a result edge, a text-typed one does not", async () => {
+  await using d = await tmp();
+  const c = mkJob(join(d.path, "jobs/Wf/chatty/C.chat"), null, {}, { type: "chat" }, "\nuser: x\n");
+  const t = mkJob(join(d.path, "jobs/Wf/texty/T"), null, {}, { type: "text" });
+  const p = mkJob(join(d.path, "jobs/Wf/top/P"), [c, t]);
+  const r = rows(traverseProvenance(p, opts(d.path, { rootType: "job" })), d.path);
+  assert.deepEqual(r, [
+    [null, "job", "jobs/Wf/top/P", true],
+    ["dependency", "job", "jobs/Wf/chatty/C.chat", true],
+    ["dependency", "job", "jobs/Wf/texty/T", true],
+    ["result", "chat", "jobs/Wf/chatty/C.chat", true],
+  ]);
+});
+
+Deno.test("6: a shared dependency is yielded twice, expanded once, listed once", async () => {
+  await using d = await tmp();
+  const s = mkJob(join(d.path, "jobs/D/load/S"), null, { "agent.chat": "user: s\n" });
+  const a = mkJob(join(d.path, "jobs/D/filter/A"), [s]);
+  const p = mkJob(join(d.path, "jobs/D/top/P"), [a, s]);
+  const o = opts(d.path, { rootType: "job" });
+  const r = rows(traverseProvenance(p, o), d.path);
+  assert.deepEqual(r, [
+    [null, "job", "jobs/D/top/P", true],
+    ["dependency", "job", "jobs/D/filter/A", true],
+    ["dependency", "job", "jobs/D/load/S", true],
+    ["dependency", "job", "jobs/D/load/S", false],
+    ["log", "chat", "jobs/D/load/S.files/log/agent.chat", true],
+  ]);
+  assert.deepEqual(provenanceJobs(p, o).map((j) => j.path), [p, a, s]);
+});
+
+Deno.test("7: a result chat projecting its own job closes a cycle that terminates", async () => {
+  await using d = await tmp();
+  const p = mkJob(
+    join(d.path, "jobs/Planner/ask/Default_x.chat"),
+    null,
+    {},
+    { type: "chat" },
+    "\nmeta: job=Planner/ask/Default_x.chat\n\nassistant:\n\nanswer\n",
+  );
+  const r = rows(traverseProvenance(p, opts(d.path, { rootType: "job" })), d.path);
+  assert.deepEqual(r, [
+    [null, "job", "jobs/Planner/ask/Default_x.chat", true],
+    ["result", "chat", "jobs/Planner/ask/Default_x.chat", true],
+    ["job", "job", "jobs/Planner/ask/Default_x.chat", false],
+  ]);
+});
+
+Deno.test("8: each problem is thrown in strict mode and reported to onError otherwise", async (t) => {
+  await using d = await tmp();
+  const o = opts(d.path);
+  const cases: {
+    name: string;
+    code: string;
+    make: () => { root: string; rootType?: "job" };
+    kind: string;
+    path: (root: string) => string;
+    relation: string | null;
+    reference: (root: string) => unknown;
+    message: string[];
+  }[] = [
+    {
+      name: "missing meta job= target",
+      code: "unresolved_job_reference",
+      make: () => ({
+        root: write(join(d.path, "m1.chat"), "user: q\n\nmeta: job=Nope/task/Gone\n"),
+      }),
+      kind: "chat",
+      path: (r) => r,
+      relation: "job",
+      reference: () => "Nope/task/Gone",
+      message: ["unresolved_job_reference", "Nope/task/Gone", "m1.chat"],
+    },
+    {
+      name: "non-JSON .info",
+      code: "job_info_unreadable",
+      make: () => {
+        const j = mkJob(join(d.path, "jobs/Bad/info/J"));
+        write(j + ".info", "\x04\x08{marshal");
+        return { root: j, rootType: "job" };
+      },
+      kind: "job",
+      path: (r) => r,
+      relation: "dependency",
+      reference: (r) => r + ".info",
+      message: ["job_info_unreadable", "Bad/info/J.info"],
+    },
+    {
+      name: "missing dependency",
+      code: "missing_dependency",
+      make: () => ({
+        root: mkJob(join(d.path, "jobs/Bad/dep/J"), [join(d.path, "jobs/Gone/gone/G")]),
+        rootType: "job",
+      }),
+      kind: "job",
+      path: (r) => r,
+      relation: "dependency",
+      reference: () => join(d.path, "jobs/Gone/gone/G"),
+      message: ["missing_dependency", "Gone/gone/G", "Bad/dep/J"],
+    },
+    {
+      name: "unresolved receipt job",
+      code: "unresolved_job_reference",
+      make: () => ({
+        root: write(join(d.path, "r1.chat"), rc({ a1: [entry("job=Nope/ask/Gone")] })),
+      }),
+      kind: "chat",
+      path: (r) => r,
+      relation: "agent_job",
+      reference: () => undefined,
+      message: ["unresolved_job_reference", "r1.chat", "Nope/ask/Gone", "call a1", "tool ask"],
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, () => {
+      const { root, rootType } = c.make();
+      const strict = () => [...traverseProvenance(root, { ...o, rootType })];
+      assert.throws(strict, (e: unknown) => {
+        assert.ok(isScoutError(e), String(e));
+        assert.equal(e.code, c.code);
+        for (const s of c.message) assert.ok(e.message.includes(s), `${e.message} lacks ${s}`);
+        return true;
+      });
+      const rec = recorder();
+      const recs = [...traverseProvenance(root, { ...o, rootType, onError: rec.onError })];
+      assert.equal(rec.errors.length, 1, c.name);
+      const [err] = rec.errors;
+      assert.equal(err!.error.code, c.code);
+      assert.equal(err!.kind, c.kind);
+      assert.equal(err!.relation, c.relation);
+      if (c.path(root) !== "") assert.equal(err!.path, c.path(root));
+      if (c.reference(root) !== "" && c.reference(root) !== undefined) {
+        assert.deepEqual(err!.reference, c.reference(root));
+      }
+      // unresolved jobs are never yielded
+      assert.ok(!recs.some((r) => r.node.path.includes("Gone") || r.node.path.includes("Nope")));
+    });
+  }
+});
+
+const UNREADABLE_PROBE = `
+import { traverseProvenance } from "file://$ROOT/src/provenance/traverse.ts";
+const [root, rootType] = [ROOT_PATH, ROOT_TYPE];
+const o = { cwd: "/", jobRoots: [], rootType };
+const errors = [];
+const records = [...traverseProvenance(root, { ...o, onError: (e, kind, node, relation, reference) =>
+  errors.push({ code: e.code, kind, path: node.path, relation, reference, message: e.message }) })]
+  .map((r) => [r.relation, r.node.path]);
+let strict = null;
+try { [...traverseProvenance(root, o)]; } catch (e) { strict = { code: e.code, message: e.message }; }
+console.log(JSON.stringify({ errors, records, strict }));
+`;
+
+interface Probe {
+  errors: {
+    code: string;
+    kind: string;
+    path: string;
+    relation: string | null;
+    reference: unknown;
+  }[];
+  records: [string | null, string][];
+  strict: { code: string; message: string } | null;
+}
+
+Deno.test("8: an unreadable log chat (mode 000, unprivileged reader) is chat_unreadable", async () => {
+  await using d = await tmp();
+  openDir(d.path);
+  const j = mkJob(join(d.path, "jobs/Bad/log/J"), null, {
+    "agent.chat": "user: secret\n",
+    "b.chat": "user: fine\n",
+  });
+  const secret = j + ".files/log/agent.chat";
+  chmodSync(secret, 0o000);
+  const code = UNREADABLE_PROBE.replace("ROOT_PATH", JSON.stringify(j)).replace(
+    "ROOT_TYPE",
+    '"job"',
+  );
+  const r = await runUnprivileged(d.path, code) as Probe;
+  assert.deepEqual(r.errors.map((e) => [e.code, e.kind, e.path, e.relation, e.reference]), [
+    ["chat_unreadable", "chat", secret, "log", secret],
+  ]);
+  // the unreadable chat is still a node; the traversal went on with the next log
+  assert.deepEqual(r.records, [[null, j], ["log", secret], ["log", j + ".files/log/b.chat"]]);
+  assert.equal(r.strict?.code, "chat_unreadable");
+  assert.ok(r.strict!.message.includes(secret));
+});
+
+Deno.test("8b: an unreadable root chat is reported with a null relation", async () => {
+  await using d = await tmp();
+  openDir(d.path);
+  const root = write(join(d.path, "root.chat"), "user: secret\n");
+  chmodSync(root, 0o000);
+  const code = UNREADABLE_PROBE.replace("ROOT_PATH", JSON.stringify(root)).replace(
+    "ROOT_TYPE",
+    '"chat"',
+  );
+  const r = await runUnprivileged(d.path, code) as Probe;
+  assert.deepEqual(r.records, [[null, root]]);
+  assert.deepEqual(r.errors.map((e) => [e.code, e.kind, e.relation]), [
+    ["chat_unreadable", "chat", null],
+  ]);
+});
+
+Deno.test("9: the first job root wins; two absolute references are two nodes", async () => {
+  await using d = await tmp();
+  const first = mkJob(join(d.path, "r1/Wf/t/N"));
+  mkJob(join(d.path, "r2/Wf/t/N"));
+  const chat = write(join(d.path, "a.chat"), "user: q\n\nmeta: job=Wf/t/N\n");
+  const o = { cwd: d.path, jobRoots: [join(d.path, "r1"), join(d.path, "r2")] };
+  const recs = [...traverseProvenance(chat, o)];
+  assert.deepEqual(recs.map((r) => r.node.path), [chat, first]);
+  const two = write(
+    join(d.path, "b.chat"),
+    `user: q\n\nmeta: job=${join(d.path, "r1/Wf/t/N")}\n\nmeta: job=${join(d.path, "r2/Wf/t/N")}\n`,
+  );
+  assert.deepEqual(provenanceJobs(two, o).map((j) => j.path), [
+    join(d.path, "r1/Wf/t/N"),
+    join(d.path, "r2/Wf/t/N"),
+  ]);
+});
+
+Deno.test("9b: relocated absolute dependencies resolve by their last three components", async () => {
+  await using d = await tmp();
+  const dep = mkJob(join(d.path, "jobs/Data/load/S"));
+  const p = mkJob(join(d.path, "jobs/Data/top/P"), ["/elsewhere/var/jobs/Data/load/S"]);
+  const jobs = provenanceJobs(p, opts(d.path, { rootType: "job" }));
+  assert.deepEqual(jobs.map((j) => j.path), [p, dep]);
+});
+
+Deno.test("10: an error job with partial logs and no result is traversed without a result edge", async () => {
+  await using d = await tmp();
+  const j = join(d.path, "jobs/Wf/ask/Default_e.chat");
+  mkJob(j, [], { "agent.chat": "user: started\n" }, { type: "chat", status: "error" }, null);
+  const r = rows(traverseProvenance(j, opts(d.path, { rootType: "job" })), d.path);
+  assert.deepEqual(r, [
+    [null, "job", "jobs/Wf/ask/Default_e.chat", true],
+    ["log", "chat", "jobs/Wf/ask/Default_e.chat.files/log/agent.chat", true],
+  ]);
+  const [root] = [...traverseProvenance(j, opts(d.path, { rootType: "job" }))];
+  assert.equal((root!.node as { info: Record<string, unknown> }).info.status, "error");
+});
+
+Deno.test("11: rootType job makes a job root; JobRef roots are jobs; missing roots throw", async () => {
+  await using d = await tmp();
+  const j = mkJob(join(d.path, "jobs/Wf/t/J"), []);
+  const [a] = [...traverseProvenance(j, opts(d.path, { rootType: "job" }))];
+  assert.equal(a!.kind, "job");
+  const [b] = [...traverseProvenance({ kind: "job", path: j, info: null }, opts(d.path))];
+  assert.equal(b!.kind, "job");
+  // a relative job path resolves through the job roots
+  const [c] = [...traverseProvenance("Wf/t/J", opts(d.path, { rootType: "job" }))];
+  assert.equal(c!.node.path, j);
+  // only a .files directory is enough for a job root
+  mkdirSync(join(d.path, "jobs/Wf/t/F.files/log"), { recursive: true });
+  const [f] = [
+    ...traverseProvenance(join(d.path, "jobs/Wf/t/F"), opts(d.path, { rootType: "job" })),
+  ];
+  assert.equal(f!.kind, "job");
+  assert.throws(
+    () => traverseProvenance(join(d.path, "nope"), opts(d.path, { rootType: "job" })),
+    (e: unknown) => isScoutError(e, "root_not_found"),
+  );
+  assert.throws(
+    () => traverseProvenance(join(d.path, "nope.chat"), opts(d.path)),
+    (e: unknown) => isScoutError(e, "root_not_found"),
+  );
+  assert.throws(
+    () => traverseProvenance(join(d.path, "jobs"), opts(d.path)),
+    (e: unknown) => isScoutError(e, "root_not_found"),
+  );
+});
+
+/** Fixture C (§11 test 14): Critic `c`, Dep `1`, Worker `w` (deps [Dep]), a parent chat. */
+export function fixtureC(dir: string): { parent: string; c: string; w: string; dep: string } {
+  const c = mkJob(join(dir, "jobs/Agents/critic/c"));
+  const dep = mkJob(join(dir, "jobs/Agents/dep/1"));
+  const w = mkJob(join(dir, "jobs/Agents/worker/w"), [dep], {
+    "agent.chat": rc(
+      { wc1: [entry(tok("c1", 30, 10, 40)), entry("job=Agents/critic/c")] },
+      [meta(tok("w1", 100, 50, 150)), meta(tok("w2", 20, 10, 30))],
+    ),
+  });
+  const parent = write(
+    join(dir, "parent.chat"),
+    rc(
+      { p1: [entry(tok("shadow", 10, undefined, 12)), entry("job=Agents/worker/w")] },
+      [meta("job=Agents/critic/c")],
+    ),
+  );
+  return { parent, c, w, dep };
+}
+
+Deno.test("12: two runs give identical record lists", async () => {
+  await using d = await tmp();
+  const { parent } = fixtureC(d.path);
+  const a = rows(traverseProvenance(parent, opts(d.path)), d.path);
+  const b = rows(traverseProvenance(parent, opts(d.path)), d.path);
+  assert.deepEqual(a, b);
+  assert.equal(a.length, 6);
+});
+
+Deno.test("13: follow restricts expansion; unknown relations throw invalid_follow", async () => {
+  await using d = await tmp();
+  const { parent } = fixtureC(d.path);
+  assert.deepEqual(rows(traverseProvenance(parent, opts(d.path, { follow: ["job"] })), d.path), [
+    [null, "chat", "parent.chat", true],
+    ["job", "job", "jobs/Agents/critic/c", true],
+  ]);
+  assert.deepEqual(
+    rows(traverseProvenance(parent, opts(d.path, { follow: ["agent_job"] })), d.path),
+    [
+      [null, "chat", "parent.chat", true],
+      ["agent_job", "job", "jobs/Agents/worker/w", true],
+    ],
+  );
+  assert.deepEqual(
+    rows(traverseProvenance(parent, opts(d.path, { follow: "job" })), d.path).length,
+    2,
+  );
+  assert.throws(
+    // deno-lint-ignore no-explicit-any
+    () => traverseProvenance(parent, opts(d.path, { follow: ["job", "import" as any] })),
+    (e: unknown) => isScoutError(e, "invalid_follow") && e.message.includes('"import"'),
+  );
+});
+
+Deno.test("14: fixture C edges, chat nodes, agent_job records and first visits", async () => {
+  await using d = await tmp();
+  const { parent, c, w, dep } = fixtureC(d.path);
+  const o = opts(d.path);
+  assert.deepEqual(rows(traverseProvenance(parent, o), d.path), [
+    [null, "chat", "parent.chat", true],
+    ["job", "job", "jobs/Agents/critic/c", true],
+    ["agent_job", "job", "jobs/Agents/worker/w", true],
+    ["dependency", "job", "jobs/Agents/dep/1", true],
+    ["log", "chat", "jobs/Agents/worker/w.files/log/agent.chat", true],
+    ["agent_job", "job", "jobs/Agents/critic/c", false],
+  ]);
+  const edges = provenanceEdges(parent, o);
+  assert.deepEqual(edges.map((e) => [e.relation, e.from, e.to]), [
+    ["job", parent, c],
+    ["agent_job", parent, w],
+    ["dependency", w, dep],
+    ["log", w, w + ".files/log/agent.chat"],
+    ["agent_job", w + ".files/log/agent.chat", c],
+  ]);
+  const detail = edges[1]!.detail!;
+  assert.equal(detail.callId, "p1");
+  assert.equal(detail.toolName, "ask");
+  assert.equal(detail.job, "Agents/worker/w");
+  assert.deepEqual(detail.evidenceAddress, [parent, 3, "agent_meta", 1]);
+  assert.deepEqual(provenanceChatFiles(parent, o), [parent, w + ".files/log/agent.chat"]);
+  assert.deepEqual(provenanceChatMap(parent, o), { [w]: [w + ".files/log/agent.chat"] });
+  const firsts = [...traverseProvenance(parent, o)].filter((r) => r.firstVisit);
+  assert.equal(new Set(firsts.map((r) => r.kind + r.node.path)).size, firsts.length);
+  // a receipt cycle back to the worker terminates
+  write(
+    w + ".files/log/round-2/agent.chat",
+    rc({ back: [entry("job=Agents/worker/w")] }),
+  );
+  const again = rows(traverseProvenance(parent, o), d.path);
+  assert.deepEqual(again.at(-1), ["agent_job", "job", "jobs/Agents/worker/w", false]);
+});
+
+Deno.test("15: malformed receipts are reported with their addresses and skipped", async () => {
+  await using d = await tmp();
+  const chat = write(
+    join(d.path, "e.chat"),
+    rc({
+      b1: "not-an-array",
+      b2: [{ role: "assistant", content: "pt=1 tt=2" }, entry("no pairs")],
+      b3: [entry("none here")],
+    }),
+  );
+  const rec = recorder();
+  const recs = [...traverseProvenance(chat, { ...opts(d.path), onError: rec.onError })];
+  assert.equal(recs.length, 1);
+  assert.deepEqual(
+    rec.errors.map((e) => [e.error.reason, e.kind, e.relation]),
+    [
+      ["not_an_array", "chat", "agent_job"],
+      ["invalid_role", "chat", "agent_job"],
+      ["unparseable_meta", "chat", "agent_job"],
+      ["unparseable_meta", "chat", "agent_job"],
+    ],
+  );
+  const first = rec.errors[0]!.reference as Record<string, unknown>;
+  assert.deepEqual(first.outputAddress, [chat, 3]);
+  assert.equal(first.evidenceAddress, null);
+  assert.equal(first.agentMetaIndex, null);
+  assert.equal(first.rawEntry, "not-an-array");
+  const second = rec.errors[1]!.reference as Record<string, unknown>;
+  assert.deepEqual(second.evidenceAddress, [chat, 5, "agent_meta", 0]);
+  assert.throws(
+    () => [...traverseProvenance(chat, opts(d.path))],
+    (e: unknown) => isScoutError(e, "receipt_problem") && e.message.includes("not_an_array"),
+  );
+});
+
+Deno.test("16: non-JSON outputs mentioning agent_meta are not receipts, even strict", async () => {
+  await using d = await tmp();
+  const chat = write(
+    join(d.path, "t.chat"),
+    'user: q\n\nfunction_call: {"name":"sh","arguments":{},"id":"x1"}\n\n' +
+      'function_call_output: the "agent_meta": [broken json here\n\n' +
+      'function_call_output: ["agent_meta"]\n\nassistant: ok\n',
+  );
+  assert.equal([...traverseProvenance(chat, opts(d.path))].length, 1);
+});
+
+Deno.test("17: an unresolved receipt job is one problem; a neighbouring marker still expands", async () => {
+  await using d = await tmp();
+  const job = mkJob(join(d.path, "jobs/Wf/t/Here"));
+  const chat = write(
+    join(d.path, "u.chat"),
+    rc({ a1: [entry("pt=1 tt=2 job=Gone/ask/Nope")] }, [meta("job=Wf/t/Here")]),
+  );
+  const rec = recorder();
+  const recs = [...traverseProvenance(chat, { ...opts(d.path), onError: rec.onError })];
+  assert.deepEqual(recs.map((r) => r.node.path), [chat, job]);
+  assert.equal(rec.errors.length, 1);
+  const p = rec.errors[0]!.reference as Record<string, unknown>;
+  assert.equal(p.reason, "unresolved_job_reference");
+  assert.equal(p.reference, "Gone/ask/Nope");
+  assert.deepEqual(p.evidenceAddress, [chat, 3, "agent_meta", 0]);
+  assert.equal(p.callId, "a1");
+  assert.equal(p.toolName, "ask");
+  assert.throws(
+    () => [...traverseProvenance(chat, opts(d.path))],
+    (e: unknown) =>
+      isScoutError(e, "unresolved_job_reference") &&
+      e.message.includes("unresolved_job_reference") &&
+      e.message.includes(chat) && e.message.includes("Gone/ask/Nope"),
+  );
+});
+
+Deno.test("18: two receipts naming one job are two edges and two records", async () => {
+  await using d = await tmp();
+  const job = mkJob(join(d.path, "jobs/Wf/ask/W"));
+  const chat = write(
+    join(d.path, "two.chat"),
+    rc({ a1: [entry("job=Wf/ask/W")], a2: [entry("job=Wf/ask/W")] }),
+  );
+  const o = opts(d.path);
+  const edges = provenanceEdges(chat, o);
+  assert.equal(edges.length, 2);
+  assert.deepEqual(edges.map((e) => e.detail!.callId), ["a1", "a2"]);
+  assert.notDeepEqual(edges[0]!.detail!.evidenceAddress, edges[1]!.detail!.evidenceAddress);
+  assert.deepEqual(provenanceJobs(chat, o).map((j) => j.path), [job]);
+  const recs = [...traverseProvenance(chat, o)].filter((r) => r.kind === "job");
+  assert.deepEqual(recs.map((r) => r.firstVisit), [true, false]);
+});
+
+Deno.test("inspection runs nothing: exec_task/task/import/file lines are inert", async () => {
+  await using d = await tmp();
+  const fifo = join(d.path, "never.fifo");
+  const mk = new Deno.Command("mkfifo", { args: [fifo] }).outputSync();
+  assert.equal(mk.code, 0);
+  const chat = write(
+    join(d.path, "inert.chat"),
+    `exec_task: Wf sh --cmd=rm\n\ntask: Wf run\n\nimport: ${fifo}\n\nfile: ${fifo}\n\n` +
+      `directory: ${d.path}\n\nuser: go\n`,
+  );
+  // Opening the fifo for reading would block this (synchronous) walk forever.
+  const recs = [...traverseProvenance(chat, opts(d.path))];
+  assert.equal(recs.length, 1);
+});
