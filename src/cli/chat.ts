@@ -177,9 +177,11 @@ export function registerChat(program: Command, ctx: CliContext): void {
     .option("--json", "print a JSON array of {role, content}")
     .addHelpText(
       "after",
-      "\nThe listing shows one message per entry: index, role, content. Text before the first\n" +
-        "header is a user message; a file starting with a header gets an empty first message\n" +
-        "(index 0), as in the Ruby original.\n\n" +
+      "\nThe listing shows one message per entry: index, role, content (control characters\n" +
+        "shown as \u2400-style symbols). Text before the first header is a user message; a file\n" +
+        "starting with a header gets an empty first message (index 0), as in the Ruby original.\n" +
+        "Invalid UTF-8 is replaced by U+FFFD with a warning on stderr.\n\n" +
+        'JSON shape (--json): [{"role": string, "content": string}, …], one message per line.\n\n' +
         "Examples:\n  scout-ai chat parse session.chat\n  cat session.chat | scout-ai chat parse --json",
     )
     .action(async (file, o) => {
