@@ -13,7 +13,7 @@ import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint } from "./io.ts";
 import { registerChat } from "./chat.ts";
-// workflow: import { registerWorkflow } from "./workflow.ts";
+import { registerWorkflow } from "./workflow.ts";
 import { registerLlm } from "./llm.ts";
 // config: import { registerConfig } from "./config.ts";
 
@@ -56,7 +56,7 @@ export function buildProgram(ctx: CliContext): Command {
       if (g.color === false) io.color = false;
     });
   registerChat(program, ctx);
-  // workflow: registerWorkflow(program, ctx);
+  registerWorkflow(program, ctx);
   registerLlm(program, ctx);
   // config: registerConfig(program, ctx);
   return program;

@@ -173,7 +173,9 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
     env: opts.env ?? process.env,
     memo: new Map(),
   };
-  return buildJob(wf, taskOf(wf, taskName), opts.jobname, { ...(opts.inputs ?? {}) }, ctx);
+  const task = taskOf(wf, taskName);
+  if (opts.jobname !== undefined) checkJobName(opts.jobname, `${wf.name}/${task.name}`);
+  return buildJob(wf, task, opts.jobname, { ...(opts.inputs ?? {}) }, ctx);
 }
 
 function buildJob(

@@ -112,3 +112,13 @@ export {
 export type { RunEvent, RunOptions } from "./run.ts";
 export { acquireLock, isStaleLock } from "./lock.ts";
 export type { HeldLock, LockOptions } from "./lock.ts";
+export {
+  findWorkflowFile,
+  listWorkflowFiles,
+  loadWorkflow,
+  loadWorkflowFile,
+  workflowApi,
+  workflowDirs,
+} from "./load.ts";
+export type { FindWorkflowOptions, WorkflowApi } from "./load.ts";
+export { parseWorkflowDoc } from "./docs.ts";

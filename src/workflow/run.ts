@@ -344,6 +344,7 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
       else await writeFileAtomic(job.path, ""); // §7.4 #5: never "done" without a result file
     } else {
       await writeFileAtomic(job.path, serializeResult(value, task.type));
+      await rm(tmpPath(job.path), { force: true, recursive: true });
     }
     const end = new Date();
     await updateJobInfo(job.path, {
