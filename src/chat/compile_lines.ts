@@ -18,7 +18,7 @@ import {
   XML_CLOSE,
   XML_OPEN,
 } from "./parse.ts";
-import { isBlank, roleNameLength, rubyStrip } from "./text.ts";
+import { escapedHeaderDepth, isBlank, roleNameLength, rubyStrip } from "./text.ts";
 
 /** Roles whose empty block survives parsing ([DIVERGE D8]; mirrors parse.ts). */
 const KEEP_EMPTY_BLOCK = new Set(["clear", "clear_tools", "skip"]);
@@ -124,7 +124,11 @@ function replay(text: string): Start[] {
             if (RESET_TO_USER.has(name)) role = "user";
           }
         } else {
-          append(line.charCodeAt(0) === 92 /* \ */ ? line.slice(1) : line);
+          append(
+            line.charCodeAt(0) === 92 /* \ */ && escapedHeaderDepth(line) > 0
+              ? line.slice(1)
+              : line,
+          );
         }
       }
     } else if (mode === Mode.Fence) {
