@@ -302,4 +302,3 @@ function normalise(input: readonly Message[], ctx: CompileContext): Message[] {
     return out;
   });
 }
-

@@ -11,13 +11,7 @@ import { parse } from "./parse.ts";
 import { purge } from "./clear.ts";
 import { messageLines } from "./compile_lines.ts";
 import { findFile, isUrlRef } from "./find_file.ts";
-import {
-  type CompileContext,
-  displayPath,
-  errorAt,
-  refOf,
-  type Where,
-} from "./compile_context.ts";
+import { type CompileContext, displayPath, errorAt, refOf, type Where } from "./compile_context.ts";
 import { isScoutError } from "../errors.ts";
 
 /** Roles resolved by this stage. */
