@@ -68,3 +68,4 @@ export { parseJson } from "./json.ts";
 export { chatPath, save, write, writeAnswer } from "./save.ts";
 export type { SaveOptions, WriteOptions } from "./save.ts";
 export { printBrief } from "./print_brief.ts";
+export * from "./compile_api.ts";

@@ -7,3 +7,15 @@
 export { expandHome, scoutHome, userHome } from "./home.ts";
 export { addConfigEntry, configGet, emptyConfig, loadConfig, parseConfigText } from "./store.ts";
 export type { ConfigEntry, ConfigGetOptions, ConfigStore, ConfigValue } from "./store.ts";
+export {
+  chooseEndpoint,
+  ENDPOINT_ENV_VARS,
+  endpointDirs,
+  findEndpointFile,
+  listEndpointFiles,
+  loadEndpoint,
+  parseEndpointText,
+} from "./endpoints.ts";
+export type { Endpoint, EndpointChoice, EndpointLookupOptions } from "./endpoints.ts";
+export * from "./allow_paths.ts";
+export { processConfig } from "./process_config.ts";
