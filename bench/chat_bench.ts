@@ -59,6 +59,27 @@ Deno.bench({
 });
 
 /** Median of the measured runs (the first WARMUP calls are warmup). */
+/**
+ * Inputs that make naive regexes backtrack (a cmd block full of `:--` without a
+ * closer, long unclosed tag lines, thousands of xml openers and `[[` lines):
+ * parse must stay linear.
+ */
+const adversarial = [
+  "s:-- ls {{{\n" + ":--".repeat(400_000) + "\n" + ":-- ".repeat(200_000),
+  "<a " + "x".repeat(1_000_000) + "\n" + "</b".repeat(300_000),
+  "<a>\n".repeat(200_000) + "</a>\n" + "[[\n".repeat(200_000),
+  'a="' + '" x'.repeat(300_000),
+].join("\nuser:\n");
+
+Deno.bench({
+  name: `parse: adversarial lines, ${(adversarial.length / 1e6).toFixed(1)} M chars`,
+  group: "adversarial",
+  n: 5,
+  fn() {
+    if (parse(adversarial).length === 0) throw new Error("nothing parsed");
+  },
+});
+
 function median(xs: number[]): number {
   const s = xs.slice(WARMUP).sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? Number.NaN;

@@ -28,9 +28,13 @@ const RESET_TO_USER = new Set(["previous_response_id", "agent"]);
 /** Row 4: `^\S*:-- .* \{\{\{` on the stripped line (Ruby `.` = any char but `\n`). */
 export const CMD_OPEN = new RegExp(String.raw`^[^ \t\n\v\f\r]*:-- [^\n]* \{\{\{`);
 const CMD_OPEN_REPLACE = new RegExp(String.raw`^[^ \t\n\v\f\r]*:-- ([^\n]*) \{\{\{[^\n]*`);
-/** Row 5: `^.*:--.* \}\}\}` on the stripped line. */
-export const CMD_CLOSE = /^[^\n]*:--[^\n]* \}\}\}/;
-const CMD_CLOSE_REPLACE = /^[^\n]*:-- [^\n]* \}\}\}[^\n]*/;
+/**
+ * Row 5: `^.*:--.* \}\}\}` on the stripped line, written so that it anchors on
+ * the first `:--` (same matches, linear time: the literal form backtracks
+ * quadratically on a long line full of `:--` without a closer).
+ */
+export const CMD_CLOSE = /^(?:(?!:--)[^\n])*:--[^\n]* \}\}\}/;
+const CMD_CLOSE_REPLACE = /^(?:(?!:-- )[^\n])*:-- [^\n]* \}\}\}[^\n]*/;
 /** Row 7: an opening xml tag at the start of the stripped line. */
 export const XML_OPEN = new RegExp(String.raw`^<(${WORD}+)(?:${SPACE}+[^>]*)?>`, "u");
 /** A closing xml tag anywhere in a line (first match). */

@@ -222,3 +222,26 @@ Deno.test("property: parse never throws and yields {role, content: string} recor
     { numRuns: 1500 },
   );
 });
+
+Deno.test("property: the linear-time cmd-close patterns match exactly the spec's regexes", async () => {
+  const { CMD_CLOSE } = await import("../../src/chat/parse.ts");
+  const { isBlank, rubyStrip } = await import("../../src/chat/text.ts");
+  // The spec's regexes with Ruby's `.` (anything but \n; JS `.` also stops at \r).
+  const spec = /^[^\n]*:--[^\n]* \}\}\}/;
+  const specReplace = /^[^\n]*:-- [^\n]* \}\}\}[^\n]*/;
+  const piece = fc.constantFrom(":", "-", " ", "}", "x", ":--", " }}}", ":-- ", "\r", "é");
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 14 }).map((p) => p.join("")), (line) => {
+      assert.equal(CMD_CLOSE.test(line), spec.test(line));
+      const chat = parse(`s:-- c {{{\n${line}\nafter`);
+      const expected = spec.test(rubyStrip(line))
+        ? [line.replace(specReplace, "</cmd_output>")].filter((l) => !isBlank(l))
+        : [line];
+      assert.equal(
+        String(chat[0]!.content),
+        rubyStrip(['<cmd_output cmd="c">', ...expected, "after"].join("\n")),
+      );
+    }),
+    { numRuns: 2000 },
+  );
+});
