@@ -20,6 +20,7 @@ import { compareBytes } from "../../src/provenance/paths.ts";
 import { isScoutError } from "../../src/errors.ts";
 import {
   entry,
+  fixtureC,
   meta,
   mkJob,
   openDir,
@@ -27,7 +28,6 @@ import {
   recorder,
   runUnprivileged,
   tmp,
-  tok,
   write,
 } from "./support.ts";
 
@@ -387,26 +387,6 @@ Deno.test("11: rootType job makes a job root; JobRef roots are jobs; missing roo
     (e: unknown) => isScoutError(e, "root_not_found"),
   );
 });
-
-/** Fixture C (§11 test 14): Critic `c`, Dep `1`, Worker `w` (deps [Dep]), a parent chat. */
-export function fixtureC(dir: string): { parent: string; c: string; w: string; dep: string } {
-  const c = mkJob(join(dir, "jobs/Agents/critic/c"));
-  const dep = mkJob(join(dir, "jobs/Agents/dep/1"));
-  const w = mkJob(join(dir, "jobs/Agents/worker/w"), [dep], {
-    "agent.chat": rc(
-      { wc1: [entry(tok("c1", 30, 10, 40)), entry("job=Agents/critic/c")] },
-      [meta(tok("w1", 100, 50, 150)), meta(tok("w2", 20, 10, 30))],
-    ),
-  });
-  const parent = write(
-    join(dir, "parent.chat"),
-    rc(
-      { p1: [entry(tok("shadow", 10, undefined, 12)), entry("job=Agents/worker/w")] },
-      [meta("job=Agents/critic/c")],
-    ),
-  );
-  return { parent, c, w, dep };
-}
 
 Deno.test("12: two runs give identical record lists", async () => {
   await using d = await tmp();

@@ -1,0 +1,99 @@
+/**
+ * `agent_meta` receipts (`provenance.md` §8): extraction, problems, job references.
+ */
+import assert from "node:assert/strict";
+import { parse } from "../../src/chat/parse.ts";
+import {
+  agentMetaEvidence,
+  agentMetaJobReferences,
+  metaEvidence,
+  type ReceiptProblem,
+} from "../../src/chat/receipts.ts";
+
+function chat(agentMeta: unknown, extra = ""): ReturnType<typeof parse> {
+  const out = { name: "ask", content: "ok", id: "c1", agent_meta: agentMeta };
+  return parse(
+    `user: go\n\nfunction_call: {"name":"ask","arguments":{"agent":"W"},"id":"c1"}\n\n` +
+      `function_call_output: ${JSON.stringify(out)}\n\n${extra}assistant: done\n`,
+  );
+}
+
+Deno.test("valid entries carry addresses, call id, tool name and the raw message", () => {
+  const c = chat([
+    { role: "meta", content: "pt=10 tt=12 inference_id=w1" },
+    { role: "meta", content: "job=Wf/ask/W" },
+  ]);
+  const ev = agentMetaEvidence(c, { source: "/w/p.chat" });
+  assert.equal(ev.length, 2);
+  assert.deepEqual(ev[0], {
+    origin: "agent_meta",
+    meta: { pt: 10, tt: 12, inference_id: "w1" },
+    source: "/w/p.chat",
+    outputAddress: ["/w/p.chat", 3],
+    evidenceAddress: ["/w/p.chat", 3, "agent_meta", 0],
+    callId: "c1",
+    toolName: "ask",
+    agentMetaIndex: 0,
+    rawMessage: { role: "meta", content: "pt=10 tt=12 inference_id=w1" },
+  });
+  assert.deepEqual(agentMetaEvidence(c)[1]!.evidenceAddress, [3, "agent_meta", 1]);
+  const refs = agentMetaJobReferences(c, { source: "/w/p.chat" });
+  assert.deepEqual(refs.map((r) => [r.job, r.agentMetaIndex]), [["Wf/ask/W", 1]]);
+});
+
+Deno.test("problems in check order; bad entries are skipped, never reinterpreted", () => {
+  const warnings: ReceiptProblem[] = [];
+  const c = chat([
+    "pt=1 tt=2",
+    { role: "assistant", content: "pt=1 tt=2" },
+    { role: "meta", content: 5 },
+    { role: "meta", content: "no pairs" },
+    { role: "meta", content: "pt=3 tt=4" },
+  ]);
+  const ev = agentMetaEvidence(c, { source: "/p", warnings });
+  assert.deepEqual(ev.map((e) => e.agentMetaIndex), [4]);
+  assert.deepEqual(warnings.map((w) => [w.reason, w.agentMetaIndex]), [
+    ["not_a_hash", 0],
+    ["invalid_role", 1],
+    ["invalid_content", 2],
+    ["unparseable_meta", 3],
+  ]);
+  assert.ok(
+    warnings[0]!.message.startsWith(
+      'agent_meta receipt not_a_hash in chat /p at output ["/p",3] (call c1, tool ask)',
+    ),
+  );
+  assert.deepEqual(warnings[1]!.evidenceAddress, ["/p", 3, "agent_meta", 1]);
+  assert.equal(agentMetaEvidence(c, { source: "/p" }).length, 1, "silent without warnings");
+});
+
+Deno.test("not_an_array once with null index; null/false still count as receipts", () => {
+  for (const v of ["nope", null, false, { role: "meta" }]) {
+    const warnings: ReceiptProblem[] = [];
+    assert.deepEqual(agentMetaEvidence(chat(v), { source: "/p", warnings }), []);
+    assert.equal(warnings.length, 1);
+    assert.equal(warnings[0]!.reason, "not_an_array");
+    assert.equal(warnings[0]!.agentMetaIndex, null);
+    assert.equal(warnings[0]!.evidenceAddress, null);
+    assert.deepEqual(warnings[0]!.rawEntry, v);
+  }
+});
+
+Deno.test("outputs without the key, unpaired outputs and raw text are not receipts", () => {
+  const warnings: ReceiptProblem[] = [];
+  const c = parse(
+    'user: go\n\nfunction_call_output: {"name":"ask","content":"x","id":"u","agent_meta":"bad"}\n\n' +
+      'function_call: {"name":"sh","arguments":{},"id":"s"}\n\n' +
+      'function_call_output: {"name":"sh","content":"mentions agent_meta","id":"s"}\n',
+  );
+  assert.deepEqual(agentMetaEvidence(c, { warnings }), []);
+  assert.deepEqual(warnings, [], "the unpaired output is ignored (Ruby parity)");
+});
+
+Deno.test("metaEvidence: local metas (lenient) first, then receipts", () => {
+  const c = chat([{ role: "meta", content: "pt=1 tt=1 inference_id=r" }], "meta: hello\n\n");
+  const ev = metaEvidence(c, { source: "/p" });
+  assert.deepEqual(ev.map((e) => e.origin), ["chat_meta", "agent_meta"]);
+  assert.deepEqual(ev[0]!.meta, {});
+  assert.deepEqual((ev[0] as { metaAddress: unknown }).metaAddress, ["/p", 4]);
+});
