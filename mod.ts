@@ -20,5 +20,5 @@ export * from "./src/prompt/mod.ts";
 export * from "./src/workflow/mod.ts";
 // provenance: export * from "./src/provenance/mod.ts";
 export * from "./src/config/mod.ts";
-// llm: export * from "./src/llm/mod.ts";
-// tools: export * from "./src/tools/mod.ts";
+export * from "./src/llm/mod.ts";
+export * from "./src/tools/mod.ts";

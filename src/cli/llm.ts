@@ -7,7 +7,7 @@
 import type { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 // prov: import { registerLlmProv } from "./llm_prov.ts";
-// ask: import { registerLlmAsk } from "./llm_ask.ts";
+import { registerLlmAsk } from "./llm_ask.ts";
 
 /**
  * Registers the `llm` command group.
@@ -18,7 +18,7 @@ import type { CliContext } from "./context.ts";
 export function registerLlm(program: Command, ctx: CliContext): void {
   const llm = program.command("llm").description("ask models and explain how results were produced");
   // prov: registerLlmProv(llm, ctx);
-  // ask: registerLlmAsk(llm, ctx);
+  registerLlmAsk(llm, ctx);
   void llm;
   void ctx;
 }

@@ -17,7 +17,8 @@ import type { Message } from "../chat/types.ts";
 import { chooseEndpoint, loadEndpoint } from "../config/endpoints.ts";
 import { scoutHome } from "../config/home.ts";
 import type { ConfigStore } from "../config/store.ts";
-import { configGet, loadConfig } from "../config/store.ts";
+import { configGet } from "../config/store.ts";
+import { processConfig } from "../config/process_config.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { preparePrompt } from "../prompt/prepare.ts";
 import { PROMPT_SETTINGS } from "../prompt/settings.ts";
@@ -162,7 +163,7 @@ export async function ask(
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const home = scoutHome(env);
-  const store = options.config ?? loadConfig(home);
+  const store = options.config ?? processConfig(env);
   const warn = options.warn ?? (() => {});
 
   // 1. chat options win over call options

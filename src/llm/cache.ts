@@ -93,9 +93,11 @@ export interface CachedAsk {
   v: number;
   /** When it was stored. */
   created: string;
-  /** Endpoint, backend and model it was produced with. */
+  /** Endpoint it was produced with (`""` for none). */
   endpoint: string;
+  /** Backend it was produced with. */
   backend: string;
+  /** Model it was produced with. */
   model: string;
   /** The produced messages (metas with their original inference ids). */
   messages: Message[];

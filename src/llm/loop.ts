@@ -15,7 +15,7 @@ import { ScoutError } from "../errors.ts";
 import { functionCallContent } from "../tools/calls.ts";
 import { runToolCalls } from "../tools/dispatch.ts";
 import { providerDefinitions } from "../tools/registry.ts";
-import type { ToolCall, ToolFunction, ToolRegistry } from "../tools/types.ts";
+import type { ToolFunction, ToolInvocation, ToolRegistry } from "../tools/types.ts";
 import type { Session } from "./meta_record.ts";
 import { nextMeta } from "./meta_record.ts";
 import type { ProviderParams } from "./params.ts";
@@ -95,7 +95,7 @@ async function itemsToMessages(
   input: LoopInput,
 ): Promise<{ messages: Message[]; lastIsLocalCall: boolean }> {
   const out: Message[] = [];
-  let batch: ToolCall[] = [];
+  let batch: ToolInvocation[] = [];
   let lastIsLocalCall = false;
   const flush = async () => {
     if (!batch.length) return;

@@ -7,9 +7,8 @@
  *
  * @module
  */
-import type { Message } from "../chat/types.ts";
 import type { MetaRecord, TokenKey } from "../chat/meta.ts";
-import { normalizeUsage, parseMeta, toInt, TOKEN_KEYS } from "../chat/meta.ts";
+import { normalizeUsage, toInt, TOKEN_KEYS } from "../chat/meta.ts";
 
 /** Session running totals (`_s`): one per process by default. */
 export interface Session {
@@ -28,30 +27,6 @@ export function newSession(): Session {
 
 /** The process-wide default session. */
 export const defaultSession: Session = newSession();
-
-/**
- * The current meta of a chat (§4.3): the last meta record, with its `_c` keys
- * replaced by those of the last record that has any `_c` key.
- *
- * @param metas the chat's `meta` messages (or their parsed records), in order
- * @returns the current meta, or `{}` when there is none
- */
-export function currentMeta(metas: ReadonlyArray<Message | MetaRecord>): MetaRecord {
-  const records = metas.map((m) =>
-    "role" in m && typeof (m as Message).role === "string"
-      ? parseMeta(String((m as Message).content ?? ""))
-      : m as MetaRecord
-  );
-  const last = records.at(-1);
-  if (!last) return {};
-  const out: MetaRecord = { ...last };
-  const withC = [...records].reverse().find((r) => Object.keys(r).some((k) => k.endsWith("_c")));
-  if (withC && withC !== last) {
-    for (const k of Object.keys(out)) if (k.endsWith("_c")) delete out[k];
-    for (const [k, v] of Object.entries(withC)) if (k.endsWith("_c")) out[k] = v;
-  }
-  return out;
-}
 
 /** Inputs of {@link nextMeta}. */
 export interface NextMetaInput {

@@ -88,7 +88,7 @@ export interface ResolveSettingsOptions {
   /** Config store. */
   store: ConfigStore;
   /** Environment. */
-  env: Env;
+  env: Record<string, string | undefined>;
 }
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
-import type { ToolCall } from "./types.ts";
+import type { ToolInvocation } from "./types.ts";
 
 /**
  * Parses JSON arguments: objects pass through; strings are JSON-parsed (an
@@ -42,7 +42,7 @@ export function parseArguments(raw: unknown): unknown {
  * // {name: "f", arguments: {a: 1}, id: "c1"}
  * ```
  */
-export function parseToolCall(record: Record<string, unknown>): ToolCall {
+export function parseToolCall(record: Record<string, unknown>): ToolInvocation {
   const fn = (typeof record.function === "object" && record.function !== null)
     ? record.function as Record<string, unknown>
     : {};
@@ -70,6 +70,6 @@ function short(v: unknown): string {
  * @param call the call
  * @returns JSON text
  */
-export function functionCallContent(call: ToolCall): string {
+export function functionCallContent(call: ToolInvocation): string {
   return JSON.stringify({ name: call.name, arguments: call.arguments, id: call.id });
 }

@@ -9,16 +9,30 @@
 import { z } from "zod";
 import type { ToolCallContext, ToolEntry, ToolParameters } from "./types.ts";
 
+/**
+ * A zod schema as seen by this module (structural, so any zod v4 schema fits
+ * without the public API exposing zod's own types).
+ */
+export interface ToolSchema<T = unknown> {
+  /** Validates a value. */
+  safeParse(value: unknown):
+    | { success: true; data: T }
+    | {
+      success: false;
+      error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> };
+    };
+}
+
 /** What {@link defineTool} takes. */
-export interface DefineToolOptions<S extends z.ZodType> {
+export interface DefineToolOptions<T> {
   /** Tool name. */
   name: string;
   /** What it does. */
   description?: string;
-  /** Arguments schema (usually `z.object({...})`). */
-  schema: S;
-  /** The implementation, given validated arguments. */
-  run: (args: z.output<S>, ctx: ToolCallContext) => unknown;
+  /** Arguments schema: a zod schema, usually `z.object({...})`. */
+  schema: ToolSchema<T>;
+  /** The implementation, given validated (and defaulted) arguments. */
+  run: (args: T, ctx: ToolCallContext) => unknown;
 }
 
 /**
@@ -28,8 +42,11 @@ export interface DefineToolOptions<S extends z.ZodType> {
  * @param schema zod schema
  * @returns JSON Schema for the tool's `parameters`
  */
-export function zodParameters(schema: z.ZodType): ToolParameters {
-  const json = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+export function zodParameters(schema: ToolSchema): ToolParameters {
+  const json = z.toJSONSchema(schema as unknown as z.ZodType, { io: "input" }) as Record<
+    string,
+    unknown
+  >;
   delete json.$schema;
   return stripIntBounds(json) as ToolParameters;
 }
@@ -65,7 +82,7 @@ function stripIntBounds(node: unknown): unknown {
  * weather.definition; // {type:"function", function:{name:"weather", …}}
  * ```
  */
-export function defineTool<S extends z.ZodType>(opts: DefineToolOptions<S>): ToolEntry {
+export function defineTool<T>(opts: DefineToolOptions<T>): ToolEntry {
   const parameters = zodParameters(opts.schema);
   return {
     definition: {
@@ -76,8 +93,14 @@ export function defineTool<S extends z.ZodType>(opts: DefineToolOptions<S>): Too
       const r = opts.schema.safeParse(args);
       return r.success
         ? []
-        : r.error.issues.map((i) => `${i.path.length ? i.path.join(".") + ": " : ""}${i.message}`);
+        : r.error.issues.map((i) =>
+          `${i.path.length ? i.path.map(String).join(".") + ": " : ""}${i.message}`
+        );
     },
-    impl: (_name, args, ctx) => opts.run(opts.schema.parse(args), ctx),
+    impl: (_name, args, ctx) => {
+      const r = opts.schema.safeParse(args);
+      if (!r.success) throw new Error(r.error.issues.map((i) => i.message).join("; "));
+      return opts.run(r.data, ctx);
+    },
   };
 }

@@ -17,7 +17,7 @@ import {
   normalizeOutput,
 } from "./content.ts";
 import { isFunctionDefinition } from "./registry.ts";
-import type { ToolCall, ToolFunction, ToolOutput, ToolRegistry } from "./types.ts";
+import type { ToolFunction, ToolInvocation, ToolOutput, ToolRegistry } from "./types.ts";
 import { checkArguments } from "./validate.ts";
 
 /** Options of {@link runToolCalls}. */
@@ -38,14 +38,23 @@ export interface RunToolCallsOptions {
 
 /** An output envelope (§5.5 key order). */
 export interface OutputEnvelope {
+  /** Tool name. */
   name: string;
+  /** Output text. */
   content: string;
+  /** Call id. */
   id: string;
+  /** `error` or `truncated`, when set. */
   error?: string;
+  /** Stack lines of an error. */
   stack?: string[];
+  /** Receipts of a delegated agent's inferences. */
   agent_meta?: Message[];
+  /** Job short path. */
   step?: string;
+  /** When the call started (UTC ISO-8601, ms). */
   start_timestamp: string;
+  /** When it ended. */
   timestamp: string;
 }
 
@@ -61,7 +70,7 @@ function notFound(name: string, reg: ToolRegistry): ToolOutput {
 }
 
 async function execute(
-  call: ToolCall,
+  call: ToolInvocation,
   opts: RunToolCallsOptions,
 ): Promise<ToolOutput & { content: string }> {
   const entry = opts.registry.get(call.name);
@@ -144,7 +153,7 @@ export function envelopeContent(env: OutputEnvelope): string {
  * ```
  */
 export async function runToolCalls(
-  calls: ToolCall[],
+  calls: ToolInvocation[],
   opts: RunToolCallsOptions,
 ): Promise<Message[]> {
   const now = opts.now ?? (() => new Date());

@@ -137,7 +137,7 @@ export function isToolOutput(v: unknown): v is ToolOutput {
 }
 
 /** A call parsed from a provider response or a `function_call` message (§5.1). */
-export interface ToolCall {
+export interface ToolInvocation {
   /** Tool name. */
   name: string;
   /** Arguments: an object, or the raw string when it was not valid JSON. */

@@ -1,0 +1,188 @@
+/**
+ * `scout-ai llm ask` and `scout-ai llm json` — asking a model from the shell.
+ * This file only registers the commands (fast cold start); the work is in
+ * `llm_ask_run.ts`, loaded when a command runs.
+ *
+ * @module
+ */
+import type { Command } from "@commander-js/extra-typings";
+import { usageError } from "../errors.ts";
+import type { CliContext } from "./context.ts";
+
+/** Options of `llm ask` (and, with `schema`, of `llm json`). */
+export interface LlmAskOptions {
+  /** Question words (joined by spaces); chat text is accepted. */
+  question: string[];
+  /** Chat file to continue. */
+  chat?: string;
+  /** Endpoint name. */
+  endpoint?: string;
+  /** Model. */
+  model?: string;
+  /** Backend. */
+  backend?: string;
+  /** Files put before the question (`file:` messages). */
+  files: string[];
+  /** Chat file the question and the new messages are appended to. */
+  output?: string;
+  /** Stream the answer (default: when stdout is a terminal). */
+  stream?: boolean;
+  /** Print a JSON object instead of the answer. */
+  json?: boolean;
+  /** Use the inference cache (default true). */
+  cache?: boolean;
+  /** `key=value` options (provider parameters, `max_tool_rounds`…). */
+  options: string[];
+  /** Print the compiled messages instead of asking. */
+  dryRun?: boolean;
+  /** `llm json`: schema file (JSON or YAML); absent = any JSON object. */
+  schema?: string;
+  /** Aborts the ask (SIGINT). */
+  signal?: AbortSignal;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function keyValue(value: string, previous: string[]): string[] {
+  if (!/^[A-Za-z_][\w.-]*=/.test(value)) {
+    throw usageError(`Expected KEY=VALUE for --option, got "${value}"`);
+  }
+  return [...previous, value];
+}
+
+type AskFlags = {
+  chat?: string;
+  endpoint?: string;
+  model?: string;
+  backend?: string;
+  file: string[];
+  output?: string;
+  stream?: boolean;
+  json?: boolean;
+  cache: boolean;
+  option: string[];
+  dryRun?: boolean;
+  schema?: string;
+};
+
+function common(cmd: Command): Command {
+  return cmd
+    .argument("[question...]", "the question (chat text; read from stdin when piped and absent)")
+    .option("-c, --chat <file>", "continue this chat file (compiled first)")
+    .option("-e, --endpoint <name>", "endpoint (etc/AI/<name>.yaml)")
+    .option("-m, --model <model>", "model")
+    .option(
+      "-b, --backend <name>",
+      "backend (responses, openai, anthropic, ollama, vllm, openwebui)",
+    )
+    .option(
+      "-f, --file <path>",
+      "add a file before the question (repeatable)",
+      collect,
+      [] as string[],
+    )
+    .option("-o, --output <file>", "append the question and the new messages to this chat file")
+    .option("--stream", "stream the answer as it arrives (default on a terminal)")
+    .option("--no-stream", "print the answer only when complete")
+    .option("--json", "print a JSON object (answer, messages, usage…) instead of the answer")
+    .option("--no-cache", "ask the model even if the same request was answered before")
+    .option(
+      "-O, --option <key=value>",
+      "option for the request, e.g. temperature=0.2 (repeatable)",
+      keyValue,
+      [] as string[],
+    )
+    .option(
+      "--dry-run",
+      "print the compiled chat that would be sent, ask nothing",
+    ) as unknown as Command;
+}
+
+async function runAction(
+  ctx: CliContext,
+  question: string[],
+  o: AskFlags,
+  mode: "ask" | "json",
+): Promise<void> {
+  const ac = new AbortController();
+  const onSigint = () => ac.abort(new DOMException("Interrupted", "AbortError"));
+  const real = typeof process !== "undefined" && ctx.io.env === process.env;
+  if (real) process.once("SIGINT", onSigint);
+  try {
+    const { runLlmAsk } = await import("./llm_ask_run.ts");
+    const opts: LlmAskOptions = {
+      question,
+      files: o.file,
+      options: o.option,
+      cache: o.cache,
+      signal: ac.signal,
+    };
+    if (o.chat !== undefined) opts.chat = o.chat;
+    if (o.endpoint !== undefined) opts.endpoint = o.endpoint;
+    if (o.model !== undefined) opts.model = o.model;
+    if (o.backend !== undefined) opts.backend = o.backend;
+    if (o.output !== undefined) opts.output = o.output;
+    if (o.stream !== undefined) opts.stream = o.stream;
+    if (o.json) opts.json = true;
+    if (o.dryRun) opts.dryRun = true;
+    if (o.schema !== undefined) opts.schema = o.schema;
+    ctx.exitCode = await runLlmAsk(opts, ctx.io, mode);
+  } finally {
+    if (real) process.removeListener("SIGINT", onSigint);
+  }
+}
+
+/**
+ * Registers `llm ask` and `llm json`.
+ *
+ * @param llm the `llm` command
+ * @param ctx invocation context
+ */
+export function registerLlmAsk(llm: Command, ctx: CliContext): void {
+  const askCmd = common(llm.command("ask").description("ask a model; the answer goes to stdout"));
+  askCmd.addHelpText(
+    "after",
+    `
+The question is chat text: plain words are a user message; "system: …" lines work too.
+Without QUESTION, stdin is the question when piped; "..." in QUESTION is replaced by stdin.
+Options written in the chat (model:, endpoint:, option: …) win over the flags.
+With -o, the question and every new message (meta records with token usage, tool calls and
+outputs, the answer) are appended to the chat file atomically; after a failure, what was
+produced before it is still appended. Answers are cached under $SCOUT_HOME/var/cache/ask.
+
+--json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
+"usage":{pt,ct,tt,cct,cwt,rt}, "messages":[{role,content}…], "output"}.
+
+Examples:
+  scout-ai llm ask "What is the capital of France?"
+  git diff | scout-ai llm ask "Write a commit message for this diff: ..."
+  scout-ai llm ask -c session.chat -o session.chat "And the population?"
+  scout-ai llm ask -e nano -f notes.md "Summarise the notes" --json | jq -r .answer`,
+  );
+  askCmd.action(async (...args: unknown[]) => {
+    const [question, o] = args as [string[], AskFlags];
+    await runAction(ctx, question, o, "ask");
+  });
+
+  const jsonCmd = common(
+    llm.command("json").description("ask for structured output; prints the JSON"),
+  );
+  jsonCmd.option("-s, --schema <file>", "JSON Schema (or shorthand map) file, JSON or YAML");
+  jsonCmd.addHelpText(
+    "after",
+    `
+The model is asked to reply with one JSON object (following --schema when given); the reply
+is parsed (a \`\`\`json fence is unwrapped) and printed as indented JSON. A reply that is not
+JSON is an error (exit 1).
+
+Examples:
+  scout-ai llm json -s person.schema.json "Invent a person"
+  scout-ai llm json "List three primes as {\\"primes\\": [...]}" | jq .primes`,
+  );
+  jsonCmd.action(async (...args: unknown[]) => {
+    const [question, o] = args as [string[], AskFlags];
+    await runAction(ctx, question, o, "json");
+  });
+}

@@ -1,0 +1,250 @@
+/**
+ * The work of `llm ask` / `llm json` (loaded lazily by `llm_ask.ts`): build
+ * the messages (chat file, files, question, stdin), ask, stream or print the
+ * answer, and append the new messages to `-o` atomically — also after a
+ * failure, with what was produced before it.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { extname, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { compile, compileFile } from "../chat/compile.ts";
+import { parseJson } from "../chat/json.ts";
+import { parseMeta, toInt, TOKEN_KEYS } from "../chat/meta.ts";
+import { parse } from "../chat/parse.ts";
+import { print } from "../chat/print.ts";
+import type { Message } from "../chat/types.ts";
+import { scoutHome } from "../config/home.ts";
+import { loadConfig } from "../config/store.ts";
+import { isScoutError, ScoutError, usageError } from "../errors.ts";
+import { ask, type AskResult } from "../llm/ask.ts";
+import type { AskEvent } from "../llm/loop.ts";
+import { exists, readText, writeFileAtomic } from "../util/fs.ts";
+import type { Io } from "./io.ts";
+import { paint, warn } from "./io.ts";
+import type { LlmAskOptions } from "./llm_ask.ts";
+
+/** Version of the `--json` output shape. */
+export const LLM_ASK_JSON_VERSION = 1;
+
+/**
+ * Appends messages to a chat file atomically (creating it if needed).
+ *
+ * @param path absolute path
+ * @param messages messages to append
+ */
+export async function appendToChat(path: string, messages: readonly Message[]): Promise<void> {
+  if (messages.length === 0) return;
+  const body = print(messages as Message[]);
+  const existing = exists(path) ? await readText(path) : "";
+  const text = existing.trim() === ""
+    ? body.replace(/^\n/, "") + "\n"
+    : existing.replace(/\s+$/, "") + "\n" + body + "\n";
+  await writeFileAtomic(path, text);
+}
+
+function loadSchema(file: string, cwd: string): unknown {
+  const path = resolve(cwd, file);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    throw new ScoutError("file_not_found", `Schema file not found: "${file}"`, { file });
+  }
+  try {
+    return /\.ya?ml$/i.test(extname(path)) ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw new ScoutError("json_parse", `Cannot parse schema file: ${(e as Error).message}`, {
+      file,
+    });
+  }
+}
+
+/**
+ * Token usage of the new messages: the sum of each meta record's own counts.
+ *
+ * @param messages new messages
+ * @returns `{pt, ct, tt, cct, cwt, rt}`
+ */
+export function usageOf(messages: readonly Message[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of TOKEN_KEYS) out[k] = 0;
+  for (const m of messages) {
+    if (m.role !== "meta") continue;
+    const rec = parseMeta(String(m.content ?? ""));
+    for (const k of TOKEN_KEYS) out[k]! += toInt(rec[k]);
+  }
+  return out;
+}
+
+async function questionText(opts: LlmAskOptions, io: Io): Promise<string> {
+  let question = opts.question.join(" ");
+  if (question.trim() === "") {
+    if (!io.stdinIsTTY) question = await io.readStdin();
+  } else if (question.includes("...") && !io.stdinIsTTY) {
+    const context = await io.readStdin();
+    question = question.replace("...", () => context);
+  }
+  return question;
+}
+
+/**
+ * Runs `llm ask` (mode `ask`) or `llm json` (mode `json`).
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @param mode which command
+ * @returns exit code
+ */
+export async function runLlmAsk(
+  opts: LlmAskOptions,
+  io: Io,
+  mode: "ask" | "json",
+): Promise<number> {
+  const env = io.env;
+  const cwd = io.cwd;
+  const store = loadConfig(scoutHome(env));
+  const question = await questionText(opts, io);
+  const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
+
+  let base: Message[] = [];
+  if (opts.chat !== undefined) {
+    const chatPath = resolve(cwd, opts.chat);
+    if (exists(chatPath)) base = await compileFile(opts.chat, { cwd, env, config: store });
+    else if (chatPath !== outPath) {
+      throw new ScoutError("file_not_found", `Chat file not found: "${opts.chat}"`, {
+        file: opts.chat,
+      });
+    }
+  }
+  const newRaw: Message[] = [
+    ...opts.files.map((f) => ({ role: "file", content: f })),
+    ...(question.trim() === "" ? [] : parse(question)),
+  ].filter((m) => m.content !== "");
+  const added = newRaw.length
+    ? await compile(newRaw, { cwd, env, config: store, name: "<question>" })
+    : [];
+  const messages = [...base, ...added];
+  if (!messages.some((m) => m.role !== "meta" && m.content !== "")) {
+    throw usageError("Nothing to ask: give a QUESTION, pipe one on stdin, or use -c CHAT");
+  }
+  if (opts.dryRun) {
+    io.stdout.write(print(messages).replace(/^\n/, "") + "\n");
+    return 0;
+  }
+
+  const call: Record<string, unknown> = {};
+  for (const kv of opts.options) {
+    const i = kv.indexOf("=");
+    call[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  if (opts.endpoint !== undefined) call.endpoint = opts.endpoint;
+  if (opts.model !== undefined) call.model = opts.model;
+  if (opts.backend !== undefined) call.backend = opts.backend;
+  if (mode === "json") call.format = opts.schema ? loadSchema(opts.schema, cwd) : "json";
+
+  const stream = !opts.json && (opts.stream ?? io.stdoutIsTTY);
+  let lastChar = "\n";
+  let roundText = false;
+  let streamedAny = false;
+  const write = (t: string) => {
+    if (t === "") return;
+    streamedAny = true;
+    io.stdout.write(t);
+    lastChar = t.at(-1)!;
+  };
+  const onEvent = (e: AskEvent) => {
+    switch (e.type) {
+      case "text":
+        roundText = true;
+        if (mode === "ask") write(e.delta);
+        break;
+      case "response":
+        if (roundText && lastChar !== "\n" && mode === "ask") write("\n");
+        roundText = false;
+        break;
+      case "retry": {
+        if (roundText && lastChar !== "\n" && mode === "ask") write("\n");
+        roundText = false;
+        const why = e.error instanceof Error ? e.error.message : String(e.error);
+        warn(
+          io,
+          `${why}; retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt + 1})`,
+        );
+        break;
+      }
+      case "tool":
+        if (io.stderrIsTTY) {
+          io.stderr.write(paint(io, "stderr", "dim", `· ${e.name} (${e.id})`) + "\n");
+        }
+        break;
+    }
+  };
+
+  let result: AskResult;
+  try {
+    result = await ask(messages, {
+      ...call,
+      env,
+      cwd,
+      config: store,
+      stream,
+      onEvent,
+      warn: (m) => warn(io, m),
+      cache: opts.cache !== false,
+      ...(opts.chat !== undefined ? { origin: resolve(cwd, opts.chat) } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+  } catch (e) {
+    if (outPath !== undefined) {
+      const partial = (e as { messages?: unknown })?.messages;
+      const produced = Array.isArray(partial) ? partial as Message[] : [];
+      await appendToChat(outPath, [...newRaw, ...produced]);
+      if (isScoutError(e)) {
+        e.message += ` (the chat so far was appended to "${opts.output}")`;
+        e.savedTo = outPath;
+      } else {
+        warn(io, `The chat so far was appended to "${opts.output}"`);
+      }
+    }
+    if (e instanceof Error && e.name === "AbortError") {
+      io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} Interrupted\n`);
+      return 130;
+    }
+    throw e;
+  }
+  if (outPath !== undefined) await appendToChat(outPath, [...newRaw, ...result.messages]);
+
+  const value = mode === "json" ? unwrapContent(parseJson(result.text)) : undefined;
+  if (opts.json) {
+    const out: Record<string, unknown> = {
+      version: LLM_ASK_JSON_VERSION,
+      answer: result.text,
+      cached: result.cached,
+      endpoint: result.endpoint,
+      backend: result.backend,
+      model: result.model,
+      usage: usageOf(result.messages),
+      messages: result.messages.map((m) => ({ role: m.role, content: m.content ?? null })),
+      output: outPath ?? null,
+    };
+    if (mode === "json") out.value = value;
+    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+  } else if (mode === "json") {
+    io.stdout.write(JSON.stringify(value, null, 2) + "\n");
+  } else if (!streamedAny) {
+    io.stdout.write(result.text + "\n");
+  } else if (lastChar !== "\n") {
+    write("\n");
+  }
+  return 0;
+}
+
+function unwrapContent(v: unknown): unknown {
+  if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    if (keys.length === 1 && keys[0] === "content") return (v as { content: unknown }).content;
+  }
+  return v;
+}
