@@ -94,7 +94,7 @@ export function taskHelp(wf: Workflow, taskName: string, inputs: InputDef[]): st
         (Array.isArray(i.selectOptions) ? i.selectOptions : Object.values(i.selectOptions)).join(
           ", ",
         )
-      }.`
+      }`
       : "";
     const req = i.required ? " (required)" : "";
     lines.push(
@@ -189,7 +189,7 @@ export function parseInputArgs(
       out[name] = value;
       continue;
     }
-    let def = byName.get(name) ?? byName.get(name.replaceAll("-", "_"));
+    const def = byName.get(name) ?? byName.get(name.replaceAll("-", "_"));
     if (def === undefined && name.startsWith("no-")) {
       const b = byName.get(name.slice(3)) ?? byName.get(name.slice(3).replaceAll("-", "_"));
       if (b?.type === "boolean" && value === undefined) {
