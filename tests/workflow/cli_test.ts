@@ -89,7 +89,7 @@ Deno.test("workflow task --help lists inputs with types and defaults; no task li
   assert.match(h.stdout, /Examples:/);
   const l = await runMain(["workflow", "task", BAKING], { cwd: d.path, env: env(d.path) });
   assert.equal(l.code, 2);
-  assert.match(l.stdout, /Tasks:\n  whisk +Whisk some eggs\. \[string\]/);
+  assert.match(l.stdout, /Tasks:\n {2}whisk +Whisk some eggs\. \[string\]/);
   const g = await runMain(["workflow", "task", "--help"], { cwd: d.path, env: env(d.path) });
   assert.equal(g.code, 0);
   assert.match(g.stdout, /Usage: scout-ai workflow task WORKFLOW TASK/);
@@ -184,7 +184,7 @@ Deno.test("workflows from $SCOUT_HOME/workflows, unnamed spec object takes the d
   assert.equal(r.stdout, "hello\n", r.stderr);
   assert.ok(existsSync(join(home, "var/jobs/Plain/hello/Default")));
   const l = await runMain(["workflow", "list"], { cwd: d.path, env: e });
-  assert.match(l.stdout, /^Plain  hello$/m);
+  assert.match(l.stdout, /^Plain {2}hello$/m);
   const lw = await runMain(["workflow", "list", "Plain", "--json"], { cwd: d.path, env: e });
   const out = JSON.parse(lw.stdout);
   assert.equal(out.workflow, "Plain");
@@ -193,7 +193,7 @@ Deno.test("workflows from $SCOUT_HOME/workflows, unnamed spec object takes the d
     [["Default", "done"]],
   );
   const lt = await runMain(["workflow", "list", BAKING], { cwd: d.path, env: e });
-  assert.match(lt.stdout, /^cake \[text\]  Bake the batter/m);
+  assert.match(lt.stdout, /^cake \[text\] {2}Bake the batter/m);
 });
 
 Deno.test("--jobs-dir and SCOUT_JOBS_DIR pick the jobs directory", async () => {
