@@ -12,7 +12,7 @@ import type { CliContext } from "./context.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
-// compile: import { registerChatCompile } from "./chat_compile.ts";
+import { registerChatCompile } from "./chat_compile.ts";
 
 /** Options of `chat parse`. */
 export interface ChatParseOptions {
@@ -198,5 +198,5 @@ export function registerChat(program: Command, ctx: CliContext): void {
     .action(async (file) => {
       ctx.exitCode = await runChatPrint({ file }, ctx.io);
     });
-  // compile: registerChatCompile(chat, ctx);
+  registerChatCompile(chat, ctx);
 }

@@ -29,6 +29,8 @@ export {
 } from "./prepare.ts";
 export type { PromptFunction, PromptStrategies, PromptStrategy } from "./prepare.ts";
 export { codePointLength, shortenString } from "./shorten_string.ts";
+export { promptSummary } from "./summary.ts";
+export type { PromptSummary } from "./summary.ts";
 export { shortenTools } from "./shorten_tools.ts";
 export { compactionNotice, epochRegions, shortenToolsEpoch } from "./shorten_tools_epoch.ts";
 export type { EpochRegions } from "./shorten_tools_epoch.ts";

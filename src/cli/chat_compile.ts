@@ -1,0 +1,303 @@
+/**
+ * `scout-ai chat compile` and `scout-ai chat prompt`: the compiled chat
+ * (imports, files, config, clear… resolved) and what the model would see after
+ * option extraction and the context strategies. Nothing is sent to a model.
+ *
+ * Registration stays light: compile, the prompt strategies and the config
+ * store are imported inside the actions.
+ *
+ * @module
+ */
+import type { Command } from "@commander-js/extra-typings";
+import type { Chat, Message } from "../chat/types.ts";
+import type { JobRoleResolver } from "../chat/compile_jobs.ts";
+import type { PromptSummary } from "../prompt/summary.ts";
+import type { CliContext } from "./context.ts";
+import { readInput } from "./input.ts";
+import type { Io } from "./io.ts";
+import { paint, warn } from "./io.ts";
+
+/** Options of `chat compile`. */
+export interface ChatCompileOptions {
+  /** Chat file, `-` for stdin, or undefined (stdin when piped). */
+  file?: string;
+  /** Print a JSON array of `{role, content}`. */
+  json?: boolean;
+  /** Print the compiled chat as `.chat` text. */
+  chat?: boolean;
+  /** Roles accepted besides the catalogue. */
+  allowRoles?: string[];
+  /** Resolver of the job-backed roles (the workflow layer supplies it). */
+  jobs?: JobRoleResolver;
+}
+
+/** Options of `chat prompt`. */
+export interface ChatPromptOptions extends ChatCompileOptions {
+  /** Strategy selection (comma list); default: the chat's `prompt_strategies` option, else the default. */
+  strategy?: string;
+  /** Do not print the summary on stderr. */
+  quiet?: boolean;
+}
+
+/** JSON shape of `chat prompt --json` (version 1). */
+export interface ChatPromptJson {
+  /** Shape version. */
+  version: 1;
+  /** Strategy names applied, in order. */
+  strategies: string[];
+  /** Options extracted from the chat (`option:`, `model:` …). */
+  options: Record<string, unknown>;
+  /** The compiled chat. */
+  compiled: { role: string; content: unknown }[];
+  /** What the model would see. */
+  prompt: { role: string; content: unknown }[];
+  /** Counts (see `promptSummary`). */
+  summary: PromptSummary;
+}
+
+/** Roles that declare tools: resolved by the backend layer, never sent as messages. */
+const TOOL_DECLARATIONS = new Set([
+  "tool",
+  "introduce",
+  "mcp",
+  "kb",
+  "association",
+  "clear_associations",
+  "clear_tools",
+  "socialize",
+]);
+
+async function compileInput(opts: ChatCompileOptions, io: Io) {
+  const [{ compileText }, { loadConfig }, { scoutHome }] = await Promise.all([
+    import("../chat/compile.ts"),
+    import("../config/store.ts"),
+    import("../config/home.ts"),
+  ]);
+  const input = await readInput(opts.file, io);
+  if (input.lossy) warn(io, `${input.name}: invalid UTF-8 replaced by U+FFFD`);
+  const config = loadConfig(scoutHome(io.env));
+  const compiled = await compileText(input.text, {
+    ...(input.path === null ? { name: input.name } : { origin: opts.file! }),
+    cwd: io.cwd,
+    env: io.env,
+    config,
+    ...(opts.allowRoles ? { allowRoles: splitList(opts.allowRoles) } : {}),
+    ...(opts.jobs ? { jobs: opts.jobs } : {}),
+  });
+  return { compiled, config, origin: input.path ?? undefined };
+}
+
+function splitList(values: readonly string[]): string[] {
+  return values.flatMap((v) => v.split(/[,\s]+/)).filter((v) => v !== "");
+}
+
+/**
+ * `chat compile`: compiles a chat file and prints the result (listing,
+ * `--json`, or `--chat` text).
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @returns exit code
+ */
+export async function runChatCompile(opts: ChatCompileOptions, io: Io): Promise<number> {
+  const { compiled } = await compileInput(opts, io);
+  if (opts.json) io.stdout.write(messagesJson(compiled) + "\n");
+  else if (opts.chat) {
+    const { print } = await import("../chat/print.ts");
+    io.stdout.write(print(compiled) + "\n");
+  } else io.stdout.write(listing(compiled, io));
+  return 0;
+}
+
+/**
+ * `chat prompt`: compiles a chat, extracts its options, removes what is never
+ * sent (meta, tool declarations, response ids), applies the context
+ * strategies, and prints the compiled chat then the prompt; a summary goes to
+ * stderr.
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @returns exit code
+ */
+export async function runChatPrompt(opts: ChatPromptOptions, io: Io): Promise<number> {
+  const { compiled, config, origin } = await compileInput(opts, io);
+  const [{ extractOptions }, { clear, purge }, prompt] = await Promise.all([
+    import("../chat/options.ts"),
+    import("../chat/clear.ts"),
+    import("../prompt/mod.ts"),
+  ]);
+  const extracted = extractOptions(compiled, { cwd: io.cwd, ...(origin ? { origin } : {}) });
+  const options = extracted.options;
+  let chat = extracted.chat.filter((m) => m.role !== "meta" && !TOOL_DECLARATIONS.has(m.role));
+  const responses = options.backend === "responses" &&
+    !/^(false|none|nil)$/i.test(String(options.previous_response ?? "")) &&
+    options.previous_response_id !== undefined;
+  chat = responses ? clear(chat, "previous_response_id") : purge(chat, "previous_response_id");
+  const selection = opts.strategy ?? stringOption(options.prompt_strategies);
+  const names = prompt.strategyNames(selection);
+  const promptConfig: Record<string, unknown> = { store: config, env: io.env };
+  for (const s of prompt.PROMPT_SETTINGS) {
+    if (options[s.key] !== undefined) promptConfig[s.key] = options[s.key];
+  }
+  const sent = prompt.preparePrompt(chat, names, promptConfig);
+  const summary = prompt.promptSummary(chat, sent);
+  if (opts.json) {
+    const out: ChatPromptJson = {
+      version: 1,
+      strategies: names,
+      options,
+      compiled: records(compiled),
+      prompt: records(sent),
+      summary,
+    };
+    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+  } else {
+    io.stdout.write(rule(io, `compiled chat (${plural(compiled.length, "message")})`));
+    io.stdout.write(listing(compiled, io));
+    io.stdout.write(
+      rule(io, `prompt: ${names.join(", ") || "none"} (${plural(sent.length, "message")})`),
+    );
+    io.stdout.write(listing(sent, io));
+  }
+  if (!opts.quiet) io.stderr.write(summaryLine(names, summary) + "\n");
+  return 0;
+}
+
+function stringOption(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * The one-line summary printed on stderr by `chat prompt`.
+ *
+ * @param names strategies applied
+ * @param s the counts
+ * @returns the line (no newline)
+ */
+export function summaryLine(names: readonly string[], s: PromptSummary): string {
+  const n = (x: number) => x.toLocaleString("en-US");
+  return `prompt (${names.join(", ") || "none"}): ${n(s.messagesBefore)} → ${
+    n(s.messagesAfter)
+  } messages (${n(s.kept)} kept, ${n(s.truncated)} truncated, ${n(s.dropped)} dropped, ${
+    n(s.added)
+  } added); ${n(s.charsBefore)} → ${n(s.charsAfter)} characters`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function rule(io: Io, title: string): string {
+  return paint(io, "stdout", "dim", `── ${title} ──`) + "\n";
+}
+
+function records(chat: readonly Message[]): { role: string; content: unknown }[] {
+  return chat.map((m) => ({ role: m.role, content: m.content ?? null }));
+}
+
+/** JSON array of `{role, content}`, one message per line (same shape as `chat parse --json`). */
+function messagesJson(chat: readonly Message[]): string {
+  if (chat.length === 0) return "[]";
+  return "[\n" + records(chat).map((r) => "  " + JSON.stringify(r)).join(",\n") + "\n]";
+}
+
+/** Index, role, content per message (same layout as `chat parse`). */
+function listing(chat: Chat, io: Io): string {
+  if (chat.length === 0) return paint(io, "stdout", "dim", "(no messages)") + "\n";
+  const w = String(chat.length - 1).length;
+  const rw = Math.min(24, Math.max(...chat.map((m) => String(m.role).length)));
+  const pad = " ".repeat(w + rw + 4);
+  let out = "";
+  chat.forEach((m, i) => {
+    const head = `${String(i).padStart(w)}  ${
+      paint(io, "stdout", "bold", String(m.role).padEnd(rw))
+    }  `;
+    const c = m.content;
+    const text = c === null || c === undefined
+      ? paint(io, "stdout", "dim", "(null)")
+      : c === ""
+      ? paint(io, "stdout", "dim", "(empty)")
+      : typeof c === "string"
+      ? visible(c)
+      : JSON.stringify(c);
+    out += head + text.split("\n").join("\n" + pad) + "\n";
+  });
+  return out;
+}
+
+/** Control characters other than tab and newline shown as control pictures. */
+function visible(text: string): string {
+  return text.replace(
+    // deno-lint-ignore no-control-regex
+    /[\x00-\x08\x0b-\x1f\x7f]/g,
+    (c) => c === "\x7f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)),
+  );
+}
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+/**
+ * Registers `chat compile` and `chat prompt` on the `chat` group.
+ *
+ * @param chat the `chat` command
+ * @param ctx invocation context
+ */
+export function registerChatCompile(chat: Command, ctx: CliContext): void {
+  chat.command("compile")
+    .description("compile a chat: imports, files, config, clear… resolved (nothing is sent)")
+    .argument("[file]", "chat file, or - for stdin (default: stdin when piped)")
+    .option("--json", 'print a JSON array of {"role", "content"}')
+    .option("--chat", "print the compiled chat as .chat text")
+    .option("--allow-role <roles>", "accept these extra roles (comma list; repeatable)", collect)
+    .addHelpText(
+      "after",
+      "\nCompiling runs the chat's side effects: config: lines, allow_path:, task:/job: roles.\n" +
+        "References (import:, continue:, last:, file:, directory:, pdf:, image:) resolve next to\n" +
+        "the chat file, then in the working directory, ./chats and $SCOUT_HOME/chats; from stdin\n" +
+        "they resolve against the working directory. Unknown roles (todo:, http:) are errors;\n" +
+        "allow them with --allow-role or the config entry 'allow_roles <list> chat'.\n\n" +
+        "Examples:\n  scout-ai chat compile session.chat\n" +
+        "  scout-ai chat compile session.chat --chat > flat.chat\n" +
+        "  scout-ai chat compile session.chat --json | jq 'map(.role)'",
+    )
+    .action(async (file, o) => {
+      ctx.exitCode = await runChatCompile({
+        file,
+        json: o.json,
+        chat: o.chat,
+        ...(o.allowRole ? { allowRoles: o.allowRole } : {}),
+      }, ctx.io);
+    });
+  chat.command("prompt")
+    .description(
+      "show the compiled chat, then what the model would see after the context strategies",
+    )
+    .argument("[file]", "chat file, or - for stdin (default: stdin when piped)")
+    .option(
+      "-s, --strategy <names>",
+      "strategies: shorten_tools_epoch (default), shorten_tools, none, or a comma list",
+    )
+    .option("--json", "print {version, strategies, options, compiled, prompt, summary}")
+    .option("-q, --quiet", "no summary on stderr")
+    .option("--allow-role <roles>", "accept these extra roles (comma list; repeatable)", collect)
+    .addHelpText(
+      "after",
+      "\nThe prompt is the compiled chat without option, meta and tool-declaration messages,\n" +
+        "after the context strategies (tool declarations are not resolved here). Settings come\n" +
+        "from chat options (option: epoch_size 10), then config entries (scope prompt or\n" +
+        "context), then environment variables (EPOCH_SIZE…), then defaults.\n" +
+        "stderr gets a summary: messages kept, truncated, dropped, added; characters before/after.\n\n" +
+        "Examples:\n  scout-ai chat prompt agent_run.chat\n" +
+        "  scout-ai chat prompt agent_run.chat -s shorten_tools --json | jq .summary\n" +
+        "  EPOCH_TOOL_CALL_THRESHOLD=20 scout-ai chat prompt agent_run.chat -q",
+    )
+    .action(async (file, o) => {
+      ctx.exitCode = await runChatPrompt({
+        file,
+        json: o.json,
+        quiet: o.quiet,
+        ...(o.strategy !== undefined ? { strategy: o.strategy } : {}),
+        ...(o.allowRole ? { allowRoles: o.allowRole } : {}),
+      }, ctx.io);
+    });
+}
