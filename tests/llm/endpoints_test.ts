@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  chooseEndpoint,
+  endpointDirs,
+  findEndpointFile,
+  listEndpointFiles,
+  loadEndpoint,
+  parseEndpointText,
+} from "../../src/config/endpoints.ts";
+import { parseConfigText } from "../../src/config/store.ts";
+import { isScoutError } from "../../src/errors.ts";
+import { endpoints } from "../../src/llm/endpoints.ts";
+import { tempDir } from "../support/cli.ts";
+
+async function layout(root: string) {
+  const cwd = join(root, "proj");
+  const home = join(root, "home");
+  await Deno.mkdir(join(cwd, "etc", "AI"), { recursive: true });
+  await Deno.mkdir(join(home, "etc", "AI"), { recursive: true });
+  await Deno.writeTextFile(
+    join(cwd, "etc", "AI", "local.yaml"),
+    "backend: ollama\nmodel: llama3.1\n",
+  );
+  await Deno.writeTextFile(join(home, "etc", "AI", "local.yaml"), "backend: openai\n");
+  await Deno.writeTextFile(
+    join(home, "etc", "AI", "nano.yaml"),
+    "backend: responses\nmodel: gpt-5-nano\nkey: sk-secret\n",
+  );
+  await Deno.writeTextFile(join(home, "etc", "AI", "bare"), "provider: anthropic\n");
+  return { cwd, env: { SCOUT_HOME: home } };
+}
+
+Deno.test("endpoint search order: ./etc/AI before $SCOUT_HOME/etc/AI, then system dirs", async () => {
+  await using d = await tempDir();
+  const { cwd, env } = await layout(d.path);
+  const dirs = endpointDirs({ cwd, env });
+  assert.deepEqual(dirs.slice(0, 2), [join(cwd, "etc", "AI"), join(env.SCOUT_HOME, "etc", "AI")]);
+  assert.deepEqual(dirs.slice(2), ["/usr/local/etc/scout/AI", "/etc/scout/AI"]);
+  assert.equal(findEndpointFile("local", { cwd, env }), join(cwd, "etc", "AI", "local.yaml"));
+  assert.equal(loadEndpoint("local", { cwd, env }).settings.backend, "ollama");
+  assert.equal(
+    findEndpointFile("nano", { cwd, env }),
+    join(env.SCOUT_HOME, "etc", "AI", "nano.yaml"),
+  );
+});
+
+Deno.test("a file named exactly <name> counts; provider: is an alias of backend ([TS-FIX])", async () => {
+  await using d = await tempDir();
+  const { cwd, env } = await layout(d.path);
+  const ep = loadEndpoint("bare", { cwd, env });
+  assert.deepEqual(ep.settings, { backend: "anthropic" });
+  assert.deepEqual(parseEndpointText("provider: a\nbackend: b\n", "x"), { backend: "b" });
+});
+
+Deno.test("unknown endpoint → endpoint_not_found naming it; names with path separators never match", async () => {
+  await using d = await tempDir();
+  const { cwd, env } = await layout(d.path);
+  assert.throws(() => loadEndpoint("nope", { cwd, env }), (e) => {
+    assert.ok(isScoutError(e, "endpoint_not_found"));
+    assert.equal(e.message, 'Endpoint not found "nope"');
+    return true;
+  });
+  assert.equal(findEndpointFile("../AI/nano", { cwd, env }), null);
+});
+
+Deno.test("bad YAML and non-map endpoint files are config errors naming the file and line", () => {
+  assert.throws(() => parseEndpointText("backend: [unclosed\n", "/x/e.yaml"), (e) => {
+    assert.ok(isScoutError(e, "config"));
+    assert.equal(e.file, "/x/e.yaml");
+    assert.equal(typeof e.line, "number");
+    return true;
+  });
+  assert.throws(() => parseEndpointText("- a\n- b\n", "e.yaml"), /not a map/);
+  assert.deepEqual(parseEndpointText("", "e.yaml"), {});
+});
+
+Deno.test("chooseEndpoint: option → config (ask, llm) → ASK_ENDPOINT, LLM_ENDPOINT, ENDPOINT, LLM, ASK", () => {
+  const empty = { entries: [] };
+  assert.deepEqual(chooseEndpoint("a", empty, { ASK_ENDPOINT: "b" }), {
+    name: "a",
+    source: "option",
+  });
+  const store = { entries: parseConfigText("endpoint fromcfg llm\n") };
+  assert.deepEqual(chooseEndpoint(undefined, store, { ASK_ENDPOINT: "b" }), {
+    name: "fromcfg",
+    source: "config",
+  });
+  assert.deepEqual(chooseEndpoint(undefined, empty, { LLM: "x", ENDPOINT: "y" }), {
+    name: "y",
+    source: "env:ENDPOINT",
+  });
+  assert.deepEqual(chooseEndpoint(undefined, empty, { ASK: "z" }), {
+    name: "z",
+    source: "env:ASK",
+  });
+  assert.equal(chooseEndpoint(undefined, empty, {}), null);
+  assert.deepEqual(chooseEndpoint("", empty, { ASK_ENDPOINT: "b" }), {
+    name: "",
+    source: "option",
+  });
+  const off = { entries: parseConfigText("endpoint false ask\n") };
+  assert.equal(chooseEndpoint(undefined, off, { ASK_ENDPOINT: "b" }), null);
+});
+
+Deno.test("endpoints() lists names once (first hit wins) and never returns a key", async () => {
+  await using d = await tempDir();
+  const { cwd, env } = await layout(d.path);
+  const list = endpoints({ cwd, env }).filter((e) =>
+    !e.file.startsWith("/etc") && !e.file.startsWith("/usr")
+  );
+  assert.deepEqual(list.map((e) => e.name), ["bare", "local", "nano"]);
+  const nano = list.find((e) => e.name === "nano")!;
+  assert.equal(nano.hasKey, true);
+  assert.ok(!JSON.stringify(list).includes("sk-secret"));
+  assert.equal(list.find((e) => e.name === "local")!.backend, "ollama");
+  assert.equal(listEndpointFiles({ dirs: [join(d.path, "missing")] }).length, 0);
+});

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { type ConfigStore, parseConfigText } from "../../src/config/store.ts";
+import { isScoutError } from "../../src/errors.ts";
+import { getBackend } from "../../src/llm/registry.ts";
+import { chooseBackend, resolveSettings } from "../../src/llm/settings.ts";
+
+const empty: ConfigStore = { entries: [] };
+
+async function settings(
+  backend: string,
+  options: Record<string, unknown>,
+  env: Record<string, string> = {},
+  store = empty,
+) {
+  const b = await getBackend(backend);
+  return resolveSettings({ backend, defaults: b.defaults, options, store, env });
+}
+
+Deno.test("backend: option → config (ask, llm) → ASK_BACKEND, LLM_BACKEND → responses", () => {
+  assert.equal(chooseBackend("anthropic", empty, { ASK_BACKEND: "x" }), "anthropic");
+  assert.equal(
+    chooseBackend(undefined, { entries: parseConfigText("backend ollama llm") }, {}),
+    "ollama",
+  );
+  assert.equal(chooseBackend(undefined, empty, { LLM_BACKEND: "vllm" }), "vllm");
+  assert.equal(chooseBackend(undefined, empty, {}), "responses");
+});
+
+Deno.test("keys: <TAG>_KEY, then OPENAI_API_KEY / ANTHROPIC_API_KEY ([TS-FIX])", async () => {
+  assert.equal((await settings("openai", {}, { OPENAI_API_KEY: "a" })).key, "a");
+  assert.equal((await settings("openai", {}, { OPENAI_KEY: "b", OPENAI_API_KEY: "a" })).key, "b");
+  assert.equal((await settings("responses", {}, { OPENAI_API_KEY: "a" })).key, "a");
+  assert.equal((await settings("anthropic", {}, { ANTHROPIC_API_KEY: "c" })).key, "c");
+  // endpoint/options key beats config beats env
+  const store = { entries: parseConfigText("key fromcfg anthropic") };
+  assert.equal((await settings("anthropic", {}, { ANTHROPIC_API_KEY: "c" }, store)).key, "fromcfg");
+  assert.equal(
+    (await settings("anthropic", { key: "opt" }, { ANTHROPIC_API_KEY: "c" }, store)).key,
+    "opt",
+  );
+});
+
+Deno.test("missing key: error names the variables; local urls and keyless backends get EMPTY", async () => {
+  await assert.rejects(() => settings("openai", {}), (e) => {
+    assert.ok(isScoutError(e, "missing_key"));
+    assert.match(e.message, /OPENAI_KEY or OPENAI_API_KEY/);
+    return true;
+  });
+  await assert.rejects(
+    () => settings("anthropic", { url: "https://api.anthropic.com" }),
+    /ANTHROPIC_KEY or ANTHROPIC_API_KEY/,
+  );
+  assert.equal((await settings("openai", { url: "http://127.0.0.1:9" })).key, "EMPTY");
+  assert.equal((await settings("ollama", {})).key, "EMPTY");
+  assert.equal((await settings("vllm", { url: "http://x" })).key, "EMPTY");
+});
+
+Deno.test("model: option → config under the backend's own scopes ([TS-FIX]) → env → default", async () => {
+  const env = { OPENAI_API_KEY: "k" };
+  assert.equal(
+    (await settings("anthropic", {}, { ANTHROPIC_KEY: "k" })).model,
+    "claude-sonnet-4-5",
+  );
+  assert.equal((await settings("openai", {}, { ...env, MODEL: "m1" })).model, "m1");
+  assert.equal(
+    (await settings("openai", {}, { ...env, OPENAI_MODEL: "m2", MODEL: "m1" })).model,
+    "m2",
+  );
+  const store = {
+    entries: parseConfigText("model from-openai-scope openai\nmodel from-ollama ollama"),
+  };
+  assert.equal((await settings("ollama", {}, {}, store)).model, "from-ollama");
+  assert.equal((await settings("openai", { model: "opt" }, env, store)).model, "opt");
+  assert.equal((await settings("vllm", {})).model, "vllm");
+  assert.equal((await settings("ollama", { url: "u" })).url, "u");
+  assert.equal((await settings("ollama", {}, { OLLAMA_URL: "http://o" })).url, "http://o");
+});
+
+Deno.test("timeouts and retries: defaults 1200 s and 3; invalid values are config errors", async () => {
+  const s = await settings("ollama", {});
+  assert.equal(s.timeoutMs, 1_200_000);
+  assert.equal(s.maxRetries, 3);
+  assert.equal(
+    (await settings("ollama", { request_timeout: "0.25", max_retries: "0" })).timeoutMs,
+    250,
+  );
+  await assert.rejects(
+    () => settings("ollama", { request_timeout: "soon" }),
+    /Invalid request_timeout/,
+  );
+  await assert.rejects(() => settings("ollama", { max_retries: "-1" }), /Invalid max_retries/);
+});
+
+Deno.test("unknown backend → unknown_backend listing the known ones; Ruby-only ones say why", async () => {
+  await assert.rejects(() => getBackend("nonesuch"), (e) => {
+    assert.ok(isScoutError(e, "unknown_backend"));
+    assert.match(e.message, /^Unknown backend: "nonesuch" \(known: responses, openai, anthropic/);
+    return true;
+  });
+  await assert.rejects(() => getBackend("bedrock"), /not available/);
+});

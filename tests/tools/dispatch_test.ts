@@ -1,0 +1,243 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { defineTool } from "../../src/tools/define.ts";
+import { envelopeContent, runToolCalls } from "../../src/tools/dispatch.ts";
+import { toolRegistry } from "../../src/tools/registry.ts";
+import { toolOutput } from "../../src/tools/types.ts";
+
+let tick = 0;
+const clock = () => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, tick++ * 1000));
+
+const registry = toolRegistry({
+  get_current_temperature: [
+    (_n, a) => `It's 15 degrees and raining in ${a.location} (${a.unit}).`,
+    {
+      name: "get_current_temperature",
+      description: "Temperature",
+      parameters: {
+        type: "object",
+        properties: {
+          location: { type: "string" },
+          unit: { type: "string", enum: ["Celsius", "Fahrenheit"] },
+        },
+        required: ["location"],
+        defaults: { unit: "Celsius" },
+      },
+    },
+  ],
+  nothing: [() => null, { name: "nothing" }],
+  numbers: [() => [1, 2], { name: "numbers" }],
+  boom: [() => {
+    throw new Error("kaput");
+  }, { name: "boom" }],
+  declared: [null, { name: "declared" }],
+});
+
+Deno.test("pairs in call order with the exact envelope key order (§5.5); pinned values merged over the model's", async () => {
+  tick = 0;
+  const out = await runToolCalls([
+    {
+      name: "get_current_temperature",
+      arguments: { location: "London", unit: "Fahrenheit" },
+      id: "call_mock_1",
+    },
+    { name: "nothing", arguments: {}, id: "c2" },
+  ], { registry, now: clock });
+  assert.deepEqual(out.map((m) => m.role), [
+    "function_call",
+    "function_call_output",
+    "function_call",
+    "function_call_output",
+  ]);
+  // the logged call keeps the model's arguments; the implementation saw the pinned unit
+  assert.equal(
+    out[0]!.content,
+    '{"name":"get_current_temperature","arguments":{"location":"London","unit":"Fahrenheit"},"id":"call_mock_1"}',
+  );
+  assert.equal(
+    out[1]!.content,
+    '{"name":"get_current_temperature","content":"It\'s 15 degrees and raining in London (Celsius).","id":"call_mock_1","start_timestamp":"2025-01-01T00:00:00.000Z","timestamp":"2025-01-01T00:00:01.000Z"}',
+  );
+  // per-call timestamps ([TS-FIX]): the second call starts after the first ended
+  assert.equal(JSON.parse(String(out[3]!.content)).start_timestamp, "2025-01-01T00:00:02.000Z");
+  assert.equal(JSON.parse(String(out[3]!.content)).content, "success");
+});
+
+Deno.test("result → content: numbers/objects JSON, streams read, ToolOutput fields kept", async () => {
+  const reg = toolRegistry({
+    numbers: [() => [1, 2], { name: "numbers" }],
+    stream: [() => new Blob(["ab", "cd"]).stream(), { name: "stream" }],
+    job: [() => toolOutput({ content: { a: 1 }, step: "Wf/task/Default" }), { name: "job" }],
+  });
+  const out = await runToolCalls([
+    { name: "numbers", arguments: {}, id: "1" },
+    { name: "stream", arguments: {}, id: "2" },
+    { name: "job", arguments: {}, id: "3" },
+  ], { registry: reg });
+  const env = out.filter((_, i) => i % 2 === 1).map((m) => JSON.parse(String(m.content)));
+  assert.equal(env[0].content, "[1,2]");
+  assert.equal(env[1].content, "abcd");
+  assert.equal(env[2].content, '{"a":1}');
+  assert.equal(env[2].step, "Wf/task/Default");
+  assert.deepEqual(Object.keys(env[2]), [
+    "name",
+    "content",
+    "id",
+    "step",
+    "start_timestamp",
+    "timestamp",
+  ]);
+});
+
+Deno.test("thrown errors become error outputs ([TS-FIX]); the batch goes on", async () => {
+  const out = await runToolCalls([
+    { name: "boom", arguments: {}, id: "b" },
+    { name: "nothing", arguments: {}, id: "n" },
+  ], { registry });
+  const env = JSON.parse(String(out[1]!.content));
+  assert.equal(env.error, "error");
+  const content = JSON.parse(env.content);
+  assert.equal(content.exception, "kaput");
+  assert.match(String(content.exception_line), /^at /);
+  assert.ok(Array.isArray(env.stack) && env.stack.length > 0);
+  assert.deepEqual(Object.keys(env).slice(0, 5), ["name", "content", "id", "error", "stack"]);
+  assert.equal(JSON.parse(String(out[3]!.content)).content, "success");
+});
+
+Deno.test("unknown tool, declared-only tool, invalid JSON and invalid arguments → error outputs the model can read", async () => {
+  const out = await runToolCalls([
+    { name: "nope", arguments: {}, id: "1" },
+    { name: "declared", arguments: {}, id: "2" },
+    { name: "get_current_temperature", arguments: "{not json", id: "3" },
+    { name: "get_current_temperature", arguments: { unit: "Kelvin" }, id: "4" },
+    { name: "get_current_temperature", arguments: { location: 7 }, id: "5" },
+  ], { registry });
+  const contents = out.filter((_, i) => i % 2 === 1).map((m) => JSON.parse(String(m.content)));
+  for (const c of contents) assert.equal(c.error, "error");
+  const msg = contents.map((c) => JSON.parse(c.content).exception as string);
+  assert.match(
+    msg[0]!,
+    /^Tool or function not found 'nope'\. Available tools: get_current_temperature, nothing/,
+  );
+  assert.match(msg[1]!, /declared but has no implementation/);
+  assert.match(msg[2]!, /Invalid JSON in the arguments of 'get_current_temperature'/);
+  // the pinned unit (Celsius) wins over Kelvin, so only the missing location is reported
+  assert.equal(
+    msg[3],
+    `Invalid arguments for 'get_current_temperature': Missing required argument "location"`,
+  );
+  assert.match(msg[4]!, /"location" must be string, got number/);
+  // the function_call message keeps the raw invalid arguments
+  assert.equal(JSON.parse(String(out[4]!.content)).arguments, "{not json");
+});
+
+Deno.test("a fallback handler answers names the registry does not have", async () => {
+  const out = await runToolCalls([{ name: "dyn", arguments: { x: 1 }, id: "d" }], {
+    registry: new Map(),
+    handler: (name, args) => `${name}:${args.x}`,
+  });
+  assert.equal(JSON.parse(String(out[1]!.content)).content, "dyn:1");
+});
+
+Deno.test("length guard: longer than max_content_length → truncated notice naming tool, id, sizes", async () => {
+  const reg = toolRegistry({ big: [() => "x".repeat(50), { name: "big" }] });
+  const out = await runToolCalls([{ name: "big", arguments: { q: 1 }, id: "call_big" }], {
+    registry: reg,
+    maxContentLength: 10,
+  });
+  const env = JSON.parse(String(out[1]!.content));
+  assert.equal(env.error, "truncated");
+  const notice = JSON.parse(env.content);
+  assert.match(
+    notice.exception,
+    /Tool 'big' \(call call_big, arguments [0-9a-f]{8}\) executed successfully but returned 50 characters, more than the maximum of 10/,
+  );
+  assert.deepEqual(notice.stack, []);
+  const ok = await runToolCalls([{ name: "big", arguments: {}, id: "c" }], {
+    registry: reg,
+    maxContentLength: 50,
+  });
+  assert.equal(JSON.parse(String(ok[1]!.content)).content.length, 50);
+});
+
+Deno.test("aborts propagate instead of becoming outputs", async () => {
+  const ac = new AbortController();
+  const reg = toolRegistry({
+    slow: [() => {
+      ac.abort();
+      throw new DOMException("aborted", "AbortError");
+    }, { name: "slow" }],
+  });
+  await assert.rejects(
+    () =>
+      runToolCalls([{ name: "slow", arguments: {}, id: "s" }], {
+        registry: reg,
+        signal: ac.signal,
+      }),
+    /aborted/,
+  );
+});
+
+Deno.test("concurrency keeps output order", async () => {
+  const reg = toolRegistry({
+    wait: [async (_n, a) => {
+      await new Promise((r) => setTimeout(r, Number(a.ms)));
+      return `done ${a.ms}`;
+    }, { name: "wait" }],
+  });
+  const out = await runToolCalls([
+    { name: "wait", arguments: { ms: 30 }, id: "a" },
+    { name: "wait", arguments: { ms: 1 }, id: "b" },
+  ], { registry: reg, concurrency: 2 });
+  assert.deepEqual(out.filter((_, i) => i % 2).map((m) => JSON.parse(String(m.content)).id), [
+    "a",
+    "b",
+  ]);
+});
+
+Deno.test("zod-defined tools: JSON Schema from zod, validation errors as outputs, defaults applied", async () => {
+  const entry = defineTool({
+    name: "convert",
+    description: "Convert",
+    schema: z.object({ value: z.number().int(), unit: z.enum(["C", "F"]).default("C") }),
+    run: ({ value, unit }) => `${value}${unit}`,
+  });
+  assert.deepEqual(entry.definition, {
+    type: "function",
+    function: {
+      name: "convert",
+      description: "Convert",
+      parameters: {
+        type: "object",
+        properties: {
+          value: { type: "integer" },
+          unit: { default: "C", type: "string", enum: ["C", "F"] },
+        },
+        required: ["value"],
+      },
+    },
+  });
+  const reg = toolRegistry([entry]);
+  const out = await runToolCalls([
+    { name: "convert", arguments: { value: 3 }, id: "1" },
+    { name: "convert", arguments: { value: "three" }, id: "2" },
+  ], { registry: reg });
+  assert.equal(JSON.parse(String(out[1]!.content)).content, "3C");
+  const bad = JSON.parse(String(out[3]!.content));
+  assert.equal(bad.error, "error");
+  assert.match(JSON.parse(bad.content).exception, /Invalid arguments for 'convert': value: /);
+});
+
+Deno.test("an unencodable envelope degrades to a plain error string", () => {
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  const text = envelopeContent({
+    name: "t",
+    content: "x",
+    id: "i",
+    agent_meta: [cyclic as never],
+    start_timestamp: "s",
+    timestamp: "t",
+  });
+  assert.match(text, /^Error encoding the output of 't' \(i\)/);
+});
