@@ -45,7 +45,7 @@ export async function resolveImports(
       out.push(m);
       continue;
     }
-    out.push(...await importOne(m, origin, ctx, compileLevel));
+    for (const x of await importOne(m, origin, ctx, compileLevel)) out.push(x); // no spread: huge imports
   }
   return out;
 }

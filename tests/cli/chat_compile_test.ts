@@ -199,3 +199,29 @@ Deno.test("subprocess: compile from source writes the same bytes as in-process",
   assert.equal(sub.code, 0, sub.stderr);
   assert.equal(sub.stdout, inproc.stdout);
 });
+
+Deno.test("chat prompt: format: names a schema file next to the chat (D18), parsed into the options", async () => {
+  await using t = await tempDir();
+  await Deno.mkdir(join(t.path, "c"));
+  await Deno.writeTextFile(join(t.path, "c/schema.json"), '{"type":"object"}');
+  await Deno.writeTextFile(join(t.path, "c/s.chat"), "format: schema.json\nuser: q\n");
+  const r = await runMain(["chat", "prompt", "c/s.chat", "--json", "-q"], { cwd: t.path, env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).options.format, { type: "object" });
+});
+
+Deno.test("chat compile: a 200,000-message import is spliced without stack overflow", async () => {
+  await using t = await tempDir();
+  const lines: string[] = [];
+  for (let i = 0; i < 200_000; i++) lines.push(`user: m${i}`);
+  await Deno.writeTextFile(join(t.path, "big.chat"), lines.join("\n"));
+  const r = await runMain(["chat", "compile", "-", "--json"], {
+    cwd: t.path,
+    env,
+    stdin: "import: big.chat\nuser: end\n",
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const data = JSON.parse(r.stdout);
+  assert.equal(data.length, 200_001);
+  assert.equal(data.at(-1).content, "end");
+});
