@@ -202,3 +202,30 @@ Deno.test("compile touches the process-wide store only when no store is given", 
   await compileText("config: other_key v\nuser: x", isolated("/"));
   assert.equal(store.entries.length, before + 1);
 });
+
+Deno.test("compile leaves options, tool declarations, meta, ids and agent roles untouched", async () => {
+  const roles = [
+    "option",
+    "sticky_option",
+    "endpoint",
+    "model",
+    "backend",
+    "agent",
+    "persist",
+    "format",
+    "previous_response_id",
+    "meta",
+    "socialize",
+    "websearch",
+    "tool",
+    "introduce",
+    "mcp",
+    "kb",
+    "association",
+    "clear_associations",
+  ];
+  const input = roles.map((r) => m(r, `${r} value`));
+  const out = await compile(input, isolated("/"));
+  assert.deepEqual(out, input);
+  assert.equal(out[0], input[0]); // same objects: nothing copied or rewritten
+});
