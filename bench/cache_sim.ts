@@ -162,6 +162,8 @@ export interface StrategyRun {
   lastPromptTokens: number;
   /** Inferences whose prefix broke (not an extension of the previous prompt). */
   prefixBreaks: number;
+  /** Mean number of tool outputs sent whole (a fidelity proxy), over the last 250 inferences. */
+  meanWholeOutputs: number;
 }
 
 /**
@@ -181,6 +183,11 @@ export function simulate(
 ): StrategyRun {
   const config: PromptConfig = { env: {}, ...settings };
   const sent = prompts.map((p) => preparePrompt(p, strategy, config));
+  const whole = sent.map((out, i) => {
+    const inputs = new Set(prompts[i]);
+    return out.filter((m) => m.role === "function_call_output" && inputs.has(m)).length;
+  });
+  const tail = whole.slice(-250);
   const records = recordInferences(sent);
   const { openai, anthropic } = cacheTotals(records);
   return {
@@ -192,6 +199,7 @@ export function simulate(
     maxPromptTokens: Math.max(...records.map((r) => r.promptTokens)),
     lastPromptTokens: records.at(-1)!.promptTokens,
     prefixBreaks: records.slice(1).filter((r) => !r.extendsPrevious).length,
+    meanWholeOutputs: tail.reduce((a, b) => a + b, 0) / Math.max(1, tail.length),
   };
 }
 
@@ -254,8 +262,8 @@ function table(runs: StrategyRun[]): string {
   const pct = (x: number) => (x * 100).toFixed(1) + " %";
   const k = (x: number) => (x / 1000).toFixed(0) + " k";
   const lines = [
-    "| strategy | cache-read share OpenAI | cache-read share Anthropic | total input tokens | billed-equiv. OpenAI | billed-equiv. Anthropic | max prompt | last prompt | prefix breaks |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| strategy | cache-read share OpenAI | cache-read share Anthropic | total input tokens | billed-equiv. OpenAI | billed-equiv. Anthropic | max prompt | last prompt | prefix breaks | whole outputs (mean) |",
+    "|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of runs) {
     const b = billedTokens(r);
@@ -264,7 +272,7 @@ function table(runs: StrategyRun[]): string {
         k(r.openai.inputTokens)
       } | ${k(b.openai)} | ${k(b.anthropic)} | ${k(r.maxPromptTokens)} | ${
         k(r.lastPromptTokens)
-      } | ${r.prefixBreaks} |`,
+      } | ${r.prefixBreaks} | ${r.meanWholeOutputs.toFixed(1)} |`,
     );
   }
   return lines.join("\n");
