@@ -263,7 +263,7 @@ export async function ask(
   const shaped = providerParams(params);
   const strategies = opts.prompt_strategies as Parameters<typeof preparePrompt>[1];
   // Unknown strategy names fail here, before any request.
-  preparePrompt([], strategies, promptConfig);
+  if (typeof strategies !== "function") preparePrompt([], strategies, promptConfig);
   const logResponse = !isOff(opts.log_response);
 
   const persist = persistOpt !== undefined ? !isOff(persistOpt) : (() => {

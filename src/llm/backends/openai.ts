@@ -297,7 +297,7 @@ export async function queryChat(
       }
     }
   } catch (e) {
-    throw await mapSdkError(opts.backend, e, rs, ctx);
+    throw await mapSdkError(opts.backend, e, rs, ctx, req.stream);
   } finally {
     rs.clear();
   }

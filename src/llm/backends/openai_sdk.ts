@@ -93,6 +93,7 @@ export async function openaiClient(
  * @param e what was thrown
  * @param rs the request signal (to tell our timeout from a user abort)
  * @param ctx query context
+ * @param streaming whether the failure happened while reading a stream
  * @returns the error to throw
  */
 export async function mapSdkError(
@@ -100,6 +101,7 @@ export async function mapSdkError(
   e: unknown,
   rs: RequestSignal,
   ctx: QueryContext,
+  streaming = false,
 ): Promise<unknown> {
   if (rs.timedOut()) return timeoutError(backend, ctx.settings.timeoutMs);
   if (ctx.signal?.aborted) return ctx.signal.reason ?? e;
@@ -117,6 +119,12 @@ export async function mapSdkError(
   if (e instanceof SyntaxError) {
     return responseError(backend, `sent malformed JSON: ${e.message}`, e);
   }
-  if (e instanceof TypeError) return networkError(backend, e);
+  if (e instanceof TypeError) {
+    // While a stream is read, a TypeError is the body failing (connection reset);
+    // otherwise the SDK choked on the shape of a reply.
+    return streaming
+      ? networkError(backend, e)
+      : responseError(backend, `sent a reply that cannot be read: ${e.message}`, e);
+  }
   return e;
 }

@@ -259,7 +259,7 @@ export async function queryResponses(
       }
     }
   } catch (e) {
-    throw await mapSdkError(opts.backend, e, rs, ctx);
+    throw await mapSdkError(opts.backend, e, rs, ctx, req.stream);
   } finally {
     rs.clear();
   }
