@@ -7,17 +7,10 @@
  *
  * @module
  */
-import {
-  existsSync,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  type Stats,
-  statSync,
-} from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
-import { expandHome, scoutHome, userHome } from "../config/home.ts";
+import { existsSync, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { jobRoots, resolveJobReference } from "../workflow/store.ts";
+import { readJobInfoSync } from "../workflow/info.ts";
 import type { JobInfo, JobRef } from "./types.ts";
 import { canonicalPath, compareBytes } from "./paths.ts";
 
@@ -32,92 +25,57 @@ export interface JobResolveOptions {
 }
 
 /**
- * The default job roots: `<cwd>/var/jobs`, `$SCOUT_HOME/var/jobs` (default
- * `~/.scout/var/jobs`) and `~/.rbbt/var/jobs`, without duplicates.
+ * The default job roots: the job store's search list (`<cwd>/var/jobs`,
+ * `$SCOUT_HOME/var/jobs`, or `$SCOUT_JOBS_DIR` alone) plus `~/.rbbt/var/jobs`.
  *
  * @param cwd working directory
- * @param env environment (`SCOUT_HOME`, `HOME`)
+ * @param env environment (`SCOUT_HOME`, `SCOUT_JOBS_DIR`, `HOME`)
  * @returns absolute job roots
  */
 export function defaultJobRoots(
   cwd: string,
   env: Record<string, string | undefined> = process.env,
 ): string[] {
-  const roots = [
-    join(resolve(cwd), "var", "jobs"),
-    join(scoutHome(env), "var", "jobs"),
-    join(userHome(env), ".rbbt", "var", "jobs"),
-  ];
-  return [...new Set(roots)];
+  return jobRoots({ cwd, env });
 }
 
 /**
- * Resolves a job reference (`provenance.md` §2.6): a `meta job=` marker
- * (usually the short path `Workflow/task/Name`), a receipt's `job=` or a
- * dependency path. Candidates: an absolute path as is; a relative one against
- * `cwd`, then under each job root; then, for ≥3 components, the last three
- * under each job root (relocated stores). The first candidate whose result
- * file or `.info` sidecar exists wins.
+ * Resolves a job reference to a job node (`provenance.md` §2.6): a `meta
+ * job=` marker (usually the short path `Workflow/task/Name`), a receipt's
+ * `job=` or a dependency path. Candidates: an absolute path as is; a relative
+ * one against `cwd`, then under each job root; then, for ≥3 components, the
+ * last three under each job root (relocated stores). The first candidate
+ * whose result file or `.info` sidecar exists wins.
  *
  * @param ref the raw reference (numbers are stringified)
  * @param o cwd, job roots
  * @returns the job (canonical path, info not read) or null when unresolved
  */
-export function resolveJobReference(ref: unknown, o: JobResolveOptions): JobRef | null {
-  if (ref === null || ref === undefined) return null;
-  const raw = String(ref);
-  if (raw.trim() === "") return null;
-  const s = expandHome(raw, o.env);
-  const candidates: string[] = [];
-  if (isAbsolute(s)) {
-    candidates.push(s);
-  } else {
-    candidates.push(resolve(o.cwd, s));
-    for (const root of o.jobRoots) candidates.push(join(resolve(o.cwd, root), s));
-  }
-  const parts = s.split("/").filter((p) => p !== "");
-  if (parts.length >= 3) {
-    const tail = parts.slice(-3).join("/");
-    for (const root of o.jobRoots) candidates.push(join(resolve(o.cwd, root), tail));
-  }
-  for (const c of candidates) {
-    if (existsSync(c) || existsSync(c + ".info")) {
-      return { kind: "job", path: canonicalPath(c, o.cwd), info: null };
-    }
-  }
-  return null;
+export function resolveJobNode(ref: unknown, o: JobResolveOptions): JobRef | null {
+  if (ref === null || ref === undefined || String(ref).trim() === "") return null;
+  const roots = o.jobRoots.map((r) => resolve(o.cwd, r));
+  const found = resolveJobReference(String(ref), { roots, cwd: o.cwd, env: o.env });
+  return found === null ? null : { kind: "job", path: canonicalPath(found, o.cwd), info: null };
 }
 
-/** Result of reading a `.info` sidecar. */
+/** Result of reading a `.info` sidecar for provenance. */
 export type JobInfoRead =
   | { info: JobInfo | null; error: null }
   | { info: null; error: string };
 
 /**
- * Reads `P.info`. Missing → `{info: null}`; unreadable, not JSON, or not a
- * JSON object (e.g. a Ruby Marshal dump) → `{error}`.
+ * Reads `P.info` with the job store's tolerant reader, but keeps "absent"
+ * and "unreadable" apart: missing → `{info: null}`; unreadable, not JSON or
+ * not a JSON object (e.g. a Ruby Marshal dump) → `{error}` (never a made-up
+ * `noinfo` record).
  *
  * @param jobPath canonical job path `P`
  * @returns the info or why it could not be read
  */
-export function readJobInfo(jobPath: string): JobInfoRead {
-  let text: string;
-  try {
-    text = readFileSync(jobPath + ".info", "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return { info: null, error: null };
-    return { info: null, error: (e as Error).message };
-  }
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    return { info: null, error: `not JSON (${(e as Error).message})` };
-  }
-  if (v === null || typeof v !== "object" || Array.isArray(v)) {
-    return { info: null, error: `not a JSON object (${v === null ? "null" : typeof v})` };
-  }
-  return { info: v as JobInfo, error: null };
+export function readJobNodeInfo(jobPath: string): JobInfoRead {
+  const read = readJobInfoSync(jobPath);
+  if (read.problem !== null) return { info: null, error: read.problem };
+  return { info: read.info as JobInfo | null, error: null };
 }
 
 /**

@@ -37,8 +37,8 @@ import {
   jobDependencies,
   jobExists,
   jobResultChatFile,
-  readJobInfo,
-  resolveJobReference,
+  readJobNodeInfo,
+  resolveJobNode,
 } from "./jobs.ts";
 
 /**
@@ -91,7 +91,7 @@ export function resolveRoot(
     }
     return { kind: "chat", path };
   }
-  const resolved = resolveJobReference(raw, { cwd: o.cwd, jobRoots: o.jobRoots, env: o.env }) ??
+  const resolved = resolveJobNode(raw, { cwd: o.cwd, jobRoots: o.jobRoots, env: o.env }) ??
     (jobExists(canonicalPath(raw, o.cwd))
       ? { kind: "job" as const, path: canonicalPath(raw, o.cwd), info: null }
       : null);
@@ -187,7 +187,7 @@ function* walk(rootNode: NodeRef, o: WalkOptions): Generator<TraversalRecord> {
     const id = nodeId(p.node.kind, p.node.path);
     const firstVisit = !seen.has(id);
     if (firstVisit && p.node.kind === "job" && p.node.info === null) {
-      const read = readJobInfo(p.node.path);
+      const read = readJobNodeInfo(p.node.path);
       p.node.info = read.info;
       if (read.error !== null) infoErrors.set(id, read.error);
     }
@@ -251,7 +251,7 @@ function expandChat(
 
   if (c.follow.has("job")) {
     for (const ref of jobPaths(messages)) {
-      const job = resolveJobReference(ref, c.resolveOpts);
+      const job = resolveJobNode(ref, c.resolveOpts);
       if (job !== null) {
         c.push(job, "job");
       } else {
@@ -269,7 +269,7 @@ function expandChat(
   if (receipts !== null && problems !== null) {
     for (const problem of problems) c.report(receiptError(problem, chat.path), chat);
     for (const ref of jobReferencesOf(receipts)) {
-      const job = resolveJobReference(ref.job, c.resolveOpts);
+      const job = resolveJobNode(ref.job, c.resolveOpts);
       if (job !== null) {
         c.push(job, "agent_job", ref);
         continue;
@@ -306,7 +306,7 @@ function expandJob(job: JobRef, infoError: string | undefined, c: ExpandContext)
     for (const entry of jobDependencies(job.info)) {
       const ref = dependencyReference(entry);
       const dep = typeof ref === "string" || typeof ref === "number"
-        ? resolveJobReference(ref, c.resolveOpts)
+        ? resolveJobNode(ref, c.resolveOpts)
         : null;
       if (dep !== null) {
         c.push(dep, "dependency");

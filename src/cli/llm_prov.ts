@@ -1,0 +1,229 @@
+/**
+ * `scout-ai llm prov ROOT` (`provenance.md` §10): explain how a chat file or
+ * a job was produced — the chats, jobs, delegated agents and tokens behind
+ * it — as a tree, a compact flow, Graphviz DOT/plots, an evidence report or
+ * JSON (`scout-ai/provenance` v1, `docs/provenance-json.md`). Reads files
+ * only; never runs a job, a tool or a model.
+ *
+ * @module
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { extname, join, resolve } from "node:path";
+import type { Command } from "@commander-js/extra-typings";
+import { ScoutError, usageError } from "../errors.ts";
+import { isFile, writeFileAtomic } from "../util/fs.ts";
+import type { CliContext } from "./context.ts";
+import type { Io } from "./io.ts";
+import { warn } from "./io.ts";
+
+/** Options of `llm prov`. */
+export interface LlmProvOptions {
+  /** Chat file or job path (relative to the working directory). */
+  root?: string;
+  /** Per-node direct tokens instead of subtree totals; adds coverage lines. */
+  component?: boolean;
+  /** The compact flow instead of the tree. */
+  flow?: boolean;
+  /** Label every node with its canonical path. */
+  long?: boolean;
+  /** Append the evidence report. */
+  evidence?: boolean;
+  /** Write DOT to this file (`-` = stdout). */
+  dot?: string;
+  /** Render with Graphviz `dot` into this file (`.svg` default, `.png`, `.pdf`). */
+  plot?: string;
+  /** Print the JSON document instead of text. */
+  json?: boolean;
+  /** Extra job roots, searched before the default ones. */
+  jobsDirs?: string[];
+  /** Print warnings (false with `--log 6` and above). */
+  warnings?: boolean;
+}
+
+const PLOT_FORMATS = new Set(["svg", "png", "pdf"]);
+
+/**
+ * The Graphviz output format of a plot file: its extension (`svg` when it
+ * has none).
+ *
+ * @param file the plot file name
+ * @returns `svg`, `png` or `pdf`
+ * @throws ScoutError `usage` for another extension
+ */
+export function plotFormat(file: string): string {
+  const ext = extname(file).slice(1).toLowerCase();
+  if (ext === "") return "svg";
+  if (!PLOT_FORMATS.has(ext)) {
+    throw usageError(`Cannot plot to "${file}": use a .svg, .png or .pdf file name`);
+  }
+  return ext;
+}
+
+/**
+ * Whether the CLI treats `root` as a job: `<root>.info` or `<root>.files`
+ * exists (`provenance.md` §10.1).
+ *
+ * @param root absolute path
+ * @returns true for a job root
+ */
+export function looksLikeJob(root: string): boolean {
+  return existsSync(root + ".info") || existsSync(root + ".files");
+}
+
+function progress(io: Io): ((records: number, chats: number) => void) | undefined {
+  if (!io.stderrIsTTY) return undefined;
+  let last = 0;
+  return (records, chats) => {
+    const now = Date.now();
+    if (now - last < 100) return;
+    last = now;
+    io.stderr.write(`\rscout-ai: prov: ${records} records, ${chats} chats read…\x1b[K`);
+  };
+}
+
+/**
+ * Runs `llm prov`.
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @returns exit code (0 also when there are warnings)
+ */
+export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> {
+  if (opts.root === undefined || opts.root === "") {
+    throw usageError("Missing ROOT: a chat file or a job path");
+  }
+  if (opts.json && opts.dot === "-") throw usageError("--json and --dot - both write to stdout");
+  const format = opts.plot === undefined ? null : plotFormat(opts.plot);
+  const p = await import("../provenance/mod.ts");
+  const root = resolve(io.cwd, opts.root);
+  const rootType = looksLikeJob(root) ? "job" : "chat";
+  if (rootType === "chat" && !isFile(root)) {
+    throw new ScoutError("root_not_found", `Chat not found: ${opts.root}`);
+  }
+  const jobRoots = [
+    ...(opts.jobsDirs ?? []).map((d) => resolve(io.cwd, d)),
+    ...p.defaultJobRoots(io.cwd, io.env),
+  ];
+  const onProgress = progress(io);
+  const report = p.provenanceReport(root, {
+    rootType,
+    cwd: io.cwd,
+    jobRoots: [...new Set(jobRoots)],
+    env: io.env,
+    ...(onProgress === undefined ? {} : { onProgress }),
+  });
+  if (onProgress !== undefined) io.stderr.write("\r\x1b[K");
+
+  const view = { component: opts.component === true, long: opts.long === true };
+  if (opts.json) {
+    p.writeProvenanceJson(report, (s) => io.stdout.write(s));
+  } else {
+    if (opts.flow) {
+      io.stdout.write(p.renderFlow(report, view));
+      const lines = view.component ? p.coverageLines(report) : [];
+      if (lines.length > 0) io.stdout.write(lines.join("\n") + "\n");
+    } else if (opts.dot === undefined && opts.plot === undefined) {
+      io.stdout.write(p.renderTree(report, view));
+    }
+    if (opts.evidence) io.stdout.write(p.renderEvidence(report));
+  }
+  if (opts.dot !== undefined || opts.plot !== undefined) {
+    const dot = p.renderDot(report, view);
+    if (opts.dot === "-") io.stdout.write(dot);
+    else if (opts.dot !== undefined) await writeFileAtomic(resolve(io.cwd, opts.dot), dot);
+    if (opts.plot !== undefined) plot(dot, resolve(io.cwd, opts.plot), format!, io);
+  }
+  if (opts.warnings !== false) {
+    for (const line of p.warningLines(report)) warn(io, line);
+  }
+  return 0;
+}
+
+function plot(dot: string, out: string, format: string, io: Io): void {
+  const dir = mkdtempSync(join(tmpdir(), "scout-prov-"));
+  try {
+    const src = join(dir, "provenance.dot");
+    writeFileSync(src, dot);
+    const r = spawnSync("dot", [`-T${format}`, src, "-o", out], {
+      env: io.env as NodeJS.ProcessEnv,
+      encoding: "utf8",
+    });
+    if (r.error !== undefined) {
+      const missing = (r.error as NodeJS.ErrnoException).code === "ENOENT";
+      throw new ScoutError(
+        missing ? "not_available" : "io",
+        missing
+          ? "Graphviz 'dot' is not installed (needed for --plot; --dot FILE writes the DOT text)"
+          : `Cannot run Graphviz 'dot': ${r.error.message}`,
+      );
+    }
+    if (r.status !== 0) {
+      throw new ScoutError(
+        "io",
+        `Graphviz 'dot' failed (exit ${r.status}) writing "${out}": ${String(r.stderr).trim()}`,
+        { file: out },
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/**
+ * Registers `llm prov`.
+ *
+ * @param llm the `llm` command group
+ * @param ctx invocation context
+ */
+export function registerLlmProv(llm: Command, ctx: CliContext): void {
+  llm.command("prov")
+    .description("explain how a chat or job was produced: chats, jobs, agents, tokens")
+    .argument("[root]", "a chat file, or a job path (detected by its .info or .files)")
+    .option("-c, --component", "per-node direct tokens instead of subtree totals (+ coverage)")
+    .option("-f, --flow", "compact flow (producer → consumer) instead of the tree")
+    .option("-l, --long", "label nodes with their canonical paths")
+    .option("-e, --evidence", "append the per-inference evidence report")
+    .option("--dot <file>", "write Graphviz DOT to FILE (- for stdout)")
+    .option("-p, --plot <file>", "render with Graphviz dot into FILE (.svg, .png or .pdf)")
+    .option("--json", "print the scout-ai/provenance v1 JSON document instead of text")
+    .option(
+      "-J, --jobs-dir <dir>",
+      "also resolve job references under DIR (repeatable; searched first)",
+      collect,
+    )
+    .addHelpText(
+      "after",
+      "\nThe tree shows subtree token totals (everything a node reaches, each inference counted\n" +
+        "once); -c shows each node's own tokens. Jobs are found through `meta: job=` markers,\n" +
+        "delegation receipts (agent_meta), .info dependencies, .files/log/**/*.chat and chat\n" +
+        "results, under --jobs-dir, ./var/jobs, $SCOUT_HOME/var/jobs (or $SCOUT_JOBS_DIR) and\n" +
+        "~/.rbbt/var/jobs. Nothing is executed. Unreadable evidence is reported on stderr and\n" +
+        "never aborts (exit 0); --log 6 hides the warnings.\n\n" +
+        "Examples:\n" +
+        "  scout-ai llm prov session.chat\n" +
+        "  scout-ai llm prov session.chat --flow --evidence\n" +
+        "  scout-ai llm prov ~/.scout/var/jobs/Planner/ask/Default_a1b2.chat -c\n" +
+        "  scout-ai llm prov session.chat --plot provenance.svg\n" +
+        "  scout-ai llm prov session.chat --json | jq '.totals.deduplicated_total.tt'",
+    )
+    .action(async (root, o) => {
+      ctx.exitCode = await runLlmProv({
+        root,
+        component: o.component,
+        flow: o.flow,
+        long: o.long,
+        evidence: o.evidence,
+        dot: o.dot,
+        plot: o.plot,
+        json: o.json,
+        jobsDirs: o.jobsDir,
+        warnings: ctx.logLevel <= 5,
+      }, ctx.io);
+    });
+}

@@ -1,0 +1,142 @@
+/**
+ * The `prov --json` document (`provenance.md` §10.7; schema
+ * `scout-ai/provenance`, version 1, documented in `docs/provenance-json.md`).
+ * Written one record per line, so big stores stream out without building
+ * one huge string and `git diff` of two documents stays readable.
+ *
+ * @module
+ */
+import type { ProvenanceReport } from "./report.ts";
+
+/** The schema name of the document. */
+export const PROVENANCE_SCHEMA = "scout-ai/provenance";
+/** The schema version: adding fields keeps it, renaming or removing fields bumps it. */
+export const PROVENANCE_SCHEMA_VERSION = 1;
+
+/**
+ * The JSON document of a report as a plain object.
+ *
+ * @param report the report
+ * @returns `{schema, version, root, follow, complete, nodes, edges, events, totals, warnings}`
+ *
+ * @example
+ * ```ts ignore
+ * import { provenanceReport } from "./report.ts";
+ * import { provenanceJson } from "./json.ts";
+ * provenanceJson(provenanceReport("session.chat")).totals.deduplicated_total.tt;
+ * ```
+ */
+export function provenanceJson(report: ProvenanceReport): {
+  schema: string;
+  version: number;
+  root: string;
+  follow: string[];
+  complete: boolean;
+  nodes: unknown[];
+  edges: unknown[];
+  events: unknown[];
+  totals: unknown;
+  warnings: unknown[];
+} {
+  return {
+    schema: PROVENANCE_SCHEMA,
+    version: PROVENANCE_SCHEMA_VERSION,
+    root: report.root,
+    follow: report.follow,
+    complete: report.complete,
+    nodes: report.nodes.map(nodeJson),
+    edges: report.edges.map(edgeJson),
+    events: report.events.map(eventJson),
+    totals: report.totals,
+    warnings: report.warnings.map(warningJson),
+  };
+}
+
+function nodeJson(n: ProvenanceReport["nodes"][number]): unknown {
+  return {
+    id: n.id,
+    kind: n.kind,
+    path: n.path,
+    label: n.label,
+    hidden: n.hidden,
+    owner: n.owner,
+    job: n.job,
+    tokens: n.tokens,
+    receipts: n.receipts,
+  };
+}
+
+function edgeJson(e: ProvenanceReport["edges"][number]): unknown {
+  return {
+    from: e.from,
+    to: e.to,
+    relation: e.relation,
+    firstVisit: e.firstVisit,
+    detail: e.detail,
+  };
+}
+
+function eventJson(e: ProvenanceReport["events"][number]): unknown {
+  return {
+    inferenceId: e.inferenceId,
+    identity: e.identity,
+    deduplication: e.deduplication,
+    status: e.status,
+    meta: e.meta,
+    tokens: e.tokens,
+    evidence: e.evidence,
+    conflict: e.conflict,
+    conflictFields: e.conflictFields,
+    incompleteEvidence: e.incompleteEvidence,
+  };
+}
+
+function warningJson(w: ProvenanceReport["warnings"][number]): unknown {
+  return {
+    code: w.code,
+    message: w.message,
+    kind: w.kind,
+    node: w.node,
+    relation: w.relation,
+    reference: w.reference ?? null,
+    ...(w.reason === undefined ? {} : { reason: w.reason }),
+  };
+}
+
+/**
+ * Writes the document as JSON text: the header fields on the first line,
+ * then each node, edge, event and warning on its own line. The result parses
+ * to exactly {@link provenanceJson}'s object.
+ *
+ * @param report the report
+ * @param write receives the text in pieces
+ */
+export function writeProvenanceJson(report: ProvenanceReport, write: (text: string) => void): void {
+  const doc = provenanceJson(report);
+  const head = JSON.stringify({
+    schema: doc.schema,
+    version: doc.version,
+    root: doc.root,
+    follow: doc.follow,
+    complete: doc.complete,
+  });
+  write(head.slice(0, -1) + ",\n");
+  const list = (name: string, items: unknown[], last = false) => {
+    write(`"${name}":[`);
+    let chunk = "";
+    items.forEach((x, i) => {
+      chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(x);
+      if (chunk.length > 1 << 16) {
+        write(chunk);
+        chunk = "";
+      }
+    });
+    write(chunk + (items.length > 0 ? "\n" : "") + "]" + (last ? "" : ",\n"));
+  };
+  list("nodes", doc.nodes);
+  list("edges", doc.edges);
+  list("events", doc.events);
+  write(`"totals":${JSON.stringify(doc.totals)},\n`);
+  list("warnings", doc.warnings, true);
+  write("}\n");
+}

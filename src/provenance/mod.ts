@@ -1,0 +1,91 @@
+/**
+ * The provenance walker (`provenance.md`): given a chat file or a job,
+ * explain how it was produced — which chats, jobs, delegated agents and
+ * tokens. One traversal primitive ({@link traverseProvenance}), thin
+ * collectors over it, token events and totals, and pure renderers (tree,
+ * flow, DOT, evidence report, JSON) over one collected report. It reads
+ * files and never runs anything.
+ *
+ * @example
+ * ```ts ignore
+ * import { provenanceReport, renderTree } from "./mod.ts";
+ * const report = provenanceReport("session.chat", { jobRoots: ["var/jobs"] });
+ * console.log(renderTree(report));
+ * ```
+ *
+ * @module
+ */
+export { PROVENANCE_RELATIONS } from "./types.ts";
+export type {
+  ChatRef,
+  JobInfo as ProvenanceJobInfo,
+  JobRef,
+  LoadedChat,
+  NodeKind,
+  NodeRef,
+  OnError,
+  ProvenanceError,
+  Relation,
+  TraversalRecord,
+  TraverseOptions,
+} from "./types.ts";
+export { traverseProvenance } from "./traverse.ts";
+export {
+  provenanceChatFiles,
+  provenanceChatMap,
+  provenanceEdges,
+  provenanceJobs,
+} from "./collect.ts";
+export type { ProvenanceEdge } from "./collect.ts";
+export {
+  defaultJobRoots,
+  directJobChatFiles,
+  jobDependencies,
+  jobResultChatFile,
+  readJobNodeInfo,
+  resolveJobNode,
+} from "./jobs.ts";
+export type { JobInfoRead, JobLogFiles, JobResolveOptions } from "./jobs.ts";
+export { canonicalPath } from "./paths.ts";
+export { provenanceTokenEvents, provenanceTokenTotals } from "./tokens.ts";
+export type {
+  ConflictCounts,
+  TokenEventOptions,
+  TokenTotalsOptions,
+  TokenWarning,
+} from "./tokens.ts";
+export { TOKEN_SCOPES } from "./evidence.ts";
+export type {
+  ChatMetaItem,
+  Deduplication,
+  EventStatus,
+  EvidenceItem,
+  IdentityConflict,
+  ReceiptItem,
+  TokenEvent,
+  TokenScope,
+} from "./evidence.ts";
+export { provenanceReport } from "./report.ts";
+export type {
+  DisplayEdge,
+  EdgeDetail,
+  HiddenReason,
+  JobSummary,
+  ProvenanceReport,
+  ReceiptSummary,
+  ReportEdge,
+  ReportNode,
+  ReportOptions,
+  ReportTotals,
+  ReportWarning,
+} from "./report.ts";
+export { coverageLines, renderTree } from "./render_tree.ts";
+export type { RenderOptions } from "./render_tree.ts";
+export { renderDot, renderFlow } from "./render_flow.ts";
+export { renderEvidence, warningLine, warningLines } from "./render_evidence.ts";
+export {
+  PROVENANCE_SCHEMA,
+  PROVENANCE_SCHEMA_VERSION,
+  provenanceJson,
+  writeProvenanceJson,
+} from "./json.ts";

@@ -1,0 +1,180 @@
+/**
+ * The compact flow (`--flow`, `provenance.md` §10.4) and Graphviz DOT
+ * (`--dot`, §10.5). Both show visible nodes in data-flow direction: jobs
+ * first (each after its dependencies), then chats, and arrows from producer
+ * to consumer.
+ *
+ * @module
+ */
+import { sha256hex } from "../util/hash.ts";
+import { compareBytes } from "./paths.ts";
+import { padLeft, padRight, shortTokens } from "./format.ts";
+import type { Relation } from "./types.ts";
+import type { ProvenanceReport, ReportNode } from "./report.ts";
+import { type RenderOptions, shownLabel, shownTokens } from "./render_tree.ts";
+
+/** A flow arrow label. */
+export type FlowLabel = "result" | "delegated_result" | "dependency" | "log";
+
+/** The flow as data: numbered nodes and arrows between their indices. */
+export interface FlowModel {
+  /** Visible nodes in flow order. */
+  nodes: { node: ReportNode; label: string; tokens: string; shortId: string }[];
+  /** Arrows (0-based node positions), deduplicated, in discovery order. */
+  arrows: { from: number; to: number; label: FlowLabel }[];
+}
+
+const ARROW: Record<Relation, { label: FlowLabel; reverse: boolean }> = {
+  job: { label: "result", reverse: true },
+  agent_job: { label: "delegated_result", reverse: true },
+  dependency: { label: "dependency", reverse: true },
+  log: { label: "log", reverse: false },
+  result: { label: "result", reverse: false },
+};
+
+/**
+ * The short id shown in the flow: a job's short id, or the first 8 hex
+ * digits of the sha256 of a chat's canonical path.
+ *
+ * @param n a node
+ * @returns 8 characters (fewer for short job names)
+ */
+export function flowShortId(n: ReportNode): string {
+  return n.job !== null ? n.job.shortId : sha256hex(n.path).slice(0, 8);
+}
+
+/**
+ * Orders the visible nodes and maps display edges to data-flow arrows.
+ *
+ * @param report the report
+ * @param o component / long
+ * @returns the flow model
+ */
+export function flowModel(report: ProvenanceReport, o: RenderOptions = {}): FlowModel {
+  const visible = report.nodes.filter((n) => n.hidden === null);
+  const byPath = (a: ReportNode, b: ReportNode) => compareBytes(a.path, b.path);
+  const byId = new Map(visible.map((n) => [n.id, n]));
+  const deps = new Map<string, ReportNode[]>();
+  for (const e of report.displayEdges) {
+    if (e.relation !== "dependency") continue;
+    const dep = byId.get(e.to);
+    if (dep === undefined) continue;
+    (deps.get(e.from) ?? deps.set(e.from, []).get(e.from)!).push(dep);
+  }
+  const ordered: ReportNode[] = [];
+  const done = new Set<string>();
+  const visit = (start: ReportNode) => {
+    // iterative post-order: a job after its dependencies (sorted by path)
+    const stack: { n: ReportNode; next: number; kids: ReportNode[] }[] = [];
+    const open = (n: ReportNode) => {
+      done.add(n.id);
+      stack.push({ n, next: 0, kids: [...(deps.get(n.id) ?? [])].sort(byPath) });
+    };
+    if (done.has(start.id)) return;
+    open(start);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (top.next < top.kids.length) {
+        const k = top.kids[top.next++]!;
+        if (!done.has(k.id)) open(k);
+        continue;
+      }
+      stack.pop();
+      ordered.push(top.n);
+    }
+  };
+  for (const j of visible.filter((n) => n.kind === "job").sort(byPath)) visit(j);
+  ordered.push(...visible.filter((n) => n.kind === "chat").sort(byPath));
+
+  const position = new Map(ordered.map((n, i) => [n.id, i]));
+  const arrows: FlowModel["arrows"] = [];
+  const seen = new Set<string>();
+  for (const e of report.displayEdges) {
+    const a = position.get(e.from);
+    const b = position.get(e.to);
+    if (a === undefined || b === undefined) continue;
+    const { label, reverse } = ARROW[e.relation];
+    const [from, to] = reverse ? [b, a] : [a, b];
+    const key = `${from} ${to} ${label}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    arrows.push({ from, to, label });
+  }
+  return {
+    nodes: ordered.map((node) => ({
+      node,
+      label: node.kind === "job" ? shownLabel(node, o) : node.path,
+      tokens: shortTokens(shownTokens(node, o).tt),
+      shortId: flowShortId(node),
+    })),
+    arrows,
+  };
+}
+
+/**
+ * Renders the compact flow: `Flow`, `====`, one line per node
+ * (`[%2d] %-5s %-52s %8s %s`), an empty line, one line per arrow
+ * (`[%2d] --%-10s--> [%2d]`).
+ *
+ * @param report the report
+ * @param o component / long
+ * @returns the text
+ */
+export function renderFlow(report: ProvenanceReport, o: RenderOptions = {}): string {
+  const m = flowModel(report, o);
+  const lines = ["Flow", "===="];
+  m.nodes.forEach((x, i) => {
+    lines.push(
+      `[${padLeft(String(i + 1), 2)}] ${padRight(x.node.kind === "job" ? "Job" : "Chat", 5)} ${
+        padRight(x.label, 52)
+      } ${padLeft(x.tokens, 8)} ${x.shortId}`,
+    );
+  });
+  lines.push("");
+  for (const a of m.arrows) {
+    lines.push(
+      `[${padLeft(String(a.from + 1), 2)}] --${padRight(a.label, 10)}--> [${
+        padLeft(String(a.to + 1), 2)
+      }]`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
+const DOT_STYLE: Record<FlowLabel, string> = {
+  result: 'color="#39804a", penwidth=1.5, label="result"',
+  delegated_result: 'color="#8a6d3b", penwidth=1.2, label="delegated_result"',
+  dependency: 'color="#333333", label="dependency"',
+  log: 'color="#2864a5", style="dashed", label="log"',
+};
+
+/**
+ * Renders Graphviz DOT: one node per visible node (`box` jobs, `note` chats)
+ * in flow order, one edge per flow arrow. Labels are JSON strings (valid DOT
+ * strings with `\n` line breaks).
+ *
+ * @param report the report
+ * @param o component / long
+ * @returns DOT text
+ */
+export function renderDot(report: ProvenanceReport, o: RenderOptions = {}): string {
+  const m = flowModel(report, o);
+  const lines = [
+    "digraph scout_ai_provenance {",
+    '  graph [rankdir=LR, bgcolor="white", pad=0.2, nodesep=0.35, ranksep=0.6];',
+    '  node [fontname="Helvetica", fontsize=10];',
+    '  edge [fontname="Helvetica", fontsize=8, arrowsize=0.7];',
+  ];
+  m.nodes.forEach((x, i) => {
+    const job = x.node.kind === "job";
+    const label = JSON.stringify(`${job ? "Job" : "Chat"}\n${x.label}\n${x.tokens} tokens`);
+    lines.push(
+      `  n${i} [shape=${
+        job ? "box" : "note"
+      }, style="rounded,filled", fillcolor="#f7f7f7", label=${label}];`,
+    );
+  });
+  for (const a of m.arrows) lines.push(`  n${a.from} -> n${a.to} [${DOT_STYLE[a.label]}];`);
+  lines.push("}");
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,261 @@
+/**
+ * Subtree token totals for every node at once (`provenance.md` §10.2): the
+ * totals `provenanceTokenTotals(node as root)` would give, computed from the
+ * global graph instead of one traversal per node.
+ *
+ * Each event counts once for a node if any file holding its evidence is
+ * reachable. Events whose copies agree on all token values are folded into
+ * weights: per file when all copies sit in one file, else per distinct set
+ * of files. Reachable weights are bitsets over those items, propagated over
+ * the strongly connected components of the graph (cycles are normal: a
+ * result chat points back at its job). The rare events whose copies
+ * disagree are resolved per node with the canonical-evidence rule, in that
+ * node's own discovery order.
+ *
+ * @module
+ */
+import { TOKEN_KEYS } from "../chat/meta.ts";
+import { emptyTokens, metaTokens, type TokenTotals } from "../chat/trace.ts";
+import type { EvidenceItem, TokenEvent } from "./evidence.ts";
+
+/** The graph as traversed: every record's edge, in expansion order. */
+export interface SubtreeGraph {
+  /** Per node index: its children (repeats allowed), in expansion order. */
+  children: readonly (readonly number[])[];
+  /** Canonical chat path → node index (where evidence lives). */
+  fileNode: ReadonlyMap<string, number>;
+}
+
+const K = TOKEN_KEYS.length;
+
+function sameTokens(a: TokenTotals, b: TokenTotals): boolean {
+  for (const k of TOKEN_KEYS) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+interface Special {
+  event: TokenEvent;
+  files: number[];
+  items: { item: EvidenceItem; node: number; tokens: TokenTotals; order: number }[];
+}
+
+/**
+ * Strongly connected components (iterative Tarjan), emitted in reverse
+ * topological order: every component comes after all components it reaches.
+ */
+function components(children: readonly (readonly number[])[]): { comp: Int32Array; count: number } {
+  const n = children.length;
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const comp = new Int32Array(n).fill(-1);
+  const stack: number[] = [];
+  const frames: number[] = []; // pairs: node, next child position
+  let counter = 0;
+  let count = 0;
+  for (let s = 0; s < n; s++) {
+    if (index[s] !== -1) continue;
+    index[s] = low[s] = counter++;
+    stack.push(s);
+    onStack[s] = 1;
+    frames.push(s, 0);
+    while (frames.length > 0) {
+      const v = frames[frames.length - 2]!;
+      const i = frames[frames.length - 1]!;
+      const kids = children[v]!;
+      if (i < kids.length) {
+        frames[frames.length - 1] = i + 1;
+        const w = kids[i]!;
+        if (index[w] === -1) {
+          index[w] = low[w] = counter++;
+          stack.push(w);
+          onStack[w] = 1;
+          frames.push(w, 0);
+        } else if (onStack[w] === 1 && index[w]! < low[v]!) {
+          low[v] = index[w]!;
+        }
+        continue;
+      }
+      frames.length -= 2;
+      if (frames.length > 0) {
+        const parent = frames[frames.length - 2]!;
+        if (low[v]! < low[parent]!) low[parent] = low[v]!;
+      }
+      if (low[v] === index[v]) {
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack[w] = 0;
+          comp[w] = count;
+        } while (w !== v);
+        count++;
+      }
+    }
+  }
+  return { comp, count };
+}
+
+/** BFS order of chat files from `start` (the traversal's first-visit order). */
+function fileOrder(start: number, children: readonly (readonly number[])[]): Map<number, number> {
+  const seen = new Uint8Array(children.length);
+  const order = new Map<number, number>();
+  const queue = [start];
+  seen[start] = 1;
+  for (let h = 0; h < queue.length; h++) {
+    const v = queue[h]!;
+    order.set(v, h);
+    for (const w of children[v]!) {
+      if (seen[w] === 0) {
+        seen[w] = 1;
+        queue.push(w);
+      }
+    }
+  }
+  return order;
+}
+
+/**
+ * Subtree totals of every node: what `provenanceTokenTotals` (deduplicated
+ * total) would return with that node as the root and full follow.
+ *
+ * @param graph children per node and where each chat file is
+ * @param events the root's events (their evidence covers every file)
+ * @returns one total per node index
+ */
+export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]): TokenTotals[] {
+  const { children, fileNode } = graph;
+  const n = children.length;
+  const fileWeight = new Map<number, TokenTotals>();
+  const groups = new Map<string, { files: number[]; weight: TokenTotals }>();
+  const specials: Special[] = [];
+
+  for (const event of events) {
+    const items = event.evidence.map((item, order) => ({
+      item,
+      node: fileNode.get(item.source) ?? -1,
+      tokens: metaTokens(item.meta),
+      order,
+    })).filter((x) => x.node >= 0);
+    if (items.length === 0) continue;
+    const files = [...new Set(items.map((x) => x.node))].sort((a, b) => a - b);
+    const uniform = items.every((x) => sameTokens(x.tokens, items[0]!.tokens));
+    if (!uniform) {
+      specials.push({ event, files, items });
+    } else if (files.length === 1) {
+      const w = fileWeight.get(files[0]!) ?? emptyTokens();
+      for (const k of TOKEN_KEYS) w[k] += event.tokens[k];
+      fileWeight.set(files[0]!, w);
+    } else {
+      const key = files.join(",");
+      const g = groups.get(key) ?? { files, weight: emptyTokens() };
+      for (const k of TOKEN_KEYS) g.weight[k] += event.tokens[k];
+      groups.set(key, g);
+    }
+  }
+
+  // Items: one bit per weighted file (or file holding disputed evidence), one per group.
+  const own: number[][] = Array.from({ length: n }, () => []);
+  const weights: number[] = [];
+  const fileBit = new Map<number, number>();
+  const addBit = (w: TokenTotals | null) => {
+    for (const k of TOKEN_KEYS) weights.push(w === null ? 0 : w[k]);
+    return weights.length / K - 1;
+  };
+  const bitOfFile = (f: number, w: TokenTotals | null) => {
+    let b = fileBit.get(f);
+    if (b === undefined) {
+      b = addBit(w);
+      fileBit.set(f, b);
+      own[f]!.push(b);
+    }
+    return b;
+  };
+  for (const [f, w] of fileWeight) bitOfFile(f, w);
+  for (const s of specials) for (const f of s.files) bitOfFile(f, null);
+  for (const g of groups.values()) {
+    const b = addBit(g.weight);
+    for (const f of g.files) own[f]!.push(b);
+  }
+  const bitCount = weights.length / K;
+  const words = Math.max(1, Math.ceil(bitCount / 32));
+  const weight = Float64Array.from(weights);
+
+  const { comp, count } = components(children);
+  const members: number[][] = Array.from({ length: count }, () => []);
+  for (let v = 0; v < n; v++) members[comp[v]!]!.push(v);
+
+  const ZERO = new Uint32Array(words);
+  const bitsOf: Uint32Array[] = new Array(count);
+  const sumOf = new Map<Uint32Array, Float64Array>();
+  const sum = (bits: Uint32Array): Float64Array => {
+    let s = sumOf.get(bits);
+    if (s !== undefined) return s;
+    s = new Float64Array(K);
+    for (let w = 0; w < words; w++) {
+      let x = bits[w]!;
+      while (x !== 0) {
+        const t = x & -x;
+        const b = (w << 5) + (31 - Math.clz32(t));
+        for (let k = 0; k < K; k++) s[k] = s[k]! + weight[b * K + k]!;
+        x ^= t;
+      }
+    }
+    sumOf.set(bits, s);
+    return s;
+  };
+
+  for (let c = 0; c < count; c++) {
+    const ownBits: number[] = [];
+    const succ = new Set<Uint32Array>();
+    for (const v of members[c]!) {
+      ownBits.push(...own[v]!);
+      for (const w of children[v]!) if (comp[w] !== c) succ.add(bitsOf[comp[w]!]!);
+    }
+    succ.delete(ZERO);
+    let bits: Uint32Array;
+    if (ownBits.length === 0 && succ.size <= 1) {
+      bits = succ.size === 0 ? ZERO : succ.values().next().value!;
+    } else {
+      bits = new Uint32Array(words);
+      for (const s of succ) for (let w = 0; w < words; w++) bits[w]! |= s[w]!;
+      for (const b of ownBits) bits[b >> 5]! |= 1 << (b & 31);
+    }
+    bitsOf[c] = bits;
+  }
+
+  const out: TokenTotals[] = new Array(n);
+  for (let v = 0; v < n; v++) {
+    const bits = bitsOf[comp[v]!]!;
+    const s = sum(bits);
+    const t = emptyTokens();
+    TOKEN_KEYS.forEach((k, i) => t[k] = s[i]!);
+    for (const sp of specials) addSpecial(t, sp, v, bits, fileBit, children);
+    out[v] = t;
+  }
+  return out;
+}
+
+const hasBit = (bits: Uint32Array, b: number) => (bits[b >> 5]! & (1 << (b & 31))) !== 0;
+
+function addSpecial(
+  t: TokenTotals,
+  sp: Special,
+  root: number,
+  bits: Uint32Array,
+  fileBit: ReadonlyMap<number, number>,
+  children: readonly (readonly number[])[],
+): void {
+  const reachable = sp.items.filter((x) => hasBit(bits, fileBit.get(x.node)!));
+  if (reachable.length === 0) return;
+  const chat = reachable.filter((x) => x.item.origin === "chat_meta");
+  const candidates = chat.length > 0 ? chat : reachable;
+  let canonical = candidates[0]!;
+  if (!candidates.every((x) => sameTokens(x.tokens, canonical.tokens))) {
+    const order = fileOrder(root, children);
+    canonical = candidates.reduce((best, x) => {
+      const a = order.get(x.node)! - order.get(best.node)!;
+      return a < 0 || (a === 0 && x.order < best.order) ? x : best;
+    });
+  }
+  for (const k of TOKEN_KEYS) t[k] += canonical.tokens[k];
+}
