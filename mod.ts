@@ -18,7 +18,7 @@ export * from "./src/errors.ts";
 export * from "./src/chat/mod.ts";
 export * from "./src/prompt/mod.ts";
 export * from "./src/workflow/mod.ts";
-// provenance: export * from "./src/provenance/mod.ts";
+export * from "./src/provenance/mod.ts";
 export * from "./src/config/mod.ts";
 export * from "./src/llm/mod.ts";
 export * from "./src/tools/mod.ts";

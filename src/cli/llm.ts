@@ -6,7 +6,7 @@
  */
 import type { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
-// prov: import { registerLlmProv } from "./llm_prov.ts";
+import { registerLlmProv } from "./llm_prov.ts";
 import { registerLlmAsk } from "./llm_ask.ts";
 
 /**
@@ -17,7 +17,7 @@ import { registerLlmAsk } from "./llm_ask.ts";
  */
 export function registerLlm(program: Command, ctx: CliContext): void {
   const llm = program.command("llm").description("ask models and explain how results were produced");
-  // prov: registerLlmProv(llm, ctx);
+  registerLlmProv(llm, ctx);
   registerLlmAsk(llm, ctx);
   void llm;
   void ctx;
