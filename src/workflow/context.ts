@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { exists, fileError } from "../util/fs.ts";
+import { fileError } from "../util/fs.ts";
 import type { Workflow } from "./define.ts";
 import type { Task } from "./define.ts";
 import { isJob, type Job, type JobContext } from "./job_types.ts";
@@ -24,6 +24,15 @@ export interface ContextHooks {
   onStatus?(job: Job, status: string): void;
   /** Whether info writes happen (false for `exec`). */
   persist: boolean;
+  /**
+   * The running job's info, kept in memory by the runner (it holds the lock):
+   * `merge` applies Scout's merge rule, `replace` overwrites keys. Without it the
+   * context reads and rewrites the file.
+   */
+  info?: {
+    merge(patch: Record<string, unknown>): Promise<void>;
+    replace(patch: Record<string, unknown>): Promise<void>;
+  };
   /** Aborted on interrupt. */
   signal: AbortSignal;
 }
@@ -108,7 +117,9 @@ export function jobContext(job: Job, hooks: ContextHooks): JobContext {
   const wf = job.workflow as Workflow;
   const task = job.task as Task;
   const write = async (patch: Record<string, unknown>) => {
-    if (hooks.persist) await updateJobInfo(job.path, patch);
+    if (!hooks.persist) return;
+    if (hooks.info !== undefined) await hooks.info.merge(patch);
+    else await updateJobInfo(job.path, patch);
   };
   const ctx: JobContext = {
     job,
@@ -118,7 +129,10 @@ export function jobContext(job: Job, hooks: ContextHooks): JobContext {
     workflow: wf,
     task,
     inputs: bodyInputs(job),
-    recursiveInputs: jobRecursiveInputs(job),
+    get recursiveInputs() {
+      // computed on use: walking a deep chain for every job would be quadratic
+      return jobRecursiveInputs(job);
+    },
     dependencies: job.deps,
     filesDir: filesDir(job.path),
     tmpPath: tmpPath(job.path),
@@ -147,6 +161,7 @@ export function jobContext(job: Job, hooks: ContextHooks): JobContext {
     setInfo: (key, value) => write({ [key]: value }),
     updateInfo: async (patch) => {
       if (!hooks.persist) return;
+      if (hooks.info !== undefined) return await hooks.info.replace(patch);
       const { info } = await readJobInfo(job.path);
       await writeJobInfo(job.path, { ...(info ?? {}), ...patch });
     },
@@ -166,5 +181,5 @@ export function jobContext(job: Job, hooks: ContextHooks): JobContext {
  * @returns true when done
  */
 export function isDone(job: Job): boolean {
-  return exists(job.path);
+  return existsSync(job.path);
 }

@@ -10,10 +10,12 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { basename, dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { writeFileAtomic, writeFileAtomicSync } from "../util/fs.ts";
+import { writeFileAtomicSync } from "../util/fs.ts";
 import { infoPath } from "./store.ts";
 
 /**
@@ -226,14 +228,39 @@ export function mergeJobInfo(current: JobInfo, patch: Record<string, unknown>): 
   return out;
 }
 
+const madeDirs = new Set<string>();
+
 /**
- * Replaces the `.info` of a job (atomic write, compact JSON).
+ * Replaces the `.info` of a job: compact JSON written to a temp file in the
+ * same directory and renamed over the info, so readers (Scout included) see
+ * the old or the new object, never a partial one. Not fsynced: the info is
+ * rewritten several times per run; the result file, written with
+ * `writeFileAtomic`, is the durable record (done ⇔ result exists).
  *
  * @param jobPath the job's result path
  * @param info the whole info object
  */
-export async function writeJobInfo(jobPath: string, info: JobInfo): Promise<void> {
-  await writeFileAtomic(infoPath(jobPath), JSON.stringify(info));
+export function writeJobInfo(jobPath: string, info: JobInfo): Promise<void> {
+  const file = infoPath(jobPath);
+  const dir = dirname(file);
+  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  try {
+    if (!madeDirs.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      madeDirs.add(dir);
+    }
+    writeFileSync(tmp, JSON.stringify(info));
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" && madeDirs.delete(dir)) {
+      return writeJobInfo(jobPath, info); // the directory was removed (clean); create it again
+    }
+    return Promise.reject(
+      new ScoutError("io", `Cannot write "${file}": ${(e as Error).message}`, { file, cause: e }),
+    );
+  }
+  return Promise.resolve();
 }
 
 /**

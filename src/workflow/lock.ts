@@ -1,14 +1,14 @@
 /**
  * Persist locks shared with Scout (`workflow.md` §3.4): a job runs inside an
  * exclusive lock file so two processes (ours or Scout's) never compute it at
- * once. Same path and content as Scout; acquired atomically by hard-linking a
- * temp file (inode checked); refreshed every 2 s; a lock older than 30 s, or
+ * once. Same path and content as Scout; acquired atomically with an `O_EXCL`
+ * create (Scout links a temp file; both exclude each other); refreshed every 2 s; a lock older than 30 s, or
  * held by a dead pid on this host, is stale and removed; waiters poll with backoff.
  *
  * @module
  */
 import {
-  linkSync,
+  mkdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { randomBytes } from "node:crypto";
+import { dirname } from "node:path";
 import { setInterval as nodeSetInterval } from "node:timers";
 import { ScoutError } from "../errors.ts";
 import { lockPathFor } from "./store.ts";
@@ -25,6 +25,7 @@ import { lockTime } from "./time.ts";
 import { pidAlive, thisHost } from "./state.ts";
 
 const REFRESH_MS = 2_000;
+const lockDirs = new Set<string>();
 const STALE_MS = 30_000;
 
 /** A held lock. Release it exactly once (sync variant for signal handlers). */
@@ -81,20 +82,22 @@ export function isStaleLock(path: string): boolean {
   return host === thisHost() && pid !== undefined && pid !== process.pid && !pidAlive(pid);
 }
 
-function tryLink(path: string, content: string): boolean {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  writeFileSync(tmp, content);
+function tryCreate(path: string, content: string): boolean {
+  // O_EXCL create: atomic on local filesystems (the spec allows it next to Scout's link()).
   try {
-    linkSync(tmp, path);
-    return statSync(path).ino === statSync(tmp).ino;
+    writeFileSync(path, content, { flag: "wx" });
+    return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code === "ENOENT") {
+      mkdirSync(dirname(path), { recursive: true }); // the lock directory was removed meanwhile
+      return tryCreate(path, content);
+    }
     throw new ScoutError("io", `Cannot create lock "${path}": ${(e as Error).message}`, {
       file: path,
       cause: e,
     });
-  } finally {
-    rmSync(tmp, { force: true });
   }
 }
 
@@ -113,13 +116,16 @@ export async function acquireLock(
   opts: LockOptions = {},
 ): Promise<HeldLock> {
   const path = lockPathFor(jobPath, lockDir);
-  await mkdir(lockDir, { recursive: true });
+  if (!lockDirs.has(lockDir)) {
+    await mkdir(lockDir, { recursive: true });
+    lockDirs.add(lockDir);
+  }
   const content =
     `host: ${thisHost()}\npid: ${process.pid}\nppid: ${process.ppid}\ntime: ${lockTime()}\n`;
   const started = Date.now();
   let delay = 5;
   let waited = false;
-  while (!tryLink(path, content)) {
+  while (!tryCreate(path, content)) {
     if (isStaleLock(path)) {
       rmSync(path, { force: true });
       continue;

@@ -9,10 +9,10 @@
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { ScoutError } from "../errors.ts";
-import { writeFileAtomic } from "../util/fs.ts";
+import { writeFileAtomicSync } from "../util/fs.ts";
 import { isJob, type Job } from "./job_types.ts";
-import { bodyInputs, findStep, isDone, jobContext } from "./context.ts";
-import { readJobInfo, updateJobInfo, updateJobInfoSync, writeJobInfo } from "./info.ts";
+import { findStep, isDone, jobContext } from "./context.ts";
+import { mergeJobInfo, readJobInfo, updateJobInfoSync, writeJobInfo } from "./info.ts";
 import type { JobInfo } from "./info.ts";
 import { errorInfoPatch, errorMessage, rubyExceptionClass } from "./failure.ts";
 import { acquireLock, type HeldLock } from "./lock.ts";
@@ -267,6 +267,7 @@ async function prepareDependency(job: Job, dep: Job, opts: RunOptions): Promise<
     }
     return "skip";
   }
+  if (!existsSync(infoPath(dep.path))) return "run";
   const { info } = await readJobInfo(dep.path);
   if (info?.status === "error" && !isRecoverableError(info, opts.env)) {
     if (job.compute[dep.path]?.includes("canfail")) return "skip";
@@ -316,38 +317,59 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
       }
     }
   });
+  // This process holds the lock: the info is kept in memory and rewritten whole.
+  let current: JobInfo = {};
+  const merge = (patch: Record<string, unknown>) => {
+    current = mergeJobInfo(current, patch);
+    return writeJobInfo(job.path, current);
+  };
   try {
     if (isDone(job)) return;
     const issued = new Date();
-    await writeJobInfo(job.path, setupInfo(job, issued));
-    emit("setup");
-    for (const d of plan) {
-      try {
-        await ensureDone(d, opts);
-      } catch (e) {
-        if (job.compute[d.path]?.includes("canfail") && isDeliberate(e)) continue;
-        throw e;
+    current = setupInfo(job, issued);
+    if (plan.length > 0) {
+      // `setup` while dependencies run; without any to run the reset goes straight to `start`.
+      await writeJobInfo(job.path, current);
+      emit("setup");
+      for (const d of plan) {
+        try {
+          await ensureDone(d, opts);
+        } catch (e) {
+          if (job.compute[d.path]?.includes("canfail") && isDeliberate(e)) continue;
+          throw e;
+        }
       }
     }
     const start = new Date();
-    await updateJobInfo(job.path, { status: "start", start: rubyTime(start) });
+    await merge({ status: "start", start: rubyTime(start) });
     emit("start");
     const ctx = jobContext(job, {
       persist: true,
       signal: controller.signal,
       load: (dep) => runJob(dep, opts),
       onStatus: (_j, status) => emit(status),
+      info: {
+        merge,
+        replace: (patch) => {
+          current = { ...current, ...patch };
+          return writeJobInfo(job.path, current);
+        },
+      },
     });
-    const value = await task.run(bodyInputs(job), ctx);
+    const value = await task.run(ctx.inputs, ctx);
     if (value === null || value === undefined) {
       if (existsSync(tmpPath(job.path))) renameSync(tmpPath(job.path), job.path);
-      else await writeFileAtomic(job.path, ""); // §7.4 #5: never "done" without a result file
+      else writeFileAtomicSync(job.path, ""); // §7.4 #5: never "done" without a result file
     } else {
-      await writeFileAtomic(job.path, serializeResult(value, task.type));
-      await rm(tmpPath(job.path), { force: true, recursive: true });
+      // Synchronous temp + fsync + rename: one thread hop less per job (the info
+      // write above already created the directory).
+      writeFileAtomicSync(job.path, serializeResult(value, task.type));
+      if (existsSync(tmpPath(job.path))) {
+        rmSync(tmpPath(job.path), { force: true, recursive: true });
+      }
     }
     const end = new Date();
-    await updateJobInfo(job.path, {
+    await merge({
       status: "done",
       time_elapsed: (end.getTime() - start.getTime()) / 1000,
       total_time_elapsed: (end.getTime() - issued.getTime()) / 1000,
@@ -360,7 +382,7 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
       ? e.cause
       : e;
     try {
-      await updateJobInfo(job.path, errorInfoPatch(original));
+      if (Object.keys(current).length > 0) await merge(errorInfoPatch(original));
     } finally {
       await rm(tmpPath(job.path), { force: true, recursive: true });
       emit("error");
