@@ -11,7 +11,8 @@ import { print } from "../chat/print.ts";
 import type { CliContext } from "./context.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
-import { paint, warn } from "./io.ts";
+import { warn } from "./io.ts";
+import { listing, messagesJson } from "./listing.ts";
 import { registerChatCompile } from "./chat_compile.ts";
 
 /** Options of `chat parse`. */
@@ -36,58 +37,6 @@ export async function runChatParse(opts: ChatParseOptions, io: Io): Promise<numb
   if (opts.json) io.stdout.write(messagesJson(chat) + "\n");
   else io.stdout.write(listing(chat, io));
   return 0;
-}
-
-/**
- * JSON text of messages as `{role, content}` records (extra fields dropped),
- * one message per line inside the array, so the output is both valid JSON and
- * diff-friendly.
- *
- * @param chat messages
- * @returns JSON text (no trailing newline)
- */
-export function messagesJson(chat: readonly Message[]): string {
-  if (chat.length === 0) return "[]";
-  return "[\n" +
-    chat.map((m) => "  " + JSON.stringify({ role: m.role, content: m.content ?? null })).join(
-      ",\n",
-    ) +
-    "\n]";
-}
-
-function listing(chat: Chat, io: Io): string {
-  if (chat.length === 0) return paint(io, "stdout", "dim", "(no messages)") + "\n";
-  const w = String(chat.length - 1).length;
-  const rw = Math.min(24, Math.max(...chat.map((m) => String(m.role).length)));
-  let out = "";
-  chat.forEach((m, i) => {
-    const head = `${String(i).padStart(w)}  ${
-      paint(io, "stdout", "bold", String(m.role).padEnd(rw))
-    }  `;
-    const c = m.content;
-    const text = c === null || c === undefined
-      ? paint(io, "stdout", "dim", "(null)")
-      : c === ""
-      ? paint(io, "stdout", "dim", "(empty)")
-      : typeof c === "string"
-      ? visible(c)
-      : JSON.stringify(c);
-    const pad = " ".repeat(w + rw + 4);
-    out += head + text.split("\n").join("\n" + pad) + "\n";
-  });
-  return out;
-}
-
-/**
- * Control characters other than tab and newline (NUL, CR, ESC…) shown as
- * Unicode control pictures, so the listing cannot drive the terminal.
- */
-function visible(text: string): string {
-  return text.replace(
-    // deno-lint-ignore no-control-regex
-    /[\x00-\x08\x0b-\x1f\x7f]/g,
-    (c) => c === "\x7f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)),
-  );
 }
 
 /** Options of `chat print`. */

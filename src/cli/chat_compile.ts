@@ -9,13 +9,13 @@
  * @module
  */
 import type { Command } from "@commander-js/extra-typings";
-import type { Chat, Message } from "../chat/types.ts";
 import type { JobRoleResolver } from "../chat/compile_jobs.ts";
 import type { PromptSummary } from "../prompt/summary.ts";
 import type { CliContext } from "./context.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
+import { listing, messageRecords, messagesJson } from "./listing.ts";
 
 /** Options of `chat compile`. */
 export interface ChatCompileOptions {
@@ -146,8 +146,8 @@ export async function runChatPrompt(opts: ChatPromptOptions, io: Io): Promise<nu
       version: 1,
       strategies: names,
       options,
-      compiled: records(compiled),
-      prompt: records(sent),
+      compiled: messageRecords(compiled),
+      prompt: messageRecords(sent),
       summary,
     };
     io.stdout.write(JSON.stringify(out, null, 2) + "\n");
@@ -189,49 +189,6 @@ function plural(n: number, word: string): string {
 
 function rule(io: Io, title: string): string {
   return paint(io, "stdout", "dim", `── ${title} ──`) + "\n";
-}
-
-function records(chat: readonly Message[]): { role: string; content: unknown }[] {
-  return chat.map((m) => ({ role: m.role, content: m.content ?? null }));
-}
-
-/** JSON array of `{role, content}`, one message per line (same shape as `chat parse --json`). */
-function messagesJson(chat: readonly Message[]): string {
-  if (chat.length === 0) return "[]";
-  return "[\n" + records(chat).map((r) => "  " + JSON.stringify(r)).join(",\n") + "\n]";
-}
-
-/** Index, role, content per message (same layout as `chat parse`). */
-function listing(chat: Chat, io: Io): string {
-  if (chat.length === 0) return paint(io, "stdout", "dim", "(no messages)") + "\n";
-  const w = String(chat.length - 1).length;
-  const rw = Math.min(24, Math.max(...chat.map((m) => String(m.role).length)));
-  const pad = " ".repeat(w + rw + 4);
-  let out = "";
-  chat.forEach((m, i) => {
-    const head = `${String(i).padStart(w)}  ${
-      paint(io, "stdout", "bold", String(m.role).padEnd(rw))
-    }  `;
-    const c = m.content;
-    const text = c === null || c === undefined
-      ? paint(io, "stdout", "dim", "(null)")
-      : c === ""
-      ? paint(io, "stdout", "dim", "(empty)")
-      : typeof c === "string"
-      ? visible(c)
-      : JSON.stringify(c);
-    out += head + text.split("\n").join("\n" + pad) + "\n";
-  });
-  return out;
-}
-
-/** Control characters other than tab and newline shown as control pictures. */
-function visible(text: string): string {
-  return text.replace(
-    // deno-lint-ignore no-control-regex
-    /[\x00-\x08\x0b-\x1f\x7f]/g,
-    (c) => c === "\x7f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)),
-  );
 }
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];

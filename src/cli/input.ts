@@ -7,7 +7,7 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ScoutError, usageError } from "../errors.ts";
-import { readText } from "../util/fs.ts";
+import { decodeUtf8, readTextChecked } from "../util/fs.ts";
 import type { Io } from "./io.ts";
 
 /** Text read for a command, and the name to use for it in messages. */
@@ -35,8 +35,11 @@ export async function readInput(file: string | undefined, io: Io): Promise<Input
     if (file === undefined && io.stdinIsTTY) {
       throw usageError("Missing FILE argument (use - to read stdin)");
     }
-    const text = await io.readStdin();
-    return { text, name: "<stdin>", path: null, lossy: text.includes("\uFFFD") };
+    if (io.readStdinBytes !== undefined) {
+      const { text, lossy } = decodeUtf8(await io.readStdinBytes());
+      return { text, name: "<stdin>", path: null, lossy };
+    }
+    return { text: await io.readStdin(), name: "<stdin>", path: null, lossy: false };
   }
   const path = resolve(io.cwd, file);
   let isDir = false;
@@ -44,8 +47,8 @@ export async function readInput(file: string | undefined, io: Io): Promise<Input
     isDir = statSync(path).isDirectory();
   } catch { /* readText reports a missing file */ }
   if (isDir) throw new ScoutError("io", `Is a directory, not a file: "${file}"`, { file });
-  const text = await readText(path).catch((e) => {
+  const { text, lossy } = await readTextChecked(path).catch((e) => {
     throw new ScoutError(e.code ?? "io", e.message.replace(`"${path}"`, `"${file}"`), { file });
   });
-  return { text, name: file, path, lossy: text.includes("\uFFFD") };
+  return { text, name: file, path, lossy };
 }

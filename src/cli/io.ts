@@ -22,6 +22,8 @@ export interface Io {
   stderr: TextSink;
   /** Reads all of stdin as text (invalid UTF-8 → U+FFFD). */
   readStdin(): Promise<string>;
+  /** Reads all of stdin as bytes (optional; {@link readInput} uses it to detect invalid UTF-8). */
+  readStdinBytes?(): Promise<Uint8Array>;
   /** Whether stdin is a terminal (then a missing argument is not read from it). */
   stdinIsTTY: boolean;
   /** Whether stdout is a terminal. */
@@ -63,6 +65,14 @@ export function processIo(): Io {
     env: process.env,
     cwd: process.cwd(),
   };
+}
+
+async function readAllStdin(): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const c of process.stdin) {
+    chunks.push(typeof c === "string" ? new TextEncoder().encode(c) : c);
+  }
+  return concat(chunks);
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {

@@ -26,9 +26,9 @@ function tempPathFor(path: string): string {
  * @param data text (written as UTF-8) or bytes
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const tmp = tempPathFor(path);
   try {
+    await mkdir(dirname(path), { recursive: true });
     const fh = await open(tmp, "w");
     try {
       await fh.writeFile(data);
@@ -78,20 +78,47 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
 
 /**
  * Reads a file as text. Invalid UTF-8 becomes U+FFFD (never throws on bad bytes);
- * a leading BOM is kept. Missing files and directories give a `not_found` /
- * `io` {@link ScoutError} naming the path.
+ * a leading byte-order mark is dropped. Missing files and directories give a
+ * `not_found` / `io` {@link ScoutError} naming the path.
  *
  * @param path file to read
  * @returns its text
  */
 export async function readText(path: string): Promise<string> {
+  return (await readTextChecked(path)).text;
+}
+
+/**
+ * {@link readText}, also telling whether the bytes were valid UTF-8 (so a
+ * caller can warn about substituted characters without mistaking a genuine
+ * U+FFFD in the file for one).
+ *
+ * @param path file to read
+ * @returns the text and `lossy: true` when invalid bytes were replaced
+ */
+export async function readTextChecked(path: string): Promise<{ text: string; lossy: boolean }> {
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path);
   } catch (e) {
     throw fileError(path, e);
   }
-  return new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  return decodeUtf8(bytes);
+}
+
+/**
+ * Decodes UTF-8 leniently (invalid sequences → U+FFFD, BOM dropped) and says
+ * whether anything had to be replaced.
+ *
+ * @param bytes raw bytes
+ * @returns the text and whether it was lossy
+ */
+export function decodeUtf8(bytes: Uint8Array): { text: string; lossy: boolean } {
+  try {
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), lossy: false };
+  } catch {
+    return { text: new TextDecoder("utf-8", { fatal: false }).decode(bytes), lossy: true };
+  }
 }
 
 /**

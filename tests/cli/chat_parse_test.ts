@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, runMain, tempDir } from "../support/cli.ts";
+import { ROOT, runMain, runScout, tempDir } from "../support/cli.ts";
 
 const FIXTURES = join(ROOT, "fixtures", "chats");
 
@@ -88,6 +88,25 @@ Deno.test("chat parse: invalid UTF-8 is replaced by U+FFFD with a warning on std
     { role: "user", content: "a\uFFFDb" },
   ]);
   assert.match(r.stderr, /warning: .*bad\.chat: invalid UTF-8 replaced by U\+FFFD/);
+});
+
+Deno.test("chat parse: a genuine U+FFFD in valid UTF-8 is content, not a warning", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "ok.chat");
+  await Deno.writeTextFile(path, "user: replacement char \uFFFD is fine");
+  const r = await runMain(["chat", "parse", "--json", path]);
+  assert.equal(r.code, 0);
+  assert.equal(JSON.parse(r.stdout)[1].content, "replacement char \uFFFD is fine");
+  assert.equal(r.stderr, "");
+});
+
+Deno.test("chat parse: invalid UTF-8 on stdin (real process) warns too", async () => {
+  const r = await runScout(["chat", "parse", "--json", "-"], {
+    stdin: new Uint8Array([0x68, 0x69, 0xc3, 0x28]),
+  });
+  assert.equal(r.code, 0);
+  assert.deepEqual(JSON.parse(r.stdout), [{ role: "user", content: "hi\uFFFD(" }]);
+  assert.match(r.stderr, /<stdin>: invalid UTF-8 replaced by U\+FFFD/);
 });
 
 Deno.test("chat parse --help teaches with examples", async () => {
