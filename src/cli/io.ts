@@ -52,19 +52,22 @@ export function processIo(): Io {
   return {
     stdout: { write: (t) => void process.stdout.write(t) },
     stderr: { write: (t) => void process.stderr.write(t) },
-    readStdin: async () => {
-      const chunks: Uint8Array[] = [];
-      for await (const c of process.stdin) {
-        chunks.push(typeof c === "string" ? new TextEncoder().encode(c) : c);
-      }
-      return new TextDecoder("utf-8", { fatal: false }).decode(concat(chunks));
-    },
+    readStdin: async () => new TextDecoder("utf-8", { fatal: false }).decode(await readAllStdin()),
+    readStdinBytes: readAllStdin,
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     env: process.env,
     cwd: process.cwd(),
   };
+}
+
+async function readAllStdin(): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const c of process.stdin) {
+    chunks.push(typeof c === "string" ? new TextEncoder().encode(c) : c);
+  }
+  return concat(chunks);
 }
 
 async function readAllStdin(): Promise<Uint8Array> {
