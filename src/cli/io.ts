@@ -70,14 +70,6 @@ async function readAllStdin(): Promise<Uint8Array> {
   return concat(chunks);
 }
 
-async function readAllStdin(): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  for await (const c of process.stdin) {
-    chunks.push(typeof c === "string" ? new TextEncoder().encode(c) : c);
-  }
-  return concat(chunks);
-}
-
 function concat(chunks: Uint8Array[]): Uint8Array {
   let n = 0;
   for (const c of chunks) n += c.length;
