@@ -57,7 +57,10 @@ export interface AskRuntime {
   session?: Session;
   /** Fallback tool handler for names without implementation. */
   handler?: ToolFunction;
-  /** Resolves `tool:`/`introduce:`/`mcp:`… directives. */
+  /**
+   * Resolves `tool:`/`introduce:`/`mcp:`… directives (default: workflows by
+   * name, registered or found in `./workflows` and `$SCOUT_HOME/workflows`).
+   */
   toolResolver?: ToolResolver;
   /** Use the inference cache (default true; `persist: false` also turns it off). */
   cache?: boolean;
@@ -209,7 +212,12 @@ export async function ask(
   chat = chat.filter((m) => m.role !== "meta");
 
   // tools from the whole chat, before any threading trim ([TS-FIX] defect 11)
-  const assembled = await assembleTools(chat, toolRegistry(options.tools), options.toolResolver);
+  let resolver = options.toolResolver;
+  if (!resolver && chat.some((m) => m.role === "tool" || m.role === "introduce")) {
+    const { workflowToolResolver } = await import("../tools/workflow.ts");
+    resolver = workflowToolResolver({ cwd, env });
+  }
+  const assembled = await assembleTools(chat, toolRegistry(options.tools), resolver);
   chat = assembled.messages;
   const registry = assembled.registry;
 

@@ -32,7 +32,10 @@ export interface RunToolCallsOptions {
   signal?: AbortSignal;
   /** Clock (tests). */
   now?: () => Date;
-  /** How many calls may run at once (default 1: in order, like the Ruby). */
+  /**
+   * How many calls may run at once (default 1: in order, like the Ruby, with
+   * calls of `concurrent` tools started together).
+   */
   concurrency?: number;
 }
 
@@ -181,10 +184,25 @@ export async function runToolCalls(
     ];
   };
   const limit = Math.max(1, Math.floor(opts.concurrency ?? 1));
-  let next = 0;
-  const worker = async () => {
-    while (next < calls.length) await runOne(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, worker));
+  if (limit > 1) {
+    let next = 0;
+    const worker = async () => {
+      while (next < calls.length) await runOne(next++);
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, worker));
+  } else {
+    // In order, one at a time — except tools marked concurrent (workflow jobs),
+    // which start at once and are awaited together at the end of the batch.
+    const background: Promise<void>[] = [];
+    try {
+      for (let i = 0; i < calls.length; i++) {
+        if (opts.registry.get(calls[i]!.name)?.concurrent) background.push(runOne(i));
+        else await runOne(i);
+      }
+    } finally {
+      await Promise.allSettled(background);
+    }
+    await Promise.all(background);
+  }
   return outputs.flat();
 }

@@ -45,3 +45,15 @@ export { defineTool, zodParameters } from "./define.ts";
 export type { DefineToolOptions, ToolSchema } from "./define.ts";
 export { assembleTools, shellWords, TOOL_DIRECTIVES } from "./assemble.ts";
 export type { ToolResolver } from "./assemble.ts";
+export {
+  inputSchema,
+  introductionText,
+  parseToolFilter,
+  RETURN_PATH_DESCRIPTION,
+  taskToolDefinition,
+  taskToolFunction,
+  workflowToolNames,
+  workflowToolResolver,
+  workflowTools,
+} from "./workflow.ts";
+export type { ToolFilter, WorkflowToolOptions } from "./workflow.ts";

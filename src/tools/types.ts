@@ -89,6 +89,11 @@ export interface ToolEntry {
   impl?: ToolFunction;
   /** Optional validator of arguments (returns problems; empty = valid). */
   validate?: (args: Record<string, unknown>) => string[];
+  /**
+   * Calls of this tool may run while the rest of the batch goes on (workflow
+   * jobs of one batch are produced together); other calls run one at a time.
+   */
+  concurrent?: boolean;
 }
 
 /** Tools by name (later entries win when merging). */
