@@ -94,6 +94,9 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
   if (opts.root === undefined || opts.root === "") {
     throw usageError("Missing ROOT: a chat file or a job path");
   }
+  if (opts.root === "-") {
+    throw usageError("prov needs a file: a chat read from stdin has no provenance to walk");
+  }
   if (opts.json && opts.dot === "-") throw usageError("--json and --dot - both write to stdout");
   const format = opts.plot === undefined ? null : plotFormat(opts.plot);
   const p = await import("../provenance/mod.ts");

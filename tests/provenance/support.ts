@@ -6,6 +6,8 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ROOT } from "../support/cli.ts";
+import { spawnSync } from "node:child_process";
+import assert from "node:assert/strict";
 import { print } from "../../src/chat/print.ts";
 import type { Message } from "../../src/chat/types.ts";
 import type { OnError, ProvenanceError } from "../../src/provenance/types.ts";
@@ -174,4 +176,33 @@ export function fixtureC(dir: string): { parent: string; c: string; w: string; d
     ),
   );
   return { parent, c, w, dep };
+}
+
+/**
+ * Fixture B (§11 tests 25, 31, 32): fixture A's parent (receipts w1, w2 and
+ * its own p1) plus a `meta: job=` marker to the worker job, whose log holds
+ * w1, w2 and w3 (w1 at index 3).
+ */
+export function fixtureB(dir: string): string {
+  mkJob(join(dir, "jobs/Wf/ask/W"), [], {
+    "agent.chat": "system: You are the worker\n\nuser: go\n\n" +
+      `meta: ${tok("w1", 100, 50, 150)}\n\nassistant: one\n\n` +
+      `meta: ${tok("w2", 20, 10, 30)}\n\nassistant: two\n\n` +
+      `meta: ${tok("w3", 5, 5, 10)}\n\nassistant: three\n`,
+  });
+  return write(
+    join(dir, "parent.chat"),
+    rc({ a1: [entry(tok("w1", 100, 50, 150)), entry(tok("w2", 20, 10, 30))] }, [
+      meta(tok("p1", 60, 40, 100)),
+      meta("job=Wf/ask/W"),
+    ]),
+  );
+}
+
+/** Renders DOT with Graphviz to SVG; fails the test on any dot error. */
+export function assertRenders(dot: string): void {
+  const r = spawnSync("dot", ["-Tsvg"], { input: dot, encoding: "utf8" });
+  assert.equal(r.error, undefined, "Graphviz dot must be installed");
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(r.stdout.includes("<svg"), "dot produced SVG");
 }

@@ -15,7 +15,7 @@ import {
 } from "../../src/provenance/tokens.ts";
 import type { TokenScope } from "../../src/provenance/evidence.ts";
 import type { TraverseOptions } from "../../src/provenance/types.ts";
-import { entry, fixtureC, meta, mkJob, rc, tmp, tok, write } from "./support.ts";
+import { entry, fixtureB, fixtureC, meta, mkJob, rc, tmp, tok, write } from "./support.ts";
 
 function opts(dir: string, extra: TraverseOptions = {}): TraverseOptions {
   return { cwd: dir, jobRoots: [join(dir, "jobs")], ...extra };
@@ -123,22 +123,6 @@ Deno.test("24: fixture A — receipts only", async () => {
   ]);
   assert.deepEqual(receipts.map((e) => [e.callId, e.toolName]), [["a1", "ask"], ["a1", "ask"]]);
 });
-
-function fixtureB(dir: string): string {
-  mkJob(join(dir, "jobs/Wf/ask/W"), [], {
-    "agent.chat": "user: go\n\n" +
-      `meta: ${tok("w1", 100, 50, 150)}\n\nassistant: one\n\n` +
-      `meta: ${tok("w2", 20, 10, 30)}\n\nassistant: two\n\n` +
-      `meta: ${tok("w3", 5, 5, 10)}\n\nassistant: three\n`,
-  });
-  return write(
-    join(dir, "parent.chat"),
-    rc({ a1: [entry(tok("w1", 100, 50, 150)), entry(tok("w2", 20, 10, 30))] }, [
-      meta(tok("p1", 60, 40, 100)),
-      meta("job=Wf/ask/W"),
-    ]),
-  );
-}
 
 Deno.test("25: fixture B — receipts merge with the saved child log", async () => {
   await using d = await tmp();
