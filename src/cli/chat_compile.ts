@@ -68,10 +68,11 @@ const TOOL_DECLARATIONS = new Set([
 ]);
 
 async function compileInput(opts: ChatCompileOptions, io: Io) {
-  const [{ compileText }, { loadConfig }, { scoutHome }] = await Promise.all([
+  const [{ compileText }, { loadConfig }, { scoutHome }, { jobRoleResolver }] = await Promise.all([
     import("../chat/compile.ts"),
     import("../config/store.ts"),
     import("../config/home.ts"),
+    import("../workflow/chat_roles.ts"),
   ]);
   const input = await readInput(opts.file, io);
   if (input.lossy) warn(io, `${input.name}: invalid UTF-8 replaced by U+FFFD`);
@@ -82,7 +83,7 @@ async function compileInput(opts: ChatCompileOptions, io: Io) {
     env: io.env,
     config,
     ...(opts.allowRoles ? { allowRoles: splitList(opts.allowRoles) } : {}),
-    ...(opts.jobs ? { jobs: opts.jobs } : {}),
+    jobs: opts.jobs ?? jobRoleResolver({ cwd: io.cwd, env: io.env }),
   });
   return { compiled, config, origin: input.path ?? undefined };
 }

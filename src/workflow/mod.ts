@@ -122,3 +122,5 @@ export {
 } from "./load.ts";
 export type { FindWorkflowOptions, WorkflowApi } from "./load.ts";
 export { parseWorkflowDoc } from "./docs.ts";
+export { jobRoleResolver } from "./chat_roles.ts";
+export type { JobRoleResolverOptions } from "./chat_roles.ts";

@@ -1,0 +1,196 @@
+/**
+ * The job-backed chat roles (`chat.md` §4.3: `task`, `inline_task`,
+ * `exec_task`, `job`, `inline_job`, `step`) on the workflow engine: an
+ * implementation of compile's `JobRoleResolver`. Light to import: the engine
+ * is loaded on first use.
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { ScoutError } from "../errors.ts";
+import type { JobRoleResolver, JobSnapshot, TaskRequest } from "../chat/compile_jobs.ts";
+import type { Job } from "./job_types.ts";
+
+/** Options of {@link jobRoleResolver}. */
+export interface JobRoleResolverOptions {
+  /** Working directory (workflow search, job references). */
+  cwd?: string;
+  /** Environment (`SCOUT_HOME`, `SCOUT_JOBS_DIR`). */
+  env?: Record<string, string | undefined>;
+  /** Explicit jobs directory. */
+  jobsDir?: string;
+  /** Poll interval while waiting for a job another process is running (ms). */
+  pollMs?: number;
+}
+
+const engine = () =>
+  Promise.all([
+    import("./load.ts"),
+    import("./job.ts"),
+    import("./run.ts"),
+    import("./store.ts"),
+    import("./state.ts"),
+    import("./info.ts"),
+    import("./result.ts"),
+    import("./context.ts"),
+  ]);
+
+function inputsOf(request: TaskRequest): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(request.inputs)) {
+    out[k] = v instanceof RegExp ? v.source : v;
+  }
+  return out;
+}
+
+function lastAnswer(chat: { role: string; content: unknown }[]): string {
+  for (let i = chat.length - 1; i >= 0; i--) {
+    const m = chat[i]!;
+    if (m.role === "assistant") {
+      return typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+    }
+  }
+  const m = chat.at(-1);
+  return m === undefined
+    ? ""
+    : typeof m.content === "string"
+    ? m.content
+    : JSON.stringify(m.content);
+}
+
+/**
+ * Builds the resolver compile uses for the job-backed roles.
+ *
+ * - `task`/`inline_task`: the job is created (inputs from the line's `k=v`,
+ *   never replaced by file contents) and all of them are produced together;
+ *   failures stay in each job's info and surface in the `job:` stage.
+ * - `exec_task`: run in memory now; the result as text (JSON unless a string).
+ * - `job`: a snapshot of the job, waiting while another process runs it.
+ * - `step`: the answer of the chat result of the meta job or of its
+ *   dependency with that task name.
+ *
+ * @param opts cwd, env, jobs directory
+ * @returns the resolver
+ *
+ * @example
+ * ```ts ignore
+ * import { compileText } from "../chat/compile.ts";
+ * import { jobRoleResolver } from "./chat_roles.ts";
+ * await compileText("task: Baking whisk eggs=3", { jobs: jobRoleResolver() });
+ * ```
+ */
+export function jobRoleResolver(opts: JobRoleResolverOptions = {}): JobRoleResolver {
+  const cwd = opts.cwd ?? process.cwd();
+  const env = opts.env ?? process.env;
+  const created = new Map<string, Job>();
+  const pollMs = opts.pollMs ?? 100;
+
+  async function makeJob(request: TaskRequest): Promise<Job> {
+    const [load, job, , store] = await engine();
+    const dirs = request.origin !== undefined ? [join(dirname(request.origin), "workflows")] : [];
+    const wf = await load.loadWorkflow(request.workflow, { cwd, env, dirs });
+    const s = opts.jobsDir !== undefined
+      ? store.jobStore({ env, cwd, jobsDir: opts.jobsDir })
+      : job.storeFor(wf, { env, cwd });
+    return job.createJob(wf, request.task, {
+      inputs: inputsOf(request),
+      ...(request.jobname !== undefined ? { jobname: request.jobname } : {}),
+      cwd,
+      env,
+      store: s,
+    });
+  }
+
+  async function locate(ref: string): Promise<string> {
+    const [, , , store] = await engine();
+    const roots = opts.jobsDir !== undefined
+      ? store.jobStore({ env, cwd, jobsDir: opts.jobsDir }).roots
+      : store.jobRoots({ env, cwd });
+    const path = store.resolveJobReference(ref, { roots, cwd, env });
+    if (path === null) {
+      throw new ScoutError("job_not_found", `Job not found: "${ref}"`, { reference: ref });
+    }
+    return path;
+  }
+
+  return {
+    async createJob(request) {
+      const j = await makeJob(request);
+      created.set(j.path, j);
+      return j.path;
+    },
+
+    async produceJobs(paths) {
+      const [, , run] = await engine();
+      const jobs = paths.map((p) => created.get(p)).filter((j): j is Job => j !== undefined);
+      const results = await Promise.allSettled(jobs.map((j) => run.produceJob(j, { env })));
+      for (const r of results) {
+        // A failed job is recorded in its info; the `job:` stage reports it.
+        if (
+          r.status === "rejected" &&
+          !(r.reason instanceof ScoutError && r.reason.code === "job_failed")
+        ) {
+          throw r.reason;
+        }
+      }
+    },
+
+    async execTask(request) {
+      const [, , run, , , , result] = await engine();
+      const j = await makeJob(request);
+      const value = await run.execJob(j);
+      return result.resultText(value, j.type);
+    },
+
+    async loadJob(ref) {
+      const [, , , store, state, info] = await engine();
+      const path = await locate(ref);
+      let s = await state.jobState(path);
+      while (!s.done && s.running) {
+        await new Promise((r) => setTimeout(r, pollMs));
+        s = await state.jobState(path);
+      }
+      const i = s.info ?? {};
+      const snap: JobSnapshot = {
+        taskName: typeof i.task_name === "string" ? i.task_name : path.split("/").at(-2) ?? "",
+        providedInputs: i.provided_inputs && typeof i.provided_inputs === "object"
+          ? { ...i.provided_inputs }
+          : {},
+        shortPath: store.shortPath(path),
+        status: s.done ? "done" : s.status,
+      };
+      if (s.done) {
+        const { readFile } = await import("node:fs/promises");
+        snap.resultText = new TextDecoder("utf-8", { fatal: false }).decode(await readFile(path));
+      } else if (s.status === "error") {
+        const err = info.infoError(s.info);
+        snap.exception = {
+          message: err?.message ?? "error recorded in the job's info",
+          ...(Array.isArray(i.backtrace) ? { stack: i.backtrace.join("\n") } : {}),
+        };
+      }
+      return snap;
+    },
+
+    async stepAnswer(metaJob, taskName) {
+      const [, job, run, store, , , , context] = await engine();
+      const path = await locate(metaJob);
+      const s = store.jobStore({ env, cwd });
+      const root = job.jobAt(path, {
+        store: { ...s, roots: [store.rootOf(path), ...s.roots] },
+        cwd,
+        env,
+      });
+      const target = root.taskName === taskName ? root : context.findStep(root, taskName);
+      if (target === undefined) {
+        throw new ScoutError(
+          "job_not_found",
+          `step: job "${root.shortPath}" has no dependency with task "${taskName}"`,
+          { reference: metaJob },
+        );
+      }
+      const value = await run.loadJobResult({ ...target, type: "chat" });
+      return lastAnswer(value as { role: string; content: unknown }[]);
+    },
+  };
+}
