@@ -72,6 +72,10 @@ function load(bytes: Uint8Array): unknown {
   return value();
 }
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "../support/cli.ts";
+
 const b64 = (s: string) => Uint8Array.from(atob(s.replaceAll("\n", "")), (c) => c.charCodeAt(0));
 
 Deno.test("reader sanity: decodes the head of Ruby's own dump from the spec", () => {
@@ -110,4 +114,15 @@ Deno.test("errorInfoPatch: key order, class, message entry, backtrace", () => {
   assert.deepEqual(q.messages, ["RuntimeError: boom"]);
   assert.ok((q.backtrace as string[]).length > 0);
   assert.ok(!(q.backtrace as string[])[0]!.startsWith("at "));
+});
+
+Deno.test("the Scout-made error fixture carries a Ruby-style dump the reader decodes", () => {
+  const info = JSON.parse(
+    readFileSync(join(ROOT, "fixtures/scout-jobs/var/jobs/Baking/bake/Default.info"), "utf8"),
+  );
+  const v = load(b64(info.exception)) as { class: string; ivars: Record<string, unknown> };
+  assert.equal(v.class, "ScoutException");
+  assert.equal(v.ivars.mesg, "bad x");
+  assert.deepEqual(v.ivars.bt, info.backtrace);
+  assert.equal(v.ivars.bt_locations, null);
 });

@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { acquireLock, isStaleLock } from "../../src/workflow/lock.ts";
+import { lockPathFor } from "../../src/workflow/store.ts";
+import { isScoutError } from "../../src/errors.ts";
+import { tempDir } from "../support/cli.ts";
+
+Deno.test("lock: Scout's path and content; exclusive; released", async () => {
+  await using d = await tempDir();
+  const job = join(d.path, "jobs", "WF", "t", "Default");
+  const lock = await acquireLock(job, join(d.path, "locks"));
+  assert.equal(lock.path, lockPathFor(job, join(d.path, "locks")));
+  assert.match(
+    readFileSync(lock.path, "utf8"),
+    new RegExp(
+      `^host: ${hostname()}\\npid: ${Deno.pid}\\nppid: \\d+\\ntime: \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{6}\\n$`,
+    ),
+  );
+  let second = false;
+  const waiting = acquireLock(job, join(d.path, "locks"), { onWait: () => second = true }).then(
+    (l) => {
+      assert.equal(existsSync(lock.path), true);
+      return l;
+    },
+  );
+  await new Promise((r) => setTimeout(r, 60));
+  assert.equal(second, true, "the second acquirer waits");
+  lock.release();
+  const l2 = await waiting;
+  l2.release();
+  assert.equal(existsSync(lock.path), false);
+  lock.release(); // idempotent
+});
+
+Deno.test("lock: stale locks (dead pid on this host, or not refreshed for 30 s) are swept", async () => {
+  await using d = await tempDir();
+  const dir = join(d.path, "locks");
+  mkdirSync(dir, { recursive: true });
+  const job = join(d.path, "Default");
+  const path = lockPathFor(job, dir);
+  const dead = new Deno.Command("true").spawn();
+  await dead.status;
+  writeFileSync(
+    path,
+    `host: ${hostname()}\npid: ${dead.pid}\nppid: 1\ntime: 2026-01-01 00:00:00.000000\n`,
+  );
+  assert.equal(isStaleLock(path), true);
+  (await acquireLock(job, dir)).release();
+  writeFileSync(path, `host: other-host\npid: 1\nppid: 1\ntime: x\n`);
+  assert.equal(isStaleLock(path), false, "another host's fresh lock is respected");
+  const old = new Date(Date.now() - 31_000);
+  utimesSync(path, old, old);
+  assert.equal(isStaleLock(path), true);
+  (await acquireLock(job, dir)).release();
+  writeFileSync(path, `host: other-host\npid: 1\nppid: 1\ntime: x\n`);
+  await assert.rejects(
+    () => acquireLock(job, dir, { timeoutMs: 50 }),
+    (e) => isScoutError(e, "lock_timeout"),
+  );
+});
