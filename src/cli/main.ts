@@ -15,7 +15,7 @@ import { paint } from "./io.ts";
 import { registerChat } from "./chat.ts";
 import { registerWorkflow } from "./workflow.ts";
 import { registerLlm } from "./llm.ts";
-// config: import { registerConfig } from "./config.ts";
+import { registerConfig } from "./config.ts";
 
 /**
  * Builds the program for one invocation.
@@ -58,7 +58,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerChat(program, ctx);
   registerWorkflow(program, ctx);
   registerLlm(program, ctx);
-  // config: registerConfig(program, ctx);
+  registerConfig(program, ctx);
   return program;
 }
 

@@ -1,0 +1,261 @@
+/**
+ * `scout-ai config get|set|unset|list` — the scoped config store in
+ * `$SCOUT_HOME/etc/config` (`key value [scope…]` lines) and the endpoint
+ * files. Secrets (keys, tokens, passwords) are never printed.
+ *
+ * @module
+ */
+import type { Command } from "@commander-js/extra-typings";
+import { join } from "node:path";
+import { scoutHome } from "../config/home.ts";
+import { type ConfigEntry, configGet, loadConfig, parseConfigText } from "../config/store.ts";
+import { ScoutError, usageError } from "../errors.ts";
+import { exists, readText, writeFileAtomic } from "../util/fs.ts";
+import type { CliContext } from "./context.ts";
+import type { Io } from "./io.ts";
+import { paint, warn } from "./io.ts";
+
+/** Shown instead of a secret value. */
+export const HIDDEN = "[hidden]";
+
+/** Version of `config list --json`. */
+export const CONFIG_JSON_VERSION = 1;
+
+/**
+ * Whether a config key (or its value) is a secret that must never be printed.
+ *
+ * @param key config key
+ * @param value raw value
+ * @returns true for keys, tokens, passwords and `sk-…` values
+ */
+export function isSecret(key: string, value = ""): boolean {
+  return /(^|_)(key|token|secret|password|passwd)$/i.test(key) ||
+    /^(sk|xai|gsk|hf)[-_]/.test(value);
+}
+
+function configFile(io: Io): string {
+  return join(scoutHome(io.env), "etc", "config");
+}
+
+/** Options of `config get`. */
+export interface ConfigGetCliOptions {
+  /** Key. */
+  key: string;
+  /** Scope tokens in priority order. */
+  scopes: string[];
+}
+
+/**
+ * `config get KEY [SCOPE…]`: the value the scoped lookup finds (the most
+ * specific scope wins, then global entries). Exit 1 when nothing is set.
+ *
+ * @param opts key and scopes
+ * @param io injected I/O
+ * @returns exit code
+ */
+export function runConfigGet(opts: ConfigGetCliOptions, io: Io): number {
+  const store = loadConfig(scoutHome(io.env));
+  const v = configGet(store, opts.key, opts.scopes, { environment: io.env });
+  if (v === undefined) {
+    io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} Not set: "${opts.key}"\n`);
+    return 1;
+  }
+  const text = v === false ? "false" : v === null ? "nil" : v;
+  if (isSecret(opts.key, text)) {
+    io.stdout.write(HIDDEN + "\n");
+    warn(io, `"${opts.key}" is a secret: it is set, its value is never printed`);
+    return 0;
+  }
+  io.stdout.write(text + "\n");
+  return 0;
+}
+
+/** Options of `config set` / `config unset`. */
+export interface ConfigSetCliOptions {
+  /** Key. */
+  key: string;
+  /** Value (`set` only); `false`, `nil` and `env:A,B` keep their meaning. */
+  value?: string;
+  /** Scope tokens of the entry. */
+  scopes: string[];
+}
+
+function sameScopes(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && [...a].sort().join(" ") === [...b].sort().join(" ");
+}
+
+/**
+ * `config set KEY VALUE [SCOPE…]` (or unset with `value` undefined): replaces
+ * the entry with the same key and scopes, or appends one; comments and other
+ * lines are kept; the file is rewritten atomically.
+ *
+ * @param opts key, value, scopes
+ * @param io injected I/O
+ * @returns exit code
+ */
+export async function runConfigSet(opts: ConfigSetCliOptions, io: Io): Promise<number> {
+  for (const word of [opts.key, opts.value ?? "x", ...opts.scopes]) {
+    if (word === "" || /\s/.test(word)) {
+      throw usageError(`Config keys, values and scopes are single words, got "${word}"`);
+    }
+  }
+  const file = configFile(io);
+  const text = exists(file) ? await readText(file) : "";
+  const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
+  let found = false;
+  const kept: string[] = [];
+  for (const line of lines) {
+    const t = line.trim();
+    if (t !== "" && !t.startsWith("#")) {
+      const [key, , ...scopes] = t.split(/\s+/);
+      if (key === opts.key && sameScopes(scopes, opts.scopes)) {
+        if (!found && opts.value !== undefined) {
+          kept.push([opts.key, opts.value, ...opts.scopes].join(" "));
+        }
+        found = true;
+        continue;
+      }
+    }
+    kept.push(line);
+  }
+  if (opts.value === undefined && !found) {
+    throw new ScoutError(
+      "not_found",
+      `No entry "${[opts.key, ...opts.scopes].join(" ")}" in ${file}`,
+      { file },
+    );
+  }
+  if (!found && opts.value !== undefined) {
+    kept.push([opts.key, opts.value, ...opts.scopes].join(" "));
+  }
+  const out = kept.length ? kept.join("\n") + "\n" : "";
+  parseConfigText(out, file); // never write a file we could not read back
+  await writeFileAtomic(file, out);
+  const shown = opts.value === undefined
+    ? "removed"
+    : `= ${isSecret(opts.key, opts.value) ? HIDDEN : opts.value}`;
+  const where = opts.scopes.length ? ` [${opts.scopes.join(" ")}]` : "";
+  io.stderr.write(`${opts.key}${where} ${shown} (${file})\n`);
+  return 0;
+}
+
+/** Options of `config list`. */
+export interface ConfigListCliOptions {
+  /** Print JSON. */
+  json?: boolean;
+}
+
+function shownValue(e: ConfigEntry): string {
+  return isSecret(e.key, e.value) ? HIDDEN : e.value;
+}
+
+/**
+ * `config list`: the config entries (secrets hidden) and the endpoint files
+ * visible from here (backend, model, url, whether a key is set).
+ *
+ * @param opts `json`
+ * @param io injected I/O
+ * @returns exit code
+ */
+export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise<number> {
+  const file = configFile(io);
+  const store = loadConfig(scoutHome(io.env));
+  const { endpoints } = await import("../llm/endpoints.ts");
+  const eps = endpoints({ cwd: io.cwd, env: io.env });
+  if (opts.json) {
+    io.stdout.write(
+      JSON.stringify(
+        {
+          version: CONFIG_JSON_VERSION,
+          file,
+          entries: store.entries.map((e) => ({
+            key: e.key,
+            value: shownValue(e),
+            scopes: e.tokens,
+            source: e.source ?? null,
+          })),
+          endpoints: eps,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
+    return 0;
+  }
+  const bold = (s: string) => paint(io, "stdout", "bold", s);
+  const dim = (s: string) => paint(io, "stdout", "dim", s);
+  let out = `${bold("Config")} ${dim(file)}\n`;
+  if (store.entries.length === 0) out += `  ${dim("(no entries)")}\n`;
+  const kw = Math.max(0, ...store.entries.map((e) => e.key.length));
+  const vw = Math.max(0, ...store.entries.map((e) => shownValue(e).length));
+  for (const e of store.entries) {
+    const scopes = e.tokens.length ? dim(`[${e.tokens.join(" ")}]`) : dim("(global)");
+    out += `  ${e.key.padEnd(kw)}  ${shownValue(e).padEnd(vw)}  ${scopes}\n`;
+  }
+  out += `${bold("Endpoints")}\n`;
+  if (eps.length === 0) {
+    out += `  ${dim("(none: add etc/AI/<name>.yaml here or under $SCOUT_HOME)")}\n`;
+  }
+  const nw = Math.max(0, ...eps.map((e) => e.name.length));
+  for (const e of eps) {
+    const desc = e.error
+      ? paint(io, "stdout", "red", e.error)
+      : [e.backend ?? "responses", e.model ?? "-", e.url ?? "", e.hasKey ? "key set" : ""]
+        .filter(Boolean).join("  ");
+    out += `  ${e.name.padEnd(nw)}  ${desc}  ${dim(e.file)}\n`;
+  }
+  io.stdout.write(out);
+  return 0;
+}
+
+/**
+ * Registers the `config` command group.
+ *
+ * @param program the root program
+ * @param ctx invocation context
+ */
+export function registerConfig(program: Command, ctx: CliContext): void {
+  const config = program.command("config").description(
+    "read and write $SCOUT_HOME/etc/config (key value [scope…]); list endpoints",
+  );
+  config.command("get")
+    .description("print the value of KEY for the given scopes (secrets are never printed)")
+    .argument("<key>", "config key")
+    .argument("[scopes...]", "scope tokens, most specific first")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  scout-ai config get endpoint ask\n  scout-ai config get max_tool_rounds llm",
+    )
+    .action((key, scopes) => {
+      ctx.exitCode = runConfigGet({ key, scopes }, ctx.io);
+    });
+  config.command("set")
+    .description("set KEY to VALUE for the given scopes (replaces the same entry)")
+    .argument("<key>", "config key")
+    .argument("<value>", "value: a word; false, nil and env:VAR1,VAR2 keep their meaning")
+    .argument("[scopes...]", "scope tokens of the entry (none = global)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  scout-ai config set endpoint nano ask\n" +
+        "  scout-ai config set key env:MY_OPENAI_KEY openai\n  scout-ai config set persist false ask",
+    )
+    .action(async (key, value, scopes) => {
+      ctx.exitCode = await runConfigSet({ key, value, scopes }, ctx.io);
+    });
+  config.command("unset")
+    .description("remove the entry of KEY with exactly these scopes")
+    .argument("<key>", "config key")
+    .argument("[scopes...]", "scope tokens of the entry")
+    .action(async (key, scopes) => {
+      ctx.exitCode = await runConfigSet({ key, scopes }, ctx.io);
+    });
+  config.command("list")
+    .description("list config entries and endpoint files (secrets hidden)")
+    .option(
+      "--json",
+      'print {"version":1, "file", "entries":[{key,value,scopes,source}], "endpoints":[…]}',
+    )
+    .action(async (o) => {
+      ctx.exitCode = await runConfigList({ json: o.json }, ctx.io);
+    });
+}

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { isSecret } from "../../src/cli/config.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+
+const KEY = "sk-config-SECRET-9911";
+
+Deno.test("config set/get/unset round trip through $SCOUT_HOME/etc/config; other lines kept", async () => {
+  await using d = await tempDir();
+  const env = { SCOUT_HOME: d.path };
+  const file = join(d.path, "etc", "config");
+  await Deno.mkdir(join(d.path, "etc"));
+  await Deno.writeTextFile(file, "# my settings\nmax_tool_rounds 20 llm\n");
+  const run = (args: string[]) => runMain(["config", ...args], { env, cwd: d.path });
+  assert.equal((await run(["set", "endpoint", "nano", "ask"])).code, 0);
+  assert.equal((await run(["set", "endpoint", "mini", "ask"])).code, 0);
+  assert.equal(
+    await Deno.readTextFile(file),
+    "# my settings\nmax_tool_rounds 20 llm\nendpoint mini ask\n",
+  );
+  assert.deepEqual(await run(["get", "endpoint", "ask"]), {
+    code: 0,
+    stdout: "mini\n",
+    stderr: "",
+  });
+  assert.equal((await run(["get", "max_tool_rounds", "llm"])).stdout, "20\n");
+  const missing = await run(["get", "nothing"]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /Not set: "nothing"/);
+  assert.equal((await run(["unset", "endpoint", "ask"])).code, 0);
+  assert.equal(await Deno.readTextFile(file), "# my settings\nmax_tool_rounds 20 llm\n");
+  assert.equal((await run(["unset", "endpoint", "ask"])).code, 1);
+  const bad = await run(["set", "key", "two words"]);
+  assert.equal(bad.code, 2);
+});
+
+Deno.test("config never prints a key: get, set, list and list --json hide secrets", async () => {
+  await using d = await tempDir();
+  const env = { SCOUT_HOME: d.path };
+  const run = (args: string[]) => runMain(["config", ...args], { env, cwd: d.path });
+  const set = await run(["set", "key", KEY, "openai"]);
+  assert.equal(set.code, 0);
+  assert.ok(!set.stderr.includes(KEY) && set.stderr.includes("[hidden]"));
+  const get = await run(["get", "key", "openai"]);
+  assert.equal(get.stdout, "[hidden]\n");
+  assert.match(get.stderr, /is a secret/);
+  await Deno.mkdir(join(d.path, "etc", "AI"), { recursive: true });
+  await Deno.writeTextFile(
+    join(d.path, "etc", "AI", "nano.yaml"),
+    `backend: responses\nmodel: gpt-5-nano\nkey: ${KEY}\n`,
+  );
+  const list = await run(["list"]);
+  assert.equal(list.code, 0);
+  assert.match(list.stdout, /key\s+\[hidden\]\s+\[openai\]/);
+  assert.match(list.stdout, /nano\s+responses\s+gpt-5-nano\s+key set/);
+  const json = await run(["list", "--json"]);
+  const j = JSON.parse(json.stdout);
+  assert.equal(j.version, 1);
+  assert.deepEqual(j.entries[0], {
+    key: "key",
+    value: "[hidden]",
+    scopes: ["openai"],
+    source: `${join(d.path, "etc", "config")}:1`,
+  });
+  assert.equal(j.endpoints.find((e: { name: string }) => e.name === "nano").hasKey, true);
+  for (const out of [set, get, list, json]) assert.ok(!(out.stdout + out.stderr).includes(KEY));
+  // the value is stored for the user, where they asked
+  assert.ok((await Deno.readTextFile(join(d.path, "etc", "config"))).includes(KEY));
+});
+
+Deno.test("secret detection", () => {
+  for (const k of ["key", "api_key", "openai_key", "TOKEN", "secret", "password"]) {
+    assert.ok(isSecret(k), k);
+  }
+  for (const k of ["endpoint", "keyboard", "max_tokens", "model"]) assert.ok(!isSecret(k, "x"), k);
+  assert.ok(isSecret("anything", "sk-abc"));
+});

@@ -1,0 +1,286 @@
+/**
+ * `scout-ai llm ask` / `llm json` in-process (runMain) against the loopback
+ * provider server: question sources, -o appends, --json, streaming, failures
+ * that keep the chat so far, bad input.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parse } from "../../src/chat/parse.ts";
+import { parseMeta } from "../../src/chat/meta.ts";
+import { input, workflow } from "../../src/workflow/define.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+
+const KEY = "sk-cli-SECRET-0042";
+
+workflow("CliPantry", {
+  tasks: {
+    stock: {
+      type: "string",
+      inputs: { item: input.string({ required: true }) },
+      run: ({ item }) => `${item}: 4`,
+    },
+  },
+});
+
+async function setup() {
+  const dir = await tempDir();
+  const srv = await startProviderServer();
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: KEY };
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "test-model"];
+  return {
+    dir,
+    srv,
+    env,
+    flags,
+    run: (args: string[], o: { stdin?: string; tty?: boolean } = {}) =>
+      runMain(["llm", ...args], { env, cwd: dir.path, ...o }),
+    [Symbol.asyncDispose]: async () => {
+      await srv.close();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+Deno.test("llm ask QUESTION prints the answer; words are joined; the key is sent as a bearer token", async () => {
+  await using t = await setup();
+  t.srv.script({ text: "Paris." });
+  const r = await t.run(["ask", ...t.flags, "What", "is", "the", "capital?"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "Paris.\n");
+  assert.equal(r.stderr, "");
+  const body = t.srv.requests[0]!.body as { messages: unknown[] };
+  assert.deepEqual(body.messages, [{ role: "user", content: "What is the capital?" }]);
+  assert.equal(t.srv.requests[0]!.headers.authorization, `Bearer ${KEY}`);
+});
+
+Deno.test("question from stdin when piped; '...' in QUESTION is replaced by stdin", async () => {
+  await using t = await setup();
+  t.srv.script({ text: "a" }, { text: "b" });
+  assert.equal(
+    (await t.run(["ask", ...t.flags], { stdin: "system: be brief\n\nuser: hi\n" })).code,
+    0,
+  );
+  assert.deepEqual((t.srv.requests[0]!.body as { messages: unknown[] }).messages, [
+    { role: "system", content: "be brief" },
+    { role: "user", content: "hi" },
+  ]);
+  assert.equal((await t.run(["ask", ...t.flags, "Summarise: ..."], { stdin: "the diff" })).code, 0);
+  assert.deepEqual((t.srv.requests[1]!.body as { messages: unknown[] }).messages, [
+    { role: "user", content: "Summarise: the diff" },
+  ]);
+});
+
+Deno.test("-o appends the question and the new messages; -c continues the conversation", async () => {
+  await using t = await setup();
+  t.srv.script({ text: "Paris." }, { text: "About 2 million." });
+  const out = join(t.dir.path, "session.chat");
+  assert.equal(
+    (await t.run(["ask", ...t.flags, "-o", "session.chat", "Capital of France?"])).code,
+    0,
+  );
+  const kept = (text: string) => parse(text).filter((m) => m.content !== "");
+  let chat = kept(await Deno.readTextFile(out));
+  assert.deepEqual(chat.map((m) => m.role), ["user", "meta", "assistant"]);
+  assert.equal(chat[0]!.content, "Capital of France?");
+  assert.equal(parseMeta(String(chat[1]!.content)).pt, 10);
+  const r = await t.run([
+    "ask",
+    ...t.flags,
+    "-c",
+    "session.chat",
+    "-o",
+    "session.chat",
+    "And the population?",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "About 2 million.\n");
+  chat = kept(await Deno.readTextFile(out));
+  assert.deepEqual(chat.map((m) => m.role), [
+    "user",
+    "meta",
+    "assistant",
+    "user",
+    "meta",
+    "assistant",
+  ]);
+  // the second request carried the first exchange, without the meta
+  assert.deepEqual((t.srv.requests[1]!.body as { messages: unknown[] }).messages, [
+    { role: "user", content: "Capital of France?" },
+    { role: "assistant", content: "Paris." },
+    { role: "user", content: "And the population?" },
+  ]);
+  // meta totals continue from the chat
+  assert.equal(parseMeta(String(chat[4]!.content)).pt_c, 20);
+  assert.ok(!(await Deno.readTextFile(out)).includes(KEY));
+});
+
+Deno.test("--json prints the documented shape", async () => {
+  await using t = await setup();
+  t.srv.script({ text: "42", usage: { pt: 7, ct: 3 } });
+  const r = await t.run(["ask", ...t.flags, "--json", "Answer?"]);
+  assert.equal(r.code, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.deepEqual(Object.keys(j), [
+    "version",
+    "answer",
+    "cached",
+    "endpoint",
+    "backend",
+    "model",
+    "usage",
+    "messages",
+    "output",
+  ]);
+  assert.equal(j.version, 1);
+  assert.equal(j.answer, "42");
+  assert.deepEqual(j.usage, { pt: 7, ct: 3, tt: 10, cct: 0, cwt: 0, rt: 0 });
+  assert.equal(j.backend, "openai");
+  assert.equal(j.model, "test-model");
+  assert.deepEqual(j.messages.map((m: { role: string }) => m.role), ["meta", "assistant"]);
+  assert.equal(j.output, null);
+});
+
+Deno.test("--stream writes deltas as they come and ends with one newline; a TTY streams by default", async () => {
+  await using t = await setup();
+  t.srv.script({ text: ["Hel", "lo"] }, { text: ["Hel", "lo"] }, { text: "Hello" });
+  const s = await t.run(["ask", ...t.flags, "--stream", "--no-cache", "hi"]);
+  assert.equal(s.stdout, "Hello\n");
+  assert.equal(t.srv.requests[0]!.stream, true);
+  const tty = await t.run(["ask", ...t.flags, "--no-cache", "hi"], { tty: true });
+  assert.equal(tty.stdout, "Hello\n");
+  assert.equal(t.srv.requests[1]!.stream, true);
+  const plain = await t.run(["ask", ...t.flags, "--no-cache", "hi"]);
+  assert.equal(plain.stdout, "Hello\n");
+  assert.equal(t.srv.requests[2]!.stream, false);
+});
+
+Deno.test("answers are cached: the same question again does not reach the provider; --no-cache does", async () => {
+  await using t = await setup();
+  t.srv.script({ text: "once" }, { text: "twice" });
+  assert.equal((await t.run(["ask", ...t.flags, "q"])).stdout, "once\n");
+  assert.equal((await t.run(["ask", ...t.flags, "q"])).stdout, "once\n");
+  assert.equal(t.srv.requests.length, 1);
+  assert.equal((await t.run(["ask", ...t.flags, "--no-cache", "q"])).stdout, "twice\n");
+  assert.equal(t.srv.requests.length, 2);
+});
+
+Deno.test("a failure mid-loop exits 1 with one line and still appends the chat so far to -o", async () => {
+  await using t = await setup();
+  await Deno.writeTextFile(
+    join(t.dir.path, "inv.chat"),
+    "tool: CliPantry stock\n\nuser: how many eggs?\n",
+  );
+  t.srv.script(
+    { toolCalls: [{ name: "stock", arguments: { item: "eggs" }, id: "call_1" }] },
+    { status: 500, message: "Upstream down" },
+  );
+  const r = await t.run([
+    "ask",
+    ...t.flags,
+    "-O",
+    "max_retries=0",
+    "-c",
+    "inv.chat",
+    "-o",
+    "inv.chat",
+    "--no-cache",
+  ]);
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, "");
+  assert.match(
+    r.stderr,
+    /^scout-ai: Provider "openai" answered HTTP 500: Upstream down \(the chat so far was appended to "inv\.chat"\)\n$/,
+  );
+  const chat = parse(await Deno.readTextFile(join(t.dir.path, "inv.chat")));
+  assert.deepEqual(chat.map((m) => m.role).slice(-3), [
+    "meta",
+    "function_call",
+    "function_call_output",
+  ]);
+  assert.equal(JSON.parse(String(chat.at(-1)!.content)).content, "eggs: 4");
+  // asking again continues from the saved tool output
+  t.srv.script({ text: "You have 4 eggs." });
+  const again = await t.run(["ask", ...t.flags, "-c", "inv.chat", "-o", "inv.chat", "--no-cache"]);
+  assert.equal(again.stdout, "You have 4 eggs.\n");
+  const msgs = (t.srv.requests.at(-1)!.body as { messages: Array<{ role: string }> }).messages;
+  assert.deepEqual(msgs.map((m) => m.role), ["user", "assistant", "tool"]);
+});
+
+Deno.test("bad input: chat that fails to compile, unknown endpoint, missing key, nothing to ask", async () => {
+  await using t = await setup();
+  await Deno.writeTextFile(join(t.dir.path, "bad.chat"), "user: hi\n\nimport: missing.chat\n");
+  const c = await t.run(["ask", ...t.flags, "-c", "bad.chat", "more"]);
+  assert.equal(c.code, 1);
+  assert.match(c.stderr, /^scout-ai: Import not found.*missing\.chat.*\(bad\.chat:3\)\n$/);
+  const e = await t.run(["ask", "-e", "nosuch", "q"]);
+  assert.equal(e.code, 1);
+  assert.match(e.stderr, /Endpoint not found "nosuch"/);
+  const k = await runMain(["llm", "ask", "-b", "anthropic", "q"], {
+    env: { SCOUT_HOME: join(t.dir.path, "h") },
+    cwd: t.dir.path,
+  });
+  assert.equal(k.code, 1);
+  assert.match(
+    k.stderr,
+    /No API key for backend "anthropic": set ANTHROPIC_KEY or ANTHROPIC_API_KEY/,
+  );
+  const u = await t.run(["ask", ...t.flags], { tty: true });
+  assert.equal(u.code, 2);
+  assert.match(u.stderr, /Nothing to ask/);
+  const missing = await t.run(["ask", ...t.flags, "-c", "nope.chat", "q"]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /Chat file not found: "nope\.chat"/);
+  assert.equal(t.srv.requests.length, 0);
+});
+
+Deno.test("-f adds files before the question; --dry-run prints the compiled chat and asks nothing", async () => {
+  await using t = await setup();
+  await Deno.writeTextFile(join(t.dir.path, "notes.md"), "Remember the milk.\n");
+  const r = await t.run([
+    "ask",
+    ...t.flags,
+    "-f",
+    "notes.md",
+    "--dry-run",
+    "What should I remember?",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /<file name="notes\.md">\nRemember the milk\.\n\n<\/file>/);
+  assert.match(r.stdout, /What should I remember\?/);
+  assert.equal(t.srv.requests.length, 0);
+});
+
+Deno.test("llm json: schema file → structured output request; the reply is parsed and printed", async () => {
+  await using t = await setup();
+  await Deno.writeTextFile(
+    join(t.dir.path, "person.json"),
+    JSON.stringify({
+      name: "person",
+      properties: { name: { type: "string" }, age: { type: "integer" } },
+    }),
+  );
+  t.srv.script({ text: 'Here:\n```json\n{"name": "Ada", "age": 36}\n```' });
+  const r = await t.run(["json", ...t.flags, "-s", "person.json", "Invent a person"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, '{\n  "name": "Ada",\n  "age": 36\n}\n');
+  const rf = (t.srv.requests[0]!.body as {
+    response_format: { type: string; json_schema: { name: string } };
+  }).response_format;
+  assert.equal(rf.type, "json_schema");
+  assert.equal(rf.json_schema.name, "person");
+  t.srv.script({ text: "not json at all" });
+  const bad = await t.run(["json", ...t.flags, "Invent another"]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /Cannot parse JSON answer/);
+  assert.deepEqual((t.srv.requests[1]!.body as { response_format: unknown }).response_format, {
+    type: "json_object",
+  });
+});
+
+Deno.test("llm ask --help teaches with examples", async () => {
+  const r = await runMain(["llm", "ask", "--help"]);
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /Examples:\n {2}scout-ai llm ask "What is the capital of France\?"/);
+  assert.match(r.stdout, /--json prints \{"version":1/);
+});
