@@ -119,6 +119,43 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
     await child.stderr.cancel();
     assert.equal(status.code, code);
     const i = info(path);
+    assert.deepEqual(Object.keys(i), [
+      "status",
+      "issued",
+      "pid",
+      "pid_hostname",
+      "task_name",
+      "workflow",
+      "provided_inputs",
+      "non_default_inputs",
+      "inputs",
+      "input_names",
+      "type",
+      "dependencies",
+      "start",
+      "messages",
+      "end",
+    ]);
+    assert.deepEqual(
+      { ...i, issued: 0, start: 0, end: 0, pid: 0, pid_hostname: 0 },
+      {
+        status: "aborted",
+        issued: 0,
+        pid: 0,
+        pid_hostname: 0,
+        task_name: "nap",
+        workflow: "Slow",
+        provided_inputs: {},
+        non_default_inputs: [],
+        inputs: [1],
+        input_names: ["seconds"],
+        type: "string",
+        dependencies: [],
+        start: 0,
+        messages: ["Napping 1s", `Aborted: interrupted by ${signal}`],
+        end: 0,
+      },
+    );
     assert.equal(i.status, "aborted");
     assert.match(String(i.end), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}$/);
     assert.deepEqual((i.messages as string[]).at(-1), `Aborted: interrupted by ${signal}`);

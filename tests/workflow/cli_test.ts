@@ -222,3 +222,16 @@ Deno.test("--jobs-dir and SCOUT_JOBS_DIR pick the jobs directory", async () => {
   assert.equal(JSON.parse(info.stdout).status, "done");
   assert.ok(existsSync(join(d.path, "env-jobs/Baking/whisk")));
 });
+
+Deno.test("progress: status lines on a TTY stderr only, cleared at the end", async () => {
+  await using d = await tempDir();
+  const r = await runMain(["workflow", "task", BAKING, "batter"], {
+    cwd: d.path,
+    env: env(d.path),
+    tty: true,
+  });
+  assert.equal(r.code, 0);
+  assert.match(r.stderr, /\r\x1b\[Kstart Baking\/whisk\/Default/);
+  assert.match(r.stderr, /\r\x1b\[Kdone Baking\/batter\/Default\.json\r\x1b\[K$/);
+  assert.equal(r.stdout, '{"batter":"Whisked 2 soft","flour":0.5}\n');
+});
