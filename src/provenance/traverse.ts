@@ -296,7 +296,7 @@ function expandJob(job: JobRef, infoError: string | undefined, c: ExpandContext)
     c.report(
       provenanceError(
         "job_info_unreadable",
-        `Cannot read job info "${job.path}.info": ${infoError} (job_info_unreadable)`,
+        `${infoError} (job_info_unreadable)`,
         { kind: "job", nodePath: job.path, relation: "dependency", reference: job.path + ".info" },
       ),
       job,

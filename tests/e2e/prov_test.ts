@@ -1,0 +1,127 @@
+/**
+ * `scout-ai llm prov` end to end: real subprocesses from source and the built
+ * binary (byte-identical output on the bundled worked example), the README's
+ * main-job command, Scout-made jobs, and inspection that executes nothing.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { BINARY, buildBinary, ROOT, runBinary, runScout } from "../support/cli.ts";
+import { ProvenanceDocument } from "../provenance/schema.ts";
+import { assertRenders, openDir, tmp, write } from "../provenance/support.ts";
+
+const EXAMPLE = "fixtures/provenance/example";
+const MAIN = ["llm", "prov", `${EXAMPLE}/session.chat`, "--jobs-dir", `${EXAMPLE}/jobs`];
+
+Deno.test("the README's main-job command prints the worked example's tree", async () => {
+  const r = await runScout(MAIN);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, "");
+  assert.equal(
+    r.stdout,
+    Deno.readTextFileSync(join(ROOT, "tests/provenance/golden/example.tree.txt")),
+  );
+});
+
+Deno.test("the binary and the source give byte-identical output on the example", async () => {
+  await buildBinary();
+  const variants = [
+    [],
+    ["--flow"],
+    ["-c", "--evidence"],
+    ["--json"],
+    ["--dot", "-"],
+    ["--long", "--flow", "-c"],
+  ];
+  for (const extra of variants) {
+    const [a, b] = await Promise.all([
+      runScout([...MAIN, ...extra]),
+      runBinary([...MAIN, ...extra]),
+    ]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, a.code, extra.join(" "));
+    assert.equal(b.stdout, a.stdout, extra.join(" "));
+    assert.equal(b.stderr, a.stderr, extra.join(" "));
+    if (extra.includes("--json")) ProvenanceDocument.parse(JSON.parse(a.stdout));
+    if (extra.includes("--dot")) assertRenders(a.stdout);
+  }
+  const missing = await runBinary(["llm", "prov", "nope.chat"]);
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stderr, "scout-ai: Chat not found: nope.chat\n");
+  const usage = await runBinary(["llm", "prov"]);
+  assert.equal(usage.code, 2);
+});
+
+Deno.test("the binary plots with Graphviz and reads Scout-made jobs", async () => {
+  await buildBinary();
+  await using d = await tmp();
+  const svg = join(d.path, "example.svg");
+  const r = await runBinary([...MAIN, "--plot", svg]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(Deno.readTextFileSync(svg).includes("<svg"));
+  const jobs = "fixtures/scout-jobs/var/jobs";
+  const pipeline = await runBinary([
+    "llm",
+    "prov",
+    `${jobs}/Pipeline/ask/Default_dbfa89396d7a5eb718c1a46679e1a356.chat`,
+    "-J",
+    jobs,
+  ]);
+  assert.equal(pipeline.code, 0, pipeline.stderr);
+  assert.equal(
+    pipeline.stdout,
+    "job total=195 prompt=160 cont=35 Pipeline/ask dbfa8939\n" +
+      "  chat total=45 prompt=40 cont=5 society/Worker/c1.chat\n",
+  );
+  // a dependency written as another machine's absolute path is found by relocation
+  const bake = await runBinary(["llm", "prov", `${jobs}/Baking/bake/Default`, "-J", jobs]);
+  assert.equal(bake.code, 0, bake.stderr);
+  assert.equal(
+    bake.stdout,
+    "job Baking/bake Default\n  job Baking/batter 8a5584e7\n    job Baking/whisk 09c56566\n",
+  );
+  const legacy = await runBinary(["llm", "prov", `${jobs}/Legacy/old/Default`, "-J", jobs]);
+  assert.equal(legacy.code, 0);
+  assert.match(
+    legacy.stderr,
+    /Incomplete provenance at job .*Legacy\/old\/Default \(dependency\): .*Ruby Marshal/,
+  );
+});
+
+Deno.test("inspection executes nothing: task/exec_task/import/file lines are inert", async () => {
+  await buildBinary();
+  await using d = await tmp();
+  openDir(d.path);
+  const fifo = join(d.path, "never.fifo");
+  assert.equal(new Deno.Command("mkfifo", { args: [fifo] }).outputSync().code, 0);
+  const chat = write(
+    join(d.path, "inert.chat"),
+    `exec_task: Baking whisk --eggs=3\n\ntask: Baking bake\n\ninline_task: Slow nap\n\n` +
+      `import: ${fifo}\n\nfile: ${fifo}\n\ncontinue: ${fifo}\n\nuser: go\n\n` +
+      `meta: pt=3 ct=1 tt=4 inference_id=i1\n\nassistant: done\n`,
+  );
+  // Opening the fifo for reading would block forever: the run would hit the timeout.
+  // A workflow job run would create SCOUT_HOME/var/jobs.
+  const home = join(d.path, "home");
+  const child = new Deno.Command(BINARY, {
+    args: ["llm", "prov", chat, "--json"],
+    cwd: d.path,
+    env: { SCOUT_HOME: home, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(20_000),
+  }).spawn();
+  const out = await child.output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const doc = ProvenanceDocument.parse(JSON.parse(new TextDecoder().decode(out.stdout)));
+  assert.deepEqual(doc.nodes.map((n) => n.path), [chat]);
+  assert.deepEqual(doc.edges, []);
+  assert.equal(doc.totals.deduplicated_total.tt, 4);
+  assert.equal(doc.complete, true);
+  let made = true;
+  try {
+    Deno.statSync(join(home, "var"));
+  } catch {
+    made = false;
+  }
+  assert.equal(made, false, "no job store was touched");
+});
