@@ -498,3 +498,27 @@ function diskJob(
   }
   return job;
 }
+
+/**
+ * Loads a job from disk by reference (DESIGN name for {@link jobAt}): an
+ * absolute or relative path, a short path `Workflow/task/name`, or a path
+ * from another machine (relocated by its last three components).
+ *
+ * @param ref the job reference
+ * @param opts store, cwd and env
+ * @returns the job (workflow and task are null; use `loadJobResult`, `jobInfo`)
+ * @throws ScoutError `job_not_found`
+ *
+ * @example
+ * ```ts ignore
+ * import { loadJob } from "./job.ts";
+ * const job = loadJob("Baking/whisk/Default");
+ * job.deps.map((d) => d.shortPath);
+ * ```
+ */
+export function loadJob(
+  ref: string,
+  opts: { store?: JobStore; cwd?: string; env?: Record<string, string | undefined> } = {},
+): Job {
+  return jobAt(ref, opts);
+}

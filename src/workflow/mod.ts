@@ -95,7 +95,7 @@ export { coerceInput, isDefaultValue, validateInput } from "./coerce.ts";
 export type { CoerceOptions } from "./coerce.ts";
 export { digest, digestStr, fileMd5, pathRef } from "./digest.ts";
 export type { DigestContext, PathRef } from "./digest.ts";
-export { createJob, jobAt, storeFor, truncateJobName } from "./job.ts";
+export { createJob, jobAt, loadJob, storeFor, truncateJobName } from "./job.ts";
 export type { CreateJobOptions } from "./job.ts";
 export { bodyInputs, findStep, isDone, jobRecursiveInputs } from "./context.ts";
 export {

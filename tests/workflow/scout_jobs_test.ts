@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
-import { jobAt } from "../../src/workflow/job.ts";
+import { jobAt, loadJob } from "../../src/workflow/job.ts";
 import { jobStore } from "../../src/workflow/store.ts";
 import { jobLogChats } from "../../src/workflow/files.ts";
 import { loadJobResult } from "../../src/workflow/run.ts";
@@ -100,7 +100,7 @@ Deno.test("library: jobAt loads Scout-made jobs, results and log chats", async (
     "assistant",
   ]);
   assert.equal((await jobLogChats(ask.path)).length, 2);
-  const bake = jobAt("Baking/bake/Default", { store, cwd: join(d.path, "copy") });
+  const bake = loadJob("Baking/bake/Default", { store, cwd: join(d.path, "copy") });
   assert.equal(
     bake.deps[0]!.shortPath,
     "Baking/batter/Default_8a5584e7aa2b07b58b06e14eb665a07e.json",
