@@ -80,7 +80,9 @@ Deno.test("errors: one line naming the reference, the importing file and line; e
   assert.equal(ok.code, 0);
   const task = await runMain(["chat", "compile", "-"], { cwd: FIX, env, stdin: "\ntask: Wf t\n" });
   assert.equal(task.code, 1);
-  assert.match(task.stderr, /Role "task" needs the workflow engine.*\(<stdin>:2\)/);
+  // The CLI passes the workflow engine's resolver: the role reaches it and the
+  // unknown workflow is reported with the chat line that named it.
+  assert.match(task.stderr, /^scout-ai: Workflow "Wf" not found.*\(<stdin>:2\)\n$/);
 });
 
 Deno.test("chat compile applies config: lines to a store loaded from SCOUT_HOME (not persisted)", async () => {
