@@ -161,7 +161,7 @@ export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise
   const file = configFile(io);
   const store = loadConfig(scoutHome(io.env));
   const { endpoints } = await import("../llm/endpoints.ts");
-  const eps = endpoints({ cwd: io.cwd, env: io.env });
+  const eps = await endpoints({ cwd: io.cwd, env: io.env });
   if (opts.json) {
     io.stdout.write(
       JSON.stringify(

@@ -8,7 +8,6 @@
  */
 import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
 import { compile, compileFile } from "../chat/compile.ts";
 import { parseJson } from "../chat/json.ts";
 import { parseMeta, toInt, TOKEN_KEYS } from "../chat/meta.ts";
@@ -44,7 +43,7 @@ export async function appendToChat(path: string, messages: readonly Message[]): 
   await writeFileAtomic(path, text);
 }
 
-function loadSchema(file: string, cwd: string): unknown {
+async function loadSchema(file: string, cwd: string): Promise<unknown> {
   const path = resolve(cwd, file);
   let text: string;
   try {
@@ -53,7 +52,9 @@ function loadSchema(file: string, cwd: string): unknown {
     throw new ScoutError("file_not_found", `Schema file not found: "${file}"`, { file });
   }
   try {
-    return /\.ya?ml$/i.test(extname(path)) ? parseYaml(text) : JSON.parse(text);
+    if (!/\.ya?ml$/i.test(extname(path))) return JSON.parse(text);
+    const { parse: parseYaml } = await import("yaml");
+    return parseYaml(text);
   } catch (e) {
     throw new ScoutError("json_parse", `Cannot parse schema file: ${(e as Error).message}`, {
       file,
@@ -142,7 +143,7 @@ export async function runLlmAsk(
   if (opts.endpoint !== undefined) call.endpoint = opts.endpoint;
   if (opts.model !== undefined) call.model = opts.model;
   if (opts.backend !== undefined) call.backend = opts.backend;
-  if (mode === "json") call.format = opts.schema ? loadSchema(opts.schema, cwd) : "json";
+  if (mode === "json") call.format = opts.schema ? await loadSchema(opts.schema, cwd) : "json";
 
   const stream = !opts.json && (opts.stream ?? io.stdoutIsTTY);
   let lastChar = "\n";

@@ -8,7 +8,6 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parse as parseYaml, YAMLParseError } from "yaml";
 import { ScoutError } from "../errors.ts";
 import { scoutHome } from "./home.ts";
 import type { ConfigStore } from "./store.ts";
@@ -81,7 +80,9 @@ export function findEndpointFile(name: string, opts: EndpointLookupOptions = {})
 }
 
 /**
- * Parses endpoint file text: one flat YAML map. `provider:` is accepted as an
+ * Parses endpoint file text: one flat YAML map (the YAML parser is loaded on
+ * first use, keeping it off the start-up path of commands that never read an
+ * endpoint file). `provider:` is accepted as an
  * alias of `backend:` (`backend` wins) — the Ruby docs show `provider`, which
  * the Ruby code never reads ([TS-FIX]). An empty file is an empty map.
  *
@@ -93,11 +94,15 @@ export function findEndpointFile(name: string, opts: EndpointLookupOptions = {})
  * @example
  * ```ts
  * import { parseEndpointText } from "./endpoints.ts";
- * parseEndpointText("provider: anthropic\nmodel: claude-x\n", "e.yaml");
+ * await parseEndpointText("provider: anthropic\nmodel: claude-x\n", "e.yaml");
  * // {backend: "anthropic", model: "claude-x"}
  * ```
  */
-export function parseEndpointText(text: string, file: string): Record<string, unknown> {
+export async function parseEndpointText(
+  text: string,
+  file: string,
+): Promise<Record<string, unknown>> {
+  const { parse: parseYaml, YAMLParseError } = await import("yaml");
   let data: unknown;
   try {
     data = parseYaml(text);
@@ -131,7 +136,10 @@ export function parseEndpointText(text: string, file: string): Record<string, un
  * @returns the endpoint
  * @throws ScoutError `endpoint_not_found` ("Endpoint not found <name>") when no file exists
  */
-export function loadEndpoint(name: string, opts: EndpointLookupOptions = {}): Endpoint {
+export async function loadEndpoint(
+  name: string,
+  opts: EndpointLookupOptions = {},
+): Promise<Endpoint> {
   const file = findEndpointFile(name, opts);
   if (file === null) {
     throw new ScoutError("endpoint_not_found", `Endpoint not found "${name}"`, {
@@ -148,7 +156,7 @@ export function loadEndpoint(name: string, opts: EndpointLookupOptions = {}): En
       cause: e,
     });
   }
-  return { name, file, settings: parseEndpointText(text, file) };
+  return { name, file, settings: await parseEndpointText(text, file) };
 }
 
 /**

@@ -186,7 +186,7 @@ export async function ask(
   delete opts.endpoint;
   let endpoint: string | null = null;
   if (choice && choice.name !== "") {
-    const ep = loadEndpoint(choice.name, { cwd, env });
+    const ep = await loadEndpoint(choice.name, { cwd, env });
     endpoint = ep.name;
     const { endpoint: _e, ...fileSettings } = ep.settings;
     opts = { ...fileSettings, ...opts };

@@ -37,25 +37,27 @@ export interface EndpointSummary {
  * @example
  * ```ts
  * import { endpoints } from "./endpoints.ts";
- * for (const e of endpoints()) console.log(e.name, e.backend ?? "responses", e.model ?? "");
+ * for (const e of await endpoints()) console.log(e.name, e.backend ?? "responses", e.model ?? "");
  * ```
  */
-export function endpoints(opts: EndpointLookupOptions = {}): EndpointSummary[] {
-  return listEndpointFiles(opts).map(({ name, file }) => {
-    try {
-      const { settings } = loadEndpoint(name, { ...opts, dirs: [dirname(file)] });
-      const s: EndpointSummary = {
-        name,
-        file,
-        hasKey: settings.key !== undefined && settings.key !== null,
-      };
-      if (settings.backend !== undefined) s.backend = String(settings.backend);
-      if (settings.model !== undefined) s.model = String(settings.model);
-      if (settings.url !== undefined) s.url = String(settings.url);
-      return s;
-    } catch (e) {
-      if (!isScoutError(e)) throw e;
-      return { name, file, hasKey: false, error: e.message };
-    }
-  });
+export async function endpoints(opts: EndpointLookupOptions = {}): Promise<EndpointSummary[]> {
+  return await Promise.all(
+    listEndpointFiles(opts).map(async ({ name, file }) => {
+      try {
+        const { settings } = await loadEndpoint(name, { ...opts, dirs: [dirname(file)] });
+        const s: EndpointSummary = {
+          name,
+          file,
+          hasKey: settings.key !== undefined && settings.key !== null,
+        };
+        if (settings.backend !== undefined) s.backend = String(settings.backend);
+        if (settings.model !== undefined) s.model = String(settings.model);
+        if (settings.url !== undefined) s.url = String(settings.url);
+        return s;
+      } catch (e) {
+        if (!isScoutError(e)) throw e;
+        return { name, file, hasKey: false, error: e.message };
+      }
+    }),
+  );
 }

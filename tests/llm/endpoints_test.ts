@@ -38,7 +38,7 @@ Deno.test("endpoint search order: ./etc/AI before $SCOUT_HOME/etc/AI, then syste
   assert.deepEqual(dirs.slice(0, 2), [join(cwd, "etc", "AI"), join(env.SCOUT_HOME, "etc", "AI")]);
   assert.deepEqual(dirs.slice(2), ["/usr/local/etc/scout/AI", "/etc/scout/AI"]);
   assert.equal(findEndpointFile("local", { cwd, env }), join(cwd, "etc", "AI", "local.yaml"));
-  assert.equal(loadEndpoint("local", { cwd, env }).settings.backend, "ollama");
+  assert.equal((await loadEndpoint("local", { cwd, env })).settings.backend, "ollama");
   assert.equal(
     findEndpointFile("nano", { cwd, env }),
     join(env.SCOUT_HOME, "etc", "AI", "nano.yaml"),
@@ -48,15 +48,15 @@ Deno.test("endpoint search order: ./etc/AI before $SCOUT_HOME/etc/AI, then syste
 Deno.test("a file named exactly <name> counts; provider: is an alias of backend ([TS-FIX])", async () => {
   await using d = await tempDir();
   const { cwd, env } = await layout(d.path);
-  const ep = loadEndpoint("bare", { cwd, env });
+  const ep = await loadEndpoint("bare", { cwd, env });
   assert.deepEqual(ep.settings, { backend: "anthropic" });
-  assert.deepEqual(parseEndpointText("provider: a\nbackend: b\n", "x"), { backend: "b" });
+  assert.deepEqual(await parseEndpointText("provider: a\nbackend: b\n", "x"), { backend: "b" });
 });
 
 Deno.test("unknown endpoint → endpoint_not_found naming it; names with path separators never match", async () => {
   await using d = await tempDir();
   const { cwd, env } = await layout(d.path);
-  assert.throws(() => loadEndpoint("nope", { cwd, env }), (e) => {
+  await assert.rejects(() => loadEndpoint("nope", { cwd, env }), (e) => {
     assert.ok(isScoutError(e, "endpoint_not_found"));
     assert.equal(e.message, 'Endpoint not found "nope"');
     return true;
@@ -64,15 +64,15 @@ Deno.test("unknown endpoint → endpoint_not_found naming it; names with path se
   assert.equal(findEndpointFile("../AI/nano", { cwd, env }), null);
 });
 
-Deno.test("bad YAML and non-map endpoint files are config errors naming the file and line", () => {
-  assert.throws(() => parseEndpointText("backend: [unclosed\n", "/x/e.yaml"), (e) => {
+Deno.test("bad YAML and non-map endpoint files are config errors naming the file and line", async () => {
+  await assert.rejects(() => parseEndpointText("backend: [unclosed\n", "/x/e.yaml"), (e) => {
     assert.ok(isScoutError(e, "config"));
     assert.equal(e.file, "/x/e.yaml");
     assert.equal(typeof e.line, "number");
     return true;
   });
-  assert.throws(() => parseEndpointText("- a\n- b\n", "e.yaml"), /not a map/);
-  assert.deepEqual(parseEndpointText("", "e.yaml"), {});
+  await assert.rejects(() => parseEndpointText("- a\n- b\n", "e.yaml"), /not a map/);
+  assert.deepEqual(await parseEndpointText("", "e.yaml"), {});
 });
 
 Deno.test("chooseEndpoint: option → config (ask, llm) → ASK_ENDPOINT, LLM_ENDPOINT, ENDPOINT, LLM, ASK", () => {
@@ -106,7 +106,7 @@ Deno.test("chooseEndpoint: option → config (ask, llm) → ASK_ENDPOINT, LLM_EN
 Deno.test("endpoints() lists names once (first hit wins) and never returns a key", async () => {
   await using d = await tempDir();
   const { cwd, env } = await layout(d.path);
-  const list = endpoints({ cwd, env }).filter((e) =>
+  const list = (await endpoints({ cwd, env })).filter((e) =>
     !e.file.startsWith("/etc") && !e.file.startsWith("/usr")
   );
   assert.deepEqual(list.map((e) => e.name), ["bare", "local", "nano"]);
