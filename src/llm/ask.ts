@@ -232,6 +232,11 @@ export async function ask(
     chat = purge(chat, "previous_response_id");
   }
   delete opts.previous_response_id;
+  // `websearch` option → the provider's hosted search tool (a websearch message)
+  if (opts.websearch !== undefined && !isOff(opts.websearch)) {
+    chat = [...chat, { role: "websearch", content: true }];
+  }
+  delete opts.websearch;
 
   // 6. backend and settings
   const backendName = chooseBackend(opts.backend, store, env);

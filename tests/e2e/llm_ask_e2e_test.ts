@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
-import { buildBinary, runBinary, runScout, tempDir } from "../support/cli.ts";
+import { BINARY, buildBinary, runBinary, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 const KEY = "sk-e2e-SECRET-5150";
@@ -98,4 +98,43 @@ Deno.test("config list from the binary hides keys", async () => {
   assert.equal(r.code, 0, r.stderr);
   assert.ok(!r.stdout.includes(KEY));
   assert.match(r.stdout, /mini\s+openai\s+-\s+key set/);
+});
+
+Deno.test("llm ask binary: Ctrl-C mid-stream exits 130 and keeps the question in -o", async () => {
+  await buildBinary();
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  srv.script({ text: Array.from({ length: 40 }, (_, i) => `w${i} `), chunkDelayMs: 100 });
+  const child = new Deno.Command(BINARY, {
+    args: [
+      "llm",
+      "ask",
+      "-b",
+      "openai",
+      "-O",
+      `url=${srv.url}`,
+      "-m",
+      "m",
+      "--stream",
+      "-o",
+      "s.chat",
+      "Tell a long story",
+    ],
+    cwd: dir.path,
+    env: { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: KEY, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.getReader();
+  const first = await reader.read();
+  assert.ok(new TextDecoder().decode(first.value).startsWith("w0"));
+  child.kill("SIGINT");
+  while (!(await reader.read()).done) { /* drain */ }
+  const status = await child.status;
+  const stderr = await new Response(child.stderr).text();
+  assert.equal(status.code, 130, stderr);
+  assert.match(stderr, /scout-ai: Interrupted/);
+  const chat = await Deno.readTextFile(join(dir.path, "s.chat"));
+  assert.match(chat, /Tell a long story/);
 });

@@ -332,3 +332,24 @@ Deno.test("chat totals continue from the chat's current meta", async () => {
   // metas are never sent
   assert.ok(!JSON.stringify(srv.requests[0]!.body).includes("pt_c"));
 });
+
+Deno.test("identical concurrent asks run once (per-key cache lock)", async () => {
+  await using home = await tempDir();
+  await using srv = await startProviderServer();
+  srv.script({ text: "shared", delayMs: 100 }, { text: "unexpected second call" });
+  const o = opts(srv, "openai", home.path, { persist: undefined });
+  const [a, b] = await Promise.all([ask(question, o), ask(question, o)]);
+  assert.equal(srv.requests.length, 1);
+  assert.equal(a.text, "shared");
+  assert.deepEqual(b.messages, a.messages);
+  assert.equal([a.cached, b.cached].filter(Boolean).length, 1);
+});
+
+Deno.test("websearch option adds the provider's hosted search tool (responses)", async () => {
+  await using home = await tempDir();
+  await using srv = await startProviderServer();
+  srv.script({ text: "found" });
+  await ask(question, opts(srv, "responses", home.path, { websearch: "true" }));
+  assert.deepEqual(srv.requests[0]!.body.tools, [{ type: "web_search_preview" }]);
+  assert.equal(srv.requests[0]!.body.websearch, undefined);
+});
