@@ -353,3 +353,39 @@ Deno.test("websearch option adds the provider's hosted search tool (responses)",
   assert.deepEqual(srv.requests[0]!.body.tools, [{ type: "web_search_preview" }]);
   assert.equal(srv.requests[0]!.body.websearch, undefined);
 });
+
+Deno.test("openwebui: Chat Completions at {url}/chat/completions; calls without ids get <name>_<md5 digest>", async () => {
+  await using home = await tempDir();
+  await using srv = await startProviderServer();
+  srv.script(
+    {
+      raw: {
+        id: "owui-1",
+        choices: [{
+          message: {
+            role: "assistant",
+            content: null,
+            tool_calls: [{
+              type: "function",
+              function: {
+                name: "get_current_temperature",
+                arguments: '{"location":"London","unit":"Celsius"}',
+              },
+            }],
+          },
+        }],
+        usage: { prompt_tokens: 3, completion_tokens: 1 },
+      },
+    },
+    { text: "15 degrees." },
+  );
+  const { registry } = weatherTools();
+  const r = await ask(
+    question,
+    opts(srv, "openwebui", home.path, { url: `${srv.url}/api`, tools: registry }),
+  );
+  assert.equal(r.text, "15 degrees.");
+  assert.equal(srv.requests[0]!.path, "/api/chat/completions");
+  const call = JSON.parse(String(r.messages.find((m) => m.role === "function_call")!.content));
+  assert.equal(call.id, "get_current_temperature_f0bb78010d7a5ec6bf1cc29a2b4d38e2");
+});
