@@ -20,6 +20,7 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskResult } from "../llm/ask.ts";
 import type { AskEvent } from "../llm/loop.ts";
 import { exists, readText, writeFileAtomic } from "../util/fs.ts";
+import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask.ts";
@@ -108,11 +109,12 @@ export async function runLlmAsk(
   const store = loadConfig(scoutHome(env));
   const question = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
+  const jobs = jobRoleResolver({ cwd, env });
 
   let base: Message[] = [];
   if (opts.chat !== undefined) {
     const chatPath = resolve(cwd, opts.chat);
-    if (exists(chatPath)) base = await compileFile(opts.chat, { cwd, env, config: store });
+    if (exists(chatPath)) base = await compileFile(opts.chat, { cwd, env, config: store, jobs });
     else if (chatPath !== outPath) {
       throw new ScoutError("file_not_found", `Chat file not found: "${opts.chat}"`, {
         file: opts.chat,
@@ -124,7 +126,7 @@ export async function runLlmAsk(
     ...(question.trim() === "" ? [] : parse(question)),
   ].filter((m) => m.content !== "");
   const added = newRaw.length
-    ? await compile(newRaw, { cwd, env, config: store, name: "<question>" })
+    ? await compile(newRaw, { cwd, env, config: store, name: "<question>", jobs })
     : [];
   const messages = [...base, ...added];
   if (!messages.some((m) => m.role !== "meta" && m.content !== "")) {

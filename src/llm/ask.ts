@@ -123,6 +123,25 @@ const RUNTIME_KEYS = new Set([
   "tools",
 ]);
 
+/** Roles `compile` resolves: their presence means the messages were not compiled. */
+const COMPILE_ROLES = new Set([
+  "import",
+  "continue",
+  "last",
+  "file",
+  "directory",
+  "task",
+  "inline_task",
+  "exec_task",
+  "job",
+  "inline_job",
+  "step",
+  "clear",
+  "clean_role",
+  "clear_role",
+  "config",
+]);
+
 const PROMPT_KEYS = new Set(PROMPT_SETTINGS.map((s) => s.key as string));
 
 function isOff(v: unknown): boolean {
@@ -168,6 +187,15 @@ export async function ask(
   const home = scoutHome(env);
   const store = options.config ?? processConfig(env);
   const warn = options.warn ?? (() => {});
+
+  const raw = messages.find((m) => COMPILE_ROLES.has(m.role));
+  if (raw) {
+    throw new ScoutError(
+      "invalid_input",
+      `Compile the chat before asking: found "${raw.role}:" (use compileText, compileFile or compile)`,
+      { role: raw.role },
+    );
+  }
 
   // 1. chat options win over call options
   const call: Record<string, unknown> = {};

@@ -284,3 +284,23 @@ Deno.test("llm ask --help teaches with examples", async () => {
   assert.match(r.stdout, /Examples:\n {2}scout-ai llm ask "What is the capital of France\?"/);
   assert.match(r.stdout, /--json prints \{"version":1/);
 });
+
+Deno.test("job-backed roles in the chat compile through the workflow engine (exec_task)", async () => {
+  await using t = await setup();
+  await Deno.mkdir(join(t.dir.path, "workflows", "Mini"), { recursive: true });
+  await Deno.writeTextFile(
+    join(t.dir.path, "workflows", "Mini", "workflow.ts"),
+    `export default (api) => api.workflow("Mini", { tasks: { shout: { type: "string", inputs: { text: api.input.string({}) }, run: ({ text }) => String(text).toUpperCase() } } });\n`,
+  );
+  await Deno.writeTextFile(
+    join(t.dir.path, "c.chat"),
+    "exec_task: Mini shout text=hello\n\nuser: what did I say?\n",
+  );
+  t.srv.script({ text: "You said HELLO." });
+  const r = await t.run(["ask", ...t.flags, "-c", "c.chat"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual((t.srv.requests[0]!.body as { messages: unknown[] }).messages, [
+    { role: "user", content: "HELLO" },
+    { role: "user", content: "what did I say?" },
+  ]);
+});

@@ -339,3 +339,19 @@ Deno.test("no secret on disk: a run with a key writes it nowhere under SCOUT_HOM
   assert.ok(!JSON.stringify(r.messages).includes(KEY));
   assert.equal(parseMeta(String(r.messages[0]!.content)).key, undefined);
 });
+
+Deno.test("uncompiled messages are refused before any request (compile first)", async () => {
+  await using home = await tempDir();
+  await assert.rejects(
+    () =>
+      ask([{ role: "file", content: "notes.md" }, ...question], {
+        env: { SCOUT_HOME: home.path },
+        backend: "ollama",
+      }),
+    (e) => {
+      assert.ok(isScoutError(e, "invalid_input"));
+      assert.match(e.message, /Compile the chat before asking: found "file:"/);
+      return true;
+    },
+  );
+});
