@@ -9,6 +9,7 @@
  */
 import type { Message } from "./types.ts";
 import { type MetaRecord, parseMeta } from "./meta.ts";
+import { createHash } from "node:crypto";
 import { sha256hex } from "../util/hash.ts";
 
 /** Where a message is persisted: `[path, index]`, or `index` when there is no source path. */
@@ -67,15 +68,19 @@ export function receiptAddress(outputAddress: MessageAddress, i: number): Receip
 }
 
 /**
- * The lineage id of a message: sha256 of `JSON.stringify([prev, role, content])`.
- * Depends on nothing else (no path, index, cwd or file system), so identical
- * history gives identical ids on any machine. (Ruby hashes with MD5 and
- * replaces content naming an existing file by that file's digest; the port
- * hashes the content only, `provenance.md` §12 #7.)
+ * The lineage id of a message: the sha256 of its predecessor's id, its role
+ * and its content, framed so that no two different triples hash the same
+ * (`<prev length>:<prev>` or `-`, `\n<role length>:<role>\n`, then `s` + the
+ * string content or `j` + the JSON of non-string content). Depends on nothing else (no path, index,
+ * cwd or file system), so identical history gives identical ids on any
+ * machine. Content is hashed as is, never as the file it may name (Ruby
+ * replaces content naming an existing file by that file's digest,
+ * `provenance.md` §12 #7). Hashing the content directly, rather than a JSON
+ * array holding it, avoids copying every message of a long chat.
  *
  * @param prev lineage id of the previous non-meta message, or null
  * @param role message role
- * @param content message content (non-strings are hashed as their JSON)
+ * @param content message content
  * @returns 64 hex characters
  *
  * @example
@@ -85,7 +90,11 @@ export function receiptAddress(outputAddress: MessageAddress, i: number): Receip
  * ```
  */
 export function lineageId(prev: string | null, role: string, content: unknown): string {
-  return sha256hex(JSON.stringify([prev, role, content === undefined ? null : content]));
+  const h = createHash("sha256")
+    .update(`${prev === null ? "-" : `${prev.length}:${prev}`}\n${role.length}:${role}\n`);
+  if (typeof content === "string") h.update("s").update(content);
+  else h.update("j").update(JSON.stringify(content === undefined ? null : content) ?? "null");
+  return h.digest("hex");
 }
 
 const FINGERPRINT_MAX = 150;

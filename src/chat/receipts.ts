@@ -16,7 +16,7 @@ import {
   receiptAddress,
 } from "./lineage.ts";
 import { nonEmpty } from "./trace.ts";
-import { type ToolCall, toolCalls } from "./tool_calls.ts";
+import { callIdOf, contentObject, type ToolCall, toolCalls } from "./tool_calls.ts";
 
 /** Why a receipt (entry) was rejected. */
 export type ReceiptReason =
@@ -134,20 +134,44 @@ export function receiptProblem(fields: Omit<ReceiptProblem, "message">): Receipt
 }
 
 /**
- * Cheap pre-check: could any output of this chat carry `agent_meta`? (A JSON
- * key can only be `agent_meta` if the text says so or uses `\u` escapes.)
+ * Could this output carry `agent_meta`? A JSON key can only be `agent_meta`
+ * if the text says so or uses `\u` escapes.
  */
-function mayHaveReceipts(messages: readonly Message[]): boolean {
+function mayCarryReceipt(m: Message): boolean {
+  const c = m.content;
+  if (typeof c === "string") return c.includes("agent_meta") || c.includes("\\u");
+  return c !== null && typeof c === "object";
+}
+
+const PLAIN_ID = /^[A-Za-z0-9_.:-]+$/;
+
+/**
+ * The paired calls whose output has the key `agent_meta` — what
+ * `toolCalls(messages).filter(...)` gives, without parsing every call and
+ * output of the chat: only the calls and outputs that can share an id with a
+ * receipt-carrying output take part in the pairing (pairing never crosses
+ * ids), and a message whose text does not contain such an id cannot have it.
+ */
+function receiptCalls(messages: readonly Message[], source: string | null): ToolCall[] {
+  const ids = new Set<string>();
   for (const m of messages) {
-    if (m.role !== "function_call_output") continue;
-    const c = m.content;
-    if (typeof c === "string") {
-      if (c.includes("agent_meta") || c.includes("\\u")) return true;
-    } else if (c !== null && typeof c === "object") {
-      return true;
-    }
+    if (m.role !== "function_call_output" || !mayCarryReceipt(m)) continue;
+    const obj = contentObject(m.content);
+    if (obj === null || !Object.hasOwn(obj, "agent_meta")) continue;
+    const id = callIdOf(obj);
+    if (id !== null) ids.add(id);
   }
-  return false;
+  if (ids.size === 0) return [];
+  const needles = [...ids];
+  const exact = needles.every((id) => PLAIN_ID.test(id));
+  const select = (m: Message) => {
+    const c = m.content;
+    if (typeof c !== "string" || !exact) return true;
+    return c.includes("\\u") || needles.some((id) => c.includes(id));
+  };
+  return toolCalls(messages, source, select).filter((call) =>
+    call.outputInfo !== null && Object.hasOwn(call.outputInfo, "agent_meta")
+  );
 }
 
 /**
@@ -175,9 +199,8 @@ export function agentMetaEvidence(
   messages: readonly Message[],
   opts: ReceiptOptions = {},
 ): ReceiptEvidence[] {
-  if (opts.calls === undefined && !mayHaveReceipts(messages)) return [];
   const source = opts.source ?? null;
-  const calls = opts.calls ?? toolCalls(messages, source);
+  const calls = opts.calls ?? receiptCalls(messages, source);
   const out: ReceiptEvidence[] = [];
   for (const call of calls) {
     const info = call.outputInfo;

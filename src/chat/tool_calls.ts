@@ -71,6 +71,16 @@ export function contentObject(content: unknown): Record<string, unknown> | null 
   return v !== null && typeof v === "object" && !Array.isArray(v) ? v as JsonObject : null;
 }
 
+/**
+ * The call id of a parsed call or output: `id ?? call_id ?? tool_call_id`, as a string.
+ *
+ * @param obj the parsed content
+ * @returns the id or null
+ */
+export function callIdOf(obj: Record<string, unknown>): string | null {
+  return idOf(obj);
+}
+
 function idOf(obj: JsonObject): string | null {
   const v = obj.id ?? obj.call_id ?? obj.tool_call_id;
   return v === undefined || v === null ? null : String(v);
@@ -92,6 +102,8 @@ const CALL_ROLES = new Set(["function_call", "mcp_call"]);
  *
  * @param messages the chat
  * @param source canonical path of the chat (addresses include it)
+ * @param select when given, only the messages it accepts are considered (a
+ *   caller interested in some call ids can skip parsing the rest)
  * @returns one record per call, in call order
  *
  * @example
@@ -104,7 +116,11 @@ const CALL_ROLES = new Set(["function_call", "mcp_call"]);
  * calls[0]!.output; // "a b"
  * ```
  */
-export function toolCalls(messages: readonly Message[], source?: string | null): ToolCall[] {
+export function toolCalls(
+  messages: readonly Message[],
+  source?: string | null,
+  select?: (message: Message, index: number) => boolean,
+): ToolCall[] {
   const calls: { index: number; obj: JsonObject; role: string }[] = [];
   const outputs = new Map<string, { index: number; obj: JsonObject; used: boolean }[]>();
   for (let i = 0; i < messages.length; i++) {
@@ -112,6 +128,7 @@ export function toolCalls(messages: readonly Message[], source?: string | null):
     const role = String(m.role);
     const isCall = CALL_ROLES.has(role);
     if (!isCall && role !== "function_call_output") continue;
+    if (select !== undefined && !select(m, i)) continue;
     const obj = contentObject(m.content);
     if (obj === null) continue;
     if (isCall) {

@@ -123,6 +123,34 @@ export interface TokenEvent {
   status: EventStatus;
 }
 
+/**
+ * A copy of a meta record whose strings share no memory with the chat text.
+ * Values parsed from a message are slices of the whole file's text, and a
+ * slice keeps its parent alive: holding one `inference_id` would hold the
+ * whole file. Evidence outlives the file, so it gets fresh strings.
+ */
+function detached(meta: MetaRecord): MetaRecord {
+  const out: MetaRecord = {};
+  for (const k in meta) {
+    const v = meta[k]!;
+    out[k] = typeof v === "string" ? fresh(v) : v; // keys are interned by the engine
+  }
+  return out;
+}
+
+/**
+ * A copy of a string that does not keep a larger string alive (see
+ * {@link detached}). A JSON round trip is the one copy both V8 and
+ * JavaScriptCore make for sure (slicing a concatenation is not: an engine may
+ * slice the original again).
+ *
+ * @param s a string, possibly a slice of a big text
+ * @returns an equal, independent string
+ */
+export function fresh<T extends string | null>(s: T): T {
+  return (s === null ? s : JSON.parse(JSON.stringify(s))) as T;
+}
+
 function withoutReas(meta: MetaRecord): MetaRecord {
   if (!("reas" in meta)) return meta;
   const { reas: _reas, ...rest } = meta;
@@ -160,7 +188,8 @@ function directMetas(path: string, messages: readonly Message[]): FileChatMeta[]
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role !== "meta" || typeof m.content !== "string") continue;
-    const meta = parseMeta(m.content);
+    // parsed from a copy: the record's strings must not keep the file text alive
+    const meta = parseMeta(fresh(m.content));
     if (!isDirectMeta(meta)) continue;
     if (!nonEmpty(meta.inference_id)) needLineage = true;
     out.push({
@@ -190,9 +219,9 @@ function receiptItem(r: ReceiptEvidence): ReceiptItem {
   return {
     origin: "agent_meta",
     source: r.source ?? "",
-    meta: withoutReas(r.meta),
-    callId: r.callId,
-    toolName: r.toolName,
+    meta: detached(withoutReas(r.meta)),
+    callId: fresh(r.callId),
+    toolName: fresh(r.toolName),
     evidenceAddress: r.evidenceAddress,
     outputAddress: r.outputAddress as [string, number],
     agentMetaIndex: r.agentMetaIndex,
@@ -249,31 +278,6 @@ function identityOf(
   };
 }
 
-/**
- * The evidence of some files in discovery order: every file's chat metas
- * (file order, message order), then every file's receipts, each with its
- * identity key.
- *
- * @param files the files, in traversal order
- * @returns `[identityKey, item, identity, deduplication]` tuples
- */
-export function* discoveryOrder(
-  files: readonly FileEvidence[],
-): Generator<{ key: string; item: EvidenceItem; id: ReturnType<typeof identityOf> }> {
-  for (const f of files) {
-    for (const c of f.chat) {
-      const id = identityOf(c.item, c.lineageId);
-      yield { key: id.key, item: c.item, id };
-    }
-  }
-  for (const f of files) {
-    for (const r of f.receipts) {
-      const id = identityOf(r, null);
-      yield { key: id.key, item: r, id };
-    }
-  }
-}
-
 const CONFLICT_KEYS = ["pt", "ct", "tt"] as const;
 
 /**
@@ -312,13 +316,15 @@ function providerIds(evidence: readonly EvidenceItem[]): Set<string> {
  */
 export function tokenEvents(files: readonly FileEvidence[]): TokenEvent[] {
   const byKey = new Map<string, TokenEvent>();
-  for (const { key, item, id } of discoveryOrder(files)) {
-    const known = byKey.get(key);
+  const events: TokenEvent[] = [];
+  const add = (item: EvidenceItem, lineage: string | null) => {
+    const id = identityOf(item, lineage);
+    const known = byKey.get(id.key);
     if (known !== undefined) {
       known.evidence.push(item);
-      continue;
+      return;
     }
-    byKey.set(key, {
+    const event: TokenEvent = {
       inferenceId: id.identity[0] === "inference_id" ? id.identity[1] as string : null,
       identity: id.identity,
       deduplication: id.deduplication,
@@ -329,15 +335,21 @@ export function tokenEvents(files: readonly FileEvidence[]): TokenEvent[] {
       conflictFields: [],
       incompleteEvidence: false,
       status: "counted_once",
-    });
-  }
-  const events = [...byKey.values()];
+    };
+    byKey.set(id.key, event);
+    events.push(event);
+  };
+  // Discovery order: every file's chat metas, then every file's receipts.
+  for (const f of files) for (const c of f.chat) add(c.item, c.lineageId);
+  for (const f of files) for (const r of f.receipts) add(r, null);
   for (const e of events) {
-    e.conflictFields = disputedFields(e.evidence);
-    e.conflict = e.conflictFields.length > 0;
-    const ids = providerIds(e.evidence);
-    e.incompleteEvidence = ids.size === 1 &&
-      e.evidence.some((x) => !nonEmpty(x.meta.provider_response_id));
+    if (e.evidence.length > 1) {
+      e.conflictFields = disputedFields(e.evidence);
+      e.conflict = e.conflictFields.length > 0;
+      const ids = providerIds(e.evidence);
+      e.incompleteEvidence = ids.size === 1 &&
+        e.evidence.some((x) => !nonEmpty(x.meta.provider_response_id));
+    }
     e.status = eventStatus(e);
   }
   return events;
@@ -429,26 +441,6 @@ export const TOKEN_SCOPES = [
 export type TokenScope = typeof TOKEN_SCOPES[number];
 
 /**
- * Whether an event belongs to a scope.
- *
- * @param e an event
- * @param scope the scope
- * @returns true when selected
- */
-export function inScope(e: TokenEvent, scope: TokenScope): boolean {
-  switch (scope) {
-    case "deduplicated_total":
-      return true;
-    case "chat_evidence":
-      return e.evidence.some((x) => x.origin === "chat_meta");
-    case "receipt_evidence":
-      return e.evidence.some((x) => x.origin === "agent_meta");
-    case "receipt_only":
-      return e.evidence.every((x) => x.origin === "agent_meta");
-  }
-}
-
-/**
  * Sums the canonical tokens of the events in a scope.
  *
  * @param events events
@@ -459,11 +451,36 @@ export function sumEvents(
   events: readonly TokenEvent[],
   scope: TokenScope = "deduplicated_total",
 ): TokenTotals {
-  const t = emptyTokens();
+  return scopeTotals(events)[scope];
+}
+
+/**
+ * The totals of every scope in one pass over the events.
+ *
+ * @param events events
+ * @returns one total per scope
+ */
+export function scopeTotals(events: readonly TokenEvent[]): Record<TokenScope, TokenTotals> {
+  const out = {
+    deduplicated_total: emptyTokens(),
+    chat_evidence: emptyTokens(),
+    receipt_evidence: emptyTokens(),
+    receipt_only: emptyTokens(),
+  };
   for (const e of events) {
-    if (inScope(e, scope)) {
-      for (const k of TOKEN_KEYS) t[k] += e.tokens[k];
+    let chat = false;
+    let receipt = false;
+    for (const x of e.evidence) {
+      if (x.origin === "chat_meta") chat = true;
+      else receipt = true;
+    }
+    const t = e.tokens;
+    for (const k of TOKEN_KEYS) {
+      out.deduplicated_total[k] += t[k];
+      if (chat) out.chat_evidence[k] += t[k];
+      if (receipt) out.receipt_evidence[k] += t[k];
+      if (!chat) out.receipt_only[k] += t[k];
     }
   }
-  return t;
+  return out;
 }

@@ -8,8 +8,9 @@
  * @module
  */
 import { existsSync, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { jobRoots, resolveJobReference } from "../workflow/store.ts";
+import { isAbsolute, join, resolve } from "node:path";
+import { expandHome } from "../config/home.ts";
+import { jobRoots } from "../workflow/store.ts";
 import { readJobInfoSync } from "../workflow/info.ts";
 import type { JobInfo, JobRef } from "./types.ts";
 import { canonicalPath, compareBytes } from "./paths.ts";
@@ -52,10 +53,31 @@ export function defaultJobRoots(
  * @returns the job (canonical path, info not read) or null when unresolved
  */
 export function resolveJobNode(ref: unknown, o: JobResolveOptions): JobRef | null {
-  if (ref === null || ref === undefined || String(ref).trim() === "") return null;
+  if (ref === null || ref === undefined) return null;
+  const s = expandHome(String(ref).trim(), o.env);
+  if (s === "") return null;
   const roots = o.jobRoots.map((r) => resolve(o.cwd, r));
-  const found = resolveJobReference(String(ref), { roots, cwd: o.cwd, env: o.env });
-  return found === null ? null : { kind: "job", path: canonicalPath(found, o.cwd), info: null };
+  // The candidates of the job store's resolveJobReference, probed with existsSync: its
+  // exists() throws and catches ENOENT per miss, which dominated walks of big stores.
+  const candidates: string[] = [];
+  if (isAbsolute(s)) {
+    candidates.push(s);
+  } else {
+    candidates.push(resolve(o.cwd, s));
+    for (const root of roots) candidates.push(join(root, s));
+  }
+  const parts = s.split(/[\\/]+/).filter((p) => p !== "");
+  if (parts.length >= 3) {
+    for (const root of roots) {
+      candidates.push(join(root, ...parts.slice(-3)));
+    }
+  }
+  for (const c of candidates) {
+    if (existsSync(c) || existsSync(c + ".info")) {
+      return { kind: "job", path: canonicalPath(c, o.cwd), info: null };
+    }
+  }
+  return null;
 }
 
 /** Result of reading a `.info` sidecar for provenance. */
@@ -122,11 +144,13 @@ export interface JobLogFiles {
 export function directJobChatFiles(jobPath: string): JobLogFiles {
   const out: JobLogFiles = { files: [], errors: [] };
   let root: string;
+  const logDir = jobPath + ".files/log";
+  if (!existsSync(logDir)) return out; // (checked first: a thrown ENOENT is costly per job)
   try {
-    root = (realpathSync.native ?? realpathSync)(jobPath + ".files/log");
+    root = (realpathSync.native ?? realpathSync)(logDir);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
-      out.errors.push({ dir: jobPath + ".files/log", message: (e as Error).message });
+      out.errors.push({ dir: logDir, message: (e as Error).message });
     }
     return out;
   }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { NodeKind } from "./types.ts";
 
@@ -22,9 +22,11 @@ const realpath: (p: string) => string = realpathSync.native ?? realpathSync;
  */
 export function canonicalPath(path: string, cwd: string): string {
   const abs = resolve(cwd, path);
-  try {
-    return realpath(abs);
-  } catch { /* does not exist (yet): try its directory */ }
+  if (existsSync(abs)) {
+    try {
+      return realpath(abs);
+    } catch { /* a dangling link or a race: try its directory */ }
+  }
   try {
     return join(realpath(dirname(abs)), basename(abs));
   } catch {

@@ -14,20 +14,21 @@ import type {
   JobInfo,
   JobRef,
   NodeKind,
+  NodeRef,
   ProvenanceError,
   Relation,
   TraverseOptions,
 } from "./types.ts";
 import { traverseProvenance } from "./traverse.ts";
-import { edgeKey } from "./collect.ts";
 import { nodeId } from "./paths.ts";
 import {
   type FileEvidence,
   fileEvidence,
+  fresh,
   identityConflict,
   identityText,
   localTokens,
-  sumEvents,
+  scopeTotals,
   type TokenEvent,
   tokenEvents,
 } from "./evidence.ts";
@@ -228,12 +229,12 @@ export function jobLabel(job: JobSummary): string {
 function edgeDetail(d: ReceiptJobReference | null): EdgeDetail | null {
   if (d === null) return null;
   return {
-    callId: d.callId,
-    toolName: d.toolName,
+    callId: fresh(d.callId),
+    toolName: fresh(d.toolName),
     outputAddress: d.outputAddress,
     evidenceAddress: d.evidenceAddress,
     agentMetaIndex: d.agentMetaIndex,
-    reference: d.job,
+    reference: fresh(d.job),
   };
 }
 
@@ -270,8 +271,9 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
     });
   };
 
-  const index = new Map<string, number>();
-  const refs: { kind: NodeKind; path: string; info: JobInfo | null }[] = [];
+  // Node index by object: the traversal hands out one NodeRef object per node.
+  const index = new Map<NodeRef, number>();
+  const refs: NodeRef[] = [];
   const children: number[][] = [];
   const firstIncoming: ({ from: number; relation: Relation } | null)[] = [];
   const resultTargets = new Set<number>();
@@ -289,35 +291,28 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   });
   for (const r of run) {
     if (o.onProgress && ++records % PROGRESS_EVERY === 0) o.onProgress(records, files.size);
-    const id = nodeId(r.kind, r.node.path);
-    let i = index.get(id);
+    let i = index.get(r.node);
     if (i === undefined) {
       i = refs.length;
-      index.set(id, i);
-      refs.push(r.node.kind === "job" ? r.node : { kind: "chat", path: r.node.path, info: null });
+      index.set(r.node, i);
+      refs.push(r.node);
       children.push([]);
       firstIncoming.push(null);
     }
     if (r.parent === null || r.relation === null) continue;
-    const p = index.get(nodeId(r.parent.kind, r.parent.path))!;
+    const p = index.get(r.parent)!;
     children[p]!.push(i);
     firstIncoming[i] ??= { from: p, relation: r.relation };
     if (r.relation === "result") resultTargets.add(i);
-    const edge = {
-      fromKind: r.parent.kind,
-      from: r.parent.path,
-      relation: r.relation,
-      toKind: r.kind,
-      to: r.node.path,
-      detail: r.detail,
-    };
-    const key = edgeKey(edge);
+    const key = `${r.relation} ${p} ${i}${
+      r.detail === null ? "" : " " + JSON.stringify(r.detail.evidenceAddress)
+    }`;
     if (edgeKeys.has(key)) continue;
     edgeKeys.add(key);
     if (r.relation === "log") (logsOf.get(p) ?? logsOf.set(p, []).get(p)!).push(i);
     edges.push({
       from: nodeId(r.parent.kind, r.parent.path),
-      to: id,
+      to: nodeId(r.kind, r.node.path),
       relation: r.relation,
       firstVisit: r.firstVisit,
       detail: edgeDetail(r.detail),
@@ -432,10 +427,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
     displayEdges: displayEdges(edges, nodes),
     events,
     totals: {
-      deduplicated_total: sumEvents(events, "deduplicated_total"),
-      chat_evidence: sumEvents(events, "chat_evidence"),
-      receipt_evidence: sumEvents(events, "receipt_evidence"),
-      receipt_only: sumEvents(events, "receipt_only"),
+      ...scopeTotals(events),
       authoritative: conflictEvents === 0,
       conflictEvents,
       incompleteEvidenceEvents: events.filter((e) => e.incompleteEvidence).length,

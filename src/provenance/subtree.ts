@@ -129,7 +129,17 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
   const groups = new Map<string, { files: number[]; weight: TokenTotals }>();
   const specials: Special[] = [];
 
+  const addWeight = (f: number, t: TokenTotals) => {
+    const w = fileWeight.get(f);
+    if (w === undefined) fileWeight.set(f, { ...t });
+    else for (const k of TOKEN_KEYS) w[k] += t[k];
+  };
   for (const event of events) {
+    if (event.evidence.length === 1) {
+      const f = fileNode.get(event.evidence[0]!.source);
+      if (f !== undefined) addWeight(f, event.tokens);
+      continue;
+    }
     const items = event.evidence.map((item, order) => ({
       item,
       node: fileNode.get(item.source) ?? -1,
@@ -142,9 +152,7 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
     if (!uniform) {
       specials.push({ event, files, items });
     } else if (files.length === 1) {
-      const w = fileWeight.get(files[0]!) ?? emptyTokens();
-      for (const k of TOKEN_KEYS) w[k] += event.tokens[k];
-      fileWeight.set(files[0]!, w);
+      addWeight(files[0]!, event.tokens);
     } else {
       const key = files.join(",");
       const g = groups.get(key) ?? { files, weight: emptyTokens() };

@@ -10,7 +10,8 @@ import { isFile } from "../util/fs.ts";
 import { ScoutError } from "../errors.ts";
 import { loadRawSync } from "../chat/load.ts";
 import type { Message } from "../chat/types.ts";
-import { jobPaths } from "../chat/meta_chat.ts";
+import { parseMeta } from "../chat/meta.ts";
+import { nonEmpty } from "../chat/trace.ts";
 import {
   agentMetaEvidence,
   jobReferencesOf,
@@ -100,6 +101,26 @@ export function resolveRoot(
   }
   if (typeof root === "object" && root.info !== null) resolved.info = root.info;
   return resolved;
+}
+
+/**
+ * The projection markers of a chat (`provenance.md` §1.2): non-empty `job`
+ * values of its `meta` messages, message order, duplicates removed. Same
+ * result as `jobPaths` of `src/chat/`, but only metas mentioning `job=` are
+ * parsed: this runs on every chat of a store, whose metas are mostly token
+ * records.
+ *
+ * @param messages the chat
+ * @returns raw job references
+ */
+export function projectionMarkers(messages: readonly Message[]): string[] {
+  const out = new Set<string>();
+  for (const m of messages) {
+    if (m.role !== "meta" || typeof m.content !== "string" || !m.content.includes("job=")) continue;
+    const job = parseMeta(m.content).job;
+    if (nonEmpty(job)) out.add(String(job));
+  }
+  return [...out];
 }
 
 interface Pending {
@@ -250,7 +271,7 @@ function expandChat(
   c.onChat?.({ path: chat.path, messages, receipts, receiptProblems: problems });
 
   if (c.follow.has("job")) {
-    for (const ref of jobPaths(messages)) {
+    for (const ref of projectionMarkers(messages)) {
       const job = resolveJobNode(ref, c.resolveOpts);
       if (job !== null) {
         c.push(job, "job");

@@ -13,12 +13,13 @@ const chat: Message[] = [
   { role: "assistant", content: "hello" },
 ];
 
-Deno.test("lineage id is sha256 of [prev, role, content] and nothing else", () => {
-  assert.equal(lineageId(null, "user", "hi"), sha256hex(JSON.stringify([null, "user", "hi"])));
-  assert.equal(
-    lineageId("x", "user", { a: 1 }),
-    sha256hex(JSON.stringify(["x", "user", { a: 1 }])),
-  );
+Deno.test("lineage id is a framed sha256 of (prev, role, content) and nothing else", () => {
+  assert.equal(lineageId(null, "user", "hi"), sha256hex("-\n4:user\nshi"));
+  assert.equal(lineageId("x", "user", { a: 1 }), sha256hex('1:x\n4:user\nj{"a":1}'));
+  // framing: moving characters between fields or kinds changes the id
+  assert.notEqual(lineageId(null, "user", "hi"), lineageId(null, "use", "rhi"));
+  assert.notEqual(lineageId(null, "user", "1"), lineageId(null, "user", 1));
+  assert.notEqual(lineageId("a", "user", "x"), lineageId(null, "user", "x"));
   // independent of the working directory, even when content names an existing file
   const here = Deno.cwd();
   const before = lineageId(null, "user", "deno.json");

@@ -2,7 +2,9 @@
  * `agent_meta` receipts (`provenance.md` §8): extraction, problems, job references.
  */
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { parse } from "../../src/chat/parse.ts";
+import { toolCalls } from "../../src/chat/tool_calls.ts";
 import {
   agentMetaEvidence,
   agentMetaJobReferences,
@@ -96,4 +98,45 @@ Deno.test("metaEvidence: local metas (lenient) first, then receipts", () => {
   assert.deepEqual(ev.map((e) => e.origin), ["chat_meta", "agent_meta"]);
   assert.deepEqual(ev[0]!.meta, {});
   assert.deepEqual((ev[0] as { metaAddress: unknown }).metaAddress, ["/p", 4]);
+});
+
+Deno.test("selective pairing equals pairing every call (property)", () => {
+  const ids = fc.constantFrom("c1", "c2", "c/3", "7", 'q"4', "é5");
+  const callArb = fc.record({ id: ids, key: fc.constantFrom("id", "call_id", "tool_call_id") });
+  const outArb = fc.record({
+    id: ids,
+    receipt: fc.option(fc.constantFrom("pt=1 tt=2", "job=W/t/x", "bad"), { nil: null }),
+    escape: fc.boolean(),
+  });
+  const msgArb = fc.oneof(
+    callArb.map((c) => ({
+      role: "function_call",
+      content: JSON.stringify({ name: "ask", [c.key]: c.id === "7" ? 7 : c.id }),
+    })),
+    outArb.map((o) => {
+      const env: Record<string, unknown> = { name: "ask", content: "x", id: o.id };
+      if (o.receipt !== null) {
+        env.agent_meta = o.receipt === "bad" ? "bad" : [{ role: "meta", content: o.receipt }];
+      }
+      let text = JSON.stringify(env);
+      if (o.escape) text = text.replace(/[a-z]/, (ch) => "\\u00" + ch.charCodeAt(0).toString(16));
+      return { role: "function_call_output", content: text };
+    }),
+    fc.constant({ role: "assistant", content: "mentions agent_meta c1" }),
+  );
+  fc.assert(
+    fc.property(fc.array(msgArb, { maxLength: 12 }), (messages) => {
+      const fast: ReceiptProblem[] = [];
+      const full: ReceiptProblem[] = [];
+      const a = agentMetaEvidence(messages, { source: "/p", warnings: fast });
+      const b = agentMetaEvidence(messages, {
+        source: "/p",
+        warnings: full,
+        calls: toolCalls(messages, "/p"),
+      });
+      assert.deepEqual(a, b);
+      assert.deepEqual(fast, full);
+    }),
+    { numRuns: 500 },
+  );
 });
