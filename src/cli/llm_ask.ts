@@ -147,7 +147,8 @@ export function registerLlmAsk(llm: Command, ctx: CliContext): void {
     `
 The question is chat text: plain words are a user message; "system: …" lines work too.
 Without QUESTION, stdin is the question when piped; "..." in QUESTION is replaced by stdin.
-Options written in the chat (model:, endpoint:, option: …) win over the flags.
+Options in the -c chat file (model:, endpoint:, option: …) yield to the flags; options
+written in QUESTION itself win over them.
 With -o, the question and every new message (meta records with token usage, tool calls and
 outputs, the answer) are appended to the chat file atomically; after a failure, what was
 produced before it is still appended. Answers are cached under $SCOUT_HOME/var/cache/ask.

@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import { compile, compileFile } from "../chat/compile.ts";
 import { parseJson } from "../chat/json.ts";
+import { extractOptions } from "../chat/options.ts";
 import { parseMeta, toInt, TOKEN_KEYS } from "../chat/meta.ts";
 import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
@@ -112,10 +113,23 @@ export async function runLlmAsk(
   const jobs = jobRoleResolver({ cwd, env });
 
   let base: Message[] = [];
+  // Options written in the -c chat file are taken out of it and yield to the
+  // command-line flags (agents.md §5.3: "options extracted (CLI options win over
+  // them)"); options written in the question itself stay in the chat and win.
+  let fileOptions: Record<string, unknown> = {};
   if (opts.chat !== undefined) {
     const chatPath = resolve(cwd, opts.chat);
-    if (exists(chatPath)) base = await compileFile(opts.chat, { cwd, env, config: store, jobs });
-    else if (chatPath !== outPath) {
+    if (exists(chatPath)) {
+      const extracted = extractOptions(
+        await compileFile(opts.chat, { cwd, env, config: store, jobs }),
+        {
+          origin: chatPath,
+          cwd,
+        },
+      );
+      base = extracted.chat;
+      fileOptions = extracted.options;
+    } else if (chatPath !== outPath) {
       throw new ScoutError("file_not_found", `Chat file not found: "${opts.chat}"`, {
         file: opts.chat,
       });
@@ -137,7 +151,7 @@ export async function runLlmAsk(
     return 0;
   }
 
-  const call: Record<string, unknown> = {};
+  const call: Record<string, unknown> = { ...fileOptions };
   for (const kv of opts.options) {
     const i = kv.indexOf("=");
     call[kv.slice(0, i)] = kv.slice(i + 1);

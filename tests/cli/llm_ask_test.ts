@@ -304,3 +304,45 @@ Deno.test("job-backed roles in the chat compile through the workflow engine (exe
     { role: "user", content: "what did I say?" },
   ]);
 });
+
+Deno.test("-c FILE: the file's options yield to the flags; options written in QUESTION win", async () => {
+  await using t = await setup();
+  t.srv.script({ text: "one" }, { text: "two" }, { text: "three" });
+  await Deno.writeTextFile(
+    join(t.dir.path, "s.chat"),
+    "model: file-model\noption: temperature 0.5\n\nuser:\n\nhello\n",
+  );
+  const base = ["-b", "openai", "-O", `url=${t.srv.url}`];
+  assert.equal(
+    (await t.run(["ask", ...base, "-c", "s.chat", "-m", "flag-model", "next?"])).code,
+    0,
+  );
+  const first = t.srv.requests[0]!.body as {
+    model: string;
+    temperature?: unknown;
+    messages: unknown[];
+  };
+  assert.equal(first.model, "flag-model");
+  assert.equal(first.temperature, 0.5);
+  assert.deepEqual(first.messages, [{ role: "user", content: "hello" }, {
+    role: "user",
+    content: "next?",
+  }]);
+  // Without the flag, the file's option applies.
+  assert.equal((await t.run(["ask", ...base, "-c", "s.chat", "again?"])).code, 0);
+  assert.equal((t.srv.requests[1]!.body as { model: string }).model, "file-model");
+  // An option written in the question itself beats the flag.
+  assert.equal(
+    (await t.run([
+      "ask",
+      ...base,
+      "-c",
+      "s.chat",
+      "-m",
+      "flag-model",
+      "model: q-model\n\nuser: last?",
+    ])).code,
+    0,
+  );
+  assert.equal((t.srv.requests[2]!.body as { model: string }).model, "q-model");
+});
