@@ -69,3 +69,5 @@ export { chatPath, save, write, writeAnswer } from "./save.ts";
 export type { SaveOptions, WriteOptions } from "./save.ts";
 export { printBrief } from "./print_brief.ts";
 export * from "./compile_api.ts";
+export { extractTools, shellWords, TOOL_DIRECTIVES } from "./tool_directives.ts";
+export type { ToolDirective } from "./tool_directives.ts";

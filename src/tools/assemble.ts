@@ -9,6 +9,7 @@
  * @module
  */
 import type { Message } from "../chat/types.ts";
+import { extractTools } from "../chat/tool_directives.ts";
 import { ScoutError } from "../errors.ts";
 import { mergeRegistries } from "./registry.ts";
 import type { ToolEntry, ToolRegistry } from "./types.ts";
@@ -28,58 +29,7 @@ export interface ToolResolver {
   associationTools?(tokens: string[]): Promise<ToolEntry[]>;
 }
 
-/**
- * Splits a directive into shell words (`'…'`, `"…"` and `\` escapes).
- *
- * @param text directive content
- * @returns the words
- *
- * @example
- * ```ts
- * import { shellWords } from "./assemble.ts";
- * shellWords(`mcp: stdio "npx server --x" read`.slice(5)); // ["stdio", "npx server --x", "read"]
- * ```
- */
-export function shellWords(text: string): string[] {
-  const out: string[] = [];
-  let cur = "";
-  let has = false;
-  let quote: string | null = null;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === "\\" && quote === '"' && i + 1 < text.length) cur += text[++i];
-      else cur += c;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      has = true;
-    } else if (c === "\\" && i + 1 < text.length) {
-      cur += text[++i];
-      has = true;
-    } else if (/\s/.test(c)) {
-      if (has) out.push(cur);
-      cur = "";
-      has = false;
-    } else {
-      cur += c;
-      has = true;
-    }
-  }
-  if (quote) throw new ScoutError("invalid_input", `Unbalanced quote in "${text}"`);
-  if (has) out.push(cur);
-  return out;
-}
-
-/** Roles handled by {@link assembleTools}. */
-export const TOOL_DIRECTIVES: ReadonlySet<string> = new Set([
-  "tool",
-  "mcp",
-  "kb",
-  "association",
-  "clear_associations",
-  "introduce",
-]);
+export { shellWords, TOOL_DIRECTIVES } from "../chat/tool_directives.ts";
 
 function unavailable(role: string, content: string): ScoutError {
   return new ScoutError(
@@ -106,18 +56,13 @@ export async function assembleTools(
   let chatTools: ToolRegistry = new Map();
   let associations: ToolRegistry = new Map();
   const introduced = new Set<string>();
-  const rest: Message[] = [];
+  const { directives, chat } = extractTools(messages);
+  const docs: { position: number; text: string }[] = [];
   const add = (reg: ToolRegistry, entries: ToolEntry[]) => {
     for (const e of entries) reg.set(definitionName(e.definition), e);
   };
-  for (const m of messages) {
-    if (!TOOL_DIRECTIVES.has(m.role)) {
-      rest.push(m);
-      continue;
-    }
-    const content = typeof m.content === "string" ? m.content : String(m.content ?? "");
-    const words = shellWords(content);
-    switch (m.role) {
+  for (const { role, content, words, position } of directives) {
+    switch (role) {
       case "tool":
         if (!resolver.workflowTools) throw unavailable("tool", content);
         add(chatTools, await resolver.workflowTools(words));
@@ -143,10 +88,15 @@ export async function assembleTools(
         introduced.add(wf);
         if (!resolver.introduce) throw unavailable("introduce", content);
         const doc = await resolver.introduce(wf);
-        if (doc) rest.push({ role: "user", content: doc });
+        if (doc) docs.push({ position, text: doc });
         break;
       }
     }
+  }
+  // Introductions go where their directive stood (later positions first keeps indices valid).
+  const rest = [...chat];
+  for (const { position, text } of docs.reverse()) {
+    rest.splice(position, 0, { role: "user", content: text });
   }
   chatTools = mergeRegistries(base, chatTools, associations);
   return { registry: chatTools, messages: rest };

@@ -43,7 +43,7 @@ export { DEFAULT_MAX_CONTENT_LENGTH, errorOutput } from "./content.ts";
 export { checkArguments } from "./validate.ts";
 export { defineTool, zodParameters } from "./define.ts";
 export type { DefineToolOptions, ToolSchema } from "./define.ts";
-export { assembleTools, shellWords, TOOL_DIRECTIVES } from "./assemble.ts";
+export { assembleTools } from "./assemble.ts";
 export type { ToolResolver } from "./assemble.ts";
 export {
   inputSchema,

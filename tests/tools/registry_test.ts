@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { assembleTools, shellWords } from "../../src/tools/assemble.ts";
+import { assembleTools } from "../../src/tools/assemble.ts";
+import { shellWords } from "../../src/chat/tool_directives.ts";
 import { parseToolCall } from "../../src/tools/calls.ts";
 import { definitionName, normalizeDefinition, toolRegistry } from "../../src/tools/registry.ts";
 import { isScoutError } from "../../src/errors.ts";

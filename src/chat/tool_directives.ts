@@ -1,0 +1,111 @@
+/**
+ * Tool directives of a chat (`chat.md` §4.4, §6.4, §9.3): `tool:`, `mcp:`,
+ * `kb:`, `association:`, `clear_associations:` and `introduce:` lines. They are
+ * position-independent declarations that never reach the provider; this pure
+ * step takes them out and splits their content into shell words. Resolving
+ * them into tool definitions (workflows, MCP servers…) is the tools layer's job.
+ *
+ * @module
+ */
+import type { Chat, Message } from "./types.ts";
+import { ScoutError } from "../errors.ts";
+
+/** Roles that declare tools (or, for `introduce`, documentation). */
+export const TOOL_DIRECTIVES: ReadonlySet<string> = new Set([
+  "tool",
+  "mcp",
+  "kb",
+  "association",
+  "clear_associations",
+  "introduce",
+]);
+
+/** One tool directive taken out of a chat. */
+export interface ToolDirective {
+  /** The directive role (`tool`, `mcp`, `kb`, `association`, `clear_associations`, `introduce`). */
+  role: string;
+  /** Content as written (trimmed). */
+  content: string;
+  /** Content split into shell words. */
+  words: string[];
+  /** Index in the returned chat where the directive stood (where an `introduce` expands). */
+  position: number;
+}
+
+/**
+ * Splits directive content into POSIX shell words (`'…'`, `"…"`, `\` escapes).
+ *
+ * @param text directive content
+ * @returns the words
+ * @throws ScoutError `invalid_input` on an unbalanced quote
+ *
+ * @example
+ * ```ts
+ * import { shellWords } from "./tool_directives.ts";
+ * shellWords(`stdio "npx server --x" read`); // ["stdio", "npx server --x", "read"]
+ * ```
+ */
+export function shellWords(text: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  let has = false;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === "\\" && quote === '"' && i + 1 < text.length) cur += text[++i];
+      else cur += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      has = true;
+    } else if (c === "\\" && i + 1 < text.length) {
+      cur += text[++i];
+      has = true;
+    } else if (c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v") {
+      if (has) out.push(cur);
+      cur = "";
+      has = false;
+    } else {
+      cur += c;
+      has = true;
+    }
+  }
+  if (quote) throw new ScoutError("invalid_input", `Unbalanced quote in "${text}"`);
+  if (has) out.push(cur);
+  return out;
+}
+
+/**
+ * Takes the tool directives out of a chat (one forward pass; Ruby `Chat.tools`).
+ * The input is not mutated.
+ *
+ * @param chat compiled messages
+ * @returns the directives in order, and the chat without them
+ * @throws ScoutError `invalid_input` when a directive has an unbalanced quote
+ *
+ * @example
+ * ```ts
+ * import { extractTools } from "./tool_directives.ts";
+ * const { directives, chat } = extractTools([
+ *   { role: "tool", content: "Baking whisk eggs" },
+ *   { role: "user", content: "go" },
+ * ]);
+ * // directives[0].words = ["Baking", "whisk", "eggs"]; chat = [{role:"user",content:"go"}]
+ * ```
+ */
+export function extractTools(
+  chat: readonly Message[],
+): { directives: ToolDirective[]; chat: Chat } {
+  const directives: ToolDirective[] = [];
+  const rest: Chat = [];
+  for (const m of chat) {
+    if (!TOOL_DIRECTIVES.has(m.role)) {
+      rest.push(m);
+      continue;
+    }
+    const content = (typeof m.content === "string" ? m.content : String(m.content ?? "")).trim();
+    directives.push({ role: m.role, content, words: shellWords(content), position: rest.length });
+  }
+  return { directives, chat: rest };
+}
