@@ -27,7 +27,7 @@ export function buildProgram(ctx: CliContext): Command {
   const { io } = ctx;
   const program = new Command("scout-ai")
     .description(
-      "Agent harness for plain-text .chat conversations: parse and compile chats, ask models,\n" +
+      "Agent harness for plain-text .chat conversations: parse and compile chats, ask models, " +
         "run workflows as persisted jobs, and explain any result's provenance.",
     )
     .version(VERSION, "-V, --version", "print the version")
@@ -38,7 +38,10 @@ export function buildProgram(ctx: CliContext): Command {
       "after",
       "\nExamples:\n" +
         "  scout-ai chat parse session.chat --json | jq '.[].role'\n" +
-        "  scout-ai chat print messages.json > session.chat\n\n" +
+        "  scout-ai chat prompt session.chat          # what the model would see\n" +
+        "  scout-ai llm ask -c session.chat -o session.chat 'and then?'\n" +
+        "  scout-ai workflow task Baking cake --eggs 3\n" +
+        "  scout-ai llm prov result.chat --plot prov.svg\n\n" +
         "Run 'scout-ai <command> --help' for a command's options.",
     )
     .showSuggestionAfterError(true)
