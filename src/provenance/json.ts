@@ -104,14 +104,16 @@ function warningJson(w: ProvenanceReport["warnings"][number]): unknown {
 }
 
 /**
- * Writes the document as JSON text: the header fields on the first line,
- * then each node, edge, event and warning on its own line. The result parses
- * to exactly {@link provenanceJson}'s object.
+ * The document as JSON text, in pieces of about 64 KB: the header fields on
+ * the first line, then each node, edge, event and warning on its own line.
+ * Joined, the pieces parse to exactly {@link provenanceJson}'s object. A
+ * generator, so a writer can pace big documents (and let the runtime collect
+ * the text already written).
  *
  * @param report the report
- * @param write receives the text in pieces
+ * @returns the pieces, in order
  */
-export function writeProvenanceJson(report: ProvenanceReport, write: (text: string) => void): void {
+export function* provenanceJsonChunks(report: ProvenanceReport): Generator<string> {
   const doc = provenanceJson(report);
   const head = JSON.stringify({
     schema: doc.schema,
@@ -120,23 +122,34 @@ export function writeProvenanceJson(report: ProvenanceReport, write: (text: stri
     follow: doc.follow,
     complete: doc.complete,
   });
-  write(head.slice(0, -1) + ",\n");
-  const list = (name: string, items: unknown[], last = false) => {
-    write(`"${name}":[`);
-    let chunk = "";
-    items.forEach((x, i) => {
-      chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(x);
+  let chunk = head.slice(0, -1) + ",\n";
+  const lists: [string, unknown[]][] = [
+    ["nodes", doc.nodes],
+    ["edges", doc.edges],
+    ["events", doc.events],
+  ];
+  for (const [name, items] of lists) {
+    chunk += `"${name}":[`;
+    for (let i = 0; i < items.length; i++) {
+      chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(items[i]);
       if (chunk.length > 1 << 16) {
-        write(chunk);
+        yield chunk;
         chunk = "";
       }
-    });
-    write(chunk + (items.length > 0 ? "\n" : "") + "]" + (last ? "" : ",\n"));
-  };
-  list("nodes", doc.nodes);
-  list("edges", doc.edges);
-  list("events", doc.events);
-  write(`"totals":${JSON.stringify(doc.totals)},\n`);
-  list("warnings", doc.warnings, true);
-  write("}\n");
+    }
+    chunk += (items.length > 0 ? "\n" : "") + "],\n";
+  }
+  chunk += `"totals":${JSON.stringify(doc.totals)},\n"warnings":[`;
+  doc.warnings.forEach((w, i) => chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(w));
+  yield chunk + (doc.warnings.length > 0 ? "\n" : "") + "]}\n";
+}
+
+/**
+ * Writes the document as JSON text (see {@link provenanceJsonChunks}).
+ *
+ * @param report the report
+ * @param write receives the text in pieces
+ */
+export function writeProvenanceJson(report: ProvenanceReport, write: (text: string) => void): void {
+  for (const chunk of provenanceJsonChunks(report)) write(chunk);
 }

@@ -87,5 +87,6 @@ export {
   PROVENANCE_SCHEMA,
   PROVENANCE_SCHEMA_VERSION,
   provenanceJson,
+  provenanceJsonChunks,
   writeProvenanceJson,
 } from "./json.ts";
