@@ -29,7 +29,7 @@ export type {
   TraversalRecord,
   TraverseOptions,
 } from "./types.ts";
-export { traverseProvenance } from "./traverse.ts";
+export { chatJobReferences, loadChatFile, traverseProvenance } from "./traverse.ts";
 export {
   provenanceChatFiles,
   provenanceChatMap,

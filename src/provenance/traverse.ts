@@ -114,7 +114,7 @@ export function resolveRoot(
  * @param messages the chat
  * @returns raw job references
  */
-export function projectionMarkers(messages: readonly Message[]): string[] {
+export function chatJobReferences(messages: readonly Message[]): string[] {
   const out = new Set<string>();
   for (const m of messages) {
     if (m.role !== "meta" || typeof m.content !== "string" || !m.content.includes("job=")) continue;
@@ -308,7 +308,7 @@ function expandChat(
   c.onChat?.({ path: chat.path, messages, receipts, receiptProblems: problems });
 
   if (c.follow.has("job")) {
-    for (const ref of projectionMarkers(messages)) {
+    for (const ref of chatJobReferences(messages)) {
       const job = resolveJobNode(ref, c.resolveOpts);
       if (job !== null) {
         c.push(job, "job");
