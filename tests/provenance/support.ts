@@ -124,13 +124,20 @@ export async function tmp(): Promise<{ path: string } & AsyncDisposable> {
 /**
  * Runs a TypeScript snippet in a subprocess that cannot read files with mode
  * 000: as the unprivileged user `nobody` (via `setpriv`) when this process
- * is root, else as this user. `$ROOT` in the code is replaced by the
- * repository root. The snippet must print JSON on stdout, which is returned.
+ * is root, else as this user. `$ROOT` in the code is replaced by a copy of
+ * the repository's `src/` parent (`$ROOT/src/...` imports work). The snippet must print JSON on stdout, which is returned.
  * `dir` and its parents must be traversable by `nobody` (see {@link openDir}).
  */
 export async function runUnprivileged(dir: string, code: string): Promise<unknown> {
+  // A copy of src/: the checkout itself may not be readable by `nobody`.
+  const copy = join(dir, ".src");
+  mkdirSync(copy, { recursive: true });
+  const cp = await new Deno.Command("cp", { args: ["-r", join(ROOT, "src"), join(copy, "src")] })
+    .output();
+  if (!cp.success) throw new Error(`cannot copy src/: ${new TextDecoder().decode(cp.stderr)}`);
+  chmodSync(copy, 0o755);
   const script = join(dir, "unprivileged.ts");
-  writeFileSync(script, code.replaceAll("$ROOT", ROOT));
+  writeFileSync(script, code.replaceAll("$ROOT", copy));
   chmodSync(script, 0o644);
   const denoDir = join(dir, ".deno");
   mkdirSync(denoDir, { recursive: true });
@@ -140,7 +147,7 @@ export async function runUnprivileged(dir: string, code: string): Promise<unknow
   const [cmd, args] = Deno.uid() === 0
     ? [
       "setpriv",
-      ["--reuid=65534", "--regid=65534", "--clear-groups", Deno.execPath(), ...deno],
+      ["--reuid=65534", "--regid=65534", "--clear-groups", await denoForNobody(dir), ...deno],
     ] as const
     : [Deno.execPath(), deno] as const;
   const out = await new Deno.Command(cmd, { args: [...args], env, clearEnv: true }).output();
@@ -151,6 +158,22 @@ export async function runUnprivileged(dir: string, code: string): Promise<unknow
     );
   }
   return JSON.parse(text);
+}
+
+/** The deno binary, or a copy in `dir` when `nobody` cannot run it where it is. */
+async function denoForNobody(dir: string): Promise<string> {
+  const probe = await new Deno.Command("setpriv", {
+    args: ["--reuid=65534", "--regid=65534", "--clear-groups", Deno.execPath(), "--version"],
+    stdout: "null",
+    stderr: "null",
+  }).output().catch(() => ({ success: false }));
+  if (probe.success) return Deno.execPath();
+  const copy = join(dir, ".deno-bin", "deno");
+  mkdirSync(dirname(copy), { recursive: true });
+  Deno.copyFileSync(Deno.execPath(), copy);
+  chmodSync(dirname(copy), 0o755);
+  chmodSync(copy, 0o755);
+  return copy;
 }
 
 /** Makes a temp dir and everything in it traversable/readable by other users (not mode-000 files). */
