@@ -26,7 +26,6 @@ import {
   fileEvidence,
   fresh,
   identityConflict,
-  identityText,
   localTokens,
   scopeTotals,
   type TokenEvent,
@@ -514,14 +513,4 @@ export function displayEdges(
     out.push({ from, to: e.to, relation: e.relation });
   }
   return out;
-}
-
-/**
- * The `<type>=<value>` text of an event's identity (for reports).
- *
- * @param e an event
- * @returns e.g. `inference_id=w1`
- */
-export function eventIdText(e: TokenEvent): string {
-  return identityText(e.identity);
 }

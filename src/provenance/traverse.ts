@@ -288,12 +288,11 @@ function expandChat(
   try {
     messages = loadChatFile(chat.path);
   } catch (e) {
-    const cause = e;
     c.report(
       provenanceError(
         "chat_unreadable",
-        `Cannot read chat "${chat.path}": ${failure(cause)} (chat_unreadable)`,
-        { kind: "chat", nodePath: chat.path, relation: incoming, reference: chat.path, cause },
+        `Cannot read chat "${chat.path}": ${failure(e)} (chat_unreadable)`,
+        { kind: "chat", nodePath: chat.path, relation: incoming, reference: chat.path, cause: e },
       ),
       chat,
     );
