@@ -8,8 +8,7 @@
  */
 import { isFile } from "../util/fs.ts";
 import { ScoutError } from "../errors.ts";
-import { closeSync, openSync, readSync } from "node:fs";
-import { parse } from "../chat/parse.ts";
+import { loadRawSync } from "../chat/load.ts";
 import type { Message } from "../chat/types.ts";
 import { parseMeta } from "../chat/meta.ts";
 import { nonEmpty } from "../chat/trace.ts";
@@ -124,40 +123,16 @@ export function chatJobReferences(messages: readonly Message[]): string[] {
   return [...out];
 }
 
-/** One read buffer for every chat of a walk (grown as needed, shrunk after big files). */
-let readBuffer = new Uint8Array(1 << 18);
-const utf8 = new TextDecoder("utf-8", { fatal: false });
-
 /**
- * Reads and parses a chat file (`provenance.md` §1.5): the plain parser only
- * (nothing compiled), invalid UTF-8 replaced. What `loadRawSync` does, through
- * one reused read buffer: a walk reads thousands of files, and a fresh buffer
- * per file was a fifth of its garbage (peak memory of a 200 MB store: −15%).
+ * Reads and parses a chat file (`provenance.md` §1.5): `loadRawSync`, the
+ * plain parser only (nothing compiled, invalid UTF-8 replaced).
  *
  * @param path chat file
  * @returns the messages
- * @throws the file system's error (`ENOENT`, `EACCES`, `EISDIR`…)
+ * @throws ScoutError `not_found` / `io` naming the path
  */
 export function loadChatFile(path: string): Message[] {
-  const fd = openSync(path, "r");
-  let size = 0;
-  try {
-    for (;;) {
-      if (size === readBuffer.length) {
-        const bigger = new Uint8Array(readBuffer.length * 2);
-        bigger.set(readBuffer);
-        readBuffer = bigger;
-      }
-      const n = readSync(fd, readBuffer, size, readBuffer.length - size, null);
-      if (n === 0) break;
-      size += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  const text = utf8.decode(readBuffer.subarray(0, size));
-  if (readBuffer.length > 1 << 24) readBuffer = new Uint8Array(1 << 18);
-  return parse(text);
+  return loadRawSync(path);
 }
 
 interface Pending {
@@ -288,11 +263,12 @@ function expandChat(
   try {
     messages = loadChatFile(chat.path);
   } catch (e) {
+    const cause = (e as { cause?: unknown }).cause ?? e; // the file system's error
     c.report(
       provenanceError(
         "chat_unreadable",
-        `Cannot read chat "${chat.path}": ${failure(e)} (chat_unreadable)`,
-        { kind: "chat", nodePath: chat.path, relation: incoming, reference: chat.path, cause: e },
+        `Cannot read chat "${chat.path}": ${failure(cause)} (chat_unreadable)`,
+        { kind: "chat", nodePath: chat.path, relation: incoming, reference: chat.path, cause },
       ),
       chat,
     );
