@@ -28,7 +28,7 @@ const PIPE = `export default (api) => api.workflow("Pipe", {
   },
 });`;
 
-async function setup(dir: string) {
+function setup(dir: string) {
   mkdirSync(join(dir, "workflows", "Pipe"), { recursive: true });
   writeFileSync(join(dir, "workflows", "Pipe", "workflow.ts"), PIPE);
   const env = { SCOUT_HOME: join(dir, "home"), HOME: dir, NO_COLOR: "1" };

@@ -231,7 +231,9 @@ Deno.test("progress: status lines on a TTY stderr only, cleared at the end", asy
     tty: true,
   });
   assert.equal(r.code, 0);
+  // deno-lint-ignore no-control-regex
   assert.match(r.stderr, /\r\x1b\[Kstart Baking\/whisk\/Default/);
+  // deno-lint-ignore no-control-regex
   assert.match(r.stderr, /\r\x1b\[Kdone Baking\/batter\/Default\.json\r\x1b\[K$/);
   assert.equal(r.stdout, '{"batter":"Whisked 2 soft","flour":0.5}\n');
 });
