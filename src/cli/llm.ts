@@ -16,7 +16,9 @@ import { registerLlmAsk } from "./llm_ask.ts";
  * @param ctx invocation context
  */
 export function registerLlm(program: Command, ctx: CliContext): void {
-  const llm = program.command("llm").description("ask models and explain how results were produced");
+  const llm = program.command("llm").description(
+    "ask models and explain how results were produced",
+  );
   registerLlmProv(llm, ctx);
   registerLlmAsk(llm, ctx);
   void llm;
