@@ -204,3 +204,54 @@ Deno.test("jobPaths and lastJob", () => {
     "a job: role is not a marker",
   );
 });
+
+Deno.test("property: the quote-free fast path of parseMeta equals the spec's pattern", async () => {
+  const { parseMetaPattern, parseUnquotedMeta } = await import("../../src/chat/meta.ts");
+  const piece = fc.constantFrom(
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\v",
+    "\f",
+    "=",
+    "==",
+    "a",
+    "k=",
+    "pt=",
+    "x=1",
+    "12",
+    "-3",
+    "1.5",
+    "é",
+    "\u00a0",
+    "🌍",
+    "\\",
+    "_",
+    "-",
+    "a=b=c",
+  );
+  fc.assert(
+    fc.property(
+      fc.array(fc.oneof(piece, fc.string({ maxLength: 4 })), { maxLength: 14 }),
+      (parts) => {
+        const text = parts.join("").replaceAll('"', "'");
+        assert.deepEqual(parseUnquotedMeta(text), parseMetaPattern(text), JSON.stringify(text));
+      },
+    ),
+    { numRuns: 3000 },
+  );
+  for (
+    const t of [
+      "pt=10 ct=5 tt=15 reas=some text here",
+      "a= b=2",
+      "hello world pt=5",
+      "x==y",
+      "a=abc\n12",
+      "",
+    ]
+  ) {
+    assert.deepEqual(parseUnquotedMeta(t), parseMetaPattern(t), t);
+  }
+});
