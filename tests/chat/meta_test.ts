@@ -205,8 +205,10 @@ Deno.test("jobPaths and lastJob", () => {
   );
 });
 
-Deno.test("property: the quote-free fast path of parseMeta equals the spec's pattern", async () => {
-  const { parseMetaPattern, parseUnquotedMeta } = await import("../../src/chat/meta.ts");
+Deno.test("property: parseMeta's scanners equal the spec's pattern (quoted and quote-free)", async () => {
+  const { parseMetaPattern, parseQuotedMeta, parseUnquotedMeta } = await import(
+    "../../src/chat/meta.ts"
+  );
   const piece = fc.constantFrom(
     " ",
     "  ",
@@ -231,27 +233,23 @@ Deno.test("property: the quote-free fast path of parseMeta equals the spec's pat
     "_",
     "-",
     "a=b=c",
+    '"',
+    '\\"',
+    '="',
+    '" ',
+    'r="x',
+    '" b=',
   );
   fc.assert(
     fc.property(
       fc.array(fc.oneof(piece, fc.string({ maxLength: 4 })), { maxLength: 14 }),
       (parts) => {
-        const text = parts.join("").replaceAll('"', "'");
-        assert.deepEqual(parseUnquotedMeta(text), parseMetaPattern(text), JSON.stringify(text));
+        const text = parts.join("");
+        assert.deepEqual(parseQuotedMeta(text), parseMetaPattern(text), JSON.stringify(text));
+        const plain = text.replaceAll('"', "'");
+        assert.deepEqual(parseUnquotedMeta(plain), parseMetaPattern(plain), JSON.stringify(plain));
       },
     ),
     { numRuns: 3000 },
   );
-  for (
-    const t of [
-      "pt=10 ct=5 tt=15 reas=some text here",
-      "a= b=2",
-      "hello world pt=5",
-      "x==y",
-      "a=abc\n12",
-      "",
-    ]
-  ) {
-    assert.deepEqual(parseUnquotedMeta(t), parseMetaPattern(t), t);
-  }
 });
