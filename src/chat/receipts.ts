@@ -137,9 +137,11 @@ export function receiptProblem(fields: Omit<ReceiptProblem, "message">): Receipt
  * Could this output carry `agent_meta`? A JSON key can only be `agent_meta`
  * if the text says so or uses `\u` escapes.
  */
+const MAY_NAME_AGENT_META = /agent_meta|\\u/; // one scan of the text instead of two
+
 function mayCarryReceipt(m: Message): boolean {
   const c = m.content;
-  if (typeof c === "string") return c.includes("agent_meta") || c.includes("\\u");
+  if (typeof c === "string") return MAY_NAME_AGENT_META.test(c);
   return c !== null && typeof c === "object";
 }
 

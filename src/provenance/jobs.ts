@@ -8,9 +8,8 @@
  * @module
  */
 import { existsSync, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
-import { expandHome } from "../config/home.ts";
-import { jobRoots } from "../workflow/store.ts";
+import { join, resolve } from "node:path";
+import { jobRoots, resolveJobReference } from "../workflow/store.ts";
 import { readJobInfoSync } from "../workflow/info.ts";
 import type { JobInfo, JobRef } from "./types.ts";
 import { canonicalPath, compareBytes } from "./paths.ts";
@@ -54,30 +53,12 @@ export function defaultJobRoots(
  */
 export function resolveJobNode(ref: unknown, o: JobResolveOptions): JobRef | null {
   if (ref === null || ref === undefined) return null;
-  const s = expandHome(String(ref).trim(), o.env);
-  if (s === "") return null;
-  const roots = o.jobRoots.map((r) => resolve(o.cwd, r));
-  // The candidates of the job store's resolveJobReference, probed with existsSync: its
-  // exists() throws and catches ENOENT per miss, which dominated walks of big stores.
-  const candidates: string[] = [];
-  if (isAbsolute(s)) {
-    candidates.push(s);
-  } else {
-    candidates.push(resolve(o.cwd, s));
-    for (const root of roots) candidates.push(join(root, s));
-  }
-  const parts = s.split(/[\\/]+/).filter((p) => p !== "");
-  if (parts.length >= 3) {
-    for (const root of roots) {
-      candidates.push(join(root, ...parts.slice(-3)));
-    }
-  }
-  for (const c of candidates) {
-    if (existsSync(c) || existsSync(c + ".info")) {
-      return { kind: "job", path: canonicalPath(c, o.cwd), info: null };
-    }
-  }
-  return null;
+  const path = resolveJobReference(String(ref), {
+    cwd: o.cwd,
+    env: o.env,
+    roots: o.jobRoots.map((r) => resolve(o.cwd, r)),
+  });
+  return path === null ? null : { kind: "job", path: canonicalPath(path, o.cwd), info: null };
 }
 
 /** Result of reading a `.info` sidecar for provenance. */

@@ -4,7 +4,16 @@
  *
  * @module
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -152,12 +161,7 @@ export function fileError(path: string, e: unknown): ScoutError {
  * @returns whether it exists
  */
 export function exists(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return existsSync(path); // no exception per miss: resolvers probe many candidates
 }
 
 /**
@@ -168,7 +172,7 @@ export function exists(path: string): boolean {
  */
 export function isFile(path: string): boolean {
   try {
-    return statSync(path).isFile();
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -182,7 +186,7 @@ export function isFile(path: string): boolean {
  */
 export function isDirectory(path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
