@@ -81,6 +81,38 @@ export function openSquare(line: string): { text: string; closed: boolean } {
  * ```
  */
 export function parse(text: string, initialRole = "user"): Chat {
+  return parseCore(text, initialRole, null);
+}
+
+/**
+ * {@link parse}, also giving the 1-based line each message starts on: its
+ * header line, or the first non-blank line of its text when it has none
+ * (what compile errors cite as `file:line`).
+ *
+ * @param text chat text
+ * @param initialRole role of text before the first header
+ * @returns the messages and one start line per message
+ *
+ * @example
+ * ```ts
+ * import { parseWithLines } from "./parse.ts";
+ * parseWithLines("intro\n\nuser:\n\nhi").lines; // [1, 3]
+ * ```
+ */
+export function parseWithLines(
+  text: string,
+  initialRole = "user",
+): { chat: Chat; lines: number[] } {
+  const lines: number[] = [];
+  return { chat: parseCore(text, initialRole, lines), lines };
+}
+
+/**
+ * The parser's one state machine. With `lines`, it also records each
+ * message's start line (the tracking is skipped entirely when null, so
+ * {@link parse} pays nothing for it).
+ */
+function parseCore(text: string, initialRole: string, lines: number[] | null): Chat {
   const out: Chat = [];
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
@@ -93,11 +125,24 @@ export function parse(text: string, initialRole = "user"): Chat {
   const xmlStack: string[] = [];
   let closers: Map<string, number> | null = null;
 
+  // Line tracking (only when `lines` is given).
+  let lineNo = 0;
+  let headerLine = 0; // line of the current block header, 0 after an inline header
+  let textLine = 0; // first non-blank line buffered since the last header
+  const push = (r: string, content: string, at: number) => {
+    out.push({ role: r, content });
+    if (lines !== null) lines.push(at);
+  };
+  const add = (l: string) => {
+    buf += "\n" + l;
+    if (lines !== null && textLine === 0 && !isBlank(l)) textLine = lineNo;
+  };
+
   const flush = () => {
     const t = rubyStrip(buf);
-    if (t !== "") out.push({ role, content: t });
-    else if (out.length === 0) out.push({ role, content: "" });
-    else if (freshBlock && KEEP_EMPTY_BLOCK.has(role)) out.push({ role, content: "" });
+    if (t !== "") push(role, t, headerLine || textLine || lineNo);
+    else if (out.length === 0) push(role, "", headerLine || lineNo);
+    else if (freshBlock && KEEP_EMPTY_BLOCK.has(role)) push(role, "", headerLine || lineNo);
     freshBlock = false;
   };
 
@@ -123,25 +168,26 @@ export function parse(text: string, initialRole = "user"): Chat {
     const line = text.slice(pos, nl);
     const next = nl + 1;
     pos = next;
+    lineNo++;
 
     if (mode === Mode.None) {
       const c0 = firstNonSpace(line);
       if (c0 === 96 /* ` */ && rubyStrip(line).startsWith("```")) {
         mode = Mode.Fence;
-        buf += "\n" + line;
+        add(line);
       } else if (c0 === 91 /* [ */ && rubyStrip(line).startsWith("[[")) {
         const { text: rest, closed } = openSquare(line);
         if (!closed) mode = Mode.Square;
-        if (!isBlank(rest)) buf += "\n" + rest;
+        if (!isBlank(rest)) add(rest);
       } else if (line.includes(":-- ") && CMD_OPEN.test(rubyStrip(line))) {
         mode = Mode.Cmd;
         const replaced = line.replace(
           CMD_OPEN_REPLACE,
           (_m, cmd: string) => `<cmd_output cmd="${cmd}">`,
         );
-        if (!isBlank(replaced)) buf += "\n" + replaced;
+        if (!isBlank(replaced)) add(replaced);
       } else if (c0 === 60 /* < */ && opensXml(line, next)) {
-        buf += "\n" + line;
+        add(line);
       } else {
         const n = roleNameLength(line);
         if (n > 0 && line.charCodeAt(n) === 58 /* : */) {
@@ -149,37 +195,40 @@ export function parse(text: string, initialRole = "user"): Chat {
           const inline = rubyStrip(line.slice(n + 1));
           flush();
           buf = "";
+          textLine = 0;
           if (inline === "") {
             role = name;
+            headerLine = lineNo;
             freshBlock = true;
           } else {
-            out.push({ role: name, content: inline });
+            push(name, inline, lineNo);
+            headerLine = 0;
             if (RESET_TO_USER.has(name)) role = "user";
           }
         } else if (line.charCodeAt(0) === 92 /* \ */ && escapedHeaderDepth(line) > 0) {
-          buf += "\n" + line.slice(1);
+          add(line.slice(1));
         } else {
-          buf += "\n" + line;
+          add(line);
         }
       }
     } else if (mode === Mode.Fence) {
       if (rubyStrip(line).startsWith("```")) mode = Mode.None;
-      buf += "\n" + line;
+      add(line);
     } else if (mode === Mode.Square) {
       if (rubyStrip(line).endsWith("]]")) {
         mode = Mode.None;
         const rest = line.replace("]]", "");
-        if (!isBlank(rest)) buf += "\n" + rest;
+        if (!isBlank(rest)) add(rest);
       } else {
-        buf += "\n" + line;
+        add(line);
       }
     } else if (mode === Mode.Cmd) {
       if (line.includes(":--") && CMD_CLOSE.test(rubyStrip(line))) {
         mode = Mode.None;
         const replaced = line.replace(CMD_CLOSE_REPLACE, "</cmd_output>");
-        if (!isBlank(replaced)) buf += "\n" + replaced;
+        if (!isBlank(replaced)) add(replaced);
       } else {
-        buf += "\n" + line;
+        add(line);
       }
     } else {
       // Mode.Xml
@@ -188,14 +237,14 @@ export function parse(text: string, initialRole = "user"): Chat {
         if (m !== null && m[1] === xmlStack[xmlStack.length - 1]) xmlStack.pop();
         if (xmlStack.length === 0) mode = Mode.None;
       }
-      buf += "\n" + line;
+      add(line);
     }
 
     if (nl >= end) break;
   }
 
-  if (!isBlank(buf)) out.push({ role, content: rubyStrip(buf) });
-  else if (freshBlock && KEEP_EMPTY_BLOCK.has(role)) out.push({ role, content: "" });
+  if (!isBlank(buf)) push(role, rubyStrip(buf), headerLine || textLine);
+  else if (freshBlock && KEEP_EMPTY_BLOCK.has(role)) push(role, "", headerLine);
   return out;
 }
 
