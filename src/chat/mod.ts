@@ -6,7 +6,7 @@
  * @module
  */
 export type { Chat, Json, Message } from "./types.ts";
-export { parse } from "./parse.ts";
+export { parse, parseWithLines } from "./parse.ts";
 export { escapeContent, INLINE_ROLES, print, printMessage } from "./print.ts";
 export { loadRaw, loadRawSync } from "./load.ts";
 export { normalizeUsage, parseMeta, serializeMeta, toInt, TOKEN_KEYS } from "./meta.ts";

@@ -139,6 +139,24 @@ export function responseError(backend: string, message: string, cause?: unknown)
 }
 
 /**
+ * The provider reply as a JSON object, or a `provider_response` error naming
+ * the backend (every adapter's first step in processing a reply).
+ *
+ * @param backend backend name
+ * @param raw the decoded reply
+ * @returns the reply as a record
+ */
+export function replyObject(backend: string, raw: unknown): Record<string, unknown> {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw responseError(
+      backend,
+      `sent a reply that is not a JSON object: ${String(raw).slice(0, 100)}`,
+    );
+  }
+  return raw as Record<string, unknown>;
+}
+
+/**
  * Whether an error may be retried (typed errors carry `retryable`).
  *
  * @param e any error

@@ -11,7 +11,7 @@ import type { Message } from "../../chat/types.ts";
 import { isScoutError } from "../../errors.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
-import { networkError, responseError } from "../errors.ts";
+import { networkError, replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
 import { mapFetchError, postJson, requestSignal, sseEvents } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
@@ -142,10 +142,7 @@ export function anthropicBody(req: BackendRequest, model: string): Record<string
  * @returns the processed reply
  */
 export function anthropicReply(raw: unknown, warn?: (m: string) => void): BackendReply {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw responseError("anthropic", "sent a reply that is not a JSON object");
-  }
-  const r = raw as Record<string, unknown>;
+  const r = replyObject("anthropic", raw);
   if (r.type === "error" || (r.error && !r.content)) {
     const e = (r.error ?? {}) as Record<string, unknown>;
     throw responseError(

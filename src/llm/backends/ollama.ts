@@ -11,9 +11,10 @@ import type { Message } from "../../chat/types.ts";
 import { isScoutError, ScoutError } from "../../errors.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import { md5hex } from "../../util/hash.ts";
-import { networkError, responseError } from "../errors.ts";
+import { networkError, replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
 import { lines, mapFetchError, postJson, requestSignal } from "../http.ts";
+import { chatTools } from "./openai.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 
 /**
@@ -132,15 +133,7 @@ export function ollamaBody(req: BackendRequest, model: string): Record<string, u
   if (Object.keys(options).length) {
     body.options = { ...options, ...(body.options as Record<string, unknown> | undefined) };
   }
-  const tools = req.tools.filter(isFunctionDefinition).map((t) => {
-    const fn: Record<string, unknown> = { name: t.function.name };
-    if (t.function.description !== undefined) fn.description = t.function.description;
-    if (t.function.parameters !== undefined) {
-      const { defaults: _d, ...p } = t.function.parameters;
-      fn.parameters = p;
-    }
-    return { type: "function", function: fn };
-  });
+  const tools = chatTools(req.tools.filter(isFunctionDefinition));
   if (tools.length) body.tools = tools;
   const format = req.text?.format as Record<string, unknown> | undefined;
   if (format && body.format === undefined) {
@@ -158,10 +151,7 @@ export function ollamaBody(req: BackendRequest, model: string): Record<string, u
  * @returns the processed reply; usage as `{prompt_tokens, completion_tokens}`
  */
 export function ollamaReply(raw: unknown): BackendReply {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw responseError("ollama", "sent a reply that is not a JSON object");
-  }
-  const r = raw as Record<string, unknown>;
+  const r = replyObject("ollama", raw);
   if (typeof r.error === "string") throw responseError("ollama", `reported an error: ${r.error}`);
   const message = r.message as Record<string, unknown> | undefined;
   if (!message) throw responseError("ollama", "sent a reply without a message");

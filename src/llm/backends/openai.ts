@@ -11,7 +11,7 @@ import { ScoutError } from "../../errors.ts";
 import { parseArguments } from "../../tools/calls.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
-import { networkError, responseError } from "../errors.ts";
+import { networkError, replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
 import { requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
@@ -174,13 +174,7 @@ export interface ChatReplyOptions {
  */
 export function chatReply(raw: unknown, opts: ChatReplyOptions = {}): BackendReply {
   const backend = opts.backend ?? "openai";
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw responseError(
-      backend,
-      `sent a reply that is not a JSON object: ${String(raw).slice(0, 100)}`,
-    );
-  }
-  const r = raw as Record<string, unknown>;
+  const r = replyObject(backend, raw);
   if (r.error) {
     const e = r.error as Record<string, unknown>;
     throw responseError(backend, `reported an error: ${String(e.message ?? JSON.stringify(e))}`);

@@ -9,7 +9,7 @@ import type { Message } from "../../chat/types.ts";
 import { parseArguments } from "../../tools/calls.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
-import { networkError, responseError } from "../errors.ts";
+import { networkError, replyObject, responseError } from "../errors.ts";
 import { DIRECTIVE_ROLES, isUrl, loadMedia, textContent, toolMessageIds } from "../format.ts";
 import { requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
@@ -153,13 +153,7 @@ export interface ResponsesReplyOptions {
  */
 export function responsesReply(raw: unknown, opts: ResponsesReplyOptions = {}): BackendReply {
   const backend = opts.backend ?? "responses";
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw responseError(
-      backend,
-      `sent a reply that is not a JSON object: ${String(raw).slice(0, 100)}`,
-    );
-  }
-  const r = raw as Record<string, unknown>;
+  const r = replyObject(backend, raw);
   if (r.error && typeof r.error === "object") {
     const msg = (r.error as Record<string, unknown>).message ?? JSON.stringify(r.error);
     throw responseError(backend, `reported an error: ${msg}`);
