@@ -9,7 +9,7 @@ import { relative, resolve } from "node:path";
 import { ScoutError, type ScoutErrorCode } from "../errors.ts";
 import type { ConfigStore } from "../config/store.ts";
 import type { AllowPaths } from "../config/allow_paths.ts";
-import type { ChatFileReader } from "./find_file.ts";
+import { type ChatFileReader, findFile } from "./find_file.ts";
 import type { JobRoleResolver } from "./compile_jobs.ts";
 import type { Message } from "./types.ts";
 
@@ -103,4 +103,37 @@ export function derive(ctx: CompileContext, source: Message, next: Message): Mes
  */
 export function refOf(m: Message): string {
   return m.content === null || m.content === undefined ? "" : String(m.content).trim();
+}
+
+/**
+ * Finds a reference with the compile options' search rules (`chat.md` §5.3),
+ * or fails at the message that named it.
+ *
+ * @param ctx compile context
+ * @param m the referencing message (for file:line)
+ * @param ref the reference as written
+ * @param origin file the reference is relative to
+ * @param missing error code and message prefix when nothing is found
+ * @returns the resolved path (or URL)
+ */
+export function locateReference(
+  ctx: CompileContext,
+  m: Message,
+  ref: string,
+  origin: string | undefined,
+  missing: { code: ScoutErrorCode; what: string },
+): string {
+  const { opts } = ctx;
+  const found = findFile(ref, {
+    origin,
+    libDir: opts.libDir,
+    cwd: opts.cwd,
+    chatDirs: opts.chatDirs,
+    env: opts.env,
+    reader: opts.reader,
+  });
+  if (found === null) {
+    throw errorAt(ctx, m, missing.code, `${missing.what}: "${ref}"`, { reference: ref });
+  }
+  return found;
 }

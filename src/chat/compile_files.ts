@@ -12,8 +12,8 @@ import { isScoutError } from "../errors.ts";
 import type { Message } from "./types.ts";
 import { tagText } from "./builders.ts";
 import { parseMeta } from "./meta.ts";
-import { findFile, isUrlRef } from "./find_file.ts";
-import { type CompileContext, derive, errorAt, refOf } from "./compile_context.ts";
+import { isUrlRef } from "./find_file.ts";
+import { type CompileContext, derive, errorAt, locateReference, refOf } from "./compile_context.ts";
 
 /** Roles resolved by this stage. */
 export const FILE_ROLES: ReadonlySet<string> = new Set([
@@ -99,19 +99,7 @@ export async function resolveFiles(
 }
 
 function locate(m: Message, ref: string, origin: string | undefined, ctx: CompileContext): string {
-  const { opts } = ctx;
-  const found = findFile(ref, {
-    origin,
-    libDir: opts.libDir,
-    cwd: opts.cwd,
-    chatDirs: opts.chatDirs,
-    env: opts.env,
-    reader: opts.reader,
-  });
-  if (found === null) {
-    throw errorAt(ctx, m, "file_not_found", `File not found: "${ref}"`, { reference: ref });
-  }
-  return found;
+  return locateReference(ctx, m, ref, origin, { code: "file_not_found", what: "File not found" });
 }
 
 async function read(m: Message, ref: string, path: string, ctx: CompileContext): Promise<string> {

@@ -10,8 +10,15 @@ import type { Message } from "./types.ts";
 import { parse } from "./parse.ts";
 import { purge } from "./clear.ts";
 import { messageLines } from "./compile_lines.ts";
-import { findFile, isUrlRef } from "./find_file.ts";
-import { type CompileContext, displayPath, errorAt, refOf, type Where } from "./compile_context.ts";
+import { isUrlRef } from "./find_file.ts";
+import {
+  type CompileContext,
+  displayPath,
+  errorAt,
+  locateReference,
+  refOf,
+  type Where,
+} from "./compile_context.ts";
 import { isScoutError } from "../errors.ts";
 
 /** Roles resolved by this stage. */
@@ -58,17 +65,10 @@ async function importOne(
 ): Promise<Message[]> {
   const ref = refOf(m);
   const { opts } = ctx;
-  const found = findFile(ref, {
-    origin,
-    libDir: opts.libDir,
-    cwd: opts.cwd,
-    chatDirs: opts.chatDirs,
-    env: opts.env,
-    reader: opts.reader,
+  const found = locateReference(ctx, m, ref, origin, {
+    code: "import_not_found",
+    what: "Import not found",
   });
-  if (found === null) {
-    throw errorAt(ctx, m, "import_not_found", `Import not found: "${ref}"`, { reference: ref });
-  }
   const cycleAt = ctx.chain.indexOf(found);
   if (cycleAt !== -1) {
     const names = [...ctx.chain.slice(cycleAt), found].map((p) => displayPath(p, opts.cwd));
