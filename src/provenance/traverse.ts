@@ -202,6 +202,15 @@ function* walk(rootNode: NodeRef, o: WalkOptions): Generator<TraversalRecord> {
     return n;
   };
   const resolveOpts = { cwd: o.cwd, jobRoots: o.jobRoots, env: o.env };
+  // One walk sees one file system: each distinct reference is resolved once
+  // (big stores repeat the same `job=` markers and dependency paths many times).
+  const resolvedRefs = new Map<string, JobRef | null>();
+  const resolve = (ref: string | number): JobRef | null => {
+    const key = String(ref);
+    let job = resolvedRefs.get(key);
+    if (job === undefined) resolvedRefs.set(key, job = resolveJobNode(ref, resolveOpts));
+    return job;
+  };
   const queue: Pending[] = [{ node: rootNode, parent: null, relation: null, detail: null }];
   const seen = new Set<string>();
   const infoErrors = new Map<string, string>();
@@ -239,17 +248,18 @@ function* walk(rootNode: NodeRef, o: WalkOptions): Generator<TraversalRecord> {
       queue.push({ node: intern(node), parent: p.node, relation, detail });
 
     if (p.node.kind === "chat") {
-      expandChat(p.node, p.relation, { ...o, resolveOpts, report, push });
+      expandChat(p.node, p.relation, { ...o, resolve, report, push });
     } else {
       const infoError = infoErrors.get(id);
       infoErrors.delete(id);
-      expandJob(p.node, infoError, { ...o, resolveOpts, report, push });
+      expandJob(p.node, infoError, { ...o, resolve, report, push });
     }
   }
 }
 
 interface ExpandContext extends WalkOptions {
-  resolveOpts: { cwd: string; jobRoots: readonly string[]; env?: TraverseOptions["env"] };
+  /** Resolves a job reference (memoised per walk). */
+  resolve: (ref: string | number) => JobRef | null;
   report: (error: ReturnType<typeof provenanceError>, node: NodeRef) => void;
   push: (node: NodeRef, relation: Relation, detail?: Pending["detail"]) => void;
 }
@@ -284,7 +294,7 @@ function expandChat(
 
   if (c.follow.has("job")) {
     for (const ref of chatJobReferences(messages)) {
-      const job = resolveJobNode(ref, c.resolveOpts);
+      const job = c.resolve(ref);
       if (job !== null) {
         c.push(job, "job");
       } else {
@@ -302,7 +312,7 @@ function expandChat(
   if (receipts !== null && problems !== null) {
     for (const problem of problems) c.report(receiptError(problem, chat.path), chat);
     for (const ref of jobReferencesOf(receipts)) {
-      const job = resolveJobNode(ref.job, c.resolveOpts);
+      const job = c.resolve(ref.job);
       if (job !== null) {
         c.push(job, "agent_job", ref);
         continue;
@@ -338,9 +348,7 @@ function expandJob(job: JobRef, infoError: string | undefined, c: ExpandContext)
   if (c.follow.has("dependency")) {
     for (const entry of jobDependencies(job.info)) {
       const ref = dependencyReference(entry);
-      const dep = typeof ref === "string" || typeof ref === "number"
-        ? resolveJobNode(ref, c.resolveOpts)
-        : null;
+      const dep = typeof ref === "string" || typeof ref === "number" ? c.resolve(ref) : null;
       if (dep !== null) {
         c.push(dep, "dependency");
       } else {
