@@ -6,6 +6,7 @@
  * remark every few calls. Same seed → same bytes.
  */
 import type { Message } from "../src/chat/types.ts";
+import { prng } from "./prng.ts";
 
 /** Shape of a generated session. */
 export interface SessionOptions {
@@ -19,18 +20,6 @@ export interface SessionOptions {
   maxOutput?: number;
   /** An assistant remark after every this many calls (0 = never). */
   remarkEvery?: number;
-}
-
-/** mulberry32: a tiny, good-enough seeded PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = (

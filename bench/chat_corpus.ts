@@ -11,17 +11,7 @@
  * @module
  */
 
-/** A small fast PRNG (mulberry32) so the corpus is identical on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng as rng } from "./prng.ts";
 
 const WORDS = (
   "the of and to in is that for it as with was on be by this are from at or an have not " +

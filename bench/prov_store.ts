@@ -21,6 +21,7 @@ import { print } from "../src/chat/print.ts";
 import { project } from "../src/chat/project.ts";
 import type { Message } from "../src/chat/types.ts";
 import { writeJobInfo } from "../src/workflow/info.ts";
+import { prng as rng } from "./prng.ts";
 
 /** What was generated. */
 export interface StoreStats {
@@ -36,17 +37,6 @@ export interface StoreStats {
   files: number;
   /** Total bytes. */
   bytes: number;
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = (
