@@ -438,7 +438,7 @@ export async function runWorkflowInfo(opts: WorkflowInfoOptions, io: Io): Promis
       "dependency",
       `${paint(io, "stdout", statusStyle(d.status), d.status.padEnd(7))} ${
         d.path === null ? d.ref : lib.shortPath(d.path)
-      }${d.path !== null && d.path !== d.ref ? "" : ""}`,
+      }`,
     );
   }
   if (Array.isArray(info.messages)) { for (const m of info.messages) row("message", show(m)); }
@@ -574,7 +574,7 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
   const wf = program.command("workflow").description(
     "run workflow tasks as persisted jobs and inspect jobs (Scout-compatible store)",
   );
-  const task = wf.command("task")
+  wf.command("task")
     .description("run a task (unless its job is done) and print its result")
     .usage("WORKFLOW TASK [--<input> value]... [--jobname N] [--clean|--recompute] [--json]")
     .argument("[args...]", "workflow (name or path), task, then --<input> value pairs")
@@ -604,7 +604,7 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         positional.push(rest.shift()!);
       }
       if (positional.length === 0) {
-        ctx.io.stdout.write(cmd.helpInformation());
+        cmd.outputHelp(); // with the addHelpText sections (helpInformation() leaves them out)
         ctx.exitCode = help ? 0 : 2;
         return;
       }
@@ -621,7 +621,6 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         help,
       }, ctx.io);
     });
-  void task;
   wf.command("info")
     .description("show a job's status, inputs, dependencies, messages and files")
     .argument("<job>", "job path, or short path Workflow/task/name")

@@ -93,6 +93,7 @@ Deno.test("workflow task --help lists inputs with types and defaults; no task li
   const g = await runMain(["workflow", "task", "--help"], { cwd: d.path, env: env(d.path) });
   assert.equal(g.code, 0);
   assert.match(g.stdout, /Usage: scout-ai workflow task WORKFLOW TASK/);
+  assert.match(g.stdout, /Examples:\n {2}scout-ai workflow task fixtures\/workflows\/Baking cake/);
 });
 
 Deno.test("bad input: unknown workflow/task/input with suggestions, wrong types, job name with /", async () => {
