@@ -35,6 +35,8 @@ export interface ContextHooks {
   };
   /** Aborted on interrupt. */
   signal: AbortSignal;
+  /** Body values already computed for some inputs (e.g. `exec` of input dependencies). */
+  inputs?: Record<string, unknown>;
 }
 
 /**
@@ -79,11 +81,19 @@ export function jobRecursiveInputs(job: Job): Record<string, unknown> {
  * path for `path`/`file`/`folder`/no-load inputs.
  *
  * @param job the job
+ * @param given values already computed for some inputs (taken as they are)
  * @returns own input values by name
  */
-export function bodyInputs(job: Job): Record<string, unknown> {
+export function bodyInputs(
+  job: Job,
+  given: Record<string, unknown> = {},
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(job.inputs)) {
+    if (Object.hasOwn(given, name)) {
+      out[name] = given[name];
+      continue;
+    }
     const def = job.task?.inputs.find((i) => i.name === name);
     if (!isJob(value) || def === undefined) {
       out[name] = value;
@@ -128,7 +138,7 @@ export function jobContext(job: Job, hooks: ContextHooks): JobContext {
     name: job.id,
     workflow: wf,
     task,
-    inputs: bodyInputs(job),
+    inputs: bodyInputs(job, hooks.inputs),
     get recursiveInputs() {
       // computed on use: walking a deep chain for every job would be quadratic
       return jobRecursiveInputs(job);

@@ -239,14 +239,17 @@ export async function produceJob(job: Job, opts: RunOptions = {}): Promise<void>
  */
 export async function execJob(job: Job): Promise<unknown> {
   if (job.task === null) return await loadJobResult(job);
+  // Input dependencies that are not done have no result file to load: execute them too.
+  const executed: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(job.inputs)) {
+    if (isJob(v) && !isDone(v)) executed[name] = await execJob(v);
+  }
   const ctx = jobContext(job, {
     persist: false,
     signal: new AbortController().signal,
     load: (dep) => isDone(dep) ? loadJobResult(dep) : execJob(dep),
+    inputs: executed,
   });
-  for (const [name, v] of Object.entries(job.inputs)) {
-    if (isJob(v) && !isDone(v)) ctx.inputs[name] = await execJob(v);
-  }
   return await job.task.run(ctx.inputs, ctx);
 }
 

@@ -291,3 +291,35 @@ Deno.test("exec: in memory, no files", async () => {
   assert.equal(existsSync(j.path) || existsSync(j.path + ".info"), false);
   assert.equal(existsSync(j.deps[0]!.path), false);
 });
+
+Deno.test("exec: a job given as an input value is executed when not done, loaded when done", async () => {
+  await using d = await tempDir();
+  const runs: string[] = [];
+  const W = workflow("ExecIn", {
+    jobsDir: join(d.path, "jobs"),
+    tasks: {
+      tens: {
+        type: "integer",
+        inputs: { n: input.integer({ default: 1 }) },
+        run: ({ n }) => {
+          runs.push(`tens ${n}`);
+          return n * 10;
+        },
+      },
+      plus: {
+        type: "integer",
+        inputs: { v: input.integer() },
+        run: ({ v }) => v + 1,
+      },
+    },
+  });
+  const tens = createJob(W, "tens", { inputs: { n: 2 } });
+  const plus = createJob(W, "plus", { inputs: { v: tens } });
+  assert.equal(await execJob(plus), 21);
+  assert.deepEqual(runs, ["tens 2"]);
+  assert.equal(existsSync(tens.path) || existsSync(tens.path + ".info"), false);
+  await runJob(tens);
+  writeFileSync(tens.path, "7"); // a done input dependency is loaded from its result file
+  assert.equal(await execJob(plus), 8);
+  assert.deepEqual(runs, ["tens 2", "tens 2"]);
+});
