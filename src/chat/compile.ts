@@ -19,12 +19,11 @@ import { configGet } from "../config/store.ts";
 import { processConfig } from "../config/process_config.ts";
 import { type AllowPaths, processAllowPaths } from "../config/allow_paths.ts";
 import type { Chat, Message } from "./types.ts";
-import { parse } from "./parse.ts";
+import { parse, parseWithLines } from "./parse.ts";
 import { clean, clear } from "./clear.ts";
-import { messageLines } from "./compile_lines.ts";
 import { type ChatFileReader, nodeFileReader } from "./find_file.ts";
 import type { JobRoleResolver } from "./compile_jobs.ts";
-import { type CompileContext, errorAt, type Where } from "./compile_context.ts";
+import { type CompileContext, errorAt, recordLines } from "./compile_context.ts";
 import { resolveImports } from "./compile_imports.ts";
 import { applyConfig, expandJobs, runTasks } from "./compile_stages.ts";
 import { resolveFiles } from "./compile_files.ts";
@@ -187,16 +186,9 @@ export async function compileText(text: string, opts: CompileOptions = {}): Prom
   const cwd = opts.cwd ?? process.cwd();
   const origin = opts.origin === undefined ? undefined : resolve(cwd, opts.origin);
   const ctx = context(opts, origin === undefined ? [] : [origin]);
-  const file = opts.origin ?? opts.name ?? "<text>";
-  const messages = parse(text);
-  const lines = messageLines(text, messages);
-  messages.forEach((m, i) => {
-    const w: Where = { file };
-    const line = lines[i];
-    if (line !== undefined) w.line = line;
-    ctx.where.set(m, w);
-  });
-  return await compileLevel(messages, origin, ctx);
+  const { chat, lines } = parseWithLines(text);
+  recordLines(ctx, chat, opts.origin ?? opts.name ?? "<text>", lines);
+  return await compileLevel(chat, origin, ctx);
 }
 
 /**

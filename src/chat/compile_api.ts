@@ -18,4 +18,3 @@ export { defaultChatDirs, findFile, isUrlRef, nodeFileReader } from "./find_file
 export type { ChatFileReader, FindFileOptions } from "./find_file.ts";
 export { JOB_CALL_ID_MAX, jobCallId, jobMessages, parseTaskLine } from "./compile_jobs.ts";
 export type { JobRoleResolver, JobSnapshot, TaskRequest } from "./compile_jobs.ts";
-export { messageLines } from "./compile_lines.ts";

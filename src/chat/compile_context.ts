@@ -82,6 +82,29 @@ export function errorAt(
 }
 
 /**
+ * Records where each parsed message was written: `file`, and the line from
+ * `lines` (as given by `parseWithLines`) when there is one.
+ *
+ * @param ctx the compile
+ * @param messages parsed messages
+ * @param file display name of their file
+ * @param lines start line per message
+ */
+export function recordLines(
+  ctx: CompileContext,
+  messages: readonly Message[],
+  file: string,
+  lines: readonly number[],
+): void {
+  messages.forEach((m, i) => {
+    const w: Where = { file };
+    const line = lines[i];
+    if (line !== undefined) w.line = line;
+    ctx.where.set(m, w);
+  });
+}
+
+/**
  * Records that `next` stands for `source` (same file and line).
  *
  * @param ctx the compile

@@ -7,17 +7,16 @@
  * @module
  */
 import type { Message } from "./types.ts";
-import { parse } from "./parse.ts";
+import { parseWithLines } from "./parse.ts";
 import { purge } from "./clear.ts";
-import { messageLines } from "./compile_lines.ts";
 import { isUrlRef } from "./find_file.ts";
 import {
   type CompileContext,
   displayPath,
   errorAt,
   locateReference,
+  recordLines,
   refOf,
-  type Where,
 } from "./compile_context.ts";
 import { isScoutError } from "../errors.ts";
 
@@ -92,15 +91,8 @@ async function importOne(
       cause: e,
     });
   }
-  const parsed = parse(text);
-  const lines = messageLines(text, parsed);
-  const file = displayPath(found, opts.cwd);
-  parsed.forEach((p, i) => {
-    const w: Where = { file };
-    const line = lines[i];
-    if (line !== undefined) w.line = line;
-    ctx.where.set(p, w);
-  });
+  const { chat: parsed, lines } = parseWithLines(text);
+  recordLines(ctx, parsed, displayPath(found, opts.cwd), lines);
   let selected: Message[];
   if (m.role === "import") selected = purge(parsed);
   else {

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { messageLines } from "../../src/chat/compile_lines.ts";
-import { parse } from "../../src/chat/parse.ts";
+import { parse, parseWithLines } from "../../src/chat/parse.ts";
 
-const lines = (text: string) => messageLines(text, parse(text));
+const lines = (text: string) => parseWithLines(text).lines;
 
 Deno.test("header lines, text before the first header, and text after an inline header", () => {
   const text = [
@@ -95,7 +94,8 @@ Deno.test("property: the line replay always agrees with parse", () => {
     fc.property(fc.array(lineArb, { maxLength: 30 }), (ls) => {
       const text = ls.join("\n");
       const parsed = parse(text);
-      const got = messageLines(text, parsed);
+      const { chat, lines: got } = parseWithLines(text);
+      assert.deepEqual(chat, parsed, "line tracking never changes the messages");
       assert.equal(got.length, parsed.length);
       got.forEach((n, i) => {
         assert.ok(n !== undefined, `no line for message ${i} of ${JSON.stringify(text)}`);
@@ -113,8 +113,7 @@ Deno.test("property: message i starts at line L iff the text before L parses to 
   fc.assert(
     fc.property(fc.array(noXml, { maxLength: 25 }), (ls) => {
       const text = ls.join("\n");
-      const parsed = parse(text);
-      const got = messageLines(text, parsed);
+      const got = parseWithLines(text).lines;
       got.forEach((n, i) => {
         if (i === 1 && n === got[0]) return; // leading {user,""} quirk shares the first header line
         const before = parse(ls.slice(0, n! - 1).join("\n"));
