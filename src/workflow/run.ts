@@ -12,18 +12,23 @@ import { ScoutError } from "../errors.ts";
 import { writeFileAtomicSync } from "../util/fs.ts";
 import { isJob, type Job } from "./job_types.ts";
 import { findStep, isDone, jobContext } from "./context.ts";
-import { mergeJobInfo, readJobInfo, updateJobInfoSync, writeJobInfo } from "./info.ts";
-import type { JobInfo } from "./info.ts";
-import { errorInfoPatch, errorMessage, rubyExceptionClass } from "./failure.ts";
+import {
+  infoError,
+  type JobInfo,
+  mergeJobInfo,
+  readJobInfo,
+  truncateInputValue,
+  updateJobInfoSync,
+  writeJobInfo,
+} from "./info.ts";
+import { backtraceOf, errorInfoPatch, errorMessage, rubyExceptionClass } from "./failure.ts";
 import { acquireLock, type HeldLock } from "./lock.ts";
 import { trackRunning } from "./interrupt.ts";
 import { readResult, serializeResult } from "./result.ts";
 import { filesDir, infoPath, tmpPath } from "./store.ts";
-import { infoPidAlive, isRecoverableError, pidAlive, thisHost } from "./state.ts";
+import { isRecoverableError, jobState, thisHost } from "./state.ts";
 import { rubyTime } from "./time.ts";
-import { truncateInputValue } from "./info.ts";
 import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
-import { infoError } from "./info.ts";
 
 /** Progress events of a run (for progress displays). */
 export type RunEvent =
@@ -48,11 +53,7 @@ function jobError(job: Job, e: unknown): ScoutError {
     file: job.path,
     job: job.path,
     rubyClass: rubyExceptionClass(e),
-    backtrace: e instanceof ScoutError && Array.isArray(e.backtrace)
-      ? e.backtrace
-      : (e instanceof Error
-        ? (e.stack ?? "").split("\n").filter((l) => /^\s+at /.test(l)).map((l) => l.trim().slice(3))
-        : []),
+    backtrace: backtraceOf(e),
     cause: e,
   });
 }
@@ -143,14 +144,11 @@ export async function isOutdated(
  */
 export async function cleanJob(job: Job): Promise<void> {
   if (!isDone(job)) {
-    const { info } = await readJobInfo(job.path);
-    if (
-      info !== null && info.pid !== process.pid && infoPidAlive(info) &&
-      !["done", "error", "aborted", "cleaned", "noinfo"].includes(String(info.status))
-    ) {
+    const { running, info } = await jobState(job.path);
+    if (running && info?.pid !== process.pid) {
       throw new ScoutError(
         "job_not_finished",
-        `Job "${job.shortPath}" is running (pid ${info.pid}); not cleaning it`,
+        `Job "${job.shortPath}" is running (pid ${info?.pid}); not cleaning it`,
         { file: job.path },
       );
     }
@@ -409,14 +407,13 @@ export function jobStep(job: Job, taskName: string): Job | undefined {
 }
 
 /**
- * Whether the recorded process of a job is alive (a running job).
+ * Whether a job is running: not done, a non-final status, and the recorded
+ * process alive (on this host; another host's pid counts as alive), as
+ * {@link jobState} reports it.
  *
  * @param job the job
  * @returns true while another process (or this one) computes it
  */
 export async function isRunning(job: Job): Promise<boolean> {
-  if (isDone(job)) return false;
-  const { info } = await readJobInfo(job.path);
-  return info !== null && typeof info.pid === "number" && pidAlive(info.pid) &&
-    !["done", "error", "aborted", "cleaned"].includes(String(info.status));
+  return (await jobState(job.path)).running;
 }

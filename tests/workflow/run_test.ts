@@ -8,10 +8,12 @@ import {
   cleanJobRecursive,
   execJob,
   isOutdated,
+  isRunning,
   produceJob,
   runJob,
 } from "../../src/workflow/run.ts";
-import { jobInfo } from "../../src/workflow/info.ts";
+import { jobInfo, writeJobInfo } from "../../src/workflow/info.ts";
+import { hostname } from "node:os";
 import { isScoutError, ScoutError } from "../../src/errors.ts";
 import { tempDir } from "../support/cli.ts";
 
@@ -322,4 +324,33 @@ Deno.test("exec: a job given as an input value is executed when not done, loaded
   writeFileSync(tens.path, "7"); // a done input dependency is loaded from its result file
   assert.equal(await execJob(plus), 8);
   assert.deepEqual(runs, ["tens 2", "tens 2"]);
+});
+
+Deno.test("running elsewhere: isRunning follows the info pid and host; clean refuses a live run", async () => {
+  await using d = await tempDir();
+  const wf = baking({}, d.path);
+  const job = createJob(wf, "whisk");
+  assert.equal(await isRunning(job), false); // nothing on disk
+  const other = new Deno.Command("sleep", { args: ["30"] }).spawn();
+  try {
+    const live = { status: "whisking", pid: other.pid, pid_hostname: hostname() };
+    await writeJobInfo(job.path, live);
+    assert.equal(await isRunning(job), true);
+    await assert.rejects(
+      () => cleanJob(job),
+      (e) => isScoutError(e, "job_not_finished") && /is running \(pid \d+\)/.test(e.message),
+    );
+    assert.ok(existsSync(job.path + ".info"), "a live run's info is kept");
+    await writeJobInfo(job.path, { ...live, pid: 999_999_999 });
+    assert.equal(await isRunning(job), false, "a pid that is not alive here");
+    await writeJobInfo(job.path, { ...live, pid: 999_999_999, pid_hostname: "elsewhere" });
+    assert.equal(await isRunning(job), true, "another host's pid cannot be checked: alive");
+    await writeJobInfo(job.path, { ...live, status: "error" });
+    assert.equal(await isRunning(job), false, "a final status is not running");
+    await cleanJob(job);
+    assert.equal(existsSync(job.path + ".info"), false);
+  } finally {
+    other.kill();
+    await other.status;
+  }
 });
