@@ -6,7 +6,7 @@
  * @module
  */
 import { relative, resolve } from "node:path";
-import { ScoutError, type ScoutErrorCode } from "../errors.ts";
+import { isScoutError, ScoutError, type ScoutErrorCode } from "../errors.ts";
 import type { ConfigStore } from "../config/store.ts";
 import type { AllowPaths } from "../config/allow_paths.ts";
 import { type ChatFileReader, findFile } from "./find_file.ts";
@@ -79,6 +79,41 @@ export function errorAt(
   if (w.file !== undefined) loc.file = w.file;
   if (w.line !== undefined) loc.line = w.line;
   return new ScoutError(code, message, { ...loc, role: m.role, ...fields });
+}
+
+/**
+ * The job-role resolver of this compile, or a `not_available` error naming
+ * the role, file and line of the message that needs it.
+ *
+ * @param ctx the compile
+ * @param m the message with a job-backed role
+ * @returns the resolver
+ */
+export function resolverFor(ctx: CompileContext, m: Message): JobRoleResolver {
+  if (ctx.opts.jobs !== undefined) return ctx.opts.jobs;
+  throw errorAt(
+    ctx,
+    m,
+    "not_available",
+    `Role "${m.role}" needs the workflow engine, which is not available to this compile`,
+  );
+}
+
+/**
+ * Gives an error thrown on behalf of a message (by the resolver) that
+ * message's file and line, unless it already names a file.
+ *
+ * @param ctx the compile
+ * @param m the message
+ * @param e what was thrown
+ * @returns `e`, located when it is a ScoutError
+ */
+export function located(ctx: CompileContext, m: Message, e: unknown): unknown {
+  if (!isScoutError(e) || e.file !== undefined) return e;
+  const w = ctx.where.get(m);
+  if (w?.file !== undefined) e.file = w.file;
+  if (w?.line !== undefined) e.line = w.line;
+  return e;
 }
 
 /**

@@ -13,7 +13,15 @@ import type { Message } from "./types.ts";
 import { tagText } from "./builders.ts";
 import { parseMeta } from "./meta.ts";
 import { isUrlRef } from "./find_file.ts";
-import { type CompileContext, derive, errorAt, locateReference, refOf } from "./compile_context.ts";
+import {
+  type CompileContext,
+  derive,
+  errorAt,
+  located,
+  locateReference,
+  refOf,
+  resolverFor,
+} from "./compile_context.ts";
 
 /** Roles resolved by this stage. */
 export const FILE_ROLES: ReadonlySet<string> = new Set([
@@ -117,15 +125,7 @@ async function step(
   metaJob: string | undefined,
   ctx: CompileContext,
 ): Promise<Message> {
-  const jobs = ctx.opts.jobs;
-  if (jobs === undefined) {
-    throw errorAt(
-      ctx,
-      m,
-      "not_available",
-      `Role "step" needs the workflow engine, which is not available to this compile`,
-    );
-  }
+  const jobs = resolverFor(ctx, m);
   if (metaJob === undefined) {
     throw errorAt(ctx, m, "invalid_input", "step: requires a meta job reference");
   }
@@ -133,11 +133,6 @@ async function step(
     const answer = await jobs.stepAnswer(metaJob, taskName);
     return derive(ctx, m, { role: "assistant", content: answer });
   } catch (e) {
-    if (isScoutError(e) && e.file === undefined) {
-      const w = ctx.where.get(m);
-      if (w?.file !== undefined) e.file = w.file;
-      if (w?.line !== undefined) e.line = w.line;
-    }
-    throw e;
+    throw located(ctx, m, e);
   }
 }

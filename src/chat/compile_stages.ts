@@ -8,13 +8,15 @@
 import { addConfigEntry } from "../config/store.ts";
 import { isScoutError } from "../errors.ts";
 import type { Message } from "./types.ts";
-import { type CompileContext, derive, errorAt, refOf } from "./compile_context.ts";
 import {
-  jobMessages,
-  type JobRoleResolver,
-  parseTaskLine,
-  type TaskRequest,
-} from "./compile_jobs.ts";
+  type CompileContext,
+  derive,
+  errorAt,
+  located,
+  refOf,
+  resolverFor,
+} from "./compile_context.ts";
+import { jobMessages, parseTaskLine, type TaskRequest } from "./compile_jobs.ts";
 
 /**
  * Stage 5: applies and removes `config: key value [scope…]` messages.
@@ -48,26 +50,6 @@ export function applyConfig(messages: readonly Message[], ctx: CompileContext): 
     addConfigEntry(ctx.opts.config, key, value, scope, source);
   }
   return out;
-}
-
-/** The resolver, or a `not_available` error naming the role, file and line. */
-function resolverFor(ctx: CompileContext, m: Message): JobRoleResolver {
-  if (ctx.opts.jobs !== undefined) return ctx.opts.jobs;
-  throw errorAt(
-    ctx,
-    m,
-    "not_available",
-    `Role "${m.role}" needs the workflow engine, which is not available to this compile`,
-  );
-}
-
-/** Adds the message's location to an error thrown by the resolver. */
-function located(ctx: CompileContext, m: Message, e: unknown): unknown {
-  if (!isScoutError(e) || e.file !== undefined) return e;
-  const w = ctx.where.get(m);
-  if (w?.file !== undefined) e.file = w.file;
-  if (w?.line !== undefined) e.line = w.line;
-  return e;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   parseTaskLine,
   type TaskRequest,
 } from "../../src/chat/compile_jobs.ts";
-import { isScoutError } from "../../src/errors.ts";
+import { isScoutError, ScoutError } from "../../src/errors.ts";
 import { isolated, rc, tree } from "./compile_support.ts";
 
 function resolver(dir: string) {
@@ -168,6 +168,17 @@ Deno.test("step: answers from the last meta job; without one it is an error", as
     assert.equal(e.line, 2);
     return true;
   });
+  // A resolver failure is located at the step line, like the other job roles'.
+  const failing = {
+    ...r,
+    stepAnswer: () => {
+      throw new ScoutError("job_not_found", 'Job not found: "Wf/b/2"');
+    },
+  };
+  await assert.rejects(
+    compileText("user: q\nmeta: job=Wf/b/2\nstep: review", { ...o, jobs: failing }),
+    (e) => isScoutError(e, "job_not_found") && e.file === "s.chat" && e.line === 3,
+  );
 });
 
 Deno.test("task lines: workflow and task are required", () => {
