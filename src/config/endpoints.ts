@@ -6,9 +6,10 @@
  *
  * @module
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { isFile } from "../util/fs.ts";
 import { scoutHome } from "./home.ts";
 import type { ConfigStore } from "./store.ts";
 import { configGet } from "./store.ts";
@@ -48,14 +49,6 @@ export function endpointDirs(opts: EndpointLookupOptions = {}): string[] {
     "/usr/local/etc/scout/AI",
     "/etc/scout/AI",
   ];
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$/;
