@@ -7,9 +7,10 @@
  * @module
  */
 import { isAbsolute, join, resolve } from "node:path";
-import { expandHome, scoutHome } from "../config/home.ts";
-import { isScoutError, ScoutError } from "../errors.ts";
+import { expandHome } from "../config/home.ts";
+import { ScoutError } from "../errors.ts";
 import { exists, isDirectory, writeFileAtomic } from "../util/fs.ts";
+import { defaultChatDirs } from "./find_file.ts";
 import type { Chat, Message } from "./types.ts";
 import { print } from "./print.ts";
 import { answer } from "./answer.ts";
@@ -57,30 +58,22 @@ export function chatPath(path: string, opts: Omit<SaveOptions, "force"> = {}): s
   }
   const inCwd = resolve(cwd, expanded);
   if (exists(inCwd)) return inCwd;
-  const dirs = opts.chatDirs ?? [join(cwd, "chats"), join(scoutHome(env), "chats")];
+  const dirs = opts.chatDirs ?? defaultChatDirs(cwd, env);
   const dir = dirs.find(isDirectory) ?? dirs[dirs.length - 1];
   if (dir === undefined) return inCwd;
   return join(dir, expanded);
 }
 
-async function writeText(
-  text: string,
-  path: string,
-  opts: SaveOptions,
-): Promise<string | null> {
-  const target = chatPath(path, opts);
-  if (opts.force === false && exists(target)) return null;
-  try {
-    await writeFileAtomic(target, text);
-  } catch (e) {
-    // writeFileAtomic creates missing parents outside its own error mapping.
-    if (isScoutError(e)) throw e;
-    throw new ScoutError("io", `Cannot write "${target}": ${(e as Error).message}`, {
-      file: target,
-      cause: e,
-    });
-  }
-  return target;
+/** The target of `path`, or null when it exists and `force` is false (the write is skipped). */
+function target(path: string, opts: SaveOptions): string | null {
+  const file = chatPath(path, opts);
+  return opts.force === false && exists(file) ? null : file;
+}
+
+/** Writes `text` to `file` atomically (an `io` ScoutError naming the file on failure). */
+async function writeText(text: string, file: string): Promise<string> {
+  await writeFileAtomic(file, text);
+  return file;
 }
 
 /**
@@ -103,7 +96,8 @@ export function save(
   path: string,
   opts: SaveOptions = {},
 ): Promise<string | null> {
-  return writeText(print(chat), path, opts);
+  const file = target(path, opts);
+  return file === null ? Promise.resolve(null) : writeText(print(chat), file);
 }
 
 /** Options of {@link write}: {@link SaveOptions} plus the compiler to run first. */
@@ -134,9 +128,9 @@ export async function write(
   path: string,
   opts: WriteOptions,
 ): Promise<string | null> {
-  const target = chatPath(path, opts);
-  if (opts.force === false && exists(target)) return null;
-  return writeText(print(await opts.compile(chat)), target, opts);
+  const file = target(path, opts);
+  if (file === null) return null;
+  return await writeText(print(await opts.compile(chat)), file);
 }
 
 /**
@@ -169,5 +163,6 @@ export async function writeAnswer(
     : typeof value === "object"
     ? JSON.stringify(value)
     : String(value);
-  return await writeText(text, path, opts);
+  const file = target(path, opts);
+  return file === null ? null : await writeText(text, file);
 }
