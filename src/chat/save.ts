@@ -91,13 +91,13 @@ async function writeText(text: string, file: string): Promise<string> {
  * await save([{ role: "user", content: "hi" }], "./hello.chat");
  * ```
  */
-export function save(
+export async function save(
   chat: readonly Message[],
   path: string,
   opts: SaveOptions = {},
 ): Promise<string | null> {
   const file = target(path, opts);
-  return file === null ? Promise.resolve(null) : writeText(print(chat), file);
+  return file === null ? null : await writeText(print(chat), file);
 }
 
 /** Options of {@link write}: {@link SaveOptions} plus the compiler to run first. */

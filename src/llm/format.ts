@@ -10,7 +10,8 @@ import { Buffer } from "node:buffer";
 import { basename, extname } from "node:path";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { parseArguments } from "../tools/calls.ts";
+import { contentObject } from "../chat/tool_calls.ts";
+import { callFields, callIdOf } from "../tools/calls.ts";
 
 /** Roles that configure the ask and are never sent as messages. */
 export const DIRECTIVE_ROLES: ReadonlySet<string> = new Set([
@@ -48,19 +49,6 @@ export function sendableMessages(messages: readonly Message[]): Message[] {
   return messages.filter((m) => !DIRECTIVE_ROLES.has(m.role) && m.content !== "");
 }
 
-function jsonObject(content: unknown): Record<string, unknown> | null {
-  if (typeof content === "object" && content !== null && !Array.isArray(content)) {
-    return content as Record<string, unknown>;
-  }
-  if (typeof content !== "string") return null;
-  try {
-    const v = JSON.parse(content);
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
 /** A `function_call` message decoded. */
 export interface CallMessage {
   /** Tool name. */
@@ -80,21 +68,16 @@ export interface CallMessage {
  * @throws ScoutError `invalid_input` when the content is not a call object
  */
 export function decodeCall(m: Message): CallMessage {
-  const o = jsonObject(m.content);
-  const fn = o && typeof o.function === "object" && o.function !== null
-    ? o.function as Record<string, unknown>
-    : {};
-  const name = o?.name ?? fn.name;
-  if (!o || typeof name !== "string") {
+  const o = contentObject(m.content);
+  const c = o ? callFields(o) : undefined;
+  if (!c || typeof c.name !== "string") {
     throw new ScoutError(
       "invalid_input",
       `Cannot read function_call message: ${preview(m.content)}`,
     );
   }
-  const id = o.call_id ?? o.id ?? o.tool_call_id;
-  const args = "arguments" in o ? o.arguments : fn.arguments;
-  const out: CallMessage = { name, arguments: parseArguments(args) };
-  if (id !== undefined && id !== null && id !== "") out.id = String(id);
+  const out: CallMessage = { name: c.name, arguments: c.arguments };
+  if (c.id !== undefined) out.id = c.id;
   return out;
 }
 
@@ -116,7 +99,7 @@ export interface OutputMessage {
  * @returns the decoded output
  */
 export function decodeOutput(m: Message): OutputMessage {
-  const o = jsonObject(m.content);
+  const o = contentObject(m.content);
   if (!o || !("content" in o)) {
     return { content: typeof m.content === "string" ? m.content : JSON.stringify(m.content) };
   }
@@ -124,8 +107,8 @@ export function decodeOutput(m: Message): OutputMessage {
   const out: OutputMessage = {
     content: typeof c === "string" ? c : c === null || c === undefined ? "" : JSON.stringify(c),
   };
-  const id = o.call_id ?? o.id ?? o.tool_call_id;
-  if (id !== undefined && id !== null && id !== "") out.id = String(id);
+  const id = callIdOf(o);
+  if (id !== undefined) out.id = id;
   if (typeof o.name === "string") out.name = o.name;
   return out;
 }

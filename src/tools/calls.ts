@@ -27,6 +27,18 @@ export function parseArguments(raw: unknown): unknown {
 }
 
 /**
+ * The id of a call record or output envelope: `call_id` → `id` →
+ * `tool_call_id`, as a string (undefined when absent or empty).
+ *
+ * @param record a call record, `function_call` content or output envelope
+ * @returns the id, or undefined
+ */
+export function callIdOf(record: Record<string, unknown>): string | undefined {
+  const id = record.call_id ?? record.id ?? record.tool_call_id;
+  return id === undefined || id === null || id === "" ? undefined : String(id);
+}
+
+/**
  * Parses one call record: id = `call_id` → `id` → `tool_call_id`; name =
  * `name` → `function.name`; arguments = `arguments` → `function.arguments`
  * (strings JSON-parsed).
@@ -43,19 +55,31 @@ export function parseArguments(raw: unknown): unknown {
  * ```
  */
 export function parseToolCall(record: Record<string, unknown>): ToolInvocation {
-  const fn = (typeof record.function === "object" && record.function !== null)
-    ? record.function as Record<string, unknown>
-    : {};
-  const id = record.call_id ?? record.id ?? record.tool_call_id;
-  const name = record.name ?? fn.name;
+  const { name, arguments: args, id } = callFields(record);
   if (typeof name !== "string" || name === "") {
     throw new ScoutError("provider_response", `Tool call without a name: ${short(record)}`);
   }
-  if (id === undefined || id === null || id === "") {
+  if (id === undefined) {
     throw new ScoutError("provider_response", `Tool call "${name}" has no id`);
   }
+  return { name, arguments: args, id };
+}
+
+/**
+ * The fields of a call record, unchecked (see {@link parseToolCall} for the
+ * lookup order): the name as found, the parsed arguments, the id if any.
+ *
+ * @param record a provider call object or parsed `function_call` content
+ * @returns name, arguments and id
+ */
+export function callFields(
+  record: Record<string, unknown>,
+): { name: unknown; arguments: unknown; id: string | undefined } {
+  const fn = (typeof record.function === "object" && record.function !== null)
+    ? record.function as Record<string, unknown>
+    : {};
   const args = "arguments" in record ? record.arguments : fn.arguments;
-  return { name, arguments: parseArguments(args), id: String(id) };
+  return { name: record.name ?? fn.name, arguments: parseArguments(args), id: callIdOf(record) };
 }
 
 function short(v: unknown): string {
