@@ -1,11 +1,20 @@
 /**
  * HTTP plumbing shared by the fetch-based adapters (Anthropic, Ollama):
- * a POST with the request timeout and the ask's abort signal, failures mapped
- * to typed errors, and line readers for SSE and NDJSON bodies.
+ * a POST with the request timeout and the ask's abort signal, the reply read
+ * as JSON or assembled from a stream, failures mapped to typed errors, and
+ * line readers for SSE and NDJSON bodies.
  *
  * @module
  */
-import { httpError, networkError, providerMessage, retryAfterMs, timeoutError } from "./errors.ts";
+import { isScoutError } from "../errors.ts";
+import {
+  httpError,
+  networkError,
+  providerMessage,
+  responseError,
+  retryAfterMs,
+  timeoutError,
+} from "./errors.ts";
 import type { QueryContext } from "./types.ts";
 
 /** A request signal combining the ask's signal and the timeout. */
@@ -100,6 +109,55 @@ export async function postJson(
     throw httpError(backend, res.status, providerMessage(text), retryAfterMs(res.headers));
   }
   return res;
+}
+
+/** Options of {@link readReply}. */
+export interface ReadReplyOptions {
+  /** The query context. */
+  ctx: QueryContext;
+  /** The request signal. */
+  rs: RequestSignal;
+  /**
+   * Assembles a streamed body into the reply object (null when the stream
+   * ended early); absent = the body is one JSON document.
+   */
+  assemble?: (body: ReadableStream<Uint8Array>) => Promise<Record<string, unknown> | null>;
+}
+
+/**
+ * Reads a reply body: assembled from its stream, or parsed as JSON. A stream
+ * that ends early is a (retryable) network error, malformed JSON a
+ * `provider_response` error, a body that fails while read a network error or
+ * the timeout.
+ *
+ * @param backend backend name (for errors)
+ * @param res the response of {@link postJson}
+ * @param opts context, request signal, stream assembler
+ * @returns the decoded reply
+ */
+export async function readReply(
+  backend: string,
+  res: Response,
+  opts: ReadReplyOptions,
+): Promise<unknown> {
+  try {
+    if (opts.assemble && res.body) {
+      const raw = await opts.assemble(res.body);
+      if (raw === null) {
+        throw networkError(backend, "the stream ended before the reply was complete");
+      }
+      return raw;
+    }
+    const text = await res.text();
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw responseError(backend, `sent malformed JSON: ${text.slice(0, 100)}`, e);
+    }
+  } catch (e) {
+    if (isScoutError(e)) throw e;
+    throw mapFetchError(backend, e, opts.rs, opts.ctx);
+  }
 }
 
 /**

@@ -8,12 +8,11 @@
  * @module
  */
 import type { Message } from "../../chat/types.ts";
-import { isScoutError } from "../../errors.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
-import { networkError, replyObject, responseError } from "../errors.ts";
+import { replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
-import { mapFetchError, postJson, requestSignal, sseEvents } from "../http.ts";
+import { postJson, readReply, requestSignal, sseEvents } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 
 /** `anthropic-version` header value. */
@@ -294,26 +293,12 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
         rs,
       },
     );
-    try {
-      if (
-        req.stream && res.body && (res.headers.get("content-type") ?? "").includes("event-stream")
-      ) {
-        raw = await assembleAnthropicStream(res.body, ctx.onDelta);
-        if (raw === null) {
-          throw networkError("anthropic", "the stream ended before the message was complete");
-        }
-      } else {
-        const text = await res.text();
-        try {
-          raw = JSON.parse(text);
-        } catch (e) {
-          throw responseError("anthropic", `sent malformed JSON: ${text.slice(0, 100)}`, e);
-        }
-      }
-    } catch (e) {
-      if (isScoutError(e)) throw e;
-      throw mapFetchError("anthropic", e, rs, ctx);
-    }
+    const sse = req.stream && (res.headers.get("content-type") ?? "").includes("event-stream");
+    raw = await readReply("anthropic", res, {
+      ctx,
+      rs,
+      ...(sse ? { assemble: (b) => assembleAnthropicStream(b, ctx.onDelta) } : {}),
+    });
   } finally {
     rs.clear();
   }

@@ -8,12 +8,12 @@
  * @module
  */
 import type { Message } from "../../chat/types.ts";
-import { isScoutError, ScoutError } from "../../errors.ts";
+import { ScoutError } from "../../errors.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import { md5hex } from "../../util/hash.ts";
-import { networkError, replyObject, responseError } from "../errors.ts";
+import { replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
-import { lines, mapFetchError, postJson, requestSignal } from "../http.ts";
+import { lines, postJson, readReply, requestSignal } from "../http.ts";
 import { chatTools } from "./openai.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 
@@ -140,7 +140,6 @@ export function ollamaBody(req: BackendRequest, model: string): Record<string, u
     if (format.type === "json_schema" && format.schema) body.format = format.schema;
     else if (format.type === "json_object") body.format = "json";
   }
-  body.stream = req.stream;
   return body;
 }
 
@@ -236,24 +235,11 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
   let raw: unknown;
   try {
     const res = await postJson("ollama", `${base}/api/chat`, body, { headers, ctx, rs });
-    try {
-      if (req.stream && res.body) {
-        raw = await assembleOllamaStream(res.body, ctx.onDelta);
-        if (raw === null) {
-          throw networkError("ollama", "the stream ended before the reply was complete");
-        }
-      } else {
-        const text = await res.text();
-        try {
-          raw = JSON.parse(text);
-        } catch (e) {
-          throw responseError("ollama", `sent malformed JSON: ${text.slice(0, 100)}`, e);
-        }
-      }
-    } catch (e) {
-      if (isScoutError(e)) throw e;
-      throw mapFetchError("ollama", e, rs, ctx);
-    }
+    raw = await readReply("ollama", res, {
+      ctx,
+      rs,
+      ...(req.stream ? { assemble: (b) => assembleOllamaStream(b, ctx.onDelta) } : {}),
+    });
   } finally {
     rs.clear();
   }
