@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
-import { append, branch, follow, prepend } from "../../mod.ts";
+import { join } from "node:path";
+import { append, branch, extractOptions, follow, isScoutError, prepend } from "../../mod.ts";
 import type { Chat } from "../../mod.ts";
+import { tempDir } from "../support/cli.ts";
 
 function msgs(...items: string[]): Chat {
   return items.map((s) => {
@@ -37,9 +39,17 @@ Deno.test("follow C8: without ids → concatenation; a last id of nil → no id"
   );
 });
 
-Deno.test("follow never reads format files (id extraction only)", () => {
-  const chat = follow([], msgs("format:/definitely/not/here.json", "user:a"));
-  assert.equal(chat.length, 2);
+Deno.test("follow never reads format files (id extraction only)", async () => {
+  // An existing, invalid schema file: reading it would throw json_parse.
+  await using dir = await tempDir();
+  const bad = join(dir.path, "schema.json");
+  await Deno.writeTextFile(bad, "{not json");
+  assert.throws(() => extractOptions(msgs(`format:${bad}`)), (e) => isScoutError(e, "json_parse"));
+  const coda = msgs(`format:${bad}`, "previous_response_id:r1", "user:a");
+  assert.deepEqual(follow(msgs("system:s"), coda), [
+    ...msgs("previous_response_id:r1", "system:s"),
+    ...msgs("user:a"),
+  ]);
 });
 
 Deno.test("append and prepend mutate in place; a single message is wrapped (D11)", () => {
