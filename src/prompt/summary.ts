@@ -6,6 +6,7 @@
  */
 import type { Message } from "../chat/types.ts";
 import { codePointLength } from "./shorten_string.ts";
+import { CALL, OUTPUT, toolInfo } from "./tool_messages.ts";
 
 /** Counts of {@link promptSummary}. */
 export interface PromptSummary {
@@ -81,20 +82,9 @@ export function promptSummary(
 }
 
 function toolKey(m: Message): string | null {
-  if (
-    (m.role !== "function_call" && m.role !== "function_call_output") ||
-    typeof m.content !== "string"
-  ) {
-    return null;
-  }
-  try {
-    const j = JSON.parse(m.content);
-    return j !== null && typeof j === "object" && "id" in j
-      ? `${m.role}\u0000${String(j.id)}`
-      : null;
-  } catch {
-    return null;
-  }
+  if (m.role !== CALL && m.role !== OUTPUT) return null;
+  const info = toolInfo(m); // memoised: the strategies already parsed these
+  return info !== null && "id" in info.json ? `${m.role}\u0000${String(info.id)}` : null;
 }
 
 function chars(ms: readonly Message[]): number {
