@@ -295,12 +295,13 @@ export async function ask(
     ) ??
     100_000;
   const toolConcurrency = intSetting(opts.tool_concurrency, "tool_concurrency");
-  const promptConfig: Record<string, unknown> = { store, env };
+  const promptOptions: Record<string, unknown> = {};
   const params: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(opts)) {
-    if (PROMPT_KEYS.has(k)) promptConfig[k] = v;
+    if (PROMPT_KEYS.has(k)) promptOptions[k] = v;
     else params[k] = v;
   }
+  const promptConfig: Record<string, unknown> = { store, env, ...promptOptions };
   const shaped = providerParams(params);
   const strategies = opts.prompt_strategies as Parameters<typeof preparePrompt>[1];
   // Unknown strategy names fail here, before any request.
@@ -378,6 +379,8 @@ export async function ask(
       ...shaped,
       previousResponseId: previousResponseId ?? null,
       prompt: opts.prompt_strategies ?? null,
+      // the ask's own strategy settings shape what is sent (absent: keys unchanged)
+      promptSettings: Object.keys(promptOptions).length ? promptOptions : undefined,
     },
     tools: providerDefinitions(registry),
     messages: chat,

@@ -389,3 +389,17 @@ Deno.test("openwebui: Chat Completions at {url}/chat/completions; calls without 
   const call = JSON.parse(String(r.messages.find((m) => m.role === "function_call")!.content));
   assert.equal(call.id, "get_current_temperature_f0bb78010d7a5ec6bf1cc29a2b4d38e2");
 });
+
+Deno.test("the ask's prompt-strategy settings are part of the cache key (they change what is sent)", async () => {
+  await using home = await tempDir();
+  await using srv = await startProviderServer();
+  srv.script({ text: "default settings" }, { text: "small max_tool_chars" });
+  const o = opts(srv, "openai", home.path, { persist: undefined });
+  assert.equal((await ask(question, o)).text, "default settings");
+  const small = await ask(question, { ...o, max_tool_chars: "10" });
+  assert.equal(small.cached, false);
+  assert.equal(small.text, "small max_tool_chars");
+  assert.equal((await ask(question, { ...o, max_tool_chars: "10" })).cached, true);
+  assert.equal((await ask(question, o)).text, "default settings");
+  assert.equal(srv.requests.length, 2);
+});
