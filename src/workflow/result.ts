@@ -186,8 +186,11 @@ export function deserializeText(text: string, type: string): unknown {
   }
 }
 
+/** Ruby's `text.split("\n")`: trailing empty fields are dropped (`"a\nb\n"` → `[a, b]`). */
 function splitLines(text: string): string[] {
-  return text === "" ? [] : text.split("\n");
+  const lines = text.split("\n");
+  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
 }
 
 /**

@@ -87,6 +87,11 @@ Deno.test("deserialize (§1.3 rule 1): Ruby to_i / to_f / boolean words / lines"
   assert.deepEqual(deserializeText("a\nb", "array"), ["a", "b"]);
   assert.deepEqual(deserializeText("", "array"), []);
   assert.deepEqual(deserializeText("1\n2x", "integer_array"), [1, 2]);
+  // Ruby's split("\n"): a file's trailing newline(s) add no empty item; inner ones stay
+  assert.deepEqual(deserializeText("a\nb\n", "array"), ["a", "b"]);
+  assert.deepEqual(deserializeText("a\n\nb\n\n", "array"), ["a", "", "b"]);
+  assert.deepEqual(deserializeText("\n", "array"), []);
+  assert.deepEqual(deserializeText("1\n2\n", "integer_array"), [1, 2]);
   assert.deepEqual(deserializeText('{"a":1}', "json"), { a: 1 });
   assert.throws(() => deserializeText("{", "json"), (e) => isScoutError(e, "json_parse"));
 });
