@@ -15,8 +15,10 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { ScoutError, usageError } from "../errors.ts";
+import { isFile } from "../util/fs.ts";
 import type { InputDef, Job, RunEvent, Workflow } from "../workflow/mod.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
@@ -114,7 +116,8 @@ export function taskHelp(wf: Workflow, taskName: string, inputs: InputDef[]): st
     "  --json               print {version, path, shortPath, status, result}",
     "",
     "Values: a value naming an existing file is replaced by its content (except for",
-    "path/file/folder/binary/tsv inputs); arrays take one value per line or repeated flags;",
+    "path/file/folder/binary/tsv inputs), and '-' reads it from stdin (one input at most);",
+    "arrays take one value per line (in a file or stdin) or repeated flags;",
     "booleans accept --flag, --no-flag or --flag=false.",
     "",
     "Examples:",
@@ -155,22 +158,38 @@ function workflowHelp(wf: Workflow): string {
 const NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
 const INTEGER = /^\s*[+-]?\d+\s*$/;
 const BOOLEAN_WORDS = /^(true|false|t|f|yes|no|y|n|on|off|1|0)$/i;
+/** Types whose values are paths: a file name stays a name, and `-` is no stdin. */
+const PATH_TYPES = new Set(["path", "file", "folder"]);
+
+/** Context of {@link parseInputArgs}. */
+export interface InputArgsContext {
+  /** `Workflow/task`, for messages. */
+  where: string;
+  /** Directory relative file names resolve against. */
+  cwd: string;
+  /** Suggestions for an unknown input name (the workflow library's `nearNames`). */
+  nearNames: (name: string, candidates: readonly string[]) => string[];
+}
 
 /**
- * Parses `--<input> value` arguments against a task's recursive inputs.
+ * Parses `--<input> value` arguments against a task's recursive inputs. A
+ * value naming an existing file, or `-` (stdin), is left as one string for
+ * the job to load (so a numeric input's file name is not checked as a number,
+ * and an array input's file is split into lines).
  *
  * @param args raw arguments (after WF and TASK)
  * @param inputs the task's recursive inputs
- * @param where `Workflow/task` for messages
+ * @param ctx messages, cwd and suggestions
  * @returns provided inputs (strings, string arrays, booleans)
  * @throws ScoutError `usage` for unknown inputs, missing values, non-numeric numbers
  */
 export function parseInputArgs(
   args: readonly string[],
   inputs: readonly InputDef[],
-  where: string,
-  nearNames: (name: string, candidates: readonly string[]) => string[],
+  ctx: InputArgsContext,
 ): Record<string, unknown> {
+  const { where, nearNames } = ctx;
+  const loaded = (v: string) => v === "-" || isFile(resolve(ctx.cwd, v));
   const byName = new Map(inputs.map((i) => [i.name, i]));
   const out: Record<string, unknown> = {};
   for (let k = 0; k < args.length; k++) {
@@ -217,10 +236,11 @@ export function parseInputArgs(
         value = next;
       }
     }
-    if (typeof value === "string") {
-      const el = /^(.+)_array$/.exec(def.type)?.[1];
-      const scalar = el ?? def.type;
-      const check = el !== undefined ? value.split("\n") : [value];
+    const el = /^(.+)_array$/.exec(def.type)?.[1];
+    const scalar = el ?? (def.type === "array" ? "string" : def.type);
+    const fromFile = typeof value === "string" && !PATH_TYPES.has(scalar) && loaded(value);
+    if (typeof value === "string" && !fromFile) {
+      const check = el !== undefined ? value.replace(/\n+$/, "").split("\n") : [value];
       if (scalar === "integer" && check.some((v) => !INTEGER.test(v))) {
         throw usageError(`Input --${name} of ${where} expects an integer, got "${value}"`);
       }
@@ -228,14 +248,36 @@ export function parseInputArgs(
         throw usageError(`Input --${name} of ${where} expects a number, got "${value}"`);
       }
     }
-    if ((def.type === "array" || def.type.endsWith("_array")) && name in out) {
+    const isArray = def.type === "array" || el !== undefined;
+    if (isArray && name in out) {
       const prev = out[name];
       out[name] = [...(Array.isArray(prev) ? prev : [prev]), value];
-    } else if (def.type === "array" || def.type.endsWith("_array")) {
-      out[name] = typeof value === "string" && value.includes("\n") ? value : [value];
+    } else if (isArray) {
+      out[name] = typeof value === "string" && (fromFile || value.includes("\n")) ? value : [value];
     } else out[name] = value;
   }
   return out;
+}
+
+/** Replaces the one input given as `-` by the text on stdin. */
+async function readStdinInput(
+  provided: Record<string, unknown>,
+  inputs: readonly InputDef[],
+  io: Io,
+): Promise<void> {
+  const names = Object.keys(provided).filter((n) => provided[n] === "-");
+  if (names.length === 0) return;
+  if (names.length > 1) {
+    throw usageError(
+      `Only one input can read stdin: ${names.map((n) => `--${n} -`).join(", ")}`,
+    );
+  }
+  const name = names[0]!;
+  const def = inputs.find((i) => i.name === name);
+  if (def !== undefined && PATH_TYPES.has(def.type)) {
+    throw usageError(`Input --${name} takes a ${def.type} path; "-" (stdin) is for value inputs`);
+  }
+  provided[name] = await io.readStdin();
 }
 
 function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } {
@@ -277,7 +319,12 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
     return 0;
   }
   const where = `${wf.name}/${opts.task}`;
-  const provided = parseInputArgs(opts.args, inputs, where, lib.nearNames);
+  const provided = parseInputArgs(opts.args, inputs, {
+    where,
+    cwd: io.cwd,
+    nearNames: lib.nearNames,
+  });
+  await readStdinInput(provided, inputs, io);
   const store = opts.jobsDir !== undefined
     ? lib.jobStore(storeOptions(opts, io))
     : lib.storeFor(wf, { env: io.env, cwd: io.cwd });

@@ -238,3 +238,55 @@ Deno.test("progress: status lines on a TTY stderr only, cleared at the end", asy
   assert.match(r.stderr, /\r\x1b\[Kdone Baking\/batter\/Default\.json\r\x1b\[K$/);
   assert.equal(r.stdout, '{"batter":"Whisked 2 soft","flour":0.5}\n');
 });
+
+Deno.test("values from files and stdin: loaded by type, same job as inline values", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  writeFileSync(join(d.path, "eggs.txt"), "4\n");
+  writeFileSync(join(d.path, "tops.txt"), "cream\nnuts\n");
+  const run = (args: string[], stdin?: string) =>
+    runMain(["workflow", "task", BAKING, "cake", ...args], {
+      cwd: d.path,
+      env: e,
+      ...(stdin !== undefined ? { stdin } : {}),
+    });
+  const inline = await run([
+    "--eggs",
+    "4",
+    "--toppings",
+    "cream",
+    "--toppings",
+    "nuts",
+    "--print-path",
+  ]);
+  assert.equal(inline.code, 0, inline.stderr);
+  // a numeric input's file name is not a usage error; an array file's trailing newline adds no item
+  const files = await run(["--eggs", "eggs.txt", "--toppings", "tops.txt", "--print-path"]);
+  assert.equal(files.code, 0, files.stderr);
+  assert.equal(files.stdout, inline.stdout);
+  const piped = await run(["--toppings", "-", "--eggs", "4", "--print-path"], "cream\nnuts\n");
+  assert.equal(piped.stdout, inline.stdout, piped.stderr);
+  const text = await run(["--eggs", "-"], "5\n");
+  assert.equal(text.stdout, "Cake (Whisked 5 soft, 0.5 kg flour, 30 min)\n", text.stderr);
+  const two = await run(["--eggs", "-", "--minutes", "-"], "1\n");
+  assert.equal(two.code, 2);
+  assert.match(two.stderr, /Only one input can read stdin: --eggs -, --minutes -/);
+  assert.match((await run(["--eggs", "many"])).stderr, /expects an integer, got "many"/);
+  userWorkflow(
+    d.path,
+    "Paths",
+    "export default (api) => api.workflow('Paths', { tasks: { t: { type: 'string', inputs: { f: api.input.file() }, run: ({ f }) => f } } });",
+  );
+  const path = await runMain(["workflow", "task", "Paths", "t", "--f", "-"], {
+    cwd: d.path,
+    env: e,
+    stdin: "x",
+  });
+  assert.equal(path.code, 2);
+  assert.match(path.stderr, /Input --f takes a file path; "-" \(stdin\) is for value inputs/);
+  const named = await runMain(["workflow", "task", "Paths", "t", "--f", "tops.txt"], {
+    cwd: d.path,
+    env: e,
+  });
+  assert.equal(named.stdout, join(d.path, "tops.txt") + "\n", "a file input keeps the path");
+});
