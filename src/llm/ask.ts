@@ -214,7 +214,16 @@ export async function ask(
   delete opts.endpoint;
   let endpoint: string | null = null;
   if (choice && choice.name !== "") {
-    const ep = await loadEndpoint(choice.name, { cwd, env });
+    const ep = await loadEndpoint(choice.name, { cwd, env }).catch((e) => {
+      // §1.2: say where a name the user did not type came from (LLM, ASK are generic names)
+      if (isScoutError(e, "endpoint_not_found") && choice.source !== "option") {
+        e.message += choice.source === "config"
+          ? ` (named by the config key "endpoint")`
+          : ` (named by the environment variable ${choice.source.slice(4)})`;
+        e.source = choice.source;
+      }
+      throw e;
+    });
     endpoint = ep.name;
     const { endpoint: _e, ...fileSettings } = ep.settings;
     opts = { ...fileSettings, ...opts };

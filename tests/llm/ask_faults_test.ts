@@ -270,6 +270,23 @@ Deno.test("bad input: unknown endpoint, unknown backend, missing key, unknown pr
     () => ask(question, { ...base, endpoint: "nope" }),
     (e) => isScoutError(e, "endpoint_not_found"),
   );
+  // a name from the environment or config says where it came from (§1.2)
+  await assert.rejects(
+    () => ask(question, { ...base, env: { SCOUT_HOME: home.path, LLM: "1" } }),
+    (e) =>
+      isScoutError(e, "endpoint_not_found") &&
+      e.message === 'Endpoint not found "1" (named by the environment variable LLM)',
+  );
+  await assert.rejects(
+    () =>
+      ask(question, {
+        ...base,
+        config: { entries: [{ key: "endpoint", value: "gone", tokens: ["ask"] }] },
+      }),
+    (e) =>
+      isScoutError(e, "endpoint_not_found") &&
+      e.message === `Endpoint not found "gone" (named by the config key "endpoint")`,
+  );
   await assert.rejects(
     () => ask(question, { ...base, backend: "nope" }),
     (e) => isScoutError(e, "unknown_backend"),
