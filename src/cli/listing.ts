@@ -42,7 +42,8 @@ export function messagesJson(chat: readonly Message[]): string {
 export function listing(chat: readonly Message[], io: Io): string {
   if (chat.length === 0) return paint(io, "stdout", "dim", "(no messages)") + "\n";
   const w = String(chat.length - 1).length;
-  const rw = Math.min(24, Math.max(...chat.map((m) => String(m.role).length)));
+  let rw = 0; // role column width, at most 24 (no spread: chats can have 100k+ messages)
+  for (const m of chat) rw = Math.max(rw, Math.min(24, String(m.role).length));
   const pad = " ".repeat(w + rw + 4);
   let out = "";
   chat.forEach((m, i) => {

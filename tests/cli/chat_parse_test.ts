@@ -115,3 +115,18 @@ Deno.test("chat parse --help teaches with examples", async () => {
   assert.match(r.stdout, /Examples:/);
   assert.match(r.stdout, /--json/);
 });
+
+Deno.test("chat parse listing of a 200,000-message chat (no stack overflow sizing the columns)", async () => {
+  const lines: string[] = [];
+  for (let i = 0; i < 200_000; i++) lines.push(`user: m${i}`);
+  lines.push("a_very_long_role_name_beyond_the_column: x");
+  const r = await runMain(["chat", "parse", "-"], {
+    stdin: lines.join("\n"),
+    env: { NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const out = r.stdout.split("\n");
+  assert.equal(out.length, 200_003); // leading empty message + 200,001 + final newline
+  assert.equal(out[1], "     1  user                      m0");
+  assert.equal(out[200_001], "200001  a_very_long_role_name_beyond_the_column  x");
+});
