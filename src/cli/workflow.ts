@@ -9,7 +9,8 @@
  *   (chat → messages, binary → text).
  * - `info`: `{"version":1,"path","shortPath","status","done","running","info",
  *   "infoProblem","dependencies":[{"ref","path","status"}],"files":[…]}`.
- * - `list`: `{"version":1,"workflows":[{"name","file","tasks":[…]}]}`, or with a
+ * - `list`: `{"version":1,"workflows":[{"name","file","tasks":[…],"error"?}]}`
+ *   (`error` names a file that cannot be loaded; exit 1), or with a
  *   workflow `{"version":1,"workflow","file","tasks":[{"name","type","description",
  *   "inputs":[…],"jobs":[{"name","path","status"}]}]}`.
  *
@@ -538,10 +539,17 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
   const lib = await wfLib();
   if (opts.workflow === undefined) {
     const found = listWorkflowFiles({ cwd: io.cwd, env: io.env });
-    const rows: { name: string; file: string; tasks: string[] }[] = [];
+    const rows: { name: string; file: string; tasks: string[]; error?: string }[] = [];
     for (const f of found) {
-      const wf = await loadWorkflowFile(f.file);
-      rows.push({ name: wf.name, file: f.file, tasks: Object.keys(wf.tasks) });
+      try {
+        const wf = await loadWorkflowFile(f.file);
+        rows.push({ name: wf.name, file: f.file, tasks: Object.keys(wf.tasks) });
+      } catch (e) {
+        // One broken workflow file must not hide the others: name it and go on.
+        if (!(e instanceof ScoutError && e.code === "workflow_load")) throw e;
+        warn(io, e.message);
+        rows.push({ name: f.name, file: f.file, tasks: [], error: e.message });
+      }
     }
     if (opts.json) {
       io.stdout.write(JSON.stringify({ version: 1, workflows: rows }) + "\n");
@@ -551,10 +559,13 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
       );
     } else {
       for (const r of rows) {
-        io.stdout.write(`${paint(io, "stdout", "bold", r.name)}  ${r.tasks.join(" ")}\n`);
+        const tasks = r.error === undefined
+          ? r.tasks.join(" ")
+          : paint(io, "stdout", "red", "(cannot be loaded)");
+        io.stdout.write(`${paint(io, "stdout", "bold", r.name)}  ${tasks}\n`);
       }
     }
-    return 0;
+    return rows.some((r) => r.error !== undefined) ? 1 : 0;
   }
   const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
   const store = opts.jobsDir !== undefined

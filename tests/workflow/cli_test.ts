@@ -290,3 +290,23 @@ Deno.test("values from files and stdin: loaded by type, same job as inline value
   });
   assert.equal(named.stdout, join(d.path, "tops.txt") + "\n", "a file input keeps the path");
 });
+
+Deno.test("workflow list: a broken workflow file is named on stderr, the others still listed", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  userWorkflow(d.path, "Good", "export default { tasks: { hi: { run: () => 'hi' } } };");
+  userWorkflow(d.path, "Bad", "throw new Error('syntax of doom');\nexport default 1;");
+  const l = await runMain(["workflow", "list"], { cwd: d.path, env: e });
+  assert.equal(l.code, 1);
+  assert.match(l.stdout, /^Bad {2}\(cannot be loaded\)$/m);
+  assert.match(l.stdout, /^Good {2}hi$/m);
+  assert.match(
+    l.stderr,
+    /warning: Cannot load workflow file ".*Bad\/workflow\.ts": syntax of doom/,
+  );
+  const j = await runMain(["workflow", "list", "--json"], { cwd: d.path, env: e });
+  const rows = JSON.parse(j.stdout).workflows;
+  assert.deepEqual(rows.map((r: { name: string }) => r.name), ["Bad", "Good"]);
+  assert.match(rows[0].error, /syntax of doom/);
+  assert.equal("error" in rows[1], false);
+});
