@@ -69,8 +69,11 @@ type AskFlags = {
 
 function common(cmd: Command): Command {
   return cmd
-    .argument("[question...]", "the question (chat text; read from stdin when piped and absent)")
-    .option("-c, --chat <file>", "continue this chat file (compiled first)")
+    .argument(
+      "[question...]",
+      "the question (chat text; - or absent with a pipe: read from stdin)",
+    )
+    .option("-c, --chat <file>", "continue this chat file (compiled first; - reads stdin)")
     .option("-e, --endpoint <name>", "endpoint (etc/AI/<name>.yaml)")
     .option("-m, --model <model>", "model")
     .option(
@@ -146,7 +149,8 @@ export function registerLlmAsk(llm: Command, ctx: CliContext): void {
     "after",
     `
 The question is chat text: plain words are a user message; "system: …" lines work too.
-Without QUESTION, stdin is the question when piped; "..." in QUESTION is replaced by stdin.
+QUESTION "-" (or none, when piped) reads the question from stdin; "..." in QUESTION is
+replaced by stdin. With -c -, stdin is the chat to continue instead.
 Options in the -c chat file (model:, endpoint:, option: …) yield to the flags; options
 written in QUESTION itself win over them.
 With -o, the question and every new message (meta records with token usage, tool calls and
@@ -160,6 +164,7 @@ Examples:
   scout-ai llm ask "What is the capital of France?"
   git diff | scout-ai llm ask "Write a commit message for this diff: ..."
   scout-ai llm ask -c session.chat -o session.chat "And the population?"
+  cat session.chat | scout-ai llm ask -c - "Summarise this conversation"
   scout-ai llm ask -e nano -f notes.md "Summarise the notes" --json | jq -r .answer`,
   );
   askCmd.action(async (...args: unknown[]) => {

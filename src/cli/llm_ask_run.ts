@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
-import { compile, compileFile } from "../chat/compile.ts";
+import { compile, compileFile, compileText } from "../chat/compile.ts";
 import { parseJson } from "../chat/json.ts";
 import { extractOptions } from "../chat/options.ts";
 import { parseMeta, toInt, TOKEN_KEYS } from "../chat/meta.ts";
@@ -22,6 +22,7 @@ import { ask, type AskResult } from "../llm/ask.ts";
 import type { AskEvent } from "../llm/loop.ts";
 import { exists, readText, writeFileAtomic } from "../util/fs.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
+import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask.ts";
@@ -83,6 +84,14 @@ export function usageOf(messages: readonly Message[]): Record<string, number> {
 
 async function questionText(opts: LlmAskOptions, io: Io): Promise<string> {
   let question = opts.question.join(" ");
+  const chatOnStdin = opts.chat === "-";
+  if (question === "-") {
+    if (chatOnStdin) {
+      throw usageError("Stdin can feed -c - or QUESTION -, not both: give the question as words");
+    }
+    return await io.readStdin();
+  }
+  if (chatOnStdin) return question; // stdin holds the chat
   if (question.trim() === "") {
     if (!io.stdinIsTTY) question = await io.readStdin();
   } else if (question.includes("...") && !io.stdinIsTTY) {
@@ -108,6 +117,9 @@ export async function runLlmAsk(
   const env = io.env;
   const cwd = io.cwd;
   const store = loadConfig(scoutHome(env));
+  // `-c -`: the chat comes from stdin (read before the question, which then
+  // never reads stdin)
+  const stdinChat = opts.chat === "-" ? await readInput("-", io) : undefined;
   const question = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
   const jobs = jobRoleResolver({ cwd, env });
@@ -117,7 +129,14 @@ export async function runLlmAsk(
   // command-line flags (agents.md §5.3: "options extracted (CLI options win over
   // them)"); options written in the question itself stay in the chat and win.
   let fileOptions: Record<string, unknown> = {};
-  if (opts.chat !== undefined) {
+  if (stdinChat !== undefined) {
+    const extracted = extractOptions(
+      await compileText(stdinChat.text, { cwd, env, config: store, jobs, name: stdinChat.name }),
+      { cwd },
+    );
+    base = extracted.chat;
+    fileOptions = extracted.options;
+  } else if (opts.chat !== undefined) {
     const chatPath = resolve(cwd, opts.chat);
     if (exists(chatPath)) {
       const extracted = extractOptions(
@@ -210,7 +229,7 @@ export async function runLlmAsk(
       onEvent,
       warn: (m) => warn(io, m),
       cache: opts.cache !== false,
-      ...(opts.chat !== undefined ? { origin: resolve(cwd, opts.chat) } : {}),
+      ...(opts.chat !== undefined && !stdinChat ? { origin: resolve(cwd, opts.chat) } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
   } catch (e) {

@@ -71,6 +71,33 @@ Deno.test("question from stdin when piped; '...' in QUESTION is replaced by stdi
   ]);
 });
 
+Deno.test("'-' means stdin: QUESTION - is the question, -c - is the chat to continue", async () => {
+  await using t = await setup();
+  t.srv.script({ text: "a" }, { text: "b" });
+  const q = await t.run(["ask", ...t.flags, "-"], { stdin: "What is 2+2?\n" });
+  assert.equal(q.code, 0, q.stderr);
+  assert.deepEqual((t.srv.requests[0]!.body as { messages: unknown[] }).messages, [
+    { role: "user", content: "What is 2+2?" },
+  ]);
+  const c = await t.run(["ask", ...t.flags, "-c", "-", "And", "then?"], {
+    stdin: "user: first\n\nassistant: one\n\nmodel: from-stdin-chat\n",
+  });
+  assert.equal(c.code, 0, c.stderr);
+  assert.equal(c.stdout, "b\n");
+  const second = t.srv.requests[1]!.body as { messages: unknown[]; model: string };
+  assert.deepEqual(second.messages, [
+    { role: "user", content: "first" },
+    { role: "assistant", content: "one" },
+    { role: "user", content: "And then?" },
+  ]);
+  // the stdin chat's options yield to the flags, as a -c file's do
+  assert.equal(second.model, "test-model");
+  const both = await t.run(["ask", ...t.flags, "-c", "-", "-"], { stdin: "user: x\n" });
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /not both/);
+  assert.equal(t.srv.requests.length, 2);
+});
+
 Deno.test("-o appends the question and the new messages; -c continues the conversation", async () => {
   await using t = await setup();
   t.srv.script({ text: "Paris." }, { text: "About 2 million." });
