@@ -326,9 +326,7 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
     nearNames: lib.nearNames,
   });
   await readStdinInput(provided, inputs, io);
-  const store = opts.jobsDir !== undefined
-    ? lib.jobStore(storeOptions(opts, io))
-    : lib.storeFor(wf, { env: io.env, cwd: io.cwd });
+  const store = lib.storeFor(wf, storeOptions(opts, io));
   const job: Job = lib.createJob(wf, opts.task, {
     inputs: provided,
     ...(opts.jobname !== undefined ? { jobname: opts.jobname } : {}),
@@ -568,9 +566,7 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
     return rows.some((r) => r.error !== undefined) ? 1 : 0;
   }
   const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
-  const store = opts.jobsDir !== undefined
-    ? lib.jobStore(storeOptions(opts, io))
-    : lib.storeFor(wf, { env: io.env, cwd: io.cwd });
+  const store = lib.storeFor(wf, storeOptions(opts, io));
   const { readdir } = await import("node:fs/promises");
   const { join } = await import("node:path");
   const tasks = [];

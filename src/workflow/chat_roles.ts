@@ -84,20 +84,18 @@ export function jobRoleResolver(opts: JobRoleResolverOptions = {}): JobRoleResol
   const env = opts.env ?? process.env;
   const created = new Map<string, Job>();
   const pollMs = opts.pollMs ?? 100;
+  const jobsDir = opts.jobsDir !== undefined ? { jobsDir: opts.jobsDir } : {};
 
   async function makeJob(request: TaskRequest): Promise<Job> {
-    const [load, job, , store] = await engine();
+    const [load, job] = await engine();
     const dirs = request.origin !== undefined ? [join(dirname(request.origin), "workflows")] : [];
     const wf = await load.loadWorkflow(request.workflow, { cwd, env, dirs });
-    const s = opts.jobsDir !== undefined
-      ? store.jobStore({ env, cwd, jobsDir: opts.jobsDir })
-      : job.storeFor(wf, { env, cwd });
     return job.createJob(wf, request.task, {
       inputs: inputsOf(request),
       ...(request.jobname !== undefined ? { jobname: request.jobname } : {}),
       cwd,
       env,
-      store: s,
+      store: job.storeFor(wf, { env, cwd, ...jobsDir }),
     });
   }
 

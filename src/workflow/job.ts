@@ -87,20 +87,28 @@ function checkJobName(id: string, where: string): void {
 }
 
 /**
- * The store a workflow's jobs go to: the explicit store, else `SCOUT_JOBS_DIR`,
- * else the workflow's `jobsDir`, else `$SCOUT_HOME/var/jobs` (cwd first on lookup).
+ * The store a workflow's jobs go to: the explicit store, else the explicit
+ * jobs directory (`--jobs-dir`), else `SCOUT_JOBS_DIR`, else the workflow's
+ * `jobsDir`, else `$SCOUT_HOME/var/jobs` (cwd first on lookup).
  *
  * @param wf the workflow
- * @param opts explicit store, env, cwd
+ * @param opts explicit store or jobs directory, env, cwd
  * @returns the store
  */
 export function storeFor(
   wf: Workflow,
-  opts: { store?: JobStore; env?: Record<string, string | undefined>; cwd?: string } = {},
+  opts: {
+    store?: JobStore;
+    jobsDir?: string;
+    env?: Record<string, string | undefined>;
+    cwd?: string;
+  } = {},
 ): JobStore {
   if (opts.store !== undefined) return opts.store;
   const env = opts.env ?? process.env;
-  const base = jobStore({ env, cwd: opts.cwd ?? process.cwd() });
+  const cwd = opts.cwd ?? process.cwd();
+  if (opts.jobsDir !== undefined) return jobStore({ env, cwd, jobsDir: opts.jobsDir });
+  const base = jobStore({ env, cwd });
   if (!env.SCOUT_JOBS_DIR && wf.jobsDir !== undefined) return withJobsDir(base, wf.jobsDir);
   return base;
 }

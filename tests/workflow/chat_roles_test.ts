@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compileText } from "../../src/chat/compile.ts";
 import { emptyConfig } from "../../src/config/store.ts";
@@ -115,4 +115,19 @@ Deno.test("chat compile CLI resolves job roles with the workflow engine", async 
   assert.equal(r.code, 0, r.stderr);
   const msgs = JSON.parse(r.stdout);
   assert.equal(JSON.parse(msgs.at(-1).content).content, "20");
+});
+
+Deno.test("an explicit jobs directory holds the jobs of task lines and resolves job lines", async () => {
+  await using d = await tempDir();
+  const { opts, env } = await setup(d.path);
+  const jobsDir = join(d.path, "explicit-jobs");
+  const jobs = jobRoleResolver({ cwd: d.path, env, jobsDir });
+  const out = await compileText("task: Pipe count n=4\n", { ...opts, jobs });
+  assert.equal(JSON.parse(out.at(-1)!.content as string).content, "40");
+  const made = join(jobsDir, "Pipe", "count");
+  assert.equal(readdirSync(made).filter((n) => !n.endsWith(".info")).length, 1);
+  assert.equal(existsSync(join(d.path, "home", "var", "jobs", "Pipe")), false);
+  const name = readdirSync(made).find((n) => !n.endsWith(".info"))!;
+  const again = await compileText(`job: Pipe/count/${name}\n`, { ...opts, jobs });
+  assert.equal(JSON.parse(again.at(-1)!.content as string).content, "40");
 });
