@@ -181,7 +181,8 @@ Examples:
     `
 The model is asked to reply with one JSON object (following --schema when given); the reply
 is parsed (a \`\`\`json fence is unwrapped) and printed as indented JSON. A reply that is not
-JSON is an error (exit 1).
+JSON is an error (exit 1). --json prints the llm ask object (see llm ask --help) plus
+"value", the parsed reply.
 
 Examples:
   scout-ai llm json -s person.schema.json "Invent a person"

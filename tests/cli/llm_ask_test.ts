@@ -303,6 +303,14 @@ Deno.test("llm json: schema file → structured output request; the reply is par
   assert.deepEqual((t.srv.requests[1]!.body as { response_format: unknown }).response_format, {
     type: "json_object",
   });
+  // --json: the llm ask object plus the parsed reply as "value"
+  t.srv.script({ text: '{"primes": [2, 3, 5]}' });
+  const j = await t.run(["json", ...t.flags, "--json", "Three primes"]);
+  assert.equal(j.code, 0, j.stderr);
+  const doc = JSON.parse(j.stdout);
+  assert.equal(doc.version, 1);
+  assert.equal(doc.answer, '{"primes": [2, 3, 5]}');
+  assert.deepEqual(doc.value, { primes: [2, 3, 5] });
 });
 
 Deno.test("llm ask --help teaches with examples", async () => {
