@@ -32,8 +32,14 @@ export interface ToolDirective {
   position: number;
 }
 
+/** What a backslash escapes inside double quotes (POSIX 2.2.3, Ruby `Shellwords`). */
+const DQ_ESCAPABLE = new Set(["$", "`", '"', "\\", "\n"]);
+
 /**
- * Splits directive content into POSIX shell words (`'…'`, `"…"`, `\` escapes).
+ * Splits directive content into POSIX shell words (`'…'`, `"…"`, `\` escapes),
+ * as Ruby `Shellwords.split`: inside double quotes a backslash escapes only
+ * `$`, `` ` ``, `"`, `\` and newline, and is kept before anything else
+ * (`"C:\tools\srv.exe"` keeps its backslashes).
  *
  * @param text directive content
  * @returns the words
@@ -54,7 +60,7 @@ export function shellWords(text: string): string[] {
     const c = text[i]!;
     if (quote) {
       if (c === quote) quote = null;
-      else if (c === "\\" && quote === '"' && i + 1 < text.length) cur += text[++i];
+      else if (c === "\\" && quote === '"' && DQ_ESCAPABLE.has(text[i + 1] ?? "")) cur += text[++i];
       else cur += c;
     } else if (c === "'" || c === '"') {
       quote = c;

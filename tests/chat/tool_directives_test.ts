@@ -32,3 +32,17 @@ Deno.test("extractTools: an unbalanced quote is an invalid_input error naming th
   );
   assert.deepEqual(shellWords(`a\\ b 'c d'`), ["a b", "c d"]);
 });
+
+Deno.test('shellWords: inside double quotes a backslash escapes only $ ` " \\ and newline (Ruby Shellwords)', () => {
+  assert.deepEqual(shellWords(`stdio "C:\\tools\\srv.exe --x" read`), [
+    "stdio",
+    "C:\\tools\\srv.exe --x",
+    "read",
+  ]);
+  assert.deepEqual(shellWords(`"a\\"b" "c\\$d" "e\\\\f" "g\\nh"`), ['a"b', "c$d", "e\\f", "g\\nh"]);
+  assert.deepEqual(
+    shellWords(`'x\\y' z\\w`),
+    ["x\\y", "zw"],
+    "single quotes keep it; bare escapes any",
+  );
+});
