@@ -451,20 +451,24 @@ export function jobAt(
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   const store = opts.store ?? jobStore({ env, cwd });
-  return diskJob(ref, store, cwd, env, new Map());
-}
-
-function diskJob(
-  ref: string,
-  store: JobStore,
-  cwd: string,
-  env: Record<string, string | undefined>,
-  seen: Map<string, Job>,
-): Job {
   const found = resolveJobReference(ref, { roots: store.roots, cwd, env });
   if (found === null) {
     throw new ScoutError("job_not_found", `Job not found: "${ref}"`, { reference: ref });
   }
+  return diskJob(found, { store, cwd, env, seen: new Map() });
+}
+
+interface DiskWalk {
+  store: JobStore;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** Jobs built so far by path (shared dependencies are one record). */
+  seen: Map<string, Job>;
+}
+
+/** The job at a resolved path, its dependencies resolved over its own root first. */
+function diskJob(found: string, walk: DiskWalk): Job {
+  const { store, cwd, env, seen } = walk;
   const path = isAbsolute(found) ? found : resolve(cwd, found);
   const prior = seen.get(path);
   if (prior !== undefined) return prior;
@@ -501,8 +505,8 @@ function diskJob(
   seen.set(path, job);
   for (const d of infoDependencies(info)) {
     // A dependency that exists nowhere stays out of `deps` (the info still lists it).
-    if (resolveJobReference(d, { roots: job.store.roots, cwd, env }) === null) continue;
-    job.deps.push(diskJob(d, job.store, cwd, env, seen));
+    const at = resolveJobReference(d, { roots: job.store.roots, cwd, env });
+    if (at !== null) job.deps.push(diskJob(at, { ...walk, store: job.store }));
   }
   return job;
 }
