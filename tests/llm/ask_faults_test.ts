@@ -296,6 +296,16 @@ Deno.test("bad input: unknown endpoint, unknown backend, missing key, unknown pr
     assert.match(e.message, /ANTHROPIC_KEY or ANTHROPIC_API_KEY/);
     return true;
   });
+  // OpenWebUI has no default host: no url is a config error, not a request to api.openai.com
+  await assert.rejects(
+    () =>
+      ask(question, {
+        ...base,
+        backend: "openwebui",
+        fetch: () => Promise.reject(new Error("no request may be sent")),
+      }),
+    (e) => isScoutError(e, "config") && /set OPENWEBUI_URL/.test(e.message),
+  );
   await assert.rejects(
     () => ask(question, { ...base, backend: "ollama", prompt_strategies: "nonesuch" }),
     (e) => isScoutError(e, "unknown_strategy"),

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { ScoutError } from "../../errors.ts";
 import { md5hex } from "../../util/hash.ts";
 import type { Backend } from "../types.ts";
 import { argumentDigest } from "./ollama.ts";
@@ -20,10 +21,19 @@ export const openwebuiBackend: Backend = {
     keyEnv: ["OPENWEBUI_KEY"],
     modelEnv: ["OPENWEBUI_MODEL", "MODEL"],
   },
-  query: (req, ctx) =>
-    queryChat(req, ctx, {
+  query: (req, ctx) => {
+    // Without a url the SDK would fall back to api.openai.com: OpenWebUI has no default host.
+    if (!ctx.settings.url) {
+      throw new ScoutError(
+        "config",
+        'No url for backend "openwebui": set OPENWEBUI_URL, or "url" in the endpoint file or config',
+        { backend: "openwebui" },
+      );
+    }
+    return queryChat(req, ctx, {
       backend: "openwebui",
-      baseURL: ctx.settings.url?.replace(/\/+$/, ""),
+      baseURL: ctx.settings.url.replace(/\/+$/, ""),
       missingId: (name, args) => `${name}_${md5hex(argumentDigest(args))}`,
-    }),
+    });
+  },
 };
