@@ -627,6 +627,15 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
 export function registerWorkflow(program: Command, ctx: CliContext): void {
   const wf = program.command("workflow").description(
     "run workflow tasks as persisted jobs and inspect jobs (Scout-compatible store)",
+  ).addHelpText(
+    "after",
+    "\nJobs live in $SCOUT_HOME/var/jobs/<Workflow>/<task>/<name> with a .info sidecar,\n" +
+      "in the layout Scout's engine uses: either side reads the other's jobs.\n\n" +
+      "Examples:\n" +
+      "  scout-ai workflow list\n" +
+      "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
+      "  scout-ai workflow task Baking cake --help\n" +
+      "  scout-ai workflow info Baking/cake/Default --json | jq .status",
   );
   wf.command("task")
     .description("run a task (unless its job is done) and print its result")

@@ -94,6 +94,9 @@ Deno.test("workflow task --help lists inputs with types and defaults; no task li
   assert.equal(g.code, 0);
   assert.match(g.stdout, /Usage: scout-ai workflow task WORKFLOW TASK/);
   assert.match(g.stdout, /Examples:\n {2}scout-ai workflow task fixtures\/workflows\/Baking cake/);
+  const group = await runMain(["workflow", "--help"], { cwd: d.path, env: env(d.path) });
+  assert.equal(group.code, 0);
+  assert.match(group.stdout, /Examples:\n {2}scout-ai workflow list\n/);
 });
 
 Deno.test("bad input: unknown workflow/task/input with suggestions, wrong types, job name with /", async () => {
