@@ -55,18 +55,6 @@ export interface ChatPromptJson {
   summary: PromptSummary;
 }
 
-/** Roles that declare tools: resolved by the backend layer, never sent as messages. */
-const TOOL_DECLARATIONS = new Set([
-  "tool",
-  "introduce",
-  "mcp",
-  "kb",
-  "association",
-  "clear_associations",
-  "clear_tools",
-  "socialize",
-]);
-
 async function compileInput(opts: ChatCompileOptions, io: Io) {
   const [{ compileText }, { loadConfig }, { scoutHome }, { jobRoleResolver }] = await Promise.all([
     import("../chat/compile.ts"),
@@ -122,14 +110,19 @@ export async function runChatCompile(opts: ChatCompileOptions, io: Io): Promise<
  */
 export async function runChatPrompt(opts: ChatPromptOptions, io: Io): Promise<number> {
   const { compiled, config, origin } = await compileInput(opts, io);
-  const [{ extractOptions }, { clear, purge }, prompt] = await Promise.all([
+  const [{ extractOptions }, { clear, purge }, { TOOL_DIRECTIVES }, prompt] = await Promise.all([
     import("../chat/options.ts"),
     import("../chat/clear.ts"),
+    import("../chat/tool_directives.ts"),
     import("../prompt/mod.ts"),
   ]);
   const extracted = extractOptions(compiled, { cwd: io.cwd, ...(origin ? { origin } : {}) });
   const options = extracted.options;
-  let chat = extracted.chat.filter((m) => m.role !== "meta" && !TOOL_DECLARATIONS.has(m.role));
+  // Never sent as messages: meta, tool directives (the backend layer resolves
+  // them; compile already consumed clear_tools) and socialize (the agent layer's).
+  let chat = extracted.chat.filter((m) =>
+    m.role !== "meta" && m.role !== "socialize" && !TOOL_DIRECTIVES.has(m.role)
+  );
   const responses = options.backend === "responses" &&
     !/^(false|none|nil)$/i.test(String(options.previous_response ?? "")) &&
     options.previous_response_id !== undefined;

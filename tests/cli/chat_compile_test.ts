@@ -180,7 +180,9 @@ Deno.test("chat prompt: chat options select strategy and settings; unknown strat
 
 Deno.test("chat prompt drops meta, tool declarations and response ids from the prompt", async () => {
   const text =
-    "meta: pt=3 job=x\ntool: Baking bake\nuser: q\nprevious_response_id: r1\nassistant: a\n";
+    "meta: pt=3 job=x\ntool: Baking bake\nmcp: stdio srv\nkb: Genes\nintroduce: Baking\n" +
+    "association: g g.tsv\nclear_associations: x\nsocialize: true\n" +
+    "user: q\nprevious_response_id: r1\nassistant: a\n";
   const r = await runMain(["chat", "prompt", "-", "--json", "-q"], { cwd: FIX, env, stdin: text });
   const data = JSON.parse(r.stdout);
   assert.deepEqual(data.prompt.map((m: { role: string }) => m.role), ["user", "assistant"]);
