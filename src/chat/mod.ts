@@ -1,7 +1,7 @@
 /**
  * The `.chat` format and every operation on a chat: parse, print, load,
- * builders, transforms, meta records (and, as they land, compile, lineage,
- * tracing, tool-call pairing and agent receipts).
+ * builders, transforms, options, meta records, compile, tool directives,
+ * lineage, tracing, tool-call pairing and agent receipts.
  *
  * @module
  */
