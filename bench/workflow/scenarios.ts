@@ -50,7 +50,7 @@ export async function chain(dir: string, n: number): Promise<unknown> {
     cwd: dir,
     jobsDir: join(dir, "jobs"),
   });
-  return await runJob(createJob(wf, "link", { inputs: { n: n - 1 }, store }));
+  return expect(await runJob(createJob(wf, "link", { inputs: { n: n - 1 }, store })), n - 1);
 }
 
 /** Resolves and runs a fan-in of `n` leaves plus the sum job; returns the result. */
@@ -61,5 +61,13 @@ export async function fanIn(dir: string, n: number): Promise<unknown> {
     cwd: dir,
     jobsDir: join(dir, "jobs"),
   });
-  return await runJob(createJob(wf, "sum", { inputs: { count: n - 1 }, store }));
+  const leaves = n - 1; // the sum job is the n-th
+  const total = (leaves * (leaves - 1)) / 2;
+  return expect(await runJob(createJob(wf, "sum", { inputs: { count: leaves }, store })), total);
+}
+
+/** A figure for a run that computed the wrong thing would be meaningless: refuse it. */
+function expect(got: unknown, want: number): unknown {
+  if (got !== want) throw new Error(`Benchmark computed ${String(got)}, expected ${want}`);
+  return got;
 }
