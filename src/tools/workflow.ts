@@ -4,10 +4,14 @@
  * §7.4 #3 fix, select options as `enum`, `return_path`, `tool:` filters and
  * pinned values), and running a call as a persisted job whose result becomes
  * the output (with `step`). Strings in tool arguments are never replaced by
- * the content of a file they name (§7.4 #2).
+ * the content of a file they name (§7.4 #2). A call for a job that is running
+ * in this process — the caller is inside that job's own body — is refused as
+ * a potential recursive call unless `allow_recursive: "true"` (it would wait
+ * for itself forever).
  *
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { z } from "zod";
 import type { JobStore } from "../workflow/store.ts";
 import {
@@ -21,6 +25,8 @@ import type { Workflow } from "../workflow/define.ts";
 import { createJob } from "../workflow/job.ts";
 import { execJob, runJob } from "../workflow/run.ts";
 import { loadWorkflow } from "../workflow/load.ts";
+import { jobState, thisHost } from "../workflow/state.ts";
+import type { Job } from "../workflow/job_types.ts";
 import { ScoutError } from "../errors.ts";
 import type { ToolResolver } from "./assemble.ts";
 import type { FunctionToolDefinition, JsonSchema, ToolEntry, ToolFunction } from "./types.ts";
@@ -179,13 +185,47 @@ export function taskToolDefinition(
   };
 }
 
+/** Paths of the tool-started jobs whose bodies the current async context runs inside. */
+const enclosingJobs = new AsyncLocalStorage<ReadonlySet<string>>();
+/** Jobs this process is running for tool calls (path → calls waiting on it). */
+const toolRuns = new Map<string, number>();
+
+/**
+ * Whether running `job` now would wait for itself (§6.3 "Potential recursive
+ * call"): the caller is inside the body of that job, started by a tool call
+ * (tracked through the async context), or the job is being computed in this
+ * process by something other than a tool call (a `workflow task`, an agent's
+ * chat task). Sibling calls of one batch naming the same job share its run.
+ */
+async function recursiveCall(job: Job): Promise<boolean> {
+  if (enclosingJobs.getStore()?.has(job.path)) return true;
+  if (toolRuns.has(job.path)) return false;
+  const state = await jobState(job.path);
+  return state.running && state.info?.pid === process.pid &&
+    (state.info.pid_hostname === undefined || state.info.pid_hostname === thisHost());
+}
+
+async function runForTool(job: Job, run: () => Promise<unknown>): Promise<unknown> {
+  const enclosing = new Set(enclosingJobs.getStore() ?? []).add(job.path);
+  toolRuns.set(job.path, (toolRuns.get(job.path) ?? 0) + 1);
+  try {
+    return await enclosingJobs.run(enclosing, run);
+  } finally {
+    const n = toolRuns.get(job.path)! - 1;
+    if (n === 0) toolRuns.delete(job.path);
+    else toolRuns.set(job.path, n);
+  }
+}
+
 /**
  * The implementation of a task tool (§6.3, §6.4): `jobname`, `return_path`,
  * `exec_type`, `allow_recursive` are taken from the arguments; exec exports
  * (or `exec_type: exec`) run in memory; otherwise the job runs to completion
  * (or is loaded when done) and its result — or with `return_path` its path —
  * becomes the content, with `step` = the job's short path. A failed job
- * becomes `{"exception", "stack"}` with `error: "error"`.
+ * becomes `{"exception", "stack"}` with `error: "error"`; a job running in
+ * this process is refused ("Potential recursive call") unless
+ * `allow_recursive` is `"true"`.
  *
  * @param wf the workflow
  * @param taskName the task
@@ -198,7 +238,7 @@ export function taskToolFunction(
   opts: WorkflowToolOptions = {},
 ): ToolFunction {
   return async (_name, args) => {
-    const { jobname, return_path, exec_type, allow_recursive: _r, ...inputs } = args;
+    const { jobname, return_path, exec_type, allow_recursive, ...inputs } = args;
     const job = createJob(wf, taskName, {
       inputs,
       loadFiles: false,
@@ -213,8 +253,16 @@ export function taskToolFunction(
       return await execJob(job);
     }
     const runOpts = opts.env ? { env: opts.env } : {};
+    if (String(allow_recursive) !== "true" && await recursiveCall(job)) {
+      throw new ScoutError(
+        "invalid_input",
+        `Potential recursive call: job "${job.shortPath}" is running in this process ` +
+          `(allow_recursive: "true" skips this check)`,
+        { job: job.path },
+      );
+    }
     try {
-      const value = await runJob(job, runOpts);
+      const value = await runForTool(job, () => runJob(job, runOpts));
       const wantPath = return_path === true || return_path === "true";
       return toolOutput({
         content: wantPath ? job.path : value,

@@ -12,6 +12,8 @@ import {
   workflowTools,
 } from "../../src/tools/workflow.ts";
 import { input, workflow } from "../../src/workflow/define.ts";
+import { createJob } from "../../src/workflow/job.ts";
+import { runJob } from "../../src/workflow/run.ts";
 import { tempDir } from "../support/cli.ts";
 
 function kitchen(jobsDir: string, runs: string[] = []) {
@@ -225,4 +227,55 @@ Deno.test("resolver: registered workflows by name, introductions, unknown workfl
   );
   await assert.rejects(() => r.workflowTools!(["NoSuchFlow"]), /Workflow not found NoSuchFlow/);
   await assert.rejects(() => r.workflowTools!(["Kitchen", "nosuch"]), /nosuch/);
+});
+
+Deno.test("a call for a job running in this process is refused as a potential recursive call, not waited on forever (§6.3)", async () => {
+  await using d = await tempDir();
+  let registry = toolRegistry([]);
+  const wf = workflow("Nest", {
+    jobsDir: d.path,
+    tasks: {
+      nest: {
+        type: "string",
+        inputs: {
+          n: input.integer({ required: true }),
+          same: input.boolean({ default: false }),
+        },
+        run: async ({ n, same }) => {
+          if (n === 0) return "base";
+          const args = same ? { n, same } : { n: Number(n) - 1 };
+          const out = await runToolCalls([{ name: "nest", arguments: args, id: "x" }], {
+            registry,
+          });
+          const env = JSON.parse(String(out[1]!.content));
+          return `${n}>` + (env.error ? "ERR " + JSON.parse(env.content).exception : env.content);
+        },
+      },
+    },
+  });
+  registry = toolRegistry(workflowTools(wf));
+  const bounded = <T>(p: Promise<T>) =>
+    Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        const t = setTimeout(() => reject(new Error("the call waited for itself")), 5000);
+        Deno.unrefTimer(t);
+      }),
+    ]);
+  const content = async (args: Record<string, unknown>) => {
+    const out = await bounded(runToolCalls([{ name: "nest", arguments: args, id: "c" }], {
+      registry,
+    }));
+    return JSON.parse(String(out[1]!.content)).content;
+  };
+  // nested calls of other jobs are fine
+  assert.equal(await content({ n: 2 }), "2>1>base");
+  // the job's body asking for itself gets an error output
+  assert.match(
+    await content({ n: 1, same: true }),
+    /^1>ERR Potential recursive call: job "Nest\/nest\//,
+  );
+  // also when the job was started outside the tool layer (workflow task, chat task)
+  const job = createJob(wf, "nest", { inputs: { n: 3, same: true } });
+  assert.match(String(await bounded(runJob(job))), /^3>ERR Potential recursive call/);
 });
