@@ -1,0 +1,100 @@
+/**
+ * The config store (`key value [scope…]` entries, scoped lookup, `false` /
+ * `nil` / `env:` values) and SCOUT_HOME resolution, on real files.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { expandHome, scoutHome } from "../../src/config/home.ts";
+import {
+  addConfigEntry,
+  configGet,
+  emptyConfig,
+  loadConfig,
+  parseConfigText,
+} from "../../src/config/store.ts";
+import { isScoutError } from "../../src/errors.ts";
+import { tempDir } from "../support/cli.ts";
+
+Deno.test("parseConfigText: key value scopes…, comments and blank lines skipped, sources name file:line", () => {
+  const entries = parseConfigText(
+    "# settings\n\nendpoint nano ask llm\n  max_tool_rounds 20\n",
+    "cfg",
+  );
+  assert.deepEqual(entries, [
+    { key: "endpoint", value: "nano", tokens: ["ask", "llm"], source: "cfg:3" },
+    { key: "max_tool_rounds", value: "20", tokens: [], source: "cfg:4" },
+  ]);
+  assert.throws(() => parseConfigText("ok 1\nlonely\n", "/h/etc/config"), (e) => {
+    assert.ok(isScoutError(e, "config"));
+    assert.equal(e.message, 'Config entry without a value: "lonely"');
+    assert.equal(e.file, "/h/etc/config");
+    assert.equal(e.line, 2);
+    return true;
+  });
+});
+
+Deno.test("configGet: the earliest matching scope wins, then global entries; among equals the latest", () => {
+  const store = {
+    entries: parseConfigText(
+      [
+        "model global-1",
+        "model for-llm llm",
+        "model for-ask ask",
+        "model global-2",
+        "model for-ask-later ask other",
+      ].join("\n"),
+    ),
+  };
+  assert.equal(configGet(store, "model", ["ask", "llm"]), "for-ask-later");
+  assert.equal(configGet(store, "model", ["llm", "ask"]), "for-llm");
+  assert.equal(configGet(store, "model", ["elsewhere"]), "global-2");
+  assert.equal(configGet(store, "model", []), "global-2");
+  assert.equal(configGet(store, "missing", ["ask"]), undefined);
+  // scoped entries never answer a lookup that does not name their scope
+  const scopedOnly = { entries: parseConfigText("key k1 openai") };
+  assert.equal(configGet(scopedOnly, "key", ["anthropic"]), undefined);
+});
+
+Deno.test("configGet values: false, nil, env:A,B; env fallbacks only when no entry matches", () => {
+  const store = emptyConfig();
+  addConfigEntry(store, "persist", "false", ["ask"]);
+  addConfigEntry(store, "endpoint", "nil");
+  addConfigEntry(store, "key", "env:MY_KEY,OTHER_KEY", ["openai"]);
+  const environment = { OTHER_KEY: "from-other", MY_KEY: "", FALLBACK: "fb" };
+  assert.equal(configGet(store, "persist", ["ask"], { environment }), false);
+  assert.equal(configGet(store, "endpoint", [], { environment }), null);
+  // the first *set* variable (empty counts as unset)
+  assert.equal(configGet(store, "key", ["openai"], { environment }), "from-other");
+  assert.equal(configGet(store, "key", ["openai"], { environment: {} }), undefined);
+  // an entry beats the env list; without one the first set variable answers
+  assert.equal(
+    configGet(store, "persist", ["ask"], { env: ["FALLBACK"], environment }),
+    false,
+  );
+  assert.equal(configGet(store, "url", ["ask"], { env: ["NONE", "FALLBACK"], environment }), "fb");
+});
+
+Deno.test("loadConfig reads <home>/etc/config; a missing file is an empty store", async () => {
+  await using d = await tempDir();
+  assert.deepEqual(loadConfig(d.path), { entries: [] });
+  await Deno.mkdir(join(d.path, "etc"));
+  const file = join(d.path, "etc", "config");
+  await Deno.writeTextFile(file, "endpoint nano ask\n");
+  const store = loadConfig(d.path);
+  assert.deepEqual(store.entries, [
+    { key: "endpoint", value: "nano", tokens: ["ask"], source: `${file}:1` },
+  ]);
+  await Deno.writeTextFile(file, "endpoint\n");
+  assert.throws(() => loadConfig(d.path), (e) => isScoutError(e, "config") && e.line === 1);
+});
+
+Deno.test("SCOUT_HOME: absolute, ~ expanded, relative resolved; default ~/.scout", () => {
+  assert.equal(scoutHome({ SCOUT_HOME: "/srv/scout" }), "/srv/scout");
+  assert.equal(scoutHome({ SCOUT_HOME: "~/sc", HOME: "/home/u" }), "/home/u/sc");
+  assert.equal(scoutHome({ SCOUT_HOME: "rel" }), join(process.cwd(), "rel"));
+  assert.equal(scoutHome({ HOME: "/home/u" }), "/home/u/.scout");
+  assert.equal(scoutHome({ SCOUT_HOME: "", HOME: "/home/u" }), "/home/u/.scout");
+  assert.equal(expandHome("~", { HOME: "/h" }), "/h");
+  assert.equal(expandHome("~/a/b", { HOME: "/h" }), "/h/a/b");
+  assert.equal(expandHome("~user/a", { HOME: "/h" }), "~user/a");
+});
