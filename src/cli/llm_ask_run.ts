@@ -11,9 +11,9 @@ import { extname, resolve } from "node:path";
 import { compile, compileFile, compileText } from "../chat/compile.ts";
 import { parseJson } from "../chat/json.ts";
 import { extractOptions } from "../chat/options.ts";
-import { parseMeta, toInt, TOKEN_KEYS } from "../chat/meta.ts";
 import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
+import { tokenTotals } from "../chat/trace.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
@@ -63,23 +63,6 @@ async function loadSchema(file: string, cwd: string): Promise<unknown> {
       file,
     });
   }
-}
-
-/**
- * Token usage of the new messages: the sum of each meta record's own counts.
- *
- * @param messages new messages
- * @returns `{pt, ct, tt, cct, cwt, rt}`
- */
-export function usageOf(messages: readonly Message[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const k of TOKEN_KEYS) out[k] = 0;
-  for (const m of messages) {
-    if (m.role !== "meta") continue;
-    const rec = parseMeta(String(m.content ?? ""));
-    for (const k of TOKEN_KEYS) out[k]! += toInt(rec[k]);
-  }
-  return out;
 }
 
 async function questionText(opts: LlmAskOptions, io: Io): Promise<string> {
@@ -261,7 +244,7 @@ export async function runLlmAsk(
       endpoint: result.endpoint,
       backend: result.backend,
       model: result.model,
-      usage: usageOf(result.messages),
+      usage: tokenTotals([result.messages]),
       messages: result.messages.map((m) => ({ role: m.role, content: m.content ?? null })),
       output: outPath ?? null,
     };
