@@ -173,9 +173,6 @@ async function acquireFileLock(
       await fh.close();
       return () => rm(file, { force: true });
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") {
-        throw new ScoutError("io", `Cannot create cache lock "${file}"`, { file, cause: e });
-      }
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
         throw new ScoutError("io", `Cannot create cache lock "${file}": ${(e as Error).message}`, {
           file,
