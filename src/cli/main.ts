@@ -105,22 +105,26 @@ export async function main(argv: string[], io: Io): Promise<number> {
 export function reportError(e: unknown, ctx: CliContext): number {
   const { io } = ctx;
   if (e instanceof CommanderError) {
-    if (
-      e.code === "commander.helpDisplayed" || e.code === "commander.version" ||
-      e.code === "commander.help"
-    ) return 0;
-    return e.exitCode === 0 ? 0 : 2; // commander already printed the message
+    if (e.code === "commander.helpDisplayed" || e.code === "commander.version") return 0;
+    // Otherwise commander already printed what was wrong. Help shown because a group
+    // got no subcommand exits 1 there: a usage error (2); `scout-ai help chat` exits 0.
+    return e.exitCode === 0 ? 0 : 2;
   }
   const prefix = paint(io, "stderr", "red", "scout-ai:");
   if (isScoutError(e)) {
-    io.stderr.write(`${prefix} ${e.message}${errorLocation(e)}\n`);
+    io.stderr.write(`${prefix} ${oneLine(e.message)}${errorLocation(e)}\n`);
     if (e.code === "usage") {
       io.stderr.write("(run with --help for usage)\n");
       return 2;
     }
   } else {
-    io.stderr.write(`${prefix} ${(e as Error)?.message ?? String(e)}\n`);
+    io.stderr.write(`${prefix} ${oneLine((e as Error)?.message ?? String(e))}\n`);
   }
   if (ctx.debug && e instanceof Error && e.stack) io.stderr.write(e.stack + "\n");
   return 1;
+}
+
+/** Error messages print on one line (some embed multi-line text, e.g. V8's JSON.parse messages). */
+function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, " ").trim();
 }

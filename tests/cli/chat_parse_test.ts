@@ -130,3 +130,13 @@ Deno.test("chat parse listing of a 200,000-message chat (no stack overflow sizin
   assert.equal(out[1], "     1  user                      m0");
   assert.equal(out[200_001], "200001  a_very_long_role_name_beyond_the_column  x");
 });
+
+Deno.test("a command group without a subcommand shows its help on stderr and exits 2; help chat exits 0", async () => {
+  const bare = await runMain(["chat"]);
+  assert.equal(bare.code, 2);
+  assert.match(bare.stderr, /Usage: scout-ai chat/);
+  const asked = await runMain(["help", "chat"]);
+  assert.equal(asked.code, 0);
+  assert.match(asked.stdout, /Usage: scout-ai chat/);
+  assert.equal((await runMain(["chat", "--help"])).code, 0);
+});

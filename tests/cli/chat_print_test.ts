@@ -49,3 +49,9 @@ Deno.test("chat print FILE: missing file names it", async () => {
   assert.equal(r.code, 1);
   assert.equal(r.stderr, 'scout-ai: No such file: "messages.json"\n');
 });
+
+Deno.test("chat print: an error whose text spans lines (V8 JSON message) prints as one line", async () => {
+  const r = await runMain(["chat", "print", "-"], { stdin: "not json\n" });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^scout-ai: Invalid JSON in <stdin>: [^\n]*\n$/);
+});
