@@ -47,7 +47,7 @@ export function applyConfig(messages: readonly Message[], ctx: CompileContext): 
       : w.line === undefined
       ? w.file
       : `${w.file}:${w.line}`;
-    addConfigEntry(ctx.opts.config, key, value, scope, source);
+    addConfigEntry(ctx.opts.config, { key, value, tokens: scope, source });
   }
   return out;
 }

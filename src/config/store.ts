@@ -91,19 +91,21 @@ export function loadConfig(home: string = scoutHome()): ConfigStore {
  * Adds an entry (returns the same store, mutated: stores are the one stateful thing here).
  *
  * @param store the store
- * @param key key
- * @param value raw value
- * @param tokens scope tokens
- * @param source provenance of the entry
+ * @param entry key, raw value, scope tokens (default none: global) and where it came from
  * @returns the store
+ *
+ * @example
+ * ```ts
+ * import { addConfigEntry, configGet, emptyConfig } from "./store.ts";
+ * const store = addConfigEntry(emptyConfig(), { key: "epoch_size", value: "40", tokens: ["prompt"] });
+ * configGet(store, "epoch_size", ["prompt"]); // "40"
+ * ```
  */
 export function addConfigEntry(
   store: ConfigStore,
-  key: string,
-  value: string,
-  tokens: string[] = [],
-  source?: string,
+  entry: { key: string; value: string; tokens?: string[]; source?: string },
 ): ConfigStore {
+  const { key, value, tokens = [], source } = entry;
   store.entries.push(
     source === undefined ? { key, value, tokens } : { key, value, tokens, source },
   );

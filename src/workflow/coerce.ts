@@ -5,10 +5,11 @@
  *
  * @module
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { z, type ZodType } from "zod";
 import { ScoutError } from "../errors.ts";
+import { isFile } from "../util/fs.ts";
 import { type InputDef, type InputSpec, selectOptionsOf } from "./define.ts";
 import { isJob } from "./job_types.ts";
 import { deserializeText } from "./result.ts";
@@ -31,14 +32,6 @@ function noLoad(def: InputSpec): boolean {
   return Boolean(def.noload || def.nofile || def.asfile || def.stream);
 }
 
-function regularFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Coerces one provided value for an input (§1.3): strings are deserialized
  * (or, with `loadFiles`, replaced by the content of the file they name),
@@ -58,7 +51,7 @@ export function coerceInput(value: unknown, def: InputSpec, opts: CoerceOptions 
     const file = opts.loadFiles && value !== "" && !value.includes("\n")
       ? resolve(opts.cwd ?? process.cwd(), value)
       : null;
-    if (file !== null && regularFile(file)) {
+    if (file !== null && isFile(file)) {
       const text = new TextDecoder("utf-8", { fatal: false }).decode(readFileSync(file));
       out = deserializeText(text, type);
     } else {
@@ -72,7 +65,7 @@ export function coerceInput(value: unknown, def: InputSpec, opts: CoerceOptions 
   }
   if (type === "file" && typeof out === "string" && out !== "" && !isAbsolute(out)) {
     const abs = resolve(opts.cwd ?? process.cwd(), out);
-    if (regularFile(abs)) out = abs;
+    if (isFile(abs)) out = abs;
   }
   return out;
 }

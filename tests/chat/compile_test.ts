@@ -129,7 +129,7 @@ Deno.test("the role allow-list: option and config key allow_roles", async () => 
   const viaOption = await compileText(text, { ...isolated("/"), allowRoles: ["todo", "note"] });
   assert.deepEqual(rc(viaOption), ["user:a", "todo:fix", "note:x"]);
   const o = isolated("/");
-  addConfigEntry(o.config, "allow_roles", "todo,note", ["chat"]);
+  addConfigEntry(o.config, { key: "allow_roles", value: "todo,note", tokens: ["chat"] });
   assert.deepEqual(rc(await compileText(text, o)), ["user:a", "todo:fix", "note:x"]);
 });
 

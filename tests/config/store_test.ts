@@ -57,9 +57,9 @@ Deno.test("configGet: the earliest matching scope wins, then global entries; amo
 
 Deno.test("configGet values: false, nil, env:A,B; env fallbacks only when no entry matches", () => {
   const store = emptyConfig();
-  addConfigEntry(store, "persist", "false", ["ask"]);
-  addConfigEntry(store, "endpoint", "nil");
-  addConfigEntry(store, "key", "env:MY_KEY,OTHER_KEY", ["openai"]);
+  addConfigEntry(store, { key: "persist", value: "false", tokens: ["ask"] });
+  addConfigEntry(store, { key: "endpoint", value: "nil" });
+  addConfigEntry(store, { key: "key", value: "env:MY_KEY,OTHER_KEY", tokens: ["openai"] });
   const environment = { OTHER_KEY: "from-other", MY_KEY: "", FALLBACK: "fb" };
   assert.equal(configGet(store, "persist", ["ask"], { environment }), false);
   assert.equal(configGet(store, "endpoint", [], { environment }), null);

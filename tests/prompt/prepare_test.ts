@@ -113,9 +113,9 @@ Deno.test("built-in names cannot be replaced; malformed names are refused", () =
 Deno.test("settings precedence: per-call option > config entry > env var > default", () => {
   const store = emptyConfig();
   const env = { EPOCH_SIZE: "7", EPOCH_FULL_TOOL_CALLS: "3", MAX_TOOL_CHARS: "900" };
-  addConfigEntry(store, "epoch_size", "9", ["prompt"]);
-  addConfigEntry(store, "epoch_full_tool_calls", "4", ["context"]);
-  addConfigEntry(store, "epoch_compacted_tool_calls", "5", ["other_scope"]); // not ours
+  addConfigEntry(store, { key: "epoch_size", value: "9", tokens: ["prompt"] });
+  addConfigEntry(store, { key: "epoch_full_tool_calls", value: "4", tokens: ["context"] });
+  addConfigEntry(store, { key: "epoch_compacted_tool_calls", value: "5", tokens: ["other_scope"] }); // not ours
   const s = resolvePromptSettings({ store, env, epoch_size: "11" });
   assert.equal(s.epochSize, 11); // per-call beats config beats env
   assert.equal(s.epochFullToolCalls, 4); // config beats env
@@ -139,9 +139,9 @@ Deno.test("max_tool_outputs defaults to the resolved max_tool_calls", () => {
 
 Deno.test("config nil/false fall back to the default; env: values are followed", () => {
   const store = emptyConfig();
-  addConfigEntry(store, "epoch_size", "nil", ["prompt"]);
-  addConfigEntry(store, "max_tool_chars", "false");
-  addConfigEntry(store, "full_tool_outputs", "env:MY_FULL");
+  addConfigEntry(store, { key: "epoch_size", value: "nil", tokens: ["prompt"] });
+  addConfigEntry(store, { key: "max_tool_chars", value: "false" });
+  addConfigEntry(store, { key: "full_tool_outputs", value: "env:MY_FULL" });
   const s = resolvePromptSettings({ store, env: { EPOCH_SIZE: "3", MY_FULL: "6" } });
   assert.equal(s.epochSize, 20);
   assert.equal(s.maxToolChars, 100_000);
