@@ -16,7 +16,7 @@ import {
   receiptAddress,
 } from "./lineage.ts";
 import { nonEmpty } from "./trace.ts";
-import { callIdOf, contentObject, type ToolCall, toolCalls } from "./tool_calls.ts";
+import { callIdOf, contentObject, pairToolCalls, type ToolCall } from "./tool_calls.ts";
 
 /** Why a receipt (entry) was rejected. */
 export type ReceiptReason =
@@ -103,6 +103,11 @@ export interface ReceiptOptions {
   calls?: readonly ToolCall[];
 }
 
+function isEmptyRecord(r: Record<string, unknown>): boolean {
+  for (const _ in r) return false;
+  return true;
+}
+
 function typeName(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "an array" : `a ${typeof v}`;
 }
@@ -135,13 +140,13 @@ export function receiptProblem(fields: Omit<ReceiptProblem, "message">): Receipt
 
 /**
  * Could this output carry `agent_meta`? A JSON key can only be `agent_meta`
- * if the text says so or uses `\u` escapes.
+ * if the text says so or uses `\u` escapes. (Two `indexOf` scans beat one
+ * `/agent_meta|\\u/` test: the engines search a literal much faster than
+ * an alternation, and this runs over every tool output of a store.)
  */
-const MAY_NAME_AGENT_META = /agent_meta|\\u/; // one scan of the text instead of two
-
 function mayCarryReceipt(m: Message): boolean {
   const c = m.content;
-  if (typeof c === "string") return MAY_NAME_AGENT_META.test(c);
+  if (typeof c === "string") return c.indexOf("agent_meta") !== -1 || c.indexOf("\\u") !== -1;
   return c !== null && typeof c === "object";
 }
 
@@ -153,25 +158,36 @@ const PLAIN_ID = /^[A-Za-z0-9_.:-]+$/;
  * output of the chat: only the calls and outputs that can share an id with a
  * receipt-carrying output take part in the pairing (pairing never crosses
  * ids), and a message whose text does not contain such an id cannot have it.
+ * The receipt-carrying outputs are parsed once.
  */
 function receiptCalls(messages: readonly Message[], source: string | null): ToolCall[] {
   const ids = new Set<string>();
-  for (const m of messages) {
+  const parsed = new Map<number, Record<string, unknown>>();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
     if (m.role !== "function_call_output" || !mayCarryReceipt(m)) continue;
     const obj = contentObject(m.content);
     if (obj === null || !Object.hasOwn(obj, "agent_meta")) continue;
+    parsed.set(i, obj);
     const id = callIdOf(obj);
     if (id !== null) ids.add(id);
   }
   if (ids.size === 0) return [];
   const needles = [...ids];
   const exact = needles.every((id) => PLAIN_ID.test(id));
-  const select = (m: Message) => {
+  const contentOf = (m: Message, i: number) => {
+    const known = parsed.get(i);
+    if (known !== undefined) return known;
     const c = m.content;
-    if (typeof c !== "string" || !exact) return true;
-    return c.includes("\\u") || needles.some((id) => c.includes(id));
+    if (
+      typeof c === "string" && exact && c.indexOf("\\u") === -1 &&
+      !needles.some((id) => c.includes(id))
+    ) {
+      return null;
+    }
+    return contentObject(c);
   };
-  return toolCalls(messages, source, select).filter((call) =>
+  return pairToolCalls(messages, source, contentOf).filter((call) =>
     call.outputInfo !== null && Object.hasOwn(call.outputInfo, "agent_meta")
   );
 }
@@ -228,58 +244,64 @@ export function agentMetaEvidence(
       });
       continue;
     }
-    value.forEach((entry: unknown, i) => {
-      const at = { ...base, evidenceAddress: receiptAddress(outputAddress, i), agentMetaIndex: i };
+    // The problem fields of entry i (built only when there is a problem).
+    const at = (i: number) => ({
+      ...base,
+      evidenceAddress: receiptAddress(outputAddress, i),
+      agentMetaIndex: i,
+    });
+    for (let i = 0; i < value.length; i++) {
+      const entry: unknown = value[i];
       if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
         report({
-          ...at,
+          ...at(i),
           reason: "not_a_hash",
           rawEntry: entry,
           detail: `entry ${i} is ${typeName(entry)}, not an object`,
         });
-        return;
+        continue;
       }
       const e = entry as Record<string, unknown>;
       if (String(e.role) !== "meta") {
         report({
-          ...at,
+          ...at(i),
           reason: "invalid_role",
           rawEntry: entry,
           detail: `entry ${i} has role ${JSON.stringify(String(e.role))}, not "meta"`,
         });
-        return;
+        continue;
       }
       if (typeof e.content !== "string") {
         report({
-          ...at,
+          ...at(i),
           reason: "invalid_content",
           rawEntry: entry,
           detail: `entry ${i} has ${typeName(e.content)} content, not a string`,
         });
-        return;
+        continue;
       }
       const meta = parseMeta(e.content);
-      if (Object.keys(meta).length === 0) {
+      if (isEmptyRecord(meta)) {
         report({
-          ...at,
+          ...at(i),
           reason: "unparseable_meta",
           rawEntry: entry,
           detail: `entry ${i} has no key=value pairs: ${JSON.stringify(e.content)}`,
         });
-        return;
+        continue;
       }
       out.push({
         origin: "agent_meta",
         meta,
         source,
         outputAddress,
-        evidenceAddress: at.evidenceAddress,
+        evidenceAddress: receiptAddress(outputAddress, i),
         callId: call.callId,
         toolName: call.name,
         agentMetaIndex: i,
         rawMessage: { role: "meta", content: e.content },
       });
-    });
+    }
   }
   return out;
 }

@@ -121,6 +121,29 @@ export function toolCalls(
   source?: string | null,
   select?: (message: Message, index: number) => boolean,
 ): ToolCall[] {
+  return pairToolCalls(
+    messages,
+    source,
+    (m, i) => select !== undefined && !select(m, i) ? null : contentObject(m.content),
+  );
+}
+
+/**
+ * {@link toolCalls} with the content reader given: `contentOf` returns a
+ * call or output message's parsed object, or null to leave the message out.
+ * A caller that has already parsed some messages hands them back instead of
+ * parsing them again.
+ *
+ * @param messages the chat
+ * @param source canonical path of the chat (addresses include it)
+ * @param contentOf parsed content of a call/output message, or null to skip it
+ * @returns one record per call, in call order
+ */
+export function pairToolCalls(
+  messages: readonly Message[],
+  source: string | null | undefined,
+  contentOf: (message: Message, index: number) => Record<string, unknown> | null,
+): ToolCall[] {
   const calls: { index: number; obj: JsonObject; role: string }[] = [];
   const outputs = new Map<string, { index: number; obj: JsonObject; used: boolean }[]>();
   for (let i = 0; i < messages.length; i++) {
@@ -128,8 +151,7 @@ export function toolCalls(
     const role = String(m.role);
     const isCall = CALL_ROLES.has(role);
     if (!isCall && role !== "function_call_output") continue;
-    if (select !== undefined && !select(m, i)) continue;
-    const obj = contentObject(m.content);
+    const obj = contentOf(m, i);
     if (obj === null) continue;
     if (isCall) {
       calls.push({ index: i, obj, role });

@@ -124,16 +124,19 @@ export interface TokenEvent {
 }
 
 /**
- * A copy of a meta record whose strings share no memory with the chat text.
- * Values parsed from a message are slices of the whole file's text, and a
- * slice keeps its parent alive: holding one `inference_id` would hold the
- * whole file. Evidence outlives the file, so it gets fresh strings.
+ * A meta record as evidence: `reas` (the model's reasoning summary) dropped.
+ *
+ * @param meta a parsed record
+ * @param detach also copy string values (see {@link fresh}); not needed when
+ *   the record was parsed from a fresh copy of the text
  */
-function detached(meta: MetaRecord): MetaRecord {
+function evidenceMeta(meta: MetaRecord, detach: boolean): MetaRecord {
+  if (!detach && !("reas" in meta)) return meta;
   const out: MetaRecord = {};
   for (const k in meta) {
+    if (k === "reas") continue;
     const v = meta[k]!;
-    out[k] = typeof v === "string" ? fresh(v) : v; // keys are interned by the engine
+    out[k] = detach && typeof v === "string" ? fresh(v) : v;
   }
   return out;
 }
@@ -149,12 +152,6 @@ function detached(meta: MetaRecord): MetaRecord {
  */
 export function fresh<T extends string | null>(s: T): T {
   return (s === null ? s : JSON.parse(JSON.stringify(s))) as T;
-}
-
-function withoutReas(meta: MetaRecord): MetaRecord {
-  if (!("reas" in meta)) return meta;
-  const { reas: _reas, ...rest } = meta;
-  return rest;
 }
 
 /**
@@ -188,15 +185,18 @@ function directMetas(path: string, messages: readonly Message[]): FileChatMeta[]
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role !== "meta" || typeof m.content !== "string") continue;
-    // parsed from a copy: the record's strings must not keep the file text alive
-    const meta = parseMeta(fresh(m.content));
-    if (!isDirectMeta(meta)) continue;
+    // Parsed from a copy: values parsed from a message are slices of the
+    // whole file's text, and a slice keeps its parent alive (holding one
+    // `inference_id` would hold the whole file). Evidence outlives the file.
+    const parsed = parseMeta(fresh(m.content));
+    if (!isDirectMeta(parsed)) continue;
+    const meta = evidenceMeta(parsed, false);
     if (!nonEmpty(meta.inference_id)) needLineage = true;
     out.push({
       item: {
         origin: "chat_meta",
         source: path,
-        meta: withoutReas(meta),
+        meta,
         callId: null,
         toolName: null,
         metaAddress: [path, i],
@@ -219,7 +219,7 @@ function receiptItem(r: ReceiptEvidence): ReceiptItem {
   return {
     origin: "agent_meta",
     source: r.source ?? "",
-    meta: detached(withoutReas(r.meta)),
+    meta: evidenceMeta(r.meta, true),
     callId: fresh(r.callId),
     toolName: fresh(r.toolName),
     evidenceAddress: r.evidenceAddress,

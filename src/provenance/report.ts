@@ -19,11 +19,10 @@ import type {
   Relation,
   TraverseOptions,
 } from "./types.ts";
-import { traverseProvenance } from "./traverse.ts";
+import { walkProvenance } from "./traverse.ts";
 import { nodeId } from "./paths.ts";
 import {
   type FileEvidence,
-  fileEvidence,
   fresh,
   identityConflict,
   localTokens,
@@ -186,6 +185,12 @@ export interface ProvenanceReport {
 export interface ReportOptions extends TraverseOptions {
   /** Called every so often with the number of records walked. */
   onProgress?: (records: number, chats: number) => void;
+  /**
+   * Queued unread chats that start a helper thread reading chats ahead of
+   * the walk (default 48; `Infinity`: never). The report is the same either
+   * way; without `onChat` only.
+   */
+  helperThreshold?: number;
 }
 
 /**
@@ -280,13 +285,10 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   const edges: ReportEdge[] = [];
   const edgeKeys = new Set<string>();
   let records = 0;
-  const run = traverseProvenance(root, {
+  const run = walkProvenance(root, {
     ...o,
     onError,
-    onChat: (chat) => {
-      files.set(chat.path, fileEvidence(chat));
-      o.onChat?.(chat);
-    },
+    onFacts: (facts) => files.set(facts.path, facts.evidence),
   });
   for (const r of run) {
     if (o.onProgress && ++records % PROGRESS_EVERY === 0) o.onProgress(records, files.size);

@@ -9,10 +9,9 @@ import { ScoutError } from "../errors.ts";
 import type { TokenTotals } from "../chat/trace.ts";
 import type { ReceiptProblem } from "../chat/receipts.ts";
 import type { JobRef, OnError, ProvenanceError, TraverseOptions } from "./types.ts";
-import { traverseProvenance } from "./traverse.ts";
+import { walkProvenance } from "./traverse.ts";
 import {
   type FileEvidence,
-  fileEvidence,
   type IdentityConflict,
   identityConflict,
   sumEvents,
@@ -87,13 +86,10 @@ export function collectEvidence(root: string | JobRef, o: TokenEventOptions = {}
       }
     };
   }
-  const run = traverseProvenance(root, {
+  const run = walkProvenance(root, {
     ...o,
     onError,
-    onChat: (chat) => {
-      files.push(fileEvidence(chat));
-      o.onChat?.(chat);
-    },
+    onFacts: (facts) => files.push(facts.evidence),
   });
   for (const _ of run) { /* records are not needed here */ }
   if (warnings !== undefined) {

@@ -7,18 +7,12 @@
  * @module
  */
 import { isFile } from "../util/fs.ts";
-import { ScoutError } from "../errors.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
 import { loadRawSync } from "../chat/load.ts";
 import type { Message } from "../chat/types.ts";
-import { parseMeta } from "../chat/meta.ts";
-import { nonEmpty } from "../chat/trace.ts";
-import {
-  agentMetaEvidence,
-  jobReferencesOf,
-  type ReceiptEvidence,
-  type ReceiptProblem,
-  receiptProblem,
-} from "../chat/receipts.ts";
+import { receiptProblem } from "../chat/receipts.ts";
+import type { ChatFacts } from "./chat_facts.ts";
+import { type ChatReader, chatReader } from "./facts_pool.ts";
 import {
   type JobRef,
   type NodeKind,
@@ -103,25 +97,7 @@ export function resolveRoot(
   return resolved;
 }
 
-/**
- * The projection markers of a chat (`provenance.md` §1.2): non-empty `job`
- * values of its `meta` messages, message order, duplicates removed. Same
- * result as `jobPaths` of `src/chat/`, but only metas mentioning `job=` are
- * parsed: this runs on every chat of a store, whose metas are mostly token
- * records.
- *
- * @param messages the chat
- * @returns raw job references
- */
-export function chatJobReferences(messages: readonly Message[]): string[] {
-  const out = new Set<string>();
-  for (const m of messages) {
-    if (m.role !== "meta" || typeof m.content !== "string" || !m.content.includes("job=")) continue;
-    const job = parseMeta(m.content).job;
-    if (nonEmpty(job)) out.add(String(job));
-  }
-  return [...out];
-}
+export { chatJobReferences } from "./chat_facts.ts";
 
 /**
  * Reads and parses a chat file (`provenance.md` §1.5): `loadRawSync`, the
@@ -169,6 +145,31 @@ export function traverseProvenance(
   root: string | JobRef,
   o: TraverseOptions = {},
 ): Generator<TraversalRecord> {
+  return walkProvenance(root, o);
+}
+
+/** What the report and token accounting add to the traversal's options (internal). */
+export interface WalkHooks {
+  /** Receives each chat's facts once, in first-visit order. */
+  onFacts?: (facts: ChatFacts) => void;
+  /** Queued unread chats that start the read-ahead helper thread (default 48; `Infinity`: never). */
+  helperThreshold?: number;
+}
+
+/**
+ * {@link traverseProvenance} with the internal hooks: the report and token
+ * accounting take each chat's facts instead of its messages, which lets
+ * chats be read ahead on a helper thread (`facts_pool.ts`).
+ *
+ * @param root chat path, job path (with `rootType: "job"`) or a JobRef
+ * @param o traversal options and hooks
+ * @returns a lazy generator of records
+ * @throws ScoutError `invalid_follow`, `root_not_found`
+ */
+export function walkProvenance(
+  root: string | JobRef,
+  o: TraverseOptions & WalkHooks = {},
+): Generator<TraversalRecord> {
   const follow = followSet(o.follow);
   const cwd = o.cwd ?? process.cwd();
   const jobRoots = o.jobRoots ?? defaultJobRoots(cwd, o.env);
@@ -179,11 +180,13 @@ export function traverseProvenance(
     jobRoots,
     onError: o.onError,
     onChat: o.onChat,
+    onFacts: o.onFacts,
+    helperThreshold: o.helperThreshold,
     env: o.env,
   });
 }
 
-interface WalkOptions {
+interface WalkOptions extends WalkHooks {
   follow: Set<Relation>;
   cwd: string;
   jobRoots: readonly string[];
@@ -193,12 +196,30 @@ interface WalkOptions {
 }
 
 function* walk(rootNode: NodeRef, o: WalkOptions): Generator<TraversalRecord> {
+  const reader = chatReader({
+    onChat: o.onChat,
+    agentJob: o.follow.has("agent_job"),
+    helperThreshold: o.helperThreshold,
+  });
+  try {
+    yield* walkWith(rootNode, reader, o);
+  } finally {
+    reader.close();
+  }
+}
+
+function* walkWith(
+  rootNode: NodeRef,
+  reader: ChatReader,
+  o: WalkOptions,
+): Generator<TraversalRecord> {
   const nodes = new Map<string, NodeRef>([[nodeId(rootNode.kind, rootNode.path), rootNode]]);
   const intern = <T extends NodeRef>(n: T): T => {
     const id = nodeId(n.kind, n.path);
     const known = nodes.get(id);
     if (known !== undefined) return known as T;
     nodes.set(id, n);
+    if (n.kind === "chat") reader.discovered(n.path); // it will be read: maybe start now
     return n;
   };
   const resolveOpts = { cwd: o.cwd, jobRoots: o.jobRoots, env: o.env };
@@ -248,16 +269,18 @@ function* walk(rootNode: NodeRef, o: WalkOptions): Generator<TraversalRecord> {
       queue.push({ node: intern(node), parent: p.node, relation, detail });
 
     if (p.node.kind === "chat") {
-      expandChat(p.node, p.relation, { ...o, resolve, report, push });
+      expandChat(p.node, p.relation, { ...o, reader, resolve, report, push });
     } else {
       const infoError = infoErrors.get(id);
       infoErrors.delete(id);
-      expandJob(p.node, infoError, { ...o, resolve, report, push });
+      expandJob(p.node, infoError, { ...o, reader, resolve, report, push });
     }
   }
 }
 
 interface ExpandContext extends WalkOptions {
+  /** Reads chats. */
+  reader: ChatReader;
   /** Resolves a job reference (memoised per walk). */
   resolve: (ref: string | number) => JobRef | null;
   report: (error: ReturnType<typeof provenanceError>, node: NodeRef) => void;
@@ -269,10 +292,11 @@ function expandChat(
   incoming: Relation | null,
   c: ExpandContext,
 ): void {
-  let messages: Message[];
+  let facts: ChatFacts;
   try {
-    messages = loadChatFile(chat.path);
+    facts = c.reader.read(chat.path);
   } catch (e) {
+    if (!isScoutError(e, "not_found") && !isScoutError(e, "io")) throw e; // a bug, not the file
     const cause = (e as { cause?: unknown }).cause ?? e; // the file system's error
     c.report(
       provenanceError(
@@ -284,16 +308,10 @@ function expandChat(
     );
     return;
   }
-  let receipts: ReceiptEvidence[] | null = null;
-  let problems: ReceiptProblem[] | null = null;
-  if (c.follow.has("agent_job")) {
-    problems = [];
-    receipts = agentMetaEvidence(messages, { source: chat.path, warnings: problems });
-  }
-  c.onChat?.({ path: chat.path, messages, receipts, receiptProblems: problems });
+  c.onFacts?.(facts);
 
   if (c.follow.has("job")) {
-    for (const ref of chatJobReferences(messages)) {
+    for (const ref of facts.jobReferences) {
       const job = c.resolve(ref);
       if (job !== null) {
         c.push(job, "job");
@@ -309,9 +327,11 @@ function expandChat(
       }
     }
   }
-  if (receipts !== null && problems !== null) {
-    for (const problem of problems) c.report(receiptError(problem, chat.path), chat);
-    for (const ref of jobReferencesOf(receipts)) {
+  if (c.follow.has("agent_job")) {
+    for (const problem of facts.evidence.receiptProblems) {
+      c.report(receiptError(problem, chat.path), chat);
+    }
+    for (const ref of facts.receiptJobs) {
       const job = c.resolve(ref.job);
       if (job !== null) {
         c.push(job, "agent_job", ref);

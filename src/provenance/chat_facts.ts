@@ -1,0 +1,89 @@
+/**
+ * What the provenance walk and its token accounting need from one chat file
+ * (`provenance.md` §1.2, §8, §9), extracted in one place: its projection
+ * markers, the receipt entries that name jobs, and its token evidence
+ * (receipt problems included). Plain data that a structured clone copies
+ * faithfully, so a helper thread can extract it (`facts_pool.ts`) and the
+ * walk never holds a file's messages longer than one call.
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+import { loadRawSync } from "../chat/load.ts";
+import { parseMeta } from "../chat/meta.ts";
+import { nonEmpty } from "../chat/trace.ts";
+import {
+  agentMetaEvidence,
+  jobReferencesOf,
+  type ReceiptEvidence,
+  type ReceiptJobReference,
+  type ReceiptProblem,
+} from "../chat/receipts.ts";
+import { type FileEvidence, fileEvidence } from "./evidence.ts";
+
+/** One chat file as the walk sees it. */
+export interface ChatFacts {
+  /** Canonical path. */
+  path: string;
+  /** Its `job` markers ({@link chatJobReferences}). */
+  jobReferences: string[];
+  /** Its valid receipt entries that name a job, in receipt order (`agent_job` edges). */
+  receiptJobs: ReceiptJobReference[];
+  /** Its token evidence; `receiptProblems` are the problems of all its receipts. */
+  evidence: FileEvidence;
+}
+
+/**
+ * The projection markers of a chat (`provenance.md` §1.2): non-empty `job`
+ * values of its `meta` messages, message order, duplicates removed. Same
+ * result as `jobPaths` of `src/chat/`, but only metas mentioning `job=` are
+ * parsed: this runs on every chat of a store, whose metas are mostly token
+ * records.
+ *
+ * @param messages the chat
+ * @returns raw job references
+ */
+export function chatJobReferences(messages: readonly Message[]): string[] {
+  const out = new Set<string>();
+  for (const m of messages) {
+    if (m.role !== "meta" || typeof m.content !== "string" || !m.content.includes("job=")) continue;
+    const job = parseMeta(m.content).job;
+    if (nonEmpty(job)) out.add(String(job));
+  }
+  return [...out];
+}
+
+/**
+ * The facts of a parsed chat, given its receipt entries and their problems
+ * (what `agentMetaEvidence` found).
+ *
+ * @param chat path, messages, receipts and receipt problems
+ * @returns the facts
+ */
+export function chatFactsOf(chat: {
+  path: string;
+  messages: Message[];
+  receipts: ReceiptEvidence[];
+  receiptProblems: ReceiptProblem[];
+}): ChatFacts {
+  return {
+    path: chat.path,
+    jobReferences: chatJobReferences(chat.messages),
+    receiptJobs: jobReferencesOf(chat.receipts),
+    evidence: fileEvidence(chat),
+  };
+}
+
+/**
+ * Reads a chat file (`loadRawSync`: nothing compiled) and extracts its facts.
+ *
+ * @param path canonical path
+ * @returns the facts
+ * @throws ScoutError `not_found` / `io` naming the path
+ */
+export function readChatFacts(path: string): ChatFacts {
+  const messages = loadRawSync(path);
+  const problems: ReceiptProblem[] = [];
+  const receipts = agentMetaEvidence(messages, { source: path, warnings: problems });
+  return chatFactsOf({ path, messages, receipts, receiptProblems: problems });
+}

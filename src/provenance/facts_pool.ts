@@ -1,0 +1,264 @@
+/**
+ * How the walk reads chats (issue 5). Reading, parsing and extracting a
+ * chat's facts is most of a big walk's time, and every chat's facts are
+ * independent of the others', so once enough chats are queued a helper
+ * thread (`facts_worker.ts`) reads them ahead while the walk goes on.
+ *
+ * The walk stays synchronous and its order stays the same: it asks for the
+ * facts of its queue's chats one by one, in order. Each queued chat has a
+ * claim slot in shared memory; whoever claims a chat first (the helper, or
+ * the walk when it gets there first) extracts it. While the helper works on
+ * the chat the walk needs, the walk extracts a later one itself instead of
+ * idling. A helper that never starts or stops answering only costs time:
+ * the walk then reads everything itself. Results are the same either way
+ * (one function computes them; a structured clone copies plain data
+ * exactly), so output does not depend on which thread read what.
+ *
+ * @module
+ */
+import {
+  MessageChannel,
+  type MessagePort,
+  receiveMessageOnPort,
+  Worker,
+} from "node:worker_threads";
+import type { LoadedChat } from "./types.ts";
+import type { ReceiptProblem } from "../chat/receipts.ts";
+import { agentMetaEvidence } from "../chat/receipts.ts";
+import { loadRawSync } from "../chat/load.ts";
+import { type ChatFacts, chatFactsOf, readChatFacts } from "./chat_facts.ts";
+
+/** Claim states of a queued chat (one byte each in shared memory). */
+export const CLAIM = { free: 0, walk: 1, helper: 2 } as const;
+
+/** Chats the helper can be offered (1 MB of claims); later ones are read by the walk. */
+const CAPACITY = 1 << 20;
+/** At most this many chats read ahead by the walk while the helper has the one it needs. */
+const LOOKAHEAD = 64;
+/** Without any answer from the helper for this long, the walk stops waiting for it. */
+const STALL_MS = 10_000;
+/** Default number of queued unread chats that makes a helper worth starting. */
+const HELPER_THRESHOLD = 48;
+
+/** Reads chats for the walk. */
+export interface ChatReader {
+  /** A chat node joined the walk's queue (it will be read later). */
+  discovered(path: string): void;
+  /**
+   * The facts of a chat (each queued chat is read once).
+   *
+   * @throws ScoutError `not_found` / `io` naming the path
+   */
+  read(path: string): ChatFacts;
+  /** Stops the helper, if any. */
+  close(): void;
+}
+
+/** Options of {@link chatReader}. */
+export interface ChatReaderOptions {
+  /** The traversal's `onChat`: it needs the messages, so every chat is read on this thread. */
+  onChat?: (chat: LoadedChat) => void;
+  /** Whether receipts are followed (what `onChat` is told: `LoadedChat.receipts` is null otherwise). */
+  agentJob: boolean;
+  /** Queued unread chats that start the helper (default 48; `Infinity`: never). */
+  helperThreshold?: number;
+}
+
+/**
+ * A chat reader for one walk: on this thread when `onChat` wants messages
+ * or the walk stays small, with a helper thread once enough chats wait.
+ *
+ * @param o options
+ * @returns the reader (call `close` when the walk ends)
+ */
+export function chatReader(o: ChatReaderOptions): ChatReader {
+  const onChat = o.onChat;
+  if (onChat !== undefined) {
+    return {
+      discovered() {},
+      read(path) {
+        const messages = loadRawSync(path);
+        const problems: ReceiptProblem[] = [];
+        const receipts = agentMetaEvidence(messages, { source: path, warnings: problems });
+        onChat({
+          path,
+          messages,
+          receipts: o.agentJob ? receipts : null,
+          receiptProblems: o.agentJob ? problems : null,
+        });
+        return chatFactsOf({ path, messages, receipts, receiptProblems: problems });
+      },
+      close() {},
+    };
+  }
+  const threshold = o.helperThreshold ?? HELPER_THRESHOLD;
+  const paths: string[] = []; // queued chats by sequence number
+  const seqOf = new Map<string, number>();
+  let readCount = 0; // queued chats read so far
+  let helper: Helper | null = null;
+  let helperTried = false;
+  return {
+    discovered(path) {
+      if (seqOf.has(path) || paths.length >= CAPACITY) return;
+      seqOf.set(path, paths.length);
+      paths.push(path);
+      if (helper !== null) helper.offer(paths.length - 1);
+      else if (!helperTried && paths.length - readCount >= threshold) {
+        helperTried = true;
+        helper = startHelper(paths);
+        if (helper !== null) { for (let s = readCount; s < paths.length; s++) helper.offer(s); }
+      }
+    },
+    read(path) {
+      const seq = seqOf.get(path);
+      if (seq === undefined) return readChatFacts(path);
+      seqOf.delete(path);
+      readCount++;
+      return helper === null ? readChatFacts(path) : helper.take(seq);
+    },
+    close() {
+      helper?.stop();
+      helper = null;
+    },
+  };
+}
+
+/** What the walk keeps about a chat read ahead: its facts, or why it could not be read. */
+type Ahead = { facts: ChatFacts } | { error: unknown };
+
+/** The walk's side of a running helper thread. */
+interface Helper {
+  /** Offers queued chat `seq` to the helper. */
+  offer(seq: number): void;
+  /** The facts of queued chat `seq`, from whoever claims it. */
+  take(seq: number): ChatFacts;
+  /** Terminates the helper. */
+  stop(): void;
+}
+
+/**
+ * Where the helper's code is. Inside the compiled binary every module
+ * reports the binary's own URL (`file:///$bunfs/root/scout-ai`), and the
+ * helper is embedded at its source path (the build lists it as a second
+ * entrypoint); from source it sits next to this file.
+ */
+function helperUrl(): URL {
+  const here = new URL(import.meta.url);
+  return /^\/(\$bunfs|~BUN)\//.test(here.pathname) || /^[A-Z]:\/~BUN\//.test(here.pathname)
+    ? new URL("./src/provenance/facts_worker.ts", here)
+    : new URL("./facts_worker.ts", here);
+}
+
+function startHelper(paths: readonly string[]): Helper | null {
+  const claims = new Uint8Array(new SharedArrayBuffer(CAPACITY));
+  const answered = new Int32Array(new SharedArrayBuffer(4)); // results the helper has posted
+  const { port1, port2 } = new MessageChannel();
+  let worker: Worker;
+  try {
+    worker = new Worker(helperUrl(), {
+      workerData: { port: port2, claims, answered },
+      transferList: [port2],
+    });
+  } catch {
+    port1.close();
+    return null; // no threads here: the walk reads everything itself
+  }
+  // A helper that fails to start never claims a chat: the walk reads them all.
+  worker.on("error", () => {});
+  worker.unref();
+
+  const results = new Map<number, ChatFacts | null>(); // from the helper (null: it failed)
+  const ahead = new Map<number, Ahead>(); // read by the walk while waiting
+  let received = 0;
+  let cursor = 0; // next sequence number the walk may read ahead
+  let alive = true;
+
+  const drain = () => {
+    for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) {
+      const [seq, facts] = m.message as [number, ChatFacts | null];
+      results.set(seq, facts);
+      received++;
+    }
+  };
+  const claim = (seq: number) => Atomics.compareExchange(claims, seq, CLAIM.free, CLAIM.walk);
+  // Reads the next chat nobody has claimed, if the read-ahead window allows.
+  const readAhead = (after: number): boolean => {
+    if (ahead.size >= LOOKAHEAD) return false;
+    for (cursor = Math.max(cursor, after + 1); cursor < paths.length; cursor++) {
+      if (claim(cursor) !== CLAIM.free) continue;
+      const seq = cursor++;
+      try {
+        ahead.set(seq, { facts: readChatFacts(paths[seq]!) });
+      } catch (error) {
+        ahead.set(seq, { error });
+      }
+      return true;
+    }
+    return false;
+  };
+
+  return {
+    offer(seq) {
+      if (alive) port1.postMessage([seq, paths[seq]]);
+    },
+    take(seq) {
+      const mine = ahead.get(seq);
+      if (mine !== undefined) {
+        ahead.delete(seq);
+        if ("error" in mine) throw mine.error;
+        return mine.facts;
+      }
+      if (!alive || claim(seq) === CLAIM.free) return readChatFacts(paths[seq]!);
+      let since = Date.now();
+      let seen = received;
+      for (;;) {
+        const posted = Atomics.load(answered, 0);
+        drain();
+        if (results.has(seq)) {
+          const facts = results.get(seq)!;
+          results.delete(seq);
+          return facts ?? readChatFacts(paths[seq]!); // null: the helper failed; read it here
+        }
+        if (readAhead(seq)) continue;
+        if (received !== seen) {
+          seen = received;
+          since = Date.now();
+        } else if (Date.now() - since > STALL_MS) {
+          alive = false; // the helper stopped answering: read everything here from now on
+          return readChatFacts(paths[seq]!);
+        }
+        // Wait for the helper's next answer (or a moment, if one is on its way).
+        Atomics.wait(answered, 0, posted, posted > received ? 1 : 50);
+      }
+    },
+    stop() {
+      alive = false;
+      port1.close();
+      void worker.terminate();
+    },
+  };
+}
+
+/**
+ * The helper's loop (`facts_worker.ts`): for each offered chat it claims,
+ * posts `[seq, facts]` (or `[seq, null]` when it could not read it: the walk
+ * reads it again and reports why).
+ *
+ * @param data the worker data: port, claims, answered counter
+ */
+export function runHelper(
+  data: { port: MessagePort; claims: Uint8Array; answered: Int32Array },
+): void {
+  const { port, claims, answered } = data;
+  port.on("message", (msg: [number, string]) => {
+    const [seq, path] = msg;
+    if (Atomics.compareExchange(claims, seq, CLAIM.free, CLAIM.helper) !== CLAIM.free) return;
+    let facts: ChatFacts | null = null;
+    try {
+      facts = readChatFacts(path);
+    } catch { /* the walk reads it again and reports the error */ }
+    port.postMessage([seq, facts]);
+    Atomics.add(answered, 0, 1);
+    Atomics.notify(answered, 0);
+  });
+}
