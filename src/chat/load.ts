@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import type { Chat } from "./types.ts";
 import { parse } from "./parse.ts";
 import { fileError, readText } from "../util/fs.ts";
@@ -28,7 +28,9 @@ export async function loadRaw(path: string): Promise<Chat> {
 }
 
 /**
- * Synchronous {@link loadRaw}.
+ * Synchronous {@link loadRaw}. Reads through one reused buffer: a
+ * provenance walk reads thousands of files, and a fresh buffer per file is
+ * garbage the size of the whole store.
  *
  * @param path chat file
  * @returns the raw messages
@@ -36,9 +38,36 @@ export async function loadRaw(path: string): Promise<Chat> {
 export function loadRawSync(path: string): Chat {
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path);
+    bytes = readReused(path);
   } catch (e) {
     throw fileError(path, e);
   }
-  return parse(new TextDecoder("utf-8", { fatal: false }).decode(bytes));
+  const text = utf8.decode(bytes);
+  if (readBuffer.length > 1 << 24) readBuffer = new Uint8Array(1 << 18); // after a huge file
+  return parse(text);
+}
+
+/** Decoder of {@link loadRawSync} (stateless without `stream`, so one serves every call). */
+const utf8 = new TextDecoder("utf-8", { fatal: false });
+/** The read buffer of {@link loadRawSync} (one per thread), grown as needed. */
+let readBuffer = new Uint8Array(1 << 18);
+
+/** The bytes of a file, in (a view of) {@link readBuffer}: valid until the next call. */
+function readReused(path: string): Uint8Array {
+  const fd = openSync(path, "r");
+  try {
+    let size = 0;
+    for (;;) {
+      if (size === readBuffer.length) {
+        const bigger = new Uint8Array(readBuffer.length * 2);
+        bigger.set(readBuffer);
+        readBuffer = bigger;
+      }
+      const n = readSync(fd, readBuffer, size, readBuffer.length - size, null);
+      if (n === 0) return readBuffer.subarray(0, size);
+      size += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

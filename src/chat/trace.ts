@@ -55,7 +55,14 @@ export function emptyTokens(): TokenTotals {
  * @returns `into`
  */
 export function addTokens(into: TokenTotals, meta: Readonly<Record<string, unknown>>): TokenTotals {
-  for (const k of TOKEN_KEYS) into[k] += toInt(meta[k]);
+  // Spelled out (the keys of TOKEN_KEYS): named property access is several
+  // times faster than a loop over key names, and this runs per evidence copy.
+  into.pt += toInt(meta.pt);
+  into.ct += toInt(meta.ct);
+  into.tt += toInt(meta.tt);
+  into.cct += toInt(meta.cct);
+  into.cwt += toInt(meta.cwt);
+  into.rt += toInt(meta.rt);
   return into;
 }
 

@@ -62,22 +62,17 @@ export interface ReceiptItem {
 /** One piece of token evidence. */
 export type EvidenceItem = ChatMetaItem | ReceiptItem;
 
-/** A direct meta of one file, with its local deduplication key. */
-export interface FileChatMeta {
-  /** The evidence item. */
-  item: ChatMetaItem;
-  /** Lineage id (computed only when the meta has no `inference_id`). */
-  lineageId: string | null;
-  /** {@link traceKey}: `inference_id`, else lineage. */
-  key: string;
-}
-
 /** Everything token accounting needs from one chat file, read once. */
 export interface FileEvidence {
   /** Canonical path. */
   path: string;
-  /** Direct meta records, in message order. */
-  chat: FileChatMeta[];
+  /** Direct meta records as evidence, in message order. */
+  chat: ChatMetaItem[];
+  /**
+   * The lineage id of each `chat` item that has no `inference_id` (null for
+   * the others); null when every item has one (lineage is then not computed).
+   */
+  lineage: (string | null)[] | null;
   /** Receipt entries that are direct token evidence, in receipt order. */
   receipts: ReceiptItem[];
   /** Receipt problems found in this file. */
@@ -124,19 +119,20 @@ export interface TokenEvent {
 }
 
 /**
- * A meta record as evidence: `reas` (the model's reasoning summary) dropped.
- *
- * @param meta a parsed record
- * @param detach also copy string values (see {@link fresh}); not needed when
- *   the record was parsed from a fresh copy of the text
+ * A meta record as evidence: `reas` (the model's reasoning summary) dropped,
+ * and string values that share no memory with the chat text. Values parsed
+ * from a message are slices of the whole file's text, and a slice keeps its
+ * parent alive: holding one `inference_id` would hold the whole file.
+ * Evidence outlives the file. (Copying the few string values costs less
+ * memory than parsing a copy of the whole line: that copy, `reas` included,
+ * would stay alive behind the values sliced from it.)
  */
-function evidenceMeta(meta: MetaRecord, detach: boolean): MetaRecord {
-  if (!detach && !("reas" in meta)) return meta;
+function evidenceMeta(meta: MetaRecord): MetaRecord {
   const out: MetaRecord = {};
   for (const k in meta) {
     if (k === "reas") continue;
     const v = meta[k]!;
-    out[k] = detach && typeof v === "string" ? fresh(v) : v;
+    out[k] = typeof v === "string" ? fresh(v) : v;
   }
   return out;
 }
@@ -165,6 +161,13 @@ export function fresh<T extends string | null>(s: T): T {
 export function fileEvidence(chat: LoadedChat): FileEvidence {
   const { path, messages } = chat;
   const chatMetas = directMetas(path, messages);
+  let lineage: (string | null)[] | null = null;
+  if (chatMetas.some((item) => !nonEmpty(item.meta.inference_id))) {
+    const ids = lineageIds(messages);
+    lineage = chatMetas.map((item) =>
+      nonEmpty(item.meta.inference_id) ? null : ids[item.metaAddress[1]]!
+    );
+  }
   let receipts = chat.receipts;
   let problems = chat.receiptProblems;
   if (receipts === null || problems === null) {
@@ -174,43 +177,27 @@ export function fileEvidence(chat: LoadedChat): FileEvidence {
   return {
     path,
     chat: chatMetas,
+    lineage,
     receipts: receipts.filter((r) => isDirectMeta(r.meta)).map(receiptItem),
     receiptProblems: problems,
   };
 }
 
-function directMetas(path: string, messages: readonly Message[]): FileChatMeta[] {
-  const out: FileChatMeta[] = [];
-  let needLineage = false;
+function directMetas(path: string, messages: readonly Message[]): ChatMetaItem[] {
+  const out: ChatMetaItem[] = [];
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role !== "meta" || typeof m.content !== "string") continue;
-    // Parsed from a copy: values parsed from a message are slices of the
-    // whole file's text, and a slice keeps its parent alive (holding one
-    // `inference_id` would hold the whole file). Evidence outlives the file.
-    const parsed = parseMeta(fresh(m.content));
+    const parsed = parseMeta(m.content);
     if (!isDirectMeta(parsed)) continue;
-    const meta = evidenceMeta(parsed, false);
-    if (!nonEmpty(meta.inference_id)) needLineage = true;
     out.push({
-      item: {
-        origin: "chat_meta",
-        source: path,
-        meta,
-        callId: null,
-        toolName: null,
-        metaAddress: [path, i],
-      },
-      lineageId: null,
-      key: "",
+      origin: "chat_meta",
+      source: path,
+      meta: evidenceMeta(parsed),
+      callId: null,
+      toolName: null,
+      metaAddress: [path, i],
     });
-  }
-  const ids = needLineage ? lineageIds(messages) : null;
-  for (const e of out) {
-    if (ids !== null && !nonEmpty(e.item.meta.inference_id)) {
-      e.lineageId = ids[e.item.metaAddress[1]]!;
-    }
-    e.key = traceKey(e.item.meta, e.lineageId ?? "");
   }
   return out;
 }
@@ -219,7 +206,7 @@ function receiptItem(r: ReceiptEvidence): ReceiptItem {
   return {
     origin: "agent_meta",
     source: r.source ?? "",
-    meta: evidenceMeta(r.meta, true),
+    meta: evidenceMeta(r.meta),
     callId: fresh(r.callId),
     toolName: fresh(r.toolName),
     evidenceAddress: r.evidenceAddress,
@@ -241,41 +228,35 @@ export function localTokens(files: readonly (FileEvidence | undefined)[]): Token
   const seen = new Set<string>();
   for (const f of files) {
     if (f === undefined) continue;
-    for (const e of f.chat) {
-      if (seen.has(e.key)) continue;
-      seen.add(e.key);
-      addTokens(t, e.item.meta);
-    }
+    f.chat.forEach((item, k) => {
+      const key = traceKey(item.meta, f.lineage?.[k] ?? "");
+      if (seen.has(key)) return;
+      seen.add(key);
+      addTokens(t, item.meta);
+    });
   }
   return t;
 }
 
-function identityOf(
-  item: EvidenceItem,
-  lineage: string | null,
-): { key: string; identity: TokenEvent["identity"]; deduplication: Deduplication } {
+/** The identity types, in precedence order, and how each merges copies. */
+const DEDUPLICATION = {
+  inference_id: "inference_id",
+  provider_response_id: "provider_response_id",
+  lineage: "legacy_lineage",
+  receipt: "receipt_unresolved",
+} as const;
+
+type IdentityType = keyof typeof DEDUPLICATION;
+
+/** The identity of a copy: its type, and the value copies of one event share. */
+function identityOf(item: EvidenceItem, lineage: string | null): [IdentityType, string] {
   const m = item.meta;
-  if (nonEmpty(m.inference_id)) {
-    const v = String(m.inference_id);
-    return { key: `i\0${v}`, identity: ["inference_id", v], deduplication: "inference_id" };
-  }
+  if (nonEmpty(m.inference_id)) return ["inference_id", String(m.inference_id)];
   if (nonEmpty(m.provider_response_id)) {
-    const v = String(m.provider_response_id);
-    return {
-      key: `p\0${v}`,
-      identity: ["provider_response_id", v],
-      deduplication: "provider_response_id",
-    };
+    return ["provider_response_id", String(m.provider_response_id)];
   }
-  if (item.origin === "chat_meta") {
-    const v = lineage ?? "";
-    return { key: `l\0${v}`, identity: ["lineage", v], deduplication: "legacy_lineage" };
-  }
-  return {
-    key: `r\0${JSON.stringify(item.evidenceAddress)}`,
-    identity: ["receipt", item.evidenceAddress],
-    deduplication: "receipt_unresolved",
-  };
+  if (item.origin === "chat_meta") return ["lineage", lineage ?? ""];
+  return ["receipt", JSON.stringify(item.evidenceAddress)];
 }
 
 const CONFLICT_KEYS = ["pt", "ct", "tt"] as const;
@@ -286,16 +267,20 @@ const CONFLICT_KEYS = ["pt", "ct", "tt"] as const;
  * values).
  *
  * @param evidence the copies
+ * @param ids their distinct provider response ids (computed when not given)
  * @returns disputed field names
  */
-export function disputedFields(evidence: readonly EvidenceItem[]): string[] {
+export function disputedFields(
+  evidence: readonly EvidenceItem[],
+  ids: ReadonlySet<string> = providerIds(evidence),
+): string[] {
   const out: string[] = [];
   if (evidence.length < 2) return out;
   for (const k of CONFLICT_KEYS) {
     const first = toInt(evidence[0]!.meta[k]);
     if (evidence.some((e) => toInt(e.meta[k]) !== first)) out.push(k);
   }
-  if (providerIds(evidence).size > 1) out.push("provider_response_id");
+  if (ids.size > 1) out.push("provider_response_id");
   return out;
 }
 
@@ -315,19 +300,25 @@ function providerIds(evidence: readonly EvidenceItem[]): Set<string> {
  * @returns the events
  */
 export function tokenEvents(files: readonly FileEvidence[]): TokenEvent[] {
-  const byKey = new Map<string, TokenEvent>();
+  // One map per identity type, keyed by the raw value (no composite key strings).
+  const byIdentity: Record<IdentityType, Map<string, TokenEvent>> = {
+    inference_id: new Map(),
+    provider_response_id: new Map(),
+    lineage: new Map(),
+    receipt: new Map(),
+  };
   const events: TokenEvent[] = [];
   const add = (item: EvidenceItem, lineage: string | null) => {
-    const id = identityOf(item, lineage);
-    const known = byKey.get(id.key);
+    const [type, value] = identityOf(item, lineage);
+    const known = byIdentity[type].get(value);
     if (known !== undefined) {
       known.evidence.push(item);
       return;
     }
     const event: TokenEvent = {
-      inferenceId: id.identity[0] === "inference_id" ? id.identity[1] as string : null,
-      identity: id.identity,
-      deduplication: id.deduplication,
+      inferenceId: type === "inference_id" ? value : null,
+      identity: [type, type === "receipt" ? (item as ReceiptItem).evidenceAddress : value],
+      deduplication: DEDUPLICATION[type],
       meta: item.meta,
       tokens: metaTokens(item.meta),
       evidence: [item],
@@ -336,17 +327,17 @@ export function tokenEvents(files: readonly FileEvidence[]): TokenEvent[] {
       incompleteEvidence: false,
       status: "counted_once",
     };
-    byKey.set(id.key, event);
+    byIdentity[type].set(value, event);
     events.push(event);
   };
   // Discovery order: every file's chat metas, then every file's receipts.
-  for (const f of files) for (const c of f.chat) add(c.item, c.lineageId);
+  for (const f of files) f.chat.forEach((item, k) => add(item, f.lineage?.[k] ?? null));
   for (const f of files) for (const r of f.receipts) add(r, null);
   for (const e of events) {
     if (e.evidence.length > 1) {
-      e.conflictFields = disputedFields(e.evidence);
-      e.conflict = e.conflictFields.length > 0;
       const ids = providerIds(e.evidence);
+      e.conflictFields = disputedFields(e.evidence, ids);
+      e.conflict = e.conflictFields.length > 0;
       e.incompleteEvidence = ids.size === 1 &&
         e.evidence.some((x) => !nonEmpty(x.meta.provider_response_id));
     }

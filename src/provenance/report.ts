@@ -278,11 +278,13 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   // Node index by object: the traversal hands out one NodeRef object per node.
   const index = new Map<NodeRef, number>();
   const refs: NodeRef[] = [];
+  const ids: string[] = []; // node id per index (one string per node, shared by its edges)
   const children: number[][] = [];
   const firstIncoming: ({ from: number; relation: Relation } | null)[] = [];
   const resultTargets = new Set<number>();
   const logsOf = new Map<number, number[]>();
   const edges: ReportEdge[] = [];
+  const edgeEnds: number[] = []; // node indices of each edge: from, to
   const edgeKeys = new Set<string>();
   let records = 0;
   const run = walkProvenance(root, {
@@ -297,6 +299,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
       i = refs.length;
       index.set(r.node, i);
       refs.push(r.node);
+      ids.push(nodeId(r.node.kind, r.node.path));
       children.push([]);
       firstIncoming.push(null);
     }
@@ -311,9 +314,10 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
     if (edgeKeys.has(key)) continue;
     edgeKeys.add(key);
     if (r.relation === "log") (logsOf.get(p) ?? logsOf.set(p, []).get(p)!).push(i);
+    edgeEnds.push(p, i);
     edges.push({
-      from: nodeId(r.parent.kind, r.parent.path),
-      to: nodeId(r.kind, r.node.path),
+      from: ids[p]!,
+      to: ids[i]!,
       relation: r.relation,
       firstVisit: r.firstVisit,
       detail: edgeDetail(r.detail),
@@ -362,8 +366,9 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   const subtree = subtreeTotals({ children, fileNode }, events);
   const receiptsBySource = receiptSummaries(events);
 
+  const ownerOf: (number | null)[] = [];
   const nodes: ReportNode[] = refs.map((n, i) => {
-    const id = nodeId(n.kind, n.path);
+    const id = ids[i]!;
     const incoming = firstIncoming[i] ?? null;
     const ownerIdx = incoming !== null && refs[incoming.from]!.kind === "job"
       ? incoming.from
@@ -382,6 +387,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
       else if (i === 0) label = basename(n.path);
       else label = logLabel(n.path, ownerIdx === null ? null : refs[ownerIdx]!.path);
     }
+    ownerOf.push(hidden !== null ? ownerIdx : null);
     const direct = n.kind === "chat"
       ? localTokens([files.get(n.path)])
       : localTokens((logsOf.get(i) ?? []).map((c) => files.get(refs[c]!.path)));
@@ -391,7 +397,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
       path: n.path,
       label,
       hidden,
-      owner: hidden !== null && ownerIdx !== null ? nodeId("job", refs[ownerIdx]!.path) : null,
+      owner: hidden !== null && ownerIdx !== null ? ids[ownerIdx]! : null,
       job,
       tokens: { direct, subtree: subtree[i]! },
       receipts: n.kind === "chat" ? summarize(receiptsBySource.get(n.path)) : null,
@@ -425,7 +431,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
     complete,
     nodes,
     edges,
-    displayEdges: displayEdges(edges, nodes),
+    displayEdges: displayEdges(edges, edgeEnds, nodes, ownerOf),
     events,
     totals: {
       ...scopeTotals(events),
@@ -490,29 +496,34 @@ export function relationRank(r: Relation): number {
 /**
  * Display edges: edges into hidden nodes dropped, edges out of a hidden node
  * re-parented to its owner, self-loops dropped, `(from, to, relation)`
- * deduplicated, discovery order kept.
+ * deduplicated, discovery order kept. Works on node indices (no lookups or
+ * keys by id strings).
  *
  * @param edges discovery edges
- * @param nodes report nodes
+ * @param ends node indices of each edge (`from`, `to` pairs)
+ * @param nodes report nodes, by index
+ * @param ownerOf index of each hidden node's owner, else null
  * @returns display edges
  */
-export function displayEdges(
+function displayEdges(
   edges: readonly ReportEdge[],
+  ends: readonly number[],
   nodes: readonly ReportNode[],
+  ownerOf: readonly (number | null)[],
 ): DisplayEdge[] {
-  const byId = new Map(nodes.map((n) => [n.id, n]));
   const out: DisplayEdge[] = [];
-  const seen = new Set<string>();
-  for (const e of edges) {
-    const to = byId.get(e.to);
-    if (to === undefined || to.hidden !== null) continue;
-    const fromNode = byId.get(e.from);
-    const from = fromNode?.hidden !== null && fromNode?.owner ? fromNode.owner : e.from;
-    if (from === e.to) continue;
-    const key = `${from}\0${e.to}\0${e.relation}`;
+  const seen = new Set<number>();
+  const n = nodes.length;
+  for (let k = 0; k < edges.length; k++) {
+    const e = edges[k]!;
+    const to = ends[2 * k + 1]!;
+    if (nodes[to]!.hidden !== null) continue;
+    const from = ownerOf[ends[2 * k]!] ?? ends[2 * k]!;
+    if (from === to) continue;
+    const key = (from * n + to) * 5 + RANK[e.relation]; // (from, to, relation), as one number
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ from, to: e.to, relation: e.relation });
+    out.push({ from: nodes[from]!.id, to: e.to, relation: e.relation });
   }
   return out;
 }
