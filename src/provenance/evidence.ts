@@ -18,7 +18,6 @@ import {
   metaTokens,
   nonEmpty,
   type TokenTotals,
-  traceKey,
 } from "../chat/trace.ts";
 import { agentMetaEvidence, type ReceiptEvidence, type ReceiptProblem } from "../chat/receipts.ts";
 import type { LoadedChat } from "./types.ts";
@@ -225,11 +224,16 @@ function receiptItem(r: ReceiptEvidence): ReceiptItem {
  */
 export function localTokens(files: readonly (FileEvidence | undefined)[]): TokenTotals {
   const t = emptyTokens();
-  const seen = new Set<string>();
+  // The keys of `traceKey`, one set per kind (no composite key strings).
+  const seenIds = new Set<string>();
+  const seenLineage = new Set<string>();
   for (const f of files) {
     if (f === undefined) continue;
     f.chat.forEach((item, k) => {
-      const key = traceKey(item.meta, f.lineage?.[k] ?? "");
+      const id = item.meta.inference_id;
+      const byId = nonEmpty(id);
+      const seen = byId ? seenIds : seenLineage;
+      const key = byId ? String(id) : f.lineage?.[k] ?? "";
       if (seen.has(key)) return;
       seen.add(key);
       addTokens(t, item.meta);
@@ -248,15 +252,26 @@ const DEDUPLICATION = {
 
 type IdentityType = keyof typeof DEDUPLICATION;
 
-/** The identity of a copy: its type, and the value copies of one event share. */
-function identityOf(item: EvidenceItem, lineage: string | null): [IdentityType, string] {
+/** The identity type of a copy: the first of `inference_id`, `provider_response_id`, lineage, receipt. */
+function identityType(item: EvidenceItem): IdentityType {
   const m = item.meta;
-  if (nonEmpty(m.inference_id)) return ["inference_id", String(m.inference_id)];
-  if (nonEmpty(m.provider_response_id)) {
-    return ["provider_response_id", String(m.provider_response_id)];
+  if (nonEmpty(m.inference_id)) return "inference_id";
+  if (nonEmpty(m.provider_response_id)) return "provider_response_id";
+  return item.origin === "chat_meta" ? "lineage" : "receipt";
+}
+
+/** The value the copies of one event share, for a copy of identity type `type`. */
+function identityValue(item: EvidenceItem, type: IdentityType, lineage: string | null): string {
+  switch (type) {
+    case "inference_id":
+      return String(item.meta.inference_id);
+    case "provider_response_id":
+      return String(item.meta.provider_response_id);
+    case "lineage":
+      return lineage ?? "";
+    case "receipt":
+      return JSON.stringify((item as ReceiptItem).evidenceAddress);
   }
-  if (item.origin === "chat_meta") return ["lineage", lineage ?? ""];
-  return ["receipt", JSON.stringify(item.evidenceAddress)];
 }
 
 const CONFLICT_KEYS = ["pt", "ct", "tt"] as const;
@@ -309,7 +324,8 @@ export function tokenEvents(files: readonly FileEvidence[]): TokenEvent[] {
   };
   const events: TokenEvent[] = [];
   const add = (item: EvidenceItem, lineage: string | null) => {
-    const [type, value] = identityOf(item, lineage);
+    const type = identityType(item);
+    const value = identityValue(item, type, lineage);
     const known = byIdentity[type].get(value);
     if (known !== undefined) {
       known.evidence.push(item);

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { TOKEN_KEYS } from "../chat/meta.ts";
+import { type MetaRecord, toInt, TOKEN_KEYS } from "../chat/meta.ts";
 import { emptyTokens, metaTokens, type TokenTotals } from "../chat/trace.ts";
 import type { EvidenceItem, TokenEvent } from "./evidence.ts";
 
@@ -31,6 +31,23 @@ const K = TOKEN_KEYS.length;
 function sameTokens(a: TokenTotals, b: TokenTotals): boolean {
   for (const k of TOKEN_KEYS) if (a[k] !== b[k]) return false;
   return true;
+}
+
+/** `sameTokens(metaTokens(a), metaTokens(b))` without building the totals. */
+function sameMetaTokens(a: MetaRecord, b: MetaRecord): boolean {
+  return toInt(a.pt) === toInt(b.pt) && toInt(a.ct) === toInt(b.ct) &&
+    toInt(a.tt) === toInt(b.tt) && toInt(a.cct) === toInt(b.cct) &&
+    toInt(a.cwt) === toInt(b.cwt) && toInt(a.rt) === toInt(b.rt);
+}
+
+/** The distinct numbers of a list, ascending (the list is reused). */
+function distinctSorted(xs: number[]): number[] {
+  if (xs.length === 1) return xs;
+  xs.sort((a, b) => a - b);
+  let n = 1;
+  for (let i = 1; i < xs.length; i++) if (xs[i] !== xs[n - 1]) xs[n++] = xs[i]!;
+  xs.length = n;
+  return xs;
 }
 
 interface Special {
@@ -135,21 +152,33 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
     else for (const k of TOKEN_KEYS) w[k] += t[k];
   };
   for (const event of events) {
-    if (event.evidence.length === 1) {
-      const f = fileNode.get(event.evidence[0]!.source);
+    const evidence = event.evidence;
+    if (evidence.length === 1) {
+      const f = fileNode.get(evidence[0]!.source);
       if (f !== undefined) addWeight(f, event.tokens);
       continue;
     }
-    const items = event.evidence.map((item, order) => ({
-      item,
-      node: fileNode.get(item.source) ?? -1,
-      tokens: metaTokens(item.meta),
-      order,
-    })).filter((x) => x.node >= 0);
-    if (items.length === 0) continue;
-    const files = [...new Set(items.map((x) => x.node))].sort((a, b) => a - b);
-    const uniform = items.every((x) => sameTokens(x.tokens, items[0]!.tokens));
+    // The files holding copies, and whether the copies agree on every token
+    // value (almost always: then only the files matter).
+    const nodes: number[] = [];
+    let first: MetaRecord | null = null;
+    let uniform = true;
+    for (const item of evidence) {
+      const node = fileNode.get(item.source);
+      if (node === undefined) continue;
+      nodes.push(node);
+      if (first === null) first = item.meta;
+      else if (uniform && !sameMetaTokens(first, item.meta)) uniform = false;
+    }
+    if (nodes.length === 0) continue;
+    const files = distinctSorted(nodes);
     if (!uniform) {
+      const items = evidence.map((item, order) => ({
+        item,
+        node: fileNode.get(item.source) ?? -1,
+        tokens: metaTokens(item.meta),
+        order,
+      })).filter((x) => x.node >= 0);
       specials.push({ event, files, items });
     } else if (files.length === 1) {
       addWeight(files[0]!, event.tokens);
@@ -192,68 +221,135 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
   const members: number[][] = Array.from({ length: count }, () => []);
   for (let v = 0; v < n; v++) members[comp[v]!]!.push(v);
 
-  const ZERO = new Uint32Array(words);
-  const bitsOf: Uint32Array[] = new Array(count);
-  const sumOf = new Map<Uint32Array, Float64Array>();
-  const sum = (bits: Uint32Array): Float64Array => {
-    let s = sumOf.get(bits);
-    if (s !== undefined) return s;
-    s = new Float64Array(K);
-    for (let w = 0; w < words; w++) {
-      let x = bits[w]!;
-      while (x !== 0) {
-        const t = x & -x;
-        const b = (w << 5) + (31 - Math.clz32(t));
-        for (let k = 0; k < K; k++) s[k] = s[k]! + weight[b * K + k]!;
-        x ^= t;
-      }
-    }
-    sumOf.set(bits, s);
-    return s;
-  };
-
+  const reaches = reachSets(words, weight);
+  const reachOf: Reach[] = new Array(count);
   for (let c = 0; c < count; c++) {
-    const ownBits: number[] = [];
-    const succ = new Set<Uint32Array>();
+    const ownItems: number[] = [];
+    const succ = new Set<Reach>();
     for (const v of members[c]!) {
-      ownBits.push(...own[v]!);
-      for (const w of children[v]!) if (comp[w] !== c) succ.add(bitsOf[comp[w]!]!);
+      ownItems.push(...own[v]!);
+      for (const w of children[v]!) if (comp[w] !== c) succ.add(reachOf[comp[w]!]!);
     }
-    succ.delete(ZERO);
-    let bits: Uint32Array;
-    if (ownBits.length === 0 && succ.size <= 1) {
-      bits = succ.size === 0 ? ZERO : succ.values().next().value!;
-    } else {
-      bits = new Uint32Array(words);
-      for (const s of succ) for (let w = 0; w < words; w++) bits[w]! |= s[w]!;
-      for (const b of ownBits) bits[b >> 5]! |= 1 << (b & 31);
-    }
-    bitsOf[c] = bits;
+    succ.delete(reaches.empty);
+    reachOf[c] = ownItems.length === 0 && succ.size <= 1
+      ? (succ.size === 0 ? reaches.empty : succ.values().next().value!)
+      : reaches.union(ownItems, succ);
   }
 
   const out: TokenTotals[] = new Array(n);
   for (let v = 0; v < n; v++) {
-    const bits = bitsOf[comp[v]!]!;
-    const s = sum(bits);
+    const reach = reachOf[comp[v]!]!;
+    const s = reaches.sum(reach);
     const t = emptyTokens();
     TOKEN_KEYS.forEach((k, i) => t[k] = s[i]!);
-    for (const sp of specials) addSpecial(t, sp, v, bits, fileBit, children);
+    if (specials.length > 0) {
+      const has = (item: number) => reaches.has(reach, item);
+      for (const sp of specials) addSpecial(t, sp, v, has, fileBit, children);
+    }
     out[v] = t;
   }
   return out;
 }
 
-const hasBit = (bits: Uint32Array, b: number) => (bits[b >> 5]! & (1 << (b & 31))) !== 0;
+/**
+ * The items a component reaches: a sorted list of item numbers while it is
+ * no bigger than a bitset over all items (most nodes reach few items: a
+ * job's own logs, a few dependencies), else that bitset. Sets are shared,
+ * never modified: a component with one successor and nothing of its own
+ * reuses the successor's.
+ */
+interface Reach {
+  /** Sorted distinct items, or null when {@link Reach.bits} holds them. */
+  list: Int32Array | null;
+  /** One bit per item, or null for a list. */
+  bits: Uint32Array | null;
+}
+
+/** Operations on {@link Reach} sets over `words * 32` items with `K` weights each. */
+function reachSets(words: number, weight: Float64Array) {
+  const empty: Reach = { list: new Int32Array(0), bits: null };
+  const sums = new Map<Reach, Float64Array>();
+  return {
+    empty,
+    /** Own items plus everything the successors reach. */
+    union(own: readonly number[], succ: ReadonlySet<Reach>): Reach {
+      let size = own.length;
+      let dense = false;
+      for (const r of succ) {
+        if (r.list === null) dense = true;
+        else size += r.list.length;
+      }
+      if (!dense && size <= words) {
+        const all = new Int32Array(size);
+        all.set(own);
+        let at = own.length;
+        for (const r of succ) {
+          all.set(r.list!, at);
+          at += r.list!.length;
+        }
+        all.sort();
+        let n = 0;
+        for (let i = 0; i < all.length; i++) {
+          if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i]!;
+        }
+        return { list: all.slice(0, n), bits: null };
+      }
+      const bits = new Uint32Array(words);
+      const set = (b: number) => bits[b >> 5]! |= 1 << (b & 31);
+      for (const r of succ) {
+        if (r.bits !== null) { for (let w = 0; w < words; w++) bits[w]! |= r.bits[w]!; }
+        else r.list!.forEach(set);
+      }
+      own.forEach(set);
+      return { list: null, bits };
+    },
+    /** Whether item `b` is in the set. */
+    has(r: Reach, b: number): boolean {
+      if (r.bits !== null) return (r.bits[b >> 5]! & (1 << (b & 31))) !== 0;
+      const list = r.list!;
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid]! < b) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo < list.length && list[lo] === b;
+    },
+    /** The summed weights of the set (memoised per set). */
+    sum(r: Reach): Float64Array {
+      let s = sums.get(r);
+      if (s !== undefined) return s;
+      s = new Float64Array(K);
+      const add = (b: number) => {
+        for (let k = 0; k < K; k++) s![k] = s![k]! + weight[b * K + k]!;
+      };
+      if (r.list !== null) r.list.forEach(add);
+      else {
+        for (let w = 0; w < words; w++) {
+          let x = r.bits![w]!;
+          while (x !== 0) {
+            const t = x & -x;
+            add((w << 5) + (31 - Math.clz32(t)));
+            x ^= t;
+          }
+        }
+      }
+      sums.set(r, s);
+      return s;
+    },
+  };
+}
 
 function addSpecial(
   t: TokenTotals,
   sp: Special,
   root: number,
-  bits: Uint32Array,
+  reaches: (item: number) => boolean,
   fileBit: ReadonlyMap<number, number>,
   children: readonly (readonly number[])[],
 ): void {
-  const reachable = sp.items.filter((x) => hasBit(bits, fileBit.get(x.node)!));
+  const reachable = sp.items.filter((x) => reaches(fileBit.get(x.node)!));
   if (reachable.length === 0) return;
   const chat = reachable.filter((x) => x.item.origin === "chat_meta");
   const candidates = chat.length > 0 ? chat : reachable;
