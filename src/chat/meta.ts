@@ -37,7 +37,46 @@ const FLOAT = /^-?\d+\.\d+$/;
  * ```
  */
 export function parseMeta(content: string): MetaRecord {
-  return content.includes('"') ? parseQuotedMeta(content) : parseUnquotedMeta(content);
+  return parseWordsMeta(content) ??
+    (content.includes('"') ? parseQuotedMeta(content) : parseUnquotedMeta(content));
+}
+
+/** Whitespace other than the space character. */
+const OTHER_SPACE = /[\t\n\v\f\r]/;
+
+/**
+ * {@link parseMeta} for the shape Scout writes, with native searches instead
+ * of a loop per character: space-separated `key=value` words (a word's key
+ * ends at its first `=`, which is not its first character), then, when the
+ * text has quotes, a last part starting with a `key="` word (a model's
+ * `reas`, left to the quoted scanner). On such text every value ends at its
+ * word's end, exactly as the scanners decide; any other text gives null and
+ * goes to them (equal by property test).
+ *
+ * @param content meta message content
+ * @returns the record, or null when the text has another shape
+ */
+export function parseWordsMeta(content: string): MetaRecord | null {
+  if (OTHER_SPACE.test(content)) return null;
+  const quote = content.indexOf('"');
+  // Where the quoted part starts: the word holding the first quote.
+  const end = quote === -1 ? content.length : content.lastIndexOf(" ", quote) + 1;
+  if (quote !== -1 && (quote - 1 <= end || content.indexOf("=", end) !== quote - 1)) return null;
+  const out: MetaRecord = {};
+  let i = 0;
+  while (i < end) {
+    if (content.charCodeAt(i) === 32) {
+      i++;
+      continue;
+    }
+    let wordEnd = content.indexOf(" ", i);
+    if (wordEnd === -1) wordEnd = content.length;
+    const eq = content.indexOf("=", i);
+    if (eq <= i || eq >= wordEnd) return null; // a word without a key of its own
+    out[content.slice(i, eq)] = numeric(content.slice(eq + 1, wordEnd));
+    i = wordEnd;
+  }
+  return quote === -1 ? out : scanQuoted(content, end, out);
 }
 
 /**
@@ -62,9 +101,13 @@ function boundaryAt(content: string, j: number): boolean {
 
 /** {@link parseMeta} for content with `"`: the spec's pattern as a scanner (equal by property test). */
 export function parseQuotedMeta(content: string): MetaRecord {
-  const out: MetaRecord = {};
+  return scanQuoted(content, 0, {});
+}
+
+/** The quoted scanner from `from` (where a key may start), adding pairs to `out`. */
+function scanQuoted(content: string, from: number, out: MetaRecord): MetaRecord {
   const n = content.length;
-  let i = 0;
+  let i = from;
   for (;;) {
     // Next key: the leftmost `[^\s=]+` followed by `=` (after a value, the
     // boundary guarantees it starts right after the whitespace).

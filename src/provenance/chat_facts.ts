@@ -58,19 +58,23 @@ export function chatJobReferences(messages: readonly Message[]): string[] {
  * (what `agentMetaEvidence` found).
  *
  * @param chat path, messages, receipts and receipt problems
+ * @param o `detach` (default true): see `fileEvidence`
  * @returns the facts
  */
-export function chatFactsOf(chat: {
-  path: string;
-  messages: Message[];
-  receipts: ReceiptEvidence[];
-  receiptProblems: ReceiptProblem[];
-}): ChatFacts {
+export function chatFactsOf(
+  chat: {
+    path: string;
+    messages: Message[];
+    receipts: ReceiptEvidence[];
+    receiptProblems: ReceiptProblem[];
+  },
+  o: { detach?: boolean } = {},
+): ChatFacts {
   return {
     path: chat.path,
     jobReferences: chatJobReferences(chat.messages),
     receiptJobs: jobReferencesOf(chat.receipts),
-    evidence: fileEvidence(chat),
+    evidence: fileEvidence(chat, o),
   };
 }
 
@@ -78,12 +82,13 @@ export function chatFactsOf(chat: {
  * Reads a chat file (`loadRawSync`: nothing compiled) and extracts its facts.
  *
  * @param path canonical path
+ * @param o `detach` (default true): see `fileEvidence`
  * @returns the facts
  * @throws ScoutError `not_found` / `io` naming the path
  */
-export function readChatFacts(path: string): ChatFacts {
+export function readChatFacts(path: string, o: { detach?: boolean } = {}): ChatFacts {
   const messages = loadRawSync(path);
   const problems: ReceiptProblem[] = [];
   const receipts = agentMetaEvidence(messages, { source: path, warnings: problems });
-  return chatFactsOf({ path, messages, receipts, receiptProblems: problems });
+  return chatFactsOf({ path, messages, receipts, receiptProblems: problems }, o);
 }

@@ -126,12 +126,12 @@ export interface TokenEvent {
  * memory than parsing a copy of the whole line: that copy, `reas` included,
  * would stay alive behind the values sliced from it.)
  */
-function evidenceMeta(meta: MetaRecord): MetaRecord {
+function evidenceMeta(meta: MetaRecord, detach: boolean): MetaRecord {
   const out: MetaRecord = {};
   for (const k in meta) {
     if (k === "reas") continue;
     const v = meta[k]!;
-    out[k] = typeof v === "string" ? fresh(v) : v;
+    out[k] = detach && typeof v === "string" ? fresh(v) : v;
   }
   return out;
 }
@@ -155,11 +155,15 @@ export function fresh<T extends string | null>(s: T): T {
  * entries (reusing the traversal's extraction when it did one).
  *
  * @param chat the file as the traversal loaded it
+ * @param o `detach` (default true): copy the strings kept as evidence, so
+ *   they do not keep the file's text alive (not needed when the evidence is
+ *   serialized anyway)
  * @returns the file's evidence
  */
-export function fileEvidence(chat: LoadedChat): FileEvidence {
+export function fileEvidence(chat: LoadedChat, o: { detach?: boolean } = {}): FileEvidence {
+  const detach = o.detach ?? true;
   const { path, messages } = chat;
-  const chatMetas = directMetas(path, messages);
+  const chatMetas = directMetas(path, messages, detach);
   let lineage: (string | null)[] | null = null;
   if (chatMetas.some((item) => !nonEmpty(item.meta.inference_id))) {
     const ids = lineageIds(messages);
@@ -177,12 +181,12 @@ export function fileEvidence(chat: LoadedChat): FileEvidence {
     path,
     chat: chatMetas,
     lineage,
-    receipts: receipts.filter((r) => isDirectMeta(r.meta)).map(receiptItem),
+    receipts: receipts.filter((r) => isDirectMeta(r.meta)).map((r) => receiptItem(r, detach)),
     receiptProblems: problems,
   };
 }
 
-function directMetas(path: string, messages: readonly Message[]): ChatMetaItem[] {
+function directMetas(path: string, messages: readonly Message[], detach: boolean): ChatMetaItem[] {
   const out: ChatMetaItem[] = [];
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
@@ -192,7 +196,7 @@ function directMetas(path: string, messages: readonly Message[]): ChatMetaItem[]
     out.push({
       origin: "chat_meta",
       source: path,
-      meta: evidenceMeta(parsed),
+      meta: evidenceMeta(parsed, detach),
       callId: null,
       toolName: null,
       metaAddress: [path, i],
@@ -201,13 +205,13 @@ function directMetas(path: string, messages: readonly Message[]): ChatMetaItem[]
   return out;
 }
 
-function receiptItem(r: ReceiptEvidence): ReceiptItem {
+function receiptItem(r: ReceiptEvidence, detach: boolean): ReceiptItem {
   return {
     origin: "agent_meta",
     source: r.source ?? "",
-    meta: evidenceMeta(r.meta),
-    callId: fresh(r.callId),
-    toolName: fresh(r.toolName),
+    meta: evidenceMeta(r.meta, detach),
+    callId: detach ? fresh(r.callId) : r.callId,
+    toolName: detach ? fresh(r.toolName) : r.toolName,
     evidenceAddress: r.evidenceAddress,
     outputAddress: r.outputAddress as [string, number],
     agentMetaIndex: r.agentMetaIndex,

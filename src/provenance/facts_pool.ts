@@ -258,7 +258,8 @@ export function runHelper(
     if (Atomics.compareExchange(claims, seq, CLAIM.free, CLAIM.helper) !== CLAIM.free) return;
     let json: string | null = null;
     try {
-      json = JSON.stringify(readChatFacts(path));
+      // (JSON text carries copies: no need to detach strings from the file's text)
+      json = JSON.stringify(readChatFacts(path, { detach: false }));
     } catch { /* the walk reads it again and reports the error */ }
     port.postMessage([seq, json]);
     Atomics.add(answered, 0, 1);

@@ -31,6 +31,13 @@ function decompose(x: number): { mant: bigint; exp: number } {
  */
 export function toFixedEven(x: number, digits: number): string {
   if (!Number.isFinite(x)) return String(x);
+  // Only exact ties round differently from `toFixed` (which also rounds the
+  // exact binary value, but ties away from zero). At a tie x·2·10^d is an odd
+  // integer, and then the product below is computed exactly: when it is not
+  // an integer there is no tie, and the fast `toFixed` is right.
+  if (x > 0 && x < 1e21 && digits <= 20 && !Number.isInteger(x * 2 * 10 ** digits)) {
+    return x.toFixed(digits); // (toFixed switches to exponents from 1e21)
+  }
   const neg = x < 0 || Object.is(x, -0);
   const { mant, exp } = decompose(Math.abs(x));
   const num = mant * 10n ** BigInt(digits);

@@ -253,3 +253,62 @@ Deno.test("property: parseMeta's scanners equal the spec's pattern (quoted and q
     { numRuns: 3000 },
   );
 });
+
+Deno.test("property: the word fast path equals the spec's pattern on Scout-shaped lines", async () => {
+  const { parseMeta, parseMetaPattern, parseWordsMeta } = await import("../../src/chat/meta.ts");
+  // Lines like Scout writes (`key=value` words, a final `reas="…"`), with the
+  // odd word or separator that must send them to the general scanners.
+  const word = fc.oneof(
+    fc.tuple(
+      fc.constantFrom("pt", "tt", "inference_id", "a", "__proto__", "x-y"),
+      fc.oneof(
+        fc.constantFrom(
+          "",
+          "0",
+          "-0",
+          "12",
+          "-3",
+          "1.5",
+          "007",
+          "9007199254740993",
+          "a=b",
+          "=",
+          "é",
+        ),
+        fc.string({ maxLength: 5 }).filter((v) => !/[\s"]/.test(v)),
+      ),
+    ).map(([k, v]) => `${k}=${v}`),
+    fc.constantFrom("=x", "==", "word", "\u00a0k=v", "k=\u00a0"),
+  );
+  const sep = fc.constantFrom(" ", " ", " ", "  ", "\t", "\n");
+  const quoted = fc.oneof(
+    fc.constant(""),
+    fc.constantFrom(
+      ' reas="a b=c"',
+      ' reas="x \\" y"',
+      ' reas="',
+      ' r"="x"',
+      ' ="x"',
+      ' reas="a" b=1',
+    ),
+    fc.string({ maxLength: 6 }).map((v) => ` reas="${v}"`),
+  );
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(sep, word), { maxLength: 10 }),
+      quoted,
+      fc.constantFrom("", " ", "  "),
+      (words, tail, lead) => {
+        const text = lead + words.map(([s, w], i) => (i === 0 ? w : s + w)).join("") + tail;
+        const fast = parseWordsMeta(text);
+        if (fast !== null) assert.deepEqual(fast, parseMetaPattern(text), JSON.stringify(text));
+        assert.deepEqual(parseMeta(text), parseMetaPattern(text), JSON.stringify(text));
+      },
+    ),
+    { numRuns: 20_000 },
+  );
+  // It does take the common line.
+  const line = "pt=10 ct=2 tt=12 inference_id=i-1 timestamp=2026-01-01T00:00:00Z " +
+    'reas="a b=c"';
+  assert.deepEqual(parseWordsMeta(line), parseMetaPattern(line));
+});

@@ -1,0 +1,77 @@
+/**
+ * Number formatting of the `prov` renderers: `toFixedEven` rounds the exact
+ * binary value half to even (C's `printf("%.Nf")`), checked against an exact
+ * rational oracle; its fast path (plain `toFixed` away from ties) must never
+ * differ from it.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { human, shortTokens, toFixedEven } from "../../src/provenance/format.ts";
+
+/** `%.Nf` by exact rational arithmetic on the double's value: the oracle. */
+function printfF(x: number, digits: number): string {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(x));
+  const hi = view.getUint32(0);
+  const biased = (hi >>> 20) & 0x7ff;
+  const frac = (BigInt(hi & 0xfffff) << 32n) | BigInt(view.getUint32(4));
+  const mant = biased === 0 ? frac : frac | (1n << 52n);
+  const exp = biased === 0 ? -1074 : biased - 1075;
+  const num = mant * 10n ** BigInt(digits);
+  let q = exp >= 0 ? num << BigInt(exp) : num / (1n << BigInt(-exp));
+  if (exp < 0) {
+    const den = 1n << BigInt(-exp);
+    const twice = (num % den) * 2n;
+    if (twice > den || (twice === den && q % 2n === 1n)) q += 1n;
+  }
+  let s = q.toString();
+  if (digits > 0) {
+    s = s.padStart(digits + 1, "0");
+    s = `${s.slice(0, -digits)}.${s.slice(-digits)}`;
+  }
+  return (x < 0 || Object.is(x, -0)) && /[1-9]/.test(s) ? `-${s}` : s;
+}
+
+Deno.test("toFixedEven: ties to even on the exact binary value, as printf", () => {
+  const cases: [number, number, string][] = [
+    [1.25, 1, "1.2"],
+    [1.35, 1, "1.4"], // 1.35 is slightly above in binary
+    [1.75, 1, "1.8"],
+    [0.125, 2, "0.12"],
+    [2.5, 0, "2"],
+    [3.5, 0, "4"],
+    [-1.25, 1, "-1.2"],
+    [-0.04, 1, "0.0"],
+    [0, 1, "0.0"],
+    [1e21, 1, "1000000000000000000000.0"],
+  ];
+  for (const [x, d, want] of cases) assert.equal(toFixedEven(x, d), want, `${x} ${d}`);
+  assert.deepEqual([human(1250), human(1750), human(1499), human(999500)], [
+    "1.2K",
+    "1.8K",
+    "1.5K",
+    "1M",
+  ]);
+  assert.deepEqual([shortTokens(1250), shortTokens(3_550_000), shortTokens(918)], [
+    "1.2k",
+    "3.5M",
+    "918",
+  ]);
+});
+
+Deno.test("toFixedEven equals the exact oracle (ties, token ratios, any double)", () => {
+  const digits = fc.integer({ min: 0, max: 6 });
+  const ratio = fc.tuple(fc.nat(10_000_000), fc.constantFrom(1, 4, 8, 20, 200, 1000, 1e6));
+  fc.assert(
+    fc.property(ratio, digits, ([k, div], d) => toFixedEven(k / div, d) === printfF(k / div, d)),
+    { numRuns: 100_000 },
+  );
+  fc.assert(
+    fc.property(
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      digits,
+      (x, d) => toFixedEven(x, d) === printfF(x, d),
+    ),
+    { numRuns: 50_000 },
+  );
+});
