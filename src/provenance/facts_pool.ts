@@ -44,6 +44,8 @@ const HELPER_THRESHOLD = 48;
 export interface ChatReader {
   /** A chat node joined the walk's queue (it will be read later). */
   discovered(path: string): void;
+  /** The walk expanded a node: hand the chats it queued to the helper (one message). */
+  flush(): void;
   /**
    * The facts of a chat (each queued chat is read once).
    *
@@ -76,6 +78,7 @@ export function chatReader(o: ChatReaderOptions): ChatReader {
   if (onChat !== undefined) {
     return {
       discovered() {},
+      flush() {},
       read(path) {
         const messages = loadRawSync(path);
         const problems: ReceiptProblem[] = [];
@@ -109,12 +112,17 @@ export function chatReader(o: ChatReaderOptions): ChatReader {
         if (helper !== null) { for (let s = readCount; s < paths.length; s++) helper.offer(s); }
       }
     },
+    flush() {
+      helper?.flush();
+    },
     read(path) {
       const seq = seqOf.get(path);
       if (seq === undefined) return readChatFacts(path);
       seqOf.delete(path);
       readCount++;
-      return helper === null ? readChatFacts(path) : helper.take(seq);
+      if (helper === null) return readChatFacts(path);
+      helper.flush();
+      return helper.take(seq);
     },
     close() {
       helper?.stop();
@@ -128,8 +136,10 @@ type Ahead = { facts: ChatFacts } | { error: unknown };
 
 /** The walk's side of a running helper thread. */
 interface Helper {
-  /** Offers queued chat `seq` to the helper. */
+  /** Offers queued chat `seq` to the helper (with the next {@link Helper.flush}). */
   offer(seq: number): void;
+  /** Posts the offers made since the last flush, as one message. */
+  flush(): void;
   /** The facts of queued chat `seq`, from whoever claims it. */
   take(seq: number): ChatFacts;
   /** Terminates the helper. */
@@ -168,6 +178,8 @@ function startHelper(paths: readonly string[]): Helper | null {
   worker.unref();
 
   const results = new Map<number, ChatFacts | null>(); // from the helper (null: it failed)
+  let offered = -1; // offers from here on are not posted yet (-1: none)
+  let offeredEnd = -1;
   const ahead = new Map<number, Ahead>(); // read by the walk while waiting
   let received = 0;
   let cursor = 0; // next sequence number the walk may read ahead
@@ -175,9 +187,10 @@ function startHelper(paths: readonly string[]): Helper | null {
 
   const drain = () => {
     for (let m = receiveMessageOnPort(port1); m !== undefined; m = receiveMessageOnPort(port1)) {
-      const [seq, json] = m.message as [number, string | null];
-      results.set(seq, json === null ? null : JSON.parse(json));
-      received++;
+      for (const [seq, json] of m.message as [number, string | null][]) {
+        results.set(seq, json === null ? null : JSON.parse(json));
+        received++;
+      }
     }
   };
   const claim = (seq: number) => Atomics.compareExchange(claims, seq, CLAIM.free, CLAIM.walk);
@@ -199,7 +212,14 @@ function startHelper(paths: readonly string[]): Helper | null {
 
   return {
     offer(seq) {
-      if (alive) port1.postMessage([seq, paths[seq]]);
+      // Offers come in sequence order: a batch is a range of sequence numbers.
+      if (offered === -1) offered = seq;
+      offeredEnd = seq + 1;
+    },
+    flush() {
+      if (offered === -1) return;
+      if (alive) port1.postMessage([offered, paths.slice(offered, offeredEnd)]);
+      offered = -1;
     },
     take(seq) {
       const mine = ahead.get(seq);
@@ -239,13 +259,17 @@ function startHelper(paths: readonly string[]): Helper | null {
   };
 }
 
+/** The helper posts its results in messages of at most this many chats. */
+const RESULT_BATCH = 8;
+
 /**
- * The helper's loop (`facts_worker.ts`): for each offered chat it claims,
- * posts `[seq, JSON of its facts]` (or `[seq, null]` when it could not read
- * it: the walk reads it again and reports why). Facts travel as JSON text:
- * a structured clone of them costs twice as much on the two threads
- * together, and facts are plain JSON data (the one difference, `-0` read
- * back as `0`, prints the same everywhere).
+ * The helper's loop (`facts_worker.ts`): for each offered chat it claims, it
+ * extracts the facts and posts `[seq, JSON of its facts]` (or `[seq, null]`
+ * when it could not read it: the walk reads it again and reports why), a
+ * few chats per message. Facts travel as JSON text: a structured clone of
+ * them costs twice as much on the two threads together, and facts are plain
+ * JSON data (the one difference, `-0` read back as `0`, prints the same
+ * everywhere).
  *
  * @param data the worker data: port, claims, answered counter
  */
@@ -253,16 +277,26 @@ export function runHelper(
   data: { port: MessagePort; claims: Uint8Array; answered: Int32Array },
 ): void {
   const { port, claims, answered } = data;
-  port.on("message", (msg: [number, string]) => {
-    const [seq, path] = msg;
-    if (Atomics.compareExchange(claims, seq, CLAIM.free, CLAIM.helper) !== CLAIM.free) return;
-    let json: string | null = null;
-    try {
-      // (JSON text carries copies: no need to detach strings from the file's text)
-      json = JSON.stringify(readChatFacts(path, { detach: false }));
-    } catch { /* the walk reads it again and reports the error */ }
-    port.postMessage([seq, json]);
-    Atomics.add(answered, 0, 1);
-    Atomics.notify(answered, 0);
+  port.on("message", (msg: [number, string[]]) => {
+    const [from, offered] = msg;
+    let out: [number, string | null][] = [];
+    const post = () => {
+      port.postMessage(out);
+      Atomics.add(answered, 0, out.length);
+      Atomics.notify(answered, 0);
+      out = [];
+    };
+    offered.forEach((path, k) => {
+      const seq = from + k;
+      if (Atomics.compareExchange(claims, seq, CLAIM.free, CLAIM.helper) !== CLAIM.free) return;
+      let json: string | null = null;
+      try {
+        // (JSON text carries copies: no need to detach strings from the file's text)
+        json = JSON.stringify(readChatFacts(path, { detach: false }));
+      } catch { /* the walk reads it again and reports the error */ }
+      out.push([seq, json]);
+      if (out.length === RESULT_BATCH) post();
+    });
+    if (out.length > 0) post();
   });
 }

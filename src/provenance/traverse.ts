@@ -275,6 +275,7 @@ function* walkWith(
       infoErrors.delete(id);
       expandJob(p.node, infoError, { ...o, reader, resolve, report, push });
     }
+    reader.flush(); // the chats this node queued go to the helper together
   }
 }
 
