@@ -319,6 +319,23 @@ function providerIds(evidence: readonly EvidenceItem[]): Set<string> {
  * @returns the events
  */
 export function tokenEvents(files: readonly FileEvidence[]): TokenEvent[] {
+  const grouping = eventGrouping();
+  for (const f of files) grouping.addChatMetas(f);
+  return grouping.finish(files);
+}
+
+/**
+ * {@link tokenEvents} in two steps, so a caller can group each file's chat
+ * metas as soon as the file is read (the report does it while the walk
+ * waits for chats): `addChatMetas` per file in traversal order, then
+ * `finish` with all the files (their receipts come after every chat meta).
+ *
+ * @returns the grouping
+ */
+export function eventGrouping(): {
+  addChatMetas(file: FileEvidence): void;
+  finish(files: readonly FileEvidence[]): TokenEvent[];
+} {
   // One map per identity type, keyed by the raw value (no composite key strings).
   const byIdentity: Record<IdentityType, Map<string, TokenEvent>> = {
     inference_id: new Map(),
@@ -350,20 +367,26 @@ export function tokenEvents(files: readonly FileEvidence[]): TokenEvent[] {
     byIdentity[type].set(value, event);
     events.push(event);
   };
-  // Discovery order: every file's chat metas, then every file's receipts.
-  for (const f of files) f.chat.forEach((item, k) => add(item, f.lineage?.[k] ?? null));
-  for (const f of files) for (const r of f.receipts) add(r, null);
-  for (const e of events) {
-    if (e.evidence.length > 1) {
-      const ids = providerIds(e.evidence);
-      e.conflictFields = disputedFields(e.evidence, ids);
-      e.conflict = e.conflictFields.length > 0;
-      e.incompleteEvidence = ids.size === 1 &&
-        e.evidence.some((x) => !nonEmpty(x.meta.provider_response_id));
-    }
-    e.status = eventStatus(e);
-  }
-  return events;
+  return {
+    addChatMetas(f) {
+      f.chat.forEach((item, k) => add(item, f.lineage?.[k] ?? null));
+    },
+    finish(files) {
+      // Discovery order: every file's chat metas (added), then every file's receipts.
+      for (const f of files) for (const r of f.receipts) add(r, null);
+      for (const e of events) {
+        if (e.evidence.length > 1) {
+          const ids = providerIds(e.evidence);
+          e.conflictFields = disputedFields(e.evidence, ids);
+          e.conflict = e.conflictFields.length > 0;
+          e.incompleteEvidence = ids.size === 1 &&
+            e.evidence.some((x) => !nonEmpty(x.meta.provider_response_id));
+        }
+        e.status = eventStatus(e);
+      }
+      return events;
+    },
+  };
 }
 
 /**

@@ -8,7 +8,7 @@
  * @module
  */
 import { basename, dirname } from "node:path";
-import type { TokenTotals } from "../chat/trace.ts";
+import { emptyTokens, type TokenTotals } from "../chat/trace.ts";
 import type { ReceiptJobReference, ReceiptProblem } from "../chat/receipts.ts";
 import type {
   JobInfo,
@@ -22,13 +22,13 @@ import type {
 import { walkProvenance } from "./traverse.ts";
 import { nodeId } from "./paths.ts";
 import {
+  eventGrouping,
   type FileEvidence,
   fresh,
   identityConflict,
   localTokens,
   scopeTotals,
   type TokenEvent,
-  tokenEvents,
 } from "./evidence.ts";
 import { problemKey } from "./tokens.ts";
 import { subtreeTotals } from "./subtree.ts";
@@ -287,10 +287,18 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   const edgeEnds: number[] = []; // node indices of each edge: from, to
   const edgeKeys = new Set<string>();
   let records = 0;
+  // Per-file work is done as each chat's facts arrive: when chats are read
+  // on a helper thread, this thread would otherwise wait for them.
+  const grouping = eventGrouping();
+  const directOfChat = new Map<string, TokenTotals>();
   const run = walkProvenance(root, {
     ...o,
     onError,
-    onFacts: (facts) => files.set(facts.path, facts.evidence),
+    onFacts: (facts) => {
+      files.set(facts.path, facts.evidence);
+      grouping.addChatMetas(facts.evidence);
+      directOfChat.set(facts.path, localTokens([facts.evidence]));
+    },
   });
   for (const r of run) {
     if (o.onProgress && ++records % PROGRESS_EVERY === 0) o.onProgress(records, files.size);
@@ -346,7 +354,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   const chatFiles = refs.flatMap((n) =>
     n.kind === "chat" && files.has(n.path) ? [files.get(n.path)!] : []
   );
-  const events = tokenEvents(chatFiles);
+  const events = grouping.finish(chatFiles);
   for (const e of events) {
     if (!e.conflict) continue;
     const c = identityConflict(e);
@@ -389,7 +397,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
     }
     ownerOf.push(hidden !== null ? ownerIdx : null);
     const direct = n.kind === "chat"
-      ? localTokens([files.get(n.path)])
+      ? directOfChat.get(n.path) ?? emptyTokens()
       : localTokens((logsOf.get(i) ?? []).map((c) => files.get(refs[c]!.path)));
     return {
       id,
