@@ -8,6 +8,11 @@ import { join } from "node:path";
 import { BINARY, buildBinary, ROOT, runBinary, runScout } from "../support/cli.ts";
 import { ProvenanceDocument } from "../provenance/schema.ts";
 import { assertRenders, openDir, tmp, write } from "../provenance/support.ts";
+import { generateStore } from "../../bench/prov_store.ts";
+import { provenanceReport } from "../../src/provenance/report.ts";
+import { renderTree } from "../../src/provenance/render_tree.ts";
+import { provenanceJsonChunks } from "../../src/provenance/json.ts";
+import { defaultJobRoots } from "../../src/provenance/jobs.ts";
 
 const EXAMPLE = "fixtures/provenance/example";
 const MAIN = ["llm", "prov", `${EXAMPLE}/session.chat`, "--jobs-dir", `${EXAMPLE}/jobs`];
@@ -85,6 +90,28 @@ Deno.test("the binary plots with Graphviz and reads Scout-made jobs", async () =
     legacy.stderr,
     /Incomplete provenance at job .*Legacy\/old\/Default \(dependency\): .*Ruby Marshal/,
   );
+});
+
+Deno.test("the binary's helper thread: a generated store prints what the walk alone prints", async () => {
+  await buildBinary();
+  await using d = await tmp();
+  const store = await generateStore(d.path, { scale: 0.02, seed: 9 });
+  assert.ok(store.chats > 150, `${store.chats} chats: too few to start the helper`);
+  const env = { HOME: d.path, SCOUT_HOME: join(d.path, ".scout") };
+  const report = provenanceReport(store.root, {
+    cwd: d.path,
+    jobRoots: [store.jobsDir, ...defaultJobRoots(d.path, env)],
+    env,
+    helperThreshold: Infinity, // read on one thread: the reference
+  });
+  const args = ["llm", "prov", store.root, "--jobs-dir", store.jobsDir];
+  const tree = await runBinary(args, { cwd: d.path, env });
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.equal(tree.stderr, "");
+  assert.equal(tree.stdout, renderTree(report, {}));
+  const json = await runBinary([...args, "--json"], { cwd: d.path, env });
+  assert.equal(json.code, 0, json.stderr);
+  assert.equal(json.stdout, [...provenanceJsonChunks(report)].join(""));
 });
 
 Deno.test("inspection executes nothing: task/exec_task/import/file lines are inert", async () => {
