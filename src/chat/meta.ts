@@ -41,6 +41,9 @@ export function parseMeta(content: string): MetaRecord {
     (content.includes('"') ? parseQuotedMeta(content) : parseUnquotedMeta(content));
 }
 
+/** Keys of the pairs of the last lines parsed, by position (see {@link parseWordsMeta}). */
+const recentKeys: string[] = [];
+
 /** Whitespace other than the space character. */
 const OTHER_SPACE = /[\t\n\v\f\r]/;
 
@@ -64,6 +67,7 @@ export function parseWordsMeta(content: string): MetaRecord | null {
   if (quote !== -1 && (quote - 1 <= end || content.indexOf("=", end) !== quote - 1)) return null;
   const out: MetaRecord = {};
   let i = 0;
+  let pair = 0;
   while (i < end) {
     if (content.charCodeAt(i) === 32) {
       i++;
@@ -73,7 +77,15 @@ export function parseWordsMeta(content: string): MetaRecord | null {
     if (wordEnd === -1) wordEnd = content.length;
     const eq = content.indexOf("=", i);
     if (eq <= i || eq >= wordEnd) return null; // a word without a key of its own
-    out[content.slice(i, eq)] = numeric(content.slice(eq + 1, wordEnd));
+    // Lines repeat their keys in the same order: the key of the previous
+    // line's pair at this position, when it matches, spares a substring and
+    // its lookup in the engine's table of property names.
+    let key = recentKeys[pair];
+    if (key === undefined || key.length !== eq - i || !content.startsWith(key, i)) {
+      key = recentKeys[pair] = content.slice(i, eq);
+    }
+    pair++;
+    out[key] = numeric(content.slice(eq + 1, wordEnd));
     i = wordEnd;
   }
   return quote === -1 ? out : scanQuoted(content, end, out);
