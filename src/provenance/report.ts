@@ -186,8 +186,8 @@ export interface ReportOptions extends TraverseOptions {
   /** Called every so often with the number of records walked. */
   onProgress?: (records: number, chats: number) => void;
   /**
-   * Queued unread chats that start a helper thread reading chats ahead of
-   * the walk (default 48; `Infinity`: never). The report is the same either
+   * Chats queued before a helper thread starts reading chats ahead of the
+   * walk (default 1,000; `Infinity`: never). The report is the same either
    * way; without `onChat` only.
    */
   helperThreshold?: number;

@@ -152,7 +152,7 @@ export function traverseProvenance(
 export interface WalkHooks {
   /** Receives each chat's facts once, in first-visit order. */
   onFacts?: (facts: ChatFacts) => void;
-  /** Queued unread chats that start the read-ahead helper thread (default 48; `Infinity`: never). */
+  /** Queued chats that start the read-ahead helper thread (default 1,000; `Infinity`: never). */
   helperThreshold?: number;
 }
 

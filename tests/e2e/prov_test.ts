@@ -95,8 +95,9 @@ Deno.test("the binary plots with Graphviz and reads Scout-made jobs", async () =
 Deno.test("the binary's helper thread: a generated store prints what the walk alone prints", async () => {
   await buildBinary();
   await using d = await tmp();
-  const store = await generateStore(d.path, { scale: 0.02, seed: 9 });
-  assert.ok(store.chats > 150, `${store.chats} chats: too few to start the helper`);
+  const store = await generateStore(d.path, { scale: 0.15, seed: 9 });
+  // (the helper starts once 1,000 chats are queued)
+  assert.ok(store.chats > 1300, `${store.chats} chats: too few to start the helper`);
   const env = { HOME: d.path, SCOUT_HOME: join(d.path, ".scout") };
   const report = provenanceReport(store.root, {
     cwd: d.path,
