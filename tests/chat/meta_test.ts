@@ -312,3 +312,29 @@ Deno.test("property: the word fast path equals the spec's pattern on Scout-shape
     'reas="a b=c"';
   assert.deepEqual(parseWordsMeta(line), parseMetaPattern(line));
 });
+
+Deno.test("property: values become numbers exactly when the spec's INT/FLOAT match", async () => {
+  const { parseMeta } = await import("../../src/chat/meta.ts");
+  const spec = (v: string): string | number => {
+    if (/^-?\d+$/.test(v)) {
+      const n = Number(v);
+      return Number.isSafeInteger(n) ? n : v;
+    }
+    return /^-?\d+\.\d+$/.test(v) ? Number(v) : v;
+  };
+  const value = fc.string({
+    unit: fc.constantFrom("0", "1", "7", "9", "-", ".", "e", "x", "+", "_", "٣"),
+    maxLength: 22,
+  });
+  fc.assert(
+    fc.property(value, (v) => {
+      assert.deepEqual(parseMeta(`k=${v}`), v === "" ? { k: "" } : { k: spec(v) }, v);
+    }),
+    { numRuns: 50_000 },
+  );
+  for (
+    const v of ["-0", "007", "9007199254740991", "9007199254740993", "1.50", "-2.0", "1.", ".5"]
+  ) {
+    assert.deepEqual(parseMeta(`k=${v}`), { k: spec(v) }, v);
+  }
+});
