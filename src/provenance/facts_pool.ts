@@ -37,11 +37,11 @@ import { type ChatFacts, chatFactsOf, readChatFacts } from "./chat_facts.ts";
 export const CLAIM = { free: 0, walk: 1, helper: 2 } as const;
 
 /**
- * Helper threads: one per core, at most two. Two on a 2-core machine, with
- * the walk's thread mostly waiting: tree of the 200 MB store 1.07 -> 1.03 s,
- * same memory; more threads would mostly wait on the walk's own work.
+ * Helper threads: one per core, at most two, none on one core (no
+ * parallelism to gain). Two on a 2-core machine, with the walk's thread
+ * mostly waiting: tree of the 200 MB store 1.07 -> 1.03 s, same memory.
  */
-const HELPERS = Math.min(2, availableParallelism());
+const HELPERS = availableParallelism() < 2 ? 0 : Math.min(2, availableParallelism());
 /** Chats the helpers can be offered (1 MB of claims); later ones are read by the walk. */
 const CAPACITY = 1 << 20;
 /** Without any answer from the helpers for this long, the walk stops waiting for them. */
@@ -172,6 +172,7 @@ function helperUrl(): URL {
 }
 
 function startHelper(paths: readonly string[]): Helper | null {
+  if (HELPERS === 0) return null;
   const claims = new Uint8Array(new SharedArrayBuffer(CAPACITY));
   const answered = new Int32Array(new SharedArrayBuffer(4)); // results the helpers have posted
   const ports: MessagePort[] = [];
