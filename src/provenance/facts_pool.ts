@@ -2,7 +2,7 @@
  * How the walk reads chats (issue 5). Reading, parsing and extracting a
  * chat's facts is most of a big walk's time, and every chat's facts are
  * independent of the others', so once enough chats are queued helper
- * threads (`facts_worker.ts`; one per core, at most two) read them ahead
+ * threads (`facts_worker.ts`; one per spare core, at most two) read them ahead
  * while the walk goes on.
  *
  * The walk stays synchronous and its order stays the same: it asks for the
@@ -37,11 +37,12 @@ import { type ChatFacts, chatFactsOf, readChatFacts } from "./chat_facts.ts";
 export const CLAIM = { free: 0, walk: 1, helper: 2 } as const;
 
 /**
- * Helper threads: one per core, at most two, none on one core (no
- * parallelism to gain). Two on a 2-core machine, with the walk's thread
- * mostly waiting: tree of the 200 MB store 1.07 -> 1.03 s, same memory.
+ * Helper threads: one per core but the walk's own, at most two (none on one
+ * core). On a 2-core machine a second helper contends with the walk's
+ * thread: tree of the 200 MB store 1.03 vs 1.07 s in the binary (bun) but
+ * 1.68 vs 1.45 s and +60 MB under `deno run` (V8 isolates cost more).
  */
-const HELPERS = availableParallelism() < 2 ? 0 : Math.min(2, availableParallelism());
+const HELPERS = Math.max(0, Math.min(2, availableParallelism() - 1));
 /** Chats the helpers can be offered (1 MB of claims); later ones are read by the walk. */
 const CAPACITY = 1 << 20;
 /** Without any answer from the helpers for this long, the walk stops waiting for them. */
