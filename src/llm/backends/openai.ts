@@ -11,11 +11,11 @@ import { ScoutError } from "../../errors.ts";
 import { parseArguments } from "../../tools/calls.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
-import { networkError, replyObject, responseError } from "../errors.ts";
+import { replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
 import { requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
-import { mapSdkError, openaiBaseUrl, openaiClient } from "./openai_sdk.ts";
+import { incompleteStreamError, mapSdkError, openaiBaseUrl, openaiClient } from "./openai_sdk.ts";
 
 /**
  * Formats messages for Chat Completions: calls as assistant `tool_calls` (one
@@ -285,10 +285,7 @@ export async function queryChat(
         { signal: rs.signal },
       ) as unknown as AsyncIterable<Record<string, unknown>>;
       raw = await assembleChatStream(stream, ctx.onDelta);
-      if (raw === null) {
-        if (rs.timedOut()) throw await mapSdkError(opts.backend, new Error("timeout"), rs, ctx);
-        throw networkError(opts.backend, "the stream ended before the response was complete");
-      }
+      if (raw === null) throw await incompleteStreamError(opts.backend, rs, ctx);
     }
   } catch (e) {
     throw await mapSdkError(opts.backend, e, rs, ctx, req.stream);

@@ -94,8 +94,26 @@ export async function openaiClient(
  * @param rs the request signal (to tell our timeout from a user abort)
  * @param ctx query context
  * @param streaming whether the failure happened while reading a stream
- * @returns the error to throw
+ * @returns the error to throw (a ScoutError)
  */
+/**
+ * The error for an SDK stream that ended without a complete response: a
+ * timeout if the request's deadline passed, else a (retryable) network error.
+ *
+ * @param backend backend name
+ * @param rs the request's signal
+ * @param ctx query context
+ * @returns the error to throw (a ScoutError)
+ */
+export async function incompleteStreamError(
+  backend: string,
+  rs: RequestSignal,
+  ctx: QueryContext,
+): Promise<unknown> {
+  if (rs.timedOut()) return await mapSdkError(backend, new Error("timeout"), rs, ctx);
+  return networkError(backend, "the stream ended before the response was complete");
+}
+
 export async function mapSdkError(
   backend: string,
   e: unknown,

@@ -9,11 +9,11 @@ import type { Message } from "../../chat/types.ts";
 import { parseArguments } from "../../tools/calls.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
-import { networkError, replyObject, responseError } from "../errors.ts";
+import { replyObject, responseError } from "../errors.ts";
 import { DIRECTIVE_ROLES, isUrl, loadMedia, textContent, toolMessageIds } from "../format.ts";
 import { requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
-import { mapSdkError, openaiBaseUrl, openaiClient } from "./openai_sdk.ts";
+import { incompleteStreamError, mapSdkError, openaiBaseUrl, openaiClient } from "./openai_sdk.ts";
 
 /**
  * Formats messages as Responses input items, and hosted tools found in the
@@ -247,10 +247,7 @@ export async function queryResponses(
           throw responseError(opts.backend, `reported an error: ${String(ev.message ?? "")}`);
         }
       }
-      if (raw === undefined) {
-        if (rs.timedOut()) throw await mapSdkError(opts.backend, new Error("timeout"), rs, ctx);
-        throw networkError(opts.backend, "the stream ended before the response was complete");
-      }
+      if (raw === undefined) throw await incompleteStreamError(opts.backend, rs, ctx);
     }
   } catch (e) {
     throw await mapSdkError(opts.backend, e, rs, ctx, req.stream);
