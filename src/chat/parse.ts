@@ -10,7 +10,7 @@
  * @module
  */
 import type { Chat } from "./types.ts";
-import { escapedHeaderDepth, isBlank, roleNameLength, rubyStrip, SPACE, WORD } from "./text.ts";
+import { isBlank, isRubySpace, roleNameLength, rubyStrip, SPACE, WORD } from "./text.ts";
 
 const enum Mode {
   None,
@@ -21,20 +21,22 @@ const enum Mode {
 }
 
 /** Roles whose empty block survives parsing ([DIVERGE D8]). */
-const KEEP_EMPTY_BLOCK = new Set(["clear", "clear_tools", "skip"]);
+export const KEEP_EMPTY_BLOCK = new Set(["clear", "clear_tools", "skip"]);
 /** Inline headers after which text continues as `user`. */
-const RESET_TO_USER = new Set(["previous_response_id", "agent"]);
+export const RESET_TO_USER = new Set(["previous_response_id", "agent"]);
 
 /** Row 4: `^\S*:-- .* \{\{\{` on the stripped line (Ruby `.` = any char but `\n`). */
 export const CMD_OPEN = new RegExp(String.raw`^[^ \t\n\v\f\r]*:-- [^\n]* \{\{\{`);
-const CMD_OPEN_REPLACE = new RegExp(String.raw`^[^ \t\n\v\f\r]*:-- ([^\n]*) \{\{\{[^\n]*`);
+/** Row 4's replacement: the opening line becomes `<cmd_output cmd="…">`. */
+export const CMD_OPEN_REPLACE = new RegExp(String.raw`^[^ \t\n\v\f\r]*:-- ([^\n]*) \{\{\{[^\n]*`);
 /**
  * Row 5: `^.*:--.* \}\}\}` on the stripped line, written so that it anchors on
  * the first `:--` (same matches, linear time: the literal form backtracks
  * quadratically on a long line full of `:--` without a closer).
  */
 export const CMD_CLOSE = /^(?:(?!:--)[^\n])*:--[^\n]* \}\}\}/;
-const CMD_CLOSE_REPLACE = /^(?:(?!:-- )[^\n])*:-- [^\n]* \}\}\}[^\n]*/;
+/** Row 5's replacement: the closing line becomes `</cmd_output>`. */
+export const CMD_CLOSE_REPLACE = /^(?:(?!:-- )[^\n])*:-- [^\n]* \}\}\}[^\n]*/;
 /** Row 7: an opening xml tag at the start of the stripped line. */
 export const XML_OPEN = new RegExp(String.raw`^<(${WORD}+)(?:${SPACE}+[^>]*)?>`, "u");
 /** A closing xml tag anywhere in a line (first match). */
@@ -111,6 +113,13 @@ export function parseWithLines(
  * The parser's one state machine. With `lines`, it also records each
  * message's start line (the tracking is skipped entirely when null, so
  * {@link parse} pays nothing for it).
+ *
+ * It works on positions in `text`: a line is sliced only when a rare rule
+ * needs it as a string (a `[[`, `{{{`, xml or escaped-header line), and a
+ * message whose lines are all kept as they are (nearly all of them) is one
+ * slice of `text` rather than a concatenation of its lines. The rules are
+ * those of the line-by-line reading `chat.md` §2 describes; only the
+ * bookkeeping differs.
  */
 function parseCore(text: string, initialRole: string, lines: number[] | null): Chat {
   const out: Chat = [];
@@ -119,11 +128,18 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
   if (end === 0) return out;
 
   let role = initialRole;
-  let buf = "";
   let freshBlock = false;
   let mode = Mode.None;
   const xmlStack: string[] = [];
   let closers: Map<string, number> | null = null;
+
+  // The text buffered since the last header, "\n" before each line: nothing
+  // (Buffer.Empty); the lines text[rangeStart, rangeEnd) as they are
+  // (Buffer.Range); or, once a line was changed or skipped, the string `buf`.
+  let kind = Buffer.Empty;
+  let rangeStart = 0;
+  let rangeEnd = 0;
+  let buf = "";
 
   // Line tracking (only when `lines` is given).
   let lineNo = 0;
@@ -133,13 +149,41 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
     out.push({ role: r, content });
     if (lines !== null) lines.push(at);
   };
-  const add = (l: string) => {
+  const materialize = () => {
+    if (kind === Buffer.Range) buf = "\n" + text.slice(rangeStart, rangeEnd);
+    else if (kind === Buffer.Empty) buf = "";
+    kind = Buffer.Text;
+  };
+  /** Buffers the line text[a, b) unchanged. */
+  const addRange = (a: number, b: number) => {
+    if (kind === Buffer.Empty) {
+      kind = Buffer.Range;
+      rangeStart = a;
+      rangeEnd = b;
+    } else if (kind === Buffer.Range && a === rangeEnd + 1) {
+      rangeEnd = b;
+    } else {
+      materialize();
+      buf += "\n" + text.slice(a, b);
+    }
+    if (lines !== null && textLine === 0 && !isBlankRange(text, a, b)) textLine = lineNo;
+  };
+  /** Buffers a changed line. */
+  const addText = (l: string) => {
+    materialize();
     buf += "\n" + l;
     if (lines !== null && textLine === 0 && !isBlank(l)) textLine = lineNo;
   };
+  /** The buffered text, stripped. */
+  const content = (): string =>
+    kind === Buffer.Range
+      ? stripRange(text, rangeStart, rangeEnd)
+      : kind === Buffer.Text
+      ? rubyStrip(buf)
+      : "";
 
   const flush = () => {
-    const t = rubyStrip(buf);
+    const t = content();
     if (t !== "") push(role, t, headerLine || textLine || lineNo);
     else if (out.length === 0) push(role, "", headerLine || lineNo);
     else if (freshBlock && KEEP_EMPTY_BLOCK.has(role)) push(role, "", headerLine || lineNo);
@@ -161,40 +205,50 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
     return true;
   };
 
+  // Next offsets of the substrings some rules look for in a line (-1: none
+  // left), searched again only once passed: linear on any text.
+  let cmdOpenAt = 0; // ":-- "
+  let cmdCloseAt = 0; // ":--"
+  let xmlCloseAt = 0; // "</"
+
   let pos = 0;
   for (;;) {
     let nl = text.indexOf("\n", pos);
     if (nl === -1 || nl > end) nl = end;
-    const line = text.slice(pos, nl);
+    const from = pos; // the line is text[from, nl)
     const next = nl + 1;
     pos = next;
     lineNo++;
 
     if (mode === Mode.None) {
-      const c0 = firstNonSpace(line);
-      if (c0 === 96 /* ` */ && rubyStrip(line).startsWith("```")) {
+      const i = firstNonSpace(text, from, nl);
+      const c0 = i === nl ? -1 : text.charCodeAt(i);
+      if (cmdOpenAt !== -1 && cmdOpenAt < from) cmdOpenAt = text.indexOf(":-- ", from);
+      if (c0 === 96 /* ` */ && i + 3 <= nl && text.startsWith("```", i)) {
         mode = Mode.Fence;
-        add(line);
-      } else if (c0 === 91 /* [ */ && rubyStrip(line).startsWith("[[")) {
-        const { text: rest, closed } = openSquare(line);
+        addRange(from, nl);
+      } else if (c0 === 91 /* [ */ && i + 2 <= nl && text.charCodeAt(i + 1) === 91) {
+        const { text: rest, closed } = openSquare(text.slice(from, nl));
         if (!closed) mode = Mode.Square;
-        if (!isBlank(rest)) add(rest);
-      } else if (line.includes(":-- ") && CMD_OPEN.test(rubyStrip(line))) {
+        if (!isBlank(rest)) addText(rest);
+      } else if (
+        cmdOpenAt !== -1 && cmdOpenAt < nl && CMD_OPEN.test(rubyStrip(text.slice(from, nl)))
+      ) {
         mode = Mode.Cmd;
-        const replaced = line.replace(
+        const replaced = text.slice(from, nl).replace(
           CMD_OPEN_REPLACE,
           (_m, cmd: string) => `<cmd_output cmd="${cmd}">`,
         );
-        if (!isBlank(replaced)) add(replaced);
-      } else if (c0 === 60 /* < */ && opensXml(line, next)) {
-        add(line);
+        if (!isBlank(replaced)) addText(replaced);
+      } else if (c0 === 60 /* < */ && opensXml(text.slice(from, nl), next)) {
+        addRange(from, nl);
       } else {
-        const n = roleNameLength(line);
-        if (n > 0 && line.charCodeAt(n) === 58 /* : */) {
-          const name = line.slice(0, n);
-          const inline = rubyStrip(line.slice(n + 1));
+        const n = roleNameLength(text, from);
+        if (n > 0 && from + n < nl && text.charCodeAt(from + n) === 58 /* : */) {
+          const name = text.slice(from, from + n);
+          const inline = stripRange(text, from + n + 1, nl);
           flush();
-          buf = "";
+          kind = Buffer.Empty;
           textLine = 0;
           if (inline === "") {
             role = name;
@@ -205,53 +259,93 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
             headerLine = 0;
             if (RESET_TO_USER.has(name)) role = "user";
           }
-        } else if (line.charCodeAt(0) === 92 /* \ */ && escapedHeaderDepth(line) > 0) {
-          add(line.slice(1));
+        } else if (text.charCodeAt(from) === 92 /* \ */ && escapedHeaderAt(text, from, nl)) {
+          addText(text.slice(from + 1, nl));
         } else {
-          add(line);
+          addRange(from, nl);
         }
       }
     } else if (mode === Mode.Fence) {
-      if (rubyStrip(line).startsWith("```")) mode = Mode.None;
-      add(line);
+      const i = firstNonSpace(text, from, nl);
+      if (i + 3 <= nl && text.startsWith("```", i)) mode = Mode.None;
+      addRange(from, nl);
     } else if (mode === Mode.Square) {
-      if (rubyStrip(line).endsWith("]]")) {
+      const j = lastNonSpace(text, from, nl);
+      if (j - 1 >= from && text.charCodeAt(j) === 93 && text.charCodeAt(j - 1) === 93) {
         mode = Mode.None;
-        const rest = line.replace("]]", "");
-        if (!isBlank(rest)) add(rest);
+        const rest = text.slice(from, nl).replace("]]", "");
+        if (!isBlank(rest)) addText(rest);
       } else {
-        add(line);
+        addRange(from, nl);
       }
     } else if (mode === Mode.Cmd) {
-      if (line.includes(":--") && CMD_CLOSE.test(rubyStrip(line))) {
+      if (cmdCloseAt !== -1 && cmdCloseAt < from) cmdCloseAt = text.indexOf(":--", from);
+      const line = cmdCloseAt !== -1 && cmdCloseAt < nl ? text.slice(from, nl) : null;
+      if (line !== null && CMD_CLOSE.test(rubyStrip(line))) {
         mode = Mode.None;
         const replaced = line.replace(CMD_CLOSE_REPLACE, "</cmd_output>");
-        if (!isBlank(replaced)) add(replaced);
+        if (!isBlank(replaced)) addText(replaced);
       } else {
-        add(line);
+        addRange(from, nl);
       }
     } else {
       // Mode.Xml
-      if (line.includes("</")) {
-        const m = XML_CLOSE.exec(rubyStrip(line));
+      if (xmlCloseAt !== -1 && xmlCloseAt < from) xmlCloseAt = text.indexOf("</", from);
+      if (xmlCloseAt !== -1 && xmlCloseAt < nl) {
+        const m = XML_CLOSE.exec(stripRange(text, from, nl));
         if (m !== null && m[1] === xmlStack[xmlStack.length - 1]) xmlStack.pop();
         if (xmlStack.length === 0) mode = Mode.None;
       }
-      add(line);
+      addRange(from, nl);
     }
 
     if (nl >= end) break;
   }
 
-  if (!isBlank(buf)) push(role, rubyStrip(buf), headerLine || textLine);
+  const t = content();
+  if (t !== "") push(role, t, headerLine || textLine);
   else if (freshBlock && KEEP_EMPTY_BLOCK.has(role)) push(role, "", headerLine);
   return out;
 }
 
-function firstNonSpace(line: string): number {
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (!(c === 32 || (c >= 9 && c <= 13) || c === 0)) return c;
-  }
-  return -1;
+/** What {@link parseCore} has buffered since the last header. */
+const enum Buffer {
+  Empty,
+  Range,
+  Text,
+}
+
+/** Index of the first character of text[from, to) that Ruby's `strip` keeps, or `to`. */
+function firstNonSpace(text: string, from: number, to: number): number {
+  let i = from;
+  while (i < to && isRubySpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Index of the last character of text[from, to) that Ruby's `strip` keeps, or `from - 1`. */
+function lastNonSpace(text: string, from: number, to: number): number {
+  let j = to - 1;
+  while (j >= from && isRubySpace(text.charCodeAt(j))) j--;
+  return j;
+}
+
+/** `rubyStrip(text.slice(from, to))`, slicing once. */
+function stripRange(text: string, from: number, to: number): string {
+  const a = firstNonSpace(text, from, to);
+  const b = lastNonSpace(text, a, to) + 1;
+  return a === b ? "" : text.slice(a, b);
+}
+
+/** `isBlank(text.slice(from, to))`. */
+function isBlankRange(text: string, from: number, to: number): boolean {
+  return firstNonSpace(text, from, to) === to;
+}
+
+/** `escapedHeaderDepth(text.slice(from, to)) > 0`: backslashes, then `[a-z0-9_]+:`. */
+function escapedHeaderAt(text: string, from: number, to: number): boolean {
+  let i = from;
+  while (i < to && text.charCodeAt(i) === 92) i++;
+  if (i === from) return false;
+  const n = roleNameLength(text, i);
+  return n > 0 && i + n < to && text.charCodeAt(i + n) === 58;
 }

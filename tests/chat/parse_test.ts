@@ -245,3 +245,65 @@ Deno.test("property: the linear-time cmd-close patterns match exactly the spec's
     { numRuns: 2000 },
   );
 });
+
+Deno.test("property: the position-based parser reads text exactly as the line-by-line reference", async () => {
+  const { referenceParse } = await import("../support/parse_reference.ts");
+  const { parseWithLines } = await import("../../src/chat/parse.ts");
+  // Pieces that exercise every rule: headers (inline, block, escaped), fences,
+  // [[ ]] (one-line and multi-line), {{{ }}} command blocks, xml blocks
+  // (closed later, on the same line, never), CR, NUL, blank lines.
+  const piece = fc.oneof(
+    fc.string({ unit: "grapheme", maxLength: 8 }),
+    fc.constantFrom(
+      "user:",
+      "assistant: x",
+      "meta: pt=1",
+      "clear:",
+      "skip:",
+      "agent: y",
+      "\\user: e",
+      "\\\\a:",
+      "\\",
+      "```",
+      " ```x",
+      "[[",
+      "]]",
+      "x]]",
+      "[[a]]",
+      " [[ ",
+      "a:-- b {{{",
+      "a:-- b }}}",
+      ":--",
+      ":-- ",
+      " }}}",
+      "<a>",
+      "</a>",
+      "<b x='1'>",
+      "</b>",
+      "<a></a>",
+      "\r",
+      "\0",
+      " ",
+      "\t",
+      ":",
+      "b:",
+    ),
+  );
+  const text = fc.array(piece, { maxLength: 40 }).chain((parts) =>
+    fc.array(fc.constantFrom("\n", "\r\n", "", " ", "\n\n"), {
+      minLength: parts.length,
+      maxLength: parts.length,
+    }).map((seps) => parts.map((p, i) => p + seps[i]).join(""))
+  );
+  fc.assert(
+    fc.property(
+      fc.oneof(text, fc.string({ unit: "binary", maxLength: 200 })),
+      fc.constantFrom("user", "system"),
+      (t, role) => {
+        const got = parseWithLines(t, role);
+        assert.deepEqual(got, referenceParse(t, role));
+      },
+    ),
+    { numRuns: 5000 },
+  );
+});
