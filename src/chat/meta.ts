@@ -18,8 +18,6 @@ const META_PAIR = new RegExp(
   `([^ \\t\\n\\v\\f\\r=]+)=("(?:[^"\\\\]|\\\\[\\s\\S]|"(?!${S}+[^ \\t\\n\\v\\f\\r=]+=|${S}*$))*"|[\\s\\S]*?)(?=${S}+[^ \\t\\n\\v\\f\\r=]+=|${S}*$)`,
   "g",
 );
-const INT = /^-?\d+$/;
-const FLOAT = /^-?\d+\.\d+$/;
 
 /**
  * Parses a meta line (`provenance.md` §4.2). Text before the first `key=` is
@@ -224,26 +222,35 @@ function isAsciiSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13);
 }
 
+/**
+ * A value as a number when it is a whole integer (`-?\d+`, safe) or decimal
+ * (`-?\d+\.\d+`), else the text. One pass over the characters: a value
+ * that stops looking like a number (a UUID, a timestamp) is returned as
+ * soon as it does, without the regex round trip.
+ */
 function numeric(v: string): string | number {
+  const n = v.length;
   const c = v.charCodeAt(0);
-  if (!((c >= 48 && c <= 57) || c === 45)) return v; // neither a digit nor "-": text
-  if (v.length <= 15) {
-    // Short all-digit values (token counts) without the regex round trip.
-    let n = 0;
-    let i = c === 45 ? 1 : 0;
-    for (; i < v.length; i++) {
-      const d = v.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) break;
-      n = n * 10 + d;
-    }
-    if (i === v.length && v.length > (c === 45 ? 1 : 0)) return c === 45 ? -n : n;
+  const first = c === 45 ? 1 : 0; // after a leading "-"
+  let i = first;
+  let x = 0;
+  for (; i < n; i++) {
+    const d = v.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) break;
+    x = x * 10 + d;
   }
-  if (INT.test(v)) {
-    const n = Number(v);
-    return Number.isSafeInteger(n) ? n : v;
+  if (i === first) return v; // no digits first: text
+  if (i === n) {
+    if (n - first <= 15) return first === 1 ? -x : x; // exact: below 2^53
+    const big = Number(v);
+    return Number.isSafeInteger(big) ? big : v;
   }
-  if (FLOAT.test(v)) return Number(v);
-  return v;
+  if (v.charCodeAt(i) !== 46 /* . */ || i + 1 === n) return v;
+  for (let j = i + 1; j < n; j++) {
+    const d = v.charCodeAt(j) - 48;
+    if (d < 0 || d > 9) return v;
+  }
+  return Number(v);
 }
 
 function codePointLength(s: string): number {

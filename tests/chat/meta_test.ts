@@ -338,3 +338,23 @@ Deno.test("property: values become numbers exactly when the spec's INT/FLOAT mat
     assert.deepEqual(parseMeta(`k=${v}`), { k: spec(v) }, v);
   }
 });
+
+Deno.test("property: values become numbers exactly when they match -?\\d+ (safe) or -?\\d+\\.\\d+", () => {
+  const INT = /^-?\d+$/;
+  const FLOAT = /^-?\d+\.\d+$/;
+  const expected = (v: string) => {
+    if (INT.test(v)) return Number.isSafeInteger(Number(v)) ? Number(v) : v;
+    return FLOAT.test(v) ? Number(v) : v;
+  };
+  const numberLike = fc.array(fc.constantFrom("0", "1", "9", "-", ".", "e", "a", "00"), {
+    maxLength: 22,
+  }).map((parts) => parts.join(""));
+  const samples = ["9007199254740991", "9007199254740992", "123456789012345", "-0", "1.", ".5"];
+  fc.assert(
+    fc.property(fc.oneof(numberLike, fc.string(), fc.constantFrom(...samples)), (v) => {
+      fc.pre(v !== "" && !/[\s="]/.test(v));
+      assert.ok(Object.is(parseMeta(`k=${v}`).k, expected(v)), v);
+    }),
+    { numRuns: 3000 },
+  );
+});
