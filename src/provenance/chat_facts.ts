@@ -19,7 +19,8 @@ import {
   type ReceiptJobReference,
   type ReceiptProblem,
 } from "../chat/receipts.ts";
-import { type FileEvidence, fileEvidence } from "./evidence.ts";
+import type { MetaRecord } from "../chat/meta.ts";
+import { type ChatMetaItem, type FileEvidence, fileEvidence } from "./evidence.ts";
 
 /** One chat file as the walk sees it. */
 export interface ChatFacts {
@@ -91,4 +92,58 @@ export function readChatFacts(path: string, o: { detach?: boolean } = {}): ChatF
   const problems: ReceiptProblem[] = [];
   const receipts = agentMetaEvidence(messages, { source: path, warnings: problems });
   return chatFactsOf({ path, messages, receipts, receiptProblems: problems }, o);
+}
+
+/**
+ * Facts as JSON text, for the walk's helper threads (`facts_pool.ts`). A
+ * chat's direct metas are most of a store's facts, and each names its file
+ * twice (`source`, `metaAddress`): the text carries only their message index
+ * and record, and {@link factsFromText} puts the path back — a shorter text
+ * to write and read, and one path string per file on the walk's side instead
+ * of two per meta.
+ *
+ * @param facts the facts of one chat
+ * @returns JSON text that {@link factsFromText} reads back
+ */
+export function factsToText(facts: ChatFacts): string {
+  const e = facts.evidence;
+  return JSON.stringify([
+    facts.jobReferences,
+    facts.receiptJobs,
+    e.chat.map((item) => [item.metaAddress[1], item.meta]),
+    e.lineage,
+    e.receipts,
+    e.receiptProblems,
+  ]);
+}
+
+/**
+ * The facts {@link factsToText} wrote (deep-equal to them: JSON text
+ * carries plain data exactly, `-0` aside, which prints as `0` anyway).
+ *
+ * @param path the chat's canonical path
+ * @param text what {@link factsToText} returned
+ * @returns the facts
+ */
+export function factsFromText(path: string, text: string): ChatFacts {
+  const [jobReferences, receiptJobs, chat, lineage, receipts, receiptProblems] = JSON.parse(text);
+  return {
+    path,
+    jobReferences,
+    receiptJobs,
+    evidence: {
+      path,
+      chat: (chat as [number, MetaRecord][]).map(([index, meta]): ChatMetaItem => ({
+        origin: "chat_meta",
+        source: path,
+        meta,
+        callId: null,
+        toolName: null,
+        metaAddress: [path, index],
+      })),
+      lineage,
+      receipts,
+      receiptProblems,
+    },
+  };
 }

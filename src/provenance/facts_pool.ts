@@ -31,7 +31,13 @@ import type { ReceiptProblem } from "../chat/receipts.ts";
 import { agentMetaEvidence } from "../chat/receipts.ts";
 import { availableParallelism } from "node:os";
 import { loadRawSync } from "../chat/load.ts";
-import { type ChatFacts, chatFactsOf, readChatFacts } from "./chat_facts.ts";
+import {
+  type ChatFacts,
+  chatFactsOf,
+  factsFromText,
+  factsToText,
+  readChatFacts,
+} from "./chat_facts.ts";
 
 /** Claim states of a queued chat (one byte each in shared memory). */
 export const CLAIM = { free: 0, walk: 1, helper: 2 } as const;
@@ -206,7 +212,7 @@ function startHelper(paths: readonly string[]): Helper | null {
     for (const port of ports) {
       for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) {
         for (const [seq, json] of m.message as [number, string | null][]) {
-          results.set(seq, json === null ? null : JSON.parse(json));
+          results.set(seq, json === null ? null : factsFromText(paths[seq]!, json));
           received++;
         }
       }
@@ -262,7 +268,7 @@ const RESULT_BATCH = 8;
 
 /**
  * The helper's loop (`facts_worker.ts`): for each offered chat it claims, it
- * extracts the facts and posts `[seq, JSON of its facts]` (or `[seq, null]`
+ * extracts the facts and posts `[seq, factsToText(facts)]` (or `[seq, null]`
  * when it could not read it: the walk reads it again and reports why), a
  * few chats per message. Facts travel as JSON text: a structured clone of
  * them costs twice as much on the two threads together, and facts are plain
@@ -290,7 +296,7 @@ export function runHelper(
       let json: string | null = null;
       try {
         // (JSON text carries copies: no need to detach strings from the file's text)
-        json = JSON.stringify(readChatFacts(path, { detach: false }));
+        json = factsToText(readChatFacts(path, { detach: false }));
       } catch { /* the walk reads it again and reports the error */ }
       out.push([seq, json]);
       if (out.length === RESULT_BATCH) post();

@@ -12,7 +12,7 @@ import { provenanceReport } from "../../src/provenance/report.ts";
 import { provenanceJson } from "../../src/provenance/json.ts";
 import { renderTree } from "../../src/provenance/render_tree.ts";
 import type { ChatFacts } from "../../src/provenance/chat_facts.ts";
-import { readChatFacts } from "../../src/provenance/chat_facts.ts";
+import { factsFromText, factsToText, readChatFacts } from "../../src/provenance/chat_facts.ts";
 import { chatReader } from "../../src/provenance/facts_pool.ts";
 import type { LoadedChat, TraverseOptions } from "../../src/provenance/types.ts";
 import { isScoutError } from "../../src/errors.ts";
@@ -130,4 +130,43 @@ Deno.test("a walk abandoned early stops its helper", async () => {
     if (++n === 30) break;
   }
   assert.equal(n, 30);
+});
+
+Deno.test("facts sent as text between threads read back deep-equal, one path string per file", async () => {
+  await using d = await tmp();
+  const out = JSON.stringify({
+    name: "ask",
+    content: "ok",
+    id: "c1",
+    agent_meta: [
+      { role: "meta", content: "pt=5 tt=6 inference_id=r1" },
+      { role: "meta", content: "job=W/ask/Default_x.chat" },
+      "not a hash",
+    ],
+  });
+  const path = write(
+    join(d.path, "s.chat"),
+    [
+      "user: hi",
+      'meta: pt=1 ct=2 tt=3 inference_id=i1 reas="why"',
+      "assistant: a",
+      "meta: pt=-0 tt=1.5", // no inference_id: a lineage id
+      "meta: job=W/ask/Default_y.chat",
+      'function_call: {"name":"ask","arguments":{},"id":"c1"}',
+      `function_call_output: ${out}`,
+      "",
+    ].join("\n\n"),
+  );
+  const facts = readChatFacts(path);
+  assert.ok(facts.evidence.lineage !== null && facts.evidence.receipts.length === 1);
+  assert.equal(facts.receiptJobs.length, 1);
+  assert.equal(facts.evidence.receiptProblems.length, 1);
+  const back = factsFromText(path, factsToText(facts));
+  // -0 travels as 0 (JSON), the one difference; it prints the same.
+  facts.evidence.chat[1]!.meta.pt = 0;
+  assert.deepEqual(back, facts);
+  for (const item of back.evidence.chat) {
+    assert.equal(item.source, path);
+    assert.equal(item.metaAddress[0], path);
+  }
 });
