@@ -14,6 +14,7 @@ import { extname, join, resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { ScoutError, usageError } from "../errors.ts";
 import { isFile, writeFileAtomic } from "../util/fs.ts";
+import { collectYoungGarbage } from "../util/gc.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
@@ -124,9 +125,9 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     let n = 0;
     for (const chunk of p.provenanceJsonChunks(report)) {
       io.stdout.write(chunk);
-      // every ~4 MB, let the runtime breathe: JavaScriptCore then collects the text
-      // already written (peak memory of a 200 MB store's --json: −20%)
-      if (++n % 64 === 0) await new Promise((done) => setTimeout(done, 0));
+      // every ~4 MB, collect the text already written (the binary's engine would keep
+      // it all until the end: peak memory of a 200 MB store's --json 374 -> ~270 MB)
+      if (++n % 64 === 0) collectYoungGarbage();
     }
   } else {
     if (opts.flow) {
