@@ -83,7 +83,7 @@ export function parseWordsMeta(content: string): MetaRecord | null {
       key = recentKeys[pair] = content.slice(i, eq);
     }
     pair++;
-    out[key] = numeric(content.slice(eq + 1, wordEnd));
+    out[key] = numericAt(content, eq + 1, wordEnd);
     i = wordEnd;
   }
   return quote === -1 ? out : scanQuoted(content, end, out);
@@ -220,6 +220,25 @@ export function parseUnquotedMeta(content: string): MetaRecord {
 
 function isAsciiSpace(c: number): boolean {
   return c === 32 || (c >= 9 && c <= 13);
+}
+
+/**
+ * `numeric(content.slice(from, to))`, without the slice for short integers
+ * (token counts: most values of a meta line).
+ */
+function numericAt(content: string, from: number, to: number): string | number {
+  const first = content.charCodeAt(from) === 45 ? from + 1 : from; // after a leading "-"
+  if (to - first <= 15 && to > first) {
+    let x = 0;
+    let i = first;
+    for (; i < to; i++) {
+      const d = content.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) break;
+      x = x * 10 + d;
+    }
+    if (i === to) return first === from ? x : -x;
+  }
+  return numeric(content.slice(from, to));
 }
 
 /**
