@@ -30,6 +30,7 @@ import type { LoadedChat } from "./types.ts";
 import type { ReceiptProblem } from "../chat/receipts.ts";
 import { agentMetaEvidence } from "../chat/receipts.ts";
 import { availableParallelism } from "node:os";
+import { inCompiledBinary } from "../util/binary.ts";
 import { loadRawSync } from "../chat/load.ts";
 import {
   type ChatFacts,
@@ -172,10 +173,9 @@ interface Helper {
  * entrypoint); from source it sits next to this file.
  */
 function helperUrl(): URL {
-  const here = new URL(import.meta.url);
-  return /^\/(\$bunfs|~BUN)\//.test(here.pathname) || /^[A-Z]:\/~BUN\//.test(here.pathname)
-    ? new URL("./src/provenance/facts_worker.ts", here)
-    : new URL("./facts_worker.ts", here);
+  return inCompiledBinary(import.meta.url)
+    ? new URL("./src/provenance/facts_worker.ts", import.meta.url)
+    : new URL("./facts_worker.ts", import.meta.url);
 }
 
 function startHelper(paths: readonly string[]): Helper | null {
