@@ -6,5 +6,8 @@
  */
 import { main } from "./src/cli/main.ts";
 import { processIo } from "./src/cli/io.ts";
+import { respawn, shouldRespawn } from "./src/cli/respawn.ts";
 
-process.exitCode = await main(process.argv.slice(2), processIo());
+const args = process.argv.slice(2);
+const status = shouldRespawn(args, process.env, import.meta.url) ? await respawn(args) : null;
+process.exitCode = status ?? await main(args, processIo());

@@ -153,3 +153,33 @@ Deno.test("inspection executes nothing: task/exec_task/import/file lines are ine
   }
   assert.equal(made, false, "no job store was touched");
 });
+
+Deno.test("the binary runs prov in a child with JSC's FTL tier off, unless the variable is set", async () => {
+  await buildBinary();
+  await using d = await tmp();
+  // A fake Graphviz `dot` that records the variable it inherits from prov's process.
+  const fakeBin = join(d.path, "bin");
+  const seen = join(d.path, "seen");
+  write(
+    join(fakeBin, "dot"),
+    `#!/bin/sh\nprintf '%s\\n' "\${BUN_JSC_useFTLJIT-unset}" >> "${seen}"\n` +
+      `while [ $# -gt 0 ]; do [ "$1" = -o ] && echo '<svg/>' > "$2"; shift; done\n`,
+  );
+  Deno.chmodSync(join(fakeBin, "dot"), 0o755);
+  const env = { PATH: `${fakeBin}:${Deno.env.get("PATH")}` };
+  const plot = [...MAIN, "--plot", join(d.path, "p.svg")];
+  const tuned = await runBinary(plot, { env });
+  assert.equal(tuned.code, 0, tuned.stderr);
+  const kept = await runBinary(plot, { env: { ...env, BUN_JSC_useFTLJIT: "1" } });
+  assert.equal(kept.code, 0, kept.stderr);
+  const source = await runScout(plot, { env });
+  assert.equal(source.code, 0, source.stderr);
+  // respawned with the variable; the user's own value kept (no child); from source, untouched
+  assert.deepEqual(Deno.readTextFileSync(seen).trim().split("\n"), ["0", "1", "unset"]);
+  // the child's output, status and errors are the command's: same as from source
+  assert.equal(tuned.stdout, source.stdout);
+  assert.equal(tuned.stderr, source.stderr);
+  const missing = await runBinary(["--log", "6", "llm", "prov", "nope.chat"]);
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stderr, "scout-ai: Chat not found: nope.chat\n");
+});

@@ -1,0 +1,89 @@
+/**
+ * `llm prov` in the compiled binary runs in a child of itself started with
+ * JavaScriptCore's top JIT tier (FTL) turned off.
+ *
+ * Why: a big walk is a one-second burst of work on every core. JSC compiles
+ * its hottest functions a fourth time, with FTL, on background threads — in
+ * the parent and in the helper thread, for ~0.4 s of CPU on the 200 MB bench
+ * store — and in a run that short the faster code never pays that back: on
+ * two cores the walk took 0.95 s with FTL and 0.86 s without (10–13 % less,
+ * and less memory), measured with `bench/prov_measure.ts`. JSC reads its
+ * options from `BUN_JSC_*` variables once, when the process starts, so the
+ * only way to set one for the binary is to start it again with the variable
+ * set (as `flagged-respawn` does for Node flags). It costs one process start
+ * (~10 ms) and changes nothing else: same arguments, standard streams, exit
+ * status and signals.
+ *
+ * Only `llm prov`, only inside the binary, and never when the variable is
+ * already set (`BUN_JSC_useFTLJIT=1` keeps FTL and the one process). If the
+ * child cannot be started the command runs in this process.
+ *
+ * @module
+ */
+import { inCompiledBinary } from "../util/binary.ts";
+
+/** The JavaScriptCore option the child gets, as an environment variable. */
+export const PROV_JIT_ENV = "BUN_JSC_useFTLJIT";
+
+/** Global options that take a value (`--log 6`). */
+const VALUED_GLOBALS = new Set(["--log"]);
+
+/**
+ * Whether arguments name `llm prov`: the first two words that are not
+ * global options (or their values) are `llm` and `prov`.
+ *
+ * @param args command-line arguments (without the executable)
+ * @returns true for `llm prov …`
+ */
+export function isProvCommand(args: readonly string[]): boolean {
+  const words: string[] = [];
+  for (let i = 0; i < args.length && words.length < 2; i++) {
+    const a = args[i]!;
+    if (a === "--") break;
+    if (a.startsWith("-")) {
+      if (VALUED_GLOBALS.has(a)) i++;
+      continue;
+    }
+    words.push(a);
+  }
+  return words[0] === "llm" && words[1] === "prov";
+}
+
+/**
+ * Whether to run the command in a tuned child (see the module doc).
+ *
+ * @param args command-line arguments
+ * @param env the environment
+ * @param moduleUrl the entry module's `import.meta.url` (tells the binary from source)
+ * @returns true to respawn
+ */
+export function shouldRespawn(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  moduleUrl: string,
+): boolean {
+  return env[PROV_JIT_ENV] === undefined && inCompiledBinary(moduleUrl) && isProvCommand(args);
+}
+
+/**
+ * Runs the binary again on the same arguments with {@link PROV_JIT_ENV}=0,
+ * standard streams shared, and waits for it.
+ *
+ * @param args command-line arguments
+ * @returns the child's exit status (a child killed by a signal re-raises it
+ *   here first), or null when it could not be started
+ */
+export async function respawn(args: readonly string[]): Promise<number | null> {
+  const { spawnSync } = await import("node:child_process");
+  const r = spawnSync(process.execPath, args, {
+    stdio: "inherit",
+    env: { ...process.env, [PROV_JIT_ENV]: "0" },
+  });
+  if (r.error !== undefined) return null;
+  if (r.signal !== null) {
+    process.kill(process.pid, r.signal);
+    const { constants } = await import("node:os");
+    return 128 + (constants.signals[r.signal] ?? 0);
+  }
+  return r.status ?? 1;
+}

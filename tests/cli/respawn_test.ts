@@ -1,0 +1,32 @@
+/**
+ * Which invocations run in a JIT-tuned child (`src/cli/respawn.ts`): only
+ * `llm prov`, only inside the compiled binary, never with the variable set.
+ */
+import assert from "node:assert/strict";
+import { isProvCommand, PROV_JIT_ENV, shouldRespawn } from "../../src/cli/respawn.ts";
+
+const BINARY_URL = "file:///$bunfs/root/scout-ai";
+const SOURCE_URL = "file:///home/u/scout-ai/cli.ts";
+
+Deno.test("isProvCommand finds `llm prov` after global options and their values", () => {
+  assert.ok(isProvCommand(["llm", "prov", "s.chat"]));
+  assert.ok(isProvCommand(["--debug", "--log", "6", "--no-color", "llm", "prov"]));
+  assert.ok(isProvCommand(["llm", "prov", "--json"]));
+  assert.ok(!isProvCommand(["llm", "ask", "prov"]));
+  assert.ok(!isProvCommand(["chat", "parse", "llm", "prov"]));
+  assert.ok(!isProvCommand(["--log", "llm", "prov"])); // "llm" is --log's value here
+  assert.ok(!isProvCommand(["llm"]));
+  assert.ok(!isProvCommand(["--", "llm", "prov"]));
+  assert.ok(!isProvCommand([]));
+});
+
+Deno.test("shouldRespawn: binary and prov and no variable set", () => {
+  const args = ["llm", "prov", "s.chat"];
+  assert.ok(shouldRespawn(args, {}, BINARY_URL));
+  assert.ok(shouldRespawn(args, {}, "file:///B:/~BUN/root/scout-ai.exe"));
+  assert.ok(!shouldRespawn(args, {}, SOURCE_URL));
+  assert.ok(!shouldRespawn(args, { [PROV_JIT_ENV]: "0" }, BINARY_URL)); // the child itself
+  assert.ok(!shouldRespawn(args, { [PROV_JIT_ENV]: "1" }, BINARY_URL)); // the user's choice
+  assert.ok(!shouldRespawn(["--version"], {}, BINARY_URL));
+  assert.ok(!shouldRespawn(["chat", "parse", "x.chat"], {}, BINARY_URL));
+});
