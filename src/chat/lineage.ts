@@ -163,15 +163,19 @@ export function messageIndex(
 
 /**
  * Just the lineage ids of a chat's messages (what {@link messageIndex}
- * computes, without previews or addresses).
+ * computes, without previews or addresses). An id depends only on the
+ * messages before it, so `count` stops early when only the first ones are
+ * needed.
  *
  * @param messages the chat
- * @returns one id per message
+ * @param count how many leading messages need ids (default all)
+ * @returns one id per message, for the first `count` messages
  */
-export function lineageIds(messages: readonly Message[]): string[] {
-  const out: string[] = new Array(messages.length);
+export function lineageIds(messages: readonly Message[], count = messages.length): string[] {
+  const n = Math.min(count, messages.length);
+  const out: string[] = new Array(n);
   let prev: string | null = null;
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = 0; i < n; i++) {
     const m = messages[i]!;
     const role = String(m.role);
     const id = lineageId(prev, role, m.content);

@@ -165,8 +165,10 @@ export function fileEvidence(chat: LoadedChat, o: { detach?: boolean } = {}): Fi
   const { path, messages } = chat;
   const chatMetas = directMetas(path, messages, detach);
   let lineage: (string | null)[] | null = null;
-  if (chatMetas.some((item) => !nonEmpty(item.meta.inference_id))) {
-    const ids = lineageIds(messages);
+  let last = -1; // the last meta that needs its lineage id
+  for (const item of chatMetas) if (!nonEmpty(item.meta.inference_id)) last = item.metaAddress[1];
+  if (last !== -1) {
+    const ids = lineageIds(messages, last + 1);
     lineage = chatMetas.map((item) =>
       nonEmpty(item.meta.inference_id) ? null : ids[item.metaAddress[1]]!
     );
@@ -191,12 +193,12 @@ function directMetas(path: string, messages: readonly Message[], detach: boolean
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.role !== "meta" || typeof m.content !== "string") continue;
-    const parsed = parseMeta(m.content);
+    const parsed = parseMeta(m.content, "reas");
     if (!isDirectMeta(parsed)) continue;
     out.push({
       origin: "chat_meta",
       source: path,
-      meta: evidenceMeta(parsed, detach),
+      meta: detach ? evidenceMeta(parsed, true) : parsed,
       callId: null,
       toolName: null,
       metaAddress: [path, i],
