@@ -26,17 +26,26 @@ const META_PAIR = new RegExp(
  * Never throws; no pairs → `{}`.
  *
  * @param content meta message content
+ * @param omit a key to leave out (as if its pair were not there), e.g.
+ *   `reas` where a model's reasoning is not wanted: cheaper than copying the
+ *   record without it, and its value is never unescaped
  * @returns the record
  *
  * @example
  * ```ts
  * import { parseMeta } from "./meta.ts";
  * parseMeta('pt=100 reas="a=b" ct=3'); // {pt: 100, reas: "a=b", ct: 3}
+ * parseMeta('pt=100 reas="a=b" ct=3', "reas"); // {pt: 100, ct: 3}
  * ```
  */
-export function parseMeta(content: string): MetaRecord {
-  return parseWordsMeta(content) ??
-    (content.includes('"') ? parseQuotedMeta(content) : parseUnquotedMeta(content));
+export function parseMeta(content: string, omit?: string): MetaRecord {
+  const words = parseWordsMeta(content, omit);
+  if (words !== null) return words;
+  const all = content.includes('"') ? parseQuotedMeta(content) : parseUnquotedMeta(content);
+  if (omit === undefined || !Object.hasOwn(all, omit)) return all;
+  const out: MetaRecord = {};
+  for (const k in all) if (k !== omit) out[k] = all[k]!;
+  return out;
 }
 
 /** Keys of the pairs of the last lines parsed, by position (see {@link parseWordsMeta}). */
@@ -55,9 +64,10 @@ const OTHER_SPACE = /[\t\n\v\f\r]/;
  * goes to them (equal by property test).
  *
  * @param content meta message content
+ * @param omit a key to leave out (see {@link parseMeta})
  * @returns the record, or null when the text has another shape
  */
-export function parseWordsMeta(content: string): MetaRecord | null {
+export function parseWordsMeta(content: string, omit?: string): MetaRecord | null {
   if (OTHER_SPACE.test(content)) return null;
   const quote = content.indexOf('"');
   // Where the quoted part starts: the word holding the first quote.
@@ -83,10 +93,10 @@ export function parseWordsMeta(content: string): MetaRecord | null {
       key = recentKeys[pair] = content.slice(i, eq);
     }
     pair++;
-    out[key] = numericAt(content, eq + 1, wordEnd);
+    if (key !== omit) out[key] = numericAt(content, eq + 1, wordEnd);
     i = wordEnd;
   }
-  return quote === -1 ? out : scanQuoted(content, end, out);
+  return quote === -1 ? out : scanQuoted(content, end, out, omit);
 }
 
 /**
@@ -114,8 +124,8 @@ export function parseQuotedMeta(content: string): MetaRecord {
   return scanQuoted(content, 0, {});
 }
 
-/** The quoted scanner from `from` (where a key may start), adding pairs to `out`. */
-function scanQuoted(content: string, from: number, out: MetaRecord): MetaRecord {
+/** The quoted scanner from `from` (where a key may start), adding pairs but `omit`'s to `out`. */
+function scanQuoted(content: string, from: number, out: MetaRecord, omit?: string): MetaRecord {
   const n = content.length;
   let i = from;
   for (;;) {
@@ -142,11 +152,14 @@ function scanQuoted(content: string, from: number, out: MetaRecord): MetaRecord 
       end = start;
       while (!boundaryAt(content, end)) end++;
     }
-    let v = content.slice(start, end);
-    if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
-      v = v.slice(1, -1).replace(/\\([\s\S])/g, "$1");
+    const key = content.slice(keyStart, keyEnd);
+    if (key !== omit) {
+      let v = content.slice(start, end);
+      if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
+        v = v.slice(1, -1).replace(/\\([\s\S])/g, "$1");
+      }
+      out[key] = numeric(v);
     }
-    out[content.slice(keyStart, keyEnd)] = numeric(v);
     i = end;
     if (i >= n) return out;
   }

@@ -358,3 +358,29 @@ Deno.test("property: values become numbers exactly when they match -?\\d+ (safe)
     { numRuns: 3000 },
   );
 });
+
+Deno.test("property: parseMeta(text, key) is parseMeta(text) without that key, same order", () => {
+  const word = fc.constantFrom(
+    "pt=1",
+    "reas=x",
+    'reas="a b=c"',
+    "ct=2",
+    "x=y",
+    "a=",
+    "=b",
+    "k",
+    "",
+  );
+  const text = fc.array(fc.oneof(word, fc.string({ maxLength: 6 })), { maxLength: 8 })
+    .map((ws) => ws.join(" "));
+  fc.assert(
+    fc.property(text, fc.constantFrom("reas", "pt", "x"), (t, key) => {
+      const all = parseMeta(t);
+      const expected = Object.fromEntries(Object.entries(all).filter(([k]) => k !== key));
+      const got = parseMeta(t, key);
+      assert.deepEqual(got, expected);
+      assert.deepEqual(Object.keys(got), Object.keys(expected));
+    }),
+    { numRuns: 3000 },
+  );
+});
