@@ -1,29 +1,39 @@
 /**
  * `llm prov` in the compiled binary runs in a child of itself started with
- * JavaScriptCore's top JIT tier (FTL) turned off.
+ * JavaScriptCore's top JIT tier (FTL) and its concurrent garbage collector
+ * turned off.
  *
  * Why: a big walk is a one-second burst of work on every core. JSC compiles
  * its hottest functions a fourth time, with FTL, on background threads — in
  * the parent and in the helper thread, for ~0.4 s of CPU on the 200 MB bench
  * store — and in a run that short the faster code never pays that back: on
  * two cores the walk took 0.95 s with FTL and 0.86 s without (10–13 % less,
- * and less memory), measured with `bench/prov_measure.ts`. JSC reads its
+ * and less memory), measured with `bench/prov_measure.ts`. The concurrent
+ * collector's threads compete for the same cores; collecting on the walk's
+ * own threads instead peaks ~25 MB lower and is a little faster. JSC reads its
  * options from `BUN_JSC_*` variables once, when the process starts, so the
  * only way to set one for the binary is to start it again with the variable
  * set (as `flagged-respawn` does for Node flags). It costs one process start
  * (~10 ms) and changes nothing else: same arguments, standard streams, exit
  * status and signals.
  *
- * Only `llm prov`, only inside the binary, and never when the variable is
- * already set (`BUN_JSC_useFTLJIT=1` keeps FTL and the one process). If the
+ * Only `llm prov`, only inside the binary, and never when
+ * `BUN_JSC_useFTLJIT` is already set (`BUN_JSC_useFTLJIT=1` keeps FTL and
+ * the one process); an option the user set keeps the user's value. If the
  * child cannot be started the command runs in this process.
  *
  * @module
  */
 import { inCompiledBinary } from "../util/binary.ts";
 
-/** The JavaScriptCore option the child gets, as an environment variable. */
+/** The JavaScriptCore option whose variable marks the child (and the user's own choice). */
 export const PROV_JIT_ENV = "BUN_JSC_useFTLJIT";
+
+/** The JavaScriptCore options the child gets, as environment variables. */
+export const PROV_JSC_OPTIONS: Readonly<Record<string, string>> = {
+  [PROV_JIT_ENV]: "0",
+  BUN_JSC_useConcurrentGC: "0",
+};
 
 /** Global options that take a value (`--log 6`). */
 const VALUED_GLOBALS = new Set(["--log"]);
@@ -66,8 +76,9 @@ export function shouldRespawn(
 }
 
 /**
- * Runs the binary again on the same arguments with {@link PROV_JIT_ENV}=0,
- * standard streams shared, and waits for it.
+ * Runs the binary again on the same arguments with {@link PROV_JSC_OPTIONS}
+ * added to the environment (the user's own values kept), standard streams
+ * shared, and waits for it.
  *
  * @param args command-line arguments
  * @returns the child's exit status (a child killed by a signal re-raises it
@@ -77,7 +88,7 @@ export async function respawn(args: readonly string[]): Promise<number | null> {
   const { spawnSync } = await import("node:child_process");
   const r = spawnSync(process.execPath, args, {
     stdio: "inherit",
-    env: { ...process.env, [PROV_JIT_ENV]: "0" },
+    env: { ...PROV_JSC_OPTIONS, ...process.env },
   });
   if (r.error !== undefined) return null;
   if (r.signal !== null) {

@@ -154,7 +154,7 @@ Deno.test("inspection executes nothing: task/exec_task/import/file lines are ine
   assert.equal(made, false, "no job store was touched");
 });
 
-Deno.test("the binary runs prov in a child with JSC's FTL tier off, unless the variable is set", async () => {
+Deno.test("the binary runs prov in a child with JSC's FTL tier and concurrent GC off, unless set", async () => {
   await buildBinary();
   await using d = await tmp();
   // A fake Graphviz `dot` that records the variable it inherits from prov's process.
@@ -162,7 +162,7 @@ Deno.test("the binary runs prov in a child with JSC's FTL tier off, unless the v
   const seen = join(d.path, "seen");
   write(
     join(fakeBin, "dot"),
-    `#!/bin/sh\nprintf '%s\\n' "\${BUN_JSC_useFTLJIT-unset}" >> "${seen}"\n` +
+    `#!/bin/sh\necho "\${BUN_JSC_useFTLJIT-unset} \${BUN_JSC_useConcurrentGC-unset}" >> "${seen}"\n` +
       `while [ $# -gt 0 ]; do [ "$1" = -o ] && echo '<svg/>' > "$2"; shift; done\n`,
   );
   Deno.chmodSync(join(fakeBin, "dot"), 0o755);
@@ -172,10 +172,18 @@ Deno.test("the binary runs prov in a child with JSC's FTL tier off, unless the v
   assert.equal(tuned.code, 0, tuned.stderr);
   const kept = await runBinary(plot, { env: { ...env, BUN_JSC_useFTLJIT: "1" } });
   assert.equal(kept.code, 0, kept.stderr);
+  const own = await runBinary(plot, { env: { ...env, BUN_JSC_useConcurrentGC: "1" } });
+  assert.equal(own.code, 0, own.stderr);
   const source = await runScout(plot, { env });
   assert.equal(source.code, 0, source.stderr);
-  // respawned with the variable; the user's own value kept (no child); from source, untouched
-  assert.deepEqual(Deno.readTextFileSync(seen).trim().split("\n"), ["0", "1", "unset"]);
+  // respawned with both; FTL chosen by the user: no child; the user's GC choice kept in the
+  // child; from source, untouched
+  assert.deepEqual(Deno.readTextFileSync(seen).trim().split("\n"), [
+    "0 0",
+    "1 unset",
+    "0 1",
+    "unset unset",
+  ]);
   // the child's output, status and errors are the command's: same as from source
   assert.equal(tuned.stdout, source.stdout);
   assert.equal(tuned.stderr, source.stderr);
