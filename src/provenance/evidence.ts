@@ -230,20 +230,32 @@ function receiptItem(r: ReceiptEvidence, detach: boolean): ReceiptItem {
  */
 export function localTokens(files: readonly (FileEvidence | undefined)[]): TokenTotals {
   const t = emptyTokens();
-  // The keys of `traceKey`, one set per kind (no composite key strings).
-  const seenIds = new Set<string>();
-  const seenLineage = new Set<string>();
+  // The keys of `traceKey`, one set per kind (no composite key strings),
+  // made when a second record arrives (a lone record has nothing to repeat).
+  let seenIds: Set<string> | null = null;
+  let seenLineage: Set<string> | null = null;
+  let first: { byId: boolean; key: string } | null = null;
   for (const f of files) {
     if (f === undefined) continue;
-    f.chat.forEach((item, k) => {
+    const items = f.chat;
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]!;
       const id = item.meta.inference_id;
       const byId = nonEmpty(id);
-      const seen = byId ? seenIds : seenLineage;
       const key = byId ? String(id) : f.lineage?.[k] ?? "";
-      if (seen.has(key)) return;
-      seen.add(key);
+      if (first === null) first = { byId, key };
+      else {
+        if (seenIds === null) {
+          seenIds = new Set();
+          seenLineage = new Set();
+          (first.byId ? seenIds : seenLineage!).add(first.key);
+        }
+        const seen = byId ? seenIds : seenLineage!;
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
       addTokens(t, item.meta);
-    });
+    }
   }
   return t;
 }

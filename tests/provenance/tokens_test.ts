@@ -274,3 +274,37 @@ Deno.test("30: receipt problems are warnings once; strict without warnings; scop
   provenanceTokenTotals(chat, { ...o, warnings: onlyJob, follow: ["job"] });
   assert.deepEqual(onlyJob.map((w) => w.reason), ["not_an_array"]);
 });
+
+Deno.test("localTokens: first copy wins by inference_id or lineage, within and across files", async () => {
+  const { localTokens } = await import("../../src/provenance/evidence.ts");
+  const item = (k: number, meta: Record<string, string | number>) => ({
+    origin: "chat_meta" as const,
+    source: "/w/a.chat",
+    meta,
+    callId: null,
+    toolName: null,
+    metaAddress: ["/w/a.chat", k] as [string, number],
+  });
+  const file = (chat: ReturnType<typeof item>[], lineage: (string | null)[] | null) => ({
+    path: "/w/a.chat",
+    chat,
+    lineage,
+    receipts: [],
+    receiptProblems: [],
+  });
+  const a = file([
+    item(1, { pt: 1, tt: 1, inference_id: "x" }),
+    item(3, { pt: 10, tt: 10, inference_id: "x" }), // same id: not again
+    item(5, { pt: 100, tt: 100 }), // lineage "x": a different kind of key than the id "x"
+    item(7, { pt: 1000, tt: 1000, inference_id: "" }), // empty id: by lineage, same as above
+  ], [null, null, "x", "x"]);
+  assert.equal(localTokens([a]).pt, 101);
+  const lone = file([item(1, { pt: 7, ct: 2, tt: 9 })], ["l1"]);
+  assert.deepEqual(localTokens([lone]), { pt: 7, ct: 2, tt: 9, cct: 0, cwt: 0, rt: 0 });
+  // across files: the first file's copy wins, the second adds only what is new
+  const b = file([item(1, { pt: 5, tt: 5, inference_id: "x" }), item(2, { pt: 3, tt: 3 })], [
+    null,
+    "y",
+  ]);
+  assert.equal(localTokens([lone, a, b, undefined]).pt, 7 + 101 + 3);
+});
