@@ -8,9 +8,12 @@
  *   tools/deno run -A bench/prov_measure.ts --scale 1 --runs 3 --deno
  *
  * Stores are generated on first use into `bench/out/prov-<scale>` (git-ignored)
- * by `bench/prov_store.ts`. Times are medians; RSS is the maximum over the runs
- * (`/usr/bin/time -f %M`). `--deno` also measures the CLI from source
- * (`deno run cli.ts`), `--bin PATH` another binary (default `dist/scout-ai`).
+ * by `bench/prov_store.ts`. Each run of `prov` follows a run of `cat` (so
+ * both see the same machine: a shared host's speed drifts by 10–20% over
+ * minutes); the ratio is the median of the per-pair ratios, times are
+ * medians, RSS is the maximum over the runs (`/usr/bin/time -f %M`).
+ * `--deno` also measures the CLI from source (`deno run cli.ts`), `--bin
+ * PATH` another binary (default `dist/scout-ai`).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -36,12 +39,25 @@ function timed(cmd: string): { seconds: number; kb: number } {
   return { seconds: s!, kb: kb! };
 }
 
-function measure(cmd: string, n = runs): { seconds: number; mb: number } {
-  const samples = Array.from({ length: n }, () => timed(cmd));
-  const times = samples.map((x) => x.seconds).sort((a, b) => a - b);
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** `runs` pairs of (cat, cmd): medians of both times and of the per-pair ratios. */
+function measure(
+  cmd: string,
+  cat: string,
+): { seconds: number; cat: number; ratio: number; mb: number } {
+  const pairs = Array.from({ length: runs }, () => {
+    const c = timed(cat);
+    return { c, m: timed(cmd) };
+  });
   return {
-    seconds: times[Math.floor(times.length / 2)]!,
-    mb: Math.max(...samples.map((x) => x.kb)) / 1024,
+    seconds: median(pairs.map((p) => p.m.seconds)),
+    cat: median(pairs.map((p) => p.c.seconds)),
+    ratio: median(pairs.map((p) => p.m.seconds / p.c.seconds)),
+    mb: Math.max(...pairs.map((p) => p.m.kb)) / 1024,
   };
 }
 
@@ -60,7 +76,6 @@ for (const scale of scales.length > 0 ? scales : [1, 0.1]) {
   const { dir, stats } = await store(scale);
   const cat = `find ${dir} -type f -print0 | xargs -0 cat > /dev/null`;
   timed(cat); // warm the page cache
-  const c = measure(cat, Math.max(runs, 11)); // cat is short: more runs for a stable median
   const prov = (exe: string, extra: string) =>
     `${exe} llm prov ${dir}/session.chat --jobs-dir ${dir}/jobs ${extra} > /dev/null`;
   const exes: [string, string][] = [["binary", bin]];
@@ -72,13 +87,13 @@ for (const scale of scales.length > 0 ? scales : [1, 0.1]) {
   }
   for (const [name, exe] of exes) {
     for (const [view, extra] of [["--json", "--json"], ["tree", ""]] as const) {
-      const m = measure(prov(exe, extra));
+      const m = measure(prov(exe, extra), cat);
       rows.push(
         `| ${stats.jobs} | ${stats.chats} | ${
           (stats.bytes / 1e6).toFixed(0)
         } | ${name} | ${view} | ` +
-          `${m.seconds.toFixed(2)} | ${m.mb.toFixed(0)} | ${c.seconds.toFixed(2)} | ` +
-          `${(m.seconds / c.seconds).toFixed(1)}× |`,
+          `${m.seconds.toFixed(2)} | ${m.mb.toFixed(0)} | ${m.cat.toFixed(2)} | ` +
+          `${m.ratio.toFixed(1)}× |`,
       );
     }
   }
