@@ -75,26 +75,40 @@ export function shouldRespawn(
   return env[PROV_JIT_ENV] === undefined && inCompiledBinary(moduleUrl) && isProvCommand(args);
 }
 
+/** Signals passed on to the child (it then ends as it would have alone). */
+const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
+
 /**
  * Runs the binary again on the same arguments with {@link PROV_JSC_OPTIONS}
  * added to the environment (the user's own values kept), standard streams
- * shared, and waits for it.
+ * shared, and waits for it. Signals sent to this process (`kill PID`, not
+ * only the terminal's Ctrl-C, which reaches both) are passed on, so the
+ * child never outlives it.
  *
  * @param args command-line arguments
  * @returns the child's exit status (a child killed by a signal re-raises it
- *   here first), or null when it could not be started
+ *   here), or null when it could not be started
  */
 export async function respawn(args: readonly string[]): Promise<number | null> {
-  const { spawnSync } = await import("node:child_process");
-  const r = spawnSync(process.execPath, args, {
+  const { spawn } = await import("node:child_process");
+  const child = spawn(process.execPath, args, {
     stdio: "inherit",
     env: { ...PROV_JSC_OPTIONS, ...process.env },
   });
-  if (r.error !== undefined) return null;
-  if (r.signal !== null) {
-    process.kill(process.pid, r.signal);
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  for (const signal of FORWARDED) process.on(signal, forward);
+  const end = await new Promise<{ code: number | null; signal: NodeJS.Signals | null } | null>(
+    (done) => {
+      child.once("error", () => done(null)); // not started (or not waitable)
+      child.once("exit", (code, signal) => done({ code, signal }));
+    },
+  );
+  for (const signal of FORWARDED) process.off(signal, forward);
+  if (end === null) return null;
+  if (end.signal !== null) {
+    process.kill(process.pid, end.signal); // end the same way (handlers are gone)
     const { constants } = await import("node:os");
-    return 128 + (constants.signals[r.signal] ?? 0);
+    return 128 + (constants.signals[end.signal] ?? 0);
   }
-  return r.status ?? 1;
+  return end.code ?? 1;
 }

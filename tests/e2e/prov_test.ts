@@ -191,3 +191,37 @@ Deno.test("the binary runs prov in a child with JSC's FTL tier and concurrent GC
   assert.equal(missing.code, 1);
   assert.equal(missing.stderr, "scout-ai: Chat not found: nope.chat\n");
 });
+
+Deno.test("a signal sent to the binary's prov process reaches its child (no orphan walk)", async () => {
+  await buildBinary();
+  await using d = await tmp();
+  const store = await generateStore(d.path, { scale: 0.1, seed: 4 });
+  // (/proc is read through `sh`: Deno grants /proc only with --allow-all)
+  const sh = async (cmd: string) =>
+    new TextDecoder().decode((await new Deno.Command("sh", { args: ["-c", cmd] }).output()).stdout);
+  const parent = new Deno.Command(BINARY, {
+    args: ["llm", "prov", store.root, "--jobs-dir", store.jobsDir],
+    cwd: d.path,
+    env: { HOME: d.path, SCOUT_HOME: join(d.path, ".scout") },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  // The child: found among the parent's children, then frozen so it cannot finish first.
+  let child = 0;
+  for (let i = 0; i < 200 && child === 0; i++) {
+    child = Number((await sh(`pgrep -P ${parent.pid}`)).trim().split(/\s+/)[0] || 0);
+  }
+  assert.ok(child > 0, "the binary started no child for llm prov");
+  Deno.kill(child, "SIGSTOP");
+  parent.kill("SIGTERM");
+  // The parent passes SIGTERM on: it is pending in the stopped child.
+  let pending = false;
+  for (let i = 0; i < 100 && !pending; i++) {
+    const mask = (await sh(`sed -n 's/^ShdPnd:[[:space:]]*//p' /proc/${child}/status`)).trim();
+    pending = mask !== "" && (BigInt("0x" + mask) & (1n << 14n)) !== 0n; // SIGTERM = 15
+  }
+  Deno.kill(child, "SIGCONT");
+  const end = await parent.status;
+  assert.ok(pending, "SIGTERM was not passed on to the child");
+  assert.equal(end.signal, "SIGTERM"); // and the parent ends the way the child did
+});
