@@ -1,13 +1,19 @@
 /**
  * The `scout-ai` binary entry (`deno task scout …`, or `dist/scout-ai` built by
- * `deno task build`).
+ * `deno task build`). `llm prov` in the binary runs in a tuned child of
+ * itself (`src/cli/respawn.ts`), decided before the CLI is even loaded.
  *
  * @module
  */
-import { main } from "./src/cli/main.ts";
-import { processIo } from "./src/cli/io.ts";
 import { respawn, shouldRespawn } from "./src/cli/respawn.ts";
 
 const args = process.argv.slice(2);
 const status = shouldRespawn(args, process.env, import.meta.url) ? await respawn(args) : null;
-process.exitCode = status ?? await main(args, processIo());
+if (status !== null) process.exitCode = status;
+else {
+  const [{ main }, { processIo }] = await Promise.all([
+    import("./src/cli/main.ts"),
+    import("./src/cli/io.ts"),
+  ]);
+  process.exitCode = await main(args, processIo());
+}
