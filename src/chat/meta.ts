@@ -236,53 +236,39 @@ function isAsciiSpace(c: number): boolean {
 }
 
 /**
- * `numeric(content.slice(from, to))`, without the slice for short integers
- * (token counts: most values of a meta line).
+ * The value `content[from, to)` as a number when it is a whole integer
+ * (`-?\d+`, safe) or a decimal (`-?\d+\.\d+`), else as text. One pass over
+ * the characters, on positions: a short integer (a token count: most values
+ * of a meta line) is never sliced, and a value that stops looking like a
+ * number (a UUID, a timestamp) is sliced and returned as soon as it does.
  */
 function numericAt(content: string, from: number, to: number): string | number {
   const first = content.charCodeAt(from) === 45 ? from + 1 : from; // after a leading "-"
-  if (to - first <= 15 && to > first) {
-    let x = 0;
-    let i = first;
-    for (; i < to; i++) {
-      const d = content.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) break;
-      x = x * 10 + d;
-    }
-    if (i === to) return first === from ? x : -x;
-  }
-  return numeric(content.slice(from, to));
-}
-
-/**
- * A value as a number when it is a whole integer (`-?\d+`, safe) or decimal
- * (`-?\d+\.\d+`), else the text. One pass over the characters: a value
- * that stops looking like a number (a UUID, a timestamp) is returned as
- * soon as it does, without the regex round trip.
- */
-function numeric(v: string): string | number {
-  const n = v.length;
-  const c = v.charCodeAt(0);
-  const first = c === 45 ? 1 : 0; // after a leading "-"
   let i = first;
   let x = 0;
-  for (; i < n; i++) {
-    const d = v.charCodeAt(i) - 48;
+  for (; i < to; i++) {
+    const d = content.charCodeAt(i) - 48;
     if (d < 0 || d > 9) break;
     x = x * 10 + d;
   }
-  if (i === first) return v; // no digits first: text
-  if (i === n) {
-    if (n - first <= 15) return first === 1 ? -x : x; // exact: below 2^53
-    const big = Number(v);
-    return Number.isSafeInteger(big) ? big : v;
+  const text = () => content.slice(from, to);
+  if (i === first) return text(); // no digits first: text
+  if (i === to) {
+    if (to - first <= 15) return first === from ? x : -x; // exact: below 2^53
+    const big = Number(text());
+    return Number.isSafeInteger(big) ? big : text();
   }
-  if (v.charCodeAt(i) !== 46 /* . */ || i + 1 === n) return v;
-  for (let j = i + 1; j < n; j++) {
-    const d = v.charCodeAt(j) - 48;
-    if (d < 0 || d > 9) return v;
+  if (content.charCodeAt(i) !== 46 /* . */ || i + 1 === to) return text();
+  for (let j = i + 1; j < to; j++) {
+    const d = content.charCodeAt(j) - 48;
+    if (d < 0 || d > 9) return text();
   }
-  return Number(v);
+  return Number(text());
+}
+
+/** {@link numericAt} on a whole string. */
+function numeric(v: string): string | number {
+  return numericAt(v, 0, v.length);
 }
 
 function codePointLength(s: string): number {
