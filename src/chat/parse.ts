@@ -10,7 +10,18 @@
  * @module
  */
 import type { Chat } from "./types.ts";
-import { isBlank, isRubySpace, roleNameLength, rubyStrip, SPACE, WORD } from "./text.ts";
+import {
+  escapedHeaderDepth,
+  firstNonSpace,
+  isBlank,
+  isBlankRange,
+  lastNonSpace,
+  roleNameLength,
+  rubyStrip,
+  SPACE,
+  stripRange,
+  WORD,
+} from "./text.ts";
 
 const enum Mode {
   None,
@@ -259,7 +270,7 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
             headerLine = 0;
             if (RESET_TO_USER.has(name)) role = "user";
           }
-        } else if (text.charCodeAt(from) === 92 /* \ */ && escapedHeaderAt(text, from, nl)) {
+        } else if (text.charCodeAt(from) === 92 /* \ */ && escapedHeaderDepth(text, from, nl) > 0) {
           addText(text.slice(from + 1, nl));
         } else {
           addRange(from, nl);
@@ -313,39 +324,4 @@ const enum Buffer {
   Empty,
   Range,
   Text,
-}
-
-/** Index of the first character of text[from, to) that Ruby's `strip` keeps, or `to`. */
-function firstNonSpace(text: string, from: number, to: number): number {
-  let i = from;
-  while (i < to && isRubySpace(text.charCodeAt(i))) i++;
-  return i;
-}
-
-/** Index of the last character of text[from, to) that Ruby's `strip` keeps, or `from - 1`. */
-function lastNonSpace(text: string, from: number, to: number): number {
-  let j = to - 1;
-  while (j >= from && isRubySpace(text.charCodeAt(j))) j--;
-  return j;
-}
-
-/** `rubyStrip(text.slice(from, to))`, slicing once. */
-function stripRange(text: string, from: number, to: number): string {
-  const a = firstNonSpace(text, from, to);
-  const b = lastNonSpace(text, a, to) + 1;
-  return a === b ? "" : text.slice(a, b);
-}
-
-/** `isBlank(text.slice(from, to))`. */
-function isBlankRange(text: string, from: number, to: number): boolean {
-  return firstNonSpace(text, from, to) === to;
-}
-
-/** `escapedHeaderDepth(text.slice(from, to)) > 0`: backslashes, then `[a-z0-9_]+:`. */
-function escapedHeaderAt(text: string, from: number, to: number): boolean {
-  let i = from;
-  while (i < to && text.charCodeAt(i) === 92) i++;
-  if (i === from) return false;
-  const n = roleNameLength(text, i);
-  return n > 0 && i + n < to && text.charCodeAt(i + n) === 58;
 }

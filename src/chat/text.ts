@@ -15,20 +15,63 @@ export function isRubySpace(c: number): boolean {
  * Unicode spaces.
  *
  * @param s input
- * @returns trimmed copy
+ * @returns trimmed copy (`s` itself when nothing is removed)
  */
 export function rubyStrip(s: string): string {
-  let a = 0;
-  let b = s.length;
-  while (a < b && isRubySpace(s.charCodeAt(a))) a++;
-  while (b > a && isRubySpace(s.charCodeAt(b - 1))) b--;
-  return a === 0 && b === s.length ? s : s.slice(a, b);
+  return stripRange(s, 0, s.length);
+}
+
+/**
+ * `rubyStrip(text.slice(from, to))`, slicing at most once.
+ *
+ * @param text the text
+ * @param from start offset
+ * @param to end offset (exclusive)
+ * @returns the stripped range (`text` itself when that is the whole of it)
+ */
+export function stripRange(text: string, from: number, to: number): string {
+  const a = firstNonSpace(text, from, to);
+  const b = lastNonSpace(text, a, to) + 1;
+  if (a === b) return "";
+  return a === 0 && b === text.length ? text : text.slice(a, b);
+}
+
+/**
+ * Index of the first character of `text[from, to)` that Ruby's `strip` keeps.
+ *
+ * @param text the text
+ * @param from start offset
+ * @param to end offset (exclusive)
+ * @returns the index, or `to` when the range is blank
+ */
+export function firstNonSpace(text: string, from: number, to: number): number {
+  let i = from;
+  while (i < to && isRubySpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/**
+ * Index of the last character of `text[from, to)` that Ruby's `strip` keeps.
+ *
+ * @param text the text
+ * @param from start offset
+ * @param to end offset (exclusive)
+ * @returns the index, or `from - 1` when the range is blank
+ */
+export function lastNonSpace(text: string, from: number, to: number): number {
+  let j = to - 1;
+  while (j >= from && isRubySpace(text.charCodeAt(j))) j--;
+  return j;
 }
 
 /** True if `s` is empty after {@link rubyStrip}. */
 export function isBlank(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (!isRubySpace(s.charCodeAt(i))) return false;
-  return true;
+  return isBlankRange(s, 0, s.length);
+}
+
+/** True if `text[from, to)` is empty after {@link rubyStrip}. */
+export function isBlankRange(text: string, from: number, to: number): boolean {
+  return firstNonSpace(text, from, to) === to;
 }
 
 /** Length of the role-name prefix `[a-z0-9_]+` at `from`, or 0. */
@@ -47,13 +90,21 @@ export function isHeaderLine(line: string): boolean {
   return n > 0 && line.charCodeAt(n) === 58;
 }
 
-/** Number of leading backslashes of `line` if followed by `[a-z0-9_]+:`, else 0. */
-export function escapedHeaderDepth(line: string): number {
-  let i = 0;
-  while (line.charCodeAt(i) === 92) i++;
-  if (i === 0) return 0;
-  const n = roleNameLength(line, i);
-  return n > 0 && line.charCodeAt(i + n) === 58 ? i : 0;
+/**
+ * Number of leading backslashes of `text[from, to)` (a line) if followed by
+ * `[a-z0-9_]+:`, else 0.
+ *
+ * @param text the text holding the line
+ * @param from where the line starts (default 0)
+ * @param to where it ends, exclusive (default the end of `text`)
+ * @returns the depth of the escaped header, or 0
+ */
+export function escapedHeaderDepth(text: string, from = 0, to = text.length): number {
+  let i = from;
+  while (i < to && text.charCodeAt(i) === 92) i++;
+  if (i === from) return 0;
+  const n = roleNameLength(text, i);
+  return n > 0 && i + n < to && text.charCodeAt(i + n) === 58 ? i - from : 0;
 }
 
 /** Ruby-compatible word characters (`\w` on UTF-8 strings matches letters/marks/numbers/`_` in any script). */
