@@ -205,7 +205,9 @@ function startHelper(paths: readonly string[]): Helper | null {
   }
   if (workers.length === 0) return null; // the walk reads everything itself
 
-  const results = new Map<number, ChatFacts | null>(); // from the helper (null: it failed)
+  // Facts read ahead, by the helper or by the walk while it waited (null: unreadable there;
+  // the walk reads it again when it gets to it, and reports why).
+  const results = new Map<number, ChatFacts | null>();
   let offered = -1; // offers from here on are not posted yet (-1: none)
   let offeredEnd = -1;
   let received = 0;
@@ -223,8 +225,7 @@ function startHelper(paths: readonly string[]): Helper | null {
   };
   const claim = (seq: number) => Atomics.compareExchange(claims, seq, CLAIM.free, CLAIM.walk);
 
-  // Chats the walk read ahead while waiting: the newest queued ones, downward.
-  const stolen = new Map<number, ChatFacts | null>(); // null: unreadable (read again when needed)
+  // The walk reads ahead the newest queued chats, downward, while it waits.
   let stolenCount = 0;
   let stealAt = -1; // next chat to try
   let stealTop = -1; // newest chat when this downward run started
@@ -245,7 +246,7 @@ function startHelper(paths: readonly string[]): Helper | null {
       try {
         facts = readChatFacts(paths[s]!);
       } catch { /* read again, and reported, when the walk gets there */ }
-      stolen.set(s, facts);
+      results.set(s, facts); // claimed by the walk: take() finds it among the results
       if (++stolenCount % STOLEN_PER_GC === 0) collectYoungGarbage();
       return true;
     }
@@ -264,11 +265,6 @@ function startHelper(paths: readonly string[]): Helper | null {
       offered = -1;
     },
     take(seq) {
-      const own = stolen.get(seq);
-      if (own !== undefined) {
-        stolen.delete(seq);
-        return own ?? readChatFacts(paths[seq]!);
-      }
       if (!alive || claim(seq) === CLAIM.free) return readChatFacts(paths[seq]!);
       let since = Date.now();
       let seen = received;
@@ -278,7 +274,7 @@ function startHelper(paths: readonly string[]): Helper | null {
         if (results.has(seq)) {
           const facts = results.get(seq)!;
           results.delete(seq);
-          return facts ?? readChatFacts(paths[seq]!); // null: the helper failed; read it here
+          return facts ?? readChatFacts(paths[seq]!); // null: unreadable ahead; read it here
         }
         if (received !== seen) {
           seen = received;
