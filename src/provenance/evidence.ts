@@ -230,11 +230,9 @@ function receiptItem(r: ReceiptEvidence, detach: boolean): ReceiptItem {
  */
 export function localTokens(files: readonly (FileEvidence | undefined)[]): TokenTotals {
   const t = emptyTokens();
-  // The keys of `traceKey`, one set per kind (no composite key strings),
-  // made when a second record arrives (a lone record has nothing to repeat).
-  let seenIds: Set<string> | null = null;
-  let seenLineage: Set<string> | null = null;
-  let first: { byId: boolean; key: string } | null = null;
+  // The keys of `traceKey`, one set per kind (no composite key strings).
+  const seenIds = new Set<string>();
+  const seenLineage = new Set<string>();
   for (const f of files) {
     if (f === undefined) continue;
     const items = f.chat;
@@ -242,18 +240,10 @@ export function localTokens(files: readonly (FileEvidence | undefined)[]): Token
       const item = items[k]!;
       const id = item.meta.inference_id;
       const byId = nonEmpty(id);
+      const seen = byId ? seenIds : seenLineage;
       const key = byId ? String(id) : f.lineage?.[k] ?? "";
-      if (first === null) first = { byId, key };
-      else {
-        if (seenIds === null) {
-          seenIds = new Set();
-          seenLineage = new Set();
-          (first.byId ? seenIds : seenLineage!).add(first.key);
-        }
-        const seen = byId ? seenIds : seenLineage!;
-        if (seen.has(key)) continue;
-        seen.add(key);
-      }
+      if (seen.has(key)) continue;
+      seen.add(key);
       addTokens(t, item.meta);
     }
   }
