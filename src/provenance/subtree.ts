@@ -28,6 +28,17 @@ export interface SubtreeGraph {
 
 const K = TOKEN_KEYS.length;
 
+/** Adds the six token values of `t` into `into[at…at+K)`, in {@link TOKEN_KEYS} order. */
+function addTokensAt(into: Float64Array, at: number, t: TokenTotals): void {
+  // Spelled out: named reads are much faster than reads by key name.
+  into[at]! += t.pt;
+  into[at + 1]! += t.ct;
+  into[at + 2]! += t.tt;
+  into[at + 3]! += t.cct;
+  into[at + 4]! += t.cwt;
+  into[at + 5]! += t.rt;
+}
+
 function sameTokens(a: TokenTotals, b: TokenTotals): boolean {
   for (const k of TOKEN_KEYS) if (a[k] !== b[k]) return false;
   return true;
@@ -146,17 +157,11 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
   // (K values per node; token counts are integers, so sums are exact in any order).
   const fileWeight = new Float64Array(n * K);
   const weighted = new Uint8Array(n);
-  const groups = new Map<string, { files: number[]; weight: TokenTotals }>();
+  const groups = new Map<string, { files: number[]; weight: Float64Array }>();
   const specials: Special[] = [];
 
   const addWeight = (f: number, t: TokenTotals) => {
-    const o = f * K; // TOKEN_KEYS order, spelled out: named reads are much faster
-    fileWeight[o]! += t.pt;
-    fileWeight[o + 1]! += t.ct;
-    fileWeight[o + 2]! += t.tt;
-    fileWeight[o + 3]! += t.cct;
-    fileWeight[o + 4]! += t.cwt;
-    fileWeight[o + 5]! += t.rt;
+    addTokensAt(fileWeight, f * K, t);
     weighted[f] = 1;
   };
   for (const event of events) {
@@ -192,8 +197,8 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
       addWeight(files[0]!, event.tokens);
     } else {
       const key = files.join(",");
-      const g = groups.get(key) ?? { files, weight: emptyTokens() };
-      for (const k of TOKEN_KEYS) g.weight[k] += event.tokens[k];
+      const g = groups.get(key) ?? { files, weight: new Float64Array(K) };
+      addTokensAt(g.weight, 0, event.tokens);
       groups.set(key, g);
     }
   }
@@ -202,10 +207,8 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
   const own: number[][] = Array.from({ length: n }, () => []);
   const weights: number[] = [];
   const fileBit = new Map<number, number>();
-  const addBit = (w: TokenTotals | Float64Array | null, at = 0) => {
-    if (w === null) { for (let k = 0; k < K; k++) weights.push(0); }
-    else if (w instanceof Float64Array) { for (let k = 0; k < K; k++) weights.push(w[at + k]!); }
-    else for (const k of TOKEN_KEYS) weights.push(w[k]);
+  const addBit = (w: Float64Array | null, at = 0) => {
+    for (let k = 0; k < K; k++) weights.push(w === null ? 0 : w[at + k]!);
     return weights.length / K - 1;
   };
   const bitOfFile = (f: number, w: Float64Array | null) => {
