@@ -3,10 +3,10 @@
  * a lot of short-lived text in a tight synchronous loop (`prov --json`
  * writes ~90 MB in ~150 ms on a big store).
  *
- * JavaScriptCore (the compiled binary's engine) counts a string's bytes
- * lazily and does not collect such text until the loop yields, so the peak
- * memory grows by the size of everything written; V8 (`deno run`) keeps up
- * on its own. The only handle on it is Bun's own `Bun.gc`: used when
+ * JavaScriptCore (the compiled binary's engine) does not collect such text
+ * in time, even when the loop yields to the event loop now and then: the
+ * peak memory grows by the size of everything written (+100 MB for that
+ * `--json`); V8 (`deno run`) keeps up on its own. The only handle on it is Bun's own `Bun.gc`: used when
  * present, nothing elsewhere — no `Deno.*`, no flags, same output.
  *
  * @module

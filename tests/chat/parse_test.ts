@@ -179,39 +179,64 @@ Deno.test("parse: unterminated blocks run to the end of the text", () => {
   }
 });
 
-Deno.test("property: parse never throws and yields {role, content: string} records", () => {
+/**
+ * Chat-like text for the parser's properties: pieces that trigger every rule
+ * (headers inline, block and escaped; fences; one-line and multi-line
+ * `[[ ]]`; `{{{ }}}` command blocks; xml blocks closed later, on the same
+ * line or never; CR, NUL, U+FFFD, blank lines) and random graphemes, joined
+ * by assorted line ends; or arbitrary binary-ish strings.
+ */
+const chatLikeText: fc.Arbitrary<string> = (() => {
   const piece = fc.oneof(
-    fc.string({ unit: "grapheme", maxLength: 12 }),
+    fc.string({ unit: "grapheme", maxLength: 10 }),
     fc.constantFrom(
       "user:",
       "assistant: x",
+      "meta: pt=1",
+      "clear:",
+      "skip:",
+      "agent: y",
       "\\user: e",
+      "\\\\a:",
+      "\\",
       "```",
+      " ```x",
       "[[",
       "]]",
+      "x]]",
+      "[[a]]",
+      " [[ ",
       "a:-- b {{{",
       "a:-- b }}}",
+      ":--",
+      ":-- ",
+      " }}}",
       "<a>",
       "</a>",
       "<b x='1'>",
       "</b>",
-      "clear:",
+      "<a></a>",
       "\r",
       "\0",
       "\uFFFD",
       " ",
       "\t",
-      "meta: pt=1",
+      ":",
+      "b:",
     ),
   );
-  const text = fc.array(piece, { maxLength: 30 }).chain((parts) =>
-    fc.array(fc.constantFrom("\n", "\r\n", "", " "), {
+  const text = fc.array(piece, { maxLength: 40 }).chain((parts) =>
+    fc.array(fc.constantFrom("\n", "\r\n", "", " ", "\n\n"), {
       minLength: parts.length,
       maxLength: parts.length,
     }).map((seps) => parts.map((p, i) => p + seps[i]).join(""))
   );
+  return fc.oneof(text, fc.string({ unit: "binary", maxLength: 200 }));
+})();
+
+Deno.test("property: parse never throws and yields {role, content: string} records", () => {
   fc.assert(
-    fc.property(fc.oneof(text, fc.string({ unit: "binary", maxLength: 200 })), (t) => {
+    fc.property(chatLikeText, (t) => {
       const chat = parse(t);
       for (const m of chat) {
         assert.equal(typeof m.role, "string");
@@ -249,55 +274,9 @@ Deno.test("property: the linear-time cmd-close patterns match exactly the spec's
 Deno.test("property: the position-based parser reads text exactly as the line-by-line reference", async () => {
   const { referenceParse } = await import("../support/parse_reference.ts");
   const { parseWithLines } = await import("../../src/chat/parse.ts");
-  // Pieces that exercise every rule: headers (inline, block, escaped), fences,
-  // [[ ]] (one-line and multi-line), {{{ }}} command blocks, xml blocks
-  // (closed later, on the same line, never), CR, NUL, blank lines.
-  const piece = fc.oneof(
-    fc.string({ unit: "grapheme", maxLength: 8 }),
-    fc.constantFrom(
-      "user:",
-      "assistant: x",
-      "meta: pt=1",
-      "clear:",
-      "skip:",
-      "agent: y",
-      "\\user: e",
-      "\\\\a:",
-      "\\",
-      "```",
-      " ```x",
-      "[[",
-      "]]",
-      "x]]",
-      "[[a]]",
-      " [[ ",
-      "a:-- b {{{",
-      "a:-- b }}}",
-      ":--",
-      ":-- ",
-      " }}}",
-      "<a>",
-      "</a>",
-      "<b x='1'>",
-      "</b>",
-      "<a></a>",
-      "\r",
-      "\0",
-      " ",
-      "\t",
-      ":",
-      "b:",
-    ),
-  );
-  const text = fc.array(piece, { maxLength: 40 }).chain((parts) =>
-    fc.array(fc.constantFrom("\n", "\r\n", "", " ", "\n\n"), {
-      minLength: parts.length,
-      maxLength: parts.length,
-    }).map((seps) => parts.map((p, i) => p + seps[i]).join(""))
-  );
   fc.assert(
     fc.property(
-      fc.oneof(text, fc.string({ unit: "binary", maxLength: 200 })),
+      chatLikeText,
       fc.constantFrom("user", "system"),
       (t, role) => {
         const got = parseWithLines(t, role);
