@@ -35,8 +35,13 @@ export const PROV_JSC_OPTIONS: Readonly<Record<string, string>> = {
   BUN_JSC_useConcurrentGC: "0",
 };
 
-/** Global options that take a value (`--log 6`). */
-const VALUED_GLOBALS = new Set(["--log"]);
+/**
+ * Global options that take a value (`--log 6`): the program's own list
+ * (`main.ts`), repeated here so the decision is made before the CLI loads; a
+ * test keeps the two equal. (Were they to drift, `llm prov` would only miss
+ * the tuned child, never misbehave.)
+ */
+export const VALUED_GLOBALS: ReadonlySet<string> = new Set(["--log"]);
 
 /**
  * Whether arguments name `llm prov`: the first two words that are not

@@ -3,7 +3,14 @@
  * `llm prov`, only inside the compiled binary, never with the variable set.
  */
 import assert from "node:assert/strict";
-import { isProvCommand, PROV_JIT_ENV, shouldRespawn } from "../../src/cli/respawn.ts";
+import {
+  isProvCommand,
+  PROV_JIT_ENV,
+  shouldRespawn,
+  VALUED_GLOBALS,
+} from "../../src/cli/respawn.ts";
+import { buildProgram } from "../../src/cli/main.ts";
+import { bufferIo } from "../../src/cli/io.ts";
 
 const BINARY_URL = "file:///$bunfs/root/scout-ai";
 const SOURCE_URL = "file:///home/u/scout-ai/cli.ts";
@@ -29,4 +36,10 @@ Deno.test("shouldRespawn: binary and prov and no variable set", () => {
   assert.ok(!shouldRespawn(args, { [PROV_JIT_ENV]: "1" }, BINARY_URL)); // the user's choice
   assert.ok(!shouldRespawn(["--version"], {}, BINARY_URL));
   assert.ok(!shouldRespawn(["chat", "parse", "x.chat"], {}, BINARY_URL));
+});
+
+Deno.test("VALUED_GLOBALS are exactly the program's global options that take a value", () => {
+  const program = buildProgram({ io: bufferIo(), exitCode: 0, debug: false, logLevel: 5 });
+  const valued = program.options.filter((o) => o.required || o.optional).map((o) => o.long);
+  assert.deepEqual([...VALUED_GLOBALS].sort(), valued.sort());
 });
