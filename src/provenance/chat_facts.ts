@@ -20,7 +20,7 @@ import {
   type ReceiptProblem,
 } from "../chat/receipts.ts";
 import type { MetaRecord } from "../chat/meta.ts";
-import { type ChatMetaItem, type FileEvidence, fileEvidence } from "./evidence.ts";
+import { chatMetaItem, type FileEvidence, fileEvidence } from "./evidence.ts";
 
 /** One chat file as the walk sees it. */
 export interface ChatFacts {
@@ -133,14 +133,9 @@ export function factsFromText(path: string, text: string): ChatFacts {
     receiptJobs,
     evidence: {
       path,
-      chat: (chat as [number, MetaRecord][]).map(([index, meta]): ChatMetaItem => ({
-        origin: "chat_meta",
-        source: path,
-        meta,
-        callId: null,
-        toolName: null,
-        metaAddress: [path, index],
-      })),
+      chat: (chat as [number, MetaRecord][]).map(([index, meta]) =>
+        chatMetaItem(path, index, meta)
+      ),
       lineage,
       receipts,
       receiptProblems,

@@ -188,6 +188,26 @@ export function fileEvidence(chat: LoadedChat, o: { detach?: boolean } = {}): Fi
   };
 }
 
+/**
+ * A direct `meta` message as evidence (its keys in the order the JSON
+ * document prints them).
+ *
+ * @param path canonical path of the chat
+ * @param index the meta message's index
+ * @param meta its record (without `reas`)
+ * @returns the evidence item
+ */
+export function chatMetaItem(path: string, index: number, meta: MetaRecord): ChatMetaItem {
+  return {
+    origin: "chat_meta",
+    source: path,
+    meta,
+    callId: null,
+    toolName: null,
+    metaAddress: [path, index],
+  };
+}
+
 function directMetas(path: string, messages: readonly Message[], detach: boolean): ChatMetaItem[] {
   const out: ChatMetaItem[] = [];
   for (let i = 0; i < messages.length; i++) {
@@ -195,14 +215,7 @@ function directMetas(path: string, messages: readonly Message[], detach: boolean
     if (m.role !== "meta" || typeof m.content !== "string") continue;
     const parsed = parseMeta(m.content, "reas");
     if (!isDirectMeta(parsed)) continue;
-    out.push({
-      origin: "chat_meta",
-      source: path,
-      meta: detach ? evidenceMeta(parsed, true) : parsed,
-      callId: null,
-      toolName: null,
-      metaAddress: [path, i],
-    });
+    out.push(chatMetaItem(path, i, detach ? evidenceMeta(parsed, true) : parsed));
   }
   return out;
 }
