@@ -248,6 +248,21 @@ function buildJob(
         `Workflow "${String(dep.workflow)}" of a dependency of ${where} is not loaded`,
       );
     }
+    // Loads the dependency job with these options and records what it brings.
+    const addDep = (stepOptions: Record<string, unknown>, pinned: Record<string, unknown>) => {
+      const j = loadDep(
+        dwf,
+        dep,
+        depId,
+        stepOptions,
+        pinned,
+        { provided, inputs, deps, task },
+        ctx,
+      );
+      deps.push(j);
+      nonDefault.push(...j.nonDefaultInputs.filter((n) => !(n in (dep.inputs ?? {}))));
+      hints(compute, j, dep);
+    };
     const overrideKey = `${dwf.name}#${dep.task}`;
     const override = provided[overrideKey];
     if (override !== undefined && override !== null) {
@@ -273,30 +288,12 @@ function buildJob(
           deps.push(item);
           nonDefault.push(...item.nonDefaultInputs.filter((n) => !(n in blockOptions)));
         } else {
-          const stepOptions = { ...blockOptions, ...(item as Record<string, unknown>) };
-          const j = loadDep(dwf, dep, depId, stepOptions, blockOptions, {
-            provided,
-            inputs,
-            deps,
-            task,
-          }, ctx);
-          deps.push(j);
-          nonDefault.push(...j.nonDefaultInputs.filter((n) => !(n in (dep.inputs ?? {}))));
-          hints(compute, j, dep);
+          addDep({ ...blockOptions, ...(item as Record<string, unknown>) }, blockOptions);
         }
       }
       continue;
     }
-    const stepOptions = { ...provided, ...(dep.inputs ?? {}) };
-    const j = loadDep(dwf, dep, depId, stepOptions, dep.inputs ?? {}, {
-      provided,
-      inputs,
-      deps,
-      task,
-    }, ctx);
-    deps.push(j);
-    nonDefault.push(...j.nonDefaultInputs.filter((n) => !(n in (dep.inputs ?? {}))));
-    hints(compute, j, dep);
+    addDep({ ...provided, ...(dep.inputs ?? {}) }, dep.inputs ?? {});
   }
 
   nonDefault = [...new Set(nonDefault)];
