@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BINARY, buildBinary, DENO, ROOT } from "../support/cli.ts";
+import { BINARY, buildBinary, DENO, ROOT, SCOUT_SOURCE_ARGS } from "../support/cli.ts";
 
 const FIXTURES = join(ROOT, "fixtures", "chats");
 
@@ -21,9 +21,7 @@ async function runRaw(
   args: string[],
   stdin?: Uint8Array,
 ): Promise<RawResult> {
-  const [cmd, pre] = which === "scout"
-    ? [DENO, ["run", "-q", "-P=scout", `--config=${join(ROOT, "deno.json")}`, join(ROOT, "cli.ts")]]
-    : [BINARY, []];
+  const [cmd, pre] = which === "scout" ? [DENO, SCOUT_SOURCE_ARGS] : [BINARY, []];
   const child = new Deno.Command(cmd, {
     args: [...pre, ...args],
     cwd: ROOT,

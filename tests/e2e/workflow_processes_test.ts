@@ -6,20 +6,13 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, ROOT, runScout, tempDir } from "../support/cli.ts";
+import { DENO, ROOT, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 
 const SLOW = join(ROOT, "fixtures", "workflows", "Slow");
 
 function spawnScout(args: string[], env: Record<string, string>): Deno.ChildProcess {
   return new Deno.Command(DENO, {
-    args: [
-      "run",
-      "-q",
-      "-P=scout",
-      `--config=${join(ROOT, "deno.json")}`,
-      join(ROOT, "cli.ts"),
-      ...args,
-    ],
+    args: [...SCOUT_SOURCE_ARGS, ...args],
     cwd: ROOT,
     env: { NO_COLOR: "1", ...env },
     stdin: "null",

@@ -57,19 +57,21 @@ async function spawn(
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
+/** Deno's arguments that run `cli.ts` from source (what `deno task scout` runs), before the CLI's own. */
+export const SCOUT_SOURCE_ARGS: readonly string[] = [
+  "run",
+  "-q",
+  "-P=scout",
+  `--config=${join(ROOT, "deno.json")}`,
+  join(ROOT, "cli.ts"),
+];
+
 /** Runs `cli.ts` from source in a real subprocess (like `deno task scout`). */
 export function runScout(
   args: string[],
   opts: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<CliResult> {
-  return spawn(DENO, [
-    "run",
-    "-q",
-    "-P=scout",
-    `--config=${join(ROOT, "deno.json")}`,
-    join(ROOT, "cli.ts"),
-    ...args,
-  ], opts);
+  return spawn(DENO, [...SCOUT_SOURCE_ARGS, ...args], opts);
 }
 
 let built: Promise<void> | null = null;
