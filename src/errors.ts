@@ -27,6 +27,7 @@ export type ScoutErrorCode =
   | "internal"
   // chat
   | "chat_parse"
+  | "chat_print"
   | "chat_compile"
   | "unknown_role"
   | "import_not_found"

@@ -3,15 +3,16 @@
  * reproduces the Ruby parser, quirks included, except the items the spec marks
  * DIVERGE (D1 escapes, D3 xml protection, D4 one-line `[[x]]` and separate
  * `[[`/`{{{` modes, D5 only a block's own closer is special, D6 whitespace
- * tail, D8 bare directive headers).
+ * tail, D8 bare directive headers) and the port's additions of
+ * `docs/spec-notes/chat.md` (D26 line escapes, D27 empty-message marker).
  *
  * Pure and total: never throws, on any string.
  *
  * @module
  */
 import type { Chat } from "./types.ts";
+import { unescapeLine } from "./escape.ts";
 import {
-  escapedHeaderDepth,
   firstNonSpace,
   isBlank,
   isBlankRange,
@@ -140,6 +141,9 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
 
   let role = initialRole;
   let freshBlock = false;
+  // A `[[` block opened in the body of the current block header: an empty
+  // body with one is an empty message of that role (D27).
+  let sawSquare = false;
   let mode = Mode.None;
   const xmlStack: string[] = [];
   let closers: Map<string, number> | null = null;
@@ -197,8 +201,11 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
     const t = content();
     if (t !== "") push(role, t, headerLine || textLine || lineNo);
     else if (out.length === 0) push(role, "", headerLine || lineNo);
-    else if (freshBlock && KEEP_EMPTY_BLOCK.has(role)) push(role, "", headerLine || lineNo);
+    else if (freshBlock && (sawSquare || KEEP_EMPTY_BLOCK.has(role))) {
+      push(role, "", headerLine || lineNo);
+    }
     freshBlock = false;
+    sawSquare = false;
   };
 
   // Row 7 with [DIVERGE D3]: enter xml mode only if the opening line lacks
@@ -220,6 +227,7 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
   // left), searched again only once passed: linear on any text.
   let cmdOpenAt = 0; // ":-- "
   let cmdCloseAt = 0; // ":--"
+  let cmdEscAt = 0; // ":--\\"
   let xmlCloseAt = 0; // "</"
 
   let pos = 0;
@@ -241,6 +249,7 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
       } else if (c0 === 91 /* [ */ && i + 2 <= nl && text.charCodeAt(i + 1) === 91) {
         const { text: rest, closed } = openSquare(text.slice(from, nl));
         if (!closed) mode = Mode.Square;
+        if (freshBlock) sawSquare = true;
         if (!isBlank(rest)) addText(rest);
       } else if (
         cmdOpenAt !== -1 && cmdOpenAt < nl && CMD_OPEN.test(rubyStrip(text.slice(from, nl)))
@@ -270,10 +279,16 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
             headerLine = 0;
             if (RESET_TO_USER.has(name)) role = "user";
           }
-        } else if (text.charCodeAt(from) === 92 /* \ */ && escapedHeaderDepth(text, from, nl) > 0) {
-          addText(text.slice(from + 1, nl));
         } else {
-          addRange(from, nl);
+          // D26 escapes: a lead `\` (first non-space) or one after a `:--`.
+          if (c0 !== 92 && cmdEscAt !== -1 && cmdEscAt < from) {
+            cmdEscAt = text.indexOf(":--\\", from);
+          }
+          const u = c0 === 92 || (cmdEscAt !== -1 && cmdEscAt < nl)
+            ? unescapeLine(text.slice(from, nl))
+            : null;
+          if (u !== null) addText(u);
+          else addRange(from, nl);
         }
       }
     } else if (mode === Mode.Fence) {
@@ -315,7 +330,7 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
 
   const t = content();
   if (t !== "") push(role, t, headerLine || textLine);
-  else if (freshBlock && KEEP_EMPTY_BLOCK.has(role)) push(role, "", headerLine);
+  else if (freshBlock && (sawSquare || KEEP_EMPTY_BLOCK.has(role))) push(role, "", headerLine);
   return out;
 }
 

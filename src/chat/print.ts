@@ -1,21 +1,18 @@
 /**
  * The `.chat` printer (`chat.md` §3): the Ruby format with the port's
- * [DIVERGE D1, D2] fixes, so that print→parse round-trips for any role
- * `[a-z0-9_]+` and trimmed, non-empty string content whose blocks are balanced
- * within the message.
+ * [DIVERGE D1, D2] fixes and the guards of `docs/spec-notes/chat.md`
+ * (D26–D29), so that for any messages with `[a-z0-9_]+` roles
+ * `parse(print(m))` gives `m` back — contents as trimmed strings, with the
+ * parser's leading empty `user` message — and `print` is a fixed point of
+ * `print ∘ parse`.
  *
  * @module
  */
+import { ScoutError } from "../errors.ts";
 import type { Message } from "./types.ts";
-import { escapedHeaderDepth, isHeaderLine, rubyStrip } from "./text.ts";
-import {
-  CMD_CLOSE,
-  CMD_OPEN,
-  lastCloserOffsets,
-  openSquare,
-  XML_CLOSE,
-  XML_OPEN,
-} from "./parse.ts";
+import { KEEP_EMPTY_BLOCK, lastCloserOffsets } from "./parse.ts";
+import { guardBody, type GuardContext } from "./print_guard.ts";
+import { rubyStrip } from "./text.ts";
 
 /** Roles printed on one line (`role: content`) when their content is single-line. */
 export const INLINE_ROLES: ReadonlySet<string> = new Set([
@@ -26,13 +23,72 @@ export const INLINE_ROLES: ReadonlySet<string> = new Set([
   "meta",
 ]);
 
-const MAYBE_HEADER = /(?:^|\n)\\*[a-z0-9_]+:/;
+/** A role the parser reads back: a header word. */
+const HEADER_WORD = /^[a-z0-9_]+$/;
+
+/** The body of an empty message other than `clear`/`clear_tools`/`skip` (D27). */
+const EMPTY_MARKER = "[[\n]]";
 
 /**
- * Prints a chat as text (`chat.md` §3.3). Never compiles.
+ * The text a message's content prints as, before escapes: objects as compact
+ * JSON, null/undefined as empty, anything else as a trimmed string.
+ */
+function bodyText(content: unknown): string {
+  if (content === null || content === undefined) return "";
+  if (typeof content === "object") return JSON.stringify(content) ?? "";
+  return rubyStrip(String(content));
+}
+
+/** The message's role, checked to be a header word (D28). */
+function checkedRole(m: Message, index: number | null): string {
+  const role = m.role as unknown;
+  if (typeof role === "string" && HEADER_WORD.test(role)) return role;
+  const which = index === null ? "a message" : `message ${index}`;
+  const shown = typeof role === "string" ? JSON.stringify(role) : String(role);
+  throw new ScoutError(
+    "chat_print",
+    `Cannot print ${which}: role ${shown} is not a header word [a-z0-9_]+`,
+    index === null ? { role } : { index, role },
+  );
+}
+
+/** Prints one message whose role is checked and body computed. */
+function render(role: string, body: string, ctx: GuardContext): string {
+  if (body === "") return KEEP_EMPTY_BLOCK.has(role) ? `${role}:` : `${role}:\n\n${EMPTY_MARKER}`;
+  if (INLINE_ROLES.has(role) && !body.includes("\n")) return `${role}: ${body}`;
+  return `${role}:\n\n${guardBody(body, ctx)}`;
+}
+
+/**
+ * The closing tags of a printed chat, for the guards' xml rules: the last
+ * message holding each `</tag>`, found on first use.
+ */
+function chatContext(bodies: readonly string[]): (i: number) => GuardContext {
+  let last: Map<string, number> | null = null;
+  const lastMessage = () => {
+    if (last !== null) return last;
+    last = new Map();
+    for (let j = 0; j < bodies.length; j++) {
+      if (!bodies[j]!.includes("</")) continue;
+      for (const tag of lastCloserOffsets(bodies[j]!).keys()) last.set(tag, j);
+    }
+    return last;
+  };
+  return (i) => ({
+    closedLater: (tag) => (lastMessage().get(tag) ?? -1) > i,
+    closedAnywhere: (tag) => lastMessage().has(tag),
+  });
+}
+
+/**
+ * Prints a chat as text (`chat.md` §3.3 and the D26–D29 notes). Never
+ * compiles. A leading `{role: "user", content: ""}` followed by other
+ * messages is left out: the parser adds it back.
  *
- * @param chat messages
+ * @param chat messages; every role must be a header word `[a-z0-9_]+`
  * @returns chat text, starting with `\n`
+ * @throws {ScoutError} `chat_print` naming the message index and role when a
+ *   role is not a header word
  *
  * @example
  * ```ts
@@ -42,80 +98,53 @@ const MAYBE_HEADER = /(?:^|\n)\\*[a-z0-9_]+:/;
  * ```
  */
 export function print(chat: readonly Message[]): string {
+  const roles = chat.map((m, i) => checkedRole(m, i));
+  const bodies = chat.map((m) => bodyText(m.content));
+  const leadingEmpty = roles[0] === "user" && bodies[0] === "";
+  if (leadingEmpty && chat.length === 1) return "\nuser:";
+  const context = chatContext(bodies);
   let out = "\n";
-  for (let i = 0; i < chat.length; i++) {
-    if (i > 0) out += "\n\n";
-    out += printMessage(chat[i]!);
+  for (let i = leadingEmpty ? 1 : 0; i < chat.length; i++) {
+    if (out.length > 1) out += "\n\n";
+    out += render(roles[i]!, bodies[i]!, context(i));
   }
   return out;
 }
 
 /**
- * Prints one message (no surrounding blank lines).
+ * Prints one message on its own (no surrounding blank lines), as {@link print}
+ * would if it were the only message after another.
  *
  * @param m message
  * @returns its text form
+ * @throws {ScoutError} `chat_print` when the role is not a header word
+ *
+ * @example
+ * ```ts
+ * import { printMessage } from "./print.ts";
+ * printMessage({ role: "meta", content: "pt=1" }); // "meta: pt=1"
+ * ```
  */
 export function printMessage(m: Message): string {
-  const r = String(m.role);
-  const c = m.content;
-  if (c !== null && typeof c === "object") return `${r}:\n\n${JSON.stringify(c)}`;
-  if (c === null || c === undefined || c === "") return `${r}:`;
-  const text = String(c);
-  if (INLINE_ROLES.has(r) && !text.includes("\n")) return `${r}: ${text}`;
-  return `${r}:\n\n${escapeContent(text)}`;
+  const role = checkedRole(m, null);
+  const body = bodyText(m.content);
+  return render(role, body, chatContext([body])(0));
 }
 
 /**
- * Prefixes one backslash to every line of `content` that the parser would read
- * as a header (`^\\*[a-z0-9_]+:`) outside blocks; lines inside fences, `[[ ]]`,
- * command and xml blocks are left alone ([DIVERGE D1]).
+ * Escapes the lines of one message's text that the parser would otherwise read
+ * as syntax or that would leave a block open (D26), assuming no other message
+ * follows it.
  *
- * @param content message text
- * @returns escaped text
+ * @param content trimmed message text
+ * @returns the text to print after the message's header
+ *
+ * @example
+ * ```ts
+ * import { escapeContent } from "./print.ts";
+ * escapeContent("```\nuser: in a fence\n```\nuser: out"); // "```\nuser: in a fence\n```\n\\user: out"
+ * ```
  */
 export function escapeContent(content: string): string {
-  if (!MAYBE_HEADER.test(content)) return content;
-  const lines = content.split("\n");
-  let mode: "none" | "fence" | "square" | "cmd" | "xml" = "none";
-  let xmlTag = "";
-  let closers: Map<string, number> | null = null;
-  let offset = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const nextStart = offset + line.length + 1;
-    const s = rubyStrip(line);
-    switch (mode) {
-      case "none":
-        if (s.startsWith("```")) mode = "fence";
-        else if (s.startsWith("[[")) mode = openSquare(line).closed ? "none" : "square";
-        else if (line.includes(":-- ") && CMD_OPEN.test(s)) mode = "cmd";
-        else if (s.startsWith("<") && XML_OPEN.test(s)) {
-          const tag = XML_OPEN.exec(s)![1]!;
-          closers ??= lastCloserOffsets(content);
-          const last = closers.get(tag);
-          if (!line.includes(`</${tag}>`) && last !== undefined && last >= nextStart) {
-            mode = "xml";
-            xmlTag = tag;
-          }
-        } else if (isHeaderLine(line) || escapedHeaderDepth(line) > 0) lines[i] = "\\" + line;
-        break;
-      case "fence":
-        if (s.startsWith("```")) mode = "none";
-        break;
-      case "square":
-        if (s.endsWith("]]")) mode = "none";
-        break;
-      case "cmd":
-        if (CMD_CLOSE.test(s)) mode = "none";
-        break;
-      case "xml": {
-        const m = XML_CLOSE.exec(s);
-        if (m !== null && m[1] === xmlTag) mode = "none";
-        break;
-      }
-    }
-    offset = nextStart;
-  }
-  return lines.join("\n");
+  return guardBody(content, chatContext([content])(0));
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { parse } from "../../src/chat/mod.ts";
 import { PARSE_ROWS } from "./spec_rows.ts";
+import { chatLikeText } from "../support/chat_like_text.ts";
 
 for (const row of PARSE_ROWS) {
   const label = row.diverge ? `${row.diverge}, port value` : "Ruby value";
@@ -178,61 +179,6 @@ Deno.test("parse: unterminated blocks run to the end of the text", () => {
     assert.match(String(chat[1]!.content), /assistant: y$/);
   }
 });
-
-/**
- * Chat-like text for the parser's properties: pieces that trigger every rule
- * (headers inline, block and escaped; fences; one-line and multi-line
- * `[[ ]]`; `{{{ }}}` command blocks; xml blocks closed later, on the same
- * line or never; CR, NUL, U+FFFD, blank lines) and random graphemes, joined
- * by assorted line ends; or arbitrary binary-ish strings.
- */
-const chatLikeText: fc.Arbitrary<string> = (() => {
-  const piece = fc.oneof(
-    fc.string({ unit: "grapheme", maxLength: 10 }),
-    fc.constantFrom(
-      "user:",
-      "assistant: x",
-      "meta: pt=1",
-      "clear:",
-      "skip:",
-      "agent: y",
-      "\\user: e",
-      "\\\\a:",
-      "\\",
-      "```",
-      " ```x",
-      "[[",
-      "]]",
-      "x]]",
-      "[[a]]",
-      " [[ ",
-      "a:-- b {{{",
-      "a:-- b }}}",
-      ":--",
-      ":-- ",
-      " }}}",
-      "<a>",
-      "</a>",
-      "<b x='1'>",
-      "</b>",
-      "<a></a>",
-      "\r",
-      "\0",
-      "\uFFFD",
-      " ",
-      "\t",
-      ":",
-      "b:",
-    ),
-  );
-  const text = fc.array(piece, { maxLength: 40 }).chain((parts) =>
-    fc.array(fc.constantFrom("\n", "\r\n", "", " ", "\n\n"), {
-      minLength: parts.length,
-      maxLength: parts.length,
-    }).map((seps) => parts.map((p, i) => p + seps[i]).join(""))
-  );
-  return fc.oneof(text, fc.string({ unit: "binary", maxLength: 200 }));
-})();
 
 Deno.test("property: parse never throws and yields {role, content: string} records", () => {
   fc.assert(

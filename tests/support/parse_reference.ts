@@ -5,10 +5,14 @@
  * which works on positions and slices each message once. A property test
  * requires both to give the same messages and start lines on any text.
  *
+ * The line escapes (D26 of `docs/spec-notes/chat.md`) are written here as
+ * the regular expressions the notes give, independently of
+ * `src/chat/escape.ts`, so the property also checks that scanner.
+ *
  * @module
  */
 import type { Chat } from "../../src/chat/types.ts";
-import { escapedHeaderDepth, isBlank, roleNameLength, rubyStrip } from "../../src/chat/text.ts";
+import { isBlank, roleNameLength, rubyStrip, SPACE, WORD } from "../../src/chat/text.ts";
 import {
   CMD_CLOSE,
   CMD_CLOSE_REPLACE,
@@ -21,6 +25,30 @@ import {
   XML_CLOSE,
   XML_OPEN,
 } from "../../src/chat/parse.ts";
+
+/** Leading and trailing Ruby-strip space of a line, and what lies between. */
+const STRIPPED = /^([ \t\n\v\f\r\0]*)(.*?)([ \t\n\v\f\r\0]*)$/s;
+/** D26 cmd escape: `\S*:--` + one or more `\` + ` … {{{`; drop one `\`. */
+const CMD_ESCAPED = /^([^ \t\n\v\f\r]*:--)\\(\\* [^\n]* \{\{\{)/;
+/** D26 lead escape after trimming: `\`+ then a fence, `[[` or an opening tag. */
+const LEAD_ESCAPED = new RegExp(
+  String.raw`^\\+(?:\x60{3}|\[\[|<${WORD}+(?:${SPACE}+[^>]*)?>)`,
+  "u",
+);
+/** D26 lead escape at column 0: `\`+ then a header word and `:`. */
+const HEADER_ESCAPED = /^\\+[a-z0-9_]+:/;
+
+/** The D26 unescape of one line, or null if it holds no escape. */
+function unescapeReference(line: string): string | null {
+  const [, pre, core, post] = STRIPPED.exec(line)!;
+  let t = core!.replace(CMD_ESCAPED, "$1$2");
+  let changed = t !== core;
+  if (LEAD_ESCAPED.test(t) || (pre === "" && HEADER_ESCAPED.test(t))) {
+    t = t.slice(1);
+    changed = true;
+  }
+  return changed ? pre + t + post : null;
+}
 
 const enum Mode {
   None,
@@ -54,6 +82,7 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
   let role = initialRole;
   let buf = "";
   let freshBlock = false;
+  let sawSquare = false; // a `[[` block right after a block header (D27)
   let mode = Mode.None;
   const xmlStack: string[] = [];
   let closers: Map<string, number> | null = null;
@@ -75,8 +104,11 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
     const t = rubyStrip(buf);
     if (t !== "") push(role, t, headerLine || textLine || lineNo);
     else if (out.length === 0) push(role, "", headerLine || lineNo);
-    else if (freshBlock && KEEP_EMPTY_BLOCK.has(role)) push(role, "", headerLine || lineNo);
+    else if (freshBlock && (sawSquare || KEEP_EMPTY_BLOCK.has(role))) {
+      push(role, "", headerLine || lineNo);
+    }
     freshBlock = false;
+    sawSquare = false;
   };
 
   // Row 7 with [DIVERGE D3]: enter xml mode only if the opening line lacks
@@ -111,6 +143,7 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
       } else if (c0 === 91 /* [ */ && rubyStrip(line).startsWith("[[")) {
         const { text: rest, closed } = openSquare(line);
         if (!closed) mode = Mode.Square;
+        if (freshBlock) sawSquare = true;
         if (!isBlank(rest)) add(rest);
       } else if (line.includes(":-- ") && CMD_OPEN.test(rubyStrip(line))) {
         mode = Mode.Cmd;
@@ -138,10 +171,8 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
             headerLine = 0;
             if (RESET_TO_USER.has(name)) role = "user";
           }
-        } else if (line.charCodeAt(0) === 92 /* \ */ && escapedHeaderDepth(line) > 0) {
-          add(line.slice(1));
         } else {
-          add(line);
+          add(unescapeReference(line) ?? line);
         }
       }
     } else if (mode === Mode.Fence) {
@@ -177,7 +208,7 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
   }
 
   if (!isBlank(buf)) push(role, rubyStrip(buf), headerLine || textLine);
-  else if (freshBlock && KEEP_EMPTY_BLOCK.has(role)) push(role, "", headerLine);
+  else if (freshBlock && (sawSquare || KEEP_EMPTY_BLOCK.has(role))) push(role, "", headerLine);
   return out;
 }
 
