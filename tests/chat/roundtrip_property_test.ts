@@ -1,0 +1,166 @@
+/**
+ * Properties of issue 10 part A: a printed chat reads back as it was written,
+ * in the port (exactly) and in the Ruby parser (same messages and roles,
+ * content differing only by the backslashes of escaped lines), and print is a
+ * fixed point of print ∘ parse.
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { INLINE_ROLES, parse, print } from "../../src/chat/mod.ts";
+import type { Chat, Message } from "../../src/chat/mod.ts";
+import { rubyStrip } from "../../src/chat/text.ts";
+import { chatLikeText } from "../support/chat_like_text.ts";
+import { rubyParse } from "../support/parse_ruby.ts";
+
+/** Message lists per run of the print→parse property (the issue asks for ≥ 20,000). */
+export const ROUND_TRIP_RUNS = Number(Deno.env.get("ROUND_TRIP_RUNS") ?? 20_000);
+
+const EMPTY = { role: "user", content: "" };
+
+/** What the parser gives back for a content: a trimmed string. */
+function expectedContent(c: unknown): string {
+  if (c === null || c === undefined) return "";
+  if (typeof c === "object") return JSON.stringify(c);
+  return rubyStrip(String(c));
+}
+
+/** `parse(print(chat))` as promised: contents as trimmed strings, leading empty user message. */
+export function expectedRead(chat: readonly Message[]): Chat {
+  const m = chat.map((x) => ({ role: x.role, content: expectedContent(x.content) }));
+  if (m.length === 0 || (m[0]!.role === "user" && m[0]!.content === "")) return m;
+  return [EMPTY, ...m];
+}
+
+/**
+ * Ruby reads the same messages in the same order with the same roles, each
+ * content with the same lines up to backslashes (escaped lines show theirs);
+ * it may leave out empty messages (D27), nothing else.
+ */
+export function assertRubyReads(printed: string, expected: Chat): void {
+  const got = rubyParse(printed);
+  const lines = (s: unknown) => String(s).split("\n").map((l) => l.replaceAll("\\", ""));
+  const same = (a: Message, b: Message) =>
+    a.role === b.role && (a.content === "") === (b.content === "") &&
+    lines(a.content).join("\n") === lines(b.content).join("\n");
+  let j = 0;
+  for (const [i, want] of expected.entries()) {
+    if (j < got.length && same(got[j]!, want)) j++;
+    else if (want.content !== "" || i === 0) {
+      assert.fail(`Ruby reads ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
+    }
+  }
+  assert.equal(j, got.length, `Ruby reads extra messages: ${JSON.stringify(got.slice(j))}`);
+}
+
+/** Lines chosen to hit every rule of both parsers. */
+const hostileLine = fc.oneof(
+  { weight: 3, arbitrary: fc.string({ unit: "grapheme", maxLength: 12 }) },
+  {
+    weight: 8,
+    arbitrary: fc.constantFrom(
+      "```",
+      "```ts",
+      "  ``` x",
+      "\\```",
+      "\\\\```",
+      "[[",
+      "]]",
+      "[[x]]",
+      "[[ a",
+      "x]]",
+      "\\[[",
+      "{{{",
+      "}}}",
+      "sh:-- ls {{{",
+      "sh:-- ls }}}",
+      "Shell:-- ls {{{",
+      "  a:-- b {{{",
+      ":-- x {{{",
+      "sh:--\\ ls {{{",
+      "\\sh:-- ls {{{",
+      "x:-- y }}}",
+      "<a>",
+      "</a>",
+      "<think>",
+      "</think>",
+      "<b x='1'>",
+      "</b>",
+      "<a>x</a>",
+      "<b>bold</b> text",
+      "x </b></a>",
+      "<a>:-- z {{{",
+      "\\<a>",
+      "<file name=\"f.md\">",
+      "</file>",
+      "user: looks like a header",
+      "user:",
+      "assistant: x",
+      "meta: pt=1",
+      "clear:",
+      "note:x",
+      "http://example.com",
+      "12:30",
+      "\\user: escaped",
+      "\\\\x: twice",
+      "  user: indented",
+      "Note: capital",
+      "\\",
+      "\\\\",
+      "# heading",
+      "",
+      " ",
+      "\t",
+      "\r",
+      "x\r",
+      "user:\r",
+      "\0",
+      "\0user: x",
+      "é ü 🌍 \uFFFD",
+    ),
+  },
+);
+
+/** Hostile content: lines joined by LF or CRLF, or empty / whitespace-only. */
+const hostileContent: fc.Arbitrary<unknown> = fc.oneof(
+  {
+    weight: 10,
+    arbitrary: fc.tuple(fc.array(hostileLine, { minLength: 1, maxLength: 8 }), fc.boolean())
+      .map(([ls, crlf]) => ls.join(crlf ? "\r\n" : "\n")),
+  },
+  { weight: 1, arbitrary: fc.constantFrom("", " ", "\n\n", " \r\n\t", "\0", null) },
+  { weight: 1, arbitrary: fc.constantFrom({ a: "<a>\n</a>" }, [[1, 2]], ["[[x]]"], 7) },
+);
+
+const role = fc.oneof(
+  fc.constantFrom("user", "assistant", "system", "clear", "skip", "file", "x_1"),
+  fc.constantFrom(...INLINE_ROLES),
+  fc.stringMatching(/^[a-z0-9_]{1,6}$/),
+);
+const messages = fc.array(fc.record({ role, content: hostileContent }), { maxLength: 6 });
+
+Deno.test(`property: parse(print(m)) is m for ${ROUND_TRIP_RUNS} hostile message lists; Ruby keeps every message`, () => {
+  let runs = 0;
+  fc.assert(
+    fc.property(messages, (chat) => {
+      runs++;
+      const printed = print(chat);
+      const expected = expectedRead(chat);
+      assert.deepEqual(parse(printed), expected);
+      assertRubyReads(printed, expected);
+    }),
+    { numRuns: ROUND_TRIP_RUNS },
+  );
+  assert.equal(runs, ROUND_TRIP_RUNS);
+});
+
+Deno.test("property: print is a fixed point of print ∘ parse on chat-like text; Ruby agrees", () => {
+  fc.assert(
+    fc.property(chatLikeText, (t) => {
+      const once = print(parse(t));
+      assert.equal(print(parse(once)), once);
+      assert.deepEqual(parse(once), expectedRead(parse(t)));
+      assertRubyReads(once, expectedRead(parse(t)));
+    }),
+    { numRuns: Number(Deno.env.get("FIXED_POINT_RUNS") ?? 5000) },
+  );
+});
