@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { escapeContent, parse, print, printMessage } from "../../src/chat/mod.ts";
 import type { Chat } from "../../src/chat/mod.ts";
+import { isScoutError } from "../../src/errors.ts";
 import { ROUND_TRIP_ROWS } from "./spec_rows.ts";
 
 const EMPTY = { role: "user", content: "" };
@@ -21,6 +22,10 @@ Deno.test("print §11.2 examples", () => {
 for (const row of ROUND_TRIP_ROWS) {
   const label = row.diverge ? `${row.diverge}, port value` : "Ruby value";
   Deno.test(`print→parse ${row.id} (${label}): ${row.shows}`, () => {
+    if (row.portError) {
+      assert.throws(() => print(row.input), (e) => isScoutError(e, row.portError as "chat_print"));
+      return;
+    }
     const got = parse(print(row.input));
     if (row.port) {
       assert.deepEqual(got, row.port);
@@ -34,9 +39,10 @@ for (const row of ROUND_TRIP_ROWS) {
 Deno.test("printMessage §3.1 rules", () => {
   assert.equal(printMessage({ role: "user", content: { a: [1, "x"] } }), 'user:\n\n{"a":[1,"x"]}');
   assert.equal(printMessage({ role: "user", content: [1, 2] }), "user:\n\n[1,2]");
-  assert.equal(printMessage({ role: "user", content: null }), "user:");
-  assert.equal(printMessage({ role: "user", content: undefined }), "user:");
-  assert.equal(printMessage({ role: "user", content: "" }), "user:");
+  assert.equal(printMessage({ role: "user", content: null }), "user:\n\n[[\n]]", "D27");
+  assert.equal(printMessage({ role: "user", content: undefined }), "user:\n\n[[\n]]");
+  assert.equal(printMessage({ role: "user", content: " " }), "user:\n\n[[\n]]");
+  assert.equal(printMessage({ role: "clear", content: "" }), "clear:", "D8 roles stay bare");
   assert.equal(printMessage({ role: "user", content: 42 }), "user:\n\n42");
   assert.equal(printMessage({ role: "user", content: false }), "user:\n\nfalse");
   assert.equal(printMessage({ role: "meta", content: "pt=1 ct=2" }), "meta: pt=1 ct=2");
@@ -49,7 +55,7 @@ Deno.test("printMessage §3.1 rules", () => {
   assert.equal(printMessage({ role: "user", content: "hi", extra: 1 }), "user:\n\nhi");
 });
 
-Deno.test("escapeContent D1: header-shaped lines outside blocks get one backslash", () => {
+Deno.test("escapeContent D1/D26: lines the parser would claim outside blocks get one backslash", () => {
   assert.equal(escapeContent("plain text"), "plain text");
   assert.equal(
     escapeContent("a\nuser: x\n\\user: y\nnote:x\n12: t\n  user: indented\nlast:"),
@@ -68,18 +74,34 @@ Deno.test("escapeContent D1: header-shaped lines outside blocks get one backslas
     "<a>\n\\user: no closer",
     "no closer in the content: not a block",
   );
-  assert.equal(escapeContent("[[\nuser: in\n]]\nuser: out"), "[[\nuser: in\n]]\n\\user: out");
-  assert.equal(escapeContent("[[x]]\nuser: out"), "[[x]]\n\\user: out", "D4 one-line [[x]]");
+  assert.equal(
+    escapeContent("[[\nuser: in\n]]\nuser: out"),
+    "\\[[\n\\user: in\n]]\n\\user: out",
+    "the parser rewrites [[ blocks: never left as one",
+  );
+  assert.equal(escapeContent("[[x]]\nuser: out"), "\\[[x]]\n\\user: out", "D4 one-line [[x]]");
   assert.equal(
     escapeContent("s:-- ls {{{\nuser: in\ns:-- ls }}}\nuser: out"),
-    "s:-- ls {{{\nuser: in\ns:-- ls }}}\n\\user: out",
+    "\\s:--\\ ls {{{\n\\user: in\n\\s:-- ls }}}\n\\user: out",
+    "nor command blocks: the escape goes after the :-- (a leading one would not break it)",
+  );
+  assert.equal(
+    escapeContent("<a>\n```\nuser: x\n```\n</a>\n<b>\n[[\n</b>"),
+    "\\<a>\n```\nuser: x\n```\n</a>\n\\<b>\n\\[[\n</b>",
+    "xml blocks holding a fence or [[ line are not kept (Ruby would drop or act on it)",
+  );
+  assert.equal(
+    escapeContent("```\nx:-- y {{{\n```\nuser: out"),
+    "\\```\n\\x:--\\ y {{{\n\\```\n\\user: out",
+    "nor fences holding a command opener",
   );
 });
 
-Deno.test("print→parse: known non-round-trips are pinned (§3.2/§3.3)", () => {
+Deno.test("print→parse: what is normalised, and what used to be lost now reads back", () => {
   const rt = (chat: Chat) => parse(print(chat)).slice(1);
-  // Empty or null content vanishes, except the D8 roles.
+  // Empty or null content is kept as an empty message (D27; the D8 roles print bare).
   assert.deepEqual(rt([{ role: "assistant", content: null }, { role: "user", content: "x" }]), [
+    { role: "assistant", content: "" },
     { role: "user", content: "x" },
   ]);
   assert.deepEqual(
@@ -90,29 +112,25 @@ Deno.test("print→parse: known non-round-trips are pinned (§3.2/§3.3)", () =>
   assert.deepEqual(rt([{ role: "user", content: { a: 1 } }]), [
     { role: "user", content: '{"a":1}' },
   ]);
+  assert.deepEqual(rt([{ role: "user", content: [[1, 2]] }]), [
+    { role: "user", content: "[[1,2]]" },
+  ]);
   assert.deepEqual(rt([{ role: "user", content: 7 }]), [{ role: "user", content: "7" }]);
   assert.deepEqual(rt([{ role: "user", content: "  x  " }]), [{ role: "user", content: "x" }]);
-  // [[ ]] and {{{ }}} block syntax in content is rewritten.
-  assert.deepEqual(rt([{ role: "user", content: "[[\nkeep\n]]" }]), [
-    { role: "user", content: "keep" },
-  ]);
-  assert.deepEqual(rt([{ role: "user", content: "s:-- ls {{{\nout\ns:-- ls }}}" }]), [
-    { role: "user", content: '<cmd_output cmd="ls">\nout\n</cmd_output>' },
-  ]);
-  // An xml element left open in one message swallows the next up to its closer.
-  assert.deepEqual(
-    rt([{ role: "user", content: "<a>\nx" }, { role: "assistant", content: "</a>" }]),
-    [{ role: "user", content: "<a>\nx\n\nassistant:\n\n</a>" }],
-  );
-  // An unbalanced fence swallows the rest.
-  assert.deepEqual(
-    rt([{ role: "user", content: "```\nx" }, { role: "assistant", content: "y" }]),
-    [{ role: "user", content: "```\nx\n\nassistant:\n\ny" }],
-  );
-  // Roles outside [a-z0-9_]+ merge into the previous message.
-  assert.deepEqual(
-    parse(print([{ role: "user", content: "a" }, { role: "User", content: "b" }])),
-    [EMPTY, { role: "user", content: "a\n\nUser:\n\nb" }],
+  // [[ ]] and {{{ }}} block syntax in content is kept as written (D26).
+  for (const content of ["[[\nkeep\n]]", "s:-- ls {{{\nout\ns:-- ls }}}"]) {
+    assert.deepEqual(rt([{ role: "user", content }]), [{ role: "user", content }]);
+  }
+  // An xml element left open in one message no longer swallows the next.
+  const open = [{ role: "user", content: "<a>\nx" }, { role: "assistant", content: "</a>" }];
+  assert.deepEqual(rt(open), open);
+  // Nor does an unbalanced fence.
+  const fence = [{ role: "user", content: "```\nx" }, { role: "assistant", content: "y" }];
+  assert.deepEqual(rt(fence), fence);
+  // Roles outside [a-z0-9_]+ are rejected (D28) instead of merging into the previous message.
+  assert.throws(
+    () => print([{ role: "user", content: "a" }, { role: "User", content: "b" }]),
+    /Cannot print message 1: role "User" is not a header word/,
   );
 });
 

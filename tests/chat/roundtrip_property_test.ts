@@ -7,50 +7,11 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { INLINE_ROLES, parse, print } from "../../src/chat/mod.ts";
-import type { Chat, Message } from "../../src/chat/mod.ts";
-import { rubyStrip } from "../../src/chat/text.ts";
 import { chatLikeText } from "../support/chat_like_text.ts";
-import { rubyParse } from "../support/parse_ruby.ts";
+import { assertRubyReads, expectedRead } from "../support/roundtrip.ts";
 
 /** Message lists per run of the print→parse property (the issue asks for ≥ 20,000). */
-export const ROUND_TRIP_RUNS = Number(Deno.env.get("ROUND_TRIP_RUNS") ?? 20_000);
-
-const EMPTY = { role: "user", content: "" };
-
-/** What the parser gives back for a content: a trimmed string. */
-function expectedContent(c: unknown): string {
-  if (c === null || c === undefined) return "";
-  if (typeof c === "object") return JSON.stringify(c);
-  return rubyStrip(String(c));
-}
-
-/** `parse(print(chat))` as promised: contents as trimmed strings, leading empty user message. */
-export function expectedRead(chat: readonly Message[]): Chat {
-  const m = chat.map((x) => ({ role: x.role, content: expectedContent(x.content) }));
-  if (m.length === 0 || (m[0]!.role === "user" && m[0]!.content === "")) return m;
-  return [EMPTY, ...m];
-}
-
-/**
- * Ruby reads the same messages in the same order with the same roles, each
- * content with the same lines up to backslashes (escaped lines show theirs);
- * it may leave out empty messages (D27), nothing else.
- */
-export function assertRubyReads(printed: string, expected: Chat): void {
-  const got = rubyParse(printed);
-  const lines = (s: unknown) => String(s).split("\n").map((l) => l.replaceAll("\\", ""));
-  const same = (a: Message, b: Message) =>
-    a.role === b.role && (a.content === "") === (b.content === "") &&
-    lines(a.content).join("\n") === lines(b.content).join("\n");
-  let j = 0;
-  for (const [i, want] of expected.entries()) {
-    if (j < got.length && same(got[j]!, want)) j++;
-    else if (want.content !== "" || i === 0) {
-      assert.fail(`Ruby reads ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
-    }
-  }
-  assert.equal(j, got.length, `Ruby reads extra messages: ${JSON.stringify(got.slice(j))}`);
-}
+const ROUND_TRIP_RUNS = Number(Deno.env.get("ROUND_TRIP_RUNS") ?? 20_000);
 
 /** Lines chosen to hit every rule of both parsers. */
 const hostileLine = fc.oneof(
@@ -90,7 +51,7 @@ const hostileLine = fc.oneof(
       "x </b></a>",
       "<a>:-- z {{{",
       "\\<a>",
-      "<file name=\"f.md\">",
+      '<file name="f.md">',
       "</file>",
       "user: looks like a header",
       "user:",
