@@ -35,8 +35,13 @@ const EMPTY_MARKER = "[[\n]]";
  */
 function bodyText(content: unknown): string {
   if (content === null || content === undefined) return "";
-  if (typeof content === "object") return JSON.stringify(content) ?? "";
+  if (isStructured(content)) return JSON.stringify(content) ?? "";
   return rubyStrip(String(content));
+}
+
+/** Object or array content, printed as JSON in block form. */
+function isStructured(content: unknown): boolean {
+  return content !== null && typeof content === "object";
 }
 
 /** The message's role, checked to be a header word (D28). */
@@ -52,10 +57,13 @@ function checkedRole(m: Message, index: number | null): string {
   );
 }
 
-/** Prints one message whose role is checked and body computed. */
-function render(role: string, body: string, ctx: GuardContext): string {
+/**
+ * Prints one message whose role is checked and body computed; `inline` says
+ * the role may print on one line (not for structured content, §3.1).
+ */
+function render(role: string, body: string, inline: boolean, ctx: GuardContext): string {
   if (body === "") return KEEP_EMPTY_BLOCK.has(role) ? `${role}:` : `${role}:\n\n${EMPTY_MARKER}`;
-  if (INLINE_ROLES.has(role) && !body.includes("\n")) return `${role}: ${body}`;
+  if (inline && INLINE_ROLES.has(role) && !body.includes("\n")) return `${role}: ${body}`;
   return `${role}:\n\n${guardBody(body, ctx)}`;
 }
 
@@ -106,7 +114,7 @@ export function print(chat: readonly Message[]): string {
   let out = "\n";
   for (let i = leadingEmpty ? 1 : 0; i < chat.length; i++) {
     if (out.length > 1) out += "\n\n";
-    out += render(roles[i]!, bodies[i]!, context(i));
+    out += render(roles[i]!, bodies[i]!, !isStructured(chat[i]!.content), context(i));
   }
   return out;
 }
@@ -128,7 +136,7 @@ export function print(chat: readonly Message[]): string {
 export function printMessage(m: Message): string {
   const role = checkedRole(m, null);
   const body = bodyText(m.content);
-  return render(role, body, chatContext([body])(0));
+  return render(role, body, !isStructured(m.content), chatContext([body])(0));
 }
 
 /**

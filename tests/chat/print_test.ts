@@ -46,6 +46,11 @@ Deno.test("printMessage §3.1 rules", () => {
   assert.equal(printMessage({ role: "user", content: 42 }), "user:\n\n42");
   assert.equal(printMessage({ role: "user", content: false }), "user:\n\nfalse");
   assert.equal(printMessage({ role: "meta", content: "pt=1 ct=2" }), "meta: pt=1 ct=2");
+  assert.equal(
+    printMessage({ role: "function_call", content: { name: "f" } }),
+    'function_call:\n\n{"name":"f"}',
+    "structured content prints in block form, even for INLINE roles",
+  );
   assert.equal(printMessage({ role: "meta", content: "a\nb" }), "meta:\n\na\nb", "D2: block form");
   assert.equal(
     printMessage({ role: "function_call", content: "user: x" }),

@@ -33,6 +33,10 @@ Deno.test("chat print: bad JSON and wrong shapes → one-line errors, exit 1", a
     ['{"role":"user"}', /^scout-ai: Expected a JSON array of messages in <stdin>, got an object$/],
     ['["x"]', /^scout-ai: Message 0 in <stdin> is a string, not an object$/],
     ['[{"role":"user"},{"content":"x"}]', /^scout-ai: Message 1 in <stdin> has no string "role"$/],
+    [
+      '[{"role":"user","content":"a"},{"role":"my role","content":"b"}]',
+      /^scout-ai: Cannot print message 1: role "my role" is not a header word \[a-z0-9_\]\+$/,
+    ],
   ];
   for (const [stdin, re] of cases) {
     const r = await runMain(["chat", "print", "-"], { stdin });
