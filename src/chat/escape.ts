@@ -109,6 +109,20 @@ export function unescapeLine(line: string): string | null {
 }
 
 /**
+ * Where {@link escapeLine} puts its backslashes: offsets in `line`, ascending
+ * (each backslash goes before the character at that offset).
+ *
+ * @param line one line (no `\n`)
+ * @returns zero, one or two offsets
+ */
+export function escapePoints(line: string): number[] {
+  const i = leadPoint(line, 0);
+  const c = cmdPoint(line, 0);
+  if (c === -1) return i === -1 ? [] : [i];
+  return i === -1 ? [c] : [i, c];
+}
+
+/**
  * Adds one backslash at each escape point that applies to `line`, so that
  * {@link unescapeLine} gives `line` back and neither parser reads it as a
  * fence, `[[`, command block, xml block or header.
@@ -124,10 +138,11 @@ export function unescapeLine(line: string): string | null {
  * ```
  */
 export function escapeLine(line: string): string {
-  let l = line;
-  const c = cmdPoint(l, 0);
-  if (c !== -1) l = l.slice(0, c) + "\\" + l.slice(c);
-  const i = leadPoint(line, 0);
-  if (i !== -1) l = l.slice(0, i) + "\\" + l.slice(i);
-  return l;
+  let out = "";
+  let at = 0;
+  for (const p of escapePoints(line)) {
+    out += line.slice(at, p) + "\\";
+    at = p;
+  }
+  return at === 0 && out === "" ? line : out + line.slice(at);
 }

@@ -15,11 +15,14 @@
  *   block on (its closer is anywhere in the chat, even on the same line or
  *   earlier) is escaped.
  *
+ * Like the parser, it works on positions in the body, slices a line only
+ * when a rare rule needs it as a string, and builds the result once.
+ *
  * @module
  */
-import { escapeLine, isEscapedLine } from "./escape.ts";
+import { escapePoints, isEscapedLine } from "./escape.ts";
 import { CMD_OPEN, lastCloserOffsets, XML_CLOSE, XML_OPEN } from "./parse.ts";
-import { firstNonSpace, isHeaderLine, rubyStrip } from "./text.ts";
+import { firstNonSpace, roleNameLength, stripRange } from "./text.ts";
 
 /** What the guard needs to know about the rest of the printed chat. */
 export interface GuardContext {
@@ -36,47 +39,73 @@ export interface GuardContext {
  */
 const MAYBE_SPECIAL = /(?:^|\n)[ \t\v\f\r\0]*(?:```|\[\[|<|\\)|(?:^|\n)[a-z0-9_]+:|:--/;
 
-/** The stripped line, if it starts with ```` ``` ````. */
-function isFence(s: string): boolean {
-  return s.startsWith("```");
-}
-
-/** A line the Ruby parser acts on inside any block: `[[` or a cmd opener. */
-function hijacks(line: string, s: string): boolean {
-  return s.startsWith("[[") || (line.includes(":-- ") && CMD_OPEN.test(s));
-}
-
 /**
- * The line that closes the fence opened on line `i`, or -1 if none does
- * within the body or a line before it would hijack the block in Ruby.
+ * A test "does the line [from, to) contain `needle`?" that remembers the next
+ * occurrence, so a forward walk searches the body once (scans that go back
+ * to an earlier line search again from there).
  */
-function fenceEnd(lines: string[], i: number): number {
-  for (let k = i + 1; k < lines.length; k++) {
-    const line = lines[k]!;
-    const s = rubyStrip(line);
-    if (isFence(s)) return k;
-    if (hijacks(line, s)) return -1;
-  }
-  return -1;
-}
-
-/**
- * The line that closes the xml block `tag` opened on line `i` (its first
- * closing tag is `</tag>`), and whether it does so within the body without a
- * line Ruby would drop or act on: `{end}` or `{fail}`, the line where the scan
- * stopped (any later opener of the same tag before it fails too).
- */
-function xmlEnd(lines: string[], i: number, tag: string): { end: number } | { fail: number } {
-  for (let k = i + 1; k < lines.length; k++) {
-    const line = lines[k]!;
-    const s = rubyStrip(line);
-    if (isFence(s) || hijacks(line, s)) return { fail: k };
-    if (line.includes("</")) {
-      const m = XML_CLOSE.exec(s);
-      if (m !== null && m[1] === tag) return { end: k };
+function contains(body: string, needle: string): (from: number, to: number) => boolean {
+  let searched = Infinity; // searched from there on (none yet)
+  let at = -1;
+  return (from, to) => {
+    if (from < searched || (at !== -1 && at < from)) {
+      searched = from;
+      at = body.indexOf(needle, from);
     }
-  }
-  return { fail: lines.length };
+    return at !== -1 && at < to;
+  };
+}
+
+/** Line helpers over one body. */
+function scanner(body: string) {
+  const hasCmdMarker = contains(body, ":-- ");
+  const hasCloser = contains(body, "</");
+  const hasCmdEscape = contains(body, ":--\\");
+  const lineEnd = (from: number): number => {
+    const nl = body.indexOf("\n", from);
+    return nl === -1 ? body.length : nl;
+  };
+  /** True if the stripped line (first non-space at `i`) starts with a fence. */
+  const isFence = (i: number, to: number): boolean => i + 3 <= to && body.startsWith("```", i);
+  /** Rows 3/4 in Ruby (any mode): the line [from, to) opens `[[` or a command block. */
+  const hijacks = (from: number, i: number, to: number): boolean =>
+    (body.charCodeAt(i) === 91 && body.charCodeAt(i + 1) === 91) ||
+    (hasCmdMarker(from, to) && CMD_OPEN.test(stripRange(body, from, to)));
+  /**
+   * Start of the line after the one that closes the fence opened before
+   * `from`, or -1 if none does or a line before it would hijack it in Ruby.
+   */
+  const fenceEnd = (from: number): number => {
+    for (let pos = from; pos <= body.length;) {
+      const to = lineEnd(pos);
+      const i = firstNonSpace(body, pos, to);
+      if (isFence(i, to)) return to + 1;
+      if (hijacks(pos, i, to)) return -1;
+      pos = to + 1;
+    }
+    return -1;
+  };
+  /**
+   * Start of the line after the one closing xml block `tag` (its first
+   * closing tag is `</tag>`) opened before `from`; or `-h - 1`, h the start
+   * of the line where the scan stopped: one Ruby would drop or act on, or the
+   * end of the body (any later opener of `tag` before h fails too).
+   */
+  const xmlEnd = (from: number, tag: string): number => {
+    let pos = from;
+    while (pos <= body.length) {
+      const to = lineEnd(pos);
+      const i = firstNonSpace(body, pos, to);
+      if (isFence(i, to) || hijacks(pos, i, to)) return -pos - 1;
+      if (hasCloser(pos, to)) {
+        const m = XML_CLOSE.exec(stripRange(body, pos, to));
+        if (m !== null && m[1] === tag) return to + 1;
+      }
+      pos = to + 1;
+    }
+    return -pos - 1;
+  };
+  return { lineEnd, hasCmdMarker, hasCmdEscape, isFence, hijacks, fenceEnd, xmlEnd };
 }
 
 /**
@@ -88,56 +117,62 @@ function xmlEnd(lines: string[], i: number, tag: string): { end: number } | { fa
  */
 export function guardBody(body: string, ctx: GuardContext): string {
   if (!MAYBE_SPECIAL.test(body)) return body;
-  const lines = body.split("\n");
-  let changed = false;
-  const escape = (i: number) => {
-    lines[i] = escapeLine(lines[i]!);
-    changed = true;
-  };
+  const scan = scanner(body);
+  const inserts: number[] = []; // offsets before which a `\` goes, ascending
   let closers: Map<string, number> | null = null;
   const xmlFail = new Map<string, number>();
-  let at = 0; // offset of line i in body
-  for (let i = 0; i < lines.length;) {
-    const line = lines[i]!;
-    const next = at + line.length + 1;
-    const c0 = line.charCodeAt(firstNonSpace(line, 0, line.length));
-    let end = i; // the last line this step covers
+  for (let pos = 0; pos <= body.length;) {
+    const to = scan.lineEnd(pos);
+    const next = to + 1;
+    const i = firstNonSpace(body, pos, to);
+    const c0 = i < to ? body.charCodeAt(i) : -1;
+    let after = next; // start of the first line this step does not cover
+    let escape = false;
     let rubyXml = false;
-    if (c0 === 96 /* ` */ || c0 === 91 /* [ */ || c0 === 60 /* < */ || line.includes(":-- ")) {
-      const s = rubyStrip(line);
-      if (isFence(s)) {
-        const j = fenceEnd(lines, i);
-        if (j === -1) escape(i);
-        else end = j;
-      } else if (hijacks(line, s)) {
-        escape(i);
-      } else if (c0 === 60) {
-        const m = XML_OPEN.exec(s);
-        if (m !== null) {
-          const tag = m[1]!;
-          closers ??= lastCloserOffsets(body);
-          const opens = !line.includes(`</${tag}>`) &&
-            ((closers.get(tag) ?? -1) >= next || ctx.closedLater(tag));
-          if (opens) {
-            const failed = (xmlFail.get(tag) ?? -1) > i;
-            const r = failed ? null : xmlEnd(lines, i, tag);
-            if (r !== null && "end" in r) end = r.end;
-            else {
-              if (r !== null) xmlFail.set(tag, r.fail);
-              escape(i);
-            }
-          } else {
-            rubyXml = ctx.closedAnywhere(tag);
+    let decided = false;
+    if (c0 === 96 /* ` */ && scan.isFence(i, to)) {
+      decided = true;
+      const end = scan.fenceEnd(next);
+      if (end === -1) escape = true;
+      else after = end;
+    } else if (
+      (c0 === 91 /* [ */ || scan.hasCmdMarker(pos, to)) && scan.hijacks(pos, i, to)
+    ) {
+      decided = escape = true;
+    } else if (c0 === 60 /* < */) {
+      const m = XML_OPEN.exec(stripRange(body, pos, to));
+      if (m !== null) {
+        const tag = m[1]!;
+        closers ??= lastCloserOffsets(body);
+        const opens = !body.slice(pos, to).includes(`</${tag}>`) &&
+          ((closers.get(tag) ?? -1) >= next || ctx.closedLater(tag));
+        if (opens) {
+          decided = true;
+          const end = (xmlFail.get(tag) ?? -1) > pos ? -1 : scan.xmlEnd(next, tag);
+          if (end >= 0) after = end;
+          else {
+            if (end < -1) xmlFail.set(tag, -end - 1);
+            escape = true;
           }
+        } else {
+          rubyXml = ctx.closedAnywhere(tag);
         }
       }
     }
-    if (end === i && lines[i] === line) {
-      if (isHeaderLine(line) || isEscapedLine(line) || rubyXml) escape(i);
+    if (!decided) {
+      const n = roleNameLength(body, pos);
+      escape = rubyXml || (n > 0 && pos + n < to && body.charCodeAt(pos + n) === 58) ||
+        ((c0 === 92 || scan.hasCmdEscape(pos, to)) && isEscapedLine(body.slice(pos, to)));
     }
-    at = next;
-    for (let k = i + 1; k <= end; k++) at += lines[k]!.length + 1;
-    i = end + 1;
+    if (escape) { for (const p of escapePoints(body.slice(pos, to))) inserts.push(pos + p); }
+    pos = after;
   }
-  return changed ? lines.join("\n") : body;
+  if (inserts.length === 0) return body;
+  let out = "";
+  let at = 0;
+  for (const p of inserts) {
+    out += body.slice(at, p) + "\\";
+    at = p;
+  }
+  return out + body.slice(at);
 }

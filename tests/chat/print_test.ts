@@ -100,6 +100,11 @@ Deno.test("escapeContent D1/D26: lines the parser would claim outside blocks get
     "\\```\n\\x:--\\ y {{{\n\\```\n\\user: out",
     "nor fences holding a command opener",
   );
+  assert.equal(
+    escapeContent("<a>\n<b x='1'>\nx </b></a>\n<b>bold</b> text"),
+    "\\<a>\n<b x='1'>\nx </b></a>\n\\<b>bold</b> text",
+    "a failed lookahead goes back: lines it passed are still read (found at 200k runs)",
+  );
 });
 
 Deno.test("print→parse: what is normalised, and what used to be lost now reads back", () => {
