@@ -12,7 +12,7 @@ import { ScoutError } from "../errors.ts";
 import type { Message } from "./types.ts";
 import { KEEP_EMPTY_BLOCK, lastCloserOffsets } from "./parse.ts";
 import { guardBody, type GuardContext } from "./print_guard.ts";
-import { rubyStrip } from "./text.ts";
+import { roleNameLength, rubyStrip } from "./text.ts";
 
 /** Roles printed on one line (`role: content`) when their content is single-line. */
 export const INLINE_ROLES: ReadonlySet<string> = new Set([
@@ -23,11 +23,13 @@ export const INLINE_ROLES: ReadonlySet<string> = new Set([
   "meta",
 ]);
 
-/** A role the parser reads back: a header word. */
-const HEADER_WORD = /^[a-z0-9_]+$/;
-
 /** The body of an empty message other than `clear`/`clear_tools`/`skip` (D27). */
 const EMPTY_MARKER = "[[\n]]";
+
+/** Object or array content, printed as JSON in block form. */
+function isStructured(content: unknown): boolean {
+  return content !== null && typeof content === "object";
+}
 
 /**
  * The text a message's content prints as, before escapes: objects as compact
@@ -39,15 +41,12 @@ function bodyText(content: unknown): string {
   return rubyStrip(String(content));
 }
 
-/** Object or array content, printed as JSON in block form. */
-function isStructured(content: unknown): boolean {
-  return content !== null && typeof content === "object";
-}
-
-/** The message's role, checked to be a header word (D28). */
+/** The message's role, checked to be a header word `[a-z0-9_]+` (D28). */
 function checkedRole(m: Message, index: number | null): string {
   const role = m.role as unknown;
-  if (typeof role === "string" && HEADER_WORD.test(role)) return role;
+  if (typeof role === "string" && role.length > 0 && roleNameLength(role) === role.length) {
+    return role;
+  }
   const which = index === null ? "a message" : `message ${index}`;
   const shown = typeof role === "string" ? JSON.stringify(role) : String(role);
   throw new ScoutError(
@@ -57,35 +56,43 @@ function checkedRole(m: Message, index: number | null): string {
   );
 }
 
-/**
- * Prints one message whose role is checked and body computed; `inline` says
- * the role may print on one line (not for structured content, §3.1).
- */
-function render(role: string, body: string, inline: boolean, ctx: GuardContext): string {
-  if (body === "") return KEEP_EMPTY_BLOCK.has(role) ? `${role}:` : `${role}:\n\n${EMPTY_MARKER}`;
-  if (inline && INLINE_ROLES.has(role) && !body.includes("\n")) return `${role}: ${body}`;
-  return `${role}:\n\n${guardBody(body, ctx)}`;
+/** A guard context over a chat, for the message at `index` (moved by the caller). */
+interface ChatContext extends GuardContext {
+  index: number;
 }
 
 /**
  * The closing tags of a printed chat, for the guards' xml rules: the last
  * message holding each `</tag>`, found on first use.
  */
-function chatContext(bodies: readonly string[]): (i: number) => GuardContext {
+function chatContext(chat: readonly Message[]): ChatContext {
   let last: Map<string, number> | null = null;
   const lastMessage = () => {
     if (last !== null) return last;
     last = new Map();
-    for (let j = 0; j < bodies.length; j++) {
-      if (!bodies[j]!.includes("</")) continue;
-      for (const tag of lastCloserOffsets(bodies[j]!).keys()) last.set(tag, j);
+    for (let j = 0; j < chat.length; j++) {
+      const body = bodyText(chat[j]!.content);
+      if (!body.includes("</")) continue;
+      for (const tag of lastCloserOffsets(body).keys()) last.set(tag, j);
     }
     return last;
   };
-  return (i) => ({
-    closedLater: (tag) => (lastMessage().get(tag) ?? -1) > i,
+  const ctx: ChatContext = {
+    index: 0,
+    closedLater: (tag) => (lastMessage().get(tag) ?? -1) > ctx.index,
     closedAnywhere: (tag) => lastMessage().has(tag),
-  });
+  };
+  return ctx;
+}
+
+/** Prints one message whose role is checked (see {@link print}). */
+function render(role: string, content: unknown, ctx: GuardContext): string {
+  const body = bodyText(content);
+  if (body === "") return KEEP_EMPTY_BLOCK.has(role) ? `${role}:` : `${role}:\n\n${EMPTY_MARKER}`;
+  if (INLINE_ROLES.has(role) && !isStructured(content) && !body.includes("\n")) {
+    return `${role}: ${body}`;
+  }
+  return `${role}:\n\n${guardBody(body, ctx)}`;
 }
 
 /**
@@ -106,15 +113,20 @@ function chatContext(bodies: readonly string[]): (i: number) => GuardContext {
  * ```
  */
 export function print(chat: readonly Message[]): string {
-  const roles = chat.map((m, i) => checkedRole(m, i));
-  const bodies = chat.map((m) => bodyText(m.content));
-  const leadingEmpty = roles[0] === "user" && bodies[0] === "";
-  if (leadingEmpty && chat.length === 1) return "\nuser:";
-  const context = chatContext(bodies);
+  const n = chat.length;
+  let start = 0;
+  if (n > 0 && checkedRole(chat[0]!, 0) === "user" && bodyText(chat[0]!.content) === "") {
+    if (n === 1) return "\nuser:";
+    start = 1;
+  }
+  const ctx = chatContext(chat);
   let out = "\n";
-  for (let i = leadingEmpty ? 1 : 0; i < chat.length; i++) {
-    if (out.length > 1) out += "\n\n";
-    out += render(roles[i]!, bodies[i]!, !isStructured(chat[i]!.content), context(i));
+  for (let i = start; i < n; i++) {
+    const m = chat[i]!;
+    const role = checkedRole(m, i);
+    if (i > start) out += "\n\n";
+    ctx.index = i;
+    out += render(role, m.content, ctx);
   }
   return out;
 }
@@ -134,9 +146,7 @@ export function print(chat: readonly Message[]): string {
  * ```
  */
 export function printMessage(m: Message): string {
-  const role = checkedRole(m, null);
-  const body = bodyText(m.content);
-  return render(role, body, !isStructured(m.content), chatContext([body])(0));
+  return render(checkedRole(m, null), m.content, chatContext([m]));
 }
 
 /**
@@ -154,5 +164,5 @@ export function printMessage(m: Message): string {
  * ```
  */
 export function escapeContent(content: string): string {
-  return guardBody(content, chatContext([content])(0));
+  return guardBody(content, chatContext([{ role: "user", content }]));
 }

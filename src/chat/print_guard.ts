@@ -33,11 +33,29 @@ export interface GuardContext {
 }
 
 /**
- * A body without any line that starts (after spaces) with ```` ``` ````,
- * `[[`, `<` or `\`, without a column-0 header and without `:--` needs no
- * escape: the common case, found with one scan.
+ * True unless the body has no line that starts (after spaces) with
+ * ```` ``` ````, `[[`, `<` or `\`, no column-0 `[a-z0-9_]+:` and no `:--`:
+ * such a body needs no escape. The common case, found with one pass (faster
+ * than the equivalent regular expression).
  */
-const MAYBE_SPECIAL = /(?:^|\n)[ \t\v\f\r\0]*(?:```|\[\[|<|\\)|(?:^|\n)[a-z0-9_]+:|:--/;
+function maybeSpecial(b: string): boolean {
+  if (b.includes(":--")) return true;
+  for (let pos = 0;;) {
+    let i = pos;
+    let c = b.charCodeAt(i);
+    while (c === 32 || c === 9 || c === 0 || (c >= 11 && c <= 13)) c = b.charCodeAt(++i);
+    if (c === 60 /* < */ || c === 92 /* \ */) return true;
+    if (c === 96 /* ` */ && b.startsWith("```", i)) return true;
+    if (c === 91 /* [ */ && b.charCodeAt(i + 1) === 91) return true;
+    if (i === pos) {
+      const n = roleNameLength(b, i);
+      if (n > 0 && b.charCodeAt(i + n) === 58 /* : */) return true;
+    }
+    const nl = b.indexOf("\n", i);
+    if (nl === -1) return false;
+    pos = nl + 1;
+  }
+}
 
 /**
  * A test "does the line [from, to) contain `needle`?" that remembers the next
@@ -56,10 +74,24 @@ function contains(body: string, needle: string): (from: number, to: number) => b
   };
 }
 
+/**
+ * Memoises a search "first qualifying offset at or after `from`": the answer
+ * for `from` holds for every start up to it, so a forward walk searches once.
+ */
+function remember(find: (from: number) => number): (from: number) => number {
+  let asked = Infinity;
+  let found = -1;
+  return (from) => {
+    if (from >= asked && from <= found) return found;
+    asked = from;
+    found = find(from);
+    return found;
+  };
+}
+
 /** Line helpers over one body. */
 function scanner(body: string) {
   const hasCmdMarker = contains(body, ":-- ");
-  const hasCloser = contains(body, "</");
   const hasCmdEscape = contains(body, ":--\\");
   const lineEnd = (from: number): number => {
     const nl = body.indexOf("\n", from);
@@ -72,18 +104,39 @@ function scanner(body: string) {
     (body.charCodeAt(i) === 91 && body.charCodeAt(i + 1) === 91) ||
     (hasCmdMarker(from, to) && CMD_OPEN.test(stripRange(body, from, to)));
   /**
+   * Start of the first line at or after `from` (a line start) whose stripped
+   * form starts with `needle`, or `body.length + 1` if none: found by
+   * searching the needle, not by walking lines.
+   */
+  const lineStarting = (needle: string) => (from: number): number => {
+    for (let k = body.indexOf(needle, from); k !== -1; k = body.indexOf(needle, k + 1)) {
+      const start = body.lastIndexOf("\n", k - 1) + 1;
+      if (firstNonSpace(body, start, k) === k) return start;
+    }
+    return body.length + 1;
+  };
+  /** Start of the first command-opener line at or after `from`, or `body.length + 1`. */
+  const cmdLine = (from: number): number => {
+    for (let k = body.indexOf(":-- ", from); k !== -1; k = body.indexOf(":-- ", k + 1)) {
+      const start = body.lastIndexOf("\n", k - 1) + 1;
+      const to = lineEnd(k);
+      if (CMD_OPEN.test(stripRange(body, start, to))) return start;
+      k = to;
+    }
+    return body.length + 1;
+  };
+  const fenceLine = remember(lineStarting("```"));
+  const squareLine = remember(lineStarting("[["));
+  const cmdOpenLine = remember(cmdLine);
+  /**
    * Start of the line after the one that closes the fence opened before
    * `from`, or -1 if none does or a line before it would hijack it in Ruby.
    */
   const fenceEnd = (from: number): number => {
-    for (let pos = from; pos <= body.length;) {
-      const to = lineEnd(pos);
-      const i = firstNonSpace(body, pos, to);
-      if (isFence(i, to)) return to + 1;
-      if (hijacks(pos, i, to)) return -1;
-      pos = to + 1;
-    }
-    return -1;
+    const close = fenceLine(from);
+    if (close > body.length) return -1;
+    if (squareLine(from) < close || cmdOpenLine(from) < close) return -1;
+    return lineEnd(close) + 1;
   };
   /**
    * Start of the line after the one closing xml block `tag` (its first
@@ -92,18 +145,15 @@ function scanner(body: string) {
    * end of the body (any later opener of `tag` before h fails too).
    */
   const xmlEnd = (from: number, tag: string): number => {
-    let pos = from;
-    while (pos <= body.length) {
-      const to = lineEnd(pos);
-      const i = firstNonSpace(body, pos, to);
-      if (isFence(i, to) || hijacks(pos, i, to)) return -pos - 1;
-      if (hasCloser(pos, to)) {
-        const m = XML_CLOSE.exec(stripRange(body, pos, to));
-        if (m !== null && m[1] === tag) return to + 1;
-      }
-      pos = to + 1;
+    const stop = Math.min(fenceLine(from), squareLine(from), cmdOpenLine(from));
+    for (let k = body.indexOf("</", from); k !== -1 && k < stop; k = body.indexOf("</", k)) {
+      const start = body.lastIndexOf("\n", k - 1) + 1;
+      const to = lineEnd(k);
+      const m = XML_CLOSE.exec(stripRange(body, start, to));
+      if (m !== null && m[1] === tag) return to + 1;
+      k = to;
     }
-    return -pos - 1;
+    return -stop - 1;
   };
   return { lineEnd, hasCmdMarker, hasCmdEscape, isFence, hijacks, fenceEnd, xmlEnd };
 }
@@ -116,7 +166,7 @@ function scanner(body: string) {
  * @returns the body to print (`body` itself when nothing needs an escape)
  */
 export function guardBody(body: string, ctx: GuardContext): string {
-  if (!MAYBE_SPECIAL.test(body)) return body;
+  if (!maybeSpecial(body)) return body;
   const scan = scanner(body);
   const inserts: number[] = []; // offsets before which a `\` goes, ascending
   let closers: Map<string, number> | null = null;
