@@ -232,3 +232,55 @@ Deno.test("property: the position-based parser reads text exactly as the line-by
     { numRuns: 5000 },
   );
 });
+
+Deno.test("parse D26: escaped fences, [[, tags and command openers lose one backslash outside blocks", () => {
+  assert.deepEqual(
+    parse("user:\n\n\\```ts\n  \\[[x]]\n\\<a>\nx\n</a>\n\\sh:--\\ ls {{{\nuser: real"),
+    [
+      { role: "user", content: "" },
+      { role: "user", content: "```ts\n  [[x]]\n<a>\nx\n</a>\nsh:-- ls {{{" },
+      { role: "user", content: "real" },
+    ],
+  );
+  // Before D26 these lines kept their backslash, and `\sh:-- ls {{{` is still a command
+  // opener (the leading backslash is part of `\S*`), as in Ruby.
+  assert.deepEqual(parse("\\sh:-- ls {{{\nx\nsh:-- ls }}}"), [
+    { role: "user", content: '<cmd_output cmd="ls">\nx\n</cmd_output>' },
+  ]);
+  // Inside blocks nothing is unescaped; `\\` keeps one.
+  assert.deepEqual(parse("```\n\\```\n\\[[\n```\n\\\\```"), [
+    { role: "user", content: "```\n\\```\n\\[[\n```\n\\```" },
+  ]);
+  // A header-shaped `word:--\ … {{{` stays a header (row 8 comes first).
+  assert.deepEqual(parse("sh:--\\ ls {{{"), [
+    { role: "user", content: "" },
+    { role: "sh", content: "--\\ ls {{{" },
+  ]);
+});
+
+Deno.test("parse D27: a block whose body is only an empty [[ ]] is an empty message", () => {
+  assert.deepEqual(parse("system:\n\n[[\n]]\n\nuser: hi"), [
+    { role: "user", content: "" },
+    { role: "system", content: "" },
+    { role: "user", content: "hi" },
+  ]);
+  assert.deepEqual(parse("user: a\nassistant:\n\n[[\n]]"), [
+    { role: "user", content: "" },
+    { role: "user", content: "a" },
+    { role: "assistant", content: "" },
+  ]);
+  // Hand-written files without the marker read as before: the empty block is dropped.
+  assert.deepEqual(parse("system:\n\nuser: hi"), [
+    { role: "user", content: "" },
+    { role: "user", content: "hi" },
+  ]);
+  // Only right after a block header, and only when nothing else is in the body.
+  assert.deepEqual(parse("[[\n]]\nuser: a\n[[\n]]"), [
+    { role: "user", content: "" },
+    { role: "user", content: "a" },
+  ]);
+  assert.deepEqual(parse("note:\n\n[[\nx\n]]"), [
+    { role: "user", content: "" },
+    { role: "note", content: "x" },
+  ]);
+});
