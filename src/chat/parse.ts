@@ -225,9 +225,8 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
 
   // Next offsets of the substrings some rules look for in a line (-1: none
   // left), searched again only once passed: linear on any text.
-  let cmdOpenAt = 0; // ":-- "
+  let cmdAt = 0; // ":--" (rows 4 and the D26 command escape)
   let cmdCloseAt = 0; // ":--"
-  let cmdEscAt = 0; // ":--\\"
   let xmlCloseAt = 0; // "</"
 
   let pos = 0;
@@ -242,7 +241,7 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
     if (mode === Mode.None) {
       const i = firstNonSpace(text, from, nl);
       const c0 = i === nl ? -1 : text.charCodeAt(i);
-      if (cmdOpenAt !== -1 && cmdOpenAt < from) cmdOpenAt = text.indexOf(":-- ", from);
+      if (cmdAt !== -1 && cmdAt < from) cmdAt = text.indexOf(":--", from);
       if (c0 === 96 /* ` */ && i + 3 <= nl && text.startsWith("```", i)) {
         mode = Mode.Fence;
         addRange(from, nl);
@@ -252,7 +251,7 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
         if (freshBlock) sawSquare = true;
         if (!isBlank(rest)) addText(rest);
       } else if (
-        cmdOpenAt !== -1 && cmdOpenAt < nl && CMD_OPEN.test(rubyStrip(text.slice(from, nl)))
+        cmdAt !== -1 && cmdAt < nl && CMD_OPEN.test(rubyStrip(text.slice(from, nl)))
       ) {
         mode = Mode.Cmd;
         const replaced = text.slice(from, nl).replace(
@@ -279,16 +278,13 @@ function parseCore(text: string, initialRole: string, lines: number[] | null): C
             headerLine = 0;
             if (RESET_TO_USER.has(name)) role = "user";
           }
-        } else {
+        } else if (c0 === 92 /* \ */ || (cmdAt !== -1 && cmdAt < nl)) {
           // D26 escapes: a lead `\` (first non-space) or one after a `:--`.
-          if (c0 !== 92 && cmdEscAt !== -1 && cmdEscAt < from) {
-            cmdEscAt = text.indexOf(":--\\", from);
-          }
-          const u = c0 === 92 || (cmdEscAt !== -1 && cmdEscAt < nl)
-            ? unescapeLine(text.slice(from, nl))
-            : null;
+          const u = unescapeLine(text.slice(from, nl));
           if (u !== null) addText(u);
           else addRange(from, nl);
+        } else {
+          addRange(from, nl);
         }
       }
     } else if (mode === Mode.Fence) {

@@ -91,8 +91,8 @@ function remember(find: (from: number) => number): (from: number) => number {
 
 /** Line helpers over one body. */
 function scanner(body: string) {
-  const hasCmdMarker = contains(body, ":-- ");
-  const hasCmdEscape = contains(body, ":--\\");
+  // ":--" on a line: a prefilter for command openers and command escapes.
+  const hasCmdMarker = contains(body, ":--");
   const lineEnd = (from: number): number => {
     const nl = body.indexOf("\n", from);
     return nl === -1 ? body.length : nl;
@@ -155,7 +155,7 @@ function scanner(body: string) {
     }
     return -stop - 1;
   };
-  return { lineEnd, hasCmdMarker, hasCmdEscape, isFence, hijacks, fenceEnd, xmlEnd };
+  return { lineEnd, hasCmdMarker, isFence, hijacks, fenceEnd, xmlEnd };
 }
 
 /**
@@ -212,7 +212,7 @@ export function guardBody(body: string, ctx: GuardContext): string {
     if (!decided) {
       const n = roleNameLength(body, pos);
       escape = rubyXml || (n > 0 && pos + n < to && body.charCodeAt(pos + n) === 58) ||
-        ((c0 === 92 || scan.hasCmdEscape(pos, to)) && isEscapedLine(body.slice(pos, to)));
+        ((c0 === 92 || scan.hasCmdMarker(pos, to)) && isEscapedLine(body.slice(pos, to)));
     }
     if (escape) { for (const p of escapePoints(body.slice(pos, to))) inserts.push(pos + p); }
     pos = after;
