@@ -33,9 +33,13 @@ function isStructured(content: unknown): boolean {
 
 /**
  * The text a message's content prints as, before escapes: objects as compact
- * JSON, null/undefined as empty, anything else as a trimmed string.
+ * JSON, null/undefined as empty, anything else as a trimmed string. It is
+ * also what the parser reads back.
+ *
+ * @param content message content
+ * @returns the content as printed text
  */
-function bodyText(content: unknown): string {
+export function bodyText(content: unknown): string {
   if (content === null || content === undefined) return "";
   if (isStructured(content)) return JSON.stringify(content) ?? "";
   return rubyStrip(String(content));
@@ -63,9 +67,11 @@ interface ChatContext extends GuardContext {
 
 /**
  * The closing tags of a printed chat, for the guards' xml rules: the last
- * message holding each `</tag>`, found on first use.
+ * message holding each `</tag>`, found on first use; `before` is text printed
+ * ahead of the chat (its closing tags count for Ruby's row 7).
  */
-function chatContext(chat: readonly Message[]): ChatContext {
+function chatContext(chat: readonly Message[], before = ""): ChatContext {
+  let earlier: Map<string, number> | null = null;
   let last: Map<string, number> | null = null;
   const lastMessage = () => {
     if (last !== null) return last;
@@ -80,7 +86,8 @@ function chatContext(chat: readonly Message[]): ChatContext {
   const ctx: ChatContext = {
     index: 0,
     closedLater: (tag) => (lastMessage().get(tag) ?? -1) > ctx.index,
-    closedAnywhere: (tag) => lastMessage().has(tag),
+    closedAnywhere: (tag) =>
+      lastMessage().has(tag) || (earlier ??= lastCloserOffsets(before)).has(tag),
   };
   return ctx;
 }
@@ -113,19 +120,52 @@ function render(role: string, content: unknown, ctx: GuardContext): string {
  * ```
  */
 export function print(chat: readonly Message[]): string {
+  return printMessages(chat, {});
+}
+
+/** Options of {@link printMessages}. */
+export interface PrintOptions {
+  /**
+   * The text goes after other messages (appending): print a leading empty
+   * `user` message too, since no parser adds it there.
+   */
+  keepLeadingEmpty?: boolean;
+  /** Print the first message, a `user` one, as text before any header. */
+  headerlessFirst?: boolean;
+  /** Text that will precede the printed messages (its closing tags count, D26). */
+  before?: string;
+}
+
+/**
+ * {@link print} with options for text that is not a whole chat file on its
+ * own (see {@link PrintOptions}).
+ *
+ * @param chat messages; every role must be a header word `[a-z0-9_]+`
+ * @param opts options
+ * @returns chat text, starting with `\n` unless `headerlessFirst`
+ * @throws {ScoutError} `chat_print` when a role is not a header word
+ */
+export function printMessages(chat: readonly Message[], opts: PrintOptions): string {
   const n = chat.length;
   let start = 0;
-  if (n > 0 && checkedRole(chat[0]!, 0) === "user" && bodyText(chat[0]!.content) === "") {
+  if (
+    !opts.keepLeadingEmpty && n > 0 && checkedRole(chat[0]!, 0) === "user" &&
+    bodyText(chat[0]!.content) === ""
+  ) {
     if (n === 1) return "\nuser:";
     start = 1;
   }
-  const ctx = chatContext(chat);
+  const ctx = chatContext(chat, opts.before);
   let out = "\n";
   for (let i = start; i < n; i++) {
     const m = chat[i]!;
     const role = checkedRole(m, i);
-    if (i > start) out += "\n\n";
     ctx.index = i;
+    if (i === 0 && opts.headerlessFirst && role === "user") {
+      out = guardBody(bodyText(m.content), ctx);
+      continue;
+    }
+    if (i > start) out += "\n\n";
     out += render(role, m.content, ctx);
   }
   return out;

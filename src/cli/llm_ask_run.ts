@@ -13,6 +13,7 @@ import { parseJson } from "../chat/json.ts";
 import { extractOptions } from "../chat/options.ts";
 import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
+import { appendChatText } from "../chat/print_append.ts";
 import { tokenTotals } from "../chat/trace.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
@@ -38,12 +39,8 @@ export const LLM_ASK_JSON_VERSION = 1;
  */
 export async function appendToChat(path: string, messages: readonly Message[]): Promise<void> {
   if (messages.length === 0) return;
-  const body = print(messages as Message[]);
   const existing = exists(path) ? await readText(path) : "";
-  const text = existing.trim() === ""
-    ? body.replace(/^\n/, "") + "\n"
-    : existing.replace(/\s+$/, "") + "\n" + body + "\n";
-  await writeFileAtomic(path, text);
+  await writeFileAtomic(path, appendChatText(existing, messages));
 }
 
 async function loadSchema(file: string, cwd: string): Promise<unknown> {

@@ -240,3 +240,24 @@ Deno.test("print is a fixed point: chat parse --json | chat print, twice", () =>
     if (t === "hello\nuser: hi") assert.notEqual(oldPrint(parse(oldOnce)), oldOnce);
   }
 });
+
+Deno.test("append (llm ask -o): an open tag in the file is not closed by the appended answer", async () => {
+  const { appendChatText } = await import("../../src/chat/print_append.ts");
+  const existing = "user:\n\n<think>\nplan\n"; // written before the fix: the tag had no closer
+  const added = [{ role: "assistant", content: "done\n</think>" }, {
+    role: "meta",
+    content: "pt=1",
+  }];
+  const naive = existing.trimEnd() + "\n" + print(added) + "\n";
+  assert.deepEqual(parse(naive).map((m) => m.role), ["user", "user", "meta"], "answer swallowed");
+  const text = appendChatText(existing, added);
+  assert.equal(text, "user:\n\n\\<think>\nplan\n\nassistant:\n\ndone\n</think>\n\nmeta: pt=1\n");
+  const want = [...parse(existing), { role: "assistant", content: "done\n</think>" }, added[1]!];
+  assert.deepEqual(parse(text), want);
+  assertRubyReads(text, want);
+  // Without a hazard the old text is kept byte for byte.
+  assert.equal(
+    appendChatText("hi\n\n\n", [{ role: "assistant", content: "x" }]),
+    "hi\n\nassistant:\n\nx\n",
+  );
+});

@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { INLINE_ROLES, parse, print } from "../../src/chat/mod.ts";
+import type { Chat, Message } from "../../src/chat/mod.ts";
+import { appendChatText } from "../../src/chat/print_append.ts";
 import { chatLikeText } from "../support/chat_like_text.ts";
 import { assertRubyReads, expectedRead } from "../support/roundtrip.ts";
 
@@ -123,5 +125,39 @@ Deno.test("property: print is a fixed point of print ∘ parse on chat-like text
       assertRubyReads(once, expectedRead(parse(t)));
     }),
     { numRuns: Number(Deno.env.get("FIXED_POINT_RUNS") ?? 5000) },
+  );
+});
+
+/** The messages as the parser reads them back, without a leading empty one added. */
+function readBack(list: Message[]): Chat {
+  return expectedRead(list).slice(expectedRead(list).length - list.length);
+}
+
+Deno.test("property: appending to a printed chat reads back as both lists, in the port and in Ruby", () => {
+  fc.assert(
+    fc.property(messages, messages, (before, added) => {
+      const text = appendChatText(print(before) + "\n", added);
+      const want = before.length === 0 ? expectedRead(added) : [
+        ...expectedRead(before),
+        ...readBack(added),
+      ];
+      assert.deepEqual(parse(text), want);
+      assertRubyReads(text, want);
+    }),
+    { numRuns: 5000 },
+  );
+});
+
+Deno.test("property: appending to any chat-like text keeps its messages and adds the new ones", () => {
+  fc.assert(
+    fc.property(chatLikeText, messages, (existing, added) => {
+      const old = parse(existing);
+      const want = added.length === 0 ? old : old.length === 0 ? expectedRead(added) : [
+        ...old,
+        ...readBack(added),
+      ];
+      assert.deepEqual(parse(appendChatText(existing, added)), want);
+    }),
+    { numRuns: 5000 },
   );
 });

@@ -1,0 +1,90 @@
+/**
+ * Appending messages to the text of a chat file so that the whole file reads
+ * back as its old messages followed by the new ones (`docs/spec-notes/chat.md`,
+ * D26 "Appending").
+ *
+ * Printing the new messages after the old text is not always enough: an
+ * opening tag in the old text that had no closing tag after it becomes a block
+ * once the new text brings one (for the port, and for Ruby, which looks for
+ * the closer anywhere), and a hand-written file may end inside a block. The
+ * appended text is therefore checked by parsing; if it does not read back as
+ * expected, the whole chat is printed again.
+ *
+ * @module
+ */
+import type { Message } from "./types.ts";
+import { lastCloserOffsets, parse, XML_OPEN } from "./parse.ts";
+import { bodyText, printMessages } from "./print.ts";
+import { isRubySpace } from "./text.ts";
+
+/** Same roles and contents (extra fields aside). */
+function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
+  return a.length === b.length &&
+    a.every((m, i) => m.role === b[i]!.role && m.content === b[i]!.content);
+}
+
+/** The tags of the lines of `text` that have an opening-tag shape. */
+function openingTags(text: string): Set<string> {
+  const tags = new Set<string>();
+  for (let pos = 0; pos <= text.length;) {
+    let nl = text.indexOf("\n", pos);
+    if (nl === -1) nl = text.length;
+    let i = pos;
+    while (i < nl && isRubySpace(text.charCodeAt(i))) i++;
+    if (text.charCodeAt(i) === 60 /* < */) {
+      const m = XML_OPEN.exec(text.slice(i, nl));
+      if (m !== null) tags.add(m[1]!);
+    }
+    pos = nl + 1;
+  }
+  return tags;
+}
+
+/**
+ * True if a tag closed in `added` but nowhere in `head` has an opening-tag
+ * line in `head`: Ruby (whose row 7 looks for the closer anywhere) would now
+ * open a block there.
+ */
+function opensEarlierTag(head: string, added: string): boolean {
+  const newClosers = [...lastCloserOffsets(added).keys()];
+  if (newClosers.length === 0) return false;
+  const old = lastCloserOffsets(head);
+  const opening = openingTags(head);
+  return newClosers.some((tag) => !old.has(tag) && opening.has(tag));
+}
+
+/**
+ * The text of a chat file after appending `messages` to `existing`: the old
+ * text with trailing whitespace removed, a blank line, the new messages and a
+ * final newline; or, when that would not read back as the old messages
+ * followed by the new ones (in the port or in Ruby), the whole chat printed
+ * again. An empty or blank `existing` gives the printed messages.
+ *
+ * @param existing current text of the chat file ("" when it does not exist)
+ * @param messages messages to add; roles must be header words
+ * @returns the new file text
+ * @throws {ScoutError} `chat_print` when a role is not a header word
+ *
+ * @example
+ * ```ts
+ * import { appendChatText } from "./print_append.ts";
+ * appendChatText("user: hi\n", [{ role: "assistant", content: "hello" }]);
+ * // "user: hi\n\nassistant:\n\nhello\n"
+ * ```
+ */
+export function appendChatText(existing: string, messages: readonly Message[]): string {
+  if (messages.length === 0) return existing;
+  let end = existing.length;
+  while (end > 0 && isRubySpace(existing.charCodeAt(end - 1))) end--;
+  const head = existing.slice(0, end);
+  if (head === "") return printMessages(messages, {}).replace(/^\n/, "") + "\n";
+  const added = printMessages(messages, { keepLeadingEmpty: true, before: head });
+  const text = head + "\n" + added + "\n";
+  const old = parse(head);
+  const want = [...old, ...messages.map((m) => ({ role: m.role, content: bodyText(m.content) }))];
+  if (sameMessages(parse(text), want) && !opensEarlierTag(head, added)) return text;
+  // Print everything again; text before the first header stays headerless.
+  const leadingText = old.length > 0 && !(old[0]!.role === "user" && old[0]!.content === "");
+  return printMessages([...old, ...messages], { headerlessFirst: leadingText })
+    .replace(/^\n/, "") + "\n";
+}
