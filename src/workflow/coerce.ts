@@ -112,10 +112,8 @@ function baseSchema(type: string, def: InputSpec): ZodType {
       return z.unknown();
     case "binary":
       return z.union([z.string(), z.instanceof(Uint8Array)]);
-    case "select": {
-      const options = selectOptionsOf(def);
-      return options.length > 0 ? z.enum(options as [string, ...string[]]) : z.string();
-    }
+    case "select": // options are advisory (§1.3): a value outside them is accepted, with a warning
+      return z.string();
     default:
       return z.string();
   }
@@ -132,6 +130,24 @@ function describe(value: unknown): string {
 }
 
 /**
+ * The warning for a select value outside its options (Scout runs such jobs;
+ * §1.3), or null when the value is one of them or the input has none.
+ *
+ * @param value coerced value
+ * @param def the input (with its name)
+ * @param where context for the message (e.g. `Baking/whisk`)
+ * @returns the warning text or null
+ */
+export function selectWarning(value: unknown, def: InputDef, where: string): string | null {
+  if (def.type !== "select" || typeof value !== "string") return null;
+  const options = selectOptionsOf(def);
+  if (options.length === 0 || options.includes(value)) return null;
+  return `Input "${def.name}" of ${where} is ${describe(value)}, not one of ${
+    options.map((o) => JSON.stringify(o)).join(", ")
+  }; using it anyway`;
+}
+
+/**
  * Validates a coerced value against its Scout type and the input's own zod
  * schema. Null/undefined (not provided) and jobs pass.
  *
@@ -144,10 +160,7 @@ export function validateInput(value: unknown, def: InputDef, where: string): voi
   if (value === null || value === undefined || isJob(value)) return;
   const base = baseSchema(def.type, def).safeParse(value);
   if (!base.success) {
-    const options = def.type === "select" ? selectOptionsOf(def) : [];
-    const expected = options.length > 0
-      ? `one of ${options.map((o) => JSON.stringify(o)).join(", ")}`
-      : def.type;
+    const expected = def.type;
     throw new ScoutError(
       "parameter",
       `Input "${def.name}" of ${where} expects ${expected}, got ${describe(value)}`,

@@ -38,6 +38,23 @@ export function backtraceOf(e: unknown): string[] {
 }
 
 /**
+ * The error a failure really is: a `job_failed` wrapper added while the
+ * error travelled up from a dependency (`Job "…" failed: …`) is peeled off,
+ * so a parent records the dependency's own class and message (§5, §3.2).
+ *
+ * @param e what was thrown
+ * @returns the innermost error that is not such a wrapper
+ */
+export function rootFailure(e: unknown): unknown {
+  let cur = e;
+  while (
+    isScoutError(cur) && cur.code === "job_failed" && typeof cur.job === "string" &&
+    cur.cause !== undefined
+  ) cur = cur.cause;
+  return cur;
+}
+
+/**
  * Message of any thrown value.
  *
  * @param e what was thrown

@@ -19,7 +19,7 @@ import {
   taskOf,
   type Workflow,
 } from "./define.ts";
-import { coerceInput, isDefaultValue, validateInput } from "./coerce.ts";
+import { coerceInput, isDefaultValue, selectWarning, validateInput } from "./coerce.ts";
 import { digestStr, pathRef } from "./digest.ts";
 import { isJob, JOB, type Job } from "./job_types.ts";
 import { infoDependencies, readJobInfoSync } from "./info.ts";
@@ -49,6 +49,11 @@ export interface CreateJobOptions {
   cwd?: string;
   /** Environment (default store, `~/`). */
   env?: Record<string, string | undefined>;
+  /**
+   * Receives warnings (a select value outside its options, §1.3), each once
+   * per call; the CLI prints them on stderr. Default: none reported.
+   */
+  warn?: (message: string) => void;
 }
 
 interface BuildContext {
@@ -57,6 +62,8 @@ interface BuildContext {
   cwd: string;
   env: Record<string, string | undefined>;
   memo: Map<string, Job>;
+  warn: (message: string) => void;
+  warned: Set<string>;
 }
 
 const MAX_ID = 150;
@@ -131,6 +138,38 @@ function isFromDep(v: unknown): v is FromDep {
     typeof (v as FromDep).fromDep === "string" && Object.keys(v).length === 1;
 }
 
+/**
+ * A Ruby symbol that named nothing (§1.4 step 4: `dep :t, x: :name` with no
+ * dependency, provided value or option for `name`): the dependency gets the
+ * symbol itself, which Scout never coerces (`:k` stays `k` for an integer
+ * input). Internal to job construction; jobs and `.info` see its text.
+ */
+interface SymbolRef {
+  readonly [SYMBOL]: true;
+  symbol: string;
+}
+
+const SYMBOL: unique symbol = Symbol("scout-ai.symbol-ref");
+
+function symbolRef(symbol: string): SymbolRef {
+  return { [SYMBOL]: true, symbol };
+}
+
+function isSymbolRef(v: unknown): v is SymbolRef {
+  return typeof v === "object" && v !== null && (v as Record<symbol, unknown>)[SYMBOL] === true;
+}
+
+/** A provided value as user code and `.info` see it (a symbol as its text). */
+function plain(v: unknown): unknown {
+  return isSymbolRef(v) ? v.symbol : v;
+}
+
+function plainAll(values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(values)) out[k] = plain(v);
+  return out;
+}
+
 function memoKey(
   wf: Workflow,
   task: Task,
@@ -140,6 +179,7 @@ function memoKey(
   const parts = Object.keys(provided).sort().map((k) => {
     const v = provided[k];
     if (isJob(v)) return `${k}=@${v.path}`;
+    if (isSymbolRef(v)) return `${k}=:${v.symbol}`;
     try {
       return `${k}=${JSON.stringify(v)}`;
     } catch {
@@ -180,6 +220,8 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
     cwd: opts.cwd ?? process.cwd(),
     env: opts.env ?? process.env,
     memo: new Map(),
+    warn: opts.warn ?? (() => {}),
+    warned: new Set(),
   };
   const task = taskOf(wf, taskName);
   if (opts.jobname !== undefined) checkJobName(opts.jobname, `${wf.name}/${task.name}`);
@@ -198,11 +240,14 @@ function buildJob(
   if (cached !== undefined) return cached;
   const where = `${wf.name}/${task.name}`;
   const jobnameInput = task.inputs.find((i) => i.jobname);
-  let id = idIn;
-  if (id === undefined && jobnameInput !== undefined) {
-    const v = provided[jobnameInput.name];
-    if (v !== undefined && v !== null) id = String(v);
+  let idRaw = idIn;
+  if (idRaw === undefined && jobnameInput !== undefined) {
+    const v = plain(provided[jobnameInput.name]);
+    if (v !== undefined && v !== null) idRaw = String(v);
   }
+  // §2.1: the id exists (and is shortened) before inputs are assigned; an
+  // unprovided jobname input takes it.
+  const id = truncateJobName(idRaw ?? "Default");
 
   const missing = task.inputs.filter((i) =>
     i.required && (provided[i.name] === undefined || provided[i.name] === null)
@@ -223,23 +268,39 @@ function buildJob(
   const inputs: Record<string, unknown> = {};
   const digestArray: unknown[] = [];
   for (const def of task.inputs) {
-    const coerced = coerceInput(provided[def.name], def, ctx);
-    validateInput(coerced, def, where);
+    const raw = provided[def.name];
+    const coerced = isSymbolRef(raw) ? raw.symbol : coerceInput(raw, def, ctx);
+    if (!isSymbolRef(raw)) {
+      validateInput(coerced, def, where);
+      const w = selectWarning(coerced, def, where);
+      // One warning per input and value, also when dependencies declare the same input.
+      const seen = `${def.name}\0${String(coerced)}`;
+      if (w !== null && !ctx.warned.has(seen)) {
+        ctx.warned.add(seen);
+        ctx.warn(w);
+      }
+    }
     let final: unknown;
-    if (coerced !== undefined && coerced !== null && !isDefaultValue(coerced, def)) {
+    const sameAsJobname = def.jobname === true && coerced === id;
+    if (
+      coerced !== undefined && coerced !== null && !isDefaultValue(coerced, def) && !sameAsJobname
+    ) {
       nonDefault.push(def.name);
       final = coerced;
-    } else if (def.jobname) final = id ?? null;
-    else final = def.default ?? null;
+    } else if (def.jobname) {
+      // Scout lists the jobname input as non-default whenever there is an id
+      // (always): given or not; it forces no digest unless provided and != id.
+      nonDefault.push(def.name);
+      final = coerced ?? id;
+    } else final = def.default ?? null;
     inputs[def.name] = final;
     const asPath = def.type === "path" || def.type === "file" || def.asfile;
     digestArray.push(asPath && typeof final === "string" ? pathRef(final) : final);
   }
 
-  const depId = id !== undefined && id !== "Default" ? id : undefined;
+  const depId = id !== "Default" ? id : undefined;
   const deps: Job[] = [];
   const compute: Record<string, string[]> = {};
-  let overrideUsed = false;
   for (const dep of task.deps) {
     const dwf = depWorkflow(wf, dep);
     if (dwf === undefined) {
@@ -272,15 +333,13 @@ function buildJob(
         env: ctx.env,
       });
       deps.push({ ...j, overriddenTask: dep.task });
-      nonDefault.push(overrideKey);
-      overrideUsed = true;
       continue;
     }
     if (dep.resolve !== undefined) {
       const blockOptions: Record<string, unknown> = {
-        ...provided,
+        ...plainAll(provided),
         ...inputs,
-        ...resolveRefs(dep.inputs ?? {}, { provided, inputs, deps, task }),
+        ...plainAll(resolveRefs(dep.inputs ?? {}, { provided, inputs, deps, task })),
       };
       const res = dep.resolve(depId, blockOptions, [...deps]);
       for (const item of Array.isArray(res) ? res : [res]) {
@@ -296,16 +355,20 @@ function buildJob(
     addDep({ ...provided, ...(dep.inputs ?? {}) }, dep.inputs ?? {});
   }
 
-  nonDefault = [...new Set(nonDefault)];
-  if (!overrideUsed) nonDefault = nonDefault.filter((k) => !k.includes("#"));
-  const finalId = truncateJobName(id ?? "Default");
+  // §2.2, §3.2: override keys (`Workflow#task`) are never non-default inputs.
+  nonDefault = [...new Set(nonDefault)].filter((k) => !k.includes("#"));
+  // Scout: an override given to this job that replaced a dependency at any depth.
+  const overridden = Object.keys(provided).some((k) => k.includes("#") && provided[k] != null) &&
+    deps.some((d) => d.overriddenTask !== undefined || d.overridden === true);
+  const finalId = id;
   checkJobName(finalId, where);
   const nonDefaultProvided = nonDefault.filter((n) =>
-    !n.includes("#") && provided[n] !== undefined &&
-    !(jobnameInput !== undefined && n === jobnameInput.name && String(provided[n]) === finalId)
+    provided[n] !== undefined &&
+    !(jobnameInput !== undefined && n === jobnameInput.name &&
+      String(plain(provided[n])) === finalId)
   );
   let name = finalId;
-  if (nonDefaultProvided.length > 0 || overrideUsed) {
+  if (nonDefaultProvided.length > 0 || overridden) {
     const dctx = { env: ctx.env };
     const inputDigest = digestStr(digestArray, dctx);
     name = `${finalId}_${md5hex(digestStr({ inputs: inputDigest, dependencies: deps }, dctx))}`;
@@ -315,7 +378,7 @@ function buildJob(
   const store = ctx.store ?? storeFor(wf, ctx);
   const path = locate(store, wf.name, task.name, name);
   const providedInputs: Record<string, unknown> = {};
-  for (const n of nonDefault) if (n in provided) providedInputs[n] = provided[n];
+  for (const n of nonDefault) if (n in provided) providedInputs[n] = plain(provided[n]);
   const job: Job = {
     [JOB]: true,
     path,
@@ -334,6 +397,7 @@ function buildJob(
     deps,
     compute,
     store,
+    ...(overridden ? { overridden } : {}),
   };
   ctx.memo.set(key, job);
   return job;
@@ -358,14 +422,21 @@ function resolveRef(k: string, v: unknown, all: Record<string, unknown>, scope: 
     return d;
   }
   if (isFromInput(v)) {
+    // §1.4 (Scout's load_dep): a dependency of that task name; else, when the
+    // parent declares the input, its provided value, else the options' own
+    // value; else the symbol itself (never the parent's default).
     const n = v.fromInput;
     const d = scope.deps.find((j) => j.taskName === n);
     if (d !== undefined) return d;
-    if (scope.provided[n] !== undefined && scope.provided[n] !== null) return scope.provided[n];
-    if (scope.task.inputs.some((i) => i.name === n)) return scope.inputs[n];
+    const declared = scope.task.inputs.some((i) => i.name === n);
+    if (declared && scope.provided[n] !== undefined) return scope.provided[n];
     const own = all[n];
-    if (own !== undefined && !isFromInput(own) && !isFromDep(own)) return own;
-    return n;
+    if (declared && own !== undefined) {
+      if (isFromInput(own)) return symbolRef(own.fromInput);
+      if (isFromDep(own)) return symbolRef(own.fromDep);
+      return own;
+    }
+    return symbolRef(n);
   }
   return v;
 }

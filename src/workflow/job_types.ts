@@ -51,6 +51,8 @@ export interface Job {
   store: JobStore;
   /** Set when this job replaced a dependency through a `Workflow#task` input. */
   overriddenTask?: string;
+  /** Set when a `Workflow#task` input given to this job replaced a dependency at some depth (its name then carries a digest). */
+  overridden?: boolean;
 }
 
 /**

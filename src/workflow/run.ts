@@ -21,7 +21,13 @@ import {
   updateJobInfoSync,
   writeJobInfo,
 } from "./info.ts";
-import { backtraceOf, errorInfoPatch, errorMessage, rubyExceptionClass } from "./failure.ts";
+import {
+  backtraceOf,
+  errorInfoPatch,
+  errorMessage,
+  rootFailure,
+  rubyExceptionClass,
+} from "./failure.ts";
 import { acquireLock, type HeldLock } from "./lock.ts";
 import { trackRunning } from "./interrupt.ts";
 import { readResult, serializeResult } from "./result.ts";
@@ -273,11 +279,18 @@ async function prepareDependency(job: Job, dep: Job, opts: RunOptions): Promise<
   if (info?.status === "error" && !isRecoverableError(info, opts.env)) {
     if (job.compute[dep.path]?.includes("canfail")) return "skip";
     const err = infoError(info);
-    throw new ScoutError(
-      "job_failed",
-      `Job "${dep.shortPath}" failed: ${err?.message ?? "error recorded in its info"}`,
-      { file: dep.path, job: dep.path, rubyClass: err?.className ?? "ScoutException" },
-    );
+    const message = err?.message ?? "error recorded in its info";
+    const rubyClass = err?.className ?? "ScoutException";
+    const backtrace = Array.isArray(info?.backtrace) ? info.backtrace.map(String) : [];
+    // The dependency's own error (as its info records it) is the cause a parent records.
+    const own = new ScoutError("job_failed", message, { rubyClass, backtrace });
+    throw new ScoutError("job_failed", `Job "${dep.shortPath}" failed: ${message}`, {
+      file: dep.path,
+      job: dep.path,
+      rubyClass,
+      backtrace,
+      cause: own,
+    });
   }
   return "run";
 }
@@ -378,10 +391,8 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
     });
     emit("done");
   } catch (e) {
-    const original = e instanceof ScoutError && e.code === "job_failed" && e.cause !== undefined &&
-        e.job === job.path
-      ? e.cause
-      : e;
+    // A dependency's failure is recorded as the dependency's own error, never the wrapper.
+    const original = rootFailure(e);
     try {
       if (Object.keys(current).length > 0) await merge(errorInfoPatch(original));
     } finally {

@@ -275,7 +275,7 @@ Deno.test("errors: rerun after error; produce cleans a recoverable error; depend
   await assert.rejects(() => runJob(top), /Job "Flaky\/flaky\/Default" failed: transient/);
   assert.equal((await jobInfo(top.path))!.status, "error");
   assert.deepEqual((await jobInfo(top.path))!.messages, [
-    'RuntimeError: Job "Flaky/flaky/Default" failed: transient',
+    "RuntimeError: transient", // the dependency's own error, not 'Job "…" failed: transient'
   ]);
   fails = false;
   await produceJob(top);
@@ -353,4 +353,34 @@ Deno.test("running elsewhere: isRunning follows the info pid and host; clean ref
     other.kill();
     await other.status;
   }
+});
+
+Deno.test("a failed dependency: parents record its own message, not a wrapped one (§5, §3.2)", async () => {
+  await using d = await tempDir();
+  const W = workflow("Boom", {
+    jobsDir: join(d.path, "jobs"),
+    tasks: {
+      boom: {
+        type: "string",
+        run: () => {
+          throw new ScoutError("job_failed", "boom failed");
+        },
+      },
+      mid: { type: "string", deps: ["boom"], run: () => "never" },
+      top: { type: "string", deps: ["mid"], run: () => "never" },
+    },
+  });
+  const top = createJob(W, "top");
+  // What is thrown still names the job that failed.
+  await assert.rejects(() => runJob(top), /Job "Boom\/boom\/Default" failed: boom failed/);
+  for (const j of [top, top.deps[0]!, top.deps[0]!.deps[0]!]) {
+    const info = await jobInfo(j.path);
+    assert.equal(info!.status, "error", j.shortPath);
+    assert.deepEqual(info!.messages, ["ScoutException: boom failed"], j.shortPath);
+  }
+  // boom is now in an unrecoverable error: mid fails before running, top records boom's message.
+  await cleanJob(top);
+  await cleanJob(top.deps[0]!);
+  await assert.rejects(() => runJob(top), /boom failed/);
+  assert.deepEqual((await jobInfo(top.path))!.messages, ["ScoutException: boom failed"]);
 });
