@@ -124,6 +124,8 @@ Deno.test("35: a malformed receipt warns on stderr and still prints the tokens (
   for (const s of ["agent_meta receipt:", "not_an_array", "bad1"]) {
     assert.ok(r.stderr.includes(s), s);
   }
+  const line = r.stderr.split("\n").find((l) => l.includes("agent_meta receipt:"));
+  assert.ok(line?.endsWith(" reference not-an-array"), line);
   assert.ok(!r.stderr.includes("Incomplete provenance at"));
 });
 

@@ -495,6 +495,22 @@ Deno.test("15: malformed receipts are reported with their addresses and skipped"
   );
 });
 
+Deno.test("receipt problem errors end with the raw reference (agent_meta not an array → reference <value>)", async () => {
+  await using d = await tmp();
+  const chat = write(join(d.path, "oops.chat"), rc({ b1: "oops" }));
+  const errors: Error[] = [];
+  [...traverseProvenance(chat, { ...opts(d.path), onError: (e) => errors.push(e) })];
+  assert.equal(errors.length, 1);
+  assert.match(
+    errors[0]!.message,
+    /agent_meta receipt not_an_array in chat .*oops\.chat .*\(call b1, tool ask\) reference oops$/,
+  );
+  assert.throws(
+    () => [...traverseProvenance(chat, opts(d.path))],
+    (e: unknown) => isScoutError(e, "receipt_problem") && e.message.endsWith(" reference oops"),
+  );
+});
+
 Deno.test("16: non-JSON outputs mentioning agent_meta are not receipts, even strict", async () => {
   await using d = await tmp();
   const chat = write(
