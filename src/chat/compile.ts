@@ -145,11 +145,14 @@ function context(opts: CompileOptions, chain: string[]): CompileContext {
 }
 
 /**
- * Converts a question to messages (Ruby `LLM.messages`): a string is parsed
- * as chat text; in an array, strings become `user` messages and objects are
- * kept.
+ * Converts a question to messages (Ruby `LLM.messages(question, role =
+ * nil)`): a string is parsed as chat text (its own `role:` lines decide, and
+ * `role` is not used, as in Ruby); in an array, strings become messages of
+ * `role` (default `user`) and objects are kept as they are.
  *
  * @param question chat text, or a list of strings and messages
+ * @param role the role of the array's strings (default `"user"`; any string,
+ *   even empty, is used as given, as Ruby's `role || "user"`)
  * @returns the messages (nothing compiled)
  *
  * @example
@@ -157,11 +160,19 @@ function context(opts: CompileOptions, chain: string[]): CompileContext {
  * import { toMessages } from "./compile.ts";
  * toMessages(["hi", { role: "system", content: "be brief" }]);
  * // [{ role: "user", content: "hi" }, { role: "system", content: "be brief" }]
+ * toMessages(["You are terse"], "system");
+ * // [{ role: "system", content: "You are terse" }]
+ * toMessages("assistant: hello", "system");
+ * // parsed text: the role argument does not apply
  * ```
  */
-export function toMessages(question: string | readonly (string | Message)[]): Chat {
+export function toMessages(
+  question: string | readonly (string | Message)[],
+  role?: string,
+): Chat {
   if (typeof question === "string") return parse(question);
-  return question.map((q) => typeof q === "string" ? { role: "user", content: q } : q);
+  const r = role ?? "user";
+  return question.map((q) => typeof q === "string" ? { role: r, content: q } : q);
 }
 
 /**

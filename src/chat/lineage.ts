@@ -106,10 +106,12 @@ const FINGERPRINT_TAIL = 30;
  * longer content as head + `<...LEN - d5...>` + tail, where LEN is the length
  * and d5 the first 5 hex digits of its sha256.
  *
- * @param content message content (non-strings as JSON)
+ * @param content message content (non-strings as JSON; `null`/absent content
+ *   is the empty string, as Ruby's `nil.to_s`)
  * @returns the preview
  */
 export function fingerprint(content: unknown): string {
+  if (content === null || content === undefined) return "";
   const s = typeof content === "string" ? content : JSON.stringify(content) ?? "";
   if (s.length <= FINGERPRINT_MAX) return s;
   return s.slice(0, FINGERPRINT_HEAD) +

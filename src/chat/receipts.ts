@@ -113,8 +113,39 @@ function typeName(v: unknown): string {
 }
 
 /**
+ * The reference a receipt problem names, as the text its messages end with
+ * (` reference <ref>`): the job reference when there is one, else the raw
+ * entry (for `not_an_array` the whole `agent_meta` value), as Ruby's
+ * `reference || raw_entry`. Strings are printed as they are, other scalars as
+ * text, objects and arrays as JSON (Ruby prints `inspect`); `null`, `false`
+ * and an absent entry add nothing.
+ *
+ * @param p the problem
+ * @returns ` reference <ref>` or the empty string
+ *
+ * @example
+ * ```ts
+ * import { receiptReferenceSuffix } from "./receipts.ts";
+ * receiptReferenceSuffix({ reference: null, rawEntry: "oops" }); // " reference oops"
+ * ```
+ */
+export function receiptReferenceSuffix(
+  p: Pick<ReceiptProblem, "reference" | "rawEntry">,
+): string {
+  const ref: unknown = p.reference ?? p.rawEntry;
+  if (ref === null || ref === undefined || ref === false) return "";
+  const text = typeof ref === "string"
+    ? ref
+    : typeof ref === "object"
+    ? JSON.stringify(ref)
+    : String(ref);
+  return ` reference ${text}`;
+}
+
+/**
  * The one-line message of a receipt problem:
- * `agent_meta receipt <reason> in chat <path> at output <address> (call <id>, tool <name>)[ reference <ref>]`.
+ * `agent_meta receipt <reason> in chat <path> at output <address> (call <id>, tool <name>)[ reference <ref>]`,
+ * where `<ref>` is the job reference or else the raw entry ({@link receiptReferenceSuffix}).
  *
  * @param p the problem (message fields ignored)
  * @returns the message
@@ -122,10 +153,9 @@ function typeName(v: unknown): string {
 export function receiptProblemMessage(
   p: Omit<ReceiptProblem, "message" | "detail">,
 ): string {
-  const ref = p.reference === null ? "" : ` reference ${p.reference}`;
   return `agent_meta receipt ${p.reason} in chat ${p.source ?? "(unsaved)"} at output ${
     JSON.stringify(p.outputAddress)
-  } (call ${p.callId ?? "?"}, tool ${p.toolName ?? "?"})${ref}`;
+  } (call ${p.callId ?? "?"}, tool ${p.toolName ?? "?"})${receiptReferenceSuffix(p)}`;
 }
 
 /**

@@ -46,8 +46,8 @@ export interface ToolCallStatus {
   reason: "missing_output" | "exception" | "exit_status" | "output";
   /** The exception, when `reason` is `exception`. */
   exception?: unknown;
-  /** The exit status, when `reason` is `exit_status`. */
-  exitStatus?: unknown;
+  /** The exit status as an integer (Ruby's `to_i`: `"0"` → 0, `"3abc"` → 3, `"x"` → 0), when `reason` is `exit_status`. */
+  exitStatus?: number;
 }
 
 /**
@@ -206,11 +206,8 @@ export function toolCallStatus(call: Pick<ToolCall, "outputInfo" | "output">): T
     const o = content as JsonObject;
     if (o.exception) return { success: false, reason: "exception", exception: o.exception };
     if ("exit_status" in o) {
-      return {
-        success: toInt(o.exit_status) === 0,
-        reason: "exit_status",
-        exitStatus: o.exit_status,
-      };
+      const status = toInt(o.exit_status); // Ruby: parsed['exit_status'].to_i
+      return { success: status === 0, reason: "exit_status", exitStatus: status };
     }
   }
   return { success: true, reason: "output" };

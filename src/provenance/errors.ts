@@ -57,7 +57,9 @@ export function receiptError(problem: ReceiptProblem, nodePath: string): Provena
   const code = problem.reason === "unresolved_job_reference"
     ? "unresolved_job_reference"
     : "receipt_problem";
-  const e = provenanceError(code, `${problem.message}: ${problem.detail}`, {
+  // The detail first, so the message ends with the reference (Ruby's message
+  // ends with `reference <ref|raw entry>`).
+  const e = provenanceError(code, `${problem.detail}: ${problem.message}`, {
     kind: "chat",
     nodePath,
     relation: "agent_job",

@@ -8,7 +8,7 @@
  * @module
  */
 import { existsSync, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { jobRoots, resolveJobReference } from "../workflow/store.ts";
 import { readJobInfoSync } from "../workflow/info.ts";
 import type { JobInfo, JobRef } from "./types.ts";
@@ -40,12 +40,23 @@ export function defaultJobRoots(
 }
 
 /**
+ * Whether a path is a job on disk for provenance: its `.info` sidecar or its
+ * `.files` directory exists (a bare file of that name is not a job).
+ *
+ * @param jobPath absolute job path `P`
+ * @returns true when `P.info` or `P.files` exists
+ */
+export function isJobPath(jobPath: string): boolean {
+  return existsSync(jobPath + ".info") || existsSync(jobPath + ".files");
+}
+
+/**
  * Resolves a job reference to a job node (`provenance.md` §2.6): a `meta
  * job=` marker (usually the short path `Workflow/task/Name`), a receipt's
  * `job=` or a dependency path. Candidates: an absolute path as is; a relative
  * one against `cwd`, then under each job root; then, for ≥3 components, the
  * last three under each job root (relocated stores). The first candidate
- * whose result file or `.info` sidecar exists wins.
+ * that is a job ({@link isJobPath}: `.info` or `.files` present) wins.
  *
  * @param ref the raw reference (numbers are stringified)
  * @param o cwd, job roots
@@ -57,8 +68,33 @@ export function resolveJobNode(ref: unknown, o: JobResolveOptions): JobRef | nul
     cwd: o.cwd,
     env: o.env,
     roots: o.jobRoots.map((r) => resolve(o.cwd, r)),
+    isJob: isJobPath,
   });
   return path === null ? null : { kind: "job", path: canonicalPath(path, o.cwd), info: null };
+}
+
+/**
+ * A test of whether a canonical job path lies inside one of the job roots
+ * (the roots are canonicalized once; each test is a string comparison). A
+ * chat's `job=` reference that resolves elsewhere — an absolute path outside
+ * the stores, or `..` climbing out of one — is not followed.
+ *
+ * @param o cwd and job roots
+ * @returns the test
+ *
+ * @example
+ * ```ts
+ * import { insideJobRoots } from "./jobs.ts";
+ * const inside = insideJobRoots({ cwd: "/w", jobRoots: ["jobs"] });
+ * [inside("/w/jobs/Wf/t/N"), inside("/etc/x")]; // [true, false] (when /w is no symlink)
+ * ```
+ */
+export function insideJobRoots(o: JobResolveOptions): (jobPath: string) => boolean {
+  const roots = o.jobRoots.map((r) => {
+    const c = canonicalPath(r, o.cwd);
+    return c.endsWith(sep) ? c : c + sep;
+  });
+  return (jobPath) => roots.some((r) => jobPath.startsWith(r));
 }
 
 /** Result of reading a `.info` sidecar for provenance. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { basename } from "node:path";
-import type { ReceiptProblem } from "../chat/receipts.ts";
+import { type ReceiptProblem, receiptReferenceSuffix } from "../chat/receipts.ts";
 import type { EvidenceItem, TokenEvent } from "./evidence.ts";
 import { identityText } from "./evidence.ts";
 import { padRight } from "./format.ts";
@@ -133,7 +133,7 @@ export function warningLine(w: ReportWarning): string {
     const p = w.reference as ReceiptProblem;
     return `agent_meta receipt: ${p.reason} in ${p.source} at ${
       JSON.stringify(p.evidenceAddress ?? p.outputAddress)
-    } call=${p.callId ?? "?"} - ${p.detail}`;
+    } call=${p.callId ?? "?"} - ${p.detail}${receiptReferenceSuffix(p)}`;
   }
   const path = w.node === null ? "?" : w.node.slice(w.node.indexOf(":") + 1);
   return `Incomplete provenance at ${w.kind} ${path} (${w.relation ?? "root"}): ${w.message}`;

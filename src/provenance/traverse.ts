@@ -29,6 +29,7 @@ import {
   defaultJobRoots,
   dependencyReference,
   directJobChatFiles,
+  insideJobRoots,
   jobDependencies,
   jobExists,
   jobResultChatFile,
@@ -232,6 +233,7 @@ function* walkWith(
     if (job === undefined) resolvedRefs.set(key, job = resolveJobNode(ref, resolveOpts));
     return job;
   };
+  const insideRoots = insideJobRoots(resolveOpts);
   const queue: Pending[] = [{ node: rootNode, parent: null, relation: null, detail: null }];
   const seen = new Set<string>();
   const infoErrors = new Map<string, string>();
@@ -269,11 +271,11 @@ function* walkWith(
       queue.push({ node: intern(node), parent: p.node, relation, detail });
 
     if (p.node.kind === "chat") {
-      expandChat(p.node, p.relation, { ...o, reader, resolve, report, push });
+      expandChat(p.node, p.relation, { ...o, reader, resolve, insideRoots, report, push });
     } else {
       const infoError = infoErrors.get(id);
       infoErrors.delete(id);
-      expandJob(p.node, infoError, { ...o, reader, resolve, report, push });
+      expandJob(p.node, infoError, { ...o, reader, resolve, insideRoots, report, push });
     }
     reader.flush(); // the chats this node queued go to the helper together
   }
@@ -284,6 +286,8 @@ interface ExpandContext extends WalkOptions {
   reader: ChatReader;
   /** Resolves a job reference (memoised per walk). */
   resolve: (ref: string | number) => JobRef | null;
+  /** Whether a resolved job lies inside a job root (a chat's `job=` must). */
+  insideRoots: (jobPath: string) => boolean;
   report: (error: ReturnType<typeof provenanceError>, node: NodeRef) => void;
   push: (node: NodeRef, relation: Relation, detail?: Pending["detail"]) => void;
 }
@@ -314,13 +318,16 @@ function expandChat(
   if (c.follow.has("job")) {
     for (const ref of facts.jobReferences) {
       const job = c.resolve(ref);
-      if (job !== null) {
+      if (job !== null && c.insideRoots(job.path)) {
         c.push(job, "job");
       } else {
+        const why = job === null
+          ? "does not resolve to a job"
+          : `resolves to "${job.path}", outside every job root`;
         c.report(
           provenanceError(
             "unresolved_job_reference",
-            `Job reference "${ref}" in chat "${chat.path}" does not resolve to a job (unresolved_job_reference)`,
+            `Job reference "${ref}" in chat "${chat.path}" ${why} (unresolved_job_reference)`,
             { kind: "chat", nodePath: chat.path, relation: "job", reference: ref },
           ),
           chat,
@@ -334,7 +341,7 @@ function expandChat(
     }
     for (const ref of facts.receiptJobs) {
       const job = c.resolve(ref.job);
-      if (job !== null) {
+      if (job !== null && c.insideRoots(job.path)) {
         c.push(job, "agent_job", ref);
         continue;
       }
@@ -348,7 +355,9 @@ function expandChat(
         agentMetaIndex: ref.agentMetaIndex,
         rawEntry: ref.rawMessage,
         reference: ref.job,
-        detail: `job "${ref.job}" not found under the working directory or any job root`,
+        detail: job === null
+          ? `job "${ref.job}" not found under the working directory or any job root`
+          : `job "${ref.job}" resolves to "${job.path}", outside every job root`,
       });
       c.report(receiptError(problem, chat.path), chat);
     }

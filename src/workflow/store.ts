@@ -225,6 +225,8 @@ export interface ResolveJobOptions {
   cwd: string;
   /** Environment for `~/` expansion. */
   env?: Record<string, string | undefined>;
+  /** What makes a candidate a job (default: its result file or `.info` exists). */
+  isJob?: (candidate: string) => boolean;
 }
 
 /**
@@ -250,8 +252,9 @@ export function resolveJobReference(ref: string, opts: ResolveJobOptions): strin
   if (parts.length >= 3) {
     for (const root of opts.roots) candidates.push(join(root, ...parts.slice(-3)));
   }
+  const isJob = opts.isJob ?? ((c: string) => exists(c) || exists(infoPath(c)));
   for (const c of candidates) {
-    if (exists(c) || exists(infoPath(c))) return c;
+    if (isJob(c)) return c;
   }
   return null;
 }

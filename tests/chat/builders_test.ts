@@ -28,9 +28,11 @@ import {
   tag,
   tagText,
   task,
+  toMessages,
   tool,
   user,
 } from "../../src/chat/mod.ts";
+import * as api from "../../mod.ts";
 import type { Chat } from "../../src/chat/mod.ts";
 
 Deno.test("builders push onto the same array and return it", () => {
@@ -156,4 +158,18 @@ Deno.test("tag / tagText", () => {
   // A tagged message is protected when printed and parsed back.
   const chat = tag([], "user: inside\nassistant: also", { name: "f" });
   assert.deepEqual(parse(print(chat)).slice(1), chat);
+});
+
+Deno.test("toMessages(question, role): the role names the array's strings; text is parsed, role unused (Ruby LLM.messages)", () => {
+  assert.equal(api.toMessages, toMessages, "exported from mod.ts");
+  const sys = { role: "system", content: "s" };
+  assert.deepEqual(toMessages(["q", sys], "assistant"), [{ role: "assistant", content: "q" }, sys]);
+  assert.deepEqual(toMessages(["q"]), [{ role: "user", content: "q" }]);
+  assert.deepEqual(
+    toMessages(["q"], ""),
+    [{ role: "", content: "q" }],
+    "any string, as Ruby's role || 'user'",
+  );
+  assert.deepEqual(toMessages("assistant: a", "system"), toMessages("assistant: a"));
+  assert.deepEqual(toMessages("assistant: a", "system").map((m) => m.role), ["user", "assistant"]);
 });

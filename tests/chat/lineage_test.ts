@@ -58,6 +58,14 @@ Deno.test("adding or removing metas never changes conversational ids", () => {
   assert.notEqual(changed[2]!.id, a[2], "a changed history changes later ids");
 });
 
+Deno.test("fingerprint of null or absent content is the empty string, as Ruby's", () => {
+  assert.equal(fingerprint(null), "");
+  assert.equal(fingerprint(undefined), "");
+  const [entry] = messageIndex([{ role: "user", content: null }]);
+  assert.equal(entry!.fingerprint, "");
+  assert.equal(fingerprint("null"), "null"); // the text "null" stays as it is
+});
+
 Deno.test("fingerprint cuts long content in the middle", () => {
   assert.equal(fingerprint("short"), "short");
   const long = "a".repeat(100) + "b".repeat(200) + "c".repeat(30);

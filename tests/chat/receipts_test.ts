@@ -10,6 +10,7 @@ import {
   agentMetaJobReferences,
   metaEvidence,
   type ReceiptProblem,
+  receiptReferenceSuffix,
 } from "../../src/chat/receipts.ts";
 
 function chat(agentMeta: unknown, extra = ""): ReturnType<typeof parse> {
@@ -79,6 +80,30 @@ Deno.test("not_an_array once with null index; null/false still count as receipts
     assert.equal(warnings[0]!.evidenceAddress, null);
     assert.deepEqual(warnings[0]!.rawEntry, v);
   }
+});
+
+Deno.test("problem messages end with the raw reference: the agent_meta value, the entry, or the job", () => {
+  const cases: [unknown, string][] = [
+    ["oops", " reference oops"],
+    [7, " reference 7"],
+    [{ role: "meta" }, ' reference {"role":"meta"}'],
+    [[5], " reference 5"], // not_a_hash: the entry itself
+    [null, ")"], // nil and false name nothing, as Ruby's `if reference`
+    [false, ")"],
+  ];
+  for (const [v, end] of cases) {
+    const warnings: ReceiptProblem[] = [];
+    agentMetaEvidence(chat(v), { source: "/p", warnings });
+    assert.equal(warnings.length, 1);
+    assert.ok(
+      warnings[0]!.message.endsWith(`(call c1, tool ask)${end === ")" ? "" : end}`),
+      warnings[0]!.message,
+    );
+  }
+  assert.equal(
+    receiptReferenceSuffix({ reference: "Wf/ask/W", rawEntry: { role: "meta" } }),
+    " reference Wf/ask/W",
+  );
 });
 
 Deno.test("outputs without the key, unpaired outputs and raw text are not receipts", () => {

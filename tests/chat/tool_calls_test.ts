@@ -45,10 +45,30 @@ Deno.test("23: exit_status 1 and exception fail; a missing output is null", () =
   assert.deepEqual(statuses, [
     ["ok", { success: true, reason: "output" }],
     ["x1", { success: false, reason: "exit_status", exitStatus: 1 }],
-    ["x0", { success: true, reason: "exit_status", exitStatus: "0" }],
+    ["x0", { success: true, reason: "exit_status", exitStatus: 0 }],
     ["ex", { success: false, reason: "exception", exception: "boom" }],
     ["lost", { success: null, reason: "missing_output" }],
   ]);
+});
+
+Deno.test('exit_status given as text is read as Ruby\'s to_i: "0" → 0, "3abc" → 3, "x" → 0', () => {
+  const cases: [unknown, boolean, number][] = [
+    ["0", true, 0],
+    ["3abc", false, 3],
+    ["x", true, 0],
+    [" 2", false, 2],
+    ["-1", false, -1],
+    [null, true, 0],
+  ];
+  for (const [raw, success, exitStatus] of cases) {
+    const c = parse([call("s"), out("s", JSON.stringify({ exit_status: raw }))].join("\n\n"));
+    const status = toolCallStatus(toolCalls(c)[0]!);
+    assert.deepEqual(
+      status,
+      { success, reason: "exit_status", exitStatus },
+      `exit_status ${JSON.stringify(raw)}`,
+    );
+  }
 });
 
 Deno.test("pairing: first unpaired output (even earlier), call_id/tool_call_id, nested function", () => {

@@ -124,6 +124,8 @@ Deno.test("35: a malformed receipt warns on stderr and still prints the tokens (
   for (const s of ["agent_meta receipt:", "not_an_array", "bad1"]) {
     assert.ok(r.stderr.includes(s), s);
   }
+  const line = r.stderr.split("\n").find((l) => l.includes("agent_meta receipt:"));
+  assert.ok(line?.endsWith(" reference not-an-array"), line);
   assert.ok(!r.stderr.includes("Incomplete provenance at"));
 });
 
@@ -256,4 +258,40 @@ Deno.test("--dot, --plot, --long, --json, --flow -c, --log 6, progress", async (
     const pipe = await prov(d.path, "parent.chat");
     assert.equal(pipe.stderr, "");
   });
+});
+
+Deno.test("job= references outside the job roots or to non-jobs: warnings and JSON warnings, no nodes", async () => {
+  await using d = await tmp();
+  const outside = mkJob(join(d.path, "elsewhere/Wf/t/Out"));
+  mkJob(join(d.path, "jobs/Wf/t/In"));
+  write(join(d.path, "notes.txt"), "a file, not a job\n");
+  write(
+    join(d.path, "s.chat"),
+    `user: q\n\nmeta: job=${outside}\n\nmeta: job=jobs/../elsewhere/Wf/t/Out\n\n` +
+      "meta: job=notes.txt\n\nmeta: job=Wf/t/In\n",
+  );
+  const r = await prov(d.path, "s.chat");
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "chat s.chat\n  job In\n");
+  const warned = r.stderr.split("\n").filter((l) => l.includes("Incomplete provenance at chat"));
+  assert.equal(warned.length, 3, r.stderr);
+  assert.ok(
+    warned[0]!.includes(`"${outside}" in chat`) && warned[0]!.includes("outside every job root"),
+  );
+  assert.ok(warned[1]!.includes("outside every job root"));
+  assert.ok(warned[2]!.includes('"notes.txt"') && warned[2]!.includes("does not resolve to a job"));
+  const doc = ProvenanceDocument.parse(JSON.parse((await prov(d.path, "s.chat", "--json")).stdout));
+  assert.equal(doc.complete, false);
+  assert.deepEqual(doc.nodes.map((n) => n.kind + ":" + n.path), [
+    `chat:${join(d.path, "s.chat")}`,
+    `job:${join(d.path, "jobs/Wf/t/In")}`,
+  ]);
+  assert.deepEqual(
+    doc.warnings.map((w) => [w.code, w.relation, w.reference]),
+    [
+      ["unresolved_job_reference", "job", outside],
+      ["unresolved_job_reference", "job", "jobs/../elsewhere/Wf/t/Out"],
+      ["unresolved_job_reference", "job", "notes.txt"],
+    ],
+  );
 });

@@ -75,3 +75,39 @@ Deno.test("toFixedEven equals the exact oracle (ties, token ratios, any double)"
     { numRuns: 50_000 },
   );
 });
+
+// Ruby's `Misc.human_number` (scout-essentials lib/scout/misc/format.rb):
+// `value.round` from 10 up (Float#round: half away from zero) and
+// `("%.1f" % value).sub(/\.0$/, "")` below. MRI's `%.1f` is BSD__dtoa mode 3:
+// correctly rounded on the exact binary value, ties to even only when the
+// binary value is exactly halfway. 1050/1000 is the double
+// 1.0500000000000000444… (above the tie) → `1.1`; 1150/1000 is
+// 1.1499999999999999112… (below) → `1.1`; 1250/1000 = 1.25 exactly → `1.2`.
+// (Float#round(1, half: :even) on the shortest decimal form would give `1K`
+// for 1050 and `1.2K` for 1150, and `10K` for 10500: that is not what
+// human_number calls.)
+Deno.test("human: decimal-looking ties follow Ruby's %.1f on the exact double, not decimal half-even", () => {
+  const table: [number, string][] = [
+    [1050, "1.1K"], // 1.05 is above the tie in binary
+    [1150, "1.1K"], // 1.15 is below the tie in binary
+    [1250, "1.2K"], // exact binary tie → even
+    [1350, "1.4K"], // 1.35 is above
+    [1750, "1.8K"], // exact binary tie → even
+    [2500, "2.5K"], // no rounding
+    [10500, "11K"], // value.round: half away from zero
+    [11500, "12K"],
+    [1050000, "1.1M"],
+    [-1050, "-1.1K"],
+    // non-ties
+    [999, "999"],
+    [1049, "1K"],
+    [1051, "1.1K"],
+    [1499, "1.5K"],
+    [9949, "9.9K"],
+    [9950, "9.9K"], // 9.95 is below the tie in binary
+    [9951, "10K"],
+    [999499, "999K"],
+    [999500, "1M"],
+  ];
+  for (const [n, want] of table) assert.equal(human(n), want, `human(${n})`);
+});

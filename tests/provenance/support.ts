@@ -65,8 +65,8 @@ export function write(path: string, text: string): string {
 
 /**
  * `mkJob(path, deps, logs)`: a job at `path` with a result file, an `.info`
- * (only with deps or extra info), and log chats `{relative: text}` under
- * `path.files/log/`.
+ * (always: status done, plus deps and extra info), and log chats
+ * `{relative: text}` under `path.files/log/`.
  */
 export function mkJob(
   path: string,
@@ -77,12 +77,11 @@ export function mkJob(
 ): string {
   mkdirSync(dirname(path), { recursive: true });
   if (result !== null) writeFileSync(path, result);
-  if (deps !== null || info !== null) {
-    writeFileSync(
-      path + ".info",
-      JSON.stringify({ status: "done", ...info, ...(deps === null ? {} : { dependencies: deps }) }),
-    );
-  }
+  // Every job has its `.info` (a path is a job only with `.info` or `.files`).
+  writeFileSync(
+    path + ".info",
+    JSON.stringify({ status: "done", ...info, ...(deps === null ? {} : { dependencies: deps }) }),
+  );
   for (const [rel, text] of Object.entries(logs)) write(join(path + ".files", "log", rel), text);
   return path;
 }

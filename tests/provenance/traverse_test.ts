@@ -495,6 +495,22 @@ Deno.test("15: malformed receipts are reported with their addresses and skipped"
   );
 });
 
+Deno.test("receipt problem errors end with the raw reference (agent_meta not an array → reference <value>)", async () => {
+  await using d = await tmp();
+  const chat = write(join(d.path, "oops.chat"), rc({ b1: "oops" }));
+  const errors: Error[] = [];
+  [...traverseProvenance(chat, { ...opts(d.path), onError: (e) => errors.push(e) })];
+  assert.equal(errors.length, 1);
+  assert.match(
+    errors[0]!.message,
+    /agent_meta receipt not_an_array in chat .*oops\.chat .*\(call b1, tool ask\) reference oops$/,
+  );
+  assert.throws(
+    () => [...traverseProvenance(chat, opts(d.path))],
+    (e: unknown) => isScoutError(e, "receipt_problem") && e.message.endsWith(" reference oops"),
+  );
+});
+
 Deno.test("16: non-JSON outputs mentioning agent_meta are not receipts, even strict", async () => {
   await using d = await tmp();
   const chat = write(
@@ -562,4 +578,57 @@ Deno.test("inspection runs nothing: exec_task/task/import/file lines are inert",
   // Opening the fifo for reading would block this (synchronous) walk forever.
   const recs = [...traverseProvenance(chat, opts(d.path))];
   assert.equal(recs.length, 1);
+});
+
+Deno.test("job= references outside every job root are unresolved, never followed (absolute, ..)", async () => {
+  await using d = await tmp();
+  const inside = mkJob(join(d.path, "jobs/Wf/t/In"));
+  const outside = mkJob(join(d.path, "elsewhere/Wf/t/Out"));
+  const chat = write(
+    join(d.path, "a.chat"),
+    rc({ r1: [entry(`job=${outside}`)] }, [
+      meta(`job=${outside}`), // absolute, outside the roots
+      meta("job=jobs/../elsewhere/Wf/t/Out"), // `..` climbs out of the store
+      meta("job=Wf/t/In"),
+    ]),
+  );
+  const rec = recorder();
+  const recs = [...traverseProvenance(chat, { ...opts(d.path), onError: rec.onError })];
+  assert.deepEqual(recs.map((r) => r.node.path), [chat, inside]);
+  assert.deepEqual(
+    rec.errors.map((e) => [e.error.code, e.relation]),
+    [
+      ["unresolved_job_reference", "job"],
+      ["unresolved_job_reference", "job"],
+      ["unresolved_job_reference", "agent_job"],
+    ],
+  );
+  for (const e of rec.errors) {
+    assert.ok(e.error.message.includes("outside every job root"), e.error.message);
+  }
+  assert.equal(rec.errors[1]!.reference, "jobs/../elsewhere/Wf/t/Out", "the raw reference");
+  assert.ok(rec.errors[2]!.error.message.endsWith(` reference ${outside}`));
+  assert.throws(
+    () => [...traverseProvenance(chat, opts(d.path))],
+    (e: unknown) => isScoutError(e, "unresolved_job_reference"),
+  );
+});
+
+Deno.test("a path is a job only with .info or .files; a bare file is an unresolved reference", async () => {
+  await using d = await tmp();
+  write(join(d.path, "jobs/Wf/t/Bare"), "not a job\n"); // a result file alone
+  mkdirSync(join(d.path, "jobs/Wf/t/Files.files"), { recursive: true }); // no result, no info
+  const info = join(d.path, "jobs/Wf/t/Info");
+  write(info + ".info", JSON.stringify({ status: "error" }));
+  const chat = write(
+    join(d.path, "a.chat"),
+    "user: q\n\nmeta: job=Wf/t/Bare\n\nmeta: job=Wf/t/Files\n\nmeta: job=Wf/t/Info\n",
+  );
+  const rec = recorder();
+  const recs = [...traverseProvenance(chat, { ...opts(d.path), onError: rec.onError })];
+  assert.deepEqual(recs.map((r) => r.node.path), [chat, join(d.path, "jobs/Wf/t/Files"), info]);
+  assert.deepEqual(rec.errors.map((e) => [e.error.code, e.reference]), [
+    ["unresolved_job_reference", "Wf/t/Bare"],
+  ]);
+  assert.ok(rec.errors[0]!.error.message.includes("does not resolve to a job"));
 });
