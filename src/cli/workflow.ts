@@ -7,12 +7,18 @@
  * - `task`: `{"version":1,"path","shortPath","status","result"}` (on failure
  *   `"status":"error","error":message`, exit 1); `result` is the loaded value
  *   (chat → messages, binary → text).
- * - `info`: `{"version":1,"path","shortPath","status","done","running","info",
- *   "infoProblem","dependencies":[{"ref","path","status"}],"files":[…]}`.
+ * - `info`: `{"version":1,"path","shortPath","status","done","running","process",
+ *   "stale","info","infoProblem","dependencies":[{"ref","path","status"}],"files":[…]}`.
  * - `list`: `{"version":1,"workflows":[{"name","file","tasks":[…],"error"?}]}`
  *   (`error` names a file that cannot be loaded; exit 1), or with a
  *   workflow `{"version":1,"workflow","file","tasks":[{"name","type","description",
- *   "inputs":[…],"jobs":[{"name","path","status"}]}]}`.
+ *   "inputs":[…],"jobs":[{"name","path","status","running","process"}]}]}`.
+ *
+ * A job whose info says it is in progress (`start`, `napping`…) but whose
+ * recorded process (`pid` on `pid_hostname`) is gone has `"status":"stale"`,
+ * `"stale":true`, `"process":"gone"` (the recorded status stays in
+ * `info.status`). `process` is `alive`, `gone`, `none` (no pid) or `unknown`:
+ * a pid on another host cannot be checked, and then `running` is null.
  *
  * Each subcommand lives in its own file (`workflow_task.ts`,
  * `workflow_info.ts`, `workflow_list.ts`); this file registers them.

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { JobState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 
 /** The workflow library, imported when a command runs (light registration). */
@@ -42,7 +43,37 @@ export function storeOptions(opts: WorkflowCommonOptions, io: Io) {
  */
 export function statusStyle(status: string): "green" | "red" | "yellow" | "dim" {
   if (status === "done") return "green";
-  if (status === "error" || status === "aborted" || status === "unsync") return "red";
+  if (["error", "aborted", "unsync", "stale"].includes(status)) return "red";
   if (status === "missing" || status === "noinfo") return "dim";
   return "yellow";
+}
+
+/**
+ * What the recorded process says about an unfinished job, for text output:
+ * `was napping; its process 12@vm is gone` for a stale job, `unknown: its
+ * process 12 is on host other` when it cannot be checked, `running` when it
+ * is alive here; "" when nothing works on the job.
+ *
+ * @param state the job's state
+ * @returns a short note, or ""
+ */
+export function processNote(state: JobState): string {
+  const pid = `${state.info?.pid}@${state.info?.pid_hostname ?? "?"}`;
+  if (state.stale) return `was ${state.info?.status}; its process ${pid} is gone`;
+  if (!state.running) return "";
+  if (state.process === "unknown") {
+    return `unknown: its process ${state.info?.pid} is on host ${state.info?.pid_hostname}`;
+  }
+  return `running, pid ${state.info?.pid}`;
+}
+
+/**
+ * `running` for JSON output: true/false, or null when the recorded process is
+ * on another host and cannot be checked from here.
+ *
+ * @param state the job's state
+ * @returns whether the job is running, or null for unknown
+ */
+export function runningJson(state: JobState): boolean | null {
+  return state.running && state.process === "unknown" ? null : state.running;
 }

@@ -7,7 +7,7 @@ import { ScoutError } from "../errors.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
-import { statusStyle, storeOptions, wfLib } from "./workflow_common.ts";
+import { processNote, runningJson, statusStyle, storeOptions, wfLib } from "./workflow_common.ts";
 
 /** Options of `workflow info`. */
 export interface WorkflowInfoOptions extends WorkflowCommonOptions {
@@ -56,7 +56,9 @@ export async function runWorkflowInfo(opts: WorkflowInfoOptions, io: Io): Promis
         shortPath: lib.shortPath(path),
         status: state.status,
         done: state.done,
-        running: state.running,
+        running: runningJson(state),
+        process: state.process,
+        stale: state.stale,
         info: state.info,
         infoProblem: state.problem,
         dependencies: deps,
@@ -73,7 +75,7 @@ export async function runWorkflowInfo(opts: WorkflowInfoOptions, io: Io): Promis
   row(
     "status",
     paint(io, "stdout", statusStyle(state.status), state.status) +
-      (state.running ? " (running)" : "") + (state.done ? "" : " (no result)"),
+      (processNote(state) ? ` (${processNote(state)})` : "") + (state.done ? "" : " (no result)"),
   );
   if (info.workflow !== undefined || info.task_name !== undefined) {
     row(

@@ -7,7 +7,14 @@ import { ScoutError } from "../errors.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
-import { loader, statusStyle, storeOptions, wfLib } from "./workflow_common.ts";
+import {
+  loader,
+  processNote,
+  runningJson,
+  statusStyle,
+  storeOptions,
+  wfLib,
+} from "./workflow_common.ts";
 
 /** Options of `workflow list`. */
 export interface WorkflowListOptions extends WorkflowCommonOptions {
@@ -61,6 +68,7 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
   const { readdir } = await import("node:fs/promises");
   const { join } = await import("node:path");
   const tasks = [];
+  const notes = new Map<string, string>(); // job path → processNote, for the text listing
   for (const t of Object.values(wf.tasks)) {
     const names = new Set<string>();
     for (const root of store.roots) {
@@ -78,7 +86,14 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
     const jobs = [];
     for (const p of [...names].sort()) {
       const s = await lib.jobState(p);
-      jobs.push({ name: p.split("/").at(-1)!, path: p, status: s.status });
+      jobs.push({
+        name: p.split("/").at(-1)!,
+        path: p,
+        status: s.status,
+        running: runningJson(s),
+        process: s.process,
+      });
+      notes.set(p, processNote(s));
     }
     tasks.push({
       name: t.name,
@@ -102,7 +117,9 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
     );
     for (const j of t.jobs) {
       io.stdout.write(
-        `  ${paint(io, "stdout", statusStyle(j.status), j.status.padEnd(8))} ${j.name}\n`,
+        `  ${paint(io, "stdout", statusStyle(j.status), j.status.padEnd(8))} ${j.name}${
+          notes.get(j.path) ? `  (${notes.get(j.path)})` : ""
+        }\n`,
       );
     }
   }

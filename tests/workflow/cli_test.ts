@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hostname } from "node:os";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
 
 const BAKING = join(ROOT, "fixtures", "workflows", "Baking");
@@ -312,4 +313,51 @@ Deno.test("workflow list: a broken workflow file is named on stderr, the others 
   assert.deepEqual(rows.map((r: { name: string }) => r.name), ["Bad", "Good"]);
   assert.match(rows[0].error, /syntax of doom/);
   assert.equal("error" in rows[1], false);
+});
+
+Deno.test("workflow info/list: a pid on another host is unknown (not guessed); no pid is no process", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  const dir = join(d.path, "var/jobs/Baking/whisk");
+  mkdirSync(dir, { recursive: true });
+  const write = (name: string, info: Record<string, unknown>) =>
+    writeFileSync(join(dir, name + ".info"), JSON.stringify(info));
+  // pid 1 exists on every Linux host: only the host name can make it unknown
+  write("Remote", { status: "napping", pid: 1, pid_hostname: "elsewhere.example" });
+  write("Nopid", { status: "start" });
+  // above Linux's pid_max (2^22): no such process can exist
+  write("Gone", { status: "start", pid: 2 ** 22 + 1, pid_hostname: hostname() });
+  const json = async (name: string) =>
+    JSON.parse(
+      (await runMain(["workflow", "info", join(dir, name), "--json"], { cwd: d.path, env: e }))
+        .stdout,
+    );
+  const remote = await json("Remote");
+  assert.deepEqual(
+    [remote.status, remote.running, remote.process, remote.stale],
+    ["napping", null, "unknown", false],
+  );
+  const text = await runMain(["workflow", "info", join(dir, "Remote")], { cwd: d.path, env: e });
+  assert.match(
+    text.stdout,
+    /status +napping \(unknown: its process 1 is on host elsewhere\.example\) \(no result\)/,
+  );
+  const nopid = await json("Nopid");
+  assert.deepEqual([nopid.status, nopid.running, nopid.process, nopid.stale], [
+    "start",
+    false,
+    "none",
+    false,
+  ]);
+  const gone = await json("Gone");
+  assert.deepEqual([gone.status, gone.running, gone.process, gone.stale], [
+    "stale",
+    false,
+    "gone",
+    true,
+  ]);
+  const list = await runMain(["workflow", "list", BAKING], { cwd: d.path, env: e });
+  assert.match(list.stdout, /^ {2}stale {4}Gone {2}\(was start; its process \d+@\S+ is gone\)$/m);
+  assert.match(list.stdout, /^ {2}napping {2}Remote {2}\(unknown: its process 1 is on host/m);
+  assert.match(list.stdout, /^ {2}start {4}Nopid$/m);
 });
