@@ -18,12 +18,18 @@ function defaultText(def: InputDef): string {
  * @param wf the workflow
  * @param taskName the task
  * @param inputs its recursive inputs
+ * @param ref the workflow as the user named it (name or path), for the usage and examples
  * @returns the help text
  */
-export function taskHelp(wf: Workflow, taskName: string, inputs: InputDef[]): string {
+export function taskHelp(
+  wf: Workflow,
+  taskName: string,
+  inputs: InputDef[],
+  ref: string = wf.name,
+): string {
   const task = wf.tasks[taskName]!;
   const lines = [
-    `Usage: scout-ai workflow task ${wf.name} ${taskName} [--<input> value]... [options]`,
+    `Usage: scout-ai workflow task ${ref} ${taskName} [--<input> value]... [options]`,
     "",
     `${wf.name}/${taskName}: ${task.description || "(no description)"}`,
     `Result type: ${task.type}` + (task.returns ? ` — ${task.returns}` : ""),
@@ -64,10 +70,10 @@ export function taskHelp(wf: Workflow, taskName: string, inputs: InputDef[]): st
     "booleans accept --flag, --no-flag or --flag=false.",
     "",
     "Examples:",
-    `  scout-ai workflow task ${wf.name} ${taskName}${
+    `  scout-ai workflow task ${ref} ${taskName}${
       inputs[0] ? ` --${inputs[0].name} ${exampleValue(inputs[0])}` : ""
     }`,
-    `  scout-ai workflow task ${wf.name} ${taskName} --json | jq .path`,
+    `  scout-ai workflow task ${ref} ${taskName} --json | jq .path`,
   );
   return lines.join("\n") + "\n";
 }
@@ -84,13 +90,14 @@ function exampleValue(i: InputDef): string {
  * Help text of a workflow: its tasks with descriptions and result types.
  *
  * @param wf the workflow
+ * @param ref the workflow as the user named it (name or path), for the usage lines
  * @returns the help text
  */
-export function workflowHelp(wf: Workflow): string {
+export function workflowHelp(wf: Workflow, ref: string = wf.name): string {
   const names = Object.keys(wf.tasks);
   const w = Math.max(0, ...names.map((n) => n.length));
   const lines = [
-    `Usage: scout-ai workflow task ${wf.name} TASK [--<input> value]... [options]`,
+    `Usage: scout-ai workflow task ${ref} TASK [--<input> value]... [options]`,
     "",
     `${wf.title || wf.name}${wf.description ? ": " + wf.description : ""}`,
     "",
@@ -99,7 +106,7 @@ export function workflowHelp(wf: Workflow): string {
       `  ${n.padEnd(w)}  ${wf.tasks[n]!.description || ""} [${wf.tasks[n]!.type}]`.trimEnd()
     ),
     "",
-    `Run 'scout-ai workflow task ${wf.name} TASK --help' for a task's inputs.`,
+    `Run 'scout-ai workflow task ${ref} TASK --help' for a task's inputs.`,
   ];
   return lines.join("\n") + "\n";
 }

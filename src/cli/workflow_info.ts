@@ -6,6 +6,7 @@
 import { ScoutError } from "../errors.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
+import { findJob } from "./workflow_jobref.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
 import { processNote, runningJson, statusStyle, storeOptions, wfLib } from "./workflow_common.ts";
 
@@ -31,13 +32,15 @@ export async function runWorkflowInfo(opts: WorkflowInfoOptions, io: Io): Promis
   const roots = opts.jobsDir !== undefined
     ? lib.jobStore(storeOptions(opts, io)).roots
     : lib.jobRoots({ env: io.env, cwd: io.cwd });
-  const path = lib.resolveJobReference(opts.job, { roots, cwd: io.cwd, env: io.env });
-  if (path === null) {
+  const match = findJob(opts.job, { roots, cwd: io.cwd, env: io.env });
+  if (match === null) {
     throw new ScoutError(
       "job_not_found",
       `Job not found: "${opts.job}" (no result or .info; searched ${roots.join(", ")})`,
     );
   }
+  const path = match.path;
+  if (match.byPrefix) io.stderr.write(`scout-ai: "${opts.job}" matched ${path}\n`);
   const state = await lib.jobState(path);
   if (state.problem !== null) warn(io, state.problem);
   const depRoots = [lib.rootOf(path), ...roots];

@@ -3,7 +3,9 @@
  *
  * @module
  */
+import { dirname, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { isDirectory } from "../util/fs.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
@@ -31,37 +33,19 @@ export interface WorkflowListOptions extends WorkflowCommonOptions {
  * @returns exit code
  */
 export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promise<number> {
-  const { listWorkflowFiles, loadWorkflow, loadWorkflowFile } = await loader();
+  const { findWorkflowFile, listWorkflowFiles, loadWorkflow } = await loader();
   const lib = await wfLib();
   if (opts.workflow === undefined) {
     const found = listWorkflowFiles({ cwd: io.cwd, env: io.env });
-    const rows: { name: string; file: string; tasks: string[]; error?: string }[] = [];
-    for (const f of found) {
-      try {
-        const wf = await loadWorkflowFile(f.file);
-        rows.push({ name: wf.name, file: f.file, tasks: Object.keys(wf.tasks) });
-      } catch (e) {
-        // One broken workflow file must not hide the others: name it and go on.
-        if (!(e instanceof ScoutError && e.code === "workflow_load")) throw e;
-        warn(io, e.message);
-        rows.push({ name: f.name, file: f.file, tasks: [], error: e.message });
-      }
-    }
-    if (opts.json) {
-      io.stdout.write(JSON.stringify({ version: 1, workflows: rows }) + "\n");
-    } else if (rows.length === 0) {
-      io.stdout.write(
-        paint(io, "stdout", "dim", "(no workflows in ./workflows or $SCOUT_HOME/workflows)") + "\n",
-      );
-    } else {
-      for (const r of rows) {
-        const tasks = r.error === undefined
-          ? r.tasks.join(" ")
-          : paint(io, "stdout", "red", "(cannot be loaded)");
-        io.stdout.write(`${paint(io, "stdout", "bold", r.name)}  ${tasks}\n`);
-      }
-    }
-    return rows.some((r) => r.error !== undefined) ? 1 : 0;
+    return await listWorkflows(found, "./workflows or $SCOUT_HOME/workflows", opts, io);
+  }
+  const dir = resolve(io.cwd, opts.workflow);
+  const asPath = /[/\\]/.test(opts.workflow) || opts.workflow.startsWith(".");
+  if (asPath && isDirectory(dir) && !hasWorkflowFile(() => findWorkflowFile(dir))) {
+    // a directory of workflows (<dir>/<Name>/workflow.ts), e.g. fixtures/workflows
+    const found = listWorkflowFiles({ cwd: io.cwd, env: io.env, dirs: [dir] })
+      .filter((f) => dirname(dirname(f.file)) === dir);
+    return await listWorkflows(found, dir, opts, io);
   }
   const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
   const store = lib.storeFor(wf, storeOptions(opts, io));
@@ -124,4 +108,52 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
     }
   }
   return 0;
+}
+
+/** Whether finding a workflow file in a directory succeeds (false: not a workflow directory). */
+function hasWorkflowFile(find: () => string): boolean {
+  try {
+    find();
+    return true;
+  } catch (e) {
+    if (e instanceof ScoutError && e.code === "workflow_not_found") return false;
+    throw e;
+  }
+}
+
+/** Lists workflow files with their tasks (a file that cannot be loaded is named, exit 1). */
+async function listWorkflows(
+  found: { name: string; file: string }[],
+  where: string,
+  opts: WorkflowListOptions,
+  io: Io,
+): Promise<number> {
+  const { loadWorkflowFile } = await loader();
+  const rows: { name: string; file: string; tasks: string[]; error?: string }[] = [];
+  for (const f of found) {
+    try {
+      const wf = await loadWorkflowFile(f.file);
+      rows.push({ name: wf.name, file: f.file, tasks: Object.keys(wf.tasks) });
+    } catch (e) {
+      // One broken workflow file must not hide the others: name it and go on.
+      if (!(e instanceof ScoutError && e.code === "workflow_load")) throw e;
+      warn(io, e.message);
+      rows.push({ name: f.name, file: f.file, tasks: [], error: e.message });
+    }
+  }
+  if (opts.json) {
+    io.stdout.write(JSON.stringify({ version: 1, workflows: rows }) + "\n");
+  } else if (rows.length === 0) {
+    io.stdout.write(
+      paint(io, "stdout", "dim", `(no workflows in ${where})`) + "\n",
+    );
+  } else {
+    for (const r of rows) {
+      const tasks = r.error === undefined
+        ? r.tasks.join(" ")
+        : paint(io, "stdout", "red", "(cannot be loaded)");
+      io.stdout.write(`${paint(io, "stdout", "bold", r.name)}  ${tasks}\n`);
+    }
+  }
+  return rows.some((r) => r.error !== undefined) ? 1 : 0;
 }

@@ -62,13 +62,13 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   const lib = await wfLib();
   const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
   if (opts.task === undefined) {
-    io.stdout.write(workflowHelp(wf));
+    io.stdout.write(workflowHelp(wf, opts.workflow));
     return opts.help ? 0 : 2;
   }
   lib.taskOf(wf, opts.task);
   const inputs = lib.recursiveInputs(wf, opts.task);
   if (opts.help) {
-    io.stdout.write(taskHelp(wf, opts.task, inputs));
+    io.stdout.write(taskHelp(wf, opts.task, inputs, opts.workflow));
     return 0;
   }
   const where = `${wf.name}/${opts.task}`;

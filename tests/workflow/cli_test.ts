@@ -361,3 +361,64 @@ Deno.test("workflow info/list: a pid on another host is unknown (not guessed); n
   assert.match(list.stdout, /^ {2}napping {2}Remote {2}\(unknown: its process 1 is on host/m);
   assert.match(list.stdout, /^ {2}start {4}Nopid$/m);
 });
+
+Deno.test("workflow info: a name prefix (say which job, on stderr), a .info file, a .files dir", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  const run = (args: string[]) => runMain(args, { cwd: d.path, env: e });
+  assert.equal((await run(["workflow", "task", BAKING, "cake", "--eggs", "3"])).code, 0);
+  const cake = JSON.parse(
+    (await run(["workflow", "task", BAKING, "cake", "--eggs", "3", "--json"]))
+      .stdout,
+  ).path as string;
+  assert.match(cake, /\/Baking\/cake\/Default_[0-9a-f]{32}$/);
+  const byPrefix = await run(["workflow", "info", "Baking/cake/Default", "--json"]);
+  assert.equal(byPrefix.code, 0, byPrefix.stderr);
+  assert.equal(JSON.parse(byPrefix.stdout).path, cake);
+  assert.equal(byPrefix.stderr, `scout-ai: "Baking/cake/Default" matched ${cake}\n`);
+  const byInfo = await run(["workflow", "info", cake + ".info", "--json"]);
+  assert.equal(JSON.parse(byInfo.stdout).path, cake, byInfo.stderr);
+  assert.equal(JSON.parse(byInfo.stdout).status, "done");
+  assert.equal(byInfo.stderr, "", "an exact .info path needs no note");
+  const byFiles = await run(["workflow", "info", cake + ".files/", "--json"]);
+  assert.equal(JSON.parse(byFiles.stdout).path, cake, byFiles.stderr);
+  const batter = await run(["workflow", "info", "Baking/batter/Default_", "--json"]);
+  assert.match(JSON.parse(batter.stdout).path, /\/Default_[0-9a-f]{32}\.json$/);
+  // an exact name wins over the prefix; two prefix matches are an error listing them
+  await run(["workflow", "task", BAKING, "cake"]);
+  const exact = await run(["workflow", "info", "Baking/cake/Default", "--json"]);
+  assert.equal(JSON.parse(exact.stdout).path, join(d.path, "var/jobs/Baking/cake/Default"));
+  assert.equal(exact.stderr, "");
+  await run(["workflow", "task", BAKING, "cake", "--eggs", "4"]);
+  const two = await run(["workflow", "info", "Baking/cake/Default_"]);
+  assert.equal(two.code, 1);
+  assert.match(
+    two.stderr,
+    /Job "Baking\/cake\/Default_" matches 2 jobs: ".*Default_[0-9a-f]{32}", /,
+  );
+  const none = await run(["workflow", "info", "Baking/cake/Nothing"]);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /Job not found: "Baking\/cake\/Nothing"/);
+});
+
+Deno.test("workflow list DIR: a directory of workflows lists them; task help names the workflow as given", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  const dir = join(ROOT, "fixtures", "workflows");
+  const l = await runMain(["workflow", "list", dir], { cwd: d.path, env: e });
+  assert.equal(l.code, 0, l.stderr);
+  assert.equal(l.stdout, "Baking  whisk batter cake broken\nSlow  nap\n");
+  const j = JSON.parse(
+    (await runMain(["workflow", "list", dir, "--json"], { cwd: d.path, env: e }))
+      .stdout,
+  );
+  assert.deepEqual(j.workflows.map((w: { name: string }) => w.name), ["Baking", "Slow"]);
+  const empty = await runMain(["workflow", "list", d.path], { cwd: d.path, env: e });
+  assert.equal(empty.stdout, `(no workflows in ${d.path})\n`);
+  const h = await runMain(["workflow", "task", BAKING, "whisk", "--help"], { cwd: d.path, env: e });
+  assert.match(h.stdout, new RegExp(`^Usage: scout-ai workflow task ${BAKING} whisk `));
+  assert.match(
+    h.stdout,
+    new RegExp(`Examples:\n {2}scout-ai workflow task ${BAKING} whisk --eggs 2\n`),
+  );
+});
