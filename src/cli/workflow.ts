@@ -43,11 +43,13 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
   ).addHelpText(
     "after",
     "\nJobs live in $SCOUT_HOME/var/jobs/<Workflow>/<task>/<name> with a .info sidecar,\n" +
-      "in the layout Scout's engine uses: either side reads the other's jobs.\n\n" +
+      "in the layout Scout's engine uses: either side reads the other's jobs.\n" +
+      "The examples run from the repository root on its bundled workflow, named by path;\n" +
+      "copy it to ./workflows/Baking or $SCOUT_HOME/workflows/Baking to name it Baking.\n\n" +
       "Examples:\n" +
-      "  scout-ai workflow list\n" +
+      "  scout-ai workflow list fixtures/workflows\n" +
       "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
-      "  scout-ai workflow task Baking cake --help\n" +
+      "  scout-ai workflow task fixtures/workflows/Baking cake --help\n" +
       "  scout-ai workflow info Baking/cake/Default --json | jq .status",
   );
   wf.command("task")
@@ -69,8 +71,8 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         "'scout-ai workflow task WORKFLOW' lists its tasks; add TASK --help for its inputs.\n\n" +
         "Examples:\n" +
         "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
-        "  scout-ai workflow task Baking whisk --help\n" +
-        "  scout-ai workflow task Baking batter --eggs 4 --json | jq .result",
+        "  scout-ai workflow task fixtures/workflows/Baking whisk --help\n" +
+        "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --json | jq .result",
     )
     .action(async (args, o, cmd) => {
       const help = args.includes("--help") || args.includes("-h");
@@ -99,16 +101,22 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
     });
   wf.command("info")
     .description("show a job's status, inputs, dependencies, messages and files")
-    .argument("<job>", "job path, or short path Workflow/task/name")
+    .argument("<job>", "job path, short path Workflow/task/name, .info file, or a name prefix")
     .option("--jobs-dir <dir>", "jobs directory to resolve short paths in")
     .option("--json", "print {version, path, shortPath, status, done, running, info, …}")
     .addHelpText(
       "after",
       "\nReads jobs written by scout-ai and by Scout's own engine (Marshal-only info reads\n" +
         "as status noinfo). Dependencies that moved are found by their last three path\n" +
-        "components under the jobs roots.\n\n" +
-        "Examples:\n  scout-ai workflow info Baking/cake/Default\n" +
-        "  scout-ai workflow info ~/.scout/var/jobs/Baking/batter/Default.json --json | jq .status",
+        "components under the jobs roots. JOB may be a prefix of one job's name: a run\n" +
+        "with non-default inputs is named Default_<digest>; the job taken is named on stderr.\n" +
+        "A job whose info says it is in progress but whose process (pid on this host) is\n" +
+        "gone shows as stale; a pid on another host cannot be checked (running: null).\n\n" +
+        "Examples:\n" +
+        "  scout-ai workflow info fixtures/scout-jobs/var/jobs/Baking/bake/Default  # by Scout\n" +
+        "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --print-path\n" +
+        "  scout-ai workflow info Baking/batter/Default     # the job above: Default_<digest>.json\n" +
+        "  scout-ai workflow info ~/.scout/var/jobs/Baking/whisk/Default_*.info --json | jq .status",
     )
     .action(async (job, o) => {
       ctx.exitCode = await runWorkflowInfo({
@@ -119,12 +127,15 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
     });
   wf.command("list")
     .description("list workflows and their tasks; with WORKFLOW, its tasks and jobs")
-    .argument("[workflow]", "workflow name or path")
+    .argument("[workflow]", "workflow name or path, or a directory of workflows")
     .option("--jobs-dir <dir>", "jobs directory")
     .option("--json", "print JSON (see the module docs for the shape)")
     .addHelpText(
       "after",
-      "\nExamples:\n  scout-ai workflow list\n  scout-ai workflow list fixtures/workflows/Baking",
+      "\nWith no argument: the workflows in ./workflows and $SCOUT_HOME/workflows.\n" +
+        "A directory that holds <Name>/workflow.ts directories lists those workflows.\n\n" +
+        "Examples:\n  scout-ai workflow list\n  scout-ai workflow list fixtures/workflows\n" +
+        "  scout-ai workflow list fixtures/workflows/Baking   # its tasks and their jobs",
     )
     .action(async (workflow, o) => {
       ctx.exitCode = await runWorkflowList({

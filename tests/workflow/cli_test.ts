@@ -97,7 +97,7 @@ Deno.test("workflow task --help lists inputs with types and defaults; no task li
   assert.match(g.stdout, /Examples:\n {2}scout-ai workflow task fixtures\/workflows\/Baking cake/);
   const group = await runMain(["workflow", "--help"], { cwd: d.path, env: env(d.path) });
   assert.equal(group.code, 0);
-  assert.match(group.stdout, /Examples:\n {2}scout-ai workflow list\n/);
+  assert.match(group.stdout, /Examples:\n {2}scout-ai workflow list fixtures\/workflows\n/);
 });
 
 Deno.test("bad input: unknown workflow/task/input with suggestions, wrong types, job name with /", async () => {
