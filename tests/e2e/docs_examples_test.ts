@@ -82,7 +82,9 @@ function shBlocks(markdown: string, file: string): Example[][] {
 
 /** The lines of a help text's "Examples:" section. */
 function helpExamples(help: string, where: string): Example[] {
-  const m = /^Examples:\n((?: {2}.*\n?)+)/m.exec(help);
+  const m = /^Examples\b.*:\n((?: {2}.*\n?)+)/m.exec(help);
+  // a heading the pattern misses would skip its examples silently
+  assert.equal(m === null, !/^Examples/m.test(help), `${where}: unreadable Examples section`);
   if (m === null) return [];
   const out: Example[] = [];
   const lines = m[1]!.split("\n");
