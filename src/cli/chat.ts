@@ -131,7 +131,8 @@ export function registerChat(program: Command, ctx: CliContext): void {
         "starting with a header gets an empty first message (index 0), as in the Ruby original.\n" +
         "Invalid UTF-8 is replaced by U+FFFD with a warning on stderr.\n\n" +
         'JSON shape (--json): [{"role": string, "content": string}, …], one message per line.\n\n' +
-        "Examples:\n  scout-ai chat parse session.chat\n  cat session.chat | scout-ai chat parse --json",
+        "Examples:\n  scout-ai chat parse fixtures/chats/basic.chat\n" +
+        "  cat fixtures/chats/basic.chat | scout-ai chat parse --json",
     )
     .action(async (file, o) => {
       ctx.exitCode = await runChatParse({ file, json: o.json }, ctx.io);
@@ -141,8 +142,9 @@ export function registerChat(program: Command, ctx: CliContext): void {
     .argument("[file]", "JSON file, or - for stdin (default: stdin when piped)")
     .addHelpText(
       "after",
-      "\nExamples:\n  scout-ai chat print messages.json > session.chat\n" +
-        "  scout-ai chat parse a.chat --json | jq 'map(select(.role != \"meta\"))' | scout-ai chat print",
+      "\nExamples:\n  scout-ai chat print fixtures/chats/structured.messages.json > session.chat\n" +
+        "  scout-ai chat parse fixtures/chats/tool_calls.chat --json \\\n" +
+        "    | jq 'map(select(.role != \"meta\"))' | scout-ai chat print",
     )
     .action(async (file) => {
       ctx.exitCode = await runChatPrint({ file }, ctx.io);

@@ -207,9 +207,9 @@ export function registerChatCompile(chat: Command, ctx: CliContext): void {
         "the chat file, then in the working directory, ./chats and $SCOUT_HOME/chats; from stdin\n" +
         "they resolve against the working directory. Unknown roles (todo:, http:) are errors;\n" +
         "allow them with --allow-role or the config entry 'allow_roles <list> chat'.\n\n" +
-        "Examples:\n  scout-ai chat compile session.chat\n" +
-        "  scout-ai chat compile session.chat --chat > flat.chat\n" +
-        "  scout-ai chat compile session.chat --json | jq 'map(.role)'",
+        "Examples:\n  scout-ai chat compile fixtures/compile/session.chat\n" +
+        "  scout-ai chat compile fixtures/compile/session.chat --chat > flat.chat\n" +
+        "  scout-ai chat compile fixtures/compile/session.chat --json | jq 'map(.role)'",
     )
     .action(async (file, o) => {
       ctx.exitCode = await runChatCompile({
@@ -238,9 +238,9 @@ export function registerChatCompile(chat: Command, ctx: CliContext): void {
         "from chat options (option: epoch_size 10), then config entries (scope prompt or\n" +
         "context), then environment variables (EPOCH_SIZE…), then defaults.\n" +
         "stderr gets a summary: messages kept, truncated, dropped, added; characters before/after.\n\n" +
-        "Examples:\n  scout-ai chat prompt agent_run.chat\n" +
-        "  scout-ai chat prompt agent_run.chat -s shorten_tools --json | jq .summary\n" +
-        "  EPOCH_TOOL_CALL_THRESHOLD=20 scout-ai chat prompt agent_run.chat -q",
+        "Examples:\n  scout-ai chat prompt fixtures/compile/agent_run.chat\n" +
+        "  scout-ai chat prompt fixtures/compile/agent_run.chat -s shorten_tools --json | jq .summary\n" +
+        "  EPOCH_TOOL_CALL_THRESHOLD=20 scout-ai chat prompt fixtures/compile/agent_run.chat -q",
     )
     .action(async (file, o) => {
       ctx.exitCode = await runChatPrompt({

@@ -224,7 +224,8 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     .argument("[scopes...]", "scope tokens, most specific first")
     .addHelpText(
       "after",
-      "\nExamples:\n  scout-ai config get endpoint ask\n  scout-ai config get max_tool_rounds llm",
+      "\nExamples:\n  scout-ai config set endpoint nano ask && scout-ai config get endpoint ask\n" +
+        "  scout-ai config set max_tool_rounds 20 llm && scout-ai config get max_tool_rounds llm",
     )
     .action((key, scopes) => {
       ctx.exitCode = runConfigGet({ key, scopes }, ctx.io);

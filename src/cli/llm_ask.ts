@@ -163,9 +163,9 @@ produced before it is still appended. Answers are cached under $SCOUT_HOME/var/c
 Examples:
   scout-ai llm ask "What is the capital of France?"
   git diff | scout-ai llm ask "Write a commit message for this diff: ..."
-  scout-ai llm ask -c session.chat -o session.chat "And the population?"
-  cat session.chat | scout-ai llm ask -c - "Summarise this conversation"
-  scout-ai llm ask -e nano -f notes.md "Summarise the notes" --json | jq -r .answer`,
+  scout-ai llm ask -c fixtures/chats/basic.chat -o session.chat "And the population?"
+  cat fixtures/chats/basic.chat | scout-ai llm ask -c - "Summarise this conversation"
+  scout-ai llm ask -e nano -f fixtures/compile/parts/notes.md "Summarise the notes" --json | jq -r .answer`,
   );
   askCmd.action(async (...args: unknown[]) => {
     const [question, o] = args as [string[], AskFlags];
@@ -185,7 +185,7 @@ JSON is an error (exit 1). --json prints the llm ask object (see llm ask --help)
 "value", the parsed reply.
 
 Examples:
-  scout-ai llm json -s person.schema.json "Invent a person"
+  scout-ai llm json -s fixtures/llm/person.schema.json "Invent a person"
   scout-ai llm json "List three primes as {\\"primes\\": [...]}" | jq .primes`,
   );
   jsonCmd.action(async (...args: unknown[]) => {

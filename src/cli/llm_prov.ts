@@ -216,11 +216,16 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
         "~/.rbbt/var/jobs. Nothing is executed. Unreadable evidence is reported on stderr and\n" +
         "never aborts (exit 0); --log 6 hides the warnings.\n\n" +
         "Examples:\n" +
-        "  scout-ai llm prov session.chat\n" +
-        "  scout-ai llm prov session.chat --flow --evidence\n" +
-        "  scout-ai llm prov ~/.scout/var/jobs/Planner/ask/Default_a1b2.chat -c\n" +
-        "  scout-ai llm prov session.chat --plot provenance.svg\n" +
-        "  scout-ai llm prov session.chat --json | jq '.totals.deduplicated_total.tt'",
+        "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
+        "    --jobs-dir fixtures/provenance/example/jobs\n" +
+        "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
+        "    --jobs-dir fixtures/provenance/example/jobs --flow --evidence\n" +
+        "  scout-ai llm prov fixtures/provenance/example/jobs/Planner/ask/Default_a1b2c3d4e5.chat \\\n" +
+        "    --jobs-dir fixtures/provenance/example/jobs -c\n" +
+        "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
+        "    --jobs-dir fixtures/provenance/example/jobs --plot provenance.svg\n" +
+        "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
+        "    --jobs-dir fixtures/provenance/example/jobs --json | jq '.totals.deduplicated_total.tt'",
     )
     .action(async (root, o) => {
       ctx.exitCode = await runLlmProv({

@@ -36,12 +36,13 @@ export function buildProgram(ctx: CliContext): Command {
     .option("--no-color", "never colour output (NO_COLOR=1 does the same)")
     .addHelpText(
       "after",
-      "\nExamples:\n" +
-        "  scout-ai chat parse session.chat --json | jq '.[].role'\n" +
-        "  scout-ai chat prompt session.chat          # what the model would see\n" +
-        "  scout-ai llm ask -c session.chat -o session.chat 'and then?'\n" +
-        "  scout-ai workflow task Baking cake --eggs 3\n" +
-        "  scout-ai llm prov result.chat --plot prov.svg\n\n" +
+      "\nExamples (from the repository root; they use its fixtures/):\n" +
+        "  scout-ai chat parse fixtures/chats/basic.chat --json | jq '.[].role'\n" +
+        "  scout-ai chat prompt fixtures/compile/agent_run.chat     # what the model would see\n" +
+        "  scout-ai llm ask -c fixtures/chats/basic.chat -o session.chat 'and then?'\n" +
+        "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
+        "  scout-ai llm prov fixtures/provenance/example/session.chat --plot prov.svg \\\n" +
+        "    --jobs-dir fixtures/provenance/example/jobs\n\n" +
         "Run 'scout-ai <command> --help' for a command's options.",
     )
     .showSuggestionAfterError(true)

@@ -58,7 +58,8 @@ export {
 } from "./result.ts";
 export { jobFile, jobLogChats, listJobFiles, writeJobFile } from "./files.ts";
 export { infoPidAlive, isRecoverableError, jobPresent, jobState, pidAlive } from "./state.ts";
-export type { JobState } from "./state.ts";
+export { infoProcess } from "./state.ts";
+export type { JobProcess, JobState } from "./state.ts";
 export { backtraceOf, errorInfoPatch, errorMessage, rubyExceptionClass } from "./failure.ts";
 export {
   defineWorkflow,

@@ -1,7 +1,8 @@
 /**
  * A job's state as seen on disk (`workflow.md` §4): done ⇔ the result file
  * exists; running ⇔ not done and the info pid is alive on this host; derived
- * views `missing`, `noinfo`, `unsync` for reports.
+ * views `missing`, `noinfo`, `unsync` and `stale` (the recorded process is
+ * gone, the job will never finish) for reports.
  *
  * @module
  */
@@ -24,12 +25,28 @@ export interface JobState {
   problem: string | null;
   /**
    * Status to show: the info status, or a derived view — `missing` (nothing
-   * on disk), `noinfo` (result without info), `unsync` (info says done, no result).
+   * on disk), `noinfo` (result without info), `unsync` (info says done, no
+   * result), `stale` (info says in progress, its process is gone).
    */
   status: string;
-  /** Not done and the info pid is alive on this host. */
+  /** Not done and the info pid is alive on this host (or on another host: unknown, counted alive). */
   running: boolean;
+  /** What is known of the process recorded in the info ({@link infoProcess}). */
+  process: JobProcess;
+  /** Not done, an in-progress status, and the recorded process is gone: it will never finish. */
+  stale: boolean;
 }
+
+/**
+ * What is known of the process recorded in a job's info (`pid`,
+ * `pid_hostname`): `alive`, `gone` (no such process on this host),
+ * `unknown` (recorded on another host: it cannot be checked from here), or
+ * `none` (no pid recorded).
+ */
+export type JobProcess = "alive" | "gone" | "unknown" | "none";
+
+/** Statuses after which no process works on the job any more. */
+const FINAL_STATUSES = ["error", "aborted", "done", "cleaned", "noinfo", "missing", "unsync"];
 
 /**
  * Whether a process id is alive (signal 0). EPERM counts as alive.
@@ -65,9 +82,28 @@ export function thisHost(): string {
  * @returns true if the recorded process may still run
  */
 export function infoPidAlive(info: JobInfo | null): boolean {
-  if (info === null || typeof info.pid !== "number") return false;
-  if (typeof info.pid_hostname === "string" && info.pid_hostname !== thisHost()) return true;
-  return pidAlive(info.pid);
+  const p = infoProcess(info);
+  return p === "alive" || p === "unknown";
+}
+
+/**
+ * What is known of the process recorded in an info: `none` without a pid,
+ * `unknown` on another host, else `alive` or `gone` (signal 0 on this host).
+ *
+ * @param info an info object
+ * @returns the process's state
+ *
+ * @example
+ * ```ts
+ * import { infoProcess } from "./state.ts";
+ * infoProcess({ status: "napping", pid: process.pid }); // "alive"
+ * infoProcess({ status: "napping", pid: 1, pid_hostname: "elsewhere" }); // "unknown"
+ * ```
+ */
+export function infoProcess(info: JobInfo | null): JobProcess {
+  if (info === null || typeof info.pid !== "number") return "none";
+  if (typeof info.pid_hostname === "string" && info.pid_hostname !== thisHost()) return "unknown";
+  return pidAlive(info.pid) ? "alive" : "gone";
 }
 
 /**
@@ -92,9 +128,12 @@ export async function jobState(jobPath: string): Promise<JobState> {
     status = done ? "done" : "noinfo";
   } else if (info.status === "done" && !done) status = "unsync";
   else status = info.status;
-  const running = !done && infoPidAlive(info) &&
+  const proc = infoProcess(info);
+  const running = !done && (proc === "alive" || proc === "unknown") &&
     !["error", "aborted", "done", "cleaned", "noinfo"].includes(status);
-  return { path: jobPath, done, info, problem, status, running };
+  const stale = !done && proc === "gone" && !FINAL_STATUSES.includes(status);
+  if (stale) status = "stale";
+  return { path: jobPath, done, info, problem, status, running, process: proc, stale };
 }
 
 /**

@@ -161,3 +161,58 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
     assert.equal(rerun.stdout, "Slept 1\n", rerun.stderr);
   });
 }
+
+Deno.test("kill -9: workflow info/list show the job as stale, not as napping for ever", async () => {
+  await using d = await tempDir();
+  const env = { SCOUT_HOME: d.path };
+  const child = spawnScout(["workflow", "task", SLOW, "nap"], { ...env, SLOW_SLEEP: "30" });
+  const path = join(d.path, "var/jobs/Slow/nap/Default");
+  await waitFor(() => napping(path), "the job to start napping");
+  const show = async () => {
+    const j = await runScout(["workflow", "info", path, "--json"], { env });
+    assert.equal(j.code, 0, j.stderr);
+    const t = await runScout(["workflow", "info", path], { env });
+    const l = await runScout(["workflow", "list", SLOW, "--json"], { env });
+    const lt = await runScout(["workflow", "list", SLOW], { env });
+    return {
+      json: JSON.parse(j.stdout),
+      text: t.stdout,
+      list: JSON.parse(l.stdout),
+      listText: lt.stdout,
+    };
+  };
+  const pid = info(path).pid;
+  const alive = await show();
+  assert.equal(alive.json.status, "napping");
+  assert.equal(alive.json.running, true);
+  assert.equal(alive.json.process, "alive");
+  assert.equal(alive.json.stale, false);
+  assert.match(alive.text, new RegExp(`status +napping \\(running, pid ${pid}\\) \\(no result\\)`));
+  assert.deepEqual(
+    alive.list.tasks[0].jobs.map((j: Record<string, unknown>) => [j.name, j.status, j.running]),
+    [["Default", "napping", true]],
+  );
+  child.kill("SIGKILL");
+  await child.status;
+  await child.stdout.cancel();
+  await child.stderr.cancel();
+  assert.equal(info(path).status, "napping", "nothing rewrote the info: the process is dead");
+  const dead = await show();
+  assert.equal(dead.json.status, "stale");
+  assert.equal(dead.json.running, false);
+  assert.equal(dead.json.process, "gone");
+  assert.equal(dead.json.stale, true);
+  assert.equal(dead.json.info.status, "napping", "the recorded status is kept in info");
+  assert.match(
+    dead.text,
+    new RegExp(`status +stale \\(was napping; its process ${pid}@\\S+ is gone\\) \\(no result\\)`),
+  );
+  assert.deepEqual(
+    dead.list.tasks[0].jobs.map((j: Record<string, unknown>) => [j.status, j.running, j.process]),
+    [["stale", false, "gone"]],
+  );
+  assert.match(
+    dead.listText,
+    /^ {2}stale {4}Default {2}\(was napping; its process \d+@\S+ is gone\)$/m,
+  );
+});

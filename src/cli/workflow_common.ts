@@ -1,0 +1,79 @@
+/**
+ * Shared by the `workflow` commands: common options, the job store options,
+ * status colours, and the lazily imported workflow library.
+ *
+ * @module
+ */
+import type { JobState } from "../workflow/mod.ts";
+import type { Io } from "./io.ts";
+
+/** The workflow library, imported when a command runs (light registration). */
+export const wfLib = () => import("../workflow/mod.ts");
+/** The workflow file loader, imported when a command runs. */
+export const loader = () => import("../workflow/load.ts");
+
+/** Options shared by the workflow commands. */
+export interface WorkflowCommonOptions {
+  /** `--jobs-dir`: explicit jobs directory. */
+  jobsDir?: string;
+  /** `--json`. */
+  json?: boolean;
+}
+
+/**
+ * Job store options of a command: its environment, cwd and `--jobs-dir`.
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @returns options for `storeFor` / `jobStore`
+ */
+export function storeOptions(opts: WorkflowCommonOptions, io: Io) {
+  return {
+    env: io.env,
+    cwd: io.cwd,
+    ...(opts.jobsDir !== undefined ? { jobsDir: opts.jobsDir } : {}),
+  };
+}
+
+/**
+ * The colour a job status is shown in.
+ *
+ * @param status a job status
+ * @returns a style
+ */
+export function statusStyle(status: string): "green" | "red" | "yellow" | "dim" {
+  if (status === "done") return "green";
+  if (["error", "aborted", "unsync", "stale"].includes(status)) return "red";
+  if (status === "missing" || status === "noinfo") return "dim";
+  return "yellow";
+}
+
+/**
+ * What the recorded process says about an unfinished job, for text output:
+ * `was napping; its process 12@vm is gone` for a stale job, `unknown: its
+ * process 12 is on host other` when it cannot be checked, `running` when it
+ * is alive here; "" when nothing works on the job.
+ *
+ * @param state the job's state
+ * @returns a short note, or ""
+ */
+export function processNote(state: JobState): string {
+  const pid = `${state.info?.pid}@${state.info?.pid_hostname ?? "?"}`;
+  if (state.stale) return `was ${state.info?.status}; its process ${pid} is gone`;
+  if (!state.running) return "";
+  if (state.process === "unknown") {
+    return `unknown: its process ${state.info?.pid} is on host ${state.info?.pid_hostname}`;
+  }
+  return `running, pid ${state.info?.pid}`;
+}
+
+/**
+ * `running` for JSON output: true/false, or null when the recorded process is
+ * on another host and cannot be checked from here.
+ *
+ * @param state the job's state
+ * @returns whether the job is running, or null for unknown
+ */
+export function runningJson(state: JobState): boolean | null {
+  return state.running && state.process === "unknown" ? null : state.running;
+}

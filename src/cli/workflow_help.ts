@@ -1,0 +1,112 @@
+/**
+ * Help texts of `workflow task WORKFLOW [TASK] --help`: a workflow's tasks,
+ * and a task's inputs with types and defaults.
+ *
+ * @module
+ */
+import type { InputDef, Workflow } from "../workflow/mod.ts";
+
+function defaultText(def: InputDef): string {
+  if (def.default === undefined || def.default === null) return "";
+  const d = typeof def.default === "string" ? def.default : JSON.stringify(def.default);
+  return ` (default: ${d === "" ? '""' : d})`;
+}
+
+/**
+ * Help text of one task: its description and inputs with types and defaults.
+ *
+ * @param wf the workflow
+ * @param taskName the task
+ * @param inputs its recursive inputs
+ * @param ref the workflow as the user named it (name or path), for the usage and examples
+ * @returns the help text
+ */
+export function taskHelp(
+  wf: Workflow,
+  taskName: string,
+  inputs: InputDef[],
+  ref: string = wf.name,
+): string {
+  const task = wf.tasks[taskName]!;
+  const lines = [
+    `Usage: scout-ai workflow task ${ref} ${taskName} [--<input> value]... [options]`,
+    "",
+    `${wf.name}/${taskName}: ${task.description || "(no description)"}`,
+    `Result type: ${task.type}` + (task.returns ? ` — ${task.returns}` : ""),
+    "",
+    "Inputs:",
+  ];
+  if (inputs.length === 0) lines.push("  (none)");
+  const w = Math.max(0, ...inputs.map((i) => i.name.length + i.type.length + 6));
+  for (const i of inputs) {
+    const own = task.inputs.some((o) => o === i) ? "" : " [dependency]";
+    const sel = i.type === "select" && i.selectOptions
+      ? `${i.description ? ";" : ""} one of: ${
+        (Array.isArray(i.selectOptions) ? i.selectOptions : Object.values(i.selectOptions)).join(
+          ", ",
+        )
+      }`
+      : "";
+    const req = i.required ? " (required)" : "";
+    lines.push(
+      `  ${`--${i.name} <${i.type}>`.padEnd(w)}  ${i.description ?? ""}${sel}${req}${
+        defaultText(i)
+      }${own}`.trimEnd(),
+    );
+  }
+  lines.push(
+    "",
+    "Options:",
+    "  --jobname <name>     job name (default: Default, or the jobname input)",
+    "  --clean              remove this job's result, info and files first",
+    "  --recompute          clean this job and all its dependencies first",
+    "  --print-path         print the job path instead of the result",
+    "  --jobs-dir <dir>     jobs directory (default: $SCOUT_HOME/var/jobs)",
+    "  --json               print {version, path, shortPath, status, result}",
+    "",
+    "Values: a value naming an existing file is replaced by its content (except for",
+    "path/file/folder/binary/tsv inputs), and '-' reads it from stdin (one input at most);",
+    "arrays take one value per line (in a file or stdin) or repeated flags;",
+    "booleans accept --flag, --no-flag or --flag=false.",
+    "",
+    "Examples:",
+    `  scout-ai workflow task ${ref} ${taskName}${
+      inputs[0] ? ` --${inputs[0].name} ${exampleValue(inputs[0])}` : ""
+    }`,
+    `  scout-ai workflow task ${ref} ${taskName} --json | jq .path`,
+  );
+  return lines.join("\n") + "\n";
+}
+
+function exampleValue(i: InputDef): string {
+  if (i.default !== undefined && i.default !== null && typeof i.default !== "object") {
+    return String(i.default);
+  }
+  const examples: Record<string, string> = { integer: "3", float: "0.5", boolean: "true" };
+  return examples[i.type] ?? "VALUE";
+}
+
+/**
+ * Help text of a workflow: its tasks with descriptions and result types.
+ *
+ * @param wf the workflow
+ * @param ref the workflow as the user named it (name or path), for the usage lines
+ * @returns the help text
+ */
+export function workflowHelp(wf: Workflow, ref: string = wf.name): string {
+  const names = Object.keys(wf.tasks);
+  const w = Math.max(0, ...names.map((n) => n.length));
+  const lines = [
+    `Usage: scout-ai workflow task ${ref} TASK [--<input> value]... [options]`,
+    "",
+    `${wf.title || wf.name}${wf.description ? ": " + wf.description : ""}`,
+    "",
+    "Tasks:",
+    ...names.map((n) =>
+      `  ${n.padEnd(w)}  ${wf.tasks[n]!.description || ""} [${wf.tasks[n]!.type}]`.trimEnd()
+    ),
+    "",
+    `Run 'scout-ai workflow task ${ref} TASK --help' for a task's inputs.`,
+  ];
+  return lines.join("\n") + "\n";
+}

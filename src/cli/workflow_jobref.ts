@@ -1,0 +1,88 @@
+/**
+ * The JOB argument of `workflow info`: a job path, a short path
+ * `Workflow/task/name`, the job's `.info` file or `.files` directory, or a
+ * prefix of one job's name (`Baking/cake/Default` for `Default_<digest>.txt`,
+ * the name a run with non-default inputs gets).
+ *
+ * @module
+ */
+import { readdirSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { expandHome } from "../config/home.ts";
+import { ScoutError } from "../errors.ts";
+import type { ResolveJobOptions } from "../workflow/store.ts";
+import { resolveJobReference } from "../workflow/store.ts";
+
+/** A resolved JOB argument. */
+export interface JobMatch {
+  /** Absolute result path of the job. */
+  path: string;
+  /** True when the argument was a name prefix (say which job was taken). */
+  byPrefix: boolean;
+}
+
+/** A job's own path for a sidecar: `X.info` → `X`, `X.files` (or `X.files/…`) → `X`. */
+function ownerOf(ref: string): string | null {
+  const t = ref.replace(/[\\/]+$/, "");
+  if (t.endsWith(".info")) return t.slice(0, -".info".length);
+  const i = t.lastIndexOf(".files");
+  if (i > 0 && (i + 6 === t.length || /[\\/]/.test(t[i + 6]!))) return t.slice(0, i);
+  return null;
+}
+
+/** Job paths in the directories a reference's parent may name, whose names start with its base. */
+function prefixMatches(ref: string, opts: ResolveJobOptions): string[] {
+  const s = expandHome(ref.trim(), opts.env);
+  const base = basename(s);
+  if (base === "" || base.startsWith(".")) return [];
+  const parent = dirname(s);
+  const dirs = isAbsolute(s)
+    ? [parent]
+    : [resolve(opts.cwd, parent), ...opts.roots.map((r) => join(r, parent))];
+  const parts = s.split(/[\\/]+/).filter((p) => p !== "");
+  if (parts.length >= 3) dirs.push(...opts.roots.map((r) => join(r, ...parts.slice(-3, -1))));
+  const found = new Set<string>();
+  for (const dir of new Set(dirs)) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue; // a candidate directory that does not exist holds no jobs
+    }
+    for (const n of names) {
+      if (!n.startsWith(base) || n.endsWith(".files") || n.endsWith(".lock")) continue;
+      found.add(join(dir, n.endsWith(".info") ? n.slice(0, -".info".length) : n));
+    }
+  }
+  return [...found].sort();
+}
+
+/**
+ * Resolves the JOB argument of `workflow info`: as a job reference (see
+ * `resolveJobReference`), as the job of a `.info` file or `.files` directory,
+ * or as the one job whose name starts with the last component.
+ *
+ * @param ref the argument
+ * @param opts roots, cwd, env
+ * @returns the job, or null when nothing matches
+ * @throws ScoutError `job_not_found` when a prefix matches several jobs (they are listed)
+ */
+export function findJob(ref: string, opts: ResolveJobOptions): JobMatch | null {
+  const owner = ownerOf(ref);
+  for (const r of owner === null ? [ref] : [owner, ref]) {
+    const path = resolveJobReference(r, opts);
+    if (path !== null) return { path, byPrefix: false };
+  }
+  const matches = prefixMatches(owner ?? ref, opts);
+  if (matches.length === 1) return { path: matches[0]!, byPrefix: true };
+  if (matches.length > 1) {
+    const shown = matches.slice(0, 5).map((m) => `"${m}"`).join(", ");
+    throw new ScoutError(
+      "job_not_found",
+      `Job "${ref}" matches ${matches.length} jobs: ${shown}${
+        matches.length > 5 ? ", …" : ""
+      } (give the full name)`,
+    );
+  }
+  return null;
+}

@@ -1,0 +1,131 @@
+/**
+ * `scout-ai workflow task`: runs a task as a persisted job and prints its
+ * result (or its path, or JSON).
+ *
+ * @module
+ */
+import { usageError } from "../errors.ts";
+import type { Job, RunEvent } from "../workflow/mod.ts";
+import type { Io } from "./io.ts";
+import { paint } from "./io.ts";
+import type { WorkflowCommonOptions } from "./workflow_common.ts";
+import { loader, storeOptions, wfLib } from "./workflow_common.ts";
+import { taskHelp, workflowHelp } from "./workflow_help.ts";
+import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
+
+/** Options of `workflow task`. */
+export interface WorkflowTaskOptions extends WorkflowCommonOptions {
+  /** Workflow name or path; missing → help. */
+  workflow?: string;
+  /** Task name; missing → the workflow's task list. */
+  task?: string;
+  /** Raw `--<input> value` arguments. */
+  args: string[];
+  /** `--jobname`. */
+  jobname?: string;
+  /** `--clean`: clean this job first. */
+  clean?: boolean;
+  /** `--recompute`: clean this job and its dependencies first. */
+  recompute?: boolean;
+  /** `--print-path`: print the job path instead of the result. */
+  printPath?: boolean;
+  /** `--help` was given. */
+  help?: boolean;
+}
+
+function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } {
+  if (!io.stderrIsTTY) return { onEvent: () => {}, done: () => {} };
+  let shown = false;
+  return {
+    onEvent: (e) => {
+      const what = e.type === "wait" ? "waiting for another process" : e.status;
+      io.stderr.write(`\r\x1b[K${paint(io, "stderr", "dim", what)} ${e.job.shortPath}`);
+      shown = true;
+    },
+    done: () => {
+      if (shown) io.stderr.write("\r\x1b[K");
+    },
+  };
+}
+
+/**
+ * `workflow task`: creates the job (inputs from `--<input>` arguments), runs
+ * it unless done, prints the result (or the path, or JSON).
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @returns exit code
+ */
+export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promise<number> {
+  if (opts.workflow === undefined) throw usageError("Missing WORKFLOW argument");
+  const { loadWorkflow } = await loader();
+  const lib = await wfLib();
+  const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
+  if (opts.task === undefined) {
+    io.stdout.write(workflowHelp(wf, opts.workflow));
+    return opts.help ? 0 : 2;
+  }
+  lib.taskOf(wf, opts.task);
+  const inputs = lib.recursiveInputs(wf, opts.task);
+  if (opts.help) {
+    io.stdout.write(taskHelp(wf, opts.task, inputs, opts.workflow));
+    return 0;
+  }
+  const where = `${wf.name}/${opts.task}`;
+  const provided = parseInputArgs(opts.args, inputs, {
+    where,
+    cwd: io.cwd,
+    nearNames: lib.nearNames,
+  });
+  await readStdinInput(provided, inputs, io);
+  const store = lib.storeFor(wf, storeOptions(opts, io));
+  const job: Job = lib.createJob(wf, opts.task, {
+    inputs: provided,
+    ...(opts.jobname !== undefined ? { jobname: opts.jobname } : {}),
+    loadFiles: true,
+    cwd: io.cwd,
+    env: io.env,
+    store,
+  });
+  if (opts.recompute) await lib.cleanJobRecursive(job);
+  else if (opts.clean) await lib.cleanJob(job);
+  const p = progress(io);
+  let result: unknown;
+  try {
+    result = await lib.runJob(job, { onEvent: p.onEvent, env: io.env });
+  } catch (e) {
+    p.done();
+    if (opts.json) {
+      io.stdout.write(
+        JSON.stringify({
+          version: 1,
+          path: job.path,
+          shortPath: job.shortPath,
+          status: "error",
+          error: (e as Error)?.message ?? String(e),
+        }) + "\n",
+      );
+    }
+    throw e;
+  }
+  p.done();
+  if (opts.json) {
+    const value = result instanceof Uint8Array ? lib.resultText(result, job.type) : result;
+    io.stdout.write(
+      JSON.stringify({
+        version: 1,
+        path: job.path,
+        shortPath: job.shortPath,
+        status: "done",
+        result: value,
+      }) +
+        "\n",
+    );
+  } else if (opts.printPath) {
+    io.stdout.write(job.path + "\n");
+  } else {
+    const text = lib.resultText(result, job.type);
+    io.stdout.write(text.endsWith("\n") || text === "" ? text : text + "\n");
+  }
+  return 0;
+}

@@ -1,0 +1,279 @@
+/**
+ * Every shell example in the docs runs as written: the ```sh blocks of
+ * README.md, the "Examples:" section of every command's `--help` (the command
+ * tree is walked from `scout-ai --help`), and the examples each task's help
+ * prints for the bundled workflow. Each runs through `bash -o pipefail` with
+ * `scout-ai` on PATH (the real CLI from source, a process per call), in a
+ * fresh copy of the clone's root (`fixtures/`, an empty git repository) with
+ * a fresh HOME and `SCOUT_HOME=~/.scout`. Examples that need a model get the
+ * loopback provider through an endpoint file, `~/.scout/etc/AI/nano.yaml`,
+ * which is also the configured default endpoint.
+ *
+ * The README runs top to bottom in one environment (later sections use what
+ * earlier ones made, as a reader would); each help text runs alone in its
+ * own. An example is either run (exit 0 required) or listed in NOT_RUN with
+ * the reason: a new example that is neither fails the test.
+ */
+import assert from "node:assert/strict";
+import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DENO, ROOT, runMain, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { type RecordedRequest, startProviderServer } from "../support/provider_server.ts";
+
+/** Examples that are not run, each with why (exact text, trailing comment removed). */
+const NOT_RUN: Record<string, string> = {
+  "tools/deno task build":
+    "builds dist/scout-ai with Bun (~30 s); tests/e2e/*binary* tests run the same build command",
+  "cp dist/scout-ai ~/.local/bin/":
+    "installs into the user's PATH; here scout-ai is put on PATH by the test itself",
+  "scout-ai workflow task fixtures/workflows/Baking broken":
+    "the task fails by design (it shows what an error job looks like); tests/workflow cover it",
+  "scout-ai workflow task fixtures/workflows/Baking broken --json | jq .path":
+    "the task fails by design, so the command exits 1 after printing the JSON",
+};
+
+/** The README's first block: set-up + the example session, and the gate (checked, not run here). */
+const FIRST_BLOCK = [
+  "tools/setup && tools/deno task scout llm prov fixtures/provenance/example/session.chat --jobs-dir fixtures/provenance/example/jobs",
+  "tools/deno task ok",
+];
+
+interface Example {
+  /** Where it is written (README.md line, or the help command). */
+  where: string;
+  /** The command line as written. */
+  command: string;
+}
+
+/** The command of an example line without a trailing `# comment` (outside quotes). */
+function withoutComment(line: string): string {
+  let quote = "";
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote !== "") {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = "";
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === "#" && (i === 0 || /\s/.test(line[i - 1]!))) return line.slice(0, i).trimEnd();
+  }
+  return line.trimEnd();
+}
+
+/** The ```sh blocks of a markdown text, as lists of example lines (blank and comment lines dropped). */
+function shBlocks(markdown: string, file: string): Example[][] {
+  const blocks: Example[][] = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.trim() !== "```sh") continue;
+    const block: Example[] = [];
+    for (i++; i < lines.length && lines[i]!.trim() !== "```"; i++) {
+      let command = lines[i]!;
+      const at = i + 1;
+      while (command.endsWith("\\") && i + 1 < lines.length) {
+        command = command.slice(0, -1) + lines[++i]!;
+      }
+      command = withoutComment(command.trim());
+      if (command !== "") block.push({ where: `${file}:${at}`, command });
+    }
+    blocks.push(block);
+  }
+  return blocks;
+}
+
+/** The lines of a help text's "Examples:" section. */
+function helpExamples(help: string, where: string): Example[] {
+  const m = /^Examples\b.*:\n((?: {2}.*\n?)+)/m.exec(help);
+  // a heading the pattern misses would skip its examples silently
+  assert.equal(m === null, !/^Examples/m.test(help), `${where}: unreadable Examples section`);
+  if (m === null) return [];
+  const out: Example[] = [];
+  const lines = m[1]!.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    let command = lines[i]!.trim();
+    while (command.endsWith("\\") && i + 1 < lines.length) {
+      command = command.slice(0, -1) + lines[++i]!.trim();
+    }
+    command = withoutComment(command);
+    if (command !== "") out.push({ where, command });
+  }
+  return out;
+}
+
+/** Subcommand names listed in a help text's "Commands:" section (without `help`). */
+function subcommands(help: string): string[] {
+  const m = /^Commands:\n((?: {2}.*\n?)+)/m.exec(help);
+  if (m === null) return [];
+  return m[1]!.split("\n").map((l) => /^ {2}(\S+)/.exec(l)?.[1]).filter((n): n is string =>
+    n !== undefined && n !== "help"
+  );
+}
+
+/** A fresh "clone root" with HOME, SCOUT_HOME, the endpoint file and scout-ai on PATH. */
+interface Sandbox extends AsyncDisposable {
+  cwd: string;
+  env: Record<string, string>;
+}
+
+async function sandbox(providerUrl: string): Promise<Sandbox> {
+  const dir = await tempDir("scout-docs-");
+  const cwd = join(dir.path, "clone");
+  const home = join(dir.path, "home");
+  const bin = join(dir.path, "bin");
+  mkdirSync(cwd);
+  mkdirSync(bin);
+  const cp = await new Deno.Command("cp", { args: ["-r", join(ROOT, "fixtures"), cwd] }).output();
+  assert.equal(cp.code, 0, new TextDecoder().decode(cp.stderr));
+  const git = await new Deno.Command("git", { args: ["init", "-q", cwd] }).output();
+  assert.equal(git.code, 0, new TextDecoder().decode(git.stderr));
+  const shim = join(bin, "scout-ai");
+  const quoted = [DENO, ...SCOUT_SOURCE_ARGS].map((a) => `'${a}'`).join(" ");
+  writeFileSync(shim, `#!/bin/sh\nexec ${quoted} "$@"\n`, { mode: 0o755 });
+  const scoutHome = join(home, ".scout");
+  mkdirSync(join(scoutHome, "etc", "AI"), { recursive: true });
+  writeFileSync(
+    join(scoutHome, "etc", "AI", "nano.yaml"),
+    `backend: openai\nmodel: loopback-model\nurl: ${providerUrl}/v1\n`,
+  );
+  const env: Record<string, string> = {
+    PATH: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+    HOME: home,
+    SCOUT_HOME: scoutHome,
+    NO_COLOR: "1",
+    LANG: "C.UTF-8",
+    DENO_DIR: Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache", "deno"),
+    GIT_CONFIG_NOSYSTEM: "1",
+  };
+  const set = await runMain(["config", "set", "endpoint", "nano", "ask"], { cwd, env });
+  assert.equal(set.code, 0, set.stderr);
+  return { cwd, env, [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose]() };
+}
+
+/** Runs one example; returns why it failed, or null. */
+async function runExample(ex: Example, box: Sandbox): Promise<string | null> {
+  const out = await new Deno.Command("bash", {
+    args: ["-c", `set -o pipefail\n${ex.command}`],
+    cwd: box.cwd,
+    env: box.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(120_000),
+  }).output();
+  const dec = new TextDecoder();
+  // a warning means the example does not show what it says (e.g. unresolved jobs)
+  const warned = /warning:/.test(dec.decode(out.stderr));
+  if (out.code === 0 && !warned) return null;
+  return `${ex.where}: \`${ex.command}\` exited ${out.code}${
+    warned ? " with a warning" : ""
+  }\n  stdout: ${dec.decode(out.stdout).slice(0, 1500)}\n  stderr: ${
+    dec.decode(out.stderr).slice(0, 1500)
+  }`;
+}
+
+/** Runs examples in order, skipping NOT_RUN; returns the failures. */
+async function runAll(examples: Example[], box: Sandbox): Promise<string[]> {
+  const failures: string[] = [];
+  for (const ex of examples) {
+    if (ex.command in NOT_RUN) continue;
+    const failed = await runExample(ex, box);
+    if (failed !== null) failures.push(failed);
+  }
+  return failures;
+}
+
+/** Answers like a model: JSON when a JSON reply is asked for, else an echo of the question. */
+function modelReply(r: RecordedRequest) {
+  const body = JSON.stringify(r.body);
+  if (/json_object|json_schema/.test(body)) {
+    return { text: '{"name": "Ada", "age": 36, "primes": [2, 3, 5]}' };
+  }
+  return { text: "A short answer from the loopback model." };
+}
+
+async function collectHelp(box: Sandbox): Promise<{ where: string; help: string }[]> {
+  const out: { where: string; help: string }[] = [];
+  const visit = async (path: string[]) => {
+    const r = await runMain([...path, "--help"], { cwd: box.cwd, env: box.env });
+    assert.equal(r.code, 0, r.stderr);
+    out.push({ where: ["scout-ai", ...path, "--help"].join(" "), help: r.stdout });
+    for (const sub of subcommands(r.stdout)) await visit([...path, sub]);
+  };
+  await visit([]);
+  // the help of each task of the bundled workflow (generated from its definition)
+  const wf = "fixtures/workflows/Baking";
+  const tasks = await runMain(["workflow", "task", wf, "--help"], { cwd: box.cwd, env: box.env });
+  const names = [...tasks.stdout.matchAll(/^ {2}(\w+) /gm)].map((m) => m[1]!);
+  assert.ok(names.length >= 3, tasks.stdout);
+  for (const t of names) {
+    const args = ["workflow", "task", wf, t, "--help"];
+    const r = await runMain(args, { cwd: box.cwd, env: box.env });
+    assert.equal(r.code, 0, r.stderr);
+    out.push({ where: `scout-ai ${args.join(" ")}`, help: r.stdout });
+  }
+  return out;
+}
+
+Deno.test("docs: the README's first block (set-up + example session, the gate) is still right", async () => {
+  const blocks = shBlocks(readFileSync(join(ROOT, "README.md"), "utf8"), "README.md");
+  assert.deepEqual(blocks[0]!.map((e) => e.command), FIRST_BLOCK);
+  accessSync(join(ROOT, "tools", "setup"), constants.X_OK);
+  const tasks = JSON.parse(readFileSync(join(ROOT, "deno.json"), "utf8")).tasks;
+  assert.match(tasks.ok, /deno fmt --check && deno task lint && deno task check && deno task test/);
+  assert.match(readFileSync(join(ROOT, ".ci", "run"), "utf8"), /^tools\/deno task ok /m);
+  // the part after tools/setup, as written, from the root (tools/deno task scout = cli.ts)
+  const args = FIRST_BLOCK[0]!.split(" && ")[1]!.split(" ");
+  assert.deepEqual(args.slice(0, 3), ["tools/deno", "task", "scout"]);
+  assert.equal(tasks.scout, "deno run -q -P=scout cli.ts");
+  const r = await runScout(args.slice(3), { cwd: ROOT });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /session\.chat/);
+  assert.match(r.stdout, /job total=\d+ .* Planner\/ask a1b2c3d4/);
+});
+
+Deno.test("docs: every README example runs as written, top to bottom, in a fresh clone", async () => {
+  await using srv = await startProviderServer({ fallback: modelReply });
+  await using box = await sandbox(srv.url);
+  const blocks = shBlocks(readFileSync(join(ROOT, "README.md"), "utf8"), "README.md");
+  const examples = blocks.slice(1).flat();
+  assert.ok(examples.length >= 20, `only ${examples.length} README examples found`);
+  const failures = await runAll(examples, box);
+  assert.deepEqual(failures, [], failures.join("\n"));
+  assert.ok(srv.requests.length > 0, "the model examples reached the loopback provider");
+  for (const r of srv.requests) assert.match(r.path, /^\/v1\//);
+});
+
+Deno.test("docs: every --help example runs as written, each help on its own", async () => {
+  await using srv = await startProviderServer({ fallback: modelReply });
+  let helps: { where: string; help: string }[];
+  {
+    await using box = await sandbox(srv.url);
+    helps = await collectHelp(box);
+  }
+  const failures: string[] = [];
+  let count = 0;
+  for (const { where, help } of helps) {
+    const examples = helpExamples(help, where);
+    count += examples.length;
+    if (examples.length === 0) continue;
+    await using box = await sandbox(srv.url);
+    failures.push(...await runAll(examples, box));
+  }
+  assert.ok(count >= 30, `only ${count} help examples found`);
+  assert.deepEqual(failures, [], failures.join("\n"));
+});
+
+Deno.test("docs: every NOT_RUN entry is still an example somewhere", async () => {
+  await using srv = await startProviderServer({ fallback: modelReply });
+  await using box = await sandbox(srv.url);
+  const all = new Set<string>();
+  for (const b of shBlocks(readFileSync(join(ROOT, "README.md"), "utf8"), "README.md")) {
+    for (const e of b) all.add(e.command);
+  }
+  for (const { where, help } of await collectHelp(box)) {
+    for (const e of helpExamples(help, where)) all.add(e.command);
+  }
+  for (const k of Object.keys(NOT_RUN)) {
+    assert.ok(all.has(k), `NOT_RUN lists "${k}", no doc has it`);
+  }
+});
