@@ -7,7 +7,7 @@
 import { usageError } from "../errors.ts";
 import type { Job, RunEvent } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
-import { paint } from "./io.ts";
+import { paint, warn } from "./io.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
 import { taskHelp, workflowHelp } from "./workflow_help.ts";
@@ -86,6 +86,7 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
     cwd: io.cwd,
     env: io.env,
     store,
+    warn: (m: string) => warn(io, m),
   });
   if (opts.recompute) await lib.cleanJobRecursive(job);
   else if (opts.clean) await lib.cleanJob(job);

@@ -129,6 +129,10 @@ Deno.test("bad input: unknown workflow/task/input with suggestions, wrong types,
   // A select value outside its options runs, as in Scout (§1.3).
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout.trim(), "Whisked 2 runny");
+  assert.equal(
+    r.stderr,
+    'scout-ai: warning: Input "style" of Baking/whisk is "runny", not one of "soft", "hard"; using it anyway\n',
+  );
   r = await runMain(["workflow", "task", BAKING, "cake", "--eggs"], { cwd: d.path, env: e });
   assert.match(r.stderr, /Missing value for --eggs/);
   r = await runMain(["workflow", "task", BAKING, "cake", "--jobname", "a/b"], {
