@@ -1,0 +1,112 @@
+/**
+ * Chat tasks (`agents.md` §4): a task whose body drives an agent and whose
+ * result is a chat. {@link chatTask} declares the `chat` input and a task of
+ * type `chat`, so the job is `<Workflow>/<name>/<id>[_<md5>].chat` and its
+ * `.info` has `type: chat`, `inputs: [<chat text>]`, `input_names: [chat]`.
+ * The body gets the {@link ChatTaskContext} helpers; what it returns is
+ * projected (`project`, §4.3) into the result.
+ *
+ * @module
+ */
+import { project } from "../chat/project.ts";
+import type { Message } from "../chat/types.ts";
+import type { TaskSpec } from "../workflow/define.ts";
+import type { JobContext } from "../workflow/job_types.ts";
+import { errorMessage, rubyExceptionClass } from "../workflow/failure.ts";
+import {
+  type ChatTaskAgentOps,
+  chatTaskContext,
+  type ChatTaskContext,
+  type TaskAgent,
+} from "./chat_task_helpers.ts";
+import { logAgent } from "./log.ts";
+
+/** What a chat-task body may return: an agent, one message, messages or text. */
+export type ChatTaskResult<A extends TaskAgent = TaskAgent> =
+  | A
+  | Message
+  | Message[]
+  | string;
+
+/** A chat-task body. */
+export type ChatTaskBody<A extends TaskAgent = TaskAgent> = (
+  ctx: ChatTaskContext<A>,
+) => ChatTaskResult<A> | Promise<ChatTaskResult<A>>;
+
+function isAgentValue(v: unknown): v is TaskAgent {
+  return typeof v === "object" && v !== null && !Array.isArray(v) &&
+    Array.isArray((v as TaskAgent).startChat) && "options" in v;
+}
+
+/** The messages the agent added after its start chat (a prefix slice, §7.11). */
+function newMessages(agent: TaskAgent): Message[] {
+  const current = agent.currentChat ?? [];
+  const start = agent.startChat;
+  let i = 0;
+  while (i < start.length && i < current.length && current[i] === start[i]) i++;
+  if (i === 0 && start.length > 0) {
+    const same = (a: Message, b: Message) => JSON.stringify(a) === JSON.stringify(b);
+    while (i < start.length && i < current.length && same(current[i]!, start[i]!)) i++;
+  }
+  return current.slice(i);
+}
+
+/**
+ * Turns what a body returned into the job's messages (§4.2): an agent is run
+ * if its last message is not an answer, then logged; a message becomes a
+ * list; a string becomes one assistant message (§7.12).
+ *
+ * @param response the body's return value
+ * @param ctx the body context (for running and logging agents)
+ * @param ops the agent functions
+ * @returns the messages to project
+ */
+export async function chatTaskMessages<A extends TaskAgent>(
+  response: ChatTaskResult<A>,
+  ctx: ChatTaskContext<A>,
+  ops: ChatTaskAgentOps<A>,
+): Promise<Message[]> {
+  if (typeof response === "string") return [{ role: "assistant", content: response }];
+  if (Array.isArray(response)) return response;
+  if (isAgentValue(response)) {
+    const agent = response as A;
+    const last = agent.currentChat?.at(-1);
+    const result = last?.role !== "assistant" ? await ops.chatMessages(agent) : newMessages(agent);
+    await ctx.logAgent(agent);
+    return result;
+  }
+  if (typeof response === "object" && response !== null && "role" in response) {
+    return [response as Message];
+  }
+  throw new TypeError(`A chat task body must return an agent, messages or text`);
+}
+
+/**
+ * A chat task's spec: input `chat` (`text`, no default), type `chat`, and a
+ * body run with the helpers. A deliberate failure (`ScoutError` of a
+ * deliberate code, e.g. `api.fail(…)`) ends the job **done** with the result
+ * `{"exception": message, "job": short path}`; other errors make it fail.
+ *
+ * @param body the task body
+ * @param ops the agent functions (the agent layer passes its own)
+ * @returns the task spec
+ */
+export function chatTaskSpec<A extends TaskAgent>(
+  body: ChatTaskBody<A>,
+  ops: ChatTaskAgentOps<A>,
+): TaskSpec<Message[]> {
+  return {
+    type: "chat",
+    inputs: { chat: { type: "text", description: "Chat in Scout-AI chat-file format" } },
+    async run(_inputs, job: JobContext) {
+      const ctx = chatTaskContext(job, ops, (agent, subdir) => logAgent(job, agent, subdir));
+      try {
+        return project(job.shortPath, await chatTaskMessages(await body(ctx), ctx, ops));
+      } catch (e) {
+        if (rubyExceptionClass(e) !== "ScoutException") throw e;
+        const content = JSON.stringify({ exception: errorMessage(e), job: job.shortPath });
+        return project(job.shortPath, [{ role: "assistant", content }]);
+      }
+    },
+  };
+}
