@@ -15,8 +15,8 @@ import type { JobContext } from "../workflow/job_types.ts";
 import { errorMessage, rubyExceptionClass } from "../workflow/failure.ts";
 import {
   type ChatTaskAgentOps,
-  chatTaskContext,
   type ChatTaskContext,
+  chatTaskContext,
   type TaskAgent,
 } from "./chat_task_helpers.ts";
 import { logAgent } from "./log.ts";
