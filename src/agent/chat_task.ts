@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { ScoutError } from "../errors.ts";
 import { project } from "../chat/project.ts";
 import type { Message } from "../chat/types.ts";
 import type { TaskSpec } from "../workflow/define.ts";
@@ -17,29 +18,29 @@ import {
   type ChatTaskAgentOps,
   type ChatTaskContext,
   chatTaskContext,
-  type TaskAgent,
 } from "./chat_task_helpers.ts";
 import { logAgent } from "./log.ts";
+import type { Agent } from "./types.ts";
 
 /** What a chat-task body may return: an agent, one message, messages or text. */
-export type ChatTaskResult<A extends TaskAgent = TaskAgent> =
-  | A
+export type ChatTaskResult =
+  | Agent
   | Message
   | Message[]
   | string;
 
 /** A chat-task body. */
-export type ChatTaskBody<A extends TaskAgent = TaskAgent> = (
-  ctx: ChatTaskContext<A>,
-) => ChatTaskResult<A> | Promise<ChatTaskResult<A>>;
+export type ChatTaskBody = (
+  ctx: ChatTaskContext,
+) => ChatTaskResult | Promise<ChatTaskResult>;
 
-function isAgentValue(v: unknown): v is TaskAgent {
+function isAgentValue(v: unknown): v is Agent {
   return typeof v === "object" && v !== null && !Array.isArray(v) &&
-    Array.isArray((v as TaskAgent).startChat) && "options" in v;
+    Array.isArray((v as Agent).startChat) && "options" in v;
 }
 
 /** The messages the agent added after its start chat (a prefix slice, §7.11). */
-function newMessages(agent: TaskAgent): Message[] {
+function newMessages(agent: Agent): Message[] {
   const current = agent.currentChat ?? [];
   const start = agent.startChat;
   let i = 0;
@@ -61,15 +62,15 @@ function newMessages(agent: TaskAgent): Message[] {
  * @param ops the agent functions
  * @returns the messages to project
  */
-export async function chatTaskMessages<A extends TaskAgent>(
-  response: ChatTaskResult<A>,
-  ctx: ChatTaskContext<A>,
-  ops: ChatTaskAgentOps<A>,
+export async function chatTaskMessages(
+  response: ChatTaskResult,
+  ctx: ChatTaskContext,
+  ops: ChatTaskAgentOps,
 ): Promise<Message[]> {
   if (typeof response === "string") return [{ role: "assistant", content: response }];
   if (Array.isArray(response)) return response;
   if (isAgentValue(response)) {
-    const agent = response as A;
+    const agent = response as Agent;
     const last = agent.currentChat?.at(-1);
     const result = last?.role !== "assistant" ? await ops.chatMessages(agent) : newMessages(agent);
     await ctx.logAgent(agent);
@@ -78,7 +79,10 @@ export async function chatTaskMessages<A extends TaskAgent>(
   if (typeof response === "object" && response !== null && "role" in response) {
     return [response as Message];
   }
-  throw new TypeError(`A chat task body must return an agent, messages or text`);
+  throw new ScoutError(
+    "internal",
+    `Chat task "${ctx.job.shortPath}" returned ${typeof response}: expected an agent, messages or text`,
+  );
 }
 
 /**
@@ -91,9 +95,9 @@ export async function chatTaskMessages<A extends TaskAgent>(
  * @param ops the agent functions (the agent layer passes its own)
  * @returns the task spec
  */
-export function chatTaskSpec<A extends TaskAgent>(
-  body: ChatTaskBody<A>,
-  ops: ChatTaskAgentOps<A>,
+export function chatTaskSpec(
+  body: ChatTaskBody,
+  ops: ChatTaskAgentOps,
 ): TaskSpec<Message[]> {
   return {
     type: "chat",

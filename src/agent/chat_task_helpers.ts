@@ -21,41 +21,27 @@ import { processConfig } from "../config/process_config.ts";
 import { jobFile } from "../workflow/files.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
-import type { Workflow } from "../workflow/define.ts";
 import { isFile } from "../util/fs.ts";
-
-/** What the chat-task helpers read and set on an agent (core's `Agent` record satisfies it). */
-export interface TaskAgent {
-  /** Seed messages. */
-  startChat: Message[];
-  /** Live conversation (null before `start()`). */
-  currentChat: Message[] | null;
-  /** Agent options. */
-  options: Record<string, unknown>;
-  /** The agent's workflow, if any. */
-  workflow?: Workflow | null;
-  /** The job the agent works for. */
-  job?: unknown;
-}
+import type { Agent } from "./types.ts";
 
 /** The agent functions a chat task needs (supplied by the agent layer). */
-export interface ChatTaskAgentOps<A extends TaskAgent = TaskAgent> {
+export interface ChatTaskAgentOps {
   /**
    * Loads an agent by name (`agents.md` §2.2).
    * @param name agent name
    * @param options agent options
    */
-  loadAgent(name: string, options: Record<string, unknown>): Promise<A>;
+  loadAgent(name: string, options: Record<string, unknown>): Promise<Agent>;
   /**
    * A bare agent with these options.
    * @param options agent options
    */
-  newAgent(options: Record<string, unknown>): A;
+  newAgent(options: Record<string, unknown>): Agent;
   /**
    * Runs the agent's `chat` with `return_messages` and returns the new messages.
    * @param agent the agent
    */
-  chatMessages(agent: A): Promise<Message[]>;
+  chatMessages(agent: Agent): Promise<Message[]>;
 }
 
 /** Options of the `agent()` helper (§4.1); other keys fill missing agent options. */
@@ -73,7 +59,7 @@ export interface TaskAgentOptions {
 }
 
 /** What a chat-task body receives. */
-export interface ChatTaskContext<A extends TaskAgent = TaskAgent> {
+export interface ChatTaskContext {
   /** The running job. */
   job: JobContext;
   /** The `chat` input, parsed (memoised; options and tooling removed once asked for). */
@@ -89,13 +75,13 @@ export interface ChatTaskContext<A extends TaskAgent = TaskAgent> {
    * @param name agent name (none ⇒ a bare agent)
    * @param opts chat, options, tooling, files, extra options
    */
-  agent(name?: string | null, opts?: TaskAgentOptions): Promise<A>;
+  agent(name?: string | null, opts?: TaskAgentOptions): Promise<Agent>;
   /**
    * Writes the agent's logs under `.files/log/[subdir/]` (§4.4).
    * @param agent the agent
    * @param subdir optional sub-directory
    */
-  logAgent(agent: A, subdir?: string): Promise<string[]>;
+  logAgent(agent: Agent, subdir?: string): Promise<string[]>;
 }
 
 /** Tooling roles in the order Ruby collects them. */
@@ -173,15 +159,15 @@ export function chatJobRefs(chat: readonly Message[]): string[] {
  * @param log the log writer (`logAgent` bound to the job)
  * @returns the body context
  */
-export function chatTaskContext<A extends TaskAgent>(
+export function chatTaskContext(
   job: JobContext,
-  ops: ChatTaskAgentOps<A>,
-  log: (agent: A, subdir?: string) => Promise<string[]>,
-): ChatTaskContext<A> {
+  ops: ChatTaskAgentOps,
+  log: (agent: Agent, subdir?: string) => Promise<string[]>,
+): ChatTaskContext {
   let chat: Message[] | undefined;
   let options: Record<string, unknown> | undefined;
   let tooling: Message[] | undefined;
-  const ctx: ChatTaskContext<A> = {
+  const ctx: ChatTaskContext = {
     job,
     chat() {
       if (chat === undefined) {
@@ -217,12 +203,12 @@ export function chatTaskContext<A extends TaskAgent>(
   return ctx;
 }
 
-async function taskAgent<A extends TaskAgent>(
-  ctx: ChatTaskContext<A>,
-  ops: ChatTaskAgentOps<A>,
+async function taskAgent(
+  ctx: ChatTaskContext,
+  ops: ChatTaskAgentOps,
   name: string | null,
   opts: TaskAgentOptions,
-): Promise<A> {
+): Promise<Agent> {
   const { chat, options: given, tooling: givenTooling, files, ...extra } = opts;
   const options = { ...(given ?? ctx.options()) };
   for (const [k, v] of Object.entries(extra)) if (!(k in options)) options[k] = v;
@@ -232,7 +218,7 @@ async function taskAgent<A extends TaskAgent>(
   const agent = name === null
     ? ops.newAgent(agentOptions)
     : await ops.loadAgent(name, agentOptions);
-  agent.job = job.job;
+  agent.job = job;
   // §4.5/§7.18: an agent whose workflow is this job's would route each
   // inference through another job of this task, without end.
   if (agent.workflow?.name === job.workflow.name) agent.options.no_ask_override = true;
