@@ -56,6 +56,7 @@ export type ScoutErrorCode =
   | "timeout"
   | "tool_loop_limit"
   | "tool_not_found"
+  | "not_cached"
   // provenance
   | "invalid_follow"
   | "root_not_found"

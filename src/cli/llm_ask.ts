@@ -31,6 +31,8 @@ export interface LlmAskOptions {
   json?: boolean;
   /** Use the inference cache (default true). */
   cache?: boolean;
+  /** Offline replay: answers only from the inference cache (`not_cached` on a miss). */
+  offline?: boolean;
   /** `key=value` options (provider parameters, `max_tool_rounds`…). */
   options: string[];
   /** Print the compiled messages instead of asking. */
@@ -62,6 +64,7 @@ type AskFlags = {
   stream?: boolean;
   json?: boolean;
   cache: boolean;
+  offline?: boolean;
   option: string[];
   dryRun?: boolean;
   schema?: string;
@@ -91,6 +94,7 @@ function common(cmd: Command): Command {
     .option("--no-stream", "print the answer only when complete")
     .option("--json", "print a JSON object (answer, messages, usage…) instead of the answer")
     .option("--no-cache", "ask the model even if the same request was answered before")
+    .option("--offline", "replay answers from the inference cache only; a miss is an error")
     .option(
       "-O, --option <key=value>",
       "option for the request, e.g. temperature=0.2 (repeatable)",
@@ -128,6 +132,7 @@ async function runAction(
     if (o.backend !== undefined) opts.backend = o.backend;
     if (o.output !== undefined) opts.output = o.output;
     if (o.stream !== undefined) opts.stream = o.stream;
+    if (o.offline) opts.offline = true;
     if (o.json) opts.json = true;
     if (o.dryRun) opts.dryRun = true;
     if (o.schema !== undefined) opts.schema = o.schema;

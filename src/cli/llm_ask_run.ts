@@ -212,6 +212,7 @@ export async function runLlmAsk(
       onEvent,
       warn: (m) => warn(io, m),
       cache: opts.cache !== false,
+      ...(opts.offline ? { offline: true } : {}),
       ...(opts.chat !== undefined && !stdinChat ? { origin: resolve(cwd, opts.chat) } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });

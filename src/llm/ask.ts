@@ -64,6 +64,12 @@ export interface AskRuntime {
   toolResolver?: ToolResolver;
   /** Use the inference cache (default true; `persist: false` also turns it off). */
   cache?: boolean;
+  /**
+   * Offline replay: every inference must come from the inference cache; a
+   * miss throws `not_cached` instead of calling the provider (also
+   * `SCOUT_OFFLINE=1`). Turns the cache on even under `persist: false`.
+   */
+  offline?: boolean;
   /** Delegates to an agent when the chat names one (`agent:`). */
   delegate?: (
     agent: string,
@@ -116,6 +122,7 @@ const RUNTIME_KEYS = new Set([
   "handler",
   "toolResolver",
   "cache",
+  "offline",
   "delegate",
   "now",
   "newId",
@@ -324,7 +331,8 @@ export async function ask(
     });
     return v === undefined || !isOff(v);
   })();
-  const useCache = persist && options.cache !== false;
+  const offline = options.offline ?? (env.SCOUT_OFFLINE !== undefined && !isOff(env.SCOUT_OFFLINE));
+  const useCache = offline || (persist && options.cache !== false);
 
   const run = () =>
     runLoop({
@@ -401,6 +409,7 @@ export async function ask(
     options.onEvent?.({ type: "cache", hit: true, key });
     return result(hit.messages, true);
   }
+  if (offline) throw notCached(endpoint ?? "", backendName, settings.model, key);
   return withCacheLock(dir, key, async () => {
     const again = await cacheRead(dir, key, warn);
     if (again) {
@@ -423,4 +432,13 @@ export async function ask(
     }
     return result(out, false);
   });
+}
+
+function notCached(endpoint: string, backend: string, model: string, key: string): ScoutError {
+  const where = endpoint ? `endpoint "${endpoint}"` : `backend "${backend}"`;
+  return new ScoutError(
+    "not_cached",
+    `Offline: no cached answer for ${where} (model "${model}"), request digest ${key}`,
+    { endpoint, backend, model, digest: key },
+  );
 }
