@@ -25,6 +25,7 @@ import { PROMPT_SETTINGS } from "../prompt/settings.ts";
 import { assembleTools, type ToolResolver } from "../tools/assemble.ts";
 import { providerDefinitions, toolRegistry, type ToolsInput } from "../tools/registry.ts";
 import type { ToolFunction } from "../tools/types.ts";
+import type { SpecialistRunner } from "../tools/agent_results.ts";
 import { cacheDir, cacheKey, cacheRead, cacheWrite, withCacheLock } from "./cache.ts";
 import { type AskEvent, finalText, runLoop } from "./loop.ts";
 import { defaultSession, type Session } from "./meta_record.ts";
@@ -70,6 +71,11 @@ export interface AskRuntime {
    * `SCOUT_OFFLINE=1`). Turns the cache on even under `persist: false`.
    */
   offline?: boolean;
+  /**
+   * Runs the specialists that tools return as `{agent}` (`agents.md` §3.2);
+   * supplied by the agent layer, so `llm/` never imports `agent/`.
+   */
+  runSpecialists?: SpecialistRunner;
   /** Delegates to an agent when the chat names one (`agent:`). */
   delegate?: (
     agent: string,
@@ -123,6 +129,7 @@ const RUNTIME_KEYS = new Set([
   "toolResolver",
   "cache",
   "offline",
+  "runSpecialists",
   "delegate",
   "now",
   "newId",
@@ -360,6 +367,7 @@ export async function ask(
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(toolConcurrency !== undefined ? { toolConcurrency } : {}),
+      ...(options.runSpecialists ? { runSpecialists: options.runSpecialists } : {}),
     }).catch(async (e) => {
       if (isScoutError(e) && (e.phase === "query" || e.phase === "process_response")) {
         e.endpoint = endpoint;
