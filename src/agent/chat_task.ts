@@ -21,6 +21,9 @@ import {
 } from "./chat_task_helpers.ts";
 import { logAgent } from "./log.ts";
 import type { Agent } from "./types.ts";
+import { chat, createAgent, sinceStart } from "./agent.ts";
+import { loadAgent } from "./load.ts";
+import { extendWorkflowApi } from "../workflow/load.ts";
 
 /** What a chat-task body may return: an agent, one message, messages or text. */
 export type ChatTaskResult =
@@ -37,19 +40,6 @@ export type ChatTaskBody = (
 function isAgentValue(v: unknown): v is Agent {
   return typeof v === "object" && v !== null && !Array.isArray(v) &&
     Array.isArray((v as Agent).startChat) && "options" in v;
-}
-
-/** The messages the agent added after its start chat (a prefix slice, §7.11). */
-function newMessages(agent: Agent): Message[] {
-  const current = agent.currentChat ?? [];
-  const start = agent.startChat;
-  let i = 0;
-  while (i < start.length && i < current.length && current[i] === start[i]) i++;
-  if (i === 0 && start.length > 0) {
-    const same = (a: Message, b: Message) => JSON.stringify(a) === JSON.stringify(b);
-    while (i < start.length && i < current.length && same(current[i]!, start[i]!)) i++;
-  }
-  return current.slice(i);
 }
 
 /**
@@ -72,7 +62,7 @@ export async function chatTaskMessages(
   if (isAgentValue(response)) {
     const agent = response as Agent;
     const last = agent.currentChat?.at(-1);
-    const result = last?.role !== "assistant" ? await ops.chatMessages(agent) : newMessages(agent);
+    const result = last?.role !== "assistant" ? await ops.chatMessages(agent) : sinceStart(agent);
     await ctx.logAgent(agent);
     return result;
   }
@@ -114,3 +104,40 @@ export function chatTaskSpec(
     },
   };
 }
+
+/** The agent layer's functions, as chat tasks use them. */
+export const chatTaskAgentOps: ChatTaskAgentOps = {
+  loadAgent: (name, options, runtime) =>
+    loadAgent(name, { options, ...(runtime !== undefined ? { runtime } : {}) }),
+  newAgent: (options, runtime) => createAgent({ options, ...(runtime ? { runtime } : {}) }),
+  chatMessages: async (agent) => (await chat(agent)).messages,
+};
+
+/**
+ * Declares a chat task (`agents.md` §4.1) for a workflow's `tasks`: input
+ * `chat` (the conversation as chat text), type `chat`, the job
+ * `<Workflow>/<name>/<id>[_<md5>].chat`. The body gets `chat()`,
+ * `options()`, `tooling()`, `toolingIntro()`, `agent(name?, …)` and
+ * `logAgent(agent, subdir?)`, and returns an agent (run if it has not
+ * answered, then logged), messages, one message or text. Workflow files
+ * reach it as `api.chatTask`.
+ *
+ * @param name task name
+ * @param body the task body
+ * @returns `{[name]: spec}`, to spread into `tasks`
+ *
+ * @example
+ * ```ts
+ * import { workflow } from "../workflow/define.ts";
+ * import { chatTask } from "./chat_task.ts";
+ * const wf = workflow("Pipeline", {
+ *   tasks: { ...chatTask("review", async ({ agent, chat }) => await agent("Critic", { chat: chat() })) },
+ * });
+ * wf.tasks.review?.type; // "chat"
+ * ```
+ */
+export function chatTask(name: string, body: ChatTaskBody): Record<string, TaskSpec<Message[]>> {
+  return { [name]: chatTaskSpec(body, chatTaskAgentOps) };
+}
+
+extendWorkflowApi({ chatTask });

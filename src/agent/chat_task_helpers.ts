@@ -22,7 +22,7 @@ import { jobFile } from "../workflow/files.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
 import { isFile } from "../util/fs.ts";
-import type { Agent } from "./types.ts";
+import type { Agent, AgentRuntime } from "./types.ts";
 
 /** The agent functions a chat task needs (supplied by the agent layer). */
 export interface ChatTaskAgentOps {
@@ -30,13 +30,19 @@ export interface ChatTaskAgentOps {
    * Loads an agent by name (`agents.md` §2.2).
    * @param name agent name
    * @param options agent options
+   * @param runtime runtime hooks (env, cwd…; also drive the search)
    */
-  loadAgent(name: string, options: Record<string, unknown>): Promise<Agent>;
+  loadAgent(
+    name: string,
+    options: Record<string, unknown>,
+    runtime?: AgentRuntime,
+  ): Promise<Agent>;
   /**
    * A bare agent with these options.
    * @param options agent options
+   * @param runtime runtime hooks (env, cwd…)
    */
-  newAgent(options: Record<string, unknown>): Agent;
+  newAgent(options: Record<string, unknown>, runtime?: AgentRuntime): Agent;
   /**
    * Runs the agent's `chat` with `return_messages` and returns the new messages.
    * @param agent the agent
@@ -54,6 +60,8 @@ export interface TaskAgentOptions {
   tooling?: Message[] | false | null;
   /** Files added as `file` messages (job-relative first). */
   files?: string[] | null;
+  /** Runtime hooks of the agent (env, cwd, fetch…): not options, never in the chat. */
+  runtime?: AgentRuntime;
   /** Extra option values (fill only missing keys). */
   [extra: string]: unknown;
 }
@@ -120,19 +128,22 @@ function recursiveDeps(deps: readonly Job[], seen = new Set<string>()): Job[] {
  *
  * @param job the running job
  * @param options the agent options (may set the limits)
- * @param cwd working directory
+ * @param where working directory and environment (default: the process's)
  * @returns the message content
  */
 export function jobSystemMessage(
-  job: JobContext,
+  job: Pick<JobContext, "path" | "filesDir">,
   options: Record<string, unknown>,
-  cwd: string = process.cwd(),
+  where: { cwd?: string; env?: Record<string, string | undefined> } = {},
 ): string {
+  const env = where.env ?? process.env;
+  const cwd = where.cwd ?? process.cwd();
   const limits = resolvePromptSettings({
     full_tool_calls: options.full_tool_calls as string | undefined,
     max_tool_outputs: options.max_tool_outputs as string | undefined,
     max_tool_calls: options.max_tool_calls as string | undefined,
-    store: processConfig(process.env),
+    store: processConfig(env),
+    env,
   });
   return `Your current working directory is ${cwd}.\n` +
     `You are working through an ask job with path ${job.path} and files_dir ${job.filesDir}.\n` +
@@ -209,22 +220,22 @@ async function taskAgent(
   name: string | null,
   opts: TaskAgentOptions,
 ): Promise<Agent> {
-  const { chat, options: given, tooling: givenTooling, files, ...extra } = opts;
+  const { chat, options: given, tooling: givenTooling, files, runtime, ...extra } = opts;
   const options = { ...(given ?? ctx.options()) };
   for (const [k, v] of Object.entries(extra)) if (!(k in options)) options[k] = v;
   const tooling = givenTooling === false ? [] : givenTooling ?? ctx.tooling();
   const job = ctx.job;
   const { agent: _a, chat: _c, ...agentOptions } = options;
   const agent = name === null
-    ? ops.newAgent(agentOptions)
-    : await ops.loadAgent(name, agentOptions);
+    ? ops.newAgent(agentOptions, runtime)
+    : await ops.loadAgent(name, agentOptions, runtime);
   agent.job = job;
   // §4.5/§7.18: an agent whose workflow is this job's would route each
   // inference through another job of this task, without end.
   if (agent.workflow?.name === job.workflow.name) agent.options.no_ask_override = true;
   const seed = agent.startChat;
   seed.push(...tooling);
-  seed.push({ role: "system", content: jobSystemMessage(job, options) });
+  seed.push({ role: "system", content: jobSystemMessage(job, options, runtime ?? {}) });
   const deps = recursiveDeps(job.dependencies);
   if (deps.length > 0) {
     seed.push({
@@ -235,7 +246,14 @@ async function taskAgent(
     });
   }
   const compiled = chat !== undefined && chat !== null && chat.length > 0
-    ? await compile(chat, { jobs: jobRoleResolver() })
+    ? await compile(chat, {
+      jobs: jobRoleResolver({
+        ...(runtime?.cwd !== undefined ? { cwd: runtime.cwd } : {}),
+        ...(runtime?.env !== undefined ? { env: runtime.env } : {}),
+      }),
+      ...(runtime?.cwd !== undefined ? { cwd: runtime.cwd } : {}),
+      ...(runtime?.env !== undefined ? { env: runtime.env } : {}),
+    })
     : [];
   const others = chatJobRefs(compiled);
   if (others.length > 0) {
