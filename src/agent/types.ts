@@ -8,9 +8,9 @@
  * @module
  */
 import type { Message } from "../chat/types.ts";
-import type { AskOptions, AskRuntime } from "../llm/ask.ts";
+import type { AskOptions, AskResult, AskRuntime } from "../llm/ask.ts";
 import type { Workflow } from "../workflow/define.ts";
-import type { JobContext } from "../workflow/job_types.ts";
+import type { Job, JobContext } from "../workflow/job_types.ts";
 import type { WorkflowApi } from "../workflow/load.ts";
 
 /**
@@ -23,9 +23,10 @@ export type AgentOptions = Record<string, unknown>;
 /**
  * Runtime hooks an agent passes to every inference (never options, never
  * cached): env, cwd, fetch, warn, onEvent, stream, signal… Shared (not
- * copied) by clones. `delegate` is set by the agent layer itself.
+ * copied) by clones. `delegate` resolves `agent: <Name>` lines (`loadAgent`
+ * installs one that loads that agent).
  */
-export type AgentRuntime = Omit<AskRuntime, "delegate">;
+export type AgentRuntime = AskRuntime;
 
 /** An agent: plain data, see `agents.md` §1.1. */
 export interface Agent {
@@ -45,8 +46,8 @@ export interface Agent {
   society: Record<string, Agent>;
   /** `"<Agent>/<conversation>"` → live specialist (§3.3). */
   chats: Record<string, Agent>;
-  /** The job the agent works for (chat tasks, the task route). */
-  job: JobContext | null;
+  /** The job the agent works for (a chat task's context, or the task route's job). */
+  job: JobContext | Job | null;
   /** Directory the agent was discovered in. */
   path: string | null;
   /** Decides on an error: true ⇒ retry the whole `ask`; otherwise rethrow. */
@@ -76,7 +77,9 @@ export interface AgentReply {
   /** New messages (`meta`, tool calls/outputs, `assistant`…; on the task route the projection). */
   messages: Message[];
   /** The job when the answer came from the workflow's `ask` task (§1.4 step 2). */
-  job?: JobContext;
+  job?: Job;
+  /** The inference result on the direct route (endpoint, backend, model, cached). */
+  ask?: AskResult;
 }
 
 /** Creates a bare agent (`agent(...)`): defaults `[]`/`{}`/`null` for missing fields. */
