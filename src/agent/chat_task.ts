@@ -22,8 +22,7 @@ import {
 import { logAgent } from "./log.ts";
 import type { Agent } from "./types.ts";
 import { chat, createAgent, sinceStart } from "./agent.ts";
-import { loadAgent } from "./load.ts";
-import { extendWorkflowApi } from "../workflow/load.ts";
+import { extendAgentApi, loadAgent } from "./load.ts";
 
 /** What a chat-task body may return: an agent, one message, messages or text. */
 export type ChatTaskResult =
@@ -140,4 +139,4 @@ export function chatTask(name: string, body: ChatTaskBody): Record<string, TaskS
   return { [name]: chatTaskSpec(body, chatTaskAgentOps) };
 }
 
-extendWorkflowApi({ chatTask });
+extendAgentApi({ chatTask });
