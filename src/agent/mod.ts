@@ -71,3 +71,12 @@ export {
   isAgentPath,
   listAgents,
 } from "./find.ts";
+export type { ChatTaskBody, ChatTaskResult } from "./chat_task.ts";
+export { chatTask, chatTaskAgentOps, chatTaskSpec } from "./chat_task.ts";
+export type {
+  ChatTaskAgentOps,
+  ChatTaskContext,
+  TaskAgentOptions,
+} from "./chat_task_helpers.ts";
+export type { LoggableAgent } from "./log.ts";
+export { agentLogFiles, logAgent } from "./log.ts";
