@@ -68,9 +68,9 @@ async function defineFrom(
     if (ruby.length > 0) {
       warnOnce(
         `ruby:${dir}`,
-        `Agent "${loc.name}" (${dir}): ${ruby.join(", ")} ${
-          ruby.length > 1 ? "are" : "is"
-        } Ruby-only; the tools they define are unavailable here`,
+        `Agent "${loc.name}" (${dir}): Ruby-only files are not loaded (${
+          ruby.join(", ")
+        }): the tools they define are unavailable here`,
         ctx.warn,
       );
     }
