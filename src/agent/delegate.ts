@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { ScoutError } from "../errors.ts";
 import type { ToolEntry, ToolFunction } from "../tools/types.ts";
 import { addAgentTool, ensureRunner } from "./socialize.ts";
 import { specialistCall } from "./specialists.ts";
@@ -59,6 +60,9 @@ export function delegate(
   description: string,
   options: DelegateOptions = {},
 ): void {
+  if (!/^[A-Za-z0-9_.-]+$/.test(name) || name === "." || name === "..") {
+    throw new ScoutError("invalid_input", `Cannot delegate to "${name}": not an agent name`);
+  }
   ensureRunner(caller);
   const toolName = options.toolName ?? `hand_off_to_${name}`;
   const impl: ToolFunction = options.handler ?? ((_n, params) => {

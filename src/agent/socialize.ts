@@ -18,8 +18,10 @@ import type { Agent, AgentOptions, LoadAgentFn } from "./types.ts";
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 const CONVERSATION = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const MODES = ["none", "tools", "conversation"] as const;
-type Mode = typeof MODES[number];
+/** Inheritance modes of a new conversation (§3.4). */
+export type InheritMode = "none" | "tools" | "conversation";
+type Mode = InheritMode;
+const MODES: readonly InheritMode[] = ["none", "tools", "conversation"];
 
 /** Option keys never passed on to specialists (§3.3). */
 const PRIVATE = [
@@ -81,11 +83,15 @@ export function setSpecialistLoader(fn: LoadAgentFn | null): void {
 }
 
 /** A parsed `ask` call. */
-interface AskCall {
+export interface AskCall {
+  /** Specialist name. */
   agent: string;
+  /** The user message. */
   prompt: string;
+  /** Conversation id; null = one-shot. */
   conversation: string | null;
-  inherit: Mode;
+  /** Inheritance mode. */
+  inherit: InheritMode;
 }
 
 /**
@@ -202,7 +208,7 @@ const TOOL_ROLES = new Set(["introduce", "tool", "mcp", "kb"]);
  * @param mode the inheritance mode
  * @returns deep copies of the inherited messages
  */
-export function inherited(caller: Agent, mode: Mode): Message[] {
+export function inherited(caller: Agent, mode: InheritMode): Message[] {
   if (mode === "none") return [];
   if (mode === "tools") {
     return deepCopy((caller.currentChat ?? caller.startChat).filter((m) => TOOL_ROLES.has(m.role)));

@@ -14,7 +14,8 @@ import type { SpecialistResult, SpecialistRunner } from "../tools/agent_results.
 import { chat, current, start } from "./agent.ts";
 import type { Agent } from "./types.ts";
 
-const CALL: unique symbol = Symbol.for("scout-ai.specialist-call");
+/** Brand of {@link SpecialistCall}. */
+export const SPECIALIST_CALL: unique symbol = Symbol.for("scout-ai.specialist-call");
 
 /**
  * A pending call on a specialist: its prompt is appended only when the call
@@ -23,7 +24,7 @@ const CALL: unique symbol = Symbol.for("scout-ai.specialist-call");
  */
 export interface SpecialistCall {
   /** Brand. */
-  [CALL]: true;
+  [SPECIALIST_CALL]: true;
   /** The specialist (a clone, or a delegate's live agent). */
   specialist: Agent;
   /** The user message to append before running (never parsed, §3.6). */
@@ -45,11 +46,11 @@ export function specialistCall(
   prompt: string,
   restart = false,
 ): SpecialistCall {
-  return { [CALL]: true, specialist, prompt, ...(restart ? { restart } : {}) };
+  return { [SPECIALIST_CALL]: true, specialist, prompt, ...(restart ? { restart } : {}) };
 }
 
 function isCall(v: object): v is SpecialistCall {
-  return (v as Record<symbol, unknown>)[CALL] === true;
+  return (v as Record<symbol, unknown>)[SPECIALIST_CALL] === true;
 }
 
 /**

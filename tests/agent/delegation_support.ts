@@ -32,6 +32,7 @@ export const who = (r: RecordedRequest) =>
 export async function society(opts: { delayMs?: number; env?: Record<string, string> } = {}) {
   const dir = await tempDir();
   const boss: ScriptStep[] = [];
+  const plans: Record<string, ScriptStep[]> = {};
   const srv = await startProviderServer({
     fallback: (req) => {
       const msgs = wire(req);
@@ -41,6 +42,8 @@ export async function society(opts: { delayMs?: number; env?: Record<string, str
         if (last.role === "tool") return { text: "boss done" };
         return boss.shift() ?? { text: "boss has no plan" };
       }
+      if (plans[name]?.length && last.role === "user") return plans[name]!.shift()!;
+      if (last.role === "tool") return { text: `${name} done` };
       const user = [...msgs].reverse().find((m) => m.role === "user");
       return { text: `${name} heard: ${user?.content}`, delayMs: opts.delayMs ?? 0 };
     },
@@ -70,6 +73,15 @@ export async function society(opts: { delayMs?: number; env?: Record<string, str
     plan: (...calls: [string, Record<string, unknown>][]) =>
       boss.push({
         toolCalls: calls.map(([name, args], i) => ({ name, arguments: args, id: `c${i + 1}` })),
+      }),
+    /** Scripts a specialist's next turn that ends with a user message. */
+    planFor: (who: string, ...calls: [string, Record<string, unknown>][]) =>
+      (plans[who] ??= []).push({
+        toolCalls: calls.map(([name, args], i) => ({
+          name,
+          arguments: args,
+          id: `${who}${i + 1}`,
+        })),
       }),
     requestsOf: (name: string) => srv.requests.filter((r) => who(r) === name),
     [Symbol.asyncDispose]: async () => {
