@@ -36,7 +36,13 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
   if (opts.model !== undefined) agentOptions.model = opts.model;
   const agent = await loadAgent(name, {
     options: agentOptions,
-    runtime: { env, cwd, warn: (m) => warn(io, m) },
+    runtime: {
+      env,
+      cwd,
+      warn: (m) => warn(io, m),
+      ...(opts.offline ? { offline: true } : {}),
+      ...(opts.cache === false ? { cache: false } : {}),
+    },
   });
   const start = extractOptions(agent.startChat, {
     cwd,

@@ -89,3 +89,32 @@ Deno.test("offline cache miss: not_cached names the endpoint and digest; the pro
   assert.equal(online.code, 0, online.stderr);
   assert.equal(srv.requests.length, 1);
 });
+
+Deno.test("agent ask --offline replays a recorded agent answer; a miss is not_cached", async () => {
+  await using dir = await tempDir();
+  const srv = await startProviderServer();
+  const home = join(dir.path, "home");
+  await Deno.mkdir(join(home, "etc", "AI"), { recursive: true });
+  await Deno.writeTextFile(
+    join(home, "etc", "AI", "loop.yaml"),
+    `backend: openai\nurl: ${srv.url}\nmodel: test-model\n`,
+  );
+  await Deno.mkdir(join(dir.path, "Agent", "Baker"), { recursive: true });
+  await Deno.writeTextFile(
+    join(dir.path, "Agent", "Baker", "start_chat"),
+    "system:\n\nYou are the Baker\n",
+  );
+  const env = { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" };
+  const agent = (args: string[]) => runMain(["agent", "ask", ...args], { env, cwd: dir.path });
+  srv.script({ text: "Knead it." });
+  const rec = await agent(["Baker", "-e", "loop", "How?"]);
+  assert.equal(rec.code, 0, rec.stderr);
+  await srv.close();
+  const rep = await agent(["Baker", "-e", "loop", "--offline", "How?"]);
+  assert.equal(rep.code, 0, rep.stderr);
+  assert.equal(rep.stdout, rec.stdout);
+  const miss = await agent(["Baker", "-e", "loop", "--offline", "Why?"]);
+  assert.equal(miss.code, 1);
+  assert.match(miss.stderr, /Offline: no cached answer for endpoint "loop"/);
+  assert.equal(srv.requests.length, 1);
+});
