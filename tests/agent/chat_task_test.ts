@@ -9,7 +9,6 @@ import { jobInfo } from "../../src/workflow/info.ts";
 import { listJobFiles } from "../../src/workflow/files.ts";
 import { ScoutError } from "../../src/errors.ts";
 import { parse } from "../../src/chat/parse.ts";
-import { print } from "../../src/chat/print.ts";
 import type { Message } from "../../src/chat/types.ts";
 import { chatTask } from "../../src/agent/chat_task.ts";
 import type { ChatTaskBody } from "../../src/agent/chat_task.ts";
