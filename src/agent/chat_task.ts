@@ -20,9 +20,8 @@ import {
   chatTaskContext,
 } from "./chat_task_helpers.ts";
 import { logAgent } from "./log.ts";
-import type { Agent } from "./types.ts";
+import type { Agent, LoadAgentFn } from "./types.ts";
 import { chat, createAgent, sinceStart } from "./agent.ts";
-import { extendAgentApi, loadAgent } from "./load.ts";
 
 /** What a chat-task body may return: an agent, one message, messages or text. */
 export type ChatTaskResult =
@@ -104,10 +103,26 @@ export function chatTaskSpec(
   };
 }
 
+let loader: LoadAgentFn | null = null;
+
+/**
+ * Installs the agent loader chat tasks use (`load.ts` installs `loadAgent`;
+ * injected so the two modules need not import each other).
+ *
+ * @param fn the loader
+ */
+export function setChatTaskLoader(fn: LoadAgentFn): void {
+  loader = fn;
+}
+
 /** The agent layer's functions, as chat tasks use them. */
 export const chatTaskAgentOps: ChatTaskAgentOps = {
-  loadAgent: (name, options, runtime) =>
-    loadAgent(name, { options, ...(runtime !== undefined ? { runtime } : {}) }),
+  loadAgent: (name, options, runtime) => {
+    if (loader === null) {
+      throw new ScoutError("not_available", `Chat tasks need the agent loader (src/agent/load.ts)`);
+    }
+    return loader(name, { options, ...(runtime !== undefined ? { runtime } : {}) });
+  },
   newAgent: (options, runtime) => createAgent({ options, ...(runtime ? { runtime } : {}) }),
   chatMessages: async (agent) => (await chat(agent)).messages,
 };
@@ -119,7 +134,7 @@ export const chatTaskAgentOps: ChatTaskAgentOps = {
  * `options()`, `tooling()`, `toolingIntro()`, `agent(name?, …)` and
  * `logAgent(agent, subdir?)`, and returns an agent (run if it has not
  * answered, then logged), messages, one message or text. Workflow files
- * reach it as `api.chatTask`.
+ * reach it as `api.chatTask` (registered by `load.ts`).
  *
  * @param name task name
  * @param body the task body
@@ -138,5 +153,3 @@ export const chatTaskAgentOps: ChatTaskAgentOps = {
 export function chatTask(name: string, body: ChatTaskBody): Record<string, TaskSpec<Message[]>> {
   return { [name]: chatTaskSpec(body, chatTaskAgentOps) };
 }
-
-extendAgentApi({ chatTask });

@@ -22,6 +22,7 @@ import { extendWorkflowApi, loadWorkflowFile, workflowApi } from "../workflow/lo
 import { ask, chat, createAgent, current, prompt, respond, setSocialize, start } from "./agent.ts";
 import { type AgentLocation, findAgent } from "./find.ts";
 import { setSpecialistLoader, socialize } from "./socialize.ts";
+import { chatTask, setChatTaskLoader } from "./chat_task.ts";
 import { iterate, iterateDictionary, json, jsonFormat } from "./structured.ts";
 import type { Agent, AgentApi, AgentRuntime, AgentScript, LoadAgentOptions } from "./types.ts";
 
@@ -165,6 +166,8 @@ extendWorkflowApi({
 // the delegation modules cannot import (they are imported by it).
 setSocialize(socialize);
 setSpecialistLoader(loadAgent);
+setChatTaskLoader(loadAgent);
+extendAgentApi({ chatTask });
 
 async function runScript(file: string, agent: Agent): Promise<Agent> {
   let mod: { default?: unknown };

@@ -26,7 +26,8 @@ import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 
 const wfLib = () => import("../workflow/mod.ts");
-const loader = () => import("../workflow/load.ts");
+// The agent layer adds `api.chatTask` (and the agent functions) to what workflow files receive.
+const loader = () => import("../agent/load.ts").then(() => import("../workflow/load.ts"));
 
 /** Options shared by the workflow commands. */
 export interface WorkflowCommonOptions {

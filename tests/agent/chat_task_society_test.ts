@@ -7,7 +7,7 @@ import { runJob } from "../../src/workflow/run.ts";
 import { listJobFiles } from "../../src/workflow/files.ts";
 import { parse } from "../../src/chat/parse.ts";
 import type { Message } from "../../src/chat/types.ts";
-import { chatTask } from "../../src/agent/chat_task.ts";
+import { chatTask } from "../../src/agent/mod.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { tempDir } from "../support/cli.ts";
 

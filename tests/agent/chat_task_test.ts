@@ -10,11 +10,11 @@ import { listJobFiles } from "../../src/workflow/files.ts";
 import { ScoutError } from "../../src/errors.ts";
 import { parse } from "../../src/chat/parse.ts";
 import type { Message } from "../../src/chat/types.ts";
-import { chatTask } from "../../src/agent/chat_task.ts";
+import { chatTask } from "../../src/agent/mod.ts";
 import type { ChatTaskBody } from "../../src/agent/chat_task.ts";
 import { jobSystemMessage } from "../../src/agent/chat_task_helpers.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { ROOT, tempDir } from "../support/cli.ts";
+import { ROOT, runScout, tempDir } from "../support/cli.ts";
 
 async function copyDir(from: string, to: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });
@@ -253,4 +253,22 @@ Deno.test("agent(): dependencies message lists recursive dependency paths; an an
   ]);
   assert.equal(srv.requests.length, 0);
   assert.deepEqual((await jobInfo(job.path))?.dependencies, [prep.path]);
+});
+
+Deno.test("workflow files get api.chatTask from the CLI: scout-ai workflow task runs a chat task", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, "workflows", "Echo"), { recursive: true });
+  await Deno.writeTextFile(
+    join(dir.path, "workflows", "Echo", "workflow.ts"),
+    `export default (api) => api.workflow("Echo", {
+  tasks: { ...api.chatTask("ask", ({ chat }) => "echo " + chat().at(-1).content) },
+});\n`,
+  );
+  const r = await runScout(["workflow", "task", "Echo", "ask", "--chat", "user:\n\nhello\n"], {
+    cwd: dir.path,
+    env: { SCOUT_HOME: join(dir.path, "home") },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /meta: job=Echo\/ask\/Default_[0-9a-f]{32}\.chat/);
+  assert.match(r.stdout, /assistant:\n\necho hello\n/);
 });
