@@ -22,3 +22,4 @@ export * from "./src/provenance/mod.ts";
 export * from "./src/config/mod.ts";
 export * from "./src/llm/mod.ts";
 export * from "./src/tools/mod.ts";
+export * from "./src/agent/mod.ts";

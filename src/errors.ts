@@ -57,6 +57,10 @@ export type ScoutErrorCode =
   | "timeout"
   | "tool_loop_limit"
   | "tool_not_found"
+  | "not_cached"
+  // agents
+  | "agent_not_found"
+  | "agent_load"
   // provenance
   | "invalid_follow"
   | "root_not_found"

@@ -23,6 +23,10 @@ export interface LlmAskOptions {
   backend?: string;
   /** Files put before the question (`file:` messages). */
   files: string[];
+  /** Chat files imported before the question (`import:` messages, `-i a,b`). */
+  imports?: string[];
+  /** Workflows whose tasks become tools (`tool:` messages, `-w`). */
+  workflows?: string[];
   /** Chat file the question and the new messages are appended to. */
   output?: string;
   /** Stream the answer (default: when stdout is a terminal). */
@@ -31,6 +35,8 @@ export interface LlmAskOptions {
   json?: boolean;
   /** Use the inference cache (default true). */
   cache?: boolean;
+  /** Offline replay: answers only from the inference cache (`not_cached` on a miss). */
+  offline?: boolean;
   /** `key=value` options (provider parameters, `max_tool_rounds`…). */
   options: string[];
   /** Print the compiled messages instead of asking. */
@@ -52,7 +58,10 @@ function keyValue(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-type AskFlags = {
+/** The parsed flags shared by `llm ask`, `llm json` and `agent ask`. */
+export type AskFlags = {
+  imports: string[];
+  workflow: string[];
   chat?: string;
   endpoint?: string;
   model?: string;
@@ -62,12 +71,20 @@ type AskFlags = {
   stream?: boolean;
   json?: boolean;
   cache: boolean;
+  offline?: boolean;
   option: string[];
   dryRun?: boolean;
   schema?: string;
 };
 
-function common(cmd: Command): Command {
+/**
+ * Adds the question argument and the flags shared by `llm ask`, `llm json`
+ * and `agent ask` (one flag set for all, `agents.md` §7.14).
+ *
+ * @param cmd the command
+ * @returns the command
+ */
+export function askFlags(cmd: Command): Command {
   return cmd
     .argument(
       "[question...]",
@@ -86,11 +103,24 @@ function common(cmd: Command): Command {
       collect,
       [] as string[],
     )
+    .option(
+      "-i, --imports <files>",
+      "import these chat files before the question (comma-separated, repeatable)",
+      (v: string, prev: string[]) => [...prev, ...v.split(",").filter((x) => x.trim() !== "")],
+      [] as string[],
+    )
+    .option(
+      "-w, --workflow <name>",
+      "offer a workflow's tasks as tools (a tool: line; repeatable)",
+      collect,
+      [] as string[],
+    )
     .option("-o, --output <file>", "append the question and the new messages to this chat file")
     .option("--stream", "stream the answer as it arrives (default on a terminal)")
     .option("--no-stream", "print the answer only when complete")
     .option("--json", "print a JSON object (answer, messages, usage…) instead of the answer")
     .option("--no-cache", "ask the model even if the same request was answered before")
+    .option("--offline", "replay answers from the inference cache only; a miss is an error")
     .option(
       "-O, --option <key=value>",
       "option for the request, e.g. temperature=0.2 (repeatable)",
@@ -103,38 +133,69 @@ function common(cmd: Command): Command {
     ) as unknown as Command;
 }
 
-async function runAction(
+/**
+ * Runs `work` with an abort signal that SIGINT fires (real processes only),
+ * and stores its exit code in the context.
+ *
+ * @param ctx invocation context
+ * @param work the command's run, given the signal
+ */
+export async function withInterrupt(
   ctx: CliContext,
-  question: string[],
-  o: AskFlags,
-  mode: "ask" | "json",
+  work: (signal: AbortSignal) => Promise<number>,
 ): Promise<void> {
   const ac = new AbortController();
   const onSigint = () => ac.abort(new DOMException("Interrupted", "AbortError"));
   const real = typeof process !== "undefined" && ctx.io.env === process.env;
   if (real) process.once("SIGINT", onSigint);
   try {
-    const { runLlmAsk } = await import("./llm_ask_run.ts");
-    const opts: LlmAskOptions = {
-      question,
-      files: o.file,
-      options: o.option,
-      cache: o.cache,
-      signal: ac.signal,
-    };
-    if (o.chat !== undefined) opts.chat = o.chat;
-    if (o.endpoint !== undefined) opts.endpoint = o.endpoint;
-    if (o.model !== undefined) opts.model = o.model;
-    if (o.backend !== undefined) opts.backend = o.backend;
-    if (o.output !== undefined) opts.output = o.output;
-    if (o.stream !== undefined) opts.stream = o.stream;
-    if (o.json) opts.json = true;
-    if (o.dryRun) opts.dryRun = true;
-    if (o.schema !== undefined) opts.schema = o.schema;
-    ctx.exitCode = await runLlmAsk(opts, ctx.io, mode);
+    ctx.exitCode = await work(ac.signal);
   } finally {
     if (real) process.removeListener("SIGINT", onSigint);
   }
+}
+
+/**
+ * The run options of the shared ask flags.
+ *
+ * @param question the question words
+ * @param o the parsed flags
+ * @param signal aborts the ask
+ * @returns the options
+ */
+export function askOptionsOf(question: string[], o: AskFlags, signal: AbortSignal): LlmAskOptions {
+  const opts: LlmAskOptions = {
+    question,
+    files: o.file,
+    imports: o.imports,
+    workflows: o.workflow,
+    options: o.option,
+    cache: o.cache,
+    signal,
+  };
+  if (o.chat !== undefined) opts.chat = o.chat;
+  if (o.endpoint !== undefined) opts.endpoint = o.endpoint;
+  if (o.model !== undefined) opts.model = o.model;
+  if (o.backend !== undefined) opts.backend = o.backend;
+  if (o.output !== undefined) opts.output = o.output;
+  if (o.stream !== undefined) opts.stream = o.stream;
+  if (o.offline) opts.offline = true;
+  if (o.json) opts.json = true;
+  if (o.dryRun) opts.dryRun = true;
+  if (o.schema !== undefined) opts.schema = o.schema;
+  return opts;
+}
+
+async function runAction(
+  ctx: CliContext,
+  question: string[],
+  o: AskFlags,
+  mode: "ask" | "json",
+): Promise<void> {
+  await withInterrupt(ctx, async (signal) => {
+    const { runLlmAsk } = await import("./llm_ask_run.ts");
+    return await runLlmAsk(askOptionsOf(question, o, signal), ctx.io, mode);
+  });
 }
 
 /**
@@ -144,7 +205,7 @@ async function runAction(
  * @param ctx invocation context
  */
 export function registerLlmAsk(llm: Command, ctx: CliContext): void {
-  const askCmd = common(llm.command("ask").description("ask a model; the answer goes to stdout"));
+  const askCmd = askFlags(llm.command("ask").description("ask a model; the answer goes to stdout"));
   askCmd.addHelpText(
     "after",
     `
@@ -172,7 +233,7 @@ Examples:
     await runAction(ctx, question, o, "ask");
   });
 
-  const jsonCmd = common(
+  const jsonCmd = askFlags(
     llm.command("json").description("ask for structured output; prints the JSON"),
   );
   jsonCmd.option("-s, --schema <file>", "JSON Schema (or shorthand map) file, JSON or YAML");

@@ -19,7 +19,7 @@ import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
-import { ask, type AskResult } from "../llm/ask.ts";
+import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import type { AskEvent } from "../llm/loop.ts";
 import { exists, readText, writeFileAtomic } from "../util/fs.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
@@ -81,18 +81,28 @@ async function questionText(opts: LlmAskOptions, io: Io): Promise<string> {
   return question;
 }
 
+/** What `agent ask` changes in the `llm ask` run. */
+export interface AskHooks {
+  /** Messages sent before the conversation (an agent's start chat); never written to `-o`. */
+  prefix?: Message[];
+  /** The inference (default `llm/ask`; an agent's ask for `agent ask`). */
+  ask?: (messages: Message[], options: AskOptions) => Promise<AskResult>;
+}
+
 /**
  * Runs `llm ask` (mode `ask`) or `llm json` (mode `json`).
  *
  * @param opts command options
  * @param io injected I/O
  * @param mode which command
+ * @param hooks prefix messages and inference of `agent ask`
  * @returns exit code
  */
 export async function runLlmAsk(
   opts: LlmAskOptions,
   io: Io,
   mode: "ask" | "json",
+  hooks: AskHooks = {},
 ): Promise<number> {
   const env = io.env;
   const cwd = io.cwd;
@@ -135,13 +145,15 @@ export async function runLlmAsk(
     }
   }
   const newRaw: Message[] = [
+    ...(opts.imports ?? []).map((f) => ({ role: "import", content: f })),
     ...opts.files.map((f) => ({ role: "file", content: f })),
     ...(question.trim() === "" ? [] : parse(question)),
+    ...(opts.workflows ?? []).map((w) => ({ role: "tool", content: w })),
   ].filter((m) => m.content !== "");
   const added = newRaw.length
     ? await compile(newRaw, { cwd, env, config: store, name: "<question>", jobs })
     : [];
-  const messages = [...base, ...added];
+  const messages = [...(hooks.prefix ?? []), ...base, ...added];
   if (!messages.some((m) => m.role !== "meta" && m.content !== "")) {
     throw usageError("Nothing to ask: give a QUESTION, pipe one on stdin, or use -c CHAT");
   }
@@ -200,7 +212,7 @@ export async function runLlmAsk(
 
   let result: AskResult;
   try {
-    result = await ask(messages, {
+    result = await (hooks.ask ?? ask)(messages, {
       ...call,
       env,
       cwd,
@@ -209,6 +221,14 @@ export async function runLlmAsk(
       onEvent,
       warn: (m) => warn(io, m),
       cache: opts.cache !== false,
+      // `agent: Name` lines delegate to that agent (loaded only when one appears)
+      delegate: async (name, msgs, o) =>
+        (await import("../agent/load.ts")).agentDelegate({ cwd, env, warn: (m) => warn(io, m) })(
+          name,
+          msgs,
+          o,
+        ),
+      ...(opts.offline ? { offline: true } : {}),
       ...(opts.chat !== undefined && !stdinChat ? { origin: resolve(cwd, opts.chat) } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });

@@ -16,6 +16,7 @@ import { registerChat } from "./chat.ts";
 import { registerWorkflow } from "./workflow.ts";
 import { registerLlm } from "./llm.ts";
 import { registerConfig } from "./config.ts";
+import { registerAgent } from "./agent.ts";
 
 /**
  * Builds the program for one invocation.
@@ -63,6 +64,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerWorkflow(program, ctx);
   registerLlm(program, ctx);
   registerConfig(program, ctx);
+  registerAgent(program, ctx);
   return program;
 }
 

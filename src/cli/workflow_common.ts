@@ -10,7 +10,8 @@ import type { Io } from "./io.ts";
 /** The workflow library, imported when a command runs (light registration). */
 export const wfLib = () => import("../workflow/mod.ts");
 /** The workflow file loader, imported when a command runs. */
-export const loader = () => import("../workflow/load.ts");
+// The agent layer adds `api.chatTask` (and the agent functions) to what workflow files receive.
+export const loader = () => import("../agent/load.ts").then(() => import("../workflow/load.ts"));
 
 /** Options shared by the workflow commands. */
 export interface WorkflowCommonOptions {

@@ -25,6 +25,7 @@ import { PROMPT_SETTINGS } from "../prompt/settings.ts";
 import { assembleTools, type ToolResolver } from "../tools/assemble.ts";
 import { providerDefinitions, toolRegistry, type ToolsInput } from "../tools/registry.ts";
 import type { ToolFunction } from "../tools/types.ts";
+import type { SpecialistRunner } from "../tools/agent_results.ts";
 import { cacheDir, cacheKey, cacheRead, cacheWrite, withCacheLock } from "./cache.ts";
 import { type AskEvent, finalText, runLoop } from "./loop.ts";
 import { defaultSession, type Session } from "./meta_record.ts";
@@ -64,6 +65,17 @@ export interface AskRuntime {
   toolResolver?: ToolResolver;
   /** Use the inference cache (default true; `persist: false` also turns it off). */
   cache?: boolean;
+  /**
+   * Offline replay: every inference must come from the inference cache; a
+   * miss throws `not_cached` instead of calling the provider (also
+   * `SCOUT_OFFLINE=1`). Turns the cache on even under `persist: false`.
+   */
+  offline?: boolean;
+  /**
+   * Runs the specialists that tools return as `{agent}` (`agents.md` §3.2);
+   * supplied by the agent layer, so `llm/` never imports `agent/`.
+   */
+  runSpecialists?: SpecialistRunner;
   /** Delegates to an agent when the chat names one (`agent:`). */
   delegate?: (
     agent: string,
@@ -116,6 +128,8 @@ const RUNTIME_KEYS = new Set([
   "handler",
   "toolResolver",
   "cache",
+  "offline",
+  "runSpecialists",
   "delegate",
   "now",
   "newId",
@@ -324,7 +338,8 @@ export async function ask(
     });
     return v === undefined || !isOff(v);
   })();
-  const useCache = persist && options.cache !== false;
+  const offline = options.offline ?? (env.SCOUT_OFFLINE !== undefined && !isOff(env.SCOUT_OFFLINE));
+  const useCache = offline || (persist && options.cache !== false);
 
   const run = () =>
     runLoop({
@@ -352,6 +367,7 @@ export async function ask(
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(toolConcurrency !== undefined ? { toolConcurrency } : {}),
+      ...(options.runSpecialists ? { runSpecialists: options.runSpecialists } : {}),
     }).catch(async (e) => {
       if (isScoutError(e) && (e.phase === "query" || e.phase === "process_response")) {
         e.endpoint = endpoint;
@@ -401,6 +417,7 @@ export async function ask(
     options.onEvent?.({ type: "cache", hit: true, key });
     return result(hit.messages, true);
   }
+  if (offline) throw notCached(endpoint ?? "", backendName, settings.model, key);
   return withCacheLock(dir, key, async () => {
     const again = await cacheRead(dir, key, warn);
     if (again) {
@@ -423,4 +440,13 @@ export async function ask(
     }
     return result(out, false);
   });
+}
+
+function notCached(endpoint: string, backend: string, model: string, key: string): ScoutError {
+  const where = endpoint ? `endpoint "${endpoint}"` : `backend "${backend}"`;
+  return new ScoutError(
+    "not_cached",
+    `Offline: no cached answer for ${where} (model "${model}"), request digest ${key}`,
+    { endpoint, backend, model, digest: key },
+  );
 }

@@ -15,6 +15,7 @@ import { ScoutError } from "../errors.ts";
 import { functionCallContent } from "../tools/calls.ts";
 import { runToolCalls } from "../tools/dispatch.ts";
 import { providerDefinitions } from "../tools/registry.ts";
+import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolFunction, ToolInvocation, ToolRegistry } from "../tools/types.ts";
 import type { Session } from "./meta_record.ts";
 import { nextMeta } from "./meta_record.ts";
@@ -80,6 +81,8 @@ export interface LoopInput {
   maxContentLength?: number;
   /** Tool concurrency. */
   toolConcurrency?: number;
+  /** Runs specialists that tools returned as `{agent}` (from the agent layer). */
+  runSpecialists?: SpecialistRunner;
 }
 
 function attach(e: unknown, messages: Message[]): unknown {
@@ -107,6 +110,7 @@ async function itemsToMessages(
       ...(input.signal ? { signal: input.signal } : {}),
       ...(input.maxContentLength !== undefined ? { maxContentLength: input.maxContentLength } : {}),
       ...(input.toolConcurrency !== undefined ? { concurrency: input.toolConcurrency } : {}),
+      ...(input.runSpecialists ? { runSpecialists: input.runSpecialists } : {}),
     };
     out.push(...await runToolCalls(batch, opts));
     batch = [];

@@ -9,6 +9,8 @@
  * @module
  */
 import type { Message } from "../chat/types.ts";
+import type { SpecialistResult, SpecialistRunner } from "./agent_results.ts";
+import { isAgentRequest } from "./agent_results.ts";
 import { functionCallContent } from "./calls.ts";
 import {
   DEFAULT_MAX_CONTENT_LENGTH,
@@ -18,6 +20,7 @@ import {
 } from "./content.ts";
 import { isFunctionDefinition } from "./registry.ts";
 import type { ToolFunction, ToolInvocation, ToolOutput, ToolRegistry } from "./types.ts";
+import { toolOutput } from "./types.ts";
 import { checkArguments } from "./validate.ts";
 
 /** Options of {@link runToolCalls}. */
@@ -37,7 +40,16 @@ export interface RunToolCallsOptions {
    * calls of `concurrent` tools started together).
    */
   concurrency?: number;
+  /**
+   * Runs the specialists that tools returned as `{agent}` (§3.2), once all
+   * calls of the batch were dispatched. Without it such a result is an error
+   * output.
+   */
+  runSpecialists?: SpecialistRunner;
 }
+
+/** A call whose tool returned `{agent}`: its output waits for the runner. */
+type Pending = { pending: object };
 
 /** An output envelope (§5.5 key order). */
 export interface OutputEnvelope {
@@ -75,7 +87,7 @@ function notFound(name: string, reg: ToolRegistry): ToolOutput {
 async function execute(
   call: ToolInvocation,
   opts: RunToolCallsOptions,
-): Promise<ToolOutput & { content: string }> {
+): Promise<(ToolOutput & { content: string }) | Pending> {
   const entry = opts.registry.get(call.name);
   if (typeof call.arguments === "string") {
     return normalizeOutput(errorOutput(
@@ -110,7 +122,12 @@ async function execute(
   }
   try {
     const ctx = opts.signal ? { id: call.id, signal: opts.signal } : { id: call.id };
-    return await normalizeOutput(await impl(call.name, args, ctx));
+    const raw = await impl(call.name, args, ctx);
+    if (isAgentRequest(raw)) {
+      if (opts.runSpecialists) return { pending: raw.agent };
+      throw new Error(`Tool '${call.name}' returned an agent but no specialist runner is set`);
+    }
+    return await normalizeOutput(raw);
   } catch (e) {
     if (isAbort(e) || opts.signal?.aborted) throw e;
     return normalizeOutput(errorOutput(e));
@@ -162,11 +179,15 @@ export async function runToolCalls(
   const now = opts.now ?? (() => new Date());
   const max = opts.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH;
   const outputs: Message[][] = new Array(calls.length);
-  const runOne = async (i: number) => {
+  const waiting: { i: number; start: string; agent: object }[] = [];
+  const finish = (i: number, start: string, result: ToolOutput & { content: string }) => {
     const call = calls[i]!;
-    const start = now().toISOString();
-    let out = await execute(call, opts);
-    out = guardLength(out, { name: call.name, id: call.id, arguments: call.arguments, max });
+    const out = guardLength(result, {
+      name: call.name,
+      id: call.id,
+      arguments: call.arguments,
+      max,
+    });
     const env: OutputEnvelope = {
       name: call.name,
       content: out.content,
@@ -182,6 +203,12 @@ export async function runToolCalls(
       { role: "function_call", content: functionCallContent(call) },
       { role: "function_call_output", content: envelopeContent(env) },
     ];
+  };
+  const runOne = async (i: number) => {
+    const start = now().toISOString();
+    const out = await execute(calls[i]!, opts);
+    if ("pending" in out) waiting.push({ i, start, agent: out.pending });
+    else finish(i, start, out);
   };
   const limit = Math.max(1, Math.floor(opts.concurrency ?? 1));
   if (limit > 1) {
@@ -204,5 +231,33 @@ export async function runToolCalls(
     }
     await Promise.all(background);
   }
+  if (waiting.length) await runWaiting(waiting.sort((a, b) => a.i - b.i), opts, finish);
   return outputs.flat();
+}
+
+async function runWaiting(
+  waiting: { i: number; start: string; agent: object }[],
+  opts: RunToolCallsOptions,
+  finish: (i: number, start: string, out: ToolOutput & { content: string }) => void,
+): Promise<void> {
+  let results: SpecialistResult[];
+  try {
+    results = await opts.runSpecialists!(waiting.map((w) => w.agent));
+  } catch (e) {
+    if (isAbort(e) || opts.signal?.aborted) throw e;
+    results = waiting.map(() => ({ content: "", error: e }));
+  }
+  for (const [k, w] of waiting.entries()) {
+    const r = results[k] ??
+      { content: "", error: new Error("The specialist runner gave no result") };
+    if (r.error !== undefined) {
+      finish(w.i, w.start, await normalizeOutput(errorOutput(r.error)));
+      continue;
+    }
+    const fields = r.agent_meta?.length ? { agent_meta: r.agent_meta } : {};
+    finish(w.i, w.start, {
+      ...await normalizeOutput(toolOutput({ content: r.content })),
+      ...fields,
+    });
+  }
 }

@@ -27,6 +27,8 @@ export type {
   ToolRegistry,
 } from "./types.ts";
 export { isToolOutput, TOOL_OUTPUT, toolOutput } from "./types.ts";
+export { isAgentRequest } from "./agent_results.ts";
+export type { AgentRequest, SpecialistResult, SpecialistRunner } from "./agent_results.ts";
 export {
   definitionName,
   isFunctionDefinition,

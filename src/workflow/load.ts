@@ -65,6 +65,17 @@ export const workflowApi: WorkflowApi = {
   printChat,
 };
 
+/**
+ * Adds entries to {@link workflowApi} (a higher layer's helpers, e.g. the
+ * agent layer's `chatTask`), so workflow files reach them without this layer
+ * importing that one.
+ *
+ * @param entries names and values to add (existing names are replaced)
+ */
+export function extendWorkflowApi(entries: Record<string, unknown>): void {
+  Object.assign(workflowApi, entries);
+}
+
 /** Options of {@link findWorkflowFile} and {@link loadWorkflow}. */
 export interface FindWorkflowOptions {
   /** Working directory (for `./workflows` and relative paths). */

@@ -1,0 +1,308 @@
+/**
+ * The agent's functions (`agents.md` §1): a bare agent, `start`, the live
+ * chat, and the inference entry points `ask`, `chat`, `respond`, `prompt`.
+ * `ask` takes the workflow's `ask` task route (§1.4 step 2, `task_route.ts`)
+ * or the direct route (step 3): `socialize:` handling, tools from the call,
+ * the agent, its workflow, then `llm/ask` with the agent's options under the
+ * call's. An agent's `processException` decides retries.
+ *
+ * @module
+ */
+import { compile } from "../chat/compile.ts";
+import { parse } from "../chat/parse.ts";
+import type { Message } from "../chat/types.ts";
+import { ScoutError } from "../errors.ts";
+import { ask as llmAsk, type AskOptions } from "../llm/ask.ts";
+import { toolRegistry, type ToolsInput } from "../tools/registry.ts";
+import type { ToolRegistry } from "../tools/types.ts";
+import { workflowTools } from "../tools/workflow.ts";
+import { jobRoleResolver } from "../workflow/chat_roles.ts";
+import { askTaskRoute, useTaskRoute } from "./task_route.ts";
+import type { Agent, AgentCallOptions, AgentInit, AgentReply, SocializeFn } from "./types.ts";
+
+/**
+ * Creates a bare agent (`agent(...)`): missing fields get `[]`, `{}` or `null`.
+ *
+ * @param init fields to set
+ * @returns the agent
+ *
+ * @example
+ * ```ts
+ * import { createAgent, start } from "./agent.ts";
+ * const a = createAgent({ startChat: [{ role: "system", content: "Be brief" }] });
+ * start(a).length; // 1
+ * ```
+ */
+export function createAgent(init: AgentInit = {}): Agent {
+  return {
+    name: init.name ?? null,
+    startChat: init.startChat ?? [],
+    currentChat: init.currentChat ?? null,
+    options: init.options ?? {},
+    workflow: init.workflow ?? null,
+    knowledgeBase: init.knowledgeBase ?? null,
+    society: init.society ?? {},
+    chats: init.chats ?? {},
+    job: init.job ?? null,
+    path: init.path ?? null,
+    processException: init.processException ?? null,
+    runtime: init.runtime ?? {},
+  };
+}
+
+/**
+ * Starts (or restarts) the live chat (§1.2): without `chat`, a new array of
+ * the same message objects as `startChat`; with `chat`, that array itself.
+ *
+ * @param agent the agent
+ * @param chat the conversation to adopt (not copied)
+ * @returns the live chat
+ */
+export function start(agent: Agent, chat?: Message[]): Message[] {
+  agent.currentChat = chat ?? [...agent.startChat];
+  return agent.currentChat;
+}
+
+/**
+ * The live chat, started on first access (§1.2). Chat operations apply to it:
+ * `current(agent).push({role: "user", content: "…"})` or the chat builders.
+ *
+ * @param agent the agent
+ * @returns the live chat
+ */
+export function current(agent: Agent): Message[] {
+  return agent.currentChat ?? start(agent);
+}
+
+/**
+ * The messages of the live chat after its start-chat prefix ([TS-FIX] §7.11):
+ * the leading messages that are the very objects of `startChat` (or, when the
+ * chat was adopted, value-equal to it) are sliced off — repeated messages equal
+ * to a start message later on are kept.
+ *
+ * @param agent the agent
+ * @returns the messages added since the start
+ */
+export function sinceStart(agent: Agent): Message[] {
+  const chat = agent.currentChat ?? [];
+  const start = agent.startChat;
+  let i = 0;
+  while (i < start.length && i < chat.length && chat[i] === start[i]) i++;
+  if (i === 0) {
+    const same = (a: Message, b: Message) => JSON.stringify(a) === JSON.stringify(b);
+    while (i < start.length && i < chat.length && same(chat[i]!, start[i]!)) i++;
+  }
+  return chat.slice(i);
+}
+
+let socializeImpl: SocializeFn | null = null;
+
+/**
+ * Installs the `socialize` implementation the direct route calls for a true
+ * `socialize:` line (the delegation module provides it; injected so the two
+ * modules need not import each other).
+ *
+ * @param fn the implementation, or null to remove it
+ */
+export function setSocialize(fn: SocializeFn | null): void {
+  socializeImpl = fn;
+}
+
+const TRUE_WORDS = new Set(["true", "TRUE", "True", "T", "1"]);
+
+/** Roles the chat compiler resolves: their presence means the messages need compiling. */
+const RAW_ROLES = new Set([
+  "import",
+  "continue",
+  "last",
+  "file",
+  "directory",
+  "task",
+  "inline_task",
+  "exec_task",
+  "job",
+  "inline_job",
+  "step",
+  "clear",
+  "clean_role",
+  "clear_role",
+  "config",
+]);
+
+async function compiled(agent: Agent, messages: Message[]): Promise<Message[]> {
+  if (!messages.some((m) => RAW_ROLES.has(m.role))) return messages;
+  const { cwd, env } = agent.runtime;
+  return await compile(messages, {
+    ...(cwd !== undefined ? { cwd } : {}),
+    ...(env !== undefined ? { env } : {}),
+    name: agent.name ? `<agent ${agent.name}>` : "<agent>",
+    jobs: jobRoleResolver({ ...(cwd ? { cwd } : {}), ...(env ? { env } : {}) }),
+  });
+}
+
+function agentTools(value: unknown): ToolsInput | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") return value as ToolsInput;
+  try {
+    return JSON.parse(value) as ToolsInput;
+  } catch (e) {
+    throw new ScoutError(
+      "invalid_input",
+      `Cannot parse the agent option "tools" as JSON: ${(e as Error).message}`,
+    );
+  }
+}
+
+const kbWarned = new Set<string>();
+
+/**
+ * The tools of a direct-route ask (§1.4 step 3b): call tools ∪ agent tools ∪
+ * workflow tools ∪ knowledge-base tools, later sources overriding same-named
+ * earlier ones.
+ *
+ * @param agent the agent
+ * @param callTools the call's `tools`
+ * @returns the merged registry
+ */
+export function agentToolRegistry(agent: Agent, callTools?: ToolsInput): ToolRegistry {
+  const reg = toolRegistry(callTools);
+  for (const [k, v] of toolRegistry(agentTools(agent.options.tools))) reg.set(k, v);
+  const wf = agent.workflow;
+  if (wf && Object.keys(wf.tasks).length > 0) {
+    const { cwd, env } = agent.runtime;
+    for (
+      const entry of workflowTools(wf, undefined, [], {
+        ...(cwd ? { cwd } : {}),
+        ...(env ? { env } : {}),
+      })
+    ) {
+      const name = entry.definition.type === "function"
+        ? (entry.definition as { name?: string; function?: { name?: string } }).name ??
+          (entry.definition as { function?: { name?: string } }).function?.name
+        : undefined;
+      if (name) reg.set(name, entry);
+    }
+  }
+  if (agent.knowledgeBase && !kbWarned.has(agent.knowledgeBase)) {
+    kbWarned.add(agent.knowledgeBase);
+    (agent.runtime.warn ?? ((m: string) => console.warn(m)))(
+      `Knowledge bases are not implemented yet: "${agent.knowledgeBase}" adds no tools`,
+    );
+  }
+  return reg;
+}
+
+async function askDirect(
+  agent: Agent,
+  messages: Message[],
+  options: AgentCallOptions,
+): Promise<AgentReply> {
+  let chat = messages;
+  const social = chat.filter((m) => m.role === "socialize");
+  if (social.length > 0) {
+    chat = chat.filter((m) => m.role !== "socialize");
+    if (TRUE_WORDS.has(String(social.at(-1)!.content).trim())) {
+      if (!socializeImpl) {
+        throw new ScoutError("not_available", `"socialize: true" needs the delegation module`);
+      }
+      const { tools: _t, ...rest } = options;
+      await socializeImpl(agent, structuredClone(stripFunctions(rest)));
+    }
+  }
+  const { no_ask_override: _n, tools: _t, ...agentOptions } = agent.options;
+  const tools = agentToolRegistry(agent, options.tools);
+  const askOptions: AskOptions = {
+    ...agent.runtime,
+    ...agentOptions,
+    log_errors: true,
+    ...options,
+    tools,
+    agent: false,
+  };
+  const r = await llmAsk(await compiled(agent, chat), askOptions);
+  return { text: r.text, messages: r.messages, ask: r };
+}
+
+function stripFunctions(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (typeof v === "function" || v instanceof AbortSignal) continue;
+    if (k === "env" || k === "config" || k === "session") continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * Inference, nothing appended (§1.3/§1.4). Messages default to the live
+ * chat; `agent:` messages are removed from them in place. The workflow's
+ * `ask` task runs it as a job unless `no_ask_override` is set (or the job
+ * being produced is already that task's, §4.5); otherwise the direct route.
+ * On an error, `processException` (if set) decides: true ⇒ retry.
+ *
+ * @param agent the agent
+ * @param messages the messages (default: the live chat)
+ * @param options per-call options (over the agent's; the messages' own win)
+ * @returns the answer and the new messages
+ */
+export async function ask(
+  agent: Agent,
+  messages?: Message[] | null,
+  options: AgentCallOptions = {},
+): Promise<AgentReply> {
+  const msgs = messages ?? current(agent);
+  for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i]!.role === "agent") msgs.splice(i, 1);
+  for (;;) {
+    try {
+      if (useTaskRoute(agent)) return await askTaskRoute(agent, msgs, options);
+      return await askDirect(agent, msgs, options);
+    } catch (e) {
+      if (agent.processException && await agent.processException(e)) continue;
+      throw e;
+    }
+  }
+}
+
+/**
+ * `ask` on the live chat, the new messages appended to it (§1.3).
+ *
+ * @param agent the agent
+ * @param options per-call options
+ * @returns the answer and the new messages
+ */
+export async function chat(agent: Agent, options: AgentCallOptions = {}): Promise<AgentReply> {
+  const live = current(agent);
+  const r = await ask(agent, live, options);
+  if (r.messages.length === 0 && r.text !== "") live.push({ role: "assistant", content: r.text });
+  else live.push(...r.messages);
+  return r;
+}
+
+/**
+ * `ask` on the live chat, nothing appended.
+ *
+ * @param agent the agent
+ * @param options per-call options
+ * @returns the answer and the new messages
+ */
+export async function respond(agent: Agent, options: AgentCallOptions = {}): Promise<AgentReply> {
+  return await ask(agent, current(agent), options);
+}
+
+/**
+ * Parses a string **as chat syntax**, prefixes the start chat (not the live
+ * chat) and asks. Never pass model-generated text (§3.6).
+ *
+ * @param agent the agent
+ * @param input chat text or messages
+ * @param options per-call options
+ * @returns the answer and the new messages
+ */
+export async function prompt(
+  agent: Agent,
+  input: string | Message[],
+  options: AgentCallOptions = {},
+): Promise<AgentReply> {
+  const msgs = typeof input === "string" ? parse(input) : input;
+  return await ask(agent, [...agent.startChat, ...msgs], options);
+}

@@ -1,0 +1,155 @@
+/**
+ * Chat tasks (`agents.md` §4): a task whose body drives an agent and whose
+ * result is a chat. {@link chatTask} declares the `chat` input and a task of
+ * type `chat`, so the job is `<Workflow>/<name>/<id>[_<md5>].chat` and its
+ * `.info` has `type: chat`, `inputs: [<chat text>]`, `input_names: [chat]`.
+ * The body gets the {@link ChatTaskContext} helpers; what it returns is
+ * projected (`project`, §4.3) into the result.
+ *
+ * @module
+ */
+import { ScoutError } from "../errors.ts";
+import { project } from "../chat/project.ts";
+import type { Message } from "../chat/types.ts";
+import type { TaskSpec } from "../workflow/define.ts";
+import type { JobContext } from "../workflow/job_types.ts";
+import { errorMessage, rubyExceptionClass } from "../workflow/failure.ts";
+import {
+  type ChatTaskAgentOps,
+  type ChatTaskContext,
+  chatTaskContext,
+} from "./chat_task_helpers.ts";
+import { logAgent } from "./log.ts";
+import type { Agent, LoadAgentFn } from "./types.ts";
+import { chat, createAgent, sinceStart } from "./agent.ts";
+
+/** What a chat-task body may return: an agent, one message, messages or text. */
+export type ChatTaskResult =
+  | Agent
+  | Message
+  | Message[]
+  | string;
+
+/** A chat-task body. */
+export type ChatTaskBody = (
+  ctx: ChatTaskContext,
+) => ChatTaskResult | Promise<ChatTaskResult>;
+
+function isAgentValue(v: unknown): v is Agent {
+  return typeof v === "object" && v !== null && !Array.isArray(v) &&
+    Array.isArray((v as Agent).startChat) && "options" in v;
+}
+
+/**
+ * Turns what a body returned into the job's messages (§4.2): an agent is run
+ * if its last message is not an answer, then logged; a message becomes a
+ * list; a string becomes one assistant message (§7.12).
+ *
+ * @param response the body's return value
+ * @param ctx the body context (for running and logging agents)
+ * @param ops the agent functions
+ * @returns the messages to project
+ */
+export async function chatTaskMessages(
+  response: ChatTaskResult,
+  ctx: ChatTaskContext,
+  ops: ChatTaskAgentOps,
+): Promise<Message[]> {
+  if (typeof response === "string") return [{ role: "assistant", content: response }];
+  if (Array.isArray(response)) return response;
+  if (isAgentValue(response)) {
+    const agent = response as Agent;
+    const last = agent.currentChat?.at(-1);
+    const result = last?.role !== "assistant" ? await ops.chatMessages(agent) : sinceStart(agent);
+    await ctx.logAgent(agent);
+    return result;
+  }
+  if (typeof response === "object" && response !== null && "role" in response) {
+    return [response as Message];
+  }
+  throw new ScoutError(
+    "internal",
+    `Chat task "${ctx.job.shortPath}" returned ${typeof response}: expected an agent, messages or text`,
+  );
+}
+
+/**
+ * A chat task's spec: input `chat` (`text`, no default), type `chat`, and a
+ * body run with the helpers. A deliberate failure (`ScoutError` of a
+ * deliberate code, e.g. `api.fail(…)`) ends the job **done** with the result
+ * `{"exception": message, "job": short path}`; other errors make it fail.
+ *
+ * @param body the task body
+ * @param ops the agent functions (the agent layer passes its own)
+ * @returns the task spec
+ */
+export function chatTaskSpec(
+  body: ChatTaskBody,
+  ops: ChatTaskAgentOps,
+): TaskSpec<Message[]> {
+  return {
+    type: "chat",
+    inputs: { chat: { type: "text", description: "Chat in Scout-AI chat-file format" } },
+    async run(_inputs, job: JobContext) {
+      const ctx = chatTaskContext(job, ops, (agent, subdir) => logAgent(job, agent, subdir));
+      try {
+        return project(job.shortPath, await chatTaskMessages(await body(ctx), ctx, ops));
+      } catch (e) {
+        if (rubyExceptionClass(e) !== "ScoutException") throw e;
+        const content = JSON.stringify({ exception: errorMessage(e), job: job.shortPath });
+        return project(job.shortPath, [{ role: "assistant", content }]);
+      }
+    },
+  };
+}
+
+let loader: LoadAgentFn | null = null;
+
+/**
+ * Installs the agent loader chat tasks use (`load.ts` installs `loadAgent`;
+ * injected so the two modules need not import each other).
+ *
+ * @param fn the loader
+ */
+export function setChatTaskLoader(fn: LoadAgentFn): void {
+  loader = fn;
+}
+
+/** The agent layer's functions, as chat tasks use them. */
+export const chatTaskAgentOps: ChatTaskAgentOps = {
+  loadAgent: (name, options, runtime) => {
+    if (loader === null) {
+      throw new ScoutError("not_available", `Chat tasks need the agent loader (src/agent/load.ts)`);
+    }
+    return loader(name, { options, ...(runtime !== undefined ? { runtime } : {}) });
+  },
+  newAgent: (options, runtime) => createAgent({ options, ...(runtime ? { runtime } : {}) }),
+  chatMessages: async (agent) => (await chat(agent)).messages,
+};
+
+/**
+ * Declares a chat task (`agents.md` §4.1) for a workflow's `tasks`: input
+ * `chat` (the conversation as chat text), type `chat`, the job
+ * `<Workflow>/<name>/<id>[_<md5>].chat`. The body gets `chat()`,
+ * `options()`, `tooling()`, `toolingIntro()`, `agent(name?, …)` and
+ * `logAgent(agent, subdir?)`, and returns an agent (run if it has not
+ * answered, then logged), messages, one message or text. Workflow files
+ * reach it as `api.chatTask` (registered by `load.ts`).
+ *
+ * @param name task name
+ * @param body the task body
+ * @returns `{[name]: spec}`, to spread into `tasks`
+ *
+ * @example
+ * ```ts
+ * import { workflow } from "../workflow/define.ts";
+ * import { chatTask } from "./chat_task.ts";
+ * const wf = workflow("Pipeline", {
+ *   tasks: { ...chatTask("review", async ({ agent, chat }) => await agent("Critic", { chat: chat() })) },
+ * });
+ * wf.tasks.review?.type; // "chat"
+ * ```
+ */
+export function chatTask(name: string, body: ChatTaskBody): Record<string, TaskSpec<Message[]>> {
+  return { [name]: chatTaskSpec(body, chatTaskAgentOps) };
+}

@@ -1,0 +1,273 @@
+/**
+ * The helpers a chat-task body gets (`agents.md` §4.1): the job's `chat`
+ * input, its options and tooling (both removed from the chat), and
+ * `agent(name?, …)`, which loads an agent and seeds its start chat with the
+ * tooling, a system message about the job (with the effective tool-output
+ * limits, §7.13), the job's dependencies, jobs referenced by the chat, files
+ * and the chat itself. The agent functions come from the layer above through
+ * {@link ChatTaskAgentOps}, so this file holds only the chat-task logic.
+ *
+ * @module
+ */
+import process from "node:process";
+import { isAbsolute } from "node:path";
+import { parse } from "../chat/parse.ts";
+import { extractOptions } from "../chat/options.ts";
+import { compile } from "../chat/compile.ts";
+import { parseMeta } from "../chat/meta.ts";
+import type { Message } from "../chat/types.ts";
+import { resolvePromptSettings } from "../prompt/settings.ts";
+import { processConfig } from "../config/process_config.ts";
+import { jobFile } from "../workflow/files.ts";
+import { jobRoleResolver } from "../workflow/chat_roles.ts";
+import type { Job, JobContext } from "../workflow/job_types.ts";
+import { isFile } from "../util/fs.ts";
+import type { Agent, AgentRuntime } from "./types.ts";
+
+/** The agent functions a chat task needs (supplied by the agent layer). */
+export interface ChatTaskAgentOps {
+  /**
+   * Loads an agent by name (`agents.md` §2.2).
+   * @param name agent name
+   * @param options agent options
+   * @param runtime runtime hooks (env, cwd…; also drive the search)
+   */
+  loadAgent(
+    name: string,
+    options: Record<string, unknown>,
+    runtime?: AgentRuntime,
+  ): Promise<Agent>;
+  /**
+   * A bare agent with these options.
+   * @param options agent options
+   * @param runtime runtime hooks (env, cwd…)
+   */
+  newAgent(options: Record<string, unknown>, runtime?: AgentRuntime): Agent;
+  /**
+   * Runs the agent's `chat` with `return_messages` and returns the new messages.
+   * @param agent the agent
+   */
+  chatMessages(agent: Agent): Promise<Message[]>;
+}
+
+/** Options of the `agent()` helper (§4.1); other keys fill missing agent options. */
+export interface TaskAgentOptions {
+  /** Chat appended to the start chat (default: none; `chat()` to pass the job's). */
+  chat?: Message[] | null;
+  /** Agent options (default `options()`). */
+  options?: Record<string, unknown> | null;
+  /** Tooling messages (default `tooling()`; `false` ⇒ none). */
+  tooling?: Message[] | false | null;
+  /** Files added as `file` messages (job-relative first). */
+  files?: string[] | null;
+  /** Runtime hooks of the agent (env, cwd, fetch…): not options, never in the chat. */
+  runtime?: AgentRuntime;
+  /** Extra option values (fill only missing keys). */
+  [extra: string]: unknown;
+}
+
+/** What a chat-task body receives. */
+export interface ChatTaskContext {
+  /** The running job. */
+  job: JobContext;
+  /** The `chat` input, parsed (memoised; options and tooling removed once asked for). */
+  chat(): Message[];
+  /** Options extracted from `chat()` (memoised; removes the option messages). */
+  options(): Record<string, unknown>;
+  /** `tool`, `kb`, `mcp` and `introduce` messages removed from `chat()` (memoised). */
+  tooling(): Message[];
+  /** The `introduce` messages of `tooling()`. */
+  toolingIntro(): Message[];
+  /**
+   * Loads (or creates) an agent working for this job, seeded as in §4.1.
+   * @param name agent name (none ⇒ a bare agent)
+   * @param opts chat, options, tooling, files, extra options
+   */
+  agent(name?: string | null, opts?: TaskAgentOptions): Promise<Agent>;
+  /**
+   * Writes the agent's logs under `.files/log/[subdir/]` (§4.4).
+   * @param agent the agent
+   * @param subdir optional sub-directory
+   */
+  logAgent(agent: Agent, subdir?: string): Promise<string[]>;
+}
+
+/** Tooling roles in the order Ruby collects them. */
+const TOOLING_ROLES = ["tool", "kb", "mcp", "introduce"] as const;
+
+/** Content prefixes of the seed messages a chat flowing between tasks must not repeat. */
+export const SEED_PREFIXES: readonly string[] = [
+  "You have been assigned",
+  "This workflow job has the following",
+  "There are other jobs found in this chat",
+];
+
+/** Removes every message of `role` from `chat` in place; returns them. */
+function removeRoleInPlace(chat: Message[], role: string): Message[] {
+  const removed: Message[] = [];
+  const kept: Message[] = [];
+  for (const m of chat) (m.role === role ? removed : kept).push(m);
+  chat.splice(0, chat.length, ...kept);
+  return removed;
+}
+
+/** The dependency jobs of a job, depth-first, each once. */
+function recursiveDeps(deps: readonly Job[], seen = new Set<string>()): Job[] {
+  const out: Job[] = [];
+  for (const d of deps) {
+    if (seen.has(d.path)) continue;
+    seen.add(d.path);
+    out.push(d, ...recursiveDeps(d.deps, seen));
+  }
+  return out;
+}
+
+/**
+ * The step-4 system message: working directory, job path, files dir and the
+ * effective tool-output limits (defaults when not configured, §7.13).
+ *
+ * @param job the running job
+ * @param options the agent options (may set the limits)
+ * @param where working directory and environment (default: the process's)
+ * @returns the message content
+ */
+export function jobSystemMessage(
+  job: Pick<JobContext, "path" | "filesDir">,
+  options: Record<string, unknown>,
+  where: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): string {
+  const env = where.env ?? process.env;
+  const cwd = where.cwd ?? process.cwd();
+  const limits = resolvePromptSettings({
+    full_tool_calls: options.full_tool_calls as string | undefined,
+    max_tool_outputs: options.max_tool_outputs as string | undefined,
+    max_tool_calls: options.max_tool_calls as string | undefined,
+    store: processConfig(env),
+    env,
+  });
+  return `Your current working directory is ${cwd}.\n` +
+    `You are working through an ask job with path ${job.path} and files_dir ${job.filesDir}.\n` +
+    `Tool call content may be truncated after ${limits.fullToolCalls}, ` +
+    `and forgotten after ${limits.maxToolOutputs}.\n`;
+}
+
+/** The `meta job=` references of a chat, in order, each once. */
+export function chatJobRefs(chat: readonly Message[]): string[] {
+  const out: string[] = [];
+  for (const m of chat) {
+    if (m.role !== "meta" || typeof m.content !== "string") continue;
+    const job = parseMeta(m.content).job;
+    if (job !== undefined && !out.includes(String(job))) out.push(String(job));
+  }
+  return out;
+}
+
+/**
+ * Builds the helpers of one chat-task run.
+ *
+ * @param job the running job
+ * @param ops the agent functions
+ * @param log the log writer (`logAgent` bound to the job)
+ * @returns the body context
+ */
+export function chatTaskContext(
+  job: JobContext,
+  ops: ChatTaskAgentOps,
+  log: (agent: Agent, subdir?: string) => Promise<string[]>,
+): ChatTaskContext {
+  let chat: Message[] | undefined;
+  let options: Record<string, unknown> | undefined;
+  let tooling: Message[] | undefined;
+  const ctx: ChatTaskContext = {
+    job,
+    chat() {
+      if (chat === undefined) {
+        const raw = job.recursiveInputs.chat ?? job.inputs.chat;
+        chat = typeof raw === "string"
+          ? parse(raw)
+          : Array.isArray(raw)
+          ? [...raw as Message[]]
+          : [];
+      }
+      return chat;
+    },
+    options() {
+      if (options === undefined) {
+        const c = ctx.chat();
+        const extracted = extractOptions(c);
+        c.splice(0, c.length, ...extracted.chat);
+        options = extracted.options;
+      }
+      return options;
+    },
+    tooling() {
+      if (tooling === undefined) {
+        const c = ctx.chat();
+        tooling = TOOLING_ROLES.flatMap((r) => removeRoleInPlace(c, r));
+      }
+      return tooling;
+    },
+    toolingIntro: () => ctx.tooling().filter((m) => m.role === "introduce"),
+    agent: (name, opts = {}) => taskAgent(ctx, ops, name ?? null, opts),
+    logAgent: (agent, subdir) => log(agent, subdir),
+  };
+  return ctx;
+}
+
+async function taskAgent(
+  ctx: ChatTaskContext,
+  ops: ChatTaskAgentOps,
+  name: string | null,
+  opts: TaskAgentOptions,
+): Promise<Agent> {
+  const { chat, options: given, tooling: givenTooling, files, runtime, ...extra } = opts;
+  const options = { ...(given ?? ctx.options()) };
+  for (const [k, v] of Object.entries(extra)) if (!(k in options)) options[k] = v;
+  const tooling = givenTooling === false ? [] : givenTooling ?? ctx.tooling();
+  const job = ctx.job;
+  const { agent: _a, chat: _c, ...agentOptions } = options;
+  const agent = name === null
+    ? ops.newAgent(agentOptions, runtime)
+    : await ops.loadAgent(name, agentOptions, runtime);
+  agent.job = job;
+  // §4.5/§7.18: an agent whose workflow is this job's would route each
+  // inference through another job of this task, without end.
+  if (agent.workflow?.name === job.workflow.name) agent.options.no_ask_override = true;
+  const seed = agent.startChat;
+  seed.push(...tooling);
+  seed.push({ role: "system", content: jobSystemMessage(job, options, runtime ?? {}) });
+  const deps = recursiveDeps(job.dependencies);
+  if (deps.length > 0) {
+    seed.push({
+      role: "system",
+      content: `This workflow job has the following dependencies:\n\n${
+        deps.map((d) => d.path).join("\n")
+      }\n\nTheir input should already be incorporated, but they might have artifacts\n`,
+    });
+  }
+  const compiled = chat !== undefined && chat !== null && chat.length > 0
+    ? await compile(chat, {
+      jobs: jobRoleResolver({
+        ...(runtime?.cwd !== undefined ? { cwd: runtime.cwd } : {}),
+        ...(runtime?.env !== undefined ? { env: runtime.env } : {}),
+      }),
+      ...(runtime?.cwd !== undefined ? { cwd: runtime.cwd } : {}),
+      ...(runtime?.env !== undefined ? { env: runtime.env } : {}),
+    })
+    : [];
+  const others = chatJobRefs(compiled);
+  if (others.length > 0) {
+    seed.push({
+      role: "system",
+      content: `There are other jobs found in this chat:\n\n${others.join("\n")}\n`,
+    });
+  }
+  for (const path of files ?? []) {
+    const local = isAbsolute(path) || path.startsWith("..") ? null : jobFile(job.path, path);
+    seed.push({ role: "file", content: local !== null && isFile(local) ? local : path });
+  }
+  seed.push(
+    ...compiled.filter((m) => !SEED_PREFIXES.some((p) => String(m.content ?? "").startsWith(p))),
+  );
+  return agent;
+}

@@ -1,0 +1,80 @@
+/**
+ * `delegate` (`agents.md` §3.5, [TS-FIX] §7.9): a `hand_off_to_<name>` tool
+ * that passes a message to one live agent shared by all calls. Unlike the
+ * Ruby, the hand-off runs through the specialist runner, so the agent is
+ * logged as `society/<name>/default.chat` (it sits in the caller's `chats`
+ * under `<name>/default`) and its inferences become `agent_meta` receipts.
+ *
+ * @module
+ */
+import { ScoutError } from "../errors.ts";
+import type { ToolEntry, ToolFunction } from "../tools/types.ts";
+import { addAgentTool, ensureRunner } from "./socialize.ts";
+import { specialistCall } from "./specialists.ts";
+import type { Agent } from "./types.ts";
+
+/** Options of {@link delegate}. */
+export interface DelegateOptions {
+  /** Tool name (default `hand_off_to_<name>`). */
+  toolName?: string;
+  /** Custom handler, called with `(toolName, params)`; its result is the tool's result. */
+  handler?: ToolFunction;
+}
+
+/** Parameters of a hand-off tool (§3.5). */
+export const HAND_OFF_PARAMETERS = {
+  type: "object",
+  properties: {
+    message: { type: "string", description: "The message for the agent" },
+    new_conversation: {
+      type: "boolean",
+      description: "Reset the agent's conversation history before sending the message",
+      default: false,
+    },
+  },
+  required: ["message"],
+};
+
+/**
+ * Registers `hand_off_to_<name>` on `caller`, handing messages to `agent`.
+ *
+ * @param caller the agent that gets the tool
+ * @param agent the agent messages are handed to (one live instance)
+ * @param name the name (tool name and log name)
+ * @param description what the tool is for, for the model
+ * @param options tool name and custom handler
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "./agent.ts";
+ * import { delegate } from "./delegate.ts";
+ * const boss = createAgent({ name: "Boss" });
+ * delegate(boss, createAgent({ name: "Worker" }), "worker", "Hand work to the worker");
+ * Object.keys(boss.options.tools as object); // ["hand_off_to_worker"]
+ * ```
+ */
+export function delegate(
+  caller: Agent,
+  agent: Agent,
+  name: string,
+  description: string,
+  options: DelegateOptions = {},
+): void {
+  if (!/^[A-Za-z0-9_.-]+$/.test(name) || name === "." || name === "..") {
+    throw new ScoutError("invalid_input", `Cannot delegate to "${name}": not an agent name`);
+  }
+  ensureRunner(caller);
+  const toolName = options.toolName ?? `hand_off_to_${name}`;
+  const impl: ToolFunction = options.handler ?? ((_n, params) => {
+    if (typeof params.message !== "string") throw new Error(`"message" must be a string`);
+    caller.chats[`${name}/default`] = agent;
+    return { agent: specialistCall(agent, params.message, params.new_conversation === true) };
+  });
+  addAgentTool(caller, toolName, {
+    definition: {
+      type: "function",
+      function: { name: toolName, description, parameters: HAND_OFF_PARAMETERS },
+    },
+    impl,
+  } as ToolEntry);
+}

@@ -1,0 +1,215 @@
+/**
+ * Agent directories on disk (`agents.md` §2.2/§2.3): search roots
+ * (`SCOUT_AGENT_PATH`, then `./`, then `$SCOUT_HOME`), Ruby's kind order
+ * (`Agent/`, `var/Agent/`, `chats/Agent/`, `chats/` — all roots for one kind
+ * before the next), `workflows/<name>` beside them, name validation
+ * ([TS-FIX] §7.2: digits allowed, no `.`/`..` segments, no escape from a
+ * root), and the listing of every agent found.
+ *
+ * @module
+ */
+import { readdirSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { expandHome, scoutHome } from "../config/home.ts";
+import { ScoutError } from "../errors.ts";
+import { isDirectory, isFile } from "../util/fs.ts";
+
+/** Where agent directories live under each root, in search order. */
+export const AGENT_KINDS: readonly string[] = ["Agent", "var/Agent", "chats/Agent", "chats"];
+
+/** Files that make a directory an agent directory (listing). */
+const AGENT_FILES = [
+  "start_chat",
+  "workflow.ts",
+  "workflow.js",
+  "workflow.mjs",
+  "agent.ts",
+  "agent.js",
+  "agent.mjs",
+  "workflow.rb",
+  "agent.rb",
+  "python",
+  "knowledge_base",
+];
+
+/** Options of the lookups: working directory and environment. */
+export interface FindAgentOptions {
+  /** Working directory: the `./` root and relative paths (default `process.cwd()`). */
+  cwd?: string;
+  /** Environment: `SCOUT_HOME`, `SCOUT_AGENT_PATH` (default `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+/** Where an agent was found. */
+export interface AgentLocation {
+  /** The agent's name (the directory's last segment for a path). */
+  name: string;
+  /** The agent directory (`Agent/<name>`…), or null when only a workflow directory exists. */
+  agentDir: string | null;
+  /** The workflow directory `workflows/<name>`, if one exists. */
+  workflowDir: string | null;
+  /** The agent's path: `workflowDir` if it exists, else `agentDir` (§2.2 step 6). */
+  path: string;
+  /** Kind of the agent directory (`Agent`, `var/Agent`…; `path` for a path given). */
+  kind: string;
+  /** The search root it was found under (null for a path given). */
+  root: string | null;
+}
+
+/**
+ * The search roots, highest priority first: `SCOUT_AGENT_PATH` entries
+ * (colon-separated), the working directory, `$SCOUT_HOME`. Duplicates dropped.
+ *
+ * @param opts cwd and env
+ * @returns absolute directories
+ */
+export function agentRoots(opts: FindAgentOptions = {}): string[] {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const extra = (env.SCOUT_AGENT_PATH ?? "").split(":").filter((p) => p.trim() !== "");
+  const all = [...extra.map((p) => resolve(cwd, expandHome(p, env))), resolve(cwd), scoutHome(env)];
+  return [...new Set(all)];
+}
+
+/**
+ * Checks an agent name ([TS-FIX] §7.2): segments of `[A-Za-z0-9_.-]`
+ * separated by `/`, none of them `.` or `..`.
+ *
+ * @param name the name
+ * @throws ScoutError `invalid_input` naming the value
+ */
+export function checkAgentName(name: string): void {
+  const segments = name.split("/");
+  const bad = name === "" ||
+    segments.some((s) => s === "" || s === "." || s === ".." || !/^[A-Za-z0-9_.-]+$/.test(s));
+  if (bad) {
+    throw new ScoutError(
+      "invalid_input",
+      `Invalid agent name "${name}": use letters, digits, "_", "." and "-" (no "." or ".." segments)`,
+      { name },
+    );
+  }
+}
+
+/**
+ * Whether `nameOrPath` is a path rather than a name: absolute, or starting
+ * with `./`, `../` or `~/`.
+ *
+ * @param nameOrPath the argument
+ * @returns true for a path
+ */
+export function isAgentPath(nameOrPath: string): boolean {
+  return isAbsolute(nameOrPath) || /^(\.{1,2}|~)([/\\]|$)/.test(nameOrPath);
+}
+
+function within(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+}
+
+function firstDir(roots: string[], rel: string): { dir: string; root: string } | null {
+  for (const root of roots) {
+    const dir = join(root, rel);
+    if (within(root, dir) && isDirectory(dir)) return { dir, root };
+  }
+  return null;
+}
+
+/**
+ * Finds an agent by name or path (§2.2): a path must be an existing
+ * directory; a name is looked up as `workflows/<name>` and, in kind order,
+ * `Agent/<name>`, `var/Agent/<name>`, `chats/Agent/<name>`, `chats/<name>`
+ * under every root.
+ *
+ * @param nameOrPath agent name (`Worker`) or directory path (`./Agent/Worker`)
+ * @param opts cwd and env
+ * @returns the location
+ * @throws ScoutError `invalid_input` for a bad name, `agent_not_found` when nothing exists
+ */
+export function findAgent(nameOrPath: string, opts: FindAgentOptions = {}): AgentLocation {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  if (isAgentPath(nameOrPath)) {
+    const dir = resolve(cwd, expandHome(nameOrPath, env));
+    if (!isDirectory(dir)) {
+      throw new ScoutError("agent_not_found", `No agent directory at "${nameOrPath}"`, {
+        file: dir,
+      });
+    }
+    const name = dir.split(sep).filter(Boolean).at(-1) ?? dir;
+    return { name, agentDir: dir, workflowDir: null, path: dir, kind: "path", root: null };
+  }
+  checkAgentName(nameOrPath);
+  const roots = agentRoots({ cwd, env });
+  const wf = firstDir(roots, join("workflows", nameOrPath));
+  let found: { dir: string; root: string; kind: string } | null = null;
+  for (const kind of AGENT_KINDS) {
+    const hit = firstDir(roots, join(kind, nameOrPath));
+    if (hit) {
+      found = { ...hit, kind };
+      break;
+    }
+  }
+  if (!wf && !found) {
+    throw new ScoutError(
+      "agent_not_found",
+      `No agent found with name ${nameOrPath} (searched ${roots.join(", ")})`,
+      { name: nameOrPath },
+    );
+  }
+  return {
+    name: nameOrPath,
+    agentDir: found?.dir ?? null,
+    workflowDir: wf?.dir ?? null,
+    path: wf?.dir ?? found!.dir,
+    kind: found?.kind ?? "workflows",
+    root: (found ?? wf)!.root,
+  };
+}
+
+/** One agent of {@link listAgents}. */
+export interface AgentListing {
+  /** Name (what `agent ask NAME` takes). */
+  name: string;
+  /** Its directory (the one `find` resolves). */
+  path: string;
+  /** Kind (`Agent`, `var/Agent`, `chats/Agent`, `chats`). */
+  kind: string;
+  /** Search root it is under. */
+  root: string;
+  /** The conventional files present (`start_chat`, `workflow.ts`, `agent.rb`…). */
+  files: string[];
+}
+
+/**
+ * Every agent directory under the search roots, each name once (the one a
+ * lookup resolves), sorted by name. A directory counts when it holds one of
+ * the conventional files.
+ *
+ * @param opts cwd and env
+ * @returns the agents
+ */
+export function listAgents(opts: FindAgentOptions = {}): AgentListing[] {
+  const roots = agentRoots(opts);
+  const seen = new Map<string, AgentListing>();
+  for (const kind of AGENT_KINDS) {
+    for (const root of roots) {
+      const base = join(root, kind);
+      let names: string[] = [];
+      try {
+        names = readdirSync(base).sort();
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        if (seen.has(name) || !/^[A-Za-z0-9_.-]+$/.test(name) || /^\.\.?$/.test(name)) continue;
+        const dir = join(base, name);
+        if (!isDirectory(dir)) continue;
+        const files = AGENT_FILES.filter((f) => isFile(join(dir, f)) || isDirectory(join(dir, f)));
+        if (files.length === 0) continue;
+        seen.set(name, { name, path: dir, kind, root, files });
+      }
+    }
+  }
+  return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
+}

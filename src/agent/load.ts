@@ -1,0 +1,282 @@
+/**
+ * Loading agents from directories (`agents.md` §2.2/§2.3): `start_chat`
+ * (compiled), `workflow.ts` (the workflow loader; unnamed workflows take the
+ * directory's name), `agent.ts` run last with `(api, agent)`. Ruby-only
+ * files (`workflow.rb`, `agent.rb`, `python/`) and `knowledge_base/` are
+ * warned about once, never silently ignored. Definitions are cached by
+ * resolved directory ([TS-FIX] §7.17); every load returns a fresh agent, also
+ * when loaded by path ([TS-FIX] §7.3).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { compileFile } from "../chat/compile.ts";
+import type { Message } from "../chat/types.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
+import type { AskResult } from "../llm/ask.ts";
+import { isDirectory, isFile } from "../util/fs.ts";
+import { jobRoleResolver } from "../workflow/chat_roles.ts";
+import type { Workflow } from "../workflow/define.ts";
+import { extendWorkflowApi, loadWorkflowFile, workflowApi } from "../workflow/load.ts";
+import { ask, chat, createAgent, current, prompt, respond, setSocialize, start } from "./agent.ts";
+import { type AgentLocation, findAgent } from "./find.ts";
+import { setSpecialistLoader, socialize } from "./socialize.ts";
+import { chatTask, setChatTaskLoader } from "./chat_task.ts";
+import { iterate, iterateDictionary, json, jsonFormat } from "./structured.ts";
+import type { Agent, AgentApi, AgentRuntime, AgentScript, LoadAgentOptions } from "./types.ts";
+
+/** What a directory defines, shared by every agent loaded from it. */
+interface AgentDefinition {
+  startChat: Message[];
+  workflow: Workflow | null;
+  knowledgeBase: string | null;
+  script: string | null;
+}
+
+const definitions = new Map<string, Promise<AgentDefinition>>();
+const warned = new Set<string>();
+
+function firstFile(dir: string | null, names: string[]): string | null {
+  if (dir === null) return null;
+  for (const n of names) if (isFile(join(dir, n))) return join(dir, n);
+  return null;
+}
+
+function rubyOnly(dir: string | null): string[] {
+  if (dir === null) return [];
+  const out = ["workflow.rb", "agent.rb"].filter((f) => isFile(join(dir, f)));
+  if (isDirectory(join(dir, "python"))) out.push("python/");
+  return out;
+}
+
+function warnOnce(key: string, message: string, warn: (m: string) => void): void {
+  if (warned.has(key)) return;
+  warned.add(key);
+  warn(message);
+}
+
+async function defineFrom(
+  loc: AgentLocation,
+  ctx: { cwd: string; env: Record<string, string | undefined>; warn: (m: string) => void },
+): Promise<AgentDefinition> {
+  const dirs = [loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
+  const wfFile = firstFile(loc.workflowDir, ["workflow.ts", "workflow.js", "workflow.mjs"]) ??
+    firstFile(loc.agentDir, ["workflow.ts", "workflow.js", "workflow.mjs"]);
+  const workflow = wfFile ? await loadWorkflowFile(wfFile) : null;
+  for (const dir of dirs) {
+    const ruby = rubyOnly(dir).filter((f) => !(workflow && f === "workflow.rb"));
+    if (ruby.length > 0) {
+      warnOnce(
+        `ruby:${dir}`,
+        `Agent "${loc.name}" (${dir}): Ruby-only files are not loaded (${
+          ruby.join(", ")
+        }): the tools they define are unavailable here`,
+        ctx.warn,
+      );
+    }
+  }
+  const kbDir = dirs.map((d) => join(d, "knowledge_base")).find((d) => isDirectory(d)) ?? null;
+  if (kbDir) {
+    warnOnce(
+      `kb:${kbDir}`,
+      `Agent "${loc.name}": knowledge bases are not implemented yet; "${kbDir}" adds no tools`,
+      ctx.warn,
+    );
+  }
+  const chatFile = firstFile(loc.agentDir, ["start_chat"]) ??
+    firstFile(loc.workflowDir, ["start_chat"]);
+  let startChat: Message[] = [];
+  if (chatFile) {
+    startChat = await compileFile(chatFile, {
+      cwd: ctx.cwd,
+      env: ctx.env,
+      jobs: jobRoleResolver({ cwd: ctx.cwd, env: ctx.env }),
+    });
+  } else if (workflow) {
+    startChat = [{ role: "introduce", content: workflow.name }];
+  }
+  const script = firstFile(loc.agentDir, ["agent.ts", "agent.js", "agent.mjs"]);
+  return { startChat, workflow, knowledgeBase: kbDir, script };
+}
+
+function definitionOf(
+  loc: AgentLocation,
+  ctx: { cwd: string; env: Record<string, string | undefined>; warn: (m: string) => void },
+): Promise<AgentDefinition> {
+  const key = `${loc.agentDir ?? ""}\0${loc.workflowDir ?? ""}`;
+  let p = definitions.get(key);
+  if (p === undefined) {
+    p = defineFrom(loc, ctx);
+    definitions.set(key, p);
+    p.catch(() => definitions.delete(key));
+  }
+  return p;
+}
+
+/** Drops the cached agent definitions (tests, long-running processes after edits). */
+export function clearAgentCache(): void {
+  definitions.clear();
+  warned.clear();
+}
+
+/** The API handed to `agent.ts` (and, merged in, to workflow files). */
+export const agentApi: AgentApi = {
+  ...workflowApi,
+  agent: createAgent,
+  loadAgent,
+  start,
+  ask,
+  chat,
+  jsonFormat,
+  current,
+  respond,
+  prompt,
+  json,
+  iterate,
+  iterateDictionary,
+};
+
+/**
+ * Adds helpers to the API of `agent.ts` files and workflow files (e.g.
+ * `socialize`, `delegate` from the delegation module).
+ *
+ * @param entries names and values
+ */
+export function extendAgentApi(entries: Record<string, unknown>): void {
+  Object.assign(agentApi, entries);
+  extendWorkflowApi(entries);
+}
+
+extendWorkflowApi({
+  agent: createAgent,
+  loadAgent,
+  agentStart: start,
+  agentCurrent: current,
+  agentAsk: ask,
+  agentChat: chat,
+  agentPrompt: prompt,
+  agentJson: json,
+  agentJsonFormat: jsonFormat,
+  agentIterate: iterate,
+  agentIterateDictionary: iterateDictionary,
+});
+
+// `socialize: true` lines and specialists need this module's functions, which
+// the delegation modules cannot import (they are imported by it).
+setSocialize(socialize);
+setSpecialistLoader(loadAgent);
+setChatTaskLoader(loadAgent);
+extendAgentApi({ chatTask });
+
+async function runScript(file: string, agent: Agent): Promise<Agent> {
+  let mod: { default?: unknown };
+  try {
+    mod = await import(pathToFileURL(file).href);
+  } catch (e) {
+    throw new ScoutError("agent_load", `Cannot load agent script "${file}": ${message(e)}`, {
+      file,
+      cause: e,
+    });
+  }
+  if (typeof mod.default !== "function") {
+    throw new ScoutError(
+      "agent_load",
+      `Agent script "${file}" must default-export a function (api, agent) => agent | void`,
+      { file },
+    );
+  }
+  let out: unknown;
+  try {
+    out = await (mod.default as AgentScript)({ ...agentApi }, agent);
+  } catch (e) {
+    throw new ScoutError("agent_load", `Agent script "${file}" failed: ${message(e)}`, {
+      file,
+      cause: e,
+    });
+  }
+  if (out === undefined || out === null) return agent;
+  if (typeof out !== "object" || !Array.isArray((out as Agent).startChat)) {
+    throw new ScoutError(
+      "agent_load",
+      `Agent script "${file}" returned something that is not an agent`,
+      { file },
+    );
+  }
+  return out as Agent;
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * A `delegate` hook for `llm/ask` (`agent: <Name>` lines): loads that agent
+ * with the ask's options as agent options and asks it with its start chat
+ * followed by the messages.
+ *
+ * @param base options of every agent loaded this way (runtime, cwd, env)
+ * @returns the hook
+ */
+export function agentDelegate(base: LoadAgentOptions = {}): NonNullable<AgentRuntime["delegate"]> {
+  return async (name, messages, options): Promise<AskResult> => {
+    const agent = await loadAgent(name, { ...base, options: { ...options } });
+    const r = await ask(agent, [...agent.startChat, ...messages]);
+    return {
+      messages: r.messages,
+      text: r.text,
+      cached: r.ask?.cached ?? false,
+      endpoint: r.ask?.endpoint ?? null,
+      backend: r.ask?.backend ?? "",
+      model: r.ask?.model ?? "",
+    };
+  };
+}
+
+/**
+ * Loads an agent by name or directory path (§2.2/§2.3) and returns a fresh
+ * agent: `startChat` (a copy of the compiled `start_chat`, or an
+ * `introduce:` line for a bare workflow), `workflow`, `path`, the given
+ * options and runtime; `agent.ts` then customises or replaces it.
+ *
+ * @param nameOrPath agent name (`Worker`) or directory (`./Agent/Worker`)
+ * @param opts agent options (CLI `-e`/`-m`), runtime hooks, cwd/env, warn
+ * @returns the agent
+ * @throws ScoutError `invalid_input` (bad name), `agent_not_found`, `agent_load`
+ *   (an `agent.ts` that fails, naming it), compile errors of `start_chat`
+ *
+ * @example
+ * ```ts ignore
+ * import { loadAgent } from "./load.ts";
+ * const agent = await loadAgent("Worker", { options: { model: "gpt-4.1-mini" } });
+ * ```
+ */
+export async function loadAgent(nameOrPath: string, opts: LoadAgentOptions = {}): Promise<Agent> {
+  const runtime: AgentRuntime = { ...(opts.runtime ?? {}) };
+  const cwd = opts.cwd ?? runtime.cwd ?? process.cwd();
+  const env = opts.env ?? runtime.env ?? process.env;
+  const warn = opts.warn ?? runtime.warn ?? ((m: string) => console.warn(`scout-ai: ${m}`));
+  runtime.cwd ??= cwd;
+  runtime.env ??= env;
+  const loc = findAgent(nameOrPath, { cwd, env });
+  let def: AgentDefinition;
+  try {
+    def = await definitionOf(loc, { cwd, env, warn });
+  } catch (e) {
+    if (isScoutError(e) && e.file === undefined) e.file = loc.path;
+    throw e;
+  }
+  if (runtime.delegate === undefined) {
+    runtime.delegate = agentDelegate({ runtime, cwd, env, warn });
+  }
+  const agent = createAgent({
+    name: loc.name,
+    startChat: structuredClone(def.startChat),
+    options: { ...(opts.options ?? {}) },
+    workflow: def.workflow,
+    knowledgeBase: def.knowledgeBase,
+    path: loc.path,
+    runtime,
+  });
+  return def.script ? await runScript(def.script, agent) : agent;
+}

@@ -1,0 +1,321 @@
+/**
+ * `socialize` (`agents.md` §3.1, §3.3, §3.4, §7.1, §7.2): gives an agent the
+ * `ask` tool. A call names a specialist (loaded once per caller as a
+ * template), a prompt (one user message, never parsed, §3.6), an optional
+ * conversation (reused to continue; omitted ⇒ a fresh one-shot clone keyed
+ * `<Agent>/_oneshot-<n>`), and what the clone inherits when its
+ * conversation starts (`none`, `tools`, `conversation`). The handler returns
+ * the pending call as `{agent}`; the tool loop runs it through the runner.
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+import { ScoutError } from "../errors.ts";
+import type { ToolEntry } from "../tools/types.ts";
+import { sinceStart } from "./agent.ts";
+import { specialistCall, specialistRunner } from "./specialists.ts";
+import type { Agent, AgentOptions, LoadAgentFn } from "./types.ts";
+
+const NAME = /^[A-Za-z0-9_.-]+$/;
+const CONVERSATION = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** Inheritance modes of a new conversation (§3.4). */
+export type InheritMode = "none" | "tools" | "conversation";
+type Mode = InheritMode;
+const MODES: readonly InheritMode[] = ["none", "tools", "conversation"];
+
+/** Option keys never passed on to specialists (§3.3). */
+const PRIVATE = [
+  "agent",
+  "client",
+  "current_meta",
+  "format",
+  "messages",
+  "no_ask_override",
+  "previous_response_id",
+  "process",
+  "return_messages",
+  "tool_choice",
+  "tools",
+];
+
+/** Parameters of the `ask` tool (§3.1). */
+export const ASK_PARAMETERS = {
+  type: "object",
+  properties: {
+    agent: { type: "string", description: "Name of the specialist agent to ask" },
+    prompt: {
+      type: "string",
+      description: "Plain text for the specialist, sent as one user message",
+    },
+    conversation: {
+      type: "string",
+      pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+      description:
+        "Optional conversation id. Omit it for an independent one-shot call; reuse an id with the same agent to continue that conversation",
+    },
+    inherit: {
+      type: "string",
+      enum: ["none", "tools", "conversation"],
+      default: "tools",
+      description:
+        "Context copied from you only when the call or conversation starts: none, your tools, or your conversation so far",
+    },
+  },
+  required: ["agent", "prompt"],
+  additionalProperties: false,
+};
+
+const ASK_DESCRIPTION =
+  "Ask a specialist agent. You get back only its text answer. Without `conversation` each call is independent; " +
+  "reusing a conversation id with the same agent continues that conversation. `inherit` applies only when a " +
+  "conversation starts; the specialist's own start chat always comes first.";
+
+let loader: LoadAgentFn | null = null;
+
+/**
+ * Installs the agent loader specialists are loaded with (the directory
+ * loader; injected so `socialize.ts` and `load.ts` need not import each other).
+ *
+ * @param fn the loader, or null
+ */
+export function setSpecialistLoader(fn: LoadAgentFn | null): void {
+  loader = fn;
+}
+
+/** A parsed `ask` call. */
+export interface AskCall {
+  /** Specialist name. */
+  agent: string;
+  /** The user message. */
+  prompt: string;
+  /** Conversation id; null = one-shot. */
+  conversation: string | null;
+  /** Inheritance mode. */
+  inherit: InheritMode;
+}
+
+/**
+ * Checks and normalises the arguments of an `ask` call (§3.1 steps 1–2,
+ * [TS-FIX] §7.2: digits allowed, `.`/`..` rejected).
+ *
+ * @param params the model's arguments
+ * @returns the call, or the problems
+ */
+export function askArguments(params: Record<string, unknown>): AskCall | string[] {
+  const problems: string[] = [];
+  const p = { ...params };
+  let conversation: unknown = p.conversation;
+  let defaultMode: Mode = "tools";
+  if (p.chat !== undefined) {
+    if (p.conversation !== undefined) return ['use either "chat" or "conversation", not both'];
+    const c = String(p.chat);
+    if (c === "current") [conversation, defaultMode] = ["current", "conversation"];
+    else if (c === "" || c === "none" || c === "false") {
+      [conversation, defaultMode] = [null, "none"];
+    } else conversation = c;
+  }
+  for (const k of Object.keys(p)) {
+    if (!["agent", "prompt", "conversation", "inherit", "chat"].includes(k)) {
+      problems.push(`unknown parameter "${k}"`);
+    }
+  }
+  if (typeof p.prompt !== "string") problems.push(`"prompt" must be a string`);
+  const agent = p.agent;
+  if (typeof agent !== "string" || !NAME.test(agent) || agent === "." || agent === "..") {
+    problems.push(
+      `"agent" must be a name of letters, digits, "_", "." or "-", got ${JSON.stringify(agent)}`,
+    );
+  }
+  const inherit = p.inherit ?? defaultMode;
+  if (!MODES.includes(inherit as Mode)) {
+    problems.push(
+      `"inherit" must be one of ${JSON.stringify(MODES)}, got ${JSON.stringify(inherit)}`,
+    );
+  }
+  if (conversation !== undefined && conversation !== null) {
+    if (typeof conversation !== "string" || !CONVERSATION.test(conversation)) {
+      problems.push(
+        `"conversation" must match ${CONVERSATION.source}, got ${JSON.stringify(conversation)}`,
+      );
+    }
+  }
+  if (problems.length) return problems;
+  return {
+    agent: agent as string,
+    prompt: p.prompt as string,
+    conversation: (conversation as string | null | undefined) ?? null,
+    inherit: inherit as Mode,
+  };
+}
+
+/**
+ * Deep copy (§3.3): plain objects, arrays and Maps are copied; functions and
+ * other objects are shared.
+ *
+ * @param v any value
+ * @returns the copy
+ */
+export function deepCopy<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(deepCopy) as T;
+  if (v instanceof Map) return new Map([...v].map(([k, x]) => [k, deepCopy(x)])) as T;
+  if (typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = deepCopy(x);
+    return out as T;
+  }
+  return v;
+}
+
+/**
+ * The options specialists are loaded with (§3.3): the caller's options
+ * overlaid with `socialize`'s, minus the private keys.
+ *
+ * @param caller the calling agent
+ * @param extra options given to `socialize`
+ * @returns plain options
+ */
+export function socialOptions(caller: Agent, extra: AgentOptions = {}): AgentOptions {
+  const out = deepCopy({ ...caller.options, ...extra });
+  for (const k of PRIVATE) delete out[k];
+  return out;
+}
+
+/**
+ * A clone of a template for one conversation (§3.3): workflow, knowledge
+ * base, processException, path, job and runtime shared; start chat and
+ * options deep-copied; no society, chats or live chat.
+ *
+ * @param template the loaded specialist
+ * @returns the clone
+ */
+export function cloneAgent(template: Agent): Agent {
+  return {
+    ...template,
+    startChat: deepCopy(template.startChat),
+    options: deepCopy(template.options),
+    society: {},
+    chats: {},
+    currentChat: null,
+  };
+}
+
+const TOOL_ROLES = new Set(["introduce", "tool", "mcp", "kb"]);
+
+/**
+ * What a new conversation inherits from its caller (§3.4).
+ *
+ * @param caller the calling agent (its live chat, without the in-flight call)
+ * @param mode the inheritance mode
+ * @returns deep copies of the inherited messages
+ */
+export function inherited(caller: Agent, mode: InheritMode): Message[] {
+  if (mode === "none") return [];
+  if (mode === "tools") {
+    return deepCopy((caller.currentChat ?? caller.startChat).filter((m) => TOOL_ROLES.has(m.role)));
+  }
+  return deepCopy(sinceStart(caller));
+}
+
+async function template(caller: Agent, name: string, options: AgentOptions): Promise<Agent> {
+  const known = caller.society[name];
+  if (known) return known;
+  if (!loader) {
+    throw new ScoutError("not_found", `No agent found with name ${name}`, { agent: name });
+  }
+  let loaded: Agent;
+  try {
+    loaded = await loader(name, {
+      options: socialOptions(caller, options),
+      runtime: caller.runtime,
+      ...(caller.runtime.cwd !== undefined ? { cwd: caller.runtime.cwd } : {}),
+      ...(caller.runtime.env !== undefined ? { env: caller.runtime.env } : {}),
+    });
+  } catch (e) {
+    throw new ScoutError("not_found", `No agent found with name ${name}: ${(e as Error).message}`, {
+      agent: name,
+      cause: e,
+    });
+  }
+  return caller.society[name] ??= loaded;
+}
+
+function oneShotKey(caller: Agent, name: string): string {
+  let n = 1;
+  while (caller.chats[`${name}/_oneshot-${n}`]) n++;
+  return `${name}/_oneshot-${n}`;
+}
+
+/**
+ * Adds a tool entry to an agent's `tools` option (a map, a registry, a list,
+ * or a JSON string of definitions).
+ *
+ * @param agent the agent
+ * @param name tool name
+ * @param entry the entry
+ */
+export function addAgentTool(agent: Agent, name: string, entry: ToolEntry): void {
+  let tools = agent.options.tools;
+  if (typeof tools === "string") tools = JSON.parse(tools);
+  if (tools instanceof Map) tools.set(name, entry);
+  else if (Array.isArray(tools)) tools = [...tools, entry];
+  else tools = { ...(tools as Record<string, unknown> ?? {}), [name]: entry };
+  agent.options.tools = tools;
+}
+
+/**
+ * Sets the specialist runner on an agent's runtime (shared by its clones)
+ * unless one is set.
+ *
+ * @param agent the agent
+ */
+export function ensureRunner(agent: Agent): void {
+  if (agent.runtime.runSpecialists) return;
+  agent.runtime.runSpecialists = specialistRunner(
+    agent.runtime.env ? { env: agent.runtime.env } : {},
+  );
+}
+
+/**
+ * Registers the `ask` tool on an agent (§3.1).
+ *
+ * @param agent the caller
+ * @param options agent options for the specialists (over the caller's)
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "./agent.ts";
+ * import { socialize } from "./socialize.ts";
+ * const boss = createAgent({ name: "Boss" });
+ * socialize(boss);
+ * Object.keys(boss.options.tools as object); // ["ask"]
+ * ```
+ */
+export function socialize(agent: Agent, options: AgentOptions = {}): void {
+  ensureRunner(agent);
+  const extra = deepCopy(options);
+  addAgentTool(agent, "ask", {
+    definition: {
+      type: "function",
+      function: { name: "ask", description: ASK_DESCRIPTION, parameters: ASK_PARAMETERS },
+    },
+    validate: (args) => {
+      const r = askArguments(args);
+      return Array.isArray(r) ? r : [];
+    },
+    impl: async (_name, args) => {
+      const call = askArguments(args);
+      if (Array.isArray(call)) throw new Error(call.join("; "));
+      const tpl = await template(agent, call.agent, extra);
+      const key = call.conversation === null
+        ? oneShotKey(agent, call.agent)
+        : `${call.agent}/${call.conversation}`;
+      let clone = agent.chats[key];
+      if (!clone) {
+        clone = cloneAgent(tpl);
+        clone.currentChat = [...deepCopy(clone.startChat), ...inherited(agent, call.inherit)];
+        agent.chats[key] = clone;
+      }
+      return { agent: specialistCall(clone, call.prompt) };
+    },
+  } as ToolEntry);
+}

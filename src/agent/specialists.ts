@@ -1,0 +1,125 @@
+/**
+ * Running the specialists a model turn asked for (`agents.md` §3.2, §7.7,
+ * §7.8): the tool loop hands the agents its tools returned to
+ * {@link specialistRunner}'s runner, which runs each one in-process with
+ * `chat` — calls on different specialists in parallel (at most `ASK_AGENTS`,
+ * default 3), calls on the same specialist (same conversation key) one after
+ * the other in call order — and returns the answers with their receipts (the
+ * `meta` messages of each run, `agent_meta`).
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+import type { SpecialistResult, SpecialistRunner } from "../tools/agent_results.ts";
+import { chat, current, start } from "./agent.ts";
+import type { Agent } from "./types.ts";
+
+/** Brand of {@link SpecialistCall}. */
+export const SPECIALIST_CALL: unique symbol = Symbol.for("scout-ai.specialist-call");
+
+/**
+ * A pending call on a specialist: its prompt is appended only when the call
+ * runs (§7.8: two calls to one conversation in a turn must not both append
+ * before either runs).
+ */
+export interface SpecialistCall {
+  /** Brand. */
+  [SPECIALIST_CALL]: true;
+  /** The specialist (a clone, or a delegate's live agent). */
+  specialist: Agent;
+  /** The user message to append before running (never parsed, §3.6). */
+  prompt: string;
+  /** Restart the specialist's chat first (`new_conversation` of a hand-off). */
+  restart?: boolean;
+}
+
+/**
+ * Builds a pending call, for a tool handler to return as `{agent: call}`.
+ *
+ * @param specialist the agent to run
+ * @param prompt its user message
+ * @param restart start a new conversation first
+ * @returns the call
+ */
+export function specialistCall(
+  specialist: Agent,
+  prompt: string,
+  restart = false,
+): SpecialistCall {
+  return { [SPECIALIST_CALL]: true, specialist, prompt, ...(restart ? { restart } : {}) };
+}
+
+function isCall(v: object): v is SpecialistCall {
+  return (v as Record<symbol, unknown>)[SPECIALIST_CALL] === true;
+}
+
+/**
+ * The receipts of a run: its `meta` messages (never added to the caller's chat).
+ *
+ * @param messages what the specialist's `chat` produced
+ * @returns the meta messages
+ */
+export function receipts(messages: readonly Message[]): Message[] {
+  return messages.filter((m) => m.role === "meta").map((m) => ({ ...m }));
+}
+
+async function runOne(item: object): Promise<SpecialistResult> {
+  try {
+    let agent = item as Agent;
+    if (isCall(item)) {
+      agent = item.specialist;
+      if (item.restart) start(agent);
+      current(agent).push({ role: "user", content: item.prompt });
+    }
+    const r = await chat(agent, { stream: false });
+    const meta = r.job ? [{ role: "meta", content: `job=${jobRef(r.job)}` }] : receipts(r.messages);
+    return { content: r.text, agent_meta: meta };
+  } catch (e) {
+    return { content: "", error: e };
+  }
+}
+
+function jobRef(job: unknown): string {
+  const j = job as { path?: string; shortPath?: string; name?: string };
+  return j.shortPath ?? j.path ?? j.name ?? String(job);
+}
+
+/**
+ * The runner the agent layer passes to the tool loop (`ask`'s
+ * `runSpecialists`).
+ *
+ * @param opts `limit`: how many specialists run at once (default
+ *   `ASK_AGENTS` from `env`, else 3)
+ * @returns the runner
+ *
+ * @example
+ * ```ts
+ * import { specialistRunner } from "./specialists.ts";
+ * const run = specialistRunner({ limit: 2 });
+ * await run([]); // []
+ * ```
+ */
+export function specialistRunner(
+  opts: { limit?: number; env?: Record<string, string | undefined> } = {},
+): SpecialistRunner {
+  const fromEnv = Number.parseInt(opts.env?.ASK_AGENTS ?? "", 10);
+  const limit = Math.max(1, opts.limit ?? (Number.isFinite(fromEnv) ? fromEnv : 3));
+  return async (items) => {
+    // one queue per specialist: its calls run in call order
+    const queues = new Map<Agent, number[]>();
+    items.forEach((item, i) => {
+      const who = isCall(item) ? item.specialist : item as Agent;
+      queues.set(who, [...queues.get(who) ?? [], i]);
+    });
+    const results: SpecialistResult[] = new Array(items.length);
+    const groups = [...queues.values()];
+    let next = 0;
+    const worker = async () => {
+      while (next < groups.length) {
+        for (const i of groups[next++]!) results[i] = await runOne(items[i]!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, groups.length) }, worker));
+    return results;
+  };
+}

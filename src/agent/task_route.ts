@@ -1,0 +1,127 @@
+/**
+ * The `ask`-task route (`agents.md` §1.4 step 2, §4.5): an agent whose
+ * workflow has a task `ask` runs each inference as a job of that task, the
+ * agent and call options appended as `sticky_option` lines so they override
+ * the chat's own. Same chat ⇒ same job ⇒ the cached answer. While such a job
+ * is being produced, an `ask` of an agent with the same workflow inside its
+ * body takes the direct route, so the route cannot recurse without bound
+ * ([TS-FIX] §7.18).
+ *
+ * @module
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { print } from "../chat/print.ts";
+import { project } from "../chat/project.ts";
+import type { Message } from "../chat/types.ts";
+import { ScoutError } from "../errors.ts";
+import { createJob } from "../workflow/job.ts";
+import { cleanJob, loadJobResult, produceJob } from "../workflow/run.ts";
+import type { Agent, AgentCallOptions, AgentReply } from "./types.ts";
+
+/** Workflows whose `ask` job is being produced in this async context. */
+const active = new AsyncLocalStorage<ReadonlySet<string>>();
+
+/** Call and agent option keys that never become sticky options. */
+const SKIP = new Set([
+  "env",
+  "config",
+  "cwd",
+  "origin",
+  "fetch",
+  "signal",
+  "stream",
+  "onEvent",
+  "warn",
+  "session",
+  "handler",
+  "toolResolver",
+  "cache",
+  "delegate",
+  "now",
+  "newId",
+  "sleep",
+  "tools",
+  "return_messages",
+]);
+
+function isOn(v: unknown): boolean {
+  return v !== undefined && v !== null && v !== false &&
+    !(typeof v === "string" && /^(false|no|nil|none|0|)$/i.test(v.trim()));
+}
+
+/**
+ * Whether an ask of this agent takes the task route: its workflow has an
+ * `ask` task, `no_ask_override` is not set, and no `ask` job of that workflow
+ * is being produced around this call (§4.5).
+ *
+ * @param agent the agent
+ * @returns true for the task route
+ */
+export function useTaskRoute(agent: Agent): boolean {
+  const wf = agent.workflow;
+  if (!wf || wf.tasks.ask === undefined || isOn(agent.options.no_ask_override)) return false;
+  return !(active.getStore()?.has(wf.name) ?? false);
+}
+
+/**
+ * The sticky options the task route appends: one per agent option, then one
+ * per call option (`return_messages`, tools and runtime hooks excepted).
+ *
+ * @param agent the agent
+ * @param options call options
+ * @returns `sticky_option` messages
+ */
+export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[] {
+  const out: Message[] = [];
+  for (const source of [agent.options, options]) {
+    for (const [k, v] of Object.entries(source)) {
+      if (SKIP.has(k) || v === undefined || v === null || typeof v === "function") continue;
+      const value = typeof v === "object" ? JSON.stringify(v) : String(v);
+      out.push({ role: "sticky_option", content: `${k} ${value}` });
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs one inference as a job of the agent's workflow task `ask` (§1.4 step
+ * 2): input `chat` = the printed messages plus the sticky options; the job
+ * is cleaned first when `SCOUT_NO_ASK_CACHE=true`; the result is the
+ * projection of the job's messages (`meta job=…` first). Sets `agent.job`.
+ *
+ * @param agent the agent (its workflow has an `ask` task)
+ * @param messages the messages
+ * @param options call options
+ * @returns the answer and the projected messages
+ */
+export async function askTaskRoute(
+  agent: Agent,
+  messages: Message[],
+  options: AgentCallOptions,
+): Promise<AgentReply> {
+  const wf = agent.workflow!;
+  const env = options.env ?? agent.runtime.env ?? process.env;
+  const cwd = options.cwd ?? agent.runtime.cwd;
+  const chat = [...messages, ...stickyOptions(agent, options)];
+  const job = createJob(wf, "ask", {
+    inputs: { chat: print(chat) },
+    env,
+    ...(cwd !== undefined ? { cwd } : {}),
+  });
+  agent.job = job;
+  if (env.SCOUT_NO_ASK_CACHE === "true") await cleanJob(job);
+  const outer = active.getStore() ?? new Set<string>();
+  await active.run(new Set([...outer, wf.name]), () => produceJob(job, { env }));
+  const result = await loadJobResult(job);
+  if (!Array.isArray(result)) {
+    throw new ScoutError(
+      "invalid_input",
+      `The ask task of "${wf.name}" must return messages (job "${job.shortPath}")`,
+      { file: job.path },
+    );
+  }
+  const projected = project(job.shortPath, result as Message[]);
+  const last = [...projected].reverse().find((m) => m.role !== "previous_response_id");
+  const text = last?.role === "assistant" && typeof last.content === "string" ? last.content : "";
+  return { text, messages: projected, job };
+}

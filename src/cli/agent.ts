@@ -1,0 +1,89 @@
+/**
+ * `scout-ai agent ask|find|list` (`agents.md` §5.1/§5.2, `DESIGN.md` §3).
+ * Registration only (fast cold start); the work is in `agent_run.ts`.
+ * `agent ask` takes the same flags as `llm ask` (one shared definition).
+ *
+ * @module
+ */
+import type { Command } from "@commander-js/extra-typings";
+import type { CliContext } from "./context.ts";
+import { type AskFlags, askFlags, askOptionsOf, withInterrupt } from "./llm_ask.ts";
+
+/**
+ * Registers the `agent` command group.
+ *
+ * @param program the root program
+ * @param ctx invocation context
+ */
+export function registerAgent(program: Command, ctx: CliContext): void {
+  const agent = program.command("agent").description(
+    "ask agents (Agent/<Name>/ directories: start_chat, workflow.ts, agent.ts) and find them",
+  );
+
+  const askCmd = askFlags(
+    agent.command("ask").description("ask an agent; the answer goes to stdout")
+      .argument(
+        "<name>",
+        "agent name (Agent/<Name>/ on the search roots) or ./path to its directory",
+      ) as unknown as Command,
+  );
+  askCmd.addHelpText(
+    "after",
+    `
+The agent is found like 'agent find NAME'; its start_chat comes before the conversation, its
+workflow's tasks are offered as tools, and its agent.ts runs when it is loaded. The flags are
+those of 'llm ask' (see 'scout-ai llm ask --help'): options written in QUESTION win, then the
+flags (-e, -m, -O…), then the -c chat's options, then the agent's start_chat options.
+-o appends the question and the new messages (never the start chat) to the chat file.
+
+Examples:
+  scout-ai agent ask Reviewer "Review this diff: ..." < change.diff
+  scout-ai agent ask Planner -e nano -m gpt-4.1-mini "Plan the week"
+  scout-ai agent ask ./Agent/Planner -c plan.chat -o plan.chat "And Friday?"
+  scout-ai agent ask Planner --dry-run "Plan the week"     # what would be sent`,
+  );
+  askCmd.action(async (...args: unknown[]) => {
+    const [name, question, o] = args as [string, string[], AskFlags];
+    await withInterrupt(ctx, async (signal) => {
+      const { runAgentAsk } = await import("./agent_run.ts");
+      return await runAgentAsk(name, askOptionsOf(question, o, signal), ctx.io);
+    });
+  });
+
+  agent.command("find").description("print the directory an agent name resolves to")
+    .argument("<name>", "agent name")
+    .addHelpText(
+      "after",
+      `
+Search roots, first match wins: $SCOUT_AGENT_PATH (colon-separated), ./, $SCOUT_HOME
+(~/.scout). workflows/<Name> is preferred; otherwise Agent/<Name> on any root, then
+var/Agent/<Name>, chats/Agent/<Name>, chats/<Name> (Ruby's order: one ~/.scout serves both).
+
+Examples:
+  scout-ai agent find Planner
+  cd "$(scout-ai agent find Planner)" && ls`,
+    )
+    .action(async (name: string) => {
+      const { runAgentFind } = await import("./agent_run.ts");
+      ctx.exitCode = runAgentFind(name, ctx.io);
+    });
+
+  agent.command("list").description("list the agents on the search roots and where each was found")
+    .option("--json", "print a JSON object instead of a table")
+    .addHelpText(
+      "after",
+      `
+Each name is listed once, at the directory 'agent find' resolves it to; a directory counts
+when it holds start_chat, workflow.ts, agent.ts, workflow.rb, agent.rb, python/ or
+knowledge_base/. --json prints {"version":1, "roots":[…], "agents":[{name, path, kind,
+root, files}]}.
+
+Examples:
+  scout-ai agent list
+  scout-ai agent list --json | jq -r '.agents[].name'`,
+    )
+    .action(async (o: { json?: boolean }) => {
+      const { runAgentList } = await import("./agent_run.ts");
+      ctx.exitCode = runAgentList(Boolean(o.json), ctx.io);
+    });
+}

@@ -1,0 +1,103 @@
+/**
+ * The work of `agent ask|find|list` (loaded lazily by `agent.ts`). `agent ask`
+ * is `llm ask` with the agent's start chat before the conversation and the
+ * agent's `ask` as the inference; the start chat's options are taken out and
+ * go under the call's, so explicit `-e`/`-m` win over `endpoint:`/`model:`
+ * lines of the start chat ([TS-FIX] `agents.md` §7.5).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { extractOptions } from "../chat/options.ts";
+import { ask as agentAsk } from "../agent/agent.ts";
+import { agentRoots, findAgent, listAgents } from "../agent/find.ts";
+import { loadAgent } from "../agent/load.ts";
+import type { AskResult } from "../llm/ask.ts";
+import type { Io } from "./io.ts";
+import { warn } from "./io.ts";
+import type { LlmAskOptions } from "./llm_ask.ts";
+import { runLlmAsk } from "./llm_ask_run.ts";
+
+/** Version of the `agent list --json` shape. */
+export const AGENT_LIST_JSON_VERSION = 1;
+
+/**
+ * Runs `agent ask NAME [QUESTION…]`.
+ *
+ * @param name agent name or directory path
+ * @param opts the `llm ask` options
+ * @param io injected I/O
+ * @returns exit code
+ */
+export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Promise<number> {
+  const { env, cwd } = io;
+  const agentOptions: Record<string, unknown> = {};
+  if (opts.endpoint !== undefined) agentOptions.endpoint = opts.endpoint;
+  if (opts.model !== undefined) agentOptions.model = opts.model;
+  const agent = await loadAgent(name, {
+    options: agentOptions,
+    runtime: {
+      env,
+      cwd,
+      warn: (m) => warn(io, m),
+      ...(opts.offline ? { offline: true } : {}),
+      ...(opts.cache === false ? { cache: false } : {}),
+    },
+  });
+  const start = extractOptions(agent.startChat, {
+    cwd,
+    ...(agent.path ? { origin: join(agent.path, "start_chat") } : {}),
+  });
+  return await runLlmAsk(opts, io, "ask", {
+    prefix: start.chat,
+    ask: async (messages, options): Promise<AskResult> => {
+      const r = await agentAsk(agent, messages, { ...start.options, ...options });
+      return r.ask ?? {
+        messages: r.messages,
+        text: r.text,
+        cached: false,
+        endpoint: null,
+        backend: "workflow",
+        model: r.job?.shortPath ?? "",
+      };
+    },
+  });
+}
+
+/**
+ * Runs `agent find NAME`: prints the resolved directory.
+ *
+ * @param name agent name
+ * @param io injected I/O
+ * @returns exit code
+ */
+export function runAgentFind(name: string, io: Io): number {
+  io.stdout.write(findAgent(name, { cwd: io.cwd, env: io.env }).path + "\n");
+  return 0;
+}
+
+/**
+ * Runs `agent list`: one line per agent (`NAME  PATH  (KIND)`), or JSON.
+ *
+ * @param json print the JSON shape
+ * @param io injected I/O
+ * @returns exit code
+ */
+export function runAgentList(json: boolean, io: Io): number {
+  const opts = { cwd: io.cwd, env: io.env };
+  const agents = listAgents(opts);
+  if (json) {
+    const out = { version: AGENT_LIST_JSON_VERSION, roots: agentRoots(opts), agents };
+    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    return 0;
+  }
+  if (agents.length === 0) {
+    warn(io, `No agents found under ${agentRoots(opts).join(", ")}`);
+    return 0;
+  }
+  const width = Math.max(...agents.map((a) => a.name.length));
+  for (const a of agents) {
+    io.stdout.write(`${a.name.padEnd(width)}  ${a.path}  (${a.files.join(", ")})\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,54 @@
+/**
+ * Tools that return an agent (`agents.md` §3.2, DESIGN.md §1): a tool handler
+ * may return `{agent}` — a specialist to run — instead of an output. The
+ * dispatcher collects every such result of one batch and, after all calls of
+ * the batch were dispatched, hands them to a runner passed in from above
+ * (the agent layer); `tools/` and `llm/` never know what an agent is.
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+
+/** What a tool returns to have a specialist run: `{agent}` and nothing else. */
+export interface AgentRequest {
+  /** The specialist (opaque here: the runner knows its shape). */
+  agent: object;
+}
+
+/** What running one specialist produced. */
+export interface SpecialistResult {
+  /** The specialist's answer text (the tool output's `content`). */
+  content: string;
+  /** Receipts: the `meta` messages of its inferences (attached when non-empty). */
+  agent_meta?: Message[];
+  /** Set when the run failed: the output becomes an error output with this message. */
+  error?: unknown;
+}
+
+/**
+ * Runs the specialists of one batch (in the batch's call order) and returns
+ * one result per request, same order. Supplied by the agent layer.
+ */
+export type SpecialistRunner = (agents: object[]) => Promise<SpecialistResult[]>;
+
+/**
+ * Whether a tool result asks for a specialist run: a plain object whose only
+ * key is `agent`, holding an object.
+ *
+ * @param v a tool handler's return value
+ * @returns true for `{agent}`
+ *
+ * @example
+ * ```ts
+ * import { isAgentRequest } from "./agent_results.ts";
+ * isAgentRequest({ agent: { name: "Worker" } }); // true
+ * isAgentRequest({ agent: "Worker" }); // false
+ * ```
+ */
+export function isAgentRequest(v: unknown): v is AgentRequest {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  const keys = Object.keys(v);
+  const a = (v as { agent?: unknown }).agent;
+  return keys.length === 1 && keys[0] === "agent" && typeof a === "object" && a !== null;
+}

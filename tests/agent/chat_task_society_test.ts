@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { workflow } from "../../src/workflow/define.ts";
+import { createJob } from "../../src/workflow/job.ts";
+import { runJob } from "../../src/workflow/run.ts";
+import { listJobFiles } from "../../src/workflow/files.ts";
+import { parse } from "../../src/chat/parse.ts";
+import type { Message } from "../../src/chat/types.ts";
+import { chatTask } from "../../src/agent/mod.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+import { tempDir } from "../support/cli.ts";
+
+const read = (path: string): Message[] =>
+  parse(readFileSync(path, "utf8")).filter((m, i) =>
+    !(i === 0 && m.role === "user" && m.content === "")
+  );
+
+Deno.test("chat task with a society: log/agent.chat, log/society/<Agent>/<conversation>.chat, nested societies (§4.4, §7.7)", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer({
+    script: [
+      {
+        toolCalls: [{
+          name: "ask",
+          id: "c1",
+          arguments: { agent: "Worker", prompt: "first", conversation: "c1" },
+        }],
+      },
+      { toolCalls: [{ name: "ask", id: "h1", arguments: { agent: "Helper", prompt: "sub" } }] },
+      { text: "helper answer" },
+      { text: "worker answer" },
+      { text: "boss answer" },
+    ],
+  });
+  const start: Record<string, string> = {
+    Boss: "system:\n\nYou are Boss\n\nsocialize: true\n",
+    Worker: "system:\n\nYou are Worker\n\nsocialize: true\n",
+    Helper: "system:\n\nYou are Helper\n",
+  };
+  for (const [name, text] of Object.entries(start)) {
+    await Deno.mkdir(join(dir.path, "Agent", name), { recursive: true });
+    await Deno.writeTextFile(join(dir.path, "Agent", name, "start_chat"), text);
+  }
+  const runtime = { cwd: dir.path, env: { SCOUT_HOME: join(dir.path, "home") } };
+  const wf = workflow("Pipeline", {
+    jobsDir: join(dir.path, "jobs"),
+    tasks: chatTask("ask", async ({ agent, chat }) =>
+      await agent("Boss", {
+        chat: chat(),
+        runtime,
+        backend: "openai",
+        url: srv.url,
+        model: "m",
+        persist: false,
+      })),
+  });
+  const job = createJob(wf, "ask", { inputs: { chat: "user:\n\nPlan things\n" } });
+  const result = (await runJob(job)) as Message[];
+  assert.equal(result.at(-1)?.content, "boss answer");
+  assert.equal(srv.requests.length, 5);
+  const logs = await listJobFiles(job.path, "log");
+  assert.equal(logs.length, 3, logs.join(", "));
+  assert.deepEqual(logs.slice(0, 2), ["log/agent.chat", "log/society/Worker/c1.chat"]);
+  assert.match(logs[2]!, /^log\/society\/Worker\/c1\/society\/Helper\/[A-Za-z0-9_.-]+\.chat$/);
+  const files = job.path + ".files";
+  // the boss log: start chat, the step-4 system message, the chat, the tool call and its output
+  const boss = read(join(files, "log", "agent.chat"));
+  assert.equal(boss[0]!.content, "You are Boss");
+  assert.ok(
+    boss.some((m) => m.role === "system" && /working through an ask job/.test(String(m.content))),
+  );
+  assert.ok(boss.some((m) => m.role === "function_call_output"));
+  assert.equal(boss.at(-1)?.content, "boss answer");
+  const worker = read(join(files, "log", "society", "Worker", "c1.chat"));
+  assert.equal(worker[0]!.content, "You are Worker");
+  assert.ok(worker.some((m) => m.role === "user" && m.content === "first"));
+  assert.equal(worker.at(-1)?.content, "worker answer");
+  const helper = read(join(files, logs[2]!));
+  assert.ok(helper.some((m) => m.role === "user" && m.content === "sub"));
+  assert.equal(helper.at(-1)?.content, "helper answer");
+});

@@ -1,0 +1,112 @@
+/**
+ * `delegate` hand-offs (§3.5, §7.9) and nested societies (§7.7): specialists
+ * run in-process, so a specialist's own society is kept and logged under
+ * `society/<Agent>/<conversation>/society/…`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { chat, current } from "../../src/agent/agent.ts";
+import { delegate } from "../../src/agent/delegate.ts";
+import { agentLogFiles } from "../../src/agent/log.ts";
+import { socialize } from "../../src/agent/mod.ts";
+import { print } from "../../src/chat/print.ts";
+import { addTemplate, outputs, shape, society, sys } from "./delegation_support.ts";
+
+Deno.test("hand_off_to_<name>: one live agent, logged as society/<name>/default.chat, with receipts", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  const worker = s.make("Worker");
+  delegate(boss, worker, "worker", "Hand work to the worker");
+  const def = (boss.options.tools as Record<string, { definition: { function: unknown } }>)
+    .hand_off_to_worker!.definition.function as { parameters: { required: string[] } };
+  assert.deepEqual(def.parameters.required, ["message"]);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["hand_off_to_worker", { message: "one" }]);
+  const r1 = await chat(boss);
+  current(boss).push({ role: "user", content: "again" });
+  s.plan(["hand_off_to_worker", { message: "two" }]);
+  await chat(boss);
+  current(boss).push({ role: "user", content: "fresh" });
+  s.plan(["hand_off_to_worker", { message: "three", new_conversation: true }]);
+  await chat(boss);
+  const o = outputs(r1.messages)[0]!;
+  assert.equal(o.content, "Worker heard: one");
+  assert.equal((o.agent_meta as unknown[]).length, 1);
+  assert.equal(boss.chats["worker/default"], worker);
+  assert.deepEqual(shape(worker.currentChat), [
+    `system ${sys("Worker")}`,
+    "user three",
+    "meta",
+    "assistant Worker heard: three",
+  ]);
+  // before the reset the two hand-offs shared one conversation
+  const second = s.requestsOf("Worker")[1]!;
+  assert.deepEqual((second.body.messages as { content: string }[]).map((m) => m.content), [
+    sys("Worker"),
+    "one",
+    "Worker heard: one",
+    "two",
+  ]);
+  const files = agentLogFiles(boss).map(([p]) => p);
+  assert.deepEqual(files, ["log/society/worker/default.chat", "log/agent.chat"]);
+});
+
+Deno.test("delegate with a custom handler and tool name", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  const seen: unknown[] = [];
+  delegate(boss, s.make("Worker"), "worker", "Custom", {
+    toolName: "pass_on",
+    handler: (name, params) => {
+      seen.push([name, params.message]);
+      return "custom says hi";
+    },
+  });
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["pass_on", { message: "m" }]);
+  const r = await chat(boss);
+  assert.deepEqual(seen, [["pass_on", "m"]]);
+  assert.throws(() => delegate(boss, s.make("X"), "../x", "bad"), /not an agent name/);
+  assert.equal(outputs(r.messages)[0]!.content, "custom says hi");
+  assert.equal(s.requestsOf("Worker").length, 0);
+});
+
+Deno.test("nested societies run in-process and are logged under society/<Agent>/<conv>/society/", async () => {
+  await using s = await society();
+  await Deno.mkdir(join(s.dir.path, "Agent", "Helper"), { recursive: true });
+  await Deno.writeTextFile(
+    join(s.dir.path, "Agent", "Helper", "start_chat"),
+    `system:\n\n${sys("Helper")}\n`,
+  );
+  const boss = s.make("boss");
+  addTemplate(boss, s.make("Worker", [{ role: "socialize", content: "true" }]));
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["ask", { agent: "Worker", prompt: "dig" }]);
+  s.planFor("Worker", ["ask", { agent: "Helper", prompt: "help me" }]);
+  const r = await chat(boss);
+  assert.equal(outputs(r.messages)[0]!.content, "Worker done");
+  const w = boss.chats["Worker/_oneshot-1"]!;
+  const h = w.chats["Helper/_oneshot-1"]!;
+  assert.deepEqual(shape(h.currentChat), [
+    `system ${sys("Helper")}`,
+    "user help me",
+    "meta",
+    "assistant Helper heard: help me",
+  ]);
+  // the worker's tool output carries the helper's receipt
+  const wOut = outputs(w.currentChat!)[0]!;
+  assert.equal(wOut.content, "Helper heard: help me");
+  assert.equal((wOut.agent_meta as unknown[]).length, 1);
+  const files = agentLogFiles(boss);
+  assert.deepEqual(files.map(([p]) => p).sort(), [
+    "log/agent.chat",
+    "log/society/Worker/_oneshot-1.chat",
+    "log/society/Worker/_oneshot-1/society/Helper/_oneshot-1.chat",
+  ]);
+  assert.match(print(files.find(([p]) => p.endsWith("Helper/_oneshot-1.chat"))![1]), /help me/);
+  // nothing written outside the job/log dirs: only the agent dir and SCOUT_HOME
+  const top = [];
+  for await (const e of Deno.readDir(s.dir.path)) top.push(e.name);
+  assert.deepEqual(top.sort(), ["Agent", "home"]);
+});

@@ -1,0 +1,109 @@
+/**
+ * A scripted society against the loopback provider: the boss's turns are
+ * scripted tool calls; specialists answer `<name> heard: <last user text>`
+ * after a delay, so concurrency shows in the server's request timings.
+ */
+import { join } from "node:path";
+import type { Message } from "../../src/chat/types.ts";
+import { createAgent } from "../../src/agent/agent.ts";
+import type { Agent } from "../../src/agent/types.ts";
+import type { ScriptStep } from "../support/provider_server.ts";
+import { type RecordedRequest, startProviderServer } from "../support/provider_server.ts";
+import { tempDir } from "../support/cli.ts";
+import { workflow } from "../../src/workflow/define.ts";
+
+workflow("Baking", {
+  tasks: { whisk: { type: "string", description: "Whisk things", run: () => "whisked" } },
+});
+
+/** The system message that identifies a specialist to the router. */
+export const sys = (name: string) => `You are ${name}`;
+
+type Wire = { role: string; content: unknown };
+
+/** Wire messages of a request. */
+export const wire = (r: RecordedRequest) => (r.body.messages as Wire[]);
+
+/** The specialist (by system prompt) a request came from. */
+export const who = (r: RecordedRequest) =>
+  String(wire(r)[0]?.content ?? "").replace(/^You are /, "");
+
+/** Starts a scripted society. */
+export async function society(opts: { delayMs?: number; env?: Record<string, string> } = {}) {
+  const dir = await tempDir();
+  const boss: ScriptStep[] = [];
+  const plans: Record<string, ScriptStep[]> = {};
+  const srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = wire(req);
+      const name = who(req);
+      const last = msgs.at(-1)!;
+      if (name === "boss") {
+        if (last.role === "tool") return { text: "boss done" };
+        return boss.shift() ?? { text: "boss has no plan" };
+      }
+      if (plans[name]?.length && last.role === "user") return plans[name]!.shift()!;
+      if (last.role === "tool") return { text: `${name} done` };
+      const user = [...msgs].reverse().find((m) => m.role === "user");
+      return { text: `${name} heard: ${user?.content}`, delayMs: opts.delayMs ?? 0 };
+    },
+  });
+  const env = {
+    SCOUT_HOME: join(dir.path, "home"),
+    OPENAI_API_KEY: "sk-x",
+    ...(opts.env ?? {}),
+  };
+  const options = { backend: "openai", url: srv.url, model: "m" };
+  const runtime = { env, cwd: dir.path };
+  const make = (name: string, extra: Message[] = []) =>
+    createAgent({
+      name,
+      startChat: [{ role: "system", content: sys(name) }, ...extra],
+      options: { ...options },
+      runtime,
+    });
+  return {
+    dir,
+    srv,
+    env,
+    options,
+    runtime,
+    make,
+    /** Scripts the boss's next turn: these calls (ids c1, c2, …). */
+    plan: (...calls: [string, Record<string, unknown>][]) =>
+      boss.push({
+        toolCalls: calls.map(([name, args], i) => ({ name, arguments: args, id: `c${i + 1}` })),
+      }),
+    /** Scripts a specialist's next turn that ends with a user message. */
+    planFor: (who: string, ...calls: [string, Record<string, unknown>][]) =>
+      (plans[who] ??= []).push({
+        toolCalls: calls.map(([name, args], i) => ({
+          name,
+          arguments: args,
+          id: `${who}${i + 1}`,
+        })),
+      }),
+    requestsOf: (name: string) => srv.requests.filter((r) => who(r) === name),
+    [Symbol.asyncDispose]: async () => {
+      await srv.close();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** Role and content of messages (`meta` content reduced to "meta"). */
+export function shape(ms: readonly Message[] | null): string[] {
+  return (ms ?? []).map((m) => m.role === "meta" ? "meta" : `${m.role} ${m.content}`);
+}
+
+/** The tool outputs of messages, parsed. */
+export function outputs(ms: readonly Message[]): Record<string, unknown>[] {
+  return ms.filter((m) => m.role === "function_call_output").map((m) =>
+    JSON.parse(m.content as string)
+  );
+}
+
+/** A specialist's template registered on the caller (what loadAgent would give). */
+export function addTemplate(caller: Agent, template: Agent): void {
+  caller.society[template.name!] = template;
+}

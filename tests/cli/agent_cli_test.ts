@@ -1,0 +1,149 @@
+/**
+ * `scout-ai agent ask|find|list` in-process against the loopback provider,
+ * with agent directories in a temp dir and a temp SCOUT_HOME: explicit
+ * `-e`/`-m` win over the start chat's lines (§7.5), the shared flag set
+ * (`-o`, `-i`, `-w`, `--dry-run`, `--json`), and exit codes.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { clearAgentCache } from "../../src/agent/load.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+
+function put(root: string, rel: string, text = ""): void {
+  const p = join(root, rel);
+  mkdirSync(dirname(p), { recursive: true });
+  writeFileSync(p, text);
+}
+
+function fixture(dir: string, srv: ProviderServer) {
+  const home = join(dir, "home");
+  for (const ep of ["startep", "cliep"]) {
+    put(home, `etc/AI/${ep}.yaml`, `backend: openai\nurl: ${srv.url}\nmodel: ${ep}-model\n`);
+  }
+  put(dir, "Agent/Planner/start_chat", "system: You plan\n\nendpoint: startep\n");
+  put(
+    dir,
+    "Agent/Modeler/start_chat",
+    "system: You model\n\nendpoint: startep\n\nmodel: start-model\n",
+  );
+  clearAgentCache();
+  return { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: dir };
+}
+
+Deno.test("§7.5 agent ask: -e/-m win over the start chat's endpoint:/model: lines; without them the lines apply", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "planned" }) });
+  const o = fixture(t.path, srv);
+  const run = (args: string[]) => runMain(["agent", "ask", ...args, "--no-cache"], o);
+  let r = await run(["Planner", "plan it"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "planned\n");
+  r = await run(["Planner", "-e", "cliep", "plan it"]);
+  assert.equal(r.code, 0, r.stderr);
+  r = await run(["Modeler", "plan it"]);
+  assert.equal(r.code, 0, r.stderr);
+  r = await run(["Modeler", "-m", "cli-model", "plan it"]);
+  assert.equal(r.code, 0, r.stderr);
+  // Ruby: the start chat's lines beat -e/-m (startep-model, startep-model, start-model, start-model)
+  assert.deepEqual(srv.requests.map((q) => q.body.model), [
+    "startep-model",
+    "cliep-model",
+    "start-model",
+    "cli-model",
+  ]);
+  // the start chat is sent first, without its option lines
+  const sent = srv.requests[0]!.body.messages as { role: string; content: string }[];
+  assert.deepEqual(sent.map((m) => [m.role, m.content]), [["system", "You plan"], [
+    "user",
+    "plan it",
+  ]]);
+});
+
+Deno.test("agent ask -o appends the question and new messages (never the start chat); --json; --dry-run with -i and -w", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer();
+  const o = fixture(t.path, srv);
+  srv.script({ text: "step one" });
+  const r = await runMain(["agent", "ask", "Planner", "-o", "s.chat", "--json", "first"], o);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.answer, "step one");
+  assert.equal(out.model, "startep-model");
+  const saved = readFileSync(join(t.path, "s.chat"), "utf8");
+  assert.match(saved, /^user:\n\nfirst\n/);
+  assert.match(saved, /assistant:\n\nstep one/);
+  assert.doesNotMatch(saved, /You plan/);
+  put(t.path, "notes.chat", "user: imported note\n");
+  const d = await runMain([
+    "agent",
+    "ask",
+    "Planner",
+    "--dry-run",
+    "-i",
+    "notes.chat",
+    "-w",
+    "Pantry",
+    "-c",
+    "s.chat",
+    "next",
+  ], o);
+  assert.equal(d.code, 0, d.stderr);
+  assert.equal(srv.requests.length, 1); // nothing asked
+  const order = ["You plan", "first", "step one", "imported note", "next", "tool:\n\nPantry"];
+  const at = order.map((s) => d.stdout.indexOf(s));
+  assert.ok(at.every((i, k) => i >= 0 && (k === 0 || i > at[k - 1]!)), d.stdout);
+});
+
+Deno.test("agent find and list: resolved directory, listing with where each was found, --json", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer();
+  const o = fixture(t.path, srv);
+  put(o.env.SCOUT_HOME, "var/Agent/Remote/start_chat", "system: far\n");
+  const f = await runMain(["agent", "find", "Remote"], o);
+  assert.equal(f.code, 0, f.stderr);
+  assert.equal(f.stdout, join(o.env.SCOUT_HOME, "var", "Agent", "Remote") + "\n");
+  const l = await runMain(["agent", "list"], o);
+  assert.equal(l.code, 0, l.stderr);
+  assert.deepEqual(l.stdout.trim().split("\n").map((x) => x.split(/\s+/)[0]), [
+    "Modeler",
+    "Planner",
+    "Remote",
+  ]);
+  const j = JSON.parse((await runMain(["agent", "list", "--json"], o)).stdout);
+  assert.equal(j.version, 1);
+  assert.deepEqual(j.roots, [t.path, o.env.SCOUT_HOME]);
+  const remote = j.agents.find((a: { name: string }) => a.name === "Remote");
+  assert.deepEqual(remote, {
+    name: "Remote",
+    path: join(o.env.SCOUT_HOME, "var", "Agent", "Remote"),
+    kind: "var/Agent",
+    root: o.env.SCOUT_HOME,
+    files: ["start_chat"],
+  });
+});
+
+Deno.test("agent errors: one line, exit 1; usage errors exit 2", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer();
+  const o = fixture(t.path, srv);
+  put(t.path, "Agent/Broken/agent.ts", `export default () => { throw new Error("no oven"); };\n`);
+  const cases: [string[], number, RegExp][] = [
+    [["agent", "find", "Nobody"], 1, /^scout-ai: No agent found with name Nobody/],
+    [["agent", "find", "a/../b"], 1, /^scout-ai: Invalid agent name "a\/\.\.\/b"/],
+    [["agent", "ask", "../x", "q"], 1, /^scout-ai: No agent directory at "\.\.\/x"/],
+    [["agent", "ask", "Broken", "q"], 1, /^scout-ai: Agent script ".*agent\.ts" failed: no oven/],
+    [["agent", "find"], 2, /missing required argument/],
+  ];
+  for (const [args, code, re] of cases) {
+    const r = await runMain(args, o);
+    assert.equal(r.code, code, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, re);
+    if (code === 1) assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+    assert.doesNotMatch(r.stderr, /\n\s+at /); // no stack trace
+  }
+  const h = await runMain(["agent", "ask", "--help"], o);
+  assert.equal(h.code, 0);
+  assert.match(h.stdout, /Examples:\n {2}scout-ai agent ask/);
+});
