@@ -36,11 +36,11 @@ those of 'llm ask' (see 'scout-ai llm ask --help'): options written in QUESTION 
 flags (-e, -m, -O…), then the -c chat's options, then the agent's start_chat options.
 -o appends the question and the new messages (never the start chat) to the chat file.
 
-Examples:
-  scout-ai agent ask Reviewer "Review this diff: ..." < change.diff
-  scout-ai agent ask Planner -e nano -m gpt-4.1-mini "Plan the week"
-  scout-ai agent ask ./Agent/Planner -c plan.chat -o plan.chat "And Friday?"
-  scout-ai agent ask Planner --dry-run "Plan the week"     # what would be sent`,
+Examples (the agents of fixtures/agents/; SCOUT_AGENT_PATH adds a search root):
+  git diff | SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Critic "Review this diff"
+  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner -e nano -m gpt-4.1-mini "Plan the week"
+  scout-ai agent ask ./fixtures/agents/Agent/Planner -c plan.chat -o plan.chat "And Friday?"
+  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner --dry-run "Plan the week"`,
   );
   askCmd.action(async (...args: unknown[]) => {
     const [name, question, o] = args as [string, string[], AskFlags];
@@ -60,8 +60,8 @@ Search roots, first match wins: $SCOUT_AGENT_PATH (colon-separated), ./, $SCOUT_
 var/Agent/<Name>, chats/Agent/<Name>, chats/<Name> (Ruby's order: one ~/.scout serves both).
 
 Examples:
-  scout-ai agent find Planner
-  cd "$(scout-ai agent find Planner)" && ls`,
+  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent find Planner
+  ls "$(SCOUT_AGENT_PATH=fixtures/agents scout-ai agent find Planner)"`,
     )
     .action(async (name: string) => {
       const { runAgentFind } = await import("./agent_run.ts");
@@ -79,8 +79,8 @@ knowledge_base/. --json prints {"version":1, "roots":[…], "agents":[{name, pat
 root, files}]}.
 
 Examples:
-  scout-ai agent list
-  scout-ai agent list --json | jq -r '.agents[].name'`,
+  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list
+  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list --json | jq -r '.agents[].name'`,
     )
     .action(async (o: { json?: boolean }) => {
       const { runAgentList } = await import("./agent_run.ts");

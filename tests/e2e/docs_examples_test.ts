@@ -24,6 +24,8 @@ import { type RecordedRequest, startProviderServer } from "../support/provider_s
 const NOT_RUN: Record<string, string> = {
   "tools/deno task build":
     "builds dist/scout-ai with Bun (~30 s); tests/e2e/*binary* tests run the same build command",
+  "tools/deno task example":
+    "runs the example society with its own loopback provider; tests/e2e/agents_example_test.ts runs it",
   "cp dist/scout-ai ~/.local/bin/":
     "installs into the user's PATH; here scout-ai is put on PATH by the test itself",
   "scout-ai workflow task fixtures/workflows/Baking broken":
