@@ -144,6 +144,15 @@ for (const backend of BACKENDS) {
       (e) => {
         assert.ok(isScoutError(e, "provider_http"), String(e));
         assert.equal(e.network, true);
+        // it says the stream ended early, with what arrived — not "Cannot reach provider"
+        assert.equal(e.streamCut, true);
+        assert.equal(e.events, 2);
+        assert.ok(typeof e.bytes === "number" && e.bytes > 0, String(e.bytes));
+        assert.equal(
+          e.message,
+          `The stream from provider "${backend}" ended early, after 2 events (${e.bytes} bytes), before the reply was complete`,
+        );
+        assert.doesNotMatch(e.message, /Cannot reach|fetch\(\)|verbose/);
         return true;
       },
     );
