@@ -102,6 +102,66 @@ export function networkError(backend: string, cause: unknown): ScoutError {
   });
 }
 
+/** What a streamed reply delivered before it ended: events (SSE events, NDJSON lines) and bytes. */
+export interface StreamProgress {
+  /** Events (or NDJSON lines) received. */
+  events: number;
+  /** Body bytes received. */
+  bytes: number;
+}
+
+/**
+ * A body stream that counts its bytes into `progress`.
+ *
+ * @param body the response body
+ * @param progress counters, updated as chunks pass
+ * @returns the same bytes
+ */
+export function countedBody(
+  body: ReadableStream<Uint8Array>,
+  progress: StreamProgress,
+): ReadableStream<Uint8Array> {
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, c) {
+        progress.bytes += chunk.byteLength;
+        c.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+/**
+ * A streamed reply that ended (cleanly or by a reset) before it was complete:
+ * says so, with what had arrived, instead of blaming the network.
+ *
+ * @param backend backend name
+ * @param progress events and bytes received
+ * @param cause what the body read threw, if anything
+ * @returns the error (`provider_http`, retryable, `streamCut: true`)
+ */
+export function streamCutError(
+  backend: string,
+  progress: StreamProgress,
+  cause?: unknown,
+): ScoutError {
+  const ev = `${progress.events} event${progress.events === 1 ? "" : "s"}`;
+  return new ScoutError(
+    "provider_http",
+    `The stream from provider "${backend}" ended early, after ${ev} (${progress.bytes} bytes), before the reply was complete`,
+    {
+      backend,
+      phase: "query",
+      retryable: true,
+      network: true,
+      streamCut: true,
+      events: progress.events,
+      bytes: progress.bytes,
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
+}
+
 /**
  * A request that took longer than `request_timeout`.
  *

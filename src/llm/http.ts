@@ -8,11 +8,14 @@
  */
 import { isScoutError } from "../errors.ts";
 import {
+  countedBody,
   httpError,
   networkError,
   providerMessage,
   responseError,
   retryAfterMs,
+  streamCutError,
+  type StreamProgress,
   timeoutError,
 } from "./errors.ts";
 import type { QueryContext } from "./types.ts";
@@ -119,16 +122,20 @@ export interface ReadReplyOptions {
   rs: RequestSignal;
   /**
    * Assembles a streamed body into the reply object (null when the stream
-   * ended early); absent = the body is one JSON document.
+   * ended early), counting events into `progress`; absent = the body is one
+   * JSON document.
    */
-  assemble?: (body: ReadableStream<Uint8Array>) => Promise<Record<string, unknown> | null>;
+  assemble?: (
+    body: ReadableStream<Uint8Array>,
+    progress: StreamProgress,
+  ) => Promise<Record<string, unknown> | null>;
 }
 
 /**
  * Reads a reply body: assembled from its stream, or parsed as JSON. A stream
- * that ends early is a (retryable) network error, malformed JSON a
- * `provider_response` error, a body that fails while read a network error or
- * the timeout.
+ * that ends early or breaks is a (retryable) {@link streamCutError} with the
+ * events and bytes received, malformed JSON a `provider_response` error, a
+ * body that fails while read a network error or the timeout.
  *
  * @param backend backend name (for errors)
  * @param res the response of {@link postJson}
@@ -142,10 +149,15 @@ export async function readReply(
 ): Promise<unknown> {
   try {
     if (opts.assemble && res.body) {
-      const raw = await opts.assemble(res.body);
-      if (raw === null) {
-        throw networkError(backend, "the stream ended before the reply was complete");
+      const progress: StreamProgress = { events: 0, bytes: 0 };
+      let raw: Record<string, unknown> | null;
+      try {
+        raw = await opts.assemble(countedBody(res.body, progress), progress);
+      } catch (e) {
+        if (isScoutError(e) || opts.rs.timedOut() || opts.ctx.signal?.aborted) throw e;
+        throw streamCutError(backend, progress, e);
       }
+      if (raw === null) throw streamCutError(backend, progress);
       return raw;
     }
     const text = await res.text();

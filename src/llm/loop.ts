@@ -39,8 +39,8 @@ export interface LoopInput {
   /** Backend name (errors) and implementation. */
   backendName: string;
   backend: Backend;
-  /** Client settings plus retries. */
-  settings: ClientSettings & { maxRetries: number };
+  /** Client settings plus retries (and the longest `Retry-After` waited for, ms). */
+  settings: ClientSettings & { maxRetries: number; maxRetryAfterMs?: number };
   /** Tools. */
   registry: ToolRegistry;
   /** Provider parameters (tool_choice applies to round 1 only). */
@@ -200,6 +200,9 @@ export async function runLoop(input: LoopInput): Promise<Message[]> {
           }),
         {
           maxRetries: input.settings.maxRetries,
+          ...(input.settings.maxRetryAfterMs !== undefined
+            ? { maxRetryAfterMs: input.settings.maxRetryAfterMs }
+            : {}),
           ...(input.sleep ? { sleep: input.sleep } : {}),
           ...(input.signal ? { signal: input.signal } : {}),
           onRetry: (info) => input.onEvent?.({ type: "retry", ...info, error: info.error }),

@@ -34,6 +34,7 @@ export const PIPELINE_KEYS: ReadonlySet<string> = new Set([
   "max_tool_rounds",
   "timeout",
   "max_retries",
+  "max_retry_after",
   "model",
   "reasoning",
   "reasoning_options",

@@ -2,8 +2,9 @@
  * Retries of a provider query (`inference.md` §7, [TS-FIX]): only the query,
  * never tools; on 408/409/429/5xx, network errors and timeouts; exponential
  * backoff from 0.5 s doubling with jitter, capped at 30 s; `Retry-After`
- * honoured (a wait longer than a minute is not waited for: the error is
- * raised instead). The SDK's own retries are off, so this is the one layer.
+ * honoured (a wait longer than `max_retry_after`, default 60 s, is not
+ * waited for: the error is raised at once, saying so). The SDK's own retries
+ * are off, so this is the one layer.
  *
  * @module
  */
@@ -17,7 +18,10 @@ export interface RetryOptions {
   baseMs?: number;
   /** Delay cap in ms (default 30 000). */
   capMs?: number;
-  /** Longest `Retry-After` that is waited for, in ms (default 60 000). */
+  /**
+   * Longest `Retry-After` that is waited for, in ms (default 60 000; the
+   * `max_retry_after` setting, in seconds).
+   */
   maxRetryAfterMs?: number;
   /** Sleeps (tests inject a fake clock). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -73,6 +77,10 @@ export function retryDelay(
   return Math.round(Math.min(opts.capMs ?? 30_000, base * jitter));
 }
 
+function seconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
 /**
  * Runs `fn` until it succeeds, fails with a non-retryable error, or the
  * retries are used up (then the last error is thrown, with `attempts` set).
@@ -98,7 +106,15 @@ export async function withRetries<T>(
       }
       const delay = retryDelay(attempt + 1, e, opts);
       if (delay === null) {
-        (e as { attempts?: number }).attempts = attempt + 1;
+        const err = e as { attempts?: number; message?: unknown; retryAfterTooLong?: boolean };
+        err.attempts = attempt + 1;
+        err.retryAfterTooLong = true;
+        if (typeof err.message === "string") {
+          const ra = (e as { retryAfterMs: number }).retryAfterMs;
+          err.message += `; retry-after ${seconds(ra)} s exceeds the ${
+            seconds(opts.maxRetryAfterMs ?? 60_000)
+          } s limit (max_retry_after)`;
+        }
         throw e;
       }
       opts.onRetry?.({ attempt: attempt + 1, delayMs: delay, error: e });

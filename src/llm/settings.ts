@@ -19,6 +19,8 @@ export const DEFAULT_BACKEND = "responses";
 export const DEFAULT_REQUEST_TIMEOUT_S = 1200;
 /** Default retries of a failed query. */
 export const DEFAULT_MAX_RETRIES = 3;
+/** Default `max_retry_after` in seconds: the longest `Retry-After` waited for. */
+export const DEFAULT_MAX_RETRY_AFTER_S = 60;
 
 type Env = Record<string, string | undefined>;
 
@@ -95,13 +97,13 @@ export interface ResolveSettingsOptions {
  * Resolves the client settings.
  *
  * @param o backend, defaults, options, config and environment
- * @returns the settings plus `maxRetries`
+ * @returns the settings plus `maxRetries` and `maxRetryAfterMs`
  * @throws ScoutError `missing_key` naming the variables to set; `config` for
  *   a missing model or an invalid timeout
  */
 export function resolveSettings(
   o: ResolveSettingsOptions,
-): ClientSettings & { maxRetries: number } {
+): ClientSettings & { maxRetries: number; maxRetryAfterMs: number } {
   const { defaults: d, options: opts, store, env } = o;
   const tag = d.tag;
   const model = present(opts.model)
@@ -146,13 +148,21 @@ export function resolveSettings(
   if (!Number.isInteger(maxRetries) || maxRetries < 0) {
     throw new ScoutError("config", `Invalid max_retries: "${String(retriesRaw)}"`);
   }
-  const settings: ClientSettings & { maxRetries: number } = {
+  // the longest Retry-After waited for (seconds; longer ones fail at once)
+  const maxRetryAfterS = seconds(opts.max_retry_after, "max_retry_after") ??
+    seconds(
+      configGet(store, "max_retry_after", [`${tag}_ask`, "ask", tag, "llm"], { environment: env }),
+      "max_retry_after",
+    ) ??
+    DEFAULT_MAX_RETRY_AFTER_S;
+  const settings: ClientSettings & { maxRetries: number; maxRetryAfterMs: number } = {
     backend: o.backend,
     model,
     key,
     apiVersion: present(opts.api_version) ? String(opts.api_version) : "v1",
     timeoutMs: Math.round(timeoutS * 1000),
     maxRetries,
+    maxRetryAfterMs: Math.round(maxRetryAfterS * 1000),
   };
   if (url !== undefined) settings.url = url;
   return settings;

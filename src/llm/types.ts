@@ -73,6 +73,11 @@ export interface QueryContext {
   signal?: AbortSignal;
   /** Receives streamed answer text. */
   onDelta?: (text: string) => void;
+  /**
+   * Receives usage known before a stream completes (Anthropic's
+   * `message_start`), so a reply cut short still records what it cost.
+   */
+  onUsage?: (usage: unknown) => void;
   /** Warnings (unknown output items…). */
   warn?: (message: string) => void;
 }

@@ -71,6 +71,34 @@ for (const backend of BACKENDS) {
     assert.equal(srv.requests.length, 2);
   });
 
+  Deno.test(`${backend}: a retry-after beyond max_retry_after fails at once and says so`, async () => {
+    await using home = await tempDir();
+    await using srv = await startProviderServer();
+    srv.script({ status: 429, retryAfter: 3600, message: "Slow down" });
+    const { delays, sleep } = recorder();
+    await assert.rejects(() => ask(question, opts(srv, backend, home.path, { sleep })), (e) => {
+      assert.ok(isScoutError(e, "provider_http"), String(e));
+      assert.equal(e.attempts, 1);
+      assert.equal(
+        e.message,
+        `Provider "${backend}" answered HTTP 429: Slow down; retry-after 3600 s exceeds the 60 s limit (max_retry_after)`,
+      );
+      return true;
+    });
+    assert.deepEqual(delays, []);
+    assert.equal(srv.requests.length, 1);
+    // the limit is a setting: raised, the same reply is waited for
+    srv.script({ status: 429, retryAfter: 3600 }, { text: "ok" });
+    const r = await ask(
+      question,
+      opts(srv, backend, home.path, { sleep, max_retry_after: "7200" }),
+    );
+    assert.equal(r.text, "ok");
+    assert.deepEqual(delays, [3_600_000]);
+    // and is never sent to the provider
+    assert.equal(srv.requests.at(-1)!.body.max_retry_after, undefined);
+  });
+
   Deno.test(`${backend}: 500 is retried with backoff, then a typed provider_http error`, async () => {
     await using home = await tempDir();
     await using srv = await startProviderServer();
@@ -144,6 +172,15 @@ for (const backend of BACKENDS) {
       (e) => {
         assert.ok(isScoutError(e, "provider_http"), String(e));
         assert.equal(e.network, true);
+        // it says the stream ended early, with what arrived — not "Cannot reach provider"
+        assert.equal(e.streamCut, true);
+        assert.equal(e.events, 2);
+        assert.ok(typeof e.bytes === "number" && e.bytes > 0, String(e.bytes));
+        assert.equal(
+          e.message,
+          `The stream from provider "${backend}" ended early, after 2 events (${e.bytes} bytes), before the reply was complete`,
+        );
+        assert.doesNotMatch(e.message, /Cannot reach|fetch\(\)|verbose/);
         return true;
       },
     );

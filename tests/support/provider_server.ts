@@ -222,6 +222,8 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
       async start(controller) {
         for (let i = 0; i < pieces.length; i++) {
           if (step.cutAfter !== undefined && i >= step.cutAfter) {
+            // let the pieces sent so far reach the client before the reset
+            if (i > 0) await sleep(20);
             controller.error(new Error("scripted connection reset"));
             return;
           }

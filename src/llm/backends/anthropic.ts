@@ -189,17 +189,22 @@ export function anthropicReply(raw: unknown, warn?: (m: string) => void): Backen
  *
  * @param body response body
  * @param onDelta receives text deltas
+ * @param progress counts the events received
+ * @param onUsage receives the usage known so far (`message_start`, `message_delta`)
  * @returns the message, or null when the stream ended before `message_stop`
  */
 export async function assembleAnthropicStream(
   body: ReadableStream<Uint8Array>,
   onDelta?: (text: string) => void,
+  progress?: { events: number },
+  onUsage?: (usage: unknown) => void,
 ): Promise<Record<string, unknown> | null> {
   let message: Record<string, unknown> | null = null;
   const blocks: Block[] = [];
   const partialJson = new Map<number, string>();
   let usage: Record<string, unknown> = {};
   for await (const ev of sseEvents(body)) {
+    if (progress) progress.events++;
     let data: Record<string, unknown>;
     try {
       data = JSON.parse(ev.data);
@@ -214,6 +219,7 @@ export async function assembleAnthropicStream(
       case "message_start":
         message = { ...(data.message as Record<string, unknown>) };
         usage = { ...((message.usage as Record<string, unknown>) ?? {}) };
+        onUsage?.(usage);
         break;
       case "content_block_start":
         blocks[data.index as number] = { ...(data.content_block as Block) };
@@ -249,7 +255,10 @@ export async function assembleAnthropicStream(
         break;
       }
       case "message_delta":
-        if (data.usage) usage = { ...usage, ...(data.usage as Record<string, unknown>) };
+        if (data.usage) {
+          usage = { ...usage, ...(data.usage as Record<string, unknown>) };
+          onUsage?.(usage);
+        }
         if (message && data.delta) Object.assign(message, data.delta as Record<string, unknown>);
         break;
       case "message_stop":
@@ -297,7 +306,9 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
     raw = await readReply("anthropic", res, {
       ctx,
       rs,
-      ...(sse ? { assemble: (b) => assembleAnthropicStream(b, ctx.onDelta) } : {}),
+      ...(sse
+        ? { assemble: (b, p) => assembleAnthropicStream(b, ctx.onDelta, p, ctx.onUsage) }
+        : {}),
     });
   } finally {
     rs.clear();

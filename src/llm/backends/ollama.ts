@@ -187,17 +187,20 @@ export function ollamaReply(raw: unknown): BackendReply {
  *
  * @param body response body
  * @param onDelta receives content deltas
+ * @param progress counts the lines received
  * @returns the reply, or null when no `done: true` line arrived
  */
 export async function assembleOllamaStream(
   body: ReadableStream<Uint8Array>,
   onDelta?: (text: string) => void,
+  progress?: { events: number },
 ): Promise<Record<string, unknown> | null> {
   let content = "";
   let thinking = "";
   const toolCalls: unknown[] = [];
   for await (const line of lines(body)) {
     if (line.trim() === "") continue;
+    if (progress) progress.events++;
     let chunk: Record<string, unknown>;
     try {
       chunk = JSON.parse(line);
@@ -238,7 +241,7 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
     raw = await readReply("ollama", res, {
       ctx,
       rs,
-      ...(req.stream ? { assemble: (b) => assembleOllamaStream(b, ctx.onDelta) } : {}),
+      ...(req.stream ? { assemble: (b, p) => assembleOllamaStream(b, ctx.onDelta, p) } : {}),
     });
   } finally {
     rs.clear();

@@ -15,7 +15,13 @@ import { replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
 import { requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
-import { incompleteStreamError, mapSdkError, openaiBaseUrl, openaiClient } from "./openai_sdk.ts";
+import {
+  countingClient,
+  incompleteStreamError,
+  mapSdkError,
+  openaiBaseUrl,
+  openaiClient,
+} from "./openai_sdk.ts";
 
 /**
  * Formats messages for Chat Completions: calls as assistant `tool_calls` (one
@@ -209,11 +215,13 @@ export function chatReply(raw: unknown, opts: ChatReplyOptions = {}): BackendRep
  *
  * @param chunks the chunks
  * @param onDelta receives content deltas
+ * @param progress counts the chunks received
  * @returns the completion, or null when no chunk finished a choice
  */
 export async function assembleChatStream(
   chunks: AsyncIterable<Record<string, unknown>>,
   onDelta?: (text: string) => void,
+  progress?: { events: number },
 ): Promise<Record<string, unknown> | null> {
   let id: unknown;
   let usage: unknown;
@@ -222,6 +230,7 @@ export async function assembleChatStream(
   let finished = false;
   const calls: Array<{ id?: string; name: string; arguments: string }> = [];
   for await (const chunk of chunks) {
+    if (progress) progress.events++;
     id ??= chunk.id;
     if (chunk.usage) usage = chunk.usage;
     for (const choice of (chunk.choices ?? []) as Record<string, unknown>[]) {
@@ -279,13 +288,18 @@ export async function queryChat(
       // deno-lint-ignore no-explicit-any
       raw = await client.chat.completions.create(body as any, { signal: rs.signal });
     } else {
-      const stream = await client.chat.completions.create(
+      const progress = { events: 0, bytes: 0 };
+      const stream = await countingClient(client, ctx, progress).chat.completions.create(
         // deno-lint-ignore no-explicit-any
         { ...body, stream: true, stream_options: { include_usage: true } } as any,
         { signal: rs.signal },
       ) as unknown as AsyncIterable<Record<string, unknown>>;
-      raw = await assembleChatStream(stream, ctx.onDelta);
-      if (raw === null) throw await incompleteStreamError(opts.backend, rs, ctx);
+      try {
+        raw = await assembleChatStream(stream, ctx.onDelta, progress);
+      } catch (e) {
+        throw await incompleteStreamError(opts.backend, rs, ctx, progress, e);
+      }
+      if (raw === null) throw await incompleteStreamError(opts.backend, rs, ctx, progress);
     }
   } catch (e) {
     throw await mapSdkError(opts.backend, e, rs, ctx, req.stream);

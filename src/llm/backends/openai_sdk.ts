@@ -8,12 +8,16 @@
  * @module
  */
 import type OpenAI from "openai";
+import { isScoutError } from "../../errors.ts";
 import {
+  countedBody,
   httpError,
   networkError,
   providerMessage,
   responseError,
   retryAfterMs,
+  streamCutError,
+  type StreamProgress,
   timeoutError,
 } from "../errors.ts";
 import type { RequestSignal } from "../http.ts";
@@ -87,6 +91,62 @@ export async function openaiClient(
 }
 
 /**
+ * The client for one streamed request: the ask's client with a fetch that
+ * counts the body bytes into `progress` (for {@link incompleteStreamError}).
+ *
+ * @param client the ask's client
+ * @param ctx query context (its fetch)
+ * @param progress counters for the reply's bytes
+ * @returns a client sharing every other option
+ */
+export function countingClient(
+  client: OpenAI,
+  ctx: QueryContext,
+  progress: StreamProgress,
+): OpenAI {
+  const counting: typeof fetch = async (input, init) => {
+    const res = await ctx.fetch(input, init);
+    if (!res.body) return res;
+    return new Response(countedBody(res.body, progress), {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
+  };
+  return client.withOptions({ fetch: counting });
+}
+
+/**
+ * The error for an SDK stream that ended, or broke while read, before the
+ * response was complete: the timeout or the caller's abort when those ended
+ * it, an error the provider reported in the stream as such, else a
+ * (retryable) {@link streamCutError} with the events and bytes received.
+ *
+ * @param backend backend name
+ * @param rs the request's signal
+ * @param ctx query context
+ * @param progress events and bytes received
+ * @param cause what reading the stream threw (absent: it ended cleanly)
+ * @returns the error to throw
+ */
+export async function incompleteStreamError(
+  backend: string,
+  rs: RequestSignal,
+  ctx: QueryContext,
+  progress: StreamProgress,
+  cause?: unknown,
+): Promise<unknown> {
+  if (rs.timedOut() || ctx.signal?.aborted) {
+    return await mapSdkError(backend, cause ?? new Error("timeout"), rs, ctx, true);
+  }
+  if (cause !== undefined) {
+    const mapped = await mapSdkError(backend, cause, rs, ctx, true);
+    if (isScoutError(mapped) && mapped.network !== true) return mapped;
+  }
+  return streamCutError(backend, progress, cause);
+}
+
+/**
  * Maps anything the SDK (or reading its stream) throws to a typed error.
  *
  * @param backend backend name
@@ -96,24 +156,6 @@ export async function openaiClient(
  * @param streaming whether the failure happened while reading a stream
  * @returns the error to throw (a ScoutError)
  */
-/**
- * The error for an SDK stream that ended without a complete response: a
- * timeout if the request's deadline passed, else a (retryable) network error.
- *
- * @param backend backend name
- * @param rs the request's signal
- * @param ctx query context
- * @returns the error to throw (a ScoutError)
- */
-export async function incompleteStreamError(
-  backend: string,
-  rs: RequestSignal,
-  ctx: QueryContext,
-): Promise<unknown> {
-  if (rs.timedOut()) return await mapSdkError(backend, new Error("timeout"), rs, ctx);
-  return networkError(backend, "the stream ended before the response was complete");
-}
-
 export async function mapSdkError(
   backend: string,
   e: unknown,

@@ -13,7 +13,13 @@ import { replyObject, responseError } from "../errors.ts";
 import { DIRECTIVE_ROLES, isUrl, loadMedia, textContent, toolMessageIds } from "../format.ts";
 import { requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
-import { incompleteStreamError, mapSdkError, openaiBaseUrl, openaiClient } from "./openai_sdk.ts";
+import {
+  countingClient,
+  incompleteStreamError,
+  mapSdkError,
+  openaiBaseUrl,
+  openaiClient,
+} from "./openai_sdk.ts";
 
 /**
  * Formats messages as Responses input items, and hosted tools found in the
@@ -231,23 +237,18 @@ export async function queryResponses(
       // deno-lint-ignore no-explicit-any
       raw = await client.responses.create(body as any, { signal: rs.signal });
     } else {
-      const stream = await client.responses.create(
+      const progress = { events: 0, bytes: 0 };
+      const stream = await countingClient(client, ctx, progress).responses.create(
         // deno-lint-ignore no-explicit-any
         { ...body, stream: true } as any,
         { signal: rs.signal },
       ) as unknown as AsyncIterable<Record<string, unknown>>;
-      for await (const ev of stream) {
-        if (ev.type === "response.output_text.delta" && typeof ev.delta === "string") {
-          ctx.onDelta?.(ev.delta);
-        } else if (ev.type === "response.completed" || ev.type === "response.incomplete") {
-          raw = ev.response;
-        } else if (ev.type === "response.failed") {
-          raw = ev.response;
-        } else if (ev.type === "error") {
-          throw responseError(opts.backend, `reported an error: ${String(ev.message ?? "")}`);
-        }
+      try {
+        raw = await readResponsesStream(stream, ctx, opts.backend, progress);
+      } catch (e) {
+        throw await incompleteStreamError(opts.backend, rs, ctx, progress, e);
       }
-      if (raw === undefined) throw await incompleteStreamError(opts.backend, rs, ctx);
+      if (raw === undefined) throw await incompleteStreamError(opts.backend, rs, ctx, progress);
     }
   } catch (e) {
     throw await mapSdkError(opts.backend, e, rs, ctx, req.stream);
@@ -256,6 +257,29 @@ export async function queryResponses(
   }
   const warn = opts.warn ?? ctx.warn;
   return responsesReply(raw, { ...opts, ...(warn ? { warn } : {}) });
+}
+
+async function readResponsesStream(
+  stream: AsyncIterable<Record<string, unknown>>,
+  ctx: QueryContext,
+  backend: string,
+  progress: { events: number },
+): Promise<unknown> {
+  let raw: unknown;
+  for await (const ev of stream) {
+    progress.events++;
+    if (ev.type === "response.output_text.delta" && typeof ev.delta === "string") {
+      ctx.onDelta?.(ev.delta);
+    } else if (
+      ev.type === "response.completed" || ev.type === "response.incomplete" ||
+      ev.type === "response.failed"
+    ) {
+      raw = ev.response;
+    } else if (ev.type === "error") {
+      throw responseError(backend, `reported an error: ${String(ev.message ?? "")}`);
+    }
+  }
+  return raw;
 }
 
 /** The `responses` backend. */
