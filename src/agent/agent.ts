@@ -12,7 +12,7 @@ import { compile } from "../chat/compile.ts";
 import { parse } from "../chat/parse.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { ask as llmAsk, type AskOptions } from "../llm/ask.ts";
+import { ask as llmAsk, type AskOptions, COMPILE_ROLES } from "../llm/ask.ts";
 import { toolRegistry, type ToolsInput } from "../tools/registry.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { workflowTools } from "../tools/workflow.ts";
@@ -110,27 +110,8 @@ export function setSocialize(fn: SocializeFn | null): void {
 
 const TRUE_WORDS = new Set(["true", "TRUE", "True", "T", "1"]);
 
-/** Roles the chat compiler resolves: their presence means the messages need compiling. */
-const RAW_ROLES = new Set([
-  "import",
-  "continue",
-  "last",
-  "file",
-  "directory",
-  "task",
-  "inline_task",
-  "exec_task",
-  "job",
-  "inline_job",
-  "step",
-  "clear",
-  "clean_role",
-  "clear_role",
-  "config",
-]);
-
 async function compiled(agent: Agent, messages: Message[]): Promise<Message[]> {
-  if (!messages.some((m) => RAW_ROLES.has(m.role))) return messages;
+  if (!messages.some((m) => COMPILE_ROLES.has(m.role))) return messages;
   const { cwd, env } = agent.runtime;
   return await compile(messages, {
     ...(cwd !== undefined ? { cwd } : {}),

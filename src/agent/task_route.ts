@@ -14,6 +14,7 @@ import { print } from "../chat/print.ts";
 import { project } from "../chat/project.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
+import { RUNTIME_KEYS } from "../llm/ask.ts";
 import { createJob } from "../workflow/job.ts";
 import { cleanJob, loadJobResult, produceJob } from "../workflow/run.ts";
 import type { Agent, AgentCallOptions, AgentReply } from "./types.ts";
@@ -22,27 +23,7 @@ import type { Agent, AgentCallOptions, AgentReply } from "./types.ts";
 const active = new AsyncLocalStorage<ReadonlySet<string>>();
 
 /** Call and agent option keys that never become sticky options. */
-const SKIP = new Set([
-  "env",
-  "config",
-  "cwd",
-  "origin",
-  "fetch",
-  "signal",
-  "stream",
-  "onEvent",
-  "warn",
-  "session",
-  "handler",
-  "toolResolver",
-  "cache",
-  "delegate",
-  "now",
-  "newId",
-  "sleep",
-  "tools",
-  "return_messages",
-]);
+const SKIP: ReadonlySet<string> = new Set([...RUNTIME_KEYS, "return_messages"]);
 
 function isOn(v: unknown): boolean {
   return v !== undefined && v !== null && v !== false &&

@@ -114,7 +114,8 @@ export interface AskResult {
   model: string;
 }
 
-const RUNTIME_KEYS = new Set([
+/** Option keys that configure the run (I/O, hooks, cache), never the model request. */
+export const RUNTIME_KEYS: ReadonlySet<string> = new Set([
   "env",
   "config",
   "cwd",
@@ -138,7 +139,7 @@ const RUNTIME_KEYS = new Set([
 ]);
 
 /** Roles `compile` resolves: their presence means the messages were not compiled. */
-const COMPILE_ROLES = new Set([
+export const COMPILE_ROLES: ReadonlySet<string> = new Set([
   "import",
   "continue",
   "last",

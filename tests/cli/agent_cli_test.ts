@@ -145,5 +145,5 @@ Deno.test("agent errors: one line, exit 1; usage errors exit 2", async () => {
   }
   const h = await runMain(["agent", "ask", "--help"], o);
   assert.equal(h.code, 0);
-  assert.match(h.stdout, /Examples:\n {2}scout-ai agent ask/);
+  assert.match(h.stdout, /Examples[^\n]*:\n {2}[^\n]*scout-ai agent ask/);
 });
