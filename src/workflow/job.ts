@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { isAbsolute, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { md5hex } from "../util/hash.ts";
 import { exists } from "../util/fs.ts";
@@ -22,18 +21,9 @@ import {
 import { coerceInput, isDefaultValue, selectWarning, validateInput } from "./coerce.ts";
 import { digestStr, pathRef } from "./digest.ts";
 import { isJob, JOB, type Job } from "./job_types.ts";
-import { infoDependencies, readJobInfoSync } from "./info.ts";
+import { jobAt } from "./job_disk.ts";
 import { resultExtension } from "./result.ts";
-import {
-  infoPath,
-  jobPathIn,
-  type JobStore,
-  jobStore,
-  resolveJobReference,
-  rootOf,
-  shortPath,
-  withJobsDir,
-} from "./store.ts";
+import { infoPath, jobPathIn, type JobStore, jobStore, shortPath, withJobsDir } from "./store.ts";
 
 /** Options of {@link createJob}. */
 export interface CreateJobOptions {
@@ -494,111 +484,4 @@ function hints(compute: Record<string, string[]>, job: Job, dep: DepSpec): void 
   if (h.length > 0) compute[job.path] = h;
 }
 
-const TYPE_BY_EXT: Record<string, string> = {
-  json: "json",
-  yaml: "yaml",
-  tsv: "tsv",
-  chat: "chat",
-};
-
-/**
- * A job known from disk (a Scout-made job, an override, a reference from a
- * chat): path resolved over the store's roots (relocation by the last three
- * components), names and type from its info (else from the path), and its
- * dependencies from the info, relocated the same way.
- *
- * @param ref absolute or relative path, or short path `Workflow/task/name`
- * @param opts store, cwd and env
- * @returns the job (workflow and task are null)
- * @throws ScoutError `job_not_found` when nothing exists for the reference
- */
-export function jobAt(
-  ref: string,
-  opts: { store?: JobStore; cwd?: string; env?: Record<string, string | undefined> } = {},
-): Job {
-  const env = opts.env ?? process.env;
-  const cwd = opts.cwd ?? process.cwd();
-  const store = opts.store ?? jobStore({ env, cwd });
-  const found = resolveJobReference(ref, { roots: store.roots, cwd, env });
-  if (found === null) {
-    throw new ScoutError("job_not_found", `Job not found: "${ref}"`, { reference: ref });
-  }
-  return diskJob(found, { store, cwd, env, seen: new Map() });
-}
-
-interface DiskWalk {
-  store: JobStore;
-  cwd: string;
-  env: Record<string, string | undefined>;
-  /** Jobs built so far by path (shared dependencies are one record). */
-  seen: Map<string, Job>;
-}
-
-/** The job at a resolved path, its dependencies resolved over its own root first. */
-function diskJob(found: string, walk: DiskWalk): Job {
-  const { store, cwd, env, seen } = walk;
-  const path = isAbsolute(found) ? found : resolve(cwd, found);
-  const prior = seen.get(path);
-  if (prior !== undefined) return prior;
-  const { info } = readJobInfoSync(path);
-  const parts = path.split("/");
-  const name = parts.at(-1)!;
-  const ext = /\.([a-z]+)$/.exec(name)?.[1];
-  const inputNames = Array.isArray(info?.input_names) ? info.input_names.map(String) : [];
-  const inputs: Record<string, unknown> = {};
-  if (Array.isArray(info?.inputs)) inputNames.forEach((n, i) => inputs[n] = info.inputs![i]);
-  const job: Job = {
-    [JOB]: true,
-    path,
-    name,
-    id: /^(.*?)(?:_[a-f0-9]{32})?(?:\.[^.]*)?$/.exec(name)?.[1] ?? name,
-    shortPath: shortPath(path),
-    workflowName: typeof info?.workflow === "string" ? info.workflow : parts.at(-3) ?? "",
-    taskName: typeof info?.task_name === "string" ? info.task_name : parts.at(-2) ?? "",
-    workflow: null,
-    task: null,
-    type: typeof info?.type === "string" ? info.type : TYPE_BY_EXT[ext ?? ""] ?? "binary",
-    inputs,
-    inputNames,
-    providedInputs: info?.provided_inputs && typeof info.provided_inputs === "object"
-      ? { ...info.provided_inputs }
-      : {},
-    nonDefaultInputs: Array.isArray(info?.non_default_inputs)
-      ? info.non_default_inputs.map(String)
-      : [],
-    deps: [],
-    compute: {},
-    store: { ...store, roots: [...new Set([rootOf(path), ...store.roots])] },
-  };
-  seen.set(path, job);
-  for (const d of infoDependencies(info)) {
-    // A dependency that exists nowhere stays out of `deps` (the info still lists it).
-    const at = resolveJobReference(d, { roots: job.store.roots, cwd, env });
-    if (at !== null) job.deps.push(diskJob(at, { ...walk, store: job.store }));
-  }
-  return job;
-}
-
-/**
- * Loads a job from disk by reference (DESIGN name for {@link jobAt}): an
- * absolute or relative path, a short path `Workflow/task/name`, or a path
- * from another machine (relocated by its last three components).
- *
- * @param ref the job reference
- * @param opts store, cwd and env
- * @returns the job (workflow and task are null; use `loadJobResult`, `jobInfo`)
- * @throws ScoutError `job_not_found`
- *
- * @example
- * ```ts ignore
- * import { loadJob } from "./job.ts";
- * const job = loadJob("Baking/whisk/Default");
- * job.deps.map((d) => d.shortPath);
- * ```
- */
-export function loadJob(
-  ref: string,
-  opts: { store?: JobStore; cwd?: string; env?: Record<string, string | undefined> } = {},
-): Job {
-  return jobAt(ref, opts);
-}
+export { jobAt, loadJob } from "./job_disk.ts";
