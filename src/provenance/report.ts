@@ -451,10 +451,18 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   };
 }
 
-function logLabel(path: string, ownerPath: string | null): string {
-  if (ownerPath === null) return path;
-  const prefix = ownerPath + ".files/log/";
-  return path.startsWith(prefix) ? path.slice(prefix.length) : path;
+/** The innermost `society/<Agent>/<conversation>.chat` of a log path (nested societies too). */
+const SOCIETY_LOG = /(?:^|\/)society\/([^/]+)\/[^/]+\.chat$/;
+
+/**
+ * A log's label: its path below the owning job's `log/` directory, prefixed by the
+ * agent it belongs to when it is a society log (`Critic (society/Critic/default.chat)`).
+ */
+export function logLabel(path: string, ownerPath: string | null): string {
+  const prefix = ownerPath === null ? null : ownerPath + ".files/log/";
+  const rel = prefix !== null && path.startsWith(prefix) ? path.slice(prefix.length) : path;
+  const agent = SOCIETY_LOG.exec(rel)?.[1];
+  return agent === undefined ? rel : `${agent} (${rel})`;
 }
 
 function receiptSummaries(

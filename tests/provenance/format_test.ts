@@ -4,6 +4,7 @@
  * rational oracle; its fast path (plain `toFixed` away from ties) must never
  * differ from it.
  */
+import { logLabel } from "../../src/provenance/report.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { human, shortTokens, toFixedEven } from "../../src/provenance/format.ts";
@@ -110,4 +111,27 @@ Deno.test("human: decimal-looking ties follow Ruby's %.1f on the exact double, n
     [999500, "1M"],
   ];
   for (const [n, want] of table) assert.equal(human(n), want, `human(${n})`);
+});
+
+Deno.test("log labels name the agent of a society log, nested and one-shot ones too (issue 11.6)", () => {
+  const job = "/w/jobs/Planner/ask/Default_x.chat";
+  const log = job + ".files/log/";
+  // before issue 11 the label was the bare relative path; now the agent comes first
+  assert.equal(
+    logLabel(log + "society/Critic/default.chat", job),
+    "Critic (society/Critic/default.chat)",
+  );
+  assert.equal(
+    logLabel(log + "society/Worker/_oneshot-2/society/Helper/c1.chat", job),
+    "Helper (society/Worker/_oneshot-2/society/Helper/c1.chat)",
+  );
+  assert.equal(
+    logLabel(log + "round-1/society/Worker/_oneshot-1.chat", job),
+    "Worker (round-1/society/Worker/_oneshot-1.chat)",
+  );
+  // not society logs: unchanged
+  assert.equal(logLabel(log + "agent.chat", job), "agent.chat");
+  assert.equal(logLabel(log + "round-1/agent.chat", job), "round-1/agent.chat");
+  assert.equal(logLabel("/elsewhere/society.chat", job), "/elsewhere/society.chat");
+  assert.equal(logLabel("/x/society/A/b.chat", null), "A (/x/society/A/b.chat)");
 });
