@@ -9,9 +9,9 @@
  * @module
  */
 import type { MetaRecord } from "../chat/meta.ts";
-import { serializeMeta } from "../chat/meta.ts";
+import { parseMeta, serializeMeta } from "../chat/meta.ts";
 import type { Message } from "../chat/types.ts";
-import { ScoutError } from "../errors.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
 import { functionCallContent } from "../tools/calls.ts";
 import { runToolCalls } from "../tools/dispatch.ts";
 import { providerDefinitions } from "../tools/registry.ts";
@@ -83,6 +83,72 @@ export interface LoopInput {
   toolConcurrency?: number;
   /** Runs specialists that tools returned as `{agent}` (from the agent layer). */
   runSpecialists?: SpecialistRunner;
+}
+
+/** What a failed attempt delivered: streamed text, usage known before the end. */
+interface AttemptOutput {
+  text: string;
+  usage?: unknown;
+}
+
+/**
+ * Why a reply is incomplete, for the `reason` of its meta record.
+ *
+ * @param e the failure
+ * @param signal the ask's abort signal
+ * @returns `interrupted`, `timeout`, `stream_cut` or `error`
+ */
+function incompleteReason(e: unknown, signal?: AbortSignal): string {
+  if (signal?.aborted) return "interrupted";
+  if (isScoutError(e, "timeout")) return "timeout";
+  if (isScoutError(e) && e.streamCut === true) return "stream_cut";
+  return "error";
+}
+
+/**
+ * The messages that keep a reply cut short (retries used up, Ctrl-C): a meta
+ * record marked `incomplete=true` with the reason and the tokens known so far
+ * (usually none: providers send usage last), then the partial text as an
+ * assistant message. Nothing when the attempt delivered nothing.
+ */
+function incompleteAnswer(
+  e: unknown,
+  partial: AttemptOutput,
+  previous: MetaRecord,
+  input: LoopInput,
+): Message[] {
+  if (partial.text === "" && partial.usage === undefined) return [];
+  const out: Message[] = [];
+  if (input.logResponse) {
+    const meta = nextMeta({
+      usage: partial.usage ?? {},
+      previous,
+      session: input.session,
+      inferenceId: input.newId(),
+      timestamp: input.now(),
+    });
+    meta.incomplete = "true";
+    meta.reason = incompleteReason(e, input.signal);
+    out.push({ role: "meta", content: serializeMeta(meta) });
+  }
+  if (partial.text !== "") out.push({ role: "assistant", content: partial.text });
+  return out;
+}
+
+/**
+ * The partial answer a failed ask kept (see `AskResult.messages` / the
+ * error's `messages`): the text of a trailing assistant message whose meta
+ * record says `incomplete=true`, else null.
+ *
+ * @param messages the messages produced before the failure
+ * @returns the partial text, or null
+ */
+export function incompleteText(messages: readonly Message[]): string | null {
+  const last = messages.at(-1);
+  const meta = messages.at(-2);
+  if (last?.role !== "assistant" || typeof last.content !== "string") return null;
+  if (meta?.role !== "meta" || typeof meta.content !== "string") return null;
+  return parseMeta(meta.content).incomplete === "true" ? last.content : null;
 }
 
 function attach(e: unknown, messages: Message[]): unknown {
@@ -182,22 +248,28 @@ export async function runLoop(input: LoopInput): Promise<Message[]> {
         ...(prevId ? { previousResponseId: prevId } : {}),
       };
       let streamed = false;
+      // what the current attempt delivered, kept if the round fails for good
+      let partial: AttemptOutput = { text: "" };
       const reply = await withRetries(
-        () =>
-          input.backend.query(request, {
+        () => {
+          partial = { text: "" };
+          return input.backend.query(request, {
             settings: input.settings,
             fetch: input.fetch,
             ...(input.signal ? { signal: input.signal } : {}),
             ...(input.warn ? { warn: input.warn } : {}),
+            onUsage: (usage: unknown) => (partial.usage = usage),
             ...(input.stream
               ? {
                 onDelta: (delta: string) => {
                   streamed = true;
+                  partial.text += delta;
                   input.onEvent?.({ type: "text", delta });
                 },
               }
               : {}),
-          }),
+          });
+        },
         {
           maxRetries: input.settings.maxRetries,
           ...(input.settings.maxRetryAfterMs !== undefined
@@ -207,7 +279,10 @@ export async function runLoop(input: LoopInput): Promise<Message[]> {
           ...(input.signal ? { signal: input.signal } : {}),
           onRetry: (info) => input.onEvent?.({ type: "retry", ...info, error: info.error }),
         },
-      );
+      ).catch((e) => {
+        out.push(...incompleteAnswer(e, partial, meta, input));
+        throw e;
+      });
       input.onEvent?.({ type: "response", round, streamed });
       const timestamp = input.now();
       if (input.logResponse) {

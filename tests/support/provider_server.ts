@@ -63,6 +63,11 @@ export interface ScriptStep {
   malformed?: boolean;
   /** Stream only: send this many events/chunks, then reset the connection. */
   cutAfter?: number;
+  /**
+   * Stream only: send this many events/chunks, then send nothing more and
+   * keep the connection open until the client goes away (or the server closes).
+   */
+  stallAfter?: number;
   /** Delay before the first byte (headers), ms. */
   delayMs?: number;
   /** Delay between stream chunks, ms. */
@@ -141,6 +146,8 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
   const queue: ScriptStep[] = [...(opts.script ?? [])];
   const requests: RecordedRequest[] = [];
   const replies = new Replies();
+  // stalled streams, released when the server closes
+  const stalls = new Set<() => void>();
 
   const handle = async (req: Request): Promise<Response> => {
     const path = new URL(req.url).pathname;
@@ -218,13 +225,27 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
 
     const ndjson = protocol === "ollama";
     const pieces = built.pieces;
+    let stalled: (() => void) | undefined;
     const stream = new ReadableStream<Uint8Array>({
+      cancel() {
+        stalled?.();
+      },
       async start(controller) {
         for (let i = 0; i < pieces.length; i++) {
           if (step.cutAfter !== undefined && i >= step.cutAfter) {
             // let the pieces sent so far reach the client before the reset
             if (i > 0) await sleep(20);
             controller.error(new Error("scripted connection reset"));
+            return;
+          }
+          if (step.stallAfter !== undefined && i >= step.stallAfter) {
+            await new Promise<void>((release) => {
+              stalls.add(release);
+              stalled = release;
+            });
+            try {
+              controller.close();
+            } catch { /* the client went away: the stream is cancelled */ }
             return;
           }
           if (i > 0 && step.chunkDelayMs) await sleep(step.chunkDelayMs);
@@ -255,6 +276,7 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
     const close = async () => {
       if (closed) return;
       closed = true;
+      for (const release of stalls) release();
       await server.shutdown();
     };
     resolve({
