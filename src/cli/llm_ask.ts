@@ -215,8 +215,10 @@ replaced by stdin. With -c -, stdin is the chat to continue instead.
 Options in the -c chat file (model:, endpoint:, option: …) yield to the flags; options
 written in QUESTION itself win over them.
 With -o, the question and every new message (meta records with token usage, tool calls and
-outputs, the answer) are appended to the chat file atomically; after a failure, what was
-produced before it is still appended. Answers are cached under $SCOUT_HOME/var/cache/ask.
+outputs, the answer) are appended to the chat file atomically; after a failure or Ctrl-C, what was
+produced before it is still appended (a partly streamed answer after "meta: incomplete=true …").
+Streamed to a terminal, a retried answer is marked where it restarts; into a pipe, only the
+attempt that succeeded is printed. Answers are cached under $SCOUT_HOME/var/cache/ask.
 
 --json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
 "usage":{pt,ct,tt,cct,cwt,rt}, "messages":[{role,content}…], "output"}.

@@ -20,7 +20,7 @@ import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
-import type { AskEvent } from "../llm/loop.ts";
+import { type AskEvent, incompleteText } from "../llm/loop.ts";
 import { exists, readText, writeFileAtomic } from "../util/fs.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
@@ -173,33 +173,52 @@ export async function runLlmAsk(
   if (mode === "json") call.format = opts.schema ? await loadSchema(opts.schema, cwd) : "json";
 
   const stream = !opts.json && (opts.stream ?? io.stdoutIsTTY);
+  // On a terminal the text shows as it arrives, and a retry after partial text
+  // is marked; anywhere else each attempt's text is held until its response is
+  // complete, so what is printed is exactly what is saved.
+  const live = stream && io.stdoutIsTTY;
   let lastChar = "\n";
   let roundText = false;
   let streamedAny = false;
+  let held = "";
   const write = (t: string) => {
     if (t === "") return;
     streamedAny = true;
     io.stdout.write(t);
     lastChar = t.at(-1)!;
   };
+  const endLine = () => {
+    if (lastChar !== "\n" && mode === "ask") write("\n");
+  };
   const onEvent = (e: AskEvent) => {
     switch (e.type) {
       case "text":
         roundText = true;
-        if (mode === "ask") write(e.delta);
+        if (mode !== "ask") break;
+        if (live) write(e.delta);
+        else held += e.delta;
         break;
       case "response":
-        if (roundText && lastChar !== "\n" && mode === "ask") write("\n");
+        write(held);
+        held = "";
+        if (roundText) endLine();
         roundText = false;
         break;
       case "retry": {
-        if (roundText && lastChar !== "\n" && mode === "ask") write("\n");
+        const restart = roundText && live && mode === "ask";
+        if (restart) endLine();
         roundText = false;
+        held = "";
         const why = e.error instanceof Error ? e.error.message : String(e.error);
         warn(
           io,
           `${why}; retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt + 1})`,
         );
+        if (restart) {
+          io.stderr.write(
+            paint(io, "stderr", "dim", `↻ the answer restarts (attempt ${e.attempt + 1}):`) + "\n",
+          );
+        }
         break;
       }
       case "tool":
@@ -233,9 +252,15 @@ export async function runLlmAsk(
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
   } catch (e) {
+    const partial = (e as { messages?: unknown })?.messages;
+    const produced = Array.isArray(partial) ? partial as Message[] : [];
+    if (mode === "ask" && stream) {
+      // the partial answer kept in the chat (incomplete=true) is the one printed
+      const kept = incompleteText(produced);
+      if (!live && kept !== null) write(kept);
+      endLine();
+    }
     if (outPath !== undefined) {
-      const partial = (e as { messages?: unknown })?.messages;
-      const produced = Array.isArray(partial) ? partial as Message[] : [];
       await appendToChat(outPath, [...newRaw, ...produced]);
       if (isScoutError(e)) {
         e.message += ` (the chat so far was appended to "${opts.output}")`;

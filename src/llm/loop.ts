@@ -108,8 +108,8 @@ function incompleteReason(e: unknown, signal?: AbortSignal): string {
 /**
  * The messages that keep a reply cut short (retries used up, Ctrl-C): a meta
  * record marked `incomplete=true` with the reason and the tokens known so far
- * (usually none: providers send usage last), then the partial text as an
- * assistant message. Nothing when the attempt delivered nothing.
+ * (usually none: providers send usage last), then the partial text (trimmed)
+ * as an assistant message. Nothing when the attempt delivered nothing.
  */
 function incompleteAnswer(
   e: unknown,
@@ -131,7 +131,9 @@ function incompleteAnswer(
     meta.reason = incompleteReason(e, input.signal);
     out.push({ role: "meta", content: serializeMeta(meta) });
   }
-  if (partial.text !== "") out.push({ role: "assistant", content: partial.text });
+  // trimmed as the chat format stores it, so the printed partial equals the saved one
+  const text = partial.text.trim();
+  if (text !== "") out.push({ role: "assistant", content: text });
   return out;
 }
 

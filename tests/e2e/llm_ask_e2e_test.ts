@@ -100,7 +100,7 @@ Deno.test("config list from the binary hides keys", async () => {
   assert.match(r.stdout, /mini\s+openai\s+-\s+key set/);
 });
 
-Deno.test("llm ask binary: Ctrl-C mid-stream exits 130 and keeps the question in -o", async () => {
+Deno.test("llm ask binary: Ctrl-C mid-stream exits 130, keeps the question and the partial answer in -o", async () => {
   await buildBinary();
   await using dir = await tempDir();
   await using srv = await startProviderServer();
@@ -126,15 +126,21 @@ Deno.test("llm ask binary: Ctrl-C mid-stream exits 130 and keeps the question in
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const reader = child.stdout.getReader();
-  const first = await reader.read();
-  assert.ok(new TextDecoder().decode(first.value).startsWith("w0"));
+  // piped stdout holds text until it is known good: wait for the server's first bytes
+  while (srv.requests[0]?.firstByteAt === undefined) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 400));
   child.kill("SIGINT");
-  while (!(await reader.read()).done) { /* drain */ }
-  const status = await child.status;
-  const stderr = await new Response(child.stderr).text();
-  assert.equal(status.code, 130, stderr);
+  const out = await child.output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 130, stderr);
   assert.match(stderr, /scout-ai: Interrupted/);
+  assert.match(stdout, /^w0 /);
   const chat = await Deno.readTextFile(join(dir.path, "s.chat"));
   assert.match(chat, /Tell a long story/);
+  assert.match(chat, /incomplete=true/);
+  // what was printed is the partial answer saved
+  assert.equal(stdout, parse(chat).filter((m) => m.role === "assistant")[0]!.content + "\n");
 });
