@@ -44,6 +44,13 @@ export const PIPELINE_KEYS: ReadonlySet<string> = new Set([
   "max_content_length",
   "tool_concurrency",
   "provider",
+  // Bedrock's settings (credentials never reach a request body)
+  "region",
+  "access_key",
+  "secret_key",
+  "session_token",
+  "aws_profile",
+  "bedrock_api",
 ]);
 
 /**

@@ -15,11 +15,11 @@ const BUILTIN: Record<string, () => Promise<Backend>> = {
   ollama: async () => (await import("./backends/ollama.ts")).ollamaBackend,
   vllm: async () => (await import("./backends/vllm.ts")).vllmBackend,
   openwebui: async () => (await import("./backends/openwebui.ts")).openwebuiBackend,
+  bedrock: async () => (await import("./backends/bedrock.ts")).bedrockBackend,
 };
 
 /** Ruby backends this port does not provide (named in errors instead of "unknown"). */
 const NOT_PORTED: Record<string, string> = {
-  bedrock: "needs AWS request signing, not part of this port yet",
   huggingface: "runs a local Python model, out of scope",
   relay: "the scp file relay is not ported",
 };
