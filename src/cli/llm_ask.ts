@@ -98,7 +98,7 @@ export function askFlags(cmd: Command): Command {
     .option("-m, --model <model>", "model")
     .option(
       "-b, --backend <name>",
-      "backend (responses, openai, anthropic, ollama, vllm, openwebui)",
+      "backend (responses, openai, anthropic, ollama, vllm, openwebui, bedrock, relay)",
     )
     .option(
       "-f, --file <path>",

@@ -292,11 +292,19 @@ export async function ask(
 
   // 6. backend and settings
   const backendName = chooseBackend(opts.backend, store, env);
-  const backend = await getBackend(backendName);
+  let backend = await getBackend(backendName);
+  // `relay: <server>`: the requests travel through a relay queue (relay_option.ts);
+  // the keys are the worker's, so none is needed here
+  const relayed = opts.relay !== undefined && opts.relay !== null && !isOff(opts.relay);
+  if (relayed) {
+    const { relayedBackend } = await import("./relay_option.ts");
+    const ssh = opts.ssh_command ?? env.SCOUT_SSH ?? "ssh";
+    backend = relayedBackend(backend, backendName, String(opts.relay), String(ssh));
+  }
   const settings = resolveSettings({
     backend: backendName,
     defaults: backend.defaults,
-    options: opts,
+    options: relayed ? { key: "EMPTY", ...opts } : opts,
     store,
     env,
   });

@@ -51,6 +51,9 @@ export const PIPELINE_KEYS: ReadonlySet<string> = new Set([
   "session_token",
   "aws_profile",
   "bedrock_api",
+  // the relay's queue (`server`: ssh host or directory) and its ssh command
+  "server",
+  "ssh_command",
 ]);
 
 /**

@@ -16,12 +16,12 @@ const BUILTIN: Record<string, () => Promise<Backend>> = {
   vllm: async () => (await import("./backends/vllm.ts")).vllmBackend,
   openwebui: async () => (await import("./backends/openwebui.ts")).openwebuiBackend,
   bedrock: async () => (await import("./backends/bedrock.ts")).bedrockBackend,
+  relay: async () => (await import("./backends/relay.ts")).relayBackend,
 };
 
 /** Ruby backends this port does not provide (named in errors instead of "unknown"). */
 const NOT_PORTED: Record<string, string> = {
   huggingface: "runs a local Python model, out of scope",
-  relay: "the scp file relay is not ported",
 };
 
 const registered = new Map<string, Backend>();
