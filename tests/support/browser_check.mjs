@@ -49,8 +49,8 @@ try {
     await page.addScriptTag({ path: job.mermaidJs });
     out.result = await page.evaluate(async (text) => {
       try {
-        window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict" });
-        const { svg } = await window.mermaid.render("chart", text);
+        globalThis.mermaid.initialize({ startOnLoad: false, securityLevel: "strict" });
+        const { svg } = await globalThis.mermaid.render("chart", text);
         document.getElementById("out").innerHTML = svg;
         return {
           ok: true,
