@@ -15,6 +15,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { type CliResult, runScout, tempDir } from "../support/cli.ts";
+import { replayCheck } from "../support/replay_check.ts";
 import {
   type RecordedRequest,
   type ScriptStep,
@@ -271,4 +272,12 @@ Deno.test("a replay missing one cache entry fails with not_cached naming its dig
     jobs.join("\n"),
   );
   assert.ok(!jobs.some((f) => f.includes("log/agent.chat")), jobs.join("\n"));
+});
+
+Deno.test("tools/deno task replay-check holds on the example society (fixtures/agents)", async () => {
+  await using dir = await tempDir("scout-replay-check-");
+  const r = await replayCheck(dir.path);
+  assert.ok(r.ok, r.lines.join("\n"));
+  assert.match(r.lines.join("\n"), /replayed offline, provider stopped: 0 provider requests/);
+  assert.match(r.lines.join("\n"), /compared \d+ files: all byte-identical/);
 });

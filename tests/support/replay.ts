@@ -106,9 +106,30 @@ export function describeDiff(d: TreeDiff): string {
 }
 
 /**
- * Moves the recorded run aside (`<dir>.rec`) and seeds a fresh `dir` with the
- * given inputs of the recording (relative paths: files or directories), e.g.
- * the agents, workflows, endpoint files and the inference cache.
+ * Seeds a fresh `dir` with inputs of a recording (relative paths: files or
+ * directories, e.g. the agents, workflows, endpoint files and the inference
+ * cache); paths the recording lacks are skipped.
+ */
+export async function seedReplay(
+  recorded: string,
+  dir: string,
+  inputs: readonly string[],
+): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true });
+  for (const p of inputs) {
+    const st = await Deno.stat(join(recorded, p)).catch(() => null);
+    if (st === null) continue;
+    if (st.isDirectory) await copyTree(join(recorded, p), join(dir, p));
+    else {
+      await Deno.mkdir(join(dir, p, ".."), { recursive: true });
+      await Deno.copyFile(join(recorded, p), join(dir, p));
+    }
+  }
+}
+
+/**
+ * Moves the recorded run aside (`<dir>.rec`) and seeds a fresh `dir` with
+ * the given inputs of the recording ({@link seedReplay}).
  *
  * @returns the recording's new path
  */
@@ -116,16 +137,7 @@ export async function prepareReplay(dir: string, inputs: readonly string[]): Pro
   const rec = `${dir}.rec`;
   await Deno.remove(rec, { recursive: true }).catch(() => {});
   await Deno.rename(dir, rec);
-  await Deno.mkdir(dir, { recursive: true });
-  for (const p of inputs) {
-    const st = await Deno.stat(join(rec, p)).catch(() => null);
-    if (st === null) continue;
-    if (st.isDirectory) await copyTree(join(rec, p), join(dir, p));
-    else {
-      await Deno.mkdir(join(dir, p, ".."), { recursive: true });
-      await Deno.copyFile(join(rec, p), join(dir, p));
-    }
-  }
+  await seedReplay(rec, dir, inputs);
   return rec;
 }
 
