@@ -138,7 +138,9 @@ async function playRound(
     input.onEvent?.({ type: "response", round: state.round, streamed });
     const timestamp = input.now();
     if (input.logResponse) {
-      ({ meta, message: metaMessage } = liveMeta(reply, meta, input, timestamp));
+      metaMessage = liveMeta(reply, meta, input, timestamp).message;
+      // the next round starts from the meta as written (what a replay reads back)
+      meta = parseMeta(String(metaMessage.content));
     }
     items = reply.items;
     id = reply.id;

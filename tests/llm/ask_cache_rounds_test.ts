@@ -27,8 +27,9 @@ Deno.test("a tool-loop ask is cached per round; a hit re-runs the tool and keeps
   await using home = await tempDir();
   await using srv = await startProviderServer();
   srv.script(
-    { toolCalls: [{ name: "stock", id: "call_1", arguments: { item: "eggs" } }] },
-    { text: "Four eggs." },
+    // a response id that reads as a number: the meta the next round keys on is the written one
+    { toolCalls: [{ name: "stock", id: "call_1", arguments: { item: "eggs" } }], id: "1001" },
+    { text: "Four eggs.", id: "1002" },
   );
   let runs = 0;
   let clock = Date.parse("2026-01-01T00:00:00Z");
