@@ -103,10 +103,14 @@ export function incompleteText(messages: readonly Message[]): string | null {
   return parseMeta(meta.content).incomplete === "true" ? last.content : null;
 }
 
+/**
+ * Sets a failure's `messages` to this loop's: an error passing up from a
+ * nested ask (a specialist's `not_cached`, an abort) carried that ask's
+ * messages, which are not the caller's chat.
+ */
 function attach(e: unknown, messages: Message[]): unknown {
   if (typeof e === "object" && e !== null && Object.isExtensible(e)) {
-    const err = e as { messages?: unknown };
-    if (err.messages === undefined) err.messages = messages;
+    (e as { messages?: unknown }).messages = messages;
   }
   return e;
 }

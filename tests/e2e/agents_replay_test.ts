@@ -238,17 +238,18 @@ Deno.test("a replay missing one cache entry fails with not_cached naming its dig
   assert.equal(first.code, 0, first.stderr);
   await srv.close();
   await prepareReplay(root, INPUTS);
-  // the Checker's entry: the innermost specialist, nested two levels down
+  // the Researcher's second round: its first round (a lookup job and the nested Checker) replays,
+  // then the miss passes up through its ask and the Planner's
   const home = join(root, "home");
   const entries = await cacheEntries(home);
   assert.equal(entries.length, 8);
-  let checker = "";
+  let missing = "";
   for (const e of entries) {
-    if ((await Deno.readTextFile(join(home, e))).includes('"Yes."')) checker = e;
+    if ((await Deno.readTextFile(join(home, e))).includes("Bread flour, checked.")) missing = e;
   }
-  assert.notEqual(checker, "");
-  await Deno.remove(join(home, checker));
-  const digest = basename(checker, ".json");
+  assert.notEqual(missing, "");
+  await Deno.remove(join(home, missing));
+  const digest = basename(missing, ".json");
   const miss = await ask(["--offline"]);
   assert.equal(miss.code, 1);
   assert.match(miss.stderr, /Offline: no cached answer for endpoint "loop"/);
@@ -259,6 +260,9 @@ Deno.test("a replay missing one cache entry fails with not_cached naming its dig
   assert.doesNotMatch(saved, /assistant:/);
   assert.doesNotMatch(saved, /not_cached|no cached answer/);
   assert.doesNotMatch(saved, /Loaf with bread flour/);
+  // nor a specialist's messages (the miss passed up through the Researcher's ask)
+  assert.doesNotMatch(saved, /Checker|Is bread flour right|lookup/);
+  assert.match(saved, /Plan a loaf and a sponge/);
   // the same through a chat task: the job fails, no result and no logs are written
   const task = await runScout(
     ["workflow", "task", "Bakery", "plan", "--chat", `user:\n\n${QUESTION}\n`, "--print-path"],
