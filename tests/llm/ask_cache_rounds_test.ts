@@ -135,3 +135,28 @@ Deno.test("a corrupt round entry is a clean miss: a warning, then the provider (
   assert.equal(r.text, "again");
   assert.equal(srv.requests.length, 2);
 });
+
+Deno.test("a replayed round streams its text as the recorded run did", async () => {
+  await using home = await tempDir();
+  await using srv = await startProviderServer();
+  srv.script({ text: ["Hel", "lo"] });
+  const o = { backend: "openai", url: srv.url, model: "m", env: env(home.path), stream: true };
+  const q = [{ role: "user", content: "greet" }];
+  const seen = async (opts: typeof o & { offline?: boolean }) => {
+    const events: string[] = [];
+    await ask(q, {
+      ...opts,
+      onEvent: (e) => {
+        if (e.type === "text") events.push(e.delta);
+        if (e.type === "response") events.push(`<response ${e.streamed}>`);
+      },
+    });
+    return events;
+  };
+  const live = await seen(o);
+  assert.deepEqual(live, ["Hel", "lo", "<response true>"]);
+  const replayed = await seen({ ...o, offline: true });
+  assert.deepEqual(replayed, ["Hello", "<response true>"]);
+  assert.equal(replayed.slice(0, -1).join(""), live.slice(0, -1).join(""));
+  assert.equal(srv.requests.length, 1);
+});
