@@ -12,7 +12,8 @@ import { compile } from "../chat/compile.ts";
 import { parse } from "../chat/parse.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { ask as llmAsk, type AskOptions, COMPILE_ROLES } from "../llm/ask.ts";
+import { ask as llmAsk, type AskOptions } from "../llm/ask.ts";
+import { requestOptions, uncompiled } from "../llm/ask_options.ts";
 import { toolRegistry, type ToolsInput } from "../tools/registry.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { workflowTools } from "../tools/workflow.ts";
@@ -111,7 +112,7 @@ export function setSocialize(fn: SocializeFn | null): void {
 const TRUE_WORDS = new Set(["true", "TRUE", "True", "T", "1"]);
 
 async function compiled(agent: Agent, messages: Message[]): Promise<Message[]> {
-  if (!messages.some((m) => COMPILE_ROLES.has(m.role))) return messages;
+  if (uncompiled(messages) === undefined) return messages;
   const { cwd, env } = agent.runtime;
   return await compile(messages, {
     ...(cwd !== undefined ? { cwd } : {}),
@@ -187,7 +188,7 @@ async function askDirect(
         throw new ScoutError("not_available", `"socialize: true" needs the delegation module`);
       }
       const { tools: _t, ...rest } = options;
-      await socializeImpl(agent, structuredClone(stripFunctions(rest)));
+      await socializeImpl(agent, structuredClone(specialistOptions(rest)));
     }
   }
   const { no_ask_override: _n, tools: _t, ...agentOptions } = agent.options;
@@ -204,13 +205,10 @@ async function askDirect(
   return { text: r.text, messages: r.messages, ask: r };
 }
 
-function stripFunctions(o: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) {
-    if (typeof v === "function" || v instanceof AbortSignal) continue;
-    if (k === "env" || k === "config" || k === "session") continue;
-    out[k] = v;
-  }
+/** The call's request options (runtime hooks travel in `runtime`, never as options). */
+function specialistOptions(o: Record<string, unknown>): Record<string, unknown> {
+  const out = requestOptions(o);
+  for (const [k, v] of Object.entries(out)) if (typeof v === "function") delete out[k];
   return out;
 }
 

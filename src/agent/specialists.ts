@@ -10,6 +10,7 @@
  * @module
  */
 import type { Message } from "../chat/types.ts";
+import { isReplayMiss } from "../llm/ask_cache.ts";
 import type { SpecialistResult, SpecialistRunner } from "../tools/agent_results.ts";
 import { chat, current, start } from "./agent.ts";
 import type { Agent } from "./types.ts";
@@ -75,6 +76,8 @@ async function runOne(item: object): Promise<SpecialistResult> {
     const meta = r.job ? [{ role: "meta", content: `job=${jobRef(r.job)}` }] : receipts(r.messages);
     return { content: r.text, agent_meta: meta };
   } catch (e) {
+    // an offline replay miss ends the run: never an answer the caller's model sees
+    if (isReplayMiss(e)) throw e;
     return { content: "", error: e };
   }
 }

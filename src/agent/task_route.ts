@@ -14,16 +14,13 @@ import { print } from "../chat/print.ts";
 import { project } from "../chat/project.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { RUNTIME_KEYS } from "../llm/ask.ts";
+import { requestOptions } from "../llm/ask_options.ts";
 import { createJob } from "../workflow/job.ts";
 import { cleanJob, loadJobResult, produceJob } from "../workflow/run.ts";
 import type { Agent, AgentCallOptions, AgentReply } from "./types.ts";
 
 /** Workflows whose `ask` job is being produced in this async context. */
 const active = new AsyncLocalStorage<ReadonlySet<string>>();
-
-/** Call and agent option keys that never become sticky options. */
-const SKIP: ReadonlySet<string> = new Set([...RUNTIME_KEYS, "return_messages"]);
 
 function isOn(v: unknown): boolean {
   return v !== undefined && v !== null && v !== false &&
@@ -55,8 +52,8 @@ export function useTaskRoute(agent: Agent): boolean {
 export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[] {
   const out: Message[] = [];
   for (const source of [agent.options, options]) {
-    for (const [k, v] of Object.entries(source)) {
-      if (SKIP.has(k) || v === undefined || v === null || typeof v === "function") continue;
+    for (const [k, v] of Object.entries(requestOptions(source))) {
+      if (k === "return_messages" || typeof v === "function") continue;
       const value = typeof v === "object" ? JSON.stringify(v) : String(v);
       out.push({ role: "sticky_option", content: `${k} ${value}` });
     }

@@ -22,6 +22,7 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { type AskEvent, incompleteText } from "../llm/loop.ts";
 import { exists, readText, writeFileAtomic } from "../util/fs.ts";
+import type { JobRoleResolver } from "../chat/compile_jobs.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
@@ -135,6 +136,8 @@ function baseAskOptions(
         msgs,
         o,
       ),
+    // workflow files may use `api.chatTask`, which the agent layer adds (loaded only then)
+    prepareWorkflows: agentLayer,
     ...(opts.offline ? { offline: true } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),
   };
@@ -182,7 +185,7 @@ export async function runLlmAsk(
   const stdinChat = opts.chat === "-" ? await readInput("-", io) : undefined;
   const question = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
-  const jobs = jobRoleResolver({ cwd, env });
+  const jobs = withAgentLayer(jobRoleResolver({ cwd, env }));
 
   let base: Message[] = [];
   // Options written in the -c chat file are taken out of it and yield to the
@@ -350,6 +353,28 @@ export async function runLlmAsk(
     write("\n");
   }
   return 0;
+}
+
+/** The agent layer: it adds `api.chatTask` to what workflow files receive. */
+const agentLayer = () => import("../agent/load.ts");
+
+/**
+ * A job resolver that loads the agent layer before it may load a workflow
+ * file (`task:`/`exec_task:` lines), so workflow files using `api.chatTask`
+ * load under `llm ask` too, and plain chats never import the agent layer.
+ */
+function withAgentLayer(jobs: JobRoleResolver): JobRoleResolver {
+  return {
+    ...jobs,
+    createJob: async (request) => {
+      await agentLayer();
+      return await jobs.createJob(request);
+    },
+    execTask: async (request) => {
+      await agentLayer();
+      return await jobs.execTask(request);
+    },
+  };
 }
 
 function unwrapContent(v: unknown): unknown {

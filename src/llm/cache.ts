@@ -1,11 +1,14 @@
 /**
- * The inference cache (`inference.md` §6): on by default, keyed by
- * `sha256(canonicalJSON({v:1, endpoint, backend, model, params, tools,
- * messages, currentMeta}))` — no secrets, no clients — stored as JSON under
- * `$SCOUT_HOME/var/cache/ask/`. A hit replays the stored messages, original
- * `inference_id` included. Failures are never stored. A per-key lock (in
- * process, and a lock file across processes) makes identical concurrent asks
- * run once.
+ * The inference cache (`inference.md` §6): on by default, stored as JSON under
+ * `$SCOUT_HOME/var/cache/ask/<key>.json` — no secrets, no clients. One entry
+ * per round of the tool loop ({@link CachedRound}, format 2), keyed by
+ * `sha256(canonicalJSON({v:2, endpoint, backend, model, params, tools,
+ * messages, currentMeta}))` of that round's request; a hit replays the reply,
+ * its meta (original `inference_id`) and the tool outputs' timestamps, and the
+ * tools run again. Entries of format 1 ({@link CachedAsk}: one per ask, the
+ * whole loop's messages, keyed with `v:1`) are still read. Failures are never
+ * stored. A per-key lock (in process, and a lock file across processes) makes
+ * identical concurrent rounds run once.
  *
  * @module
  */
@@ -17,8 +20,11 @@ import { ScoutError } from "../errors.ts";
 import { writeFileAtomic } from "../util/fs.ts";
 import { sha256hex } from "../util/hash.ts";
 
-/** Cache format version (part of every key). */
+/** Format of the whole-ask entries ({@link CachedAsk}; part of their keys). */
 export const CACHE_VERSION = 1;
+
+/** Format of the per-round entries ({@link CachedRound}; part of their keys). */
+export const ROUND_CACHE_VERSION = 2;
 
 /**
  * JSON with object keys sorted at every level (arrays keep their order);
@@ -78,6 +84,17 @@ export function cacheKey(input: CacheKeyInput): string {
 }
 
 /**
+ * The cache key of one round of the tool loop: the request of that round
+ * (its messages, the meta before it, its parameters).
+ *
+ * @param input what identifies the round's request
+ * @returns 64 hex chars
+ */
+export function roundCacheKey(input: CacheKeyInput): string {
+  return sha256hex(canonicalJson({ v: ROUND_CACHE_VERSION, ...input }));
+}
+
+/**
  * The cache directory: `<home>/var/cache/ask`.
  *
  * @param home SCOUT_HOME
@@ -103,20 +120,36 @@ export interface CachedAsk {
   messages: Message[];
 }
 
-/**
- * Reads a cache entry. A missing entry is a miss; an unreadable or corrupt one
- * is a miss too, reported through `warn` (the entry is then rewritten).
- *
- * @param dir cache directory
- * @param key cache key
- * @param warn warning sink
- * @returns the entry or null
- */
-export async function cacheRead(
+/** A stored round of the tool loop: what replays it. */
+export interface CachedRound {
+  /** Format version ({@link ROUND_CACHE_VERSION}). */
+  v: number;
+  /** When it was stored. */
+  created: string;
+  /** Endpoint it was produced with (`""` for none). */
+  endpoint: string;
+  /** Backend it was produced with. */
+  backend: string;
+  /** Model it was produced with. */
+  model: string;
+  /** Which round of its ask it was (information only). */
+  round: number;
+  /** The reply's items (texts, tool calls with their ids, messages). */
+  items: unknown[];
+  /** The provider's response id (threading), when there was one. */
+  id?: string;
+  /** The round's meta message, or null (meta records off). */
+  meta: Message | null;
+  /** `[start_timestamp, timestamp]` of each tool output of the round, in order. */
+  stamps: ([string, string] | null)[];
+}
+
+async function readEntry<T>(
   dir: string,
   key: string,
+  valid: (data: T) => boolean,
   warn?: (m: string) => void,
-): Promise<CachedAsk | null> {
+): Promise<T | null> {
   const file = join(dir, `${key}.json`);
   let text: string;
   try {
@@ -127,8 +160,8 @@ export async function cacheRead(
     return null;
   }
   try {
-    const data = JSON.parse(text) as CachedAsk;
-    if (data?.v !== CACHE_VERSION || !Array.isArray(data.messages)) {
+    const data = JSON.parse(text) as T;
+    if (typeof data !== "object" || data === null || !valid(data)) {
       throw new Error("unexpected shape");
     }
     return data;
@@ -139,13 +172,62 @@ export async function cacheRead(
 }
 
 /**
+ * Reads a whole-ask entry (format 1). A missing entry is a miss; an
+ * unreadable or corrupt one is a miss too, reported through `warn`.
+ *
+ * @param dir cache directory
+ * @param key cache key
+ * @param warn warning sink
+ * @returns the entry or null
+ */
+export function cacheRead(
+  dir: string,
+  key: string,
+  warn?: (m: string) => void,
+): Promise<CachedAsk | null> {
+  return readEntry<CachedAsk>(
+    dir,
+    key,
+    (d) => d.v === CACHE_VERSION && Array.isArray(d.messages),
+    warn,
+  );
+}
+
+/**
+ * Reads a round entry (format 2); misses as {@link cacheRead}.
+ *
+ * @param dir cache directory
+ * @param key round cache key
+ * @param warn warning sink
+ * @returns the entry or null
+ */
+export function cacheReadRound(
+  dir: string,
+  key: string,
+  warn?: (m: string) => void,
+): Promise<CachedRound | null> {
+  return readEntry<CachedRound>(
+    dir,
+    key,
+    (d) =>
+      d.v === ROUND_CACHE_VERSION && Array.isArray(d.items) && Array.isArray(d.stamps) &&
+      (d.meta === null || typeof d.meta === "object"),
+    warn,
+  );
+}
+
+/**
  * Stores a cache entry atomically.
  *
  * @param dir cache directory
  * @param key cache key
  * @param entry what to store
  */
-export async function cacheWrite(dir: string, key: string, entry: CachedAsk): Promise<void> {
+export async function cacheWrite(
+  dir: string,
+  key: string,
+  entry: CachedAsk | CachedRound,
+): Promise<void> {
   await writeFileAtomic(join(dir, `${key}.json`), JSON.stringify(entry) + "\n");
 }
 

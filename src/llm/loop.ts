@@ -1,7 +1,8 @@
 /**
  * The tool loop of one ask (`inference.md` §2.2): every round prepares the
  * prompt (strategies applied to the round's messages, never stored), queries
- * the provider with retries, records a meta, runs the requested tools as one
+ * the provider with retries — or takes the round from the inference cache
+ * (`rounds`), tools re-run — records a meta, runs the requested tools as one
  * batch, and goes on while the round ends with a tool output — up to
  * `max_tool_rounds` ([TS-FIX]: the Ruby recursion is unbounded). An iterative
  * loop; a failure carries the messages produced so far (`err.messages`).
@@ -12,84 +13,33 @@ import type { MetaRecord } from "../chat/meta.ts";
 import { parseMeta, serializeMeta } from "../chat/meta.ts";
 import type { Message } from "../chat/types.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
-import { functionCallContent } from "../tools/calls.ts";
-import { runToolCalls } from "../tools/dispatch.ts";
 import { providerDefinitions } from "../tools/registry.ts";
-import type { SpecialistRunner } from "../tools/agent_results.ts";
-import type { ToolFunction, ToolInvocation, ToolRegistry } from "../tools/types.ts";
-import type { Session } from "./meta_record.ts";
+import type { ToolDefinition } from "../tools/types.ts";
+import type {
+  AttemptOutput,
+  LoopInput,
+  PlayedRound,
+  RecordedRound,
+  RoundState,
+} from "./ask_loop_types.ts";
+import {
+  itemsToMessages,
+  liveMeta,
+  queryRound,
+  replayReply,
+  restamp,
+  stampsOf,
+} from "./ask_round.ts";
 import { nextMeta } from "./meta_record.ts";
-import type { ProviderParams } from "./params.ts";
-import { withRetries } from "./retry.ts";
-import type { Backend, BackendRequest, ClientSettings, ReplyItem } from "./types.ts";
 
-/** Progress of an ask, for streaming and logs. */
-export type AskEvent =
-  | { type: "text"; delta: string }
-  | { type: "round"; round: number }
-  | { type: "response"; round: number; streamed: boolean }
-  | { type: "retry"; attempt: number; delayMs: number; error: unknown }
-  | { type: "tool"; name: string; id: string }
-  | { type: "cache"; hit: boolean; key: string };
-
-/** Everything one loop needs. */
-export interface LoopInput {
-  /** Messages after meta removal and threading trim. */
-  messages: Message[];
-  /** Backend name (errors) and implementation. */
-  backendName: string;
-  backend: Backend;
-  /** Client settings plus retries (and the longest `Retry-After` waited for, ms). */
-  settings: ClientSettings & { maxRetries: number; maxRetryAfterMs?: number };
-  /** Tools. */
-  registry: ToolRegistry;
-  /** Provider parameters (tool_choice applies to round 1 only). */
-  params: ProviderParams;
-  /** The chat's current meta (totals accumulate from it). */
-  currentMeta: MetaRecord;
-  /** Threading: continue from this response id. */
-  previousResponseId?: string;
-  /** Whether replies are threaded by id. */
-  threading: boolean;
-  /** Applies the prompt strategies to one round's messages. */
-  prepare: (messages: Message[]) => Message[];
-  /** Round cap. */
-  maxToolRounds: number;
-  /** Write meta records (default true). */
-  logResponse: boolean;
-  /** Stream text deltas. */
-  stream: boolean;
-  /** Fallback tool handler. */
-  handler?: ToolFunction;
-  /** Session totals. */
-  session: Session;
-  /** HTTP client. */
-  fetch: typeof fetch;
-  /** Abort signal. */
-  signal?: AbortSignal;
-  /** Progress events. */
-  onEvent?: (e: AskEvent) => void;
-  /** Warnings. */
-  warn?: (m: string) => void;
-  /** Clock. */
-  now: () => Date;
-  /** New inference ids. */
-  newId: () => string;
-  /** Retry sleep (tests). */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Tool length guard. */
-  maxContentLength?: number;
-  /** Tool concurrency. */
-  toolConcurrency?: number;
-  /** Runs specialists that tools returned as `{agent}` (from the agent layer). */
-  runSpecialists?: SpecialistRunner;
-}
-
-/** What a failed attempt delivered: streamed text, usage known before the end. */
-interface AttemptOutput {
-  text: string;
-  usage?: unknown;
-}
+export type {
+  AskEvent,
+  LoopInput,
+  PlayedRound,
+  RecordedRound,
+  RoundSource,
+  RoundState,
+} from "./ask_loop_types.ts";
 
 /**
  * Why a reply is incomplete, for the `reason` of its meta record.
@@ -153,66 +103,61 @@ export function incompleteText(messages: readonly Message[]): string | null {
   return parseMeta(meta.content).incomplete === "true" ? last.content : null;
 }
 
+/**
+ * Sets a failure's `messages` to this loop's: an error passing up from a
+ * nested ask (a specialist's `not_cached`, an abort) carried that ask's
+ * messages, which are not the caller's chat.
+ */
 function attach(e: unknown, messages: Message[]): unknown {
   if (typeof e === "object" && e !== null && Object.isExtensible(e)) {
-    const err = e as { messages?: unknown };
-    if (err.messages === undefined) err.messages = messages;
+    (e as { messages?: unknown }).messages = messages;
   }
   return e;
 }
 
-async function itemsToMessages(
-  items: ReplyItem[],
+/**
+ * Plays one round: the recorded reply, or a live query (a failing query keeps
+ * its partial answer in `out`); the meta into `out`; then the tools.
+ */
+async function playRound(
+  state: RoundState,
+  recorded: RecordedRound | null,
+  tools: ToolDefinition[],
   input: LoopInput,
-): Promise<{ messages: Message[]; lastIsLocalCall: boolean }> {
-  const out: Message[] = [];
-  let batch: ToolInvocation[] = [];
-  let lastIsLocalCall = false;
-  const flush = async () => {
-    if (!batch.length) return;
-    for (const c of batch) input.onEvent?.({ type: "tool", name: c.name, id: c.id });
-    const opts = {
-      registry: input.registry,
-      now: input.now,
-      ...(input.handler ? { handler: input.handler } : {}),
-      ...(input.signal ? { signal: input.signal } : {}),
-      ...(input.maxContentLength !== undefined ? { maxContentLength: input.maxContentLength } : {}),
-      ...(input.toolConcurrency !== undefined ? { concurrency: input.toolConcurrency } : {}),
-      ...(input.runSpecialists ? { runSpecialists: input.runSpecialists } : {}),
-    };
-    out.push(...await runToolCalls(batch, opts));
-    batch = [];
-  };
-  // All calls of one response run as one batch, in response order; texts and
-  // other items keep their place relative to the batch.
-  const calls = items.filter((i) => i.type === "call");
-  for (const item of items) {
-    if (item.type === "call") {
-      batch.push({ name: item.name, arguments: item.arguments, id: item.id });
-      if (batch.length === calls.length) await flush();
-      lastIsLocalCall = true;
-      continue;
+  out: Message[],
+): Promise<PlayedRound> {
+  let meta = state.meta;
+  let metaMessage: Message | null = null;
+  let items = recorded?.items;
+  let id = recorded?.id;
+  if (recorded) {
+    meta = replayReply(state, recorded, input);
+    metaMessage = recorded.meta;
+  } else {
+    const partial: AttemptOutput = { text: "" };
+    const { reply, streamed } = await queryRound(state, tools, input, partial).catch((e) => {
+      out.push(...incompleteAnswer(e, partial, state.meta, input));
+      throw e;
+    });
+    input.onEvent?.({ type: "response", round: state.round, streamed });
+    const timestamp = input.now();
+    if (input.logResponse) {
+      metaMessage = liveMeta(reply, meta, input, timestamp).message;
+      // the next round starts from the meta as written (what a replay reads back)
+      meta = parseMeta(String(metaMessage.content));
     }
-    lastIsLocalCall = false;
-    if (item.type === "text") out.push({ role: "assistant", content: item.text });
-    else if (item.type === "message") out.push(item.message);
-    else if (item.type === "hosted_call") {
-      const ts = input.now().toISOString();
-      out.push({ role: "function_call", content: functionCallContent(item) });
-      out.push({
-        role: "function_call_output",
-        content: JSON.stringify({
-          name: item.name,
-          content: item.output,
-          id: item.id,
-          start_timestamp: ts,
-          timestamp: ts,
-        }),
-      });
-    }
+    items = reply.items;
+    id = reply.id;
   }
-  await flush();
-  return { messages: out, lastIsLocalCall };
+  if (metaMessage) out.push(metaMessage);
+  const done = await itemsToMessages(items!, input);
+  const messages = recorded ? restamp(done.messages, recorded.stamps) : done.messages;
+  return {
+    record: { items: items!, ...(id ? { id } : {}), meta: metaMessage, stamps: stampsOf(messages) },
+    meta,
+    messages,
+    lastIsLocalCall: done.lastIsLocalCall,
+  };
 }
 
 /**
@@ -225,93 +170,44 @@ async function itemsToMessages(
  */
 export async function runLoop(input: LoopInput): Promise<Message[]> {
   const out: Message[] = [];
-  let history = input.messages;
-  let meta = input.currentMeta;
-  let prevId = input.previousResponseId;
-  let params = input.params.params;
   const tools = providerDefinitions(input.registry);
+  let state: RoundState = {
+    round: 1,
+    history: input.messages,
+    meta: input.currentMeta,
+    params: input.params.params,
+    ...(input.previousResponseId ? { previousResponseId: input.previousResponseId } : {}),
+  };
   try {
-    for (let round = 1;; round++) {
-      if (round > input.maxToolRounds) {
+    for (;; state = { ...state, round: state.round + 1 }) {
+      if (state.round > input.maxToolRounds) {
         throw new ScoutError(
           "tool_loop_limit",
           `Tool loop stopped after ${input.maxToolRounds} rounds (max_tool_rounds)`,
           { rounds: input.maxToolRounds, messages: out },
         );
       }
-      input.onEvent?.({ type: "round", round });
-      const request: BackendRequest = {
-        messages: input.prepare(history),
-        tools,
-        params,
-        stream: input.stream,
-        ...(input.params.reasoning ? { reasoning: input.params.reasoning } : {}),
-        ...(input.params.text ? { text: input.params.text } : {}),
-        ...(prevId ? { previousResponseId: prevId } : {}),
-      };
-      let streamed = false;
-      // what the current attempt delivered, kept if the round fails for good
-      let partial: AttemptOutput = { text: "" };
-      const reply = await withRetries(
-        () => {
-          partial = { text: "" };
-          return input.backend.query(request, {
-            settings: input.settings,
-            fetch: input.fetch,
-            ...(input.signal ? { signal: input.signal } : {}),
-            ...(input.warn ? { warn: input.warn } : {}),
-            onUsage: (usage: unknown) => (partial.usage = usage),
-            ...(input.stream
-              ? {
-                onDelta: (delta: string) => {
-                  streamed = true;
-                  partial.text += delta;
-                  input.onEvent?.({ type: "text", delta });
-                },
-              }
-              : {}),
-          });
-        },
-        {
-          maxRetries: input.settings.maxRetries,
-          ...(input.settings.maxRetryAfterMs !== undefined
-            ? { maxRetryAfterMs: input.settings.maxRetryAfterMs }
-            : {}),
-          ...(input.sleep ? { sleep: input.sleep } : {}),
-          ...(input.signal ? { signal: input.signal } : {}),
-          onRetry: (info) => input.onEvent?.({ type: "retry", ...info, error: info.error }),
-        },
-      ).catch((e) => {
-        out.push(...incompleteAnswer(e, partial, meta, input));
-        throw e;
-      });
-      input.onEvent?.({ type: "response", round, streamed });
-      const timestamp = input.now();
-      if (input.logResponse) {
-        meta = nextMeta({
-          usage: reply.usage,
-          previous: meta,
-          session: input.session,
-          inferenceId: input.newId(),
-          timestamp,
-          ...(reply.id ? { providerResponseId: reply.id } : {}),
-          ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
-        });
-        out.push({ role: "meta", content: serializeMeta(meta) });
-      }
-      const { messages: roundOut, lastIsLocalCall } = await itemsToMessages(reply.items, input);
-      out.push(...roundOut);
-      if (input.threading && reply.id) prevId = reply.id;
-      if (!lastIsLocalCall) break;
-      history = input.threading && prevId ? roundOut : [...history, ...roundOut];
-      if ("tool_choice" in params) {
-        const { tool_choice: _t, ...rest } = params;
-        params = rest;
+      input.onEvent?.({ type: "round", round: state.round });
+      const at = state;
+      const play = (recorded: RecordedRound | null) => playRound(at, recorded, tools, input, out);
+      const played = await (input.rounds ? input.rounds.round(at, play) : play(null));
+      out.push(...played.messages);
+      let prevId = state.previousResponseId;
+      if (input.threading && played.record.id) prevId = played.record.id;
+      state = { ...state, meta: played.meta, ...(prevId ? { previousResponseId: prevId } : {}) };
+      if (!played.lastIsLocalCall) break;
+      state.history = input.threading && prevId
+        ? played.messages
+        : [...state.history, ...played.messages];
+      if ("tool_choice" in state.params) {
+        const { tool_choice: _t, ...rest } = state.params;
+        state.params = rest;
       }
     }
   } catch (e) {
     throw attach(e, out);
   }
+  const prevId = state.previousResponseId;
   if (input.threading && prevId && out.at(-1)?.role !== "previous_response_id") {
     out.push({ role: "previous_response_id", content: prevId });
   }

@@ -9,6 +9,7 @@
  * @module
  */
 import type { Message } from "../chat/types.ts";
+import { isScoutError } from "../errors.ts";
 import type { SpecialistResult, SpecialistRunner } from "./agent_results.ts";
 import { isAgentRequest } from "./agent_results.ts";
 import { functionCallContent } from "./calls.ts";
@@ -78,6 +79,14 @@ function isAbort(e: unknown): boolean {
     !(e as { code?: unknown }).code;
 }
 
+/** An offline replay miss (`not_cached`, or a failure caused by one) ends the ask, never a tool output. */
+function replayMiss(e: unknown): boolean {
+  for (let c = e, depth = 0; c && depth < 8; c = (c as { cause?: unknown }).cause, depth++) {
+    if (isScoutError(c, "not_cached")) return true;
+  }
+  return false;
+}
+
 function notFound(name: string, reg: ToolRegistry): ToolOutput {
   const names = [...reg.keys()];
   const hint = names.length ? ` Available tools: ${names.join(", ")}` : " No tools are available";
@@ -129,7 +138,7 @@ async function execute(
     }
     return await normalizeOutput(raw);
   } catch (e) {
-    if (isAbort(e) || opts.signal?.aborted) throw e;
+    if (isAbort(e) || opts.signal?.aborted || replayMiss(e)) throw e;
     return normalizeOutput(errorOutput(e));
   }
 }
@@ -244,7 +253,7 @@ async function runWaiting(
   try {
     results = await opts.runSpecialists!(waiting.map((w) => w.agent));
   } catch (e) {
-    if (isAbort(e) || opts.signal?.aborted) throw e;
+    if (isAbort(e) || opts.signal?.aborted || replayMiss(e)) throw e;
     results = waiting.map(() => ({ content: "", error: e }));
   }
   for (const [k, w] of waiting.entries()) {

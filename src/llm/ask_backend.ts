@@ -1,0 +1,155 @@
+/**
+ * The model stage of an ask (`inference.md` §2.1 step 6): the backend and its
+ * client settings, the loop's limits, the prompt-strategy settings split from
+ * the provider parameters, and whether the inference cache is used (offline
+ * replay turns it on).
+ *
+ * @module
+ */
+import { configGet } from "../config/store.ts";
+import { ScoutError } from "../errors.ts";
+import { preparePrompt } from "../prompt/prepare.ts";
+import { PROMPT_SETTINGS } from "../prompt/settings.ts";
+import { type AskContext, type AskRequest, isOff } from "./ask_options.ts";
+import type { PreparedChat } from "./ask_tools.ts";
+import { type ProviderParams, providerParams } from "./params.ts";
+import { getBackend } from "./registry.ts";
+import { chooseBackend, resolveSettings } from "./settings.ts";
+import type { Backend } from "./types.ts";
+
+const PROMPT_KEYS = new Set(PROMPT_SETTINGS.map((s) => s.key as string));
+
+/** The model side of an ask. */
+export interface AskModel {
+  /** Backend name and implementation. */
+  backendName: string;
+  backend: Backend;
+  /** Client settings (model, url, key, retries…). */
+  settings: ReturnType<typeof resolveSettings>;
+  /** Whether replies are threaded by response id. */
+  threading: boolean;
+  /** Round cap, tool output length guard, tool concurrency. */
+  maxToolRounds: number;
+  maxContentLength: number;
+  toolConcurrency?: number;
+  /** The ask's own prompt-strategy settings. */
+  promptOptions: Record<string, unknown>;
+  /** Applies the strategies to one round's messages. */
+  prepare: (messages: Parameters<typeof preparePrompt>[0]) => ReturnType<typeof preparePrompt>;
+  /** Provider parameters, shaped. */
+  params: ProviderParams;
+  /** Write meta records. */
+  logResponse: boolean;
+  /** Use the inference cache. */
+  useCache: boolean;
+  /** Offline replay: every round from the cache. */
+  offline: boolean;
+}
+
+function intSetting(v: unknown, name: string): number | undefined {
+  if (v === undefined || v === null || v === "" || v === false) return undefined;
+  const n = typeof v === "number" ? v : Number(String(v).trim());
+  if (!Number.isInteger(n) || n < 1) {
+    throw new ScoutError("config", `Invalid ${name}: "${String(v)}" (expected a positive integer)`);
+  }
+  return n;
+}
+
+function limits(opts: Record<string, unknown>, ctx: AskContext) {
+  const { store, env } = ctx;
+  const maxToolRounds = intSetting(opts.max_tool_rounds, "max_tool_rounds") ??
+    intSetting(
+      configGet(store, "max_tool_rounds", ["ask", "llm"], {
+        env: ["SCOUT_MAX_TOOL_ROUNDS"],
+        environment: env,
+      }),
+      "max_tool_rounds",
+    ) ?? 100;
+  const maxContentLength = intSetting(opts.max_content_length, "max_content_length") ??
+    intSetting(
+      configGet(store, "max_content_length", ["llm_tools", "tools", "llm", "ask"], {
+        environment: env,
+      }),
+      "max_content_length",
+    ) ?? 100_000;
+  const toolConcurrency = intSetting(opts.tool_concurrency, "tool_concurrency");
+  return {
+    maxToolRounds,
+    maxContentLength,
+    ...(toolConcurrency !== undefined ? { toolConcurrency } : {}),
+  };
+}
+
+function cacheMode(req: AskRequest, ctx: AskContext): { useCache: boolean; offline: boolean } {
+  const persist = req.persist !== undefined ? !isOff(req.persist) : (() => {
+    const v = configGet(ctx.store, "persist", ["ask", "llm"], {
+      env: ["ASK_PERSIST", "LLM_PERSIST", "PERSIST"],
+      environment: ctx.env,
+    });
+    return v === undefined || !isOff(v);
+  })();
+  const fromEnv = ctx.env.SCOUT_OFFLINE;
+  const offline = ctx.options.offline ?? (fromEnv !== undefined && !isOff(fromEnv));
+  return { useCache: offline || (persist && ctx.options.cache !== false), offline };
+}
+
+/**
+ * Stage: backend, settings, limits, prompt strategies and parameters, cache
+ * mode. Unknown strategy names fail here, before any request.
+ *
+ * @param req the request
+ * @param prepared the prepared chat
+ * @param ctx the ask context
+ * @returns the model side
+ */
+export async function resolveModel(
+  req: AskRequest,
+  prepared: PreparedChat,
+  ctx: AskContext,
+): Promise<AskModel> {
+  const opts = req.opts;
+  const backendName = chooseBackend(opts.backend, ctx.store, ctx.env);
+  let backend = await getBackend(backendName);
+  // `relay: <server>`: the requests travel through a relay queue (relay_option.ts);
+  // the keys are the worker's, so none is needed here
+  const relayed = opts.relay !== undefined && opts.relay !== null && !isOff(opts.relay);
+  if (relayed) {
+    const { relayedBackend } = await import("./relay_option.ts");
+    const ssh = String(opts.ssh_command ?? ctx.env.SCOUT_SSH ?? "ssh");
+    backend = relayedBackend(backend, backendName, String(opts.relay), ssh);
+  }
+  const settings = resolveSettings({
+    backend: backendName,
+    defaults: backend.defaults,
+    options: relayed ? { key: "EMPTY", ...opts } : opts,
+    store: ctx.store,
+    env: ctx.env,
+  });
+  const lim = limits(opts, ctx);
+  const promptOptions: Record<string, unknown> = {};
+  const params: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(opts)) {
+    if (PROMPT_KEYS.has(k)) promptOptions[k] = v;
+    else params[k] = v;
+  }
+  const promptConfig: Record<string, unknown> = {
+    store: ctx.store,
+    env: ctx.env,
+    ...promptOptions,
+  };
+  const shaped = providerParams(params);
+  const strategies = opts.prompt_strategies as Parameters<typeof preparePrompt>[1];
+  if (typeof strategies !== "function") preparePrompt([], strategies, promptConfig);
+  return {
+    backendName,
+    backend,
+    settings,
+    threading: Boolean(backend.threading) && !prepared.threadingOff,
+    ...lim,
+    promptOptions,
+    prepare: (ms) => preparePrompt(ms, strategies, promptConfig),
+    params: shaped,
+    logResponse: !isOff(opts.log_response),
+    ...cacheMode(req, ctx),
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * The cache stage of an ask (`inference.md` §6, offline replay): the
+ * inference cache as the loop's round source. Every round is looked up by the
+ * key of its own request; a hit replays the recorded reply (tools run again,
+ * outputs restamped), a miss queries the provider under the key's lock and
+ * stores the round — or, offline, fails with `not_cached`. A whole-ask entry
+ * of the earlier format still answers an ask as it did.
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
+import { providerDefinitions } from "../tools/registry.ts";
+import type { AskModel } from "./ask_backend.ts";
+import type { AskContext, AskRequest } from "./ask_options.ts";
+import type { PlayedRound, RecordedRound, RoundSource, RoundState } from "./ask_loop_types.ts";
+import {
+  cacheDir,
+  type CachedRound,
+  cacheKey,
+  type CacheKeyInput,
+  cacheRead,
+  cacheReadRound,
+  cacheWrite,
+  ROUND_CACHE_VERSION,
+  roundCacheKey,
+  withCacheLock,
+} from "./cache.ts";
+import type { PreparedChat } from "./ask_tools.ts";
+import type { ReplyItem } from "./types.ts";
+
+/** The inference cache of one ask. */
+export interface AskCache extends RoundSource {
+  /** The whole-ask entry of the earlier format, if one answers this ask. */
+  legacy(): Promise<Message[] | null>;
+  /** True when every round so far came from the cache (and there was one). */
+  allHits(): boolean;
+}
+
+/**
+ * The `not_cached` error of an offline miss.
+ *
+ * @param endpoint endpoint name (`""` for none)
+ * @param backend backend name
+ * @param model model
+ * @param key the request digest
+ * @returns the error
+ */
+export function notCached(endpoint: string, backend: string, model: string, key: string) {
+  const where = endpoint ? `endpoint "${endpoint}"` : `backend "${backend}"`;
+  return new ScoutError(
+    "not_cached",
+    `Offline: no cached answer for ${where} (model "${model}"), request digest ${key}`,
+    { endpoint, backend, model, digest: key },
+  );
+}
+
+/**
+ * Whether an error is an offline replay miss (`not_cached`), or was caused by
+ * one: such a failure ends the whole run, it never becomes a tool output.
+ *
+ * @param e the error
+ * @returns true for a replay miss
+ */
+export function isReplayMiss(e: unknown): boolean {
+  for (let c = e, depth = 0; c && depth < 8; c = (c as { cause?: unknown }).cause, depth++) {
+    if (isScoutError(c, "not_cached")) return true;
+  }
+  return false;
+}
+
+function recordedOf(entry: CachedRound): RecordedRound {
+  return {
+    items: entry.items as ReplyItem[],
+    ...(entry.id ? { id: entry.id } : {}),
+    meta: entry.meta,
+    stamps: entry.stamps,
+  };
+}
+
+/**
+ * Stage: the ask's cache (null when the cache is off).
+ *
+ * @param req the request
+ * @param prepared the prepared chat
+ * @param model the model side
+ * @param ctx the ask context
+ * @returns the cache, or null
+ */
+export function askCache(
+  req: AskRequest,
+  prepared: PreparedChat,
+  model: AskModel,
+  ctx: AskContext,
+): AskCache | null {
+  if (!model.useCache) return null;
+  const dir = cacheDir(ctx.home);
+  const endpoint = req.endpoint ?? "";
+  const { backendName: backend } = model;
+  const modelName = model.settings.model;
+  const keyInput = (
+    params: Record<string, unknown>,
+    prevId: string | undefined,
+    messages: Message[],
+    currentMeta: unknown,
+  ): CacheKeyInput => ({
+    endpoint,
+    backend,
+    model: modelName,
+    params: {
+      ...model.params,
+      params,
+      previousResponseId: prevId ?? null,
+      prompt: req.opts.prompt_strategies ?? null,
+      // the ask's own strategy settings shape what is sent (absent: keys unchanged)
+      promptSettings: Object.keys(model.promptOptions).length ? model.promptOptions : undefined,
+    },
+    tools: providerDefinitions(prepared.registry),
+    messages,
+    currentMeta,
+  });
+  let hits = 0;
+  let misses = 0;
+  const event = (hit: boolean, key: string) => ctx.options.onEvent?.({ type: "cache", hit, key });
+  const replay = (
+    key: string,
+    entry: CachedRound,
+    play: (r: RecordedRound) => Promise<PlayedRound>,
+  ) => {
+    hits++;
+    event(true, key);
+    return play(recordedOf(entry));
+  };
+  return {
+    async legacy() {
+      const key = cacheKey(keyInput(
+        model.params.params,
+        prepared.previousResponseId,
+        prepared.chat,
+        prepared.currentMeta,
+      ));
+      const hit = await cacheRead(dir, key, ctx.warn);
+      if (hit) event(true, key);
+      return hit?.messages ?? null;
+    },
+    allHits: () => hits > 0 && misses === 0,
+    async round(state: RoundState, play) {
+      const key = roundCacheKey(
+        keyInput(state.params, state.previousResponseId, state.history, state.meta),
+      );
+      const hit = await cacheReadRound(dir, key, ctx.warn);
+      if (hit) return await replay(key, hit, play);
+      if (model.offline) throw notCached(endpoint, backend, modelName, key);
+      return await withCacheLock(dir, key, async () => {
+        const again = await cacheReadRound(dir, key, ctx.warn);
+        if (again) return await replay(key, again, play);
+        misses++;
+        event(false, key);
+        const played = await play(null);
+        try {
+          await cacheWrite(dir, key, {
+            v: ROUND_CACHE_VERSION,
+            created: new Date().toISOString(),
+            endpoint,
+            backend,
+            model: modelName,
+            round: state.round,
+            ...played.record,
+          });
+        } catch (e) {
+          ctx.warn(`Cannot store the answer in the cache: ${(e as Error).message}`);
+        }
+        return played;
+      });
+    },
+  };
+}

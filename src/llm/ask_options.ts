@@ -1,0 +1,207 @@
+/**
+ * The first stages of an ask (`inference.md` §2.1 steps 1–3): the stage
+ * context ({@link askContext}: environment, config, run-scoped resources),
+ * the compiled-input check, the request options (chat options over call
+ * options, the endpoint file under both, `persist` and `agent` taken out),
+ * and delegation to an agent.
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+import { extractOptions } from "../chat/options.ts";
+import { chooseEndpoint, loadEndpoint } from "../config/endpoints.ts";
+import { scoutHome } from "../config/home.ts";
+import { processConfig } from "../config/process_config.ts";
+import type { ConfigStore } from "../config/store.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
+import { type AskOptions, type AskResult, COMPILE_ROLES, RUNTIME_KEYS } from "./ask_types.ts";
+
+/** What every stage of one ask shares. */
+export interface AskContext {
+  /** The ask's options (runtime hooks and request options). */
+  readonly options: AskOptions;
+  /** Environment. */
+  readonly env: Record<string, string | undefined>;
+  /** Working directory. */
+  readonly cwd: string;
+  /** SCOUT_HOME. */
+  readonly home: string;
+  /** Config store. */
+  readonly store: ConfigStore;
+  /** Warning sink. */
+  readonly warn: (message: string) => void;
+  /**
+   * Run-scoped resources (MCP clients, temp files…): each is closed when the
+   * ask ends, success or failure, last registered first.
+   */
+  readonly onClose: (() => unknown)[];
+}
+
+/**
+ * The context of one ask.
+ *
+ * @param options the ask's options
+ * @returns the context
+ */
+export function askContext(options: AskOptions): AskContext {
+  const env = options.env ?? process.env;
+  return {
+    options,
+    env,
+    cwd: options.cwd ?? process.cwd(),
+    home: scoutHome(env),
+    store: options.config ?? processConfig(env),
+    warn: options.warn ?? (() => {}),
+    onClose: [],
+  };
+}
+
+/**
+ * Closes the run-scoped resources of an ask (last registered first); a
+ * failing close is a warning, never the ask's error.
+ *
+ * @param ctx the context
+ */
+export async function closeAsk(ctx: AskContext): Promise<void> {
+  for (const close of ctx.onClose.splice(0).reverse()) {
+    try {
+      await close();
+    } catch (e) {
+      ctx.warn(`Cannot close a resource of the ask: ${(e as Error)?.message ?? String(e)}`);
+    }
+  }
+}
+
+/**
+ * Whether a setting says "off" (`false`, `"false"`, `"none"`, `"nil"`).
+ *
+ * @param v the value
+ * @returns true when off
+ */
+export function isOff(v: unknown): boolean {
+  return v === false || (typeof v === "string" && /^(false|none|nil)$/i.test(v.trim()));
+}
+
+/**
+ * Whether messages still hold roles only `compile` resolves (`import:`,
+ * `task:`…).
+ *
+ * @param messages the messages
+ * @returns the first such message, or undefined
+ */
+export function uncompiled(messages: readonly Message[]): Message | undefined {
+  return messages.find((m) => COMPILE_ROLES.has(m.role));
+}
+
+/**
+ * Stage: the messages must be compiled.
+ *
+ * @param messages the messages
+ * @throws ScoutError `invalid_input` naming the first uncompiled role
+ */
+export function requireCompiled(messages: readonly Message[]): void {
+  const raw = uncompiled(messages);
+  if (raw) {
+    throw new ScoutError(
+      "invalid_input",
+      `Compile the chat before asking: found "${raw.role}:" (use compileText, compileFile or compile)`,
+      { role: raw.role },
+    );
+  }
+}
+
+/**
+ * The request options of a call: every option but the runtime hooks, unset
+ * values dropped.
+ *
+ * @param options call options
+ * @returns request options
+ */
+export function requestOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options)) {
+    if (!RUNTIME_KEYS.has(k) && v !== undefined && v !== null) out[k] = v;
+  }
+  return out;
+}
+
+/** The request after the option stages. */
+export interface AskRequest {
+  /** The chat, option lines taken out. */
+  chat: Message[];
+  /** Request options (endpoint file under call options under chat options). */
+  opts: Record<string, unknown>;
+  /** Endpoint name, or null. */
+  endpoint: string | null;
+  /** The `persist` option as given (undefined: the config decides). */
+  persist: unknown;
+  /** The `agent` option when it delegates, else null. */
+  agent: string | null;
+}
+
+async function endpointSettings(
+  opts: Record<string, unknown>,
+  ctx: AskContext,
+): Promise<{ endpoint: string | null; settings: Record<string, unknown> }> {
+  const choice = chooseEndpoint(opts.endpoint, ctx.store, ctx.env);
+  if (!choice || choice.name === "") return { endpoint: null, settings: {} };
+  const ep = await loadEndpoint(choice.name, { cwd: ctx.cwd, env: ctx.env }).catch((e) => {
+    // §1.2: say where a name the user did not type came from (LLM, ASK are generic names)
+    if (isScoutError(e, "endpoint_not_found") && choice.source !== "option") {
+      e.message += choice.source === "config"
+        ? ` (named by the config key "endpoint")`
+        : ` (named by the environment variable ${choice.source.slice(4)})`;
+      e.source = choice.source;
+    }
+    throw e;
+  });
+  const { endpoint: _e, ...settings } = ep.settings;
+  return { endpoint: ep.name, settings };
+}
+
+/**
+ * Stage: chat options over call options, the endpoint file merged under
+ * both; `endpoint`, `persist` and `agent` taken out.
+ *
+ * @param messages compiled messages
+ * @param ctx the ask context
+ * @returns the request
+ */
+export async function resolveRequest(
+  messages: readonly Message[],
+  ctx: AskContext,
+): Promise<AskRequest> {
+  const extracted = extractOptions(messages, {
+    cwd: ctx.cwd,
+    ...(ctx.options.origin ? { origin: ctx.options.origin } : {}),
+  });
+  let opts: Record<string, unknown> = { ...requestOptions(ctx.options), ...extracted.options };
+  const { endpoint, settings } = await endpointSettings(opts, ctx);
+  delete opts.endpoint;
+  opts = { ...settings, ...opts };
+  const { persist, agent, ...rest } = opts;
+  const delegates = agent !== undefined && agent !== null && !isOff(agent);
+  return {
+    chat: extracted.chat,
+    opts: rest,
+    endpoint,
+    persist,
+    agent: delegates ? String(agent) : null,
+  };
+}
+
+/**
+ * Stage: an `agent:` option hands the ask to that agent (the runtime's
+ * `delegate`, supplied by the agent layer).
+ *
+ * @param req the request (its `agent` set)
+ * @param ctx the ask context
+ * @returns the agent's result
+ * @throws ScoutError `not_available` without a `delegate` hook
+ */
+export function delegateAsk(req: AskRequest, ctx: AskContext): Promise<AskResult> {
+  if (!ctx.options.delegate) {
+    throw new ScoutError("not_available", `Agents are not available here (agent: ${req.agent})`);
+  }
+  return ctx.options.delegate(req.agent!, req.chat, req.opts);
+}

@@ -1,0 +1,235 @@
+/**
+ * One round of the tool loop (`inference.md` §2.2): the reply — queried from
+ * the provider with retries, or a recorded one — its meta record, and the
+ * requested tools run as one batch. A recorded round ({@link RecordedRound},
+ * what the inference cache stores per round) re-runs the tool handlers (so
+ * jobs and specialists run again, their own inferences replayed from the
+ * cache) and puts the recorded `start_timestamp`/`timestamp` on the outputs:
+ * a clock that replays, so the next round's request is the recorded one.
+ *
+ * @module
+ */
+import type { MetaRecord } from "../chat/meta.ts";
+import { parseMeta, serializeMeta } from "../chat/meta.ts";
+import type { Message } from "../chat/types.ts";
+import { functionCallContent } from "../tools/calls.ts";
+import { runToolCalls } from "../tools/dispatch.ts";
+import type { ToolDefinition, ToolInvocation } from "../tools/types.ts";
+import type { AttemptOutput, LoopInput, RecordedRound, RoundState } from "./ask_loop_types.ts";
+import { nextMeta } from "./meta_record.ts";
+import { withRetries } from "./retry.ts";
+import type { BackendRequest, ReplyItem } from "./types.ts";
+
+function stampOf(m: Message): [string, string] | null {
+  try {
+    const env = JSON.parse(String(m.content));
+    const { start_timestamp: s, timestamp: t } = env ?? {};
+    return typeof s === "string" && typeof t === "string" ? [s, t] : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Puts recorded timestamps on a round's tool outputs, in order (outputs whose
+ * envelope is not JSON, or without a recorded stamp, stay as they are).
+ *
+ * @param messages the round's messages
+ * @param stamps recorded `[start, end]` pairs
+ * @returns the messages, outputs restamped
+ */
+export function restamp(
+  messages: Message[],
+  stamps: readonly ([string, string] | null)[],
+): Message[] {
+  let k = 0;
+  return messages.map((m) => {
+    if (m.role !== "function_call_output") return m;
+    const stamp = stamps[k++];
+    if (!stamp || stampOf(m) === null) return m;
+    const env = JSON.parse(String(m.content));
+    env.start_timestamp = stamp[0];
+    env.timestamp = stamp[1];
+    return { ...m, content: JSON.stringify(env) };
+  });
+}
+
+/**
+ * The timestamps of a round's tool outputs, for its record.
+ *
+ * @param messages the round's messages
+ * @returns one pair (or null) per `function_call_output`
+ */
+export function stampsOf(messages: readonly Message[]): ([string, string] | null)[] {
+  return messages.filter((m) => m.role === "function_call_output").map(stampOf);
+}
+
+async function runBatch(batch: ToolInvocation[], input: LoopInput): Promise<Message[]> {
+  for (const c of batch) input.onEvent?.({ type: "tool", name: c.name, id: c.id });
+  return await runToolCalls(batch, {
+    registry: input.registry,
+    now: input.now,
+    ...(input.handler ? { handler: input.handler } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+    ...(input.maxContentLength !== undefined ? { maxContentLength: input.maxContentLength } : {}),
+    ...(input.toolConcurrency !== undefined ? { concurrency: input.toolConcurrency } : {}),
+    ...(input.runSpecialists ? { runSpecialists: input.runSpecialists } : {}),
+  });
+}
+
+/**
+ * Turns a reply's items into messages, running its local tool calls as one
+ * batch in response order (texts and other items keep their place).
+ *
+ * @param items the reply's items
+ * @param input the loop input
+ * @returns the messages, and whether the reply ended with a local call
+ */
+export async function itemsToMessages(
+  items: ReplyItem[],
+  input: LoopInput,
+): Promise<{ messages: Message[]; lastIsLocalCall: boolean }> {
+  const out: Message[] = [];
+  const calls = items.filter((i) => i.type === "call");
+  const batch: ToolInvocation[] = [];
+  let lastIsLocalCall = false;
+  for (const item of items) {
+    if (item.type === "call") {
+      batch.push({ name: item.name, arguments: item.arguments, id: item.id });
+      if (batch.length === calls.length) out.push(...await runBatch(batch, input));
+      lastIsLocalCall = true;
+      continue;
+    }
+    lastIsLocalCall = false;
+    if (item.type === "text") out.push({ role: "assistant", content: item.text });
+    else if (item.type === "message") out.push(item.message);
+    else if (item.type === "hosted_call") {
+      const ts = input.now().toISOString();
+      out.push({ role: "function_call", content: functionCallContent(item) });
+      out.push({
+        role: "function_call_output",
+        content: JSON.stringify({
+          name: item.name,
+          content: item.output,
+          id: item.id,
+          start_timestamp: ts,
+          timestamp: ts,
+        }),
+      });
+    }
+  }
+  return { messages: out, lastIsLocalCall };
+}
+
+/**
+ * Queries the provider for one round, with retries; what a failing attempt
+ * delivered is kept in `partial`.
+ *
+ * @param state the round's state
+ * @param tools the tool definitions
+ * @param input the loop input
+ * @param partial receives the current attempt's text and usage
+ * @returns the reply and whether text was streamed
+ */
+export async function queryRound(
+  state: RoundState,
+  tools: ToolDefinition[],
+  input: LoopInput,
+  partial: AttemptOutput,
+) {
+  const request: BackendRequest = {
+    messages: input.prepare(state.history),
+    tools,
+    params: state.params,
+    stream: input.stream,
+    ...(input.params.reasoning ? { reasoning: input.params.reasoning } : {}),
+    ...(input.params.text ? { text: input.params.text } : {}),
+    ...(state.previousResponseId ? { previousResponseId: state.previousResponseId } : {}),
+  };
+  let streamed = false;
+  const reply = await withRetries(
+    () => {
+      partial.text = "";
+      delete partial.usage;
+      return input.backend.query(request, {
+        settings: input.settings,
+        fetch: input.fetch,
+        ...(input.signal ? { signal: input.signal } : {}),
+        ...(input.warn ? { warn: input.warn } : {}),
+        onUsage: (usage: unknown) => (partial.usage = usage),
+        ...(input.stream
+          ? {
+            onDelta: (delta: string) => {
+              streamed = true;
+              partial.text += delta;
+              input.onEvent?.({ type: "text", delta });
+            },
+          }
+          : {}),
+      });
+    },
+    {
+      maxRetries: input.settings.maxRetries,
+      ...(input.settings.maxRetryAfterMs !== undefined
+        ? { maxRetryAfterMs: input.settings.maxRetryAfterMs }
+        : {}),
+      ...(input.sleep ? { sleep: input.sleep } : {}),
+      ...(input.signal ? { signal: input.signal } : {}),
+      onRetry: (info) => input.onEvent?.({ type: "retry", ...info, error: info.error }),
+    },
+  );
+  return { reply, streamed };
+}
+
+/**
+ * A recorded round's reply, as a live one would have shown it: its text
+ * streamed (when streaming), then the response event.
+ *
+ * @param state the round's state
+ * @param recorded the recorded round
+ * @param input the loop input
+ * @returns the meta after the round
+ */
+export function replayReply(
+  state: RoundState,
+  recorded: RecordedRound,
+  input: LoopInput,
+): MetaRecord {
+  let streamed = false;
+  if (input.stream) {
+    for (const item of recorded.items) {
+      if (item.type !== "text" || item.text === "") continue;
+      streamed = true;
+      input.onEvent?.({ type: "text", delta: item.text });
+    }
+  }
+  input.onEvent?.({ type: "response", round: state.round, streamed });
+  return recorded.meta ? parseMeta(String(recorded.meta.content)) : state.meta;
+}
+
+/**
+ * The meta message of a live round.
+ *
+ * @param reply the provider's reply
+ * @param previous the meta before the round
+ * @param input the loop input
+ * @param timestamp when the reply arrived
+ * @returns the new meta record and its message
+ */
+export function liveMeta(
+  reply: { usage?: unknown; id?: string; reasoning?: string },
+  previous: MetaRecord,
+  input: LoopInput,
+  timestamp: Date,
+): { meta: MetaRecord; message: Message } {
+  const meta = nextMeta({
+    usage: reply.usage,
+    previous,
+    session: input.session,
+    inferenceId: input.newId(),
+    timestamp,
+    ...(reply.id ? { providerResponseId: reply.id } : {}),
+    ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
+  });
+  return { meta, message: { role: "meta", content: serializeMeta(meta) } };
+}

@@ -1,0 +1,144 @@
+/**
+ * The data of an ask: its runtime hooks ({@link AskRuntime}), its options and
+ * result, and the option keys and roles the stages tell apart.
+ *
+ * @module
+ */
+import type { Message } from "../chat/types.ts";
+import type { ConfigStore } from "../config/store.ts";
+import type { SpecialistRunner } from "../tools/agent_results.ts";
+import type { ToolResolver } from "../tools/assemble.ts";
+import type { ToolsInput } from "../tools/registry.ts";
+import type { ToolFunction } from "../tools/types.ts";
+import type { AskEvent } from "./ask_loop_types.ts";
+import type { Session } from "./meta_record.ts";
+
+/** Runtime hooks of an ask: never sent to a provider, never part of the cache key. */
+export interface AskRuntime {
+  /** Environment (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Config store (default: `$SCOUT_HOME/etc/config`). */
+  config?: ConfigStore;
+  /** Working directory (endpoint files in `./etc/AI`, `format:` files). */
+  cwd?: string;
+  /** The chat file the messages come from (`format:` files next to it). */
+  origin?: string;
+  /** HTTP client for every backend (default global `fetch`). */
+  fetch?: typeof fetch;
+  /** Aborts the ask. */
+  signal?: AbortSignal;
+  /** Stream answer text as `text` events. */
+  stream?: boolean;
+  /** Progress events (text deltas, rounds, retries, tools, cache). */
+  onEvent?: (e: AskEvent) => void;
+  /** Warnings (default: ignored). */
+  warn?: (message: string) => void;
+  /** Session totals for `_s` (default: one per process). */
+  session?: Session;
+  /** Fallback tool handler for names without implementation. */
+  handler?: ToolFunction;
+  /**
+   * Resolves `tool:`/`introduce:`/`mcp:`… directives (default: workflows by
+   * name, registered or found in `./workflows` and `$SCOUT_HOME/workflows`).
+   */
+  toolResolver?: ToolResolver;
+  /**
+   * Awaited once before the default resolver may load workflow files (`tool:`
+   * and `introduce:` lines): a higher layer loads what it adds to the API
+   * workflow files receive (the CLI loads the agent layer for `api.chatTask`).
+   */
+  prepareWorkflows?: () => Promise<unknown>;
+  /** Use the inference cache (default true; `persist: false` also turns it off). */
+  cache?: boolean;
+  /**
+   * Offline replay: every inference must come from the inference cache; a
+   * miss throws `not_cached` instead of calling the provider (also
+   * `SCOUT_OFFLINE=1`). Turns the cache on even under `persist: false`.
+   */
+  offline?: boolean;
+  /**
+   * Runs the specialists that tools return as `{agent}` (`agents.md` §3.2);
+   * supplied by the agent layer, so `llm/` never imports `agent/`.
+   */
+  runSpecialists?: SpecialistRunner;
+  /** Delegates to an agent when the chat names one (`agent:`). */
+  delegate?: (
+    agent: string,
+    messages: Message[],
+    options: Record<string, unknown>,
+  ) => Promise<AskResult>;
+  /** Clock (tests). */
+  now?: () => Date;
+  /** Inference id source (tests). */
+  newId?: () => string;
+  /** Retry sleep (tests). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Options of {@link ask}: runtime hooks, `tools`, and any chat-level option. */
+export type AskOptions = AskRuntime & {
+  /** Tools (registry, `{name: [impl, definition]}`, definitions…). */
+  tools?: ToolsInput;
+  /** Any other option: `endpoint`, `model`, `backend`, `persist`, `format`, provider parameters… */
+  [option: string]: unknown;
+};
+
+/** What an ask produced. */
+export interface AskResult {
+  /** New messages: `[meta, fc, fco, …, meta, assistant, previous_response_id?]`. */
+  messages: Message[];
+  /** The answer text (`""` when the last message is not an assistant one). */
+  text: string;
+  /** True when served from the inference cache. */
+  cached: boolean;
+  /** Endpoint used, or null. */
+  endpoint: string | null;
+  /** Backend used. */
+  backend: string;
+  /** Model used. */
+  model: string;
+}
+
+/** Option keys that configure the run (I/O, hooks, cache), never the model request. */
+export const RUNTIME_KEYS: ReadonlySet<string> = new Set([
+  "env",
+  "config",
+  "cwd",
+  "origin",
+  "fetch",
+  "signal",
+  "stream",
+  "onEvent",
+  "warn",
+  "session",
+  "handler",
+  "toolResolver",
+  "prepareWorkflows",
+  "cache",
+  "offline",
+  "runSpecialists",
+  "delegate",
+  "now",
+  "newId",
+  "sleep",
+  "tools",
+]);
+
+/** Roles `compile` resolves: their presence means the messages were not compiled. */
+export const COMPILE_ROLES: ReadonlySet<string> = new Set([
+  "import",
+  "continue",
+  "last",
+  "file",
+  "directory",
+  "task",
+  "inline_task",
+  "exec_task",
+  "job",
+  "inline_job",
+  "step",
+  "clear",
+  "clean_role",
+  "clear_role",
+  "config",
+]);
