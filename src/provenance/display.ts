@@ -29,7 +29,8 @@ export function relationRank(r: Relation): number {
 
 /**
  * Display edges: edges into hidden nodes dropped, edges out of a hidden node
- * re-parented to its owner, self-loops dropped, `(from, to, relation)`
+ * re-parented to its owner, the `log` edge of a nested society's log drawn
+ * from its caller's log, self-loops dropped, `(from, to, relation)`
  * deduplicated, discovery order kept. Works on node indices (no lookups or
  * keys by id strings).
  *
@@ -37,6 +38,7 @@ export function relationRank(r: Relation): number {
  * @param ends node indices of each edge (`from`, `to` pairs)
  * @param nodes report nodes, by index
  * @param ownerOf index of each hidden node's owner, else null
+ * @param callers nested society log index → its caller's log index
  * @returns display edges
  */
 export function displayEdges(
@@ -44,6 +46,7 @@ export function displayEdges(
   ends: readonly number[],
   nodes: readonly ReportNode[],
   ownerOf: readonly (number | null)[],
+  callers: ReadonlyMap<number, number> = new Map(),
 ): DisplayEdge[] {
   const out: DisplayEdge[] = [];
   const seen = new Set<number>();
@@ -52,7 +55,8 @@ export function displayEdges(
     const e = edges[k]!;
     const to = ends[2 * k + 1]!;
     if (nodes[to]!.hidden !== null) continue;
-    const from = ownerOf[ends[2 * k]!] ?? ends[2 * k]!;
+    const caller = e.relation === "log" ? callers.get(to) : undefined;
+    const from = caller ?? ownerOf[ends[2 * k]!] ?? ends[2 * k]!;
     if (from === to) continue;
     const key = (from * n + to) * 5 + RANK[e.relation]; // (from, to, relation), as one number
     if (seen.has(key)) continue;

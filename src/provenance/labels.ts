@@ -70,3 +70,14 @@ export function logLabel(path: string, ownerPath: string | null): string {
   const agent = SOCIETY_LOG.exec(rel)?.[1];
   return agent === undefined ? rel : `${agent} (${rel})`;
 }
+
+/**
+ * Whether a label is a society log's (`Critic (society/Critic/default.chat)`):
+ * the flow and DOT show it instead of the log's path, so the agent is named.
+ *
+ * @param label a node label
+ * @returns true for an agent log's label
+ */
+export function isAgentLogLabel(label: string | null): boolean {
+  return label !== null && /^[^ ]+ \((?:.*\/)?society\/[^/]+\/[^/]+\.chat\)$/.test(label);
+}

@@ -28,6 +28,7 @@ import { problemKey } from "./tokens.ts";
 import { subtreeTotals } from "./subtree.ts";
 import { jobLabel, jobSummary, logLabel } from "./labels.ts";
 import { displayEdges } from "./display.ts";
+import { societyCallers } from "./society.ts";
 import { addJobReceipts, receiptSummaries, summarize } from "./report_receipts.ts";
 import type {
   EdgeDetail,
@@ -300,9 +301,13 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   const events = chats.grouping.finish(chatFiles);
   warnings.push(...conflictWarnings(events));
 
+  // A nested society's log counts (and shows) under its caller's log too.
+  const callers = societyCallers(g.refs, g.logsOf);
+  const children = g.children.map((c) => c.slice());
+  for (const [nested, caller] of callers) children[caller]!.push(nested);
   const fileNode = new Map<string, number>();
   g.refs.forEach((n, i) => n.kind === "chat" && fileNode.set(n.path, i));
-  const subtree = subtreeTotals({ children: g.children, fileNode }, events);
+  const subtree = subtreeTotals({ children, fileNode }, events);
   const { nodes, ownerOf } = reportNodes(g, chats, subtree, events);
 
   const conflictEvents = events.filter((e) => e.conflict).length;
@@ -312,7 +317,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
     complete,
     nodes,
     edges: g.edges,
-    displayEdges: displayEdges(g.edges, g.edgeEnds, nodes, ownerOf),
+    displayEdges: displayEdges(g.edges, g.edgeEnds, nodes, ownerOf, callers),
     events,
     totals: {
       ...scopeTotals(events),
