@@ -142,19 +142,24 @@ function fileOrder(start: number, children: readonly (readonly number[])[]): Map
   return order;
 }
 
-/**
- * Subtree totals of every node: what `provenanceTokenTotals` (deduplicated
- * total) would return with that node as the root and full follow.
- *
- * @param graph children per node and where each chat file is
- * @param events the root's events (their evidence covers every file)
- * @returns one total per node index
- */
-export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]): TokenTotals[] {
-  const { children, fileNode } = graph;
-  const n = children.length;
-  // Per node: the summed tokens of the events whose copies all sit in it
-  // (K values per node; token counts are integers, so sums are exact in any order).
+/** Events folded into weights: per file, per set of files, and the disputed ones. */
+interface Folded {
+  /** Per node: the summed tokens of the events whose copies all sit in it (K values per node). */
+  fileWeight: Float64Array;
+  /** Per node: 1 when it has a weight. */
+  weighted: Uint8Array;
+  /** Events whose agreeing copies sit in several files, by file set. */
+  groups: Map<string, { files: number[]; weight: Float64Array }>;
+  /** Events whose copies disagree on some token value. */
+  specials: Special[];
+}
+
+/** Folds the events into weights (token counts are integers, so sums are exact in any order). */
+function foldEvents(
+  events: readonly TokenEvent[],
+  fileNode: ReadonlyMap<string, number>,
+  n: number,
+): Folded {
   const fileWeight = new Float64Array(n * K);
   const weighted = new Uint8Array(n);
   const groups = new Map<string, { files: number[]; weight: Float64Array }>();
@@ -203,7 +208,24 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
     }
   }
 
-  // Items: one bit per weighted file (or file holding disputed evidence), one per group.
+  return { fileWeight, weighted, groups, specials };
+}
+
+/** The items reachability is computed over, with their weights. */
+interface Items {
+  /** Per node: the items it holds. */
+  own: number[][];
+  /** K weights per item. */
+  weight: Float64Array;
+  /** 32-bit words of a bitset over all items. */
+  words: number;
+  /** Node → its file item (weighted files and files with disputed evidence). */
+  fileBit: Map<number, number>;
+}
+
+/** One item per weighted file (or file holding disputed evidence), one per group. */
+function weightItems(n: number, folded: Folded): Items {
+  const { fileWeight, weighted, groups, specials } = folded;
   const own: number[][] = Array.from({ length: n }, () => []);
   const weights: number[] = [];
   const fileBit = new Map<number, number>();
@@ -229,6 +251,24 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
   const bitCount = weights.length / K;
   const words = Math.max(1, Math.ceil(bitCount / 32));
   const weight = Float64Array.from(weights);
+
+  return { own, weight, words, fileBit };
+}
+
+/**
+ * Subtree totals of every node: what `provenanceTokenTotals` (deduplicated
+ * total) would return with that node as the root and full follow.
+ *
+ * @param graph children per node and where each chat file is
+ * @param events the root's events (their evidence covers every file)
+ * @returns one total per node index
+ */
+export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]): TokenTotals[] {
+  const { children, fileNode } = graph;
+  const n = children.length;
+  const folded = foldEvents(events, fileNode, n);
+  const { own, weight, words, fileBit } = weightItems(n, folded);
+  const specials = folded.specials;
 
   const { comp, count } = components(children);
   const members: number[][] = Array.from({ length: count }, () => []);
