@@ -37,7 +37,7 @@
  * A double count of any inference would add a distinct prime to some total.
  */
 import assert from "node:assert/strict";
-import { cpSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, runMain } from "../support/cli.ts";
 import { provenanceReport, type ReportNode } from "../../src/provenance/report.ts";
@@ -312,4 +312,9 @@ Deno.test("society run: receipts found by the directory scan and in the saved lo
   // with its caller's log gone, the Librarian's log is shown under the job again
   const lib = r.displayEdges.find((e) => e.to.endsWith("_oneshot-1.chat"))!;
   assert.match(lib.from, /^job:.*Planner\/ask\//);
+});
+
+Deno.test("society run: the README's Agents section shows this very tree", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  assert.ok(readme.includes("```text\n" + renderTree(report()) + "```\n"));
 });
