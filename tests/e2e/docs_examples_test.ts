@@ -36,7 +36,7 @@ const NOT_RUN: Record<string, string> = {
 
 /** The README's first block: set-up + the example session, and the gate (checked, not run here). */
 const FIRST_BLOCK = [
-  "tools/setup && tools/deno task scout llm prov fixtures/provenance/example/session.chat --jobs-dir fixtures/provenance/example/jobs",
+  "tools/setup && tools/deno task scout llm prov fixtures/provenance/society/plan.chat --jobs-dir fixtures/provenance/society/jobs",
   "tools/deno task ok",
 ];
 
