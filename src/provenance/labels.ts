@@ -1,11 +1,12 @@
 /**
  * Node labels of the `prov` report (`provenance.md` §10.2): a job's
- * `<workflow>/<task> <shortId>`, a log's path below its job's `log/`
- * directory, prefixed by the agent a society log belongs to.
+ * `<workflow>/<task> <shortId>`, a society log's `<Agent> · <conversation>`,
+ * another log's path below its job's `log/` directory, other chats relative to
+ * the root's directory; shortened in the middle when long.
  *
  * @module
  */
-import { basename } from "node:path";
+import { basename, relative } from "node:path";
 import type { JobInfo } from "./types.ts";
 import type { JobSummary } from "./report_types.ts";
 
@@ -54,30 +55,43 @@ export function jobLabel(job: JobSummary): string {
 }
 
 /** The innermost `society/<Agent>/<conversation>.chat` of a log path (nested societies too). */
-const SOCIETY_LOG = /(?:^|\/)society\/([^/]+)\/[^/]+\.chat$/;
+const SOCIETY_LOG = /(?:^|\/)society\/([^/]+)\/([^/]+)\.chat$/;
 
 /**
- * A log's label: its path below the owning job's `log/` directory, prefixed by the
- * agent it belongs to when it is a society log (`Critic (society/Critic/default.chat)`).
+ * A log's label ([DIVERGE] issue 14 item 4): a society log is named by its
+ * agent and conversation (`Critic · default`, the innermost of nested
+ * societies); another log by its path below the owning job's `log/`
+ * directory; a chat outside any job by its path relative to the root's
+ * directory.
  *
  * @param path canonical path of the log
  * @param ownerPath path of the job whose log it is, or null
+ * @param rootDir directory of the root node (for chats outside jobs)
  * @returns the label
  */
-export function logLabel(path: string, ownerPath: string | null): string {
+export function logLabel(path: string, ownerPath: string | null, rootDir?: string): string {
+  const society = SOCIETY_LOG.exec(path);
+  if (society) return `${society[1]} · ${society[2]}`;
   const prefix = ownerPath === null ? null : ownerPath + ".files/log/";
-  const rel = prefix !== null && path.startsWith(prefix) ? path.slice(prefix.length) : path;
-  const agent = SOCIETY_LOG.exec(rel)?.[1];
-  return agent === undefined ? rel : `${agent} (${rel})`;
+  if (prefix !== null && path.startsWith(prefix)) return path.slice(prefix.length);
+  return rootDir === undefined ? path : relative(rootDir, path);
 }
 
+/** Labels longer than this are shortened in the middle by {@link middleShorten}. */
+export const LABEL_MAX = 60;
+
 /**
- * Whether a label is a society log's (`Critic (society/Critic/default.chat)`):
- * the flow and DOT show it instead of the log's path, so the agent is named.
+ * Shortens a label in the middle (`head…tail`), keeping its end — the file
+ * name, the short id — whole; labels up to `max` characters are unchanged.
  *
- * @param label a node label
- * @returns true for an agent log's label
+ * @param label the label
+ * @param max the longest label kept whole
+ * @returns the label, at most `max` characters
  */
-export function isAgentLogLabel(label: string | null): boolean {
-  return label !== null && /^[^ ]+ \((?:.*\/)?society\/[^/]+\/[^/]+\.chat\)$/.test(label);
+export function middleShorten(label: string, max = LABEL_MAX): string {
+  const chars = [...label];
+  if (chars.length <= max) return label;
+  const tail = Math.ceil((max - 1) / 2);
+  const head = max - 1 - tail;
+  return chars.slice(0, head).join("") + "…" + chars.slice(chars.length - tail).join("");
 }

@@ -10,6 +10,7 @@ import type { TokenTotals } from "../chat/trace.ts";
 import type { Relation } from "./types.ts";
 import { human, tokenText } from "./format.ts";
 import { type ProvenanceReport, relationRank, type ReportNode } from "./report.ts";
+import { middleShorten } from "./labels.ts";
 
 /** Options of the text renderers. */
 export interface RenderOptions {
@@ -38,7 +39,7 @@ export function shownTokens(n: ReportNode, o: RenderOptions): TokenTotals {
  * @returns the label
  */
 export function shownLabel(n: ReportNode, o: RenderOptions): string {
-  return o.long ? n.path : n.label ?? n.path;
+  return o.long ? n.path : middleShorten(n.label ?? n.path);
 }
 
 /**

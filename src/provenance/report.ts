@@ -243,7 +243,10 @@ function reportNodes(
     if (hidden === null) {
       if (job !== null) label = jobLabel(job);
       else if (i === 0) label = basename(n.path);
-      else label = logLabel(n.path, ownerIdx === null ? null : g.refs[ownerIdx]!.path);
+      else {
+        const owner = ownerIdx === null ? null : g.refs[ownerIdx]!.path;
+        label = logLabel(n.path, owner, dirname(g.refs[0]!.path));
+      }
     }
     ownerOf.push(hidden !== null ? ownerIdx : null);
     const direct = n.kind === "chat"

@@ -72,11 +72,11 @@ Deno.test("the example society (tools/deno task example) runs end to end against
   assert.match(run.prov, /\n {2}job total=1\.7K prompt=1\.4K cont=311 Planner\/ask [0-9a-f]{8}\n/);
   assert.match(
     run.prov,
-    /\n {4}chat total=666 .* Researcher \(society\/Researcher\/facts\.chat\)\n/,
+    /\n {4}chat total=666 .* Researcher · facts\n/,
   );
   assert.match(
     run.prov,
-    /\n {6}chat total=128 .* Librarian \(society\/Researcher\/facts\/society\/Librarian\/_oneshot-1\.chat\)\n/,
+    /\n {6}chat total=128 .* Librarian · _oneshot-1\n/,
   );
   assert.match(run.prov, /\n {6}job total=192 prompt=149 cont=43 Critic\/ask [0-9a-f]{8}\n/);
   assert.match(run.prov, /job delegated-job Critic\/ask [0-9a-f]{8} \(seen\)/);
@@ -85,7 +85,7 @@ Deno.test("the example society (tools/deno task example) runs end to end against
   assert.match(svg, /<svg/);
   assert.match(
     svg,
-    />Librarian \(society\/Researcher\/facts\/society\/Librarian\/_oneshot&#45;1\.chat\)</, // `-` escaped
+    />Librarian · _oneshot&#45;1</, // `-` escaped
   );
   assert.ok(existsSync(join(run.home, "Agent", "Researcher", "workflow.ts")));
 });

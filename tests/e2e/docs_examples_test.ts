@@ -233,7 +233,7 @@ Deno.test("docs: the README's first block (set-up + example session, the gate) i
   assert.match(r.stdout, /job total=1\.7K .* Planner\/ask cefe35d2/);
   assert.match(
     r.stdout,
-    /Librarian \(society\/Researcher\/facts\/society\/Librarian\/_oneshot-1\.chat\)/,
+    /Librarian · _oneshot-1/,
   );
   assert.equal(r.stderr, "", "the first-screen example has no warnings");
 });

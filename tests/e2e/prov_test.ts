@@ -75,7 +75,7 @@ Deno.test("the binary plots with Graphviz and reads Scout-made jobs", async () =
   assert.equal(
     pipeline.stdout,
     "job total=195 prompt=160 cont=35 Pipeline/ask dbfa8939\n" +
-      "  chat total=45 prompt=40 cont=5 Worker (society/Worker/c1.chat)\n",
+      "  chat total=45 prompt=40 cont=5 Worker · c1\n",
   );
   // a dependency written as another machine's absolute path is found by relocation
   const bake = await runBinary(["llm", "prov", `${jobs}/Baking/bake/Default`, "-J", jobs]);

@@ -5,6 +5,9 @@
  * differ from it.
  */
 import { logLabel } from "../../src/provenance/report.ts";
+import { LABEL_MAX, middleShorten } from "../../src/provenance/labels.ts";
+import { shownLabel } from "../../src/provenance/render_tree.ts";
+import { emptyTokens } from "../../src/chat/trace.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { human, shortTokens, toFixedEven } from "../../src/provenance/format.ts";
@@ -119,19 +122,48 @@ Deno.test("log labels name the agent of a society log, nested and one-shot ones 
   // before issue 11 the label was the bare relative path; now the agent comes first
   assert.equal(
     logLabel(log + "society/Critic/default.chat", job),
-    "Critic (society/Critic/default.chat)",
+    "Critic · default",
   );
   assert.equal(
     logLabel(log + "society/Worker/_oneshot-2/society/Helper/c1.chat", job),
-    "Helper (society/Worker/_oneshot-2/society/Helper/c1.chat)",
+    "Helper · c1",
   );
   assert.equal(
     logLabel(log + "round-1/society/Worker/_oneshot-1.chat", job),
-    "Worker (round-1/society/Worker/_oneshot-1.chat)",
+    "Worker · _oneshot-1",
   );
   // not society logs: unchanged
   assert.equal(logLabel(log + "agent.chat", job), "agent.chat");
   assert.equal(logLabel(log + "round-1/agent.chat", job), "round-1/agent.chat");
   assert.equal(logLabel("/elsewhere/society.chat", job), "/elsewhere/society.chat");
-  assert.equal(logLabel("/x/society/A/b.chat", null), "A (/x/society/A/b.chat)");
+  assert.equal(logLabel("/x/society/A/b.chat", null), "A · b");
+  // a chat outside any job: relative to the root's directory
+  assert.equal(logLabel("/w/runs/other.chat", null, "/w"), "runs/other.chat");
+  assert.equal(logLabel("/elsewhere/x.chat", null, "/w/runs"), "../../elsewhere/x.chat");
+});
+
+Deno.test("labels are shortened in the middle, never cut at the end; -l keeps full paths", () => {
+  assert.equal(middleShorten("short label"), "short label");
+  const long = "Planner/ask " + "x".repeat(80) + " cefe35d2";
+  const s = middleShorten(long);
+  assert.equal([...s].length, LABEL_MAX);
+  assert.ok(s.startsWith("Planner/ask xx") && s.endsWith("x cefe35d2"), s);
+  assert.equal(s.split("…").length, 2);
+  assert.equal(middleShorten("a".repeat(61), 60), "a".repeat(29) + "…" + "a".repeat(30));
+  // whole characters, not UTF-16 halves
+  assert.equal([...middleShorten("😀".repeat(70), 9)].length, 9);
+  const node = {
+    id: "chat:/p",
+    kind: "chat" as const,
+    path: "/very/long/" + "p".repeat(90) + ".chat",
+    label: "p".repeat(90) + ".chat",
+    hidden: null,
+    owner: null,
+    caller: null,
+    job: null,
+    tokens: { direct: emptyTokens(), subtree: emptyTokens() },
+    receipts: null,
+  };
+  assert.equal([...shownLabel(node, {})].length, LABEL_MAX);
+  assert.equal(shownLabel(node, { long: true }), node.path);
 });

@@ -150,7 +150,7 @@ Deno.test("36: the JSON document validates and matches the spec's listing", asyn
       [`chat:${$(P)}.files/log/agent.chat`, null, "top_level_agent_log", `job:${$(P)}`],
       [
         `chat:${$(P)}.files/log/society/Critic/default.chat`,
-        "Critic (society/Critic/default.chat)",
+        "Critic · default",
         null,
         null,
       ],

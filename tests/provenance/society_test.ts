@@ -84,13 +84,13 @@ Deno.test("society run: the tree shows every agent log once, nested societies un
       "  job total=1.7K prompt=1.4K cont=311 Planner/ask cefe35d2",
       "    delegated receipt: 4 events, total=538, ask",
       // the Critic's log has no tokens of its own; its `meta job=` reaches Critic/ask (r10 = 192)
-      "    chat total=192 prompt=149 cont=43 Critic (society/Critic/default.chat)",
+      "    chat total=192 prompt=149 cont=43 Critic · default",
       "      job total=192 prompt=149 cont=43 Critic/ask 7306c721",
       // r2+r3+r5+r7 (own) + r4 (receipt of the Librarian, and its nested log) = 563/103/666
-      "    chat total=666 prompt=563 cont=103 Researcher (society/Researcher/facts.chat)",
+      "    chat total=666 prompt=563 cont=103 Researcher · facts",
       "      delegated receipt: 1 events, total=128, ask",
       // nested: a child of the Researcher's log, not of the job (r4 = 109/19/128)
-      "      chat total=128 prompt=109 cont=19 Librarian (society/Researcher/facts/society/Librarian/_oneshot-1.chat)",
+      "      chat total=128 prompt=109 cont=19 Librarian · _oneshot-1",
       // the hand-off receipt names Critic/ask (from the hidden agent.chat, and copied into plan.chat)
       "    job delegated-job Critic/ask 7306c721 (seen)",
       "  job delegated-job Critic/ask 7306c721 (seen)",
@@ -157,17 +157,17 @@ Deno.test("society run: every agent log, delegated job and inference exactly onc
     ],
     [
       "Planner/ask/Default_cefe35d22d3230689b5106496c2f2c0e.chat.files/log/society/Critic/default.chat",
-      "Critic (society/Critic/default.chat)",
+      "Critic · default",
       null,
     ],
     [
       "Planner/ask/Default_cefe35d22d3230689b5106496c2f2c0e.chat.files/log/society/Researcher/facts.chat",
-      "Researcher (society/Researcher/facts.chat)",
+      "Researcher · facts",
       null,
     ],
     [
       "Planner/ask/Default_cefe35d22d3230689b5106496c2f2c0e.chat.files/log/society/Researcher/facts/society/Librarian/_oneshot-1.chat",
-      "Librarian (society/Researcher/facts/society/Librarian/_oneshot-1.chat)",
+      "Librarian · _oneshot-1",
       null,
     ],
   ]);
@@ -212,16 +212,16 @@ Deno.test("society run: the nested society's log is displayed under its caller's
     [`job:${PLANNER}`, "log"],
   ]);
   const flow = renderFlow(r);
-  assert.match(flow, /\[ 4\] Chat {2}Researcher \(society\/Researcher\/facts\.chat\) +666 /);
+  assert.match(flow, /\[ 4\] Chat {2}Researcher · facts +666 /);
   assert.match(
     flow,
-    /\[ 5\] Chat {2}Librarian \(society\/Researcher\/facts\/society\/Librarian\/_oneshot-1\.chat\) +128 /,
+    /\[ 5\] Chat {2}Librarian · _oneshot-1 +128 /,
   );
   assert.match(flow, /^\[ 4\] --log {7}--> \[ 5\]$/m);
   const dot = renderDot(r);
   assert.match(
     dot,
-    /label="Chat\\nLibrarian \(society\/Researcher\/facts\/society\/Librarian\/_oneshot-1\.chat\)\\n128 tokens"/,
+    /label="Chat\\nLibrarian · _oneshot-1\\n128 tokens"/,
   );
   assert.equal(
     callerLog("society/Researcher/facts/society/Librarian/_oneshot-1.chat"),
@@ -249,7 +249,7 @@ Deno.test("society run: llm prov --json has the same nodes and the hand-computed
       n: { label: string; caller: string },
     ) => [n.label, n.caller.slice(n.caller.indexOf("log/") + 4)]),
     [[
-      "Librarian (society/Researcher/facts/society/Librarian/_oneshot-1.chat)",
+      "Librarian · _oneshot-1",
       "society/Researcher/facts.chat",
     ]],
   );
@@ -266,9 +266,9 @@ Deno.test("society run: llm prov --json has the same nodes and the hand-computed
       ["plan.chat", 1678],
       ["Planner/ask cefe35d2", 1678],
       ["Critic/ask 7306c721", 192],
-      ["Critic (society/Critic/default.chat)", 192],
-      ["Researcher (society/Researcher/facts.chat)", 666],
-      ["Librarian (society/Researcher/facts/society/Librarian/_oneshot-1.chat)", 128],
+      ["Critic · default", 192],
+      ["Researcher · facts", 666],
+      ["Librarian · _oneshot-1", 128],
     ],
   );
 });
