@@ -58,6 +58,7 @@ export type ScoutErrorCode =
   | "tool_loop_limit"
   | "tool_not_found"
   | "not_cached"
+  | "relay"
   // agents
   | "agent_not_found"
   | "agent_load"

@@ -23,6 +23,7 @@ import { ask, chat, createAgent, current, prompt, respond, setSocialize, start }
 import { type AgentLocation, findAgent } from "./find.ts";
 import { setSpecialistLoader, socialize } from "./socialize.ts";
 import { chatTask, setChatTaskLoader } from "./chat_task.ts";
+import { delegate } from "./delegate.ts";
 import { iterate, iterateDictionary, json, jsonFormat } from "./structured.ts";
 import type { Agent, AgentApi, AgentRuntime, AgentScript, LoadAgentOptions } from "./types.ts";
 
@@ -167,7 +168,7 @@ extendWorkflowApi({
 setSocialize(socialize);
 setSpecialistLoader(loadAgent);
 setChatTaskLoader(loadAgent);
-extendAgentApi({ chatTask });
+extendAgentApi({ chatTask, delegate, socialize });
 
 async function runScript(file: string, agent: Agent): Promise<Agent> {
   let mod: { default?: unknown };

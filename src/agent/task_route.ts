@@ -98,7 +98,12 @@ export async function askTaskRoute(
       { file: job.path },
     );
   }
-  const projected = project(job.shortPath, result as Message[]);
+  // Reading a chat back gives the parser's synthetic empty `user` first (the
+  // file starts with a role header): not a message of the answer.
+  const answer = (result as Message[]).filter((m, i) =>
+    !(i === 0 && m.role === "user" && m.content === "")
+  );
+  const projected = project(job.shortPath, answer);
   const last = [...projected].reverse().find((m) => m.role !== "previous_response_id");
   const text = last?.role === "assistant" && typeof last.content === "string" ? last.content : "";
   return { text, messages: projected, job };

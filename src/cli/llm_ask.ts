@@ -41,6 +41,8 @@ export interface LlmAskOptions {
   options: string[];
   /** Print the compiled messages instead of asking. */
   dryRun?: boolean;
+  /** `--inline FILE`: answer the file's `# ask:` comments in place. */
+  inline?: string;
   /** `llm json`: schema file (JSON or YAML); absent = any JSON object. */
   schema?: string;
   /** Aborts the ask (SIGINT). */
@@ -74,6 +76,7 @@ export type AskFlags = {
   offline?: boolean;
   option: string[];
   dryRun?: boolean;
+  inline?: string;
   schema?: string;
 };
 
@@ -95,7 +98,7 @@ export function askFlags(cmd: Command): Command {
     .option("-m, --model <model>", "model")
     .option(
       "-b, --backend <name>",
-      "backend (responses, openai, anthropic, ollama, vllm, openwebui)",
+      "backend (responses, openai, anthropic, ollama, vllm, openwebui, bedrock, relay)",
     )
     .option(
       "-f, --file <path>",
@@ -130,6 +133,10 @@ export function askFlags(cmd: Command): Command {
     .option(
       "--dry-run",
       "print the compiled chat that would be sent, ask nothing",
+    )
+    .option(
+      "--inline <file>",
+      'answer each "# ask:" comment of FILE in place, between "# Response start/end" lines',
     ) as unknown as Command;
 }
 
@@ -182,6 +189,7 @@ export function askOptionsOf(question: string[], o: AskFlags, signal: AbortSigna
   if (o.offline) opts.offline = true;
   if (o.json) opts.json = true;
   if (o.dryRun) opts.dryRun = true;
+  if (o.inline !== undefined) opts.inline = o.inline;
   if (o.schema !== undefined) opts.schema = o.schema;
   return opts;
 }
@@ -219,6 +227,11 @@ outputs, the answer) are appended to the chat file atomically; after a failure o
 produced before it is still appended (a partly streamed answer after "meta: incomplete=true …").
 Streamed to a terminal, a retried answer is marked where it restarts; into a pipe, only the
 attempt that succeeded is printed. Answers are cached under $SCOUT_HOME/var/cache/ask.
+
+--inline FILE answers every "# ask:" comment block of FILE (the comment and blank lines after it)
+with the whole file attached, and writes each reply after its block between "# Response start"
+and "# Response end" lines; blocks that already have a reply are skipped, so a rerun asks only
+new questions. --json prints {"version":1, "file", "answered":[{line, question, answer}], "skipped"}.
 
 --json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
 "usage":{pt,ct,tt,cct,cwt,rt}, "messages":[{role,content}…], "output"}.

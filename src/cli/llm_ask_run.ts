@@ -91,6 +91,77 @@ export interface AskHooks {
 }
 
 /**
+ * The request options given by flags: `-O key=value`, `-e`, `-m`, `-b`, over
+ * the options taken out of the `-c` chat file.
+ *
+ * @param opts command options
+ * @param fileOptions options of the chat file (yield to the flags)
+ * @returns the options
+ */
+function callOptions(
+  opts: LlmAskOptions,
+  fileOptions: Record<string, unknown>,
+): Record<string, unknown> {
+  const call: Record<string, unknown> = { ...fileOptions };
+  for (const kv of opts.options) {
+    const i = kv.indexOf("=");
+    call[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  if (opts.endpoint !== undefined) call.endpoint = opts.endpoint;
+  if (opts.model !== undefined) call.model = opts.model;
+  if (opts.backend !== undefined) call.backend = opts.backend;
+  return call;
+}
+
+/**
+ * The run options every ask of the command shares: environment, config,
+ * cache/offline, warnings, `agent:` delegation and the abort signal.
+ */
+function baseAskOptions(
+  opts: LlmAskOptions,
+  io: Io,
+  store: ReturnType<typeof loadConfig>,
+): AskOptions {
+  const { env, cwd } = io;
+  return {
+    env,
+    cwd,
+    config: store,
+    warn: (m) => warn(io, m),
+    cache: opts.cache !== false,
+    // `agent: Name` lines delegate to that agent (loaded only when one appears)
+    delegate: async (name, msgs, o) =>
+      (await import("../agent/load.ts")).agentDelegate({ cwd, env, warn: (m) => warn(io, m) })(
+        name,
+        msgs,
+        o,
+      ),
+    // workflow files may use `api.chatTask`, which the agent layer adds (loaded only then)
+    prepareWorkflows: agentLayer,
+    ...(opts.offline ? { offline: true } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+}
+
+/** `--inline FILE`: answers the file's `# ask:` comments (see `llm_inline.ts`). */
+async function runInlineAsk(opts: LlmAskOptions, io: Io, hooks: AskHooks): Promise<number> {
+  if (opts.chat !== undefined || opts.output !== undefined || opts.question.join("").trim()) {
+    throw usageError("--inline rewrites its FILE: it takes no -c, -o or QUESTION");
+  }
+  const store = loadConfig(scoutHome(io.env));
+  const { runInline } = await import("./llm_inline.ts");
+  return await runInline({
+    file: opts.inline!,
+    imports: opts.imports ?? [],
+    prefix: hooks.prefix ?? [],
+    dryRun: opts.dryRun === true,
+    json: opts.json === true,
+    ask: hooks.ask ?? ask,
+    options: { ...callOptions(opts, {}), ...baseAskOptions(opts, io, store), stream: false },
+  }, io);
+}
+
+/**
  * Runs `llm ask` (mode `ask`) or `llm json` (mode `json`).
  *
  * @param opts command options
@@ -105,6 +176,7 @@ export async function runLlmAsk(
   mode: "ask" | "json",
   hooks: AskHooks = {},
 ): Promise<number> {
+  if (opts.inline !== undefined && mode === "ask") return await runInlineAsk(opts, io, hooks);
   const env = io.env;
   const cwd = io.cwd;
   const store = loadConfig(scoutHome(env));
@@ -163,14 +235,7 @@ export async function runLlmAsk(
     return 0;
   }
 
-  const call: Record<string, unknown> = { ...fileOptions };
-  for (const kv of opts.options) {
-    const i = kv.indexOf("=");
-    call[kv.slice(0, i)] = kv.slice(i + 1);
-  }
-  if (opts.endpoint !== undefined) call.endpoint = opts.endpoint;
-  if (opts.model !== undefined) call.model = opts.model;
-  if (opts.backend !== undefined) call.backend = opts.backend;
+  const call = callOptions(opts, fileOptions);
   if (mode === "json") call.format = opts.schema ? await loadSchema(opts.schema, cwd) : "json";
 
   const stream = !opts.json && (opts.stream ?? io.stdoutIsTTY);
@@ -234,25 +299,10 @@ export async function runLlmAsk(
   try {
     result = await (hooks.ask ?? ask)(messages, {
       ...call,
-      env,
-      cwd,
-      config: store,
+      ...baseAskOptions(opts, io, store),
       stream,
       onEvent,
-      warn: (m) => warn(io, m),
-      cache: opts.cache !== false,
-      // `agent: Name` lines delegate to that agent (loaded only when one appears)
-      delegate: async (name, msgs, o) =>
-        (await import("../agent/load.ts")).agentDelegate({ cwd, env, warn: (m) => warn(io, m) })(
-          name,
-          msgs,
-          o,
-        ),
-      // workflow files may use `api.chatTask`, which the agent layer adds (loaded only then)
-      prepareWorkflows: agentLayer,
-      ...(opts.offline ? { offline: true } : {}),
       ...(opts.chat !== undefined && !stdinChat ? { origin: resolve(cwd, opts.chat) } : {}),
-      ...(opts.signal ? { signal: opts.signal } : {}),
     });
   } catch (e) {
     const partial = (e as { messages?: unknown })?.messages;

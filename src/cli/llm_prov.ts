@@ -41,6 +41,12 @@ export interface LlmProvOptions {
   jobsDirs?: string[];
   /** Print warnings (false with `--log 6` and above). */
   warnings?: boolean;
+  /** Roll-up dimensions (`agent,model`…): a table instead of the tree. */
+  by?: string;
+  /** Print a Mermaid flowchart instead of the tree. */
+  mermaid?: boolean;
+  /** Write the self-contained HTML page to this file. */
+  html?: string;
 }
 
 const PLOT_FORMATS = new Set(["svg", "png", "pdf"]);
@@ -121,20 +127,33 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
   if (onProgress !== undefined) io.stderr.write("\r\x1b[K");
 
   const view = { component: opts.component === true, long: opts.long === true };
+  const views = opts.by !== undefined || opts.mermaid || opts.html !== undefined
+    ? await import("./llm_prov_views.ts")
+    : null;
+  const byRollup = opts.by !== undefined ? await views!.printRollup(report, opts.by, io) : null;
   if (opts.json) {
     let n = 0;
-    for (const chunk of p.provenanceJsonChunks(report)) {
+    for (let chunk of p.provenanceJsonChunks(report)) {
+      // --by adds the optional "rollups" field (additive: still version 1)
+      if (byRollup !== null && chunk.endsWith("]}\n")) {
+        chunk = chunk.slice(0, -2) +
+          `,\n"rollups":[${JSON.stringify(views!.rollupJson(byRollup.rollup))}]}\n`;
+      }
       io.stdout.write(chunk);
       // every ~4 MB, collect the text already written (the binary's engine would keep
       // it all until the end: peak memory of a 200 MB store's --json 374 -> ~270 MB)
       if (++n % 64 === 0) collectYoungGarbage();
     }
+  } else if (byRollup !== null) {
+    views!.writeRollup(byRollup.rollup, byRollup.prices !== null, io);
+  } else if (opts.mermaid) {
+    views!.writeMermaid(report, view, io);
   } else {
     if (opts.flow) {
       io.stdout.write(p.renderFlow(report, view));
       const lines = view.component ? p.coverageLines(report) : [];
       if (lines.length > 0) io.stdout.write(lines.join("\n") + "\n");
-    } else if (opts.dot === undefined && opts.plot === undefined) {
+    } else if (opts.dot === undefined && opts.plot === undefined && opts.html === undefined) {
       io.stdout.write(p.renderTree(report, view));
     }
     if (opts.evidence) io.stdout.write(p.renderEvidence(report));
@@ -145,6 +164,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     else if (opts.dot !== undefined) await writeFileAtomic(resolve(io.cwd, opts.dot), dot);
     if (opts.plot !== undefined) plot(dot, resolve(io.cwd, opts.plot), format!, io);
   }
+  if (opts.html !== undefined) await views!.writeHtml(report, opts.html, view, opts.by, io);
   if (opts.warnings !== false) {
     for (const line of p.warningLines(report)) warn(io, line);
   }
@@ -203,6 +223,15 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
     .option("-p, --plot <file>", "render with Graphviz dot into FILE (.svg, .png or .pdf)")
     .option("--json", "print the scout-ai/provenance v1 JSON document instead of text")
     .option(
+      "--by <dims>",
+      "tokens, inferences (and cost) per agent, model, endpoint or job, e.g. --by agent,model",
+    )
+    .option("--mermaid", "print a Mermaid flowchart (renders in GitHub markdown)")
+    .option(
+      "--html <file>",
+      "write one self-contained HTML page: graph, messages, tokens, roll-ups",
+    )
+    .option(
       "-J, --jobs-dir <dir>",
       "also resolve job references under DIR (repeatable; searched first)",
       collect,
@@ -214,7 +243,11 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
         "delegation receipts (agent_meta), .info dependencies, .files/log/**/*.chat and chat\n" +
         "results, under --jobs-dir, ./var/jobs, $SCOUT_HOME/var/jobs (or $SCOUT_JOBS_DIR) and\n" +
         "~/.rbbt/var/jobs. Nothing is executed. Unreadable evidence is reported on stderr and\n" +
-        "never aborts (exit 0); --log 6 hides the warnings.\n\n" +
+        "never aborts (exit 0); --log 6 hides the warnings.\n" +
+        "--by groups the deduplicated inferences by agent (society log, delegated job), model,\n" +
+        "endpoint or job; records written before model=/endpoint= were kept go in 'unknown'. With\n" +
+        "$SCOUT_HOME/etc/prices.yaml (dollars per million tokens per model: input, cached_input,\n" +
+        "cache_write, output, reasoning) a cost column is added; cached tokens are priced apart.\n\n" +
         "Examples:\n" +
         "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
         "    --jobs-dir fixtures/provenance/example/jobs\n" +
@@ -225,7 +258,13 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
         "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
         "    --jobs-dir fixtures/provenance/example/jobs --plot provenance.svg\n" +
         "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
-        "    --jobs-dir fixtures/provenance/example/jobs --json | jq '.totals.deduplicated_total.tt'",
+        "    --jobs-dir fixtures/provenance/example/jobs --json | jq '.totals.deduplicated_total.tt'\n" +
+        "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
+        "    --jobs-dir fixtures/provenance/example/jobs --by agent,model\n" +
+        "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
+        "    --jobs-dir fixtures/provenance/example/jobs --html provenance.html\n" +
+        "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
+        "    --jobs-dir fixtures/provenance/example/jobs --mermaid > provenance.mmd",
     )
     .action(async (root, o) => {
       ctx.exitCode = await runLlmProv({
@@ -239,6 +278,9 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
         json: o.json,
         jobsDirs: o.jobsDir,
         warnings: ctx.logLevel <= 5,
+        by: o.by,
+        mermaid: o.mermaid,
+        html: o.html,
       }, ctx.io);
     });
 }

@@ -109,11 +109,19 @@ export async function resolveModel(
 ): Promise<AskModel> {
   const opts = req.opts;
   const backendName = chooseBackend(opts.backend, ctx.store, ctx.env);
-  const backend = await getBackend(backendName);
+  let backend = await getBackend(backendName);
+  // `relay: <server>`: the requests travel through a relay queue (relay_option.ts);
+  // the keys are the worker's, so none is needed here
+  const relayed = opts.relay !== undefined && opts.relay !== null && !isOff(opts.relay);
+  if (relayed) {
+    const { relayedBackend } = await import("./relay_option.ts");
+    const ssh = String(opts.ssh_command ?? ctx.env.SCOUT_SSH ?? "ssh");
+    backend = relayedBackend(backend, backendName, String(opts.relay), ssh);
+  }
   const settings = resolveSettings({
     backend: backendName,
     defaults: backend.defaults,
-    options: opts,
+    options: relayed ? { key: "EMPTY", ...opts } : opts,
     store: ctx.store,
     env: ctx.env,
   });

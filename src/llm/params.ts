@@ -44,6 +44,16 @@ export const PIPELINE_KEYS: ReadonlySet<string> = new Set([
   "max_content_length",
   "tool_concurrency",
   "provider",
+  // Bedrock's settings (credentials never reach a request body)
+  "region",
+  "access_key",
+  "secret_key",
+  "session_token",
+  "aws_profile",
+  "bedrock_api",
+  // the relay's queue (`server`: ssh host or directory) and its ssh command
+  "server",
+  "ssh_command",
 ]);
 
 /**

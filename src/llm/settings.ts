@@ -11,7 +11,7 @@
 import type { ConfigStore } from "../config/store.ts";
 import { configGet } from "../config/store.ts";
 import { ScoutError } from "../errors.ts";
-import type { BackendDefaults, ClientSettings } from "./types.ts";
+import type { BackendDefaults, ClientSettings, ExtraSetting } from "./types.ts";
 
 /** Default backend when nothing names one. */
 export const DEFAULT_BACKEND = "responses";
@@ -77,6 +77,23 @@ function seconds(v: unknown, what: string): number | undefined {
     throw new ScoutError("config", `Invalid ${what}: "${String(v)}" (expected seconds > 0)`);
   }
   return n;
+}
+
+function extraSettings(
+  list: readonly ExtraSetting[],
+  o: ResolveSettingsOptions,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const x of list) {
+    const option = x.envOnly ? undefined : o.options[x.name];
+    const v = present(option)
+      ? String(option)
+      : x.envOnly
+      ? (x.env ?? []).map((n) => o.env[n]).find((e) => e !== undefined && e !== "")
+      : scoped(o.store, x.name, o.defaults.tag, x.env ?? [], o.env);
+    if (v !== undefined) out[x.name] = v;
+  }
+  return out;
 }
 
 /** Inputs of {@link resolveSettings}. */
@@ -165,5 +182,6 @@ export function resolveSettings(
     maxRetryAfterMs: Math.round(maxRetryAfterS * 1000),
   };
   if (url !== undefined) settings.url = url;
+  if (d.extra) settings.extra = extraSettings(d.extra, o);
   return settings;
 }

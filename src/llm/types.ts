@@ -27,6 +27,24 @@ export interface BackendDefaults {
    * (local servers need none); otherwise keyless requests use `"EMPTY"`.
    */
   keyRequired?: boolean;
+  /**
+   * Further settings the backend reads (Bedrock's `region`, `access_key`…),
+   * each from the options, then the config scopes, then these environment
+   * variables (only the environment when `envOnly`). Resolved into
+   * {@link ClientSettings.extra}; the option keys must be pipeline keys
+   * (`PIPELINE_KEYS`), so they never reach a request body.
+   */
+  extra?: readonly ExtraSetting[];
+}
+
+/** One backend-specific setting (see {@link BackendDefaults.extra}). */
+export interface ExtraSetting {
+  /** Option and config key. */
+  name: string;
+  /** Environment variables, first set wins. */
+  env?: readonly string[];
+  /** Read only from the environment (e.g. `HOME`). */
+  envOnly?: boolean;
 }
 
 /** Client settings of one ask, resolved from options, config and env. */
@@ -43,6 +61,8 @@ export interface ClientSettings {
   apiVersion: string;
   /** Per-request timeout in milliseconds. */
   timeoutMs: number;
+  /** Backend-specific settings ({@link BackendDefaults.extra}); may hold secrets, never written. */
+  extra?: Record<string, string>;
 }
 
 /** One request to a provider. */

@@ -8,6 +8,7 @@
  */
 import { sha256hex } from "../util/hash.ts";
 import { compareBytes } from "./paths.ts";
+import { isAgentLogLabel } from "./labels.ts";
 import { padLeft, padRight, shortTokens } from "./format.ts";
 import type { Relation } from "./types.ts";
 import type { ProvenanceReport, ReportNode } from "./report.ts";
@@ -103,7 +104,9 @@ export function flowModel(report: ProvenanceReport, o: RenderOptions = {}): Flow
   return {
     nodes: ordered.map((node) => ({
       node,
-      label: node.kind === "job" ? shownLabel(node, o) : node.path,
+      label: node.kind === "job" || (!o.long && isAgentLogLabel(node.label))
+        ? shownLabel(node, o)
+        : node.path,
       tokens: shortTokens(shownTokens(node, o).tt),
       shortId: flowShortId(node),
     })),

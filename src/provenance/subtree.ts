@@ -17,6 +17,7 @@
 import { type MetaRecord, toInt, TOKEN_KEYS } from "../chat/meta.ts";
 import { emptyTokens, metaTokens, type TokenTotals } from "../chat/trace.ts";
 import type { EvidenceItem, TokenEvent } from "./evidence.ts";
+import { components } from "./components.ts";
 
 /** The graph as traversed: every record's edge, in expansion order. */
 export interface SubtreeGraph {
@@ -67,62 +68,6 @@ interface Special {
   items: { item: EvidenceItem; node: number; tokens: TokenTotals; order: number }[];
 }
 
-/**
- * Strongly connected components (iterative Tarjan), emitted in reverse
- * topological order: every component comes after all components it reaches.
- */
-function components(children: readonly (readonly number[])[]): { comp: Int32Array; count: number } {
-  const n = children.length;
-  const index = new Int32Array(n).fill(-1);
-  const low = new Int32Array(n);
-  const onStack = new Uint8Array(n);
-  const comp = new Int32Array(n).fill(-1);
-  const stack: number[] = [];
-  const frames: number[] = []; // pairs: node, next child position
-  let counter = 0;
-  let count = 0;
-  for (let s = 0; s < n; s++) {
-    if (index[s] !== -1) continue;
-    index[s] = low[s] = counter++;
-    stack.push(s);
-    onStack[s] = 1;
-    frames.push(s, 0);
-    while (frames.length > 0) {
-      const v = frames[frames.length - 2]!;
-      const i = frames[frames.length - 1]!;
-      const kids = children[v]!;
-      if (i < kids.length) {
-        frames[frames.length - 1] = i + 1;
-        const w = kids[i]!;
-        if (index[w] === -1) {
-          index[w] = low[w] = counter++;
-          stack.push(w);
-          onStack[w] = 1;
-          frames.push(w, 0);
-        } else if (onStack[w] === 1 && index[w]! < low[v]!) {
-          low[v] = index[w]!;
-        }
-        continue;
-      }
-      frames.length -= 2;
-      if (frames.length > 0) {
-        const parent = frames[frames.length - 2]!;
-        if (low[v]! < low[parent]!) low[parent] = low[v]!;
-      }
-      if (low[v] === index[v]) {
-        let w: number;
-        do {
-          w = stack.pop()!;
-          onStack[w] = 0;
-          comp[w] = count;
-        } while (w !== v);
-        count++;
-      }
-    }
-  }
-  return { comp, count };
-}
-
 /** BFS order of chat files from `start` (the traversal's first-visit order). */
 function fileOrder(start: number, children: readonly (readonly number[])[]): Map<number, number> {
   const seen = new Uint8Array(children.length);
@@ -142,19 +87,24 @@ function fileOrder(start: number, children: readonly (readonly number[])[]): Map
   return order;
 }
 
-/**
- * Subtree totals of every node: what `provenanceTokenTotals` (deduplicated
- * total) would return with that node as the root and full follow.
- *
- * @param graph children per node and where each chat file is
- * @param events the root's events (their evidence covers every file)
- * @returns one total per node index
- */
-export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]): TokenTotals[] {
-  const { children, fileNode } = graph;
-  const n = children.length;
-  // Per node: the summed tokens of the events whose copies all sit in it
-  // (K values per node; token counts are integers, so sums are exact in any order).
+/** Events folded into weights: per file, per set of files, and the disputed ones. */
+interface Folded {
+  /** Per node: the summed tokens of the events whose copies all sit in it (K values per node). */
+  fileWeight: Float64Array;
+  /** Per node: 1 when it has a weight. */
+  weighted: Uint8Array;
+  /** Events whose agreeing copies sit in several files, by file set. */
+  groups: Map<string, { files: number[]; weight: Float64Array }>;
+  /** Events whose copies disagree on some token value. */
+  specials: Special[];
+}
+
+/** Folds the events into weights (token counts are integers, so sums are exact in any order). */
+function foldEvents(
+  events: readonly TokenEvent[],
+  fileNode: ReadonlyMap<string, number>,
+  n: number,
+): Folded {
   const fileWeight = new Float64Array(n * K);
   const weighted = new Uint8Array(n);
   const groups = new Map<string, { files: number[]; weight: Float64Array }>();
@@ -203,7 +153,24 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
     }
   }
 
-  // Items: one bit per weighted file (or file holding disputed evidence), one per group.
+  return { fileWeight, weighted, groups, specials };
+}
+
+/** The items reachability is computed over, with their weights. */
+interface Items {
+  /** Per node: the items it holds. */
+  own: number[][];
+  /** K weights per item. */
+  weight: Float64Array;
+  /** 32-bit words of a bitset over all items. */
+  words: number;
+  /** Node → its file item (weighted files and files with disputed evidence). */
+  fileBit: Map<number, number>;
+}
+
+/** One item per weighted file (or file holding disputed evidence), one per group. */
+function weightItems(n: number, folded: Folded): Items {
+  const { fileWeight, weighted, groups, specials } = folded;
   const own: number[][] = Array.from({ length: n }, () => []);
   const weights: number[] = [];
   const fileBit = new Map<number, number>();
@@ -229,6 +196,24 @@ export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]
   const bitCount = weights.length / K;
   const words = Math.max(1, Math.ceil(bitCount / 32));
   const weight = Float64Array.from(weights);
+
+  return { own, weight, words, fileBit };
+}
+
+/**
+ * Subtree totals of every node: what `provenanceTokenTotals` (deduplicated
+ * total) would return with that node as the root and full follow.
+ *
+ * @param graph children per node and where each chat file is
+ * @param events the root's events (their evidence covers every file)
+ * @returns one total per node index
+ */
+export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]): TokenTotals[] {
+  const { children, fileNode } = graph;
+  const n = children.length;
+  const folded = foldEvents(events, fileNode, n);
+  const { own, weight, words, fileBit } = weightItems(n, folded);
+  const specials = folded.specials;
 
   const { comp, count } = components(children);
   const members: number[][] = Array.from({ length: count }, () => []);

@@ -7,10 +7,9 @@
  * @module
  */
 import { isFile } from "../util/fs.ts";
-import { isScoutError, ScoutError } from "../errors.ts";
+import { ScoutError } from "../errors.ts";
 import { loadRawSync } from "../chat/load.ts";
 import type { Message } from "../chat/types.ts";
-import { receiptProblem } from "../chat/receipts.ts";
 import type { ChatFacts } from "./chat_facts.ts";
 import { type ChatReader, chatReader } from "./facts_pool.ts";
 import {
@@ -24,18 +23,15 @@ import {
   type TraverseOptions,
 } from "./types.ts";
 import { canonicalPath, nodeId } from "./paths.ts";
-import { failure, provenanceError, receiptError } from "./errors.ts";
+import type { provenanceError } from "./errors.ts";
 import {
   defaultJobRoots,
-  dependencyReference,
-  directJobChatFiles,
   insideJobRoots,
-  jobDependencies,
   jobExists,
-  jobResultChatFile,
   readJobNodeInfo,
   resolveJobNode,
 } from "./jobs.ts";
+import { expandChat, expandJob, type Pending } from "./expand.ts";
 
 /**
  * Normalizes `follow` to a set of relations.
@@ -110,13 +106,6 @@ export { chatJobReferences } from "./chat_facts.ts";
  */
 export function loadChatFile(path: string): Message[] {
   return loadRawSync(path);
-}
-
-interface Pending {
-  node: NodeRef;
-  parent: NodeRef | null;
-  relation: Relation | null;
-  detail: TraversalRecord["detail"];
 }
 
 /**
@@ -209,6 +198,26 @@ function* walk(rootNode: NodeRef, o: WalkOptions): Generator<TraversalRecord> {
   }
 }
 
+/**
+ * Job-reference resolution for one walk: one walk sees one file system, so
+ * each distinct reference is resolved once (big stores repeat the same
+ * `job=` markers and dependency paths many times).
+ */
+function referenceResolver(o: WalkOptions): {
+  resolve: (ref: string | number) => JobRef | null;
+  insideRoots: (jobPath: string) => boolean;
+} {
+  const resolveOpts = { cwd: o.cwd, jobRoots: o.jobRoots, env: o.env };
+  const resolvedRefs = new Map<string, JobRef | null>();
+  const resolve = (ref: string | number): JobRef | null => {
+    const key = String(ref);
+    let job = resolvedRefs.get(key);
+    if (job === undefined) resolvedRefs.set(key, job = resolveJobNode(ref, resolveOpts));
+    return job;
+  };
+  return { resolve, insideRoots: insideJobRoots(resolveOpts) };
+}
+
 function* walkWith(
   rootNode: NodeRef,
   reader: ChatReader,
@@ -223,17 +232,7 @@ function* walkWith(
     if (n.kind === "chat") reader.discovered(n.path); // it will be read: maybe start now
     return n;
   };
-  const resolveOpts = { cwd: o.cwd, jobRoots: o.jobRoots, env: o.env };
-  // One walk sees one file system: each distinct reference is resolved once
-  // (big stores repeat the same `job=` markers and dependency paths many times).
-  const resolvedRefs = new Map<string, JobRef | null>();
-  const resolve = (ref: string | number): JobRef | null => {
-    const key = String(ref);
-    let job = resolvedRefs.get(key);
-    if (job === undefined) resolvedRefs.set(key, job = resolveJobNode(ref, resolveOpts));
-    return job;
-  };
-  const insideRoots = insideJobRoots(resolveOpts);
+  const { resolve, insideRoots } = referenceResolver(o);
   const queue: Pending[] = [{ node: rootNode, parent: null, relation: null, detail: null }];
   const seen = new Set<string>();
   const infoErrors = new Map<string, string>();
@@ -278,139 +277,5 @@ function* walkWith(
       expandJob(p.node, infoError, { ...o, reader, resolve, insideRoots, report, push });
     }
     reader.flush(); // the chats this node queued go to the helper together
-  }
-}
-
-interface ExpandContext extends WalkOptions {
-  /** Reads chats. */
-  reader: ChatReader;
-  /** Resolves a job reference (memoised per walk). */
-  resolve: (ref: string | number) => JobRef | null;
-  /** Whether a resolved job lies inside a job root (a chat's `job=` must). */
-  insideRoots: (jobPath: string) => boolean;
-  report: (error: ReturnType<typeof provenanceError>, node: NodeRef) => void;
-  push: (node: NodeRef, relation: Relation, detail?: Pending["detail"]) => void;
-}
-
-function expandChat(
-  chat: NodeRef & { kind: "chat" },
-  incoming: Relation | null,
-  c: ExpandContext,
-): void {
-  let facts: ChatFacts;
-  try {
-    facts = c.reader.read(chat.path);
-  } catch (e) {
-    if (!isScoutError(e, "not_found") && !isScoutError(e, "io")) throw e; // a bug, not the file
-    const cause = (e as { cause?: unknown }).cause ?? e; // the file system's error
-    c.report(
-      provenanceError(
-        "chat_unreadable",
-        `Cannot read chat "${chat.path}": ${failure(cause)} (chat_unreadable)`,
-        { kind: "chat", nodePath: chat.path, relation: incoming, reference: chat.path, cause },
-      ),
-      chat,
-    );
-    return;
-  }
-  c.onFacts?.(facts);
-
-  if (c.follow.has("job")) {
-    for (const ref of facts.jobReferences) {
-      const job = c.resolve(ref);
-      if (job !== null && c.insideRoots(job.path)) {
-        c.push(job, "job");
-      } else {
-        const why = job === null
-          ? "does not resolve to a job"
-          : `resolves to "${job.path}", outside every job root`;
-        c.report(
-          provenanceError(
-            "unresolved_job_reference",
-            `Job reference "${ref}" in chat "${chat.path}" ${why} (unresolved_job_reference)`,
-            { kind: "chat", nodePath: chat.path, relation: "job", reference: ref },
-          ),
-          chat,
-        );
-      }
-    }
-  }
-  if (c.follow.has("agent_job")) {
-    for (const problem of facts.evidence.receiptProblems) {
-      c.report(receiptError(problem, chat.path), chat);
-    }
-    for (const ref of facts.receiptJobs) {
-      const job = c.resolve(ref.job);
-      if (job !== null && c.insideRoots(job.path)) {
-        c.push(job, "agent_job", ref);
-        continue;
-      }
-      const problem = receiptProblem({
-        reason: "unresolved_job_reference",
-        source: ref.source,
-        outputAddress: ref.outputAddress,
-        evidenceAddress: ref.evidenceAddress,
-        callId: ref.callId,
-        toolName: ref.toolName,
-        agentMetaIndex: ref.agentMetaIndex,
-        rawEntry: ref.rawMessage,
-        reference: ref.job,
-        detail: job === null
-          ? `job "${ref.job}" not found under the working directory or any job root`
-          : `job "${ref.job}" resolves to "${job.path}", outside every job root`,
-      });
-      c.report(receiptError(problem, chat.path), chat);
-    }
-  }
-}
-
-function expandJob(job: JobRef, infoError: string | undefined, c: ExpandContext): void {
-  if (infoError !== undefined) {
-    c.report(
-      provenanceError(
-        "job_info_unreadable",
-        `${infoError} (job_info_unreadable)`,
-        { kind: "job", nodePath: job.path, relation: "dependency", reference: job.path + ".info" },
-      ),
-      job,
-    );
-  }
-  if (c.follow.has("dependency")) {
-    for (const entry of jobDependencies(job.info)) {
-      const ref = dependencyReference(entry);
-      const dep = typeof ref === "string" || typeof ref === "number" ? c.resolve(ref) : null;
-      if (dep !== null) {
-        c.push(dep, "dependency");
-      } else {
-        c.report(
-          provenanceError(
-            "missing_dependency",
-            `Dependency ${
-              JSON.stringify(ref) ?? String(ref)
-            } of job "${job.path}" does not resolve to a job (missing_dependency)`,
-            { kind: "job", nodePath: job.path, relation: "dependency", reference: ref },
-          ),
-          job,
-        );
-      }
-    }
-  }
-  if (c.follow.has("log")) {
-    const logs = directJobChatFiles(job.path);
-    for (const file of logs.files) c.push({ kind: "chat", path: file }, "log");
-    for (const err of logs.errors) {
-      c.report(
-        provenanceError(
-          "log_dir_unreadable",
-          `Cannot list log directory "${err.dir}" of job "${job.path}": ${err.message} (log_dir_unreadable)`,
-          { kind: "job", nodePath: job.path, relation: "log", reference: err.dir },
-        ),
-        job,
-      );
-    }
-  }
-  if (c.follow.has("result")) {
-    const result = jobResultChatFile(job);
-    if (result !== null) c.push({ kind: "chat", path: result }, "result");
   }
 }

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { BINARY, buildBinary, runBinary, runScout, tempDir } from "../support/cli.ts";
+import { TEST_AWS } from "../support/bedrock_protocol.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 const KEY = "sk-e2e-SECRET-5150";
@@ -17,18 +18,30 @@ Deno.test("llm ask: binary and source print the same answer for every backend, s
   await using srv = await startProviderServer({
     fallback: () => ({ text: ["The answer ", "is ", "42."], usage: { pt: 5, ct: 3 } }),
   });
-  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: KEY };
-  for (const backend of ["openai", "responses", "anthropic", "ollama", "vllm"]) {
+  const env = {
+    SCOUT_HOME: join(dir.path, "home"),
+    OPENAI_API_KEY: KEY,
+    ANTHROPIC_API_KEY: KEY,
+    AWS_ACCESS_KEY_ID: TEST_AWS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: TEST_AWS.secretAccessKey,
+    AWS_REGION: TEST_AWS.region,
+  };
+  const backends = [
+    ...["openai", "responses", "anthropic", "ollama", "vllm"].map((b) => [b, "m"]),
+    ["bedrock", "anthropic.claude-3-haiku-20240307-v1:0"], // InvokeModel, event stream
+    ["bedrock", "amazon.nova-lite-v1:0"], // Converse, event stream
+  ];
+  for (const [backend, model] of backends) {
     for (const stream of ["--stream", "--no-stream"]) {
       const args = [
         "llm",
         "ask",
         "-b",
-        backend,
+        backend!,
         "-O",
         `url=${srv.url}`,
         "-m",
-        "m",
+        model!,
         "--no-cache",
         stream,
         "Question?",
@@ -45,9 +58,15 @@ Deno.test("llm ask: binary and source print the same answer for every backend, s
     }
   }
   // keys: OPENAI_API_KEY for openai/responses, ANTHROPIC_API_KEY for anthropic; vllm and
-  // ollama are keyless here (vllm sends the placeholder the SDK needs)
-  const auth = srv.requests.map((r) => r.headers.authorization ?? r.headers["x-api-key"] ?? "none");
-  assert.deepEqual(new Set(auth), new Set([`Bearer ${KEY}`, KEY, "none", "Bearer EMPTY"]));
+  // ollama are keyless here (vllm sends the placeholder the SDK needs); bedrock signs (the
+  // server checked each signature)
+  const auth = srv.requests.map((r) =>
+    (r.headers.authorization ?? r.headers["x-api-key"] ?? "none").replace(
+      /^AWS4-HMAC-SHA256 .*/,
+      "SigV4",
+    )
+  );
+  assert.deepEqual(new Set(auth), new Set([`Bearer ${KEY}`, KEY, "none", "Bearer EMPTY", "SigV4"]));
 });
 
 Deno.test("llm ask binary: -o writes the chat, a piped question works, errors are one line with exit 1/2", async () => {

@@ -97,5 +97,5 @@ Deno.test("unknown backend → unknown_backend listing the known ones; Ruby-only
     assert.match(e.message, /^Unknown backend: "nonesuch" \(known: responses, openai, anthropic/);
     return true;
   });
-  await assert.rejects(() => getBackend("bedrock"), /not available/);
+  await assert.rejects(() => getBackend("huggingface"), /not available/);
 });

@@ -64,6 +64,10 @@ export function usageFor(
       };
     case "ollama":
       return { prompt_eval_count: pt, eval_count: ct };
+    case "converse":
+      return { inputTokens: pt, outputTokens: ct, totalTokens: pt + ct };
+    case "bedrock":
+      return usageFor("anthropic", u);
   }
 }
 
@@ -77,6 +81,7 @@ export function errorBody(p: Protocol, status: number, message: string): unknown
     return { type: "error", error: { type, message } };
   }
   if (p === "ollama") return { error: message };
+  if (p === "bedrock" || p === "converse") return { message };
   return {
     error: { message, type: status === 429 ? "rate_limit_exceeded" : "server_error", code: null },
   };

@@ -21,6 +21,13 @@
  * `tools/deno run -A tests/support/provider_server.ts [--port N] [--script steps.json] [--echo]`
  * (prints the base url; `--echo` answers every request with the last user text).
  */
+import {
+  checkSigV4,
+  converseReplyOf,
+  eventFrame,
+  exceptionFrame,
+  invokeFrames,
+} from "./bedrock_protocol.ts";
 import { errorBody, Replies, ssePiece } from "./provider_protocols.ts";
 
 /** A tool call the scripted model makes. */
@@ -72,6 +79,8 @@ export interface ScriptStep {
   delayMs?: number;
   /** Delay between stream chunks, ms. */
   chunkDelayMs?: number;
+  /** Bedrock streams only: after the first frame, an exception message of this type. */
+  exception?: { type: string; message: string };
   /** Send this JSON body as is (status 200), e.g. `{choices: []}`. */
   raw?: unknown;
 }
@@ -90,7 +99,8 @@ export interface RecordedRequest {
 }
 
 /** Protocols spoken. */
-export type Protocol = "chat" | "responses" | "anthropic" | "ollama";
+/** (`bedrock`: InvokeModel with Anthropic bodies; `converse`: Bedrock Converse.) */
+export type Protocol = "chat" | "responses" | "anthropic" | "ollama" | "bedrock" | "converse";
 
 /** A running server. */
 export interface ProviderServer extends AsyncDisposable {
@@ -122,6 +132,9 @@ const enc = new TextEncoder();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function protocolOf(path: string): Protocol | null {
+  const bedrock = /^\/model\/[^/]+\/(invoke|invoke-with-response-stream|converse|converse-stream)$/
+    .exec(path);
+  if (bedrock) return bedrock[1]!.startsWith("invoke") ? "bedrock" : "converse";
   if (path.endsWith("/chat/completions")) return "chat";
   if (path.endsWith("/responses")) return "responses";
   if (path === "/api/chat") return "ollama";
@@ -156,8 +169,9 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
       return json(404, { error: { message: `No route for ${req.method} ${path}` } });
     }
     let body: Record<string, unknown>;
+    const text = await req.text();
     try {
-      body = await req.json();
+      body = JSON.parse(text);
     } catch {
       return json(400, errorBody(protocol, 400, "Request body is not JSON"));
     }
@@ -168,7 +182,7 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
       path,
       headers,
       body,
-      stream: body.stream === true,
+      stream: body.stream === true || /-stream$/.test(path),
       receivedAt: performance.now(),
     };
     requests.push(rec);
@@ -184,6 +198,19 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
       return mark(
         json(401, errorBody(protocol, 401, "Missing x-api-key or anthropic-version header")),
       );
+    }
+    if (protocol === "bedrock" || protocol === "converse") {
+      const u = new URL(req.url);
+      const bad = checkSigV4({
+        method: req.method,
+        rawPath: u.pathname,
+        query: u.search.slice(1),
+        headers,
+        body: text,
+      });
+      if (bad) {
+        return mark(json(403, { message: bad }, { "x-amzn-errortype": "AccessDeniedException" }));
+      }
     }
     if (
       protocol === "responses" && body.previous_response_id !== undefined &&
@@ -219,6 +246,9 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
           headers: { "content-type": "application/json" },
         }),
       );
+    }
+    if (protocol === "bedrock" || protocol === "converse") {
+      return mark(bedrockResponse(protocol, step, body, rec.stream, replies));
     }
     const built = replies[protocol](step, body);
     if (!rec.stream) return mark(json(200, built.json));
@@ -321,4 +351,42 @@ if (import.meta.main) {
       : {}),
   });
   console.log(server.url);
+}
+
+/** A Bedrock reply: JSON, or event-stream frames (cut after `cutAfter` frames). */
+function bedrockResponse(
+  protocol: "bedrock" | "converse",
+  step: ScriptStep,
+  body: Record<string, unknown>,
+  stream: boolean,
+  replies: Replies,
+): Response {
+  const built = protocol === "bedrock"
+    ? replies.anthropic(step, body)
+    : converseReplyOf(step, (p) => replies.nextId(p));
+  if (!stream) return json(200, built.json);
+  let frames = "pieces" in built
+    ? invokeFrames(built.pieces)
+    : built.events.map(([type, data]) => eventFrame(type, data));
+  if (step.exception) {
+    frames = [...frames.slice(0, 1), exceptionFrame(step.exception.type, step.exception.message)];
+  }
+  const cut = step.cutAfter;
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for (let i = 0; i < frames.length; i++) {
+          if (cut !== undefined && i >= cut) {
+            await sleep(20);
+            controller.error(new Error("scripted connection reset"));
+            return;
+          }
+          if (i > 0 && step.chunkDelayMs) await sleep(step.chunkDelayMs);
+          controller.enqueue(frames[i]!);
+        }
+        controller.close();
+      },
+    }),
+    { status: 200, headers: { "content-type": "application/vnd.amazon.eventstream" } },
+  );
 }

@@ -97,7 +97,14 @@ export function anthropicTools(tools: readonly ToolDefinition[]): Record<string,
   });
 }
 
-function formatInstruction(text: Record<string, unknown> | undefined): string | undefined {
+/**
+ * The system instruction that asks for JSON (`format`), for APIs without a
+ * structured-output parameter.
+ *
+ * @param text the shaped `text` map (its `format`)
+ * @returns the instruction, or undefined for plain text
+ */
+export function formatInstruction(text: Record<string, unknown> | undefined): string | undefined {
   const f = text?.format as Record<string, unknown> | undefined;
   if (!f || f.type === "text") return undefined;
   const base = "Reply with one JSON object only, with no text before or after it.";

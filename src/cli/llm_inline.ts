@@ -1,0 +1,213 @@
+/**
+ * `llm ask --inline FILE` / `agent ask NAME --inline FILE` (agents.md §5.3):
+ * every comment block that starts with `# ask:` is asked with the whole file
+ * attached ([TS-FIX] §7.15: Ruby attached only the rest of the file after the
+ * previous question), and the reply is written after the block between
+ * `# Response start` and `# Response end`. The file is rewritten atomically.
+ *
+ * [DIVERGE] A block already followed by a `# Response start … # Response end`
+ * pair is not asked again, so running the command twice does not stack replies
+ * (Ruby asks again and nests the new reply inside the old one).
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { tagText } from "../chat/builders.ts";
+import { compile } from "../chat/compile.ts";
+import type { Message } from "../chat/types.ts";
+import { ScoutError, usageError } from "../errors.ts";
+import type { AskOptions, AskResult } from "../llm/ask.ts";
+import { readText, writeFileAtomic } from "../util/fs.ts";
+import type { Io } from "./io.ts";
+import { paint } from "./io.ts";
+
+/** The system instruction of an inline question (Ruby's wording). */
+export const INLINE_SYSTEM = "Write a succint reply with no commentary and no formatting.";
+
+/** One `# ask:` block of a file. */
+export interface AskBlock {
+  /** 1-based line of the `# ask:` line. */
+  line: number;
+  /** The block's text: the `# ask:` line and the comment/blank lines after it. */
+  text: string;
+  /** The question with `#` and extra spaces removed. */
+  question: string;
+  /** Offset in the file just after the block (where a reply goes). */
+  end: number;
+  /** The block already has a `# Response start … # Response end` reply after it. */
+  answered: boolean;
+}
+
+const ASK_LINE = /^\s*#\s*ask:/;
+const COMMENT_OR_BLANK = /^\s*(#[^\n]*)?\s*$/;
+const RESPONSE_START = /^\s*#\s*Response start\s*$/;
+const RESPONSE_END = /^\s*#\s*Response end\s*$/;
+
+/**
+ * Finds the `# ask:` blocks of a text: an `# ask:` line and the comment or
+ * blank lines after it, up to the first other line (Ruby's rule; a second
+ * `# ask:` inside one comment block belongs to the first).
+ *
+ * @param text the file's text
+ * @returns the blocks in file order
+ */
+export function findAskBlocks(text: string): AskBlock[] {
+  const lines = text.split(/(?<=\n)/);
+  const starts: number[] = [];
+  let offset = 0;
+  for (const l of lines) {
+    starts.push(offset);
+    offset += l.length;
+  }
+  const blocks: AskBlock[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    if (!ASK_LINE.test(lines[i]!)) {
+      i++;
+      continue;
+    }
+    const first = i;
+    i++;
+    while (
+      i < lines.length && COMMENT_OR_BLANK.test(lines[i]!) && !RESPONSE_START.test(lines[i]!)
+    ) {
+      i++;
+    }
+    const end = i < lines.length ? starts[i]! : text.length;
+    let answered = false;
+    if (i < lines.length && RESPONSE_START.test(lines[i]!)) {
+      const close = lines.findIndex((l, k) => k > i && RESPONSE_END.test(l));
+      if (close > 0) {
+        answered = true;
+        i = close + 1;
+      }
+    }
+    const blockText = text.slice(starts[first]!, end);
+    blocks.push({
+      line: first + 1,
+      text: blockText,
+      question: blockText.replaceAll("#", "").replace(/\s+/g, " ").replace(/.*?ask:\s*/, "")
+        .trim(),
+      end,
+      answered,
+    });
+  }
+  return blocks;
+}
+
+/**
+ * The messages of one inline question: the instruction, the block quoted,
+ * and the whole file as a `<file>` element.
+ *
+ * @param block the block
+ * @param text the whole file
+ * @param name the file's name as given
+ * @returns the messages
+ */
+export function inlineMessages(block: AskBlock, text: string, name: string): Message[] {
+  return [
+    { role: "system", content: INLINE_SYSTEM },
+    {
+      role: "user",
+      content:
+        `Find the following question as a comment in the file give a response to be placed inline: ${block.text}`,
+    },
+    { role: "user", content: tagText(text, { name }) },
+  ];
+}
+
+/**
+ * The file with the replies inserted after their blocks.
+ *
+ * @param text the original text
+ * @param replies reply text by block end offset
+ * @returns the new text
+ */
+export function withReplies(text: string, replies: ReadonlyMap<number, string>): string {
+  let out = "";
+  let from = 0;
+  for (const [end, reply] of [...replies].sort((a, b) => a[0] - b[0])) {
+    out += text.slice(from, end);
+    if (out !== "" && !out.endsWith("\n")) out += "\n";
+    out += `# Response start\n${reply.trimEnd()}\n# Response end\n`;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
+/** What the inline run needs from `llm ask` / `agent ask`. */
+export interface InlineRun {
+  /** The file to rewrite (as given). */
+  file: string;
+  /** Chat files imported before each question. */
+  imports: string[];
+  /** Messages before each question (an agent's start chat). */
+  prefix: Message[];
+  /** Print the question chats instead of asking. */
+  dryRun: boolean;
+  /** Print a JSON summary. */
+  json: boolean;
+  /** The inference with its options. */
+  ask: (messages: Message[], options: AskOptions) => Promise<AskResult>;
+  /** Options for every ask (endpoint, model, cache…). */
+  options: AskOptions;
+}
+
+/**
+ * Answers every unanswered `# ask:` block of a file and rewrites it; after a
+ * failure, the replies obtained before it are still written.
+ *
+ * @param run what to ask and how
+ * @param io injected I/O
+ * @returns exit code
+ */
+export async function runInline(run: InlineRun, io: Io): Promise<number> {
+  const path = resolve(io.cwd, run.file);
+  let text: string;
+  try {
+    text = await readText(path);
+  } catch {
+    throw new ScoutError("file_not_found", `File not found: "${run.file}"`, { file: run.file });
+  }
+  const blocks = findAskBlocks(text);
+  const todo = blocks.filter((b) => !b.answered);
+  if (blocks.length === 0) throw usageError(`No "# ask:" comment in "${run.file}"`);
+  const imports = run.imports.length
+    ? await compile(run.imports.map((f) => ({ role: "import", content: f })), {
+      cwd: io.cwd,
+      env: io.env,
+      name: "<imports>",
+    })
+    : [];
+  const replies = new Map<number, string>();
+  const answered: { line: number; question: string; answer: string }[] = [];
+  try {
+    for (const b of todo) {
+      const messages = [...run.prefix, ...inlineMessages(b, text, run.file), ...imports];
+      if (run.dryRun) {
+        const { print } = await import("../chat/print.ts");
+        io.stdout.write(`# line ${b.line}\n${print(messages).replace(/^\n/, "")}\n`);
+        continue;
+      }
+      if (io.stderrIsTTY) {
+        io.stderr.write(paint(io, "stderr", "dim", `· line ${b.line}: ${b.question}`) + "\n");
+      }
+      const r = await run.ask(messages, run.options);
+      replies.set(b.end, r.text);
+      answered.push({ line: b.line, question: b.question, answer: r.text });
+    }
+  } finally {
+    if (replies.size > 0) await writeFileAtomic(path, withReplies(text, replies));
+  }
+  if (run.json) {
+    const out = { version: 1, file: run.file, answered, skipped: blocks.length - todo.length };
+    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+  } else if (!run.dryRun) {
+    const skipped = blocks.length - todo.length;
+    io.stderr.write(
+      `${run.file}: ${answered.length} answered` +
+        (skipped ? `, ${skipped} already answered (left as they were)` : "") + "\n",
+    );
+  }
+  return 0;
+}

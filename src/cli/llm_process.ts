@@ -1,0 +1,124 @@
+/**
+ * `scout-ai llm process [dir]` and `scout-ai llm process_queries [dir]`
+ * (`agents.md` §5.6): the queue workers that answer relayed requests on the
+ * machine holding the keys or GPUs. The loop is `llm/queue.ts`; this file
+ * registers the commands and turns a request into an ask.
+ *
+ * @module
+ */
+import type { Command } from "@commander-js/extra-typings";
+import { join } from "node:path";
+import { usageError } from "../errors.ts";
+import type { CliContext } from "./context.ts";
+import { warn } from "./io.ts";
+
+type ProcessFlags = { once?: boolean; interval: string; json?: boolean };
+
+function intervalMs(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw usageError(`--interval needs seconds > 0, got "${v}"`);
+  return Math.round(n * 1000);
+}
+
+async function runWorker(
+  ctx: CliContext,
+  kind: "process" | "process_queries",
+  dirArg: string | undefined,
+  o: ProcessFlags,
+): Promise<void> {
+  const { resolve } = await import("node:path");
+  const { scoutHome } = await import("../config/home.ts");
+  const { runQueue } = await import("../llm/queue.ts");
+  const { answerAsk, answerQuery } = await import("./llm_process_run.ts");
+  const io = ctx.io;
+  const dir = dirArg !== undefined
+    ? resolve(io.cwd, dirArg)
+    : join(scoutHome(io.env), "var", kind === "process" ? "ask" : "query");
+  const ac = new AbortController();
+  const real = typeof process !== "undefined" && io.env === process.env;
+  const stop = () => ac.abort(new DOMException("Stopped", "AbortError"));
+  if (real) {
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  }
+  if (!o.once) warn(io, `${kind}: watching ${dir} (Ctrl-C stops)`);
+  try {
+    const stats = await runQueue({
+      dir,
+      out: kind === "process" ? "reply" : "response",
+      answer: (request, id, signal) =>
+        kind === "process" ? answerAsk(request, io, signal) : answerQuery(request, id, io, signal),
+      once: o.once === true,
+      intervalMs: intervalMs(o.interval),
+      signal: ac.signal,
+      log: (line) => io.stderrIsTTY && warn(io, line),
+    });
+    if (o.json) {
+      io.stdout.write(JSON.stringify({ version: 1, dir, ...stats }) + "\n");
+    } else if (o.once || ac.signal.aborted) {
+      io.stderr.write(`${kind}: ${stats.answered} answered, ${stats.failed} failed (${dir})\n`);
+    }
+    ctx.exitCode = 0;
+  } finally {
+    if (real) {
+      process.removeListener("SIGINT", stop);
+      process.removeListener("SIGTERM", stop);
+    }
+  }
+}
+
+/**
+ * Registers `llm process` and `llm process_queries`.
+ *
+ * @param llm the `llm` command
+ * @param ctx invocation context
+ */
+export function registerLlmProcess(llm: Command, ctx: CliContext): void {
+  for (const kind of ["process", "process_queries"] as const) {
+    const ask = kind === "process";
+    llm.command(kind)
+      .description(
+        ask
+          ? "answer relayed questions: <dir>/<id>.json → <dir>/reply/<id>.json"
+          : "answer relayed queries with the raw provider response: <dir>/response/<id>.json",
+      )
+      .argument(
+        "[dir]",
+        `queue directory (default $SCOUT_HOME/var/${ask ? "ask" : "query"})`,
+      )
+      .option("--once", "answer what is queued now, then exit")
+      .option("--interval <seconds>", "poll interval when idle", "1")
+      .option("--json", "print {version, dir, answered, failed} when done")
+      .addHelpText(
+        "after",
+        ask
+          ? `
+Each request <id>.json is {"question": <chat text or [{role, content}…]>, …options}, written
+by a client with "backend: relay" (scout-ai or Ruby Scout). The worker asks with its own
+endpoints and keys and writes the answer text, JSON-encoded, to reply/<id>.json (atomically);
+a request that fails gets {"error": "…"} there and is moved to failed/. Requests are claimed
+by a rename into working/, so several workers can share a directory. SIGINT/SIGTERM stop the
+worker; the request being answered goes back to the queue.
+
+Run it in the background on the machine with the keys (e.g. "scout-ai llm process
+/shared/scout-queue &", with clients using "server: /shared/scout-queue"), or under a
+supervisor; it logs each request on a terminal.
+
+Examples:
+  scout-ai llm process --once                  # answer what $SCOUT_HOME/var/ask holds, then exit
+  scout-ai llm process --once --json | jq .answered`
+          : `
+Each request <id>.json is [messages, options], written by a client asking with the
+"relay: <server>" option; the worker sends that one request with its own keys and saves the
+provider's raw response in response/<id>.json, which the client then processes itself (so
+tools run on the client). Failures, claims and signals work as in "llm process".
+
+Examples:
+  scout-ai llm process_queries --once          # answer what $SCOUT_HOME/var/query holds`,
+      )
+      .action(async (...args: unknown[]) => {
+        const [dir, o] = args as [string | undefined, ProcessFlags];
+        await runWorker(ctx, kind, dir, o);
+      });
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The people-facing views of `llm prov` (loaded only when asked for):
+ * `--by agent|model|endpoint|job` roll-ups (with costs from
+ * `$SCOUT_HOME/etc/prices.yaml`), `--mermaid` and `--html` (one
+ * self-contained page). All built from the one report, never a second walk.
+ *
+ * @module
+ */
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { scoutHome } from "../config/home.ts";
+import { ScoutError, usageError } from "../errors.ts";
+import { pageDetails } from "../provenance/page_details.ts";
+import { loadPrices, type PriceTable } from "../provenance/prices.ts";
+import type { ProvenanceReport } from "../provenance/report.ts";
+import { renderDot } from "../provenance/render_flow.ts";
+import { renderHtml } from "../provenance/render_html.ts";
+import { renderMermaid } from "../provenance/render_mermaid.ts";
+import { warningLines } from "../provenance/render_evidence.ts";
+import type { RenderOptions } from "../provenance/render_tree.ts";
+import {
+  parseRollupDimensions,
+  renderRollup,
+  type Rollup,
+  rollup,
+  type RollupDimension,
+} from "../provenance/rollup.ts";
+import { writeFileAtomic } from "../util/fs.ts";
+import type { Io } from "./io.ts";
+import { warn } from "./io.ts";
+
+/** More nodes than this: the page has the list but no drawn graph. */
+export const HTML_GRAPH_LIMIT = 400;
+
+/** The people-facing view options of `llm prov`. */
+export interface ProvViewOptions {
+  /** `--by` dimensions, comma-separated. */
+  by?: string;
+  /** Print Mermaid. */
+  mermaid?: boolean;
+  /** Write the HTML page here. */
+  html?: string;
+}
+
+function dims(spec: string): RollupDimension[] {
+  try {
+    return parseRollupDimensions(spec);
+  } catch (e) {
+    throw usageError((e as Error).message);
+  }
+}
+
+function money(n: number | null | undefined): string {
+  return n === null || n === undefined ? "?" : `$${n.toFixed(4)}`;
+}
+
+function reportUnpriced(r: Rollup, io: Io): void {
+  if (r.unpriced.length) {
+    warn(
+      io,
+      `no price for ${r.unpriced.join(", ")} ($SCOUT_HOME/etc/prices.yaml): cost shown as ?`,
+    );
+  }
+}
+
+/**
+ * Prints the `--by` table (and the total cost when priced).
+ *
+ * @param report the report
+ * @param spec the `--by` value
+ * @param io injected I/O
+ * @returns the roll-up (for `--json`)
+ */
+export async function printRollup(
+  report: ProvenanceReport,
+  spec: string,
+  io: Io,
+): Promise<{ rollup: Rollup; prices: PriceTable | null }> {
+  const prices = await loadPrices(scoutHome(io.env));
+  const r = rollup(report, dims(spec), prices ?? undefined);
+  return { rollup: r, prices };
+}
+
+/**
+ * The text output of `--by`.
+ *
+ * @param r the roll-up
+ * @param priced whether prices were loaded
+ * @param io injected I/O
+ */
+export function writeRollup(r: Rollup, priced: boolean, io: Io): void {
+  io.stdout.write(renderRollup(r, priced));
+  if (priced) {
+    const total = r.groups.reduce<number | null>(
+      (a, g) => a === null || g.cost === null || g.cost === undefined ? null : a + g.cost,
+      0,
+    );
+    io.stdout.write(`cost: ${money(total)}\n`);
+    reportUnpriced(r, io);
+  }
+}
+
+/**
+ * The roll-up as JSON (the `rollups` field of the provenance document).
+ *
+ * @param r the roll-up
+ * @returns plain data
+ */
+export function rollupJson(r: Rollup): unknown {
+  return { by: r.by, groups: r.groups, unpriced: r.unpriced };
+}
+
+/**
+ * Writes the Mermaid flowchart.
+ *
+ * @param report the report
+ * @param view render options
+ * @param io injected I/O
+ */
+export function writeMermaid(report: ProvenanceReport, view: RenderOptions, io: Io): void {
+  io.stdout.write(renderMermaid(report, view));
+}
+
+function svgOf(dot: string, io: Io): string | null {
+  const r = spawnSync("dot", ["-Tsvg"], {
+    input: dot,
+    env: io.env as NodeJS.ProcessEnv,
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
+  if (r.error !== undefined || r.status !== 0) {
+    warn(io, "Graphviz 'dot' is not available: the page has no drawn graph");
+    return null;
+  }
+  return r.stdout;
+}
+
+/**
+ * Writes the HTML page.
+ *
+ * @param report the report
+ * @param file output file
+ * @param view render options
+ * @param by `--by` value, if any (its table goes on the page; default `agent,model`)
+ * @param io injected I/O
+ */
+export async function writeHtml(
+  report: ProvenanceReport,
+  file: string,
+  view: RenderOptions,
+  by: string | undefined,
+  io: Io,
+): Promise<void> {
+  const prices = await loadPrices(scoutHome(io.env));
+  const r = rollup(report, dims(by ?? "agent,model"), prices ?? undefined);
+  if (prices) reportUnpriced(r, io);
+  const visible = report.nodes.filter((n) => n.hidden === null).length;
+  const svg = visible > HTML_GRAPH_LIMIT ? null : svgOf(renderDot(report, view), io);
+  const html = renderHtml({
+    report,
+    svg,
+    details: pageDetails(report),
+    rollups: [{
+      by: r.by,
+      cost: prices !== null,
+      groups: r.groups.map((g) => ({
+        key: g.key,
+        inferences: g.inferences,
+        tokens: g.tokens,
+        ...(prices
+          ? { cost: g.cost === null || g.cost === undefined ? null : g.cost.toFixed(4) }
+          : {}),
+      })),
+    }],
+    warnings: warningLines(report),
+    render: view,
+  });
+  if (file === "-") throw new ScoutError("usage", "--html needs a file name");
+  await writeFileAtomic(resolve(io.cwd, file), html);
+}

@@ -1,0 +1,237 @@
+/**
+ * Bedrock's Converse API (`POST /model/{id}/converse`, `/converse-stream`):
+ * the request body, the reply and the stream, for model families other than
+ * Anthropic's (which go through `invoke` with the Messages body). Messages are
+ * built as for Anthropic (same alternation and tool pairing) and then mapped
+ * to Converse content blocks.
+ *
+ * @module
+ */
+import { ScoutError } from "../../errors.ts";
+import { replyObject, responseError } from "../errors.ts";
+import type { BackendReply, BackendRequest, ReplyItem } from "../types.ts";
+import { anthropicMessages, anthropicTools, formatInstruction } from "./anthropic.ts";
+import type { EventStreamMessage } from "./aws_eventstream.ts";
+
+type Block = Record<string, unknown>;
+
+const MEDIA_FORMAT: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpeg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "application/pdf": "pdf",
+};
+
+function converseBlock(b: Block, index: number): Block {
+  switch (b.type) {
+    case "text":
+      return { text: b.text };
+    case "tool_use":
+      return { toolUse: { toolUseId: b.id, name: b.name, input: b.input } };
+    case "tool_result":
+      return { toolResult: { toolUseId: b.tool_use_id, content: [{ text: String(b.content) }] } };
+    case "image":
+    case "document": {
+      const src = b.source as Record<string, unknown>;
+      const format = MEDIA_FORMAT[String(src.media_type)];
+      if (src.type !== "base64" || !format) {
+        throw new ScoutError(
+          "invalid_input",
+          `Bedrock Converse takes images and PDFs as file bytes (png, jpeg, gif, webp, pdf), not ${
+            src.type === "url" ? "URLs" : String(src.media_type)
+          }`,
+          { backend: "bedrock" },
+        );
+      }
+      const source = { bytes: src.data };
+      return b.type === "image"
+        ? { image: { format, source } }
+        : { document: { format, name: `document-${index + 1}`, source } };
+    }
+    default:
+      return { text: JSON.stringify(b) };
+  }
+}
+
+const INFERENCE_KEYS: Record<string, string> = {
+  max_tokens: "maxTokens",
+  temperature: "temperature",
+  top_p: "topP",
+  stop: "stopSequences",
+  stop_sequences: "stopSequences",
+};
+
+/**
+ * Builds a Converse request body: `messages`, `system`, `toolConfig`,
+ * `inferenceConfig` (`max_tokens`, `temperature`, `top_p`, `stop`) and the
+ * other parameters as `additionalModelRequestFields`.
+ *
+ * @param req the request
+ * @returns the body
+ */
+export function converseBody(req: BackendRequest): Record<string, unknown> {
+  const { system, messages } = anthropicMessages(req.messages);
+  const systemText = [system, formatInstruction(req.text)].filter(Boolean).join("\n\n");
+  const body: Record<string, unknown> = {
+    messages: messages.map((m) => ({
+      role: m.role,
+      content: m.content.map(converseBlock),
+    })),
+  };
+  if (systemText) body.system = [{ text: systemText }];
+  const inference: Record<string, unknown> = {};
+  const additional: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(req.params)) {
+    const key = INFERENCE_KEYS[k];
+    if (key) inference[key] = key === "stopSequences" && !Array.isArray(v) ? [v] : v;
+    else additional[k] = v;
+  }
+  if (Object.keys(inference).length) body.inferenceConfig = inference;
+  if (Object.keys(additional).length) body.additionalModelRequestFields = additional;
+  const tools = anthropicTools(req.tools).filter((t) => "input_schema" in t);
+  if (tools.length) {
+    body.toolConfig = {
+      tools: tools.map((t) => ({
+        toolSpec: {
+          name: t.name,
+          description: t.description,
+          inputSchema: { json: t.input_schema },
+        },
+      })),
+    };
+  }
+  return body;
+}
+
+/** Converse usage in the Anthropic key names the meta records read. */
+function usageOf(u: unknown): Record<string, unknown> | undefined {
+  if (!u || typeof u !== "object") return undefined;
+  const x = u as Record<string, unknown>;
+  return {
+    input_tokens: x.inputTokens,
+    output_tokens: x.outputTokens,
+    total_tokens: x.totalTokens,
+    cache_read_input_tokens: x.cacheReadInputTokens ?? 0,
+    cache_creation_input_tokens: x.cacheWriteInputTokens ?? 0,
+  };
+}
+
+/**
+ * Processes a Converse reply (`output.message.content`: `text`, `toolUse`,
+ * `reasoningContent`).
+ *
+ * @param raw the reply object
+ * @param warn warning sink
+ * @returns the processed reply
+ */
+export function converseReply(raw: unknown, warn?: (m: string) => void): BackendReply {
+  const r = replyObject("bedrock", raw);
+  const message = (r.output as Record<string, unknown> | undefined)?.message as
+    | Record<string, unknown>
+    | undefined;
+  if (!message || !Array.isArray(message.content)) {
+    throw responseError("bedrock", "sent a Converse reply without output.message.content");
+  }
+  const items: ReplyItem[] = [];
+  const reasoning: string[] = [];
+  for (const b of message.content as Block[]) {
+    if (typeof b.text === "string") {
+      if (b.text !== "") items.push({ type: "text", text: b.text });
+    } else if (b.toolUse) {
+      const t = b.toolUse as Record<string, unknown>;
+      items.push({
+        type: "call",
+        name: String(t.name),
+        arguments: t.input ?? {},
+        id: String(t.toolUseId),
+      });
+    } else if (b.reasoningContent) {
+      const rt = (b.reasoningContent as Record<string, unknown>).reasoningText as
+        | Record<string, unknown>
+        | undefined;
+      if (typeof rt?.text === "string") reasoning.push(rt.text);
+    } else {
+      warn?.(`Skipping unknown Converse content block ${Object.keys(b).join(",")}`);
+    }
+  }
+  const reply: BackendReply = { items };
+  const usage = usageOf(r.usage);
+  if (usage) reply.usage = usage;
+  if (reasoning.length) reply.reasoning = reasoning.join(" ");
+  return reply;
+}
+
+/**
+ * Assembles Converse stream events into a Converse reply object.
+ *
+ * @param events the decoded event-stream messages
+ * @param onDelta receives text deltas
+ * @param progress counts the events received
+ * @returns the reply object, or null when the stream ended before `messageStop`
+ */
+export async function assembleConverseStream(
+  events: AsyncIterable<EventStreamMessage>,
+  onDelta?: (text: string) => void,
+  progress?: { events: number },
+): Promise<Record<string, unknown> | null> {
+  const blocks: Block[] = [];
+  const toolInput = new Map<number, string>();
+  let stopped = false;
+  let usage: unknown;
+  for await (const ev of events) {
+    if (progress) progress.events++;
+    const data = JSON.parse(new TextDecoder().decode(ev.payload)) as Record<string, unknown>;
+    const i = Number(data.contentBlockIndex ?? 0);
+    switch (ev.headers[":event-type"]) {
+      case "contentBlockStart": {
+        const tool = (data.start as Record<string, unknown> | undefined)?.toolUse as Block;
+        if (tool) blocks[i] = { toolUse: { ...tool } };
+        break;
+      }
+      case "contentBlockDelta": {
+        const d = data.delta as Record<string, unknown>;
+        if (typeof d.text === "string") {
+          const b = blocks[i] ??= { text: "" };
+          b.text = String(b.text ?? "") + d.text;
+          onDelta?.(d.text);
+        } else if (d.toolUse) {
+          const part = String((d.toolUse as Record<string, unknown>).input ?? "");
+          toolInput.set(i, (toolInput.get(i) ?? "") + part);
+        } else if (d.reasoningContent) {
+          const b = blocks[i] ??= { reasoningContent: { reasoningText: { text: "" } } };
+          const rt = (b.reasoningContent as Record<string, Record<string, string>>).reasoningText!;
+          rt.text += String((d.reasoningContent as Record<string, unknown>).text ?? "");
+        }
+        break;
+      }
+      case "contentBlockStop": {
+        const json = toolInput.get(i);
+        const b = blocks[i];
+        if (json !== undefined && b?.toolUse) {
+          try {
+            (b.toolUse as Block).input = json.trim() === "" ? {} : JSON.parse(json);
+          } catch (e) {
+            throw responseError(
+              "bedrock",
+              `sent malformed tool input JSON: ${json.slice(0, 100)}`,
+              e,
+            );
+          }
+        }
+        break;
+      }
+      case "messageStop":
+        stopped = true;
+        break;
+      case "metadata":
+        usage = data.usage;
+        break;
+    }
+  }
+  if (!stopped) return null;
+  return {
+    output: { message: { role: "assistant", content: blocks.filter(Boolean) } },
+    ...(usage ? { usage } : {}),
+  };
+}

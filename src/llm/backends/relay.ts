@@ -1,0 +1,146 @@
+/**
+ * The `relay` backend (`inference.md` appendix "relay", `agents.md` §5.6):
+ * the question goes as `{question, …options}` to `<digest>.json` in a queue
+ * directory — `~/.scout/var/ask/` on an ssh host, or a local directory for
+ * shared file systems — and the answer is read back from
+ * `reply/<digest>.json`, written there by `scout-ai llm process` (or Ruby's
+ * `scout llm process`) on the machine that holds the keys or GPUs. The reply
+ * is the answer text JSON-encoded; `{"error": …}` is a failed request.
+ *
+ * [TS-FIX] Ruby polls forever; this waits at most `request_timeout` and then
+ * fails naming the server and the request id. The request file stays, so a
+ * worker that comes up later still answers it and a rerun finds the reply.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { ScoutError } from "../../errors.ts";
+import { responseError } from "../errors.ts";
+import { type RelayTransport, relayTransport } from "../relay_transport.ts";
+import type { Backend, BackendReply, BackendRequest, QueryContext } from "../types.ts";
+
+/** Remote queue directory of `backend: relay` (under the remote home). */
+export const RELAY_ASK_DIR = ".scout/var/ask";
+/** The placeholder model: the worker's own default model answers. */
+export const RELAY_DEFAULT_MODEL = "default";
+
+/**
+ * Waits for `name` on the transport: local directories are polled from 10 ms
+ * up to 1 s, remote ones every second.
+ *
+ * @param t the transport
+ * @param name file name
+ * @param timeoutMs how long to wait
+ * @param signal aborts the wait
+ * @returns the file's text, or null on timeout
+ */
+export async function waitFor(
+  t: RelayTransport,
+  name: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<string | null> {
+  const end = Date.now() + timeoutMs;
+  let delay = t.local ? 10 : 1000;
+  for (;;) {
+    signal?.throwIfAborted();
+    const text = await t.get(name);
+    if (text !== null) return text;
+    const left = end - Date.now();
+    if (left <= 0) return null;
+    await new Promise((r) => setTimeout(r, Math.min(delay, left)));
+    if (t.local) delay = Math.min(delay * 2, 1000);
+  }
+}
+
+/**
+ * The request document: the messages as the question and the options the
+ * worker passes to its ask (the model unless it is the placeholder, and the
+ * provider parameters).
+ *
+ * @param req the request
+ * @param model the resolved model
+ * @returns the JSON text
+ */
+export function relayRequest(req: BackendRequest, model: string): string {
+  const doc: Record<string, unknown> = {
+    question: req.messages.map((m) => ({ role: m.role, content: m.content })),
+    ...req.params,
+  };
+  if (model !== RELAY_DEFAULT_MODEL) doc.model = model;
+  if (req.text) doc.format = req.text.format;
+  return JSON.stringify(doc);
+}
+
+/**
+ * Reads a reply document: a JSON string is the answer; `{error}` a failure.
+ *
+ * @param text the reply file
+ * @returns the processed reply
+ */
+export function relayReply(text: string): BackendReply {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw responseError("relay", `sent a reply that is not JSON: ${text.slice(0, 100)}`, e);
+  }
+  if (typeof v === "string") return { items: v === "" ? [] : [{ type: "text", text: v }] };
+  if (v && typeof v === "object" && "error" in v) {
+    throw responseError("relay", `worker failed: ${String((v as { error: unknown }).error)}`);
+  }
+  if (v && typeof v === "object" && typeof (v as { content?: unknown }).content === "string") {
+    return { items: [{ type: "text", text: (v as { content: string }).content }] };
+  }
+  throw responseError("relay", `sent a reply that is neither a text nor an error`);
+}
+
+async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendReply> {
+  const extra = ctx.settings.extra ?? {};
+  const server = extra.server;
+  if (!server) {
+    throw new ScoutError(
+      "config",
+      `No relay server: set "server" (an ssh host, or a local queue directory) in the endpoint file or config, or SCOUT_RELAY_SERVER`,
+      { backend: "relay" },
+    );
+  }
+  if (req.tools.length) {
+    ctx.warn?.(
+      `relay: ${req.tools.length} tool definition(s) not sent; the worker answers with its own tools`,
+    );
+  }
+  const t = relayTransport(server, RELAY_ASK_DIR, extra.ssh_command ?? "ssh");
+  const body = relayRequest(req, ctx.settings.model);
+  const id = createHash("md5").update(body).digest("hex");
+  const reply = `reply/${id}.json`;
+  const done = await t.get(reply);
+  if (done !== null) return relayReply(done);
+  await t.put(`${id}.json`, body);
+  const text = await waitFor(t, reply, ctx.settings.timeoutMs, ctx.signal);
+  if (text === null) {
+    throw new ScoutError(
+      "timeout",
+      `No relay reply from ${t.label} for request ${id} after ${
+        Math.round(ctx.settings.timeoutMs / 1000)
+      } s (is "scout-ai llm process" running there?)`,
+      { backend: "relay", server, request: id, retryable: false },
+    );
+  }
+  return relayReply(text);
+}
+
+/** The `relay` backend. */
+export const relayBackend: Backend = {
+  defaults: {
+    tag: "relay",
+    model: RELAY_DEFAULT_MODEL,
+    keyEnv: [],
+    modelEnv: [],
+    extra: [
+      { name: "server", env: ["SCOUT_RELAY_SERVER"] },
+      { name: "ssh_command", env: ["SCOUT_SSH"] },
+    ],
+  },
+  query,
+};

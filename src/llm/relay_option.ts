@@ -1,0 +1,94 @@
+/**
+ * The `relay: <server>` option on any backend (`inference.md` appendix
+ * "relay", form 2): each provider request of the ask is not sent from here;
+ * its messages and options go as `[messages, options]` to
+ * `<digest>.json` in the server's query queue (`~/.scout/var/query/`, or a
+ * local directory), `scout-ai llm process_queries` there sends it with its
+ * own keys and saves the provider's raw response in `response/<digest>.json`,
+ * and this side processes that response with the same backend — so tool
+ * calls run here, with this side's tools.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { waitFor } from "./backends/relay.ts";
+import { relayTransport } from "./relay_transport.ts";
+import type { Backend, BackendRequest, QueryContext } from "./types.ts";
+
+/** Remote queue directory of the `relay:` option (under the remote home). */
+export const RELAY_QUERY_DIR = ".scout/var/query";
+
+/**
+ * The query document of one request: the messages and the options the
+ * worker's ask needs to send the same request (backend, model, parameters,
+ * tool definitions, format).
+ *
+ * @param req the request
+ * @param backendName the backend
+ * @param model the model
+ * @returns the JSON text
+ */
+export function relayQuery(req: BackendRequest, backendName: string, model: string): string {
+  const options: Record<string, unknown> = { backend: backendName, model, ...req.params };
+  if (req.tools.length) options.tools = req.tools;
+  if (req.text?.format) options.format = req.text.format;
+  return JSON.stringify([req.messages.map((m) => ({ role: m.role, content: m.content })), options]);
+}
+
+/**
+ * Wraps a backend so that its requests travel through a relay queue.
+ *
+ * @param backend the backend that builds requests and reads replies
+ * @param backendName its name (sent to the worker)
+ * @param server ssh destination (`host`, `user@host`, `host:/dir`) or local directory
+ * @param ssh ssh command and options
+ * @returns the relayed backend (never streams: the reply arrives whole)
+ */
+export function relayedBackend(
+  backend: Backend,
+  backendName: string,
+  server: string,
+  ssh = "ssh",
+): Backend {
+  const t = relayTransport(server, RELAY_QUERY_DIR, ssh);
+  // One fetch for the whole ask (SDK clients keep the fetch they were made
+  // with), sending the request of the round being queried.
+  let current: { req: BackendRequest; model: string; timeoutMs: number } | null = null;
+  const relayFetch: typeof fetch = async (_input, init) => {
+    const { req, model, timeoutMs } = current!;
+    const doc = relayQuery(req, backendName, model);
+    const id = createHash("md5").update(doc).digest("hex");
+    const name = `response/${id}.json`;
+    let text = await t.get(name);
+    if (text === null) {
+      await t.put(`${id}.json`, doc);
+      text = await waitFor(t, name, timeoutMs, init?.signal ?? undefined);
+    }
+    if (text === null) throw new DOMException("relay wait", "TimeoutError");
+    const failure = workerFailure(text);
+    const headers = { "content-type": "application/json" };
+    return failure === null ? new Response(text, { status: 200, headers }) : new Response(
+      JSON.stringify({ error: { message: `relay worker failed: ${failure}` } }),
+      { status: 400, headers },
+    );
+  };
+  return {
+    ...backend,
+    query: (req: BackendRequest, ctx: QueryContext) => {
+      const plain = { ...req, stream: false };
+      current = { req: plain, model: ctx.settings.model, timeoutMs: ctx.settings.timeoutMs };
+      return backend.query(plain, { ...ctx, fetch: relayFetch });
+    },
+  };
+}
+
+/** The worker's `{"error": …}` reply, or null for a provider response. */
+function workerFailure(text: string): string | null {
+  try {
+    const v = JSON.parse(text);
+    if (v && typeof v === "object" && Object.keys(v).length === 1 && typeof v.error === "string") {
+      return v.error;
+    }
+  } catch { /* the backend reports a malformed body */ }
+  return null;
+}

@@ -1,0 +1,67 @@
+/**
+ * Display edges of the `prov` report (`provenance.md` §10.2): the discovery
+ * edges with hidden nodes folded into their owners, as the tree, flow and
+ * DOT renderers draw them.
+ *
+ * @module
+ */
+import type { Relation } from "./types.ts";
+import type { DisplayEdge, ReportEdge, ReportNode } from "./report_types.ts";
+
+const RANK: Record<Relation, number> = {
+  dependency: 0,
+  log: 1,
+  job: 2,
+  agent_job: 3,
+  result: 4,
+};
+
+/**
+ * Sort rank of a relation among a node's displayed children: dependency,
+ * log, job, agent_job, result.
+ *
+ * @param r a relation
+ * @returns 0–4
+ */
+export function relationRank(r: Relation): number {
+  return RANK[r];
+}
+
+/**
+ * Display edges: edges into hidden nodes dropped, edges out of a hidden node
+ * re-parented to its owner, the `log` edge of a nested society's log drawn
+ * from its caller's log, self-loops dropped, `(from, to, relation)`
+ * deduplicated, discovery order kept. Works on node indices (no lookups or
+ * keys by id strings).
+ *
+ * @param edges discovery edges
+ * @param ends node indices of each edge (`from`, `to` pairs)
+ * @param nodes report nodes, by index
+ * @param ownerOf index of each hidden node's owner, else null
+ * @param callers nested society log index → its caller's log index
+ * @returns display edges
+ */
+export function displayEdges(
+  edges: readonly ReportEdge[],
+  ends: readonly number[],
+  nodes: readonly ReportNode[],
+  ownerOf: readonly (number | null)[],
+  callers: ReadonlyMap<number, number> = new Map(),
+): DisplayEdge[] {
+  const out: DisplayEdge[] = [];
+  const seen = new Set<number>();
+  const n = nodes.length;
+  for (let k = 0; k < edges.length; k++) {
+    const e = edges[k]!;
+    const to = ends[2 * k + 1]!;
+    if (nodes[to]!.hidden !== null) continue;
+    const caller = e.relation === "log" ? callers.get(to) : undefined;
+    const from = caller ?? ownerOf[ends[2 * k]!] ?? ends[2 * k]!;
+    if (from === to) continue;
+    const key = (from * n + to) * 5 + RANK[e.relation]; // (from, to, relation), as one number
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ from: nodes[from]!.id, to: e.to, relation: e.relation });
+  }
+  return out;
+}

@@ -1,0 +1,74 @@
+/**
+ * Reads what the provenance page shows of each visible node: a chat's
+ * messages, or a chat job's result messages — shortened so that the page
+ * stays small on big stores (each message ≤ 4,000 characters, ≤ 60 messages
+ * per node, ≤ 16 MB of text in all; what is left out is counted).
+ *
+ * @module
+ */
+import type { ProvenanceReport } from "./report.ts";
+import type { PageMessage, PageNodeDetail } from "./render_html.ts";
+import { loadChatFile } from "./traverse.ts";
+
+/** Caps of {@link pageDetails}. */
+export interface PageDetailLimits {
+  /** Characters kept of one message (default 4,000). */
+  messageChars?: number;
+  /** Messages kept per node (default 60). */
+  nodeMessages?: number;
+  /** Characters kept in all (default 16,000,000). */
+  totalChars?: number;
+}
+
+const FOLDED = new Set(["function_call", "function_call_output", "tool_call", "meta", "tool"]);
+
+function shorten(text: string, max: number): string {
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+/**
+ * The details of every visible node (chats and chat jobs).
+ *
+ * @param report the report
+ * @param limits caps
+ * @returns node id → detail
+ */
+export function pageDetails(
+  report: ProvenanceReport,
+  limits: PageDetailLimits = {},
+): Map<string, PageNodeDetail> {
+  const messageChars = limits.messageChars ?? 4000;
+  const nodeMessages = limits.nodeMessages ?? 60;
+  let budget = limits.totalChars ?? 16_000_000;
+  const out = new Map<string, PageNodeDetail>();
+  for (const n of report.nodes) {
+    if (n.hidden !== null) continue;
+    const readable = n.kind === "chat" || n.job?.type === "chat";
+    if (!readable || budget <= 0) {
+      out.set(n.id, { messages: null });
+      continue;
+    }
+    let all;
+    try {
+      all = loadChatFile(n.path);
+    } catch {
+      out.set(n.id, { messages: null });
+      continue;
+    }
+    const messages: PageMessage[] = [];
+    for (const m of all.slice(0, nodeMessages)) {
+      const raw = typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? "");
+      const text = shorten(raw, messageChars);
+      budget -= text.length;
+      messages.push(
+        FOLDED.has(m.role) ? { role: m.role, text, fold: true } : { role: m.role, text },
+      );
+      if (budget <= 0) break;
+    }
+    const omitted = all.length - messages.length;
+    out.set(n.id, omitted > 0 ? { messages, omitted } : { messages });
+  }
+  return out;
+}

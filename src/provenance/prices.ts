@@ -1,0 +1,159 @@
+/**
+ * Model prices for `llm prov` costs: `$SCOUT_HOME/etc/prices.yaml`, dollars
+ * per million tokens per model (no built-in list is shipped: prices change).
+ *
+ * ```yaml
+ * gpt-5-nano:
+ *   input: 0.05          # uncached prompt tokens
+ *   cached_input: 0.005  # cache reads (cct); default: input
+ *   cache_write: 0.0625  # cache writes (cwt); default: input
+ *   output: 0.40         # completion tokens
+ *   reasoning: 0.40      # reasoning tokens (rt, part of ct); default: output
+ * claude-sonnet-4-5:     # also prices claude-sonnet-4-5-20250929 (longest prefix wins)
+ *   input: 3
+ *   output: 15
+ * ```
+ *
+ * Cached tokens are priced from `cct`/`cwt`: OpenAI-style usage counts them
+ * inside `pt`, Anthropic/Bedrock usage outside it (the meta record's
+ * `backend=` says which; for older records without it, `cct + cwt > pt`
+ * means outside).
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { TokenTotals } from "../chat/trace.ts";
+import { ScoutError } from "../errors.ts";
+
+/** Prices of one model, dollars per million tokens. */
+export interface ModelPrice {
+  input: number;
+  cached_input?: number;
+  cache_write?: number;
+  output: number;
+  reasoning?: number;
+}
+
+/** Model name (or prefix) → price. */
+export type PriceTable = Record<string, ModelPrice>;
+
+const BACKENDS_WITH_CACHE_OUTSIDE_PT = new Set(["anthropic", "bedrock"]);
+
+function num(v: unknown, where: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  const n = typeof v === "number" ? v : Number(v);
+  if (!Number.isFinite(n) || n < 0) {
+    throw new ScoutError(
+      "config",
+      `Invalid price ${where}: "${String(v)}" (dollars per million tokens)`,
+    );
+  }
+  return n;
+}
+
+/**
+ * Validates a parsed price file.
+ *
+ * @param doc the parsed YAML
+ * @param file its path (for errors)
+ * @returns the table
+ */
+export function priceTable(doc: unknown, file: string): PriceTable {
+  const root = doc && typeof doc === "object" && "models" in doc
+    ? (doc as { models: unknown }).models
+    : doc;
+  if (root === null || root === undefined) return {};
+  if (typeof root !== "object" || Array.isArray(root)) {
+    throw new ScoutError("config", `${file}: expected a map of model → prices`, { file });
+  }
+  const out: PriceTable = {};
+  for (const [model, p] of Object.entries(root as Record<string, unknown>)) {
+    const x = (p ?? {}) as Record<string, unknown>;
+    const input = num(x.input, `${file}: ${model}.input`);
+    const output = num(x.output, `${file}: ${model}.output`);
+    if (input === undefined || output === undefined) {
+      throw new ScoutError("config", `${file}: ${model} needs "input" and "output" prices`, {
+        file,
+      });
+    }
+    const price: ModelPrice = { input, output };
+    for (const k of ["cached_input", "cache_write", "reasoning"] as const) {
+      const v = num(x[k], `${file}: ${model}.${k}`);
+      if (v !== undefined) price[k] = v;
+    }
+    out[model] = price;
+  }
+  return out;
+}
+
+/**
+ * Reads `$SCOUT_HOME/etc/prices.yaml`, if present.
+ *
+ * @param home the Scout home
+ * @returns the table, or null when there is no file
+ */
+export async function loadPrices(home: string): Promise<PriceTable | null> {
+  const file = join(home, "etc", "prices.yaml");
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+  const { parse } = await import("yaml");
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (e) {
+    throw new ScoutError("config", `${file}: not valid YAML: ${(e as Error).message}`, { file });
+  }
+  return priceTable(doc, file);
+}
+
+/**
+ * The price of a model: an exact entry, else the longest entry the model
+ * name starts with.
+ *
+ * @param model model name
+ * @param prices the table
+ * @returns the price, or null
+ */
+export function priceOf(model: string, prices: PriceTable): ModelPrice | null {
+  if (prices[model]) return prices[model]!;
+  let best: string | null = null;
+  for (const k of Object.keys(prices)) {
+    if (model.startsWith(k) && (best === null || k.length > best.length)) best = k;
+  }
+  return best === null ? null : prices[best]!;
+}
+
+/**
+ * The cost of one inference in dollars.
+ *
+ * @param t its tokens
+ * @param meta its meta record (`model=`, `backend=`)
+ * @param prices the table
+ * @returns dollars, or null when the model has no price
+ */
+export function costOf(
+  t: TokenTotals,
+  meta: Readonly<Record<string, unknown>>,
+  prices: PriceTable,
+): number | null {
+  const p = priceOf(typeof meta.model === "string" ? meta.model : "", prices);
+  if (p === null) return null;
+  const backend = typeof meta.backend === "string" ? meta.backend : null;
+  const outside = backend !== null
+    ? BACKENDS_WITH_CACHE_OUTSIDE_PT.has(backend)
+    : t.cct + t.cwt > t.pt;
+  const uncached = outside ? t.pt : Math.max(0, t.pt - t.cct - t.cwt);
+  const reasoning = Math.min(t.rt, t.ct);
+  return (
+    uncached * p.input +
+    t.cct * (p.cached_input ?? p.input) +
+    t.cwt * (p.cache_write ?? p.input) +
+    (t.ct - reasoning) * p.output +
+    reasoning * (p.reasoning ?? p.output)
+  ) / 1e6;
+}

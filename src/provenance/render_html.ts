@@ -1,0 +1,138 @@
+/**
+ * The provenance page (`llm prov ROOT --html report.html`): one
+ * self-contained HTML file — no network, no CDN — with the Graphviz graph as
+ * inline SVG (clickable nodes), a filterable node list, each node's messages
+ * (tool calls and long outputs folded), its direct and subtree tokens and
+ * cost, the roll-up tables and the warnings. Pure: the caller reads the
+ * messages and runs Graphviz.
+ *
+ * @module
+ */
+import type { TokenTotals } from "../chat/trace.ts";
+import type { ProvenanceReport } from "./report.ts";
+import { flowModel } from "./render_flow.ts";
+import { PAGE_CSS, PAGE_JS } from "./render_html_assets.ts";
+import type { RenderOptions } from "./render_tree.ts";
+
+/** A message as the page shows it. */
+export interface PageMessage {
+  /** Role. */
+  role: string;
+  /** Text (possibly shortened by the caller). */
+  text: string;
+  /** Folded behind a summary (tool calls and their outputs). */
+  fold?: boolean;
+}
+
+/** What the page shows of one node beyond the report. */
+export interface PageNodeDetail {
+  /** Messages, or null when not read. */
+  messages: PageMessage[] | null;
+  /** Messages left out (over the caller's cap). */
+  omitted?: number;
+  /** Cost of the node's direct and subtree tokens, when priced. */
+  cost?: { direct: string; subtree: string };
+}
+
+/** A roll-up table for the page. */
+export interface PageRollup {
+  /** Grouping dimensions. */
+  by: string[];
+  /** Whether a cost column is shown. */
+  cost: boolean;
+  /** Rows. */
+  groups: {
+    key: Record<string, string>;
+    inferences: number;
+    tokens: TokenTotals;
+    cost?: string | null;
+  }[];
+}
+
+/** Inputs of {@link renderHtml}. */
+export interface HtmlPageInput {
+  /** The report. */
+  report: ProvenanceReport;
+  /** Graphviz SVG of `renderDot(report)`, or null (the page then has the list only). */
+  svg: string | null;
+  /** Details per node id (`chat:<path>` / `job:<path>`). */
+  details: ReadonlyMap<string, PageNodeDetail>;
+  /** Roll-up tables. */
+  rollups?: PageRollup[];
+  /** Warning lines. */
+  warnings?: string[];
+  /** Page title. */
+  title?: string;
+  /** Render options (the same as the DOT's, so SVG node `n<i>` is node i). */
+  render?: RenderOptions;
+}
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** JSON safe inside a `<script>` element (no `</script>`, no `<!--`, no line separators). */
+export function scriptJson(v: unknown): string {
+  return JSON.stringify(v).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(
+    /\u2029/g,
+    "\\u2029",
+  );
+}
+
+/** The `<svg>` element of Graphviz output (its XML prolog and doctype dropped). */
+export function svgElement(svg: string): string {
+  const i = svg.indexOf("<svg");
+  return i < 0 ? "" : svg.slice(i);
+}
+
+/**
+ * Renders the page.
+ *
+ * @param input report, SVG, node details, roll-ups and warnings
+ * @returns the HTML document
+ */
+export function renderHtml(input: HtmlPageInput): string {
+  const m = flowModel(input.report, input.render ?? {});
+  const nodes = m.nodes.map((x) => {
+    const d = input.details.get(x.node.id);
+    return {
+      id: x.node.id,
+      kind: x.node.kind,
+      label: x.label,
+      path: x.node.path,
+      tokens: x.node.tokens,
+      messages: d?.messages ?? null,
+      ...(d?.omitted ? { omitted: d.omitted } : {}),
+      ...(d?.cost ? { cost: d.cost } : {}),
+    };
+  });
+  const data = {
+    version: 1,
+    root: input.report.root,
+    nodes,
+    arrows: m.arrows,
+    rollups: input.rollups ?? [],
+    warnings: input.warnings ?? [],
+  };
+  const total = input.report.totals.deduplicated_total;
+  const title = input.title ?? `Provenance of ${input.report.root.replace(/^(chat|job):/, "")}`;
+  const graph = input.svg === null
+    ? `<p>The graph is not drawn (Graphviz missing or too many nodes); use the list.</p>`
+    : svgElement(input.svg);
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>${escapeHtml(title)}</title><style>${PAGE_CSS}</style></head><body>
+<header><h1>${escapeHtml(title)}</h1><span class="totals">${
+    escapeHtml(`deduplicated: ${total.tt} tokens (pt ${total.pt}, ct ${total.ct})`)
+  } · ${nodes.length} nodes</span></header>
+<nav id="side"><input id="filter" placeholder="filter nodes…" aria-label="filter nodes"><div id="list"></div></nav>
+<main id="graph">${graph}<section id="tables"></section></main>
+<aside id="detail"></aside>
+<script type="application/json" id="prov-data">${scriptJson(data)}</script>
+<script>${PAGE_JS}</script>
+</body></html>
+`;
+}

@@ -1,0 +1,74 @@
+/**
+ * A Mermaid flowchart of the provenance flow (`llm prov --mermaid`): the same
+ * nodes and arrows as `--flow`/`--dot`, in a form GitHub renders inside
+ * Markdown. Node ids are positional (`n0`, `n1`…), so no path ever reaches
+ * an identifier; labels are quoted and every character Mermaid could read as
+ * markup is written as an entity code.
+ *
+ * @module
+ */
+import type { ProvenanceReport } from "./report.ts";
+import { type FlowLabel, flowModel } from "./render_flow.ts";
+import type { RenderOptions } from "./render_tree.ts";
+
+const ENTITY: Record<string, string> = {
+  "#": "#35;",
+  '"': "#quot;",
+  "<": "#lt;",
+  ">": "#gt;",
+  "&": "#amp;",
+  "`": "#96;",
+  "|": "#124;",
+  "[": "#91;",
+  "]": "#93;",
+  "{": "#123;",
+  "}": "#125;",
+  "(": "#40;",
+  ")": "#41;",
+};
+
+/**
+ * Escapes text for a quoted Mermaid label: markup characters as entity
+ * codes, line breaks as `<br/>`.
+ *
+ * @param text label text
+ * @returns the escaped label (without the quotes)
+ */
+export function mermaidText(text: string): string {
+  return text
+    .replace(/[#"<>&`|[\]{}()]/g, (c) => ENTITY[c]!)
+    .replace(/\r\n|\r|\n/g, "<br/>");
+}
+
+const ARROW: Record<FlowLabel, string> = {
+  result: "==>",
+  delegated_result: "-->",
+  dependency: "-->",
+  log: "-.->",
+};
+
+/**
+ * Renders the flow as a Mermaid `flowchart LR`: jobs as rectangles, chats as
+ * rounded boxes (tokens on a second line), arrows labelled by relation
+ * (`log` dotted, `result` thick).
+ *
+ * @param report the report
+ * @param o component / long
+ * @returns Mermaid text (put it in a ```mermaid fence)
+ */
+export function renderMermaid(report: ProvenanceReport, o: RenderOptions = {}): string {
+  const m = flowModel(report, o);
+  const lines = ["flowchart LR"];
+  m.nodes.forEach((x, i) => {
+    const job = x.node.kind === "job";
+    const text = mermaidText(`${job ? "Job" : "Chat"}: ${x.label}\n${x.tokens} tokens`);
+    lines.push(job ? `  n${i}["${text}"]` : `  n${i}("${text}")`);
+  });
+  for (const a of m.arrows) {
+    lines.push(`  n${a.from} ${ARROW[a.label]}|${a.label}| n${a.to}`);
+  }
+  lines.push("  classDef job fill:#f7f7f7,stroke:#333;");
+  const jobs = m.nodes.flatMap((x, i) => x.node.kind === "job" ? [`n${i}`] : []);
+  if (jobs.length) lines.push(`  class ${jobs.join(",")} job;`);
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,168 @@
+/**
+ * The plain data of the report behind `scout-ai llm prov` (`provenance.md`
+ * §10.2): nodes, edges, display edges, warnings, totals and options.
+ *
+ * @module
+ */
+import type { TokenTotals } from "../chat/trace.ts";
+import type { NodeKind, Relation, TraverseOptions } from "./types.ts";
+import type { TokenEvent } from "./evidence.ts";
+
+/** Why a node is not displayed. */
+export type HiddenReason = "result_chat" | "top_level_agent_log";
+
+/** Workflow facts of a job node (from its `.info`). */
+export interface JobSummary {
+  /** `info.workflow`. */
+  workflow: string | null;
+  /** `info.task_name`. */
+  task: string | null;
+  /** `info.type`. */
+  type: string | null;
+  /** `info.status`. */
+  status: string | null;
+  /** Basename without `Default_`, first 8 characters. */
+  shortId: string;
+}
+
+/** Receipt evidence recorded in a chat (or, for a job, in its hidden chats). */
+export interface ReceiptSummary {
+  /** Root events with receipt evidence there. */
+  events: number;
+  /** Sum of their canonical `tt`. */
+  tt: number;
+  /** Sorted distinct tool names of that receipt evidence. */
+  tools: string[];
+}
+
+/** A node of the report. */
+export interface ReportNode {
+  /** `chat:<path>` or `job:<path>`. */
+  id: string;
+  /** Node kind. */
+  kind: NodeKind;
+  /** Canonical path. */
+  path: string;
+  /** Display label (null for hidden nodes). */
+  label: string | null;
+  /** Why it is hidden, or null. */
+  hidden: HiddenReason | null;
+  /** Id of the job that owns a hidden node (its first incoming edge), or null. */
+  owner: string | null;
+  /** Workflow facts of a job, or null for chats. */
+  job: JobSummary | null;
+  /** Direct tokens (a chat's own metas; a job's logs) and subtree tokens (all it reaches). */
+  tokens: { direct: TokenTotals; subtree: TokenTotals };
+  /** Receipt evidence, or null when there is none. */
+  receipts: ReceiptSummary | null;
+}
+
+/** A structural edge between node ids, in discovery direction. */
+export interface ReportEdge {
+  /** Parent id. */
+  from: string;
+  /** Child id. */
+  to: string;
+  /** Relation. */
+  relation: Relation;
+  /** Whether the record was the child's first visit. */
+  firstVisit: boolean;
+  /** The receipt entry of an `agent_job` edge, else null. */
+  detail: EdgeDetail | null;
+}
+
+/** What an `agent_job` edge's receipt entry says. */
+export interface EdgeDetail {
+  /** Call id. */
+  callId: string | null;
+  /** Tool name. */
+  toolName: string | null;
+  /** Address of the output. */
+  outputAddress: unknown;
+  /** Address of the receipt entry. */
+  evidenceAddress: unknown;
+  /** Position in `agent_meta`. */
+  agentMetaIndex: number;
+  /** The raw job reference. */
+  reference: string;
+}
+
+/** An edge as displayed (hidden nodes folded into their owners). */
+export interface DisplayEdge {
+  /** Parent id. */
+  from: string;
+  /** Child id. */
+  to: string;
+  /** Relation (of the underlying edge). */
+  relation: Relation;
+}
+
+/** A warning of the report. */
+export interface ReportWarning {
+  /** Error code (`receipt_problem`, `unresolved_job_reference`, `identity_conflict`…). */
+  code: string;
+  /** The full message. */
+  message: string;
+  /** Kind of the node it is about (null for identity conflicts). */
+  kind: NodeKind | null;
+  /** Id of the node it is about. */
+  node: string | null;
+  /** Relation being followed, null for the node itself. */
+  relation: Relation | null;
+  /** The reference: raw string, path, receipt problem or identity. */
+  reference: unknown;
+  /** Receipt problems: the reason. */
+  reason?: string;
+}
+
+/** Totals of the root's events by coverage scope. */
+export interface ReportTotals {
+  /** All events: the cost. */
+  deduplicated_total: TokenTotals;
+  /** Events with saved chat/log evidence. */
+  chat_evidence: TokenTotals;
+  /** Events with receipt evidence (overlaps chat_evidence). */
+  receipt_evidence: TokenTotals;
+  /** Events with receipt evidence only. */
+  receipt_only: TokenTotals;
+  /** True when no event conflicts. */
+  authoritative: boolean;
+  /** Number of conflicting events. */
+  conflictEvents: number;
+  /** Number of events with incomplete provider evidence. */
+  incompleteEvidenceEvents: number;
+}
+
+/** Everything the `prov` renderers need. */
+export interface ProvenanceReport {
+  /** Root node id. */
+  root: string;
+  /** Relations followed. */
+  follow: Relation[];
+  /** False when some evidence could not be read. */
+  complete: boolean;
+  /** Nodes in first-visit order. */
+  nodes: ReportNode[];
+  /** Deduplicated discovery edges. */
+  edges: ReportEdge[];
+  /** Display edges (hidden nodes folded), in discovery order. */
+  displayEdges: DisplayEdge[];
+  /** The root's token events. */
+  events: TokenEvent[];
+  /** Totals by scope. */
+  totals: ReportTotals;
+  /** Problems and conflicts, in discovery order. */
+  warnings: ReportWarning[];
+}
+
+/** Options of {@link provenanceReport}. */
+export interface ReportOptions extends TraverseOptions {
+  /** Called every so often with the number of records walked. */
+  onProgress?: (records: number, chats: number) => void;
+  /**
+   * Chats queued before a helper thread starts reading chats ahead of the
+   * walk (default 1,000; `Infinity`: never). The report is the same either
+   * way; without `onChat` only.
+   */
+  helperThreshold?: number;
+}

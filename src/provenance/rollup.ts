@@ -1,0 +1,211 @@
+/**
+ * Who spent what (`llm prov --by agent|model|endpoint|job`): the report's
+ * deduplicated token events grouped by the agent, model, endpoint or job they
+ * belong to, with inference counts and (given prices) cost. One pass over
+ * `report.events`; no second walk.
+ *
+ * Where an event belongs comes from where its canonical evidence lives:
+ * - agent: the innermost `society/<Agent>/…` of a society log; else the
+ *   specialist named by a `hand_off_to_<Agent>` receipt; else the job a
+ *   receipt's call delegated to, or whose own log holds the evidence — an
+ *   agent's `ask` job counts for that agent (its workflow), other jobs as
+ *   `Workflow/task`; else `(root)` for the root chat and the chat's file name
+ *   for other chats (`unknown` for a receipt that names no job);
+ * - job: the job the evidence lives in (or the receipt delegated to); else
+ *   `(none)`;
+ * - model / endpoint: the meta record's `model=` / `endpoint=` keys (written
+ *   since scout-ai 0.x); older records go in the explicit group `unknown`.
+ *
+ * @module
+ */
+import { basename } from "node:path";
+import { addTokens, emptyTokens, type TokenTotals } from "../chat/trace.ts";
+import type { TokenEvent } from "./evidence.ts";
+import { costOf, type PriceTable } from "./prices.ts";
+import { jobLabel, type ProvenanceReport, type ReportNode } from "./report.ts";
+
+/** Grouping dimensions. */
+export const ROLLUP_DIMENSIONS = ["agent", "model", "endpoint", "job"] as const;
+/** A grouping dimension. */
+export type RollupDimension = typeof ROLLUP_DIMENSIONS[number];
+
+/** One group of a roll-up. */
+export interface RollupGroup {
+  /** Dimension → value. */
+  key: Record<string, string>;
+  /** Deduplicated inferences in the group. */
+  inferences: number;
+  /** Their tokens. */
+  tokens: TokenTotals;
+  /** Their cost in dollars; null when some model of the group has no price; absent without prices. */
+  cost?: number | null;
+}
+
+/** A roll-up: groups sorted by total tokens (largest first), then key. */
+export interface Rollup {
+  /** Dimensions. */
+  by: RollupDimension[];
+  /** Groups. */
+  groups: RollupGroup[];
+  /** Models without a price (each once), when prices were given. */
+  unpriced: string[];
+}
+
+function str(v: unknown): string | null {
+  return typeof v === "string" && v !== "" ? v : null;
+}
+
+/** Where an event's evidence places it. */
+interface Placement {
+  source: string;
+  jobNode: ReportNode | null;
+}
+
+/** Lookups over the report's nodes and `agent_job` edges. */
+interface Index {
+  jobs: Map<string, ReportNode>;
+  byId: Map<string, ReportNode>;
+  /** `<chat id> <call id>` → the job a receipt's call delegated to. */
+  delegated: Map<string, string>;
+}
+
+function index(report: ProvenanceReport): Index {
+  const delegated = new Map<string, string>();
+  for (const e of report.edges) {
+    if (e.relation === "agent_job" && e.detail?.callId) {
+      delegated.set(`${e.from} ${e.detail.callId}`, e.to);
+    }
+  }
+  return {
+    jobs: new Map(report.nodes.filter((n) => n.kind === "job").map((n) => [n.path, n])),
+    byId: new Map(report.nodes.map((n) => [n.id, n])),
+    delegated,
+  };
+}
+
+function placement(e: TokenEvent, ix: Index): Placement {
+  const first = e.evidence[0];
+  const source = first?.source ?? "";
+  if (first?.origin === "agent_meta" && first.callId !== null) {
+    const to = ix.delegated.get(`chat:${source} ${first.callId}`);
+    const node = to === undefined ? undefined : ix.byId.get(to);
+    if (node?.kind === "job") return { source, jobNode: node };
+  }
+  const at = source.indexOf(".files/");
+  return { source, jobNode: ix.jobs.get(at >= 0 ? source.slice(0, at) : source) ?? null };
+}
+
+/** The agent of a job: the workflow of an agent's `ask` job, else `Workflow/task`. */
+function jobAgent(n: ReportNode): string {
+  const j = n.job!;
+  if (j.workflow === null || j.task === null) return j.shortId;
+  return j.task === "ask" ? j.workflow : `${j.workflow}/${j.task}`;
+}
+
+function agentOf(e: TokenEvent, p: Placement, root: string): string {
+  const society = [...p.source.matchAll(/\/society\/([^/]+)\//g)].at(-1);
+  if (society) return society[1]!;
+  const first = e.evidence[0];
+  const tool = first?.origin === "agent_meta" ? first.toolName : null;
+  if (tool?.startsWith("hand_off_to_")) return tool.slice("hand_off_to_".length);
+  if (p.jobNode?.job) return jobAgent(p.jobNode);
+  if (first?.origin === "agent_meta") return "unknown";
+  if (`chat:${p.source}` === root) return "(root)";
+  return p.source === "" ? "unknown" : basename(p.source);
+}
+
+function valueOf(d: RollupDimension, e: TokenEvent, p: Placement, root: string): string {
+  switch (d) {
+    case "model":
+      return str(e.meta.model) ?? "unknown";
+    case "endpoint":
+      return str(e.meta.endpoint) ?? "unknown";
+    case "job":
+      return p.jobNode?.job ? jobLabel(p.jobNode.job) : "(none)";
+    case "agent":
+      return agentOf(e, p, root);
+  }
+}
+
+/**
+ * Groups the report's events.
+ *
+ * @param report the report
+ * @param by dimensions (at least one)
+ * @param prices price table, if any (adds cost)
+ * @returns the roll-up
+ */
+export function rollup(
+  report: ProvenanceReport,
+  by: readonly RollupDimension[],
+  prices?: PriceTable,
+): Rollup {
+  const ix = index(report);
+  const groups = new Map<string, RollupGroup>();
+  const unpriced = new Set<string>();
+  for (const e of report.events) {
+    const p = placement(e, ix);
+    const key: Record<string, string> = {};
+    for (const d of by) key[d] = valueOf(d, e, p, report.root);
+    const k = JSON.stringify(by.map((d) => key[d]));
+    let g = groups.get(k);
+    if (!g) {
+      g = { key, inferences: 0, tokens: emptyTokens(), ...(prices ? { cost: 0 } : {}) };
+      groups.set(k, g);
+    }
+    g.inferences++;
+    addTokens(g.tokens, e.tokens as unknown as Record<string, unknown>);
+    if (prices) {
+      const c = costOf(e.tokens, e.meta, prices);
+      if (c === null) unpriced.add(str(e.meta.model) ?? "unknown");
+      g.cost = c === null || g.cost === null || g.cost === undefined ? null : g.cost + c;
+    }
+  }
+  const sorted = [...groups.values()].sort((a, b) =>
+    b.tokens.tt - a.tokens.tt ||
+    JSON.stringify(Object.values(a.key)).localeCompare(JSON.stringify(Object.values(b.key)))
+  );
+  return { by: [...by], groups: sorted, unpriced: [...unpriced].sort() };
+}
+
+/**
+ * Parses `--by agent,model`.
+ *
+ * @param spec comma-separated dimensions
+ * @returns the dimensions
+ * @throws Error naming an unknown dimension
+ */
+export function parseRollupDimensions(spec: string): RollupDimension[] {
+  const out: RollupDimension[] = [];
+  for (const raw of spec.split(",")) {
+    const d = raw.trim();
+    if (!(ROLLUP_DIMENSIONS as readonly string[]).includes(d)) {
+      throw new Error(`Unknown --by dimension "${d}" (${ROLLUP_DIMENSIONS.join(", ")})`);
+    }
+    if (!out.includes(d as RollupDimension)) out.push(d as RollupDimension);
+  }
+  return out;
+}
+
+/**
+ * Renders a roll-up as a text table: the dimensions, `n` (inferences), the six
+ * token keys and, with prices, `cost` (`?` when unpriced).
+ *
+ * @param r the roll-up
+ * @param priced whether to show the cost column
+ * @returns the table
+ */
+export function renderRollup(r: Rollup, priced: boolean): string {
+  const head = [...r.by, "n", "pt", "ct", "tt", "cct", "cwt", "rt", ...(priced ? ["cost"] : [])];
+  const rows = r.groups.map((g) => [
+    ...r.by.map((d) => g.key[d]!),
+    String(g.inferences),
+    ...(["pt", "ct", "tt", "cct", "cwt", "rt"] as const).map((k) => String(g.tokens[k])),
+    ...(priced ? [g.cost === null || g.cost === undefined ? "?" : `$${g.cost.toFixed(4)}`] : []),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => i < r.by.length ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)).join("  ")
+      .trimEnd();
+  return [line(head), ...rows.map(line)].join("\n") + "\n";
+}

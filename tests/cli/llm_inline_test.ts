@@ -1,0 +1,158 @@
+/**
+ * `llm ask --inline FILE` / `agent ask NAME --inline FILE` (agents.md §5.3,
+ * §7.15): `# ask:` comment blocks answered in place, each with the WHOLE file
+ * attached; answered blocks are not asked again.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { findAskBlocks, INLINE_SYSTEM, withReplies } from "../../src/cli/llm_inline.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+
+const SOURCE = `def area(r)
+  # ask: which constant
+  #  should I use for pi?
+
+  3.14 * r * r
+end
+
+# ask: is this Ruby?
+`;
+
+Deno.test("findAskBlocks: comment and blank lines after # ask: belong to the block (Ruby's rule)", () => {
+  const blocks = findAskBlocks(SOURCE);
+  assert.deepEqual(
+    blocks.map((b) => [b.line, b.question, b.answered]),
+    [[2, "which constant should I use for pi?", false], [8, "is this Ruby?", false]],
+  );
+  // the reply goes after the blank line that ends the first block
+  assert.equal(SOURCE.slice(0, blocks[0]!.end).endsWith("for pi?\n\n"), true);
+  assert.equal(blocks[1]!.end, SOURCE.length);
+});
+
+Deno.test("findAskBlocks: a block followed by a Response start/end pair is answered; no ask → none", () => {
+  const done = withReplies(SOURCE, new Map([[findAskBlocks(SOURCE)[0]!.end, "Math::PI"]]));
+  assert.deepEqual(findAskBlocks(done).map((b) => b.answered), [true, false]);
+  assert.deepEqual(findAskBlocks("x = 1\n# a comment\n"), []);
+  // an unterminated reply start is not a reply: the block is asked
+  assert.deepEqual(findAskBlocks("# ask: q\n# Response start\nhalf\n").map((b) => b.answered), [
+    false,
+  ]);
+  // a last line without a newline still gets its reply on a line of its own
+  const noEol = "# ask: q";
+  assert.equal(
+    withReplies(noEol, new Map([[findAskBlocks(noEol)[0]!.end, "A"]])),
+    "# ask: q\n# Response start\nA\n# Response end\n",
+  );
+});
+
+async function setup() {
+  const dir = await tempDir();
+  const srv = await startProviderServer();
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-x" };
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "test-model"];
+  await Deno.writeTextFile(join(dir.path, "area.rb"), SOURCE);
+  return { dir, srv, env, flags };
+}
+
+function userTexts(body: Record<string, unknown>): string[] {
+  const msgs = body.messages as { role: string; content: string }[];
+  return msgs.filter((m) => m.role === "user").map((m) => m.content);
+}
+
+Deno.test("llm ask --inline: each question sees the whole file; replies written in place; a rerun asks nothing", async () => {
+  const { dir, srv, env, flags } = await setup();
+  await using _d = dir;
+  await using _s = srv;
+  srv.script({ text: "Math::PI" }, { text: "Yes." });
+  const r = await runMain(["llm", "ask", ...flags, "--inline", "area.rb"], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    await Deno.readTextFile(join(dir.path, "area.rb")),
+    `def area(r)
+  # ask: which constant
+  #  should I use for pi?
+
+# Response start
+Math::PI
+# Response end
+  3.14 * r * r
+end
+
+# ask: is this Ruby?
+# Response start
+Yes.
+# Response end
+`,
+  );
+  assert.equal(srv.requests.length, 2);
+  const [first, second] = srv.requests.map((q) => q.body);
+  assert.equal((first!.messages as { content: string }[])[0]!.content, INLINE_SYSTEM);
+  assert.equal(
+    userTexts(first!)[0],
+    "Find the following question as a comment in the file give a response to be placed inline: " +
+      "  # ask: which constant\n  #  should I use for pi?\n\n",
+  );
+  // [TS-FIX] §7.15: the second question gets the whole file, also what is
+  // before the first question (Ruby sent only the rest after it)
+  const attached = userTexts(second!)[1]!;
+  assert.ok(attached.startsWith('<file name="area.rb">\ndef area(r)\n'), attached);
+  assert.ok(attached.includes("# ask: is this Ruby?"));
+  // [DIVERGE] a second run finds every block answered and asks nothing
+  const again = await runMain(["llm", "ask", ...flags, "--inline", "area.rb", "--json"], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(srv.requests.length, 2);
+  assert.deepEqual(JSON.parse(again.stdout).skipped, 2);
+});
+
+Deno.test("llm ask --inline: a failure keeps the replies obtained before it; bad combinations are usage errors", async () => {
+  const { dir, srv, env, flags } = await setup();
+  await using _d = dir;
+  await using _s = srv;
+  srv.script({ text: "Math::PI" }, { status: 400, message: "bad model" });
+  const r = await runMain(["llm", "ask", ...flags, "--inline", "area.rb"], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /bad model/);
+  const text = await Deno.readTextFile(join(dir.path, "area.rb"));
+  assert.deepEqual(findAskBlocks(text).map((b) => b.answered), [true, false]);
+  const usage = await runMain(["llm", "ask", "--inline", "area.rb", "-o", "x.chat"], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /--inline rewrites its FILE/);
+  const missing = await runMain(["llm", "ask", "--inline", "nope.rb"], { env, cwd: dir.path });
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /File not found: "nope\.rb"/);
+});
+
+Deno.test("agent ask --inline: the agent's start chat comes before each inline question", async () => {
+  const { dir, srv, env, flags } = await setup();
+  await using _d = dir;
+  await using _s = srv;
+  const agentDir = join(dir.path, "Agent", "Reviewer");
+  await Deno.mkdir(agentDir, { recursive: true });
+  await Deno.writeTextFile(join(agentDir, "start_chat"), "system: You review Ruby code.\n");
+  srv.script({ text: "Math::PI" }, { text: "Yes." });
+  const r = await runMain(["agent", "ask", "Reviewer", ...flags, "--inline", "area.rb"], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const sys = (srv.requests[0]!.body.messages as { role: string; content: string }[])
+    .filter((m) => m.role === "system").map((m) => m.content);
+  assert.deepEqual(sys, ["You review Ruby code.", INLINE_SYSTEM]);
+  assert.deepEqual(
+    findAskBlocks(await Deno.readTextFile(join(dir.path, "area.rb"))).map((b) => b.answered),
+    [true, true],
+  );
+});

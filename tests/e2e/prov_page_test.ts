@@ -1,0 +1,122 @@
+/**
+ * `llm prov --html` and `--mermaid` in a real headless browser (Debian's
+ * chromium driven by playwright-core under Node: tests/support/browser_check.mjs),
+ * and `--dot` through real Graphviz, on a copy of the worked example whose
+ * Critic is renamed to a hostile name (quotes, a tag, a newline, `-->`, an
+ * entity) and whose log holds hostile text (`</script>`, an `onerror` image).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ROOT, runMain, tempDir } from "../support/cli.ts";
+
+const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
+// a file name cannot hold "/", so "</script>" goes in the log's text (PAYLOAD)
+const HOSTILE = 'Cr"it<b>\n-->ic&amp;';
+const PAYLOAD = "<img src=x onerror=\"document.title='pwned'\"></script><script>alert(1)</script>";
+
+function needBrowser(): void {
+  try {
+    Deno.statSync(CHROMIUM);
+  } catch {
+    assert.fail(
+      `chromium is not installed at ${CHROMIUM} (tools/setup installs Debian's chromium)`,
+    );
+  }
+}
+
+async function browser(job: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const out = await new Deno.Command("node", {
+    args: [join(ROOT, "tests", "support", "browser_check.mjs"), JSON.stringify(job)],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, err);
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+async function hostileExample(dir: string): Promise<{ root: string; jobs: string }> {
+  await new Deno.Command("cp", {
+    args: ["-r", join(ROOT, "fixtures", "provenance", "example"), dir],
+  }).output();
+  const society = join(
+    dir,
+    "example/jobs/Planner/ask/Default_a1b2c3d4e5.chat.files/log/society",
+  );
+  await Deno.rename(join(society, "Critic"), join(society, HOSTILE));
+  const log = join(society, HOSTILE, "default.chat");
+  const text = await Deno.readTextFile(log);
+  await Deno.writeTextFile(log, text.replace("The plan is sound", `The plan is sound ${PAYLOAD}`));
+  return { root: join(dir, "example", "session.chat"), jobs: join(dir, "example", "jobs") };
+}
+
+Deno.test("prov --html: one self-contained page; clicking a node shows its messages as text", async () => {
+  needBrowser();
+  await using dir = await tempDir();
+  const { root, jobs } = await hostileExample(dir.path);
+  const page = join(dir.path, "report.html");
+  const r = await runMain(["llm", "prov", root, "--jobs-dir", jobs, "--html", page], {
+    cwd: dir.path,
+    env: { SCOUT_HOME: join(dir.path, "home") },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "", "--html alone prints no tree");
+  const html = await Deno.readTextFile(page);
+  // self-contained: no external reference, and the hostile text never closes the script
+  assert.doesNotMatch(html, /(src|href)="?(https?:)?\/\//);
+  assert.equal(html.split("</script>").length - 1, 2, "only the page's own two scripts close");
+  // the Critic's log is the 5th node in flow order (4 jobs first, then chats by path)
+  const shot = join(dir.path, "page.png");
+  const b = await browser({
+    kind: "page",
+    file: page,
+    click: "n4",
+    screenshot: shot,
+    filter: "it<",
+  });
+  assert.deepEqual(b.errors, []);
+  assert.equal(b.rows, 6);
+  assert.equal(b.svgNodes, 6);
+  assert.match(String(b.title), /society\/Cr"it<b>\n?-->ic&amp;\/default\.chat\)?$/);
+  assert.ok(String(b.messages).includes(`The plan is sound ${PAYLOAD}`), String(b.messages));
+  assert.equal(b.filtered, 1);
+  assert.equal(b.tables, 1);
+  assert.ok(Deno.statSync(shot).size > 10_000, "a screenshot was taken");
+});
+
+Deno.test("prov --mermaid: hostile labels render in Mermaid as written; --dot is valid for Graphviz", async () => {
+  needBrowser();
+  await using dir = await tempDir();
+  const { root, jobs } = await hostileExample(dir.path);
+  const m = await runMain(["llm", "prov", root, "--jobs-dir", jobs, "--mermaid"], {
+    cwd: dir.path,
+    env: { SCOUT_HOME: join(dir.path, "home") },
+  });
+  assert.equal(m.code, 0, m.stderr);
+  assert.match(m.stdout, /^flowchart LR\n/);
+  assert.doesNotMatch(m.stdout, /<b>|"it|&amp;/, "markup characters are entity codes");
+  const b = await browser({
+    kind: "mermaid",
+    text: m.stdout,
+    mermaidJs: join(ROOT, "tools", "node_modules", "mermaid", "dist", "mermaid.min.js"),
+  });
+  const result = b.result as { ok: boolean; error?: string; nodes: number; labels: string[] };
+  assert.ok(result.ok, result.error);
+  assert.equal(result.nodes, 6);
+  assert.ok(
+    result.labels.some((l) => l.includes('Cr"it<b>') && l.includes("-->ic&amp;")),
+    JSON.stringify(result.labels),
+  );
+  const dot = await runMain(["llm", "prov", root, "--jobs-dir", jobs, "--dot", "-"], {
+    cwd: dir.path,
+    env: { SCOUT_HOME: join(dir.path, "home") },
+  });
+  const svg = await new Deno.Command("dot", { args: ["-Tsvg"], stdin: "piped", stdout: "piped" })
+    .spawn();
+  const w = svg.stdin.getWriter();
+  await w.write(new TextEncoder().encode(dot.stdout));
+  await w.close();
+  const out = await svg.output();
+  assert.equal(out.code, 0);
+  assert.match(new TextDecoder().decode(out.stdout), /Cr&quot;it&lt;b&gt;/);
+});

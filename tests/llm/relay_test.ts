@@ -1,0 +1,235 @@
+/**
+ * `backend: relay` through a local queue directory with a real `llm process`
+ * worker (in-process and as a subprocess) answering from the loopback
+ * provider; `llm process_queries` saving raw provider responses; bad requests,
+ * claims, signals and timeouts.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ask } from "../../src/llm/ask.ts";
+import { newSession } from "../../src/llm/meta_record.ts";
+import { toolRegistry } from "../../src/tools/registry.ts";
+import { ROOT, runMain, tempDir } from "../support/cli.ts";
+import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+
+async function workerHome(dir: string, srv: ProviderServer): Promise<Record<string, string>> {
+  const home = join(dir, "worker-home");
+  await Deno.mkdir(join(home, "etc", "AI"), { recursive: true });
+  await Deno.writeTextFile(
+    join(home, "etc", "AI", "loop.yaml"),
+    `backend: openai\nurl: ${srv.url}\nmodel: worker-model\n`,
+  );
+  return { SCOUT_HOME: home, LLM_ENDPOINT: "loop", OPENAI_API_KEY: "sk-worker-only" };
+}
+
+function clientOptions(dir: string, queue: string, extra: Record<string, unknown> = {}) {
+  return {
+    backend: "relay",
+    server: queue,
+    persist: false,
+    env: { SCOUT_HOME: join(dir, "client-home") },
+    config: { entries: [] },
+    session: newSession(),
+    ...extra,
+  };
+}
+
+Deno.test("relay via a local directory: the worker answers with its own endpoint; the key stays there", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  const queue = join(dir.path, "queue");
+  const env = await workerHome(dir.path, srv);
+  srv.script({ text: "Paris.", usage: { pt: 7, ct: 2 } });
+  const answer = ask(
+    [{ role: "user", content: "Capital of France?" }],
+    clientOptions(dir.path, queue, { temperature: "0.2" }),
+  );
+  // the worker starts after the request is queued (the client polls)
+  let worker;
+  for (let i = 0; i < 100; i++) {
+    worker = await runMain(["llm", "process", "--once", "--json", queue], { env, cwd: dir.path });
+    if (JSON.parse(worker.stdout).answered > 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const r = await answer;
+  assert.equal(r.text, "Paris.");
+  assert.equal(r.backend, "relay");
+  assert.deepEqual(JSON.parse(worker!.stdout), { version: 1, dir: queue, answered: 1, failed: 0 });
+  // the provider saw the worker's model and key, and the client's parameter
+  const req = srv.requests[0]!;
+  assert.equal(req.body.model, "worker-model");
+  assert.equal(req.body.temperature, 0.2);
+  assert.equal(req.headers.authorization, "Bearer sk-worker-only");
+  // the request is gone, the reply is the JSON-encoded text
+  const left = [...Deno.readDirSync(queue)].filter((e) => e.isFile).map((e) => e.name);
+  assert.deepEqual(left, []);
+  const replies = [...Deno.readDirSync(join(queue, "reply"))].map((e) => e.name);
+  assert.equal(replies.length, 1);
+  assert.equal(await Deno.readTextFile(join(queue, "reply", replies[0]!)), '"Paris."');
+  // the same question again is answered from the reply at once (Ruby's digest naming)
+  const again = await ask([{ role: "user", content: "Capital of France?" }], {
+    ...clientOptions(dir.path, queue, { temperature: "0.2" }),
+    request_timeout: 1,
+  });
+  assert.equal(again.text, "Paris.");
+  assert.equal(srv.requests.length, 1);
+});
+
+Deno.test("llm process: a bad request gets an error reply and is kept aside; the loop goes on", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  const queue = join(dir.path, "queue");
+  await Deno.mkdir(queue, { recursive: true });
+  const env = await workerHome(dir.path, srv);
+  await Deno.writeTextFile(join(queue, "aaa.json"), "{not json");
+  await Deno.writeTextFile(join(queue, "bbb.json"), JSON.stringify({ question: 42 }));
+  await Deno.writeTextFile(join(queue, "ccc.json"), JSON.stringify({ question: "user: hi" }));
+  srv.script({ text: "hello" });
+  const w = await runMain(["llm", "process", "--once", queue], { env, cwd: dir.path });
+  assert.equal(w.code, 0, w.stderr);
+  assert.match(w.stderr, /1 answered, 2 failed/);
+  const reply = (id: string) => Deno.readTextFileSync(join(queue, "reply", `${id}.json`));
+  assert.match(JSON.parse(reply("aaa")).error, /JSON/);
+  assert.match(JSON.parse(reply("bbb")).error, /"question" must be chat text/);
+  assert.equal(reply("ccc"), '"hello"');
+  assert.deepEqual([...Deno.readDirSync(join(queue, "failed"))].map((e) => e.name).sort(), [
+    "aaa.json",
+    "bbb.json",
+  ]);
+});
+
+Deno.test("relay client: an error reply is a clear error; no worker means a timeout naming the request", async () => {
+  await using dir = await tempDir();
+  const queue = join(dir.path, "queue");
+  const opts = clientOptions(dir.path, queue, { request_timeout: 0.3 });
+  const t0 = Date.now();
+  await assert.rejects(() => ask([{ role: "user", content: "anyone?" }], opts), (e) => {
+    assert.match(
+      String(e),
+      new RegExp(`No relay reply from ${queue} for request [0-9a-f]{32} after 0 s`),
+    );
+    return true;
+  });
+  assert.ok(Date.now() - t0 < 5000);
+  // the request stays queued for a worker that comes later
+  const queued = [...Deno.readDirSync(queue)].filter((e) => e.isFile).map((e) => e.name);
+  assert.equal(queued.length, 1);
+  await Deno.mkdir(join(queue, "reply"), { recursive: true });
+  await Deno.writeTextFile(join(queue, "reply", queued[0]!), JSON.stringify({ error: "no GPU" }));
+  await assert.rejects(
+    () => ask([{ role: "user", content: "anyone?" }], opts),
+    /worker failed: no GPU/,
+  );
+  await assert.rejects(
+    () => ask([{ role: "user", content: "x" }], { ...opts, server: undefined }),
+    /No relay server/,
+  );
+});
+
+Deno.test("llm process as a subprocess: SIGTERM stops it cleanly and puts the request being answered back", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  const queue = join(dir.path, "queue");
+  await Deno.mkdir(queue, { recursive: true });
+  const env = await workerHome(dir.path, srv);
+  srv.script({ text: "slow", delayMs: 5000 });
+  await Deno.writeTextFile(join(queue, "req1.json"), JSON.stringify({ question: "user: hi" }));
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", join(ROOT, "cli.ts"), "llm", "process", queue],
+    env: { ...env, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // wait until the worker has claimed the request and the provider has it
+  for (let i = 0; i < 200 && srv.requests.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.equal(srv.requests.length, 1);
+  assert.deepEqual([...Deno.readDirSync(join(queue, "working"))].map((e) => e.name), ["req1.json"]);
+  const killedAt = Date.now();
+  child.kill("SIGTERM");
+  const out = await child.output();
+  // the abort cut the provider request short (it was to answer after 5 s)
+  assert.ok(Date.now() - killedAt < 4000, "the worker waited for the provider");
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  assert.match(stderr, /0 answered, 0 failed/);
+  assert.ok(Deno.statSync(join(queue, "req1.json")).isFile, "the request is back in the queue");
+  assert.deepEqual([...Deno.readDirSync(join(queue, "working"))], []);
+});
+
+Deno.test("llm process_queries: one provider request, the raw response saved; tools are not run on the worker", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  const queue = join(dir.path, "query");
+  await Deno.mkdir(queue, { recursive: true });
+  const env = await workerHome(dir.path, srv);
+  srv.script({ toolCalls: [{ name: "weather", arguments: { city: "Oslo" }, id: "call_9" }] });
+  await Deno.writeTextFile(
+    join(queue, "q1.json"),
+    JSON.stringify([[{ role: "user", content: "weather in Oslo?" }], { temperature: 0 }]),
+  );
+  const w = await runMain(["llm", "process_queries", "--once", queue], { env, cwd: dir.path });
+  assert.equal(w.code, 0, w.stderr);
+  assert.equal(srv.requests.length, 1);
+  const raw = JSON.parse(await Deno.readTextFile(join(queue, "response", "q1.json")));
+  assert.equal(raw.object, "chat.completion");
+  assert.equal(raw.choices[0].message.tool_calls[0].function.name, "weather");
+});
+
+Deno.test("relay: option on any backend: the worker sends the request with its key, tools run on the client", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  const queue = join(dir.path, "query");
+  const env = await workerHome(dir.path, srv);
+  srv.script(
+    {
+      toolCalls: [{ name: "weather", arguments: { city: "Oslo" }, id: "call_1" }],
+      usage: { pt: 9, ct: 3 },
+    },
+    { text: "Rain in Oslo.", usage: { pt: 20, ct: 4 } },
+  );
+  const ran: unknown[] = [];
+  const tools = toolRegistry({
+    weather: [
+      (_n, a) => {
+        ran.push(a);
+        return "rain";
+      },
+      {
+        name: "weather",
+        description: "weather",
+        parameters: { type: "object", properties: { city: { type: "string" } } },
+      },
+    ],
+  });
+  let done = false;
+  const worker = (async () => {
+    while (!done) {
+      await runMain(["llm", "process_queries", "--once", queue], { env, cwd: dir.path });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const r = await ask([{ role: "user", content: "Weather in Oslo?" }], {
+    max_tool_rounds: 3,
+    backend: "openai",
+    model: "client-model",
+    relay: queue,
+    tools,
+    persist: false,
+    env: { SCOUT_HOME: join(dir.path, "client-home") },
+    config: { entries: [] },
+    session: newSession(),
+  });
+  done = true;
+  await worker;
+  assert.equal(r.text, "Rain in Oslo.");
+  assert.deepEqual(ran, [{ city: "Oslo" }]);
+  assert.equal(srv.requests.length, 2);
+  // the worker's key, the client's model and tool definition
+  assert.equal(srv.requests[0]!.headers.authorization, "Bearer sk-worker-only");
+  assert.equal(srv.requests[0]!.body.model, "client-model");
+  assert.equal((srv.requests[0]!.body.tools as unknown[]).length, 1);
+  // the usage of each round is recorded on the client, from the raw responses
+  assert.deepEqual(r.messages.filter((m) => m.role === "meta").length, 2);
+});

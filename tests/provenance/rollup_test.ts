@@ -1,0 +1,175 @@
+/**
+ * Roll-ups by agent / model / endpoint / job and costs, hand-computed on a
+ * copy of the worked example (`fixtures/provenance/example`) whose meta
+ * records gain `model=`/`backend=`/`endpoint=` keys and cached tokens on
+ * three inferences; the others stay legacy records (no model).
+ *
+ * The example's events (tt): s1 60, s2 95 (root session.chat), p1 240, p2 320
+ * (Planner/ask's own log), c1 48 (its society/Critic log), w1 120 (Worker/ask's
+ * log, also a receipt), w9 35 (a receipt only, of the call to Worker/ask).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { provenanceReport } from "../../src/provenance/report.ts";
+import { costOf, priceOf, priceTable } from "../../src/provenance/prices.ts";
+import { parseRollupDimensions, renderRollup, rollup } from "../../src/provenance/rollup.ts";
+import { ROOT, runMain, tempDir } from "../support/cli.ts";
+
+const PRICES = priceTable({
+  "gpt-5-nano": { input: 0.05, cached_input: 0.005, output: 0.4, reasoning: 0.8 },
+  "claude-sonnet-4-5": { input: 3, cached_input: 0.3, cache_write: 3.75, output: 15 },
+}, "prices.yaml");
+
+async function example(): Promise<
+  { dir: AsyncDisposable & { path: string }; root: string; jobs: string }
+> {
+  const dir = await tempDir();
+  await new Deno.Command("cp", {
+    args: ["-r", join(ROOT, "fixtures", "provenance", "example"), dir.path],
+  }).output();
+  const base = join(dir.path, "example");
+  const edit = async (rel: string, from: string, to: string) => {
+    const f = join(base, rel);
+    const text = await Deno.readTextFile(f);
+    assert.ok(text.includes(from), `${rel} has ${from}`);
+    await Deno.writeTextFile(f, text.replace(from, to));
+  };
+  await edit(
+    "session.chat",
+    "meta: pt=50 ct=10 tt=60 inference_id=s1",
+    "meta: pt=50 ct=10 tt=60 cct=20 inference_id=s1 model=gpt-5-nano backend=responses endpoint=nano",
+  );
+  const planner = "jobs/Planner/ask/Default_a1b2c3d4e5.chat.files/log/";
+  await edit(
+    planner + "agent.chat",
+    "meta: pt=200 ct=40 tt=240 inference_id=p1",
+    "meta: pt=200 ct=40 tt=240 rt=10 inference_id=p1 model=gpt-5-nano backend=responses endpoint=nano",
+  );
+  await edit(
+    planner + "society/Critic/default.chat",
+    "meta: pt=40 ct=8 tt=48 inference_id=c1",
+    "meta: pt=40 ct=8 tt=48 cct=100 cwt=10 inference_id=c1 model=claude-sonnet-4-5-20250929 backend=anthropic endpoint=claude",
+  );
+  return { dir, root: join(base, "session.chat"), jobs: join(base, "jobs") };
+}
+
+Deno.test("rollup --by agent: root, Planner (own log), Critic (society log), Worker (log + receipt-only call)", async () => {
+  const { dir, root, jobs } = await example();
+  await using _d = dir;
+  const report = provenanceReport(root, { jobRoots: [jobs] });
+  assert.equal(report.totals.deduplicated_total.tt, 918);
+  const r = rollup(report, ["agent"]);
+  const got = Object.fromEntries(r.groups.map((g) => [g.key.agent, [g.inferences, g.tokens.tt]]));
+  assert.deepEqual(got, {
+    "(root)": [2, 60 + 95],
+    Planner: [2, 240 + 320],
+    Worker: [2, 120 + 35], // w1 from its log, w9 from the receipt of the call that delegated to it
+    Critic: [1, 48],
+  });
+  // every inference once: the groups add up to the deduplicated total
+  assert.equal(r.groups.reduce((a, g) => a + g.tokens.tt, 0), 918);
+  assert.deepEqual(r.groups.map((g) => g.key.agent), ["Planner", "(root)", "Worker", "Critic"]);
+});
+
+Deno.test("rollup --by model,endpoint with costs: cached tokens priced from cct/cwt; legacy records are 'unknown'", async () => {
+  const { dir, root, jobs } = await example();
+  await using _d = dir;
+  const r = rollup(provenanceReport(root, { jobRoots: [jobs] }), ["model", "endpoint"], PRICES);
+  const by = Object.fromEntries(r.groups.map((g) => [g.key.model, g]));
+  // gpt-5-nano: s1 (pt 50 incl. 20 cached, ct 10) and p1 (pt 200, ct 40 of which rt 10)
+  //   s1: 30×0.05 + 20×0.005 + 10×0.4 = 5.6;  p1: 200×0.05 + 30×0.4 + 10×0.8 = 30  → 35.6 / 1e6
+  assert.equal(by["gpt-5-nano"]!.inferences, 2);
+  assert.equal(by["gpt-5-nano"]!.key.endpoint, "nano");
+  assert.deepEqual(by["gpt-5-nano"]!.tokens, { pt: 250, ct: 50, tt: 300, cct: 20, cwt: 0, rt: 10 });
+  assert.ok(Math.abs(by["gpt-5-nano"]!.cost! - 35.6e-6) < 1e-12);
+  // claude (Anthropic usage: cache reads and writes outside pt; priced by prefix)
+  //   c1: 40×3 + 100×0.3 + 10×3.75 + 8×15 = 307.5 / 1e6
+  assert.ok(Math.abs(by["claude-sonnet-4-5-20250929"]!.cost! - 307.5e-6) < 1e-12);
+  // legacy records: s2, p2, w1, w9 in an explicit group without a price
+  assert.equal(by.unknown!.inferences, 4);
+  assert.equal(by.unknown!.key.endpoint, "unknown");
+  assert.equal(by.unknown!.cost, null);
+  assert.deepEqual(r.unpriced, ["unknown"]);
+  const table = renderRollup(r, true);
+  assert.match(table, /^model\s+endpoint\s+n\s+pt\s+ct\s+tt\s+cct\s+cwt\s+rt\s+cost$/m);
+  assert.match(table, /^unknown\s+unknown\s+4\s+.*\?$/m);
+  assert.match(table, /^gpt-5-nano\s+nano\s+2\s+250\s+50\s+300\s+20\s+0\s+10\s+\$0\.0000$/m);
+});
+
+Deno.test("rollup --by job and agent,model: the Critic's society log counts in the Planner's job", async () => {
+  const { dir, root, jobs } = await example();
+  await using _d = dir;
+  const report = provenanceReport(root, { jobRoots: [jobs] });
+  const byJob = Object.fromEntries(
+    rollup(report, ["job"]).groups.map((g) => [g.key.job, g.tokens.tt]),
+  );
+  assert.deepEqual(byJob, {
+    "Planner/ask a1b2c3d4": 240 + 320 + 48,
+    "(none)": 155,
+    "Worker/ask f00dcafe": 155,
+  });
+  const two = rollup(report, parseRollupDimensions("agent,model,agent"));
+  assert.deepEqual(two.by, ["agent", "model"]);
+  assert.deepEqual(
+    two.groups.find((g) => g.key.agent === "Planner" && g.key.model === "gpt-5-nano")?.tokens.tt,
+    240,
+  );
+  assert.throws(() => parseRollupDimensions("agent,colour"), /Unknown --by dimension "colour"/);
+});
+
+Deno.test("prices: exact entry before the longest prefix; OpenAI-style legacy usage keeps cached inside pt", () => {
+  const t = { "gpt-5": { input: 1, output: 2 }, "gpt-5-nano": { input: 0.05, output: 0.4 } };
+  const table = priceTable({ models: t }, "p.yaml");
+  assert.equal(priceOf("gpt-5-nano-2025", table)!.input, 0.05);
+  assert.equal(priceOf("gpt-5-mini", table)!.input, 1);
+  assert.equal(priceOf("o3", table), null);
+  // no backend: cct inside pt when it fits (OpenAI), outside when it cannot
+  const tokens = { pt: 100, ct: 0, tt: 100, cct: 40, cwt: 0, rt: 0 };
+  assert.equal(costOf(tokens, { model: "gpt-5" }, table), (60 * 1 + 40 * 1) / 1e6);
+  assert.equal(
+    costOf({ ...tokens, pt: 10 }, { model: "gpt-5" }, table),
+    (10 + 40) / 1e6,
+  );
+  assert.throws(
+    () => priceTable({ m: { input: "cheap", output: 1 } }, "p.yaml"),
+    /Invalid price p\.yaml: m\.input/,
+  );
+  assert.throws(() => priceTable({ m: { input: 1 } }, "p.yaml"), /needs "input" and "output"/);
+});
+
+Deno.test("llm prov --by: table with cost from $SCOUT_HOME/etc/prices.yaml; --json gains rollups (v1)", async () => {
+  const { dir, root, jobs } = await example();
+  await using _d = dir;
+  const home = join(dir.path, "home");
+  await Deno.mkdir(join(home, "etc"), { recursive: true });
+  await Deno.writeTextFile(
+    join(home, "etc", "prices.yaml"),
+    "gpt-5-nano: {input: 0.05, cached_input: 0.005, output: 0.4, reasoning: 0.8}\n",
+  );
+  const env = { SCOUT_HOME: home };
+  const t = await runMain(["llm", "prov", root, "-J", jobs, "--by", "model"], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(t.code, 0, t.stderr);
+  assert.match(t.stdout, /^gpt-5-nano\s+2\s+250\s+50\s+300\s+20\s+0\s+10\s+\$0\.0000$/m);
+  assert.match(t.stdout, /^claude-sonnet-4-5-20250929\s+1\s+.*\?$/m);
+  assert.match(t.stdout, /^cost: \?$/m);
+  assert.match(t.stderr, /no price for claude-sonnet-4-5-20250929, unknown/);
+  const j = await runMain(["llm", "prov", root, "-J", jobs, "--by", "agent", "--json"], {
+    env: { SCOUT_HOME: join(dir.path, "nohome") },
+    cwd: dir.path,
+  });
+  assert.equal(j.code, 0, j.stderr);
+  const doc = JSON.parse(j.stdout);
+  assert.equal(doc.version, 1);
+  const groups = doc.rollups[0].groups as { tokens: { tt: number }; cost?: number }[];
+  assert.equal(groups.reduce((a, g) => a + g.tokens.tt, 0), doc.totals.deduplicated_total.tt);
+  assert.ok(groups.every((g) => !("cost" in g)), "no prices, no cost");
+  const bad = await runMain(["llm", "prov", root, "-J", jobs, "--by", "colour"], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /Unknown --by dimension "colour"/);
+});
