@@ -25,6 +25,7 @@ export type {
   BackendReply,
   BackendRequest,
   ClientSettings,
+  ExtraSetting,
   QueryContext,
   ReplyItem,
 } from "./types.ts";
