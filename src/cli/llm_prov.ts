@@ -257,6 +257,8 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
         "    --jobs-dir fixtures/provenance/example/jobs -c\n" +
         "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
         "    --jobs-dir fixtures/provenance/example/jobs --plot provenance.svg\n" +
+        "  scout-ai llm prov fixtures/provenance/society/plan.chat \\\n" +
+        "    --jobs-dir fixtures/provenance/society/jobs    # a recorded multi-agent run\n" +
         "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
         "    --jobs-dir fixtures/provenance/example/jobs --json | jq '.totals.deduplicated_total.tt'\n" +
         "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +

@@ -60,6 +60,7 @@ function nodeJson(n: ProvenanceReport["nodes"][number]): unknown {
     label: n.label,
     hidden: n.hidden,
     owner: n.owner,
+    caller: n.caller,
     job: n.job,
     tokens: n.tokens,
     receipts: n.receipts,

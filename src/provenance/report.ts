@@ -228,6 +228,7 @@ function reportNodes(
   chats: ChatEvidence,
   subtree: readonly TokenTotals[],
   events: readonly TokenEvent[],
+  callers: ReadonlyMap<number, number>,
 ): { nodes: ReportNode[]; ownerOf: (number | null)[] } {
   const receiptsBySource = receiptSummaries(events);
   const ownerOf: (number | null)[] = [];
@@ -255,6 +256,7 @@ function reportNodes(
       label,
       hidden,
       owner: hidden !== null && ownerIdx !== null ? g.ids[ownerIdx]! : null,
+      caller: callers.has(i) ? g.ids[callers.get(i)!]! : null,
       job,
       tokens: { direct, subtree: subtree[i]! },
       receipts: n.kind === "chat" ? summarize(receiptsBySource.get(n.path)) : null,
@@ -308,7 +310,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   const fileNode = new Map<string, number>();
   g.refs.forEach((n, i) => n.kind === "chat" && fileNode.set(n.path, i));
   const subtree = subtreeTotals({ children, fileNode }, events);
-  const { nodes, ownerOf } = reportNodes(g, chats, subtree, events);
+  const { nodes, ownerOf } = reportNodes(g, chats, subtree, events, callers);
 
   const conflictEvents = events.filter((e) => e.conflict).length;
   return {

@@ -49,6 +49,11 @@ export interface ReportNode {
   hidden: HiddenReason | null;
   /** Id of the job that owns a hidden node (its first incoming edge), or null. */
   owner: string | null;
+  /**
+   * For a nested society's log (`…/society/<A>/<conv>/society/<B>/<c>.chat`): the id of
+   * its caller's log, which the views show it under; else null.
+   */
+  caller: string | null;
   /** Workflow facts of a job, or null for chats. */
   job: JobSummary | null;
   /** Direct tokens (a chat's own metas; a job's logs) and subtree tokens (all it reaches). */

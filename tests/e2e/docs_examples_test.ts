@@ -36,7 +36,7 @@ const NOT_RUN: Record<string, string> = {
 
 /** The README's first block: set-up + the example session, and the gate (checked, not run here). */
 const FIRST_BLOCK = [
-  "tools/setup && tools/deno task scout llm prov fixtures/provenance/example/session.chat --jobs-dir fixtures/provenance/example/jobs",
+  "tools/setup && tools/deno task scout llm prov fixtures/provenance/society/plan.chat --jobs-dir fixtures/provenance/society/jobs",
   "tools/deno task ok",
 ];
 
@@ -229,8 +229,13 @@ Deno.test("docs: the README's first block (set-up + example session, the gate) i
   assert.equal(tasks.scout, "deno run -q -P=scout cli.ts");
   const r = await runScout(args.slice(3), { cwd: ROOT });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /session\.chat/);
-  assert.match(r.stdout, /job total=\d+ .* Planner\/ask a1b2c3d4/);
+  assert.match(r.stdout, /^chat total=1\.7K .* plan\.chat$/m);
+  assert.match(r.stdout, /job total=1\.7K .* Planner\/ask cefe35d2/);
+  assert.match(
+    r.stdout,
+    /Librarian \(society\/Researcher\/facts\/society\/Librarian\/_oneshot-1\.chat\)/,
+  );
+  assert.equal(r.stderr, "", "the first-screen example has no warnings");
 });
 
 Deno.test("docs: every README example runs as written, top to bottom, in a fresh clone", async () => {

@@ -25,6 +25,7 @@ const Node = z.strictObject({
   label: z.string().nullable(),
   hidden: z.enum(["result_chat", "top_level_agent_log"]).nullable(),
   owner: z.string().regex(/^job:\//).nullable(),
+  caller: z.string().regex(/^chat:\//).nullable(),
   job: z.strictObject({
     workflow: z.string().nullable(),
     task: z.string().nullable(),

@@ -37,7 +37,7 @@
  * A double count of any inference would add a distinct prime to some total.
  */
 import assert from "node:assert/strict";
-import { cpSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, runMain } from "../support/cli.ts";
 import { provenanceReport, type ReportNode } from "../../src/provenance/report.ts";
@@ -46,8 +46,10 @@ import { renderDot, renderFlow } from "../../src/provenance/render_flow.ts";
 import { provenanceJson } from "../../src/provenance/json.ts";
 import { traverseProvenance } from "../../src/provenance/traverse.ts";
 import { callerLog } from "../../src/provenance/society.ts";
+import { provenanceTokenTotals } from "../../src/provenance/tokens.ts";
 import type { TokenTotals } from "../../src/chat/trace.ts";
 import { tmp } from "./support.ts";
+import { ProvenanceDocument } from "./schema.ts";
 
 const FIXTURE = join(ROOT, "fixtures", "provenance", "society");
 const JOBS = join(FIXTURE, "jobs");
@@ -118,6 +120,13 @@ Deno.test("society run: direct and subtree totals of every node, and the scopes,
   for (const [id, direct, subtree] of expected) {
     const n = node(r.nodes, id);
     assert.deepEqual(n.tokens, { direct, subtree }, id);
+  }
+  // each node's subtree is what a walk from that node counts (the Researcher's log reaches
+  // the Librarian's inference through its receipt as well as through the nested log)
+  for (const n of r.nodes) {
+    const root = n.kind === "job" ? { kind: "job" as const, path: n.path, info: null } : n.path;
+    const walked = provenanceTokenTotals(root, { cwd: FIXTURE, jobRoots: [JOBS] });
+    assert.deepEqual(n.tokens.subtree, walked, n.id);
   }
   // the two result chats are hidden; each points back at its job (whose subtree it shows)
   assert.deepEqual(node(r.nodes, `chat:${PLANNER}`).tokens.subtree, ALL);
@@ -191,6 +200,10 @@ Deno.test("society run: the nested society's log is displayed under its caller's
   const r = report();
   const facts = `chat:${LOG}society/Researcher/facts.chat`;
   const librarian = `chat:${LOG}society/Researcher/facts/society/Librarian/_oneshot-1.chat`;
+  assert.deepEqual(
+    r.nodes.filter((n) => n.caller !== null).map((n) => [n.id, n.caller]),
+    [[librarian, facts]],
+  );
   assert.deepEqual(r.displayEdges.filter((e) => e.to === librarian), [
     { from: facts, to: librarian, relation: "log" },
   ]);
@@ -227,8 +240,19 @@ Deno.test("society run: llm prov --json has the same nodes and the hand-computed
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, "");
   const doc = JSON.parse(r.stdout);
+  ProvenanceDocument.parse(doc); // the v1 schema, `caller` included
   assert.deepEqual(doc, JSON.parse(JSON.stringify(provenanceJson(report()))));
   assert.deepEqual(doc.totals.deduplicated_total, ALL);
+  // the nested log names its caller's log
+  assert.deepEqual(
+    doc.nodes.filter((n: { caller: string | null }) => n.caller !== null).map((
+      n: { label: string; caller: string },
+    ) => [n.label, n.caller.slice(n.caller.indexOf("log/") + 4)]),
+    [[
+      "Librarian (society/Researcher/facts/society/Librarian/_oneshot-1.chat)",
+      "society/Researcher/facts.chat",
+    ]],
+  );
   assert.deepEqual(doc.totals.receipt_evidence, T(563, 103));
   assert.equal(doc.events.length, 11);
   const byLabel = new Map<string, { tokens: { subtree: TokenTotals } }>(
@@ -288,4 +312,9 @@ Deno.test("society run: receipts found by the directory scan and in the saved lo
   // with its caller's log gone, the Librarian's log is shown under the job again
   const lib = r.displayEdges.find((e) => e.to.endsWith("_oneshot-1.chat"))!;
   assert.match(lib.from, /^job:.*Planner\/ask\//);
+});
+
+Deno.test("society run: the README's Agents section shows this very tree", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  assert.ok(readme.includes("```text\n" + renderTree(report()) + "```\n"));
 });
