@@ -78,6 +78,65 @@ function recordedOf(entry: CachedRound): RecordedRound {
   };
 }
 
+/** What every key of one ask shares: its endpoint, model, parameters and tools. */
+function keyMaker(req: AskRequest, prepared: PreparedChat, model: AskModel) {
+  const tools = providerDefinitions(prepared.registry);
+  return (
+    params: Record<string, unknown>,
+    prevId: string | undefined,
+    messages: Message[],
+    currentMeta: unknown,
+  ): CacheKeyInput => ({
+    endpoint: req.endpoint ?? "",
+    backend: model.backendName,
+    model: model.settings.model,
+    params: {
+      ...model.params,
+      params,
+      previousResponseId: prevId ?? null,
+      prompt: req.opts.prompt_strategies ?? null,
+      // the ask's own strategy settings shape what is sent (absent: keys unchanged)
+      promptSettings: Object.keys(model.promptOptions).length ? model.promptOptions : undefined,
+    },
+    tools,
+    messages,
+    currentMeta,
+  });
+}
+
+/** A live round under the key's lock: re-check, else play it and store what it recorded. */
+function liveRound(
+  dir: string,
+  key: string,
+  state: RoundState,
+  play: (recorded: RecordedRound | null) => Promise<PlayedRound>,
+  on: {
+    hit: (entry: CachedRound) => Promise<PlayedRound>;
+    miss: () => void;
+    warn: AskContext["warn"];
+  },
+  origin: { endpoint: string; backend: string; model: string },
+): Promise<PlayedRound> {
+  return withCacheLock(dir, key, async () => {
+    const again = await cacheReadRound(dir, key, on.warn);
+    if (again) return await on.hit(again);
+    on.miss();
+    const played = await play(null);
+    try {
+      await cacheWrite(dir, key, {
+        v: ROUND_CACHE_VERSION,
+        created: new Date().toISOString(),
+        ...origin,
+        round: state.round,
+        ...played.record,
+      });
+    } catch (e) {
+      on.warn(`Cannot store the answer in the cache: ${(e as Error).message}`);
+    }
+    return played;
+  });
+}
+
 /**
  * Stage: the ask's cache (null when the cache is off).
  *
@@ -95,50 +154,19 @@ export function askCache(
 ): AskCache | null {
   if (!model.useCache) return null;
   const dir = cacheDir(ctx.home);
-  const endpoint = req.endpoint ?? "";
-  const { backendName: backend } = model;
-  const modelName = model.settings.model;
-  const keyInput = (
-    params: Record<string, unknown>,
-    prevId: string | undefined,
-    messages: Message[],
-    currentMeta: unknown,
-  ): CacheKeyInput => ({
-    endpoint,
-    backend,
-    model: modelName,
-    params: {
-      ...model.params,
-      params,
-      previousResponseId: prevId ?? null,
-      prompt: req.opts.prompt_strategies ?? null,
-      // the ask's own strategy settings shape what is sent (absent: keys unchanged)
-      promptSettings: Object.keys(model.promptOptions).length ? model.promptOptions : undefined,
-    },
-    tools: providerDefinitions(prepared.registry),
-    messages,
-    currentMeta,
-  });
+  const origin = {
+    endpoint: req.endpoint ?? "",
+    backend: model.backendName,
+    model: model.settings.model,
+  };
+  const keyInput = keyMaker(req, prepared, model);
   let hits = 0;
   let misses = 0;
   const event = (hit: boolean, key: string) => ctx.options.onEvent?.({ type: "cache", hit, key });
-  const replay = (
-    key: string,
-    entry: CachedRound,
-    play: (r: RecordedRound) => Promise<PlayedRound>,
-  ) => {
-    hits++;
-    event(true, key);
-    return play(recordedOf(entry));
-  };
   return {
     async legacy() {
-      const key = cacheKey(keyInput(
-        model.params.params,
-        prepared.previousResponseId,
-        prepared.chat,
-        prepared.currentMeta,
-      ));
+      const { chat, currentMeta, previousResponseId } = prepared;
+      const key = cacheKey(keyInput(model.params.params, previousResponseId, chat, currentMeta));
       const hit = await cacheRead(dir, key, ctx.warn);
       if (hit) event(true, key);
       return hit?.messages ?? null;
@@ -148,30 +176,19 @@ export function askCache(
       const key = roundCacheKey(
         keyInput(state.params, state.previousResponseId, state.history, state.meta),
       );
+      const replay = (entry: CachedRound) => {
+        hits++;
+        event(true, key);
+        return play(recordedOf(entry));
+      };
       const hit = await cacheReadRound(dir, key, ctx.warn);
-      if (hit) return await replay(key, hit, play);
-      if (model.offline) throw notCached(endpoint, backend, modelName, key);
-      return await withCacheLock(dir, key, async () => {
-        const again = await cacheReadRound(dir, key, ctx.warn);
-        if (again) return await replay(key, again, play);
+      if (hit) return await replay(hit);
+      if (model.offline) throw notCached(origin.endpoint, origin.backend, origin.model, key);
+      const miss = () => {
         misses++;
         event(false, key);
-        const played = await play(null);
-        try {
-          await cacheWrite(dir, key, {
-            v: ROUND_CACHE_VERSION,
-            created: new Date().toISOString(),
-            endpoint,
-            backend,
-            model: modelName,
-            round: state.round,
-            ...played.record,
-          });
-        } catch (e) {
-          ctx.warn(`Cannot store the answer in the cache: ${(e as Error).message}`);
-        }
-        return played;
-      });
+      };
+      return await liveRound(dir, key, state, play, { hit: replay, miss, warn: ctx.warn }, origin);
     },
   };
 }

@@ -284,4 +284,8 @@ Deno.test("tools/deno task replay-check holds on the example society (fixtures/a
   assert.ok(r.ok, r.lines.join("\n"));
   assert.match(r.lines.join("\n"), /replayed offline, provider stopped: 0 provider requests/);
   assert.match(r.lines.join("\n"), /compared \d+ files: all byte-identical/);
+  const each = /each of the (\d+) cache entries removed in turn: (\d+) replays fail/.exec(
+    r.lines.join("\n"),
+  );
+  assert.ok(each && Number(each[1]) > 0 && each[1] === each[2], r.lines.join("\n"));
 });

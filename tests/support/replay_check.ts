@@ -9,7 +9,9 @@
  * checks that a replay fails with `not_cached` naming that digest. Exit 0
  * when everything holds, 1 otherwise (the differing files listed).
  */
+import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
+import { parse } from "../../src/chat/parse.ts";
 import { runExample } from "../../fixtures/agents/run.ts";
 import {
   cacheEntries,
@@ -30,15 +32,23 @@ export interface ReplayCheck {
   lines: string[];
 }
 
-async function pickEntry(home: string): Promise<string> {
-  const entries = await cacheEntries(home);
-  const dated = await Promise.all(entries.map(async (e) => {
-    const created = JSON.parse(await Deno.readTextFile(join(home, e))).created as string;
-    return { e, created };
-  }));
-  dated.sort((a, b) => a.created.localeCompare(b.created) || a.e.localeCompare(b.e));
-  // a middle one: a specialist's round rather than the root's first
-  return dated[Math.floor(dated.length / 2)]!.e;
+/** Why a replay of `out` without the entry `digest` went wrong, or null when it failed as it must. */
+async function missProblem(out: string, digest: string): Promise<string | null> {
+  const err = await runExample({ out, plot: false, offline: true }).then(
+    () => "",
+    (e) => String((e as Error).message),
+  );
+  if (err === "") return `a replay without ${digest} succeeded`;
+  if (!/no cached answer/.test(err) || !err.includes(`digest ${digest}`)) {
+    return `a replay without ${digest} failed otherwise:\n${err}`;
+  }
+  // runExample's conversation (-c/-o plan.chat) holds no answer as if complete
+  const chat = join(out, "plan.chat");
+  const saved = existsSync(chat) ? parse(await Deno.readTextFile(chat)) : [];
+  const last = saved.filter((m) => m.role !== "meta").at(-1);
+  return last?.role === "assistant"
+    ? `the replay without ${digest} saved an answer in ${chat}`
+    : null;
 }
 
 /**
@@ -75,20 +85,21 @@ export async function replayCheck(base?: string): Promise<ReplayCheck> {
       listed === "" ? "all byte-identical" : `${diff.differing.length} differ`
     } (job .info keys masked: ${VOLATILE_INFO_KEYS.join(", ")})`,
   );
-  // negative side: one entry gone ⇒ not_cached naming it, no answer
-  const miss = join(dir, "miss");
-  await seedReplay(recorded, miss, INPUTS);
-  const entry = await pickEntry(join(miss, "home"));
-  await Deno.remove(join(miss, "home", entry));
-  const digest = basename(entry, ".json");
-  const err = await runExample({ out: miss, plot: false, offline: true }).then(
-    () => "",
-    (e) => String((e as Error).message),
+  // negative side, at the same path (requests may hold it): each entry in turn removed ⇒
+  // not_cached naming it, and the conversation saves no answer
+  await Deno.rename(out, `${out}.replayed`);
+  const named: string[] = [];
+  for (const entry of entries) {
+    await Deno.remove(out, { recursive: true }).catch(() => {});
+    await seedReplay(recorded, out, INPUTS);
+    await Deno.remove(join(out, "home", entry));
+    const problem = await missProblem(out, basename(entry, ".json"));
+    if (problem === null) named.push(entry);
+    else fail(problem);
+  }
+  lines.push(
+    `each of the ${entries.length} cache entries removed in turn: ${named.length} replays fail with not_cached naming it and save no answer`,
   );
-  if (err === "") fail(`a replay without ${digest} succeeded`);
-  else if (!/not_cached|no cached answer/.test(err) || !err.includes(digest)) {
-    fail(`a replay without ${digest} failed otherwise:\n${err}`);
-  } else lines.push(`without cache entry ${digest}: the replay fails with not_cached naming it`);
   lines.push(ok ? "replay-check: ok" : "replay-check: FAILED");
   return { ok, lines };
 }
