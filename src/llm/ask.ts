@@ -110,7 +110,8 @@ export async function runAsk(
   });
   const legacy = await cache?.legacy();
   if (legacy) return result(legacy, true);
-  const out = await runLoop(loopInput(prepared, model, cache, ctx)).catch(async (e) => {
+  const who = { model: model.settings.model, backend: model.backendName, endpoint: req.endpoint };
+  const out = await runLoop({ ...loopInput(prepared, model, cache, ctx), who }).catch(async (e) => {
     if (isScoutError(e) && (e.phase === "query" || e.phase === "process_response")) {
       e.endpoint = req.endpoint;
       e.model = model.settings.model;

@@ -11,6 +11,7 @@ import type { ToolFunction, ToolRegistry } from "../tools/types.ts";
 import type { Session } from "./meta_record.ts";
 import type { ProviderParams } from "./params.ts";
 import type { Backend, ClientSettings, ReplyItem } from "./types.ts";
+import type { MetaWho } from "./meta_record.ts";
 
 /** Progress of an ask, for streaming and logs. */
 export type AskEvent =
@@ -78,6 +79,8 @@ export interface LoopInput {
   messages: Message[];
   /** Backend name (errors) and implementation. */
   backendName: string;
+  /** Who answers, written into every meta record (`model=`, `backend=`, `endpoint=`). */
+  who?: MetaWho;
   backend: Backend;
   /** Client settings plus retries (and the longest `Retry-After` waited for, ms). */
   settings: ClientSettings & { maxRetries: number; maxRetryAfterMs?: number };

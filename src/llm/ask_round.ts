@@ -228,6 +228,7 @@ export function liveMeta(
     session: input.session,
     inferenceId: input.newId(),
     timestamp,
+    ...(input.who ? { who: input.who } : {}),
     ...(reply.id ? { providerResponseId: reply.id } : {}),
     ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
   });

@@ -76,6 +76,7 @@ function incompleteAnswer(
       session: input.session,
       inferenceId: input.newId(),
       timestamp: input.now(),
+      ...(input.who ? { who: input.who } : {}),
     });
     meta.incomplete = "true";
     meta.reason = incompleteReason(e, input.signal);

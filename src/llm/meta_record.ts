@@ -44,6 +44,22 @@ export interface NextMetaInput {
   reasoning?: string;
   /** When the response arrived. */
   timestamp: Date;
+  /** Who answered: model, backend and endpoint name (written as `model=`, `backend=`, `endpoint=`). */
+  who?: MetaWho;
+}
+
+/**
+ * Who answered an inference. These keys are extra to Ruby's record: its
+ * reader keeps and ignores them, and records without them still read
+ * (provenance groups them as `unknown`).
+ */
+export interface MetaWho {
+  /** Model name as sent. */
+  model?: string;
+  /** Backend name. */
+  backend?: string;
+  /** Endpoint name, when the ask used one. */
+  endpoint?: string | null;
 }
 
 /**
@@ -51,7 +67,7 @@ export interface NextMetaInput {
  *
  * @param i usage, previous meta, session, ids, reasoning and time
  * @returns the record, keys in build order (tokens, inference_id,
- *   provider_response_id, `_s`, `_c`, reas, timestamp)
+ *   provider_response_id, `_s`, `_c`, reas, timestamp, model, backend, endpoint)
  *
  * @example
  * ```ts
@@ -75,5 +91,8 @@ export function nextMeta(i: NextMetaInput): MetaRecord {
   for (const k of TOKEN_KEYS) out[`${k}_c`] = toInt(i.previous[`${k}_c`]) + (tokens[k] ?? 0);
   if (i.reasoning) out.reas = i.reasoning.replace(/\r\n|\r|\n/g, " ");
   out.timestamp = i.timestamp.toISOString();
+  if (i.who?.model) out.model = i.who.model;
+  if (i.who?.backend) out.backend = i.who.backend;
+  if (i.who?.endpoint) out.endpoint = i.who.endpoint;
   return out;
 }

@@ -30,7 +30,7 @@ export type {
   ReplyItem,
 } from "./types.ts";
 export { defaultSession, newSession, nextMeta } from "./meta_record.ts";
-export type { NextMetaInput, Session } from "./meta_record.ts";
+export type { MetaWho, NextMetaInput, Session } from "./meta_record.ts";
 export { cacheKey, canonicalJson } from "./cache.ts";
 export type { CachedAsk, CacheKeyInput } from "./cache.ts";
 export { formatToText, PIPELINE_KEYS, providerParams } from "./params.ts";

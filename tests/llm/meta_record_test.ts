@@ -108,3 +108,50 @@ Deno.test("usage normalisation vectors from §4.2 (through the shared codec)", (
     { pt: 30, ct: 14, tt: 44, cct: 2, cwt: 1 },
   );
 });
+
+Deno.test("meta records name who answered: model=, backend=, endpoint= after Ruby's keys; old records still read", async () => {
+  const { ask } = await import("../../src/llm/ask.ts");
+  const { startProviderServer } = await import("../support/provider_server.ts");
+  const { tempDir } = await import("../support/cli.ts");
+  const { parseMeta } = await import("../../src/chat/meta.ts");
+  await using home = await tempDir();
+  await using srv = await startProviderServer();
+  await Deno.mkdir(`${home.path}/etc/AI`, { recursive: true });
+  await Deno.writeTextFile(
+    `${home.path}/etc/AI/loop.yaml`,
+    `backend: openai\nurl: ${srv.url}\nmodel: gpt-test\n`,
+  );
+  srv.script({ text: "hi", usage: { pt: 3, ct: 1 } });
+  const r = await ask([{ role: "user", content: "hello" }], {
+    endpoint: "loop",
+    persist: false,
+    env: { SCOUT_HOME: home.path, OPENAI_API_KEY: "sk-x" },
+  });
+  const line = String(r.messages[0]!.content);
+  const meta = parseMeta(line);
+  assert.equal(meta.model, "gpt-test");
+  assert.equal(meta.backend, "openai");
+  assert.equal(meta.endpoint, "loop");
+  // Ruby's keys keep their order; the new ones are extra keys (Ruby's reader ignores them)
+  assert.match(line, /^pt=3 ct=1 tt=4 .*inference_id=/);
+  assert.doesNotMatch(line, /sk-x/);
+  // without an endpoint, no endpoint key
+  srv.script({ text: "hi" });
+  const r2 = await ask([{ role: "user", content: "hello again" }], {
+    backend: "openai",
+    url: srv.url,
+    model: "m2",
+    persist: false,
+    env: { SCOUT_HOME: home.path, OPENAI_API_KEY: "sk-x" },
+  });
+  const m2 = parseMeta(String(r2.messages[0]!.content));
+  assert.equal(m2.model, "m2");
+  assert.equal(m2.endpoint, undefined);
+  // a record written before these keys reads as it did
+  assert.deepEqual(parseMeta("pt=5 ct=2 tt=7 inference_id=x1"), {
+    pt: 5,
+    ct: 2,
+    tt: 7,
+    inference_id: "x1",
+  });
+});
