@@ -41,6 +41,8 @@ export interface LlmProvOptions {
   jobsDirs?: string[];
   /** Print warnings (false with `--log 6` and above). */
   warnings?: boolean;
+  /** The tool-call report instead (`llm_prov_tools.ts`). */
+  tools?: boolean;
 }
 
 const PLOT_FORMATS = new Set(["svg", "png", "pdf"]);
@@ -110,6 +112,15 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     ...(opts.jobsDirs ?? []).map((d) => resolve(io.cwd, d)),
     ...p.defaultJobRoots(io.cwd, io.env),
   ];
+  if (opts.tools) {
+    return (await import("./llm_prov_tools.ts")).runProvTools({
+      root,
+      rootType,
+      jobRoots: [...new Set(jobRoots)],
+      json: opts.json === true,
+      warnings: opts.warnings !== false,
+    }, io);
+  }
   const onProgress = progress(io);
   const report = p.provenanceReport(root, {
     rootType,
@@ -202,6 +213,7 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
     .option("--dot <file>", "write Graphviz DOT to FILE (- for stdout)")
     .option("-p, --plot <file>", "render with Graphviz dot into FILE (.svg, .png or .pdf)")
     .option("--json", "print the scout-ai/provenance v1 JSON document instead of text")
+    .option("--tools", "list every tool call: tool, agent, status, duration, arguments (+ --json)")
     .option(
       "-J, --jobs-dir <dir>",
       "also resolve job references under DIR (repeatable; searched first)",
@@ -239,6 +251,7 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
         json: o.json,
         jobsDirs: o.jobsDir,
         warnings: ctx.logLevel <= 5,
+        tools: o.tools,
       }, ctx.io);
     });
 }

@@ -114,10 +114,12 @@ export type { RunEvent, RunOptions } from "./run.ts";
 export { acquireLock, isStaleLock } from "./lock.ts";
 export type { HeldLock, LockOptions } from "./lock.ts";
 export {
+  builtinWorkflowNames,
   findWorkflowFile,
   listWorkflowFiles,
   loadWorkflow,
   loadWorkflowFile,
+  registerBuiltinWorkflow,
   workflowApi,
   workflowDirs,
 } from "./load.ts";
