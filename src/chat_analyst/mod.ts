@@ -20,6 +20,6 @@
 import "./builtin.ts";
 export { CHAT_ANALYST, chatAnalystWorkflow } from "./workflow.ts";
 export { ANALYST_SCHEMA, ANALYST_SCHEMA_VERSION } from "./results.ts";
-export type { CallJson, ProvenanceBase } from "./results.ts";
+export type { CallJson, ChatCallsJson, ResultHead, ResultWarning } from "./results.ts";
 export { analystRoot } from "./walk.ts";
 export type { AnalystRoot, AnalystWarning } from "./walk.ts";

@@ -98,13 +98,11 @@ function tokensSection(t: Json): string[] {
 }
 
 function toolsSection(t: Json): string[] {
-  const calls = (t.calls ?? []) as {
-    tool: string | null;
+  const groups = (t.chats ?? []) as {
     agent: string | null;
-    status: string;
-    exception: string | null;
-    durationMs: number | null;
+    calls: { tool: string | null; status: string; exception: string | null }[];
   }[];
+  const calls = groups.flatMap((g) => g.calls.map((c) => ({ ...c, agent: g.agent })));
   const s = t.summary as { calls: number; ok: number; error: number; missing_output: number };
   const byTool = new Map<string, number[]>();
   for (const c of calls) {

@@ -11,14 +11,9 @@
 import { input, type Workflow, workflow } from "../workflow/define.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { chatWalk, provenanceWalk } from "./walk.ts";
-import {
-  agentsOf,
-  overviewOf,
-  type ProvenanceBase,
-  provenanceBase,
-  tokensOf,
-  toolCallsOf,
-} from "./results.ts";
+import { readFileSync } from "node:fs";
+import { writeFileAtomicSync } from "../util/fs.ts";
+import { PART_NAMES, result, type ResultHead, walkParts } from "./results.ts";
 import { chatReport } from "./report.ts";
 import { messageContentResult, messageIndexResult } from "./messages.ts";
 
@@ -41,15 +36,34 @@ const RESULT_HEAD =
   "…, warnings: [{code, message, node}]}; complete is false and warnings say why when the file " +
   "is missing, a directory, or some evidence (a receipt, a log, a job) could not be read";
 
-async function base(job: JobContext): Promise<ProvenanceBase> {
-  return await job.load("chat_provenance") as ProvenanceBase;
+/** What `chat_provenance` returns: the common head and where each analysis was saved. */
+type BaseResult = ResultHead & { parts: Record<string, string> };
+
+/** The walk, once: each analysis saved in the job's files, the head as the result. */
+function provenanceTask(walk: ReturnType<typeof provenanceWalk>, job: JobContext): BaseResult {
+  const parts = walkParts(walk);
+  const files: Record<string, string> = {};
+  for (const name of PART_NAMES) {
+    files[name] = job.file(`${name}.json`);
+    writeFileAtomicSync(files[name], JSON.stringify(parts[name]));
+  }
+  return { ...parts.head, parts: files };
+}
+
+/** A task publishing one analysis of the walk: the head plus that part. */
+function partTask(part: (typeof PART_NAMES)[number]) {
+  return async (_inputs: unknown, job: JobContext) => {
+    const { parts, ...head } = await job.load("chat_provenance") as BaseResult;
+    return result(head, `chat_${part}`, JSON.parse(readFileSync(parts[part]!, "utf8")));
+  };
 }
 
 const DOC = {
   chat_provenance:
     "The one provenance walk the other analyses share (internal: not exported as a tool). " +
-    "Walks FILE once, as `llm prov` does, collecting nodes, edges, token events, totals, warnings " +
-    "and every tool call.",
+    "Walks FILE once, as `llm prov` does, pairing every chat's tool calls as it is read, and " +
+    "saves the four analyses (overview, tokens, tool_calls, agents) in its job files for the " +
+    "tasks that publish them.",
   message_index:
     "Every message of every chat in FILE's provenance, as {address: [path, index], role, lineage_id}. " +
     "Addresses say where a message is saved; lineage ids say which conversational content it is " +
@@ -104,9 +118,10 @@ function define(): Workflow {
           " with nodes, edges, events, totals, toolCalls",
         inputs: COMMON,
         run: ({ file, jobs_dir }, job) =>
-          provenanceBase(job.helpers.provenance_walk!(file, jobs_dir) as ReturnType<
-            typeof provenanceWalk
-          >),
+          provenanceTask(
+            job.helpers.provenance_walk!(file, jobs_dir) as ReturnType<typeof provenanceWalk>,
+            job,
+          ),
       },
       message_index: {
         type: "json",
@@ -135,15 +150,17 @@ function define(): Workflow {
         returns: RESULT_HEAD + " with summary {chats, jobs, edges}, nodes, edges",
         inputs: COMMON,
         deps: ["chat_provenance"],
-        run: async (_i, job) => overviewOf(await base(job)),
+        run: partTask("overview"),
       },
       chat_tool_calls: {
         type: "json",
         description: DOC.chat_tool_calls,
-        returns: RESULT_HEAD + " with summary {calls, ok, error, missing_output}, calls",
+        returns: RESULT_HEAD + " with summary {calls, ok, error, missing_output}, chats: " +
+          "[{chat, job, agent, conversation, agentFrom, calls: [{tool, callId, callIndex, " +
+          "outputIndex, arguments, status, reason, exception, exitStatus, durationMs}]}]",
         inputs: COMMON,
         deps: ["chat_provenance"],
-        run: async (_i, job) => toolCallsOf(await base(job)),
+        run: partTask("tool_calls"),
       },
       chat_tokens: {
         type: "json",
@@ -151,7 +168,7 @@ function define(): Workflow {
         returns: RESULT_HEAD + " with scopes, totals, nodes [{id, label, direct, subtree}], events",
         inputs: COMMON,
         deps: ["chat_provenance"],
-        run: async (_i, job) => tokensOf(await base(job)),
+        run: partTask("tokens"),
       },
       chat_agents: {
         type: "json",
@@ -159,7 +176,7 @@ function define(): Workflow {
         returns: RESULT_HEAD + " with delegations",
         inputs: COMMON,
         deps: ["chat_provenance"],
-        run: async (_i, job) => agentsOf(await base(job)),
+        run: partTask("agents"),
       },
       chat_report: {
         type: "text",

@@ -11,7 +11,12 @@
  * @module
  */
 import { basename, dirname } from "node:path";
-import { type ToolCall, toolCalls, toolCallStatus } from "../chat/tool_calls.ts";
+import {
+  type ToolCall,
+  toolCalls,
+  type ToolCallStatus,
+  toolCallStatus,
+} from "../chat/tool_calls.ts";
 import type { Message } from "../chat/types.ts";
 import type {
   JobRef,
@@ -97,8 +102,13 @@ function exceptionText(v: unknown): string {
   return shortenMiddle(s, 300);
 }
 
+/** Plain-text outputs cannot hold `exception`/`exit_status`: skip the status policy's JSON parse. */
+const PLAIN_OK: ToolCallStatus = { success: true, reason: "output" };
+
 function callRecord(c: ToolCall, path: string): ChatCalls["calls"][number] {
-  const s = toolCallStatus(c);
+  const plain = c.outputInfo !== null && typeof c.output === "string" &&
+    !c.output.trimStart().startsWith("{");
+  const s = plain ? PLAIN_OK : toolCallStatus(c);
   const start = stamp(c.outputInfo?.start_timestamp);
   const end = stamp(c.outputInfo?.timestamp);
   return {

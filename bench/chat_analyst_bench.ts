@@ -1,0 +1,116 @@
+/**
+ * ChatAnalyst's `chat_report` against `llm prov --json` on the generated
+ * bench store (issue 17: the report, computing all its dependency jobs from
+ * scratch, ≤ 1.5× the time of `prov --json`), plus the cached second report.
+ *
+ *   tools/deno task build                                   # dist/scout-ai
+ *   tools/deno run -A bench/chat_analyst_bench.ts            # scale 1, 5 runs, the binary
+ *   tools/deno run -A bench/chat_analyst_bench.ts --scale 0.1 --runs 3 --deno
+ *
+ * The store is generated on first use into `bench/out/prov-<scale>` by
+ * `bench/prov_store.ts`. Each run pairs `prov --json` with a fresh report
+ * (an empty `SCOUT_HOME`, so every ChatAnalyst job is computed), then times
+ * the report again (every job done: nothing is computed). Times are
+ * medians; the ratio is the median of the per-pair ratios (a shared host's
+ * speed drifts, so each pair sees the same machine). `--deno` runs the CLI
+ * from source instead of the binary.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { generateStore } from "./prov_store.ts";
+
+const ROOT = resolve(new URL("..", import.meta.url).pathname);
+const args = process.argv.slice(2);
+const value = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const scale = Number(value("scale") ?? 1);
+const runs = Number(value("runs") ?? 5);
+const withDeno = args.includes("--deno");
+const scout = withDeno
+  ? `${join(ROOT, "tools/deno")} run -q -A ${join(ROOT, "cli.ts")}`
+  : join(ROOT, "dist/scout-ai");
+
+function timed(cmd: string, env: Record<string, string>): { seconds: number; kb: number } {
+  const r = spawnSync("/usr/bin/time", ["-f", "%e %M", "sh", "-c", cmd], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+  const [s, kb] = r.stderr.trim().split("\n").at(-1)!.split(" ").map(Number);
+  return { seconds: s!, kb: kb! };
+}
+
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function countJobs(home: string): number {
+  const dir = join(home, "var/jobs/ChatAnalyst");
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir).flatMap((t) =>
+    readdirSync(join(dir, t)).filter((f) => !f.endsWith(".info") && !f.endsWith(".files"))
+  ).length;
+}
+
+if (!withDeno && !existsSync(scout)) {
+  console.error(`${scout} not found: run 'tools/deno task build' first, or pass --deno`);
+  process.exit(1);
+}
+const store = join(ROOT, `bench/out/prov-${scale}`);
+if (!existsSync(join(store, "session.chat"))) await generateStore(store, { scale });
+const file = `bench/out/prov-${scale}/session.chat`;
+const jobs = `bench/out/prov-${scale}/jobs`;
+const prov = `${scout} llm prov ${file} --jobs-dir ${jobs} --json > /dev/null`;
+const report =
+  `${scout} workflow task ChatAnalyst chat_report --file ${file} --jobs_dir ${jobs} > /dev/null`;
+
+const provT: number[] = [];
+const reportT: number[] = [];
+const cachedT: number[] = [];
+const ratios: number[] = [];
+let provKb = 0;
+let reportKb = 0;
+for (let i = 0; i < runs; i++) {
+  const home = mkdtempSync(join(tmpdir(), "scout-analyst-bench-"));
+  try {
+    const p = timed(prov, { SCOUT_HOME: home });
+    const r = timed(report, { SCOUT_HOME: home });
+    const jobsAfterFirst = countJobs(home);
+    const c = timed(report, { SCOUT_HOME: home });
+    if (countJobs(home) !== jobsAfterFirst) throw new Error("the cached report computed new jobs");
+    provT.push(p.seconds);
+    reportT.push(r.seconds);
+    cachedT.push(c.seconds);
+    ratios.push(r.seconds / p.seconds);
+    provKb = Math.max(provKb, p.kb);
+    reportKb = Math.max(reportKb, r.kb);
+    console.error(
+      `run ${
+        i + 1
+      }: prov --json ${p.seconds}s, chat_report ${r.seconds}s (${jobsAfterFirst} jobs), ` +
+        `cached ${c.seconds}s`,
+    );
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+const ratio = median(ratios);
+console.log(
+  `ChatAnalyst chat_report on bench/out/prov-${scale} (${
+    withDeno ? "deno" : "binary"
+  }, ${runs} runs)\n` +
+    `  llm prov --json        ${median(provT).toFixed(2)} s  peak ${
+      (provKb / 1024).toFixed(0)
+    } MB\n` +
+    `  chat_report (fresh)    ${median(reportT).toFixed(2)} s  peak ${
+      (reportKb / 1024).toFixed(0)
+    } MB\n` +
+    `  chat_report (cached)   ${median(cachedT).toFixed(2)} s\n` +
+    `  ratio fresh/prov       ${ratio.toFixed(2)}× (budget 1.5×) ${ratio <= 1.5 ? "ok" : "OVER"}`,
+);
