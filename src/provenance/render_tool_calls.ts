@@ -25,11 +25,13 @@ export const JSON_ARGUMENTS_MAX = 200;
  */
 export function escapeLine(s: string): string {
   // deno-lint-ignore no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-    const j = JSON.stringify(c);
-    return j.slice(1, -1);
-  });
+  return s.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => SHORT_ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"),
+  );
 }
+
+const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /**
  * The arguments of a call as one line of compact JSON (a string argument
