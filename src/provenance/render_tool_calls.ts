@@ -24,8 +24,8 @@ export const JSON_ARGUMENTS_MAX = 200;
  * @returns the escaped text
  */
 export function escapeLine(s: string): string {
-  // deno-lint-ignore no-control-regex
   return s.replace(
+    // deno-lint-ignore no-control-regex
     /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
     (c) => SHORT_ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"),
   );

@@ -71,10 +71,12 @@ export interface ProvenanceToolCall {
   durationMs: number | null;
 }
 
-/** The calls of a chat before its agent is known. */
+/** A call of one chat before its agent is known. */
+export type ChatToolCall = Omit<ProvenanceToolCall, "job" | "agent">;
+
 interface ChatCalls {
   path: string;
-  calls: Omit<ProvenanceToolCall, "job" | "agent">[];
+  calls: ChatToolCall[];
 }
 
 /**
@@ -105,7 +107,7 @@ function exceptionText(v: unknown): string {
 /** Plain-text outputs cannot hold `exception`/`exit_status`: skip the status policy's JSON parse. */
 const PLAIN_OK: ToolCallStatus = { success: true, reason: "output" };
 
-function callRecord(c: ToolCall, path: string): ChatCalls["calls"][number] {
+function callRecord(c: ToolCall, path: string): ChatToolCall {
   const plain = c.outputInfo !== null && typeof c.output === "string" &&
     !c.output.trimStart().startsWith("{");
   const s = plain ? PLAIN_OK : toolCallStatus(c);
@@ -137,7 +139,7 @@ function callRecord(c: ToolCall, path: string): ChatCalls["calls"][number] {
 export function chatToolCalls(
   messages: readonly Message[],
   path: string,
-): ChatCalls["calls"] {
+): ChatToolCall[] {
   return toolCalls(messages, path).map((c) => callRecord(c, path));
 }
 
