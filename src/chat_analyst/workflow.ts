@@ -11,7 +11,7 @@
 import { input, type Workflow, workflow } from "../workflow/define.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { chatWalk, provenanceWalk } from "./walk.ts";
-import { readFileSync } from "node:fs";
+import { copyFileSync } from "node:fs";
 import { writeFileAtomicSync } from "../util/fs.ts";
 import { PART_NAMES, result, type ResultHead, walkParts } from "./results.ts";
 import { chatReport } from "./report.ts";
@@ -37,24 +37,32 @@ const RESULT_HEAD =
   "is missing, a directory, or some evidence (a receipt, a log, a job) could not be read";
 
 /** What `chat_provenance` returns: the common head and where each analysis was saved. */
-type BaseResult = ResultHead & { parts: Record<string, string> };
+type BaseResult = ResultHead & { task: string; parts: Record<string, string> };
 
-/** The walk, once: each analysis saved in the job's files, the head as the result. */
+/** The walk, once: each analysis saved whole (head included) in the job's files. */
 function provenanceTask(walk: ReturnType<typeof provenanceWalk>, job: JobContext): BaseResult {
   const parts = walkParts(walk);
   const files: Record<string, string> = {};
   for (const name of PART_NAMES) {
     files[name] = job.file(`${name}.json`);
-    writeFileAtomicSync(files[name], JSON.stringify(parts[name]));
+    writeFileAtomicSync(
+      files[name],
+      JSON.stringify(result(parts.head, `chat_${name}`, parts[name])),
+    );
   }
-  return { ...parts.head, parts: files };
+  return { ...parts.head, task: "chat_provenance", parts: files };
 }
 
-/** A task publishing one analysis of the walk: the head plus that part. */
+/**
+ * A task publishing one analysis of the walk: the saved result becomes its
+ * result file as is (the runner takes a task's `tmpPath` when the body
+ * returns nothing), so tens of megabytes are not parsed and printed again.
+ */
 function partTask(part: (typeof PART_NAMES)[number]) {
-  return async (_inputs: unknown, job: JobContext) => {
-    const { parts, ...head } = await job.load("chat_provenance") as BaseResult;
-    return result(head, `chat_${part}`, JSON.parse(readFileSync(parts[part]!, "utf8")));
+  return async (_inputs: unknown, job: JobContext): Promise<undefined> => {
+    const { parts } = await job.load("chat_provenance") as BaseResult;
+    copyFileSync(parts[part]!, job.tmpPath);
+    return undefined;
   };
 }
 
