@@ -86,9 +86,10 @@ const DOC = {
     "result), exactly as `llm prov --json` has them, plus counts.",
   chat_tool_calls:
     "Every tool invocation in FILE's provenance, each call paired with its output by call id " +
-    "within its chat: tool, agent (from where the chat lives), chat, job, call and output " +
-    "addresses, arguments (compact JSON, shortened), status ok / error / missing_output, " +
-    "exception, exitStatus, durationMs (when the output has timestamps).",
+    "within its chat, grouped by chat: the chat, its job and agent (from where the chat lives), " +
+    "and per call the tool, call id, call and output indices, arguments (compact JSON, " +
+    "shortened), status ok / error / missing_output, exception, exitStatus, and durationMs " +
+    "(when the output has timestamps).",
   chat_tokens:
     "Token use of FILE: totals by scope (deduplicated_total is the cost; chat_evidence, " +
     "receipt_evidence, receipt_only describe coverage and overlap), each node's direct tokens " +
