@@ -82,3 +82,27 @@ Deno.test("llm ask with `tool: ChatAnalyst chat_tokens` calls the task and the m
   const output = JSON.parse(String(saved.find((m) => m.role === "function_call_output")!.content));
   assert.match(output.step, /^ChatAnalyst\/chat_tokens\/Default/);
 });
+
+Deno.test("`tool: ChatAnalyst` offers the exported analyses, not the internal walk", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-test", NO_COLOR: "1" };
+  const chat = join(dir.path, "audit.chat");
+  await Deno.writeTextFile(chat, "tool: ChatAnalyst\n\nuser: hello\n");
+  srv.script({ text: "hi" });
+  const r = await runMain(
+    ["llm", "ask", "-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "-c", chat, "--no-cache"],
+    { env, cwd: dir.path },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const tools = (srv.requests[0]!.body as { tools: { function: { name: string } }[] }).tools;
+  assert.deepEqual(tools.map((t) => t.function.name).sort(), [
+    "chat_agents",
+    "chat_overview",
+    "chat_report",
+    "chat_tokens",
+    "chat_tool_calls",
+    "message_content",
+    "message_index",
+  ]);
+});
