@@ -101,10 +101,10 @@ for (let i = 0; i < runs; i++) {
     cpuRatios.push(r.cpu / p.cpu);
     provKb = Math.max(provKb, p.kb);
     reportKb = Math.max(reportKb, r.kb);
+    const n = i + 1;
     console.error(
-      `run ${
-        i + 1
-      }: prov --json ${p.seconds}s, chat_report ${r.seconds}s (${jobsAfterFirst} jobs), ` +
+      `run ${n}: prov --json ${p.seconds}s (cpu ${p.cpu.toFixed(2)}s), ` +
+        `chat_report ${r.seconds}s (cpu ${r.cpu.toFixed(2)}s, ${jobsAfterFirst} jobs), ` +
         `cached ${c.seconds}s`,
     );
   } finally {
@@ -113,17 +113,16 @@ for (let i = 0; i < runs; i++) {
 }
 const ratio = median(ratios);
 const cpuRatio = median(cpuRatios);
-console.log(
-  `ChatAnalyst chat_report on bench/out/prov-${scale} (${
-    withDeno ? "deno" : "binary"
-  }, ${runs} runs)\n` +
-    `  llm prov --json        ${median(provT).toFixed(2)} s  peak ${
-      (provKb / 1024).toFixed(0)
-    } MB\n` +
-    `  chat_report (fresh)    ${median(reportT).toFixed(2)} s  peak ${
-      (reportKb / 1024).toFixed(0)
-    } MB\n` +
-    `  chat_report (cached)   ${median(cachedT).toFixed(2)} s\n` +
-    `  ratio fresh/prov       ${ratio.toFixed(2)}× wall, ${cpuRatio.toFixed(2)}× cpu ` +
-    `(budget 1.5×) ${ratio <= 1.5 ? "ok" : "OVER"}`,
-);
+const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+const how = withDeno ? "deno" : "binary";
+console.log([
+  `ChatAnalyst chat_report on bench/out/prov-${scale} (${how}, ${runs} runs; median)`,
+  `  llm prov --json      ${median(provT).toFixed(2)} s, cpu ${median(provCpu).toFixed(2)} s, ` +
+  `peak ${mb(provKb)}`,
+  `  chat_report (fresh)  ${median(reportT).toFixed(2)} s, cpu ${
+    median(reportCpu).toFixed(2)
+  } s, ` +
+  `peak ${mb(reportKb)}`,
+  `  chat_report (cached) ${median(cachedT).toFixed(2)} s`,
+  `  fresh / prov         ${ratio.toFixed(2)}x wall, ${cpuRatio.toFixed(2)}x cpu (budget 1.5x)`,
+].join("\n"));

@@ -58,7 +58,7 @@ export function chatReport(r: {
     `- complete: ${ov.complete ? "yes" : `no (${warnings.length} warnings)`}`,
     "",
   ];
-  out.push(...tokensSection(r.chat_tokens), "", ...toolsSection(r.chat_tool_calls), "");
+  out.push(...tokensSection(r.chat_tokens, ov), "", ...toolsSection(r.chat_tool_calls), "");
   out.push(...agentsSection(r.chat_agents), "", "## Warnings", "");
   if (warnings.length === 0) out.push("None.");
   for (const w of warnings.slice(0, REPORT_ROWS)) out.push(`- \`${w.code}\`: ${cell(w.message)}`);
@@ -66,11 +66,14 @@ export function chatReport(r: {
   return out.join("\n") + "\n";
 }
 
-function tokensSection(t: Json): string[] {
+function tokensSection(t: Json, ov: Json): string[] {
   const totals = (t.totals ?? {}) as Record<string, Tokens> & { authoritative?: boolean };
   const events = (t.events ?? []) as unknown[];
-  const nodes = ((t.nodes ?? []) as { id: string; label: string | null; direct: Tokens }[])
-    .filter((n) => n.label !== null && (n.direct.tt ?? 0) > 0) // hidden chats count in their job
+  const labels = new Map(
+    ((ov.nodes ?? []) as { id: string; label: string | null }[]).map((n) => [n.id, n.label]),
+  );
+  const nodes = ((t.nodes ?? []) as { id: string; hidden: boolean; direct: Tokens }[])
+    .filter((n) => !n.hidden && (n.direct.tt ?? 0) > 0) // hidden chats count in their job
     .sort((a, b) => (b.direct.tt ?? 0) - (a.direct.tt ?? 0) || (a.id < b.id ? -1 : 1));
   const out = [
     "## Tokens",
@@ -90,7 +93,7 @@ function tokensSection(t: Json): string[] {
     out.push(
       ...table(
         ["node", "direct tt"],
-        nodes.slice(0, REPORT_ROWS).map((n) => [n.label ?? n.id, n.direct.tt]),
+        nodes.slice(0, REPORT_ROWS).map((n) => [labels.get(n.id) ?? n.id, n.direct.tt]),
       ),
     );
   }

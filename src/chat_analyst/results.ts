@@ -201,7 +201,7 @@ function tokensBody(r: ProvenanceReport | null, totals: unknown): Json {
     totals,
     nodes: (r?.nodes ?? []).map((n) => ({
       id: n.id,
-      label: n.label,
+      hidden: n.hidden !== null,
       direct: n.tokens.direct,
       subtree: n.tokens.subtree,
     })),

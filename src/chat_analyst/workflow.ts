@@ -11,7 +11,7 @@
 import { input, type Workflow, workflow } from "../workflow/define.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { chatWalk, provenanceWalk } from "./walk.ts";
-import { copyFileSync } from "node:fs";
+import { copyFileSync, linkSync } from "node:fs";
 import { writeFileAtomicSync } from "../util/fs.ts";
 import { PART_NAMES, result, type ResultHead, walkParts } from "./results.ts";
 import { chatReport } from "./report.ts";
@@ -61,7 +61,11 @@ function provenanceTask(walk: ReturnType<typeof provenanceWalk>, job: JobContext
 function partTask(part: (typeof PART_NAMES)[number]) {
   return async (_inputs: unknown, job: JobContext): Promise<undefined> => {
     const { parts } = await job.load("chat_provenance") as BaseResult;
-    copyFileSync(parts[part]!, job.tmpPath);
+    try {
+      linkSync(parts[part]!, job.tmpPath); // both files are written once and never changed
+    } catch {
+      copyFileSync(parts[part]!, job.tmpPath); // another file system, or no hard links
+    }
     return undefined;
   };
 }
@@ -174,7 +178,8 @@ function define(): Workflow {
       chat_tokens: {
         type: "json",
         description: DOC.chat_tokens,
-        returns: RESULT_HEAD + " with scopes, totals, nodes [{id, label, direct, subtree}], events",
+        returns: RESULT_HEAD +
+          " with scopes, totals, nodes [{id, hidden, direct, subtree}], events",
         inputs: COMMON,
         deps: ["chat_provenance"],
         run: partTask("tokens"),
