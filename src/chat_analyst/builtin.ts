@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { registerBuiltinWorkflow } from "../workflow/load.ts";
+import { registerBuiltinWorkflow } from "../workflow/builtins.ts";
 
 registerBuiltinWorkflow(
   "ChatAnalyst",

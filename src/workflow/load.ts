@@ -27,6 +27,7 @@ import {
   type WorkflowSpec,
 } from "./define.ts";
 import { parseWorkflowDoc } from "./docs.ts";
+import { builtinWorkflowLoader } from "./builtins.ts";
 
 const FILE_NAMES = ["workflow.ts", "workflow.js", "workflow.mjs"];
 
@@ -278,32 +279,9 @@ export async function loadWorkflow(
   try {
     file = findWorkflowFile(nameOrPath, opts);
   } catch (e) {
-    const builtin = builtins.get(nameOrPath);
+    const builtin = builtinWorkflowLoader(nameOrPath);
     if (builtin === undefined || (e as ScoutError).code !== "workflow_not_found") throw e;
     return await builtin();
   }
   return await loadWorkflowFile(file);
-}
-
-const builtins = new Map<string, () => Promise<Workflow>>();
-
-/**
- * Registers a workflow shipped inside the program (ChatAnalyst), found by
- * name *after* `./workflows/` and `$SCOUT_HOME/workflows/`: a user's own
- * workflow of that name wins, as a user's file overrides a default.
- *
- * @param name workflow name
- * @param load builds (or imports) it on first use
- */
-export function registerBuiltinWorkflow(name: string, load: () => Promise<Workflow>): void {
-  builtins.set(name, load);
-}
-
-/**
- * Names of the built-in workflows.
- *
- * @returns names, sorted
- */
-export function builtinWorkflowNames(): string[] {
-  return [...builtins.keys()].sort();
 }

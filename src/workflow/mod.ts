@@ -114,15 +114,14 @@ export type { RunEvent, RunOptions } from "./run.ts";
 export { acquireLock, isStaleLock } from "./lock.ts";
 export type { HeldLock, LockOptions } from "./lock.ts";
 export {
-  builtinWorkflowNames,
   findWorkflowFile,
   listWorkflowFiles,
   loadWorkflow,
   loadWorkflowFile,
-  registerBuiltinWorkflow,
   workflowApi,
   workflowDirs,
 } from "./load.ts";
+export { builtinWorkflowNames, registerBuiltinWorkflow } from "./builtins.ts";
 export type { FindWorkflowOptions, WorkflowApi } from "./load.ts";
 export { parseWorkflowDoc } from "./docs.ts";
 export { jobRoleResolver } from "./chat_roles.ts";
