@@ -23,3 +23,4 @@ export * from "./src/config/mod.ts";
 export * from "./src/llm/mod.ts";
 export * from "./src/tools/mod.ts";
 export * from "./src/agent/mod.ts";
+export * from "./src/chat_analyst/mod.ts";

@@ -47,6 +47,8 @@ export interface LlmProvOptions {
   mermaid?: boolean;
   /** Write the self-contained HTML page to this file. */
   html?: string;
+  /** The tool-call report instead (`llm_prov_tools.ts`). */
+  tools?: boolean;
 }
 
 const PLOT_FORMATS = new Set(["svg", "png", "pdf"]);
@@ -116,6 +118,15 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     ...(opts.jobsDirs ?? []).map((d) => resolve(io.cwd, d)),
     ...p.defaultJobRoots(io.cwd, io.env),
   ];
+  if (opts.tools) {
+    return (await import("./llm_prov_tools.ts")).runProvTools({
+      root,
+      rootType,
+      jobRoots: [...new Set(jobRoots)],
+      json: opts.json === true,
+      warnings: opts.warnings !== false,
+    }, io);
+  }
   const onProgress = progress(io);
   const report = p.provenanceReport(root, {
     rootType,
@@ -222,6 +233,7 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
     .option("--dot <file>", "write Graphviz DOT to FILE (- for stdout)")
     .option("-p, --plot <file>", "render with Graphviz dot into FILE (.svg, .png or .pdf)")
     .option("--json", "print the scout-ai/provenance v1 JSON document instead of text")
+    .option("--tools", "list every tool call: tool, agent, status, duration, arguments (+ --json)")
     .option(
       "--by <dims>",
       "tokens, inferences (and cost) per agent, model, endpoint or job, e.g. --by agent,model",
@@ -283,6 +295,7 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
         by: o.by,
         mermaid: o.mermaid,
         html: o.html,
+        tools: o.tools,
       }, ctx.io);
     });
 }

@@ -17,6 +17,7 @@ import { registerWorkflow } from "./workflow.ts";
 import { registerLlm } from "./llm.ts";
 import { registerConfig } from "./config.ts";
 import { registerAgent } from "./agent.ts";
+import "../chat_analyst/builtin.ts"; // ChatAnalyst, found by name (loaded on first use)
 
 /**
  * Builds the program for one invocation.

@@ -90,3 +90,5 @@ export {
   provenanceJsonChunks,
   writeProvenanceJson,
 } from "./json.ts";
+export * from "./tool_calls.ts";
+export * from "./render_tool_calls.ts";

@@ -27,6 +27,7 @@ import {
   type WorkflowSpec,
 } from "./define.ts";
 import { parseWorkflowDoc } from "./docs.ts";
+import { builtinWorkflowLoader } from "./builtins.ts";
 
 const FILE_NAMES = ["workflow.ts", "workflow.js", "workflow.mjs"];
 
@@ -274,5 +275,13 @@ export async function loadWorkflow(
   nameOrPath: string,
   opts: FindWorkflowOptions = {},
 ): Promise<Workflow> {
-  return await loadWorkflowFile(findWorkflowFile(nameOrPath, opts));
+  let file: string;
+  try {
+    file = findWorkflowFile(nameOrPath, opts);
+  } catch (e) {
+    const builtin = builtinWorkflowLoader(nameOrPath);
+    if (builtin === undefined || (e as ScoutError).code !== "workflow_not_found") throw e;
+    return await builtin();
+  }
+  return await loadWorkflowFile(file);
 }

@@ -121,6 +121,7 @@ export {
   workflowApi,
   workflowDirs,
 } from "./load.ts";
+export { builtinWorkflowNames, registerBuiltinWorkflow } from "./builtins.ts";
 export type { FindWorkflowOptions, WorkflowApi } from "./load.ts";
 export { parseWorkflowDoc } from "./docs.ts";
 export { jobRoleResolver } from "./chat_roles.ts";

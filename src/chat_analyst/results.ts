@@ -1,0 +1,350 @@
+/**
+ * ChatAnalyst's results as plain JSON: the four analyses (overview, tokens,
+ * tool calls, agents) of one walk, and the common head every result
+ * carries. Pure functions; no file access.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { provenanceJson, type ProvenanceReport } from "../provenance/mod.ts";
+import { JSON_ARGUMENTS_MAX } from "../provenance/render_tool_calls.ts";
+import { type ProvenanceToolCall, shortenMiddle } from "../provenance/tool_calls.ts";
+import { type AnalystWalk, reportWarnings } from "./walk.ts";
+
+/** The schema name of every ChatAnalyst result. */
+export const ANALYST_SCHEMA = "scout-ai/chat-analyst";
+/** Its version. */
+export const ANALYST_SCHEMA_VERSION = 1;
+
+type Json = Record<string, unknown>;
+type Doc = ReturnType<typeof provenanceJson>;
+
+/** A tool call as the results carry it (its chat is the group's). */
+export interface CallJson {
+  /** Tool name. */
+  tool: string | null;
+  /** Call id (scoped to the chat). */
+  callId: string | null;
+  /** Index of the call message in the chat. */
+  callIndex: number;
+  /** Index of the paired output, or null. */
+  outputIndex: number | null;
+  /** Arguments, compact JSON shortened in the middle to 200 characters. */
+  arguments: string;
+  /** ok / error / missing_output. */
+  status: string;
+  /** Which rule decided the status. */
+  reason: string;
+  /** Exception text (shortened). */
+  exception: string | null;
+  /** Integer exit status, when the output had one. */
+  exitStatus: number | null;
+  /** Duration from the batch start to the output, when timestamps exist. */
+  durationMs: number | null;
+  /** For `ask` / `hand_off_to_*` calls: the delegation's arguments (from the full arguments). */
+  delegation?: { target: string | null; conversation: string; prompt: string | null };
+}
+
+/** The calls of one chat, with who made them. */
+export interface ChatCallsJson {
+  /** Canonical chat path (call addresses are `[chat, callIndex]`). */
+  chat: string;
+  /** Job whose log or result the chat is, or null. */
+  job: string | null;
+  /** Agent (from where the chat lives), or null. */
+  agent: string | null;
+  /** Conversation of a society log, or null. */
+  conversation: string | null;
+  /** Which evidence named the agent: society_log, job or none. */
+  agentFrom: string;
+  /** The calls, in order. */
+  calls: CallJson[];
+}
+
+/** A warning of a result. */
+export interface ResultWarning {
+  /** Stable code. */
+  code: string;
+  /** One-line message. */
+  message: string;
+  /** Id of the node it is about, or null. */
+  node: string | null;
+}
+
+/** The common head of every result. */
+export interface ResultHead {
+  /** `scout-ai/chat-analyst`. */
+  schema: string;
+  /** Schema version. */
+  version: number;
+  /** Resolved file. */
+  file: string;
+  /** Root node id, or null when the file could not be walked. */
+  root: string | null;
+  /** False when some evidence could not be read (or the input was bad). */
+  complete: boolean;
+  /** What went wrong. */
+  warnings: ResultWarning[];
+}
+
+/** What one walk yields: the head and the four analyses' bodies. */
+export interface WalkParts {
+  /** Common head. */
+  head: ResultHead;
+  /** `chat_overview` body. */
+  overview: Json;
+  /** `chat_tokens` body. */
+  tokens: Json;
+  /** `chat_tool_calls` body. */
+  tool_calls: Json;
+  /** `chat_agents` body. */
+  agents: Json;
+}
+
+/** The names of the parts (and of the tasks publishing them, with a `chat_` prefix). */
+export const PART_NAMES = ["overview", "tokens", "tool_calls", "agents"] as const;
+
+function callJson(c: ProvenanceToolCall): CallJson {
+  const out: CallJson = {
+    tool: c.tool,
+    callId: c.callId,
+    callIndex: c.callAddress[1],
+    outputIndex: c.outputAddress?.[1] ?? null,
+    arguments: shortenMiddle(rawArguments(c.arguments), JSON_ARGUMENTS_MAX),
+    status: c.status,
+    reason: c.reason,
+    exception: c.exception,
+    exitStatus: c.exitStatus,
+    durationMs: c.durationMs,
+  };
+  const d = delegationOf(c.tool, c.arguments);
+  if (d !== null) out.delegation = d;
+  return out;
+}
+
+function rawArguments(args: unknown): string {
+  return typeof args === "string" ? args : args === undefined ? "" : JSON.stringify(args) ?? "";
+}
+
+/**
+ * Groups calls by chat (they come chat by chat, in walk order).
+ *
+ * @param calls the walk's calls
+ * @returns one group per chat with calls
+ */
+export function groupCalls(calls: readonly ProvenanceToolCall[]): ChatCallsJson[] {
+  const out: ChatCallsJson[] = [];
+  for (const c of calls) {
+    let g = out.at(-1);
+    if (g === undefined || g.chat !== c.chat) {
+      out.push(
+        g = {
+          chat: c.chat,
+          job: c.job,
+          agent: c.agent.agent,
+          conversation: c.agent.conversation,
+          agentFrom: c.agent.from,
+          calls: [],
+        },
+      );
+    }
+    g.calls.push(callJson(c));
+  }
+  return out;
+}
+
+/**
+ * The four analyses of one walk.
+ *
+ * @param w the walk
+ * @returns head and bodies
+ */
+export function walkParts(w: AnalystWalk): WalkParts {
+  const r: ProvenanceReport | null = w.report;
+  const doc = r === null ? null : provenanceJson(r);
+  const head: ResultHead = {
+    schema: ANALYST_SCHEMA,
+    version: ANALYST_SCHEMA_VERSION,
+    file: w.path,
+    root: r?.root ?? null,
+    complete: r === null ? false : r.complete,
+    warnings: [...w.warnings.map((x) => ({ ...x, node: null })), ...(r ? reportWarnings(r) : [])],
+  };
+  const nodes = doc?.nodes ?? [];
+  const edges = doc?.edges ?? [];
+  const chats = groupCalls(w.toolCalls);
+  return {
+    head,
+    overview: overviewBody(nodes, edges),
+    tokens: tokensBody(r, doc?.totals ?? null),
+    tool_calls: toolCallsBody(chats),
+    agents: { delegations: delegations(nodes, edges, chats) },
+  };
+}
+
+function overviewBody(nodes: Doc["nodes"], edges: Doc["edges"]): Json {
+  const count = (k: string) => nodes.filter((n) => (n as Json).kind === k).length;
+  return {
+    summary: { chats: count("chat"), jobs: count("job"), edges: edges.length },
+    nodes,
+    edges,
+  };
+}
+
+function tokensBody(r: ProvenanceReport | null, totals: unknown): Json {
+  return {
+    scopes: {
+      direct: "a node's own meta records (a job: its log chats)",
+      subtree: "everything the node reaches, each inference counted once",
+      deduplicated_total: "all inferences of the root, each counted once (the cost)",
+    },
+    totals,
+    nodes: (r?.nodes ?? []).map((n) => ({
+      id: n.id,
+      hidden: n.hidden !== null,
+      direct: n.tokens.direct,
+      subtree: n.tokens.subtree,
+    })),
+    events: (r?.events ?? []).map((e) => ({
+      identity: e.identity,
+      deduplication: e.deduplication,
+      tokens: e.tokens,
+      conflict: e.conflict,
+      sources: e.evidence.map((x) => x.origin === "chat_meta" ? x.metaAddress : x.evidenceAddress),
+    })),
+  };
+}
+
+function toolCallsBody(chats: ChatCallsJson[]): Json {
+  const summary = { calls: 0, ok: 0, error: 0, missing_output: 0 };
+  for (const g of chats) {
+    for (const c of g.calls) {
+      summary.calls++;
+      summary[c.status as "ok"]++;
+    }
+  }
+  return { summary, chats };
+}
+
+/**
+ * A task's result: the head, its name, and its body.
+ *
+ * @param head common head
+ * @param task task name
+ * @param body the body
+ * @returns the result
+ */
+export function result(head: ResultHead, task: string, body: Json): Json {
+  const { warnings, ...rest } = head;
+  return { ...rest, task, ...body, warnings };
+}
+
+function argObject(args: unknown): Json {
+  let v = args;
+  if (typeof v === "string") {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return {}; // not JSON: the target comes from the tool name only
+    }
+  }
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? v as Json : {};
+}
+
+/**
+ * The delegation a call makes (`ask` with `agent`, `conversation`,
+ * `prompt`; `hand_off_to_<Agent>`), or null for another tool.
+ *
+ * @param tool tool name
+ * @param raw raw arguments
+ * @returns target, conversation (default `default`) and shortened prompt
+ */
+export function delegationOf(
+  tool: string | null,
+  raw: unknown,
+): { target: string | null; conversation: string; prompt: string | null } | null {
+  const t = tool ?? "";
+  if (t !== "ask" && !t.startsWith("hand_off_to_")) return null;
+  const args = argObject(raw);
+  return {
+    target: t === "ask"
+      ? (typeof args.agent === "string" && args.agent !== "" ? args.agent : null)
+      : t.slice("hand_off_to_".length),
+    conversation: typeof args.conversation === "string" && args.conversation !== ""
+      ? args.conversation
+      : "default",
+    prompt: typeof args.prompt === "string" ? shortenMiddle(args.prompt, 200) : null,
+  };
+}
+
+/**
+ * Delegation calls (`ask`, `hand_off_to_*`) with how their specialist is
+ * known: `structural` (the call's receipt produced an `agent_job` edge:
+ * `job` and its `log`), `inferred` (only a
+ * `society/<Agent>/<conversation>.chat` log beside the caller matches;
+ * `inferred: true`) or `none`.
+ *
+ * @param nodes graph nodes
+ * @param edges graph edges
+ * @param groups calls by chat
+ * @returns the delegations
+ */
+function delegations(nodes: Doc["nodes"], edgeList: Doc["edges"], groups: ChatCallsJson[]): Json[] {
+  const edges = edgeList as { from: string; to: string; relation: string; detail: Json | null }[];
+  const chats = new Set(
+    nodes.flatMap((n) => (n as Json).kind === "chat" ? [(n as Json).path as string] : []),
+  );
+  const logsOf = new Map<string, string[]>();
+  for (const e of edges) {
+    if (e.relation !== "log") continue;
+    (logsOf.get(e.from) ?? logsOf.set(e.from, []).get(e.from)!).push(e.to.slice(5));
+  }
+  const receiptEdge = new Map<string, string>(); // chat id + call id → delegated job id
+  for (const e of edges) {
+    if (e.relation !== "agent_job" || e.detail === null) continue;
+    const key = JSON.stringify([e.from, e.detail.callId]);
+    if (!receiptEdge.has(key)) receiptEdge.set(key, e.to);
+  }
+  const societyLogs = new Map<string, string[]>(); // "/society/<Agent>/<conv>.chat" → paths
+  for (const p of chats) {
+    const m = /\/society\/[^/]+\/[^/]+\.chat$/.exec(p);
+    if (m !== null) (societyLogs.get(m[0]) ?? societyLogs.set(m[0], []).get(m[0])!).push(p);
+  }
+  return groups.flatMap((g) =>
+    g.calls.flatMap((c) => {
+      if (c.delegation === undefined) return [];
+      const { target, conversation, prompt } = c.delegation;
+      const jobId = receiptEdge.get(JSON.stringify([`chat:${g.chat}`, c.callId]));
+      let association = "none";
+      let job: string | null = null;
+      let log: string | null = null;
+      if (jobId !== undefined) {
+        association = "structural";
+        job = jobId.slice(4);
+        const logs = logsOf.get(jobId) ?? [];
+        log = logs.find((p) => p.endsWith("/log/agent.chat")) ?? logs[0] ?? null;
+      } else if (target !== null) {
+        const beside = join(g.chat, "..", "society", target, `${conversation}.chat`);
+        const candidates = societyLogs.get(`/society/${target}/${conversation}.chat`) ?? [];
+        log = chats.has(beside)
+          ? beside
+          : candidates.find((p) => g.job !== null && p.startsWith(g.job + ".files/log/")) ?? null;
+        if (log !== null) association = "inferred";
+      }
+      return [{
+        caller: { agent: g.agent, conversation: g.conversation, chat: g.chat, job: g.job },
+        tool: c.tool,
+        callId: c.callId,
+        callAddress: [g.chat, c.callIndex],
+        target,
+        conversation,
+        prompt,
+        status: c.status,
+        association,
+        inferred: association === "inferred",
+        job,
+        log,
+      }];
+    })
+  );
+}

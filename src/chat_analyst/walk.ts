@@ -1,0 +1,161 @@
+/**
+ * ChatAnalyst's workflow helpers: the one traversal a task makes. A task
+ * calls one of these once; nothing here keeps state between tasks (the
+ * seed's rule: no Session object, no second walk inside a task). Bad input
+ * (a missing file, a directory) is not thrown: it comes back as a warning,
+ * so a task's result says what went wrong instead of reporting nothing.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { isDirectory, isFile } from "../util/fs.ts";
+import {
+  defaultJobRoots,
+  type LoadedChat,
+  provenanceJson,
+  type ProvenanceReport,
+  provenanceReport,
+  traverseProvenance,
+} from "../provenance/mod.ts";
+import { type ProvenanceToolCall, toolCallCollector } from "../provenance/tool_calls.ts";
+
+/** A problem the analysis met (same shape as the `prov --json` warnings' first fields). */
+export interface AnalystWarning {
+  /** Stable code (`root_not_found`, `not_a_chat`, `receipt_problem`…). */
+  code: string;
+  /** One-line message naming the file. */
+  message: string;
+}
+
+/** Where a walk starts, or why it cannot. */
+export type AnalystRoot =
+  | { ok: true; path: string; rootType: "chat" | "job"; jobRoots: string[] }
+  | { ok: false; path: string; warning: AnalystWarning };
+
+/**
+ * Resolves a task's `file` input: a job path (its `.info` or `.files`
+ * exists) or a chat file; a directory or a missing path gives a warning.
+ *
+ * @param file the input (relative to `cwd`)
+ * @param jobsDirs extra job roots (searched first)
+ * @param env environment for the default job roots
+ * @param cwd working directory
+ * @returns the root or the warning
+ */
+export function analystRoot(
+  file: string,
+  jobsDirs: readonly string[],
+  env: Record<string, string | undefined> = process.env,
+  cwd: string = process.cwd(),
+): AnalystRoot {
+  const path = resolve(cwd, String(file ?? ""));
+  const jobRoots = [
+    ...new Set([...jobsDirs.map((d) => resolve(cwd, d)), ...defaultJobRoots(cwd, env)]),
+  ];
+  if (existsSync(path + ".info") || existsSync(path + ".files")) {
+    return { ok: true, path, rootType: "job", jobRoots };
+  }
+  if (isDirectory(path)) {
+    return {
+      ok: false,
+      path,
+      warning: {
+        code: "not_a_chat",
+        message: `"${path}" is a directory, not a chat file or a job`,
+      },
+    };
+  }
+  if (!isFile(path)) {
+    return {
+      ok: false,
+      path,
+      warning: { code: "root_not_found", message: `Chat or job not found: "${path}"` },
+    };
+  }
+  return { ok: true, path, rootType: "chat", jobRoots };
+}
+
+/** What the provenance walk of a task collects. */
+export interface AnalystWalk {
+  /** The root path (as given, resolved). */
+  path: string;
+  /** The `llm prov` report, or null when the root could not be walked. */
+  report: ProvenanceReport | null;
+  /** Every tool call of the walked chats. */
+  toolCalls: ProvenanceToolCall[];
+  /** The input problem, when there is one. */
+  warnings: AnalystWarning[];
+}
+
+/**
+ * The provenance walk behind `chat_provenance`: the `llm prov` report of
+ * `file`, with every chat's tool calls paired as the walk reads it — one
+ * traversal.
+ *
+ * @param file chat file or job path
+ * @param jobsDirs extra job roots
+ * @returns the report, the calls and input warnings
+ */
+export function provenanceWalk(file: string, jobsDirs: readonly string[]): AnalystWalk {
+  const root = analystRoot(file, jobsDirs);
+  if (!root.ok) return { path: root.path, report: null, toolCalls: [], warnings: [root.warning] };
+  const collector = toolCallCollector();
+  const report = provenanceReport(root.path, {
+    rootType: root.rootType,
+    jobRoots: root.jobRoots,
+    onChat: collector.onChat,
+  });
+  // a chat's job: the first job edge into it (what the traversal records say)
+  const jobs = new Map(report.nodes.filter((n) => n.kind === "job").map((n) => [n.id, n]));
+  for (const e of report.edges) {
+    const job = jobs.get(e.from);
+    if (job === undefined || !e.to.startsWith("chat:")) continue;
+    const info = job.job === null ? null : { workflow: job.job.workflow };
+    collector.setOwner(e.to.slice(5), { kind: "job", path: job.path, info });
+  }
+  return { path: root.path, report, toolCalls: collector.calls(), warnings: [] };
+}
+
+/**
+ * A plain walk handing each discovered chat to `onChat` (for the message
+ * tasks, which need messages but no token accounting): one traversal,
+ * problems collected as warnings.
+ *
+ * @param file chat file or job path
+ * @param jobsDirs extra job roots
+ * @param onChat receives each chat once, in discovery order
+ * @returns the resolved root and the warnings
+ */
+export function chatWalk(
+  file: string,
+  jobsDirs: readonly string[],
+  onChat: (chat: LoadedChat) => void,
+): { path: string; warnings: AnalystWarning[] } {
+  const root = analystRoot(file, jobsDirs);
+  if (!root.ok) return { path: root.path, warnings: [root.warning] };
+  const warnings: AnalystWarning[] = [];
+  const walk = traverseProvenance(root.path, {
+    rootType: root.rootType,
+    jobRoots: root.jobRoots,
+    onChat,
+    onError: (e) => warnings.push({ code: e.code, message: e.message }),
+  });
+  for (const _ of walk) { /* the records themselves are not needed */ }
+  return { path: root.path, warnings };
+}
+
+/**
+ * The `prov --json` document's warnings of a report, as analyst warnings
+ * (code, message, and the node they are about).
+ *
+ * @param report the report
+ * @returns the warnings
+ */
+export function reportWarnings(report: ProvenanceReport): (AnalystWarning & {
+  node: string | null;
+})[] {
+  return report.warnings.map((w) => ({ code: w.code, message: w.message, node: w.node }));
+}
+
+export { provenanceJson };

@@ -1,0 +1,158 @@
+/**
+ * Renderers of the tool-call report (`llm prov --tools`): a text table and
+ * the `scout-ai/tool-calls` JSON document (version 1). Pure functions of
+ * {@link provenanceToolCalls}'s result.
+ *
+ * @module
+ */
+import type { ProvenanceToolCall, ToolCallWarning } from "./tool_calls.ts";
+import { shortenMiddle } from "./tool_calls.ts";
+
+/** The schema name of the tool-call document. */
+export const TOOL_CALLS_SCHEMA = "scout-ai/tool-calls";
+/** Its version: adding fields keeps it, renaming or removing fields bumps it. */
+export const TOOL_CALLS_SCHEMA_VERSION = 1;
+
+/** Longest arguments text in the JSON document (shortened in the middle). */
+export const JSON_ARGUMENTS_MAX = 200;
+
+/**
+ * Text safe for one terminal line: control characters (newlines, escape
+ * sequences, DEL, C1) become JSON-style escapes.
+ *
+ * @param s any text
+ * @returns the escaped text
+ */
+export function escapeLine(s: string): string {
+  return s.replace(
+    // deno-lint-ignore no-control-regex
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => SHORT_ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"),
+  );
+}
+
+const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * The arguments of a call as one line of compact JSON (a string argument
+ * is shown as is), shortened in the middle.
+ *
+ * @param args raw arguments
+ * @param max maximum length
+ * @returns the text
+ */
+export function argumentsText(args: unknown, max: number): string {
+  return shortenMiddle(escapeLine(rawArguments(args)), max);
+}
+
+function rawArguments(args: unknown): string {
+  return typeof args === "string" ? args : args === undefined ? "" : JSON.stringify(args) ?? "";
+}
+
+/**
+ * A duration for people: `850ms`, `1.2s`, `2m03s`, or `-` when unknown.
+ *
+ * @param ms milliseconds or null
+ * @returns the text
+ */
+export function durationText(ms: number | null): string {
+  if (ms === null) return "-";
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+}
+
+/**
+ * The agent of a call for people: `Critic · default`, `Planner`, or `-`.
+ *
+ * @param c a call
+ * @returns the label
+ */
+export function agentLabel(c: ProvenanceToolCall): string {
+  if (c.agent.agent === null) return "-";
+  const a = escapeLine(c.agent.agent);
+  return c.agent.conversation === null ? a : `${a} · ${escapeLine(c.agent.conversation)}`;
+}
+
+const STATUS_TEXT: Record<ProvenanceToolCall["status"], string> = {
+  ok: "ok",
+  error: "error",
+  missing_output: "missing output",
+};
+
+/**
+ * The tool-call table: one line per call (tool, agent, status, duration,
+ * shortened arguments), then a summary line. Every field is escaped to one
+ * line.
+ *
+ * @param calls the calls
+ * @returns the text
+ */
+export function renderToolCalls(calls: readonly ProvenanceToolCall[]): string {
+  const head = ["TOOL", "AGENT", "STATUS", "DURATION", "ARGUMENTS"];
+  const rows = calls.map((c) => [
+    shortenMiddle(escapeLine(c.tool ?? "?"), 32),
+    shortenMiddle(agentLabel(c), 32),
+    STATUS_TEXT[c.status] +
+    (c.exitStatus !== null && c.status === "error" ? ` (exit ${c.exitStatus})` : ""),
+    durationText(c.durationMs),
+    argumentsText(c.arguments, 60),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r.map((v, i) => i === r.length - 1 ? v : v.padEnd(widths[i]!)).join("  ").trimEnd();
+  const count = (s: ProvenanceToolCall["status"]) => calls.filter((c) => c.status === s).length;
+  return [
+    line(head),
+    ...rows.map(line),
+    `${calls.length} call${calls.length === 1 ? "" : "s"}: ${count("ok")} ok, ${
+      count("error")
+    } error, ${count("missing_output")} missing output`,
+  ].join("\n") + "\n";
+}
+
+/**
+ * The `scout-ai/tool-calls` document: `{schema, version, root, summary,
+ * calls, warnings}`; each call has `tool, agent, conversation, agentFrom,
+ * chat, job, callId, callAddress, outputAddress, arguments` (compact JSON
+ * text shortened to {@link JSON_ARGUMENTS_MAX}) `, status, reason,
+ * exception, exitStatus, durationMs`.
+ *
+ * @param root root path
+ * @param calls the calls
+ * @param warnings walk problems
+ * @returns the document
+ */
+export function toolCallsJson(
+  root: string,
+  calls: readonly ProvenanceToolCall[],
+  warnings: readonly ToolCallWarning[],
+): Record<string, unknown> {
+  const summary = { calls: calls.length, ok: 0, error: 0, missing_output: 0 };
+  for (const c of calls) summary[c.status]++;
+  return {
+    schema: TOOL_CALLS_SCHEMA,
+    version: TOOL_CALLS_SCHEMA_VERSION,
+    root,
+    summary,
+    calls: calls.map((c) => ({
+      tool: c.tool,
+      agent: c.agent.agent,
+      conversation: c.agent.conversation,
+      agentFrom: c.agent.from,
+      chat: c.chat,
+      job: c.job,
+      callId: c.callId,
+      callAddress: c.callAddress,
+      outputAddress: c.outputAddress,
+      arguments: shortenMiddle(rawArguments(c.arguments), JSON_ARGUMENTS_MAX),
+      status: c.status,
+      reason: c.reason,
+      exception: c.exception,
+      exitStatus: c.exitStatus,
+      durationMs: c.durationMs,
+    })),
+    warnings: warnings.map((w) => ({ code: w.code, message: w.message })),
+  };
+}
