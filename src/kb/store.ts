@@ -15,7 +15,6 @@
 import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { ScoutError } from "../errors.ts";
 
 /** What an index was built from and what it holds. */
 export interface IndexMeta {
