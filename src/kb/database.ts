@@ -181,6 +181,14 @@ export function indexPath(kb: KnowledgeBase, name: string): string {
 
 const stores = new Map<string, AssociationStore>();
 
+/**
+ * Closes every open index (they reopen on the next query).
+ */
+export function closeStores(): void {
+  for (const s of stores.values()) s.close();
+  stores.clear();
+}
+
 function fresh(meta: IndexMeta, want: Omit<IndexMeta, "count">): boolean {
   return meta.version === want.version && meta.tsv === want.tsv && meta.size === want.size &&
     meta.mtimeMs === want.mtimeMs && meta.optionsKey === want.optionsKey;

@@ -16,6 +16,7 @@
 export {
   associationDetails,
   children,
+  closeStores,
   databaseInfo,
   databaseNames,
   databaseStore,

@@ -11,7 +11,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { parseDocument, stringify as stringifyYaml } from "yaml";
 import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
 import { isFile, writeFileAtomicSync } from "../util/fs.ts";
@@ -82,7 +82,10 @@ export function readRegistry(kbDir: string): Registry {
   if (!isFile(file)) return out;
   let data: unknown;
   try {
-    data = parseYaml(readFileSync(file, "utf8"), { logLevel: "silent", uniqueKeys: false });
+    // Unknown `!ruby/…` tags are warnings (the value is read as plain YAML); errors throw.
+    const doc = parseDocument(readFileSync(file, "utf8"), { uniqueKeys: false });
+    if (doc.errors.length) throw doc.errors[0];
+    data = doc.toJS();
   } catch (e) {
     const line = (e as { linePos?: { line: number }[] }).linePos?.[0]?.line;
     throw new ScoutError(
