@@ -158,6 +158,34 @@ export function arrayArgument(value: unknown, name: string): string[] {
 }
 
 /**
+ * Argument check of the KB tools: the required array is present, array
+ * arguments are arrays or (JSON-encoded) strings, `reverse` a boolean.
+ *
+ * @param required the required array argument
+ * @param arrays every array argument
+ * @returns the validator
+ */
+function kbValidator(required: string, arrays: string[]) {
+  return (args: Record<string, unknown>): string[] => {
+    const problems: string[] = [];
+    if (args[required] === undefined || args[required] === null) {
+      problems.push(`Missing required argument "${required}"`);
+    }
+    for (const a of arrays) {
+      const v = args[a];
+      if (v !== undefined && v !== null && !Array.isArray(v) && typeof v !== "string") {
+        problems.push(`"${a}" must be array (or a JSON-encoded array), got ${typeof v}`);
+      }
+    }
+    const r = args.reverse;
+    if (r !== undefined && r !== null && typeof r !== "boolean" && r !== "true" && r !== "false") {
+      problems.push(`"reverse" must be boolean, got ${typeof r}`);
+    }
+    return problems;
+  };
+}
+
+/**
  * Tool entries for the databases of a knowledge base (all, or the ones
  * named). Definitions read only the registry and the TSV headers; the index
  * is built on the first call.
@@ -185,6 +213,7 @@ export function knowledgeBaseTools(
     }
     out.push({
       definition: databaseToolDefinition(db, info.undirected, info.description),
+      validate: kbValidator("entities", ["entities"]),
       impl: (_name, args) => {
         const entities = arrayArgument(args.entities, "entities");
         const reverse = args.reverse === true || args.reverse === "true";
@@ -195,6 +224,7 @@ export function knowledgeBaseTools(
       const fieldsParam = info.undirected && info.fields.length > 1;
       out.push({
         definition: detailsToolDefinition(db, info.undirected, info.fields),
+        validate: kbValidator("associations", ["associations", "fields"]),
         impl: (_name, args) => {
           const associations = arrayArgument(args.associations, "associations");
           const fields = fieldsParam && args.fields !== undefined && args.fields !== null
