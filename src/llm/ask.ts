@@ -265,7 +265,9 @@ export async function ask(
 
   // tools from the whole chat, before any threading trim ([TS-FIX] defect 11)
   let resolver = options.toolResolver;
-  if (!resolver && chat.some((m) => m.role === "tool" || m.role === "introduce")) {
+  if (
+    !resolver && chat.some((m) => m.role === "tool" || m.role === "introduce" || m.role === "kb")
+  ) {
     const { workflowToolResolver } = await import("../tools/workflow.ts");
     resolver = workflowToolResolver({ cwd, env });
   }
