@@ -86,59 +86,47 @@ function unescapeValue(v: string): string {
     : v;
 }
 
-/** Buffered writer over a file descriptor. */
+/** Writer over a file descriptor that counts the bytes written. */
 function writer(fd: number) {
   const enc = new TextEncoder();
-  let parts: string[] = [];
-  let pending = 0;
   let offset = 0;
-  const flush = () => {
-    if (parts.length === 0) return;
-    const bytes = enc.encode(parts.join(""));
+  const put = (bytes: Uint8Array) => {
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    parts = [];
-    pending = 0;
+    offset += bytes.length;
   };
   return {
     get offset() {
       return offset;
     },
-    write(s: string, byteLength: number) {
-      parts.push(s);
-      pending += s.length;
-      offset += byteLength;
-      if (pending > 1 << 20) flush();
+    text(s: string) {
+      put(enc.encode(s));
     },
-    flush,
   };
 }
 
-function byteLength(s: string): number {
-  // Fast path for ASCII, exact for the rest.
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) > 127) return new TextEncoder().encode(s).length;
-  }
-  return s.length;
-}
-
-/** Writes sorted lines (`key\t…`) as a section with fences; returns it. */
+/**
+ * Writes `count` sorted lines as a section: blocks of {@link BLOCK} lines,
+ * each encoded at once, the first key of each block kept as its fence.
+ */
 function writeSection(
   w: ReturnType<typeof writer>,
-  lines: string[],
-  keyOf: (line: string) => string,
+  count: number,
+  line: (k: number) => string,
+  key: (k: number) => string,
 ): Section {
   const start = w.offset;
   const fenceKeys: string[] = [];
   const fenceOffsets: number[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (i % BLOCK === 0) {
-      fenceKeys.push(keyOf(line));
-      fenceOffsets.push(w.offset);
-    }
-    const text = line + "\n";
-    w.write(text, byteLength(text));
+  const parts: string[] = [];
+  for (let b = 0; b < count; b += BLOCK) {
+    const end = Math.min(count, b + BLOCK);
+    parts.length = 0;
+    for (let k = b; k < end; k++) parts.push(line(k));
+    parts.push("");
+    fenceKeys.push(key(b));
+    fenceOffsets.push(w.offset);
+    w.text(parts.join("\n"));
   }
   return { start, end: w.offset, fenceKeys, fenceOffsets };
 }
@@ -147,6 +135,57 @@ function writeSection(
 export interface StoreInput {
   /** Calls `emit` for each association in file order (later duplicates win). */
   each(emit: (source: string, target: string, info: string[]) => void): void;
+}
+
+/**
+ * The order of the rows by key (`a~b` string order) without sorting a
+ * million strings: rows are ranked by their first entity (`a~` — all keys
+ * with one first entity are contiguous), counting-sorted by that rank, and
+ * each group is sorted by the second entity (stable: equal keys keep file
+ * order, so the last one can win).
+ */
+function keyOrder(first: string[], second: string[], rows: Uint32Array): Uint32Array {
+  const n = rows.length;
+  const rankOf = new Map<string, number>();
+  for (let k = 0; k < n; k++) rankOf.set(first[rows[k]!]!, 0);
+  const unique = [...rankOf.keys()].map((e) => e + "~").sort();
+  for (let r = 0; r < unique.length; r++) rankOf.set(unique[r]!.slice(0, -1), r);
+  const ranks = new Uint32Array(n);
+  const counts = new Uint32Array(unique.length + 1);
+  for (let k = 0; k < n; k++) {
+    const r = rankOf.get(first[rows[k]!]!)!;
+    ranks[k] = r;
+    counts[r + 1]!++;
+  }
+  rankOf.clear();
+  for (let r = 0; r < unique.length; r++) counts[r + 1]! += counts[r]!;
+  const starts = counts.slice();
+  const order = new Uint32Array(n);
+  for (let k = 0; k < n; k++) order[counts[ranks[k]!]!++] = rows[k]!;
+  const before = (a: number, b: number) => {
+    const x = second[a]!, y = second[b]!;
+    return x < y || (x === y && a < b);
+  };
+  for (let r = 0; r < unique.length; r++) {
+    const lo = starts[r]!, hi = starts[r + 1]!;
+    if (hi - lo < 2) continue;
+    if (hi - lo <= 32) {
+      // insertion sort: stable, and cheap for the usual few partners
+      for (let i = lo + 1; i < hi; i++) {
+        const v = order[i]!;
+        let j = i - 1;
+        while (j >= lo && before(v, order[j]!)) {
+          order[j + 1] = order[j]!;
+          j--;
+        }
+        order[j + 1] = v;
+      }
+    } else {
+      const group = Array.from(order.subarray(lo, hi)).sort((a, b) => (before(a, b) ? -1 : 1));
+      order.set(group, lo);
+    }
+  }
+  return order;
 }
 
 /**
@@ -166,61 +205,60 @@ export function buildStore(
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   const fd = openSync(tmp, "w");
   try {
-    // Forward lines carry a sequence number after the key so equal keys keep file order.
-    let lines: string[] = [];
-    let seq = 0;
-    const add = (a: string, b: string, info: string[]) => {
-      const s = (seq++).toString(16).padStart(8, "0");
-      lines.push(
-        `${escapeValue(a)}~${escapeValue(b)}\t${s}${info.length ? "\t" : ""}${
-          info.map(escapeValue).join("\t")
-        }`,
-      );
+    const sources: string[] = [];
+    const targets: string[] = [];
+    const values: string[] = [];
+    // One string per entity: less memory, and hashes computed once for the rank maps.
+    const interned = new Map<string, string>();
+    const intern = (e: string) => {
+      const known = interned.get(e);
+      if (known !== undefined) return known;
+      const v = escapeValue(e);
+      interned.set(e, v);
+      return v;
+    };
+    const add = (a: string, b: string, info: string) => {
+      sources.push(intern(a));
+      targets.push(intern(b));
+      values.push(info);
     };
     input.each((source, target, info) => {
-      add(source, target, info);
-      if (meta.undirected && source !== target) add(target, source, info);
+      const v = info.length ? "\t" + info.map(escapeValue).join("\t") : "";
+      add(source, target, v);
+      if (meta.undirected && source !== target) add(target, source, v);
     });
-    lines.sort();
-    // Drop earlier duplicates (the last one wins) and the sequence numbers.
-    const out: string[] = [];
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      const tab = line.indexOf("\t");
-      const next = lines[i + 1];
-      if (
-        next !== undefined && next.length > tab && next.charCodeAt(tab) === 9 &&
-        next.startsWith(line.slice(0, tab + 1))
-      ) continue;
-      out.push(line.slice(0, tab) + line.slice(tab + 9));
-    }
-    lines = [];
+    interned.clear();
     const w = writer(fd);
-    w.write(MAGIC, MAGIC.length);
-    const keyOf = (l: string) => {
-      const t = l.indexOf("\t");
-      return t < 0 ? l : l.slice(0, t);
-    };
-    const forward = writeSection(w, out, keyOf);
+    w.text(MAGIC);
+    // Forward: `source~target<TAB>values`, the last of equal keys wins.
+    const all = new Uint32Array(sources.length);
+    for (let i = 0; i < all.length; i++) all[i] = i;
+    const order = keyOrder(sources, targets, all);
+    let count = 0;
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k]!, j = order[k + 1];
+      if (j !== undefined && sources[i] === sources[j] && targets[i] === targets[j]) continue;
+      order[count++] = i;
+    }
+    const kept = order.subarray(0, count);
+    const forward = writeSection(
+      w,
+      count,
+      (k) => sources[kept[k]!] + "~" + targets[kept[k]!] + values[kept[k]!],
+      (k) => sources[kept[k]!] + "~" + targets[kept[k]!],
+    );
+    values.length = 0;
     let reverse: Section | null = null;
-    const count = out.length;
     if (!meta.undirected) {
-      const rev = out.map((l) => {
-        const k = keyOf(l);
-        const i = k.indexOf("~");
-        return `${k.slice(i + 1)}~${k.slice(0, i)}`;
-      });
-      out.length = 0;
-      rev.sort();
-      reverse = writeSection(w, rev, (l) => l);
+      const rev = keyOrder(targets, sources, kept);
+      const key = (k: number) => targets[rev[k]!] + "~" + sources[rev[k]!];
+      reverse = writeSection(w, rev.length, key, key);
     }
     const full: IndexMeta = { ...meta, count };
     const footer = JSON.stringify({ meta: full, forward, reverse } satisfies Footer);
     const at = w.offset;
-    w.write(footer, byteLength(footer));
-    const trailer = String(at).padStart(TRAILER - 1, "0") + "\n";
-    w.write(trailer, TRAILER);
-    w.flush();
+    w.text(footer);
+    w.text(String(at).padStart(TRAILER - 1, "0") + "\n");
     closeSync(fd);
     renameSync(tmp, path);
     return full;
