@@ -271,15 +271,19 @@ export function buildStore(
   }
 }
 
+const decoder = new TextDecoder();
+let scratch = new Uint8Array(1 << 16);
+
 function readAt(fd: number, start: number, end: number): string {
-  const buf = new Uint8Array(end - start);
+  if (scratch.length < end - start) scratch = new Uint8Array(end - start);
+  const buf = scratch.subarray(0, end - start);
   let off = 0;
   while (off < buf.length) {
     const n = readSync(fd, buf, off, buf.length - off, start + off);
     if (n === 0) break;
     off += n;
   }
-  return new TextDecoder().decode(buf.subarray(0, off));
+  return decoder.decode(buf.subarray(0, off));
 }
 
 /**
