@@ -66,7 +66,7 @@ function childBuild(kbDir: string): void {
 
 /** Child: cold first query, then 200 random 100-entity queries. */
 function childQuery(kbDir: string, sources: number): void {
-  const kb = openKnowledgeBase(kbDir);
+  const kb = openKnowledgeBase(kbDir); // once, as a tool does
   const names = (idx: number[]) => idx.map((i) => `G${i}`);
   const t0 = performance.now();
   const first = children(kb, "big", names(sample(sources, 100, 1)));
@@ -191,21 +191,21 @@ async function main(): Promise<void> {
   }
 }
 
-let benchKb: string | null = null;
+let benchKb: ReturnType<typeof openKnowledgeBase> | null = null;
 let benchSources = 0;
 Deno.bench({ name: "kb: 100-entity query, 100,000 associations", n: 200, warmup: 5 }, () => {
   if (benchKb === null) {
     const dir = mkdtempSync(join(tmpdir(), "kb-bench-"));
     benchSources = generateTsv(join(dir, "big.tsv"), 100_000).sources.length;
     registerDatabase(join(dir, "kb"), "big", join(dir, "big.tsv"));
-    benchKb = join(dir, "kb");
+    benchKb = openKnowledgeBase(join(dir, "kb"));
     globalThis.addEventListener("unload", () => {
       closeStores();
       rmSync(dir, { recursive: true, force: true });
     });
   }
   const ents = sample(benchSources, 100, Math.floor(Math.random() * 1e6)).map((i) => `G${i}`);
-  children(openKnowledgeBase(benchKb), "big", ents);
+  children(benchKb, "big", ents);
 });
 
 if (import.meta.main) {

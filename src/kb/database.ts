@@ -179,13 +179,14 @@ export function indexPath(kb: KnowledgeBase, name: string): string {
   return join(kb.dir, ".scout-ai-index", `${encodeURIComponent(name)}.idx`);
 }
 
-const stores = new Map<string, AssociationStore>();
+/** Open indexes by path, with what they were checked against (TSV stat, registry entry). */
+const stores = new Map<string, { store: AssociationStore; checked: string }>();
 
 /**
  * Closes every open index (they reopen on the next query).
  */
 export function closeStores(): void {
-  for (const s of stores.values()) s.close();
+  for (const s of stores.values()) s.store.close();
   stores.clear();
 }
 
@@ -218,6 +219,11 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
       { cause: e },
     );
   }
+  const path = indexPath(kb, name);
+  // The TSV file unchanged and the same registry entry: the open index is current.
+  const checked = JSON.stringify([file, st.size, st.mtimeMs, entry.options]);
+  const cached = stores.get(path);
+  if (cached?.checked === checked) return cached.store;
   const header = readTsvHeader(file);
   const c = columns(header, entry.options, file);
   const want: Omit<IndexMeta, "count"> = {
@@ -231,10 +237,7 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
     fields: c.info.map((i) => header.fields[i]!),
     undirected: c.undirected,
   };
-  const path = indexPath(kb, name);
-  const cached = stores.get(path);
-  if (cached && fresh(cached.meta, want)) return cached;
-  cached?.close();
+  cached?.store.close();
   stores.delete(path);
   let store = openStore(path);
   if (!store || !fresh(store.meta, want)) {
@@ -245,7 +248,7 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
     store = openStore(path);
     if (!store) throw new ScoutError("io", `Cannot open the index "${path}" just built`);
   }
-  stores.set(path, store);
+  stores.set(path, { store, checked });
   return store;
 }
 

@@ -185,7 +185,7 @@ export function readTsvHeader(file: string): TsvHeader {
     if (!line.startsWith("#")) return false;
     fieldsLine = line;
     headerLine = n;
-  }, 1 << 16);
+  }, 1 << 13);
   const sep = typeof options.sep === "string" ? options.sep : "\t";
   if (fieldsLine === null) {
     throw new ScoutError(

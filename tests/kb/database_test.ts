@@ -84,6 +84,13 @@ Deno.test("the index is built once, next to the KB, and rebuilt when the TSV or 
   registerDatabase(join(d.path, "kb"), "links", tsv, { undirected: true });
   kb = openKnowledgeBase(join(d.path, "kb"));
   assert.deepEqual(children(kb, "links", ["c"]), ["c~a"]);
+  // duplicate keys: the last row wins (Scout's put)
+  writeFileSync(tsv, "#K\tT\tW\na\tb\tfirst\nx\ty\t0\na\tb\tlast\n");
+  utimesSync(tsv, new Date(), new Date(Date.now() + 20000));
+  registerDatabase(join(d.path, "kb"), "links", tsv);
+  kb = openKnowledgeBase(join(d.path, "kb"));
+  assert.deepEqual(children(kb, "links", ["a"]), ["a~b"]);
+  assert.deepEqual(associationDetails(kb, "links", ["a~b"]), { "a~b": { W: "last" } });
   // no temp files left behind
   assert.deepEqual(readdirSync(join(d.path, "kb", ".scout-ai-index")), ["links.idx"]);
 });
