@@ -15,7 +15,9 @@ import { ScoutError } from "../errors.ts";
 import { ask as llmAsk, type AskOptions } from "../llm/ask.ts";
 import { requestOptions, uncompiled } from "../llm/ask_options.ts";
 import { toolRegistry, type ToolsInput } from "../tools/registry.ts";
-import type { ToolRegistry } from "../tools/types.ts";
+import type { FunctionToolDefinition, ToolRegistry } from "../tools/types.ts";
+import { knowledgeBaseTools } from "../tools/kb.ts";
+import { openKnowledgeBase } from "../kb/database.ts";
 import { workflowTools } from "../tools/workflow.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
@@ -135,8 +137,6 @@ function agentTools(value: unknown): ToolsInput | undefined {
   }
 }
 
-const kbWarned = new Set<string>();
-
 /**
  * The tools of a direct-route ask (§1.4 step 3b): call tools ∪ agent tools ∪
  * workflow tools ∪ knowledge-base tools, later sources overriding same-named
@@ -165,11 +165,12 @@ export function agentToolRegistry(agent: Agent, callTools?: ToolsInput): ToolReg
       if (name) reg.set(name, entry);
     }
   }
-  if (agent.knowledgeBase && !kbWarned.has(agent.knowledgeBase)) {
-    kbWarned.add(agent.knowledgeBase);
-    (agent.runtime.warn ?? ((m: string) => console.warn(m)))(
-      `Knowledge bases are not implemented yet: "${agent.knowledgeBase}" adds no tools`,
-    );
+  if (agent.knowledgeBase) {
+    const warn = agent.runtime.warn ?? ((m: string) => console.warn(m));
+    const kb = openKnowledgeBase(agent.knowledgeBase, agent.runtime.env ?? process.env);
+    for (const entry of knowledgeBaseTools(kb, undefined, warn)) {
+      reg.set((entry.definition as FunctionToolDefinition).function.name, entry);
+    }
   }
   return reg;
 }

@@ -1,9 +1,10 @@
 /**
  * Loading agents from directories (`agents.md` §2.2/§2.3): `start_chat`
  * (compiled), `workflow.ts` (the workflow loader; unnamed workflows take the
- * directory's name), `agent.ts` run last with `(api, agent)`. Ruby-only
- * files (`workflow.rb`, `agent.rb`, `python/`) and `knowledge_base/` are
- * warned about once, never silently ignored. Definitions are cached by
+ * directory's name), `agent.ts` run last with `(api, agent)`, and
+ * `knowledge_base/` (its databases become tools). Ruby-only files
+ * (`workflow.rb`, `agent.rb`, `python/`) are warned about once, never
+ * silently ignored. Definitions are cached by
  * resolved directory ([TS-FIX] §7.17); every load returns a fresh agent, also
  * when loaded by path ([TS-FIX] §7.3).
  *
@@ -78,13 +79,6 @@ async function defineFrom(
     }
   }
   const kbDir = dirs.map((d) => join(d, "knowledge_base")).find((d) => isDirectory(d)) ?? null;
-  if (kbDir) {
-    warnOnce(
-      `kb:${kbDir}`,
-      `Agent "${loc.name}": knowledge bases are not implemented yet; "${kbDir}" adds no tools`,
-      ctx.warn,
-    );
-  }
   const chatFile = firstFile(loc.agentDir, ["start_chat"]) ??
     firstFile(loc.workflowDir, ["start_chat"]);
   let startChat: Message[] = [];

@@ -68,6 +68,29 @@ Examples:
       ctx.exitCode = runAgentFind(name, ctx.io);
     });
 
+  const kbCmd = agent.command("kb")
+    .description("run a 'kb' command (list, query, register) on an agent's knowledge_base/")
+    .argument("[name]", "agent name").argument("[command...]", "kb command and its arguments")
+    .allowUnknownOption().helpOption(false)
+    .addHelpText(
+      "after",
+      `
+The agent is found like 'agent find NAME'; its knowledge_base/ is created by 'register'.
+See 'scout-ai kb --help' for the commands ('agent kb NAME query --help' for one of them).
+
+Examples:
+  SCOUT_AGENT_PATH=fixtures/kb/agents scout-ai agent kb Genealogist list
+  SCOUT_AGENT_PATH=fixtures/kb/agents scout-ai agent kb Genealogist query parents Ada`,
+    );
+  kbCmd.action(async (name: string | undefined, args: string[]) => {
+    if (name === undefined || name === "--help" || name === "-h" || args.length === 0) {
+      kbCmd.outputHelp();
+      ctx.exitCode = name === "--help" || name === "-h" ? 0 : 2;
+      return;
+    }
+    await (await import("./kb.ts")).runAgentKb(name, args, ctx);
+  });
+
   agent.command("list").description("list the agents on the search roots and where each was found")
     .option("--json", "print a JSON object instead of a table")
     .addHelpText(

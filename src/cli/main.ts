@@ -18,6 +18,7 @@ import { registerLlm } from "./llm.ts";
 import { registerConfig } from "./config.ts";
 import { registerAgent } from "./agent.ts";
 import "../chat_analyst/builtin.ts"; // ChatAnalyst, found by name (loaded on first use)
+import { registerKb } from "./kb.ts";
 
 /**
  * Builds the program for one invocation.
@@ -66,6 +67,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerLlm(program, ctx);
   registerConfig(program, ctx);
   registerAgent(program, ctx);
+  registerKb(program, ctx);
   return program;
 }
 

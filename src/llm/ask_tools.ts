@@ -29,9 +29,12 @@ export interface PreparedChat {
   threadingOff: boolean;
 }
 
+/** Chat lines the default tool resolver answers (workflows, knowledge bases, MCP servers). */
+const RESOLVED_ROLES = new Set(["tool", "introduce", "kb", "mcp"]);
+
 async function tools(chat: Message[], ctx: AskContext) {
   let resolver = ctx.options.toolResolver;
-  if (!resolver && chat.some((m) => m.role === "tool" || m.role === "introduce")) {
+  if (!resolver && chat.some((m) => RESOLVED_ROLES.has(m.role))) {
     await ctx.options.prepareWorkflows?.();
     const { workflowToolResolver } = await import("../tools/workflow.ts");
     resolver = workflowToolResolver({ cwd: ctx.cwd, env: ctx.env });

@@ -353,5 +353,6 @@ export function workflowToolResolver(opts: WorkflowToolOptions = {}): ToolResolv
       return workflowTools(await find(name), task, rest, opts);
     },
     introduce: async (name) => introductionText(await find(name)),
+    kbTools: async (tokens) => (await import("./kb.ts")).kbLineTools(tokens, opts),
   };
 }

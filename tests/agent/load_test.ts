@@ -94,7 +94,7 @@ Deno.test("malformed start_chat: the compile error names the file and line", asy
   );
 });
 
-Deno.test("Ruby-only and knowledge-base directories: the start chat loads, one warning each, once", async () => {
+Deno.test("Ruby-only files: the start chat loads, one warning, once; knowledge_base/ is kept without a warning", async () => {
   await using t = await tempDir();
   clearAgentCache();
   const w = join(t.path, "w");
@@ -108,12 +108,11 @@ Deno.test("Ruby-only and knowledge-base directories: the start chat loads, one w
   await loadAgent("Rubyist", opts);
   assert.deepEqual(a.startChat, [{ role: "system", content: "from ruby land" }]);
   assert.equal(a.workflow, null);
-  assert.equal(warnings.length, 2, warnings.join("\n"));
+  assert.equal(warnings.length, 1, warnings.join("\n"));
   assert.match(
     warnings[0]!,
     /Ruby-only files are not loaded \(workflow\.rb, agent\.rb, python\/\)/,
   );
-  assert.match(warnings[1]!, /knowledge bases are not implemented yet/);
   assert.equal(a.knowledgeBase, join(w, "Agent", "Rubyist", "knowledge_base"));
 });
 

@@ -1,0 +1,132 @@
+/**
+ * `scout-ai kb register|list|query` and the `agent kb <Agent> …` form
+ * (`agents.md` §5.2, §6.2). Registration only (fast cold start); the work is
+ * in `kb_run.ts`.
+ *
+ * @module
+ */
+import { Command } from "@commander-js/extra-typings";
+import type { CliContext } from "./context.ts";
+
+/**
+ * Registers the `kb` command group (also used by `agent kb`, with the
+ * knowledge base directory fixed).
+ *
+ * @param program the root program
+ * @param ctx invocation context
+ * @param fixedDir the knowledge base of `agent kb` (then no `<kb-dir>` argument)
+ */
+export function registerKb(program: Command, ctx: CliContext, fixedDir?: string): void {
+  const kb = program.command("kb").description(
+    "knowledge bases: databases of entity associations from Scout TSV files, used as tools by " +
+      "kb: lines and agents' knowledge_base/",
+  );
+  // The builder's generic argument types differ with and without <kb-dir>: one loose type.
+  // deno-lint-ignore no-explicit-any
+  type Loose = any;
+  const dirArg = (c: Loose): Loose =>
+    fixedDir === undefined ? c.argument("<kb-dir>", "knowledge base directory") : c;
+  const dirOf = (args: unknown[]): [string, unknown[]] =>
+    fixedDir === undefined ? [args[0] as string, args.slice(1)] : [fixedDir, args];
+
+  const register = dirArg(kb.command("register"))
+    .description("register a TSV file as a database (creates the directory and config/registry)")
+    .argument("<name>", "database name (the tool name)")
+    .argument("<file>", "Scout TSV file ('#: :sep=…#:type=…' line, '#Source<TAB>Target…' header)")
+    .option("--source <field>", "source field (default: the first column)")
+    .option("--target <field>", "target field (default: the second column)")
+    .option("--fields <list>", "comma-separated fields to keep (default: all other columns)")
+    .option("--undirected", "associations go both ways (entity~partner)")
+    .option("--description <text>", "what the database holds (shown to the model)");
+  register.addHelpText(
+    "after",
+    `
+The header is checked now; the index is built on the first query, next to the knowledge base
+(.scout-ai-index/), and rebuilt when the TSV file changes. Fields match Scout's loose names
+("Parent" finds "Parent (Alias)"). Prints NAME, SOURCE -> TARGET and the fields.
+
+Examples:
+  scout-ai kb register my_kb parents fixtures/kb/family/parents --description "Who is whose parent"
+  scout-ai kb register my_kb siblings fixtures/kb/family/siblings --undirected`,
+  );
+  register.action((...args: unknown[]) => {
+    const [dir, rest] = dirOf(args);
+    const [name, file, o] = rest as [string, string, Record<string, unknown>];
+    return import("./kb_run.ts").then(({ runKbRegister }) => {
+      ctx.exitCode = runKbRegister({ dir, name, file, ...o }, ctx.io);
+    });
+  });
+
+  const list = dirArg(kb.command("list"))
+    .description("list a knowledge base's databases: source -> target and fields")
+    .option("--json", "print a JSON object instead of lines");
+  list.addHelpText(
+    "after",
+    `
+Databases that exist only as Scout's TokyoCabinet files (<db>.database) are listed as unreadable,
+and so is a database whose TSV file is missing or malformed (exit 1). --json prints
+{"version":1, "knowledge_base", "databases":[{name, file, source, target, fields, undirected,
+description, error}]}.
+
+Examples:
+  scout-ai kb list fixtures/kb/family
+  scout-ai kb list fixtures/kb/family --json | jq -r '.databases[].name'`,
+  );
+  list.action((...args: unknown[]) => {
+    const [dir, rest] = dirOf(args);
+    const o = rest[0] as { json?: boolean };
+    return import("./kb_run.ts").then(({ runKbList }) => {
+      ctx.exitCode = runKbList(dir, Boolean(o.json), ctx.io);
+    });
+  });
+
+  const query = dirArg(kb.command("query"))
+    .description("associations of entities in a database, with their field values")
+    .argument("<database>", "database name")
+    .argument("<entity...>", "entities (sources; targets with --reverse)")
+    .option("--reverse", "the entities are targets: find their sources (keys print target~source)")
+    .option("--json", "print a JSON object instead of lines");
+  query.addHelpText(
+    "after",
+    `
+Prints one association per line: the key (source~target; undirected databases entity~partner)
+and the field values, tab-separated. --reverse prints keys target~source, as the tools return
+them. --json prints {"version":1, "database", "reverse", "fields", "associations":[{key, source,
+target, values}]}. No association is not an error (exit 0, nothing printed).
+
+Examples:
+  scout-ai kb query fixtures/kb/family parents Ada Eva
+  scout-ai kb query fixtures/kb/family parents Bruno --reverse
+  scout-ai kb query fixtures/kb/family siblings Dani --json | jq -r '.associations[].target'`,
+  );
+  query.action((...args: unknown[]) => {
+    const [dir, rest] = dirOf(args);
+    const [database, entities, o] = rest as [
+      string,
+      string[],
+      { reverse?: boolean; json?: boolean },
+    ];
+    return import("./kb_run.ts").then(({ runKbQuery }) => {
+      ctx.exitCode = runKbQuery({ dir, database, entities, ...o }, ctx.io);
+    });
+  });
+}
+
+/**
+ * Runs `agent kb <Agent> <command> [args…]`: the `kb` command on the agent's
+ * `knowledge_base/`.
+ *
+ * @param name agent name or path
+ * @param args the `kb` command and its arguments
+ * @param ctx invocation context
+ */
+export async function runAgentKb(name: string, args: string[], ctx: CliContext): Promise<void> {
+  const { agentKnowledgeBaseDir } = await import("./kb_run.ts");
+  const dir = await agentKnowledgeBaseDir(name, ctx.io);
+  const program = new Command("scout-ai agent").exitOverride().configureOutput({
+    writeOut: (s) => ctx.io.stdout.write(s),
+    writeErr: (s) => ctx.io.stderr.write(s),
+  });
+  registerKb(program as unknown as Command, ctx, dir);
+  await program.parseAsync(["kb", ...args], { from: "user" });
+}

@@ -1,0 +1,199 @@
+/**
+ * The work of `kb register|list|query` and `agent kb` (loaded lazily by
+ * `kb.ts`): registering a TSV file in a knowledge base's `config/registry`,
+ * listing its databases, and querying one (children, or with `--reverse`
+ * parents) with the field values of each association.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import {
+  associationDetails,
+  children,
+  databaseInfo,
+  databaseNames,
+  openKnowledgeBase,
+  parents,
+} from "../kb/mod.ts";
+import { registerDatabase } from "../kb/resolve.ts";
+import type { DatabaseOptions } from "../kb/registry.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
+import { isDirectory } from "../util/fs.ts";
+import type { Io } from "./io.ts";
+import { paint, warn } from "./io.ts";
+
+/** Version of the `kb list --json` and `kb query --json` shapes. */
+export const KB_JSON_VERSION = 1;
+
+/** Options of `kb register`. */
+export interface KbRegisterOptions {
+  /** Knowledge base directory (created when missing). */
+  dir: string;
+  /** Database name. */
+  name: string;
+  /** The TSV file. */
+  file: string;
+  /** Source field. */
+  source?: string;
+  /** Target field. */
+  target?: string;
+  /** Info fields to keep, comma-separated. */
+  fields?: string;
+  /** Both directions. */
+  undirected?: boolean;
+  /** Description. */
+  description?: string;
+}
+
+/**
+ * `kb register`: checks the TSV header and writes the registry entry.
+ *
+ * @param opts the options
+ * @param io injected I/O
+ * @returns exit code
+ */
+export function runKbRegister(opts: KbRegisterOptions, io: Io): number {
+  const options: DatabaseOptions = {};
+  if (opts.source !== undefined) options.source = opts.source;
+  if (opts.target !== undefined) options.target = opts.target;
+  if (opts.fields !== undefined) options.fields = opts.fields.split(/,\s*/).filter(Boolean);
+  if (opts.undirected) options.undirected = true;
+  if (opts.description !== undefined) options.description = opts.description;
+  const info = registerDatabase(
+    resolve(io.cwd, opts.dir),
+    opts.name,
+    resolve(io.cwd, opts.file),
+    options,
+  );
+  io.stdout.write(`${info.name}\t${describe(info)}\n`);
+  return 0;
+}
+
+function describe(
+  info: { source: string; target: string; fields: string[]; undirected: boolean },
+): string {
+  const arrow = info.undirected ? "<->" : "->";
+  const fields = info.fields.length ? `  [${info.fields.join(", ")}]` : "";
+  return `${info.source} ${arrow} ${info.target}${fields}`;
+}
+
+function knowledgeBaseDir(dir: string, io: Io): string {
+  const abs = resolve(io.cwd, dir);
+  if (!isDirectory(abs)) {
+    throw new ScoutError("not_found", `Knowledge base directory not found "${dir}"`);
+  }
+  return abs;
+}
+
+/**
+ * `kb list`: one line per database (`NAME  SOURCE -> TARGET  [fields]`), or
+ * JSON. A database that cannot be read is reported and makes the exit 1.
+ *
+ * @param dir knowledge base directory
+ * @param json print JSON
+ * @param io injected I/O
+ * @returns exit code
+ */
+export function runKbList(dir: string, json: boolean, io: Io): number {
+  const kb = openKnowledgeBase(knowledgeBaseDir(dir, io), io.env);
+  const rows = databaseNames(kb).map((name) => {
+    try {
+      return { ...databaseInfo(kb, name), error: null as string | null };
+    } catch (e) {
+      if (!isScoutError(e)) throw e;
+      return { name, error: e.message + (e.line ? ` (${e.file}:${e.line})` : "") };
+    }
+  });
+  const failed = rows.some((r) => r.error !== null);
+  if (json) {
+    const out = { version: KB_JSON_VERSION, knowledge_base: kb.dir, databases: rows };
+    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    return failed ? 1 : 0;
+  }
+  if (rows.length === 0) {
+    warn(io, `No databases in "${dir}" (register one with 'scout-ai kb register')`);
+  }
+  const width = Math.max(0, ...rows.map((r) => r.name.length));
+  for (const r of rows) {
+    if (r.error !== null) {
+      io.stdout.write(
+        `${r.name.padEnd(width)}  ${paint(io, "stdout", "red", "unreadable:")} ${r.error}\n`,
+      );
+    } else if ("source" in r) {
+      io.stdout.write(`${r.name.padEnd(width)}  ${describe(r)}\n`);
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+/** Options of `kb query`. */
+export interface KbQueryOptions {
+  /** Knowledge base directory. */
+  dir: string;
+  /** Database. */
+  database: string;
+  /** Entities (sources, or targets with `reverse`). */
+  entities: string[];
+  /** Find the sources of target entities (keys come back `target~source`). */
+  reverse?: boolean;
+  /** Print JSON. */
+  json?: boolean;
+}
+
+/**
+ * `kb query`: the associations of the entities, one per line with the field
+ * values tab-separated, or JSON (`{version, database, reverse, fields,
+ * associations: [{key, source, target, values}]}`). No match is exit 0 with
+ * nothing printed.
+ *
+ * @param opts the options
+ * @param io injected I/O
+ * @returns exit code
+ */
+export function runKbQuery(opts: KbQueryOptions, io: Io): number {
+  const kb = openKnowledgeBase(knowledgeBaseDir(opts.dir, io), io.env);
+  const info = databaseInfo(kb, opts.database);
+  const keys = opts.reverse
+    ? parents(kb, opts.database, opts.entities)
+    : children(kb, opts.database, opts.entities);
+  const details = associationDetails(kb, opts.database, keys);
+  const rows = keys.map((key) => {
+    const i = key.indexOf("~");
+    const [a, b] = [key.slice(0, i), key.slice(i + 1)];
+    const [source, target] = opts.reverse && !info.undirected ? [b, a] : [a, b];
+    return { key, source, target, values: (details[key] ?? {}) as Record<string, string> };
+  });
+  if (opts.json) {
+    const out = {
+      version: KB_JSON_VERSION,
+      database: opts.database,
+      reverse: Boolean(opts.reverse),
+      fields: info.fields,
+      associations: rows,
+    };
+    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    return 0;
+  }
+  for (const r of rows) {
+    const values = info.fields.map((f) => r.values[f] ?? "");
+    io.stdout.write([r.key, ...values].join("\t") + "\n");
+  }
+  return 0;
+}
+
+/**
+ * The knowledge base directory of an agent (`agent kb`): its
+ * `knowledge_base/` (created by `register` when missing).
+ *
+ * @param name agent name or path
+ * @param io injected I/O
+ * @returns the directory
+ */
+export async function agentKnowledgeBaseDir(name: string, io: Io): Promise<string> {
+  const { findAgent } = await import("../agent/find.ts");
+  const loc = findAgent(name, { cwd: io.cwd, env: io.env });
+  const { join } = await import("node:path");
+  const dirs = [loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
+  return dirs.map((d) => join(d, "knowledge_base")).find(isDirectory) ??
+    join(loc.agentDir ?? loc.path, "knowledge_base");
+}

@@ -1,0 +1,35 @@
+/**
+ * Knowledge bases (`agents.md` §6.1–§6.2): directories of association
+ * databases, each registered from a Scout TSV file in `config/registry`,
+ * indexed on first use next to the knowledge base, and queried the way
+ * Scout does (`children`, `parents`, association details).
+ *
+ * @example
+ * ```ts
+ * import { children, openKnowledgeBase, registerDatabase } from "./mod.ts";
+ * registerDatabase("/tmp/kb", "parents", "fixtures/kb/family/parents");
+ * children(openKnowledgeBase("/tmp/kb"), "parents", ["Ada"]); // ["Ada~Bruno", "Ada~Carla"]
+ * ```
+ *
+ * @module
+ */
+export {
+  associationDetails,
+  children,
+  closeStores,
+  databaseInfo,
+  databaseNames,
+  databaseStore,
+  indexPath,
+  openKnowledgeBase,
+  parents,
+} from "./database.ts";
+export type { DatabaseInfo, KnowledgeBase } from "./database.ts";
+export { readRegistry, registryPath, writeRegistry } from "./registry.ts";
+export type { DatabaseOptions, Registry, RegistryEntry } from "./registry.ts";
+export { agentKnowledgeBase, registerDatabase, resolveKnowledgeBase } from "./resolve.ts";
+export type { KbLookupOptions } from "./resolve.ts";
+export { parseTsvOptions, readTsvHeader } from "./tsv.ts";
+export type { TsvHeader, TsvOptions } from "./tsv.ts";
+export { buildStore, openStore } from "./store.ts";
+export type { AssociationStore, IndexMeta } from "./store.ts";
