@@ -10,11 +10,12 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { usageError } from "../errors.ts";
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { ScoutError, usageError } from "../errors.ts";
 import type { Job } from "../workflow/mod.ts";
 import type { DeployRules } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
-import { paint } from "./io.ts";
+import { paint, warn } from "./io.ts";
 import type { WorkflowTaskOptions } from "./workflow_task.ts";
 
 /** Deploy options of `workflow task`. */
@@ -173,6 +174,25 @@ export async function runLocalDeploy(
   });
 }
 
+function checkStore(top: Job, io: Io): void {
+  const root = top.store.createRoot;
+  try {
+    mkdirSync(root, { recursive: true });
+    accessSync(root, constants.W_OK);
+  } catch {
+    throw new ScoutError(
+      "deploy_failed",
+      `Job store "${root}" is not writable; batch jobs need it`,
+      {
+        file: root,
+      },
+    );
+  }
+  if (root === "/tmp" || root.startsWith("/tmp/")) {
+    warn(io, `the job store ${root} is under /tmp: every node of the cluster must see it`);
+  }
+}
+
 /**
  * `--deploy slurm`: writes batch directories, submits them (or prints the
  * commands with `--dry-run`), prints the job → SLURM id table, and with
@@ -188,9 +208,87 @@ export async function runSlurmDeploy(
   opts: WorkflowTaskOptions & DeployOptions,
   io: Io,
 ): Promise<number> {
-  void top;
-  void opts;
-  void io;
-  await Promise.resolve();
-  return 1;
+  const { deploySlurm, waitForUnit, batchBase } = await deployLib();
+  checkStore(top, io);
+  const rules = await rulesOf(opts, io);
+  const base = batchBase(
+    opts.batchDir !== undefined ? resolve(io.cwd, opts.batchDir) : undefined,
+    io.env,
+  );
+  const argv = await workerArgv(opts, io);
+  const report = await deploySlurm(top, {
+    ...(rules !== undefined ? { rules } : {}),
+    batchBase: base,
+    command: (jobs) => [...argv, ...jobs.flatMap((j) => ["--deploy-job", j.path])],
+    cwd: io.cwd,
+    env: io.env,
+    ...(opts.dryRun ? { dryRun: true } : {}),
+  });
+  const rows = report.units.map((u) => ({
+    job: u.jobs.at(-1)!.shortPath,
+    path: u.jobs.at(-1)!.path,
+    jobs: u.jobs.map((j) => j.shortPath),
+    batchDir: u.dir,
+    slurmId: u.slurmId ?? null,
+    dependencies: u.after.map((a) => a.slurmId ?? a.name),
+    status: u.status,
+  }));
+  let end: Awaited<ReturnType<typeof waitForUnit>> | undefined;
+  if (!opts.json) {
+    if (opts.dryRun) io.stdout.write(report.script);
+    else {
+      for (const r of rows) io.stdout.write(`${r.job}\t${r.slurmId}\t${r.status}\n`);
+      if (rows.length === 0) io.stdout.write(`${top.shortPath}\tdone\n`);
+    }
+  }
+  if (opts.wait && !opts.dryRun && report.top !== undefined) {
+    const tty = io.stderrIsTTY;
+    end = await waitForUnit(report.top, {
+      env: io.env,
+      all: report.units,
+      ...(tty
+        ? {
+          onPoll: (c: Record<string, number>) =>
+            io.stderr.write(
+              `\r\x1b[K${
+                paint(
+                  io,
+                  "stderr",
+                  "dim",
+                  Object.entries(c).map(([k, n]) => `${n} ${k.toLowerCase()}`).join(", "),
+                )
+              }`,
+            ),
+        }
+        : {}),
+    });
+    if (tty) io.stderr.write("\r\x1b[K");
+  }
+  if (opts.json) {
+    io.stdout.write(
+      JSON.stringify({
+        version: 1,
+        deploy: "slurm",
+        dryRun: Boolean(opts.dryRun),
+        path: top.path,
+        shortPath: top.shortPath,
+        batchBase: base,
+        units: rows,
+        ...(end !== undefined ? { end } : {}),
+      }) + "\n",
+    );
+  }
+  if (end === undefined) return 0;
+  const ok = end.state === "COMPLETED" && (end.exitStatus ?? 0) === 0;
+  if (!ok) {
+    io.stderr.write(
+      `scout-ai: ${top.shortPath} ended ${end.state}${
+        end.reason && end.reason !== "None" ? ` (${end.reason})` : ""
+      }` +
+        `${end.exitStatus !== undefined ? `, exit status ${end.exitStatus}` : ""}; see ${
+          report.top!.dir
+        }/std.err\n`,
+    );
+  }
+  return ok ? 0 : 1;
 }

@@ -19,3 +19,14 @@ export {
 export type { ChainRule, DeployRules, JobResources } from "./rules.ts";
 export { deployLocal, WORKER_MARK } from "./local.ts";
 export type { LocalDeployOptions, LocalDeployReport, LocalEvent } from "./local.ts";
+export { batchBase } from "./batch_dir.ts";
+export {
+  batchScript,
+  batchUnits,
+  deploySlurm,
+  FINAL_STATES,
+  shq,
+  slurmStates,
+  waitForUnit,
+} from "./slurm.ts";
+export type { BatchEnd, BatchUnit, SlurmDeployOptions, SlurmDeployReport } from "./slurm.ts";
