@@ -31,6 +31,7 @@ import { runWorkflowInfo } from "./workflow_info.ts";
 import { runWorkflowList } from "./workflow_list.ts";
 import { runWorkflowTask } from "./workflow_task.ts";
 import type { DeployOptions } from "./workflow_deploy.ts";
+import { registerWorkflowBatch } from "./workflow_batch.ts";
 
 function collect(v: string, prev: string[] | undefined): string[] {
   return [...(prev ?? []), v];
@@ -135,6 +136,7 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         ...deployFlags(o),
       }, ctx.io);
     });
+  registerWorkflowBatch(wf, ctx);
   wf.command("info")
     .description("show a job's status, inputs, dependencies, messages and files")
     .argument("<job>", "job path, short path Workflow/task/name, .info file, or a name prefix")
