@@ -162,9 +162,7 @@ export async function runLocalDeploy(
     env: io.env,
     onOutput: (t) => io.stderr.write(t),
     onEvent: (e) => {
-      if (e.type === "error") {
-        io.stderr.write(`${tty ? "\r\x1b[K" : ""}scout-ai: ${e.job.shortPath} failed\n`);
-      } else if (tty) {
+      if (tty) {
         const what = paint(io, "stderr", "dim", `${e.type} (${e.running} running, ${e.left} left)`);
         io.stderr.write(`\r\x1b[K${what} ${e.job.shortPath}`);
       }

@@ -171,10 +171,9 @@ export async function deployLocal(top: Job, opts: LocalDeployOptions): Promise<L
   await Promise.all(workers.map((w) => w.exited));
   if (failure !== null) {
     const f = failure as { job: Job; message: string };
-    throw new ScoutError("deploy_failed", `Job "${f.job.shortPath}" failed: ${f.message}`, {
-      file: f.job.path,
-      job: f.job.path,
-    });
+    const prefix = `Job "${f.job.shortPath}" failed: `;
+    const message = f.message.startsWith(prefix) ? f.message : prefix + f.message;
+    throw new ScoutError("deploy_failed", message, { file: f.job.path, job: f.job.path });
   }
   return { ran, workers: startedWorkers };
 }
