@@ -108,7 +108,8 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         "Examples:\n" +
         "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
         "  scout-ai workflow task fixtures/workflows/Baking whisk --help\n" +
-        "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --json | jq .result",
+        "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --json | jq .result\n" +
+        "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 4 --deploy local --cpus 2",
     )
     .action(async (args, o, cmd) => {
       const help = args.includes("--help") || args.includes("-h");

@@ -93,6 +93,10 @@ export async function runBatchList(opts: WorkflowBatchOptions, io: Io): Promise<
 export async function runBatchTail(opts: WorkflowBatchOptions, io: Io): Promise<number> {
   const { findBatch } = await deployLib();
   const { base, list } = await entries(opts, io);
+  if (opts.target === undefined && list.length === 0) {
+    io.stderr.write(`No batch directories in ${base}\n`);
+    return 0;
+  }
   let entry = opts.target !== undefined ? findBatch(list, opts.target) : list.at(-1);
   if (entry === undefined && opts.target !== undefined) {
     entry = findBatch(list, resolve(io.cwd, opts.target));
@@ -169,7 +173,7 @@ export function registerWorkflowBatch(wf: Command, ctx: CliContext): void {
       "Examples:\n" +
       "  scout-ai workflow batch list\n" +
       "  scout-ai workflow batch list --json | jq '.batches[] | .state'\n" +
-      "  scout-ai workflow batch tail Baking/cake/Default -n 50\n" +
+      "  scout-ai workflow batch tail -n 50\n" +
       "  scout-ai workflow batch clean --dry-run",
   );
   batch.command("list")
@@ -195,7 +199,8 @@ export function registerWorkflowBatch(wf: Command, ctx: CliContext): void {
     .option("--batch-dir <dir>", "batch directories (default: $SCOUT_HOME/var/batch)")
     .addHelpText(
       "after",
-      "\nExamples:\n  scout-ai workflow batch tail\n  scout-ai workflow batch tail 1234 -n 100",
+      "\nWith no TARGET: the newest batch job. TARGET may also be a SLURM id (1234).\n\n" +
+        "Examples:\n  scout-ai workflow batch tail\n  scout-ai workflow batch tail --stdout -n 100",
     )
     .action(async (target, o) => {
       ctx.exitCode = await runBatchTail({

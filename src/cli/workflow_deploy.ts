@@ -172,7 +172,7 @@ export async function runLocalDeploy(
   });
 }
 
-function checkStore(top: Job, io: Io): void {
+function checkStore(top: Job, io: Io, dryRun: boolean): void {
   const root = top.store.createRoot;
   try {
     mkdirSync(root, { recursive: true });
@@ -186,7 +186,8 @@ function checkStore(top: Job, io: Io): void {
       },
     );
   }
-  if (root === "/tmp" || root.startsWith("/tmp/")) {
+  // Only when jobs really go to the cluster (a dry run shows the scripts).
+  if (!dryRun && (root === "/tmp" || root.startsWith("/tmp/"))) {
     warn(io, `the job store ${root} is under /tmp: every node of the cluster must see it`);
   }
 }
@@ -207,7 +208,7 @@ export async function runSlurmDeploy(
   io: Io,
 ): Promise<number> {
   const { deploySlurm, waitForUnit, batchBase } = await deployLib();
-  checkStore(top, io);
+  checkStore(top, io, Boolean(opts.dryRun));
   const rules = await rulesOf(opts, io);
   const base = batchBase(
     opts.batchDir !== undefined ? resolve(io.cwd, opts.batchDir) : undefined,
