@@ -10,7 +10,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { readJobInfo } from "../info.ts";
 import { shortPath } from "../store.ts";
-import { FINAL_STATES, slurmStates } from "./slurm.ts";
+import { FINAL_STATES, slurmStates } from "./slurm_state.ts";
 
 /** One batch directory as `batch list` shows it. */
 export interface BatchEntry {

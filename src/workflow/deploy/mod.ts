@@ -29,6 +29,12 @@ export {
   slurmStates,
   waitForUnit,
 } from "./slurm.ts";
-export type { BatchEnd, BatchUnit, SlurmDeployOptions, SlurmDeployReport } from "./slurm.ts";
+export type {
+  BatchEnd,
+  BatchUnit,
+  SlurmDeployOptions,
+  SlurmDeployReport,
+  SubmittedBatch,
+} from "./slurm.ts";
 export { cleanBatches, findBatch, listBatches } from "./batch_status.ts";
 export type { BatchEntry } from "./batch_status.ts";

@@ -17,6 +17,7 @@ import { ScoutError } from "../../errors.ts";
 import { writeFileAtomicSync } from "../../util/fs.ts";
 import type { Job } from "../job_types.ts";
 import { directDeps, pendingJobs } from "./graph.ts";
+import { FINAL_STATES, slurmStates } from "./slurm_state.ts";
 import {
   chainOf,
   combineResources,
@@ -27,6 +28,9 @@ import {
 } from "./rules.ts";
 
 const run = promisify(execFile);
+
+export { FINAL_STATES, slurmStates, waitForUnit } from "./slurm_state.ts";
+export type { BatchEnd, SubmittedBatch } from "./slurm_state.ts";
 
 /** One batch job: the jobs it runs (dependencies first) and its directory. */
 export interface BatchUnit {
@@ -71,19 +75,6 @@ export interface SlurmDeployReport {
   /** The `sbatch` commands, as a bash script (always filled; what `--dry-run` prints). */
   script: string;
 }
-
-/** SLURM states after which a job never runs again. */
-export const FINAL_STATES = new Set([
-  "COMPLETED",
-  "FAILED",
-  "CANCELLED",
-  "TIMEOUT",
-  "OUT_OF_MEMORY",
-  "NODE_FAIL",
-  "PREEMPTED",
-  "BOOT_FAIL",
-  "DEADLINE",
-]);
 
 /**
  * Single-quotes a word for bash.
@@ -212,41 +203,6 @@ export function batchScript(u: BatchUnit, argv: string[], cwd: string): string {
   ].join("\n");
 }
 
-/**
- * States of SLURM jobs by id, from one `squeue` call (ids it no longer
- * knows are absent).
- *
- * @param ids SLURM job ids
- * @param env environment
- * @returns id → `{state, reason}`
- */
-export async function slurmStates(
-  ids: string[],
-  env: Record<string, string | undefined> = process.env,
-): Promise<Map<string, { state: string; reason: string }>> {
-  const out = new Map<string, { state: string; reason: string }>();
-  if (ids.length === 0) return out;
-  let stdout = "";
-  try {
-    ({ stdout } = await run("squeue", ["-h", "-t", "all", "-o", "%i|%T|%r", "-j", ids.join(",")], {
-      env: env as NodeJS.ProcessEnv,
-      maxBuffer: 64 << 20,
-    }));
-  } catch (e) {
-    // squeue exits 1 when none of the ids is known any more; its stdout is still the answer.
-    const err = e as { stdout?: string; code?: unknown };
-    if (err.code === "ENOENT") {
-      throw new ScoutError("batch_system", "squeue is not installed (SLURM client tools)");
-    }
-    stdout = err.stdout ?? "";
-  }
-  for (const line of stdout.split("\n")) {
-    const [id, state, reason] = line.trim().split("|");
-    if (id && state) out.set(id, { state, reason: reason ?? "" });
-  }
-  return out;
-}
-
 function readId(dir: string): string | undefined {
   try {
     return readFileSync(join(dir, "job.id"), "utf8").trim() || undefined;
@@ -334,68 +290,4 @@ export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<S
   }
   const topUnit = units.find((u) => u.jobs.some((j) => j.path === top.path));
   return { units, ...(topUnit ? { top: topUnit } : {}), script: lines.join("\n") + "\n" };
-}
-
-/** How a waited-for batch job ended. */
-export interface BatchEnd {
-  /** Final SLURM state (`COMPLETED`, `FAILED`, `CANCELLED`…), or `UNKNOWN`. */
-  state: string;
-  /** SLURM's reason (`DependencyNeverSatisfied`…). */
-  reason: string;
-  /** The script's exit status, when it wrote one. */
-  exitStatus?: number;
-}
-
-function readExit(dir: string): number | undefined {
-  try {
-    const t = readFileSync(join(dir, "exit.status"), "utf8").trim();
-    return t === "" ? undefined : Number(t);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Waits until a unit's SLURM job reaches a final state, polling `squeue`.
- *
- * @param unit the unit (submitted)
- * @param opts environment, poll interval, progress callback (all units' states)
- * @returns how it ended
- */
-export async function waitForUnit(
-  unit: BatchUnit,
-  opts: {
-    env?: Record<string, string | undefined>;
-    pollMs?: number;
-    all?: BatchUnit[];
-    onPoll?: (counts: Record<string, number>) => void;
-  } = {},
-): Promise<BatchEnd> {
-  const id = unit.slurmId!;
-  const ids = (opts.all ?? [unit]).map((u) => u.slurmId).filter((x): x is string => !!x);
-  for (;;) {
-    const states = await slurmStates(ids, opts.env);
-    if (opts.onPoll) {
-      const counts: Record<string, number> = {};
-      for (const s of states.values()) counts[s.state] = (counts[s.state] ?? 0) + 1;
-      opts.onPoll(counts);
-    }
-    const s = states.get(id);
-    const exitStatus = readExit(unit.dir);
-    if (s !== undefined && FINAL_STATES.has(s.state)) {
-      return {
-        state: s.state,
-        reason: s.reason,
-        ...(exitStatus !== undefined ? { exitStatus } : {}),
-      };
-    }
-    if (s === undefined) {
-      // Forgotten by SLURM (MinJobAge): the exit status file says how it ended.
-      if (exitStatus !== undefined) {
-        return { state: exitStatus === 0 ? "COMPLETED" : "FAILED", reason: "", exitStatus };
-      }
-      return { state: "UNKNOWN", reason: "" };
-    }
-    await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
-  }
 }
