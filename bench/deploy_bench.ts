@@ -85,13 +85,20 @@ async function benchSlurm(dir: string): Promise<boolean> {
   // 1,000 bare sbatch calls, one after another (what a shell loop does).
   const bare = await timed(
     "bash",
-    ["-c", `for i in $(seq 1000); do sbatch -Q --parsable -J ${tag} -o /dev/null --wrap true; done`],
+    [
+      "-c",
+      `for i in $(seq 1000); do sbatch -Q --parsable -J ${tag} -o /dev/null --wrap true; done`,
+    ],
     slurm,
   );
   await timed("scancel", ["-n", tag], slurm);
   await drain(slurm, ["-n", tag]);
   const wf = fanWorkflow(dir, 999);
-  const dep = await timed(BINARY, ["workflow", "task", wf, "top", "--deploy", "slurm", "--json"], env);
+  const dep = await timed(
+    BINARY,
+    ["workflow", "task", wf, "top", "--deploy", "slurm", "--json"],
+    env,
+  );
   const units = JSON.parse(dep.stdout).units as { slurmId: string }[];
   if (units.length !== 1000) throw new Error(`expected 1000 batch jobs, got ${units.length}`);
   for (let i = 0; i < units.length; i += 200) {
@@ -109,7 +116,10 @@ async function benchSlurm(dir: string): Promise<boolean> {
   const t0 = performance.now();
   await timed(
     "bash",
-    ["-c", `for i in $(seq 50); do sbatch -Q --parsable -J ${tag50} -o /dev/null --wrap true; done`],
+    [
+      "-c",
+      `for i in $(seq 50); do sbatch -Q --parsable -J ${tag50} -o /dev/null --wrap true; done`,
+    ],
     slurm,
   );
   await drain(slurm, ["-n", tag50]);
