@@ -72,7 +72,11 @@ export type ScoutErrorCode =
   | "log_dir_unreadable"
   | "receipt_problem"
   | "identity_conflict"
-  | "invalid_scope";
+  | "invalid_scope"
+  | "dependency_not_done"
+  | "deploy_rules"
+  | "deploy_failed"
+  | "batch_system";
 
 /** Context carried by an error: what it is about. All fields optional. */
 export interface ScoutErrorContext {

@@ -25,11 +25,39 @@
  *
  * @module
  */
-import type { Command } from "@commander-js/extra-typings";
+import { type Command, Option } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { runWorkflowInfo } from "./workflow_info.ts";
 import { runWorkflowList } from "./workflow_list.ts";
 import { runWorkflowTask } from "./workflow_task.ts";
+import type { DeployOptions } from "./workflow_deploy.ts";
+import { registerWorkflowBatch } from "./workflow_batch.ts";
+
+function collect(v: string, prev: string[] | undefined): string[] {
+  return [...(prev ?? []), v];
+}
+
+function deployFlags(o: {
+  deploy?: string;
+  cpus?: string;
+  deployRules?: string;
+  dryRun?: true;
+  wait?: true;
+  batchDir?: string;
+  deployWorker?: true;
+  deployJob?: string[];
+}): DeployOptions {
+  const out: DeployOptions = {};
+  if (o.deploy !== undefined) out.deploy = o.deploy;
+  if (o.cpus !== undefined) out.cpus = o.cpus;
+  if (o.deployRules !== undefined) out.deployRules = o.deployRules;
+  if (o.dryRun) out.dryRun = true;
+  if (o.wait) out.wait = true;
+  if (o.batchDir !== undefined) out.batchDir = o.batchDir;
+  if (o.deployWorker) out.deployWorker = true;
+  if (o.deployJob !== undefined) out.deployJob = o.deployJob;
+  return out;
+}
 
 /**
  * Registers the `workflow` command group.
@@ -62,6 +90,14 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
     .option("--print-path", "print the job path instead of the result")
     .option("--jobs-dir <dir>", "jobs directory (default: $SCOUT_HOME/var/jobs)")
     .option("--json", "print {version, path, shortPath, status, result}")
+    .option("--deploy <mode>", "how the job graph runs: serial (default), local, slurm")
+    .option("--cpus <n>", "local: CPUs to fill at once (default: the core count)")
+    .option("--deploy-rules <file>", "YAML rules: resources per workflow/task, chains")
+    .option("--dry-run", "slurm: write the batch scripts and print the sbatch commands")
+    .option("--wait", "slurm: wait for the top job and exit with its status")
+    .option("--batch-dir <dir>", "slurm: batch directories (default: $SCOUT_HOME/var/batch)")
+    .addOption(new Option("--deploy-worker").hideHelp())
+    .addOption(new Option("--deploy-job <path>").hideHelp().argParser(collect))
     .allowUnknownOption()
     .helpOption(false)
     .addHelpText(
@@ -72,7 +108,8 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         "Examples:\n" +
         "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
         "  scout-ai workflow task fixtures/workflows/Baking whisk --help\n" +
-        "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --json | jq .result",
+        "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --json | jq .result\n" +
+        "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 4 --deploy local --cpus 2",
     )
     .action(async (args, o, cmd) => {
       const help = args.includes("--help") || args.includes("-h");
@@ -97,8 +134,10 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         ...(o.jobsDir !== undefined ? { jobsDir: o.jobsDir } : {}),
         json: Boolean(o.json),
         help,
+        ...deployFlags(o),
       }, ctx.io);
     });
+  registerWorkflowBatch(wf, ctx);
   wf.command("info")
     .description("show a job's status, inputs, dependencies, messages and files")
     .argument("<job>", "job path, short path Workflow/task/name, .info file, or a name prefix")

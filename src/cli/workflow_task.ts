@@ -12,9 +12,11 @@ import type { WorkflowCommonOptions } from "./workflow_common.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
 import { taskHelp, workflowHelp } from "./workflow_help.ts";
 import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
+import type { DeployOptions } from "./workflow_deploy.ts";
+import { deployMode, runDeployWorker, runLocalDeploy, runSlurmDeploy } from "./workflow_deploy.ts";
 
 /** Options of `workflow task`. */
-export interface WorkflowTaskOptions extends WorkflowCommonOptions {
+export interface WorkflowTaskOptions extends WorkflowCommonOptions, DeployOptions {
   /** Workflow name or path; missing → help. */
   workflow?: string;
   /** Task name; missing → the workflow's task list. */
@@ -58,6 +60,10 @@ function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } 
  */
 export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promise<number> {
   if (opts.workflow === undefined) throw usageError("Missing WORKFLOW argument");
+  const mode = deployMode(opts);
+  if (mode !== "serial" && opts.args.includes("-")) {
+    throw usageError(`An input read from stdin ("-") cannot go with --deploy ${mode}`);
+  }
   const { loadWorkflow } = await loader();
   const lib = await wfLib();
   const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
@@ -90,9 +96,14 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   });
   if (opts.recompute) await lib.cleanJobRecursive(job);
   else if (opts.clean) await lib.cleanJob(job);
+  if (opts.deployWorker || (opts.deployJob?.length ?? 0) > 0) {
+    return await runDeployWorker(job, opts, io);
+  }
+  if (mode === "slurm") return await runSlurmDeploy(job, opts, io);
   const p = progress(io);
   let result: unknown;
   try {
+    if (mode === "local") await runLocalDeploy(job, opts, io);
     result = await lib.runJob(job, { onEvent: p.onEvent, env: io.env });
   } catch (e) {
     p.done();

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { ScoutError } from "../errors.ts";
 import { writeFileAtomicSync } from "../util/fs.ts";
@@ -31,10 +31,15 @@ import {
 import { acquireLock, type HeldLock } from "./lock.ts";
 import { trackRunning } from "./interrupt.ts";
 import { readResult, serializeResult } from "./result.ts";
-import { filesDir, infoPath, tmpPath } from "./store.ts";
+import { infoPath, tmpPath } from "./store.ts";
 import { isRecoverableError, jobState, thisHost } from "./state.ts";
 import { rubyTime } from "./time.ts";
 import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
+import { inputDeps, isOutdated } from "./outdated.ts";
+import { cleanJob } from "./clean.ts";
+
+export { isOutdated } from "./outdated.ts";
+export { cleanJob, cleanJobRecursive } from "./clean.ts";
 
 /** Progress events of a run (for progress displays). */
 export type RunEvent =
@@ -49,6 +54,13 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Give up waiting for another process's lock after this many ms. */
   lockTimeoutMs?: number;
+  /**
+   * `"require-done"`: compute only this job, never its dependencies; a
+   * dependency that is not done is an error (`dependency_not_done`). Used by
+   * deploy workers and batch jobs, whose scheduler runs dependencies first.
+   * Default `"run"`: dependencies are computed first (§4).
+   */
+  dependencies?: "run" | "require-done";
 }
 
 const inflight = new Map<string, Promise<void>>();
@@ -93,95 +105,6 @@ function setupInfo(job: Job, issued: Date): JobInfo {
     type: job.type,
     dependencies: job.deps.map((d) => d.path),
   };
-}
-
-function mtime(path: string): number | null {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return null;
-  }
-}
-
-function inputDeps(job: Job): Job[] {
-  return Object.values(job.inputs).filter(isJob).filter((j) => !job.deps.includes(j));
-}
-
-/**
- * Whether a done job is outdated (§4, defined once): a recursive dependency
- * that has an info file (and is not in an unrecoverable error) has a result
- * newer than the job's, or has info but no result.
- *
- * @param job the job
- * @param env environment (recoverable-error rule)
- * @returns true when it should be recomputed
- */
-export async function isOutdated(
-  job: Job,
-  env: Record<string, string | undefined> = process.env,
-): Promise<boolean> {
-  const mine = mtime(job.path);
-  if (mine === null) return false;
-  const seen = new Set<string>();
-  const stack = [...job.deps, ...inputDeps(job)];
-  while (stack.length > 0) {
-    const d = stack.pop()!;
-    if (seen.has(d.path)) continue;
-    seen.add(d.path);
-    stack.push(...d.deps, ...inputDeps(d));
-    if (!existsSync(infoPath(d.path))) continue;
-    const dm = mtime(d.path);
-    if (dm === null) {
-      const { info } = await readJobInfo(d.path);
-      if (info?.status === "error" && !isRecoverableError(info, env)) continue;
-      return true;
-    }
-    if (dm > mine) return true;
-  }
-  return false;
-}
-
-/**
- * Removes a job's result, tmp path, info and files dir. Refuses when the job
- * is running in another live process.
- *
- * @param job the job
- * @throws ScoutError `job_not_finished` when another process is computing it
- */
-export async function cleanJob(job: Job): Promise<void> {
-  if (!isDone(job)) {
-    const { running, info } = await jobState(job.path);
-    if (running && info?.pid !== process.pid) {
-      throw new ScoutError(
-        "job_not_finished",
-        `Job "${job.shortPath}" is running (pid ${info?.pid}); not cleaning it`,
-        { file: job.path },
-      );
-    }
-  }
-  await Promise.all([
-    rm(job.path, { force: true }),
-    rm(tmpPath(job.path), { force: true, recursive: true }),
-    rm(infoPath(job.path), { force: true }),
-    rm(filesDir(job.path), { force: true, recursive: true }),
-  ]);
-}
-
-/**
- * Recursive clean (§4): dependencies depth-first, then the job if it has
- * info or a result. Jobs known only from disk (no task) are left alone.
- *
- * @param job the job
- */
-export async function cleanJobRecursive(job: Job): Promise<void> {
-  const seen = new Set<string>();
-  const visit = async (j: Job): Promise<void> => {
-    if (seen.has(j.path)) return;
-    seen.add(j.path);
-    for (const d of [...j.deps, ...inputDeps(j)]) await visit(d);
-    if (j.task !== null && (existsSync(infoPath(j.path)) || existsSync(j.path))) await cleanJob(j);
-  };
-  await visit(job);
 }
 
 /**
@@ -308,6 +231,14 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
   const deps = [...job.deps, ...inputDeps(job)];
   const plan: Job[] = [];
   for (const d of deps) if (await prepareDependency(job, d, opts) === "run") plan.push(d);
+  if (opts.dependencies === "require-done" && plan.length > 0) {
+    throw new ScoutError(
+      "dependency_not_done",
+      `Dependency "${plan[0]!.shortPath}" of "${job.shortPath}" is not done; ` +
+        "this run computes only the job itself",
+      { file: job.path, job: job.path },
+    );
+  }
 
   const lock: HeldLock = await acquireLock(job.path, job.store.lockDir, {
     ...(opts.lockTimeoutMs !== undefined ? { timeoutMs: opts.lockTimeoutMs } : {}),

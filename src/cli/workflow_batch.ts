@@ -1,0 +1,230 @@
+/**
+ * `scout-ai workflow batch list|tail|clean` (Scout's `scout batch …`): the
+ * batch directories `workflow task --deploy slurm` wrote, their SLURM state
+ * and the status of the job each runs.
+ *
+ * `--json` shapes (version 1): `list` → `{"version":1,"batchBase","batches":
+ * [{"name","dir","slurmId","state","reason","exitStatus","jobs","job",
+ * "jobStatus","note","live"}]}`; `clean` → `{"version":1,"removed":[dir…],
+ * "dryRun"}`.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Command } from "@commander-js/extra-typings";
+import { ScoutError, usageError } from "../errors.ts";
+import type { CliContext } from "./context.ts";
+import type { Io } from "./io.ts";
+import { paint } from "./io.ts";
+import { statusStyle } from "./workflow_common.ts";
+
+const deployLib = () => import("../workflow/deploy/mod.ts");
+
+/** Options of the `workflow batch` commands. */
+export interface WorkflowBatchOptions {
+  /** `--batch-dir`. */
+  batchDir?: string;
+  /** `--json`. */
+  json?: boolean;
+  /** `tail`: which batch (dir, name, SLURM id, job). */
+  target?: string;
+  /** `tail -n`. */
+  lines?: string;
+  /** `tail --stdout`: std.out instead of std.err. */
+  stdout?: boolean;
+  /** `clean --dry-run`. */
+  dryRun?: boolean;
+}
+
+async function entries(opts: WorkflowBatchOptions, io: Io) {
+  const { batchBase, listBatches } = await deployLib();
+  const base = batchBase(
+    opts.batchDir !== undefined ? resolve(io.cwd, opts.batchDir) : undefined,
+    io.env,
+  );
+  return { base, list: await listBatches(base, io.env) };
+}
+
+function stateStyle(state: string): "green" | "red" | "yellow" | "dim" {
+  if (state === "COMPLETED") return "green";
+  if (state === "PENDING" || state === "RUNNING" || state === "CONFIGURING") return "yellow";
+  if (state === "UNSUBMITTED" || state === "UNKNOWN") return "dim";
+  return "red";
+}
+
+/**
+ * `workflow batch list`.
+ *
+ * @param opts options
+ * @param io I/O
+ * @returns exit code
+ */
+export async function runBatchList(opts: WorkflowBatchOptions, io: Io): Promise<number> {
+  const { base, list } = await entries(opts, io);
+  if (opts.json) {
+    const batches = list.map(({ mtime: _m, ...e }) => e);
+    io.stdout.write(JSON.stringify({ version: 1, batchBase: base, batches }) + "\n");
+    return 0;
+  }
+  if (list.length === 0) {
+    io.stderr.write(`No batch directories in ${base}\n`);
+    return 0;
+  }
+  const w = Math.max(...list.map((e) => e.job.length));
+  for (const e of list) {
+    const id = (e.slurmId ?? "-").padEnd(8);
+    const state = paint(io, "stdout", stateStyle(e.state), e.state.padEnd(11));
+    const status = paint(io, "stdout", statusStyle(e.jobStatus), e.jobStatus.padEnd(8));
+    const note = e.note !== "" ? `  ${e.note}` : "";
+    io.stdout.write(`${id} ${state} ${status} ${note ? e.job.padEnd(w) + note : e.job}\n`);
+  }
+  return 0;
+}
+
+/**
+ * `workflow batch tail TARGET`: the last lines of a batch job's `std.err`
+ * (or `std.out`).
+ *
+ * @param opts options
+ * @param io I/O
+ * @returns exit code
+ */
+export async function runBatchTail(opts: WorkflowBatchOptions, io: Io): Promise<number> {
+  const { findBatch } = await deployLib();
+  const { base, list } = await entries(opts, io);
+  if (opts.target === undefined && list.length === 0) {
+    io.stderr.write(`No batch directories in ${base}\n`);
+    return 0;
+  }
+  let entry = opts.target !== undefined ? findBatch(list, opts.target) : list.at(-1);
+  if (entry === undefined && opts.target !== undefined) {
+    entry = findBatch(list, resolve(io.cwd, opts.target));
+  }
+  if (entry === undefined) {
+    throw new ScoutError(
+      "job_not_found",
+      opts.target !== undefined
+        ? `No batch directory in ${base} matches "${opts.target}"`
+        : `No batch directories in ${base}`,
+    );
+  }
+  const n = opts.lines !== undefined ? Number(opts.lines) : 20;
+  if (!Number.isInteger(n) || n < 0) throw usageError(`-n "${opts.lines}" must be a whole number`);
+  const file = join(entry.dir, opts.stdout ? "std.out" : "std.err");
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    io.stderr.write(`${file} does not exist yet (state ${entry.state})\n`);
+    return 0;
+  }
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  const shown = n === 0 ? [] : lines.slice(-n);
+  io.stdout.write(shown.map((l) => l + "\n").join(""));
+  return 0;
+}
+
+/**
+ * `workflow batch clean`: removes batch directories SLURM will not run any
+ * more.
+ *
+ * @param opts options
+ * @param io I/O
+ * @returns exit code
+ */
+export async function runBatchClean(opts: WorkflowBatchOptions, io: Io): Promise<number> {
+  const { cleanBatches } = await deployLib();
+  const { list } = await entries(opts, io);
+  const removed = await cleanBatches(list, { dryRun: Boolean(opts.dryRun) });
+  if (opts.json) {
+    io.stdout.write(
+      JSON.stringify({
+        version: 1,
+        removed: removed.map((e) => e.dir),
+        dryRun: Boolean(opts.dryRun),
+      }) +
+        "\n",
+    );
+  } else {
+    for (const e of removed) {
+      io.stdout.write(`${opts.dryRun ? "would remove" : "removed"} ${e.dir}\n`);
+    }
+    const kept = list.length - removed.length;
+    if (kept > 0) io.stderr.write(`kept ${kept} batch job(s) SLURM may still run\n`);
+  }
+  return 0;
+}
+
+/**
+ * Registers `workflow batch list|tail|clean`.
+ *
+ * @param wf the `workflow` command
+ * @param ctx invocation context
+ */
+export function registerWorkflowBatch(wf: Command, ctx: CliContext): void {
+  const batch = wf.command("batch").description(
+    "SLURM batch jobs written by 'workflow task --deploy slurm': list, tail, clean",
+  ).addHelpText(
+    "after",
+    "\nBatch directories live in $SCOUT_HOME/var/batch (or SCOUT_BATCH_DIR, or --batch-dir),\n" +
+      "one per job: command.batch, std.out, std.err, job.id, exit.status, dependencies.list.\n\n" +
+      "Examples:\n" +
+      "  scout-ai workflow batch list\n" +
+      "  scout-ai workflow batch list --json | jq '.batches[] | .state'\n" +
+      "  scout-ai workflow batch tail -n 50\n" +
+      "  scout-ai workflow batch clean --dry-run",
+  );
+  batch.command("list")
+    .description("list batch jobs: SLURM id, SLURM state, job status, job")
+    .option("--batch-dir <dir>", "batch directories (default: $SCOUT_HOME/var/batch)")
+    .option("--json", "print {version, batchBase, batches: [...]}")
+    .addHelpText(
+      "after",
+      "\nA job whose dependency failed shows CANCELLED with 'a dependency failed'.\n\n" +
+        "Examples:\n  scout-ai workflow batch list\n  scout-ai workflow batch list --json | jq .batches",
+    )
+    .action(async (o) => {
+      ctx.exitCode = await runBatchList({
+        ...(o.batchDir !== undefined ? { batchDir: o.batchDir } : {}),
+        json: Boolean(o.json),
+      }, ctx.io);
+    });
+  batch.command("tail")
+    .description("print the last lines of a batch job's std.err (default: the newest)")
+    .argument("[target]", "batch dir or its name, SLURM id, or job (path or short path)")
+    .option("-n, --lines <n>", "how many lines (default 20)")
+    .option("--stdout", "std.out instead of std.err")
+    .option("--batch-dir <dir>", "batch directories (default: $SCOUT_HOME/var/batch)")
+    .addHelpText(
+      "after",
+      "\nWith no TARGET: the newest batch job. TARGET may also be a SLURM id (1234).\n\n" +
+        "Examples:\n  scout-ai workflow batch tail\n  scout-ai workflow batch tail --stdout -n 100",
+    )
+    .action(async (target, o) => {
+      ctx.exitCode = await runBatchTail({
+        ...(target !== undefined ? { target } : {}),
+        ...(o.lines !== undefined ? { lines: o.lines } : {}),
+        stdout: Boolean(o.stdout),
+        ...(o.batchDir !== undefined ? { batchDir: o.batchDir } : {}),
+      }, ctx.io);
+    });
+  batch.command("clean")
+    .description("remove batch directories SLURM will not run any more (ended or never submitted)")
+    .option("--dry-run", "only print what would be removed")
+    .option("--batch-dir <dir>", "batch directories (default: $SCOUT_HOME/var/batch)")
+    .option("--json", "print {version, removed: [dir...], dryRun}")
+    .addHelpText(
+      "after",
+      "\nPending and running batch jobs are kept.\n\n" +
+        "Examples:\n  scout-ai workflow batch clean --dry-run\n  scout-ai workflow batch clean",
+    )
+    .action(async (o) => {
+      ctx.exitCode = await runBatchClean({
+        dryRun: Boolean(o.dryRun),
+        ...(o.batchDir !== undefined ? { batchDir: o.batchDir } : {}),
+        json: Boolean(o.json),
+      }, ctx.io);
+    });
+}

@@ -1,0 +1,293 @@
+/**
+ * The deploy side of `workflow task`: `--deploy local|slurm` (the graph's
+ * jobs run by worker processes or SLURM batch jobs of this same program) and
+ * the internal worker modes those use (`--deploy-worker` reads job paths on
+ * stdin; `--deploy-job PATH` runs the named jobs): each computes only the
+ * named job, never its dependencies.
+ *
+ * @module
+ */
+import { availableParallelism } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { accessSync, constants, mkdirSync } from "node:fs";
+import { ScoutError, usageError } from "../errors.ts";
+import type { Job } from "../workflow/mod.ts";
+import type { DeployRules } from "../workflow/deploy/mod.ts";
+import type { Io } from "./io.ts";
+import { paint, warn } from "./io.ts";
+import type { WorkflowTaskOptions } from "./workflow_task.ts";
+
+/** Deploy options of `workflow task`. */
+export interface DeployOptions {
+  /** `--deploy`: serial (default), local or slurm. */
+  deploy?: string;
+  /** `--cpus N` (local): CPUs to fill; default the core count. */
+  cpus?: string;
+  /** `--deploy-rules FILE`. */
+  deployRules?: string;
+  /** `--dry-run` (slurm): write the scripts, print the sbatch commands. */
+  dryRun?: boolean;
+  /** `--wait` (slurm): wait for the top job and exit with its status. */
+  wait?: boolean;
+  /** `--batch-dir DIR` (slurm): where batch directories go. */
+  batchDir?: string;
+  /** Internal: `--deploy-worker`, read job paths on stdin. */
+  deployWorker?: boolean;
+  /** Internal: `--deploy-job PATH` (repeatable), run these jobs in order. */
+  deployJob?: string[];
+}
+
+const deployLib = () => import("../workflow/deploy/mod.ts");
+
+/**
+ * The deploy mode asked for, checked.
+ *
+ * @param opts command options
+ * @returns serial, local or slurm
+ */
+export function deployMode(opts: DeployOptions): "serial" | "local" | "slurm" {
+  const m = (opts.deploy ?? "serial").toLowerCase();
+  if (m !== "serial" && m !== "local" && m !== "slurm") {
+    throw usageError(`Unknown --deploy "${opts.deploy}": use serial, local or slurm`);
+  }
+  if (opts.cpus !== undefined && !/^[1-9]\d*$/.test(opts.cpus)) {
+    throw usageError(`--cpus "${opts.cpus}" must be a whole number ≥ 1`);
+  }
+  if ((opts.dryRun || opts.wait) && m !== "slurm") {
+    throw usageError("--dry-run and --wait go with --deploy slurm");
+  }
+  return m;
+}
+
+/**
+ * The command line a worker or batch job runs: this program, `workflow
+ * task`, the same workflow, task, inputs, job name and jobs directory.
+ *
+ * @param opts the command's options
+ * @param io I/O (cwd, env)
+ * @returns argv (without the worker flag)
+ */
+export async function workerArgv(opts: WorkflowTaskOptions, io: Io): Promise<string[]> {
+  const { selfCommand } = await deployLib();
+  const wf = opts.workflow!;
+  // A path keeps working from the batch job's directory; a name is looked up the same way.
+  const wfArg = wf.includes("/") && !isAbsolute(wf) ? resolve(io.cwd, wf) : wf;
+  return [
+    ...selfCommand(io.env),
+    "workflow",
+    "task",
+    wfArg,
+    opts.task!,
+    ...opts.args,
+    ...(opts.jobname !== undefined ? ["--jobname", opts.jobname] : []),
+    ...(opts.jobsDir !== undefined ? ["--jobs-dir", resolve(io.cwd, opts.jobsDir)] : []),
+  ];
+}
+
+/**
+ * Worker mode: runs the named jobs of `top`'s graph (from `--deploy-job`, or
+ * one path per stdin line with `--deploy-worker`), each without its
+ * dependencies, replying on stdout per job.
+ *
+ * @param top the top job
+ * @param opts options (which jobs)
+ * @param io I/O
+ * @returns exit code (1 when a job failed)
+ */
+export async function runDeployWorker(top: Job, opts: DeployOptions, io: Io): Promise<number> {
+  const lib = await import("../workflow/mod.ts");
+  const { graphJobs, WORKER_MARK } = await deployLib();
+  const byPath = new Map(graphJobs(top).map((j) => [j.path, j]));
+  const runOne = async (path: string): Promise<string | null> => {
+    const job = byPath.get(path) ?? [...byPath.values()].find((j) => j.shortPath === path);
+    if (job === undefined) return `Job "${path}" is not in the graph of ${top.shortPath}`;
+    try {
+      await lib.produceJob(job, { env: io.env, dependencies: "require-done" });
+      return null;
+    } catch (e) {
+      return ((e as Error)?.message ?? String(e)).replace(/\s+/g, " ");
+    }
+  };
+  if (opts.deployJob !== undefined && opts.deployJob.length > 0) {
+    for (const p of opts.deployJob) {
+      const err = await runOne(p);
+      if (err !== null) {
+        io.stderr.write(`scout-ai: ${err}\n`);
+        return 1;
+      }
+      io.stderr.write(`scout-ai: done ${byPath.get(p)?.shortPath ?? p}\n`);
+    }
+    return 0;
+  }
+  for await (const line of createInterface({ input: process.stdin })) {
+    const p = line.trim();
+    if (p === "") continue;
+    const err = await runOne(p);
+    io.stdout.write(
+      err === null ? `${WORKER_MARK}done\t${p}\n` : `${WORKER_MARK}error\t${p}\t${err}\n`,
+    );
+  }
+  return 0;
+}
+
+async function rulesOf(opts: DeployOptions, io: Io): Promise<DeployRules | undefined> {
+  if (opts.deployRules === undefined) return undefined;
+  const { loadRules } = await deployLib();
+  return await loadRules(resolve(io.cwd, opts.deployRules));
+}
+
+/**
+ * `--deploy local`: runs the pending jobs in worker processes, then returns
+ * (the caller loads the top result as in a serial run).
+ *
+ * @param top the top job
+ * @param opts command options
+ * @param io I/O
+ */
+export async function runLocalDeploy(
+  top: Job,
+  opts: WorkflowTaskOptions & DeployOptions,
+  io: Io,
+): Promise<void> {
+  const { deployLocal } = await deployLib();
+  const rules = await rulesOf(opts, io);
+  const cpus = opts.cpus !== undefined ? Number(opts.cpus) : availableParallelism();
+  const tty = io.stderrIsTTY;
+  await deployLocal(top, {
+    cpus,
+    ...(rules !== undefined ? { rules } : {}),
+    workerArgv: [...await workerArgv(opts, io), "--deploy-worker"],
+    cwd: io.cwd,
+    env: io.env,
+    onOutput: (t) => io.stderr.write(t),
+    onEvent: (e) => {
+      if (tty) {
+        const what = paint(io, "stderr", "dim", `${e.type} (${e.running} running, ${e.left} left)`);
+        io.stderr.write(`\r\x1b[K${what} ${e.job.shortPath}`);
+      }
+    },
+  }).finally(() => {
+    if (tty) io.stderr.write("\r\x1b[K");
+  });
+}
+
+function checkStore(top: Job, io: Io, dryRun: boolean): void {
+  const root = top.store.createRoot;
+  try {
+    mkdirSync(root, { recursive: true });
+    accessSync(root, constants.W_OK);
+  } catch {
+    throw new ScoutError(
+      "deploy_failed",
+      `Job store "${root}" is not writable; batch jobs need it`,
+      {
+        file: root,
+      },
+    );
+  }
+  // Only when jobs really go to the cluster (a dry run shows the scripts).
+  if (!dryRun && (root === "/tmp" || root.startsWith("/tmp/"))) {
+    warn(io, `the job store ${root} is under /tmp: every node of the cluster must see it`);
+  }
+}
+
+/**
+ * `--deploy slurm`: writes batch directories, submits them (or prints the
+ * commands with `--dry-run`), prints the job → SLURM id table, and with
+ * `--wait` waits for the top job.
+ *
+ * @param top the top job
+ * @param opts command options
+ * @param io I/O
+ * @returns exit code
+ */
+export async function runSlurmDeploy(
+  top: Job,
+  opts: WorkflowTaskOptions & DeployOptions,
+  io: Io,
+): Promise<number> {
+  const { deploySlurm, waitForUnit, batchBase } = await deployLib();
+  checkStore(top, io, Boolean(opts.dryRun));
+  const rules = await rulesOf(opts, io);
+  const base = batchBase(
+    opts.batchDir !== undefined ? resolve(io.cwd, opts.batchDir) : undefined,
+    io.env,
+  );
+  const argv = await workerArgv(opts, io);
+  const report = await deploySlurm(top, {
+    ...(rules !== undefined ? { rules } : {}),
+    batchBase: base,
+    command: (jobs) => [...argv, ...jobs.flatMap((j) => ["--deploy-job", j.path])],
+    cwd: io.cwd,
+    env: io.env,
+    ...(opts.dryRun ? { dryRun: true } : {}),
+  });
+  const rows = report.units.map((u) => ({
+    job: u.jobs.at(-1)!.shortPath,
+    path: u.jobs.at(-1)!.path,
+    jobs: u.jobs.map((j) => j.shortPath),
+    batchDir: u.dir,
+    slurmId: u.slurmId ?? null,
+    dependencies: u.after.map((a) => a.slurmId ?? a.name),
+    status: u.status,
+  }));
+  let end: Awaited<ReturnType<typeof waitForUnit>> | undefined;
+  if (!opts.json) {
+    if (opts.dryRun) io.stdout.write(report.script);
+    else {
+      for (const r of rows) io.stdout.write(`${r.job}\t${r.slurmId}\t${r.status}\n`);
+      if (rows.length === 0) io.stdout.write(`${top.shortPath}\tdone\n`);
+    }
+  }
+  if (opts.wait && !opts.dryRun && report.top !== undefined) {
+    const tty = io.stderrIsTTY;
+    end = await waitForUnit(report.top, {
+      env: io.env,
+      all: report.units,
+      ...(tty
+        ? {
+          onPoll: (c: Record<string, number>) =>
+            io.stderr.write(
+              `\r\x1b[K${
+                paint(
+                  io,
+                  "stderr",
+                  "dim",
+                  Object.entries(c).map(([k, n]) => `${n} ${k.toLowerCase()}`).join(", "),
+                )
+              }`,
+            ),
+        }
+        : {}),
+    });
+    if (tty) io.stderr.write("\r\x1b[K");
+  }
+  if (opts.json) {
+    io.stdout.write(
+      JSON.stringify({
+        version: 1,
+        deploy: "slurm",
+        dryRun: Boolean(opts.dryRun),
+        path: top.path,
+        shortPath: top.shortPath,
+        batchBase: base,
+        units: rows,
+        ...(end !== undefined ? { end } : {}),
+      }) + "\n",
+    );
+  }
+  if (end === undefined) return 0;
+  const ok = end.state === "COMPLETED" && (end.exitStatus ?? 0) === 0;
+  if (!ok) {
+    io.stderr.write(
+      `scout-ai: ${top.shortPath} ended ${end.state}${
+        end.reason && end.reason !== "None" ? ` (${end.reason})` : ""
+      }` +
+        `${end.exitStatus !== undefined ? `, exit status ${end.exitStatus}` : ""}; see ${
+          report.top!.dir
+        }/std.err\n`,
+    );
+  }
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,57 @@
+/**
+ * Cleaning jobs (`workflow.md` §4): one job's result, info and files, or a
+ * job and its dependencies depth-first.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { ScoutError } from "../errors.ts";
+import type { Job } from "./job_types.ts";
+import { isDone } from "./context.ts";
+import { filesDir, infoPath, tmpPath } from "./store.ts";
+import { jobState } from "./state.ts";
+import { inputDeps } from "./outdated.ts";
+
+/**
+ * Removes a job's result, tmp path, info and files dir. Refuses when the job
+ * is running in another live process.
+ *
+ * @param job the job
+ * @throws ScoutError `job_not_finished` when another process is computing it
+ */
+export async function cleanJob(job: Job): Promise<void> {
+  if (!isDone(job)) {
+    const { running, info } = await jobState(job.path);
+    if (running && info?.pid !== process.pid) {
+      throw new ScoutError(
+        "job_not_finished",
+        `Job "${job.shortPath}" is running (pid ${info?.pid}); not cleaning it`,
+        { file: job.path },
+      );
+    }
+  }
+  await Promise.all([
+    rm(job.path, { force: true }),
+    rm(tmpPath(job.path), { force: true, recursive: true }),
+    rm(infoPath(job.path), { force: true }),
+    rm(filesDir(job.path), { force: true, recursive: true }),
+  ]);
+}
+
+/**
+ * Recursive clean (§4): dependencies depth-first, then the job if it has
+ * info or a result. Jobs known only from disk (no task) are left alone.
+ *
+ * @param job the job
+ */
+export async function cleanJobRecursive(job: Job): Promise<void> {
+  const seen = new Set<string>();
+  const visit = async (j: Job): Promise<void> => {
+    if (seen.has(j.path)) return;
+    seen.add(j.path);
+    for (const d of [...j.deps, ...inputDeps(j)]) await visit(d);
+    if (j.task !== null && (existsSync(infoPath(j.path)) || existsSync(j.path))) await cleanJob(j);
+  };
+  await visit(job);
+}

@@ -1,0 +1,40 @@
+/**
+ * How a job graph runs (`--deploy`): `local` worker processes and `slurm`
+ * batch jobs of this same program, the rules file, batch directories.
+ *
+ * @module
+ */
+export { selfCommand } from "./self.ts";
+export { directDeps, graphJobs, pendingJobs } from "./graph.ts";
+export {
+  chainOf,
+  combineResources,
+  loadRules,
+  NO_RULES,
+  parseRules,
+  RESOURCE_KEYS,
+  slurmTime,
+  taskResources,
+} from "./rules.ts";
+export type { ChainRule, DeployRules, JobResources } from "./rules.ts";
+export { deployLocal, WORKER_MARK } from "./local.ts";
+export type { LocalDeployOptions, LocalDeployReport, LocalEvent } from "./local.ts";
+export { batchBase } from "./batch_dir.ts";
+export {
+  batchScript,
+  batchUnits,
+  deploySlurm,
+  FINAL_STATES,
+  shq,
+  slurmStates,
+  waitForUnit,
+} from "./slurm.ts";
+export type {
+  BatchEnd,
+  BatchUnit,
+  SlurmDeployOptions,
+  SlurmDeployReport,
+  SubmittedBatch,
+} from "./slurm.ts";
+export { cleanBatches, findBatch, listBatches } from "./batch_status.ts";
+export type { BatchEntry } from "./batch_status.ts";

@@ -1,0 +1,298 @@
+/**
+ * Deploy rules (`--deploy-rules FILE`, YAML), in the spirit of Scout's
+ * orchestrator rules: `defaults`, per-workflow `defaults` and per-task
+ * resources, and `chains` (tasks run together in one batch job).
+ *
+ * ```yaml
+ * defaults: { time: 1h, cpus: 1, mem: 2G }
+ * Baking:
+ *   defaults: { partition: main }
+ *   bake: { cpus: 2, time: 10m }
+ * chains:
+ *   prep: { workflow: Baking, tasks: whisk, mix, batter }
+ * ```
+ *
+ * A task's rules: its own keys, then its workflow's `defaults`, then the
+ * top `defaults` (the first that sets a key wins). A chain's batch job takes
+ * the largest `cpus` and the sum of the `time`s of its jobs.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { ScoutError } from "../../errors.ts";
+
+/** The resource keys a rule may set (others, such as Scout's `log`, are kept and ignored). */
+export const RESOURCE_KEYS = [
+  "time",
+  "cpus",
+  "task_cpus",
+  "mem",
+  "mem_per_cpu",
+  "partition",
+  "account",
+  "qos",
+  "queue",
+  "gres",
+  "constraints",
+  "exclusive",
+  "nodes",
+] as const;
+
+/** Resources of one job (or one chain), as merged from the rules. */
+export interface JobResources {
+  /** Wall time, SLURM format (`D-HH:MM:SS` / `HH:MM:SS`). */
+  time?: string;
+  /** CPUs per task. */
+  cpus?: number;
+  /** Memory per node (`2G`, `500M`). */
+  mem?: string;
+  /** Memory per CPU. */
+  mem_per_cpu?: string;
+  /** Partition. */
+  partition?: string;
+  /** Account. */
+  account?: string;
+  /** Quality of service (`queue` is an alias, as in Scout). */
+  qos?: string;
+  /** Generic resources (`gpu:1`). */
+  gres?: string;
+  /** Node features (`--constraint`). */
+  constraints?: string;
+  /** Whole node. */
+  exclusive?: boolean;
+  /** Node count. */
+  nodes?: number;
+}
+
+/** A chain: tasks (`Workflow#task`) whose jobs run in one batch job. */
+export interface ChainRule {
+  /** Chain name. */
+  name: string;
+  /** Members as `Workflow#task`. */
+  tasks: Set<string>;
+}
+
+/** Parsed rules. */
+export interface DeployRules {
+  /** The raw mapping (top `defaults`, workflows, `chains`). */
+  raw: Record<string, unknown>;
+  /** Chains in file order. */
+  chains: ChainRule[];
+  /** The file they came from (for messages). */
+  file?: string;
+}
+
+/** Empty rules (no file). */
+export const NO_RULES: DeployRules = { raw: {}, chains: [] };
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function bad(file: string | undefined, message: string): ScoutError {
+  return new ScoutError("deploy_rules", `${message}${file ? ` (${file})` : ""}`, {
+    ...(file !== undefined ? { file } : {}),
+  });
+}
+
+/**
+ * A time span as SLURM wants it: `90s`, `10m`, `2h`, `1d`, combinations
+ * (`1h30m`), a number of seconds, or an explicit `[D-]HH:MM:SS` kept as is.
+ *
+ * @param v the rule value
+ * @param file rules file (for the error)
+ * @returns `D-HH:MM:SS` or `HH:MM:SS`
+ * @throws ScoutError `deploy_rules` when it is not a time
+ */
+export function slurmTime(v: unknown, file?: string): string {
+  const s = String(v).trim();
+  if (/^(\d+-)?\d+(:\d{1,2}){0,2}$/.test(s) && s.includes(":")) return s;
+  let secs = 0;
+  if (/^\d+$/.test(s)) secs = Number(s);
+  else {
+    const re = /(\d+(?:\.\d+)?)\s*([dhms])/gy;
+    let m: RegExpExecArray | null;
+    let used = 0;
+    while ((m = re.exec(s)) !== null) {
+      secs += Number(m[1]) * { d: 86400, h: 3600, m: 60, s: 1 }[m[2] as "d" | "h" | "m" | "s"];
+      used = re.lastIndex;
+    }
+    if (used !== s.length || s === "") {
+      throw bad(file, `Time "${s}" is not a time span (e.g. 90s, 10m, 2h, 1d, 01:30:00)`);
+    }
+  }
+  secs = Math.ceil(secs);
+  const d = Math.floor(secs / 86400);
+  const h = Math.floor((secs % 86400) / 3600);
+  const m = Math.floor((secs % 3600) / 60);
+  const two = (n: number) => String(n).padStart(2, "0");
+  const hms = `${two(h)}:${two(m)}:${two(secs % 60)}`;
+  return d > 0 ? `${d}-${hms}` : hms;
+}
+
+function seconds(t: string): number {
+  const [dPart, rest] = t.includes("-") ? t.split("-") as [string, string] : ["0", t];
+  const parts = rest.split(":").map(Number);
+  while (parts.length < 3) parts.unshift(0);
+  return Number(dPart) * 86400 + parts[0]! * 3600 + parts[1]! * 60 + parts[2]!;
+}
+
+function parseChains(raw: Record<string, unknown>, file?: string): ChainRule[] {
+  const out: ChainRule[] = [];
+  const add = (name: string, spec: unknown, wfDefault?: string) => {
+    if (!isMap(spec)) throw bad(file, `Chain "${name}" must be a mapping with "tasks"`);
+    const wf = typeof spec.workflow === "string" ? spec.workflow : wfDefault;
+    const list = Array.isArray(spec.tasks)
+      ? spec.tasks.map(String)
+      : String(spec.tasks ?? "").split(/,\s*/);
+    const tasks = new Set<string>();
+    for (const t of list.filter((x) => x.trim() !== "")) {
+      const [a, b] = t.trim().split("#");
+      if (b !== undefined && b !== "") tasks.add(`${a}#${b}`);
+      else if (wf !== undefined) tasks.add(`${wf}#${a}`);
+      else {throw bad(
+          file,
+          `Chain "${name}": task "${t}" needs a workflow (Workflow#task or workflow:)`,
+        );}
+    }
+    if (tasks.size < 2) throw bad(file, `Chain "${name}" needs at least two tasks`);
+    out.push({ name, tasks });
+  };
+  if (raw.chains !== undefined) {
+    if (!isMap(raw.chains)) throw bad(file, `"chains" must be a mapping of chain names`);
+    for (const [n, spec] of Object.entries(raw.chains)) add(n, spec);
+  }
+  for (const [wf, v] of Object.entries(raw)) {
+    if (wf === "chains" || wf === "defaults" || !isMap(v) || !isMap(v.chains)) continue;
+    for (const [n, spec] of Object.entries(v.chains)) add(n, spec, wf);
+  }
+  return out;
+}
+
+/**
+ * Parses rules text (YAML or JSON).
+ *
+ * @param text the file's text
+ * @param file its path (for messages)
+ * @returns the rules
+ * @throws ScoutError `deploy_rules` on a syntax error or a wrong value
+ */
+export async function parseRules(text: string, file?: string): Promise<DeployRules> {
+  const { parse } = await import("yaml");
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (e) {
+    throw bad(file, `Cannot parse deploy rules: ${(e as Error).message.split("\n")[0]}`);
+  }
+  if (raw === null || raw === undefined) raw = {};
+  if (!isMap(raw)) throw bad(file, "Deploy rules must be a mapping (defaults, workflows, chains)");
+  const rules: DeployRules = { raw, chains: parseChains(raw, file), ...(file ? { file } : {}) };
+  // Validate every rule set now, so a typo fails before anything is submitted.
+  const check = (r: unknown) => isMap(r) && resourcesOf(r, file);
+  check(raw.defaults);
+  for (const [wf, v] of Object.entries(raw)) {
+    if (wf === "chains" || wf === "defaults" || !isMap(v)) continue;
+    for (const [k, r] of Object.entries(v)) if (k !== "chains") check(r);
+  }
+  return rules;
+}
+
+/**
+ * Reads and parses a rules file.
+ *
+ * @param file path
+ * @returns the rules
+ * @throws ScoutError `deploy_rules` when unreadable or invalid
+ */
+export async function loadRules(file: string): Promise<DeployRules> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw bad(file, `Cannot read deploy rules: ${(e as Error).message}`);
+  }
+  return await parseRules(text, file);
+}
+
+function merged(rules: DeployRules, workflow: string, task: string): Record<string, unknown> {
+  const raw = rules.raw;
+  const wf = isMap(raw[workflow]) ? raw[workflow] as Record<string, unknown> : {};
+  const layers = [wf[task], wf.defaults, raw.defaults].filter(isMap);
+  const out: Record<string, unknown> = {};
+  for (const layer of layers) {
+    for (const [k, v] of Object.entries(layer)) if (!(k in out) && v !== null) out[k] = v;
+  }
+  return out;
+}
+
+function resourcesOf(r: Record<string, unknown>, file?: string): JobResources {
+  const out: JobResources = {};
+  const cpus = r.cpus ?? r.task_cpus;
+  if (cpus !== undefined) {
+    const n = Number(cpus);
+    if (!Number.isInteger(n) || n < 1) {
+      throw bad(file, `cpus "${String(cpus)}" must be a whole number ≥ 1`);
+    }
+    out.cpus = n;
+  }
+  if (r.time !== undefined) out.time = slurmTime(r.time, file);
+  if (r.nodes !== undefined) out.nodes = Number(r.nodes);
+  for (const k of ["mem", "mem_per_cpu", "partition", "account", "gres", "constraints"] as const) {
+    if (r[k] !== undefined) out[k] = String(r[k]);
+  }
+  const qos = r.qos ?? r.queue;
+  if (qos !== undefined) out.qos = String(qos);
+  if (r.exclusive !== undefined) out.exclusive = r.exclusive === true || r.exclusive === "true";
+  return out;
+}
+
+/**
+ * A task's resources: task keys, then workflow `defaults`, then `defaults`.
+ *
+ * @param rules the rules
+ * @param workflow workflow name
+ * @param task task name
+ * @returns the resources
+ */
+export function taskResources(rules: DeployRules, workflow: string, task: string): JobResources {
+  return resourcesOf(merged(rules, workflow, task), rules.file);
+}
+
+/**
+ * Resources of several jobs run in one batch job: the largest `cpus`, the
+ * sum of the `time`s, the first value of every other key.
+ *
+ * @param list each job's resources
+ * @returns the combined resources
+ */
+export function combineResources(list: JobResources[]): JobResources {
+  const out: JobResources = {};
+  let time = 0;
+  let timed = false;
+  for (const r of list) {
+    if (r.cpus !== undefined) out.cpus = Math.max(out.cpus ?? 0, r.cpus);
+    if (r.time !== undefined) {
+      time += seconds(r.time);
+      timed = true;
+    }
+    for (const [k, v] of Object.entries(r)) {
+      if (k === "cpus" || k === "time" || k in out) continue;
+      (out as Record<string, unknown>)[k] = v;
+    }
+  }
+  if (timed) out.time = slurmTime(time);
+  return out;
+}
+
+/**
+ * The chain a task belongs to, if any (the first that lists it).
+ *
+ * @param rules the rules
+ * @param workflow workflow name
+ * @param task task name
+ * @returns the chain name or undefined
+ */
+export function chainOf(rules: DeployRules, workflow: string, task: string): string | undefined {
+  return rules.chains.find((c) => c.tasks.has(`${workflow}#${task}`))?.name;
+}

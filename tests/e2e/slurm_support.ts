@@ -1,0 +1,55 @@
+/**
+ * The single-node SLURM of the tests: `tools/slurm-up` (idempotent, shared by
+ * every test file; each test uses its own SCOUT_HOME and batch directories, so
+ * files run in parallel without colliding). Where SLURM cannot be started the
+ * caller's test fails with one line saying so.
+ */
+import { join } from "node:path";
+import { ROOT } from "../support/cli.ts";
+
+let up: Promise<string> | null = null;
+
+/**
+ * Starts (or finds) the test cluster and returns the environment its clients need.
+ *
+ * @returns `{ SLURM_CONF }`
+ * @throws Error with one line when SLURM is not available here
+ */
+export function slurmEnv(): Promise<Record<string, string>> {
+  up ??= (async () => {
+    const out = await new Deno.Command(join(ROOT, "tools", "slurm-up"), {
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    const conf = /SLURM_CONF=(\S+)/.exec(dec.decode(out.stdout))?.[1];
+    if (out.code !== 0 || conf === undefined) {
+      const why = dec.decode(out.stderr).trim().split("\n").at(-1) ?? "";
+      throw new Error(`SLURM is not available on this machine, the SLURM tests cannot run: ${why}`);
+    }
+    return conf;
+  })();
+  return up.then((conf) => ({ SLURM_CONF: conf }));
+}
+
+/**
+ * Runs a SLURM client command (squeue, scancel…) with the test cluster's env.
+ *
+ * @param cmd command
+ * @param args arguments
+ * @returns stdout text
+ */
+export async function slurmCmd(cmd: string, args: string[]): Promise<string> {
+  const env = await slurmEnv();
+  const out = await new Deno.Command(cmd, { args, env, stdout: "piped", stderr: "piped" }).output();
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** Polls `cond` every 100 ms until true, or fails after `ms`. */
+export async function waitUntil(cond: () => boolean | Promise<boolean>, what: string, ms = 60_000) {
+  const t0 = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Workflow files the deploy tests write into their temp dirs.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * `Fan`: `top` depends on `n` `leaf` jobs (input `i`); each leaf appends
+ * "<task> <i> <start ms> <end ms> <pid>" to `$FAN_LOG` and spins `$FAN_SPIN_MS`
+ * of CPU; `bad` leaves (`$FAN_BAD` = i) throw.
+ *
+ * @param dir where to write `Fan/workflow.ts`
+ * @param n leaves
+ * @returns the workflow directory
+ */
+export function fanWorkflow(dir: string, n: number): string {
+  mkdirSync(join(dir, "Fan"), { recursive: true });
+  writeFileSync(
+    join(dir, "Fan", "workflow.ts"),
+    `import { appendFileSync } from "node:fs";
+const spin = (ms: number) => { const t = Date.now(); let x = 0; while (Date.now() - t < ms) x++; return x; };
+const log = (line: string) => { if (process.env.FAN_LOG) appendFileSync(process.env.FAN_LOG, line + "\\n"); };
+export default (api: any) => api.workflow("Fan", { tasks: {
+  leaf: { type: "integer", inputs: { i: api.input.integer({ default: 0 }) }, run: ({ i }: any) => {
+    const start = Date.now();
+    spin(Number(process.env.FAN_SPIN_MS ?? 0));
+    if (String(i) === process.env.FAN_BAD) throw api.fail("Leaf " + i + " is bad");
+    log("leaf " + i + " " + start + " " + Date.now() + " " + process.pid);
+    return i * 2;
+  } },
+  top: { type: "integer", inputs: { n: api.input.integer({ default: ${n} }) },
+    deps: [{ task: "leaf", resolve: (_id: any, o: any) => Array.from({ length: o.n }, (_, i) => ({ i: i + 1 })) }],
+    run: async (_i: any, job: any) => {
+      let sum = 0;
+      for (const d of job.dependencies) sum += Number(await job.load(d));
+      log("top 0 0 0 " + process.pid);
+      return sum;
+    } },
+} });
+`,
+  );
+  return join(dir, "Fan");
+}

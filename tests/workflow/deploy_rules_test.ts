@@ -1,0 +1,140 @@
+/**
+ * Deploy rules (precedence, time spans, chains, errors), batch units (chains
+ * grouped, dependencies), the batch script header, the dependency order of a
+ * graph, and running one job without its dependencies.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { workflow } from "../../src/workflow/define.ts";
+import { createJob } from "../../src/workflow/job.ts";
+import { runJob } from "../../src/workflow/run.ts";
+import { isScoutError } from "../../src/errors.ts";
+import {
+  batchScript,
+  batchUnits,
+  combineResources,
+  graphJobs,
+  parseRules,
+  pendingJobs,
+  slurmTime,
+  taskResources,
+} from "../../src/workflow/deploy/mod.ts";
+import { tempDir } from "../support/cli.ts";
+
+const RULES = `
+defaults: { time: 1h, cpus: 1, mem: 2G, queue: normal }
+Line:
+  defaults: { mem: 4G, partition: short }
+  c: { cpus: 4, time: 30m }
+chains:
+  ab:
+    workflow: Line
+    tasks: a, b
+`;
+
+function line(dir: string) {
+  return workflow("Line", {
+    jobsDir: dir,
+    tasks: {
+      a: { type: "string", run: () => "a" },
+      b: { type: "string", deps: ["a"], run: async (_i, j) => `${await j.load("a")}b` },
+      c: { type: "string", deps: ["b"], run: async (_i, j) => `${await j.load("b")}c` },
+    },
+  });
+}
+
+Deno.test("rules: task keys over workflow defaults over defaults; queue is qos", async () => {
+  const rules = await parseRules(RULES, "rules.yaml");
+  assert.deepEqual(taskResources(rules, "Line", "c"), {
+    cpus: 4,
+    time: "00:30:00",
+    mem: "4G",
+    partition: "short",
+    qos: "normal",
+  });
+  assert.deepEqual(taskResources(rules, "Line", "a"), {
+    cpus: 1,
+    time: "01:00:00",
+    mem: "4G",
+    partition: "short",
+    qos: "normal",
+  });
+  assert.deepEqual(taskResources(rules, "Other", "x"), {
+    cpus: 1,
+    time: "01:00:00",
+    mem: "2G",
+    qos: "normal",
+  });
+});
+
+Deno.test("rules: time spans in SLURM form; combined resources sum time and take the largest cpus", () => {
+  assert.equal(slurmTime("90s"), "00:01:30");
+  assert.equal(slurmTime("1h30m"), "01:30:00");
+  assert.equal(slurmTime("2d"), "2-00:00:00");
+  assert.equal(slurmTime(3600), "01:00:00");
+  assert.equal(slurmTime("1-02:00:00"), "1-02:00:00");
+  assert.deepEqual(
+    combineResources([{ cpus: 1, time: "00:30:00", mem: "1G" }, { cpus: 3, time: "01:00:00" }]),
+    { cpus: 3, time: "01:30:00", mem: "1G" },
+  );
+});
+
+Deno.test("rules: bad values are one clear error naming the file", async () => {
+  for (
+    const [text, msg] of [
+      ["defaults: { time: soon }", /Time "soon" is not a time span/],
+      ["defaults: { cpus: 0 }", /cpus "0" must be a whole number/],
+      ["- a\n- b", /must be a mapping/],
+      ["chains: { x: { tasks: W#a } }", /needs at least two tasks/],
+      ['chains: { x: { tasks: "a, b" } }', /task "a" needs a workflow/],
+      ["defaults: [", /Cannot parse deploy rules/],
+    ] as const
+  ) {
+    await assert.rejects(parseRules(text, "r.yaml"), (e) => {
+      assert.ok(isScoutError(e, "deploy_rules"));
+      assert.match(e.message, msg);
+      assert.match(e.message, /\(r\.yaml\)$/);
+      return true;
+    });
+  }
+});
+
+Deno.test("batch units: a chain's jobs share one batch job; the rest follow with afterok", async () => {
+  await using d = await tempDir();
+  const wf = line(join(d.path, "jobs"));
+  const top = createJob(wf, "c");
+  assert.deepEqual(graphJobs(top).map((j) => j.taskName), ["a", "b", "c"]);
+  const rules = await parseRules(RULES, "rules.yaml");
+  const units = batchUnits(top, rules, join(d.path, "batch"));
+  assert.deepEqual(units.map((u) => u.jobs.map((j) => j.taskName)), [["a", "b"], ["c"]]);
+  assert.equal(units[0]!.name, "SLURM_scout_job-Line-b-Default");
+  assert.deepEqual(units[1]!.after, [units[0]]);
+  // The chain's resources: both tasks' time summed, largest cpus.
+  assert.equal(units[0]!.resources.time, "02:00:00");
+  const script = batchScript(units[0]!, ["scout-ai", "x y", "--deploy-job", "/j/a"], "/w d");
+  assert.match(script, /^#!\/bin\/bash\n#SBATCH --job-name=scout-ai-b-Default\n/);
+  assert.ok(script.includes(`#SBATCH --chdir='/w d'\n`));
+  assert.ok(script.includes(`#SBATCH --time=02:00:00\n#SBATCH --mem=4G\n`));
+  assert.ok(script.includes(`\nscout-ai 'x y' --deploy-job /j/a\n`));
+  // Without rules every pending job is its own unit; done jobs are left out.
+  await runJob(createJob(wf, "a"));
+  assert.deepEqual(pendingJobs(top).map((j) => j.taskName), ["b", "c"]);
+  const plain = batchUnits(top, { raw: {}, chains: [] }, join(d.path, "batch"));
+  assert.deepEqual(plain.map((u) => u.jobs.map((j) => j.taskName)), [["b"], ["c"]]);
+});
+
+Deno.test("dependencies: require-done computes only the job and refuses one whose dependency is missing", async () => {
+  await using d = await tempDir();
+  const wf = line(join(d.path, "jobs"));
+  const c = createJob(wf, "c");
+  await assert.rejects(runJob(c, { dependencies: "require-done" }), (e) => {
+    assert.ok(isScoutError(e, "dependency_not_done"));
+    assert.match(e.message, /Dependency "Line\/b\/Default" of "Line\/c\/Default" is not done/);
+    return true;
+  });
+  assert.ok(!existsSync(c.deps[0]!.path));
+  assert.ok(!existsSync(c.path + ".info"));
+  await runJob(createJob(wf, "b"));
+  assert.equal(await runJob(c, { dependencies: "require-done" }), "abc");
+});
