@@ -176,10 +176,13 @@ export async function agentsBench(runs: number): Promise<void> {
     summary.set(v.name, { round, call });
     const cold = median(ms.map((m) => m.perRound[0]!));
     const save = median(ms.map((m) => m.report.saveMs));
+    const cpu = median(ms.map((m) => m.report.cpuMs / (ROUNDS - 1)));
     const rss = Math.max(...ms.map((m) => m.report.peakRssKiB)) / 1024;
     const s = ms[0]!.report.saved;
     rows.push(
-      `| ${v.name} | ${f2(round)} | ${f2(call)} | ${f1(cold)} | ${f1(save)} | ${f1(rss)} | ` +
+      `| ${v.name} | ${f2(round)} | ${f2(call)} | ${f2(cpu)} | ${f1(cold)} | ${f1(save)} | ${
+        f1(rss)
+      } | ` +
         `${s.chat} + ${s.specialists} in ${s.files} files (= expected) |`,
     );
   }
@@ -189,9 +192,10 @@ export async function agentsBench(runs: number): Promise<void> {
   );
   console.log(
     "| harness | overhead / round, ms (median r2–20) | overhead / delegated call, ms | " +
+      "CPU / round, ms (r2–20) | " +
       "cold round 1, ms | save specialist logs, ms | peak RSS, MiB | saved messages (chat + specialists) |",
   );
-  console.log("|---|---:|---:|---:|---:|---:|---|");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
   for (const r of rows) console.log(r);
   const scout = summary.get(VARIANTS[0]!.name)!;
   const sdk = summary.get(VARIANTS[2]!.name)!;

@@ -102,6 +102,8 @@ export interface ChildReport {
   harness: string;
   /** Wall time of each round, ms (the user turn, the model work, saving the chat). */
   roundsMs: number[];
+  /** CPU time (user + system, all threads) of rounds 2…last, ms. */
+  cpuMs: number;
   /** Writing the specialists' logs after the last round, ms. */
   saveMs: number;
   /** Peak RSS (VmHWM), KiB. */

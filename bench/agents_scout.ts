@@ -12,6 +12,7 @@
  * @module
  */
 import { join } from "node:path";
+import process from "node:process";
 import { agentChat, agentCurrent, agentLogFiles, loadAgent } from "../src/agent/mod.ts";
 import { parse } from "../src/chat/parse.ts";
 import { print } from "../src/chat/print.ts";
@@ -54,13 +55,16 @@ const root = await loadAgent("Root", {
 
 const chatFile = join(dir, "root.chat");
 const roundsMs: number[] = [];
+let cpu0 = process.cpuUsage(); // reset after the cold round 1
 for (let n = 1; n <= ROUNDS; n++) {
+  if (n === 2) cpu0 = process.cpuUsage();
   const t0 = performance.now();
   agentCurrent(root).push({ role: "user", content: question(n) });
   await agentChat(root);
   await writeFileAtomic(chatFile, print(agentCurrent(root)));
   roundsMs.push(performance.now() - t0);
 }
+const cpu = process.cpuUsage(cpu0);
 const t0 = performance.now();
 let files = 0;
 for (const [rel, messages] of agentLogFiles(root)) {
@@ -90,6 +94,7 @@ for (const f of logs) specialists += await countMessages(f);
 const report: ChildReport = {
   harness: "scout-ai",
   roundsMs,
+  cpuMs: (cpu.user + cpu.system) / 1000,
   saveMs,
   peakRssKiB: peakRssKiB(),
   saved: { chat: await countMessages(chatFile), specialists, files: logs.length + 1 },

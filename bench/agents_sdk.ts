@@ -13,6 +13,7 @@
  * @module
  */
 import { join } from "node:path";
+import process from "node:process";
 import OpenAI from "openai";
 import {
   Agent,
@@ -69,13 +70,16 @@ async function writeAtomic(path: string, text: string): Promise<void> {
 const chatFile = join(dir, "root.json");
 let history: AgentInputItem[] = [];
 const roundsMs: number[] = [];
+let cpu0 = process.cpuUsage(); // reset after the cold round 1
 for (let n = 1; n <= ROUNDS; n++) {
+  if (n === 2) cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await run(root, [...history, { role: "user", content: question(n) }]);
   history = r.history;
   await writeAtomic(chatFile, JSON.stringify(history, null, 1));
   roundsMs.push(performance.now() - t0);
 }
+const cpu = process.cpuUsage(cpu0);
 const t0 = performance.now();
 const seen: Record<string, number> = {};
 for (const { agent, items } of runs) {
@@ -96,6 +100,7 @@ for await (const a of Deno.readDir(join(dir, "log"))) {
 const report: ChildReport = {
   harness: "@openai/agents",
   roundsMs,
+  cpuMs: (cpu.user + cpu.system) / 1000,
   saveMs,
   peakRssKiB: peakRssKiB(),
   saved: {
