@@ -186,9 +186,15 @@ export async function agentsBench(runs: number): Promise<void> {
         `${s.chat} + ${s.specialists} in ${s.files} files (= expected) |`,
     );
   }
+  let load = "";
+  try {
+    load = `; load average ${
+      Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")
+    }`;
+  } catch { /* not Linux */ }
   console.log(
     `Agents bench: ${ROUNDS} rounds × (${REQUESTS_PER_ROUND} model requests, ` +
-      `${DELEGATIONS_PER_ROUND} delegated calls, 1 nested society), ${runs} run(s) per harness\n`,
+      `${DELEGATIONS_PER_ROUND} delegated calls, 1 nested society), ${runs} run(s) per harness${load}, ${navigator.hardwareConcurrency} CPUs\n`,
   );
   console.log(
     "| harness | overhead / round, ms (median r2–20) | overhead / delegated call, ms | " +
