@@ -16,6 +16,10 @@
  * - overhead per delegated call = (time from Root's tool-call reply to Root's
  *   next request, minus the server's busy time in between) / 4, all in the
  *   server's clock;
+ * - "best" = the smallest round of all runs (the least disturbed by other
+ *   processes on a shared machine);
+ * - CPU / round = the child's user + system CPU time over rounds 2–20 / 19
+ *   (steadier than wall time when the machine is busy);
  * - peak RSS = the child's `VmHWM`;
  * - saved messages = messages (scout-ai: `.chat` files, parsed) or items
  *   (SDK: run histories, JSON) found on disk after the run, checked against
@@ -173,6 +177,7 @@ export async function agentsBench(runs: number): Promise<void> {
     const warm = (f: (m: Measured) => number[]) => median(ms.flatMap((m) => f(m).slice(1)));
     const round = warm((m) => m.perRound);
     const call = warm((m) => m.perCall);
+    const best = (f: (m: Measured) => number[]) => Math.min(...ms.flatMap((m) => f(m).slice(1)));
     summary.set(v.name, { round, call });
     const cold = median(ms.map((m) => m.perRound[0]!));
     const save = median(ms.map((m) => m.report.saveMs));
@@ -180,9 +185,10 @@ export async function agentsBench(runs: number): Promise<void> {
     const rss = Math.max(...ms.map((m) => m.report.peakRssKiB)) / 1024;
     const s = ms[0]!.report.saved;
     rows.push(
-      `| ${v.name} | ${f2(round)} | ${f2(call)} | ${f2(cpu)} | ${f1(cold)} | ${f1(save)} | ${
-        f1(rss)
-      } | ` +
+      `| ${v.name} | ${f2(round)} (${f2(best((m) => m.perRound))}) | ` +
+        `${f2(call)} (${f2(best((m) => m.perCall))}) | ${f2(cpu)} | ${f1(cold)} | ${f1(save)} | ${
+          f1(rss)
+        } | ` +
         `${s.chat} + ${s.specialists} in ${s.files} files (= expected) |`,
     );
   }
@@ -197,7 +203,7 @@ export async function agentsBench(runs: number): Promise<void> {
       `${DELEGATIONS_PER_ROUND} delegated calls, 1 nested society), ${runs} run(s) per harness${load}, ${navigator.hardwareConcurrency} CPUs\n`,
   );
   console.log(
-    "| harness | overhead / round, ms (median r2–20) | overhead / delegated call, ms | " +
+    "| harness | overhead / round, ms: median r2–20 (best) | overhead / delegated call, ms: median (best) | " +
       "CPU / round, ms (r2–20) | " +
       "cold round 1, ms | save specialist logs, ms | peak RSS, MiB | saved messages (chat + specialists) |",
   );
