@@ -11,6 +11,7 @@
  */
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
+import { newSession } from "../llm/meta_record.ts";
 import type { ToolEntry } from "../tools/types.ts";
 import { sinceStart } from "./agent.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
@@ -182,8 +183,10 @@ export function socialOptions(caller: Agent, extra: AgentOptions = {}): AgentOpt
 
 /**
  * A clone of a template for one conversation (§3.3): workflow, knowledge
- * base, processException, path, job and runtime shared; start chat and
- * options deep-copied; no society, chats or live chat.
+ * base, processException, path, job and runtime hooks shared; start chat and
+ * options deep-copied; no society, chats or live chat. The clone gets its own
+ * token session ("sessions never flow to specialists"), so the `_s` totals of
+ * its meta records count its own inferences only, not the caller's.
  *
  * @param template the loaded specialist
  * @returns the clone
@@ -196,6 +199,7 @@ export function cloneAgent(template: Agent): Agent {
     society: {},
     chats: {},
     currentChat: null,
+    runtime: { ...template.runtime, session: newSession() },
   };
 }
 

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { extractOptions } from "../chat/options.ts";
 import { ask as agentAsk } from "../agent/agent.ts";
 import { agentRoots, findAgent, listAgents } from "../agent/find.ts";
@@ -17,6 +17,7 @@ import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask.ts";
 import { runLlmAsk } from "./llm_ask_run.ts";
+import { exists } from "../util/fs.ts";
 
 /** Version of the `agent list --json` shape. */
 export const AGENT_LIST_JSON_VERSION = 1;
@@ -48,7 +49,7 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
     cwd,
     ...(agent.path ? { origin: join(agent.path, "start_chat") } : {}),
   });
-  return await runLlmAsk(opts, io, "ask", {
+  return await runLlmAsk(withoutMissingChat(opts, cwd), io, "ask", {
     prefix: start.chat,
     ask: async (messages, options): Promise<AskResult> => {
       const r = await agentAsk(agent, messages, { ...start.options, ...options });
@@ -62,6 +63,22 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
       };
     },
   });
+}
+
+/**
+ * `agents.md` §5.1 step 5: "conversation = the compiled file or `[]`" — a
+ * `-c` file that does not exist yet starts an empty conversation (Ruby:
+ * `Open.exist?(chat) ? LLM.chat(chat) : []`) instead of being an error.
+ * `-o` alone decides where the new messages go.
+ *
+ * @param opts the `llm ask` options
+ * @param cwd the working directory `-c` is relative to
+ * @returns the options, without `chat` when its file is missing
+ */
+export function withoutMissingChat(opts: LlmAskOptions, cwd: string): LlmAskOptions {
+  if (opts.chat === undefined || opts.chat === "-" || exists(resolve(cwd, opts.chat))) return opts;
+  const { chat: _missing, ...rest } = opts;
+  return rest;
 }
 
 /**

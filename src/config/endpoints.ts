@@ -149,8 +149,19 @@ export async function loadEndpoint(
       cause: e,
     });
   }
-  return { name, file, settings: await parseEndpointText(text, file) };
+  // every inference loads its endpoint: parse each file text once (a copy per
+  // caller, so no caller sees another's changes)
+  const memoKey = `${file}\u0000${text}`;
+  let settings = parsedEndpoints.get(memoKey);
+  if (settings === undefined) {
+    if (parsedEndpoints.size >= 64) parsedEndpoints.clear();
+    settings = await parseEndpointText(text, file);
+    parsedEndpoints.set(memoKey, settings);
+  }
+  return { name, file, settings: structuredClone(settings) };
 }
+
+const parsedEndpoints = new Map<string, Record<string, unknown>>();
 
 /**
  * Names of all endpoint files visible from `opts` (first hit per name wins),

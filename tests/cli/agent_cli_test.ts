@@ -5,7 +5,7 @@
  * (`-o`, `-i`, `-w`, `--dry-run`, `--json`), and exit codes.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
@@ -146,4 +146,35 @@ Deno.test("agent errors: one line, exit 1; usage errors exit 2", async () => {
   const h = await runMain(["agent", "ask", "--help"], o);
   assert.equal(h.code, 0);
   assert.match(h.stdout, /Examples[^\n]*:\n {2}[^\n]*scout-ai agent ask/);
+});
+
+Deno.test("§5.1 agent ask -c with a missing file starts an empty conversation (with or without -o); an existing one is followed", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "fresh plan" }) });
+  const o = fixture(t.path, srv);
+  const sent = (i: number) =>
+    (srv.requests[i]!.body.messages as { role: string; content: string }[])
+      .map((m) => [m.role, m.content]);
+  // without -o: answered from the start chat + question, nothing written
+  let r = await runMain(["agent", "ask", "Planner", "-c", "missing.chat", "--no-cache", "go"], o);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "fresh plan\n");
+  assert.deepEqual(sent(0), [["system", "You plan"], ["user", "go"]]);
+  assert.equal(existsSync(join(t.path, "missing.chat")), false);
+  // -o to another file: the conversation still starts empty, -o gets the new messages
+  r = await runMain(
+    ["agent", "ask", "Planner", "-c", "missing.chat", "-o", "new.chat", "--no-cache", "go"],
+    o,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const saved = readFileSync(join(t.path, "new.chat"), "utf8");
+  assert.match(saved, /^user:\n\ngo\n[\s\S]*assistant:\n\nfresh plan\n/);
+  // an existing -c file is still followed
+  r = await runMain(["agent", "ask", "Planner", "-c", "new.chat", "--no-cache", "again"], o);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(sent(2).map(([role]) => role), ["system", "user", "assistant", "user"]);
+  // `llm ask -c` keeps its own rule: a missing file is an error there
+  const l = await runMain(["llm", "ask", "-c", "missing.chat", "go"], o);
+  assert.equal(l.code, 1);
+  assert.match(l.stderr, /Chat file not found: "missing\.chat"/);
 });

@@ -21,7 +21,7 @@ import {
   timeoutError,
 } from "../errors.ts";
 import type { RequestSignal } from "../http.ts";
-import type { ClientSettings, QueryContext } from "../types.ts";
+import type { QueryContext } from "../types.ts";
 
 type OpenAIModule = typeof import("openai");
 let sdk: Promise<OpenAIModule> | undefined;
@@ -36,7 +36,12 @@ export function loadSdk(): Promise<OpenAIModule> {
   return sdk;
 }
 
-const clients = new WeakMap<ClientSettings, Map<string, OpenAI>>();
+// Clients by fetch, then base url and timeout. Building a client costs about
+// as much as a loopback round trip, and every ask (every delegated call) used
+// to build one; a client holds no per-request state, so asks with the same
+// fetch, url, timeout and key share one.
+const clients = new WeakMap<typeof fetch, Map<string, OpenAI>>();
+const MAX_CLIENTS = 32;
 
 /**
  * `baseURL` for the OpenAI family (§1.4): the url as is when it already
@@ -61,7 +66,8 @@ export function openaiBaseUrl(url: string | undefined, apiVersion = "v1"): strin
 }
 
 /**
- * The SDK client for an ask (memoised per settings object and base url).
+ * The SDK client for an ask, shared by the asks with the same fetch, base
+ * url, timeout and key.
  *
  * @param ctx query context (settings, fetch)
  * @param baseURL base url (undefined → SDK default)
@@ -72,11 +78,12 @@ export async function openaiClient(
   baseURL: string | undefined,
 ): Promise<OpenAI> {
   const mod = await loadSdk();
-  let byUrl = clients.get(ctx.settings);
-  if (!byUrl) clients.set(ctx.settings, byUrl = new Map());
-  const k = baseURL ?? "";
+  let byUrl = clients.get(ctx.fetch);
+  if (!byUrl) clients.set(ctx.fetch, byUrl = new Map());
+  const k = `${baseURL ?? ""}\u0000${ctx.settings.timeoutMs}`;
   let client = byUrl.get(k);
-  if (!client) {
+  if (!client || client.apiKey !== ctx.settings.key) {
+    if (byUrl.size >= MAX_CLIENTS) byUrl.clear();
     client = new mod.OpenAI({
       apiKey: ctx.settings.key,
       ...(baseURL === undefined ? {} : { baseURL }),

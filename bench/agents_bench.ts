@@ -1,0 +1,227 @@
+/**
+ * Agents bench: a scripted delegation scenario (`agents_scenario.ts`: Root,
+ * three specialists, one of them with its own society, 20 rounds, 7 model
+ * requests and 4 delegated calls a round) run by scout-ai
+ * (`agents_scout.ts`) and by the OpenAI Agents SDK for JavaScript
+ * (`agents_sdk.ts`, `@openai/agents`) against one loopback provider server
+ * (tests/support/provider_server.ts, in this process, answering at once).
+ * Each harness runs in its own process (so its peak RSS is its own), back to
+ * back, `--runs N` times (default 3), alternating which goes first.
+ *
+ * Figures (medians over rounds 2–20 of every run; round 1 is reported apart
+ * as the cold round):
+ * - harness overhead per round = the round's wall time in the child minus
+ *   the server's busy time for that round's requests (union of each
+ *   request's received → first-byte interval);
+ * - overhead per delegated call = (time from Root's tool-call reply to Root's
+ *   next request, minus the server's busy time in between) / 4, all in the
+ *   server's clock;
+ * - "best" = the smallest round of all runs (the least disturbed by other
+ *   processes on a shared machine);
+ * - CPU / round = the child's user + system CPU time over rounds 2–20 / 19
+ *   (steadier than wall time when the machine is busy);
+ * - peak RSS = the child's `VmHWM`;
+ * - saved messages = messages (scout-ai: `.chat` files, parsed) or items
+ *   (SDK: run histories, JSON) found on disk after the run, checked against
+ *   the count the scenario implies; a mismatch fails the bench.
+ *
+ * Run: `tools/deno task bench-agents [--runs N]` (prints a markdown table).
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type RecordedRequest, startProviderServer } from "../tests/support/provider_server.ts";
+import {
+  type ChildReport,
+  DELEGATIONS_PER_ROUND,
+  reply,
+  REQUESTS_PER_ROUND,
+  ROUNDS,
+} from "./agents_scenario.ts";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = dirname(HERE);
+
+/** A harness variant: child script, extra args, expected saved counts. */
+interface Variant {
+  name: string;
+  script: string;
+  args: string[];
+  /** Expected `saved` of {@link ChildReport}. */
+  expected: ChildReport["saved"];
+}
+
+// scout-ai chat: system + socialize line, then per round user, meta,
+// 3 × (function_call, function_call_output), meta, assistant. Society logs per
+// round: SpecA/SpecB/Leaf system, user, meta, assistant; SpecC system,
+// socialize, user, meta, function_call, function_call_output, meta, assistant.
+const SCOUT_SAVED = { chat: 2 + 10 * ROUNDS, specialists: 20 * ROUNDS, files: 1 + 4 * ROUNDS };
+// SDK history per round: user, 3 function_call, 3 function_call_result,
+// message; specialist runs: user + message (SpecC: + function_call + result).
+const SDK_SAVED = { chat: 8 * ROUNDS, specialists: 10 * ROUNDS, files: 1 + 4 * ROUNDS };
+
+const VARIANTS: Variant[] = [
+  { name: "scout-ai", script: "agents_scout.ts", args: [], expected: SCOUT_SAVED },
+  {
+    name: "scout-ai (--no-cache)",
+    script: "agents_scout.ts",
+    args: ["--no-cache"],
+    expected: SCOUT_SAVED,
+  },
+  { name: "@openai/agents 0.20.0", script: "agents_sdk.ts", args: [], expected: SDK_SAVED },
+];
+
+/** Measured figures of one child run. */
+interface Measured {
+  report: ChildReport;
+  /** Overhead of each round, ms. */
+  perRound: number[];
+  /** Overhead per delegated call in each round, ms. */
+  perCall: number[];
+}
+
+function busy(reqs: RecordedRequest[]): number {
+  const spans = reqs.map((r) => [r.receivedAt, r.firstByteAt ?? r.receivedAt] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let end = -Infinity;
+  for (const [s, e] of spans) {
+    if (e <= end) continue;
+    total += e - Math.max(s, end);
+    end = e;
+  }
+  return total;
+}
+
+function measure(report: ChildReport, reqs: RecordedRequest[]): Measured {
+  if (reqs.length !== ROUNDS * REQUESTS_PER_ROUND) {
+    throw new Error(`${report.harness}: ${reqs.length} requests, expected ${ROUNDS * 7}`);
+  }
+  const perRound: number[] = [];
+  const perCall: number[] = [];
+  for (let k = 0; k < ROUNDS; k++) {
+    const round = reqs.slice(k * REQUESTS_PER_ROUND, (k + 1) * REQUESTS_PER_ROUND);
+    perRound.push(report.roundsMs[k]! - busy(round));
+    const first = round[0]!;
+    const last = round.at(-1)!;
+    const window = last.receivedAt - (first.firstByteAt ?? first.receivedAt);
+    perCall.push((window - busy(round.slice(1, -1))) / DELEGATIONS_PER_ROUND);
+  }
+  return { report, perRound, perCall };
+}
+
+async function runChild(v: Variant, url: string): Promise<ChildReport> {
+  const dir = await Deno.makeTempDir({ prefix: "scout-agents-bench-" });
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-q",
+        "-A",
+        `--config=${join(ROOT, "deno.json")}`,
+        join(HERE, v.script),
+        url,
+        dir,
+        ...v.args,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+      stdin: "null",
+    }).output();
+    const dec = new TextDecoder();
+    if (out.code !== 0) throw new Error(`${v.name} failed:\n${dec.decode(out.stderr)}`);
+    const report: ChildReport = JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
+    for (const k of ["chat", "specialists", "files"] as const) {
+      if (report.saved[k] !== v.expected[k]) {
+        throw new Error(
+          `${v.name}: saved ${k} = ${report.saved[k]}, expected ${v.expected[k]} (logs incomplete)`,
+        );
+      }
+    }
+    return report;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+const f1 = (x: number) => x.toFixed(1);
+const f2 = (x: number) => x.toFixed(2);
+
+/**
+ * Runs every variant `runs` times and prints the table.
+ *
+ * @param runs repetitions (each variant once per repetition)
+ */
+export async function agentsBench(runs: number): Promise<void> {
+  const results = new Map<string, Measured[]>(VARIANTS.map((v) => [v.name, []]));
+  await using server = await startProviderServer({ fallback: reply });
+  for (let i = 0; i < runs; i++) {
+    const order = i % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
+    for (const v of order) {
+      const from = server.requests.length;
+      const report = await runChild(v, server.url);
+      results.get(v.name)!.push(measure(report, server.requests.slice(from)));
+    }
+  }
+  const rows: string[] = [];
+  const summary = new Map<string, { round: number; call: number }>();
+  for (const v of VARIANTS) {
+    const ms = results.get(v.name)!;
+    const warm = (f: (m: Measured) => number[]) => median(ms.flatMap((m) => f(m).slice(1)));
+    const round = warm((m) => m.perRound);
+    const call = warm((m) => m.perCall);
+    const best = (f: (m: Measured) => number[]) => Math.min(...ms.flatMap((m) => f(m).slice(1)));
+    summary.set(v.name, { round, call });
+    const cold = median(ms.map((m) => m.perRound[0]!));
+    const save = median(ms.map((m) => m.report.saveMs));
+    const cpu = median(ms.map((m) => m.report.cpuMs / (ROUNDS - 1)));
+    const rss = Math.max(...ms.map((m) => m.report.peakRssKiB)) / 1024;
+    const s = ms[0]!.report.saved;
+    rows.push(
+      `| ${v.name} | ${f2(round)} (${f2(best((m) => m.perRound))}) | ` +
+        `${f2(call)} (${f2(best((m) => m.perCall))}) | ${f2(cpu)} | ${f1(cold)} | ${f1(save)} | ${
+          f1(rss)
+        } | ` +
+        `${s.chat} + ${s.specialists} in ${s.files} files (= expected) |`,
+    );
+  }
+  let load = "";
+  try {
+    load = `; load average ${
+      Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")
+    }`;
+  } catch { /* not Linux */ }
+  console.log(
+    `Agents bench: ${ROUNDS} rounds × (${REQUESTS_PER_ROUND} model requests, ` +
+      `${DELEGATIONS_PER_ROUND} delegated calls, 1 nested society), ${runs} run(s) per harness${load}, ${navigator.hardwareConcurrency} CPUs\n`,
+  );
+  console.log(
+    "| harness | overhead / round, ms: median r2–20 (best) | overhead / delegated call, ms: median (best) | " +
+      "CPU / round, ms (r2–20) | " +
+      "cold round 1, ms | save specialist logs, ms | peak RSS, MiB | saved messages (chat + specialists) |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
+  for (const r of rows) console.log(r);
+  const scout = summary.get(VARIANTS[0]!.name)!;
+  const sdk = summary.get(VARIANTS[2]!.name)!;
+  const ratio = scout.round / sdk.round;
+  console.log(
+    `\nTarget: scout-ai overhead ≤ 0.5× the SDK's (now ${f2(ratio)}×: ` +
+      `${ratio <= 0.5 ? "met" : "missed"}) and ≤ 2 ms per delegated call (now ${
+        f2(scout.call)
+      } ms: ` +
+      `${scout.call <= 2 ? "met" : "missed"}).`,
+  );
+}
+
+if (import.meta.main) {
+  const i = Deno.args.indexOf("--runs");
+  await agentsBench(i >= 0 ? Number(Deno.args[i + 1]) : 3);
+}
