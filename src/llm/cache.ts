@@ -14,7 +14,7 @@
  */
 import { mkdir, open, readFile, rm, stat } from "node:fs/promises";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { writeFileAtomic } from "../util/fs.ts";
@@ -228,10 +228,16 @@ export async function cacheWrite(
   key: string,
   entry: CachedAsk | CachedRound,
 ): Promise<void> {
-  await writeFileAtomic(join(dir, `${key}.json`), JSON.stringify(entry) + "\n");
+  // not flushed: an entry lost or torn by a crash reads as a miss (cacheRead),
+  // and the flush was a third of an inference's cache cost (docs/design-notes.md)
+  await writeFileAtomic(join(dir, `${key}.json`), JSON.stringify(entry) + "\n", {
+    durable: false,
+  });
 }
 
 const inProcess = new Map<string, Promise<unknown>>();
+/** Cache directories created by this process (made once, not per inference). */
+const madeDirs = new Set<string>();
 
 function alive(pid: number): boolean {
   try {
@@ -255,6 +261,11 @@ async function acquireFileLock(
       await fh.close();
       return () => rm(file, { force: true });
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") {
+        // the directory went away since this process made it
+        await mkdir(dirname(file), { recursive: true });
+        continue;
+      }
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
         throw new ScoutError("io", `Cannot create cache lock "${file}": ${(e as Error).message}`, {
           file,
@@ -299,7 +310,10 @@ export async function withCacheLock<T>(
     return withCacheLock(dir, key, fn, opts);
   }
   const work = (async () => {
-    await mkdir(dir, { recursive: true });
+    if (!madeDirs.has(dir)) {
+      await mkdir(dir, { recursive: true });
+      madeDirs.add(dir);
+    }
     const release = await acquireFileLock(join(dir, `${key}.lock`), {
       waitMs: opts.waitMs ?? 600_000,
       sleep: (ms) => new Promise((r) => setTimeout(r, ms)),

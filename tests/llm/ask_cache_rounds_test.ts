@@ -160,3 +160,17 @@ Deno.test("a replayed round streams its text as the recorded run did", async () 
   assert.equal(replayed.slice(0, -1).join(""), live.slice(0, -1).join(""));
   assert.equal(srv.requests.length, 1);
 });
+
+Deno.test("cache directory removed while the process runs: the next miss makes it again", async () => {
+  const { withCacheLock } = await import("../../src/llm/cache.ts");
+  const dir = await Deno.makeTempDir();
+  try {
+    const cache = `${dir}/var/cache/ask`;
+    assert.equal(await withCacheLock(cache, "k1", () => Promise.resolve(1)), 1);
+    await Deno.remove(`${dir}/var`, { recursive: true });
+    assert.equal(await withCacheLock(cache, "k2", () => Promise.resolve(2)), 2);
+    assert.deepEqual([...Deno.readDirSync(cache)], []); // locks released
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
