@@ -17,6 +17,7 @@ import { registerWorkflow } from "./workflow.ts";
 import { registerLlm } from "./llm.ts";
 import { registerConfig } from "./config.ts";
 import { registerAgent } from "./agent.ts";
+import { registerCompletion } from "./completion.ts";
 
 /**
  * Builds the program for one invocation.
@@ -65,6 +66,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerLlm(program, ctx);
   registerConfig(program, ctx);
   registerAgent(program, ctx);
+  registerCompletion(program, ctx);
   return program;
 }
 
