@@ -8,6 +8,7 @@ import type { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { registerLlmProv } from "./llm_prov.ts";
 import { registerLlmAsk } from "./llm_ask.ts";
+import { registerLlmTemplate } from "./llm_template.ts";
 
 /**
  * Registers the `llm` command group.
@@ -21,6 +22,7 @@ export function registerLlm(program: Command, ctx: CliContext): void {
   );
   registerLlmProv(llm, ctx);
   registerLlmAsk(llm, ctx);
+  registerLlmTemplate(llm, ctx);
   void llm;
   void ctx;
 }

@@ -41,6 +41,8 @@ export interface LlmAskOptions {
   options: string[];
   /** Print the compiled messages instead of asking. */
   dryRun?: boolean;
+  /** `-t`: template the question is put into (`agents.md` §5.3). */
+  template?: string;
   /** `llm json`: schema file (JSON or YAML); absent = any JSON object. */
   schema?: string;
   /** Aborts the ask (SIGINT). */
@@ -75,6 +77,7 @@ export type AskFlags = {
   option: string[];
   dryRun?: boolean;
   schema?: string;
+  template?: string;
 };
 
 /**
@@ -89,6 +92,10 @@ export function askFlags(cmd: Command): Command {
     .argument(
       "[question...]",
       "the question (chat text; - or absent with a pipe: read from stdin)",
+    )
+    .option(
+      "-t, --template <name>",
+      "put the question into a template (a file, or questions/NAME, chats/system/NAME, chats/NAME)",
     )
     .option("-c, --chat <file>", "continue this chat file (compiled first; - reads stdin)")
     .option("-e, --endpoint <name>", "endpoint (etc/AI/<name>.yaml)")
@@ -183,6 +190,7 @@ export function askOptionsOf(question: string[], o: AskFlags, signal: AbortSigna
   if (o.json) opts.json = true;
   if (o.dryRun) opts.dryRun = true;
   if (o.schema !== undefined) opts.schema = o.schema;
+  if (o.template !== undefined) opts.template = o.template;
   return opts;
 }
 
