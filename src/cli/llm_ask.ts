@@ -102,7 +102,7 @@ export function askFlags(cmd: Command): Command {
     .option("-m, --model <model>", "model")
     .option(
       "-b, --backend <name>",
-      "backend (responses, openai, anthropic, ollama, vllm, openwebui)",
+      "backend (responses, openai, anthropic, ollama, vllm, openwebui, huggingface)",
     )
     .option(
       "-f, --file <path>",

@@ -15,12 +15,12 @@ const BUILTIN: Record<string, () => Promise<Backend>> = {
   ollama: async () => (await import("./backends/ollama.ts")).ollamaBackend,
   vllm: async () => (await import("./backends/vllm.ts")).vllmBackend,
   openwebui: async () => (await import("./backends/openwebui.ts")).openwebuiBackend,
+  huggingface: async () => (await import("./backends/huggingface.ts")).huggingfaceBackend,
 };
 
 /** Ruby backends this port does not provide (named in errors instead of "unknown"). */
 const NOT_PORTED: Record<string, string> = {
   bedrock: "needs AWS request signing, not part of this port yet",
-  huggingface: "runs a local Python model, out of scope",
   relay: "the scp file relay is not ported",
 };
 
