@@ -8,10 +8,9 @@
 /** A parsed meta record: numbers for numeric values, strings otherwise. */
 export type MetaRecord = Record<string, string | number>;
 
-/** Token keys of one request, in canonical order. */
-export const TOKEN_KEYS = ["pt", "ct", "tt", "cct", "cwt", "rt"] as const;
-/** One of {@link TOKEN_KEYS}. */
-export type TokenKey = typeof TOKEN_KEYS[number];
+export { normalizeUsage, toInt, TOKEN_KEYS } from "./meta_usage.ts";
+export type { TokenKey } from "./meta_usage.ts";
+export { serializeMeta } from "./meta_serialize.ts";
 
 const S = "[ \\t\\n\\v\\f\\r]";
 const META_PAIR = new RegExp(
@@ -269,134 +268,4 @@ function numericAt(content: string, from: number, to: number): string | number {
 /** {@link numericAt} on a whole string. */
 function numeric(v: string): string | number {
   return numericAt(v, 0, v.length);
-}
-
-function codePointLength(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdbff) n++;
-  }
-  return n;
-}
-
-/**
- * Serializes a meta record to one line (`provenance.md` §4.1): keys in stable
- * order of value length (non-strings count 0); values containing `=`, `"`,
- * `\`, or leading/trailing whitespace are quoted with `\`/`"` escaped; CR/LF
- * become spaces; null/undefined become empty.
- *
- * @param meta the record
- * @returns the meta line
- *
- * @example
- * ```ts
- * import { serializeMeta } from "./meta.ts";
- * serializeMeta({ reas: "a=b", pt: 1 }); // 'pt=1 reas="a=b"'
- * ```
- */
-export function serializeMeta(meta: Record<string, unknown>): string {
-  const entries = Object.entries(meta).map(([k, v], i) => ({
-    k,
-    v,
-    i,
-    len: typeof v === "string" ? codePointLength(v) : 0,
-  }));
-  entries.sort((a, b) => a.len - b.len || a.i - b.i);
-  return entries.map(({ k, v }) => `${k}=${metaValue(v)}`).join(" ");
-}
-
-function metaValue(v: unknown): string {
-  if (v === null || v === undefined) return "";
-  let s = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);
-  s = s.replace(/\r\n|\r|\n/g, " ");
-  if (/[="\\]/.test(s) || /^[ \t\v\f]|[ \t\v\f]$/.test(s)) {
-    return `"${s.replace(/[\\"]/g, (c) => "\\" + c)}"`;
-  }
-  return s;
-}
-
-/**
- * Ruby-style lenient integer (`provenance.md` §4.4): integers as is, floats
- * truncated, strings by their leading `[+-]?\d+(_\d+)*`, anything else 0.
- *
- * @param v any value
- * @returns an integer
- */
-export function toInt(v: unknown): number {
-  if (typeof v === "number") return Number.isFinite(v) ? Math.trunc(v) : 0;
-  if (typeof v === "bigint") return Number(v);
-  if (typeof v === "string") {
-    const m = /^\s*([+-]?\d+(?:_\d+)*)/.exec(v);
-    return m ? Number(m[1]!.replace(/_/g, "")) : 0;
-  }
-  return 0;
-}
-
-const USAGE_PATHS: Record<Exclude<TokenKey, "tt">, string[][]> = {
-  pt: [["prompt_tokens"], ["input_tokens"]],
-  ct: [["completion_tokens"], ["output_tokens"]],
-  cct: [
-    ["prompt_tokens_details", "cached_tokens"],
-    ["input_tokens_details", "cached_tokens"],
-    ["cache_read_input_tokens"],
-  ],
-  cwt: [["input_tokens_details", "cache_write_tokens"], ["cache_creation_input_tokens"]],
-  rt: [["completion_tokens_details", "reasoning_tokens"], [
-    "output_tokens_details",
-    "reasoning_tokens",
-  ]],
-};
-
-function dig(o: unknown, path: string[]): unknown {
-  let cur = o;
-  for (const k of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<string, unknown>)[k];
-  }
-  return cur;
-}
-
-/**
- * Normalises a provider usage block to short token keys (`inference.md` §4.2):
- * for each key the first present path wins (0 counts as present); `tt` falls
- * back to `pt + ct`. Missing/empty usage → `{}`.
- *
- * @param usage the provider's `usage` object (OpenAI, Responses, Anthropic, Ollama-normalised)
- * @returns `{pt?, ct?, tt?, cct?, cwt?, rt?}` as integers, in canonical key order
- *
- * @example
- * ```ts
- * import { normalizeUsage } from "./meta.ts";
- * normalizeUsage({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 }); // {pt:11, ct:7, tt:18}
- * ```
- */
-export function normalizeUsage(usage: unknown): Partial<Record<TokenKey, number>> {
-  const out: Partial<Record<TokenKey, number>> = {};
-  if (usage === null || typeof usage !== "object") return out;
-  const first = (paths: string[][]) => {
-    for (const p of paths) {
-      const v = dig(usage, p);
-      if (v !== undefined && v !== null) return toInt(v);
-    }
-    return undefined;
-  };
-  const pt = first(USAGE_PATHS.pt);
-  const ct = first(USAGE_PATHS.ct);
-  const tt = first([["total_tokens"]]) ??
-    (pt !== undefined && ct !== undefined ? pt + ct : undefined);
-  const rest = {
-    cct: first(USAGE_PATHS.cct),
-    cwt: first(USAGE_PATHS.cwt),
-    rt: first(USAGE_PATHS.rt),
-  };
-  for (
-    const [k, v] of [["pt", pt], ["ct", ct], ["tt", tt], ["cct", rest.cct], ["cwt", rest.cwt], [
-      "rt",
-      rest.rt,
-    ]] as const
-  ) {
-    if (v !== undefined) out[k] = v;
-  }
-  return out;
 }

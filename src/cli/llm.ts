@@ -10,6 +10,8 @@ import { registerLlmProv } from "./llm_prov.ts";
 import { registerLlmAsk } from "./llm_ask.ts";
 import { registerLlmProcess } from "./llm_process.ts";
 
+import { registerLlmTemplate } from "./llm_template.ts";
+
 /**
  * Registers the `llm` command group.
  *
@@ -23,6 +25,8 @@ export function registerLlm(program: Command, ctx: CliContext): void {
   registerLlmProv(llm, ctx);
   registerLlmAsk(llm, ctx);
   registerLlmProcess(llm, ctx);
+
+  registerLlmTemplate(llm, ctx);
   void llm;
   void ctx;
 }

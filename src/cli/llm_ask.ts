@@ -43,6 +43,9 @@ export interface LlmAskOptions {
   dryRun?: boolean;
   /** `--inline FILE`: answer the file's `# ask:` comments in place. */
   inline?: string;
+
+  /** `-t`: template the question is put into (`agents.md` §5.3). */
+  template?: string;
   /** `llm json`: schema file (JSON or YAML); absent = any JSON object. */
   schema?: string;
   /** Aborts the ask (SIGINT). */
@@ -78,6 +81,7 @@ export type AskFlags = {
   dryRun?: boolean;
   inline?: string;
   schema?: string;
+  template?: string;
 };
 
 /**
@@ -93,12 +97,16 @@ export function askFlags(cmd: Command): Command {
       "[question...]",
       "the question (chat text; - or absent with a pipe: read from stdin)",
     )
+    .option(
+      "-t, --template <name>",
+      "put the question into a template (a file, or questions/NAME, chats/system/NAME, chats/NAME)",
+    )
     .option("-c, --chat <file>", "continue this chat file (compiled first; - reads stdin)")
     .option("-e, --endpoint <name>", "endpoint (etc/AI/<name>.yaml)")
     .option("-m, --model <model>", "model")
     .option(
       "-b, --backend <name>",
-      "backend (responses, openai, anthropic, ollama, vllm, openwebui, bedrock, relay)",
+      "backend (responses, openai, anthropic, ollama, vllm, openwebui, bedrock, huggingface, relay)",
     )
     .option(
       "-f, --file <path>",
@@ -191,6 +199,7 @@ export function askOptionsOf(question: string[], o: AskFlags, signal: AbortSigna
   if (o.dryRun) opts.dryRun = true;
   if (o.inline !== undefined) opts.inline = o.inline;
   if (o.schema !== undefined) opts.schema = o.schema;
+  if (o.template !== undefined) opts.template = o.template;
   return opts;
 }
 

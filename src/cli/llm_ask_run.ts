@@ -70,8 +70,9 @@ async function questionText(opts: LlmAskOptions, io: Io): Promise<string> {
     if (chatOnStdin) {
       throw usageError("Stdin can feed -c - or QUESTION -, not both: give the question as words");
     }
-    return await io.readStdin();
+    return await withTemplate(opts, await io.readStdin(), io);
   }
+  question = await withTemplate(opts, question, io);
   if (chatOnStdin) return question; // stdin holds the chat
   if (question.trim() === "") {
     if (!io.stdinIsTTY) question = await io.readStdin();
@@ -80,6 +81,13 @@ async function questionText(opts: LlmAskOptions, io: Io): Promise<string> {
     question = question.replace("...", () => context);
   }
   return question;
+}
+
+/** The question put into `-t`'s template (`agents.md` §5.3), or as it is. */
+async function withTemplate(opts: LlmAskOptions, question: string, io: Io): Promise<string> {
+  if (opts.template === undefined) return question;
+  const { templateQuestion } = await import("./llm_template.ts");
+  return await templateQuestion(opts.template, question, { cwd: io.cwd, env: io.env });
 }
 
 /** What `agent ask` changes in the `llm ask` run. */

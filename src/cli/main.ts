@@ -20,6 +20,8 @@ import { registerAgent } from "./agent.ts";
 import "../chat_analyst/builtin.ts"; // ChatAnalyst, found by name (loaded on first use)
 import { registerKb } from "./kb.ts";
 
+import { registerCompletion } from "./completion.ts";
+
 /**
  * Builds the program for one invocation.
  *
@@ -68,6 +70,8 @@ export function buildProgram(ctx: CliContext): Command {
   registerConfig(program, ctx);
   registerAgent(program, ctx);
   registerKb(program, ctx);
+
+  registerCompletion(program, ctx);
   return program;
 }
 

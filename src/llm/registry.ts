@@ -17,11 +17,7 @@ const BUILTIN: Record<string, () => Promise<Backend>> = {
   openwebui: async () => (await import("./backends/openwebui.ts")).openwebuiBackend,
   bedrock: async () => (await import("./backends/bedrock.ts")).bedrockBackend,
   relay: async () => (await import("./backends/relay.ts")).relayBackend,
-};
-
-/** Ruby backends this port does not provide (named in errors instead of "unknown"). */
-const NOT_PORTED: Record<string, string> = {
-  huggingface: "runs a local Python model, out of scope",
+  huggingface: async () => (await import("./backends/huggingface.ts")).huggingfaceBackend,
 };
 
 const registered = new Map<string, Backend>();
@@ -77,15 +73,6 @@ export async function getBackend(name: string): Promise<Backend> {
   if (r) return r;
   const load = BUILTIN[name];
   if (load) return await load();
-  if (name in NOT_PORTED) {
-    throw new ScoutError(
-      "unknown_backend",
-      `Backend "${name}" is not available: ${NOT_PORTED[name]}`,
-      {
-        backend: name,
-      },
-    );
-  }
   throw new ScoutError(
     "unknown_backend",
     `Unknown backend: "${name}" (known: ${backendNames().join(", ")})`,

@@ -91,11 +91,16 @@ Deno.test("timeouts and retries: defaults 1200 s and 3; invalid values are confi
   await assert.rejects(() => settings("ollama", { max_retries: "-1" }), /Invalid max_retries/);
 });
 
-Deno.test("unknown backend → unknown_backend listing the known ones; Ruby-only ones say why", async () => {
+Deno.test("unknown backend → unknown_backend listing the known ones; every Ruby backend is ported", async () => {
   await assert.rejects(() => getBackend("nonesuch"), (e) => {
     assert.ok(isScoutError(e, "unknown_backend"));
-    assert.match(e.message, /^Unknown backend: "nonesuch" \(known: responses, openai, anthropic/);
+    assert.match(
+      e.message,
+      /^Unknown backend: "nonesuch" \(known: responses, openai, anthropic, ollama, vllm, openwebui, bedrock, relay, huggingface\)$/,
+    );
     return true;
   });
-  await assert.rejects(() => getBackend("huggingface"), /not available/);
+  for (const name of ["bedrock", "huggingface", "relay"]) {
+    assert.equal(typeof (await getBackend(name)).query, "function");
+  }
 });

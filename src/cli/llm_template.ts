@@ -1,0 +1,164 @@
+/**
+ * Ask templates (`agents.md` §5.3, §5.5): `scout-ai llm template` lists the
+ * files under `questions/` on the search roots, and `-t/--template` of
+ * `llm ask`, `llm json` and `agent ask` wraps the question in one. A template
+ * is looked up as an existing file, then `questions/<t>`, `chats/system/<t>`
+ * and `chats/<t>` on the search roots (the working directory, then
+ * `$SCOUT_HOME`), first hit wins.
+ *
+ * @module
+ */
+import type { Command } from "@commander-js/extra-typings";
+import { readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { scoutHome } from "../config/home.ts";
+import { ScoutError } from "../errors.ts";
+import { isFile, readText } from "../util/fs.ts";
+import type { CliContext } from "./context.ts";
+import type { Io } from "./io.ts";
+
+/** Where templates are looked up. */
+export interface TemplateLookup {
+  /** Working directory (a search root, and the base of a template given as a path). */
+  cwd: string;
+  /** Environment (`SCOUT_HOME`). */
+  env: Record<string, string | undefined>;
+}
+
+/** Subdirectories of a search root holding templates, in lookup order. */
+export const TEMPLATE_DIRS = ["questions", join("chats", "system"), "chats"] as const;
+
+/**
+ * The search roots, highest priority first: the working directory, `$SCOUT_HOME`.
+ *
+ * @param o cwd and env
+ * @returns absolute directories, each once
+ */
+export function templateRoots(o: TemplateLookup): string[] {
+  return [...new Set([resolve(o.cwd), scoutHome(o.env)])];
+}
+
+/**
+ * Finds a template: `name` as an existing file, else `questions/<name>`,
+ * `chats/system/<name>`, `chats/<name>` (each over every root, in that order).
+ *
+ * @param name template name or path
+ * @param o cwd and env
+ * @returns the absolute file
+ * @throws ScoutError `not_found` naming the places searched
+ */
+export function findTemplate(name: string, o: TemplateLookup): string {
+  const direct = resolve(o.cwd, name);
+  if (isFile(direct)) return direct;
+  const tried: string[] = [];
+  for (const sub of TEMPLATE_DIRS) {
+    for (const root of templateRoots(o)) {
+      const f = join(root, sub, name);
+      if (isFile(f)) return f;
+      tried.push(join(root, sub));
+    }
+  }
+  throw new ScoutError(
+    "not_found",
+    `Template "${name}" not found (searched ${direct}, then ${tried.join(", ")}; ` +
+      "run 'scout-ai llm template' to list the questions/ templates)",
+    { template: name },
+  );
+}
+
+/**
+ * Puts the question into a template: at the first `???` when there is one,
+ * else appended as `\nuser: <question>` when non-empty, else the template
+ * alone.
+ *
+ * @param template template text
+ * @param question the question
+ * @returns the new question
+ *
+ * @example
+ * ```ts
+ * import { applyTemplate } from "./llm_template.ts";
+ * applyTemplate("Translate to French: ???", "good morning"); // "Translate to French: good morning"
+ * applyTemplate("system: be brief", "hi"); // "system: be brief\nuser: hi"
+ * ```
+ */
+export function applyTemplate(template: string, question: string): string {
+  if (template.includes("???")) return template.replace("???", () => question);
+  if (question !== "") return `${template}\nuser: ${question}`;
+  return template;
+}
+
+/**
+ * Reads template `name` and puts `question` into it.
+ *
+ * @param name template name or path
+ * @param question the question
+ * @param o cwd and env
+ * @returns the new question
+ */
+export async function templateQuestion(
+  name: string,
+  question: string,
+  o: TemplateLookup,
+): Promise<string> {
+  return applyTemplate(await readText(findTemplate(name, o)), question);
+}
+
+function filesUnder(dir: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return []; // a root without questions/ holds no templates
+  }
+  return entries.sort((a, b) => a.name.localeCompare(b.name)).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]
+  );
+}
+
+/**
+ * Every file under `questions/` on every search root, roots in priority order.
+ *
+ * @param o cwd and env
+ * @returns absolute paths
+ */
+export function listTemplates(o: TemplateLookup): string[] {
+  return templateRoots(o).flatMap((root) => filesUnder(join(root, "questions")));
+}
+
+/**
+ * `llm template`: prints the template files, one path per line (or a JSON array).
+ *
+ * @param io injected I/O
+ * @param json print `{"version":1,"templates":[…]}`
+ * @returns exit code
+ */
+export function runLlmTemplate(io: Io, json = false): number {
+  const files = listTemplates({ cwd: io.cwd, env: io.env });
+  if (json) io.stdout.write(JSON.stringify({ version: 1, templates: files }) + "\n");
+  else if (files.length > 0) io.stdout.write(files.join("\n") + "\n");
+  return 0;
+}
+
+/**
+ * Registers `llm template`.
+ *
+ * @param llm the `llm` command
+ * @param ctx invocation context
+ */
+export function registerLlmTemplate(llm: Command, ctx: CliContext): void {
+  llm.command("template")
+    .description("list the ask templates: every file under questions/ on the search roots")
+    .argument("[ignored...]", "ignored (as in Ruby)")
+    .option("--json", 'print {"version":1, "templates":[paths…]}')
+    .addHelpText(
+      "after",
+      "\nSearch roots: the working directory, then $SCOUT_HOME. Use a template with\n" +
+        "'llm ask -t NAME': it is looked up as a file, then questions/NAME, chats/system/NAME,\n" +
+        "chats/NAME; the question replaces its first ??? or is appended as a user message.\n\n" +
+        "Examples:\n  scout-ai llm template\n  scout-ai llm template --json",
+    )
+    .action((_ignored, o) => {
+      ctx.exitCode = runLlmTemplate(ctx.io, Boolean(o.json));
+    });
+}

@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DENO, runMain, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { buildProgram } from "../../src/cli/main.ts";
+import { bufferIo } from "../../src/cli/io.ts";
+import { commandTree } from "../../src/cli/completion_tree.ts";
+import { bashScript, fishScript } from "../../src/cli/completion_scripts.ts";
+
+const WORKFLOW = `export default (api) =>
+  api.workflow("Kitchen", {
+    description: "test kitchen",
+    tasks: {
+      simmer: { type: "string", description: "simmer", inputs: {}, run: () => "s" },
+      sear: { type: "string", description: "sear", inputs: {}, run: () => "x" },
+      plate: { type: "string", description: "plate", inputs: {}, run: () => "p" },
+    },
+  });
+`;
+
+/** A project dir with a workflow and an endpoint, and a `scout-ai` on PATH running the deno entry. */
+async function project(dir: string): Promise<{ env: Record<string, string>; script: string }> {
+  await Deno.mkdir(join(dir, "proj", "workflows", "Kitchen"), { recursive: true });
+  await Deno.writeTextFile(join(dir, "proj", "workflows", "Kitchen", "workflow.ts"), WORKFLOW);
+  await Deno.mkdir(join(dir, "home", "etc", "AI"), { recursive: true });
+  await Deno.writeTextFile(join(dir, "home", "etc", "AI", "fastbot.yaml"), "backend: ollama\n");
+  await Deno.mkdir(join(dir, "bin"));
+  const wrapper = join(dir, "bin", "scout-ai");
+  const args = [DENO, ...SCOUT_SOURCE_ARGS].map((a) => `'${a}'`).join(" ");
+  await Deno.writeTextFile(wrapper, `#!/bin/sh\nexec ${args} "$@"\n`);
+  await Deno.chmod(wrapper, 0o755);
+  const env = {
+    SCOUT_HOME: join(dir, "home"),
+    PATH: `${join(dir, "bin")}:${Deno.env.get("PATH")}`,
+  };
+  const r = await runScout(["completion", "bash"], { env, cwd: join(dir, "proj") });
+  assert.equal(r.code, 0, r.stderr);
+  const script = join(dir, "scout-ai.bash");
+  await Deno.writeTextFile(script, r.stdout);
+  return { env, script };
+}
+
+/** Completes each line (words; the last is the one being completed) in one real bash. */
+async function complete(
+  dir: string,
+  env: Record<string, string>,
+  script: string,
+  lines: string[][],
+): Promise<string[]> {
+  const calls = lines.map((words) => `t ${words.map((w) => `'${w}'`).join(" ")}`).join("\n");
+  const program = `source '${script}'
+complete -p scout-ai
+t() { COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _scout_ai; echo "\${COMPREPLY[*]}"; }
+${calls}
+`;
+  const out = await new Deno.Command("bash", {
+    args: ["--norc", "--noprofile", "-c", program],
+    cwd: join(dir, "proj"),
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const [registration, ...results] = text.split("\n");
+  assert.match(registration!, /^complete .*-F _scout_ai scout-ai$/);
+  return results.slice(0, lines.length);
+}
+
+Deno.test("bash loads the script and completes commands, workflows, task and endpoint names", async () => {
+  await using dir = await tempDir();
+  const { env, script } = await project(dir.path);
+  const got = await complete(dir.path, env, script, [
+    ["scout-ai", "wor"],
+    ["scout-ai", "workflow", "t"],
+    ["scout-ai", "workflow", "task", "Ki"],
+    ["scout-ai", "workflow", "task", "Kitchen", "s"],
+    ["scout-ai", "workflow", "task", "Kitchen", ""],
+    ["scout-ai", "--log", "3", "workflow", "task", "Kitchen", "pl"],
+    ["scout-ai", "llm", "ask", "-e", "fa"],
+    ["scout-ai", "llm", "ask", "--stre"],
+    ["scout-ai", "workflow", "task", "Nope", ""],
+  ]);
+  assert.deepEqual(got, [
+    "workflow",
+    "task",
+    "Kitchen",
+    "simmer sear",
+    "simmer sear plate",
+    "plate",
+    "fastbot",
+    "--stream",
+    "", // an unknown workflow completes to nothing (bash then offers files)
+  ]);
+});
+
+Deno.test("completion --list names what is on the search roots, and nothing for an unknown workflow", async () => {
+  await using dir = await tempDir();
+  const { env } = await project(dir.path);
+  const cwd = join(dir.path, "proj");
+  const list = async (...args: string[]) => {
+    const r = await runMain(["completion", "--list", ...args], { cwd, env });
+    return { code: r.code, out: r.stdout };
+  };
+  assert.deepEqual(await list("workflows"), { code: 0, out: "Kitchen\n" });
+  assert.deepEqual(await list("tasks", "Kitchen"), { code: 0, out: "simmer\nsear\nplate\n" });
+  assert.deepEqual(await list("tasks", "Nope"), { code: 0, out: "" });
+  assert.deepEqual(await list("endpoints"), { code: 0, out: "fastbot\n" });
+  assert.equal((await list("nonsense")).code, 2);
+});
+
+Deno.test("the scripts follow the program: a command added to it is completed without editing", () => {
+  const program = buildProgram({ io: bufferIo(), exitCode: 0, debug: false, logLevel: 5 });
+  const before = bashScript(commandTree(program));
+  assert.doesNotMatch(before, /zebra/);
+  program.command("zebra").option("--stripes <n>", "how many");
+  const specs = commandTree(program);
+  assert.match(bashScript(specs), /'zebra'\) echo '--stripes/);
+  assert.match(bashScript(specs), /'' *\) echo '.*\bzebra\b/);
+  assert.match(fishScript(specs), /-a 'zebra'/);
+});
+
+Deno.test("completion with an unknown shell is a usage error; zsh and fish scripts print", async () => {
+  for (const shell of ["zsh", "fish"]) {
+    const r = await runMain(["completion", shell]);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, shell === "zsh" ? /bashcompinit/ : /complete -c scout-ai/);
+  }
+  const r = await runMain(["completion", "tcsh"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /unknown shell "tcsh"/);
+});

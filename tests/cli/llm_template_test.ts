@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runMain, tempDir } from "../support/cli.ts";
+import { applyTemplate } from "../../src/cli/llm_template.ts";
+
+async function put(path: string, text: string): Promise<void> {
+  await Deno.mkdir(join(path, ".."), { recursive: true });
+  await Deno.writeTextFile(path, text);
+}
+
+/** A project (cwd) and a SCOUT_HOME with templates in each place of the lookup order. */
+async function layout(dir: string) {
+  const cwd = join(dir, "proj");
+  const home = join(dir, "home");
+  await put(join(cwd, "questions", "fr"), "Translate to French: ???");
+  await put(join(cwd, "questions", "sub", "deep"), "deep one");
+  await put(join(cwd, "chats", "system", "fr"), "system: shadowed by questions/fr");
+  await put(join(cwd, "chats", "system", "terse"), "system: be terse");
+  await put(join(cwd, "chats", "terse"), "system: shadowed by chats/system/terse");
+  await put(join(cwd, "chats", "plain"), "user: from chats/");
+  await put(join(home, "questions", "homey"), "Home template ??? end");
+  await put(join(cwd, "local.txt"), "A file: ???");
+  await Deno.mkdir(join(cwd, "Agent", "Echo"), { recursive: true });
+  await put(join(cwd, "Agent", "Echo", "start_chat"), "system: You are Echo.");
+  return { cwd, env: { SCOUT_HOME: home, SCOUT_AGENT_PATH: "" }, home };
+}
+
+Deno.test("applyTemplate: ??? takes the question (first only); else appended as user; else the template", () => {
+  assert.equal(applyTemplate("A ??? B ???", "q"), "A q B ???");
+  assert.equal(applyTemplate("system: x", "q"), "system: x\nuser: q");
+  assert.equal(applyTemplate("system: x", ""), "system: x");
+  assert.equal(applyTemplate("A ???", "$& $1"), "A $& $1"); // no replacement patterns
+});
+
+Deno.test("llm template lists every file under questions/ on the roots, cwd first", async () => {
+  await using dir = await tempDir();
+  const { cwd, env, home } = await layout(dir.path);
+  const r = await runMain(["llm", "template", "ignored"], { cwd, env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.stdout.split("\n").filter((l) => l !== ""), [
+    join(cwd, "questions", "fr"),
+    join(cwd, "questions", "sub", "deep"),
+    join(home, "questions", "homey"),
+  ]);
+  const j = await runMain(["llm", "template", "--json"], { cwd, env });
+  assert.equal(JSON.parse(j.stdout).templates.length, 3);
+  const empty = await runMain(["llm", "template"], {
+    cwd: join(cwd, "questions", "sub"),
+    env: { SCOUT_HOME: join(dir.path, "none") },
+  });
+  assert.deepEqual([empty.code, empty.stdout], [0, ""]);
+});
+
+Deno.test("llm ask -t follows the lookup order: file, questions/, chats/system/, chats/, over the roots", async () => {
+  await using dir = await tempDir();
+  const { cwd, env } = await layout(dir.path);
+  const ask = (t: string, q = "good morning") =>
+    runMain(["llm", "ask", "-t", t, "--dry-run", q], { cwd, env });
+  const cases: [string, RegExp][] = [
+    ["fr", /user:\n\nTranslate to French: good morning\n/],
+    ["terse", /system:\n\nbe terse\n\nuser:\n\ngood morning/],
+    ["plain", /user:\n\nfrom chats\/\n\nuser:\n\ngood morning/],
+    ["homey", /Home template good morning end/],
+    ["local.txt", /A file: good morning/],
+  ];
+  for (const [t, re] of cases) {
+    const r = await ask(t);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, re, t);
+    assert.doesNotMatch(r.stdout, /shadowed/, t);
+  }
+  const without = await runMain(["llm", "ask", "--dry-run", "good morning"], { cwd, env });
+  assert.doesNotMatch(without.stdout, /Translate/);
+  const missing = await ask("nope");
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /Template "nope" not found \(searched .*questions/);
+  assert.equal(missing.stderr.trim().split("\n").length, 1);
+});
+
+Deno.test("agent ask -t puts the question into the template too", async () => {
+  await using dir = await tempDir();
+  const { cwd, env } = await layout(dir.path);
+  const r = await runMain(["agent", "ask", "Echo", "-t", "fr", "--dry-run", "bonjour?"], {
+    cwd,
+    env,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Translate to French: bonjour\?/);
+  assert.match(r.stdout, /You are Echo/);
+});
