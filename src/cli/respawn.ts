@@ -17,7 +17,7 @@
  * (~10 ms) and changes nothing else: same arguments, standard streams, exit
  * status and signals.
  *
- * Only `llm prov`, only inside the binary, and never when
+ * Only `llm prov` and the built-in ChatAnalyst's tasks, only inside the binary, and never when
  * `BUN_JSC_useFTLJIT` is already set (`BUN_JSC_useFTLJIT=1` keeps FTL and
  * the one process); an option the user set keeps the user's value. If the
  * child cannot be started the command runs in this process.
@@ -44,15 +44,16 @@ export const PROV_JSC_OPTIONS: Readonly<Record<string, string>> = {
 export const VALUED_GLOBALS: ReadonlySet<string> = new Set(["--log"]);
 
 /**
- * Whether arguments name `llm prov`: the first two words that are not
- * global options (or their values) are `llm` and `prov`.
+ * Whether arguments name a provenance walk: the first words that are not
+ * global options (or their values) are `llm prov`, or `workflow task
+ * ChatAnalyst` (the built-in workflow whose tasks each walk once).
  *
  * @param args command-line arguments (without the executable)
  * @returns true for `llm prov …`
  */
 export function isProvCommand(args: readonly string[]): boolean {
   const words: string[] = [];
-  for (let i = 0; i < args.length && words.length < 2; i++) {
+  for (let i = 0; i < args.length && words.length < 3; i++) {
     const a = args[i]!;
     if (a === "--") break;
     if (a.startsWith("-")) {
@@ -61,7 +62,9 @@ export function isProvCommand(args: readonly string[]): boolean {
     }
     words.push(a);
   }
-  return words[0] === "llm" && words[1] === "prov";
+  return (words[0] === "llm" && words[1] === "prov") ||
+    // a ChatAnalyst task is one provenance walk too (issue 17's bench)
+    (words[0] === "workflow" && words[1] === "task" && words[2] === "ChatAnalyst");
 }
 
 /**

@@ -25,6 +25,11 @@ Deno.test("isProvCommand finds `llm prov` after global options and their values"
   assert.ok(!isProvCommand(["llm"]));
   assert.ok(!isProvCommand(["--", "llm", "prov"]));
   assert.ok(!isProvCommand([]));
+  // ChatAnalyst's tasks are walks too; other workflows are not
+  assert.ok(isProvCommand(["workflow", "task", "ChatAnalyst", "chat_report", "--file", "s.chat"]));
+  assert.ok(isProvCommand(["--log", "3", "workflow", "task", "ChatAnalyst", "chat_tokens"]));
+  assert.ok(!isProvCommand(["workflow", "task", "Baking", "bake_muffin"]));
+  assert.ok(!isProvCommand(["workflow", "info", "ChatAnalyst"]));
 });
 
 Deno.test("shouldRespawn: binary and prov and no variable set", () => {
