@@ -18,6 +18,7 @@ import { collectYoungGarbage } from "../util/gc.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
+import { scoutHome } from "../config/home.ts";
 
 /** Options of `llm prov`. */
 export interface LlmProvOptions {
@@ -166,6 +167,10 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
       if (lines.length > 0) io.stdout.write(lines.join("\n") + "\n");
     } else if (opts.dot === undefined && opts.plot === undefined && opts.html === undefined) {
       io.stdout.write(p.renderTree(report, view));
+      // with prices, the tree ends with what the whole run cost
+      if (existsSync(join(scoutHome(io.env), "etc", "prices.yaml"))) {
+        await (await import("./llm_prov_views.ts")).writeTreeCost(report, io);
+      }
     }
     if (opts.evidence) io.stdout.write(p.renderEvidence(report));
   }

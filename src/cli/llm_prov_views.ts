@@ -101,6 +101,29 @@ export function writeRollup(r: Rollup, priced: boolean, io: Io): void {
 }
 
 /**
+ * The tree's cost line: `cost: $X` for the deduplicated inferences, `?` when
+ * some model has no price (those models named once on stderr).
+ *
+ * @param report the report
+ * @param io injected I/O
+ */
+export async function writeTreeCost(report: ProvenanceReport, io: Io): Promise<void> {
+  const prices = await loadPrices(scoutHome(io.env));
+  if (prices === null) return;
+  const r = rollup(report, ["model"], prices);
+  const priced = r.groups.filter((g) => typeof g.cost === "number");
+  const sum = priced.reduce((a, g) => a + (g.cost as number), 0);
+  const n = report.events.length;
+  const known = priced.reduce((a, g) => a + g.inferences, 0);
+  io.stdout.write(
+    known === n
+      ? `cost: ${money(sum)}\n`
+      : `cost: ${money(sum)} + ? (${n - known} of ${n} inferences unpriced)\n`,
+  );
+  reportUnpriced(r, io);
+}
+
+/**
  * The roll-up as JSON (the `rollups` field of the provenance document).
  *
  * @param r the roll-up

@@ -156,6 +156,15 @@ Deno.test("llm prov --by: table with cost from $SCOUT_HOME/etc/prices.yaml; --js
   assert.match(t.stdout, /^claude-sonnet-4-5-20250929\s+1\s+.*\?$/m);
   assert.match(t.stdout, /^cost: \?$/m);
   assert.match(t.stderr, /no price for claude-sonnet-4-5-20250929, unknown/);
+  // the tree ends with the run's cost: priced models summed, the rest counted
+  const tree = await runMain(["llm", "prov", root, "-J", jobs], { env, cwd: dir.path });
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.match(tree.stdout, /\ncost: \$0\.0000 \+ \? \(5 of 7 inferences unpriced\)\n$/);
+  const noPrices = await runMain(["llm", "prov", root, "-J", jobs], {
+    env: { SCOUT_HOME: join(dir.path, "nohome") },
+    cwd: dir.path,
+  });
+  assert.doesNotMatch(noPrices.stdout, /cost:/);
   const j = await runMain(["llm", "prov", root, "-J", jobs, "--by", "agent", "--json"], {
     env: { SCOUT_HOME: join(dir.path, "nohome") },
     cwd: dir.path,
