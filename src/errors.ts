@@ -58,6 +58,8 @@ export type ScoutErrorCode =
   | "tool_loop_limit"
   | "tool_not_found"
   | "not_cached"
+  // tools
+  | "mcp_server"
   // agents
   | "agent_not_found"
   | "agent_load"

@@ -197,6 +197,20 @@ export async function ask(
   messages: readonly Message[],
   options: AskOptions = {},
 ): Promise<AskResult> {
+  // Resolvers the ask made itself are closed when it ends, also on errors and aborts (MCP sessions).
+  const opened: ToolResolver[] = [];
+  try {
+    return await askRun(messages, options, opened);
+  } finally {
+    for (const r of opened) await r.close?.();
+  }
+}
+
+async function askRun(
+  messages: readonly Message[],
+  options: AskOptions,
+  opened: ToolResolver[],
+): Promise<AskResult> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const home = scoutHome(env);
@@ -265,9 +279,10 @@ export async function ask(
 
   // tools from the whole chat, before any threading trim ([TS-FIX] defect 11)
   let resolver = options.toolResolver;
-  if (!resolver && chat.some((m) => m.role === "tool" || m.role === "introduce")) {
+  if (!resolver && chat.some((m) => ["tool", "introduce", "mcp"].includes(m.role))) {
     const { workflowToolResolver } = await import("../tools/workflow.ts");
-    resolver = workflowToolResolver({ cwd, env });
+    resolver = workflowToolResolver({ cwd, env, config: store, warn });
+    opened.push(resolver);
   }
   const assembled = await assembleTools(chat, toolRegistry(options.tools), resolver);
   chat = assembled.messages;
