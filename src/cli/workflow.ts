@@ -30,6 +30,7 @@ import type { CliContext } from "./context.ts";
 import { runWorkflowInfo } from "./workflow_info.ts";
 import { runWorkflowList } from "./workflow_list.ts";
 import { runWorkflowTask } from "./workflow_task.ts";
+import { registerWorkflowMcp } from "./workflow_mcp.ts";
 
 /**
  * Registers the `workflow` command group.
@@ -144,4 +145,5 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         json: Boolean(o.json),
       }, ctx.io);
     });
+  registerWorkflowMcp(wf, ctx);
 }

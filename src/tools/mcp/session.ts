@@ -21,7 +21,7 @@ export interface McpSessionOptions {
   cwd?: string;
   /** Bearer key for an HTTP server (sent only when set, §7.16). */
   key?: string;
-  /** Request timeout in ms (default: the SDK's 60 s). */
+  /** Timeout of tool calls in ms (default: the SDK's 60 s; start and listing keep 60 s). */
   timeoutMs?: number;
   /** HTTP client (tests). */
   fetch?: typeof fetch;
@@ -91,7 +91,7 @@ export class McpSession {
         ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
         stderr: "inherit",
       });
-      await client.connect(transport, this.requestOptions());
+      await client.connect(transport);
       this.pid = transport.pid;
       return client;
     }
@@ -104,7 +104,6 @@ export class McpSession {
     try {
       await client.connect(
         new StreamableHTTPClientTransport(new URL(spec.url), common),
-        this.requestOptions(),
       );
       return client;
     } catch (first) {
@@ -170,7 +169,7 @@ export class McpSession {
     try {
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor ? { cursor } : {}, this.requestOptions());
+        const page = await client.listTools(cursor ? { cursor } : {});
         for (const t of page.tools) {
           out.push({
             name: t.name,
