@@ -17,6 +17,22 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 
+/** Whether a process is alive (signal 0 equivalent). */
+export function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pids recorded in a `MCP_PID_FILE`. */
+export async function recordedPids(file: string): Promise<number[]> {
+  const t = await Deno.readTextFile(file).catch(() => "");
+  return t.split("\n").filter(Boolean).map(Number);
+}
+
 const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
 
 /** The test server with its tools (a fresh one per HTTP request: stateless). */

@@ -13,25 +13,12 @@ import { mcpToolResolver } from "../../src/tools/mcp/resolver.ts";
 import { normalizeMcpResult, parseMcpLine, urlScopes } from "../../src/tools/mcp/spec.ts";
 import { emptyConfig, parseConfigText } from "../../src/config/store.ts";
 import { ROOT, tempDir } from "../support/cli.ts";
+import { alive, recordedPids as pids } from "../support/mcp_server.ts";
 import type { Message } from "../../src/chat/types.ts";
 
 const DENO = Deno.execPath();
 const SERVER = join(ROOT, "tests/support/mcp_server.ts");
 const STDIO = `${DENO} run -A ${SERVER}`;
-
-export function alive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function pids(file: string): Promise<number[]> {
-  const t = await Deno.readTextFile(file).catch(() => "");
-  return t.split("\n").filter(Boolean).map(Number);
-}
 
 async function call(
   registry: Awaited<ReturnType<typeof assembleTools>>["registry"],
