@@ -23,3 +23,5 @@ export * from "./src/config/mod.ts";
 export * from "./src/llm/mod.ts";
 export * from "./src/tools/mod.ts";
 export * from "./src/agent/mod.ts";
+// MCP line parsing and result normalisation; sessions and serving: src/tools/mcp/mod.ts (loads the SDK).
+export * from "./src/tools/mcp/spec.ts";

@@ -68,6 +68,7 @@ export class McpSession {
     this.opts = opts;
   }
 
+  /** An `mcp_server` error naming the server. */
   private fail(what: string, e: unknown): ScoutError {
     const msg = e instanceof Error ? e.message : String(e);
     return new ScoutError("mcp_server", `MCP server "${this.spec.label}": ${what}: ${msg}`, {
@@ -76,6 +77,7 @@ export class McpSession {
     });
   }
 
+  /** Starts (stdio) or reaches (HTTP, falling back to SSE) the server. */
   private async open(): Promise<Client> {
     const client = new Client({ name: "scout-ai", version: "0.1.0" });
     const reset = () => {
@@ -124,7 +126,10 @@ export class McpSession {
     }
   }
 
-  private requestOptions(signal?: AbortSignal) {
+  /** Request options of a tool call: the configured timeout and the abort signal. */
+  private requestOptions(
+    signal?: AbortSignal,
+  ): { timeout?: number; resetTimeoutOnProgress?: boolean; signal?: AbortSignal } {
     return {
       ...(this.opts.timeoutMs
         ? { timeout: this.opts.timeoutMs, resetTimeoutOnProgress: true }
