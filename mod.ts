@@ -24,3 +24,6 @@ export * from "./src/llm/mod.ts";
 export * from "./src/tools/mod.ts";
 export * from "./src/agent/mod.ts";
 export * from "./src/chat_analyst/mod.ts";
+
+// MCP line parsing and result normalisation; sessions and serving: src/tools/mcp/mod.ts (loads the SDK).
+export * from "./src/tools/mcp/spec.ts";

@@ -59,6 +59,8 @@ export type ScoutErrorCode =
   | "tool_not_found"
   | "not_cached"
   | "relay"
+  // tools
+  | "mcp_server"
   // agents
   | "agent_not_found"
   | "agent_load"

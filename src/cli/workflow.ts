@@ -32,6 +32,7 @@ import { runWorkflowList } from "./workflow_list.ts";
 import { runWorkflowTask } from "./workflow_task.ts";
 import type { DeployOptions } from "./workflow_deploy.ts";
 import { registerWorkflowBatch } from "./workflow_batch.ts";
+import { registerWorkflowMcp } from "./workflow_mcp.ts";
 
 function collect(v: string, prev: string[] | undefined): string[] {
   return [...(prev ?? []), v];
@@ -183,4 +184,5 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         json: Boolean(o.json),
       }, ctx.io);
     });
+  registerWorkflowMcp(wf, ctx);
 }

@@ -37,7 +37,16 @@ async function tools(chat: Message[], ctx: AskContext) {
   if (!resolver && chat.some((m) => RESOLVED_ROLES.has(m.role))) {
     await ctx.options.prepareWorkflows?.();
     const { workflowToolResolver } = await import("../tools/workflow.ts");
-    resolver = workflowToolResolver({ cwd: ctx.cwd, env: ctx.env });
+    const own = workflowToolResolver({
+      cwd: ctx.cwd,
+      env: ctx.env,
+      config: ctx.store,
+      warn: ctx.warn,
+    });
+    // MCP sessions it opened end with the ask (errors and Ctrl-C too); a
+    // resolver passed in by the caller is the caller's to close
+    ctx.onClose.push(() => own.close?.());
+    resolver = own;
   }
   return await assembleTools(chat, toolRegistry(ctx.options.tools), resolver);
 }

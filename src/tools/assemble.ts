@@ -27,6 +27,8 @@ export interface ToolResolver {
   kbTools?(tokens: string[]): Promise<ToolEntry[]>;
   /** `association: <name> <path> [k=v…]` → tool entries. */
   associationTools?(tokens: string[]): Promise<ToolEntry[]>;
+  /** Ends what the resolver started for the run (MCP sessions); the ask calls it last. */
+  close?(): Promise<void>;
 }
 
 export { shellWords, TOOL_DIRECTIVES } from "../chat/tool_directives.ts";

@@ -29,6 +29,8 @@ import { jobState, thisHost } from "../workflow/state.ts";
 import type { Job } from "../workflow/job_types.ts";
 import { ScoutError } from "../errors.ts";
 import type { ToolResolver } from "./assemble.ts";
+import type { ConfigStore } from "../config/store.ts";
+import type { McpToolResolver } from "./mcp/resolver.ts";
 import type { FunctionToolDefinition, JsonSchema, ToolEntry, ToolFunction } from "./types.ts";
 import { toolOutput } from "./types.ts";
 
@@ -43,6 +45,10 @@ export interface WorkflowToolOptions {
   env?: Record<string, string | undefined>;
   /** Job store for every job (default: each workflow's own). */
   store?: JobStore;
+  /** Config store (MCP keys and timeout). */
+  config?: ConfigStore;
+  /** Warnings (MCP servers whose tools cannot be listed). */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -320,14 +326,16 @@ export function introductionText(wf: Workflow): string | null {
 }
 
 /**
- * A {@link ToolResolver} for `tool:` and `introduce:` lines: workflows are
- * looked up among the registered ones, then loaded from `./workflows/<Name>/`
- * or `$SCOUT_HOME/workflows/<Name>/` (or a path).
+ * A {@link ToolResolver} for `tool:`, `introduce:` and `mcp:` lines: workflows
+ * are looked up among the registered ones, then loaded from `./workflows/<Name>/`
+ * or `$SCOUT_HOME/workflows/<Name>/` (or a path); MCP servers get one session
+ * each, ended by the resolver's `close()`.
  *
  * @param opts store, cwd, env
  * @returns the resolver
  */
 export function workflowToolResolver(opts: WorkflowToolOptions = {}): ToolResolver {
+  let mcp: McpToolResolver | undefined;
   const find = async (name: string): Promise<Workflow> => {
     const wf = registeredWorkflow(name);
     if (wf) return wf;
@@ -354,5 +362,21 @@ export function workflowToolResolver(opts: WorkflowToolOptions = {}): ToolResolv
     },
     introduce: async (name) => introductionText(await find(name)),
     kbTools: async (tokens) => (await import("./kb.ts")).kbLineTools(tokens, opts),
+    // MCP sessions: one per server for the resolver's run, loaded on first `mcp:` line.
+    mcpTools: async (tokens) => {
+      if (!mcp) {
+        const { mcpToolResolver } = await import("./mcp/resolver.ts");
+        mcp = mcpToolResolver({
+          ...(opts.cwd ? { cwd: opts.cwd } : {}),
+          ...(opts.env ? { env: opts.env } : {}),
+          ...(opts.config ? { config: opts.config } : {}),
+          ...(opts.warn ? { warn: opts.warn } : {}),
+        });
+      }
+      return mcp.mcpTools(tokens);
+    },
+    close: async () => {
+      await mcp?.close();
+    },
   };
 }

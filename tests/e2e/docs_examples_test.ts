@@ -32,6 +32,8 @@ const NOT_RUN: Record<string, string> = {
     "the task fails by design (it shows what an error job looks like); tests/workflow cover it",
   "scout-ai workflow task fixtures/workflows/Baking broken --json | jq .path":
     "the task fails by design, so the command exits 1 after printing the JSON",
+  "scout-ai workflow mcp fixtures/workflows/Baking whisk bake --http 8808":
+    "serves until Ctrl-C; tests/e2e/mcp_test.ts serves over HTTP and lists/calls the tools",
 };
 
 /** The README's first block: set-up + the example session, and the gate (checked, not run here). */

@@ -1,0 +1,132 @@
+/**
+ * `scout-ai workflow mcp WORKFLOW [TASK…] [--http PORT] [--host H]` — serves
+ * a workflow's tasks as MCP tools (`workflow.md` §6.5): over stdio (stdout
+ * carries only MCP messages), or over Streamable HTTP bound to 127.0.0.1 by
+ * default. Each call runs the task as a persisted job.
+ *
+ * `--json` (with `--http`): one line `{"version":1,"url"}` on stdout once
+ * listening.
+ *
+ * @module
+ */
+import type { Command } from "@commander-js/extra-typings";
+import { usageError } from "../errors.ts";
+import type { CliContext } from "./context.ts";
+import type { Io } from "./io.ts";
+import { loader, storeOptions, wfLib } from "./workflow_common.ts";
+
+/** Options of `workflow mcp`. */
+export interface WorkflowMcpOptions {
+  /** Workflow name or path. */
+  workflow: string;
+  /** Tasks to serve (empty = the exported tasks, else all). */
+  tasks: string[];
+  /** Serve Streamable HTTP on this port instead of stdio (0 = any free port). */
+  http?: number;
+  /** Bind address for `--http` (default 127.0.0.1). */
+  host?: string;
+  /** Jobs directory. */
+  jobsDir?: string;
+  /** Print `{"version":1,"url"}` once listening (HTTP). */
+  json?: boolean;
+  /** Ends an HTTP server (SIGINT/SIGTERM in the CLI). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs `workflow mcp`: serves until stdin closes (stdio) or the signal fires (HTTP).
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @returns exit code
+ */
+export async function runWorkflowMcp(opts: WorkflowMcpOptions, io: Io): Promise<number> {
+  const { loadWorkflow } = await loader();
+  const lib = await wfLib();
+  const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
+  const store = lib.storeFor(wf, storeOptions(opts, io));
+  const jobOpts = { store, cwd: io.cwd, env: io.env };
+  const mcp = await import("../tools/mcp/serve.ts");
+  mcp.workflowMcpTools(wf, opts.tasks); // unknown tasks fail before serving
+  if (opts.http === undefined) {
+    await mcp.serveWorkflowStdio(wf, opts.tasks, jobOpts);
+    return 0;
+  }
+  const { http, url } = await mcp.serveWorkflowHttp(wf, opts.tasks, {
+    ...jobOpts,
+    port: opts.http,
+    ...(opts.host ? { host: opts.host } : {}),
+  });
+  if (opts.json) io.stdout.write(JSON.stringify({ version: 1, url }) + "\n");
+  io.stderr.write(`Serving workflow ${wf.name} over MCP at ${url}\n`);
+  await new Promise<void>((resolve) => {
+    if (opts.signal?.aborted) resolve();
+    opts.signal?.addEventListener("abort", () => resolve(), { once: true });
+    http.once("close", () => resolve());
+  });
+  http.closeAllConnections?.();
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+  return 0;
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw usageError(`Invalid port "${value}": expected an integer 0-65535`);
+  }
+  return n;
+}
+
+/**
+ * Registers `workflow mcp` under the `workflow` command.
+ *
+ * @param wf the `workflow` command
+ * @param ctx invocation context
+ */
+export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
+  wf.command("mcp")
+    .description("serve a workflow's tasks as MCP tools (stdio, or Streamable HTTP)")
+    .argument("<workflow>", "workflow name or path")
+    .argument("[tasks...]", "tasks to serve (default: the exported tasks, else all)")
+    .option("--http <port>", "serve Streamable HTTP on this port (0 = any free port)", port)
+    .option("--host <address>", "bind address for --http", "127.0.0.1")
+    .option("--jobs-dir <dir>", "jobs directory (default: $SCOUT_HOME/var/jobs)")
+    .option("--json", "with --http: print {version, url} on stdout once listening")
+    .addHelpText(
+      "after",
+      "\nEach tool call runs the task as a persisted job (cached; `workflow info` and\n" +
+        "`llm prov` see it) and answers with its result; a failed job is an MCP tool\n" +
+        "error. Over stdio, stdout carries only MCP messages and the server ends when\n" +
+        "stdin closes; over HTTP it runs until Ctrl-C. Tools are annotated read-only,\n" +
+        "non-destructive, idempotent and closed-world. In a chat:\n" +
+        "  mcp: stdio 'scout-ai workflow mcp Baking'\n\n" +
+        "Examples:\n" +
+        "  scout-ai workflow mcp fixtures/workflows/Baking < /dev/null\n" +
+        "  scout-ai workflow mcp fixtures/workflows/Baking whisk bake --http 8808",
+    )
+    .action(async (workflow, tasks, o) => {
+      const ac = new AbortController();
+      const stop = () => ac.abort();
+      const real = o.http !== undefined;
+      if (real) {
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      }
+      try {
+        ctx.exitCode = await runWorkflowMcp({
+          workflow,
+          tasks,
+          ...(o.http !== undefined ? { http: o.http } : {}),
+          ...(o.host !== undefined ? { host: o.host } : {}),
+          ...(o.jobsDir !== undefined ? { jobsDir: o.jobsDir } : {}),
+          json: Boolean(o.json),
+          signal: ac.signal,
+        }, ctx.io);
+      } finally {
+        if (real) {
+          process.removeListener("SIGINT", stop);
+          process.removeListener("SIGTERM", stop);
+        }
+      }
+    });
+}

@@ -1,0 +1,129 @@
+/**
+ * `mcp:` lines → tool entries (`agents.md` §6.3): one {@link McpSession} per
+ * server per run, each server tool a function tool with its `inputSchema`
+ * (only the named ones when names are given), results normalised as Ruby
+ * does, `isError` kept as an error output ([TS-FIX]), failures as error
+ * outputs naming the server. A server whose tools cannot be listed is
+ * reported once through `warn` and contributes no tools; the run goes on.
+ *
+ * @module
+ */
+import type { ConfigStore } from "../../config/store.ts";
+import type { ToolEntry } from "../types.ts";
+import { toolOutput } from "../types.ts";
+import { McpSession } from "./session.ts";
+import { mcpKey, mcpTimeoutMs, normalizeMcpResult, parseMcpLine } from "./spec.ts";
+import type { McpServerSpec } from "./spec.ts";
+
+/** Options of {@link mcpToolResolver}. */
+export interface McpResolverOptions {
+  /** Environment of stdio children and of config `env:` values. */
+  env?: Record<string, string | undefined>;
+  /** Working directory of stdio children. */
+  cwd?: string;
+  /** Config store (Bearer keys, `timeout`). */
+  config?: ConfigStore;
+  /** Where unlistable servers are reported (once each). */
+  warn?: (message: string) => void;
+  /** HTTP client (tests). */
+  fetch?: typeof fetch;
+}
+
+/** The MCP part of a tool resolver: entries for `mcp:` lines and the sessions' end. */
+export interface McpToolResolver {
+  /** `mcp:` tokens → tool entries. */
+  mcpTools(tokens: string[]): Promise<ToolEntry[]>;
+  /** Closes every session of the run (ends stdio children). */
+  close(): Promise<void>;
+  /** The sessions opened so far, by server (tests, diagnostics). */
+  sessions: Map<string, McpSession>;
+}
+
+function serverKey(spec: McpServerSpec): string {
+  return spec.kind === "stdio" ? `stdio ${JSON.stringify(spec.argv)}` : `http ${spec.url}`;
+}
+
+function textOf(v: unknown): string {
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/**
+ * Tool entries of one session.
+ *
+ * @param session the session
+ * @param names tools to keep (empty = all)
+ * @returns the entries
+ * @throws ScoutError `mcp_server` when the tools cannot be listed
+ */
+export async function mcpSessionTools(
+  session: McpSession,
+  names: readonly string[] = [],
+): Promise<ToolEntry[]> {
+  const tools = await session.listTools();
+  const keep = names.length ? tools.filter((t) => names.includes(t.name)) : tools;
+  return keep.map((t) => ({
+    definition: {
+      type: "function",
+      function: { name: t.name, description: t.description ?? "", parameters: t.inputSchema },
+    },
+    // The server validates its own arguments.
+    validate: () => [],
+    impl: async (name, args, ctx) => {
+      const res = await session.callTool(name, args, ctx.signal);
+      const value = normalizeMcpResult(res);
+      if (res.isError === true) {
+        return toolOutput({
+          content: `MCP server "${session.spec.label}": tool "${name}" failed: ${textOf(value)}`,
+          error: "error",
+        });
+      }
+      return value;
+    },
+  }));
+}
+
+/**
+ * A resolver for `mcp:` lines that keeps one session per server for the run.
+ *
+ * @param opts env, cwd, config, warn
+ * @returns the resolver; call `close()` when the run ends
+ */
+export function mcpToolResolver(opts: McpResolverOptions = {}): McpToolResolver {
+  const sessions = new Map<string, McpSession>();
+  const warned = new Set<string>();
+  return {
+    sessions,
+    async mcpTools(tokens) {
+      const spec = parseMcpLine(tokens);
+      const key = serverKey(spec);
+      let session = sessions.get(key);
+      if (!session) {
+        const http = spec.kind === "http" ? mcpKey(opts.config, spec.url, opts.env) : undefined;
+        const timeoutMs = mcpTimeoutMs(opts.config, opts.env);
+        session = new McpSession(spec, {
+          ...(opts.env ? { env: opts.env } : {}),
+          ...(opts.cwd ? { cwd: opts.cwd } : {}),
+          ...(http ? { key: http } : {}),
+          ...(timeoutMs ? { timeoutMs } : {}),
+          ...(opts.fetch ? { fetch: opts.fetch } : {}),
+        });
+        sessions.set(key, session);
+      }
+      try {
+        return await mcpSessionTools(session, spec.names);
+      } catch (e) {
+        if (!warned.has(key)) {
+          warned.add(key);
+          (opts.warn ?? ((m: string) => console.error(m)))(
+            `${(e as Error).message} (its tools are not available)`,
+          );
+        }
+        return [];
+      }
+    },
+    async close() {
+      const all = [...sessions.values()];
+      await Promise.all(all.map((s) => s.close()));
+    },
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * Serving a workflow over MCP (`workflow.md` §6.5): the offered tasks (the
+ * named ones, else the exported ones, else all) become MCP tools with the
+ * §6.2 schema (`properties` + `required`) and the annotations read-only,
+ * non-destructive, idempotent, closed-world. A call runs the task as a
+ * persisted job (cached; provenance sees it) and answers with its result as
+ * text; a failed job or bad input is an MCP tool error, never a crash.
+ * Transports: stdio, or Streamable HTTP (stateless) on a loopback port.
+ *
+ * @module
+ */
+import { createServer, type Server as HttpServer } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Workflow } from "../../workflow/define.ts";
+import { taskOf } from "../../workflow/define.ts";
+import { normalizeOutput } from "../content.ts";
+import type { ToolFunction } from "../types.ts";
+import {
+  taskToolDefinition,
+  taskToolFunction,
+  workflowToolNames,
+  type WorkflowToolOptions,
+} from "../workflow.ts";
+
+/** One served tool as MCP lists it. */
+export interface ServedTool {
+  /** Task name. */
+  name: string;
+  /** Task description. */
+  description: string;
+  /** `{type: "object", properties, required}`. */
+  inputSchema: { type: "object"; properties: Record<string, unknown>; required: string[] };
+  /** §6.5 annotations. */
+  annotations: {
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+}
+
+/**
+ * The MCP tool list of a workflow (§6.5).
+ *
+ * @param wf the workflow
+ * @param tasks task names (empty = the workflow's offered tasks, §6.1)
+ * @returns the tools
+ * @throws ScoutError `task_not_found` for an unknown task
+ */
+export function workflowMcpTools(wf: Workflow, tasks: readonly string[] = []): ServedTool[] {
+  const names = tasks.length ? tasks.map((t) => taskOf(wf, t).name) : workflowToolNames(wf);
+  return names.map((t) => {
+    const fn = taskToolDefinition(wf, t).function;
+    return {
+      name: t,
+      description: fn.description ?? "",
+      inputSchema: {
+        type: "object",
+        properties: fn.parameters?.properties ?? {},
+        required: fn.parameters?.required ?? [],
+      },
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    };
+  });
+}
+
+function errorText(content: string): string {
+  try {
+    const parsed = JSON.parse(content) as { exception?: unknown };
+    if (parsed && typeof parsed.exception === "string") return parsed.exception;
+  } catch { /* plain text */ }
+  return content;
+}
+
+/**
+ * Builds the MCP server of a workflow (not yet connected to a transport).
+ *
+ * @param wf the workflow
+ * @param tasks task names (empty = offered tasks)
+ * @param opts job store, cwd, env of the jobs
+ * @returns the SDK server
+ */
+export function workflowMcpServer(
+  wf: Workflow,
+  tasks: readonly string[] = [],
+  opts: WorkflowToolOptions = {},
+): Server {
+  const tools = workflowMcpTools(wf, tasks);
+  const impls = new Map<string, ToolFunction>(
+    tools.map((t) => [t.name, taskToolFunction(wf, t.name, opts)]),
+  );
+  const server = new Server({ name: wf.name, version: "1.0.0" }, {
+    capabilities: { tools: {} },
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  type CallReq = { params: { name: string; arguments?: Record<string, unknown> } };
+  type CallExtra = { requestId: string | number; signal: AbortSignal };
+  server.setRequestHandler(CallToolRequestSchema, async (req: CallReq, extra: CallExtra) => {
+    const name = req.params.name;
+    const impl = impls.get(name);
+    const fail = (text: string) => ({ content: [{ type: "text" as const, text }], isError: true });
+    if (!impl) return fail(`Tool not found '${name}' in workflow ${wf.name}`);
+    try {
+      const raw = await impl(name, req.params.arguments ?? {}, {
+        id: String(extra.requestId),
+        signal: extra.signal,
+      });
+      const out = await normalizeOutput(raw);
+      if (out.error) return fail(errorText(out.content));
+      return {
+        content: [{ type: "text" as const, text: out.content }],
+        ...(out.step ? { _meta: { step: out.step } } : {}),
+      };
+    } catch (e) {
+      return fail(e instanceof Error ? e.message : String(e));
+    }
+  });
+  return server;
+}
+
+/**
+ * Serves a workflow over stdio until stdin closes.
+ *
+ * @param wf the workflow
+ * @param tasks task names (empty = offered tasks)
+ * @param opts job options
+ * @returns resolves when the transport closes
+ */
+export async function serveWorkflowStdio(
+  wf: Workflow,
+  tasks: readonly string[] = [],
+  opts: WorkflowToolOptions = {},
+): Promise<void> {
+  const server = workflowMcpServer(wf, tasks, opts);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  process.stdin.once("end", () => void server.close());
+  await closed;
+}
+
+/** Options of {@link serveWorkflowHttp}. */
+export interface ServeHttpOptions extends WorkflowToolOptions {
+  /** Port (0 = any free one). */
+  port: number;
+  /** Bind address (default 127.0.0.1). */
+  host?: string;
+}
+
+/**
+ * Serves a workflow over Streamable HTTP (stateless: one server per request)
+ * at `http://host:port/mcp` (any path is accepted).
+ *
+ * @param wf the workflow
+ * @param tasks task names (empty = offered tasks)
+ * @param opts port, host, job options
+ * @returns the listening HTTP server and its URL
+ */
+export async function serveWorkflowHttp(
+  wf: Workflow,
+  tasks: readonly string[],
+  opts: ServeHttpOptions,
+): Promise<{ http: HttpServer; url: string }> {
+  workflowMcpTools(wf, tasks); // unknown tasks fail before listening
+  const http = createServer(async (req, res) => {
+    if (req.method !== "POST") {
+      res.writeHead(405, { "content-type": "application/json", allow: "POST" });
+      res.end(JSON.stringify({
+        jsonrpc: "2.0",
+        error: { code: -32000, message: "Method not allowed (stateless server: POST only)" },
+        id: null,
+      }));
+      return;
+    }
+    const server = workflowMcpServer(wf, tasks, opts);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    } catch (e) {
+      if (!res.headersSent) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32603, message: (e as Error).message },
+          id: null,
+        }));
+      }
+    }
+  });
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(opts.port, host, () => resolve());
+  });
+  const addr = http.address();
+  const port = typeof addr === "object" && addr ? addr.port : opts.port;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return { http, url: `http://${shown}:${port}/mcp` };
+}

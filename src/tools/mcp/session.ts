@@ -1,0 +1,228 @@
+/**
+ * One MCP client session per server per run (`agents.md` §6.3): connected
+ * lazily on first use, listing the server's tools and calling them, closed
+ * once at the end of the run (a stdio child is ended with it). A server that
+ * dies is reconnected on the next use. Errors name the server.
+ *
+ * @module
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { ScoutError } from "../../errors.ts";
+import type { McpServerSpec } from "./spec.ts";
+
+/** How a session reaches its server. */
+export interface McpSessionOptions {
+  /** Environment given to a stdio child (merged over the SDK's safe defaults). */
+  env?: Record<string, string | undefined>;
+  /** Working directory of a stdio child. */
+  cwd?: string;
+  /** Bearer key for an HTTP server (sent only when set, §7.16). */
+  key?: string;
+  /** Timeout of tool calls in ms (default: the SDK's 60 s; start and listing keep 60 s). */
+  timeoutMs?: number;
+  /** HTTP client (tests). */
+  fetch?: typeof fetch;
+}
+
+/** A tool as the server lists it. */
+export interface McpToolInfo {
+  /** Tool name. */
+  name: string;
+  /** Description. */
+  description?: string;
+  /** JSON Schema of the arguments. */
+  inputSchema: Record<string, unknown>;
+}
+
+/** A `tools/call` result as the SDK returns it. */
+export type McpCallResult = Record<string, unknown>;
+
+function cleanEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** An open (or openable) MCP client session; a class because its lifecycle is real. */
+export class McpSession {
+  /** The server. */
+  readonly spec: McpServerSpec;
+  private readonly opts: McpSessionOptions;
+  private client: Client | null = null;
+  private connecting: Promise<Client> | null = null;
+  private closed = false;
+  /** Pid of the current stdio child (null for HTTP or before start). */
+  pid: number | null = null;
+
+  /**
+   * Creates a session; nothing starts until the first use.
+   *
+   * @param spec the server
+   * @param opts env, cwd, key, timeout
+   */
+  constructor(spec: McpServerSpec, opts: McpSessionOptions = {}) {
+    this.spec = spec;
+    this.opts = opts;
+  }
+
+  /** An `mcp_server` error naming the server. */
+  private fail(what: string, e: unknown): ScoutError {
+    const msg = e instanceof Error ? e.message : String(e);
+    return new ScoutError("mcp_server", `MCP server "${this.spec.label}": ${what}: ${msg}`, {
+      server: this.spec.label,
+      cause: e,
+    });
+  }
+
+  /** Starts (stdio) or reaches (HTTP, falling back to SSE) the server. */
+  private async open(): Promise<Client> {
+    const client = new Client({ name: "scout-ai", version: "0.1.0" });
+    const reset = () => {
+      if (this.client === client) this.client = null;
+    };
+    client.onclose = reset;
+    const spec = this.spec;
+    if (spec.kind === "stdio") {
+      const transport = new StdioClientTransport({
+        command: spec.argv[0]!,
+        args: spec.argv.slice(1),
+        env: cleanEnv(this.opts.env ?? process.env),
+        ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
+        stderr: "inherit",
+      });
+      await client.connect(transport);
+      this.pid = transport.pid;
+      return client;
+    }
+    const headers: Record<string, string> = {};
+    if (this.opts.key) headers.Authorization = `Bearer ${this.opts.key}`;
+    const common = {
+      requestInit: { headers },
+      ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
+    };
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(spec.url), common),
+      );
+      return client;
+    } catch (first) {
+      // The SDK's documented fallback: servers that only speak the older SSE transport.
+      const legacy = new Client({ name: "scout-ai", version: "0.1.0" });
+      legacy.onclose = () => {
+        if (this.client === legacy) this.client = null;
+      };
+      try {
+        await legacy.connect(
+          new SSEClientTransport(new URL(spec.url), common),
+          this.requestOptions(),
+        );
+        return legacy;
+      } catch {
+        throw first;
+      }
+    }
+  }
+
+  /** Request options of a tool call: the configured timeout and the abort signal. */
+  private requestOptions(
+    signal?: AbortSignal,
+  ): { timeout?: number; resetTimeoutOnProgress?: boolean; signal?: AbortSignal } {
+    return {
+      ...(this.opts.timeoutMs
+        ? { timeout: this.opts.timeoutMs, resetTimeoutOnProgress: true }
+        : {}),
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  /**
+   * The connected client, starting the server on first use (and after it died).
+   *
+   * @returns the client
+   * @throws ScoutError `mcp_server` when the server cannot be started or reached
+   */
+  async connect(): Promise<Client> {
+    if (this.closed) throw this.fail("cannot connect", new Error("the session is closed"));
+    if (this.client) return this.client;
+    if (!this.connecting) {
+      this.connecting = this.open().then((c) => {
+        this.client = c;
+        return c;
+      }).finally(() => {
+        this.connecting = null;
+      });
+    }
+    try {
+      return await this.connecting;
+    } catch (e) {
+      throw this.fail("cannot start or connect", e);
+    }
+  }
+
+  /**
+   * Lists the server's tools (all pages).
+   *
+   * @returns the tools
+   * @throws ScoutError `mcp_server`
+   */
+  async listTools(): Promise<McpToolInfo[]> {
+    const client = await this.connect();
+    const out: McpToolInfo[] = [];
+    try {
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {});
+        for (const t of page.tools) {
+          out.push({
+            name: t.name,
+            ...(t.description !== undefined ? { description: t.description } : {}),
+            inputSchema: t.inputSchema as Record<string, unknown>,
+          });
+        }
+        cursor = page.nextCursor;
+      } while (cursor);
+    } catch (e) {
+      throw this.fail("cannot list tools", e);
+    }
+    return out;
+  }
+
+  /**
+   * Calls a tool.
+   *
+   * @param name tool name
+   * @param args arguments
+   * @param signal aborts the call
+   * @returns the raw result
+   * @throws ScoutError `mcp_server` when the call fails (not for `isError` results)
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<McpCallResult> {
+    const client = await this.connect();
+    try {
+      return await client.callTool(
+        { name, arguments: args },
+        undefined,
+        this.requestOptions(signal),
+      ) as McpCallResult;
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      throw this.fail(`call of "${name}" failed`, e);
+    }
+  }
+
+  /** Closes the session (ends a stdio child); later uses fail. Never throws. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const pending = this.connecting;
+    const client = this.client ?? (pending ? await pending.catch(() => null) : null);
+    this.client = null;
+    if (client) await client.close().catch(() => {});
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * A real MCP server for tests, built with the SDK's `McpServer`: stdio (the
+ * default) or Streamable HTTP (`--http 0` binds 127.0.0.1 on a free port and
+ * prints `{"url"}` on stdout). Tools:
+ * - `echo {text}` → the text; `add {a, b}` → the sum as text
+ * - `slow {ms}` → waits, then "slept <ms>"
+ * - `fail {message}` → an `isError` result
+ * - `crash` → the server process exits (code 3) mid-call
+ * - `whoami` → `{pid, authorization}` (the Authorization header over HTTP)
+ * Its pid is appended to the file named by `MCP_PID_FILE` (one line per start).
+ *
+ * `tools/deno run -A tests/support/mcp_server.ts [--http 0]`
+ */
+import { appendFileSync } from "node:fs";
+import { z } from "zod";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+
+/** Whether a process is alive (signal 0 equivalent). */
+export function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The pids recorded in a `MCP_PID_FILE`. */
+export async function recordedPids(file: string): Promise<number[]> {
+  const t = await Deno.readTextFile(file).catch(() => "");
+  return t.split("\n").filter(Boolean).map(Number);
+}
+
+const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
+
+/** The test server with its tools (a fresh one per HTTP request: stateless). */
+export function testMcpServer(): McpServer {
+  const server = new McpServer({ name: "scout-test", version: "1.0.0" });
+  server.registerTool("echo", {
+    description: "Echo the text back",
+    inputSchema: { text: z.string().describe("Text to echo") },
+  }, ({ text: t }: { text: string }) => text(t));
+  server.registerTool("add", {
+    description: "Add two numbers",
+    inputSchema: { a: z.number(), b: z.number() },
+  }, ({ a, b }: { a: number; b: number }) => text(String(a + b)));
+  server.registerTool("slow", {
+    description: "Wait, then answer",
+    inputSchema: { ms: z.number().int() },
+  }, async ({ ms }: { ms: number }) => {
+    await new Promise((r) => setTimeout(r, ms));
+    return text(`slept ${ms}`);
+  });
+  server.registerTool("fail", {
+    description: "Always fails",
+    inputSchema: { message: z.string().optional() },
+  }, ({ message }: { message?: string }) => ({ ...text(message ?? "it failed"), isError: true }));
+  server.registerTool("crash", { description: "Kills the server mid-call" }, () => {
+    Deno.exit(3);
+  });
+  server.registerTool(
+    "whoami",
+    { description: "Pid and Authorization header" },
+    (extra: { requestInfo?: { headers?: unknown } }) => {
+      const headers = extra.requestInfo?.headers as Record<string, string> | undefined;
+      return text(JSON.stringify({
+        pid: Deno.pid,
+        authorization: headers?.authorization ?? null,
+      }));
+    },
+  );
+  return server;
+}
+
+if (import.meta.main) {
+  const pidFile = Deno.env.get("MCP_PID_FILE");
+  if (pidFile) appendFileSync(pidFile, `${Deno.pid}\n`);
+  const i = Deno.args.indexOf("--http");
+  if (i < 0) {
+    await testMcpServer().connect(new StdioServerTransport());
+  } else {
+    const port = Number(Deno.args[i + 1] ?? 0);
+    const srv = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, async (req) => {
+      const server = testMcpServer();
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await server.connect(transport);
+      return transport.handleRequest(req);
+    });
+    console.log(JSON.stringify({ url: `http://127.0.0.1:${srv.addr.port}/mcp` }));
+  }
+}
