@@ -126,3 +126,4 @@ export type { FindWorkflowOptions, WorkflowApi } from "./load.ts";
 export { parseWorkflowDoc } from "./docs.ts";
 export { jobRoleResolver } from "./chat_roles.ts";
 export type { JobRoleResolverOptions } from "./chat_roles.ts";
+export * from "./deploy/mod.ts";
