@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { provenanceJson, type ProvenanceReport } from "../provenance/mod.ts";
-import { JSON_ARGUMENTS_MAX } from "../provenance/render_tool_calls.ts";
+import { callOutcomeJson } from "../provenance/render_tool_calls.ts";
 import { type ProvenanceToolCall, shortenMiddle } from "../provenance/tool_calls.ts";
 import { type AnalystWalk, reportWarnings } from "./walk.ts";
 
@@ -110,20 +110,11 @@ function callJson(c: ProvenanceToolCall): CallJson {
     callId: c.callId,
     callIndex: c.callAddress[1],
     outputIndex: c.outputAddress?.[1] ?? null,
-    arguments: shortenMiddle(rawArguments(c.arguments), JSON_ARGUMENTS_MAX),
-    status: c.status,
-    reason: c.reason,
-    exception: c.exception,
-    exitStatus: c.exitStatus,
-    durationMs: c.durationMs,
+    ...callOutcomeJson(c),
   };
   const d = delegationOf(c.tool, c.arguments);
   if (d !== null) out.delegation = d;
   return out;
-}
-
-function rawArguments(args: unknown): string {
-  return typeof args === "string" ? args : args === undefined ? "" : JSON.stringify(args) ?? "";
 }
 
 /**

@@ -50,6 +50,32 @@ function rawArguments(args: unknown): string {
 }
 
 /**
+ * What a call did, as JSON: its arguments (raw text shortened in the middle
+ * to {@link JSON_ARGUMENTS_MAX}), status, reason, exception, exit status and
+ * duration — shared by `llm prov --tools --json` and ChatAnalyst.
+ *
+ * @param c the call
+ * @returns the fields
+ */
+export function callOutcomeJson(c: ProvenanceToolCall): {
+  arguments: string;
+  status: ProvenanceToolCall["status"];
+  reason: ProvenanceToolCall["reason"];
+  exception: ProvenanceToolCall["exception"];
+  exitStatus: ProvenanceToolCall["exitStatus"];
+  durationMs: ProvenanceToolCall["durationMs"];
+} {
+  return {
+    arguments: shortenMiddle(rawArguments(c.arguments), JSON_ARGUMENTS_MAX),
+    status: c.status,
+    reason: c.reason,
+    exception: c.exception,
+    exitStatus: c.exitStatus,
+    durationMs: c.durationMs,
+  };
+}
+
+/**
  * A duration for people: `850ms`, `1.2s`, `2m03s`, or `-` when unknown.
  *
  * @param ms milliseconds or null
@@ -146,12 +172,7 @@ export function toolCallsJson(
       callId: c.callId,
       callAddress: c.callAddress,
       outputAddress: c.outputAddress,
-      arguments: shortenMiddle(rawArguments(c.arguments), JSON_ARGUMENTS_MAX),
-      status: c.status,
-      reason: c.reason,
-      exception: c.exception,
-      exitStatus: c.exitStatus,
-      durationMs: c.durationMs,
+      ...callOutcomeJson(c),
     })),
     warnings: warnings.map((w) => ({ code: w.code, message: w.message })),
   };

@@ -5,6 +5,7 @@
  * associations computed independently of the parser.
  */
 import { writeFileSync } from "node:fs";
+import { prng as rng } from "../../bench/prng.ts";
 
 /** One expected association. */
 export interface Expected {
@@ -12,17 +13,6 @@ export interface Expected {
   target: string;
   score: string;
   evidence: string;
-}
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
