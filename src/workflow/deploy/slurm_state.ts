@@ -21,7 +21,7 @@ export interface SubmittedBatch {
 }
 
 /** SLURM states after which a job never runs again. */
-export const FINAL_STATES = new Set([
+export const FINAL_STATES: ReadonlySet<string> = new Set([
   "COMPLETED",
   "FAILED",
   "CANCELLED",
