@@ -26,6 +26,7 @@ import {
   type RollupDimension,
 } from "../provenance/rollup.ts";
 import { writeFileAtomic } from "../util/fs.ts";
+import { collectYoungGarbage } from "../util/gc.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 
@@ -179,10 +180,12 @@ export async function writeHtml(
   if (prices) reportUnpriced(r, io);
   const visible = report.nodes.filter((n) => n.hidden === null).length;
   const svg = visible > HTML_GRAPH_LIMIT ? null : svgOf(renderDot(report, view), io);
+  const details = pageDetails(report);
+  collectYoungGarbage(); // the parsed chats behind the shortened messages
   const html = renderHtml({
     report,
     svg,
-    details: pageDetails(report),
+    details,
     rollups: [{
       by: r.by,
       cost: prices !== null,

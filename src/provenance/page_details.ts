@@ -1,8 +1,9 @@
 /**
  * Reads what the provenance page shows of each visible node: a chat's
  * messages, or a chat job's result messages — shortened so that the page
- * stays small on big stores (each message ≤ 4,000 characters, ≤ 60 messages
- * per node, ≤ 16 MB of text in all; what is left out is counted).
+ * stays small on big stores (each message ≤ 2,000 characters, ≤ 40 messages
+ * per node, ≤ 2 M characters in all, nodes in flow order; what is left out
+ * is counted, and nodes past the budget show none).
  *
  * @module
  */
@@ -12,11 +13,11 @@ import { loadChatFile } from "./traverse.ts";
 
 /** Caps of {@link pageDetails}. */
 export interface PageDetailLimits {
-  /** Characters kept of one message (default 4,000). */
+  /** Characters kept of one message (default 2,000). */
   messageChars?: number;
-  /** Messages kept per node (default 60). */
+  /** Messages kept per node (default 40). */
   nodeMessages?: number;
-  /** Characters kept in all (default 16,000,000). */
+  /** Characters kept in all (default 2,000,000). */
   totalChars?: number;
 }
 
@@ -39,9 +40,9 @@ export function pageDetails(
   report: ProvenanceReport,
   limits: PageDetailLimits = {},
 ): Map<string, PageNodeDetail> {
-  const messageChars = limits.messageChars ?? 4000;
-  const nodeMessages = limits.nodeMessages ?? 60;
-  let budget = limits.totalChars ?? 16_000_000;
+  const messageChars = limits.messageChars ?? 2000;
+  const nodeMessages = limits.nodeMessages ?? 40;
+  let budget = limits.totalChars ?? 2_000_000;
   const out = new Map<string, PageNodeDetail>();
   for (const n of report.nodes) {
     if (n.hidden !== null) continue;
