@@ -104,7 +104,10 @@ export function provenanceWalk(file: string, jobsDirs: readonly string[]): Analy
   const report = provenanceReport(root.path, {
     rootType: root.rootType,
     jobRoots: root.jobRoots,
-    onChat: collector.onChat,
+    // the calls are paired on the walk's helper thread with the rest of each
+    // chat's facts (an onChat hook would read every chat on this thread)
+    toolCalls: true,
+    onChatFacts: collector.onFacts,
   });
   // a chat's job: the first job edge into it (what the traversal records say)
   const jobs = new Map(report.nodes.filter((n) => n.kind === "job").map((n) => [n.id, n]));

@@ -21,6 +21,7 @@ import {
 } from "../chat/receipts.ts";
 import type { MetaRecord } from "../chat/meta.ts";
 import { chatMetaItem, type FileEvidence, fileEvidence } from "./evidence.ts";
+import { type ChatToolCall, chatToolCalls } from "./chat_tool_calls.ts";
 
 /** One chat file as the walk sees it. */
 export interface ChatFacts {
@@ -32,6 +33,8 @@ export interface ChatFacts {
   receiptJobs: ReceiptJobReference[];
   /** Its token evidence; `receiptProblems` are the problems of all its receipts. */
   evidence: FileEvidence;
+  /** Its tool calls, when the walk asked for them (`TraverseOptions.toolCalls`). */
+  toolCalls?: ChatToolCall[];
 }
 
 /**
@@ -69,25 +72,30 @@ export function chatFactsOf(
     receipts: ReceiptEvidence[];
     receiptProblems: ReceiptProblem[];
   },
-  o: { detach?: boolean } = {},
+  o: { detach?: boolean; toolCalls?: boolean } = {},
 ): ChatFacts {
-  return {
+  const facts: ChatFacts = {
     path: chat.path,
     jobReferences: chatJobReferences(chat.messages),
     receiptJobs: jobReferencesOf(chat.receipts),
     evidence: fileEvidence(chat, o),
   };
+  if (o.toolCalls) facts.toolCalls = chatToolCalls(chat.messages, chat.path);
+  return facts;
 }
 
 /**
  * Reads a chat file (`loadRawSync`: nothing compiled) and extracts its facts.
  *
  * @param path canonical path
- * @param o `detach` (default true): see `fileEvidence`
+ * @param o `detach` (default true): see `fileEvidence`; `toolCalls`: pair its tool calls too
  * @returns the facts
  * @throws ScoutError `not_found` / `io` naming the path
  */
-export function readChatFacts(path: string, o: { detach?: boolean } = {}): ChatFacts {
+export function readChatFacts(
+  path: string,
+  o: { detach?: boolean; toolCalls?: boolean } = {},
+): ChatFacts {
   const messages = loadRawSync(path);
   const problems: ReceiptProblem[] = [];
   const receipts = agentMetaEvidence(messages, { source: path, warnings: problems });
@@ -114,6 +122,7 @@ export function factsToText(facts: ChatFacts): string {
     e.lineage,
     e.receipts,
     e.receiptProblems,
+    ...(facts.toolCalls ? [facts.toolCalls] : []),
   ]);
 }
 
@@ -126,7 +135,8 @@ export function factsToText(facts: ChatFacts): string {
  * @returns the facts
  */
 export function factsFromText(path: string, text: string): ChatFacts {
-  const [jobReferences, receiptJobs, chat, lineage, receipts, receiptProblems] = JSON.parse(text);
+  const [jobReferences, receiptJobs, chat, lineage, receipts, receiptProblems, toolCalls] = JSON
+    .parse(text);
   return {
     path,
     jobReferences,
@@ -140,5 +150,6 @@ export function factsFromText(path: string, text: string): ChatFacts {
       receipts,
       receiptProblems,
     },
+    ...(toolCalls ? { toolCalls } : {}),
   };
 }

@@ -90,6 +90,8 @@ export interface ChatReaderOptions {
   agentJob: boolean;
   /** Queued chats that start the helper (default 1,000; `Infinity`: never). */
   helperThreshold?: number;
+  /** Pair each chat's tool calls too (`ChatFacts.toolCalls`), on whichever thread reads it. */
+  toolCalls?: boolean;
 }
 
 /**
@@ -115,7 +117,10 @@ export function chatReader(o: ChatReaderOptions): ChatReader {
           receipts: o.agentJob ? receipts : null,
           receiptProblems: o.agentJob ? problems : null,
         });
-        return chatFactsOf({ path, messages, receipts, receiptProblems: problems });
+        const facts = chatFactsOf({ path, messages, receipts, receiptProblems: problems }, {
+          toolCalls: o.toolCalls === true,
+        });
+        return facts;
       },
       close() {},
     };
@@ -126,6 +131,17 @@ export function chatReader(o: ChatReaderOptions): ChatReader {
   let readCount = 0; // queued chats read so far
   let helper: Helper | null = null;
   let helperTried = false;
+  const toolCalls = o.toolCalls === true;
+  const read = (path: string) => readChatFacts(path, { toolCalls });
+  const take = (path: string): ChatFacts => {
+    const seq = seqOf.get(path);
+    if (seq === undefined) return read(path);
+    seqOf.delete(path);
+    readCount++;
+    if (helper === null) return read(path);
+    helper.flush();
+    return helper.take(seq);
+  };
   return {
     discovered(path) {
       if (seqOf.has(path) || paths.length >= CAPACITY) return;
@@ -134,22 +150,14 @@ export function chatReader(o: ChatReaderOptions): ChatReader {
       if (helper !== null) helper.offer(paths.length - 1);
       else if (!helperTried && paths.length >= threshold) {
         helperTried = true;
-        helper = startHelper(paths);
+        helper = startHelper(paths, toolCalls);
         if (helper !== null) { for (let s = readCount; s < paths.length; s++) helper.offer(s); }
       }
     },
     flush() {
       helper?.flush();
     },
-    read(path) {
-      const seq = seqOf.get(path);
-      if (seq === undefined) return readChatFacts(path);
-      seqOf.delete(path);
-      readCount++;
-      if (helper === null) return readChatFacts(path);
-      helper.flush();
-      return helper.take(seq);
-    },
+    read: take,
     close() {
       helper?.stop();
       helper = null;
@@ -181,7 +189,8 @@ function helperUrl(): URL {
     : new URL("./facts_worker.ts", import.meta.url);
 }
 
-function startHelper(paths: readonly string[]): Helper | null {
+function startHelper(paths: readonly string[], toolCalls: boolean): Helper | null {
+  const read = (path: string) => readChatFacts(path, { toolCalls });
   if (HELPERS === 0) return null;
   const claims = new Uint8Array(new SharedArrayBuffer(CAPACITY));
   const answered = new Int32Array(new SharedArrayBuffer(4)); // results the helpers have posted
@@ -191,7 +200,7 @@ function startHelper(paths: readonly string[]): Helper | null {
     const { port1, port2 } = new MessageChannel();
     try {
       const worker = new Worker(helperUrl(), {
-        workerData: { port: port2, claims, answered },
+        workerData: { port: port2, claims, answered, toolCalls },
         transferList: [port2],
       });
       // A helper that fails to start never claims a chat: the others (or the walk) read them.
@@ -244,7 +253,7 @@ function startHelper(paths: readonly string[]): Helper | null {
       }
       let facts: ChatFacts | null = null;
       try {
-        facts = readChatFacts(paths[s]!);
+        facts = read(paths[s]!);
       } catch { /* read again, and reported, when the walk gets there */ }
       results.set(s, facts); // claimed by the walk: take() finds it among the results
       if (++stolenCount % STOLEN_PER_GC === 0) collectYoungGarbage();
@@ -265,7 +274,7 @@ function startHelper(paths: readonly string[]): Helper | null {
       offered = -1;
     },
     take(seq) {
-      if (!alive || claim(seq) === CLAIM.free) return readChatFacts(paths[seq]!);
+      if (!alive || claim(seq) === CLAIM.free) return read(paths[seq]!);
       let since = Date.now();
       let seen = received;
       for (;;) {
@@ -274,14 +283,14 @@ function startHelper(paths: readonly string[]): Helper | null {
         if (results.has(seq)) {
           const facts = results.get(seq)!;
           results.delete(seq);
-          return facts ?? readChatFacts(paths[seq]!); // null: unreadable ahead; read it here
+          return facts ?? read(paths[seq]!); // null: unreadable ahead; read it here
         }
         if (received !== seen) {
           seen = received;
           since = Date.now();
         } else if (Date.now() - since > STALL_MS) {
           alive = false; // the helper stopped answering: read everything here from now on
-          return readChatFacts(paths[seq]!);
+          return read(paths[seq]!);
         }
         if (stealOne(seq)) continue; // rather than wait, read a later chat
         // Nothing left to read ahead: wait for the helper's next answer (or a
@@ -315,9 +324,10 @@ const RESULT_BATCH = 8;
  * @param data the worker data: port, claims, answered counter
  */
 export function runHelper(
-  data: { port: MessagePort; claims: Uint8Array; answered: Int32Array },
+  data: { port: MessagePort; claims: Uint8Array; answered: Int32Array; toolCalls?: boolean },
 ): void {
   const { port, claims, answered } = data;
+  const toolCalls = data.toolCalls === true;
   port.on("message", (msg: [number, string[]]) => {
     const [from, offered] = msg;
     let out: [number, string | null][] = [];
@@ -333,7 +343,7 @@ export function runHelper(
       let json: string | null = null;
       try {
         // (JSON text carries copies: no need to detach strings from the file's text)
-        json = factsToText(readChatFacts(path, { detach: false }));
+        json = factsToText(readChatFacts(path, { detach: false, toolCalls }));
       } catch { /* the walk reads it again and reports the error */ }
       out.push([seq, json]);
       if (out.length === RESULT_BATCH) post();

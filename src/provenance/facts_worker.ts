@@ -8,4 +8,11 @@
 import { type MessagePort, workerData } from "node:worker_threads";
 import { runHelper } from "./facts_pool.ts";
 
-runHelper(workerData as { port: MessagePort; claims: Uint8Array; answered: Int32Array });
+runHelper(
+  workerData as {
+    port: MessagePort;
+    claims: Uint8Array;
+    answered: Int32Array;
+    toolCalls?: boolean;
+  },
+);

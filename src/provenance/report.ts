@@ -133,6 +133,7 @@ function walkGraph(
       chats.files.set(facts.path, facts.evidence);
       chats.grouping.addChatMetas(facts.evidence);
       chats.directOfChat.set(facts.path, localTokens([facts.evidence]));
+      o.onChatFacts?.(facts);
     },
   });
   const g = emptyGraph();

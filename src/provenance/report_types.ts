@@ -7,6 +7,7 @@
 import type { TokenTotals } from "../chat/trace.ts";
 import type { NodeKind, Relation, TraverseOptions } from "./types.ts";
 import type { TokenEvent } from "./evidence.ts";
+import type { ChatFacts } from "./chat_facts.ts";
 
 /** Why a node is not displayed. */
 export type HiddenReason = "result_chat" | "top_level_agent_log";
@@ -170,4 +171,6 @@ export interface ReportOptions extends TraverseOptions {
    * way; without `onChat` only.
    */
   helperThreshold?: number;
+  /** Receives each chat's facts once, in first-visit order (with `toolCalls`, its calls). */
+  onChatFacts?: (facts: ChatFacts) => void;
 }

@@ -172,6 +172,7 @@ export function walkProvenance(
     onChat: o.onChat,
     onFacts: o.onFacts,
     helperThreshold: o.helperThreshold,
+    ...(o.toolCalls ? { toolCalls: true } : {}),
     env: o.env,
   });
 }
@@ -182,6 +183,7 @@ interface WalkOptions extends WalkHooks {
   jobRoots: readonly string[];
   onError?: OnError;
   onChat?: TraverseOptions["onChat"];
+  toolCalls?: boolean;
   env?: TraverseOptions["env"];
 }
 
@@ -190,6 +192,7 @@ function* walk(rootNode: NodeRef, o: WalkOptions): Generator<TraversalRecord> {
     onChat: o.onChat,
     agentJob: o.follow.has("agent_job"),
     helperThreshold: o.helperThreshold,
+    ...(o.toolCalls ? { toolCalls: true } : {}),
   });
   try {
     yield* walkWith(rootNode, reader, o);

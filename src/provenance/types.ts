@@ -124,4 +124,10 @@ export interface TraverseOptions {
   env?: Record<string, string | undefined>;
   /** Called once per chat node read, with its messages (lets a caller analyse each file once). */
   onChat?: (chat: LoadedChat) => void;
+  /**
+   * Pair each chat's tool calls as it is read (`ChatFacts.toolCalls`, given
+   * to `provenanceReport`'s `onChatFacts`): unlike `onChat`, this keeps the
+   * walk's helper thread, which does the pairing.
+   */
+  toolCalls?: boolean;
 }

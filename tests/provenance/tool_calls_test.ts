@@ -166,3 +166,31 @@ Deno.test("shortenMiddle keeps both ends and never exceeds the limit", () => {
   assert.equal(s.length, 20);
   assert.ok(s.startsWith("aaaa") && s.endsWith("END") && s.includes("…"));
 });
+
+Deno.test("tool calls paired with each chat's facts, also on the helper thread, equal the onChat pairing", async () => {
+  const { provenanceReport } = await import("../../src/provenance/report.ts");
+  const { toolCallCollector } = await import("../../src/provenance/tool_calls.ts");
+  const { factsFromText, factsToText, readChatFacts } = await import(
+    "../../src/provenance/chat_facts.ts"
+  );
+  await using dir = await tempDir();
+  const { root, jobs } = store(dir.path);
+  const viaChat = toolCallCollector();
+  provenanceReport(root, { jobRoots: [jobs], onChat: viaChat.onChat });
+  for (const helperThreshold of [Infinity, 0]) {
+    const viaFacts = toolCallCollector();
+    provenanceReport(root, {
+      jobRoots: [jobs],
+      toolCalls: true,
+      onChatFacts: viaFacts.onFacts,
+      helperThreshold, // 0: every chat is read on the helper thread
+    });
+    assert.deepEqual(viaFacts.calls(), viaChat.calls(), `helperThreshold ${helperThreshold}`);
+    assert.equal(viaFacts.calls().length, 7);
+  }
+  // the helper's text form carries the calls
+  const facts = readChatFacts(root, { toolCalls: true, detach: false });
+  assert.ok(facts.toolCalls!.length > 0);
+  assert.deepEqual(factsFromText(root, factsToText(facts)).toolCalls, facts.toolCalls);
+  assert.equal(readChatFacts(root).toolCalls, undefined, "not asked: not paired");
+});

@@ -1,0 +1,125 @@
+/**
+ * The tool calls of one chat (`provenance.md` §7): the chat pairing primitive
+ * (`chat/tool_calls.ts`) plus the common status policy and durations — per
+ * chat, with no walk, so the walk's helper thread can run it
+ * (`chat_facts.ts`); `tool_calls.ts` adds agents and jobs across a walk.
+ *
+ * @module
+ */
+import {
+  type ToolCall,
+  toolCalls,
+  type ToolCallStatus,
+  toolCallStatus,
+} from "../chat/tool_calls.ts";
+import type { Message } from "../chat/types.ts";
+
+/** How a tool call ended: `ok`, `error` (exception or non-zero exit status), or no output. */
+export type ToolCallOutcome = "ok" | "error" | "missing_output";
+
+/** Who made a call: the agent a chat belongs to, from where the chat lives. */
+export interface CallAgent {
+  /** Agent name, or null for a chat outside any job (the root session). */
+  agent: string | null;
+  /** Conversation of a society log (`default`…), else null. */
+  conversation: string | null;
+  /** Which evidence named it: a society log path, the owning job's workflow, or none. */
+  from: "society_log" | "job" | "none";
+}
+
+/** One tool invocation found in a chat of the walk. */
+export interface ProvenanceToolCall {
+  /** Tool name (`name ?? function.name`), or null. */
+  tool: string | null;
+  /** Call id as found (scoped to its chat). */
+  callId: string | null;
+  /** Canonical path of the chat holding the call. */
+  chat: string;
+  /** Path of the job whose log or result the chat is, or null. */
+  job: string | null;
+  /** Who made the call. */
+  agent: CallAgent;
+  /** `[chat, index]` of the call message. */
+  callAddress: [string, number];
+  /** `[chat, index]` of the paired output, or null. */
+  outputAddress: [string, number] | null;
+  /** The raw arguments (`arguments ?? function.arguments`). */
+  arguments: unknown;
+  /** Outcome by the common policy. */
+  status: ToolCallOutcome;
+  /** Which rule decided (`missing_output`, `exception`, `exit_status`, `output`). */
+  reason: string;
+  /** The exception text (shortened to 300 characters), or null. */
+  exception: string | null;
+  /** The integer exit status when the output had one, else null. */
+  exitStatus: number | null;
+  /** Milliseconds from the output's `start_timestamp` (the batch start) to its `timestamp`, or null. */
+  durationMs: number | null;
+}
+
+/** A call of one chat before its agent is known. */
+export type ChatToolCall = Omit<ProvenanceToolCall, "job" | "agent">;
+
+/**
+ * Shortens text in the middle (`head…tail`), never cutting the end.
+ *
+ * @param text any text
+ * @param max maximum length (at least 5)
+ * @returns the text, or its head and tail around `…`
+ */
+export function shortenMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const keep = Math.max(4, max - 1);
+  const head = Math.ceil(keep / 2);
+  return text.slice(0, head) + "…" + text.slice(text.length - (keep - head));
+}
+
+function stamp(v: unknown): number | null {
+  if (typeof v !== "string" || v === "") return null;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : t;
+}
+
+function exceptionText(v: unknown): string {
+  const s = typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
+  return shortenMiddle(s, 300);
+}
+
+/** Plain-text outputs cannot hold `exception`/`exit_status`: skip the status policy's JSON parse. */
+const PLAIN_OK: ToolCallStatus = { success: true, reason: "output" };
+
+function callRecord(c: ToolCall, path: string): ChatToolCall {
+  const plain = c.outputInfo !== null && typeof c.output === "string" &&
+    !c.output.trimStart().startsWith("{");
+  const s = plain ? PLAIN_OK : toolCallStatus(c);
+  const start = stamp(c.outputInfo?.start_timestamp);
+  const end = stamp(c.outputInfo?.timestamp);
+  return {
+    tool: c.name,
+    callId: c.callId,
+    chat: path,
+    callAddress: [path, c.callIndex],
+    outputAddress: c.outputIndex === null ? null : [path, c.outputIndex],
+    arguments: c.arguments ?? null,
+    status: s.success === null ? "missing_output" : s.success ? "ok" : "error",
+    reason: s.reason,
+    exception: s.exception === undefined ? null : exceptionText(s.exception),
+    exitStatus: s.exitStatus ?? null,
+    durationMs: start !== null && end !== null && end >= start ? end - start : null,
+  };
+}
+
+/**
+ * The tool calls of one chat with their status and duration (no agent yet):
+ * the chat pairing primitive plus the common status policy.
+ *
+ * @param messages the chat
+ * @param path its canonical path
+ * @returns one record per call, in call order
+ */
+export function chatToolCalls(
+  messages: readonly Message[],
+  path: string,
+): ChatToolCall[] {
+  return toolCalls(messages, path).map((c) => callRecord(c, path));
+}
