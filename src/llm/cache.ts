@@ -144,12 +144,12 @@ export interface CachedRound {
   stamps: ([string, string] | null)[];
 }
 
-async function readEntry<T>(
+function readEntry<T>(
   dir: string,
   key: string,
   valid: (data: T) => boolean,
   warn?: (m: string) => void,
-): Promise<T | null> {
+): T | null {
   const file = join(dir, `${key}.json`);
   let text: string;
   try {
@@ -187,12 +187,12 @@ export function cacheRead(
   key: string,
   warn?: (m: string) => void,
 ): Promise<CachedAsk | null> {
-  return readEntry<CachedAsk>(
+  return Promise.resolve(readEntry<CachedAsk>(
     dir,
     key,
     (d) => d.v === CACHE_VERSION && Array.isArray(d.messages),
     warn,
-  );
+  ));
 }
 
 /**
@@ -208,14 +208,14 @@ export function cacheReadRound(
   key: string,
   warn?: (m: string) => void,
 ): Promise<CachedRound | null> {
-  return readEntry<CachedRound>(
+  return Promise.resolve(readEntry<CachedRound>(
     dir,
     key,
     (d) =>
       d.v === ROUND_CACHE_VERSION && Array.isArray(d.items) && Array.isArray(d.stamps) &&
       (d.meta === null || typeof d.meta === "object"),
     warn,
-  );
+  ));
 }
 
 /**
