@@ -92,3 +92,5 @@ export {
 } from "./json.ts";
 export * from "./tool_calls.ts";
 export * from "./render_tool_calls.ts";
+export type { ChatFacts } from "./chat_facts.ts";
+export type { FileEvidence } from "./evidence.ts";
