@@ -58,6 +58,19 @@ export function jobLabel(job: JobSummary): string {
 const SOCIETY_LOG = /(?:^|\/)society\/([^/]+)\/([^/]+)\.chat$/;
 
 /**
+ * The agent and conversation a society log belongs to: the innermost
+ * `society/<Agent>/<conversation>.chat` of its path (`agents.md` §7.7).
+ * The one reading of that layout for labels, tool calls and roll-ups.
+ *
+ * @param path a chat path
+ * @returns agent and conversation, or null for another chat
+ */
+export function societyLog(path: string): { agent: string; conversation: string } | null {
+  const m = SOCIETY_LOG.exec(path);
+  return m === null ? null : { agent: m[1]!, conversation: m[2]! };
+}
+
+/**
  * A log's label ([DIVERGE] issue 14 item 4): a society log is named by its
  * agent and conversation (`Critic · default`, the innermost of nested
  * societies); another log by its path below the owning job's `log/`
@@ -70,8 +83,8 @@ const SOCIETY_LOG = /(?:^|\/)society\/([^/]+)\/([^/]+)\.chat$/;
  * @returns the label
  */
 export function logLabel(path: string, ownerPath: string | null, rootDir?: string): string {
-  const society = SOCIETY_LOG.exec(path);
-  if (society) return `${society[1]} · ${society[2]}`;
+  const society = societyLog(path);
+  if (society) return `${society.agent} · ${society.conversation}`;
   const prefix = ownerPath === null ? null : ownerPath + ".files/log/";
   if (prefix !== null && path.startsWith(prefix)) return path.slice(prefix.length);
   return rootDir === undefined ? path : relative(rootDir, path);

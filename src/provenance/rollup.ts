@@ -22,6 +22,7 @@ import { basename } from "node:path";
 import { addTokens, emptyTokens, type TokenTotals } from "../chat/trace.ts";
 import type { TokenEvent } from "./evidence.ts";
 import { costOf, type PriceTable } from "./prices.ts";
+import { societyLog } from "./labels.ts";
 import { jobLabel, type ProvenanceReport, type ReportNode } from "./report.ts";
 
 /** Grouping dimensions. */
@@ -103,8 +104,8 @@ function jobAgent(n: ReportNode): string {
 }
 
 function agentOf(e: TokenEvent, p: Placement, root: string): string {
-  const society = [...p.source.matchAll(/\/society\/([^/]+)\//g)].at(-1);
-  if (society) return society[1]!;
+  const society = societyLog(p.source);
+  if (society) return society.agent;
   const first = e.evidence[0];
   const tool = first?.origin === "agent_meta" ? first.toolName : null;
   if (tool?.startsWith("hand_off_to_")) return tool.slice("hand_off_to_".length);

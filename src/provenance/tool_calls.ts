@@ -26,6 +26,7 @@ import type {
   TraverseOptions,
 } from "./types.ts";
 import { traverseProvenance } from "./traverse.ts";
+import { societyLog } from "./labels.ts";
 
 export { chatToolCalls, shortenMiddle } from "./chat_tool_calls.ts";
 export type {
@@ -40,9 +41,6 @@ interface ChatCalls {
   calls: ChatToolCall[];
 }
 
-/** The innermost `society/<Agent>/<conversation>.chat` of a path. */
-const SOCIETY = /(?:^|\/)society\/([^/]+)\/([^/]+)\.chat$/;
-
 /**
  * The agent a chat belongs to: a society log names it
  * (`…/society/Critic/default.chat` → Critic, conversation default); a job's
@@ -55,8 +53,8 @@ const SOCIETY = /(?:^|\/)society\/([^/]+)\/([^/]+)\.chat$/;
  * @returns the agent evidence
  */
 export function chatAgent(chat: string, job: JobRef | null): CallAgent {
-  const m = SOCIETY.exec(chat);
-  if (m !== null) return { agent: m[1]!, conversation: m[2]!, from: "society_log" };
+  const society = societyLog(chat);
+  if (society !== null) return { ...society, from: "society_log" };
   if (job === null) return { agent: null, conversation: null, from: "none" };
   const wf = job.info?.workflow;
   const name = typeof wf === "string" && wf !== ""
