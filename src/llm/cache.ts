@@ -237,10 +237,7 @@ export async function cacheWrite(
   const path = join(dir, `${key}.json`);
   const tmp = `${path}.tmp-${process.pid}-${++tmpSeq}`;
   try {
-    if (!madeDirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      madeDirs.add(dir);
-    }
+    await ensureDir(dir);
     writeFileSync(tmp, JSON.stringify(entry) + "\n");
     renameSync(tmp, path);
   } catch (e) {
@@ -257,6 +254,13 @@ const inProcess = new Map<string, Promise<unknown>>();
 /** Cache directories created by this process (made once, not per inference). */
 const madeDirs = new Set<string>();
 let tmpSeq = 0;
+
+/** Makes the cache directory once per process (forgotten again after a failed write). */
+async function ensureDir(dir: string): Promise<void> {
+  if (madeDirs.has(dir)) return;
+  await mkdir(dir, { recursive: true });
+  madeDirs.add(dir);
+}
 
 function alive(pid: number): boolean {
   try {
@@ -327,10 +331,7 @@ export async function withCacheLock<T>(
     return withCacheLock(dir, key, fn, opts);
   }
   const work = (async () => {
-    if (!madeDirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      madeDirs.add(dir);
-    }
+    await ensureDir(dir);
     const release = await acquireFileLock(join(dir, `${key}.lock`), {
       waitMs: opts.waitMs ?? 600_000,
       sleep: (ms) => new Promise((r) => setTimeout(r, ms)),

@@ -33,21 +33,15 @@ function tempPathFor(path: string): string {
  *
  * @param path destination
  * @param data text (written as UTF-8) or bytes
- * @param opts `durable: false` skips the flush (for caches, whose readers
- *   treat a torn file as a miss): still atomic, not crash-safe
  */
-export async function writeFileAtomic(
-  path: string,
-  data: string | Uint8Array,
-  opts: { durable?: boolean } = {},
-): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const tmp = tempPathFor(path);
   try {
     await mkdir(dirname(path), { recursive: true });
     const fh = await open(tmp, "w");
     try {
       await fh.writeFile(data);
-      if (opts.durable !== false) await fh.sync();
+      await fh.sync();
     } finally {
       await fh.close();
     }
