@@ -19,6 +19,7 @@ import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import { scoutHome } from "../config/home.ts";
+import { pricesFile } from "../provenance/prices.ts";
 
 /** Options of `llm prov`. */
 export interface LlmProvOptions {
@@ -142,7 +143,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
   const views = opts.by !== undefined || opts.mermaid || opts.html !== undefined
     ? await import("./llm_prov_views.ts")
     : null;
-  const byRollup = opts.by !== undefined ? await views!.printRollup(report, opts.by, io) : null;
+  const byRollup = opts.by !== undefined ? await views!.loadRollup(report, opts.by, io) : null;
   if (opts.json) {
     let n = 0;
     for (let chunk of p.provenanceJsonChunks(report)) {
@@ -168,7 +169,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     } else if (opts.dot === undefined && opts.plot === undefined && opts.html === undefined) {
       io.stdout.write(p.renderTree(report, view));
       // with prices, the tree ends with what the whole run cost
-      if (existsSync(join(scoutHome(io.env), "etc", "prices.yaml"))) {
+      if (existsSync(pricesFile(scoutHome(io.env)))) {
         await (await import("./llm_prov_views.ts")).writeTreeCost(report, io);
       }
     }

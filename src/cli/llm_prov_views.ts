@@ -65,14 +65,14 @@ function reportUnpriced(r: Rollup, io: Io): void {
 }
 
 /**
- * Prints the `--by` table (and the total cost when priced).
+ * The `--by` roll-up, with costs when `$SCOUT_HOME/etc/prices.yaml` exists.
  *
  * @param report the report
  * @param spec the `--by` value
  * @param io injected I/O
- * @returns the roll-up (for `--json`)
+ * @returns the roll-up and the prices (null without a price file)
  */
-export async function printRollup(
+export async function loadRollup(
   report: ProvenanceReport,
   spec: string,
   io: Io,

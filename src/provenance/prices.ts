@@ -88,13 +88,23 @@ export function priceTable(doc: unknown, file: string): PriceTable {
 }
 
 /**
+ * Where the price file lives: `<home>/etc/prices.yaml`.
+ *
+ * @param home the Scout home
+ * @returns the path
+ */
+export function pricesFile(home: string): string {
+  return join(home, "etc", "prices.yaml");
+}
+
+/**
  * Reads `$SCOUT_HOME/etc/prices.yaml`, if present.
  *
  * @param home the Scout home
  * @returns the table, or null when there is no file
  */
 export async function loadPrices(home: string): Promise<PriceTable | null> {
-  const file = join(home, "etc", "prices.yaml");
+  const file = pricesFile(home);
   let text: string;
   try {
     text = readFileSync(file, "utf8");
