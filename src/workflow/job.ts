@@ -9,19 +9,12 @@
 import { ScoutError } from "../errors.ts";
 import { md5hex } from "../util/hash.ts";
 import { exists } from "../util/fs.ts";
-import {
-  type DepSpec,
-  depWorkflow,
-  type FromDep,
-  type FromInput,
-  type Task,
-  taskOf,
-  type Workflow,
-} from "./define.ts";
+import { type DepSpec, depWorkflow, type Task, taskOf, type Workflow } from "./define.ts";
 import { coerceInput, isDefaultValue, selectWarning, validateInput } from "./coerce.ts";
 import { digestStr, pathRef } from "./digest.ts";
 import { isJob, JOB, type Job } from "./job_types.ts";
 import { jobAt } from "./job_disk.ts";
+import { isSymbolRef, plain, plainAll, type RefScope, resolveRefs } from "./job_refs.ts";
 import { resultExtension } from "./result.ts";
 import { infoPath, jobPathIn, type JobStore, jobStore, shortPath, withJobsDir } from "./store.ts";
 
@@ -116,48 +109,6 @@ function locate(store: JobStore, wf: string, task: string, name: string): string
     if (exists(p) || exists(infoPath(p))) return p;
   }
   return jobPathIn(store.createRoot, wf, task, name);
-}
-
-function isFromInput(v: unknown): v is FromInput {
-  return typeof v === "object" && v !== null && !isJob(v) &&
-    typeof (v as FromInput).fromInput === "string" && Object.keys(v).length === 1;
-}
-
-function isFromDep(v: unknown): v is FromDep {
-  return typeof v === "object" && v !== null && !isJob(v) &&
-    typeof (v as FromDep).fromDep === "string" && Object.keys(v).length === 1;
-}
-
-/**
- * A Ruby symbol that named nothing (§1.4 step 4: `dep :t, x: :name` with no
- * dependency, provided value or option for `name`): the dependency gets the
- * symbol itself, which Scout never coerces (`:k` stays `k` for an integer
- * input). Internal to job construction; jobs and `.info` see its text.
- */
-interface SymbolRef {
-  readonly [SYMBOL]: true;
-  symbol: string;
-}
-
-const SYMBOL: unique symbol = Symbol("scout-ai.symbol-ref");
-
-function symbolRef(symbol: string): SymbolRef {
-  return { [SYMBOL]: true, symbol };
-}
-
-function isSymbolRef(v: unknown): v is SymbolRef {
-  return typeof v === "object" && v !== null && (v as Record<symbol, unknown>)[SYMBOL] === true;
-}
-
-/** A provided value as user code and `.info` see it (a symbol as its text). */
-function plain(v: unknown): unknown {
-  return isSymbolRef(v) ? v.symbol : v;
-}
-
-function plainAll(values: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(values)) out[k] = plain(v);
-  return out;
 }
 
 function memoKey(
@@ -391,50 +342,6 @@ function buildJob(
   };
   ctx.memo.set(key, job);
   return job;
-}
-
-interface RefScope {
-  provided: Record<string, unknown>;
-  inputs: Record<string, unknown>;
-  deps: Job[];
-  task: Task;
-}
-
-function resolveRef(k: string, v: unknown, all: Record<string, unknown>, scope: RefScope): unknown {
-  if (isFromDep(v)) {
-    const d = scope.deps.find((j) => j.taskName === v.fromDep || j.overriddenTask === v.fromDep);
-    if (d === undefined) {
-      throw new ScoutError(
-        "parameter",
-        `Input "${k}" refers to dependency "${v.fromDep}", which is not declared before it in ${scope.task.workflow}/${scope.task.name}`,
-      );
-    }
-    return d;
-  }
-  if (isFromInput(v)) {
-    // §1.4 (Scout's load_dep): a dependency of that task name; else, when the
-    // parent declares the input, its provided value, else the options' own
-    // value; else the symbol itself (never the parent's default).
-    const n = v.fromInput;
-    const d = scope.deps.find((j) => j.taskName === n);
-    if (d !== undefined) return d;
-    const declared = scope.task.inputs.some((i) => i.name === n);
-    if (declared && scope.provided[n] !== undefined) return scope.provided[n];
-    const own = all[n];
-    if (declared && own !== undefined) {
-      if (isFromInput(own)) return symbolRef(own.fromInput);
-      if (isFromDep(own)) return symbolRef(own.fromDep);
-      return own;
-    }
-    return symbolRef(n);
-  }
-  return v;
-}
-
-function resolveRefs(options: Record<string, unknown>, scope: RefScope): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(options)) out[k] = resolveRef(k, v, options, scope);
-  return out;
 }
 
 function loadDep(
