@@ -89,9 +89,6 @@ export function relayReply(text: string): BackendReply {
   if (v && typeof v === "object" && "error" in v) {
     throw responseError("relay", `worker failed: ${String((v as { error: unknown }).error)}`);
   }
-  if (v && typeof v === "object" && typeof (v as { content?: unknown }).content === "string") {
-    return { items: [{ type: "text", text: (v as { content: string }).content }] };
-  }
   throw responseError("relay", `sent a reply that is neither a text nor an error`);
 }
 
