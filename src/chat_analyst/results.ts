@@ -196,7 +196,7 @@ function tokensBody(r: ProvenanceReport | null, totals: unknown): Json {
       direct: n.tokens.direct,
       subtree: n.tokens.subtree,
     })),
-    events: (r?.events ?? []).map((e) => ({
+    events: Array.from(r?.events ?? [], (e) => ({
       identity: e.identity,
       deduplication: e.deduplication,
       tokens: e.tokens,

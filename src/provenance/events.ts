@@ -59,7 +59,8 @@ const DEDUPLICATION = {
   receipt: "receipt_unresolved",
 } as const;
 
-type IdentityType = keyof typeof DEDUPLICATION;
+/** An identity type: `inference_id`, `provider_response_id`, `lineage` or `receipt`. */
+export type IdentityType = keyof typeof DEDUPLICATION;
 
 /** The identity type of a copy: the first of `inference_id`, `provider_response_id`, lineage, receipt. */
 function identityType(item: EvidenceItem): IdentityType {
@@ -117,6 +118,60 @@ function providerIds(evidence: readonly EvidenceItem[]): Set<string> {
 }
 
 /**
+ * The identity of one copy (`provenance.md` §9 step 4): its type and the
+ * value the copies of one event share.
+ *
+ * @param item a copy
+ * @param lineage its lineage id (chat metas without `inference_id`), else null
+ * @returns `[type, value]`
+ */
+export function identityOf(item: EvidenceItem, lineage: string | null): [IdentityType, string] {
+  const type = identityType(item);
+  return [type, identityValue(item, type, lineage)];
+}
+
+/**
+ * A new event whose first (canonical) copy is `item`; {@link settleEvent}
+ * completes it once every copy is in `evidence`.
+ *
+ * @param item the canonical copy
+ * @param type its identity type
+ * @param value its identity value
+ * @returns the event
+ */
+export function newEvent(item: EvidenceItem, type: IdentityType, value: string): TokenEvent {
+  return {
+    inferenceId: type === "inference_id" ? value : null,
+    identity: [type, type === "receipt" ? (item as ReceiptItem).evidenceAddress : value],
+    deduplication: DEDUPLICATION[type],
+    meta: item.meta,
+    tokens: metaTokens(item.meta),
+    evidence: [item],
+    conflict: false,
+    conflictFields: [],
+    incompleteEvidence: false,
+    status: "counted_once",
+  };
+}
+
+/**
+ * Completes an event (in place) once all its copies are in: conflicts,
+ * incomplete evidence, status.
+ *
+ * @param e the event
+ */
+export function settleEvent(e: TokenEvent): void {
+  if (e.evidence.length > 1) {
+    const ids = providerIds(e.evidence);
+    e.conflictFields = disputedFields(e.evidence, ids);
+    e.conflict = e.conflictFields.length > 0;
+    e.incompleteEvidence = ids.size === 1 &&
+      e.evidence.some((x) => !nonEmpty(x.meta.provider_response_id));
+  }
+  e.status = eventStatus(e);
+}
+
+/**
  * Groups evidence into events (`provenance.md` §9 steps 4–6), ordered by the
  * first discovery of each identity. Pure: conflicts are flagged, not thrown.
  *
@@ -150,25 +205,13 @@ export function eventGrouping(): {
   };
   const events: TokenEvent[] = [];
   const add = (item: EvidenceItem, lineage: string | null) => {
-    const type = identityType(item);
-    const value = identityValue(item, type, lineage);
+    const [type, value] = identityOf(item, lineage);
     const known = byIdentity[type].get(value);
     if (known !== undefined) {
       known.evidence.push(item);
       return;
     }
-    const event: TokenEvent = {
-      inferenceId: type === "inference_id" ? value : null,
-      identity: [type, type === "receipt" ? (item as ReceiptItem).evidenceAddress : value],
-      deduplication: DEDUPLICATION[type],
-      meta: item.meta,
-      tokens: metaTokens(item.meta),
-      evidence: [item],
-      conflict: false,
-      conflictFields: [],
-      incompleteEvidence: false,
-      status: "counted_once",
-    };
+    const event = newEvent(item, type, value);
     byIdentity[type].set(value, event);
     events.push(event);
   };
@@ -179,16 +222,7 @@ export function eventGrouping(): {
     finish(files) {
       // Discovery order: every file's chat metas (added), then every file's receipts.
       for (const f of files) for (const r of f.receipts) add(r, null);
-      for (const e of events) {
-        if (e.evidence.length > 1) {
-          const ids = providerIds(e.evidence);
-          e.conflictFields = disputedFields(e.evidence, ids);
-          e.conflict = e.conflictFields.length > 0;
-          e.incompleteEvidence = ids.size === 1 &&
-            e.evidence.some((x) => !nonEmpty(x.meta.provider_response_id));
-        }
-        e.status = eventStatus(e);
-      }
+      for (const e of events) settleEvent(e);
       return events;
     },
   };

@@ -33,7 +33,7 @@ import type { ReceiptProblem } from "../chat/receipts.ts";
 import { agentMetaEvidence } from "../chat/receipts.ts";
 import { availableParallelism } from "node:os";
 import { inCompiledBinary } from "../util/binary.ts";
-import { collectYoungGarbage } from "../util/gc.ts";
+import { collectAllGarbage, collectYoungGarbage } from "../util/gc.ts";
 import { loadRawSync } from "../chat/load.ts";
 import {
   type ChatFacts,
@@ -42,6 +42,25 @@ import {
   factsToText,
   readChatFacts,
 } from "./chat_facts.ts";
+
+/** The JSON text facts read on a helper thread came in (`factsToText` of them). */
+const TEXTS = new WeakMap<ChatFacts, string>();
+
+function withText(facts: ChatFacts, text: string): ChatFacts {
+  TEXTS.set(facts, text);
+  return facts;
+}
+
+/**
+ * The facts as `factsToText` writes them: the text they came in from a
+ * helper thread, else written now.
+ *
+ * @param facts facts of one chat
+ * @returns their JSON text
+ */
+export function factsText(facts: ChatFacts): string {
+  return TEXTS.get(facts) ?? factsToText(facts);
+}
 
 /** Claim states of a queued chat (one byte each in shared memory). */
 export const CLAIM = { free: 0, walk: 1, helper: 2 } as const;
@@ -226,7 +245,7 @@ function startHelper(paths: readonly string[], toolCalls: boolean): Helper | nul
     for (const port of ports) {
       for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) {
         for (const [seq, json] of m.message as [number, string | null][]) {
-          results.set(seq, json === null ? null : factsFromText(paths[seq]!, json));
+          results.set(seq, json === null ? null : withText(factsFromText(paths[seq]!, json), json));
           received++;
         }
       }
@@ -309,6 +328,9 @@ function startHelper(paths: readonly string[], toolCalls: boolean): Helper | nul
 /** Chats the walk reads ahead itself between two young-generation collections. */
 const STOLEN_PER_GC = 100;
 
+/** Offer batches between two collections on a helper thread. */
+const HELPER_GC_EVERY = 8;
+
 /** The helper posts its results in messages of at most this many chats. */
 const RESULT_BATCH = 8;
 
@@ -328,6 +350,7 @@ export function runHelper(
 ): void {
   const { port, claims, answered } = data;
   const toolCalls = data.toolCalls === true;
+  let batches = 0;
   port.on("message", (msg: [number, string[]]) => {
     const [from, offered] = msg;
     let out: [number, string | null][] = [];
@@ -349,5 +372,8 @@ export function runHelper(
       if (out.length === RESULT_BATCH) post();
     });
     if (out.length > 0) post();
+    // This thread keeps nothing: a full collection of its garbage (file
+    // text, parsed chats) is cheap, and its resident memory stays small.
+    if (++batches % HELPER_GC_EVERY === 0) collectAllGarbage();
   });
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { ProvenanceReport } from "./report.ts";
+import type { TokenEvent } from "./evidence.ts";
 
 /** The schema name of the document. */
 export const PROVENANCE_SCHEMA = "scout-ai/provenance";
@@ -46,7 +47,7 @@ export function provenanceJson(report: ProvenanceReport): {
     complete: report.complete,
     nodes: report.nodes.map(nodeJson),
     edges: report.edges.map(edgeJson),
-    events: report.events.map(eventJson),
+    events: Array.from(report.events, eventJson),
     totals: report.totals,
     warnings: report.warnings.map(warningJson),
   };
@@ -77,7 +78,7 @@ function edgeJson(e: ProvenanceReport["edges"][number]): unknown {
   };
 }
 
-function eventJson(e: ProvenanceReport["events"][number]): unknown {
+function eventJson(e: TokenEvent): unknown {
   return {
     inferenceId: e.inferenceId,
     identity: e.identity,
@@ -107,42 +108,44 @@ function warningJson(w: ProvenanceReport["warnings"][number]): unknown {
 /**
  * The document as JSON text, in pieces of about 64 KB: the header fields on
  * the first line, then each node, edge, event and warning on its own line.
- * Joined, the pieces parse to exactly {@link provenanceJson}'s object. A
- * generator, so a writer can pace big documents (and let the runtime collect
- * the text already written).
+ * Joined, the pieces parse to exactly {@link provenanceJson}'s object, but
+ * each record is made only when its line is written: a generator, so a
+ * writer can pace big documents, and no document is built in memory (the
+ * events are rebuilt from the report's store one at a time).
  *
  * @param report the report
  * @returns the pieces, in order
  */
 export function* provenanceJsonChunks(report: ProvenanceReport): Generator<string> {
-  const doc = provenanceJson(report);
   const head = JSON.stringify({
-    schema: doc.schema,
-    version: doc.version,
-    root: doc.root,
-    follow: doc.follow,
-    complete: doc.complete,
+    schema: PROVENANCE_SCHEMA,
+    version: PROVENANCE_SCHEMA_VERSION,
+    root: report.root,
+    follow: report.follow,
+    complete: report.complete,
   });
   let chunk = head.slice(0, -1) + ",\n";
-  const lists: [string, unknown[]][] = [
-    ["nodes", doc.nodes],
-    ["edges", doc.edges],
-    ["events", doc.events],
-  ];
-  for (const [name, items] of lists) {
+  function* list<T>(name: string, items: Iterable<T>, json: (x: T) => unknown) {
     chunk += `"${name}":[`;
-    for (let i = 0; i < items.length; i++) {
-      chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(items[i]);
+    let first = true;
+    for (const item of items) {
+      chunk += (first ? "\n" : ",\n") + JSON.stringify(json(item));
+      first = false;
       if (chunk.length > 1 << 16) {
         yield chunk;
         chunk = "";
       }
     }
-    chunk += (items.length > 0 ? "\n" : "") + "],\n";
+    chunk += (first ? "" : "\n") + "],\n";
   }
-  chunk += `"totals":${JSON.stringify(doc.totals)},\n"warnings":[`;
-  doc.warnings.forEach((w, i) => chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(w));
-  yield chunk + (doc.warnings.length > 0 ? "\n" : "") + "]}\n";
+  yield* list("nodes", report.nodes, nodeJson);
+  yield* list("edges", report.edges, edgeJson);
+  yield* list("events", report.events, eventJson);
+  chunk += `"totals":${JSON.stringify(report.totals)},\n"warnings":[`;
+  report.warnings.forEach((w, i) =>
+    chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(warningJson(w))
+  );
+  yield chunk + (report.warnings.length > 0 ? "\n" : "") + "]}\n";
 }
 
 /**

@@ -66,45 +66,47 @@ function distinct(values: unknown[]): string {
  */
 export function renderEvidence(report: ProvenanceReport): string {
   const lines = ["", "Direct inference events", "=".repeat(23)];
-  const events = report.events;
-  if (events.length === 0) {
-    lines.push("(none)");
-  } else {
-    lines.push(row("Inference ID", "Tokens", "Evidence", "Status"));
-    for (const e of events) {
-      const evidence = e.evidence.map((x) =>
-        `${x.origin} ${itemLoc(x)}${
-          x.origin === "agent_meta" && x.callId !== null ? ` call=${x.callId}` : ""
-        }`
-      ).join("; ");
-      lines.push(row(rowId(e), rowTokens(e), evidence, STATUS_TEXT[e.status]));
+  // One pass over the events (each is rebuilt from the store as it comes).
+  const receiptOnly: string[] = [];
+  const legacy: string[] = [];
+  const conflicts: string[] = [];
+  const incomplete: string[] = [];
+  if (report.events.length === 0) lines.push("(none)");
+  else lines.push(row("Inference ID", "Tokens", "Evidence", "Status"));
+  for (const e of report.events) {
+    const evidence = e.evidence.map((x) =>
+      `${x.origin} ${itemLoc(x)}${
+        x.origin === "agent_meta" && x.callId !== null ? ` call=${x.callId}` : ""
+      }`
+    ).join("; ");
+    lines.push(row(rowId(e), rowTokens(e), evidence, STATUS_TEXT[e.status]));
+    if (e.status === "receipt_only") receiptOnly.push(rowId(e));
+    if (e.status === "legacy_unresolved") {
+      legacy.push(`  ${rowId(e)} at ${itemLoc(e.evidence[0]!)}`);
     }
+    if (e.conflict) {
+      conflicts.push(
+        `  ${identityText(e.identity)}: disputed ${e.conflictFields.join(",")} (${
+          e.conflictFields.map((f) => `${f}=${distinct(e.evidence.map((x) => x.meta[f]))}`).join(
+            " ",
+          )
+        })`,
+      );
+    }
+    if (e.incompleteEvidence) incomplete.push(`  ${rowId(e)}`);
   }
   const section = (title: string, body: string[]) => {
     if (body.length > 0) lines.push("", title, ...body);
   };
-  const receiptOnly = events.filter((e) => e.status === "receipt_only").map(rowId);
   if (receiptOnly.length > 0) {
     lines.push("", `Receipt-only events (no saved child log): ${receiptOnly.join(", ")}`);
   }
-  section(
-    "Legacy unresolved events (no inference_id; one per receipt, may overcount):",
-    events.filter((e) => e.status === "legacy_unresolved").map((e) =>
-      `  ${rowId(e)} at ${itemLoc(e.evidence[0]!)}`
-    ),
-  );
+  section("Legacy unresolved events (no inference_id; one per receipt, may overcount):", legacy);
   section(
     "Identity conflicts (counted once from canonical evidence; totals containing these are NOT authoritative):",
-    events.filter((e) => e.conflict).map((e) =>
-      `  ${identityText(e.identity)}: disputed ${e.conflictFields.join(",")} (${
-        e.conflictFields.map((f) => `${f}=${distinct(e.evidence.map((x) => x.meta[f]))}`).join(" ")
-      })`
-    ),
+    conflicts,
   );
-  section(
-    "Incomplete evidence (one copy lacks provider_response_id; no conflict):",
-    events.filter((e) => e.incompleteEvidence).map((e) => `  ${rowId(e)}`),
-  );
+  section("Incomplete evidence (one copy lacks provider_response_id; no conflict):", incomplete);
   section(
     "Job projection references (no direct tokens):",
     report.edges.filter((e) => e.relation === "agent_job" && e.detail !== null).map((e) =>

@@ -126,7 +126,7 @@ export function renderTree(report: ProvenanceReport, o: RenderOptions = {}): str
  * @returns lines (no newlines)
  */
 export function coverageLines(report: ProvenanceReport): string[] {
-  if (!report.events.some((e) => e.evidence.some((x) => x.origin === "agent_meta"))) return [];
+  if (!report.events.hasReceiptEvidence) return [];
   const t = report.totals;
   const show = (x: TokenTotals) => tokenText(x) || "total=0";
   const lines = [

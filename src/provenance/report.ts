@@ -10,26 +10,26 @@
  * @module
  */
 import { basename, dirname } from "node:path";
-import { emptyTokens, type TokenTotals } from "../chat/trace.ts";
+import type { TokenTotals } from "../chat/trace.ts";
 import type { ReceiptJobReference, ReceiptProblem } from "../chat/receipts.ts";
 import type { JobRef, NodeRef, ProvenanceError, Relation } from "./types.ts";
 import { followSet, walkProvenance } from "./traverse.ts";
 import { nodeId } from "./paths.ts";
-import {
-  eventGrouping,
-  type FileEvidence,
-  fresh,
-  identityConflict,
-  localTokens,
-  scopeTotals,
-  type TokenEvent,
-} from "./evidence.ts";
+import { fresh, identityConflict } from "./evidence.ts";
 import { problemKey } from "./tokens.ts";
 import { subtreeTotals } from "./subtree.ts";
+import { type ChatStore, chatStore } from "./chat_store.ts";
+import { type EventTable, eventTable } from "./event_table.ts";
 import { jobLabel, jobSummary, logLabel } from "./labels.ts";
 import { displayEdges } from "./display.ts";
 import { societyCallers } from "./society.ts";
-import { addJobReceipts, receiptSummaries, summarize } from "./report_receipts.ts";
+import { collectIfGrown } from "../util/gc.ts";
+import {
+  addJobReceipts,
+  type ReceiptsOfChat,
+  receiptSummaries,
+  summarize,
+} from "./report_receipts.ts";
 import type {
   EdgeDetail,
   HiddenReason,
@@ -92,12 +92,10 @@ interface WalkedGraph {
 
 /** What each chat's facts gave, as they arrived. */
 interface ChatEvidence {
-  /** Evidence by canonical chat path. */
-  files: Map<string, FileEvidence>;
+  /** The chats read, their facts stored out of the way. */
+  store: ChatStore;
   /** Events grouped so far (chat metas; receipts come at `finish`). */
-  grouping: ReturnType<typeof eventGrouping>;
-  /** Each chat's own tokens. */
-  directOfChat: Map<string, TokenTotals>;
+  table: EventTable;
 }
 
 function emptyGraph(): WalkedGraph {
@@ -121,18 +119,13 @@ function walkGraph(
 ): { g: WalkedGraph; chats: ChatEvidence } {
   // Per-file work is done as each chat's facts arrive: when chats are read
   // on a helper thread, this thread would otherwise wait for them.
-  const chats: ChatEvidence = {
-    files: new Map(),
-    grouping: eventGrouping(),
-    directOfChat: new Map(),
-  };
+  const store = chatStore({ spillAt: o.spillAt });
+  const chats: ChatEvidence = { store, table: eventTable(store) };
   const run = walkProvenance(root, {
     ...o,
     onError,
     onFacts: (facts) => {
-      chats.files.set(facts.path, facts.evidence);
-      chats.grouping.addChatMetas(facts.evidence);
-      chats.directOfChat.set(facts.path, localTokens([facts.evidence]));
+      chats.table.addChat(store.add(facts), facts.evidence);
       o.onChatFacts?.(facts);
     },
   });
@@ -142,7 +135,7 @@ function walkGraph(
   const edgeKeys = new Set<string>();
   let records = 0;
   for (const r of run) {
-    if (o.onProgress && ++records % PROGRESS_EVERY === 0) o.onProgress(records, chats.files.size);
+    if (o.onProgress && ++records % PROGRESS_EVERY === 0) o.onProgress(records, store.count);
     let i = index.get(r.node);
     if (i === undefined) {
       i = g.refs.length;
@@ -172,25 +165,22 @@ function walkGraph(
       detail: edgeDetail(r.detail),
     });
   }
-  o.onProgress?.(records, chats.files.size);
+  o.onProgress?.(records, store.count);
   return { g, chats };
 }
 
 /** Warnings for the receipt problems the traversal did not report (agent_job not followed). */
-function unreportedProblems(
-  files: ReadonlyMap<string, FileEvidence>,
-  reported: Set<string>,
-): ReportWarning[] {
+function unreportedProblems(store: ChatStore, reported: Set<string>): ReportWarning[] {
   const out: ReportWarning[] = [];
-  for (const f of files.values()) {
-    for (const p of f.receiptProblems) {
+  for (let seq = 0; seq < store.count; seq++) {
+    for (const p of store.problems(seq)) {
       if (reported.has(problemKey(p))) continue;
       reported.add(problemKey(p));
       out.push({
         code: "receipt_problem",
         message: `${p.message}: ${p.detail}`,
         kind: "chat",
-        node: nodeId("chat", f.path),
+        node: nodeId("chat", store.path(seq)),
         relation: "agent_job",
         reference: p,
         reason: p.reason,
@@ -200,18 +190,22 @@ function unreportedProblems(
   return out;
 }
 
-function conflictWarnings(events: readonly TokenEvent[]): ReportWarning[] {
-  return events.filter((e) => e.conflict).map((e) => {
+function conflictWarnings(table: EventTable): ReportWarning[] {
+  const out: ReportWarning[] = [];
+  for (let i = 0; i < table.count(); i++) {
+    if (!table.conflict(i)) continue;
+    const e = table.event(i);
     const c = identityConflict(e);
-    return {
+    out.push({
       code: "identity_conflict",
       message: c.message,
       kind: "chat",
       node: nodeId("chat", e.evidence[0]!.source),
       relation: null,
       reference: c,
-    };
-  });
+    });
+  }
+  return out;
 }
 
 function hiddenReason(g: WalkedGraph, i: number): HiddenReason | null {
@@ -223,15 +217,28 @@ function hiddenReason(g: WalkedGraph, i: number): HiddenReason | null {
     : null;
 }
 
+/** A chat's own tokens, or a job's: its log chats', each inference once (`localTokens`). */
+function directTokens(g: WalkedGraph, chats: ChatEvidence, i: number): TokenTotals {
+  const { store, table } = chats;
+  const n = g.refs[i]!;
+  const seqs: number[] = [];
+  for (const c of n.kind === "chat" ? [i] : g.logsOf.get(i) ?? []) {
+    const seq = store.seqOf(g.refs[c]!.path);
+    if (seq !== undefined) seqs.push(seq);
+  }
+  return table.localTotals(seqs);
+}
+
 /** The report nodes, and the owner index of each hidden node (else null). */
 function reportNodes(
   g: WalkedGraph,
   chats: ChatEvidence,
+  receiptsBySource: ReadonlyMap<string, ReceiptsOfChat>,
   subtree: readonly TokenTotals[],
-  events: readonly TokenEvent[],
   callers: ReadonlyMap<number, number>,
 ): { nodes: ReportNode[]; ownerOf: (number | null)[] } {
-  const receiptsBySource = receiptSummaries(events);
+  const { table } = chats;
+  const tt = (e: number) => table.tokensOf(e).tt;
   const ownerOf: (number | null)[] = [];
   const nodes: ReportNode[] = g.refs.map((n, i) => {
     const incoming = g.firstIncoming[i] ?? null;
@@ -250,9 +257,7 @@ function reportNodes(
       }
     }
     ownerOf.push(hidden !== null ? ownerIdx : null);
-    const direct = n.kind === "chat"
-      ? chats.directOfChat.get(n.path) ?? emptyTokens()
-      : localTokens((g.logsOf.get(i) ?? []).map((c) => chats.files.get(g.refs[c]!.path)));
+    const direct = directTokens(g, chats, i);
     return {
       id: g.ids[i]!,
       kind: n.kind,
@@ -263,10 +268,10 @@ function reportNodes(
       caller: callers.has(i) ? g.ids[callers.get(i)!]! : null,
       job,
       tokens: { direct, subtree: subtree[i]! },
-      receipts: n.kind === "chat" ? summarize(receiptsBySource.get(n.path)) : null,
+      receipts: n.kind === "chat" ? summarize(receiptsBySource.get(n.path), tt) : null,
     };
   });
-  addJobReceipts(nodes, receiptsBySource);
+  addJobReceipts(nodes, receiptsBySource, tt);
   return { nodes, ownerOf };
 }
 
@@ -298,25 +303,51 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
     });
   };
   const { g, chats } = walkGraph(root, o, onError);
-  warnings.push(...unreportedProblems(chats.files, reported));
+  o.onPhase?.("walk");
+  const { store, table } = chats;
+  warnings.push(...unreportedProblems(store, reported));
   const complete = warnings.length === 0;
 
-  const chatFiles = g.refs.flatMap((n) =>
-    n.kind === "chat" && chats.files.has(n.path) ? [chats.files.get(n.path)!] : []
+  o.onPhase?.("problems");
+  collectIfGrown();
+  const receiptsBySource = receiptSummaries((visit) =>
+    table.finish((e, seq, tool) => visit(e, store.path(seq), tool))
   );
-  const events = chats.grouping.finish(chatFiles);
-  warnings.push(...conflictWarnings(events));
+  warnings.push(...conflictWarnings(table));
 
+  o.onPhase?.("receipts");
   // A nested society's log counts (and shows) under its caller's log too.
   const callers = societyCallers(g.refs, g.logsOf);
   const children = g.children.map((c) => c.slice());
   for (const [nested, caller] of callers) children[caller]!.push(nested);
   const fileNode = new Map<string, number>();
-  g.refs.forEach((n, i) => n.kind === "chat" && fileNode.set(n.path, i));
-  const subtree = subtreeTotals({ children, fileNode }, events);
-  const { nodes, ownerOf } = reportNodes(g, chats, subtree, events, callers);
+  const seqNode = new Int32Array(store.count).fill(-1);
+  g.refs.forEach((n, i) => {
+    if (n.kind !== "chat") return;
+    fileNode.set(n.path, i);
+    const seq = store.seqOf(n.path);
+    if (seq !== undefined) seqNode[seq] = i;
+  });
+  o.onPhase?.("callers");
+  collectIfGrown();
+  const subtree = subtreeTotals({ children, fileNode }, {
+    count: table.count,
+    addTokensTo: table.addTokensTo,
+    uniform: table.uniform,
+    event: table.event,
+    nodes: (e, out) => {
+      table.files(e, out);
+      for (let k = 0; k < out.length; k++) out[k] = seqNode[out[k]!]!;
+      return out;
+    },
+  });
+  o.onPhase?.("subtree");
+  collectIfGrown();
+  const { nodes, ownerOf } = reportNodes(g, chats, receiptsBySource, subtree, callers);
 
-  const conflictEvents = events.filter((e) => e.conflict).length;
+  o.onPhase?.("nodes");
+  collectIfGrown();
+  const counts = table.counts();
   return {
     root: nodes[0]!.id,
     follow: [...followSet(o.follow)],
@@ -324,12 +355,11 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
     nodes,
     edges: g.edges,
     displayEdges: displayEdges(g.edges, g.edgeEnds, nodes, ownerOf, callers),
-    events,
+    events: table.view(),
     totals: {
-      ...scopeTotals(events),
-      authoritative: conflictEvents === 0,
-      conflictEvents,
-      incompleteEvidenceEvents: events.filter((e) => e.incompleteEvidence).length,
+      ...table.scopes(),
+      authoritative: counts.conflictEvents === 0,
+      ...counts,
     },
     warnings,
   };

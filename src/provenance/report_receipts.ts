@@ -5,34 +5,35 @@
  *
  * @module
  */
-import type { TokenEvent } from "./evidence.ts";
 import type { ReceiptSummary, ReportNode } from "./report_types.ts";
 
 /** Receipt events and tool names found in one chat. */
 export interface ReceiptsOfChat {
-  /** Events with receipt evidence in the chat. */
-  events: Set<TokenEvent>;
+  /** Events (by number) with receipt evidence in the chat. */
+  events: Set<number>;
   /** Tool names of that evidence. */
   tools: Set<string>;
 }
 
+/** The receipt copies of the events: each copy's event, chat and tool. */
+export type ReceiptCopies = (
+  visit: (event: number, chat: string, toolName: string | null) => void,
+) => void;
+
 /**
  * The receipt evidence of the events, by chat.
  *
- * @param events the root's events
+ * @param forEachCopy visits every `agent_meta` copy of the root's events
  * @returns canonical chat path → its receipt events and tools
  */
-export function receiptSummaries(events: readonly TokenEvent[]): Map<string, ReceiptsOfChat> {
+export function receiptSummaries(forEachCopy: ReceiptCopies): Map<string, ReceiptsOfChat> {
   const out = new Map<string, ReceiptsOfChat>();
-  for (const e of events) {
-    for (const x of e.evidence) {
-      if (x.origin !== "agent_meta") continue;
-      let s = out.get(x.source);
-      if (s === undefined) out.set(x.source, s = { events: new Set(), tools: new Set() });
-      s.events.add(e);
-      if (x.toolName !== null) s.tools.add(x.toolName);
-    }
-  }
+  forEachCopy((e, source, toolName) => {
+    let s = out.get(source);
+    if (s === undefined) out.set(source, s = { events: new Set(), tools: new Set() });
+    s.events.add(e);
+    if (toolName !== null) s.tools.add(toolName);
+  });
   return out;
 }
 
@@ -40,13 +41,17 @@ export function receiptSummaries(events: readonly TokenEvent[]): Map<string, Rec
  * A summary of some receipt evidence: count, summed canonical `tt`, sorted tools.
  *
  * @param s receipt events and tools (or undefined)
+ * @param tt the canonical `tt` of an event
  * @returns the summary, or null when there is none
  */
-export function summarize(s: ReceiptsOfChat | undefined): ReceiptSummary | null {
+export function summarize(
+  s: ReceiptsOfChat | undefined,
+  tt: (event: number) => number,
+): ReceiptSummary | null {
   if (s === undefined || s.events.size === 0) return null;
-  let tt = 0;
-  for (const e of s.events) tt += e.tokens.tt;
-  return { events: s.events.size, tt, tools: [...s.tools].sort() };
+  let sum = 0;
+  for (const e of s.events) sum += tt(e);
+  return { events: s.events.size, tt: sum, tools: [...s.tools].sort() };
 }
 
 /**
@@ -54,10 +59,12 @@ export function summarize(s: ReceiptsOfChat | undefined): ReceiptSummary | null 
  *
  * @param nodes report nodes (chats already summarized)
  * @param bySource receipt evidence by chat path
+ * @param tt the canonical `tt` of an event
  */
 export function addJobReceipts(
   nodes: readonly ReportNode[],
   bySource: ReadonlyMap<string, ReceiptsOfChat>,
+  tt: (event: number) => number,
 ): void {
   const hiddenOf = new Map<string, ReceiptsOfChat>();
   for (const n of nodes) {
@@ -71,6 +78,6 @@ export function addJobReceipts(
   }
   for (const n of nodes) {
     const acc = hiddenOf.get(n.id);
-    if (n.kind === "job" && acc !== undefined) n.receipts = summarize(acc);
+    if (n.kind === "job" && acc !== undefined) n.receipts = summarize(acc, tt);
   }
 }

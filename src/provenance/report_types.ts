@@ -6,7 +6,7 @@
  */
 import type { TokenTotals } from "../chat/trace.ts";
 import type { NodeKind, Relation, TraverseOptions } from "./types.ts";
-import type { TokenEvent } from "./evidence.ts";
+import type { ReportEvents } from "./event_table.ts";
 import type { ChatFacts } from "./chat_facts.ts";
 
 /** Why a node is not displayed. */
@@ -153,8 +153,11 @@ export interface ProvenanceReport {
   edges: ReportEdge[];
   /** Display edges (hidden nodes folded), in discovery order. */
   displayEdges: DisplayEdge[];
-  /** The root's token events. */
-  events: TokenEvent[];
+  /**
+   * The root's token events, in discovery order: counted, and rebuilt one at
+   * a time when iterated (a store's events do not all fit in memory at once).
+   */
+  events: ReportEvents;
   /** Totals by scope. */
   totals: ReportTotals;
   /** Problems and conflicts, in discovery order. */
@@ -173,4 +176,11 @@ export interface ReportOptions extends TraverseOptions {
   helperThreshold?: number;
   /** Receives each chat's facts once, in first-visit order (with `toolCalls`, its calls). */
   onChatFacts?: (facts: ChatFacts) => void;
+  /**
+   * Characters of chat facts kept in memory before they move to a temporary
+   * file (default 8 M; 0: always the file). The report is the same either way.
+   */
+  spillAt?: number;
+  /** Called as each stage of the report ends (`walk`, `finish`, `subtree`, …: for measurements). */
+  onPhase?: (stage: string) => void;
 }

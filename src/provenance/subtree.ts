@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { type MetaRecord, toInt, TOKEN_KEYS } from "../chat/meta.ts";
+import { TOKEN_KEYS } from "../chat/meta.ts";
 import { emptyTokens, metaTokens, type TokenTotals } from "../chat/trace.ts";
 import type { EvidenceItem, TokenEvent } from "./evidence.ts";
 import { components } from "./components.ts";
@@ -29,27 +29,9 @@ export interface SubtreeGraph {
 
 const K = TOKEN_KEYS.length;
 
-/** Adds the six token values of `t` into `into[at…at+K)`, in {@link TOKEN_KEYS} order. */
-function addTokensAt(into: Float64Array, at: number, t: TokenTotals): void {
-  // Spelled out: named reads are much faster than reads by key name.
-  into[at]! += t.pt;
-  into[at + 1]! += t.ct;
-  into[at + 2]! += t.tt;
-  into[at + 3]! += t.cct;
-  into[at + 4]! += t.cwt;
-  into[at + 5]! += t.rt;
-}
-
 function sameTokens(a: TokenTotals, b: TokenTotals): boolean {
   for (const k of TOKEN_KEYS) if (a[k] !== b[k]) return false;
   return true;
-}
-
-/** `sameTokens(metaTokens(a), metaTokens(b))` without building the totals. */
-function sameMetaTokens(a: MetaRecord, b: MetaRecord): boolean {
-  return toInt(a.pt) === toInt(b.pt) && toInt(a.ct) === toInt(b.ct) &&
-    toInt(a.tt) === toInt(b.tt) && toInt(a.cct) === toInt(b.cct) &&
-    toInt(a.cwt) === toInt(b.cwt) && toInt(a.rt) === toInt(b.rt);
 }
 
 /** The distinct numbers of a list, ascending (the list is reused). */
@@ -99,9 +81,23 @@ interface Folded {
   specials: Special[];
 }
 
+/** What the subtree sums need of the root's events (`event_table.ts`). */
+export interface SubtreeEvents {
+  /** Number of events. */
+  count(): number;
+  /** Adds event `e`'s canonical tokens into `into[at…at+K)`. */
+  addTokensTo(into: Float64Array, at: number, e: number): void;
+  /** The node of each copy of `e` (-1: not a node of the graph), in copy order. */
+  nodes(e: number, out: number[]): number[];
+  /** Whether all copies of `e` agree on every token value. */
+  uniform(e: number): boolean;
+  /** Event `e`'s full record (asked for only when its copies disagree). */
+  event(e: number): TokenEvent;
+}
+
 /** Folds the events into weights (token counts are integers, so sums are exact in any order). */
 function foldEvents(
-  events: readonly TokenEvent[],
+  events: SubtreeEvents,
   fileNode: ReadonlyMap<string, number>,
   n: number,
 ): Folded {
@@ -109,34 +105,16 @@ function foldEvents(
   const weighted = new Uint8Array(n);
   const groups = new Map<string, { files: number[]; weight: Float64Array }>();
   const specials: Special[] = [];
+  const copies: number[] = [];
 
-  const addWeight = (f: number, t: TokenTotals) => {
-    addTokensAt(fileWeight, f * K, t);
-    weighted[f] = 1;
-  };
-  for (const event of events) {
-    const evidence = event.evidence;
-    if (evidence.length === 1) {
-      const f = fileNode.get(evidence[0]!.source);
-      if (f !== undefined) addWeight(f, event.tokens);
-      continue;
-    }
-    // The files holding copies, and whether the copies agree on every token
-    // value (almost always: then only the files matter).
-    const nodes: number[] = [];
-    let first: MetaRecord | null = null;
-    let uniform = true;
-    for (const item of evidence) {
-      const node = fileNode.get(item.source);
-      if (node === undefined) continue;
-      nodes.push(node);
-      if (first === null) first = item.meta;
-      else if (uniform && !sameMetaTokens(first, item.meta)) uniform = false;
-    }
+  for (let e = 0; e < events.count(); e++) {
+    const nodes = events.nodes(e, copies).filter((f) => f >= 0);
     if (nodes.length === 0) continue;
     const files = distinctSorted(nodes);
-    if (!uniform) {
-      const items = evidence.map((item, order) => ({
+    if (!events.uniform(e)) {
+      // The copies disagree on some token value (rare): each copy counts where it is.
+      const event = events.event(e);
+      const items = event.evidence.map((item, order) => ({
         item,
         node: fileNode.get(item.source) ?? -1,
         tokens: metaTokens(item.meta),
@@ -144,11 +122,12 @@ function foldEvents(
       })).filter((x) => x.node >= 0);
       specials.push({ event, files, items });
     } else if (files.length === 1) {
-      addWeight(files[0]!, event.tokens);
+      events.addTokensTo(fileWeight, files[0]! * K, e);
+      weighted[files[0]!] = 1;
     } else {
       const key = files.join(",");
       const g = groups.get(key) ?? { files, weight: new Float64Array(K) };
-      addTokensAt(g.weight, 0, event.tokens);
+      events.addTokensTo(g.weight, 0, e);
       groups.set(key, g);
     }
   }
@@ -208,7 +187,7 @@ function weightItems(n: number, folded: Folded): Items {
  * @param events the root's events (their evidence covers every file)
  * @returns one total per node index
  */
-export function subtreeTotals(graph: SubtreeGraph, events: readonly TokenEvent[]): TokenTotals[] {
+export function subtreeTotals(graph: SubtreeGraph, events: SubtreeEvents): TokenTotals[] {
   const { children, fileNode } = graph;
   const n = children.length;
   const folded = foldEvents(events, fileNode, n);

@@ -20,3 +20,36 @@
 export function collectYoungGarbage(): void {
   (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(false);
 }
+
+/** Resident size after the last {@link collectIfGrown} collection. */
+let settled = 0;
+
+/**
+ * A full collection when the process has grown by `mb` megabytes of
+ * resident memory since the last one (Bun only; a no-op elsewhere).
+ * JavaScriptCore decides when to collect by the size of its own heap, and
+ * a walk's garbage is mostly file text held outside it: without this the
+ * resident size of `llm prov` grows by hundreds of MB of garbage on a big
+ * store. A full collection of a small live heap costs a few ms; checking
+ * the resident size costs microseconds, so call this every few hundred
+ * files. Freed memory is reused before the process grows again, so this
+ * bounds the growth rather than the size.
+ *
+ * @param mb growth that triggers a collection (default 48)
+ */
+export function collectIfGrown(mb = 48): void {
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  if (bun === undefined) return;
+  const rss = process.memoryUsage.rss();
+  if (rss < settled + mb * 1048576) return;
+  bun.gc(true);
+  settled = process.memoryUsage.rss();
+}
+
+/**
+ * A full collection now (Bun only; a no-op elsewhere): for a thread whose
+ * live heap is tiny, where it costs about a millisecond.
+ */
+export function collectAllGarbage(): void {
+  (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
+}

@@ -173,15 +173,16 @@ Deno.test("society run: every agent log, delegated job and inference exactly onc
   ]);
   // eleven inferences, eleven distinct ids, the scripted tokens each once
   assert.equal(r.events.length, 11);
-  assert.equal(new Set(r.events.map((e) => e.inferenceId)).size, 11);
+  const events = [...r.events];
+  assert.equal(new Set(events.map((e) => e.inferenceId)).size, 11);
   assert.deepEqual(
-    r.events.map((e) => e.tokens.pt).sort((a, b) => a - b),
+    events.map((e) => e.tokens.pt).sort((a, b) => a - b),
     [101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151],
   );
-  assert.ok(r.events.every((e) => e.status === "counted_once" && !e.conflict));
+  assert.ok(events.every((e) => e.status === "counted_once" && !e.conflict));
   // a Researcher inference: saved in facts.chat, receipted in the Planner's log, its
   // projected result and plan.chat — four copies, one event
-  const r2 = r.events.find((e) => e.tokens.pt === 103)!;
+  const r2 = events.find((e) => e.tokens.pt === 103)!;
   assert.deepEqual(r2.evidence.map((x) => [x.origin, x.source.slice(FIXTURE.length + 1)]), [
     [
       "chat_meta",

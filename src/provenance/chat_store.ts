@@ -1,0 +1,103 @@
+/**
+ * The chats one report has read (issue 16): per chat only what rendering
+ * needs at once — its path, its own tokens, its receipt problems — while
+ * the rest of its facts (every meta record of its evidence) waits as JSON
+ * text in a {@link TextSpill} until an event, a job's tokens or the JSON
+ * document asks for it again. Holding the parsed evidence of every chat of
+ * a store is what made `llm prov`'s memory grow with the store.
+ *
+ * @module
+ */
+import type { ReceiptProblem } from "../chat/receipts.ts";
+import { type ChatFacts, factsFromText } from "./chat_facts.ts";
+import { factsText } from "./facts_pool.ts";
+import { type TextSpill, textSpill } from "./spill.ts";
+import { collectIfGrown } from "../util/gc.ts";
+
+/** Chats between two checks for garbage (`collectIfGrown`). */
+const GC_EVERY = 100;
+/** Parsed facts kept for reuse: events and jobs ask for nearby chats in runs. */
+const CACHED = 64;
+
+/** The chats of one report, by read order (`seq`). */
+export interface ChatStore {
+  /** Chats stored. */
+  readonly count: number;
+  /** Stores a chat's facts; returns its `seq`. */
+  add(facts: ChatFacts): number;
+  /** The `seq` of a chat path, or undefined when it was not read. */
+  seqOf(path: string): number | undefined;
+  /** The path of chat `seq`. */
+  path(seq: number): string;
+  /** The facts of chat `seq`, read back (shared: do not modify). */
+  facts(seq: number): ChatFacts;
+  /** Its receipt problems (empty for most chats). */
+  problems(seq: number): readonly ReceiptProblem[];
+  /** Whether it holds receipt evidence. */
+  hasReceipts(seq: number): boolean;
+  /** Releases the spilled texts. */
+  close(): void;
+}
+
+/**
+ * An empty store.
+ *
+ * @param o `spillAt`: characters of facts kept in memory before they move to a
+ *   temporary file (see `textSpill`)
+ * @returns the store
+ */
+export function chatStore(o: { spillAt?: number } = {}): ChatStore {
+  const spill: TextSpill = textSpill({ spillAt: o.spillAt });
+  const paths: string[] = [];
+  const seqs = new Map<string, number>();
+  const receipts: number[] = []; // seqs with receipt evidence
+  const problems = new Map<number, ReceiptProblem[]>();
+  const cache = new Map<number, ChatFacts>();
+  return {
+    get count() {
+      return paths.length;
+    },
+    add(facts) {
+      const seq = paths.length;
+      paths.push(facts.path);
+      seqs.set(facts.path, seq);
+      spill.add(factsText(facts));
+      if (facts.evidence.receipts.length > 0) receipts.push(seq);
+      if (facts.evidence.receiptProblems.length > 0) {
+        problems.set(seq, facts.evidence.receiptProblems);
+      }
+      if (seq % GC_EVERY === GC_EVERY - 1) collectIfGrown();
+      return seq;
+    },
+    seqOf: (path) => seqs.get(path),
+    path: (seq) => paths[seq]!,
+    facts(seq) {
+      let f = cache.get(seq);
+      if (f !== undefined) {
+        cache.delete(seq); // most recently used last
+      } else {
+        f = factsFromText(paths[seq]!, spill.get(seq));
+        if (cache.size >= CACHED) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(seq, f);
+      return f;
+    },
+    problems: (seq) => problems.get(seq) ?? [],
+    hasReceipts: (seq) => binaryHas(receipts, seq),
+    close() {
+      cache.clear();
+      spill.close();
+    },
+  };
+}
+
+function binaryHas(sorted: readonly number[], x: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo] === x;
+}

@@ -1,0 +1,424 @@
+/**
+ * Token events of a report in compact form (issue 16): the grouping of
+ * `events.ts` (`provenance.md` §9 steps 4–7) over a {@link ChatStore},
+ * keeping per event and per copy a few numbers in typed arrays — identity
+ * type, canonical tokens, flags, where each copy lives, the key `localTokens`
+ * deduplicates it by — instead of objects with their meta records. An
+ * event's full record ({@link TokenEvent}) is rebuilt from its chats'
+ * stored facts when asked for, by the same functions that build it in
+ * memory (`newEvent`, `settleEvent`), so both are equal.
+ *
+ * Identity maps keep each distinct identity string once. Provider response
+ * ids are compared by a 53-bit digest (two different ids agreeing on it is
+ * a 1-in-10^15 event; a rebuilt record compares the strings).
+ *
+ * @module
+ */
+import { TOKEN_KEYS } from "../chat/meta.ts";
+import { metaTokens, nonEmpty, type TokenTotals } from "../chat/trace.ts";
+import type { EvidenceItem, FileEvidence } from "./file_evidence.ts";
+import { identityOf, type IdentityType, newEvent, settleEvent, type TokenEvent } from "./events.ts";
+import type { ChatStore } from "./chat_store.ts";
+import { grown, K, tokensAt } from "./typed.ts";
+const TYPES: readonly IdentityType[] = [
+  "inference_id",
+  "provider_response_id",
+  "lineage",
+  "receipt",
+];
+
+/** Event flags. */
+const F = {
+  pt: 1,
+  ct: 2,
+  tt: 4,
+  /** cct, cwt or rt differ between copies (not a conflict, but not uniform). */
+  other: 8,
+  pridMulti: 16,
+  pridLack: 32,
+  chat: 64,
+  receipt: 128,
+} as const;
+const CONFLICT = F.pt | F.ct | F.tt | F.pridMulti;
+const NOT_UNIFORM = F.pt | F.ct | F.tt | F.other;
+
+/** The report's events: counted, flagged, and rebuilt a few at a time when iterated. */
+export interface ReportEvents extends Iterable<TokenEvent> {
+  /** Number of events. */
+  readonly length: number;
+  /** Whether some event has `agent_meta` evidence. */
+  readonly hasReceiptEvidence: boolean;
+  /** All events as an array (what `JSON.stringify` of a report prints). */
+  toJSON(): TokenEvent[];
+}
+
+/** A 53-bit digest of a string (two FNV-1a variants), never 0. */
+function digest(s: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return ((a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff)) || 1;
+}
+
+/** What grouping needs of one copy. */
+interface Copy {
+  type: number;
+  value: string;
+  tokens: TokenTotals;
+  prid: number;
+}
+
+function copyOf(item: EvidenceItem, lineage: string | null): Copy {
+  const [type, value] = identityOf(item, lineage);
+  const p = item.meta.provider_response_id;
+  return {
+    type: TYPES.indexOf(type),
+    value,
+    tokens: metaTokens(item.meta),
+    prid: nonEmpty(p) ? digest(String(p)) : 0,
+  };
+}
+
+/**
+ * Groups the evidence of a store's chats into events: each chat's metas as
+ * it arrives ({@link EventTable.addChat}), every receipt after all of them
+ * ({@link EventTable.finish}), in the order `eventGrouping` uses.
+ *
+ * @param store the chats (their facts are read back to rebuild events)
+ * @returns the table
+ */
+export function eventTable(store: ChatStore) {
+  const items = copies();
+  const ev = eventColumns();
+  const byIdentity = TYPES.map(() => new Map<string, number>());
+  // The lineage keys of chat metas an event does not key by lineage (rare).
+  const lineageKeys = new Map<string, number>();
+  let chatStart = new Int32Array(256); // per chat seq: its first chat-meta copy
+  const pending = pendingReceipts();
+
+  const add = (c: Copy, chat: boolean, seq: number, pos: number, event = -1): number => {
+    const it = items.push(seq, pos);
+    const known = event >= 0 ? event : byIdentity[c.type]!.get(c.value);
+    const e = known ?? ev.push(c.type, it, c.tokens, c.prid, chat);
+    if (known === undefined) byIdentity[c.type]!.set(c.value, e);
+    else ev.join(e, it, items, c.tokens, c.prid, chat);
+    items.event[it] = e;
+    return e;
+  };
+
+  /** Rebuilds events, reading each chat's facts once per batch of events. */
+  function* rebuild(from: number, to: number): Generator<TokenEvent> {
+    for (let start = from; start < to; start += BATCH) {
+      const end = Math.min(to, start + BATCH);
+      const files = new Map<number, FileEvidence>();
+      const evidence = (seq: number) => {
+        let f = files.get(seq);
+        if (f === undefined) files.set(seq, f = store.facts(seq).evidence);
+        return f;
+      };
+      for (let e = start; e < end; e++) yield rebuildOne(e, evidence);
+    }
+  }
+  const rebuildOne = (e: number, evidence: (seq: number) => FileEvidence): TokenEvent => {
+    const itemAt = (it: number) => {
+      const f = evidence(items.file[it]!);
+      const pos = items.pos[it]!;
+      return pos >= 0
+        ? { item: f.chat[pos]! as EvidenceItem, lineage: f.lineage?.[pos] ?? null }
+        : { item: f.receipts[~pos]! as EvidenceItem, lineage: null };
+    };
+    let it = ev.first[e]!;
+    const first = itemAt(it);
+    const [type, value] = identityOf(first.item, first.lineage);
+    const out = newEvent(first.item, type, value);
+    for (it = items.next[it]!; it !== -1; it = items.next[it]!) out.evidence.push(itemAt(it).item);
+    settleEvent(out);
+    return out;
+  };
+
+  return {
+    /**
+     * Groups the direct metas of the chat stored as `seq` now, and keeps
+     * what its receipts need for {@link finish}.
+     */
+    addChat(seq: number, f: FileEvidence): void {
+      chatStart = grown(chatStart, seq + 2);
+      chatStart[seq] = items.count;
+      f.chat.forEach((item, k) => {
+        const lineage = f.lineage?.[k] ?? null;
+        const c = copyOf(item, lineage);
+        const e = add(c, true, seq, k);
+        const byLineage = !nonEmpty(item.meta.inference_id);
+        if (byLineage && TYPES[c.type] !== "lineage") {
+          // localTokens keys it by lineage, the event by provider_response_id
+          let key = lineageKeys.get(lineage ?? "");
+          if (key === undefined) lineageKeys.set(lineage ?? "", key = lineageKeys.size);
+          items.local[items.count - 1] = -1 - key;
+        } else {
+          items.local[items.count - 1] = e;
+        }
+      });
+      chatStart[seq + 1] = items.count;
+      f.receipts.forEach((r, k) => {
+        const c = copyOf(r, null);
+        pending.push(seq, ~k, c, r.toolName, byIdentity[c.type]!.get(c.value));
+      });
+    },
+    /**
+     * Adds every chat's receipts (in store order), after all chat metas.
+     *
+     * @param onReceipt visits each receipt copy: its event, chat and tool name
+     */
+    finish(onReceipt: (e: number, seq: number, toolName: string | null) => void): void {
+      pending.drain((seq, pos, c, tool, event) =>
+        onReceipt(add(c, false, seq, pos, event), seq, tool)
+      );
+    },
+    /**
+     * The `localTokens` of some chats' direct metas: each inference once,
+     * first copy wins, receipts not read.
+     */
+    localTotals(seqs: readonly number[]): TokenTotals {
+      const sums = new Float64Array(K);
+      const seen = new Set<number>();
+      for (const seq of seqs) {
+        for (let it = chatStart[seq]!; it < chatStart[seq + 1]!; it++) {
+          const key = items.local[it]!;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          const own = items.tokens.get(it);
+          for (let k = 0; k < K; k++) sums[k]! += own?.[k] ?? ev.tokens[items.event[it]! * K + k]!;
+        }
+      }
+      return tokensAt(sums, 0);
+    },
+    /** Number of events. */
+    count: () => ev.count,
+    /** Event `e`'s full record, rebuilt from its chats' facts. */
+    event: (e: number): TokenEvent => rebuildOne(e, (seq) => store.facts(seq).evidence),
+    /** Whether event `e`'s copies conflict (`conflict` of its record). */
+    conflict: (e: number) => ev.flagged(e, CONFLICT),
+    /** Event `e`'s canonical tokens. */
+    tokensOf: (e: number): TokenTotals => tokensAt(ev.tokens, e * K),
+    /** Adds event `e`'s canonical tokens into `into[at…at+K)`. */
+    addTokensTo(into: Float64Array, at: number, e: number): void {
+      for (let k = 0; k < K; k++) into[at + k]! += ev.tokens[e * K + k]!;
+    },
+    /** Whether all copies of `e` agree on every token value. */
+    uniform: (e: number) => !ev.flagged(e, NOT_UNIFORM),
+    /** The chat seqs holding copies of `e`, in copy order (repeats kept). */
+    files(e: number, out: number[]): number[] {
+      out.length = 0;
+      for (let it = ev.first[e]!; it !== -1; it = items.next[it]!) out.push(items.file[it]!);
+      return out;
+    },
+    /** How many events conflict and how many have incomplete evidence. */
+    counts(): { conflictEvents: number; incompleteEvidenceEvents: number } {
+      let c = 0;
+      let i = 0;
+      for (let e = 0; e < ev.count; e++) {
+        if (ev.flagged(e, CONFLICT)) c++;
+        if (ev.incomplete(e)) i++;
+      }
+      return { conflictEvents: c, incompleteEvidenceEvents: i };
+    },
+    /** Sums of the canonical tokens per coverage scope (as `scopeTotals`). */
+    scopes() {
+      const sums = new Float64Array(4 * K);
+      for (let e = 0; e < ev.count; e++) {
+        const fl = ev.flags[e]!;
+        for (let k = 0; k < K; k++) {
+          const v = ev.tokens[e * K + k]!;
+          sums[k]! += v;
+          if (fl & F.chat) sums[K + k]! += v;
+          if (fl & F.receipt) sums[2 * K + k]! += v;
+          if (!(fl & F.chat)) sums[3 * K + k]! += v;
+        }
+      }
+      return {
+        deduplicated_total: tokensAt(sums, 0),
+        chat_evidence: tokensAt(sums, K),
+        receipt_evidence: tokensAt(sums, 2 * K),
+        receipt_only: tokensAt(sums, 3 * K),
+      };
+    },
+    /** The events as the report shows them. */
+    view(): ReportEvents {
+      let receipts = false;
+      for (let e = 0; e < ev.count && !receipts; e++) receipts = (ev.flags[e]! & F.receipt) !== 0;
+      return {
+        length: ev.count,
+        hasReceiptEvidence: receipts,
+        [Symbol.iterator]: () => rebuild(0, ev.count),
+        toJSON: () => Array.from(rebuild(0, ev.count)),
+      };
+    },
+  };
+}
+
+/** Events rebuilt together, each of their chats' facts read once. */
+const BATCH = 2048;
+
+/** A compact event table ({@link eventTable}). */
+export type EventTable = ReturnType<typeof eventTable>;
+
+/** The copies: columns by copy number. */
+function copies() {
+  const c = {
+    count: 0,
+    file: new Int32Array(1024), // chat seq
+    pos: new Int32Array(1024), // index in the chat's metas, or ~index in its receipts
+    next: new Int32Array(1024), // next copy of the same event, -1 at the end
+    event: new Int32Array(1024),
+    local: new Int32Array(1024), // localTokens key: an event, or -1 - a lineage key
+    /** Tokens of the copies that differ from their event's canonical ones. */
+    tokens: new Map<number, Float64Array>(),
+    push(seq: number, pos: number): number {
+      const it = c.count++;
+      if (it >= c.file.length) {
+        c.file = grown(c.file, it + 1);
+        c.pos = grown(c.pos, it + 1);
+        c.next = grown(c.next, it + 1);
+        c.event = grown(c.event, it + 1);
+        c.local = grown(c.local, it + 1);
+      }
+      c.file[it] = seq;
+      c.pos[it] = pos;
+      c.next[it] = -1;
+      return it;
+    },
+  };
+  return c;
+}
+
+/** The events: columns by event number. */
+function eventColumns() {
+  const v = {
+    count: 0,
+    first: new Int32Array(1024),
+    last: new Int32Array(1024),
+    copies: new Int32Array(1024),
+    type: new Uint8Array(1024),
+    flags: new Uint8Array(1024),
+    prid: new Float64Array(1024),
+    tokens: new Float64Array(1024 * K),
+    push(type: number, it: number, t: TokenTotals, prid: number, chat: boolean): number {
+      const e = v.count++;
+      if (e >= v.first.length) {
+        v.first = grown(v.first, e + 1);
+        v.last = grown(v.last, e + 1);
+        v.copies = grown(v.copies, e + 1);
+        v.type = grown(v.type, e + 1);
+        v.flags = grown(v.flags, e + 1);
+        v.prid = grown(v.prid, e + 1);
+        v.tokens = grown(v.tokens, (e + 1) * K);
+      }
+      v.first[e] = v.last[e] = it;
+      v.copies[e] = 1;
+      v.type[e] = type;
+      v.flags[e] = (chat ? F.chat : F.receipt) | (prid === 0 ? F.pridLack : 0);
+      v.prid[e] = prid;
+      TOKEN_KEYS.forEach((k, i) => v.tokens[e * K + i] = t[k]);
+      return e;
+    },
+    /** Adds copy `it` (tokens `t`) to event `e`. */
+    join(
+      e: number,
+      it: number,
+      c: ReturnType<typeof copies>,
+      t: TokenTotals,
+      prid: number,
+      chat: boolean,
+    ): void {
+      c.next[v.last[e]!] = it;
+      v.last[e] = it;
+      v.copies[e]!++;
+      let flags = v.flags[e]! | (chat ? F.chat : F.receipt);
+      const at = e * K;
+      const d = v.tokens;
+      if (t.pt !== d[at]) flags |= F.pt;
+      if (t.ct !== d[at + 1]) flags |= F.ct;
+      if (t.tt !== d[at + 2]) flags |= F.tt;
+      if (t.cct !== d[at + 3] || t.cwt !== d[at + 4] || t.rt !== d[at + 5]) flags |= F.other;
+      if (!sameAt(d, at, t)) c.tokens.set(it, Float64Array.from(TOKEN_KEYS, (k) => t[k]));
+      if (prid === 0) flags |= F.pridLack;
+      else if (v.prid[e] === 0) v.prid[e] = prid;
+      else if (v.prid[e] !== prid) flags |= F.pridMulti;
+      v.flags[e] = flags;
+    },
+    flagged: (e: number, mask: number) => v.copies[e]! > 1 && (v.flags[e]! & mask) !== 0,
+    /** `incompleteEvidence`: one provider response id among the copies, some copy without. */
+    incomplete: (e: number) =>
+      v.copies[e]! > 1 && v.prid[e] !== 0 &&
+      (v.flags[e]! & (F.pridMulti | F.pridLack)) === F.pridLack,
+  };
+  return v;
+}
+
+function sameAt(d: Float64Array, at: number, t: TokenTotals): boolean {
+  return t.pt === d[at] && t.ct === d[at + 1] && t.tt === d[at + 2] && t.cct === d[at + 3] &&
+    t.cwt === d[at + 4] && t.rt === d[at + 5];
+}
+
+/**
+ * Receipt copies waiting for {@link EventTable.finish}, in arrival order, as
+ * columns. An identity already grouped is kept as its event (maps only grow:
+ * it is still there at the end); others keep their value.
+ */
+function pendingReceipts() {
+  let count = 0;
+  let seqs = new Int32Array(256);
+  let pos = new Int32Array(256);
+  let types = new Uint8Array(256);
+  let known = new Int32Array(256); // the event, or -1: see values
+  let prids = new Float64Array(256);
+  let tokens = new Float64Array(256 * K);
+  let tools = new Int32Array(256); // index in toolNames, -1 for none
+  const values: (string | undefined)[] = [];
+  const toolNames: string[] = [];
+  const toolIndex = new Map<string, number>();
+  return {
+    push(seq: number, p: number, c: Copy, tool: string | null, event: number | undefined): void {
+      const i = count++;
+      seqs = grown(seqs, count);
+      pos = grown(pos, count);
+      types = grown(types, count);
+      known = grown(known, count);
+      prids = grown(prids, count);
+      tools = grown(tools, count);
+      tokens = grown(tokens, count * K);
+      seqs[i] = seq;
+      pos[i] = p;
+      types[i] = c.type;
+      known[i] = event ?? -1;
+      if (event === undefined) values[i] = c.value;
+      prids[i] = c.prid;
+      TOKEN_KEYS.forEach((k, j) => tokens[i * K + j] = c.tokens[k]);
+      let t = -1;
+      if (tool !== null) {
+        t = toolIndex.get(tool) ?? -1;
+        if (t === -1) toolIndex.set(tool, t = toolNames.push(tool) - 1);
+      }
+      tools[i] = t;
+    },
+    drain(
+      visit: (seq: number, pos: number, c: Copy, tool: string | null, event: number) => void,
+    ): void {
+      for (let i = 0; i < count; i++) {
+        const c: Copy = {
+          type: types[i]!,
+          value: values[i] ?? "",
+          tokens: tokensAt(tokens, i * K),
+          prid: prids[i]!,
+        };
+        visit(seqs[i]!, pos[i]!, c, tools[i] === -1 ? null : toolNames[tools[i]!]!, known[i]!);
+      }
+      count = 0;
+      values.length = 0;
+    },
+  };
+}

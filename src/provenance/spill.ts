@@ -1,0 +1,125 @@
+/**
+ * A write-once store of texts for one report (issue 16): each chat's facts
+ * are kept as the JSON text they travel in, out of the heap, and read back
+ * when something needs a file's evidence again (an event's copies, a job's
+ * log tokens, the `--json` document). Small walks keep the texts in memory;
+ * past {@link SPILL_AT} characters they move to an anonymous temporary file
+ * (created and unlinked at once: nothing is left behind, even on a crash).
+ * A store too big to keep in memory on a machine without a writable temp
+ * directory keeps them in memory anyway: slower to free, never wrong.
+ *
+ * @module
+ */
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmdirSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { Buffer } from "node:buffer";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Characters kept in memory before the texts move to a temporary file. */
+export const SPILL_AT = 8 << 20;
+
+/** Texts by number, in the order they were added. */
+export interface TextSpill {
+  /** Stores a text; returns its number (0, 1, 2 …). */
+  add(text: string): number;
+  /** The text stored as `id`. */
+  get(id: number): string;
+  /** Releases the file (the texts are gone). Safe to call twice. */
+  close(): void;
+}
+
+/** Closes the files of spills nobody closed, once they are collected. */
+const orphans = new FinalizationRegistry<{ fd: number }>((held) => {
+  try {
+    closeSync(held.fd);
+  } catch { /* already closed */ }
+});
+
+/**
+ * A text store.
+ *
+ * @param o `spillAt`: characters kept in memory before moving to a file
+ *   (default {@link SPILL_AT}; 0: always a file); `dir`: the temporary
+ *   directory (default `os.tmpdir()`)
+ * @returns the store
+ */
+export function textSpill(o: { spillAt?: number; dir?: string } = {}): TextSpill {
+  const spillAt = o.spillAt ?? SPILL_AT;
+  let memory: string[] | null = [];
+  let memoryChars = 0;
+  const held = { fd: -1 };
+  let offsets = new Float64Array(1024); // byte offset of text i; offsets[count] is the end
+  let count = 0;
+  let buffer = Buffer.alloc(1 << 16);
+
+  const toFile = (): boolean => {
+    try {
+      const dir = mkdtempSync(join(o.dir ?? tmpdir(), "scout-prov-"));
+      const path = join(dir, "facts");
+      held.fd = openSync(path, "w+", 0o600);
+      unlinkSync(path);
+      rmdirSync(dir);
+    } catch {
+      return false; // no temp directory: keep the texts in memory
+    }
+    orphans.register(spill, held, spill);
+    const texts = memory!;
+    memory = null;
+    count = 0;
+    for (const t of texts) write(t);
+    return true;
+  };
+  const write = (text: string) => {
+    if (count + 1 >= offsets.length) {
+      const grown = new Float64Array(offsets.length * 2);
+      grown.set(offsets);
+      offsets = grown;
+    }
+    const at = offsets[count]!;
+    offsets[++count] = at + writeSync(held.fd, text, at, "utf8");
+  };
+  const spill: TextSpill = {
+    add(text) {
+      if (memory !== null) {
+        memory.push(text);
+        memoryChars += text.length;
+        if (memoryChars > spillAt && toFile()) return count - 1;
+        return memory.length - 1;
+      }
+      write(text);
+      return count - 1;
+    },
+    get(id) {
+      if (memory !== null) return memory[id]!;
+      const at = offsets[id]!;
+      const length = offsets[id + 1]! - at;
+      if (buffer.length < length) buffer = Buffer.alloc(Math.max(length, buffer.length * 2));
+      let got = 0;
+      while (got < length) {
+        const n = readSync(held.fd, buffer, got, length - got, at + got);
+        if (n === 0) break;
+        got += n;
+      }
+      return buffer.toString("utf8", 0, got);
+    },
+    close() {
+      memory = [];
+      if (held.fd !== -1) {
+        orphans.unregister(spill);
+        try {
+          closeSync(held.fd);
+        } catch { /* already closed */ }
+        held.fd = -1;
+      }
+    },
+  };
+  return spill;
+}
