@@ -14,7 +14,7 @@ import { extname, join, resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { ScoutError, usageError } from "../errors.ts";
 import { isFile, writeFileAtomic } from "../util/fs.ts";
-import { collectYoungGarbage } from "../util/gc.ts";
+import { collectIfGrown } from "../util/gc.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
@@ -153,9 +153,9 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
           `,\n"rollups":[${JSON.stringify(views!.rollupJson(byRollup.rollup))}]}\n`;
       }
       io.stdout.write(chunk);
-      // every ~4 MB, collect the text already written (the binary's engine would keep
-      // it all until the end: peak memory of a 200 MB store's --json 374 -> ~270 MB)
-      if (++n % 64 === 0) collectYoungGarbage();
+      // every ~1 MB, collect the text already written and the events rebuilt for it
+      // when the process has grown (the binary's engine would keep it all until the end)
+      if (++n % 16 === 0) collectIfGrown();
     }
   } else if (byRollup !== null) {
     views!.writeRollup(byRollup.rollup, byRollup.prices !== null, io);
