@@ -12,8 +12,7 @@ import { provenanceReport } from "../../src/provenance/report.ts";
 import { provenanceTokenTotals } from "../../src/provenance/tokens.ts";
 import { writeWorkedExample } from "../../fixtures/provenance/generate.ts";
 import { entry, fixtureB, fixtureC, meta, mkJob, rc, tmp, write } from "./support.ts";
-import type { Message } from "../../src/chat/types.ts";
-import { print as printChat } from "../../src/chat/print.ts";
+import { storeArb, writeRandomStore } from "./random_store.ts";
 
 function assertSubtrees(root: string, dir: string, rootType: "chat" | "job" = "chat"): void {
   const o = { cwd: dir, jobRoots: [join(dir, "jobs")], onError: () => {} };
@@ -71,94 +70,14 @@ Deno.test("disputed chat copies: the canonical one follows each root's own disco
 });
 
 /** A random store: jobs with dependencies (cycles allowed), logs, receipts, markers. */
-const storeArb = fc.record({
-  jobs: fc.array(
-    fc.record({
-      deps: fc.array(fc.nat(5), { maxLength: 3 }),
-      chatType: fc.boolean(),
-      logs: fc.array(
-        fc.array(
-          fc.record({
-            id: fc.constantFrom("a", "b", "c", "d", "e", "f", ""),
-            tt: fc.constantFrom(10, 20, 30),
-            cct: fc.constantFrom(0, 5),
-            receipt: fc.option(
-              fc.record({
-                id: fc.constantFrom("a", "b", "c", "x", ""),
-                tt: fc.constantFrom(10, 20, 31),
-                job: fc.option(fc.nat(5), { nil: null }),
-              }),
-              { nil: null },
-            ),
-            marker: fc.option(fc.nat(5), { nil: null }),
-          }),
-          { maxLength: 4 },
-        ),
-        { maxLength: 2 },
-      ),
-    }),
-    { minLength: 1, maxLength: 6 },
-  ),
-  rootMarkers: fc.array(fc.nat(5), { minLength: 1, maxLength: 3 }),
-});
 
 Deno.test("subtree totals equal per-node totals on random stores", async () => {
   await fc.assert(
     fc.asyncProperty(storeArb, async (store) => {
       await using d = await tmp();
-      const n = store.jobs.length;
-      const jobPath = (i: number) => join(d.path, "jobs", "Wf", "t", `J${i % n}`);
-      const short = (i: number) => `Wf/t/J${i % n}`;
-      store.jobs.forEach((job, i) => {
-        const logs: Record<string, string> = {};
-        job.logs.forEach((events, li) => {
-          const chat: Message[] = [{ role: "user", content: `job ${i} log ${li}` }];
-          for (const e of events) {
-            const id = e.id === "" ? "" : ` inference_id=${e.id}`;
-            chat.push(meta(`pt=${e.tt - 1} ct=1 tt=${e.tt} cct=${e.cct}${id}`));
-            if (e.receipt !== null) {
-              const rid = e.receipt.id === "" ? "" : ` inference_id=${e.receipt.id}`;
-              const agentMeta = [entry(`pt=1 tt=${e.receipt.tt}${rid}`)];
-              if (e.receipt.job !== null) agentMeta.push(entry(`job=${short(e.receipt.job)}`));
-              chat.push(
-                { role: "function_call", content: JSON.stringify({ name: "ask", id: `k${li}` }) },
-                {
-                  role: "function_call_output",
-                  content: JSON.stringify({
-                    name: "ask",
-                    content: "ok",
-                    id: `k${li}`,
-                    agent_meta: agentMeta,
-                  }),
-                },
-              );
-            }
-            if (e.marker !== null) chat.push(meta(`job=${short(e.marker)}`));
-            chat.push({ role: "assistant", content: "ok" });
-          }
-          logs[li === 0 ? "agent.chat" : `society/A/c${li}.chat`] = chatText(chat);
-        });
-        mkJob(
-          jobPath(i),
-          job.deps.map(jobPath),
-          logs,
-          { type: job.chatType ? "chat" : "text" },
-          job.chatType ? `\nmeta: job=${short(i)}\n\nassistant:\n\nanswer ${i}\n` : "done\n",
-        );
-      });
-      const root = write(
-        join(d.path, "root.chat"),
-        chatText([
-          { role: "user", content: "go" },
-          ...store.rootMarkers.map((m) => meta(`job=${short(m)}`)),
-        ]),
-      );
+      const root = writeRandomStore(d.path, store);
       assertSubtrees(root, d.path);
     }),
     { numRuns: 40 },
   );
 });
-
-function chatText(chat: Message[]): string {
-  return printChat(chat) + "\n";
-}

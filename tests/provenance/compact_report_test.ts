@@ -1,0 +1,155 @@
+/**
+ * The report keeps events as typed columns and each chat's evidence as
+ * spilled JSON text (issue 16). These tests hold it to the in-memory
+ * accounting it replaced (`collectEvidence`: every file's evidence as
+ * objects, `tokenEvents`, `localTokens`): same events, same totals, same
+ * direct tokens — on the fixtures and on random stores, with the texts in
+ * memory and in the temporary file.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import fc from "fast-check";
+import { provenanceReport } from "../../src/provenance/report.ts";
+import { collectEvidence } from "../../src/provenance/tokens.ts";
+import { localTokens, scopeTotals } from "../../src/provenance/evidence.ts";
+import { provenanceJsonChunks } from "../../src/provenance/json.ts";
+import { renderEvidence } from "../../src/provenance/render_evidence.ts";
+import { textSpill } from "../../src/provenance/spill.ts";
+import { writeWorkedExample } from "../../fixtures/provenance/generate.ts";
+import { entry, fixtureB, meta, mkJob, rc, tmp, write } from "./support.ts";
+import { storeArb, writeRandomStore } from "./random_store.ts";
+
+const SOCIETY = join(import.meta.dirname!, "../../fixtures/provenance/society");
+
+function assertLikeMemory(root: string, o: { cwd: string; jobRoots: string[] }): void {
+  const base = { ...o, onError: () => {} };
+  const memory = collectEvidence(root, base);
+  const byPath = new Map(memory.files.map((f) => [f.path, f]));
+  for (const spillAt of [undefined, 0]) {
+    const report = provenanceReport(root, { ...o, spillAt });
+    const label = spillAt === 0 ? "texts in the temporary file" : "texts in memory";
+    assert.deepEqual([...report.events], memory.events, `events, ${label}`);
+    assert.equal(report.events.length, memory.events.length);
+    const scopes = scopeTotals(memory.events);
+    for (const k of Object.keys(scopes) as (keyof typeof scopes)[]) {
+      assert.deepEqual(report.totals[k], scopes[k], `${k}, ${label}`);
+    }
+    assert.equal(report.totals.conflictEvents, memory.events.filter((e) => e.conflict).length);
+    assert.equal(
+      report.totals.incompleteEvidenceEvents,
+      memory.events.filter((e) => e.incompleteEvidence).length,
+    );
+    assert.equal(
+      report.events.hasReceiptEvidence,
+      memory.events.some((e) => e.evidence.some((x) => x.origin === "agent_meta")),
+    );
+    for (const n of report.nodes) {
+      const files = n.kind === "chat"
+        ? [byPath.get(n.path)]
+        : report.edges.filter((e) => e.from === n.id && e.relation === "log").map((e) =>
+          byPath.get(e.to.slice("chat:".length))
+        );
+      assert.deepEqual(n.tokens.direct, localTokens(files), `direct of ${n.id}, ${label}`);
+    }
+  }
+}
+
+function documents(root: string, o: { cwd: string; jobRoots: string[] }): string[] {
+  return [undefined, 0].map((spillAt) => {
+    const report = provenanceReport(root, { ...o, spillAt });
+    return [...provenanceJsonChunks(report)].join("") + renderEvidence(report);
+  });
+}
+
+Deno.test("compact report: the same events, totals and direct tokens as in memory (fixtures)", async () => {
+  assertLikeMemory(join(SOCIETY, "plan.chat"), {
+    cwd: SOCIETY,
+    jobRoots: [join(SOCIETY, "jobs")],
+  });
+  await using d = await tmp();
+  const o = { cwd: d.path, jobRoots: [join(d.path, "jobs")] };
+  assertLikeMemory(await writeWorkedExample(d.path), o);
+  assertLikeMemory(fixtureB(d.path), o);
+});
+
+Deno.test("compact report: the same events, totals and direct tokens as in memory (random stores)", async () => {
+  await fc.assert(
+    fc.asyncProperty(storeArb, async (store) => {
+      await using d = await tmp();
+      const root = writeRandomStore(d.path, store);
+      assertLikeMemory(root, { cwd: d.path, jobRoots: [join(d.path, "jobs")] });
+    }),
+    { numRuns: 40 },
+  );
+});
+
+Deno.test("compact report: the JSON document and evidence view do not depend on where texts wait", async () => {
+  const [inMemory, inFile] = documents(join(SOCIETY, "plan.chat"), {
+    cwd: SOCIETY,
+    jobRoots: [join(SOCIETY, "jobs")],
+  });
+  assert.equal(inFile, inMemory);
+  assert.match(inMemory!, /"events":\[\n\{"inferenceId"/);
+});
+
+Deno.test("compact report: disputed copies, provider ids and legacy metas keep their flags", async () => {
+  await using d = await tmp();
+  // g1: two chat copies disagree on tt (conflict); g2: copies agree, one lacks its
+  // provider response id (incomplete evidence); r9 (twice): no inference id, keyed by
+  // its provider response id in events but by lineage for direct tokens.
+  const log = [
+    "user: q",
+    "meta: pt=1 tt=10 inference_id=g1",
+    "meta: pt=2 tt=20 inference_id=g2 provider_response_id=p2",
+    "meta: pt=3 tt=30 provider_response_id=r9",
+    "assistant: a",
+    "user: again",
+    "meta: pt=3 tt=30 provider_response_id=r9",
+    "assistant: b",
+  ].join("\n\n") + "\n";
+  mkJob(join(d.path, "jobs/Wf/ask/W"), [], {
+    "agent.chat": log,
+    "society/A/c.chat": "user: q\n\nmeta: pt=1 tt=11 inference_id=g1\n\nassistant: a\n",
+  });
+  const root = write(
+    join(d.path, "p.chat"),
+    rc({ c1: [entry("pt=2 tt=20 inference_id=g2")] }, [meta("job=Wf/ask/W")]),
+  );
+  const o = { cwd: d.path, jobRoots: [join(d.path, "jobs")] };
+  assertLikeMemory(root, o);
+  const report = provenanceReport(root, o);
+  const events = [...report.events];
+  assert.deepEqual(events.map((e) => [e.identity[1], e.status]), [
+    ["g1", "conflict"],
+    ["g2", "incomplete_evidence"],
+    ["r9", "counted_once"],
+  ]);
+  assert.equal(report.totals.conflictEvents, 1);
+  // r9 twice in one log: one event, but two lineages count twice in the job's own tokens
+  const job = report.nodes.find((n) => n.kind === "job")!;
+  assert.equal(job.tokens.direct.tt, 10 + 20 + 30 + 30);
+  assert.equal(report.warnings.filter((w) => w.code === "identity_conflict").length, 1);
+});
+
+Deno.test("text spill: texts read back as written, in memory and past the threshold in a file", () => {
+  const texts = ["", "a", "ünïcödé ✓ 𝄞", "x".repeat(3000), '{"k":[1,2]}'];
+  for (const spillAt of [1 << 20, 0, 10]) {
+    const s = textSpill({ spillAt });
+    const ids = texts.map((t) => s.add(t));
+    assert.deepEqual(ids, [0, 1, 2, 3, 4]);
+    assert.deepEqual(ids.map((i) => s.get(i)), texts, `spillAt ${spillAt}`);
+    // more after reading: the file keeps growing where it was
+    assert.equal(s.add("later"), 5);
+    assert.equal(s.get(5), "later");
+    assert.equal(s.get(2), texts[2]);
+    s.close();
+    s.close();
+  }
+});
+
+Deno.test("text spill: without a writable temp directory the texts stay in memory", () => {
+  const s = textSpill({ spillAt: 0, dir: "/nonexistent/scout-test" });
+  assert.equal(s.add("kept"), 0);
+  assert.equal(s.get(0), "kept");
+  s.close();
+});
