@@ -20,6 +20,7 @@ import type { EvidenceItem, FileEvidence } from "./file_evidence.ts";
 import { identityOf, type IdentityType, newEvent, settleEvent, type TokenEvent } from "./events.ts";
 import type { ChatStore } from "./chat_store.ts";
 import { grown, K, tokensAt } from "./typed.ts";
+import { idTable } from "./id_table.ts";
 const TYPES: readonly IdentityType[] = [
   "inference_id",
   "provider_response_id",
@@ -89,12 +90,13 @@ function copyOf(item: EvidenceItem, lineage: string | null): Copy {
  * ({@link EventTable.finish}), in the order `eventGrouping` uses.
  *
  * @param store the chats (their facts are read back to rebuild events)
+ * @param capacity events and copies room is made for at first (grows as needed)
  * @returns the table
  */
-export function eventTable(store: ChatStore) {
-  const items = copies();
-  const ev = eventColumns();
-  const byIdentity = TYPES.map(() => new Map<string, number>());
+export function eventTable(store: ChatStore, capacity = 1024) {
+  const items = copies(capacity);
+  const ev = eventColumns(capacity);
+  const byIdentity = TYPES.map(() => idTable());
   // The lineage keys of chat metas an event does not key by lineage (rare).
   const lineageKeys = new Map<string, number>();
   let chatStart = new Int32Array(256); // per chat seq: its first chat-meta copy
@@ -103,8 +105,8 @@ export function eventTable(store: ChatStore) {
   const add = (c: Copy, chat: boolean, seq: number, pos: number, event = -1): number => {
     const it = items.push(seq, pos);
     const known = event >= 0 ? event : byIdentity[c.type]!.get(c.value);
-    const e = known ?? ev.push(c.type, it, c.tokens, c.prid, chat);
-    if (known === undefined) byIdentity[c.type]!.set(c.value, e);
+    const e = known >= 0 ? known : ev.push(c.type, it, c.tokens, c.prid, chat);
+    if (known < 0) byIdentity[c.type]!.add(c.value, e);
     else ev.join(e, it, items, c.tokens, c.prid, chat);
     items.event[it] = e;
     return e;
@@ -267,14 +269,14 @@ const BATCH = 2048;
 export type EventTable = ReturnType<typeof eventTable>;
 
 /** The copies: columns by copy number. */
-function copies() {
+function copies(n: number) {
   const c = {
     count: 0,
-    file: new Int32Array(1024), // chat seq
-    pos: new Int32Array(1024), // index in the chat's metas, or ~index in its receipts
-    next: new Int32Array(1024), // next copy of the same event, -1 at the end
-    event: new Int32Array(1024),
-    local: new Int32Array(1024), // localTokens key: an event, or -1 - a lineage key
+    file: new Int32Array(n), // chat seq
+    pos: new Int32Array(n), // index in the chat's metas, or ~index in its receipts
+    next: new Int32Array(n), // next copy of the same event, -1 at the end
+    event: new Int32Array(n),
+    local: new Int32Array(n), // localTokens key: an event, or -1 - a lineage key
     /** Tokens of the copies that differ from their event's canonical ones. */
     tokens: new Map<number, Float64Array>(),
     push(seq: number, pos: number): number {
@@ -296,16 +298,16 @@ function copies() {
 }
 
 /** The events: columns by event number. */
-function eventColumns() {
+function eventColumns(n: number) {
   const v = {
     count: 0,
-    first: new Int32Array(1024),
-    last: new Int32Array(1024),
-    copies: new Int32Array(1024),
-    type: new Uint8Array(1024),
-    flags: new Uint8Array(1024),
-    prid: new Float64Array(1024),
-    tokens: new Float64Array(1024 * K),
+    first: new Int32Array(n),
+    last: new Int32Array(n),
+    copies: new Int32Array(n),
+    type: new Uint8Array(n),
+    flags: new Uint8Array(n),
+    prid: new Float64Array(n),
+    tokens: new Float64Array(n * K),
     push(type: number, it: number, t: TokenTotals, prid: number, chat: boolean): number {
       const e = v.count++;
       if (e >= v.first.length) {
@@ -315,7 +317,7 @@ function eventColumns() {
         v.type = grown(v.type, e + 1);
         v.flags = grown(v.flags, e + 1);
         v.prid = grown(v.prid, e + 1);
-        v.tokens = grown(v.tokens, (e + 1) * K);
+        v.tokens = grown(v.tokens, v.first.length * K); // K per event slot
       }
       v.first[e] = v.last[e] = it;
       v.copies[e] = 1;
@@ -382,7 +384,7 @@ function pendingReceipts() {
   const toolNames: string[] = [];
   const toolIndex = new Map<string, number>();
   return {
-    push(seq: number, p: number, c: Copy, tool: string | null, event: number | undefined): void {
+    push(seq: number, p: number, c: Copy, tool: string | null, event: number): void {
       const i = count++;
       seqs = grown(seqs, count);
       pos = grown(pos, count);
@@ -394,8 +396,8 @@ function pendingReceipts() {
       seqs[i] = seq;
       pos[i] = p;
       types[i] = c.type;
-      known[i] = event ?? -1;
-      if (event === undefined) values[i] = c.value;
+      known[i] = event;
+      if (event < 0) values[i] = c.value;
       prids[i] = c.prid;
       TOKEN_KEYS.forEach((k, j) => tokens[i * K + j] = c.tokens[k]);
       let t = -1;

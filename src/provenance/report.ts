@@ -33,6 +33,7 @@ import {
 import type {
   EdgeDetail,
   HiddenReason,
+  JobSummary,
   ProvenanceReport,
   ReportEdge,
   ReportNode,
@@ -69,11 +70,22 @@ function edgeDetail(d: ReceiptJobReference | null): EdgeDetail | null {
 }
 
 const PROGRESS_EVERY = 500;
+/** Node numbers stay below this in numeric edge keys (exact below 2^53). */
+const NODE_LIMIT = 2 ** 21;
+const RELATION_CODE: Record<Relation, number> = {
+  job: 0,
+  dependency: 1,
+  log: 2,
+  result: 3,
+  agent_job: 4,
+};
 
 /** The graph one walk saw, by node index (the root is 0). */
 interface WalkedGraph {
-  /** One NodeRef per node. */
+  /** One NodeRef per node (jobs without their `.info`: see `jobs`). */
   refs: NodeRef[];
+  /** The summary of each job node's `.info` (null for chats). */
+  jobs: (JobSummary | null)[];
   /** Node id per index (one string per node, shared by its edges). */
   ids: string[];
   /** Children per node, one per record (repeats allowed), in expansion order. */
@@ -101,6 +113,7 @@ interface ChatEvidence {
 function emptyGraph(): WalkedGraph {
   return {
     refs: [],
+    jobs: [],
     ids: [],
     children: [],
     firstIncoming: [],
@@ -130,9 +143,11 @@ function walkGraph(
     },
   });
   const g = emptyGraph();
-  // Node index by object: the traversal hands out one NodeRef object per node.
-  const index = new Map<NodeRef, number>();
-  const edgeKeys = new Set<string>();
+  // Node index by object: the traversal hands out one NodeRef object per node
+  // (weakly: once the walk ends, its job nodes and their .info go).
+  const index = new WeakMap<NodeRef, number>();
+  // Edge keys: a number for plain edges, text for receipt edges (their address).
+  const edgeKeys = new Set<number | string>();
   let records = 0;
   for (const r of run) {
     if (o.onProgress && ++records % PROGRESS_EVERY === 0) o.onProgress(records, store.count);
@@ -140,8 +155,11 @@ function walkGraph(
     if (i === undefined) {
       i = g.refs.length;
       index.set(r.node, i);
-      g.refs.push(r.node);
-      g.ids.push(nodeId(r.node.kind, r.node.path));
+      const n = r.node;
+      // a job's .info is read once, into its summary
+      g.refs.push(n.kind === "job" ? { kind: "job", path: n.path, info: null } : n);
+      g.jobs.push(n.kind === "job" ? jobSummary(n.path, n.info) : null);
+      g.ids.push(nodeId(n.kind, n.path));
       g.children.push([]);
       g.firstIncoming.push(null);
     }
@@ -150,9 +168,9 @@ function walkGraph(
     g.children[p]!.push(i);
     g.firstIncoming[i] ??= { from: p, relation: r.relation };
     if (r.relation === "result") g.resultTargets.add(i);
-    const key = `${r.relation} ${p} ${i}${
-      r.detail === null ? "" : " " + JSON.stringify(r.detail.evidenceAddress)
-    }`;
+    const key = r.detail === null && i < NODE_LIMIT
+      ? (p * NODE_LIMIT + i) * 8 + RELATION_CODE[r.relation]
+      : `${r.relation} ${p} ${i} ${JSON.stringify(r.detail?.evidenceAddress ?? null)}`;
     if (edgeKeys.has(key)) continue;
     edgeKeys.add(key);
     if (r.relation === "log") (g.logsOf.get(p) ?? g.logsOf.set(p, []).get(p)!).push(i);
@@ -246,7 +264,7 @@ function reportNodes(
       ? incoming.from
       : null;
     const hidden = hiddenReason(g, i);
-    const job = n.kind === "job" ? jobSummary(n.path, n.info) : null;
+    const job = g.jobs[i]!;
     let label: string | null = null;
     if (hidden === null) {
       if (job !== null) label = jobLabel(job);

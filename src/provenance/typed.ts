@@ -7,8 +7,8 @@ import { TOKEN_KEYS } from "../chat/meta.ts";
 import type { TokenTotals } from "../chat/trace.ts";
 
 /**
- * The array itself when it holds `need` entries, else a copy at least twice
- * as long (new entries zero).
+ * The array itself when it holds `need` entries, else a copy half as long
+ * again or more (new entries zero).
  *
  * @param a a typed array
  * @param need entries needed
@@ -16,7 +16,7 @@ import type { TokenTotals } from "../chat/trace.ts";
  */
 export function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T, need: number): T {
   if (a.length >= need) return a;
-  const b = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
+  const b = new (a.constructor as new (n: number) => T)(Math.max(need, Math.ceil(a.length * 1.5)));
   b.set(a);
   return b;
 }

@@ -15,6 +15,9 @@ import { localTokens, scopeTotals } from "../../src/provenance/evidence.ts";
 import { provenanceJsonChunks } from "../../src/provenance/json.ts";
 import { renderEvidence } from "../../src/provenance/render_evidence.ts";
 import { textSpill } from "../../src/provenance/spill.ts";
+import { chatStore } from "../../src/provenance/chat_store.ts";
+import { eventTable } from "../../src/provenance/event_table.ts";
+import { readChatFacts } from "../../src/provenance/chat_facts.ts";
 import { writeWorkedExample } from "../../fixtures/provenance/generate.ts";
 import { entry, fixtureB, meta, mkJob, rc, tmp, write } from "./support.ts";
 import { storeArb, writeRandomStore } from "./random_store.ts";
@@ -152,4 +155,27 @@ Deno.test("text spill: without a writable temp directory the texts stay in memor
   assert.equal(s.add("kept"), 0);
   assert.equal(s.get(0), "kept");
   s.close();
+});
+
+Deno.test("event table: columns grown from one slot keep every event's tokens", async () => {
+  await using d = await tmp();
+  const metas = Array.from(
+    { length: 300 },
+    (_, i) => `meta: pt=${i} ct=1 tt=${i + 1} inference_id=e${i}`,
+  );
+  const path = write(
+    join(d.path, "many.chat"),
+    ["user: q", ...metas, "assistant: a"].join("\n\n") + "\n",
+  );
+  const store = chatStore();
+  const table = eventTable(store, 1);
+  const facts = readChatFacts(path);
+  table.addChat(store.add(facts), facts.evidence);
+  table.finish(() => {});
+  assert.equal(table.count(), 300);
+  for (let e = 0; e < 300; e++) {
+    assert.deepEqual(table.tokensOf(e), { pt: e, ct: 1, tt: e + 1, cct: 0, cwt: 0, rt: 0 });
+  }
+  assert.deepEqual(table.localTotals([0]), localTokens([facts.evidence]));
+  store.close();
 });
