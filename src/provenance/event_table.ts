@@ -21,6 +21,7 @@ import { identityOf, type IdentityType, newEvent, settleEvent, type TokenEvent }
 import type { ChatStore } from "./chat_store.ts";
 import { grown, K, tokensAt } from "./typed.ts";
 import { idTable } from "./id_table.ts";
+import { fresh } from "./file_evidence.ts";
 const TYPES: readonly IdentityType[] = [
   "inference_id",
   "provider_response_id",
@@ -397,13 +398,13 @@ function pendingReceipts() {
       pos[i] = p;
       types[i] = c.type;
       known[i] = event;
-      if (event < 0) values[i] = c.value;
+      if (event < 0) values[i] = fresh(c.value); // not a slice pinning its chat's text
       prids[i] = c.prid;
       TOKEN_KEYS.forEach((k, j) => tokens[i * K + j] = c.tokens[k]);
       let t = -1;
       if (tool !== null) {
         t = toolIndex.get(tool) ?? -1;
-        if (t === -1) toolIndex.set(tool, t = toolNames.push(tool) - 1);
+        if (t === -1) toolIndex.set(tool, t = toolNames.push(fresh(tool)) - 1);
       }
       tools[i] = t;
     },

@@ -151,7 +151,8 @@ export function chatReader(o: ChatReaderOptions): ChatReader {
   let helper: Helper | null = null;
   let helperTried = false;
   const toolCalls = o.toolCalls === true;
-  const read = (path: string) => readChatFacts(path, { toolCalls });
+  // (the report keeps no evidence object: no need to detach strings from the file text)
+  const read = (path: string) => readChatFacts(path, { detach: false, toolCalls });
   const take = (path: string): ChatFacts => {
     const seq = seqOf.get(path);
     if (seq === undefined) return read(path);
@@ -209,7 +210,8 @@ function helperUrl(): URL {
 }
 
 function startHelper(paths: readonly string[], toolCalls: boolean): Helper | null {
-  const read = (path: string) => readChatFacts(path, { toolCalls });
+  // (the report keeps no evidence object: no need to detach strings from the file text)
+  const read = (path: string) => readChatFacts(path, { detach: false, toolCalls });
   if (HELPERS === 0) return null;
   const claims = new Uint8Array(new SharedArrayBuffer(CAPACITY));
   const answered = new Int32Array(new SharedArrayBuffer(4)); // results the helpers have posted

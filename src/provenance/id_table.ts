@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { fresh } from "./file_evidence.ts";
 
 /** Hex digit value of a lower-case hex character code, else -1. */
 function hex(c: number): number {
@@ -107,7 +108,7 @@ export function idTable(): IdTable {
     },
     add(key, value) {
       if (!uuidWords(key, probe)) {
-        other.set(key, value);
+        other.set(fresh(key), value); // not a slice pinning a chat's text
         return;
       }
       if ((used + 1) * 2 > capacity) grow();

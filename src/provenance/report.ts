@@ -90,16 +90,22 @@ interface WalkedGraph {
   ids: string[];
   /** Children per node, one per record (repeats allowed), in expansion order. */
   children: number[][];
-  /** The first edge into each node, null for the root. */
-  firstIncoming: ({ from: number; relation: Relation } | null)[];
+  /** The parent of each node's first edge, -1 for the root. */
+  firstFrom: number[];
   /** Nodes reached by a `result` edge. */
   resultTargets: Set<number>;
   /** The log chats of each job. */
   logsOf: Map<number, number[]>;
-  /** Deduplicated discovery edges. */
+  /** Deduplicated discovery edges (made from the columns below once the walk ends). */
   edges: ReportEdge[];
   /** Node indices of each edge: from, to. */
   edgeEnds: number[];
+  /** Relation of each edge. */
+  edgeRelations: Relation[];
+  /** Whether each edge was its target's first record. */
+  edgeFirstVisits: boolean[];
+  /** The receipt entry of each `agent_job` edge, by edge number. */
+  edgeDetails: Map<number, EdgeDetail>;
 }
 
 /** What each chat's facts gave, as they arrived. */
@@ -116,11 +122,14 @@ function emptyGraph(): WalkedGraph {
     jobs: [],
     ids: [],
     children: [],
-    firstIncoming: [],
+    firstFrom: [],
     resultTargets: new Set(),
     logsOf: new Map(),
     edges: [],
     edgeEnds: [],
+    edgeRelations: [],
+    edgeFirstVisits: [],
+    edgeDetails: new Map(),
   };
 }
 
@@ -159,14 +168,13 @@ function walkGraph(
       // a job's .info is read once, into its summary
       g.refs.push(n.kind === "job" ? { kind: "job", path: n.path, info: null } : n);
       g.jobs.push(n.kind === "job" ? jobSummary(n.path, n.info) : null);
-      g.ids.push(nodeId(n.kind, n.path));
       g.children.push([]);
-      g.firstIncoming.push(null);
+      g.firstFrom.push(-1);
     }
     if (r.parent === null || r.relation === null) continue;
     const p = index.get(r.parent)!;
     g.children[p]!.push(i);
-    g.firstIncoming[i] ??= { from: p, relation: r.relation };
+    if (g.firstFrom[i] === -1) g.firstFrom[i] = p;
     if (r.relation === "result") g.resultTargets.add(i);
     const key = r.detail === null && i < NODE_LIMIT
       ? (p * NODE_LIMIT + i) * 8 + RELATION_CODE[r.relation]
@@ -174,16 +182,21 @@ function walkGraph(
     if (edgeKeys.has(key)) continue;
     edgeKeys.add(key);
     if (r.relation === "log") (g.logsOf.get(p) ?? g.logsOf.set(p, []).get(p)!).push(i);
+    if (r.detail !== null) g.edgeDetails.set(g.edgeRelations.length, edgeDetail(r.detail)!);
     g.edgeEnds.push(p, i);
-    g.edges.push({
-      from: g.ids[p]!,
-      to: g.ids[i]!,
-      relation: r.relation,
-      firstVisit: r.firstVisit,
-      detail: edgeDetail(r.detail),
-    });
+    g.edgeRelations.push(r.relation);
+    g.edgeFirstVisits.push(r.firstVisit);
   }
   o.onProgress?.(records, store.count);
+  // Ids and edges are made now, once the walk's own structures are gone.
+  g.ids = g.refs.map((n) => nodeId(n.kind, n.path));
+  g.edges = g.edgeRelations.map((relation, k) => ({
+    from: g.ids[g.edgeEnds[2 * k]!]!,
+    to: g.ids[g.edgeEnds[2 * k + 1]!]!,
+    relation,
+    firstVisit: g.edgeFirstVisits[k]!,
+    detail: g.edgeDetails.get(k) ?? null,
+  }));
   return { g, chats };
 }
 
@@ -259,10 +272,8 @@ function reportNodes(
   const tt = (e: number) => table.tokensOf(e).tt;
   const ownerOf: (number | null)[] = [];
   const nodes: ReportNode[] = g.refs.map((n, i) => {
-    const incoming = g.firstIncoming[i] ?? null;
-    const ownerIdx = incoming !== null && g.refs[incoming.from]!.kind === "job"
-      ? incoming.from
-      : null;
+    const from = g.firstFrom[i]!;
+    const ownerIdx = from !== -1 && g.refs[from]!.kind === "job" ? from : null;
     const hidden = hiddenReason(g, i);
     const job = g.jobs[i]!;
     let label: string | null = null;

@@ -237,8 +237,8 @@ function* walkWith(
   };
   const { resolve, insideRoots } = referenceResolver(o);
   const queue: Pending[] = [{ node: rootNode, parent: null, relation: null, detail: null }];
-  const seen = new Set<string>();
-  const infoErrors = new Map<string, string>();
+  const seen = new Set<NodeRef>(); // interned nodes: one object per node id
+  const infoErrors = new Map<NodeRef, string>();
 
   const report = (
     error: ReturnType<typeof provenanceError>,
@@ -251,12 +251,11 @@ function* walkWith(
   for (let head = 0; head < queue.length; head++) {
     const p = queue[head]!;
     queue[head] = undefined as unknown as Pending; // let the queue's past be collected
-    const id = nodeId(p.node.kind, p.node.path);
-    const firstVisit = !seen.has(id);
+    const firstVisit = !seen.has(p.node);
     if (firstVisit && p.node.kind === "job" && p.node.info === null) {
       const read = readJobNodeInfo(p.node.path);
       p.node.info = read.info;
-      if (read.error !== null) infoErrors.set(id, read.error);
+      if (read.error !== null) infoErrors.set(p.node, read.error);
     }
     yield {
       kind: p.node.kind,
@@ -268,15 +267,15 @@ function* walkWith(
       detail: p.detail,
     };
     if (!firstVisit) continue;
-    seen.add(id);
+    seen.add(p.node);
     const push = (node: NodeRef, relation: Relation, detail: Pending["detail"] = null) =>
       queue.push({ node: intern(node), parent: p.node, relation, detail });
 
     if (p.node.kind === "chat") {
       expandChat(p.node, p.relation, { ...o, reader, resolve, insideRoots, report, push });
     } else {
-      const infoError = infoErrors.get(id);
-      infoErrors.delete(id);
+      const infoError = infoErrors.get(p.node);
+      infoErrors.delete(p.node);
       expandJob(p.node, infoError, { ...o, reader, resolve, insideRoots, report, push });
     }
     reader.flush(); // the chats this node queued go to the helper together
