@@ -153,9 +153,9 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
           `,\n"rollups":[${JSON.stringify(views!.rollupJson(byRollup.rollup))}]}\n`;
       }
       io.stdout.write(chunk);
-      // every ~1 MB, collect the text already written and the events rebuilt for it
+      // every ~4 MB, collect the text already written and the events rebuilt for it
       // when the process has grown (the binary's engine would keep it all until the end)
-      if (++n % 16 === 0) collectIfGrown();
+      if (++n % 64 === 0) collectIfGrown();
     }
   } else if (byRollup !== null) {
     views!.writeRollup(byRollup.rollup, byRollup.prices !== null, io);

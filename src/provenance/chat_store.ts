@@ -15,7 +15,7 @@ import { type TextSpill, textSpill } from "./spill.ts";
 import { collectIfGrown } from "../util/gc.ts";
 
 /** Chats between two checks for garbage (`collectIfGrown`). */
-const GC_EVERY = 100;
+const GC_EVERY = 250;
 /** Parsed facts kept for reuse: events and jobs ask for nearby chats in runs. */
 const CACHED = 64;
 

@@ -23,8 +23,9 @@ import { Buffer } from "node:buffer";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** Characters written to the file at once. */
+/** Bytes written to the file at once. */
 const WRITE_BLOCK = 1 << 20;
+const encoder = new TextEncoder();
 
 /** Characters kept in memory before the texts move to a temporary file. */
 export const SPILL_AT = 8 << 20;
@@ -80,27 +81,15 @@ export function textSpill(o: { spillAt?: number; dir?: string } = {}): TextSpill
     for (const t of texts) write(t);
     return true;
   };
-  // Texts not written yet: written together, in blocks of about WRITE_BLOCK.
-  let queued: string[] = [];
-  let queuedChars = 0;
+  // Texts not written yet, encoded into one block and written together.
+  let block = new Uint8Array(WRITE_BLOCK * 3 + 4);
+  let blockUsed = 0;
   let written = 0; // bytes in the file
-  let firstQueued = 0; // number of the first queued text
   const flush = () => {
-    if (queued.length === 0) return;
-    const bytes = Buffer.from(queued.join(""), "utf8");
     let at = 0;
-    while (at < bytes.length) at += writeSync(held.fd, bytes, at, bytes.length - at, written + at);
-    // offsets of the queued texts, from their byte lengths
-    let o = written;
-    for (let i = 0; i < queued.length; i++) {
-      offsets[firstQueued + i] = o;
-      o += Buffer.byteLength(queued[i]!, "utf8");
-    }
-    offsets[firstQueued + queued.length] = o;
-    written = o;
-    firstQueued += queued.length;
-    queued = [];
-    queuedChars = 0;
+    while (at < blockUsed) at += writeSync(held.fd, block, at, blockUsed - at, written + at);
+    written += blockUsed;
+    blockUsed = 0;
   };
   const write = (text: string) => {
     if (count + 2 >= offsets.length) {
@@ -108,10 +97,15 @@ export function textSpill(o: { spillAt?: number; dir?: string } = {}): TextSpill
       grown.set(offsets);
       offsets = grown;
     }
+    if (text.length * 3 > block.length - blockUsed) {
+      flush();
+      if (text.length * 3 > block.length) block = new Uint8Array(text.length * 3);
+    }
+    const { written: bytes } = encoder.encodeInto(text, block.subarray(blockUsed));
+    blockUsed += bytes;
+    offsets[count + 1] = offsets[count]! + bytes;
     count++;
-    queued.push(text);
-    queuedChars += text.length;
-    if (queuedChars >= WRITE_BLOCK) flush();
+    if (blockUsed >= WRITE_BLOCK) flush();
   };
   const spill: TextSpill = {
     add(text) {
@@ -126,7 +120,7 @@ export function textSpill(o: { spillAt?: number; dir?: string } = {}): TextSpill
     },
     get(id) {
       if (memory !== null) return memory[id]!;
-      if (id >= firstQueued) flush();
+      if (offsets[id + 1]! > written) flush();
       const at = offsets[id]!;
       const length = offsets[id + 1]! - at;
       if (buffer.length < length) buffer = Buffer.alloc(Math.max(length, buffer.length * 2));

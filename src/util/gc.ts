@@ -21,27 +21,31 @@ export function collectYoungGarbage(): void {
   (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(false);
 }
 
-/** Resident size after the last {@link collectIfGrown} collection. */
-let settled = 0;
+/**
+ * Resident size after the last {@link collectIfGrown} collection; at first,
+ * a size below which collecting is not worth its time.
+ */
+let settled = 128 * 1048576;
 
 /**
- * A full collection when the process has grown by `mb` megabytes of
- * resident memory since the last one (Bun only; a no-op elsewhere).
- * JavaScriptCore decides when to collect by the size of its own heap, and
- * a walk's garbage is mostly file text held outside it: without this the
- * resident size of `llm prov` grows by hundreds of MB of garbage on a big
- * store. A full collection of a small live heap costs a few ms; checking
- * the resident size costs microseconds, so call this every few hundred
- * files. Freed memory is reused before the process grows again, so this
- * bounds the growth rather than the size.
+ * A full collection when the process has grown since the last one by an
+ * eighth of its size then, and at least `mb` megabytes (Bun only; a no-op
+ * elsewhere). JavaScriptCore decides when to collect by the size of its own
+ * heap, and a walk's garbage is mostly file text held outside it: without
+ * this the resident size of `llm prov` grows by hundreds of MB of garbage on
+ * a big store. Growth in proportion keeps the number of collections (each
+ * costs time in proportion to the live heap) logarithmic in the live size.
+ * Checking the resident size costs a fraction of a millisecond (it reads
+ * `/proc`): call this every few hundred files. Freed memory is reused before
+ * the process grows again, so this bounds the growth rather than the size.
  *
- * @param mb growth that triggers a collection (default 48)
+ * @param mb the least growth that triggers a collection (default 32)
  */
-export function collectIfGrown(mb = 48): void {
+export function collectIfGrown(mb = 32): void {
   const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
   if (bun === undefined) return;
   const rss = process.memoryUsage.rss();
-  if (rss < settled + mb * 1048576) return;
+  if (rss < settled + Math.max(mb * 1048576, settled / 8)) return;
   bun.gc(true);
   settled = process.memoryUsage.rss();
 }
