@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, rm, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
@@ -151,6 +151,9 @@ function readEntry<T>(
   warn?: (m: string) => void,
 ): T | null {
   const file = join(dir, `${key}.json`);
+  // a miss is the common case on a live run: an existence check answers it
+  // without the error (and its stack) a failed read builds
+  if (!existsSync(file)) return null;
   let text: string;
   try {
     // synchronous: a cache entry is small, and the async call's hop to the
@@ -262,6 +265,15 @@ async function ensureDir(dir: string): Promise<void> {
   madeDirs.add(dir);
 }
 
+/** Removes a file; one that is already gone is no error (`rmSync` with `force` stats it twice first). */
+function unlinkQuiet(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -280,7 +292,7 @@ async function acquireFileLock(
   for (;;) {
     try {
       writeFileSync(file, me, { flag: "wx" }); // one call: create exclusively, with the holder
-      return () => Promise.resolve(rmSync(file, { force: true }));
+      return () => Promise.resolve(unlinkQuiet(file));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") {
         // the directory went away since this process made it
