@@ -21,7 +21,6 @@ import {
   type CacheKeyInput,
   cacheRead,
   cacheReadRound,
-  cacheWrite,
   ROUND_CACHE_VERSION,
   roundCacheKey,
   withCacheLock,
@@ -117,13 +116,13 @@ function liveRound(
   },
   origin: { endpoint: string; backend: string; model: string },
 ): Promise<PlayedRound> {
-  return withCacheLock(dir, key, async () => {
+  return withCacheLock(dir, key, async (store) => {
     const again = await cacheReadRound(dir, key, on.warn);
     if (again) return await on.hit(again);
     on.miss();
     const played = await play(null);
     try {
-      await cacheWrite(dir, key, {
+      await store({
         v: ROUND_CACHE_VERSION,
         created: new Date().toISOString(),
         ...origin,

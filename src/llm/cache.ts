@@ -12,13 +12,12 @@
  *
  * @module
  */
-import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { mkdir, readFile, rm, stat } from "node:fs/promises";
-import { hostname } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { sha256hex } from "../util/hash.ts";
+import { withKeyLock, writeEntryFile } from "./cache_lock.ts";
 
 /** Format of the whole-ask entries ({@link CachedAsk}; part of their keys). */
 export const CACHE_VERSION = 1;
@@ -237,15 +236,18 @@ export async function cacheWrite(
   // directory is made once per process): an entry lost or torn by a crash
   // reads as a miss (cacheRead). Each skipped call was ~0.1 ms of an
   // inference's cache cost (docs/design-notes.md, "Agents bench").
-  const path = join(dir, `${key}.json`);
-  const tmp = `${path}.tmp-${process.pid}-${++tmpSeq}`;
+  await stored(dir, key, () => writeEntryFile(dir, key, entryText(entry)));
+}
+
+function entryText(entry: CachedAsk | CachedRound): string {
+  return JSON.stringify(entry) + "\n";
+}
+
+async function stored(dir: string, key: string, write: () => Promise<void>): Promise<void> {
   try {
-    await ensureDir(dir);
-    writeFileSync(tmp, JSON.stringify(entry) + "\n");
-    renameSync(tmp, path);
+    await write();
   } catch (e) {
-    await rm(tmp, { force: true }).catch(() => {});
-    madeDirs.delete(dir); // made again next time, should it have gone away
+    const path = join(dir, `${key}.json`);
     throw new ScoutError("io", `Cannot write "${path}": ${(e as Error).message}`, {
       file: path,
       cause: e,
@@ -253,77 +255,12 @@ export async function cacheWrite(
   }
 }
 
-const inProcess = new Map<string, Promise<unknown>>();
-/** Cache directories created by this process (made once, not per inference). */
-const madeDirs = new Set<string>();
-let tmpSeq = 0;
-
-/** Makes the cache directory once per process (forgotten again after a failed write). */
-async function ensureDir(dir: string): Promise<void> {
-  if (madeDirs.has(dir)) return;
-  await mkdir(dir, { recursive: true });
-  madeDirs.add(dir);
-}
-
-/** Removes a file; one that is already gone is no error (`rmSync` with `force` stats it twice first). */
-function unlinkQuiet(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-async function acquireFileLock(
-  file: string,
-  opts: { waitMs: number; sleep: (ms: number) => Promise<void> },
-): Promise<(() => Promise<void>) | null> {
-  const me = `${process.pid}@${hostname()}`;
-  const deadline = Date.now() + opts.waitMs;
-  for (;;) {
-    try {
-      writeFileSync(file, me, { flag: "wx" }); // one call: create exclusively, with the holder
-      return () => Promise.resolve(unlinkQuiet(file));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") {
-        // the directory went away since this process made it
-        await mkdir(dirname(file), { recursive: true });
-        continue;
-      }
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new ScoutError("io", `Cannot create cache lock "${file}": ${(e as Error).message}`, {
-          file,
-          cause: e,
-        });
-      }
-    }
-    const holder = await readFile(file, "utf8").catch(() => "");
-    const [pid, host] = holder.split("@");
-    const age = await stat(file).then((s) => Date.now() - s.mtimeMs).catch(() => 0);
-    const stale = (host === hostname() && pid !== undefined && !alive(Number(pid))) ||
-      (holder === "" && age > 5_000);
-    if (stale) {
-      await rm(file, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) return null;
-    await opts.sleep(50);
-  }
-}
-
 /**
  * Runs `fn` holding the lock of `key`: concurrent identical asks in this
  * process share one run; other processes wait on the lock file (a lock left
  * by a dead process is taken over; after `waitMs` the ask runs unlocked).
+ * `fn`'s `store` writes the key's entry as {@link cacheWrite} does — through
+ * the lock file, renamed into place, when the lock is held (`cache_lock.ts`).
  *
  * @param dir cache directory
  * @param key cache key
@@ -331,33 +268,16 @@ async function acquireFileLock(
  * @param opts how long to wait for another process
  * @returns what `fn` returned
  */
-export async function withCacheLock<T>(
+export function withCacheLock<T>(
   dir: string,
   key: string,
-  fn: () => Promise<T>,
+  fn: (store: (entry: CachedAsk | CachedRound) => Promise<void>) => Promise<T>,
   opts: { waitMs?: number } = {},
 ): Promise<T> {
-  const running = inProcess.get(key);
-  if (running) {
-    await running.catch(() => {});
-    return withCacheLock(dir, key, fn, opts);
-  }
-  const work = (async () => {
-    await ensureDir(dir);
-    const release = await acquireFileLock(join(dir, `${key}.lock`), {
-      waitMs: opts.waitMs ?? 600_000,
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    });
-    try {
-      return await fn();
-    } finally {
-      await release?.();
-    }
-  })();
-  inProcess.set(key, work);
-  try {
-    return await work;
-  } finally {
-    if (inProcess.get(key) === work) inProcess.delete(key);
-  }
+  return withKeyLock(
+    dir,
+    key,
+    (commit) => fn((entry) => stored(dir, key, () => commit(entryText(entry)))),
+    opts,
+  );
 }
