@@ -16,82 +16,18 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { sha256hex } from "../util/hash.ts";
 import { withKeyLock, writeEntryFile } from "./cache_lock.ts";
 
-/** Format of the whole-ask entries ({@link CachedAsk}; part of their keys). */
-export const CACHE_VERSION = 1;
-
-/** Format of the per-round entries ({@link CachedRound}; part of their keys). */
-export const ROUND_CACHE_VERSION = 2;
-
-/**
- * JSON with object keys sorted at every level (arrays keep their order);
- * `undefined` members are dropped as `JSON.stringify` does.
- *
- * @param v any JSON-able value
- * @returns canonical JSON text
- *
- * @example
- * ```ts
- * import { canonicalJson } from "./cache.ts";
- * canonicalJson({ b: 1, a: [{ d: 1, c: 2 }] }); // '{"a":[{"c":2,"d":1}],"b":1}'
- * ```
- */
-export function canonicalJson(v: unknown): string {
-  return JSON.stringify(sortKeys(v));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (typeof v !== "object" || v === null) return v;
-  if (v instanceof Date) return v.toISOString();
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v).sort()) {
-    const x = (v as Record<string, unknown>)[k];
-    if (x !== undefined && typeof x !== "function") out[k] = sortKeys(x);
-  }
-  return out;
-}
-
-/** What identifies an ask. */
-export interface CacheKeyInput {
-  /** Endpoint name (`""` for none). */
-  endpoint: string;
-  /** Backend name. */
-  backend: string;
-  /** Model. */
-  model: string;
-  /** Provider parameters and shaped maps (no keys, urls or clients). */
-  params: unknown;
-  /** Tool definitions only. */
-  tools: unknown;
-  /** Messages after meta removal. */
-  messages: readonly Message[];
-  /** The chat's current meta. */
-  currentMeta: unknown;
-}
-
-/**
- * The cache key of an ask.
- *
- * @param input what identifies the ask
- * @returns 64 hex chars
- */
-export function cacheKey(input: CacheKeyInput): string {
-  return sha256hex(canonicalJson({ v: CACHE_VERSION, ...input }));
-}
-
-/**
- * The cache key of one round of the tool loop: the request of that round
- * (its messages, the meta before it, its parameters).
- *
- * @param input what identifies the round's request
- * @returns 64 hex chars
- */
-export function roundCacheKey(input: CacheKeyInput): string {
-  return sha256hex(canonicalJson({ v: ROUND_CACHE_VERSION, ...input }));
-}
+export {
+  CACHE_VERSION,
+  cacheKey,
+  type CacheKeyInput,
+  canonicalJson,
+  ROUND_CACHE_VERSION,
+  roundCacheKey,
+  roundCacheKeys,
+} from "./cache_key.ts";
+import { CACHE_VERSION, ROUND_CACHE_VERSION } from "./cache_key.ts";
 
 /**
  * The cache directory: `<home>/var/cache/ask`.
