@@ -22,6 +22,12 @@ const madeDirs = new Set<string>();
 const inProcess = new Map<string, Promise<unknown>>();
 const utf8 = new TextEncoder();
 let tmpSeq = 0;
+let me: string | undefined;
+
+/** What a lock file of this process holds: `<pid>@<host>`. */
+function holder(): string {
+  return me ??= `${process.pid}@${hostname()}`;
+}
 
 /**
  * Makes a cache directory once per process.
@@ -43,9 +49,11 @@ function unlinkQuiet(file: string): void {
   }
 }
 
-function writeAll(fd: number, text: string): void {
+/** Writes `text` from the file's start; the number of bytes written. */
+function writeAll(fd: number, text: string): number {
   const buf = utf8.encode(text);
   for (let at = 0; at < buf.length;) at += writeSync(fd, buf, at, buf.length - at, at);
+  return buf.length;
 }
 
 /**
@@ -130,7 +138,7 @@ async function acquire(
   file: string,
   opts: { waitMs: number; sleep: (ms: number) => Promise<void> },
 ): Promise<number | null> {
-  const me = `${process.pid}@${hostname()}`;
+  const me = holder();
   const deadline = Date.now() + opts.waitMs;
   for (;;) {
     const fd = await tryCreate(file, me);
@@ -162,8 +170,10 @@ async function holding<T>(
     if (fd === null || committed) return await writeEntryFile(dir, key, text);
     try {
       try {
-        ftruncateSync(fd, 0);
-        writeAll(fd, text);
+        // over the holder, cut only if the holder was longer: a truncation to
+        // 0 makes ext4 flush the file on close (auto_da_alloc), ~0.1 ms a store
+        const n = writeAll(fd, text);
+        if (n < utf8.encode(holder()).length) ftruncateSync(fd, n);
       } finally {
         closeSync(fd);
         fd = null;

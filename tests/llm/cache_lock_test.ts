@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { type CachedRound, cacheReadRound, withCacheLock } from "../../src/llm/cache.ts";
+import { withKeyLock } from "../../src/llm/cache_lock.ts";
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
 
 const entry = (text: string): CachedRound => ({
@@ -113,4 +114,15 @@ Deno.test("a lock torn by a crash mid-store (no holder, untouched 5 s) is taken 
   // stored through a temp file; the other holder's lock is not this process's to remove
   assert.deepEqual(names(dir), ["k.json", "k2.json", "k2.lock"]);
   assert.equal(((await cacheReadRound(dir, "k2"))?.items[0] as { text: string }).text, "unlocked");
+});
+
+Deno.test("a stored text shorter than the holder it overwrites leaves none of the holder behind", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  await withKeyLock(dir, "k", (commit) => commit("x"));
+  assert.equal(Deno.readTextFileSync(join(dir, "k.json")), "x");
+  const long = "y".repeat(5_000);
+  await withKeyLock(dir, "k2", (commit) => commit(long));
+  assert.equal(Deno.readTextFileSync(join(dir, "k2.json")), long);
+  assert.deepEqual(names(dir), ["k.json", "k2.json"]);
 });
