@@ -8,7 +8,8 @@
  * tools run again. Entries of format 1 ({@link CachedAsk}: one per ask, the
  * whole loop's messages, keyed with `v:1`) are still read. Failures are never
  * stored. A per-key lock (in process, and a lock file across processes) makes
- * identical concurrent rounds run once.
+ * identical concurrent rounds run once. Keys: `cache_key.ts`; the lock and
+ * the entry files: `cache_lock.ts`.
  *
  * @module
  */
