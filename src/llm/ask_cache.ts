@@ -17,13 +17,12 @@ import type { PlayedRound, RecordedRound, RoundSource, RoundState } from "./ask_
 import {
   cacheDir,
   type CachedRound,
-  cacheKey,
   type CacheKeyInput,
   cacheRead,
   cacheReadRound,
-  cacheWrite,
   ROUND_CACHE_VERSION,
   roundCacheKey,
+  roundCacheKeys,
   withCacheLock,
 } from "./cache.ts";
 import type { PreparedChat } from "./ask_tools.ts";
@@ -117,13 +116,13 @@ function liveRound(
   },
   origin: { endpoint: string; backend: string; model: string },
 ): Promise<PlayedRound> {
-  return withCacheLock(dir, key, async () => {
+  return withCacheLock(dir, key, async (store) => {
     const again = await cacheReadRound(dir, key, on.warn);
     if (again) return await on.hit(again);
     on.miss();
     const played = await play(null);
     try {
-      await cacheWrite(dir, key, {
+      await store({
         v: ROUND_CACHE_VERSION,
         created: new Date().toISOString(),
         ...origin,
@@ -160,22 +159,30 @@ export function askCache(
     model: model.settings.model,
   };
   const keyInput = keyMaker(req, prepared, model);
+  const { chat, currentMeta, previousResponseId } = prepared;
+  // the first round's request is the ask's: its round key comes with the whole-ask key
+  let first: string | undefined;
+  const roundKey = (state: RoundState) =>
+    first !== undefined && state.history === chat && state.meta === currentMeta &&
+      state.params === model.params.params && state.previousResponseId === previousResponseId
+      ? first
+      : roundCacheKey(keyInput(state.params, state.previousResponseId, state.history, state.meta));
   let hits = 0;
   let misses = 0;
   const event = (hit: boolean, key: string) => ctx.options.onEvent?.({ type: "cache", hit, key });
   return {
     async legacy() {
-      const { chat, currentMeta, previousResponseId } = prepared;
-      const key = cacheKey(keyInput(model.params.params, previousResponseId, chat, currentMeta));
-      const hit = await cacheRead(dir, key, ctx.warn);
-      if (hit) event(true, key);
+      const keys = roundCacheKeys(
+        keyInput(model.params.params, previousResponseId, chat, currentMeta),
+      );
+      first = keys.round;
+      const hit = await cacheRead(dir, keys.legacy, ctx.warn);
+      if (hit) event(true, keys.legacy);
       return hit?.messages ?? null;
     },
     allHits: () => hits > 0 && misses === 0,
     async round(state: RoundState, play) {
-      const key = roundCacheKey(
-        keyInput(state.params, state.previousResponseId, state.history, state.meta),
-      );
+      const key = roundKey(state);
       const replay = (entry: CachedRound) => {
         hits++;
         event(true, key);

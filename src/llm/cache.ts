@@ -8,91 +8,27 @@
  * tools run again. Entries of format 1 ({@link CachedAsk}: one per ask, the
  * whole loop's messages, keyed with `v:1`) are still read. Failures are never
  * stored. A per-key lock (in process, and a lock file across processes) makes
- * identical concurrent rounds run once.
+ * identical concurrent rounds run once. Keys: `cache_key.ts`; the lock and
+ * the entry files: `cache_lock.ts`.
  *
  * @module
  */
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { mkdir, readFile, rm, stat } from "node:fs/promises";
-import { hostname } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { sha256hex } from "../util/hash.ts";
+import { withKeyLock, writeEntryFile } from "./cache_lock.ts";
 
-/** Format of the whole-ask entries ({@link CachedAsk}; part of their keys). */
-export const CACHE_VERSION = 1;
-
-/** Format of the per-round entries ({@link CachedRound}; part of their keys). */
-export const ROUND_CACHE_VERSION = 2;
-
-/**
- * JSON with object keys sorted at every level (arrays keep their order);
- * `undefined` members are dropped as `JSON.stringify` does.
- *
- * @param v any JSON-able value
- * @returns canonical JSON text
- *
- * @example
- * ```ts
- * import { canonicalJson } from "./cache.ts";
- * canonicalJson({ b: 1, a: [{ d: 1, c: 2 }] }); // '{"a":[{"c":2,"d":1}],"b":1}'
- * ```
- */
-export function canonicalJson(v: unknown): string {
-  return JSON.stringify(sortKeys(v));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (typeof v !== "object" || v === null) return v;
-  if (v instanceof Date) return v.toISOString();
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v).sort()) {
-    const x = (v as Record<string, unknown>)[k];
-    if (x !== undefined && typeof x !== "function") out[k] = sortKeys(x);
-  }
-  return out;
-}
-
-/** What identifies an ask. */
-export interface CacheKeyInput {
-  /** Endpoint name (`""` for none). */
-  endpoint: string;
-  /** Backend name. */
-  backend: string;
-  /** Model. */
-  model: string;
-  /** Provider parameters and shaped maps (no keys, urls or clients). */
-  params: unknown;
-  /** Tool definitions only. */
-  tools: unknown;
-  /** Messages after meta removal. */
-  messages: readonly Message[];
-  /** The chat's current meta. */
-  currentMeta: unknown;
-}
-
-/**
- * The cache key of an ask.
- *
- * @param input what identifies the ask
- * @returns 64 hex chars
- */
-export function cacheKey(input: CacheKeyInput): string {
-  return sha256hex(canonicalJson({ v: CACHE_VERSION, ...input }));
-}
-
-/**
- * The cache key of one round of the tool loop: the request of that round
- * (its messages, the meta before it, its parameters).
- *
- * @param input what identifies the round's request
- * @returns 64 hex chars
- */
-export function roundCacheKey(input: CacheKeyInput): string {
-  return sha256hex(canonicalJson({ v: ROUND_CACHE_VERSION, ...input }));
-}
+export {
+  CACHE_VERSION,
+  cacheKey,
+  type CacheKeyInput,
+  canonicalJson,
+  ROUND_CACHE_VERSION,
+  roundCacheKey,
+  roundCacheKeys,
+} from "./cache_key.ts";
+import { CACHE_VERSION, ROUND_CACHE_VERSION } from "./cache_key.ts";
 
 /**
  * The cache directory: `<home>/var/cache/ask`.
@@ -151,6 +87,9 @@ function readEntry<T>(
   warn?: (m: string) => void,
 ): T | null {
   const file = join(dir, `${key}.json`);
+  // a miss is the common case on a live run: an existence check answers it
+  // without the error (and its stack) a failed read builds
+  if (!existsSync(file)) return null;
   let text: string;
   try {
     // synchronous: a cache entry is small, and the async call's hop to the
@@ -234,15 +173,18 @@ export async function cacheWrite(
   // directory is made once per process): an entry lost or torn by a crash
   // reads as a miss (cacheRead). Each skipped call was ~0.1 ms of an
   // inference's cache cost (docs/design-notes.md, "Agents bench").
-  const path = join(dir, `${key}.json`);
-  const tmp = `${path}.tmp-${process.pid}-${++tmpSeq}`;
+  await stored(dir, key, () => writeEntryFile(dir, key, entryText(entry)));
+}
+
+function entryText(entry: CachedAsk | CachedRound): string {
+  return JSON.stringify(entry) + "\n";
+}
+
+async function stored(dir: string, key: string, write: () => Promise<void>): Promise<void> {
   try {
-    await ensureDir(dir);
-    writeFileSync(tmp, JSON.stringify(entry) + "\n");
-    renameSync(tmp, path);
+    await write();
   } catch (e) {
-    await rm(tmp, { force: true }).catch(() => {});
-    madeDirs.delete(dir); // made again next time, should it have gone away
+    const path = join(dir, `${key}.json`);
     throw new ScoutError("io", `Cannot write "${path}": ${(e as Error).message}`, {
       file: path,
       cause: e,
@@ -250,68 +192,12 @@ export async function cacheWrite(
   }
 }
 
-const inProcess = new Map<string, Promise<unknown>>();
-/** Cache directories created by this process (made once, not per inference). */
-const madeDirs = new Set<string>();
-let tmpSeq = 0;
-
-/** Makes the cache directory once per process (forgotten again after a failed write). */
-async function ensureDir(dir: string): Promise<void> {
-  if (madeDirs.has(dir)) return;
-  await mkdir(dir, { recursive: true });
-  madeDirs.add(dir);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-async function acquireFileLock(
-  file: string,
-  opts: { waitMs: number; sleep: (ms: number) => Promise<void> },
-): Promise<(() => Promise<void>) | null> {
-  const me = `${process.pid}@${hostname()}`;
-  const deadline = Date.now() + opts.waitMs;
-  for (;;) {
-    try {
-      writeFileSync(file, me, { flag: "wx" }); // one call: create exclusively, with the holder
-      return () => Promise.resolve(rmSync(file, { force: true }));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") {
-        // the directory went away since this process made it
-        await mkdir(dirname(file), { recursive: true });
-        continue;
-      }
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
-        throw new ScoutError("io", `Cannot create cache lock "${file}": ${(e as Error).message}`, {
-          file,
-          cause: e,
-        });
-      }
-    }
-    const holder = await readFile(file, "utf8").catch(() => "");
-    const [pid, host] = holder.split("@");
-    const age = await stat(file).then((s) => Date.now() - s.mtimeMs).catch(() => 0);
-    const stale = (host === hostname() && pid !== undefined && !alive(Number(pid))) ||
-      (holder === "" && age > 5_000);
-    if (stale) {
-      await rm(file, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) return null;
-    await opts.sleep(50);
-  }
-}
-
 /**
  * Runs `fn` holding the lock of `key`: concurrent identical asks in this
  * process share one run; other processes wait on the lock file (a lock left
  * by a dead process is taken over; after `waitMs` the ask runs unlocked).
+ * `fn`'s `store` writes the key's entry as {@link cacheWrite} does — through
+ * the lock file, renamed into place, when the lock is held (`cache_lock.ts`).
  *
  * @param dir cache directory
  * @param key cache key
@@ -319,33 +205,16 @@ async function acquireFileLock(
  * @param opts how long to wait for another process
  * @returns what `fn` returned
  */
-export async function withCacheLock<T>(
+export function withCacheLock<T>(
   dir: string,
   key: string,
-  fn: () => Promise<T>,
+  fn: (store: (entry: CachedAsk | CachedRound) => Promise<void>) => Promise<T>,
   opts: { waitMs?: number } = {},
 ): Promise<T> {
-  const running = inProcess.get(key);
-  if (running) {
-    await running.catch(() => {});
-    return withCacheLock(dir, key, fn, opts);
-  }
-  const work = (async () => {
-    await ensureDir(dir);
-    const release = await acquireFileLock(join(dir, `${key}.lock`), {
-      waitMs: opts.waitMs ?? 600_000,
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    });
-    try {
-      return await fn();
-    } finally {
-      await release?.();
-    }
-  })();
-  inProcess.set(key, work);
-  try {
-    return await work;
-  } finally {
-    if (inProcess.get(key) === work) inProcess.delete(key);
-  }
+  return withKeyLock(
+    dir,
+    key,
+    (commit) => fn((entry) => stored(dir, key, () => commit(entryText(entry)))),
+    opts,
+  );
 }

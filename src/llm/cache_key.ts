@@ -1,0 +1,158 @@
+/**
+ * The inference cache's keys (`inference.md` §6): `sha256` of the canonical
+ * JSON (object keys sorted at every level) of `{v, endpoint, backend, model,
+ * params, tools, messages, currentMeta}` — `v` 1 for a whole ask (the earlier
+ * format), 2 for a round. The text is built member by member, each message's
+ * part remembered while the message is unchanged, and the two keys of one
+ * request share the digest of all but `v`; the keys are byte for byte those
+ * of `sha256(canonicalJson({ v, ...input }))` (tests/llm/cache_key_test.ts).
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import type { Message } from "../chat/types.ts";
+import { sha256hex } from "../util/hash.ts";
+
+/** Format of the whole-ask entries (`CachedAsk`, `cache.ts`; part of their keys). */
+export const CACHE_VERSION = 1;
+
+/** Format of the per-round entries (`CachedRound`; part of their keys). */
+export const ROUND_CACHE_VERSION = 2;
+
+/**
+ * JSON with object keys sorted at every level (arrays keep their order);
+ * `undefined` members are dropped as `JSON.stringify` does.
+ *
+ * @param v any JSON-able value
+ * @returns canonical JSON text
+ *
+ * @example
+ * ```ts
+ * import { canonicalJson } from "./cache_key.ts";
+ * canonicalJson({ b: 1, a: [{ d: 1, c: 2 }] }); // '{"a":[{"c":2,"d":1}],"b":1}'
+ * ```
+ */
+export function canonicalJson(v: unknown): string {
+  return JSON.stringify(sortKeys(v));
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (typeof v !== "object" || v === null) return v;
+  if (v instanceof Date) return v.toISOString();
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x !== undefined && typeof x !== "function") out[k] = sortKeys(x);
+  }
+  return out;
+}
+
+/** What identifies an ask. */
+export interface CacheKeyInput {
+  /** Endpoint name (`""` for none). */
+  endpoint: string;
+  /** Backend name. */
+  backend: string;
+  /** Model. */
+  model: string;
+  /** Provider parameters and shaped maps (no keys, urls or clients). */
+  params: unknown;
+  /** Tool definitions only. */
+  tools: unknown;
+  /** Messages after meta removal. */
+  messages: readonly Message[];
+  /** The chat's current meta. */
+  currentMeta: unknown;
+}
+
+/**
+ * The cache key of an ask.
+ *
+ * @param input what identifies the ask
+ * @returns 64 hex chars
+ */
+export function cacheKey(input: CacheKeyInput): string {
+  return digests(input, [CACHE_VERSION])[0]!;
+}
+
+/**
+ * The cache key of one round of the tool loop: the request of that round
+ * (its messages, the meta before it, its parameters).
+ *
+ * @param input what identifies the round's request
+ * @returns 64 hex chars
+ */
+export function roundCacheKey(input: CacheKeyInput): string {
+  return digests(input, [ROUND_CACHE_VERSION])[0]!;
+}
+
+/**
+ * Both keys of one request — the whole-ask key ({@link cacheKey}) and the
+ * round key ({@link roundCacheKey}) of the same input — from one
+ * serialisation: the texts differ only in the `v` member, so the digest of
+ * everything before it is computed once and copied.
+ *
+ * @param input what identifies the ask (its first round)
+ * @returns `{ legacy, round }`, 64 hex chars each
+ */
+export function roundCacheKeys(input: CacheKeyInput): { legacy: string; round: string } {
+  const [legacy, round] = digests(input, [CACHE_VERSION, ROUND_CACHE_VERSION]);
+  return { legacy: legacy!, round: round! };
+}
+
+/** `sha256(canonicalJson({ v, ...input }))` for each version `v`. */
+function digests(input: CacheKeyInput, versions: number[]): string[] {
+  if (Object.prototype.propertyIsEnumerable.call(input, "v")) {
+    // the input's own v wins over the version (the spread); never the case for an ask
+    return versions.map((v) => sha256hex(canonicalJson({ v, ...input })));
+  }
+  // every other member sorts before or after "v" (sortKeys' order)
+  const members = canonicalMembers(input as unknown as Record<string, unknown>);
+  const before = members.filter(([k]) => k < "v").map(([, m]) => m);
+  const after = members.filter(([k]) => k > "v").map(([, m]) => `,${m}`).join("");
+  const head = createHash("sha256").update(`{${before.join(",")}`);
+  const sep = before.length ? "," : "";
+  return versions.map((v) => head.copy().update(`${sep}"v":${v}${after}}`).digest("hex"));
+}
+
+/**
+ * The members of `canonicalJson(input)`, byte for byte, in order, each with
+ * its name: built one by one so that the messages — the history, which grows
+ * every round — skip {@link sortKeys}: a `{role, content}` message of two
+ * strings is written directly (its canonical form depends on those two
+ * strings only), and remembered per message object while both stay the same.
+ */
+function canonicalMembers(input: Record<string, unknown>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const k of Object.keys(input).sort()) {
+    const x = input[k];
+    if (x === undefined || typeof x === "function") continue; // as sortKeys drops them
+    const j = k === "messages" && Array.isArray(x) ? messagesJson(x) : canonicalJson(x);
+    if (j !== undefined) out.push([k, `${JSON.stringify(k)}:${j}`]); // as JSON.stringify drops them
+  }
+  return out;
+}
+
+function messagesJson(messages: readonly unknown[]): string {
+  const parts: string[] = [];
+  // an element JSON cannot write (a hole, undefined, a function) is `null` in an array
+  for (let i = 0; i < messages.length; i++) parts.push(messageJson(messages[i]) ?? "null");
+  return `[${parts.join(",")}]`;
+}
+
+/** A two-string message's canonical text, with the strings it was made of. */
+const messageTexts = new WeakMap<object, { role: string; content: string; text: string }>();
+
+function messageJson(m: unknown): string | undefined {
+  if (typeof m !== "object" || m === null) return canonicalJson(m);
+  const { role, content } = m as Message;
+  if (typeof role !== "string" || typeof content !== "string" || Object.keys(m).length !== 2) {
+    return canonicalJson(m);
+  }
+  const known = messageTexts.get(m);
+  if (known && known.role === role && known.content === content) return known.text;
+  const text = `{"content":${JSON.stringify(content)},"role":${JSON.stringify(role)}}`;
+  messageTexts.set(m, { role, content, text });
+  return text;
+}

@@ -1,0 +1,128 @@
+/**
+ * The cache's per-key lock across processes (`src/llm/cache_lock.ts`): the
+ * holder's lock file becomes the entry (one file per store, no temp file, no
+ * unlink); another process waits on a live holder, takes over a dead one's
+ * lock and a lock torn by a crash mid-store, and runs unlocked after
+ * `waitMs` on a fresh foreign lock.
+ */
+import assert from "node:assert/strict";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { type CachedRound, cacheReadRound, withCacheLock } from "../../src/llm/cache.ts";
+import { withKeyLock } from "../../src/llm/cache_lock.ts";
+import { DENO, ROOT, tempDir } from "../support/cli.ts";
+
+const entry = (text: string): CachedRound => ({
+  v: 2,
+  created: "2026-12-03T09:00:00.000Z",
+  endpoint: "",
+  backend: "openai",
+  model: "m",
+  round: 1,
+  items: [{ type: "text", text }],
+  meta: null,
+  stamps: [],
+});
+
+const names = (dir: string) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+
+Deno.test("a held lock's store is the entry: the lock file is renamed into place, nothing else is left", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  const lock = join(dir, "k.lock");
+  const r = await withCacheLock(dir, "k", async (store) => {
+    assert.equal(Deno.readTextFileSync(lock), `${Deno.pid}@${hostname()}`);
+    const before = Deno.statSync(lock).ino;
+    await store(entry("stored"));
+    // the store released the lock: it is the entry now (the same file)
+    assert.deepEqual(names(dir), ["k.json"]);
+    assert.equal(Deno.statSync(join(dir, "k.json")).ino, before);
+    return "done";
+  });
+  assert.equal(r, "done");
+  assert.deepEqual(names(dir), ["k.json"]);
+  const back = await cacheReadRound(dir, "k");
+  assert.deepEqual(back, entry("stored"));
+  // no store: the lock is released, no entry
+  await withCacheLock(dir, "k2", () => Promise.resolve());
+  assert.deepEqual(names(dir), ["k.json"]);
+});
+
+Deno.test("another process holding the key: this one waits, then re-checks and finds its entry", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  const code = `
+    import { withCacheLock } from ${JSON.stringify(join(ROOT, "src/llm/cache.ts"))};
+    await withCacheLock(${JSON.stringify(dir)}, "k", async (store) => {
+      console.log("held");
+      await new Promise((r) => setTimeout(r, 400));
+      await store(${JSON.stringify(entry("from the other process"))});
+    });`;
+  const child = new Deno.Command(DENO, { args: ["eval", "-q", code], stdout: "piped" }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  assert.match((await reader.read()).value ?? "", /held/);
+  const t0 = Date.now();
+  const seen = await withCacheLock(dir, "k", async (store) => {
+    const again = await cacheReadRound(dir, "k");
+    if (!again) await store(entry("ran it again")); // what the lock prevents
+    return again;
+  });
+  assert.ok(Date.now() - t0 >= 200, "it waited for the holder");
+  assert.equal((seen?.items[0] as { text: string }).text, "from the other process");
+  reader.releaseLock();
+  await child.stdout.cancel();
+  assert.equal((await child.status).code, 0);
+  assert.deepEqual(names(dir), ["k.json"]);
+});
+
+Deno.test("a lock left by a dead process on this host is taken over at once", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  const gone = new Deno.Command(DENO, { args: ["eval", ""] }).spawn();
+  await gone.status;
+  Deno.mkdirSync(dir, { recursive: true });
+  Deno.writeTextFileSync(join(dir, "k.lock"), `${gone.pid}@${hostname()}`);
+  const t0 = Date.now();
+  await withCacheLock(dir, "k", async (store) => {
+    assert.equal(Deno.readTextFileSync(join(dir, "k.lock")), `${Deno.pid}@${hostname()}`);
+    await store(entry("x"));
+  }, { waitMs: 5_000 });
+  assert.ok(Date.now() - t0 < 2_000);
+  assert.deepEqual(names(dir), ["k.json"]);
+});
+
+Deno.test("a lock torn by a crash mid-store (no holder, untouched 5 s) is taken over; a fresh one is waited on", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  Deno.mkdirSync(dir, { recursive: true });
+  const lock = join(dir, "k.lock");
+  Deno.writeTextFileSync(lock, '{"v":2,"created":"2026-'); // a store that never finished
+  const old = new Date(Date.now() - 10_000);
+  Deno.utimeSync(lock, old, old);
+  const t0 = Date.now();
+  await withCacheLock(dir, "k", async (store) => {
+    assert.equal(Deno.readTextFileSync(lock), `${Deno.pid}@${hostname()}`);
+    await store(entry("x"));
+  }, { waitMs: 3_000 });
+  assert.ok(Date.now() - t0 < 2_000, "taken over, not waited out");
+  assert.deepEqual(names(dir), ["k.json"]);
+  // the same content written just now: someone is storing; wait, then run unlocked
+  Deno.writeTextFileSync(join(dir, "k2.lock"), '{"v":2,"created":"2026-');
+  const t1 = Date.now();
+  await withCacheLock(dir, "k2", (store) => store(entry("unlocked")), { waitMs: 200 });
+  assert.ok(Date.now() - t1 >= 200);
+  // stored through a temp file; the other holder's lock is not this process's to remove
+  assert.deepEqual(names(dir), ["k.json", "k2.json", "k2.lock"]);
+  assert.equal(((await cacheReadRound(dir, "k2"))?.items[0] as { text: string }).text, "unlocked");
+});
+
+Deno.test("a stored text shorter than the holder it overwrites leaves none of the holder behind", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  await withKeyLock(dir, "k", (commit) => commit("x"));
+  assert.equal(Deno.readTextFileSync(join(dir, "k.json")), "x");
+  const long = "y".repeat(5_000);
+  await withKeyLock(dir, "k2", (commit) => commit(long));
+  assert.equal(Deno.readTextFileSync(join(dir, "k2.json")), long);
+  assert.deepEqual(names(dir), ["k.json", "k2.json"]);
+});
