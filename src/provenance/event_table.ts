@@ -420,8 +420,16 @@ function pendingReceipts() {
         };
         visit(seqs[i]!, pos[i]!, c, tools[i] === -1 ? null : toolNames[tools[i]!]!, known[i]!);
       }
+      // done: let the columns go
       count = 0;
       values.length = 0;
+      seqs =
+        pos =
+        known =
+        tools =
+          new Int32Array(0);
+      types = new Uint8Array(0);
+      prids = tokens = new Float64Array(0);
     },
   };
 }
