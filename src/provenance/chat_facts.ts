@@ -21,6 +21,7 @@ import {
 } from "../chat/receipts.ts";
 import type { MetaRecord } from "../chat/meta.ts";
 import { chatMetaItem, type FileEvidence, fileEvidence } from "./evidence.ts";
+import type { ChatMetaItem, ReceiptItem } from "./file_evidence.ts";
 import { type ChatToolCall, chatToolCalls } from "./chat_tool_calls.ts";
 
 /** One chat file as the walk sees it. */
@@ -103,27 +104,33 @@ export function readChatFacts(
 }
 
 /**
- * Facts as JSON text, for the walk's helper threads (`facts_pool.ts`). A
- * chat's direct metas are most of a store's facts, and each names its file
- * twice (`source`, `metaAddress`): the text carries only their message index
- * and record, and {@link factsFromText} puts the path back — a shorter text
- * to write and read, and one path string per file on the walk's side instead
- * of two per meta.
+ * Facts as text, for the walk's helper threads (`facts_pool.ts`) and the
+ * report's store (`chat_store.ts`): a JSON header line, then one line per
+ * direct meta (its record's JSON) and one per receipt item (the item's
+ * JSON). A chat's direct metas are most of a store's facts, and each names
+ * its file twice (`source`, `metaAddress`): the lines carry only the
+ * record, the header their message indices, and {@link factsFromText} puts
+ * the path back — a shorter text to write and read, one path string per
+ * file on the walk's side. One line per item lets the `--json` document be
+ * written from the text without parsing it again ({@link evidenceTexts}).
  *
  * @param facts the facts of one chat
- * @returns JSON text that {@link factsFromText} reads back
+ * @returns text that {@link factsFromText} reads back
  */
 export function factsToText(facts: ChatFacts): string {
   const e = facts.evidence;
-  return JSON.stringify([
+  const header = JSON.stringify([
     facts.jobReferences,
     facts.receiptJobs,
-    e.chat.map((item) => [item.metaAddress[1], item.meta]),
+    e.chat.map((item) => item.metaAddress[1]),
     e.lineage,
-    e.receipts,
     e.receiptProblems,
     ...(facts.toolCalls ? [facts.toolCalls] : []),
   ]);
+  let text = header;
+  for (const item of e.chat) text += "\n" + JSON.stringify(item.meta);
+  for (const item of e.receipts) text += "\n" + JSON.stringify(item);
+  return text;
 }
 
 /**
@@ -135,21 +142,61 @@ export function factsToText(facts: ChatFacts): string {
  * @returns the facts
  */
 export function factsFromText(path: string, text: string): ChatFacts {
-  const [jobReferences, receiptJobs, chat, lineage, receipts, receiptProblems, toolCalls] = JSON
-    .parse(text);
+  const lines = text.split("\n");
+  const [jobReferences, receiptJobs, indices, lineage, receiptProblems, toolCalls] = JSON.parse(
+    lines[0]!,
+  );
+  const n = (indices as number[]).length;
+  const chat: ChatMetaItem[] = new Array(n);
+  for (let k = 0; k < n; k++) {
+    chat[k] = chatMetaItem(path, indices[k], JSON.parse(lines[k + 1]!) as MetaRecord);
+  }
+  const receipts: ReceiptItem[] = [];
+  for (let k = n + 1; k < lines.length; k++) receipts.push(JSON.parse(lines[k]!));
   return {
     path,
     jobReferences,
     receiptJobs,
-    evidence: {
-      path,
-      chat: (chat as [number, MetaRecord][]).map(([index, meta]) =>
-        chatMetaItem(path, index, meta)
-      ),
-      lineage,
-      receipts,
-      receiptProblems,
-    },
+    evidence: { path, chat, lineage, receipts, receiptProblems },
     ...(toolCalls ? { toolCalls } : {}),
   };
+}
+
+/** The evidence of one chat as JSON texts, from its facts text (nothing parsed but the header). */
+export interface EvidenceTexts {
+  /** Each direct meta as the `--json` document prints its evidence item. */
+  chat: string[];
+  /** Each direct meta's record, as JSON. */
+  chatMeta: string[];
+  /** Each receipt item, as JSON. */
+  receipts: string[];
+  /** Lineage ids of the direct metas (see `FileEvidence.lineage`). */
+  lineage: (string | null)[] | null;
+}
+
+/**
+ * The evidence items of a chat as the JSON document prints them
+ * (`JSON.stringify` of each item), cut from its facts text.
+ *
+ * @param path the chat's canonical path
+ * @param text what {@link factsToText} returned
+ * @returns the texts
+ */
+export function evidenceTexts(path: string, text: string): EvidenceTexts {
+  const lines = text.split("\n");
+  const [, , indices, lineage] = JSON.parse(lines[0]!) as [
+    unknown,
+    unknown,
+    number[],
+    (string | null)[] | null,
+  ];
+  const p = JSON.stringify(path);
+  const n = indices.length;
+  const chatMeta = lines.slice(1, n + 1);
+  const chat = chatMeta.map((meta, k) =>
+    `{"origin":"chat_meta","source":${p},"meta":${meta},"callId":null,"toolName":null,"metaAddress":[${p},${
+      indices[k]
+    }]}`
+  );
+  return { chat, chatMeta, receipts: lines.slice(n + 1), lineage };
 }

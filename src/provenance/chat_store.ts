@@ -31,6 +31,8 @@ export interface ChatStore {
   path(seq: number): string;
   /** The facts of chat `seq`, read back (shared: do not modify). */
   facts(seq: number): ChatFacts;
+  /** The facts of chat `seq` as text (`factsToText`). */
+  text(seq: number): string;
   /** Its receipt problems (empty for most chats). */
   problems(seq: number): readonly ReceiptProblem[];
   /** Whether it holds receipt evidence. */
@@ -82,6 +84,7 @@ export function chatStore(o: { spillAt?: number } = {}): ChatStore {
       cache.set(seq, f);
       return f;
     },
+    text: (seq) => spill.get(seq),
     problems: (seq) => problems.get(seq) ?? [],
     hasReceipts: (seq) => binaryHas(receipts, seq),
     close() {

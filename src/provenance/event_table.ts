@@ -16,7 +16,8 @@
  */
 import { TOKEN_KEYS } from "../chat/meta.ts";
 import { metaTokens, nonEmpty, type TokenTotals } from "../chat/trace.ts";
-import type { EvidenceItem, FileEvidence } from "./file_evidence.ts";
+import type { EvidenceItem, FileEvidence, ReceiptItem } from "./file_evidence.ts";
+import { type EvidenceTexts, evidenceTexts } from "./chat_facts.ts";
 import { identityOf, type IdentityType, newEvent, settleEvent, type TokenEvent } from "./events.ts";
 import type { ChatStore } from "./chat_store.ts";
 import { grown, K, tokensAt } from "./typed.ts";
@@ -43,6 +44,19 @@ const F = {
 } as const;
 const CONFLICT = F.pt | F.ct | F.tt | F.pridMulti;
 const NOT_UNIFORM = F.pt | F.ct | F.tt | F.other;
+/** Events whose document line needs their full record: copies differ in some way. */
+const SLOW = NOT_UNIFORM | F.pridMulti | F.pridLack;
+const DEDUPLICATIONS = [
+  "inference_id",
+  "provider_response_id",
+  "legacy_lineage",
+  "receipt_unresolved",
+] as const;
+
+/** The identity value of a copy of identity type `type` (0: inference_id, 1: provider_response_id). */
+function identityValueOf(type: number, meta: Record<string, unknown>): string {
+  return String(type === 0 ? meta.inference_id : meta.provider_response_id);
+}
 
 /** The report's events: counted, flagged, and rebuilt a few at a time when iterated. */
 export interface ReportEvents extends Iterable<TokenEvent> {
@@ -52,6 +66,12 @@ export interface ReportEvents extends Iterable<TokenEvent> {
   readonly hasReceiptEvidence: boolean;
   /** All events as an array (what `JSON.stringify` of a report prints). */
   toJSON(): TokenEvent[];
+  /**
+   * Each event as the JSON document's line, in order: `json(e)` of the
+   * record, which is rebuilt only when its copies differ; the others are
+   * written from the stored text as `JSON.stringify(json(e))` would.
+   */
+  jsonLines?(json: (e: TokenEvent) => unknown): Iterable<string>;
 }
 
 /** A 53-bit digest of a string (two FNV-1a variants), never 0. */
@@ -141,6 +161,58 @@ export function eventTable(store: ChatStore, capacity = 1024) {
     for (it = items.next[it]!; it !== -1; it = items.next[it]!) out.evidence.push(itemAt(it).item);
     settleEvent(out);
     return out;
+  };
+
+  /** The document's event lines, each batch's chats' texts split once. */
+  function* lines(json: (e: TokenEvent) => unknown): Generator<string> {
+    for (let start = 0; start < ev.count; start += BATCH) {
+      const end = Math.min(ev.count, start + BATCH);
+      const texts = new Map<number, EvidenceTexts>();
+      const textsOf = (seq: number) => {
+        let t = texts.get(seq);
+        if (t === undefined) texts.set(seq, t = evidenceTexts(store.path(seq), store.text(seq)));
+        return t;
+      };
+      for (let e = start; e < end; e++) {
+        yield ev.flagged(e, SLOW)
+          ? JSON.stringify(json(rebuildOne(e, (seq) => store.facts(seq).evidence)))
+          : eventLine(e, textsOf);
+      }
+    }
+  }
+  /** An event whose copies agree in every way, written from their texts. */
+  const eventLine = (e: number, textsOf: (seq: number) => EvidenceTexts): string => {
+    const type = ev.type[e]!;
+    let it = ev.first[e]!;
+    const first = textsOf(items.file[it]!);
+    const pos = items.pos[it]!;
+    let meta: string;
+    let value: unknown;
+    if (pos >= 0) {
+      meta = first.chatMeta[pos]!;
+      value = type === 2 ? first.lineage?.[pos] ?? "" : identityValueOf(type, JSON.parse(meta));
+    } else {
+      const item = JSON.parse(first.receipts[~pos]!) as ReceiptItem;
+      meta = JSON.stringify(item.meta);
+      value = type === 3 ? item.evidenceAddress : identityValueOf(type, item.meta);
+    }
+    const evidence: string[] = [];
+    for (; it !== -1; it = items.next[it]!) {
+      const t = textsOf(items.file[it]!);
+      const p = items.pos[it]!;
+      evidence.push(p >= 0 ? t.chat[p]! : t.receipts[~p]!);
+    }
+    const status = type === 3
+      ? "legacy_unresolved"
+      : (ev.flags[e]! & F.chat) === 0
+      ? "receipt_only"
+      : "counted_once";
+    return `{"inferenceId":${type === 0 ? JSON.stringify(value) : "null"},"identity":[${
+      JSON.stringify(TYPES[type])
+    },${JSON.stringify(value)}],"deduplication":"${DEDUPLICATIONS[type]}","status":"${status}",` +
+      `"meta":${meta},"tokens":${JSON.stringify(tokensAt(ev.tokens, e * K))},"evidence":[${
+        evidence.join(",")
+      }],"conflict":false,"conflictFields":[],"incompleteEvidence":false}`;
   };
 
   return {
@@ -258,6 +330,7 @@ export function eventTable(store: ChatStore, capacity = 1024) {
         hasReceiptEvidence: receipts,
         [Symbol.iterator]: () => rebuild(0, ev.count),
         toJSON: () => Array.from(rebuild(0, ev.count)),
+        jsonLines: (json) => lines(json),
       };
     },
   };

@@ -125,11 +125,11 @@ export function* provenanceJsonChunks(report: ProvenanceReport): Generator<strin
     complete: report.complete,
   });
   let chunk = head.slice(0, -1) + ",\n";
-  function* list<T>(name: string, items: Iterable<T>, json: (x: T) => unknown) {
+  function* list<T>(name: string, items: Iterable<T>, text: (x: T) => string) {
     chunk += `"${name}":[`;
     let first = true;
     for (const item of items) {
-      chunk += (first ? "\n" : ",\n") + JSON.stringify(json(item));
+      chunk += (first ? "\n" : ",\n") + text(item);
       first = false;
       if (chunk.length > 1 << 16) {
         yield chunk;
@@ -138,9 +138,12 @@ export function* provenanceJsonChunks(report: ProvenanceReport): Generator<strin
     }
     chunk += (first ? "" : "\n") + "],\n";
   }
-  yield* list("nodes", report.nodes, nodeJson);
-  yield* list("edges", report.edges, edgeJson);
-  yield* list("events", report.events, eventJson);
+  yield* list("nodes", report.nodes, (n) => JSON.stringify(nodeJson(n)));
+  yield* list("edges", report.edges, (e) => JSON.stringify(edgeJson(e)));
+  // (a report read back from JSON has its events as a plain array)
+  const events = report.events.jsonLines?.(eventJson) ??
+    Array.from(report.events, (e) => JSON.stringify(eventJson(e)));
+  yield* list("events", events, (line) => line);
   chunk += `"totals":${JSON.stringify(report.totals)},\n"warnings":[`;
   report.warnings.forEach((w, i) =>
     chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(warningJson(w))

@@ -12,7 +12,7 @@ import fc from "fast-check";
 import { provenanceReport } from "../../src/provenance/report.ts";
 import { collectEvidence } from "../../src/provenance/tokens.ts";
 import { localTokens, scopeTotals } from "../../src/provenance/evidence.ts";
-import { provenanceJsonChunks } from "../../src/provenance/json.ts";
+import { provenanceJson, provenanceJsonChunks } from "../../src/provenance/json.ts";
 import { renderEvidence } from "../../src/provenance/render_evidence.ts";
 import { textSpill } from "../../src/provenance/spill.ts";
 import { chatStore } from "../../src/provenance/chat_store.ts";
@@ -32,6 +32,18 @@ function assertLikeMemory(root: string, o: { cwd: string; jobRoots: string[] }):
     const report = provenanceReport(root, { ...o, spillAt });
     const label = spillAt === 0 ? "texts in the temporary file" : "texts in memory";
     assert.deepEqual([...report.events], memory.events, `events, ${label}`);
+    // the document's event lines, written from the stored texts, are the records' JSON
+    const doc = [...provenanceJsonChunks(report)].join("");
+    const all = doc.split("\n");
+    const from = all.findIndex((l) => l.startsWith('"events":['));
+    const lines = all[from] === '"events":[],'
+      ? []
+      : all.slice(from + 1, all.indexOf("],", from)).map((l) => l.replace(/,$/, ""));
+    assert.deepEqual(
+      lines,
+      provenanceJson(report).events.map((e) => JSON.stringify(e)),
+      `event lines, ${label}`,
+    );
     assert.equal(report.events.length, memory.events.length);
     const scopes = scopeTotals(memory.events);
     for (const k of Object.keys(scopes) as (keyof typeof scopes)[]) {
