@@ -39,9 +39,9 @@ let settled = 128 * 1048576;
  * `/proc`): call this every few hundred files. Freed memory is reused before
  * the process grows again, so this bounds the growth rather than the size.
  *
- * @param mb the least growth that triggers a collection (default 64)
+ * @param mb the least growth that triggers a collection (default 48)
  */
-export function collectIfGrown(mb = 64): void {
+export function collectIfGrown(mb = 48): void {
   const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
   if (bun === undefined) return;
   const rss = process.memoryUsage.rss();
