@@ -98,7 +98,7 @@ Deno.test("compact report: the same events, totals and direct tokens as in memor
   );
 });
 
-Deno.test("compact report: the JSON document and evidence view do not depend on where texts wait", async () => {
+Deno.test("compact report: the JSON document and evidence view do not depend on where texts wait", () => {
   const [inMemory, inFile] = documents(join(SOCIETY, "plan.chat"), {
     cwd: SOCIETY,
     jobRoots: [join(SOCIETY, "jobs")],
