@@ -26,7 +26,7 @@ import {
   type RollupDimension,
 } from "../provenance/rollup.ts";
 import { writeFileAtomic } from "../util/fs.ts";
-import { collectYoungGarbage } from "../util/gc.ts";
+import { collectIfGrown } from "../util/gc.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 
@@ -177,11 +177,12 @@ export async function writeHtml(
 ): Promise<void> {
   const prices = await loadPrices(scoutHome(io.env));
   const r = rollup(report, dims(by ?? "agent,model"), prices ?? undefined);
+  collectIfGrown(); // the events rebuilt for it
   if (prices) reportUnpriced(r, io);
   const visible = report.nodes.filter((n) => n.hidden === null).length;
   const svg = visible > HTML_GRAPH_LIMIT ? null : svgOf(renderDot(report, view), io);
   const details = pageDetails(report);
-  collectYoungGarbage(); // the parsed chats behind the shortened messages
+  collectIfGrown(); // the parsed chats behind the shortened messages
   const html = renderHtml({
     report,
     svg,

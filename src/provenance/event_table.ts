@@ -23,6 +23,7 @@ import type { ChatStore } from "./chat_store.ts";
 import { grown, K, tokensAt } from "./typed.ts";
 import { idTable } from "./id_table.ts";
 import { fresh } from "./file_evidence.ts";
+import { collectIfGrown } from "../util/gc.ts";
 const TYPES: readonly IdentityType[] = [
   "inference_id",
   "provider_response_id",
@@ -72,7 +73,22 @@ export interface ReportEvents extends Iterable<TokenEvent> {
    * written from the stored text as `JSON.stringify(json(e))` would.
    */
   jsonLines?(json: (e: TokenEvent) => unknown): Iterable<string>;
+  /** Each event's tokens, meta record and first (canonical) copy only, in order. */
+  canonical?(): Iterable<CanonicalEvent>;
 }
+
+/** Where an event's canonical copy is (what a roll-up reads of it). */
+export type CanonicalCopy = Pick<EvidenceItem, "origin" | "source" | "callId" | "toolName">;
+
+/**
+ * What a roll-up reads of an event: its tokens, its record's `model`,
+ * `backend` and `endpoint` (a rebuilt event has the whole record), and its
+ * canonical copy first.
+ */
+export type CanonicalEvent = Pick<TokenEvent, "tokens" | "meta"> & {
+  /** The canonical copy first (a rebuilt event has all of them). */
+  evidence: readonly CanonicalCopy[];
+};
 
 /** A 53-bit digest of a string (two FNV-1a variants), never 0. */
 function digest(s: string): number {
@@ -92,16 +108,27 @@ interface Copy {
   value: string;
   tokens: TokenTotals;
   prid: number;
+  /** Its record's `model`, `backend` and `endpoint` (string values only), as name numbers (-1: none). */
+  names: [number, number, number];
 }
 
-function copyOf(item: EvidenceItem, lineage: string | null): Copy {
+/** Interned name strings (models, backends, endpoints: a handful per store). */
+const NAME_KEYS = ["model", "backend", "endpoint"] as const;
+
+function copyOf(
+  item: EvidenceItem,
+  lineage: string | null,
+  name: (s: unknown) => number,
+): Copy {
   const [type, value] = identityOf(item, lineage);
-  const p = item.meta.provider_response_id;
+  const m = item.meta;
+  const p = m.provider_response_id;
   return {
     type: TYPES.indexOf(type),
     value,
-    tokens: metaTokens(item.meta),
+    tokens: metaTokens(m),
     prid: nonEmpty(p) ? digest(String(p)) : 0,
+    names: [name(m.model), name(m.backend), name(m.endpoint)],
   };
 }
 
@@ -122,11 +149,19 @@ export function eventTable(store: ChatStore, capacity = 1024) {
   const lineageKeys = new Map<string, number>();
   let chatStart = new Int32Array(256); // per chat seq: its first chat-meta copy
   const pending = pendingReceipts();
+  const nameList: string[] = [];
+  const nameIndex = new Map<string, number>();
+  const name = (v: unknown): number => {
+    if (typeof v !== "string") return -1;
+    let i = nameIndex.get(v);
+    if (i === undefined) nameIndex.set(v, i = nameList.push(fresh(v)) - 1);
+    return i;
+  };
 
   const add = (c: Copy, chat: boolean, seq: number, pos: number, event = -1): number => {
     const it = items.push(seq, pos);
     const known = event >= 0 ? event : byIdentity[c.type]!.get(c.value);
-    const e = known >= 0 ? known : ev.push(c.type, it, c.tokens, c.prid, chat);
+    const e = known >= 0 ? known : ev.push(c.type, it, c.tokens, c.prid, chat, c.names);
     if (known < 0) byIdentity[c.type]!.add(c.value, e);
     else ev.join(e, it, items, c.tokens, c.prid, chat);
     items.event[it] = e;
@@ -144,6 +179,7 @@ export function eventTable(store: ChatStore, capacity = 1024) {
         return f;
       };
       for (let e = start; e < end; e++) yield rebuildOne(e, evidence);
+      collectIfGrown(); // the batch's parsed facts
     }
   }
   const rebuildOne = (e: number, evidence: (seq: number) => FileEvidence): TokenEvent => {
@@ -163,6 +199,35 @@ export function eventTable(store: ChatStore, capacity = 1024) {
     return out;
   };
 
+  /**
+   * Each event's canonical copy as a roll-up reads it: tokens, the record's
+   * names, where the copy is — from the columns; only a receipt copy's line
+   * is read (for its call id and tool).
+   */
+  function* canonical(): Generator<CanonicalEvent> {
+    for (let e = 0; e < ev.count; e++) {
+      const meta: Record<string, string> = {};
+      NAME_KEYS.forEach((k, j) => {
+        const n = ev.names[e * 3 + j]!;
+        if (n >= 0) meta[k] = nameList[n]!;
+      });
+      const it = ev.first[e]!;
+      const seq = items.file[it]!;
+      const pos = items.pos[it]!;
+      const first = pos >= 0
+        ? { origin: "chat_meta" as const, source: store.path(seq), callId: null, toolName: null }
+        : receiptCopy(seq, ~pos);
+      yield { tokens: tokensAt(ev.tokens, e * K), meta, evidence: [first] };
+    }
+  }
+  const receiptCopy = (seq: number, k: number): CanonicalCopy => {
+    const text = store.text(seq);
+    const lines = text.split("\n");
+    const n = (JSON.parse(lines[0]!)[2] as unknown[]).length;
+    const r = JSON.parse(lines[1 + n + k]!) as ReceiptItem;
+    return { origin: "agent_meta", source: r.source, callId: r.callId, toolName: r.toolName };
+  };
+
   /** The document's event lines, each batch's chats' texts split once. */
   function* lines(json: (e: TokenEvent) => unknown): Generator<string> {
     for (let start = 0; start < ev.count; start += BATCH) {
@@ -178,6 +243,7 @@ export function eventTable(store: ChatStore, capacity = 1024) {
           ? JSON.stringify(json(rebuildOne(e, (seq) => store.facts(seq).evidence)))
           : eventLine(e, textsOf);
       }
+      collectIfGrown(); // the batch's texts
     }
   }
   /** An event whose copies agree in every way, written from their texts. */
@@ -225,7 +291,7 @@ export function eventTable(store: ChatStore, capacity = 1024) {
       chatStart[seq] = items.count;
       f.chat.forEach((item, k) => {
         const lineage = f.lineage?.[k] ?? null;
-        const c = copyOf(item, lineage);
+        const c = copyOf(item, lineage, name);
         const e = add(c, true, seq, k);
         const byLineage = !nonEmpty(item.meta.inference_id);
         if (byLineage && TYPES[c.type] !== "lineage") {
@@ -239,7 +305,7 @@ export function eventTable(store: ChatStore, capacity = 1024) {
       });
       chatStart[seq + 1] = items.count;
       f.receipts.forEach((r, k) => {
-        const c = copyOf(r, null);
+        const c = copyOf(r, null, name);
         pending.push(seq, ~k, c, r.toolName, byIdentity[c.type]!.get(c.value));
       });
     },
@@ -331,6 +397,7 @@ export function eventTable(store: ChatStore, capacity = 1024) {
         [Symbol.iterator]: () => rebuild(0, ev.count),
         toJSON: () => Array.from(rebuild(0, ev.count)),
         jsonLines: (json) => lines(json),
+        canonical: () => canonical(),
       };
     },
   };
@@ -382,7 +449,15 @@ function eventColumns(n: number) {
     flags: new Uint8Array(n),
     prid: new Float64Array(n),
     tokens: new Float64Array(n * K),
-    push(type: number, it: number, t: TokenTotals, prid: number, chat: boolean): number {
+    names: new Int32Array(n * 3), // the canonical record's model, backend, endpoint
+    push(
+      type: number,
+      it: number,
+      t: TokenTotals,
+      prid: number,
+      chat: boolean,
+      names: readonly number[],
+    ): number {
       const e = v.count++;
       if (e >= v.first.length) {
         v.first = grown(v.first, e + 1);
@@ -392,6 +467,7 @@ function eventColumns(n: number) {
         v.flags = grown(v.flags, e + 1);
         v.prid = grown(v.prid, e + 1);
         v.tokens = grown(v.tokens, v.first.length * K); // K per event slot
+        v.names = grown(v.names, v.first.length * 3);
       }
       v.first[e] = v.last[e] = it;
       v.copies[e] = 1;
@@ -399,6 +475,7 @@ function eventColumns(n: number) {
       v.flags[e] = (chat ? F.chat : F.receipt) | (prid === 0 ? F.pridLack : 0);
       v.prid[e] = prid;
       TOKEN_KEYS.forEach((k, i) => v.tokens[e * K + i] = t[k]);
+      v.names.set(names, e * 3);
       return e;
     },
     /** Adds copy `it` (tokens `t`) to event `e`. */
@@ -454,6 +531,7 @@ function pendingReceipts() {
   let prids = new Float64Array(256);
   let tokens = new Float64Array(256 * K);
   let tools = new Int32Array(256); // index in toolNames, -1 for none
+  let names = new Int32Array(256 * 3);
   const values: (string | undefined)[] = [];
   const toolNames: string[] = [];
   const toolIndex = new Map<string, number>();
@@ -467,6 +545,8 @@ function pendingReceipts() {
       prids = grown(prids, count);
       tools = grown(tools, count);
       tokens = grown(tokens, count * K);
+      names = grown(names, count * 3);
+      names.set(c.names, i * 3);
       seqs[i] = seq;
       pos[i] = p;
       types[i] = c.type;
@@ -490,6 +570,7 @@ function pendingReceipts() {
           value: values[i] ?? "",
           tokens: tokensAt(tokens, i * K),
           prid: prids[i]!,
+          names: [names[i * 3]!, names[i * 3 + 1]!, names[i * 3 + 2]!],
         };
         visit(seqs[i]!, pos[i]!, c, tools[i] === -1 ? null : toolNames[tools[i]!]!, known[i]!);
       }

@@ -79,7 +79,7 @@ export type {
   ReportTotals,
   ReportWarning,
 } from "./report.ts";
-export type { ReportEvents } from "./event_table.ts";
+export type { CanonicalCopy, CanonicalEvent, ReportEvents } from "./event_table.ts";
 export { coverageLines, renderTree } from "./render_tree.ts";
 export type { RenderOptions } from "./render_tree.ts";
 export { renderDot, renderFlow } from "./render_flow.ts";

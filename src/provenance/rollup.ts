@@ -20,7 +20,7 @@
  */
 import { basename } from "node:path";
 import { addTokens, emptyTokens, type TokenTotals } from "../chat/trace.ts";
-import type { TokenEvent } from "./evidence.ts";
+import type { CanonicalEvent } from "./event_table.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import { societyLog } from "./labels.ts";
 import { jobLabel, type ProvenanceReport, type ReportNode } from "./report.ts";
@@ -84,7 +84,7 @@ function index(report: ProvenanceReport): Index {
   };
 }
 
-function placement(e: TokenEvent, ix: Index): Placement {
+function placement(e: CanonicalEvent, ix: Index): Placement {
   const first = e.evidence[0];
   const source = first?.source ?? "";
   if (first?.origin === "agent_meta" && first.callId !== null) {
@@ -103,7 +103,7 @@ function jobAgent(n: ReportNode): string {
   return j.task === "ask" ? j.workflow : `${j.workflow}/${j.task}`;
 }
 
-function agentOf(e: TokenEvent, p: Placement, root: string): string {
+function agentOf(e: CanonicalEvent, p: Placement, root: string): string {
   const society = societyLog(p.source);
   if (society) return society.agent;
   const first = e.evidence[0];
@@ -115,7 +115,7 @@ function agentOf(e: TokenEvent, p: Placement, root: string): string {
   return p.source === "" ? "unknown" : basename(p.source);
 }
 
-function valueOf(d: RollupDimension, e: TokenEvent, p: Placement, root: string): string {
+function valueOf(d: RollupDimension, e: CanonicalEvent, p: Placement, root: string): string {
   switch (d) {
     case "model":
       return str(e.meta.model) ?? "unknown";
@@ -144,7 +144,8 @@ export function rollup(
   const ix = index(report);
   const groups = new Map<string, RollupGroup>();
   const unpriced = new Set<string>();
-  for (const e of report.events) {
+  // (each event's canonical copy is all a roll-up reads: not every copy is rebuilt)
+  for (const e of report.events.canonical?.() ?? report.events) {
     const p = placement(e, ix);
     const key: Record<string, string> = {};
     for (const d of by) key[d] = valueOf(d, e, p, report.root);

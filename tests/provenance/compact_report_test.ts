@@ -15,8 +15,9 @@ import { localTokens, scopeTotals } from "../../src/provenance/evidence.ts";
 import { provenanceJson, provenanceJsonChunks } from "../../src/provenance/json.ts";
 import { renderEvidence } from "../../src/provenance/render_evidence.ts";
 import { textSpill } from "../../src/provenance/spill.ts";
+import { rollup } from "../../src/provenance/rollup.ts";
 import { chatStore } from "../../src/provenance/chat_store.ts";
-import { eventTable } from "../../src/provenance/event_table.ts";
+import { eventTable, type ReportEvents } from "../../src/provenance/event_table.ts";
 import { readChatFacts } from "../../src/provenance/chat_facts.ts";
 import { writeWorkedExample } from "../../fixtures/provenance/generate.ts";
 import { entry, fixtureB, meta, mkJob, rc, tmp, write } from "./support.ts";
@@ -45,6 +46,13 @@ function assertLikeMemory(root: string, o: { cwd: string; jobRoots: string[] }):
       `event lines, ${label}`,
     );
     assert.equal(report.events.length, memory.events.length);
+    // roll-ups read canonical copies from the texts: the same as over whole records
+    const dims = ["agent", "model", "endpoint", "job"] as const;
+    assert.deepEqual(
+      rollup(report, dims),
+      rollup({ ...report, events: wholeRecords(report.events) }, dims),
+      `roll-up, ${label}`,
+    );
     const scopes = scopeTotals(memory.events);
     for (const k of Object.keys(scopes) as (keyof typeof scopes)[]) {
       assert.deepEqual(report.totals[k], scopes[k], `${k}, ${label}`);
@@ -67,6 +75,12 @@ function assertLikeMemory(root: string, o: { cwd: string; jobRoots: string[] }):
       assert.deepEqual(n.tokens.direct, localTokens(files), `direct of ${n.id}, ${label}`);
     }
   }
+}
+
+/** The events as a plain array: no texts to read canonical copies from. */
+function wholeRecords(events: ReportEvents): ReportEvents {
+  const all = [...events];
+  return Object.assign(all, { hasReceiptEvidence: events.hasReceiptEvidence, toJSON: () => all });
 }
 
 function documents(root: string, o: { cwd: string; jobRoots: string[] }): string[] {
