@@ -19,7 +19,7 @@ import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import { scoutHome } from "../config/home.ts";
-import { pricesFile } from "../provenance/prices.ts";
+import { loadPrices, pricesFile } from "../provenance/prices.ts";
 
 /** Options of `llm prov`. */
 export interface LlmProvOptions {
@@ -130,12 +130,17 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     }, io);
   }
   const onProgress = progress(io);
+  // with prices, the tree and the page show what each node cost
+  const costs = !opts.json && opts.by === undefined && !opts.mermaid &&
+    existsSync(pricesFile(scoutHome(io.env)));
+  const prices = costs ? await loadPrices(scoutHome(io.env)) : null;
   const report = p.provenanceReport(root, {
     rootType,
     cwd: io.cwd,
     jobRoots: [...new Set(jobRoots)],
     env: io.env,
     ...(onProgress === undefined ? {} : { onProgress }),
+    ...(prices === null ? {} : { prices }),
   });
   if (onProgress !== undefined) io.stderr.write("\r\x1b[K");
 

@@ -12,7 +12,7 @@ import type { TokenTotals } from "../chat/trace.ts";
 import type { ProvenanceReport } from "./report.ts";
 import { flowModel } from "./render_flow.ts";
 import { PAGE_CSS, PAGE_JS } from "./render_html_assets.ts";
-import type { RenderOptions } from "./render_tree.ts";
+import { costText, type RenderOptions } from "./render_tree.ts";
 
 /** A message as the page shows it. */
 export interface PageMessage {
@@ -108,7 +108,9 @@ export function renderHtml(input: HtmlPageInput): string {
       tokens: x.node.tokens,
       messages: d?.messages ?? null,
       ...(d?.omitted ? { omitted: d.omitted } : {}),
-      ...(d?.cost ? { cost: d.cost } : {}),
+      ...(x.node.cost
+        ? { cost: { direct: costText(x.node.cost.direct), subtree: costText(x.node.cost.subtree) } }
+        : {}),
     };
   });
   const data = {

@@ -41,8 +41,8 @@ function select(i){
   detail.textContent="";
   detail.appendChild(el("h2",null,n.label));
   detail.appendChild(el("div",null,n.kind+" · "+n.path));
-  detail.appendChild(el("div",null,"direct: "+tok(n.tokens.direct)+(n.cost?" · $"+n.cost.direct:"")));
-  detail.appendChild(el("div",null,"subtree: "+tok(n.tokens.subtree)+(n.cost?" · $"+n.cost.subtree:"")));
+  detail.appendChild(el("div",null,"direct: "+tok(n.tokens.direct)+(n.cost?" · "+n.cost.direct:"")));
+  detail.appendChild(el("div",null,"subtree: "+tok(n.tokens.subtree)+(n.cost?" · "+n.cost.subtree:"")));
   var box=el("div","messages");box.id="messages";detail.appendChild(box);
   if(!n.messages){box.appendChild(el("p",null,"(no messages read for this node)"));return}
   n.messages.forEach(function(m){

@@ -10,6 +10,7 @@ import type { TokenTotals } from "../chat/trace.ts";
 import type { Relation } from "./types.ts";
 import { human, tokenText } from "./format.ts";
 import { type ProvenanceReport, relationRank, type ReportNode } from "./report.ts";
+import type { NodeCost } from "./report_types.ts";
 import { middleShorten } from "./labels.ts";
 
 /** Options of the text renderers. */
@@ -63,6 +64,18 @@ export function displayChildren(
   return out;
 }
 
+/**
+ * A cost as the tree and the page show it: `$0.1234`, `$0.1234+?` when some
+ * inferences have no price, `?` when none has.
+ *
+ * @param c dollars and unpriced inferences
+ * @returns the text
+ */
+export function costText(c: NodeCost): string {
+  if (c.unpriced > 0 && c.dollars === 0) return "?";
+  return `$${c.dollars.toFixed(4)}${c.unpriced > 0 ? "+?" : ""}`;
+}
+
 function annotation(n: ReportNode): string | null {
   const r = n.receipts;
   if (r === null || r.events === 0) return null;
@@ -106,7 +119,10 @@ export function renderTree(report: ProvenanceReport, o: RenderOptions = {}): str
     }
     printed.add(id);
     const tokens = tokenText(shownTokens(n, o));
-    lines.push(`${indent}${n.kind}${tokens === "" ? "" : " " + tokens}${label}`);
+    const cost = n.cost === undefined
+      ? ""
+      : ` cost=${costText(o.component ? n.cost.direct : n.cost.subtree)}`;
+    lines.push(`${indent}${n.kind}${tokens === "" ? "" : " " + tokens}${cost}${label}`);
     const note = annotation(n);
     if (note !== null) lines.push(`${indent}  ${note}`);
     const list = kids.get(id) ?? [];

@@ -11,19 +11,21 @@
  */
 import { basename, dirname } from "node:path";
 import type { TokenTotals } from "../chat/trace.ts";
-import type { ReceiptJobReference, ReceiptProblem } from "../chat/receipts.ts";
-import type { JobRef, NodeRef, ProvenanceError, Relation } from "./types.ts";
-import { followSet, walkProvenance } from "./traverse.ts";
+import type { ReceiptProblem } from "../chat/receipts.ts";
+import type { JobRef, ProvenanceError } from "./types.ts";
+import { followSet } from "./traverse.ts";
 import { nodeId } from "./paths.ts";
-import { fresh, identityConflict } from "./evidence.ts";
+import { identityConflict } from "./evidence.ts";
 import { problemKey } from "./tokens.ts";
 import { subtreeTotals } from "./subtree.ts";
-import { type ChatStore, chatStore } from "./chat_store.ts";
-import { type EventTable, eventTable } from "./event_table.ts";
-import { jobLabel, jobSummary, logLabel } from "./labels.ts";
+import type { ChatStore } from "./chat_store.ts";
+import type { EventTable } from "./event_table.ts";
+import { jobLabel, logLabel } from "./labels.ts";
 import { displayEdges } from "./display.ts";
 import { societyCallers } from "./society.ts";
+import { type ChatEvidence, type WalkedGraph, walkGraph } from "./report_walk.ts";
 import { collectIfGrown } from "../util/gc.ts";
+import { costOf, type PriceTable } from "./prices.ts";
 import {
   addJobReceipts,
   type ReceiptsOfChat,
@@ -31,11 +33,8 @@ import {
   summarize,
 } from "./report_receipts.ts";
 import type {
-  EdgeDetail,
   HiddenReason,
-  JobSummary,
   ProvenanceReport,
-  ReportEdge,
   ReportNode,
   ReportOptions,
   ReportWarning,
@@ -56,149 +55,6 @@ export type {
 } from "./report_types.ts";
 export { jobLabel, jobShortId, logLabel } from "./labels.ts";
 export { relationRank } from "./display.ts";
-
-function edgeDetail(d: ReceiptJobReference | null): EdgeDetail | null {
-  if (d === null) return null;
-  return {
-    callId: fresh(d.callId),
-    toolName: fresh(d.toolName),
-    outputAddress: d.outputAddress,
-    evidenceAddress: d.evidenceAddress,
-    agentMetaIndex: d.agentMetaIndex,
-    reference: fresh(d.job),
-  };
-}
-
-const PROGRESS_EVERY = 500;
-/** Node numbers stay below this in numeric edge keys (exact below 2^53). */
-const NODE_LIMIT = 2 ** 21;
-const RELATION_CODE: Record<Relation, number> = {
-  job: 0,
-  dependency: 1,
-  log: 2,
-  result: 3,
-  agent_job: 4,
-};
-
-/** The graph one walk saw, by node index (the root is 0). */
-interface WalkedGraph {
-  /** One NodeRef per node (jobs without their `.info`: see `jobs`). */
-  refs: NodeRef[];
-  /** The summary of each job node's `.info` (null for chats). */
-  jobs: (JobSummary | null)[];
-  /** Node id per index (one string per node, shared by its edges). */
-  ids: string[];
-  /** Children per node, one per record (repeats allowed), in expansion order. */
-  children: number[][];
-  /** The parent of each node's first edge, -1 for the root. */
-  firstFrom: number[];
-  /** Nodes reached by a `result` edge. */
-  resultTargets: Set<number>;
-  /** The log chats of each job. */
-  logsOf: Map<number, number[]>;
-  /** Deduplicated discovery edges (made from the columns below once the walk ends). */
-  edges: ReportEdge[];
-  /** Node indices of each edge: from, to. */
-  edgeEnds: number[];
-  /** Relation of each edge. */
-  edgeRelations: Relation[];
-  /** Whether each edge was its target's first record. */
-  edgeFirstVisits: boolean[];
-  /** The receipt entry of each `agent_job` edge, by edge number. */
-  edgeDetails: Map<number, EdgeDetail>;
-}
-
-/** What each chat's facts gave, as they arrived. */
-interface ChatEvidence {
-  /** The chats read, their facts stored out of the way. */
-  store: ChatStore;
-  /** Events grouped so far (chat metas; receipts come at `finish`). */
-  table: EventTable;
-}
-
-function emptyGraph(): WalkedGraph {
-  return {
-    refs: [],
-    jobs: [],
-    ids: [],
-    children: [],
-    firstFrom: [],
-    resultTargets: new Set(),
-    logsOf: new Map(),
-    edges: [],
-    edgeEnds: [],
-    edgeRelations: [],
-    edgeFirstVisits: [],
-    edgeDetails: new Map(),
-  };
-}
-
-/** Walks once, indexing nodes and deduplicating edges, and reads each chat's evidence. */
-function walkGraph(
-  root: string | JobRef,
-  o: ReportOptions,
-  onError: (error: ProvenanceError) => void,
-): { g: WalkedGraph; chats: ChatEvidence } {
-  // Per-file work is done as each chat's facts arrive: when chats are read
-  // on a helper thread, this thread would otherwise wait for them.
-  const store = chatStore({ spillAt: o.spillAt });
-  const chats: ChatEvidence = { store, table: eventTable(store) };
-  const run = walkProvenance(root, {
-    ...o,
-    onError,
-    onFacts: (facts) => {
-      chats.table.addChat(store.add(facts), facts.evidence);
-      o.onChatFacts?.(facts);
-    },
-  });
-  const g = emptyGraph();
-  // Node index by object: the traversal hands out one NodeRef object per node
-  // (weakly: once the walk ends, its job nodes and their .info go).
-  const index = new WeakMap<NodeRef, number>();
-  // Edge keys: a number for plain edges, text for receipt edges (their address).
-  const edgeKeys = new Set<number | string>();
-  let records = 0;
-  for (const r of run) {
-    if (o.onProgress && ++records % PROGRESS_EVERY === 0) o.onProgress(records, store.count);
-    let i = index.get(r.node);
-    if (i === undefined) {
-      i = g.refs.length;
-      index.set(r.node, i);
-      const n = r.node;
-      // a job's .info is read once, into its summary
-      g.refs.push(n.kind === "job" ? { kind: "job", path: n.path, info: null } : n);
-      g.jobs.push(n.kind === "job" ? jobSummary(n.path, n.info) : null);
-      g.children.push([]);
-      g.firstFrom.push(-1);
-    }
-    if (r.parent === null || r.relation === null) continue;
-    const p = index.get(r.parent)!;
-    g.children[p]!.push(i);
-    if (g.firstFrom[i] === -1) g.firstFrom[i] = p;
-    if (r.relation === "result") g.resultTargets.add(i);
-    const key = r.detail === null && i < NODE_LIMIT
-      ? (p * NODE_LIMIT + i) * 8 + RELATION_CODE[r.relation]
-      : `${r.relation} ${p} ${i} ${JSON.stringify(r.detail?.evidenceAddress ?? null)}`;
-    if (edgeKeys.has(key)) continue;
-    edgeKeys.add(key);
-    if (r.relation === "log") (g.logsOf.get(p) ?? g.logsOf.set(p, []).get(p)!).push(i);
-    if (r.detail !== null) g.edgeDetails.set(g.edgeRelations.length, edgeDetail(r.detail)!);
-    g.edgeEnds.push(p, i);
-    g.edgeRelations.push(r.relation);
-    g.edgeFirstVisits.push(r.firstVisit);
-  }
-  o.onProgress?.(records, store.count);
-  // Ids and edges are made now, once the walk's own structures are gone.
-  g.ids = g.refs.map((n) => nodeId(n.kind, n.path));
-  g.edges = g.edgeRelations.map((relation, k) => ({
-    from: g.ids[g.edgeEnds[2 * k]!]!,
-    to: g.ids[g.edgeEnds[2 * k + 1]!]!,
-    relation,
-    firstVisit: g.edgeFirstVisits[k]!,
-    detail: g.edgeDetails.get(k) ?? null,
-  }));
-  return { g, chats };
-}
 
 /** Warnings for the receipt problems the traversal did not report (agent_job not followed). */
 function unreportedProblems(store: ChatStore, reported: Set<string>): ReportWarning[] {
@@ -258,6 +114,56 @@ function directTokens(g: WalkedGraph, chats: ChatEvidence, i: number): TokenTota
     if (seq !== undefined) seqs.push(seq);
   }
   return table.localTotals(seqs);
+}
+
+/**
+ * Each node's cost (with prices): direct as its tokens are counted, subtree
+ * over the same reachability as its subtree tokens. An event whose copies
+ * disagree costs its canonical copy's tokens everywhere (its tokens are
+ * resolved per node; such totals are flagged not authoritative anyway).
+ */
+function addCosts(
+  nodes: ReportNode[],
+  g: WalkedGraph,
+  chats: ChatEvidence,
+  children: readonly (readonly number[])[],
+  fileNode: ReadonlyMap<string, number>,
+  seqNode: Int32Array,
+  prices: PriceTable,
+): void {
+  const { store, table } = chats;
+  const cost = (e: number, t: TokenTotals) => costOf(t, table.names(e), prices);
+  const canonical = Float64Array.from(
+    { length: table.count() },
+    (_, e) => cost(e, table.tokensOf(e)) ?? NaN,
+  );
+  // the subtree machinery over two weights: dollars and unpriced inferences
+  const sums = subtreeTotals({ children, fileNode }, {
+    count: table.count,
+    addTokensTo(into, at, e) {
+      const c = canonical[e]!;
+      if (Number.isNaN(c)) into[at + 1]! += 1;
+      else into[at]! += c;
+    },
+    uniform: () => true,
+    event: table.event,
+    nodes: (e, out) => {
+      table.files(e, out);
+      for (let k = 0; k < out.length; k++) out[k] = seqNode[out[k]!]!;
+      return out;
+    },
+  });
+  nodes.forEach((n, i) => {
+    const seqs: number[] = [];
+    for (const c of n.kind === "chat" ? [i] : g.logsOf.get(i) ?? []) {
+      const seq = store.seqOf(g.refs[c]!.path);
+      if (seq !== undefined) seqs.push(seq);
+    }
+    n.cost = {
+      direct: table.localCost(seqs, cost),
+      subtree: { dollars: sums[i]!.pt, unpriced: sums[i]!.ct },
+    };
+  });
 }
 
 /** The report nodes, and the owner index of each hidden node (else null). */
@@ -373,6 +279,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   o.onPhase?.("subtree");
   collectIfGrown();
   const { nodes, ownerOf } = reportNodes(g, chats, receiptsBySource, subtree, callers);
+  if (o.prices !== undefined) addCosts(nodes, g, chats, children, fileNode, seqNode, o.prices);
 
   o.onPhase?.("nodes");
   collectIfGrown();

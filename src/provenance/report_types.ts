@@ -7,6 +7,7 @@
 import type { TokenTotals } from "../chat/trace.ts";
 import type { NodeKind, Relation, TraverseOptions } from "./types.ts";
 import type { ReportEvents } from "./event_table.ts";
+import type { PriceTable } from "./prices.ts";
 import type { ChatFacts } from "./chat_facts.ts";
 
 /** Why a node is not displayed. */
@@ -61,6 +62,16 @@ export interface ReportNode {
   tokens: { direct: TokenTotals; subtree: TokenTotals };
   /** Receipt evidence, or null when there is none. */
   receipts: ReceiptSummary | null;
+  /** With prices (`ReportOptions.prices`): what its direct and subtree inferences cost. */
+  cost?: { direct: NodeCost; subtree: NodeCost };
+}
+
+/** What some inferences cost: dollars of the priced ones, and how many have no price. */
+export interface NodeCost {
+  /** Dollars (the priced inferences). */
+  dollars: number;
+  /** Inferences whose model has no price. */
+  unpriced: number;
 }
 
 /** A structural edge between node ids, in discovery direction. */
@@ -181,6 +192,8 @@ export interface ReportOptions extends TraverseOptions {
    * file (default 8 M; 0: always the file). The report is the same either way.
    */
   spillAt?: number;
+  /** Prices per model: each node gets its direct and subtree cost (`ReportNode.cost`). */
+  prices?: PriceTable;
   /** Called as each stage of the report ends (`walk`, `finish`, `subtree`, …: for measurements). */
   onPhase?: (stage: string) => void;
 }

@@ -182,3 +182,50 @@ Deno.test("llm prov --by: table with cost from $SCOUT_HOME/etc/prices.yaml; --js
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /Unknown --by dimension "colour"/);
 });
+
+Deno.test("node costs with prices: direct as tokens count, subtree over what each node reaches; the tree shows them", async () => {
+  const { dir, root, jobs } = await example();
+  await using _d = dir;
+  const report = provenanceReport(root, { jobRoots: [jobs], prices: PRICES });
+  // by hand (dollars per million tokens): s1 nano, responses (cached inside pt):
+  // (30×0.05 + 20×0.005 + 10×0.4) = 5.6; p1 nano: (200×0.05 + 30×0.4 + 10×0.8) = 30;
+  // c1 claude, anthropic (cache outside pt): (40×3 + 100×0.3 + 10×3.75 + 8×15) = 307.5
+  const [s1, p1, c1] = [5.6e-6, 30e-6, 307.5e-6];
+  const near = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≈ ${b}`);
+  const rootNode = report.nodes[0]!;
+  near(rootNode.cost!.direct.dollars, s1);
+  assert.equal(rootNode.cost!.direct.unpriced, 1); // s2
+  near(rootNode.cost!.subtree.dollars, s1 + p1 + c1);
+  assert.equal(rootNode.cost!.subtree.unpriced, 4); // s2, p2, w1, w9
+  const planner = report.nodes.find((n) => n.job?.workflow === "Planner")!;
+  near(planner.cost!.direct.dollars, p1 + c1); // its own log and its society's
+  assert.equal(planner.cost!.direct.unpriced, 1); // p2
+  // without prices, no cost
+  assert.equal(provenanceReport(root, { jobRoots: [jobs] }).nodes[0]!.cost, undefined);
+
+  const home = join(dir.path, "home");
+  await Deno.mkdir(join(home, "etc"), { recursive: true });
+  await Deno.writeTextFile(
+    join(home, "etc", "prices.yaml"),
+    "gpt-5-nano: {input: 0.05, cached_input: 0.005, output: 0.4, reasoning: 0.8}\n" +
+      "claude-sonnet-4-5: {input: 3, cached_input: 0.3, cache_write: 3.75, output: 15}\n",
+  );
+  const env = { SCOUT_HOME: home };
+  const tree = await runMain(["llm", "prov", root, "-J", jobs], { env, cwd: dir.path });
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.match(tree.stdout, /^chat total=\S+ .*cost=\$0\.0003\+\? session\.chat$/m);
+  assert.match(tree.stdout, /^ {2}job .*cost=\$0\.0003\+\? Planner\/ask /m);
+  const component = await runMain(["llm", "prov", root, "-J", jobs, "-c"], { env, cwd: dir.path });
+  assert.match(component.stdout, /^chat .*cost=\$0\.0000\+\? session\.chat$/m);
+  // the page's node details carry both
+  const page = join(dir.path, "p.html");
+  const html = await runMain(["llm", "prov", root, "-J", jobs, "--html", page], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(html.code, 0, html.stderr);
+  assert.match(
+    await Deno.readTextFile(page),
+    /"label":"session\.chat",[^\n]*?"cost":\{"direct":"\$0\.0000\+\?","subtree":"\$0\.0003\+\?"\}/,
+  );
+});

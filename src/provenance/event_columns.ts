@@ -1,0 +1,257 @@
+/**
+ * The typed-array columns behind `event_table.ts` (issue 16): copies,
+ * events, receipts waiting for the end of the walk, and what grouping needs
+ * of one copy. Plain columns and small functions over them; the grouping
+ * itself is in `event_table.ts`.
+ *
+ * @module
+ */
+import { TOKEN_KEYS } from "../chat/meta.ts";
+import { metaTokens, nonEmpty, type TokenTotals } from "../chat/trace.ts";
+import { type EvidenceItem, fresh } from "./file_evidence.ts";
+import { identityOf, type IdentityType } from "./events.ts";
+import { grown, K, tokensAt } from "./typed.ts";
+
+/** Identity types by number, as the columns keep them. */
+export const TYPES: readonly IdentityType[] = [
+  "inference_id",
+  "provider_response_id",
+  "lineage",
+  "receipt",
+];
+
+/** Event flags. */
+export const F = {
+  pt: 1,
+  ct: 2,
+  tt: 4,
+  /** cct, cwt or rt differ between copies (not a conflict, but not uniform). */
+  other: 8,
+  pridMulti: 16,
+  pridLack: 32,
+  chat: 64,
+  receipt: 128,
+} as const;
+export const CONFLICT = F.pt | F.ct | F.tt | F.pridMulti;
+export const NOT_UNIFORM = F.pt | F.ct | F.tt | F.other;
+
+/** A 53-bit digest of a string (two FNV-1a variants), never 0. */
+function digest(s: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return ((a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff)) || 1;
+}
+
+/** What grouping needs of one copy. */
+export interface Copy {
+  type: number;
+  value: string;
+  tokens: TokenTotals;
+  prid: number;
+  /** Its record's `model`, `backend` and `endpoint` (string values only), as name numbers (-1: none). */
+  names: [number, number, number];
+}
+
+/** Interned name strings (models, backends, endpoints: a handful per store). */
+export const NAME_KEYS = ["model", "backend", "endpoint"] as const;
+
+export function copyOf(
+  item: EvidenceItem,
+  lineage: string | null,
+  name: (s: unknown) => number,
+): Copy {
+  const [type, value] = identityOf(item, lineage);
+  const m = item.meta;
+  const p = m.provider_response_id;
+  return {
+    type: TYPES.indexOf(type),
+    value,
+    tokens: metaTokens(m),
+    prid: nonEmpty(p) ? digest(String(p)) : 0,
+    names: [name(m.model), name(m.backend), name(m.endpoint)],
+  };
+}
+
+/** The copies: columns by copy number. */
+export function copies(n: number) {
+  const c = {
+    count: 0,
+    file: new Int32Array(n), // chat seq
+    pos: new Int32Array(n), // index in the chat's metas, or ~index in its receipts
+    next: new Int32Array(n), // next copy of the same event, -1 at the end
+    event: new Int32Array(n),
+    local: new Int32Array(n), // localTokens key: an event, or -1 - a lineage key
+    /** Tokens of the copies that differ from their event's canonical ones. */
+    tokens: new Map<number, Float64Array>(),
+    push(seq: number, pos: number): number {
+      const it = c.count++;
+      if (it >= c.file.length) {
+        c.file = grown(c.file, it + 1);
+        c.pos = grown(c.pos, it + 1);
+        c.next = grown(c.next, it + 1);
+        c.event = grown(c.event, it + 1);
+        c.local = grown(c.local, it + 1);
+      }
+      c.file[it] = seq;
+      c.pos[it] = pos;
+      c.next[it] = -1;
+      return it;
+    },
+  };
+  return c;
+}
+
+/** The events: columns by event number. */
+export function eventColumns(n: number) {
+  const v = {
+    count: 0,
+    first: new Int32Array(n),
+    last: new Int32Array(n),
+    copies: new Int32Array(n),
+    type: new Uint8Array(n),
+    flags: new Uint8Array(n),
+    prid: new Float64Array(n),
+    tokens: new Float64Array(n * K),
+    names: new Int32Array(n * 3), // the canonical record's model, backend, endpoint
+    push(
+      type: number,
+      it: number,
+      t: TokenTotals,
+      prid: number,
+      chat: boolean,
+      names: readonly number[],
+    ): number {
+      const e = v.count++;
+      if (e >= v.first.length) {
+        v.first = grown(v.first, e + 1);
+        v.last = grown(v.last, e + 1);
+        v.copies = grown(v.copies, e + 1);
+        v.type = grown(v.type, e + 1);
+        v.flags = grown(v.flags, e + 1);
+        v.prid = grown(v.prid, e + 1);
+        v.tokens = grown(v.tokens, v.first.length * K); // K per event slot
+        v.names = grown(v.names, v.first.length * 3);
+      }
+      v.first[e] = v.last[e] = it;
+      v.copies[e] = 1;
+      v.type[e] = type;
+      v.flags[e] = (chat ? F.chat : F.receipt) | (prid === 0 ? F.pridLack : 0);
+      v.prid[e] = prid;
+      TOKEN_KEYS.forEach((k, i) => v.tokens[e * K + i] = t[k]);
+      v.names.set(names, e * 3);
+      return e;
+    },
+    /** Adds copy `it` (tokens `t`) to event `e`. */
+    join(
+      e: number,
+      it: number,
+      c: ReturnType<typeof copies>,
+      t: TokenTotals,
+      prid: number,
+      chat: boolean,
+    ): void {
+      c.next[v.last[e]!] = it;
+      v.last[e] = it;
+      v.copies[e]!++;
+      let flags = v.flags[e]! | (chat ? F.chat : F.receipt);
+      const at = e * K;
+      const d = v.tokens;
+      if (t.pt !== d[at]) flags |= F.pt;
+      if (t.ct !== d[at + 1]) flags |= F.ct;
+      if (t.tt !== d[at + 2]) flags |= F.tt;
+      if (t.cct !== d[at + 3] || t.cwt !== d[at + 4] || t.rt !== d[at + 5]) flags |= F.other;
+      if (!sameAt(d, at, t)) c.tokens.set(it, Float64Array.from(TOKEN_KEYS, (k) => t[k]));
+      if (prid === 0) flags |= F.pridLack;
+      else if (v.prid[e] === 0) v.prid[e] = prid;
+      else if (v.prid[e] !== prid) flags |= F.pridMulti;
+      v.flags[e] = flags;
+    },
+    flagged: (e: number, mask: number) => v.copies[e]! > 1 && (v.flags[e]! & mask) !== 0,
+    /** `incompleteEvidence`: one provider response id among the copies, some copy without. */
+    incomplete: (e: number) =>
+      v.copies[e]! > 1 && v.prid[e] !== 0 &&
+      (v.flags[e]! & (F.pridMulti | F.pridLack)) === F.pridLack,
+  };
+  return v;
+}
+
+function sameAt(d: Float64Array, at: number, t: TokenTotals): boolean {
+  return t.pt === d[at] && t.ct === d[at + 1] && t.tt === d[at + 2] && t.cct === d[at + 3] &&
+    t.cwt === d[at + 4] && t.rt === d[at + 5];
+}
+
+/**
+ * Receipt copies waiting for {@link EventTable.finish}, in arrival order, as
+ * columns. An identity already grouped is kept as its event (maps only grow:
+ * it is still there at the end); others keep their value.
+ */
+export function pendingReceipts() {
+  let count = 0;
+  let seqs = new Int32Array(256);
+  let pos = new Int32Array(256);
+  let types = new Uint8Array(256);
+  let known = new Int32Array(256); // the event, or -1: see values
+  let prids = new Float64Array(256);
+  let tokens = new Float64Array(256 * K);
+  let tools = new Int32Array(256); // index in toolNames, -1 for none
+  let names = new Int32Array(256 * 3);
+  const values: (string | undefined)[] = [];
+  const toolNames: string[] = [];
+  const toolIndex = new Map<string, number>();
+  return {
+    push(seq: number, p: number, c: Copy, tool: string | null, event: number): void {
+      const i = count++;
+      seqs = grown(seqs, count);
+      pos = grown(pos, count);
+      types = grown(types, count);
+      known = grown(known, count);
+      prids = grown(prids, count);
+      tools = grown(tools, count);
+      tokens = grown(tokens, count * K);
+      names = grown(names, count * 3);
+      names.set(c.names, i * 3);
+      seqs[i] = seq;
+      pos[i] = p;
+      types[i] = c.type;
+      known[i] = event;
+      if (event < 0) values[i] = fresh(c.value); // not a slice pinning its chat's text
+      prids[i] = c.prid;
+      TOKEN_KEYS.forEach((k, j) => tokens[i * K + j] = c.tokens[k]);
+      let t = -1;
+      if (tool !== null) {
+        t = toolIndex.get(tool) ?? -1;
+        if (t === -1) toolIndex.set(tool, t = toolNames.push(fresh(tool)) - 1);
+      }
+      tools[i] = t;
+    },
+    drain(
+      visit: (seq: number, pos: number, c: Copy, tool: string | null, event: number) => void,
+    ): void {
+      for (let i = 0; i < count; i++) {
+        const c: Copy = {
+          type: types[i]!,
+          value: values[i] ?? "",
+          tokens: tokensAt(tokens, i * K),
+          prid: prids[i]!,
+          names: [names[i * 3]!, names[i * 3 + 1]!, names[i * 3 + 2]!],
+        };
+        visit(seqs[i]!, pos[i]!, c, tools[i] === -1 ? null : toolNames[tools[i]!]!, known[i]!);
+      }
+      // done: let the columns go
+      count = 0;
+      values.length = 0;
+      seqs =
+        pos =
+        known =
+        tools =
+          new Int32Array(0);
+      types = new Uint8Array(0);
+      prids = tokens = new Float64Array(0);
+    },
+  };
+}
