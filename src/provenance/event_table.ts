@@ -165,6 +165,25 @@ export function eventTable(store: ChatStore, capacity = 1024) {
       yield { tokens: tokensAt(ev.tokens, e * K), meta, evidence: [first] };
     }
   }
+  /**
+   * Visits the direct metas of some chats as `localTokens` counts them: each
+   * key once, first copy first; `own` is the copy's tokens when they differ
+   * from its event's.
+   */
+  const forEachLocal = (
+    seqs: readonly number[],
+    visit: (e: number, own: Float64Array | undefined) => void,
+  ) => {
+    const seen = new Set<number>();
+    for (const seq of seqs) {
+      for (let it = chatStart[seq]!; it < chatStart[seq + 1]!; it++) {
+        const key = items.local[it]!;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        visit(items.event[it]!, items.tokens.get(it));
+      }
+    }
+  };
   const namesOf = (e: number): Record<string, string> => {
     const meta: Record<string, string> = {};
     NAME_KEYS.forEach((k, j) => {
@@ -278,16 +297,9 @@ export function eventTable(store: ChatStore, capacity = 1024) {
      */
     localTotals(seqs: readonly number[]): TokenTotals {
       const sums = new Float64Array(K);
-      const seen = new Set<number>();
-      for (const seq of seqs) {
-        for (let it = chatStart[seq]!; it < chatStart[seq + 1]!; it++) {
-          const key = items.local[it]!;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          const own = items.tokens.get(it);
-          for (let k = 0; k < K; k++) sums[k]! += own?.[k] ?? ev.tokens[items.event[it]! * K + k]!;
-        }
-      }
+      forEachLocal(seqs, (e, own) => {
+        for (let k = 0; k < K; k++) sums[k]! += own?.[k] ?? ev.tokens[e * K + k]!;
+      });
       return tokensAt(sums, 0);
     },
     /**
@@ -304,19 +316,11 @@ export function eventTable(store: ChatStore, capacity = 1024) {
       cost: (e: number, t: TokenTotals) => number | null,
     ): { dollars: number; unpriced: number } {
       const out = { dollars: 0, unpriced: 0 };
-      const seen = new Set<number>();
-      for (const seq of seqs) {
-        for (let it = chatStart[seq]!; it < chatStart[seq + 1]!; it++) {
-          const key = items.local[it]!;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          const e = items.event[it]!;
-          const own = items.tokens.get(it);
-          const c = cost(e, own === undefined ? tokensAt(ev.tokens, e * K) : tokensAt(own, 0));
-          if (c === null) out.unpriced++;
-          else out.dollars += c;
-        }
-      }
+      forEachLocal(seqs, (e, own) => {
+        const c = cost(e, own === undefined ? tokensAt(ev.tokens, e * K) : tokensAt(own, 0));
+        if (c === null) out.unpriced++;
+        else out.dollars += c;
+      });
       return out;
     },
     /** The `model`, `backend` and `endpoint` of event `e`'s record (string values only). */
