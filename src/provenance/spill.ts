@@ -82,7 +82,7 @@ export function textSpill(o: { spillAt?: number; dir?: string } = {}): TextSpill
     return true;
   };
   // Texts not written yet, encoded into one block and written together.
-  let block = new Uint8Array(WRITE_BLOCK * 3 + 4);
+  let block = new Uint8Array(0); // made when the texts move to the file
   let blockUsed = 0;
   let written = 0; // bytes in the file
   const flush = () => {
@@ -99,7 +99,8 @@ export function textSpill(o: { spillAt?: number; dir?: string } = {}): TextSpill
     }
     if (text.length * 3 > block.length - blockUsed) {
       flush();
-      if (text.length * 3 > block.length) block = new Uint8Array(text.length * 3);
+      const need = Math.max(text.length * 3, WRITE_BLOCK * 3 + 4);
+      if (need > block.length) block = new Uint8Array(need);
     }
     const { written: bytes } = encoder.encodeInto(text, block.subarray(blockUsed));
     blockUsed += bytes;
