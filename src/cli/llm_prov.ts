@@ -14,7 +14,6 @@ import { extname, join, resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { ScoutError, usageError } from "../errors.ts";
 import { isFile, writeFileAtomic } from "../util/fs.ts";
-import { collectIfGrown } from "../util/gc.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
@@ -150,7 +149,6 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     : null;
   const byRollup = opts.by !== undefined ? await views!.loadRollup(report, opts.by, io) : null;
   if (opts.json) {
-    let n = 0;
     for (let chunk of p.provenanceJsonChunks(report)) {
       // --by adds the optional "rollups" field (additive: still version 1)
       if (byRollup !== null && chunk.endsWith("]}\n")) {
@@ -158,9 +156,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
           `,\n"rollups":[${JSON.stringify(views!.rollupJson(byRollup.rollup))}]}\n`;
       }
       io.stdout.write(chunk);
-      // every ~4 MB, collect the text already written and the events rebuilt for it
-      // when the process has grown (the binary's engine would keep it all until the end)
-      if (++n % 64 === 0) collectIfGrown();
+      // (no collections here: the walk's peak is higher than the document's)
     }
   } else if (byRollup !== null) {
     views!.writeRollup(byRollup.rollup, byRollup.prices !== null, io);

@@ -215,7 +215,6 @@ export function eventTable(store: ChatStore, capacity = 1024) {
           ? JSON.stringify(json(rebuildOne(e, (seq) => store.facts(seq).evidence)))
           : eventLine(e, textsOf);
       }
-      collectIfGrown(); // the batch's texts
     }
   }
   /** An event whose copies agree in every way, written from their texts. */
