@@ -12,7 +12,7 @@ import { input, type Workflow, workflow } from "../workflow/define.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { chatWalk, provenanceWalk } from "./walk.ts";
 import { copyFileSync, existsSync, linkSync, readFileSync, statSync } from "node:fs";
-import { writeFileAtomicSync } from "../util/fs.ts";
+import { writeFileAtomic } from "../util/fs.ts";
 import { jobFile } from "../workflow/files.ts";
 import { PART_NAMES, result, type ResultHead, walkParts } from "./results.ts";
 import {
@@ -52,18 +52,27 @@ const FACTS_FILE = "report_facts.json";
 /**
  * The walk, once: each analysis saved whole (head included) in the job's
  * files, and what the report shows of them ({@link reportFacts}, a few KB).
+ * Each text goes to the writer (temp file, fsync, rename on the I/O threads)
+ * as soon as it is made, so the next analysis is serialised while the last
+ * one is written.
  */
-function provenanceTask(walk: ReturnType<typeof provenanceWalk>, job: JobContext): BaseResult {
+async function provenanceTask(
+  walk: ReturnType<typeof provenanceWalk>,
+  job: JobContext,
+): Promise<BaseResult> {
   const parts = walkParts(walk);
   const files: Record<string, string> = {};
   const results: Record<string, Record<string, unknown>> = {};
+  const writes: Promise<void>[] = [];
   for (const name of PART_NAMES) {
     files[name] = job.file(`${name}.json`);
     results[`chat_${name}`] = result(parts.head, `chat_${name}`, parts[name]);
-    writeFileAtomicSync(files[name], JSON.stringify(results[`chat_${name}`]));
+    writes.push(writeFileAtomic(files[name], JSON.stringify(results[`chat_${name}`])));
   }
   const facts = reportFacts(results as unknown as ReportInputs);
-  writeFileAtomicSync(job.file(FACTS_FILE), JSON.stringify(facts));
+  writes.push(writeFileAtomic(job.file(FACTS_FILE), JSON.stringify(facts)));
+  const failed = (await Promise.allSettled(writes)).find((w) => w.status === "rejected");
+  if (failed !== undefined) throw failed.reason; // every write has ended: none left behind
   return { ...parts.head, task: "chat_provenance", parts: files };
 }
 
