@@ -100,17 +100,17 @@ function sameFile(a: string, b: string): boolean {
 async function savedFacts(job: JobContext): Promise<ReportFacts | null> {
   const base = job.step("chat_provenance");
   if (base === undefined || !existsSync(base.path)) return null;
-  const { parts } = await job.load(base) as Partial<BaseResult>;
-  for (const name of PART_NAMES) {
-    const dep = job.step(`chat_${name}`);
-    const file = parts?.[name];
-    if (dep === undefined || typeof file !== "string" || !sameFile(dep.path, file)) return null;
-  }
   try {
+    const { parts } = await job.load(base) as Partial<BaseResult>;
+    for (const name of PART_NAMES) {
+      const dep = job.step(`chat_${name}`);
+      const file = parts?.[name];
+      if (dep === undefined || typeof file !== "string" || !sameFile(dep.path, file)) return null;
+    }
     const facts = JSON.parse(readFileSync(jobFile(base.path, FACTS_FILE), "utf8")) as ReportFacts;
     return facts.version === REPORT_FACTS_VERSION ? facts : null;
   } catch {
-    return null; // not saved (an older cache) or unreadable: the results are read instead
+    return null; // not saved (an older cache) or unreadable: the results are loaded instead
   }
 }
 

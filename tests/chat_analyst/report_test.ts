@@ -106,4 +106,7 @@ Deno.test("chat_report uses the saved facts only while its results are the files
   saved.version = 0;
   writeFileSync(facts, JSON.stringify(saved));
   assert.equal(await rerun(), first);
+  // nor a cache written before the facts were saved
+  rmSync(facts);
+  assert.equal(await rerun(), first);
 });
