@@ -152,7 +152,8 @@ export function groupCalls(calls: readonly ProvenanceToolCall[]): ChatCallsJson[
  */
 export function walkParts(w: AnalystWalk): WalkParts {
   const r: ProvenanceReport | null = w.report;
-  const doc = r === null ? null : provenanceJson(r);
+  // nodes, edges and totals as `prov --json` has them (events: tokensBody maps its own fields)
+  const doc = r === null ? null : provenanceJson({ ...r, events: [] });
   const head: ResultHead = {
     schema: ANALYST_SCHEMA,
     version: ANALYST_SCHEMA_VERSION,
