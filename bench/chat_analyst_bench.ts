@@ -15,7 +15,8 @@
  * speed drifts, so each pair sees the same machine); CPU time (user + sys,
  * all threads) is reported beside wall time because on a busy shared host
  * wall time mostly measures the neighbours. `--deno` runs the CLI from
- * source instead of the binary.
+ * source instead of the binary. Where the time goes, stage by stage:
+ * `bench/chat_analyst_stages.ts`.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { spawnSync } from "node:child_process";

@@ -1,8 +1,12 @@
 /**
  * `chat_report`: a Markdown report composed from the results of
  * `chat_overview`, `chat_tokens`, `chat_tool_calls` and `chat_agents` (its
- * workflow dependencies). A pure function of those four results; it reads
- * no file and walks nothing.
+ * workflow dependencies). Pure functions; they read no file and walk
+ * nothing. In two steps: {@link reportFacts} takes from the four results
+ * what the report shows (a few kilobytes of plain JSON), and
+ * {@link renderReport} writes the Markdown from those facts alone — so the
+ * facts can be computed once, where the results are made, and saved beside
+ * them.
  *
  * @module
  */
@@ -13,6 +17,77 @@ type Json = Record<string, unknown>;
 type Tokens = Record<string, number>;
 
 const KEYS = ["pt", "ct", "cct", "cwt", "rt", "tt"];
+
+/** How many rows the long tables show (the rest is counted). */
+export const REPORT_ROWS = 15;
+
+/** Version of {@link ReportFacts}: a saved copy of another version is not used. */
+export const REPORT_FACTS_VERSION = 1;
+
+/** What the report shows, taken from the four results (plain JSON; table rows not yet escaped). */
+export interface ReportFacts {
+  /** {@link REPORT_FACTS_VERSION}. */
+  version: number;
+  /** The analysed file, root id, completeness and graph size (from `chat_overview`). */
+  head: { file: unknown; root: unknown; complete: boolean; summary: Json };
+  /** Warning count and the first {@link REPORT_ROWS} `[code, message]`. */
+  warnings: { count: number; first: [unknown, unknown][] };
+  /** Inference count, whether totals conflict, the scope rows and the largest direct spenders. */
+  tokens: { inferences: number; conflicts: boolean; scopes: unknown[][]; spenders: unknown[][] };
+  /** Call summary, calls by tool, failed calls (first rows) and their count. */
+  tools: { summary: Json; byTool: unknown[][]; failed: unknown[][]; failedCount: number };
+  /** Delegation count, counts by association, and the first rows. */
+  agents: { count: number; associations: Record<string, number>; rows: unknown[][] };
+}
+
+/** The four dependency results, by task name. */
+export interface ReportInputs {
+  /** `chat_overview`'s result. */
+  chat_overview: Json;
+  /** `chat_tokens`'s result. */
+  chat_tokens: Json;
+  /** `chat_tool_calls`'s result. */
+  chat_tool_calls: Json;
+  /** `chat_agents`'s result. */
+  chat_agents: Json;
+}
+
+/**
+ * The report.
+ *
+ * @param r the four dependency results by task name
+ * @returns Markdown text
+ */
+export function chatReport(r: ReportInputs): string {
+  return renderReport(reportFacts(r));
+}
+
+/**
+ * What the report shows of the four results.
+ *
+ * @param r the four dependency results by task name
+ * @returns the facts ({@link renderReport} turns them into the report)
+ */
+export function reportFacts(r: ReportInputs): ReportFacts {
+  const ov = r.chat_overview;
+  const warnings = (ov.warnings ?? []) as { code: unknown; message: unknown }[];
+  return {
+    version: REPORT_FACTS_VERSION,
+    head: {
+      file: ov.file,
+      root: ov.root,
+      complete: Boolean(ov.complete),
+      summary: ov.summary as Json,
+    },
+    warnings: {
+      count: warnings.length,
+      first: warnings.slice(0, REPORT_ROWS).map((w) => [w.code, w.message]),
+    },
+    tokens: tokenFacts(r.chat_tokens, ov),
+    tools: toolFacts(r.chat_tool_calls),
+    agents: agentFacts(r.chat_agents),
+  };
+}
 
 /** Markdown-safe table cell: one line, pipes and backticks escaped. */
 function cell(v: unknown): string {
@@ -28,114 +103,113 @@ function table(head: string[], rows: unknown[][]): string[] {
   ];
 }
 
+/**
+ * The report from its facts.
+ *
+ * @param f what {@link reportFacts} took from the four results
+ * @returns Markdown text
+ */
+export function renderReport(f: ReportFacts): string {
+  const { head, warnings } = f;
+  const summary = head.summary as { chats: number; jobs: number; edges: number };
+  const out = [
+    `# Provenance report: ${cell(head.file)}`,
+    "",
+    `- root: ${cell(head.root)}`,
+    `- ${summary.chats} chats, ${summary.jobs} jobs, ${summary.edges} structural edges`,
+    `- complete: ${head.complete ? "yes" : `no (${warnings.count} warnings)`}`,
+    "",
+  ];
+  out.push(...tokensSection(f.tokens), "", ...toolsSection(f.tools), "");
+  out.push(...agentsSection(f.agents), "", "## Warnings", "");
+  if (warnings.count === 0) out.push("None.");
+  for (const [code, message] of warnings.first) out.push(`- \`${code}\`: ${cell(message)}`);
+  if (warnings.count > REPORT_ROWS) out.push(`- … and ${warnings.count - REPORT_ROWS} more`);
+  return out.join("\n") + "\n";
+}
+
 function tokenRow(name: string, t: Tokens | undefined): unknown[] {
   return [name, ...KEYS.map((k) => t?.[k] ?? 0)];
 }
 
-/** How many rows the long tables show (the rest is counted). */
-export const REPORT_ROWS = 15;
-
-/**
- * The report.
- *
- * @param r the four dependency results by task name
- * @returns Markdown text
- */
-export function chatReport(r: {
-  chat_overview: Json;
-  chat_tokens: Json;
-  chat_tool_calls: Json;
-  chat_agents: Json;
-}): string {
-  const ov = r.chat_overview;
-  const summary = ov.summary as { chats: number; jobs: number; edges: number };
-  const warnings = (ov.warnings ?? []) as { code: string; message: string }[];
-  const out = [
-    `# Provenance report: ${cell(ov.file)}`,
-    "",
-    `- root: ${cell(ov.root)}`,
-    `- ${summary.chats} chats, ${summary.jobs} jobs, ${summary.edges} structural edges`,
-    `- complete: ${ov.complete ? "yes" : `no (${warnings.length} warnings)`}`,
-    "",
-  ];
-  out.push(...tokensSection(r.chat_tokens, ov), "", ...toolsSection(r.chat_tool_calls), "");
-  out.push(...agentsSection(r.chat_agents), "", "## Warnings", "");
-  if (warnings.length === 0) out.push("None.");
-  for (const w of warnings.slice(0, REPORT_ROWS)) out.push(`- \`${w.code}\`: ${cell(w.message)}`);
-  if (warnings.length > REPORT_ROWS) out.push(`- … and ${warnings.length - REPORT_ROWS} more`);
-  return out.join("\n") + "\n";
-}
-
-function tokensSection(t: Json, ov: Json): string[] {
+function tokenFacts(t: Json, ov: Json): ReportFacts["tokens"] {
   const totals = (t.totals ?? {}) as Record<string, Tokens> & { authoritative?: boolean };
-  const events = (t.events ?? []) as unknown[];
   const labels = new Map(
     ((ov.nodes ?? []) as { id: string; label: string | null }[]).map((n) => [n.id, n.label]),
   );
   const nodes = ((t.nodes ?? []) as { id: string; hidden: boolean; direct: Tokens }[])
     .filter((n) => !n.hidden && (n.direct.tt ?? 0) > 0) // hidden chats count in their job
     .sort((a, b) => (b.direct.tt ?? 0) - (a.direct.tt ?? 0) || (a.id < b.id ? -1 : 1));
-  const out = [
-    "## Tokens",
-    "",
-    `${events.length} inferences, each counted once` +
-    (totals.authoritative === false ? " (some evidence conflicts: best effort)" : "") + ".",
-    "",
-    ...table(["scope", ...KEYS], [
+  return {
+    inferences: ((t.events ?? []) as unknown[]).length,
+    conflicts: totals.authoritative === false,
+    scopes: [
       tokenRow("deduplicated_total", totals.deduplicated_total),
       tokenRow("chat_evidence", totals.chat_evidence),
       tokenRow("receipt_evidence", totals.receipt_evidence),
       tokenRow("receipt_only", totals.receipt_only),
-    ]),
+    ],
+    spenders: nodes.slice(0, REPORT_ROWS).map((n) => [labels.get(n.id) ?? n.id, n.direct.tt]),
+  };
+}
+
+function tokensSection(t: ReportFacts["tokens"]): string[] {
+  const out = [
+    "## Tokens",
+    "",
+    `${t.inferences} inferences, each counted once` +
+    (t.conflicts ? " (some evidence conflicts: best effort)" : "") + ".",
+    "",
+    ...table(["scope", ...KEYS], t.scopes),
   ];
-  if (nodes.length > 0) {
+  if (t.spenders.length > 0) {
     out.push("", "Largest direct spenders (a node's own metas; a job: its logs):", "");
-    out.push(
-      ...table(
-        ["node", "direct tt"],
-        nodes.slice(0, REPORT_ROWS).map((n) => [labels.get(n.id) ?? n.id, n.direct.tt]),
-      ),
-    );
+    out.push(...table(["node", "direct tt"], t.spenders));
   }
   return out;
 }
 
-function toolsSection(t: Json): string[] {
+function toolFacts(t: Json): ReportFacts["tools"] {
   const groups = (t.chats ?? []) as {
     agent: string | null;
     calls: { tool: string | null; status: string; exception: string | null }[];
   }[];
-  const calls = groups.flatMap((g) => g.calls.map((c) => ({ ...c, agent: g.agent })));
-  const s = t.summary as { calls: number; ok: number; error: number; missing_output: number };
   const byTool = new Map<string, number[]>();
-  for (const c of calls) {
-    const k = c.tool ?? "?";
-    const row = byTool.get(k) ?? byTool.set(k, [0, 0, 0, 0]).get(k)!;
-    row[0]!++;
-    row[c.status === "ok" ? 1 : c.status === "error" ? 2 : 3]!++;
+  const failed: unknown[][] = [];
+  let failedCount = 0;
+  for (const g of groups) {
+    for (const c of g.calls) {
+      const k = c.tool ?? "?";
+      const row = byTool.get(k) ?? byTool.set(k, [0, 0, 0, 0]).get(k)!;
+      row[0]!++;
+      row[c.status === "ok" ? 1 : c.status === "error" ? 2 : 3]!++;
+      if (c.status === "ok") continue;
+      if (failedCount++ < REPORT_ROWS) failed.push([c.tool, g.agent, c.status, c.exception]);
+    }
   }
+  const rows = [...byTool].sort((a, b) => b[1][0]! - a[1][0]! || (a[0] < b[0] ? -1 : 1));
+  return {
+    summary: t.summary as Json,
+    byTool: rows.map(([k, v]) => [k, ...v]),
+    failed,
+    failedCount,
+  };
+}
+
+function toolsSection(t: ReportFacts["tools"]): string[] {
+  const s = t.summary as { calls: number; ok: number; error: number; missing_output: number };
   const out = [
     "## Tool calls",
     "",
     `${s.calls} calls: ${s.ok} ok, ${s.error} error, ${s.missing_output} missing output.`,
   ];
-  if (byTool.size > 0) {
-    const rows = [...byTool].sort((a, b) => b[1][0]! - a[1][0]! || (a[0] < b[0] ? -1 : 1));
-    out.push(
-      "",
-      ...table(["tool", "calls", "ok", "error", "missing output"], rows.map(([k, v]) => [k, ...v])),
-    );
+  if (t.byTool.length > 0) {
+    out.push("", ...table(["tool", "calls", "ok", "error", "missing output"], t.byTool));
   }
-  const failed = calls.filter((c) => c.status !== "ok");
-  if (failed.length > 0) {
+  if (t.failedCount > 0) {
     out.push("", "Failed or unanswered calls:", "");
-    out.push(
-      ...table(
-        ["tool", "agent", "status", "exception"],
-        failed.slice(0, REPORT_ROWS).map((c) => [c.tool, c.agent, c.status, c.exception]),
-      ),
-    );
-    if (failed.length > REPORT_ROWS) out.push("", `… and ${failed.length - REPORT_ROWS} more.`);
+    out.push(...table(["tool", "agent", "status", "exception"], t.failed));
+    if (t.failedCount > REPORT_ROWS) out.push("", `… and ${t.failedCount - REPORT_ROWS} more.`);
   }
   return out;
 }
@@ -145,7 +219,7 @@ function relative(path: string | null, base: string): string | null {
   return path !== null && path.startsWith(base + "/") ? path.slice(base.length + 1) : path;
 }
 
-function agentsSection(a: Json): string[] {
+function agentFacts(a: Json): ReportFacts["agents"] {
   const base = dirname(String(a.file));
   const ds = (a.delegations ?? []) as {
     caller: { agent: string | null };
@@ -156,27 +230,40 @@ function agentsSection(a: Json): string[] {
     log: string | null;
     status: string;
   }[];
-  const out = ["## Delegations", ""];
-  if (ds.length === 0) return [...out, "None."];
   const count = (k: string) => ds.filter((d) => d.association === k).length;
+  return {
+    count: ds.length,
+    associations: {
+      structural: count("structural"),
+      inferred: count("inferred"),
+      none: count("none"),
+    },
+    rows: ds.slice(0, REPORT_ROWS).map((d) => [
+      d.caller.agent,
+      d.target,
+      d.conversation,
+      d.status,
+      d.association,
+      relative(d.log ?? d.job, base),
+    ]),
+  };
+}
+
+function agentsSection(a: ReportFacts["agents"]): string[] {
+  const out = ["## Delegations", ""];
+  if (a.count === 0) return [...out, "None."];
+  const n = a.associations;
   out.push(
-    `${ds.length} delegation${ds.length === 1 ? "" : "s"}: ${
-      count("structural")
-    } with a receipt (structural), ` +
-      `${count("inferred")} matched to a log by name only (inferred), ${count("none")} unknown.`,
+    `${a.count} delegation${
+      a.count === 1 ? "" : "s"
+    }: ${n.structural} with a receipt (structural), ` +
+      `${n.inferred} matched to a log by name only (inferred), ${n.none} unknown.`,
     "",
     ...table(
       ["caller", "target", "conversation", "status", "association", "specialist log"],
-      ds.slice(0, REPORT_ROWS).map((d) => [
-        d.caller.agent,
-        d.target,
-        d.conversation,
-        d.status,
-        d.association,
-        relative(d.log ?? d.job, base),
-      ]),
+      a.rows,
     ),
   );
-  if (ds.length > REPORT_ROWS) out.push("", `… and ${ds.length - REPORT_ROWS} more.`);
+  if (a.count > REPORT_ROWS) out.push("", `… and ${a.count - REPORT_ROWS} more.`);
   return out;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "node:path";
-import { provenanceJson, type ProvenanceReport } from "../provenance/mod.ts";
+import { provenanceJson, type ProvenanceReport, type ReportEvents } from "../provenance/mod.ts";
 import { callOutcomeJson } from "../provenance/render_tool_calls.ts";
 import { type ProvenanceToolCall, shortenMiddle } from "../provenance/tool_calls.ts";
 import { type AnalystWalk, reportWarnings } from "./walk.ts";
@@ -144,6 +144,9 @@ export function groupCalls(calls: readonly ProvenanceToolCall[]): ChatCallsJson[
   return out;
 }
 
+/** No events (the analyses map the report's events themselves). */
+const NO_EVENTS: ReportEvents = Object.assign([], { hasReceiptEvidence: false, toJSON: () => [] });
+
 /**
  * The four analyses of one walk.
  *
@@ -152,7 +155,8 @@ export function groupCalls(calls: readonly ProvenanceToolCall[]): ChatCallsJson[
  */
 export function walkParts(w: AnalystWalk): WalkParts {
   const r: ProvenanceReport | null = w.report;
-  const doc = r === null ? null : provenanceJson(r);
+  // nodes, edges and totals as `prov --json` has them (events: tokensBody maps its own fields)
+  const doc = r === null ? null : provenanceJson({ ...r, events: NO_EVENTS });
   const head: ResultHead = {
     schema: ANALYST_SCHEMA,
     version: ANALYST_SCHEMA_VERSION,

@@ -11,10 +11,17 @@
 import { input, type Workflow, workflow } from "../workflow/define.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { chatWalk, provenanceWalk } from "./walk.ts";
-import { copyFileSync, linkSync } from "node:fs";
-import { writeFileAtomicSync } from "../util/fs.ts";
+import { copyFileSync, existsSync, linkSync, readFileSync, statSync } from "node:fs";
+import { writeFileAtomic } from "../util/fs.ts";
+import { jobFile } from "../workflow/files.ts";
 import { PART_NAMES, result, type ResultHead, walkParts } from "./results.ts";
-import { chatReport } from "./report.ts";
+import {
+  renderReport,
+  REPORT_FACTS_VERSION,
+  type ReportFacts,
+  reportFacts,
+  type ReportInputs,
+} from "./report.ts";
 import { messageContentResult, messageIndexResult } from "./messages.ts";
 
 /** The workflow's name. */
@@ -39,18 +46,90 @@ const RESULT_HEAD =
 /** What `chat_provenance` returns: the common head and where each analysis was saved. */
 type BaseResult = ResultHead & { task: string; parts: Record<string, string> };
 
-/** The walk, once: each analysis saved whole (head included) in the job's files. */
-function provenanceTask(walk: ReturnType<typeof provenanceWalk>, job: JobContext): BaseResult {
+const ENCODER = new TextEncoder();
+
+/** Where `chat_provenance` saves what the report shows of its analyses (see {@link reportTask}). */
+const FACTS_FILE = "report_facts.json";
+
+/**
+ * The walk, once: each analysis saved whole (head included) in the job's
+ * files, and what the report shows of them ({@link reportFacts}, a few KB).
+ * Each text goes to the writer (temp file, fsync, rename on the I/O threads)
+ * as soon as it is made, so the next analysis is serialised while the last
+ * one is written.
+ */
+async function provenanceTask(
+  walk: ReturnType<typeof provenanceWalk>,
+  job: JobContext,
+): Promise<BaseResult> {
   const parts = walkParts(walk);
   const files: Record<string, string> = {};
+  const results: Record<string, Record<string, unknown>> = {};
+  const writes: Promise<void>[] = [];
   for (const name of PART_NAMES) {
     files[name] = job.file(`${name}.json`);
-    writeFileAtomicSync(
-      files[name],
-      JSON.stringify(result(parts.head, `chat_${name}`, parts[name])),
-    );
+    results[`chat_${name}`] = result(parts.head, `chat_${name}`, parts[name]);
+    // as bytes: the I/O threads then only write (Bun encodes a string there slowly)
+    const bytes = ENCODER.encode(JSON.stringify(results[`chat_${name}`]));
+    writes.push(writeFileAtomic(files[name], bytes));
   }
+  const facts = reportFacts(results as unknown as ReportInputs);
+  writes.push(writeFileAtomic(job.file(FACTS_FILE), JSON.stringify(facts)));
+  const failed = (await Promise.allSettled(writes)).find((w) => w.status === "rejected");
+  if (failed !== undefined) throw failed.reason; // every write has ended: none left behind
   return { ...parts.head, task: "chat_provenance", parts: files };
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    const x = statSync(a);
+    const y = statSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The report facts `chat_provenance` saved, when they are the facts of this
+ * report's four dependency results: each result file is the saved analysis
+ * itself (the hard link {@link partTask} made), so the facts were taken from
+ * exactly that content. Else null (a copied result, a cache written before
+ * the facts were saved, facts of another version, a dependency not done).
+ */
+async function savedFacts(job: JobContext): Promise<ReportFacts | null> {
+  const base = job.step("chat_provenance");
+  if (base === undefined || !existsSync(base.path)) return null;
+  try {
+    const { parts } = await job.load(base) as Partial<BaseResult>;
+    for (const name of PART_NAMES) {
+      const dep = job.step(`chat_${name}`);
+      const file = parts?.[name];
+      if (dep === undefined || typeof file !== "string" || !sameFile(dep.path, file)) return null;
+    }
+    const facts = JSON.parse(readFileSync(jobFile(base.path, FACTS_FILE), "utf8")) as ReportFacts;
+    return facts.version === REPORT_FACTS_VERSION ? facts : null;
+  } catch {
+    return null; // not saved (an older cache) or unreadable: the results are loaded instead
+  }
+}
+
+/**
+ * `chat_report`: the report of its four dependencies' results. Their facts
+ * are read from where `chat_provenance` saved them when they belong to those
+ * very results; otherwise the four results are loaded (tens of MB of JSON on
+ * a big store) and the facts taken from them — the same report either way.
+ */
+async function reportTask(_inputs: unknown, job: JobContext): Promise<string> {
+  const saved = await savedFacts(job);
+  if (saved !== null) return renderReport(saved);
+  const load = async (t: string) => await job.load(t) as Record<string, unknown>;
+  return renderReport(reportFacts({
+    chat_overview: await load("chat_overview"),
+    chat_tokens: await load("chat_tokens"),
+    chat_tool_calls: await load("chat_tool_calls"),
+    chat_agents: await load("chat_agents"),
+  }));
 }
 
 /**
@@ -199,15 +278,7 @@ function define(): Workflow {
         returns: "Markdown text",
         inputs: COMMON,
         deps: ["chat_overview", "chat_tokens", "chat_tool_calls", "chat_agents"],
-        run: async (_i, job) => {
-          const load = async (t: string) => await job.load(t) as Record<string, unknown>;
-          return chatReport({
-            chat_overview: await load("chat_overview"),
-            chat_tokens: await load("chat_tokens"),
-            chat_tool_calls: await load("chat_tool_calls"),
-            chat_agents: await load("chat_agents"),
-          });
-        },
+        run: reportTask,
       },
     },
     exports: {
