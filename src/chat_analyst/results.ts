@@ -200,13 +200,25 @@ function tokensBody(r: ProvenanceReport | null, totals: unknown): Json {
       direct: n.tokens.direct,
       subtree: n.tokens.subtree,
     })),
-    events: Array.from(r?.events ?? [], (e) => ({
-      identity: e.identity,
-      deduplication: e.deduplication,
-      tokens: e.tokens,
-      conflict: e.conflict,
-      sources: e.evidence.map((x) => x.origin === "chat_meta" ? x.metaAddress : x.evidenceAddress),
-    })),
+    // (identities, tokens and copy addresses: no meta record is rebuilt for this)
+    events: r === null ? [] : Array.from(
+      r.events.summaries?.() ?? Array.from(r.events, (e) => ({
+        identity: e.identity,
+        deduplication: e.deduplication,
+        tokens: e.tokens,
+        conflict: e.conflict,
+        sources: e.evidence.map((x) =>
+          x.origin === "chat_meta" ? x.metaAddress : x.evidenceAddress
+        ),
+      })),
+      (e) => ({
+        identity: e.identity,
+        deduplication: e.deduplication,
+        tokens: e.tokens,
+        conflict: e.conflict,
+        sources: e.sources,
+      }),
+    ),
   };
 }
 

@@ -174,6 +174,36 @@ export interface EvidenceTexts {
   lineage: (string | null)[] | null;
 }
 
+/** A chat's facts text cut in lines, only its header parsed. */
+export interface FactsLines {
+  /** Message index of each direct meta. */
+  indices: number[];
+  /** Lineage ids of the direct metas (see `FileEvidence.lineage`). */
+  lineage: (string | null)[] | null;
+  /** Each direct meta's record, as JSON. */
+  chatMeta: string[];
+  /** Each receipt item, as JSON. */
+  receipts: string[];
+}
+
+/**
+ * A chat's facts text in lines (see {@link factsToText}).
+ *
+ * @param text what {@link factsToText} returned
+ * @returns the lines
+ */
+export function factsLines(text: string): FactsLines {
+  const lines = text.split("\n");
+  const [, , indices, lineage] = JSON.parse(lines[0]!) as [
+    unknown,
+    unknown,
+    number[],
+    (string | null)[] | null,
+  ];
+  const n = indices.length;
+  return { indices, lineage, chatMeta: lines.slice(1, n + 1), receipts: lines.slice(n + 1) };
+}
+
 /**
  * The evidence items of a chat as the JSON document prints them
  * (`JSON.stringify` of each item), cut from its facts text.
@@ -183,20 +213,12 @@ export interface EvidenceTexts {
  * @returns the texts
  */
 export function evidenceTexts(path: string, text: string): EvidenceTexts {
-  const lines = text.split("\n");
-  const [, , indices, lineage] = JSON.parse(lines[0]!) as [
-    unknown,
-    unknown,
-    number[],
-    (string | null)[] | null,
-  ];
+  const f = factsLines(text);
   const p = JSON.stringify(path);
-  const n = indices.length;
-  const chatMeta = lines.slice(1, n + 1);
-  const chat = chatMeta.map((meta, k) =>
+  const chat = f.chatMeta.map((meta, k) =>
     `{"origin":"chat_meta","source":${p},"meta":${meta},"callId":null,"toolName":null,"metaAddress":[${p},${
-      indices[k]
+      f.indices[k]
     }]}`
   );
-  return { chat, chatMeta, receipts: lines.slice(n + 1), lineage };
+  return { chat, chatMeta: f.chatMeta, receipts: f.receipts, lineage: f.lineage };
 }

@@ -20,6 +20,19 @@ export const TYPES: readonly IdentityType[] = [
   "receipt",
 ];
 
+/** `deduplication` of each identity type number. */
+export const DEDUPLICATIONS = [
+  "inference_id",
+  "provider_response_id",
+  "legacy_lineage",
+  "receipt_unresolved",
+] as const;
+
+/** The identity value of a copy of identity type `type` (0: inference_id, 1: provider_response_id). */
+export function identityValueOf(type: number, meta: Record<string, unknown>): string {
+  return String(type === 0 ? meta.inference_id : meta.provider_response_id);
+}
+
 /** Event flags. */
 export const F = {
   pt: 1,

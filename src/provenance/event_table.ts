@@ -28,8 +28,10 @@ import {
   copies,
   type Copy,
   copyOf,
+  DEDUPLICATIONS,
   eventColumns,
   F,
+  identityValueOf,
   NAME_KEYS,
   NOT_UNIFORM,
   pendingReceipts,
@@ -38,17 +40,6 @@ import {
 
 /** Events whose document line needs their full record: copies differ in some way. */
 const SLOW = NOT_UNIFORM | F.pridMulti | F.pridLack;
-const DEDUPLICATIONS = [
-  "inference_id",
-  "provider_response_id",
-  "legacy_lineage",
-  "receipt_unresolved",
-] as const;
-
-/** The identity value of a copy of identity type `type` (0: inference_id, 1: provider_response_id). */
-function identityValueOf(type: number, meta: Record<string, unknown>): string {
-  return String(type === 0 ? meta.inference_id : meta.provider_response_id);
-}
 
 /** The report's events: counted, flagged, and rebuilt a few at a time when iterated. */
 export interface ReportEvents extends Iterable<TokenEvent> {
@@ -66,7 +57,17 @@ export interface ReportEvents extends Iterable<TokenEvent> {
   jsonLines?(json: (e: TokenEvent) => unknown): Iterable<string>;
   /** Each event's tokens, meta record and first (canonical) copy only, in order. */
   canonical?(): Iterable<CanonicalEvent>;
+  /** Each event's identity, tokens, conflict flag and where its copies are, in order. */
+  summaries?(): Iterable<EventSummary>;
 }
+
+/** An event without its meta records: what the token analysis lists. */
+export type EventSummary =
+  & Pick<TokenEvent, "identity" | "deduplication" | "tokens" | "conflict">
+  & {
+    /** Each copy's address: a meta's `metaAddress`, a receipt entry's `evidenceAddress`. */
+    sources: unknown[];
+  };
 
 /** Where an event's canonical copy is (what a roll-up reads of it). */
 export type CanonicalCopy = Pick<EvidenceItem, "origin" | "source" | "callId" | "toolName">;
@@ -149,23 +150,6 @@ export function eventTable(store: ChatStore, capacity = 1024) {
   };
 
   /**
-   * Each event's canonical copy as a roll-up reads it: tokens, the record's
-   * names, where the copy is — from the columns; only a receipt copy's line
-   * is read (for its call id and tool).
-   */
-  function* canonical(): Generator<CanonicalEvent> {
-    for (let e = 0; e < ev.count; e++) {
-      const meta = namesOf(e);
-      const it = ev.first[e]!;
-      const seq = items.file[it]!;
-      const pos = items.pos[it]!;
-      const first = pos >= 0
-        ? { origin: "chat_meta" as const, source: store.path(seq), callId: null, toolName: null }
-        : receiptCopy(seq, ~pos);
-      yield { tokens: tokensAt(ev.tokens, e * K), meta, evidence: [first] };
-    }
-  }
-  /**
    * Visits the direct metas of some chats as `localTokens` counts them: each
    * key once, first copy first; `own` is the copy's tokens when they differ
    * from its event's.
@@ -191,13 +175,6 @@ export function eventTable(store: ChatStore, capacity = 1024) {
       if (n >= 0) meta[k] = nameList[n]!;
     });
     return meta;
-  };
-  const receiptCopy = (seq: number, k: number): CanonicalCopy => {
-    const text = store.text(seq);
-    const lines = text.split("\n");
-    const n = (JSON.parse(lines[0]!)[2] as unknown[]).length;
-    const r = JSON.parse(lines[1 + n + k]!) as ReceiptItem;
-    return { origin: "agent_meta", source: r.source, callId: r.callId, toolName: r.toolName };
   };
 
   /** The document's event lines, each batch's chats' texts split once. */
@@ -374,8 +351,22 @@ export function eventTable(store: ChatStore, capacity = 1024) {
         receipt_only: tokensAt(sums, 3 * K),
       };
     },
-    /** The events as the report shows them. */
-    view(): ReportEvents {
+    /** Identity type number of event `e` (see `TYPES`). */
+    typeOf: (e: number) => ev.type[e]!,
+    /** Whether event `e`'s copies differ in some way (its record must be rebuilt to be exact). */
+    differs: (e: number) => ev.flagged(e, SLOW),
+    /** Visits event `e`'s copies in order: chat seq, and index in its metas (~ in its receipts). */
+    copiesOf(e: number, visit: (seq: number, pos: number) => void): void {
+      for (let it = ev.first[e]!; it !== -1; it = items.next[it]!) {
+        visit(items.file[it]!, items.pos[it]!);
+      }
+    },
+    /**
+     * The events as the report shows them.
+     *
+     * @param extra lighter readings made over this table (`event_reads.ts`)
+     */
+    view(extra: Pick<ReportEvents, "canonical" | "summaries"> = {}): ReportEvents {
       let receipts = false;
       for (let e = 0; e < ev.count && !receipts; e++) receipts = (ev.flags[e]! & F.receipt) !== 0;
       return {
@@ -384,7 +375,7 @@ export function eventTable(store: ChatStore, capacity = 1024) {
         [Symbol.iterator]: () => rebuild(0, ev.count),
         toJSON: () => Array.from(rebuild(0, ev.count)),
         jsonLines: (json) => lines(json),
-        canonical: () => canonical(),
+        ...extra,
       };
     },
   };

@@ -24,6 +24,7 @@ import { jobLabel, logLabel } from "./labels.ts";
 import { displayEdges } from "./display.ts";
 import { societyCallers } from "./society.ts";
 import { type ChatEvidence, type WalkedGraph, walkGraph } from "./report_walk.ts";
+import { canonicalEvents, eventSummaries } from "./event_reads.ts";
 import { collectIfGrown } from "../util/gc.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import {
@@ -291,7 +292,10 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
     nodes,
     edges: g.edges,
     displayEdges: displayEdges(g.edges, g.edgeEnds, nodes, ownerOf, callers),
-    events: table.view(),
+    events: table.view({
+      canonical: () => canonicalEvents(table, store),
+      summaries: () => eventSummaries(table, store),
+    }),
     totals: {
       ...table.scopes(),
       authoritative: counts.conflictEvents === 0,

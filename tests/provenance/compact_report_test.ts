@@ -46,6 +46,20 @@ function assertLikeMemory(root: string, o: { cwd: string; jobRoots: string[] }):
       `event lines, ${label}`,
     );
     assert.equal(report.events.length, memory.events.length);
+    // summaries read identities and addresses from the texts: the same as the records'
+    assert.deepEqual(
+      [...report.events.summaries!()],
+      memory.events.map((e) => ({
+        identity: e.identity,
+        deduplication: e.deduplication,
+        tokens: e.tokens,
+        conflict: e.conflict,
+        sources: e.evidence.map((x) =>
+          x.origin === "chat_meta" ? x.metaAddress : x.evidenceAddress
+        ),
+      })),
+      `summaries, ${label}`,
+    );
     // roll-ups read canonical copies from the texts: the same as over whole records
     const dims = ["agent", "model", "endpoint", "job"] as const;
     assert.deepEqual(
