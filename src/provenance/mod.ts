@@ -71,6 +71,7 @@ export type {
   EdgeDetail,
   HiddenReason,
   JobSummary,
+  NodeCost,
   ProvenanceReport,
   ReceiptSummary,
   ReportEdge,
@@ -79,7 +80,8 @@ export type {
   ReportTotals,
   ReportWarning,
 } from "./report.ts";
-export type { CanonicalCopy, CanonicalEvent, ReportEvents } from "./event_table.ts";
+export type { CanonicalCopy, CanonicalEvent, EventSummary, ReportEvents } from "./event_table.ts";
+export type { ModelPrice, PriceTable } from "./prices.ts";
 export { coverageLines, renderTree } from "./render_tree.ts";
 export type { RenderOptions } from "./render_tree.ts";
 export { renderDot, renderFlow } from "./render_flow.ts";

@@ -28,10 +28,15 @@ import { ScoutError } from "../errors.ts";
 
 /** Prices of one model, dollars per million tokens. */
 export interface ModelPrice {
+  /** Uncached input tokens. */
   input: number;
+  /** Cache reads (`cct`); default: `input`. */
   cached_input?: number;
+  /** Cache writes (`cwt`); default: `input`. */
   cache_write?: number;
+  /** Output tokens. */
   output: number;
+  /** Reasoning tokens (`rt`, part of `ct`); default: `output`. */
   reasoning?: number;
 }
 

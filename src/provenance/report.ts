@@ -46,6 +46,7 @@ export type {
   EdgeDetail,
   HiddenReason,
   JobSummary,
+  NodeCost,
   ProvenanceReport,
   ReceiptSummary,
   ReportEdge,
