@@ -106,16 +106,19 @@ function hiddenReason(g: WalkedGraph, i: number): HiddenReason | null {
     : null;
 }
 
-/** A chat's own tokens, or a job's: its log chats', each inference once (`localTokens`). */
-function directTokens(g: WalkedGraph, chats: ChatEvidence, i: number): TokenTotals {
-  const { store, table } = chats;
-  const n = g.refs[i]!;
+/** The chats whose metas are node `i`'s own: a chat itself, a job's log chats (read ones). */
+function ownChats(g: WalkedGraph, store: ChatStore, i: number): number[] {
   const seqs: number[] = [];
-  for (const c of n.kind === "chat" ? [i] : g.logsOf.get(i) ?? []) {
+  for (const c of g.refs[i]!.kind === "chat" ? [i] : g.logsOf.get(i) ?? []) {
     const seq = store.seqOf(g.refs[c]!.path);
     if (seq !== undefined) seqs.push(seq);
   }
-  return table.localTotals(seqs);
+  return seqs;
+}
+
+/** A chat's own tokens, or a job's: its log chats', each inference once (`localTokens`). */
+function directTokens(g: WalkedGraph, chats: ChatEvidence, i: number): TokenTotals {
+  return chats.table.localTotals(ownChats(g, chats.store, i));
 }
 
 /**
@@ -156,13 +159,8 @@ function addCosts(
     },
   });
   nodes.forEach((n, i) => {
-    const seqs: number[] = [];
-    for (const c of n.kind === "chat" ? [i] : g.logsOf.get(i) ?? []) {
-      const seq = store.seqOf(g.refs[c]!.path);
-      if (seq !== undefined) seqs.push(seq);
-    }
     n.cost = {
-      direct: table.localCost(seqs, cost),
+      direct: table.localCost(ownChats(g, store, i), cost),
       subtree: { dollars: sums[i]!.pt, unpriced: sums[i]!.ct },
     };
   });

@@ -22,6 +22,7 @@ import {
 import { Buffer } from "node:buffer";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { grown } from "./typed.ts";
 
 /** Bytes written to the file at once. */
 const WRITE_BLOCK = 1 << 20;
@@ -92,11 +93,7 @@ export function textSpill(o: { spillAt?: number; dir?: string } = {}): TextSpill
     blockUsed = 0;
   };
   const write = (text: string) => {
-    if (count + 2 >= offsets.length) {
-      const grown = new Float64Array(offsets.length * 2);
-      grown.set(offsets);
-      offsets = grown;
-    }
+    offsets = grown(offsets, count + 2);
     if (text.length * 3 > block.length - blockUsed) {
       flush();
       const need = Math.max(text.length * 3, WRITE_BLOCK * 3 + 4);
