@@ -8,7 +8,7 @@
  */
 import { TOKEN_KEYS } from "../chat/meta.ts";
 import { metaTokens, nonEmpty, type TokenTotals } from "../chat/trace.ts";
-import { type EvidenceItem, fresh } from "./file_evidence.ts";
+import { type EvidenceItem, fresh, type ReceiptItem } from "./file_evidence.ts";
 import { identityOf, type IdentityType } from "./events.ts";
 import { grown, K, tokensAt } from "./typed.ts";
 
@@ -29,8 +29,43 @@ export const DEDUPLICATIONS = [
 ] as const;
 
 /** The identity value of a copy of identity type `type` (0: inference_id, 1: provider_response_id). */
-export function identityValueOf(type: number, meta: Record<string, unknown>): string {
+function identityValueOf(type: number, meta: Record<string, unknown>): string {
   return String(type === 0 ? meta.inference_id : meta.provider_response_id);
+}
+
+/** A chat's lines as the readers of an event's first copy need them (`FactsLines`). */
+export interface CopyLines {
+  /** Each direct meta's record, as JSON. */
+  chatMeta: readonly string[];
+  /** Lineage ids of the direct metas. */
+  lineage: readonly (string | null)[] | null;
+  /** Each receipt item, as JSON. */
+  receipts: readonly string[];
+}
+
+/**
+ * The identity value of an event from its first copy (index `pos` of a
+ * chat's metas, or `~pos` of its receipts), with that copy's record as JSON
+ * and, for a receipt, the parsed item.
+ *
+ * @param type identity type number
+ * @param f the chat's lines
+ * @param pos the copy's position
+ * @returns value, record text and receipt item (null for a meta)
+ */
+export function firstCopyIdentity(
+  type: number,
+  f: CopyLines,
+  pos: number,
+): { value: unknown; meta: string; receipt: ReceiptItem | null } {
+  if (pos >= 0) {
+    const meta = f.chatMeta[pos]!;
+    const value = type === 2 ? f.lineage?.[pos] ?? "" : identityValueOf(type, JSON.parse(meta));
+    return { value, meta, receipt: null };
+  }
+  const r = JSON.parse(f.receipts[~pos]!) as ReceiptItem;
+  const value = type === 3 ? r.evidenceAddress : identityValueOf(type, r.meta);
+  return { value, meta: JSON.stringify(r.meta), receipt: r };
 }
 
 /** Event flags. */

@@ -12,7 +12,7 @@ import type { ReceiptItem } from "./file_evidence.ts";
 import { type FactsLines, factsLines } from "./chat_facts.ts";
 import type { ChatStore } from "./chat_store.ts";
 import type { CanonicalCopy, CanonicalEvent, EventSummary, EventTable } from "./event_table.ts";
-import { DEDUPLICATIONS, identityValueOf, TYPES } from "./event_columns.ts";
+import { DEDUPLICATIONS, firstCopyIdentity, TYPES } from "./event_columns.ts";
 
 /** Lines of the chats a run of events reads, each chat's text split once per run. */
 function linesCache(store: ChatStore): (seq: number) => FactsLines {
@@ -81,18 +81,14 @@ export function* eventSummaries(table: EventTable, store: ChatStore): Generator<
     let value: unknown = null;
     table.copiesOf(e, (seq, pos) => {
       const f = linesOf(seq);
-      const first = sources.length === 0;
-      if (pos >= 0) {
+      if (sources.length === 0) {
+        const first = firstCopyIdentity(type, f, pos);
+        value = first.value;
+        sources.push(first.receipt?.evidenceAddress ?? [store.path(seq), f.indices[pos]!]);
+      } else if (pos >= 0) {
         sources.push([store.path(seq), f.indices[pos]!]);
-        if (first) {
-          value = type === 2
-            ? f.lineage?.[pos] ?? ""
-            : identityValueOf(type, JSON.parse(f.chatMeta[pos]!));
-        }
       } else {
-        const r = JSON.parse(f.receipts[~pos]!) as ReceiptItem;
-        sources.push(r.evidenceAddress);
-        if (first) value = type === 3 ? r.evidenceAddress : identityValueOf(type, r.meta);
+        sources.push((JSON.parse(f.receipts[~pos]!) as ReceiptItem).evidenceAddress);
       }
     });
     yield {

@@ -15,7 +15,7 @@
  * @module
  */
 import { nonEmpty, type TokenTotals } from "../chat/trace.ts";
-import type { EvidenceItem, FileEvidence, ReceiptItem } from "./file_evidence.ts";
+import type { EvidenceItem, FileEvidence } from "./file_evidence.ts";
 import { type EvidenceTexts, evidenceTexts } from "./chat_facts.ts";
 import { identityOf, newEvent, settleEvent, type TokenEvent } from "./events.ts";
 import type { ChatStore } from "./chat_store.ts";
@@ -31,7 +31,7 @@ import {
   DEDUPLICATIONS,
   eventColumns,
   F,
-  identityValueOf,
+  firstCopyIdentity,
   NAME_KEYS,
   NOT_UNIFORM,
   pendingReceipts,
@@ -199,17 +199,7 @@ export function eventTable(store: ChatStore, capacity = 1024) {
     const type = ev.type[e]!;
     let it = ev.first[e]!;
     const first = textsOf(items.file[it]!);
-    const pos = items.pos[it]!;
-    let meta: string;
-    let value: unknown;
-    if (pos >= 0) {
-      meta = first.chatMeta[pos]!;
-      value = type === 2 ? first.lineage?.[pos] ?? "" : identityValueOf(type, JSON.parse(meta));
-    } else {
-      const item = JSON.parse(first.receipts[~pos]!) as ReceiptItem;
-      meta = JSON.stringify(item.meta);
-      value = type === 3 ? item.evidenceAddress : identityValueOf(type, item.meta);
-    }
+    const { value, meta } = firstCopyIdentity(type, first, items.pos[it]!);
     const evidence: string[] = [];
     for (; it !== -1; it = items.next[it]!) {
       const t = textsOf(items.file[it]!);
