@@ -13,6 +13,7 @@ runHelper(
     port: MessagePort;
     claims: Uint8Array;
     answered: Int32Array;
+    walkAt: Int32Array;
     toolCalls?: boolean;
   },
 );

@@ -13,7 +13,7 @@ import { provenanceJson } from "../../src/provenance/json.ts";
 import { renderTree } from "../../src/provenance/render_tree.ts";
 import type { ChatFacts } from "../../src/provenance/chat_facts.ts";
 import { factsFromText, factsToText, readChatFacts } from "../../src/provenance/chat_facts.ts";
-import { chatReader } from "../../src/provenance/facts_pool.ts";
+import { chatReader, READ_AHEAD } from "../../src/provenance/facts_pool.ts";
 import type { LoadedChat, TraverseOptions } from "../../src/provenance/types.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { generateStore } from "../../bench/prov_store.ts";
@@ -92,6 +92,36 @@ Deno.test("a queued chat the helper cannot read is read, and reported, by the wa
         assert.deepEqual(reader.read(p), readChatFacts(p));
       }
     }
+  } finally {
+    reader.close();
+  }
+});
+
+Deno.test("helpers read at most READ_AHEAD chats past the one the walk needs (issue 16)", async () => {
+  await using d = await tmp();
+  const chats = Array.from(
+    { length: READ_AHEAD * 4 },
+    (_, i) => write(join(d.path, `c${i}.chat`), `user: q${i}\n\nmeta: pt=${i} tt=${i}\n`),
+  );
+  const reader = chatReader({ agentJob: true, helperThreshold: 0 });
+  try {
+    for (const p of chats) reader.discovered(p);
+    reader.flush();
+    assert.deepEqual(reader.read(chats[0]!), readChatFacts(chats[0]!));
+    // the helper reads ahead as far as it may (unbounded, it read all 2,047), then the files go
+    await new Promise((done) => setTimeout(done, 1000));
+    for (const p of chats) Deno.removeSync(p);
+    let readAhead = 0;
+    for (const p of chats.slice(1)) {
+      try {
+        assert.deepEqual(reader.read(p).path, p);
+        readAhead++;
+      } catch (e) {
+        assert.ok(isScoutError(e, "not_found"), String(e));
+      }
+    }
+    assert.ok(readAhead > 0, "the helper read ahead");
+    assert.ok(readAhead <= READ_AHEAD, `${readAhead} chats were read ahead`);
   } finally {
     reader.close();
   }
