@@ -172,7 +172,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
       const lines = view.component ? p.coverageLines(report) : [];
       if (lines.length > 0) io.stdout.write(lines.join("\n") + "\n");
     } else if (opts.dot === undefined && opts.plot === undefined && opts.html === undefined) {
-      io.stdout.write(p.renderTree(report, view));
+      writeLines(p.treeLines(report, view), io);
       // with prices, the tree ends with what the whole run cost
       if (existsSync(pricesFile(scoutHome(io.env)))) {
         await (await import("./llm_prov_views.ts")).writeTreeCost(report, io);
@@ -191,6 +191,28 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     for (const line of p.warningLines(report)) warn(io, line);
   }
   return 0;
+}
+
+/**
+ * Writes lines as they are made, ~1 MB at a time (a big store's tree is tens
+ * of MB of text: never held whole), collecting what was written now and then.
+ */
+function writeLines(lines: Iterable<string>, io: Io): void {
+  let chunk: string[] = [];
+  let chars = 0;
+  let written = 0;
+  const flush = () => {
+    io.stdout.write(chunk.join("\n") + "\n");
+    chunk = [];
+    chars = 0;
+    if (++written % 4 === 0) collectIfGrown();
+  };
+  for (const line of lines) {
+    chunk.push(line);
+    chars += line.length + 1;
+    if (chars >= 1 << 20) flush();
+  }
+  if (chunk.length > 0) flush();
 }
 
 function plot(dot: string, out: string, format: string, io: Io): void {

@@ -82,7 +82,7 @@ export type {
 } from "./report.ts";
 export type { CanonicalCopy, CanonicalEvent, EventSummary, ReportEvents } from "./event_table.ts";
 export type { ModelPrice, PriceTable } from "./prices.ts";
-export { coverageLines, renderTree } from "./render_tree.ts";
+export { coverageLines, renderTree, treeLines } from "./render_tree.ts";
 export type { RenderOptions } from "./render_tree.ts";
 export { renderDot, renderFlow } from "./render_flow.ts";
 export { renderEvidence, warningLine, warningLines } from "./render_evidence.ts";

@@ -100,10 +100,21 @@ function annotation(n: ReportNode): string | null {
  * ```
  */
 export function renderTree(report: ProvenanceReport, o: RenderOptions = {}): string {
+  return [...treeLines(report, o)].join("\n") + "\n";
+}
+
+/**
+ * The lines of {@link renderTree}, one at a time (without newlines): a big
+ * store's tree is written as it is made, never held whole (issue 16).
+ *
+ * @param report the report
+ * @param o component / long
+ * @returns the lines, in order
+ */
+export function* treeLines(report: ProvenanceReport, o: RenderOptions = {}): Generator<string> {
   const byId = new Map(report.nodes.map((n) => [n.id, n]));
   const kids = displayChildren(report);
   const printed = new Set<string>();
-  const lines: string[] = [];
   const stack: { id: string; depth: number; relation: Relation | null }[] = [
     { id: report.root, depth: 0, relation: null },
   ];
@@ -114,7 +125,7 @@ export function renderTree(report: ProvenanceReport, o: RenderOptions = {}): str
     const prefix = relation === "agent_job" ? "delegated-job " : "";
     const label = ` ${prefix}${shownLabel(n, o)}`;
     if (printed.has(id)) {
-      lines.push(`${indent}${n.kind}${label} (seen)`);
+      yield `${indent}${n.kind}${label} (seen)`;
       continue;
     }
     printed.add(id);
@@ -122,16 +133,15 @@ export function renderTree(report: ProvenanceReport, o: RenderOptions = {}): str
     const cost = n.cost === undefined
       ? ""
       : ` cost=${costText(o.component ? n.cost.direct : n.cost.subtree)}`;
-    lines.push(`${indent}${n.kind}${tokens === "" ? "" : " " + tokens}${cost}${label}`);
+    yield `${indent}${n.kind}${tokens === "" ? "" : " " + tokens}${cost}${label}`;
     const note = annotation(n);
-    if (note !== null) lines.push(`${indent}  ${note}`);
+    if (note !== null) yield `${indent}  ${note}`;
     const list = kids.get(id) ?? [];
     for (let i = list.length - 1; i >= 0; i--) {
       stack.push({ id: list[i]!.to, depth: depth + 1, relation: list[i]!.relation });
     }
   }
-  if (o.component) lines.push(...coverageLines(report));
-  return lines.join("\n") + "\n";
+  if (o.component) yield* coverageLines(report);
 }
 
 /**
