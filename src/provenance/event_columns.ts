@@ -10,7 +10,8 @@ import { TOKEN_KEYS } from "../chat/meta.ts";
 import { metaTokens, nonEmpty, type TokenTotals } from "../chat/trace.ts";
 import { type EvidenceItem, fresh, type ReceiptItem } from "./file_evidence.ts";
 import { identityOf, type IdentityType } from "./events.ts";
-import { grown, K, tokensAt } from "./typed.ts";
+import { collectIfGrown } from "../util/gc.ts";
+import { compactTokens, fitted, grown, K, type TokenColumn, tokensAt } from "./typed.ts";
 
 /** Identity types by number, as the columns keep them. */
 export const TYPES: readonly IdentityType[] = [
@@ -150,6 +151,14 @@ export function copies(n: number) {
       c.next[it] = -1;
       return it;
     },
+    /** Lets go of the room grown ahead of need (no copy is added after). */
+    fit(): void {
+      c.file = fitted(c.file, c.count);
+      c.pos = fitted(c.pos, c.count);
+      c.next = fitted(c.next, c.count);
+      c.event = fitted(c.event, c.count);
+      c.local = fitted(c.local, c.count);
+    },
   };
   return c;
 }
@@ -164,7 +173,7 @@ export function eventColumns(n: number) {
     type: new Uint8Array(n),
     flags: new Uint8Array(n),
     prid: new Float64Array(n),
-    tokens: new Float64Array(n * K),
+    tokens: new Float64Array(n * K) as TokenColumn,
     names: new Int32Array(n * 3), // the canonical record's model, backend, endpoint
     push(
       type: number,
@@ -182,7 +191,7 @@ export function eventColumns(n: number) {
         v.type = grown(v.type, e + 1);
         v.flags = grown(v.flags, e + 1);
         v.prid = grown(v.prid, e + 1);
-        v.tokens = grown(v.tokens, v.first.length * K); // K per event slot
+        v.tokens = grown(v.tokens as Float64Array, v.first.length * K); // K per event slot
         v.names = grown(v.names, v.first.length * 3);
       }
       v.first[e] = v.last[e] = it;
@@ -219,6 +228,21 @@ export function eventColumns(n: number) {
       else if (v.prid[e] !== prid) flags |= F.pridMulti;
       v.flags[e] = flags;
     },
+    /**
+     * Lets go of the room grown ahead of need, and keeps the token values
+     * in 32 bits when they fit (no event is added after).
+     */
+    fit(): void {
+      const n = v.count;
+      v.first = fitted(v.first, n);
+      v.last = fitted(v.last, n);
+      v.copies = fitted(v.copies, n);
+      v.type = fitted(v.type, n);
+      v.flags = fitted(v.flags, n);
+      v.prid = fitted(v.prid, n);
+      v.names = fitted(v.names, n * 3);
+      v.tokens = v.tokens instanceof Float64Array ? compactTokens(v.tokens, n * K) : v.tokens;
+    },
     flagged: (e: number, mask: number) => v.copies[e]! > 1 && (v.flags[e]! & mask) !== 0,
     /** `incompleteEvidence`: one provider response id among the copies, some copy without. */
     incomplete: (e: number) =>
@@ -228,7 +252,7 @@ export function eventColumns(n: number) {
   return v;
 }
 
-function sameAt(d: Float64Array, at: number, t: TokenTotals): boolean {
+function sameAt(d: TokenColumn, at: number, t: TokenTotals): boolean {
   return t.pt === d[at] && t.ct === d[at + 1] && t.tt === d[at + 2] && t.cct === d[at + 3] &&
     t.cwt === d[at + 4] && t.rt === d[at + 5];
 }
@@ -289,6 +313,7 @@ export function pendingReceipts() {
           names: [names[i * 3]!, names[i * 3 + 1]!, names[i * 3 + 2]!],
         };
         visit(seqs[i]!, pos[i]!, c, tools[i] === -1 ? null : toolNames[tools[i]!]!, known[i]!);
+        if ((i & 16383) === 16383) collectIfGrown(); // the copies made for the visits
       }
       // done: let the columns go
       count = 0;

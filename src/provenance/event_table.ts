@@ -19,7 +19,7 @@ import type { EvidenceItem, FileEvidence } from "./file_evidence.ts";
 import { type EvidenceTexts, evidenceTexts } from "./chat_facts.ts";
 import { identityOf, newEvent, settleEvent, type TokenEvent } from "./events.ts";
 import type { ChatStore } from "./chat_store.ts";
-import { grown, K, tokensAt } from "./typed.ts";
+import { fitted, grown, K, tokensAt } from "./typed.ts";
 import { idTable } from "./id_table.ts";
 import { fresh } from "./file_evidence.ts";
 import { collectIfGrown } from "../util/gc.ts";
@@ -94,7 +94,7 @@ export type CanonicalEvent = Pick<TokenEvent, "tokens" | "meta"> & {
 export function eventTable(store: ChatStore, capacity = 1024) {
   const items = copies(capacity);
   const ev = eventColumns(capacity);
-  const byIdentity = TYPES.map(() => idTable());
+  let byIdentity = TYPES.map(() => idTable());
   // The lineage keys of chat metas an event does not key by lineage (rare).
   const lineageKeys = new Map<string, number>();
   let chatStart = new Int32Array(256); // per chat seq: its first chat-meta copy
@@ -256,6 +256,13 @@ export function eventTable(store: ChatStore, capacity = 1024) {
       pending.drain((seq, pos, c, tool, event) =>
         onReceipt(add(c, false, seq, pos, event), seq, tool)
       );
+      // Every copy is in: what only grouping needed goes, and the columns fit.
+      byIdentity = [];
+      lineageKeys.clear();
+      collectIfGrown(); // the drained receipts, before the columns are copied to fit
+      chatStart = fitted(chatStart, Math.min(chatStart.length, store.count + 1));
+      items.fit();
+      ev.fit();
     },
     /**
      * The `localTokens` of some chats' direct metas: each inference once,

@@ -178,6 +178,7 @@ function reportNodes(
   const tt = (e: number) => table.tokensOf(e).tt;
   const ownerOf: (number | null)[] = [];
   const nodes: ReportNode[] = g.refs.map((n, i) => {
+    if ((i & 4095) === 4095) collectIfGrown(); // the token sums made per node
     const from = g.firstFrom[i]!;
     const ownerIdx = from !== -1 && g.refs[from]!.kind === "job" ? from : null;
     const hidden = hiddenReason(g, i);

@@ -18,6 +18,7 @@ import { TOKEN_KEYS } from "../chat/meta.ts";
 import { emptyTokens, metaTokens, type TokenTotals } from "../chat/trace.ts";
 import type { EvidenceItem, TokenEvent } from "./evidence.ts";
 import { components } from "./components.ts";
+import { collectIfGrown } from "../util/gc.ts";
 
 /** The graph as traversed: every record's edge, in expansion order. */
 export interface SubtreeGraph {
@@ -108,6 +109,7 @@ function foldEvents(
   const copies: number[] = [];
 
   for (let e = 0; e < events.count(); e++) {
+    if ((e & 16383) === 16383) collectIfGrown(); // the lists made per event
     const nodes = events.nodes(e, copies).filter((f) => f >= 0);
     if (nodes.length === 0) continue;
     const files = distinctSorted(nodes);

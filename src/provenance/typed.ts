@@ -22,13 +22,41 @@ export function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T, ne
 }
 
 /**
+ * The first `n` entries of `a` in an array of exactly that length (a column
+ * is grown ahead of need; once complete it keeps only what it holds).
+ *
+ * @param a a typed array
+ * @param n entries in use
+ * @returns `a` when it is that long already, else a copy
+ */
+export function fitted<T extends Int32Array | Float64Array | Uint8Array>(a: T, n: number): T {
+  return (a.length === n ? a : a.slice(0, n)) as T;
+}
+
+/** Token values, six per record: 32-bit when every value fits (the usual case), else doubles. */
+export type TokenColumn = Float64Array | Int32Array;
+
+/**
+ * The first `n` token values of `a` in half the memory when each is a
+ * 32-bit integer (token counts always are, in practice), else as doubles.
+ *
+ * @param a token values, as grown
+ * @param n values in use
+ * @returns a column of exactly `n` values
+ */
+export function compactTokens(a: Float64Array, n: number): TokenColumn {
+  for (let i = 0; i < n; i++) if ((a[i]! | 0) !== a[i]) return fitted(a, n);
+  return Int32Array.from(a.subarray(0, n));
+}
+
+/**
  * The six token values at `at` as a record.
  *
  * @param values token values, six per record, in `TOKEN_KEYS` order
  * @param at where the record starts
  * @returns `{pt, ct, tt, cct, cwt, rt}`
  */
-export function tokensAt(values: Float64Array, at: number): TokenTotals {
+export function tokensAt(values: TokenColumn, at: number): TokenTotals {
   return {
     pt: values[at]!,
     ct: values[at + 1]!,

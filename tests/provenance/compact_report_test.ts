@@ -19,6 +19,7 @@ import { rollup } from "../../src/provenance/rollup.ts";
 import { chatStore } from "../../src/provenance/chat_store.ts";
 import { eventTable, type ReportEvents } from "../../src/provenance/event_table.ts";
 import { readChatFacts } from "../../src/provenance/chat_facts.ts";
+import { compactTokens, fitted } from "../../src/provenance/typed.ts";
 import { writeWorkedExample } from "../../fixtures/provenance/generate.ts";
 import { entry, fixtureB, meta, mkJob, rc, tmp, write } from "./support.ts";
 import { storeArb, writeRandomStore } from "./random_store.ts";
@@ -217,5 +218,38 @@ Deno.test("event table: columns grown from one slot keep every event's tokens", 
     assert.deepEqual(table.tokensOf(e), { pt: e, ct: 1, tt: e + 1, cct: 0, cwt: 0, rt: 0 });
   }
   assert.deepEqual(table.localTotals([0]), localTokens([facts.evidence]));
+  store.close();
+});
+
+Deno.test("event table: token columns shrink to 32 bits only when every value fits", async () => {
+  const grownCol = new Float64Array(16);
+  grownCol.set([1, 2, 2 ** 31 - 1, -5]);
+  const small = compactTokens(grownCol, 4);
+  assert.ok(small instanceof Int32Array);
+  assert.deepEqual([...small], [1, 2, 2 ** 31 - 1, -5]);
+  grownCol[1] = 2 ** 31; // one value past 32 bits keeps the column in doubles, fitted
+  const big = compactTokens(grownCol, 4);
+  assert.ok(big instanceof Float64Array);
+  assert.deepEqual([...big], [1, 2 ** 31, 2 ** 31 - 1, -5]);
+  assert.equal(fitted(new Int32Array(8), 3).length, 3);
+
+  // end to end: a value past 32 bits survives the table's finish exactly
+  await using d = await tmp();
+  const path = write(
+    join(d.path, "big.chat"),
+    [
+      "user: q",
+      "meta: pt=3000000000 ct=1 tt=3000000001 inference_id=a",
+      "meta: pt=7 ct=1 tt=8 inference_id=b",
+      "assistant: a",
+    ].join("\n\n") + "\n",
+  );
+  const store = chatStore();
+  const table = eventTable(store, 1);
+  const facts = readChatFacts(path);
+  table.addChat(store.add(facts), facts.evidence);
+  table.finish(() => {});
+  assert.deepEqual(table.tokensOf(0), { pt: 3e9, ct: 1, tt: 3e9 + 1, cct: 0, cwt: 0, rt: 0 });
+  assert.deepEqual(table.tokensOf(1), { pt: 7, ct: 1, tt: 8, cct: 0, cwt: 0, rt: 0 });
   store.close();
 });
