@@ -17,7 +17,7 @@ import { followSet } from "./traverse.ts";
 import { nodeId } from "./paths.ts";
 import { identityConflict } from "./evidence.ts";
 import { problemKey } from "./tokens.ts";
-import { subtreeTotals } from "./subtree.ts";
+import { type SubtreeGraph, subtreeTotals } from "./subtree.ts";
 import type { ChatStore } from "./chat_store.ts";
 import type { EventTable } from "./event_table.ts";
 import { jobLabel, logLabel } from "./labels.ts";
@@ -35,6 +35,7 @@ import {
 } from "./report_receipts.ts";
 import type {
   HiddenReason,
+  NodeCost,
   ProvenanceReport,
   ReportNode,
   ReportOptions,
@@ -121,21 +122,22 @@ function directTokens(g: WalkedGraph, chats: ChatEvidence, i: number): TokenTota
   return chats.table.localTotals(ownChats(g, chats.store, i));
 }
 
+/** Per node: its cost, direct and over its subtree. */
+type NodeCosts = { direct: NodeCost; subtree: NodeCost }[];
+
 /**
  * Each node's cost (with prices): direct as its tokens are counted, subtree
  * over the same reachability as its subtree tokens. An event whose copies
  * disagree costs its canonical copy's tokens everywhere (its tokens are
  * resolved per node; such totals are flagged not authoritative anyway).
  */
-function addCosts(
-  nodes: ReportNode[],
+function nodeCosts(
   g: WalkedGraph,
   chats: ChatEvidence,
-  children: readonly (readonly number[])[],
-  fileNode: ReadonlyMap<string, number>,
+  graph: SubtreeGraph,
   seqNode: Int32Array,
   prices: PriceTable,
-): void {
+): NodeCosts {
   const { store, table } = chats;
   const cost = (e: number, t: TokenTotals) => costOf(t, table.names(e), prices);
   const canonical = Float64Array.from(
@@ -143,7 +145,7 @@ function addCosts(
     (_, e) => cost(e, table.tokensOf(e)) ?? NaN,
   );
   // the subtree machinery over two weights: dollars and unpriced inferences
-  const sums = subtreeTotals({ children, fileNode }, {
+  const sums = subtreeTotals(graph, {
     count: table.count,
     addTokensTo(into, at, e) {
       const c = canonical[e]!;
@@ -158,12 +160,53 @@ function addCosts(
       return out;
     },
   });
-  nodes.forEach((n, i) => {
-    n.cost = {
-      direct: table.localCost(ownChats(g, store, i), cost),
-      subtree: { dollars: sums[i]!.pt, unpriced: sums[i]!.ct },
-    };
+  return g.refs.map((_, i) => ({
+    direct: table.localCost(ownChats(g, store, i), cost),
+    subtree: { dollars: sums[i]!.pt, unpriced: sums[i]!.ct },
+  }));
+}
+
+/**
+ * Subtree tokens (and costs, with prices) of every node. A nested society's
+ * log counts (and shows) under its caller's log too. What only these sums
+ * need (the children lists, the file index) is let go when they are done:
+ * on a big store it would otherwise live on while the nodes are made.
+ */
+function nodeSums(
+  g: WalkedGraph,
+  chats: ChatEvidence,
+  callers: ReadonlyMap<number, number>,
+  o: ReportOptions,
+): { subtree: TokenTotals[]; costs: NodeCosts | null } {
+  const { store, table } = chats;
+  const children = g.children;
+  g.children = [];
+  for (const [nested, caller] of callers) children[caller]!.push(nested);
+  const fileNode = new Map<string, number>();
+  const seqNode = new Int32Array(store.count).fill(-1);
+  g.refs.forEach((n, i) => {
+    if (n.kind !== "chat") return;
+    fileNode.set(n.path, i);
+    const seq = store.seqOf(n.path);
+    if (seq !== undefined) seqNode[seq] = i;
   });
+  o.onPhase?.("callers");
+  collectIfGrown();
+  const subtree = subtreeTotals({ children, fileNode }, {
+    count: table.count,
+    addTokensTo: table.addTokensTo,
+    uniform: table.uniform,
+    event: table.event,
+    nodes: (e, out) => {
+      table.files(e, out);
+      for (let k = 0; k < out.length; k++) out[k] = seqNode[out[k]!]!;
+      return out;
+    },
+  });
+  const costs = o.prices === undefined
+    ? null
+    : nodeCosts(g, chats, { children, fileNode }, seqNode, o.prices);
+  return { subtree, costs };
 }
 
 /** The report nodes, and the owner index of each hidden node (else null). */
@@ -252,35 +295,12 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   warnings.push(...conflictWarnings(table));
 
   o.onPhase?.("receipts");
-  // A nested society's log counts (and shows) under its caller's log too.
   const callers = societyCallers(g.refs, g.logsOf);
-  const children = g.children.map((c) => c.slice());
-  for (const [nested, caller] of callers) children[caller]!.push(nested);
-  const fileNode = new Map<string, number>();
-  const seqNode = new Int32Array(store.count).fill(-1);
-  g.refs.forEach((n, i) => {
-    if (n.kind !== "chat") return;
-    fileNode.set(n.path, i);
-    const seq = store.seqOf(n.path);
-    if (seq !== undefined) seqNode[seq] = i;
-  });
-  o.onPhase?.("callers");
-  collectIfGrown();
-  const subtree = subtreeTotals({ children, fileNode }, {
-    count: table.count,
-    addTokensTo: table.addTokensTo,
-    uniform: table.uniform,
-    event: table.event,
-    nodes: (e, out) => {
-      table.files(e, out);
-      for (let k = 0; k < out.length; k++) out[k] = seqNode[out[k]!]!;
-      return out;
-    },
-  });
+  const { subtree, costs } = nodeSums(g, chats, callers, o);
   o.onPhase?.("subtree");
   collectIfGrown();
   const { nodes, ownerOf } = reportNodes(g, chats, receiptsBySource, subtree, callers);
-  if (o.prices !== undefined) addCosts(nodes, g, chats, children, fileNode, seqNode, o.prices);
+  if (costs !== null) nodes.forEach((n, i) => n.cost = costs[i]!);
 
   o.onPhase?.("nodes");
   collectIfGrown();
