@@ -17,7 +17,7 @@ import { followSet } from "./traverse.ts";
 import { nodeId } from "./paths.ts";
 import { identityConflict } from "./evidence.ts";
 import { problemKey } from "./tokens.ts";
-import { type SubtreeGraph, subtreeTotals } from "./subtree.ts";
+import { type SubtreeEvents, type SubtreeGraph, subtreeTotals } from "./subtree.ts";
 import type { ChatStore } from "./chat_store.ts";
 import type { EventTable } from "./event_table.ts";
 import { jobLabel, logLabel } from "./labels.ts";
@@ -135,7 +135,7 @@ function nodeCosts(
   g: WalkedGraph,
   chats: ChatEvidence,
   graph: SubtreeGraph,
-  seqNode: Int32Array,
+  eventNodes: SubtreeEvents["nodes"],
   prices: PriceTable,
 ): NodeCosts {
   const { store, table } = chats;
@@ -154,11 +154,7 @@ function nodeCosts(
     },
     uniform: () => true,
     event: table.event,
-    nodes: (e, out) => {
-      table.files(e, out);
-      for (let k = 0; k < out.length; k++) out[k] = seqNode[out[k]!]!;
-      return out;
-    },
+    nodes: eventNodes,
   });
   return g.refs.map((_, i) => ({
     direct: table.localCost(ownChats(g, store, i), cost),
@@ -192,20 +188,22 @@ function nodeSums(
   });
   o.onPhase?.("callers");
   collectIfGrown();
+  // an event's copies, as the nodes of the chats they are in (-1: a chat not in the graph)
+  const eventNodes = (e: number, out: number[]) => {
+    table.files(e, out);
+    for (let k = 0; k < out.length; k++) out[k] = seqNode[out[k]!]!;
+    return out;
+  };
   const subtree = subtreeTotals({ children, fileNode }, {
     count: table.count,
     addTokensTo: table.addTokensTo,
     uniform: table.uniform,
     event: table.event,
-    nodes: (e, out) => {
-      table.files(e, out);
-      for (let k = 0; k < out.length; k++) out[k] = seqNode[out[k]!]!;
-      return out;
-    },
+    nodes: eventNodes,
   });
   const costs = o.prices === undefined
     ? null
-    : nodeCosts(g, chats, { children, fileNode }, seqNode, o.prices);
+    : nodeCosts(g, chats, { children, fileNode }, eventNodes, o.prices);
   return { subtree, costs };
 }
 
