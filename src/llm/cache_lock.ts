@@ -1,33 +1,33 @@
 /**
  * The inference cache's per-key lock and entry files (`inference.md` §6):
  * identical concurrent rounds run once — in this process through a map of
- * running keys, across processes through `<dir>/<key>.lock`, created
- * exclusively and holding `<pid>@<host>`. The holder stores the entry by
- * writing it into its lock file and renaming that to `<key>.json`: one file
- * created per stored entry (not a lock plus a temp file), and the rename is
- * both the atomic publish and the release. A lock whose holder is a dead
- * process on this host, or whose content is no holder and that has not been
- * written to for 5 s (a crash mid-store), is taken over.
+ * running keys, across processes through `<dir>/<key>.lock`, whose text is
+ * its holder, `<pid>@<host>`. The lock is a hard link to this process's holder
+ * file (`cache_holder.ts`); while the round's request is in flight the entry's
+ * temp file is created in the background, so no file is created on the round's
+ * path; the store writes the entry there, renames it to `<key>.json` (the
+ * atomic publish) and removes the lock. On a file system without hard links
+ * the lock is created exclusively instead, holding the holder's text, and the
+ * entry is written over it and renamed into place. A lock whose holder is a
+ * dead process on this host (or this process, which never waits on a key it
+ * holds: a lock naming it is an earlier process's with the same pid), or whose
+ * text is no holder and that has not been written to for 5 s (a crash
+ * mid-store), is taken over.
  *
  * @module
  */
-import { closeSync, ftruncateSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, open, openSync, renameSync, writeSync } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { alive, holderText, linkLock, unlinkQuiet } from "./cache_holder.ts";
 
 /** Cache directories created by this process (made once, not per inference). */
 const madeDirs = new Set<string>();
 const inProcess = new Map<string, Promise<unknown>>();
 const utf8 = new TextEncoder();
 let tmpSeq = 0;
-let me: string | undefined;
-
-/** What a lock file of this process holds: `<pid>@<host>`. */
-function holder(): string {
-  return me ??= `${process.pid}@${hostname()}`;
-}
 
 /**
  * Makes a cache directory once per process.
@@ -40,20 +40,33 @@ export async function ensureCacheDir(dir: string): Promise<void> {
   madeDirs.add(dir);
 }
 
-/** Removes a file; one already gone is no error (`rmSync` with `force` stats it twice first). */
-function unlinkQuiet(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-  }
-}
-
 /** Writes `text` from the file's start; the number of bytes written. */
 function writeAll(fd: number, text: string): number {
   const buf = utf8.encode(text);
   for (let at = 0; at < buf.length;) at += writeSync(fd, buf, at, buf.length - at, at);
   return buf.length;
+}
+
+function tmpPath(dir: string, key: string): string {
+  return join(dir, `${key}.json.tmp-${process.pid}-${++tmpSeq}`);
+}
+
+/** Writes the entry into the open temp file `fd` and renames it to `<key>.json`; closes `fd`. */
+function publish(fd: number, tmp: string, dir: string, key: string, text: string): void {
+  try {
+    try {
+      writeAll(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, join(dir, `${key}.json`));
+  } catch (e) {
+    try {
+      unlinkQuiet(tmp);
+    } catch { /* the write's error is the one to report */ }
+    madeDirs.delete(dir); // made again next time, should it have gone away
+    throw e;
+  }
 }
 
 /**
@@ -66,33 +79,14 @@ function writeAll(fd: number, text: string): number {
  * @param text the entry's text
  */
 export async function writeEntryFile(dir: string, key: string, text: string): Promise<void> {
-  const path = join(dir, `${key}.json`);
-  const tmp = `${path}.tmp-${process.pid}-${++tmpSeq}`;
   try {
     await ensureCacheDir(dir);
-    const fd = openSync(tmp, "w");
-    try {
-      writeAll(fd, text);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
   } catch (e) {
-    try {
-      unlinkQuiet(tmp);
-    } catch { /* the write's error is the one to report */ }
-    madeDirs.delete(dir); // made again next time, should it have gone away
+    madeDirs.delete(dir);
     throw e;
   }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
+  const tmp = tmpPath(dir, key);
+  publish(openSync(tmp, "w"), tmp, dir, key, text);
 }
 
 /** Whether a lock file another holder left may be taken over. */
@@ -100,14 +94,19 @@ async function isStale(file: string): Promise<boolean> {
   const holder = await readFile(file, "utf8").catch(() => null);
   if (holder === null) return false; // gone already: just try again
   const m = /^(\d+)@(.+)$/.exec(holder);
-  if (m) return m[2] === hostname() && !alive(Number(m[1]));
+  if (m) {
+    // this process never waits on a key it holds (the in-process map): a lock
+    // naming it is a leftover of an earlier process that had its pid
+    const pid = Number(m[1]);
+    return m[2] === hostname() && (pid === process.pid || !alive(pid));
+  }
   // no holder (being created, being stored, or a crash in between): stale once untouched for 5 s
   const age = await stat(file).then((s) => Date.now() - s.mtimeMs).catch(() => 0);
   return age > 5_000;
 }
 
 /** Creates the lock file exclusively with its holder; the open descriptor, or null when held. */
-async function tryCreate(file: string, me: string): Promise<number | null> {
+async function tryCreate(file: string): Promise<number | null> {
   let fd: number;
   try {
     fd = openSync(file, "wx");
@@ -117,7 +116,7 @@ async function tryCreate(file: string, me: string): Promise<number | null> {
     if (code === "ENOENT") {
       // the directory went away since this process made it
       await mkdir(dirname(file), { recursive: true });
-      return await tryCreate(file, me);
+      return await tryCreate(file);
     }
     throw new ScoutError("io", `Cannot create cache lock "${file}": ${(e as Error).message}`, {
       file,
@@ -125,7 +124,7 @@ async function tryCreate(file: string, me: string): Promise<number | null> {
     });
   }
   try {
-    writeAll(fd, me);
+    writeAll(fd, holderText());
   } catch (e) {
     closeSync(fd);
     unlinkQuiet(file);
@@ -134,15 +133,27 @@ async function tryCreate(file: string, me: string): Promise<number | null> {
   return fd;
 }
 
+/** A held lock: a link to the holder file, or (no hard links) a created file kept open. */
+type Held = { fd: null } | { fd: number };
+
+/** One attempt at the lock: held, or null when another holds it. */
+async function tryLock(dir: string, file: string): Promise<Held | null> {
+  const linked = linkLock(dir, file);
+  if (linked === true) return { fd: null };
+  if (linked === false) return null;
+  const fd = await tryCreate(file);
+  return fd === null ? null : { fd };
+}
+
 async function acquire(
+  dir: string,
   file: string,
   opts: { waitMs: number; sleep: (ms: number) => Promise<void> },
-): Promise<number | null> {
-  const me = holder();
+): Promise<Held | null> {
   const deadline = Date.now() + opts.waitMs;
   for (;;) {
-    const fd = await tryCreate(file, me);
-    if (fd !== null) return fd;
+    const held = await tryLock(dir, file);
+    if (held !== null) return held;
     if (await isStale(file)) {
       unlinkQuiet(file);
       continue;
@@ -152,19 +163,55 @@ async function acquire(
   }
 }
 
-/** Runs `fn` holding the file lock (or unlocked after `waitMs`), then releases it. */
-async function holding<T>(
+/** Opens a temp file in the background (the I/O pool); null when that failed. */
+function openLater(tmp: string): Promise<number | null> {
+  return new Promise((resolve) => open(tmp, "w", (e, fd) => resolve(e ? null : fd)));
+}
+
+type Commit = (text: string) => Promise<void>;
+
+/** Runs `fn` under a linked lock: the entry's temp file is made while `fn` runs. */
+async function underLink<T>(
   dir: string,
   key: string,
-  fn: (commit: (text: string) => Promise<void>) => Promise<T>,
-  waitMs: number,
+  lock: string,
+  fn: (commit: Commit) => Promise<T>,
 ): Promise<T> {
-  await ensureCacheDir(dir);
-  const file = join(dir, `${key}.lock`);
-  let fd = await acquire(file, {
-    waitMs,
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-  });
+  const tmp = tmpPath(dir, key);
+  let pending: Promise<number | null> | null = openLater(tmp);
+  let committed = false;
+  const commit = async (text: string): Promise<void> => {
+    if (committed || pending === null) return await writeEntryFile(dir, key, text);
+    const fd = await pending;
+    pending = null;
+    if (fd === null) await writeEntryFile(dir, key, text);
+    else publish(fd, tmp, dir, key, text);
+    committed = true;
+    unlinkQuiet(lock); // published: release
+  };
+  try {
+    return await fn(commit);
+  } finally {
+    if (pending !== null) {
+      const fd = await pending;
+      if (fd !== null) {
+        closeSync(fd);
+        unlinkQuiet(tmp);
+      }
+    }
+    if (!committed) unlinkQuiet(lock);
+  }
+}
+
+/** Runs `fn` under a created lock file: the entry is written over it and renamed into place. */
+async function underFile<T>(
+  dir: string,
+  key: string,
+  lock: string,
+  held: number,
+  fn: (commit: Commit) => Promise<T>,
+): Promise<T> {
+  let fd: number | null = held;
   let committed = false;
   const commit = async (text: string): Promise<void> => {
     if (fd === null || committed) return await writeEntryFile(dir, key, text);
@@ -173,27 +220,43 @@ async function holding<T>(
         // over the holder, cut only if the holder was longer: a truncation to
         // 0 makes ext4 flush the file on close (auto_da_alloc), ~0.1 ms a store
         const n = writeAll(fd, text);
-        if (n < utf8.encode(holder()).length) ftruncateSync(fd, n);
+        if (n < utf8.encode(holderText()).length) ftruncateSync(fd, n);
       } finally {
         closeSync(fd);
         fd = null;
       }
-      renameSync(file, join(dir, `${key}.json`)); // publishes the entry, releases the lock
+      renameSync(lock, join(dir, `${key}.json`)); // publishes the entry, releases the lock
       committed = true;
     } catch (e) {
       madeDirs.delete(dir); // made again next time, should it have gone away
       throw e;
     }
   };
-  const held = fd !== null;
   try {
     return await fn(commit);
   } finally {
     if (fd !== null) closeSync(fd);
-    if (held && !committed) unlinkQuiet(file);
+    if (!committed) unlinkQuiet(lock);
   }
 }
 
+/** Runs `fn` holding the file lock (or unlocked after `waitMs`), then releases it. */
+async function holding<T>(
+  dir: string,
+  key: string,
+  fn: (commit: Commit) => Promise<T>,
+  waitMs: number,
+): Promise<T> {
+  await ensureCacheDir(dir);
+  const lock = join(dir, `${key}.lock`);
+  const held = await acquire(dir, lock, {
+    waitMs,
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  });
+  if (held === null) return await fn((text) => writeEntryFile(dir, key, text));
+  if (held.fd === null) return await underLink(dir, key, lock, fn);
+  return await underFile(dir, key, lock, held.fd, fn);
+}
 /**
  * Runs `fn` holding the lock of `key`: concurrent identical rounds in this
  * process share one run; other processes wait on the lock file (a stale lock

@@ -118,6 +118,23 @@ function preview(v: unknown): string {
   return s.length > 120 ? s.slice(0, 120) + "…" : s;
 }
 
+/** Decoded tool messages by message object, with the content they were decoded from. */
+const decodedMemo = new WeakMap<Message, { content: unknown; decoded: unknown }>();
+
+/**
+ * `decode(m)`, remembered per message object while its content is the same
+ * string: a live chat is sent again every round, and its tool messages would be
+ * JSON-parsed again each time. Callers copy what they keep (the result is shared).
+ */
+function decodedOnce<T>(m: Message, decode: (m: Message) => T): T {
+  if (typeof m.content !== "string") return decode(m); // an object may change in place
+  const memo = decodedMemo.get(m);
+  if (memo && memo.content === m.content) return memo.decoded as T;
+  const decoded = decode(m);
+  decodedMemo.set(m, { content: m.content, decoded });
+  return decoded;
+}
+
 /**
  * Pairs tool messages with ids: calls without an id get `call_<index>`
  * (message index), outputs without one take the nearest preceding call's id.
@@ -132,12 +149,12 @@ export function toolMessageIds(
   let lastCallId: string | undefined;
   messages.forEach((m, i) => {
     if (m.role === "function_call") {
-      const c = decodeCall(m);
+      const c = decodedOnce(m, decodeCall);
       const id = c.id ?? `call_${i}`;
       lastCallId = id;
       out.set(i, { ...c, id });
     } else if (m.role === "function_call_output") {
-      const o = decodeOutput(m);
+      const o = decodedOnce(m, decodeOutput);
       out.set(i, { ...o, id: o.id ?? lastCallId ?? `call_${i}` });
     }
   });

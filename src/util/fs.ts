@@ -171,6 +171,9 @@ export function exists(path: string): boolean {
  * @returns whether it is a regular file
  */
 export function isFile(path: string): boolean {
+  // a miss answered by existsSync: Deno's statSync builds (and drops) a
+  // NotFound error with a stack per miss even with throwIfNoEntry false
+  if (!existsSync(path)) return false;
   try {
     return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
@@ -185,6 +188,9 @@ export function isFile(path: string): boolean {
  * @returns whether it is a directory
  */
 export function isDirectory(path: string): boolean {
+  // a miss answered by existsSync: Deno's statSync builds (and drops) a
+  // NotFound error with a stack per miss even with throwIfNoEntry false
+  if (!existsSync(path)) return false;
   try {
     return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {

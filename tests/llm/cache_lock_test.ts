@@ -1,9 +1,11 @@
 /**
- * The cache's per-key lock across processes (`src/llm/cache_lock.ts`): the
- * holder's lock file becomes the entry (one file per store, no temp file, no
- * unlink); another process waits on a live holder, takes over a dead one's
- * lock and a lock torn by a crash mid-store, and runs unlocked after
- * `waitMs` on a fresh foreign lock.
+ * The cache's per-key lock across processes (`src/llm/cache_lock.ts`,
+ * `cache_holder.ts`): the lock is a hard link to the process's holder file,
+ * the entry is published by a rename and the lock removed; without hard links
+ * the created lock file becomes the entry. Another process waits on a live
+ * holder, takes over a dead one's lock (or one naming this process's pid) and
+ * a lock torn by a crash mid-store, and runs unlocked after `waitMs` on a
+ * fresh foreign lock. Holder files go when their process exits.
  */
 import assert from "node:assert/strict";
 import { hostname } from "node:os";
@@ -24,27 +26,92 @@ const entry = (text: string): CachedRound => ({
   stamps: [],
 });
 
-const names = (dir: string) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+/** The cache directory's entries, without the holders' directory. */
+const names = (dir: string) =>
+  [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n !== ".holders").sort();
+const me = `${Deno.pid}@${hostname()}`;
 
-Deno.test("a held lock's store is the entry: the lock file is renamed into place, nothing else is left", async () => {
+Deno.test("a held lock is a link to the holder file; the store publishes the entry and removes the lock", async () => {
   await using home = await tempDir();
   const dir = join(home.path, "cache");
   const lock = join(dir, "k.lock");
+  const holder = join(dir, ".holders", me);
   const r = await withCacheLock(dir, "k", async (store) => {
-    assert.equal(Deno.readTextFileSync(lock), `${Deno.pid}@${hostname()}`);
-    const before = Deno.statSync(lock).ino;
+    assert.equal(Deno.readTextFileSync(lock), me);
+    assert.equal(Deno.statSync(lock).ino, Deno.statSync(holder).ino, "a hard link, no new file");
     await store(entry("stored"));
-    // the store released the lock: it is the entry now (the same file)
+    // published and released: no lock, no temp file
     assert.deepEqual(names(dir), ["k.json"]);
-    assert.equal(Deno.statSync(join(dir, "k.json")).ino, before);
+    assert.notEqual(Deno.statSync(join(dir, "k.json")).ino, Deno.statSync(holder).ino);
     return "done";
   });
   assert.equal(r, "done");
   assert.deepEqual(names(dir), ["k.json"]);
+  assert.equal(Deno.readTextFileSync(holder), me, "the holder is untouched by the store");
   const back = await cacheReadRound(dir, "k");
   assert.deepEqual(back, entry("stored"));
-  // no store: the lock is released, no entry
+  // no store: the lock and the background temp file are removed, no entry
   await withCacheLock(dir, "k2", () => Promise.resolve());
+  assert.deepEqual(names(dir), ["k.json"]);
+  // a failing run releases the lock as well
+  await assert.rejects(withCacheLock(dir, "k3", () => Promise.reject(new Error("boom"))), /boom/);
+  assert.deepEqual(names(dir), ["k.json"]);
+});
+
+Deno.test("without hard links (no holders' directory) the created lock file becomes the entry", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  Deno.mkdirSync(dir, { recursive: true });
+  Deno.writeTextFileSync(join(dir, ".holders"), "not a directory");
+  const lock = join(dir, "k.lock");
+  await withCacheLock(dir, "k", async (store) => {
+    assert.equal(Deno.readTextFileSync(lock), me);
+    const before = Deno.statSync(lock).ino;
+    await store(entry("stored"));
+    assert.deepEqual(names(dir), ["k.json"]);
+    assert.equal(Deno.statSync(join(dir, "k.json")).ino, before, "the lock file itself");
+  });
+  assert.deepEqual(await cacheReadRound(dir, "k"), entry("stored"));
+  await withKeyLock(dir, "k2", (commit) => commit("x")); // shorter than the holder text
+  assert.equal(Deno.readTextFileSync(join(dir, "k2.json")), "x");
+  await withCacheLock(dir, "k3", () => Promise.resolve());
+  assert.deepEqual(names(dir), ["k.json", "k2.json"]);
+});
+
+Deno.test("holder files: removed when the process exits; a dead process's is swept", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  const gone = new Deno.Command(DENO, { args: ["eval", ""] }).spawn();
+  await gone.status;
+  Deno.mkdirSync(join(dir, ".holders"), { recursive: true });
+  const dead = `${gone.pid}@${hostname()}`;
+  const elsewhere = `${gone.pid}@another-host`;
+  for (const h of [dead, elsewhere]) Deno.writeTextFileSync(join(dir, ".holders", h), h);
+  const code = `
+    import { withKeyLock } from ${JSON.stringify(join(ROOT, "src/llm/cache_lock.ts"))};
+    await withKeyLock(${JSON.stringify(dir)}, "k", async (commit) => {
+      console.log([...Deno.readDirSync(${JSON.stringify(join(dir, ".holders"))})].map((e) => e.name).sort().join(" "));
+      await commit("x");
+    });`;
+  const out = await new Deno.Command(DENO, { args: ["eval", "-q", code] }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const during = new TextDecoder().decode(out.stdout).trim().split(" ");
+  assert.ok(!during.includes(dead), "the dead process's holder was swept");
+  assert.ok(during.includes(elsewhere), "another host's holder is not this host's to judge");
+  assert.equal(during.length, 2, `its own holder was there: ${during}`);
+  const after = [...Deno.readDirSync(join(dir, ".holders"))].map((e) => e.name);
+  assert.deepEqual(after, [elsewhere], "its own holder went with it");
+  assert.deepEqual(names(dir), ["k.json"]);
+});
+
+Deno.test("a lock naming this process's pid is an earlier process's (pid reused): taken over at once", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  Deno.mkdirSync(dir, { recursive: true });
+  Deno.writeTextFileSync(join(dir, "k.lock"), me);
+  const t0 = Date.now();
+  await withCacheLock(dir, "k", (store) => store(entry("x")), { waitMs: 3_000 });
+  assert.ok(Date.now() - t0 < 1_000, "not waited out");
   assert.deepEqual(names(dir), ["k.json"]);
 });
 
@@ -84,7 +151,7 @@ Deno.test("a lock left by a dead process on this host is taken over at once", as
   Deno.writeTextFileSync(join(dir, "k.lock"), `${gone.pid}@${hostname()}`);
   const t0 = Date.now();
   await withCacheLock(dir, "k", async (store) => {
-    assert.equal(Deno.readTextFileSync(join(dir, "k.lock")), `${Deno.pid}@${hostname()}`);
+    assert.equal(Deno.readTextFileSync(join(dir, "k.lock")), me);
     await store(entry("x"));
   }, { waitMs: 5_000 });
   assert.ok(Date.now() - t0 < 2_000);
@@ -101,7 +168,7 @@ Deno.test("a lock torn by a crash mid-store (no holder, untouched 5 s) is taken 
   Deno.utimeSync(lock, old, old);
   const t0 = Date.now();
   await withCacheLock(dir, "k", async (store) => {
-    assert.equal(Deno.readTextFileSync(lock), `${Deno.pid}@${hostname()}`);
+    assert.equal(Deno.readTextFileSync(lock), me);
     await store(entry("x"));
   }, { waitMs: 3_000 });
   assert.ok(Date.now() - t0 < 2_000, "taken over, not waited out");
@@ -116,7 +183,7 @@ Deno.test("a lock torn by a crash mid-store (no holder, untouched 5 s) is taken 
   assert.equal(((await cacheReadRound(dir, "k2"))?.items[0] as { text: string }).text, "unlocked");
 });
 
-Deno.test("a stored text shorter than the holder it overwrites leaves none of the holder behind", async () => {
+Deno.test("a stored text shorter or longer than the holder text is the whole entry", async () => {
   await using home = await tempDir();
   const dir = join(home.path, "cache");
   await withKeyLock(dir, "k", (commit) => commit("x"));
