@@ -11,7 +11,15 @@
  *
  * @module
  */
-import { closeSync, linkSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 

@@ -7,14 +7,16 @@
 import {
   closeSync,
   existsSync,
+  fsync,
   fsyncSync,
+  mkdirSync,
   openSync,
   renameSync,
   rmSync,
   statSync,
   writeSync,
 } from "node:fs";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ScoutError } from "../errors.ts";
@@ -31,27 +33,26 @@ function tempPathFor(path: string): string {
  * flushed, then renamed over `path`. Readers see the old content or the new,
  * never a partial file. Creates missing parent directories.
  *
+ * The small steps are synchronous and only the flush waits off the main
+ * thread: each asynchronous file call is a hop to the I/O pool, and the six
+ * a save made cost ~0.3 ms more per saved chat (design-notes, "Agents bench").
+ *
  * @param path destination
  * @param data text (written as UTF-8) or bytes
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const tmp = tempPathFor(path);
   try {
-    await mkdir(dirname(path), { recursive: true });
-    const fh = await open(tmp, "w");
+    const fd = openTemp(tmp, path);
     try {
-      await fh.writeFile(data);
-      await fh.sync();
+      writeAllSync(fd, data);
+      await new Promise<void>((ok, fail) => fsync(fd, (e) => e ? fail(e) : ok()));
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
-    await rename(tmp, path);
+    renameSync(tmp, path);
   } catch (e) {
-    await rm(tmp, { force: true }).catch(() => {});
-    throw new ScoutError("io", `Cannot write "${path}": ${(e as Error).message}`, {
-      file: path,
-      cause: e,
-    });
+    throw failedWrite(path, tmp, e);
   }
 }
 
@@ -64,25 +65,44 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
   const tmp = tempPathFor(path);
   try {
-    const fd = openSync(tmp, "w");
+    const fd = openTemp(tmp, path);
     try {
-      const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-      let off = 0;
-      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      writeAllSync(fd, data);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
     renameSync(tmp, path);
   } catch (e) {
-    try {
-      rmSync(tmp, { force: true });
-    } catch { /* the temp file may not exist */ }
-    throw new ScoutError("io", `Cannot write "${path}": ${(e as Error).message}`, {
-      file: path,
-      cause: e,
-    });
+    throw failedWrite(path, tmp, e);
   }
+}
+
+/** Opens `tmp` for writing, making `path`'s directory when it is missing. */
+function openTemp(tmp: string, path: string): number {
+  try {
+    return openSync(tmp, "w");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    mkdirSync(dirname(path), { recursive: true });
+    return openSync(tmp, "w");
+  }
+}
+
+function writeAllSync(fd: number, data: string | Uint8Array): void {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off, bytes.length - off);
+}
+
+/** The error of a failed atomic write, its temp file removed. */
+function failedWrite(path: string, tmp: string, e: unknown): ScoutError {
+  try {
+    rmSync(tmp, { force: true });
+  } catch { /* the temp file may not exist */ }
+  return new ScoutError("io", `Cannot write "${path}": ${(e as Error).message}`, {
+    file: path,
+    cause: e,
+  });
 }
 
 /**

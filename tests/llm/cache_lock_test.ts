@@ -90,7 +90,9 @@ Deno.test("holder files: removed when the process exits; a dead process's is swe
   const code = `
     import { withKeyLock } from ${JSON.stringify(join(ROOT, "src/llm/cache_lock.ts"))};
     await withKeyLock(${JSON.stringify(dir)}, "k", async (commit) => {
-      console.log([...Deno.readDirSync(${JSON.stringify(join(dir, ".holders"))})].map((e) => e.name).sort().join(" "));
+      console.log([...Deno.readDirSync(${
+    JSON.stringify(join(dir, ".holders"))
+  })].map((e) => e.name).sort().join(" "));
       await commit("x");
     });`;
   const out = await new Deno.Command(DENO, { args: ["eval", "-q", code] }).output();

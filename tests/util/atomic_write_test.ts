@@ -1,0 +1,50 @@
+/**
+ * Atomic writes (`src/util/fs.ts`): the content lands whole, missing
+ * directories are made, no temp file is left, and a failed write keeps the
+ * old content and names the file — for the asynchronous and the synchronous
+ * form alike.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { writeFileAtomic, writeFileAtomicSync } from "../../src/util/fs.ts";
+import { isScoutError } from "../../src/errors.ts";
+import { tempDir } from "../support/cli.ts";
+
+const names = (dir: string) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+
+for (
+  const [form, write] of [
+    ["writeFileAtomic", writeFileAtomic],
+    [
+      "writeFileAtomicSync",
+      // deno-lint-ignore require-await
+      async (p: string, d: string | Uint8Array) => writeFileAtomicSync(p, d),
+    ],
+  ] as const
+) {
+  Deno.test(`${form}: whole content, missing directories made, no temp file left`, async () => {
+    await using home = await tempDir();
+    const file = join(home.path, "a", "b", "chat.chat");
+    await write(file, "user:\n\nhé\n");
+    assert.equal(Deno.readTextFileSync(file), "user:\n\nhé\n");
+    await write(file, new Uint8Array([104, 105]));
+    assert.equal(Deno.readTextFileSync(file), "hi");
+    const big = "x".repeat(3_000_000);
+    await write(file, big);
+    assert.equal(Deno.readTextFileSync(file), big);
+    assert.deepEqual(names(join(home.path, "a", "b")), ["chat.chat"]);
+  });
+
+  Deno.test(`${form}: a failed write keeps the old content, names the file, leaves no temp`, async () => {
+    await using home = await tempDir();
+    const target = join(home.path, "result");
+    Deno.mkdirSync(join(target, "inside"), { recursive: true }); // a non-empty directory: rename fails
+    await assert.rejects(write(target, "new"), (e) => {
+      assert.ok(isScoutError(e, "io"));
+      assert.equal((e as { file?: string }).file, target);
+      return true;
+    });
+    assert.deepEqual(names(home.path), ["result"]);
+    assert.deepEqual(names(target), ["inside"]);
+  });
+}
