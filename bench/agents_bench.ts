@@ -145,6 +145,28 @@ async function runChild(v: Variant, url: string): Promise<ChildReport> {
   }
 }
 
+/**
+ * What creating one small file costs in `dir` now (ms, median of 200): one
+ * file a cached inference, so the figure the cache rows depend on. On ext4
+ * without a journal, a block group with inodes freed in the last minutes makes
+ * every create scan past them (`recently_deleted`; design-notes, "Agents
+ * bench").
+ */
+function createCostMs(): number {
+  const at = Deno.makeTempDirSync({ prefix: "scout-agents-bench-create-" });
+  try {
+    const ms: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t0 = performance.now();
+      Deno.writeTextFileSync(join(at, `f${i}`), "x");
+      ms.push(performance.now() - t0);
+    }
+    return median(ms);
+  } finally {
+    Deno.removeSync(at, { recursive: true });
+  }
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -162,6 +184,7 @@ const f2 = (x: number) => x.toFixed(2);
 export async function agentsBench(runs: number): Promise<void> {
   const results = new Map<string, Measured[]>(VARIANTS.map((v) => [v.name, []]));
   await using server = await startProviderServer({ fallback: reply });
+  const createMs = createCostMs();
   for (let i = 0; i < runs; i++) {
     const order = i % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
     for (const v of order) {
@@ -200,7 +223,8 @@ export async function agentsBench(runs: number): Promise<void> {
   } catch { /* not Linux */ }
   console.log(
     `Agents bench: ${ROUNDS} rounds × (${REQUESTS_PER_ROUND} model requests, ` +
-      `${DELEGATIONS_PER_ROUND} delegated calls, 1 nested society), ${runs} run(s) per harness${load}, ${navigator.hardwareConcurrency} CPUs\n`,
+      `${DELEGATIONS_PER_ROUND} delegated calls, 1 nested society), ${runs} run(s) per harness${load}, ${navigator.hardwareConcurrency} CPUs; ` +
+      `one file create in a new temp directory: ${createMs.toFixed(3)} ms (median)\n`,
   );
   console.log(
     "| harness | overhead / round, ms: median r2–20 (best) | overhead / delegated call, ms: median (best) | " +
