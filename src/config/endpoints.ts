@@ -151,17 +151,19 @@ export async function loadEndpoint(
   }
   // every inference loads its endpoint: parse each file text once (a copy per
   // caller, so no caller sees another's changes)
-  const memoKey = `${file}\u0000${text}`;
-  let settings = parsedEndpoints.get(memoKey);
-  if (settings === undefined) {
+  const known = parsedEndpoints.get(file);
+  let settings: Record<string, unknown>;
+  if (known?.text === text) settings = known.settings;
+  else {
     if (parsedEndpoints.size >= 64) parsedEndpoints.clear();
     settings = await parseEndpointText(text, file);
-    parsedEndpoints.set(memoKey, settings);
+    parsedEndpoints.set(file, { text, settings });
   }
   return { name, file, settings: structuredClone(settings) };
 }
 
-const parsedEndpoints = new Map<string, Record<string, unknown>>();
+/** Each endpoint file's last text and its parsed settings. */
+const parsedEndpoints = new Map<string, { text: string; settings: Record<string, unknown> }>();
 
 /**
  * Names of all endpoint files visible from `opts` (first hit per name wins),
