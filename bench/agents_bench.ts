@@ -6,7 +6,10 @@
  * (`agents_sdk.ts`, `@openai/agents`) against one loopback provider server
  * (tests/support/provider_server.ts, in this process, answering at once).
  * Each harness runs in its own process (so its peak RSS is its own), back to
- * back, `--runs N` times (default 3), alternating which goes first.
+ * back, `--runs N` times (default 3), alternating which goes first, under
+ * Deno (`deno run`, how the source runs) and under Bun (the runtime of the
+ * shipped binary; `--runtime deno|bun|both`, default both). The children use
+ * `node:` APIs only, so the same scripts run under both.
  *
  * Figures (medians over rounds 2–20 of every run; round 1 is reported apart
  * as the cold round):
@@ -25,7 +28,8 @@
  *   (SDK: run histories, JSON) found on disk after the run, checked against
  *   the count the scenario implies; a mismatch fails the bench.
  *
- * Run: `tools/deno task bench-agents [--runs N]` (prints a markdown table).
+ * Run: `tools/deno task bench-agents [--runs N] [--runtime deno|bun|both]` (prints a
+ * markdown table and one target line per runtime).
  *
  * @module
  */
@@ -72,6 +76,43 @@ const VARIANTS: Variant[] = [
   { name: "@openai/agents 0.20.0", script: "agents_sdk.ts", args: [], expected: SDK_SAVED },
 ];
 
+/** A runtime the children run under: Deno (`deno run`, the source) or Bun (the binary's). */
+interface Runtime {
+  name: string;
+  /** The command line that runs `script` with `args`. */
+  command: (script: string, args: string[]) => string[];
+}
+
+const BUN = join(ROOT, "tools", "node_modules", ".bin", "bun");
+
+function runtimes(which: string): Runtime[] {
+  const deno: Runtime = {
+    name: `Deno ${Deno.version.deno}`,
+    command: (script, args) => [
+      Deno.execPath(),
+      "run",
+      "-q",
+      "-A",
+      `--config=${join(ROOT, "deno.json")}`,
+      script,
+      ...args,
+    ],
+  };
+  const out: Runtime[] = [];
+  if (which !== "bun") out.push(deno);
+  if (which !== "deno") {
+    let version = "";
+    try {
+      const v = new Deno.Command(BUN, { args: ["--version"], stdout: "piped" }).outputSync();
+      version = new TextDecoder().decode(v.stdout).trim();
+    } catch { /* not installed */ }
+    if (version) {
+      out.push({ name: `Bun ${version}`, command: (script, args) => [BUN, script, ...args] });
+    } else console.error(`Bun is not installed (${BUN}; run tools/setup): its rows are left out`);
+  }
+  return out;
+}
+
 /** Measured figures of one child run. */
 interface Measured {
   report: ChildReport;
@@ -111,26 +152,21 @@ function measure(report: ChildReport, reqs: RecordedRequest[]): Measured {
   return { report, perRound, perCall };
 }
 
-async function runChild(v: Variant, url: string): Promise<ChildReport> {
+async function runChild(rt: Runtime, v: Variant, url: string): Promise<ChildReport> {
   const dir = await Deno.makeTempDir({ prefix: "scout-agents-bench-" });
   try {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-q",
-        "-A",
-        `--config=${join(ROOT, "deno.json")}`,
-        join(HERE, v.script),
-        url,
-        dir,
-        ...v.args,
-      ],
+    const [cmd, ...args] = rt.command(join(HERE, v.script), [url, dir, ...v.args]);
+    const out = await new Deno.Command(cmd!, {
+      args,
+      cwd: ROOT,
       stdout: "piped",
       stderr: "piped",
       stdin: "null",
     }).output();
     const dec = new TextDecoder();
-    if (out.code !== 0) throw new Error(`${v.name} failed:\n${dec.decode(out.stderr)}`);
+    if (out.code !== 0) {
+      throw new Error(`${v.name} (${rt.name}) failed:\n${dec.decode(out.stderr)}`);
+    }
     const report: ChildReport = JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
     for (const k of ["chat", "specialists", "files"] as const) {
       if (report.saved[k] !== v.expected[k]) {
@@ -176,76 +212,91 @@ function median(xs: number[]): number {
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 
-/**
- * Runs every variant `runs` times and prints the table.
- *
- * @param runs repetitions (each variant once per repetition)
- */
-export async function agentsBench(runs: number): Promise<void> {
-  const results = new Map<string, Measured[]>(VARIANTS.map((v) => [v.name, []]));
-  await using server = await startProviderServer({ fallback: reply });
-  const createMs = createCostMs();
-  for (let i = 0; i < runs; i++) {
-    const order = i % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
-    for (const v of order) {
-      const from = server.requests.length;
-      const report = await runChild(v, server.url);
-      results.get(v.name)!.push(measure(report, server.requests.slice(from)));
-    }
-  }
-  const rows: string[] = [];
-  const summary = new Map<string, { round: number; call: number }>();
-  for (const v of VARIANTS) {
-    const ms = results.get(v.name)!;
-    const warm = (f: (m: Measured) => number[]) => median(ms.flatMap((m) => f(m).slice(1)));
-    const round = warm((m) => m.perRound);
-    const call = warm((m) => m.perCall);
-    const best = (f: (m: Measured) => number[]) => Math.min(...ms.flatMap((m) => f(m).slice(1)));
-    summary.set(v.name, { round, call });
-    const cold = median(ms.map((m) => m.perRound[0]!));
-    const save = median(ms.map((m) => m.report.saveMs));
-    const cpu = median(ms.map((m) => m.report.cpuMs / (ROUNDS - 1)));
-    const rss = Math.max(...ms.map((m) => m.report.peakRssKiB)) / 1024;
-    const s = ms[0]!.report.saved;
-    rows.push(
-      `| ${v.name} | ${f2(round)} (${f2(best((m) => m.perRound))}) | ` +
-        `${f2(call)} (${f2(best((m) => m.perCall))}) | ${f2(cpu)} | ${f1(cold)} | ${f1(save)} | ${
-          f1(rss)
-        } | ` +
-        `${s.chat} + ${s.specialists} in ${s.files} files (= expected) |`,
-    );
-  }
+/** One table row and the figures the target line needs. */
+function row(
+  rt: Runtime,
+  v: Variant,
+  ms: Measured[],
+): { text: string; round: number; call: number } {
+  const warm = (f: (m: Measured) => number[]) => median(ms.flatMap((m) => f(m).slice(1)));
+  const best = (f: (m: Measured) => number[]) => Math.min(...ms.flatMap((m) => f(m).slice(1)));
+  const round = warm((m) => m.perRound);
+  const call = warm((m) => m.perCall);
+  const cold = median(ms.map((m) => m.perRound[0]!));
+  const save = median(ms.map((m) => m.report.saveMs));
+  const cpu = median(ms.map((m) => m.report.cpuMs / (ROUNDS - 1)));
+  const rss = Math.max(...ms.map((m) => m.report.peakRssKiB)) / 1024;
+  const s = ms[0]!.report.saved;
+  const text = `| ${v.name} | ${rt.name} | ${f2(round)} (${f2(best((m) => m.perRound))}) | ` +
+    `${f2(call)} (${f2(best((m) => m.perCall))}) | ${f2(cpu)} | ${f1(cold)} | ${f1(save)} | ` +
+    `${f1(rss)} | ${s.chat} + ${s.specialists} in ${s.files} files (= expected) |`;
+  return { text, round, call };
+}
+
+function header(runs: number, createMs: number): string {
   let load = "";
   try {
     load = `; load average ${
       Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")
     }`;
   } catch { /* not Linux */ }
-  console.log(
-    `Agents bench: ${ROUNDS} rounds × (${REQUESTS_PER_ROUND} model requests, ` +
-      `${DELEGATIONS_PER_ROUND} delegated calls, 1 nested society), ${runs} run(s) per harness${load}, ${navigator.hardwareConcurrency} CPUs; ` +
-      `one file create in a new temp directory: ${createMs.toFixed(3)} ms (median)\n`,
-  );
-  console.log(
-    "| harness | overhead / round, ms: median r2–20 (best) | overhead / delegated call, ms: median (best) | " +
-      "CPU / round, ms (r2–20) | " +
-      "cold round 1, ms | save specialist logs, ms | peak RSS, MiB | saved messages (chat + specialists) |",
-  );
-  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
-  for (const r of rows) console.log(r);
-  const scout = summary.get(VARIANTS[0]!.name)!;
-  const sdk = summary.get(VARIANTS[2]!.name)!;
+  return `Agents bench: ${ROUNDS} rounds × (${REQUESTS_PER_ROUND} model requests, ` +
+    `${DELEGATIONS_PER_ROUND} delegated calls, 1 nested society), ${runs} run(s) per harness` +
+    `${load}, ${navigator.hardwareConcurrency} CPUs; ` +
+    `one file create in a new temp directory: ${createMs.toFixed(3)} ms (median)\n\n` +
+    "| harness | runtime | overhead / round, ms: median r2–20 (best) | " +
+    "overhead / delegated call, ms: median (best) | CPU / round, ms (r2–20) | " +
+    "cold round 1, ms | save specialist logs, ms | peak RSS, MiB | saved messages (chat + specialists) |\n" +
+    "|---|---|---:|---:|---:|---:|---:|---:|---|";
+}
+
+function targetLine(rt: Runtime, scout: { round: number; call: number }, sdk: { round: number }) {
   const ratio = scout.round / sdk.round;
-  console.log(
-    `\nTarget: scout-ai overhead ≤ 0.5× the SDK's (now ${f2(ratio)}×: ` +
-      `${ratio <= 0.5 ? "met" : "missed"}) and ≤ 2 ms per delegated call (now ${
-        f2(scout.call)
-      } ms: ` +
-      `${scout.call <= 2 ? "met" : "missed"}).`,
-  );
+  return `Target (${rt.name}): scout-ai overhead ≤ 0.5× the SDK's (now ${f2(ratio)}×: ` +
+    `${ratio <= 0.5 ? "met" : "missed"}) and ≤ 2 ms per delegated call (now ${
+      f2(scout.call)
+    } ms: ` +
+    `${scout.call <= 2 ? "met" : "missed"}).`;
+}
+
+/**
+ * Runs every variant `runs` times under each runtime and prints the table.
+ *
+ * @param runs repetitions (each variant once per repetition)
+ * @param which `deno`, `bun` or `both`
+ */
+export async function agentsBench(runs: number, which = "both"): Promise<void> {
+  const rts = runtimes(which);
+  const results = new Map<string, Measured[]>();
+  const keyOf = (rt: Runtime, v: Variant) => `${rt.name}\u0000${v.name}`;
+  await using server = await startProviderServer({ fallback: reply });
+  const createMs = createCostMs();
+  for (let i = 0; i < runs; i++) {
+    for (const rt of rts) {
+      const order = i % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
+      for (const v of order) {
+        const from = server.requests.length;
+        const report = await runChild(rt, v, server.url);
+        const list = results.get(keyOf(rt, v)) ?? [];
+        list.push(measure(report, server.requests.slice(from)));
+        results.set(keyOf(rt, v), list);
+      }
+    }
+  }
+  console.log(header(runs, createMs));
+  const targets: string[] = [];
+  for (const rt of rts) {
+    const rows = VARIANTS.map((v) => row(rt, v, results.get(keyOf(rt, v))!));
+    for (const r of rows) console.log(r.text);
+    targets.push(targetLine(rt, rows[0]!, rows[2]!));
+  }
+  console.log(`\n${targets.join("\n")}`);
 }
 
 if (import.meta.main) {
-  const i = Deno.args.indexOf("--runs");
-  await agentsBench(i >= 0 ? Number(Deno.args[i + 1]) : 3);
+  const flag = (name: string) => {
+    const i = Deno.args.indexOf(name);
+    return i >= 0 ? Deno.args[i + 1] : undefined;
+  };
+  await agentsBench(Number(flag("--runs") ?? 3), flag("--runtime") ?? "both");
 }

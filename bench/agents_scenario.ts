@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { readFileSync } from "node:fs";
 import type { RecordedRequest, ScriptStep } from "../tests/support/provider_server.ts";
 
 /** Rounds per run. */
@@ -119,7 +120,7 @@ export interface ChildReport {
  */
 export function peakRssKiB(): number {
   try {
-    const status = Deno.readTextFileSync("/proc/self/status");
+    const status = readFileSync("/proc/self/status", "utf8");
     return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   } catch {
     return 0;

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { agentChat, agentCurrent, agentLogFiles, loadAgent } from "../src/agent/mod.ts";
@@ -27,29 +28,30 @@ import {
   systemPrompt,
 } from "./agents_scenario.ts";
 
-const [url, dir] = Deno.args;
+const args = process.argv.slice(2); // node APIs only: it runs under Deno and under Bun
+const [url, dir] = args;
 if (!url || !dir) throw new Error("usage: agents_scout.ts URL DIR [--no-cache]");
 const home = join(dir, "home");
 const social = new Set(["Root", NESTED.caller]);
 for (const name of ["Root", ...SPECIALISTS, NESTED.callee]) {
-  await Deno.mkdir(join(home, "Agent", name), { recursive: true });
+  await mkdir(join(home, "Agent", name), { recursive: true });
   const extra = social.has(name) ? "\nsocialize: true\n" : "";
-  await Deno.writeTextFile(
+  await writeFile(
     join(home, "Agent", name, "start_chat"),
     `system:\n\n${systemPrompt(name)}\n${extra}`,
   );
 }
-await Deno.mkdir(join(home, "etc", "AI"), { recursive: true });
-await Deno.writeTextFile(
+await mkdir(join(home, "etc", "AI"), { recursive: true });
+await writeFile(
   join(home, "etc", "AI", "loopback.yaml"),
   `backend: openai\nurl: ${url}/v1\nmodel: scripted\nkey: loopback-needs-no-key\n`,
 );
-const env = { ...Deno.env.toObject(), SCOUT_HOME: home, ASK_ENDPOINT: "loopback" };
+const env = { ...process.env, SCOUT_HOME: home, ASK_ENDPOINT: "loopback" };
 const root = await loadAgent("Root", {
   runtime: {
     env,
     cwd: dir,
-    ...(Deno.args.includes("--no-cache") ? { cache: false } : {}),
+    ...(args.includes("--no-cache") ? { cache: false } : {}),
   },
 });
 
@@ -69,7 +71,7 @@ const t0 = performance.now();
 let files = 0;
 for (const [rel, messages] of agentLogFiles(root)) {
   if (rel === "log/agent.chat") continue; // that is root.chat
-  await Deno.mkdir(join(dir, rel, ".."), { recursive: true });
+  await mkdir(join(dir, rel, ".."), { recursive: true });
   await writeFileAtomic(join(dir, rel), print(messages));
   files++;
 }
@@ -77,13 +79,13 @@ const saveMs = performance.now() - t0;
 
 async function countMessages(path: string): Promise<number> {
   // a printed chat starts with a blank line, which parses as an empty user message
-  const msgs = parse(await Deno.readTextFile(path));
+  const msgs = parse(await readFile(path, "utf8"));
   return msgs.filter((m) => !(m.role === "user" && String(m.content).trim() === "")).length;
 }
 async function walk(d: string): Promise<string[]> {
   const out: string[] = [];
-  for await (const e of Deno.readDir(d)) {
-    if (e.isDirectory) out.push(...await walk(join(d, e.name)));
+  for (const e of await readdir(d, { withFileTypes: true })) {
+    if (e.isDirectory()) out.push(...await walk(join(d, e.name)));
     else if (e.name.endsWith(".chat")) out.push(join(d, e.name));
   }
   return out;

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { mkdir, open, readdir, readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import OpenAI from "openai";
@@ -32,7 +33,7 @@ import {
   systemPrompt,
 } from "./agents_scenario.ts";
 
-const [url, dir] = Deno.args;
+const [url, dir] = process.argv.slice(2); // node APIs only: it runs under Deno and under Bun
 if (!url || !dir) throw new Error("usage: agents_sdk.ts URL DIR");
 setTracingDisabled(true);
 const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: "loopback-needs-no-key" });
@@ -61,10 +62,21 @@ const specialists = SPECIALISTS.map((name) =>
 );
 const root = make("Root", specialists.map(asTool));
 
+/**
+ * Saves as scout-ai saves a chat (`writeFileAtomic`): a temp file, flushed,
+ * renamed into place — the same durability, so the rows compare harnesses,
+ * not flush policies.
+ */
 async function writeAtomic(path: string, text: string): Promise<void> {
   const tmp = `${path}.tmp-${crypto.randomUUID()}`;
-  await Deno.writeTextFile(tmp, text);
-  await Deno.rename(tmp, path);
+  const fh = await open(tmp, "w");
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, path);
 }
 
 const chatFile = join(dir, "root.json");
@@ -84,16 +96,16 @@ const t0 = performance.now();
 const seen: Record<string, number> = {};
 for (const { agent, items } of runs) {
   const n = seen[agent] = (seen[agent] ?? 0) + 1;
-  await Deno.mkdir(join(dir, "log", agent), { recursive: true });
+  await mkdir(join(dir, "log", agent), { recursive: true });
   await writeAtomic(join(dir, "log", agent, `${n}.json`), JSON.stringify(items, null, 1));
 }
 const saveMs = performance.now() - t0;
 
 let specialistItems = 0;
 let files = 1;
-for await (const a of Deno.readDir(join(dir, "log"))) {
-  for await (const f of Deno.readDir(join(dir, "log", a.name))) {
-    specialistItems += JSON.parse(await Deno.readTextFile(join(dir, "log", a.name, f.name))).length;
+for (const a of await readdir(join(dir, "log"))) {
+  for (const f of await readdir(join(dir, "log", a))) {
+    specialistItems += JSON.parse(await readFile(join(dir, "log", a, f), "utf8")).length;
     files++;
   }
 }
@@ -104,7 +116,7 @@ const report: ChildReport = {
   saveMs,
   peakRssKiB: peakRssKiB(),
   saved: {
-    chat: JSON.parse(await Deno.readTextFile(chatFile)).length,
+    chat: JSON.parse(await readFile(chatFile, "utf8")).length,
     specialists: specialistItems,
     files,
   },
