@@ -152,9 +152,15 @@ function measure(report: ChildReport, reqs: RecordedRequest[]): Measured {
   return { report, perRound, perCall };
 }
 
-async function runChild(rt: Runtime, v: Variant, url: string): Promise<ChildReport> {
+async function runChild(
+  rt: Runtime,
+  v: Variant,
+  url: string,
+  dirs: string[],
+): Promise<ChildReport> {
   const dir = await Deno.makeTempDir({ prefix: "scout-agents-bench-" });
-  try {
+  dirs.push(dir); // removed at the end, see agentsBench
+  {
     const [cmd, ...args] = rt.command(join(HERE, v.script), [url, dir, ...v.args]);
     const out = await new Deno.Command(cmd!, {
       args,
@@ -176,8 +182,6 @@ async function runChild(rt: Runtime, v: Variant, url: string): Promise<ChildRepo
       }
     }
     return report;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
   }
 }
 
@@ -271,17 +275,26 @@ export async function agentsBench(runs: number, which = "both"): Promise<void> {
   const keyOf = (rt: Runtime, v: Variant) => `${rt.name}\u0000${v.name}`;
   await using server = await startProviderServer({ fallback: reply });
   const createMs = createCostMs();
-  for (let i = 0; i < runs; i++) {
-    for (const rt of rts) {
-      const order = i % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
-      for (const v of order) {
-        const from = server.requests.length;
-        const report = await runChild(rt, v, server.url);
-        const list = results.get(keyOf(rt, v)) ?? [];
-        list.push(measure(report, server.requests.slice(from)));
-        results.set(keyOf(rt, v), list);
+  // Run directories are removed only at the end: removing one frees hundreds
+  // of inodes, and on ext4 without a journal every create near them then
+  // scans past them for minutes (design-notes, "Agents bench") — a cost the
+  // next run would pay that no session of a user's does.
+  const dirs: string[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      for (const rt of rts) {
+        const order = i % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
+        for (const v of order) {
+          const from = server.requests.length;
+          const report = await runChild(rt, v, server.url, dirs);
+          const list = results.get(keyOf(rt, v)) ?? [];
+          list.push(measure(report, server.requests.slice(from)));
+          results.set(keyOf(rt, v), list);
+        }
       }
     }
+  } finally {
+    for (const d of dirs) await Deno.remove(d, { recursive: true });
   }
   console.log(header(runs, createMs));
   const targets: string[] = [];
