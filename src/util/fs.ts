@@ -14,6 +14,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  writeFile,
   writeSync,
 } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -33,9 +34,11 @@ function tempPathFor(path: string): string {
  * flushed, then renamed over `path`. Readers see the old content or the new,
  * never a partial file. Creates missing parent directories.
  *
- * The small steps are synchronous and only the flush waits off the main
- * thread: each asynchronous file call is a hop to the I/O pool, and the six
- * a save made cost ~0.3 ms more per saved chat (design-notes, "Agents bench").
+ * Up to 1 MiB (`SYNC_WRITE_LIMIT`) the small steps are synchronous and
+ * only the flush waits off the main thread: each asynchronous file call is a
+ * hop to the I/O pool, and the six a save made cost ~0.3 ms more per saved
+ * chat (design-notes, "Agents bench"). Bigger data is written asynchronously,
+ * so a large result does not hold up the event loop (other jobs, timers).
  *
  * @param path destination
  * @param data text (written as UTF-8) or bytes
@@ -45,7 +48,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   try {
     const fd = openTemp(tmp, path);
     try {
-      writeAllSync(fd, data);
+      if (data.length <= SYNC_WRITE_LIMIT) writeAllSync(fd, data);
+      else await new Promise<void>((ok, fail) => writeFile(fd, data, (e) => e ? fail(e) : ok()));
       await new Promise<void>((ok, fail) => fsync(fd, (e) => e ? fail(e) : ok()));
     } finally {
       closeSync(fd);
@@ -77,6 +81,9 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
     throw failedWrite(path, tmp, e);
   }
 }
+
+/** Length (string units or bytes) up to which {@link writeFileAtomic} writes synchronously. */
+const SYNC_WRITE_LIMIT = 1 << 20;
 
 /** Opens `tmp` for writing, making `path`'s directory when it is missing. */
 function openTemp(tmp: string, path: string): number {
