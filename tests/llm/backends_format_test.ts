@@ -203,6 +203,34 @@ Deno.test("Chat Completions messages: tool calls and outputs with standard field
   );
 });
 
+Deno.test("tool messages decoded once per content: a message whose content changes is decoded anew", () => {
+  const call: Message = {
+    role: "function_call",
+    content: JSON.stringify({ name: "a", arguments: { x: 1 }, id: "c1" }),
+  };
+  const out: Message = {
+    role: "function_call_output",
+    content: JSON.stringify({ id: "c1", content: "one" }),
+  };
+  const chat: Message[] = [{ role: "user", content: "go" }, call, out];
+  const first = chatMessages(chat);
+  assert.equal(chatMessages(chat)[2]!.content, "one"); // the same content: the same answer
+  call.content = JSON.stringify({ name: "b", arguments: { y: 2 }, id: "c2" });
+  out.content = JSON.stringify({ id: "c2", content: "two" });
+  const second = chatMessages(chat);
+  assert.deepEqual(second[1], {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "c2", type: "function", function: { name: "b", arguments: '{"y":2}' } }],
+  });
+  assert.deepEqual(second[2], { role: "tool", tool_call_id: "c2", content: "two" });
+  assert.equal(
+    (first[1]!.tool_calls as { id: string }[])[0]!.id,
+    "c1",
+    "earlier results untouched",
+  );
+});
+
 Deno.test("Chat Completions body: reasoning.effort → reasoning_effort, text.format → response_format ([TS-FIX])", () => {
   const b = chatBody(
     req([{ role: "user", content: "q" }], {
