@@ -160,33 +160,32 @@ async function runChild(
 ): Promise<ChildReport> {
   const dir = await Deno.makeTempDir({ prefix: "scout-agents-bench-" });
   dirs.push(dir); // removed at the end, see agentsBench
-  {
-    const [cmd, ...args] = rt.command(join(HERE, v.script), [url, dir, ...v.args]);
-    const out = await new Deno.Command(cmd!, {
-      args,
-      cwd: ROOT,
-      stdout: "piped",
-      stderr: "piped",
-      stdin: "null",
-    }).output();
-    const dec = new TextDecoder();
-    if (out.code !== 0) {
-      throw new Error(`${v.name} (${rt.name}) failed:\n${dec.decode(out.stderr)}`);
-    }
-    const report: ChildReport = JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
-    for (const k of ["chat", "specialists", "files"] as const) {
-      if (report.saved[k] !== v.expected[k]) {
-        throw new Error(
-          `${v.name}: saved ${k} = ${report.saved[k]}, expected ${v.expected[k]} (logs incomplete)`,
-        );
-      }
-    }
-    return report;
+  const [cmd, ...args] = rt.command(join(HERE, v.script), [url, dir, ...v.args]);
+  const out = await new Deno.Command(cmd!, {
+    args,
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).output();
+  const dec = new TextDecoder();
+  if (out.code !== 0) {
+    throw new Error(`${v.name} (${rt.name}) failed:\n${dec.decode(out.stderr)}`);
   }
+  const report: ChildReport = JSON.parse(dec.decode(out.stdout).trim().split("\n").at(-1)!);
+  for (const k of ["chat", "specialists", "files"] as const) {
+    if (report.saved[k] !== v.expected[k]) {
+      throw new Error(
+        `${v.name}: saved ${k} = ${report.saved[k]}, expected ${v.expected[k]} (logs incomplete)`,
+      );
+    }
+  }
+  return report;
 }
 
 /**
- * What creating one small file costs in `dir` now (ms, median of 200): one
+ * What creating one small file in a new temp directory costs now (ms, median
+ * of 200): one
  * file a cached inference, so the figure the cache rows depend on. On ext4
  * without a journal, a block group with inodes freed in the last minutes makes
  * every create scan past them (`recently_deleted`; design-notes, "Agents

@@ -16,11 +16,12 @@
  *
  * @module
  */
-import { closeSync, ftruncateSync, open, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, open, openSync, renameSync } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { writeAllSync } from "../util/fs.ts";
 import { alive, holderText, linkLock, unlinkQuiet } from "./cache_holder.ts";
 
 /** Cache directories created by this process (made once, not per inference). */
@@ -40,13 +41,6 @@ export async function ensureCacheDir(dir: string): Promise<void> {
   madeDirs.add(dir);
 }
 
-/** Writes `text` from the file's start; the number of bytes written. */
-function writeAll(fd: number, text: string): number {
-  const buf = utf8.encode(text);
-  for (let at = 0; at < buf.length;) at += writeSync(fd, buf, at, buf.length - at, at);
-  return buf.length;
-}
-
 function tmpPath(dir: string, key: string): string {
   return join(dir, `${key}.json.tmp-${process.pid}-${++tmpSeq}`);
 }
@@ -55,7 +49,7 @@ function tmpPath(dir: string, key: string): string {
 function publish(fd: number, tmp: string, dir: string, key: string, text: string): void {
   try {
     try {
-      writeAll(fd, text);
+      writeAllSync(fd, text);
     } finally {
       closeSync(fd);
     }
@@ -79,12 +73,7 @@ function publish(fd: number, tmp: string, dir: string, key: string, text: string
  * @param text the entry's text
  */
 export async function writeEntryFile(dir: string, key: string, text: string): Promise<void> {
-  try {
-    await ensureCacheDir(dir);
-  } catch (e) {
-    madeDirs.delete(dir);
-    throw e;
-  }
+  await ensureCacheDir(dir);
   const tmp = tmpPath(dir, key);
   publish(openSync(tmp, "w"), tmp, dir, key, text);
 }
@@ -124,7 +113,7 @@ async function tryCreate(file: string): Promise<number | null> {
     });
   }
   try {
-    writeAll(fd, holderText());
+    writeAllSync(fd, holderText());
   } catch (e) {
     closeSync(fd);
     unlinkQuiet(file);
@@ -219,7 +208,7 @@ async function underFile<T>(
       try {
         // over the holder, cut only if the holder was longer: a truncation to
         // 0 makes ext4 flush the file on close (auto_da_alloc), ~0.1 ms a store
-        const n = writeAll(fd, text);
+        const n = writeAllSync(fd, text);
         if (n < utf8.encode(holderText()).length) ftruncateSync(fd, n);
       } finally {
         closeSync(fd);

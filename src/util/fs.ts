@@ -13,6 +13,7 @@ import {
   openSync,
   renameSync,
   rmSync,
+  type Stats,
   statSync,
   writeFile,
   writeSync,
@@ -96,9 +97,20 @@ function openTemp(tmp: string, path: string): number {
   }
 }
 
-function writeAllSync(fd: number, data: string | Uint8Array): void {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off, bytes.length - off);
+const utf8 = new TextEncoder();
+
+/**
+ * Writes all of `data` (text as UTF-8) into `fd` from the file's start,
+ * whatever its current offset.
+ *
+ * @param fd an open file
+ * @param data text or bytes
+ * @returns the number of bytes written
+ */
+export function writeAllSync(fd: number, data: string | Uint8Array): number {
+  const bytes = typeof data === "string" ? utf8.encode(data) : data;
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at, at);
+  return bytes.length;
 }
 
 /** The error of a failed atomic write, its temp file removed. */
@@ -198,14 +210,7 @@ export function exists(path: string): boolean {
  * @returns whether it is a regular file
  */
 export function isFile(path: string): boolean {
-  // a miss answered by existsSync: Deno's statSync builds (and drops) a
-  // NotFound error with a stack per miss even with throwIfNoEntry false
-  if (!existsSync(path)) return false;
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false;
-  }
+  return statIs(path, (s) => s.isFile());
 }
 
 /**
@@ -215,11 +220,17 @@ export function isFile(path: string): boolean {
  * @returns whether it is a directory
  */
 export function isDirectory(path: string): boolean {
+  return statIs(path, (s) => s.isDirectory());
+}
+
+/** `test` of `path`'s stats (following symlinks); false when missing or unreadable. */
+function statIs(path: string, test: (s: Stats) => boolean): boolean {
   // a miss answered by existsSync: Deno's statSync builds (and drops) a
   // NotFound error with a stack per miss even with throwIfNoEntry false
   if (!existsSync(path)) return false;
   try {
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    const s = statSync(path, { throwIfNoEntry: false });
+    return s !== undefined && test(s);
   } catch {
     return false;
   }
