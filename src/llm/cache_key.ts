@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Message } from "../chat/types.ts";
-import { sha256hex } from "../util/hash.ts";
+import { hashUpdate, sha256hex } from "../util/hash.ts";
 
 /** Format of the whole-ask entries (`CachedAsk`, `cache.ts`; part of their keys). */
 export const CACHE_VERSION = 1;
@@ -111,9 +111,9 @@ function digests(input: CacheKeyInput, versions: number[]): string[] {
   const members = canonicalMembers(input as unknown as Record<string, unknown>);
   const before = members.filter(([k]) => k < "v").map(([, m]) => m);
   const after = members.filter(([k]) => k > "v").map(([, m]) => `,${m}`).join("");
-  const head = createHash("sha256").update(`{${before.join(",")}`);
+  const head = hashUpdate(createHash("sha256"), `{${before.join(",")}`);
   const sep = before.length ? "," : "";
-  return versions.map((v) => head.copy().update(`${sep}"v":${v}${after}}`).digest("hex"));
+  return versions.map((v) => hashUpdate(head.copy(), `${sep}"v":${v}${after}}`).digest("hex"));
 }
 
 /**

@@ -57,7 +57,7 @@ export function relayedBackend(
   const relayFetch: typeof fetch = async (_input, init) => {
     const { req, model, timeoutMs } = current!;
     const doc = relayQuery(req, backendName, model);
-    const id = createHash("md5").update(doc).digest("hex");
+    const id = createHash("md5").update(doc, "utf8").digest("hex");
     const name = `response/${id}.json`;
     let text = await t.get(name);
     if (text === null) {

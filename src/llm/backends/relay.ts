@@ -109,7 +109,7 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
   }
   const t = relayTransport(server, RELAY_ASK_DIR, extra.ssh_command ?? "ssh");
   const body = relayRequest(req, ctx.settings.model);
-  const id = createHash("md5").update(body).digest("hex");
+  const id = createHash("md5").update(body, "utf8").digest("hex");
   const reply = `reply/${id}.json`;
   const done = await t.get(reply);
   if (done !== null) return relayReply(done);
