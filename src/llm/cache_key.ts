@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Message } from "../chat/types.ts";
-import { hashUpdate, sha256hex } from "../util/hash.ts";
+import { hashPieces, hashUpdate, sha256hex } from "../util/hash.ts";
 
 /** Format of the whole-ask entries (`CachedAsk`, `cache.ts`; part of their keys). */
 export const CACHE_VERSION = 1;
@@ -109,50 +109,70 @@ function digests(input: CacheKeyInput, versions: number[]): string[] {
   }
   // every other member sorts before or after "v" (sortKeys' order)
   const members = canonicalMembers(input as unknown as Record<string, unknown>);
-  const before = members.filter(([k]) => k < "v").map(([, m]) => m);
-  const after = members.filter(([k]) => k > "v").map(([, m]) => `,${m}`).join("");
-  const head = hashUpdate(createHash("sha256"), `{${before.join(",")}`);
-  const sep = before.length ? "," : "";
+  const before: Piece[] = ["{"];
+  for (const [k, pieces] of members) {
+    if (k > "v") continue;
+    if (before.length > 1) before.push(",");
+    before.push(...pieces);
+  }
+  const after = members.filter(([k]) => k > "v").map(([, m]) => `,${m.join("")}`).join("");
+  const head = hashPieces(createHash("sha256"), before);
+  const sep = before.length > 1 ? "," : "";
   return versions.map((v) => hashUpdate(head.copy(), `${sep}"v":${v}${after}}`).digest("hex"));
 }
 
+/** Part of a key's canonical text: a string, or the UTF-8 of one. */
+type Piece = string | Uint8Array;
+
 /**
  * The members of `canonicalJson(input)`, byte for byte, in order, each with
- * its name: built one by one so that the messages — the history, which grows
- * every round — skip {@link sortKeys}: a `{role, content}` message of two
- * strings is written directly (its canonical form depends on those two
- * strings only), and remembered per message object while both stay the same.
+ * its name and its text in pieces: built one by one so that the messages — the
+ * history, which grows every round — skip {@link sortKeys}: a `{role,
+ * content}` message of two strings is written directly (its canonical form
+ * depends on those two strings only), and its UTF-8 remembered per message
+ * object while both stay the same; the pieces are hashed without being joined.
  */
-function canonicalMembers(input: Record<string, unknown>): [string, string][] {
-  const out: [string, string][] = [];
+function canonicalMembers(input: Record<string, unknown>): [string, Piece[]][] {
+  const out: [string, Piece[]][] = [];
   for (const k of Object.keys(input).sort()) {
     const x = input[k];
     if (x === undefined || typeof x === "function") continue; // as sortKeys drops them
-    const j = k === "messages" && Array.isArray(x) ? messagesJson(x) : canonicalJson(x);
-    if (j !== undefined) out.push([k, `${JSON.stringify(k)}:${j}`]); // as JSON.stringify drops them
+    const name = `${JSON.stringify(k)}:`;
+    if (k === "messages" && Array.isArray(x)) out.push([k, [name, ...messagesPieces(x)]]);
+    else {
+      const j = canonicalJson(x);
+      if (j !== undefined) out.push([k, [`${name}${j}`]]); // as JSON.stringify drops them
+    }
   }
   return out;
 }
 
-function messagesJson(messages: readonly unknown[]): string {
-  const parts: string[] = [];
+function messagesPieces(messages: readonly unknown[]): Piece[] {
+  const parts: Piece[] = ["["];
   // an element JSON cannot write (a hole, undefined, a function) is `null` in an array
-  for (let i = 0; i < messages.length; i++) parts.push(messageJson(messages[i]) ?? "null");
-  return `[${parts.join(",")}]`;
+  for (let i = 0; i < messages.length; i++) {
+    if (i > 0) parts.push(",");
+    parts.push(messageJson(messages[i]) ?? "null");
+  }
+  parts.push("]");
+  return parts;
 }
 
-/** A two-string message's canonical text, with the strings it was made of. */
-const messageTexts = new WeakMap<object, { role: string; content: string; text: string }>();
+/** A two-string message's canonical UTF-8, with the strings it was made of. */
+const messageBytes = new WeakMap<object, { role: string; content: string; bytes: Uint8Array }>();
+const utf8 = new TextEncoder();
 
-function messageJson(m: unknown): string | undefined {
+function messageJson(m: unknown): Piece | undefined {
   if (typeof m !== "object" || m === null) return canonicalJson(m);
   const { role, content } = m as Message;
   if (typeof role !== "string" || typeof content !== "string" || Object.keys(m).length !== 2) {
     return canonicalJson(m);
   }
-  const known = messageTexts.get(m);
-  if (known && known.role === role && known.content === content) return known.text;
-  const text = `{"content":${JSON.stringify(content)},"role":${JSON.stringify(role)}}`;
-  messageTexts.set(m, { role, content, text });
-  return text;
+  const known = messageBytes.get(m);
+  if (known && known.role === role && known.content === content) return known.bytes;
+  const bytes = utf8.encode(
+    `{"content":${JSON.stringify(content)},"role":${JSON.stringify(role)}}`,
+  );
+  messageBytes.set(m, { role, content, bytes });
+  return bytes;
 }

@@ -22,14 +22,45 @@ const SCRATCH_MAX = 4 * 1024 * 1024;
  * @returns the hash
  */
 export function hashUpdate(h: Hash, data: string | Uint8Array): Hash {
-  if (typeof data !== "string") return h.update(data);
-  const most = data.length * 3; // UTF-8 bytes per UTF-16 unit, at most
-  if (most > scratch.length) {
-    if (most > SCRATCH_MAX) return h.update(utf8.encode(data));
-    scratch = new Uint8Array(Math.max(most, scratch.length * 2));
+  return typeof data === "string" ? hashPieces(h, [data]) : h.update(data);
+}
+
+/**
+ * Feeds the concatenation of `pieces` (strings as UTF-8, as
+ * {@link hashUpdate}; bytes as they are) to a hash in one update, without
+ * joining them into one string first: the pieces are written into the reused
+ * buffer side by side (a text made of many remembered parts — a request's
+ * messages — is hashed without building it).
+ *
+ * @param h the hash
+ * @param pieces the input, in order
+ * @returns the hash
+ */
+export function hashPieces(h: Hash, pieces: readonly (string | Uint8Array)[]): Hash {
+  let most = 0; // UTF-8 bytes per UTF-16 unit: at most 3
+  for (const p of pieces) most += typeof p === "string" ? p.length * 3 : p.length;
+  if (most > SCRATCH_MAX) {
+    for (const p of pieces) h.update(typeof p === "string" ? utf8.encode(p) : p);
+    return h;
   }
-  const { written } = utf8.encodeInto(data, scratch);
-  return h.update(scratch.subarray(0, written)); // update copies in: the buffer is free again
+  if (most > scratch.length) scratch = new Uint8Array(Math.max(most, scratch.length * 2));
+  let at = 0;
+  let text = ""; // strings side by side are encoded together: one call each run of them
+  const flush = () => {
+    if (text.length === 1 && text.charCodeAt(0) < 0x80) scratch[at++] = text.charCodeAt(0);
+    else if (text !== "") at += utf8.encodeInto(text, scratch.subarray(at)).written;
+    text = "";
+  };
+  for (const p of pieces) {
+    if (typeof p === "string") text += p;
+    else {
+      flush();
+      scratch.set(p, at);
+      at += p.length;
+    }
+  }
+  flush();
+  return h.update(scratch.subarray(0, at)); // update copies in: the buffer is free again
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { hashUpdate, md5hex, sha256hex } from "../../src/util/hash.ts";
+import { hashPieces, hashUpdate, md5hex, sha256hex } from "../../src/util/hash.ts";
 
 const reference = (algo: string, s: string) => createHash(algo).update(s, "utf8").digest("hex");
 
@@ -33,4 +33,22 @@ Deno.test("hashUpdate: the digest of update(s, 'utf8') for every kind of string"
 Deno.test("hashUpdate: bytes are hashed as they are", () => {
   const bytes = new Uint8Array([0, 255, 0xc3, 0xa9]);
   assert.equal(sha256hex(bytes), createHash("sha256").update(bytes).digest("hex"));
+});
+
+Deno.test("hashPieces: the digest of the pieces joined, strings and bytes side by side", () => {
+  const enc = new TextEncoder();
+  const cases: (string | Uint8Array)[][] = [
+    [],
+    ["{", enc.encode('"a":1'), ",", enc.encode("é😀"), "]"],
+    ["two ", "strings ", "in a row \ud800", enc.encode("then bytes"), "", ","],
+    [enc.encode("x".repeat(100_000)), "—".repeat(30_000)], // grows the buffer mid-way
+    ["z".repeat(1_500_000), enc.encode("past the cap")],
+  ];
+  for (const pieces of cases) {
+    const joined = pieces.map((p) => typeof p === "string" ? p : new TextDecoder().decode(p)).join(
+      "",
+    );
+    const got = hashPieces(createHash("sha256"), pieces).digest("hex");
+    assert.equal(got, reference("sha256", joined), `${pieces.length} pieces`);
+  }
 });
