@@ -46,6 +46,10 @@ await writeFile(
   join(home, "etc", "AI", "loopback.yaml"),
   `backend: openai\nurl: ${url}/v1\nmodel: scripted\nkey: loopback-needs-no-key\n`,
 );
+// A user's agents and endpoint exist before their session; a file changed in
+// the last 2 s is read again on every inference (RACY_MS, config/endpoints.ts),
+// which a setup written a moment ago would have every one of its inferences do.
+await new Promise((r) => setTimeout(r, 2_100));
 const env = { ...process.env, SCOUT_HOME: home, ASK_ENDPOINT: "loopback" };
 const root = await loadAgent("Root", {
   runtime: {

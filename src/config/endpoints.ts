@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { isFile } from "../util/fs.ts";
+import { exists, fileStats, isFile } from "../util/fs.ts";
 import { scoutHome } from "./home.ts";
 import type { ConfigStore } from "./store.ts";
 import { configGet } from "./store.ts";
@@ -62,11 +62,23 @@ const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$/;
  * @returns the absolute path, or null when there is none
  */
 export function findEndpointFile(name: string, opts: EndpointLookupOptions = {}): string | null {
+  return locateEndpoint(name, opts)?.file ?? null;
+}
+
+/** {@link findEndpointFile} with the file's stats. */
+function locateEndpoint(
+  name: string,
+  opts: EndpointLookupOptions,
+): { file: string; stats: Stats } | null {
   if (!NAME_RE.test(name)) return null;
   for (const dir of endpointDirs(opts)) {
+    // a directory that is not there costs one probe, not one per candidate:
+    // every inference looks its endpoint up, usually past a missing ./etc/AI
+    if (!exists(dir)) continue;
     for (const candidate of [`${name}.yaml`, `${name}.yml`, name]) {
-      const path = join(dir, candidate);
-      if (isFile(path)) return path;
+      const file = join(dir, candidate);
+      const stats = fileStats(file);
+      if (stats !== null) return { file, stats };
     }
   }
   return null;
@@ -133,13 +145,51 @@ export async function loadEndpoint(
   name: string,
   opts: EndpointLookupOptions = {},
 ): Promise<Endpoint> {
-  const file = findEndpointFile(name, opts);
-  if (file === null) {
+  const found = locateEndpoint(name, opts);
+  if (found === null) {
     throw new ScoutError("endpoint_not_found", `Endpoint not found "${name}"`, {
       endpoint: name,
       searched: endpointDirs(opts),
     });
   }
+  const { file, stats } = found;
+  const settings = unchanged(parsedEndpoints.get(file), stats) ?? await readEndpoint(file, stats);
+  return { name, file, settings: structuredClone(settings) }; // a copy per caller
+}
+
+/**
+ * Each endpoint file's last text, its parsed settings, the stats it was read
+ * with and when: every inference loads its endpoint, and an unchanged file is
+ * neither read nor parsed again.
+ */
+const parsedEndpoints = new Map<string, KnownEndpoint>();
+type KnownEndpoint = { text: string; settings: Record<string, unknown>; stats: Stats; at: number };
+
+/**
+ * The remembered settings when the file's stats are those it was read with
+ * (same inode, size, modification and change times) and it had not changed
+ * for {@link RACY_MS} before that read: a change within the file system's
+ * timestamp granularity of the read could leave every stat equal ("racy" as
+ * git calls it), so such a file is read again — and its text compared —
+ * until it has aged.
+ */
+function unchanged(known: KnownEndpoint | undefined, now: Stats): Record<string, unknown> | null {
+  if (known === undefined) return null;
+  const then = known.stats;
+  const same = now.ino === then.ino && now.dev === then.dev && now.size === then.size &&
+    now.mtimeMs === then.mtimeMs && now.ctimeMs === then.ctimeMs;
+  return same && known.at - Math.max(then.mtimeMs, then.ctimeMs) > RACY_MS ? known.settings : null;
+}
+
+/**
+ * How long before a read a file must have been left unchanged for its stats
+ * to vouch for it: the coarsest timestamps in use (FAT's 2 s; ext4 and NFS
+ * keep nanoseconds, some servers seconds).
+ */
+const RACY_MS = 2_000;
+
+async function readEndpoint(file: string, stats: Stats): Promise<Record<string, unknown>> {
+  const at = Date.now();
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -149,21 +199,12 @@ export async function loadEndpoint(
       cause: e,
     });
   }
-  // every inference loads its endpoint: parse each file text once (a copy per
-  // caller, so no caller sees another's changes)
   const known = parsedEndpoints.get(file);
-  let settings: Record<string, unknown>;
-  if (known?.text === text) settings = known.settings;
-  else {
-    if (parsedEndpoints.size >= 64) parsedEndpoints.clear();
-    settings = await parseEndpointText(text, file);
-    parsedEndpoints.set(file, { text, settings });
-  }
-  return { name, file, settings: structuredClone(settings) };
+  const settings = known?.text === text ? known.settings : await parseEndpointText(text, file);
+  if (parsedEndpoints.size >= 64 && !known) parsedEndpoints.clear();
+  parsedEndpoints.set(file, { text, settings, stats, at });
+  return settings;
 }
-
-/** Each endpoint file's last text and its parsed settings. */
-const parsedEndpoints = new Map<string, { text: string; settings: Record<string, unknown> }>();
 
 /**
  * Names of all endpoint files visible from `opts` (first hit per name wins),

@@ -223,15 +223,32 @@ export function isDirectory(path: string): boolean {
   return statIs(path, (s) => s.isDirectory());
 }
 
+/**
+ * The stats of `path` when it is a regular file (following symlinks), else
+ * null; never throws.
+ *
+ * @param path path to test
+ * @returns its stats, or null
+ */
+export function fileStats(path: string): Stats | null {
+  const s = statsOf(path);
+  return s !== null && s.isFile() ? s : null;
+}
+
 /** `test` of `path`'s stats (following symlinks); false when missing or unreadable. */
 function statIs(path: string, test: (s: Stats) => boolean): boolean {
+  const s = statsOf(path);
+  return s !== null && test(s);
+}
+
+/** `path`'s stats (following symlinks), or null when missing or unreadable. */
+function statsOf(path: string): Stats | null {
   // a miss answered by existsSync: Deno's statSync builds (and drops) a
   // NotFound error with a stack per miss even with throwIfNoEntry false
-  if (!existsSync(path)) return false;
+  if (!existsSync(path)) return null;
   try {
-    const s = statSync(path, { throwIfNoEntry: false });
-    return s !== undefined && test(s);
+    return statSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
-    return false;
+    return null;
   }
 }

@@ -5,7 +5,7 @@
  * copies.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadEndpoint } from "../../src/config/endpoints.ts";
 import { tempDir } from "../support/cli.ts";
@@ -28,4 +28,46 @@ Deno.test("loadEndpoint: same text, same settings (own copies); an edited file i
   assert.deepEqual(c.settings, { backend: "anthropic", model: "two" });
   writeFileSync(file, "model: [unclosed\n");
   await assert.rejects(loadEndpoint("ep", { cwd: t.path, env }), /Cannot parse endpoint file/);
+});
+
+Deno.test("loadEndpoint: an edit of the same size right after a read is seen (stats of a fresh file are not trusted)", async () => {
+  await using t = await tempDir();
+  const dir = join(t.path, "etc", "AI");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "ep.yaml");
+  const env = { SCOUT_HOME: t.path };
+  for (const model of ["aaa", "bbb", "ccc"]) {
+    // same size each time, within one tick of the file system's clock
+    writeFileSync(file, `model: ${model}\n`);
+    assert.equal((await loadEndpoint("ep", { cwd: t.path, env })).settings.model, model);
+  }
+});
+
+Deno.test("loadEndpoint: once a file has aged, its stats vouch for it — and any change of them is seen", async () => {
+  await using t = await tempDir();
+  const home = join(t.path, "home");
+  const dir = join(home, "etc", "AI");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "ep.yaml");
+  const env = { SCOUT_HOME: home };
+  writeFileSync(file, "model: old\n");
+  await new Promise((r) => setTimeout(r, 2_100)); // older than the racy window
+  assert.equal((await loadEndpoint("ep", { cwd: t.path, env })).settings.model, "old");
+  assert.equal((await loadEndpoint("ep", { cwd: t.path, env })).settings.model, "old");
+  // same size, in place
+  writeFileSync(file, "model: new\n");
+  assert.equal((await loadEndpoint("ep", { cwd: t.path, env })).settings.model, "new");
+  // replaced by another file with the same size and modification time
+  const other = join(dir, "other.yaml");
+  writeFileSync(other, "model: rep\n");
+  const { mtime, atime } = statSync(file);
+  utimesSync(other, atime, mtime);
+  renameSync(other, file);
+  assert.equal((await loadEndpoint("ep", { cwd: t.path, env })).settings.model, "rep");
+  // a file of higher priority (./etc/AI) made later wins
+  mkdirSync(join(t.path, "etc", "AI"), { recursive: true });
+  writeFileSync(join(t.path, "etc", "AI", "ep.yaml"), "model: cwd\n");
+  const e = await loadEndpoint("ep", { cwd: t.path, env });
+  assert.equal(e.settings.model, "cwd");
+  assert.equal(e.file, join(t.path, "etc", "AI", "ep.yaml"));
 });
