@@ -9,8 +9,7 @@
  */
 import type { Message } from "./types.ts";
 import { type MetaRecord, parseMeta } from "./meta.ts";
-import { createHash } from "node:crypto";
-import { hashUpdate, sha256hex } from "../util/hash.ts";
+import { sha256hex } from "../util/hash.ts";
 
 /** Where a message is persisted: `[path, index]`, or `index` when there is no source path. */
 export type MessageAddress = [string, number] | number;
@@ -91,10 +90,11 @@ export function receiptAddress(outputAddress: MessageAddress, i: number): Receip
  */
 export function lineageId(prev: string | null, role: string, content: unknown): string {
   const head = `${prev === null ? "-" : `${prev.length}:${prev}`}\n${role.length}:${role}\n`;
-  const body = typeof content === "string"
-    ? `s${content}`
-    : `j${JSON.stringify(content === undefined ? null : content) ?? "null"}`;
-  return hashUpdate(hashUpdate(createHash("sha256"), head), body).digest("hex");
+  return sha256hex(
+    typeof content === "string"
+      ? `${head}s${content}`
+      : `${head}j${JSON.stringify(content === undefined ? null : content) ?? "null"}`,
+  );
 }
 
 const FINGERPRINT_MAX = 150;

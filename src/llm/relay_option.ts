@@ -10,10 +10,10 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { waitFor } from "./backends/relay.ts";
 import { relayTransport } from "./relay_transport.ts";
 import type { Backend, BackendRequest, QueryContext } from "./types.ts";
+import { md5hex } from "../util/hash.ts";
 
 /** Remote queue directory of the `relay:` option (under the remote home). */
 export const RELAY_QUERY_DIR = ".scout/var/query";
@@ -57,7 +57,7 @@ export function relayedBackend(
   const relayFetch: typeof fetch = async (_input, init) => {
     const { req, model, timeoutMs } = current!;
     const doc = relayQuery(req, backendName, model);
-    const id = createHash("md5").update(doc, "utf8").digest("hex");
+    const id = md5hex(doc);
     const name = `response/${id}.json`;
     let text = await t.get(name);
     if (text === null) {

@@ -13,11 +13,11 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { ScoutError } from "../../errors.ts";
 import { responseError } from "../errors.ts";
 import { type RelayTransport, relayTransport } from "../relay_transport.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext } from "../types.ts";
+import { md5hex } from "../../util/hash.ts";
 
 /** Remote queue directory of `backend: relay` (under the remote home). */
 export const RELAY_ASK_DIR = ".scout/var/ask";
@@ -109,7 +109,7 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
   }
   const t = relayTransport(server, RELAY_ASK_DIR, extra.ssh_command ?? "ssh");
   const body = relayRequest(req, ctx.settings.model);
-  const id = createHash("md5").update(body, "utf8").digest("hex");
+  const id = md5hex(body);
   const reply = `reply/${id}.json`;
   const done = await t.get(reply);
   if (done !== null) return relayReply(done);
