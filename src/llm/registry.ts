@@ -8,17 +8,23 @@
 import { ScoutError } from "../errors.ts";
 import type { Backend } from "./types.ts";
 
-const BUILTIN: Record<string, () => Promise<Backend>> = {
-  responses: async () => (await import("./backends/responses.ts")).responsesBackend,
-  openai: async () => (await import("./backends/openai.ts")).openaiBackend,
-  anthropic: async () => (await import("./backends/anthropic.ts")).anthropicBackend,
-  ollama: async () => (await import("./backends/ollama.ts")).ollamaBackend,
-  vllm: async () => (await import("./backends/vllm.ts")).vllmBackend,
-  openwebui: async () => (await import("./backends/openwebui.ts")).openwebuiBackend,
-  bedrock: async () => (await import("./backends/bedrock.ts")).bedrockBackend,
-  relay: async () => (await import("./backends/relay.ts")).relayBackend,
-  huggingface: async () => (await import("./backends/huggingface.ts")).huggingfaceBackend,
-};
+const BUILTIN = new Map<string, () => Promise<Backend>>([
+  ["responses", async () => (await import("./backends/responses.ts")).responsesBackend],
+  ["openai", async () => (await import("./backends/openai.ts")).openaiBackend],
+  ["anthropic", async () => (await import("./backends/anthropic.ts")).anthropicBackend],
+  ["ollama", async () => (await import("./backends/ollama.ts")).ollamaBackend],
+  ["vllm", async () => (await import("./backends/vllm.ts")).vllmBackend],
+  ["openwebui", async () => (await import("./backends/openwebui.ts")).openwebuiBackend],
+  ["bedrock", async () => (await import("./backends/bedrock.ts")).bedrockBackend],
+  ["relay", async () => (await import("./backends/relay.ts")).relayBackend],
+  ["huggingface", async () => (await import("./backends/huggingface.ts")).huggingfaceBackend],
+]);
+
+/**
+ * Built-ins loaded so far: every ask looks its backend up, and a dynamic
+ * `import()` of a loaded module still costs ~25 µs (Deno).
+ */
+const loaded = new Map<string, Backend>();
 
 const registered = new Map<string, Backend>();
 
@@ -58,7 +64,7 @@ export function unregisterBackend(name: string): boolean {
  * @returns names
  */
 export function backendNames(): string[] {
-  return [...new Set([...Object.keys(BUILTIN), ...registered.keys()])];
+  return [...new Set([...BUILTIN.keys(), ...registered.keys()])];
 }
 
 /**
@@ -69,10 +75,15 @@ export function backendNames(): string[] {
  * @throws ScoutError `unknown_backend` ("Unknown backend: <name>", listing the known ones)
  */
 export async function getBackend(name: string): Promise<Backend> {
-  const r = registered.get(name);
+  const r = registered.get(name) ?? loaded.get(name);
   if (r) return r;
-  const load = BUILTIN[name];
-  if (load) return await load();
+  // a Map, not an object: "constructor" or "toString" is no backend
+  const load = BUILTIN.get(name);
+  if (load) {
+    const backend = await load();
+    loaded.set(name, backend);
+    return backend;
+  }
   throw new ScoutError(
     "unknown_backend",
     `Unknown backend: "${name}" (known: ${backendNames().join(", ")})`,

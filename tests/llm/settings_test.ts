@@ -102,5 +102,10 @@ Deno.test("unknown backend → unknown_backend listing the known ones; every Rub
   });
   for (const name of ["bedrock", "huggingface", "relay"]) {
     assert.equal(typeof (await getBackend(name)).query, "function");
+    assert.equal(await getBackend(name), await getBackend(name), "loaded once, then the same");
+  }
+  // names of an object's own machinery are no backends
+  for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+    await assert.rejects(() => getBackend(name), (e) => isScoutError(e, "unknown_backend"));
   }
 });
