@@ -11,15 +11,7 @@
  *
  * @module
  */
-import {
-  closeSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { linkSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 
@@ -89,12 +81,7 @@ function makeHolder(dir: string): string {
   // a file of this name is an earlier process's with this pid: locks linked to
   // it name this process, and are treated as leftovers (cache_lock.ts isStale)
   unlinkQuiet(file);
-  const fd = openSync(file, "w");
-  try {
-    writeSync(fd, holderText());
-  } finally {
-    closeSync(fd);
-  }
+  writeFileSync(file, holderText());
   removeAtExit();
   sweepDead(holders);
   return file;

@@ -110,12 +110,14 @@ function digests(input: CacheKeyInput, versions: number[]): string[] {
   // every other member sorts before or after "v" (sortKeys' order)
   const members = canonicalMembers(input as unknown as Record<string, unknown>);
   const before: Piece[] = ["{"];
+  let after = ""; // members after "v" are never messages: their pieces are strings
   for (const [k, pieces] of members) {
-    if (k > "v") continue;
-    if (before.length > 1) before.push(",");
-    before.push(...pieces);
+    if (k > "v") after += `,${pieces.join("")}`;
+    else {
+      if (before.length > 1) before.push(",");
+      before.push(...pieces);
+    }
   }
-  const after = members.filter(([k]) => k > "v").map(([, m]) => `,${m.join("")}`).join("");
   const head = hashPieces(createHash("sha256"), before);
   const sep = before.length > 1 ? "," : "";
   return versions.map((v) => hashUpdate(head.copy(), `${sep}"v":${v}${after}}`).digest("hex"));
