@@ -11,7 +11,8 @@ import { metaTokens, nonEmpty, type TokenTotals } from "../chat/trace.ts";
 import { type EvidenceItem, fresh, type ReceiptItem } from "./file_evidence.ts";
 import { identityOf, type IdentityType } from "./events.ts";
 import { collectIfGrown } from "../util/gc.ts";
-import { compactTokens, fitted, grown, K, type TokenColumn, tokensAt } from "./typed.ts";
+import { uuidWords } from "./id_table.ts";
+import { compactTokens, fitted, grown, K, putTokens, type TokenColumn, tokensAt } from "./typed.ts";
 
 /** Identity types by number, as the columns keep them. */
 export const TYPES: readonly IdentityType[] = [
@@ -99,7 +100,11 @@ function digest(s: string): number {
 /** What grouping needs of one copy. */
 export interface Copy {
   type: number;
+  /** The identity value (unused when `words` holds it). */
   value: string;
+  /** The identity value as a UUID's words at `wordsAt` (`uuidWords`), or null. */
+  words: Uint32Array | null;
+  wordsAt: number;
   tokens: TokenTotals;
   prid: number;
   /** Its record's `model`, `backend` and `endpoint` (string values only), as name numbers (-1: none). */
@@ -120,6 +125,8 @@ export function copyOf(
   return {
     type: TYPES.indexOf(type),
     value,
+    words: null,
+    wordsAt: 0,
     tokens: metaTokens(m),
     prid: nonEmpty(p) ? digest(String(p)) : 0,
     names: [name(m.model), name(m.backend), name(m.endpoint)],
@@ -173,7 +180,7 @@ export function eventColumns(n: number) {
     type: new Uint8Array(n),
     flags: new Uint8Array(n),
     prid: new Float64Array(n),
-    tokens: new Float64Array(n * K) as TokenColumn,
+    tokens: new Int32Array(n * K) as TokenColumn, // doubles once a value is not an int32
     names: new Int32Array(n * 3), // the canonical record's model, backend, endpoint
     push(
       type: number,
@@ -191,7 +198,7 @@ export function eventColumns(n: number) {
         v.type = grown(v.type, e + 1);
         v.flags = grown(v.flags, e + 1);
         v.prid = grown(v.prid, e + 1);
-        v.tokens = grown(v.tokens as Float64Array, v.first.length * K); // K per event slot
+        v.tokens = grown<TokenColumn>(v.tokens, v.first.length * K); // K per event slot
         v.names = grown(v.names, v.first.length * 3);
       }
       v.first[e] = v.last[e] = it;
@@ -199,7 +206,7 @@ export function eventColumns(n: number) {
       v.type[e] = type;
       v.flags[e] = (chat ? F.chat : F.receipt) | (prid === 0 ? F.pridLack : 0);
       v.prid[e] = prid;
-      TOKEN_KEYS.forEach((k, i) => v.tokens[e * K + i] = t[k]);
+      v.tokens = putTokens(v.tokens, e * K, t);
       v.names.set(names, e * 3);
       return e;
     },
@@ -229,8 +236,8 @@ export function eventColumns(n: number) {
       v.flags[e] = flags;
     },
     /**
-     * Lets go of the room grown ahead of need, and keeps the token values
-     * in 32 bits when they fit (no event is added after).
+     * Lets go of the room grown ahead of need (no event is added after).
+     * Token values are 32-bit unless one of them does not fit.
      */
     fit(): void {
       const n = v.count;
@@ -241,7 +248,9 @@ export function eventColumns(n: number) {
       v.flags = fitted(v.flags, n);
       v.prid = fitted(v.prid, n);
       v.names = fitted(v.names, n * 3);
-      v.tokens = v.tokens instanceof Float64Array ? compactTokens(v.tokens, n * K) : v.tokens;
+      v.tokens = v.tokens instanceof Float64Array
+        ? compactTokens(v.tokens, n * K)
+        : fitted(v.tokens, n * K);
     },
     flagged: (e: number, mask: number) => v.copies[e]! > 1 && (v.flags[e]! & mask) !== 0,
     /** `incompleteEvidence`: one provider response id among the copies, some copy without. */
@@ -260,19 +269,22 @@ function sameAt(d: TokenColumn, at: number, t: TokenTotals): boolean {
 /**
  * Receipt copies waiting for {@link EventTable.finish}, in arrival order, as
  * columns. An identity already grouped is kept as its event (maps only grow:
- * it is still there at the end); others keep their value.
+ * it is still there at the end); others keep their value — a lower-case UUID
+ * (every `inference_id` scout-ai writes) as its 128 bits, any other string
+ * as a copy. A 2 GB store has ~240,000 of them.
  */
 export function pendingReceipts() {
   let count = 0;
   let seqs = new Int32Array(256);
   let pos = new Int32Array(256);
   let types = new Uint8Array(256);
-  let known = new Int32Array(256); // the event, or -1: see values
+  let known = new Int32Array(256); // the event, or -1: see uuids and values
   let prids = new Float64Array(256);
-  let tokens = new Float64Array(256 * K);
+  let tokens: TokenColumn = new Int32Array(256 * K);
   let tools = new Int32Array(256); // index in toolNames, -1 for none
   let names = new Int32Array(256 * 3);
-  const values: (string | undefined)[] = [];
+  let uuids = new Uint32Array(256 * 4); // the value's words, when it is a UUID
+  const values = new Map<number, string>(); // other values
   const toolNames: string[] = [];
   const toolIndex = new Map<string, number>();
   return {
@@ -284,16 +296,19 @@ export function pendingReceipts() {
       known = grown(known, count);
       prids = grown(prids, count);
       tools = grown(tools, count);
-      tokens = grown(tokens, count * K);
+      tokens = grown<TokenColumn>(tokens, count * K);
       names = grown(names, count * 3);
+      uuids = grown(uuids, count * 4);
       names.set(c.names, i * 3);
       seqs[i] = seq;
       pos[i] = p;
       types[i] = c.type;
       known[i] = event;
-      if (event < 0) values[i] = fresh(c.value); // not a slice pinning its chat's text
+      if (event < 0 && !uuidWords(c.value, uuids, i * 4)) {
+        values.set(i, fresh(c.value)); // not a slice pinning its chat's text
+      }
       prids[i] = c.prid;
-      TOKEN_KEYS.forEach((k, j) => tokens[i * K + j] = c.tokens[k]);
+      tokens = putTokens(tokens, i * K, c.tokens);
       let t = -1;
       if (tool !== null) {
         t = toolIndex.get(tool) ?? -1;
@@ -304,27 +319,40 @@ export function pendingReceipts() {
     drain(
       visit: (seq: number, pos: number, c: Copy, tool: string | null, event: number) => void,
     ): void {
+      // one copy record, refilled for each receipt (visit keeps none of it)
+      const c: Copy = {
+        type: 0,
+        value: "",
+        words: null,
+        wordsAt: 0,
+        tokens: tokensAt(tokens, 0),
+        prid: 0,
+        names: [-1, -1, -1],
+      };
       for (let i = 0; i < count; i++) {
-        const c: Copy = {
-          type: types[i]!,
-          value: values[i] ?? "",
-          tokens: tokensAt(tokens, i * K),
-          prid: prids[i]!,
-          names: [names[i * 3]!, names[i * 3 + 1]!, names[i * 3 + 2]!],
-        };
+        c.type = types[i]!;
+        const other = known[i]! >= 0 ? "" : values.get(i);
+        c.value = other ?? "";
+        c.words = other === undefined ? uuids : null;
+        c.wordsAt = i * 4;
+        for (let k = 0; k < K; k++) c.tokens[TOKEN_KEYS[k]!] = tokens[i * K + k]!;
+        c.prid = prids[i]!;
+        for (let k = 0; k < 3; k++) c.names[k] = names[i * 3 + k]!;
         visit(seqs[i]!, pos[i]!, c, tools[i] === -1 ? null : toolNames[tools[i]!]!, known[i]!);
-        if ((i & 16383) === 16383) collectIfGrown(); // the copies made for the visits
+        if ((i & 16383) === 16383) collectIfGrown(); // the columns the visits grew
       }
       // done: let the columns go
       count = 0;
-      values.length = 0;
+      values.clear();
       seqs =
         pos =
         known =
         tools =
           new Int32Array(0);
       types = new Uint8Array(0);
-      prids = tokens = new Float64Array(0);
+      prids = new Float64Array(0);
+      tokens = new Int32Array(0);
+      uuids = new Uint32Array(0);
     },
   };
 }

@@ -110,10 +110,16 @@ export function eventTable(store: ChatStore, capacity = 1024) {
 
   const add = (c: Copy, chat: boolean, seq: number, pos: number, event = -1): number => {
     const it = items.push(seq, pos);
-    const known = event >= 0 ? event : byIdentity[c.type]!.get(c.value);
+    const ids = byIdentity[c.type]!;
+    const known = event >= 0
+      ? event
+      : c.words === null
+      ? ids.get(c.value)
+      : ids.getWords(c.words, c.wordsAt);
     const e = known >= 0 ? known : ev.push(c.type, it, c.tokens, c.prid, chat, c.names);
-    if (known < 0) byIdentity[c.type]!.add(c.value, e);
-    else ev.join(e, it, items, c.tokens, c.prid, chat);
+    if (known >= 0) ev.join(e, it, items, c.tokens, c.prid, chat);
+    else if (c.words === null) ids.add(c.value, e);
+    else ids.addWords(c.words, c.wordsAt, e);
     items.event[it] = e;
     return e;
   };

@@ -21,10 +21,15 @@ function hex(c: number): number {
 }
 
 /**
- * The four 32-bit words of a lower-case UUID into `out`; false when `s` is
- * not one.
+ * The four 32-bit words of a lower-case UUID into `out` (at `at`); false
+ * when `s` is not one.
+ *
+ * @param s a string
+ * @param out where the words go
+ * @param at index of the first word in `out`
+ * @returns whether `s` is a lower-case UUID
  */
-function uuidWords(s: string, out: Uint32Array): boolean {
+export function uuidWords(s: string, out: Uint32Array, at = 0): boolean {
   if (s.length !== 36) return false;
   let w = 0;
   let bits = 0;
@@ -40,7 +45,7 @@ function uuidWords(s: string, out: Uint32Array): boolean {
     word = (word << 4) | v;
     bits += 4;
     if (bits === 32) {
-      out[w++] = word >>> 0;
+      out[at + w++] = word >>> 0;
       word = 0;
       bits = 0;
     }
@@ -54,6 +59,10 @@ export interface IdTable {
   get(key: string): number;
   /** Sets the number of `key` (a key not in the table yet). */
   add(key: string, value: number): void;
+  /** The number of the UUID whose {@link uuidWords} are `w[at…at+4)`, or -1. */
+  getWords(w: Uint32Array, at: number): number;
+  /** Sets the number of the UUID whose words are `w[at…at+4)` (not in the table yet). */
+  addWords(w: Uint32Array, at: number, value: number): void;
   /** Number of keys. */
   readonly size: number;
 }
@@ -101,6 +110,19 @@ export function idTable(): IdTable {
       values[h] = oldValues[i]!;
     }
   };
+  const copyWords = (w: Uint32Array, at: number) => {
+    probe[0] = w[at]!;
+    probe[1] = w[at + 1]!;
+    probe[2] = w[at + 2]!;
+    probe[3] = w[at + 3]!;
+  };
+  const addProbe = (value: number) => {
+    if ((used + 1) * 2 > capacity) grow();
+    const h = slot(probe, words, capacity, values);
+    words.set(probe, h * 4);
+    values[h] = value;
+    used++;
+  };
   return {
     get(key) {
       if (!uuidWords(key, probe)) return other.get(key) ?? -1;
@@ -111,11 +133,15 @@ export function idTable(): IdTable {
         other.set(fresh(key), value); // not a slice pinning a chat's text
         return;
       }
-      if ((used + 1) * 2 > capacity) grow();
-      const h = slot(probe, words, capacity, values);
-      words.set(probe, h * 4);
-      values[h] = value;
-      used++;
+      addProbe(value);
+    },
+    getWords(w, at) {
+      copyWords(w, at);
+      return values[slot(probe, words, capacity, values)]!;
+    },
+    addWords(w, at, value) {
+      copyWords(w, at);
+      addProbe(value);
     },
     get size() {
       return used + other.size;

@@ -14,7 +14,10 @@ import type { TokenTotals } from "../chat/trace.ts";
  * @param need entries needed
  * @returns `a` or a longer copy
  */
-export function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T, need: number): T {
+export function grown<T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(
+  a: T,
+  need: number,
+): T {
   if (a.length >= need) return a;
   const b = new (a.constructor as new (n: number) => T)(Math.max(need, Math.ceil(a.length * 1.5)));
   b.set(a);
@@ -47,6 +50,30 @@ export type TokenColumn = Float64Array | Int32Array;
 export function compactTokens(a: Float64Array, n: number): TokenColumn {
   for (let i = 0; i < n; i++) if ((a[i]! | 0) !== a[i]) return fitted(a, n);
   return Int32Array.from(a.subarray(0, n));
+}
+
+/**
+ * Writes the six token values of `t` at `at`. A column starts as 32-bit
+ * integers (token counts, in practice); the first value that is not one
+ * turns it into doubles, for good.
+ *
+ * @param col token values, six per record
+ * @param at where the record starts
+ * @param t the values
+ * @returns `col`, or its copy as doubles (the caller keeps what is returned)
+ */
+export function putTokens(col: TokenColumn, at: number, t: TokenTotals): TokenColumn {
+  if (col instanceof Int32Array) {
+    for (let i = 0; i < K; i++) {
+      const v = t[TOKEN_KEYS[i]!];
+      if ((v | 0) !== v) {
+        col = Float64Array.from(col);
+        break;
+      }
+    }
+  }
+  for (let i = 0; i < K; i++) col[at + i] = t[TOKEN_KEYS[i]!];
+  return col;
 }
 
 /**

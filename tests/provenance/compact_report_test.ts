@@ -19,7 +19,14 @@ import { rollup } from "../../src/provenance/rollup.ts";
 import { chatStore } from "../../src/provenance/chat_store.ts";
 import { eventTable, type ReportEvents } from "../../src/provenance/event_table.ts";
 import { readChatFacts } from "../../src/provenance/chat_facts.ts";
-import { compactTokens, fitted } from "../../src/provenance/typed.ts";
+import {
+  compactTokens,
+  fitted,
+  K,
+  putTokens,
+  type TokenColumn,
+  tokensAt,
+} from "../../src/provenance/typed.ts";
 import { writeWorkedExample } from "../../fixtures/provenance/generate.ts";
 import { entry, fixtureB, meta, mkJob, rc, tmp, write } from "./support.ts";
 import { storeArb, writeRandomStore } from "./random_store.ts";
@@ -239,8 +246,9 @@ Deno.test("event table: token columns shrink to 32 bits only when every value fi
     join(d.path, "big.chat"),
     [
       "user: q",
-      "meta: pt=3000000000 ct=1 tt=3000000001 inference_id=a",
       "meta: pt=7 ct=1 tt=8 inference_id=b",
+      "meta: pt=3000000000 ct=1 tt=3000000001 inference_id=a",
+      "meta: pt=9 ct=2 tt=11 inference_id=c",
       "assistant: a",
     ].join("\n\n") + "\n",
   );
@@ -249,7 +257,23 @@ Deno.test("event table: token columns shrink to 32 bits only when every value fi
   const facts = readChatFacts(path);
   table.addChat(store.add(facts), facts.evidence);
   table.finish(() => {});
-  assert.deepEqual(table.tokensOf(0), { pt: 3e9, ct: 1, tt: 3e9 + 1, cct: 0, cwt: 0, rt: 0 });
-  assert.deepEqual(table.tokensOf(1), { pt: 7, ct: 1, tt: 8, cct: 0, cwt: 0, rt: 0 });
+  // the column was 32-bit until the second event: the first kept its values
+  assert.deepEqual(table.tokensOf(0), { pt: 7, ct: 1, tt: 8, cct: 0, cwt: 0, rt: 0 });
+  assert.deepEqual(table.tokensOf(1), { pt: 3e9, ct: 1, tt: 3e9 + 1, cct: 0, cwt: 0, rt: 0 });
+  assert.deepEqual(table.tokensOf(2), { pt: 9, ct: 2, tt: 11, cct: 0, cwt: 0, rt: 0 });
   store.close();
+});
+
+Deno.test("event table: a token column is 32-bit until a value does not fit, then doubles", () => {
+  const t = (pt: number) => ({ pt, ct: 1, tt: pt + 1, cct: 0, cwt: 0, rt: 0 });
+  let col: TokenColumn = new Int32Array(3 * K);
+  col = putTokens(col, 0, t(2 ** 31 - 2));
+  assert.ok(col instanceof Int32Array);
+  col = putTokens(col, K, t(0.5)); // not an integer
+  assert.ok(col instanceof Float64Array);
+  col = putTokens(col, 2 * K, t(-3));
+  assert.deepEqual(
+    [0, 1, 2].map((i) => tokensAt(col, i * K)),
+    [t(2 ** 31 - 2), t(0.5), t(-3)],
+  );
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { idTable } from "../../src/provenance/id_table.ts";
+import { idTable, uuidWords } from "../../src/provenance/id_table.ts";
 
 Deno.test("id table: UUIDs and other strings map exactly, through growth", () => {
   const t = idTable();
@@ -17,4 +17,22 @@ Deno.test("id table: UUIDs and other strings map exactly, through growth", () =>
   assert.equal(t.get(randomUUID()), -1);
   assert.equal(t.get("missing"), -1);
   assert.equal(t.size, keys.length + others.length);
+});
+
+Deno.test("id table: a UUID's words find what its string added, and the other way round", () => {
+  const t = idTable();
+  const keys = Array.from({ length: 3000 }, () => randomUUID());
+  const words = new Uint32Array(keys.length * 4);
+  keys.forEach((k, i) => assert.ok(uuidWords(k, words, i * 4), k));
+  // half added by string, half by words, across the table's growth
+  keys.forEach((k, i) => i % 2 === 0 ? t.add(k, i) : t.addWords(words, i * 4, i));
+  keys.forEach((k, i) => {
+    assert.equal(t.get(k), i, k);
+    assert.equal(t.getWords(words, i * 4), i, k);
+  });
+  const stranger = new Uint32Array(4);
+  assert.ok(uuidWords(randomUUID(), stranger, 0));
+  assert.equal(t.getWords(stranger, 0), -1);
+  assert.equal(uuidWords(keys[0]!.toUpperCase(), stranger, 0), false);
+  assert.equal(uuidWords("lineage-ab", stranger, 0), false);
 });

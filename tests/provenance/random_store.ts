@@ -12,6 +12,12 @@ import type { Message } from "../../src/chat/types.ts";
 import { print as printChat } from "../../src/chat/print.ts";
 import { entry, meta, mkJob, write } from "./support.ts";
 
+// Inference ids: short strings, and UUIDs (kept as their bits by the event
+// table when lower-case: `id_table.ts`), one of them upper-case (kept as a string).
+const UUID_B = "0b1e2d3c-4a5b-4c6d-8e7f-90a1b2c3d4e5";
+const UUID_B_UPPER = UUID_B.toUpperCase();
+const UUID_X = "ffffffff-0000-4000-8000-00000000000a";
+
 /** A random store's shape. */
 export const storeArb = fc.record({
   jobs: fc.array(
@@ -21,13 +27,13 @@ export const storeArb = fc.record({
       logs: fc.array(
         fc.array(
           fc.record({
-            id: fc.constantFrom("a", "b", "c", "d", "e", "f", ""),
+            id: fc.constantFrom("a", UUID_B, UUID_B_UPPER, "d", "e", "f", ""),
             prid: fc.constantFrom("", "", "r1", "r2"),
             tt: fc.constantFrom(10, 20, 30),
             cct: fc.constantFrom(0, 5),
             receipt: fc.option(
               fc.record({
-                id: fc.constantFrom("a", "b", "c", "x", ""),
+                id: fc.constantFrom("a", UUID_B, UUID_B_UPPER, UUID_X, ""),
                 tt: fc.constantFrom(10, 20, 31),
                 job: fc.option(fc.nat(5), { nil: null }),
               }),
