@@ -76,8 +76,8 @@ interface Folded {
   fileWeight: Float64Array;
   /** Per node: 1 when it has a weight. */
   weighted: Uint8Array;
-  /** Events whose agreeing copies sit in several files, by file set. */
-  groups: Map<string, { files: number[]; weight: Float64Array }>;
+  /** Events whose agreeing copies sit in several files, one group per file set (first seen first). */
+  groups: { files: number[]; weight: Float64Array }[];
   /** Events whose copies disagree on some token value. */
   specials: Special[];
 }
@@ -96,7 +96,33 @@ export interface SubtreeEvents {
   event(e: number): TokenEvent;
 }
 
-/** Folds the events into weights (token counts are integers, so sums are exact in any order). */
+/** A hash of a list of numbers (to find a file set's group without a key string per event). */
+function listHash(xs: readonly number[]): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < xs.length; i++) h = Math.imul(h ^ xs[i]!, 0x01000193);
+  return h;
+}
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The nodes of `e`'s copies that are in the graph, distinct and ascending (`into` is reused). */
+function eventFiles(events: SubtreeEvents, e: number, into: number[]): number[] {
+  const nodes = events.nodes(e, into);
+  let n = 0;
+  for (let i = 0; i < nodes.length; i++) if (nodes[i]! >= 0) nodes[n++] = nodes[i]!;
+  nodes.length = n;
+  return n === 0 ? nodes : distinctSorted(nodes);
+}
+
+/**
+ * Folds the events into weights (token counts are integers, so sums are
+ * exact in any order). Per event it makes nothing that outlives it but a
+ * new file set's group: a 2 GB store has ~480,000 events.
+ */
 function foldEvents(
   events: SubtreeEvents,
   fileNode: ReadonlyMap<string, number>,
@@ -104,15 +130,15 @@ function foldEvents(
 ): Folded {
   const fileWeight = new Float64Array(n * K);
   const weighted = new Uint8Array(n);
-  const groups = new Map<string, { files: number[]; weight: Float64Array }>();
+  const groups: Folded["groups"] = [];
+  const byHash = new Map<number, number[]>(); // file set hash → its groups
   const specials: Special[] = [];
   const copies: number[] = [];
 
   for (let e = 0; e < events.count(); e++) {
-    if ((e & 16383) === 16383) collectIfGrown(); // the lists made per event
-    const nodes = events.nodes(e, copies).filter((f) => f >= 0);
-    if (nodes.length === 0) continue;
-    const files = distinctSorted(nodes);
+    if ((e & 16383) === 16383) collectIfGrown(); // the event records rebuilt
+    const files = eventFiles(events, e, copies);
+    if (files.length === 0) continue;
     if (!events.uniform(e)) {
       // The copies disagree on some token value (rare): each copy counts where it is.
       const event = events.event(e);
@@ -122,15 +148,19 @@ function foldEvents(
         tokens: metaTokens(item.meta),
         order,
       })).filter((x) => x.node >= 0);
-      specials.push({ event, files, items });
+      specials.push({ event, files: [...files], items });
     } else if (files.length === 1) {
       events.addTokensTo(fileWeight, files[0]! * K, e);
       weighted[files[0]!] = 1;
     } else {
-      const key = files.join(",");
-      const g = groups.get(key) ?? { files, weight: new Float64Array(K) };
-      events.addTokensTo(g.weight, 0, e);
-      groups.set(key, g);
+      const h = listHash(files);
+      const same = byHash.get(h) ?? byHash.set(h, []).get(h)!;
+      let g = same.find((i) => sameList(groups[i]!.files, files));
+      if (g === undefined) {
+        g = groups.push({ files: [...files], weight: new Float64Array(K) }) - 1;
+        same.push(g);
+      }
+      events.addTokensTo(groups[g]!.weight, 0, e);
     }
   }
 
@@ -170,7 +200,7 @@ function weightItems(n: number, folded: Folded): Items {
   };
   for (let f = 0; f < n; f++) if (weighted[f] === 1) bitOfFile(f, fileWeight);
   for (const s of specials) for (const f of s.files) bitOfFile(f, null);
-  for (const g of groups.values()) {
+  for (const g of groups) {
     const b = addBit(g.weight);
     for (const f of g.files) own[f]!.push(b);
   }
@@ -179,6 +209,20 @@ function weightItems(n: number, folded: Folded): Items {
   const weight = Float64Array.from(weights);
 
   return { own, weight, words, fileBit };
+}
+
+/** The nodes of each component, as one list ordered by component (`nodes[start[c]…start[c+1])`). */
+function membersOf(
+  comp: ArrayLike<number>,
+  count: number,
+): { start: Int32Array; nodes: Int32Array } {
+  const start = new Int32Array(count + 1);
+  for (let v = 0; v < comp.length; v++) start[comp[v]! + 1]!++;
+  for (let c = 0; c < count; c++) start[c + 1]! += start[c]!;
+  const at = start.slice(0, count);
+  const nodes = new Int32Array(comp.length);
+  for (let v = 0; v < comp.length; v++) nodes[at[comp[v]!]!++] = v;
+  return { start, nodes };
 }
 
 /**
@@ -197,16 +241,18 @@ export function subtreeTotals(graph: SubtreeGraph, events: SubtreeEvents): Token
   const specials = folded.specials;
 
   const { comp, count } = components(children);
-  const members: number[][] = Array.from({ length: count }, () => []);
-  for (let v = 0; v < n; v++) members[comp[v]!]!.push(v);
+  const members = membersOf(comp, count);
 
   const reaches = reachSets(words, weight);
   const reachOf: Reach[] = new Array(count);
+  const ownItems: number[] = []; // reused: union copies what it keeps
+  const succ = new Set<Reach>();
   for (let c = 0; c < count; c++) {
-    const ownItems: number[] = [];
-    const succ = new Set<Reach>();
-    for (const v of members[c]!) {
-      ownItems.push(...own[v]!);
+    ownItems.length = 0;
+    succ.clear();
+    for (let m = members.start[c]!; m < members.start[c + 1]!; m++) {
+      const v = members.nodes[m]!;
+      for (const b of own[v]!) ownItems.push(b);
       for (const w of children[v]!) if (comp[w] !== c) succ.add(reachOf[comp[w]!]!);
     }
     succ.delete(reaches.empty);
