@@ -43,7 +43,7 @@ export function relationRank(r: Relation): number {
  */
 export function displayEdges(
   edges: readonly ReportEdge[],
-  ends: readonly number[],
+  ends: ArrayLike<number>,
   nodes: readonly ReportNode[],
   ownerOf: readonly (number | null)[],
   callers: ReadonlyMap<number, number> = new Map(),

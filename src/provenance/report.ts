@@ -23,7 +23,13 @@ import type { EventTable } from "./event_table.ts";
 import { jobLabel, logLabel } from "./labels.ts";
 import { displayEdges } from "./display.ts";
 import { societyCallers } from "./society.ts";
-import { type ChatEvidence, type WalkedGraph, walkGraph } from "./report_walk.ts";
+import {
+  type ChatEvidence,
+  edgeRecords,
+  nodeIds,
+  type WalkedGraph,
+  walkGraph,
+} from "./report_walk.ts";
 import { canonicalEvents, eventSummaries } from "./event_reads.ts";
 import { collectIfGrown } from "../util/gc.ts";
 import { costOf, type PriceTable } from "./prices.ts";
@@ -217,6 +223,7 @@ function reportNodes(
 ): { nodes: ReportNode[]; ownerOf: (number | null)[] } {
   const { table } = chats;
   const tt = (e: number) => table.tokensOf(e).tt;
+  const ids = nodeIds(g);
   const ownerOf: (number | null)[] = [];
   const nodes: ReportNode[] = g.refs.map((n, i) => {
     if ((i & 4095) === 4095) collectIfGrown(); // the token sums made per node
@@ -236,13 +243,13 @@ function reportNodes(
     ownerOf.push(hidden !== null ? ownerIdx : null);
     const direct = directTokens(g, chats, i);
     return {
-      id: g.ids[i]!,
+      id: ids[i]!,
       kind: n.kind,
       path: n.path,
       label,
       hidden,
-      owner: hidden !== null && ownerIdx !== null ? g.ids[ownerIdx]! : null,
-      caller: callers.has(i) ? g.ids[callers.get(i)!]! : null,
+      owner: hidden !== null && ownerIdx !== null ? ids[ownerIdx]! : null,
+      caller: callers.has(i) ? ids[callers.get(i)!]! : null,
       job,
       tokens: { direct, subtree: subtree[i]! },
       receipts: n.kind === "chat" ? summarize(receiptsBySource.get(n.path), tt) : null,
@@ -303,13 +310,14 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   o.onPhase?.("nodes");
   collectIfGrown();
   const counts = table.counts();
+  const edges = edgeRecords(g.edges, nodes.map((n) => n.id));
   return {
     root: nodes[0]!.id,
     follow: [...followSet(o.follow)],
     complete,
     nodes,
-    edges: g.edges,
-    displayEdges: displayEdges(g.edges, g.edgeEnds, nodes, ownerOf, callers),
+    edges,
+    displayEdges: displayEdges(edges, g.edges.ends, nodes, ownerOf, callers),
     events: table.view({
       canonical: () => canonicalEvents(table, store),
       summaries: () => eventSummaries(table, store),

@@ -2,7 +2,8 @@
  * The walk behind the `prov` report (issue 16): one traversal indexed into
  * a graph of node numbers (children, first parents, logs, deduplicated
  * edges as columns) while each chat's facts go to the store and the event
- * table as they arrive. Ids and edge records are made once the walk ends.
+ * table as they arrive. Ids and edge records are made by the report's last
+ * stages ({@link nodeIds}, {@link edgeRecords}).
  *
  * @module
  */
@@ -14,6 +15,7 @@ import { fresh } from "./evidence.ts";
 import { jobSummary } from "./labels.ts";
 import { type ChatStore, chatStore } from "./chat_store.ts";
 import { type EventTable, eventTable } from "./event_table.ts";
+import { grown } from "./typed.ts";
 import type { EdgeDetail, JobSummary, ReportEdge, ReportOptions } from "./report_types.ts";
 
 function edgeDetail(d: ReceiptJobReference | null): EdgeDetail | null {
@@ -31,13 +33,13 @@ function edgeDetail(d: ReceiptJobReference | null): EdgeDetail | null {
 const PROGRESS_EVERY = 500;
 /** Node numbers stay below this in numeric edge keys (exact below 2^53). */
 const NODE_LIMIT = 2 ** 21;
-const RELATION_CODE: Record<Relation, number> = {
-  job: 0,
-  dependency: 1,
-  log: 2,
-  result: 3,
-  agent_job: 4,
-};
+/** Relations by code (edge keys and {@link WalkedEdges.codes}). */
+const RELATIONS: readonly Relation[] = ["job", "dependency", "log", "result", "agent_job"];
+const RELATION_CODE = Object.fromEntries(RELATIONS.map((r, i) => [r, i])) as Record<
+  Relation,
+  number
+>;
+const FIRST_VISIT = 8;
 
 /** The graph one walk saw, by node index (the root is 0). */
 export interface WalkedGraph {
@@ -45,8 +47,6 @@ export interface WalkedGraph {
   refs: NodeRef[];
   /** The summary of each job node's `.info` (null for chats). */
   jobs: (JobSummary | null)[];
-  /** Node id per index (one string per node, shared by its edges). */
-  ids: string[];
   /** Children per node, one per record (repeats allowed), in expansion order. */
   children: number[][];
   /** The parent of each node's first edge, -1 for the root. */
@@ -55,16 +55,20 @@ export interface WalkedGraph {
   resultTargets: Set<number>;
   /** The log chats of each job. */
   logsOf: Map<number, number[]>;
-  /** Deduplicated discovery edges (made from the columns below once the walk ends). */
-  edges: ReportEdge[];
-  /** Node indices of each edge: from, to. */
-  edgeEnds: number[];
-  /** Relation of each edge. */
-  edgeRelations: Relation[];
-  /** Whether each edge was its target's first record. */
-  edgeFirstVisits: boolean[];
+  /** The deduplicated discovery edges, as columns ({@link edgeRecords} makes the records). */
+  edges: WalkedEdges;
+}
+
+/** Deduplicated discovery edges by edge number, in discovery order. */
+export interface WalkedEdges {
+  /** Number of edges. */
+  count: number;
+  /** Node indices of each edge: from, to (2 per edge; grown ahead of need). */
+  ends: Int32Array;
+  /** Relation of each edge, as its index in {@link RELATIONS}, plus 8 when it was its target's first record. */
+  codes: Uint8Array;
   /** The receipt entry of each `agent_job` edge, by edge number. */
-  edgeDetails: Map<number, EdgeDetail>;
+  details: Map<number, EdgeDetail>;
 }
 
 /** What each chat's facts gave, as they arrived. */
@@ -79,17 +83,63 @@ function emptyGraph(): WalkedGraph {
   return {
     refs: [],
     jobs: [],
-    ids: [],
     children: [],
     firstFrom: [],
     resultTargets: new Set(),
     logsOf: new Map(),
-    edges: [],
-    edgeEnds: [],
-    edgeRelations: [],
-    edgeFirstVisits: [],
-    edgeDetails: new Map(),
+    edges: { count: 0, ends: new Int32Array(512), codes: new Uint8Array(256), details: new Map() },
   };
+}
+
+/** Adds an edge to the columns. */
+function addEdge(
+  edges: WalkedEdges,
+  from: number,
+  to: number,
+  relation: Relation,
+  firstVisit: boolean,
+  detail: EdgeDetail | null,
+): void {
+  const k = edges.count++;
+  edges.ends = grown(edges.ends, 2 * k + 2);
+  edges.codes = grown(edges.codes, k + 1);
+  edges.ends[2 * k] = from;
+  edges.ends[2 * k + 1] = to;
+  edges.codes[k] = RELATION_CODE[relation] + (firstVisit ? FIRST_VISIT : 0);
+  if (detail !== null) edges.details.set(k, detail);
+}
+
+/**
+ * The node id of each node (`chat:<path>`, `job:<path>`).
+ *
+ * @param g the walked graph
+ * @returns ids by node index
+ */
+export function nodeIds(g: WalkedGraph): string[] {
+  return g.refs.map((n) => nodeId(n.kind, n.path));
+}
+
+/**
+ * The edge records of the report, made last: on a big store they would
+ * otherwise live through every stage after the walk (~165,000 at 2 GB).
+ *
+ * @param edges the walk's edge columns
+ * @param ids node ids by index
+ * @returns the records, in discovery order
+ */
+export function edgeRecords(edges: WalkedEdges, ids: readonly string[]): ReportEdge[] {
+  const out: ReportEdge[] = new Array(edges.count);
+  for (let k = 0; k < edges.count; k++) {
+    const code = edges.codes[k]!;
+    out[k] = {
+      from: ids[edges.ends[2 * k]!]!,
+      to: ids[edges.ends[2 * k + 1]!]!,
+      relation: RELATIONS[code & (FIRST_VISIT - 1)]!,
+      firstVisit: (code & FIRST_VISIT) !== 0,
+      detail: edges.details.get(k) ?? null,
+    };
+  }
+  return out;
 }
 
 /** Walks once, indexing nodes and deduplicating edges, and reads each chat's evidence. */
@@ -141,20 +191,8 @@ export function walkGraph(
     if (edgeKeys.has(key)) continue;
     edgeKeys.add(key);
     if (r.relation === "log") (g.logsOf.get(p) ?? g.logsOf.set(p, []).get(p)!).push(i);
-    if (r.detail !== null) g.edgeDetails.set(g.edgeRelations.length, edgeDetail(r.detail)!);
-    g.edgeEnds.push(p, i);
-    g.edgeRelations.push(r.relation);
-    g.edgeFirstVisits.push(r.firstVisit);
+    addEdge(g.edges, p, i, r.relation, r.firstVisit, edgeDetail(r.detail));
   }
   o.onProgress?.(records, store.count);
-  // Ids and edges are made now, once the walk's own structures are gone.
-  g.ids = g.refs.map((n) => nodeId(n.kind, n.path));
-  g.edges = g.edgeRelations.map((relation, k) => ({
-    from: g.ids[g.edgeEnds[2 * k]!]!,
-    to: g.ids[g.edgeEnds[2 * k + 1]!]!,
-    relation,
-    firstVisit: g.edgeFirstVisits[k]!,
-    detail: g.edgeDetails.get(k) ?? null,
-  }));
   return { g, chats };
 }

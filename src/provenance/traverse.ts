@@ -22,7 +22,7 @@ import {
   type TraversalRecord,
   type TraverseOptions,
 } from "./types.ts";
-import { canonicalPath, nodeId } from "./paths.ts";
+import { canonicalPath } from "./paths.ts";
 import type { provenanceError } from "./errors.ts";
 import {
   defaultJobRoots,
@@ -226,12 +226,16 @@ function* walkWith(
   reader: ChatReader,
   o: WalkOptions,
 ): Generator<TraversalRecord> {
-  const nodes = new Map<string, NodeRef>([[nodeId(rootNode.kind, rootNode.path), rootNode]]);
+  // One node object per kind and path, keyed by the node's own path string:
+  // an id string per node (`chat:<path>`) would be a second copy of every
+  // path for the whole walk (~20 MB on a 2 GB store).
+  const nodes = { chat: new Map<string, NodeRef>(), job: new Map<string, NodeRef>() };
+  nodes[rootNode.kind].set(rootNode.path, rootNode);
   const intern = <T extends NodeRef>(n: T): T => {
-    const id = nodeId(n.kind, n.path);
-    const known = nodes.get(id);
+    const byPath = nodes[n.kind];
+    const known = byPath.get(n.path);
     if (known !== undefined) return known as T;
-    nodes.set(id, n);
+    byPath.set(n.path, n);
     if (n.kind === "chat") reader.discovered(n.path); // it will be read: maybe start now
     return n;
   };
