@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ChildLists } from "./child_lists.ts";
 
 /**
  * Strongly connected components (iterative Tarjan), emitted in reverse
@@ -12,10 +13,9 @@
  * @param children children per node index
  * @returns the component of each node and the number of components
  */
-export function components(
-  children: readonly (readonly number[])[],
-): { comp: Int32Array; count: number } {
-  const n = children.length;
+export function components(children: ChildLists): { comp: Int32Array; count: number } {
+  const n = children.nodes;
+  const { start, list } = children;
   const index = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
   const onStack = new Uint8Array(n);
@@ -33,10 +33,9 @@ export function components(
     while (frames.length > 0) {
       const v = frames[frames.length - 2]!;
       const i = frames[frames.length - 1]!;
-      const kids = children[v]!;
-      if (i < kids.length) {
+      if (start[v]! + i < start[v + 1]!) {
         frames[frames.length - 1] = i + 1;
-        const w = kids[i]!;
+        const w = list[start[v]! + i]!;
         if (index[w] === -1) {
           index[w] = low[w] = counter++;
           stack.push(w);

@@ -22,6 +22,7 @@ import type { ChatStore } from "./chat_store.ts";
 import type { EventTable } from "./event_table.ts";
 import { jobLabel, logLabel } from "./labels.ts";
 import { displayEdges } from "./display.ts";
+import { addChild, childLists, childPairs } from "./child_lists.ts";
 import { societyCallers } from "./society.ts";
 import {
   type ChatEvidence,
@@ -181,9 +182,9 @@ function nodeSums(
   o: ReportOptions,
 ): { subtree: TokenTotals[]; costs: NodeCosts | null } {
   const { store, table } = chats;
-  const children = g.children;
-  g.children = [];
-  for (const [nested, caller] of callers) children[caller]!.push(nested);
+  for (const [nested, caller] of callers) addChild(g.children, caller, nested);
+  const children = childLists(g.refs.length, g.children);
+  g.children = childPairs();
   const fileNode = new Map<string, number>();
   const seqNode = new Int32Array(store.count).fill(-1);
   g.refs.forEach((n, i) => {

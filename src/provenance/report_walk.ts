@@ -16,6 +16,7 @@ import { jobSummary } from "./labels.ts";
 import { type ChatStore, chatStore } from "./chat_store.ts";
 import { type EventTable, eventTable } from "./event_table.ts";
 import { grown } from "./typed.ts";
+import { addChild, type ChildPairs, childPairs } from "./child_lists.ts";
 import type { EdgeDetail, JobSummary, ReportEdge, ReportOptions } from "./report_types.ts";
 
 function edgeDetail(d: ReceiptJobReference | null): EdgeDetail | null {
@@ -47,8 +48,8 @@ export interface WalkedGraph {
   refs: NodeRef[];
   /** The summary of each job node's `.info` (null for chats). */
   jobs: (JobSummary | null)[];
-  /** Children per node, one per record (repeats allowed), in expansion order. */
-  children: number[][];
+  /** (parent, child) per record (repeats allowed), in expansion order: see `childLists`. */
+  children: ChildPairs;
   /** The parent of each node's first edge, -1 for the root. */
   firstFrom: number[];
   /** Nodes reached by a `result` edge. */
@@ -83,7 +84,7 @@ function emptyGraph(): WalkedGraph {
   return {
     refs: [],
     jobs: [],
-    children: [],
+    children: childPairs(),
     firstFrom: [],
     resultTargets: new Set(),
     logsOf: new Map(),
@@ -177,12 +178,11 @@ export function walkGraph(
       // a job's .info is read once, into its summary
       g.refs.push(n.kind === "job" ? { kind: "job", path: n.path, info: null } : n);
       g.jobs.push(n.kind === "job" ? jobSummary(n.path, n.info) : null);
-      g.children.push([]);
       g.firstFrom.push(-1);
     }
     if (r.parent === null || r.relation === null) continue;
     const p = index.get(r.parent)!;
-    g.children[p]!.push(i);
+    addChild(g.children, p, i);
     if (g.firstFrom[i] === -1) g.firstFrom[i] = p;
     if (r.relation === "result") g.resultTargets.add(i);
     const key = r.detail === null && i < NODE_LIMIT

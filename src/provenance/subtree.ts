@@ -18,12 +18,13 @@ import { TOKEN_KEYS } from "../chat/meta.ts";
 import { emptyTokens, metaTokens, type TokenTotals } from "../chat/trace.ts";
 import type { EvidenceItem, TokenEvent } from "./evidence.ts";
 import { components } from "./components.ts";
+import type { ChildLists } from "./child_lists.ts";
 import { collectIfGrown } from "../util/gc.ts";
 
 /** The graph as traversed: every record's edge, in expansion order. */
 export interface SubtreeGraph {
   /** Per node index: its children (repeats allowed), in expansion order. */
-  children: readonly (readonly number[])[];
+  children: ChildLists;
   /** Canonical chat path → node index (where evidence lives). */
   fileNode: ReadonlyMap<string, number>;
 }
@@ -52,15 +53,16 @@ interface Special {
 }
 
 /** BFS order of chat files from `start` (the traversal's first-visit order). */
-function fileOrder(start: number, children: readonly (readonly number[])[]): Map<number, number> {
-  const seen = new Uint8Array(children.length);
+function fileOrder(start: number, children: ChildLists): Map<number, number> {
+  const seen = new Uint8Array(children.nodes);
   const order = new Map<number, number>();
   const queue = [start];
   seen[start] = 1;
   for (let h = 0; h < queue.length; h++) {
     const v = queue[h]!;
     order.set(v, h);
-    for (const w of children[v]!) {
+    for (let k = children.start[v]!; k < children.start[v + 1]!; k++) {
+      const w = children.list[k]!;
       if (seen[w] === 0) {
         seen[w] = 1;
         queue.push(w);
@@ -235,7 +237,7 @@ function membersOf(
  */
 export function subtreeTotals(graph: SubtreeGraph, events: SubtreeEvents): TokenTotals[] {
   const { children, fileNode } = graph;
-  const n = children.length;
+  const n = children.nodes;
   const folded = foldEvents(events, fileNode, n);
   const { own, weight, words, fileBit } = weightItems(n, folded);
   const specials = folded.specials;
@@ -253,7 +255,10 @@ export function subtreeTotals(graph: SubtreeGraph, events: SubtreeEvents): Token
     for (let m = members.start[c]!; m < members.start[c + 1]!; m++) {
       const v = members.nodes[m]!;
       for (const b of own[v]!) ownItems.push(b);
-      for (const w of children[v]!) if (comp[w] !== c) succ.add(reachOf[comp[w]!]!);
+      for (let k = children.start[v]!; k < children.start[v + 1]!; k++) {
+        const w = children.list[k]!;
+        if (comp[w] !== c) succ.add(reachOf[comp[w]!]!);
+      }
     }
     succ.delete(reaches.empty);
     reachOf[c] = ownItems.length === 0 && succ.size <= 1
@@ -372,7 +377,7 @@ function addSpecial(
   root: number,
   reaches: (item: number) => boolean,
   fileBit: ReadonlyMap<number, number>,
-  children: readonly (readonly number[])[],
+  children: ChildLists,
 ): void {
   const reachable = sp.items.filter((x) => reaches(fileBit.get(x.node)!));
   if (reachable.length === 0) return;
