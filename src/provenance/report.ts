@@ -185,14 +185,21 @@ function nodeSums(
   for (const [nested, caller] of callers) addChild(g.children, caller, nested);
   const children = childLists(g.refs.length, g.children);
   g.children = childPairs();
-  const fileNode = new Map<string, number>();
   const seqNode = new Int32Array(store.count).fill(-1);
   g.refs.forEach((n, i) => {
     if (n.kind !== "chat") return;
-    fileNode.set(n.path, i);
     const seq = store.seqOf(n.path);
     if (seq !== undefined) seqNode[seq] = i;
   });
+  // only events whose copies disagree (rare) look chats up by path: made when first asked
+  let byPath: Map<string, number> | null = null;
+  const fileNode = (path: string): number | undefined => {
+    if (byPath === null) {
+      byPath = new Map();
+      g.refs.forEach((n, i) => n.kind === "chat" && byPath!.set(n.path, i));
+    }
+    return byPath.get(path);
+  };
   o.onPhase?.("callers");
   collectIfGrown();
   // an event's copies, as the nodes of the chats they are in (-1: a chat not in the graph)

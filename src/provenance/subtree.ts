@@ -26,7 +26,7 @@ export interface SubtreeGraph {
   /** Per node index: its children (repeats allowed), in expansion order. */
   children: ChildLists;
   /** Canonical chat path → node index (where evidence lives). */
-  fileNode: ReadonlyMap<string, number>;
+  fileNode: (path: string) => number | undefined;
 }
 
 const K = TOKEN_KEYS.length;
@@ -127,7 +127,7 @@ function eventFiles(events: SubtreeEvents, e: number, into: number[]): number[] 
  */
 function foldEvents(
   events: SubtreeEvents,
-  fileNode: ReadonlyMap<string, number>,
+  fileNode: SubtreeGraph["fileNode"],
   n: number,
 ): Folded {
   const fileWeight = new Float64Array(n * K);
@@ -146,7 +146,7 @@ function foldEvents(
       const event = events.event(e);
       const items = event.evidence.map((item, order) => ({
         item,
-        node: fileNode.get(item.source) ?? -1,
+        node: fileNode(item.source) ?? -1,
         tokens: metaTokens(item.meta),
         order,
       })).filter((x) => x.node >= 0);
