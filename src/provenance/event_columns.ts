@@ -158,6 +158,15 @@ export function copies(n: number) {
       c.next[it] = -1;
       return it;
     },
+    /** Makes room for `n` copies in all (at once: growing by halves would copy them twice). */
+    reserve(n: number): void {
+      if (n <= c.file.length) return;
+      c.file = fitted(c.file, n);
+      c.pos = fitted(c.pos, n);
+      c.next = fitted(c.next, n);
+      c.event = fitted(c.event, n);
+      c.local = fitted(c.local, n);
+    },
     /** Lets go of the room grown ahead of need (no copy is added after). */
     fit(): void {
       c.file = fitted(c.file, c.count);
@@ -288,6 +297,10 @@ export function pendingReceipts() {
   const toolNames: string[] = [];
   const toolIndex = new Map<string, number>();
   return {
+    /** Receipts waiting. */
+    get count(): number {
+      return count;
+    },
     push(seq: number, p: number, c: Copy, tool: string | null, event: number): void {
       const i = count++;
       seqs = grown(seqs, count);

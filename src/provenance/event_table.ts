@@ -259,6 +259,7 @@ export function eventTable(store: ChatStore, capacity = 1024) {
      * @param onReceipt visits each receipt copy: its event, chat and tool name
      */
     finish(onReceipt: (e: number, seq: number, toolName: string | null) => void): void {
+      items.reserve(items.count + pending.count); // every receipt is a copy
       pending.drain((seq, pos, c, tool, event) =>
         onReceipt(add(c, false, seq, pos, event), seq, tool)
       );

@@ -26,14 +26,19 @@ export function grown<T extends Int32Array | Float64Array | Uint8Array | Uint32A
 
 /**
  * The first `n` entries of `a` in an array of exactly that length (a column
- * is grown ahead of need; once complete it keeps only what it holds).
+ * is grown ahead of need; once complete it keeps only what it holds), or
+ * all of them and zeros after when `n` is longer.
  *
  * @param a a typed array
  * @param n entries in use
  * @returns `a` when it is that long already, else a copy
  */
 export function fitted<T extends Int32Array | Float64Array | Uint8Array>(a: T, n: number): T {
-  return (a.length === n ? a : a.slice(0, n)) as T;
+  if (a.length === n) return a;
+  if (n < a.length) return a.slice(0, n) as T;
+  const b = new (a.constructor as new (n: number) => T)(n);
+  b.set(a);
+  return b;
 }
 
 /** Token values, six per record: 32-bit when every value fits (the usual case), else doubles. */
