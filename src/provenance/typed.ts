@@ -19,9 +19,21 @@ export function grown<T extends Int32Array | Float64Array | Uint8Array | Uint32A
   need: number,
 ): T {
   if (a.length >= need) return a;
-  const b = new (a.constructor as new (n: number) => T)(Math.max(need, Math.ceil(a.length * 1.5)));
-  b.set(a);
-  return b;
+  return resized(a, Math.max(need, Math.ceil(a.length * 1.5)));
+}
+
+/**
+ * `a`'s entries in an array of length `n` (cut, or extended with zeros),
+ * moved with `ArrayBuffer.prototype.transfer`: the old memory is given back
+ * at once instead of waiting as garbage for a collection. `a` is detached
+ * afterwards: a column must not be held anywhere else.
+ */
+function resized<T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(
+  a: T,
+  n: number,
+): T {
+  const make = a.constructor as new (b: ArrayBuffer) => T;
+  return new make((a.buffer as ArrayBuffer).transfer(n * a.BYTES_PER_ELEMENT));
 }
 
 /**
@@ -29,16 +41,15 @@ export function grown<T extends Int32Array | Float64Array | Uint8Array | Uint32A
  * is grown ahead of need; once complete it keeps only what it holds), or
  * all of them and zeros after when `n` is longer.
  *
- * @param a a typed array
- * @param n entries in use
- * @returns `a` when it is that long already, else a copy
+ * @param a a typed array (detached when its length changes: see {@link grown})
+ * @param n entries wanted
+ * @returns `a` when it is that long already, else the same entries, moved
  */
-export function fitted<T extends Int32Array | Float64Array | Uint8Array>(a: T, n: number): T {
-  if (a.length === n) return a;
-  if (n < a.length) return a.slice(0, n) as T;
-  const b = new (a.constructor as new (n: number) => T)(n);
-  b.set(a);
-  return b;
+export function fitted<T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(
+  a: T,
+  n: number,
+): T {
+  return a.length === n ? a : resized(a, n);
 }
 
 /** Token values, six per record: 32-bit when every value fits (the usual case), else doubles. */
