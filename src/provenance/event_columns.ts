@@ -244,6 +244,18 @@ export function eventColumns(n: number) {
       else if (v.prid[e] !== prid) flags |= F.pridMulti;
       v.flags[e] = flags;
     },
+    /** Makes room for `n` events in all, at once (see `copies().reserve`). */
+    reserve(n: number): void {
+      if (n <= v.first.length) return;
+      v.first = fitted(v.first, n);
+      v.last = fitted(v.last, n);
+      v.copies = fitted(v.copies, n);
+      v.type = fitted(v.type, n);
+      v.flags = fitted(v.flags, n);
+      v.prid = fitted(v.prid, n);
+      v.names = fitted(v.names, n * 3);
+      v.tokens = fitted<TokenColumn>(v.tokens, n * K);
+    },
     /**
      * Lets go of the room grown ahead of need (no event is added after).
      * Token values are 32-bit unless one of them does not fit.
@@ -328,6 +340,19 @@ export function pendingReceipts() {
         if (t === -1) toolIndex.set(tool, t = toolNames.push(fresh(tool)) - 1);
       }
       tools[i] = t;
+    },
+    /**
+     * How many waiting receipts have an identity `find` does not know (an
+     * upper bound of the events they will add: repeats count each time).
+     */
+    unknown(find: (type: number, value: string, words: Uint32Array | null, at: number) => number) {
+      let n = 0;
+      for (let i = 0; i < count; i++) {
+        if (known[i]! >= 0) continue;
+        const other = values.get(i);
+        if (find(types[i]!, other ?? "", other === undefined ? uuids : null, i * 4) < 0) n++;
+      }
+      return n;
     },
     drain(
       visit: (seq: number, pos: number, c: Copy, tool: string | null, event: number) => void,

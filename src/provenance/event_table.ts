@@ -108,14 +108,14 @@ export function eventTable(store: ChatStore, capacity = 1024) {
     return i;
   };
 
+  /** The event of an identity (its value, or its UUID's words at `at`), or -1. */
+  const find = (type: number, value: string, words: Uint32Array | null, at: number): number =>
+    words === null ? byIdentity[type]!.get(value) : byIdentity[type]!.getWords(words, at);
+
   const add = (c: Copy, chat: boolean, seq: number, pos: number, event = -1): number => {
     const it = items.push(seq, pos);
     const ids = byIdentity[c.type]!;
-    const known = event >= 0
-      ? event
-      : c.words === null
-      ? ids.get(c.value)
-      : ids.getWords(c.words, c.wordsAt);
+    const known = event >= 0 ? event : find(c.type, c.value, c.words, c.wordsAt);
     const e = known >= 0 ? known : ev.push(c.type, it, c.tokens, c.prid, chat, c.names);
     if (known >= 0) ev.join(e, it, items, c.tokens, c.prid, chat);
     else if (c.words === null) ids.add(c.value, e);
@@ -259,7 +259,9 @@ export function eventTable(store: ChatStore, capacity = 1024) {
      * @param onReceipt visits each receipt copy: its event, chat and tool name
      */
     finish(onReceipt: (e: number, seq: number, toolName: string | null) => void): void {
-      items.reserve(items.count + pending.count); // every receipt is a copy
+      // room made at once: every receipt is a copy, and those of unknown identities new events
+      items.reserve(items.count + pending.count);
+      ev.reserve(ev.count + pending.unknown(find));
       pending.drain((seq, pos, c, tool, event) =>
         onReceipt(add(c, false, seq, pos, event), seq, tool)
       );
