@@ -55,7 +55,12 @@ function statusKb(pid: number, key: string): number {
 
 async function parent(dir: string, tree: boolean): Promise<void> {
   const bun = join(HERE, "../tools/node_modules/.bin/bun");
-  const p = spawn(bun, [join(HERE, "prov_timeline.ts"), "--child", dir, ...(tree ? ["--tree"] : [])], {
+  const p = spawn(bun, [
+    join(HERE, "prov_timeline.ts"),
+    "--child",
+    dir,
+    ...(tree ? ["--tree"] : []),
+  ], {
     stdio: ["ignore", "inherit", "pipe"],
     env: {
       ...process.env,
@@ -87,7 +92,11 @@ async function parent(dir: string, tree: boolean): Promise<void> {
       }
       const now = statusKb(pid, "VmRSS");
       const mb = (kb: number) => (kb / 1024).toFixed(0);
-      rows.push(`| ${m[1]} | ${(Number(m[2]) / 1000).toFixed(1)} | ${mb(now)} | ${mb(Math.max(high, now))} |`);
+      rows.push(
+        `| ${m[1]} | ${(Number(m[2]) / 1000).toFixed(1)} | ${mb(now)} | ${
+          mb(Math.max(high, now))
+        } |`,
+      );
       high = 0;
     }
   });
