@@ -23,6 +23,7 @@ import { fitted, grown, K, tokensAt } from "./typed.ts";
 import { idTable } from "./id_table.ts";
 import { fresh } from "./file_evidence.ts";
 import { collectIfGrown } from "../util/gc.ts";
+import { pendingReceipts } from "./pending_receipts.ts";
 import {
   CONFLICT,
   copies,
@@ -34,7 +35,6 @@ import {
   firstCopyIdentity,
   NAME_KEYS,
   NOT_UNIFORM,
-  pendingReceipts,
   TYPES,
 } from "./event_columns.ts";
 
