@@ -158,21 +158,20 @@ export function copies(n: number) {
     },
     /** Makes room for `n` copies in all (at once: growing by halves would copy them twice). */
     reserve(n: number): void {
-      if (n <= c.file.length) return;
-      c.file = fitted(c.file, n);
-      c.pos = fitted(c.pos, n);
-      c.next = fitted(c.next, n);
-      c.event = fitted(c.event, n);
-      c.local = fitted(c.local, n);
+      if (n > c.file.length) sizeTo(n);
     },
     /** Lets go of the room grown ahead of need (no copy is added after). */
     fit(): void {
-      c.file = fitted(c.file, c.count);
-      c.pos = fitted(c.pos, c.count);
-      c.next = fitted(c.next, c.count);
-      c.event = fitted(c.event, c.count);
-      c.local = fitted(c.local, c.count);
+      sizeTo(c.count);
     },
+  };
+  /** Every column with room for exactly `n` copies. */
+  const sizeTo = (n: number) => {
+    c.file = fitted(c.file, n);
+    c.pos = fitted(c.pos, n);
+    c.next = fitted(c.next, n);
+    c.event = fitted(c.event, n);
+    c.local = fitted(c.local, n);
   };
   return c;
 }
@@ -245,13 +244,7 @@ export function eventColumns(n: number) {
     /** Makes room for `n` events in all, at once (see `copies().reserve`). */
     reserve(n: number): void {
       if (n <= v.first.length) return;
-      v.first = fitted(v.first, n);
-      v.last = fitted(v.last, n);
-      v.copies = fitted(v.copies, n);
-      v.type = fitted(v.type, n);
-      v.flags = fitted(v.flags, n);
-      v.prid = fitted(v.prid, n);
-      v.names = fitted(v.names, n * 3);
+      sizeTo(n);
       v.tokens = fitted<TokenColumn>(v.tokens, n * K);
     },
     /**
@@ -260,13 +253,7 @@ export function eventColumns(n: number) {
      */
     fit(): void {
       const n = v.count;
-      v.first = fitted(v.first, n);
-      v.last = fitted(v.last, n);
-      v.copies = fitted(v.copies, n);
-      v.type = fitted(v.type, n);
-      v.flags = fitted(v.flags, n);
-      v.prid = fitted(v.prid, n);
-      v.names = fitted(v.names, n * 3);
+      sizeTo(n);
       v.tokens = v.tokens instanceof Float64Array
         ? compactTokens(v.tokens, n * K)
         : fitted(v.tokens, n * K);
@@ -276,6 +263,16 @@ export function eventColumns(n: number) {
     incomplete: (e: number) =>
       v.copies[e]! > 1 && v.prid[e] !== 0 &&
       (v.flags[e]! & (F.pridMulti | F.pridLack)) === F.pridLack,
+  };
+  /** Every column but the tokens with room for exactly `n` events. */
+  const sizeTo = (n: number) => {
+    v.first = fitted(v.first, n);
+    v.last = fitted(v.last, n);
+    v.copies = fitted(v.copies, n);
+    v.type = fitted(v.type, n);
+    v.flags = fitted(v.flags, n);
+    v.prid = fitted(v.prid, n);
+    v.names = fitted(v.names, n * 3);
   };
   return v;
 }
