@@ -32,7 +32,7 @@ import {
   walkGraph,
 } from "./report_walk.ts";
 import { canonicalEvents, eventSummaries } from "./event_reads.ts";
-import { collectIfGrown } from "../util/gc.ts";
+import { collectBeforeBurst, collectIfGrown } from "../util/gc.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import {
   addJobReceipts,
@@ -301,7 +301,9 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   const complete = warnings.length === 0;
 
   o.onPhase?.("problems");
-  collectIfGrown();
+  // before each burst of new data (receipts, node records, edge records), a
+  // collection on a big store: the burst then lands on live data only
+  collectBeforeBurst();
   const receiptsBySource = receiptSummaries((visit) =>
     table.finish((e, seq, tool) => visit(e, store.path(seq), tool))
   );
@@ -311,12 +313,12 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   const callers = societyCallers(g.refs, g.logsOf);
   const { subtree, costs } = nodeSums(g, chats, callers, o);
   o.onPhase?.("subtree");
-  collectIfGrown();
+  collectBeforeBurst();
   const { nodes, ownerOf } = reportNodes(g, chats, receiptsBySource, subtree, callers);
   if (costs !== null) nodes.forEach((n, i) => n.cost = costs[i]!);
 
   o.onPhase?.("nodes");
-  collectIfGrown();
+  collectBeforeBurst();
   const counts = table.counts();
   const edges = edgeRecords(g.edges, nodes.map((n) => n.id));
   return {
