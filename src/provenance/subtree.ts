@@ -157,7 +157,8 @@ function foldEvents(
     } else {
       const h = listHash(files);
       const same = byHash.get(h) ?? byHash.set(h, []).get(h)!;
-      let g = same.find((i) => sameList(groups[i]!.files, files));
+      let g: number | undefined;
+      for (const i of same) if (sameList(groups[i]!.files, files)) g = i;
       if (g === undefined) {
         g = groups.push({ files: [...files], weight: new Float64Array(K) }) - 1;
         same.push(g);

@@ -12,13 +12,18 @@
  * @module
  */
 
+/** Bun's collector handle, or undefined under another runtime. */
+function bunRuntime(): { gc(force: boolean): void } | undefined {
+  return (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+}
+
 /**
  * Collects the young generation now when the runtime offers it (Bun); a
  * no-op elsewhere. Cheap (a few ms at most): call it every few MB of
  * garbage, not per object.
  */
 export function collectYoungGarbage(): void {
-  (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(false);
+  bunRuntime()?.gc(false);
 }
 
 /**
@@ -42,7 +47,7 @@ let settled = 128 * 1048576;
  * @param mb the least growth that triggers a collection (default 48)
  */
 export function collectIfGrown(mb = 48): void {
-  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  const bun = bunRuntime();
   if (bun === undefined) return;
   const rss = process.memoryUsage.rss();
   if (rss < settled + Math.max(mb * 1048576, settled / 8)) return;
@@ -62,7 +67,7 @@ export function collectIfGrown(mb = 48): void {
  * @param floorMb the resident size below which nothing is done (default 160)
  */
 export function collectBeforeBurst(floorMb = 160): void {
-  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  const bun = bunRuntime();
   if (bun === undefined || process.memoryUsage.rss() < floorMb * 1048576) return;
   bun.gc(true);
   settled = process.memoryUsage.rss();
@@ -73,5 +78,5 @@ export function collectBeforeBurst(floorMb = 160): void {
  * live heap is tiny, where it costs about a millisecond.
  */
 export function collectAllGarbage(): void {
-  (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
+  bunRuntime()?.gc(true);
 }
