@@ -7,6 +7,7 @@
  */
 import type { Relation } from "./types.ts";
 import type { DisplayEdge, ReportEdge, ReportNode } from "./report_types.ts";
+import { fitted } from "./typed.ts";
 
 const RANK: Record<Relation, number> = {
   dependency: 0,
@@ -39,7 +40,8 @@ export function relationRank(r: Relation): number {
  * @param nodes report nodes, by index
  * @param ownerOf index of each hidden node's owner, else null
  * @param callers nested society log index → its caller's log index
- * @returns display edges
+ * @returns the display edges, and the node indices of their ends (`from`,
+ *   `to` pairs: what the renderers walk, see `display_index.ts`)
  */
 export function displayEdges(
   edges: readonly ReportEdge[],
@@ -47,8 +49,9 @@ export function displayEdges(
   nodes: readonly ReportNode[],
   ownerOf: readonly (number | null)[],
   callers: ReadonlyMap<number, number> = new Map(),
-): DisplayEdge[] {
+): { edges: DisplayEdge[]; ends: Int32Array } {
   const out: DisplayEdge[] = [];
+  let outEnds = new Int32Array(2 * edges.length);
   const seen = new Set<number>();
   const n = nodes.length;
   for (let k = 0; k < edges.length; k++) {
@@ -61,7 +64,10 @@ export function displayEdges(
     const key = (from * n + to) * 5 + RANK[e.relation]; // (from, to, relation), as one number
     if (seen.has(key)) continue;
     seen.add(key);
+    outEnds[2 * out.length] = from;
+    outEnds[2 * out.length + 1] = to;
     out.push({ from: nodes[from]!.id, to: e.to, relation: e.relation });
   }
-  return out;
+  outEnds = fitted(outEnds, 2 * out.length);
+  return { edges: out, ends: outEnds };
 }

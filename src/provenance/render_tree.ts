@@ -7,9 +7,9 @@
  * @module
  */
 import type { TokenTotals } from "../chat/trace.ts";
-import type { Relation } from "./types.ts";
 import { human, tokenText } from "./format.ts";
-import { type ProvenanceReport, relationRank, type ReportNode } from "./report.ts";
+import type { ProvenanceReport, ReportNode } from "./report.ts";
+import { displayChildren, rootIndex } from "./display_index.ts";
 import type { NodeCost } from "./report_types.ts";
 import { middleShorten } from "./labels.ts";
 
@@ -41,27 +41,6 @@ export function shownTokens(n: ReportNode, o: RenderOptions): TokenTotals {
  */
 export function shownLabel(n: ReportNode, o: RenderOptions): string {
   return o.long ? n.path : middleShorten(n.label ?? n.path);
-}
-
-/**
- * Display children per node id, stably sorted by relation rank.
- *
- * @param report the report
- * @returns node id → `[childId, relation]` list
- */
-export function displayChildren(
-  report: ProvenanceReport,
-): Map<string, { to: string; relation: Relation }[]> {
-  const out = new Map<string, { to: string; relation: Relation }[]>();
-  for (const e of report.displayEdges) {
-    let list = out.get(e.from);
-    if (list === undefined) out.set(e.from, list = []);
-    list.push({ to: e.to, relation: e.relation });
-  }
-  for (const list of out.values()) {
-    list.sort((a, b) => relationRank(a.relation) - relationRank(b.relation));
-  }
-  return out;
 }
 
 /**
@@ -112,23 +91,26 @@ export function renderTree(report: ProvenanceReport, o: RenderOptions = {}): str
  * @returns the lines, in order
  */
 export function* treeLines(report: ProvenanceReport, o: RenderOptions = {}): Generator<string> {
-  const byId = new Map(report.nodes.map((n) => [n.id, n]));
-  const kids = displayChildren(report);
-  const printed = new Set<string>();
-  const stack: { id: string; depth: number; relation: Relation | null }[] = [
-    { id: report.root, depth: 0, relation: null },
-  ];
+  // by node index: no map keyed by id strings (a big store's ids are tens of MB once read)
+  const { ends, lists } = displayChildren(report);
+  const printed = new Uint8Array(report.nodes.length);
+  // triples: node index, depth, the display edge it was reached by (-1 for the root)
+  const stack = [rootIndex(report), 0, -1];
   while (stack.length > 0) {
-    const { id, depth, relation } = stack.pop()!;
-    const n = byId.get(id)!;
+    const edge = stack.pop()!;
+    const depth = stack.pop()!;
+    const i = stack.pop()!;
+    const n = report.nodes[i]!;
     const indent = "  ".repeat(depth);
-    const prefix = relation === "agent_job" ? "delegated-job " : "";
+    const prefix = edge !== -1 && report.displayEdges[edge]!.relation === "agent_job"
+      ? "delegated-job "
+      : "";
     const label = ` ${prefix}${shownLabel(n, o)}`;
-    if (printed.has(id)) {
+    if (printed[i] === 1) {
       yield `${indent}${n.kind}${label} (seen)`;
       continue;
     }
-    printed.add(id);
+    printed[i] = 1;
     const tokens = tokenText(shownTokens(n, o));
     const cost = n.cost === undefined
       ? ""
@@ -136,9 +118,9 @@ export function* treeLines(report: ProvenanceReport, o: RenderOptions = {}): Gen
     yield `${indent}${n.kind}${tokens === "" ? "" : " " + tokens}${cost}${label}`;
     const note = annotation(n);
     if (note !== null) yield `${indent}  ${note}`;
-    const list = kids.get(id) ?? [];
-    for (let i = list.length - 1; i >= 0; i--) {
-      stack.push({ id: list[i]!.to, depth: depth + 1, relation: list[i]!.relation });
+    for (let p = lists.start[i + 1]! - 1; p >= lists.start[i]!; p--) {
+      const k = lists.list[p]!;
+      stack.push(ends[2 * k + 1]!, depth + 1, k);
     }
   }
   if (o.component) yield* coverageLines(report);

@@ -22,6 +22,7 @@ import type { ChatStore } from "./chat_store.ts";
 import type { EventTable } from "./event_table.ts";
 import { jobLabel, logLabel } from "./labels.ts";
 import { displayEdges } from "./display.ts";
+import { keepDisplayEnds } from "./display_index.ts";
 import { addChild, childLists, childPairs } from "./child_lists.ts";
 import { societyCallers } from "./society.ts";
 import {
@@ -321,13 +322,15 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   collectBeforeBurst();
   const counts = table.counts();
   const edges = edgeRecords(g.edges, nodes.map((n) => n.id));
+  const display = displayEdges(edges, g.edges.ends, nodes, ownerOf, callers);
+  keepDisplayEnds(display.edges, display.ends);
   return {
     root: nodes[0]!.id,
     follow: [...followSet(o.follow)],
     complete,
     nodes,
     edges,
-    displayEdges: displayEdges(edges, g.edges.ends, nodes, ownerOf, callers),
+    displayEdges: display.edges,
     events: table.view({
       canonical: () => canonicalEvents(table, store),
       summaries: () => eventSummaries(table, store),
