@@ -155,6 +155,7 @@ export function walkGraph(
   const chats: ChatEvidence = { store, table: eventTable(store) };
   const run = walkProvenance(root, {
     ...o,
+    releaseInfo: true, // read once, into its summary (below)
     onError,
     onFacts: (facts) => {
       chats.table.addChat(store.add(facts), facts.evidence);

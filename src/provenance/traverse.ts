@@ -144,6 +144,12 @@ export interface WalkHooks {
   onFacts?: (facts: ChatFacts) => void;
   /** Queued chats that start the read-ahead helper thread (default 1,000; `Infinity`: never). */
   helperThreshold?: number;
+  /**
+   * Lets each job's `.info` go once the job is expanded (its first record
+   * carried it): the report keeps only a summary, and 20,000 parsed `.info`
+   * files would otherwise live as long as the walk.
+   */
+  releaseInfo?: boolean;
 }
 
 /**
@@ -173,6 +179,7 @@ export function walkProvenance(
     onFacts: o.onFacts,
     helperThreshold: o.helperThreshold,
     ...(o.toolCalls ? { toolCalls: true } : {}),
+    ...(o.releaseInfo ? { releaseInfo: true } : {}),
     env: o.env,
   });
 }
@@ -281,6 +288,7 @@ function* walkWith(
       const infoError = infoErrors.get(p.node);
       infoErrors.delete(p.node);
       expandJob(p.node, infoError, { ...o, reader, resolve, insideRoots, report, push });
+      if (o.releaseInfo) p.node.info = null;
     }
     reader.flush(); // the chats this node queued go to the helper together
   }
