@@ -7,7 +7,7 @@
  * resident size when it ended and the highest sample since the previous
  * stage ended, then the peak (`VmHWM`).
  *
- *   tools/deno run -A bench/prov_timeline.ts bench/out/prov-10 [--tree]
+ *   tools/deno run -A bench/prov_timeline.ts bench/out/prov-10 [--tree] [--json]
  *
  * Unlike `bench/prov_stages.ts` (live data per stage, after forced
  * collections), this shows the garbage too: the peak is live data plus what
@@ -15,18 +15,20 @@
  * 2 GB (when the collector happens to run): compare several.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { openSync, readFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PROV_RAM_BYTES } from "../src/cli/respawn.ts";
 
 const HERE = resolve(new URL(".", import.meta.url).pathname);
 const args = process.argv.slice(2);
 
-if (args[0] === "--child") await child(args[1]!, args.includes("--tree"));
-else await parent(resolve(args[0] ?? "bench/out/prov-1"), args.includes("--tree"));
+const views = args.filter((a) => a === "--tree" || a === "--json");
+if (args[0] === "--child") {
+  await child(args[1]!, views.includes("--tree"), views.includes("--json"));
+} else await parent(resolve(args[0] ?? "bench/out/prov-1"), views);
 
 /** Builds the report (and the tree), printing each stage's end on stderr. */
-async function child(dir: string, tree: boolean): Promise<void> {
+async function child(dir: string, tree: boolean, json: boolean): Promise<void> {
   const { provenanceReport } = await import("../src/provenance/report.ts");
   const { treeLines } = await import("../src/provenance/render_tree.ts");
   const t0 = performance.now();
@@ -42,6 +44,25 @@ async function child(dir: string, tree: boolean): Promise<void> {
     for (const line of treeLines(report, { component: false, long: false })) chars += line.length;
     mark(`tree (${chars} characters)`);
   }
+  if (json) {
+    // as `llm prov --json` writes it (src/cli/llm_prov.ts), into /dev/null
+    const { provenanceJsonChunks } = await import("../src/provenance/json.ts");
+    const { collectIfGrown } = await import("../src/util/gc.ts");
+    const fd = openSync("/dev/null", "w");
+    let written = 0;
+    let list = "nodes";
+    for (const chunk of provenanceJsonChunks(report)) {
+      for (const next of ["edges", "events", "totals"]) {
+        if (chunk.includes(`\n"${next}":`)) {
+          mark(`--json ${list}`);
+          list = next;
+        }
+      }
+      writeSync(fd, chunk);
+      if (++written % 64 === 0) collectIfGrown();
+    }
+    mark(`--json ${list}`);
+  }
 }
 
 function statusKb(pid: number, key: string): number {
@@ -53,13 +74,13 @@ function statusKb(pid: number, key: string): number {
   }
 }
 
-async function parent(dir: string, tree: boolean): Promise<void> {
+async function parent(dir: string, views: string[]): Promise<void> {
   const bun = join(HERE, "../tools/node_modules/.bin/bun");
   const p = spawn(bun, [
     join(HERE, "prov_timeline.ts"),
     "--child",
     dir,
-    ...(tree ? ["--tree"] : []),
+    ...views,
   ], {
     stdio: ["ignore", "inherit", "pipe"],
     env: {
@@ -102,7 +123,7 @@ async function parent(dir: string, tree: boolean): Promise<void> {
   });
   const code = await new Promise<number>((r) => p.on("close", (c) => r(c ?? 1)));
   clearInterval(sampler);
-  console.log(`store ${dir}${tree ? " (report and tree)" : " (report)"}`);
+  console.log(`store ${dir} (report${views.map((v) => ", " + v.slice(2)).join("")})`);
   console.log("| stage ended | s | RSS MB then | highest RSS MB since the previous stage |");
   console.log("|---|--:|--:|--:|");
   for (const row of rows) console.log(row);
