@@ -26,33 +26,45 @@ export function collectYoungGarbage(): void {
   bunRuntime()?.gc(false);
 }
 
-/**
- * Resident size after the last {@link collectIfGrown} collection; at first,
- * a size below which collecting is not worth its time.
- */
-let settled = 128 * 1048576;
+/** Below this resident size a collection is not worth its time (see {@link collectIfGrown}). */
+const FLOOR = 160 * 1048576;
 
 /**
- * A full collection when the process has grown since the last one by an
- * eighth of its size then, and at least `mb` megabytes (Bun only; a no-op
- * elsewhere). JavaScriptCore decides when to collect by the size of its own
- * heap, and a walk's garbage is mostly file text held outside it: without
- * this the resident size of `llm prov` grows by hundreds of MB of garbage on
- * a big store. Growth in proportion keeps the number of collections (each
- * costs time in proportion to the live heap) logarithmic in the live size.
- * Checking the resident size costs a fraction of a millisecond (it reads
- * `/proc`): call this every few hundred files. Freed memory is reused before
- * the process grows again, so this bounds the growth rather than the size.
+ * The engine's heap (JavaScriptCore counts strings and typed arrays in it)
+ * right after the last collection made here: the live data then.
+ */
+let liveHeap = 0;
+
+/** A full collection now, noting what it left alive. */
+function collectNow(bun: { gc(force: boolean): void }): void {
+  bun.gc(true);
+  liveHeap = process.memoryUsage().heapUsed;
+}
+
+/**
+ * A full collection when the engine's heap has grown since the last one by
+ * an eighth of what was live then, and at least `mb` megabytes (Bun only,
+ * above 160 MB resident; a no-op elsewhere). JavaScriptCore decides when to
+ * collect by its own measure, and a walk's garbage is mostly file text it
+ * hardly counts: without this the resident size of `llm prov` grows by
+ * hundreds of MB of garbage on a big store. Growth in proportion keeps the
+ * number of collections (each costs time in proportion to the live heap)
+ * logarithmic in the live size.
+ *
+ * The growth is the heap's, not the resident size's: freed memory goes back
+ * to the system only some time after a collection, so the resident size
+ * just after one overstates what lived, and steps measured from it ratcheted
+ * up (the 2 GB bench store's walk peaked ~15 MB higher). The check costs a
+ * few microseconds: call this every few hundred files.
  *
  * @param mb the least growth that triggers a collection (default 48)
  */
 export function collectIfGrown(mb = 48): void {
   const bun = bunRuntime();
-  if (bun === undefined) return;
-  const rss = process.memoryUsage.rss();
-  if (rss < settled + Math.max(mb * 1048576, settled / 8)) return;
-  bun.gc(true);
-  settled = process.memoryUsage.rss();
+  if (bun === undefined || process.memoryUsage.rss() < FLOOR) return;
+  const heap = process.memoryUsage().heapUsed;
+  if (heap < liveHeap + Math.max(mb * 1048576, liveHeap / 8)) return;
+  collectNow(bun);
 }
 
 /**
@@ -69,8 +81,7 @@ export function collectIfGrown(mb = 48): void {
 export function collectBeforeBurst(floorMb = 160): void {
   const bun = bunRuntime();
   if (bun === undefined || process.memoryUsage.rss() < floorMb * 1048576) return;
-  bun.gc(true);
-  settled = process.memoryUsage.rss();
+  collectNow(bun);
 }
 
 /**
