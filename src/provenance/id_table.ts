@@ -3,8 +3,8 @@
  * Inference ids are UUIDs (`randomUUID`, 36 characters): a string key costs
  * about 100 bytes with its map entry, so a store's identity maps were among
  * the largest things a report kept. Lower-case UUIDs are kept as their 128
- * bits in an open-addressing table of typed arrays (about 40 bytes each at
- * worst load); any other string goes in a `Map`. The packing is exact (a
+ * bits in typed arrays (about 30 bytes each: {@link idTable}); any other
+ * string goes in a `Map`. The packing is exact (a
  * string is a key of the table only when it is a lower-case UUID, and two
  * such strings with the same bits are equal), so lookups never confuse two
  * identities.
@@ -12,6 +12,7 @@
  * @module
  */
 import { fresh } from "./file_evidence.ts";
+import { grown } from "./typed.ts";
 
 /** Hex digit value of a lower-case hex character code, else -1. */
 function hex(c: number): number {
@@ -68,46 +69,49 @@ export interface IdTable {
 }
 
 /**
- * An empty table.
+ * An empty table. Lower-case UUIDs are kept densely, in the order they came
+ * (four words and a value each: 20 bytes, grown by half), and found through
+ * an open-addressing index of key numbers (4 bytes a slot, at most half
+ * full): about 30 bytes a key, against 40 for words and values in the slots
+ * themselves, and a growth that copies no words.
  *
  * @returns the table
  */
 export function idTable(): IdTable {
-  let capacity = 1024; // a power of two
-  let words = new Uint32Array(capacity * 4);
-  let values = new Int32Array(capacity).fill(-1);
+  let slots = new Int32Array(1024).fill(-1); // key number per slot; a power of two long
+  let keyWords = new Uint32Array(256 * 4);
+  let keyValues = new Int32Array(256);
   let used = 0;
   const other = new Map<string, number>();
   const probe = new Uint32Array(4);
 
-  const slot = (w: Uint32Array, ws: Uint32Array, cap: number, vs: Int32Array): number => {
-    let h = Math.imul(
-      w[0]! ^ Math.imul(w[1]!, 0x9e3779b1) ^ Math.imul(w[2]!, 0x85ebca6b) ^ w[3]!,
+  const hash = (w: Uint32Array, at: number): number => {
+    const h = Math.imul(
+      w[at]! ^ Math.imul(w[at + 1]!, 0x9e3779b1) ^ Math.imul(w[at + 2]!, 0x85ebca6b) ^ w[at + 3]!,
       0xc2b2ae35,
     );
-    h = (h ^ (h >>> 15)) & (cap - 1);
-    for (;;) {
-      if (vs[h] === -1) return h;
-      const at = h * 4;
-      if (ws[at] === w[0] && ws[at + 1] === w[1] && ws[at + 2] === w[2] && ws[at + 3] === w[3]) {
-        return h;
-      }
-      h = (h + 1) & (cap - 1);
+    return h ^ (h >>> 15);
+  };
+  /** The slot of the probe's words: the one holding them, or the empty one they would go in. */
+  const slot = (): number => {
+    const mask = slots.length - 1;
+    for (let h = hash(probe, 0) & mask;; h = (h + 1) & mask) {
+      const k = slots[h]!;
+      if (k === -1) return h;
+      const at = k * 4;
+      if (
+        keyWords[at] === probe[0] && keyWords[at + 1] === probe[1] &&
+        keyWords[at + 2] === probe[2] && keyWords[at + 3] === probe[3]
+      ) return h;
     }
   };
   const grow = () => {
-    const oldWords = words;
-    const oldValues = values;
-    capacity *= 2;
-    words = new Uint32Array(capacity * 4);
-    values = new Int32Array(capacity).fill(-1);
-    const w = new Uint32Array(4);
-    for (let i = 0; i < oldValues.length; i++) {
-      if (oldValues[i] === -1) continue;
-      w.set(oldWords.subarray(i * 4, i * 4 + 4));
-      const h = slot(w, words, capacity, values);
-      words.set(w, h * 4);
-      values[h] = oldValues[i]!;
+    slots = new Int32Array(slots.length * 2).fill(-1);
+    const mask = slots.length - 1;
+    for (let k = 0; k < used; k++) {
+      let h = hash(keyWords, k * 4) & mask;
+      while (slots[h] !== -1) h = (h + 1) & mask;
+      slots[h] = k;
     }
   };
   const copyWords = (w: Uint32Array, at: number) => {
@@ -116,17 +120,22 @@ export function idTable(): IdTable {
     probe[2] = w[at + 2]!;
     probe[3] = w[at + 3]!;
   };
+  const valueOfProbe = (): number => {
+    const k = slots[slot()]!;
+    return k === -1 ? -1 : keyValues[k]!;
+  };
   const addProbe = (value: number) => {
-    if ((used + 1) * 2 > capacity) grow();
-    const h = slot(probe, words, capacity, values);
-    words.set(probe, h * 4);
-    values[h] = value;
-    used++;
+    if ((used + 1) * 2 > slots.length) grow();
+    keyWords = grown(keyWords, (used + 1) * 4);
+    keyValues = grown(keyValues, used + 1);
+    keyWords.set(probe, used * 4);
+    keyValues[used] = value;
+    slots[slot()] = used++;
   };
   return {
     get(key) {
       if (!uuidWords(key, probe)) return other.get(key) ?? -1;
-      return values[slot(probe, words, capacity, values)]!;
+      return valueOfProbe();
     },
     add(key, value) {
       if (!uuidWords(key, probe)) {
@@ -137,7 +146,7 @@ export function idTable(): IdTable {
     },
     getWords(w, at) {
       copyWords(w, at);
-      return values[slot(probe, words, capacity, values)]!;
+      return valueOfProbe();
     },
     addWords(w, at, value) {
       copyWords(w, at);
