@@ -5,7 +5,9 @@
  * by the engine until something reads it), held tens of MB while the tree was
  * written. `provenanceReport` keeps the indices it made beside the display
  * edges it returns; a report from elsewhere (built by hand, read back from
- * JSON, display edges replaced) gets them from its ids.
+ * JSON, display edges replaced by a new array) gets them from its ids. An
+ * edge changed in place, in the array the report came with, is not noticed:
+ * a caller that edits display edges gives the report a new array.
  *
  * @module
  */
