@@ -101,11 +101,13 @@ export function registerCompletion(program: Command, ctx: CliContext): void {
       "after",
       "\nWorkflow, task and endpoint names come from the search roots when you press TAB\n" +
         "(./workflows, $SCOUT_HOME/workflows, ./etc/AI, $SCOUT_HOME/etc/AI).\n\n" +
-        "Examples:\n  scout-ai completion bash > /tmp/scout-ai.bash\n" +
-        "  scout-ai completion fish > /tmp/scout-ai.fish\n\n" +
-        "Install: source <(scout-ai completion bash) in ~/.bashrc; for zsh put\n" +
-        "'source <(scout-ai completion zsh)' in ~/.zshrc; for fish save it as\n" +
-        "~/.config/fish/completions/scout-ai.fish.",
+        "Examples (installing for bash, loaded on demand by bash-completion, and for fish):\n" +
+        "  mkdir -p ~/.local/share/bash-completion/completions\n" +
+        "  scout-ai completion bash > ~/.local/share/bash-completion/completions/scout-ai\n" +
+        "  mkdir -p ~/.config/fish/completions\n" +
+        "  scout-ai completion fish > ~/.config/fish/completions/scout-ai.fish\n\n" +
+        "Or put 'source <(scout-ai completion bash)' in ~/.bashrc; for zsh put\n" +
+        "'source <(scout-ai completion zsh)' in ~/.zshrc.",
     )
     .action(async (shell, workflow, opts) => {
       if (opts.list !== undefined) {
