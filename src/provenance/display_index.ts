@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { type ChildLists, childLists, childPairs } from "./child_lists.ts";
+import { addChild, type ChildLists, childLists, childPairs } from "./child_lists.ts";
 import { relationRank } from "./display.ts";
 import type { DisplayEdge, ProvenanceReport } from "./report_types.ts";
 
@@ -83,12 +83,9 @@ export interface DisplayChildren {
 export function displayChildren(report: ProvenanceReport): DisplayChildren {
   const edges = report.displayEdges;
   const ends = displayEnds(report);
-  const pairs = childPairs();
-  pairs.pairs = new Int32Array(2 * edges.length);
+  const pairs = childPairs(); // (from node, display edge number)
   for (let k = 0; k < edges.length; k++) {
-    if (ends[2 * k]! < 0 || ends[2 * k + 1]! < 0) continue;
-    pairs.pairs[2 * pairs.count] = ends[2 * k]!;
-    pairs.pairs[2 * pairs.count++ + 1] = k;
+    if (ends[2 * k]! >= 0 && ends[2 * k + 1]! >= 0) addChild(pairs, ends[2 * k]!, k);
   }
   const lists = childLists(report.nodes.length, pairs);
   const rank = (k: number) => relationRank(edges[k]!.relation);
