@@ -44,7 +44,7 @@ const FIRST_VISIT = 8;
 
 /** The graph one walk saw, by node index (the root is 0). */
 export interface WalkedGraph {
-  /** One NodeRef per node (jobs without their `.info`: see `jobs`). */
+  /** One NodeRef per node (a job's `.info` is let go once expanded: see `jobs`). */
   refs: NodeRef[];
   /** The summary of each job node's `.info` (null for chats). */
   jobs: (JobSummary | null)[];
@@ -163,8 +163,7 @@ export function walkGraph(
     },
   });
   const g = emptyGraph();
-  // Node index by object: the traversal hands out one NodeRef object per node
-  // (weakly: once the walk ends, its job nodes and their .info go).
+  // Node index by object: the traversal hands out one NodeRef object per node.
   const index = new WeakMap<NodeRef, number>();
   // Edge keys: a number for plain edges, text for receipt edges (their address).
   const edgeKeys = new Set<number | string>();
@@ -176,8 +175,8 @@ export function walkGraph(
       i = g.refs.length;
       index.set(r.node, i);
       const n = r.node;
-      // a job's .info is read once, into its summary
-      g.refs.push(n.kind === "job" ? { kind: "job", path: n.path, info: null } : n);
+      // a job's .info is read once, into its summary (the walk lets it go: releaseInfo)
+      g.refs.push(n);
       g.jobs.push(n.kind === "job" ? jobSummary(n.path, n.info) : null);
       g.firstFrom.push(-1);
     }
