@@ -59,11 +59,32 @@ export function addChild(c: ChildPairs, parent: number, child: number): void {
  * @returns the lists
  */
 export function childLists(nodes: number, c: ChildPairs): ChildLists {
-  const start = new Int32Array(nodes + 1);
-  for (let k = 0; k < c.count; k++) start[c.pairs[2 * k]! + 1]!++;
-  for (let v = 0; v < nodes; v++) start[v + 1]! += start[v]!;
-  const at = start.slice(0, nodes);
-  const list = new Int32Array(c.count);
-  for (let k = 0; k < c.count; k++) list[at[c.pairs[2 * k]!]!++] = c.pairs[2 * k + 1]!;
-  return { nodes, start, list };
+  return bucketLists(nodes, c.count, (k) => c.pairs[2 * k]!, (k) => c.pairs[2 * k + 1]!);
+}
+
+/**
+ * Items grouped by bucket, each bucket's in item order (a counting sort):
+ * item `i` goes to bucket `bucketOf(i)` as `valueOf(i)`. What
+ * {@link childLists} does with pairs, and the subtree sums with the nodes
+ * of each strongly connected component.
+ *
+ * @param buckets number of buckets (`0…buckets-1`)
+ * @param items number of items (`0…items-1`)
+ * @param bucketOf each item's bucket
+ * @param valueOf what each item puts in its bucket
+ * @returns the buckets as ranges of one list (`nodes` is the number of buckets)
+ */
+export function bucketLists(
+  buckets: number,
+  items: number,
+  bucketOf: (item: number) => number,
+  valueOf: (item: number) => number,
+): ChildLists {
+  const start = new Int32Array(buckets + 1);
+  for (let i = 0; i < items; i++) start[bucketOf(i) + 1]!++;
+  for (let b = 0; b < buckets; b++) start[b + 1]! += start[b]!;
+  const at = start.slice(0, buckets);
+  const list = new Int32Array(items);
+  for (let i = 0; i < items; i++) list[at[bucketOf(i)]!++] = valueOf(i);
+  return { nodes: buckets, start, list };
 }

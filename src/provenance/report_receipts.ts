@@ -6,6 +6,7 @@
  * @module
  */
 import type { ReceiptSummary, ReportNode } from "./report_types.ts";
+import { sortDistinct } from "./typed.ts";
 
 /** Receipt events and tool names found in one chat. */
 export interface ReceiptsOfChat {
@@ -22,9 +23,8 @@ export type ReceiptCopies = (
 
 /** The distinct numbers of a list, ascending, in a typed array (~240,000 events at 2 GB: no Set each). */
 function distinct(list: readonly number[]): Int32Array {
-  const a = Int32Array.from(list).sort();
-  let n = 0;
-  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[n - 1]) a[n++] = a[i]!;
+  const a = Int32Array.from(list);
+  const n = sortDistinct(a);
   return n === a.length ? a : a.slice(0, n);
 }
 

@@ -18,7 +18,8 @@ import { TOKEN_KEYS } from "../chat/meta.ts";
 import { emptyTokens, metaTokens, type TokenTotals } from "../chat/trace.ts";
 import type { EvidenceItem, TokenEvent } from "./evidence.ts";
 import { components } from "./components.ts";
-import type { ChildLists } from "./child_lists.ts";
+import { bucketLists, type ChildLists } from "./child_lists.ts";
+import { sortDistinct } from "./typed.ts";
 import { collectIfGrown } from "../util/gc.ts";
 
 /** The graph as traversed: every record's edge, in expansion order. */
@@ -34,16 +35,6 @@ const K = TOKEN_KEYS.length;
 function sameTokens(a: TokenTotals, b: TokenTotals): boolean {
   for (const k of TOKEN_KEYS) if (a[k] !== b[k]) return false;
   return true;
-}
-
-/** The distinct numbers of a list, ascending (the list is reused). */
-function distinctSorted(xs: number[]): number[] {
-  if (xs.length === 1) return xs;
-  xs.sort((a, b) => a - b);
-  let n = 1;
-  for (let i = 1; i < xs.length; i++) if (xs[i] !== xs[n - 1]) xs[n++] = xs[i]!;
-  xs.length = n;
-  return xs;
 }
 
 interface Special {
@@ -117,7 +108,8 @@ function eventFiles(events: SubtreeEvents, e: number, into: number[]): number[] 
   let n = 0;
   for (let i = 0; i < nodes.length; i++) if (nodes[i]! >= 0) nodes[n++] = nodes[i]!;
   nodes.length = n;
-  return n === 0 ? nodes : distinctSorted(nodes);
+  if (n > 1) nodes.length = sortDistinct(nodes);
+  return nodes;
 }
 
 /**
@@ -214,20 +206,6 @@ function weightItems(n: number, folded: Folded): Items {
   return { own, weight, words, fileBit };
 }
 
-/** The nodes of each component, as one list ordered by component (`nodes[start[c]…start[c+1])`). */
-function membersOf(
-  comp: ArrayLike<number>,
-  count: number,
-): { start: Int32Array; nodes: Int32Array } {
-  const start = new Int32Array(count + 1);
-  for (let v = 0; v < comp.length; v++) start[comp[v]! + 1]!++;
-  for (let c = 0; c < count; c++) start[c + 1]! += start[c]!;
-  const at = start.slice(0, count);
-  const nodes = new Int32Array(comp.length);
-  for (let v = 0; v < comp.length; v++) nodes[at[comp[v]!]!++] = v;
-  return { start, nodes };
-}
-
 /**
  * Subtree totals of every node: what `provenanceTokenTotals` (deduplicated
  * total) would return with that node as the root and full follow.
@@ -244,7 +222,7 @@ export function subtreeTotals(graph: SubtreeGraph, events: SubtreeEvents): Token
   const specials = folded.specials;
 
   const { comp, count } = components(children);
-  const members = membersOf(comp, count);
+  const members = bucketLists(count, n, (v) => comp[v]!, (v) => v); // each component's nodes
 
   const reaches = reachSets(words, weight);
   const reachOf: Reach[] = new Array(count);
@@ -254,7 +232,7 @@ export function subtreeTotals(graph: SubtreeGraph, events: SubtreeEvents): Token
     ownItems.length = 0;
     succ.clear();
     for (let m = members.start[c]!; m < members.start[c + 1]!; m++) {
-      const v = members.nodes[m]!;
+      const v = members.list[m]!;
       for (const b of own[v]!) ownItems.push(b);
       for (let k = children.start[v]!; k < children.start[v + 1]!; k++) {
         const w = children.list[k]!;

@@ -52,6 +52,20 @@ export function fitted<T extends Int32Array | Float64Array | Uint8Array | Uint32
   return a.length === n ? a : resized(a, n);
 }
 
+/**
+ * Sorts `xs` ascending in place and moves its distinct values to the front.
+ *
+ * @param xs numbers (a JS array or 32-bit integers)
+ * @returns how many distinct values now lead `xs`
+ */
+export function sortDistinct(xs: number[] | Int32Array): number {
+  if (xs instanceof Int32Array) xs.sort();
+  else xs.sort((a, b) => a - b);
+  let n = 0;
+  for (let i = 0; i < xs.length; i++) if (n === 0 || xs[i] !== xs[n - 1]) xs[n++] = xs[i]!;
+  return n;
+}
+
 /** Token values, six per record: 32-bit when every value fits (the usual case), else doubles. */
 export type TokenColumn = Float64Array | Int32Array;
 
