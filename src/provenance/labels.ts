@@ -55,6 +55,24 @@ export function jobLabel(job: JobSummary): string {
 }
 
 /** The innermost `society/<Agent>/<conversation>.chat` of a log path (nested societies too). */
+/** `…/log/agent.chat` (also with doubled or trailing slashes, as `node:path` reads them). */
+const AGENT_LOG = /(?:^|\/)log\/+agent\.chat\/*$/;
+
+/**
+ * Whether a chat is a job's top-level agent log: its basename is
+ * `agent.chat` and its directory's is `log`. Tested without making the
+ * basenames (one test per node of a big store's report).
+ *
+ * @param path a chat's path
+ * @returns true for `…/log/agent.chat`
+ */
+export function isTopLevelAgentLog(path: string): boolean {
+  return AGENT_LOG.test(path);
+}
+
+/** What a job's log chats' paths have after the job's. */
+const LOG_DIR = ".files/log/";
+
 const SOCIETY_LOG = /(?:^|\/)society\/([^/]+)\/([^/]+)\.chat$/;
 
 /**
@@ -85,8 +103,10 @@ export function societyLog(path: string): { agent: string; conversation: string 
 export function logLabel(path: string, ownerPath: string | null, rootDir?: string): string {
   const society = societyLog(path);
   if (society) return `${society.agent} · ${society.conversation}`;
-  const prefix = ownerPath === null ? null : ownerPath + ".files/log/";
-  if (prefix !== null && path.startsWith(prefix)) return path.slice(prefix.length);
+  // (no `ownerPath + ".files/log/"` string: one per node of a big store, read once)
+  if (
+    ownerPath !== null && path.startsWith(ownerPath) && path.startsWith(LOG_DIR, ownerPath.length)
+  ) return path.slice(ownerPath.length + LOG_DIR.length);
   return rootDir === undefined ? path : relative(rootDir, path);
 }
 
@@ -102,6 +122,9 @@ export const LABEL_MAX = 60;
  * @returns the label, at most `max` characters
  */
 export function middleShorten(label: string, max = LABEL_MAX): string {
+  // a label is often a rope or a substring of its path: `length` (UTF-16 units,
+  // never fewer than its characters) answers most calls without reading it
+  if (label.length <= max) return label;
   const chars = [...label];
   if (chars.length <= max) return label;
   const tail = Math.ceil((max - 1) / 2);

@@ -11,6 +11,7 @@
  */
 import { basename, dirname } from "node:path";
 import type { TokenTotals } from "../chat/trace.ts";
+import { TOKEN_KEYS } from "../chat/meta.ts";
 import type { ReceiptProblem } from "../chat/receipts.ts";
 import type { JobRef, ProvenanceError } from "./types.ts";
 import { followSet } from "./traverse.ts";
@@ -20,7 +21,7 @@ import { problemKey } from "./tokens.ts";
 import { type SubtreeEvents, type SubtreeGraph, subtreeTotals } from "./subtree.ts";
 import type { ChatStore } from "./chat_store.ts";
 import type { EventTable } from "./event_table.ts";
-import { jobLabel, logLabel } from "./labels.ts";
+import { isTopLevelAgentLog, jobLabel, logLabel } from "./labels.ts";
 import { displayEdges } from "./display.ts";
 import { keepDisplayEnds } from "./display_index.ts";
 import { addChild, childLists, childPairs } from "./child_lists.ts";
@@ -110,9 +111,7 @@ function hiddenReason(g: WalkedGraph, i: number): HiddenReason | null {
   const n = g.refs[i]!;
   if (i === 0 || n.kind !== "chat") return null;
   if (g.resultTargets.has(i)) return "result_chat";
-  return basename(n.path) === "agent.chat" && basename(dirname(n.path)) === "log"
-    ? "top_level_agent_log"
-    : null;
+  return isTopLevelAgentLog(n.path) ? "top_level_agent_log" : null;
 }
 
 /** The chats whose metas are node `i`'s own: a chat itself, a job's log chats (read ones). */
@@ -222,6 +221,15 @@ function nodeSums(
   return { subtree, costs };
 }
 
+/**
+ * A node's direct tokens, as its subtree's record when the two are equal (a
+ * leaf's are): one record for both on most nodes of a big store (issue 16).
+ */
+function sharedTokens(direct: TokenTotals, subtree: TokenTotals): TokenTotals {
+  for (const k of TOKEN_KEYS) if (direct[k] !== subtree[k]) return direct;
+  return subtree;
+}
+
 /** The report nodes, and the owner index of each hidden node (else null). */
 function reportNodes(
   g: WalkedGraph,
@@ -233,6 +241,7 @@ function reportNodes(
   const { table } = chats;
   const tt = (e: number) => table.tokensOf(e).tt;
   const ids = nodeIds(g);
+  const rootDir = dirname(g.refs[0]!.path);
   const ownerOf: (number | null)[] = [];
   const nodes: ReportNode[] = g.refs.map((n, i) => {
     if ((i & 4095) === 4095) collectIfGrown(); // the token sums made per node
@@ -246,11 +255,11 @@ function reportNodes(
       else if (i === 0) label = basename(n.path);
       else {
         const owner = ownerIdx === null ? null : g.refs[ownerIdx]!.path;
-        label = logLabel(n.path, owner, dirname(g.refs[0]!.path));
+        label = logLabel(n.path, owner, rootDir);
       }
     }
     ownerOf.push(hidden !== null ? ownerIdx : null);
-    const direct = directTokens(g, chats, i);
+    const direct = sharedTokens(directTokens(g, chats, i), subtree[i]!);
     return {
       id: ids[i]!,
       kind: n.kind,

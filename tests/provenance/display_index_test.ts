@@ -139,3 +139,20 @@ Deno.test("traversal: releaseInfo lets a job's .info go once it is expanded; the
   const jobs = report.nodes.filter((n) => n.kind === "job");
   assert.ok(jobs.length > 0 && jobs.every((n) => n.job !== null && n.job.workflow !== null));
 });
+
+Deno.test("a node whose direct and subtree tokens are equal holds one record for both", () => {
+  const report = provenanceReport(join(SOCIETY, "plan.chat"), {
+    jobRoots: [join(SOCIETY, "jobs")],
+  });
+  let shared = 0;
+  let apart = 0;
+  for (const n of report.nodes) {
+    const { direct, subtree } = n.tokens;
+    const equal = JSON.stringify(direct) === JSON.stringify(subtree);
+    // equal values: the same object (one record on a big store's leaves); else two
+    assert.equal(direct === subtree, equal, n.id);
+    if (equal) shared++;
+    else apart++;
+  }
+  assert.ok(shared > 0 && apart > 0, `${shared} shared, ${apart} apart`);
+});

@@ -5,7 +5,8 @@
  * differ from it.
  */
 import { logLabel } from "../../src/provenance/report.ts";
-import { LABEL_MAX, middleShorten } from "../../src/provenance/labels.ts";
+import { isTopLevelAgentLog, LABEL_MAX, middleShorten } from "../../src/provenance/labels.ts";
+import { basename, dirname } from "node:path";
 import { shownLabel } from "../../src/provenance/render_tree.ts";
 import { emptyTokens } from "../../src/chat/trace.ts";
 import assert from "node:assert/strict";
@@ -137,6 +138,12 @@ Deno.test("log labels name the agent of a society log, nested and one-shot ones 
   assert.equal(logLabel(log + "round-1/agent.chat", job), "round-1/agent.chat");
   assert.equal(logLabel("/elsewhere/society.chat", job), "/elsewhere/society.chat");
   assert.equal(logLabel("/x/society/A/b.chat", null), "A · b");
+  // the owner's path must be followed by `.files/log/`, not merely be a prefix
+  assert.equal(
+    logLabel("/w/jobs/Planner/ask/Default_xy.chat.files/log/a.chat", job),
+    "/w/jobs/Planner/ask/Default_xy.chat.files/log/a.chat",
+  );
+  assert.equal(logLabel(job + ".files/logs/a.chat", job), job + ".files/logs/a.chat");
   // a chat outside any job: relative to the root's directory
   assert.equal(logLabel("/w/runs/other.chat", null, "/w"), "runs/other.chat");
   assert.equal(logLabel("/elsewhere/x.chat", null, "/w/runs"), "../../elsewhere/x.chat");
@@ -166,4 +173,48 @@ Deno.test("labels are shortened in the middle, never cut at the end; -l keeps fu
   };
   assert.equal([...shownLabel(node, {})].length, LABEL_MAX);
   assert.equal(shownLabel(node, { long: true }), node.path);
+});
+
+Deno.test("middleShorten's length shortcut answers as reading every character does", () => {
+  const reference = (label: string, max = LABEL_MAX) => {
+    const chars = [...label];
+    if (chars.length <= max) return label;
+    const tail = Math.ceil((max - 1) / 2);
+    const head = max - 1 - tail;
+    return chars.slice(0, head).join("") + "…" + chars.slice(chars.length - tail).join("");
+  };
+  // more UTF-16 units than the limit, but not more characters: unchanged
+  assert.equal(middleShorten("😀".repeat(40), 60), "😀".repeat(40));
+  fc.assert(
+    fc.property(
+      fc.string({ unit: fc.constantFrom("a", "·", "😀", "/"), maxLength: 90 }),
+      fc.integer({ min: 3, max: 70 }),
+      (label, max) => middleShorten(label, max) === reference(label, max),
+    ),
+    { numRuns: 2000 },
+  );
+});
+
+Deno.test("top-level agent logs are found without making basenames, as basename/dirname say", () => {
+  const byBasenames = (p: string) => basename(p) === "agent.chat" && basename(dirname(p)) === "log";
+  for (const p of ["/j/x.files/log/agent.chat", "log/agent.chat", "/a/log//agent.chat"]) {
+    assert.equal(isTopLevelAgentLog(p), true, p);
+  }
+  for (const p of ["/j/x.files/log/r/agent.chat", "/a/catalog/agent.chat", "/a/log/agent.chats"]) {
+    assert.equal(isTopLevelAgentLog(p), false, p);
+  }
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom("log", "agent.chat", "", "a", "xlog", "agent.chatx"), {
+        minLength: 1,
+        maxLength: 6,
+      }),
+      fc.boolean(),
+      (parts, absolute) => {
+        const p = (absolute ? "/" : "") + parts.join("/");
+        return isTopLevelAgentLog(p) === byBasenames(p);
+      },
+    ),
+    { numRuns: 3000 },
+  );
 });
