@@ -194,7 +194,7 @@ function tokensBody(r: ProvenanceReport | null, totals: unknown): Json {
       deduplicated_total: "all inferences of the root, each counted once (the cost)",
     },
     totals,
-    nodes: (r?.nodes ?? []).map((n) => ({
+    nodes: Array.from(r?.nodes ?? [], (n) => ({
       id: n.id,
       hidden: n.hidden !== null,
       direct: n.tokens.direct,

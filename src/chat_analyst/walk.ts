@@ -16,6 +16,7 @@ import {
   provenanceJson,
   type ProvenanceReport,
   provenanceReport,
+  type ReportNode,
   traverseProvenance,
 } from "../provenance/mod.ts";
 import { type ProvenanceToolCall, toolCallCollector } from "../provenance/tool_calls.ts";
@@ -110,7 +111,8 @@ export function provenanceWalk(file: string, jobsDirs: readonly string[]): Analy
     onChatFacts: collector.onFacts,
   });
   // a chat's job: the first job edge into it (what the traversal records say)
-  const jobs = new Map(report.nodes.filter((n) => n.kind === "job").map((n) => [n.id, n]));
+  const jobs = new Map<string, ReportNode>();
+  for (const n of report.nodes) if (n.kind === "job") jobs.set(n.id, n);
   for (const e of report.edges) {
     const job = jobs.get(e.from);
     if (job === undefined || !e.to.startsWith("chat:")) continue;

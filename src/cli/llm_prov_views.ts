@@ -179,7 +179,8 @@ export async function writeHtml(
   const r = rollup(report, dims(by ?? "agent,model"), prices ?? undefined);
   collectIfGrown(); // the events rebuilt for it
   if (prices) reportUnpriced(r, io);
-  const visible = report.nodes.filter((n) => n.hidden === null).length;
+  let visible = 0;
+  for (const n of report.nodes) if (n.hidden === null) visible++;
   const svg = visible > HTML_GRAPH_LIMIT ? null : svgOf(renderDot(report, view), io);
   const details = pageDetails(report);
   collectIfGrown(); // the parsed chats behind the shortened messages

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Relation } from "./types.ts";
-import type { DisplayEdge, ReportEdge, ReportNode } from "./report_types.ts";
+import type { DisplayEdge, ReportEdge } from "./report_types.ts";
 import { fitted } from "./typed.ts";
 
 const RANK: Record<Relation, number> = {
@@ -46,18 +46,18 @@ export function relationRank(r: Relation): number {
 export function displayEdges(
   edges: readonly ReportEdge[],
   ends: ArrayLike<number>,
-  nodes: readonly ReportNode[],
+  nodes: { ids: readonly string[]; hidden: ArrayLike<number> },
   ownerOf: readonly (number | null)[],
   callers: ReadonlyMap<number, number> = new Map(),
 ): { edges: DisplayEdge[]; ends: Int32Array } {
   const out: DisplayEdge[] = [];
   let outEnds = new Int32Array(2 * edges.length);
   const seen = new Set<number>();
-  const n = nodes.length;
+  const n = nodes.ids.length;
   for (let k = 0; k < edges.length; k++) {
     const e = edges[k]!;
     const to = ends[2 * k + 1]!;
-    if (nodes[to]!.hidden !== null) continue;
+    if (nodes.hidden[to] !== 0) continue;
     const caller = e.relation === "log" ? callers.get(to) : undefined;
     const from = caller ?? ownerOf[ends[2 * k]!] ?? ends[2 * k]!;
     if (from === to) continue;
@@ -66,7 +66,7 @@ export function displayEdges(
     seen.add(key);
     outEnds[2 * out.length] = from;
     outEnds[2 * out.length + 1] = to;
-    out.push({ from: nodes[from]!.id, to: e.to, relation: e.relation });
+    out.push({ from: nodes.ids[from]!, to: e.to, relation: e.relation });
   }
   outEnds = fitted(outEnds, 2 * out.length);
   return { edges: out, ends: outEnds };

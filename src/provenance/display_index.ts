@@ -42,7 +42,7 @@ export function displayEnds(report: ProvenanceReport): Int32Array {
   const edges = report.displayEdges;
   const ends = kept.get(edges);
   if (ends !== undefined && ends.length === 2 * edges.length) return ends;
-  const index = new Map(report.nodes.map((n, i) => [n.id, i]));
+  const index = new Map(Array.from(report.nodes, (n, i) => [n.id, i]));
   const out = new Int32Array(2 * edges.length);
   edges.forEach((e, k) => {
     out[2 * k] = index.get(e.from) ?? -1;
@@ -59,9 +59,12 @@ export function displayEnds(report: ProvenanceReport): Int32Array {
  * @returns a node index
  */
 export function rootIndex(report: ProvenanceReport): number {
-  return report.nodes[0]?.id === report.root
-    ? 0
-    : report.nodes.findIndex((n) => n.id === report.root);
+  let i = 0;
+  for (const n of report.nodes) {
+    if (n.id === report.root) return i;
+    i++;
+  }
+  return -1;
 }
 
 /** Display children by node index: each node's display edge numbers. */

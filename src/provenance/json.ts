@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ProvenanceReport } from "./report.ts";
+import type { ProvenanceReport, ReportNode } from "./report.ts";
 import type { TokenEvent } from "./evidence.ts";
 
 /** The schema name of the document. */
@@ -45,7 +45,7 @@ export function provenanceJson(report: ProvenanceReport): {
     root: report.root,
     follow: report.follow,
     complete: report.complete,
-    nodes: report.nodes.map(nodeJson),
+    nodes: Array.from(report.nodes, (n) => nodeJson(n)),
     edges: report.edges.map(edgeJson),
     events: Array.from(report.events, eventJson),
     totals: report.totals,
@@ -53,7 +53,7 @@ export function provenanceJson(report: ProvenanceReport): {
   };
 }
 
-function nodeJson(n: ProvenanceReport["nodes"][number]): unknown {
+function nodeJson(n: ReportNode): unknown {
   return {
     id: n.id,
     kind: n.kind,

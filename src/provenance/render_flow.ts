@@ -51,7 +51,7 @@ export function flowShortId(n: ReportNode): string {
  * @returns the flow model
  */
 export function flowModel(report: ProvenanceReport, o: RenderOptions = {}): FlowModel {
-  const visible = report.nodes.filter((n) => n.hidden === null);
+  const visible = Array.from(report.nodes).filter((n) => n.hidden === null);
   const byPath = (a: ReportNode, b: ReportNode) => compareBytes(a.path, b.path);
   const byId = new Map(visible.map((n) => [n.id, n]));
   const deps = new Map<string, ReportNode[]>();

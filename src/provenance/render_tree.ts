@@ -100,7 +100,7 @@ export function* treeLines(report: ProvenanceReport, o: RenderOptions = {}): Gen
     const edge = stack.pop()!;
     const depth = stack.pop()!;
     const i = stack.pop()!;
-    const n = report.nodes[i]!;
+    const n = report.nodes.at(i)!;
     const indent = "  ".repeat(depth);
     const prefix = edge !== -1 && report.displayEdges[edge]!.relation === "agent_job"
       ? "delegated-job "

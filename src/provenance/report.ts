@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { basename, dirname } from "node:path";
+import { dirname } from "node:path";
 import type { TokenTotals } from "../chat/trace.ts";
 import { TOKEN_KEYS } from "../chat/meta.ts";
 import type { ReceiptProblem } from "../chat/receipts.ts";
@@ -18,10 +18,12 @@ import { followSet } from "./traverse.ts";
 import { nodeId } from "./paths.ts";
 import { identityConflict } from "./evidence.ts";
 import { problemKey } from "./tokens.ts";
-import { type SubtreeEvents, type SubtreeGraph, subtreeTotals } from "./subtree.ts";
+import { type SubtreeEvents, type SubtreeGraph, subtreeSums } from "./subtree.ts";
 import type { ChatStore } from "./chat_store.ts";
 import type { EventTable } from "./event_table.ts";
-import { isTopLevelAgentLog, jobLabel, logLabel } from "./labels.ts";
+import { isTopLevelAgentLog } from "./labels.ts";
+import { hiddenCode, nodeTable, type ReportNodes } from "./node_table.ts";
+import { compactTokens, type TokenColumn } from "./typed.ts";
 import { displayEdges } from "./display.ts";
 import { keepDisplayEnds } from "./display_index.ts";
 import { addChild, childLists, childPairs } from "./child_lists.ts";
@@ -36,12 +38,7 @@ import {
 import { canonicalEvents, eventSummaries } from "./event_reads.ts";
 import { collectBeforeBurst, collectIfGrown } from "../util/gc.ts";
 import { costOf, type PriceTable } from "./prices.ts";
-import {
-  addJobReceipts,
-  type ReceiptsOfChat,
-  receiptSummaries,
-  summarize,
-} from "./report_receipts.ts";
+import { nodeReceipts, type ReceiptsOfChat, receiptSummaries } from "./report_receipts.ts";
 import type {
   HiddenReason,
   NodeCost,
@@ -152,7 +149,7 @@ function nodeCosts(
     (_, e) => cost(e, table.tokensOf(e)) ?? NaN,
   );
   // the subtree machinery over two weights: dollars and unpriced inferences
-  const sums = subtreeTotals(graph, {
+  const sums = subtreeSums(graph, {
     count: table.count,
     addTokensTo(into, at, e) {
       const c = canonical[e]!;
@@ -165,7 +162,7 @@ function nodeCosts(
   });
   return g.refs.map((_, i) => ({
     direct: table.localCost(ownChats(g, store, i), cost),
-    subtree: { dollars: sums[i]!.pt, unpriced: sums[i]!.ct },
+    subtree: { dollars: sums[6 * i]!, unpriced: sums[6 * i + 1]! },
   }));
 }
 
@@ -180,7 +177,7 @@ function nodeSums(
   chats: ChatEvidence,
   callers: ReadonlyMap<number, number>,
   o: ReportOptions,
-): { subtree: TokenTotals[]; costs: NodeCosts | null } {
+): { subtree: TokenColumn; costs: NodeCosts | null } {
   const { store, table } = chats;
   for (const [nested, caller] of callers) addChild(g.children, caller, nested);
   const children = childLists(g.refs.length, g.children);
@@ -208,7 +205,7 @@ function nodeSums(
     for (let k = 0; k < out.length; k++) out[k] = seqNode[out[k]!]!;
     return out;
   };
-  const subtree = subtreeTotals({ children, fileNode }, {
+  const sums = subtreeSums({ children, fileNode }, {
     count: table.count,
     addTokensTo: table.addTokensTo,
     uniform: table.uniform,
@@ -218,63 +215,69 @@ function nodeSums(
   const costs = o.prices === undefined
     ? null
     : nodeCosts(g, chats, { children, fileNode }, eventNodes, o.prices);
-  return { subtree, costs };
+  return { subtree: compactTokens(sums, sums.length), costs };
 }
 
-/**
- * A node's direct tokens, as its subtree's record when the two are equal (a
- * leaf's are): one record for both on most nodes of a big store (issue 16).
- */
-function sharedTokens(direct: TokenTotals, subtree: TokenTotals): TokenTotals {
-  for (const k of TOKEN_KEYS) if (direct[k] !== subtree[k]) return direct;
-  return subtree;
+/** Six direct token values per node (a chat's own metas, a job's logs'), in a column. */
+function directColumn(g: WalkedGraph, chats: ChatEvidence): TokenColumn {
+  const out = new Float64Array(6 * g.refs.length);
+  for (let i = 0; i < g.refs.length; i++) {
+    if ((i & 4095) === 4095) collectIfGrown(); // the token sums made per node
+    const t = directTokens(g, chats, i);
+    TOKEN_KEYS.forEach((k, j) => out[6 * i + j] = t[k]);
+  }
+  return compactTokens(out, out.length);
 }
 
-/** The report nodes, and the owner index of each hidden node (else null). */
+/** The report's nodes as columns, and the owner index of each hidden node (else null). */
 function reportNodes(
   g: WalkedGraph,
   chats: ChatEvidence,
   receiptsBySource: ReadonlyMap<string, ReceiptsOfChat>,
-  subtree: readonly TokenTotals[],
+  sums: { subtree: TokenColumn; costs: NodeCosts | null },
   callers: ReadonlyMap<number, number>,
-): { nodes: ReportNode[]; ownerOf: (number | null)[] } {
+): {
+  nodes: ReportNodes & { toJSON(): ReportNode[] };
+  ownerOf: (number | null)[];
+  ids: readonly string[];
+  hidden: Uint8Array;
+} {
   const { table } = chats;
-  const tt = (e: number) => table.tokensOf(e).tt;
-  const ids = nodeIds(g);
-  const rootDir = dirname(g.refs[0]!.path);
-  const ownerOf: (number | null)[] = [];
-  const nodes: ReportNode[] = g.refs.map((n, i) => {
-    if ((i & 4095) === 4095) collectIfGrown(); // the token sums made per node
+  const n = g.refs.length;
+  const hidden = new Uint8Array(n);
+  const firstJob = new Int32Array(n).fill(-1);
+  const caller = new Int32Array(n).fill(-1);
+  const ownerOf: (number | null)[] = new Array(n);
+  for (let i = 0; i < n; i++) {
     const from = g.firstFrom[i]!;
-    const ownerIdx = from !== -1 && g.refs[from]!.kind === "job" ? from : null;
-    const hidden = hiddenReason(g, i);
-    const job = g.jobs[i]!;
-    let label: string | null = null;
-    if (hidden === null) {
-      if (job !== null) label = jobLabel(job);
-      else if (i === 0) label = basename(n.path);
-      else {
-        const owner = ownerIdx === null ? null : g.refs[ownerIdx]!.path;
-        label = logLabel(n.path, owner, rootDir);
-      }
-    }
-    ownerOf.push(hidden !== null ? ownerIdx : null);
-    const direct = sharedTokens(directTokens(g, chats, i), subtree[i]!);
-    return {
-      id: ids[i]!,
-      kind: n.kind,
-      path: n.path,
-      label,
-      hidden,
-      owner: hidden !== null && ownerIdx !== null ? ids[ownerIdx]! : null,
-      caller: callers.has(i) ? ids[callers.get(i)!]! : null,
-      job,
-      tokens: { direct, subtree: subtree[i]! },
-      receipts: n.kind === "chat" ? summarize(receiptsBySource.get(n.path), tt) : null,
-    };
+    if (from !== -1 && g.refs[from]!.kind === "job") firstJob[i] = from;
+    hidden[i] = hiddenCode(hiddenReason(g, i));
+    ownerOf[i] = hidden[i] !== 0 && firstJob[i] !== -1 ? firstJob[i]! : null;
+    caller[i] = callers.get(i) ?? -1;
+  }
+  const kinds = g.refs.map((r) => r.kind);
+  const paths = g.refs.map((r) => r.path);
+  const receipts = nodeReceipts(
+    { kinds, paths, hiddenOwner: (i) => ownerOf[i] ?? -1 },
+    receiptsBySource,
+    (e) => table.tokensOf(e).tt,
+  );
+  const ids = nodeIds(g);
+  const nodes = nodeTable({
+    ids,
+    kinds,
+    paths,
+    hidden,
+    firstJob,
+    caller,
+    jobs: g.jobs,
+    direct: directColumn(g, chats),
+    subtree: sums.subtree,
+    receipts,
+    costs: sums.costs,
+    rootDir: dirname(paths[0]!),
   });
-  addJobReceipts(nodes, receiptsBySource, tt);
-  return { nodes, ownerOf };
+  return { nodes, ownerOf, ids, hidden };
 }
 
 /**
@@ -321,20 +324,19 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
 
   o.onPhase?.("receipts");
   const callers = societyCallers(g.refs, g.logsOf);
-  const { subtree, costs } = nodeSums(g, chats, callers, o);
+  const sums = nodeSums(g, chats, callers, o);
   o.onPhase?.("subtree");
   collectBeforeBurst();
-  const { nodes, ownerOf } = reportNodes(g, chats, receiptsBySource, subtree, callers);
-  if (costs !== null) nodes.forEach((n, i) => n.cost = costs[i]!);
+  const { nodes, ownerOf, ids, hidden } = reportNodes(g, chats, receiptsBySource, sums, callers);
 
   o.onPhase?.("nodes");
   collectBeforeBurst();
   const counts = table.counts();
-  const edges = edgeRecords(g.edges, nodes.map((n) => n.id));
-  const display = displayEdges(edges, g.edges.ends, nodes, ownerOf, callers);
+  const edges = edgeRecords(g.edges, ids);
+  const display = displayEdges(edges, g.edges.ends, { ids, hidden }, ownerOf, callers);
   keepDisplayEnds(display.edges, display.ends);
   return {
-    root: nodes[0]!.id,
+    root: ids[0]!,
     follow: [...followSet(o.follow)],
     complete,
     nodes,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ReceiptSummary, ReportNode } from "./report_types.ts";
+import type { ReceiptSummary } from "./report_types.ts";
 import { sortDistinct } from "./typed.ts";
 
 /** Receipt events and tool names found in one chat. */
@@ -71,31 +71,37 @@ export function summarize(
 }
 
 /**
- * Gives each job the receipts of its hidden chats (in place).
+ * Each node's receipt summary: a chat's own; a job's, the receipts of its
+ * hidden chats (its result, its top-level agent log).
  *
- * @param nodes report nodes (chats already summarized)
+ * @param nodes per node index: its kind, its path, and the job that owns it when hidden (else -1)
  * @param bySource receipt evidence by chat path
  * @param tt the canonical `tt` of an event
+ * @returns the summaries by node index (nodes without receipt evidence absent)
  */
-export function addJobReceipts(
-  nodes: readonly ReportNode[],
+export function nodeReceipts(
+  nodes: { kinds: readonly string[]; paths: readonly string[]; hiddenOwner: (i: number) => number },
   bySource: ReadonlyMap<string, ReceiptsOfChat>,
   tt: (event: number) => number,
-): void {
-  const hiddenOf = new Map<string, { events: Set<number>; tools: Set<string> }>();
-  for (const n of nodes) {
-    if (n.hidden === null || n.owner === null) continue;
-    const r = bySource.get(n.path);
-    if (r === undefined) continue;
-    let acc = hiddenOf.get(n.owner);
-    if (acc === undefined) hiddenOf.set(n.owner, acc = { events: new Set(), tools: new Set() });
+): Map<number, ReceiptSummary> {
+  const out = new Map<number, ReceiptSummary>();
+  const hiddenOf = new Map<number, { events: Set<number>; tools: Set<string> }>();
+  nodes.paths.forEach((path, i) => {
+    const r = bySource.get(path);
+    if (r === undefined || nodes.kinds[i] !== "chat") return;
+    const own = summarize(r, tt);
+    if (own !== null) out.set(i, own);
+    const owner = nodes.hiddenOwner(i);
+    if (owner === -1) return;
+    let acc = hiddenOf.get(owner);
+    if (acc === undefined) hiddenOf.set(owner, acc = { events: new Set(), tools: new Set() });
     for (const e of r.events) acc.events.add(e);
     for (const t of r.tools) acc.tools.add(t);
+  });
+  for (const [job, acc] of hiddenOf) {
+    if (nodes.kinds[job] !== "job") continue;
+    const s = summarize({ events: Int32Array.from(acc.events), tools: [...acc.tools] }, tt);
+    if (s !== null) out.set(job, s);
   }
-  for (const n of nodes) {
-    const acc = hiddenOf.get(n.id);
-    if (n.kind === "job" && acc !== undefined) {
-      n.receipts = summarize({ events: Int32Array.from(acc.events), tools: [...acc.tools] }, tt);
-    }
-  }
+  return out;
 }

@@ -9,6 +9,7 @@ import type { NodeKind, Relation, TraverseOptions } from "./types.ts";
 import type { ReportEvents } from "./event_table.ts";
 import type { PriceTable } from "./prices.ts";
 import type { ChatFacts } from "./chat_facts.ts";
+import type { ReportNodes } from "./node_table.ts";
 
 /** Why a node is not displayed. */
 export type HiddenReason = "result_chat" | "top_level_agent_log";
@@ -158,8 +159,12 @@ export interface ProvenanceReport {
   follow: Relation[];
   /** False when some evidence could not be read. */
   complete: boolean;
-  /** Nodes in first-visit order. */
-  nodes: ReportNode[];
+  /**
+   * Nodes in first-visit order: an array, or (from `provenanceReport`) columns
+   * whose records are made when read (`at`, iteration; `JSON.stringify`
+   * prints the array). Compare nodes by `id`.
+   */
+  nodes: ReportNodes;
   /** Deduplicated discovery edges. */
   edges: ReportEdge[];
   /** Display edges (hidden nodes folded), in discovery order. */

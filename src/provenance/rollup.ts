@@ -71,6 +71,7 @@ interface Index {
 }
 
 function index(report: ProvenanceReport): Index {
+  const nodes = Array.from(report.nodes);
   const delegated = new Map<string, string>();
   for (const e of report.edges) {
     if (e.relation === "agent_job" && e.detail?.callId) {
@@ -78,8 +79,8 @@ function index(report: ProvenanceReport): Index {
     }
   }
   return {
-    jobs: new Map(report.nodes.filter((n) => n.kind === "job").map((n) => [n.path, n])),
-    byId: new Map(report.nodes.map((n) => [n.id, n])),
+    jobs: new Map(nodes.filter((n) => n.kind === "job").map((n) => [n.path, n])),
+    byId: new Map(nodes.map((n) => [n.id, n])),
     delegated,
   };
 }

@@ -212,9 +212,9 @@ function weightItems(n: number, folded: Folded): Items {
  *
  * @param graph children per node and where each chat file is
  * @param events the root's events (their evidence covers every file)
- * @returns one total per node index
+ * @returns per node index, its six token values (`TOKEN_KEYS` order) at `6 * index`
  */
-export function subtreeTotals(graph: SubtreeGraph, events: SubtreeEvents): TokenTotals[] {
+export function subtreeSums(graph: SubtreeGraph, events: SubtreeEvents): Float64Array {
   const { children, fileNode } = graph;
   const n = children.nodes;
   const folded = foldEvents(events, fileNode, n);
@@ -245,17 +245,19 @@ export function subtreeTotals(graph: SubtreeGraph, events: SubtreeEvents): Token
       : reaches.union(ownItems, succ);
   }
 
-  const out: TokenTotals[] = new Array(n);
+  const out = new Float64Array(n * K);
   for (let v = 0; v < n; v++) {
     const reach = reachOf[comp[v]!]!;
     const s = reaches.sum(reach);
+    if (specials.length === 0) {
+      out.set(s, v * K);
+      continue;
+    }
     const t = emptyTokens();
     TOKEN_KEYS.forEach((k, i) => t[k] = s[i]!);
-    if (specials.length > 0) {
-      const has = (item: number) => reaches.has(reach, item);
-      for (const sp of specials) addSpecial(t, sp, v, has, fileBit, children);
-    }
-    out[v] = t;
+    const has = (item: number) => reaches.has(reach, item);
+    for (const sp of specials) addSpecial(t, sp, v, has, fileBit, children);
+    TOKEN_KEYS.forEach((k, i) => out[v * K + i] = t[k]);
   }
   return out;
 }

@@ -177,7 +177,7 @@ Deno.test("compact report: disputed copies, provider ids and legacy metas keep t
   ]);
   assert.equal(report.totals.conflictEvents, 1);
   // r9 twice in one log: one event, but two lineages count twice in the job's own tokens
-  const job = report.nodes.find((n) => n.kind === "job")!;
+  const job = [...report.nodes].find((n) => n.kind === "job")!;
   assert.equal(job.tokens.direct.tt, 10 + 20 + 30 + 30);
   assert.equal(report.warnings.filter((w) => w.code === "identity_conflict").length, 1);
 });

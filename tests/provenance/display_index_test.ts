@@ -20,7 +20,7 @@ const SOCIETY = join(import.meta.dirname!, "../../fixtures/provenance/society");
  * children in discovery order, stably sorted by relation rank.
  */
 function treeById(report: ProvenanceReport): string[] {
-  const byId = new Map(report.nodes.map((n) => [n.id, n]));
+  const byId = new Map([...report.nodes].map((n) => [n.id, n]));
   const kids = new Map<string, { to: string; relation: Relation }[]>();
   for (const e of report.displayEdges) {
     if (!kids.has(e.from)) kids.set(e.from, []);
@@ -136,7 +136,7 @@ Deno.test("traversal: releaseInfo lets a job's .info go once it is expanded; the
   assert.ok(infos(false).every((info) => info !== null && typeof info === "object"));
   assert.ok(infos(true).every((info) => info === null));
   const report = provenanceReport(join(SOCIETY, "plan.chat"), o);
-  const jobs = report.nodes.filter((n) => n.kind === "job");
+  const jobs = [...report.nodes].filter((n) => n.kind === "job");
   assert.ok(jobs.length > 0 && jobs.every((n) => n.job !== null && n.job.workflow !== null));
 });
 
@@ -155,4 +155,25 @@ Deno.test("a node whose direct and subtree tokens are equal holds one record for
     else apart++;
   }
   assert.ok(shared > 0 && apart > 0, `${shared} shared, ${apart} apart`);
+});
+
+Deno.test("report nodes are columns: at, iteration and JSON agree, records are made per read", () => {
+  const report = provenanceReport(join(SOCIETY, "plan.chat"), {
+    jobRoots: [join(SOCIETY, "jobs")],
+  });
+  const nodes = report.nodes;
+  const all = [...nodes];
+  assert.ok(all.length > 3);
+  assert.equal(all.length, nodes.length);
+  all.forEach((n, i) => assert.deepEqual(nodes.at(i), n));
+  assert.deepEqual(nodes.at(-1), all[all.length - 1]);
+  assert.equal(nodes.at(nodes.length), undefined);
+  assert.equal(nodes.at(-nodes.length - 1), undefined);
+  // JSON prints the array of records, as an array of nodes would
+  assert.equal(JSON.stringify(nodes), JSON.stringify(all));
+  assert.equal(JSON.parse(JSON.stringify(report)).nodes.length, all.length);
+  // a record is made for each read: editing one leaves the report as it was
+  nodes.at(0)!.label = "edited";
+  assert.notEqual(nodes.at(0)!.label, "edited");
+  assert.equal(nodes.at(0)!.id, report.root);
 });

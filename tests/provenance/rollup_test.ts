@@ -192,16 +192,16 @@ Deno.test("node costs with prices: direct as tokens count, subtree over what eac
   // c1 claude, anthropic (cache outside pt): (40×3 + 100×0.3 + 10×3.75 + 8×15) = 307.5
   const [s1, p1, c1] = [5.6e-6, 30e-6, 307.5e-6];
   const near = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≈ ${b}`);
-  const rootNode = report.nodes[0]!;
+  const rootNode = report.nodes.at(0)!;
   near(rootNode.cost!.direct.dollars, s1);
   assert.equal(rootNode.cost!.direct.unpriced, 1); // s2
   near(rootNode.cost!.subtree.dollars, s1 + p1 + c1);
   assert.equal(rootNode.cost!.subtree.unpriced, 4); // s2, p2, w1, w9
-  const planner = report.nodes.find((n) => n.job?.workflow === "Planner")!;
+  const planner = [...report.nodes].find((n) => n.job?.workflow === "Planner")!;
   near(planner.cost!.direct.dollars, p1 + c1); // its own log and its society's
   assert.equal(planner.cost!.direct.unpriced, 1); // p2
   // without prices, no cost
-  assert.equal(provenanceReport(root, { jobRoots: [jobs] }).nodes[0]!.cost, undefined);
+  assert.equal(provenanceReport(root, { jobRoots: [jobs] }).nodes.at(0)!.cost, undefined);
 
   const home = join(dir.path, "home");
   await Deno.mkdir(join(home, "etc"), { recursive: true });

@@ -65,8 +65,8 @@ function report(dir = FIXTURE) {
   return provenanceReport(join(dir, "plan.chat"), { cwd: dir, jobRoots: [join(dir, "jobs")] });
 }
 
-function node(nodes: readonly ReportNode[], id: string): ReportNode {
-  const n = nodes.find((x) => x.id === id);
+function node(nodes: Iterable<ReportNode>, id: string): ReportNode {
+  const n = [...nodes].find((x) => x.id === id);
   assert.ok(n, `node ${id}`);
   return n;
 }
@@ -140,10 +140,13 @@ Deno.test("society run: direct and subtree totals of every node, and the scopes,
 
 Deno.test("society run: every agent log, delegated job and inference exactly once", () => {
   const r = report();
-  const ids = r.nodes.map((n) => n.id);
+  const ids = [...r.nodes].map((n) => n.id);
   assert.equal(new Set(ids).size, ids.length);
-  assert.deepEqual(r.nodes.filter((n) => n.kind === "job").map((n) => n.path), [PLANNER, CRITIC]);
-  const logs = r.nodes.filter((n) => n.kind === "chat" && n.path.includes(".files/log/"));
+  assert.deepEqual([...r.nodes].filter((n) => n.kind === "job").map((n) => n.path), [
+    PLANNER,
+    CRITIC,
+  ]);
+  const logs = [...r.nodes].filter((n) => n.kind === "chat" && n.path.includes(".files/log/"));
   assert.deepEqual(logs.map((n) => [n.path.slice(JOBS.length + 1), n.label, n.hidden]).sort(), [
     [
       "Critic/ask/Default_7306c721a4a0b9b93a429f47ef56241b.chat.files/log/agent.chat",
@@ -202,7 +205,7 @@ Deno.test("society run: the nested society's log is displayed under its caller's
   const facts = `chat:${LOG}society/Researcher/facts.chat`;
   const librarian = `chat:${LOG}society/Researcher/facts/society/Librarian/_oneshot-1.chat`;
   assert.deepEqual(
-    r.nodes.filter((n) => n.caller !== null).map((n) => [n.id, n.caller]),
+    [...r.nodes].filter((n) => n.caller !== null).map((n) => [n.id, n.caller]),
     [[librarian, facts]],
   );
   assert.deepEqual(r.displayEdges.filter((e) => e.to === librarian), [
@@ -246,7 +249,7 @@ Deno.test("society run: llm prov --json has the same nodes and the hand-computed
   assert.deepEqual(doc.totals.deduplicated_total, ALL);
   // the nested log names its caller's log
   assert.deepEqual(
-    doc.nodes.filter((n: { caller: string | null }) => n.caller !== null).map((
+    [...doc.nodes].filter((n: { caller: string | null }) => n.caller !== null).map((
       n: { label: string; caller: string },
     ) => [n.label, n.caller.slice(n.caller.indexOf("log/") + 4)]),
     [[
@@ -257,7 +260,7 @@ Deno.test("society run: llm prov --json has the same nodes and the hand-computed
   assert.deepEqual(doc.totals.receipt_evidence, T(563, 103));
   assert.equal(doc.events.length, 11);
   const byLabel = new Map<string, { tokens: { subtree: TokenTotals } }>(
-    doc.nodes.filter((n: { label: string | null }) => n.label !== null).map((
+    [...doc.nodes].filter((n: { label: string | null }) => n.label !== null).map((
       n: { label: string; tokens: { subtree: TokenTotals } },
     ) => [n.label, n]),
   );

@@ -21,7 +21,7 @@ function assertSubtrees(root: string, dir: string, rootType: "chat" | "job" = "c
     const expected = provenanceTokenTotals(n.path, { ...o, rootType: n.kind });
     assert.deepEqual(n.tokens.subtree, expected, `subtree of ${n.id}`);
   }
-  assert.deepEqual(report.nodes[0]!.tokens.subtree, report.totals.deduplicated_total);
+  assert.deepEqual(report.nodes.at(0)!.tokens.subtree, report.totals.deduplicated_total);
 }
 
 Deno.test("subtree totals equal per-node totals on the spec's fixtures", async () => {
@@ -48,7 +48,7 @@ Deno.test("disputed copies: each node takes the canonical copy it can reach", as
   assertSubtrees(parent, d.path);
   assertSubtrees(lone, d.path);
   const report = provenanceReport(parent, { cwd: d.path, jobRoots: [join(d.path, "jobs")] });
-  assert.equal(report.nodes[0]!.tokens.subtree.tt, 99);
+  assert.equal(report.nodes.at(0)!.tokens.subtree.tt, 99);
   assert.equal(report.totals.conflictEvents, 1);
 });
 
@@ -63,7 +63,7 @@ Deno.test("disputed chat copies: the canonical one follows each root's own disco
     "user: go\n\nmeta: job=Wf/t/J1\n\nmeta: job=Wf/t/K\n",
   );
   const report = provenanceReport(root, { cwd: d.path, jobRoots: [join(d.path, "jobs")] });
-  const byPath = new Map(report.nodes.map((n) => [n.path, n]));
+  const byPath = new Map([...report.nodes].map((n) => [n.path, n]));
   assert.equal(byPath.get(root)!.tokens.subtree.tt, 10, "J1's copy is found first from the root");
   assert.equal(byPath.get(k)!.tokens.subtree.tt, 20, "J2's copy is found first from K");
   assertSubtrees(root, d.path);
