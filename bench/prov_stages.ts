@@ -8,7 +8,7 @@
  * the stage's live data. Run it with Bun, with the JSC options the binary's
  * tuned child sets (`src/cli/respawn.ts`):
  *
- *   BUN_JSC_useFTLJIT=0 BUN_JSC_useConcurrentGC=0 BUN_JSC_forceRAMSize=201326592 \
+ *   BUN_JSC_useFTLJIT=0 BUN_JSC_useConcurrentGC=0 BUN_JSC_forceRAMSize=201326592 BUN_JSC_sweepSynchronously=1 \
  *     tools/node_modules/.bin/bun bench/prov_stages.ts bench/out/prov-10
  *
  * (`bench/prov_memory.ts` is the V8 counterpart, by part of the report.)

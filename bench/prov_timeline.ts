@@ -17,7 +17,7 @@
 import { spawn } from "node:child_process";
 import { openSync, readFileSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { PROV_RAM_BYTES } from "../src/cli/respawn.ts";
+import { PROV_JSC_OPTIONS } from "../src/cli/respawn.ts";
 
 const HERE = resolve(new URL(".", import.meta.url).pathname);
 const args = process.argv.slice(2);
@@ -85,9 +85,7 @@ async function parent(dir: string, views: string[]): Promise<void> {
     stdio: ["ignore", "inherit", "pipe"],
     env: {
       ...process.env,
-      BUN_JSC_useFTLJIT: "0",
-      BUN_JSC_useConcurrentGC: "0",
-      BUN_JSC_forceRAMSize: String(PROV_RAM_BYTES),
+      ...PROV_JSC_OPTIONS,
     },
   });
   const pid = p.pid!;

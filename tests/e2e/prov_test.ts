@@ -154,7 +154,7 @@ Deno.test("inspection executes nothing: task/exec_task/import/file lines are ine
   assert.equal(made, false, "no job store was touched");
 });
 
-Deno.test("the binary runs prov in a child with JSC's FTL tier and concurrent GC off and a small RAM size, unless set", async () => {
+Deno.test("the binary runs prov in a child with JSC's FTL tier and concurrent GC off, a small RAM size and synchronous sweeping, unless set", async () => {
   await buildBinary();
   await using d = await tmp();
   // A fake Graphviz `dot` that records the variable it inherits from prov's process.
@@ -162,7 +162,7 @@ Deno.test("the binary runs prov in a child with JSC's FTL tier and concurrent GC
   const seen = join(d.path, "seen");
   write(
     join(fakeBin, "dot"),
-    `#!/bin/sh\necho "\${BUN_JSC_useFTLJIT-unset} \${BUN_JSC_useConcurrentGC-unset} \${BUN_JSC_forceRAMSize-unset}" >> "${seen}"\n` +
+    `#!/bin/sh\necho "\${BUN_JSC_useFTLJIT-unset} \${BUN_JSC_useConcurrentGC-unset} \${BUN_JSC_forceRAMSize-unset} \${BUN_JSC_sweepSynchronously-unset}" >> "${seen}"\n` +
       `while [ $# -gt 0 ]; do [ "$1" = -o ] && echo '<svg/>' > "$2"; shift; done\n`,
   );
   Deno.chmodSync(join(fakeBin, "dot"), 0o755);
@@ -179,10 +179,10 @@ Deno.test("the binary runs prov in a child with JSC's FTL tier and concurrent GC
   // respawned with both; FTL chosen by the user: no child; the user's GC choice kept in the
   // child; from source, untouched
   assert.deepEqual(Deno.readTextFileSync(seen).trim().split("\n"), [
-    `0 0 ${192 * 1048576}`,
-    "1 unset unset",
-    `0 1 ${192 * 1048576}`,
-    "unset unset unset",
+    `0 0 ${192 * 1048576} 1`,
+    "1 unset unset unset",
+    `0 1 ${192 * 1048576} 1`,
+    "unset unset unset unset",
   ]);
   // the child's output, status and errors are the command's: same as from source
   assert.equal(tuned.stdout, source.stdout);
