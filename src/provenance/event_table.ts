@@ -19,7 +19,7 @@ import type { EvidenceItem, FileEvidence } from "./file_evidence.ts";
 import { type EvidenceTexts, evidenceTexts } from "./chat_facts.ts";
 import { identityOf, newEvent, settleEvent, type TokenEvent } from "./events.ts";
 import type { ChatStore } from "./chat_store.ts";
-import { fitted, grown, K, tokensAt } from "./typed.ts";
+import { fitted, grown, K, tokensAt, TT } from "./typed.ts";
 import { idTable } from "./id_table.ts";
 import { fresh } from "./file_evidence.ts";
 import { collectIfGrown } from "../util/gc.ts";
@@ -160,11 +160,13 @@ export function eventTable(store: ChatStore, capacity = 1024) {
    * key once, first copy first; `own` is the copy's tokens when they differ
    * from its event's.
    */
+  const seenLocal = new Set<number>(); // reused: one walk of some chats at a time
   const forEachLocal = (
     seqs: readonly number[],
     visit: (e: number, own: Float64Array | undefined) => void,
   ) => {
-    const seen = new Set<number>();
+    const seen = seenLocal;
+    seen.clear();
     for (const seq of seqs) {
       for (let it = chatStart[seq]!; it < chatStart[seq + 1]!; it++) {
         const key = items.local[it]!;
@@ -173,6 +175,11 @@ export function eventTable(store: ChatStore, capacity = 1024) {
         visit(items.event[it]!, items.tokens.get(it));
       }
     }
+  };
+  const addLocalSums = (seqs: readonly number[], into: Float64Array, at: number): void => {
+    forEachLocal(seqs, (e, own) => {
+      for (let k = 0; k < K; k++) into[at + k]! += own?.[k] ?? ev.tokens[e * K + k]!;
+    });
   };
   const namesOf = (e: number): Record<string, string> => {
     const meta: Record<string, string> = {};
@@ -279,11 +286,14 @@ export function eventTable(store: ChatStore, capacity = 1024) {
      */
     localTotals(seqs: readonly number[]): TokenTotals {
       const sums = new Float64Array(K);
-      forEachLocal(seqs, (e, own) => {
-        for (let k = 0; k < K; k++) sums[k]! += own?.[k] ?? ev.tokens[e * K + k]!;
-      });
+      addLocalSums(seqs, sums, 0);
       return tokensAt(sums, 0);
     },
+    /**
+     * Adds what {@link localTotals} returns into `into` at `at` (six values),
+     * making nothing per call: the report's direct tokens, one call per node.
+     */
+    addLocalSums,
     /**
      * The cost of some chats' direct metas, counted as {@link localTotals}
      * counts their tokens: each copy at its own tokens, at its event's
@@ -315,6 +325,8 @@ export function eventTable(store: ChatStore, capacity = 1024) {
     conflict: (e: number) => ev.flagged(e, CONFLICT),
     /** Event `e`'s canonical tokens. */
     tokensOf: (e: number): TokenTotals => tokensAt(ev.tokens, e * K),
+    /** Event `e`'s canonical `tt` (nothing made: summed over every receipt copy). */
+    ttOf: (e: number): number => ev.tokens[e * K + TT]!,
     /** Adds event `e`'s canonical tokens into `into[at…at+K)`. */
     addTokensTo(into: Float64Array, at: number, e: number): void {
       for (let k = 0; k < K; k++) into[at + k]! += ev.tokens[e * K + k]!;

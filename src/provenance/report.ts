@@ -11,7 +11,6 @@
  */
 import { dirname } from "node:path";
 import type { TokenTotals } from "../chat/trace.ts";
-import { TOKEN_KEYS } from "../chat/meta.ts";
 import type { ReceiptProblem } from "../chat/receipts.ts";
 import type { JobRef, ProvenanceError } from "./types.ts";
 import { followSet } from "./traverse.ts";
@@ -121,11 +120,6 @@ function ownChats(g: WalkedGraph, store: ChatStore, i: number): number[] {
   return seqs;
 }
 
-/** A chat's own tokens, or a job's: its log chats', each inference once (`localTokens`). */
-function directTokens(g: WalkedGraph, chats: ChatEvidence, i: number): TokenTotals {
-  return chats.table.localTotals(ownChats(g, chats.store, i));
-}
-
 /** Per node: its cost, direct and over its subtree. */
 type NodeCosts = { direct: NodeCost; subtree: NodeCost }[];
 
@@ -223,8 +217,7 @@ function directColumn(g: WalkedGraph, chats: ChatEvidence): TokenColumn {
   const out = new Float64Array(6 * g.refs.length);
   for (let i = 0; i < g.refs.length; i++) {
     if ((i & 4095) === 4095) collectIfGrown(); // the token sums made per node
-    const t = directTokens(g, chats, i);
-    TOKEN_KEYS.forEach((k, j) => out[6 * i + j] = t[k]);
+    chats.table.addLocalSums(ownChats(g, chats.store, i), out, 6 * i);
   }
   return compactTokens(out, out.length);
 }
@@ -260,7 +253,7 @@ function reportNodes(
   const receipts = nodeReceipts(
     { kinds, paths, hiddenOwner: (i) => ownerOf[i] ?? -1 },
     receiptsBySource,
-    (e) => table.tokensOf(e).tt,
+    table.ttOf,
   );
   const ids = nodeIds(g);
   const nodes = nodeTable({

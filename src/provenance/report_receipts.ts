@@ -85,7 +85,8 @@ export function nodeReceipts(
   tt: (event: number) => number,
 ): Map<number, ReceiptSummary> {
   const out = new Map<number, ReceiptSummary>();
-  const hiddenOf = new Map<number, { events: Set<number>; tools: Set<string> }>();
+  // a job's hidden chats' events and tools, repeats allowed (made distinct once, at the end)
+  const hiddenOf = new Map<number, { events: number[]; tools: Set<string> }>();
   nodes.paths.forEach((path, i) => {
     const r = bySource.get(path);
     if (r === undefined || nodes.kinds[i] !== "chat") return;
@@ -94,13 +95,13 @@ export function nodeReceipts(
     const owner = nodes.hiddenOwner(i);
     if (owner === -1) return;
     let acc = hiddenOf.get(owner);
-    if (acc === undefined) hiddenOf.set(owner, acc = { events: new Set(), tools: new Set() });
-    for (const e of r.events) acc.events.add(e);
+    if (acc === undefined) hiddenOf.set(owner, acc = { events: [], tools: new Set() });
+    for (const e of r.events) acc.events.push(e);
     for (const t of r.tools) acc.tools.add(t);
   });
   for (const [job, acc] of hiddenOf) {
     if (nodes.kinds[job] !== "job") continue;
-    const s = summarize({ events: Int32Array.from(acc.events), tools: [...acc.tools] }, tt);
+    const s = summarize({ events: distinct(acc.events), tools: [...acc.tools] }, tt);
     if (s !== null) out.set(job, s);
   }
   return out;

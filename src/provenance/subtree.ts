@@ -165,7 +165,7 @@ function foldEvents(
 /** The items reachability is computed over, with their weights. */
 interface Items {
   /** Per node: the items it holds. */
-  own: number[][];
+  own: ChildLists;
   /** K weights per item. */
   weight: Float64Array;
   /** 32-bit words of a bitset over all items. */
@@ -177,7 +177,8 @@ interface Items {
 /** One item per weighted file (or file holding disputed evidence), one per group. */
 function weightItems(n: number, folded: Folded): Items {
   const { fileWeight, weighted, groups, specials } = folded;
-  const own: number[][] = Array.from({ length: n }, () => []);
+  const ownNode: number[] = []; // (node, item) pairs: the lists are made at the end
+  const ownItem: number[] = [];
   const weights: number[] = [];
   const fileBit = new Map<number, number>();
   const addBit = (w: Float64Array | null, at = 0) => {
@@ -189,7 +190,8 @@ function weightItems(n: number, folded: Folded): Items {
     if (b === undefined) {
       b = addBit(w, f * K);
       fileBit.set(f, b);
-      own[f]!.push(b);
+      ownNode.push(f);
+      ownItem.push(b);
     }
     return b;
   };
@@ -197,8 +199,12 @@ function weightItems(n: number, folded: Folded): Items {
   for (const s of specials) for (const f of s.files) bitOfFile(f, null);
   for (const g of groups) {
     const b = addBit(g.weight);
-    for (const f of g.files) own[f]!.push(b);
+    for (const f of g.files) {
+      ownNode.push(f);
+      ownItem.push(b);
+    }
   }
+  const own = bucketLists(n, ownNode.length, (i) => ownNode[i]!, (i) => ownItem[i]!);
   const bitCount = weights.length / K;
   const words = Math.max(1, Math.ceil(bitCount / 32));
   const weight = Float64Array.from(weights);
@@ -224,40 +230,44 @@ export function subtreeSums(graph: SubtreeGraph, events: SubtreeEvents): Float64
   const { comp, count } = components(children);
   const members = bucketLists(count, n, (v) => comp[v]!, (v) => v); // each component's nodes
 
-  const reaches = reachSets(words, weight);
-  const reachOf: Reach[] = new Array(count);
+  // cross edges into each component: its reach is let go once its last one is read
+  const pending = new Int32Array(count);
+  for (let v = 0; v < n; v++) {
+    for (let k = children.start[v]!; k < children.start[v + 1]!; k++) {
+      const w = children.list[k]!;
+      if (comp[w] !== comp[v]) pending[comp[w]!]!++;
+    }
+  }
+  const reaches = reachSets(words, weight, count);
+  const reachOf: (Reach | null)[] = new Array(count);
   const ownItems: number[] = []; // reused: union copies what it keeps
   const succ = new Set<Reach>();
+  const out = new Float64Array(n * K);
   for (let c = 0; c < count; c++) {
     ownItems.length = 0;
     succ.clear();
     for (let m = members.start[c]!; m < members.start[c + 1]!; m++) {
       const v = members.list[m]!;
-      for (const b of own[v]!) ownItems.push(b);
+      for (let i = own.start[v]!; i < own.start[v + 1]!; i++) ownItems.push(own.list[i]!);
       for (let k = children.start[v]!; k < children.start[v + 1]!; k++) {
         const w = children.list[k]!;
         if (comp[w] !== c) succ.add(reachOf[comp[w]!]!);
       }
     }
     succ.delete(reaches.empty);
-    reachOf[c] = ownItems.length === 0 && succ.size <= 1
+    const reach = ownItems.length === 0 && succ.size <= 1
       ? (succ.size === 0 ? reaches.empty : succ.values().next().value!)
-      : reaches.union(ownItems, succ);
-  }
-
-  const out = new Float64Array(n * K);
-  for (let v = 0; v < n; v++) {
-    const reach = reachOf[comp[v]!]!;
-    const s = reaches.sum(reach);
-    if (specials.length === 0) {
-      out.set(s, v * K);
-      continue;
+      : reaches.union(ownItems, succ, c);
+    for (let m = members.start[c]!; m < members.start[c + 1]!; m++) {
+      const v = members.list[m]!;
+      reaches.sumInto(reach, out, v * K);
+      if (specials.length > 0) addSpecials(out, v, reach, reaches, specials, fileBit, children);
+      for (let k = children.start[v]!; k < children.start[v + 1]!; k++) {
+        const w = comp[children.list[k]!]!;
+        if (w !== c && --pending[w]! === 0) reachOf[w] = null;
+      }
     }
-    const t = emptyTokens();
-    TOKEN_KEYS.forEach((k, i) => t[k] = s[i]!);
-    const has = (item: number) => reaches.has(reach, item);
-    for (const sp of specials) addSpecial(t, sp, v, has, fileBit, children);
-    TOKEN_KEYS.forEach((k, i) => out[v * K + i] = t[k]);
+    if (pending[c] !== 0) reachOf[c] = reach;
   }
   return out;
 }
@@ -274,16 +284,37 @@ interface Reach {
   list: Int32Array | null;
   /** One bit per item, or null for a list. */
   bits: Uint32Array | null;
+  /** Where its summed weights are (see `reachSets`). */
+  row: number;
 }
 
 /** Operations on {@link Reach} sets over `words * 32` items with `K` weights each. */
-function reachSets(words: number, weight: Float64Array) {
-  const empty: Reach = { list: new Int32Array(0), bits: null };
-  const sums = new Map<Reach, Float64Array>();
+function reachSets(words: number, weight: Float64Array, rows: number) {
+  // each set's summed weights, K per row: a union's row is its component's; the empty set's the last
+  const sums = new Float64Array((rows + 1) * K);
+  const empty: Reach = { list: new Int32Array(0), bits: null, row: rows };
+  const summed = (r: Reach): Reach => {
+    const at = r.row * K;
+    const add = (b: number) => {
+      for (let k = 0; k < K; k++) sums[at + k] = sums[at + k]! + weight[b * K + k]!;
+    };
+    if (r.list !== null) r.list.forEach(add);
+    else {
+      for (let w = 0; w < words; w++) {
+        let x = r.bits![w]!;
+        while (x !== 0) {
+          const t = x & -x;
+          add((w << 5) + (31 - Math.clz32(t)));
+          x ^= t;
+        }
+      }
+    }
+    return r;
+  };
   return {
     empty,
     /** Own items plus everything the successors reach. */
-    union(own: readonly number[], succ: ReadonlySet<Reach>): Reach {
+    union(own: readonly number[], succ: ReadonlySet<Reach>, row: number): Reach {
       let size = own.length;
       let dense = false;
       for (const r of succ) {
@@ -303,7 +334,7 @@ function reachSets(words: number, weight: Float64Array) {
         for (let i = 0; i < all.length; i++) {
           if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i]!;
         }
-        return { list: all.slice(0, n), bits: null };
+        return summed({ list: n === all.length ? all : all.slice(0, n), bits: null, row });
       }
       const bits = new Uint32Array(words);
       const set = (b: number) => bits[b >> 5]! |= 1 << (b & 31);
@@ -312,7 +343,7 @@ function reachSets(words: number, weight: Float64Array) {
         else r.list!.forEach(set);
       }
       own.forEach(set);
-      return { list: null, bits };
+      return summed({ list: null, bits, row });
     },
     /** Whether item `b` is in the set. */
     has(r: Reach, b: number): boolean {
@@ -327,29 +358,28 @@ function reachSets(words: number, weight: Float64Array) {
       }
       return lo < list.length && list[lo] === b;
     },
-    /** The summed weights of the set (memoised per set). */
-    sum(r: Reach): Float64Array {
-      let s = sums.get(r);
-      if (s !== undefined) return s;
-      s = new Float64Array(K);
-      const add = (b: number) => {
-        for (let k = 0; k < K; k++) s![k] = s![k]! + weight[b * K + k]!;
-      };
-      if (r.list !== null) r.list.forEach(add);
-      else {
-        for (let w = 0; w < words; w++) {
-          let x = r.bits![w]!;
-          while (x !== 0) {
-            const t = x & -x;
-            add((w << 5) + (31 - Math.clz32(t)));
-            x ^= t;
-          }
-        }
-      }
-      sums.set(r, s);
-      return s;
+    /** Writes the set's summed weights into `into` at `at`. */
+    sumInto(r: Reach, into: Float64Array, at: number): void {
+      into.set(sums.subarray(r.row * K, r.row * K + K), at);
     },
   };
+}
+
+/** Node `v`'s tokens in `out` plus what the events whose copies disagree add to them. */
+function addSpecials(
+  out: Float64Array,
+  v: number,
+  reach: Reach,
+  reaches: ReturnType<typeof reachSets>,
+  specials: readonly Special[],
+  fileBit: ReadonlyMap<number, number>,
+  children: ChildLists,
+): void {
+  const t = emptyTokens();
+  TOKEN_KEYS.forEach((k, i) => t[k] = out[v * K + i]!);
+  const has = (item: number) => reaches.has(reach, item);
+  for (const sp of specials) addSpecial(t, sp, v, has, fileBit, children);
+  TOKEN_KEYS.forEach((k, i) => out[v * K + i] = t[k]);
 }
 
 function addSpecial(

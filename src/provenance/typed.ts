@@ -126,3 +126,6 @@ export function tokensAt(values: TokenColumn, at: number): TokenTotals {
 
 /** Number of token keys (six). */
 export const K = TOKEN_KEYS.length;
+
+/** Where `tt` is among an event's `K` token values. */
+export const TT = TOKEN_KEYS.indexOf("tt");
