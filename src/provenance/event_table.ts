@@ -16,6 +16,9 @@
  */
 import { nonEmpty, type TokenTotals } from "../chat/trace.ts";
 import type { EvidenceItem, FileEvidence } from "./file_evidence.ts";
+import type { ReportEvents } from "./event_types.ts";
+
+export type { CanonicalCopy, CanonicalEvent, EventSummary, ReportEvents } from "./event_types.ts";
 import { type EvidenceTexts, evidenceTexts } from "./chat_facts.ts";
 import { identityOf, newEvent, settleEvent, type TokenEvent } from "./events.ts";
 import type { ChatStore } from "./chat_store.ts";
@@ -40,47 +43,6 @@ import {
 
 /** Events whose document line needs their full record: copies differ in some way. */
 const SLOW = NOT_UNIFORM | F.pridMulti | F.pridLack;
-
-/** The report's events: counted, flagged, and rebuilt a few at a time when iterated. */
-export interface ReportEvents extends Iterable<TokenEvent> {
-  /** Number of events. */
-  readonly length: number;
-  /** Whether some event has `agent_meta` evidence. */
-  readonly hasReceiptEvidence: boolean;
-  /** All events as an array (what `JSON.stringify` of a report prints). */
-  toJSON(): TokenEvent[];
-  /**
-   * Each event as the JSON document's line, in order: `json(e)` of the
-   * record, which is rebuilt only when its copies differ; the others are
-   * written from the stored text as `JSON.stringify(json(e))` would.
-   */
-  jsonLines?(json: (e: TokenEvent) => unknown): Iterable<string>;
-  /** Each event's tokens, meta record and first (canonical) copy only, in order. */
-  canonical?(): Iterable<CanonicalEvent>;
-  /** Each event's identity, tokens, conflict flag and where its copies are, in order. */
-  summaries?(): Iterable<EventSummary>;
-}
-
-/** An event without its meta records: what the token analysis lists. */
-export type EventSummary =
-  & Pick<TokenEvent, "identity" | "deduplication" | "tokens" | "conflict">
-  & {
-    /** Each copy's address: a meta's `metaAddress`, a receipt entry's `evidenceAddress`. */
-    sources: unknown[];
-  };
-
-/** Where an event's canonical copy is (what a roll-up reads of it). */
-export type CanonicalCopy = Pick<EvidenceItem, "origin" | "source" | "callId" | "toolName">;
-
-/**
- * What a roll-up reads of an event: its tokens, its record's `model`,
- * `backend` and `endpoint` (a rebuilt event has the whole record), and its
- * canonical copy first.
- */
-export type CanonicalEvent = Pick<TokenEvent, "tokens" | "meta"> & {
-  /** The canonical copy first (a rebuilt event has all of them). */
-  evidence: readonly CanonicalCopy[];
-};
 
 /**
  * Groups the evidence of a store's chats into events: each chat's metas as

@@ -20,6 +20,7 @@ import type { EvidenceItem, TokenEvent } from "./evidence.ts";
 import { components } from "./components.ts";
 import { bucketLists, type ChildLists } from "./child_lists.ts";
 import { sortDistinct } from "./typed.ts";
+import { type Reach, reachSets } from "./reach_sets.ts";
 import { collectIfGrown } from "../util/gc.ts";
 
 /** The graph as traversed: every record's edge, in expansion order. */
@@ -270,99 +271,6 @@ export function subtreeSums(graph: SubtreeGraph, events: SubtreeEvents): Float64
     if (pending[c] !== 0) reachOf[c] = reach;
   }
   return out;
-}
-
-/**
- * The items a component reaches: a sorted list of item numbers while it is
- * no bigger than a bitset over all items (most nodes reach few items: a
- * job's own logs, a few dependencies), else that bitset. Sets are shared,
- * never modified: a component with one successor and nothing of its own
- * reuses the successor's.
- */
-interface Reach {
-  /** Sorted distinct items, or null when {@link Reach.bits} holds them. */
-  list: Int32Array | null;
-  /** One bit per item, or null for a list. */
-  bits: Uint32Array | null;
-  /** Where its summed weights are (see `reachSets`). */
-  row: number;
-}
-
-/** Operations on {@link Reach} sets over `words * 32` items with `K` weights each. */
-function reachSets(words: number, weight: Float64Array, rows: number) {
-  // each set's summed weights, K per row: a union's row is its component's; the empty set's the last
-  const sums = new Float64Array((rows + 1) * K);
-  const empty: Reach = { list: new Int32Array(0), bits: null, row: rows };
-  const summed = (r: Reach): Reach => {
-    const at = r.row * K;
-    const add = (b: number) => {
-      for (let k = 0; k < K; k++) sums[at + k] = sums[at + k]! + weight[b * K + k]!;
-    };
-    if (r.list !== null) r.list.forEach(add);
-    else {
-      for (let w = 0; w < words; w++) {
-        let x = r.bits![w]!;
-        while (x !== 0) {
-          const t = x & -x;
-          add((w << 5) + (31 - Math.clz32(t)));
-          x ^= t;
-        }
-      }
-    }
-    return r;
-  };
-  return {
-    empty,
-    /** Own items plus everything the successors reach. */
-    union(own: readonly number[], succ: ReadonlySet<Reach>, row: number): Reach {
-      let size = own.length;
-      let dense = false;
-      for (const r of succ) {
-        if (r.list === null) dense = true;
-        else size += r.list.length;
-      }
-      if (!dense && size <= words) {
-        const all = new Int32Array(size);
-        all.set(own);
-        let at = own.length;
-        for (const r of succ) {
-          all.set(r.list!, at);
-          at += r.list!.length;
-        }
-        all.sort();
-        let n = 0;
-        for (let i = 0; i < all.length; i++) {
-          if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i]!;
-        }
-        return summed({ list: n === all.length ? all : all.slice(0, n), bits: null, row });
-      }
-      const bits = new Uint32Array(words);
-      const set = (b: number) => bits[b >> 5]! |= 1 << (b & 31);
-      for (const r of succ) {
-        if (r.bits !== null) { for (let w = 0; w < words; w++) bits[w]! |= r.bits[w]!; }
-        else r.list!.forEach(set);
-      }
-      own.forEach(set);
-      return summed({ list: null, bits, row });
-    },
-    /** Whether item `b` is in the set. */
-    has(r: Reach, b: number): boolean {
-      if (r.bits !== null) return (r.bits[b >> 5]! & (1 << (b & 31))) !== 0;
-      const list = r.list!;
-      let lo = 0;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (list[mid]! < b) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo < list.length && list[lo] === b;
-    },
-    /** Writes the set's summed weights into `into` at `at`. */
-    sumInto(r: Reach, into: Float64Array, at: number): void {
-      into.set(sums.subarray(r.row * K, r.row * K + K), at);
-    },
-  };
 }
 
 /** Node `v`'s tokens in `out` plus what the events whose copies disagree add to them. */
