@@ -13,6 +13,7 @@ import { type ChatFacts, factsFromText } from "./chat_facts.ts";
 import { factsText } from "./facts_pool.ts";
 import { type TextSpill, textSpill } from "./spill.ts";
 import { collectIfGrown, collectPerText } from "../util/gc.ts";
+import { sortedHas } from "./typed.ts";
 
 /** Chats between two checks for garbage (`collectIfGrown`). */
 const GC_EVERY = 250;
@@ -97,21 +98,10 @@ export function chatStore(o: { spillAt?: number } = {}): ChatStore {
     },
     text: (seq) => spill.get(seq),
     problems: (seq) => problems.get(seq) ?? [],
-    hasReceipts: (seq) => binaryHas(receipts, seq),
+    hasReceipts: (seq) => sortedHas(receipts, seq),
     close() {
       cache.clear();
       spill.close();
     },
   };
-}
-
-function binaryHas(sorted: readonly number[], x: number): boolean {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < sorted.length && sorted[lo] === x;
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { K } from "./typed.ts";
+import { K, sortedHas } from "./typed.ts";
 
 /**
  * The items a component reaches: a sorted list of item numbers while it is
@@ -82,15 +82,7 @@ export function reachSets(words: number, weight: Float64Array, rows: number) {
     /** Whether item `b` is in the set. */
     has(r: Reach, b: number): boolean {
       if (r.bits !== null) return (r.bits[b >> 5]! & (1 << (b & 31))) !== 0;
-      const list = r.list!;
-      let lo = 0;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (list[mid]! < b) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo < list.length && list[lo] === b;
+      return sortedHas(r.list!, b);
     },
     /** Writes the set's summed weights into `into` at `at`. */
     sumInto(r: Reach, into: Float64Array, at: number): void {

@@ -124,6 +124,24 @@ export function tokensAt(values: TokenColumn, at: number): TokenTotals {
   };
 }
 
+/**
+ * Whether an ascending list holds `x` (binary search).
+ *
+ * @param sorted ascending numbers
+ * @param x the number looked for
+ * @returns true when `x` is in `sorted`
+ */
+export function sortedHas(sorted: ArrayLike<number>, x: number): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo] === x;
+}
+
 /** Number of token keys (six). */
 export const K = TOKEN_KEYS.length;
 
