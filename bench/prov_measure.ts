@@ -19,7 +19,10 @@
  * measures the CLI from source (`deno run cli.ts`), `--bin PATH` another
  * binary (default `dist/scout-ai`). `--baseline PATH` measures an earlier
  * binary the same way, interleaved, and checks that both print the same
- * bytes for every view and size (the `same` column: a sha256 of each output).
+ * bytes for the tree and `--json` at every size (the `same` column: a sha256
+ * of each output); with `--all-views` also for every other view (`-c`, `-l`,
+ * `--flow`, `--evidence`, `--dot`, `--tools`, `--by`, `--mermaid`, `--html`),
+ * untimed, listed under the table.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -37,6 +40,21 @@ const bigRuns = Number(values("big-runs")[0] ?? 1);
 const bin = resolve(values("bin")[0] ?? join(ROOT, "dist/scout-ai"));
 const baseline = values("baseline")[0];
 const withDeno = args.includes("--deno");
+const allViews = args.includes("--all-views");
+
+/** The views `--all-views` compares with the baseline (the page is written to a file). */
+const OTHER_VIEWS = [
+  "-c",
+  "-l",
+  "-f",
+  "-c -f",
+  "-e",
+  "--dot -",
+  "--tools",
+  "--by agent,model",
+  "--mermaid",
+  "--html /dev/stdout",
+];
 
 function timed(cmd: string): { seconds: number; kb: number } {
   const r = spawnSync("/usr/bin/time", ["-f", "%e %M", "sh", "-c", cmd], {
@@ -89,6 +107,7 @@ function outputDigest(cmd: string): string {
 }
 
 const rows: string[] = [];
+const viewChecks: string[] = [];
 for (const scale of scales.length > 0 ? scales : [0.1, 1, 3, 10]) {
   const { dir, stats } = await store(scale);
   const n = scale >= 10 ? bigRuns : runs;
@@ -103,6 +122,17 @@ for (const scale of scales.length > 0 ? scales : [0.1, 1, 3, 10]) {
       "deno run",
       `${ROOT}/tools/deno run -q -P=scout --config=${ROOT}/deno.json ${ROOT}/cli.ts`,
     ]);
+  }
+  if (allViews && baseline !== undefined) {
+    const differ = OTHER_VIEWS.filter((v) =>
+      outputDigest(prov(bin, v)) !== outputDigest(prov(resolve(baseline), v))
+    );
+    viewChecks.push(
+      `${stats.jobs} jobs: ${
+        OTHER_VIEWS.length - differ.length
+      } of ${OTHER_VIEWS.length} other views ` +
+        (differ.length === 0 ? "identical" : `identical; **differ: ${differ.join(", ")}**`),
+    );
   }
   for (const [view, extra] of [["tree", ""], ["--json", "--json"]] as const) {
     const same = baseline === undefined
@@ -131,3 +161,4 @@ console.log(
 );
 console.log(`|---|---|---|---|---|---|---|---|---|${baseline === undefined ? "" : "---|"}`);
 for (const r of rows) console.log(r);
+if (viewChecks.length > 0) console.log(["", ...viewChecks.map((c) => `- ${c}`)].join("\n"));
