@@ -38,7 +38,7 @@ export function relationRank(r: Relation): number {
  * @param edges discovery edges
  * @param ends node indices of each edge (`from`, `to` pairs)
  * @param nodes report nodes, by index
- * @param ownerOf index of each hidden node's owner, else null
+ * @param ownerOf the owner of each hidden node, else -1
  * @param callers nested society log index → its caller's log index
  * @returns the display edges, and the node indices of their ends (`from`,
  *   `to` pairs: what the renderers walk, see `display_index.ts`)
@@ -47,7 +47,7 @@ export function displayEdges(
   edges: readonly ReportEdge[],
   ends: ArrayLike<number>,
   nodes: { ids: readonly string[]; hidden: ArrayLike<number> },
-  ownerOf: readonly (number | null)[],
+  ownerOf: (node: number) => number,
   callers: ReadonlyMap<number, number> = new Map(),
 ): { edges: DisplayEdge[]; ends: Int32Array } {
   const out: DisplayEdge[] = [];
@@ -59,7 +59,8 @@ export function displayEdges(
     const to = ends[2 * k + 1]!;
     if (nodes.hidden[to] !== 0) continue;
     const caller = e.relation === "log" ? callers.get(to) : undefined;
-    const from = caller ?? ownerOf[ends[2 * k]!] ?? ends[2 * k]!;
+    const owner = ownerOf(ends[2 * k]!);
+    const from = caller ?? (owner === -1 ? ends[2 * k]! : owner);
     if (from === to) continue;
     const key = (from * n + to) * 5 + RANK[e.relation]; // (from, to, relation), as one number
     if (seen.has(key)) continue;

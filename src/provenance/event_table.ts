@@ -122,12 +122,11 @@ export function eventTable(store: ChatStore, capacity = 1024) {
    * key once, first copy first; `own` is the copy's tokens when they differ
    * from its event's.
    */
-  const seenLocal = new Set<number>(); // reused: one walk of some chats at a time
+  const seen = new Set<number>(); // reused: one walk of some chats at a time
   const forEachLocal = (
     seqs: readonly number[],
     visit: (e: number, own: Float64Array | undefined) => void,
   ) => {
-    const seen = seenLocal;
     seen.clear();
     for (const seq of seqs) {
       for (let it = chatStart[seq]!; it < chatStart[seq + 1]!; it++) {

@@ -54,7 +54,6 @@ export function jobLabel(job: JobSummary): string {
     : job.shortId;
 }
 
-/** The innermost `society/<Agent>/<conversation>.chat` of a log path (nested societies too). */
 /** `…/log/agent.chat` (also with doubled or trailing slashes, as `node:path` reads them). */
 const AGENT_LOG = /(?:^|\/)log\/+agent\.chat\/*$/;
 
@@ -73,6 +72,7 @@ export function isTopLevelAgentLog(path: string): boolean {
 /** What a job's log chats' paths have after the job's. */
 const LOG_DIR = ".files/log/";
 
+/** The innermost `society/<Agent>/<conversation>.chat` of a log path (nested societies too). */
 const SOCIETY_LOG = /(?:^|\/)society\/([^/]+)\/([^/]+)\.chat$/;
 
 /**

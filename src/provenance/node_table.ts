@@ -76,6 +76,18 @@ export interface NodeColumns {
   rootDir: string;
 }
 
+/**
+ * The job that owns node `i` when it is hidden (the job it was first reached
+ * from), else -1.
+ *
+ * @param c the hidden codes and first jobs of the nodes
+ * @param i a node index
+ * @returns a node index or -1
+ */
+export function hiddenOwner(c: Pick<NodeColumns, "hidden" | "firstJob">, i: number): number {
+  return c.hidden[i] !== 0 ? c.firstJob[i]! : -1;
+}
+
 /** Six token values of node `i` in two columns are equal. */
 function sameAt(a: TokenColumn, b: TokenColumn, i: number): boolean {
   for (let k = 6 * i; k < 6 * i + 6; k++) if (a[k] !== b[k]) return false;
@@ -102,7 +114,7 @@ function labelOf(c: NodeColumns, i: number): string | null {
  */
 export function nodeAt(c: NodeColumns, i: number): ReportNode {
   const hidden = HIDDEN[c.hidden[i]!]!;
-  const owner = c.firstJob[i]!;
+  const owner = hiddenOwner(c, i);
   const caller = c.caller[i]!;
   const subtree: TokenTotals = tokensAt(c.subtree, 6 * i);
   const node: ReportNode = {
@@ -111,7 +123,7 @@ export function nodeAt(c: NodeColumns, i: number): ReportNode {
     path: c.paths[i]!,
     label: labelOf(c, i),
     hidden,
-    owner: hidden !== null && owner !== -1 ? c.ids[owner]! : null,
+    owner: owner === -1 ? null : c.ids[owner]!,
     caller: caller === -1 ? null : c.ids[caller]!,
     job: c.jobs[i] ?? null,
     tokens: {

@@ -21,7 +21,7 @@ import { type SubtreeEvents, type SubtreeGraph, subtreeSums } from "./subtree.ts
 import type { ChatStore } from "./chat_store.ts";
 import type { EventTable } from "./event_table.ts";
 import { isTopLevelAgentLog } from "./labels.ts";
-import { hiddenCode, nodeTable, type ReportNodes } from "./node_table.ts";
+import { hiddenCode, hiddenOwner, nodeTable, type ReportNodes } from "./node_table.ts";
 import { compactTokens, type TokenColumn } from "./typed.ts";
 import { displayEdges } from "./display.ts";
 import { keepDisplayEnds } from "./display_index.ts";
@@ -222,7 +222,7 @@ function directColumn(g: WalkedGraph, chats: ChatEvidence): TokenColumn {
   return compactTokens(out, out.length);
 }
 
-/** The report's nodes as columns, and the owner index of each hidden node (else null). */
+/** The report's nodes as columns, and the owner of each hidden node (else -1). */
 function reportNodes(
   g: WalkedGraph,
   chats: ChatEvidence,
@@ -231,7 +231,7 @@ function reportNodes(
   callers: ReadonlyMap<number, number>,
 ): {
   nodes: ReportNodes & { toJSON(): ReportNode[] };
-  ownerOf: (number | null)[];
+  ownerOf: (node: number) => number;
   ids: readonly string[];
   hidden: Uint8Array;
 } {
@@ -240,18 +240,17 @@ function reportNodes(
   const hidden = new Uint8Array(n);
   const firstJob = new Int32Array(n).fill(-1);
   const caller = new Int32Array(n).fill(-1);
-  const ownerOf: (number | null)[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const from = g.firstFrom[i]!;
     if (from !== -1 && g.refs[from]!.kind === "job") firstJob[i] = from;
     hidden[i] = hiddenCode(hiddenReason(g, i));
-    ownerOf[i] = hidden[i] !== 0 && firstJob[i] !== -1 ? firstJob[i]! : null;
     caller[i] = callers.get(i) ?? -1;
   }
+  const ownerOf = (i: number) => hiddenOwner({ hidden, firstJob }, i);
   const kinds = g.refs.map((r) => r.kind);
   const paths = g.refs.map((r) => r.path);
   const receipts = nodeReceipts(
-    { kinds, paths, hiddenOwner: (i) => ownerOf[i] ?? -1 },
+    { kinds, paths, hiddenOwner: ownerOf },
     receiptsBySource,
     table.ttOf,
   );

@@ -19,7 +19,7 @@ import { emptyTokens, metaTokens, type TokenTotals } from "../chat/trace.ts";
 import type { EvidenceItem, TokenEvent } from "./evidence.ts";
 import { components } from "./components.ts";
 import { bucketLists, type ChildLists } from "./child_lists.ts";
-import { sortDistinct } from "./typed.ts";
+import { K, sortDistinct } from "./typed.ts";
 import { type Reach, reachSets } from "./reach_sets.ts";
 import { collectIfGrown } from "../util/gc.ts";
 
@@ -30,8 +30,6 @@ export interface SubtreeGraph {
   /** Canonical chat path → node index (where evidence lives). */
   fileNode: (path: string) => number | undefined;
 }
-
-const K = TOKEN_KEYS.length;
 
 function sameTokens(a: TokenTotals, b: TokenTotals): boolean {
   for (const k of TOKEN_KEYS) if (a[k] !== b[k]) return false;
