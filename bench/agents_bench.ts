@@ -15,10 +15,11 @@
  * as the cold round):
  * - harness overhead per round = the round's wall time in the child minus
  *   the server's busy time for that round's requests (union of each
- *   request's received → first-byte interval);
- * - overhead per delegated call = (time from Root's tool-call reply to Root's
- *   next request, minus the server's busy time in between) / 4, all in the
- *   server's clock;
+ *   request's arrival → first-byte interval; arrival is when the server's
+ *   handler starts, so reading and parsing the body is the server's time);
+ * - overhead per delegated call = (time from Root's tool-call reply to the
+ *   arrival of Root's next request, minus the server's busy time in between)
+ *   / 4, all in the server's clock;
  * - "best" = the smallest round of all runs (the least disturbed by other
  *   processes on a shared machine);
  * - CPU / round = the child's user + system CPU time over rounds 2–20 / 19
@@ -120,10 +121,15 @@ interface Measured {
   perRound: number[];
   /** Overhead per delegated call in each round, ms. */
   perCall: number[];
+  /** Both, with the server's time starting once it had read the body (the earlier figures). */
+  parsed: { perRound: number[]; perCall: number[] };
 }
 
-function busy(reqs: RecordedRequest[]): number {
-  const spans = reqs.map((r) => [r.receivedAt, r.firstByteAt ?? r.receivedAt] as const)
+/** Where the server's time for a request starts: its arrival, or (earlier figures) its parsed body. */
+type Start = "arrivedAt" | "receivedAt";
+
+function busy(reqs: RecordedRequest[], start: Start): number {
+  const spans = reqs.map((r) => [r[start], r.firstByteAt ?? r.receivedAt] as const)
     .sort((a, b) => a[0] - b[0]);
   let total = 0;
   let end = -Infinity;
@@ -135,21 +141,29 @@ function busy(reqs: RecordedRequest[]): number {
   return total;
 }
 
-function measure(report: ChildReport, reqs: RecordedRequest[]): Measured {
-  if (reqs.length !== ROUNDS * REQUESTS_PER_ROUND) {
-    throw new Error(`${report.harness}: ${reqs.length} requests, expected ${ROUNDS * 7}`);
-  }
+function overheads(report: ChildReport, reqs: RecordedRequest[], start: Start) {
   const perRound: number[] = [];
   const perCall: number[] = [];
   for (let k = 0; k < ROUNDS; k++) {
     const round = reqs.slice(k * REQUESTS_PER_ROUND, (k + 1) * REQUESTS_PER_ROUND);
-    perRound.push(report.roundsMs[k]! - busy(round));
+    perRound.push(report.roundsMs[k]! - busy(round, start));
     const first = round[0]!;
     const last = round.at(-1)!;
-    const window = last.receivedAt - (first.firstByteAt ?? first.receivedAt);
-    perCall.push((window - busy(round.slice(1, -1))) / DELEGATIONS_PER_ROUND);
+    const window = last[start] - (first.firstByteAt ?? first.receivedAt);
+    perCall.push((window - busy(round.slice(1, -1), start)) / DELEGATIONS_PER_ROUND);
   }
-  return { report, perRound, perCall };
+  return { perRound, perCall };
+}
+
+function measure(report: ChildReport, reqs: RecordedRequest[]): Measured {
+  if (reqs.length !== ROUNDS * REQUESTS_PER_ROUND) {
+    throw new Error(`${report.harness}: ${reqs.length} requests, expected ${ROUNDS * 7}`);
+  }
+  return {
+    report,
+    ...overheads(report, reqs, "arrivedAt"),
+    parsed: overheads(report, reqs, "receivedAt"),
+  };
 }
 
 async function runChild(
@@ -220,7 +234,7 @@ function row(
   rt: Runtime,
   v: Variant,
   ms: Measured[],
-): { text: string; round: number; call: number } {
+): { text: string; round: number; call: number; parsed: { round: number; call: number } } {
   const warm = (f: (m: Measured) => number[]) => median(ms.flatMap((m) => f(m).slice(1)));
   const best = (f: (m: Measured) => number[]) => Math.min(...ms.flatMap((m) => f(m).slice(1)));
   const round = warm((m) => m.perRound);
@@ -233,7 +247,8 @@ function row(
   const text = `| ${v.name} | ${rt.name} | ${f2(round)} (${f2(best((m) => m.perRound))}) | ` +
     `${f2(call)} (${f2(best((m) => m.perCall))}) | ${f2(cpu)} | ${f1(cold)} | ${f1(save)} | ` +
     `${f1(rss)} | ${s.chat} + ${s.specialists} in ${s.files} files (= expected) |`;
-  return { text, round, call };
+  const parsed = { round: warm((m) => m.parsed.perRound), call: warm((m) => m.parsed.perCall) };
+  return { text, round, call, parsed };
 }
 
 function header(runs: number, createMs: number): string {
@@ -297,12 +312,21 @@ export async function agentsBench(runs: number, which = "both"): Promise<void> {
   }
   console.log(header(runs, createMs));
   const targets: string[] = [];
+  const earlier: string[] = [];
   for (const rt of rts) {
     const rows = VARIANTS.map((v) => row(rt, v, results.get(keyOf(rt, v))!));
     for (const r of rows) console.log(r.text);
     targets.push(targetLine(rt, rows[0]!, rows[2]!));
+    const [scout, sdk] = [rows[0]!.parsed, rows[2]!.parsed];
+    earlier.push(
+      `${rt.name}: ratio ${f2(scout.round / sdk.round)}×, ${f2(scout.call)} ms per delegated call`,
+    );
   }
   console.log(`\n${targets.join("\n")}`);
+  console.log(
+    "\nWith the server's time starting once it had read the body (the figures before " +
+      `${"`"}arrivedAt${"`"}): ${earlier.join("; ")}.`,
+  );
 }
 
 if (import.meta.main) {

@@ -92,7 +92,12 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   body: Record<string, unknown>;
   stream: boolean;
-  /** `performance.now()` when the request arrived. */
+  /**
+   * `performance.now()` when the handler started, before the body was read:
+   * where the server's time for this request begins.
+   */
+  arrivedAt: number;
+  /** `performance.now()` when the request's body had been read and parsed. */
   receivedAt: number;
   /** `performance.now()` when the first response byte was written. */
   firstByteAt?: number;
@@ -163,6 +168,7 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
   const stalls = new Set<() => void>();
 
   const handle = async (req: Request): Promise<Response> => {
+    const arrivedAt = performance.now();
     const path = new URL(req.url).pathname;
     const protocol = protocolOf(path);
     if (req.method !== "POST" || protocol === null) {
@@ -183,6 +189,7 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
       headers,
       body,
       stream: body.stream === true || /-stream$/.test(path),
+      arrivedAt,
       receivedAt: performance.now(),
     };
     requests.push(rec);
