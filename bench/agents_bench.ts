@@ -29,8 +29,9 @@
  *   (SDK: run histories, JSON) found on disk after the run, checked against
  *   the count the scenario implies; a mismatch fails the bench.
  *
- * Run: `tools/deno task bench-agents [--runs N] [--runtime deno|bun|both]` (prints a
- * markdown table and one target line per runtime).
+ * Run: `tools/deno task bench-agents [--runs N] [--runtime deno|bun|both] [--hops]`
+ * (prints a markdown table and one target line per runtime; `--hops` adds
+ * where each round's delegation window goes, hop by hop).
  *
  * @module
  */
@@ -43,6 +44,7 @@ import {
   reply,
   REQUESTS_PER_ROUND,
   ROUNDS,
+  stepOf,
 } from "./agents_scenario.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -123,6 +125,8 @@ interface Measured {
   perCall: number[];
   /** Both, with the server's time starting once it had read the body (the earlier figures). */
   parsed: { perRound: number[]; perCall: number[] };
+  /** Per round, the window's hops: `from → to` and ms from `from`'s first byte to `to`'s arrival. */
+  hops: [string, number][][];
 }
 
 /** Where the server's time for a request starts: its arrival, or (earlier figures) its parsed body. */
@@ -163,7 +167,44 @@ function measure(report: ChildReport, reqs: RecordedRequest[]): Measured {
     report,
     ...overheads(report, reqs, "arrivedAt"),
     parsed: overheads(report, reqs, "receivedAt"),
+    hops: hopsOf(reqs),
   };
+}
+
+/** Each round's requests in arrival order, as hops from the one before. */
+function hopsOf(reqs: RecordedRequest[]): [string, number][][] {
+  const out: [string, number][][] = [];
+  for (let k = 0; k < ROUNDS; k++) {
+    const round = reqs.slice(k * REQUESTS_PER_ROUND, (k + 1) * REQUESTS_PER_ROUND);
+    out.push(
+      round.slice(1).map((r, i) => {
+        const prev = round[i]!;
+        return [
+          `${stepOf(prev)} → ${stepOf(r)}`,
+          r.arrivedAt - (prev.firstByteAt ?? prev.receivedAt),
+        ];
+      }),
+    );
+  }
+  return out;
+}
+
+/**
+ * Where the per-call window goes: for each hop seen in the warm rounds, its
+ * median (ms from the previous request's first byte to this one's arrival:
+ * the reply's way back, the harness's work, the request's way there) and in
+ * how many rounds it occurred.
+ */
+function hopLine(ms: Measured[]): string {
+  const by = new Map<string, number[]>();
+  for (const m of ms) {
+    for (const round of m.hops.slice(1)) {
+      for (const [hop, t] of round) by.set(hop, [...by.get(hop) ?? [], t]);
+    }
+  }
+  const rounds = ms.length * (ROUNDS - 1);
+  return [...by].filter(([, ts]) => ts.length * 4 >= rounds) // the usual order; rarer ones left out
+    .map(([hop, ts]) => `${hop} ${f2(median(ts))}`).join(", ");
 }
 
 async function runChild(
@@ -282,8 +323,13 @@ function targetLine(rt: Runtime, scout: { round: number; call: number }, sdk: { 
  *
  * @param runs repetitions (each variant once per repetition)
  * @param which `deno`, `bun` or `both`
+ * @param showHops also print where each round's delegation window goes
  */
-export async function agentsBench(runs: number, which = "both"): Promise<void> {
+export async function agentsBench(
+  runs: number,
+  which = "both",
+  showHops = false,
+): Promise<void> {
   const rts = runtimes(which);
   const results = new Map<string, Measured[]>();
   const keyOf = (rt: Runtime, v: Variant) => `${rt.name}\u0000${v.name}`;
@@ -313,9 +359,15 @@ export async function agentsBench(runs: number, which = "both"): Promise<void> {
   console.log(header(runs, createMs));
   const targets: string[] = [];
   const earlier: string[] = [];
+  const hops: string[] = [];
   for (const rt of rts) {
     const rows = VARIANTS.map((v) => row(rt, v, results.get(keyOf(rt, v))!));
     for (const r of rows) console.log(r.text);
+    if (showHops) {
+      for (const v of VARIANTS) {
+        hops.push(`${v.name}, ${rt.name}: ${hopLine(results.get(keyOf(rt, v))!)}`);
+      }
+    }
     targets.push(targetLine(rt, rows[0]!, rows[2]!));
     const [scout, sdk] = [rows[0]!.parsed, rows[2]!.parsed];
     earlier.push(
@@ -327,6 +379,13 @@ export async function agentsBench(runs: number, which = "both"): Promise<void> {
     "\nWith the server's time starting once it had read the body (the figures before " +
       `${"`"}arrivedAt${"`"}): ${earlier.join("; ")}.`,
   );
+  if (showHops) {
+    console.log(
+      "\nThe delegation window by hop (median ms from the previous request's first byte to " +
+        "this one's arrival, warm rounds; hops seen in under a quarter of the rounds left out):\n" +
+        hops.map((h) => `- ${h}`).join("\n"),
+    );
+  }
 }
 
 if (import.meta.main) {
@@ -334,5 +393,9 @@ if (import.meta.main) {
     const i = Deno.args.indexOf(name);
     return i >= 0 ? Deno.args[i + 1] : undefined;
   };
-  await agentsBench(Number(flag("--runs") ?? 3), flag("--runtime") ?? "both");
+  await agentsBench(
+    Number(flag("--runs") ?? 3),
+    flag("--runtime") ?? "both",
+    Deno.args.includes("--hops"),
+  );
 }

@@ -62,6 +62,30 @@ function textOf(c: unknown): string {
 }
 
 /**
+ * Which agent of the scenario a request is from (its system prompt names it).
+ *
+ * @param req the recorded request
+ * @returns the agent's name, or undefined
+ */
+export function agentOf(req: RecordedRequest): string | undefined {
+  const msgs = (req.body.messages ?? []) as Msg[];
+  const system = textOf(msgs.find((m) => m.role === "system" || m.role === "developer")?.content);
+  return /You are (\w+)\./.exec(system)?.[1];
+}
+
+/**
+ * A request's step: its agent, with `'` when it follows tool outputs (the
+ * agent's second request of the round).
+ *
+ * @param req the recorded request
+ * @returns e.g. `SpecC` or `SpecC'`
+ */
+export function stepOf(req: RecordedRequest): string {
+  const msgs = (req.body.messages ?? []) as Msg[];
+  return `${agentOf(req) ?? "?"}${msgs.at(-1)?.role === "tool" ? "'" : ""}`;
+}
+
+/**
  * The scripted reply to one request (both harnesses' tool shapes: scout-ai's
  * single `ask` tool with `{agent, prompt}`, the SDK's `ask_<Agent>` tools with
  * `{input}`).
@@ -71,8 +95,7 @@ function textOf(c: unknown): string {
  */
 export function reply(req: RecordedRequest): ScriptStep {
   const msgs = (req.body.messages ?? []) as Msg[];
-  const system = textOf(msgs.find((m) => m.role === "system" || m.role === "developer")?.content);
-  const who = /You are (\w+)\./.exec(system)?.[1];
+  const who = agentOf(req);
   if (!who) return { status: 400, message: "bench: no agent system prompt in the request" };
   const lastUser = [...msgs].reverse().find((m) => m.role === "user");
   const n = Number(/R(\d+)/.exec(textOf(lastUser?.content))?.[1] ?? 0);
