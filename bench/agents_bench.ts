@@ -44,8 +44,8 @@ import {
   reply,
   REQUESTS_PER_ROUND,
   ROUNDS,
-  stepOf,
 } from "./agents_scenario.ts";
+import { hopLine, hopsOf, median } from "./agents_hops.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(HERE);
@@ -171,42 +171,6 @@ function measure(report: ChildReport, reqs: RecordedRequest[]): Measured {
   };
 }
 
-/** Each round's requests in arrival order, as hops from the one before. */
-function hopsOf(reqs: RecordedRequest[]): [string, number][][] {
-  const out: [string, number][][] = [];
-  for (let k = 0; k < ROUNDS; k++) {
-    const round = reqs.slice(k * REQUESTS_PER_ROUND, (k + 1) * REQUESTS_PER_ROUND);
-    out.push(
-      round.slice(1).map((r, i) => {
-        const prev = round[i]!;
-        return [
-          `${stepOf(prev)} → ${stepOf(r)}`,
-          r.arrivedAt - (prev.firstByteAt ?? prev.receivedAt),
-        ];
-      }),
-    );
-  }
-  return out;
-}
-
-/**
- * Where the per-call window goes: for each hop seen in the warm rounds, its
- * median (ms from the previous request's first byte to this one's arrival:
- * the reply's way back, the harness's work, the request's way there) and in
- * how many rounds it occurred.
- */
-function hopLine(ms: Measured[]): string {
-  const by = new Map<string, number[]>();
-  for (const m of ms) {
-    for (const round of m.hops.slice(1)) {
-      for (const [hop, t] of round) by.set(hop, [...by.get(hop) ?? [], t]);
-    }
-  }
-  const rounds = ms.length * (ROUNDS - 1);
-  return [...by].filter(([, ts]) => ts.length * 4 >= rounds) // the usual order; rarer ones left out
-    .map(([hop, ts]) => `${hop} ${f2(median(ts))}`).join(", ");
-}
-
 async function runChild(
   rt: Runtime,
   v: Variant,
@@ -259,12 +223,6 @@ function createCostMs(): number {
   } finally {
     Deno.removeSync(at, { recursive: true });
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 const f1 = (x: number) => x.toFixed(1);
