@@ -335,7 +335,7 @@ export async function agentsBench(
   console.log(`\n${targets.join("\n")}`);
   console.log(
     "\nWith the server's time starting once it had read the body (the figures before " +
-      `${"`"}arrivedAt${"`"}): ${earlier.join("; ")}.`,
+      `\`arrivedAt\`): ${earlier.join("; ")}.`,
   );
   if (showHops) {
     console.log(

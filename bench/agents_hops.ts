@@ -45,10 +45,10 @@ export function hopsOf(reqs: RecordedRequest[]): [string, number][][] {
 }
 
 /**
- * Where the per-call window goes: for each hop seen in the warm rounds, its
- * median (ms from the previous request's first byte to this one's arrival:
- * the reply's way back, the harness's work, the request's way there) and in
- * how many rounds it occurred.
+ * Where the per-call window goes: for each hop seen in at least a quarter of
+ * the warm rounds, its median (ms from the previous request's first byte to
+ * this one's arrival: the reply's way back, the harness's work, the request's
+ * way there).
  *
  * @param ms the runs' hops
  * @returns one line
