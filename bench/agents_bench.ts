@@ -45,7 +45,8 @@ import {
   REQUESTS_PER_ROUND,
   ROUNDS,
 } from "./agents_scenario.ts";
-import { hopLine, hopsOf, median } from "./agents_hops.ts";
+import { hopLine, hopsOf } from "./agents_hops.ts";
+import { median } from "./stats.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(HERE);

@@ -6,18 +6,7 @@
  */
 import type { RecordedRequest } from "../tests/support/provider_server.ts";
 import { REQUESTS_PER_ROUND, ROUNDS, stepOf } from "./agents_scenario.ts";
-
-/**
- * Median of a list.
- *
- * @param xs numbers
- * @returns the median
- */
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+import { median } from "./stats.ts";
 
 const f2 = (x: number) => x.toFixed(2);
 

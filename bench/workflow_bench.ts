@@ -10,6 +10,7 @@
  */
 import { join } from "node:path";
 import { chain, fanIn } from "./workflow/scenarios.ts";
+import { median } from "./stats.ts";
 import { BINARY, buildBinary, ROOT } from "../tests/support/cli.ts";
 
 const N = 1000;
@@ -33,11 +34,6 @@ Deno.bench(
     await fresh((d) => fanIn(d, N));
   },
 );
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
 
 async function jobsPerSecond(label: string, fn: (d: string) => Promise<unknown>): Promise<void> {
   const rates: number[] = [];
