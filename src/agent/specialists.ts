@@ -72,7 +72,8 @@ async function runOne(item: object): Promise<SpecialistResult> {
       if (item.restart) start(agent);
       current(agent).push({ role: "user", content: item.prompt });
     }
-    const r = await chat(agent, { stream: false });
+    // its cache entries are settled by the caller's ask, once the caller's next request is out
+    const r = await chat(agent, { stream: false, deferCacheWrites: true });
     const meta = r.job ? [{ role: "meta", content: `job=${jobRef(r.job)}` }] : receipts(r.messages);
     return { content: r.text, agent_meta: meta };
   } catch (e) {

@@ -14,7 +14,8 @@
  *    snapshot on query failures, then the result.
  *
  * Run-scoped resources registered on `ctx.onClose` are closed when the ask
- * ends, whatever the outcome (`closeAsk`).
+ * ends, whatever the outcome (`closeAsk`), and the cache entries written
+ * behind are settled (`write_behind.ts`) unless the caller settles them.
  *
  * @module
  */
@@ -38,6 +39,7 @@ import type { AskOptions, AskResult } from "./ask_types.ts";
 import { finalText, runLoop } from "./loop.ts";
 import { defaultSession } from "./meta_record.ts";
 import { writeSnapshot } from "./snapshot.ts";
+import { settleCacheWrites } from "./write_behind.ts";
 
 export { COMPILE_ROLES, RUNTIME_KEYS } from "./ask_types.ts";
 export type { AskOptions, AskResult, AskRuntime } from "./ask_types.ts";
@@ -79,6 +81,8 @@ export async function ask(
     return await runAsk(req, prepared, model, askCache(req, prepared, model, ctx), ctx);
   } finally {
     await closeAsk(ctx);
+    // this ask's cache entries (and its specialists') are on disk when it returns
+    if (!options.deferCacheWrites) await settleCacheWrites();
   }
 }
 

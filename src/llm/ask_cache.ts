@@ -103,7 +103,7 @@ function keyMaker(req: AskRequest, prepared: PreparedChat, model: AskModel) {
   });
 }
 
-/** A live round under the key's lock: re-check, else play it and store what it recorded. */
+/** A live round under the key's lock: re-check, else play it and store what it recorded (behind). */
 function liveRound(
   dir: string,
   key: string,
@@ -121,17 +121,14 @@ function liveRound(
     if (again) return await on.hit(again);
     on.miss();
     const played = await play(null);
-    try {
-      await store({
-        v: ROUND_CACHE_VERSION,
-        created: new Date().toISOString(),
-        ...origin,
-        round: state.round,
-        ...played.record,
-      });
-    } catch (e) {
-      on.warn(`Cannot store the answer in the cache: ${(e as Error).message}`);
-    }
+    // written behind (the key locked until then): the ask settles it, or its caller
+    store({
+      v: ROUND_CACHE_VERSION,
+      created: new Date().toISOString(),
+      ...origin,
+      round: state.round,
+      ...played.record,
+    }).catch((e) => on.warn(`Cannot store the answer in the cache: ${(e as Error).message}`));
     return played;
   });
 }

@@ -51,6 +51,13 @@ export interface AskRuntime {
   /** Use the inference cache (default true; `persist: false` also turns it off). */
   cache?: boolean;
   /**
+   * Return before the cache entries this ask wrote behind are on disk: the
+   * caller settles them (its own ask's end does, or `settleCacheWrites`).
+   * The agent layer sets it for specialists, whose stores then overlap the
+   * caller's next request.
+   */
+  deferCacheWrites?: boolean;
+  /**
    * Offline replay: every inference must come from the inference cache; a
    * miss throws `not_cached` instead of calling the provider (also
    * `SCOUT_OFFLINE=1`). Turns the cache on even under `persist: false`.
@@ -115,6 +122,7 @@ export const RUNTIME_KEYS: ReadonlySet<string> = new Set([
   "toolResolver",
   "prepareWorkflows",
   "cache",
+  "deferCacheWrites",
   "offline",
   "runSpecialists",
   "delegate",

@@ -17,7 +17,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { withKeyLock, writeEntryFile } from "./cache_lock.ts";
+import { writeEntryFile } from "./cache_files.ts";
+import { withKeyLock } from "./cache_lock.ts";
 
 export {
   CACHE_VERSION,
@@ -196,8 +197,9 @@ async function stored(dir: string, key: string, write: () => Promise<void>): Pro
  * Runs `fn` holding the lock of `key`: concurrent identical asks in this
  * process share one run; other processes wait on the lock file (a lock left
  * by a dead process is taken over; after `waitMs` the ask runs unlocked).
- * `fn`'s `store` writes the key's entry as {@link cacheWrite} does — through
- * the lock file, renamed into place, when the lock is held (`cache_lock.ts`).
+ * `fn`'s `store` writes the key's entry as {@link cacheWrite} does — when the
+ * lock is held, behind (`write_behind.ts`): its promise settles once the entry
+ * is published, and the key stays locked until then (`cache_lock.ts`).
  *
  * @param dir cache directory
  * @param key cache key

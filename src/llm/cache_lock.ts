@@ -3,12 +3,15 @@
  * identical concurrent rounds run once — in this process through a map of
  * running keys, across processes through `<dir>/<key>.lock`, whose text is
  * its holder, `<pid>@<host>`. The lock is a hard link to this process's holder
- * file (`cache_holder.ts`); while the round's request is in flight the entry's
- * temp file is created in the background, so no file is created on the round's
- * path; the store writes the entry there, renames it to `<key>.json` (the
- * atomic publish) and removes the lock. On a file system without hard links
- * the lock is created exclusively instead, holding the holder's text, and the
- * entry is written over it and renamed into place. A lock whose holder is a
+ * file (`cache_holder.ts`); the store writes the entry to a temp file, renames
+ * it to `<key>.json` (the atomic publish) and removes the lock. On a file
+ * system without hard links the lock is created exclusively instead, holding
+ * the holder's text, and the entry is written over it and renamed into place.
+ * A store under the lock is written behind: queued for the next turn of the
+ * event loop (or the process's exit), so a reply's caller goes on — sends its
+ * next request — first; the key stays locked, in this process and across
+ * processes, until the entry is published ({@link settleCacheWrites} awaits
+ * every queued store). A lock whose holder is a
  * dead process on this host (or this process, which never waits on a key it
  * holds: a lock naming it is an earlier process's with the same pid), or whose
  * text is no holder and that has not been written to for 5 s (a crash
@@ -16,67 +19,25 @@
  *
  * @module
  */
-import { closeSync, ftruncateSync, open, openSync, renameSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { writeAllSync } from "../util/fs.ts";
+import {
+  ensureCacheDir,
+  publish,
+  publishOverLock,
+  tempFile,
+  tmpPath,
+  writeEntryFile,
+  writeEntrySync,
+} from "./cache_files.ts";
 import { alive, holderText, linkLock, unlinkQuiet } from "./cache_holder.ts";
+import { later } from "./write_behind.ts";
 
-/** Cache directories created by this process (made once, not per inference). */
-const madeDirs = new Set<string>();
-const inProcess = new Map<string, Promise<unknown>>();
-const utf8 = new TextEncoder();
-let tmpSeq = 0;
-
-/**
- * Makes a cache directory once per process.
- *
- * @param dir the directory
- */
-export async function ensureCacheDir(dir: string): Promise<void> {
-  if (madeDirs.has(dir)) return;
-  await mkdir(dir, { recursive: true });
-  madeDirs.add(dir);
-}
-
-function tmpPath(dir: string, key: string): string {
-  return join(dir, `${key}.json.tmp-${process.pid}-${++tmpSeq}`);
-}
-
-/** Writes the entry into the open temp file `fd` and renames it to `<key>.json`; closes `fd`. */
-function publish(fd: number, tmp: string, dir: string, key: string, text: string): void {
-  try {
-    try {
-      writeAllSync(fd, text);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, join(dir, `${key}.json`));
-  } catch (e) {
-    try {
-      unlinkQuiet(tmp);
-    } catch { /* the write's error is the one to report */ }
-    madeDirs.delete(dir); // made again next time, should it have gone away
-    throw e;
-  }
-}
-
-/**
- * Writes `<dir>/<key>.json` atomically through a temp file (temp + rename, not
- * flushed: an entry lost or torn by a crash reads as a miss). For a store
- * without the key's lock.
- *
- * @param dir cache directory
- * @param key cache key
- * @param text the entry's text
- */
-export async function writeEntryFile(dir: string, key: string, text: string): Promise<void> {
-  await ensureCacheDir(dir);
-  const tmp = tmpPath(dir, key);
-  publish(openSync(tmp, "w"), tmp, dir, key, text);
-}
+const inProcess = new Map<string, Promise<void>>();
 
 /** Whether a lock file another holder left may be taken over. */
 async function isStale(file: string): Promise<boolean> {
@@ -152,80 +113,99 @@ async function acquire(
   }
 }
 
-/** Opens a temp file in the background (the I/O pool); null when that failed. */
-function openLater(tmp: string): Promise<number | null> {
-  return new Promise((resolve) => open(tmp, "w", (e, fd) => resolve(e ? null : fd)));
-}
-
 type Commit = (text: string) => Promise<void>;
 
-/** Runs `fn` under a linked lock: the entry's temp file is made while `fn` runs. */
+/**
+ * Whether a linked lock's entry file is opened in the background while the
+ * round's request is out. Under Deno the open runs off the main thread, which
+ * also drives the HTTP client: the file's creation leaves the round's path.
+ * Under Bun, whose HTTP client has a thread of its own, the main thread idles
+ * while a request is out, and the store written behind creates the file then
+ * for less than the background open's dispatch costs (design-notes, "Inference
+ * cache cost on the agents bench", fifth pass).
+ */
+const OPEN_EARLY = typeof process.versions.bun !== "string";
+
+/** Removes a linked lock and frees the key in this process. */
+function unlinkLock(lock: string, freed: () => void): void {
+  try {
+    unlinkQuiet(lock);
+  } finally {
+    freed();
+  }
+}
+
+/**
+ * Runs `fn` under a linked lock; its first commit is written behind (through
+ * a temp file, opened early where {@link OPEN_EARLY}), then the lock removed.
+ */
 async function underLink<T>(
   dir: string,
   key: string,
   lock: string,
   fn: (commit: Commit) => Promise<T>,
+  freed: () => void,
 ): Promise<T> {
-  const tmp = tmpPath(dir, key);
-  let pending: Promise<number | null> | null = openLater(tmp);
   let committed = false;
-  const commit = async (text: string): Promise<void> => {
-    if (committed || pending === null) return await writeEntryFile(dir, key, text);
-    const fd = await pending;
-    pending = null;
-    if (fd === null) await writeEntryFile(dir, key, text);
-    else publish(fd, tmp, dir, key, text);
+  const early = OPEN_EARLY ? tempFile(tmpPath(dir, key)) : null;
+  const commit = (text: string): Promise<void> => {
+    if (committed) return writeEntryFile(dir, key, text);
     committed = true;
-    unlinkQuiet(lock); // published: release
+    return later((atExit) => {
+      if (early && !early.ready() && !atExit) return false; // its file is being made: next turn
+      try {
+        const fd = early?.take() ?? null;
+        if (fd !== null) publish(fd, early!.path, dir, key, text);
+        else {
+          early?.drop();
+          writeEntrySync(dir, key, text);
+        }
+      } finally {
+        unlinkLock(lock, freed); // published (or failed): release
+      }
+    });
   };
   try {
     return await fn(commit);
   } finally {
-    if (pending !== null) {
-      const fd = await pending;
-      if (fd !== null) {
-        closeSync(fd);
-        unlinkQuiet(tmp);
+    if (!committed) {
+      if (early) {
+        await early.settled;
+        early.drop();
       }
+      unlinkLock(lock, freed);
     }
-    if (!committed) unlinkQuiet(lock);
   }
 }
 
-/** Runs `fn` under a created lock file: the entry is written over it and renamed into place. */
+/** Runs `fn` under a created lock file: the entry is written over it (behind) and renamed into place. */
 async function underFile<T>(
   dir: string,
   key: string,
   lock: string,
   held: number,
   fn: (commit: Commit) => Promise<T>,
+  freed: () => void,
 ): Promise<T> {
-  let fd: number | null = held;
   let committed = false;
-  const commit = async (text: string): Promise<void> => {
-    if (fd === null || committed) return await writeEntryFile(dir, key, text);
-    try {
+  const commit = (text: string): Promise<void> => {
+    if (committed) return writeEntryFile(dir, key, text);
+    committed = true;
+    return later(() => {
       try {
-        // over the holder, cut only if the holder was longer: a truncation to
-        // 0 makes ext4 flush the file on close (auto_da_alloc), ~0.1 ms a store
-        const n = writeAllSync(fd, text);
-        if (n < utf8.encode(holderText()).length) ftruncateSync(fd, n);
+        publishOverLock(held, lock, dir, key, text);
       } finally {
-        closeSync(fd);
-        fd = null;
+        freed();
       }
-      renameSync(lock, join(dir, `${key}.json`)); // publishes the entry, releases the lock
-      committed = true;
-    } catch (e) {
-      madeDirs.delete(dir); // made again next time, should it have gone away
-      throw e;
-    }
+    });
   };
   try {
     return await fn(commit);
   } finally {
-    if (fd !== null) closeSync(fd);
-    if (!committed) unlinkQuiet(lock);
+    if (!committed) {
+      closeSync(held);
+      unlinkLock(lock, freed);
+    }
   }
 }
 
@@ -235,22 +215,38 @@ async function holding<T>(
   key: string,
   fn: (commit: Commit) => Promise<T>,
   waitMs: number,
+  freed: () => void,
 ): Promise<T> {
-  await ensureCacheDir(dir);
   const lock = join(dir, `${key}.lock`);
-  const held = await acquire(dir, lock, {
-    waitMs,
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-  });
-  if (held === null) return await fn((text) => writeEntryFile(dir, key, text));
-  if (held.fd === null) return await underLink(dir, key, lock, fn);
-  return await underFile(dir, key, lock, held.fd, fn);
+  let held: Held | null;
+  try {
+    await ensureCacheDir(dir);
+    held = await acquire(dir, lock, {
+      waitMs,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    });
+  } catch (e) {
+    freed();
+    throw e;
+  }
+  if (held === null) {
+    try {
+      return await fn((text) => writeEntryFile(dir, key, text));
+    } finally {
+      freed();
+    }
+  }
+  if (held.fd === null) return await underLink(dir, key, lock, fn, freed);
+  return await underFile(dir, key, lock, held.fd, fn, freed);
 }
+
 /**
  * Runs `fn` holding the lock of `key`: concurrent identical rounds in this
  * process share one run; other processes wait on the lock file (a stale lock
  * is taken over; after `waitMs` the work runs unlocked). `fn`'s `commit`
- * stores the key's entry atomically — through the lock file when held.
+ * stores the key's entry atomically — through the lock file when held, and
+ * then written behind: its promise settles once the entry is published, and
+ * the key stays locked until then, whether or not `fn` waited for it.
  *
  * @param dir cache directory
  * @param key cache key
@@ -266,14 +262,19 @@ export async function withKeyLock<T>(
 ): Promise<T> {
   const running = inProcess.get(key);
   if (running) {
-    await running.catch(() => {});
+    await running;
     return withKeyLock(dir, key, fn, opts);
   }
-  const work = holding(dir, key, fn, opts.waitMs ?? 600_000);
-  inProcess.set(key, work);
-  try {
-    return await work;
-  } finally {
-    if (inProcess.get(key) === work) inProcess.delete(key);
-  }
+  // the key is this process's until its lock is released: after the store, when written behind
+  let free!: () => void;
+  const freedAt = new Promise<void>((resolve) => (free = resolve));
+  inProcess.set(key, freedAt);
+  let held = true;
+  const freed = () => {
+    if (!held) return;
+    held = false;
+    if (inProcess.get(key) === freedAt) inProcess.delete(key);
+    free();
+  };
+  return await holding(dir, key, fn, opts.waitMs ?? 600_000, freed);
 }
