@@ -10,9 +10,9 @@
  * A store under the lock is written behind: queued for the next turn of the
  * event loop (or the process's exit), so a reply's caller goes on — sends its
  * next request — first; the key stays locked, in this process and across
- * processes, until the entry is published ({@link settleCacheWrites} awaits
- * every queued store). A lock whose holder is a
- * dead process on this host (or this process, which never waits on a key it
+ * processes, until the entry is published (`write_behind.ts`:
+ * `settleCacheWrites` awaits every queued store). A lock whose holder is a dead
+ * process on this host (or this process, which never waits on a key it
  * holds: a lock naming it is an earlier process's with the same pid), or whose
  * text is no holder and that has not been written to for 5 s (a crash
  * mid-store), is taken over.
