@@ -131,7 +131,7 @@ interface Measured {
 }
 
 /** Where the server's time for a request starts: its arrival, or (earlier figures) its parsed body. */
-type Start = "arrivedAt" | "receivedAt";
+export type Start = "arrivedAt" | "receivedAt";
 
 function busy(reqs: RecordedRequest[], start: Start): number {
   const spans = reqs.map((r) => [r[start], r.firstByteAt ?? r.receivedAt] as const)
@@ -146,7 +146,19 @@ function busy(reqs: RecordedRequest[], start: Start): number {
   return total;
 }
 
-function overheads(report: ChildReport, reqs: RecordedRequest[], start: Start) {
+/**
+ * A run's overhead per round and per delegated call (see the module's figures).
+ *
+ * @param report the child's report
+ * @param reqs the run's requests, as the server recorded them
+ * @param start where the server's time for a request starts
+ * @returns per round, the overhead of the round and per delegated call, ms
+ */
+export function overheads(
+  report: ChildReport,
+  reqs: RecordedRequest[],
+  start: Start,
+): { perRound: number[]; perCall: number[] } {
   const perRound: number[] = [];
   const perCall: number[] = [];
   for (let k = 0; k < ROUNDS; k++) {
