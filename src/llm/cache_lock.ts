@@ -168,11 +168,12 @@ async function underLink<T>(
   try {
     return await fn(commit);
   } finally {
+    // the file's open has ended once the round returns (long since, after a
+    // request): a store still queued at the process's exit then finds it, and
+    // no open can create the file after the exit's store made its own
+    if (early) await early.settled;
     if (!committed) {
-      if (early) {
-        await early.settled;
-        early.drop();
-      }
+      early?.drop();
       unlinkLock(lock, freed);
     }
   }
