@@ -33,6 +33,7 @@ export { defaultSession, newSession, nextMeta } from "./meta_record.ts";
 export type { MetaWho, NextMetaInput, Session } from "./meta_record.ts";
 export { cacheKey, canonicalJson } from "./cache.ts";
 export type { CachedAsk, CacheKeyInput } from "./cache.ts";
+export { settleCacheWrites } from "./write_behind.ts";
 export { formatToText, PIPELINE_KEYS, providerParams } from "./params.ts";
 export type { ProviderParams } from "./params.ts";
 export { DEFAULT_BACKEND, resolveSettings } from "./settings.ts";
