@@ -35,7 +35,7 @@ import {
   writeEntrySync,
 } from "./cache_files.ts";
 import { alive, holderText, linkLock, unlinkQuiet } from "./cache_holder.ts";
-import { later } from "./write_behind.ts";
+import { type Job, later } from "./write_behind.ts";
 
 const inProcess = new Map<string, Promise<void>>();
 
@@ -136,22 +136,44 @@ function unlinkLock(lock: string, freed: () => void): void {
 }
 
 /**
+ * Runs `fn` under a held lock: its first commit queues `how.store(text)`
+ * behind (which publishes the entry and releases the lock), a later one writes
+ * directly; `how.end(committed)` runs once `fn` has (releasing the lock if
+ * nothing was committed).
+ */
+async function underLock<T>(
+  dir: string,
+  key: string,
+  fn: (commit: Commit) => Promise<T>,
+  how: { store: (text: string) => Job; end: (committed: boolean) => Promise<void> | void },
+): Promise<T> {
+  let committed = false;
+  const commit = (text: string): Promise<void> => {
+    if (committed) return writeEntryFile(dir, key, text);
+    committed = true;
+    return later(how.store(text));
+  };
+  try {
+    return await fn(commit);
+  } finally {
+    await how.end(committed);
+  }
+}
+
+/**
  * Runs `fn` under a linked lock; its first commit is written behind (through
  * a temp file, opened early where {@link OPEN_EARLY}), then the lock removed.
  */
-async function underLink<T>(
+function underLink<T>(
   dir: string,
   key: string,
   lock: string,
   fn: (commit: Commit) => Promise<T>,
   freed: () => void,
 ): Promise<T> {
-  let committed = false;
   const early = OPEN_EARLY ? tempFile(tmpPath(dir, key)) : null;
-  const commit = (text: string): Promise<void> => {
-    if (committed) return writeEntryFile(dir, key, text);
-    committed = true;
-    return later((atExit) => {
+  return underLock(dir, key, fn, {
+    store: (text) => (atExit) => {
       if (early && !early.ready() && !atExit) return false; // its file is being made: next turn
       try {
         const fd = early?.take() ?? null;
@@ -163,24 +185,22 @@ async function underLink<T>(
       } finally {
         unlinkLock(lock, freed); // published (or failed): release
       }
-    });
-  };
-  try {
-    return await fn(commit);
-  } finally {
-    // the file's open has ended once the round returns (long since, after a
-    // request): a store still queued at the process's exit then finds it, and
-    // no open can create the file after the exit's store made its own
-    if (early) await early.settled;
-    if (!committed) {
-      early?.drop();
-      unlinkLock(lock, freed);
-    }
-  }
+    },
+    end: async (committed) => {
+      // the file's open has ended once the round returns (long since, after a
+      // request): a store still queued at the process's exit then finds it, and
+      // no open can create the file after the exit's store made its own
+      if (early) await early.settled;
+      if (!committed) {
+        early?.drop();
+        unlinkLock(lock, freed);
+      }
+    },
+  });
 }
 
 /** Runs `fn` under a created lock file: the entry is written over it (behind) and renamed into place. */
-async function underFile<T>(
+function underFile<T>(
   dir: string,
   key: string,
   lock: string,
@@ -188,26 +208,21 @@ async function underFile<T>(
   fn: (commit: Commit) => Promise<T>,
   freed: () => void,
 ): Promise<T> {
-  let committed = false;
-  const commit = (text: string): Promise<void> => {
-    if (committed) return writeEntryFile(dir, key, text);
-    committed = true;
-    return later(() => {
+  return underLock(dir, key, fn, {
+    store: (text) => () => {
       try {
         publishOverLock(held, lock, dir, key, text);
       } finally {
         freed();
       }
-    });
-  };
-  try {
-    return await fn(commit);
-  } finally {
-    if (!committed) {
-      closeSync(held);
-      unlinkLock(lock, freed);
-    }
-  }
+    },
+    end: (committed) => {
+      if (!committed) {
+        closeSync(held);
+        unlinkLock(lock, freed);
+      }
+    },
+  });
 }
 
 /** Runs `fn` holding the file lock (or unlocked after `waitMs`), then releases it. */
