@@ -78,7 +78,12 @@ if (import.meta.main) {
   const figures = new Map(
     variants.map((
       v,
-    ) => [v.name, { round: [] as number[], call: [] as number[], cpu: [] as number[] }]),
+    ) => [v.name, {
+      round: [] as number[],
+      call: [] as number[],
+      cpu: [] as number[],
+      sys: [] as number[],
+    }]),
   );
   try {
     for (let i = 0; i < iterations; i++) {
@@ -91,6 +96,7 @@ if (import.meta.main) {
         f.round.push(median(o.perRound.slice(1)));
         f.call.push(median(o.perCall.slice(1)));
         f.cpu.push(report.cpuMs / (ROUNDS - 1));
+        f.sys.push((report.cpuSysMs ?? NaN) / (ROUNDS - 1)); // NaN: a checkout from before stop 31
       }
       console.log(
         `iteration ${i + 1}: ` + variants.map((v) => {
@@ -111,14 +117,15 @@ if (import.meta.main) {
     const dr = diff(f.round, base.round);
     const line =
       `${v.name}: ${median(f.round).toFixed(2)} ms/round, ${median(f.call).toFixed(2)} ms/call, ` +
-      `${median(f.cpu).toFixed(2)} ms CPU/round`;
+      `${median(f.cpu).toFixed(2)} ms CPU/round (system ${median(f.sys).toFixed(2)})`;
     if (v === variants[0]) console.log(line);
     else {
       console.log(
         `${line}; vs ${variants[0]!.name}: ${median(dr).toFixed(2)} ms/round ` +
           `(better in ${dr.filter((d) => d < 0).length}/${dr.length}), ` +
           `${median(diff(f.call, base.call)).toFixed(3)} ms/call, ` +
-          `${median(diff(f.cpu, base.cpu)).toFixed(2)} ms CPU/round`,
+          `${median(diff(f.cpu, base.cpu)).toFixed(2)} ms CPU/round ` +
+          `(system ${median(diff(f.sys, base.sys)).toFixed(2)})`,
       );
     }
   }

@@ -23,7 +23,8 @@
  * - "best" = the smallest round of all runs (the least disturbed by other
  *   processes on a shared machine);
  * - CPU / round = the child's user + system CPU time over rounds 2–20 / 19
- *   (steadier than wall time when the machine is busy);
+ *   (steadier than wall time when the machine is busy), with the system
+ *   (kernel) part in brackets — where file creation shows;
  * - peak RSS = the child's `VmHWM`;
  * - saved messages = messages (scout-ai: `.chat` files, parsed) or items
  *   (SDK: run histories, JSON) found on disk after the run, checked against
@@ -254,10 +255,13 @@ function row(
   const cold = median(ms.map((m) => m.perRound[0]!));
   const save = median(ms.map((m) => m.report.saveMs));
   const cpu = median(ms.map((m) => m.report.cpuMs / (ROUNDS - 1)));
+  const sys = median(ms.map((m) => m.report.cpuSysMs / (ROUNDS - 1)));
   const rss = Math.max(...ms.map((m) => m.report.peakRssKiB)) / 1024;
   const s = ms[0]!.report.saved;
   const text = `| ${v.name} | ${rt.name} | ${f2(round)} (${f2(best((m) => m.perRound))}) | ` +
-    `${f2(call)} (${f2(best((m) => m.perCall))}) | ${f2(cpu)} | ${f1(cold)} | ${f1(save)} | ` +
+    `${f2(call)} (${f2(best((m) => m.perCall))}) | ${f2(cpu)} (${f2(sys)}) | ${f1(cold)} | ${
+      f1(save)
+    } | ` +
     `${f1(rss)} | ${s.chat} + ${s.specialists} in ${s.files} files (= expected) |`;
   const parsed = { round: warm((m) => m.parsed.perRound), call: warm((m) => m.parsed.perCall) };
   return { text, round, call, parsed };
@@ -275,7 +279,7 @@ function header(runs: number, createMs: number): string {
     `${load}, ${navigator.hardwareConcurrency} CPUs; ` +
     `one file create in a new temp directory: ${createMs.toFixed(3)} ms (median)\n\n` +
     "| harness | runtime | overhead / round, ms: median r2–20 (best) | " +
-    "overhead / delegated call, ms: median (best) | CPU / round, ms (r2–20) | " +
+    "overhead / delegated call, ms: median (best) | CPU / round, ms (r2–20; of it system) | " +
     "cold round 1, ms | save specialist logs, ms | peak RSS, MiB | saved messages (chat + specialists) |\n" +
     "|---|---|---:|---:|---:|---:|---:|---:|---|";
 }

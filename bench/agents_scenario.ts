@@ -128,6 +128,8 @@ export interface ChildReport {
   roundsMs: number[];
   /** CPU time (user + system, all threads) of rounds 2…last, ms. */
   cpuMs: number;
+  /** Of {@link cpuMs}, the system (kernel) part, ms. */
+  cpuSysMs: number;
   /** Writing the specialists' logs after the last round, ms. */
   saveMs: number;
   /** Peak RSS (VmHWM), KiB. */

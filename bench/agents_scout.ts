@@ -101,6 +101,7 @@ const report: ChildReport = {
   harness: "scout-ai",
   roundsMs,
   cpuMs: (cpu.user + cpu.system) / 1000,
+  cpuSysMs: cpu.system / 1000,
   saveMs,
   peakRssKiB: peakRssKiB(),
   saved: { chat: await countMessages(chatFile), specialists, files: logs.length + 1 },

@@ -113,6 +113,7 @@ const report: ChildReport = {
   harness: "@openai/agents",
   roundsMs,
   cpuMs: (cpu.user + cpu.system) / 1000,
+  cpuSysMs: cpu.system / 1000,
   saveMs,
   peakRssKiB: peakRssKiB(),
   saved: {
