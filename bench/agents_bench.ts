@@ -258,11 +258,18 @@ function row(
   const sys = median(ms.map((m) => m.report.cpuSysMs / (ROUNDS - 1)));
   const rss = Math.max(...ms.map((m) => m.report.peakRssKiB)) / 1024;
   const s = ms[0]!.report.saved;
-  const text = `| ${v.name} | ${rt.name} | ${f2(round)} (${f2(best((m) => m.perRound))}) | ` +
-    `${f2(call)} (${f2(best((m) => m.perCall))}) | ${f2(cpu)} (${f2(sys)}) | ${f1(cold)} | ${
-      f1(save)
-    } | ` +
-    `${f1(rss)} | ${s.chat} + ${s.specialists} in ${s.files} files (= expected) |`;
+  const cells = [
+    v.name,
+    rt.name,
+    `${f2(round)} (${f2(best((m) => m.perRound))})`,
+    `${f2(call)} (${f2(best((m) => m.perCall))})`,
+    `${f2(cpu)} (${f2(sys)})`,
+    f1(cold),
+    f1(save),
+    f1(rss),
+    `${s.chat} + ${s.specialists} in ${s.files} files (= expected)`,
+  ];
+  const text = `| ${cells.join(" | ")} |`;
   const parsed = { round: warm((m) => m.parsed.perRound), call: warm((m) => m.parsed.perCall) };
   return { text, round, call, parsed };
 }
