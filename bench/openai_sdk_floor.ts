@@ -22,6 +22,7 @@
  */
 import process from "node:process";
 import OpenAI from "openai";
+import { median } from "./stats.ts";
 
 const REQUESTS = 140;
 const VARIANTS = ["sdk", "sdk-nosignal", "fetch"] as const;
@@ -70,13 +71,13 @@ async function child(url: string, variant: string): Promise<void> {
     toFetch.push(fetchAt - t0);
     await new Promise((r) => setTimeout(r, 3));
   }
-  const med = (xs: number[]) => xs.slice(20).sort((a, b) => a - b)[(REQUESTS - 20) >> 1]! * 1000;
+  const med = (xs: number[]) => median(xs.slice(20)) * 1000; // requests 21–140, µs
   console.log(JSON.stringify({ toFetch: med(toFetch), inAll: med(inAll) }));
 }
 
 async function main(): Promise<void> {
+  // imported here, not at the top: the server is Deno-only and the children also run under Bun
   const { startProviderServer } = await import("../tests/support/provider_server.ts");
-  const { median } = await import("./stats.ts");
   const i = Deno.args.indexOf("--runs");
   const runs = i >= 0 ? Number(Deno.args[i + 1]) : 3;
   await using server = await startProviderServer({ fallback: () => ({ text: "fine" }) });
