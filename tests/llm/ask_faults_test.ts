@@ -204,6 +204,25 @@ for (const backend of BACKENDS) {
     assert.equal(r.text, "in time");
   });
 
+  Deno.test(`${backend}: a body that stops after the headers is a typed timeout`, async () => {
+    await using home = await tempDir();
+    await using srv = await startProviderServer();
+    srv.script({ text: "never whole", stallAfter: 12 }, { text: "whole" });
+    const t0 = performance.now();
+    await assert.rejects(
+      () =>
+        ask(question, opts(srv, backend, home.path, { request_timeout: "0.2", max_retries: "0" })),
+      (e) => {
+        assert.ok(isScoutError(e, "timeout"), String(e));
+        assert.match(e.message, /did not answer within 0\.2 s/);
+        return true;
+      },
+    );
+    assert.ok(performance.now() - t0 < 5_000, "the timeout covers reading the body");
+    const r = await ask(question, opts(srv, backend, home.path, {}));
+    assert.equal(r.text, "whole");
+  });
+
   Deno.test(`${backend}: the round cap stops an endless tool loop with the messages so far`, async () => {
     await using home = await tempDir();
     await using srv = await startProviderServer({

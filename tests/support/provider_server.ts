@@ -71,8 +71,9 @@ export interface ScriptStep {
   /** Stream only: send this many events/chunks, then reset the connection. */
   cutAfter?: number;
   /**
-   * Stream only: send this many events/chunks, then send nothing more and
-   * keep the connection open until the client goes away (or the server closes).
+   * Send this many events/chunks (a reply that is not streamed: this many
+   * bytes of its JSON body), then send nothing more and keep the connection
+   * open until the client goes away (or the server closes).
    */
   stallAfter?: number;
   /** Delay before the first byte (headers), ms. */
@@ -152,6 +153,25 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
     status,
     headers: { "content-type": "application/json", ...headers },
   });
+}
+
+/**
+ * A 200 JSON reply that sends `head` and then nothing more, until the client
+ * goes away or the server closes (`stalls` releases it).
+ */
+function stalledBody(head: string, stalls: Set<() => void>): Response {
+  let release: (() => void) | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    cancel: () => release?.(),
+    async start(controller) {
+      controller.enqueue(new TextEncoder().encode(head));
+      await new Promise<void>((r) => stalls.add(release = r));
+      try {
+        controller.close();
+      } catch { /* the client went away: the stream is cancelled */ }
+    },
+  });
+  return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
 }
 
 /**
@@ -258,10 +278,14 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
       return mark(bedrockResponse(protocol, step, body, rec.stream, replies));
     }
     const built = replies[protocol](step, body);
-    if (!rec.stream) return mark(json(200, built.json));
+    if (!rec.stream) {
+      if (step.stallAfter === undefined) return mark(json(200, built.json));
+      const head = JSON.stringify(built.json).slice(0, step.stallAfter);
+      return mark(stalledBody(head, stalls));
+    }
+    const pieces = built.pieces;
 
     const ndjson = protocol === "ollama";
-    const pieces = built.pieces;
     let stalled: (() => void) | undefined;
     const stream = new ReadableStream<Uint8Array>({
       cancel() {

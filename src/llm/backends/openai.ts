@@ -21,6 +21,7 @@ import {
   mapSdkError,
   openaiBaseUrl,
   openaiClient,
+  sdkJson,
 } from "./openai_sdk.ts";
 
 /**
@@ -286,7 +287,7 @@ export async function queryChat(
   try {
     if (!req.stream) {
       // deno-lint-ignore no-explicit-any
-      raw = await client.chat.completions.create(body as any, { signal: rs.signal });
+      raw = await sdkJson(client.chat.completions.create(body as any, { signal: rs.signal }));
     } else {
       const progress = { events: 0, bytes: 0 };
       const stream = await countingClient(client, ctx, progress).chat.completions.create(

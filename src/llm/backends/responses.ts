@@ -19,6 +19,7 @@ import {
   mapSdkError,
   openaiBaseUrl,
   openaiClient,
+  sdkJson,
 } from "./openai_sdk.ts";
 
 /**
@@ -235,7 +236,7 @@ export async function queryResponses(
   try {
     if (!req.stream) {
       // deno-lint-ignore no-explicit-any
-      raw = await client.responses.create(body as any, { signal: rs.signal });
+      raw = await sdkJson(client.responses.create(body as any, { signal: rs.signal }));
     } else {
       const progress = { events: 0, bytes: 0 };
       const stream = await countingClient(client, ctx, progress).responses.create(
