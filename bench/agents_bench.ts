@@ -28,7 +28,14 @@
  * - peak RSS = the child's `VmHWM`;
  * - saved messages = messages (scout-ai: `.chat` files, parsed) or items
  *   (SDK: run histories, JSON) found on disk after the run, checked against
- *   the count the scenario implies; a mismatch fails the bench.
+ *   the count the scenario implies; a mismatch fails the bench;
+ * - the floor row (`agents_floor.ts`): the same requests, in the same order
+ *   and concurrency, from a bare `fetch` client that does nothing else — what
+ *   any client pays here beyond the server's handler time (the loopback HTTP
+ *   stacks, each process waking when a request or reply reaches it). The
+ *   target lines give the figures as measured, and a second line per runtime
+ *   gives them less the floor's (the ratio with the floor subtracted from
+ *   both harnesses).
  *
  * Run: `tools/deno task bench-agents [--runs N] [--runtime deno|bun|both] [--hops]`
  * (prints a markdown table and one target line per runtime; `--hops` adds
@@ -79,6 +86,12 @@ const VARIANTS: Variant[] = [
     expected: SCOUT_SAVED,
   },
   { name: "@openai/agents 0.20.0", script: "agents_sdk.ts", args: [], expected: SDK_SAVED },
+  {
+    name: "floor: bare fetch, no harness",
+    script: "agents_floor.ts",
+    args: [],
+    expected: { chat: 0, specialists: 0, files: 0 },
+  },
 ];
 
 /** A runtime the children run under: Deno (`deno run`, the source) or Bun (the binary's). */
@@ -267,7 +280,9 @@ function row(
     f1(cold),
     f1(save),
     f1(rss),
-    `${s.chat} + ${s.specialists} in ${s.files} files (= expected)`,
+    s.files === 0
+      ? "none (saves nothing)"
+      : `${s.chat} + ${s.specialists} in ${s.files} files (= expected)`,
   ];
   const text = `| ${cells.join(" | ")} |`;
   const parsed = { round: warm((m) => m.parsed.perRound), call: warm((m) => m.parsed.perCall) };
@@ -298,6 +313,18 @@ function targetLine(rt: Runtime, scout: { round: number; call: number }, sdk: { 
       f2(scout.call)
     } ms: ` +
     `${scout.call <= 2 ? "met" : "missed"}).`;
+}
+
+type Figures = { round: number; call: number };
+
+/** The target figures less the floor's: what is left is the harness's own time. */
+function netLine(rt: Runtime, scout: Figures, sdk: Figures, floor: Figures): string {
+  const ratio = (scout.round - floor.round) / (sdk.round - floor.round);
+  return `Net of the transport floor (${rt.name}; the floor row subtracted from both ` +
+    `harnesses): ratio ${f2(ratio)}× (${ratio <= 0.5 ? "≤" : ">"} 0.5), ` +
+    `${f2(scout.call - floor.call)} ms per delegated call (${
+      scout.call - floor.call <= 2 ? "≤" : ">"
+    } 2); the floor: ${f2(floor.round)} ms a round, ${f2(floor.call)} ms a call.`;
 }
 
 /**
@@ -350,7 +377,7 @@ export async function agentsBench(
         hops.push(`${v.name}, ${rt.name}: ${hopLine(results.get(keyOf(rt, v))!)}`);
       }
     }
-    targets.push(targetLine(rt, rows[0]!, rows[2]!));
+    targets.push(targetLine(rt, rows[0]!, rows[2]!), netLine(rt, rows[0]!, rows[2]!, rows[3]!));
     const [scout, sdk] = [rows[0]!.parsed, rows[2]!.parsed];
     earlier.push(
       `${rt.name}: ratio ${f2(scout.round / sdk.round)}×, ${f2(scout.call)} ms per delegated call`,

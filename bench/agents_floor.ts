@@ -1,0 +1,101 @@
+/**
+ * The transport floor of `bench/agents_bench.ts` (run as its own process):
+ * `agents_floor.ts URL DIR`. No harness: the scenario's requests, each one a
+ * bare `fetch` of a Chat Completions body (`JSON.stringify`, `res.json()`),
+ * sent in the scenario's order and concurrency — Root; SpecA, SpecB and SpecC
+ * at once; Leaf after SpecC; SpecC' after Leaf; Root' after all three — with
+ * Root's history kept across rounds as a harness keeps it. Nothing is saved.
+ *
+ * What its "overhead" measures is what any client pays on this machine for
+ * the same requests beyond the server's handler time: the loopback HTTP
+ * stacks of both ends and each process's wake-up when a request or a reply
+ * reaches it. On a virtual machine whose idle CPUs halt, a wake-up costs
+ * hundreds of microseconds (design-notes, "Seventh pass"), and a delegation
+ * window holds four requests one after another.
+ *
+ * @module
+ */
+import process from "node:process";
+import {
+  type ChildReport,
+  NESTED,
+  peakRssKiB,
+  question,
+  ROUNDS,
+  SPECIALISTS,
+  systemPrompt,
+} from "./agents_scenario.ts";
+
+const [url] = process.argv.slice(2); // node APIs only: it runs under Deno and under Bun
+if (!url) throw new Error("usage: agents_floor.ts URL DIR");
+
+type Msg = Record<string, unknown>;
+type ToolCall = { id: string; function: { name: string; arguments: string } };
+
+/** The server replies in scout-ai's tool shape when a request offers a tool named `ask`. */
+const ASK_TOOL = {
+  type: "function",
+  function: {
+    name: "ask",
+    parameters: {
+      type: "object",
+      properties: { agent: { type: "string" }, prompt: { type: "string" } },
+      required: ["agent", "prompt"],
+    },
+  },
+};
+
+async function complete(messages: Msg[], tools: boolean): Promise<Msg> {
+  const body = { model: "scripted", messages, ...(tools ? { tools: [ASK_TOOL] } : {}) };
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer loopback" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`floor: HTTP ${res.status}: ${await res.text()}`);
+  const json = await res.json() as { choices: { message: Msg }[] };
+  return json.choices[0]!.message;
+}
+
+/** One agent's turn: ask, run its `ask` calls (all at once), ask again with their outputs. */
+async function turn(name: string, messages: Msg[], tools: boolean): Promise<string> {
+  const first = await complete(messages, tools);
+  const calls = (first.tool_calls ?? []) as ToolCall[];
+  messages.push({ role: "assistant", content: first.content ?? null, tool_calls: calls });
+  if (calls.length === 0) return String(first.content ?? "");
+  const outputs = await Promise.all(calls.map((c) => {
+    const { agent, prompt } = JSON.parse(c.function.arguments) as Record<string, string>;
+    const social = agent === NESTED.caller;
+    return turn(agent!, [
+      { role: "system", content: systemPrompt(agent!) },
+      { role: "user", content: prompt },
+    ], social);
+  }));
+  calls.forEach((c, i) => messages.push({ role: "tool", tool_call_id: c.id, content: outputs[i] }));
+  const last = await complete(messages, tools);
+  messages.push({ role: "assistant", content: last.content });
+  return String(last.content ?? "");
+}
+
+const history: Msg[] = [{ role: "system", content: systemPrompt("Root") }];
+const roundsMs: number[] = [];
+let cpu0 = process.cpuUsage(); // reset after the cold round 1
+for (let n = 1; n <= ROUNDS; n++) {
+  if (n === 2) cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  history.push({ role: "user", content: question(n) });
+  await turn("Root", history, true);
+  roundsMs.push(performance.now() - t0);
+}
+const cpu = process.cpuUsage(cpu0);
+if (SPECIALISTS.length !== 3) throw new Error("floor: the scenario changed");
+const report: ChildReport = {
+  harness: "bare fetch",
+  roundsMs,
+  cpuMs: (cpu.user + cpu.system) / 1000,
+  cpuSysMs: cpu.system / 1000,
+  saveMs: 0,
+  peakRssKiB: peakRssKiB(),
+  saved: { chat: 0, specialists: 0, files: 0 },
+};
+console.log(JSON.stringify(report));
