@@ -12,9 +12,10 @@
  * - to fetch = from the call to the moment the client calls `fetch`;
  * - in all = from the call to the parsed reply (the server's time included,
  *   the same for every variant).
- * Variants: `sdk` (`chat.completions.create` with a signal, as scout-ai
- * calls it), `sdk-nosignal`, and `fetch` (`fetch` + `JSON.stringify` +
- * `res.json()`).
+ * Variants: `sdk` (`chat.completions.create` with a signal, the reply parsed
+ * by the SDK), `sdk-json` (the same, the reply read with `.asResponse()` and
+ * `res.json()`, as scout-ai reads it: `sdkJson`), `sdk-nosignal`, and `fetch`
+ * (`fetch` + `JSON.stringify` + `res.json()`).
  *
  * Run: `tools/deno run -A bench/openai_sdk_floor.ts [--runs N]`
  *
@@ -25,7 +26,7 @@ import OpenAI from "openai";
 import { median } from "./stats.ts";
 
 const REQUESTS = 140;
-const VARIANTS = ["sdk", "sdk-nosignal", "fetch"] as const;
+const VARIANTS = ["sdk", "sdk-json", "sdk-nosignal", "fetch"] as const;
 
 async function child(url: string, variant: string): Promise<void> {
   let fetchAt = 0;
@@ -65,6 +66,10 @@ async function child(url: string, variant: string): Promise<void> {
       const b = body as any;
       await (variant === "sdk"
         ? client.chat.completions.create(b, { signal: ac.signal })
+        : variant === "sdk-json"
+        ? client.chat.completions.create(b, { signal: ac.signal }).asResponse().then((r) =>
+          r.json()
+        )
         : client.chat.completions.create(b));
     }
     inAll.push(performance.now() - t0);

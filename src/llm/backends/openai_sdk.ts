@@ -156,8 +156,8 @@ export async function incompleteStreamError(
 /**
  * The JSON body of a non-streamed SDK request, read here rather than by the
  * SDK: its own reading adds a timer, an abort listener and a promise race per
- * request (about 0.05–0.14 ms, `bench/openai_sdk_floor.ts`, variant
- * `sdk-json`) for a timeout and an abort that the request's own signal
+ * request (0.05–0.27 ms in two runs of `bench/openai_sdk_floor.ts`, variant
+ * `sdk-json` against `sdk`) for a timeout and an abort that the request's own signal
  * already covers until the body is read (`requestSignal`, `mapSdkError`). The
  * SDK still sends the request, checks the status and maps errors.
  *
