@@ -58,7 +58,7 @@ async function complete(messages: Msg[], tools: boolean): Promise<Msg> {
 }
 
 /** One agent's turn: ask, run its `ask` calls (all at once), ask again with their outputs. */
-async function turn(name: string, messages: Msg[], tools: boolean): Promise<string> {
+async function turn(messages: Msg[], tools: boolean): Promise<string> {
   const first = await complete(messages, tools);
   const calls = (first.tool_calls ?? []) as ToolCall[];
   messages.push({ role: "assistant", content: first.content ?? null, tool_calls: calls });
@@ -66,7 +66,7 @@ async function turn(name: string, messages: Msg[], tools: boolean): Promise<stri
   const outputs = await Promise.all(calls.map((c) => {
     const { agent, prompt } = JSON.parse(c.function.arguments) as Record<string, string>;
     const social = agent === NESTED.caller;
-    return turn(agent!, [
+    return turn([
       { role: "system", content: systemPrompt(agent!) },
       { role: "user", content: prompt },
     ], social);
@@ -84,7 +84,7 @@ for (let n = 1; n <= ROUNDS; n++) {
   if (n === 2) cpu0 = process.cpuUsage();
   const t0 = performance.now();
   history.push({ role: "user", content: question(n) });
-  await turn("Root", history, true);
+  await turn(history, true);
   roundsMs.push(performance.now() - t0);
 }
 const cpu = process.cpuUsage(cpu0);
