@@ -16,15 +16,7 @@
  * @module
  */
 import process from "node:process";
-import {
-  type ChildReport,
-  NESTED,
-  peakRssKiB,
-  question,
-  ROUNDS,
-  SPECIALISTS,
-  systemPrompt,
-} from "./agents_scenario.ts";
+import { childReport, NESTED, question, ROUNDS, systemPrompt } from "./agents_scenario.ts";
 
 const [url] = process.argv.slice(2); // node APIs only: it runs under Deno and under Bun
 if (!url) throw new Error("usage: agents_floor.ts URL DIR");
@@ -88,14 +80,5 @@ for (let n = 1; n <= ROUNDS; n++) {
   roundsMs.push(performance.now() - t0);
 }
 const cpu = process.cpuUsage(cpu0);
-if (SPECIALISTS.length !== 3) throw new Error("floor: the scenario changed");
-const report: ChildReport = {
-  harness: "bare fetch",
-  roundsMs,
-  cpuMs: (cpu.user + cpu.system) / 1000,
-  cpuSysMs: cpu.system / 1000,
-  saveMs: 0,
-  peakRssKiB: peakRssKiB(),
-  saved: { chat: 0, specialists: 0, files: 0 },
-};
+const report = childReport("bare fetch", roundsMs, cpu, 0, { chat: 0, specialists: 0, files: 0 });
 console.log(JSON.stringify(report));

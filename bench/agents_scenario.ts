@@ -139,6 +139,35 @@ export interface ChildReport {
 }
 
 /**
+ * A child's report, the CPU and peak RSS taken here.
+ *
+ * @param harness the harness's name
+ * @param roundsMs wall time of each round, ms
+ * @param cpu `process.cpuUsage` over rounds 2…last
+ * @param saveMs writing the specialists' logs, ms
+ * @param saved what was found saved
+ * @returns the report
+ */
+export function childReport(
+  harness: string,
+  roundsMs: number[],
+  cpu: { user: number; system: number },
+  saveMs: number,
+  saved: ChildReport["saved"],
+): ChildReport {
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  return {
+    harness,
+    roundsMs,
+    cpuMs,
+    cpuSysMs: cpu.system / 1000,
+    saveMs,
+    peakRssKiB: peakRssKiB(),
+    saved,
+  };
+}
+
+/**
  * Peak resident set size of this process (Linux `VmHWM`), KiB; 0 elsewhere.
  *
  * @returns KiB

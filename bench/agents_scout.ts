@@ -19,9 +19,8 @@ import { parse } from "../src/chat/parse.ts";
 import { print } from "../src/chat/print.ts";
 import { writeFileAtomic } from "../src/util/fs.ts";
 import {
-  type ChildReport,
+  childReport,
   NESTED,
-  peakRssKiB,
   question,
   ROUNDS,
   SPECIALISTS,
@@ -97,14 +96,7 @@ async function walk(d: string): Promise<string[]> {
 let specialists = 0;
 const logs = await walk(join(dir, "log"));
 for (const f of logs) specialists += await countMessages(f);
-const report: ChildReport = {
-  harness: "scout-ai",
-  roundsMs,
-  cpuMs: (cpu.user + cpu.system) / 1000,
-  cpuSysMs: cpu.system / 1000,
-  saveMs,
-  peakRssKiB: peakRssKiB(),
-  saved: { chat: await countMessages(chatFile), specialists, files: logs.length + 1 },
-};
+const saved = { chat: await countMessages(chatFile), specialists, files: logs.length + 1 };
+const report = childReport("scout-ai", roundsMs, cpu, saveMs, saved);
 if (files !== logs.length) throw new Error(`wrote ${files} society logs, found ${logs.length}`);
 console.log(JSON.stringify(report));

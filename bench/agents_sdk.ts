@@ -24,9 +24,8 @@ import {
   setTracingDisabled,
 } from "@openai/agents";
 import {
-  type ChildReport,
+  childReport,
   NESTED,
-  peakRssKiB,
   question,
   ROUNDS,
   SPECIALISTS,
@@ -109,17 +108,9 @@ for (const a of await readdir(join(dir, "log"))) {
     files++;
   }
 }
-const report: ChildReport = {
-  harness: "@openai/agents",
-  roundsMs,
-  cpuMs: (cpu.user + cpu.system) / 1000,
-  cpuSysMs: cpu.system / 1000,
-  saveMs,
-  peakRssKiB: peakRssKiB(),
-  saved: {
-    chat: JSON.parse(await readFile(chatFile, "utf8")).length,
-    specialists: specialistItems,
-    files,
-  },
-};
+const report = childReport("@openai/agents", roundsMs, cpu, saveMs, {
+  chat: JSON.parse(await readFile(chatFile, "utf8")).length,
+  specialists: specialistItems,
+  files,
+});
 console.log(JSON.stringify(report));
