@@ -71,9 +71,10 @@ export interface ScriptStep {
   /** Stream only: send this many events/chunks, then reset the connection. */
   cutAfter?: number;
   /**
-   * Send this many events/chunks (a reply that is not streamed: this many
-   * bytes of its JSON body), then send nothing more and keep the connection
-   * open until the client goes away (or the server closes).
+   * Send this many events/chunks (a reply that is not streamed, in every
+   * protocol but Bedrock's: this many bytes of its JSON body), then send
+   * nothing more and keep the connection open until the client goes away (or
+   * the server closes).
    */
   stallAfter?: number;
   /** Delay before the first byte (headers), ms. */
