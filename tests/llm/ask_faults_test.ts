@@ -130,6 +130,8 @@ for (const backend of BACKENDS) {
       (e) => {
         assert.ok(isScoutError(e, "provider_response"), String(e));
         assert.equal(e.phase, "process_response");
+        // the start of the body, as every backend quotes it
+        assert.match(e.message, /sent malformed JSON: \{"id": "broken"/);
         return true;
       },
     );

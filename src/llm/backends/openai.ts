@@ -286,8 +286,11 @@ export async function queryChat(
   let raw: unknown;
   try {
     if (!req.stream) {
-      // deno-lint-ignore no-explicit-any
-      raw = await sdkJson(client.chat.completions.create(body as any, { signal: rs.signal }));
+      raw = await sdkJson(
+        opts.backend,
+        // deno-lint-ignore no-explicit-any
+        client.chat.completions.create(body as any, { signal: rs.signal }),
+      );
     } else {
       const progress = { events: 0, bytes: 0 };
       const stream = await countingClient(client, ctx, progress).chat.completions.create(

@@ -157,16 +157,27 @@ export async function incompleteStreamError(
  * The JSON body of a non-streamed SDK request, read here rather than by the
  * SDK: its own reading adds a timer, an abort listener and a promise race per
  * request (0.05–0.27 ms in two runs of `bench/openai_sdk_floor.ts`, variant
- * `sdk-json` against `sdk`) for a timeout and an abort that the request's own signal
- * already covers until the body is read (`requestSignal`, `mapSdkError`). The
- * SDK still sends the request, checks the status and maps errors.
+ * `sdk-json` against `sdk`) for a timeout and an abort that the request's
+ * own signal already covers until the body is read (`requestSignal`,
+ * `mapSdkError`). The SDK still sends the request, checks the status and
+ * maps errors.
  *
+ * @param backend backend name (for the error)
  * @param request what `create()` returned
  * @returns the parsed body
+ * @throws ScoutError `provider_response` quoting the start of a body that is
+ *   not JSON (as the fetch-based adapters do, `http.ts`)
  */
-export async function sdkJson(request: { asResponse(): Promise<Response> }): Promise<unknown> {
-  const res = await request.asResponse();
-  return await res.json();
+export async function sdkJson(
+  backend: string,
+  request: { asResponse(): Promise<Response> },
+): Promise<unknown> {
+  const text = await (await request.asResponse()).text();
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw responseError(backend, `sent malformed JSON: ${text.slice(0, 100)}`, e);
+  }
 }
 
 /**

@@ -235,8 +235,11 @@ export async function queryResponses(
   let raw: unknown;
   try {
     if (!req.stream) {
-      // deno-lint-ignore no-explicit-any
-      raw = await sdkJson(client.responses.create(body as any, { signal: rs.signal }));
+      raw = await sdkJson(
+        opts.backend,
+        // deno-lint-ignore no-explicit-any
+        client.responses.create(body as any, { signal: rs.signal }),
+      );
     } else {
       const progress = { events: 0, bytes: 0 };
       const stream = await countingClient(client, ctx, progress).responses.create(
