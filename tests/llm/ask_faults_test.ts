@@ -211,9 +211,20 @@ for (const backend of BACKENDS) {
     await using srv = await startProviderServer();
     srv.script({ text: "never whole", stallAfter: 12 }, { text: "whole" });
     const t0 = performance.now();
+    // an unbounded body read would hang the test: fail it instead, after 5 s
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    const unbounded = new Promise<never>((_, reject) => {
+      guard = setTimeout(() => reject(new Error("reading the body is not bounded")), 5_000);
+    });
     await assert.rejects(
       () =>
-        ask(question, opts(srv, backend, home.path, { request_timeout: "0.2", max_retries: "0" })),
+        Promise.race([
+          ask(
+            question,
+            opts(srv, backend, home.path, { request_timeout: "0.2", max_retries: "0" }),
+          ),
+          unbounded,
+        ]).finally(() => clearTimeout(guard)),
       (e) => {
         assert.ok(isScoutError(e, "timeout"), String(e));
         assert.match(e.message, /did not answer within 0\.2 s/);
