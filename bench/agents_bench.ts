@@ -54,6 +54,7 @@ import {
   ROUNDS,
 } from "./agents_scenario.ts";
 import { hopLine, hopsOf } from "./agents_hops.ts";
+import { createCostMs, type CreateGauge, gaugeText } from "./create_gauge.ts";
 import { median } from "./stats.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -229,29 +230,6 @@ async function runChild(
   return report;
 }
 
-/**
- * What creating one small file in a new temp directory costs now (ms, median
- * of 200): one
- * file a cached inference, so the figure the cache rows depend on. On ext4
- * without a journal, a block group with inodes freed in the last minutes makes
- * every create scan past them (`recently_deleted`; design-notes, "Agents
- * bench"). The directory joins `dirs`, removed at the end with the runs'.
- */
-function createCostMs(dirs: string[]): number {
-  const at = Deno.makeTempDirSync({ prefix: "scout-agents-bench-create-" });
-  dirs.push(at);
-  const ms: number[] = [];
-  for (let i = 0; i < 200; i++) {
-    const t0 = performance.now();
-    Deno.writeTextFileSync(join(at, `f${i}`), "x");
-    ms.push(performance.now() - t0);
-  }
-  return median(ms);
-}
-
-/** Above this a create (ms) pays for files deleted nearby in the last minutes. */
-const QUIET_CREATE_MS = 0.05;
-
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 
@@ -289,7 +267,7 @@ function row(
   return { text, round, call, parsed };
 }
 
-function header(runs: number, createMs: { before: number; after: number }): string {
+function header(runs: number, createMs: CreateGauge): string {
   let load = "";
   try {
     load = `; load average ${
@@ -299,14 +277,7 @@ function header(runs: number, createMs: { before: number; after: number }): stri
   return `Agents bench: ${ROUNDS} rounds × (${REQUESTS_PER_ROUND} model requests, ` +
     `${DELEGATIONS_PER_ROUND} delegated calls, 1 nested society), ${runs} run(s) per harness` +
     `${load}, ${navigator.hardwareConcurrency} CPUs; ` +
-    `one file create in a new temp directory: ${createMs.before.toFixed(3)} ms before the runs, ` +
-    `${createMs.after.toFixed(3)} after (median)${
-      createMs.before > QUIET_CREATE_MS
-        ? ` — above ${QUIET_CREATE_MS} ms: files were deleted under the temp directory in the ` +
-          "last minutes, and every create (one a cached inference) pays for it; for figures " +
-          "comparable with other invocations, run again after five minutes without deletions"
-        : ""
-    }\n\n` +
+    `${gaugeText(createMs)}\n\n` +
     "| harness | runtime | overhead / round, ms: median r2–20 (best) | " +
     "overhead / delegated call, ms: median (best) | CPU / round, ms (r2–20; of it system) | " +
     "cold round 1, ms | save specialist logs, ms | peak RSS, MiB | saved messages (chat + specialists) |\n" +
@@ -355,7 +326,7 @@ export async function agentsBench(
   // scans past them for minutes (design-notes, "Agents bench") — a cost the
   // next run would pay that no session of a user's does.
   const dirs: string[] = [];
-  const createMs = { before: createCostMs(dirs), after: NaN };
+  const createMs: CreateGauge = { before: createCostMs(dirs), after: NaN };
   try {
     for (let i = 0; i < runs; i++) {
       for (const rt of rts) {
