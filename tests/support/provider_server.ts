@@ -156,20 +156,36 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   });
 }
 
+/** A reply held open by {@link holdOpen}: `release` ends the hold (the client went away). */
+type Hold = { release?: () => void };
+
+/**
+ * Sends nothing more on `controller` until the client goes away (the stream's
+ * `cancel` calls `hold.release`) or the server closes (it releases every one
+ * of `stalls`), then ends the reply.
+ */
+async function holdOpen(
+  controller: ReadableStreamDefaultController<Uint8Array>,
+  stalls: Set<() => void>,
+  hold: Hold,
+): Promise<void> {
+  await new Promise<void>((release) => stalls.add(hold.release = release));
+  try {
+    controller.close();
+  } catch { /* the client went away: the stream is cancelled */ }
+}
+
 /**
  * A 200 JSON reply that sends `head` and then nothing more, until the client
- * goes away or the server closes (`stalls` releases it).
+ * goes away or the server closes.
  */
 function stalledBody(head: string, stalls: Set<() => void>): Response {
-  let release: (() => void) | undefined;
+  const hold: Hold = {};
   const body = new ReadableStream<Uint8Array>({
-    cancel: () => release?.(),
+    cancel: () => hold.release?.(),
     async start(controller) {
       controller.enqueue(new TextEncoder().encode(head));
-      await new Promise<void>((r) => stalls.add(release = r));
-      try {
-        controller.close();
-      } catch { /* the client went away: the stream is cancelled */ }
+      await holdOpen(controller, stalls, hold);
     },
   });
   return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
@@ -284,14 +300,12 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
       const head = JSON.stringify(built.json).slice(0, step.stallAfter);
       return mark(stalledBody(head, stalls));
     }
-    const pieces = built.pieces;
 
     const ndjson = protocol === "ollama";
-    let stalled: (() => void) | undefined;
+    const pieces = built.pieces;
+    const hold: Hold = {};
     const stream = new ReadableStream<Uint8Array>({
-      cancel() {
-        stalled?.();
-      },
+      cancel: () => hold.release?.(),
       async start(controller) {
         for (let i = 0; i < pieces.length; i++) {
           if (step.cutAfter !== undefined && i >= step.cutAfter) {
@@ -301,13 +315,7 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
             return;
           }
           if (step.stallAfter !== undefined && i >= step.stallAfter) {
-            await new Promise<void>((release) => {
-              stalls.add(release);
-              stalled = release;
-            });
-            try {
-              controller.close();
-            } catch { /* the client went away: the stream is cancelled */ }
+            await holdOpen(controller, stalls, hold);
             return;
           }
           if (i > 0 && step.chunkDelayMs) await sleep(step.chunkDelayMs);
