@@ -15,6 +15,7 @@
  * @module
  */
 import process from "node:process";
+import { selfRuntimes } from "./self_children.ts";
 import { median } from "./stats.ts";
 
 const REQUESTS = 300;
@@ -46,29 +47,16 @@ async function main(): Promise<void> {
   // imported here, not at the top: the server is Deno-only and the children also run under Bun
   const { startProviderServer } = await import("../tests/support/provider_server.ts");
   await using server = await startProviderServer({ fallback: () => ({ text: "fine" }) });
-  const self = new URL(import.meta.url).pathname;
-  const bun = new URL("../tools/node_modules/.bin/bun", import.meta.url).pathname;
-  const runtimes: [string, string, string[]][] = [
-    ["Deno", Deno.execPath(), ["run", "-q", "-A", self]],
-    ["Bun", bun, [self]],
-  ];
   console.log("| runtime | pace | round trip, µs | server's handler, µs |\n|---|---|---:|---:|");
-  for (const [name, cmd, args] of runtimes) {
+  for (const rt of selfRuntimes(import.meta.url)) {
     for (const pace of [0, 3]) {
       const from = server.requests.length;
-      const out = await new Deno.Command(cmd, {
-        args: [...args, "--child", server.url, String(pace)],
-        stdout: "piped",
-        stderr: "inherit",
-      }).output();
-      if (out.code !== 0) throw new Error(`${name}: exit ${out.code}`);
-      const line = new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!;
-      const { roundTripUs } = JSON.parse(line) as { roundTripUs: number };
+      const { roundTripUs } = await rt.child([server.url, String(pace)]) as { roundTripUs: number };
       const handler = median(
         server.requests.slice(from + WARM).map((r) => (r.firstByteAt! - r.arrivedAt) * 1000),
       );
       const paced = pace === 0 ? "back to back" : `${pace} ms apart`;
-      console.log(`| ${name} | ${paced} | ${roundTripUs.toFixed(0)} | ${handler.toFixed(0)} |`);
+      console.log(`| ${rt.name} | ${paced} | ${roundTripUs.toFixed(0)} | ${handler.toFixed(0)} |`);
     }
   }
 }

@@ -23,6 +23,7 @@
  */
 import process from "node:process";
 import OpenAI from "openai";
+import { selfRuntimes } from "./self_children.ts";
 import { median } from "./stats.ts";
 
 const REQUESTS = 140;
@@ -86,35 +87,23 @@ async function main(): Promise<void> {
   const i = Deno.args.indexOf("--runs");
   const runs = i >= 0 ? Number(Deno.args[i + 1]) : 3;
   await using server = await startProviderServer({ fallback: () => ({ text: "fine" }) });
-  const here = new URL(".", import.meta.url).pathname;
-  const bun = `${here}../tools/node_modules/.bin/bun`;
-  const self = new URL(import.meta.url).pathname;
-  const runtimes: [string, string, string[]][] = [
-    ["Deno", Deno.execPath(), ["run", "-q", "-A", `--config=${here}../deno.json`, self]],
-    ["Bun", bun, [self]],
-  ];
   console.log(`openai client per request, µs (medians of requests 21–${REQUESTS}, ${runs} runs)\n`);
   console.log(
     "| runtime | variant | to fetch | in all | in all − fetch's |\n|---|---|---:|---:|---:|",
   );
-  for (const [name, cmd, args] of runtimes) {
-    const got = new Map<string, { toFetch: number; inAll: number }[]>();
+  for (const rt of selfRuntimes(import.meta.url)) {
+    type Figures = { toFetch: number; inAll: number };
+    const got = new Map<string, Figures[]>();
     for (let r = 0; r < runs; r++) {
       for (const v of VARIANTS) {
-        const out = await new Deno.Command(cmd, {
-          args: [...args, "--child", server.url, v],
-          stdout: "piped",
-          stderr: "inherit",
-        }).output();
-        if (out.code !== 0) throw new Error(`${name} ${v}: exit ${out.code}`);
-        const line = new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!;
-        got.set(v, [...got.get(v) ?? [], JSON.parse(line)]);
+        const figures = await rt.child([server.url, v]) as Figures;
+        got.set(v, [...got.get(v) ?? [], figures]);
       }
     }
     const m = (v: string, k: "toFetch" | "inAll") => median(got.get(v)!.map((x) => x[k]));
     for (const v of VARIANTS) {
       console.log(
-        `| ${name} | ${v} | ${m(v, "toFetch").toFixed(0)} | ${m(v, "inAll").toFixed(0)} | ` +
+        `| ${rt.name} | ${v} | ${m(v, "toFetch").toFixed(0)} | ${m(v, "inAll").toFixed(0)} | ` +
           `${(m(v, "inAll") - m("fetch", "inAll")).toFixed(0)} |`,
       );
     }

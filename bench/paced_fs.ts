@@ -34,6 +34,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { selfRuntimes } from "./self_children.ts";
 import { median } from "./stats.ts";
 
 const SEQUENCES = 300;
@@ -88,29 +89,18 @@ async function child(paceMs: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const self = new URL(import.meta.url).pathname;
-  const bun = new URL("../tools/node_modules/.bin/bun", import.meta.url).pathname;
-  const runtimes: [string, string, string[]][] = [
-    ["Deno", Deno.execPath(), ["run", "-q", "-A", self]],
-    ["Bun", bun, [self]],
-  ];
   console.log(
     `| runtime | pace | ${CALLS.join(" | ")} | all |\n|---|---|${"---:|".repeat(CALLS.length + 1)}`,
   );
-  for (const [name, cmd, args] of runtimes) {
+  for (const rt of selfRuntimes(import.meta.url)) {
     for (const pace of [0, 3]) {
-      const out = await new Deno.Command(cmd, {
-        args: [...args, "--child", String(pace)],
-        stdout: "piped",
-        stderr: "inherit",
-      }).output();
-      if (out.code !== 0) throw new Error(`${name}: exit ${out.code}`);
-      const line = new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!;
-      const us = JSON.parse(line) as number[];
+      const us = await rt.child([String(pace)]) as number[];
       const all = us.reduce((a, b) => a + b, 0);
       const paced = pace === 0 ? "back to back" : `${pace} ms apart`;
       console.log(
-        `| ${name} | ${paced} | ${us.map((u) => u.toFixed(0)).join(" | ")} | ${all.toFixed(0)} |`,
+        `| ${rt.name} | ${paced} | ${us.map((u) => u.toFixed(0)).join(" | ")} | ${
+          all.toFixed(0)
+        } |`,
       );
     }
   }
