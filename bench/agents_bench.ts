@@ -298,11 +298,11 @@ type Figures = { round: number; call: number };
 /** The target figures less the floor's: what is left is the harness's own time. */
 function netLine(rt: Runtime, scout: Figures, sdk: Figures, floor: Figures): string {
   const ratio = (scout.round - floor.round) / (sdk.round - floor.round);
+  const call = scout.call - floor.call;
   return `Net of the transport floor (${rt.name}; the floor row subtracted from both ` +
     `harnesses): ratio ${f2(ratio)}× (${ratio <= 0.5 ? "≤" : ">"} 0.5), ` +
-    `${f2(scout.call - floor.call)} ms per delegated call (${
-      scout.call - floor.call <= 2 ? "≤" : ">"
-    } 2); the floor: ${f2(floor.round)} ms a round, ${f2(floor.call)} ms a call.`;
+    `${f2(call)} ms per delegated call (${call <= 2 ? "≤" : ">"} 2); ` +
+    `the floor: ${f2(floor.round)} ms a round, ${f2(floor.call)} ms a call.`;
 }
 
 /**
