@@ -13,13 +13,18 @@
  * hundreds of microseconds (design-notes, "Seventh pass"), and a delegation
  * window holds four requests one after another.
  *
+ * With `--client openai` each request goes through the `openai` client
+ * instead, as scout-ai sends it (one client, no retries, a request signal
+ * with its timer, the reply read as text and parsed): the floor of any
+ * harness built on that client, which both harnesses of the bench are.
+ *
  * @module
  */
 import process from "node:process";
 import { childReport, NESTED, question, ROUNDS, systemPrompt } from "./agents_scenario.ts";
 
 const [url] = process.argv.slice(2); // node APIs only: it runs under Deno and under Bun
-if (!url) throw new Error("usage: agents_floor.ts URL DIR");
+if (!url) throw new Error("usage: agents_floor.ts URL DIR [--client openai]");
 
 type Msg = Record<string, unknown>;
 type ToolCall = { id: string; function: { name: string; arguments: string } };
@@ -37,16 +42,49 @@ const ASK_TOOL = {
   },
 };
 
-async function complete(messages: Msg[], tools: boolean): Promise<Msg> {
-  const body = { model: "scripted", messages, ...(tools ? { tools: [ASK_TOOL] } : {}) };
+type Send = (body: Record<string, unknown>) => Promise<{ choices: { message: Msg }[] }>;
+
+async function bareFetch(body: Record<string, unknown>) {
   const res = await fetch(`${url}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: "Bearer loopback" },
     body: JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`floor: HTTP ${res.status}: ${await res.text()}`);
-  const json = await res.json() as { choices: { message: Msg }[] };
-  return json.choices[0]!.message;
+  return await res.json();
+}
+
+/** Requests through the `openai` client, as `queryChat` sends a request that is not streamed. */
+async function openaiClient(): Promise<Send> {
+  const { default: OpenAI } = await import("openai");
+  const client = new OpenAI({
+    apiKey: "loopback",
+    baseURL: `${url}/v1`,
+    maxRetries: 0,
+    timeout: 1_200_000,
+    logLevel: "off",
+  });
+  return async (body) => {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), 1_200_000);
+    try {
+      // deno-lint-ignore no-explicit-any
+      const res = await client.chat.completions.create(body as any, { signal: ac.signal })
+        .asResponse();
+      return JSON.parse(await res.text());
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+const viaOpenai = process.argv.includes("--client") &&
+  process.argv[process.argv.indexOf("--client") + 1] === "openai";
+const send: Send = viaOpenai ? await openaiClient() : bareFetch;
+
+async function complete(messages: Msg[], tools: boolean): Promise<Msg> {
+  const body = { model: "scripted", messages, ...(tools ? { tools: [ASK_TOOL] } : {}) };
+  return (await send(body)).choices[0]!.message;
 }
 
 /** One agent's turn: ask, run its `ask` calls (all at once), ask again with their outputs. */
@@ -80,5 +118,9 @@ for (let n = 1; n <= ROUNDS; n++) {
   roundsMs.push(performance.now() - t0);
 }
 const cpu = process.cpuUsage(cpu0);
-const report = childReport("bare fetch", roundsMs, cpu, 0, { chat: 0, specialists: 0, files: 0 });
+const report = childReport(viaOpenai ? "openai client" : "bare fetch", roundsMs, cpu, 0, {
+  chat: 0,
+  specialists: 0,
+  files: 0,
+});
 console.log(JSON.stringify(report));
