@@ -10,7 +10,12 @@ import { spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { print } from "../../src/chat/print.ts";
 import type { Message } from "../../src/chat/types.ts";
-import type { OnError, ProvenanceError } from "../../src/provenance/types.ts";
+import type {
+  OnError,
+  ProvenanceError,
+  TraversalRecord,
+  TraverseOptions,
+} from "../../src/provenance/types.ts";
 
 /** A meta line's content: `pt=.. ct=.. tt=.. inference_id=id` (ct omitted when undefined). */
 export function tok(id: string | null, pt: number, ct: number | undefined, tt: number): string {
@@ -227,4 +232,21 @@ export function assertRenders(dot: string): void {
   assert.equal(r.error, undefined, "Graphviz dot must be installed");
   assert.equal(r.status, 0, r.stderr);
   assert.ok(r.stdout.includes("<svg"), "dot produced SVG");
+}
+
+/** One traversal record as `[relation, kind, path relative to base, firstVisit]`. */
+export type Row = [string | null, string, string, boolean];
+/** The records as {@link Row}s. */
+export function rows(records: Iterable<TraversalRecord>, base: string): Row[] {
+  return [...records].map((r) => [
+    r.relation,
+    r.kind,
+    r.node.path.startsWith(base + "/") ? r.node.path.slice(base.length + 1) : r.node.path,
+    r.firstVisit,
+  ]);
+}
+
+/** Traversal options rooted at `dir`, its `jobs/` the job root. */
+export function opts(dir: string, extra: TraverseOptions = {}): TraverseOptions {
+  return { cwd: dir, jobRoots: [join(dir, "jobs")], ...extra };
 }

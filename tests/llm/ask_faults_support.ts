@@ -1,0 +1,54 @@
+/**
+ * What the ask fault tests share: the backends they run against, a key that
+ * must never reach the disk, and ask options aimed at a loopback server.
+ *
+ * @module
+ */
+import type { Message } from "../../src/chat/types.ts";
+import type { AskOptions } from "../../src/llm/ask.ts";
+import { newSession } from "../../src/llm/meta_record.ts";
+import { toolRegistry } from "../../src/tools/registry.ts";
+import type { ProviderServer } from "../support/provider_server.ts";
+
+/** Every backend that speaks HTTP to a provider. */
+export const BACKENDS = ["responses", "openai", "anthropic", "ollama", "vllm"] as const;
+/** The API key of every fault test; it must appear nowhere on disk. */
+export const KEY = "sk-loopback-SECRET-4f1c";
+
+/** Ask options for `backend` at the loopback server, no cache, a fresh session. */
+export function opts(
+  srv: ProviderServer,
+  backend: string,
+  home: string,
+  extra: AskOptions = {},
+): AskOptions {
+  return {
+    backend,
+    url: srv.url,
+    model: "test-model",
+    key: KEY,
+    persist: false,
+    env: { SCOUT_HOME: home },
+    config: { entries: [] },
+    session: newSession(),
+    ...extra,
+  };
+}
+
+/** A one-question chat. */
+export const question: Message[] = [{ role: "user", content: "Hi?" }];
+
+/** A `sleep` that records the delays asked for and returns at once. */
+export function recorder() {
+  const delays: number[] = [];
+  return { delays, sleep: (ms: number) => (delays.push(ms), Promise.resolve()) };
+}
+
+/** One tool, `lookup`, echoing its `q`. */
+export const echoTool = () =>
+  toolRegistry({
+    lookup: [(_n, a) => `found ${a.q}`, {
+      name: "lookup",
+      parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+    }],
+  });

@@ -1,0 +1,138 @@
+/**
+ * `workflow list` and `workflow info`: broken files named, pids on other
+ * hosts, name prefixes, directories of workflows.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { hostname } from "node:os";
+import { ROOT, runMain, tempDir } from "../support/cli.ts";
+import { BAKING, env, userWorkflow } from "./cli_support.ts";
+
+Deno.test("workflow list: a broken workflow file is named on stderr, the others still listed", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  userWorkflow(d.path, "Good", "export default { tasks: { hi: { run: () => 'hi' } } };");
+  userWorkflow(d.path, "Bad", "throw new Error('syntax of doom');\nexport default 1;");
+  const l = await runMain(["workflow", "list"], { cwd: d.path, env: e });
+  assert.equal(l.code, 1);
+  assert.match(l.stdout, /^Bad {2}\(cannot be loaded\)$/m);
+  assert.match(l.stdout, /^Good {2}hi$/m);
+  assert.match(
+    l.stderr,
+    /warning: Cannot load workflow file ".*Bad\/workflow\.ts": syntax of doom/,
+  );
+  const j = await runMain(["workflow", "list", "--json"], { cwd: d.path, env: e });
+  const rows = JSON.parse(j.stdout).workflows;
+  assert.deepEqual(rows.map((r: { name: string }) => r.name), ["Bad", "Good"]);
+  assert.match(rows[0].error, /syntax of doom/);
+  assert.equal("error" in rows[1], false);
+});
+
+Deno.test("workflow info/list: a pid on another host is unknown (not guessed); no pid is no process", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  const dir = join(d.path, "var/jobs/Baking/whisk");
+  mkdirSync(dir, { recursive: true });
+  const write = (name: string, info: Record<string, unknown>) =>
+    writeFileSync(join(dir, name + ".info"), JSON.stringify(info));
+  // pid 1 exists on every Linux host: only the host name can make it unknown
+  write("Remote", { status: "napping", pid: 1, pid_hostname: "elsewhere.example" });
+  write("Nopid", { status: "start" });
+  // above Linux's pid_max (2^22): no such process can exist
+  write("Gone", { status: "start", pid: 2 ** 22 + 1, pid_hostname: hostname() });
+  const json = async (name: string) =>
+    JSON.parse(
+      (await runMain(["workflow", "info", join(dir, name), "--json"], { cwd: d.path, env: e }))
+        .stdout,
+    );
+  const remote = await json("Remote");
+  assert.deepEqual(
+    [remote.status, remote.running, remote.process, remote.stale],
+    ["napping", null, "unknown", false],
+  );
+  const text = await runMain(["workflow", "info", join(dir, "Remote")], { cwd: d.path, env: e });
+  assert.match(
+    text.stdout,
+    /status +napping \(unknown: its process 1 is on host elsewhere\.example\) \(no result\)/,
+  );
+  const nopid = await json("Nopid");
+  assert.deepEqual([nopid.status, nopid.running, nopid.process, nopid.stale], [
+    "start",
+    false,
+    "none",
+    false,
+  ]);
+  const gone = await json("Gone");
+  assert.deepEqual([gone.status, gone.running, gone.process, gone.stale], [
+    "stale",
+    false,
+    "gone",
+    true,
+  ]);
+  const list = await runMain(["workflow", "list", BAKING], { cwd: d.path, env: e });
+  assert.match(list.stdout, /^ {2}stale {4}Gone {2}\(was start; its process \d+@\S+ is gone\)$/m);
+  assert.match(list.stdout, /^ {2}napping {2}Remote {2}\(unknown: its process 1 is on host/m);
+  assert.match(list.stdout, /^ {2}start {4}Nopid$/m);
+});
+
+Deno.test("workflow info: a name prefix (say which job, on stderr), a .info file, a .files dir", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  const run = (args: string[]) => runMain(args, { cwd: d.path, env: e });
+  assert.equal((await run(["workflow", "task", BAKING, "cake", "--eggs", "3"])).code, 0);
+  const cake = JSON.parse(
+    (await run(["workflow", "task", BAKING, "cake", "--eggs", "3", "--json"]))
+      .stdout,
+  ).path as string;
+  assert.match(cake, /\/Baking\/cake\/Default_[0-9a-f]{32}$/);
+  const byPrefix = await run(["workflow", "info", "Baking/cake/Default", "--json"]);
+  assert.equal(byPrefix.code, 0, byPrefix.stderr);
+  assert.equal(JSON.parse(byPrefix.stdout).path, cake);
+  assert.equal(byPrefix.stderr, `scout-ai: "Baking/cake/Default" matched ${cake}\n`);
+  const byInfo = await run(["workflow", "info", cake + ".info", "--json"]);
+  assert.equal(JSON.parse(byInfo.stdout).path, cake, byInfo.stderr);
+  assert.equal(JSON.parse(byInfo.stdout).status, "done");
+  assert.equal(byInfo.stderr, "", "an exact .info path needs no note");
+  const byFiles = await run(["workflow", "info", cake + ".files/", "--json"]);
+  assert.equal(JSON.parse(byFiles.stdout).path, cake, byFiles.stderr);
+  const batter = await run(["workflow", "info", "Baking/batter/Default_", "--json"]);
+  assert.match(JSON.parse(batter.stdout).path, /\/Default_[0-9a-f]{32}\.json$/);
+  // an exact name wins over the prefix; two prefix matches are an error listing them
+  await run(["workflow", "task", BAKING, "cake"]);
+  const exact = await run(["workflow", "info", "Baking/cake/Default", "--json"]);
+  assert.equal(JSON.parse(exact.stdout).path, join(d.path, "var/jobs/Baking/cake/Default"));
+  assert.equal(exact.stderr, "");
+  await run(["workflow", "task", BAKING, "cake", "--eggs", "4"]);
+  const two = await run(["workflow", "info", "Baking/cake/Default_"]);
+  assert.equal(two.code, 1);
+  assert.match(
+    two.stderr,
+    /Job "Baking\/cake\/Default_" matches 2 jobs: ".*Default_[0-9a-f]{32}", /,
+  );
+  const none = await run(["workflow", "info", "Baking/cake/Nothing"]);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /Job not found: "Baking\/cake\/Nothing"/);
+});
+
+Deno.test("workflow list DIR: a directory of workflows lists them; task help names the workflow as given", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  const dir = join(ROOT, "fixtures", "workflows");
+  const l = await runMain(["workflow", "list", dir], { cwd: d.path, env: e });
+  assert.equal(l.code, 0, l.stderr);
+  assert.equal(l.stdout, "Baking  whisk batter cake broken\nSlow  nap\n");
+  const j = JSON.parse(
+    (await runMain(["workflow", "list", dir, "--json"], { cwd: d.path, env: e }))
+      .stdout,
+  );
+  assert.deepEqual(j.workflows.map((w: { name: string }) => w.name), ["Baking", "Slow"]);
+  const empty = await runMain(["workflow", "list", d.path], { cwd: d.path, env: e });
+  assert.equal(empty.stdout, `(no workflows in ${d.path})\n`);
+  const h = await runMain(["workflow", "task", BAKING, "whisk", "--help"], { cwd: d.path, env: e });
+  assert.match(h.stdout, new RegExp(`^Usage: scout-ai workflow task ${BAKING} whisk `));
+  assert.match(
+    h.stdout,
+    new RegExp(`Examples:\n {2}scout-ai workflow task ${BAKING} whisk --eggs 2\n`),
+  );
+});
