@@ -6,33 +6,13 @@
 import assert from "node:assert/strict";
 import { parseMeta } from "../../src/chat/meta.ts";
 import type { Message } from "../../src/chat/types.ts";
-import { ask, type AskOptions } from "../../src/llm/ask.ts";
-import { newSession } from "../../src/llm/meta_record.ts";
+import { ask } from "../../src/llm/ask.ts";
 import { toolRegistry } from "../../src/tools/registry.ts";
-import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+import { startProviderServer } from "../support/provider_server.ts";
 import { tempDir } from "../support/cli.ts";
+import { BACKENDS, KEY, opts } from "./ask_support.ts";
 
-const BACKENDS = ["responses", "openai", "anthropic", "ollama", "vllm"] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-function opts(
-  srv: ProviderServer,
-  backend: string,
-  home: string,
-  extra: AskOptions = {},
-): AskOptions {
-  return {
-    backend,
-    url: srv.url,
-    model: "test-model",
-    key: "sk-loopback-secret",
-    persist: false,
-    env: { SCOUT_HOME: home },
-    config: { entries: [] },
-    session: newSession(),
-    ...extra,
-  };
-}
 
 const question: Message[] = [
   { role: "system", content: "be brief" },
@@ -101,14 +81,14 @@ for (const backend of BACKENDS) {
     assert.equal(req.body.model, "test-model");
     assert.equal(req.stream, false);
     if (backend === "anthropic") {
-      assert.equal(req.headers["x-api-key"], "sk-loopback-secret");
+      assert.equal(req.headers["x-api-key"], KEY);
       assert.equal(req.body.system, "be brief");
       assert.equal(req.body.temperature, 0.5);
     } else if (backend === "ollama") {
       assert.deepEqual(req.body.options, { temperature: 0.5 });
-      assert.equal(req.headers.authorization, "Bearer sk-loopback-secret");
+      assert.equal(req.headers.authorization, `Bearer ${KEY}`);
     } else {
-      assert.equal(req.headers.authorization, "Bearer sk-loopback-secret");
+      assert.equal(req.headers.authorization, `Bearer ${KEY}`);
       assert.equal(req.body.temperature, 0.5);
       assert.equal(req.path, backend === "openai" ? "/v1/chat/completions" : "/v1/responses");
     }

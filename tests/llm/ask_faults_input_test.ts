@@ -9,7 +9,7 @@ import { isScoutError } from "../../src/errors.ts";
 import { ask, type AskOptions } from "../../src/llm/ask.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { tempDir } from "../support/cli.ts";
-import { echoTool, KEY, opts, question, recorder } from "./ask_faults_support.ts";
+import { echoTool, KEY, opts, question, recorder } from "./ask_support.ts";
 
 Deno.test("replies without choices/content/output are typed provider_response errors", async () => {
   await using home = await tempDir();

@@ -11,7 +11,7 @@ import { isScoutError } from "../../src/errors.ts";
 import { ask } from "../../src/llm/ask.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { tempDir } from "../support/cli.ts";
-import { BACKENDS, echoTool, opts, question, recorder } from "./ask_faults_support.ts";
+import { BACKENDS, echoTool, opts, question, recorder } from "./ask_support.ts";
 
 for (const backend of BACKENDS) {
   Deno.test(`${backend}: 429 with retry-after is retried after that delay`, async () => {

@@ -1,6 +1,7 @@
 /**
- * What the ask fault tests share: the backends they run against, a key that
- * must never reach the disk, and ask options aimed at a loopback server.
+ * What the ask tests against the loopback provider share: the backends they
+ * run against, a key that must never reach the disk, ask options aimed at
+ * the server, and the fault tests' question, tool and sleep recorder.
  *
  * @module
  */
@@ -12,7 +13,7 @@ import type { ProviderServer } from "../support/provider_server.ts";
 
 /** Every backend that speaks HTTP to a provider. */
 export const BACKENDS = ["responses", "openai", "anthropic", "ollama", "vllm"] as const;
-/** The API key of every fault test; it must appear nowhere on disk. */
+/** The API key of these tests; it must appear nowhere on disk. */
 export const KEY = "sk-loopback-SECRET-4f1c";
 
 /** Ask options for `backend` at the loopback server, no cache, a fresh session. */
