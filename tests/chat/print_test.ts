@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { escapeContent, parse, print, printMessage } from "../../src/chat/mod.ts";
 import type { Chat } from "../../src/chat/mod.ts";
 import { isScoutError } from "../../src/errors.ts";
-import { ROUND_TRIP_ROWS } from "./spec_rows.ts";
+import { ROUND_TRIP_ROWS } from "./spec_roundtrip_rows.ts";
 
 const EMPTY = { role: "user", content: "" };
 

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import type { Message } from "../../src/chat/mod.ts";
 import { rubyParse } from "../support/parse_ruby.ts";
-import { PARSE_ROWS, ROUND_TRIP_ROWS } from "./spec_rows.ts";
+import { PARSE_ROWS } from "./spec_rows.ts";
+import { ROUND_TRIP_ROWS } from "./spec_roundtrip_rows.ts";
 
 const RUBY_INLINE = new Set([
   "option",
