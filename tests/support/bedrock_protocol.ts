@@ -6,7 +6,8 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { crc32 } from "node:zlib";
-import type { Piece } from "./provider_protocols.ts";
+import { json, sleep } from "./http_replies.ts";
+import type { Piece, Replies } from "./provider_protocols.ts";
 import type { ScriptStep } from "./provider_server.ts";
 
 /** The key pair the loopback Bedrock accepts (AWS's documentation example). */
@@ -224,4 +225,42 @@ export function converseReplyOf(
   events.push(["messageStop", { stopReason }]);
   if (step.usage !== null) events.push(["metadata", { usage, metrics: { latencyMs: 1 } }]);
   return { json, events };
+}
+
+/** A Bedrock reply: JSON, or event-stream frames (cut after `cutAfter` frames). */
+export function bedrockResponse(
+  protocol: "bedrock" | "converse",
+  step: ScriptStep,
+  body: Record<string, unknown>,
+  stream: boolean,
+  replies: Replies,
+): Response {
+  const built = protocol === "bedrock"
+    ? replies.anthropic(step, body)
+    : converseReplyOf(step, (p) => replies.nextId(p));
+  if (!stream) return json(200, built.json);
+  let frames = "pieces" in built
+    ? invokeFrames(built.pieces)
+    : built.events.map(([type, data]) => eventFrame(type, data));
+  if (step.exception) {
+    frames = [...frames.slice(0, 1), exceptionFrame(step.exception.type, step.exception.message)];
+  }
+  const cut = step.cutAfter;
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for (let i = 0; i < frames.length; i++) {
+          if (cut !== undefined && i >= cut) {
+            await sleep(20);
+            controller.error(new Error("scripted connection reset"));
+            return;
+          }
+          if (i > 0 && step.chunkDelayMs) await sleep(step.chunkDelayMs);
+          controller.enqueue(frames[i]!);
+        }
+        controller.close();
+      },
+    }),
+    { status: 200, headers: { "content-type": "application/vnd.amazon.eventstream" } },
+  );
 }

@@ -21,13 +21,8 @@
  * `tools/deno run -A tests/support/provider_server.ts [--port N] [--script steps.json] [--echo]`
  * (prints the base url; `--echo` answers every request with the last user text).
  */
-import {
-  checkSigV4,
-  converseReplyOf,
-  eventFrame,
-  exceptionFrame,
-  invokeFrames,
-} from "./bedrock_protocol.ts";
+import { bedrockResponse, checkSigV4 } from "./bedrock_protocol.ts";
+import { json, sleep } from "./http_replies.ts";
 import { errorBody, Replies, ssePiece } from "./provider_protocols.ts";
 
 /** A tool call the scripted model makes. */
@@ -136,7 +131,6 @@ export interface ProviderServerOptions {
 }
 
 const enc = new TextEncoder();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function protocolOf(path: string): Protocol | null {
   const bedrock = /^\/model\/[^/]+\/(invoke|invoke-with-response-stream|converse|converse-stream)$/
@@ -147,13 +141,6 @@ function protocolOf(path: string): Protocol | null {
   if (path === "/api/chat") return "ollama";
   if (path.endsWith("/messages")) return "anthropic";
   return null;
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", ...headers },
-  });
 }
 
 /** A reply held open by {@link holdOpen}: `release` ends the hold (the client went away). */
@@ -391,42 +378,4 @@ if (import.meta.main) {
       : {}),
   });
   console.log(server.url);
-}
-
-/** A Bedrock reply: JSON, or event-stream frames (cut after `cutAfter` frames). */
-function bedrockResponse(
-  protocol: "bedrock" | "converse",
-  step: ScriptStep,
-  body: Record<string, unknown>,
-  stream: boolean,
-  replies: Replies,
-): Response {
-  const built = protocol === "bedrock"
-    ? replies.anthropic(step, body)
-    : converseReplyOf(step, (p) => replies.nextId(p));
-  if (!stream) return json(200, built.json);
-  let frames = "pieces" in built
-    ? invokeFrames(built.pieces)
-    : built.events.map(([type, data]) => eventFrame(type, data));
-  if (step.exception) {
-    frames = [...frames.slice(0, 1), exceptionFrame(step.exception.type, step.exception.message)];
-  }
-  const cut = step.cutAfter;
-  return new Response(
-    new ReadableStream<Uint8Array>({
-      async start(controller) {
-        for (let i = 0; i < frames.length; i++) {
-          if (cut !== undefined && i >= cut) {
-            await sleep(20);
-            controller.error(new Error("scripted connection reset"));
-            return;
-          }
-          if (i > 0 && step.chunkDelayMs) await sleep(step.chunkDelayMs);
-          controller.enqueue(frames[i]!);
-        }
-        controller.close();
-      },
-    }),
-    { status: 200, headers: { "content-type": "application/vnd.amazon.eventstream" } },
-  );
 }
