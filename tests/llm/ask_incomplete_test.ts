@@ -13,29 +13,17 @@ import type { Message } from "../../src/chat/types.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { ask, type AskOptions } from "../../src/llm/ask.ts";
 import { incompleteText } from "../../src/llm/loop.ts";
-import { newSession } from "../../src/llm/meta_record.ts";
 import { provenanceTokenTotals } from "../../src/provenance/tokens.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
 import { tempDir } from "../support/cli.ts";
+import { BACKENDS, opts } from "./ask_support.ts";
 
-const BACKENDS = ["responses", "openai", "anthropic", "ollama", "vllm"] as const;
 const question: Message[] = [{ role: "user", content: "Tell me" }];
 const TEXT = ["Part ", "one. ", "Part ", "two. ", "Part ", "three."];
 
-function opts(srv: ProviderServer, backend: string, home: string, extra: AskOptions = {}) {
-  return {
-    backend,
-    url: srv.url,
-    model: "m",
-    key: "k",
-    persist: false,
-    stream: true,
-    env: { SCOUT_HOME: home },
-    config: { entries: [] },
-    session: newSession(),
-    sleep: () => Promise.resolve(),
-    ...extra,
-  } satisfies AskOptions;
+/** Streamed asks; a retry does not wait. */
+function streamed(srv: ProviderServer, backend: string, home: string, extra: AskOptions = {}) {
+  return opts(srv, backend, home, { stream: true, sleep: () => Promise.resolve(), ...extra });
 }
 
 for (const backend of BACKENDS) {
@@ -47,7 +35,7 @@ for (const backend of BACKENDS) {
     let attempt = "";
     const err = await ask(
       question,
-      opts(srv, backend, home.path, {
+      streamed(srv, backend, home.path, {
         max_retries: "1",
         onEvent: (e) => {
           if (e.type === "retry") attempt = "";
@@ -83,7 +71,7 @@ for (const backend of BACKENDS) {
     let seen = "";
     const err = await ask(
       question,
-      opts(srv, backend, home.path, {
+      streamed(srv, backend, home.path, {
         signal: ac.signal,
         onEvent: (e) => {
           if (e.type !== "text") return;
@@ -107,7 +95,7 @@ Deno.test("nothing streamed before the failure: no incomplete record", async () 
   await using home = await tempDir();
   await using srv = await startProviderServer();
   srv.script({ status: 500 });
-  const err = await ask(question, opts(srv, "openai", home.path, { max_retries: "0" }))
+  const err = await ask(question, streamed(srv, "openai", home.path, { max_retries: "0" }))
     .then(() => assert.fail("must fail"), (e) => e);
   assert.deepEqual(err.messages, []);
 });
