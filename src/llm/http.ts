@@ -132,6 +132,22 @@ export interface ReadReplyOptions {
 }
 
 /**
+ * Parses a reply body that is not streamed.
+ *
+ * @param backend backend name (for the error)
+ * @param text the body
+ * @returns the parsed JSON
+ * @throws ScoutError `provider_response` quoting the start of a body that is not JSON
+ */
+export function parseReplyJson(backend: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw responseError(backend, `sent malformed JSON: ${text.slice(0, 100)}`, e);
+  }
+}
+
+/**
  * Reads a reply body: assembled from its stream, or parsed as JSON. A stream
  * that ends early or breaks is a (retryable) {@link streamCutError} with the
  * events and bytes received, malformed JSON a `provider_response` error, a
@@ -160,12 +176,7 @@ export async function readReply(
       if (raw === null) throw streamCutError(backend, progress);
       return raw;
     }
-    const text = await res.text();
-    try {
-      return JSON.parse(text);
-    } catch (e) {
-      throw responseError(backend, `sent malformed JSON: ${text.slice(0, 100)}`, e);
-    }
+    return parseReplyJson(backend, await res.text());
   } catch (e) {
     if (isScoutError(e)) throw e;
     throw mapFetchError(backend, e, opts.rs, opts.ctx);

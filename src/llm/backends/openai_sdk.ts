@@ -20,7 +20,7 @@ import {
   type StreamProgress,
   timeoutError,
 } from "../errors.ts";
-import type { RequestSignal } from "../http.ts";
+import { parseReplyJson, type RequestSignal } from "../http.ts";
 import type { QueryContext } from "../types.ts";
 
 type OpenAIModule = typeof import("openai");
@@ -166,18 +166,13 @@ export async function incompleteStreamError(
  * @param request what `create()` returned
  * @returns the parsed body
  * @throws ScoutError `provider_response` quoting the start of a body that is
- *   not JSON (as the fetch-based adapters do, `http.ts`)
+ *   not JSON ({@link parseReplyJson}, as for the fetch-based adapters)
  */
 export async function sdkJson(
   backend: string,
   request: { asResponse(): Promise<Response> },
 ): Promise<unknown> {
-  const text = await (await request.asResponse()).text();
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw responseError(backend, `sent malformed JSON: ${text.slice(0, 100)}`, e);
-  }
+  return parseReplyJson(backend, await (await request.asResponse()).text());
 }
 
 /**
