@@ -56,6 +56,7 @@ import {
 } from "./agents_scenario.ts";
 import { hopLine, hopsOf } from "./agents_hops.ts";
 import { createCostMs, type CreateGauge, gaugeText } from "./create_gauge.ts";
+import { benchRuntimes as runtimes, type Runtime } from "./runtimes.ts";
 import { median } from "./stats.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -101,43 +102,6 @@ const VARIANTS: Variant[] = [
     expected: { chat: 0, specialists: 0, files: 0 },
   },
 ];
-
-/** A runtime the children run under: Deno (`deno run`, the source) or Bun (the binary's). */
-interface Runtime {
-  name: string;
-  /** The command line that runs `script` with `args`. */
-  command: (script: string, args: string[]) => string[];
-}
-
-const BUN = join(ROOT, "tools", "node_modules", ".bin", "bun");
-
-function runtimes(which: string): Runtime[] {
-  const deno: Runtime = {
-    name: `Deno ${Deno.version.deno}`,
-    command: (script, args) => [
-      Deno.execPath(),
-      "run",
-      "-q",
-      "-A",
-      `--config=${join(ROOT, "deno.json")}`,
-      script,
-      ...args,
-    ],
-  };
-  const out: Runtime[] = [];
-  if (which !== "bun") out.push(deno);
-  if (which !== "deno") {
-    let version = "";
-    try {
-      const v = new Deno.Command(BUN, { args: ["--version"], stdout: "piped" }).outputSync();
-      version = new TextDecoder().decode(v.stdout).trim();
-    } catch { /* not installed */ }
-    if (version) {
-      out.push({ name: `Bun ${version}`, command: (script, args) => [BUN, script, ...args] });
-    } else console.error(`Bun is not installed (${BUN}; run tools/setup): its rows are left out`);
-  }
-  return out;
-}
 
 /** Measured figures of one child run. */
 interface Measured {

@@ -13,8 +13,8 @@
  * - in all = from the call to the parsed reply (the server's time included,
  *   the same for every variant).
  * Variants: `sdk` (`chat.completions.create` with a signal, the reply parsed
- * by the SDK), `sdk-json` (the same, the reply read with `.asResponse()` and
- * `res.json()`, as scout-ai reads it: `sdkJson`), `sdk-nosignal`, and `fetch`
+ * by the SDK), `sdk-json` (the same, the reply read with `.asResponse()` as
+ * text and parsed, as scout-ai reads it: `sdkJson`), `sdk-nosignal`, and `fetch`
  * (`fetch` + `JSON.stringify` + `res.json()`).
  *
  * Run: `tools/deno run -A bench/openai_sdk_floor.ts [--runs N]`
@@ -68,9 +68,8 @@ async function child(url: string, variant: string): Promise<void> {
       await (variant === "sdk"
         ? client.chat.completions.create(b, { signal: ac.signal })
         : variant === "sdk-json"
-        ? client.chat.completions.create(b, { signal: ac.signal }).asResponse().then((r) =>
-          r.json()
-        )
+        ? client.chat.completions.create(b, { signal: ac.signal }).asResponse()
+          .then(async (r) => JSON.parse(await r.text()))
         : client.chat.completions.create(b));
     }
     inAll.push(performance.now() - t0);

@@ -5,10 +5,11 @@
  *
  * @module
  */
+import { benchRuntimes } from "./runtimes.ts";
 
 /** One runtime the bench's children run under. */
 export interface SelfRuntime {
-  /** `Deno` or `Bun`. */
+  /** The runtime and its version, e.g. `Bun 1.4.5`. */
   name: string;
   /**
    * Runs the module as a child with `--child` and `args`; its stderr passes
@@ -21,30 +22,25 @@ export interface SelfRuntime {
 }
 
 /**
- * The runtimes for a bench module: Deno with the project's config (its import
- * map), and the project's pinned Bun (`tools/setup`).
+ * The runtimes for a bench module ({@link benchRuntimes}: Deno with the
+ * project's config, the project's pinned Bun when installed).
  *
  * @param moduleUrl the bench's `import.meta.url`
  * @returns Deno's, then Bun's
  */
 export function selfRuntimes(moduleUrl: string): SelfRuntime[] {
   const self = new URL(moduleUrl).pathname;
-  const config = new URL("../deno.json", import.meta.url).pathname;
-  const bun = new URL("../tools/node_modules/.bin/bun", import.meta.url).pathname;
-  const runtime = (name: string, cmd: string, pre: string[]): SelfRuntime => ({
+  return benchRuntimes().map(({ name, command }) => ({
     name,
     async child(args) {
-      const out = await new Deno.Command(cmd, {
-        args: [...pre, self, "--child", ...args],
+      const [cmd, ...rest] = command(self, ["--child", ...args]);
+      const out = await new Deno.Command(cmd!, {
+        args: rest,
         stdout: "piped",
         stderr: "inherit",
       }).output();
       if (out.code !== 0) throw new Error(`${name} ${args.join(" ")}: exit ${out.code}`);
       return JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
     },
-  });
-  return [
-    runtime("Deno", Deno.execPath(), ["run", "-q", "-A", `--config=${config}`]),
-    runtime("Bun", bun, []),
-  ];
+  }));
 }
