@@ -7,7 +7,8 @@
 import { createHash, createHmac } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { json, sleep } from "./http_replies.ts";
-import type { Piece, Replies } from "./provider_protocols.ts";
+import type { Piece } from "./protocol_parts.ts";
+import type { Replies } from "./provider_protocols.ts";
 import type { ScriptStep } from "./provider_server.ts";
 
 /** The key pair the loopback Bedrock accepts (AWS's documentation example). */

@@ -23,7 +23,8 @@
  */
 import { bedrockResponse, checkSigV4 } from "./bedrock_protocol.ts";
 import { json, sleep } from "./http_replies.ts";
-import { errorBody, Replies, ssePiece } from "./provider_protocols.ts";
+import { errorBody, ssePiece } from "./protocol_parts.ts";
+import { Replies } from "./provider_protocols.ts";
 
 /** A tool call the scripted model makes. */
 export interface ScriptToolCall {
