@@ -47,7 +47,7 @@ export {
 } from "./jobs.ts";
 export type { JobInfoRead, JobLogFiles, JobResolveOptions } from "./jobs.ts";
 export { canonicalPath } from "./paths.ts";
-export { provenanceTokenEvents, provenanceTokenTotals } from "./tokens.ts";
+export { provenanceTokenEvents, provenanceTokenTotals, tokens } from "./tokens.ts";
 export type {
   ConflictCounts,
   TokenEventOptions,

@@ -197,3 +197,16 @@ export function provenanceTokenTotals(
   }
   return sumEvents(events, scope);
 }
+
+/**
+ * `tokens(root)`: the short name `provenance.md` §9 gives
+ * {@link provenanceTokenTotals} (the same function: same options, scopes and
+ * errors).
+ *
+ * @example
+ * ```ts ignore
+ * import { tokens } from "./tokens.ts";
+ * tokens("session.chat").tt; // the run's deduplicated total
+ * ```
+ */
+export const tokens: typeof provenanceTokenTotals = provenanceTokenTotals;

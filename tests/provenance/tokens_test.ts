@@ -13,6 +13,7 @@ import {
   provenanceTokenTotals,
   type TokenWarning,
 } from "../../src/provenance/tokens.ts";
+import * as library from "../../mod.ts";
 import type { TokenScope } from "../../src/provenance/evidence.ts";
 import type { TraverseOptions } from "../../src/provenance/types.ts";
 import { entry, fixtureB, fixtureC, meta, mkJob, rc, tmp, tok, write } from "./support.ts";
@@ -307,4 +308,23 @@ Deno.test("localTokens: first copy wins by inference_id or lineage, within and a
     "y",
   ]);
   assert.equal(localTokens([lone, a, b, undefined]).pt, 7 + 101 + 3);
+});
+
+Deno.test("tokens(root) is provenanceTokenTotals (§9), exported by the library", async () => {
+  await using d = await tmp();
+  const log = "user: q\n\nmeta: pt=3 ct=1 tt=4 inference_id=g1\n\nassistant: a\n" +
+    "\nuser: r\n\nmeta: pt=7 ct=2 tt=9 cct=5 inference_id=g2\n\nassistant: b\n";
+  const chat = write(join(d.path, "s.chat"), log);
+  const o = opts(d.path);
+  assert.deepEqual(library.tokens(chat, o), T(10, 3, 13, { cct: 5 }));
+  for (const scope of ["chat_evidence", "receipt_only"] as const) {
+    assert.deepEqual(
+      library.tokens(chat, { ...o, scope }),
+      provenanceTokenTotals(chat, { ...o, scope }),
+    );
+  }
+  assert.throws(
+    () => library.tokens(chat, { ...o, scope: "everything" as TokenScope }),
+    (e: unknown) => isScoutError(e, "invalid_scope"),
+  );
 });
