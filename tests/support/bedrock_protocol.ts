@@ -6,7 +6,7 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { crc32 } from "node:zlib";
-import { json, sleep } from "./http_replies.ts";
+import { json, scriptedStream } from "./http_replies.ts";
 import type { Piece } from "./protocol_parts.ts";
 import type { Replies } from "./provider_protocols.ts";
 import type { ScriptStep } from "./provider_server.ts";
@@ -246,22 +246,8 @@ export function bedrockResponse(
   if (step.exception) {
     frames = [...frames.slice(0, 1), exceptionFrame(step.exception.type, step.exception.message)];
   }
-  const cut = step.cutAfter;
   return new Response(
-    new ReadableStream<Uint8Array>({
-      async start(controller) {
-        for (let i = 0; i < frames.length; i++) {
-          if (cut !== undefined && i >= cut) {
-            await sleep(20);
-            controller.error(new Error("scripted connection reset"));
-            return;
-          }
-          if (i > 0 && step.chunkDelayMs) await sleep(step.chunkDelayMs);
-          controller.enqueue(frames[i]!);
-        }
-        controller.close();
-      },
-    }),
+    scriptedStream(frames, step),
     { status: 200, headers: { "content-type": "application/vnd.amazon.eventstream" } },
   );
 }

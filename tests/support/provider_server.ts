@@ -22,7 +22,7 @@
  * (prints the base url; `--echo` answers every request with the last user text).
  */
 import { bedrockResponse, checkSigV4 } from "./bedrock_protocol.ts";
-import { json, sleep } from "./http_replies.ts";
+import { json, scriptedStream, sleep } from "./http_replies.ts";
 import { errorBody, ssePiece } from "./protocol_parts.ts";
 import { Replies } from "./provider_protocols.ts";
 
@@ -292,26 +292,15 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
     const ndjson = protocol === "ollama";
     const pieces = built.pieces;
     const hold: Hold = {};
-    const stream = new ReadableStream<Uint8Array>({
+    const stalled = async (i: number, controller: ReadableStreamDefaultController<Uint8Array>) => {
+      if (step.stallAfter === undefined || i < step.stallAfter) return false;
+      await holdOpen(controller, stalls, hold);
+      return true;
+    };
+    const stream = scriptedStream(pieces.map((p) => enc.encode(ssePiece(p))), step, {
+      before: stalled,
+      sent: () => rec.firstByteAt ??= performance.now(),
       cancel: () => hold.release?.(),
-      async start(controller) {
-        for (let i = 0; i < pieces.length; i++) {
-          if (step.cutAfter !== undefined && i >= step.cutAfter) {
-            // let the pieces sent so far reach the client before the reset
-            if (i > 0) await sleep(20);
-            controller.error(new Error("scripted connection reset"));
-            return;
-          }
-          if (step.stallAfter !== undefined && i >= step.stallAfter) {
-            await holdOpen(controller, stalls, hold);
-            return;
-          }
-          if (i > 0 && step.chunkDelayMs) await sleep(step.chunkDelayMs);
-          rec.firstByteAt ??= performance.now();
-          controller.enqueue(enc.encode(ssePiece(pieces[i]!)));
-        }
-        controller.close();
-      },
     });
     return new Response(stream, {
       status: 200,
