@@ -23,7 +23,8 @@ import {
 } from "../workflow/define.ts";
 import type { Workflow } from "../workflow/define.ts";
 import { createJob } from "../workflow/job.ts";
-import { execJob, runJob } from "../workflow/run.ts";
+import { execJob, runJob, unrecoverableFailure } from "../workflow/run.ts";
+import { isDone } from "../workflow/context.ts";
 import { loadWorkflow } from "../workflow/load.ts";
 import { jobState, thisHost } from "../workflow/state.ts";
 import type { Job } from "../workflow/job_types.ts";
@@ -267,6 +268,9 @@ export function taskToolFunction(
         { job: job.path },
       );
     }
+    // a job in an unrecoverable error is reported as its info records it, not rerun (§6.4)
+    const failed = isDone(job) ? null : await unrecoverableFailure(job, opts.env);
+    if (failed) return failureOutput(job, failed.message, failed.backtrace);
     try {
       const value = await runForTool(job, () => runJob(job, runOpts));
       const wantPath = return_path === true || return_path === "true";
@@ -276,15 +280,20 @@ export function taskToolFunction(
         path: job.path,
       });
     } catch (e) {
-      const err = e as { message?: string; backtrace?: unknown; stack?: string };
+      const err = e as { message?: string; backtrace?: unknown };
       const stack = Array.isArray(err.backtrace) ? err.backtrace.map(String) : [];
-      return toolOutput({
-        content: JSON.stringify({ exception: err.message ?? String(e), stack }),
-        error: "error",
-        step: job.shortPath,
-      });
+      return failureOutput(job, err.message ?? String(e), stack);
     }
   };
+}
+
+/** A failed job's tool output: `{"exception", "stack"}` with `error: "error"` and its step. */
+function failureOutput(job: Job, message: string, stack: string[]) {
+  return toolOutput({
+    content: JSON.stringify({ exception: message, stack }),
+    error: "error",
+    step: job.shortPath,
+  });
 }
 
 /**

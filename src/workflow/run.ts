@@ -189,6 +189,40 @@ function ensureDone(job: Job, opts: RunOptions): Promise<void> {
   return p;
 }
 
+/** A failure as a job's info records it. */
+export interface RecordedFailure {
+  /** The exception's message. */
+  message: string;
+  /** Its Ruby class (`ScoutException` when the info names none). */
+  rubyClass: string;
+  /** Its backtrace. */
+  backtrace: string[];
+}
+
+/**
+ * The failure a job's info records when the job is in an unrecoverable error
+ * (§4: status `error` and a deliberate Scout exception, or any error under
+ * `SCOUT_NO_RECOVERABLE_ERROR=true`): such a job is reported, not rerun.
+ *
+ * @param job the job
+ * @param env environment (the recoverable-error rule)
+ * @returns the recorded failure, or null (no info, not in error, recoverable)
+ */
+export async function unrecoverableFailure(
+  job: Job,
+  env?: Record<string, string | undefined>,
+): Promise<RecordedFailure | null> {
+  if (!existsSync(infoPath(job.path))) return null;
+  const { info } = await readJobInfo(job.path);
+  if (info?.status !== "error" || isRecoverableError(info, env)) return null;
+  const err = infoError(info);
+  return {
+    message: err?.message ?? "error recorded in its info",
+    rubyClass: err?.className ?? "ScoutException",
+    backtrace: Array.isArray(info.backtrace) ? info.backtrace.map(String) : [],
+  };
+}
+
 async function prepareDependency(job: Job, dep: Job, opts: RunOptions): Promise<"skip" | "run"> {
   if (isDone(dep)) {
     if (dep.task !== null && await isOutdated(dep, opts.env)) {
@@ -197,14 +231,10 @@ async function prepareDependency(job: Job, dep: Job, opts: RunOptions): Promise<
     }
     return "skip";
   }
-  if (!existsSync(infoPath(dep.path))) return "run";
-  const { info } = await readJobInfo(dep.path);
-  if (info?.status === "error" && !isRecoverableError(info, opts.env)) {
+  const failed = await unrecoverableFailure(dep, opts.env);
+  if (failed) {
     if (job.compute[dep.path]?.includes("canfail")) return "skip";
-    const err = infoError(info);
-    const message = err?.message ?? "error recorded in its info";
-    const rubyClass = err?.className ?? "ScoutException";
-    const backtrace = Array.isArray(info?.backtrace) ? info.backtrace.map(String) : [];
+    const { message, rubyClass, backtrace } = failed;
     // The dependency's own error (as its info records it) is the cause a parent records.
     const own = new ScoutError("job_failed", message, { rubyClass, backtrace });
     throw new ScoutError("job_failed", `Job "${dep.shortPath}" failed: ${message}`, {

@@ -14,6 +14,8 @@ import {
 import { input, workflow } from "../../src/workflow/define.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { runJob } from "../../src/workflow/run.ts";
+import { readJobInfo } from "../../src/workflow/info.ts";
+import { ScoutError } from "../../src/errors.ts";
 import { tempDir } from "../support/cli.ts";
 
 function kitchen(jobsDir: string, runs: string[] = []) {
@@ -278,4 +280,53 @@ Deno.test("a call for a job running in this process is refused as a potential re
   // also when the job was started outside the tool layer (workflow task, chat task)
   const job = createJob(wf, "nest", { inputs: { n: 3, same: true } });
   assert.match(String(await bounded(runJob(job))), /^3>ERR Potential recursive call/);
+});
+
+Deno.test("a job in an unrecoverable error is reported from its info, not rerun; a recoverable one is rerun (§4, §6.4)", async () => {
+  await using d = await tempDir();
+  const runs: string[] = [];
+  const wf = workflow("Oven", {
+    jobsDir: d.path,
+    tasks: {
+      picky: {
+        type: "string",
+        run: () => {
+          runs.push("picky");
+          throw new ScoutError("job_failed", "No gluten here"); // deliberate: a Scout exception
+        },
+      },
+      flaky: {
+        type: "string",
+        run: () => {
+          runs.push("flaky");
+          throw new Error("The fuse blew"); // recoverable: a retry may succeed
+        },
+      },
+    },
+  });
+  const callWith = (env: Record<string, string | undefined>) => async (name: string) => {
+    const registry = toolRegistry(workflowTools(wf, undefined, [], { env }));
+    const out = await runToolCalls([{ name, arguments: {}, id: name }], { registry });
+    return JSON.parse(String(out[1]!.content));
+  };
+  const call = callWith({});
+  const first = await call("picky");
+  const again = await call("picky");
+  assert.deepEqual(runs, ["picky"]);
+  assert.equal(again.error, "error");
+  assert.equal(again.step, first.step);
+  assert.match(JSON.parse(again.content).exception, /No gluten here/);
+  const { info } = await readJobInfo(createJob(wf, "picky").path);
+  assert.ok((info?.backtrace as string[]).length > 0);
+  assert.deepEqual(JSON.parse(again.content).stack, info?.backtrace);
+
+  await call("flaky");
+  const rerun = await call("flaky");
+  assert.deepEqual(runs, ["picky", "flaky", "flaky"]);
+  assert.match(JSON.parse(rerun.content).exception, /The fuse blew/);
+  // SCOUT_NO_RECOVERABLE_ERROR=true: every error is final, so it is reported too
+  const final = await callWith({ SCOUT_NO_RECOVERABLE_ERROR: "true" })("flaky");
+  assert.deepEqual(runs, ["picky", "flaky", "flaky"]);
+  assert.equal(final.error, "error");
+  assert.match(JSON.parse(final.content).exception, /The fuse blew/);
 });
