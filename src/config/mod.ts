@@ -19,3 +19,4 @@ export {
 export type { Endpoint, EndpointChoice, EndpointLookupOptions } from "./endpoints.ts";
 export * from "./allow_paths.ts";
 export { processConfig } from "./process_config.ts";
+export { urlScopes, withUrlScopes } from "./url_scopes.ts";

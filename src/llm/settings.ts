@@ -2,6 +2,8 @@
  * Client settings of one ask (`inference.md` §1.3–1.5): backend name, model,
  * url, key, API version, timeout and retries, from the merged options (chat,
  * call, endpoint file) → config entries → environment → built-in defaults.
+ * `key` and `model` are also looked up under the configured url's host
+ * scopes (`ask.gpu1` for `http://gpu1:8000`, Ruby's `get_url_config`).
  * Keys are looked up under `<TAG>_KEY` and then `OPENAI_API_KEY` /
  * `ANTHROPIC_API_KEY` ([TS-FIX]); a missing key is an error naming the
  * variables; keyless local servers get `"EMPTY"`.
@@ -10,6 +12,7 @@
  */
 import type { ConfigStore } from "../config/store.ts";
 import { configGet } from "../config/store.ts";
+import { withUrlScopes } from "../config/url_scopes.ts";
 import { ScoutError } from "../errors.ts";
 import type { BackendDefaults, ClientSettings, ExtraSetting } from "./types.ts";
 
@@ -46,14 +49,17 @@ export function chooseBackend(option: unknown, store: ConfigStore, env: Env): st
   return typeof v === "string" && v !== "" ? v.trim() : DEFAULT_BACKEND;
 }
 
+// `url`: the configured server's host scopes come first (Ruby `get_url_config`,
+// used for `key` and `model`), so `ask.gpu1` beats `ask` for http://gpu1:8000
 function scoped(
   store: ConfigStore,
   key: string,
   tag: string,
   envNames: readonly string[],
   env: Env,
+  url?: string,
 ): string | undefined {
-  const v = configGet(store, key, [`${tag}_ask`, "ask", tag], {
+  const v = configGet(store, key, withUrlScopes(url, [`${tag}_ask`, "ask", tag]), {
     env: [...envNames],
     environment: env,
   });
@@ -123,9 +129,12 @@ export function resolveSettings(
 ): ClientSettings & { maxRetries: number; maxRetryAfterMs: number } {
   const { defaults: d, options: opts, store, env } = o;
   const tag = d.tag;
+  const url = present(opts.url)
+    ? String(opts.url)
+    : scoped(store, "url", tag, d.urlEnv ? [d.urlEnv] : [], env);
   const model = present(opts.model)
     ? String(opts.model)
-    : scoped(store, "model", tag, d.modelEnv, env) ?? d.model;
+    : scoped(store, "model", tag, d.modelEnv, env, url) ?? d.model;
   if (!model) {
     throw new ScoutError(
       "config",
@@ -135,10 +144,7 @@ export function resolveSettings(
       },
     );
   }
-  const url = present(opts.url)
-    ? String(opts.url)
-    : scoped(store, "url", tag, d.urlEnv ? [d.urlEnv] : [], env);
-  let key = present(opts.key) ? String(opts.key) : scoped(store, "key", tag, d.keyEnv, env);
+  let key = present(opts.key) ? String(opts.key) : scoped(store, "key", tag, d.keyEnv, env, url);
   if (key === undefined) {
     if (d.keyRequired && officialUrl(url, d)) {
       const vars = d.keyEnv.join(" or ");

@@ -109,3 +109,38 @@ Deno.test("unknown backend → unknown_backend listing the known ones; every Rub
     await assert.rejects(() => getBackend(name), (e) => isScoutError(e, "unknown_backend"));
   }
 });
+
+Deno.test("key and model: the configured url's host scopes first (Ruby get_url_config)", async () => {
+  const store = {
+    entries: parseConfigText(
+      [
+        "key generic ask",
+        "key perhost ask.gpu1",
+        "key tagged vllm_ask.gpu1",
+        "key other ask.gpu2",
+        "model hostmodel vllm.gpu1.cluster",
+        "url http://gpu2.cluster.org:8000 vllm_ask",
+      ].join("\n"),
+    ),
+  };
+  const at = (url?: string) => settings("vllm", url === undefined ? {} : { url }, {}, store);
+  // `vllm_ask.<host>` before `ask.<host>` before the plain scopes
+  assert.equal((await at("http://gpu1.cluster.org:8000")).key, "tagged");
+  assert.equal((await at("http://gpu1.cluster.org:8000")).model, "hostmodel");
+  // another host: its own entry; an unknown host: the plain scope
+  assert.equal((await at("http://gpu3.cluster.org:8000")).key, "generic");
+  assert.equal((await at("http://gpu3.cluster.org:8000")).model, "vllm");
+  // a url from config is a url too (gpu2's `ask.gpu2`)
+  assert.equal((await at()).key, "other");
+  // host entries only apply with a url: no url anywhere → the plain scope
+  const noUrl = { entries: store.entries.filter((e) => e.key !== "url") };
+  assert.equal((await settings("vllm", {}, {}, noUrl)).key, "generic");
+  // an explicit key still wins; a host entry beats the environment like any entry
+  assert.equal((await settings("vllm", { url: "http://gpu1", key: "opt" }, {}, store)).key, "opt");
+  const env = { VLLM_KEY: "fromenv" };
+  assert.equal((await settings("vllm", { url: "http://gpu1" }, env, noUrl)).key, "tagged");
+  assert.equal(
+    (await settings("vllm", { url: "http://gpu9" }, env, { entries: [] })).key,
+    "fromenv",
+  );
+});

@@ -1,13 +1,14 @@
 /**
  * MCP server specifications from `mcp:` lines (`agents.md` §6.3): which
- * transport, which command or URL, which tools; the config scopes of a URL
- * (Ruby's `get_url_server_tokens`), the Bearer key and the read timeout; and
+ * transport, which command or URL, which tools; the Bearer key (under the
+ * URL's host scopes, `config/url_scopes.ts`) and the read timeout; and
  * the normalisation of a tool result to text.
  *
  * @module
  */
 import { shellWords } from "../../chat/tool_directives.ts";
 import { configGet, type ConfigStore } from "../../config/store.ts";
+import { withUrlScopes } from "../../config/url_scopes.ts";
 import { ScoutError } from "../../errors.ts";
 
 /** A server named by an `mcp:` line. */
@@ -75,32 +76,6 @@ export function parseMcpLine(tokens: readonly string[]): McpServerSpec {
 }
 
 /**
- * Config scope tokens of a URL (Ruby `get_url_server_tokens`): the host's
- * parts (a last part of ≤ 3 chars dropped), their contiguous combinations
- * and the host, each prefixed with `prefix.`.
- *
- * @param url the URL
- * @param prefix scope prefix (`mcp`)
- * @returns scope tokens, most specific last
- *
- * @example
- * ```ts
- * import { urlScopes } from "./spec.ts";
- * urlScopes("https://api.example.com/mcp", "mcp"); // ["mcp.api", "mcp.example", "mcp.api.example", "mcp.api.example.com"]
- * ```
- */
-export function urlScopes(url: string, prefix: string): string[] {
-  const server = /^(?:https?:\/\/)?([^/:]*)/i.exec(url)?.[1] || "NOSERVER";
-  const parts = server.split(".");
-  if (parts.length && parts[parts.length - 1]!.length <= 3) parts.pop();
-  const combos: string[] = [];
-  for (let l = 1; l <= parts.length; l++) {
-    for (let i = 0; i + l <= parts.length; i++) combos.push(parts.slice(i, i + l).join("."));
-  }
-  return [...new Set([...parts, ...combos, server])].map((t) => `${prefix}.${t}`);
-}
-
-/**
  * The key configured for an MCP URL (`key` under the URL's `mcp.*` scopes,
  * then `mcp`), or undefined when none is (§7.16: no header then).
  *
@@ -118,7 +93,7 @@ export function mcpKey(
   const v = configGet(
     store,
     "key",
-    [...urlScopes(url, "mcp"), "mcp"],
+    withUrlScopes(url, ["mcp"]),
     env ? { environment: env } : {},
   );
   return typeof v === "string" && v !== "" ? v : undefined;

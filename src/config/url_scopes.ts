@@ -1,0 +1,54 @@
+/**
+ * Config scopes derived from a server URL's host (Ruby
+ * `LLM.get_url_server_tokens` / `get_url_config`): the key of an MCP server,
+ * and the `key` and `model` of an LLM backend, may be configured per host.
+ *
+ * @module
+ */
+
+/**
+ * Config scope tokens of a URL (Ruby `get_url_server_tokens`): the host's
+ * parts (a last part of ≤ 3 chars dropped), their contiguous combinations
+ * and the host, each prefixed with `prefix.`.
+ *
+ * @param url the URL
+ * @param prefix scope prefix (`mcp`, `openai_ask`…)
+ * @returns scope tokens in Ruby's order (single parts first, the host last)
+ *
+ * @example
+ * ```ts
+ * import { urlScopes } from "./url_scopes.ts";
+ * urlScopes("https://api.example.com/mcp", "mcp"); // ["mcp.api", "mcp.example", "mcp.api.example", "mcp.api.example.com"]
+ * ```
+ */
+export function urlScopes(url: string, prefix: string): string[] {
+  const server = /^(?:https?:\/\/)?([^/:]*)/i.exec(url)?.[1] || "NOSERVER";
+  const parts = server.split(".");
+  if (parts.length && parts[parts.length - 1]!.length <= 3) parts.pop();
+  const combos: string[] = [];
+  for (let l = 1; l <= parts.length; l++) {
+    for (let i = 0; i + l <= parts.length; i++) combos.push(parts.slice(i, i + l).join("."));
+  }
+  return [...new Set([...parts, ...combos, server])].map((t) => `${prefix}.${t}`);
+}
+
+/**
+ * The scopes of a lookup with a URL (Ruby `get_url_config`): each scope's
+ * host tokens, in the order of the scopes, then the scopes themselves; no
+ * URL → the scopes alone. Earlier tokens win in `configGet`, so a per-host
+ * entry beats a general one.
+ *
+ * @param url the server URL (undefined: none configured)
+ * @param scopes the lookup's scopes
+ * @returns the scope tokens
+ *
+ * @example
+ * ```ts
+ * import { withUrlScopes } from "./url_scopes.ts";
+ * withUrlScopes("http://gpu1:8000", ["ask", "vllm"]); // ["ask.gpu1", "vllm.gpu1", "ask", "vllm"]
+ * ```
+ */
+export function withUrlScopes(url: string | undefined, scopes: readonly string[]): string[] {
+  if (url === undefined || url === "") return [...scopes];
+  return [...scopes.flatMap((s) => urlScopes(url, s)), ...scopes];
+}
