@@ -266,7 +266,10 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
     .option("--dot <file>", "write Graphviz DOT to FILE (- for stdout)")
     .option("-p, --plot <file>", "render with Graphviz dot into FILE (.svg, .png or .pdf)")
     .option("--json", "print the scout-ai/provenance v1 JSON document instead of text")
-    .option("--tools", "list every tool call: tool, agent, status, duration, arguments (+ --json)")
+    .option(
+      "--tools",
+      "list every tool call: tool, agent, status, duration, arguments; then who delegated to whom and how it links (+ --json)",
+    )
     .option(
       "--by <dims>",
       "tokens, inferences (and cost) per agent, model, endpoint or job, e.g. --by agent,model",

@@ -42,7 +42,7 @@ export async function runProvTools(o: ProvToolsOptions, io: Io): Promise<number>
     env: io.env,
   });
   if (o.json) io.stdout.write(JSON.stringify(r.toolCallsJson(root, calls, warnings)) + "\n");
-  else io.stdout.write(r.renderToolCalls(calls));
+  else io.stdout.write(r.renderToolCalls(calls, io.cwd));
   if (o.warnings) { for (const w of warnings) warn(io, r.escapeLine(w.message)); }
   return 0;
 }

@@ -13,6 +13,7 @@ import {
   toolCallStatus,
 } from "../chat/tool_calls.ts";
 import type { Message } from "../chat/types.ts";
+import { type DelegationAssociation, type DelegationFacts, delegationFacts } from "./delegation.ts";
 
 /** How a tool call ended: `ok`, `error` (exception or non-zero exit status), or no output. */
 export type ToolCallOutcome = "ok" | "error" | "missing_output";
@@ -55,10 +56,25 @@ export interface ProvenanceToolCall {
   exitStatus: number | null;
   /** Milliseconds from the output's `start_timestamp` (the batch start) to its `timestamp`, or null. */
   durationMs: number | null;
+  /** For `ask` / `hand_off_to_*` calls: whom, which conversation, the receipt and the link. */
+  delegation: DelegationLink | null;
 }
 
-/** A call of one chat before its agent is known. */
-export type ChatToolCall = Omit<ProvenanceToolCall, "job" | "agent">;
+/** A delegation call's facts and how the walk links it (`delegation.ts`). */
+export interface DelegationLink extends DelegationFacts {
+  /** `structural` (an `agent_job` edge), `inferred` (a society log path) or `none`. */
+  association: DelegationAssociation;
+  /** Jobs reached by its receipt's `agent_job` edges. */
+  jobs: string[];
+  /** Society logs whose path matches it. */
+  logs: string[];
+}
+
+/** A call of one chat before its agent (and its delegation's links) are known. */
+export type ChatToolCall = Omit<ProvenanceToolCall, "job" | "agent" | "delegation"> & {
+  /** For delegation calls, the chat's own facts. */
+  delegation: DelegationFacts | null;
+};
 
 /**
  * Shortens text in the middle (`head…tail`), never cutting the end.
@@ -88,7 +104,7 @@ function exceptionText(v: unknown): string {
 /** Plain-text outputs cannot hold `exception`/`exit_status`: skip the status policy's JSON parse. */
 const PLAIN_OK: ToolCallStatus = { success: true, reason: "output" };
 
-function callRecord(c: ToolCall, path: string): ChatToolCall {
+function callRecord(c: ToolCall, path: string, delegation: DelegationFacts | null): ChatToolCall {
   const plain = c.outputInfo !== null && typeof c.output === "string" &&
     !c.output.trimStart().startsWith("{");
   const s = plain ? PLAIN_OK : toolCallStatus(c);
@@ -106,6 +122,7 @@ function callRecord(c: ToolCall, path: string): ChatToolCall {
     exception: s.exception === undefined ? null : exceptionText(s.exception),
     exitStatus: s.exitStatus ?? null,
     durationMs: start !== null && end !== null && end >= start ? end - start : null,
+    delegation,
   };
 }
 
@@ -121,5 +138,7 @@ export function chatToolCalls(
   messages: readonly Message[],
   path: string,
 ): ChatToolCall[] {
-  return toolCalls(messages, path).map((c) => callRecord(c, path));
+  const calls = toolCalls(messages, path);
+  const delegations = delegationFacts(messages, path, calls);
+  return calls.map((c) => callRecord(c, path, delegations.get(c.callIndex) ?? null));
 }

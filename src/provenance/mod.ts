@@ -96,5 +96,20 @@ export {
 } from "./json.ts";
 export * from "./tool_calls.ts";
 export * from "./render_tool_calls.ts";
+export {
+  delegationCalls,
+  delegationFacts,
+  HAND_OFF_PREFIX,
+  isDelegationTool,
+  linkDelegation,
+  societyDirs,
+} from "./delegation.ts";
+export type {
+  CallReceipt,
+  DelegationAssociation,
+  DelegationCall,
+  DelegationFacts,
+  DelegationLinks,
+} from "./delegation.ts";
 export type { ChatFacts } from "./chat_facts.ts";
 export type { FileEvidence } from "./evidence.ts";

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isAbsolute, relative } from "node:path";
 import type { ProvenanceToolCall, ToolCallWarning } from "./tool_calls.ts";
 import { shortenMiddle } from "./tool_calls.ts";
 
@@ -113,9 +114,10 @@ const STATUS_TEXT: Record<ProvenanceToolCall["status"], string> = {
  * line.
  *
  * @param calls the calls
+ * @param baseDir paths in the delegation section are shown relative to it (default: as found)
  * @returns the text
  */
-export function renderToolCalls(calls: readonly ProvenanceToolCall[]): string {
+export function renderToolCalls(calls: readonly ProvenanceToolCall[], baseDir?: string): string {
   const head = ["TOOL", "AGENT", "STATUS", "DURATION", "ARGUMENTS"];
   const rows = calls.map((c) => [
     shortenMiddle(escapeLine(c.tool ?? "?"), 32),
@@ -135,7 +137,46 @@ export function renderToolCalls(calls: readonly ProvenanceToolCall[]): string {
     `${calls.length} call${calls.length === 1 ? "" : "s"}: ${count("ok")} ok, ${
       count("error")
     } error, ${count("missing_output")} missing output`,
+    ...delegationLines(calls, baseDir),
   ].join("\n") + "\n";
+}
+
+/**
+ * The delegation section of the table: one line per `ask` /
+ * `hand_off_to_*` call — who asked whom (and in which conversation), how
+ * the call links (`structural` job, `inferred` society log, `none`), and
+ * the job or log it links to.
+ *
+ * @param calls the calls
+ * @param baseDir paths are shown relative to it (default: as found)
+ * @returns the lines (none when no call delegates)
+ */
+export function delegationLines(calls: readonly ProvenanceToolCall[], baseDir?: string): string[] {
+  const shown = (p: string) =>
+    baseDir === undefined || !isAbsolute(p) ? p : relative(baseDir, p) || p;
+  const rows = calls.flatMap((c) => {
+    const d = c.delegation;
+    if (d === null) return [];
+    const to = escapeLine(d.target ?? "?") +
+      (d.conversation === null ? "" : ` · ${escapeLine(d.conversation)}`);
+    const where = d.jobs[0] ?? d.logs[0];
+    const more = d.jobs.length + d.logs.length > 1 && d.association === "inferred"
+      ? ` (+${d.logs.length - 1} more)`
+      : "";
+    return [[
+      `${agentLabel(c)} → ${to}`,
+      d.association,
+      where === undefined ? "-" : shortenMiddle(escapeLine(shown(where)), 80) + more,
+    ]];
+  });
+  if (rows.length === 0) return [];
+  const w0 = Math.max(...rows.map((r) => r[0]!.length));
+  const w1 = Math.max(...rows.map((r) => r[1]!.length));
+  return [
+    "",
+    "Delegations (structural: a receipt names the job; inferred: only a society log's path matches):",
+    ...rows.map((r) => `  ${r[0]!.padEnd(w0)}  ${r[1]!.padEnd(w1)}  ${r[2]}`),
+  ];
 }
 
 /**
@@ -143,7 +184,9 @@ export function renderToolCalls(calls: readonly ProvenanceToolCall[]): string {
  * calls, warnings}`; each call has `tool, agent, conversation, agentFrom,
  * chat, job, callId, callAddress, outputAddress, arguments` (compact JSON
  * text shortened to {@link JSON_ARGUMENTS_MAX}) `, status, reason,
- * exception, exitStatus, durationMs`.
+ * exception, exitStatus, durationMs, delegation` (null, or for `ask` /
+ * `hand_off_to_*` calls `{target, conversation, receipt, association, jobs,
+ * logs}`).
  *
  * @param root root path
  * @param calls the calls
@@ -173,6 +216,7 @@ export function toolCallsJson(
       callAddress: c.callAddress,
       outputAddress: c.outputAddress,
       ...callOutcomeJson(c),
+      delegation: c.delegation,
     })),
     warnings: warnings.map((w) => ({ code: w.code, message: w.message })),
   };

@@ -27,11 +27,13 @@ import type {
 } from "./types.ts";
 import { traverseProvenance } from "./traverse.ts";
 import { societyLog } from "./labels.ts";
+import { linkDelegation, societyDirs } from "./delegation.ts";
 
 export { chatToolCalls, shortenMiddle } from "./chat_tool_calls.ts";
 export type {
   CallAgent,
   ChatToolCall,
+  DelegationLink,
   ProvenanceToolCall,
   ToolCallOutcome,
 } from "./chat_tool_calls.ts";
@@ -78,6 +80,8 @@ export function toolCallCollector(): {
   onFacts: (facts: { path: string; toolCalls?: ChatToolCall[] }) => void;
   /** Feed every traversal record (first incoming job edge names a chat's job). */
   onRecord: (r: TraversalRecord) => void;
+  /** Or feed the walk's edges (for the delegation links; owners through `setOwner`). */
+  onEdge: (e: WalkEdge) => void;
   /** Set a chat's job directly (first one wins). */
   setOwner: (chat: string, job: JobRef) => void;
   /** The calls, in chat read order then call order. */
@@ -85,6 +89,7 @@ export function toolCallCollector(): {
 } {
   const chats: ChatCalls[] = [];
   const owner = new Map<string, JobRef>();
+  const links = walkLinks();
   const setOwner = (chat: string, job: JobRef) => {
     if (!owner.has(chat)) owner.set(chat, job);
   };
@@ -99,15 +104,75 @@ export function toolCallCollector(): {
       }
     },
     onRecord: (r) => {
-      if (r.kind === "chat" && r.parent?.kind === "job") setOwner(r.node.path, r.parent);
+      if (r.parent === null || r.relation === null) return;
+      if (r.kind === "chat" && r.parent.kind === "job") setOwner(r.node.path, r.parent);
+      links.onEdge({ from: r.parent, to: r.node, relation: r.relation, detail: r.detail });
     },
+    onEdge: links.onEdge,
     setOwner,
-    calls: () =>
-      chats.flatMap(({ path, calls }) => {
+    calls: () => {
+      const known = [...links.chats];
+      return chats.flatMap(({ path, calls }) => {
         const job = owner.get(path) ?? null;
         const agent = chatAgent(path, job);
-        return calls.map((c) => ({ ...c, job: job?.path ?? null, agent }));
-      }),
+        const dirs = societyDirs(path, [...(job ? [job.path] : []), ...links.jobsOf(path)]);
+        return calls.map((c) => ({
+          ...c,
+          job: job?.path ?? null,
+          agent,
+          delegation: c.delegation === null ? null : {
+            ...c.delegation,
+            ...linkDelegation(
+              c.delegation,
+              c.outputAddress?.[1] ?? null,
+              dirs,
+              known,
+              links.agentJobs.get(path),
+            ),
+          },
+        }));
+      });
+    },
+  };
+}
+
+/** One edge of a walk, as {@link toolCallCollector}'s `onEdge` takes it. */
+export interface WalkEdge {
+  /** Parent node: kind and canonical path. */
+  from: { kind: "chat" | "job"; path: string };
+  /** Child node. */
+  to: { kind: "chat" | "job"; path: string };
+  /** Relation from parent to child. */
+  relation: string;
+  /** For `agent_job`, the receipt entry (its `outputAddress` is `[chat, index]`). */
+  detail: { outputAddress: unknown } | null;
+}
+
+/** What delegation calls link to, gathered from a walk's edges. */
+function walkLinks() {
+  const chats = new Set<string>();
+  const agentJobs = new Map<string, Map<number, string[]>>();
+  const referred = new Map<string, string[]>();
+  const push = <K, V>(m: Map<K, V[]>, k: K, v: V) => {
+    const list = m.get(k);
+    if (list === undefined) m.set(k, [v]);
+    else if (!list.includes(v)) list.push(v);
+  };
+  return {
+    chats,
+    agentJobs,
+    jobsOf: (chat: string) => referred.get(chat) ?? [],
+    onEdge: ({ from, to, relation, detail }: WalkEdge) => {
+      if (to.kind === "chat") chats.add(to.path);
+      if (to.kind !== "job" || from.kind !== "chat") return;
+      if (relation === "job") push(referred, from.path, to.path);
+      const at = relation === "agent_job" ? detail?.outputAddress : undefined;
+      if (Array.isArray(at) && typeof at[1] === "number") {
+        let byOutput = agentJobs.get(from.path);
+        if (byOutput === undefined) agentJobs.set(from.path, byOutput = new Map());
+        push(byOutput, at[1], to.path);
+      }
+    },
   };
 }
 

@@ -106,13 +106,17 @@ Deno.test("llm prov --tools: a table with tool, agent, status, duration and esca
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.trimEnd().split("\n");
   assert.match(lines[0]!, /^TOOL +AGENT +STATUS +DURATION +ARGUMENTS$/);
-  assert.equal(lines.length, 9);
+  assert.equal(lines.length, 12);
   assert.match(lines[1]!, /^grep +- +ok +550ms +\{"cmd":"say \\"hi\\"\\n\\u001b\[31m/);
   assert.match(lines[2]!, /^sh +- +error \(exit 1\) +- +\{"cmd":"false"\}$/);
   assert.match(lines[3]!, /^boom +- +error +- +\{\}$/);
   assert.match(lines[4]!, /^never +- +missing output +- +\{"x":1\}$/);
   assert.match(lines[7]!, /^read +Critic · default +ok +1\.3s +\{"path":"plan.md"\}$/);
   assert.equal(lines[8], "7 calls: 4 ok, 2 error, 1 missing output");
+  // the delegation section: Planner's one-shot ask matches Critic's default log (inferred)
+  assert.equal(lines[9], "");
+  assert.match(lines[10]!, /^Delegations \(structural: /);
+  assert.match(lines[11]!, /^ {2}Planner → Critic +inferred +\S+society\/Critic\/default\.chat$/);
   // nothing hostile reaches the terminal: no raw control characters or line separators
   // deno-lint-ignore no-control-regex
   assert.doesNotMatch(r.stdout.replaceAll("\n", ""), /[\u0000-\u001f\u2028]/);

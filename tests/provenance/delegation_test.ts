@@ -1,0 +1,167 @@
+/**
+ * Delegation calls (`provenance.md` §7, `delegationCalls`): whom each `ask` /
+ * `hand_off_to_*` call delegated to, its receipt, and its link —
+ * structural (an `agent_job` edge), inferred (a society log path only, one-shot
+ * logs included, agents.md §7.1) or none — on plain chats and on the society
+ * fixture through `llm prov --tools --json`.
+ */
+import assert from "node:assert/strict";
+import type { Message } from "../../src/chat/types.ts";
+import { delegationCalls, isDelegationTool, societyDirs } from "../../src/provenance/delegation.ts";
+import { runMain } from "../support/cli.ts";
+
+function call(name: string, args: unknown, id: string): Message {
+  return { role: "function_call", content: JSON.stringify({ name, arguments: args, id }) };
+}
+
+function output(name: string, id: string, extra: Record<string, unknown> = {}): Message {
+  return {
+    role: "function_call_output",
+    content: JSON.stringify({ name, content: "ok", id, ...extra }),
+  };
+}
+
+const LOG = "/w/J.files/log";
+const META = (s: string) => ({ role: "meta", content: s });
+
+Deno.test("delegationCalls: target, conversation and receipt summary of ask and hand_off_to_* calls", () => {
+  const chat: Message[] = [
+    { role: "user", content: "go" },
+    call("ask", { agent: "Critic", prompt: "ok?", conversation: "c1" }, "a"),
+    output("ask", "a", {
+      agent_meta: [META("pt=3 ct=1 tt=4 inference_id=i1"), "not a hash", META("job=Critic/ask/X")],
+    }),
+    // arguments as JSON text; no conversation
+    call("ask", JSON.stringify({ agent: "Worker", prompt: "do" }), "b"),
+    output("ask", "b"),
+    call("hand_off_to_Critic", { message: "review" }, "h"),
+    output("hand_off_to_Critic", "h", { agent_meta: 7 }),
+    call("lookup", { q: 1 }, "l"),
+    output("lookup", "l"),
+    call("hand_off_to_", {}, "x"),
+  ];
+  const calls = delegationCalls(chat, `${LOG}/agent.chat`);
+  assert.deepEqual(
+    calls.map((c) => [c.tool, c.target, c.conversation, c.receipt, c.association]),
+    [
+      ["ask", "Critic", "c1", {
+        entries: 2,
+        jobs: ["Critic/ask/X"],
+        inferenceIds: ["i1"],
+        problems: 1,
+      }, "none"],
+      ["ask", "Worker", null, null, "none"],
+      ["hand_off_to_Critic", "Critic", null, {
+        entries: 0,
+        jobs: [],
+        inferenceIds: [],
+        problems: 1,
+      }, "none"],
+    ],
+  );
+  assert.deepEqual(calls[0]!.callAddress, [`${LOG}/agent.chat`, 1]);
+  assert.deepEqual(calls[0]!.outputAddress, [`${LOG}/agent.chat`, 2]);
+  assert.equal(isDelegationTool("hand_off_to_"), false);
+  assert.equal(isDelegationTool("lookup"), false);
+});
+
+Deno.test("delegationCalls: structural beats inferred; inferred needs the log of that agent and conversation", () => {
+  const chat: Message[] = [
+    call("ask", { agent: "Critic", prompt: "p", conversation: "c1" }, "a"),
+    output("ask", "a", { agent_meta: [META("job=Critic/ask/X")] }),
+    call("ask", { agent: "Critic", prompt: "p", conversation: "c2" }, "b"),
+    output("ask", "b"),
+    call("ask", { agent: "Worker", prompt: "p" }, "c"),
+    output("ask", "c"),
+    call("hand_off_to_Critic", { message: "m" }, "d"),
+    output("hand_off_to_Critic", "d"),
+    call("ask", { agent: "../Critic", prompt: "p", conversation: "c1" }, "e"),
+    output("ask", "e"),
+  ];
+  const chats = [
+    `${LOG}/society/Critic/c1.chat`,
+    `${LOG}/society/Critic/default.chat`,
+    `${LOG}/society/Worker/_oneshot-2.chat`,
+    `${LOG}/society/Worker/facts.chat`,
+    `${LOG}/society/Worker/_oneshot-2/society/Critic/c2.chat`,
+    `/elsewhere/society/Critic/c2.chat`,
+  ];
+  const calls = delegationCalls(chat, `${LOG}/agent.chat`, {
+    chats,
+    agentJobs: new Map([[1, ["/w/jobs/Critic/ask/X"]]]),
+  });
+  assert.deepEqual(calls.map((c) => [c.association, c.jobs, c.logs]), [
+    ["structural", ["/w/jobs/Critic/ask/X"], [`${LOG}/society/Critic/c1.chat`]],
+    // c2's only log is in someone else's society: no link
+    ["none", [], []],
+    // no conversation: a one-shot log (or Ruby's default), never a named conversation
+    ["inferred", [], [`${LOG}/society/Worker/_oneshot-2.chat`]],
+    ["inferred", [], [`${LOG}/society/Critic/default.chat`]],
+    // a name with a path in it links to nothing
+    ["none", [], []],
+  ]);
+});
+
+Deno.test("societyDirs: a society log's own society, an agent.chat's sibling, else the related jobs' logs", () => {
+  assert.deepEqual(societyDirs(`${LOG}/society/Researcher/facts.chat`), [
+    `${LOG}/society/Researcher/facts/society/`,
+  ]);
+  assert.deepEqual(societyDirs(`${LOG}/round-1/agent.chat`, ["/w/K"]), [
+    `${LOG}/round-1/society/`,
+  ]);
+  assert.deepEqual(societyDirs("/w/session.chat", ["/w/J", "/w/K", "/w/J"]), [
+    "/w/J.files/log/society/",
+    "/w/K.files/log/society/",
+  ]);
+  assert.deepEqual(societyDirs("/w/session.chat"), []);
+});
+
+Deno.test("llm prov --tools --json on the society fixture: each delegation call linked as recorded", async () => {
+  const root = "fixtures/provenance/society";
+  const r = await runMain(
+    ["llm", "prov", `${root}/plan.chat`, "--jobs-dir", `${root}/jobs`, "--tools", "--json"],
+    { env: { NO_COLOR: "1" } },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout) as {
+    calls: {
+      tool: string;
+      chat: string;
+      agent: string | null;
+      delegation: { target: string; association: string; jobs: string[]; logs: string[] } | null;
+    }[];
+  };
+  const short = (p: string) => p.replace(/^.*\/(jobs\/)/, "$1");
+  const rows = doc.calls.filter((c) => c.delegation !== null).map((c) => [
+    c.agent,
+    c.tool,
+    c.delegation!.target,
+    c.delegation!.association,
+    [...c.delegation!.jobs, ...c.delegation!.logs].map(short),
+  ]);
+  const PLANNER = "jobs/Planner/ask/Default_cefe35d22d3230689b5106496c2f2c0e.chat";
+  const CRITIC = "jobs/Critic/ask/Default_7306c721a4a0b9b93a429f47ef56241b.chat";
+  const facts = `${PLANNER}.files/log/society/Researcher/facts.chat`;
+  const planner = [
+    ["ask", "Researcher", "inferred", [facts]],
+    ["ask", "Researcher", "inferred", [facts]],
+    // structural, and the delegate's log is listed too
+    ["hand_off_to_Critic", "Critic", "structural", [
+      CRITIC,
+      `${PLANNER}.files/log/society/Critic/default.chat`,
+    ]],
+  ];
+  assert.deepEqual(rows, [
+    // the session's copies link through the Planner job it projects (`meta job=`)
+    ...planner.map((r) => [null, ...r]),
+    // the Planner's log: its sibling society/
+    ...planner.map((r) => ["Planner", ...r]),
+    // the Researcher's own one-shot ask: its nested society
+    ["Researcher", "ask", "Librarian", "inferred", [
+      `${PLANNER}.files/log/society/Researcher/facts/society/Librarian/_oneshot-1.chat`,
+    ]],
+    // the Planner job's result: the job's log/society/
+    ...planner.map((r) => ["Planner", ...r]),
+  ]);
+  assert.ok(doc.calls.filter((c) => c.delegation === null).every((c) => c.tool !== "ask"));
+});
