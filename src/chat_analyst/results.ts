@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { provenanceJson, type ProvenanceReport, type ReportEvents } from "../provenance/mod.ts";
 import { callOutcomeJson } from "../provenance/render_tool_calls.ts";
 import { type ProvenanceToolCall, shortenMiddle } from "../provenance/tool_calls.ts";
+import { argumentsObject } from "../provenance/delegation.ts";
 import { type AnalystWalk, reportWarnings } from "./walk.ts";
 
 /** The schema name of every ChatAnalyst result. */
@@ -112,7 +112,7 @@ function callJson(c: ProvenanceToolCall): CallJson {
     outputIndex: c.outputAddress?.[1] ?? null,
     ...callOutcomeJson(c),
   };
-  const d = delegationOf(c.tool, c.arguments);
+  const d = delegationOf(c);
   if (d !== null) out.delegation = d;
   return out;
 }
@@ -173,7 +173,7 @@ export function walkParts(w: AnalystWalk): WalkParts {
     overview: overviewBody(nodes, edges),
     tokens: tokensBody(r, doc?.totals ?? null),
     tool_calls: toolCallsBody(chats),
-    agents: { delegations: delegations(nodes, edges, chats) },
+    agents: { delegations: delegations(edges, w.toolCalls) },
   };
 }
 
@@ -246,112 +246,72 @@ export function result(head: ResultHead, task: string, body: Json): Json {
   return { ...rest, task, ...body, warnings };
 }
 
-function argObject(args: unknown): Json {
-  let v = args;
-  if (typeof v === "string") {
-    try {
-      v = JSON.parse(v);
-    } catch {
-      return {}; // not JSON: the target comes from the tool name only
-    }
-  }
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? v as Json : {};
-}
-
 /**
  * The delegation a call makes (`ask` with `agent`, `conversation`,
- * `prompt`; `hand_off_to_<Agent>`), or null for another tool.
+ * `prompt`; `hand_off_to_<Agent>` with `message`), or null for another tool.
  *
- * @param tool tool name
- * @param raw raw arguments
+ * @param c the call
  * @returns target, conversation (default `default`) and shortened prompt
  */
 export function delegationOf(
-  tool: string | null,
-  raw: unknown,
+  c: ProvenanceToolCall,
 ): { target: string | null; conversation: string; prompt: string | null } | null {
-  const t = tool ?? "";
-  if (t !== "ask" && !t.startsWith("hand_off_to_")) return null;
-  const args = argObject(raw);
+  if (c.delegation === null) return null;
+  const args = argumentsObject(c.arguments);
+  const prompt = c.tool === "ask" ? args.prompt : args.message;
   return {
-    target: t === "ask"
-      ? (typeof args.agent === "string" && args.agent !== "" ? args.agent : null)
-      : t.slice("hand_off_to_".length),
-    conversation: typeof args.conversation === "string" && args.conversation !== ""
-      ? args.conversation
-      : "default",
-    prompt: typeof args.prompt === "string" ? shortenMiddle(args.prompt, 200) : null,
+    target: c.delegation.target,
+    conversation: c.delegation.conversation ?? "default",
+    prompt: typeof prompt === "string" ? shortenMiddle(prompt, 200) : null,
   };
 }
 
 /**
  * Delegation calls (`ask`, `hand_off_to_*`) with how their specialist is
- * known: `structural` (the call's receipt produced an `agent_job` edge:
- * `job` and its `log`), `inferred` (only a
- * `society/<Agent>/<conversation>.chat` log beside the caller matches;
- * `inferred: true`) or `none`.
+ * known, as the walk linked them (`provenance/delegation.ts`): `structural`
+ * (the call's receipt produced an `agent_job` edge: `job` and its `log`),
+ * `inferred` (only a society log's path matches — the caller's own
+ * `society/`, a one-shot `_oneshot-<n>.chat` for a call without a
+ * conversation; `inferred: true`) or `none`.
  *
- * @param nodes graph nodes
  * @param edges graph edges
- * @param groups calls by chat
+ * @param calls the walk's calls
  * @returns the delegations
  */
-function delegations(nodes: Doc["nodes"], edgeList: Doc["edges"], groups: ChatCallsJson[]): Json[] {
-  const edges = edgeList as { from: string; to: string; relation: string; detail: Json | null }[];
-  const chats = new Set(
-    nodes.flatMap((n) => (n as Json).kind === "chat" ? [(n as Json).path as string] : []),
-  );
+function delegations(edgeList: Doc["edges"], calls: readonly ProvenanceToolCall[]): Json[] {
+  const edges = edgeList as { from: string; to: string; relation: string }[];
   const logsOf = new Map<string, string[]>();
   for (const e of edges) {
     if (e.relation !== "log") continue;
     (logsOf.get(e.from) ?? logsOf.set(e.from, []).get(e.from)!).push(e.to.slice(5));
   }
-  const receiptEdge = new Map<string, string>(); // chat id + call id → delegated job id
-  for (const e of edges) {
-    if (e.relation !== "agent_job" || e.detail === null) continue;
-    const key = JSON.stringify([e.from, e.detail.callId]);
-    if (!receiptEdge.has(key)) receiptEdge.set(key, e.to);
-  }
-  const societyLogs = new Map<string, string[]>(); // "/society/<Agent>/<conv>.chat" → paths
-  for (const p of chats) {
-    const m = /\/society\/[^/]+\/[^/]+\.chat$/.exec(p);
-    if (m !== null) (societyLogs.get(m[0]) ?? societyLogs.set(m[0], []).get(m[0])!).push(p);
-  }
-  return groups.flatMap((g) =>
-    g.calls.flatMap((c) => {
-      if (c.delegation === undefined) return [];
-      const { target, conversation, prompt } = c.delegation;
-      const jobId = receiptEdge.get(JSON.stringify([`chat:${g.chat}`, c.callId]));
-      let association = "none";
-      let job: string | null = null;
-      let log: string | null = null;
-      if (jobId !== undefined) {
-        association = "structural";
-        job = jobId.slice(4);
-        const logs = logsOf.get(jobId) ?? [];
-        log = logs.find((p) => p.endsWith("/log/agent.chat")) ?? logs[0] ?? null;
-      } else if (target !== null) {
-        const beside = join(g.chat, "..", "society", target, `${conversation}.chat`);
-        const candidates = societyLogs.get(`/society/${target}/${conversation}.chat`) ?? [];
-        log = chats.has(beside)
-          ? beside
-          : candidates.find((p) => g.job !== null && p.startsWith(g.job + ".files/log/")) ?? null;
-        if (log !== null) association = "inferred";
-      }
-      return [{
-        caller: { agent: g.agent, conversation: g.conversation, chat: g.chat, job: g.job },
-        tool: c.tool,
-        callId: c.callId,
-        callAddress: [g.chat, c.callIndex],
-        target,
-        conversation,
-        prompt,
-        status: c.status,
-        association,
-        inferred: association === "inferred",
-        job,
-        log,
-      }];
-    })
-  );
+  return calls.flatMap((c) => {
+    const d = c.delegation;
+    const args = delegationOf(c);
+    if (d === null || args === null) return [];
+    const job = d.association === "structural" ? d.jobs[0]! : null;
+    const jobLogs = job === null ? [] : logsOf.get(`job:${job}`) ?? [];
+    const log = job !== null
+      ? jobLogs.find((p) => p.endsWith("/log/agent.chat")) ?? jobLogs[0] ?? null
+      : d.logs[0] ?? null;
+    return [{
+      caller: {
+        agent: c.agent.agent,
+        conversation: c.agent.conversation,
+        chat: c.chat,
+        job: c.job,
+      },
+      tool: c.tool,
+      callId: c.callId,
+      callAddress: c.callAddress,
+      target: args.target,
+      conversation: args.conversation,
+      prompt: args.prompt,
+      status: c.status,
+      association: d.association,
+      inferred: d.association === "inferred",
+      job,
+      log,
+    }];
+  });
 }

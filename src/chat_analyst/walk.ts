@@ -110,14 +110,18 @@ export function provenanceWalk(file: string, jobsDirs: readonly string[]): Analy
     toolCalls: true,
     onChatFacts: collector.onFacts,
   });
-  // a chat's job: the first job edge into it (what the traversal records say)
-  const jobs = new Map<string, ReportNode>();
-  for (const n of report.nodes) if (n.kind === "job") jobs.set(n.id, n);
+  // a chat's job: the first job edge into it (what the traversal records say);
+  // every edge also tells the delegation calls what they link to
+  const nodes = new Map<string, ReportNode>();
+  for (const n of report.nodes) nodes.set(n.id, n);
   for (const e of report.edges) {
-    const job = jobs.get(e.from);
-    if (job === undefined || !e.to.startsWith("chat:")) continue;
-    const info = job.job === null ? null : { workflow: job.job.workflow };
-    collector.setOwner(e.to.slice(5), { kind: "job", path: job.path, info });
+    const from = nodes.get(e.from);
+    const to = nodes.get(e.to);
+    if (from === undefined || to === undefined) continue;
+    collector.onEdge({ from, to, relation: e.relation, detail: e.detail });
+    if (from.kind !== "job" || to.kind !== "chat") continue;
+    const info = from.job === null ? null : { workflow: from.job.workflow };
+    collector.setOwner(to.path, { kind: "job", path: from.path, info });
   }
   return { path: root.path, report, toolCalls: collector.calls(), warnings: [] };
 }

@@ -182,7 +182,8 @@ const DOC = {
     "Delegations in FILE's provenance (`ask` and `hand_off_to_*` calls): caller, target agent, " +
     "conversation, prompt (shortened), status, and the specialist's job and log. association is " +
     "structural (the call's agent_meta receipt names the job), inferred (only a " +
-    "society/<Agent>/<conversation>.chat log beside the caller matches; inferred: true) or none.",
+    "society/<Agent>/<conversation>.chat log in the caller's own society matches, a one-shot " +
+    "_oneshot-<n>.chat for a call without a conversation; inferred: true) or none.",
   chat_report:
     "A Markdown report of FILE: graph size, token totals by scope and the largest spenders, tool " +
     "calls by tool with the failed ones, delegations, warnings. Composed from chat_overview, " +

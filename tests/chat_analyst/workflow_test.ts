@@ -185,3 +185,52 @@ Deno.test("message_index and message_content: addresses and lineage ids of disco
   ]);
   assert.match(got.warnings[1].message, /"\/etc\/passwd" is not part of the provenance/);
 });
+
+Deno.test("chat_agents links each delegation as provenance does: nested and one-shot society logs", async () => {
+  await using home = await tempDir();
+  const society = join(FIX, "society");
+  const r = await task(home.path, "chat_agents", [
+    "--file",
+    join(society, "plan.chat"),
+    "--jobs_dir",
+    join(society, "jobs"),
+    "--json",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const ds = JSON.parse(r.stdout).result.delegations as {
+    caller: { agent: string | null };
+    target: string;
+    association: string;
+    job: string | null;
+    log: string | null;
+  }[];
+  const tail = (p: string | null) => p?.replace(/^.*\/jobs\//, "") ?? null;
+  const seen = ds.map((d) => [d.caller.agent, d.target, d.association, tail(d.job), tail(d.log)]);
+  const planner = "Planner/ask/Default_cefe35d22d3230689b5106496c2f2c0e.chat.files/log";
+  const critic = "Critic/ask/Default_7306c721a4a0b9b93a429f47ef56241b.chat";
+  // the Researcher's one-shot ask of the Librarian: its nested society, a one-shot log
+  assert.deepEqual(seen.find((d) => d[1] === "Librarian"), [
+    "Researcher",
+    "Librarian",
+    "inferred",
+    null,
+    `${planner}/society/Researcher/facts/society/Librarian/_oneshot-1.chat`,
+  ]);
+  // the hand-off's receipt names the Critic's job: structural, with that job's log
+  assert.deepEqual(seen.find((d) => d[0] === "Planner" && d[1] === "Critic"), [
+    "Planner",
+    "Critic",
+    "structural",
+    critic,
+    `${critic}.files/log/agent.chat`,
+  ]);
+  // the session's copies of the Planner's asks: through the job it projects
+  assert.deepEqual(seen.find((d) => d[0] === null && d[1] === "Researcher"), [
+    null,
+    "Researcher",
+    "inferred",
+    null,
+    `${planner}/society/Researcher/facts.chat`,
+  ]);
+  assert.equal(ds.filter((d) => d.association === "none").length, 0);
+});
