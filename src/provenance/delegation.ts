@@ -54,8 +54,9 @@ export interface DelegationCall extends DelegationFacts {
   tool: string;
   /** Call id as found. */
   callId: string | null;
-  /** `[chat, index]` of the call and of its output (null: none). */
+  /** `[chat, index]` of the call. */
   callAddress: [string, number];
+  /** `[chat, index]` of its output, or null when it has none. */
   outputAddress: [string, number] | null;
   /** `structural`, `inferred` or `none`. */
   association: DelegationAssociation;
@@ -171,24 +172,46 @@ export function societyDirs(chat: string, jobs: readonly string[] = []): string[
 }
 
 const ONESHOT = /^_oneshot-\d+\.chat$/;
+const SOCIETY_ENTRY = /^(.*\/society\/[^/]+\/)([^/]+\.chat)$/;
+
+/** Society logs by their agent's directory (`…/society/<Agent>/`): file names, in walk order. */
+export type SocietyLogIndex = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * Indexes chat paths that are society logs by their agent's directory, so
+ * matching a call costs a lookup per society directory, not a scan of the
+ * walk's chats.
+ *
+ * @param chats chat paths
+ * @returns the index
+ */
+export function societyLogIndex(chats: Iterable<string>): SocietyLogIndex {
+  const out = new Map<string, string[]>();
+  for (const p of chats) {
+    const m = SOCIETY_ENTRY.exec(p);
+    if (m === null) continue;
+    const names = out.get(m[1]!);
+    if (names === undefined) out.set(m[1]!, [m[2]!]);
+    else if (!names.includes(m[2]!)) names.push(m[2]!);
+  }
+  return out;
+}
 
 function matchingLogs(
   facts: DelegationFacts,
   dirs: readonly string[],
-  chats: readonly string[],
+  index: SocietyLogIndex,
 ): string[] {
-  if (facts.target === null || facts.target.includes("/")) return [];
-  const names = (name: string) =>
+  const target = facts.target;
+  if (target === null || target.includes("/") || target === "." || target === "..") return [];
+  const wanted = (name: string) =>
     facts.conversation !== null
       ? name === `${facts.conversation}.chat`
       : name === "default.chat" || ONESHOT.test(name);
-  return chats.filter((p) =>
-    dirs.some((d) => {
-      const prefix = d + facts.target + "/";
-      return p.startsWith(prefix) && !p.includes("/", prefix.length) &&
-        names(p.slice(prefix.length));
-    })
-  );
+  return dirs.flatMap((d) => {
+    const agentDir = d + target + "/";
+    return (index.get(agentDir) ?? []).filter(wanted).map((name) => agentDir + name);
+  });
 }
 
 /**
@@ -219,7 +242,7 @@ export function delegationCalls(
   const calls = toolCalls(messages, source);
   const facts = delegationFacts(messages, source, calls);
   const dirs = societyDirs(source, links.jobs);
-  const chats = [...(links.chats ?? [])];
+  const index = societyLogIndex(links.chats ?? []);
   return calls.flatMap((c) => {
     const f = facts.get(c.callIndex);
     if (f === undefined) return [];
@@ -230,7 +253,7 @@ export function delegationCalls(
       callAddress: [source, c.callIndex] as [string, number],
       outputAddress: c.outputIndex === null ? null : [source, c.outputIndex] as [string, number],
       ...f,
-      ...linkDelegation(f, c.outputIndex, dirs, chats, links.agentJobs),
+      ...linkDelegation(f, c.outputIndex, dirs, index, links.agentJobs),
     }];
   });
 }
@@ -243,7 +266,7 @@ export function delegationCalls(
  * @param f the call's facts
  * @param outputIndex its output's message index (null: no output)
  * @param dirs {@link societyDirs} of its chat
- * @param chats known chat paths
+ * @param index the walk's society logs ({@link societyLogIndex})
  * @param agentJobs job paths by output index (the chat's `agent_job` edges)
  * @returns association, jobs and logs
  */
@@ -251,11 +274,11 @@ export function linkDelegation(
   f: DelegationFacts,
   outputIndex: number | null,
   dirs: readonly string[],
-  chats: readonly string[],
+  index: SocietyLogIndex,
   agentJobs?: ReadonlyMap<number, readonly string[]>,
 ): { association: DelegationAssociation; jobs: string[]; logs: string[] } {
   const jobs = outputIndex === null ? [] : [...(agentJobs?.get(outputIndex) ?? [])];
-  const logs = matchingLogs(f, dirs, chats);
+  const logs = matchingLogs(f, dirs, index);
   const association = jobs.length > 0 ? "structural" : logs.length > 0 ? "inferred" : "none";
   return { association, jobs, logs };
 }

@@ -103,6 +103,7 @@ export {
   isDelegationTool,
   linkDelegation,
   societyDirs,
+  societyLogIndex,
 } from "./delegation.ts";
 export type {
   CallReceipt,
@@ -110,6 +111,7 @@ export type {
   DelegationCall,
   DelegationFacts,
   DelegationLinks,
+  SocietyLogIndex,
 } from "./delegation.ts";
 export type { ChatFacts } from "./chat_facts.ts";
 export type { FileEvidence } from "./evidence.ts";

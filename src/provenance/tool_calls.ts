@@ -27,7 +27,7 @@ import type {
 } from "./types.ts";
 import { traverseProvenance } from "./traverse.ts";
 import { societyLog } from "./labels.ts";
-import { linkDelegation, societyDirs } from "./delegation.ts";
+import { linkDelegation, societyDirs, societyLogIndex } from "./delegation.ts";
 
 export { chatToolCalls, shortenMiddle } from "./chat_tool_calls.ts";
 export type {
@@ -111,7 +111,7 @@ export function toolCallCollector(): {
     onEdge: links.onEdge,
     setOwner,
     calls: () => {
-      const known = [...links.chats];
+      const known = societyLogIndex(links.chats);
       return chats.flatMap(({ path, calls }) => {
         const job = owner.get(path) ?? null;
         const agent = chatAgent(path, job);
