@@ -36,7 +36,7 @@ export function urlScopes(url: string, prefix: string): string[] {
  * The scopes of a lookup with a URL (Ruby `get_url_config`): each scope's
  * host tokens, in the order of the scopes, then the scopes themselves; no
  * URL → the scopes alone. Earlier tokens win in `configGet`, so a per-host
- * entry beats a general one.
+ * entry beats a general one. The list returned is shared (frozen).
  *
  * @param url the server URL (undefined: none configured)
  * @param scopes the lookup's scopes
@@ -48,7 +48,22 @@ export function urlScopes(url: string, prefix: string): string[] {
  * withUrlScopes("http://gpu1:8000", ["ask", "vllm"]); // ["ask.gpu1", "vllm.gpu1", "ask", "vllm"]
  * ```
  */
-export function withUrlScopes(url: string | undefined, scopes: readonly string[]): string[] {
-  if (url === undefined || url === "") return [...scopes];
-  return [...scopes.flatMap((s) => urlScopes(url, s)), ...scopes];
+export function withUrlScopes(
+  url: string | undefined,
+  scopes: readonly string[],
+): readonly string[] {
+  if (url === undefined || url === "") return scopes;
+  // every ask looks its key and model up this way (each delegated call too):
+  // the same few urls and scope lists, so the lists are kept
+  const k = `${url}\u0000${scopes.join("\u0000")}`;
+  let out = memo.get(k);
+  if (out === undefined) {
+    if (memo.size >= MEMO_MAX) memo.clear();
+    out = Object.freeze([...scopes.flatMap((s) => urlScopes(url, s)), ...scopes]);
+    memo.set(k, out);
+  }
+  return out;
 }
+
+const memo = new Map<string, readonly string[]>();
+const MEMO_MAX = 64;
