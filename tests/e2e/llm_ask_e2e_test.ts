@@ -163,3 +163,27 @@ Deno.test("llm ask binary: Ctrl-C mid-stream exits 130, keeps the question and t
   // what was printed is the partial answer saved
   assert.equal(stdout, parse(chat).filter((m) => m.role === "assistant")[0]!.content + "\n");
 });
+
+Deno.test("llm ask: a key configured for the server's host is the one sent (Ruby get_url_config)", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "ok" }) });
+  const home = join(dir.path, "home");
+  await Deno.mkdir(join(home, "etc"), { recursive: true });
+  const ask = async (config: string) => {
+    await Deno.writeTextFile(join(home, "etc/config"), config);
+    const args = ["llm", "ask", "-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
+    const r = await runScout([...args, "Q?"], {
+      env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-env" },
+      cwd: dir.path,
+    });
+    assert.equal(r.code, 0, r.stderr);
+  };
+  // 127.0.0.1 → scopes <s>.127, <s>.0, <s>.127.0, …, <s>.127.0.0.1 for each scope s
+  await ask(
+    "key sk-general ask\nkey sk-this-host openai_ask.127.0.0.1\nkey sk-other ask.10.0.0.9\n",
+  );
+  await ask("key sk-general ask\nkey sk-other ask.10.0.0.9\n");
+  await ask("key sk-other ask.10.0.0.9\n");
+  const sent = srv.requests.map((q) => q.headers.authorization);
+  assert.deepEqual(sent, ["Bearer sk-this-host", "Bearer sk-general", "Bearer sk-env"]);
+});
