@@ -22,8 +22,12 @@
  * ```
  */
 export function urlScopes(url: string, prefix: string): string[] {
-  const server = /^(?:https?:\/\/)?([^/:]*)/i.exec(url)?.[1] || "NOSERVER";
+  // Ruby's reading, quirks included, so a shared config means the same to both:
+  // the scheme is matched case-sensitively, userinfo is not skipped, hosts are
+  // not lowercased; Ruby's `split` drops trailing empty parts
+  const server = /^(?:https?:\/\/)?([^/:]*)/.exec(url)?.[1] || "NOSERVER";
   const parts = server.split(".");
+  while (parts.length && parts[parts.length - 1] === "") parts.pop();
   if (parts.length && parts[parts.length - 1]!.length <= 3) parts.pop();
   const combos: string[] = [];
   for (let l = 1; l <= parts.length; l++) {

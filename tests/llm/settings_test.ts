@@ -3,6 +3,7 @@ import { type ConfigStore, parseConfigText } from "../../src/config/store.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { getBackend } from "../../src/llm/registry.ts";
 import { chooseBackend, resolveSettings } from "../../src/llm/settings.ts";
+import { urlScopes, withUrlScopes } from "../../src/config/url_scopes.ts";
 
 const empty: ConfigStore = { entries: [] };
 
@@ -143,4 +144,43 @@ Deno.test("key and model: the configured url's host scopes first (Ruby get_url_c
     (await settings("vllm", { url: "http://gpu9" }, env, { entries: [] })).key,
     "fromenv",
   );
+});
+
+Deno.test("url scopes: Ruby's get_url_server_tokens, order and quirks included", () => {
+  // the Ruby's own test cases
+  assert.deepEqual(urlScopes("http://some.random.server.com/api", "p"), [
+    "p.some",
+    "p.random",
+    "p.server",
+    "p.some.random",
+    "p.random.server",
+    "p.some.random.server",
+    "p.some.random.server.com",
+  ]);
+  assert.deepEqual(urlScopes("http://some.server.com/api", "ollama"), [
+    "ollama.some",
+    "ollama.server",
+    "ollama.some.server",
+    "ollama.some.server.com",
+  ]);
+  // a port ends the host; a trailing dot is dropped as Ruby's split drops it
+  assert.deepEqual(urlScopes("https://gpu1:8000/v1", "ask"), ["ask.gpu1"]);
+  assert.deepEqual(urlScopes("http://example.com./x", "p"), ["p.example", "p.example.com."]);
+  // quirks kept: the scheme is matched case-sensitively, userinfo is not skipped
+  assert.deepEqual(urlScopes("HTTP://gpu1/x", "p"), ["p.HTTP"]);
+  assert.deepEqual(urlScopes("http://u:pw@gpu1/x", "p"), ["p.u"]);
+  // scope order: each scope's host tokens, then the scopes
+  assert.deepEqual(withUrlScopes("http://a.b.org", ["x", "y"]), [
+    "x.a",
+    "x.b",
+    "x.a.b",
+    "x.a.b.org",
+    "y.a",
+    "y.b",
+    "y.a.b",
+    "y.a.b.org",
+    "x",
+    "y",
+  ]);
+  assert.deepEqual(withUrlScopes(undefined, ["x"]), ["x"]);
 });
