@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { askArguments, type AskCall, type InheritMode } from "../chat/ask_call.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { newSession } from "../llm/meta_record.ts";
@@ -17,12 +18,8 @@ import { sinceStart } from "./agent.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
 import type { Agent, AgentOptions, LoadAgentFn } from "./types.ts";
 
-const NAME = /^[A-Za-z0-9_.-]+$/;
-const CONVERSATION = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-/** Inheritance modes of a new conversation (§3.4). */
-export type InheritMode = "none" | "tools" | "conversation";
-type Mode = InheritMode;
-const MODES: readonly InheritMode[] = ["none", "tools", "conversation"];
+export { askArguments };
+export type { AskCall, InheritMode };
 
 /** Option keys never passed on to specialists (§3.3). */
 const PRIVATE = [
@@ -81,72 +78,6 @@ let loader: LoadAgentFn | null = null;
  */
 export function setSpecialistLoader(fn: LoadAgentFn | null): void {
   loader = fn;
-}
-
-/** A parsed `ask` call. */
-export interface AskCall {
-  /** Specialist name. */
-  agent: string;
-  /** The user message. */
-  prompt: string;
-  /** Conversation id; null = one-shot. */
-  conversation: string | null;
-  /** Inheritance mode. */
-  inherit: InheritMode;
-}
-
-/**
- * Checks and normalises the arguments of an `ask` call (§3.1 steps 1–2,
- * [TS-FIX] §7.2: digits allowed, `.`/`..` rejected).
- *
- * @param params the model's arguments
- * @returns the call, or the problems
- */
-export function askArguments(params: Record<string, unknown>): AskCall | string[] {
-  const problems: string[] = [];
-  const p = { ...params };
-  let conversation: unknown = p.conversation;
-  let defaultMode: Mode = "tools";
-  if (p.chat !== undefined) {
-    if (p.conversation !== undefined) return ['use either "chat" or "conversation", not both'];
-    const c = String(p.chat);
-    if (c === "current") [conversation, defaultMode] = ["current", "conversation"];
-    else if (c === "" || c === "none" || c === "false") {
-      [conversation, defaultMode] = [null, "none"];
-    } else conversation = c;
-  }
-  for (const k of Object.keys(p)) {
-    if (!["agent", "prompt", "conversation", "inherit", "chat"].includes(k)) {
-      problems.push(`unknown parameter "${k}"`);
-    }
-  }
-  if (typeof p.prompt !== "string") problems.push(`"prompt" must be a string`);
-  const agent = p.agent;
-  if (typeof agent !== "string" || !NAME.test(agent) || agent === "." || agent === "..") {
-    problems.push(
-      `"agent" must be a name of letters, digits, "_", "." or "-", got ${JSON.stringify(agent)}`,
-    );
-  }
-  const inherit = p.inherit ?? defaultMode;
-  if (!MODES.includes(inherit as Mode)) {
-    problems.push(
-      `"inherit" must be one of ${JSON.stringify(MODES)}, got ${JSON.stringify(inherit)}`,
-    );
-  }
-  if (conversation !== undefined && conversation !== null) {
-    if (typeof conversation !== "string" || !CONVERSATION.test(conversation)) {
-      problems.push(
-        `"conversation" must match ${CONVERSATION.source}, got ${JSON.stringify(conversation)}`,
-      );
-    }
-  }
-  if (problems.length) return problems;
-  return {
-    agent: agent as string,
-    prompt: p.prompt as string,
-    conversation: (conversation as string | null | undefined) ?? null,
-    inherit: inherit as Mode,
-  };
 }
 
 /**

@@ -5,10 +5,11 @@
  *
  * @module
  */
+import { basename } from "node:path";
 import { provenanceJson, type ProvenanceReport, type ReportEvents } from "../provenance/mod.ts";
 import { callOutcomeJson } from "../provenance/render_tool_calls.ts";
 import { type ProvenanceToolCall, shortenMiddle } from "../provenance/tool_calls.ts";
-import { argumentsObject } from "../provenance/delegation.ts";
+import { argumentsObject } from "../provenance/delegation_facts.ts";
 import { type AnalystWalk, reportWarnings } from "./walk.ts";
 
 /** The schema name of every ChatAnalyst result. */
@@ -249,19 +250,24 @@ export function result(head: ResultHead, task: string, body: Json): Json {
 /**
  * The delegation a call makes (`ask` with `agent`, `conversation`,
  * `prompt`; `hand_off_to_<Agent>` with `message`), or null for another tool.
+ * The conversation of a call that names none is the one its log was found
+ * under (`_oneshot-<n>`, the port's one-shot clones), else `default` (the
+ * Ruby's reading).
  *
  * @param c the call
- * @returns target, conversation (default `default`) and shortened prompt
+ * @returns target, conversation and shortened prompt
  */
 export function delegationOf(
   c: ProvenanceToolCall,
 ): { target: string | null; conversation: string; prompt: string | null } | null {
-  if (c.delegation === null) return null;
+  const d = c.delegation;
+  if (d === null) return null;
   const args = argumentsObject(c.arguments);
   const prompt = c.tool === "ask" ? args.prompt : args.message;
+  const logged = d.logs[0] === undefined ? null : basename(d.logs[0], ".chat");
   return {
-    target: c.delegation.target,
-    conversation: c.delegation.conversation ?? "default",
+    target: d.target,
+    conversation: d.conversation ?? logged ?? "default",
     prompt: typeof prompt === "string" ? shortenMiddle(prompt, 200) : null,
   };
 }
@@ -311,6 +317,7 @@ function delegations(edgeList: Doc["edges"], calls: readonly ProvenanceToolCall[
       association: d.association,
       inferred: d.association === "inferred",
       job,
+      jobs: d.jobs,
       log,
     }];
   });

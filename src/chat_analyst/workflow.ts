@@ -180,7 +180,8 @@ const DOC = {
     "once), and the per-inference events (identity, deduplication rule, tokens, source addresses).",
   chat_agents:
     "Delegations in FILE's provenance (`ask` and `hand_off_to_*` calls): caller, target agent, " +
-    "conversation, prompt (shortened), status, and the specialist's job and log. association is " +
+    "conversation, prompt (shortened), status, and the specialist's job (jobs: every job its " +
+    "receipt named) and log. association is " +
     "structural (the call's agent_meta receipt names the job), inferred (only a " +
     "society/<Agent>/<conversation>.chat log in the caller's own society matches, a one-shot " +
     "_oneshot-<n>.chat for a call without a conversation; inferred: true) or none.",

@@ -159,14 +159,13 @@ export function delegationLines(calls: readonly ProvenanceToolCall[], baseDir?: 
     if (d === null) return [];
     const to = escapeLine(d.target ?? "?") +
       (d.conversation === null ? "" : ` · ${escapeLine(d.conversation)}`);
-    const where = d.jobs[0] ?? d.logs[0];
-    const more = d.jobs.length + d.logs.length > 1 && d.association === "inferred"
-      ? ` (+${d.logs.length - 1} more)`
-      : "";
+    // a structural call shows its job, an inferred one its log; "+N" counts the rest
+    const links = d.association === "structural" ? d.jobs : d.logs;
+    const more = links.length > 1 ? ` (+${links.length - 1})` : "";
     return [[
-      `${agentLabel(c)} → ${to}`,
+      shortenMiddle(`${agentLabel(c)} → ${to}`, 48),
       d.association,
-      where === undefined ? "-" : shortenMiddle(escapeLine(shown(where)), 80) + more,
+      links[0] === undefined ? "-" : shortenMiddle(escapeLine(shown(links[0])), 80) + more,
     ]];
   });
   if (rows.length === 0) return [];

@@ -151,26 +151,26 @@ export interface WalkEdge {
 /** What delegation calls link to, gathered from a walk's edges. */
 function walkLinks() {
   const chats = new Set<string>();
-  const agentJobs = new Map<string, Map<number, string[]>>();
-  const referred = new Map<string, string[]>();
-  const push = <K, V>(m: Map<K, V[]>, k: K, v: V) => {
-    const list = m.get(k);
-    if (list === undefined) m.set(k, [v]);
-    else if (!list.includes(v)) list.push(v);
+  const agentJobs = new Map<string, Map<number, Set<string>>>();
+  const referred = new Map<string, Set<string>>();
+  const add = <K>(m: Map<K, Set<string>>, k: K, v: string) => {
+    const set = m.get(k);
+    if (set === undefined) m.set(k, new Set([v]));
+    else set.add(v);
   };
   return {
     chats,
     agentJobs,
-    jobsOf: (chat: string) => referred.get(chat) ?? [],
+    jobsOf: (chat: string): string[] => [...(referred.get(chat) ?? [])],
     onEdge: ({ from, to, relation, detail }: WalkEdge) => {
       if (to.kind === "chat") chats.add(to.path);
       if (to.kind !== "job" || from.kind !== "chat") return;
-      if (relation === "job") push(referred, from.path, to.path);
+      if (relation === "job") add(referred, from.path, to.path);
       const at = relation === "agent_job" ? detail?.outputAddress : undefined;
       if (Array.isArray(at) && typeof at[1] === "number") {
         let byOutput = agentJobs.get(from.path);
         if (byOutput === undefined) agentJobs.set(from.path, byOutput = new Map());
-        push(byOutput, at[1], to.path);
+        add(byOutput, at[1], to.path);
       }
     },
   };

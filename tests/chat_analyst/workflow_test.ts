@@ -200,37 +200,54 @@ Deno.test("chat_agents links each delegation as provenance does: nested and one-
   const ds = JSON.parse(r.stdout).result.delegations as {
     caller: { agent: string | null };
     target: string;
+    conversation: string;
     association: string;
     job: string | null;
+    jobs: string[];
     log: string | null;
   }[];
   const tail = (p: string | null) => p?.replace(/^.*\/jobs\//, "") ?? null;
-  const seen = ds.map((d) => [d.caller.agent, d.target, d.association, tail(d.job), tail(d.log)]);
   const planner = "Planner/ask/Default_cefe35d22d3230689b5106496c2f2c0e.chat.files/log";
   const critic = "Critic/ask/Default_7306c721a4a0b9b93a429f47ef56241b.chat";
-  // the Researcher's one-shot ask of the Librarian: its nested society, a one-shot log
-  assert.deepEqual(seen.find((d) => d[1] === "Librarian"), [
-    "Researcher",
-    "Librarian",
-    "inferred",
-    null,
-    `${planner}/society/Researcher/facts/society/Librarian/_oneshot-1.chat`,
-  ]);
+  const facts = `${planner}/society/Researcher/facts.chat`;
+  const askFacts = ["Researcher", "facts", "inferred", null, [], facts];
   // the hand-off's receipt names the Critic's job: structural, with that job's log
-  assert.deepEqual(seen.find((d) => d[0] === "Planner" && d[1] === "Critic"), [
-    "Planner",
+  const handOff = [
     "Critic",
+    "default",
     "structural",
     critic,
+    [critic],
     `${critic}.files/log/agent.chat`,
-  ]);
-  // the session's copies of the Planner's asks: through the job it projects
-  assert.deepEqual(seen.find((d) => d[0] === null && d[1] === "Researcher"), [
-    null,
-    "Researcher",
-    "inferred",
-    null,
-    `${planner}/society/Researcher/facts.chat`,
-  ]);
-  assert.equal(ds.filter((d) => d.association === "none").length, 0);
+  ];
+  const plannerCalls = [askFacts, askFacts, handOff];
+  assert.deepEqual(
+    ds.map((d) => [
+      d.caller.agent,
+      d.target,
+      d.conversation,
+      d.association,
+      tail(d.job),
+      d.jobs.map(tail),
+      tail(d.log),
+    ]),
+    [
+      // the session's copies of the Planner's calls: through the job it projects
+      ...plannerCalls.map((c) => [null, ...c]),
+      // the Planner's log: its sibling society/
+      ...plannerCalls.map((c) => ["Planner", ...c]),
+      // the Researcher's one-shot ask of the Librarian: its nested society, a one-shot log
+      [
+        "Researcher",
+        "Librarian",
+        "_oneshot-1",
+        "inferred",
+        null,
+        [],
+        `${planner}/society/Researcher/facts/society/Librarian/_oneshot-1.chat`,
+      ],
+      // the Planner job's result: the job's log/society/
+      ...plannerCalls.map((c) => ["Planner", ...c]),
+    ],
+  );
 });

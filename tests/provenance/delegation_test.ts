@@ -68,38 +68,90 @@ Deno.test("delegationCalls: target, conversation and receipt summary of ask and 
 Deno.test("delegationCalls: structural beats inferred; inferred needs the log of that agent and conversation", () => {
   const chat: Message[] = [
     call("ask", { agent: "Critic", prompt: "p", conversation: "c1" }, "a"),
-    output("ask", "a", { agent_meta: [META("job=Critic/ask/X")] }),
+    output("ask", "a", { agent_meta: [META("job=Critic/ask/X"), META("job=Critic/ask/Y")] }),
     call("ask", { agent: "Critic", prompt: "p", conversation: "c2" }, "b"),
     output("ask", "b"),
     call("ask", { agent: "Worker", prompt: "p" }, "c"),
     output("ask", "c"),
-    call("hand_off_to_Critic", { message: "m" }, "d"),
-    output("hand_off_to_Critic", "d"),
+    call("hand_off_to_Worker", { message: "m" }, "d"),
+    output("hand_off_to_Worker", "d"),
     call("ask", { agent: "../Critic", prompt: "p", conversation: "c1" }, "e"),
     output("ask", "e"),
+    call("ask", { agent: "Worker", prompt: "p" }, "f"),
+    output("ask", "f"),
+    call("ask", { agent: "Worker", prompt: "p" }, "g"),
+    output("ask", "g"),
+    // no output (the run stopped): linked by its log all the same
+    call("ask", { agent: "Critic", prompt: "p", conversation: "v1.2" }, "h"),
   ];
   const chats = [
     `${LOG}/society/Critic/c1.chat`,
-    `${LOG}/society/Critic/default.chat`,
+    `${LOG}/society/Worker/_oneshot-1.chat`,
     `${LOG}/society/Worker/_oneshot-2.chat`,
-    `${LOG}/society/Worker/facts.chat`,
-    `${LOG}/society/Worker/_oneshot-2/society/Critic/c2.chat`,
+    `${LOG}/society/Worker/default.chat`,
+    `${LOG}/society/Critic/v1.2.chat`,
+    `${LOG}/society/Worker/_oneshot-1/society/Critic/c2.chat`,
     `/elsewhere/society/Critic/c2.chat`,
   ];
   const calls = delegationCalls(chat, `${LOG}/agent.chat`, {
     chats,
-    agentJobs: new Map([[1, ["/w/jobs/Critic/ask/X"]]]),
+    agentJobs: new Map([[1, ["/w/jobs/Critic/ask/X", "/w/jobs/Critic/ask/Y"]]]),
   });
-  assert.deepEqual(calls.map((c) => [c.association, c.jobs, c.logs]), [
-    ["structural", ["/w/jobs/Critic/ask/X"], [`${LOG}/society/Critic/c1.chat`]],
-    // c2's only log is in someone else's society: no link
-    ["none", [], []],
-    // no conversation: a one-shot log (or Ruby's default), never a named conversation
-    ["inferred", [], [`${LOG}/society/Worker/_oneshot-2.chat`]],
-    ["inferred", [], [`${LOG}/society/Critic/default.chat`]],
-    // a name with a path in it links to nothing
-    ["none", [], []],
+  const W = `${LOG}/society/Worker/`;
+  assert.deepEqual(calls.map((c) => [c.callId, c.logName, c.association, c.jobs, c.logs]), [
+    ["a", "c1.chat", "structural", ["/w/jobs/Critic/ask/X", "/w/jobs/Critic/ask/Y"], [
+      `${LOG}/society/Critic/c1.chat`,
+    ]],
+    // c2's only logs are in other societies: no link
+    ["b", "c2.chat", "none", [], []],
+    // the n-th ask without a conversation pairs with _oneshot-<n>, never a named conversation
+    ["c", "_oneshot-1.chat", "inferred", [], [`${W}_oneshot-1.chat`]],
+    // a hand-off is logged as default.chat, never as a one-shot
+    ["d", "default.chat", "inferred", [], [`${W}default.chat`]],
+    // a name with a path in it is no valid call: nothing ran, nothing links
+    ["e", null, "none", [], []],
+    ["f", "_oneshot-2.chat", "inferred", [], [`${W}_oneshot-2.chat`]],
+    // no third one-shot log: the Ruby's reading of an omitted conversation, default.chat
+    ["g", "_oneshot-3.chat", "inferred", [], [`${W}default.chat`]],
+    ["h", "v1.2.chat", "inferred", [], [`${LOG}/society/Critic/v1.2.chat`]],
   ]);
+  assert.deepEqual(calls.at(-1)!.outputAddress, null);
+  assert.equal(calls.at(-1)!.receipt, null);
+});
+
+Deno.test("delegationCalls: arguments read as the ask tool reads them (legacy chat, invalid calls)", () => {
+  const chat: Message[] = [
+    call("ask", { agent: "Worker", prompt: "p", chat: "c1" }, "a"),
+    call("ask", { agent: "Worker", prompt: "p", chat: "none" }, "b"),
+    call("ask", { agent: "Worker", prompt: "p", chat: "current" }, "c"),
+    // rejected by the tool (non-string conversation, both chat and conversation, no prompt)
+    call("ask", { agent: "Worker", prompt: "p", conversation: 7 }, "d"),
+    call("ask", { agent: "Worker", prompt: "p", chat: "c1", conversation: "c1" }, "e"),
+    call("ask", { agent: "Worker" }, "f"),
+    call("ask", "not json", "g"),
+  ];
+  const logs = ["c1", "_oneshot-1", "current", "default"].map((c) =>
+    `${LOG}/society/Worker/${c}.chat`
+  );
+  const calls = delegationCalls(chat, `${LOG}/agent.chat`, { chats: logs });
+  assert.deepEqual(calls.map((c) => [c.target, c.conversation, c.logName, c.association]), [
+    ["Worker", "c1", "c1.chat", "inferred"],
+    ["Worker", null, "_oneshot-1.chat", "inferred"],
+    ["Worker", "current", "current.chat", "inferred"],
+    ["Worker", null, null, "none"],
+    ["Worker", null, null, "none"],
+    ["Worker", null, null, "none"],
+    [null, null, null, "none"],
+  ]);
+});
+
+Deno.test("delegationCalls: relative paths, and nothing known without a walk's links", () => {
+  const chat: Message[] = [call("ask", { agent: "A", prompt: "p" }, "a"), output("ask", "a")];
+  assert.deepEqual(
+    delegationCalls(chat, "agent.chat", { chats: ["society/A/_oneshot-1.chat"] })[0]!.logs,
+    ["society/A/_oneshot-1.chat"],
+  );
+  assert.equal(delegationCalls(chat, "agent.chat")[0]!.association, "none");
 });
 
 Deno.test("societyDirs: a society log's own society, an agent.chat's sibling, else the related jobs' logs", () => {

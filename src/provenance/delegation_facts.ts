@@ -1,0 +1,168 @@
+/**
+ * What one chat says about its delegation calls (`provenance.md` §7,
+ * "Delegation evidence"), before any walk: whom each `ask` /
+ * `hand_off_to_<name>` call named, which conversation (read by the same
+ * rules the `ask` tool runs calls with, `chat/ask_call.ts`), which log name
+ * the delegate's conversation got, and what its `agent_meta` receipt says.
+ * `delegation.ts` links these to what a walk found.
+ *
+ * @module
+ */
+import { askArguments } from "../chat/ask_call.ts";
+import { agentMetaEvidence } from "../chat/receipts.ts";
+import type { ReceiptEvidence, ReceiptProblem } from "../chat/receipts_types.ts";
+import { type ToolCall, toolCalls } from "../chat/tool_calls.ts";
+import type { Message } from "../chat/types.ts";
+
+/** The prefix of the `delegate` tools' names (agents.md §3.5). */
+export const HAND_OFF_PREFIX = "hand_off_to_";
+
+/** What a call's `agent_meta` receipt says, or null when its output has none. */
+export interface CallReceipt {
+  /** Valid entries. */
+  entries: number;
+  /** Their `job=` references, in receipt order. */
+  jobs: string[];
+  /** Their `inference_id`s, in receipt order. */
+  inferenceIds: string[];
+  /** Entries (or a whole `agent_meta`) that are not valid receipts (§8.3). */
+  problems: number;
+}
+
+/** One chat's facts about a delegation call, before any walk. */
+export interface DelegationFacts {
+  /** The agent delegated to (`ask`'s `agent`, the `hand_off_to_` suffix), or null. */
+  target: string | null;
+  /** The conversation the call named (`conversation`, or the legacy `chat`), else null. */
+  conversation: string | null;
+  /**
+   * The file name the delegate's conversation is logged under in its
+   * society: `<conversation>.chat`; `_oneshot-<n>.chat` for the n-th
+   * `ask` of that agent without a conversation in this chat (how the port
+   * numbers one-shot clones, agents.md §7.1); `default.chat` for a hand-off
+   * (§7.9); null when the call's arguments are not a valid call (the tool
+   * rejects them, so no delegate ran).
+   */
+  logName: string | null;
+  /** The receipt, or null when the output carries no `agent_meta`. */
+  receipt: CallReceipt | null;
+}
+
+/**
+ * Whether a tool name is delegation evidence (`ask`, `hand_off_to_<name>`).
+ *
+ * @param name tool name
+ * @returns true for delegation calls
+ */
+export function isDelegationTool(name: string | null): name is string {
+  return name === "ask" || (name !== null && name.startsWith(HAND_OFF_PREFIX) &&
+    name.length > HAND_OFF_PREFIX.length);
+}
+
+/**
+ * A call's arguments as an object: parsed when JSON text, `{}` when not an
+ * object (the target then comes from the tool name only).
+ *
+ * @param args raw arguments
+ * @returns the object
+ */
+export function argumentsObject(args: unknown): Record<string, unknown> {
+  if (typeof args === "string") {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      return {};
+    }
+  }
+  return args !== null && typeof args === "object" && !Array.isArray(args)
+    ? args as Record<string, unknown>
+    : {};
+}
+
+function nonEmpty(v: unknown): string | null {
+  return typeof v === "string" && v !== "" ? v : null;
+}
+
+/** Target, conversation and log name of one call; `oneShots` counts this chat's one-shot asks by agent. */
+function callTarget(
+  tool: string,
+  args: unknown,
+  oneShots: Map<string, number>,
+): Omit<DelegationFacts, "receipt"> {
+  if (tool !== "ask") {
+    return {
+      target: tool.slice(HAND_OFF_PREFIX.length),
+      conversation: null,
+      logName: "default.chat",
+    };
+  }
+  const raw = argumentsObject(args);
+  const call = askArguments(raw);
+  if (Array.isArray(call)) {
+    return { target: nonEmpty(raw.agent), conversation: null, logName: null };
+  }
+  if (call.conversation !== null) {
+    return {
+      target: call.agent,
+      conversation: call.conversation,
+      logName: `${call.conversation}.chat`,
+    };
+  }
+  const n = (oneShots.get(call.agent) ?? 0) + 1;
+  oneShots.set(call.agent, n);
+  return { target: call.agent, conversation: null, logName: `_oneshot-${n}.chat` };
+}
+
+function receiptOf(mine: readonly ReceiptEvidence[], problems: number): CallReceipt {
+  const field = (e: ReceiptEvidence, k: string) =>
+    nonEmpty(e.meta[k] === undefined ? "" : String(e.meta[k])) ?? [];
+  return {
+    entries: mine.length,
+    jobs: mine.flatMap((e) => field(e, "job")),
+    inferenceIds: mine.flatMap((e) => field(e, "inference_id")),
+    problems,
+  };
+}
+
+/**
+ * The delegation facts of one chat's calls, keyed by call index: target,
+ * conversation, log name and receipt summary (receipt problems are counted,
+ * never reinterpreted).
+ *
+ * @param messages the chat
+ * @param source its canonical path
+ * @param calls its paired calls (default: paired here)
+ * @returns facts by call message index (only delegation calls)
+ */
+export function delegationFacts(
+  messages: readonly Message[],
+  source: string,
+  calls: readonly ToolCall[] = toolCalls(messages, source),
+): Map<number, DelegationFacts> {
+  const out = new Map<number, DelegationFacts>();
+  const delegations = calls.filter((c) => isDelegationTool(c.name));
+  if (delegations.length === 0) return out;
+  const problems: ReceiptProblem[] = [];
+  const evidence = agentMetaEvidence(messages, { source, calls: delegations, warnings: problems });
+  // receipts carry the very address object of the call they came from
+  const byOutput = new Map<unknown, ReceiptEvidence[]>();
+  for (const e of evidence) {
+    const list = byOutput.get(e.outputAddress);
+    if (list === undefined) byOutput.set(e.outputAddress, [e]);
+    else list.push(e);
+  }
+  const problemCount = new Map<unknown, number>();
+  for (const p of problems) {
+    problemCount.set(p.outputAddress, (problemCount.get(p.outputAddress) ?? 0) + 1);
+  }
+  const oneShots = new Map<string, number>();
+  for (const c of delegations) {
+    const at = c.outputAddress;
+    const hasReceipt = c.outputInfo !== null && Object.hasOwn(c.outputInfo, "agent_meta");
+    out.set(c.callIndex, {
+      ...callTarget(c.name!, c.arguments, oneShots),
+      receipt: hasReceipt ? receiptOf(byOutput.get(at) ?? [], problemCount.get(at) ?? 0) : null,
+    });
+  }
+  return out;
+}
