@@ -13,7 +13,8 @@ import {
   toolCallStatus,
 } from "../chat/tool_calls.ts";
 import type { Message } from "../chat/types.ts";
-import { type DelegationAssociation, type DelegationFacts, delegationFacts } from "./delegation.ts";
+import type { DelegationAssociation } from "./delegation.ts";
+import { type DelegationFacts, delegationFacts } from "./delegation_facts.ts";
 
 /** How a tool call ended: `ok`, `error` (exception or non-zero exit status), or no output. */
 export type ToolCallOutcome = "ok" | "error" | "missing_output";
