@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import type { Message } from "../../src/chat/types.ts";
 import { delegationCalls, isDelegationTool, societyDirs } from "../../src/provenance/delegation.ts";
+import { delegationLines } from "../../src/provenance/render_tool_calls.ts";
 import { runMain } from "../support/cli.ts";
 
 function call(name: string, args: unknown, id: string): Message {
@@ -216,4 +217,49 @@ Deno.test("llm prov --tools --json on the society fixture: each delegation call 
     ...planner.map((r) => ["Planner", ...r]),
   ]);
   assert.ok(doc.calls.filter((c) => c.delegation === null).every((c) => c.tool !== "ask"));
+});
+
+Deno.test("the --tools delegation section: one escaped line per call, columns bounded, extra links counted", () => {
+  const hostile = "Evil\u001b[31m\nAgent".repeat(10);
+  const base = {
+    tool: "ask",
+    callId: "a",
+    chat: "/w/s.chat",
+    job: null,
+    agent: { agent: "Boss", conversation: null, from: "none" as const },
+    callAddress: ["/w/s.chat", 0] as [string, number],
+    outputAddress: null,
+    arguments: {},
+    status: "ok" as const,
+    reason: "output",
+    exception: null,
+    exitStatus: null,
+    durationMs: null,
+  };
+  const link = (target: string, association: "structural" | "inferred", links: string[]) => ({
+    target,
+    conversation: null,
+    logName: null,
+    receipt: null,
+    association,
+    jobs: association === "structural" ? links : [],
+    logs: association === "inferred" ? links : [],
+  });
+  const lines = delegationLines([
+    { ...base, delegation: link(hostile, "inferred", ["/w/a.chat", "/w/b.chat"]) },
+    {
+      ...base,
+      delegation: link("Critic", "structural", ["/w/jobs/J1", "/w/jobs/J2", "/w/jobs/J3"]),
+    },
+    { ...base, tool: "lookup", delegation: null },
+  ], "/w");
+  assert.equal(lines.length, 4);
+  // deno-lint-ignore no-control-regex
+  for (const l of lines) assert.doesNotMatch(l, /[\u0000-\u001f]/);
+  assert.match(
+    lines[2]!,
+    /^ {2}Boss → Evil\\u001b\[31m\\nA.*….*Agent +inferred +a\.chat \(\+1\)$/,
+  );
+  assert.match(lines[3]!, /^ {2}Boss → Critic +structural +jobs\/J1 \(\+2\)$/);
+  assert.ok(lines[2]!.indexOf("inferred") <= 2 + 48 + 2, lines[2]);
 });
