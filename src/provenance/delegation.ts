@@ -101,16 +101,9 @@ export function societyLogIndex(chats: Iterable<string>): SocietyLogIndex {
 
 const FALLBACK = "default.chat";
 
-const dirSets = new WeakMap<readonly string[], Set<string>>();
-function dirSet(dirs: readonly string[]): Set<string> {
-  let set = dirSets.get(dirs);
-  if (set === undefined) dirSets.set(dirs, set = new Set(dirs));
-  return set;
-}
-
 function matchingLogs(
   facts: DelegationFacts,
-  dirs: readonly string[],
+  dirs: ReadonlySet<string>,
   index: SocietyLogIndex,
 ): string[] {
   const { target, logName } = facts;
@@ -120,9 +113,8 @@ function matchingLogs(
     const holders = index.get(`${target}/${name}`);
     if (holders === undefined) return [];
     // the smaller side is walked (a session may refer to thousands of jobs)
-    const hits = holders.size < dirs.length
-      ? [...holders].filter((d) => dirSet(dirs).has(d))
-      : dirs.filter((d) => holders.has(d));
+    const [few, many] = holders.size < dirs.size ? [holders, dirs] : [dirs, holders];
+    const hits = [...few].filter((d) => many.has(d));
     return hits.map((d) => `${d}${target}/${name}`);
   };
   const found = inDirs(logName);
@@ -137,7 +129,7 @@ function matchingLogs(
  *
  * @param f the call's facts
  * @param outputIndex its output's message index (null: no output)
- * @param dirs {@link societyDirs} of its chat
+ * @param dirs {@link societyDirs} of its chat, as a set
  * @param index the walk's society logs ({@link societyLogIndex})
  * @param agentJobs job paths by output index (the chat's `agent_job` edges)
  * @returns association, jobs and logs
@@ -145,7 +137,7 @@ function matchingLogs(
 export function linkDelegation(
   f: DelegationFacts,
   outputIndex: number | null,
-  dirs: readonly string[],
+  dirs: ReadonlySet<string>,
   index: SocietyLogIndex,
   agentJobs?: ReadonlyMap<number, Iterable<string>>,
 ): { association: DelegationAssociation; jobs: string[]; logs: string[] } {
@@ -186,7 +178,7 @@ export function delegationCalls(
 ): DelegationCall[] {
   const calls = toolCalls(messages, source);
   const facts = delegationFacts(messages, source, calls);
-  const dirs = societyDirs(source, links.jobs);
+  const dirs = new Set(societyDirs(source, links.jobs));
   const index = societyLogIndex(links.chats ?? []);
   return calls.flatMap((c) => {
     const f = facts.get(c.callIndex);

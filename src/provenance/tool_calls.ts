@@ -115,7 +115,9 @@ export function toolCallCollector(): {
       return chats.flatMap(({ path, calls }) => {
         const job = owner.get(path) ?? null;
         const agent = chatAgent(path, job);
-        const dirs = societyDirs(path, [...(job ? [job.path] : []), ...links.jobsOf(path)]);
+        const dirs = new Set(
+          societyDirs(path, [...(job ? [job.path] : []), ...links.jobsOf(path)]),
+        );
         return calls.map((c) => ({
           ...c,
           job: job?.path ?? null,
