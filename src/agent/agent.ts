@@ -12,6 +12,7 @@ import { compile } from "../chat/compile.ts";
 import { parse } from "../chat/parse.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
+import type { SpecialistRunner } from "../tools/agent_results.ts";
 import { ask as llmAsk, type AskOptions } from "../llm/ask.ts";
 import { requestOptions, uncompiled } from "../llm/ask_options.ts";
 import { toolRegistry, type ToolsInput } from "../tools/registry.ts";
@@ -111,6 +112,19 @@ export function setSocialize(fn: SocializeFn | null): void {
   socializeImpl = fn;
 }
 
+let runnerOf: ((agent: Agent) => SpecialistRunner) | null = null;
+
+/**
+ * Installs how an agent without a runner runs the specialists its tools
+ * return as `{agent}` (the delegation module provides it; injected like
+ * {@link setSocialize}).
+ *
+ * @param fn builds a runner for an agent, or null to remove it
+ */
+export function setSpecialistRunner(fn: ((agent: Agent) => SpecialistRunner) | null): void {
+  runnerOf = fn;
+}
+
 const TRUE_WORDS = new Set(["true", "TRUE", "True", "T", "1"]);
 
 async function compiled(agent: Agent, messages: Message[]): Promise<Message[]> {
@@ -194,8 +208,10 @@ async function askDirect(
   }
   const { no_ask_override: _n, tools: _t, ...agentOptions } = agent.options;
   const tools = agentToolRegistry(agent, options.tools);
+  const runner = agent.runtime.runSpecialists ?? runnerOf?.(agent);
   const askOptions: AskOptions = {
     ...agent.runtime,
+    ...(runner ? { runSpecialists: runner } : {}),
     ...agentOptions,
     log_errors: true,
     ...options,

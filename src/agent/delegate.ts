@@ -9,7 +9,7 @@
  */
 import { ScoutError } from "../errors.ts";
 import type { ToolEntry, ToolFunction } from "../tools/types.ts";
-import { addAgentTool, ensureRunner } from "./socialize.ts";
+import { addAgentTool, addBoundTool, cloneAgent, ensureRunner } from "./socialize.ts";
 import { specialistCall } from "./specialists.ts";
 import type { Agent } from "./types.ts";
 
@@ -65,16 +65,32 @@ export function delegate(
   }
   ensureRunner(caller);
   const toolName = options.toolName ?? `hand_off_to_${name}`;
-  const impl: ToolFunction = options.handler ?? ((_n, params) => {
+  const definition = {
+    type: "function",
+    function: { name: toolName, description, parameters: HAND_OFF_PARAMETERS },
+  };
+  if (options.handler) {
+    addAgentTool(caller, toolName, { definition, impl: options.handler } as ToolEntry);
+    return;
+  }
+  // a clone of `caller` (a specialist whose agent.ts delegates) hands off to its own copy
+  addBoundTool(caller, toolName, (owner) => ({
+    definition,
+    impl: handOff(owner, owner === caller ? agent : cloneAgent(agent), name),
+  } as ToolEntry));
+}
+
+function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
+  const key = `${name}/default`;
+  return (_n, params) => {
     if (typeof params.message !== "string") throw new Error(`"message" must be a string`);
-    caller.chats[`${name}/default`] = agent;
+    const held = caller.chats[key];
+    if (held && held !== agent) {
+      throw new Error(
+        `Conversation "default" with ${name} is taken by another agent; rename the hand-off`,
+      );
+    }
+    caller.chats[key] = agent;
     return { agent: specialistCall(agent, params.message, params.new_conversation === true) };
-  });
-  addAgentTool(caller, toolName, {
-    definition: {
-      type: "function",
-      function: { name: toolName, description, parameters: HAND_OFF_PARAMETERS },
-    },
-    impl,
-  } as ToolEntry);
+  };
 }

@@ -20,9 +20,19 @@ import { isDirectory, isFile } from "../util/fs.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Workflow } from "../workflow/define.ts";
 import { extendWorkflowApi, loadWorkflowFile, workflowApi } from "../workflow/load.ts";
-import { ask, chat, createAgent, current, prompt, respond, setSocialize, start } from "./agent.ts";
+import {
+  ask,
+  chat,
+  createAgent,
+  current,
+  prompt,
+  respond,
+  setSocialize,
+  setSpecialistRunner,
+  start,
+} from "./agent.ts";
 import { type AgentLocation, findAgent } from "./find.ts";
-import { setSpecialistLoader, socialize } from "./socialize.ts";
+import { runnerFor, setSpecialistLoader, socialize } from "./socialize.ts";
 import { chatTask, setChatTaskLoader } from "./chat_task.ts";
 import { delegate } from "./delegate.ts";
 import { iterate, iterateDictionary, json, jsonFormat } from "./structured.ts";
@@ -161,6 +171,7 @@ extendWorkflowApi({
 // the delegation modules cannot import (they are imported by it).
 setSocialize(socialize);
 setSpecialistLoader(loadAgent);
+setSpecialistRunner(runnerFor);
 setChatTaskLoader(loadAgent);
 extendAgentApi({ chatTask, delegate, socialize });
 

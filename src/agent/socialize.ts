@@ -11,8 +11,9 @@
  */
 import { askArguments, type AskCall, type InheritMode } from "../chat/ask_call.ts";
 import type { Message } from "../chat/types.ts";
-import { ScoutError } from "../errors.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
 import { newSession } from "../llm/meta_record.ts";
+import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolEntry } from "../tools/types.ts";
 import { sinceStart } from "./agent.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
@@ -123,7 +124,7 @@ export function socialOptions(caller: Agent, extra: AgentOptions = {}): AgentOpt
  * @returns the clone
  */
 export function cloneAgent(template: Agent): Agent {
-  return {
+  const clone: Agent = {
     ...template,
     startChat: deepCopy(template.startChat),
     options: deepCopy(template.options),
@@ -132,6 +133,48 @@ export function cloneAgent(template: Agent): Agent {
     currentChat: null,
     runtime: { ...template.runtime, session: newSession() },
   };
+  rebindAgentTools(clone);
+  return clone;
+}
+
+/**
+ * Tools bound to the agent that registered them (`ask`, hand-offs): their
+ * implementation → how to build the same tool for another agent. A clone
+ * gets its own (an `agent.ts` that socializes runs on the template; its
+ * clones must keep their own conversations and inherit their own chat).
+ */
+const agentBound = new WeakMap<object, (owner: Agent) => ToolEntry>();
+
+/**
+ * Registers an agent-bound tool: `build(owner)` makes the entry for an
+ * agent; clones of `agent` get `build(clone)` (see {@link cloneAgent}).
+ *
+ * @param agent the agent the tool is registered on
+ * @param name tool name
+ * @param build builds the tool's entry for an owner
+ */
+export function addBoundTool(agent: Agent, name: string, build: (owner: Agent) => ToolEntry): void {
+  const entry = build(agent);
+  agentBound.set(entry.impl!, build);
+  addAgentTool(agent, name, entry);
+}
+
+function rebindAgentTools(clone: Agent): void {
+  const tools = clone.options.tools;
+  if (tools === null || typeof tools !== "object") return;
+  const rebound = (e: unknown): unknown => {
+    const build = agentBound.get((e as ToolEntry | null)?.impl ?? {});
+    if (!build) return e;
+    const entry = build(clone);
+    agentBound.set(entry.impl!, build);
+    return entry;
+  };
+  if (tools instanceof Map) { for (const [k, e] of tools) tools.set(k, rebound(e) as ToolEntry); }
+  else if (Array.isArray(tools)) clone.options.tools = tools.map(rebound);
+  else {
+    const map = tools as Record<string, unknown>;
+    for (const k of Object.keys(map)) map[k] = rebound(map[k]);
+  }
 }
 
 const TOOL_ROLES = new Set(["introduce", "tool", "mcp", "kb"]);
@@ -151,27 +194,47 @@ export function inherited(caller: Agent, mode: InheritMode): Message[] {
   return deepCopy(sinceStart(caller));
 }
 
+/** Loads in flight, per caller: concurrent first calls load a specialist once. */
+const loading = new WeakMap<Agent, Map<string, Promise<Agent>>>();
+
 async function template(caller: Agent, name: string, options: AgentOptions): Promise<Agent> {
   const known = caller.society[name];
   if (known) return known;
-  if (!loader) {
-    throw new ScoutError("not_found", `No agent found with name ${name}`, { agent: name });
+  const pending = loading.get(caller) ?? new Map<string, Promise<Agent>>();
+  loading.set(caller, pending);
+  let load = pending.get(name);
+  if (!load) {
+    load = loadTemplate(caller, name, options).finally(() => pending.delete(name));
+    pending.set(name, load);
   }
-  let loaded: Agent;
+  const loaded = await load;
+  return caller.society[name] ??= loaded;
+}
+
+async function loadTemplate(caller: Agent, name: string, options: AgentOptions): Promise<Agent> {
+  if (!loader) throw notFound(name);
   try {
-    loaded = await loader(name, {
+    return await loader(name, {
       options: socialOptions(caller, options),
       runtime: caller.runtime,
       ...(caller.runtime.cwd !== undefined ? { cwd: caller.runtime.cwd } : {}),
       ...(caller.runtime.env !== undefined ? { env: caller.runtime.env } : {}),
     });
   } catch (e) {
-    throw new ScoutError("not_found", `No agent found with name ${name}: ${(e as Error).message}`, {
+    // the model sees the tool output: no search roots, no double "No agent found"
+    if (isScoutError(e, "agent_not_found")) throw notFound(name, e);
+    throw new ScoutError("agent_load", `Cannot load agent ${name}: ${(e as Error).message}`, {
       agent: name,
       cause: e,
     });
   }
-  return caller.society[name] ??= loaded;
+}
+
+function notFound(name: string, cause?: unknown): ScoutError {
+  return new ScoutError("agent_not_found", `No agent found with name ${name}`, {
+    agent: name,
+    ...(cause ? { cause } : {}),
+  });
 }
 
 function oneShotKey(caller: Agent, name: string): string {
@@ -204,10 +267,18 @@ export function addAgentTool(agent: Agent, name: string, entry: ToolEntry): void
  * @param agent the agent
  */
 export function ensureRunner(agent: Agent): void {
-  if (agent.runtime.runSpecialists) return;
-  agent.runtime.runSpecialists = specialistRunner(
-    agent.runtime.env ? { env: agent.runtime.env } : {},
-  );
+  agent.runtime.runSpecialists ??= runnerFor(agent);
+}
+
+/**
+ * The default specialist runner of an agent: `ASK_AGENTS` from its runtime
+ * env, else the process env.
+ *
+ * @param agent the agent
+ * @returns a runner
+ */
+export function runnerFor(agent: Agent): SpecialistRunner {
+  return specialistRunner({ env: agent.runtime.env ?? process.env });
 }
 
 /**
@@ -228,7 +299,14 @@ export function ensureRunner(agent: Agent): void {
 export function socialize(agent: Agent, options: AgentOptions = {}): void {
   ensureRunner(agent);
   const extra = deepCopy(options);
-  addAgentTool(agent, "ask", {
+  addBoundTool(agent, "ask", (owner) => askTool(owner, extra));
+}
+
+/** Clones started by `ask` (a conversation key held by anything else is taken). */
+const askClones = new WeakSet<Agent>();
+
+function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
+  return {
     definition: {
       type: "function",
       function: { name: "ask", description: ASK_DESCRIPTION, parameters: ASK_PARAMETERS },
@@ -240,17 +318,23 @@ export function socialize(agent: Agent, options: AgentOptions = {}): void {
     impl: async (_name, args) => {
       const call = askArguments(args);
       if (Array.isArray(call)) throw new Error(call.join("; "));
-      const tpl = await template(agent, call.agent, extra);
+      const tpl = await template(caller, call.agent, extra);
       const key = call.conversation === null
-        ? oneShotKey(agent, call.agent)
+        ? oneShotKey(caller, call.agent)
         : `${call.agent}/${call.conversation}`;
-      let clone = agent.chats[key];
+      let clone = caller.chats[key];
+      if (clone && !askClones.has(clone)) {
+        throw new Error(
+          `Conversation "${call.conversation}" with ${call.agent} is taken by a hand-off agent; use another conversation id`,
+        );
+      }
       if (!clone) {
         clone = cloneAgent(tpl);
-        clone.currentChat = [...deepCopy(clone.startChat), ...inherited(agent, call.inherit)];
-        agent.chats[key] = clone;
+        clone.currentChat = [...deepCopy(clone.startChat), ...inherited(caller, call.inherit)];
+        askClones.add(clone);
+        caller.chats[key] = clone;
       }
       return { agent: specialistCall(clone, call.prompt) };
     },
-  } as ToolEntry);
+  } as ToolEntry;
 }

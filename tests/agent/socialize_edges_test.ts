@@ -1,0 +1,107 @@
+/**
+ * Edges of delegation: a tool that returns `{agent}` on an agent that never
+ * socialized, `ASK_AGENTS` from the process environment, what the model sees
+ * when a specialist cannot be loaded, and concurrent first calls loading a
+ * specialist once.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { chat, current } from "../../src/agent/agent.ts";
+import { clearAgentCache, socialize } from "../../src/agent/mod.ts";
+import { addTemplate, outputs, society, wire } from "./delegation_support.ts";
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+const exception = (o: Record<string, unknown>) => String(JSON.parse(String(o.content)).exception);
+
+Deno.test("a tool returning {agent} runs it even when the caller never socialized", async () => {
+  await using s = await society();
+  const worker = s.make("Worker");
+  current(worker).push({ role: "user", content: "fetch" });
+  const boss = s.make("boss");
+  boss.options.tools = {
+    pass: {
+      definition: { type: "function", function: { name: "pass", parameters: { type: "object" } } },
+      impl: () => ({ agent: worker }),
+    },
+  };
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["pass", {}]);
+  const r = await chat(boss);
+  const out = outputs(r.messages)[0]!;
+  assert.equal(out.content, "Worker heard: fetch");
+  assert.equal((out.agent_meta as unknown[]).length, 1);
+});
+
+Deno.test("ASK_AGENTS comes from the process environment when the agent has no runtime env", async () => {
+  await using s = await society({ delayMs: 200 });
+  const saved = { ask: Deno.env.get("ASK_AGENTS"), key: Deno.env.get("OPENAI_API_KEY") };
+  Deno.env.set("ASK_AGENTS", "1");
+  Deno.env.set("OPENAI_API_KEY", "sk-x");
+  try {
+    const boss = s.make("boss");
+    boss.runtime = { cwd: s.dir.path };
+    addTemplate(boss, s.make("Worker"));
+    socialize(boss);
+    current(boss).push({ role: "user", content: "go" });
+    s.plan(
+      ["ask", { agent: "Worker", prompt: "x1", conversation: "x" }],
+      ["ask", { agent: "Worker", prompt: "y1", conversation: "y" }],
+    );
+    await chat(boss);
+    const [a, b] = s.requestsOf("Worker");
+    assert.ok(b!.receivedAt >= a!.firstByteAt!, "one specialist at a time");
+  } finally {
+    for (const [k, v] of [["ASK_AGENTS", saved.ask], ["OPENAI_API_KEY", saved.key]] as const) {
+      if (v === undefined) Deno.env.delete(k);
+      else Deno.env.set(k, v);
+    }
+  }
+});
+
+Deno.test("unknown and broken specialists: the model sees one plain sentence each", async () => {
+  await using s = await society();
+  clearAgentCache();
+  put(
+    s.dir.path,
+    "Agent/Broken/agent.ts",
+    `export default () => { throw new Error("no oven"); };\n`,
+  );
+  const boss = s.make("boss");
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["ask", { agent: "Nobody", prompt: "p" }], ["ask", { agent: "Broken", prompt: "p" }]);
+  const outs = outputs((await chat(boss)).messages);
+  assert.equal(exception(outs[0]!), "No agent found with name Nobody");
+  assert.match(exception(outs[1]!), /^Cannot load agent Broken: .*no oven/);
+  assert.doesNotMatch(exception(outs[1]!), /No agent found/);
+});
+
+Deno.test("concurrent first calls on one specialist load it once", async () => {
+  await using s = await society();
+  clearAgentCache();
+  const counter = join(s.dir.path, "loads.txt");
+  put(s.dir.path, "Agent/Worker/start_chat", "system:\n\nYou are Worker\n");
+  put(
+    s.dir.path,
+    "Agent/Worker/agent.ts",
+    `import { appendFileSync } from "node:fs";
+export default () => { appendFileSync(${JSON.stringify(counter)}, "x"); };\n`,
+  );
+  const boss = s.make("boss");
+  boss.options.tool_concurrency = 3;
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(
+    ["ask", { agent: "Worker", prompt: "x1", conversation: "x" }],
+    ["ask", { agent: "Worker", prompt: "y1", conversation: "y" }],
+  );
+  const outs = outputs((await chat(boss)).messages);
+  assert.deepEqual(outs.map((o) => o.content), ["Worker heard: x1", "Worker heard: y1"]);
+  assert.equal(Deno.readTextFileSync(counter), "x");
+  assert.equal(wire(s.requestsOf("Worker")[0]!)[0]!.content, "You are Worker");
+});
