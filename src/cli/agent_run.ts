@@ -9,7 +9,7 @@
  */
 import { join, resolve } from "node:path";
 import { extractOptions } from "../chat/options.ts";
-import { ask as agentAsk } from "../agent/agent.ts";
+import { ask as agentAsk, start as startChat } from "../agent/agent.ts";
 import { agentRoots, findAgent, listAgents } from "../agent/find.ts";
 import { loadAgent } from "../agent/load.ts";
 import type { AskResult } from "../llm/ask.ts";
@@ -49,10 +49,15 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
     cwd,
     ...(agent.path ? { origin: join(agent.path, "start_chat") } : {}),
   });
+  // §5.1 steps 4–5: the conversation becomes the agent's live chat, so its
+  // specialists inherit the question, the -c conversation and -w tool lines;
+  // the start chat without its option lines is the prefix `sinceStart` cuts
+  agent.startChat = start.chat;
   return await runLlmAsk(withoutMissingChat(opts, cwd), io, "ask", {
     prefix: start.chat,
     ask: async (messages, options): Promise<AskResult> => {
-      const r = await agentAsk(agent, messages, { ...start.options, ...options });
+      startChat(agent, messages);
+      const r = await agentAsk(agent, null, { ...start.options, ...options });
       return r.ask ?? {
         messages: r.messages,
         text: r.text,

@@ -1,0 +1,79 @@
+/**
+ * `scout-ai agent ask` with a socializing agent (§5.1 steps 4–5, §3.4): the
+ * question, the `-c` conversation and `-w` tool lines are the agent's live
+ * chat, so a specialist inherits them; the start chat is not inherited as
+ * conversation.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { clearAgentCache } from "../../src/agent/load.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+
+function put(root: string, rel: string, text = ""): void {
+  const p = join(root, rel);
+  mkdirSync(dirname(p), { recursive: true });
+  writeFileSync(p, text);
+}
+
+type Wire = { role: string; content: string };
+const sent = (body: Record<string, unknown>) =>
+  (body.messages as Wire[]).map((m) => `${m.role} ${m.content}`);
+
+Deno.test("agent ask: specialists inherit the question, the -c conversation and -w tools", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as Wire[];
+      if (msgs[0]!.content !== "You are boss") return { text: "worker answer" };
+      if (msgs.at(-1)!.role === "tool") return { text: "boss done" };
+      return {
+        toolCalls: [
+          {
+            id: "c1",
+            name: "ask",
+            arguments: { agent: "Worker", prompt: "p1", inherit: "conversation" },
+          },
+          { id: "c2", name: "ask", arguments: { agent: "Worker", prompt: "p2", inherit: "tools" } },
+        ],
+      };
+    },
+  });
+  const home = join(t.path, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  put(t.path, "Agent/Boss/start_chat", "system: You are boss\n\nendpoint: ep\n\nsocialize: true\n");
+  put(t.path, "Agent/Worker/start_chat", "system: You are Worker\n\nendpoint: ep\n");
+  put(
+    t.path,
+    "workflows/Pantry/workflow.ts",
+    `export default { tasks: { count: { type: "string", inputs: {}, run: () => "3" } } };\n`,
+  );
+  put(t.path, "conv.chat", "user: earlier\n\nassistant: noted\n");
+  clearAgentCache();
+  const o = { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: t.path };
+  const r = await runMain(
+    ["agent", "ask", "Boss", "-c", "conv.chat", "-w", "Pantry", "--no-cache", "plan it"],
+    o,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "boss done\n");
+  const worker = srv.requests.filter((q) =>
+    (q.body.messages as Wire[])[0]!.content === "You are Worker"
+  );
+  assert.equal(worker.length, 2);
+  const [full, tools] = [sent(worker[0]!.body), sent(worker[1]!.body)];
+  // the boss's conversation since its start chat (not the start chat itself)
+  assert.deepEqual(full, [
+    "system You are Worker",
+    "user earlier",
+    "assistant noted",
+    "user plan it",
+    "user p1",
+  ]);
+  assert.deepEqual(tools[0], "system You are Worker");
+  assert.deepEqual(tools.at(-1), "user p2");
+  const toolsSent = (worker[1]!.body.tools as { function: { name: string } }[] | undefined ?? [])
+    .map((x) => x.function.name);
+  assert.ok(toolsSent.includes("count"), JSON.stringify(toolsSent));
+});
