@@ -10,7 +10,7 @@
  * @module
  */
 import process from "node:process";
-import { isAbsolute } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { parse } from "../chat/parse.ts";
 import { extractOptions } from "../chat/options.ts";
 import { compile } from "../chat/compile.ts";
@@ -22,6 +22,7 @@ import { jobFile } from "../workflow/files.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
 import { isFile } from "../util/fs.ts";
+import { routeRuntime } from "./task_route.ts";
 import type { Agent, AgentRuntime } from "./types.ts";
 
 /** The agent functions a chat task needs (supplied by the agent layer). */
@@ -220,7 +221,8 @@ async function taskAgent(
   name: string | null,
   opts: TaskAgentOptions,
 ): Promise<Agent> {
-  const { chat, options: given, tooling: givenTooling, files, runtime, ...extra } = opts;
+  const { chat, options: given, tooling: givenTooling, files, runtime: own, ...extra } = opts;
+  const runtime = own ?? routeRuntime();
   const options = { ...(given ?? ctx.options()) };
   for (const [k, v] of Object.entries(extra)) if (!(k in options)) options[k] = v;
   const tooling = givenTooling === false ? [] : givenTooling ?? ctx.tooling();
@@ -230,6 +232,7 @@ async function taskAgent(
     ? ops.newAgent(agentOptions, runtime)
     : await ops.loadAgent(name, agentOptions, runtime);
   agent.job = job;
+  if (name !== null) liftStartOptions(agent);
   // §4.5/§7.18: an agent whose workflow is this job's would route each
   // inference through another job of this task, without end.
   if (agent.workflow?.name === job.workflow.name) agent.options.no_ask_override = true;
@@ -270,4 +273,20 @@ async function taskAgent(
     ...compiled.filter((m) => !SEED_PREFIXES.some((p) => String(m.content ?? "").startsWith(p))),
   );
   return agent;
+}
+
+/**
+ * [TS-FIX] §7.5 on the task route: the job's options (the caller's `-e`/`-m`
+ * among its sticky options) win over the option lines of the agent's start
+ * chat, which become agent options beneath them.
+ *
+ * @param agent a loaded agent (its options are the job's)
+ */
+function liftStartOptions(agent: Agent): void {
+  const lifted = extractOptions(
+    agent.startChat,
+    agent.path ? { origin: join(agent.path, "start_chat") } : {},
+  );
+  agent.startChat = lifted.chat;
+  agent.options = { ...lifted.options, ...agent.options };
 }

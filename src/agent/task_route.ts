@@ -17,10 +17,49 @@ import { ScoutError } from "../errors.ts";
 import { requestOptions } from "../llm/ask_options.ts";
 import { createJob } from "../workflow/job.ts";
 import { cleanJob, loadJobResult, produceJob } from "../workflow/run.ts";
-import type { Agent, AgentCallOptions, AgentReply } from "./types.ts";
+import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
 
-/** Workflows whose `ask` job is being produced in this async context. */
-const active = new AsyncLocalStorage<ReadonlySet<string>>();
+/** What a task-route ask passes down to the job it produces. */
+interface RouteScope {
+  /** Workflows whose `ask` job is being produced in this async context. */
+  workflows: ReadonlySet<string>;
+  /** The caller's runtime, for the agents the job's body creates. */
+  runtime: AgentRuntime;
+}
+
+const active = new AsyncLocalStorage<RouteScope>();
+
+/** Runtime keys an agent created inside the route's job inherits from its caller. */
+const INHERITED_RUNTIME = [
+  "env",
+  "cwd",
+  "config",
+  "fetch",
+  "signal",
+  "warn",
+  "cache",
+  "offline",
+] as const;
+
+/**
+ * The runtime of the task-route ask whose job is being produced around this
+ * call (`--offline`, `--no-cache`, env, cwd… of `agent ask`), or undefined
+ * outside one. The chat-task helper `agent()` uses it when not given one.
+ *
+ * @returns the caller's runtime hooks
+ */
+export function routeRuntime(): AgentRuntime | undefined {
+  return active.getStore()?.runtime;
+}
+
+function inheritedRuntime(agent: Agent, options: AgentCallOptions): AgentRuntime {
+  const out: Record<string, unknown> = {};
+  for (const k of INHERITED_RUNTIME) {
+    const v = options[k] ?? agent.runtime[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out as AgentRuntime;
+}
 
 function isOn(v: unknown): boolean {
   return v !== undefined && v !== null && v !== false &&
@@ -38,7 +77,7 @@ function isOn(v: unknown): boolean {
 export function useTaskRoute(agent: Agent): boolean {
   const wf = agent.workflow;
   if (!wf || wf.tasks.ask === undefined || isOn(agent.options.no_ask_override)) return false;
-  return !(active.getStore()?.has(wf.name) ?? false);
+  return !(active.getStore()?.workflows.has(wf.name) ?? false);
 }
 
 /**
@@ -87,9 +126,11 @@ export async function askTaskRoute(
     ...(cwd !== undefined ? { cwd } : {}),
   });
   agent.job = job;
-  if (env.SCOUT_NO_ASK_CACHE === "true") await cleanJob(job);
-  const outer = active.getStore() ?? new Set<string>();
-  await active.run(new Set([...outer, wf.name]), () => produceJob(job, { env }));
+  const runtime = inheritedRuntime(agent, options);
+  // --no-cache asks again: the job's answer is a cache too
+  if (env.SCOUT_NO_ASK_CACHE === "true" || runtime.cache === false) await cleanJob(job);
+  const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
+  await active.run({ workflows, runtime }, () => produceJob(job, { env }));
   const result = await loadJobResult(job);
   if (!Array.isArray(result)) {
     throw new ScoutError(

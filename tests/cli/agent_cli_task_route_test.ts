@@ -1,0 +1,85 @@
+/**
+ * `scout-ai agent ask` on the task route (the agent's workflow has a chat
+ * task `ask`, §1.4 step 2): the caller's `--offline` and `--no-cache` reach
+ * the agent the job's body creates, and explicit `-m` wins over the start
+ * chat's `model:` line there too ([TS-FIX] §7.5).
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { clearAgentCache } from "../../src/agent/load.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+
+function put(root: string, rel: string, text = ""): void {
+  const p = join(root, rel);
+  mkdirSync(dirname(p), { recursive: true });
+  writeFileSync(p, text);
+}
+
+// Each test names its workflow apart: under `deno test` an AsyncLocalStorage
+// store set while one test ran can still be current when the next starts
+// (not seen in a plain process, where two asks in a row both take the route).
+function router(dir: string, srv: ProviderServer, name: string) {
+  const home = join(dir, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: ep-model\n`);
+  const here = join(dir, "Agent", name);
+  put(here, "start_chat", "system: You route\n\nendpoint: ep\n\nmodel: start-model\n");
+  put(
+    here,
+    "workflow.ts",
+    `export default (api) => api.workflow(${JSON.stringify(name)}, {
+  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
+      JSON.stringify(here)
+    }, { chat: chat() })) },
+});\n`,
+  );
+  clearAgentCache();
+  const o = { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: dir };
+  return {
+    home,
+    run: (...args: string[]) => runMain(["agent", "ask", name, ...args], o),
+  };
+}
+
+Deno.test("task route: -m wins over the start chat's model: line; without it the line applies", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (r) => ({ text: `by ${r.body.model}` }),
+  });
+  const { run } = router(t.path, srv, "Router1");
+  let r = await run("-m", "cli-model", "q1");
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "by cli-model\n");
+  r = await run("q2");
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "by start-model\n");
+});
+
+Deno.test("task route: --no-cache asks again (job and inference cache); --offline replays or fails not_cached", async () => {
+  await using t = await tempDir();
+  let n = 0;
+  await using srv = await startProviderServer({ fallback: () => ({ text: `answer ${++n}` }) });
+  const { run, home } = router(t.path, srv, "Router2");
+  assert.equal((await run("q")).stdout, "answer 1\n");
+  assert.equal((await run("q")).stdout, "answer 1\n"); // the job's answer
+  const again = await run("--no-cache", "q");
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.stdout, "answer 2\n");
+  assert.equal(srv.requests.length, 2);
+  // the job gone, the inference cache answers offline; a new question is not_cached
+  rmSync(join(home, "var", "jobs"), { recursive: true });
+  const cached = await run("--offline", "fresh");
+  assert.notEqual(cached.code, 0);
+  assert.match(
+    cached.stderr,
+    /Offline: no cached answer for endpoint "ep".*request digest [0-9a-f]{64}/,
+  );
+  assert.equal(srv.requests.length, 2, "offline never calls the provider");
+  await run("-m", "other", "rec");
+  rmSync(join(home, "var", "jobs"), { recursive: true });
+  const replay = await run("--offline", "-m", "other", "rec");
+  assert.equal(replay.code, 0, replay.stderr);
+  assert.equal(replay.stdout, "answer 3\n");
+  assert.equal(srv.requests.length, 3);
+});
