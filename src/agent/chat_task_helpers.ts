@@ -22,7 +22,7 @@ import { jobFile } from "../workflow/files.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
 import { isFile } from "../util/fs.ts";
-import { routeRuntime } from "./task_route.ts";
+import { routeRuntime, routeSecrets } from "./task_route.ts";
 import type { Agent, AgentRuntime } from "./types.ts";
 
 /** The agent functions a chat task needs (supplied by the agent layer). */
@@ -227,7 +227,8 @@ async function taskAgent(
   for (const [k, v] of Object.entries(extra)) if (!(k in options)) options[k] = v;
   const tooling = givenTooling === false ? [] : givenTooling ?? ctx.tooling();
   const job = ctx.job;
-  const { agent: _a, chat: _c, ...agentOptions } = options;
+  const { agent: _a, chat: _c, ...jobOptions } = options;
+  const agentOptions = { ...jobOptions, ...routeSecrets() };
   const agent = name === null
     ? ops.newAgent(agentOptions, runtime)
     : await ops.loadAgent(name, agentOptions, runtime);

@@ -15,6 +15,7 @@ import { project } from "../chat/project.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { requestOptions } from "../llm/ask_options.ts";
+import { isSecretOption } from "../llm/snapshot.ts";
 import { createJob } from "../workflow/job.ts";
 import { cleanJob, loadJobResult, produceJob } from "../workflow/run.ts";
 import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
@@ -25,6 +26,8 @@ interface RouteScope {
   workflows: ReadonlySet<string>;
   /** The caller's runtime, for the agents the job's body creates. */
   runtime: AgentRuntime;
+  /** The caller's credential options (`-O key=…`): passed in memory, never in the job's chat. */
+  secrets: Record<string, unknown>;
 }
 
 const active = new AsyncLocalStorage<RouteScope>();
@@ -50,6 +53,21 @@ const INHERITED_RUNTIME = [
  */
 export function routeRuntime(): AgentRuntime | undefined {
   return active.getStore()?.runtime;
+}
+
+/**
+ * The credential options of the task-route ask around this call (kept out
+ * of the job's chat, so out of its `.info` and name), or `{}`.
+ *
+ * @returns option key → value
+ */
+export function routeSecrets(): Record<string, unknown> {
+  return { ...active.getStore()?.secrets };
+}
+
+function secretOptions(agent: Agent, options: AgentCallOptions): Record<string, unknown> {
+  const all = { ...requestOptions(agent.options), ...requestOptions(options) };
+  return Object.fromEntries(Object.entries(all).filter(([k]) => isSecretOption(k)));
 }
 
 function inheritedRuntime(agent: Agent, options: AgentCallOptions): AgentRuntime {
@@ -82,7 +100,8 @@ export function useTaskRoute(agent: Agent): boolean {
 
 /**
  * The sticky options the task route appends: one per agent option, then one
- * per call option (`return_messages`, tools and runtime hooks excepted).
+ * per call option (`return_messages`, tools, runtime hooks and credentials
+ * excepted: a `-O key=…` never lands in the job's `.info`).
  *
  * @param agent the agent
  * @param options call options
@@ -92,7 +111,7 @@ export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[
   const out: Message[] = [];
   for (const source of [agent.options, options]) {
     for (const [k, v] of Object.entries(requestOptions(source))) {
-      if (k === "return_messages" || typeof v === "function") continue;
+      if (k === "return_messages" || typeof v === "function" || isSecretOption(k)) continue;
       const value = typeof v === "object" ? JSON.stringify(v) : String(v);
       out.push({ role: "sticky_option", content: `${k} ${value}` });
     }
@@ -130,7 +149,8 @@ export async function askTaskRoute(
   // --no-cache asks again: the job's answer is a cache too
   if (env.SCOUT_NO_ASK_CACHE === "true" || runtime.cache === false) await cleanJob(job);
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
-  await active.run({ workflows, runtime }, () => produceJob(job, { env }));
+  const secrets = secretOptions(agent, options);
+  await active.run({ workflows, runtime, secrets }, () => produceJob(job, { env }));
   const result = await loadJobResult(job);
   if (!Array.isArray(result)) {
     throw new ScoutError(

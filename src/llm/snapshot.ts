@@ -16,6 +16,16 @@ import { writeFileAtomic } from "../util/fs.ts";
 const SECRET = /^(key|api_key|apikey|authorization|access_key|secret_key|token|password)$/i;
 
 /**
+ * Whether an option key names a credential (never written to a file).
+ *
+ * @param key option key
+ * @returns true for `key`, `api_key`, `token`…
+ */
+export function isSecretOption(key: string): boolean {
+  return SECRET.test(key);
+}
+
+/**
  * A copy of `options` with credentials replaced by `"[REDACTED]"` and
  * functions, messages and tool implementations dropped.
  *
@@ -26,7 +36,7 @@ export function redactOptions(options: Record<string, unknown>): Record<string, 
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(options)) {
     if (k === "messages" || k === "tools" || typeof v === "function") continue;
-    if (SECRET.test(k)) {
+    if (isSecretOption(k)) {
       out[k] = "[REDACTED]";
       continue;
     }

@@ -5,7 +5,7 @@
  * chat's `model:` line there too ([TS-FIX] §7.5).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
@@ -20,7 +20,12 @@ function put(root: string, rel: string, text = ""): void {
 // Each test names its workflow apart: under `deno test` an AsyncLocalStorage
 // store set while one test ran can still be current when the next starts
 // (not seen in a plain process, where two asks in a row both take the route).
-function router(dir: string, srv: ProviderServer, name: string) {
+function router(
+  dir: string,
+  srv: ProviderServer,
+  name: string,
+  keyEnv: Record<string, string> = { OPENAI_API_KEY: "sk-x" },
+) {
   const home = join(dir, "home");
   put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: ep-model\n`);
   const here = join(dir, "Agent", name);
@@ -35,7 +40,7 @@ function router(dir: string, srv: ProviderServer, name: string) {
 });\n`,
   );
   clearAgentCache();
-  const o = { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: dir };
+  const o = { env: { SCOUT_HOME: home, ...keyEnv }, cwd: dir };
   return {
     home,
     run: (...args: string[]) => runMain(["agent", "ask", name, ...args], o),
@@ -82,4 +87,18 @@ Deno.test("task route: --no-cache asks again (job and inference cache); --offlin
   assert.equal(replay.code, 0, replay.stderr);
   assert.equal(replay.stdout, "answer 3\n");
   assert.equal(srv.requests.length, 3);
+});
+
+Deno.test("task route: -O key=… reaches the provider but never the job's files", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "ok" }) });
+  const { run, home } = router(t.path, srv, "Router3", {});
+  const r = await run("-O", "key=sk-SECRET-42", "q");
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(srv.requests[0]!.headers.authorization, "Bearer sk-SECRET-42");
+  const files = new TextDecoder().decode(
+    new Deno.Command("grep", { args: ["-rl", "SECRET-42", home] }).outputSync().stdout,
+  );
+  assert.equal(files, "", "no file under SCOUT_HOME holds the key");
+  assert.ok(existsSync(join(home, "var", "jobs", "Router3", "ask")), "the job was written");
 });
