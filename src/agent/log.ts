@@ -11,7 +11,8 @@
  */
 import { print } from "../chat/print.ts";
 import type { Message } from "../chat/types.ts";
-import { jobFile, writeJobFile } from "../workflow/files.ts";
+import { isAbsolute, posix } from "node:path";
+import { writeJobFile } from "../workflow/files.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { ScoutError } from "../errors.ts";
 
@@ -95,11 +96,20 @@ export async function logAgent(
   agent: LoggableAgent,
   subdir?: string,
 ): Promise<string[]> {
-  if (subdir !== undefined) jobFile(job.path, `log/${subdir}`);
+  if (subdir !== undefined && !insideLog(subdir)) {
+    throw new ScoutError("invalid_input", `Log sub-directory must stay inside log/: "${subdir}"`, {
+      file: job.path,
+    });
+  }
   const written: string[] = [];
   for (const [rel, messages] of agentLogFiles(agent, subdir)) {
     written.push(await writeJobFile(job.path, rel, print(messages)));
   }
   await job.updateInfo({ dependencies: job.dependencies.map((d) => d.path) });
   return written;
+}
+
+function insideLog(subdir: string): boolean {
+  const clean = posix.normalize(`log/${subdir.replaceAll("\\", "/")}`);
+  return !isAbsolute(subdir) && clean.startsWith("log/") && clean !== "log/";
 }

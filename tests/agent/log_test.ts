@@ -67,6 +67,9 @@ Deno.test("logAgent writes raw printed chats and replaces dependencies by absolu
         run: async (_i, job) => {
           await logAgent(job, agent);
           await logAgent(job, agent, "round-2");
+          for (const bad of ["../x", "..", "a/../../x", "/abs", "."]) {
+            await assert.rejects(() => logAgent(job, agent, bad), /must stay inside log\//, bad);
+          }
           return "ok";
         },
       },
@@ -74,6 +77,7 @@ Deno.test("logAgent writes raw printed chats and replaces dependencies by absolu
   });
   const job = createJob(wf, "work");
   await runJob(job);
+  assert.deepEqual(await listJobFiles(job.path), await listJobFiles(job.path, "log"));
   const files = await listJobFiles(job.path, "log");
   assert.deepEqual(files, [
     "log/agent.chat",
