@@ -5,7 +5,8 @@
  */
 import { join } from "node:path";
 import type { Message } from "../../src/chat/types.ts";
-import { createAgent } from "../../src/agent/agent.ts";
+import { chat, createAgent, current } from "../../src/agent/agent.ts";
+import { socialize } from "../../src/agent/socialize.ts";
 import type { Agent } from "../../src/agent/types.ts";
 import type { ScriptStep } from "../support/provider_server.ts";
 import { type RecordedRequest, startProviderServer } from "../support/provider_server.ts";
@@ -106,4 +107,38 @@ export function outputs(ms: readonly Message[]): Record<string, unknown>[] {
 /** A specialist's template registered on the caller (what loadAgent would give). */
 export function addTemplate(caller: Agent, template: Agent): void {
   caller.society[template.name!] = template;
+}
+
+/**
+ * Gives the boss a Worker template and the `ask` tool, and runs one boss
+ * turn that asks the Worker each `[prompt, conversation]` in one batch.
+ */
+export async function askWorker(
+  s: Awaited<ReturnType<typeof society>>,
+  boss: Agent,
+  ...calls: [string, string][]
+) {
+  addTemplate(boss, s.make("Worker"));
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(
+    ...calls.map(([prompt, conversation]) =>
+      ["ask", { agent: "Worker", prompt, conversation }] as [string, Record<string, unknown>]
+    ),
+  );
+  return await chat(boss);
+}
+
+/**
+ * Asks two conversations of one Worker in one boss turn and asserts they
+ * ran one after the other (the second request arrived after the first's
+ * answer began).
+ */
+export async function assertOneAtATime(
+  s: Awaited<ReturnType<typeof society>>,
+  boss: Agent,
+): Promise<void> {
+  await askWorker(s, boss, ["x1", "x"], ["y1", "y"]);
+  const [a, b] = s.requestsOf("Worker");
+  if (!(b!.receivedAt >= a!.firstByteAt!)) throw new Error("specialists ran concurrently");
 }

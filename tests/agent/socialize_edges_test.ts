@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { chat, current } from "../../src/agent/agent.ts";
 import { clearAgentCache, socialize } from "../../src/agent/mod.ts";
-import { addTemplate, outputs, society, wire } from "./delegation_support.ts";
+import { assertOneAtATime, outputs, society, wire } from "./delegation_support.ts";
 
 function put(root: string, rel: string, text: string): void {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -45,16 +45,7 @@ Deno.test("ASK_AGENTS comes from the process environment when the agent has no r
   try {
     const boss = s.make("boss");
     boss.runtime = { cwd: s.dir.path };
-    addTemplate(boss, s.make("Worker"));
-    socialize(boss);
-    current(boss).push({ role: "user", content: "go" });
-    s.plan(
-      ["ask", { agent: "Worker", prompt: "x1", conversation: "x" }],
-      ["ask", { agent: "Worker", prompt: "y1", conversation: "y" }],
-    );
-    await chat(boss);
-    const [a, b] = s.requestsOf("Worker");
-    assert.ok(b!.receivedAt >= a!.firstByteAt!, "one specialist at a time");
+    await assertOneAtATime(s, boss);
   } finally {
     for (const [k, v] of [["ASK_AGENTS", saved.ask], ["OPENAI_API_KEY", saved.key]] as const) {
       if (v === undefined) Deno.env.delete(k);

@@ -5,7 +5,16 @@
 import assert from "node:assert/strict";
 import { chat, current } from "../../src/agent/agent.ts";
 import { askArguments, socialize } from "../../src/agent/socialize.ts";
-import { addTemplate, outputs, shape, society, sys, wire } from "./delegation_support.ts";
+import {
+  addTemplate,
+  askWorker,
+  assertOneAtATime,
+  outputs,
+  shape,
+  society,
+  sys,
+  wire,
+} from "./delegation_support.ts";
 
 Deno.test("inheritance modes give exactly the message lists of §3.4; receipts go to agent_meta", async () => {
   await using s = await society();
@@ -111,16 +120,7 @@ Deno.test("omitted conversation is one-shot (_oneshot-<n>, §7.1); a named one c
 
 Deno.test("calls on different conversations run in parallel; calls sharing one run in order (§7.8)", async () => {
   await using s = await society({ delayMs: 300 });
-  const boss = s.make("boss");
-  addTemplate(boss, s.make("Worker"));
-  socialize(boss);
-  current(boss).push({ role: "user", content: "go" });
-  s.plan(
-    ["ask", { agent: "Worker", prompt: "x1", conversation: "x" }],
-    ["ask", { agent: "Worker", prompt: "y1", conversation: "y" }],
-    ["ask", { agent: "Worker", prompt: "x2", conversation: "x" }],
-  );
-  const r = await chat(boss);
+  const r = await askWorker(s, s.make("boss"), ["x1", "x"], ["y1", "y"], ["x2", "x"]);
   const req = (p: string) => s.requestsOf("Worker").find((q) => wire(q).at(-1)?.content === p)!;
   const [x1, y1, x2] = [req("x1"), req("y1"), req("x2")];
   // x and y overlap: y1 arrived before x1 was answered
@@ -142,17 +142,7 @@ Deno.test("calls on different conversations run in parallel; calls sharing one r
 
 Deno.test("ASK_AGENTS=1 runs specialists one at a time", async () => {
   await using s = await society({ delayMs: 200, env: { ASK_AGENTS: "1" } });
-  const boss = s.make("boss");
-  addTemplate(boss, s.make("Worker"));
-  socialize(boss);
-  current(boss).push({ role: "user", content: "go" });
-  s.plan(
-    ["ask", { agent: "Worker", prompt: "x1", conversation: "x" }],
-    ["ask", { agent: "Worker", prompt: "y1", conversation: "y" }],
-  );
-  await chat(boss);
-  const [a, b] = s.requestsOf("Worker");
-  assert.ok(b!.receivedAt >= a!.firstByteAt!);
+  await assertOneAtATime(s, s.make("boss"));
 });
 
 const exc = (o: Record<string, unknown>) => String(JSON.parse(String(o.content)).exception);
