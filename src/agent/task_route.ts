@@ -16,6 +16,7 @@ import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { requestOptions } from "../llm/ask_options.ts";
 import { isSecretOption } from "../llm/snapshot.ts";
+import { isDone } from "../workflow/context.ts";
 import { createJob } from "../workflow/job.ts";
 import { cleanJob, loadJobResult, produceJob } from "../workflow/run.ts";
 import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
@@ -148,6 +149,7 @@ export async function askTaskRoute(
   const runtime = inheritedRuntime(agent, options);
   // --no-cache asks again: the job's answer is a cache too
   if (env.SCOUT_NO_ASK_CACHE === "true" || runtime.cache === false) await cleanJob(job);
+  const cached = isDone(job);
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
   const secrets = secretOptions(agent, options);
   await active.run({ workflows, runtime, secrets }, () => produceJob(job, { env }));
@@ -167,5 +169,5 @@ export async function askTaskRoute(
   const projected = project(job.shortPath, answer);
   const last = [...projected].reverse().find((m) => m.role !== "previous_response_id");
   const text = last?.role === "assistant" && typeof last.content === "string" ? last.content : "";
-  return { text, messages: projected, job };
+  return { text, messages: projected, job, cached };
 }

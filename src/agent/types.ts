@@ -78,6 +78,8 @@ export interface AgentReply {
   messages: Message[];
   /** The job when the answer came from the workflow's `ask` task (§1.4 step 2). */
   job?: Job;
+  /** On the task route: true when that job was already done (its answer reused, nothing asked). */
+  cached?: boolean;
   /** The inference result on the direct route (endpoint, backend, model, cached). */
   ask?: AskResult;
 }

@@ -12,12 +12,15 @@ import { extractOptions } from "../chat/options.ts";
 import { ask as agentAsk, start as startChat } from "../agent/agent.ts";
 import { agentRoots, findAgent, listAgents } from "../agent/find.ts";
 import { loadAgent } from "../agent/load.ts";
-import type { AskResult } from "../llm/ask.ts";
+import { parseMeta } from "../chat/meta.ts";
+import { parse } from "../chat/parse.ts";
+import { tokenTotals } from "../chat/trace.ts";
+import type { AgentReply } from "../agent/types.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask.ts";
-import { runLlmAsk } from "./llm_ask_run.ts";
-import { exists } from "../util/fs.ts";
+import { type HookResult, runLlmAsk } from "./llm_ask_run.ts";
+import { exists, readText } from "../util/fs.ts";
 
 /** Version of the `agent list --json` shape. */
 export const AGENT_LIST_JSON_VERSION = 1;
@@ -55,19 +58,37 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
   agent.startChat = start.chat;
   return await runLlmAsk(withoutMissingChat(opts, cwd), io, "ask", {
     prefix: start.chat,
-    ask: async (messages, options): Promise<AskResult> => {
+    ask: async (messages, options): Promise<HookResult> => {
       startChat(agent, messages);
       const r = await agentAsk(agent, null, { ...start.options, ...options });
-      return r.ask ?? {
-        messages: r.messages,
-        text: r.text,
-        cached: false,
-        endpoint: null,
-        backend: "workflow",
-        model: r.job?.shortPath ?? "",
-      };
+      return r.ask ?? await taskRouteResult(r);
     },
   });
+}
+
+/**
+ * What a task-route answer reports (`--json`): the job, whether it was
+ * already done, and the endpoint, model and usage of the agent log its
+ * body wrote (`<job>.files/log/agent.chat`), when there is one.
+ *
+ * @param r the agent's reply (with its job)
+ * @returns the ask result, with the job's short path and usage
+ */
+async function taskRouteResult(r: AgentReply): Promise<HookResult> {
+  const job = r.job!;
+  const log = join(job.path + ".files", "log", "agent.chat");
+  const meta = exists(log) ? parse(await readText(log)).filter((m) => m.role === "meta") : [];
+  const last = meta.length > 0 ? parseMeta(String(meta.at(-1)!.content)) : {};
+  return {
+    messages: r.messages,
+    text: r.text,
+    cached: r.cached === true,
+    endpoint: last.endpoint === undefined ? null : String(last.endpoint),
+    backend: last.backend === undefined ? "workflow" : String(last.backend),
+    model: last.model === undefined ? "" : String(last.model),
+    job: job.shortPath,
+    ...(meta.length > 0 ? { usage: tokenTotals([meta]) } : {}),
+  };
 }
 
 /**

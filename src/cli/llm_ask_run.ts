@@ -14,7 +14,7 @@ import { extractOptions } from "../chat/options.ts";
 import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
 import { appendChatText } from "../chat/print_append.ts";
-import { tokenTotals } from "../chat/trace.ts";
+import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
@@ -90,12 +90,19 @@ async function withTemplate(opts: LlmAskOptions, question: string, io: Io): Prom
   return await templateQuestion(opts.template, question, { cwd: io.cwd, env: io.env });
 }
 
+/**
+ * An inference's result as `agent ask` may report it: an answer that came
+ * from a job (the task route) names it, and brings its usage when the
+ * answer's own messages (the projection) carry none.
+ */
+export type HookResult = AskResult & { job?: string; usage?: TokenTotals };
+
 /** What `agent ask` changes in the `llm ask` run. */
 export interface AskHooks {
   /** Messages sent before the conversation (an agent's start chat); never written to `-o`. */
   prefix?: Message[];
   /** The inference (default `llm/ask`; an agent's ask for `agent ask`). */
-  ask?: (messages: Message[], options: AskOptions) => Promise<AskResult>;
+  ask?: (messages: Message[], options: AskOptions) => Promise<HookResult>;
 }
 
 /**
@@ -303,7 +310,7 @@ export async function runLlmAsk(
     }
   };
 
-  let result: AskResult;
+  let result: HookResult;
   try {
     result = await (hooks.ask ?? ask)(messages, {
       ...call,
@@ -347,7 +354,8 @@ export async function runLlmAsk(
       endpoint: result.endpoint,
       backend: result.backend,
       model: result.model,
-      usage: tokenTotals([result.messages]),
+      ...(result.job !== undefined ? { job: result.job } : {}),
+      usage: result.usage ?? tokenTotals([result.messages]),
       messages: result.messages.map((m) => ({ role: m.role, content: m.content ?? null })),
       output: outPath ?? null,
     };

@@ -102,3 +102,22 @@ Deno.test("task route: -O key=… reaches the provider but never the job's files
   assert.equal(files, "", "no file under SCOUT_HOME holds the key");
   assert.ok(existsSync(join(home, "var", "jobs", "Router3", "ask")), "the job was written");
 });
+
+Deno.test("task route --json: the job, whether it was done already, model and usage of its log", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "ok" }) });
+  const { run } = router(t.path, srv, "Router4");
+  const first = JSON.parse((await run("--json", "q")).stdout);
+  const again = JSON.parse((await run("--json", "q")).stdout);
+  for (const [out, cached] of [[first, false], [again, true]] as const) {
+    assert.equal(out.answer, "ok");
+    assert.equal(out.cached, cached);
+    assert.match(out.job, /^Router4\/ask\/Default_[0-9a-f]{32}\.chat$/);
+    assert.equal(out.endpoint, "ep");
+    assert.equal(out.backend, "openai");
+    assert.equal(out.model, "start-model");
+    assert.ok(out.usage.tt > 0, JSON.stringify(out.usage));
+  }
+  assert.equal(again.job, first.job);
+  assert.equal(srv.requests.length, 1);
+});
