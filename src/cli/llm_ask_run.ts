@@ -13,7 +13,6 @@ import { parseJson } from "../chat/json.ts";
 import { extractOptions } from "../chat/options.ts";
 import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
-import { appendChatText } from "../chat/print_append.ts";
 import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
@@ -21,28 +20,17 @@ import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { type AskEvent, incompleteText } from "../llm/loop.ts";
-import { exists, readText, writeFileAtomic } from "../util/fs.ts";
+import { exists } from "../util/fs.ts";
 import type { JobRoleResolver } from "../chat/compile_jobs.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
+import { appendToChat, checkChatOutput } from "./chat_output.ts";
 import type { LlmAskOptions } from "./llm_ask.ts";
 
 /** Version of the `--json` output shape. */
 export const LLM_ASK_JSON_VERSION = 1;
-
-/**
- * Appends messages to a chat file atomically (creating it if needed).
- *
- * @param path absolute path
- * @param messages messages to append
- */
-export async function appendToChat(path: string, messages: readonly Message[]): Promise<void> {
-  if (messages.length === 0) return;
-  const existing = exists(path) ? await readText(path) : "";
-  await writeFileAtomic(path, appendChatText(existing, messages));
-}
 
 async function loadSchema(file: string, cwd: string): Promise<unknown> {
   const path = resolve(cwd, file);
@@ -200,6 +188,7 @@ export async function runLlmAsk(
   const stdinChat = opts.chat === "-" ? await readInput("-", io) : undefined;
   const question = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
+  if (outPath !== undefined && !opts.dryRun) checkChatOutput(outPath, opts.output!);
   const jobs = withAgentLayer(jobRoleResolver({ cwd, env }));
 
   let base: Message[] = [];
@@ -242,7 +231,8 @@ export async function runLlmAsk(
     ? await compile(newRaw, { cwd, env, config: store, name: "<question>", jobs })
     : [];
   const messages = [...(hooks.prefix ?? []), ...base, ...added];
-  if (!messages.some((m) => m.role !== "meta" && m.content !== "")) {
+  // an agent's start chat alone is nothing to ask
+  if (![...base, ...added].some((m) => m.role !== "meta" && m.content !== "")) {
     throw usageError("Nothing to ask: give a QUESTION, pipe one on stdin, or use -c CHAT");
   }
   if (opts.dryRun) {
@@ -329,7 +319,7 @@ export async function runLlmAsk(
       endLine();
     }
     if (outPath !== undefined) {
-      await appendToChat(outPath, [...newRaw, ...produced]);
+      await appendToChat(outPath, [...newRaw, ...produced], env);
       if (isScoutError(e)) {
         e.message += ` (the chat so far was appended to "${opts.output}")`;
         e.savedTo = outPath;
@@ -343,7 +333,11 @@ export async function runLlmAsk(
     }
     throw e;
   }
-  if (outPath !== undefined) await appendToChat(outPath, [...newRaw, ...result.messages]);
+  // the answer is printed even when it cannot be saved (then the run fails)
+  let unsaved: unknown;
+  if (outPath !== undefined) {
+    await appendToChat(outPath, [...newRaw, ...result.messages], env).catch((e) => unsaved = e);
+  }
 
   const value = mode === "json" ? unwrapContent(parseJson(result.text)) : undefined;
   if (opts.json) {
@@ -357,7 +351,7 @@ export async function runLlmAsk(
       ...(result.job !== undefined ? { job: result.job } : {}),
       usage: result.usage ?? tokenTotals([result.messages]),
       messages: result.messages.map((m) => ({ role: m.role, content: m.content ?? null })),
-      output: outPath ?? null,
+      output: unsaved === undefined ? outPath ?? null : null,
     };
     if (mode === "json") out.value = value;
     io.stdout.write(JSON.stringify(out, null, 2) + "\n");
@@ -368,6 +362,7 @@ export async function runLlmAsk(
   } else if (lastChar !== "\n") {
     write("\n");
   }
+  if (unsaved !== undefined) throw unsaved;
   return 0;
 }
 

@@ -1,0 +1,87 @@
+/**
+ * The `-o FILE` chat of `llm ask` / `agent ask` (`src/cli/chat_output.ts`):
+ * a path that cannot be written fails before anything is asked; an answer
+ * that cannot be saved after all is still printed; concurrent runs
+ * appending to one chat all land; `agent ask` with nothing to ask asks
+ * nothing.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "../../src/chat/parse.ts";
+import { clearAgentCache } from "../../src/agent/load.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+
+async function setup(fallback = () => ({ text: "the answer" })) {
+  const dir = await tempDir();
+  const srv = await startProviderServer({ fallback });
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-x" };
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
+  return {
+    dir,
+    srv,
+    run: (args: string[]) => runMain([...args, ...flags], { env, cwd: dir.path }),
+    [Symbol.asyncDispose]: async () => {
+      await srv.close();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+Deno.test("-o that cannot be written fails with exit 2 before asking; missing parents are fine", async () => {
+  await using t = await setup();
+  mkdirSync(join(t.dir.path, "adir"));
+  writeFileSync(join(t.dir.path, "afile"), "x");
+  for (
+    const [out, why] of [["adir", /it is a directory/], [
+      "afile/x.chat",
+      /not a writable directory/,
+    ]]
+  ) {
+    const r = await t.run(["llm", "ask", "-o", out as string, "q"]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`Cannot write -o "${out}"`));
+    assert.match(r.stderr, why as RegExp);
+  }
+  assert.equal(t.srv.requests.length, 0, "nothing asked");
+  const ok = await t.run(["llm", "ask", "-o", "new/sub/x.chat", "q"]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(readFileSync(join(t.dir.path, "new/sub/x.chat"), "utf8"), /the answer/);
+});
+
+Deno.test("an answer that cannot be saved after all is printed, then the run fails", async () => {
+  let out = "";
+  await using t = await setup(() => {
+    mkdirSync(out); // the -o path becomes a directory while the model answers
+    return { text: "kept answer" };
+  });
+  out = join(t.dir.path, "late.chat");
+  const r = await t.run(["llm", "ask", "-o", "late.chat", "q"]);
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, "kept answer\n");
+  assert.match(r.stderr, /late\.chat/);
+});
+
+Deno.test("concurrent runs appending to one -o chat all land", async () => {
+  await using t = await setup();
+  const runs = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => t.run(["llm", "ask", "-o", "shared.chat", `q${i}`])),
+  );
+  for (const r of runs) assert.equal(r.code, 0, r.stderr);
+  const saved = parse(readFileSync(join(t.dir.path, "shared.chat"), "utf8"));
+  const users = saved.filter((m) => m.role === "user" && m.content !== "").map((m) => m.content);
+  assert.deepEqual(users.sort(), ["q0", "q1", "q2", "q3", "q4", "q5"]);
+  assert.equal(saved.filter((m) => m.role === "assistant").length, 6);
+});
+
+Deno.test("agent ask with nothing to ask exits 2 and asks nothing (the start chat is not a question)", async () => {
+  await using t = await setup();
+  mkdirSync(join(t.dir.path, "Agent", "Quiet"), { recursive: true });
+  writeFileSync(join(t.dir.path, "Agent", "Quiet", "start_chat"), "system: You are quiet\n");
+  clearAgentCache();
+  const r = await t.run(["agent", "ask", "Quiet"]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /Nothing to ask/);
+  assert.equal(t.srv.requests.length, 0);
+});
