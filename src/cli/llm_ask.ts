@@ -7,6 +7,7 @@
  */
 import type { Command } from "@commander-js/extra-typings";
 import { usageError } from "../errors.ts";
+import { holdInterruptExit } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 
 /** Options of `llm ask` (and, with `schema`, of `llm json`). */
@@ -149,8 +150,10 @@ export function askFlags(cmd: Command): Command {
 }
 
 /**
- * Runs `work` with an abort signal that SIGINT fires (real processes only),
- * and stores its exit code in the context.
+ * Runs `work` with an abort signal that SIGINT or SIGTERM fires (real
+ * processes only; SLURM's time limit and `scancel` send SIGTERM), and
+ * stores its exit code in the context. Jobs running meanwhile are marked
+ * aborted but do not end the process: `work` saves the chat so far.
  *
  * @param ctx invocation context
  * @param work the command's run, given the signal
@@ -160,14 +163,38 @@ export async function withInterrupt(
   work: (signal: AbortSignal) => Promise<number>,
 ): Promise<void> {
   const ac = new AbortController();
-  const onSigint = () => ac.abort(new DOMException("Interrupted", "AbortError"));
   const real = typeof process !== "undefined" && ctx.io.env === process.env;
-  if (real) process.once("SIGINT", onSigint);
+  // the first signal ends the ask (the chat so far is saved); a second one exits at once
+  const on = (signal: "SIGINT" | "SIGTERM") => () => {
+    if (ac.signal.aborted) process.exit(INTERRUPT_EXIT[signal]);
+    ac.abort(new DOMException(INTERRUPT_REASON[signal], "AbortError"));
+  };
+  const handlers = { SIGINT: on("SIGINT"), SIGTERM: on("SIGTERM") };
+  const release = real ? holdInterruptExit() : () => {};
+  if (real) for (const [s, h] of Object.entries(handlers)) process.on(s, h);
   try {
     ctx.exitCode = await work(ac.signal);
   } finally {
-    if (real) process.removeListener("SIGINT", onSigint);
+    if (real) for (const [s, h] of Object.entries(handlers)) process.removeListener(s, h);
+    release();
   }
+}
+
+/** Exit codes of an interrupted ask (128 + signal number). */
+const INTERRUPT_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+/** The abort reason's message per signal (`interruptExitCode` reads it back). */
+const INTERRUPT_REASON = { SIGINT: "Interrupted", SIGTERM: "Terminated" } as const;
+
+/**
+ * The exit code of an ask ended by `signal` (130 for SIGINT, 143 for SIGTERM).
+ *
+ * @param signal the ask's abort signal
+ * @returns the exit code
+ */
+export function interruptExitCode(signal: AbortSignal | undefined): number {
+  return (signal?.reason as Error | undefined)?.message === INTERRUPT_REASON.SIGTERM
+    ? INTERRUPT_EXIT.SIGTERM
+    : INTERRUPT_EXIT.SIGINT;
 }
 
 /**

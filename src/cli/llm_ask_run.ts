@@ -27,7 +27,7 @@ import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { appendToChat, checkChatOutput } from "./chat_output.ts";
-import type { LlmAskOptions } from "./llm_ask.ts";
+import { interruptExitCode, type LlmAskOptions } from "./llm_ask.ts";
 
 /** Version of the `--json` output shape. */
 export const LLM_ASK_JSON_VERSION = 1;
@@ -327,9 +327,12 @@ export async function runLlmAsk(
         warn(io, `The chat so far was appended to "${opts.output}"`);
       }
     }
-    if (e instanceof Error && e.name === "AbortError") {
-      io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} Interrupted\n`);
-      return 130;
+    // on the task route the interrupt arrives wrapped as the job's failure
+    if (opts.signal?.aborted || (e instanceof Error && e.name === "AbortError")) {
+      const code = interruptExitCode(opts.signal);
+      const what = code === 143 ? "Terminated" : "Interrupted";
+      io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${what}\n`);
+      return code;
     }
     throw e;
   }

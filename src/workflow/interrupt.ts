@@ -2,8 +2,10 @@
  * SIGINT/SIGTERM while jobs run (`workflow.md` §7.4 #7): every job of this
  * process that is between setup and done is marked `aborted` (synchronous
  * atomic info write), its tmp result removed and its lock released; then the
- * process exits with 128 + signal number. Handlers are installed only while
- * jobs run.
+ * process exits with 128 + signal number — unless a caller above holds the
+ * exit ({@link holdInterruptExit}: `llm ask`/`agent ask`, which save the
+ * chat so far and exit themselves). Handlers are installed only while jobs
+ * run.
  *
  * @module
  */
@@ -22,7 +24,25 @@ function onSignal(signal: string): void {
     } catch { /* keep aborting the others: the process is going down */ }
   }
   running.clear();
-  process.exit(EXIT[signal] ?? 1);
+  if (holders === 0) process.exit(EXIT[signal] ?? 1);
+}
+
+let holders = 0;
+
+/**
+ * While held, a signal aborts the running jobs (as always) but does not
+ * exit the process: the holder has its own handler, which ends its work
+ * (the aborted jobs' bodies see their signal) and exits itself.
+ *
+ * @returns the release function (call it once)
+ */
+export function holdInterruptExit(): () => void {
+  holders++;
+  let held = true;
+  return () => {
+    if (held) holders--;
+    held = false;
+  };
 }
 
 const onInt = () => onSignal("SIGINT");

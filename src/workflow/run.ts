@@ -355,7 +355,10 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
     // A dependency's failure is recorded as the dependency's own error, never the wrapper.
     const original = rootFailure(e);
     try {
-      if (Object.keys(current).length > 0) await merge(errorInfoPatch(original));
+      // an interrupt already wrote `aborted` and released the lock: nothing more to record
+      if (Object.keys(current).length > 0 && !controller.signal.aborted) {
+        await merge(errorInfoPatch(original));
+      }
     } finally {
       await rm(tmpPath(job.path), { force: true, recursive: true });
       emit("error");

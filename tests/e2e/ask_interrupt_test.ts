@@ -1,0 +1,101 @@
+/**
+ * Interrupting `agent ask` / `llm ask` as real processes (from source):
+ * Ctrl-C on the task route (the answer comes from a job of the agent's
+ * `ask` task) ends like on the direct route — exit 130, the question kept
+ * in `-o`, the job marked aborted — and SIGTERM (SLURM's time limit,
+ * `scancel`) ends an ask with exit 143 and the chat so far saved.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+/** Spawns the CLI, signals it once the provider is answering, returns its end. */
+async function interrupted(
+  srv: ProviderServer,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string> },
+  signal: "SIGINT" | "SIGTERM",
+  stream: boolean,
+) {
+  const child = new Deno.Command(DENO, {
+    args: [...SCOUT_SOURCE_ARGS, ...args],
+    cwd: opts.cwd,
+    env: { ...opts.env, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // the request is in (streamed replies: the answer has begun)
+  const begun = () => srv.requests[0] !== undefined && (!stream || srv.requests[0].firstByteAt);
+  while (!begun()) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 300));
+  try {
+    child.kill(signal);
+  } catch (e) {
+    const out = await child.output();
+    throw new Error(`${(e as Error).message}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  const out = await child.output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+const slow = { text: Array.from({ length: 40 }, (_, i) => `w${i} `), chunkDelayMs: 100 };
+
+Deno.test("agent ask on the task route: Ctrl-C exits 130, keeps the question in -o, the job aborted", async () => {
+  await using t = await tempDir();
+  // the job's agent does not stream: its reply is late instead
+  await using srv = await startProviderServer({
+    fallback: () => ({ text: "late", delayMs: 2000 }),
+  });
+  const home = join(t.path, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  const here = join(t.path, "Agent", "Slow");
+  put(here, "start_chat", "system: You are slow\n\nendpoint: ep\n");
+  put(
+    here,
+    "workflow.ts",
+    `export default (api) => api.workflow("Slow", {
+  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
+      JSON.stringify(here)
+    }, { chat: chat() })) },
+});\n`,
+  );
+  const r = await interrupted(
+    srv,
+    ["agent", "ask", "Slow", "-o", "s.chat", "Tell a long story"],
+    { cwd: t.path, env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" } },
+    "SIGINT",
+    false,
+  );
+  assert.equal(r.code, 130, r.stderr);
+  assert.match(r.stderr, /scout-ai: Interrupted/);
+  assert.match(readFileSync(join(t.path, "s.chat"), "utf8"), /Tell a long story/);
+  const jobs = join(home, "var", "jobs", "Slow", "ask");
+  const info = readdirSync(jobs).find((f) => f.endsWith(".info"))!;
+  assert.equal(JSON.parse(readFileSync(join(jobs, info), "utf8")).status, "aborted");
+});
+
+Deno.test("llm ask: SIGTERM exits 143 and keeps the question and the partial answer in -o", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => slow });
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--stream"];
+  const r = await interrupted(
+    srv,
+    ["llm", "ask", ...flags, "-o", "s.chat", "Tell a long story"],
+    { cwd: t.path, env: { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "sk-x" } },
+    "SIGTERM",
+    true,
+  );
+  assert.equal(r.code, 143, r.stderr);
+  assert.match(r.stderr, /scout-ai: Terminated/);
+  const chat = readFileSync(join(t.path, "s.chat"), "utf8");
+  assert.match(chat, /Tell a long story/);
+  assert.match(chat, /incomplete=true/);
+});
