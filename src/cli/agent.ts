@@ -34,12 +34,13 @@ The agent is found like 'agent find NAME'; its start_chat comes before the conve
 workflow's tasks are offered as tools, and its agent.ts runs when it is loaded. The flags are
 those of 'llm ask' (see 'scout-ai llm ask --help'): options written in QUESTION win, then the
 flags (-e, -m, -O…), then the -c chat's options, then the agent's start_chat options.
+'...' in QUESTION is replaced by stdin (or the -f file); with no QUESTION, stdin is the question.
 -o appends the question and the new messages (never the start chat) to the chat file. A -c
 file that does not exist yet starts an empty conversation (Ruby's rule), so
 '-c plan.chat -o plan.chat' starts and then continues one conversation.
 
 Examples (the agents of fixtures/agents/; SCOUT_AGENT_PATH adds a search root):
-  git diff | SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Critic "Review this diff"
+  git diff | SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Critic "Review this diff: ..."
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner -e nano -m gpt-4.1-mini "Plan the week"
   scout-ai agent ask ./fixtures/agents/Agent/Planner -c plan.chat -o plan.chat "And Friday?"
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner --dry-run "Plan the week"`,

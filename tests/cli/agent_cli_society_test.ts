@@ -77,3 +77,16 @@ Deno.test("agent ask: specialists inherit the question, the -c conversation and 
     .map((x) => x.function.name);
   assert.ok(toolsSent.includes("count"), JSON.stringify(toolsSent));
 });
+
+Deno.test("agent ask --help: the piped example's question takes stdin, as documented", async () => {
+  await using t = await tempDir();
+  put(t.path, "Agent/Critic/start_chat", "system: You criticise\n");
+  clearAgentCache();
+  const help = await runMain(["agent", "ask", "--help"], { cwd: t.path });
+  const example = help.stdout.split("\n").find((l) => l.includes("git diff |"))!;
+  const question = /agent ask Critic "([^"]*)"/.exec(example)![1]!;
+  const o = { env: { SCOUT_HOME: join(t.path, "home") }, cwd: t.path, stdin: "-a\n+b\n" };
+  const r = await runMain(["agent", "ask", "Critic", "--dry-run", question], o);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /-a\n\+b/);
+});
