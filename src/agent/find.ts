@@ -173,7 +173,7 @@ export interface AgentListing {
   name: string;
   /** Its directory (the one `find` resolves). */
   path: string;
-  /** Kind (`Agent`, `var/Agent`, `chats/Agent`, `chats`). */
+  /** Kind (`Agent`, `var/Agent`, `chats/Agent`, `chats`, or `workflows` when only that exists). */
   kind: string;
   /** Search root it is under. */
   root: string;
@@ -182,34 +182,43 @@ export interface AgentListing {
 }
 
 /**
- * Every agent directory under the search roots, each name once (the one a
- * lookup resolves), sorted by name. A directory counts when it holds one of
- * the conventional files.
+ * Every agent under the search roots, as `agent find`/`agent ask` resolve
+ * it, sorted by name. A name is listed when some directory of it
+ * (`workflows/<name>` or an agent kind) holds a conventional file; its
+ * path, kind and root are then the ones {@link findAgent} resolves — so an
+ * empty `Agent/<name>` that shadows a populated one is listed as what runs,
+ * with no files.
  *
  * @param opts cwd and env
  * @returns the agents
  */
 export function listAgents(opts: FindAgentOptions = {}): AgentListing[] {
   const roots = agentRoots(opts);
-  const seen = new Map<string, AgentListing>();
-  for (const kind of AGENT_KINDS) {
+  const names = new Set<string>();
+  for (const kind of ["workflows", ...AGENT_KINDS]) {
     for (const root of roots) {
-      const base = join(root, kind);
-      let names: string[] = [];
-      try {
-        names = readdirSync(base).sort();
-      } catch {
-        continue;
-      }
-      for (const name of names) {
-        if (seen.has(name) || !/^[A-Za-z0-9_.-]+$/.test(name) || /^\.\.?$/.test(name)) continue;
-        const dir = join(base, name);
-        if (!isDirectory(dir)) continue;
-        const files = AGENT_FILES.filter((f) => isFile(join(dir, f)) || isDirectory(join(dir, f)));
-        if (files.length === 0) continue;
-        seen.set(name, { name, path: dir, kind, root, files });
+      for (const name of entries(join(root, kind))) {
+        if (conventionalFiles(join(root, kind, name)).length > 0) names.add(name);
       }
     }
   }
-  return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return [...names].sort((a, b) => a.localeCompare(b)).map((name) => {
+    const loc = findAgent(name, opts);
+    const dirs = [loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
+    const files = [...new Set(dirs.flatMap(conventionalFiles))];
+    return { name, path: loc.path, kind: loc.kind, root: loc.root!, files };
+  });
+}
+
+function entries(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((n) => /^[A-Za-z0-9_.-]+$/.test(n) && !/^\.\.?$/.test(n));
+  } catch {
+    return [];
+  }
+}
+
+function conventionalFiles(dir: string): string[] {
+  if (!isDirectory(dir)) return [];
+  return AGENT_FILES.filter((f) => isFile(join(dir, f)) || isDirectory(join(dir, f)));
 }

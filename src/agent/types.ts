@@ -40,7 +40,7 @@ export interface Agent {
   options: AgentOptions;
   /** Workflow whose tasks become tools; its `ask` task is the task route (§1.4). */
   workflow: Workflow | null;
-  /** Knowledge-base directory (not implemented yet: a warning when present). */
+  /** Knowledge-base directory: its databases' tools join the agent's (agents.md §6). */
   knowledgeBase: string | null;
   /** Specialist name → template agent (§3.3). */
   society: Record<string, Agent>;

@@ -145,8 +145,17 @@ Deno.test("search: kind order over all roots, SCOUT_AGENT_PATH first, workflows/
   assert.deepEqual(f.startChat, [{ role: "introduce", content: "Flow" }]);
   assert.deepEqual(
     listAgents(withPath).map((l) => [l.name, l.path]),
-    [["K", join(extra, "Agent", "K")]],
+    [["Flow", join(home, "workflows", "Flow")], ["K", join(extra, "Agent", "K")]],
   );
+  // list shows what find resolves: an empty Agent/S in ./ shadows var/Agent/S in SCOUT_HOME
+  put(home, "var/Agent/S/start_chat", "system: shadowed\n");
+  mkdirSync(join(w, "Agent", "S"), { recursive: true });
+  mkdirSync(join(w, "Agent", "Bare"), { recursive: true });
+  const s = listAgents(opts).find((l) => l.name === "S")!;
+  assert.deepEqual([s.path, s.kind, s.files], [findAgent("S", opts).path, "Agent", []]);
+  assert.equal(s.path, join(w, "Agent", "S"));
+  // a directory without any conventional file is not listed (find still resolves it, as Ruby)
+  assert.ok(!listAgents(opts).some((l) => l.name === "Bare"));
 });
 
 Deno.test("§7.3 loading by path returns an agent (agent.ts run on it)", async () => {
