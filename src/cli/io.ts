@@ -36,6 +36,8 @@ export interface Io {
   cwd: string;
   /** Colour override: false for `--no-color`; undefined = decide from TTY and NO_COLOR. */
   color?: boolean;
+  /** False when `--log` is above 5: {@link warn} prints nothing. */
+  warnings?: boolean;
 }
 
 /**
@@ -178,5 +180,6 @@ export function paint(
  * @param message the warning
  */
 export function warn(io: Io, message: string): void {
+  if (io.warnings === false) return;
   io.stderr.write(`${paint(io, "stderr", "yellow", "scout-ai: warning:")} ${message}\n`);
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Command } from "@commander-js/extra-typings";
+import { type Command, Option } from "@commander-js/extra-typings";
 import { usageError } from "../errors.ts";
 import { holdInterruptExit } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
@@ -80,6 +80,7 @@ export type AskFlags = {
   offline?: boolean;
   option: string[];
   dryRun?: boolean;
+  dry_run?: boolean;
   inline?: string;
   schema?: string;
   template?: string;
@@ -143,6 +144,9 @@ export function askFlags(cmd: Command): Command {
       "--dry-run",
       "print the compiled chat that would be sent, ask nothing",
     )
+    // the Ruby scout's spellings, for scripts written for it (-l sets --log's level)
+    .addOption(new Option("-d, --dry_run", "same as --dry-run").hideHelp())
+    .addOption(new Option("-l <level>", "same as --log").hideHelp())
     .option(
       "--inline <file>",
       'answer each "# ask:" comment of FILE in place, between "# Response start/end" lines',
@@ -171,11 +175,11 @@ export async function withInterrupt(
   };
   const handlers = { SIGINT: on("SIGINT"), SIGTERM: on("SIGTERM") };
   const release = real ? holdInterruptExit() : () => {};
-  if (real) for (const [s, h] of Object.entries(handlers)) process.on(s, h);
+  if (real) { for (const [s, h] of Object.entries(handlers)) process.on(s, h); }
   try {
     ctx.exitCode = await work(ac.signal);
   } finally {
-    if (real) for (const [s, h] of Object.entries(handlers)) process.removeListener(s, h);
+    if (real) { for (const [s, h] of Object.entries(handlers)) process.removeListener(s, h); }
     release();
   }
 }
@@ -223,7 +227,7 @@ export function askOptionsOf(question: string[], o: AskFlags, signal: AbortSigna
   if (o.stream !== undefined) opts.stream = o.stream;
   if (o.offline) opts.offline = true;
   if (o.json) opts.json = true;
-  if (o.dryRun) opts.dryRun = true;
+  if (o.dryRun || o.dry_run) opts.dryRun = true;
   if (o.inline !== undefined) opts.inline = o.inline;
   if (o.schema !== undefined) opts.schema = o.schema;
   if (o.template !== undefined) opts.template = o.template;

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { Command, CommanderError } from "@commander-js/extra-typings";
-import { errorLocation, isScoutError } from "../errors.ts";
+import { Command, CommanderError, Option } from "@commander-js/extra-typings";
+import { errorLocation, isScoutError, usageError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
@@ -39,6 +39,9 @@ export function buildProgram(ctx: CliContext): Command {
     .option("--debug", "print stack traces on errors")
     .option("--log <level>", "log level 0 (debug) … 7 (silent); warnings print at 5 and below", "5")
     .option("--no-color", "never colour output (NO_COLOR=1 does the same)")
+    // the Ruby scout's spellings, for scripts written for it
+    .addOption(new Option("--nocolor", "same as --no-color").hideHelp())
+    .addOption(new Option("--nobar", "draw no progress lines on stderr").hideHelp())
     .addHelpText(
       "after",
       "\nExamples (from the repository root; they use its fixtures/):\n" +
@@ -58,11 +61,20 @@ export function buildProgram(ctx: CliContext): Command {
       outputError: (s, write) =>
         write(`${paint(io, "stderr", "red", "scout-ai:")} ${s.replace(/^error: /, "")}`),
     })
-    .hook("preAction", (cmd) => {
-      const g = cmd.optsWithGlobals() as { debug?: boolean; log?: string; color?: boolean };
+    .hook("preAction", (_program, cmd) => {
+      const g = cmd.optsWithGlobals() as {
+        debug?: boolean;
+        log?: string;
+        l?: string;
+        color?: boolean;
+        nocolor?: boolean;
+        nobar?: boolean;
+      };
       ctx.debug = Boolean(g.debug);
-      ctx.logLevel = Number.parseInt(g.log ?? "5", 10);
-      if (g.color === false) io.color = false;
+      ctx.logLevel = Number.parseInt(g.l ?? g.log ?? "5", 10);
+      if (ctx.logLevel > 5) io.warnings = false;
+      if (g.color === false || g.nocolor) io.color = false;
+      if (g.nobar) io.stderrIsTTY = false;
     });
   registerChat(program, ctx);
   registerWorkflow(program, ctx);
@@ -98,10 +110,35 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 2;
   }
   try {
+    rejectRubyMultiLetterFlags(argv);
     await program.parseAsync(argv, { from: "user" });
     return ctx.exitCode;
   } catch (e) {
     return reportError(e, ctx);
+  }
+}
+
+/** Ruby's two-letter short flags, which commander would read as `-i n` / `-w t`. */
+const RUBY_MULTI_LETTER: Record<string, string> = {
+  "-in": 'use --inline FILE (-in would read as -i n: import the chat file "n")',
+  "-wt": "Ruby's -wt/--workflow_tasks is not supported (it did nothing there): use -w WORKFLOW " +
+    '(-wt would read as -w t: the workflow "t")',
+};
+
+/**
+ * Stops Ruby's `-in` / `-wt` before commander misreads them (the tokens
+ * before a `--`).
+ *
+ * @param argv the arguments
+ * @throws ScoutError `usage` naming the flag and what to use instead
+ */
+export function rejectRubyMultiLetterFlags(argv: readonly string[]): void {
+  const end = argv.indexOf("--");
+  for (const arg of end === -1 ? argv : argv.slice(0, end)) {
+    const flag = arg.split("=")[0]!;
+    if (flag in RUBY_MULTI_LETTER) {
+      throw usageError(`Unknown flag ${flag}: ${RUBY_MULTI_LETTER[flag]}`);
+    }
   }
 }
 

@@ -1,0 +1,60 @@
+/**
+ * The Ruby scout's flag spellings, for scripts written for it: `--nocolor`,
+ * `--nobar`, `-l LEVEL`, `-d`/`--dry_run` are accepted (hidden from
+ * --help); Ruby's two-letter `-in`/`-wt`, which commander would misread as
+ * `-i n`/`-w t`, are refused with the flag to use instead.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { clearAgentCache } from "../../src/agent/load.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+
+Deno.test("Ruby spellings: -d/--dry_run, --nocolor, --nobar are accepted and hidden from --help", async () => {
+  await using t = await tempDir();
+  const o = { env: { SCOUT_HOME: join(t.path, "home") }, cwd: t.path };
+  for (const args of [["-d"], ["--dry_run"], ["--dry_run", "--nocolor", "--nobar"]]) {
+    const r = await runMain(["llm", "ask", ...args, "hello"], o);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "user:\n\nhello\n");
+  }
+  const help = (await runMain(["llm", "ask", "--help"], o)).stdout +
+    (await runMain(["--help"], o)).stdout;
+  assert.doesNotMatch(help, /dry_run|nocolor|nobar|-l <level>/);
+});
+
+Deno.test("-l / --log above 5 silences warnings; 5 and below print them", async () => {
+  await using t = await tempDir();
+  mkdirSync(join(t.path, "Agent", "Rb"), { recursive: true });
+  writeFileSync(join(t.path, "Agent", "Rb", "start_chat"), "system: from Ruby\n");
+  writeFileSync(join(t.path, "Agent", "Rb", "workflow.rb"), "module Rb; end\n");
+  const o = { env: { SCOUT_HOME: join(t.path, "home") }, cwd: t.path };
+  const run = async (...flags: string[]) => {
+    clearAgentCache();
+    return await runMain(["agent", "ask", "Rb", "--dry-run", ...flags, "hi"], o);
+  };
+  const loud = await run();
+  assert.equal(loud.code, 0, loud.stderr);
+  assert.match(loud.stderr, /warning:.*workflow\.rb/);
+  for (const flags of [["-l", "7"], ["--log", "6"]]) {
+    const quiet = await run(...flags);
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.equal(quiet.stderr, "");
+    assert.equal(quiet.stdout, loud.stdout);
+  }
+});
+
+Deno.test("Ruby's -in and -wt are refused with the flag to use instead (before anything runs)", async () => {
+  await using t = await tempDir();
+  const o = { env: { SCOUT_HOME: join(t.path, "home") }, cwd: t.path };
+  const inline = await runMain(["llm", "ask", "-in", "notes.md"], o);
+  assert.equal(inline.code, 2);
+  assert.match(inline.stderr, /Unknown flag -in: use --inline FILE/);
+  const wt = await runMain(["agent", "ask", "Planner", "-wt", "Baking", "--dry-run", "hi"], o);
+  assert.equal(wt.code, 2);
+  assert.match(wt.stderr, /Unknown flag -wt: .*use -w WORKFLOW/);
+  // after --, it is a word of the question
+  const word = await runMain(["llm", "ask", "--dry-run", "--", "what", "-in", "x"], o);
+  assert.equal(word.code, 0, word.stderr);
+  assert.match(word.stdout, /what -in x/);
+});
