@@ -21,11 +21,11 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { type AskEvent, incompleteText } from "../llm/loop.ts";
 import { exists } from "../util/fs.ts";
-import type { JobRoleResolver } from "../chat/compile_jobs.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
+import { baseAskOptions, callOptions, withAgentLayer } from "./ask_options.ts";
 import { appendToChat, checkChatOutput } from "./chat_output.ts";
 import { interruptExitCode, type LlmAskOptions } from "./llm_ask.ts";
 
@@ -91,59 +91,6 @@ export interface AskHooks {
   prefix?: Message[];
   /** The inference (default `llm/ask`; an agent's ask for `agent ask`). */
   ask?: (messages: Message[], options: AskOptions) => Promise<HookResult>;
-}
-
-/**
- * The request options given by flags: `-O key=value`, `-e`, `-m`, `-b`, over
- * the options taken out of the `-c` chat file.
- *
- * @param opts command options
- * @param fileOptions options of the chat file (yield to the flags)
- * @returns the options
- */
-function callOptions(
-  opts: LlmAskOptions,
-  fileOptions: Record<string, unknown>,
-): Record<string, unknown> {
-  const call: Record<string, unknown> = { ...fileOptions };
-  for (const kv of opts.options) {
-    const i = kv.indexOf("=");
-    call[kv.slice(0, i)] = kv.slice(i + 1);
-  }
-  if (opts.endpoint !== undefined) call.endpoint = opts.endpoint;
-  if (opts.model !== undefined) call.model = opts.model;
-  if (opts.backend !== undefined) call.backend = opts.backend;
-  return call;
-}
-
-/**
- * The run options every ask of the command shares: environment, config,
- * cache/offline, warnings, `agent:` delegation and the abort signal.
- */
-function baseAskOptions(
-  opts: LlmAskOptions,
-  io: Io,
-  store: ReturnType<typeof loadConfig>,
-): AskOptions {
-  const { env, cwd } = io;
-  return {
-    env,
-    cwd,
-    config: store,
-    warn: (m) => warn(io, m),
-    cache: opts.cache !== false,
-    // `agent: Name` lines delegate to that agent (loaded only when one appears)
-    delegate: async (name, msgs, o) =>
-      (await import("../agent/load.ts")).agentDelegate({ cwd, env, warn: (m) => warn(io, m) })(
-        name,
-        msgs,
-        o,
-      ),
-    // workflow files may use `api.chatTask`, which the agent layer adds (loaded only then)
-    prepareWorkflows: agentLayer,
-    ...(opts.offline ? { offline: true } : {}),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-  };
 }
 
 /** `--inline FILE`: answers the file's `# ask:` comments (see `llm_inline.ts`). */
@@ -367,28 +314,6 @@ export async function runLlmAsk(
   }
   if (unsaved !== undefined) throw unsaved;
   return 0;
-}
-
-/** The agent layer: it adds `api.chatTask` to what workflow files receive. */
-const agentLayer = () => import("../agent/load.ts");
-
-/**
- * A job resolver that loads the agent layer before it may load a workflow
- * file (`task:`/`exec_task:` lines), so workflow files using `api.chatTask`
- * load under `llm ask` too, and plain chats never import the agent layer.
- */
-function withAgentLayer(jobs: JobRoleResolver): JobRoleResolver {
-  return {
-    ...jobs,
-    createJob: async (request) => {
-      await agentLayer();
-      return await jobs.createJob(request);
-    },
-    execTask: async (request) => {
-      await agentLayer();
-      return await jobs.execTask(request);
-    },
-  };
 }
 
 function unwrapContent(v: unknown): unknown {

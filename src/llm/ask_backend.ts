@@ -89,7 +89,8 @@ function cacheMode(req: AskRequest, ctx: AskContext): { useCache: boolean; offli
     return v === undefined || !isOff(v);
   })();
   const fromEnv = ctx.env.SCOUT_OFFLINE;
-  const offline = ctx.options.offline ?? (fromEnv !== undefined && !isOff(fromEnv));
+  const offline = ctx.options.offline ??
+    (fromEnv !== undefined && !/^(|0|no|off|false|none|nil)$/i.test(fromEnv.trim()));
   return { useCache: offline || (persist && ctx.options.cache !== false), offline };
 }
 

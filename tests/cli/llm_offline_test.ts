@@ -118,3 +118,47 @@ Deno.test("agent ask --offline replays a recorded agent answer; a miss is not_ca
   assert.match(miss.stderr, /Offline: no cached answer for endpoint "loop"/);
   assert.equal(srv.requests.length, 1);
 });
+
+Deno.test("an agent: line runs its agent with the ask's --offline and --no-cache", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "from the agent" }) });
+  const home = join(dir.path, "home");
+  await Deno.mkdir(join(dir.path, "Agent", "Lib"), { recursive: true });
+  await Deno.writeTextFile(join(dir.path, "Agent", "Lib", "start_chat"), "system: You are Lib\n");
+  const env = { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" };
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m"];
+  const run = (...args: string[]) =>
+    runMain(["llm", "ask", ...flags, ...args, "agent: Lib\n\nuser: q"], { env, cwd: dir.path });
+  const entries = () => {
+    try {
+      return [...Deno.readDirSync(join(home, "var", "cache", "ask"))]
+        .filter((e) => e.name.endsWith(".json")).length;
+    } catch {
+      return 0;
+    }
+  };
+  const offline = await run("--offline");
+  assert.equal(offline.code, 1);
+  assert.match(offline.stderr, /Offline: no cached answer/);
+  assert.equal(srv.requests.length, 0, "offline never calls the provider");
+  const fresh = await run("--no-cache");
+  assert.equal(fresh.code, 0, fresh.stderr);
+  assert.equal(fresh.stdout, "from the agent\n");
+  assert.equal(entries(), 0, "--no-cache stores nothing");
+  assert.equal((await run()).code, 0);
+  assert.equal(entries(), 1);
+  const replay = await run("--offline");
+  assert.equal(replay.code, 0, replay.stderr);
+  assert.equal(srv.requests.length, 2);
+});
+
+Deno.test("SCOUT_OFFLINE=0, no, off or empty leaves offline replay off", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "live" }) });
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
+  for (const v of ["0", "no", "off", "", "false"]) {
+    const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-x", SCOUT_OFFLINE: v };
+    const r = await runMain(["llm", "ask", ...flags, "hi"], { env, cwd: dir.path });
+    assert.equal(r.stdout, "live\n", `SCOUT_OFFLINE=${JSON.stringify(v)}: ${r.stderr}`);
+  }
+});

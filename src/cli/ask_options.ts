@@ -1,0 +1,96 @@
+/**
+ * What every ask of `llm ask` / `llm json` / `agent ask` shares: the request
+ * options the flags give, the run options (env, config, cache, offline,
+ * `agent:` delegation, abort signal), and the lazily loaded agent layer.
+ *
+ * @module
+ */
+import type { JobRoleResolver } from "../chat/compile_jobs.ts";
+import type { loadConfig } from "../config/store.ts";
+import type { AskOptions } from "../llm/ask.ts";
+import type { Io } from "./io.ts";
+import { warn } from "./io.ts";
+import type { LlmAskOptions } from "./llm_ask.ts";
+
+/**
+ * The request options given by flags: `-O key=value`, `-e`, `-m`, `-b`, over
+ * the options taken out of the `-c` chat file.
+ *
+ * @param opts command options
+ * @param fileOptions options of the chat file (yield to the flags)
+ * @returns the options
+ */
+export function callOptions(
+  opts: LlmAskOptions,
+  fileOptions: Record<string, unknown>,
+): Record<string, unknown> {
+  const call: Record<string, unknown> = { ...fileOptions };
+  for (const kv of opts.options) {
+    const i = kv.indexOf("=");
+    call[kv.slice(0, i)] = kv.slice(i + 1);
+  }
+  if (opts.endpoint !== undefined) call.endpoint = opts.endpoint;
+  if (opts.model !== undefined) call.model = opts.model;
+  if (opts.backend !== undefined) call.backend = opts.backend;
+  return call;
+}
+
+/**
+ * The run options every ask of the command shares: environment, config,
+ * cache/offline, warnings, `agent:` delegation and the abort signal.
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @param store the loaded config
+ * @returns the ask options
+ */
+export function baseAskOptions(
+  opts: LlmAskOptions,
+  io: Io,
+  store: ReturnType<typeof loadConfig>,
+): AskOptions {
+  const { env, cwd } = io;
+  const runtime: AskOptions = {
+    env,
+    cwd,
+    config: store,
+    warn: (m) => warn(io, m),
+    cache: opts.cache !== false,
+    ...(opts.offline ? { offline: true } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  };
+  return {
+    ...runtime,
+    // `agent: Name` lines delegate to that agent (loaded only when one appears), which
+    // runs with this ask's runtime: --offline, --no-cache, Ctrl-C reach it and its society
+    delegate: async (name, msgs, o) =>
+      (await agentLayer()).agentDelegate({ cwd, env, warn: runtime.warn!, runtime })(name, msgs, o),
+    // workflow files may use `api.chatTask`, which the agent layer adds (loaded only then)
+    prepareWorkflows: agentLayer,
+  };
+}
+
+/** The agent layer: it adds `api.chatTask` to what workflow files receive. */
+const agentLayer = () => import("../agent/load.ts");
+
+/**
+ * A job resolver that loads the agent layer before it may load a workflow
+ * file (`task:`/`exec_task:` lines), so workflow files using `api.chatTask`
+ * load under `llm ask` too, and plain chats never import the agent layer.
+ *
+ * @param jobs the resolver
+ * @returns the resolver, loading the agent layer first
+ */
+export function withAgentLayer(jobs: JobRoleResolver): JobRoleResolver {
+  return {
+    ...jobs,
+    createJob: async (request) => {
+      await agentLayer();
+      return await jobs.createJob(request);
+    },
+    execTask: async (request) => {
+      await agentLayer();
+      return await jobs.execTask(request);
+    },
+  };
+}
