@@ -100,15 +100,54 @@ export function flowModel(report: ProvenanceReport, o: RenderOptions = {}): Flow
     seen.add(key);
     arrows.push({ from, to, label });
   }
+  const labels = distinctLabels(ordered, o);
   return {
-    nodes: ordered.map((node) => ({
+    nodes: ordered.map((node, i) => ({
       node,
-      label: shownLabel(node, o),
+      label: labels[i]!,
       tokens: shortTokens(shownTokens(node, o).tt),
       shortId: flowShortId(node),
     })),
     arrows,
   };
+}
+
+/**
+ * The nodes' labels, with the ones that repeat qualified until they differ:
+ * a flat view has no nesting to tell `Librarian · _oneshot-1` of one
+ * caller from another's. First the calling conversation of a nested
+ * society log (`← Researcher · facts`), then the job whose log it is
+ * (`in Planner/ask/Default_cefe35d2`), then the short id.
+ *
+ * @param nodes the nodes in flow order
+ * @param o render options (`long` shows paths, which never repeat)
+ * @returns one label per node
+ */
+export function distinctLabels(nodes: readonly ReportNode[], o: RenderOptions = {}): string[] {
+  let labels = nodes.map((n) => shownLabel(n, o));
+  const steps = [callerOf, (n: ReportNode) => jobOf(n), (n: ReportNode) => flowShortId(n)];
+  for (const step of steps) {
+    const count = new Map<string, number>();
+    for (const l of labels) count.set(l, (count.get(l) ?? 0) + 1);
+    if (![...count.values()].some((c) => c > 1)) break;
+    labels = labels.map((l, i) => {
+      const extra = count.get(l)! > 1 ? step(nodes[i]!) : null;
+      return extra === null ? l : `${l} ${extra}`;
+    });
+  }
+  return labels;
+}
+
+/** `← <Agent> · <conversation>` of the society a nested society log sits in. */
+function callerOf(n: ReportNode): string | null {
+  const m = /\/society\/([^/]+)\/([^/]+)\/society\/[^/]+\/[^/]+\.chat$/.exec(n.path);
+  return m === null ? null : `← ${m[1]} · ${m[2]}`;
+}
+
+/** `in <Workflow>/<task>/<name>` of the job whose `.files/log/` holds the chat. */
+function jobOf(n: ReportNode): string | null {
+  const m = /([^/]+\/[^/]+\/[^/]+?)(?:\.chat)?\.files\/log\//.exec(n.path);
+  return m === null ? null : `in ${m[1]}`;
 }
 
 /**
