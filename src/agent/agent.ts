@@ -8,7 +8,9 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { compile } from "../chat/compile.ts";
+import { extractOptions } from "../chat/options.ts";
 import { parse } from "../chat/parse.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
@@ -22,7 +24,14 @@ import { openKnowledgeBase } from "../kb/database.ts";
 import { workflowTools } from "../tools/workflow.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
-import type { Agent, AgentCallOptions, AgentInit, AgentReply, SocializeFn } from "./types.ts";
+import type {
+  Agent,
+  AgentCallOptions,
+  AgentInit,
+  AgentOptions,
+  AgentReply,
+  SocializeFn,
+} from "./types.ts";
 
 /**
  * Creates a bare agent (`agent(...)`): missing fields get `[]`, `{}` or `null`.
@@ -76,6 +85,27 @@ export function start(agent: Agent, chat?: Message[]): Message[] {
  */
 export function current(agent: Agent): Message[] {
   return agent.currentChat ?? start(agent);
+}
+
+/**
+ * [TS-FIX] §7.5: takes the option lines out of the agent's start chat and
+ * makes them agent options, over the ones the agent has (its `agent.ts`'s)
+ * except those named in `explicit` — the CLI's `-e`/`-m`, a task-route
+ * job's options — which so win over `endpoint:`/`model:` lines of the
+ * start chat. The start chat without its option lines stays the prefix
+ * {@link sinceStart} cuts.
+ *
+ * @param agent a loaded agent
+ * @param explicit the options given explicitly (keys only matter)
+ */
+export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
+  const { cwd } = agent.runtime;
+  const lifted = extractOptions(agent.startChat, {
+    ...(cwd !== undefined ? { cwd } : {}),
+    ...(agent.path ? { origin: join(agent.path, "start_chat") } : {}),
+  });
+  agent.startChat = lifted.chat;
+  for (const [k, v] of Object.entries(lifted.options)) if (!(k in explicit)) agent.options[k] = v;
 }
 
 /**

@@ -21,7 +21,7 @@ import {
 } from "./chat_task_helpers.ts";
 import { logAgent } from "./log.ts";
 import type { Agent, LoadAgentFn } from "./types.ts";
-import { chat, createAgent, sinceStart } from "./agent.ts";
+import { chat, createAgent, liftStartOptions, sinceStart } from "./agent.ts";
 
 /** What a chat-task body may return: an agent, one message, messages or text. */
 export type ChatTaskResult =
@@ -117,11 +117,14 @@ export function setChatTaskLoader(fn: LoadAgentFn): void {
 
 /** The agent layer's functions, as chat tasks use them. */
 export const chatTaskAgentOps: ChatTaskAgentOps = {
-  loadAgent: (name, options, runtime) => {
+  loadAgent: async (name, options, runtime) => {
     if (loader === null) {
       throw new ScoutError("not_available", `Chat tasks need the agent loader (src/agent/load.ts)`);
     }
-    return loader(name, { options, ...(runtime !== undefined ? { runtime } : {}) });
+    const agent = await loader(name, { options, ...(runtime !== undefined ? { runtime } : {}) });
+    // the job's options (the caller's -e/-m among them) win over the start chat's lines (§7.5)
+    liftStartOptions(agent, options);
+    return agent;
   },
   newAgent: (options, runtime) => createAgent({ options, ...(runtime ? { runtime } : {}) }),
   chatMessages: async (agent) => (await chat(agent)).messages,

@@ -10,7 +10,7 @@
  * @module
  */
 import process from "node:process";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute } from "node:path";
 import { parse } from "../chat/parse.ts";
 import { extractOptions } from "../chat/options.ts";
 import { compile } from "../chat/compile.ts";
@@ -28,7 +28,8 @@ import type { Agent, AgentRuntime } from "./types.ts";
 /** The agent functions a chat task needs (supplied by the agent layer). */
 export interface ChatTaskAgentOps {
   /**
-   * Loads an agent by name (`agents.md` §2.2).
+   * Loads an agent by name (`agents.md` §2.2); the option lines of its
+   * start chat yield to `options` ([TS-FIX] §7.5).
    * @param name agent name
    * @param options agent options
    * @param runtime runtime hooks (env, cwd…; also drive the search)
@@ -233,7 +234,6 @@ async function taskAgent(
     ? ops.newAgent(agentOptions, runtime)
     : await ops.loadAgent(name, agentOptions, runtime);
   agent.job = job;
-  if (name !== null) liftStartOptions(agent);
   // §4.5/§7.18: an agent whose workflow is this job's would route each
   // inference through another job of this task, without end.
   if (agent.workflow?.name === job.workflow.name) agent.options.no_ask_override = true;
@@ -274,20 +274,4 @@ async function taskAgent(
     ...compiled.filter((m) => !SEED_PREFIXES.some((p) => String(m.content ?? "").startsWith(p))),
   );
   return agent;
-}
-
-/**
- * [TS-FIX] §7.5 on the task route: the job's options (the caller's `-e`/`-m`
- * among its sticky options) win over the option lines of the agent's start
- * chat, which become agent options beneath them.
- *
- * @param agent a loaded agent (its options are the job's)
- */
-function liftStartOptions(agent: Agent): void {
-  const lifted = extractOptions(
-    agent.startChat,
-    agent.path ? { origin: join(agent.path, "start_chat") } : {},
-  );
-  agent.startChat = lifted.chat;
-  agent.options = { ...lifted.options, ...agent.options };
 }

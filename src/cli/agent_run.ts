@@ -8,8 +8,7 @@
  * @module
  */
 import { join, resolve } from "node:path";
-import { extractOptions } from "../chat/options.ts";
-import { ask as agentAsk, start as startChat } from "../agent/agent.ts";
+import { ask as agentAsk, liftStartOptions, start as startChat } from "../agent/agent.ts";
 import { agentRoots, findAgent, listAgents } from "../agent/find.ts";
 import { loadAgent } from "../agent/load.ts";
 import { parseMeta } from "../chat/meta.ts";
@@ -48,19 +47,14 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
       ...(opts.cache === false ? { cache: false } : {}),
     },
   });
-  const start = extractOptions(agent.startChat, {
-    cwd,
-    ...(agent.path ? { origin: join(agent.path, "start_chat") } : {}),
-  });
   // §5.1 steps 4–5: the conversation becomes the agent's live chat, so its
-  // specialists inherit the question, the -c conversation and -w tool lines;
-  // the start chat without its option lines is the prefix `sinceStart` cuts
-  agent.startChat = start.chat;
+  // specialists inherit the question, the -c conversation and -w tool lines
+  liftStartOptions(agent, agentOptions);
   return await runLlmAsk(withoutMissingChat(opts, cwd), io, "ask", {
-    prefix: start.chat,
+    prefix: agent.startChat,
     ask: async (messages, options): Promise<HookResult> => {
       startChat(agent, messages);
-      const r = await agentAsk(agent, null, { ...start.options, ...options });
+      const r = await agentAsk(agent, null, options);
       return r.ask ?? await taskRouteResult(r);
     },
   });

@@ -186,19 +186,21 @@ export async function withInterrupt(
 
 /** Exit codes of an interrupted ask (128 + signal number). */
 const INTERRUPT_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
-/** The abort reason's message per signal (`interruptExitCode` reads it back). */
+/** The abort reason's message per signal ({@link interruptExit} reads it back). */
 const INTERRUPT_REASON = { SIGINT: "Interrupted", SIGTERM: "Terminated" } as const;
 
 /**
- * The exit code of an ask ended by `signal` (130 for SIGINT, 143 for SIGTERM).
+ * How an ask ended by `signal` exits: 130 `Interrupted` (SIGINT) or 143
+ * `Terminated` (SIGTERM).
  *
  * @param signal the ask's abort signal
- * @returns the exit code
+ * @returns the exit code and the word for it
  */
-export function interruptExitCode(signal: AbortSignal | undefined): number {
-  return (signal?.reason as Error | undefined)?.message === INTERRUPT_REASON.SIGTERM
-    ? INTERRUPT_EXIT.SIGTERM
-    : INTERRUPT_EXIT.SIGINT;
+export function interruptExit(signal: AbortSignal | undefined): { code: number; what: string } {
+  const reason = (signal?.reason as Error | undefined)?.message;
+  return reason === INTERRUPT_REASON.SIGTERM
+    ? { code: INTERRUPT_EXIT.SIGTERM, what: reason }
+    : { code: INTERRUPT_EXIT.SIGINT, what: INTERRUPT_REASON.SIGINT };
 }
 
 /**

@@ -27,7 +27,7 @@ import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { baseAskOptions, callOptions, withAgentLayer } from "./ask_options.ts";
 import { appendToChat, checkChatOutput } from "./chat_output.ts";
-import { interruptExitCode, type LlmAskOptions } from "./llm_ask.ts";
+import { interruptExit, type LlmAskOptions } from "./llm_ask.ts";
 
 /** Version of the `--json` output shape. */
 export const LLM_ASK_JSON_VERSION = 1;
@@ -276,8 +276,7 @@ export async function runLlmAsk(
     }
     // on the task route the interrupt arrives wrapped as the job's failure
     if (opts.signal?.aborted || (e instanceof Error && e.name === "AbortError")) {
-      const code = interruptExitCode(opts.signal);
-      const what = code === 143 ? "Terminated" : "Interrupted";
+      const { code, what } = interruptExit(opts.signal);
       io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${what}\n`);
       return code;
     }

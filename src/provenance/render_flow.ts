@@ -125,7 +125,7 @@ export function flowModel(report: ProvenanceReport, o: RenderOptions = {}): Flow
  */
 export function distinctLabels(nodes: readonly ReportNode[], o: RenderOptions = {}): string[] {
   let labels = nodes.map((n) => shownLabel(n, o));
-  const steps = [callerOf, (n: ReportNode) => jobOf(n), (n: ReportNode) => flowShortId(n)];
+  const steps: ((n: ReportNode) => string | null)[] = [callerOf, jobOf, flowShortId];
   for (const step of steps) {
     const count = new Map<string, number>();
     for (const l of labels) count.set(l, (count.get(l) ?? 0) + 1);
