@@ -21,7 +21,8 @@ import {
 } from "./chat_task_helpers.ts";
 import { logAgent } from "./log.ts";
 import type { Agent, LoadAgentFn } from "./types.ts";
-import { chat, createAgent, liftStartOptions, sinceStart } from "./agent.ts";
+import { chat, createAgent, current, liftStartOptions, sinceStart } from "./agent.ts";
+import { producedBefore } from "./specialists.ts";
 
 /** What a chat-task body may return: an agent, one message, messages or text. */
 export type ChatTaskResult =
@@ -59,8 +60,14 @@ export async function chatTaskMessages(
   if (Array.isArray(response)) return response;
   if (isAgentValue(response)) {
     const agent = response as Agent;
-    const last = agent.currentChat?.at(-1);
-    const result = last?.role !== "assistant" ? await ops.chatMessages(agent) : sinceStart(agent);
+    if (agent.currentChat?.at(-1)?.role === "assistant") {
+      await ctx.logAgent(agent);
+      return sinceStart(agent);
+    }
+    const result = await ops.chatMessages(agent).catch(async (e) => {
+      await logFailedRun(agent, e, ctx);
+      throw e;
+    });
     await ctx.logAgent(agent);
     return result;
   }
@@ -70,6 +77,19 @@ export async function chatTaskMessages(
   throw new ScoutError(
     "internal",
     `Chat task "${ctx.job.shortPath}" returned ${typeof response}: expected an agent, messages or text`,
+  );
+}
+
+/**
+ * Logs an agent whose run failed, with what the run produced before failing
+ * (its meta records, tool calls and receipts: tokens paid for), so that a
+ * failed job keeps its partial logs (`provenance.md` §1.1). The agent itself
+ * is left as it was; a log that cannot be written never hides the failure.
+ */
+async function logFailedRun(agent: Agent, e: unknown, ctx: ChatTaskContext): Promise<void> {
+  const partial = { ...agent, currentChat: [...current(agent), ...producedBefore(e)] };
+  await ctx.logAgent(partial).catch((logError) =>
+    ctx.job.message(`Cannot log the failed agent: ${(logError as Error).message}`).catch(() => {})
   );
 }
 

@@ -152,7 +152,16 @@ export async function askTaskRoute(
   const cached = isDone(job);
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
   const secrets = secretOptions(agent, options);
-  await active.run({ workflows, runtime, secrets }, () => produceJob(job, { env }));
+  await active.run({ workflows, runtime, secrets }, () => produceJob(job, { env })).catch((e) => {
+    // what a failed ask produced is the job's marker: the job keeps its partial logs
+    if (typeof e === "object" && e !== null && Object.isExtensible(e)) {
+      (e as { messages?: Message[] }).messages = [{
+        role: "meta",
+        content: `job=${job.shortPath}`,
+      }];
+    }
+    throw e;
+  });
   const result = await loadJobResult(job);
   if (!Array.isArray(result)) {
     throw new ScoutError(

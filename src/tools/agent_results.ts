@@ -19,7 +19,10 @@ export interface AgentRequest {
 export interface SpecialistResult {
   /** The specialist's answer text (the tool output's `content`). */
   content: string;
-  /** Receipts: the `meta` messages of its inferences (attached when non-empty). */
+  /**
+   * Receipts: the `meta` messages of its inferences (attached when non-empty,
+   * to an error output too: what a failed run paid for).
+   */
   agent_meta?: Message[];
   /** Set when the run failed: the output becomes an error output with this message. */
   error?: unknown;

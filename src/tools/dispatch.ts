@@ -259,11 +259,11 @@ async function runWaiting(
   for (const [k, w] of waiting.entries()) {
     const r = results[k] ??
       { content: "", error: new Error("The specialist runner gave no result") };
+    const fields = r.agent_meta?.length ? { agent_meta: r.agent_meta } : {};
     if (r.error !== undefined) {
-      finish(w.i, w.start, await normalizeOutput(errorOutput(r.error)));
+      finish(w.i, w.start, { ...await normalizeOutput(errorOutput(r.error)), ...fields });
       continue;
     }
-    const fields = r.agent_meta?.length ? { agent_meta: r.agent_meta } : {};
     finish(w.i, w.start, {
       ...await normalizeOutput(toolOutput({ content: r.content })),
       ...fields,

@@ -294,9 +294,13 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
   });
   // This process holds the lock: the info is kept in memory and rewritten whole.
   let current: JobInfo = {};
+  // after an interrupt the info says `aborted` and the lock is released: no
+  // later write of the body (a log's dependencies, a status) may replace it
+  const write = () =>
+    controller.signal.aborted ? Promise.resolve() : writeJobInfo(job.path, current);
   const merge = (patch: Record<string, unknown>) => {
     current = mergeJobInfo(current, patch);
-    return writeJobInfo(job.path, current);
+    return write();
   };
   try {
     if (isDone(job)) return;
@@ -327,7 +331,7 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
         merge,
         replace: (patch) => {
           current = { ...current, ...patch };
-          return writeJobInfo(job.path, current);
+          return write();
         },
       },
     });

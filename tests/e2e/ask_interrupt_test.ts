@@ -2,7 +2,8 @@
  * Interrupting `agent ask` / `llm ask` as real processes (from source):
  * Ctrl-C on the task route (the answer comes from a job of the agent's
  * `ask` task) ends like on the direct route — exit 130, the question kept
- * in `-o`, the job marked aborted — and SIGTERM (SLURM's time limit,
+ * in `-o` with the job's marker, the job marked aborted with the agent's
+ * partial log — and SIGTERM (SLURM's time limit,
  * `scancel`) ends an ask with exit 143 and the chat so far saved.
  */
 import assert from "node:assert/strict";
@@ -76,10 +77,16 @@ Deno.test("agent ask on the task route: Ctrl-C exits 130, keeps the question in 
   );
   assert.equal(r.code, 130, r.stderr);
   assert.match(r.stderr, /scout-ai: Interrupted/);
-  assert.match(readFileSync(join(t.path, "s.chat"), "utf8"), /Tell a long story/);
+  const saved = readFileSync(join(t.path, "s.chat"), "utf8");
+  assert.match(saved, /Tell a long story/);
   const jobs = join(home, "var", "jobs", "Slow", "ask");
   const info = readdirSync(jobs).find((f) => f.endsWith(".info"))!;
   assert.equal(JSON.parse(readFileSync(join(jobs, info), "utf8")).status, "aborted");
+  // the chat points at the aborted job, which keeps the agent's partial log
+  const job = info.replace(/\.info$/, "");
+  assert.match(saved, new RegExp(`meta: job=Slow/ask/${job}\n`));
+  const log = readFileSync(join(jobs, `${job}.files`, "log", "agent.chat"), "utf8");
+  assert.match(log, /Tell a long story/);
 });
 
 Deno.test("llm ask: SIGTERM exits 143 and keeps the question and the partial answer in -o", async () => {

@@ -1,0 +1,158 @@
+/**
+ * Tokens paid for before a failure stay in the evidence: a chat task whose
+ * agent fails mid-conversation still writes its logs (provenance.md §1.1:
+ * error steps keep partial logs), and a specialist call that fails keeps the
+ * receipts of the inferences it made (its error output's `agent_meta`), or the
+ * `job=` reference of its failed `ask` job on the task route.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { parse } from "../../src/chat/parse.ts";
+import { print } from "../../src/chat/print.ts";
+import type { Message } from "../../src/chat/types.ts";
+import { agentChat, chatTask, clearAgentCache, loadAgent } from "../../src/agent/mod.ts";
+import { current } from "../../src/agent/agent.ts";
+import { workflow } from "../../src/workflow/define.ts";
+import { createJob } from "../../src/workflow/job.ts";
+import { runJob } from "../../src/workflow/run.ts";
+import { jobInfo } from "../../src/workflow/info.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { type ScriptStep, startProviderServer } from "../support/provider_server.ts";
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+const ask = (agent: string, prompt: string): ScriptStep => ({
+  toolCalls: [{ name: "ask", id: "c1", arguments: { agent, prompt } }],
+  usage: { pt: 100, ct: 10 },
+});
+
+function outputOf(messages: Message[]): Record<string, unknown> {
+  const o = messages.find((m) => m.role === "function_call_output");
+  assert.ok(o, "a function_call_output");
+  return JSON.parse(String(o.content));
+}
+
+Deno.test("a chat task whose agent fails mid-conversation keeps its logs; prov counts what was paid", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    script: [
+      ask("Worker", "work"),
+      { text: "worker answer", usage: { pt: 200, ct: 20 } },
+      { status: 400, message: "bad request" },
+    ],
+  });
+  put(t.path, "Agent/Boss/start_chat", "system:\n\nYou are Boss\n\nsocialize: true\n");
+  put(t.path, "Agent/Worker/start_chat", "system:\n\nYou are Worker\n");
+  clearAgentCache();
+  const runtime = { cwd: t.path, env: { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "k" } };
+  const wf = workflow("FailingBoss", {
+    jobsDir: join(t.path, "jobs"),
+    tasks: chatTask("ask", async ({ agent, chat }) =>
+      await agent("Boss", {
+        chat: chat(),
+        runtime,
+        backend: "openai",
+        url: srv.url,
+        model: "m",
+        persist: false,
+      })),
+  });
+  const job = createJob(wf, "ask", { inputs: { chat: "user:\n\nPlan\n" } });
+  await assert.rejects(runJob(job), /bad request/);
+  assert.equal((await jobInfo(job.path))?.status, "error");
+  const boss = parse(readFileSync(join(job.path + ".files", "log", "agent.chat"), "utf8"));
+  const out = outputOf(boss);
+  assert.equal(out.content, "worker answer");
+  assert.match(JSON.stringify(out.agent_meta), /pt=200/);
+  assert.ok(boss.some((m) => m.role === "meta" && /pt=100/.test(String(m.content))));
+  const worker = join(job.path + ".files", "log", "society", "Worker", "_oneshot-1.chat");
+  assert.match(readFileSync(worker, "utf8"), /worker answer/);
+  const prov = await runMain(["llm", "prov", "--json", job.path], { env: runtime.env });
+  assert.equal(prov.code, 0, prov.stderr);
+  const root = JSON.parse(prov.stdout).nodes[0];
+  assert.equal(root.tokens.subtree.tt, 330); // (100 + 10) + (200 + 20), each once
+});
+
+Deno.test("a specialist that fails after an inference: the error output keeps its receipts", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (r) => {
+      const sys = String((r.body.messages as { content: string }[])[0]!.content);
+      const last = (r.body.messages as { role: string }[]).at(-1)!;
+      if (sys === "You are Boss") {
+        return last.role === "tool" ? { text: "boss done" } : ask("Worker", "w");
+      }
+      if (sys === "You are Worker") {
+        return last.role === "tool"
+          ? { status: 400, message: "worker broke" }
+          : { ...ask("Helper", "h"), usage: { pt: 30, ct: 3 } };
+      }
+      return { text: "helper answer", usage: { pt: 50, ct: 5 } };
+    },
+  });
+  for (const name of ["Boss", "Worker"]) {
+    put(t.path, `Agent/${name}/start_chat`, `system:\n\nYou are ${name}\n\nsocialize: true\n`);
+  }
+  put(t.path, "Agent/Helper/start_chat", "system:\n\nYou are Helper\n");
+  clearAgentCache();
+  const env = { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "k" };
+  const boss = await loadAgent("Boss", {
+    options: { backend: "openai", url: srv.url, model: "m", persist: false },
+    runtime: { env, cwd: t.path },
+  });
+  current(boss).push({ role: "user", content: "go" });
+  const r = await agentChat(boss);
+  assert.equal(r.text, "boss done");
+  const out = outputOf(r.messages);
+  assert.match(String(out.content), /worker broke/);
+  // the Worker's one inference (pt=30) — its Helper's are receipts inside the Worker's chat
+  const receipts = out.agent_meta as Message[];
+  assert.equal(receipts.length, 1, JSON.stringify(out));
+  assert.match(String(receipts[0]!.content), /pt=30 ct=3/);
+});
+
+Deno.test("a specialist on the task route whose ask job fails: the error output names the job", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (r) => {
+      const last = (r.body.messages as { role: string }[]).at(-1)!;
+      return last.role === "tool" ? { text: "boss done" } : ask("Broken", "b");
+    },
+  });
+  put(t.path, "Agent/Boss/start_chat", "system:\n\nYou are Boss\n\nsocialize: true\n");
+  put(t.path, "Agent/Broken/start_chat", "system:\n\nYou are Broken\n");
+  put(
+    t.path,
+    "Agent/Broken/workflow.ts",
+    `export default (api) => api.workflow("BrokenAsk", {
+  tasks: { ...api.chatTask("ask", () => { throw new Error("no answers here"); }) },
+});\n`,
+  );
+  clearAgentCache();
+  const env = { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "k" };
+  const boss = await loadAgent("Boss", {
+    options: { backend: "openai", url: srv.url, model: "m", persist: false },
+    runtime: { env, cwd: t.path },
+  });
+  current(boss).push({ role: "user", content: "go" });
+  const r = await agentChat(boss);
+  const out = outputOf(r.messages);
+  assert.match(String(out.content), /no answers here/);
+  const receipts = out.agent_meta as Message[];
+  assert.equal(receipts.length, 1, JSON.stringify(out));
+  const ref = String(receipts[0]!.content);
+  assert.match(ref, /^job=BrokenAsk\/ask\/Default_[0-9a-f]+\.chat$/);
+  const path = join(env.SCOUT_HOME, "var", "jobs", ref.slice(4));
+  assert.equal((await jobInfo(path))?.status, "error");
+  assert.ok(!existsSync(path), "no result file");
+  // provenance reaches the failed job through the receipt
+  writeFileSync(join(t.path, "boss.chat"), print(current(boss)));
+  const prov = await runMain(["llm", "prov", "--json", "boss.chat"], { env, cwd: t.path });
+  assert.equal(prov.code, 0, prov.stderr);
+  const nodes = JSON.parse(prov.stdout).nodes as { kind: string; job: { status: string } | null }[];
+  assert.deepEqual(nodes.filter((n) => n.kind === "job").map((n) => n.job?.status), ["error"]);
+});
