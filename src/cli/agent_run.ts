@@ -54,7 +54,10 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
     prefix: agent.startChat,
     ask: async (messages, options): Promise<HookResult> => {
       startChat(agent, messages);
-      const r = await agentAsk(agent, null, options);
+      // -e/-m are agent options only (§5.1 step 1): the task route appends each once
+      const call: typeof options = { ...options };
+      for (const k of Object.keys(agentOptions)) delete call[k];
+      const r = await agentAsk(agent, null, call);
       return r.ask ?? await taskRouteResult(r);
     },
   });

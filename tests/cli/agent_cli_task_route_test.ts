@@ -121,3 +121,19 @@ Deno.test("task route --json: the job, whether it was done already, model and us
   assert.equal(again.job, first.job);
   assert.equal(srv.requests.length, 1);
 });
+
+Deno.test("task route: -e/-m are agent options, each appended once to the job's chat (§5.1 step 1)", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (r) => ({ text: `by ${r.body.model}` }),
+  });
+  const { run, home } = router(t.path, srv, "Router5");
+  const r = await run("-e", "ep", "-m", "cli-model", "q");
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "by cli-model\n");
+  const dir = join(home, "var", "jobs", "Router5", "ask");
+  const info = Deno.readDirSync(dir).find((e) => e.name.endsWith(".info"))!;
+  const chat = String(JSON.parse(Deno.readTextFileSync(join(dir, info.name))).inputs[0]);
+  assert.equal(chat.match(/^sticky_option:\n\nmodel cli-model$/gm)?.length, 1, chat);
+  assert.equal(chat.match(/^sticky_option:\n\nendpoint ep$/gm)?.length, 1, chat);
+});
