@@ -34,7 +34,8 @@ The agent is found like 'agent find NAME'; its start_chat comes before the conve
 workflow's tasks are offered as tools, and its agent.ts runs when it is loaded. The flags are
 those of 'llm ask' (see 'scout-ai llm ask --help'): options written in QUESTION win, then the
 flags (-e, -m, -O…), then the -c chat's options, then the agent's start_chat options.
-'...' in QUESTION is replaced by stdin (or the -f file); with no QUESTION, stdin is the question.
+'...' in QUESTION is replaced by the first -f file (then not attached again), else by stdin;
+with no QUESTION, stdin is the question.
 -o appends the question and the new messages (never the start chat) to the chat file. A -c
 file that does not exist yet starts an empty conversation (Ruby's rule), so
 '-c plan.chat -o plan.chat' starts and then continues one conversation.

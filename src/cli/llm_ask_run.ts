@@ -20,7 +20,7 @@ import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { type AskEvent, incompleteText } from "../llm/loop.ts";
-import { exists } from "../util/fs.ts";
+import { exists, readText } from "../util/fs.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
@@ -51,24 +51,37 @@ async function loadSchema(file: string, cwd: string): Promise<unknown> {
   }
 }
 
-async function questionText(opts: LlmAskOptions, io: Io): Promise<string> {
+/**
+ * The question: words (or `-`: stdin) through `-t`'s template; its first
+ * `...` replaced by the first `-f` file's text, else by stdin (agents.md §5.1
+ * step 3), in which case that file is not attached again (`filled`).
+ */
+async function questionText(
+  opts: LlmAskOptions,
+  io: Io,
+): Promise<{ question: string; filled: boolean }> {
   let question = opts.question.join(" ");
   const chatOnStdin = opts.chat === "-";
   if (question === "-") {
     if (chatOnStdin) {
       throw usageError("Stdin can feed -c - or QUESTION -, not both: give the question as words");
     }
-    return await withTemplate(opts, await io.readStdin(), io);
+    return { question: await withTemplate(opts, await io.readStdin(), io), filled: false };
   }
   question = await withTemplate(opts, question, io);
-  if (chatOnStdin) return question; // stdin holds the chat
+  const file = opts.files[0];
+  if (question.includes("...") && file !== undefined) {
+    const context = await readText(resolve(io.cwd, file));
+    return { question: question.replace("...", () => context), filled: true };
+  }
+  if (chatOnStdin) return { question, filled: false }; // stdin holds the chat
   if (question.trim() === "") {
     if (!io.stdinIsTTY) question = await io.readStdin();
   } else if (question.includes("...") && !io.stdinIsTTY) {
     const context = await io.readStdin();
     question = question.replace("...", () => context);
   }
-  return question;
+  return { question, filled: false };
 }
 
 /** The question put into `-t`'s template (`agents.md` §5.3), or as it is. */
@@ -133,7 +146,7 @@ export async function runLlmAsk(
   // `-c -`: the chat comes from stdin (read before the question, which then
   // never reads stdin)
   const stdinChat = opts.chat === "-" ? await readInput("-", io) : undefined;
-  const question = await questionText(opts, io);
+  const { question, filled } = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
   if (outPath !== undefined && !opts.dryRun) checkChatOutput(outPath, opts.output!);
   const jobs = withAgentLayer(jobRoleResolver({ cwd, env }));
@@ -170,7 +183,7 @@ export async function runLlmAsk(
   }
   const newRaw: Message[] = [
     ...(opts.imports ?? []).map((f) => ({ role: "import", content: f })),
-    ...opts.files.map((f) => ({ role: "file", content: f })),
+    ...opts.files.slice(filled ? 1 : 0).map((f) => ({ role: "file", content: f })),
     ...(question.trim() === "" ? [] : parse(question)),
     ...(opts.workflows ?? []).map((w) => ({ role: "tool", content: w })),
   ].filter((m) => m.content !== "");

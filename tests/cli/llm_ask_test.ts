@@ -278,6 +278,26 @@ Deno.test("-f adds files before the question; --dry-run prints the compiled chat
   assert.equal(t.srv.requests.length, 0);
 });
 
+Deno.test("'...' with -f takes the first file's text (not attached again), even with stdin piped (§5.1 step 3)", async () => {
+  await using t = await setup();
+  await Deno.writeTextFile(join(t.dir.path, "data.txt"), "FILE BODY");
+  await Deno.writeTextFile(join(t.dir.path, "more.txt"), "MORE BODY");
+  const dry = (args: string[], stdin: string) =>
+    t.run(["ask", ...t.flags, ...args, "--dry-run", "summarize ... now"], { stdin });
+  const one = await dry(["-f", "data.txt"], "");
+  assert.equal(one.code, 0, one.stderr);
+  assert.match(one.stdout, /summarize FILE BODY now/);
+  assert.doesNotMatch(one.stdout, /<file name="data\.txt">/);
+  const piped = await dry(["-f", "data.txt", "-f", "more.txt"], "STDIN TEXT");
+  assert.match(piped.stdout, /summarize FILE BODY now/);
+  assert.doesNotMatch(piped.stdout, /STDIN TEXT/);
+  assert.match(piped.stdout, /<file name="more\.txt">\nMORE BODY/);
+  const missing = await dry(["-f", "nope.txt"], "");
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /nope\.txt/);
+  assert.equal(t.srv.requests.length, 0);
+});
+
 Deno.test("llm json: schema file → structured output request; the reply is parsed and printed", async () => {
   await using t = await setup();
   await Deno.writeTextFile(
