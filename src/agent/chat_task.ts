@@ -23,6 +23,7 @@ import { logAgent } from "./log.ts";
 import type { Agent, LoadAgentFn } from "./types.ts";
 import { chat, createAgent, current, liftStartOptions, sinceStart } from "./agent.ts";
 import { producedBefore } from "./specialists.ts";
+import { isReplayMiss } from "../llm/ask_cache.ts";
 
 /** What a chat-task body may return: an agent, one message, messages or text. */
 export type ChatTaskResult =
@@ -85,8 +86,10 @@ export async function chatTaskMessages(
  * (its meta records, tool calls and receipts: tokens paid for), so that a
  * failed job keeps its partial logs (`provenance.md` §1.1). The agent itself
  * is left as it was; a log that cannot be written never hides the failure.
+ * An offline replay miss is not logged: it paid for nothing.
  */
 async function logFailedRun(agent: Agent, e: unknown, ctx: ChatTaskContext): Promise<void> {
+  if (isReplayMiss(e)) return; // a replay that missed paid nothing and leaves nothing behind
   const partial = { ...agent, currentChat: [...current(agent), ...producedBefore(e)] };
   await ctx.logAgent(partial).catch((logError) =>
     ctx.job.message(`Cannot log the failed agent: ${(logError as Error).message}`).catch(() => {})
