@@ -25,6 +25,7 @@ import {
   chat,
   createAgent,
   current,
+  liftStartOptions,
   prompt,
   respond,
   setSocialize,
@@ -218,8 +219,9 @@ function message(e: unknown): string {
 
 /**
  * A `delegate` hook for `llm/ask` (`agent: <Name>` lines): loads that agent
- * with the ask's options as agent options and asks it with its start chat
- * followed by the messages.
+ * with the ask's options as agent options — over its start chat's option
+ * lines, as `agent ask` lifts them — and asks it with its start chat followed
+ * by the messages. The agent resolves its endpoint itself.
  *
  * @param base options of every agent loaded this way (runtime, cwd, env)
  * @returns the hook
@@ -227,6 +229,8 @@ function message(e: unknown): string {
 export function agentDelegate(base: LoadAgentOptions = {}): NonNullable<AgentRuntime["delegate"]> {
   return async (name, messages, options): Promise<AskResult> => {
     const agent = await loadAgent(name, { ...base, options: { ...options } });
+    // the ask's options (flags, the chat's own lines) win over the start chat's (§7.5)
+    liftStartOptions(agent, options);
     const r = await ask(agent, [...agent.startChat, ...messages]);
     return {
       messages: r.messages,

@@ -129,7 +129,10 @@ export function requestOptions(options: Record<string, unknown>): Record<string,
 export interface AskRequest {
   /** The chat, option lines taken out. */
   chat: Message[];
-  /** Request options (endpoint file under call options under chat options). */
+  /**
+   * Request options (endpoint file under call options under chat options);
+   * when the ask delegates, the options as given (no endpoint file merged).
+   */
   opts: Record<string, unknown>;
   /** Endpoint name, or null. */
   endpoint: string | null;
@@ -176,18 +179,23 @@ export async function resolveRequest(
     ...(ctx.options.origin ? { origin: ctx.options.origin } : {}),
   });
   let opts: Record<string, unknown> = { ...requestOptions(ctx.options), ...extracted.options };
+  const { persist: given, agent: named, ...explicit } = opts;
+  if (named !== undefined && named !== null && !isOff(named)) {
+    // the agent resolves its own endpoint (its start chat's, unless one is given
+    // here): the default endpoint's file merged in would override it
+    return {
+      chat: extracted.chat,
+      opts: explicit,
+      endpoint: null,
+      persist: given,
+      agent: String(named),
+    };
+  }
   const { endpoint, settings } = await endpointSettings(opts, ctx);
   delete opts.endpoint;
   opts = { ...settings, ...opts };
-  const { persist, agent, ...rest } = opts;
-  const delegates = agent !== undefined && agent !== null && !isOff(agent);
-  return {
-    chat: extracted.chat,
-    opts: rest,
-    endpoint,
-    persist,
-    agent: delegates ? String(agent) : null,
-  };
+  const { persist, agent: _off, ...rest } = opts;
+  return { chat: extracted.chat, opts: rest, endpoint, persist, agent: null };
 }
 
 /**

@@ -1,0 +1,55 @@
+/**
+ * `llm ask` with an `agent:` line hands the chat to that agent as
+ * `agent ask` would: the agent's start chat picks its endpoint (url, model and
+ * the endpoint its meta records), not the default endpoint of the ask that
+ * named it; and explicit `-e`/`-m` win over the start chat's lines ([TS-FIX]
+ * agents.md §7.5), as on `agent ask`.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { clearAgentCache } from "../../src/agent/load.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+Deno.test("an agent: line: the agent's own endpoint is used and recorded; -e/-m beat its start chat", async () => {
+  await using t = await tempDir();
+  await using dflt = await startProviderServer({
+    fallback: (r) => ({ text: `default ${r.body.model}` }),
+  });
+  await using own = await startProviderServer({
+    fallback: (r) => ({ text: `own ${r.body.model}` }),
+  });
+  const home = join(t.path, "home");
+  put(home, "etc/AI/dflt.yaml", `backend: openai\nurl: ${dflt.url}\nmodel: dflt-model\n`);
+  put(home, "etc/AI/own.yaml", `backend: openai\nurl: ${own.url}\nmodel: own-model\n`);
+  put(t.path, "Agent/Pinned/start_chat", "system:\n\nYou are pinned\n\nendpoint: own\n");
+  put(t.path, "Agent/Modelled/start_chat", "system:\n\nYou are modelled\n\nmodel: start-model\n");
+  clearAgentCache();
+  const env = { SCOUT_HOME: home, OPENAI_API_KEY: "k", ASK_ENDPOINT: "dflt" };
+  const ask = (...args: string[]) =>
+    runMain(["llm", "ask", "--no-cache", ...args], { env, cwd: t.path });
+
+  const pinned = await ask("--json", "agent: Pinned\n\nuser: hi");
+  assert.equal(pinned.code, 0, pinned.stderr);
+  const out = JSON.parse(pinned.stdout);
+  assert.equal(out.answer, "own own-model");
+  assert.equal(out.endpoint, "own");
+  assert.equal(dflt.requests.length, 0, "the default endpoint is never asked");
+  // -e names the endpoint explicitly: it wins over the start chat's line
+  assert.equal(
+    (await ask("-e", "dflt", "agent: Pinned\n\nuser: hi")).stdout,
+    "default dflt-model\n",
+  );
+  // the default endpoint serves an agent that names none; -m beats its model: line
+  assert.equal((await ask("agent: Modelled\n\nuser: hi")).stdout, "default start-model\n");
+  assert.equal(
+    (await ask("-m", "cli-model", "agent: Modelled\n\nuser: hi")).stdout,
+    "default cli-model\n",
+  );
+});
