@@ -45,6 +45,8 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
       warn: (m) => warn(io, m),
       ...(opts.offline ? { offline: true } : {}),
       ...(opts.cache === false ? { cache: false } : {}),
+      // Ctrl-C/SIGTERM reach the specialists' inferences too (they run with this runtime)
+      ...(opts.signal ? { signal: opts.signal } : {}),
     },
   });
   // §5.1 steps 4–5: the conversation becomes the agent's live chat, so its

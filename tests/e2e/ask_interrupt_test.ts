@@ -24,6 +24,7 @@ async function interrupted(
   opts: { cwd: string; env: Record<string, string> },
   signal: "SIGINT" | "SIGTERM",
   stream: boolean,
+  ready?: () => boolean,
 ) {
   const child = new Deno.Command(DENO, {
     args: [...SCOUT_SOURCE_ARGS, ...args],
@@ -34,7 +35,8 @@ async function interrupted(
     stderr: "piped",
   }).spawn();
   // the request is in (streamed replies: the answer has begun)
-  const begun = () => srv.requests[0] !== undefined && (!stream || srv.requests[0].firstByteAt);
+  const begun = ready ??
+    (() => srv.requests[0] !== undefined && (!stream || srv.requests[0].firstByteAt));
   while (!begun()) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 300));
   try {
@@ -105,4 +107,41 @@ Deno.test("llm ask: SIGTERM exits 143 and keeps the question and the partial ans
   const chat = readFileSync(join(t.path, "s.chat"), "utf8");
   assert.match(chat, /Tell a long story/);
   assert.match(chat, /incomplete=true/);
+});
+
+Deno.test("agent ask: SIGTERM also stops a specialist's inference in flight; exit 143 at once, -o saved", async () => {
+  await using t = await tempDir();
+  // the caller asks Worker; Worker's reply would take 10 s
+  await using srv = await startProviderServer({
+    fallback: (r) => {
+      const msgs = r.body.messages as { role: string; content: string }[];
+      if (msgs[0]!.content === "You are Worker") return { text: "late", delayMs: 10_000 };
+      if (msgs.at(-1)!.role === "tool") return { text: "done" };
+      return {
+        toolCalls: [{ name: "ask", id: "c1", arguments: { agent: "Worker", prompt: "w" } }],
+      };
+    },
+  });
+  const home = join(t.path, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  put(
+    t.path,
+    "Agent/Boss/start_chat",
+    "system:\n\nYou are Boss\n\nendpoint: ep\n\nsocialize: true\n",
+  );
+  put(t.path, "Agent/Worker/start_chat", "system:\n\nYou are Worker\n\nendpoint: ep\n");
+  const began = Date.now();
+  const r = await interrupted(
+    srv,
+    ["agent", "ask", "Boss", "--no-cache", "-o", "s.chat", "Delegate this"],
+    { cwd: t.path, env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" } },
+    "SIGTERM",
+    false,
+    () => srv.requests.length >= 2, // Worker's request is out
+  );
+  assert.equal(r.code, 143, r.stderr);
+  assert.ok(Date.now() - began < 6_000, `ended ${Date.now() - began} ms after the start`);
+  const saved = readFileSync(join(t.path, "s.chat"), "utf8");
+  assert.match(saved, /Delegate this/);
+  assert.match(saved, /function_call:/);
 });
