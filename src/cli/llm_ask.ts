@@ -112,13 +112,13 @@ export function askFlags(cmd: Command): Command {
     )
     .option(
       "-f, --file <path>",
-      "add a file before the question (repeatable)",
+      "add a file before the question (repeatable; - reads stdin)",
       collect,
       [] as string[],
     )
     .option(
       "-i, --imports <files>",
-      "import these chat files before the question (comma-separated, repeatable)",
+      "import these chat files before the question (comma-separated, repeatable; - reads stdin)",
       (v: string, prev: string[]) => [...prev, ...v.split(",").filter((x) => x.trim() !== "")],
       [] as string[],
     )

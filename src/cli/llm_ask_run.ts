@@ -21,6 +21,7 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { type AskEvent, incompleteText } from "../llm/loop.ts";
 import { exists, readText } from "../util/fs.ts";
+import { attachments, checkStdinUse } from "./ask_stdin.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
@@ -53,8 +54,9 @@ async function loadSchema(file: string, cwd: string): Promise<unknown> {
 
 /**
  * The question: words (or `-`: stdin) through `-t`'s template; its first
- * `...` replaced by the first `-f` file's text, else by stdin (agents.md §5.1
- * step 3), in which case that file is not attached again (`filled`).
+ * `...` replaced by the first `-f` file's text (`-`: stdin), else by stdin
+ * when no `-c -`/`-f -`/`-i -` takes it (agents.md §5.1 step 3); a file put
+ * into the question is not attached again (`filled`).
  */
 async function questionText(
   opts: LlmAskOptions,
@@ -63,18 +65,17 @@ async function questionText(
   let question = opts.question.join(" ");
   const chatOnStdin = opts.chat === "-";
   if (question === "-") {
-    if (chatOnStdin) {
-      throw usageError("Stdin can feed -c - or QUESTION -, not both: give the question as words");
-    }
     return { question: await withTemplate(opts, await io.readStdin(), io), filled: false };
   }
   question = await withTemplate(opts, question, io);
   const file = opts.files[0];
   if (question.includes("...") && file !== undefined) {
-    const context = await readText(resolve(io.cwd, file));
+    const context = file === "-" ? await io.readStdin() : await readText(resolve(io.cwd, file));
     return { question: question.replace("...", () => context), filled: true };
   }
-  if (chatOnStdin) return { question, filled: false }; // stdin holds the chat
+  // stdin holds the chat, or a -f - / -i - file
+  const taken = chatOnStdin || opts.files.includes("-") || (opts.imports ?? []).includes("-");
+  if (taken) return { question, filled: false };
   if (question.trim() === "") {
     if (!io.stdinIsTTY) question = await io.readStdin();
   } else if (question.includes("...") && !io.stdinIsTTY) {
@@ -145,6 +146,7 @@ export async function runLlmAsk(
   const store = loadConfig(scoutHome(env));
   // `-c -`: the chat comes from stdin (read before the question, which then
   // never reads stdin)
+  checkStdinUse(opts);
   const stdinChat = opts.chat === "-" ? await readInput("-", io) : undefined;
   const { question, filled } = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
@@ -182,8 +184,7 @@ export async function runLlmAsk(
     }
   }
   const newRaw: Message[] = [
-    ...(opts.imports ?? []).map((f) => ({ role: "import", content: f })),
-    ...opts.files.slice(filled ? 1 : 0).map((f) => ({ role: "file", content: f })),
+    ...await attachments(opts.files.slice(filled ? 1 : 0), opts.imports ?? [], io),
     ...(question.trim() === "" ? [] : parse(question)),
     ...(opts.workflows ?? []).map((w) => ({ role: "tool", content: w })),
   ].filter((m) => m.content !== "");

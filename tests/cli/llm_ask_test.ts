@@ -94,7 +94,7 @@ Deno.test("'-' means stdin: QUESTION - is the question, -c - is the chat to cont
   assert.equal(second.model, "test-model");
   const both = await t.run(["ask", ...t.flags, "-c", "-", "-"], { stdin: "user: x\n" });
   assert.equal(both.code, 2);
-  assert.match(both.stderr, /not both/);
+  assert.match(both.stderr, /Stdin can feed only one of -c -, QUESTION -/);
   assert.equal(t.srv.requests.length, 2);
 });
 
@@ -295,6 +295,29 @@ Deno.test("'...' with -f takes the first file's text (not attached again), even 
   const missing = await dry(["-f", "nope.txt"], "");
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /nope\.txt/);
+  assert.equal(t.srv.requests.length, 0);
+});
+
+Deno.test("-f - and -i - read stdin; only one of -c -, QUESTION -, -f -, -i - may", async () => {
+  await using t = await setup();
+  const dry = (args: string[], stdin: string) =>
+    t.run(["ask", ...t.flags, ...args, "--dry-run"], { stdin });
+  const file = await dry(["-f", "-", "summarize"], "STDIN FILE");
+  assert.equal(file.code, 0, file.stderr);
+  assert.match(file.stdout, /<file name="stdin">\nSTDIN FILE\n<\/file>/);
+  assert.match(file.stdout, /summarize/);
+  const filled = await dry(["-f", "-", "summarize ... now"], "STDIN FILE");
+  assert.match(filled.stdout, /summarize STDIN FILE now/);
+  assert.doesNotMatch(filled.stdout, /<file name="stdin">/);
+  const imported = await dry(
+    ["-i", "-", "and now?"],
+    "user:\n\nearlier question\n\nassistant:\n\nearlier answer\n",
+  );
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.match(imported.stdout, /earlier question[\s\S]*earlier answer[\s\S]*and now\?/);
+  const both = await dry(["-f", "-", "-i", "-", "q"], "x");
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /Stdin can feed only one of -f -, -i -/);
   assert.equal(t.srv.requests.length, 0);
 });
 
