@@ -34,6 +34,8 @@ The agent is found like 'agent find NAME'; its start_chat comes before the conve
 workflow's tasks are offered as tools, and its agent.ts runs when it is loaded. The flags are
 those of 'llm ask' (see 'scout-ai llm ask --help'): options written in QUESTION win, then the
 flags (-e, -m, -O…), then the -c chat's options, then the agent's start_chat options.
+An agent whose workflow has an 'ask' task answers through a job of it; there the flags are
+appended after the conversation and so win over QUESTION's option lines too (as in Ruby).
 '...' in QUESTION is replaced by the first -f file (then not attached again), else by stdin;
 with no QUESTION, stdin is the question.
 -o appends the question and the new messages (never the start chat) to the chat file. A -c

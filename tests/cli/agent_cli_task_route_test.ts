@@ -137,3 +137,18 @@ Deno.test("task route: -e/-m are agent options, each appended once to the job's 
   assert.equal(chat.match(/^sticky_option:\n\nmodel cli-model$/gm)?.length, 1, chat);
   assert.equal(chat.match(/^sticky_option:\n\nendpoint ep$/gm)?.length, 1, chat);
 });
+
+Deno.test("task route: flags are appended after the conversation, so -m beats QUESTION's model: line (§1.5); --help says so", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (r) => ({ text: `by ${r.body.model}` }),
+  });
+  const { run } = router(t.path, srv, "Router6");
+  assert.equal((await run("-m", "cli-model", "model: q-model\n\nq")).stdout, "by cli-model\n");
+  assert.equal((await run("model: q-model\n\nq")).stdout, "by q-model\n");
+  const help = await runMain(["agent", "ask", "--help"], { env: {}, cwd: t.path });
+  assert.match(
+    help.stdout.replace(/\s+/g, " "),
+    /'ask' task answers through a job of it; there the flags are appended after the conversation/,
+  );
+});
