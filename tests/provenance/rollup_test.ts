@@ -14,6 +14,7 @@ import { provenanceReport } from "../../src/provenance/report.ts";
 import { costOf, priceOf, priceTable } from "../../src/provenance/prices.ts";
 import { parseRollupDimensions, renderRollup, rollup } from "../../src/provenance/rollup.ts";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
+import { ProvenanceDocument } from "./schema.ts";
 
 const PRICES = priceTable({
   "gpt-5-nano": { input: 0.05, cached_input: 0.005, output: 0.4, reasoning: 0.8 },
@@ -171,6 +172,7 @@ Deno.test("llm prov --by: table with cost from $SCOUT_HOME/etc/prices.yaml; --js
   });
   assert.equal(j.code, 0, j.stderr);
   const doc = JSON.parse(j.stdout);
+  ProvenanceDocument.parse(doc); // rollups as docs/provenance-json.md shows them
   assert.equal(doc.version, 1);
   const groups = doc.rollups[0].groups as { tokens: { tt: number }; cost?: number }[];
   assert.equal(groups.reduce((a, g) => a + g.tokens.tt, 0), doc.totals.deduplicated_total.tt);

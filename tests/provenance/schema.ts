@@ -110,6 +110,20 @@ const Warning = z.strictObject({
   reason: z.string().optional(),
 });
 
+const dimension = z.enum(["agent", "model", "endpoint", "job"]);
+
+/** `rollups` (with `--by`, docs/provenance-json.md): an added, optional field. */
+const Rollup = z.strictObject({
+  by: z.array(dimension).min(1),
+  groups: z.array(z.strictObject({
+    key: z.record(z.string(), z.string().nullable()),
+    inferences: int,
+    tokens: Tokens,
+    cost: z.number().nullable().optional(),
+  })),
+  unpriced: z.array(z.string()),
+});
+
 /** The whole document. */
 export const ProvenanceDocument = z.strictObject({
   schema: z.literal("scout-ai/provenance"),
@@ -130,4 +144,5 @@ export const ProvenanceDocument = z.strictObject({
     incompleteEvidenceEvents: int,
   }),
   warnings: z.array(Warning),
+  rollups: z.array(Rollup).optional(),
 });
