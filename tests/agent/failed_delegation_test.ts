@@ -36,6 +36,18 @@ function outputOf(messages: Message[]): Record<string, unknown> {
   return JSON.parse(String(o.content));
 }
 
+/** Loads the Boss agent of `dir` against the server and has it answer "go". */
+async function bossAsks(dir: string, url: string) {
+  clearAgentCache();
+  const env = { SCOUT_HOME: join(dir, "home"), OPENAI_API_KEY: "k" };
+  const boss = await loadAgent("Boss", {
+    options: { backend: "openai", url, model: "m", persist: false },
+    runtime: { env, cwd: dir },
+  });
+  current(boss).push({ role: "user", content: "go" });
+  return { env, boss, r: await agentChat(boss) };
+}
+
 Deno.test("a chat task whose agent fails mid-conversation keeps its logs; prov counts what was paid", async () => {
   await using t = await tempDir();
   await using srv = await startProviderServer({
@@ -98,14 +110,7 @@ Deno.test("a specialist that fails after an inference: the error output keeps it
     put(t.path, `Agent/${name}/start_chat`, `system:\n\nYou are ${name}\n\nsocialize: true\n`);
   }
   put(t.path, "Agent/Helper/start_chat", "system:\n\nYou are Helper\n");
-  clearAgentCache();
-  const env = { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "k" };
-  const boss = await loadAgent("Boss", {
-    options: { backend: "openai", url: srv.url, model: "m", persist: false },
-    runtime: { env, cwd: t.path },
-  });
-  current(boss).push({ role: "user", content: "go" });
-  const r = await agentChat(boss);
+  const { r } = await bossAsks(t.path, srv.url);
   assert.equal(r.text, "boss done");
   const out = outputOf(r.messages);
   assert.match(String(out.content), /worker broke/);
@@ -132,14 +137,7 @@ Deno.test("a specialist on the task route whose ask job fails: the error output 
   tasks: { ...api.chatTask("ask", () => { throw new Error("no answers here"); }) },
 });\n`,
   );
-  clearAgentCache();
-  const env = { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "k" };
-  const boss = await loadAgent("Boss", {
-    options: { backend: "openai", url: srv.url, model: "m", persist: false },
-    runtime: { env, cwd: t.path },
-  });
-  current(boss).push({ role: "user", content: "go" });
-  const r = await agentChat(boss);
+  const { env, boss, r } = await bossAsks(t.path, srv.url);
   const out = outputOf(r.messages);
   assert.match(String(out.content), /no answers here/);
   const receipts = out.agent_meta as Message[];
