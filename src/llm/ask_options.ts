@@ -179,8 +179,9 @@ export async function resolveRequest(
     ...(ctx.options.origin ? { origin: ctx.options.origin } : {}),
   });
   let opts: Record<string, unknown> = { ...requestOptions(ctx.options), ...extracted.options };
-  const { persist: given, agent: named, ...explicit } = opts;
+  const named = opts.agent;
   if (named !== undefined && named !== null && !isOff(named)) {
+    const { persist: given, agent: _named, ...explicit } = opts;
     // the agent resolves its own endpoint (its start chat's, unless one is given
     // here): the default endpoint's file merged in would override it
     return {
