@@ -9,6 +9,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { askArguments, type AskCall, type InheritMode } from "../chat/ask_call.ts";
 import type { Message } from "../chat/types.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
@@ -302,6 +303,30 @@ export function socialize(agent: Agent, options: AgentOptions = {}): void {
   addBoundTool(agent, "ask", (owner) => askTool(owner, extra));
 }
 
+/** How deep an `ask` clone sits: the caller's depth + 1 (an agent not listed is 0). */
+const depths = new WeakMap<Agent, number>();
+
+/** Default of `SCOUT_MAX_AGENT_DEPTH`: how many levels of specialists may nest. */
+export const MAX_AGENT_DEPTH = 8;
+
+/**
+ * Refuses a new conversation that would nest specialists deeper than
+ * `SCOUT_MAX_AGENT_DEPTH` (default {@link MAX_AGENT_DEPTH}): an agent that
+ * asks itself, or a cycle of agents, would otherwise recurse until memory
+ * runs out. The model sees the refusal as an error output.
+ */
+function checkDepth(caller: Agent, name: string): void {
+  const env = caller.runtime.env ?? process.env;
+  const given = Number.parseInt(env.SCOUT_MAX_AGENT_DEPTH ?? "", 10);
+  const max = Number.isFinite(given) && given >= 0 ? given : MAX_AGENT_DEPTH;
+  const depth = (depths.get(caller) ?? 0) + 1;
+  if (depth > max) {
+    throw new Error(
+      `Cannot ask ${name}: specialists may nest ${max} levels deep (SCOUT_MAX_AGENT_DEPTH); answer without asking further`,
+    );
+  }
+}
+
 /** Clones started by `ask` (a conversation key held by anything else is taken). */
 const askClones = new WeakSet<Agent>();
 
@@ -329,7 +354,9 @@ function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
         );
       }
       if (!clone) {
+        checkDepth(caller, call.agent);
         clone = cloneAgent(tpl);
+        depths.set(clone, (depths.get(caller) ?? 0) + 1);
         clone.currentChat = [...deepCopy(clone.startChat), ...inherited(caller, call.inherit)];
         askClones.add(clone);
         caller.chats[key] = clone;

@@ -8,7 +8,9 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { chat, current } from "../../src/agent/agent.ts";
-import { clearAgentCache, socialize } from "../../src/agent/mod.ts";
+import { clearAgentCache, loadAgent, socialize } from "../../src/agent/mod.ts";
+import { tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
 import { assertOneAtATime, outputs, society, wire } from "./delegation_support.ts";
 
 function put(root: string, rel: string, text: string): void {
@@ -95,4 +97,41 @@ export default () => { appendFileSync(${JSON.stringify(counter)}, "x"); };\n`,
   assert.deepEqual(outs.map((o) => o.content), ["Worker heard: x1", "Worker heard: y1"]);
   assert.equal(Deno.readTextFileSync(counter), "x");
   assert.equal(wire(s.requestsOf("Worker")[0]!)[0]!.content, "You are Worker");
+});
+
+Deno.test("an agent that asks itself stops at SCOUT_MAX_AGENT_DEPTH: the deepest call is an error output", async () => {
+  await using t = await tempDir();
+  let requests = 0;
+  await using srv = await startProviderServer({
+    fallback: (r) => {
+      const last = (r.body.messages as { role: string; content: unknown }[]).at(-1)!;
+      // a model that always asks itself again, until a tool output comes back (or 50 requests)
+      if (++requests > 50 || last.role === "tool") {
+        return { text: `stopped: ${String(last.content).slice(0, 80)}` };
+      }
+      return {
+        toolCalls: [{ name: "ask", id: "c1", arguments: { agent: "Loop", prompt: "again" } }],
+      };
+    },
+  });
+  put(t.path, "Agent/Loop/start_chat", "system:\n\nYou are Loop\n\nsocialize: true\n");
+  clearAgentCache();
+  const env = { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "k", SCOUT_MAX_AGENT_DEPTH: "3" };
+  const root = await loadAgent("Loop", {
+    options: { backend: "openai", url: srv.url, model: "m", persist: false },
+    runtime: { env, cwd: t.path },
+  });
+  current(root).push({ role: "user", content: "go" });
+  const r = await chat(root);
+  // root + 3 nested levels ask (4 requests); the deepest gets the refusal and answers; 3 answers back up
+  assert.equal(srv.requests.length, 8);
+  const toolOutputs = srv.requests.map((q) =>
+    (q.body.messages as { role: string; content: string }[]).at(-1)!
+  )
+    .filter((m) => m.role === "tool").map((m) => m.content);
+  assert.equal(toolOutputs.length, 4, toolOutputs.join("\n"));
+  // the deepest level's call is refused; the levels above get the answers built on it
+  assert.match(toolOutputs[0]!, /Cannot ask Loop: specialists may nest 3 levels deep/);
+  assert.ok(toolOutputs.slice(1).every((c) => c.startsWith("stopped:")), toolOutputs.join("\n"));
+  assert.match(r.text, /^stopped/);
 });
