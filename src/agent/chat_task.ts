@@ -22,8 +22,8 @@ import {
 import { logAgent } from "./log.ts";
 import type { Agent, LoadAgentFn } from "./types.ts";
 import { chat, createAgent, current, liftStartOptions, sinceStart } from "./agent.ts";
-import { producedBefore } from "./specialists.ts";
 import { isReplayMiss } from "../llm/ask_cache.ts";
+import { failureMessages } from "../llm/loop.ts";
 
 /** What a chat-task body may return: an agent, one message, messages or text. */
 export type ChatTaskResult =
@@ -90,7 +90,7 @@ export async function chatTaskMessages(
  */
 async function logFailedRun(agent: Agent, e: unknown, ctx: ChatTaskContext): Promise<void> {
   if (isReplayMiss(e)) return; // a replay that missed paid nothing and leaves nothing behind
-  const partial = { ...agent, currentChat: [...current(agent), ...producedBefore(e)] };
+  const partial = { ...agent, currentChat: [...current(agent), ...failureMessages(e)] };
   await ctx.logAgent(partial).catch((logError) =>
     ctx.job.message(`Cannot log the failed agent: ${(logError as Error).message}`).catch(() => {})
   );

@@ -310,12 +310,12 @@ const depths = new WeakMap<Agent, number>();
 export const MAX_AGENT_DEPTH = 8;
 
 /**
- * Refuses a new conversation that would nest specialists deeper than
+ * The depth of a new conversation of `caller`'s; refuses one that would nest specialists deeper than
  * `SCOUT_MAX_AGENT_DEPTH` (default {@link MAX_AGENT_DEPTH}): an agent that
  * asks itself, or a cycle of agents, would otherwise recurse until memory
  * runs out. The model sees the refusal as an error output.
  */
-function checkDepth(caller: Agent, name: string): void {
+function nextDepth(caller: Agent, name: string): number {
   const env = caller.runtime.env ?? process.env;
   const given = Number.parseInt(env.SCOUT_MAX_AGENT_DEPTH ?? "", 10);
   const max = Number.isFinite(given) && given >= 0 ? given : MAX_AGENT_DEPTH;
@@ -325,6 +325,7 @@ function checkDepth(caller: Agent, name: string): void {
       `Cannot ask ${name}: specialists may nest ${max} levels deep (SCOUT_MAX_AGENT_DEPTH); answer without asking further`,
     );
   }
+  return depth;
 }
 
 /** Clones started by `ask` (a conversation key held by anything else is taken). */
@@ -354,9 +355,9 @@ function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
         );
       }
       if (!clone) {
-        checkDepth(caller, call.agent);
+        const depth = nextDepth(caller, call.agent);
         clone = cloneAgent(tpl);
-        depths.set(clone, (depths.get(caller) ?? 0) + 1);
+        depths.set(clone, depth);
         clone.currentChat = [...deepCopy(clone.startChat), ...inherited(caller, call.inherit)];
         askClones.add(clone);
         caller.chats[key] = clone;

@@ -11,6 +11,7 @@
  */
 import type { Message } from "../chat/types.ts";
 import { isReplayMiss } from "../llm/ask_cache.ts";
+import { failureMessages } from "../llm/loop.ts";
 import type { SpecialistResult, SpecialistRunner } from "../tools/agent_results.ts";
 import { chat, current, start } from "./agent.ts";
 import type { Agent } from "./types.ts";
@@ -80,21 +81,9 @@ async function runOne(item: object): Promise<SpecialistResult> {
     // an offline replay miss ends the run: never an answer the caller's model sees
     if (isReplayMiss(e)) throw e;
     // what it paid for before failing stays in the evidence (its failed job, on the task route)
-    const meta = receipts(producedBefore(e));
+    const meta = receipts(failureMessages(e));
     return { content: "", error: e, ...(meta.length ? { agent_meta: meta } : {}) };
   }
-}
-
-/**
- * The messages a failed ask produced before it failed (the error's
- * `messages`, set by the tool loop or, on the task route, the job's marker).
- *
- * @param e the error
- * @returns the messages, or none
- */
-export function producedBefore(e: unknown): Message[] {
-  const produced = (e as { messages?: unknown } | null)?.messages;
-  return Array.isArray(produced) ? produced as Message[] : [];
 }
 
 function jobRef(job: unknown): string {

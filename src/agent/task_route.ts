@@ -16,6 +16,7 @@ import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { requestOptions } from "../llm/ask_options.ts";
 import { isSecretOption } from "../llm/snapshot.ts";
+import { attachMessages } from "../llm/loop.ts";
 import { isDone } from "../workflow/context.ts";
 import { createJob } from "../workflow/job.ts";
 import { cleanJob, loadJobResult, produceJob } from "../workflow/run.ts";
@@ -154,13 +155,7 @@ export async function askTaskRoute(
   const secrets = secretOptions(agent, options);
   await active.run({ workflows, runtime, secrets }, () => produceJob(job, { env })).catch((e) => {
     // what a failed ask produced is the job's marker: the job keeps its partial logs
-    if (typeof e === "object" && e !== null && Object.isExtensible(e)) {
-      (e as { messages?: Message[] }).messages = [{
-        role: "meta",
-        content: `job=${job.shortPath}`,
-      }];
-    }
-    throw e;
+    throw attachMessages(e, [{ role: "meta", content: `job=${job.shortPath}` }]);
   });
   const result = await loadJobResult(job);
   if (!Array.isArray(result)) {

@@ -19,7 +19,7 @@ import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
-import { type AskEvent, incompleteText } from "../llm/loop.ts";
+import { type AskEvent, failureMessages, incompleteText } from "../llm/loop.ts";
 import { exists, readText } from "../util/fs.ts";
 import { attachments, checkStdinUse } from "./ask_stdin.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
@@ -271,8 +271,7 @@ export async function runLlmAsk(
       ...(opts.chat !== undefined && !stdinChat ? { origin: resolve(cwd, opts.chat) } : {}),
     });
   } catch (e) {
-    const partial = (e as { messages?: unknown })?.messages;
-    const produced = Array.isArray(partial) ? partial as Message[] : [];
+    const produced = failureMessages(e);
     if (mode === "ask" && stream) {
       // the partial answer kept in the chat (incomplete=true) is the one printed
       const kept = incompleteText(produced);

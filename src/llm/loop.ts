@@ -105,15 +105,33 @@ export function incompleteText(messages: readonly Message[]): string | null {
 }
 
 /**
- * Sets a failure's `messages` to this loop's: an error passing up from a
- * nested ask (a specialist's `not_cached`, an abort) carried that ask's
- * messages, which are not the caller's chat.
+ * Sets a failure's `messages` — what the failed ask produced before it
+ * failed — to `messages`: the tool loop sets its own (an error passing up
+ * from a nested ask, a specialist's `not_cached` or an abort, carried that
+ * ask's, which are not the caller's chat); the agent layer's task route sets
+ * its job's marker.
+ *
+ * @param e the error
+ * @param messages what the failed ask produced
+ * @returns `e`
  */
-function attach(e: unknown, messages: Message[]): unknown {
+export function attachMessages(e: unknown, messages: Message[]): unknown {
   if (typeof e === "object" && e !== null && Object.isExtensible(e)) {
     (e as { messages?: unknown }).messages = messages;
   }
   return e;
+}
+
+/**
+ * What a failed ask produced before it failed (its error's `messages`, see
+ * {@link attachMessages}), or none.
+ *
+ * @param e the error
+ * @returns the messages
+ */
+export function failureMessages(e: unknown): Message[] {
+  const produced = (e as { messages?: unknown } | null)?.messages;
+  return Array.isArray(produced) ? produced as Message[] : [];
 }
 
 /**
@@ -206,7 +224,7 @@ export async function runLoop(input: LoopInput): Promise<Message[]> {
       }
     }
   } catch (e) {
-    throw attach(e, out);
+    throw attachMessages(e, out);
   }
   const prevId = state.previousResponseId;
   if (input.threading && prevId && out.at(-1)?.role !== "previous_response_id") {
