@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { workflow } from "../../src/workflow/define.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { runJob } from "../../src/workflow/run.ts";
 import { listJobFiles } from "../../src/workflow/files.ts";
 import { parse } from "../../src/chat/parse.ts";
 import type { Message } from "../../src/chat/types.ts";
-import { chatTask } from "../../src/agent/mod.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { tempDir } from "../support/cli.ts";
+import { bossWorkflow } from "./delegation_support.ts";
 
 const read = (path: string): Message[] =>
   parse(readFileSync(path, "utf8")).filter((m, i) =>
@@ -43,18 +42,7 @@ Deno.test("chat task with a society: log/agent.chat, log/society/<Agent>/<conver
     await Deno.writeTextFile(join(dir.path, "Agent", name, "start_chat"), text);
   }
   const runtime = { cwd: dir.path, env: { SCOUT_HOME: join(dir.path, "home") } };
-  const wf = workflow("Pipeline", {
-    jobsDir: join(dir.path, "jobs"),
-    tasks: chatTask("ask", async ({ agent, chat }) =>
-      await agent("Boss", {
-        chat: chat(),
-        runtime,
-        backend: "openai",
-        url: srv.url,
-        model: "m",
-        persist: false,
-      })),
-  });
+  const wf = bossWorkflow("Pipeline", dir.path, srv.url, runtime);
   const job = createJob(wf, "ask", { inputs: { chat: "user:\n\nPlan things\n" } });
   const result = (await runJob(job)) as Message[];
   assert.equal(result.at(-1)?.content, "boss answer");

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Message } from "../../src/chat/types.ts";
 import { chat, createAgent, current } from "../../src/agent/agent.ts";
 import { socialize } from "../../src/agent/socialize.ts";
+import { chatTask } from "../../src/agent/mod.ts";
 import type { Agent } from "../../src/agent/types.ts";
 import type { ScriptStep } from "../support/provider_server.ts";
 import { type RecordedRequest, startProviderServer } from "../support/provider_server.ts";
@@ -141,4 +142,29 @@ export async function assertOneAtATime(
   await askWorker(s, boss, ["x1", "x"], ["y1", "y"]);
   const [a, b] = s.requestsOf("Worker");
   if (!(b!.receivedAt >= a!.firstByteAt!)) throw new Error("specialists ran concurrently");
+}
+
+/**
+ * A workflow `name` whose chat task `ask` runs the `Boss` agent of `dir`
+ * against the loopback server at `url` (no inference cache), jobs under
+ * `dir/jobs`.
+ */
+export function bossWorkflow(
+  name: string,
+  dir: string,
+  url: string,
+  runtime: { cwd: string; env: Record<string, string> },
+) {
+  return workflow(name, {
+    jobsDir: join(dir, "jobs"),
+    tasks: chatTask("ask", async ({ agent, chat }) =>
+      await agent("Boss", {
+        chat: chat(),
+        runtime,
+        backend: "openai",
+        url,
+        model: "m",
+        persist: false,
+      })),
+  });
 }

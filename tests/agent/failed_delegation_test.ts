@@ -11,14 +11,14 @@ import { dirname, join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { print } from "../../src/chat/print.ts";
 import type { Message } from "../../src/chat/types.ts";
-import { agentChat, chatTask, clearAgentCache, loadAgent } from "../../src/agent/mod.ts";
+import { agentChat, clearAgentCache, loadAgent } from "../../src/agent/mod.ts";
 import { current } from "../../src/agent/agent.ts";
-import { workflow } from "../../src/workflow/define.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { runJob } from "../../src/workflow/run.ts";
 import { jobInfo } from "../../src/workflow/info.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ScriptStep, startProviderServer } from "../support/provider_server.ts";
+import { bossWorkflow } from "./delegation_support.ts";
 
 function put(root: string, rel: string, text: string): void {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -61,18 +61,7 @@ Deno.test("a chat task whose agent fails mid-conversation keeps its logs; prov c
   put(t.path, "Agent/Worker/start_chat", "system:\n\nYou are Worker\n");
   clearAgentCache();
   const runtime = { cwd: t.path, env: { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "k" } };
-  const wf = workflow("FailingBoss", {
-    jobsDir: join(t.path, "jobs"),
-    tasks: chatTask("ask", async ({ agent, chat }) =>
-      await agent("Boss", {
-        chat: chat(),
-        runtime,
-        backend: "openai",
-        url: srv.url,
-        model: "m",
-        persist: false,
-      })),
-  });
+  const wf = bossWorkflow("FailingBoss", t.path, srv.url, runtime);
   const job = createJob(wf, "ask", { inputs: { chat: "user:\n\nPlan\n" } });
   await assert.rejects(runJob(job), /bad request/);
   assert.equal((await jobInfo(job.path))?.status, "error");
