@@ -119,7 +119,9 @@ function firstDir(roots: string[], rel: string): { dir: string; root: string } |
  * Finds an agent by name or path (§2.2): a path must be an existing
  * directory; a name is looked up as `workflows/<name>` and, in kind order,
  * `Agent/<name>`, `var/Agent/<name>`, `chats/Agent/<name>`, `chats/<name>`
- * under every root.
+ * under every root. A name that none of those resolves but that names a
+ * directory under `cwd` holding agent files (`Agent/Worker`, typed without
+ * `./`) loads that directory, as Ruby's step 1 takes any existing path.
  *
  * @param nameOrPath agent name (`Worker`) or directory path (`./Agent/Worker`)
  * @param opts cwd and env
@@ -136,11 +138,33 @@ export function findAgent(nameOrPath: string, opts: FindAgentOptions = {}): Agen
         file: dir,
       });
     }
-    const name = dir.split(sep).filter(Boolean).at(-1) ?? dir;
-    return { name, agentDir: dir, workflowDir: null, path: dir, kind: "path", root: null };
+    return atPath(dir);
   }
   checkAgentName(nameOrPath);
   const roots = agentRoots({ cwd, env });
+  const byName = findByName(nameOrPath, roots);
+  if (byName) return byName;
+  // Ruby's step 1 takes any existing path: `Agent/Worker` typed without `./`
+  // loads that directory when no agent has the name, if it holds agent files
+  const dir = resolve(cwd, nameOrPath);
+  if (conventionalFiles(dir).length > 0) return atPath(dir);
+  const hint = isDirectory(dir)
+    ? `; the directory ${dir} exists but holds none of ${AGENT_FILES.join(", ")}`
+    : "";
+  throw new ScoutError(
+    "agent_not_found",
+    `No agent found with name ${nameOrPath} (searched ${roots.join(", ")})${hint}`,
+    { name: nameOrPath },
+  );
+}
+
+function atPath(dir: string): AgentLocation {
+  const name = dir.split(sep).filter(Boolean).at(-1) ?? dir;
+  return { name, agentDir: dir, workflowDir: null, path: dir, kind: "path", root: null };
+}
+
+/** The name's workflow and agent directories under the roots (§2.2 step 2), or null. */
+function findByName(nameOrPath: string, roots: string[]): AgentLocation | null {
   const wf = firstDir(roots, join("workflows", nameOrPath));
   let found: { dir: string; root: string; kind: string } | null = null;
   for (const kind of AGENT_KINDS) {
@@ -150,13 +174,7 @@ export function findAgent(nameOrPath: string, opts: FindAgentOptions = {}): Agen
       break;
     }
   }
-  if (!wf && !found) {
-    throw new ScoutError(
-      "agent_not_found",
-      `No agent found with name ${nameOrPath} (searched ${roots.join(", ")})`,
-      { name: nameOrPath },
-    );
-  }
+  if (!wf && !found) return null;
   return {
     name: nameOrPath,
     agentDir: found?.dir ?? null,

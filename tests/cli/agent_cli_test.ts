@@ -178,3 +178,28 @@ Deno.test("§5.1 agent ask -c with a missing file starts an empty conversation (
   assert.equal(l.code, 1);
   assert.match(l.stderr, /Chat file not found: "missing\.chat"/);
 });
+
+Deno.test("§2.2 step 1: an agent directory typed without ./ loads when no agent has that name", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "by path" }) });
+  const o = fixture(t.path, srv);
+  const f = await runMain(["agent", "find", "Agent/Planner"], o);
+  assert.equal(f.code, 0, f.stderr);
+  assert.equal(f.stdout, join(t.path, "Agent", "Planner") + "\n");
+  const r = await runMain(["agent", "ask", "Agent/Planner", "plan it", "--no-cache"], o);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "by path");
+  assert.equal(srv.requests.at(-1)!.body.model, "startep-model"); // its start chat applied
+  // a name that resolves wins over a directory of the same relative path
+  put(t.path, "Agent/Agent/Planner/start_chat", "system: shadow\n");
+  const named = await runMain(["agent", "find", "Agent/Planner"], o);
+  assert.equal(named.stdout, join(t.path, "Agent", "Agent", "Planner") + "\n");
+  // an existing directory without agent files: the error says so
+  mkdirSync(join(t.path, "notes", "Empty"), { recursive: true });
+  const e = await runMain(["agent", "find", "notes/Empty"], o);
+  assert.equal(e.code, 1);
+  assert.match(
+    e.stderr,
+    /No agent found with name notes\/Empty .*exists but holds none of start_chat/,
+  );
+});
