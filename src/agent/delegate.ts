@@ -9,6 +9,7 @@
  */
 import { ScoutError } from "../errors.ts";
 import type { ToolEntry, ToolFunction } from "../tools/types.ts";
+import { isAsking } from "./agent.ts";
 import { addAgentTool, addBoundTool, cloneAgent, ensureRunner } from "./socialize.ts";
 import { specialistCall } from "./specialists.ts";
 import type { Agent } from "./types.ts";
@@ -84,6 +85,13 @@ function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
   const key = `${name}/default`;
   return (_n, params) => {
     if (typeof params.message !== "string") throw new Error(`"message" must be a string`);
+    if (isAsking(agent)) {
+      // a hand-back to an agent whose turn waits on this one (a delegate cycle): its live
+      // chat is mid-turn, and each hand-back would nest another turn without end
+      throw new Error(
+        `Cannot hand off to ${name}: its turn is still running (it is waiting on this conversation); answer instead, and your answer returns to it`,
+      );
+    }
     const held = caller.chats[key];
     if (held && held !== agent) {
       throw new Error(

@@ -59,11 +59,17 @@ function checkKey(key: string): void {
 export function agentLogFiles(agent: LoggableAgent, subdir?: string): [string, Message[]][] {
   const base = subdir === undefined || subdir === "" ? "log" : `log/${subdir}`;
   const out: [string, Message[]][] = [];
+  // agents on the path from the root: a delegate cycle (A hands off to B, B to A) links back
+  // to one of them, whose log is already that ancestor's file
+  const path = new Set<LoggableAgent>([agent]);
   const society = (a: LoggableAgent, dir: string): void => {
     for (const [key, other] of entriesOf(a.chats)) {
       checkKey(key);
+      if (path.has(other)) continue;
       out.push([`${dir}/society/${key}.chat`, chatOf(other)]);
+      path.add(other);
       society(other, `${dir}/society/${key}`);
+      path.delete(other);
     }
   };
   society(agent, base);

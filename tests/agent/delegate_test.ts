@@ -110,3 +110,35 @@ Deno.test("nested societies run in-process and are logged under society/<Agent>/
   for await (const e of Deno.readDir(s.dir.path)) top.push(e.name);
   assert.deepEqual(top.sort(), ["Agent", "home"]);
 });
+
+Deno.test("a delegate cycle: a hand-back to an agent whose turn runs is an error output; logs end", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  const worker = s.make("Worker");
+  delegate(boss, worker, "worker", "Hand work to the worker");
+  delegate(worker, boss, "boss", "Hand back to the boss");
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["hand_off_to_worker", { message: "one" }]);
+  s.planFor("Worker", ["hand_off_to_boss", { message: "back to you" }]);
+  const r = await chat(boss);
+  assert.equal(r.text, "boss done");
+  // the worker's hand-back was refused: the boss's live chat got nothing mid-turn
+  const back = outputs(worker.currentChat!)[0]!;
+  assert.match(String(back.content), /Cannot hand off to boss: its turn is still running/);
+  assert.deepEqual(shape(boss.currentChat).filter((l) => l.startsWith("user")), ["user go"]);
+  assert.equal(outputs(r.messages)[0]!.content, "Worker done");
+  assert.equal(s.requestsOf("boss").length, 2);
+  // once the boss's turn is over the worker may hand off to it: the chats now form a cycle
+  current(worker).push({ role: "user", content: "later" });
+  s.planFor("Worker", ["hand_off_to_boss", { message: "over to you" }]);
+  await chat(worker);
+  assert.equal(worker.chats["boss/default"], boss);
+  assert.deepEqual(agentLogFiles(boss).map(([p]) => p), [
+    "log/society/worker/default.chat",
+    "log/agent.chat",
+  ]);
+  assert.deepEqual(agentLogFiles(worker).map(([p]) => p), [
+    "log/society/boss/default.chat",
+    "log/agent.chat",
+  ]);
+});
