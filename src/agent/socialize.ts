@@ -328,6 +328,22 @@ function nextDepth(caller: Agent, name: string): number {
   return depth;
 }
 
+/**
+ * The call's arguments (§3.1 steps 1–2), and one rule of the port's log layout:
+ * conversation `x` is logged as `society/<Agent>/x.chat` and its own society
+ * under `society/<Agent>/x/`, so an id ending in `.chat` would put a directory
+ * where `x`'s log goes (and fail the job's logs).
+ */
+function askCallOf(args: Record<string, unknown>): ReturnType<typeof askArguments> {
+  const call = askArguments(args);
+  if (Array.isArray(call) || !call.conversation?.endsWith(".chat")) return call;
+  return [
+    `"conversation" must not end in ".chat" (its log is "<id>.chat"), got ${
+      JSON.stringify(call.conversation)
+    }`,
+  ];
+}
+
 /** Clones started by `ask` (a conversation key held by anything else is taken). */
 const askClones = new WeakSet<Agent>();
 
@@ -338,11 +354,11 @@ function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
       function: { name: "ask", description: ASK_DESCRIPTION, parameters: ASK_PARAMETERS },
     },
     validate: (args) => {
-      const r = askArguments(args);
+      const r = askCallOf(args);
       return Array.isArray(r) ? r : [];
     },
     impl: async (_name, args) => {
-      const call = askArguments(args);
+      const call = askCallOf(args);
       if (Array.isArray(call)) throw new Error(call.join("; "));
       const tpl = await template(caller, call.agent, extra);
       const key = call.conversation === null

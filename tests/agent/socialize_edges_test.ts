@@ -135,3 +135,20 @@ Deno.test("an agent that asks itself stops at SCOUT_MAX_AGENT_DEPTH: the deepest
   assert.ok(toolOutputs.slice(1).every((c) => c.startsWith("stopped:")), toolOutputs.join("\n"));
   assert.match(r.text, /^stopped/);
 });
+
+Deno.test("a conversation id ending in .chat is refused: its log would collide with x's society directory", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(
+    ["ask", { agent: "Helper", prompt: "p1", conversation: "c1.chat" }],
+    ["ask", { agent: "Helper", prompt: "p2", conversation: "c1" }],
+  );
+  put(s.dir.path, "Agent/Helper/start_chat", "system:\n\nYou are Helper\n");
+  const outs = outputs((await chat(boss)).messages);
+  assert.match(exception(outs[0]!), /"conversation" must not end in "\.chat"/);
+  assert.equal(outs[1]!.content, "Helper heard: p2");
+  assert.deepEqual(Object.keys(boss.chats), ["Helper/c1"]);
+  assert.equal(s.requestsOf("Helper").length, 1);
+});
