@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { contentObject } from "../chat/tool_calls.ts";
 import type { Message } from "../chat/types.ts";
 import { isReplayMiss } from "../llm/ask_cache.ts";
 import { failureMessages } from "../llm/loop.ts";
@@ -56,13 +57,30 @@ function isCall(v: object): v is SpecialistCall {
 }
 
 /**
- * The receipts of a run: its `meta` messages (never added to the caller's chat).
+ * The receipts of a run: its `meta` messages (never added to the caller's
+ * chat), each followed by the receipts its tool outputs carry — the
+ * inferences of the specialists it asked in turn, at any depth. Those live
+ * only in the specialist's own chat, which nothing saves outside a chat task's
+ * logs; provenance counts an inference once however many receipts name it.
  *
  * @param messages what the specialist's `chat` produced
  * @returns the meta messages
  */
 export function receipts(messages: readonly Message[]): Message[] {
-  return messages.filter((m) => m.role === "meta").map((m) => ({ ...m }));
+  const out: Message[] = [];
+  for (const m of messages) {
+    if (m.role === "meta") out.push({ ...m });
+    else if (m.role === "function_call_output") out.push(...nestedReceipts(m));
+  }
+  return out;
+}
+
+function nestedReceipts(output: Message): Message[] {
+  const held = contentObject(output.content)?.agent_meta;
+  if (!Array.isArray(held)) return [];
+  return held.filter((r): r is Message =>
+    typeof r === "object" && r !== null && r.role === "meta" && typeof r.content === "string"
+  ).map((r) => ({ role: "meta", content: r.content }));
 }
 
 async function runOne(item: object): Promise<SpecialistResult> {

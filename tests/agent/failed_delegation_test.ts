@@ -103,10 +103,11 @@ Deno.test("a specialist that fails after an inference: the error output keeps it
   assert.equal(r.text, "boss done");
   const out = outputOf(r.messages);
   assert.match(String(out.content), /worker broke/);
-  // the Worker's one inference (pt=30) — its Helper's are receipts inside the Worker's chat
+  // the Worker's one inference (pt=30), then its Helper's (pt=50) carried up from its output
   const receipts = out.agent_meta as Message[];
-  assert.equal(receipts.length, 1, JSON.stringify(out));
+  assert.equal(receipts.length, 2, JSON.stringify(out));
   assert.match(String(receipts[0]!.content), /pt=30 ct=3/);
+  assert.match(String(receipts[1]!.content), /pt=50 ct=5/);
 });
 
 Deno.test("a specialist on the task route whose ask job fails: the error output names the job", async () => {
@@ -142,4 +143,37 @@ Deno.test("a specialist on the task route whose ask job fails: the error output 
   assert.equal(prov.code, 0, prov.stderr);
   const nodes = JSON.parse(prov.stdout).nodes as { kind: string; job: { status: string } | null }[];
   assert.deepEqual(nodes.filter((n) => n.kind === "job").map((n) => n.job?.status), ["error"]);
+});
+
+Deno.test("a nested specialist's inferences reach the saved chat's receipts: prov counts every token billed", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (r) => {
+      const sys = String((r.body.messages as { content: string }[])[0]!.content);
+      const last = (r.body.messages as { role: string }[]).at(-1)!;
+      if (sys === "You are Boss") {
+        return last.role === "tool"
+          ? { text: "boss done", usage: { pt: 1, ct: 1 } }
+          : ask("Worker", "w");
+      }
+      if (sys === "You are Worker") {
+        return last.role === "tool"
+          ? { text: "worker done", usage: { pt: 40, ct: 4 } }
+          : { ...ask("Helper", "h"), usage: { pt: 30, ct: 3 } };
+      }
+      return { text: "helper answer", usage: { pt: 50, ct: 5 } };
+    },
+  });
+  for (const name of ["Boss", "Worker"]) {
+    put(t.path, `Agent/${name}/start_chat`, `system:\n\nYou are ${name}\n\nsocialize: true\n`);
+  }
+  put(t.path, "Agent/Helper/start_chat", "system:\n\nYou are Helper\n");
+  const { env, boss } = await bossAsks(t.path, srv.url);
+  // the direct route writes no logs: the saved chat is all the evidence (as `agent ask -o`)
+  const saved = join(t.path, "saved.chat");
+  writeFileSync(saved, print(boss.currentChat!));
+  const prov = await runMain(["llm", "prov", "--json", saved], { env });
+  assert.equal(prov.code, 0, prov.stderr);
+  // Boss 110 + 2, Worker 33 + 44, Helper 55: each inference once
+  assert.equal(JSON.parse(prov.stdout).nodes[0].tokens.subtree.tt, 244);
 });

@@ -39,8 +39,9 @@ Deno.test("the example society (tools/deno task example) runs end to end against
     "The oven must cool from 230 C to 175 C between the bakes: check it before the sponge goes in.",
   ]);
   // receipts: the Researcher's first answer took three inferences (lookup, ask the
-  // Librarian, text); the Critic answered through its own chat task job
-  assert.deepEqual(outputs.map((o) => o.agent_meta?.length), [3, 1, undefined, 1]);
+  // Librarian, text) and carries the Librarian's one; the Critic answered through
+  // its own chat task job
+  assert.deepEqual(outputs.map((o) => o.agent_meta?.length), [4, 1, undefined, 1]);
   assert.match(
     outputs[3]!.agent_meta![0]!.content,
     /^job=Critic\/ask\/Default_[0-9a-f]{32}\.chat$/,
