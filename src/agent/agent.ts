@@ -129,6 +129,36 @@ export function sinceStart(agent: Agent): Message[] {
   return chat.slice(i);
 }
 
+/** The user's conversation a chat task put into an agent's start chat (§4.1 step 8). */
+const seededConversations = new WeakMap<Agent, WeakSet<Message>>();
+
+/**
+ * Records that these start-chat messages are the conversation a chat task
+ * was given (§4.1 step 8 seeds it into the start chat), not the agent's own
+ * setup: {@link conversationSoFar} keeps them.
+ *
+ * @param agent the agent
+ * @param messages the seeded messages (the very objects in `startChat`)
+ */
+export function markSeededConversation(agent: Agent, messages: readonly Message[]): void {
+  seededConversations.set(agent, new WeakSet(messages));
+}
+
+/**
+ * The conversation so far ([TS-FIX] §3.4 `inherit: "conversation"`):
+ * {@link sinceStart}, after the conversation a chat task seeded into the
+ * start chat — so a specialist sees the user's conversation whether its
+ * caller runs as a chat task or directly.
+ *
+ * @param agent the agent
+ * @returns the messages (not copies)
+ */
+export function conversationSoFar(agent: Agent): Message[] {
+  const seeded = seededConversations.get(agent);
+  const head = seeded ? agent.startChat.filter((m) => seeded.has(m)) : [];
+  return [...head, ...sinceStart(agent)];
+}
+
 let socializeImpl: SocializeFn | null = null;
 
 /**

@@ -22,6 +22,7 @@ import { jobFile } from "../workflow/files.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
 import { isFile } from "../util/fs.ts";
+import { markSeededConversation } from "./agent.ts";
 import { routeRuntime, routeSecrets } from "./task_route.ts";
 import type { Agent, AgentRuntime } from "./types.ts";
 
@@ -270,8 +271,10 @@ async function taskAgent(
     const local = isAbsolute(path) || path.startsWith("..") ? null : jobFile(job.path, path);
     seed.push({ role: "file", content: local !== null && isFile(local) ? local : path });
   }
-  seed.push(
-    ...compiled.filter((m) => !SEED_PREFIXES.some((p) => String(m.content ?? "").startsWith(p))),
+  const conversation = compiled.filter((m) =>
+    !SEED_PREFIXES.some((p) => String(m.content ?? "").startsWith(p))
   );
+  seed.push(...conversation);
+  markSeededConversation(agent, conversation);
   return agent;
 }

@@ -16,7 +16,7 @@ import { isScoutError, ScoutError } from "../errors.ts";
 import { newSession } from "../llm/meta_record.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolEntry } from "../tools/types.ts";
-import { sinceStart } from "./agent.ts";
+import { conversationSoFar } from "./agent.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
 import type { Agent, AgentOptions, LoadAgentFn } from "./types.ts";
 
@@ -192,7 +192,7 @@ export function inherited(caller: Agent, mode: InheritMode): Message[] {
   if (mode === "tools") {
     return deepCopy((caller.currentChat ?? caller.startChat).filter((m) => TOOL_ROLES.has(m.role)));
   }
-  return deepCopy(sinceStart(caller));
+  return deepCopy(conversationSoFar(caller));
 }
 
 /** Loads in flight, per caller: concurrent first calls load a specialist once. */

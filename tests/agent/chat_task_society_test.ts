@@ -68,3 +68,41 @@ Deno.test("chat task with a society: log/agent.chat, log/society/<Agent>/<conver
   assert.ok(helper.some((m) => m.role === "user" && m.content === "sub"));
   assert.equal(helper.at(-1)?.content, "helper answer");
 });
+
+Deno.test("§3.4 inherit conversation from a chat task: the specialist gets the user's conversation, not the job's setup", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer({
+    script: [
+      {
+        toolCalls: [{
+          name: "ask",
+          id: "c1",
+          arguments: { agent: "Leaf", prompt: "first", inherit: "conversation" },
+        }],
+      },
+      { text: "leaf answer" },
+      { text: "boss answer" },
+    ],
+  });
+  const start: Record<string, string> = {
+    Boss: "system:\n\nYou are Boss\n\nsocialize: true\n",
+    Leaf: "system:\n\nYou are Leaf\n",
+  };
+  for (const [name, text] of Object.entries(start)) {
+    await Deno.mkdir(join(dir.path, "Agent", name), { recursive: true });
+    await Deno.writeTextFile(join(dir.path, "Agent", name, "start_chat"), text);
+  }
+  const runtime = { cwd: dir.path, env: { SCOUT_HOME: join(dir.path, "home") } };
+  const wf = bossWorkflow("Inherits", dir.path, srv.url, runtime);
+  const chat = "user:\n\nearlier\n\nassistant:\n\nnoted\n\nuser:\n\nplan it\n";
+  await runJob(createJob(wf, "ask", { inputs: { chat } }));
+  const leaf = srv.requests[1]!.body.messages as { role: string; content: string }[];
+  // as on the direct route: the Leaf's start chat, the conversation, the prompt — no Boss setup
+  assert.deepEqual(leaf.map((m) => `${m.role} ${m.content}`), [
+    "system You are Leaf",
+    "user earlier",
+    "assistant noted",
+    "user plan it",
+    "user first",
+  ]);
+});
