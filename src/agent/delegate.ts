@@ -12,15 +12,9 @@ import type { ToolEntry, ToolFunction } from "../tools/types.ts";
 import { isAsking } from "./agent.ts";
 import { addAgentTool, addBoundTool, cloneAgent, ensureRunner } from "./socialize.ts";
 import { specialistCall } from "./specialists.ts";
-import type { Agent } from "./types.ts";
+import type { Agent, DelegateOptions } from "./types.ts";
 
-/** Options of {@link delegate}. */
-export interface DelegateOptions {
-  /** Tool name (default `hand_off_to_<name>`). */
-  toolName?: string;
-  /** Custom handler, called with `(toolName, params)`; its result is the tool's result. */
-  handler?: ToolFunction;
-}
+export type { DelegateOptions };
 
 /** Parameters of a hand-off tool (§3.5). */
 export const HAND_OFF_PARAMETERS = {

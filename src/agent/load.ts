@@ -141,6 +141,8 @@ export const agentApi: AgentApi = {
   json,
   iterate,
   iterateDictionary,
+  socialize,
+  delegate,
 };
 
 /**
@@ -174,7 +176,7 @@ setSocialize(socialize);
 setSpecialistLoader(loadAgent);
 setSpecialistRunner(runnerFor);
 setChatTaskLoader(loadAgent);
-extendAgentApi({ chatTask, delegate, socialize });
+extendAgentApi({ chatTask, delegate, socialize }); // also the workflow api's
 
 async function runScript(file: string, agent: Agent): Promise<Agent> {
   let mod: { default?: unknown };

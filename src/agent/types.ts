@@ -12,6 +12,7 @@ import type { AskOptions, AskResult, AskRuntime } from "../llm/ask.ts";
 import type { Workflow } from "../workflow/define.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
 import type { WorkflowApi } from "../workflow/load.ts";
+import type { ToolFunction } from "../tools/types.ts";
 
 /**
  * Agent options (§1.1): `endpoint`, `model`, `backend`, `persist`, `format`,
@@ -196,9 +197,42 @@ export interface AgentApi extends WorkflowApi {
   chat: ChatFn;
   /** Structured output. */
   jsonFormat: JsonFormatFn;
-  /** Further helpers added by other agent modules (socialize, delegate…). */
+  /** The live chat, started on first access. */
+  current: (agent: Agent) => Message[];
+  /** Inference on the live chat, nothing appended. */
+  respond: RespondFn;
+  /** Parses chat text, prefixes the start chat and asks. */
+  prompt: PromptFn;
+  /** JSON answer. */
+  json: JsonFn;
+  /** Iterates a JSON list answer. */
+  iterate: IterateFn;
+  /** Iterates a JSON object answer. */
+  iterateDictionary: IterateDictionaryFn;
+  /** Gives the agent the `ask` tool (§3.1). */
+  socialize: SocializeFn;
+  /** Gives `caller` a `hand_off_to_<name>` tool handing messages to `agent` (§3.5). */
+  delegate: DelegateFn;
+  /** Further helpers added by other agent modules (`chatTask`…). */
   [helper: string]: unknown;
 }
+
+/** Options of {@link DelegateFn}. */
+export interface DelegateOptions {
+  /** Tool name (default `hand_off_to_<name>`). */
+  toolName?: string;
+  /** Custom handler, called with `(toolName, params)`; its result is the tool's result. */
+  handler?: ToolFunction;
+}
+
+/** `delegate(caller, agent, name, description, options?)` (§3.5). */
+export type DelegateFn = (
+  caller: Agent,
+  agent: Agent,
+  name: string,
+  description: string,
+  options?: DelegateOptions,
+) => void;
 
 /** The default export of `Agent/<Name>/agent.ts`: customise or replace the agent. */
 export type AgentScript = (api: AgentApi, agent: Agent) => Agent | void | Promise<Agent | void>;
