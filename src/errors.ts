@@ -168,3 +168,18 @@ export function errorLocation(e: { file?: unknown; line?: unknown; message?: unk
   }
   return typeof e.line === "number" ? ` (${e.file}:${e.line})` : ` (${e.file})`;
 }
+
+/**
+ * The message of a caught error on one line, without terminal colours: a
+ * runtime's own errors (a module that fails to import) come coloured and on
+ * several lines, and ours embed them in a one-line message that may go to a
+ * file or a pipe.
+ *
+ * @param e what was caught
+ * @returns the plain message
+ */
+export function plainMessage(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  // deno-lint-ignore no-control-regex
+  return text.replace(/\x1b\[[0-9;]*m/g, "").replace(/\s*\n\s*/g, " ").trim();
+}

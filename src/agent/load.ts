@@ -11,10 +11,10 @@
  * @module
  */
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { compileFile } from "../chat/compile.ts";
 import type { Message } from "../chat/types.ts";
-import { isScoutError, ScoutError } from "../errors.ts";
+import { isScoutError, plainMessage, ScoutError } from "../errors.ts";
 import type { AskResult } from "../llm/ask.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
@@ -183,8 +183,13 @@ async function runScript(file: string, agent: Agent): Promise<Agent> {
   try {
     mod = await import(pathToFileURL(file).href);
   } catch (e) {
-    throw new ScoutError("agent_load", `Cannot load agent script "${file}": ${message(e)}`, {
+    const text = plainMessage(e);
+    // where in the script the import failed, when the runtime says (`at file:///…:1:15`)
+    const at = /at (file:\/\/\S+?):(\d+):\d+/.exec(text);
+    const line = at && fileURLToPath(at[1]!) === file ? { line: Number(at[2]) } : {};
+    throw new ScoutError("agent_load", `Cannot load agent script "${file}": ${text}`, {
       file,
+      ...line,
       cause: e,
     });
   }
@@ -199,24 +204,31 @@ async function runScript(file: string, agent: Agent): Promise<Agent> {
   try {
     out = await (mod.default as AgentScript)({ ...agentApi }, agent);
   } catch (e) {
-    throw new ScoutError("agent_load", `Agent script "${file}" failed: ${message(e)}`, {
+    throw new ScoutError("agent_load", `Agent script "${file}" failed: ${plainMessage(e)}`, {
       file,
       cause: e,
     });
   }
   if (out === undefined || out === null) return agent;
-  if (typeof out !== "object" || !Array.isArray((out as Agent).startChat)) {
+  const missing = typeof out === "object" ? missingAgentFields(out as Record<string, unknown>) : [];
+  if (typeof out !== "object" || missing.length > 0) {
+    const what = missing.length ? ` (it has no ${missing.join(", ")})` : "";
     throw new ScoutError(
       "agent_load",
-      `Agent script "${file}" returned something that is not an agent`,
+      `Agent script "${file}" returned something that is not an agent${what}: return the agent it was given, one made with api.agent(…), or nothing`,
       { file },
     );
   }
   return out as Agent;
 }
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+/** The fields every caller of an agent reads: `startChat` an array, the rest records. */
+function missingAgentFields(out: Record<string, unknown>): string[] {
+  const record = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
+  return [
+    ...(Array.isArray(out.startChat) ? [] : ["startChat"]),
+    ...["options", "runtime", "society", "chats"].filter((k) => !record(out[k])),
+  ];
 }
 
 /**

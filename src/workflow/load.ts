@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { ScoutError } from "../errors.ts";
+import { plainMessage, ScoutError } from "../errors.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
 import { scoutHome } from "../config/home.ts";
 import { parse as parseChat } from "../chat/parse.ts";
@@ -207,7 +207,7 @@ async function importWorkflow(file: string): Promise<Workflow> {
   } catch (e) {
     throw new ScoutError(
       "workflow_load",
-      `Cannot load workflow file "${file}": ${(e as Error)?.message ?? String(e)}`,
+      `Cannot load workflow file "${file}": ${plainMessage(e)}`,
       { file, cause: e },
     );
   }

@@ -75,6 +75,25 @@ Deno.test("agent.ts that throws, or returns a non-agent: one clear error naming 
     return true;
   });
   await assert.rejects(() => loadAgent("Odd", opts), /returned something that is not an agent/);
+  // a partial record is no agent either: said at load, naming the script and what it lacks
+  put(w, "Agent/Half/agent.ts", `export default (_api, a) => ({ startChat: a.startChat });\n`);
+  await assert.rejects(() => loadAgent("Half", opts), (e: Error & { code?: string }) => {
+    assert.equal(e.code, "agent_load");
+    assert.match(
+      e.message,
+      /Agent script ".*Agent\/Half\/agent\.ts" returned something that is not an agent \(it has no options, runtime, society, chats\)/,
+    );
+    return true;
+  });
+  // a script that cannot be imported: the runtime's message, without its terminal colours
+  put(w, "Agent/Imp/agent.ts", `import x from "./nothere.ts";\nexport default () => x;\n`);
+  await assert.rejects(() => loadAgent("Imp", opts), (e: Error & { code?: string }) => {
+    assert.equal(e.code, "agent_load");
+    assert.match(e.message, /Cannot load agent script ".*Imp\/agent\.ts": .*nothere\.ts/);
+    assert.doesNotMatch(e.message, /\x1b|\n/);
+    assert.equal((e as { line?: number }).line, 1);
+    return true;
+  });
 });
 
 Deno.test("malformed start_chat: the compile error names the file and line", async () => {
