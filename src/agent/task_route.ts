@@ -44,6 +44,9 @@ const INHERITED_RUNTIME = [
   "warn",
   "cache",
   "offline",
+  // the token session: the job's agent is this agent's conversation (a specialist's own
+  // session, §3.3), not the process's default that a CLI-loaded caller counts into
+  "session",
 ] as const;
 
 /**

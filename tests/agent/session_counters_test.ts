@@ -56,3 +56,43 @@ Deno.test("a specialist's pt_s counts its own inferences, not its caller's (one-
   assert.deepEqual(counters(c.currentChat), ["10/10", "20/20"]);
   assert.deepEqual(counters(c.chats["Leaf/_oneshot-1"]!.currentChat), ["10/10"]);
 });
+
+Deno.test("a specialist on the task route counts into its own session, not the process's (the caller's)", async () => {
+  await using s = await society();
+  const home = s.env.SCOUT_HOME;
+  await Deno.mkdir(`${home}/etc/AI`, { recursive: true });
+  await Deno.writeTextFile(
+    `${home}/etc/AI/ep.yaml`,
+    `backend: openai\nurl: ${s.srv.url}\nmodel: m\n`,
+  );
+  const dir = `${s.dir.path}/Agent/Tasker`;
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(`${dir}/start_chat`, "system:\n\nYou are Tasker\n\nendpoint: ep\n");
+  await Deno.writeTextFile(
+    `${dir}/workflow.ts`,
+    `export default (api) => api.workflow("SessionTasker", {
+  tasks: api.chatTask("ask", async ({ agent, chat }) => await agent(${
+      JSON.stringify(dir)
+    }, { chat: chat() })),
+});\n`,
+  );
+  // the boss has no session of its own: it counts into the process's, as a CLI-loaded agent does
+  const boss = s.make("boss");
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["ask", { agent: "Tasker", prompt: "t" }]);
+  const r = await chat(boss);
+  assert.match(
+    JSON.parse(String(r.messages.find((m) => m.role === "function_call_output")!.content)).content,
+    /Tasker heard: t/,
+  );
+  const [first, second] = counters(boss.currentChat).map((c) => Number(c.split("/")[0]));
+  assert.equal(second! - first!, 10, "only the boss's own second inference in between");
+  const job = boss.chats["Tasker/_oneshot-1"]!;
+  const logs: string[] = [];
+  for await (const e of Deno.readDir(`${home}/var/jobs/SessionTasker/ask`)) logs.push(e.name);
+  const log = logs.find((n) => n.endsWith(".files"))!;
+  const text = await Deno.readTextFile(`${home}/var/jobs/SessionTasker/ask/${log}/log/agent.chat`);
+  assert.match(text, /\bpt_s=10\b/, "the Tasker's job counts from its own first inference");
+  assert.ok(job);
+});
