@@ -120,7 +120,13 @@ function definitionOf(
   return p;
 }
 
-/** Drops the cached agent definitions (tests, long-running processes after edits). */
+/**
+ * Drops the cached agent definitions (tests, long-running processes after
+ * edits): the next load reads `start_chat` and the directory again. Code is
+ * not reloaded: the runtime keeps every imported module (`agent.ts`,
+ * `workflow.ts` and what they import) for the life of the process, so a code
+ * edit takes a new process — each `scout-ai` command is one.
+ */
 export function clearAgentCache(): void {
   definitions.clear();
   warned.clear();
