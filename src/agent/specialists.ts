@@ -84,10 +84,9 @@ function nestedReceipts(output: Message): Message[] {
 }
 
 async function runOne(item: object): Promise<SpecialistResult> {
+  const agent = isCall(item) ? item.specialist : item as Agent;
   try {
-    let agent = item as Agent;
     if (isCall(item)) {
-      agent = item.specialist;
       if (item.restart) start(agent);
       current(agent).push({ role: "user", content: item.prompt });
     }
@@ -98,8 +97,12 @@ async function runOne(item: object): Promise<SpecialistResult> {
   } catch (e) {
     // an offline replay miss ends the run: never an answer the caller's model sees
     if (isReplayMiss(e)) throw e;
-    // what it paid for before failing stays in the evidence (its failed job, on the task route)
-    const meta = receipts(failureMessages(e));
+    // what it did and paid for before failing stays in the evidence: in its conversation
+    // (so its log shows its calls, and the logs of the specialists it asked have a caller),
+    // and as receipts (its failed job, on the task route)
+    const produced = failureMessages(e);
+    current(agent).push(...produced);
+    const meta = receipts(produced);
     return { content: "", error: e, ...(meta.length ? { agent_meta: meta } : {}) };
   }
 }

@@ -99,7 +99,7 @@ Deno.test("a specialist that fails after an inference: the error output keeps it
     put(t.path, `Agent/${name}/start_chat`, `system:\n\nYou are ${name}\n\nsocialize: true\n`);
   }
   put(t.path, "Agent/Helper/start_chat", "system:\n\nYou are Helper\n");
-  const { r } = await bossAsks(t.path, srv.url);
+  const { r, boss } = await bossAsks(t.path, srv.url);
   assert.equal(r.text, "boss done");
   const out = outputOf(r.messages);
   assert.match(String(out.content), /worker broke/);
@@ -108,6 +108,18 @@ Deno.test("a specialist that fails after an inference: the error output keeps it
   assert.equal(receipts.length, 2, JSON.stringify(out));
   assert.match(String(receipts[0]!.content), /pt=30 ct=3/);
   assert.match(String(receipts[1]!.content), /pt=50 ct=5/);
+  // the failed Worker's conversation (its log) keeps what it did: its meta, its call to the
+  // Helper and that call's output, so the Helper's log has a caller
+  const worker = boss.chats["Worker/_oneshot-1"]!.currentChat!;
+  assert.deepEqual(worker.map((m) => m.role), [
+    "system",
+    "socialize",
+    "user",
+    "meta",
+    "function_call",
+    "function_call_output",
+  ]);
+  assert.ok(boss.chats["Worker/_oneshot-1"]!.chats["Helper/_oneshot-1"]);
 });
 
 Deno.test("a specialist on the task route whose ask job fails: the error output names the job", async () => {
