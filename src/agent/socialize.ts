@@ -10,7 +10,7 @@
  * @module
  */
 import process from "node:process";
-import { askArguments, type AskCall, type InheritMode } from "../chat/ask_call.ts";
+import { askArguments, oneShotAsks, type AskCall, type InheritMode } from "../chat/ask_call.ts";
 import type { Message } from "../chat/types.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { newSession } from "../llm/meta_record.ts";
@@ -238,8 +238,14 @@ function notFound(name: string, cause?: unknown): ScoutError {
   });
 }
 
+/**
+ * The key of a new one-shot conversation: `_oneshot-<n>`, n after the one-shot
+ * calls of `name` already in the caller's chat (a chat task's start chat holds
+ * earlier jobs' calls; provenance counts them all to name the n-th call's log)
+ * and after the clones of this ask's earlier rounds and calls.
+ */
 function oneShotKey(caller: Agent, name: string): string {
-  let n = 1;
+  let n = oneShotAsks(caller.currentChat ?? [], name) + 1;
   while (caller.chats[`${name}/_oneshot-${n}`]) n++;
   return `${name}/_oneshot-${n}`;
 }

@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { contentObject } from "./tool_calls.ts";
+import type { Message } from "./types.ts";
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 const CONVERSATION = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -80,4 +82,56 @@ export function askArguments(params: Record<string, unknown>): AskCall | string[
     conversation: (conversation as string | null | undefined) ?? null,
     inherit: inherit as Mode,
   };
+}
+
+/**
+ * A call's arguments as an object: parsed when JSON text, `{}` when not an
+ * object (the target then comes from the tool name only).
+ *
+ * @param args raw arguments
+ * @returns the object
+ */
+export function argumentsObject(args: unknown): Record<string, unknown> {
+  if (typeof args === "string") {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      return {};
+    }
+  }
+  return args !== null && typeof args === "object" && !Array.isArray(args)
+    ? args as Record<string, unknown>
+    : {};
+}
+
+/** The agent a `function_call` message asks one-shot (no conversation), or null; per message. */
+const oneShotTargets = new WeakMap<Message, string | null>();
+
+function oneShotTarget(m: Message): string | null {
+  const known = oneShotTargets.get(m);
+  if (known !== undefined) return known;
+  const call = contentObject(m.content);
+  const parsed = call?.name === "ask" ? askArguments(argumentsObject(call.arguments)) : null;
+  const target = parsed && !Array.isArray(parsed) && parsed.conversation === null
+    ? parsed.agent
+    : null;
+  oneShotTargets.set(m, target);
+  return target;
+}
+
+/**
+ * How many one-shot `ask` calls of `agent` (no conversation, arguments the
+ * tool accepts) a chat holds: provenance names the n-th such call's log
+ * `_oneshot-<n>.chat`, so the agent layer numbers a new one after them.
+ *
+ * @param messages the chat
+ * @param agent the specialist's name
+ * @returns the count
+ */
+export function oneShotAsks(messages: readonly Message[], agent: string): number {
+  let n = 0;
+  for (const m of messages) {
+    if (m.role === "function_call" && oneShotTarget(m) === agent) n++;
+  }
+  return n;
 }

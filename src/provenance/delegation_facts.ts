@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { askArguments } from "../chat/ask_call.ts";
+import { argumentsObject, askArguments } from "../chat/ask_call.ts";
 import { agentMetaEvidence } from "../chat/receipts.ts";
 import type { ReceiptEvidence, ReceiptProblem } from "../chat/receipts_types.ts";
 import { type ToolCall, toolCalls } from "../chat/tool_calls.ts";
@@ -59,25 +59,7 @@ export function isDelegationTool(name: string | null): name is string {
     name.length > HAND_OFF_PREFIX.length);
 }
 
-/**
- * A call's arguments as an object: parsed when JSON text, `{}` when not an
- * object (the target then comes from the tool name only).
- *
- * @param args raw arguments
- * @returns the object
- */
-export function argumentsObject(args: unknown): Record<string, unknown> {
-  if (typeof args === "string") {
-    try {
-      args = JSON.parse(args);
-    } catch {
-      return {};
-    }
-  }
-  return args !== null && typeof args === "object" && !Array.isArray(args)
-    ? args as Record<string, unknown>
-    : {};
-}
+export { argumentsObject };
 
 function nonEmpty(v: unknown): string | null {
   return typeof v === "string" && v !== "" ? v : null;

@@ -152,3 +152,59 @@ Deno.test("task route: flags are appended after the conversation, so -m beats QU
     /'ask' task answers through a job of it; there the flags are appended after the conversation/,
   );
 });
+
+Deno.test("task route continued with -c: one-shot logs are numbered over the conversation, so prov links each call to its own", async () => {
+  await using t = await tempDir();
+  let bossTurn = 0;
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      if (msgs[0]!.content === "You are Leaf") return { text: `leaf: ${msgs.at(-1)!.content}` };
+      if (msgs.at(-1)!.role === "tool") return { text: `boss end ${bossTurn}` };
+      bossTurn++;
+      return {
+        toolCalls: [{
+          name: "ask",
+          id: `c${bossTurn}`,
+          arguments: { agent: "Leaf", prompt: bossTurn === 1 ? "q one" : "q two" },
+        }],
+      };
+    },
+  });
+  const r = router(t.path, srv, "OneShotRouter");
+  put(
+    t.path,
+    "Agent/OneShotRouter/start_chat",
+    "system: You route\n\nendpoint: ep\n\nsocialize: true\n",
+  );
+  // the socializing agent's own `ask` tool, not its workflow's `ask` task, answers the calls
+  const here = join(t.path, "Agent", "OneShotRouter");
+  put(
+    here,
+    "workflow.ts",
+    `export default (api) => api.workflow("OneShotRouter", {
+  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
+      JSON.stringify(here)
+    }, { chat: chat() })), noop: { type: "string", inputs: {}, run: () => "ok" } },
+  exports: { exec: ["noop"] },
+});\n`,
+  );
+  put(t.path, "Agent/Leaf/start_chat", "system: You are Leaf\n\nendpoint: ep\n");
+  const saved = join(t.path, "s.chat");
+  assert.equal((await r.run("-o", saved, "--no-cache", "first question")).code, 0);
+  const second = await r.run("-c", saved, "-o", saved, "--no-cache", "second question");
+  assert.equal(second.code, 0, second.stderr);
+  const prov = await runMain(["llm", "prov", saved, "--tools", "--json"], {
+    env: { SCOUT_HOME: r.home, NO_COLOR: "1" },
+    cwd: t.path,
+  });
+  assert.equal(prov.code, 0, prov.stderr);
+  const calls = (JSON.parse(prov.stdout) as {
+    calls: { chat: string; delegation: { logs: string[] } | null }[];
+  }).calls.filter((c) => c.delegation !== null && c.chat === saved);
+  // each call of the session links to the one log that holds its prompt
+  const linked = calls.map((c) =>
+    c.delegation!.logs.map((l) => /q (one|two)/.exec(Deno.readTextFileSync(l))?.[0])
+  );
+  assert.deepEqual(linked, [["q one"], ["q two"]]);
+});
