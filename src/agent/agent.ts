@@ -214,7 +214,8 @@ function agentTools(value: unknown): ToolsInput | undefined {
 /**
  * The tools of a direct-route ask (§1.4 step 3b): call tools ∪ agent tools ∪
  * workflow tools ∪ knowledge-base tools, later sources overriding same-named
- * earlier ones.
+ * earlier ones. The workflow's `ask` task (the agent's own task route) is not
+ * one of its tools.
  *
  * @param agent the agent
  * @param callTools the call's `tools`
@@ -236,7 +237,9 @@ export function agentToolRegistry(agent: Agent, callTools?: ToolsInput): ToolReg
         ? (entry.definition as { name?: string; function?: { name?: string } }).name ??
           (entry.definition as { function?: { name?: string } }).function?.name
         : undefined;
-      if (name) reg.set(name, entry);
+      // its `ask` task is this agent's own task route (§1.4 step 2): as its tool it can only
+      // recurse (the route refuses it), and it would hide the `ask` tool of `socialize`
+      if (name && name !== "ask") reg.set(name, entry);
     }
   }
   if (agent.knowledgeBase) {

@@ -10,7 +10,7 @@
  * @module
  */
 import process from "node:process";
-import { askArguments, oneShotAsks, type AskCall, type InheritMode } from "../chat/ask_call.ts";
+import { askArguments, type AskCall, type InheritMode, oneShotAsks } from "../chat/ask_call.ts";
 import type { Message } from "../chat/types.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { newSession } from "../llm/meta_record.ts";

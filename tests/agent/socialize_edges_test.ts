@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { chat, current } from "../../src/agent/agent.ts";
+import { agentToolRegistry, chat, current } from "../../src/agent/agent.ts";
+import { workflow } from "../../src/workflow/define.ts";
 import { clearAgentCache, loadAgent, socialize } from "../../src/agent/mod.ts";
 import { tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
@@ -151,4 +152,24 @@ Deno.test("a conversation id ending in .chat is refused: its log would collide w
   assert.equal(outs[1]!.content, "Helper heard: p2");
   assert.deepEqual(Object.keys(boss.chats), ["Helper/c1"]);
   assert.equal(s.requestsOf("Helper").length, 1);
+});
+
+Deno.test("a socializing agent whose workflow has an ask task keeps the ask tool of socialize", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  boss.workflow = workflow("AskingBoss", {
+    tasks: {
+      ask: { type: "string", inputs: {}, run: () => "the route's own task" },
+      noop: { type: "string", inputs: {}, run: () => "ok" },
+    },
+  });
+  boss.options.no_ask_override = true; // as a chat task's agent (§7.18): the direct route
+  socialize(boss);
+  const reg = agentToolRegistry(boss);
+  assert.ok(reg.has("noop"));
+  current(boss).push({ role: "user", content: "go" });
+  put(s.dir.path, "Agent/Helper/start_chat", "system:\n\nYou are Helper\n");
+  s.plan(["ask", { agent: "Helper", prompt: "hi" }]);
+  const outs = outputs((await chat(boss)).messages);
+  assert.equal(outs[0]!.content, "Helper heard: hi");
 });
