@@ -29,6 +29,7 @@ export type {
   AskFn,
   ChatFn,
   CreateAgentFn,
+  DelegateFn,
   IterateDictionaryFn,
   IterateDictionaryOptions,
   IterateFn,
