@@ -119,14 +119,25 @@ export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
  */
 export function sinceStart(agent: Agent): Message[] {
   const chat = agent.currentChat ?? [];
-  const start = agent.startChat;
+  return chat.slice(startPrefixLength(chat, agent.startChat));
+}
+
+/**
+ * How many leading messages of `chat` are its start: the very objects of
+ * `start`, or (none of them) the longest value-equal common prefix.
+ *
+ * @param chat the chat
+ * @param start the start chat
+ * @returns the prefix length
+ */
+export function startPrefixLength(chat: readonly Message[], start: readonly Message[]): number {
   let i = 0;
   while (i < start.length && i < chat.length && chat[i] === start[i]) i++;
   if (i === 0) {
     const same = (a: Message, b: Message) => JSON.stringify(a) === JSON.stringify(b);
     while (i < start.length && i < chat.length && same(chat[i]!, start[i]!)) i++;
   }
-  return chat.slice(i);
+  return i;
 }
 
 /** The user's conversation a chat task put into an agent's start chat (§4.1 step 8). */

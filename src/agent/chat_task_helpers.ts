@@ -22,7 +22,7 @@ import { jobFile } from "../workflow/files.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
 import { isFile } from "../util/fs.ts";
-import { markSeededConversation } from "./agent.ts";
+import { markSeededConversation, startPrefixLength } from "./agent.ts";
 import { routeRuntime, routeSecrets } from "./task_route.ts";
 import type { Agent, AgentRuntime } from "./types.ts";
 
@@ -239,6 +239,7 @@ async function taskAgent(
   // inference through another job of this task, without end.
   if (agent.workflow?.name === job.workflow.name) agent.options.no_ask_override = true;
   const seed = agent.startChat;
+  const ownStart = [...seed];
   seed.push(...tooling);
   seed.push({ role: "system", content: jobSystemMessage(job, options, runtime ?? {}) });
   const deps = recursiveDeps(job.dependencies);
@@ -275,6 +276,8 @@ async function taskAgent(
     !SEED_PREFIXES.some((p) => String(m.content ?? "").startsWith(p))
   );
   seed.push(...conversation);
-  markSeededConversation(agent, conversation);
+  // the task route's job chat starts with the caller's start chat (as in Ruby): that is the
+  // agent's setup, not the user's conversation its specialists may inherit (§3.4)
+  markSeededConversation(agent, conversation.slice(startPrefixLength(conversation, ownStart)));
   return agent;
 }

@@ -208,3 +208,48 @@ Deno.test("task route continued with -c: one-shot logs are numbered over the con
   );
   assert.deepEqual(linked, [["q one"], ["q two"]]);
 });
+
+Deno.test("task route: inherit conversation hands the specialist the conversation, never the caller's start chat", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      if (msgs[0]!.content === "You are Worker") return { text: "worker done" };
+      if (msgs.at(-1)!.role === "tool") return { text: "lead done" };
+      return {
+        toolCalls: [{
+          name: "ask",
+          id: "c1",
+          arguments: { agent: "Worker", prompt: "summarise", inherit: "conversation" },
+        }],
+      };
+    },
+  });
+  const r = router(t.path, srv, "InheritRouter");
+  const here = join(t.path, "Agent", "InheritRouter");
+  put(here, "start_chat", "system: You are Lead\n\nendpoint: ep\n\nsocialize: true\n");
+  put(
+    here,
+    "workflow.ts",
+    `export default (api) => api.workflow("InheritRouter", {
+  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
+      JSON.stringify(here)
+    }, { chat: chat() })), noop: { type: "string", inputs: {}, run: () => "ok" } },
+  exports: { exec: ["noop"] },
+});\n`,
+  );
+  put(t.path, "Agent/Worker/start_chat", "system: You are Worker\n\nendpoint: ep\n");
+  put(t.path, "earlier.chat", "user: earlier\n\nassistant: noted\n");
+  const run = await r.run("-c", join(t.path, "earlier.chat"), "--no-cache", "plan it");
+  assert.equal(run.code, 0, run.stderr);
+  const worker = srv.requests.find((q) =>
+    (q.body.messages as { content: string }[])[0]!.content === "You are Worker"
+  )!;
+  assert.deepEqual(
+    (worker.body.messages as { role: string; content: string }[]).map((m) =>
+      `${m.role} ${m.content}`
+    ),
+    ["system You are Worker", "user earlier", "assistant noted", "user plan it", "user summarise"],
+  );
+  assert.equal(worker.body.tools, undefined); // no `socialize` line came with it
+});
