@@ -107,6 +107,7 @@ async function taskRouteResult(r: AgentReply): Promise<HookResult> {
  */
 export function withoutMissingChat(opts: LlmAskOptions, cwd: string): LlmAskOptions {
   if (opts.chat === undefined || opts.chat === "-" || exists(resolve(cwd, opts.chat))) return opts;
+  if (opts.inline !== undefined) return opts; // a usage error `llm ask` reports, file or not
   const { chat: _missing, ...rest } = opts;
   return rest;
 }

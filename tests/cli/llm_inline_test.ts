@@ -155,4 +155,15 @@ Deno.test("agent ask --inline: the agent's start chat comes before each inline q
     findAskBlocks(await Deno.readTextFile(join(dir.path, "area.rb"))).map((b) => b.answered),
     [true, true],
   );
+  // -c with --inline is a usage error whether or not its file exists (nothing asked, nothing written)
+  const before = await Deno.readTextFile(join(dir.path, "area.rb"));
+  const asked = srv.requests.length;
+  const usage = await runMain(
+    ["agent", "ask", "Reviewer", ...flags, "--inline", "area.rb", "-c", "missing.chat"],
+    { env, cwd: dir.path },
+  );
+  assert.equal(usage.code, 2, usage.stderr);
+  assert.match(usage.stderr, /--inline rewrites its FILE: it takes no -c, -o or QUESTION/);
+  assert.equal(srv.requests.length, asked);
+  assert.equal(await Deno.readTextFile(join(dir.path, "area.rb")), before);
 });
