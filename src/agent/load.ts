@@ -20,6 +20,7 @@ import { isDirectory, isFile } from "../util/fs.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Workflow } from "../workflow/define.ts";
 import { extendWorkflowApi, loadWorkflowFile, workflowApi } from "../workflow/load.ts";
+import { setWorkflowFallback } from "../workflow/builtins.ts";
 import {
   ask,
   chat,
@@ -182,6 +183,22 @@ setSocialize(socialize);
 setSpecialistLoader(loadAgent);
 setSpecialistRunner(runnerFor);
 setChatTaskLoader(loadAgent);
+setWorkflowFallback(agentWorkflow);
+
+/** §2.2's related lookup: a workflow name nothing else knows is an agent directory's workflow. */
+async function agentWorkflow(
+  name: string,
+  opts: { cwd?: string; env?: Record<string, string | undefined> },
+): Promise<Workflow | null> {
+  let loc: AgentLocation;
+  try {
+    loc = findAgent(name, opts);
+  } catch {
+    return null; // no agent of that name (or not a name): the caller's not-found stands
+  }
+  const file = firstFile(loc.agentDir, ["workflow.ts", "workflow.js", "workflow.mjs"]);
+  return file ? await loadWorkflowFile(file) : null;
+}
 extendAgentApi({ chatTask, delegate, socialize }); // also the workflow api's
 
 async function runScript(file: string, agent: Agent): Promise<Agent> {

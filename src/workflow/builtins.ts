@@ -39,3 +39,31 @@ export function builtinWorkflowLoader(name: string): (() => Promise<Workflow>) |
 export function builtinWorkflowNames(): string[] {
   return [...builtins.keys()].sort();
 }
+
+/** Where a workflow name no search directory knows is looked up last (the agent layer's). */
+export type WorkflowFallback = (
+  name: string,
+  opts: { cwd?: string; env?: Record<string, string | undefined> },
+) => Promise<Workflow | null>;
+
+let fallback: WorkflowFallback | null = null;
+
+/**
+ * Sets the last lookup of a workflow name (agents.md §2.2, related lookups:
+ * a name falls back to the workflow of the agent of that name). The agent
+ * layer installs it; this layer cannot import that one.
+ *
+ * @param fn the lookup, or null to remove it
+ */
+export function setWorkflowFallback(fn: WorkflowFallback | null): void {
+  fallback = fn;
+}
+
+/**
+ * The installed last lookup, if any.
+ *
+ * @returns the lookup or null
+ */
+export function workflowFallback(): WorkflowFallback | null {
+  return fallback;
+}

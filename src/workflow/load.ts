@@ -27,7 +27,7 @@ import {
   type WorkflowSpec,
 } from "./define.ts";
 import { parseWorkflowDoc } from "./docs.ts";
-import { builtinWorkflowLoader } from "./builtins.ts";
+import { builtinWorkflowLoader, workflowFallback } from "./builtins.ts";
 
 const FILE_NAMES = ["workflow.ts", "workflow.js", "workflow.mjs"];
 
@@ -279,9 +279,12 @@ export async function loadWorkflow(
   try {
     file = findWorkflowFile(nameOrPath, opts);
   } catch (e) {
+    if ((e as ScoutError).code !== "workflow_not_found") throw e;
     const builtin = builtinWorkflowLoader(nameOrPath);
-    if (builtin === undefined || (e as ScoutError).code !== "workflow_not_found") throw e;
-    return await builtin();
+    if (builtin !== undefined) return await builtin();
+    const agents = await workflowFallback()?.(nameOrPath, opts);
+    if (agents) return agents;
+    throw e;
   }
   return await loadWorkflowFile(file);
 }

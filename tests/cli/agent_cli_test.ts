@@ -203,3 +203,32 @@ Deno.test("§2.2 step 1: an agent directory typed without ./ loads when no agent
     /No agent found with name notes\/Empty .*exists but holds none of start_chat/,
   );
 });
+
+Deno.test("§2.2 related lookups: -w, tool: and introduce: find an agent directory's workflow by name", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "ok" }) });
+  const o = fixture(t.path, srv);
+  put(
+    t.path,
+    "Agent/Lead/workflow.ts",
+    `export default (api) => api.workflow("Lead", {
+  title: "Lead tools",
+  description: "What the Lead can do",
+  tasks: { plan: { type: "string", description: "Plans", inputs: {}, run: () => "planned" } },
+});\n`,
+  );
+  const ask = (args: string[]) =>
+    runMain(["llm", "ask", "-e", "startep", "--no-cache", ...args], o);
+  let r = await ask(["-w", "Lead", "hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  const tools = (srv.requests.at(-1)!.body.tools as { function: { name: string } }[])
+    .map((x) => x.function.name);
+  assert.deepEqual(tools, ["plan"]);
+  r = await ask(["introduce: Lead\n\nuser: hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(JSON.stringify(srv.requests.at(-1)!.body.messages), /What the Lead can do/);
+  // a name that is neither a workflow nor an agent with one: still not found
+  r = await ask(["-w", "Nobody", "hi"]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Workflow not found Nobody/);
+});
