@@ -125,12 +125,8 @@ export function sinceStart(agent: Agent): Message[] {
 /**
  * How many leading messages of `chat` are its start: the very objects of
  * `start`, or (none of them) the longest value-equal common prefix.
- *
- * @param chat the chat
- * @param start the start chat
- * @returns the prefix length
  */
-export function startPrefixLength(chat: readonly Message[], start: readonly Message[]): number {
+function startPrefixLength(chat: readonly Message[], start: readonly Message[]): number {
   let i = 0;
   while (i < start.length && i < chat.length && chat[i] === start[i]) i++;
   if (i === 0) {

@@ -22,7 +22,7 @@ import { jobFile } from "../workflow/files.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
 import { isFile } from "../util/fs.ts";
-import { markSeededConversation, startPrefixLength } from "./agent.ts";
+import { markSeededConversation } from "./agent.ts";
 import { routeRuntime, routeSecrets } from "./task_route.ts";
 import type { Agent, AgentRuntime } from "./types.ts";
 
@@ -278,6 +278,18 @@ async function taskAgent(
   seed.push(...conversation);
   // the task route's job chat starts with the caller's start chat (as in Ruby): that is the
   // agent's setup, not the user's conversation its specialists may inherit (§3.4)
-  markSeededConversation(agent, conversation.slice(startPrefixLength(conversation, ownStart)));
+  markSeededConversation(agent, conversation.slice(startInChat(conversation, ownStart)));
   return agent;
+}
+
+/**
+ * How many leading messages of a job's chat are the agent's own start chat:
+ * its messages in order, value-equal, skipping those the chat lacks (the
+ * tool lines `tooling()` took out of it before it was compiled).
+ */
+function startInChat(chat: readonly Message[], start: readonly Message[]): number {
+  const same = (a: Message, b: Message) => JSON.stringify(a) === JSON.stringify(b);
+  let i = 0;
+  for (const m of start) if (i < chat.length && same(chat[i]!, m)) i++;
+  return i;
 }

@@ -227,7 +227,12 @@ Deno.test("task route: inherit conversation hands the specialist the conversatio
   });
   const r = router(t.path, srv, "InheritRouter");
   const here = join(t.path, "Agent", "InheritRouter");
-  put(here, "start_chat", "system: You are Lead\n\nendpoint: ep\n\nsocialize: true\n");
+  // a tool line first: the job's chat lacks it (the job's tooling takes it), the rest is the same
+  put(
+    here,
+    "start_chat",
+    "tool: InheritRouter noop\n\nsystem: You are Lead\n\nendpoint: ep\n\nsocialize: true\n",
+  );
   put(
     here,
     "workflow.ts",
