@@ -318,37 +318,15 @@ export async function ask(
 ): Promise<AgentReply> {
   const msgs = messages ?? current(agent);
   for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i]!.role === "agent") msgs.splice(i, 1);
-  inFlight.set(agent, (inFlight.get(agent) ?? 0) + 1);
-  try {
-    for (;;) {
-      try {
-        if (useTaskRoute(agent)) return await askTaskRoute(agent, msgs, options);
-        return await askDirect(agent, msgs, options);
-      } catch (e) {
-        if (agent.processException && await agent.processException(e)) continue;
-        throw e;
-      }
+  for (;;) {
+    try {
+      if (useTaskRoute(agent)) return await askTaskRoute(agent, msgs, options);
+      return await askDirect(agent, msgs, options);
+    } catch (e) {
+      if (agent.processException && await agent.processException(e)) continue;
+      throw e;
     }
-  } finally {
-    const n = inFlight.get(agent)! - 1;
-    if (n === 0) inFlight.delete(agent);
-    else inFlight.set(agent, n);
   }
-}
-
-/** How many asks of each agent are running. */
-const inFlight = new WeakMap<Agent, number>();
-
-/**
- * Whether an `ask` of this agent is running — its turn is waiting on its
- * tools, e.g. on a specialist it handed off to (§3.5: such an agent cannot
- * take a message until its turn ends).
- *
- * @param agent the agent
- * @returns true while one of its asks runs
- */
-export function isAsking(agent: Agent): boolean {
-  return inFlight.has(agent);
 }
 
 /**

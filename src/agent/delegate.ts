@@ -9,9 +9,8 @@
  */
 import { ScoutError } from "../errors.ts";
 import type { ToolEntry, ToolFunction } from "../tools/types.ts";
-import { isAsking } from "./agent.ts";
 import { addAgentTool, addBoundTool, cloneAgent, ensureRunner } from "./socialize.ts";
-import { specialistCall } from "./specialists.ts";
+import { specialistCall, waitsOn } from "./specialists.ts";
 import type { Agent, DelegateOptions } from "./types.ts";
 
 export type { DelegateOptions };
@@ -79,7 +78,7 @@ function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
   const key = `${name}/default`;
   return (_n, params) => {
     if (typeof params.message !== "string") throw new Error(`"message" must be a string`);
-    if (isAsking(agent)) {
+    if (waitsOn(caller, agent)) {
       // a hand-back to an agent whose turn waits on this one (a delegate cycle): its live
       // chat is mid-turn, and each hand-back would nest another turn without end
       throw new Error(
@@ -93,6 +92,8 @@ function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
       );
     }
     caller.chats[key] = agent;
-    return { agent: specialistCall(agent, params.message, params.new_conversation === true) };
+    return {
+      agent: specialistCall(agent, params.message, params.new_conversation === true, caller),
+    };
   };
 }

@@ -384,7 +384,7 @@ function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
         askClones.add(clone);
         caller.chats[key] = clone;
       }
-      return { agent: specialistCall(clone, call.prompt) };
+      return { agent: specialistCall(clone, call.prompt, false, caller) };
     },
   } as ToolEntry;
 }

@@ -34,6 +34,8 @@ export interface SpecialistCall {
   prompt: string;
   /** Restart the specialist's chat first (`new_conversation` of a hand-off). */
   restart?: boolean;
+  /** The agent whose turn made the call (it waits on the specialist's run). */
+  caller?: Agent;
 }
 
 /**
@@ -48,8 +50,37 @@ export function specialistCall(
   specialist: Agent,
   prompt: string,
   restart = false,
+  caller?: Agent,
 ): SpecialistCall {
-  return { [SPECIALIST_CALL]: true, specialist, prompt, ...(restart ? { restart } : {}) };
+  return {
+    [SPECIALIST_CALL]: true,
+    specialist,
+    prompt,
+    ...(restart ? { restart } : {}),
+    ...(caller ? { caller } : {}),
+  };
+}
+
+/** Whose turn waits on each specialist's run in flight (§3.5 cycles). */
+const waitingCallers = new WeakMap<Agent, Agent>();
+
+/**
+ * Whether `agent`'s run is, through its callers, what `target`'s turn waits
+ * on — `target` is `agent` or one of the agents whose calls led to it. A
+ * message to such an agent would land in its live chat mid-turn and start
+ * another turn under the one in flight, without end (a delegate cycle).
+ *
+ * @param agent the agent about to send
+ * @param target the agent it would send to
+ * @returns true when `target` is waiting on `agent`
+ */
+export function waitsOn(agent: Agent, target: Agent): boolean {
+  const seen = new Set<Agent>();
+  for (let a: Agent | undefined = agent; a && !seen.has(a); a = waitingCallers.get(a)) {
+    if (a === target) return true;
+    seen.add(a);
+  }
+  return false;
 }
 
 function isCall(v: object): v is SpecialistCall {
@@ -85,6 +116,9 @@ function nestedReceipts(output: Message): Message[] {
 
 async function runOne(item: object): Promise<SpecialistResult> {
   const agent = isCall(item) ? item.specialist : item as Agent;
+  const caller = isCall(item) ? item.caller : undefined;
+  const before = waitingCallers.get(agent);
+  if (caller) waitingCallers.set(agent, caller);
   try {
     if (isCall(item)) {
       if (item.restart) start(agent);
@@ -104,6 +138,9 @@ async function runOne(item: object): Promise<SpecialistResult> {
     current(agent).push(...produced);
     const meta = receipts(produced);
     return { content: "", error: e, ...(meta.length ? { agent_meta: meta } : {}) };
+  } finally {
+    if (before) waitingCallers.set(agent, before);
+    else waitingCallers.delete(agent);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { chat, current } from "../../src/agent/agent.ts";
+import { chat, current, prompt } from "../../src/agent/agent.ts";
 import { delegate } from "../../src/agent/delegate.ts";
 import { agentLogFiles } from "../../src/agent/log.ts";
 import { socialize } from "../../src/agent/mod.ts";
@@ -141,4 +141,18 @@ Deno.test("a delegate cycle: a hand-back to an agent whose turn runs is an error
     "log/society/boss/default.chat",
     "log/agent.chat",
   ]);
+});
+
+Deno.test("a hand-off to an agent busy with unrelated work is not a cycle: it runs", async () => {
+  await using s = await society({ delayMs: 150 });
+  const boss = s.make("boss");
+  const worker = s.make("Worker");
+  delegate(boss, worker, "worker", "Hand work to the worker");
+  // the application asks the worker something else at the same time
+  const side = prompt(worker, "user: a side question");
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["hand_off_to_worker", { message: "one" }]);
+  const r = await chat(boss);
+  assert.equal(outputs(r.messages)[0]!.content, "Worker heard: one");
+  assert.equal((await side).text, "Worker heard: a side question");
 });
