@@ -93,7 +93,10 @@ function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
     }
     caller.chats[key] = agent;
     return {
-      agent: specialistCall(agent, params.message, params.new_conversation === true, caller),
+      agent: specialistCall(agent, params.message, {
+        restart: params.new_conversation === true,
+        caller,
+      }),
     };
   };
 }

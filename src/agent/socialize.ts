@@ -384,7 +384,9 @@ function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
         askClones.add(clone);
         caller.chats[key] = clone;
       }
-      return { agent: specialistCall(clone, call.prompt, false, caller) };
+      // a one-shot's log name cannot be told from the call: its output records it
+      const oneShot = call.conversation === null ? { conversation: key.split("/").at(-1)! } : {};
+      return { agent: specialistCall(clone, call.prompt, { caller, ...oneShot }) };
     },
   } as ToolEntry;
 }

@@ -36,6 +36,8 @@ export interface SpecialistCall {
   restart?: boolean;
   /** The agent whose turn made the call (it waits on the specialist's run). */
   caller?: Agent;
+  /** The conversation, recorded on the output when the call does not name it (one-shot). */
+  conversation?: string;
 }
 
 /**
@@ -43,21 +45,22 @@ export interface SpecialistCall {
  *
  * @param specialist the agent to run
  * @param prompt its user message
- * @param restart start a new conversation first
+ * @param opts `restart`: start a new conversation first; `caller`: the agent
+ *   whose turn waits on it; `conversation`: recorded on the output (one-shot)
  * @returns the call
  */
 export function specialistCall(
   specialist: Agent,
   prompt: string,
-  restart = false,
-  caller?: Agent,
+  opts: { restart?: boolean; caller?: Agent; conversation?: string } = {},
 ): SpecialistCall {
   return {
     [SPECIALIST_CALL]: true,
     specialist,
     prompt,
-    ...(restart ? { restart } : {}),
-    ...(caller ? { caller } : {}),
+    ...(opts.restart ? { restart: true } : {}),
+    ...(opts.caller ? { caller: opts.caller } : {}),
+    ...(opts.conversation !== undefined ? { conversation: opts.conversation } : {}),
   };
 }
 
@@ -117,6 +120,9 @@ function nestedReceipts(output: Message): Message[] {
 async function runOne(item: object): Promise<SpecialistResult> {
   const agent = isCall(item) ? item.specialist : item as Agent;
   const caller = isCall(item) ? item.caller : undefined;
+  const named = isCall(item) && item.conversation !== undefined
+    ? { conversation: item.conversation }
+    : {};
   const before = waitingCallers.get(agent);
   if (caller) waitingCallers.set(agent, caller);
   try {
@@ -127,7 +133,7 @@ async function runOne(item: object): Promise<SpecialistResult> {
     // its cache entries are settled by the caller's ask, once the caller's next request is out
     const r = await chat(agent, { stream: false, deferCacheWrites: true });
     const meta = r.job ? [{ role: "meta", content: `job=${jobRef(r.job)}` }] : receipts(r.messages);
-    return { content: r.text, agent_meta: meta };
+    return { content: r.text, agent_meta: meta, ...named };
   } catch (e) {
     // an offline replay miss ends the run: never an answer the caller's model sees
     if (isReplayMiss(e)) throw e;
@@ -137,7 +143,7 @@ async function runOne(item: object): Promise<SpecialistResult> {
     const produced = failureMessages(e);
     current(agent).push(...produced);
     const meta = receipts(produced);
-    return { content: "", error: e, ...(meta.length ? { agent_meta: meta } : {}) };
+    return { content: "", error: e, ...(meta.length ? { agent_meta: meta } : {}), ...named };
   } finally {
     if (before) waitingCallers.set(agent, before);
     else waitingCallers.delete(agent);

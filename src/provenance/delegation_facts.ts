@@ -37,9 +37,10 @@ export interface DelegationFacts {
   conversation: string | null;
   /**
    * The file name the delegate's conversation is logged under in its
-   * society: `<conversation>.chat`; `_oneshot-<n>.chat` for the n-th
-   * `ask` of that agent without a conversation in this chat (how the port
-   * numbers one-shot clones, agents.md §7.1); `default.chat` for a hand-off
+   * society: `<conversation>.chat`; for an `ask` without a conversation,
+   * the one-shot conversation its output records (`conversation`, written by
+   * the port), else `_oneshot-<n>.chat` for the n-th such `ask` of that agent
+   * in this chat (agents.md §7.1); `default.chat` for a hand-off
    * (§7.9); null when the call's arguments are not a valid call (the tool
    * rejects them, so no delegate ran).
    */
@@ -70,6 +71,7 @@ function callTarget(
   tool: string,
   args: unknown,
   oneShots: Map<string, number>,
+  recorded: unknown,
 ): Omit<DelegationFacts, "receipt"> {
   if (tool !== "ask") {
     return {
@@ -92,7 +94,11 @@ function callTarget(
   }
   const n = (oneShots.get(call.agent) ?? 0) + 1;
   oneShots.set(call.agent, n);
-  return { target: call.agent, conversation: null, logName: `_oneshot-${n}.chat` };
+  // the port records a one-shot's conversation on its output: exact in any chat showing the call
+  const logName = typeof recorded === "string" && /^_oneshot-\d+$/.test(recorded)
+    ? `${recorded}.chat`
+    : `_oneshot-${n}.chat`;
+  return { target: call.agent, conversation: null, logName };
 }
 
 function receiptOf(mine: readonly ReceiptEvidence[], problems: number): CallReceipt {
@@ -142,7 +148,7 @@ export function delegationFacts(
     const at = c.outputAddress;
     const hasReceipt = c.outputInfo !== null && Object.hasOwn(c.outputInfo, "agent_meta");
     out.set(c.callIndex, {
-      ...callTarget(c.name!, c.arguments, oneShots),
+      ...callTarget(c.name!, c.arguments, oneShots, c.outputInfo?.conversation),
       receipt: hasReceipt ? receiptOf(byOutput.get(at) ?? [], problemCount.get(at) ?? 0) : null,
     });
   }

@@ -24,6 +24,11 @@ export interface SpecialistResult {
    * to an error output too: what a failed run paid for).
    */
   agent_meta?: Message[];
+  /**
+   * The conversation the run belongs to, when the call does not name it (a
+   * one-shot clone's `_oneshot-<n>`): its society log is `<conversation>.chat`.
+   */
+  conversation?: string;
   /** Set when the run failed: the output becomes an error output with this message. */
   error?: unknown;
 }

@@ -66,6 +66,8 @@ export interface OutputEnvelope {
   stack?: string[];
   /** Receipts of a delegated agent's inferences. */
   agent_meta?: Message[];
+  /** The delegated conversation a one-shot call ran as (its log's name). */
+  conversation?: string;
   /** Job short path. */
   step?: string;
   /** When the call started (UTC ISO-8601, ms). */
@@ -152,6 +154,7 @@ async function execute(
  */
 export function envelopeContent(env: OutputEnvelope): string {
   const ordered: Record<string, unknown> = { name: env.name, content: env.content, id: env.id };
+  if (env.conversation !== undefined) ordered.conversation = env.conversation;
   if (env.error !== undefined) ordered.error = env.error;
   if (env.stack !== undefined) ordered.stack = env.stack;
   if (env.agent_meta !== undefined) ordered.agent_meta = env.agent_meta;
@@ -207,6 +210,7 @@ export async function runToolCalls(
     if (out.error !== undefined) env.error = out.error;
     if (out.stack !== undefined) env.stack = out.stack;
     if (out.agent_meta !== undefined) env.agent_meta = out.agent_meta;
+    if (out.conversation !== undefined) env.conversation = out.conversation;
     if (out.step !== undefined) env.step = out.step;
     outputs[i] = [
       { role: "function_call", content: functionCallContent(call) },
@@ -259,7 +263,10 @@ async function runWaiting(
   for (const [k, w] of waiting.entries()) {
     const r = results[k] ??
       { content: "", error: new Error("The specialist runner gave no result") };
-    const fields = r.agent_meta?.length ? { agent_meta: r.agent_meta } : {};
+    const fields = {
+      ...(r.agent_meta?.length ? { agent_meta: r.agent_meta } : {}),
+      ...(r.conversation !== undefined ? { conversation: r.conversation } : {}),
+    };
     if (r.error !== undefined) {
       finish(w.i, w.start, { ...await normalizeOutput(errorOutput(r.error)), ...fields });
       continue;

@@ -114,6 +114,8 @@ export interface ToolOutput {
   stack?: string[];
   /** Receipts of a delegated agent's inferences. */
   agent_meta?: Message[];
+  /** The delegated conversation, when the call does not name it (a one-shot clone's). */
+  conversation?: string;
   /** Job short path (`Workflow/task/name`). */
   step?: string;
   /** Persisted path used in truncation notices. */

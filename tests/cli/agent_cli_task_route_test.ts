@@ -207,6 +207,25 @@ Deno.test("task route continued with -c: one-shot logs are numbered over the con
     c.delegation!.logs.map((l) => /q (one|two)/.exec(Deno.readTextFileSync(l))?.[0])
   );
   assert.deepEqual(linked, [["q one"], ["q two"]]);
+  // the second job's own result holds only its call: linked to its log all the same
+  const jobs = [...Deno.readTextFileSync(saved).matchAll(/^meta: job=(\S+)$/gm)].map((m) => m[1]);
+  const job2 = join(r.home, "var", "jobs", jobs[1]!);
+  const p2 = await runMain(["llm", "prov", job2, "--tools", "--json"], {
+    env: { SCOUT_HOME: r.home, NO_COLOR: "1" },
+    cwd: t.path,
+  });
+  assert.equal(p2.code, 0, p2.stderr);
+  const own = (JSON.parse(p2.stdout) as {
+    calls: { chat: string; delegation: { logs: string[] } | null }[];
+  }).calls.filter((c) => c.delegation !== null && c.chat === job2);
+  assert.deepEqual(
+    own.map((c) =>
+      c.delegation!.logs.map((l) => /q (one|two)/.exec(Deno.readTextFileSync(l))?.[0])
+    ),
+    [["q two"]],
+  );
+  // the output records the one-shot conversation it ran as
+  assert.match(Deno.readTextFileSync(saved), /"id":"c2","conversation":"_oneshot-2"/);
 });
 
 Deno.test("task route: inherit conversation hands the specialist the conversation, never the caller's start chat", async () => {

@@ -263,3 +263,21 @@ Deno.test("the --tools delegation section: one escaped line per call, columns bo
   assert.match(lines[3]!, /^ {2}Boss → Critic +structural +jobs\/J1 \(\+2\)$/);
   assert.ok(lines[2]!.indexOf("inferred") <= 2 + 48 + 2, lines[2]);
 });
+
+Deno.test("delegationCalls: a one-shot output's recorded conversation names its log; without one, the count", () => {
+  const chat: Message[] = [
+    call("ask", { agent: "A", prompt: "p" }, "a"),
+    output("ask", "a", { conversation: "_oneshot-4" }),
+    call("ask", { agent: "A", prompt: "q" }, "b"),
+    output("ask", "b"), // written by Ruby, or before the port recorded it: the 2nd such call
+    call("ask", { agent: "A", prompt: "r" }, "c"),
+    output("ask", "c", { conversation: "../x" }), // not a one-shot name: ignored
+  ];
+  const logs = ["_oneshot-4", "_oneshot-2", "_oneshot-3"].map((c) => `${LOG}/society/A/${c}.chat`);
+  const calls = delegationCalls(chat, `${LOG}/agent.chat`, { chats: logs });
+  assert.deepEqual(calls.map((c) => [c.logName, c.logs.length]), [
+    ["_oneshot-4.chat", 1],
+    ["_oneshot-2.chat", 1],
+    ["_oneshot-3.chat", 1],
+  ]);
+});
