@@ -15,6 +15,7 @@ import { useTaskRoute } from "../agent/task_route.ts";
 import { parseMeta } from "../chat/meta.ts";
 import { parse } from "../chat/parse.ts";
 import { tokenTotals } from "../chat/trace.ts";
+import { tokenTotalsWithReceipts } from "../chat/receipts.ts";
 import type { AgentReply } from "../agent/types.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
@@ -81,7 +82,8 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
 async function taskRouteResult(r: AgentReply): Promise<HookResult> {
   const job = r.job!;
   const log = join(job.path + ".files", "log", "agent.chat");
-  const meta = exists(log) ? parse(await readText(log)).filter((m) => m.role === "meta") : [];
+  const logged = exists(log) ? parse(await readText(log)) : [];
+  const meta = logged.filter((m) => m.role === "meta");
   const last = meta.length > 0 ? parseMeta(String(meta.at(-1)!.content)) : {};
   return {
     messages: r.messages,
@@ -91,7 +93,9 @@ async function taskRouteResult(r: AgentReply): Promise<HookResult> {
     backend: last.backend === undefined ? "workflow" : String(last.backend),
     model: last.model === undefined ? "" : String(last.model),
     job: job.shortPath,
-    ...(meta.length > 0 ? { usage: tokenTotals([meta]) } : {}),
+    ...(meta.length > 0
+      ? { usage: tokenTotals([meta]), totalUsage: tokenTotalsWithReceipts(logged) }
+      : {}),
   };
 }
 

@@ -277,7 +277,9 @@ and "# Response end" lines; blocks that already have a reply are skipped, so a r
 new questions. --json prints {"version":1, "file", "answered":[{line, question, answer}], "skipped"}.
 
 --json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
-"usage":{pt,ct,tt,cct,cwt,rt}, "messages":[{role,content}…], "output"}.
+"usage":{pt,ct,tt,cct,cwt,rt}, "total_usage":{…}, "messages":[{role,content}…], "output"}:
+usage counts the ask's own inferences, total_usage also those of the agents it delegated to (their
+receipts), each once.
 
 Examples:
   scout-ai llm ask "What is the capital of France?"

@@ -14,6 +14,7 @@ import { extractOptions } from "../chat/options.ts";
 import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
 import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
+import { tokenTotalsWithReceipts } from "../chat/receipts.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
@@ -97,7 +98,11 @@ async function withTemplate(opts: LlmAskOptions, question: string, io: Io): Prom
  * from a job (the task route) names it, and brings its usage when the
  * answer's own messages (the projection) carry none.
  */
-export type HookResult = AskResult & { job?: string; usage?: TokenTotals };
+export type HookResult = AskResult & {
+  job?: string;
+  usage?: TokenTotals;
+  totalUsage?: TokenTotals;
+};
 
 /** What `agent ask` changes in the `llm ask` run. */
 export interface AskHooks {
@@ -312,6 +317,8 @@ export async function runLlmAsk(
       model: result.model,
       ...(result.job !== undefined ? { job: result.job } : {}),
       usage: result.usage ?? tokenTotals([result.messages]),
+      // with the specialists' inferences its receipts hold (what `llm prov` counts)
+      total_usage: result.totalUsage ?? tokenTotalsWithReceipts(result.messages),
       messages: result.messages.map((m) => ({ role: m.role, content: m.content ?? null })),
       output: unsaved === undefined ? outPath ?? null : null,
     };

@@ -264,8 +264,11 @@ Deno.test("task route: inherit conversation hands the specialist the conversatio
   );
   put(t.path, "Agent/Worker/start_chat", "system: You are Worker\n\nendpoint: ep\n");
   put(t.path, "earlier.chat", "user: earlier\n\nassistant: noted\n");
-  const run = await r.run("-c", join(t.path, "earlier.chat"), "--no-cache", "plan it");
+  const run = await r.run("-c", join(t.path, "earlier.chat"), "--no-cache", "--json", "plan it");
   assert.equal(run.code, 0, run.stderr);
+  // the job's log holds the Worker's receipt: total_usage counts it, usage does not
+  const out = JSON.parse(run.stdout);
+  assert.equal(out.total_usage.tt - out.usage.tt, 15, JSON.stringify(out));
   const worker = srv.requests.find((q) =>
     (q.body.messages as { content: string }[])[0]!.content === "You are Worker"
   )!;

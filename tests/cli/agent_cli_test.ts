@@ -232,3 +232,41 @@ Deno.test("§2.2 related lookups: -w, tool: and introduce: find an agent directo
   assert.equal(r.code, 1);
   assert.match(r.stderr, /Workflow not found Nobody/);
 });
+
+Deno.test("agent ask --json: total_usage adds the specialists' inferences (receipts) to the agent's usage", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      const who = msgs[0]!.content;
+      const last = msgs.at(-1)!;
+      const usage = { pt: 10, ct: 5 };
+      if (last.role === "tool") return { text: `${who} done`, usage };
+      const next = who === "You are Boss" ? "Worker" : who === "You are Worker" ? "Helper" : null;
+      if (next === null) return { text: "helper answer", usage };
+      return {
+        toolCalls: [{ name: "ask", id: "c1", arguments: { agent: next, prompt: "p" } }],
+        usage,
+      };
+    },
+  });
+  const o = fixture(t.path, srv);
+  for (const name of ["Boss", "Worker"]) {
+    put(
+      t.path,
+      `Agent/${name}/start_chat`,
+      `system: You are ${name}\n\nendpoint: startep\n\nsocialize: true\n`,
+    );
+  }
+  put(t.path, "Agent/Helper/start_chat", "system: You are Helper\n\nendpoint: startep\n");
+  const r = await runMain(
+    ["agent", "ask", "Boss", "--no-cache", "--json", "-o", "n.chat", "go"],
+    o,
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.equal(j.usage.tt, 30); // the Boss's two inferences
+  assert.equal(j.total_usage.tt, 75); // and the Worker's two and the Helper's one
+  const prov = await runMain(["llm", "prov", "--json", "n.chat"], o);
+  assert.equal(JSON.parse(prov.stdout).nodes[0].tokens.subtree.tt, j.total_usage.tt);
+});

@@ -156,12 +156,14 @@ Deno.test("--json prints the documented shape", async () => {
     "backend",
     "model",
     "usage",
+    "total_usage",
     "messages",
     "output",
   ]);
   assert.equal(j.version, 1);
   assert.equal(j.answer, "42");
   assert.deepEqual(j.usage, { pt: 7, ct: 3, tt: 10, cct: 0, cwt: 0, rt: 0 });
+  assert.deepEqual(j.total_usage, j.usage); // nothing delegated
   assert.equal(j.backend, "openai");
   assert.equal(j.model, "test-model");
   assert.deepEqual(j.messages.map((m: { role: string }) => m.role), ["meta", "assistant"]);
