@@ -47,6 +47,8 @@ const INHERITED_RUNTIME = [
   // the token session: the job's agent is this agent's conversation (a specialist's own
   // session, §3.3), not the process's default that a CLI-loaded caller counts into
   "session",
+  // the run's resolver of tool lines: one MCP client per server for the whole run
+  "toolResolver",
 ] as const;
 
 /**

@@ -22,6 +22,10 @@ import { warn } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask.ts";
 import { type HookResult, runLlmAsk } from "./llm_ask_run.ts";
 import { exists, readText } from "../util/fs.ts";
+import { loadConfig } from "../config/store.ts";
+import { scoutHome } from "../config/home.ts";
+import type { ToolResolver } from "../tools/assemble.ts";
+import { workflowToolResolver } from "../tools/workflow.ts";
 
 /** Version of the `agent list --json` shape. */
 export const AGENT_LIST_JSON_VERSION = 1;
@@ -39,6 +43,29 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
   const agentOptions: Record<string, unknown> = {};
   if (opts.endpoint !== undefined) agentOptions.endpoint = opts.endpoint;
   if (opts.model !== undefined) agentOptions.model = opts.model;
+  // one resolver of tool lines for the run, its specialists' asks included: each MCP server
+  // gets one client, whose state lasts the run, closed when it ends (README "MCP")
+  const tools = workflowToolResolver({
+    cwd,
+    env,
+    config: loadConfig(scoutHome(env)),
+    warn: (m) => warn(io, m),
+  });
+  try {
+    return await runAgentWith(name, opts, io, agentOptions, tools);
+  } finally {
+    await tools.close?.();
+  }
+}
+
+async function runAgentWith(
+  name: string,
+  opts: LlmAskOptions,
+  io: Io,
+  agentOptions: Record<string, unknown>,
+  toolResolver: ToolResolver,
+): Promise<number> {
+  const { env, cwd } = io;
   const agent = await loadAgent(name, {
     options: agentOptions,
     runtime: {
@@ -49,6 +76,7 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
       ...(opts.cache === false ? { cache: false } : {}),
       // Ctrl-C/SIGTERM reach the specialists' inferences too (they run with this runtime)
       ...(opts.signal ? { signal: opts.signal } : {}),
+      toolResolver,
     },
   });
   // The start chat's option lines go under the flags (§7.5). On the task route

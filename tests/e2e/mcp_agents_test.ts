@@ -1,0 +1,70 @@
+/**
+ * MCP servers in a multi-agent run, as a real process (`agent ask` from
+ * source) with the repository's MCP test server: one client per server for
+ * the whole run (README "MCP"), shared by the caller and the specialists it
+ * asks, closed when the run ends.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { parse } from "../../src/chat/parse.ts";
+import { DENO, ROOT, runScout, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+import { alive, recordedPids } from "../support/mcp_server.ts";
+
+const SERVER = `${DENO} run -A ${join(ROOT, "tests/support/mcp_server.ts")}`;
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+Deno.test("agent ask: the caller and its specialists share one MCP client per server for the run", async () => {
+  await using dir = await tempDir();
+  let bossTurn = 0;
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      const last = msgs.at(-1)!;
+      if (msgs[0]!.content === "You are Worker") {
+        return last.role === "tool"
+          ? { text: `worker: ${last.content}` }
+          : { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 }, id: "w1" }] };
+      }
+      bossTurn++;
+      if (bossTurn === 1) {
+        return { toolCalls: [{ name: "add", arguments: { a: 1, b: 1 }, id: "b1" }] };
+      }
+      if (bossTurn <= 3) {
+        const prompt = bossTurn === 2 ? "add please" : "add again";
+        return {
+          toolCalls: [{ name: "ask", arguments: { agent: "Worker", prompt }, id: `b${bossTurn}` }],
+        };
+      }
+      return { text: "boss done" };
+    },
+  });
+  const home = join(dir.path, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  put(
+    dir.path,
+    "Agent/Boss/start_chat",
+    `system: You are Boss\n\nendpoint: ep\n\nsocialize: true\n\nmcp: stdio '${SERVER}' add\n`,
+  );
+  put(dir.path, "Agent/Worker/start_chat", "system: You are Worker\n\nendpoint: ep\n");
+  const pidFile = join(dir.path, "pids");
+  const r = await runScout(["agent", "ask", "Boss", "--no-cache", "-o", "s.chat", "go"], {
+    cwd: dir.path,
+    env: { SCOUT_HOME: home, OPENAI_API_KEY: "k", MCP_PID_FILE: pidFile, NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "boss done");
+  // the Boss's own call and both Worker runs (which inherit the mcp: line) used the server
+  const outs = parse(await Deno.readTextFile(join(dir.path, "s.chat")))
+    .filter((m) => m.role === "function_call_output")
+    .map((m) => JSON.parse(String(m.content)).content);
+  assert.deepEqual(outs, ["2", "worker: 5", "worker: 5"]);
+  const pids = await recordedPids(pidFile);
+  assert.equal(pids.length, 1, `one server for the run, started ${pids.length} times`);
+  assert.ok(!alive(pids[0]!), "closed when the run ends");
+});
