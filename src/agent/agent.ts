@@ -158,12 +158,21 @@ export function markSeededConversation(agent: Agent, messages: readonly Message[
  * caller runs as a chat task or directly.
  *
  * @param agent the agent
+ * @param chat the chat to read (default: the live chat; an earlier part of it for a resumed
+ *   conversation)
  * @returns the messages (not copies)
  */
-export function conversationSoFar(agent: Agent): Message[] {
+export function conversationSoFar(
+  agent: Agent,
+  chat: readonly Message[] = agent.currentChat ?? [],
+): Message[] {
   const seeded = seededConversations.get(agent);
-  const head = seeded ? agent.startChat.filter((m) => seeded.has(m)) : [];
-  return [...head, ...sinceStart(agent)];
+  // an earlier part of the live chat holds only the seeded messages before its end
+  const part = chat === agent.currentChat ? null : new Set(chat);
+  const head = seeded
+    ? agent.startChat.filter((m) => seeded.has(m) && (part === null || part.has(m)))
+    : [];
+  return [...head, ...chat.slice(startPrefixLength(chat, agent.startChat))];
 }
 
 let socializeImpl: SocializeFn | null = null;

@@ -18,6 +18,7 @@ import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolEntry } from "../tools/types.ts";
 import { conversationSoFar } from "./agent.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
+import { resumed } from "./resume.ts";
 import type { Agent, AgentOptions, LoadAgentFn } from "./types.ts";
 
 export { askArguments };
@@ -185,14 +186,17 @@ const TOOL_ROLES = new Set(["introduce", "tool", "mcp", "kb"]);
  *
  * @param caller the calling agent (its live chat, without the in-flight call)
  * @param mode the inheritance mode
+ * @param chat the caller's chat to read (default: its live chat)
  * @returns deep copies of the inherited messages
  */
-export function inherited(caller: Agent, mode: InheritMode): Message[] {
+export function inherited(
+  caller: Agent,
+  mode: InheritMode,
+  chat: readonly Message[] = caller.currentChat ?? caller.startChat,
+): Message[] {
   if (mode === "none") return [];
-  if (mode === "tools") {
-    return deepCopy((caller.currentChat ?? caller.startChat).filter((m) => TOOL_ROLES.has(m.role)));
-  }
-  return deepCopy(conversationSoFar(caller));
+  if (mode === "tools") return deepCopy(chat.filter((m) => TOOL_ROLES.has(m.role)));
+  return deepCopy(conversationSoFar(caller, chat));
 }
 
 /** Loads in flight, per caller: concurrent first calls load a specialist once. */
@@ -380,7 +384,13 @@ function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
         const depth = nextDepth(caller, call.agent);
         clone = cloneAgent(tpl);
         depths.set(clone, depth);
-        clone.currentChat = [...deepCopy(clone.startChat), ...inherited(caller, call.inherit)];
+        clone.currentChat = [
+          ...deepCopy(clone.startChat),
+          ...(call.conversation === null
+            ? null
+            : resumed(caller, call.agent, call.conversation, (m, c) => inherited(caller, m, c))) ??
+            inherited(caller, call.inherit),
+        ];
         askClones.add(clone);
         caller.chats[key] = clone;
       }

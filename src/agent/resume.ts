@@ -1,0 +1,48 @@
+/**
+ * A named specialist conversation continued in a later run (`agent ask -c F
+ * -o F`, a chat task continued from its conversation): the specialist agent
+ * lived in the earlier process only, but the caller's chat holds every call of
+ * that conversation and its answer. The conversation is rebuilt from them —
+ * what the first call inherited (read from the caller's chat as it stood
+ * then), then each prompt and answer — so reusing the id continues it, as the
+ * `ask` tool tells the model. The specialist's own tool calls of those turns
+ * are not in the caller's chat and are not replayed.
+ *
+ * @module
+ */
+import { argumentsObject, askArguments, type InheritMode } from "../chat/ask_call.ts";
+import { toolCalls } from "../chat/tool_calls.ts";
+import type { Message } from "../chat/types.ts";
+import type { Agent } from "./types.ts";
+
+/**
+ * The messages after the start chat of `agent`'s conversation `conversation`
+ * with `caller`, rebuilt from the calls in the caller's chat, or null when the
+ * chat holds none that was answered.
+ *
+ * @param caller the calling agent
+ * @param agent the specialist's name
+ * @param conversation the conversation id
+ * @param inherit what a conversation starting at a point of the caller's chat inherits (§3.4)
+ * @returns inherited messages, then a user/assistant pair per earlier call; or null
+ */
+export function resumed(
+  caller: Agent,
+  agent: string,
+  conversation: string,
+  inherit: (mode: InheritMode, chat: readonly Message[]) => Message[],
+): Message[] | null {
+  const chat = caller.currentChat ?? [];
+  const turns: Message[] = [];
+  let start: { index: number; inherit: InheritMode } | null = null;
+  for (const c of toolCalls(chat)) {
+    if (c.name !== "ask" || c.outputInfo === null || c.outputInfo.error !== undefined) continue;
+    const call = askArguments(argumentsObject(c.arguments));
+    if (Array.isArray(call) || call.agent !== agent || call.conversation !== conversation) continue;
+    start ??= { index: c.callIndex, inherit: call.inherit };
+    turns.push({ role: "user", content: call.prompt });
+    turns.push({ role: "assistant", content: String(c.output ?? "") });
+  }
+  if (start === null) return null;
+  return [...inherit(start.inherit, chat.slice(0, start.index)), ...turns];
+}
