@@ -19,6 +19,7 @@ import type { ToolEntry } from "../tools/types.ts";
 import { conversationSoFar } from "./agent.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
 import { resumed } from "./resume.ts";
+import { nextDepth, setDepth } from "./depth.ts";
 import type { Agent, AgentOptions, LoadAgentFn } from "./types.ts";
 
 export { askArguments };
@@ -313,31 +314,6 @@ export function socialize(agent: Agent, options: AgentOptions = {}): void {
   addBoundTool(agent, "ask", (owner) => askTool(owner, extra));
 }
 
-/** How deep an `ask` clone sits: the caller's depth + 1 (an agent not listed is 0). */
-const depths = new WeakMap<Agent, number>();
-
-/** Default of `SCOUT_MAX_AGENT_DEPTH`: how many levels of specialists may nest. */
-export const MAX_AGENT_DEPTH = 8;
-
-/**
- * The depth of a new conversation of `caller`'s; refuses one that would nest specialists deeper than
- * `SCOUT_MAX_AGENT_DEPTH` (default {@link MAX_AGENT_DEPTH}): an agent that
- * asks itself, or a cycle of agents, would otherwise recurse until memory
- * runs out. The model sees the refusal as an error output.
- */
-function nextDepth(caller: Agent, name: string): number {
-  const env = caller.runtime.env ?? process.env;
-  const given = Number.parseInt(env.SCOUT_MAX_AGENT_DEPTH ?? "", 10);
-  const max = Number.isFinite(given) && given >= 0 ? given : MAX_AGENT_DEPTH;
-  const depth = (depths.get(caller) ?? 0) + 1;
-  if (depth > max) {
-    throw new Error(
-      `Cannot ask ${name}: specialists may nest ${max} levels deep (SCOUT_MAX_AGENT_DEPTH); answer without asking further`,
-    );
-  }
-  return depth;
-}
-
 /**
  * The call's arguments (§3.1 steps 1–2), and one rule of the port's log layout:
  * conversation `x` is logged as `society/<Agent>/x.chat` and its own society
@@ -383,7 +359,7 @@ function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
       if (!clone) {
         const depth = nextDepth(caller, call.agent);
         clone = cloneAgent(tpl);
-        depths.set(clone, depth);
+        setDepth(clone, depth);
         clone.currentChat = [
           ...deepCopy(clone.startChat),
           ...(call.conversation === null
