@@ -15,6 +15,15 @@ const read = (path: string): Message[] =>
     !(i === 0 && m.role === "user" && m.content === "")
   );
 
+/** Writes each agent's start chat under `dir/Agent/`; the runtime of a job there. */
+async function agentDirs(dir: string, start: Record<string, string>) {
+  for (const [name, text] of Object.entries(start)) {
+    await Deno.mkdir(join(dir, "Agent", name), { recursive: true });
+    await Deno.writeTextFile(join(dir, "Agent", name, "start_chat"), text);
+  }
+  return { cwd: dir, env: { SCOUT_HOME: join(dir, "home") } };
+}
+
 Deno.test("chat task with a society: log/agent.chat, log/society/<Agent>/<conversation>.chat, nested societies (§4.4, §7.7)", async () => {
   await using dir = await tempDir();
   await using srv = await startProviderServer({
@@ -37,11 +46,7 @@ Deno.test("chat task with a society: log/agent.chat, log/society/<Agent>/<conver
     Worker: "system:\n\nYou are Worker\n\nsocialize: true\n",
     Helper: "system:\n\nYou are Helper\n",
   };
-  for (const [name, text] of Object.entries(start)) {
-    await Deno.mkdir(join(dir.path, "Agent", name), { recursive: true });
-    await Deno.writeTextFile(join(dir.path, "Agent", name, "start_chat"), text);
-  }
-  const runtime = { cwd: dir.path, env: { SCOUT_HOME: join(dir.path, "home") } };
+  const runtime = await agentDirs(dir.path, start);
   const wf = bossWorkflow("Pipeline", dir.path, srv.url, runtime);
   const job = createJob(wf, "ask", { inputs: { chat: "user:\n\nPlan things\n" } });
   const result = (await runJob(job)) as Message[];
@@ -88,11 +93,7 @@ Deno.test("§3.4 inherit conversation from a chat task: the specialist gets the 
     Boss: "system:\n\nYou are Boss\n\nsocialize: true\n",
     Leaf: "system:\n\nYou are Leaf\n",
   };
-  for (const [name, text] of Object.entries(start)) {
-    await Deno.mkdir(join(dir.path, "Agent", name), { recursive: true });
-    await Deno.writeTextFile(join(dir.path, "Agent", name, "start_chat"), text);
-  }
-  const runtime = { cwd: dir.path, env: { SCOUT_HOME: join(dir.path, "home") } };
+  const runtime = await agentDirs(dir.path, start);
   const wf = bossWorkflow("Inherits", dir.path, srv.url, runtime);
   const chat = "user:\n\nearlier\n\nassistant:\n\nnoted\n\nuser:\n\nplan it\n";
   await runJob(createJob(wf, "ask", { inputs: { chat } }));

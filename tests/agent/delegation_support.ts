@@ -168,3 +168,17 @@ export function bossWorkflow(
       })),
   });
 }
+
+/**
+ * The text of a `workflow.ts` for `dir` whose chat task `ask` runs the agent
+ * of `dir` on the job's chat, exporting only a `noop` task: the agent's own
+ * `ask` tool (it socializes), not the workflow's task, answers its calls.
+ */
+export function socialTaskWorkflowText(name: string, dir: string): string {
+  return `export default (api) => api.workflow(${JSON.stringify(name)}, {
+  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
+    JSON.stringify(dir)
+  }, { chat: chat() })), noop: { type: "string", inputs: {}, run: () => "ok" } },
+  exports: { exec: ["noop"] },
+});\n`;
+}

@@ -36,6 +36,31 @@ function outputOf(messages: Message[]): Record<string, unknown> {
   return JSON.parse(String(o.content));
 }
 
+/**
+ * Boss asks Worker, Worker asks Helper (agent directories in `dir`): the
+ * Worker's first turn and the Helper's answer are billed 33 and 55 tokens;
+ * what the Boss and the Worker answer after their tool output is given.
+ */
+function chain(dir: string, bossAfter: ScriptStep, workerAfter: ScriptStep) {
+  for (const name of ["Boss", "Worker"]) {
+    put(dir, `Agent/${name}/start_chat`, `system:\n\nYou are ${name}\n\nsocialize: true\n`);
+  }
+  put(dir, "Agent/Helper/start_chat", "system:\n\nYou are Helper\n");
+  return startProviderServer({
+    fallback: (r) => {
+      const sys = String((r.body.messages as { content: string }[])[0]!.content);
+      const last = (r.body.messages as { role: string }[]).at(-1)!;
+      if (sys === "You are Boss") return last.role === "tool" ? bossAfter : ask("Worker", "w");
+      if (sys === "You are Worker") {
+        return last.role === "tool"
+          ? workerAfter
+          : { ...ask("Helper", "h"), usage: { pt: 30, ct: 3 } };
+      }
+      return { text: "helper answer", usage: { pt: 50, ct: 5 } };
+    },
+  });
+}
+
 /** Loads the Boss agent of `dir` against the server and has it answer "go". */
 async function bossAsks(dir: string, url: string) {
   clearAgentCache();
@@ -80,25 +105,10 @@ Deno.test("a chat task whose agent fails mid-conversation keeps its logs; prov c
 
 Deno.test("a specialist that fails after an inference: the error output keeps its receipts", async () => {
   await using t = await tempDir();
-  await using srv = await startProviderServer({
-    fallback: (r) => {
-      const sys = String((r.body.messages as { content: string }[])[0]!.content);
-      const last = (r.body.messages as { role: string }[]).at(-1)!;
-      if (sys === "You are Boss") {
-        return last.role === "tool" ? { text: "boss done" } : ask("Worker", "w");
-      }
-      if (sys === "You are Worker") {
-        return last.role === "tool"
-          ? { status: 400, message: "worker broke" }
-          : { ...ask("Helper", "h"), usage: { pt: 30, ct: 3 } };
-      }
-      return { text: "helper answer", usage: { pt: 50, ct: 5 } };
-    },
+  await using srv = await chain(t.path, { text: "boss done" }, {
+    status: 400,
+    message: "worker broke",
   });
-  for (const name of ["Boss", "Worker"]) {
-    put(t.path, `Agent/${name}/start_chat`, `system:\n\nYou are ${name}\n\nsocialize: true\n`);
-  }
-  put(t.path, "Agent/Helper/start_chat", "system:\n\nYou are Helper\n");
   const { r, boss } = await bossAsks(t.path, srv.url);
   assert.equal(r.text, "boss done");
   const out = outputOf(r.messages);
@@ -159,27 +169,10 @@ Deno.test("a specialist on the task route whose ask job fails: the error output 
 
 Deno.test("a nested specialist's inferences reach the saved chat's receipts: prov counts every token billed", async () => {
   await using t = await tempDir();
-  await using srv = await startProviderServer({
-    fallback: (r) => {
-      const sys = String((r.body.messages as { content: string }[])[0]!.content);
-      const last = (r.body.messages as { role: string }[]).at(-1)!;
-      if (sys === "You are Boss") {
-        return last.role === "tool"
-          ? { text: "boss done", usage: { pt: 1, ct: 1 } }
-          : ask("Worker", "w");
-      }
-      if (sys === "You are Worker") {
-        return last.role === "tool"
-          ? { text: "worker done", usage: { pt: 40, ct: 4 } }
-          : { ...ask("Helper", "h"), usage: { pt: 30, ct: 3 } };
-      }
-      return { text: "helper answer", usage: { pt: 50, ct: 5 } };
-    },
+  await using srv = await chain(t.path, { text: "boss done", usage: { pt: 1, ct: 1 } }, {
+    text: "worker done",
+    usage: { pt: 40, ct: 4 },
   });
-  for (const name of ["Boss", "Worker"]) {
-    put(t.path, `Agent/${name}/start_chat`, `system:\n\nYou are ${name}\n\nsocialize: true\n`);
-  }
-  put(t.path, "Agent/Helper/start_chat", "system:\n\nYou are Helper\n");
   const { env, boss } = await bossAsks(t.path, srv.url);
   // the direct route writes no logs: the saved chat is all the evidence (as `agent ask -o`)
   const saved = join(t.path, "saved.chat");

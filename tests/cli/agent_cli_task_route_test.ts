@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+import { socialTaskWorkflowText } from "../agent/delegation_support.ts";
 
 function put(root: string, rel: string, text = ""): void {
   const p = join(root, rel);
@@ -179,51 +180,31 @@ Deno.test("task route continued with -c: one-shot logs are numbered over the con
   );
   // the socializing agent's own `ask` tool, not its workflow's `ask` task, answers the calls
   const here = join(t.path, "Agent", "OneShotRouter");
-  put(
-    here,
-    "workflow.ts",
-    `export default (api) => api.workflow("OneShotRouter", {
-  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
-      JSON.stringify(here)
-    }, { chat: chat() })), noop: { type: "string", inputs: {}, run: () => "ok" } },
-  exports: { exec: ["noop"] },
-});\n`,
-  );
+  put(here, "workflow.ts", socialTaskWorkflowText("OneShotRouter", here));
   put(t.path, "Agent/Leaf/start_chat", "system: You are Leaf\n\nendpoint: ep\n");
   const saved = join(t.path, "s.chat");
   assert.equal((await r.run("-o", saved, "--no-cache", "first question")).code, 0);
   const second = await r.run("-c", saved, "-o", saved, "--no-cache", "second question");
   assert.equal(second.code, 0, second.stderr);
-  const prov = await runMain(["llm", "prov", saved, "--tools", "--json"], {
-    env: { SCOUT_HOME: r.home, NO_COLOR: "1" },
-    cwd: t.path,
-  });
-  assert.equal(prov.code, 0, prov.stderr);
-  const calls = (JSON.parse(prov.stdout) as {
-    calls: { chat: string; delegation: { logs: string[] } | null }[];
-  }).calls.filter((c) => c.delegation !== null && c.chat === saved);
+  // what `llm prov --tools` links each call of a chat to: the prompt its log holds
+  const linked = async (chat: string) => {
+    const prov = await runMain(["llm", "prov", chat, "--tools", "--json"], {
+      env: { SCOUT_HOME: r.home, NO_COLOR: "1" },
+      cwd: t.path,
+    });
+    assert.equal(prov.code, 0, prov.stderr);
+    return (JSON.parse(prov.stdout) as {
+      calls: { chat: string; delegation: { logs: string[] } | null }[];
+    }).calls.filter((c) => c.delegation !== null && c.chat === chat).map((c) =>
+      c.delegation!.logs.map((l) => /q (one|two)/.exec(Deno.readTextFileSync(l))?.[0])
+    );
+  };
   // each call of the session links to the one log that holds its prompt
-  const linked = calls.map((c) =>
-    c.delegation!.logs.map((l) => /q (one|two)/.exec(Deno.readTextFileSync(l))?.[0])
-  );
-  assert.deepEqual(linked, [["q one"], ["q two"]]);
+  assert.deepEqual(await linked(saved), [["q one"], ["q two"]]);
   // the second job's own result holds only its call: linked to its log all the same
   const jobs = [...Deno.readTextFileSync(saved).matchAll(/^meta: job=(\S+)$/gm)].map((m) => m[1]);
   const job2 = join(r.home, "var", "jobs", jobs[1]!);
-  const p2 = await runMain(["llm", "prov", job2, "--tools", "--json"], {
-    env: { SCOUT_HOME: r.home, NO_COLOR: "1" },
-    cwd: t.path,
-  });
-  assert.equal(p2.code, 0, p2.stderr);
-  const own = (JSON.parse(p2.stdout) as {
-    calls: { chat: string; delegation: { logs: string[] } | null }[];
-  }).calls.filter((c) => c.delegation !== null && c.chat === job2);
-  assert.deepEqual(
-    own.map((c) =>
-      c.delegation!.logs.map((l) => /q (one|two)/.exec(Deno.readTextFileSync(l))?.[0])
-    ),
-    [["q two"]],
-  );
+  assert.deepEqual(await linked(job2), [["q two"]]);
   // the output records the one-shot conversation it ran as
   assert.match(Deno.readTextFileSync(saved), /"id":"c2","conversation":"_oneshot-2"/);
 });
@@ -252,16 +233,7 @@ Deno.test("task route: inherit conversation hands the specialist the conversatio
     "start_chat",
     "tool: InheritRouter noop\n\nsystem: You are Lead\n\nendpoint: ep\n\nsocialize: true\n",
   );
-  put(
-    here,
-    "workflow.ts",
-    `export default (api) => api.workflow("InheritRouter", {
-  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
-      JSON.stringify(here)
-    }, { chat: chat() })), noop: { type: "string", inputs: {}, run: () => "ok" } },
-  exports: { exec: ["noop"] },
-});\n`,
-  );
+  put(here, "workflow.ts", socialTaskWorkflowText("InheritRouter", here));
   put(t.path, "Agent/Worker/start_chat", "system: You are Worker\n\nendpoint: ep\n");
   put(t.path, "earlier.chat", "user: earlier\n\nassistant: noted\n");
   const run = await r.run("-c", join(t.path, "earlier.chat"), "--no-cache", "--json", "plan it");

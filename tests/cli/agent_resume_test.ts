@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+import { socialTaskWorkflowText } from "../agent/delegation_support.ts";
 
 function put(root: string, rel: string, text = ""): void {
   const p = join(root, rel);
@@ -54,6 +55,19 @@ function setup(dir: string, srv: ProviderServer, workflow: string | null) {
     });
 }
 
+/** Two runs on one chat: the Worker's second turn holds the first. */
+async function assertContinued(run: ReturnType<typeof setup>, srv: ProviderServer) {
+  assert.equal((await run("-c", "s.chat", "-o", "s.chat", "the oven")).code, 0);
+  const second = await run("-c", "s.chat", "-o", "s.chat", "the flour");
+  assert.equal(second.code, 0, second.stderr);
+  assert.deepEqual(workerTurns(srv).at(-1), [
+    "system You are Worker",
+    "user about the oven",
+    "assistant noted: about the oven",
+    "user about the flour",
+  ]);
+}
+
 const workerTurns = (srv: ProviderServer) =>
   srv.requests.filter((r) => (r.body.messages as Wire[])[0]!.content === "You are Worker")
     .map((r) => (r.body.messages as Wire[]).map((m) => `${m.role} ${m.content}`));
@@ -62,38 +76,13 @@ Deno.test("agent ask -c F -o F: a named specialist conversation continues in the
   await using t = await tempDir();
   await using srv = await server();
   const run = setup(t.path, srv, null);
-  assert.equal((await run("-c", "s.chat", "-o", "s.chat", "the oven")).code, 0);
-  const second = await run("-c", "s.chat", "-o", "s.chat", "the flour");
-  assert.equal(second.code, 0, second.stderr);
-  assert.deepEqual(workerTurns(srv).at(-1), [
-    "system You are Worker",
-    "user about the oven",
-    "assistant noted: about the oven",
-    "user about the flour",
-  ]);
+  await assertContinued(run, srv);
 });
 
 Deno.test("task route: a chat task continued from the conversation continues its specialist's", async () => {
   await using t = await tempDir();
   await using srv = await server();
   const here = join(t.path, "Agent", "Boss");
-  const run = setup(
-    t.path,
-    srv,
-    `export default (api) => api.workflow("ResumeBoss", {
-  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
-      JSON.stringify(here)
-    }, { chat: chat() })), noop: { type: "string", inputs: {}, run: () => "ok" } },
-  exports: { exec: ["noop"] },
-});\n`,
-  );
-  assert.equal((await run("-c", "s.chat", "-o", "s.chat", "the oven")).code, 0);
-  const second = await run("-c", "s.chat", "-o", "s.chat", "the flour");
-  assert.equal(second.code, 0, second.stderr);
-  assert.deepEqual(workerTurns(srv).at(-1), [
-    "system You are Worker",
-    "user about the oven",
-    "assistant noted: about the oven",
-    "user about the flour",
-  ]);
+  const run = setup(t.path, srv, socialTaskWorkflowText("ResumeBoss", here));
+  await assertContinued(run, srv);
 });
