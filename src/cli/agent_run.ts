@@ -22,8 +22,7 @@ import { warn } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask.ts";
 import { type HookResult, runLlmAsk } from "./llm_ask_run.ts";
 import { exists, readText } from "../util/fs.ts";
-import { loadConfig } from "../config/store.ts";
-import { scoutHome } from "../config/home.ts";
+import type { ConfigStore } from "../config/store.ts";
 import type { ToolResolver } from "../tools/assemble.ts";
 import { workflowToolResolver } from "../tools/workflow.ts";
 
@@ -44,17 +43,20 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
   if (opts.endpoint !== undefined) agentOptions.endpoint = opts.endpoint;
   if (opts.model !== undefined) agentOptions.model = opts.model;
   // one resolver of tool lines for the run, its specialists' asks included: each MCP server
-  // gets one client, whose state lasts the run, closed when it ends (README "MCP")
-  const tools = workflowToolResolver({
-    cwd,
-    env,
-    config: loadConfig(scoutHome(env)),
-    warn: (m) => warn(io, m),
-  });
+  // gets one client, whose state lasts the run, closed when it ends (README "MCP"); made on
+  // the first ask, with the run's config store (the chat's `config:` lines are applied to it)
+  const run: { tools?: ToolResolver } = {};
   try {
-    return await runAgentWith(name, opts, io, agentOptions, tools);
+    return await runAgentWith(
+      name,
+      opts,
+      io,
+      agentOptions,
+      (config) =>
+        run.tools ??= workflowToolResolver({ cwd, env, config, warn: (m) => warn(io, m) }),
+    );
   } finally {
-    await tools.close?.();
+    await run.tools?.close?.();
   }
 }
 
@@ -63,7 +65,7 @@ async function runAgentWith(
   opts: LlmAskOptions,
   io: Io,
   agentOptions: Record<string, unknown>,
-  toolResolver: ToolResolver,
+  toolsFor: (config: ConfigStore | undefined) => ToolResolver,
 ): Promise<number> {
   const { env, cwd } = io;
   const agent = await loadAgent(name, {
@@ -76,7 +78,6 @@ async function runAgentWith(
       ...(opts.cache === false ? { cache: false } : {}),
       // Ctrl-C/SIGTERM reach the specialists' inferences too (they run with this runtime)
       ...(opts.signal ? { signal: opts.signal } : {}),
-      toolResolver,
     },
   });
   // The start chat's option lines go under the flags (§7.5). On the task route
@@ -90,6 +91,7 @@ async function runAgentWith(
     prefix: agent.startChat,
     ask: async (messages, options): Promise<HookResult> => {
       startChat(agent, messages);
+      agent.runtime.toolResolver = toolsFor(options.config);
       // -e/-m are agent options only (§5.1 step 1): the task route appends each once
       const call: typeof options = { ...options };
       for (const k of Object.keys(agentOptions)) delete call[k];

@@ -68,3 +68,41 @@ Deno.test("agent ask: the caller and its specialists share one MCP client per se
   assert.equal(pids.length, 1, `one server for the run, started ${pids.length} times`);
   assert.ok(!alive(pids[0]!), "closed when the run ends");
 });
+
+Deno.test("agent ask: a chat's config: key reaches an HTTP MCP server (the run's config store)", async () => {
+  await using dir = await tempDir();
+  const server = new Deno.Command(DENO, {
+    args: ["run", "-A", join(ROOT, "tests/support/mcp_server.ts"), "--http", "0"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let line = "";
+    while (!line.includes("\n")) line += (await reader.read()).value ?? "";
+    const url = (JSON.parse(line.split("\n")[0]!) as { url: string }).url;
+    await using srv = await startProviderServer({
+      fallback: (req) => {
+        const msgs = req.body.messages as { role: string; content: string }[];
+        const last = msgs.at(-1)!;
+        if (last.role === "tool") return { text: `auth=${JSON.parse(last.content).authorization}` };
+        return { toolCalls: [{ name: "whoami", id: "w1", arguments: {} }] };
+      },
+    });
+    const home = join(dir.path, "home");
+    put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+    put(dir.path, "Agent/Boss/start_chat", "system: You are Boss\n\nendpoint: ep\n");
+    put(dir.path, "q.chat", `config: key SECRET mcp\n\nmcp: ${url} whoami\n\nuser: go\n`);
+    const r = await runScout(["agent", "ask", "Boss", "--no-cache", "-c", "q.chat"], {
+      cwd: dir.path,
+      env: { SCOUT_HOME: home, OPENAI_API_KEY: "k", NO_COLOR: "1" },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), "auth=Bearer SECRET");
+  } finally {
+    server.kill("SIGTERM");
+    await reader.cancel();
+    await server.status;
+  }
+});
