@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { join } from "node:path";
 import { compile } from "../chat/compile.ts";
 import { extractOptions } from "../chat/options.ts";
@@ -327,15 +328,36 @@ export async function ask(
 ): Promise<AgentReply> {
   const msgs = messages ?? current(agent);
   for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i]!.role === "agent") msgs.splice(i, 1);
-  for (;;) {
-    try {
-      if (useTaskRoute(agent)) return await askTaskRoute(agent, msgs, options);
-      return await askDirect(agent, msgs, options);
-    } catch (e) {
-      if (agent.processException && await agent.processException(e)) continue;
-      throw e;
+  const chain = new Set(waiting.getStore());
+  chain.add(agent);
+  return await waiting.run(chain, async () => {
+    for (;;) {
+      try {
+        if (useTaskRoute(agent)) return await askTaskRoute(agent, msgs, options);
+        return await askDirect(agent, msgs, options);
+      } catch (e) {
+        if (agent.processException && await agent.processException(e)) continue;
+        throw e;
+      }
     }
-  }
+  });
+}
+
+/** The agents whose asks the current call runs inside (outermost first). */
+const waiting = new AsyncLocalStorage<ReadonlySet<Agent>>();
+
+/**
+ * Whether the code running now runs inside an `ask` of this agent — its turn
+ * waits on what runs now, through specialists, tools or hand-offs (§3.5: a
+ * message to it would land in its live chat mid-turn and start another turn
+ * under the one in flight, without end). An ask of it running elsewhere (the
+ * application's own, another caller's) is not this.
+ *
+ * @param agent the agent
+ * @returns true inside one of its asks
+ */
+export function waitsOnThis(agent: Agent): boolean {
+  return waiting.getStore()?.has(agent) === true;
 }
 
 /**

@@ -10,7 +10,8 @@
 import { ScoutError } from "../errors.ts";
 import type { ToolEntry, ToolFunction } from "../tools/types.ts";
 import { addAgentTool, addBoundTool, cloneAgent, ensureRunner } from "./socialize.ts";
-import { specialistCall, waitsOn } from "./specialists.ts";
+import { waitsOnThis } from "./agent.ts";
+import { specialistCall } from "./specialists.ts";
 import type { Agent, DelegateOptions } from "./types.ts";
 
 export type { DelegateOptions };
@@ -78,7 +79,7 @@ function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
   const key = `${name}/default`;
   return (_n, params) => {
     if (typeof params.message !== "string") throw new Error(`"message" must be a string`);
-    if (waitsOn(caller, agent)) {
+    if (waitsOnThis(agent)) {
       // a hand-back to an agent whose turn waits on this one (a delegate cycle): its live
       // chat is mid-turn, and each hand-back would nest another turn without end
       throw new Error(
@@ -93,10 +94,7 @@ function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
     }
     caller.chats[key] = agent;
     return {
-      agent: specialistCall(agent, params.message, {
-        restart: params.new_conversation === true,
-        caller,
-      }),
+      agent: specialistCall(agent, params.message, { restart: params.new_conversation === true }),
     };
   };
 }

@@ -372,7 +372,7 @@ function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
       }
       // a one-shot's log name cannot be told from the call: its output records it
       const oneShot = call.conversation === null ? { conversation: key.split("/").at(-1)! } : {};
-      return { agent: specialistCall(clone, call.prompt, { caller, ...oneShot }) };
+      return { agent: specialistCall(clone, call.prompt, oneShot) };
     },
   } as ToolEntry;
 }

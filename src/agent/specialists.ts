@@ -34,8 +34,6 @@ export interface SpecialistCall {
   prompt: string;
   /** Restart the specialist's chat first (`new_conversation` of a hand-off). */
   restart?: boolean;
-  /** The agent whose turn made the call (it waits on the specialist's run). */
-  caller?: Agent;
   /** The conversation, recorded on the output when the call does not name it (one-shot). */
   conversation?: string;
 }
@@ -45,45 +43,22 @@ export interface SpecialistCall {
  *
  * @param specialist the agent to run
  * @param prompt its user message
- * @param opts `restart`: start a new conversation first; `caller`: the agent
- *   whose turn waits on it; `conversation`: recorded on the output (one-shot)
+ * @param opts `restart`: start a new conversation first; `conversation`:
+ *   recorded on the output (one-shot)
  * @returns the call
  */
 export function specialistCall(
   specialist: Agent,
   prompt: string,
-  opts: { restart?: boolean; caller?: Agent; conversation?: string } = {},
+  opts: { restart?: boolean; conversation?: string } = {},
 ): SpecialistCall {
   return {
     [SPECIALIST_CALL]: true,
     specialist,
     prompt,
     ...(opts.restart ? { restart: true } : {}),
-    ...(opts.caller ? { caller: opts.caller } : {}),
     ...(opts.conversation !== undefined ? { conversation: opts.conversation } : {}),
   };
-}
-
-/** Whose turn waits on each specialist's run in flight (§3.5 cycles). */
-const waitingCallers = new WeakMap<Agent, Agent>();
-
-/**
- * Whether `agent`'s run is, through its callers, what `target`'s turn waits
- * on — `target` is `agent` or one of the agents whose calls led to it. A
- * message to such an agent would land in its live chat mid-turn and start
- * another turn under the one in flight, without end (a delegate cycle).
- *
- * @param agent the agent about to send
- * @param target the agent it would send to
- * @returns true when `target` is waiting on `agent`
- */
-export function waitsOn(agent: Agent, target: Agent): boolean {
-  const seen = new Set<Agent>();
-  for (let a: Agent | undefined = agent; a && !seen.has(a); a = waitingCallers.get(a)) {
-    if (a === target) return true;
-    seen.add(a);
-  }
-  return false;
 }
 
 function isCall(v: object): v is SpecialistCall {
@@ -119,12 +94,9 @@ function nestedReceipts(output: Message): Message[] {
 
 async function runOne(item: object): Promise<SpecialistResult> {
   const agent = isCall(item) ? item.specialist : item as Agent;
-  const caller = isCall(item) ? item.caller : undefined;
   const named = isCall(item) && item.conversation !== undefined
     ? { conversation: item.conversation }
     : {};
-  const before = waitingCallers.get(agent);
-  if (caller) waitingCallers.set(agent, caller);
   try {
     if (isCall(item)) {
       if (item.restart) start(agent);
@@ -144,9 +116,6 @@ async function runOne(item: object): Promise<SpecialistResult> {
     current(agent).push(...produced);
     const meta = receipts(produced);
     return { content: "", error: e, ...(meta.length ? { agent_meta: meta } : {}), ...named };
-  } finally {
-    if (before) waitingCallers.set(agent, before);
-    else waitingCallers.delete(agent);
   }
 }
 

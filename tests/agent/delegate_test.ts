@@ -9,6 +9,8 @@ import { chat, current, prompt } from "../../src/agent/agent.ts";
 import { delegate } from "../../src/agent/delegate.ts";
 import { agentLogFiles } from "../../src/agent/log.ts";
 import { socialize } from "../../src/agent/mod.ts";
+import { addAgentTool } from "../../src/agent/socialize.ts";
+import type { ToolEntry } from "../../src/tools/types.ts";
 import { print } from "../../src/chat/print.ts";
 import { addTemplate, outputs, shape, society, sys } from "./delegation_support.ts";
 
@@ -155,4 +157,32 @@ Deno.test("a hand-off to an agent busy with unrelated work is not a cycle: it ru
   const r = await chat(boss);
   assert.equal(outputs(r.messages)[0]!.content, "Worker heard: one");
   assert.equal((await side).text, "Worker heard: a side question");
+});
+
+Deno.test("a delegate cycle through a tool that runs the worker itself is refused too", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  const worker = s.make("Worker");
+  delegate(worker, boss, "boss", "Hand back to the boss");
+  addAgentTool(boss, "run_worker", {
+    definition: {
+      type: "function",
+      function: {
+        name: "run_worker",
+        description: "Runs the worker",
+        parameters: { type: "object", properties: {} },
+      },
+    },
+    impl: async () => {
+      current(worker).push({ role: "user", content: "from a tool" });
+      return (await chat(worker)).text;
+    },
+  } as ToolEntry);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["run_worker", {}]);
+  s.planFor("Worker", ["hand_off_to_boss", { message: "back to you" }]);
+  const r = await chat(boss);
+  assert.equal(r.text, "boss done");
+  assert.match(String(outputs(worker.currentChat!)[0]!.content), /Cannot hand off to boss/);
+  assert.equal(s.requestsOf("boss").length, 2);
 });
