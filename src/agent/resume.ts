@@ -36,13 +36,15 @@ export function resumed(
   const turns: Message[] = [];
   let start: { index: number; inherit: InheritMode } | null = null;
   for (const c of toolCalls(chat)) {
-    if (c.name !== "ask" || c.outputInfo === null || c.outputInfo.error !== undefined) continue;
+    if (c.name !== "ask" || c.outputInfo === null) continue;
     const call = askArguments(argumentsObject(c.arguments));
     if (Array.isArray(call) || call.agent !== agent || call.conversation !== conversation) continue;
+    // the conversation started at its first call, answered or not; failed turns are not replayed
     start ??= { index: c.callIndex, inherit: call.inherit };
+    if (c.outputInfo.error !== undefined) continue;
     turns.push({ role: "user", content: call.prompt });
     turns.push({ role: "assistant", content: String(c.output ?? "") });
   }
-  if (start === null) return null;
+  if (start === null || turns.length === 0) return null;
   return [...inherit(start.inherit, chat.slice(0, start.index)), ...turns];
 }
