@@ -10,14 +10,7 @@
 import type { Message } from "./types.ts";
 import { parseMeta } from "./meta.ts";
 import { messageAddress, receiptAddress } from "./lineage.ts";
-import {
-  addTokens,
-  directEntries,
-  emptyTokens,
-  isDirectMeta,
-  nonEmpty,
-  type TokenTotals,
-} from "./trace.ts";
+import { nonEmpty } from "./trace.ts";
 import { receiptCalls } from "./receipts_scan.ts";
 import { checkReceiptEntry, receiptProblem, typeName } from "./receipts_problem.ts";
 import type {
@@ -176,31 +169,4 @@ export function metaEvidence(
     });
   });
   return [...out, ...agentMetaEvidence(messages, opts)];
-}
-
-/**
- * Tokens of a chat's own inferences and of those its receipts hold — the
- * specialists it delegated to, at any depth — each inference once (by
- * `inference_id`, as provenance counts them).
- *
- * @param messages the chat
- * @returns all six keys
- */
-export function tokenTotalsWithReceipts(messages: readonly Message[]): TokenTotals {
-  const t = emptyTokens();
-  const seen = new Set<string>();
-  for (const e of directEntries([messages])) {
-    addTokens(t, e.meta);
-    if (nonEmpty(e.meta.inference_id)) seen.add(String(e.meta.inference_id));
-  }
-  for (const r of agentMetaEvidence(messages)) {
-    if (!isDirectMeta(r.meta)) continue;
-    if (nonEmpty(r.meta.inference_id)) {
-      const id = String(r.meta.inference_id);
-      if (seen.has(id)) continue;
-      seen.add(id);
-    }
-    addTokens(t, r.meta);
-  }
-  return t;
 }

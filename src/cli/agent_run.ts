@@ -15,7 +15,7 @@ import { useTaskRoute } from "../agent/task_route.ts";
 import { parseMeta } from "../chat/meta.ts";
 import { parse } from "../chat/parse.ts";
 import { tokenTotals } from "../chat/trace.ts";
-import { tokenTotalsWithReceipts } from "../chat/receipts.ts";
+import { runTotalUsage } from "./run_usage.ts";
 import type { AgentReply } from "../agent/types.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
@@ -96,7 +96,7 @@ async function runAgentWith(
       const call: typeof options = { ...options };
       for (const k of Object.keys(agentOptions)) delete call[k];
       const r = await agentAsk(agent, null, call);
-      return r.ask ?? await taskRouteResult(r);
+      return r.ask ?? await taskRouteResult(r, io);
     },
   });
 }
@@ -109,7 +109,7 @@ async function runAgentWith(
  * @param r the agent's reply (with its job)
  * @returns the ask result, with the job's short path and usage
  */
-async function taskRouteResult(r: AgentReply): Promise<HookResult> {
+async function taskRouteResult(r: AgentReply, io: Io): Promise<HookResult> {
   const job = r.job!;
   const log = join(job.path + ".files", "log", "agent.chat");
   const logged = exists(log) ? parse(await readText(log)) : [];
@@ -124,7 +124,11 @@ async function taskRouteResult(r: AgentReply): Promise<HookResult> {
     model: last.model === undefined ? "" : String(last.model),
     job: job.shortPath,
     ...(meta.length > 0
-      ? { usage: tokenTotals([meta]), totalUsage: tokenTotalsWithReceipts(logged) }
+      ? {
+        usage: tokenTotals([meta]),
+        // the log's records are this run's; its receipts are read from what the run produced
+        totalUsage: await runTotalUsage(meta, r.messages, { env: io.env, cwd: io.cwd }),
+      }
       : {}),
   };
 }

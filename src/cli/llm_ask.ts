@@ -279,7 +279,7 @@ new questions. --json prints {"version":1, "file", "answered":[{line, question, 
 --json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
 "usage":{pt,ct,tt,cct,cwt,rt}, "total_usage":{…}, "messages":[{role,content}…], "output"}:
 usage counts the ask's own inferences, total_usage also those of the agents it delegated to (their
-receipts), each once.
+receipts, and the jobs of those that ran as one), each once, this run only — as llm prov counts.
 
 Examples:
   scout-ai llm ask "What is the capital of France?"

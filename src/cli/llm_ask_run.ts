@@ -14,7 +14,7 @@ import { extractOptions } from "../chat/options.ts";
 import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
 import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
-import { tokenTotalsWithReceipts } from "../chat/receipts.ts";
+import { runTotalUsage } from "./run_usage.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
@@ -318,7 +318,8 @@ export async function runLlmAsk(
       ...(result.job !== undefined ? { job: result.job } : {}),
       usage: result.usage ?? tokenTotals([result.messages]),
       // with the specialists' inferences its receipts hold (what `llm prov` counts)
-      total_usage: result.totalUsage ?? tokenTotalsWithReceipts(result.messages),
+      total_usage: result.totalUsage ??
+        await runTotalUsage(result.messages, result.messages, { env, cwd }),
       messages: result.messages.map((m) => ({ role: m.role, content: m.content ?? null })),
       output: unsaved === undefined ? outPath ?? null : null,
     };

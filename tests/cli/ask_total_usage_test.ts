@@ -1,0 +1,84 @@
+/**
+ * `--json` `total_usage` against what the provider billed and what `llm prov`
+ * counts: a specialist on its task route (a `job=` receipt) is followed into
+ * its job, and a task-route run continued with `-c` counts only itself.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { clearAgentCache } from "../../src/agent/load.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+import { socialTaskWorkflowText } from "../agent/delegation_support.ts";
+
+function put(root: string, rel: string, text = ""): void {
+  const p = join(root, rel);
+  mkdirSync(dirname(p), { recursive: true });
+  writeFileSync(p, text);
+}
+
+/** Boss asks Worker once a run; every inference is billed 15 tokens. */
+function server() {
+  return startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      const usage = { pt: 10, ct: 5 };
+      if (msgs[0]!.content === "You are Worker") return { text: "worker answer", usage };
+      if (msgs.at(-1)!.role === "tool") return { text: "boss done", usage };
+      return {
+        toolCalls: [{
+          name: "ask",
+          id: `c${msgs.length}`,
+          arguments: { agent: "Worker", prompt: "p" },
+        }],
+        usage,
+      };
+    },
+  });
+}
+
+function agents(dir: string, srv: ProviderServer, taskRoute: "Boss" | "Worker") {
+  const home = join(dir, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  for (const name of ["Boss", "Worker"]) {
+    const social = name === "Boss" ? "\n\nsocialize: true" : "";
+    put(dir, `Agent/${name}/start_chat`, `system: You are ${name}\n\nendpoint: ep${social}\n`);
+  }
+  const here = join(dir, "Agent", taskRoute);
+  put(here, "workflow.ts", socialTaskWorkflowText(`Usage${taskRoute}`, here));
+  clearAgentCache();
+  const o = { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: dir };
+  return {
+    ask: async (...args: string[]) => {
+      const r = await runMain(["agent", "ask", "Boss", "--no-cache", "--json", ...args], o);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout) as { usage: { tt: number }; total_usage: { tt: number } };
+    },
+    prov: async (file: string) => {
+      const r = await runMain(["llm", "prov", "--json", file], o);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout).nodes[0].tokens.subtree.tt as number;
+    },
+  };
+}
+
+Deno.test("total_usage follows a job= receipt into the specialist's task-route job", async () => {
+  await using t = await tempDir();
+  await using srv = await server();
+  const a = agents(t.path, srv, "Worker");
+  const out = await a.ask("-o", "s.chat", "go");
+  assert.equal(out.usage.tt, 30); // the Boss's two inferences
+  assert.equal(out.total_usage.tt, 45); // and the Worker's, in its ask job
+  assert.equal(await a.prov(join(t.path, "s.chat")), 45);
+});
+
+Deno.test("task route continued with -c: each run's total_usage is that run's own", async () => {
+  await using t = await tempDir();
+  await using srv = await server();
+  const a = agents(t.path, srv, "Boss");
+  const totals: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    totals.push((await a.ask("-c", "s.chat", "-o", "s.chat", `q${i}`)).total_usage.tt);
+  }
+  assert.deepEqual(totals, [45, 45, 45]);
+});
