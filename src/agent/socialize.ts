@@ -127,18 +127,34 @@ export function socialOptions(caller: Agent, extra: AgentOptions = {}): AgentOpt
  * @returns the clone
  */
 export function cloneAgent(template: Agent): Agent {
-  const clone: Agent = {
-    ...template,
-    startChat: deepCopy(template.startChat),
-    options: deepCopy(template.options),
-    society: {},
-    chats: {},
-    currentChat: null,
-    runtime: { ...template.runtime, session: newSession() },
-  };
-  rebindAgentTools(clone);
-  return clone;
+  const known = cloning?.get(template);
+  if (known) return known;
+  const outer = cloning === null;
+  cloning ??= new Map();
+  try {
+    const clone: Agent = {
+      ...template,
+      startChat: deepCopy(template.startChat),
+      options: deepCopy(template.options),
+      society: {},
+      chats: {},
+      currentChat: null,
+      runtime: { ...template.runtime, session: newSession() },
+    };
+    cloning.set(template, clone);
+    rebindAgentTools(clone);
+    return clone;
+  } finally {
+    if (outer) cloning = null;
+  }
 }
+
+/**
+ * The clones made by the clone in progress, by template: agents that hand off
+ * to each other (triage ↔ billing) clone into one pair, each handing off to
+ * the other's copy, instead of cloning each other without end.
+ */
+let cloning: Map<Agent, Agent> | null = null;
 
 /**
  * Tools bound to the agent that registered them (`ask`, hand-offs): their

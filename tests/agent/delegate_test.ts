@@ -186,3 +186,25 @@ Deno.test("a delegate cycle through a tool that runs the worker itself is refuse
   assert.match(String(outputs(worker.currentChat!)[0]!.content), /Cannot hand off to boss/);
   assert.equal(s.requestsOf("boss").length, 2);
 });
+
+Deno.test("a specialist whose agents hand off to each other clones into one pair (ask reaches it)", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  const triage = s.make("Triage");
+  const billing = s.make("Billing");
+  delegate(triage, billing, "billing", "Billing questions");
+  delegate(billing, triage, "triage", "Anything else");
+  addTemplate(boss, triage);
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["ask", { agent: "Triage", prompt: "refund" }]);
+  s.planFor("Triage", ["hand_off_to_billing", { message: "refund please" }]);
+  s.planFor("Billing", ["hand_off_to_triage", { message: "back to you" }]);
+  const r = await chat(boss);
+  assert.equal(outputs(r.messages)[0]!.content, "Triage done");
+  const t = boss.chats["Triage/_oneshot-1"]!;
+  const b = t.chats["billing/default"]!;
+  assert.notEqual(b, billing); // the clone's own copy of the pair
+  // Billing's hand-back reached the waiting Triage copy: refused, not a new Triage
+  assert.match(String(outputs(b.currentChat!)[0]!.content), /Cannot hand off to triage/);
+});
