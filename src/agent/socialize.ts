@@ -213,7 +213,9 @@ export function inherited(
 ): Message[] {
   if (mode === "none") return [];
   if (mode === "tools") return deepCopy(chat.filter((m) => TOOL_ROLES.has(m.role)));
-  return deepCopy(conversationSoFar(caller, chat));
+  // not the caller's meta records: its token records and job references are its own
+  // (provenance would credit them to the specialist's log), and no request sends them
+  return deepCopy(conversationSoFar(caller, chat).filter((m) => m.role !== "meta"));
 }
 
 /** Loads in flight, per caller: concurrent first calls load a specialist once. */

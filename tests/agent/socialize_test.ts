@@ -223,3 +223,20 @@ Deno.test("safe delegation: a prompt is one raw user message, never parsed (§3.
   ]);
   assert.equal(req!.body.tools, undefined);
 });
+
+Deno.test("inherit conversation leaves out the caller's meta records (its tokens, not the specialist's)", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  addTemplate(boss, s.make("Worker"));
+  socialize(boss);
+  current(boss).push({ role: "user", content: "turn 1" });
+  s.plan(["ask", { agent: "Worker", prompt: "a" }]);
+  await chat(boss);
+  assert.ok(boss.currentChat!.some((m) => m.role === "meta")); // the boss's own records
+  current(boss).push({ role: "user", content: "turn 2" });
+  s.plan(["ask", { agent: "Worker", prompt: "b", conversation: "full", inherit: "conversation" }]);
+  await chat(boss);
+  const inheritedRoles = shape(boss.chats["Worker/full"]!.currentChat).slice(1, -3);
+  assert.ok(inheritedRoles.length > 0);
+  assert.ok(!inheritedRoles.includes("meta"), inheritedRoles.join(" | "));
+});
