@@ -10,8 +10,7 @@
  *
  * @module
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { parse } from "../chat/parse.ts";
 import { agentMetaEvidence } from "../chat/receipts.ts";
 import {
@@ -24,7 +23,12 @@ import {
 } from "../chat/trace.ts";
 import type { Message } from "../chat/types.ts";
 import { jobRoots } from "../workflow/store.ts";
-import { readText } from "../util/fs.ts";
+import { isFile, readText } from "../util/fs.ts";
+
+/** A chat file's messages; none when it is missing or unreadable. */
+async function chatOf(path: string): Promise<Message[]> {
+  return isFile(path) ? parse(await readText(path).catch(() => "")) : [];
+}
 
 /**
  * Totals of a run.
@@ -58,14 +62,19 @@ export async function runTotalUsage(
     }
   };
   const job = async (ref: string): Promise<void> => {
-    const path = roots.map((root) => join(root, ref)).find((p) => existsSync(p));
+    // a job file in a jobs root (never a path that leaves it); anything else counts nothing,
+    // as `llm prov` warns and goes on
+    const path = roots.map((root) => resolve(root, ref)).find((p, i) =>
+      !relative(roots[i]!, p).startsWith("..") && isFile(p)
+    );
     if (path === undefined || visited.has(path)) return;
     visited.add(path);
-    const log = join(`${path}.files`, "log", "agent.chat");
-    if (existsSync(log)) {
-      for (const e of directEntries([parse(await readText(log))])) count(e.meta);
-    }
-    await receipts(parse(await readText(path)));
+    const [logged, result] = await Promise.all([
+      chatOf(join(`${path}.files`, "log", "agent.chat")),
+      chatOf(path),
+    ]);
+    for (const e of directEntries([logged])) count(e.meta);
+    await receipts(result);
   };
   for (const e of directEntries([own])) count(e.meta);
   await receipts(produced);

@@ -10,6 +10,7 @@ import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
 import { socialTaskWorkflowText } from "../agent/delegation_support.ts";
+import { runTotalUsage } from "../../src/cli/run_usage.ts";
 
 function put(root: string, rel: string, text = ""): void {
   const p = join(root, rel);
@@ -18,7 +19,7 @@ function put(root: string, rel: string, text = ""): void {
 }
 
 /** Boss asks Worker once a run; every inference is billed 15 tokens. */
-function server() {
+function server(args: Record<string, unknown> = {}) {
   return startProviderServer({
     fallback: (req) => {
       const msgs = req.body.messages as { role: string; content: string }[];
@@ -29,7 +30,7 @@ function server() {
         toolCalls: [{
           name: "ask",
           id: `c${msgs.length}`,
-          arguments: { agent: "Worker", prompt: "p" },
+          arguments: { agent: "Worker", prompt: "p", ...args },
         }],
         usage,
       };
@@ -81,4 +82,42 @@ Deno.test("task route continued with -c: each run's total_usage is that run's ow
     totals.push((await a.ask("-c", "s.chat", "-o", "s.chat", `q${i}`)).total_usage.tt);
   }
   assert.deepEqual(totals, [45, 45, 45]);
+});
+
+Deno.test("a task-route specialist inheriting the conversation: each -c run's total_usage is its own", async () => {
+  await using t = await tempDir();
+  await using srv = await server({ inherit: "conversation" });
+  const a = agents(t.path, srv, "Worker");
+  const totals: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    totals.push((await a.ask("-c", "s.chat", "-o", "s.chat", `q${i}`)).total_usage.tt);
+  }
+  assert.deepEqual(totals, [45, 45, 45]);
+});
+
+Deno.test("runTotalUsage: a job= receipt naming a directory, a missing job or a path out of the jobs dir counts nothing", async () => {
+  await using t = await tempDir();
+  const home = join(t.path, "home");
+  mkdirSync(join(home, "var", "jobs", "W", "ask", "dir.chat"), { recursive: true });
+  put(t.path, "outside.chat", "meta: pt=1000 ct=1 tt=1001 inference_id=x\n");
+  const refs = ["W/ask/dir.chat", "W/ask/missing.chat", "../../outside.chat"];
+  const output = {
+    role: "function_call_output",
+    content: JSON.stringify({
+      name: "ask",
+      content: "ok",
+      id: "c1",
+      agent_meta: refs.map((r) => ({ role: "meta", content: `job=${r}` })),
+    }),
+  };
+  const own = [{ role: "meta", content: "pt=10 ct=5 tt=15 inference_id=a" }];
+  const call = {
+    role: "function_call",
+    content: JSON.stringify({ name: "ask", arguments: { agent: "W", prompt: "p" }, id: "c1" }),
+  };
+  const totals = await runTotalUsage(own, [call, output], {
+    env: { SCOUT_HOME: home },
+    cwd: t.path,
+  });
+  assert.equal(totals.tt, 15);
 });
