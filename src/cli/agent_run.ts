@@ -42,22 +42,36 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
   const agentOptions: Record<string, unknown> = {};
   if (opts.endpoint !== undefined) agentOptions.endpoint = opts.endpoint;
   if (opts.model !== undefined) agentOptions.model = opts.model;
-  // one resolver of tool lines for the run, its specialists' asks included: each MCP server
-  // gets one client, whose state lasts the run, closed when it ends (README "MCP"); made on
-  // the first ask, with the run's config store (the chat's `config:` lines are applied to it)
-  const run: { tools?: ToolResolver } = {};
+  // one resolver of tool lines for the run, its specialists' asks included (and agents an
+  // agent.ts loads with this runtime): each MCP server gets one client, whose state lasts the
+  // run, closed when it ends (README "MCP"); in the runtime from the start, it is made on
+  // first use with the run's config store, to which the chat's `config:` lines are applied
+  const run = runToolResolver({ cwd, env, warn: (m) => warn(io, m) });
   try {
-    return await runAgentWith(
-      name,
-      opts,
-      io,
-      agentOptions,
-      (config) =>
-        run.tools ??= workflowToolResolver({ cwd, env, config, warn: (m) => warn(io, m) }),
-    );
+    return await runAgentWith(name, opts, io, agentOptions, run);
   } finally {
-    await run.tools?.close?.();
+    await run.resolver.close?.();
   }
+}
+
+/** A resolver for a run's runtime, made for real on first use with `config` as then set. */
+function runToolResolver(base: { cwd: string; env: Io["env"]; warn: (m: string) => void }) {
+  let real: ToolResolver | undefined;
+  const run: { config?: ConfigStore; resolver: ToolResolver } = {
+    resolver: {
+      workflowTools: (tokens) => get().workflowTools!(tokens),
+      introduce: (name) => get().introduce!(name),
+      kbTools: (tokens) => get().kbTools!(tokens),
+      mcpTools: (tokens) => get().mcpTools!(tokens),
+      close: async () => await real?.close?.(),
+    },
+  };
+  const get = () =>
+    real ??= workflowToolResolver({
+      ...base,
+      ...(run.config !== undefined ? { config: run.config } : {}),
+    });
+  return run;
 }
 
 async function runAgentWith(
@@ -65,7 +79,7 @@ async function runAgentWith(
   opts: LlmAskOptions,
   io: Io,
   agentOptions: Record<string, unknown>,
-  toolsFor: (config: ConfigStore | undefined) => ToolResolver,
+  run: { config?: ConfigStore; resolver: ToolResolver },
 ): Promise<number> {
   const { env, cwd } = io;
   const agent = await loadAgent(name, {
@@ -78,6 +92,7 @@ async function runAgentWith(
       ...(opts.cache === false ? { cache: false } : {}),
       // Ctrl-C/SIGTERM reach the specialists' inferences too (they run with this runtime)
       ...(opts.signal ? { signal: opts.signal } : {}),
+      toolResolver: run.resolver,
     },
   });
   // The start chat's option lines go under the flags (§7.5). On the task route
@@ -91,7 +106,7 @@ async function runAgentWith(
     prefix: agent.startChat,
     ask: async (messages, options): Promise<HookResult> => {
       startChat(agent, messages);
-      agent.runtime.toolResolver = toolsFor(options.config);
+      run.config ??= options.config;
       // -e/-m are agent options only (§5.1 step 1): the task route appends each once
       const call: typeof options = { ...options };
       for (const k of Object.keys(agentOptions)) delete call[k];

@@ -80,7 +80,11 @@ Deno.test("agent ask: a chat's config: key reaches an HTTP MCP server (the run's
   const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
   try {
     let line = "";
-    while (!line.includes("\n")) line += (await reader.read()).value ?? "";
+    while (!line.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the MCP server ended before printing its url: ${line}`);
+      line += value;
+    }
     const url = (JSON.parse(line.split("\n")[0]!) as { url: string }).url;
     await using srv = await startProviderServer({
       fallback: (req) => {
@@ -105,4 +109,51 @@ Deno.test("agent ask: a chat's config: key reaches an HTTP MCP server (the run's
     await reader.cancel();
     await server.status;
   }
+});
+
+Deno.test("agent ask: an agent that agent.ts loads and hands off to shares the run's MCP client", async () => {
+  await using dir = await tempDir();
+  let bossTurn = 0;
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      const last = msgs.at(-1)!;
+      if (msgs[0]!.content === "You are Helper") {
+        return last.role === "tool"
+          ? { text: `helper: ${last.content}` }
+          : { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 }, id: "h1" }] };
+      }
+      bossTurn++;
+      if (bossTurn === 1) {
+        return { toolCalls: [{ name: "add", arguments: { a: 1, b: 1 }, id: "b1" }] };
+      }
+      if (bossTurn <= 3) {
+        const id = `b${bossTurn}`;
+        return { toolCalls: [{ name: "hand_off_to_helper", arguments: { message: "add" }, id }] };
+      }
+      return { text: "boss done" };
+    },
+  });
+  const home = join(dir.path, "home");
+  const mcp = `mcp: stdio '${SERVER}' add`;
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  put(dir.path, "Agent/Boss/start_chat", `system: You are Boss\n\nendpoint: ep\n\n${mcp}\n`);
+  put(
+    dir.path,
+    "Agent/Boss/agent.ts",
+    `export default async (api, boss) => {
+  const helper = await api.loadAgent("Helper", { runtime: boss.runtime });
+  api.delegate(boss, helper, "helper", "Adds things");
+};\n`,
+  );
+  put(dir.path, "Agent/Helper/start_chat", `system: You are Helper\n\nendpoint: ep\n\n${mcp}\n`);
+  const pidFile = join(dir.path, "pids");
+  const r = await runScout(["agent", "ask", "Boss", "--no-cache", "go"], {
+    cwd: dir.path,
+    env: { SCOUT_HOME: home, OPENAI_API_KEY: "k", MCP_PID_FILE: pidFile, NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "boss done");
+  const pids = await recordedPids(pidFile);
+  assert.equal(pids.length, 1, `one server for the run, started ${pids.length} times`);
 });
