@@ -19,6 +19,42 @@ function put(root: string, rel: string, text: string): void {
   writeFileSync(join(root, rel), text);
 }
 
+/**
+ * The MCP test server over Streamable HTTP on a free port. A server that ends
+ * before printing its url (a first start racing other processes for Deno's
+ * caches) is started once more; then the test fails with what it printed.
+ */
+async function httpMcpServer(attempt = 1): Promise<{ url: string } & AsyncDisposable> {
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", join(ROOT, "tests/support/mcp_server.ts"), "--http", "0"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already ended */ }
+    await reader.cancel();
+    await child.stderr.cancel().catch(() => {});
+    await child.status;
+  };
+  let line = "";
+  while (!line.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) {
+      const err = await new Response(child.stderr).text().catch(() => "");
+      await stop();
+      if (attempt < 2) return await httpMcpServer(attempt + 1);
+      throw new Error(`the MCP server ended before printing its url: ${line}${err}`);
+    }
+    line += value;
+  }
+  const url = (JSON.parse(line.split("\n")[0]!) as { url: string }).url;
+  return { url, [Symbol.asyncDispose]: stop };
+}
+
 Deno.test("agent ask: the caller and its specialists share one MCP client per server for the run", async () => {
   await using dir = await tempDir();
   let bossTurn = 0;
@@ -71,44 +107,25 @@ Deno.test("agent ask: the caller and its specialists share one MCP client per se
 
 Deno.test("agent ask: a chat's config: key reaches an HTTP MCP server (the run's config store)", async () => {
   await using dir = await tempDir();
-  const server = new Deno.Command(DENO, {
-    args: ["run", "-A", join(ROOT, "tests/support/mcp_server.ts"), "--http", "0"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  try {
-    let line = "";
-    while (!line.includes("\n")) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the MCP server ended before printing its url: ${line}`);
-      line += value;
-    }
-    const url = (JSON.parse(line.split("\n")[0]!) as { url: string }).url;
-    await using srv = await startProviderServer({
-      fallback: (req) => {
-        const msgs = req.body.messages as { role: string; content: string }[];
-        const last = msgs.at(-1)!;
-        if (last.role === "tool") return { text: `auth=${JSON.parse(last.content).authorization}` };
-        return { toolCalls: [{ name: "whoami", id: "w1", arguments: {} }] };
-      },
-    });
-    const home = join(dir.path, "home");
-    put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
-    put(dir.path, "Agent/Boss/start_chat", "system: You are Boss\n\nendpoint: ep\n");
-    put(dir.path, "q.chat", `config: key SECRET mcp\n\nmcp: ${url} whoami\n\nuser: go\n`);
-    const r = await runScout(["agent", "ask", "Boss", "--no-cache", "-c", "q.chat"], {
-      cwd: dir.path,
-      env: { SCOUT_HOME: home, OPENAI_API_KEY: "k", NO_COLOR: "1" },
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout.trim(), "auth=Bearer SECRET");
-  } finally {
-    server.kill("SIGTERM");
-    await reader.cancel();
-    await server.status;
-  }
+  await using server = await httpMcpServer();
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      const last = msgs.at(-1)!;
+      if (last.role === "tool") return { text: `auth=${JSON.parse(last.content).authorization}` };
+      return { toolCalls: [{ name: "whoami", id: "w1", arguments: {} }] };
+    },
+  });
+  const home = join(dir.path, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  put(dir.path, "Agent/Boss/start_chat", "system: You are Boss\n\nendpoint: ep\n");
+  put(dir.path, "q.chat", `config: key SECRET mcp\n\nmcp: ${server.url} whoami\n\nuser: go\n`);
+  const r = await runScout(["agent", "ask", "Boss", "--no-cache", "-c", "q.chat"], {
+    cwd: dir.path,
+    env: { SCOUT_HOME: home, OPENAI_API_KEY: "k", NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "auth=Bearer SECRET");
 });
 
 Deno.test("agent ask: an agent that agent.ts loads and hands off to shares the run's MCP client", async () => {
