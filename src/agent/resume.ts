@@ -33,18 +33,23 @@ export function resumed(
   inherit: (mode: InheritMode, chat: readonly Message[]) => Message[],
 ): Message[] | null {
   const chat = caller.currentChat ?? [];
-  const turns: Message[] = [];
-  let start: { index: number; inherit: InheritMode } | null = null;
-  for (const c of toolCalls(chat)) {
-    if (c.name !== "ask" || c.outputInfo === null) continue;
+  const calls = toolCalls(chat).flatMap((c) => {
+    if (c.name !== "ask" || c.outputInfo === null) return [];
     const call = askArguments(argumentsObject(c.arguments));
-    if (Array.isArray(call) || call.agent !== agent || call.conversation !== conversation) continue;
-    // the conversation started at its first call, answered or not; failed turns are not replayed
-    start ??= { index: c.callIndex, inherit: call.inherit };
-    if (c.outputInfo.error !== undefined) continue;
-    turns.push({ role: "user", content: call.prompt });
-    turns.push({ role: "assistant", content: String(c.output ?? "") });
-  }
-  if (start === null || turns.length === 0) return null;
-  return [...inherit(start.inherit, chat.slice(0, start.index)), ...turns];
+    if (Array.isArray(call) || call.agent !== agent || call.conversation !== conversation) {
+      return [];
+    }
+    return [{ at: c.callIndex, call, out: c.outputInfo, text: String(c.output ?? "") }];
+  });
+  const answered = calls.filter((c) => c.out.error === undefined);
+  // the conversation began at the first call that ran in it — its output says so, failed or
+  // not (a call refused before, e.g. an agent that would not load, began nothing); in a chat
+  // written before outputs said so, at the first answered call
+  const start = calls.find((c) => c.out.conversation === conversation) ?? answered[0];
+  if (start === undefined || answered.length === 0) return null;
+  const turns = answered.flatMap((c): Message[] => [
+    { role: "user", content: c.call.prompt },
+    { role: "assistant", content: c.text },
+  ]);
+  return [...inherit(start.call.inherit, chat.slice(0, start.at)), ...turns];
 }

@@ -388,9 +388,11 @@ function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
         askClones.add(clone);
         caller.chats[key] = clone;
       }
-      // a one-shot's log name cannot be told from the call: its output records it
-      const oneShot = call.conversation === null ? { conversation: key.split("/").at(-1)! } : {};
-      return { agent: specialistCall(clone, call.prompt, oneShot) };
+      // the output records the conversation the call ran in: a one-shot's log name cannot be
+      // told from the call, and a later run rebuilding a named one starts where it existed
+      return {
+        agent: specialistCall(clone, call.prompt, { conversation: key.split("/").at(-1)! }),
+      };
     },
   } as ToolEntry;
 }

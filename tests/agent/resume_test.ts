@@ -12,21 +12,26 @@ const call = (id: string, args: Record<string, unknown>): Message => ({
   role: "function_call",
   content: JSON.stringify({ name: "ask", arguments: args, id }),
 });
-const output = (id: string, content: string, error = false): Message => ({
+const output = (id: string, content: string, extra: Record<string, unknown> = {}): Message => ({
   role: "function_call_output",
-  content: JSON.stringify({ name: "ask", content, id, ...(error ? { error: "error" } : {}) }),
+  content: JSON.stringify({ name: "ask", content, id, ...extra }),
 });
 
-Deno.test("resumed: from the first call (a failed one too), answered turns only, this agent and id only", () => {
+Deno.test("resumed: from the first call that ran in it (failed too), answered turns only, this agent and id only", () => {
   const start: Message[] = [{ role: "system", content: "You are Boss" }];
   const facts = { agent: "Worker", conversation: "facts", inherit: "conversation" };
   const chat: Message[] = [
     ...start,
     { role: "user", content: "the oven" },
+    // refused before the conversation existed (no agent yet): its output names no conversation
+    call("c0", { ...facts, prompt: "zeroth" }),
+    output("c0", '{"exception":"Cannot load agent Worker"}', { error: "error" }),
+    { role: "user", content: "try again" },
+    // ran in the conversation and failed: the conversation began here
     call("c1", { ...facts, prompt: "first" }),
-    output("c1", '{"exception":"HTTP 400"}', true),
+    output("c1", '{"exception":"HTTP 400"}', { error: "error", conversation: "facts" }),
     call("c2", { ...facts, prompt: "again" }),
-    output("c2", "noted: again"),
+    output("c2", "noted: again", { conversation: "facts" }),
     call("c3", { agent: "Other", conversation: "facts", prompt: "x" }),
     output("c3", "other"),
     call("c4", { agent: "Worker", conversation: "misc", prompt: "y" }),
@@ -39,12 +44,22 @@ Deno.test("resumed: from the first call (a failed one too), answered turns only,
     seen.push({ mode, chat: c });
     return [{ role: "user", content: `inherited ${c.length}` }];
   });
-  // inherited as the conversation started: before its first (failed) call
-  assert.deepEqual(seen.map((s) => [s.mode, s.chat.length]), [["conversation", 2]]);
+  // inherited as the conversation started: before the first call that ran in it (failed)
+  assert.deepEqual(seen.map((s) => [s.mode, s.chat.length]), [["conversation", 5]]);
   assert.deepEqual(got, [
-    { role: "user", content: "inherited 2" },
+    { role: "user", content: "inherited 5" },
     { role: "user", content: "again" },
     { role: "assistant", content: "noted: again" },
   ]);
   assert.equal(resumed(boss, "Worker", "none-such", () => []), null);
+  // a chat written before outputs named their conversation: from the first answered call
+  const old = chat.map((m) =>
+    m.role === "function_call_output"
+      ? { ...m, content: String(m.content).replace(/,"conversation":"facts"/, "") }
+      : m
+  );
+  const legacy = createAgent({ name: "Boss", startChat: start, currentChat: old });
+  seen.length = 0;
+  resumed(legacy, "Worker", "facts", (mode, c) => (seen.push({ mode, chat: c }), []));
+  assert.deepEqual(seen.map((s) => s.chat.length), [7]);
 });
