@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { setTimeout } from "node:timers";
 import { respawn, shouldRespawn } from "./src/cli/respawn.ts";
 
 const args = process.argv.slice(2);
@@ -16,4 +17,7 @@ else {
     import("./src/cli/io.ts"),
   ]);
   process.exitCode = await main(args, processIo());
+  // A handle a library left open — an HTTP MCP server's event stream — must not keep a
+  // finished command alive; a command whose loop drains exits at once, as before.
+  setTimeout(() => process.exit(), 1_000).unref();
 }
