@@ -73,26 +73,24 @@ Deno.test("total_usage follows a job= receipt into the specialist's task-route j
   assert.equal(await a.prov(join(t.path, "s.chat")), 45);
 });
 
-Deno.test("task route continued with -c: each run's total_usage is that run's own", async () => {
+/** Three runs continuing one chat (`-c s.chat -o s.chat`): each run's total_usage. */
+async function continuedTotals(taskRoute: "Boss" | "Worker", args: Record<string, unknown> = {}) {
   await using t = await tempDir();
-  await using srv = await server();
-  const a = agents(t.path, srv, "Boss");
+  await using srv = await server(args);
+  const a = agents(t.path, srv, taskRoute);
   const totals: number[] = [];
   for (let i = 0; i < 3; i++) {
     totals.push((await a.ask("-c", "s.chat", "-o", "s.chat", `q${i}`)).total_usage.tt);
   }
-  assert.deepEqual(totals, [45, 45, 45]);
+  return totals;
+}
+
+Deno.test("task route continued with -c: each run's total_usage is that run's own", async () => {
+  assert.deepEqual(await continuedTotals("Boss"), [45, 45, 45]);
 });
 
 Deno.test("a task-route specialist inheriting the conversation: each -c run's total_usage is its own", async () => {
-  await using t = await tempDir();
-  await using srv = await server({ inherit: "conversation" });
-  const a = agents(t.path, srv, "Worker");
-  const totals: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    totals.push((await a.ask("-c", "s.chat", "-o", "s.chat", `q${i}`)).total_usage.tt);
-  }
-  assert.deepEqual(totals, [45, 45, 45]);
+  assert.deepEqual(await continuedTotals("Worker", { inherit: "conversation" }), [45, 45, 45]);
 });
 
 Deno.test("runTotalUsage: a job= receipt naming a directory, a missing job or a path out of the jobs dir counts nothing", async () => {

@@ -55,31 +55,40 @@ async function httpMcpServer(attempt = 1): Promise<{ url: string } & AsyncDispos
   return { url, [Symbol.asyncDispose]: stop };
 }
 
-Deno.test("agent ask: the caller and its specialists share one MCP client per server for the run", async () => {
-  await using dir = await tempDir();
+/**
+ * The model of both MCP tests: the Boss calls `add` itself, then twice `delegation(turn)`,
+ * then answers "boss done"; the delegate (`You are <who>`) calls `add` and answers with it.
+ */
+function addingServer(
+  who: string,
+  delegation: (turn: number) => { name: string; arguments: Record<string, unknown> },
+) {
   let bossTurn = 0;
-  await using srv = await startProviderServer({
+  return startProviderServer({
     fallback: (req) => {
       const msgs = req.body.messages as { role: string; content: string }[];
       const last = msgs.at(-1)!;
-      if (msgs[0]!.content === "You are Worker") {
+      if (msgs[0]!.content === `You are ${who}`) {
         return last.role === "tool"
-          ? { text: `worker: ${last.content}` }
-          : { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 }, id: "w1" }] };
+          ? { text: `${who.toLowerCase()}: ${last.content}` }
+          : { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 }, id: "d1" }] };
       }
       bossTurn++;
       if (bossTurn === 1) {
         return { toolCalls: [{ name: "add", arguments: { a: 1, b: 1 }, id: "b1" }] };
       }
-      if (bossTurn <= 3) {
-        const prompt = bossTurn === 2 ? "add please" : "add again";
-        return {
-          toolCalls: [{ name: "ask", arguments: { agent: "Worker", prompt }, id: `b${bossTurn}` }],
-        };
-      }
+      if (bossTurn <= 3) return { toolCalls: [{ ...delegation(bossTurn), id: `b${bossTurn}` }] };
       return { text: "boss done" };
     },
   });
+}
+
+Deno.test("agent ask: the caller and its specialists share one MCP client per server for the run", async () => {
+  await using dir = await tempDir();
+  await using srv = await addingServer("Worker", (turn) => ({
+    name: "ask",
+    arguments: { agent: "Worker", prompt: turn === 2 ? "add please" : "add again" },
+  }));
   const home = join(dir.path, "home");
   put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
   put(
@@ -130,27 +139,10 @@ Deno.test("agent ask: a chat's config: key reaches an HTTP MCP server (the run's
 
 Deno.test("agent ask: an agent that agent.ts loads and hands off to shares the run's MCP client", async () => {
   await using dir = await tempDir();
-  let bossTurn = 0;
-  await using srv = await startProviderServer({
-    fallback: (req) => {
-      const msgs = req.body.messages as { role: string; content: string }[];
-      const last = msgs.at(-1)!;
-      if (msgs[0]!.content === "You are Helper") {
-        return last.role === "tool"
-          ? { text: `helper: ${last.content}` }
-          : { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 }, id: "h1" }] };
-      }
-      bossTurn++;
-      if (bossTurn === 1) {
-        return { toolCalls: [{ name: "add", arguments: { a: 1, b: 1 }, id: "b1" }] };
-      }
-      if (bossTurn <= 3) {
-        const id = `b${bossTurn}`;
-        return { toolCalls: [{ name: "hand_off_to_helper", arguments: { message: "add" }, id }] };
-      }
-      return { text: "boss done" };
-    },
-  });
+  await using srv = await addingServer("Helper", () => ({
+    name: "hand_off_to_helper",
+    arguments: { message: "add" },
+  }));
   const home = join(dir.path, "home");
   const mcp = `mcp: stdio '${SERVER}' add`;
   put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
