@@ -22,7 +22,7 @@ import { jobFile } from "../workflow/files.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
 import { isFile } from "../util/fs.ts";
-import { markSeededConversation } from "./agent.ts";
+import { markSeededConversation } from "./since_start.ts";
 import { routeRuntime, routeSecrets } from "./task_route.ts";
 import type { Agent, AgentRuntime } from "./types.ts";
 

@@ -16,7 +16,7 @@ import { isScoutError, ScoutError } from "../errors.ts";
 import { newSession } from "../llm/meta_record.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolEntry } from "../tools/types.ts";
-import { conversationSoFar } from "./agent.ts";
+import { conversationSoFar } from "./since_start.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
 import { resumed } from "./resume.ts";
 import { nextDepth, setDepth } from "./depth.ts";
