@@ -2,9 +2,12 @@
  * The `ask`-task route (`agents.md` §1.4 step 2, §4.5): an agent whose
  * workflow has a task `ask` runs each inference as a job of that task, the
  * agent and call options appended as `sticky_option` lines so they override
- * the chat's own. Same chat ⇒ same job ⇒ the cached answer. While such a job
- * is being produced, an `ask` of an agent with the same workflow inside its
- * body takes the direct route, so the route cannot recurse without bound
+ * the chat's own. Same chat ⇒ same job ⇒ the cached answer. Under
+ * `--no-cache` a job an earlier run left is never cleaned (its receipts in
+ * saved chats name its files): the run takes the first free `rerun-<n>` job
+ * of the same inputs instead ([TS-FIX]). While such a job is being
+ * produced, an `ask` of an agent with the same workflow inside its body
+ * takes the direct route, so the route cannot recurse without bound
  * ([TS-FIX] §7.18).
  *
  * @module
@@ -19,7 +22,10 @@ import { isSecretOption } from "../llm/snapshot.ts";
 import { attachMessages } from "../llm/loop.ts";
 import { isDone } from "../workflow/context.ts";
 import { createJob } from "../workflow/job.ts";
-import { cleanJob, loadJobResult, produceJob } from "../workflow/run.ts";
+import type { Job } from "../workflow/job_types.ts";
+import { loadJobResult, produceJob } from "../workflow/run.ts";
+import { filesDir, infoPath } from "../workflow/store.ts";
+import { exists } from "../util/fs.ts";
 import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
 
 /** What a task-route ask passes down to the job it produces. */
@@ -126,11 +132,34 @@ export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[
   return out;
 }
 
+/** Whether an earlier run left anything of a job: its result, info or files. */
+function leftByEarlierRun(job: Job): boolean {
+  return exists(job.path) || exists(infoPath(job.path)) || exists(filesDir(job.path));
+}
+
+/**
+ * The job an uncached ask runs as (`--no-cache`, `SCOUT_NO_ASK_CACHE=true`):
+ * the job of its inputs when no earlier run left anything of it, else the
+ * first free `rerun-<n>` job (n ≥ 2) of the same inputs. Ruby cleans the job
+ * and reruns it in place; but the chats saved by earlier runs hold
+ * `meta job=` receipts naming that job, whose logs are the evidence of their
+ * tokens (`provenance.md`), so a rerun must not replace them ([TS-FIX]).
+ *
+ * @param make builds the job of these inputs under a job name (none ⇒ the default)
+ * @returns a job nothing is on disk for yet
+ */
+function uncachedJob(make: (jobname?: string) => Job): Job {
+  let job = make();
+  for (let n = 2; leftByEarlierRun(job); n++) job = make(`rerun-${n}`);
+  return job;
+}
+
 /**
  * Runs one inference as a job of the agent's workflow task `ask` (§1.4 step
- * 2): input `chat` = the printed messages plus the sticky options; the job
- * is cleaned first when `SCOUT_NO_ASK_CACHE=true`; the result is the
- * projection of the job's messages (`meta job=…` first). Sets `agent.job`.
+ * 2): input `chat` = the printed messages plus the sticky options; uncached
+ * (`SCOUT_NO_ASK_CACHE=true`, `--no-cache`) it runs as a job no earlier run
+ * left ({@link uncachedJob}); the result is the projection of the job's
+ * messages (`meta job=…` first). Sets `agent.job`.
  *
  * @param agent the agent (its workflow has an `ask` task)
  * @param messages the messages
@@ -146,15 +175,18 @@ export async function askTaskRoute(
   const env = options.env ?? agent.runtime.env ?? process.env;
   const cwd = options.cwd ?? agent.runtime.cwd;
   const chat = [...messages, ...stickyOptions(agent, options)];
-  const job = createJob(wf, "ask", {
-    inputs: { chat: print(chat) },
-    env,
-    ...(cwd !== undefined ? { cwd } : {}),
-  });
-  agent.job = job;
   const runtime = inheritedRuntime(agent, options);
-  // --no-cache asks again: the job's answer is a cache too
-  if (env.SCOUT_NO_ASK_CACHE === "true" || runtime.cache === false) await cleanJob(job);
+  const make = (jobname?: string) =>
+    createJob(wf, "ask", {
+      inputs: { chat: print(chat) },
+      env,
+      ...(cwd !== undefined ? { cwd } : {}),
+      ...(jobname !== undefined ? { jobname } : {}),
+    });
+  // --no-cache asks again: the job's answer is a cache too, but not one to throw away
+  const uncached = env.SCOUT_NO_ASK_CACHE === "true" || runtime.cache === false;
+  const job = uncached ? uncachedJob(make) : make();
+  agent.job = job;
   const cached = isDone(job);
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
   const secrets = secretOptions(agent, options);

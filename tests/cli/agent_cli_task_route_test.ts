@@ -252,3 +252,35 @@ Deno.test("task route: inherit conversation hands the specialist the conversatio
   );
   assert.equal(worker.body.tools, undefined); // no `socialize` line came with it
 });
+
+Deno.test("task route: an uncached rerun takes the first free rerun-<n> job; the earlier job stays, and cached runs use it", async () => {
+  await using t = await tempDir();
+  let n = 0;
+  await using srv = await startProviderServer({ fallback: () => ({ text: `answer ${++n}` }) });
+  const env = { OPENAI_API_KEY: "sk-x", SCOUT_NO_ASK_CACHE: "true" };
+  const uncached = router(t.path, srv, "Router7", env);
+  const job = async (r: Promise<{ code: number; stdout: string; stderr: string }>) => {
+    const out = await r;
+    assert.equal(out.code, 0, out.stderr);
+    return JSON.parse(out.stdout) as { answer: string; job: string; cached: boolean };
+  };
+  const first = await job(uncached.run("--json", "q"));
+  assert.match(first.job, /^Router7\/ask\/Default_([0-9a-f]{32})\.chat$/); // nothing there yet
+  const digest = first.job.slice("Router7/ask/Default_".length);
+  const second = await job(router(t.path, srv, "Router7").run("--no-cache", "--json", "q"));
+  const third = await job(uncached.run("--json", "q"));
+  assert.deepEqual([second.job, second.answer, second.cached], [
+    `Router7/ask/rerun-2_${digest}`,
+    "answer 2",
+    false,
+  ]);
+  assert.deepEqual([third.job, third.answer], [`Router7/ask/rerun-3_${digest}`, "answer 3"]);
+  // each job keeps its own run's answer; a cached run reads the first
+  const jobs = join(uncached.home, "var", "jobs");
+  for (const [j, a] of [[first, "answer 1"], [second, "answer 2"], [third, "answer 3"]] as const) {
+    assert.match(Deno.readTextFileSync(join(jobs, j.job)), new RegExp(`assistant:\n\n${a}$`));
+  }
+  const cached = await job(router(t.path, srv, "Router7").run("--json", "q"));
+  assert.deepEqual([cached.job, cached.answer, cached.cached], [first.job, "answer 1", true]);
+  assert.equal(srv.requests.length, 3);
+});

@@ -1,7 +1,8 @@
 /**
  * `--json` `total_usage` against what the provider billed and what `llm prov`
  * counts: a specialist on its task route (a `job=` receipt) is followed into
- * its job, and a task-route run continued with `-c` counts only itself.
+ * its job, a task-route run continued with `-c` counts only itself, and a
+ * `--no-cache` rerun of the same `ask` job leaves the earlier run's job alone.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -38,7 +39,12 @@ function server(args: Record<string, unknown> = {}) {
   });
 }
 
-function agents(dir: string, srv: ProviderServer, taskRoute: "Boss" | "Worker") {
+function agents(
+  dir: string,
+  srv: ProviderServer,
+  taskRoute: "Boss" | "Worker",
+  { cache = false } = {},
+) {
   const home = join(dir, "home");
   put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
   for (const name of ["Boss", "Worker"]) {
@@ -51,7 +57,8 @@ function agents(dir: string, srv: ProviderServer, taskRoute: "Boss" | "Worker") 
   const o = { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: dir };
   return {
     ask: async (...args: string[]) => {
-      const r = await runMain(["agent", "ask", "Boss", "--no-cache", "--json", ...args], o);
+      const flags = cache ? ["--json"] : ["--no-cache", "--json"];
+      const r = await runMain(["agent", "ask", "Boss", ...flags, ...args], o);
       assert.equal(r.code, 0, r.stderr);
       return JSON.parse(r.stdout) as { usage: { tt: number }; total_usage: { tt: number } };
     },
@@ -118,4 +125,38 @@ Deno.test("runTotalUsage: a job= receipt naming a directory, a missing job or a 
     cwd: t.path,
   });
   assert.equal(totals.tt, 15);
+});
+
+/** The `job=` receipts of a chat file, in order. */
+function jobReceipts(file: string): string[] {
+  return [...Deno.readTextFileSync(file).matchAll(/job=([^"\s]+)/g)].map((m) => m[1]!);
+}
+
+Deno.test("--no-cache twice: the Worker's rerun of the same ask job gets its own job, and prov counts each run once", async () => {
+  await using t = await tempDir();
+  await using srv = await server();
+  const a = agents(t.path, srv, "Worker");
+  const saved = join(t.path, "s.chat");
+  for (const q of ["q0", "q1"]) {
+    assert.equal((await a.ask("-c", saved, "-o", saved, q)).total_usage.tt, 45);
+  }
+  assert.equal(srv.requests.length, 6);
+  // each run: the Boss's two inferences and the Worker's one, 15 tokens each
+  assert.equal(await a.prov(saved), 90);
+  // same prompt, same job inputs; the rerun must not overwrite the job the first receipt names
+  const [first, second] = jobReceipts(saved);
+  assert.ok(first !== undefined && second !== undefined && first !== second, `${first} ${second}`);
+});
+
+Deno.test("cached runs still reuse the Worker's ask job: one inference, counted once", async () => {
+  await using t = await tempDir();
+  await using srv = await server();
+  const a = agents(t.path, srv, "Worker", { cache: true });
+  const saved = join(t.path, "s.chat");
+  assert.equal((await a.ask("-c", saved, "-o", saved, "q0")).total_usage.tt, 45);
+  assert.equal((await a.ask("-c", saved, "-o", saved, "q1")).total_usage.tt, 45);
+  assert.equal(srv.requests.length, 5); // the Worker's job answered the second run
+  const [first, second] = jobReceipts(saved);
+  assert.equal(second, first);
+  assert.equal(await a.prov(saved), 75);
 });
