@@ -4,7 +4,8 @@
  * `ask` takes the workflow's `ask` task route (§1.4 step 2, `task_route.ts`)
  * or the direct route (step 3): `socialize:` handling, tools from the call,
  * the agent, its workflow, then `llm/ask` with the agent's options under the
- * call's. An agent's `processException` decides retries.
+ * call's. An agent's `processException` decides retries; a retried
+ * attempt's record is kept (`failed_attempt.ts`).
  *
  * @module
  */
@@ -17,6 +18,7 @@ import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import { ask as llmAsk, type AskOptions } from "../llm/ask.ts";
+import { attachMessages, failureMessages } from "../llm/loop.ts";
 import { requestOptions, uncompiled } from "../llm/ask_options.ts";
 import { toolRegistry, type ToolsInput } from "../tools/registry.ts";
 import type { FunctionToolDefinition, ToolRegistry } from "../tools/types.ts";
@@ -24,6 +26,7 @@ import { knowledgeBaseTools } from "../tools/kb.ts";
 import { openKnowledgeBase } from "../kb/database.ts";
 import { workflowTools } from "../tools/workflow.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
+import { afterFailedAttempts, failedAttemptRecord } from "./failed_attempt.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
 import type {
   Agent,
@@ -249,7 +252,10 @@ function specialistOptions(o: Record<string, unknown>): Record<string, unknown> 
  * chat; `agent:` messages are removed from them in place. The workflow's
  * `ask` task runs it as a job unless `no_ask_override` is set (or the job
  * being produced is already that task's, §4.5); otherwise the direct route.
- * On an error, `processException` (if set) decides: true ⇒ retry.
+ * On an error, `processException` (if set) decides: true ⇒ retry, with the
+ * same messages; what the failed attempt produced (its meta records, its
+ * paired tool calls) comes first in the returned messages, and in the error's
+ * `messages` if the ask fails in the end.
  *
  * @param agent the agent
  * @param messages the messages (default: the live chat)
@@ -266,13 +272,20 @@ export async function ask(
   const chain = new Set(waiting.getStore());
   chain.add(agent);
   return await waiting.run(chain, async () => {
+    // what the attempts processException retried produced and paid for (never resent)
+    const failed: Message[] = [];
     for (;;) {
       try {
-        if (useTaskRoute(agent)) return await askTaskRoute(agent, msgs, options);
-        return await askDirect(agent, msgs, options);
+        const r = useTaskRoute(agent)
+          ? await askTaskRoute(agent, msgs, options)
+          : await askDirect(agent, msgs, options);
+        return afterFailedAttempts(failed, r);
       } catch (e) {
-        if (agent.processException && await agent.processException(e)) continue;
-        throw e;
+        if (agent.processException && await agent.processException(e)) {
+          failed.push(...failedAttemptRecord(failureMessages(e)));
+          continue;
+        }
+        throw failed.length ? attachMessages(e, [...failed, ...failureMessages(e)]) : e;
       }
     }
   });

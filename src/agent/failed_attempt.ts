@@ -1,0 +1,71 @@
+/**
+ * What an attempt of an agent's `ask` that `processException` retried leaves
+ * behind (`agents.md` §1.1, §1.3): the failed attempt was paid for, so its
+ * record — meta records (its tokens, an `incomplete=true` answer's, a failed
+ * job's `job=` marker) and the tool calls it ran, each with its output (the
+ * receipts of the specialists it asked) — goes into the messages the ask
+ * returns, before the retry's, as a failed ask's messages do wherever else
+ * they are kept (`provenance.md` §1.1: failed steps keep partial logs). The
+ * retry itself sends the provider what the first attempt did: none of this.
+ *
+ * @module
+ */
+import { toolCalls } from "../chat/tool_calls.ts";
+import type { Message } from "../chat/types.ts";
+import { incompleteText } from "../llm/loop.ts";
+import type { AgentReply } from "./types.ts";
+
+const PAIRED_ROLES = new Set(["function_call", "function_call_output"]);
+
+/**
+ * The record a failed attempt leaves in the conversation: its messages
+ * without a partial answer (a cut reply's text, its `incomplete=true` meta
+ * kept: the retry's answer replaces it) and without a `function_call` or
+ * `function_call_output` that has no partner, so that the chat stays valid
+ * for the provider on every later turn.
+ *
+ * @param messages what the failed attempt produced (its error's `messages`)
+ * @returns the messages to keep
+ *
+ * @example
+ * ```ts
+ * import { failedAttemptRecord } from "./failed_attempt.ts";
+ * failedAttemptRecord([
+ *   { role: "meta", content: "pt=3 incomplete=true" },
+ *   { role: "assistant", content: "Half an ans" },
+ * ]); // [{ role: "meta", content: "pt=3 incomplete=true" }]
+ * ```
+ */
+export function failedAttemptRecord(messages: readonly Message[]): Message[] {
+  const kept = incompleteText(messages) === null ? messages : messages.slice(0, -1);
+  const paired = new Set<number>();
+  for (const call of toolCalls(kept)) {
+    if (call.role !== "function_call" || call.outputIndex === null) continue;
+    paired.add(call.callIndex).add(call.outputIndex);
+  }
+  return kept.filter((m, i) => !PAIRED_ROLES.has(String(m.role)) || paired.has(i));
+}
+
+/**
+ * A reply with the records of the failed attempts before it: their messages
+ * first, then the reply's (an answer given as text only becomes its
+ * `assistant` message, as `chat` would append it).
+ *
+ * @param failed the records of the retried attempts, in order
+ * @param reply the retry's reply
+ * @returns the reply whose `messages` hold both
+ *
+ * @example
+ * ```ts
+ * import { afterFailedAttempts } from "./failed_attempt.ts";
+ * const r = afterFailedAttempts([{ role: "meta", content: "pt=5" }], { text: "ok", messages: [] });
+ * r.messages.map((m) => m.role); // ["meta", "assistant"]
+ * ```
+ */
+export function afterFailedAttempts(failed: readonly Message[], reply: AgentReply): AgentReply {
+  if (failed.length === 0) return reply;
+  const own = reply.messages.length === 0 && reply.text !== ""
+    ? [{ role: "assistant", content: reply.text }]
+    : reply.messages;
+  return { ...reply, messages: [...failed, ...own] };
+}
