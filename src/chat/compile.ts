@@ -23,7 +23,8 @@ import { parse, parseWithLines } from "./parse.ts";
 import { clean, clear } from "./clear.ts";
 import { type ChatFileReader, nodeFileReader } from "./find_file.ts";
 import type { JobRoleResolver } from "./compile_jobs.ts";
-import { type CompileContext, errorAt, recordLines } from "./compile_context.ts";
+import { type CompileContext, errorAt, markLines, recordLines } from "./compile_context.ts";
+import { writtenAt } from "./written_at.ts";
 import { resolveImports } from "./compile_imports.ts";
 import { applyConfig, expandJobs, runTasks } from "./compile_stages.ts";
 import { resolveFiles } from "./compile_files.ts";
@@ -199,7 +200,7 @@ export async function compileText(text: string, opts: CompileOptions = {}): Prom
   const ctx = context(opts, origin === undefined ? [] : [origin]);
   const { chat, lines } = parseWithLines(text);
   recordLines(ctx, chat, opts.origin ?? opts.name ?? "<text>", lines);
-  return await compileLevel(chat, origin, ctx);
+  return markLines(ctx, await compileLevel(chat, origin, ctx));
 }
 
 /**
@@ -242,7 +243,8 @@ export async function compileFile(path: string, opts: CompileOptions = {}): Prom
  * @param messages the chat
  * @param opts see {@link CompileOptions}
  * @returns the compiled messages
- * @throws ScoutError as {@link compileText} (errors name `opts.origin` or `<messages>`, no line)
+ * @throws ScoutError as {@link compileText} (errors name `opts.origin` or `<messages>`, no
+ *   line — or the file and line a message marked by an earlier compile was written on)
  *
  * @example
  * ```ts
@@ -261,8 +263,9 @@ export async function compile(
   const ctx = context(opts, origin === undefined ? [] : [origin]);
   const file = opts.origin ?? opts.name ?? "<messages>";
   const list = toMessages(messages);
-  for (const m of list) ctx.where.set(m, { file });
-  return await compileLevel(list, origin, ctx);
+  // a message marked by an earlier compile (an agent's start chat) keeps its file and line
+  for (const m of list) ctx.where.set(m, writtenAt(m) ?? { file });
+  return markLines(ctx, await compileLevel(list, origin, ctx));
 }
 
 /** One full compile of one file's (or the caller's) messages. */

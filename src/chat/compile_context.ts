@@ -12,6 +12,7 @@ import type { AllowPaths } from "../config/allow_paths.ts";
 import { type ChatFileReader, findFile } from "./find_file.ts";
 import type { JobRoleResolver } from "./compile_jobs.ts";
 import type { Message } from "./types.ts";
+import { markWrittenAt, writtenAt } from "./written_at.ts";
 
 /** Where a message was written. */
 export interface Where {
@@ -137,6 +138,24 @@ export function recordLines(
     if (line !== undefined) w.line = line;
     ctx.where.set(m, w);
   });
+}
+
+/**
+ * Marks the messages a compile produced with the file and line they were
+ * written on (see `written_at.ts`), for the errors of lines resolved at ask
+ * time. Messages without a line (given as messages) are left as they are.
+ *
+ * @param ctx the compile
+ * @param messages its output
+ * @returns `messages`
+ */
+export function markLines(ctx: CompileContext, messages: Message[]): Message[] {
+  for (const m of messages) {
+    const w = ctx.where.get(m);
+    if (w?.file === undefined || w.line === undefined || writtenAt(m) !== undefined) continue;
+    markWrittenAt(m, { file: w.file, line: w.line });
+  }
+  return messages;
 }
 
 /**

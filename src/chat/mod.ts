@@ -71,3 +71,12 @@ export { printBrief } from "./print_brief.ts";
 export * from "./compile_api.ts";
 export { extractTools, shellWords, TOOL_DIRECTIVES } from "./tool_directives.ts";
 export type { ToolDirective } from "./tool_directives.ts";
+export {
+  copyMessages,
+  keepWrittenAt,
+  locateAt,
+  markWrittenAt,
+  WRITTEN_AT,
+  writtenAt,
+} from "./written_at.ts";
+export type { OptionLine, WrittenAt } from "./written_at.ts";

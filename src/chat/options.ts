@@ -11,6 +11,7 @@ import { ScoutError } from "../errors.ts";
 import { expandHome } from "../config/home.ts";
 import { isFile } from "../util/fs.ts";
 import type { Chat, Message } from "./types.ts";
+import { type OptionLine, type WrittenAt, writtenAt } from "./written_at.ts";
 
 const STICKY_ROLES = new Set(["endpoint", "model", "backend", "agent"]);
 
@@ -36,6 +37,12 @@ export interface ExtractedOptions {
   options: Record<string, unknown>;
   /** The chat without the option messages (`previous_response_id` messages stay). */
   chat: Chat;
+  /**
+   * Where the options in force were written, for the ones set by lines of a
+   * compiled chat file (absent when there are none): errors about a value
+   * (`endpoint: missing`) name its line.
+   */
+  lines?: Record<string, OptionLine>;
 }
 
 /**
@@ -72,29 +79,42 @@ export function extractOptions(
     ((v: unknown) => resolveFormat(v, { origin: opts.origin, cwd: opts.cwd }));
   const sticky: Record<string, unknown> = {};
   let plain: Record<string, unknown> = {};
+  // where each value was written (sticky and plain apart, as the values)
+  const at: { sticky: Record<string, WrittenAt | undefined>; plain: typeof at.sticky } = {
+    sticky: {},
+    plain: {},
+  };
   const rest: Chat = [];
+  const set = (kind: "sticky" | "plain", key: string, value: unknown, m: Message) => {
+    (kind === "sticky" ? sticky : plain)[key] = value;
+    at[kind][key] = writtenAt(m);
+  };
   for (const m of chat) {
     const role = String(m.role);
     if (STICKY_ROLES.has(role)) {
-      sticky[role] = m.content;
+      set("sticky", role, m.content, m);
     } else if (role === "persist") {
-      plain.persist = m.content;
+      set("plain", "persist", m.content, m);
     } else if (role === "format") {
-      plain.format = formatOf(m.content);
+      set("plain", "format", formatOf(m.content), m);
     } else if (role === "option" || role === "sticky_option") {
       const [key, value] = splitOption(m.content);
-      (role === "option" ? plain : sticky)[key] = value;
+      set(role === "option" ? "plain" : "sticky", key, value, m);
     } else {
-      if (role === "previous_response_id") sticky.previous_response_id = m.content;
-      else if (role === "assistant") plain = {};
+      if (role === "previous_response_id") set("sticky", "previous_response_id", m.content, m);
+      else if (role === "assistant") [plain, at.plain] = [{}, {}];
       rest.push(m);
     }
   }
   const options: Record<string, unknown> = {};
+  const lines: Record<string, OptionLine> = {};
   for (const [k, v] of Object.entries({ ...sticky, ...plain })) {
-    if (v !== null && v !== undefined && v !== "nil") options[k] = v;
+    if (v === null || v === undefined || v === "nil") continue;
+    options[k] = v;
+    const w = k in plain ? at.plain[k] : at.sticky[k];
+    if (w !== undefined) lines[k] = { file: w.file, line: w.line, value: v };
   }
-  return { options, chat: rest };
+  return Object.keys(lines).length > 0 ? { options, chat: rest, lines } : { options, chat: rest };
 }
 
 /** Ruby `partition(" ")`: key before the first space, the rest (possibly "") after. */

@@ -1,0 +1,100 @@
+/**
+ * Where a compiled message was written (file and line), kept on the message
+ * itself so that lines resolved at ask time — `tool:`, `introduce:`,
+ * `endpoint:` of a user's chat or of an agent's `start_chat` — fail naming
+ * them, long after the compile that knew it (defect R41-2).
+ *
+ * The mark is a non-enumerable symbol-keyed property: `print`, JSON, the
+ * inference cache key and `deepStrictEqual` never see it, so chats written
+ * stay byte-identical. Object spreads and `structuredClone` drop it: copies
+ * that must keep it use {@link keepWrittenAt} / {@link copyMessages}.
+ * Messages built in code carry none (their errors name no file).
+ *
+ * @module
+ */
+import { isScoutError } from "../errors.ts";
+import type { Message } from "./types.ts";
+
+/** The mark's key (registered: survives bundles and realms). */
+export const WRITTEN_AT: unique symbol = Symbol.for("scout-ai.written_at");
+
+/** Where a message was written. */
+export interface WrittenAt {
+  /** The chat file as named in errors (as given, or relative to the cwd for imports). */
+  readonly file: string;
+  /** 1-based line of the message's header. */
+  readonly line: number;
+}
+
+/** Where an option in force was set: its message's {@link WrittenAt} and the value it set. */
+export interface OptionLine extends WrittenAt {
+  /** The value the line set (an error uses the line only while this is the value in use). */
+  readonly value: unknown;
+}
+
+/**
+ * Where a message was written, if it carries the mark.
+ *
+ * @param m a message (or any object)
+ * @returns file and line, or undefined
+ *
+ * @example
+ * ```ts
+ * import { markWrittenAt, writtenAt } from "./written_at.ts";
+ * const m = markWrittenAt({ role: "tool", content: "X" }, { file: "a.chat", line: 3 });
+ * writtenAt(m); // { file: "a.chat", line: 3 }
+ * writtenAt({ ...m }); // undefined: spreads drop the mark
+ * ```
+ */
+export function writtenAt(m: object): WrittenAt | undefined {
+  return (m as { [WRITTEN_AT]?: WrittenAt })[WRITTEN_AT];
+}
+
+/**
+ * Marks a message with where it was written (non-enumerable).
+ *
+ * @param m the message (modified)
+ * @param at file and line
+ * @returns `m`
+ */
+export function markWrittenAt<T extends object>(m: T, at: WrittenAt): T {
+  Object.defineProperty(m, WRITTEN_AT, { value: at, configurable: true, writable: true });
+  return m;
+}
+
+/**
+ * Gives a copy the mark of its original, if it has one.
+ *
+ * @param from the original
+ * @param to the copy (modified)
+ * @returns `to`
+ */
+export function keepWrittenAt<T extends object>(from: object, to: T): T {
+  const at = writtenAt(from);
+  return at === undefined ? to : markWrittenAt(to, at);
+}
+
+/**
+ * `structuredClone` of messages, each copy keeping its original's mark.
+ *
+ * @param messages the messages
+ * @returns the copies
+ */
+export function copyMessages(messages: readonly Message[]): Message[] {
+  return structuredClone(messages as Message[]).map((m, i) => keepWrittenAt(messages[i]!, m));
+}
+
+/**
+ * Gives an error thrown on behalf of a written line that line's file and
+ * line, unless it already names a file.
+ *
+ * @param e what was thrown
+ * @param at where the line was written, if known
+ * @returns `e`
+ */
+export function locateAt(e: unknown, at: WrittenAt | undefined): unknown {
+  if (at === undefined || !isScoutError(e) || e.file !== undefined) return e;
+  e.file = at.file;
+  e.line = at.line;
+  return e;
+}
