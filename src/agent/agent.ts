@@ -15,6 +15,7 @@ import { compile } from "../chat/compile.ts";
 import { extractOptions } from "../chat/options.ts";
 import { parse } from "../chat/parse.ts";
 import type { Message } from "../chat/types.ts";
+import type { OptionLine } from "../chat/written_at.ts";
 import { ScoutError } from "../errors.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import { ask as llmAsk, type AskOptions } from "../llm/ask.ts";
@@ -97,7 +98,8 @@ export function current(agent: Agent): Message[] {
  * except those named in `explicit` — the CLI's `-e`/`-m`, a task-route
  * job's options — which so win over `endpoint:`/`model:` lines of the
  * start chat. The start chat without its option lines stays the prefix
- * {@link sinceStart} cuts.
+ * {@link sinceStart} cuts. Where the lifted lines were written joins the
+ * runtime (`optionLines`), so an error about a value names its line.
  *
  * @param agent a loaded agent
  * @param explicit the options given explicitly (keys only matter)
@@ -109,7 +111,16 @@ export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
     ...(agent.path ? { origin: join(agent.path, "start_chat") } : {}),
   });
   agent.startChat = lifted.chat;
-  for (const [k, v] of Object.entries(lifted.options)) if (!(k in explicit)) agent.options[k] = v;
+  const lines: Record<string, OptionLine> = {};
+  for (const [k, v] of Object.entries(lifted.options)) {
+    if (k in explicit) continue;
+    agent.options[k] = v;
+    if (lifted.lines?.[k]) lines[k] = lifted.lines[k];
+  }
+  // where they were written goes with the ask (an unknown endpoint names its line)
+  if (Object.keys(lines).length > 0) {
+    agent.runtime = { ...agent.runtime, optionLines: { ...agent.runtime.optionLines, ...lines } };
+  }
 }
 
 export { sinceStart } from "./since_start.ts";
@@ -236,6 +247,8 @@ async function askDirect(
     tools,
     agent: false,
   };
+  const lines = { ...agent.runtime.optionLines, ...options.optionLines }; // the call's win
+  if (Object.keys(lines).length > 0) askOptions.optionLines = lines;
   const r = await llmAsk(await compiled(agent, chat), askOptions);
   return { text: r.text, messages: r.messages, ask: r };
 }

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { compileFile } from "../chat/compile.ts";
 import type { Message } from "../chat/types.ts";
+import { copyMessages } from "../chat/written_at.ts";
 import { isScoutError, plainMessage, ScoutError } from "../errors.ts";
 import type { AskResult } from "../llm/ask.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
@@ -318,7 +319,7 @@ export async function loadAgent(nameOrPath: string, opts: LoadAgentOptions = {})
   }
   const agent = createAgent({
     name: loc.name,
-    startChat: structuredClone(def.startChat),
+    startChat: copyMessages(def.startChat), // keeping where each line was written
     options: { ...(opts.options ?? {}) },
     workflow: def.workflow,
     knowledgeBase: def.knowledgeBase,

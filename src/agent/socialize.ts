@@ -12,6 +12,7 @@
 import process from "node:process";
 import { askArguments, type AskCall, type InheritMode, oneShotAsks } from "../chat/ask_call.ts";
 import type { Message } from "../chat/types.ts";
+import { keepWrittenAt } from "../chat/written_at.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { newSession } from "../llm/meta_record.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
@@ -85,8 +86,8 @@ export function setSpecialistLoader(fn: LoadAgentFn | null): void {
 }
 
 /**
- * Deep copy (§3.3): plain objects, arrays and Maps are copied; functions and
- * other objects are shared.
+ * Deep copy (§3.3): plain objects, arrays and Maps are copied (a message
+ * keeps its file and line, `written_at.ts`); functions and others are shared.
  *
  * @param v any value
  * @returns the copy
@@ -97,7 +98,7 @@ export function deepCopy<T>(v: T): T {
   if (typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) out[k] = deepCopy(x);
-    return out as T;
+    return keepWrittenAt(v, out) as T;
   }
   return v;
 }

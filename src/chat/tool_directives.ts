@@ -9,6 +9,7 @@
  */
 import type { Chat, Message } from "./types.ts";
 import { ScoutError } from "../errors.ts";
+import { locateAt, type WrittenAt, writtenAt } from "./written_at.ts";
 
 /** Roles that declare tools (or, for `introduce`, documentation). */
 export const TOOL_DIRECTIVES: ReadonlySet<string> = new Set([
@@ -30,6 +31,8 @@ export interface ToolDirective {
   words: string[];
   /** Index in the returned chat where the directive stood (where an `introduce` expands). */
   position: number;
+  /** Where the line was written (a compiled chat's line), for errors about it. */
+  at?: WrittenAt;
 }
 
 /** What a backslash escapes inside double quotes (POSIX 2.2.3, Ruby `Shellwords`). */
@@ -88,7 +91,8 @@ export function shellWords(text: string): string[] {
  *
  * @param chat compiled messages
  * @returns the directives in order, and the chat without them
- * @throws ScoutError `invalid_input` when a directive has an unbalanced quote
+ * @throws ScoutError `invalid_input` when a directive has an unbalanced quote (naming
+ *   its file and line when the chat was compiled from one)
  *
  * @example
  * ```ts
@@ -111,7 +115,15 @@ export function extractTools(
       continue;
     }
     const content = (typeof m.content === "string" ? m.content : String(m.content ?? "")).trim();
-    directives.push({ role: m.role, content, words: shellWords(content), position: rest.length });
+    const at = writtenAt(m);
+    let words: string[];
+    try {
+      words = shellWords(content);
+    } catch (e) {
+      throw locateAt(e, at);
+    }
+    const directive: ToolDirective = { role: m.role, content, words, position: rest.length };
+    directives.push(at === undefined ? directive : { ...directive, at });
   }
   return { directives, chat: rest };
 }

@@ -16,6 +16,7 @@ import { print } from "../chat/print.ts";
 import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
 import { runTotalUsage } from "./run_usage.ts";
 import type { Message } from "../chat/types.ts";
+import type { OptionLine } from "../chat/written_at.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
@@ -163,6 +164,7 @@ export async function runLlmAsk(
   // command-line flags (agents.md §5.3: "options extracted (CLI options win over
   // them)"); options written in the question itself stay in the chat and win.
   let fileOptions: Record<string, unknown> = {};
+  let fileLines: Record<string, OptionLine> | undefined; // where they were written
   if (stdinChat !== undefined) {
     const extracted = extractOptions(
       await compileText(stdinChat.text, { cwd, env, config: store, jobs, name: stdinChat.name }),
@@ -170,6 +172,7 @@ export async function runLlmAsk(
     );
     base = extracted.chat;
     fileOptions = extracted.options;
+    fileLines = extracted.lines;
   } else if (opts.chat !== undefined) {
     const chatPath = resolve(cwd, opts.chat);
     if (exists(chatPath)) {
@@ -182,6 +185,7 @@ export async function runLlmAsk(
       );
       base = extracted.chat;
       fileOptions = extracted.options;
+      fileLines = extracted.lines;
     } else if (chatPath !== outPath) {
       throw new ScoutError("file_not_found", `Chat file not found: "${opts.chat}"`, {
         file: opts.chat,
@@ -274,6 +278,7 @@ export async function runLlmAsk(
       stream,
       onEvent,
       ...(opts.chat !== undefined && !stdinChat ? { origin: resolve(cwd, opts.chat) } : {}),
+      ...(fileLines ? { optionLines: fileLines } : {}),
     });
   } catch (e) {
     const produced = failureMessages(e);

@@ -9,6 +9,7 @@
  */
 import type { Message } from "../chat/types.ts";
 import { extractOptions } from "../chat/options.ts";
+import { locateAt, type OptionLine } from "../chat/written_at.ts";
 import { chooseEndpoint, loadEndpoint } from "../config/endpoints.ts";
 import { scoutHome } from "../config/home.ts";
 import { processConfig } from "../config/process_config.ts";
@@ -145,10 +146,18 @@ export interface AskRequest {
 async function endpointSettings(
   opts: Record<string, unknown>,
   ctx: AskContext,
+  lines: Record<string, OptionLine>,
 ): Promise<{ endpoint: string | null; settings: Record<string, unknown> }> {
   const choice = chooseEndpoint(opts.endpoint, ctx.store, ctx.env);
   if (!choice || choice.name === "") return { endpoint: null, settings: {} };
   const ep = await loadEndpoint(choice.name, { cwd: ctx.cwd, env: ctx.env }).catch((e) => {
+    // the `endpoint:` line that named it, while its value is the one in use
+    const line = lines.endpoint;
+    if (
+      choice.source === "option" && line !== undefined && String(line.value).trim() === choice.name
+    ) {
+      locateAt(e, line);
+    }
     // §1.2: say where a name the user did not type came from (LLM, ASK are generic names)
     if (isScoutError(e, "endpoint_not_found") && choice.source !== "option") {
       e.message += choice.source === "config"
@@ -192,7 +201,8 @@ export async function resolveRequest(
       agent: String(named),
     };
   }
-  const { endpoint, settings } = await endpointSettings(opts, ctx);
+  const lines = { ...ctx.options.optionLines, ...extracted.lines };
+  const { endpoint, settings } = await endpointSettings(opts, ctx, lines);
   delete opts.endpoint;
   opts = { ...settings, ...opts };
   const { persist, agent: _off, ...rest } = opts;

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Message } from "../chat/types.ts";
+import type { OptionLine } from "../chat/written_at.ts";
 import type { ConfigStore } from "../config/store.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolResolver } from "../tools/assemble.ts";
@@ -23,6 +24,12 @@ export interface AskRuntime {
   cwd?: string;
   /** The chat file the messages come from (`format:` files next to it). */
   origin?: string;
+  /**
+   * Where option lines taken out of a chat before the ask were written (a
+   * `-c` chat's, an agent's start chat's, as `extractOptions` reports them):
+   * an error about a value still in use (`endpoint: missing`) names its line.
+   */
+  optionLines?: Record<string, OptionLine>;
   /** HTTP client for every backend (default global `fetch`). */
   fetch?: typeof fetch;
   /** Aborts the ask. */
@@ -112,6 +119,7 @@ export const RUNTIME_KEYS: ReadonlySet<string> = new Set([
   "config",
   "cwd",
   "origin",
+  "optionLines",
   "fetch",
   "signal",
   "stream",

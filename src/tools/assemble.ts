@@ -9,7 +9,8 @@
  * @module
  */
 import type { Message } from "../chat/types.ts";
-import { extractTools } from "../chat/tool_directives.ts";
+import { extractTools, type ToolDirective } from "../chat/tool_directives.ts";
+import { locateAt } from "../chat/written_at.ts";
 import { ScoutError } from "../errors.ts";
 import { mergeRegistries } from "./registry.ts";
 import type { ToolEntry, ToolRegistry } from "./types.ts";
@@ -41,6 +42,55 @@ function unavailable(role: string, content: string): ScoutError {
   );
 }
 
+/** What the directives of a chat built so far. */
+interface Directives {
+  chatTools: ToolRegistry;
+  associations: ToolRegistry;
+  introduced: Set<string>;
+  docs: { position: number; text: string }[];
+}
+
+function add(reg: ToolRegistry, entries: ToolEntry[]): void {
+  for (const e of entries) reg.set(definitionName(e.definition), e);
+}
+
+async function applyDirective(
+  { role, content, words, position }: ToolDirective,
+  state: Directives,
+  resolver: ToolResolver,
+): Promise<void> {
+  switch (role) {
+    case "tool":
+      if (!resolver.workflowTools) throw unavailable("tool", content);
+      add(state.chatTools, await resolver.workflowTools(words));
+      break;
+    case "mcp":
+      if (!resolver.mcpTools) throw unavailable("mcp", content);
+      add(state.chatTools, await resolver.mcpTools(words));
+      break;
+    case "kb":
+      if (!resolver.kbTools) throw unavailable("kb", content);
+      add(state.chatTools, await resolver.kbTools(words));
+      break;
+    case "association":
+      if (!resolver.associationTools) throw unavailable("association", content);
+      add(state.associations, await resolver.associationTools(words));
+      break;
+    case "clear_associations":
+      state.associations = new Map();
+      break;
+    case "introduce": {
+      const wf = words[0];
+      if (!wf || state.introduced.has(wf)) break;
+      state.introduced.add(wf);
+      if (!resolver.introduce) throw unavailable("introduce", content);
+      const doc = await resolver.introduce(wf);
+      if (doc) state.docs.push({ position, text: doc });
+      break;
+    }
+  }
+}
+
 /**
  * Builds the tool registry of an ask and removes the directives.
  *
@@ -48,58 +98,34 @@ function unavailable(role: string, content: string): ScoutError {
  * @param base the caller's tools
  * @param resolver directive resolver
  * @returns the registry and the messages without directives (introductions in place)
- * @throws ScoutError `not_available` for a directive without a resolver
+ * @throws ScoutError `not_available` for a directive without a resolver; the
+ *   resolver's errors — located at the directive's file and line when it was
+ *   written in a compiled chat file (a user's chat, an agent's `start_chat`)
  */
 export async function assembleTools(
   messages: readonly Message[],
   base: ToolRegistry,
   resolver: ToolResolver = {},
 ): Promise<{ registry: ToolRegistry; messages: Message[] }> {
-  let chatTools: ToolRegistry = new Map();
-  let associations: ToolRegistry = new Map();
-  const introduced = new Set<string>();
   const { directives, chat } = extractTools(messages);
-  const docs: { position: number; text: string }[] = [];
-  const add = (reg: ToolRegistry, entries: ToolEntry[]) => {
-    for (const e of entries) reg.set(definitionName(e.definition), e);
+  const state: Directives = {
+    chatTools: new Map(),
+    associations: new Map(),
+    introduced: new Set(),
+    docs: [],
   };
-  for (const { role, content, words, position } of directives) {
-    switch (role) {
-      case "tool":
-        if (!resolver.workflowTools) throw unavailable("tool", content);
-        add(chatTools, await resolver.workflowTools(words));
-        break;
-      case "mcp":
-        if (!resolver.mcpTools) throw unavailable("mcp", content);
-        add(chatTools, await resolver.mcpTools(words));
-        break;
-      case "kb":
-        if (!resolver.kbTools) throw unavailable("kb", content);
-        add(chatTools, await resolver.kbTools(words));
-        break;
-      case "association":
-        if (!resolver.associationTools) throw unavailable("association", content);
-        add(associations, await resolver.associationTools(words));
-        break;
-      case "clear_associations":
-        associations = new Map();
-        break;
-      case "introduce": {
-        const wf = words[0];
-        if (!wf || introduced.has(wf)) break;
-        introduced.add(wf);
-        if (!resolver.introduce) throw unavailable("introduce", content);
-        const doc = await resolver.introduce(wf);
-        if (doc) docs.push({ position, text: doc });
-        break;
-      }
+  for (const d of directives) {
+    try {
+      await applyDirective(d, state, resolver);
+    } catch (e) {
+      throw locateAt(e, d.at); // the chat line it was written on (a start chat's, a chat file's)
     }
   }
   // Introductions go where their directive stood (later positions first keeps indices valid).
   const rest = [...chat];
-  for (const { position, text } of docs.reverse()) {
+  for (const { position, text } of state.docs.reverse()) {
     rest.splice(position, 0, { role: "user", content: text });
   }
-  chatTools = mergeRegistries(base, chatTools, associations);
-  return { registry: chatTools, messages: rest };
+  const registry = mergeRegistries(base, state.chatTools, state.associations);
+  return { registry, messages: rest };
 }

@@ -1,0 +1,66 @@
+/**
+ * Errors about a `tool:`, `introduce:` or `endpoint:` line name the file and
+ * line it was written on (defect R41-2): a line of an agent's `start_chat`
+ * names `Agent/<Name>/start_chat:<line>` on `agent ask`, and a line of the
+ * user's own `-c` chat names that chat — on `agent ask` and on `llm ask`.
+ * The lines resolve at ask time, long after the start chat was compiled.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { clearAgentCache } from "../../src/agent/load.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+/** Each bad line, the message it gives, and whether the ask needs `-e ep` to get that far. */
+const BAD = [
+  { line: "tool: NoSuchWorkflow", message: /Workflow not found NoSuchWorkflow/, e: true },
+  { line: "introduce: NoSuchWorkflow", message: /Workflow not found NoSuchWorkflow/, e: true },
+  { line: "endpoint: missing", message: /Endpoint not found "missing"/, e: false },
+];
+
+function fixture(path: string, url: string) {
+  const home = join(path, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${url}\nmodel: m\n`);
+  clearAgentCache();
+  const env = { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" };
+  return (...args: string[]) => runMain([...args, "--no-cache"], { env, cwd: path });
+}
+
+Deno.test("agent ask: a bad tool:/introduce:/endpoint: line of the start chat names Agent/<Name>/start_chat:<line>", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "asked" }) });
+  const run = fixture(t.path, srv.url);
+  for (const bad of BAD) {
+    put(t.path, "Agent/Foo/start_chat", `system: You help\n\n${bad.line}\n`);
+    clearAgentCache();
+    const r = await run("agent", "ask", "Foo", ...(bad.e ? ["-e", "ep"] : []), "question");
+    assert.equal(r.code, 1, `${bad.line}: ${r.stderr}`);
+    assert.match(r.stderr, bad.message);
+    assert.match(r.stderr, /Agent\/Foo\/start_chat:3\)\n$/, `${bad.line}: ${r.stderr}`);
+  }
+  assert.equal(srv.requests.length, 0);
+});
+
+Deno.test("agent ask -c / llm ask -c: a bad line of the user's own chat names that chat and line, not the start chat", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "asked" }) });
+  const run = fixture(t.path, srv.url);
+  put(t.path, "Agent/Foo/start_chat", "system: You help\n\nuser: a first line\n");
+  for (const bad of BAD) {
+    put(t.path, "u.chat", `user: hello\n\n${bad.line}\n`);
+    const e = bad.e ? ["-e", "ep"] : [];
+    for (const cmd of [["agent", "ask", "Foo"], ["llm", "ask"]]) {
+      const r = await run(...cmd, "-c", "u.chat", ...e, "question");
+      assert.equal(r.code, 1, `${cmd.join(" ")} ${bad.line}: ${r.stderr}`);
+      assert.match(r.stderr, bad.message);
+      assert.match(r.stderr, / \(u\.chat:3\)\n$/, `${cmd.join(" ")} ${bad.line}: ${r.stderr}`);
+    }
+  }
+  assert.equal(srv.requests.length, 0);
+});
