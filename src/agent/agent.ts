@@ -21,13 +21,14 @@ import type { SpecialistRunner } from "../tools/agent_results.ts";
 import { ask as llmAsk, type AskOptions } from "../llm/ask.ts";
 import { attachMessages, failureMessages } from "../llm/loop.ts";
 import { requestOptions, uncompiled } from "../llm/ask_options.ts";
-import { toolRegistry, type ToolsInput } from "../tools/registry.ts";
+import type { ToolsInput } from "../tools/registry.ts";
 import type { FunctionToolDefinition, ToolRegistry } from "../tools/types.ts";
 import { knowledgeBaseTools } from "../tools/kb.ts";
 import { openKnowledgeBase } from "../kb/database.ts";
 import { workflowTools } from "../tools/workflow.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { afterFailedAttempts, failedAttemptRecord } from "./failed_attempt.ts";
+import { ownTools } from "./own_tools.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
 import type {
   Agent,
@@ -164,19 +165,6 @@ async function compiled(agent: Agent, messages: Message[]): Promise<Message[]> {
   });
 }
 
-function agentTools(value: unknown): ToolsInput | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") return value as ToolsInput;
-  try {
-    return JSON.parse(value) as ToolsInput;
-  } catch (e) {
-    throw new ScoutError(
-      "invalid_input",
-      `Cannot parse the agent option "tools" as JSON: ${(e as Error).message}`,
-    );
-  }
-}
-
 /**
  * The tools of a direct-route ask (§1.4 step 3b): call tools ∪ agent tools ∪
  * workflow tools ∪ knowledge-base tools, later sources overriding same-named
@@ -188,8 +176,7 @@ function agentTools(value: unknown): ToolsInput | undefined {
  * @returns the merged registry
  */
 export function agentToolRegistry(agent: Agent, callTools?: ToolsInput): ToolRegistry {
-  const reg = toolRegistry(callTools);
-  for (const [k, v] of toolRegistry(agentTools(agent.options.tools))) reg.set(k, v);
+  const reg = ownTools(agent, callTools);
   const wf = agent.workflow;
   if (wf && Object.keys(wf.tasks).length > 0) {
     const { cwd, env } = agent.runtime;

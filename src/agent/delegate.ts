@@ -9,7 +9,8 @@
  */
 import { ScoutError } from "../errors.ts";
 import type { ToolEntry, ToolFunction } from "../tools/types.ts";
-import { addAgentTool, addBoundTool, cloneAgent, ensureRunner } from "./socialize.ts";
+import { addAgentTool, addBoundTool } from "./bound_tools.ts";
+import { cloneAgent, ensureRunner } from "./socialize.ts";
 import { waitsOnThis } from "./agent.ts";
 import { specialistCall } from "./specialists.ts";
 import type { Agent, DelegateOptions } from "./types.ts";

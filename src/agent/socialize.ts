@@ -17,13 +17,14 @@ import { isScoutError, ScoutError } from "../errors.ts";
 import { newSession } from "../llm/meta_record.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolEntry } from "../tools/types.ts";
+import { addAgentTool, addBoundTool, rebindAgentTools } from "./bound_tools.ts";
 import { conversationSoFar } from "./since_start.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
 import { resumed } from "./resume.ts";
 import { nextDepth, setDepth } from "./depth.ts";
 import type { Agent, AgentOptions, LoadAgentFn } from "./types.ts";
 
-export { askArguments };
+export { addAgentTool, addBoundTool, askArguments };
 export type { AskCall, InheritMode };
 
 /** Option keys never passed on to specialists (§3.3). */
@@ -157,46 +158,6 @@ export function cloneAgent(template: Agent): Agent {
  */
 let cloning: Map<Agent, Agent> | null = null;
 
-/**
- * Tools bound to the agent that registered them (`ask`, hand-offs): their
- * implementation → how to build the same tool for another agent. A clone
- * gets its own (an `agent.ts` that socializes runs on the template; its
- * clones must keep their own conversations and inherit their own chat).
- */
-const agentBound = new WeakMap<object, (owner: Agent) => ToolEntry>();
-
-/**
- * Registers an agent-bound tool: `build(owner)` makes the entry for an
- * agent; clones of `agent` get `build(clone)` (see {@link cloneAgent}).
- *
- * @param agent the agent the tool is registered on
- * @param name tool name
- * @param build builds the tool's entry for an owner
- */
-export function addBoundTool(agent: Agent, name: string, build: (owner: Agent) => ToolEntry): void {
-  const entry = build(agent);
-  agentBound.set(entry.impl!, build);
-  addAgentTool(agent, name, entry);
-}
-
-function rebindAgentTools(clone: Agent): void {
-  const tools = clone.options.tools;
-  if (tools === null || typeof tools !== "object") return;
-  const rebound = (e: unknown): unknown => {
-    const build = agentBound.get((e as ToolEntry | null)?.impl ?? {});
-    if (!build) return e;
-    const entry = build(clone);
-    agentBound.set(entry.impl!, build);
-    return entry;
-  };
-  if (tools instanceof Map) { for (const [k, e] of tools) tools.set(k, rebound(e) as ToolEntry); }
-  else if (Array.isArray(tools)) clone.options.tools = tools.map(rebound);
-  else {
-    const map = tools as Record<string, unknown>;
-    for (const k of Object.keys(map)) map[k] = rebound(map[k]);
-  }
-}
-
 const TOOL_ROLES = new Set(["introduce", "tool", "mcp", "kb"]);
 
 /**
@@ -272,23 +233,6 @@ function oneShotKey(caller: Agent, name: string): string {
   let n = oneShotAsks(caller.currentChat ?? [], name) + 1;
   while (caller.chats[`${name}/_oneshot-${n}`]) n++;
   return `${name}/_oneshot-${n}`;
-}
-
-/**
- * Adds a tool entry to an agent's `tools` option (a map, a registry, a list,
- * or a JSON string of definitions).
- *
- * @param agent the agent
- * @param name tool name
- * @param entry the entry
- */
-export function addAgentTool(agent: Agent, name: string, entry: ToolEntry): void {
-  let tools = agent.options.tools;
-  if (typeof tools === "string") tools = JSON.parse(tools);
-  if (tools instanceof Map) tools.set(name, entry);
-  else if (Array.isArray(tools)) tools = [...tools, entry];
-  else tools = { ...(tools as Record<string, unknown> ?? {}), [name]: entry };
-  agent.options.tools = tools;
 }
 
 /**

@@ -1,0 +1,74 @@
+/**
+ * Tools bound to an agent (`agents.md` §3.1, §3.5): the `ask` tool and
+ * hand-offs act for the agent they are registered on (its conversations,
+ * its chat). A clone of a specialist (§3.3) gets them rebuilt for itself.
+ *
+ * @module
+ */
+import type { ToolEntry } from "../tools/types.ts";
+import type { Agent } from "./types.ts";
+
+/**
+ * Tools bound to the agent that registered them (`ask`, hand-offs): their
+ * implementation → how to build the same tool for another agent. A clone
+ * gets its own (an `agent.ts` that socializes runs on the template; its
+ * clones must keep their own conversations and inherit their own chat).
+ */
+const agentBound = new WeakMap<object, (owner: Agent) => ToolEntry>();
+
+/**
+ * Registers an agent-bound tool: `build(owner)` makes the entry for an
+ * agent; clones of `agent` get `build(clone)` (`cloneAgent`, socialize.ts).
+ *
+ * @param agent the agent the tool is registered on
+ * @param name tool name
+ * @param build builds the tool's entry for an owner
+ */
+export function addBoundTool(agent: Agent, name: string, build: (owner: Agent) => ToolEntry): void {
+  const entry = build(agent);
+  agentBound.set(entry.impl!, build);
+  addAgentTool(agent, name, entry);
+}
+
+/** The entry for `owner`: an agent-bound tool rebuilt for it, any other shared. */
+function boundFor(e: unknown, owner: Agent): unknown {
+  const build = agentBound.get((e as ToolEntry | null)?.impl ?? {});
+  if (!build) return e;
+  const entry = build(owner);
+  agentBound.set(entry.impl!, build);
+  return entry;
+}
+
+/**
+ * Rebuilds the agent-bound tools of a clone's (copied) `tools` option for it.
+ *
+ * @param clone the clone
+ */
+export function rebindAgentTools(clone: Agent): void {
+  const tools = clone.options.tools;
+  if (tools === null || typeof tools !== "object") return;
+  const rebound = (e: unknown): unknown => boundFor(e, clone);
+  if (tools instanceof Map) { for (const [k, e] of tools) tools.set(k, rebound(e) as ToolEntry); }
+  else if (Array.isArray(tools)) clone.options.tools = tools.map(rebound);
+  else {
+    const map = tools as Record<string, unknown>;
+    for (const k of Object.keys(map)) map[k] = rebound(map[k]);
+  }
+}
+
+/**
+ * Adds a tool entry to an agent's `tools` option (a map, a registry, a list,
+ * or a JSON string of definitions).
+ *
+ * @param agent the agent
+ * @param name tool name
+ * @param entry the entry
+ */
+export function addAgentTool(agent: Agent, name: string, entry: ToolEntry): void {
+  let tools = agent.options.tools;
+  if (typeof tools === "string") tools = JSON.parse(tools);
+  if (tools instanceof Map) tools.set(name, entry);
+  else if (Array.isArray(tools)) tools = [...tools, entry];
+  else tools = { ...(tools as Record<string, unknown> ?? {}), [name]: entry };
+  agent.options.tools = tools;
+}
