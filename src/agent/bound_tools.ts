@@ -1,11 +1,12 @@
 /**
  * Tools bound to an agent (`agents.md` §3.1, §3.5): the `ask` tool and
  * hand-offs act for the agent they are registered on (its conversations,
- * its chat). A clone of a specialist (§3.3) gets them rebuilt for itself.
+ * its chat). A clone of a specialist (§3.3) and the agent a task-route job
+ * runs for its caller (§1.4 step 2) get them rebuilt for themselves.
  *
  * @module
  */
-import type { ToolEntry } from "../tools/types.ts";
+import type { ToolEntry, ToolRegistry } from "../tools/types.ts";
 import type { Agent } from "./types.ts";
 
 /**
@@ -54,6 +55,37 @@ export function rebindAgentTools(clone: Agent): void {
     const map = tools as Record<string, unknown>;
     for (const k of Object.keys(map)) map[k] = rebound(map[k]);
   }
+}
+
+/** Agents standing in for another (a task-route job's agent for the agent that asked). */
+const standIns = new WeakMap<Agent, Agent>();
+
+/**
+ * The agent `agent` stands in for ({@link adoptTools}), else itself.
+ *
+ * @param agent an agent
+ * @returns the agent whose tools it was given, or itself
+ */
+export function standsFor(agent: Agent): Agent {
+  return standIns.get(agent) ?? agent;
+}
+
+/**
+ * Gives `owner` the tools `from` was given, over its own same-named ones:
+ * the agent a task-route job runs stands in for the agent that asked
+ * (§1.4 step 2). Agent-bound tools are rebuilt for `owner` (its `ask` keeps
+ * its own conversations and inherits its own chat, so they are logged with
+ * the job); a hand-off still reaches the one live agent `from` was given
+ * (§3.5); other tools are shared.
+ *
+ * @param owner the agent receiving the tools
+ * @param tools the tools (call ∪ agent tools of `from`)
+ * @param from the agent they were given to
+ */
+export function adoptTools(owner: Agent, tools: ToolRegistry, from: Agent): void {
+  if (tools.size === 0) return;
+  standIns.set(owner, standsFor(from));
+  for (const [name, entry] of tools) addAgentTool(owner, name, boundFor(entry, owner) as ToolEntry);
 }
 
 /**

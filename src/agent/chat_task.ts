@@ -20,6 +20,8 @@ import {
   chatTaskContext,
 } from "./chat_task_helpers.ts";
 import { logAgent } from "./log.ts";
+import { adoptTools } from "./bound_tools.ts";
+import { routeTools } from "./task_route.ts";
 import type { Agent, LoadAgentFn } from "./types.ts";
 import { chat, createAgent, current, liftStartOptions, sinceStart } from "./agent.ts";
 import { isReplayMiss } from "../llm/ask_cache.ts";
@@ -151,6 +153,10 @@ export const chatTaskAgentOps: ChatTaskAgentOps = {
   },
   newAgent: (options, runtime) => createAgent({ options, ...(runtime ? { runtime } : {}) }),
   chatMessages: async (agent) => (await chat(agent)).messages,
+  callerTools: (agent, job) => {
+    const given = routeTools(job.path);
+    if (given) adoptTools(agent, given.tools, given.caller);
+  },
 };
 
 /**

@@ -51,13 +51,24 @@ export interface ChatTaskAgentOps {
    * @param agent the agent
    */
   chatMessages(agent: Agent): Promise<Message[]>;
+  /**
+   * Gives an agent working for `job` the tools of the task-route ask
+   * producing that job, if one is (its call's and its agent's `tools`:
+   * options of that ask, kept in memory, §1.4 step 2).
+   * @param agent the agent
+   * @param job the running job
+   */
+  callerTools?(agent: Agent, job: JobContext): void;
 }
 
 /** Options of the `agent()` helper (§4.1); other keys fill missing agent options. */
 export interface TaskAgentOptions {
   /** Chat appended to the start chat (default: none; `chat()` to pass the job's). */
   chat?: Message[] | null;
-  /** Agent options (default `options()`). */
+  /**
+   * Agent options (default `options()`, with the tools the task-route ask
+   * producing this job was given: the agent then offers the caller's tools).
+   */
   options?: Record<string, unknown> | null;
   /** Tooling messages (default `tooling()`; `false` ⇒ none). */
   tooling?: Message[] | false | null;
@@ -235,6 +246,8 @@ async function taskAgent(
     ? ops.newAgent(agentOptions, runtime)
     : await ops.loadAgent(name, agentOptions, runtime);
   agent.job = job;
+  // the job's options as the asking agent gave them (§1.4 step 2): its tools too
+  if (given === undefined || given === null) ops.callerTools?.(agent, job);
   // §4.5/§7.18: an agent whose workflow is this job's would route each
   // inference through another job of this task, without end.
   if (agent.workflow?.name === job.workflow.name) agent.options.no_ask_override = true;

@@ -9,7 +9,7 @@
  */
 import { ScoutError } from "../errors.ts";
 import type { ToolEntry, ToolFunction } from "../tools/types.ts";
-import { addAgentTool, addBoundTool } from "./bound_tools.ts";
+import { addAgentTool, addBoundTool, standsFor } from "./bound_tools.ts";
 import { cloneAgent, ensureRunner } from "./socialize.ts";
 import { waitsOnThis } from "./agent.ts";
 import { specialistCall } from "./specialists.ts";
@@ -69,10 +69,11 @@ export function delegate(
     addAgentTool(caller, toolName, { definition, impl: options.handler } as ToolEntry);
     return;
   }
-  // a clone of `caller` (a specialist whose agent.ts delegates) hands off to its own copy
+  // a clone of `caller` (a specialist whose agent.ts delegates) hands off to its own copy;
+  // the agent a task-route job runs for `caller` stands in for it: the live agent
   addBoundTool(caller, toolName, (owner) => ({
     definition,
-    impl: handOff(owner, owner === caller ? agent : cloneAgent(agent), name),
+    impl: handOff(owner, standsFor(owner) === caller ? agent : cloneAgent(agent), name),
   } as ToolEntry));
 }
 

@@ -2,7 +2,8 @@
  * The tools an agent is given rather than has (`agents.md` §1.4 step 3b,
  * first two sources): the call's `tools` and the agent's `tools` option (a
  * JSON string is parsed), the agent's overriding same-named call tools. The
- * direct route adds its workflow and knowledge-base tools to these.
+ * direct route adds its workflow and knowledge-base tools to these; the task
+ * route hands these to the agent its job runs (`task_route.ts`).
  *
  * @module
  */

@@ -2,12 +2,14 @@
  * The `ask`-task route (`agents.md` §1.4 step 2, §4.5): an agent whose
  * workflow has a task `ask` runs each inference as a job of that task, the
  * agent and call options appended as `sticky_option` lines so they override
- * the chat's own. Same chat ⇒ same job ⇒ the cached answer. Under
- * `--no-cache` a job an earlier run left is never cleaned (its receipts in
- * saved chats name its files): the run takes the first free `rerun-<n>` job
- * of the same inputs instead ([TS-FIX]). While such a job is being
- * produced, an `ask` of an agent with the same workflow inside its body
- * takes the direct route, so the route cannot recurse without bound
+ * the chat's own; the caller's runtime, credentials and tools (handlers)
+ * reach the agents the job's body creates in memory instead. Same chat ⇒
+ * same job ⇒ the cached answer. Under `--no-cache` a job an earlier run
+ * left is never cleaned (its receipts in saved chats name its files): the
+ * run takes the first free `rerun-<n>` job of the same inputs instead
+ * ([TS-FIX]). While such a job is being produced, an `ask` of an agent with
+ * the same workflow inside its body takes the direct route, so the route
+ * cannot recurse without bound
  * ([TS-FIX] §7.18).
  *
  * @module
@@ -26,6 +28,8 @@ import type { Job } from "../workflow/job_types.ts";
 import { loadJobResult, produceJob } from "../workflow/run.ts";
 import { filesDir, infoPath } from "../workflow/store.ts";
 import { exists } from "../util/fs.ts";
+import type { ToolRegistry } from "../tools/types.ts";
+import { ownTools } from "./own_tools.ts";
 import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
 
 /** What a task-route ask passes down to the job it produces. */
@@ -36,6 +40,16 @@ interface RouteScope {
   runtime: AgentRuntime;
   /** The caller's credential options (`-O key=…`): passed in memory, never in the job's chat. */
   secrets: Record<string, unknown>;
+  /** The tools the caller was given, for the agent of the job it produces (not of others). */
+  given: CallerTools & { job: string };
+}
+
+/** The tools a task-route ask was given (call ∪ agent `tools`), and by whom. */
+export interface CallerTools {
+  /** Call tools ∪ the caller's `tools` option (handlers included). */
+  tools: ToolRegistry;
+  /** The agent that asked: tools bound to it are rebuilt for the job's agent. */
+  caller: Agent;
 }
 
 const active = new AsyncLocalStorage<RouteScope>();
@@ -78,6 +92,21 @@ export function routeSecrets(): Record<string, unknown> {
   return { ...active.getStore()?.secrets };
 }
 
+/**
+ * The tools the task-route ask producing `job` was given — its call's
+ * `tools` and its agent's `tools` option (`socialize`, `delegate`, what the
+ * application set): they are options of that ask (§1.4 step 2) but hold
+ * handlers, so they travel in memory, never in the job's chat. Undefined
+ * for any other job (a chat task the job's agent runs as a tool).
+ *
+ * @param job path of the job asking
+ * @returns the tools and the agent that asked, or undefined
+ */
+export function routeTools(job: string): CallerTools | undefined {
+  const given = active.getStore()?.given;
+  return given?.job === job ? { tools: given.tools, caller: given.caller } : undefined;
+}
+
 function secretOptions(agent: Agent, options: AgentCallOptions): Record<string, unknown> {
   const all = { ...requestOptions(agent.options), ...requestOptions(options) };
   return Object.fromEntries(Object.entries(all).filter(([k]) => isSecretOption(k)));
@@ -114,7 +143,8 @@ export function useTaskRoute(agent: Agent): boolean {
 /**
  * The sticky options the task route appends: one per agent option, then one
  * per call option (`return_messages`, tools, runtime hooks and credentials
- * excepted: a `-O key=…` never lands in the job's `.info`).
+ * excepted: a `-O key=…` never lands in the job's `.info`; tools and
+ * credentials reach the job's agent in memory, {@link routeTools}).
  *
  * @param agent the agent
  * @param options call options
@@ -190,10 +220,13 @@ export async function askTaskRoute(
   const cached = isDone(job);
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
   const secrets = secretOptions(agent, options);
-  await active.run({ workflows, runtime, secrets }, () => produceJob(job, { env })).catch((e) => {
-    // what a failed ask produced is the job's marker: the job keeps its partial logs
-    throw attachMessages(e, [{ role: "meta", content: `job=${job.shortPath}` }]);
-  });
+  const given = { job: job.path, tools: ownTools(agent, options.tools), caller: agent };
+  await active.run({ workflows, runtime, secrets, given }, () => produceJob(job, { env })).catch(
+    (e) => {
+      // what a failed ask produced is the job's marker: the job keeps its partial logs
+      throw attachMessages(e, [{ role: "meta", content: `job=${job.shortPath}` }]);
+    },
+  );
   const result = await loadJobResult(job);
   if (!Array.isArray(result)) {
     throw new ScoutError(
