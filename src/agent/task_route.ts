@@ -26,8 +26,8 @@ import { isDone } from "../workflow/context.ts";
 import { createJob } from "../workflow/job.ts";
 import type { Job } from "../workflow/job_types.ts";
 import { loadJobResult, produceJob } from "../workflow/run.ts";
-import { filesDir, infoPath } from "../workflow/store.ts";
-import { exists } from "../util/fs.ts";
+import { readJobInfo } from "../workflow/info.ts";
+import { isRecoverableError, jobPresent } from "../workflow/state.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { ownTools } from "./own_tools.ts";
 import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
@@ -162,10 +162,8 @@ export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[
   return out;
 }
 
-/** Whether an earlier run left anything of a job: its result, info or files. */
-function leftByEarlierRun(job: Job): boolean {
-  return exists(job.path) || exists(infoPath(job.path)) || exists(filesDir(job.path));
-}
+/** A job's name under the ask route: the default, then `rerun-<n>` (n ≥ 2). */
+type MakeJob = (jobname?: string) => Job;
 
 /**
  * The job an uncached ask runs as (`--no-cache`, `SCOUT_NO_ASK_CACHE=true`):
@@ -178,10 +176,32 @@ function leftByEarlierRun(job: Job): boolean {
  * @param make builds the job of these inputs under a job name (none ⇒ the default)
  * @returns a job nothing is on disk for yet
  */
-function uncachedJob(make: (jobname?: string) => Job): Job {
+function uncachedJob(make: MakeJob): Job {
   let job = make();
-  for (let n = 2; leftByEarlierRun(job); n++) job = make(`rerun-${n}`);
+  for (let n = 2; jobPresent(job.path); n++) job = make(`rerun-${n}`);
   return job;
+}
+
+/**
+ * The job a cached ask runs as: the first of its inputs' jobs (the default,
+ * then `rerun-<n>`) that an earlier run did not leave failed. A job that
+ * failed in a way a rerun recovers (or was aborted) is kept, not cleaned and
+ * rerun in place as Ruby does: the failed run's `meta job=` marker names its
+ * partial logs, the evidence of what it paid for ([TS-FIX], as
+ * {@link uncachedJob}). Any other job — done, absent, running, failed for good
+ * — is the one to produce (wait for, or report).
+ *
+ * @param make builds the job of these inputs under a job name
+ * @param env the environment (`SCOUT_NO_RECOVERABLE_ERROR`)
+ * @returns the job
+ */
+async function cachedJob(make: MakeJob, env: Record<string, string | undefined>): Promise<Job> {
+  for (let n = 1;; n++) {
+    const job = make(n === 1 ? undefined : `rerun-${n}`);
+    if (isDone(job) || !jobPresent(job.path)) return job;
+    const { info } = await readJobInfo(job.path);
+    if (!isRecoverableError(info, env) && info?.status !== "aborted") return job;
+  }
 }
 
 /**
@@ -206,7 +226,7 @@ export async function askTaskRoute(
   const cwd = options.cwd ?? agent.runtime.cwd;
   const chat = [...messages, ...stickyOptions(agent, options)];
   const runtime = inheritedRuntime(agent, options);
-  const make = (jobname?: string) =>
+  const make: MakeJob = (jobname) =>
     createJob(wf, "ask", {
       inputs: { chat: print(chat) },
       env,
@@ -215,7 +235,7 @@ export async function askTaskRoute(
     });
   // --no-cache asks again: the job's answer is a cache too, but not one to throw away
   const uncached = env.SCOUT_NO_ASK_CACHE === "true" || runtime.cache === false;
-  const job = uncached ? uncachedJob(make) : make();
+  const job = uncached ? uncachedJob(make) : await cachedJob(make, env);
   agent.job = job;
   const cached = isDone(job);
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);

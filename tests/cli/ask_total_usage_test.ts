@@ -160,3 +160,52 @@ Deno.test("cached runs still reuse the Worker's ask job: one inference, counted 
   assert.equal(second, first);
   assert.equal(await a.prov(saved), 75);
 });
+
+Deno.test("a cached rerun of a Worker ask job that failed runs as rerun-2: the failed run's logs and tokens stay", async () => {
+  await using t = await tempDir();
+  let failing = true; // the first run's Worker fails after one billed inference
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      const usage = { pt: 10, ct: 5 };
+      if (msgs[0]!.content === "You are Worker") {
+        if (msgs.at(-1)!.role !== "tool") {
+          return { toolCalls: [{ name: "nope", id: "w1", arguments: {} }], usage };
+        }
+        if (failing) return { status: 400, message: "bad request" };
+        return { text: "worker answer", usage };
+      }
+      if (msgs.at(-1)!.role === "tool") return { text: "boss done", usage };
+      return {
+        toolCalls: [{
+          name: "ask",
+          id: `c${msgs.length}`,
+          arguments: { agent: "Worker", prompt: "p" },
+        }],
+        usage,
+      };
+    },
+  });
+  const a = agents(t.path, srv, "Worker", { cache: true });
+  const saved = join(t.path, "s.chat");
+  await a.ask("-c", saved, "-o", saved, "q0"); // Boss 2 × 15, the failed Worker 15
+  failing = false;
+  await a.ask("-c", saved, "-o", saved, "q1"); // Boss 2 × 15, the Worker 2 × 15
+  const [first, second] = jobReceipts(saved);
+  assert.ok(first !== undefined && second !== undefined && first !== second, `${first} ${second}`);
+  assert.match(second!, /\/rerun-2_/);
+  assert.equal(await a.prov(saved), 105);
+  // the failed job's log still holds its own inference
+  const failedLog = Deno.readTextFileSync(
+    join(
+      t.path,
+      "home",
+      "var",
+      "jobs",
+      first!.replace(/\.chat$/, ".chat.files"),
+      "log",
+      "agent.chat",
+    ),
+  );
+  assert.match(failedLog, /function_call_output/);
+});
