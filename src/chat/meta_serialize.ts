@@ -20,19 +20,31 @@
  * ```
  */
 export function serializeMeta(meta: Record<string, unknown>): string {
-  const entries = Object.entries(meta).map(([k, v], i) => ({
-    k,
-    v,
-    i,
-    len: typeof v === "string" ? codePointLength(v) : 0,
-  }));
-  entries.sort((a, b) => a.len - b.len || a.i - b.i);
-  return entries.map(({ k, v }) => `${k}=${metaValue(v)}`).join(" ");
+  const keys = Object.keys(meta);
+  const lens: number[] = new Array(keys.length);
+  const order: number[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const v = meta[keys[i]!];
+    lens[i] = typeof v === "string" ? codePointLength(v) : 0;
+    order[i] = i;
+  }
+  order.sort((a, b) => lens[a]! - lens[b]! || a - b);
+  let out = "";
+  for (let j = 0; j < order.length; j++) {
+    const k = keys[order[j]!]!;
+    out += `${j === 0 ? "" : " "}${k}=${metaValue(meta[k])}`;
+  }
+  return out;
 }
+
+/** What a value's text needs work for: line breaks, quoting characters, edge whitespace. */
+const NEEDS_WORK = /[\r\n="\\]|^[ \t\v\f]|[ \t\v\f]$/;
 
 function metaValue(v: unknown): string {
   if (v === null || v === undefined) return "";
+  if (typeof v === "number") return String(v); // digits, ".", "-", "e", "+", Infinity, NaN
   let s = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);
+  if (typeof s === "string" && !NEEDS_WORK.test(s)) return s; // most values: as they are
   s = s.replace(/\r\n|\r|\n/g, " ");
   if (/[="\\]/.test(s) || /^[ \t\v\f]|[ \t\v\f]$/.test(s)) {
     return `"${s.replace(/[\\"]/g, (c) => "\\" + c)}"`;

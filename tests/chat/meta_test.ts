@@ -384,3 +384,46 @@ Deno.test("property: parseMeta(text, key) is parseMeta(text) without that key, s
     { numRuns: 3000 },
   );
 });
+
+/** serializeMeta as first written (provenance.md §4.1 step by step): the oracle of its fast form. */
+function serializeMetaSpec(meta: Record<string, unknown>): string {
+  const codePoints = (s: string) => {
+    let n = 0; // UTF-16 units that do not start a surrogate pair
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdbff) n++;
+    }
+    return n;
+  };
+  const value = (v: unknown) => {
+    if (v === null || v === undefined) return "";
+    let s = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);
+    s = s.replace(/\r\n|\r|\n/g, " ");
+    if (/[="\\]/.test(s) || /^[ \t\v\f]|[ \t\v\f]$/.test(s)) {
+      return `"${s.replace(/[\\"]/g, (c) => "\\" + c)}"`;
+    }
+    return s;
+  };
+  return Object.entries(meta)
+    .map(([k, v], i) => ({ k, v, i, len: typeof v === "string" ? codePoints(v) : 0 }))
+    .sort((a, b) => a.len - b.len || a.i - b.i)
+    .map(({ k, v }) => `${k}=${value(v)}`).join(" ");
+}
+
+Deno.test("property: serializeMeta writes what the step-by-step §4.1 rules write, byte for byte", () => {
+  const anyValue = fc.oneof(
+    metaString,
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.dictionary(key, metaString, { maxKeys: 2 }),
+  );
+  fc.assert(
+    fc.property(fc.dictionary(key, anyValue, { maxKeys: 8 }), (record) => {
+      assert.equal(serializeMeta(record), serializeMetaSpec(record));
+    }),
+    { numRuns: 2000 },
+  );
+});
