@@ -27,7 +27,7 @@ import { knowledgeBaseTools } from "../tools/kb.ts";
 import { openKnowledgeBase } from "../kb/database.ts";
 import { workflowTools } from "../tools/workflow.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
-import { afterFailedAttempts, failedAttemptRecord } from "./failed_attempt.ts";
+import { afterFailedAttempts, failedAttemptRecord, withoutRepeats } from "./failed_attempt.ts";
 import { ownTools } from "./own_tools.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
 import type {
@@ -273,7 +273,7 @@ export async function ask(
   chain.add(agent);
   return await waiting.run(chain, async () => {
     // what the attempts processException retried produced and paid for (never resent)
-    const failed: Message[] = [];
+    let failed: Message[] = [];
     for (;;) {
       try {
         const r = useTaskRoute(agent)
@@ -282,10 +282,13 @@ export async function ask(
         return afterFailedAttempts(failed, r);
       } catch (e) {
         if (agent.processException && await agent.processException(e)) {
-          failed.push(...failedAttemptRecord(failureMessages(e)));
+          const record = failedAttemptRecord(failureMessages(e));
+          failed = [...withoutRepeats(failed, record), ...record];
           continue;
         }
-        throw failed.length ? attachMessages(e, [...failed, ...failureMessages(e)]) : e;
+        if (failed.length === 0) throw e;
+        const produced = failureMessages(e);
+        throw attachMessages(e, [...withoutRepeats(failed, produced), ...produced]);
       }
     }
   });

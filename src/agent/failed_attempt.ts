@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { parseMeta } from "../chat/meta.ts";
 import { toolCalls } from "../chat/tool_calls.ts";
 import type { Message } from "../chat/types.ts";
 import { incompleteText } from "../llm/loop.ts";
@@ -47,9 +48,48 @@ export function failedAttemptRecord(messages: readonly Message[]): Message[] {
 }
 
 /**
+ * `earlier` without what `later` repeats: meta records of the same inference
+ * (a round the retry replayed from the inference cache) and tool calls with
+ * the same call id, each with its output. Two calls of one id in a chat make
+ * it invalid for providers that check (Anthropic: `tool_use` ids must be
+ * unique), and a replayed round is the same inference, paid for once.
+ *
+ * @param earlier a failed attempt's record
+ * @param later what came after it
+ * @returns the record without the repeats
+ *
+ * @example
+ * ```ts
+ * import { withoutRepeats } from "./failed_attempt.ts";
+ * const meta = { role: "meta", content: "pt=3 inference_id=i1" };
+ * withoutRepeats([meta], [meta]); // []
+ * ```
+ */
+export function withoutRepeats(earlier: readonly Message[], later: readonly Message[]): Message[] {
+  const ids = new Set(toolCalls(later).map((c) => c.callId).filter((id) => id !== null));
+  const inferences = new Set(later.flatMap(inferenceIdOf));
+  const dropped = new Set<number>();
+  for (const call of toolCalls(earlier)) {
+    if (call.callId === null || !ids.has(call.callId)) continue;
+    dropped.add(call.callIndex);
+    if (call.outputIndex !== null) dropped.add(call.outputIndex);
+  }
+  return earlier.filter((m, i) =>
+    !dropped.has(i) && !inferenceIdOf(m).some((id) => inferences.has(id))
+  );
+}
+
+function inferenceIdOf(m: Message): string[] {
+  if (m.role !== "meta" || typeof m.content !== "string") return [];
+  const id = parseMeta(m.content).inference_id;
+  return id === undefined || id === "" ? [] : [String(id)];
+}
+
+/**
  * A reply with the records of the failed attempts before it: their messages
- * first, then the reply's (an answer given as text only becomes its
- * `assistant` message, as `chat` would append it).
+ * first (without what the reply repeats, {@link withoutRepeats}), then the
+ * reply's (an answer given as text only becomes its `assistant` message, as
+ * `chat` would append it).
  *
  * @param failed the records of the retried attempts, in order
  * @param reply the retry's reply
@@ -67,5 +107,5 @@ export function afterFailedAttempts(failed: readonly Message[], reply: AgentRepl
   const own = reply.messages.length === 0 && reply.text !== ""
     ? [{ role: "assistant", content: reply.text }]
     : reply.messages;
-  return { ...reply, messages: [...failed, ...own] };
+  return { ...reply, messages: [...withoutRepeats(failed, own), ...own] };
 }

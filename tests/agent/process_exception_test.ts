@@ -30,7 +30,7 @@ const echoTool = {
 };
 
 function env(dir: string) {
-  return { SCOUT_HOME: join(dir, "home"), OPENAI_API_KEY: "sk-x" };
+  return { SCOUT_HOME: join(dir, "home"), OPENAI_API_KEY: "sk-x", ANTHROPIC_API_KEY: "sk-x" };
 }
 
 /** An agent that retries once (`seen` collects the errors it was asked about). */
@@ -126,14 +126,37 @@ Deno.test("processException retry with the cache on: the round the failed attemp
   const ids = current(a).filter((m) => m.role === "meta").map((m) =>
     parseMeta(String(m.content)).inference_id
   );
-  assert.equal(ids.length, 3);
-  assert.equal(ids[0], ids[1]); // the replay keeps the paid inference's id
+  // the replayed round is the paid inference (its id): kept once, with one copy of its call
+  assert.equal(ids.length, 2);
+  assert.equal(current(a).filter((m) => m.role === "function_call").length, 1);
   assert.deepEqual(await provTotals(t.path, "saved.chat", current(a)), {
     pt: 40,
     ct: 14,
     tt: 54,
   });
 });
+
+for (const backend of ["openai", "anthropic"]) {
+  Deno.test(`processException retry with the cache on: the next turn sends each call id once (${backend})`, async () => {
+    await using t = await tempDir();
+    await using srv = await startProviderServer();
+    const seen: unknown[] = [];
+    const a = retrying(t.path, srv, seen, { backend });
+    current(a).push({ role: "user", content: `cached q ${backend}` });
+    srv.script(
+      echoCall("c1", 10, 5),
+      { status: 400, message: "round two broke" },
+      { text: "done" },
+      { text: "second turn" },
+    );
+    await chat(a, { tools: echoTool });
+    current(a).push({ role: "user", content: "and now?" });
+    assert.equal((await chat(a, { tools: echoTool })).text, "second turn");
+    // a call and its output name the id once each; a repeated pair is a 400 at Anthropic
+    const sent = JSON.stringify(srv.requests.at(-1)!.body);
+    assert.equal(sent.split('"c1"').length - 1, 2, sent);
+  });
+}
 
 Deno.test("processException retry after a cut stream: the partial answer is not kept, its meta is", async () => {
   await using t = await tempDir();
