@@ -15,6 +15,8 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { type Dirent, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { print } from "../chat/print.ts";
 import { project } from "../chat/project.ts";
 import type { Message } from "../chat/types.ts";
@@ -27,7 +29,8 @@ import { createJob } from "../workflow/job.ts";
 import type { Job } from "../workflow/job_types.ts";
 import { loadJobResult, produceJob } from "../workflow/run.ts";
 import { readJobInfo } from "../workflow/info.ts";
-import { isRecoverableError, jobPresent } from "../workflow/state.ts";
+import { jobPresent } from "../workflow/state.ts";
+import { filesDir } from "../workflow/store.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { ownTools } from "./own_tools.ts";
 import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
@@ -166,41 +169,78 @@ export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[
 type MakeJob = (jobname?: string) => Job;
 
 /**
+ * Job paths an uncached ask of this process has picked and not finished:
+ * nothing of such a job is on disk until it starts, so two concurrent
+ * uncached asks of the same inputs would otherwise pick the same one.
+ */
+const picked = new Set<string>();
+
+/**
  * The job an uncached ask runs as (`--no-cache`, `SCOUT_NO_ASK_CACHE=true`):
  * the job of its inputs when no earlier run left anything of it, else the
  * first free `rerun-<n>` job (n ≥ 2) of the same inputs. Ruby cleans the job
  * and reruns it in place; but the chats saved by earlier runs hold
  * `meta job=` receipts naming that job, whose logs are the evidence of their
  * tokens (`provenance.md`), so a rerun must not replace them ([TS-FIX]).
+ * The caller releases the pick ({@link picked}) when the job has run.
  *
  * @param make builds the job of these inputs under a job name (none ⇒ the default)
  * @returns a job nothing is on disk for yet
  */
 function uncachedJob(make: MakeJob): Job {
   let job = make();
-  for (let n = 2; jobPresent(job.path); n++) job = make(`rerun-${n}`);
+  for (let n = 2; jobPresent(job.path) || picked.has(job.path); n++) job = make(`rerun-${n}`);
+  picked.add(job.path);
   return job;
 }
 
 /**
+ * Whether a job's logs hold evidence of what it paid for: a meta record of an
+ * inference (`inference_id=`) or of a job it ran (`job=`), in any chat under
+ * `<job>.files/log/`.
+ */
+function holdsEvidence(job: Job): boolean {
+  const seen = (dir: string): boolean => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return false; // no logs
+    }
+    return entries.some((e) => {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) return seen(path);
+      if (!e.name.endsWith(".chat")) return false;
+      try {
+        return /\b(inference_id|job)=/.test(readFileSync(path, "utf8"));
+      } catch {
+        return false;
+      }
+    });
+  };
+  return seen(join(filesDir(job.path), "log"));
+}
+
+/**
  * The job a cached ask runs as: the first of its inputs' jobs (the default,
- * then `rerun-<n>`) that an earlier run did not leave failed. A job that
- * failed in a way a rerun recovers (or was aborted) is kept, not cleaned and
- * rerun in place as Ruby does: the failed run's `meta job=` marker names its
- * partial logs, the evidence of what it paid for ([TS-FIX], as
- * {@link uncachedJob}). Any other job — done, absent, running, failed for good
- * — is the one to produce (wait for, or report).
+ * then `rerun-<n>`) that an earlier run did not leave failed with evidence.
+ * A job in error (or aborted) whose logs hold what it paid for
+ * ({@link holdsEvidence}) is kept, not rerun in place as Ruby does: the
+ * failed run's `meta job=` marker names those logs ([TS-FIX], as
+ * {@link uncachedJob}). Any other job — done, absent, running, failed before
+ * paying for anything (rerun in place, or reported, as Ruby does) — is the
+ * one to produce.
  *
  * @param make builds the job of these inputs under a job name
- * @param env the environment (`SCOUT_NO_RECOVERABLE_ERROR`)
  * @returns the job
  */
-async function cachedJob(make: MakeJob, env: Record<string, string | undefined>): Promise<Job> {
+async function cachedJob(make: MakeJob): Promise<Job> {
   for (let n = 1;; n++) {
     const job = make(n === 1 ? undefined : `rerun-${n}`);
     if (isDone(job) || !jobPresent(job.path)) return job;
     const { info } = await readJobInfo(job.path);
-    if (!isRecoverableError(info, env) && info?.status !== "aborted") return job;
+    const failed = info?.status === "error" || info?.status === "aborted";
+    if (!failed || !holdsEvidence(job)) return job;
   }
 }
 
@@ -235,7 +275,7 @@ export async function askTaskRoute(
     });
   // --no-cache asks again: the job's answer is a cache too, but not one to throw away
   const uncached = env.SCOUT_NO_ASK_CACHE === "true" || runtime.cache === false;
-  const job = uncached ? uncachedJob(make) : await cachedJob(make, env);
+  const job = uncached ? uncachedJob(make) : await cachedJob(make);
   agent.job = job;
   const cached = isDone(job);
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
@@ -246,7 +286,7 @@ export async function askTaskRoute(
       // what a failed ask produced is the job's marker: the job keeps its partial logs
       throw attachMessages(e, [{ role: "meta", content: `job=${job.shortPath}` }]);
     },
-  );
+  ).finally(() => picked.delete(job.path));
   const result = await loadJobResult(job);
   if (!Array.isArray(result)) {
     throw new ScoutError(

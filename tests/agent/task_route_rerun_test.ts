@@ -1,0 +1,118 @@
+/**
+ * Which `ask` job a task-route ask runs as when an earlier or concurrent run
+ * has one of the same inputs ([TS-FIX], docs/spec-notes/agents-core.md): a
+ * failed job whose logs hold what it paid for is kept (the next `rerun-<n>`
+ * runs instead), a job that failed before paying for anything is rerun in
+ * place as Ruby does, and two concurrent uncached asks never share a job.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { chat, current } from "../../src/agent/agent.ts";
+import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
+import { print } from "../../src/chat/print.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+import { socialTaskWorkflowText, wire } from "./delegation_support.ts";
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+/** A task-route agent `name` under `dir` (its workflow's `ask` task runs it). */
+function routeAgent(dir: string, name: string, startChat = `system: You are ${name}\n`): string {
+  const here = join(dir, "Agent", name);
+  put(here, "start_chat", startChat);
+  put(here, "workflow.ts", socialTaskWorkflowText(name, here));
+  clearAgentCache();
+  return here;
+}
+
+/** The `ask` jobs of a workflow (their info files' names, sorted). */
+function askJobs(home: string, workflow: string): string[] {
+  return readdirSync(join(home, "var", "jobs", workflow, "ask"))
+    .filter((f) => f.endsWith(".info")).sort();
+}
+
+for (const noRecoverable of [false, true]) {
+  Deno.test(`processException on the task route (SCOUT_NO_RECOVERABLE_ERROR=${noRecoverable}): the retry runs as rerun-2, the failed job's tokens stay`, async () => {
+    await using t = await tempDir();
+    let calls = 0;
+    await using srv = await startProviderServer({
+      fallback: (req) => {
+        calls++;
+        const usage = { pt: 10, ct: 5 };
+        if (wire(req).at(-1)!.role !== "tool") {
+          return { toolCalls: [{ name: "noop", id: `k${calls}`, arguments: {} }], usage };
+        }
+        return calls === 2 ? { status: 400, message: "broke" } : { text: "done", usage };
+      },
+    });
+    const name = `PeRoute${noRecoverable ? "N" : "R"}`;
+    const here = routeAgent(t.path, name);
+    const env: Record<string, string> = {
+      SCOUT_HOME: join(t.path, "home"),
+      OPENAI_API_KEY: "sk-x",
+    };
+    if (noRecoverable) env.SCOUT_NO_RECOVERABLE_ERROR = "true";
+    const a = await loadAgent(here, {
+      runtime: { cwd: t.path, env },
+      options: { backend: "openai", url: srv.url, model: "m", max_retries: 0, persist: false },
+    });
+    let retried = 0;
+    a.processException = () => ++retried === 1;
+    current(a).push({ role: "user", content: "q" });
+    assert.equal((await chat(a)).text, "done");
+    const receipts = current(a).filter((m) => m.role === "meta").map((m) => String(m.content));
+    assert.equal(receipts.length, 2);
+    assert.match(receipts[0]!, /job=.*\/Default_/);
+    assert.match(receipts[1]!, /job=.*\/rerun-2_/);
+    writeFileSync(join(t.path, "s.chat"), print(current(a)));
+    const prov = await runMain(["llm", "prov", "--json", "s.chat"], { env, cwd: t.path });
+    assert.equal(prov.code, 0, prov.stderr);
+    // the failed attempt's call (15) and the retry's call and answer (2 × 15)
+    assert.equal(JSON.parse(prov.stdout).totals.deduplicated_total.tt, 45);
+  });
+}
+
+Deno.test("a task-route job that fails before paying for anything is rerun in place: no rerun-<n> per failing run", async () => {
+  await using t = await tempDir();
+  const home = join(t.path, "home");
+  routeAgent(t.path, "Grow", "system: You help\n\nendpoint: missing\n");
+  for (let i = 0; i < 3; i++) {
+    const r = await runMain(["agent", "ask", "Grow", "question"], {
+      env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" },
+      cwd: t.path,
+    });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /missing/);
+  }
+  assert.equal(askJobs(home, "Grow").length, 1, askJobs(home, "Grow").join(", "));
+});
+
+Deno.test("two concurrent uncached task-route asks of the same chat run as two jobs", async () => {
+  await using t = await tempDir();
+  let n = 0;
+  await using srv = await startProviderServer({ fallback: () => ({ text: `answer ${++n}` }) });
+  const here = routeAgent(t.path, "Twice");
+  const env = {
+    SCOUT_HOME: join(t.path, "home"),
+    OPENAI_API_KEY: "sk-x",
+    SCOUT_NO_ASK_CACHE: "true",
+  };
+  const agent = async () => {
+    const a = await loadAgent(here, {
+      runtime: { cwd: t.path, env },
+      options: { backend: "openai", url: srv.url, model: "m", persist: false },
+    });
+    current(a).push({ role: "user", content: "q" });
+    return a;
+  };
+  const [a, b] = [await agent(), await agent()];
+  const [ra, rb] = await Promise.all([chat(a), chat(b)]);
+  assert.equal(srv.requests.length, 2);
+  assert.deepEqual([ra.text, rb.text].sort(), ["answer 1", "answer 2"]);
+  assert.notEqual(ra.job?.path, rb.job?.path);
+  assert.equal(askJobs(env.SCOUT_HOME, "Twice").length, 2);
+});
