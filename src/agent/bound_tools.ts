@@ -41,6 +41,18 @@ function boundFor(e: unknown, owner: Agent): unknown {
 }
 
 /**
+ * Whether a tool entry is agent-bound (registered with {@link addBoundTool}:
+ * `ask` of `socialize`, a `delegate` hand-off), which an agent's own code
+ * registers again wherever the agent is loaded.
+ *
+ * @param entry a tool entry
+ * @returns true when bound
+ */
+export function isBoundTool(entry: ToolEntry): boolean {
+  return entry.impl !== undefined && agentBound.has(entry.impl);
+}
+
+/**
  * Rebuilds the agent-bound tools of a clone's (copied) `tools` option for it.
  *
  * @param clone the clone

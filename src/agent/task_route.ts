@@ -33,6 +33,10 @@ import { jobPresent } from "../workflow/state.ts";
 import { filesDir } from "../workflow/store.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { ownTools } from "./own_tools.ts";
+import { isBoundTool } from "./bound_tools.ts";
+import { canonicalJson } from "../llm/cache_key.ts";
+import { providerDefinitions } from "../tools/registry.ts";
+import { md5hex } from "../util/hash.ts";
 import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
 
 /** What a task-route ask passes down to the job it produces. */
@@ -165,8 +169,43 @@ export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[
   return out;
 }
 
-/** A job's name under the ask route: the default, then `rerun-<n>` (n ≥ 2). */
-type MakeJob = (jobname?: string) => Job;
+/** The job of a task-route ask's inputs for its n-th run (n ≥ 1, {@link runName}). */
+type MakeJob = (n: number) => Job;
+
+/**
+ * The job name of the n-th run of an ask's inputs: the first takes `base`
+ * (none: the default name), later ones `rerun-<n>` after it.
+ *
+ * @param base the first run's name, if not the default
+ * @param n the run (1 for the first)
+ * @returns the name, or undefined for the default
+ */
+function runName(base: string | undefined, n: number): string | undefined {
+  if (n === 1) return base;
+  return base === undefined ? `rerun-${n}` : `${base}-rerun-${n}`;
+}
+
+/**
+ * The job name of an ask given tools (the call's, the agent's `tools`
+ * option): `tools-<digest of their definitions>`, none without them. Handlers
+ * reach the job's agent in memory, not through its chat, so the chat alone
+ * would give two asks with different tools one job (the later one answered
+ * with tools it never had, or, run at once, with the other's tool outputs);
+ * in Ruby they went into the chat as `sticky_option` lines. Definitions (what
+ * the model sees) decide, as in the inference cache's keys. Agent-bound
+ * tools (`socialize`'s `ask`, `delegate` hand-offs) do not: the agent's own
+ * `agent.ts` registers them again in the job (the example Planner's
+ * `hand_off_to_Critic`).
+ *
+ * @param tools the tools the ask was given
+ * @returns the name, or undefined
+ */
+function toolsName(tools: ToolRegistry): string | undefined {
+  const own = new Map([...tools].filter(([, entry]) => !isBoundTool(entry)));
+  if (own.size === 0) return undefined;
+  const defs = providerDefinitions(own).map((d) => canonicalJson(d)).sort();
+  return `tools-${md5hex(defs.join("\n")).slice(0, 12)}`;
+}
 
 /**
  * Job paths an uncached ask of this process has picked and not finished:
@@ -184,12 +223,12 @@ const picked = new Set<string>();
  * tokens (`provenance.md`), so a rerun must not replace them ([TS-FIX]).
  * The caller releases the pick ({@link picked}) when the job has run.
  *
- * @param make builds the job of these inputs under a job name (none ⇒ the default)
+ * @param make builds the job of the n-th run of these inputs
  * @returns a job nothing is on disk for yet
  */
 function uncachedJob(make: MakeJob): Job {
-  let job = make();
-  for (let n = 2; jobPresent(job.path) || picked.has(job.path); n++) job = make(`rerun-${n}`);
+  let job = make(1);
+  for (let n = 2; jobPresent(job.path) || picked.has(job.path); n++) job = make(n);
   picked.add(job.path);
   return job;
 }
@@ -231,12 +270,12 @@ function holdsEvidence(job: Job): boolean {
  * paying for anything (rerun in place, or reported, as Ruby does) — is the
  * one to produce.
  *
- * @param make builds the job of these inputs under a job name
+ * @param make builds the job of the n-th run of these inputs
  * @returns the job
  */
 async function cachedJob(make: MakeJob): Promise<Job> {
   for (let n = 1;; n++) {
-    const job = make(n === 1 ? undefined : `rerun-${n}`);
+    const job = make(n);
     if (isDone(job) || !jobPresent(job.path)) return job;
     const { info } = await readJobInfo(job.path);
     const failed = info?.status === "error" || info?.status === "aborted";
@@ -266,13 +305,17 @@ export async function askTaskRoute(
   const cwd = options.cwd ?? agent.runtime.cwd;
   const chat = [...messages, ...stickyOptions(agent, options)];
   const runtime = inheritedRuntime(agent, options);
-  const make: MakeJob = (jobname) =>
-    createJob(wf, "ask", {
+  const tools = ownTools(agent, options.tools);
+  const base = toolsName(tools);
+  const make: MakeJob = (n) => {
+    const jobname = runName(base, n);
+    return createJob(wf, "ask", {
       inputs: { chat: print(chat) },
       env,
       ...(cwd !== undefined ? { cwd } : {}),
       ...(jobname !== undefined ? { jobname } : {}),
     });
+  };
   // --no-cache asks again: the job's answer is a cache too, but not one to throw away
   const uncached = env.SCOUT_NO_ASK_CACHE === "true" || runtime.cache === false;
   const job = uncached ? uncachedJob(make) : await cachedJob(make);
@@ -280,7 +323,7 @@ export async function askTaskRoute(
   const cached = isDone(job);
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
   const secrets = secretOptions(agent, options);
-  const given = { job: job.path, tools: ownTools(agent, options.tools), caller: agent };
+  const given = { job: job.path, tools, caller: agent };
   await active.run({ workflows, runtime, secrets, given }, () => produceJob(job, { env })).catch(
     (e) => {
       // what a failed ask produced is the job's marker: the job keeps its partial logs

@@ -116,3 +116,57 @@ Deno.test("two concurrent uncached task-route asks of the same chat run as two j
   assert.notEqual(ra.job?.path, rb.job?.path);
   assert.equal(askJobs(env.SCOUT_HOME, "Twice").length, 2);
 });
+
+const noParams = { type: "object", properties: {} };
+/** A tool `name` whose runs are recorded in `ran`. */
+function recorded(name: string, ran: string[]) {
+  return {
+    [name]: [() => {
+      ran.push(name);
+      return `${name} ran`;
+    }, { name, description: "d", parameters: noParams }] as const,
+  };
+}
+
+Deno.test("asks given different tools run as different jobs (at once, or one after the other); the same tools reuse the job", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      if (wire(req).at(-1)!.role === "tool") return { text: "done" };
+      const names = ((req.body.tools ?? []) as { function: { name: string } }[])
+        .map((x) => x.function.name).filter((n) => n.startsWith("secret"));
+      return { toolCalls: names.map((name, i) => ({ name, arguments: {}, id: `t${i}` })) };
+    },
+  });
+  const here = routeAgent(t.path, "Given");
+  const env = { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "sk-x" };
+  const ran: string[] = [];
+  const agent = async () => {
+    const a = await loadAgent(here, {
+      runtime: { cwd: t.path, env },
+      options: { backend: "openai", url: srv.url, model: "m", persist: false },
+    });
+    current(a).push({ role: "user", content: "q" });
+    return a;
+  };
+  const outputs = (r: { messages: { role: string; content: unknown }[] }) =>
+    r.messages.filter((m) => m.role === "function_call_output").map((m) => String(m.content));
+  const [a, b] = [await agent(), await agent()];
+  const [ra, rb] = await Promise.all([
+    chat(a, { tools: recorded("secret_a", ran) }),
+    chat(b, { tools: recorded("secret_b", ran) }),
+  ]);
+  assert.deepEqual(ran.sort(), ["secret_a", "secret_b"]);
+  assert.notEqual(ra.job?.path, rb.job?.path);
+  assert.match(ra.job!.shortPath, /\/tools-[0-9a-f]{12}_/);
+  assert.ok(outputs(rb).every((o) => !o.includes("secret_a")), outputs(rb).join("\n"));
+  // later: other tools ask again; the same tools answer from their job
+  const before = srv.requests.length;
+  const c = await chat(await agent(), { tools: recorded("secret_c", ran) });
+  assert.ok(ran.includes("secret_c"));
+  assert.equal(srv.requests.length, before + 2);
+  const again = await chat(await agent(), { tools: recorded("secret_a", []) });
+  assert.equal(again.job?.path, ra.job?.path);
+  assert.equal(srv.requests.length, before + 2);
+  assert.notEqual(c.job?.path, ra.job?.path);
+});
