@@ -76,6 +76,8 @@ const INHERITED_RUNTIME = [
   "session",
   // the run's resolver of tool lines: one MCP client per server for the whole run
   "toolResolver",
+  // where the option lines lifted from the start chat were written (an error names the line)
+  "optionLines",
 ] as const;
 
 /**
@@ -124,6 +126,10 @@ function inheritedRuntime(agent: Agent, options: AgentCallOptions): AgentRuntime
   for (const k of INHERITED_RUNTIME) {
     const v = options[k] ?? agent.runtime[k];
     if (v !== undefined) out[k] = v;
+  }
+  // the call's lines over the start chat's, as on the direct route
+  if (options.optionLines && agent.runtime.optionLines) {
+    out.optionLines = { ...agent.runtime.optionLines, ...options.optionLines };
   }
   return out as AgentRuntime;
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { Command, CommanderError, Option } from "@commander-js/extra-typings";
-import { errorLocation, isScoutError, usageError } from "../errors.ts";
+import { errorLocation, isScoutError, type ScoutError, usageError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
@@ -159,7 +159,7 @@ export function reportError(e: unknown, ctx: CliContext): number {
   }
   const prefix = paint(io, "stderr", "red", "scout-ai:");
   if (isScoutError(e)) {
-    io.stderr.write(`${prefix} ${oneLine(e.message)}${errorLocation(e)}\n`);
+    io.stderr.write(`${prefix} ${oneLine(e.message)}${causeLine(e)}${errorLocation(e)}\n`);
     if (e.code === "usage") {
       io.stderr.write("(run with --help for usage)\n");
       return 2;
@@ -169,6 +169,22 @@ export function reportError(e: unknown, ctx: CliContext): number {
   }
   if (ctx.debug && e instanceof Error && e.stack) io.stderr.write(e.stack + "\n");
   return 1;
+}
+
+/**
+ * Where the innermost cause of a failed job points, when that is a line of a
+ * file (`Agent/Foo/start_chat:3` under a task-route ask's job): the job names
+ * where its logs are, the cause the line to fix.
+ */
+function causeLine(e: ScoutError): string {
+  if (e.code !== "job_failed") return "";
+  let found = "";
+  for (let c = e.cause, depth = 0; c && depth < 8; c = (c as Error).cause, depth++) {
+    if (isScoutError(c) && typeof c.line === "number" && c.file !== e.file) {
+      found = errorLocation(c);
+    }
+  }
+  return found;
 }
 
 /** Error messages print on one line (some embed multi-line text, e.g. V8's JSON.parse messages). */

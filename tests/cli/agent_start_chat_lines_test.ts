@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { socialTaskWorkflowText } from "../agent/delegation_support.ts";
 
 function put(root: string, rel: string, text: string): void {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -63,4 +64,31 @@ Deno.test("agent ask -c / llm ask -c: a bad line of the user's own chat names th
     }
   }
   assert.equal(srv.requests.length, 0);
+});
+
+Deno.test("agent ask on the task route: the failed job's error names the start chat's tool:/introduce: line, and the -c chat's endpoint: line", async () => {
+  await using t = await tempDir();
+  const home = join(t.path, "home");
+  const env = { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" };
+  const route = (name: string, startChat: string) => {
+    const here = join(t.path, "Agent", name);
+    put(here, "start_chat", startChat);
+    put(here, "workflow.ts", socialTaskWorkflowText(name, here));
+    clearAgentCache();
+  };
+  for (const [i, bad] of ["tool: NoSuchWorkflow", "introduce: NoSuchWorkflow"].entries()) {
+    route(`Lines${i}`, `system: You help\n\n${bad}\n`);
+    const r = await runMain(["agent", "ask", `Lines${i}`, "question"], { env, cwd: t.path });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, new RegExp(`Agent/Lines${i}/start_chat:3\\)`), r.stderr);
+    assert.match(r.stderr, /failed: Workflow not found NoSuchWorkflow/);
+  }
+  route("LinesE", "system: You help\n");
+  put(t.path, "u.chat", "user: hello\n\nendpoint: missing\n");
+  const r = await runMain(["agent", "ask", "LinesE", "-c", "u.chat", "question"], {
+    env,
+    cwd: t.path,
+  });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /Endpoint not found "missing" \(u\.chat:3\)/, r.stderr);
 });
