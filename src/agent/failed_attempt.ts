@@ -49,7 +49,8 @@ export function failedAttemptRecord(messages: readonly Message[]): Message[] {
 
 /**
  * `earlier` without what `later` repeats: meta records of the same inference
- * (a round the retry replayed from the inference cache) and tool calls with
+ * (a round the retry replayed from the inference cache) or of the same job
+ * (a task-route job the retry reran in place), and tool calls with
  * the same call id, each with its output. Two calls of one id in a chat make
  * it invalid for providers that check (Anthropic: `tool_use` ids must be
  * unique), and a replayed round is the same inference, paid for once.
@@ -67,22 +68,24 @@ export function failedAttemptRecord(messages: readonly Message[]): Message[] {
  */
 export function withoutRepeats(earlier: readonly Message[], later: readonly Message[]): Message[] {
   const ids = new Set(toolCalls(later).map((c) => c.callId).filter((id) => id !== null));
-  const inferences = new Set(later.flatMap(inferenceIdOf));
+  const seen = new Set(later.flatMap(evidenceOf));
   const dropped = new Set<number>();
   for (const call of toolCalls(earlier)) {
     if (call.callId === null || !ids.has(call.callId)) continue;
     dropped.add(call.callIndex);
     if (call.outputIndex !== null) dropped.add(call.outputIndex);
   }
-  return earlier.filter((m, i) =>
-    !dropped.has(i) && !inferenceIdOf(m).some((id) => inferences.has(id))
-  );
+  return earlier.filter((m, i) => !dropped.has(i) && !evidenceOf(m).some((id) => seen.has(id)));
 }
 
-function inferenceIdOf(m: Message): string[] {
+/** What a meta record is evidence of: its inference, or the job it names (`job=`). */
+function evidenceOf(m: Message): string[] {
   if (m.role !== "meta" || typeof m.content !== "string") return [];
-  const id = parseMeta(m.content).inference_id;
-  return id === undefined || id === "" ? [] : [String(id)];
+  const meta = parseMeta(m.content);
+  if (meta.inference_id !== undefined && meta.inference_id !== "") {
+    return [`i ${meta.inference_id}`];
+  }
+  return meta.job !== undefined && meta.job !== "" ? [`j ${meta.job}`] : [];
 }
 
 /**
