@@ -17,6 +17,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type Dirent, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
 import { project } from "../chat/project.ts";
 import type { Message } from "../chat/types.ts";
@@ -28,7 +29,7 @@ import { isDone } from "../workflow/context.ts";
 import { createJob } from "../workflow/job.ts";
 import type { Job } from "../workflow/job_types.ts";
 import { loadJobResult, produceJob } from "../workflow/run.ts";
-import { readJobInfo } from "../workflow/info.ts";
+import { readJobInfoSync } from "../workflow/info.ts";
 import { jobPresent } from "../workflow/state.ts";
 import { filesDir } from "../workflow/store.ts";
 import type { ToolRegistry } from "../tools/types.ts";
@@ -214,11 +215,20 @@ function toolsName(tools: ToolRegistry): string | undefined {
 }
 
 /**
- * Job paths an uncached ask of this process has picked and not finished:
- * nothing of such a job is on disk until it starts, so two concurrent
- * uncached asks of the same inputs would otherwise pick the same one.
+ * Job paths the asks of this process run and have not finished (how many
+ * asks each): nothing of such a job may be on disk yet, so an uncached ask
+ * must not pick one (it would share its run: one answer, one request).
  */
-const picked = new Set<string>();
+const running = new Map<string, number>();
+
+function hold(path: string): () => void {
+  running.set(path, (running.get(path) ?? 0) + 1);
+  return () => {
+    const left = running.get(path)! - 1;
+    if (left > 0) running.set(path, left);
+    else running.delete(path);
+  };
+}
 
 /**
  * The job an uncached ask runs as (`--no-cache`, `SCOUT_NO_ASK_CACHE=true`):
@@ -227,43 +237,58 @@ const picked = new Set<string>();
  * and reruns it in place; but the chats saved by earlier runs hold
  * `meta job=` receipts naming that job, whose logs are the evidence of their
  * tokens (`provenance.md`), so a rerun must not replace them ([TS-FIX]).
- * The caller releases the pick ({@link picked}) when the job has run.
+ * Nor one another ask of this process is running ({@link running}).
  *
  * @param make builds the job of the n-th run of these inputs
  * @returns a job nothing is on disk for yet
  */
 function uncachedJob(make: MakeJob): Job {
   let job = make(1);
-  for (let n = 2; jobPresent(job.path) || picked.has(job.path); n++) job = make(n);
-  picked.add(job.path);
+  for (let n = 2; jobPresent(job.path) || running.has(job.path); n++) job = make(n);
   return job;
 }
 
+/** Meta records of what a run paid for (an inference, a job it ran) in a chat text. */
+function paidMetas(text: string): number {
+  return parse(text).filter((m) =>
+    m.role === "meta" && /(^|\s)(inference_id|job)=/.test(String(m.content))
+  ).length;
+}
+
+/** The `.chat` files under `dir`, with their paths relative to it. */
+function chatFiles(dir: string, rel = ""): { path: string; rel: string }[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(dir, rel), { withFileTypes: true });
+  } catch {
+    return []; // no logs
+  }
+  return entries.flatMap((e) => {
+    const r = join(rel, e.name);
+    if (e.isDirectory()) return chatFiles(dir, r);
+    return e.name.endsWith(".chat") ? [{ path: join(dir, r), rel: r }] : [];
+  });
+}
+
 /**
- * Whether a job's logs hold evidence of what it paid for: a meta record of an
- * inference (`inference_id=`) or of a job it ran (`job=`), in any chat under
- * `<job>.files/log/`.
+ * Whether a job's logs hold evidence of what its run paid for: a meta record
+ * of an inference (`inference_id=`) or of a job it ran (`job=`) that its
+ * input did not already hold. The job's agent's log (`log/agent.chat`) starts
+ * with the input (earlier turns' receipts); every other log (its specialists',
+ * `log/society/…`) is the run's own.
  */
 function holdsEvidence(job: Job): boolean {
-  const seen = (dir: string): boolean => {
-    let entries: Dirent[];
+  const given = paidMetas(String(job.inputs.chat ?? ""));
+  const logs = join(filesDir(job.path), "log");
+  return chatFiles(logs).some(({ path, rel }) => {
+    let text: string;
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      text = readFileSync(path, "utf8");
     } catch {
-      return false; // no logs
+      return false;
     }
-    return entries.some((e) => {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) return seen(path);
-      if (!e.name.endsWith(".chat")) return false;
-      try {
-        return /\b(inference_id|job)=/.test(readFileSync(path, "utf8"));
-      } catch {
-        return false;
-      }
-    });
-  };
-  return seen(join(filesDir(job.path), "log"));
+    return paidMetas(text) > (rel === "agent.chat" ? given : 0);
+  });
 }
 
 /**
@@ -279,11 +304,11 @@ function holdsEvidence(job: Job): boolean {
  * @param make builds the job of the n-th run of these inputs
  * @returns the job
  */
-async function cachedJob(make: MakeJob): Promise<Job> {
+function cachedJob(make: MakeJob): Job {
   for (let n = 1;; n++) {
     const job = make(n);
     if (isDone(job) || !jobPresent(job.path)) return job;
-    const { info } = await readJobInfo(job.path);
+    const { info } = readJobInfoSync(job.path);
     const failed = info?.status === "error" || info?.status === "aborted";
     if (!failed || !holdsEvidence(job)) return job;
   }
@@ -319,12 +344,34 @@ export async function askTaskRoute(
       inputs: { chat: print(chat) },
       env,
       ...(cwd !== undefined ? { cwd } : {}),
-      ...(jobname !== undefined ? { jobname } : {}),
+      // a rerun's or a toolset's name is this job's alone: its dependencies are shared
+      ...(jobname !== undefined ? { jobname, nameDependencies: false } : {}),
     });
   };
   // --no-cache asks again: the job's answer is a cache too, but not one to throw away
   const uncached = env.SCOUT_NO_ASK_CACHE === "true" || runtime.cache === false;
-  const job = uncached ? uncachedJob(make) : await cachedJob(make);
+  // chosen and held with nothing awaited in between: a concurrent uncached ask sees it
+  const job = uncached ? uncachedJob(make) : cachedJob(make);
+  const release = hold(job.path);
+  try {
+    return await runAskJob(agent, job, { options, runtime, tools, env, wf });
+  } finally {
+    release();
+  }
+}
+
+/** The rest of {@link askTaskRoute}: produce the chosen job, read its answer. */
+async function runAskJob(
+  agent: Agent,
+  job: Job,
+  { options, runtime, tools, env, wf }: {
+    options: AgentCallOptions;
+    runtime: AgentRuntime;
+    tools: ToolRegistry;
+    env: Record<string, string | undefined>;
+    wf: NonNullable<Agent["workflow"]>;
+  },
+): Promise<AgentReply> {
   agent.job = job;
   const cached = isDone(job);
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
@@ -335,7 +382,7 @@ export async function askTaskRoute(
       // what a failed ask produced is the job's marker: the job keeps its partial logs
       throw attachMessages(e, [{ role: "meta", content: `job=${job.shortPath}` }]);
     },
-  ).finally(() => picked.delete(job.path));
+  );
   const result = await loadJobResult(job);
   if (!Array.isArray(result)) {
     throw new ScoutError(

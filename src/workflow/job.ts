@@ -22,6 +22,8 @@ import { infoPath, jobPathIn, type JobStore, jobStore, shortPath, withJobsDir } 
 export interface CreateJobOptions {
   /** Job name (else the `jobname` input's value, else `Default`). */
   jobname?: string;
+  /** False: `jobname` is this job's alone, its dependencies named as under `Default` (§1.4). */
+  nameDependencies?: boolean;
   /** Provided inputs by name (own and dependencies'; `Workflow#task` keys override dependencies). */
   inputs?: Record<string, unknown>;
   /** Store to use for every workflow involved (default: from env/cwd and each workflow's `jobsDir`). */
@@ -166,7 +168,8 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
   };
   const task = taskOf(wf, taskName);
   if (opts.jobname !== undefined) checkJobName(opts.jobname, `${wf.name}/${task.name}`);
-  return buildJob(wf, task, opts.jobname, { ...(opts.inputs ?? {}) }, ctx);
+  const inputs = { ...(opts.inputs ?? {}) };
+  return buildJob(wf, task, opts.jobname, inputs, ctx, opts.nameDependencies ?? true);
 }
 
 function buildJob(
@@ -175,6 +178,7 @@ function buildJob(
   idIn: string | undefined,
   provided: Record<string, unknown>,
   ctx: BuildContext,
+  nameDeps = true,
 ): Job {
   const key = memoKey(wf, task, idIn, provided);
   const cached = ctx.memo.get(key);
@@ -239,7 +243,7 @@ function buildJob(
     digestArray.push(asPath && typeof final === "string" ? pathRef(final) : final);
   }
 
-  const depId = id !== "Default" ? id : undefined;
+  const depId = id !== "Default" && nameDeps ? id : undefined;
   const deps: Job[] = [];
   const compute: Record<string, string[]> = {};
   for (const dep of task.deps) {

@@ -170,3 +170,125 @@ Deno.test("asks given different tools run as different jobs (at once, or one aft
   assert.equal(srv.requests.length, before + 2);
   assert.notEqual(c.job?.path, ra.job?.path);
 });
+
+for (
+  const [label, args, conversation] of [
+    ["a question that mentions job=", ["what does job=5 mean"], null],
+    [
+      "a later turn, earlier receipts in the chat",
+      ["-c", "conv.chat", "second"],
+      [
+        "user:\n\nfirst\n\nmeta:\n\njob=EvidX/ask/Default_0123456789abcdef0123456789abcdef.chat\n\n",
+        "assistant:\n\nfirst answer\n",
+      ].join(""),
+    ],
+  ] as const
+) {
+  Deno.test(`a job that failed before paying is rerun in place: ${label}`, async () => {
+    await using t = await tempDir();
+    const home = join(t.path, "home");
+    routeAgent(t.path, "EvidX", "system: You help\n\nendpoint: missing\n");
+    for (let i = 0; i < 3; i++) {
+      if (conversation) put(t.path, "conv.chat", conversation);
+      const r = await runMain(["agent", "ask", "EvidX", ...args], {
+        env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" },
+        cwd: t.path,
+      });
+      assert.equal(r.code, 1, r.stderr);
+    }
+    assert.equal(askJobs(home, "EvidX").length, 1, askJobs(home, "EvidX").join(", "));
+  });
+}
+
+Deno.test("an uncached ask next to a cached one of the same chat runs its own job", async () => {
+  await using t = await tempDir();
+  let n = 0;
+  await using srv = await startProviderServer({ fallback: () => ({ text: `answer ${++n}` }) });
+  const here = routeAgent(t.path, "Mixed");
+  const home = join(t.path, "home");
+  const agent = async (extra: Record<string, string>) => {
+    const a = await loadAgent(here, {
+      runtime: { cwd: t.path, env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x", ...extra } },
+      options: { backend: "openai", url: srv.url, model: "m", persist: false },
+    });
+    current(a).push({ role: "user", content: "q" });
+    return a;
+  };
+  const [cached, fresh] = [await agent({}), await agent({ SCOUT_NO_ASK_CACHE: "true" })];
+  const [rc, rf] = await Promise.all([chat(cached), chat(fresh)]);
+  assert.equal(srv.requests.length, 2);
+  assert.notEqual(rc.job?.path, rf.job?.path);
+});
+
+Deno.test("reruns and toolsets share the ask task's dependencies", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "ok" }) });
+  const here = join(t.path, "Agent", "Dep");
+  put(here, "start_chat", "system: hi\n");
+  put(
+    here,
+    "workflow.ts",
+    `export default (api) => {
+  const ask = api.chatTask("ask", async ({ agent, chat }) => await agent(${
+      JSON.stringify(here)
+    }, { chat: chat() })).ask;
+  return api.workflow("Dep", { tasks: {
+    prep: { type: "string", inputs: { corpus: { type: "string", default: "big" } }, run: () => "prepared" },
+    ask: { ...ask, deps: [{ task: "prep", inputs: { corpus: "all" } }] },
+  } });
+};\n`,
+  );
+  clearAgentCache();
+  const env = { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "sk-x" };
+  const names: string[] = [];
+  for (
+    const [tools, extra] of [[undefined, {}], [recorded("calc", []), {}], [undefined, {
+      SCOUT_NO_ASK_CACHE: "true",
+    }]] as const
+  ) {
+    const a = await loadAgent(here, {
+      runtime: { cwd: t.path, env: { ...env, ...extra } },
+      options: { backend: "openai", url: srv.url, model: "m", persist: false },
+    });
+    current(a).push({ role: "user", content: "q" });
+    names.push((await chat(a, tools ? { tools } : {})).job!.name);
+  }
+  assert.deepEqual(
+    names.map((n) => n.replace(/_[0-9a-f]{32}\.chat$/, "").replace(/-[0-9a-f]{12}/, "-H")),
+    [
+      "Default",
+      "tools-H",
+      "rerun-2",
+    ],
+  );
+  const preps = readdirSync(join(env.SCOUT_HOME, "var", "jobs", "Dep", "prep"));
+  assert.deepEqual(
+    preps.filter((f) => !f.endsWith(".info") && !f.endsWith(".files")).length,
+    1,
+    preps.join(", "),
+  );
+});
+
+Deno.test("processException on the task route, nothing paid before the failure: the job reruns in place, one receipt", async () => {
+  await using t = await tempDir();
+  let calls = 0;
+  await using srv = await startProviderServer({
+    fallback: () =>
+      ++calls === 1
+        ? { status: 400, message: "broke" }
+        : { text: "done", usage: { pt: 10, ct: 5 } },
+  });
+  const here = routeAgent(t.path, "PeNo");
+  const env = { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "sk-x" };
+  const a = await loadAgent(here, {
+    runtime: { cwd: t.path, env },
+    options: { backend: "openai", url: srv.url, model: "m", max_retries: 0, persist: false },
+  });
+  let retried = 0;
+  a.processException = () => ++retried === 1;
+  current(a).push({ role: "user", content: "q" });
+  assert.equal((await chat(a)).text, "done");
+  const receipts = current(a).filter((m) => m.role === "meta");
+  assert.equal(receipts.length, 1, print(current(a)));
+  assert.equal(askJobs(env.SCOUT_HOME, "PeNo").length, 1);
+});

@@ -270,6 +270,11 @@ Deno.test("dependencies: propagation, fixed options, fromInput/fromDep, jobname,
   assert.match(named.deps[0]!.name, /^bob_[0-9a-f]{32}$/);
   assert.match(named.name, /^bob_[0-9a-f]{32}$/);
   assert.equal(createJob(W, "named", { inputs: { who: "bob" }, store: st }).name, "bob");
+  // a name for this job alone: its dependencies are those of the Default job
+  const own = createJob(W, "fixed", { jobname: "rerun-2", nameDependencies: false, store: st });
+  assert.equal(own.id, "rerun-2");
+  assert.equal(own.deps[0]!.path, fixed.deps[0]!.path);
+  assert.equal(createJob(W, "fixed", { jobname: "rerun-2", store: st }).deps[0]!.id, "rerun-2");
   const ud = createJob(W, "usesDep", { store: st });
   assert.equal(ud.deps[1]!.id, "other");
   assert.equal(ud.deps[1]!.inputs.n, ud.deps[0]); // the job itself is the input value
