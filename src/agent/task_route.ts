@@ -15,9 +15,6 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type Dirent, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
 import { project } from "../chat/project.ts";
 import type { Message } from "../chat/types.ts";
@@ -29,15 +26,9 @@ import { isDone } from "../workflow/context.ts";
 import { createJob } from "../workflow/job.ts";
 import type { Job } from "../workflow/job_types.ts";
 import { loadJobResult, produceJob } from "../workflow/run.ts";
-import { readJobInfoSync } from "../workflow/info.ts";
-import { jobPresent } from "../workflow/state.ts";
-import { filesDir } from "../workflow/store.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { ownTools } from "./own_tools.ts";
-import { isBoundTool } from "./bound_tools.ts";
-import { canonicalJson } from "../llm/cache_key.ts";
-import { providerDefinitions } from "../tools/registry.ts";
-import { md5hex } from "../util/hash.ts";
+import { cachedJob, hold, type MakeJob, runName, toolsName, uncachedJob } from "./ask_jobs.ts";
 import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
 
 /** What a task-route ask passes down to the job it produces. */
@@ -174,144 +165,6 @@ export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[
     }
   }
   return out;
-}
-
-/** The job of a task-route ask's inputs for its n-th run (n ≥ 1, {@link runName}). */
-type MakeJob = (n: number) => Job;
-
-/**
- * The job name of the n-th run of an ask's inputs: the first takes `base`
- * (none: the default name), later ones `rerun-<n>` after it.
- *
- * @param base the first run's name, if not the default
- * @param n the run (1 for the first)
- * @returns the name, or undefined for the default
- */
-function runName(base: string | undefined, n: number): string | undefined {
-  if (n === 1) return base;
-  return base === undefined ? `rerun-${n}` : `${base}-rerun-${n}`;
-}
-
-/**
- * The job name of an ask given tools (the call's, the agent's `tools`
- * option): `tools-<digest of their definitions>`, none without them. Handlers
- * reach the job's agent in memory, not through its chat, so the chat alone
- * would give two asks with different tools one job (the later one answered
- * with tools it never had, or, run at once, with the other's tool outputs);
- * in Ruby they went into the chat as `sticky_option` lines. Definitions (what
- * the model sees) decide, as in the inference cache's keys. Agent-bound
- * tools (`socialize`'s `ask`, `delegate` hand-offs) do not: the agent's own
- * `agent.ts` registers them again in the job (the example Planner's
- * `hand_off_to_Critic`).
- *
- * @param tools the tools the ask was given
- * @returns the name, or undefined
- */
-function toolsName(tools: ToolRegistry): string | undefined {
-  const own = new Map([...tools].filter(([, entry]) => !isBoundTool(entry)));
-  if (own.size === 0) return undefined;
-  const defs = providerDefinitions(own).map((d) => canonicalJson(d)).sort();
-  return `tools-${md5hex(defs.join("\n")).slice(0, 12)}`;
-}
-
-/**
- * Job paths the asks of this process run and have not finished (how many
- * asks each): nothing of such a job may be on disk yet, so an uncached ask
- * must not pick one (it would share its run: one answer, one request).
- */
-const running = new Map<string, number>();
-
-function hold(path: string): () => void {
-  running.set(path, (running.get(path) ?? 0) + 1);
-  return () => {
-    const left = running.get(path)! - 1;
-    if (left > 0) running.set(path, left);
-    else running.delete(path);
-  };
-}
-
-/**
- * The job an uncached ask runs as (`--no-cache`, `SCOUT_NO_ASK_CACHE=true`):
- * the job of its inputs when no earlier run left anything of it, else the
- * first free `rerun-<n>` job (n ≥ 2) of the same inputs. Ruby cleans the job
- * and reruns it in place; but the chats saved by earlier runs hold
- * `meta job=` receipts naming that job, whose logs are the evidence of their
- * tokens (`provenance.md`), so a rerun must not replace them ([TS-FIX]).
- * Nor one another ask of this process is running ({@link running}).
- *
- * @param make builds the job of the n-th run of these inputs
- * @returns a job nothing is on disk for yet
- */
-function uncachedJob(make: MakeJob): Job {
-  let job = make(1);
-  for (let n = 2; jobPresent(job.path) || running.has(job.path); n++) job = make(n);
-  return job;
-}
-
-/** Meta records of what a run paid for (an inference, a job it ran) in a chat text. */
-function paidMetas(text: string): number {
-  return parse(text).filter((m) =>
-    m.role === "meta" && /(^|\s)(inference_id|job)=/.test(String(m.content))
-  ).length;
-}
-
-/** The `.chat` files under `dir`, with their paths relative to it. */
-function chatFiles(dir: string, rel = ""): { path: string; rel: string }[] {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(join(dir, rel), { withFileTypes: true });
-  } catch {
-    return []; // no logs
-  }
-  return entries.flatMap((e) => {
-    const r = join(rel, e.name);
-    if (e.isDirectory()) return chatFiles(dir, r);
-    return e.name.endsWith(".chat") ? [{ path: join(dir, r), rel: r }] : [];
-  });
-}
-
-/**
- * Whether a job's logs hold evidence of what its run paid for: a meta record
- * of an inference (`inference_id=`) or of a job it ran (`job=`) that its
- * input did not already hold. The job's agent's log (`log/agent.chat`) starts
- * with the input (earlier turns' receipts); every other log (its specialists',
- * `log/society/…`) is the run's own.
- */
-function holdsEvidence(job: Job): boolean {
-  const given = paidMetas(String(job.inputs.chat ?? ""));
-  const logs = join(filesDir(job.path), "log");
-  return chatFiles(logs).some(({ path, rel }) => {
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch {
-      return false;
-    }
-    return paidMetas(text) > (rel === "agent.chat" ? given : 0);
-  });
-}
-
-/**
- * The job a cached ask runs as: the first of its inputs' jobs (the default,
- * then `rerun-<n>`) that an earlier run did not leave failed with evidence.
- * A job in error (or aborted) whose logs hold what it paid for
- * ({@link holdsEvidence}) is kept, not rerun in place as Ruby does: the
- * failed run's `meta job=` marker names those logs ([TS-FIX], as
- * {@link uncachedJob}). Any other job — done, absent, running, failed before
- * paying for anything (rerun in place, or reported, as Ruby does) — is the
- * one to produce.
- *
- * @param make builds the job of the n-th run of these inputs
- * @returns the job
- */
-function cachedJob(make: MakeJob): Job {
-  for (let n = 1;; n++) {
-    const job = make(n);
-    if (isDone(job) || !jobPresent(job.path)) return job;
-    const { info } = readJobInfoSync(job.path);
-    const failed = info?.status === "error" || info?.status === "aborted";
-    if (!failed || !holdsEvidence(job)) return job;
-  }
 }
 
 /**
