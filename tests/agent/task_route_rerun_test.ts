@@ -29,6 +29,35 @@ function routeAgent(dir: string, name: string, startChat = `system: You are ${na
   return here;
 }
 
+/**
+ * The agent at `here` loaded against the loopback provider at `url`, asked
+ * "q" next; with `retryOnce`, its processException retries the first failure.
+ */
+async function askingAgent(
+  here: string,
+  cwd: string,
+  env: Record<string, string>,
+  url: string,
+  { retryOnce = false } = {},
+) {
+  const a = await loadAgent(here, {
+    runtime: { cwd, env },
+    options: {
+      backend: "openai",
+      url,
+      model: "m",
+      persist: false,
+      ...(retryOnce ? { max_retries: 0 } : {}),
+    },
+  });
+  if (retryOnce) {
+    let retried = 0;
+    a.processException = () => ++retried === 1;
+  }
+  current(a).push({ role: "user", content: "q" });
+  return a;
+}
+
 /** The `ask` jobs of a workflow (their info files' names, sorted). */
 function askJobs(home: string, workflow: string): string[] {
   return readdirSync(join(home, "var", "jobs", workflow, "ask"))
@@ -56,13 +85,7 @@ for (const noRecoverable of [false, true]) {
       OPENAI_API_KEY: "sk-x",
     };
     if (noRecoverable) env.SCOUT_NO_RECOVERABLE_ERROR = "true";
-    const a = await loadAgent(here, {
-      runtime: { cwd: t.path, env },
-      options: { backend: "openai", url: srv.url, model: "m", max_retries: 0, persist: false },
-    });
-    let retried = 0;
-    a.processException = () => ++retried === 1;
-    current(a).push({ role: "user", content: "q" });
+    const a = await askingAgent(here, t.path, env, srv.url, { retryOnce: true });
     assert.equal((await chat(a)).text, "done");
     const receipts = current(a).filter((m) => m.role === "meta").map((m) => String(m.content));
     assert.equal(receipts.length, 2);
@@ -102,12 +125,7 @@ Deno.test("two concurrent uncached task-route asks of the same chat run as two j
     SCOUT_NO_ASK_CACHE: "true",
   };
   const agent = async () => {
-    const a = await loadAgent(here, {
-      runtime: { cwd: t.path, env },
-      options: { backend: "openai", url: srv.url, model: "m", persist: false },
-    });
-    current(a).push({ role: "user", content: "q" });
-    return a;
+    return await askingAgent(here, t.path, env, srv.url);
   };
   const [a, b] = [await agent(), await agent()];
   const [ra, rb] = await Promise.all([chat(a), chat(b)]);
@@ -142,12 +160,7 @@ Deno.test("asks given different tools run as different jobs (at once, or one aft
   const env = { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "sk-x" };
   const ran: string[] = [];
   const agent = async () => {
-    const a = await loadAgent(here, {
-      runtime: { cwd: t.path, env },
-      options: { backend: "openai", url: srv.url, model: "m", persist: false },
-    });
-    current(a).push({ role: "user", content: "q" });
-    return a;
+    return await askingAgent(here, t.path, env, srv.url);
   };
   const outputs = (r: { messages: { role: string; content: unknown }[] }) =>
     r.messages.filter((m) => m.role === "function_call_output").map((m) => String(m.content));
@@ -206,14 +219,8 @@ Deno.test("an uncached ask next to a cached one of the same chat runs its own jo
   await using srv = await startProviderServer({ fallback: () => ({ text: `answer ${++n}` }) });
   const here = routeAgent(t.path, "Mixed");
   const home = join(t.path, "home");
-  const agent = async (extra: Record<string, string>) => {
-    const a = await loadAgent(here, {
-      runtime: { cwd: t.path, env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x", ...extra } },
-      options: { backend: "openai", url: srv.url, model: "m", persist: false },
-    });
-    current(a).push({ role: "user", content: "q" });
-    return a;
-  };
+  const agent = (extra: Record<string, string>) =>
+    askingAgent(here, t.path, { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x", ...extra }, srv.url);
   const [cached, fresh] = [await agent({}), await agent({ SCOUT_NO_ASK_CACHE: "true" })];
   const [rc, rf] = await Promise.all([chat(cached), chat(fresh)]);
   assert.equal(srv.requests.length, 2);
@@ -246,11 +253,7 @@ Deno.test("reruns and toolsets share the ask task's dependencies", async () => {
       SCOUT_NO_ASK_CACHE: "true",
     }]] as const
   ) {
-    const a = await loadAgent(here, {
-      runtime: { cwd: t.path, env: { ...env, ...extra } },
-      options: { backend: "openai", url: srv.url, model: "m", persist: false },
-    });
-    current(a).push({ role: "user", content: "q" });
+    const a = await askingAgent(here, t.path, { ...env, ...extra }, srv.url);
     names.push((await chat(a, tools ? { tools } : {})).job!.name);
   }
   assert.deepEqual(
@@ -280,13 +283,7 @@ Deno.test("processException on the task route, nothing paid before the failure: 
   });
   const here = routeAgent(t.path, "PeNo");
   const env = { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "sk-x" };
-  const a = await loadAgent(here, {
-    runtime: { cwd: t.path, env },
-    options: { backend: "openai", url: srv.url, model: "m", max_retries: 0, persist: false },
-  });
-  let retried = 0;
-  a.processException = () => ++retried === 1;
-  current(a).push({ role: "user", content: "q" });
+  const a = await askingAgent(here, t.path, env, srv.url, { retryOnce: true });
   assert.equal((await chat(a)).text, "done");
   const receipts = current(a).filter((m) => m.role === "meta");
   assert.equal(receipts.length, 1, print(current(a)));
