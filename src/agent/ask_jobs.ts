@@ -9,6 +9,7 @@
  */
 import { type Dirent, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseMeta } from "../chat/meta.ts";
 import { parse } from "../chat/parse.ts";
 import { canonicalJson } from "../llm/cache_key.ts";
 import { providerDefinitions } from "../tools/registry.ts";
@@ -21,8 +22,12 @@ import { jobPresent } from "../workflow/state.ts";
 import { filesDir } from "../workflow/store.ts";
 import { isBoundTool } from "./bound_tools.ts";
 
-/** The job of a task-route ask's inputs for its n-th run (n ≥ 1, {@link runName}). */
-export type MakeJob = (n: number) => Job;
+/**
+ * The job of a task-route ask's inputs for its n-th run (n ≥ 1,
+ * {@link runName}); `named`: its dependencies take its name too (else they
+ * are those of the first run, shared).
+ */
+export type MakeJob = (n: number, named: boolean) => Job;
 
 /**
  * The job name of the n-th run of an ask's inputs: the first takes `base`
@@ -82,79 +87,107 @@ export function hold(path: string): () => void {
  * and reruns it in place; but the chats saved by earlier runs hold
  * `meta job=` receipts naming that job, whose logs are the evidence of their
  * tokens (`provenance.md`), so a rerun must not replace them ([TS-FIX]).
- * Nor one that another ask of this process is running ({@link running}).
+ * Nor one that another ask of this process is running ({@link running}), nor
+ * one whose dependencies would rerun a failed job's evidence in place.
  *
  * @param make builds the job of the n-th run of these inputs
  * @returns a job nothing is on disk for yet
  */
 export function uncachedJob(make: MakeJob): Job {
-  let job = make(1);
-  for (let n = 2; jobPresent(job.path) || running.has(job.path); n++) job = make(n);
-  return job;
+  return firstRun(make, (job) => !jobPresent(job.path) && !running.has(job.path));
 }
 
-/** Meta records of what a run paid for (an inference, a job it ran) in a chat text. */
-function paidMetas(text: string): number {
-  return parse(text).filter((m) =>
-    m.role === "meta" && /(^|\s)(inference_id|job)=/.test(String(m.content))
-  ).length;
+/**
+ * The job a cached ask runs as: the first of its inputs' jobs (the default,
+ * then `rerun-<n>`) that is done, or that an earlier run did not leave failed
+ * with evidence. A job in error (or aborted) whose logs hold what it paid for
+ * ({@link holdsEvidence}), or with such a dependency, is kept, not rerun in
+ * place as Ruby does: the failed run's `meta job=` marker names those logs
+ * ([TS-FIX], as {@link uncachedJob}). Any other job — absent, running, failed
+ * before paying for anything (rerun in place, or reported, as Ruby does) — is
+ * the one to produce.
+ *
+ * @param make builds the job of the n-th run of these inputs
+ * @returns the job
+ */
+export function cachedJob(make: MakeJob): Job {
+  return firstRun(make, (job) => isDone(job) || !keptFailure(job, false));
 }
 
-/** The `.chat` files under `dir`, with their paths relative to it. */
-function chatFiles(dir: string, rel = ""): { path: string; rel: string }[] {
+/**
+ * The first run's job that `fits` and would rerun no kept failure of a
+ * dependency: for n ≥ 2 first with the first run's dependencies, then with
+ * its own (named after it).
+ */
+function firstRun(make: MakeJob, fits: (job: Job) => boolean): Job {
+  for (let n = 1;; n++) {
+    for (const named of n === 1 ? [false] : [false, true]) {
+      const job = make(n, named);
+      if (fits(job) && (isDone(job) || !keptFailure(job, true))) return job;
+    }
+  }
+}
+
+/**
+ * Whether producing `job` would rerun in place a failed job whose logs hold
+ * evidence ({@link holdsEvidence}): the job itself, unless `depsOnly`, or a
+ * dependency that is not done, at any depth.
+ */
+function keptFailure(job: Job, depsOnly: boolean, seen = new Set<string>()): boolean {
+  if (seen.has(job.path) || isDone(job)) return false;
+  seen.add(job.path);
+  if (!depsOnly && jobPresent(job.path)) {
+    const { info } = readJobInfoSync(job.path);
+    const failed = info?.status === "error" || info?.status === "aborted";
+    if (failed && holdsEvidence(job)) return true;
+  }
+  return job.deps.some((d) => keptFailure(d, false, seen));
+}
+
+/** What the meta records of a chat text are evidence of: inference ids and job references. */
+function paidMetas(text: string): string[] {
+  const out: string[] = [];
+  for (const m of parse(text)) {
+    if (m.role !== "meta") continue;
+    const meta = parseMeta(String(m.content));
+    if (meta.inference_id !== undefined && meta.inference_id !== "") {
+      out.push(`i ${meta.inference_id}`);
+    } else if (meta.job !== undefined && meta.job !== "") out.push(`j ${meta.job}`);
+  }
+  return out;
+}
+
+/** The `.chat` files under `dir`. */
+function chatFiles(dir: string): string[] {
   let entries: Dirent[];
   try {
-    entries = readdirSync(join(dir, rel), { withFileTypes: true });
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return []; // no logs
   }
   return entries.flatMap((e) => {
-    const r = join(rel, e.name);
-    if (e.isDirectory()) return chatFiles(dir, r);
-    return e.name.endsWith(".chat") ? [{ path: join(dir, r), rel: r }] : [];
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return chatFiles(path);
+    return e.name.endsWith(".chat") ? [path] : [];
   });
 }
 
 /**
  * Whether a job's logs hold evidence of what its run paid for: a meta record
- * of an inference (`inference_id=`) or of a job it ran (`job=`) that its
- * input did not already hold. The job's agent's log (`log/agent.chat`) starts
- * with the input (earlier turns' receipts); every other log (its specialists',
- * `log/society/…`) is the run's own.
+ * of an inference (its `inference_id`) or of a job it ran (`job=`) that its
+ * input chat does not hold — the logs start from the input (earlier turns'
+ * receipts), a start chat or an import may repeat its records, a body may
+ * drop some: records are compared, not counted.
  */
 function holdsEvidence(job: Job): boolean {
-  const given = paidMetas(String(job.inputs.chat ?? ""));
-  const logs = join(filesDir(job.path), "log");
-  return chatFiles(logs).some(({ path, rel }) => {
+  const given = new Set(paidMetas(String(job.inputs.chat ?? "")));
+  return chatFiles(join(filesDir(job.path), "log")).some((path) => {
     let text: string;
     try {
       text = readFileSync(path, "utf8");
     } catch {
       return false;
     }
-    return paidMetas(text) > (rel === "agent.chat" ? given : 0);
+    return paidMetas(text).some((id) => !given.has(id));
   });
-}
-
-/**
- * The job a cached ask runs as: the first of its inputs' jobs (the default,
- * then `rerun-<n>`) that an earlier run did not leave failed with evidence.
- * A job in error (or aborted) whose logs hold what it paid for
- * ({@link holdsEvidence}) is kept, not rerun in place as Ruby does: the
- * failed run's `meta job=` marker names those logs ([TS-FIX], as
- * {@link uncachedJob}). Any other job — done, absent, running, failed before
- * paying for anything (rerun in place, or reported, as Ruby does) — is the
- * one to produce.
- *
- * @param make builds the job of the n-th run of these inputs
- * @returns the job
- */
-export function cachedJob(make: MakeJob): Job {
-  for (let n = 1;; n++) {
-    const job = make(n);
-    if (isDone(job) || !jobPresent(job.path)) return job;
-    const { info } = readJobInfoSync(job.path);
-    const failed = info?.status === "error" || info?.status === "aborted";
-    if (!failed || !holdsEvidence(job)) return job;
-  }
 }

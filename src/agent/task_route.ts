@@ -191,14 +191,14 @@ export async function askTaskRoute(
   const runtime = inheritedRuntime(agent, options);
   const tools = ownTools(agent, options.tools);
   const base = toolsName(tools);
-  const make: MakeJob = (n) => {
+  const make: MakeJob = (n, named) => {
     const jobname = runName(base, n);
     return createJob(wf, "ask", {
       inputs: { chat: print(chat) },
       env,
       ...(cwd !== undefined ? { cwd } : {}),
-      // a rerun's or a toolset's name is this job's alone: its dependencies are shared
-      ...(jobname !== undefined ? { jobname, nameDependencies: false } : {}),
+      // a rerun's or a toolset's name is this job's alone unless its dependencies need their own
+      ...(jobname !== undefined ? { jobname, nameDependencies: named } : {}),
     });
   };
   // --no-cache asks again: the job's answer is a cache too, but not one to throw away

@@ -1,0 +1,168 @@
+/**
+ * What counts as the evidence of a failed task-route `ask` job (its logs'
+ * meta records of inferences and jobs that its input chat does not hold) and
+ * of its dependencies: a rerun — cached or `--no-cache` — never runs such a
+ * job again in place, so `llm prov` of the saved chat counts every paid
+ * inference once; a failure that paid nothing is rerun in place.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { clearAgentCache } from "../../src/agent/load.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { type RecordedRequest, startProviderServer } from "../support/provider_server.ts";
+import { wire } from "./delegation_support.ts";
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+/** Each inference is billed 15 tokens; an HTTP 400 bills nothing. */
+const USAGE = { pt: 10, ct: 5 };
+const billed = (reqs: RecordedRequest[], failed: number) => (reqs.length - failed) * 15;
+
+/** The agent FU (a workflow `FU` whose tasks are `tasks`), its endpoint on `url`. */
+function setUp(dir: string, url: string, tasks: (here: string) => string, startChat: string) {
+  const home = join(dir, "home");
+  const here = join(dir, "Agent", "FU");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${url}\nmodel: m\nmax_retries: 0\n`);
+  put(here, "start_chat", startChat);
+  put(
+    here,
+    "workflow.ts",
+    `export default (api) => {
+  const H = ${JSON.stringify(here)};
+  return api.workflow("FU", { tasks: { ${tasks(here)},
+    noop: { type: "string", inputs: {}, run: () => "ok" } }, exports: { exec: ["noop"] } });
+};\n`,
+  );
+  clearAgentCache();
+  return {
+    home,
+    run: (...args: string[]) =>
+      runMain(["agent", "ask", "FU", ...args], {
+        env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" },
+        cwd: dir,
+      }),
+    prov: async (file: string) => {
+      const r = await runMain(["llm", "prov", "--json", file], {
+        env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" },
+        cwd: dir,
+      });
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout).totals.deduplicated_total.tt as number;
+    },
+    jobs: (task: string) =>
+      readdirSync(join(home, "var", "jobs", "FU", task)).filter((f) => f.endsWith(".info")).sort(),
+  };
+}
+
+const chatTask = (name: string, chat = "chat()") =>
+  `...api.chatTask(${
+    JSON.stringify(name)
+  }, async ({ agent, chat }) => await agent(H, { chat: ${chat} }))`;
+
+for (const flags of [[], ["--no-cache"]]) {
+  Deno.test(`a dependency that paid and failed is not rerun in place by a later run ${flags.join(" ") || "(cached)"}`, async () => {
+    await using t = await tempDir();
+    let preFails = 1;
+    await using srv = await startProviderServer({
+      fallback: (req) => {
+        const msgs = wire(req);
+        if (!msgs.some((m) => m.role === "user" && String(m.content).includes("PREP"))) {
+          return { text: "done", usage: USAGE };
+        }
+        if (msgs.at(-1)!.role !== "tool") {
+          return {
+            toolCalls: [{ name: "noop", id: `p${msgs.length}`, arguments: {} }],
+            usage: USAGE,
+          };
+        }
+        return preFails-- > 0
+          ? { status: 400, message: "pre broke" }
+          : { text: "ready", usage: USAGE };
+      },
+    });
+    const fu = setUp(
+      t.path,
+      srv.url,
+      () =>
+        `${
+          chatTask("pre")
+        }, ask: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(H, { chat: chat() })).ask, deps: [{ task: "pre", inputs: { chat: "user:\\n\\nPREP\\n" } }] }`,
+      "system: hi\n\nendpoint: ep\n",
+    );
+    assert.equal((await fu.run("-o", "out.chat", "q")).code, 1); // pre paid one round, then failed
+    const r = await fu.run(...flags, "-o", "out.chat", "q");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(fu.jobs("pre").length, 2, fu.jobs("pre").join(", "));
+    assert.equal(await fu.prov("out.chat"), billed(srv.requests, 1));
+  });
+}
+
+Deno.test("a body that gives its agent a trimmed chat: a paid failure is still kept (records compared, not counted)", async () => {
+  await using t = await tempDir();
+  let fail = true;
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = wire(req);
+      if (msgs.at(-1)!.role !== "tool") {
+        return {
+          toolCalls: [{ name: "noop", id: `k${msgs.length}`, arguments: {} }],
+          usage: USAGE,
+        };
+      }
+      if (msgs.filter((m) => m.role === "tool").length === 1) {
+        return {
+          toolCalls: [{ name: "noop", id: `j${msgs.length}`, arguments: {} }],
+          usage: USAGE,
+        };
+      }
+      return fail ? { status: 400, message: "broke" } : { text: "done", usage: USAGE };
+    },
+  });
+  const fu = setUp(
+    t.path,
+    srv.url,
+    () => chatTask("ask", `chat().filter((m) => m.role !== "meta")`),
+    "system: You help\n\nendpoint: ep\n",
+  );
+  const receipt = (d: string) => `meta:\n\njob=FU/ask/Default_${d.repeat(8)}.chat\n\n`;
+  put(
+    t.path,
+    "conv.chat",
+    `user:\n\nfirst\n\n${receipt("0123")}assistant:\n\na1\n\nuser:\n\nsecond\n\n${
+      receipt("4567")
+    }assistant:\n\na2\n\n`,
+  );
+  // two paid rounds, then a failure: as many paid records as the input's two receipts
+  assert.equal((await fu.run("-c", "conv.chat", "-o", "out.chat", "third")).code, 1);
+  fail = false;
+  assert.equal((await fu.run("-c", "conv.chat", "-o", "out.chat", "third")).code, 0);
+  assert.deepEqual(fu.jobs("ask").map((f) => f.split("_")[0]), ["Default", "rerun-2"]);
+  assert.equal(await fu.prov("out.chat"), billed(srv.requests, 1));
+});
+
+Deno.test("a body that logs in a subdirectory and fails before paying: rerun in place", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "never" }) });
+  const fu = setUp(
+    t.path,
+    srv.url,
+    (here) =>
+      `...api.chatTask("ask", async (ctx) => {
+  const a = await ctx.agent(${JSON.stringify(here)}, { chat: ctx.chat() });
+  try { await a.chat(); return a; } finally { await ctx.logAgent(a, "attempt-1"); }
+})`,
+    "system: You help\n\nendpoint: missing\n",
+  );
+  put(
+    t.path,
+    "conv.chat",
+    "user:\n\nfirst\n\nmeta:\n\ninference_id=abc pt=1\n\nassistant:\n\na1\n\n",
+  );
+  for (let i = 0; i < 3; i++) assert.equal((await fu.run("-c", "conv.chat", "again")).code, 1);
+  assert.equal(fu.jobs("ask").length, 1, fu.jobs("ask").join(", "));
+  assert.equal(srv.requests.length, 0);
+});
