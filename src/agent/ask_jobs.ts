@@ -18,7 +18,7 @@ import { md5hex } from "../util/hash.ts";
 import { isDone } from "../workflow/context.ts";
 import { readJobInfoSync } from "../workflow/info.ts";
 import type { Job } from "../workflow/job_types.ts";
-import { jobPresent } from "../workflow/state.ts";
+import { isRecoverableError, jobPresent } from "../workflow/state.ts";
 import { filesDir } from "../workflow/store.ts";
 import { isBoundTool } from "./bound_tools.ts";
 
@@ -91,10 +91,11 @@ export function hold(path: string): () => void {
  * one whose dependencies would rerun a failed job's evidence in place.
  *
  * @param make builds the job of the n-th run of these inputs
+ * @param env the environment (which errors are recoverable)
  * @returns a job nothing is on disk for yet
  */
-export function uncachedJob(make: MakeJob): Job {
-  return firstRun(make, (job) => !jobPresent(job.path) && !running.has(job.path));
+export function uncachedJob(make: MakeJob, env: Env): Job {
+  return firstRun(make, env, (job) => !jobPresent(job.path) && !running.has(job.path));
 }
 
 /**
@@ -108,40 +109,78 @@ export function uncachedJob(make: MakeJob): Job {
  * the one to produce.
  *
  * @param make builds the job of the n-th run of these inputs
+ * @param env the environment (which errors are recoverable)
  * @returns the job
  */
-export function cachedJob(make: MakeJob): Job {
-  return firstRun(make, (job) => isDone(job) || !keptFailure(job, false));
+export function cachedJob(make: MakeJob, env: Env): Job {
+  return firstRun(make, env, (job) => isDone(job) || !failedWithEvidence(job, null));
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * The first run's job that `fits` and would produce no dependency's kept
+ * failure again in place ({@link keptDependency}): for n ≥ 2 first with the
+ * first run's dependencies, then with its own (named after it). A failure no
+ * name reaches (a dependency with a fixed job name) is produced again, as
+ * Ruby would.
+ */
+function firstRun(make: MakeJob, env: Env, fits: (job: Job) => boolean): Job {
+  for (let n = 1; n <= MAX_RUNS; n++) {
+    const shared = make(n, false);
+    if (!fits(shared)) continue;
+    if (isDone(shared) || keptDependency(shared, env) === null) return shared;
+    if (n === 1) continue; // the first run's name does not reach its dependencies
+    const own = make(n, true);
+    const ownBlocked = isDone(own) ? null : keptDependency(own, env);
+    if (ownBlocked === null) {
+      if (fits(own)) return own;
+    } else if (allDeps(shared).has(ownBlocked)) return shared; // renaming does not reach it
+  }
+  return make(1, false); // not reached: every n adds a fresh name; Ruby's choice if it were
+}
+
+/** More runs of one ask's inputs than anyone keeps (a guard, never a limit in use). */
+const MAX_RUNS = 100_000;
+
+/** The paths of a job's dependencies, at any depth. */
+function allDeps(job: Job, out = new Set<string>()): Set<string> {
+  for (const dep of job.deps) {
+    if (out.has(dep.path)) continue;
+    out.add(dep.path);
+    allDeps(dep, out);
+  }
+  return out;
 }
 
 /**
- * The first run's job that `fits` and would rerun no kept failure of a
- * dependency: for n ≥ 2 first with the first run's dependencies, then with
- * its own (named after it).
+ * Whether a job failed (error, aborted; with `env`, only as a run produces
+ * again in place: aborted or a recoverable error, workflow.md §4) and its logs
+ * hold evidence ({@link holdsEvidence}).
  */
-function firstRun(make: MakeJob, fits: (job: Job) => boolean): Job {
-  for (let n = 1;; n++) {
-    for (const named of n === 1 ? [false] : [false, true]) {
-      const job = make(n, named);
-      if (fits(job) && (isDone(job) || !keptFailure(job, true))) return job;
-    }
-  }
+function failedWithEvidence(job: Job, env: Env | null): boolean {
+  if (isDone(job) || !jobPresent(job.path)) return false;
+  const { info } = readJobInfoSync(job.path);
+  const failed = info?.status === "aborted" ||
+    (info?.status === "error" && (env === null || isRecoverableError(info, env)));
+  return failed && holdsEvidence(job);
 }
 
 /**
- * Whether producing `job` would rerun in place a failed job whose logs hold
- * evidence ({@link holdsEvidence}): the job itself, unless `depsOnly`, or a
- * dependency that is not done, at any depth.
+ * The path of a dependency of `job` (at any depth, not done) that producing
+ * `job` would run again in place over the evidence of its failure, or null.
+ * One that failed for good is reported instead (§4: raised, or skipped when
+ * `canfail`), not run again.
  */
-function keptFailure(job: Job, depsOnly: boolean, seen = new Set<string>()): boolean {
-  if (seen.has(job.path) || isDone(job)) return false;
-  seen.add(job.path);
-  if (!depsOnly && jobPresent(job.path)) {
-    const { info } = readJobInfoSync(job.path);
-    const failed = info?.status === "error" || info?.status === "aborted";
-    if (failed && holdsEvidence(job)) return true;
+function keptDependency(job: Job, env: Env, seen = new Set<string>()): string | null {
+  for (const dep of job.deps) {
+    if (seen.has(dep.path) || isDone(dep)) continue;
+    seen.add(dep.path);
+    if (failedWithEvidence(dep, env)) return dep.path;
+    const deeper = keptDependency(dep, env, seen);
+    if (deeper !== null) return deeper;
   }
-  return job.deps.some((d) => keptFailure(d, false, seen));
+  return null;
 }
 
 /** What the meta records of a chat text are evidence of: inference ids and job references. */

@@ -204,7 +204,7 @@ export async function askTaskRoute(
   // --no-cache asks again: the job's answer is a cache too, but not one to throw away
   const uncached = env.SCOUT_NO_ASK_CACHE === "true" || runtime.cache === false;
   // chosen and held with nothing awaited in between: a concurrent uncached ask sees it
-  const job = uncached ? uncachedJob(make) : cachedJob(make);
+  const job = uncached ? uncachedJob(make, env) : cachedJob(make, env);
   const release = hold(job.path);
   try {
     return await runAskJob(agent, job, { options, runtime, tools, env, wf });

@@ -23,8 +23,15 @@ const USAGE = { pt: 10, ct: 5 };
 const billed = (reqs: RecordedRequest[], failed: number) => (reqs.length - failed) * 15;
 
 /** The agent FU (a workflow `FU` whose tasks are `tasks`), its endpoint on `url`. */
-function setUp(dir: string, url: string, tasks: (here: string) => string, startChat: string) {
+function setUp(
+  dir: string,
+  url: string,
+  tasks: (here: string) => string,
+  startChat: string,
+  extraEnv: Record<string, string> = {},
+) {
   const home = join(dir, "home");
+  const env = { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x", ...extraEnv };
   const here = join(dir, "Agent", "FU");
   put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${url}\nmodel: m\nmax_retries: 0\n`);
   put(here, "start_chat", startChat);
@@ -40,16 +47,9 @@ function setUp(dir: string, url: string, tasks: (here: string) => string, startC
   clearAgentCache();
   return {
     home,
-    run: (...args: string[]) =>
-      runMain(["agent", "ask", "FU", ...args], {
-        env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" },
-        cwd: dir,
-      }),
+    run: (...args: string[]) => runMain(["agent", "ask", "FU", ...args], { env, cwd: dir }),
     prov: async (file: string) => {
-      const r = await runMain(["llm", "prov", "--json", file], {
-        env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" },
-        cwd: dir,
-      });
+      const r = await runMain(["llm", "prov", "--json", file], { env, cwd: dir });
       assert.equal(r.code, 0, r.stderr);
       return JSON.parse(r.stdout).totals.deduplicated_total.tt as number;
     },
@@ -63,34 +63,42 @@ const chatTask = (name: string, chat = "chat()") =>
     JSON.stringify(name)
   }, async ({ agent, chat }) => await agent(H, { chat: ${chat} }))`;
 
+/** A provider for FU: `pre` (asked "PREP") pays a round, then fails `preFails` times; `ask` answers. */
+function preFailing(preFails: number) {
+  return startProviderServer({
+    fallback: (req) => {
+      const msgs = wire(req);
+      if (!msgs.some((m) => m.role === "user" && String(m.content).includes("PREP"))) {
+        return { text: "done", usage: USAGE };
+      }
+      if (msgs.at(-1)!.role !== "tool") {
+        return {
+          toolCalls: [{ name: "noop", id: `p${msgs.length}`, arguments: {} }],
+          usage: USAGE,
+        };
+      }
+      return preFails-- > 0
+        ? { status: 400, message: "pre broke" }
+        : { text: "ready", usage: USAGE };
+    },
+  });
+}
+
+/** FU's tasks: `pre`, and `ask` depending on it through `dep` (its options). */
+const askAfterPre = (dep: string) => () =>
+  `${
+    chatTask("pre")
+  }, ask: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(H, { chat: chat() })).ask, deps: [${dep}] }`;
+const PREP = `inputs: { chat: "user:\\n\\nPREP\\n" }`;
+
 for (const flags of [[], ["--no-cache"]]) {
   Deno.test(`a dependency that paid and failed is not rerun in place by a later run ${flags.join(" ") || "(cached)"}`, async () => {
     await using t = await tempDir();
-    let preFails = 1;
-    await using srv = await startProviderServer({
-      fallback: (req) => {
-        const msgs = wire(req);
-        if (!msgs.some((m) => m.role === "user" && String(m.content).includes("PREP"))) {
-          return { text: "done", usage: USAGE };
-        }
-        if (msgs.at(-1)!.role !== "tool") {
-          return {
-            toolCalls: [{ name: "noop", id: `p${msgs.length}`, arguments: {} }],
-            usage: USAGE,
-          };
-        }
-        return preFails-- > 0
-          ? { status: 400, message: "pre broke" }
-          : { text: "ready", usage: USAGE };
-      },
-    });
+    await using srv = await preFailing(1);
     const fu = setUp(
       t.path,
       srv.url,
-      () =>
-        `${
-          chatTask("pre")
-        }, ask: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(H, { chat: chat() })).ask, deps: [{ task: "pre", inputs: { chat: "user:\\n\\nPREP\\n" } }] }`,
+      askAfterPre(`{ task: "pre", ${PREP} }`),
       "system: hi\n\nendpoint: ep\n",
     );
     assert.equal((await fu.run("-o", "out.chat", "q")).code, 1); // pre paid one round, then failed
@@ -99,7 +107,37 @@ for (const flags of [[], ["--no-cache"]]) {
     assert.equal(fu.jobs("pre").length, 2, fu.jobs("pre").join(", "));
     assert.equal(await fu.prov("out.chat"), billed(srv.requests, 1));
   });
+
+  Deno.test(`a dependency with a fixed name that paid and failed is run again in place, as in Ruby ${flags.join(" ") || "(cached)"}`, async () => {
+    await using t = await tempDir();
+    await using srv = await preFailing(1);
+    const dep = `{ task: "pre", jobname: "fixed", ${PREP} }`;
+    const fu = setUp(t.path, srv.url, askAfterPre(dep), "system: hi\n\nendpoint: ep\n");
+    assert.equal((await fu.run("-o", "out.chat", "q")).code, 1);
+    const r = await fu.run(...flags, "-o", "out.chat", "q"); // ends: no name reaches the dependency
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(fu.jobs("pre").map((f) => f.split("_")[0]), ["fixed"]);
+  });
 }
+
+Deno.test("a dependency that failed for good is reported, not run again under a new name", async () => {
+  await using t = await tempDir();
+  await using srv = await preFailing(1);
+  const fu = setUp(
+    t.path,
+    srv.url,
+    askAfterPre(`{ task: "pre", ${PREP} }`),
+    "system: hi\n\nendpoint: ep\n",
+    { SCOUT_NO_RECOVERABLE_ERROR: "true" },
+  );
+  assert.equal((await fu.run("-o", "out.chat", "q")).code, 1);
+  const before = srv.requests.length;
+  const r = await fu.run("-o", "out.chat", "q");
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /pre broke|failed/);
+  assert.equal(srv.requests.length, before);
+  assert.equal(fu.jobs("pre").length, 1);
+});
 
 Deno.test("a body that gives its agent a trimmed chat: a paid failure is still kept (records compared, not counted)", async () => {
   await using t = await tempDir();
