@@ -120,28 +120,33 @@ type Env = Record<string, string | undefined>;
 
 /**
  * The first run's job that `fits` and would produce no dependency's kept
- * failure again in place ({@link keptDependency}): for n ≥ 2 first with the
+ * failure again in place ({@link keptDependencies}): for n ≥ 2 first with the
  * first run's dependencies, then with its own (named after it). A failure no
- * name reaches (a dependency with a fixed job name) is produced again, as
- * Ruby would.
+ * name reaches (a dependency with a fixed job name, one that blocks every
+ * rename) is produced again, as Ruby would; the others are renamed.
  */
 function firstRun(make: MakeJob, env: Env, fits: (job: Job) => boolean): Job {
+  const stuck = new Set<string>(); // kept failures no rename reaches
+  const seen = new Set<string>(); // kept failures that blocked an own-named candidate
   for (let n = 1; n <= MAX_RUNS; n++) {
     const shared = make(n, false);
     if (!fits(shared)) continue;
-    if (isDone(shared) || keptDependency(shared, env) === null) return shared;
+    if (isDone(shared) || keptDependencies(shared, env).size === 0) return shared;
     if (n === 1) continue; // the first run's name does not reach its dependencies
     const own = make(n, true);
-    const ownBlocked = isDone(own) ? null : keptDependency(own, env);
-    if (ownBlocked === null) {
-      if (fits(own)) return own;
-    } else if (allDeps(shared).has(ownBlocked)) return shared; // renaming does not reach it
+    const blocked = isDone(own) ? new Set<string>() : keptDependencies(own, env);
+    const sharedDeps = allDeps(shared);
+    for (const path of blocked) {
+      if (sharedDeps.has(path) || seen.has(path)) stuck.add(path);
+      seen.add(path);
+    }
+    if ([...blocked].every((path) => stuck.has(path)) && fits(own)) return own;
   }
-  return make(1, false); // not reached: every n adds a fresh name; Ruby's choice if it were
+  for (let n = 1;; n++) if (fits(make(n, false))) return make(n, false); // not reached
 }
 
 /** More runs of one ask's inputs than anyone keeps (a guard, never a limit in use). */
-const MAX_RUNS = 100_000;
+const MAX_RUNS = 1000;
 
 /** The paths of a job's dependencies, at any depth. */
 function allDeps(job: Job, out = new Set<string>()): Set<string> {
@@ -167,20 +172,23 @@ function failedWithEvidence(job: Job, env: Env | null): boolean {
 }
 
 /**
- * The path of a dependency of `job` (at any depth, not done) that producing
- * `job` would run again in place over the evidence of its failure, or null.
- * One that failed for good is reported instead (§4: raised, or skipped when
- * `canfail`), not run again.
+ * The paths of the dependencies of `job` (at any depth, not done) that
+ * producing `job` would run again in place over the evidence of their
+ * failure. One that failed for good is reported instead (§4: raised, or
+ * skipped when `canfail`), not run again.
  */
-function keptDependency(job: Job, env: Env, seen = new Set<string>()): string | null {
-  for (const dep of job.deps) {
-    if (seen.has(dep.path) || isDone(dep)) continue;
-    seen.add(dep.path);
-    if (failedWithEvidence(dep, env)) return dep.path;
-    const deeper = keptDependency(dep, env, seen);
-    if (deeper !== null) return deeper;
-  }
-  return null;
+function keptDependencies(job: Job, env: Env): Set<string> {
+  const kept = new Set<string>();
+  const walk = (j: Job, visited: Set<string>) => {
+    for (const dep of j.deps) {
+      if (visited.has(dep.path) || isDone(dep)) continue;
+      visited.add(dep.path);
+      if (failedWithEvidence(dep, env)) kept.add(dep.path);
+      walk(dep, visited);
+    }
+  };
+  walk(job, new Set());
+  return kept;
 }
 
 /** What the meta records of a chat text are evidence of: inference ids and job references. */

@@ -120,6 +120,51 @@ for (const flags of [[], ["--no-cache"]]) {
   });
 }
 
+Deno.test("a dependency whose name follows the ask's only in part: a rename that keeps failing ends the search", async () => {
+  await using t = await tempDir();
+  await using srv = await preFailing(2);
+  // rerun-<n> of the ask names it `rerun`: every own-named candidate meets that failed job
+  const dep =
+    `{ task: "pre", resolve: (jn) => ({ jobname: jn?.split("-")[0], chat: "user:\\n\\nPREP\\n" }) }`;
+  const fu = setUp(t.path, srv.url, askAfterPre(dep), "system: hi\n\nendpoint: ep\n");
+  assert.equal((await fu.run("-o", "out.chat", "q")).code, 1);
+  assert.equal((await fu.run("-o", "out.chat", "q")).code, 1);
+  assert.equal((await fu.run("-o", "out.chat", "q")).code, 0);
+  assert.equal(await fu.prov("out.chat"), billed(srv.requests, 2));
+});
+
+Deno.test("two failed dependencies, one renamable and one with a fixed name: only the fixed one runs again in place", async () => {
+  await using t = await tempDir();
+  let left = { PREP: 1, PREP2: 1 };
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = wire(req);
+      const u = msgs.find((m) => m.role === "user" && String(m.content).includes("PREP"));
+      if (!u) return { text: "done", usage: USAGE };
+      if (msgs.at(-1)!.role !== "tool") {
+        return {
+          toolCalls: [{ name: "noop", id: `p${msgs.length}`, arguments: {} }],
+          usage: USAGE,
+        };
+      }
+      const key = String(u.content).includes("PREP2") ? "PREP2" : "PREP";
+      if (left[key] > 0) {
+        left = { ...left, [key]: left[key] - 1 };
+        return { status: 400, message: "pre broke" };
+      }
+      return { text: "ready", usage: USAGE };
+    },
+  });
+  const deps =
+    `{ task: "pre", inputs: { chat: "user:\\n\\nPREP2\\n" } }, { task: "pre", jobname: "fixed", ${PREP} }`;
+  const fu = setUp(t.path, srv.url, askAfterPre(deps), "system: hi\n\nendpoint: ep\n");
+  assert.equal((await fu.run("-o", "out.chat", "q")).code, 1); // PREP2 pays and fails
+  assert.equal((await fu.run("--no-cache", "-o", "out.chat", "q")).code, 1); // PREP2 afresh; fixed fails
+  assert.equal((await fu.run("--no-cache", "-o", "out.chat", "q")).code, 0);
+  // every paid round counted but the fixed dependency's failed one, run again in place (as Ruby does)
+  assert.equal(await fu.prov("out.chat"), billed(srv.requests, 2) - 15);
+});
+
 Deno.test("a dependency that failed for good is reported, not run again under a new name", async () => {
   await using t = await tempDir();
   await using srv = await preFailing(1);
