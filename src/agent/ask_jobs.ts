@@ -131,7 +131,9 @@ function firstRun(make: MakeJob, env: Env, fits: (job: Job) => boolean): Job {
   for (let n = 1; n <= MAX_RUNS; n++) {
     const shared = make(n, false);
     if (!fits(shared)) continue;
-    if (isDone(shared) || keptDependencies(shared, env).size === 0) return shared;
+    if (isDone(shared)) return shared;
+    const kept = keptDependencies(shared, env);
+    if (kept.size === 0) return shared;
     if (n === 1) continue; // the first run's name does not reach its dependencies
     const own = make(n, true);
     const blocked = isDone(own) ? new Set<string>() : keptDependencies(own, env);
@@ -140,7 +142,11 @@ function firstRun(make: MakeJob, env: Env, fits: (job: Job) => boolean): Job {
       if (sharedDeps.has(path) || seen.has(path)) stuck.add(path);
       seen.add(path);
     }
-    if ([...blocked].every((path) => stuck.has(path)) && fits(own)) return own;
+    if ([...blocked].every((path) => stuck.has(path)) && fits(own)) {
+      // the one that runs fewer failed jobs again in place
+      const fewer = kept.size < blocked.size && [...kept].every((path) => blocked.has(path));
+      return fewer ? shared : own;
+    }
   }
   for (let n = 1;; n++) if (fits(make(n, false))) return make(n, false); // not reached
 }

@@ -165,6 +165,41 @@ Deno.test("two failed dependencies, one renamable and one with a fixed name: onl
   assert.equal(await fu.prov("out.chat"), billed(srv.requests, 2) - 15);
 });
 
+Deno.test("of two candidates that both run a fixed-name failure again, the one that runs no other", async () => {
+  await using t = await tempDir();
+  const fails = { PREP: [true], PREP2: [false, true, false] };
+  const asked = { PREP: 0, PREP2: 0 };
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = wire(req);
+      const u = msgs.find((m) => m.role === "user" && String(m.content).includes("PREP"));
+      if (!u) return { text: "done", usage: USAGE };
+      if (msgs.at(-1)!.role !== "tool") {
+        return {
+          toolCalls: [{ name: "noop", id: `p${msgs.length}`, arguments: {} }],
+          usage: USAGE,
+        };
+      }
+      const key = String(u.content).includes("PREP2") ? "PREP2" : "PREP";
+      return fails[key][asked[key]++]
+        ? { status: 400, message: "pre broke" }
+        : { text: "ready", usage: USAGE };
+    },
+  });
+  // B is `fa` for the first run's name, `fb` for a rerun's; F has a fixed name
+  const deps =
+    `{ task: "pre", resolve: (jn) => ({ jobname: jn === undefined ? "fa" : "fb", chat: "user:\\n\\nPREP2\\n" }) }, { task: "pre", jobname: "fixed", ${PREP} }`;
+  const fu = setUp(t.path, srv.url, askAfterPre(deps), "system: hi\n\nendpoint: ep\n");
+  const codes = [];
+  for (const flags of [[], ["--no-cache"], ["--no-cache"], ["--no-cache"]]) {
+    codes.push((await fu.run(...flags, "-o", "out.chat", "q")).code);
+  }
+  // fa done and F pays and fails; fb pays and fails (F runs again in place); then answers
+  assert.deepEqual(codes, [1, 1, 0, 0]);
+  // lost: F's failed round only; fb's is kept (the shared candidate does not run it again)
+  assert.equal(await fu.prov("out.chat"), billed(srv.requests, 2) - 15);
+});
+
 Deno.test("a dependency that failed for good is reported, not run again under a new name", async () => {
   await using t = await tempDir();
   await using srv = await preFailing(1);
