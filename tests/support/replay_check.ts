@@ -52,7 +52,8 @@ async function missProblem(out: string, digest: string): Promise<string | null> 
 }
 
 /**
- * Runs the check in `base` (a new temporary directory by default).
+ * Runs the check in `base` (by default a new temporary directory, removed
+ * afterwards unless the check failed).
  *
  * @param base working directory
  * @returns report lines and the verdict
@@ -100,6 +101,8 @@ export async function replayCheck(base?: string): Promise<ReplayCheck> {
   lines.push(
     `each of the ${entries.length} cache entries removed in turn: ${named.length} replays fail with not_cached naming it and save no answer`,
   );
+  if (base === undefined && ok) await Deno.remove(dir, { recursive: true }); // its own temp dir
+  else if (base === undefined) lines.push(`kept for inspection: ${dir}`);
   lines.push(ok ? "replay-check: ok" : "replay-check: FAILED");
   return { ok, lines };
 }
