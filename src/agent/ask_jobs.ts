@@ -7,9 +7,7 @@
  *
  * @module
  */
-import { type Dirent, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { parseMeta } from "../chat/meta.ts";
+import { readFileSync } from "node:fs";
 import { parse } from "../chat/parse.ts";
 import { canonicalJson } from "../llm/cache_key.ts";
 import { providerDefinitions } from "../tools/registry.ts";
@@ -19,8 +17,9 @@ import { isDone } from "../workflow/context.ts";
 import { readJobInfoSync } from "../workflow/info.ts";
 import type { Job } from "../workflow/job_types.ts";
 import { isRecoverableError, jobPresent } from "../workflow/state.ts";
-import { filesDir } from "../workflow/store.ts";
+import { jobLogChatsSync } from "../workflow/files.ts";
 import { isBoundTool } from "./bound_tools.ts";
+import { metaEvidence } from "./failed_attempt.ts";
 
 /**
  * The job of a task-route ask's inputs for its n-th run (n ≥ 1,
@@ -148,7 +147,10 @@ function firstRun(make: MakeJob, env: Env, fits: (job: Job) => boolean): Job {
       return fewer ? shared : own;
     }
   }
-  for (let n = 1;; n++) if (fits(make(n, false))) return make(n, false); // not reached
+  for (let n = 1;; n++) { // not reached: the first candidate that fits, as Ruby would take
+    const job = make(n, false);
+    if (fits(job)) return job;
+  }
 }
 
 /** More runs of one ask's inputs than anyone keeps (a guard, never a limit in use). */
@@ -197,34 +199,6 @@ function keptDependencies(job: Job, env: Env): Set<string> {
   return kept;
 }
 
-/** What the meta records of a chat text are evidence of: inference ids and job references. */
-function paidMetas(text: string): string[] {
-  const out: string[] = [];
-  for (const m of parse(text)) {
-    if (m.role !== "meta") continue;
-    const meta = parseMeta(String(m.content));
-    if (meta.inference_id !== undefined && meta.inference_id !== "") {
-      out.push(`i ${meta.inference_id}`);
-    } else if (meta.job !== undefined && meta.job !== "") out.push(`j ${meta.job}`);
-  }
-  return out;
-}
-
-/** The `.chat` files under `dir`. */
-function chatFiles(dir: string): string[] {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return []; // no logs
-  }
-  return entries.flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return chatFiles(path);
-    return e.name.endsWith(".chat") ? [path] : [];
-  });
-}
-
 /**
  * Whether a job's logs hold evidence of what its run paid for: a meta record
  * of an inference (its `inference_id`) or of a job it ran (`job=`) that its
@@ -233,14 +207,15 @@ function chatFiles(dir: string): string[] {
  * drop some: records are compared, not counted.
  */
 function holdsEvidence(job: Job): boolean {
-  const given = new Set(paidMetas(String(job.inputs.chat ?? "")));
-  return chatFiles(join(filesDir(job.path), "log")).some((path) => {
+  const paid = (text: string) => parse(text).flatMap(metaEvidence);
+  const given = new Set(paid(String(job.inputs.chat ?? "")));
+  return jobLogChatsSync(job.path).some((path) => {
     let text: string;
     try {
       text = readFileSync(path, "utf8");
     } catch {
       return false;
     }
-    return paidMetas(text).some((id) => !given.has(id));
+    return paid(text).some((id) => !given.has(id));
   });
 }

@@ -68,18 +68,24 @@ export function failedAttemptRecord(messages: readonly Message[]): Message[] {
  */
 export function withoutRepeats(earlier: readonly Message[], later: readonly Message[]): Message[] {
   const ids = new Set(toolCalls(later).map((c) => c.callId).filter((id) => id !== null));
-  const seen = new Set(later.flatMap(evidenceOf));
+  const seen = new Set(later.flatMap(metaEvidence));
   const dropped = new Set<number>();
   for (const call of toolCalls(earlier)) {
     if (call.callId === null || !ids.has(call.callId)) continue;
     dropped.add(call.callIndex);
     if (call.outputIndex !== null) dropped.add(call.outputIndex);
   }
-  return earlier.filter((m, i) => !dropped.has(i) && !evidenceOf(m).some((id) => seen.has(id)));
+  return earlier.filter((m, i) => !dropped.has(i) && !metaEvidence(m).some((id) => seen.has(id)));
 }
 
-/** What a meta record is evidence of: its inference, or the job it names (`job=`). */
-function evidenceOf(m: Message): string[] {
+/**
+ * What a meta record is evidence of: its inference (`i <inference_id>`), or
+ * the job it names (`j <job>`); nothing for any other message.
+ *
+ * @param m a message
+ * @returns zero or one identity
+ */
+export function metaEvidence(m: Message): string[] {
   if (m.role !== "meta" || typeof m.content !== "string") return [];
   const meta = parseMeta(m.content);
   if (meta.inference_id !== undefined && meta.inference_id !== "") {

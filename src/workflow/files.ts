@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { readdir } from "node:fs/promises";
+import { readdirSync } from "node:fs";
 import { isAbsolute, join, normalize, relative, sep } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { writeFileAtomic } from "../util/fs.ts";
@@ -62,14 +62,26 @@ export async function writeJobFile(
  * @param under optional sub-directory (e.g. `log`)
  * @returns relative paths (relative to `.files/`)
  */
-export async function listJobFiles(jobPath: string, under = ""): Promise<string[]> {
+export function listJobFiles(jobPath: string, under = ""): Promise<string[]> {
+  return Promise.resolve().then(() => listJobFilesSync(jobPath, under));
+}
+
+/**
+ * {@link listJobFiles}, synchronously (a job's files are few: the task
+ * route reads a failed job's logs while it chooses the job to run, with
+ * nothing awaited).
+ *
+ * @param jobPath the job's result path
+ * @param under optional sub-directory (e.g. `log`)
+ * @returns relative paths (relative to `.files/`)
+ */
+export function listJobFilesSync(jobPath: string, under = ""): string[] {
   const base = filesDir(jobPath);
-  const start = under === "" ? base : jobFile(jobPath, under);
   const out: string[] = [];
-  async function walk(dir: string): Promise<void> {
+  const walk = (dir: string): void => {
     let entries;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") return;
@@ -80,11 +92,11 @@ export async function listJobFiles(jobPath: string, under = ""): Promise<string[
     }
     for (const ent of entries) {
       const p = join(dir, ent.name);
-      if (ent.isDirectory()) await walk(p);
+      if (ent.isDirectory()) walk(p);
       else out.push(relative(base, p).split(sep).join("/"));
     }
-  }
-  await walk(start);
+  };
+  walk(under === "" ? base : jobFile(jobPath, under));
   return out.sort();
 }
 
@@ -95,7 +107,17 @@ export async function listJobFiles(jobPath: string, under = ""): Promise<string[
  * @param jobPath the job's result path
  * @returns absolute paths of the log chats
  */
-export async function jobLogChats(jobPath: string): Promise<string[]> {
-  const rels = await listJobFiles(jobPath, "log");
+export function jobLogChats(jobPath: string): Promise<string[]> {
+  return Promise.resolve().then(() => jobLogChatsSync(jobPath));
+}
+
+/**
+ * {@link jobLogChats}, synchronously.
+ *
+ * @param jobPath the job's result path
+ * @returns absolute paths of the log chats
+ */
+export function jobLogChatsSync(jobPath: string): string[] {
+  const rels = listJobFilesSync(jobPath, "log");
   return rels.filter((r) => r.endsWith(".chat")).map((r) => join(filesDir(jobPath), r));
 }
