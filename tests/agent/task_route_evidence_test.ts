@@ -63,26 +63,31 @@ const chatTask = (name: string, chat = "chat()") =>
     JSON.stringify(name)
   }, async ({ agent, chat }) => await agent(H, { chat: ${chat} }))`;
 
-/** A provider for FU: `pre` (asked "PREP") pays a round, then fails `preFails` times; `ask` answers. */
-function preFailing(preFails: number) {
+/**
+ * A provider for FU: `pre` (asked "PREP" or "PREP2") pays a round, then
+ * fails when `fails(key)` says so (else answers); `ask` answers.
+ */
+function preProvider(fails: (key: "PREP" | "PREP2") => boolean) {
   return startProviderServer({
     fallback: (req) => {
       const msgs = wire(req);
-      if (!msgs.some((m) => m.role === "user" && String(m.content).includes("PREP"))) {
-        return { text: "done", usage: USAGE };
-      }
+      const u = msgs.find((m) => m.role === "user" && String(m.content).includes("PREP"));
+      if (!u) return { text: "done", usage: USAGE };
       if (msgs.at(-1)!.role !== "tool") {
         return {
           toolCalls: [{ name: "noop", id: `p${msgs.length}`, arguments: {} }],
           usage: USAGE,
         };
       }
-      return preFails-- > 0
+      return fails(String(u.content).includes("PREP2") ? "PREP2" : "PREP")
         ? { status: 400, message: "pre broke" }
         : { text: "ready", usage: USAGE };
     },
   });
 }
+
+/** {@link preProvider} whose first `preFails` rounds of `pre` fail. */
+const preFailing = (preFails: number) => preProvider(() => preFails-- > 0);
 
 /** FU's tasks: `pre`, and `ask` depending on it through `dep` (its options). */
 const askAfterPre = (dep: string) => () =>
@@ -135,26 +140,8 @@ Deno.test("a dependency whose name follows the ask's only in part: a rename that
 
 Deno.test("two failed dependencies, one renamable and one with a fixed name: only the fixed one runs again in place", async () => {
   await using t = await tempDir();
-  let left = { PREP: 1, PREP2: 1 };
-  await using srv = await startProviderServer({
-    fallback: (req) => {
-      const msgs = wire(req);
-      const u = msgs.find((m) => m.role === "user" && String(m.content).includes("PREP"));
-      if (!u) return { text: "done", usage: USAGE };
-      if (msgs.at(-1)!.role !== "tool") {
-        return {
-          toolCalls: [{ name: "noop", id: `p${msgs.length}`, arguments: {} }],
-          usage: USAGE,
-        };
-      }
-      const key = String(u.content).includes("PREP2") ? "PREP2" : "PREP";
-      if (left[key] > 0) {
-        left = { ...left, [key]: left[key] - 1 };
-        return { status: 400, message: "pre broke" };
-      }
-      return { text: "ready", usage: USAGE };
-    },
-  });
+  const left = { PREP: 1, PREP2: 1 };
+  await using srv = await preProvider((key) => left[key]-- > 0);
   const deps =
     `{ task: "pre", inputs: { chat: "user:\\n\\nPREP2\\n" } }, { task: "pre", jobname: "fixed", ${PREP} }`;
   const fu = setUp(t.path, srv.url, askAfterPre(deps), "system: hi\n\nendpoint: ep\n");
@@ -169,23 +156,7 @@ Deno.test("of two candidates that both run a fixed-name failure again, the one t
   await using t = await tempDir();
   const fails = { PREP: [true], PREP2: [false, true, false] };
   const asked = { PREP: 0, PREP2: 0 };
-  await using srv = await startProviderServer({
-    fallback: (req) => {
-      const msgs = wire(req);
-      const u = msgs.find((m) => m.role === "user" && String(m.content).includes("PREP"));
-      if (!u) return { text: "done", usage: USAGE };
-      if (msgs.at(-1)!.role !== "tool") {
-        return {
-          toolCalls: [{ name: "noop", id: `p${msgs.length}`, arguments: {} }],
-          usage: USAGE,
-        };
-      }
-      const key = String(u.content).includes("PREP2") ? "PREP2" : "PREP";
-      return fails[key][asked[key]++]
-        ? { status: 400, message: "pre broke" }
-        : { text: "ready", usage: USAGE };
-    },
-  });
+  await using srv = await preProvider((key) => fails[key][asked[key]++] === true);
   // B is `fa` for the first run's name, `fb` for a rerun's; F has a fixed name
   const deps =
     `{ task: "pre", resolve: (jn) => ({ jobname: jn === undefined ? "fa" : "fb", chat: "user:\\n\\nPREP2\\n" }) }, { task: "pre", jobname: "fixed", ${PREP} }`;
