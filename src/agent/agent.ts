@@ -15,7 +15,7 @@ import { compile } from "../chat/compile.ts";
 import { extractOptions } from "../chat/options.ts";
 import { parse } from "../chat/parse.ts";
 import type { Message } from "../chat/types.ts";
-import type { OptionLine } from "../chat/written_at.ts";
+import { mergeOptionLines, type OptionLine } from "../chat/written_at.ts";
 import { ScoutError } from "../errors.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import { ask as llmAsk, type AskOptions } from "../llm/ask.ts";
@@ -120,7 +120,10 @@ export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
   }
   // where they were written goes with the ask (an unknown endpoint names its line)
   if (Object.keys(lines).length > 0) {
-    agent.runtime = { ...agent.runtime, optionLines: { ...agent.runtime.optionLines, ...lines } };
+    agent.runtime = {
+      ...agent.runtime,
+      optionLines: mergeOptionLines(agent.runtime.optionLines, lines),
+    };
   }
 }
 
@@ -234,8 +237,8 @@ async function askDirect(
     tools,
     agent: false,
   };
-  const lines = { ...agent.runtime.optionLines, ...options.optionLines }; // the call's win
-  if (Object.keys(lines).length > 0) askOptions.optionLines = lines;
+  const lines = mergeOptionLines(agent.runtime.optionLines, options.optionLines); // the call's win
+  if (lines) askOptions.optionLines = lines;
   const r = await llmAsk(await compiled(agent, chat), askOptions);
   return { text: r.text, messages: r.messages, ask: r };
 }

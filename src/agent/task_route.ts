@@ -16,6 +16,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { print } from "../chat/print.ts";
+import { mergeOptionLines } from "../chat/written_at.ts";
 import { project } from "../chat/project.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
@@ -68,8 +69,6 @@ const INHERITED_RUNTIME = [
   "session",
   // the run's resolver of tool lines: one MCP client per server for the whole run
   "toolResolver",
-  // where the option lines lifted from the start chat were written (an error names the line)
-  "optionLines",
 ] as const;
 
 /**
@@ -119,10 +118,9 @@ function inheritedRuntime(agent: Agent, options: AgentCallOptions): AgentRuntime
     const v = options[k] ?? agent.runtime[k];
     if (v !== undefined) out[k] = v;
   }
-  // the call's lines over the start chat's, as on the direct route
-  if (options.optionLines && agent.runtime.optionLines) {
-    out.optionLines = { ...agent.runtime.optionLines, ...options.optionLines };
-  }
+  // where option lines were written (an error names its line): the call's over the start chat's
+  const lines = mergeOptionLines(agent.runtime.optionLines, options.optionLines);
+  if (lines) out.optionLines = lines;
   return out as AgentRuntime;
 }
 

@@ -98,3 +98,19 @@ export function locateAt(e: unknown, at: WrittenAt | undefined): unknown {
   e.line = at.line;
   return e;
 }
+
+/**
+ * Option lines of two sources, the second's over the first's (a call's over
+ * an agent's start chat's); undefined when neither has any.
+ *
+ * @param under the lower source's lines
+ * @param over the higher source's lines
+ * @returns the merged lines, or undefined
+ */
+export function mergeOptionLines(
+  under: Record<string, OptionLine> | undefined,
+  over: Record<string, OptionLine> | undefined,
+): Record<string, OptionLine> | undefined {
+  if (under === undefined || over === undefined) return over ?? under;
+  return { ...under, ...over };
+}
