@@ -19,6 +19,13 @@ function metas(chat: readonly Message[]): MetaRecord[] {
   return chat.filter((m) => String(m.role) === "meta").map((m) => parseMeta(metaText(m)));
 }
 
+/** The index of the last `meta` message at or before `from`, or -1. */
+function lastMetaAt(chat: readonly Message[], from: number): number {
+  let i = from;
+  while (i >= 0 && String(chat[i]!.role) !== "meta") i--;
+  return i;
+}
+
 /**
  * The current meta of a chat (`inference.md` §4.3): the last `meta` record,
  * with its cumulative `_c` keys taken from the last meta that has any of them
@@ -38,19 +45,16 @@ function metas(chat: readonly Message[]): MetaRecord[] {
  * ```
  */
 export function currentMeta(chat: readonly Message[]): MetaRecord {
-  const all = metas(chat);
-  const last = all[all.length - 1];
-  if (last === undefined) return {};
-  const out: MetaRecord = { ...last };
-  for (let i = all.length - 1; i >= 0; i--) {
-    const m = all[i]!;
-    if (CUMULATIVE_KEYS.some((k) => k in m)) {
-      for (const k of CUMULATIVE_KEYS) {
-        if (k in m) out[k] = m[k]!;
-        else delete out[k];
-      }
-      break;
-    }
+  // From the end: a chat holds a meta per inference, and only the last ones
+  // decide (parsing every one made each ask of a long chat linear in it).
+  let i = lastMetaAt(chat, chat.length - 1);
+  if (i < 0) return {};
+  const out = parseMeta(metaText(chat[i]!)); // a new record: ours to add to
+  for (let m = out; !CUMULATIVE_KEYS.some((k) => k in m);) {
+    i = lastMetaAt(chat, i - 1);
+    if (i < 0) break;
+    m = parseMeta(metaText(chat[i]!));
+    for (const k of CUMULATIVE_KEYS) if (k in m) out[k] = m[k]!;
   }
   return out;
 }
@@ -135,7 +139,7 @@ export function jobPaths(chat: readonly Message[]): string[] {
  * ```
  */
 export function lastJob(chat: readonly Message[]): string | null {
-  const all = metas(chat);
-  const job = all[all.length - 1]?.job;
+  const i = lastMetaAt(chat, chat.length - 1);
+  const job = i < 0 ? undefined : parseMeta(metaText(chat[i]!)).job;
   return job === undefined || String(job) === "" ? null : String(job);
 }
