@@ -108,6 +108,8 @@ export function guardLength(
   output: ToolOutput & { content: string },
   info: LengthGuardInfo,
 ): ToolOutput & { content: string } {
+  // a string never has more code points than UTF-16 units: most outputs need no count
+  if (output.content.length <= info.max) return output;
   const length = codePoints(output.content);
   if (length <= info.max) return output;
   const argsPrint = md5hex(JSON.stringify(info.arguments ?? {}) ?? "").slice(0, 8);

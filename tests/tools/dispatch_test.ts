@@ -160,6 +160,23 @@ Deno.test("length guard: longer than max_content_length → truncated notice nam
   assert.equal(JSON.parse(String(ok[1]!.content)).content.length, 50);
 });
 
+Deno.test("length guard: counts code points, not UTF-16 units (an emoji is one character)", async () => {
+  const reg = toolRegistry({ faces: [() => "😀".repeat(6), { name: "faces" }] });
+  const run = (max: number) =>
+    runToolCalls([{ name: "faces", arguments: {}, id: "c" }], {
+      registry: reg,
+      maxContentLength: max,
+    })
+      .then((out) => JSON.parse(String(out[1]!.content)));
+  assert.equal((await run(6)).content, "😀".repeat(6), "12 UTF-16 units, 6 characters: kept");
+  const cut = await run(5);
+  assert.equal(cut.error, "truncated");
+  assert.match(
+    JSON.parse(cut.content).exception,
+    /returned 6 characters, more than the maximum of 5/,
+  );
+});
+
 Deno.test("aborts propagate instead of becoming outputs", async () => {
   const ac = new AbortController();
   const reg = toolRegistry({
