@@ -28,6 +28,9 @@ export function newSession(): Session {
 /** The process-wide default session. */
 export const defaultSession: Session = newSession();
 
+/** The session (`_s`) and chat (`_c`) total keys of each token key, made once. */
+const TOTAL_KEYS = TOKEN_KEYS.map((k) => [k, `${k}_s`, `${k}_c`] as const);
+
 /** Inputs of {@link nextMeta}. */
 export interface NextMetaInput {
   /** The provider's usage block. */
@@ -83,12 +86,12 @@ export function nextMeta(i: NextMetaInput): MetaRecord {
   for (const k of TOKEN_KEYS) if (tokens[k] !== undefined) out[k] = tokens[k]!;
   out.inference_id = i.inferenceId;
   if (i.providerResponseId) out.provider_response_id = i.providerResponseId;
-  for (const k of TOKEN_KEYS) {
+  for (const [k, s] of TOTAL_KEYS) {
     if (tokens[k] === undefined) continue;
     i.session.totals[k] = (i.session.totals[k] ?? 0) + tokens[k]!;
-    out[`${k}_s`] = i.session.totals[k]!;
+    out[s] = i.session.totals[k]!;
   }
-  for (const k of TOKEN_KEYS) out[`${k}_c`] = toInt(i.previous[`${k}_c`]) + (tokens[k] ?? 0);
+  for (const [k, , c] of TOTAL_KEYS) out[c] = toInt(i.previous[c]) + (tokens[k] ?? 0);
   if (i.reasoning) out.reas = i.reasoning.replace(/\r\n|\r|\n/g, " ");
   out.timestamp = i.timestamp.toISOString();
   if (i.who?.model) out.model = i.who.model;
