@@ -75,55 +75,63 @@ async function exitOf(suite: Deno.ChildProcess): Promise<number> {
   return out.code;
 }
 
-Deno.test("suite: a cluster started while the suite ran is stopped after it, and its exit code kept", async () => {
+interface Scenario {
+  /** The test's temp directory (the `go` files). */
+  tmp: string;
+  /** The cluster's directory (`SCOUT_SLURM_DIR`). */
+  dir: string;
+  /** Starts the cluster's daemons (ended after the test if a stop did not). */
+  startCluster(): Daemons;
+}
+
+/** Runs `body` in a temp directory; ends what it started and removes the directory after. */
+async function scenario(body: (s: Scenario) => Promise<void>): Promise<void> {
   const tmp = Deno.makeTempDirSync({ prefix: "scout-suite-" });
   const dir = join(tmp, "slurm");
-  const suite = startSuite(dir, join(tmp, "go"), 3);
-  await registered(dir, suite.pid);
-  const daemons = startDaemons(dir); // as slurm_support.ts starts it, from a test
-  Deno.writeTextFileSync(join(tmp, "go"), "");
+  let daemons: Daemons | undefined;
   try {
+    await body({ tmp, dir, startCluster: () => daemons = startDaemons(dir) });
+  } finally {
+    await daemons?.end();
+    Deno.removeSync(tmp, { recursive: true });
+  }
+}
+
+Deno.test("suite: a cluster started while the suite ran is stopped after it, and its exit code kept", () =>
+  scenario(async ({ tmp, dir, startCluster }) => {
+    const suite = startSuite(dir, join(tmp, "go"), 3);
+    await registered(dir, suite.pid);
+    const daemons = startCluster(); // as slurm_support.ts starts it, from a test
+    Deno.writeTextFileSync(join(tmp, "go"), "");
     assert.deepEqual(await exitOf(suite), 3);
     assert(await daemons.stopped(), "tools/slurm-down stopped every daemon");
     assert(!existsSync(dir), "tools/slurm-down removes the cluster's directory");
-  } finally {
-    await daemons.end();
-    Deno.removeSync(tmp, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("suite: a cluster that was up before the suite began is left running", async () => {
-  const tmp = Deno.makeTempDirSync({ prefix: "scout-suite-" });
-  const dir = join(tmp, "slurm");
-  const daemons = startDaemons(dir); // as .ci/run starts it, before the suite
-  Deno.writeTextFileSync(join(tmp, "go"), "");
-  try {
+Deno.test("suite: a cluster that was up before the suite began is left running", () =>
+  scenario(async ({ tmp, dir, startCluster }) => {
+    const daemons = startCluster(); // as .ci/run starts it, before the suite
+    Deno.writeTextFileSync(join(tmp, "go"), "");
     assert.deepEqual(await exitOf(startSuite(dir, join(tmp, "go"))), 0);
     assert.deepEqual(daemons.running(), [true, true, true]);
     assert.deepEqual(
       Array.from(Deno.readDirSync(join(dir, ".suites"))).filter((e) => /^\d+$/.test(e.name)),
       [],
     );
-  } finally {
-    await daemons.end();
-    Deno.removeSync(tmp, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("suite: with two suites at once the last one out stops it; a dead suite does not count", async () => {
-  const tmp = Deno.makeTempDirSync({ prefix: "scout-suite-" });
-  const dir = join(tmp, "slurm");
-  // a registered suite that died without leaving
-  const gone = new Deno.Command("true").spawn();
-  await gone.status;
-  Deno.mkdirSync(join(dir, ".suites"), { recursive: true });
-  Deno.writeTextFileSync(join(dir, ".suites", String(gone.pid)), "");
-  const first = startSuite(dir, join(tmp, "go1"));
-  await registered(dir, first.pid);
-  const daemons = startDaemons(dir);
-  const second = startSuite(dir, join(tmp, "go2"));
-  await registered(dir, second.pid);
-  try {
+Deno.test("suite: with two suites at once the last one out stops it; a dead suite does not count", () =>
+  scenario(async ({ tmp, dir, startCluster }) => {
+    // a registered suite that died without leaving
+    const gone = new Deno.Command("true").spawn();
+    await gone.status;
+    Deno.mkdirSync(join(dir, ".suites"), { recursive: true });
+    Deno.writeTextFileSync(join(dir, ".suites", String(gone.pid)), "");
+    const first = startSuite(dir, join(tmp, "go1"));
+    await registered(dir, first.pid);
+    const daemons = startCluster();
+    const second = startSuite(dir, join(tmp, "go2"));
+    await registered(dir, second.pid);
     Deno.writeTextFileSync(join(tmp, "go1"), "");
     assert.deepEqual(await exitOf(first), 0);
     assert.deepEqual(daemons.running(), [true, true, true], "the second suite still uses it");
@@ -131,20 +139,11 @@ Deno.test("suite: with two suites at once the last one out stops it; a dead suit
     assert.deepEqual(await exitOf(second), 0);
     assert(await daemons.stopped(), "tools/slurm-down stopped every daemon");
     assert(!existsSync(dir));
-  } finally {
-    await daemons.end();
-    Deno.removeSync(tmp, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("suite: a suite that used no cluster leaves no directory behind", async () => {
-  const tmp = Deno.makeTempDirSync({ prefix: "scout-suite-" });
-  const dir = join(tmp, "slurm");
-  Deno.writeTextFileSync(join(tmp, "go"), "");
-  try {
+Deno.test("suite: a suite that used no cluster leaves no directory behind", () =>
+  scenario(async ({ tmp, dir }) => {
+    Deno.writeTextFileSync(join(tmp, "go"), "");
     assert.deepEqual(await exitOf(startSuite(dir, join(tmp, "go"))), 0);
     assert(!existsSync(dir), "only the registry was there: it is removed");
-  } finally {
-    Deno.removeSync(tmp, { recursive: true });
-  }
-});
+  }));
