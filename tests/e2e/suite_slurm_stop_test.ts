@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { DENO, ROOT } from "../support/cli.ts";
 
 const SUITE = join(ROOT, "tests", "support", "suite.ts");
@@ -50,10 +50,18 @@ function startDaemons(dir: string): Daemons {
   };
 }
 
-/** A suite run whose tests wait for `go` to exist, then exit with `code`. */
+/**
+ * A suite run whose tests wait for `go` to exist, then exit with `code` (or
+ * with 9 once `go`'s directory is gone or after a minute: a failed test
+ * leaves no waiter behind for long).
+ */
 function startSuite(dir: string, go: string, code = 0): Deno.ChildProcess {
   const wait = `import { existsSync } from "node:fs";
-while (!existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 20));
+const t0 = Date.now();
+while (!existsSync(${JSON.stringify(go)})) {
+  if (!existsSync(${JSON.stringify(dirname(go))}) || Date.now() - t0 > 60_000) Deno.exit(9);
+  await new Promise((r) => setTimeout(r, 20));
+}
 Deno.exit(${code});`;
   return new Deno.Command(DENO, {
     args: ["run", "-q", "-A", SUITE, "eval", wait],
