@@ -18,6 +18,8 @@ let up: Promise<string> | null = null;
 export function slurmEnv(): Promise<Record<string, string>> {
   up ??= (async () => {
     const out = await new Deno.Command(join(ROOT, "tools", "slurm-up"), {
+      // a cluster started here is the tests': `deno task test` stops it after the suite
+      env: { SCOUT_SLURM_OWNER: "tests" },
       stdout: "piped",
       stderr: "piped",
     }).output();

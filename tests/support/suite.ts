@@ -1,33 +1,49 @@
 /**
  * Runs the test suite (`deno task test`: `suite.ts ARGS…` runs `deno ARGS…`)
- * and stops the test SLURM afterwards when this suite started it.
+ * and stops the test SLURM afterwards when the tests started it.
  *
  * The SLURM tests start a single-node cluster on demand (`tools/slurm-up`,
- * from `slurm_support.ts`) and nothing in a test run knows when the last test
- * file is done with it; before this wrapper, `tools/deno task ok` left
- * slurmctld, slurmd and munged running. The rule: a cluster that was down
- * when a suite began is the suites' (`<dir>/.suites/.ours`); every suite run
- * registers itself in `<dir>/.suites/<pid>`; the last one to leave stops a
- * cluster that is the suites' (`tools/slurm-down`). A cluster already up and
- * not the suites' (started by `.ci/run`, or by hand) is never stopped. A
- * suite that died without leaving (its pid is gone) no longer counts.
+ * from `slurm_support.ts`, which marks a cluster it starts as the tests':
+ * `<dir>/.owner`), and nothing in a test run knows when the last test file is
+ * done with it; before this wrapper, `tools/deno task ok` left slurmctld,
+ * slurmd and munged running. The rule: every suite run registers itself in
+ * `<dir>/.suites/<pid>` (with its process's start time, so a reused pid does
+ * not count); the last one to leave stops a cluster that is the tests'
+ * (`tools/slurm-down`). A cluster without that mark (started by `.ci/run`,
+ * or by hand) is never stopped. A suite that died without leaving (its
+ * process is gone) no longer counts, and the next suite out stops what its
+ * tests left. The registry's lock is `<dir>.lock`, beside the cluster's
+ * directory: stopping the cluster removes that directory.
  *
  * `<dir>` is `$SCOUT_SLURM_DIR` or `/tmp/scout-slurm`, as for `tools/slurm-up`.
+ * A registry that cannot be written (a directory of another user) only
+ * costs the stop: the suite runs, with a warning.
  *
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
 
 const ROOT = join(import.meta.dirname!, "..", "..");
+const PROC = existsSync("/proc/self/stat");
 
-/** Whether the process with this pid runs (a zombie does not). */
-function running(pid: number): boolean {
+/** A process's start time (`/proc/<pid>/stat` field 22), or null when it does not run. */
+function startTime(pid: number): string | null {
+  if (!PROC) {
+    try {
+      process.kill(pid, 0);
+      return "";
+    } catch {
+      return null;
+    }
+  }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) Z/s.test(stat);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // from field 3 on
+    return fields[0] === "Z" ? null : fields[19] ?? "";
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -35,78 +51,83 @@ function running(pid: number): boolean {
 export function clusterUp(dir: string): boolean {
   return ["slurmctld", "slurmd", "munged"].every((d) => {
     try {
-      return running(Number(readFileSync(join(dir, `${d}.pid`), "utf8").trim()));
+      return startTime(Number(readFileSync(join(dir, `${d}.pid`), "utf8").trim())) !== null;
     } catch {
       return false;
     }
   });
 }
 
-/**
- * Runs `body` holding the registry's lock (a file in it). A registry removed
- * while this waited for the lock (the last suite out stopped the cluster) is
- * made again.
- */
-async function locked<T>(registry: string, body: () => T | Promise<T>): Promise<T> {
-  for (;;) {
-    mkdirSync(registry, { recursive: true });
-    const path = join(registry, ".lock");
-    using file = await Deno.open(path, { create: true, write: true });
-    await file.lock(true);
-    const held = await file.stat();
-    const now = Deno.statSync(path);
-    if (held.ino === now.ino && held.dev === now.dev) return await body();
-  }
+/** Runs `body` holding the registry's lock (`<dir>.lock`, never removed). */
+async function locked<T>(dir: string, body: () => T | Promise<T>): Promise<T> {
+  using file = await Deno.open(`${dir}.lock`, { create: true, write: true });
+  await file.lock(true);
+  return await body();
 }
 
-/** The registered suites that still run, other than `self`; the dead ones are dropped. */
-function othersRunning(registry: string, self: number): number[] {
+/** The registered suites that still run, other than this one; the dead ones are dropped. */
+function othersRunning(registry: string): number[] {
   const live: number[] = [];
-  for (const name of readdirSync(registry)) {
-    if (!/^\d+$/.test(name) || Number(name) === self) continue;
-    if (running(Number(name))) live.push(Number(name));
+  for (const name of existsSync(registry) ? readdirSync(registry) : []) {
+    if (!/^\d+$/.test(name) || Number(name) === Deno.pid) continue;
+    const started = readFileSync(join(registry, name), "utf8");
+    if (startTime(Number(name)) === started) live.push(Number(name));
     else rmSync(join(registry, name), { force: true });
   }
   return live;
 }
 
-/** The suites' registry of the cluster in `dir`. */
 const registryOf = (dir: string) => join(dir, ".suites");
 
 /**
- * Registers this suite; notes the cluster as the suites' when it is down.
+ * Registers this suite.
  *
  * @param dir the cluster's directory
  */
 export async function enter(dir: string): Promise<void> {
-  const registry = registryOf(dir);
-  await locked(registry, () => {
-    if (!clusterUp(dir)) writeFileSync(join(registry, ".ours"), "");
-    writeFileSync(join(registry, String(Deno.pid)), "");
+  await locked(dir, () => {
+    mkdirSync(registryOf(dir), { recursive: true });
+    writeFileSync(join(registryOf(dir), String(Deno.pid)), startTime(Deno.pid) ?? "");
   });
 }
 
+/** Runs `tools/slurm-down dir` in a session of its own (a Ctrl-C cannot cut it short). */
+async function slurmDown(dir: string): Promise<boolean> {
+  const script = join(ROOT, "tools", "slurm-down");
+  const run = (cmd: string, args: string[]) =>
+    new Deno.Command(cmd, { args, stdout: "null", stderr: "null", stdin: "null" }).output();
+  try {
+    return (await run("setsid", [script, dir])).success;
+  } catch {
+    return (await run(script, [dir])).success; // no setsid here
+  }
+}
+
 /**
- * Unregisters this suite. The last one out stops a cluster that is the
- * suites' (`tools/slurm-down`, which removes `dir`), or removes `dir` when it
- * holds nothing but the registry (no SLURM test ran).
+ * Unregisters this suite. The last one out stops a cluster that is the tests'
+ * (`tools/slurm-down`, which removes `dir`; a failed stop keeps the pid files
+ * for the next one), or removes `dir` when it holds nothing but the registry.
  *
  * @param dir the cluster's directory
+ * @param say where a stop is announced
  * @returns what it did: `stopped`, `removed` or `left`
  */
-export async function leave(dir: string): Promise<"stopped" | "removed" | "left"> {
-  const registry = registryOf(dir);
-  return await locked(registry, async () => {
+export async function leave(
+  dir: string,
+  say: (line: string) => void = (line) => console.error(line),
+): Promise<"stopped" | "removed" | "left"> {
+  return await locked(dir, async () => {
+    const registry = registryOf(dir);
     rmSync(join(registry, String(Deno.pid)), { force: true });
-    if (othersRunning(registry, Deno.pid).length > 0) return "left";
-    if (existsSync(join(registry, ".ours"))) {
-      await new Deno.Command(join(ROOT, "tools", "slurm-down"), {
-        args: [dir],
-        stdout: "null",
-        stderr: "null",
-      }).output();
-      rmSync(dir, { recursive: true, force: true }); // slurm-down's, unless it failed
-      return "stopped";
+    if (othersRunning(registry).length > 0 || !existsSync(dir)) return "left";
+    const owner = existsSync(join(dir, ".owner"))
+      ? readFileSync(join(dir, ".owner"), "utf8").trim()
+      : "";
+    if (owner === "tests") {
+      say(`suite: stopping the test SLURM its tests started (tools/slurm-down ${dir})`);
+      if (await slurmDown(dir)) return "stopped";
+      say(`suite: tools/slurm-down ${dir} failed; the cluster's files are kept`);
+      return "left";
     }
     if (!clusterUp(dir) && readdirSync(dir).every((n) => n === ".suites")) {
       rmSync(dir, { recursive: true, force: true });
@@ -116,14 +137,29 @@ export async function leave(dir: string): Promise<"stopped" | "removed" | "left"
   });
 }
 
+/** `step()`, or a warning when it fails (the stop is lost, never the suite). */
+async function tolerant<T>(what: string, step: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await step();
+  } catch (e) {
+    console.error(`suite: cannot ${what} (${(e as Error).message}); the test SLURM is not stopped`);
+    return undefined;
+  }
+}
+
 if (import.meta.main) {
   const dir = Deno.env.get("SCOUT_SLURM_DIR") || "/tmp/scout-slurm";
-  await enter(dir);
+  const entered = await tolerant("register the suite", () => enter(dir).then(() => true));
   const child = new Deno.Command(Deno.execPath(), { args: Deno.args, stdin: "inherit" }).spawn();
-  // Ctrl-C reaches the suite too (one process group): wait for it to end, then leave
-  Deno.addSignalListener("SIGINT", () => {});
-  Deno.addSignalListener("SIGTERM", () => child.kill("SIGTERM"));
+  // a signal for the suite reaches the wrapper: pass it on, wait for the suite, then leave
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    Deno.addSignalListener(sig, () => {
+      try {
+        child.kill(sig);
+      } catch { /* it has ended */ }
+    });
+  }
   const { code } = await child.status;
-  await leave(dir);
+  if (entered) await tolerant("stop the test SLURM", () => leave(dir));
   Deno.exit(code);
 }
