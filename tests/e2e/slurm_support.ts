@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { ROOT } from "../support/cli.ts";
+import { clusterDir, enter } from "../support/suite.ts";
 
 let up: Promise<string> | null = null;
 
@@ -17,6 +18,9 @@ let up: Promise<string> | null = null;
  */
 export function slurmEnv(): Promise<Record<string, string>> {
   up ??= (async () => {
+    // a user of the cluster: no suite that ends meanwhile stops it (this process may be a
+    // `deno test` run directly, or a bench); the registration lapses when the process ends
+    await enter(clusterDir()).catch(() => {}); // without it, only the stop is at stake
     const out = await new Deno.Command(join(ROOT, "tools", "slurm-up"), {
       // a cluster started here is the tests': `deno task test` stops it after the suite
       env: { SCOUT_SLURM_OWNER: "tests" },

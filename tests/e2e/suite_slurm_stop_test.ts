@@ -31,14 +31,33 @@ interface ClusterOptions {
   slowStop?: boolean;
 }
 
+/**
+ * `sleep` under the daemons' names (`<tmp>/daemons/slurmctld` …): a process's
+ * name (`/proc/<pid>/comm`) is what `tools/slurm-down` checks before it
+ * signals a recorded pid.
+ */
+function daemonBin(tmp: string): string {
+  const bin = join(tmp, "daemons");
+  Deno.mkdirSync(bin, { recursive: true });
+  const sleep = new TextDecoder().decode(
+    new Deno.Command("bash", { args: ["-c", "command -v sleep"], stdout: "piped" }).outputSync()
+      .stdout,
+  ).trim();
+  for (const d of ["slurmctld", "slurmd", "munged"]) {
+    if (!existsSync(join(bin, d))) Deno.symlinkSync(sleep, join(bin, d));
+  }
+  return bin;
+}
+
 /** Three processes standing for the cluster, with `tools/slurm-up`'s pid files. */
 function startDaemons(dir: string, opts: ClusterOptions): Daemons {
   Deno.mkdirSync(dir, { recursive: true });
+  const bin = daemonBin(dirname(dir));
   const ended: boolean[] = [false, false, false];
   const children = ["slurmctld", "slurmd", "munged"].map((name, i) => {
     const slow = opts.slowStop && name === "munged";
     const child = new Deno.Command("bash", {
-      args: ["-c", `${slow ? "trap '' TERM; " : ""}exec sleep 600`],
+      args: ["-c", `${slow ? "trap '' TERM; " : ""}exec ${join(bin, name)} 600`],
       stdout: "null",
       stderr: "null",
     }).spawn();

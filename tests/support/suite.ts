@@ -22,7 +22,7 @@
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import process from "node:process";
 
 const ROOT = join(import.meta.dirname!, "..", "..");
@@ -34,8 +34,8 @@ function startTime(pid: number): string | null {
     try {
       process.kill(pid, 0);
       return "";
-    } catch {
-      return null;
+    } catch (e) {
+      return (e as { code?: string }).code === "EPERM" ? "" : null; // another user's: it runs
     }
   }
   try {
@@ -60,9 +60,19 @@ export function clusterUp(dir: string): boolean {
 
 /** Runs `body` holding the registry's lock (`<dir>.lock`, never removed). */
 async function locked<T>(dir: string, body: () => T | Promise<T>): Promise<T> {
-  using file = await Deno.open(`${dir}.lock`, { create: true, write: true });
+  using file = await openLock(`${dir}.lock`);
   await file.lock(true);
   return await body();
+}
+
+/** The lock file, opened without `O_CREAT` when it exists (another user's, in a sticky `/tmp`). */
+async function openLock(path: string): Promise<Deno.FsFile> {
+  try {
+    return await Deno.open(path, { read: true });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    return await Deno.open(path, { create: true, write: true });
+  }
 }
 
 /** The registered suites that still run, other than this one; the dead ones are dropped. */
@@ -80,7 +90,10 @@ function othersRunning(registry: string): number[] {
 const registryOf = (dir: string) => join(dir, ".suites");
 
 /**
- * Registers this suite.
+ * Registers this process as a user of the cluster: a suite run, or a test
+ * process that uses the cluster (`slurm_support.ts`): no suite stops the
+ * cluster while it runs. Nothing to undo: a registration whose process has
+ * ended no longer counts.
  *
  * @param dir the cluster's directory
  */
@@ -89,6 +102,16 @@ export async function enter(dir: string): Promise<void> {
     mkdirSync(registryOf(dir), { recursive: true });
     writeFileSync(join(registryOf(dir), String(Deno.pid)), startTime(Deno.pid) ?? "");
   });
+}
+
+/**
+ * The cluster's directory: `$SCOUT_SLURM_DIR` or `/tmp/scout-slurm`, absolute
+ * and without a trailing slash (as `tools/slurm-up` makes it).
+ *
+ * @returns the path
+ */
+export function clusterDir(): string {
+  return resolve(Deno.env.get("SCOUT_SLURM_DIR") || "/tmp/scout-slurm");
 }
 
 /** Runs `tools/slurm-down dir` in a session of its own (a Ctrl-C cannot cut it short). */
@@ -114,7 +137,7 @@ async function slurmDown(dir: string): Promise<boolean> {
  */
 export async function leave(
   dir: string,
-  say: (line: string) => void = (line) => console.error(line),
+  say: (line: string) => void = warn,
 ): Promise<"stopped" | "removed" | "left"> {
   return await locked(dir, async () => {
     const registry = registryOf(dir);
@@ -137,29 +160,41 @@ export async function leave(
   });
 }
 
+/** A line on stderr; a terminal that hung up (EIO) costs the line, not the stop. */
+function warn(line: string): void {
+  try {
+    console.error(line);
+  } catch { /* stderr is gone */ }
+}
+
 /** `step()`, or a warning when it fails (the stop is lost, never the suite). */
 async function tolerant<T>(what: string, step: () => Promise<T>): Promise<T | undefined> {
   try {
     return await step();
   } catch (e) {
-    console.error(`suite: cannot ${what} (${(e as Error).message}); the test SLURM is not stopped`);
+    warn(`suite: cannot ${what} (${(e as Error).message}); the test SLURM is not stopped`);
     return undefined;
   }
 }
 
 if (import.meta.main) {
-  const dir = Deno.env.get("SCOUT_SLURM_DIR") || "/tmp/scout-slurm";
-  const entered = await tolerant("register the suite", () => enter(dir).then(() => true));
-  const child = new Deno.Command(Deno.execPath(), { args: Deno.args, stdin: "inherit" }).spawn();
-  // a signal for the suite reaches the wrapper: pass it on, wait for the suite, then leave
+  // a signal for the suite reaches the wrapper: pass it on (held until the
+  // suite is spawned), wait for the suite, then leave
+  const run: { suite?: Deno.ChildProcess; early?: Deno.Signal } = {};
+  const pass = (sig: Deno.Signal) => {
+    try {
+      run.suite?.kill(sig);
+    } catch { /* it has ended */ }
+  };
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    Deno.addSignalListener(sig, () => {
-      try {
-        child.kill(sig);
-      } catch { /* it has ended */ }
-    });
+    Deno.addSignalListener(sig, () => run.suite ? pass(sig) : run.early ??= sig);
   }
-  const { code } = await child.status;
+  const dir = clusterDir();
+  const entered = await tolerant("register the suite", () => enter(dir).then(() => true));
+  const suite = new Deno.Command(Deno.execPath(), { args: Deno.args, stdin: "inherit" }).spawn();
+  run.suite = suite;
+  if (run.early) pass(run.early);
+  const { code } = await suite.status;
   if (entered) await tolerant("stop the test SLURM", () => leave(dir));
   Deno.exit(code);
 }
