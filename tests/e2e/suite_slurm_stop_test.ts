@@ -217,11 +217,14 @@ Deno.test("suite: a suite that starts while another is stopping the cluster wait
     assert(!existsSync(dir), "nothing left: the second suite removed the registry it made");
   }));
 
-Deno.test("suite: a suite that used no cluster leaves no directory behind", () =>
+Deno.test("suite: a suite that used no cluster leaves no directory behind (SCOUT_SLURM_DIR with a trailing slash too)", () =>
   scenario(async ({ tmp, dir }) => {
     Deno.writeTextFileSync(join(tmp, "go"), "");
-    assert.deepEqual(await exitOf(startSuite(dir, join(tmp, "go"))), { code: 0, stderr: "" });
-    assert(!existsSync(dir), "only the registry was there: it is removed");
+    for (const given of [dir, `${dir}/`]) {
+      assert.deepEqual(await exitOf(startSuite(given, join(tmp, "go"))), { code: 0, stderr: "" });
+      assert(!existsSync(dir), "only the registry was there: it is removed");
+      assert(existsSync(`${dir}.lock`), "the lock is beside the directory");
+    }
   }));
 
 Deno.test("suite: a registry that cannot be written costs the stop, never the suite", () =>
