@@ -153,7 +153,7 @@ Deno.test("suite: a cluster its tests started is stopped after it, and its exit 
     assert(!existsSync(dir), "tools/slurm-down removes the cluster's directory");
   }));
 
-Deno.test("suite: a cluster the tests did not start is left running (up before, as .ci/run's, or started by hand during it)", () =>
+Deno.test("suite: a cluster the tests did not start is left running (up before, as .ci/run's, or started by hand after a killed suite)", () =>
   scenario(async ({ tmp, dir, startCluster }) => {
     const before = startCluster({ byTests: false }); // as .ci/run starts it, before the suite
     Deno.writeTextFileSync(join(tmp, "go"), "");
