@@ -95,17 +95,15 @@ const askAfterPre = (dep: string) => () =>
     chatTask("pre")
   }, ask: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(H, { chat: chat() })).ask, deps: [${dep}] }`;
 const PREP = `inputs: { chat: "user:\\n\\nPREP\\n" }`;
+/** FU with {@link askAfterPre}`(dep)` and a start chat on the endpoint `ep`. */
+const setUpPre = (dir: string, url: string, dep: string, env?: Record<string, string>) =>
+  setUp(dir, url, askAfterPre(dep), "system: hi\n\nendpoint: ep\n", env);
 
 for (const flags of [[], ["--no-cache"]]) {
   Deno.test(`a dependency that paid and failed is not rerun in place by a later run ${flags.join(" ") || "(cached)"}`, async () => {
     await using t = await tempDir();
     await using srv = await preFailing(1);
-    const fu = setUp(
-      t.path,
-      srv.url,
-      askAfterPre(`{ task: "pre", ${PREP} }`),
-      "system: hi\n\nendpoint: ep\n",
-    );
+    const fu = setUpPre(t.path, srv.url, `{ task: "pre", ${PREP} }`);
     assert.equal((await fu.run("-o", "out.chat", "q")).code, 1); // pre paid one round, then failed
     const r = await fu.run(...flags, "-o", "out.chat", "q");
     assert.equal(r.code, 0, r.stderr);
@@ -117,7 +115,7 @@ for (const flags of [[], ["--no-cache"]]) {
     await using t = await tempDir();
     await using srv = await preFailing(1);
     const dep = `{ task: "pre", jobname: "fixed", ${PREP} }`;
-    const fu = setUp(t.path, srv.url, askAfterPre(dep), "system: hi\n\nendpoint: ep\n");
+    const fu = setUpPre(t.path, srv.url, dep);
     assert.equal((await fu.run("-o", "out.chat", "q")).code, 1);
     const r = await fu.run(...flags, "-o", "out.chat", "q"); // ends: no name reaches the dependency
     assert.equal(r.code, 0, r.stderr);
@@ -131,7 +129,7 @@ Deno.test("a dependency whose name follows the ask's only in part: a rename that
   // rerun-<n> of the ask names it `rerun`: every own-named candidate meets that failed job
   const dep =
     `{ task: "pre", resolve: (jn) => ({ jobname: jn?.split("-")[0], chat: "user:\\n\\nPREP\\n" }) }`;
-  const fu = setUp(t.path, srv.url, askAfterPre(dep), "system: hi\n\nendpoint: ep\n");
+  const fu = setUpPre(t.path, srv.url, dep);
   assert.equal((await fu.run("-o", "out.chat", "q")).code, 1);
   assert.equal((await fu.run("-o", "out.chat", "q")).code, 1);
   assert.equal((await fu.run("-o", "out.chat", "q")).code, 0);
@@ -144,7 +142,7 @@ Deno.test("two failed dependencies, one renamable and one with a fixed name: onl
   await using srv = await preProvider((key) => left[key]-- > 0);
   const deps =
     `{ task: "pre", inputs: { chat: "user:\\n\\nPREP2\\n" } }, { task: "pre", jobname: "fixed", ${PREP} }`;
-  const fu = setUp(t.path, srv.url, askAfterPre(deps), "system: hi\n\nendpoint: ep\n");
+  const fu = setUpPre(t.path, srv.url, deps);
   assert.equal((await fu.run("-o", "out.chat", "q")).code, 1); // PREP2 pays and fails
   assert.equal((await fu.run("--no-cache", "-o", "out.chat", "q")).code, 1); // PREP2 afresh; fixed fails
   assert.equal((await fu.run("--no-cache", "-o", "out.chat", "q")).code, 0);
@@ -160,7 +158,7 @@ Deno.test("of two candidates that both run a fixed-name failure again, the one t
   // B is `fa` for the first run's name, `fb` for a rerun's; F has a fixed name
   const deps =
     `{ task: "pre", resolve: (jn) => ({ jobname: jn === undefined ? "fa" : "fb", chat: "user:\\n\\nPREP2\\n" }) }, { task: "pre", jobname: "fixed", ${PREP} }`;
-  const fu = setUp(t.path, srv.url, askAfterPre(deps), "system: hi\n\nendpoint: ep\n");
+  const fu = setUpPre(t.path, srv.url, deps);
   const codes = [];
   for (const flags of [[], ["--no-cache"], ["--no-cache"], ["--no-cache"]]) {
     codes.push((await fu.run(...flags, "-o", "out.chat", "q")).code);
@@ -174,13 +172,9 @@ Deno.test("of two candidates that both run a fixed-name failure again, the one t
 Deno.test("a dependency that failed for good is reported, not run again under a new name", async () => {
   await using t = await tempDir();
   await using srv = await preFailing(1);
-  const fu = setUp(
-    t.path,
-    srv.url,
-    askAfterPre(`{ task: "pre", ${PREP} }`),
-    "system: hi\n\nendpoint: ep\n",
-    { SCOUT_NO_RECOVERABLE_ERROR: "true" },
-  );
+  const fu = setUpPre(t.path, srv.url, `{ task: "pre", ${PREP} }`, {
+    SCOUT_NO_RECOVERABLE_ERROR: "true",
+  });
   assert.equal((await fu.run("-o", "out.chat", "q")).code, 1);
   const before = srv.requests.length;
   const r = await fu.run("-o", "out.chat", "q");

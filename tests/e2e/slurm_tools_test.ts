@@ -10,20 +10,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { ROOT } from "../support/cli.ts";
-
-const DAEMONS = ["slurmctld", "slurmd", "munged"] as const;
+import { DAEMONS, daemonStandIns } from "../support/slurm_stand_ins.ts";
 
 /** Stand-ins for SLURM's programs, and the environment that puts them first. */
 function fakeSlurm(tmp: string): Record<string, string> {
   const bin = join(tmp, "bin");
-  const daemons = join(tmp, "daemons");
+  const daemons = daemonStandIns(tmp);
   Deno.mkdirSync(bin, { recursive: true });
-  Deno.mkdirSync(daemons, { recursive: true });
-  const sleep = new TextDecoder().decode(
-    new Deno.Command("bash", { args: ["-c", "command -v sleep"], stdout: "piped" }).outputSync()
-      .stdout,
-  ).trim();
-  for (const d of DAEMONS) Deno.symlinkSync(sleep, join(daemons, d));
   const scripts: Record<string, string> = {
     // munged daemonizes and writes its pid file
     munged: `for a; do case "$a" in --pid-file=*) pf="\${a#--pid-file=}";; esac; done

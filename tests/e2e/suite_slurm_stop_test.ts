@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { DENO, ROOT } from "../support/cli.ts";
+import { DAEMONS, daemonStandIns } from "../support/slurm_stand_ins.ts";
 
 const SUITE = join(ROOT, "tests", "support", "suite.ts");
 const STOPPING = /^suite: stopping the test SLURM its tests started \(tools\/slurm-down .*\)\n$/;
@@ -31,30 +32,12 @@ interface ClusterOptions {
   slowStop?: boolean;
 }
 
-/**
- * `sleep` under the daemons' names (`<tmp>/daemons/slurmctld` …): a process's
- * name (`/proc/<pid>/comm`) is what `tools/slurm-down` checks before it
- * signals a recorded pid.
- */
-function daemonBin(tmp: string): string {
-  const bin = join(tmp, "daemons");
-  Deno.mkdirSync(bin, { recursive: true });
-  const sleep = new TextDecoder().decode(
-    new Deno.Command("bash", { args: ["-c", "command -v sleep"], stdout: "piped" }).outputSync()
-      .stdout,
-  ).trim();
-  for (const d of ["slurmctld", "slurmd", "munged"]) {
-    if (!existsSync(join(bin, d))) Deno.symlinkSync(sleep, join(bin, d));
-  }
-  return bin;
-}
-
 /** Three processes standing for the cluster, with `tools/slurm-up`'s pid files. */
 function startDaemons(dir: string, opts: ClusterOptions): Daemons {
   Deno.mkdirSync(dir, { recursive: true });
-  const bin = daemonBin(dirname(dir));
+  const bin = daemonStandIns(dirname(dir));
   const ended: boolean[] = [false, false, false];
-  const children = ["slurmctld", "slurmd", "munged"].map((name, i) => {
+  const children = DAEMONS.map((name, i) => {
     const slow = opts.slowStop && name === "munged";
     const child = new Deno.Command("bash", {
       args: ["-c", `${slow ? "trap '' TERM; " : ""}exec ${join(bin, name)} 600`],
