@@ -315,7 +315,10 @@ export function waitsOnThis(agent: Agent): boolean {
 }
 
 /**
- * `ask` on the live chat, the new messages appended to it (§1.3).
+ * `ask` on the live chat, the new messages appended to it (§1.3). A failed
+ * ask appends nothing, as in Ruby: what it produced before failing (meta
+ * records, tool calls, a task-route job's `job=` marker) is the error's
+ * `failureMessages(e)`.
  *
  * @param agent the agent
  * @param options per-call options

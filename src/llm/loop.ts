@@ -124,10 +124,28 @@ export function attachMessages(e: unknown, messages: Message[]): unknown {
 
 /**
  * What a failed ask produced before it failed (its error's `messages`, see
- * {@link attachMessages}), or none.
+ * {@link attachMessages}), or none: the meta records of the inferences it
+ * paid for, its tool calls paired with their outputs, and on an agent's task
+ * route the `meta job=…` marker of its failed job (whose logs hold the rest).
+ * An agent's `chat` appends only what succeeds to the live chat; append these
+ * to keep the evidence of a failed turn, so that `llm prov` of the saved chat
+ * counts what it cost (`agent ask -o` saves them so).
  *
  * @param e the error
  * @returns the messages
+ *
+ * @example
+ * ```ts
+ * import { agentChat, agentCurrent, failureMessages, type Agent } from "../../mod.ts";
+ * async function turn(agent: Agent) {
+ *   try {
+ *     return await agentChat(agent);
+ *   } catch (e) {
+ *     agentCurrent(agent).push(...failureMessages(e)); // what the failed turn paid for
+ *     throw e;
+ *   }
+ * }
+ * ```
  */
 export function failureMessages(e: unknown): Message[] {
   const produced = (e as { messages?: unknown } | null)?.messages;

@@ -15,7 +15,7 @@
 export { ask } from "./ask.ts";
 export type { AskOptions, AskResult, AskRuntime } from "./ask.ts";
 export type { AskEvent } from "./loop.ts";
-export { finalText } from "./loop.ts";
+export { failureMessages, finalText } from "./loop.ts";
 export { endpoints } from "./endpoints.ts";
 export type { EndpointSummary } from "./endpoints.ts";
 export { backendNames, getBackend, registerBackend, unregisterBackend } from "./registry.ts";
