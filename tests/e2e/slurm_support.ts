@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { ROOT } from "../support/cli.ts";
-import { clusterDir, enter } from "../support/suite.ts";
+import { clusterDir, enter, leaveWhenEnded } from "../support/suite.ts";
 
 let up: Promise<string> | null = null;
 
@@ -21,8 +21,11 @@ export function slurmEnv(): Promise<Record<string, string>> {
     // a user of the cluster: no suite that ends meanwhile stops it (this process may be a
     // `deno test` run directly, or a bench); the registration lapses when the process ends
     await enter(clusterDir()).catch(() => {}); // without it, only the stop is at stake
+    // run without the suite's wrapper: a watcher leaves for this process when it ends
+    await leaveWhenEnded(clusterDir()).catch(() => false);
     const out = await new Deno.Command(join(ROOT, "tools", "slurm-up"), {
-      // a cluster started here is the tests': `deno task test` stops it after the suite
+      // a cluster started here is the tests': `deno task test` stops it after the suite, and
+      // the watcher once this process (a test file run directly, a bench) has ended
       env: { SCOUT_SLURM_OWNER: "tests" },
       stdout: "piped",
       stderr: "piped",

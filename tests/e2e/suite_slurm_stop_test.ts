@@ -11,58 +11,10 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { DENO, ROOT } from "../support/cli.ts";
-import { DAEMONS, daemonStandIns } from "../support/slurm_stand_ins.ts";
+import { scenario } from "../support/slurm_stand_ins.ts";
 
 const SUITE = join(ROOT, "tests", "support", "suite.ts");
 const STOPPING = /^suite: stopping the test SLURM its tests started \(tools\/slurm-down .*\)\n$/;
-
-interface Daemons {
-  /** Whether each still runs. */
-  running(): boolean[];
-  /** Whether all ended within 10 s. */
-  stopped(): Promise<boolean>;
-  /** Ends them (the ones a stop did not end). */
-  end(): Promise<void>;
-}
-
-interface ClusterOptions {
-  /** Started by the tests (`.owner` says `tests`), or by someone else. */
-  byTests: boolean;
-  /** munged ignores SIGTERM, as a slow daemon: `tools/slurm-down` then takes ~5 s. */
-  slowStop?: boolean;
-}
-
-/** Three processes standing for the cluster, with `tools/slurm-up`'s pid files. */
-function startDaemons(dir: string, opts: ClusterOptions): Daemons {
-  Deno.mkdirSync(dir, { recursive: true });
-  const bin = daemonStandIns(dirname(dir));
-  const ended: boolean[] = [false, false, false];
-  const children = DAEMONS.map((name, i) => {
-    const slow = opts.slowStop && name === "munged";
-    const child = new Deno.Command("bash", {
-      args: ["-c", `${slow ? "trap '' TERM; " : ""}exec ${join(bin, name)} 600`],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    child.status.then(() => ended[i] = true);
-    Deno.writeTextFileSync(join(dir, `${name}.pid`), `${child.pid}\n`);
-    return child;
-  });
-  if (opts.byTests) Deno.writeTextFileSync(join(dir, ".owner"), "tests\n");
-  return {
-    running: () => ended.map((e) => !e),
-    async stopped() {
-      for (let i = 0; i < 750 && ended.some((e) => !e); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return ended.every((e) => e);
-    },
-    async end() {
-      for (const [i, c] of children.entries()) if (!ended[i]) c.kill("SIGKILL");
-      await Promise.all(children.map((c) => c.status));
-    },
-  };
-}
 
 /**
  * A suite run whose tests wait for `go` to exist, write `ran`, then exit with
@@ -95,32 +47,6 @@ async function registered(dir: string, pid: number): Promise<void> {
 async function exitOf(suite: Deno.ChildProcess): Promise<{ code: number; stderr: string }> {
   const out = await suite.output();
   return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
-}
-
-interface Scenario {
-  /** The test's temp directory (the `go` files). */
-  tmp: string;
-  /** The cluster's directory (`SCOUT_SLURM_DIR`). */
-  dir: string;
-  /** Starts the cluster's daemons (ended after the test if a stop did not). */
-  startCluster(opts: ClusterOptions): Daemons;
-}
-
-/** Runs `body` in a temp directory; ends what it started and removes the directory after. */
-async function scenario(body: (s: Scenario) => Promise<void>): Promise<void> {
-  const tmp = Deno.makeTempDirSync({ prefix: "scout-suite-" });
-  const dir = join(tmp, "slurm");
-  const started: Daemons[] = [];
-  try {
-    await body({
-      tmp,
-      dir,
-      startCluster: (opts) => started[started.push(startDaemons(dir, opts)) - 1]!,
-    });
-  } finally {
-    for (const d of started) await d.end();
-    Deno.removeSync(tmp, { recursive: true });
-  }
 }
 
 Deno.test("suite: a cluster its tests started is stopped after it, and its exit code kept", () =>

@@ -15,6 +15,11 @@
  * tests left. The registry's lock is `<dir>.lock`, beside the cluster's
  * directory: stopping the cluster removes that directory.
  *
+ * A test file run without the wrapper (`deno test` directly) leaves the same
+ * way: when its process ends, a watcher it started (`suite.ts --leave-after
+ * <pid>`, in a session of its own) leaves on its behalf. Under the wrapper
+ * (`SCOUT_SUITE_PID` set) the wrapper's own leave does it, and no watcher runs.
+ *
  * `<dir>` is `$SCOUT_SLURM_DIR` or `/tmp/scout-slurm`, as for `tools/slurm-up`.
  * A registry that cannot be written (a directory of another user) only
  * costs the stop: the suite runs, with a warning.
@@ -85,11 +90,11 @@ async function openLock(path: string): Promise<Deno.FsFile> {
   }
 }
 
-/** The registered suites that still run, other than this one; the dead ones are dropped. */
-function othersRunning(registry: string): number[] {
+/** The registered users that still run, other than `self`; the dead ones are dropped. */
+function othersRunning(registry: string, self: number): number[] {
   const live: number[] = [];
   for (const name of existsSync(registry) ? readdirSync(registry) : []) {
-    if (!/^\d+$/.test(name) || Number(name) === Deno.pid) continue;
+    if (!/^\d+$/.test(name) || Number(name) === self) continue;
     const started = readFileSync(join(registry, name), "utf8");
     const now = startTime(Number(name));
     // registered without a start time (a test process: no /proc there): that it runs is all
@@ -139,22 +144,25 @@ async function slurmDown(dir: string): Promise<boolean> {
 }
 
 /**
- * Unregisters this suite. The last one out stops a cluster that is the tests'
+ * Unregisters a user of the cluster: this suite, or (a watcher's) a test
+ * process that has ended. The last one out stops a cluster that is the tests'
  * (`tools/slurm-down`, which removes `dir`; a failed stop keeps the pid files
  * for the next one), or removes `dir` when it holds nothing but the registry.
  *
  * @param dir the cluster's directory
  * @param say where a stop is announced
+ * @param pid whose registration ends (default: this process's)
  * @returns what it did: `stopped`, `removed` or `left`
  */
 export async function leave(
   dir: string,
   say: (line: string) => void = warn,
+  pid = Deno.pid,
 ): Promise<"stopped" | "removed" | "left"> {
   return await locked(dir, async () => {
     const registry = registryOf(dir);
-    rmSync(join(registry, String(Deno.pid)), { force: true });
-    if (othersRunning(registry).length > 0 || !existsSync(dir)) return "left";
+    rmSync(join(registry, String(pid)), { force: true });
+    if (othersRunning(registry, pid).length > 0 || !existsSync(dir)) return "left";
     const owner = existsSync(join(dir, ".owner"))
       ? readFileSync(join(dir, ".owner"), "utf8").trim()
       : "";
@@ -170,6 +178,37 @@ export async function leave(
     }
     return "left";
   });
+}
+
+/**
+ * Outside the wrapper (no `SCOUT_SUITE_PID`): starts a watcher, in a session
+ * of its own, that leaves on behalf of this process once it has ended
+ * (`suite.ts --leave-after <pid>`), so that a test file run with `deno test`
+ * directly stops the cluster its tests started, as the wrapper would.
+ *
+ * @param dir the cluster's directory
+ * @returns whether a watcher was started
+ */
+export async function leaveWhenEnded(dir: string): Promise<boolean> {
+  if (Deno.env.get("SCOUT_SUITE_PID")) return false;
+  const args = ["-f", Deno.execPath(), "run", "-q", "-A", import.meta.filename!];
+  const out = await new Deno.Command("setsid", {
+    args: [...args, "--leave-after", String(Deno.pid)],
+    env: { SCOUT_SLURM_DIR: dir },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  return out.success;
+}
+
+/** The watcher of {@link leaveWhenEnded}: waits for `pid` to end, then leaves for it. */
+async function leaveAfter(pid: number): Promise<void> {
+  const started = startTime(pid);
+  while (started !== null && startTime(pid) === started) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await tolerant("stop the test SLURM", () => leave(clusterDir(), () => {}, pid));
 }
 
 /** A line on stderr; a terminal that hung up (EIO) costs the line, not the stop. */
@@ -189,7 +228,9 @@ async function tolerant<T>(what: string, step: () => Promise<T>): Promise<T | un
   }
 }
 
-if (import.meta.main) {
+if (import.meta.main && Deno.args[0] === "--leave-after") {
+  await leaveAfter(Number(Deno.args[1]));
+} else if (import.meta.main) {
   // a signal for the suite reaches the wrapper: pass it on (held until the
   // suite is spawned), wait for the suite, then leave
   const run: { suite?: Deno.ChildProcess; early?: Deno.Signal } = {};
@@ -203,7 +244,11 @@ if (import.meta.main) {
   }
   const dir = clusterDir();
   const entered = await tolerant("register the suite", () => enter(dir).then(() => true));
-  const suite = new Deno.Command(Deno.execPath(), { args: Deno.args, stdin: "inherit" }).spawn();
+  const suite = new Deno.Command(Deno.execPath(), {
+    args: Deno.args,
+    stdin: "inherit",
+    env: { SCOUT_SUITE_PID: String(Deno.pid) }, // its test files leave through this wrapper
+  }).spawn();
   run.suite = suite;
   if (run.early) pass(run.early);
   const { code } = await suite.status;
