@@ -12,6 +12,7 @@
 import process from "node:process";
 import { isAbsolute } from "node:path";
 import { parse } from "../chat/parse.ts";
+import { keepWrittenAtParsed, mergeOptionLines, type OptionLine } from "../chat/written_at.ts";
 import { extractOptions } from "../chat/options.ts";
 import { compile } from "../chat/compile.ts";
 import { parseMeta } from "../chat/meta.ts";
@@ -23,7 +24,7 @@ import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
 import { isFile } from "../util/fs.ts";
 import { markSeededConversation } from "./since_start.ts";
-import { routeRuntime, routeSecrets } from "./task_route.ts";
+import { routeChat, routeRuntime, routeSecrets } from "./task_route.ts";
 import type { Agent, AgentRuntime } from "./types.ts";
 
 /** The agent functions a chat task needs (supplied by the agent layer). */
@@ -197,8 +198,9 @@ export function chatTaskContext(
     chat() {
       if (chat === undefined) {
         const raw = job.recursiveInputs.chat ?? job.inputs.chat;
+        const printedFrom = routeChat(job.path);
         chat = typeof raw === "string"
-          ? parse(raw)
+          ? printedFrom ? keepWrittenAtParsed(parse(raw), printedFrom) : parse(raw)
           : Array.isArray(raw)
           ? [...raw as Message[]]
           : [];
@@ -211,6 +213,7 @@ export function chatTaskContext(
         const extracted = extractOptions(c);
         c.splice(0, c.length, ...extracted.chat);
         options = extracted.options;
+        if (extracted.lines) optionLinesOf.set(ctx, extracted.lines);
       }
       return options;
     },
@@ -228,6 +231,9 @@ export function chatTaskContext(
   return ctx;
 }
 
+/** Where the options of a context's chat were written (its option lines that carry a mark). */
+const optionLinesOf = new WeakMap<ChatTaskContext, Record<string, OptionLine>>();
+
 async function taskAgent(
   ctx: ChatTaskContext,
   ops: ChatTaskAgentOps,
@@ -235,8 +241,13 @@ async function taskAgent(
   opts: TaskAgentOptions,
 ): Promise<Agent> {
   const { chat, options: given, tooling: givenTooling, files, runtime: own, ...extra } = opts;
-  const runtime = own ?? routeRuntime();
   const options = { ...(given ?? ctx.options()) };
+  // an error about the job chat's option values names the lines they were written on
+  const lines = given === undefined || given === null ? optionLinesOf.get(ctx) : undefined;
+  const inherited = own ?? routeRuntime();
+  const runtime = lines
+    ? { ...inherited, optionLines: mergeOptionLines(inherited?.optionLines, lines) }
+    : inherited;
   for (const [k, v] of Object.entries(extra)) if (!(k in options)) options[k] = v;
   const tooling = givenTooling === false ? [] : givenTooling ?? ctx.tooling();
   const job = ctx.job;

@@ -41,7 +41,11 @@ interface RouteScope {
   /** The caller's credential options (`-O key=…`): passed in memory, never in the job's chat. */
   secrets: Record<string, unknown>;
   /** The tools the caller was given, for the agent of the job it produces (not of others). */
-  given: CallerTools & { job: string };
+  given: CallerTools & {
+    job: string;
+    /** The messages the job's input chat was printed from (their lines' marks, for errors). */
+    chat: readonly Message[];
+  };
 }
 
 /** The tools a task-route ask was given (call ∪ agent `tools`), and by whom. */
@@ -105,6 +109,21 @@ export function routeSecrets(): Record<string, unknown> {
 export function routeTools(job: string): CallerTools | undefined {
   const given = active.getStore()?.given;
   return given?.job === job ? { tools: given.tools, caller: given.caller } : undefined;
+}
+
+/**
+ * The messages the input chat of `job` was printed from, by the task-route
+ * ask producing it: they carry where each line was written (`written_at.ts`),
+ * which the job's parse of its input gives back, so that a bad `tool:`,
+ * `introduce:` or `endpoint:` line fails naming its file and line, not the
+ * job. Undefined for any other job.
+ *
+ * @param job path of the job
+ * @returns the messages, or undefined
+ */
+export function routeChat(job: string): readonly Message[] | undefined {
+  const given = active.getStore()?.given;
+  return given?.job === job ? given.chat : undefined;
 }
 
 function secretOptions(agent: Agent, options: AgentCallOptions): Record<string, unknown> {
@@ -205,7 +224,7 @@ export async function askTaskRoute(
   const job = uncached ? uncachedJob(make, env) : cachedJob(make, env);
   const release = hold(job.path);
   try {
-    return await runAskJob(agent, job, { options, runtime, tools, env, wf });
+    return await runAskJob(agent, job, { options, runtime, tools, env, wf, chat });
   } finally {
     release();
   }
@@ -215,8 +234,9 @@ export async function askTaskRoute(
 async function runAskJob(
   agent: Agent,
   job: Job,
-  { options, runtime, tools, env, wf }: {
+  { options, runtime, tools, env, wf, chat }: {
     options: AgentCallOptions;
+    chat: readonly Message[];
     runtime: AgentRuntime;
     tools: ToolRegistry;
     env: Record<string, string | undefined>;
@@ -227,7 +247,7 @@ async function runAskJob(
   const cached = isDone(job);
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
   const secrets = secretOptions(agent, options);
-  const given = { job: job.path, tools, caller: agent };
+  const given = { job: job.path, tools, caller: agent, chat };
   await active.run({ workflows, runtime, secrets, given }, () => produceJob(job, { env })).catch(
     (e) => {
       // what a failed ask produced is the job's marker: the job keeps its partial logs

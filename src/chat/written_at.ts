@@ -8,7 +8,10 @@
  * inference cache key and `deepStrictEqual` never see it, so chats written
  * stay byte-identical. Object spreads and `structuredClone` drop it: copies
  * that must keep it use {@link keepWrittenAt} / {@link copyMessages}.
- * Messages built in code carry none (their errors name no file).
+ * Messages built in code carry none (their errors name no file). On an
+ * agent's task route the job reads its chat from the printed input; the route
+ * hands the job the messages it printed, in memory, and the job's read gives
+ * their marks back ({@link keepWrittenAtParsed}).
  *
  * @module
  */
@@ -82,6 +85,37 @@ export function keepWrittenAt<T extends object>(from: object, to: T): T {
  */
 export function copyMessages(messages: readonly Message[]): Message[] {
   return structuredClone(messages as Message[]).map((m, i) => keepWrittenAt(messages[i]!, m));
+}
+
+/**
+ * Gives messages parsed back from `print(originals)` the marks of their
+ * originals, position by position (a leading empty `user` of the parse, the
+ * blank line `print` begins with, is skipped). A message whose role, or whose
+ * text, differs from its original's keeps none; when the counts do not match,
+ * none is given.
+ *
+ * @param parsed the messages read back (modified)
+ * @param originals the messages that were printed
+ * @returns `parsed`
+ */
+export function keepWrittenAtParsed(
+  parsed: Message[],
+  originals: readonly Message[],
+): Message[] {
+  const skip = parsed.length - originals.length;
+  if (skip === 1 ? !isBlankUser(parsed[0]!) : skip !== 0) return parsed;
+  originals.forEach((original, i) => {
+    const copy = parsed[i + skip]!;
+    if (copy.role !== original.role || !sameText(copy.content, original.content)) return;
+    keepWrittenAt(original, copy);
+  });
+  return parsed;
+}
+
+const isBlankUser = (m: Message) => m.role === "user" && String(m.content).trim() === "";
+
+function sameText(a: unknown, b: unknown): boolean {
+  return typeof a === "string" && typeof b === "string" && a.trim() === b.trim();
 }
 
 /**

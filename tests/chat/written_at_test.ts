@@ -7,8 +7,14 @@
 import assert from "node:assert/strict";
 import { compile, compileText } from "../../src/chat/compile.ts";
 import { extractOptions } from "../../src/chat/options.ts";
+import { parse } from "../../src/chat/parse.ts";
 import { print } from "../../src/chat/print.ts";
-import { copyMessages, markWrittenAt, writtenAt } from "../../src/chat/written_at.ts";
+import {
+  copyMessages,
+  keepWrittenAtParsed,
+  markWrittenAt,
+  writtenAt,
+} from "../../src/chat/written_at.ts";
 import { isScoutError } from "../../src/errors.ts";
 
 const config = { entries: [] };
@@ -50,4 +56,30 @@ Deno.test("extractOptions: lines of the options in force; an assistant message r
     model: { file: "o.chat", line: 9, value: "m" },
   });
   assert.equal(extractOptions([{ role: "endpoint", content: "x" }]).lines, undefined);
+});
+
+Deno.test("keepWrittenAtParsed: a chat read back from its print gets its originals' marks, position by position", () => {
+  const at = (line: number) => ({ file: "u.chat", line });
+  const originals = [
+    markWrittenAt({ role: "user", content: "hello" }, at(1)),
+    markWrittenAt({ role: "tool", content: "NoSuch" }, at(3)),
+    { role: "sticky_option", content: "model m" }, // built in code: no mark
+  ];
+  const back = keepWrittenAtParsed(parse(print(originals)), originals);
+  assert.equal(back[0]!.role, "user"); // the blank line print begins with
+  assert.equal(writtenAt(back[0]!), undefined);
+  assert.deepEqual(back.slice(1).map((m) => writtenAt(m)), [at(1), at(3), undefined]);
+  // a message changed on the way, or counts that do not match: no mark is guessed
+  const changed = parse(print(originals));
+  changed[2]!.content = "Other";
+  assert.deepEqual(keepWrittenAtParsed(changed, originals).map((m) => writtenAt(m)), [
+    undefined,
+    at(1),
+    undefined,
+    undefined,
+  ]);
+  const longer = parse(print([...originals, { role: "user", content: "more" }]));
+  assert(keepWrittenAtParsed(longer, originals).every((m) => writtenAt(m) === undefined));
+  const noBlank = [{ role: "system", content: "x" }, ...parse(print(originals)).slice(1)];
+  assert(keepWrittenAtParsed(noBlank, originals).every((m) => writtenAt(m) === undefined));
 });

@@ -92,3 +92,38 @@ Deno.test("agent ask on the task route: the failed job's error names the start c
   assert.equal(r.code, 1);
   assert.match(r.stderr, /Endpoint not found "missing" \(u\.chat:3\)/, r.stderr);
 });
+
+Deno.test("agent ask on the task route: the -c chat's tool:/introduce: line, and the start chat's endpoint: line, name theirs too", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "asked" }) });
+  const home = join(t.path, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  const env = { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" };
+  const route = (name: string, startChat: string) => {
+    const here = join(t.path, "Agent", name);
+    put(here, "start_chat", startChat);
+    put(here, "workflow.ts", socialTaskWorkflowText(name, here));
+    clearAgentCache();
+  };
+  const ask = (...args: string[]) => runMain(["agent", "ask", ...args], { env, cwd: t.path });
+  route("LinesC", "system: You help\n\nendpoint: ep\n");
+  for (const bad of ["tool: NoSuchWorkflow", "introduce: NoSuchWorkflow"]) {
+    put(t.path, "u.chat", `user: hello\n\n${bad}\n`);
+    const r = await ask("LinesC", "-c", "u.chat", "question");
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /failed: Workflow not found NoSuchWorkflow \(u\.chat:3\)/, r.stderr);
+  }
+  route("LinesS", "system: You help\n\nendpoint: missing\n");
+  const r = await ask("LinesS", "question");
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /Endpoint not found "missing" \(.*Agent\/LinesS\/start_chat:3\)/,
+    r.stderr,
+  );
+  // a value given as a flag (-e) has no line: the error names none
+  const flag = await ask("LinesC", "-e", "missing2", "question");
+  assert.equal(flag.code, 1);
+  assert.match(flag.stderr, /Endpoint not found "missing2" \(\/[^:]*\.chat\)\n$/, flag.stderr);
+  assert.equal(srv.requests.length, 0);
+});
