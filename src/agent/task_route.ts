@@ -115,8 +115,9 @@ export function routeTools(job: string): CallerTools | undefined {
  * The messages the input chat of `job` was printed from, by the task-route
  * ask producing it: they carry where each line was written (`written_at.ts`),
  * which the job's parse of its input gives back, so that a bad `tool:`,
- * `introduce:` or `endpoint:` line fails naming its file and line, not the
- * job. Undefined for any other job.
+ * `introduce:` or `endpoint:` line fails naming its file and line as well as
+ * the job. Undefined for any other job. (Two identical asks at once share one
+ * run of the job: its errors name the lines of the ask that started it.)
  *
  * @param job path of the job
  * @returns the messages, or undefined

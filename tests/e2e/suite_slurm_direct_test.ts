@@ -17,35 +17,49 @@ import { scenario } from "../support/slurm_stand_ins.ts";
 const SUITE = join(ROOT, "tests", "support", "suite.ts");
 
 /**
- * Runs a process that registers as `slurm_support.ts` does, prints whether it
- * started a watcher, and ends; `env` is its whole environment (no wrapper's
- * `SCOUT_SUITE_PID` unless given).
+ * Starts a process that registers as `slurm_support.ts` does, prints whether
+ * it started a watcher, and ends once `go` exists (at once without one);
+ * `env` is its whole environment (no wrapper's `SCOUT_SUITE_PID` unless given).
  */
-async function testProcess(tmp: string, dir: string, env: Record<string, string> = {}) {
-  const script = join(tmp, "test_process.ts");
+function testProcess(tmp: string, dir: string, opts: { go?: string; env?: object } = {}) {
+  const script = join(tmp, `test_process_${crypto.randomUUID()}.ts`);
   Deno.writeTextFileSync(
     script,
-    `import { clusterDir, enter, leaveWhenEnded } from ${JSON.stringify(SUITE)};
+    `import { existsSync } from "node:fs";
+import { clusterDir, enter, leaveWhenEnded } from ${JSON.stringify(SUITE)};
 await enter(clusterDir());
-console.log(await leaveWhenEnded(clusterDir()));`,
+console.log(await leaveWhenEnded(clusterDir()));
+const go = ${JSON.stringify(opts.go ?? null)};
+for (let i = 0; go !== null && !existsSync(go) && i < 1500; i++) {
+  await new Promise((r) => setTimeout(r, 20));
+}`,
   );
-  const out = await new Deno.Command(DENO, {
+  const child = new Deno.Command(DENO, {
     args: ["run", "-q", "-P=test", `--config=${join(ROOT, "deno.json")}`, script],
     clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "", SCOUT_SLURM_DIR: dir, ...env },
+    env: { PATH: Deno.env.get("PATH") ?? "", SCOUT_SLURM_DIR: dir, ...opts.env },
     stdout: "piped",
     stderr: "piped",
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  assert.equal(out.code, 0, text(out.stderr));
-  return { watcher: text(out.stdout).trim() === "true" };
+  }).spawn();
+  return {
+    pid: child.pid,
+    async ended() {
+      const out = await child.output();
+      const text = (b: Uint8Array) => new TextDecoder().decode(b);
+      assert.equal(out.code, 0, text(out.stderr));
+      return { watcher: text(out.stdout).trim() === "true" };
+    },
+  };
 }
 
-/** The numeric registrations of the cluster in `dir`. */
+/** The registrations of the cluster in `dir`: pid → what each holds. */
 const registrations = (dir: string) =>
   existsSync(join(dir, ".suites"))
-    ? [...Deno.readDirSync(join(dir, ".suites"))].map((e) => e.name).filter((n) => /^\d+$/.test(n))
-    : [];
+    ? Object.fromEntries(
+      [...Deno.readDirSync(join(dir, ".suites"))].filter((e) => /^\d+$/.test(e.name))
+        .map((e) => [e.name, Deno.readTextFileSync(join(dir, ".suites", e.name))]),
+    )
+    : {};
 
 /** Waits (up to 10 s) until `cond` holds. */
 async function until(cond: () => boolean): Promise<boolean> {
@@ -53,11 +67,25 @@ async function until(cond: () => boolean): Promise<boolean> {
   return cond();
 }
 
-Deno.test("direct deno test: the cluster its tests started is stopped once its process ends", () =>
+/** Waits until no one holds the registry's lock (a watcher's leave, stop included, is over). */
+async function settled(dir: string): Promise<void> {
+  using lock = await Deno.open(`${dir}.lock`, { read: true });
+  await lock.lock(true);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+Deno.test("direct deno test: the cluster its tests started is stopped once its process ends, not before", () =>
   scenario(async ({ tmp, dir, startCluster }) => {
     const daemons = startCluster({ byTests: true });
-    const { watcher } = await testProcess(tmp, dir);
-    assert(watcher, "a watcher was started");
+    const go = join(tmp, "go");
+    const proc = testProcess(tmp, dir, { go });
+    // the watcher records the test process's start time (which it cannot read itself)
+    assert(await until(() => /^\d+$/.test(registrations(dir)[proc.pid] ?? "")));
+    await sleep(1_000); // five of the watcher's checks
+    assert.deepEqual(daemons.running(), [true, true, true], "still in use");
+    Deno.writeTextFileSync(go, "");
+    assert.equal((await proc.ended()).watcher, true);
     assert(await daemons.stopped(), "tools/slurm-down stopped every daemon");
     assert(await until(() => !existsSync(dir)), "tools/slurm-down removes the cluster's directory");
   }));
@@ -69,12 +97,10 @@ Deno.test("direct deno test: no stop while another user runs, nor of a cluster t
     try {
       Deno.mkdirSync(join(dir, ".suites"), { recursive: true });
       Deno.writeTextFileSync(join(dir, ".suites", String(other.pid)), "");
-      await testProcess(tmp, dir);
-      assert(
-        await until(() => registrations(dir).length === 1),
-        `the watcher left: ${registrations(dir)}`,
-      );
-      assert.deepEqual(registrations(dir), [String(other.pid)]);
+      await testProcess(tmp, dir).ended();
+      assert(await until(() => Object.keys(registrations(dir)).length === 1), "the watcher left");
+      await settled(dir);
+      assert.deepEqual(Object.keys(registrations(dir)), [String(other.pid)]);
       assert.deepEqual(daemons.running(), [true, true, true], "the other user still uses it");
     } finally {
       other.kill("SIGKILL");
@@ -83,17 +109,46 @@ Deno.test("direct deno test: no stop while another user runs, nor of a cluster t
     await daemons.end();
     const byHand = startCluster({ byTests: false });
     Deno.removeSync(join(dir, ".owner"), { recursive: true }); // started by hand: no mark
-    await testProcess(tmp, dir);
-    assert(await until(() => registrations(dir).length === 0), "the watcher left");
+    await testProcess(tmp, dir).ended();
+    assert(await until(() => Object.keys(registrations(dir)).length === 0), "the watcher left");
+    await settled(dir);
+    await sleep(200);
     assert.deepEqual(byHand.running(), [true, true, true], "never stopped");
   }));
 
-Deno.test("direct deno test: under the suite's wrapper no watcher runs (the wrapper leaves for its tests)", () =>
+Deno.test("direct deno test: a registration its pid's new process made is not the watcher's to end", () =>
   scenario(async ({ tmp, dir, startCluster }) => {
     const daemons = startCluster({ byTests: true });
-    const { watcher } = await testProcess(tmp, dir, { SCOUT_SUITE_PID: "1" });
-    assert.equal(watcher, false);
-    await new Promise((r) => setTimeout(r, 1_500)); // what a watcher would have needed
-    assert.equal(registrations(dir).length, 1, "its registration waits for the wrapper");
+    const go = join(tmp, "go");
+    const proc = testProcess(tmp, dir, { go });
+    assert(await until(() => /^\d+$/.test(registrations(dir)[proc.pid] ?? "")));
+    // as if the pid were reused by a new user that registered before the watcher's leave
+    Deno.writeTextFileSync(join(dir, ".suites", String(proc.pid)), "");
+    Deno.writeTextFileSync(go, "");
+    await proc.ended();
+    await sleep(600); // the watcher sees the end
+    await settled(dir);
+    assert.deepEqual(registrations(dir), { [proc.pid]: "" }, "kept");
     assert.deepEqual(daemons.running(), [true, true, true]);
+  }));
+
+Deno.test("direct deno test: under a running wrapper no watcher runs; a stale SCOUT_SUITE_PID is ignored", () =>
+  scenario(async ({ tmp, dir, startCluster }) => {
+    const daemons = startCluster({ byTests: true });
+    const under = await testProcess(tmp, dir, { env: { SCOUT_SUITE_PID: String(Deno.pid) } })
+      .ended();
+    assert.equal(under.watcher, false);
+    await sleep(1_500); // what a watcher would have needed
+    assert.equal(
+      Object.keys(registrations(dir)).length,
+      1,
+      "its registration waits for the wrapper",
+    );
+    assert.deepEqual(daemons.running(), [true, true, true]);
+    const gone = new Deno.Command("true").spawn(); // a wrapper killed without leaving
+    await gone.status;
+    const stale = await testProcess(tmp, dir, { env: { SCOUT_SUITE_PID: String(gone.pid) } })
+      .ended();
+    assert.equal(stale.watcher, true);
+    assert(await daemons.stopped(), "the last one out (the dead ones do not count) stopped it");
   }));

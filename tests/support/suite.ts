@@ -152,16 +152,21 @@ async function slurmDown(dir: string): Promise<boolean> {
  * @param dir the cluster's directory
  * @param say where a stop is announced
  * @param pid whose registration ends (default: this process's)
+ * @param as what that registration holds (a watcher's: the start time it
+ *   recorded); another text is a new process's with the same pid, which stays
  * @returns what it did: `stopped`, `removed` or `left`
  */
 export async function leave(
   dir: string,
   say: (line: string) => void = warn,
   pid = Deno.pid,
+  as?: string,
 ): Promise<"stopped" | "removed" | "left"> {
   return await locked(dir, async () => {
     const registry = registryOf(dir);
-    rmSync(join(registry, String(pid)), { force: true });
+    const entry = join(registry, String(pid));
+    if (as !== undefined && existsSync(entry) && readFileSync(entry, "utf8") !== as) return "left";
+    rmSync(entry, { force: true });
     if (othersRunning(registry, pid).length > 0 || !existsSync(dir)) return "left";
     const owner = existsSync(join(dir, ".owner"))
       ? readFileSync(join(dir, ".owner"), "utf8").trim()
@@ -181,16 +186,18 @@ export async function leave(
 }
 
 /**
- * Outside the wrapper (no `SCOUT_SUITE_PID`): starts a watcher, in a session
- * of its own, that leaves on behalf of this process once it has ended
- * (`suite.ts --leave-after <pid>`), so that a test file run with `deno test`
- * directly stops the cluster its tests started, as the wrapper would.
+ * Outside the wrapper (no running `SCOUT_SUITE_PID`): starts a watcher, in a
+ * session of its own, that leaves on behalf of this process once it has
+ * ended (`suite.ts --leave-after <pid>`), so that a test file run with `deno
+ * test` directly stops the cluster its tests started, as the wrapper would.
  *
  * @param dir the cluster's directory
- * @returns whether a watcher was started
+ * @returns false under a running wrapper or when `setsid` failed (whether
+ *   the watcher then started is not confirmed)
  */
 export async function leaveWhenEnded(dir: string): Promise<boolean> {
-  if (Deno.env.get("SCOUT_SUITE_PID")) return false;
+  const wrapper = Number(Deno.env.get("SCOUT_SUITE_PID") ?? "");
+  if (wrapper > 0 && startTime(wrapper) !== null) return false; // it leaves for its tests
   const args = ["-f", Deno.execPath(), "run", "-q", "-A", import.meta.filename!];
   const out = await new Deno.Command("setsid", {
     args: [...args, "--leave-after", String(Deno.pid)],
@@ -202,13 +209,26 @@ export async function leaveWhenEnded(dir: string): Promise<boolean> {
   return out.success;
 }
 
-/** The watcher of {@link leaveWhenEnded}: waits for `pid` to end, then leaves for it. */
+/**
+ * The watcher of {@link leaveWhenEnded}: records `pid`'s start time in its
+ * registration (a test process cannot read it: a reused pid then does not
+ * count), waits for `pid` to end, then leaves for it.
+ */
 async function leaveAfter(pid: number): Promise<void> {
   const started = startTime(pid);
-  while (started !== null && startTime(pid) === started) {
-    await new Promise((r) => setTimeout(r, 200));
+  const dir = clusterDir();
+  if (started === null) {
+    // it ended before its watcher started
+    await tolerant("stop the test SLURM", () => leave(dir, () => {}, pid));
+    return;
   }
-  await tolerant("stop the test SLURM", () => leave(clusterDir(), () => {}, pid));
+  const entry = join(registryOf(dir), String(pid));
+  await tolerant("register the test process", () =>
+    locked(dir, () => {
+      if (existsSync(entry) && readFileSync(entry, "utf8") === "") writeFileSync(entry, started);
+    }));
+  while (startTime(pid) === started) await new Promise((r) => setTimeout(r, 200));
+  await tolerant("stop the test SLURM", () => leave(dir, () => {}, pid, started));
 }
 
 /** A line on stderr; a terminal that hung up (EIO) costs the line, not the stop. */
