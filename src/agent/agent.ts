@@ -10,12 +10,10 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { join } from "node:path";
 import { compile } from "../chat/compile.ts";
-import { extractOptions } from "../chat/options.ts";
 import { parse } from "../chat/parse.ts";
 import type { Message } from "../chat/types.ts";
-import { mergeOptionLines, type OptionLine } from "../chat/written_at.ts";
+import { mergeOptionLines } from "../chat/written_at.ts";
 import { ScoutError } from "../errors.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import { ask as llmAsk, type AskOptions } from "../llm/ask.ts";
@@ -30,14 +28,7 @@ import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { afterFailedAttempts, failedAttemptRecord, withoutRepeats } from "./failed_attempt.ts";
 import { ownTools } from "./own_tools.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
-import type {
-  Agent,
-  AgentCallOptions,
-  AgentInit,
-  AgentOptions,
-  AgentReply,
-  SocializeFn,
-} from "./types.ts";
+import type { Agent, AgentCallOptions, AgentInit, AgentReply, SocializeFn } from "./types.ts";
 
 /**
  * Creates a bare agent (`agent(...)`): missing fields get `[]`, `{}` or `null`.
@@ -93,40 +84,7 @@ export function current(agent: Agent): Message[] {
   return agent.currentChat ?? start(agent);
 }
 
-/**
- * [TS-FIX] §7.5: takes the option lines out of the agent's start chat and
- * makes them agent options, over the ones the agent has (its `agent.ts`'s)
- * except those named in `explicit` — the CLI's `-e`/`-m`, a task-route
- * job's options — which so win over `endpoint:`/`model:` lines of the
- * start chat. The start chat without its option lines stays the prefix
- * {@link sinceStart} cuts. Where the lifted lines were written joins the
- * runtime (`optionLines`), so an error about a value names its line.
- *
- * @param agent a loaded agent
- * @param explicit the options given explicitly (keys only matter)
- */
-export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
-  const { cwd } = agent.runtime;
-  const lifted = extractOptions(agent.startChat, {
-    ...(cwd !== undefined ? { cwd } : {}),
-    ...(agent.path ? { origin: join(agent.path, "start_chat") } : {}),
-  });
-  agent.startChat = lifted.chat;
-  const lines: Record<string, OptionLine> = {};
-  for (const [k, v] of Object.entries(lifted.options)) {
-    if (k in explicit) continue;
-    agent.options[k] = v;
-    if (lifted.lines?.[k]) lines[k] = lifted.lines[k];
-  }
-  // where they were written goes with the ask (an unknown endpoint names its line)
-  if (Object.keys(lines).length > 0) {
-    agent.runtime = {
-      ...agent.runtime,
-      optionLines: mergeOptionLines(agent.runtime.optionLines, lines),
-    };
-  }
-}
-
+export { liftStartOptions, optionsUnlifted } from "./lift.ts";
 export { sinceStart } from "./since_start.ts";
 
 let socializeImpl: SocializeFn | null = null;

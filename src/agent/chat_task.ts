@@ -63,7 +63,9 @@ export async function chatTaskMessages(
   if (Array.isArray(response)) return response;
   if (isAgentValue(response)) {
     const agent = response as Agent;
-    if (agent.currentChat?.at(-1)?.role === "assistant") {
+    // its live chat as Ruby reads it: started on first access (a seeded chat that ends
+    // with an answer is answered already: nothing new, no inference)
+    if (current(agent).at(-1)?.role === "assistant") {
       await ctx.logAgent(agent);
       return sinceStart(agent);
     }

@@ -19,6 +19,7 @@ import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolEntry } from "../tools/types.ts";
 import { addAgentTool, addBoundTool, rebindAgentTools } from "./bound_tools.ts";
 import { conversationSoFar } from "./since_start.ts";
+import { optionsUnlifted } from "./lift.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
 import { resumed } from "./resume.ts";
 import { nextDepth, setDepth } from "./depth.ts";
@@ -113,7 +114,8 @@ export function deepCopy<T>(v: T): T {
  * @returns plain options
  */
 export function socialOptions(caller: Agent, extra: AgentOptions = {}): AgentOptions {
-  const out = deepCopy({ ...caller.options, ...extra });
+  // the caller's agent options: not the option lines lifted from its start chat
+  const out = deepCopy({ ...optionsUnlifted(caller), ...extra });
   for (const k of PRIVATE) delete out[k];
   return out;
 }

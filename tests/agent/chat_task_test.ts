@@ -272,3 +272,23 @@ Deno.test("workflow files get api.chatTask from the CLI: scout-ai workflow task 
   assert.match(r.stdout, /meta: job=Echo\/ask\/Default_[0-9a-f]{32}\.chat/);
   assert.match(r.stdout, /assistant:\n\necho hello\n/);
 });
+
+Deno.test("agent(): a chat that ends with an answer is answered already: no inference, nothing new (§4.2)", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer({ script: [{ text: "fresh answer" }] });
+  const s = await society(dir.path, srv.url);
+  const wf = pipeline(
+    dir.path,
+    async ({ agent, chat }) =>
+      await agent(s.worker, { chat: chat(), runtime: s.runtime, tooling: false, ...s.llm }),
+  );
+  const answered = createJob(wf, "ask", {
+    inputs: { chat: "user:\n\nhi\n\nassistant:\n\nearlier answer\n" },
+  });
+  assert.deepEqual(await run(answered), []); // currentChat − startChat: nothing
+  assert.equal(srv.requests.length, 0);
+  // one that ends with a question is asked
+  const asked = createJob(wf, "ask", { inputs: { chat: "user:\n\nhi\n" } });
+  assert.equal((await run(asked)).at(-1)?.content, "fresh answer");
+  assert.equal(srv.requests.length, 1);
+});

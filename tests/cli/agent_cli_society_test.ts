@@ -90,3 +90,44 @@ Deno.test("agent ask --help: the piped example's question takes stdin, as docume
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /-a\n\+b/);
 });
+
+Deno.test("agent ask: the caller's start-chat option lines stay its own; -m, an agent option, reaches its specialists (§3.3)", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as Wire[];
+      if (msgs[0]!.content !== "You are boss") return { text: "worker answer" };
+      if (msgs.at(-1)!.role === "tool") return { text: "boss done" };
+      return {
+        toolCalls: [{ id: "c1", name: "ask", arguments: { agent: "Worker", prompt: "p" } }],
+      };
+    },
+  });
+  const home = join(t.path, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: ep-model\n`);
+  put(
+    t.path,
+    "Agent/Boss/start_chat",
+    "system: You are boss\n\nendpoint: ep\n\nmodel: boss-model\n\nsocialize: true\n",
+  );
+  put(t.path, "Agent/Worker/start_chat", "system: You are Worker\n\nendpoint: ep\n");
+  clearAgentCache();
+  const o = { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: t.path };
+  const models = async (...flags: string[]) => {
+    srv.requests.length = 0;
+    const r = await runMain(["agent", "ask", "Boss", ...flags, "--no-cache", "plan it"], o);
+    assert.equal(r.code, 0, r.stderr);
+    const of = (who: string) =>
+      srv.requests.filter((q) => (q.body.messages as Wire[])[0]!.content === who)
+        .map((q) => q.body.model);
+    return { boss: of("You are boss"), worker: of("You are Worker") };
+  };
+  assert.deepEqual(await models(), {
+    boss: ["boss-model", "boss-model"],
+    worker: ["ep-model"], // the Worker's own endpoint's model, not the boss's line
+  });
+  assert.deepEqual(await models("-m", "flag-model"), {
+    boss: ["flag-model", "flag-model"],
+    worker: ["flag-model"],
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The option lines of an agent's start chat made agent options ([TS-FIX]
+ * §7.5), and what its specialists inherit of its options (§3.3: not those).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { extractOptions } from "../chat/options.ts";
+import { mergeOptionLines, type OptionLine } from "../chat/written_at.ts";
+import type { Agent, AgentOptions } from "./types.ts";
+
+/**
+ * [TS-FIX] §7.5: takes the option lines out of the agent's start chat and
+ * makes them agent options, over the ones the agent has (its `agent.ts`'s)
+ * except those named in `explicit` — the CLI's `-e`/`-m`, a task-route
+ * job's options — which so win over `endpoint:`/`model:` lines of the
+ * start chat. The start chat without its option lines stays the prefix
+ * {@link sinceStart} cuts. Where the lifted lines were written joins the
+ * runtime (`optionLines`), so an error about a value names its line.
+ *
+ * @param agent a loaded agent
+ * @param explicit the options given explicitly (keys only matter)
+ */
+export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
+  const { cwd } = agent.runtime;
+  const lifted = extractOptions(agent.startChat, {
+    ...(cwd !== undefined ? { cwd } : {}),
+    ...(agent.path ? { origin: join(agent.path, "start_chat") } : {}),
+  });
+  agent.startChat = lifted.chat;
+  const lines: Record<string, OptionLine> = {};
+  for (const [k, v] of Object.entries(lifted.options)) {
+    if (k in explicit) continue;
+    recordLift(agent, k);
+    agent.options[k] = v;
+    if (lifted.lines?.[k]) lines[k] = lifted.lines[k];
+  }
+  // where they were written goes with the ask (an unknown endpoint names its line)
+  if (Object.keys(lines).length > 0) {
+    agent.runtime = {
+      ...agent.runtime,
+      optionLines: mergeOptionLines(agent.runtime.optionLines, lines),
+    };
+  }
+}
+
+/** Per lifted agent: each lifted key's option before the lift (absent: it had none). */
+const beforeLift = new WeakMap<Agent, Map<string, { value?: unknown }>>();
+
+function recordLift(agent: Agent, key: string): void {
+  let keys = beforeLift.get(agent);
+  if (!keys) beforeLift.set(agent, keys = new Map());
+  // the first lift's: a second lift replaces a value lifted already
+  if (!keys.has(key)) keys.set(key, key in agent.options ? { value: agent.options[key] } : {});
+}
+
+/**
+ * The agent's options without what {@link liftStartOptions} lifted from its
+ * start chat (those keys as they were before): what its specialists inherit
+ * (§3.3: the caller's agent options). Start-chat lines are its conversation's
+ * options, not agent options, and in Ruby they never reach a specialist.
+ *
+ * @param agent the agent
+ * @returns a new options object
+ */
+export function optionsUnlifted(agent: Agent): AgentOptions {
+  const out = { ...agent.options };
+  for (const [k, was] of beforeLift.get(agent) ?? []) {
+    if ("value" in was) out[k] = was.value;
+    else delete out[k];
+  }
+  return out;
+}
