@@ -7,10 +7,14 @@
 import {
   closeSync,
   existsSync,
+  fchmodSync,
   fsync,
   fsyncSync,
+  lstatSync,
   mkdirSync,
   openSync,
+  readlinkSync,
+  realpathSync,
   renameSync,
   rmSync,
   type Stats,
@@ -19,7 +23,7 @@ import {
   writeSync,
 } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ScoutError } from "../errors.ts";
 
@@ -31,9 +35,32 @@ function tempPathFor(path: string): string {
 }
 
 /**
+ * Where an atomic write of `path` lands, and the permission bits to keep: a
+ * symbolic link is written through (its target replaced, the link kept, as
+ * an editor does), and a file replaced keeps its mode (a private chat stays
+ * private). A dangling link creates its target.
+ */
+function destination(path: string): { file: string; mode: number | null } {
+  let stats: Stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    return { file: path, mode: null }; // a new file (or an unreadable one: the write says why)
+  }
+  if (!stats.isSymbolicLink()) return { file: path, mode: stats.mode & 0o7777 };
+  try {
+    const file = realpathSync(path);
+    return { file, mode: statSync(file).mode & 0o7777 };
+  } catch {
+    return { file: resolve(dirname(path), readlinkSync(path)), mode: null };
+  }
+}
+
+/**
  * Writes `data` to `path` atomically: a temp file in the same directory,
  * flushed, then renamed over `path`. Readers see the old content or the new,
- * never a partial file. Creates missing parent directories.
+ * never a partial file. Creates missing parent directories. A symbolic link
+ * is written through to its target, and a replaced file keeps its mode.
  *
  * Up to 1 MiB (`SYNC_WRITE_LIMIT`) the small steps are synchronous and
  * only the flush waits off the main thread: each asynchronous file call is a
@@ -44,10 +71,11 @@ function tempPathFor(path: string): string {
  * @param path destination
  * @param data text (written as UTF-8) or bytes
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(given: string, data: string | Uint8Array): Promise<void> {
+  const { file: path, mode } = destination(given);
   const tmp = tempPathFor(path);
   try {
-    const fd = openTemp(tmp, path);
+    const fd = openTemp(tmp, path, mode);
     try {
       if (data.length <= SYNC_WRITE_LIMIT) writeAllSync(fd, data);
       else await new Promise<void>((ok, fail) => writeFile(fd, data, (e) => e ? fail(e) : ok()));
@@ -67,10 +95,11 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
  * @param path destination
  * @param data text or bytes
  */
-export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
+export function writeFileAtomicSync(given: string, data: string | Uint8Array): void {
+  const { file: path, mode } = destination(given);
   const tmp = tempPathFor(path);
   try {
-    const fd = openTemp(tmp, path);
+    const fd = openTemp(tmp, path, mode);
     try {
       writeAllSync(fd, data);
       fsyncSync(fd);
@@ -86,15 +115,25 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
 /** Length (string units or bytes) up to which {@link writeFileAtomic} writes synchronously. */
 const SYNC_WRITE_LIMIT = 1 << 20;
 
-/** Opens `tmp` for writing, making `path`'s directory when it is missing. */
-function openTemp(tmp: string, path: string): number {
+/** Opens `tmp` for writing (with `mode` when given), making `path`'s directory when missing. */
+function openTemp(tmp: string, path: string, mode: number | null): number {
+  let fd: number;
   try {
-    return openSync(tmp, "w");
+    fd = openSync(tmp, "w");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     mkdirSync(dirname(path), { recursive: true });
-    return openSync(tmp, "w");
+    fd = openSync(tmp, "w");
   }
+  if (mode !== null) {
+    try {
+      fchmodSync(fd, mode);
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+  }
+  return fd;
 }
 
 const utf8 = new TextEncoder();

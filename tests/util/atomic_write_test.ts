@@ -47,4 +47,41 @@ for (
     assert.deepEqual(names(home.path), ["result"]);
     assert.deepEqual(names(target), ["inside"]);
   });
+
+  Deno.test(`${form}: a symbolic link is written through, the link kept; a dangling one makes its target`, async () => {
+    await using home = await tempDir();
+    Deno.mkdirSync(join(home.path, "repo"));
+    Deno.writeTextFileSync(join(home.path, "repo", "t.chat"), "old");
+    const link = join(home.path, "link.chat");
+    Deno.symlinkSync(join("repo", "t.chat"), link); // relative, as `ln -s` makes it
+    await write(link, "new");
+    assert.equal(Deno.lstatSync(link).isSymlink, true, "still a link");
+    assert.equal(Deno.readTextFileSync(join(home.path, "repo", "t.chat")), "new");
+    assert.deepEqual(names(join(home.path, "repo")), ["t.chat"], "no temp file left");
+    const dangling = join(home.path, "dangling.chat");
+    Deno.symlinkSync(join("repo", "later.chat"), dangling);
+    await write(dangling, "made");
+    assert.equal(Deno.lstatSync(dangling).isSymlink, true);
+    assert.equal(Deno.readTextFileSync(join(home.path, "repo", "later.chat")), "made");
+  });
+
+  Deno.test(`${form}: a replaced file keeps its permission bits; a new one gets the default`, async () => {
+    await using home = await tempDir();
+    const file = join(home.path, "private.chat");
+    Deno.writeTextFileSync(file, "old");
+    Deno.chmodSync(file, 0o600);
+    await write(file, "new");
+    assert.equal(Deno.statSync(file).mode! & 0o777, 0o600);
+    Deno.chmodSync(file, 0o640);
+    await write(file, "newer");
+    assert.equal(Deno.statSync(file).mode! & 0o777, 0o640);
+    const linked = join(home.path, "linked.chat");
+    Deno.symlinkSync(file, linked);
+    await write(linked, "through");
+    assert.equal(Deno.statSync(file).mode! & 0o777, 0o640, "the target's mode, through a link");
+    const fresh = join(home.path, "fresh.chat");
+    await write(fresh, "x");
+    const umask = Deno.umask();
+    assert.equal(Deno.statSync(fresh).mode! & 0o777, 0o666 & ~umask);
+  });
 }
