@@ -123,12 +123,15 @@ function firstDir(roots: string[], rel: string): { dir: string; root: string } |
  * directory under `cwd` holding agent files (`Agent/Worker`, typed without
  * `./`) loads that directory, as Ruby's step 1 takes any existing path.
  *
- * @param nameOrPath agent name (`Worker`) or directory path (`./Agent/Worker`)
+ * @param given agent name (`Worker`) or directory path (`./Agent/Worker`); trailing slashes
+ *   are dropped
  * @param opts cwd and env
  * @returns the location
  * @throws ScoutError `invalid_input` for a bad name, `agent_not_found` when nothing exists
  */
-export function findAgent(nameOrPath: string, opts: FindAgentOptions = {}): AgentLocation {
+export function findAgent(given: string, opts: FindAgentOptions = {}): AgentLocation {
+  // `Agent/Helper/`, as a shell's completion gives a directory, is `Agent/Helper`
+  const nameOrPath = /[^/]\/+$/.test(given) ? given.replace(/\/+$/, "") : given;
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   if (isAgentPath(nameOrPath)) {

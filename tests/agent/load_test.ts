@@ -207,9 +207,13 @@ Deno.test("§7.2 names: digits allowed; '.'/'..' segments, spaces and escapes re
   const { opts } = ctx(t.path);
   // Ruby rejected digits (^[a-z_.-]+$)
   assert.equal((await loadAgent("Worker2", opts)).name, "Worker2");
-  for (const bad of ["a/../../etc", "Agent/./x", "a b", "x/..", ""]) {
+  for (const bad of ["a/../../etc", "Agent/./x", "a b", "x/..", "", "a//b"]) {
     await assert.rejects(() => loadAgent(bad, opts), /Invalid agent name/, bad);
   }
+  // a shell's completion ends a directory with "/": the same name, the same agent
+  assert.equal(findAgent("Worker2/", opts).path, join(w, "Agent", "Worker2"));
+  assert.equal(findAgent("Agent/Worker2//", opts).path, join(w, "Agent", "Worker2"));
+  assert.equal((await loadAgent("Worker2/", opts)).name, "Worker2");
   // ../x is a path (not a name): a clear error, nothing outside is searched by name
   await assert.rejects(() => loadAgent("../x", opts), /No agent directory at "\.\.\/x"/);
   await assert.rejects(() => loadAgent("Nobody", opts), /No agent found with name Nobody/);
