@@ -142,7 +142,7 @@ export function askFlags(cmd: Command): Command {
     )
     .option(
       "--dry-run",
-      "print the compiled chat that would be sent, ask nothing",
+      "print the compiled chat that would be sent (with --json: as JSON messages), ask nothing",
     )
     // the Ruby scout's spellings, for scripts written for it (-l sets --log's level)
     .addOption(new Option("-d, --dry_run", "same as --dry-run").hideHelp())

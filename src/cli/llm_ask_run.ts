@@ -211,7 +211,18 @@ export async function runLlmAsk(
     throw usageError("Nothing to ask: give a QUESTION, pipe one on stdin, or use -c CHAT");
   }
   if (opts.dryRun) {
-    io.stdout.write(print(messages).replace(/^\n/, "") + "\n");
+    const shown = opts.json
+      ? JSON.stringify(
+        {
+          version: LLM_ASK_JSON_VERSION,
+          dry_run: true,
+          messages: messages.map((m) => ({ role: m.role, content: m.content ?? null })),
+        },
+        null,
+        2,
+      )
+      : print(messages).replace(/^\n/, "");
+    io.stdout.write(shown + "\n");
     return 0;
   }
 

@@ -277,6 +277,14 @@ Deno.test("-f adds files before the question; --dry-run prints the compiled chat
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /<file name="notes\.md">\nRemember the milk\.\n\n<\/file>/);
   assert.match(r.stdout, /What should I remember\?/);
+  // with --json, the same messages as JSON (what a script reads)
+  const j = await t.run(["ask", ...t.flags, "-f", "notes.md", "--dry-run", "--json", "Why?"]);
+  assert.equal(j.code, 0, j.stderr);
+  const shown = JSON.parse(j.stdout);
+  assert.equal(shown.dry_run, true);
+  assert.deepEqual(shown.messages.map((m: { role: string }) => m.role), ["user", "user"]);
+  assert.match(shown.messages[0].content, /^<file name="notes\.md">\nRemember the milk\./);
+  assert.equal(shown.messages[1].content, "Why?");
   assert.equal(t.srv.requests.length, 0);
 });
 
