@@ -71,7 +71,11 @@ export function buildProgram(ctx: CliContext): Command {
         nobar?: boolean;
       };
       ctx.debug = Boolean(g.debug);
-      ctx.logLevel = Number.parseInt(g.l ?? g.log ?? "5", 10);
+      const level = String(g.l ?? g.log ?? "5").trim();
+      if (!/^[0-7]$/.test(level)) {
+        throw usageError(`--log: expected a level 0 (debug) … 7 (silent), got "${level}"`);
+      }
+      ctx.logLevel = Number(level);
       if (ctx.logLevel > 5) io.warnings = false;
       if (g.color === false || g.nocolor) io.color = false;
       if (g.nobar) io.stderrIsTTY = false;

@@ -42,6 +42,13 @@ Deno.test("-l / --log above 5 silences warnings; 5 and below print them", async 
     assert.equal(quiet.stderr, "");
     assert.equal(quiet.stdout, loud.stdout);
   }
+  // a level that is none is a usage error (exit 2), before anything runs
+  for (const flags of [["-l", "x"], ["--log", "9"], ["--log", "abc"]]) {
+    const bad = await run(...flags);
+    assert.equal(bad.code, 2, flags.join(" "));
+    assert.match(bad.stderr, /--log: expected a level 0 \(debug\) … 7 \(silent\), got "(x|9|abc)"/);
+    assert.equal(bad.stdout, "");
+  }
 });
 
 Deno.test("Ruby's -in and -wt are refused with the flag to use instead (before anything runs)", async () => {
