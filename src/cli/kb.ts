@@ -7,6 +7,7 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
+import { paint } from "./io.ts";
 
 /**
  * Registers the `kb` command group (also used by `agent kb`, with the
@@ -126,7 +127,13 @@ export async function runAgentKb(name: string, args: string[], ctx: CliContext):
   const program = new Command("scout-ai agent").exitOverride().configureOutput({
     writeOut: (s) => ctx.io.stdout.write(s),
     writeErr: (s) => ctx.io.stderr.write(s),
+    // as every other command's errors (main.ts)
+    outputError: (s, write) =>
+      write(`${paint(ctx.io, "stderr", "red", "scout-ai:")} ${s.replace(/^error: /, "")}`),
   });
   registerKb(program as unknown as Command, ctx, dir);
-  await program.parseAsync(["kb", ...args], { from: "user" });
+  // usage lines name the agent: `scout-ai agent kb NAME query …`
+  const kb = program.commands.find((c) => c.name() === "kb")!;
+  kb.name(`kb ${name}`);
+  await program.parseAsync([kb.name(), ...args], { from: "user" });
 }
