@@ -89,17 +89,33 @@ export function httpError(
  *
  * @param backend backend name
  * @param cause the underlying error or a description
+ * @param url the configured url (null: none, the backend's default; undefined: not said)
  * @returns the error (`provider_http`, retryable)
  */
-export function networkError(backend: string, cause: unknown): ScoutError {
+export function networkError(backend: string, cause: unknown, url?: string | null): ScoutError {
   const what = cause instanceof Error ? cause.message : String(cause);
-  return new ScoutError("provider_http", `Cannot reach provider "${backend}": ${what}`, {
+  const at = url === undefined ? "" : ` at ${addressOf(url)}`;
+  return new ScoutError("provider_http", `Cannot reach provider "${backend}"${at}: ${what}`, {
     backend,
     phase: "query",
     retryable: true,
     network: true,
     cause,
   });
+}
+
+/**
+ * A configured url as an error may show it: scheme, host and path only (no
+ * user or password, no query, where keys travel), or the default's wording.
+ */
+function addressOf(url: string | null): string {
+  if (url === null || url === "") return "its default address (no url or endpoint set)";
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return "a url that cannot be parsed";
+  }
 }
 
 /** What a streamed reply delivered before it ended: events (SSE events, NDJSON lines) and bytes. */

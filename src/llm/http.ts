@@ -75,7 +75,7 @@ export function mapFetchError(
 ): unknown {
   if (rs.timedOut()) return timeoutError(backend, ctx.settings.timeoutMs);
   if (ctx.signal?.aborted) return ctx.signal.reason ?? e;
-  return networkError(backend, e);
+  return networkError(backend, e, ctx.settings.url ?? null);
 }
 
 /**

@@ -268,4 +268,24 @@ for (const backend of BACKENDS) {
       },
     );
   });
+
+  Deno.test(`${backend}: a refused connection names the address, without its credentials or query`, async () => {
+    await using home = await tempDir();
+    const srv = await startProviderServer();
+    const url = new URL(srv.url);
+    await srv.close(); // nothing listens there now
+    url.username = "user";
+    url.password = "SECRET-pw";
+    url.search = "?api-key=SECRET-q";
+    await assert.rejects(
+      () => ask(question, opts(srv, backend, home.path, { url: url.href, max_retries: 0 })),
+      (e) => {
+        assert.ok(isScoutError(e, "provider_http"), String(e));
+        const at = `at http://${url.host}${url.pathname}:`;
+        assert.ok(e.message.startsWith(`Cannot reach provider "${backend}" ${at}`), e.message);
+        assert.doesNotMatch(e.message, /SECRET|user/);
+        return true;
+      },
+    );
+  });
 }

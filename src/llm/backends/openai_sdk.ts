@@ -198,7 +198,8 @@ export async function mapSdkError(
   if (e instanceof mod.APIConnectionTimeoutError) {
     return timeoutError(backend, ctx.settings.timeoutMs);
   }
-  if (e instanceof mod.APIConnectionError) return networkError(backend, e.cause ?? e);
+  const url = ctx.settings.url ?? null;
+  if (e instanceof mod.APIConnectionError) return networkError(backend, e.cause ?? e, url);
   if (e instanceof mod.APIError) {
     const body = e.error === undefined ? "" : JSON.stringify({ error: e.error });
     const msg = body ? providerMessage(body) : e.message;
@@ -212,7 +213,7 @@ export async function mapSdkError(
     // While a stream is read, a TypeError is the body failing (connection reset);
     // otherwise the SDK choked on the shape of a reply.
     return streaming
-      ? networkError(backend, e)
+      ? networkError(backend, e, url)
       : responseError(backend, `sent a reply that cannot be read: ${e.message}`, e);
   }
   return e;
