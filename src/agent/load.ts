@@ -105,6 +105,16 @@ async function defineFrom(
     startChat = [{ role: "introduce", content: workflow.name }];
   }
   const script = firstFile(loc.agentDir, ["agent.ts", "agent.js", "agent.mjs"]);
+  if (!chatFile && !workflow && !script && !kbDir && dirs.every((d) => rubyOnly(d).length === 0)) {
+    // Ruby's rule (§2.2): the first existing directory is the agent, files or not; an empty
+    // one (a stray mkdir, a path that is no agent) would shadow the agent meant without a word
+    warnOnce(
+      `empty:${loc.path}`,
+      `Agent "${loc.name}" (${loc.path}) holds no agent files (start_chat, workflow.ts, ` +
+        `agent.ts, knowledge_base/): it runs with no start chat and no tools`,
+      ctx.warn,
+    );
+  }
   return { startChat, workflow, knowledgeBase: kbDir, script };
 }
 

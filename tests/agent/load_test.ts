@@ -113,6 +113,28 @@ Deno.test("malformed start_chat: the compile error names the file and line", asy
   );
 });
 
+Deno.test("an agent directory without agent files loads as Ruby's rule says, with one warning; one with files gets none", async () => {
+  await using t = await tempDir();
+  clearAgentCache();
+  const w = join(t.path, "w");
+  Deno.mkdirSync(join(w, "Agent", "Shad"), { recursive: true }); // a stray mkdir
+  put(join(t.path, "home"), "Agent/Shad/start_chat", "system: the real one\n");
+  const { opts, warnings } = ctx(t.path);
+  const a = await loadAgent("Shad", opts);
+  await loadAgent("Shad", opts);
+  assert.equal(a.path, join(w, "Agent", "Shad")); // the first existing directory (§2.2)
+  assert.deepEqual(a.startChat, []);
+  assert.deepEqual(warnings, [
+    `Agent "Shad" (${join(w, "Agent", "Shad")}) holds no agent files (start_chat, ` +
+    "workflow.ts, agent.ts, knowledge_base/): it runs with no start chat and no tools",
+  ]);
+  put(w, "Agent/Full/start_chat", "system: s\n");
+  put(w, "Agent/KbOnly/knowledge_base/README.md", "\n");
+  await loadAgent("Full", opts);
+  await loadAgent("KbOnly", opts);
+  assert.equal(warnings.length, 1, warnings.join("\n"));
+});
+
 Deno.test("Ruby-only files: the start chat loads, one warning, once; knowledge_base/ is kept without a warning", async () => {
   await using t = await tempDir();
   clearAgentCache();
