@@ -2,16 +2,18 @@
  * The `-o FILE` chat of `llm ask` / `agent ask`: checked before anything is
  * asked (an answer paid for must not be lost to a typo in a path), and
  * appended under the file's persist lock, so two runs appending to one chat
- * at once both land (each rewrite is atomic, temp + rename).
+ * at once both land (each rewrite is atomic, temp + rename). A symbolic link
+ * is written through: its target is the chat (locked, checked and rewritten;
+ * the link stays), as an editor saves a linked file.
  *
  * @module
  */
-import { accessSync, constants, type Stats, statSync } from "node:fs";
+import { accessSync, constants, lstatSync, realpathSync, type Stats, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { appendChatText } from "../chat/print_append.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
-import { usageError } from "../errors.ts";
+import { ScoutError, usageError } from "../errors.ts";
 import { exists, readText, writeFileAtomic } from "../util/fs.ts";
 import { acquireLock } from "../workflow/lock.ts";
 
@@ -20,20 +22,59 @@ import { acquireLock } from "../workflow/lock.ts";
  * unwritable file, or no writable directory to create it in (missing
  * parents are created, so the nearest existing one decides).
  *
- * @param path absolute path
+ * @param given absolute path (a symbolic link: its target is checked)
  * @param shown the path as given, for the message
  */
-export function checkChatOutput(path: string, shown: string): void {
+export function checkChatOutput(given: string, shown: string): void {
+  let path: string;
+  try {
+    path = chatTarget(given);
+  } catch (e) {
+    throw usageError(`Cannot write -o "${shown}": ${(e as Error).message}`);
+  }
   const st = statOrNull(path);
   if (st?.isDirectory()) throw usageError(`Cannot write -o "${shown}": it is a directory`);
+  if (st && !st.isFile()) throw usageError(`Cannot write -o "${shown}": not a regular file`);
   if (st) {
     if (!writable(path)) throw usageError(`Cannot write -o "${shown}": the file is not writable`);
+    // the rewrite is a temp file beside it, renamed over it
+    if (!writable(dirname(path))) {
+      throw usageError(
+        `Cannot write -o "${shown}": "${dirname(path)}" is not a writable directory`,
+      );
+    }
     return;
   }
   let dir = dirname(path);
   while (statOrNull(dir) === null && dirname(dir) !== dir) dir = dirname(dir);
   if (!statOrNull(dir)?.isDirectory() || !writable(dir)) {
     throw usageError(`Cannot write -o "${shown}": "${dir}" is not a writable directory`);
+  }
+}
+
+/**
+ * The file a `-o` path stands for: itself, or a symbolic link's target
+ * (followed to the end).
+ *
+ * @throws Error for a link to nothing, or a loop of links
+ */
+function chatTarget(path: string): string {
+  let link: boolean;
+  try {
+    link = lstatSync(path).isSymbolicLink();
+  } catch {
+    return path; // not there yet: created
+  }
+  if (!link) return path;
+  try {
+    return realpathSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new Error(
+      code === "ELOOP"
+        ? "a loop of symbolic links"
+        : "a symbolic link to a file that does not exist (create it first)",
+    );
   }
 }
 
@@ -68,10 +109,17 @@ export async function appendToChat(
   env: Record<string, string | undefined>,
 ): Promise<void> {
   if (messages.length === 0) return;
-  const lock = await acquireLock(path, join(scoutHome(env), "tmp", "persist_locks"));
+  let file: string;
   try {
-    const existing = exists(path) ? await readText(path) : "";
-    await writeFileAtomic(path, appendChatText(existing, messages));
+    file = chatTarget(path);
+  } catch (e) {
+    throw new ScoutError("io", `Cannot write "${path}": ${(e as Error).message}`, { file: path });
+  }
+  // the lock is the target's: two runs writing through different links to one chat share it
+  const lock = await acquireLock(file, join(scoutHome(env), "tmp", "persist_locks"));
+  try {
+    const existing = exists(file) ? await readText(file) : "";
+    await writeFileAtomic(file, appendChatText(existing, messages));
   } finally {
     lock.release();
   }

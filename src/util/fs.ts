@@ -13,8 +13,6 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readlinkSync,
-  realpathSync,
   renameSync,
   rmSync,
   type Stats,
@@ -23,7 +21,7 @@ import {
   writeSync,
 } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ScoutError } from "../errors.ts";
 
@@ -35,32 +33,27 @@ function tempPathFor(path: string): string {
 }
 
 /**
- * Where an atomic write of `path` lands, and the permission bits to keep: a
- * symbolic link is written through (its target replaced, the link kept, as
- * an editor does), and a file replaced keeps its mode (a private chat stays
- * private). A dangling link creates its target.
+ * The permission bits a write of `path` keeps: a regular file replaced keeps
+ * its read/write/execute bits (a private chat stays private; not setuid,
+ * setgid or sticky, and not its owner, which only root could give). Null for
+ * a new file (the umask's default) and for anything that is not a regular
+ * file: a symbolic link is replaced by the file, as before — a caller that
+ * writes through links (a user's `-o` chat) resolves them itself.
  */
-function destination(path: string): { file: string; mode: number | null } {
-  let stats: Stats;
+function keptMode(path: string): number | null {
   try {
-    stats = lstatSync(path);
+    const st = lstatSync(path);
+    return st.isFile() ? st.mode & 0o777 : null;
   } catch {
-    return { file: path, mode: null }; // a new file (or an unreadable one: the write says why)
-  }
-  if (!stats.isSymbolicLink()) return { file: path, mode: stats.mode & 0o7777 };
-  try {
-    const file = realpathSync(path);
-    return { file, mode: statSync(file).mode & 0o7777 };
-  } catch {
-    return { file: resolve(dirname(path), readlinkSync(path)), mode: null };
+    return null;
   }
 }
 
 /**
  * Writes `data` to `path` atomically: a temp file in the same directory,
  * flushed, then renamed over `path`. Readers see the old content or the new,
- * never a partial file. Creates missing parent directories. A symbolic link
- * is written through to its target, and a replaced file keeps its mode.
+ * never a partial file. Creates missing parent directories. A replaced
+ * regular file keeps its permission bits.
  *
  * Up to 1 MiB (`SYNC_WRITE_LIMIT`) the small steps are synchronous and
  * only the flush waits off the main thread: each asynchronous file call is a
@@ -71,8 +64,8 @@ function destination(path: string): { file: string; mode: number | null } {
  * @param path destination
  * @param data text (written as UTF-8) or bytes
  */
-export async function writeFileAtomic(given: string, data: string | Uint8Array): Promise<void> {
-  const { file: path, mode } = destination(given);
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const mode = keptMode(path);
   const tmp = tempPathFor(path);
   try {
     const fd = openTemp(tmp, path, mode);
@@ -95,8 +88,8 @@ export async function writeFileAtomic(given: string, data: string | Uint8Array):
  * @param path destination
  * @param data text or bytes
  */
-export function writeFileAtomicSync(given: string, data: string | Uint8Array): void {
-  const { file: path, mode } = destination(given);
+export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
+  const mode = keptMode(path);
   const tmp = tempPathFor(path);
   try {
     const fd = openTemp(tmp, path, mode);

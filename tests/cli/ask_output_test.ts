@@ -85,3 +85,58 @@ Deno.test("agent ask with nothing to ask exits 2 and asks nothing (the start cha
   assert.match(r.stderr, /Nothing to ask/);
   assert.equal(t.srv.requests.length, 0);
 });
+
+Deno.test("-o through a symbolic link: the target is the chat (the link stays, its mode kept); runs through two links to one chat all land", async () => {
+  await using t = await setup();
+  mkdirSync(join(t.dir.path, "repo"));
+  const target = join(t.dir.path, "repo", "t.chat");
+  writeFileSync(target, "user:\n\nearlier\n");
+  Deno.chmodSync(target, 0o600);
+  Deno.symlinkSync(join("repo", "t.chat"), join(t.dir.path, "a.chat")); // relative, as ln -s
+  Deno.symlinkSync(target, join(t.dir.path, "b.chat"));
+  const runs = await Promise.all(
+    Array.from(
+      { length: 6 },
+      (_, i) => t.run(["llm", "ask", "-o", i % 2 ? "a.chat" : "b.chat", `q${i}`]),
+    ),
+  );
+  for (const r of runs) assert.equal(r.code, 0, r.stderr);
+  for (const l of ["a.chat", "b.chat"]) assert(Deno.lstatSync(join(t.dir.path, l)).isSymlink, l);
+  const users = parse(readFileSync(target, "utf8")).filter((m) => m.role === "user").map((m) =>
+    m.content
+  );
+  assert.deepEqual(users.filter((c) => c !== "").sort(), [
+    "earlier",
+    "q0",
+    "q1",
+    "q2",
+    "q3",
+    "q4",
+    "q5",
+  ]);
+  assert.equal(Deno.statSync(target).mode! & 0o777, 0o600, "a private chat stays private");
+});
+
+Deno.test("-o: a link to nothing, a loop of links, or a file that is no regular file fail with exit 2 before asking", async () => {
+  await using t = await setup();
+  Deno.symlinkSync("missing/none.chat", join(t.dir.path, "dangling.chat"));
+  Deno.symlinkSync("loop2.chat", join(t.dir.path, "loop1.chat"));
+  Deno.symlinkSync("loop1.chat", join(t.dir.path, "loop2.chat"));
+  const fifo = new Deno.Command("mkfifo", { args: [join(t.dir.path, "pipe.chat")] }).outputSync();
+  assert(fifo.success, "mkfifo");
+  for (
+    const [out, why] of [
+      ["dangling.chat", /a symbolic link to a file that does not exist/],
+      ["loop1.chat", /a loop of symbolic links/],
+      ["pipe.chat", /not a regular file/],
+    ] as const
+  ) {
+    const r = await t.run(["llm", "ask", "-o", out, "q"]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`Cannot write -o "${out}": `));
+    assert.match(r.stderr, why);
+  }
+  assert(Deno.lstatSync(join(t.dir.path, "dangling.chat")).isSymlink);
+  assert(Deno.lstatSync(join(t.dir.path, "pipe.chat")).isFifo);
+  assert.equal(t.srv.requests.length, 0);
+});
