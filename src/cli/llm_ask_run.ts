@@ -192,19 +192,14 @@ export async function runLlmAsk(
       });
     }
   }
-  // each part compiled under what gave it, so that an error names the flag or the question
-  const parts: [string, Message[]][] = [
-    ["-i", await attachments([], opts.imports ?? [], io)],
-    ["-f", await attachments(opts.files.slice(filled ? 1 : 0), [], io)],
-    ["<question>", question.trim() === "" ? [] : parse(question)],
-    ["-w", (opts.workflows ?? []).map((w) => ({ role: "tool", content: w }))],
-  ];
-  const added: Message[] = [];
-  for (const [name, raw] of parts) {
-    const part = raw.filter((m) => m.content !== "");
-    if (part.length) added.push(...await compile(part, { cwd, env, config: store, name, jobs }));
-  }
-  const newRaw = parts.flatMap(([, raw]) => raw.filter((m) => m.content !== ""));
+  const newRaw: Message[] = [
+    ...await attachments(opts.files.slice(filled ? 1 : 0), opts.imports ?? [], io),
+    ...(question.trim() === "" ? [] : parse(question)),
+    ...(opts.workflows ?? []).map((w) => ({ role: "tool", content: w })),
+  ].filter((m) => m.content !== "");
+  const added = newRaw.length
+    ? await compile(newRaw, { cwd, env, config: store, name: "<question>", jobs })
+    : [];
   const messages = [...(hooks.prefix ?? []), ...base, ...added];
   // an agent's start chat alone is nothing to ask
   if (![...base, ...added].some((m) => m.role !== "meta" && m.content !== "")) {

@@ -288,22 +288,6 @@ Deno.test("-f adds files before the question; --dry-run prints the compiled chat
   assert.equal(t.srv.requests.length, 0);
 });
 
-Deno.test("a missing -f or -i file: the error names the flag, not the question; a bad line of QUESTION names <question>", async () => {
-  await using t = await setup();
-  await Deno.mkdir(join(t.dir.path, "Agent", "None"), { recursive: true });
-  await Deno.writeTextFile(join(t.dir.path, "Agent", "None", "start_chat"), "system: s\n");
-  for (const [flag, what] of [["-f", "File"], ["-i", "Import"]] as const) {
-    for (const cmd of [["llm", "ask", ...t.flags], ["agent", "ask", "None"]] as string[][]) {
-      const r = await runMain([...cmd, flag, "missing.txt", "q"], { env: t.env, cwd: t.dir.path });
-      assert.equal(r.code, 1, r.stderr);
-      assert.equal(r.stderr, `scout-ai: ${what} not found: "missing.txt" (${flag})\n`);
-    }
-  }
-  const r = await t.run(["ask", ...t.flags, "import: nothing.chat"]);
-  assert.match(r.stderr, /Import not found: "nothing\.chat" \(<question>\)\n$/);
-  assert.equal(t.srv.requests.length, 0);
-});
-
 Deno.test("'...' with -f takes the first file's text (not attached again), even with stdin piped (§5.1 step 3)", async () => {
   await using t = await setup();
   await Deno.writeTextFile(join(t.dir.path, "data.txt"), "FILE BODY");
