@@ -89,10 +89,10 @@ export function httpError(
  *
  * @param backend backend name
  * @param cause the underlying error or a description
- * @param url the configured url (null: none, the backend's default; undefined: not said)
+ * @param url the address the request went to (the client's base url), if known
  * @returns the error (`provider_http`, retryable)
  */
-export function networkError(backend: string, cause: unknown, url?: string | null): ScoutError {
+export function networkError(backend: string, cause: unknown, url?: string): ScoutError {
   const what = cause instanceof Error ? cause.message : String(cause);
   const at = url === undefined ? "" : ` at ${addressOf(url)}`;
   return new ScoutError("provider_http", `Cannot reach provider "${backend}"${at}: ${what}`, {
@@ -105,11 +105,10 @@ export function networkError(backend: string, cause: unknown, url?: string | nul
 }
 
 /**
- * A configured url as an error may show it: scheme, host and path only (no
- * user or password, no query, where keys travel), or the default's wording.
+ * The address a request went to as an error may show it: scheme, host and
+ * path only (no user or password, no query, where keys travel).
  */
-function addressOf(url: string | null): string {
-  if (url === null || url === "") return "its default address (no url or endpoint set)";
+function addressOf(url: string): string {
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.host}${u.pathname}`;

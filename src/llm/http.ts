@@ -65,6 +65,7 @@ export function requestSignal(ctx: QueryContext): RequestSignal {
  * @param e what was thrown
  * @param rs the request signal
  * @param ctx the query context
+ * @param url the address the request went to
  * @returns the error to throw
  */
 export function mapFetchError(
@@ -72,10 +73,11 @@ export function mapFetchError(
   e: unknown,
   rs: RequestSignal,
   ctx: QueryContext,
+  url?: string,
 ): unknown {
   if (rs.timedOut()) return timeoutError(backend, ctx.settings.timeoutMs);
   if (ctx.signal?.aborted) return ctx.signal.reason ?? e;
-  return networkError(backend, e, ctx.settings.url ?? null);
+  return networkError(backend, e, url);
 }
 
 /**
@@ -102,7 +104,7 @@ export async function postJson(
       signal: opts.rs.signal,
     });
   } catch (e) {
-    throw mapFetchError(backend, e, opts.rs, opts.ctx);
+    throw mapFetchError(backend, e, opts.rs, opts.ctx, url);
   }
   if (!res.ok) {
     let text = "";
@@ -179,7 +181,7 @@ export async function readReply(
     return parseReplyJson(backend, await res.text());
   } catch (e) {
     if (isScoutError(e)) throw e;
-    throw mapFetchError(backend, e, opts.rs, opts.ctx);
+    throw mapFetchError(backend, e, opts.rs, opts.ctx, res.url || undefined);
   }
 }
 

@@ -306,7 +306,7 @@ export async function queryChat(
       if (raw === null) throw await incompleteStreamError(opts.backend, rs, ctx, progress);
     }
   } catch (e) {
-    throw await mapSdkError(opts.backend, e, rs, ctx, req.stream);
+    throw await mapSdkError(opts.backend, e, rs, ctx, req.stream, client.baseURL);
   } finally {
     rs.clear();
   }

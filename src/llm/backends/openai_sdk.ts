@@ -183,6 +183,7 @@ export async function sdkJson(
  * @param rs the request signal (to tell our timeout from a user abort)
  * @param ctx query context
  * @param streaming whether the failure happened while reading a stream
+ * @param url the address the request went to (the client's base url)
  * @returns the error to throw (a ScoutError)
  */
 export async function mapSdkError(
@@ -191,6 +192,7 @@ export async function mapSdkError(
   rs: RequestSignal,
   ctx: QueryContext,
   streaming = false,
+  url?: string,
 ): Promise<unknown> {
   if (rs.timedOut()) return timeoutError(backend, ctx.settings.timeoutMs);
   if (ctx.signal?.aborted) return ctx.signal.reason ?? e;
@@ -198,7 +200,6 @@ export async function mapSdkError(
   if (e instanceof mod.APIConnectionTimeoutError) {
     return timeoutError(backend, ctx.settings.timeoutMs);
   }
-  const url = ctx.settings.url ?? null;
   if (e instanceof mod.APIConnectionError) return networkError(backend, e.cause ?? e, url);
   if (e instanceof mod.APIError) {
     const body = e.error === undefined ? "" : JSON.stringify({ error: e.error });

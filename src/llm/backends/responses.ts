@@ -255,7 +255,7 @@ export async function queryResponses(
       if (raw === undefined) throw await incompleteStreamError(opts.backend, rs, ctx, progress);
     }
   } catch (e) {
-    throw await mapSdkError(opts.backend, e, rs, ctx, req.stream);
+    throw await mapSdkError(opts.backend, e, rs, ctx, req.stream, client.baseURL);
   } finally {
     rs.clear();
   }
