@@ -31,7 +31,7 @@ export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
   const lines: Record<string, OptionLine> = {};
   for (const [k, v] of Object.entries(lifted.options)) {
     if (k in explicit) continue;
-    recordLift(agent, k);
+    recordLift(agent, k, v);
     agent.options[k] = v;
     if (lifted.lines?.[k]) lines[k] = lifted.lines[k];
   }
@@ -44,29 +44,39 @@ export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
   }
 }
 
-/** Per lifted agent: each lifted key's option before the lift (absent: it had none). */
-const beforeLift = new WeakMap<Agent, Map<string, { value?: unknown }>>();
+/** A lifted key: the option it replaced (`before` absent: none), and the value lifted. */
+type Lift = { before?: { value: unknown }; lifted: unknown };
 
-function recordLift(agent: Agent, key: string): void {
-  let keys = beforeLift.get(agent);
-  if (!keys) beforeLift.set(agent, keys = new Map());
-  // the first lift's: a second lift replaces a value lifted already
-  if (!keys.has(key)) keys.set(key, key in agent.options ? { value: agent.options[key] } : {});
+/** Per lifted agent (this object: a copy of it has no record), its lifted keys. */
+const lifts = new WeakMap<Agent, Map<string, Lift>>();
+
+function recordLift(agent: Agent, key: string, lifted: unknown): void {
+  let keys = lifts.get(agent);
+  if (!keys) lifts.set(agent, keys = new Map());
+  // a second lift replaces a value lifted already: what it replaced is the first one's
+  const first = keys.get(key);
+  if (first) first.lifted = lifted;
+  else {
+    const before = key in agent.options ? { before: { value: agent.options[key] } } : {};
+    keys.set(key, { ...before, lifted });
+  }
 }
 
 /**
  * The agent's options without what {@link liftStartOptions} lifted from its
  * start chat (those keys as they were before): what its specialists inherit
  * (§3.3: the caller's agent options). Start-chat lines are its conversation's
- * options, not agent options, and in Ruby they never reach a specialist.
+ * options, not agent options, and in Ruby they never reach a specialist. An
+ * option set again since the lift is the caller's own, and kept.
  *
  * @param agent the agent
  * @returns a new options object
  */
 export function optionsUnlifted(agent: Agent): AgentOptions {
   const out = { ...agent.options };
-  for (const [k, was] of beforeLift.get(agent) ?? []) {
-    if ("value" in was) out[k] = was.value;
+  for (const [k, { before, lifted }] of lifts.get(agent) ?? []) {
+    if (out[k] !== lifted) continue; // set since
+    if (before) out[k] = before.value;
     else delete out[k];
   }
   return out;
