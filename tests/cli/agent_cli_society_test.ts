@@ -21,25 +21,28 @@ type Wire = { role: string; content: string };
 const sent = (body: Record<string, unknown>) =>
   (body.messages as Wire[]).map((m) => `${m.role} ${m.content}`);
 
-Deno.test("agent ask: specialists inherit the question, the -c conversation and -w tools", async () => {
-  await using t = await tempDir();
-  await using srv = await startProviderServer({
+/** A provider for Boss and Worker: Boss's first round makes `calls`, its next answers; Worker answers. */
+function bossAndWorker(calls: { id: string; name: string; arguments: Record<string, unknown> }[]) {
+  return startProviderServer({
     fallback: (req) => {
       const msgs = req.body.messages as Wire[];
       if (msgs[0]!.content !== "You are boss") return { text: "worker answer" };
       if (msgs.at(-1)!.role === "tool") return { text: "boss done" };
-      return {
-        toolCalls: [
-          {
-            id: "c1",
-            name: "ask",
-            arguments: { agent: "Worker", prompt: "p1", inherit: "conversation" },
-          },
-          { id: "c2", name: "ask", arguments: { agent: "Worker", prompt: "p2", inherit: "tools" } },
-        ],
-      };
+      return { toolCalls: calls };
     },
   });
+}
+
+Deno.test("agent ask: specialists inherit the question, the -c conversation and -w tools", async () => {
+  await using t = await tempDir();
+  await using srv = await bossAndWorker([
+    {
+      id: "c1",
+      name: "ask",
+      arguments: { agent: "Worker", prompt: "p1", inherit: "conversation" },
+    },
+    { id: "c2", name: "ask", arguments: { agent: "Worker", prompt: "p2", inherit: "tools" } },
+  ]);
   const home = join(t.path, "home");
   put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
   put(t.path, "Agent/Boss/start_chat", "system: You are boss\n\nendpoint: ep\n\nsocialize: true\n");
@@ -93,16 +96,9 @@ Deno.test("agent ask --help: the piped example's question takes stdin, as docume
 
 Deno.test("agent ask: the caller's start-chat option lines stay its own; -m, an agent option, reaches its specialists (§3.3)", async () => {
   await using t = await tempDir();
-  await using srv = await startProviderServer({
-    fallback: (req) => {
-      const msgs = req.body.messages as Wire[];
-      if (msgs[0]!.content !== "You are boss") return { text: "worker answer" };
-      if (msgs.at(-1)!.role === "tool") return { text: "boss done" };
-      return {
-        toolCalls: [{ id: "c1", name: "ask", arguments: { agent: "Worker", prompt: "p" } }],
-      };
-    },
-  });
+  await using srv = await bossAndWorker([
+    { id: "c1", name: "ask", arguments: { agent: "Worker", prompt: "p" } },
+  ]);
   const home = join(t.path, "home");
   put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: ep-model\n`);
   put(

@@ -66,16 +66,19 @@ Deno.test("agent ask -c / llm ask -c: a bad line of the user's own chat names th
   assert.equal(srv.requests.length, 0);
 });
 
+/** Agent `name` under `dir` on the task route (its workflow's `ask` is a chat task). */
+function taskRouteAgent(dir: string, name: string, startChat: string): void {
+  const here = join(dir, "Agent", name);
+  put(here, "start_chat", startChat);
+  put(here, "workflow.ts", socialTaskWorkflowText(name, here));
+  clearAgentCache();
+}
+
 Deno.test("agent ask on the task route: the failed job's error names the start chat's tool:/introduce: line, and the -c chat's endpoint: line", async () => {
   await using t = await tempDir();
   const home = join(t.path, "home");
   const env = { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" };
-  const route = (name: string, startChat: string) => {
-    const here = join(t.path, "Agent", name);
-    put(here, "start_chat", startChat);
-    put(here, "workflow.ts", socialTaskWorkflowText(name, here));
-    clearAgentCache();
-  };
+  const route = (name: string, startChat: string) => taskRouteAgent(t.path, name, startChat);
   for (const [i, bad] of ["tool: NoSuchWorkflow", "introduce: NoSuchWorkflow"].entries()) {
     route(`Lines${i}`, `system: You help\n\n${bad}\n`);
     const r = await runMain(["agent", "ask", `Lines${i}`, "question"], { env, cwd: t.path });
@@ -99,12 +102,7 @@ Deno.test("agent ask on the task route: the -c chat's tool:/introduce: line, and
   const home = join(t.path, "home");
   put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
   const env = { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" };
-  const route = (name: string, startChat: string) => {
-    const here = join(t.path, "Agent", name);
-    put(here, "start_chat", startChat);
-    put(here, "workflow.ts", socialTaskWorkflowText(name, here));
-    clearAgentCache();
-  };
+  const route = (name: string, startChat: string) => taskRouteAgent(t.path, name, startChat);
   const ask = (...args: string[]) => runMain(["agent", "ask", ...args], { env, cwd: t.path });
   route("LinesC", "system: You help\n\nendpoint: ep\n");
   for (const bad of ["tool: NoSuchWorkflow", "introduce: NoSuchWorkflow"]) {
