@@ -183,3 +183,6 @@ export function warn(io: Io, message: string): void {
   if (io.warnings === false) return;
   io.stderr.write(`${paint(io, "stderr", "yellow", "scout-ai: warning:")} ${message}\n`);
 }
+
+/** The line after a usage error (exit 2): one hint, not the whole help. */
+export const USAGE_HINT = "(run with --help for usage)";

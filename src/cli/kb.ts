@@ -7,7 +7,7 @@
  */
 import { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
-import { paint } from "./io.ts";
+import { paint, USAGE_HINT } from "./io.ts";
 
 /**
  * Registers the `kb` command group (also used by `agent kb`, with the
@@ -131,6 +131,7 @@ export async function runAgentKb(name: string, args: string[], ctx: CliContext):
     outputError: (s, write) =>
       write(`${paint(ctx.io, "stderr", "red", "scout-ai:")} ${s.replace(/^error: /, "")}`),
   });
+  program.showHelpAfterError(USAGE_HINT);
   registerKb(program as unknown as Command, ctx, dir);
   // usage lines name the agent: `scout-ai agent kb NAME query …`
   const kb = program.commands.find((c) => c.name() === "kb")!;

@@ -11,7 +11,7 @@ import { errorLocation, isScoutError, type ScoutError, usageError } from "../err
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
-import { paint } from "./io.ts";
+import { paint, USAGE_HINT } from "./io.ts";
 import { registerChat } from "./chat.ts";
 import { registerWorkflow } from "./workflow.ts";
 import { registerLlm } from "./llm.ts";
@@ -54,6 +54,8 @@ export function buildProgram(ctx: CliContext): Command {
         "Run 'scout-ai <command> --help' for a command's options.",
     )
     .showSuggestionAfterError(true)
+    // as the usage errors of our own checks (reportError): one hint, not the whole help
+    .showHelpAfterError(USAGE_HINT)
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -165,7 +167,7 @@ export function reportError(e: unknown, ctx: CliContext): number {
   if (isScoutError(e)) {
     io.stderr.write(`${prefix} ${oneLine(e.message)}${causeLine(e)}${errorLocation(e)}\n`);
     if (e.code === "usage") {
-      io.stderr.write("(run with --help for usage)\n");
+      io.stderr.write(`${USAGE_HINT}\n`);
       return 2;
     }
   } else {

@@ -68,10 +68,14 @@ Deno.test("chat parse: no FILE on a terminal is a usage error (exit 2)", async (
   assert.match(r.stderr, /Missing FILE argument/);
 });
 
-Deno.test("chat parse: unknown option → exit 2", async () => {
+Deno.test("chat parse: unknown option → exit 2, with the usage hint every usage error ends with", async () => {
   const r = await runMain(["chat", "parse", "--nope", "x"]);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /unknown option '--nope'/);
+  assert.equal(r.stderr, "scout-ai: unknown option '--nope'\n(run with --help for usage)\n");
+  // one of our own checks' usage errors ends the same way
+  const own = await runMain(["chat", "parse"], { tty: true });
+  assert.equal(own.code, 2);
+  assert.match(own.stderr, /\n\(run with --help for usage\)\n$/);
 });
 
 Deno.test("chat parse: invalid UTF-8 is replaced by U+FFFD with a warning on stderr", async () => {

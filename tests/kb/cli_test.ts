@@ -125,7 +125,10 @@ Deno.test("agent kb: the same commands on an agent's knowledge_base/ (created by
   assert.match(missing.stderr, /No agent found with name Nobody/);
   // usage errors as every command's (scout-ai: …, exit 2); usage lines name the agent
   const bogus = await runMain(["agent", "kb", "Genealogist", "bogus"], o);
-  assert.deepEqual([bogus.code, bogus.stderr], [2, "scout-ai: unknown command 'bogus'\n"]);
+  assert.deepEqual([bogus.code, bogus.stderr], [
+    2,
+    "scout-ai: unknown command 'bogus'\n(run with --help for usage)\n",
+  ]);
   const short = await runMain(["agent", "kb", "Genealogist", "query"], o);
   assert.equal(short.code, 2);
   assert.match(short.stderr, /^scout-ai: missing required argument 'database'\n/);
