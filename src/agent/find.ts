@@ -131,7 +131,7 @@ function firstDir(roots: string[], rel: string): { dir: string; root: string } |
  */
 export function findAgent(given: string, opts: FindAgentOptions = {}): AgentLocation {
   // `Agent/Helper/`, as a shell's completion gives a directory, is `Agent/Helper`
-  const nameOrPath = /[^/]\/+$/.test(given) ? given.replace(/\/+$/, "") : given;
+  const nameOrPath = given.replace(/(?<=[^/])\/+$/, "");
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   if (isAgentPath(nameOrPath)) {
@@ -239,7 +239,15 @@ function entries(dir: string): string[] {
   }
 }
 
-function conventionalFiles(dir: string): string[] {
+/**
+ * The conventional agent files a directory holds (`start_chat`, `workflow.ts`,
+ * `agent.ts`, `knowledge_base/`, Ruby's `workflow.rb`…), none when it is no
+ * directory.
+ *
+ * @param dir the directory
+ * @returns the names present
+ */
+export function conventionalFiles(dir: string): string[] {
   if (!isDirectory(dir)) return [];
   return AGENT_FILES.filter((f) => isFile(join(dir, f)) || isDirectory(join(dir, f)));
 }

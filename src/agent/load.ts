@@ -34,7 +34,7 @@ import {
   setSpecialistRunner,
   start,
 } from "./agent.ts";
-import { type AgentLocation, findAgent } from "./find.ts";
+import { type AgentLocation, conventionalFiles, findAgent } from "./find.ts";
 import { runnerFor, setSpecialistLoader, socialize } from "./socialize.ts";
 import { chatTask, setChatTaskLoader } from "./chat_task.ts";
 import { delegate } from "./delegate.ts";
@@ -105,7 +105,7 @@ async function defineFrom(
     startChat = [{ role: "introduce", content: workflow.name }];
   }
   const script = firstFile(loc.agentDir, ["agent.ts", "agent.js", "agent.mjs"]);
-  if (!chatFile && !workflow && !script && !kbDir && dirs.every((d) => rubyOnly(d).length === 0)) {
+  if (dirs.every((d) => conventionalFiles(d).length === 0)) {
     // Ruby's rule (§2.2): the first existing directory is the agent, files or not; an empty
     // one (a stray mkdir, a path that is no agent) would shadow the agent meant without a word
     warnOnce(

@@ -35,16 +35,10 @@ export function checkChatOutput(given: string, shown: string): void {
   const st = statOrNull(path);
   if (st?.isDirectory()) throw usageError(`Cannot write -o "${shown}": it is a directory`);
   if (st && !st.isFile()) throw usageError(`Cannot write -o "${shown}": not a regular file`);
-  if (st) {
-    if (!writable(path)) throw usageError(`Cannot write -o "${shown}": the file is not writable`);
-    // the rewrite is a temp file beside it, renamed over it
-    if (!writable(dirname(path))) {
-      throw usageError(
-        `Cannot write -o "${shown}": "${dirname(path)}" is not a writable directory`,
-      );
-    }
-    return;
+  if (st && !writable(path)) {
+    throw usageError(`Cannot write -o "${shown}": the file is not writable`);
   }
+  // a rewrite is a temp file beside the chat, renamed over it: its directory must take one
   let dir = dirname(path);
   while (statOrNull(dir) === null && dirname(dir) !== dir) dir = dirname(dir);
   if (!statOrNull(dir)?.isDirectory() || !writable(dir)) {

@@ -211,7 +211,7 @@ export async function runLlmAsk(
         {
           version: LLM_ASK_JSON_VERSION,
           dry_run: true,
-          messages: messages.map((m) => ({ role: m.role, content: m.content ?? null })),
+          messages: jsonMessages(messages),
         },
         null,
         2,
@@ -336,7 +336,7 @@ export async function runLlmAsk(
       // with the specialists' inferences its receipts hold (what `llm prov` counts)
       total_usage: result.totalUsage ??
         await runTotalUsage(result.messages, result.messages, { env, cwd }),
-      messages: result.messages.map((m) => ({ role: m.role, content: m.content ?? null })),
+      messages: jsonMessages(result.messages),
       output: unsaved === undefined ? outPath ?? null : null,
     };
     if (mode === "json") out.value = value;
@@ -358,4 +358,9 @@ function unwrapContent(v: unknown): unknown {
     if (keys.length === 1 && keys[0] === "content") return (v as { content: unknown }).content;
   }
   return v;
+}
+
+/** Messages as `--json` prints them: role and content (null when absent). */
+function jsonMessages(messages: readonly Message[]): { role: string; content: unknown }[] {
+  return messages.map((m) => ({ role: m.role, content: m.content ?? null }));
 }
