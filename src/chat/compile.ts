@@ -97,6 +97,13 @@ export interface CompileOptions {
   origin?: string;
   /** Name used in errors when there is no origin (default `<text>` / `<messages>`). */
   name?: string;
+  /**
+   * Where given messages came from, for errors ({@link compile} only): a
+   * message found here is named by its entry instead of `name` (a message's
+   * own written-at mark still comes first). The CLI names the part of an ask
+   * a message came from this way (`-f`, `-i`, a line of the question).
+   */
+  where?: ReadonlyMap<Message, { file: string; line?: number }>;
   /** Working directory (default `process.cwd()`). */
   cwd?: string;
   /** Environment: `HOME`, `SCOUT_HOME`, `SCOUT_CHAT_JOB_EXCEPTION` (default `process.env`). */
@@ -264,7 +271,7 @@ export async function compile(
   const file = opts.origin ?? opts.name ?? "<messages>";
   const list = toMessages(messages);
   // a message marked by an earlier compile (an agent's start chat) keeps its file and line
-  for (const m of list) ctx.where.set(m, writtenAt(m) ?? { file });
+  for (const m of list) ctx.where.set(m, writtenAt(m) ?? opts.where?.get(m) ?? { file });
   return markLines(ctx, await compileLevel(list, origin, ctx));
 }
 

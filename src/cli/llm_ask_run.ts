@@ -11,7 +11,6 @@ import { extname, resolve } from "node:path";
 import { compile, compileFile, compileText } from "../chat/compile.ts";
 import { parseJson } from "../chat/json.ts";
 import { extractOptions } from "../chat/options.ts";
-import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
 import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
 import { runTotalUsage } from "./run_usage.ts";
@@ -23,7 +22,13 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { type AskEvent, failureMessages, incompleteText } from "../llm/loop.ts";
 import { exists, readText } from "../util/fs.ts";
-import { attachments, checkStdinUse } from "./ask_stdin.ts";
+import {
+  type AskPartWhere,
+  attachments,
+  checkStdinUse,
+  named,
+  questionMessages,
+} from "./ask_stdin.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
@@ -63,11 +68,14 @@ async function loadSchema(file: string, cwd: string): Promise<unknown> {
 async function questionText(
   opts: LlmAskOptions,
   io: Io,
-): Promise<{ question: string; filled: boolean }> {
+): Promise<{ question: string; filled: boolean; lines?: string }> {
   let question = opts.question.join(" ");
   const chatOnStdin = opts.chat === "-";
+  // `lines`: the name its lines are reported under, while they are the ones given
+  const given = opts.template === undefined;
   if (question === "-") {
-    return { question: await withTemplate(opts, await io.readStdin(), io), filled: false };
+    const text = await withTemplate(opts, await io.readStdin(), io);
+    return { question: text, filled: false, ...(given ? { lines: "<stdin>" } : {}) };
   }
   question = await withTemplate(opts, question, io);
   const file = opts.files[0];
@@ -75,16 +83,24 @@ async function questionText(
     const context = file === "-" ? await io.readStdin() : await readText(resolve(io.cwd, file));
     return { question: question.replace("...", () => context), filled: true };
   }
+  const asGiven = (q: string) => ({
+    question: q,
+    filled: false,
+    ...(given ? { lines: "<question>" } : {}),
+  });
   // stdin holds the chat, or a -f - / -i - file
   const taken = chatOnStdin || opts.files.includes("-") || (opts.imports ?? []).includes("-");
-  if (taken) return { question, filled: false };
+  if (taken) return asGiven(question);
   if (question.trim() === "") {
-    if (!io.stdinIsTTY) question = await io.readStdin();
-  } else if (question.includes("...") && !io.stdinIsTTY) {
-    const context = await io.readStdin();
-    question = question.replace("...", () => context);
+    if (io.stdinIsTTY) return asGiven(question);
+    const text = await io.readStdin();
+    return { question: text, filled: false, ...(given ? { lines: "<stdin>" } : {}) };
   }
-  return { question, filled: false };
+  if (question.includes("...") && !io.stdinIsTTY) {
+    const context = await io.readStdin();
+    return { question: question.replace("...", () => context), filled: false };
+  }
+  return asGiven(question);
 }
 
 /** The question put into `-t`'s template (`agents.md` §5.3), or as it is. */
@@ -154,7 +170,7 @@ export async function runLlmAsk(
   // never reads stdin)
   checkStdinUse(opts);
   const stdinChat = opts.chat === "-" ? await readInput("-", io) : undefined;
-  const { question, filled } = await questionText(opts, io);
+  const { question, filled, lines: questionLines } = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
   if (outPath !== undefined && !opts.dryRun) checkChatOutput(outPath, opts.output!);
   const jobs = withAgentLayer(jobRoleResolver({ cwd, env }));
@@ -192,13 +208,17 @@ export async function runLlmAsk(
       });
     }
   }
+  // one compile (a `clear:` in the question clears -i/-f content; a bare one too,
+  // chat.md D8: compile's clean stage drops the empty messages after the clear
+  // stage), each part named in errors
+  const where: AskPartWhere = new Map();
   const newRaw: Message[] = [
-    ...await attachments(opts.files.slice(filled ? 1 : 0), opts.imports ?? [], io),
-    ...(question.trim() === "" ? [] : parse(question)),
-    ...(opts.workflows ?? []).map((w) => ({ role: "tool", content: w })),
-  ].filter((m) => m.content !== "");
+    ...await attachments(opts.files.slice(filled ? 1 : 0), opts.imports ?? [], io, where),
+    ...questionMessages(question, questionLines, where),
+    ...(opts.workflows ?? []).map((w) => named({ role: "tool", content: w }, where, "-w")),
+  ];
   const added = newRaw.length
-    ? await compile(newRaw, { cwd, env, config: store, name: "<question>", jobs })
+    ? await compile(newRaw, { cwd, env, config: store, name: "<question>", where, jobs })
     : [];
   const messages = [...(hooks.prefix ?? []), ...base, ...added];
   // an agent's start chat alone is nothing to ask

@@ -73,3 +73,58 @@ Deno.test("-f - and -i - read stdin; only one of -c -, QUESTION -, -f -, -i - ma
   assert.match(both.stderr, /Stdin can feed only one of -f -, -i -/);
   assert.equal(t.srv.requests.length, 0);
 });
+
+Deno.test("errors name the part of the ask they come from: -f, -i, the question's line, stdin's line", async () => {
+  await using t = await setup();
+  const dry = (args: string[], stdin = "") =>
+    t.run(["ask", ...t.flags, ...args, "--dry-run"], { stdin });
+  const file = await dry(["-f", "nope.txt", "q"]);
+  assert.equal(file.code, 1);
+  assert.match(file.stderr, /File not found: "nope\.txt" \(-f\)\n/);
+  const imported = await dry(["-i", "nope.chat", "q"]);
+  assert.match(imported.stderr, /Import not found: "nope\.chat" \(-i\)\n/);
+  // a line of the question, counted as the user wrote it
+  const question = await dry(["user:\n\nfirst\n\nfile: gone.txt"]);
+  assert.equal(question.code, 1);
+  assert.match(question.stderr, /File not found: "gone\.txt" \(<question>:5\)\n/);
+  const piped = await dry(["-i", "-", "q"], "user:\n\nx\n\nimport: gone.chat\n");
+  assert.match(piped.stderr, /Import not found: "gone\.chat" \(<stdin>:5\)\n/);
+  const stdinQuestion = await dry(["-"], "hello\n\nfile: gone.txt\n");
+  assert.match(stdinQuestion.stderr, /File not found: "gone\.txt" \(<stdin>:3\)\n/);
+  // text put together by `...` or a template has no line of the user's: the part alone
+  await Deno.writeTextFile(join(t.dir.path, "ctx.txt"), "one\ntwo\n\nfile: gone.txt");
+  const filled = await dry(["-f", "ctx.txt", "see ..."]);
+  assert.match(filled.stderr, /File not found: "gone\.txt" \(<question>\)\n/);
+  assert.equal(t.srv.requests.length, 0);
+});
+
+Deno.test("one compile for -i, -f and the question: a clear: in the question (bare too, chat.md D8) cuts what came before it", async () => {
+  await using t = await setup();
+  await Deno.writeTextFile(join(t.dir.path, "notes.md"), "NOTES BODY\n");
+  await Deno.writeTextFile(join(t.dir.path, "old.chat"), "user:\n\nOLD TURN\n");
+  for (const clear of ["clear:\n\n", "clear: now\n\n"]) {
+    const r = await t.run([
+      "ask",
+      ...t.flags,
+      "-i",
+      "old.chat",
+      "-f",
+      "notes.md",
+      "--dry-run",
+      "--json",
+      `${clear}user:\n\nonly this`,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).messages, [{ role: "user", content: "only this" }]);
+  }
+  // without the clear, all three parts, imports first
+  const kept = await t.run(
+    ["ask", ...t.flags, "-i", "old.chat", "-f", "notes.md", "--dry-run", "--json", "q"],
+  );
+  const contents = JSON.parse(kept.stdout).messages.map((m: { content: string }) => m.content);
+  assert.equal(contents.length, 3, kept.stdout);
+  assert.match(contents[0], /OLD TURN/);
+  assert.match(contents[1], /NOTES BODY/);
+  assert.equal(contents[2], "q");
+  assert.equal(t.srv.requests.length, 0);
+});
