@@ -8,6 +8,7 @@ import {
   closeSync,
   existsSync,
   fchmodSync,
+  fchownSync,
   fsync,
   fsyncSync,
   lstatSync,
@@ -32,20 +33,44 @@ function tempPathFor(path: string): string {
   );
 }
 
+/** What a replaced regular file's successor keeps: its permission bits, owner and group. */
+interface Kept {
+  mode: number;
+  uid: number;
+  gid: number;
+}
+
 /**
- * The permission bits a write of `path` keeps: a regular file replaced keeps
- * its read/write/execute bits (a private chat stays private; not setuid,
- * setgid or sticky, and not its owner, which only root could give). Null for
- * a new file (the umask's default) and for anything that is not a regular
- * file: a symbolic link is replaced by the file, as before — a caller that
- * writes through links (a user's `-o` chat) resolves them itself.
+ * What a write of `path` keeps: a regular file replaced keeps its
+ * read/write/execute bits (a private chat stays private; not setuid, setgid
+ * or sticky), and its owner and group where this process may give them (root
+ * keeps both; a user keeps a group they belong to, as in a shared project
+ * directory). Null for a new file (the umask's default, the directory's
+ * group rules) and for anything that is not a regular file: a symbolic link
+ * is replaced by the file, as before — a caller that writes through links (a
+ * user's `-o` chat) resolves them itself.
  */
-function keptMode(path: string): number | null {
+function kept(path: string): Kept | null {
   try {
     const st = lstatSync(path);
-    return st.isFile() ? st.mode & 0o777 : null;
+    return st.isFile() ? { mode: st.mode & 0o777, uid: st.uid, gid: st.gid } : null;
   } catch {
     return null;
+  }
+}
+
+/** Gives the temp file the replaced file's owner and group, as far as allowed (EPERM: as it is). */
+function keepOwner(fd: number, k: Kept): void {
+  if (k.uid === process.geteuid?.() && k.gid === process.getegid?.()) return; // the usual case
+  try {
+    fchownSync(fd, k.uid, k.gid);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EPERM") throw e;
+    try {
+      fchownSync(fd, -1, k.gid); // not the owner: the group, if this user is in it
+    } catch (e2) {
+      if ((e2 as NodeJS.ErrnoException).code !== "EPERM") throw e2;
+    }
   }
 }
 
@@ -53,7 +78,8 @@ function keptMode(path: string): number | null {
  * Writes `data` to `path` atomically: a temp file in the same directory,
  * flushed, then renamed over `path`. Readers see the old content or the new,
  * never a partial file. Creates missing parent directories. A replaced
- * regular file keeps its permission bits.
+ * regular file keeps its permission bits, and its owner and group where
+ * this process may give them.
  *
  * Up to 1 MiB (`SYNC_WRITE_LIMIT`) the small steps are synchronous and
  * only the flush waits off the main thread: each asynchronous file call is a
@@ -65,10 +91,10 @@ function keptMode(path: string): number | null {
  * @param data text (written as UTF-8) or bytes
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const mode = keptMode(path);
+  const keep = kept(path);
   const tmp = tempPathFor(path);
   try {
-    const fd = openTemp(tmp, path, mode);
+    const fd = openTemp(tmp, path, keep);
     try {
       if (data.length <= SYNC_WRITE_LIMIT) writeAllSync(fd, data);
       else await new Promise<void>((ok, fail) => writeFile(fd, data, (e) => e ? fail(e) : ok()));
@@ -89,10 +115,10 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
  * @param data text or bytes
  */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
-  const mode = keptMode(path);
+  const keep = kept(path);
   const tmp = tempPathFor(path);
   try {
-    const fd = openTemp(tmp, path, mode);
+    const fd = openTemp(tmp, path, keep);
     try {
       writeAllSync(fd, data);
       fsyncSync(fd);
@@ -108,8 +134,8 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
 /** Length (string units or bytes) up to which {@link writeFileAtomic} writes synchronously. */
 const SYNC_WRITE_LIMIT = 1 << 20;
 
-/** Opens `tmp` for writing (with `mode` when given), making `path`'s directory when missing. */
-function openTemp(tmp: string, path: string, mode: number | null): number {
+/** Opens `tmp` for writing (with what it keeps of `path`), making `path`'s directory when missing. */
+function openTemp(tmp: string, path: string, keep: Kept | null): number {
   let fd: number;
   try {
     fd = openSync(tmp, "w");
@@ -118,9 +144,10 @@ function openTemp(tmp: string, path: string, mode: number | null): number {
     mkdirSync(dirname(path), { recursive: true });
     fd = openSync(tmp, "w");
   }
-  if (mode !== null) {
+  if (keep !== null) {
     try {
-      fchmodSync(fd, mode);
+      keepOwner(fd, keep); // before the mode: a change of owner may clear mode bits
+      fchmodSync(fd, keep.mode);
     } catch (e) {
       closeSync(fd);
       throw e;

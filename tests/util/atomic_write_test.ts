@@ -1,8 +1,9 @@
 /**
  * Atomic writes (`src/util/fs.ts`): the content lands whole, missing
- * directories are made, no temp file is left, and a failed write keeps the
- * old content and names the file — for the asynchronous and the synchronous
- * form alike.
+ * directories are made, no temp file is left, a failed write keeps the old
+ * content and names the file, and a replaced file keeps its mode, owner and
+ * group as far as allowed — for the asynchronous and the synchronous form
+ * alike.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -77,4 +78,54 @@ for (
     const umask = Deno.umask();
     assert.equal(Deno.statSync(fresh).mode! & 0o777, 0o666 & ~umask);
   });
+
+  Deno.test(`${form}: a replaced file keeps its owner and group where allowed (root: both)`, async () => {
+    if (Deno.uid() !== 0) {
+      throw new Error("this test gives files away: it needs root (CI runs as root)");
+    }
+    await using home = await tempDir();
+    const file = join(home.path, "theirs.chat");
+    Deno.writeTextFileSync(file, "old");
+    Deno.chownSync(file, 4321, 8765);
+    Deno.chmodSync(file, 0o640);
+    await write(file, "new");
+    const st = Deno.statSync(file);
+    assert.deepEqual([st.uid, st.gid, st.mode! & 0o777], [4321, 8765, 0o640]);
+    assert.equal(Deno.readTextFileSync(file), "new");
+  });
 }
+
+Deno.test("a user who may not give the group away still writes, and the file is theirs", async () => {
+  if (Deno.uid() !== 0) throw new Error("this test runs a write as another user: it needs root");
+  await using home = await tempDir();
+  Deno.chmodSync(home.path, 0o777);
+  const file = join(home.path, "shared.chat");
+  Deno.writeTextFileSync(file, "old");
+  Deno.chownSync(file, 65534, 0); // nobody's file, in root's group (nobody is not in it)
+  Deno.chmodSync(file, 0o664);
+  const script = join(home.path, "w.ts");
+  const fs = new URL("../../src/util/fs.ts", import.meta.url).pathname;
+  Deno.writeTextFileSync(
+    script,
+    `import { writeFileAtomicSync } from ${JSON.stringify(fs)};\n` +
+      `writeFileAtomicSync(process.argv[2], "by nobody\\n");\n`,
+  );
+  Deno.chmodSync(script, 0o644);
+  const bun = new URL("../../tools/node_modules/.bin/bun", import.meta.url).pathname;
+  const out = await new Deno.Command("setpriv", {
+    args: [
+      "--reuid=65534",
+      "--regid=65534",
+      "--clear-groups",
+      Deno.realPathSync(bun),
+      script,
+      file,
+    ],
+    env: { HOME: home.path },
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const st = Deno.statSync(file);
+  assert.equal(Deno.readTextFileSync(file), "by nobody\n");
+  assert.deepEqual([st.uid, st.gid, st.mode! & 0o777], [65534, 65534, 0o664]);
+});
