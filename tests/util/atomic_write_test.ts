@@ -95,6 +95,45 @@ for (
   });
 }
 
+/**
+ * Runs a synchronous atomic write of `file` as nobody (setpriv): the module
+ * bundled into `dir` and, when the checkout is not nobody's to read (a clone
+ * under /root), Bun copied there too.
+ */
+async function asNobody(dir: string, file: string): Promise<Deno.CommandOutput> {
+  const bun = Deno.realPathSync(
+    new URL("../../tools/node_modules/.bin/bun", import.meta.url).pathname,
+  );
+  const script = join(dir, "w.js");
+  const src = join(dir, "w.ts");
+  const fs = new URL("../../src/util/fs.ts", import.meta.url).pathname;
+  Deno.writeTextFileSync(
+    src,
+    `import { writeFileAtomicSync } from ${JSON.stringify(fs)};\n` +
+      `writeFileAtomicSync(process.argv[2], "by nobody\\n");\n`,
+  );
+  const built = await new Deno.Command(bun, {
+    args: ["build", src, "--target=node", "--outfile", script],
+    stdout: "null",
+  }).output();
+  assert.equal(built.code, 0);
+  Deno.chmodSync(script, 0o644);
+  const nobody = (cmd: string, args: string[]) =>
+    new Deno.Command("setpriv", {
+      args: ["--reuid=65534", "--regid=65534", "--clear-groups", cmd, ...args],
+      env: { HOME: dir },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+  let runtime = bun;
+  if ((await nobody(bun, ["--version"])).code !== 0) {
+    runtime = join(dir, "bun");
+    Deno.copyFileSync(bun, runtime);
+    Deno.chmodSync(runtime, 0o755);
+  }
+  return await nobody(runtime, [script, file]);
+}
+
 Deno.test("a user who may not give the group away still writes, and the file is theirs", async () => {
   if (Deno.uid() !== 0) throw new Error("this test runs a write as another user: it needs root");
   await using home = await tempDir();
@@ -103,27 +142,7 @@ Deno.test("a user who may not give the group away still writes, and the file is 
   Deno.writeTextFileSync(file, "old");
   Deno.chownSync(file, 65534, 0); // nobody's file, in root's group (nobody is not in it)
   Deno.chmodSync(file, 0o664);
-  const script = join(home.path, "w.ts");
-  const fs = new URL("../../src/util/fs.ts", import.meta.url).pathname;
-  Deno.writeTextFileSync(
-    script,
-    `import { writeFileAtomicSync } from ${JSON.stringify(fs)};\n` +
-      `writeFileAtomicSync(process.argv[2], "by nobody\\n");\n`,
-  );
-  Deno.chmodSync(script, 0o644);
-  const bun = new URL("../../tools/node_modules/.bin/bun", import.meta.url).pathname;
-  const out = await new Deno.Command("setpriv", {
-    args: [
-      "--reuid=65534",
-      "--regid=65534",
-      "--clear-groups",
-      Deno.realPathSync(bun),
-      script,
-      file,
-    ],
-    env: { HOME: home.path },
-    stderr: "piped",
-  }).output();
+  const out = await asNobody(home.path, file);
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   const st = Deno.statSync(file);
   assert.equal(Deno.readTextFileSync(file), "by nobody\n");
