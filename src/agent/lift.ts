@@ -47,7 +47,7 @@ export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
 /** A lifted key: the option it replaced (`before` absent: none), and the value lifted. */
 type Lift = { before?: { value: unknown }; lifted: unknown };
 
-/** Per lifted agent (this object: a copy of it has no record), its lifted keys. */
+/** Per lifted agent (this object; a clone gets a copy: {@link keepLift}), its lifted keys. */
 const lifts = new WeakMap<Agent, Map<string, Lift>>();
 
 function recordLift(agent: Agent, key: string, lifted: unknown): void {
@@ -80,4 +80,24 @@ export function optionsUnlifted(agent: Agent): AgentOptions {
     else delete out[k];
   }
   return out;
+}
+
+/**
+ * Gives a clone of a lifted agent (`cloneAgent`) its template's lift record,
+ * so what the clone's specialists inherit leaves the template's start-chat
+ * lines out too. A lifted value the template still has is matched to the
+ * clone's copy of it (options are deep-copied).
+ *
+ * @param template the agent cloned
+ * @param clone its clone
+ */
+export function keepLift(template: Agent, clone: Agent): void {
+  const keys = lifts.get(template);
+  if (!keys) return;
+  const copy = new Map<string, Lift>();
+  for (const [k, { before, lifted }] of keys) {
+    const still = template.options[k] === lifted;
+    copy.set(k, { ...(before ? { before } : {}), lifted: still ? clone.options[k] : lifted });
+  }
+  lifts.set(clone, copy);
 }

@@ -19,7 +19,7 @@ import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolEntry } from "../tools/types.ts";
 import { addAgentTool, addBoundTool, rebindAgentTools } from "./bound_tools.ts";
 import { conversationSoFar } from "./since_start.ts";
-import { optionsUnlifted } from "./lift.ts";
+import { keepLift, optionsUnlifted } from "./lift.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
 import { resumed } from "./resume.ts";
 import { nextDepth, setDepth } from "./depth.ts";
@@ -123,7 +123,8 @@ export function socialOptions(caller: Agent, extra: AgentOptions = {}): AgentOpt
 /**
  * A clone of a template for one conversation (§3.3): workflow, knowledge
  * base, processException, path, job and runtime hooks shared; start chat and
- * options deep-copied; no society, chats or live chat. The clone gets its own
+ * options deep-copied (which of them were lifted from the start chat too);
+ * no society, chats or live chat. The clone gets its own
  * token session ("sessions never flow to specialists"), so the `_s` totals of
  * its meta records count its own inferences only, not the caller's.
  *
@@ -146,6 +147,7 @@ export function cloneAgent(template: Agent): Agent {
       runtime: { ...template.runtime, session: newSession() },
     };
     cloning.set(template, clone);
+    keepLift(template, clone);
     rebindAgentTools(clone);
     return clone;
   } finally {

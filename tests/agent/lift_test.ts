@@ -36,3 +36,29 @@ Deno.test("optionsUnlifted: the options before the lift; flags are not lifted; a
   // an agent never lifted: its options as they are
   assert.deepEqual(optionsUnlifted(createAgent({ options: { model: "m" } })), { model: "m" });
 });
+
+Deno.test("a clone of a lifted agent keeps the lift record: its specialists do not get the start chat's lines (R61-8)", async () => {
+  const { cloneAgent, socialOptions } = await import("../../src/agent/socialize.ts");
+  const reasoning = { effort: "low" };
+  const a = createAgent({ startChat: lines("boss-model"), options: { endpoint: "own", x: 1 } });
+  liftStartOptions(a, {});
+  a.options.reasoning = reasoning; // set by the application after the lift: inherited
+  const c = cloneAgent(a);
+  assert.deepEqual(c.options, { endpoint: "line-ep", x: 1, model: "boss-model", reasoning });
+  assert.deepEqual(optionsUnlifted(c), { endpoint: "own", x: 1, reasoning });
+  assert.deepEqual(socialOptions(c), { endpoint: "own", x: 1, reasoning });
+  // set on the clone since: the clone's own; the template unchanged
+  c.options.model = "clone-model";
+  assert.deepEqual(optionsUnlifted(c), { endpoint: "own", x: 1, reasoning, model: "clone-model" });
+  assert.deepEqual(optionsUnlifted(a), { endpoint: "own", x: 1, reasoning });
+  // an object lifted (a `format:` line) and still the template's: the clone's deep copy of it
+  // is the lifted value, not one set since
+  const f = createAgent({
+    startChat: [{ role: "system", content: "s" }, { role: "format", content: '{"type":"object"}' }],
+  });
+  liftStartOptions(f, {});
+  assert.deepEqual(f.options, { format: { type: "object" } });
+  const fc = cloneAgent(f);
+  assert.notEqual(fc.options.format, f.options.format);
+  assert.deepEqual(optionsUnlifted(fc), {});
+});

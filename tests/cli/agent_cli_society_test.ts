@@ -127,3 +127,45 @@ Deno.test("agent ask: the caller's start-chat option lines stay its own; -m, an 
     worker: ["flag-model"],
   });
 });
+
+Deno.test("agent ask: a nested one-shot specialist's start-chat lines stay its own: its specialist keeps its model (§3.3)", async () => {
+  await using t = await tempDir();
+  const call = (agent: string) => ({
+    toolCalls: [{ id: `c-${agent}`, name: "ask", arguments: { agent, prompt: "p" } }],
+  });
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as Wire[];
+      const done = msgs.at(-1)!.role === "tool";
+      if (msgs[0]!.content === "You are boss") return done ? { text: "boss done" } : call("Worker");
+      if (msgs[0]!.content === "You are Worker") {
+        return done ? { text: "worker done" } : call("Leaf");
+      }
+      return { text: "leaf answer" };
+    },
+  });
+  const home = join(t.path, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: ep-model\n`);
+  put(t.path, "Agent/Boss/start_chat", "system: You are boss\n\nendpoint: ep\n\nsocialize: true\n");
+  put(
+    t.path,
+    "Agent/Worker/start_chat",
+    "system: You are Worker\n\nendpoint: ep\n\nmodel: worker-model\n\nsocialize: true\n",
+  );
+  put(t.path, "Agent/Leaf/start_chat", "system: You are Leaf\n\nendpoint: ep\n");
+  clearAgentCache();
+  const o = { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: t.path };
+  const r = await runMain(["agent", "ask", "Boss", "--no-cache", "plan it"], o);
+  assert.equal(r.code, 0, r.stderr);
+  const models = srv.requests.map((q) =>
+    `${(q.body.messages as Wire[])[0]!.content.slice(8)}:${q.body.model}`
+  );
+  // Worker (a clone: one-shot) keeps its line; Leaf, its specialist, has its own endpoint's model
+  assert.deepEqual(models, [
+    "boss:ep-model",
+    "Worker:worker-model",
+    "Leaf:ep-model",
+    "Worker:worker-model",
+    "boss:ep-model",
+  ]);
+});
