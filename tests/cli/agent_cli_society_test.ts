@@ -17,6 +17,15 @@ function put(root: string, rel: string, text = ""): void {
   writeFileSync(p, text);
 }
 
+/** Agents (name → start chat) under `dir`, an endpoint `ep` at `url` (model ep-model); run options. */
+function onEndpoint(dir: string, url: string, agents: Record<string, string>) {
+  const home = join(dir, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${url}\nmodel: ep-model\n`);
+  for (const [name, start] of Object.entries(agents)) put(dir, `Agent/${name}/start_chat`, start);
+  clearAgentCache();
+  return { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: dir };
+}
+
 type Wire = { role: string; content: string };
 const sent = (body: Record<string, unknown>) =>
   (body.messages as Wire[]).map((m) => `${m.role} ${m.content}`);
@@ -99,16 +108,10 @@ Deno.test("agent ask: the caller's start-chat option lines stay its own; -m, an 
   await using srv = await bossAndWorker([
     { id: "c1", name: "ask", arguments: { agent: "Worker", prompt: "p" } },
   ]);
-  const home = join(t.path, "home");
-  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: ep-model\n`);
-  put(
-    t.path,
-    "Agent/Boss/start_chat",
-    "system: You are boss\n\nendpoint: ep\n\nmodel: boss-model\n\nsocialize: true\n",
-  );
-  put(t.path, "Agent/Worker/start_chat", "system: You are Worker\n\nendpoint: ep\n");
-  clearAgentCache();
-  const o = { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: t.path };
+  const o = onEndpoint(t.path, srv.url, {
+    Boss: "system: You are boss\n\nendpoint: ep\n\nmodel: boss-model\n\nsocialize: true\n",
+    Worker: "system: You are Worker\n\nendpoint: ep\n",
+  });
   const models = async (...flags: string[]) => {
     srv.requests.length = 0;
     const r = await runMain(["agent", "ask", "Boss", ...flags, "--no-cache", "plan it"], o);
@@ -144,17 +147,11 @@ Deno.test("agent ask: a nested one-shot specialist's start-chat lines stay its o
       return { text: "leaf answer" };
     },
   });
-  const home = join(t.path, "home");
-  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: ep-model\n`);
-  put(t.path, "Agent/Boss/start_chat", "system: You are boss\n\nendpoint: ep\n\nsocialize: true\n");
-  put(
-    t.path,
-    "Agent/Worker/start_chat",
-    "system: You are Worker\n\nendpoint: ep\n\nmodel: worker-model\n\nsocialize: true\n",
-  );
-  put(t.path, "Agent/Leaf/start_chat", "system: You are Leaf\n\nendpoint: ep\n");
-  clearAgentCache();
-  const o = { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: t.path };
+  const o = onEndpoint(t.path, srv.url, {
+    Boss: "system: You are boss\n\nendpoint: ep\n\nsocialize: true\n",
+    Worker: "system: You are Worker\n\nendpoint: ep\n\nmodel: worker-model\n\nsocialize: true\n",
+    Leaf: "system: You are Leaf\n\nendpoint: ep\n",
+  });
   const r = await runMain(["agent", "ask", "Boss", "--no-cache", "plan it"], o);
   assert.equal(r.code, 0, r.stderr);
   const models = srv.requests.map((q) =>
