@@ -110,6 +110,8 @@ export function buildProgram(ctx: CliContext): Command {
  */
 export async function main(argv: string[], io: Io): Promise<number> {
   const ctx: CliContext = { io, exitCode: 0, debug: argv.includes("--debug"), logLevel: 5 };
+  // read before parsing: commander's own usage errors come before the preAction hook
+  if (noColorFlag(argv)) io.color = false;
   const program = buildProgram(ctx);
   if (argv.length === 0) {
     program.outputHelp();
@@ -191,6 +193,13 @@ function causeLine(e: ScoutError): string {
     }
   }
   return found;
+}
+
+/** Whether `--no-color` (or Ruby's `--nocolor`) is given, before any `--`. */
+function noColorFlag(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  const flags = end < 0 ? argv : argv.slice(0, end);
+  return flags.includes("--no-color") || flags.includes("--nocolor");
 }
 
 /** Error messages print on one line (some embed multi-line text, e.g. V8's JSON.parse messages). */

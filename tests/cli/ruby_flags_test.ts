@@ -65,3 +65,16 @@ Deno.test("Ruby's -in and -wt are refused with the flag to use instead (before a
   assert.equal(word.code, 0, word.stderr);
   assert.match(word.stdout, /what -in x/);
 });
+
+Deno.test("--no-color / --nocolor hold for commander's own usage errors too (on a terminal)", async () => {
+  const bogus = await runMain(["llm", "ask", "--bogus"], { tty: true });
+  assert.equal(bogus.code, 2);
+  assert.ok(bogus.stderr.includes("\x1b["), bogus.stderr); // coloured on a terminal by default
+  for (const flag of ["--no-color", "--nocolor"]) {
+    for (const args of [["llm", "ask", "--bogus"], ["llm", "ask", "-O", "x", "q"], ["nosuch"]]) {
+      const r = await runMain([flag, ...args], { tty: true });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^scout-ai: /, `${flag} ${args.join(" ")}`);
+    }
+  }
+});
