@@ -128,7 +128,10 @@ export function askFlags(cmd: Command): Command {
       collect,
       [] as string[],
     )
-    .option("-o, --output <file>", "append the question and the new messages to this chat file")
+    .option(
+      "-o, --output <file>",
+      "append the question and the new messages to this chat file (made, with missing directories, if need be)",
+    )
     .option("--stream", "stream the answer as it arrives (default on a terminal)")
     .option("--no-stream", "print the answer only when complete")
     .option("--json", "print a JSON object (answer, messages, usage…) instead of the answer")
