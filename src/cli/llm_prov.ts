@@ -7,13 +7,13 @@
  *
  * @module
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { extname, join, resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { ScoutError, usageError } from "../errors.ts";
-import { isFile, writeFileAtomic } from "../util/fs.ts";
+import { isFile, writeFileAtomic, writeFileAtomicSync } from "../util/fs.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
@@ -215,12 +215,14 @@ function writeLines(lines: Iterable<string>, io: Io): void {
   if (chunk.length > 0) flush();
 }
 
+/** Renders `dot` with Graphviz into a temp file, then writes it to `out` atomically (directories made). */
 function plot(dot: string, out: string, format: string, io: Io): void {
   const dir = mkdtempSync(join(tmpdir(), "scout-prov-"));
   try {
     const src = join(dir, "provenance.dot");
+    const drawn = join(dir, `provenance.${format}`);
     writeFileSync(src, dot);
-    const r = spawnSync("dot", [`-T${format}`, src, "-o", out], {
+    const r = spawnSync("dot", [`-T${format}`, src, "-o", drawn], {
       env: io.env as NodeJS.ProcessEnv,
       encoding: "utf8",
     });
@@ -236,10 +238,11 @@ function plot(dot: string, out: string, format: string, io: Io): void {
     if (r.status !== 0) {
       throw new ScoutError(
         "io",
-        `Graphviz 'dot' failed (exit ${r.status}) writing "${out}": ${String(r.stderr).trim()}`,
+        `Graphviz 'dot' failed (exit ${r.status}) drawing "${out}": ${String(r.stderr).trim()}`,
         { file: out },
       );
     }
+    writeFileAtomicSync(out, readFileSync(drawn));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -264,7 +267,10 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
     .option("-l, --long", "label nodes with their canonical paths")
     .option("-e, --evidence", "append the per-inference evidence report")
     .option("--dot <file>", "write Graphviz DOT to FILE (- for stdout)")
-    .option("-p, --plot <file>", "render with Graphviz dot into FILE (.svg, .png or .pdf)")
+    .option(
+      "-p, --plot <file>",
+      "render with Graphviz dot into FILE (.svg, .png or .pdf; written whole, directories made)",
+    )
     .option("--json", "print the scout-ai/provenance v1 JSON document instead of text")
     .option(
       "--tools",

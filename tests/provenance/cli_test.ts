@@ -197,7 +197,13 @@ Deno.test("--dot, --plot, --long, --json, --flow -c, --log 6, progress", async (
     assertRenders(readFileSync(join(d.path, "out/p.dot"), "utf8"));
   });
   await t.step("--plot renders svg, png and pdf; other extensions are usage errors", async () => {
-    const plots = [["p.svg", "<svg"], ["p.png", "PNG"], ["p.pdf", "%PDF"], ["noext", "<svg"]];
+    const plots = [
+      ["p.svg", "<svg"],
+      ["p.png", "PNG"],
+      ["p.pdf", "%PDF"],
+      ["noext", "<svg"],
+      ["new/dir/p.svg", "<svg"], // missing directories are made, as for --html and --dot
+    ];
     for (const [file, magic] of plots) {
       const r = await runMain(["llm", "prov", "parent.chat", "-p", file!, "-J", "jobs"], {
         cwd: d.path,
