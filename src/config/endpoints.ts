@@ -13,6 +13,7 @@ import { exists, fileStats, isFile } from "../util/fs.ts";
 import { scoutHome } from "./home.ts";
 import type { ConfigStore } from "./store.ts";
 import { configGet } from "./store.ts";
+import { yamlErrorParts } from "../util/yaml_error.ts";
 
 /** Where and how to look for endpoint files. */
 export interface EndpointLookupOptions {
@@ -107,15 +108,15 @@ export async function parseEndpointText(
   text: string,
   file: string,
 ): Promise<Record<string, unknown>> {
-  const { parse: parseYaml, YAMLParseError } = await import("yaml");
+  const { parse: parseYaml } = await import("yaml");
   let data: unknown;
   try {
     data = parseYaml(text);
   } catch (e) {
-    const line = e instanceof YAMLParseError ? e.linePos?.[0]?.line : undefined;
+    const { text: what, line } = yamlErrorParts(e);
     throw new ScoutError(
       "config",
-      `Cannot parse endpoint file: ${(e as Error).message.split("\n")[0]}`,
+      `Cannot parse endpoint file: ${what}`,
       line === undefined ? { file, cause: e } : { file, line, cause: e },
     );
   }

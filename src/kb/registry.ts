@@ -15,6 +15,7 @@ import { parseDocument, stringify as stringifyYaml } from "yaml";
 import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
 import { isFile, writeFileAtomicSync } from "../util/fs.ts";
+import { yamlErrorParts } from "../util/yaml_error.ts";
 
 /** Options of a registered database. */
 export interface DatabaseOptions {
@@ -87,10 +88,10 @@ export function readRegistry(kbDir: string): Registry {
     if (doc.errors.length) throw doc.errors[0];
     data = doc.toJS();
   } catch (e) {
-    const line = (e as { linePos?: { line: number }[] }).linePos?.[0]?.line;
+    const { text: what, line } = yamlErrorParts(e);
     throw new ScoutError(
       "invalid_input",
-      `Cannot read the knowledge-base registry "${file}": ${(e as Error).message.split("\n")[0]}`,
+      `Cannot read the knowledge-base registry "${file}": ${what}`,
       { file, ...(line ? { line } : {}), cause: e },
     );
   }

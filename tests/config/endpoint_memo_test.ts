@@ -26,8 +26,13 @@ Deno.test("loadEndpoint: same text, same settings (own copies); an edited file i
   writeFileSync(file, "provider: anthropic\nmodel: two\n");
   const c = await loadEndpoint("ep", { cwd: t.path, env });
   assert.deepEqual(c.settings, { backend: "anthropic", model: "two" });
-  writeFileSync(file, "model: [unclosed\n");
-  await assert.rejects(loadEndpoint("ep", { cwd: t.path, env }), /Cannot parse endpoint file/);
+  writeFileSync(file, "backend: openai\nmodel: a: b\n");
+  await assert.rejects(loadEndpoint("ep", { cwd: t.path, env }), (e: Error) => {
+    // the problem on one line, where as the file and line (no "at line…, column…:")
+    assert.match(e.message, /^Cannot parse endpoint file: [^\n]*[a-z\]]$/);
+    assert.deepEqual([(e as { file?: string }).file, (e as { line?: number }).line], [file, 2]);
+    return true;
+  });
 });
 
 Deno.test("loadEndpoint: an edit of the same size right after a read is seen (stats of a fresh file are not trusted)", async () => {

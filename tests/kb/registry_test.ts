@@ -107,10 +107,11 @@ Deno.test("TokyoCabinet-only databases are listed but never read; malformed regi
   assert.throws(() => databaseInfo(kb, "old"), /exists only as Scout's TokyoCabinet file/);
   assert.throws(() => databaseInfo(kb, "nope"), /Unknown database "nope" .*\(databases: old\)/);
   mkdirSync(join(d.path, "config"));
-  writeFileSync(join(d.path, "config", "registry"), "a: [unclosed\n");
+  writeFileSync(join(d.path, "config", "registry"), "a: b: c\n");
   assert.throws(() => readRegistry(d.path), (e: Error & { file?: string }) => {
-    assert.match(e.message, /Cannot read the knowledge-base registry/);
+    assert.match(e.message, /Cannot read the knowledge-base registry "[^"]+": [^\n]*[a-z\]]$/);
     assert.equal(e.file, join(d.path, "config", "registry"));
+    assert.equal((e as { line?: number }).line, 1);
     return true;
   });
 });

@@ -88,13 +88,28 @@ Deno.test("rules: bad values are one clear error naming the file", async () => {
       ["- a\n- b", /must be a mapping/],
       ["chains: { x: { tasks: W#a } }", /needs at least two tasks/],
       ['chains: { x: { tasks: "a, b" } }', /task "a" needs a workflow/],
-      ["defaults: [", /Cannot parse deploy rules/],
     ] as const
   ) {
     await assert.rejects(parseRules(text, "r.yaml"), (e) => {
       assert.ok(isScoutError(e, "deploy_rules"));
       assert.match(e.message, msg);
       assert.match(e.message, /\(r\.yaml\)$/);
+      return true;
+    });
+  }
+});
+
+Deno.test("rules: a YAML syntax error names the file and line, the problem on one line", async () => {
+  for (
+    const [text, line] of [["defaults: [", 1], [
+      "defaults:\n  cpus: 2\n bad indent: x\n",
+      3,
+    ]] as const
+  ) {
+    await assert.rejects(parseRules(text, "r.yaml"), (e) => {
+      assert.ok(isScoutError(e, "deploy_rules"));
+      assert.match(e.message, /^Cannot parse deploy rules: [^\n]*[a-z\]]$/); // no "at line…:"
+      assert.deepEqual([e.file, e.line], ["r.yaml", line]);
       return true;
     });
   }

@@ -20,6 +20,7 @@
  */
 import { readFileSync } from "node:fs";
 import { ScoutError } from "../../errors.ts";
+import { yamlErrorParts } from "../../util/yaml_error.ts";
 
 /** The resource keys a rule may set (others, such as Scout's `log`, are kept and ignored). */
 export const RESOURCE_KEYS = [
@@ -183,7 +184,11 @@ export async function parseRules(text: string, file?: string): Promise<DeployRul
   try {
     raw = parse(text);
   } catch (e) {
-    throw bad(file, `Cannot parse deploy rules: ${(e as Error).message.split("\n")[0]}`);
+    const { text: what, line } = yamlErrorParts(e);
+    throw new ScoutError("deploy_rules", `Cannot parse deploy rules: ${what}`, {
+      ...(file !== undefined ? { file } : {}),
+      ...(line !== undefined ? { line } : {}),
+    });
   }
   if (raw === null || raw === undefined) raw = {};
   if (!isMap(raw)) throw bad(file, "Deploy rules must be a mapping (defaults, workflows, chains)");
