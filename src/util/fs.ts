@@ -9,6 +9,7 @@ import {
   existsSync,
   fchmodSync,
   fchownSync,
+  fstatSync,
   fsync,
   fsyncSync,
   lstatSync,
@@ -59,17 +60,21 @@ function kept(path: string): Kept | null {
   }
 }
 
-/** Gives the temp file the replaced file's owner and group, as far as allowed (EPERM: as it is). */
+/**
+ * Gives the temp file the replaced file's owner and group, as far as allowed:
+ * best effort — a refusal (EPERM for a user; EINVAL for an id not mapped in a
+ * user namespace, a rootless container) leaves the temp file as it was made.
+ */
 function keepOwner(fd: number, k: Kept): void {
-  if (k.uid === process.geteuid?.() && k.gid === process.getegid?.()) return; // the usual case
+  const now = fstatSync(fd); // as made: this user, and its group or a setgid directory's
+  if (now.uid === k.uid && now.gid === k.gid) return; // the usual case
   try {
     fchownSync(fd, k.uid, k.gid);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EPERM") throw e;
+  } catch {
     try {
-      fchownSync(fd, -1, k.gid); // not the owner: the group, if this user is in it
-    } catch (e2) {
-      if ((e2 as NodeJS.ErrnoException).code !== "EPERM") throw e2;
+      if (now.gid !== k.gid) fchownSync(fd, -1, k.gid); // not the owner: the group, if this user is in it
+    } catch {
+      // kept as made
     }
   }
 }

@@ -95,12 +95,24 @@ for (
   });
 }
 
+/** Runs `cmd` as nobody (setpriv), with `groups` as its supplementary groups. */
+const asNobody = (groups: number[]) => [
+  "setpriv",
+  "--reuid=65534",
+  "--regid=65534",
+  groups.length ? `--groups=${groups.join(",")}` : "--clear-groups",
+];
+
 /**
- * Runs a synchronous atomic write of `file` as nobody (setpriv): the module
- * bundled into `dir` and, when the checkout is not nobody's to read (a clone
- * under /root), Bun copied there too.
+ * Runs a synchronous atomic write of `file` under `prefix` (another user, a
+ * user namespace): the module bundled into `dir` and, when the checkout is not
+ * that user's to read (a clone under /root), Bun copied there too.
  */
-async function asNobody(dir: string, file: string): Promise<Deno.CommandOutput> {
+async function writeUnder(
+  prefix: string[],
+  dir: string,
+  file: string,
+): Promise<Deno.CommandOutput> {
   const bun = Deno.realPathSync(
     new URL("../../tools/node_modules/.bin/bun", import.meta.url).pathname,
   );
@@ -110,7 +122,7 @@ async function asNobody(dir: string, file: string): Promise<Deno.CommandOutput> 
   Deno.writeTextFileSync(
     src,
     `import { writeFileAtomicSync } from ${JSON.stringify(fs)};\n` +
-      `writeFileAtomicSync(process.argv[2], "by nobody\\n");\n`,
+      `writeFileAtomicSync(process.argv[2], "written\\n");\n`,
   );
   const built = await new Deno.Command(bun, {
     args: ["build", src, "--target=node", "--outfile", script],
@@ -118,33 +130,83 @@ async function asNobody(dir: string, file: string): Promise<Deno.CommandOutput> 
   }).output();
   assert.equal(built.code, 0);
   Deno.chmodSync(script, 0o644);
-  const nobody = (cmd: string, args: string[]) =>
-    new Deno.Command("setpriv", {
-      args: ["--reuid=65534", "--regid=65534", "--clear-groups", cmd, ...args],
+  const under = (args: string[]) =>
+    new Deno.Command(prefix[0]!, {
+      args: [...prefix.slice(1), ...args],
       env: { HOME: dir },
       stdout: "null",
       stderr: "piped",
     }).output();
   let runtime = bun;
-  if ((await nobody(bun, ["--version"])).code !== 0) {
+  if ((await under([bun, "--version"])).code !== 0) {
     runtime = join(dir, "bun");
     Deno.copyFileSync(bun, runtime);
     Deno.chmodSync(runtime, 0o755);
   }
-  return await nobody(runtime, [script, file]);
+  return await under([runtime, script, file]);
 }
 
-Deno.test("a user who may not give the group away still writes, and the file is theirs", async () => {
-  if (Deno.uid() !== 0) throw new Error("this test runs a write as another user: it needs root");
-  await using home = await tempDir();
+/** A file of `uid:gid`, mode 0664, in a fresh world-writable temp directory. */
+async function sharedFile(uid: number, gid: number) {
+  if (Deno.uid() !== 0) throw new Error("this test runs writes as other users: it needs root");
+  const home = await tempDir();
   Deno.chmodSync(home.path, 0o777);
   const file = join(home.path, "shared.chat");
   Deno.writeTextFileSync(file, "old");
-  Deno.chownSync(file, 65534, 0); // nobody's file, in root's group (nobody is not in it)
+  Deno.chownSync(file, uid, gid);
   Deno.chmodSync(file, 0o664);
-  const out = await asNobody(home.path, file);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return { home, file };
+}
+
+const owner = (file: string) => {
   const st = Deno.statSync(file);
-  assert.equal(Deno.readTextFileSync(file), "by nobody\n");
-  assert.deepEqual([st.uid, st.gid, st.mode! & 0o777], [65534, 65534, 0o664]);
+  return [st.uid, st.gid, st.mode! & 0o777];
+};
+
+Deno.test("another user's write: the group kept when they are in it; else the file is theirs, and the write goes on", async () => {
+  {
+    const { home, file } = await sharedFile(65534, 4242); // nobody's file, a group nobody is in
+    await using _ = home;
+    const out = await writeUnder(asNobody([4242]), home.path, file);
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.equal(Deno.readTextFileSync(file), "written\n");
+    assert.deepEqual(owner(file), [65534, 4242, 0o664]);
+  }
+  {
+    const { home, file } = await sharedFile(65534, 0); // root's group: nobody is not in it
+    await using _ = home;
+    const out = await writeUnder(asNobody([]), home.path, file);
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    assert.equal(Deno.readTextFileSync(file), "written\n");
+    assert.deepEqual(owner(file), [65534, 65534, 0o664]);
+  }
+});
+
+Deno.test("in a user namespace (a rootless container) a file whose ids are not mapped is still written", async () => {
+  const { home, file } = await sharedFile(0, 4242); // group 4242 is not mapped by `unshare -r`
+  await using _ = home;
+  const out = await writeUnder(["unshare", "-r"], home.path, file);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.equal(Deno.readTextFileSync(file), "written\n");
+});
+
+Deno.test("in a setgid directory a replaced file keeps its own group, not the directory's", async () => {
+  if (Deno.uid() !== 0) {
+    throw new Error("this test gives files away: it needs root (CI runs as root)");
+  }
+  await using home = await tempDir();
+  const dir = join(home.path, "project");
+  Deno.mkdirSync(dir);
+  Deno.chownSync(dir, 0, 4242);
+  Deno.chmodSync(dir, 0o2775);
+  for (const [name, gid] of [["mine.chat", 0], ["theirs.chat", 5353]] as const) {
+    const file = join(dir, name);
+    Deno.writeTextFileSync(file, "old");
+    Deno.chownSync(file, 0, gid);
+    writeFileAtomicSync(file, "new");
+    assert.deepEqual(owner(file).slice(0, 2), [0, gid], name);
+  }
+  // a new file takes the directory's group, as the system makes it
+  writeFileAtomicSync(join(dir, "new.chat"), "x");
+  assert.equal(Deno.statSync(join(dir, "new.chat")).gid, 4242);
 });
