@@ -12,6 +12,13 @@ import { rubyStrip } from "./text.ts";
 const TOOL_CALL_ROLES = new Set(["function_call", "function_call_output"]);
 const CLEAN_ROLE_MARKERS = new Set(["clean_role", "clear_role"]);
 
+/** Roles {@link clear} acts on (with its default cut role): each changes what comes before it. */
+export const CLEAR_STAGE_ROLES: ReadonlySet<string> = new Set([
+  "clear",
+  "clear_tools",
+  ...CLEAN_ROLE_MARKERS,
+]);
+
 /**
  * Drops the last `cutRole` message and everything before it; consumes
  * `clear_tools` (tool-call history before a `clear_tools` that is not exactly

@@ -22,13 +22,15 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { type AskEvent, failureMessages, incompleteText } from "../llm/loop.ts";
 import { exists, readText } from "../util/fs.ts";
+import { checkStdinUse } from "./ask_stdin.ts";
 import {
   type AskPartWhere,
   attachments,
-  checkStdinUse,
+  cutHistory,
   named,
   questionMessages,
-} from "./ask_stdin.ts";
+  savedPart,
+} from "./ask_new_part.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
@@ -220,6 +222,7 @@ export async function runLlmAsk(
   const added = newRaw.length
     ? await compile(newRaw, { cwd, env, config: store, name: "<question>", where, jobs })
     : [];
+  base = cutHistory(base, newRaw); // a clear: in the question cuts the -c history too
   const messages = [...(hooks.prefix ?? []), ...base, ...added];
   // an agent's start chat alone is nothing to ask
   if (![...base, ...added].some((m) => m.role !== "meta" && m.content !== "")) {
@@ -320,7 +323,7 @@ export async function runLlmAsk(
       endLine();
     }
     if (outPath !== undefined) {
-      await appendToChat(outPath, [...newRaw, ...produced], env);
+      await appendToChat(outPath, [...savedPart(newRaw), ...produced], env);
       if (isScoutError(e)) {
         e.message += ` (the chat so far was appended to "${opts.output}")`;
         e.savedTo = outPath;
@@ -339,7 +342,9 @@ export async function runLlmAsk(
   // the answer is printed even when it cannot be saved (then the run fails)
   let unsaved: unknown;
   if (outPath !== undefined) {
-    await appendToChat(outPath, [...newRaw, ...result.messages], env).catch((e) => unsaved = e);
+    await appendToChat(outPath, [...savedPart(newRaw), ...result.messages], env).catch((e) =>
+      unsaved = e
+    );
   }
 
   const value = mode === "json" ? unwrapContent(parseJson(result.text)) : undefined;

@@ -128,3 +128,43 @@ Deno.test("one compile for -i, -f and the question: a clear: in the question (ba
   assert.equal(contents[2], "q");
   assert.equal(t.srv.requests.length, 0);
 });
+
+Deno.test("-o keeps the question as written (no empty block from a header-led question, the clear: kept); a cut in it cuts -c's history this turn", async () => {
+  await using t = await setup();
+  t.srv.script({ text: "one" }, { text: "two" });
+  const chat = join(t.dir.path, "e.chat");
+  await Deno.writeTextFile(chat, "user:\n\nfirst\n\nassistant:\n\nok\n");
+  const before = await Deno.readTextFile(chat);
+  const r = await t.run(["ask", ...t.flags, "--no-cache", "-o", "e.chat", "user: second"]);
+  assert.equal(r.code, 0, r.stderr);
+  const added = (await Deno.readTextFile(chat)).slice(before.length);
+  assert.match(added, /^\nuser:\n\nsecond\n\n(meta:[^\n]*\n\n)?assistant:\n\none\n$/, added);
+  // a bare clear: in the question cuts the -c history now, as the saved chat's next compile will
+  await Deno.writeTextFile(join(t.dir.path, "notes.md"), "NOTES\n");
+  const cut = await t.run([
+    "ask",
+    ...t.flags,
+    "--no-cache",
+    "-c",
+    "e.chat",
+    "-o",
+    "e.chat",
+    "-f",
+    "notes.md",
+    "clear:\n\nuser: fresh",
+  ]);
+  assert.equal(cut.code, 0, cut.stderr);
+  assert.deepEqual((t.srv.requests[1]!.body as { messages: unknown[] }).messages, [
+    { role: "user", content: "fresh" },
+  ]);
+  const saved = await Deno.readTextFile(chat);
+  assert.match(saved, /file:\n\nnotes\.md\n\nclear:\n\nuser:\n\nfresh\n/);
+  assert.doesNotMatch(saved, /user:\n\n\n/); // no empty block
+  const next = await t.run(["ask", ...t.flags, "-c", "e.chat", "--dry-run", "--json", "next"]);
+  const shown = JSON.parse(next.stdout).messages as { role: string; content: string }[];
+  assert.deepEqual(shown.filter((m) => m.role !== "meta").map((m) => m.content), [
+    "fresh",
+    "two",
+    "next",
+  ]);
+});

@@ -1,0 +1,117 @@
+/**
+ * The new part of an `llm ask` / `agent ask` turn: the `-i` imports, the `-f`
+ * files, the question and the `-w` tools, as raw messages (each named by
+ * where it came from, for errors: `CompileOptions.where`), what of them an
+ * `-o` chat keeps, and what a cut in them (`clear:`, `clear_tools:`,
+ * `clean_role:`) does to the `-c` history this turn — what the saved chat's
+ * next compile will do.
+ *
+ * @module
+ */
+import { clear, CLEAR_STAGE_ROLES } from "../chat/clear.ts";
+import { KEEP_EMPTY_BLOCK, parseWithLines } from "../chat/parse.ts";
+import { tagText } from "../chat/builders.ts";
+import type { Message } from "../chat/types.ts";
+import type { Io } from "./io.ts";
+
+/**
+ * The `-f` and `-i` arguments as messages to compile: a `file` or `import`
+ * line per file; `-` reads stdin — a `-f -` becomes the `<file name="stdin">`
+ * block a file line compiles to, a `-i -` the messages of the chat on stdin.
+ *
+ * @param files `-f` arguments (those not already put into the question)
+ * @param imports `-i` arguments
+ * @param io injected I/O (stdin)
+ * @returns the messages, imports first
+ */
+export async function attachments(
+  files: readonly string[],
+  imports: readonly string[],
+  io: Io,
+  where?: AskPartWhere,
+): Promise<Message[]> {
+  const out: Message[] = [];
+  for (const f of imports) {
+    if (f !== "-") out.push(named({ role: "import", content: f }, where, "-i"));
+    else {
+      const { chat, lines } = parseWithLines(await io.readStdin());
+      chat.forEach((m, i) => named(m, where, "<stdin>", lines[i]));
+      out.push(...chat.filter((m) => m.role !== "previous_response_id"));
+    }
+  }
+  for (const f of files) {
+    if (f !== "-") out.push(named({ role: "file", content: f }, where, "-f"));
+    else out.push({ role: "user", content: tagText(await io.readStdin(), { name: "stdin" }) });
+  }
+  return out;
+}
+
+/** Where each message of an ask's new part came from (`CompileOptions.where`). */
+export type AskPartWhere = Map<Message, { file: string; line?: number }>;
+
+/**
+ * Records where a message of the ask came from: the flag that gave it, or
+ * the question's (or stdin's) line.
+ *
+ * @param m the message
+ * @param where the record (none: nothing recorded)
+ * @param file the flag or the text's name
+ * @param line its line in that text, if any
+ * @returns `m`
+ */
+export function named(
+  m: Message,
+  where: AskPartWhere | undefined,
+  file: string,
+  line?: number,
+): Message {
+  where?.set(m, line === undefined ? { file } : { file, line });
+  return m;
+}
+
+/**
+ * The question's messages, each named by its line when the text is as the
+ * user gave it (`lines`: its name), else by `<question>` alone.
+ *
+ * @param question the question text
+ * @param lines the name its lines are reported under, if they are the user's
+ * @param where the record
+ * @returns the parsed messages (none for a blank question)
+ */
+export function questionMessages(
+  question: string,
+  lines: string | undefined,
+  where: AskPartWhere,
+): Message[] {
+  if (question.trim() === "") return [];
+  const parsed = parseWithLines(question);
+  if (lines === undefined) return parsed.chat;
+  return parsed.chat.map((m, i) => named(m, where, lines, parsed.lines[i]));
+}
+
+/**
+ * What the `-o` chat keeps of the new part: its messages, without the empty
+ * ones parsing leaves (a question's leading block) — except the empty cut
+ * blocks that mean something (`clear:`, `clear_tools:`, `skip:`; chat.md D8).
+ *
+ * @param part the new part's raw messages
+ * @returns the messages to save
+ */
+export function savedPart(part: readonly Message[]): Message[] {
+  return part.filter((m) => m.content !== "" || KEEP_EMPTY_BLOCK.has(m.role));
+}
+
+/**
+ * The `-c` history as this turn sends it: a cut in the new part applies to it
+ * too (as in Ruby, where the question joins the chat before the compile, and
+ * as the saved chat's next compile does); without one, unchanged.
+ *
+ * @param history the compiled `-c` messages
+ * @param part the new part's raw messages
+ * @returns the history to send
+ */
+export function cutHistory(history: Message[], part: readonly Message[]): Message[] {
+  const cuts = part.filter((m) => CLEAR_STAGE_ROLES.has(m.role));
+  if (cuts.length === 0) return history;
+  return clear([...history, ...cuts]);
+}
