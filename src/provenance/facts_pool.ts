@@ -106,6 +106,13 @@ export interface ChatReader {
    * @throws ScoutError `not_found` / `io` naming the path
    */
   read(path: string): ChatFacts;
+  /**
+   * How many queued chats have been read ahead of the walk (by a helper, or
+   * by the walk while it waited) and wait to be taken; what the helpers have
+   * posted is received first. At most {@link READ_AHEAD} while the walk
+   * stands still (tests wait on it rather than on a clock).
+   */
+  readAhead(): number;
   /** Stops the helpers, if any. */
   close(): void;
 }
@@ -150,6 +157,7 @@ export function chatReader(o: ChatReaderOptions): ChatReader {
         });
         return facts;
       },
+      readAhead: () => 0,
       close() {},
     };
   }
@@ -187,6 +195,7 @@ export function chatReader(o: ChatReaderOptions): ChatReader {
       helper?.flush();
     },
     read: take,
+    readAhead: () => helper?.readAhead() ?? 0,
     close() {
       helper?.stop();
       helper = null;
@@ -202,6 +211,8 @@ interface Helper {
   flush(): void;
   /** The facts of queued chat `seq`, from whoever claims it. */
   take(seq: number): ChatFacts;
+  /** Chats read ahead and not taken yet (see {@link ChatReader.readAhead}). */
+  readAhead(): number;
   /** Terminates the helpers. */
   stop(): void;
 }
@@ -335,6 +346,10 @@ function startHelper(paths: readonly string[], toolCalls: boolean): Helper | nul
         // moment, if one is on its way).
         Atomics.wait(answered, 0, posted, posted > received ? 1 : 50);
       }
+    },
+    readAhead() {
+      drain();
+      return results.size;
     },
     stop() {
       Atomics.store(walkAt, 1, 1);
