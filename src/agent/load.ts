@@ -11,13 +11,14 @@
  * @module
  */
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { compileFile } from "../chat/compile.ts";
 import type { Message } from "../chat/types.ts";
 import { copyMessages } from "../chat/written_at.ts";
 import { isScoutError, plainMessage, ScoutError } from "../errors.ts";
 import type { AskResult } from "../llm/ask.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
+import { importFailure } from "../util/import_error.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Workflow } from "../workflow/define.ts";
 import { extendWorkflowApi, loadWorkflowFile, workflowApi } from "../workflow/load.ts";
@@ -217,13 +218,10 @@ async function runScript(file: string, agent: Agent): Promise<Agent> {
   try {
     mod = await import(pathToFileURL(file).href);
   } catch (e) {
-    const text = plainMessage(e);
-    // where in the script the import failed, when the runtime says (`at file:///…:1:15`)
-    const at = /at (file:\/\/\S+?):(\d+):\d+/.exec(text);
-    const line = at && fileURLToPath(at[1]!) === file ? { line: Number(at[2]) } : {};
+    // where the import failed, when the runtime says (a syntax error's file and line)
+    const { text, ...at } = importFailure(e, file);
     throw new ScoutError("agent_load", `Cannot load agent script "${file}": ${text}`, {
-      file,
-      ...line,
+      ...at,
       cause: e,
     });
   }

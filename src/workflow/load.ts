@@ -12,8 +12,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { plainMessage, ScoutError } from "../errors.ts";
+import { ScoutError } from "../errors.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
+import { importFailure } from "../util/import_error.ts";
 import { scoutHome } from "../config/home.ts";
 import { parse as parseChat } from "../chat/parse.ts";
 import { print as printChat } from "../chat/print.ts";
@@ -205,11 +206,12 @@ async function importWorkflow(file: string): Promise<Workflow> {
   try {
     mod = await import(pathToFileURL(file).href);
   } catch (e) {
-    throw new ScoutError(
-      "workflow_load",
-      `Cannot load workflow file "${file}": ${plainMessage(e)}`,
-      { file, cause: e },
-    );
+    // where the import failed, when the runtime says (a syntax error's file and line)
+    const { text, ...at } = importFailure(e, file);
+    throw new ScoutError("workflow_load", `Cannot load workflow file "${file}": ${text}`, {
+      ...at,
+      cause: e,
+    });
   }
   let value: unknown = mod.default;
   try {
