@@ -4,7 +4,7 @@
  * @module
  */
 import { dirname, resolve } from "node:path";
-import { ScoutError } from "../errors.ts";
+import { errorLocation, ScoutError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
@@ -137,7 +137,7 @@ async function listWorkflows(
     } catch (e) {
       // One broken workflow file must not hide the others: name it and go on.
       if (!(e instanceof ScoutError && e.code === "workflow_load")) throw e;
-      warn(io, e.message);
+      warn(io, e.message + errorLocation(e)); // where, as an error would say: a syntax error's line
       rows.push({ name: f.name, file: f.file, tasks: [], error: e.message });
     }
   }

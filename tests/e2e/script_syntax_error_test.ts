@@ -78,6 +78,11 @@ async function check(run: Run, binary: boolean) {
     assert.equal(via.code, 1);
     assert.match(via.stderr, new RegExp(`^scout-ai: ${wf} ".+helper\\.ts:1:19\\n$`));
   }
+  // `workflow list` names each broken file in a warning, with the place too
+  const list = await run(["workflow", "list"], opts);
+  assert.equal(list.code, 1);
+  assert.ok(list.stderr.includes(`(${f.one}:2)\n`), list.stderr);
+  assert.ok(list.stderr.includes(`(${f.two}:3)\n`), list.stderr);
   assertOneLine(
     await run(["agent", "ask", "Oops", "hi"], opts),
     "Cannot load agent script",
