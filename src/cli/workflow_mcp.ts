@@ -102,7 +102,7 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
         "  mcp: stdio 'scout-ai workflow mcp Baking'\n\n" +
         "Examples:\n" +
         "  scout-ai workflow mcp fixtures/workflows/Baking < /dev/null\n" +
-        "  scout-ai workflow mcp fixtures/workflows/Baking whisk bake --http 8808",
+        "  scout-ai workflow mcp fixtures/workflows/Baking whisk cake --http 8808",
     )
     .action(async (workflow, tasks, o) => {
       const ac = new AbortController();

@@ -12,7 +12,9 @@
  * The README runs top to bottom in one environment (later sections use what
  * earlier ones made, as a reader would); each help text runs alone in its
  * own. An example is either run (exit 0 required) or listed in NOT_RUN with
- * the reason: a new example that is neither fails the test.
+ * the reason: a new example that is neither fails the test. An example that is
+ * not run still has its `workflow task`/`workflow mcp` task names checked
+ * against the workflow it names.
  */
 import assert from "node:assert/strict";
 import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -32,7 +34,7 @@ const NOT_RUN: Record<string, string> = {
     "the task fails by design (it shows what an error job looks like); tests/workflow cover it",
   "scout-ai workflow task fixtures/workflows/Baking broken --json | jq .path":
     "the task fails by design, so the command exits 1 after printing the JSON",
-  "scout-ai workflow mcp fixtures/workflows/Baking whisk bake --http 8808":
+  "scout-ai workflow mcp fixtures/workflows/Baking whisk cake --http 8808":
     "serves until Ctrl-C; tests/e2e/mcp_test.ts serves over HTTP and lists/calls the tools",
 };
 
@@ -150,6 +152,32 @@ async function sandbox(providerUrl: string): Promise<Sandbox> {
   const set = await runMain(["config", "set", "endpoint", "nano", "ask"], { cwd, env });
   assert.equal(set.code, 0, set.stderr);
   return { cwd, env, [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose]() };
+}
+
+/**
+ * The workflows and tasks an example names in its `scout-ai workflow task WF
+ * TASK` and `scout-ai workflow mcp WF TASK…` commands (the words after the
+ * subcommand up to the first option, redirection or shell operator).
+ */
+function namedTasks(command: string): { workflow: string; tasks: string[] }[] {
+  const out: { workflow: string; tasks: string[] }[] = [];
+  for (const segment of command.split(/\|\||&&|[|;]/)) {
+    const words = segment.trim().split(/\s+/);
+    const at = words.findIndex((w, i) =>
+      w === "scout-ai" && words[i + 1] === "workflow" &&
+      (words[i + 2] === "task" || words[i + 2] === "mcp")
+    );
+    if (at === -1) continue;
+    const positional: string[] = [];
+    for (const w of words.slice(at + 3)) {
+      if (/^[-<>]|^\d*>/.test(w)) break;
+      positional.push(w);
+    }
+    const [workflow, ...tasks] = positional;
+    if (workflow === undefined) continue;
+    out.push({ workflow, tasks: words[at + 2] === "task" ? tasks.slice(0, 1) : tasks });
+  }
+  return out;
 }
 
 /** Runs one example; returns why it failed, or null. */
@@ -285,4 +313,51 @@ Deno.test("docs: every NOT_RUN entry is still an example somewhere", async () =>
   for (const k of Object.keys(NOT_RUN)) {
     assert.ok(all.has(k), `NOT_RUN lists "${k}", no doc has it`);
   }
+});
+
+Deno.test("docs: namedTasks reads the workflow and tasks of task and mcp examples", () => {
+  assert.deepEqual(namedTasks("scout-ai workflow task fixtures/workflows/Baking cake --eggs 3"), [
+    { workflow: "fixtures/workflows/Baking", tasks: ["cake"] },
+  ]);
+  assert.deepEqual(namedTasks("scout-ai workflow mcp W whisk cake --http 8808"), [
+    { workflow: "W", tasks: ["whisk", "cake"] },
+  ]);
+  assert.deepEqual(namedTasks("scout-ai workflow mcp W < /dev/null"), [{
+    workflow: "W",
+    tasks: [],
+  }]);
+  assert.deepEqual(namedTasks("cd x && scout-ai workflow task W t --json | jq .path"), [
+    { workflow: "W", tasks: ["t"] },
+  ]);
+  assert.deepEqual(namedTasks("scout-ai workflow info W/t/Default"), []);
+});
+
+Deno.test("docs: every task a not-run example names is a task of the workflow it names", async () => {
+  await using srv = await startProviderServer({ fallback: modelReply });
+  await using box = await sandbox(srv.url);
+  const examples: Example[] = [];
+  for (const b of shBlocks(readFileSync(join(ROOT, "README.md"), "utf8"), "README.md")) {
+    examples.push(...b);
+  }
+  for (const { where, help } of await collectHelp(box)) examples.push(...helpExamples(help, where));
+  const tasksOf = new Map<string, string[]>();
+  const problems: string[] = [];
+  let checked = 0;
+  for (const ex of examples.filter((e) => e.command in NOT_RUN)) {
+    for (const { workflow, tasks } of namedTasks(ex.command)) {
+      if (!tasksOf.has(workflow)) {
+        const r = await runMain(["workflow", "list", workflow, "--json"], box);
+        assert.equal(r.code, 0, `${ex.where}: workflow ${workflow}: ${r.stderr}`);
+        tasksOf.set(workflow, JSON.parse(r.stdout).tasks.map((t: { name: string }) => t.name));
+      }
+      for (const t of tasks) {
+        checked++;
+        if (!tasksOf.get(workflow)!.includes(t)) {
+          problems.push(`${ex.where}: \`${ex.command}\` names task "${t}", not in ${workflow}`);
+        }
+      }
+    }
+  }
+  assert.ok(checked >= 3, `only ${checked} task names checked`);
+  assert.deepEqual(problems, [], problems.join("\n"));
 });
