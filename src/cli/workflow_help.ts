@@ -69,21 +69,58 @@ export function taskHelp(
     "arrays take one value per line (in a file or stdin) or repeated flags;",
     "booleans accept --flag, --no-flag or --flag=false.",
     "",
-    "Examples:",
-    `  scout-ai workflow task ${ref} ${taskName}${
-      inputs[0] ? ` --${inputs[0].name} ${exampleValue(inputs[0])}` : ""
-    }`,
-    `  scout-ai workflow task ${ref} ${taskName} --json | jq .path`,
+    ...examples(ref, taskName, inputs),
   );
   return lines.join("\n") + "\n";
 }
 
-function exampleValue(i: InputDef): string {
+/**
+ * The stand-in for a value the user must give: the input's name in
+ * uppercase (`--file FILE`), never a value that would run as given.
+ *
+ * @param i the input
+ * @returns the placeholder
+ */
+function placeholder(i: InputDef): string {
+  return i.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+}
+
+/** A value an example can show for an optional input (its default, or one of its type), if any. */
+function exampleValue(i: InputDef): string | undefined {
   if (i.default !== undefined && i.default !== null && typeof i.default !== "object") {
     return String(i.default);
   }
   const examples: Record<string, string> = { integer: "3", float: "0.5", boolean: "true" };
-  return examples[i.type] ?? "VALUE";
+  return examples[i.type];
+}
+
+/**
+ * The "Examples" section of a task's help. Every required input is given,
+ * as a placeholder to replace (a boolean as its bare flag); a task with none
+ * shows its first input that has a value to show, so the example runs.
+ */
+function examples(ref: string, taskName: string, inputs: InputDef[]): string[] {
+  const required = inputs.filter((i) => i.required);
+  let args = required.map((i) =>
+    i.type === "boolean" ? `--${i.name}` : `--${i.name} ${placeholder(i)}`
+  );
+  if (required.length === 0) {
+    const shown = inputs.find((i) => exampleValue(i) !== undefined);
+    if (shown !== undefined) args = [`--${shown.name} ${exampleValue(shown)}`];
+  }
+  const holders = required.filter((i) => i.type !== "boolean").map(placeholder);
+  const replace = holders.length === 0
+    ? ""
+    : ` (replace ${
+      holders.length === 1 ? holders[0] : `${holders.slice(0, -1).join(", ")} and ${holders.at(-1)}`
+    } with your ${holders.length === 1 ? "value" : "values"})`;
+  const run = ["scout-ai", "workflow", "task", ref, taskName, ...args].join(" ");
+  const jsonArgs = required.length > 0 ? args : [];
+  return [
+    `Examples${replace}:`,
+    `  ${run}`,
+    `  ${["scout-ai", "workflow", "task", ref, taskName, ...jsonArgs].join(" ")} --json | jq .path`,
+  ];
 }
 
 /**

@@ -1,0 +1,60 @@
+/**
+ * `workflow task WORKFLOW TASK --help`: the examples it prints give every
+ * required input (as a placeholder to replace), and a required input left
+ * out is a usage error.
+ */
+import assert from "node:assert/strict";
+import { runMain, tempDir } from "../support/cli.ts";
+import { env, userWorkflow } from "./cli_support.ts";
+
+/** The example lines of a help text. */
+function exampleLines(help: string): string[] {
+  const m = /^Examples\b.*:\n((?: {2}.*\n?)+)/m.exec(help);
+  assert.ok(m, help);
+  return m[1]!.trimEnd().split("\n").map((l) => l.trim());
+}
+
+const FORM = `export default (api) => api.workflow("Form", { tasks: {
+  fill: { type: "string", description: "fill in",
+    inputs: { note: api.input.string({ description: "optional, no default" }),
+      file: api.input.file({ required: true }), max_rows: api.input.integer({ required: true }),
+      dry: api.input.boolean({ required: true }) },
+    run: ({ file, max_rows, dry }) => file + max_rows + dry },
+  free: { type: "string", inputs: { note: api.input.string({}) }, run: () => "ok" } } });`;
+
+Deno.test("task help: examples fill every required input with a placeholder, never VALUE", async () => {
+  await using d = await tempDir();
+  userWorkflow(d.path, "Form", FORM);
+  const h = await runMain(["workflow", "task", "Form", "fill", "--help"], {
+    cwd: d.path,
+    env: env(d.path),
+  });
+  assert.equal(h.code, 0, h.stderr);
+  assert.match(h.stdout, /^Examples \(replace FILE and MAX_ROWS with your values\):$/m);
+  assert.deepEqual(exampleLines(h.stdout), [
+    "scout-ai workflow task Form fill --file FILE --max_rows MAX_ROWS --dry",
+    "scout-ai workflow task Form fill --file FILE --max_rows MAX_ROWS --dry --json | jq .path",
+  ]);
+  // no required input, and no value worth showing: the bare command (it runs as written)
+  const free = await runMain(["workflow", "task", "Form", "free", "--help"], {
+    cwd: d.path,
+    env: env(d.path),
+  });
+  assert.deepEqual(exampleLines(free.stdout), [
+    "scout-ai workflow task Form free",
+    "scout-ai workflow task Form free --json | jq .path",
+  ]);
+  assert.doesNotMatch(h.stdout + free.stdout, /VALUE/);
+});
+
+Deno.test("task help: the built-in ChatAnalyst's examples name --file FILE", async () => {
+  await using d = await tempDir();
+  const h = await runMain(["workflow", "task", "ChatAnalyst", "chat_agents", "--help"], {
+    cwd: d.path,
+    env: env(d.path),
+  });
+  assert.equal(h.code, 0, h.stderr);
+  for (const line of exampleLines(h.stdout)) {
+    assert.match(line, /^scout-ai workflow task ChatAnalyst chat_agents --file FILE( |$)/);
+  }
+});
