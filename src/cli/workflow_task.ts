@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { usageError } from "../errors.ts";
+import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import type { Job, RunEvent } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
@@ -51,6 +51,25 @@ function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } 
 }
 
 /**
+ * A required input left out on the command line is a usage error (exit 2,
+ * as an unknown input is): the library's `parameter` error that names the
+ * missing inputs becomes a `usage` error with the same message. Any other
+ * error is returned as it is.
+ *
+ * @param e what job creation threw
+ * @returns the error to throw
+ */
+export function missingInputsAsUsage(e: unknown): unknown {
+  if (!isScoutError(e, "parameter") || !Array.isArray(e.inputs)) return e;
+  return new ScoutError("usage", e.message, {
+    cause: e,
+    inputs: e.inputs,
+    workflow: e.workflow,
+    task: e.task,
+  });
+}
+
+/**
  * `workflow task`: creates the job (inputs from `--<input>` arguments), runs
  * it unless done, prints the result (or the path, or JSON).
  *
@@ -85,15 +104,20 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   });
   await readStdinInput(provided, inputs, io);
   const store = lib.storeFor(wf, storeOptions(opts, io));
-  const job: Job = lib.createJob(wf, opts.task, {
-    inputs: provided,
-    ...(opts.jobname !== undefined ? { jobname: opts.jobname } : {}),
-    loadFiles: true,
-    cwd: io.cwd,
-    env: io.env,
-    store,
-    warn: (m: string) => warn(io, m),
-  });
+  let job: Job;
+  try {
+    job = lib.createJob(wf, opts.task, {
+      inputs: provided,
+      ...(opts.jobname !== undefined ? { jobname: opts.jobname } : {}),
+      loadFiles: true,
+      cwd: io.cwd,
+      env: io.env,
+      store,
+      warn: (m: string) => warn(io, m),
+    });
+  } catch (e) {
+    throw missingInputsAsUsage(e);
+  }
   if (opts.recompute) await lib.cleanJobRecursive(job);
   else if (opts.clean) await lib.cleanJob(job);
   if (opts.deployWorker || (opts.deployJob?.length ?? 0) > 0) {

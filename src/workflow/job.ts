@@ -142,7 +142,8 @@ function memoKey(
  * @param opts job name, provided inputs, store, CLI file loading
  * @returns the job
  * @throws ScoutError `task_not_found` (with suggestions), `parameter` (missing
- *   required inputs, wrong types, a job name with `/`)
+ *   required inputs — then its `inputs` field lists them, quoted —, wrong
+ *   types, a job name with `/`)
  *
  * @example
  * ```ts

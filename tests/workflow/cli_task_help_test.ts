@@ -58,3 +58,36 @@ Deno.test("task help: the built-in ChatAnalyst's examples name --file FILE", asy
     assert.match(line, /^scout-ai workflow task ChatAnalyst chat_agents --file FILE( |$)/);
   }
 });
+
+Deno.test("a required input left out is a usage error: exit 2 and the usage hint", async () => {
+  await using d = await tempDir();
+  userWorkflow(d.path, "Form", FORM);
+  const o = { cwd: d.path, env: env(d.path) };
+  const r = await runMain(["workflow", "task", "Form", "fill", "--file", "x", "--json"], o);
+  assert.equal(r.code, 2);
+  assert.equal(
+    r.stderr,
+    'scout-ai: Inputs "max_rows" and "dry" of Form/fill are required but were not provided\n' +
+      "(run with --help for usage)\n",
+  );
+  assert.equal(r.stdout, "");
+  const ca = await runMain(["workflow", "task", "ChatAnalyst", "chat_agents", "--json"], o);
+  assert.equal(ca.code, 2);
+  assert.match(ca.stderr, /^scout-ai: Input "file" of ChatAnalyst\/chat_agents is required/);
+  assert.match(ca.stderr, /\n\(run with --help for usage\)\n$/);
+  // a wrong value is still a failure of the job's inputs (exit 1), not of the usage
+  const bad = await runMain([
+    "workflow",
+    "task",
+    "Form",
+    "fill",
+    "--file",
+    "x",
+    "--max_rows",
+    "2",
+    "--dry",
+    "--jobname",
+    "a/b",
+  ], o);
+  assert.equal(bad.code, 1, bad.stderr);
+});

@@ -149,8 +149,9 @@ Deno.test("bad input: missing required input; workflow file that throws names th
       run: ({ name, n }) => "hi " + name + " x" + n } } });`,
   );
   let r = await runMain(["workflow", "task", "Req", "greet"], { cwd: d.path, env: e });
-  assert.equal(r.code, 1);
-  assert.match(r.stderr, /Input "name" of Req\/greet is required but was not provided/);
+  // a usage error (exit 2, with the hint), as an unknown input is: the command line lacks it
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /Input "name" of Req\/greet is required but was not provided\n\(run with/);
   r = await runMain(["workflow", "task", "Req", "greet", "--name", "ann", "--n", "2"], {
     cwd: d.path,
     env: e,
