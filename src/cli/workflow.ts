@@ -25,12 +25,13 @@
  *
  * @module
  */
-import { type Command, Option } from "@commander-js/extra-typings";
+import { type Command, type CommandUnknownOpts, Option } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { runWorkflowInfo } from "./workflow_info.ts";
 import { runWorkflowList } from "./workflow_list.ts";
 import { runWorkflowTask } from "./workflow_task.ts";
 import type { DeployOptions } from "./workflow_deploy.ts";
+import type { HelpOption } from "./workflow_help.ts";
 import { registerWorkflowBatch } from "./workflow_batch.ts";
 import { registerWorkflowMcp } from "./workflow_mcp.ts";
 
@@ -58,6 +59,21 @@ function deployFlags(o: {
   if (o.deployWorker) out.deployWorker = true;
   if (o.deployJob !== undefined) out.deployJob = o.deployJob;
   return out;
+}
+
+/**
+ * The options a command's help lists, as terms and descriptions: a task's
+ * help lists those of `workflow task` from here, so the two never differ.
+ *
+ * @param cmd the command
+ * @returns its visible options
+ */
+function taskOptions(cmd: CommandUnknownOpts): HelpOption[] {
+  const help = cmd.createHelp();
+  return help.visibleOptions(cmd).map((o) => ({
+    term: help.optionTerm(o),
+    description: help.optionDescription(o),
+  }));
 }
 
 /**
@@ -135,6 +151,7 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         ...(o.jobsDir !== undefined ? { jobsDir: o.jobsDir } : {}),
         json: Boolean(o.json),
         help,
+        helpOptions: taskOptions(cmd),
         ...deployFlags(o),
       }, ctx.io);
     });

@@ -6,6 +6,25 @@
  */
 import type { InputDef, Workflow } from "../workflow/mod.ts";
 
+/** One option as a help text lists it: `--cpus <n>` and what it does. */
+export interface HelpOption {
+  /** The flags with their value (`--cpus <n>`). */
+  term: string;
+  /** The description (with its default, if any). */
+  description: string;
+}
+
+/** The "Options:" section (and the blank line after it); none when there are no options. */
+function optionLines(options: readonly HelpOption[]): string[] {
+  if (options.length === 0) return [];
+  const w = Math.max(...options.map((o) => o.term.length));
+  return [
+    "Options:",
+    ...options.map((o) => `  ${o.term.padEnd(w)}  ${o.description}`.trimEnd()),
+    "",
+  ];
+}
+
 function defaultText(def: InputDef): string {
   if (def.default === undefined || def.default === null) return "";
   const d = typeof def.default === "string" ? def.default : JSON.stringify(def.default);
@@ -19,6 +38,7 @@ function defaultText(def: InputDef): string {
  * @param taskName the task
  * @param inputs its recursive inputs
  * @param ref the workflow as the user named it (name or path), for the usage and examples
+ * @param options the options of `workflow task` (as its own help lists them)
  * @returns the help text
  */
 export function taskHelp(
@@ -26,6 +46,7 @@ export function taskHelp(
   taskName: string,
   inputs: InputDef[],
   ref: string = wf.name,
+  options: readonly HelpOption[] = [],
 ): string {
   const task = wf.tasks[taskName]!;
   const lines = [
@@ -56,14 +77,7 @@ export function taskHelp(
   }
   lines.push(
     "",
-    "Options:",
-    "  --jobname <name>     job name (default: Default, or the jobname input)",
-    "  --clean              remove this job's result, info and files first",
-    "  --recompute          clean this job and all its dependencies first",
-    "  --print-path         print the job path instead of the result",
-    "  --jobs-dir <dir>     jobs directory (default: $SCOUT_HOME/var/jobs)",
-    "  --json               print {version, path, shortPath, status, result}",
-    "",
+    ...optionLines(options),
     "Values: a value naming an existing file is replaced by its content (except for",
     "path/file/folder/binary/tsv inputs), and '-' reads it from stdin (one input at most);",
     "arrays take one value per line (in a file or stdin) or repeated flags;",

@@ -10,7 +10,7 @@ import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
-import { taskHelp, workflowHelp } from "./workflow_help.ts";
+import { type HelpOption, taskHelp, workflowHelp } from "./workflow_help.ts";
 import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
 import type { DeployOptions } from "./workflow_deploy.ts";
 import { deployMode, runDeployWorker, runLocalDeploy, runSlurmDeploy } from "./workflow_deploy.ts";
@@ -33,6 +33,8 @@ export interface WorkflowTaskOptions extends WorkflowCommonOptions, DeployOption
   printPath?: boolean;
   /** `--help` was given. */
   help?: boolean;
+  /** The options of `workflow task`, listed in a task's help (from the command's own help). */
+  helpOptions?: readonly HelpOption[];
 }
 
 function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } {
@@ -93,7 +95,7 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   lib.taskOf(wf, opts.task);
   const inputs = lib.recursiveInputs(wf, opts.task);
   if (opts.help) {
-    io.stdout.write(taskHelp(wf, opts.task, inputs, opts.workflow));
+    io.stdout.write(taskHelp(wf, opts.task, inputs, opts.workflow, opts.helpOptions));
     return 0;
   }
   const where = `${wf.name}/${opts.task}`;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { runMain, tempDir } from "../support/cli.ts";
-import { env, userWorkflow } from "./cli_support.ts";
+import { BAKING, env, userWorkflow } from "./cli_support.ts";
 
 /** The example lines of a help text. */
 function exampleLines(help: string): string[] {
@@ -90,4 +90,28 @@ Deno.test("a required input left out is a usage error: exit 2 and the usage hint
     "a/b",
   ], o);
   assert.equal(bad.code, 1, bad.stderr);
+});
+
+/** The option terms of a help text's "Options:" section (not the lines a long description wraps to). */
+function optionTerms(help: string): string[] {
+  const m = /^Options:\n((?: {2}.*\n?)+)/m.exec(help);
+  assert.ok(m, help);
+  return m[1]!.split("\n").filter((l) => l.startsWith("  -")).map((l) =>
+    l.trim().split(/ {2,}/)[0]!
+  );
+}
+
+Deno.test("task help lists the options 'workflow task --help' lists, deploy options included", async () => {
+  await using d = await tempDir();
+  const o = { cwd: d.path, env: env(d.path) };
+  const group = await runMain(["workflow", "task", "--help"], o);
+  const task = await runMain(["workflow", "task", BAKING, "cake", "--help"], o);
+  assert.equal(task.code, 0, task.stderr);
+  assert.deepEqual(optionTerms(task.stdout), optionTerms(group.stdout));
+  for (const flag of ["--deploy <mode>", "--cpus <n>", "--deploy-rules <file>", "--dry-run"]) {
+    assert.ok(optionTerms(task.stdout).includes(flag), flag);
+  }
+  assert.match(task.stdout, /^ {2}--wait +slurm: wait for the top job/m);
+  assert.match(task.stdout, /^ {2}--batch-dir <dir> +slurm: batch directories/m);
+  assert.doesNotMatch(task.stdout, /--deploy-worker|--deploy-job/); // internal, hidden
 });
