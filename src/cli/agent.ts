@@ -90,8 +90,9 @@ Examples:
     );
   kbCmd.action(async (name: string | undefined, args: string[]) => {
     if (name === undefined || name === "--help" || name === "-h" || args.length === 0) {
-      kbCmd.outputHelp();
-      ctx.exitCode = name === "--help" || name === "-h" ? 0 : 2;
+      const help = name === "--help" || name === "-h";
+      kbCmd.outputHelp({ error: !help }); // a usage error (exit 2) on stderr, --help on stdout
+      ctx.exitCode = help ? 0 : 2;
       return;
     }
     await (await import("./kb.ts")).runAgentKb(name, args, ctx);

@@ -114,7 +114,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (noColorFlag(argv)) io.color = false;
   const program = buildProgram(ctx);
   if (argv.length === 0) {
-    program.outputHelp();
+    program.outputHelp({ error: true }); // a usage error: stderr, as for a group without a command
     return 2;
   }
   try {

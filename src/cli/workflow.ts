@@ -121,8 +121,10 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
       "after",
       "\nWORKFLOW is a name found in ./workflows/<Name>/workflow.ts or\n" +
         "$SCOUT_HOME/workflows/<Name>/workflow.ts, or a path to such a file or directory.\n" +
-        "'scout-ai workflow task WORKFLOW' lists its tasks; add TASK --help for its inputs.\n\n" +
+        "'scout-ai workflow task WORKFLOW' lists its tasks (on stdout, exit 0); add\n" +
+        "TASK --help for a task's inputs and options.\n\n" +
         "Examples:\n" +
+        "  scout-ai workflow task fixtures/workflows/Baking      # its tasks\n" +
         "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
         "  scout-ai workflow task fixtures/workflows/Baking whisk --help\n" +
         "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --json | jq .result\n" +
@@ -136,7 +138,9 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         positional.push(rest.shift()!);
       }
       if (positional.length === 0) {
-        cmd.outputHelp(); // with the addHelpText sections (helpInformation() leaves them out)
+        // with the addHelpText sections (helpInformation() leaves them out); a usage error
+        // (no WORKFLOW) prints it on stderr, --help on stdout
+        cmd.outputHelp({ error: !help });
         ctx.exitCode = help ? 0 : 2;
         return;
       }

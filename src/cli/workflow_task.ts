@@ -89,8 +89,9 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   const lib = await wfLib();
   const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
   if (opts.task === undefined) {
+    // the documented way to list a workflow's tasks: an answer, not a usage error
     io.stdout.write(workflowHelp(wf, opts.workflow));
-    return opts.help ? 0 : 2;
+    return 0;
   }
   lib.taskOf(wf, opts.task);
   const inputs = lib.recursiveInputs(wf, opts.task);
