@@ -1,8 +1,8 @@
 /**
  * `scout-ai completion bash|zsh|fish`: prints a completion script generated
- * from the command tree, and the hidden `completion --list
- * workflows|tasks <WF>|endpoints|backends` the scripts call back for names
- * found on the search roots.
+ * from the command tree, and `completion --list workflows|tasks
+ * <WF>|endpoints|backends`, which the scripts call back for names found on
+ * the search roots (documented: scripts of your own may use it too).
  *
  * @module
  */
@@ -94,18 +94,29 @@ export async function runCompletionScript(
 export function registerCompletion(program: Command, ctx: CliContext): void {
   program.command("completion")
     .description("print a shell completion script (bash, zsh or fish) for the whole command tree")
+    .usage("[options] [shell] | --list <kind> [workflow]")
     .argument("[shell]", "bash, zsh or fish")
     .argument("[workflow]", "with --list tasks: the workflow")
-    .addOption(new Option("--list <kind>", "list names for the scripts").hideHelp())
+    .addOption(
+      new Option(
+        "--list <kind>",
+        `print the names TAB completes, one per line, instead of a script: ${
+          LISTS.map((k) => k === "tasks" ? "tasks WORKFLOW" : k).join(", ")
+        }`,
+      ),
+    )
     .addHelpText(
       "after",
       "\nWorkflow, task and endpoint names come from the search roots when you press TAB\n" +
-        "(./workflows, $SCOUT_HOME/workflows, ./etc/AI, $SCOUT_HOME/etc/AI).\n\n" +
-        "Examples (installing for bash, loaded on demand by bash-completion, and for fish):\n" +
+        "(./workflows, $SCOUT_HOME/workflows, ./etc/AI, $SCOUT_HOME/etc/AI). --list prints\n" +
+        "the names TAB offers, for scripts of your own (nothing, exit 0, for a workflow that\n" +
+        "does not load).\n\n" +
+        "Examples (install for bash, loaded on demand by bash-completion, or fish; list names):\n" +
         "  mkdir -p ~/.local/share/bash-completion/completions\n" +
         "  scout-ai completion bash > ~/.local/share/bash-completion/completions/scout-ai\n" +
         "  mkdir -p ~/.config/fish/completions\n" +
-        "  scout-ai completion fish > ~/.config/fish/completions/scout-ai.fish\n\n" +
+        "  scout-ai completion fish > ~/.config/fish/completions/scout-ai.fish\n" +
+        "  scout-ai completion --list tasks fixtures/workflows/Baking\n\n" +
         "Or put 'source <(scout-ai completion bash)' in ~/.bashrc; for zsh put\n" +
         "'source <(scout-ai completion zsh)' in ~/.zshrc.",
     )

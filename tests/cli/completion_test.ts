@@ -5,6 +5,7 @@ import { buildProgram } from "../../src/cli/main.ts";
 import { bufferIo } from "../../src/cli/io.ts";
 import { commandTree } from "../../src/cli/completion_tree.ts";
 import { bashScript, fishScript } from "../../src/cli/completion_scripts.ts";
+import { LISTS } from "../../src/cli/completion.ts";
 
 const WORKFLOW = `export default (api) =>
   api.workflow("Kitchen", {
@@ -106,6 +107,16 @@ Deno.test("completion --list names what is on the search roots, and nothing for 
   assert.deepEqual(await list("tasks", "Nope"), { code: 0, out: "" });
   assert.deepEqual(await list("endpoints"), { code: 0, out: "fastbot\n" });
   assert.equal((await list("nonsense")).code, 2);
+});
+
+Deno.test("completion --help documents the --list it mentions, with every kind the code lists", async () => {
+  const r = await runMain(["completion", "--help"]);
+  assert.equal(r.code, 0);
+  const options = /^Options:\n((?: {2}.*\n?)+)/m.exec(r.stdout)?.[1] ?? "";
+  assert.match(options, /^ {2}--list <kind> +print the names TAB completes/m);
+  for (const kind of LISTS) assert.match(options.replace(/\s+/g, " "), new RegExp(`\\b${kind}\\b`));
+  assert.match(options.replace(/\s+/g, " "), /tasks WORKFLOW/);
+  assert.match(r.stdout, /^ {2}scout-ai completion --list tasks \S+$/m); // an example, run by docs tests
 });
 
 Deno.test("the scripts follow the program: a command added to it is completed without editing", () => {
