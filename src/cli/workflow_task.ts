@@ -53,6 +53,26 @@ function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } 
 }
 
 /**
+ * Warns when `--jobs-dir` (where this job is stored) is given to a task with
+ * an input of that name, `--jobs_dir` (ChatAnalyst's: where its chats' jobs
+ * are), and that input is not: one letter apart, easily taken for the other.
+ */
+function jobsDirLookAlike(
+  opts: { jobsDir?: string },
+  inputs: readonly { name: string }[],
+  provided: Record<string, unknown>,
+  io: Io,
+): void {
+  if (opts.jobsDir === undefined || provided.jobs_dir !== undefined) return;
+  if (!inputs.some((i) => i.name === "jobs_dir")) return;
+  warn(
+    io,
+    `--jobs-dir sets where this task's job is stored (${opts.jobsDir}); ` +
+      "the task's own input is --jobs_dir, not given",
+  );
+}
+
+/**
  * A required input left out on the command line is a usage error (exit 2,
  * as an unknown input is): the library's `parameter` error that names the
  * missing inputs becomes a `usage` error with the same message. Any other
@@ -106,6 +126,7 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
     nearNames: lib.nearNames,
   });
   await readStdinInput(provided, inputs, io);
+  jobsDirLookAlike(opts, inputs, provided, io);
   const store = lib.storeFor(wf, storeOptions(opts, io));
   let job: Job;
   try {

@@ -4,6 +4,7 @@
  * out is a usage error.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
 import { BAKING, env, userWorkflow } from "./cli_support.ts";
 
@@ -114,4 +115,27 @@ Deno.test("task help lists the options 'workflow task --help' lists, deploy opti
   assert.match(task.stdout, /^ {2}--wait +slurm: wait for the top job/m);
   assert.match(task.stdout, /^ {2}--batch-dir <dir> +slurm: batch directories/m);
   assert.doesNotMatch(task.stdout, /--deploy-worker|--deploy-job/); // internal, hidden
+});
+
+Deno.test("--jobs-dir given to a task with a jobs_dir input (ChatAnalyst) warns that the input is --jobs_dir", async () => {
+  await using d = await tempDir();
+  const o = { cwd: d.path, env: env(d.path) };
+  const session =
+    new URL("../../fixtures/provenance/example/session.chat", import.meta.url).pathname;
+  const jobs = new URL("../../fixtures/provenance/example/jobs", import.meta.url).pathname;
+  const run = (...extra: string[]) =>
+    runMain(["workflow", "task", "ChatAnalyst", "chat_tokens", "--file", session, ...extra], o);
+  const mixed = await run("--jobs-dir", join(d.path, "store"), "--json");
+  assert.equal(mixed.code, 0, mixed.stderr);
+  assert.match(
+    mixed.stderr,
+    /--jobs-dir sets where this task's job is stored .*--jobs_dir, not given/,
+  );
+  for (
+    const extra of [["--jobs_dir", jobs], ["--jobs-dir", join(d.path, "s2"), "--jobs_dir", jobs]]
+  ) {
+    const r = await run(...extra, "--json");
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /--jobs-dir sets/);
+  }
 });
