@@ -19,7 +19,7 @@
  * | r1  | Planner    | 101 | 11 | 112 | Planner log/agent.chat           | –                               |
  * | r2  | Researcher | 103 | 13 | 116 | society/Researcher/facts.chat    | Planner agent.chat, result, plan.chat |
  * | r3  | Researcher | 107 | 17 | 124 | facts.chat                       | same                            |
- * | r4  | Librarian  | 109 | 19 | 128 | …/society/Librarian/_oneshot-1.chat | facts.chat                   |
+ * | r4  | Librarian  | 109 | 19 | 128 | …/society/Librarian/_oneshot-1.chat | facts.chat; forwarded with the Researcher's: Planner agent.chat, result, plan.chat |
  * | r5  | Researcher | 113 | 23 | 136 | facts.chat                       | Planner agent.chat, result, plan.chat |
  * | r6  | Planner    | 127 | 29 | 156 | Planner agent.chat               | –                               |
  * | r7  | Researcher | 131 | 31 | 162 | facts.chat                       | Planner agent.chat, result, plan.chat |
@@ -77,12 +77,13 @@ Deno.test("society run: the tree shows every agent log once, nested societies un
   assert.equal(
     renderTree(r),
     [
-      // root: 1367/311/1678; its own receipts are the Researcher's r2 r3 r5 r7 (116+124+136+162 = 538)
+      // root: 1367/311/1678; its own receipts are the Researcher's r2 r3 r5 r7 and the
+      // Librarian's r4, which the Researcher's receipts carry (116+124+128+136+162 = 666)
       "chat total=1.7K prompt=1.4K cont=311 plan.chat",
-      "  delegated receipt: 4 events, total=538, ask",
-      // the chat task job reaches everything; its hidden agent.chat holds the same four receipts
+      "  delegated receipt: 5 events, total=666, ask",
+      // the chat task job reaches everything; its hidden agent.chat holds the same five receipts
       "  job total=1.7K prompt=1.4K cont=311 Planner/ask cefe35d2",
-      "    delegated receipt: 4 events, total=538, ask",
+      "    delegated receipt: 5 events, total=666, ask",
       // the Critic's log has no tokens of its own; its `meta job=` reaches Critic/ask (r10 = 192)
       "    chat total=192 prompt=149 cont=43 Critic · default",
       "      job total=192 prompt=149 cont=43 Critic/ask 7306c721",
@@ -109,8 +110,8 @@ Deno.test("society run: direct and subtree totals of every node, and the scopes,
     [`chat:${FIXTURE}/plan.chat`, ZERO, ALL], // projected answer: receipts, no token metas
     [`job:${PLANNER}`, T(1367 - 149, 311 - 43), ALL], // its logs hold all but the Critic's r10
     // the Planner's hidden log: its own r1 r6 r8 r9 r11 (655/165), the receipts of r2 r3 r5 r7
-    // (454/84), and the hand-off receipt's job Critic/ask (149/43): 1258/292/1550
-    [`chat:${LOG}agent.chat`, T(655, 165), T(655 + 454 + 149, 165 + 84 + 43)],
+    // (454/84) and r4 (109/19), and the hand-off receipt's job Critic/ask (149/43): all of it
+    [`chat:${LOG}agent.chat`, T(655, 165), T(655 + 454 + 109 + 149, 165 + 84 + 19 + 43)],
     [`chat:${facts}`, T(454, 84), T(563, 103)],
     [`chat:${librarian}`, T(109, 19), T(109, 19)],
     [`chat:${critic}`, ZERO, T(149, 43)],
