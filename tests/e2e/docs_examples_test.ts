@@ -5,9 +5,10 @@
  * prints for the bundled workflow. Each runs through `bash -o pipefail` with
  * `scout-ai` on PATH (the real CLI from source, a process per call), in a
  * fresh copy of the clone's root (`fixtures/`, an empty git repository) with
- * a fresh HOME and `SCOUT_HOME=~/.scout`. Examples that need a model get the
- * loopback provider through an endpoint file, `~/.scout/etc/AI/nano.yaml`,
- * which is also the configured default endpoint.
+ * a fresh HOME and `SCOUT_HOME=~/.scout` (for the README, a `SCOUT_HOME`
+ * outside HOME). Examples that need a model get the loopback provider through
+ * an endpoint file, `$SCOUT_HOME/etc/AI/nano.yaml`, which is also the
+ * configured default endpoint.
  *
  * The README runs top to bottom in one environment (later sections use what
  * earlier ones made, as a reader would); each help text runs alone in its
@@ -120,7 +121,12 @@ interface Sandbox extends AsyncDisposable {
   env: Record<string, string>;
 }
 
-async function sandbox(providerUrl: string): Promise<Sandbox> {
+/**
+ * A fresh sandbox. `SCOUT_HOME` is `~/.scout`, or with `shared` a directory
+ * outside HOME (as on a shared file system), so an example that writes
+ * `~/.scout` where it means `$SCOUT_HOME` fails.
+ */
+async function sandbox(providerUrl: string, opts: { shared?: boolean } = {}): Promise<Sandbox> {
   const dir = await tempDir("scout-docs-");
   const cwd = join(dir.path, "clone");
   const home = join(dir.path, "home");
@@ -134,7 +140,7 @@ async function sandbox(providerUrl: string): Promise<Sandbox> {
   const shim = join(bin, "scout-ai");
   const quoted = [DENO, ...SCOUT_SOURCE_ARGS].map((a) => `'${a}'`).join(" ");
   writeFileSync(shim, `#!/bin/sh\nexec ${quoted} "$@"\n`, { mode: 0o755 });
-  const scoutHome = join(home, ".scout");
+  const scoutHome = opts.shared ? join(dir.path, "shared", "scout") : join(home, ".scout");
   mkdirSync(join(scoutHome, "etc", "AI"), { recursive: true });
   writeFileSync(
     join(scoutHome, "etc", "AI", "nano.yaml"),
@@ -270,7 +276,8 @@ Deno.test("docs: the README's first block (set-up + example session, the gate) i
 
 Deno.test("docs: every README example runs as written, top to bottom, in a fresh clone", async () => {
   await using srv = await startProviderServer({ fallback: modelReply });
-  await using box = await sandbox(srv.url);
+  // SCOUT_HOME outside HOME, as the README recommends on shared file systems
+  await using box = await sandbox(srv.url, { shared: true });
   const blocks = shBlocks(readFileSync(join(ROOT, "README.md"), "utf8"), "README.md");
   const examples = blocks.slice(1).flat();
   assert.ok(examples.length >= 20, `only ${examples.length} README examples found`);
