@@ -198,8 +198,14 @@ export interface AgentListing {
   kind: string;
   /** Search root it is under. */
   root: string;
-  /** The conventional files present (`start_chat`, `workflow.ts`, `agent.rb`…). */
+  /** The conventional files present (`start_chat`, `workflow.ts`, `agent.rb`…), of all `dirs`. */
   files: string[];
+  /**
+   * The directories the agent is loaded from, each with its own files: `path`
+   * first, then, when `path` is `workflows/<name>` and an agent directory
+   * exists too, that one (its `start_chat` and `agent.ts` are used).
+   */
+  dirs: { path: string; files: string[] }[];
 }
 
 /**
@@ -225,9 +231,10 @@ export function listAgents(opts: FindAgentOptions = {}): AgentListing[] {
   }
   return [...names].sort((a, b) => a.localeCompare(b)).map((name) => {
     const loc = findAgent(name, opts);
-    const dirs = [loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
-    const files = [...new Set(dirs.flatMap(conventionalFiles))];
-    return { name, path: loc.path, kind: loc.kind, root: loc.root!, files };
+    const paths = [loc.path, loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
+    const dirs = [...new Set(paths)].map((path) => ({ path, files: conventionalFiles(path) }));
+    const files = [...new Set(dirs.flatMap((d) => d.files))];
+    return { name, path: loc.path, kind: loc.kind, root: loc.root!, files, dirs };
   });
 }
 

@@ -103,10 +103,12 @@ Examples:
     .addHelpText(
       "after",
       `
-Each name is listed once, at the directory 'agent find' resolves it to; a directory counts
-when it holds start_chat, workflow.ts, agent.ts, workflow.rb, agent.rb, python/ or
-knowledge_base/. --json prints {"version":1, "roots":[…], "agents":[{name, path, kind,
-root, files}]}.
+Each name is listed once, at the directory 'agent find' resolves it to, with the files it
+holds; when that is workflows/<Name> and an Agent/<Name> (or var/Agent/…) exists too, that
+directory follows after '+' with its own files (its start_chat and agent.ts are used). A
+directory counts when it holds start_chat, workflow.ts, agent.ts, workflow.rb, agent.rb,
+python/ or knowledge_base/. --json prints {"version":1, "roots":[…], "agents":[{name, path,
+kind, root, files, dirs:[{path, files}]}]} (files: those of all dirs).
 
 Examples:
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list

@@ -198,7 +198,9 @@ export function runAgentList(json: boolean, io: Io): number {
   }
   const width = Math.max(...agents.map((a) => a.name.length));
   for (const a of agents) {
-    io.stdout.write(`${a.name.padEnd(width)}  ${a.path}  (${a.files.join(", ")})\n`);
+    // each directory with its own files: workflows/<name> and Agent/<name> both count
+    const dirs = a.dirs.map((d) => `${d.path}  (${d.files.join(", ")})`).join("  + ");
+    io.stdout.write(`${a.name.padEnd(width)}  ${dirs}\n`);
   }
   return 0;
 }

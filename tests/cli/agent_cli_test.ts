@@ -121,7 +121,35 @@ Deno.test("agent find and list: resolved directory, listing with where each was 
     kind: "var/Agent",
     root: o.env.SCOUT_HOME,
     files: ["start_chat"],
+    dirs: [{ path: join(o.env.SCOUT_HOME, "var", "Agent", "Remote"), files: ["start_chat"] }],
   });
+});
+
+Deno.test("agent list: an agent made of workflows/<Name> and Agent/<Name> shows each directory with its own files", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer();
+  const o = fixture(t.path, srv);
+  const wf = join(t.path, "workflows", "Thrower");
+  const ag = join(o.env.SCOUT_HOME, "Agent", "Thrower");
+  put(wf, "workflow.ts", "export default { tasks: {} };\n");
+  put(ag, "start_chat", "system: You throw\n");
+  const f = await runMain(["agent", "find", "Thrower"], o);
+  assert.equal(f.stdout, wf + "\n"); // workflows/<Name> is preferred
+  const l = await runMain(["agent", "list"], o);
+  assert.equal(l.code, 0, l.stderr);
+  // before: "Thrower  …/workflows/Thrower  (start_chat, workflow.ts)", start_chat not being there
+  assert.ok(
+    l.stdout.includes(`Thrower  ${wf}  (workflow.ts)  + ${ag}  (start_chat)\n`),
+    l.stdout,
+  );
+  const j = JSON.parse((await runMain(["agent", "list", "--json"], o)).stdout);
+  const thrower = j.agents.find((a: { name: string }) => a.name === "Thrower");
+  assert.deepEqual([thrower.path, thrower.kind, thrower.files, thrower.dirs], [
+    wf,
+    "Agent",
+    ["workflow.ts", "start_chat"],
+    [{ path: wf, files: ["workflow.ts"] }, { path: ag, files: ["start_chat"] }],
+  ]);
 });
 
 Deno.test("agent errors: one line, exit 1; usage errors exit 2", async () => {
