@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { scoutHome } from "../config/home.ts";
 import { ScoutError, usageError } from "../errors.ts";
+import { dollarAmount } from "../provenance/format.ts";
 import { pageDetails } from "../provenance/page_details.ts";
 import { loadPrices, type PriceTable } from "../provenance/prices.ts";
 import type { ProvenanceReport } from "../provenance/report.ts";
@@ -51,8 +52,27 @@ function dims(spec: string): RollupDimension[] {
   }
 }
 
-function money(n: number | null | undefined): string {
-  return n === null || n === undefined ? "?" : `$${n.toFixed(4)}`;
+/**
+ * The run's cost line: `cost: $X` when every inference has a price, `cost: ?`
+ * when none has, else `cost: $X + ?`; with the unpriced count when not all are
+ * priced.
+ */
+function costLine(dollars: number, known: number, n: number): string {
+  if (known === n) return `cost: $${dollarAmount(dollars)}\n`;
+  const unpriced = `(${n - known} of ${n} inferences unpriced)`;
+  return known === 0
+    ? `cost: ? ${unpriced}\n`
+    : `cost: $${dollarAmount(dollars)} + ? ${unpriced}\n`;
+}
+
+/** The priced groups' dollars and inferences, and all inferences. */
+function pricedSums(r: Rollup): { dollars: number; known: number; n: number } {
+  const priced = r.groups.filter((g) => typeof g.cost === "number");
+  return {
+    dollars: priced.reduce((a, g) => a + (g.cost as number), 0),
+    known: priced.reduce((a, g) => a + g.inferences, 0),
+    n: r.groups.reduce((a, g) => a + g.inferences, 0),
+  };
 }
 
 function reportUnpriced(r: Rollup, io: Io): void {
@@ -92,11 +112,8 @@ export async function loadRollup(
 export function writeRollup(r: Rollup, priced: boolean, io: Io): void {
   io.stdout.write(renderRollup(r, priced));
   if (priced) {
-    const total = r.groups.reduce<number | null>(
-      (a, g) => a === null || g.cost === null || g.cost === undefined ? null : a + g.cost,
-      0,
-    );
-    io.stdout.write(`cost: ${money(total)}\n`);
+    const s = pricedSums(r);
+    io.stdout.write(costLine(s.dollars, s.known, s.n));
     reportUnpriced(r, io);
   }
 }
@@ -112,15 +129,8 @@ export async function writeTreeCost(report: ProvenanceReport, io: Io): Promise<v
   const prices = await loadPrices(scoutHome(io.env));
   if (prices === null) return;
   const r = rollup(report, ["model"], prices);
-  const priced = r.groups.filter((g) => typeof g.cost === "number");
-  const sum = priced.reduce((a, g) => a + (g.cost as number), 0);
-  const n = report.events.length;
-  const known = priced.reduce((a, g) => a + g.inferences, 0);
-  io.stdout.write(
-    known === n
-      ? `cost: ${money(sum)}\n`
-      : `cost: ${money(sum)} + ? (${n - known} of ${n} inferences unpriced)\n`,
-  );
+  const s = pricedSums(r);
+  io.stdout.write(costLine(s.dollars, s.known, report.events.length));
   reportUnpriced(r, io);
 }
 
@@ -196,7 +206,7 @@ export async function writeHtml(
         inferences: g.inferences,
         tokens: g.tokens,
         ...(prices
-          ? { cost: g.cost === null || g.cost === undefined ? null : g.cost.toFixed(4) }
+          ? { cost: g.cost === null || g.cost === undefined ? null : dollarAmount(g.cost) }
           : {}),
       })),
     }],

@@ -156,3 +156,19 @@ export function padLeft(s: string, n: number): string {
   const w = width(s);
   return w >= n ? s : " ".repeat(n - w) + s;
 }
+
+/**
+ * A dollar amount as the `prov` views show it, without the `$`: four decimals
+ * from a cent up (`0.0123`, `12.3457`); below a cent two significant figures,
+ * so a few cheap tokens do not read as nothing (2.5e-6 → `0.0000025`,
+ * 0.00034 → `0.00034`); zero is `0.0000`. Amounts too small for 20 decimals
+ * take an exponent (`3.0e-30`). JSON keeps the exact number.
+ *
+ * @param x dollars (non-negative)
+ * @returns the text
+ */
+export function dollarAmount(x: number): string {
+  if (!(x > 0) || x >= 0.01) return x.toFixed(4);
+  const decimals = Math.max(4, 1 - Math.floor(Math.log10(x)));
+  return decimals > 20 ? x.toPrecision(2) : x.toFixed(decimals);
+}

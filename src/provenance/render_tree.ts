@@ -7,7 +7,7 @@
  * @module
  */
 import type { TokenTotals } from "../chat/trace.ts";
-import { human, tokenText } from "./format.ts";
+import { dollarAmount, human, tokenText } from "./format.ts";
 import type { ProvenanceReport, ReportNode } from "./report.ts";
 import { displayChildren, rootIndex } from "./display_index.ts";
 import type { NodeCost } from "./report_types.ts";
@@ -44,7 +44,8 @@ export function shownLabel(n: ReportNode, o: RenderOptions): string {
 }
 
 /**
- * A cost as the tree and the page show it: `$0.1234`, `$0.1234+?` when some
+ * A cost as the tree and the page show it: `$0.1234` (`$0.0000025` below a
+ * cent: {@link dollarAmount}), `$0.1234+?` when some
  * inferences have no price, `?` when none has.
  *
  * @param c dollars and unpriced inferences
@@ -52,7 +53,7 @@ export function shownLabel(n: ReportNode, o: RenderOptions): string {
  */
 export function costText(c: NodeCost): string {
   if (c.unpriced > 0 && c.dollars === 0) return "?";
-  return `$${c.dollars.toFixed(4)}${c.unpriced > 0 ? "+?" : ""}`;
+  return `$${dollarAmount(c.dollars)}${c.unpriced > 0 ? "+?" : ""}`;
 }
 
 function annotation(n: ReportNode): string | null {

@@ -23,6 +23,7 @@ import { addTokens, emptyTokens, type TokenTotals } from "../chat/trace.ts";
 import type { CanonicalEvent } from "./event_table.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import { societyLog } from "./labels.ts";
+import { dollarAmount } from "./format.ts";
 import { jobLabel, type ProvenanceReport, type ReportNode } from "./report.ts";
 
 /** Grouping dimensions. */
@@ -204,7 +205,7 @@ export function renderRollup(r: Rollup, priced: boolean): string {
     ...r.by.map((d) => g.key[d]!),
     String(g.inferences),
     ...(["pt", "ct", "tt", "cct", "cwt", "rt"] as const).map((k) => String(g.tokens[k])),
-    ...(priced ? [g.cost === null || g.cost === undefined ? "?" : `$${g.cost.toFixed(4)}`] : []),
+    ...(priced ? [g.cost === null || g.cost === undefined ? "?" : `$${dollarAmount(g.cost)}`] : []),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>

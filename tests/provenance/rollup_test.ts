@@ -94,7 +94,9 @@ Deno.test("rollup --by model,endpoint with costs: cached tokens priced from cct/
   const table = renderRollup(r, true);
   assert.match(table, /^model\s+endpoint\s+n\s+pt\s+ct\s+tt\s+cct\s+cwt\s+rt\s+cost$/m);
   assert.match(table, /^unknown\s+unknown\s+4\s+.*\?$/m);
-  assert.match(table, /^gpt-5-nano\s+nano\s+2\s+250\s+50\s+300\s+20\s+0\s+10\s+\$0\.0000$/m);
+  // below a cent: two significant figures (35.6e-6, 307.5e-6), not $0.0000 and $0.0003
+  assert.match(table, /^gpt-5-nano\s+nano\s+2\s+250\s+50\s+300\s+20\s+0\s+10\s+\$0\.000036$/m);
+  assert.match(table, /^claude-sonnet-4-5-20250929\s+claude\s+1\s+.*\$0\.00031$/m);
 });
 
 Deno.test("rollup --by job and agent,model: the Critic's society log counts in the Planner's job", async () => {
@@ -153,14 +155,15 @@ Deno.test("llm prov --by: table with cost from $SCOUT_HOME/etc/prices.yaml; --js
     cwd: dir.path,
   });
   assert.equal(t.code, 0, t.stderr);
-  assert.match(t.stdout, /^gpt-5-nano\s+2\s+250\s+50\s+300\s+20\s+0\s+10\s+\$0\.0000$/m);
+  assert.match(t.stdout, /^gpt-5-nano\s+2\s+250\s+50\s+300\s+20\s+0\s+10\s+\$0\.000036$/m);
   assert.match(t.stdout, /^claude-sonnet-4-5-20250929\s+1\s+.*\?$/m);
-  assert.match(t.stdout, /^cost: \?$/m);
+  // the priced part and the unpriced count, as the tree's total (before: a bare `cost: ?`)
+  assert.match(t.stdout, /^cost: \$0\.000036 \+ \? \(5 of 7 inferences unpriced\)$/m);
   assert.match(t.stderr, /no price for claude-sonnet-4-5-20250929, unknown/);
   // the tree ends with the run's cost: priced models summed, the rest counted
   const tree = await runMain(["llm", "prov", root, "-J", jobs], { env, cwd: dir.path });
   assert.equal(tree.code, 0, tree.stderr);
-  assert.match(tree.stdout, /\ncost: \$0\.0000 \+ \? \(5 of 7 inferences unpriced\)\n$/);
+  assert.match(tree.stdout, /\ncost: \$0\.000036 \+ \? \(5 of 7 inferences unpriced\)\n$/);
   const noPrices = await runMain(["llm", "prov", root, "-J", jobs], {
     env: { SCOUT_HOME: join(dir.path, "nohome") },
     cwd: dir.path,
@@ -215,10 +218,11 @@ Deno.test("node costs with prices: direct as tokens count, subtree over what eac
   const env = { SCOUT_HOME: home };
   const tree = await runMain(["llm", "prov", root, "-J", jobs], { env, cwd: dir.path });
   assert.equal(tree.code, 0, tree.stderr);
-  assert.match(tree.stdout, /^chat total=\S+ .*cost=\$0\.0003\+\? session\.chat$/m);
-  assert.match(tree.stdout, /^ {2}job .*cost=\$0\.0003\+\? Planner\/ask /m);
+  // s1 + p1 + c1 = 343.1e-6: two significant figures below a cent
+  assert.match(tree.stdout, /^chat total=\S+ .*cost=\$0\.00034\+\? session\.chat$/m);
+  assert.match(tree.stdout, /^ {2}job .*cost=\$0\.00034\+\? Planner\/ask /m);
   const component = await runMain(["llm", "prov", root, "-J", jobs, "-c"], { env, cwd: dir.path });
-  assert.match(component.stdout, /^chat .*cost=\$0\.0000\+\? session\.chat$/m);
+  assert.match(component.stdout, /^chat .*cost=\$0\.0000056\+\? session\.chat$/m); // s1
   // the page's node details carry both
   const page = join(dir.path, "p.html");
   const html = await runMain(["llm", "prov", root, "-J", jobs, "--html", page], {
@@ -228,6 +232,6 @@ Deno.test("node costs with prices: direct as tokens count, subtree over what eac
   assert.equal(html.code, 0, html.stderr);
   assert.match(
     await Deno.readTextFile(page),
-    /"label":"session\.chat",[^\n]*?"cost":\{"direct":"\$0\.0000\+\?","subtree":"\$0\.0003\+\?"\}/,
+    /"label":"session\.chat",[^\n]*?"cost":\{"direct":"\$0\.0000056\+\?","subtree":"\$0\.00034\+\?"\}/,
   );
 });

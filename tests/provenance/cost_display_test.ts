@@ -1,0 +1,78 @@
+/**
+ * How `llm prov` shows money: four decimals from $0.01 up, two significant
+ * figures below (a few cheap tokens are not `$0.0000`), `cost: ?` with the
+ * unpriced count when nothing has a price, and the exact dollars in `--json`.
+ *
+ * The chat: one gpt-5-nano inference of 10 prompt and 5 completion tokens;
+ * at $0.05 / $0.40 per million that is 10×0.05e-6 + 5×0.4e-6 = $2.5e-6.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { dollarAmount } from "../../src/provenance/format.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+
+Deno.test("dollarAmount: four decimals from a cent up, two significant figures below", () => {
+  const cases: [number, string][] = [
+    [0, "0.0000"],
+    [2.5e-6, "0.0000025"],
+    [5.6e-6, "0.0000056"],
+    [343.1e-6, "0.00034"],
+    [0.0031, "0.0031"],
+    [0.00999, "0.0100"], // rounds up to a cent: four decimals
+    [0.01, "0.0100"],
+    [0.0123456, "0.0123"],
+    [12.34567, "12.3457"],
+    [1500, "1500.0000"],
+    [3e-30, "3.0e-30"], // far below any price: an exponent, not 31 zeros
+  ];
+  assert.deepEqual(cases.map(([x]) => [x, dollarAmount(x)]), cases);
+});
+
+async function setUp(prices: string | null) {
+  const dir = await tempDir();
+  const home = join(dir.path, "home");
+  await Deno.mkdir(join(home, "etc"), { recursive: true });
+  if (prices !== null) await Deno.writeTextFile(join(home, "etc", "prices.yaml"), prices);
+  await Deno.writeTextFile(
+    join(dir.path, "s.chat"),
+    "user: hi\n\nmeta: pt=10 ct=5 tt=15 inference_id=i1 model=gpt-5-nano backend=responses endpoint=nano\n\n" +
+      "assistant: hello\n",
+  );
+  const run = (...args: string[]) =>
+    runMain(["llm", "prov", "s.chat", ...args], {
+      cwd: dir.path,
+      env: { SCOUT_HOME: home, NO_COLOR: "1" },
+    });
+  return { dir, run };
+}
+
+Deno.test("llm prov: 15 gpt-5-nano tokens cost $0.0000025 in the tree, the table and the total; --json keeps the number", async () => {
+  const { dir, run } = await setUp("gpt-5-nano: {input: 0.05, output: 0.4}\n");
+  await using _d = dir;
+  const tree = await run();
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.match(tree.stdout, /^chat total=15 .* cost=\$0\.0000025 s\.chat$/m);
+  assert.match(tree.stdout, /\ncost: \$0\.0000025\n$/);
+  const table = await run("--by", "model");
+  assert.match(table.stdout, /^gpt-5-nano\s+1\s+10\s+5\s+15\s+0\s+0\s+0\s+\$0\.0000025$/m);
+  assert.match(table.stdout, /\ncost: \$0\.0000025\n$/);
+  const json = JSON.parse((await run("--by", "model", "--json")).stdout);
+  const cost = json.rollups[0].groups[0].cost;
+  assert.equal(typeof cost, "number");
+  assert.ok(Math.abs(cost - 2.5e-6) < 1e-18, String(cost));
+});
+
+Deno.test("llm prov: when no inference has a price the total is ?, with the unpriced count", async () => {
+  const { dir, run } = await setUp("claude-sonnet-4-5: {input: 3, output: 15}\n");
+  await using _d = dir;
+  const tree = await run();
+  assert.equal(tree.code, 0, tree.stderr);
+  // before: "cost: $0.0000 + ? (1 of 1 inferences unpriced)"
+  assert.match(tree.stdout, /\ncost: \? \(1 of 1 inferences unpriced\)\n$/);
+  assert.match(tree.stdout, /^chat .* cost=\? s\.chat$/m);
+  const table = await run("--by", "model");
+  assert.match(table.stdout, /\ncost: \? \(1 of 1 inferences unpriced\)\n$/);
+  assert.match(table.stderr, /no price for gpt-5-nano/);
+  const json = JSON.parse((await run("--by", "model", "--json")).stdout);
+  assert.equal(json.rollups[0].groups[0].cost, null);
+});
