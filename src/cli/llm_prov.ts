@@ -7,13 +7,13 @@
  *
  * @module
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { extname, join, resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { ScoutError, usageError } from "../errors.ts";
-import { isFile, writeFileAtomic, writeFileAtomicSync } from "../util/fs.ts";
+import { isDirectory, isFile, writeFileAtomic, writeFileAtomicSync } from "../util/fs.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
@@ -95,6 +95,29 @@ function progress(io: Io): ((records: number, chats: number) => void) | undefine
 }
 
 /**
+ * The error for a directory given as ROOT (neither a chat file nor a job):
+ * what is expected, and the job it is the `.files` of, or a chat in it.
+ */
+function notARoot(given: string, dir: string): ScoutError {
+  let hint = "";
+  const job = dir.replace(/\.files\/*$/, "");
+  if (job !== dir && looksLikeJob(job)) hint = `: the job is ${given.replace(/\.files\/*$/, "")}`;
+  else {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch { /* unreadable: no example */ }
+    const chat = names.filter((n) => n.endsWith(".chat") && isFile(join(dir, n))).sort()[0];
+    if (chat !== undefined) hint = `: e.g. ${join(given, chat)}`;
+  }
+  return new ScoutError(
+    "invalid_input",
+    `${given} is a directory; llm prov takes a chat file or a job path ` +
+      `(one with a .info or .files beside it)${hint}`,
+  );
+}
+
+/**
  * Runs `llm prov`.
  *
  * @param opts command options
@@ -114,6 +137,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
   const root = resolve(io.cwd, opts.root);
   const rootType = looksLikeJob(root) ? "job" : "chat";
   if (rootType === "chat" && !isFile(root)) {
+    if (isDirectory(root)) throw notARoot(opts.root, root);
     throw new ScoutError("root_not_found", `Chat not found: ${opts.root}`);
   }
   const jobRoots = [
@@ -261,7 +285,7 @@ function collect(value: string, previous: string[] = []): string[] {
 export function registerLlmProv(llm: Command, ctx: CliContext): void {
   llm.command("prov")
     .description("explain how a chat or job was produced: chats, jobs, agents, tokens")
-    .argument("[root]", "a chat file, or a job path (detected by its .info or .files)")
+    .argument("<root>", "a chat file, or a job path (detected by its .info or .files)")
     .option("-c, --component", "per-node direct tokens instead of subtree totals (+ coverage)")
     .option("-f, --flow", "compact flow (producer → consumer) instead of the tree")
     .option("-l, --long", "label nodes with their canonical paths")

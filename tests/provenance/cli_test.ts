@@ -182,9 +182,43 @@ Deno.test("root detection: .info/.files make a job; a missing root is one line, 
   assert.equal(dir.code, 1);
   const none = await runMain(["llm", "prov"], { cwd: d.path });
   assert.equal(none.code, 2);
-  assert.ok(none.stderr.includes("Missing ROOT"));
+  assert.match(none.stderr, /^scout-ai: missing required argument 'root'$/m);
   const stdin = await prov(d.path, "-");
   assert.equal(stdin.code, 2);
+});
+
+Deno.test("llm prov: the usage says ROOT is required (stdin is refused: it has no provenance to walk)", async () => {
+  const help = await runMain(["llm", "prov", "--help"], { cwd: ROOT });
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Usage: scout-ai llm prov \[options\] <root>$/m); // before: [root]
+  const stdin = await runMain(["llm", "prov", "-"], { cwd: ROOT });
+  assert.equal(stdin.code, 2);
+  assert.match(stdin.stderr, /prov needs a file: a chat read from stdin has no provenance/);
+});
+
+Deno.test("llm prov DIR: says it is a directory and what is expected, naming a chat or job inside", async () => {
+  // before: "Chat not found: fixtures"
+  const plain = await runMain(["llm", "prov", "fixtures"], { cwd: ROOT });
+  assert.equal(plain.code, 1);
+  assert.equal(
+    plain.stderr,
+    "scout-ai: fixtures is a directory; llm prov takes a chat file or a job path " +
+      "(one with a .info or .files beside it)\n",
+  );
+  const society = await runMain(["llm", "prov", "fixtures/provenance/society/"], { cwd: ROOT });
+  assert.equal(society.code, 1);
+  assert.match(
+    society.stderr,
+    /^scout-ai: fixtures\/provenance\/society\/ is a directory; llm prov takes a chat file or a job path .*: e\.g\. fixtures\/provenance\/society\/plan\.chat\n$/,
+  );
+  // a job's .files directory: the job is the path without .files
+  const files = "fixtures/provenance/example/jobs/Planner/ask/Default_a1b2c3d4e5.chat.files";
+  const job = await runMain(["llm", "prov", files], { cwd: ROOT });
+  assert.equal(job.code, 1);
+  assert.match(
+    job.stderr,
+    /is a directory; .*: the job is fixtures\/provenance\/example\/jobs\/Planner\/ask\/Default_a1b2c3d4e5\.chat\n$/,
+  );
 });
 
 Deno.test("--dot, --plot, --long, --json, --flow -c, --log 6, progress", async (t) => {
