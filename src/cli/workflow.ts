@@ -177,7 +177,7 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         "  scout-ai workflow info fixtures/scout-jobs/var/jobs/Baking/bake/Default  # by Scout\n" +
         "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --print-path\n" +
         "  scout-ai workflow info Baking/batter/Default     # the job above: Default_<digest>.json\n" +
-        "  scout-ai workflow info ~/.scout/var/jobs/Baking/whisk/Default_*.info --json | jq .status",
+        "  scout-ai workflow info ${SCOUT_HOME:-~/.scout}/var/jobs/Baking/whisk/Default_*.info --json | jq .status",
     )
     .action(async (job, o) => {
       ctx.exitCode = await runWorkflowInfo({

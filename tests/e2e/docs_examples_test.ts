@@ -300,7 +300,8 @@ Deno.test("docs: every --help example runs as written, each help on its own", as
     const examples = helpExamples(help, where);
     count += examples.length;
     if (examples.length === 0) continue;
-    await using box = await sandbox(srv.url);
+    // SCOUT_HOME outside HOME too: an example that writes ~/.scout for $SCOUT_HOME fails
+    await using box = await sandbox(srv.url, { shared: true });
     failures.push(...await runAll(examples, box));
   }
   assert.ok(count >= 30, `only ${count} help examples found`);
