@@ -72,6 +72,19 @@ function jobsDirLookAlike(
   );
 }
 
+/** Whether `workflow task WF` was given nothing else: no inputs, no options. */
+function onlyWorkflow(opts: WorkflowTaskOptions, mode: string): boolean {
+  return opts.args.length === 0 && !opts.json && !opts.printPath && !opts.clean &&
+    !opts.recompute && opts.jobname === undefined && opts.jobsDir === undefined &&
+    mode === "serial";
+}
+
+/** The names of a workflow's tasks, comma-separated. */
+function taskNames(wf: { tasks: Record<string, unknown> | Map<string, unknown> }): string {
+  const names = wf.tasks instanceof Map ? [...wf.tasks.keys()] : Object.keys(wf.tasks);
+  return names.join(", ");
+}
+
 /**
  * A required input left out on the command line is a usage error (exit 2,
  * as an unknown input is): the library's `parameter` error that names the
@@ -109,11 +122,21 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   const lib = await wfLib();
   const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
   if (opts.task === undefined) {
-    // the documented way to list a workflow's tasks: an answer, not a usage error
+    // `workflow task WF` alone: the documented way to list its tasks, an answer;
+    // with inputs or options the TASK was left out, a usage error (a script's empty $TASK)
+    if (!onlyWorkflow(opts, mode)) {
+      throw usageError(`Missing TASK after ${opts.workflow} (its tasks: ${taskNames(wf)})`);
+    }
     io.stdout.write(workflowHelp(wf, opts.workflow));
     return 0;
   }
-  lib.taskOf(wf, opts.task);
+  try {
+    lib.taskOf(wf, opts.task);
+  } catch (e) {
+    // a task the workflow has not is a mistake of the command line, as an unknown input is
+    if (!isScoutError(e, "task_not_found")) throw e;
+    throw new ScoutError("usage", e.message, { cause: e });
+  }
   const inputs = lib.recursiveInputs(wf, opts.task);
   if (opts.help) {
     io.stdout.write(taskHelp(wf, opts.task, inputs, opts.workflow, opts.helpOptions));

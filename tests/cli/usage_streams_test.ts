@@ -55,4 +55,19 @@ Deno.test("workflow task WORKFLOW lists its tasks on stdout, exit 0 (as with --h
   const missing = await runMain(["workflow", "task", "NoSuchWorkflow"], o);
   assert.equal(missing.code, 1);
   assert.equal(missing.stdout, "");
+  // with inputs or options the TASK was left out (a script's empty $TASK): a usage error
+  for (const rest of [["--eggs", "3"], ["--json"], ["--print-path"], ["--jobname", "x"]]) {
+    const r2 = await runMain(["workflow", "task", BAKING, ...rest], o);
+    assert.equal(r2.code, 2, rest.join(" "));
+    assert.equal(r2.stdout, "");
+    assert.match(
+      r2.stderr,
+      /^scout-ai: Missing TASK after .*Baking \(its tasks: whisk, batter, cake/,
+    );
+    assert.match(r2.stderr, /\(run with --help for usage\)\n$/);
+  }
+  // a task the workflow has not: a usage error too, as an unknown input is
+  const nope = await runMain(["workflow", "task", BAKING, "nope"], o);
+  assert.equal(nope.code, 2);
+  assert.match(nope.stderr, /Task "nope" not found in workflow "Baking"[^\n]*\n\(run with --help/);
 });

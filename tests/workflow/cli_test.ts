@@ -109,6 +109,7 @@ Deno.test("bad input: unknown workflow/task/input with suggestions, wrong types,
   assert.equal(r.code, 1);
   assert.match(r.stderr, /Workflow "Bakin2" not found; did you mean "Baking2"\?/);
   r = await runMain(["workflow", "task", BAKING, "cak"], { cwd: d.path, env: e });
+  assert.equal(r.code, 2); // a usage error, as an unknown input is
   assert.match(r.stderr, /Task "cak" not found in workflow "Baking"; did you mean "cake"\?/);
   r = await runMain(["workflow", "task", BAKING, "cake", "--egs", "3"], { cwd: d.path, env: e });
   assert.equal(r.code, 2);
