@@ -18,7 +18,7 @@ import { renderDot } from "../provenance/render_flow.ts";
 import { renderHtml } from "../provenance/render_html.ts";
 import { renderMermaid } from "../provenance/render_mermaid.ts";
 import { warningLines } from "../provenance/render_evidence.ts";
-import type { RenderOptions } from "../provenance/render_tree.ts";
+import { costText, type RenderOptions } from "../provenance/render_tree.ts";
 import {
   parseRollupDimensions,
   renderRollup,
@@ -67,11 +67,12 @@ function costLine(dollars: number, known: number, n: number): string {
 
 /** The priced groups' dollars and inferences, and all inferences. */
 function pricedSums(r: Rollup): { dollars: number; known: number; n: number } {
-  const priced = r.groups.filter((g) => typeof g.cost === "number");
+  // a mixed group counts its priced part (its dollars) and its unpriced inferences apart
+  const n = r.groups.reduce((a, g) => a + g.inferences, 0);
   return {
-    dollars: priced.reduce((a, g) => a + (g.cost as number), 0),
-    known: priced.reduce((a, g) => a + g.inferences, 0),
-    n: r.groups.reduce((a, g) => a + g.inferences, 0),
+    dollars: r.groups.reduce((a, g) => a + (g.priced?.dollars ?? 0), 0),
+    known: n - r.groups.reduce((a, g) => a + (g.priced?.unpriced ?? g.inferences), 0),
+    n,
   };
 }
 
@@ -205,9 +206,8 @@ export async function writeHtml(
         key: g.key,
         inferences: g.inferences,
         tokens: g.tokens,
-        ...(prices
-          ? { cost: g.cost === null || g.cost === undefined ? null : dollarAmount(g.cost) }
-          : {}),
+        // the shown text (`$0.0105+?` for a mixed group), as the tree and table show it
+        ...(prices ? { cost: g.priced ? costText(g.priced) : null } : {}),
       })),
     }],
     warnings: warningLines(report),

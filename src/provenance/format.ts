@@ -169,6 +169,9 @@ export function padLeft(s: string, n: number): string {
  */
 export function dollarAmount(x: number): string {
   if (!(x > 0) || x >= 0.01) return x.toFixed(4);
-  const decimals = Math.max(4, 1 - Math.floor(Math.log10(x)));
-  return decimals > 20 ? x.toPrecision(2) : x.toFixed(decimals);
+  // rounded first: 0.00099996 is 0.0010 (two figures), not 0.00100
+  const r = Number(x.toPrecision(2));
+  if (r >= 0.01) return r.toFixed(4);
+  const decimals = Math.max(4, 1 - Math.floor(Math.log10(r)));
+  return decimals > 20 ? r.toPrecision(2) : r.toFixed(decimals);
 }

@@ -76,7 +76,7 @@ var tables=document.getElementById("tables");
   r.groups.forEach(function(g){var tr=el("tr");r.by.forEach(function(b){tr.appendChild(el("td",null,g.key[b]))});
     tr.appendChild(el("td",null,String(g.inferences)));
     ["pt","ct","tt","cct","cwt","rt"].forEach(function(k){tr.appendChild(el("td",null,String(g.tokens[k])))});
-    if(r.cost)tr.appendChild(el("td",null,g.cost==null?"?":"$"+g.cost));t.appendChild(tr)});
+    if(r.cost)tr.appendChild(el("td",null,g.cost==null?"?":g.cost));t.appendChild(tr)});
   tables.appendChild(t)});
 (D.warnings||[]).forEach(function(w){tables.appendChild(el("div","warn",w))});
 if(D.nodes.length)select(0);

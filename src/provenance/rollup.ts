@@ -23,7 +23,8 @@ import { addTokens, emptyTokens, type TokenTotals } from "../chat/trace.ts";
 import type { CanonicalEvent } from "./event_table.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import { societyLog } from "./labels.ts";
-import { dollarAmount } from "./format.ts";
+import { costText } from "./render_tree.ts";
+import type { NodeCost } from "./report_types.ts";
 import { jobLabel, type ProvenanceReport, type ReportNode } from "./report.ts";
 
 /** Grouping dimensions. */
@@ -41,6 +42,8 @@ export interface RollupGroup {
   tokens: TokenTotals;
   /** Their cost in dollars; null when some model of the group has no price; absent without prices. */
   cost?: number | null;
+  /** With prices: the priced inferences' dollars and how many have no price (a mixed group's part). */
+  priced?: NodeCost;
 }
 
 /** A roll-up: groups sorted by total tokens (largest first), then key. */
@@ -154,7 +157,12 @@ export function rollup(
     const k = JSON.stringify(by.map((d) => key[d]));
     let g = groups.get(k);
     if (!g) {
-      g = { key, inferences: 0, tokens: emptyTokens(), ...(prices ? { cost: 0 } : {}) };
+      g = {
+        key,
+        inferences: 0,
+        tokens: emptyTokens(),
+        ...(prices ? { cost: 0, priced: { dollars: 0, unpriced: 0 } } : {}),
+      };
       groups.set(k, g);
     }
     g.inferences++;
@@ -163,6 +171,8 @@ export function rollup(
       const c = costOf(e.tokens, e.meta, prices);
       if (c === null) unpriced.add(str(e.meta.model) ?? "unknown");
       g.cost = c === null || g.cost === null || g.cost === undefined ? null : g.cost + c;
+      if (c === null) g.priced!.unpriced++;
+      else g.priced!.dollars += c;
     }
   }
   const sorted = [...groups.values()].sort((a, b) =>
@@ -205,11 +215,24 @@ export function renderRollup(r: Rollup, priced: boolean): string {
     ...r.by.map((d) => g.key[d]!),
     String(g.inferences),
     ...(["pt", "ct", "tt", "cct", "cwt", "rt"] as const).map((k) => String(g.tokens[k])),
-    ...(priced ? [g.cost === null || g.cost === undefined ? "?" : `$${dollarAmount(g.cost)}`] : []),
+    ...(priced ? [g.priced ? costText(g.priced) : "?"] : []),
   ]);
+  if (priced) alignDecimals(rows, head.length - 1);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => i < r.by.length ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)).join("  ")
       .trimEnd();
   return [line(head), ...rows.map(line)].join("\n") + "\n";
+}
+
+/** Pads column `col` so its decimal points line up (`$0.0105` over `$0.0000025`). */
+function alignDecimals(rows: string[][], col: number): void {
+  const parts = rows.map((row) => {
+    const c = row[col]!;
+    const dot = c.indexOf(".");
+    return dot < 0 ? [c, ""] : [c.slice(0, dot), c.slice(dot)];
+  });
+  const int = Math.max(0, ...parts.map(([i]) => i!.length));
+  const frac = Math.max(0, ...parts.map(([, f]) => f!.length));
+  rows.forEach((row, k) => row[col] = parts[k]![0]!.padStart(int) + parts[k]![1]!.padEnd(frac));
 }

@@ -11,6 +11,10 @@ import { join } from "node:path";
 import { dollarAmount } from "../../src/provenance/format.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 
+const CHAT =
+  "user: hi\n\nmeta: pt=10 ct=5 tt=15 inference_id=i1 model=gpt-5-nano backend=responses endpoint=nano\n\n" +
+  "assistant: hello\n";
+
 Deno.test("dollarAmount: four decimals from a cent up, two significant figures below", () => {
   const cases: [number, string][] = [
     [0, "0.0000"],
@@ -19,6 +23,8 @@ Deno.test("dollarAmount: four decimals from a cent up, two significant figures b
     [343.1e-6, "0.00034"],
     [0.0031, "0.0031"],
     [0.00999, "0.0100"], // rounds up to a cent: four decimals
+    [0.00099996, "0.0010"], // rounded to two figures first: not 0.00100
+    [0.0000999, "0.00010"],
     [0.01, "0.0100"],
     [0.0123456, "0.0123"],
     [12.34567, "12.3457"],
@@ -28,16 +34,12 @@ Deno.test("dollarAmount: four decimals from a cent up, two significant figures b
   assert.deepEqual(cases.map(([x]) => [x, dollarAmount(x)]), cases);
 });
 
-async function setUp(prices: string | null) {
+async function setUp(prices: string | null, chat = CHAT) {
   const dir = await tempDir();
   const home = join(dir.path, "home");
   await Deno.mkdir(join(home, "etc"), { recursive: true });
   if (prices !== null) await Deno.writeTextFile(join(home, "etc", "prices.yaml"), prices);
-  await Deno.writeTextFile(
-    join(dir.path, "s.chat"),
-    "user: hi\n\nmeta: pt=10 ct=5 tt=15 inference_id=i1 model=gpt-5-nano backend=responses endpoint=nano\n\n" +
-      "assistant: hello\n",
-  );
+  await Deno.writeTextFile(join(dir.path, "s.chat"), chat);
   const run = (...args: string[]) =>
     runMain(["llm", "prov", "s.chat", ...args], {
       cwd: dir.path,
@@ -75,4 +77,36 @@ Deno.test("llm prov: when no inference has a price the total is ?, with the unpr
   assert.match(table.stderr, /no price for gpt-5-nano/);
   const json = JSON.parse((await run("--by", "model", "--json")).stdout);
   assert.equal(json.rollups[0].groups[0].cost, null);
+});
+
+Deno.test("llm prov --by: a group mixing priced and unpriced inferences shows its priced part +?, and the total counts both as the tree does", async () => {
+  // one agent, three models: big ($10.5e-3), gpt-5-nano ($2.5e-6), unknownm (no price)
+  const meta = (id: string, model: string, pt: number, ct: number) =>
+    `meta: pt=${pt} ct=${ct} tt=${pt + ct} inference_id=${id} model=${model} backend=responses\n\n`;
+  const chat = "user: hi\n\n" + meta("a", "big", 1000, 500) + "assistant: one\n\nuser: more\n\n" +
+    meta("b", "gpt-5-nano", 10, 5) + "assistant: two\n\nuser: last\n\n" +
+    meta("c", "unknownm", 1, 1) + "assistant: three\n";
+  const { dir, run } = await setUp(
+    "big: {input: 3, output: 15}\ngpt-5-nano: {input: 0.05, output: 0.4}\n",
+    chat,
+  );
+  await using _d = dir;
+  const tree = await run();
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.match(tree.stdout, /\ncost: \$0\.0105 \+ \? \(1 of 3 inferences unpriced\)\n$/);
+  const byAgent = await run("--by", "agent");
+  assert.match(byAgent.stdout, /^\(root\)\s+3\s.*\$0\.0105\+\?$/m);
+  assert.match(byAgent.stdout, /\ncost: \$0\.0105 \+ \? \(1 of 3 inferences unpriced\)\n$/);
+  // the cost column lines its decimal points up
+  const byModel = (await run("--by", "model")).stdout.split("\n");
+  const dots = byModel.filter((l) => l.includes("$") && !l.startsWith("cost:")).map((l) =>
+    l.lastIndexOf(".")
+  );
+  assert.equal(dots.length, 2, byModel.join("\n"));
+  assert.equal(new Set(dots).size, 1, byModel.join("\n"));
+  const json = JSON.parse((await run("--by", "agent", "--json")).stdout);
+  const g = json.rollups[0].groups[0];
+  assert.equal(g.cost, null); // as before: a group with an unpriced model
+  assert.equal(g.priced.unpriced, 1);
+  assert.ok(Math.abs(g.priced.dollars - 0.0105025) < 1e-12, String(g.priced.dollars));
 });
