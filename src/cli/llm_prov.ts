@@ -285,7 +285,10 @@ function collect(value: string, previous: string[] = []): string[] {
 export function registerLlmProv(llm: Command, ctx: CliContext): void {
   llm.command("prov")
     .description("explain how a chat or job was produced: chats, jobs, agents, tokens")
-    .argument("<root>", "a chat file, or a job path (detected by its .info or .files)")
+    // required, but checked in the action: commander's "missing required argument"
+    // would not say what ROOT is
+    .argument("[root]", "a chat file, or a job path (detected by its .info or .files)")
+    .usage("[options] <root>")
     .option("-c, --component", "per-node direct tokens instead of subtree totals (+ coverage)")
     .option("-f, --flow", "compact flow (producer → consumer) instead of the tree")
     .option("-l, --long", "label nodes with their canonical paths")

@@ -182,7 +182,8 @@ Deno.test("root detection: .info/.files make a job; a missing root is one line, 
   assert.equal(dir.code, 1);
   const none = await runMain(["llm", "prov"], { cwd: d.path });
   assert.equal(none.code, 2);
-  assert.match(none.stderr, /^scout-ai: missing required argument 'root'$/m);
+  // what ROOT is, not only that it is missing
+  assert.match(none.stderr, /^scout-ai: Missing ROOT: a chat file or a job path$/m);
   const stdin = await prov(d.path, "-");
   assert.equal(stdin.code, 2);
 });
