@@ -17,25 +17,36 @@ import type { Io } from "./io.ts";
 /**
  * The `-f` and `-i` arguments as messages to compile: a `file` or `import`
  * line per file; `-` reads stdin — a `-f -` becomes the `<file name="stdin">`
- * block a file line compiles to, a `-i -` the messages of the chat on stdin.
+ * block a file line compiles to, a `-i -` the messages of the chat on stdin
+ * (compiled on its own by `how.importStdin`, as an imported file is: a
+ * `clear:` in it stays local).
  *
  * @param files `-f` arguments (those not already put into the question)
  * @param imports `-i` arguments
  * @param io injected I/O (stdin)
+ * @param how where each message came from (recorded), and how a chat on stdin compiles
  * @returns the messages, imports first
  */
 export async function attachments(
   files: readonly string[],
   imports: readonly string[],
   io: Io,
-  where?: AskPartWhere,
+  how: { where?: AskPartWhere; importStdin?: (text: string) => Promise<Message[]> } = {},
 ): Promise<Message[]> {
+  const { where } = how;
   const out: Message[] = [];
   for (const f of imports) {
     if (f !== "-") out.push(named({ role: "import", content: f }, where, "-i"));
     else {
-      const { chat, lines } = parseWithLines(await io.readStdin());
-      chat.forEach((m, i) => named(m, where, "<stdin>", lines[i]));
+      // compiled on its own when the caller can (as an imported file is), else as parsed
+      const text = await io.readStdin();
+      let chat: Message[];
+      if (how.importStdin) chat = await how.importStdin(text);
+      else {
+        const parsed = parseWithLines(text);
+        parsed.chat.forEach((m, i) => named(m, where, "<stdin>", parsed.lines[i]));
+        chat = parsed.chat;
+      }
       out.push(...chat.filter((m) => m.role !== "previous_response_id"));
     }
   }
@@ -90,9 +101,10 @@ export function questionMessages(
 }
 
 /**
- * What the `-o` chat keeps of the new part: its messages, without the empty
- * ones parsing leaves (a question's leading block) — except the empty cut
- * blocks that mean something (`clear:`, `clear_tools:`, `skip:`; chat.md D8).
+ * What the `-o` chat keeps of the new part: its messages without the empty
+ * ones (a header-led question's leading block, an empty `[[ ]]` block: compile
+ * drops them anyway) — except the empty cut blocks that mean something
+ * (`clear:`, `clear_tools:`, `skip:`; chat.md D8).
  *
  * @param part the new part's raw messages
  * @returns the messages to save

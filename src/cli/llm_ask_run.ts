@@ -8,25 +8,23 @@
  */
 import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
-import { compile, compileFile, compileText } from "../chat/compile.ts";
+import { compile, compileText } from "../chat/compile.ts";
 import { parseJson } from "../chat/json.ts";
-import { extractOptions } from "../chat/options.ts";
 import { print } from "../chat/print.ts";
 import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
 import { runTotalUsage } from "./run_usage.ts";
 import type { Message } from "../chat/types.ts";
-import type { OptionLine } from "../chat/written_at.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { type AskEvent, failureMessages, incompleteText } from "../llm/loop.ts";
-import { exists, readText } from "../util/fs.ts";
+import { readText } from "../util/fs.ts";
 import { checkStdinUse } from "./ask_stdin.ts";
+import { askHistory } from "./ask_history.ts";
 import {
   type AskPartWhere,
   attachments,
-  cutHistory,
   named,
   questionMessages,
   savedPart,
@@ -177,52 +175,33 @@ export async function runLlmAsk(
   if (outPath !== undefined && !opts.dryRun) checkChatOutput(outPath, opts.output!);
   const jobs = withAgentLayer(jobRoleResolver({ cwd, env }));
 
-  let base: Message[] = [];
-  // Options written in the -c chat file are taken out of it and yield to the
-  // command-line flags (agents.md §5.3: "options extracted (CLI options win over
-  // them)"); options written in the question itself stay in the chat and win.
-  let fileOptions: Record<string, unknown> = {};
-  let fileLines: Record<string, OptionLine> | undefined; // where they were written
-  if (stdinChat !== undefined) {
-    const extracted = extractOptions(
-      await compileText(stdinChat.text, { cwd, env, config: store, jobs, name: stdinChat.name }),
-      { cwd },
-    );
-    base = extracted.chat;
-    fileOptions = extracted.options;
-    fileLines = extracted.lines;
-  } else if (opts.chat !== undefined) {
-    const chatPath = resolve(cwd, opts.chat);
-    if (exists(chatPath)) {
-      const extracted = extractOptions(
-        await compileFile(opts.chat, { cwd, env, config: store, jobs }),
-        {
-          origin: chatPath,
-          cwd,
-        },
-      );
-      base = extracted.chat;
-      fileOptions = extracted.options;
-      fileLines = extracted.lines;
-    } else if (chatPath !== outPath) {
-      throw new ScoutError("file_not_found", `Chat file not found: "${opts.chat}"`, {
-        file: opts.chat,
-      });
-    }
-  }
   // one compile (a `clear:` in the question clears -i/-f content; a bare one too,
   // chat.md D8: compile's clean stage drops the empty messages after the clear
-  // stage), each part named in errors
+  // stage), each part named in errors; a chat on stdin (`-i -`) compiles on its
+  // own, as an imported file does (a clear: in it stays local)
   const where: AskPartWhere = new Map();
+  const compileOpts = { cwd, env, config: store, jobs };
+  const importStdin = (text: string) => compileText(text, { ...compileOpts, name: "<stdin>" });
   const newRaw: Message[] = [
-    ...await attachments(opts.files.slice(filled ? 1 : 0), opts.imports ?? [], io, where),
+    ...await attachments(opts.files.slice(filled ? 1 : 0), opts.imports ?? [], io, {
+      where,
+      importStdin,
+    }),
     ...questionMessages(question, questionLines, where),
     ...(opts.workflows ?? []).map((w) => named({ role: "tool", content: w }, where, "-w")),
   ];
   const added = newRaw.length
-    ? await compile(newRaw, { cwd, env, config: store, name: "<question>", where, jobs })
+    ? await compile(newRaw, { ...compileOpts, name: "<question>", where })
     : [];
-  base = cutHistory(base, newRaw); // a clear: in the question cuts the -c history too
+  // the -c history, cut by the new part's clear: (this turn, as the saved chat's next compile)
+  const history = await askHistory(
+    { ...(stdinChat ? { stdinChat } : {}), ...(opts.chat ? { chat: opts.chat } : {}), outPath },
+    newRaw,
+    compileOpts,
+  );
+  const base = history.chat;
+  const fileOptions = history.options;
+  const fileLines = history.lines;
   const messages = [...(hooks.prefix ?? []), ...base, ...added];
   // an agent's start chat alone is nothing to ask
   if (![...base, ...added].some((m) => m.role !== "meta" && m.content !== "")) {

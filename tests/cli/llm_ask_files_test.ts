@@ -159,12 +159,46 @@ Deno.test("-o keeps the question as written (no empty block from a header-led qu
   ]);
   const saved = await Deno.readTextFile(chat);
   assert.match(saved, /file:\n\nnotes\.md\n\nclear:\n\nuser:\n\nfresh\n/);
-  assert.doesNotMatch(saved, /user:\n\n\n/); // no empty block
+  assert.doesNotMatch(saved, /\[\[\n\]\]/); // no empty block (printed as [[ ]])
   const next = await t.run(["ask", ...t.flags, "-c", "e.chat", "--dry-run", "--json", "next"]);
   const shown = JSON.parse(next.stdout).messages as { role: string; content: string }[];
   assert.deepEqual(shown.filter((m) => m.role !== "meta").map((m) => m.content), [
     "fresh",
     "two",
     "next",
+  ]);
+});
+
+Deno.test("a cut in the question drops the -c history's options and response id before it (the next compile's view); -i -'s clear: stays local", async () => {
+  await using t = await setup();
+  t.srv.script({ text: "one" }, { text: "two" }, { text: "three" });
+  const flags = ["-b", "responses", "-O", `url=${t.srv.url}`, "-m", "test-model"];
+  const chat = join(t.dir.path, "c.chat");
+  assert.equal((await t.run(["ask", ...flags, "--no-cache", "-o", "c.chat", "first"])).code, 0);
+  await Deno.writeTextFile(chat, "\noption: temperature 0.3\n", { append: true });
+  assert.match(await Deno.readTextFile(chat), /previous_response_id:/);
+  const kept = await t.run(["ask", ...flags, "--no-cache", "-c", "c.chat", "again"]);
+  assert.equal(kept.code, 0, kept.stderr);
+  const continued = t.srv.requests[1]!.body as Record<string, unknown>;
+  assert.equal(typeof continued.previous_response_id, "string");
+  assert.equal(continued.temperature, 0.3);
+  const cut = await t.run(["ask", ...flags, "--no-cache", "-c", "c.chat", "clear:\n\nuser: fresh"]);
+  assert.equal(cut.code, 0, cut.stderr);
+  const body = t.srv.requests[2]!.body as Record<string, unknown>;
+  assert.equal(body.previous_response_id, undefined, JSON.stringify(body));
+  assert.equal(body.temperature, undefined, JSON.stringify(body));
+  // a clear: inside a chat on stdin (-i -) cuts only that chat, as inside an imported file
+  const piped = await t.run(
+    ["ask", ...t.flags, "-c", "c.chat", "-i", "-", "--dry-run", "--json", "q"],
+    { stdin: "user: imported\n\nclear: local\n\nuser: after the import's clear\n" },
+  );
+  assert.equal(piped.code, 0, piped.stderr);
+  const shown = JSON.parse(piped.stdout).messages as { role: string; content: string }[];
+  const said = shown.filter((m) => m.role !== "meta" && m.role !== "previous_response_id");
+  assert.deepEqual(said.map((m) => m.content), [
+    "first",
+    "one",
+    "after the import's clear",
+    "q",
   ]);
 });

@@ -1,0 +1,80 @@
+/**
+ * The `-c` history of an `llm ask` / `agent ask` turn: the chat file (or `-c -`,
+ * stdin) compiled, cut by the new part's `clear:`/`clear_tools:`/`clean_role:`
+ * (`cutHistory`), then its options taken out — after the cut, so an option
+ * line or a `previous_response_id` before a `clear:` no longer applies, as in
+ * the saved chat's next compile. Options written in the history yield to the
+ * command-line flags (agents.md §5.3); options written in the question stay in
+ * the chat and win.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { compileFile, compileText } from "../chat/compile.ts";
+import type { CompileOptions } from "../chat/compile.ts";
+import { extractOptions } from "../chat/options.ts";
+import type { Message } from "../chat/types.ts";
+import type { OptionLine } from "../chat/written_at.ts";
+import { ScoutError } from "../errors.ts";
+import { exists } from "../util/fs.ts";
+import { cutHistory } from "./ask_new_part.ts";
+
+/** The history as the turn sends it, with the options its lines set. */
+export interface AskHistory {
+  /** Its messages, options taken out. */
+  chat: Message[];
+  /** The options its lines set. */
+  options: Record<string, unknown>;
+  /** Where those lines were written. */
+  lines?: Record<string, OptionLine>;
+}
+
+/** Where the history comes from. */
+export interface HistorySource {
+  /** `-c -`: the chat read from stdin. */
+  stdinChat?: { text: string; name: string };
+  /** `-c FILE` as given. */
+  chat?: string;
+  /** The `-o` path (resolved): a missing `-c` chat is fine when it is the one to write. */
+  outPath?: string;
+}
+
+/**
+ * Reads, compiles and cuts the `-c` history, then takes its options out.
+ *
+ * @param src where it comes from
+ * @param part the new part's raw messages (their cuts apply)
+ * @param compileOpts cwd, env, config and jobs of the compile
+ * @returns the history (empty without `-c`)
+ * @throws ScoutError `file_not_found` for a missing `-c` chat that is not the `-o` one
+ */
+export async function askHistory(
+  src: HistorySource,
+  part: readonly Message[],
+  compileOpts: CompileOptions & { cwd: string },
+): Promise<AskHistory> {
+  const { cwd } = compileOpts;
+  let compiled: Message[];
+  let origin: string | undefined;
+  if (src.stdinChat !== undefined) {
+    compiled = await compileText(src.stdinChat.text, { ...compileOpts, name: src.stdinChat.name });
+  } else if (src.chat !== undefined) {
+    origin = resolve(cwd, src.chat);
+    if (!exists(origin)) {
+      if (origin === src.outPath) return { chat: [], options: {} };
+      throw new ScoutError("file_not_found", `Chat file not found: "${src.chat}"`, {
+        file: src.chat,
+      });
+    }
+    compiled = await compileFile(src.chat, compileOpts);
+  } else return { chat: [], options: {} };
+  const extracted = extractOptions(cutHistory(compiled, part), {
+    ...(origin !== undefined ? { origin } : {}),
+    cwd,
+  });
+  return {
+    chat: extracted.chat,
+    options: extracted.options,
+    ...(extracted.lines !== undefined ? { lines: extracted.lines } : {}),
+  };
+}
