@@ -145,6 +145,9 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         return;
       }
       ctx.exitCode = await runWorkflowTask({
+        // `workflow task WF` alone lists its tasks; anything more wants a TASK
+        onlyWorkflow: positional.length === 1 && rest.length === 0 &&
+          Object.values(o).every((v) => v === undefined),
         workflow: positional[0],
         ...(positional[1] !== undefined ? { task: positional[1] } : {}),
         args: rest,

@@ -17,6 +17,8 @@ import { deployMode, runDeployWorker, runLocalDeploy, runSlurmDeploy } from "./w
 
 /** Options of `workflow task`. */
 export interface WorkflowTaskOptions extends WorkflowCommonOptions, DeployOptions {
+  /** False when inputs or options follow WORKFLOW: without a TASK that is a usage error. */
+  onlyWorkflow?: boolean;
   /** Workflow name or path; missing → help. */
   workflow?: string;
   /** Task name; missing → the workflow's task list. */
@@ -72,13 +74,6 @@ function jobsDirLookAlike(
   );
 }
 
-/** Whether `workflow task WF` was given nothing else: no inputs, no options. */
-function onlyWorkflow(opts: WorkflowTaskOptions, mode: string): boolean {
-  return opts.args.length === 0 && !opts.json && !opts.printPath && !opts.clean &&
-    !opts.recompute && opts.jobname === undefined && opts.jobsDir === undefined &&
-    mode === "serial";
-}
-
 /** The names of a workflow's tasks, comma-separated. */
 function taskNames(wf: { tasks: Record<string, unknown> | Map<string, unknown> }): string {
   const names = wf.tasks instanceof Map ? [...wf.tasks.keys()] : Object.keys(wf.tasks);
@@ -124,7 +119,7 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   if (opts.task === undefined) {
     // `workflow task WF` alone: the documented way to list its tasks, an answer;
     // with inputs or options the TASK was left out, a usage error (a script's empty $TASK)
-    if (!onlyWorkflow(opts, mode)) {
+    if (!opts.help && opts.onlyWorkflow === false) {
       throw usageError(`Missing TASK after ${opts.workflow} (its tasks: ${taskNames(wf)})`);
     }
     io.stdout.write(workflowHelp(wf, opts.workflow));

@@ -56,7 +56,16 @@ Deno.test("workflow task WORKFLOW lists its tasks on stdout, exit 0 (as with --h
   assert.equal(missing.code, 1);
   assert.equal(missing.stdout, "");
   // with inputs or options the TASK was left out (a script's empty $TASK): a usage error
-  for (const rest of [["--eggs", "3"], ["--json"], ["--print-path"], ["--jobname", "x"]]) {
+  const rests = [
+    ["--eggs", "3"],
+    ["--json"],
+    ["--print-path"],
+    ["--jobname", "x"],
+    ["--cpus", "2"],
+    ["--deploy", "serial"],
+    ["--batch-dir", "b"],
+  ];
+  for (const rest of rests) {
     const r2 = await runMain(["workflow", "task", BAKING, ...rest], o);
     assert.equal(r2.code, 2, rest.join(" "));
     assert.equal(r2.stdout, "");
@@ -66,6 +75,9 @@ Deno.test("workflow task WORKFLOW lists its tasks on stdout, exit 0 (as with --h
     );
     assert.match(r2.stderr, /\(run with --help for usage\)\n$/);
   }
+  // --help wins: the task list, as help
+  const helpWins = await runMain(["workflow", "task", BAKING, "--help", "--json"], o);
+  assert.deepEqual([helpWins.code, helpWins.stdout], [0, r.stdout]);
   // a task the workflow has not: a usage error too, as an unknown input is
   const nope = await runMain(["workflow", "task", BAKING, "nope"], o);
   assert.equal(nope.code, 2);
