@@ -18,8 +18,9 @@ import { renderDot } from "../provenance/render_flow.ts";
 import { renderHtml } from "../provenance/render_html.ts";
 import { renderMermaid } from "../provenance/render_mermaid.ts";
 import { warningLines } from "../provenance/render_evidence.ts";
-import { costText, type RenderOptions } from "../provenance/render_tree.ts";
+import type { RenderOptions } from "../provenance/render_tree.ts";
 import {
+  groupCost,
   parseRollupDimensions,
   renderRollup,
   type Rollup,
@@ -207,7 +208,7 @@ export async function writeHtml(
         inferences: g.inferences,
         tokens: g.tokens,
         // the shown text (`$0.0105+?` for a mixed group), as the tree and table show it
-        ...(prices ? { cost: g.priced ? costText(g.priced) : null } : {}),
+        ...(prices ? { cost: groupCost(g) } : {}),
       })),
     }],
     warnings: warningLines(report),

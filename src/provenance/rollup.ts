@@ -23,7 +23,7 @@ import { addTokens, emptyTokens, type TokenTotals } from "../chat/trace.ts";
 import type { CanonicalEvent } from "./event_table.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import { societyLog } from "./labels.ts";
-import { costText } from "./render_tree.ts";
+import { dollarAmount } from "./format.ts";
 import type { NodeCost } from "./report_types.ts";
 import { jobLabel, type ProvenanceReport, type ReportNode } from "./report.ts";
 
@@ -215,7 +215,7 @@ export function renderRollup(r: Rollup, priced: boolean): string {
     ...r.by.map((d) => g.key[d]!),
     String(g.inferences),
     ...(["pt", "ct", "tt", "cct", "cwt", "rt"] as const).map((k) => String(g.tokens[k])),
-    ...(priced ? [g.priced ? costText(g.priced) : "?"] : []),
+    ...(priced ? [groupCost(g)] : []),
   ]);
   if (priced) alignDecimals(rows, head.length - 1);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -223,6 +223,20 @@ export function renderRollup(r: Rollup, priced: boolean): string {
     cells.map((c, i) => i < r.by.length ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)).join("  ")
       .trimEnd();
   return [line(head), ...rows.map(line)].join("\n") + "\n";
+}
+
+/**
+ * A group's cost as the table and the page show it: `$X`, `$X+?` when some of
+ * its inferences have no price (a free model's `$0.0000+?` too), `?` when none
+ * has.
+ *
+ * @param g the group
+ * @returns the text
+ */
+export function groupCost(g: RollupGroup): string {
+  const p = g.priced;
+  if (!p || p.unpriced >= g.inferences) return "?";
+  return `$${dollarAmount(p.dollars)}${p.unpriced > 0 ? "+?" : ""}`;
 }
 
 /** Pads column `col` so its decimal points line up (`$0.0105` over `$0.0000025`). */

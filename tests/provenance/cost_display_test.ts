@@ -110,3 +110,16 @@ Deno.test("llm prov --by: a group mixing priced and unpriced inferences shows it
   assert.equal(g.priced.unpriced, 1);
   assert.ok(Math.abs(g.priced.dollars - 0.0105025) < 1e-12, String(g.priced.dollars));
 });
+
+Deno.test("llm prov --by: a mixed group whose priced part is free shows $0.0000+?, as its total does", async () => {
+  const meta = (id: string, model: string) =>
+    `meta: pt=4 ct=4 tt=8 inference_id=${id} model=${model} backend=responses\n\n`;
+  const chat = "user: hi\n\n" + meta("a", "free") + "assistant: one\n\nuser: more\n\n" +
+    meta("b", "unknown2") + "assistant: two\n";
+  const { dir, run } = await setUp("free: {input: 0, output: 0}\n", chat);
+  await using _d = dir;
+  const byAgent = await run("--by", "agent");
+  assert.equal(byAgent.code, 0, byAgent.stderr);
+  assert.match(byAgent.stdout, /^\(root\)\s+2\s.*\$0\.0000\+\?$/m);
+  assert.match(byAgent.stdout, /\ncost: \$0\.0000 \+ \? \(1 of 2 inferences unpriced\)\n$/);
+});
