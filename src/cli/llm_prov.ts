@@ -21,6 +21,9 @@ import { scoutHome } from "../config/home.ts";
 import { loadPrices, pricesFile } from "../provenance/prices.ts";
 import { collectIfGrown } from "../util/gc.ts";
 
+/** Commander's message for a missing ROOT, and ours, which says what ROOT is. */
+const MISSING_ROOT = "missing required argument 'root'";
+const MISSING_ROOT_TEXT = "Missing ROOT: a chat file or a job path";
 /** Options of `llm prov`. */
 export interface LlmProvOptions {
   /** Chat file or job path (relative to the working directory). */
@@ -126,7 +129,7 @@ function notARoot(given: string, dir: string): ScoutError {
  */
 export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> {
   if (opts.root === undefined || opts.root === "") {
-    throw usageError("Missing ROOT: a chat file or a job path");
+    throw usageError(MISSING_ROOT_TEXT);
   }
   if (opts.root === "-") {
     throw usageError("prov needs a file: a chat read from stdin has no provenance to walk");
@@ -283,12 +286,9 @@ function collect(value: string, previous: string[] = []): string[] {
  * @param ctx invocation context
  */
 export function registerLlmProv(llm: Command, ctx: CliContext): void {
-  llm.command("prov")
+  const prov = llm.command("prov")
     .description("explain how a chat or job was produced: chats, jobs, agents, tokens")
-    // required, but checked in the action: commander's "missing required argument"
-    // would not say what ROOT is
-    .argument("[root]", "a chat file, or a job path (detected by its .info or .files)")
-    .usage("[options] <root>")
+    .argument("<root>", "a chat file, or a job path (detected by its .info or .files)")
     .option("-c, --component", "per-node direct tokens instead of subtree totals (+ coverage)")
     .option("-f, --flow", "compact flow (producer → consumer) instead of the tree")
     .option("-l, --long", "label nodes with their canonical paths")
@@ -367,4 +367,9 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
         tools: o.tools,
       }, ctx.io);
     });
+  // commander's "missing required argument 'root'" does not say what ROOT is
+  const { outputError } = prov.configureOutput();
+  prov.configureOutput({
+    outputError: (s, write) => outputError!(s.replace(MISSING_ROOT, MISSING_ROOT_TEXT), write),
+  });
 }

@@ -336,3 +336,17 @@ Deno.test("job= references outside the job roots or to non-jobs: warnings and JS
     ],
   );
 });
+
+Deno.test("llm prov: <root> in the llm group's list as in its own usage; without it, what ROOT is", async () => {
+  const group = await runMain(["llm", "--help"], { cwd: ROOT });
+  assert.match(group.stdout, /^ {2}prov \[options\] <root> /m); // before: [root] here
+  const none = await runMain(["llm", "prov"], { cwd: ROOT });
+  assert.equal(none.code, 2);
+  assert.equal(
+    none.stderr,
+    "scout-ai: Missing ROOT: a chat file or a job path\n(run with --help for usage)\n",
+  );
+  // other commands keep commander's own words
+  const ask = await runMain(["llm", "ask", "--bogus"], { cwd: ROOT });
+  assert.match(ask.stderr, /^scout-ai: unknown option '--bogus'\n/);
+});
