@@ -262,17 +262,20 @@ export function eventTable(store: ChatStore, capacity = 1024) {
      *
      * @param seqs chat seqs
      * @param cost an event's cost at some tokens (null: no price)
-     * @returns dollars and the number of unpriced inferences
+     * @returns dollars, and the numbers of unpriced and priced inferences
      */
     localCost(
       seqs: readonly number[],
       cost: (e: number, t: TokenTotals) => number | null,
-    ): { dollars: number; unpriced: number } {
-      const out = { dollars: 0, unpriced: 0 };
+    ): { dollars: number; unpriced: number; priced: number } {
+      const out = { dollars: 0, unpriced: 0, priced: 0 };
       forEachLocal(seqs, (e, own) => {
         const c = cost(e, own === undefined ? tokensAt(ev.tokens, e * K) : tokensAt(own, 0));
         if (c === null) out.unpriced++;
-        else out.dollars += c;
+        else {
+          out.dollars += c;
+          out.priced++;
+        }
       });
       return out;
     },

@@ -46,13 +46,14 @@ export function shownLabel(n: ReportNode, o: RenderOptions): string {
 /**
  * A cost as the tree and the page show it: `$0.1234` (`$0.0000025` below a
  * cent: {@link dollarAmount}), `$0.1234+?` when some
- * inferences have no price, `?` when none has.
+ * inferences have no price (`$0.0000+?` when the priced ones are free), `?`
+ * when none has.
  *
  * @param c dollars and unpriced inferences
  * @returns the text
  */
 export function costText(c: NodeCost): string {
-  if (c.unpriced > 0 && c.dollars === 0) return "?";
+  if (c.unpriced > 0 && c.priced === 0) return "?";
   return `$${dollarAmount(c.dollars)}${c.unpriced > 0 ? "+?" : ""}`;
 }
 

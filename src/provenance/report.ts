@@ -142,13 +142,16 @@ function nodeCosts(
     { length: table.count() },
     (_, e) => cost(e, table.tokensOf(e)) ?? NaN,
   );
-  // the subtree machinery over two weights: dollars and unpriced inferences
+  // the subtree machinery over three weights: dollars, unpriced and priced inferences
   const sums = subtreeSums(graph, {
     count: table.count,
     addTokensTo(into, at, e) {
       const c = canonical[e]!;
       if (Number.isNaN(c)) into[at + 1]! += 1;
-      else into[at]! += c;
+      else {
+        into[at]! += c;
+        into[at + 2]! += 1;
+      }
     },
     uniform: () => true,
     event: table.event,
@@ -156,7 +159,7 @@ function nodeCosts(
   });
   return g.refs.map((_, i) => ({
     direct: table.localCost(ownChats(g, store, i), cost),
-    subtree: { dollars: sums[6 * i]!, unpriced: sums[6 * i + 1]! },
+    subtree: { dollars: sums[6 * i]!, unpriced: sums[6 * i + 1]!, priced: sums[6 * i + 2]! },
   }));
 }
 

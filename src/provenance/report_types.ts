@@ -73,6 +73,8 @@ export interface NodeCost {
   dollars: number;
   /** Inferences whose model has no price. */
   unpriced: number;
+  /** Inferences whose model has a price (a free model's too: `$0.0000+?` is not `?`). */
+  priced: number;
 }
 
 /** A structural edge between node ids, in discovery direction. */

@@ -23,7 +23,7 @@ import { addTokens, emptyTokens, type TokenTotals } from "../chat/trace.ts";
 import type { CanonicalEvent } from "./event_table.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import { societyLog } from "./labels.ts";
-import { dollarAmount } from "./format.ts";
+import { costText } from "./render_tree.ts";
 import type { NodeCost } from "./report_types.ts";
 import { jobLabel, type ProvenanceReport, type ReportNode } from "./report.ts";
 
@@ -42,7 +42,7 @@ export interface RollupGroup {
   tokens: TokenTotals;
   /** Their cost in dollars; null when some model of the group has no price; absent without prices. */
   cost?: number | null;
-  /** With prices: the priced inferences' dollars and how many have no price (a mixed group's part). */
+  /** With prices: the priced inferences' dollars, and how many have no price and how many have one. */
   priced?: NodeCost;
 }
 
@@ -161,7 +161,7 @@ export function rollup(
         key,
         inferences: 0,
         tokens: emptyTokens(),
-        ...(prices ? { cost: 0, priced: { dollars: 0, unpriced: 0 } } : {}),
+        ...(prices ? { cost: 0, priced: { dollars: 0, unpriced: 0, priced: 0 } } : {}),
       };
       groups.set(k, g);
     }
@@ -172,7 +172,10 @@ export function rollup(
       if (c === null) unpriced.add(str(e.meta.model) ?? "unknown");
       g.cost = c === null || g.cost === null || g.cost === undefined ? null : g.cost + c;
       if (c === null) g.priced!.unpriced++;
-      else g.priced!.dollars += c;
+      else {
+        g.priced!.dollars += c;
+        g.priced!.priced++;
+      }
     }
   }
   const sorted = [...groups.values()].sort((a, b) =>
@@ -234,9 +237,7 @@ export function renderRollup(r: Rollup, priced: boolean): string {
  * @returns the text
  */
 export function groupCost(g: RollupGroup): string {
-  const p = g.priced;
-  if (!p || p.unpriced >= g.inferences) return "?";
-  return `$${dollarAmount(p.dollars)}${p.unpriced > 0 ? "+?" : ""}`;
+  return g.priced ? costText(g.priced) : "?";
 }
 
 /** Pads column `col` so its decimal points line up (`$0.0105` over `$0.0000025`). */

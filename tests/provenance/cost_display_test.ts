@@ -111,7 +111,7 @@ Deno.test("llm prov --by: a group mixing priced and unpriced inferences shows it
   assert.ok(Math.abs(g.priced.dollars - 0.0105025) < 1e-12, String(g.priced.dollars));
 });
 
-Deno.test("llm prov --by: a mixed group whose priced part is free shows $0.0000+?, as its total does", async () => {
+Deno.test("llm prov: a mix whose priced part is free shows $0.0000+? in the table, the tree and the page, as its total does", async () => {
   const meta = (id: string, model: string) =>
     `meta: pt=4 ct=4 tt=8 inference_id=${id} model=${model} backend=responses\n\n`;
   const chat = "user: hi\n\n" + meta("a", "free") + "assistant: one\n\nuser: more\n\n" +
@@ -122,4 +122,11 @@ Deno.test("llm prov --by: a mixed group whose priced part is free shows $0.0000+
   assert.equal(byAgent.code, 0, byAgent.stderr);
   assert.match(byAgent.stdout, /^\(root\)\s+2\s.*\$0\.0000\+\?$/m);
   assert.match(byAgent.stdout, /\ncost: \$0\.0000 \+ \? \(1 of 2 inferences unpriced\)\n$/);
+  // the tree says the same of the node, and the page's table of the group
+  const tree = await run();
+  assert.match(tree.stdout, /^chat total=16 .* cost=\$0\.0000\+\? s\.chat$/m);
+  const page = join(dir.path, "p.html");
+  assert.equal((await run("--by", "agent", "--html", page)).code, 0);
+  const html = await Deno.readTextFile(page);
+  assert.ok(html.includes('"cost":"$0.0000+?"'), "the page's table shows the mixed cost");
 });
