@@ -39,37 +39,58 @@ export interface HistorySource {
   outPath?: string;
 }
 
+/** The `-c` history as compiled, before the new part's cut; where it was read. */
+export interface CompiledHistory {
+  /** Its compiled messages, options still in. */
+  compiled: Message[];
+  /** The chat file (resolved), for `format:` lines; none for stdin. */
+  origin?: string;
+}
+
 /**
- * Reads, compiles and cuts the `-c` history, then takes its options out.
+ * Reads and compiles the `-c` history — first, before the new part compiles
+ * (and runs its `task:` lines): a missing chat fails with nothing done.
  *
  * @param src where it comes from
- * @param part the new part's raw messages (their cuts apply)
  * @param compileOpts cwd, env, config and jobs of the compile
- * @returns the history (empty without `-c`)
+ * @returns the compiled history (empty without `-c`, or for a new `-o` chat)
  * @throws ScoutError `file_not_found` for a missing `-c` chat that is not the `-o` one
  */
-export async function askHistory(
+export async function readHistory(
   src: HistorySource,
-  part: readonly Message[],
   compileOpts: CompileOptions & { cwd: string },
-): Promise<AskHistory> {
-  const { cwd } = compileOpts;
-  let compiled: Message[];
-  let origin: string | undefined;
+): Promise<CompiledHistory> {
   if (src.stdinChat !== undefined) {
-    compiled = await compileText(src.stdinChat.text, { ...compileOpts, name: src.stdinChat.name });
-  } else if (src.chat !== undefined) {
-    origin = resolve(cwd, src.chat);
-    if (!exists(origin)) {
-      if (origin === src.outPath) return { chat: [], options: {} };
-      throw new ScoutError("file_not_found", `Chat file not found: "${src.chat}"`, {
-        file: src.chat,
-      });
-    }
-    compiled = await compileFile(src.chat, compileOpts);
-  } else return { chat: [], options: {} };
-  const extracted = extractOptions(cutHistory(compiled, part), {
-    ...(origin !== undefined ? { origin } : {}),
+    const { text, name } = src.stdinChat;
+    return { compiled: await compileText(text, { ...compileOpts, name }) };
+  }
+  if (src.chat === undefined) return { compiled: [] };
+  const origin = resolve(compileOpts.cwd, src.chat);
+  if (!exists(origin)) {
+    if (origin === src.outPath) return { compiled: [] };
+    throw new ScoutError("file_not_found", `Chat file not found: "${src.chat}"`, {
+      file: src.chat,
+    });
+  }
+  return { compiled: await compileFile(src.chat, compileOpts), origin };
+}
+
+/**
+ * The history as the turn sends it: cut by the new part, then its options
+ * taken out (after the cut: those before a `clear:` no longer apply).
+ *
+ * @param read the compiled history
+ * @param part the new part's raw messages (their cuts apply)
+ * @param cwd working directory (for `format:` files)
+ * @returns the history and its options
+ */
+export function historyToSend(
+  read: CompiledHistory,
+  part: readonly Message[],
+  cwd: string,
+): AskHistory {
+  const extracted = extractOptions(cutHistory(read.compiled, part), {
+    ...(read.origin !== undefined ? { origin: read.origin } : {}),
     cwd,
   });
   return {

@@ -21,7 +21,7 @@ import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { type AskEvent, failureMessages, incompleteText } from "../llm/loop.ts";
 import { readText } from "../util/fs.ts";
 import { checkStdinUse } from "./ask_stdin.ts";
-import { askHistory } from "./ask_history.ts";
+import { historyToSend, readHistory } from "./ask_history.ts";
 import {
   type AskPartWhere,
   attachments,
@@ -181,6 +181,11 @@ export async function runLlmAsk(
   // own, as an imported file does (a clear: in it stays local)
   const where: AskPartWhere = new Map();
   const compileOpts = { cwd, env, config: store, jobs };
+  // the -c history is read first: a missing chat fails before the new part runs anything
+  const read = await readHistory(
+    { ...(stdinChat ? { stdinChat } : {}), ...(opts.chat ? { chat: opts.chat } : {}), outPath },
+    compileOpts,
+  );
   const importStdin = (text: string) => compileText(text, { ...compileOpts, name: "<stdin>" });
   const newRaw: Message[] = [
     ...await attachments(opts.files.slice(filled ? 1 : 0), opts.imports ?? [], io, {
@@ -194,11 +199,7 @@ export async function runLlmAsk(
     ? await compile(newRaw, { ...compileOpts, name: "<question>", where })
     : [];
   // the -c history, cut by the new part's clear: (this turn, as the saved chat's next compile)
-  const history = await askHistory(
-    { ...(stdinChat ? { stdinChat } : {}), ...(opts.chat ? { chat: opts.chat } : {}), outPath },
-    newRaw,
-    compileOpts,
-  );
+  const history = historyToSend(read, newRaw, cwd);
   const base = history.chat;
   const fileOptions = history.options;
   const fileLines = history.lines;

@@ -202,3 +202,15 @@ Deno.test("a cut in the question drops the -c history's options and response id 
     "q",
   ]);
 });
+
+Deno.test("a missing -c chat fails first, before the new part runs anything (its -f files, its task: lines)", async () => {
+  await using t = await setup();
+  const r = await t.run(["ask", ...t.flags, "-c", "nope.chat", "-f", "gone.txt", "hi"]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^scout-ai: Chat file not found: "nope\.chat"/);
+  const jobs = join(t.env.SCOUT_HOME, "var", "jobs");
+  const task = await t.run(["ask", ...t.flags, "-c", "nope.chat", "task: Baking whisk eggs=2"]);
+  assert.match(task.stderr, /Chat file not found: "nope\.chat"/);
+  assert.equal(await Deno.stat(jobs).then(() => true, () => false), false, "no job ran");
+  assert.equal(t.srv.requests.length, 0);
+});
