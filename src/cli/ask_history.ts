@@ -12,22 +12,11 @@
 import { resolve } from "node:path";
 import { compileFile, compileText } from "../chat/compile.ts";
 import type { CompileOptions } from "../chat/compile.ts";
-import { extractOptions } from "../chat/options.ts";
+import { type ExtractedOptions, extractOptions } from "../chat/options.ts";
 import type { Message } from "../chat/types.ts";
-import type { OptionLine } from "../chat/written_at.ts";
 import { ScoutError } from "../errors.ts";
 import { exists } from "../util/fs.ts";
 import { cutHistory } from "./ask_new_part.ts";
-
-/** The history as the turn sends it, with the options its lines set. */
-export interface AskHistory {
-  /** Its messages, options taken out. */
-  chat: Message[];
-  /** The options its lines set. */
-  options: Record<string, unknown>;
-  /** Where those lines were written. */
-  lines?: Record<string, OptionLine>;
-}
 
 /** Where the history comes from. */
 export interface HistorySource {
@@ -82,20 +71,15 @@ export async function readHistory(
  * @param read the compiled history
  * @param part the new part's raw messages (their cuts apply)
  * @param cwd working directory (for `format:` files)
- * @returns the history and its options
+ * @returns the history (`chat`), its options and where their lines were written
  */
 export function historyToSend(
   read: CompiledHistory,
   part: readonly Message[],
   cwd: string,
-): AskHistory {
-  const extracted = extractOptions(cutHistory(read.compiled, part), {
+): ExtractedOptions {
+  return extractOptions(cutHistory(read.compiled, part), {
     ...(read.origin !== undefined ? { origin: read.origin } : {}),
     cwd,
   });
-  return {
-    chat: extracted.chat,
-    options: extracted.options,
-    ...(extracted.lines !== undefined ? { lines: extracted.lines } : {}),
-  };
 }

@@ -31,22 +31,14 @@ export async function attachments(
   files: readonly string[],
   imports: readonly string[],
   io: Io,
-  how: { where?: AskPartWhere; importStdin?: (text: string) => Promise<Message[]> } = {},
+  how: { where: AskPartWhere; importStdin: (text: string) => Promise<Message[]> },
 ): Promise<Message[]> {
   const { where } = how;
   const out: Message[] = [];
   for (const f of imports) {
     if (f !== "-") out.push(named({ role: "import", content: f }, where, "-i"));
     else {
-      // compiled on its own when the caller can (as an imported file is), else as parsed
-      const text = await io.readStdin();
-      let chat: Message[];
-      if (how.importStdin) chat = await how.importStdin(text);
-      else {
-        const parsed = parseWithLines(text);
-        parsed.chat.forEach((m, i) => named(m, where, "<stdin>", parsed.lines[i]));
-        chat = parsed.chat;
-      }
+      const chat = await how.importStdin(await io.readStdin());
       out.push(...chat.filter((m) => m.role !== "previous_response_id"));
     }
   }

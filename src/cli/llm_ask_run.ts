@@ -72,35 +72,28 @@ async function questionText(
   let question = opts.question.join(" ");
   const chatOnStdin = opts.chat === "-";
   // `lines`: the name its lines are reported under, while they are the ones given
-  const given = opts.template === undefined;
-  if (question === "-") {
-    const text = await withTemplate(opts, await io.readStdin(), io);
-    return { question: text, filled: false, ...(given ? { lines: "<stdin>" } : {}) };
-  }
+  // (none through a template, or with a file's or stdin's text put in for `...`)
+  const as = (q: string, lines: string | null, filled = false) => ({
+    question: q,
+    filled,
+    ...(lines !== null && opts.template === undefined ? { lines } : {}),
+  });
+  if (question === "-") return as(await withTemplate(opts, await io.readStdin(), io), "<stdin>");
   question = await withTemplate(opts, question, io);
   const file = opts.files[0];
   if (question.includes("...") && file !== undefined) {
     const context = file === "-" ? await io.readStdin() : await readText(resolve(io.cwd, file));
-    return { question: question.replace("...", () => context), filled: true };
+    return as(question.replace("...", () => context), null, true);
   }
-  const asGiven = (q: string) => ({
-    question: q,
-    filled: false,
-    ...(given ? { lines: "<question>" } : {}),
-  });
   // stdin holds the chat, or a -f - / -i - file
   const taken = chatOnStdin || opts.files.includes("-") || (opts.imports ?? []).includes("-");
-  if (taken) return asGiven(question);
-  if (question.trim() === "") {
-    if (io.stdinIsTTY) return asGiven(question);
-    const text = await io.readStdin();
-    return { question: text, filled: false, ...(given ? { lines: "<stdin>" } : {}) };
-  }
+  if (taken || (question.trim() === "" && io.stdinIsTTY)) return as(question, "<question>");
+  if (question.trim() === "") return as(await io.readStdin(), "<stdin>");
   if (question.includes("...") && !io.stdinIsTTY) {
     const context = await io.readStdin();
-    return { question: question.replace("...", () => context), filled: false };
+    return as(question.replace("...", () => context), null);
   }
-  return asGiven(question);
+  return as(question, "<question>");
 }
 
 /** The question put into `-t`'s template (`agents.md` §5.3), or as it is. */
@@ -199,10 +192,7 @@ export async function runLlmAsk(
     ? await compile(newRaw, { ...compileOpts, name: "<question>", where })
     : [];
   // the -c history, cut by the new part's clear: (this turn, as the saved chat's next compile)
-  const history = historyToSend(read, newRaw, cwd);
-  const base = history.chat;
-  const fileOptions = history.options;
-  const fileLines = history.lines;
+  const { chat: base, options: fileOptions, lines: fileLines } = historyToSend(read, newRaw, cwd);
   const messages = [...(hooks.prefix ?? []), ...base, ...added];
   // an agent's start chat alone is nothing to ask
   if (![...base, ...added].some((m) => m.role !== "meta" && m.content !== "")) {

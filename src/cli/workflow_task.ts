@@ -74,12 +74,6 @@ function jobsDirLookAlike(
   );
 }
 
-/** The names of a workflow's tasks, comma-separated. */
-function taskNames(wf: { tasks: Record<string, unknown> | Map<string, unknown> }): string {
-  const names = wf.tasks instanceof Map ? [...wf.tasks.keys()] : Object.keys(wf.tasks);
-  return names.join(", ");
-}
-
 /**
  * A required input left out on the command line is a usage error (exit 2,
  * as an unknown input is): the library's `parameter` error that names the
@@ -120,7 +114,9 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
     // `workflow task WF` alone: the documented way to list its tasks, an answer;
     // with inputs or options the TASK was left out, a usage error (a script's empty $TASK)
     if (!opts.help && opts.onlyWorkflow === false) {
-      throw usageError(`Missing TASK after ${opts.workflow} (its tasks: ${taskNames(wf)})`);
+      throw usageError(
+        `Missing TASK after ${opts.workflow} (its tasks: ${Object.keys(wf.tasks).join(", ")})`,
+      );
     }
     io.stdout.write(workflowHelp(wf, opts.workflow));
     return 0;

@@ -161,6 +161,7 @@ export function rollup(
         key,
         inferences: 0,
         tokens: emptyTokens(),
+        // cost first (the JSON's order); set from priced once all are counted
         ...(prices ? { cost: 0, priced: { dollars: 0, unpriced: 0, priced: 0 } } : {}),
       };
       groups.set(k, g);
@@ -169,13 +170,19 @@ export function rollup(
     addTokens(g.tokens, e.tokens as unknown as Record<string, unknown>);
     if (prices) {
       const c = costOf(e.tokens, e.meta, prices);
-      if (c === null) unpriced.add(str(e.meta.model) ?? "unknown");
-      g.cost = c === null || g.cost === null || g.cost === undefined ? null : g.cost + c;
-      if (c === null) g.priced!.unpriced++;
-      else {
+      if (c === null) {
+        unpriced.add(str(e.meta.model) ?? "unknown");
+        g.priced!.unpriced++;
+      } else {
         g.priced!.dollars += c;
         g.priced!.priced++;
       }
+    }
+  }
+  // a group's cost: its dollars, or null when some of its inferences have no price
+  for (const g of groups.values()) {
+    if (g.priced) {
+      g.cost = g.priced.unpriced ? null : g.priced.dollars;
     }
   }
   const sorted = [...groups.values()].sort((a, b) =>
