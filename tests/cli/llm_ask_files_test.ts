@@ -208,6 +208,10 @@ Deno.test("a missing -c chat fails first, before the new part runs anything (its
   const r = await t.run(["ask", ...t.flags, "-c", "nope.chat", "-f", "gone.txt", "hi"]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^scout-ai: Chat file not found: "nope\.chat"/);
+  // a workflow the question's task: line would run
+  const baking = new URL("../../fixtures/workflows/Baking", import.meta.url).pathname;
+  await Deno.mkdir(join(t.dir.path, "workflows"));
+  await Deno.symlink(baking, join(t.dir.path, "workflows", "Baking"));
   const jobs = join(t.env.SCOUT_HOME, "var", "jobs");
   const task = await t.run(["ask", ...t.flags, "-c", "nope.chat", "task: Baking whisk eggs=2"]);
   assert.match(task.stderr, /Chat file not found: "nope\.chat"/);
