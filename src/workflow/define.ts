@@ -23,7 +23,7 @@ export type {
   WorkflowDocumentation,
   WorkflowExports,
   WorkflowSpec,
-} from "./define_types.ts";
+} from "./job_types.ts";
 import type {
   DepSpec,
   InputDef,
@@ -33,7 +33,7 @@ import type {
   Workflow,
   WorkflowExports,
   WorkflowSpec,
-} from "./define_types.ts";
+} from "./job_types.ts";
 
 const registry = new Map<string, Workflow>();
 
