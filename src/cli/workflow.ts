@@ -30,7 +30,7 @@ import type { CliContext } from "./context.ts";
 import { runWorkflowInfo } from "./workflow_info.ts";
 import { runWorkflowList } from "./workflow_list.ts";
 import { runWorkflowTask } from "./workflow_task.ts";
-import type { DeployOptions } from "./workflow_deploy.ts";
+import type { DeployOptions } from "./workflow_task_options.ts";
 import type { HelpOption } from "./workflow_help.ts";
 import { registerWorkflowBatch } from "./workflow_batch.ts";
 import { registerWorkflowMcp } from "./workflow_mcp.ts";

@@ -16,27 +16,7 @@ import type { Job } from "../workflow/mod.ts";
 import type { DeployRules } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
-import type { WorkflowTaskOptions } from "./workflow_task.ts";
-
-/** Deploy options of `workflow task`. */
-export interface DeployOptions {
-  /** `--deploy`: serial (default), local or slurm. */
-  deploy?: string;
-  /** `--cpus N` (local): CPUs to fill; default the core count. */
-  cpus?: string;
-  /** `--deploy-rules FILE`. */
-  deployRules?: string;
-  /** `--dry-run` (slurm): write the scripts, print the sbatch commands. */
-  dryRun?: boolean;
-  /** `--wait` (slurm): wait for the top job and exit with its status. */
-  wait?: boolean;
-  /** `--batch-dir DIR` (slurm): where batch directories go. */
-  batchDir?: string;
-  /** Internal: `--deploy-worker`, read job paths on stdin. */
-  deployWorker?: boolean;
-  /** Internal: `--deploy-job PATH` (repeatable), run these jobs in order. */
-  deployJob?: string[];
-}
+import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
 

@@ -8,36 +8,11 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import type { Job, RunEvent } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
-import type { WorkflowCommonOptions } from "./workflow_common.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
-import { type HelpOption, taskHelp, workflowHelp } from "./workflow_help.ts";
+import { taskHelp, workflowHelp } from "./workflow_help.ts";
 import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
-import type { DeployOptions } from "./workflow_deploy.ts";
+import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { deployMode, runDeployWorker, runLocalDeploy, runSlurmDeploy } from "./workflow_deploy.ts";
-
-/** Options of `workflow task`. */
-export interface WorkflowTaskOptions extends WorkflowCommonOptions, DeployOptions {
-  /** False when inputs or options follow WORKFLOW: without a TASK that is a usage error. */
-  onlyWorkflow?: boolean;
-  /** Workflow name or path; missing → help. */
-  workflow?: string;
-  /** Task name; missing → the workflow's task list. */
-  task?: string;
-  /** Raw `--<input> value` arguments. */
-  args: string[];
-  /** `--jobname`. */
-  jobname?: string;
-  /** `--clean`: clean this job first. */
-  clean?: boolean;
-  /** `--recompute`: clean this job and its dependencies first. */
-  recompute?: boolean;
-  /** `--print-path`: print the job path instead of the result. */
-  printPath?: boolean;
-  /** `--help` was given. */
-  help?: boolean;
-  /** The options of `workflow task`, listed in a task's help (from the command's own help). */
-  helpOptions?: readonly HelpOption[];
-}
 
 function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } {
   if (!io.stderrIsTTY) return { onEvent: () => {}, done: () => {} };
