@@ -7,7 +7,8 @@
  */
 import type { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
-import { type AskFlags, askFlags, askOptionsOf, withInterrupt } from "./llm_ask.ts";
+import { withInterrupt } from "./ask_interrupt.ts";
+import { type AskFlags, askFlags, askOptionsOf } from "./llm_ask.ts";
 
 /**
  * Registers the `agent` command group.

@@ -19,7 +19,7 @@ import { runTotalUsage } from "./run_usage.ts";
 import type { AgentReply } from "../agent/types.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
-import type { LlmAskOptions } from "./llm_ask.ts";
+import type { LlmAskOptions } from "./llm_ask_types.ts";
 import { type HookResult, runLlmAsk } from "./llm_ask_run.ts";
 import { exists, readText } from "../util/fs.ts";
 import type { ConfigStore } from "../config/store.ts";

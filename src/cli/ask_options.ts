@@ -10,7 +10,7 @@ import type { loadConfig } from "../config/store.ts";
 import type { AskOptions } from "../llm/ask.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
-import type { LlmAskOptions } from "./llm_ask.ts";
+import type { LlmAskOptions } from "./llm_ask_types.ts";
 
 /**
  * The request options given by flags: `-O key=value`, `-e`, `-m`, `-b`, over

@@ -5,7 +5,7 @@
  * @module
  */
 import { usageError } from "../errors.ts";
-import type { LlmAskOptions } from "./llm_ask.ts";
+import type { LlmAskOptions } from "./llm_ask_types.ts";
 
 /**
  * Checks that at most one of `-c -`, `QUESTION -`, `-f -` and `-i -` reads

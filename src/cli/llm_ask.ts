@@ -7,51 +7,9 @@
  */
 import { type Command, Option } from "@commander-js/extra-typings";
 import { usageError } from "../errors.ts";
-import { holdInterruptExit } from "../workflow/interrupt.ts";
+import { withInterrupt } from "./ask_interrupt.ts";
 import type { CliContext } from "./context.ts";
-
-/** Options of `llm ask` (and, with `schema`, of `llm json`). */
-export interface LlmAskOptions {
-  /** Question words (joined by spaces); chat text is accepted. */
-  question: string[];
-  /** Chat file to continue. */
-  chat?: string;
-  /** Endpoint name. */
-  endpoint?: string;
-  /** Model. */
-  model?: string;
-  /** Backend. */
-  backend?: string;
-  /** Files put before the question (`file:` messages). */
-  files: string[];
-  /** Chat files imported before the question (`import:` messages, `-i a,b`). */
-  imports?: string[];
-  /** Workflows whose tasks become tools (`tool:` messages, `-w`). */
-  workflows?: string[];
-  /** Chat file the question and the new messages are appended to. */
-  output?: string;
-  /** Stream the answer (default: when stdout is a terminal). */
-  stream?: boolean;
-  /** Print a JSON object instead of the answer. */
-  json?: boolean;
-  /** Use the inference cache (default true). */
-  cache?: boolean;
-  /** Offline replay: answers only from the inference cache (`not_cached` on a miss). */
-  offline?: boolean;
-  /** `key=value` options (provider parameters, `max_tool_rounds`…). */
-  options: string[];
-  /** Print the compiled messages instead of asking. */
-  dryRun?: boolean;
-  /** `--inline FILE`: answer the file's `# ask:` comments in place. */
-  inline?: string;
-
-  /** `-t`: template the question is put into (`agents.md` §5.3). */
-  template?: string;
-  /** `llm json`: schema file (JSON or YAML); absent = any JSON object. */
-  schema?: string;
-  /** Aborts the ask (SIGINT). */
-  signal?: AbortSignal;
-}
+import type { LlmAskOptions } from "./llm_ask_types.ts";
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -154,56 +112,6 @@ export function askFlags(cmd: Command): Command {
       "--inline <file>",
       'answer each "# ask:" comment of FILE in place, between "# Response start/end" lines',
     ) as unknown as Command;
-}
-
-/**
- * Runs `work` with an abort signal that SIGINT or SIGTERM fires (real
- * processes only; SLURM's time limit and `scancel` send SIGTERM), and
- * stores its exit code in the context. Jobs running meanwhile are marked
- * aborted but do not end the process: `work` saves the chat so far.
- *
- * @param ctx invocation context
- * @param work the command's run, given the signal
- */
-export async function withInterrupt(
-  ctx: CliContext,
-  work: (signal: AbortSignal) => Promise<number>,
-): Promise<void> {
-  const ac = new AbortController();
-  const real = typeof process !== "undefined" && ctx.io.env === process.env;
-  // the first signal ends the ask (the chat so far is saved); a second one exits at once
-  const on = (signal: "SIGINT" | "SIGTERM") => () => {
-    if (ac.signal.aborted) process.exit(INTERRUPT_EXIT[signal]);
-    ac.abort(new DOMException(INTERRUPT_REASON[signal], "AbortError"));
-  };
-  const handlers = { SIGINT: on("SIGINT"), SIGTERM: on("SIGTERM") };
-  const release = real ? holdInterruptExit() : () => {};
-  if (real) { for (const [s, h] of Object.entries(handlers)) process.on(s, h); }
-  try {
-    ctx.exitCode = await work(ac.signal);
-  } finally {
-    if (real) { for (const [s, h] of Object.entries(handlers)) process.removeListener(s, h); }
-    release();
-  }
-}
-
-/** Exit codes of an interrupted ask (128 + signal number). */
-const INTERRUPT_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
-/** The abort reason's message per signal ({@link interruptExit} reads it back). */
-const INTERRUPT_REASON = { SIGINT: "Interrupted", SIGTERM: "Terminated" } as const;
-
-/**
- * How an ask ended by `signal` exits: 130 `Interrupted` (SIGINT) or 143
- * `Terminated` (SIGTERM).
- *
- * @param signal the ask's abort signal
- * @returns the exit code and the word for it
- */
-export function interruptExit(signal: AbortSignal | undefined): { code: number; what: string } {
-  const reason = (signal?.reason as Error | undefined)?.message;
-  return reason === INTERRUPT_REASON.SIGTERM
-    ? { code: INTERRUPT_EXIT.SIGTERM, what: reason }
-    : { code: INTERRUPT_EXIT.SIGINT, what: INTERRUPT_REASON.SIGINT };
 }
 
 /**

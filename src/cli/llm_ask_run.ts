@@ -35,7 +35,8 @@ import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { baseAskOptions, callOptions, withAgentLayer } from "./ask_options.ts";
 import { appendToChat, checkChatOutput } from "./chat_output.ts";
-import { interruptExit, type LlmAskOptions } from "./llm_ask.ts";
+import { interruptExit } from "./ask_interrupt.ts";
+import type { LlmAskOptions } from "./llm_ask_types.ts";
 
 /** Version of the `--json` output shape. */
 export const LLM_ASK_JSON_VERSION = 1;
