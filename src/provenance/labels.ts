@@ -7,8 +7,7 @@
  * @module
  */
 import { basename, relative } from "node:path";
-import type { JobInfo } from "./types.ts";
-import type { JobSummary } from "./report_types.ts";
+import type { JobInfo, JobSummary } from "./types.ts";
 
 /**
  * The short id of a job: its basename without a leading `Default_`, first 8 characters.

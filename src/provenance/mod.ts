@@ -81,7 +81,7 @@ export type {
   ReportWarning,
 } from "./report.ts";
 export type { CanonicalCopy, CanonicalEvent, EventSummary, ReportEvents } from "./event_table.ts";
-export type { ReportNodes } from "./node_table.ts";
+export type { ReportNodes } from "./report_types.ts";
 export type { ModelPrice, PriceTable } from "./prices.ts";
 export { coverageLines, renderTree, treeLines } from "./render_tree.ts";
 export type { RenderOptions } from "./render_tree.ts";

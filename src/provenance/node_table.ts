@@ -18,22 +18,10 @@ import type {
   NodeCost,
   ReceiptSummary,
   ReportNode,
+  ReportNodes,
 } from "./report_types.ts";
 import { jobLabel, logLabel } from "./labels.ts";
 import { type TokenColumn, tokensAt } from "./typed.ts";
-
-/**
- * The nodes of a report, in first-visit order: a plain `ReportNode[]` (a
- * report built by hand or read back from JSON) or the columns of a report
- * from `provenanceReport`, whose `at` makes a new record on every call
- * (records are not kept: compare nodes by `id`, not by object).
- */
-export interface ReportNodes extends Iterable<ReportNode> {
-  /** Number of nodes. */
-  readonly length: number;
-  /** Node `index` (negative: from the end, as `Array.prototype.at`), or undefined. */
-  at(index: number): ReportNode | undefined;
-}
 
 /** Hidden reasons by code (0: shown). */
 const HIDDEN: readonly (HiddenReason | null)[] = [null, "result_chat", "top_level_agent_log"];

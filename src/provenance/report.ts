@@ -21,7 +21,7 @@ import { type SubtreeEvents, type SubtreeGraph, subtreeSums } from "./subtree.ts
 import type { ChatStore } from "./chat_store.ts";
 import type { EventTable } from "./event_table.ts";
 import { isTopLevelAgentLog } from "./labels.ts";
-import { hiddenCode, hiddenOwner, nodeTable, type ReportNodes } from "./node_table.ts";
+import { hiddenCode, hiddenOwner, nodeTable } from "./node_table.ts";
 import { compactTokens, type TokenColumn } from "./typed.ts";
 import { displayEdges } from "./display.ts";
 import { keepDisplayEnds } from "./display_index.ts";
@@ -43,6 +43,7 @@ import type {
   NodeCost,
   ProvenanceReport,
   ReportNode,
+  ReportNodes,
   ReportOptions,
   ReportWarning,
 } from "./report_types.ts";

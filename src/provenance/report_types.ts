@@ -5,28 +5,15 @@
  * @module
  */
 import type { TokenTotals } from "../chat/trace.ts";
-import type { NodeKind, Relation, TraverseOptions } from "./types.ts";
-import type { ReportEvents } from "./event_table.ts";
+import type { JobSummary, NodeKind, Relation, TraverseOptions } from "./types.ts";
+import type { ReportEvents } from "./event_types.ts";
 import type { PriceTable } from "./prices.ts";
 import type { ChatFacts } from "./chat_facts.ts";
-import type { ReportNodes } from "./node_table.ts";
+
+export type { JobSummary } from "./types.ts";
 
 /** Why a node is not displayed. */
 export type HiddenReason = "result_chat" | "top_level_agent_log";
-
-/** Workflow facts of a job node (from its `.info`). */
-export interface JobSummary {
-  /** `info.workflow`. */
-  workflow: string | null;
-  /** `info.task_name`. */
-  task: string | null;
-  /** `info.type`. */
-  type: string | null;
-  /** `info.status`. */
-  status: string | null;
-  /** Basename without `Default_`, first 8 characters. */
-  shortId: string;
-}
 
 /** Receipt evidence recorded in a chat (or, for a job, in its hidden chats). */
 export interface ReceiptSummary {
@@ -65,6 +52,19 @@ export interface ReportNode {
   receipts: ReceiptSummary | null;
   /** With prices (`ReportOptions.prices`): what its direct and subtree inferences cost. */
   cost?: { direct: NodeCost; subtree: NodeCost };
+}
+
+/**
+ * The nodes of a report, in first-visit order: a plain `ReportNode[]` (a
+ * report built by hand or read back from JSON) or the columns of a report
+ * from `provenanceReport`, whose `at` makes a new record on every call
+ * (records are not kept: compare nodes by `id`, not by object).
+ */
+export interface ReportNodes extends Iterable<ReportNode> {
+  /** Number of nodes. */
+  readonly length: number;
+  /** Node `index` (negative: from the end, as `Array.prototype.at`), or undefined. */
+  at(index: number): ReportNode | undefined;
 }
 
 /** What some inferences cost: dollars of the priced ones, and how many have no price. */

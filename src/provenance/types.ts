@@ -131,3 +131,17 @@ export interface TraverseOptions {
    */
   toolCalls?: boolean;
 }
+
+/** Workflow facts of a job node (from its `.info`). */
+export interface JobSummary {
+  /** `info.workflow`. */
+  workflow: string | null;
+  /** `info.task_name`. */
+  task: string | null;
+  /** `info.type`. */
+  type: string | null;
+  /** `info.status`. */
+  status: string | null;
+  /** Basename without `Default_`, first 8 characters. */
+  shortId: string;
+}
