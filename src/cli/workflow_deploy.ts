@@ -222,26 +222,29 @@ export async function runSlurmDeploy(
   }
   if (opts.wait && !opts.dryRun && report.top !== undefined) {
     const tty = io.stderrIsTTY;
-    end = await waitForUnit(report.top, {
-      env: io.env,
-      all: report.units,
-      ...(tty
-        ? {
-          onPoll: (c: Record<string, number>) =>
-            io.stderr.write(
-              `\r\x1b[K${
-                paint(
-                  io,
-                  "stderr",
-                  "dim",
-                  Object.entries(c).map(([k, n]) => `${n} ${k.toLowerCase()}`).join(", "),
-                )
-              }`,
-            ),
-        }
-        : {}),
-    });
-    if (tty) io.stderr.write("\r\x1b[K");
+    try {
+      end = await waitForUnit(report.top, {
+        env: io.env,
+        all: report.units,
+        ...(tty
+          ? {
+            onPoll: (c: Record<string, number>) =>
+              io.stderr.write(
+                `\r\x1b[K${
+                  paint(
+                    io,
+                    "stderr",
+                    "dim",
+                    Object.entries(c).map(([k, n]) => `${n} ${k.toLowerCase()}`).join(", "),
+                  )
+                }`,
+              ),
+          }
+          : {}),
+      });
+    } finally {
+      if (tty) io.stderr.write("\r\x1b[K"); // also before an error's line
+    }
   }
   if (opts.json) {
     io.stdout.write(

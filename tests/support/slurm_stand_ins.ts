@@ -2,7 +2,9 @@
  * Stand-ins for the test SLURM's daemons (`tests/e2e/suite_slurm_stop_test.ts`,
  * `tests/e2e/suite_slurm_direct_test.ts`, `tests/e2e/slurm_tools_test.ts`): `sleep` under each daemon's name, so that
  * a process's name (`/proc/<pid>/comm`, which `tools/slurm-down` checks before
- * it signals a recorded pid) is the daemon's.
+ * it signals a recorded pid) is the daemon's. And a stand-in `squeue` that
+ * fails as a real one does when the controller cannot be reached
+ * (`tests/workflow/deploy_slurm_state_test.ts`).
  *
  * @module
  */
@@ -106,4 +108,52 @@ export async function scenario(body: (s: Scenario) => Promise<void>): Promise<vo
     for (const d of started) await d.end();
     Deno.removeSync(tmp, { recursive: true });
   }
+}
+
+/** How a stand-in `squeue` behaves. */
+export interface SqueueScript {
+  /** Its first `failures` calls print `failure` on stderr and exit 1. */
+  failures: number;
+  /** What a failing call prints on stderr. */
+  failure: string;
+  /** What later calls print on stdout (`id|STATE|reason` lines). */
+  answer: string;
+}
+
+/** A stand-in `squeue` on a PATH of its own. */
+export interface SqueueStandIn {
+  /** The environment that finds it first (`PATH`). */
+  env: Record<string, string>;
+  /** How often it was called so far. */
+  calls(): number;
+}
+
+/**
+ * Writes `<tmp>/squeue-bin/squeue`: a script that fails the first calls, then answers.
+ *
+ * @param tmp a directory of the test's own
+ * @param script its behaviour
+ * @returns its environment and call count
+ */
+export function squeueStandIn(tmp: string, script: SqueueScript): SqueueStandIn {
+  const bin = join(tmp, "squeue-bin");
+  Deno.mkdirSync(bin, { recursive: true });
+  Deno.writeTextFileSync(join(bin, "failure"), script.failure);
+  Deno.writeTextFileSync(join(bin, "answer"), script.answer);
+  const count = join(bin, "calls");
+  Deno.writeTextFileSync(count, "0\n");
+  const path = join(bin, "squeue");
+  Deno.writeTextFileSync(
+    path,
+    `#!/usr/bin/env bash
+n=$(( $(cat "${count}") + 1 )); echo "$n" >"${count}"
+if [ "$n" -le ${script.failures} ]; then cat "${bin}/failure" >&2; exit 1; fi
+cat "${bin}/answer"
+`,
+  );
+  Deno.chmodSync(path, 0o755);
+  return {
+    env: { PATH: `${bin}:${Deno.env.get("PATH") ?? ""}` },
+    calls: () => Number(Deno.readTextFileSync(count).trim()),
+  };
 }

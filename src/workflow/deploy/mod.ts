@@ -34,6 +34,7 @@ export type {
   BatchUnit,
   SlurmDeployOptions,
   SlurmDeployReport,
+  SqueueRetry,
   SubmittedBatch,
 } from "./slurm.ts";
 export { cleanBatches, findBatch, listBatches } from "./batch_status.ts";

@@ -30,7 +30,7 @@ import {
 const run = promisify(execFile);
 
 export { FINAL_STATES, slurmStates, waitForUnit } from "./slurm_state.ts";
-export type { BatchEnd, SubmittedBatch } from "./slurm_state.ts";
+export type { BatchEnd, SqueueRetry, SubmittedBatch } from "./slurm_state.ts";
 
 /** One batch job: the jobs it runs (dependencies first) and its directory. */
 export interface BatchUnit {

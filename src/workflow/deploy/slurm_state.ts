@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { ScoutError } from "../../errors.ts";
+import { plainMessage, ScoutError } from "../../errors.ts";
 
 const run = promisify(execFile);
 
@@ -33,35 +33,77 @@ export const FINAL_STATES: ReadonlySet<string> = new Set([
   "DEADLINE",
 ]);
 
+/** How patiently a failed `squeue` call is repeated before giving up. */
+export interface SqueueRetry {
+  /** Calls in all (default 5). */
+  attempts?: number;
+  /** Wait before the second call, doubled before each further one (default 500 ms). */
+  backoffMs?: number;
+}
+
+/** squeue's answer when it knows none of the ids asked about (one id: exit 1). */
+const INVALID_ID = "Invalid job id specified";
+
+/** One `squeue` call: its stdout, or why it failed (stderr, or what went wrong). */
+async function squeueOnce(
+  ids: string[],
+  env: Record<string, string | undefined>,
+): Promise<{ stdout: string } | { failure: string }> {
+  try {
+    const args = ["-h", "-t", "all", "-o", "%i|%T|%r", "-j", ids.join(",")];
+    const { stdout } = await run("squeue", args, {
+      env: env as NodeJS.ProcessEnv,
+      maxBuffer: 64 << 20,
+    });
+    return { stdout };
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string; code?: unknown; message?: string };
+    if (err.code === "ENOENT") {
+      throw new ScoutError("batch_system", "squeue is not installed (SLURM client tools)");
+    }
+    const stderr = (err.stderr ?? "").trim();
+    // ids SLURM no longer knows (MinJobAge): an answer, not a failure
+    if (stderr.includes(INVALID_ID)) return { stdout: err.stdout ?? "" };
+    return { failure: stderr !== "" ? stderr.replace(/\s*\n\s*/g, "; ") : plainMessage(e) };
+  }
+}
+
 /**
  * States of SLURM jobs by id, from one `squeue` call (ids it no longer
- * knows are absent).
+ * knows are absent). A call that fails for another reason (the controller
+ * cannot be reached…) is repeated with a growing pause; a job is never
+ * reported absent because squeue could not be asked.
  *
  * @param ids SLURM job ids
  * @param env environment
+ * @param retry how often to repeat a failed call
  * @returns id → `{state, reason}`
+ * @throws ScoutError `batch_system` naming squeue's error when every call failed
  */
 export async function slurmStates(
   ids: string[],
   env: Record<string, string | undefined> = process.env,
+  retry: SqueueRetry = {},
 ): Promise<Map<string, { state: string; reason: string }>> {
   const out = new Map<string, { state: string; reason: string }>();
   if (ids.length === 0) return out;
-  let stdout = "";
-  try {
-    ({ stdout } = await run("squeue", ["-h", "-t", "all", "-o", "%i|%T|%r", "-j", ids.join(",")], {
-      env: env as NodeJS.ProcessEnv,
-      maxBuffer: 64 << 20,
-    }));
-  } catch (e) {
-    // squeue exits 1 when none of the ids is known any more; its stdout is still the answer.
-    const err = e as { stdout?: string; code?: unknown };
-    if (err.code === "ENOENT") {
-      throw new ScoutError("batch_system", "squeue is not installed (SLURM client tools)");
-    }
-    stdout = err.stdout ?? "";
+  const attempts = Math.max(1, retry.attempts ?? 5);
+  let pause = retry.backoffMs ?? 500;
+  let answer = await squeueOnce(ids, env);
+  for (let i = 1; i < attempts && "failure" in answer; i++, pause *= 2) {
+    await new Promise((r) => setTimeout(r, pause));
+    answer = await squeueOnce(ids, env);
   }
-  for (const line of stdout.split("\n")) {
+  if ("failure" in answer) {
+    throw new ScoutError(
+      "batch_system",
+      `squeue failed ${attempts} time${attempts === 1 ? "" : "s"} asking about SLURM job${
+        ids.length === 1 ? "" : "s"
+      } ${ids.join(",")}: ${answer.failure}`,
+      { stderr: answer.failure, ids },
+    );
+  }
+  for (const line of answer.stdout.split("\n")) {
     const [id, state, reason] = line.trim().split("|");
     if (id && state) out.set(id, { state, reason: reason ?? "" });
   }
@@ -91,8 +133,11 @@ function readExit(dir: string): number | undefined {
  * Waits until a unit's SLURM job reaches a final state, polling `squeue`.
  *
  * @param unit the unit (submitted)
- * @param opts environment, poll interval, progress callback (all units' states)
+ * @param opts environment, poll interval, progress callback (all units' states),
+ *   how often to repeat a failed `squeue` call
  * @returns how it ended
+ * @throws ScoutError `batch_system` when squeue keeps failing (never `UNKNOWN` for a
+ *   job it could not be asked about)
  */
 export async function waitForUnit(
   unit: SubmittedBatch,
@@ -101,12 +146,13 @@ export async function waitForUnit(
     pollMs?: number;
     all?: SubmittedBatch[];
     onPoll?: (counts: Record<string, number>) => void;
+    retry?: SqueueRetry;
   } = {},
 ): Promise<BatchEnd> {
   const id = unit.slurmId!;
   const ids = (opts.all ?? [unit]).map((u) => u.slurmId).filter((x): x is string => !!x);
   for (;;) {
-    const states = await slurmStates(ids, opts.env);
+    const states = await slurmStates(ids, opts.env, opts.retry);
     if (opts.onPoll) {
       const counts: Record<string, number> = {};
       for (const s of states.values()) counts[s.state] = (counts[s.state] ?? 0) + 1;
