@@ -188,9 +188,13 @@ and "# Response end" lines; blocks that already have a reply are skipped, so a r
 new questions. --json prints {"version":1, "file", "answered":[{line, question, answer}], "skipped"}.
 
 --json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
-"usage":{pt,ct,tt,cct,cwt,rt}, "total_usage":{…}, "messages":[{role,content}…], "output"}:
-usage counts the ask's own inferences, total_usage also those of the agents it delegated to (their
-receipts, and the jobs of those that ran as one), each once, this run only — as llm prov counts.
+"usage":{pt,ct,tt,cct,cwt,rt}, "total_usage":{…}, "usage_warnings":[{code,file,message}…],
+"messages":[{role,content}…], "output"}: usage counts the ask's own inferences, total_usage also
+those of the agents it delegated to (their receipts, and the jobs of those that ran as one), each
+once, this run only — as llm prov counts. usage_warnings lists what total_usage could not count, so
+that it may be low (each also a warning on stderr; [] when nothing was left out): chat_unreadable (a
+job's log or result that exists but cannot be read), unresolved_job_reference (a receipt naming no
+job file in a jobs root), receipt_problem (a malformed receipt entry).
 
 Examples:
   scout-ai llm ask "What is the capital of France?"

@@ -12,7 +12,7 @@ import { compile, compileText } from "../chat/compile.ts";
 import { parseJson } from "../chat/json.ts";
 import { print } from "../chat/print.ts";
 import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
-import { runTotalUsage } from "./run_usage.ts";
+import { runTotalUsage, type RunUsage } from "./run_usage.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
@@ -112,7 +112,7 @@ async function withTemplate(opts: LlmAskOptions, question: string, io: Io): Prom
 export type HookResult = AskResult & {
   job?: string;
   usage?: TokenTotals;
-  totalUsage?: TokenTotals;
+  totalUsage?: RunUsage;
 };
 
 /** What `agent ask` changes in the `llm ask` run. */
@@ -320,6 +320,10 @@ export async function runLlmAsk(
 
   const value = mode === "json" ? unwrapContent(parseJson(result.text)) : undefined;
   if (opts.json) {
+    // with the specialists' inferences its receipts hold (what `llm prov` counts)
+    const total = result.totalUsage ??
+      await runTotalUsage(result.messages, result.messages, { env, cwd });
+    for (const w of total.warnings) warn(io, `total_usage leaves out: ${w.message}`);
     const out: Record<string, unknown> = {
       version: LLM_ASK_JSON_VERSION,
       answer: result.text,
@@ -329,9 +333,8 @@ export async function runLlmAsk(
       model: result.model,
       ...(result.job !== undefined ? { job: result.job } : {}),
       usage: result.usage ?? tokenTotals([result.messages]),
-      // with the specialists' inferences its receipts hold (what `llm prov` counts)
-      total_usage: result.totalUsage ??
-        await runTotalUsage(result.messages, result.messages, { env, cwd }),
+      total_usage: total.totals,
+      usage_warnings: total.warnings,
       messages: jsonMessages(result.messages),
       output: unsaved === undefined ? outPath ?? null : null,
     };

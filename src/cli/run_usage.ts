@@ -12,7 +12,8 @@
  */
 import { join, relative, resolve } from "node:path";
 import { parse } from "../chat/parse.ts";
-import { agentMetaEvidence } from "../chat/receipts.ts";
+import { agentMetaEvidence, type ReceiptProblem, receiptProblem } from "../chat/receipts.ts";
+import type { ReceiptEvidence } from "../chat/receipts_types.ts";
 import {
   addTokens,
   directEntries,
@@ -22,28 +23,95 @@ import {
   type TokenTotals,
 } from "../chat/trace.ts";
 import type { Message } from "../chat/types.ts";
+import { isScoutError, plainMessage } from "../errors.ts";
 import { jobRoots } from "../workflow/store.ts";
 import { isFile, readText } from "../util/fs.ts";
 
-/** A chat file's messages; none when it is missing or unreadable. */
-async function chatOf(path: string): Promise<Message[]> {
-  return isFile(path) ? parse(await readText(path).catch(() => "")) : [];
+/**
+ * Something `total_usage` could not count (`usage_warnings` in `--json`,
+ * with the codes `llm prov` gives the same problems).
+ */
+export interface UsageWarning {
+  /**
+   * `chat_unreadable` (a job's log or result exists but cannot be read),
+   * `unresolved_job_reference` (a receipt's job is no job file in a jobs
+   * root), `receipt_problem` (a malformed receipt entry).
+   */
+  code: "chat_unreadable" | "unresolved_job_reference" | "receipt_problem";
+  /** The unreadable file, or the job result holding the receipt; null for the run's own messages. */
+  file: string | null;
+  /** One line naming the file or the receipt and what was wrong. */
+  message: string;
+}
+
+/** What a run used: the totals, and what they leave out. */
+export interface RunUsage {
+  /** All six keys. */
+  totals: TokenTotals;
+  /** Evidence that could not be counted, in the order met (empty: nothing left out). */
+  warnings: UsageWarning[];
+}
+
+/** A chat file's messages; none when it is missing, a warning when it cannot be read. */
+async function chatOf(path: string, warnings: UsageWarning[]): Promise<Message[]> {
+  if (!isFile(path)) return [];
+  try {
+    return parse(await readText(path));
+  } catch (e) {
+    if (isScoutError(e, "not_found")) return []; // gone since: nothing to count
+    // `Permission denied: "<path>"`…: the message names the file
+    warnings.push({ code: "chat_unreadable", file: path, message: plainMessage(e) });
+    return [];
+  }
+}
+
+/** Line breaks and terminal controls (a raw receipt entry may hold them). */
+// deno-lint-ignore no-control-regex
+const CONTROLS = /[\u0000-\u001f\u007f]/g;
+
+/** A receipt problem as a warning: the detail first, as `llm prov` says it; on one line. */
+function receiptWarning(p: ReceiptProblem): UsageWarning {
+  return {
+    code: p.reason === "unresolved_job_reference" ? "unresolved_job_reference" : "receipt_problem",
+    file: p.source,
+    message: `${p.detail}: ${p.message}`.replace(CONTROLS, (c) => JSON.stringify(c).slice(1, -1)),
+  };
+}
+
+/** The problem of a receipt whose job is no job file in a jobs root. */
+function unresolved(r: ReceiptEvidence, ref: string, outside: boolean): ReceiptProblem {
+  return receiptProblem({
+    reason: "unresolved_job_reference",
+    source: r.source,
+    outputAddress: r.outputAddress,
+    evidenceAddress: r.evidenceAddress,
+    callId: r.callId,
+    toolName: r.toolName,
+    agentMetaIndex: r.agentMetaIndex,
+    rawEntry: r.rawMessage,
+    reference: ref,
+    detail: outside
+      ? `job "${ref}" resolves outside every jobs root`
+      : `job "${ref}" is no job file in any jobs root`,
+  });
 }
 
 /**
- * Totals of a run.
+ * Totals of a run, and the evidence they could not count (unreadable job
+ * files, receipts naming no job, malformed receipts).
  *
  * @param own the run's own inference records (its chat's `meta` messages, or its job log's)
  * @param produced what the run produced (its receipts are read)
  * @param where env and cwd, to find the jobs receipts name
- * @returns all six keys
+ * @returns the totals (all six keys) and the warnings
  */
 export async function runTotalUsage(
   own: readonly Message[],
   produced: readonly Message[],
   where: { env: Record<string, string | undefined>; cwd: string },
-): Promise<TokenTotals> {
+): Promise<RunUsage> {
   const totals = emptyTokens();
+  const warnings: UsageWarning[] = [];
   const seen = new Set<string>();
   const visited = new Set<string>();
   const roots = jobRoots(where);
@@ -55,28 +123,34 @@ export async function runTotalUsage(
     }
     addTokens(totals, meta);
   };
-  const receipts = async (messages: readonly Message[]): Promise<void> => {
-    for (const r of agentMetaEvidence(messages)) {
+  const receipts = async (messages: readonly Message[], source: string | null): Promise<void> => {
+    const problems: ReceiptProblem[] = [];
+    const evidence = agentMetaEvidence(messages, { source, warnings: problems });
+    warnings.push(...problems.map(receiptWarning));
+    for (const r of evidence) {
       if (isDirectMeta(r.meta)) count(r.meta);
-      else if (nonEmpty(r.meta.job)) await job(String(r.meta.job));
+      else if (nonEmpty(r.meta.job)) await job(r, String(r.meta.job));
     }
   };
-  const job = async (ref: string): Promise<void> => {
-    // a job file in a jobs root (never a path that leaves it); anything else counts nothing,
-    // as `llm prov` warns and goes on
-    const path = roots.map((root) => resolve(root, ref)).find((p, i) =>
-      !relative(roots[i]!, p).startsWith("..") && isFile(p)
+  const job = async (r: ReceiptEvidence, ref: string): Promise<void> => {
+    // a job file in a jobs root (never a path that leaves it); anything else is a warning,
+    // as `llm prov` gives
+    const inside = roots.map((root) => resolve(root, ref)).filter((p, i) =>
+      !relative(roots[i]!, p).startsWith("..")
     );
-    if (path === undefined || visited.has(path)) return;
+    const path = inside.find(isFile);
+    if (path === undefined) {
+      warnings.push(receiptWarning(unresolved(r, ref, inside.length === 0)));
+      return;
+    }
+    if (visited.has(path)) return;
     visited.add(path);
-    const [logged, result] = await Promise.all([
-      chatOf(join(`${path}.files`, "log", "agent.chat")),
-      chatOf(path),
-    ]);
+    const logged = await chatOf(join(`${path}.files`, "log", "agent.chat"), warnings);
+    const result = await chatOf(path, warnings);
     for (const e of directEntries([logged])) count(e.meta);
-    await receipts(result);
+    await receipts(result, path);
   };
   for (const e of directEntries([own])) count(e.meta);
-  await receipts(produced);
-  return totals;
+  await receipts(produced, null);
+  return { totals, warnings };
 }

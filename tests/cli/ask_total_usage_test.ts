@@ -5,13 +5,15 @@
  * `--no-cache` rerun of the same `ask` job leaves the earlier run's job alone.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
 import { socialTaskWorkflowText } from "../agent/delegation_support.ts";
 import { runTotalUsage } from "../../src/cli/run_usage.ts";
+import type { Message } from "../../src/chat/types.ts";
+import { openDir, runUnprivileged, tmp } from "../provenance/support.ts";
 
 function put(root: string, rel: string, text = ""): void {
   const p = join(root, rel);
@@ -100,7 +102,7 @@ Deno.test("a task-route specialist inheriting the conversation: each -c run's to
   assert.deepEqual(await continuedTotals("Worker", { inherit: "conversation" }), [45, 45, 45]);
 });
 
-Deno.test("runTotalUsage: a job= receipt naming a directory, a missing job or a path out of the jobs dir counts nothing", async () => {
+Deno.test("runTotalUsage: a job= receipt naming a directory, a missing job or a path out of the jobs dir counts nothing, with a warning each", async () => {
   await using t = await tempDir();
   const home = join(t.path, "home");
   mkdirSync(join(home, "var", "jobs", "W", "ask", "dir.chat"), { recursive: true });
@@ -120,11 +122,128 @@ Deno.test("runTotalUsage: a job= receipt naming a directory, a missing job or a 
     role: "function_call",
     content: JSON.stringify({ name: "ask", arguments: { agent: "W", prompt: "p" }, id: "c1" }),
   };
-  const totals = await runTotalUsage(own, [call, output], {
+  const { totals, warnings } = await runTotalUsage(own, [call, output], {
     env: { SCOUT_HOME: home },
     cwd: t.path,
   });
   assert.equal(totals.tt, 15);
+  const at = (ref: string) =>
+    `agent_meta receipt unresolved_job_reference in chat (unsaved) at output 1 (call c1, tool ask) reference ${ref}`;
+  assert.deepEqual(warnings, [
+    {
+      code: "unresolved_job_reference",
+      file: null,
+      message: `job "W/ask/dir.chat" is no job file in any jobs root: ${at(refs[0]!)}`,
+    },
+    {
+      code: "unresolved_job_reference",
+      file: null,
+      message: `job "W/ask/missing.chat" is no job file in any jobs root: ${at(refs[1]!)}`,
+    },
+    {
+      code: "unresolved_job_reference",
+      file: null,
+      message: `job "../../outside.chat" resolves outside every jobs root: ${at(refs[2]!)}`,
+    },
+  ]);
+});
+
+/** A chat whose one `ask` output carries `agent_meta` as given. */
+function withReceipt(agentMeta: unknown): Message[] {
+  return [
+    {
+      role: "function_call",
+      content: JSON.stringify({ name: "ask", arguments: { agent: "W", prompt: "p" }, id: "c1" }),
+    },
+    {
+      role: "function_call_output",
+      content: JSON.stringify({ name: "ask", content: "ok", id: "c1", agent_meta: agentMeta }),
+    },
+  ];
+}
+
+Deno.test("runTotalUsage: a malformed receipt entry counts nothing, with a receipt_problem warning on one line", async () => {
+  await using t = await tempDir();
+  const produced = withReceipt([
+    { role: "meta", content: "pt=10 ct=5 tt=15 inference_id=w1" },
+    "oops\n\u001b[31m",
+  ]);
+  const { totals, warnings } = await runTotalUsage([], produced, {
+    env: { SCOUT_HOME: join(t.path, "home") },
+    cwd: t.path,
+  });
+  assert.equal(totals.tt, 15);
+  assert.equal(warnings.length, 1);
+  assert.equal(warnings[0]!.code, "receipt_problem");
+  assert.equal(warnings[0]!.file, null);
+  assert.match(
+    warnings[0]!.message,
+    /^entry 1 is a string, not an object: agent_meta receipt not_a_hash in chat \(unsaved\) /,
+  );
+  assert.ok(warnings[0]!.message.endsWith(" reference oops\\n\\u001b[31m"), warnings[0]!.message);
+});
+
+Deno.test("runTotalUsage: a job's log that cannot be read (mode 000, unprivileged reader) is a chat_unreadable warning naming it", async () => {
+  await using t = await tmp();
+  openDir(t.path);
+  const jobs = join(t.path, "home", "var", "jobs");
+  put(jobs, "W/ask/j.chat", "assistant: done\n");
+  put(jobs, "W/ask/j.chat.files/log/agent.chat", "meta: pt=100 ct=1 tt=101 inference_id=w1\n");
+  for (const d of ["home", "home/var", "home/var/jobs", "home/var/jobs/W", "home/var/jobs/W/ask"]) {
+    openDir(join(t.path, d));
+  }
+  for (const d of ["j.chat.files", "j.chat.files/log"]) openDir(join(jobs, "W/ask", d));
+  const log = join(jobs, "W/ask/j.chat.files/log/agent.chat");
+  chmodSync(log, 0o000);
+  const produced = withReceipt([{ role: "meta", content: "job=W/ask/j.chat" }]);
+  const out = await runUnprivileged(
+    t.path,
+    `import { runTotalUsage } from "file://$ROOT/src/cli/run_usage.ts";
+const own = [{ role: "meta", content: "pt=10 ct=5 tt=15 inference_id=a" }];
+const r = await runTotalUsage(own, ${JSON.stringify(produced)}, {
+  env: { SCOUT_HOME: ${JSON.stringify(join(t.path, "home"))} },
+  cwd: ${JSON.stringify(t.path)},
+});
+console.log(JSON.stringify(r));`,
+  ) as { totals: { tt: number }; warnings: unknown[] };
+  assert.equal(out.totals.tt, 15);
+  assert.deepEqual(out.warnings, [
+    { code: "chat_unreadable", file: log, message: `Permission denied: "${log}"` },
+  ]);
+});
+
+Deno.test("agent ask --json: a receipt's job gone before the run ends is a warning on stderr and in usage_warnings", async () => {
+  await using t = await tempDir();
+  const jobs = join(t.path, "home", "var", "jobs");
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      const usage = { pt: 10, ct: 5 };
+      if (msgs[0]!.content === "You are Worker") return { text: "worker answer", usage };
+      if (msgs.at(-1)!.role === "tool") {
+        Deno.removeSync(jobs, { recursive: true }); // the Worker's ask job, named by the receipt
+        return { text: "boss done", usage };
+      }
+      return {
+        toolCalls: [{ name: "ask", id: "c1", arguments: { agent: "Worker", prompt: "p" } }],
+        usage,
+      };
+    },
+  });
+  agents(t.path, srv, "Worker");
+  const r = await runMain(["agent", "ask", "Boss", "--no-cache", "--json", "go"], {
+    env: { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "sk-x" },
+    cwd: t.path,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.total_usage.tt, 30); // the Boss's two; the Worker's job cannot be read
+  assert.equal(out.usage_warnings.length, 1, r.stdout);
+  const w = out.usage_warnings[0];
+  assert.equal(w.code, "unresolved_job_reference");
+  assert.equal(w.file, null);
+  assert.match(w.message, /^job "UsageWorker\/ask\/.*" is no job file in any jobs root: /);
+  assert.equal(r.stderr, `scout-ai: warning: total_usage leaves out: ${w.message}\n`);
 });
 
 /** The `job=` receipts of a chat file, in order. */

@@ -136,6 +136,7 @@ Deno.test("--json prints the documented shape", async () => {
     "model",
     "usage",
     "total_usage",
+    "usage_warnings",
     "messages",
     "output",
   ]);
@@ -143,6 +144,7 @@ Deno.test("--json prints the documented shape", async () => {
   assert.equal(j.answer, "42");
   assert.deepEqual(j.usage, { pt: 7, ct: 3, tt: 10, cct: 0, cwt: 0, rt: 0 });
   assert.deepEqual(j.total_usage, j.usage); // nothing delegated
+  assert.deepEqual(j.usage_warnings, []); // nothing left out
   assert.equal(j.backend, "openai");
   assert.equal(j.model, "test-model");
   assert.deepEqual(j.messages.map((m: { role: string }) => m.role), ["meta", "assistant"]);
