@@ -107,14 +107,21 @@ export function pricesFile(home: string): string {
  *
  * @param home the Scout home
  * @returns the table, or null when there is no file
+ * @throws ScoutError `config` naming the file when it exists but cannot be read
+ *   (a directory, no permission) or is not a valid price table
  */
 export async function loadPrices(home: string): Promise<PriceTable | null> {
   const file = pricesFile(home);
   let text: string;
   try {
     text = readFileSync(file, "utf8");
-  } catch {
-    return null;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    // never "no prices" for a file that is there: every cost would quietly show `?`
+    throw new ScoutError("config", `Cannot read price file "${file}": ${(e as Error).message}`, {
+      file,
+      cause: e,
+    });
   }
   const { parse } = await import("yaml");
   let doc: unknown;
