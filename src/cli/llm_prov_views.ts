@@ -9,7 +9,7 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { scoutHome } from "../config/home.ts";
-import { ScoutError, usageError } from "../errors.ts";
+import { ScoutError } from "../errors.ts";
 import { dollarAmount } from "../provenance/format.ts";
 import { pageDetails } from "../provenance/page_details.ts";
 import { loadPrices, type PriceTable } from "../provenance/prices.ts";
@@ -25,7 +25,6 @@ import {
   renderRollup,
   type Rollup,
   rollup,
-  type RollupDimension,
 } from "../provenance/rollup.ts";
 import { writeFileAtomic } from "../util/fs.ts";
 import { collectIfGrown } from "../util/gc.ts";
@@ -43,14 +42,6 @@ export interface ProvViewOptions {
   mermaid?: boolean;
   /** Write the HTML page here. */
   html?: string;
-}
-
-function dims(spec: string): RollupDimension[] {
-  try {
-    return parseRollupDimensions(spec);
-  } catch (e) {
-    throw usageError((e as Error).message);
-  }
 }
 
 /**
@@ -99,8 +90,9 @@ export async function loadRollup(
   spec: string,
   io: Io,
 ): Promise<{ rollup: Rollup; prices: PriceTable | null }> {
+  const by = parseRollupDimensions(spec); // a usage error first
   const prices = await loadPrices(scoutHome(io.env));
-  const r = rollup(report, dims(spec), prices ?? undefined);
+  const r = rollup(report, by, prices ?? undefined);
   return { rollup: r, prices };
 }
 
@@ -187,8 +179,9 @@ export async function writeHtml(
   by: string | undefined,
   io: Io,
 ): Promise<void> {
+  const dims = parseRollupDimensions(by ?? "agent,model"); // a usage error first
   const prices = await loadPrices(scoutHome(io.env));
-  const r = rollup(report, dims(by ?? "agent,model"), prices ?? undefined);
+  const r = rollup(report, dims, prices ?? undefined);
   collectIfGrown(); // the events rebuilt for it
   if (prices) reportUnpriced(r, io);
   let visible = 0;

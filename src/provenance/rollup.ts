@@ -20,6 +20,7 @@
  */
 import { basename } from "node:path";
 import { addTokens, emptyTokens, type TokenTotals } from "../chat/trace.ts";
+import { usageError } from "../errors.ts";
 import type { CanonicalEvent } from "./event_table.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import { societyLog } from "./labels.ts";
@@ -197,14 +198,14 @@ export function rollup(
  *
  * @param spec comma-separated dimensions
  * @returns the dimensions
- * @throws Error naming an unknown dimension
+ * @throws ScoutError `usage` (exit 2) naming an unknown dimension
  */
 export function parseRollupDimensions(spec: string): RollupDimension[] {
   const out: RollupDimension[] = [];
   for (const raw of spec.split(",")) {
     const d = raw.trim();
     if (!(ROLLUP_DIMENSIONS as readonly string[]).includes(d)) {
-      throw new Error(`Unknown --by dimension "${d}" (${ROLLUP_DIMENSIONS.join(", ")})`);
+      throw usageError(`Unknown --by dimension "${d}" (${ROLLUP_DIMENSIONS.join(", ")})`);
     }
     if (!out.includes(d as RollupDimension)) out.push(d as RollupDimension);
   }

@@ -14,6 +14,7 @@ import { provenanceReport } from "../../src/provenance/report.ts";
 import { costOf, priceOf, priceTable } from "../../src/provenance/prices.ts";
 import { parseRollupDimensions, renderRollup, rollup } from "../../src/provenance/rollup.ts";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
+import { isScoutError } from "../../src/errors.ts";
 import { ProvenanceDocument } from "./schema.ts";
 
 const PRICES = priceTable({
@@ -117,7 +118,12 @@ Deno.test("rollup --by job and agent,model: the Critic's society log counts in t
     two.groups.find((g) => g.key.agent === "Planner" && g.key.model === "gpt-5-nano")?.tokens.tt,
     240,
   );
-  assert.throws(() => parseRollupDimensions("agent,colour"), /Unknown --by dimension "colour"/);
+  // the project's usage error at the source (exit 2 wherever it is called from)
+  assert.throws(() => parseRollupDimensions("agent,colour"), (e) => {
+    assert.ok(isScoutError(e, "usage"), String(e));
+    assert.equal(e.message, 'Unknown --by dimension "colour" (agent, model, endpoint, job)');
+    return true;
+  });
 });
 
 Deno.test("prices: exact entry before the longest prefix; OpenAI-style legacy usage keeps cached inside pt", () => {
@@ -185,7 +191,11 @@ Deno.test("llm prov --by: table with cost from $SCOUT_HOME/etc/prices.yaml; --js
     cwd: dir.path,
   });
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /Unknown --by dimension "colour"/);
+  assert.equal(
+    bad.stderr,
+    'scout-ai: Unknown --by dimension "colour" (agent, model, endpoint, job)\n' +
+      "(run with --help for usage)\n",
+  );
 });
 
 Deno.test("node costs with prices: direct as tokens count, subtree over what each node reaches; the tree shows them", async () => {
