@@ -130,11 +130,20 @@ function readExit(dir: string): number | undefined {
 }
 
 /**
+ * How a wait repeats a failed `squeue`: 9 calls over about 4 minutes (1 s,
+ * doubled each time). A job outlives its controller's restart, and `--wait`
+ * should too; a one-off listing (`batch list`) gives up after the default's
+ * ~7.5 s.
+ */
+export const WAIT_RETRY: SqueueRetry = { attempts: 9, backoffMs: 1_000 };
+
+/**
  * Waits until a unit's SLURM job reaches a final state, polling `squeue`.
  *
  * @param unit the unit (submitted)
  * @param opts environment, poll interval, progress callback (all units' states),
- *   how often to repeat a failed `squeue` call
+ *   how often to repeat a failed `squeue` call (default {@link WAIT_RETRY}: a
+ *   wait rides out a controller restart)
  * @returns how it ended
  * @throws ScoutError `batch_system` when squeue keeps failing (never `UNKNOWN` for a
  *   job it could not be asked about)
@@ -152,7 +161,7 @@ export async function waitForUnit(
   const id = unit.slurmId!;
   const ids = (opts.all ?? [unit]).map((u) => u.slurmId).filter((x): x is string => !!x);
   for (;;) {
-    const states = await slurmStates(ids, opts.env, opts.retry);
+    const states = await slurmStates(ids, opts.env, opts.retry ?? WAIT_RETRY);
     if (opts.onPoll) {
       const counts: Record<string, number> = {};
       for (const s of states.values()) counts[s.state] = (counts[s.state] ?? 0) + 1;
