@@ -19,7 +19,7 @@ import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { type AskEvent, failureMessages, incompleteText } from "../llm/loop.ts";
-import { readText } from "../util/fs.ts";
+import { namedFileError, readText } from "../util/fs.ts";
 import { checkStdinUse } from "./ask_stdin.ts";
 import { historyToSend, readHistory } from "./ask_history.ts";
 import {
@@ -46,8 +46,8 @@ async function loadSchema(file: string, cwd: string): Promise<unknown> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
-  } catch {
-    throw new ScoutError("file_not_found", `Schema file not found: "${file}"`, { file });
+  } catch (e) {
+    throw namedFileError(file, e, "Schema file not found");
   }
   try {
     if (!/\.ya?ml$/i.test(extname(path))) return JSON.parse(text);

@@ -15,9 +15,9 @@ import { resolve } from "node:path";
 import { tagText } from "../chat/builders.ts";
 import { compile } from "../chat/compile.ts";
 import type { Message } from "../chat/types.ts";
-import { ScoutError, usageError } from "../errors.ts";
+import { usageError } from "../errors.ts";
 import type { AskOptions, AskResult } from "../llm/ask.ts";
-import { readText, writeFileAtomic } from "../util/fs.ts";
+import { namedFileError, readText, writeFileAtomic } from "../util/fs.ts";
 import type { Io } from "./io.ts";
 import { paint } from "./io.ts";
 
@@ -166,8 +166,8 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
   let text: string;
   try {
     text = await readText(path);
-  } catch {
-    throw new ScoutError("file_not_found", `File not found: "${run.file}"`, { file: run.file });
+  } catch (e) {
+    throw namedFileError(run.file, e);
   }
   const blocks = findAskBlocks(text);
   const todo = blocks.filter((b) => !b.answered);

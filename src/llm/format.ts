@@ -10,6 +10,7 @@ import { Buffer } from "node:buffer";
 import { basename, extname } from "node:path";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
+import { namedFileError } from "../util/fs.ts";
 import { contentObject } from "../chat/tool_calls.ts";
 import { callFields, callIdOf } from "../tools/calls.ts";
 
@@ -190,7 +191,8 @@ export interface Media {
  * @param path file path (as compiled)
  * @param kind `image` or `pdf`
  * @returns mime, base64 and file name
- * @throws ScoutError `file_not_found` / `invalid_input` (unsupported image type)
+ * @throws ScoutError `file_not_found`, `io` (a directory, no permission…) /
+ *   `invalid_input` (unsupported image type)
  */
 export function loadMedia(path: string, kind: "image" | "pdf"): Media {
   let mime: string;
@@ -209,8 +211,8 @@ export function loadMedia(path: string, kind: "image" | "pdf"): Media {
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(path);
-  } catch {
-    throw new ScoutError("file_not_found", `File not found: "${path}"`, { file: path });
+  } catch (e) {
+    throw namedFileError(path, e);
   }
   return { mime, base64: Buffer.from(bytes).toString("base64"), filename: basename(path) };
 }

@@ -25,7 +25,7 @@ import {
 import { readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { ScoutError } from "../errors.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
 
 function tempPathFor(path: string): string {
   return join(
@@ -255,6 +255,25 @@ export function fileError(path: string, e: unknown): ScoutError {
     file: path,
     cause: e,
   });
+}
+
+/**
+ * The error of a failed read of a file the user named (a flag's value, an
+ * `image:` line): a missing one is `file_not_found` ("<what>: "<name>""), the
+ * code such files have always had; a directory, a refusal… get
+ * {@link fileError}'s words. Both keep the original error as `cause`.
+ *
+ * @param name the file as the user gave it
+ * @param e a Node fs error, or the ScoutError {@link fileError} made of one
+ * @param what the message's start for a missing file
+ * @returns a ScoutError with code `file_not_found` or `io`
+ */
+export function namedFileError(name: string, e: unknown, what = "File not found"): ScoutError {
+  const raw = isScoutError(e) && e.cause !== undefined ? e.cause : e;
+  if ((raw as NodeJS.ErrnoException)?.code === "ENOENT") {
+    return new ScoutError("file_not_found", `${what}: "${name}"`, { file: name, cause: raw });
+  }
+  return fileError(name, raw);
 }
 
 /**

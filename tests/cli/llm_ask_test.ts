@@ -279,6 +279,18 @@ Deno.test("llm json: schema file → structured output request; the reply is par
   assert.deepEqual(doc.value, { primes: [2, 3, 5] });
 });
 
+Deno.test("llm json: a missing schema file and a directory given as one are told apart", async () => {
+  await using t = await setup();
+  const missing = await t.run(["json", ...t.flags, "-s", "nope.json", "q"]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /^scout-ai: Schema file not found: "nope\.json"/);
+  await Deno.mkdir(join(t.dir.path, "schemas"));
+  const dir = await t.run(["json", ...t.flags, "-s", "schemas", "q"]);
+  assert.equal(dir.code, 1);
+  assert.match(dir.stderr, /^scout-ai: Is a directory, not a file: "schemas"/);
+  assert.equal(t.srv.requests.length, 0);
+});
+
 Deno.test("llm ask --help teaches with examples", async () => {
   const r = await runMain(["llm", "ask", "--help"]);
   assert.equal(r.code, 0);

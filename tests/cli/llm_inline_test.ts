@@ -133,6 +133,10 @@ Deno.test("llm ask --inline: a failure keeps the replies obtained before it; bad
   const missing = await runMain(["llm", "ask", "--inline", "nope.rb"], { env, cwd: dir.path });
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /File not found: "nope\.rb"/);
+  await Deno.mkdir(join(dir.path, "lib.rb"));
+  const isDir = await runMain(["llm", "ask", "--inline", "lib.rb"], { env, cwd: dir.path });
+  assert.equal(isDir.code, 1);
+  assert.match(isDir.stderr, /^scout-ai: Is a directory, not a file: "lib\.rb"/);
 });
 
 Deno.test("agent ask --inline: the agent's start chat comes before each inline question", async () => {

@@ -195,6 +195,11 @@ Deno.test("images and PDFs: data URLs, content parts per backend, missing files 
       () => responsesInput([{ role: "image", content: `${dir}/missing.png` }]),
       (e) => isScoutError(e, "file_not_found"),
     );
+    await Deno.mkdir(`${dir}/shots.png`);
+    assert.throws( // a directory is not reported missing
+      () => responsesInput([{ role: "image", content: `${dir}/shots.png` }]),
+      (e) => isScoutError(e, "io") && /Is a directory, not a file: ".*shots\.png"/.test(e.message),
+    );
     assert.throws(
       () => responsesInput([{ role: "image", content: `${dir}/p.bmp` }]),
       /Unsupported image type/,
