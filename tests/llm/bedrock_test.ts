@@ -265,6 +265,26 @@ Deno.test("bedrock credentials: a profile in ~/.aws/credentials, region from ~/.
   assert.equal(srv.requests.length, 1);
 });
 
+Deno.test("bedrock credentials: the message names the shared file read; an unreadable one is an io error, not an empty one", async () => {
+  await using home = await tempDir();
+  await using srv = await startProviderServer();
+  const creds = join(home.path, "team-creds");
+  await Deno.writeTextFile(creds, "[other]\naws_access_key_id = X\n");
+  const base = { ...opts(srv, NOVA, home.path) };
+  const env = (file: string) => ({ SCOUT_HOME: home.path, AWS_SHARED_CREDENTIALS_FILE: file });
+  await assert.rejects(
+    () => ask(question, { ...base, env: env(creds) }),
+    (e) => isScoutError(e, "missing_key") && e.message.endsWith(`profile "default" in "${creds}"`),
+  );
+  const dir = join(home.path, "credsdir");
+  await Deno.mkdir(dir);
+  await assert.rejects(
+    () => ask(question, { ...base, env: env(dir) }),
+    (e) => isScoutError(e, "io") && e.file === dir && /Is a directory/.test(e.message),
+  );
+  assert.equal(srv.requests.length, 0);
+});
+
 Deno.test("bedrock: credentials given as options are used and written nowhere (chat, cache)", async () => {
   await using home = await tempDir();
   await using srv = await startProviderServer();

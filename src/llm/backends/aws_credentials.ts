@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ScoutError } from "../../errors.ts";
+import { fileError } from "../../util/fs.ts";
 
 /** Credentials and region of one request. */
 export interface AwsCredentials {
@@ -49,12 +50,16 @@ export function parseAwsIni(text: string): Record<string, Record<string, string>
   return out;
 }
 
+/** The sections of the INI file at `path`; none when there is no such file. */
 function readIni(path: string): Record<string, Record<string, string>> {
+  let text: string;
   try {
-    return parseAwsIni(readFileSync(path, "utf8"));
-  } catch {
-    return {};
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code === "ENOENT") return {};
+    throw fileError(path, e); // a directory, no permission: not the same as no file
   }
+  return parseAwsIni(text);
 }
 
 /**
@@ -63,6 +68,7 @@ function readIni(path: string): Record<string, Record<string, string>> {
  * @param extra the backend's resolved settings (`ClientSettings.extra`)
  * @returns credentials and region
  * @throws ScoutError `missing_key` without credentials, `config` without a region
+ *   (both name the shared file looked in), `io` when a shared file cannot be read
  */
 export function awsCredentials(extra: Record<string, string>): AwsCredentials {
   const home = extra.home ?? "";
@@ -70,8 +76,8 @@ export function awsCredentials(extra: Record<string, string>): AwsCredentials {
   let accessKeyId = extra.access_key;
   let secretAccessKey = extra.secret_key;
   let sessionToken = extra.session_token;
+  const file = extra.aws_credentials_file ?? join(home, ".aws", "credentials");
   if (accessKeyId === undefined || secretAccessKey === undefined) {
-    const file = extra.aws_credentials_file ?? join(home, ".aws", "credentials");
     const p = readIni(file)[profile] ?? {};
     accessKeyId = p.aws_access_key_id;
     secretAccessKey = p.aws_secret_access_key;
@@ -81,20 +87,21 @@ export function awsCredentials(extra: Record<string, string>): AwsCredentials {
     throw new ScoutError(
       "missing_key",
       `No AWS credentials for backend "bedrock": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ` +
-        `access_key and secret_key in the endpoint file, or profile "${profile}" in ~/.aws/credentials`,
+        `access_key and secret_key in the endpoint file, or profile "${profile}" in "${file}"`,
       { backend: "bedrock", variables: ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] },
     );
   }
   let region = extra.region;
+  const configFile = extra.aws_config_file ?? join(home, ".aws", "config");
   if (region === undefined) {
-    const config = readIni(extra.aws_config_file ?? join(home, ".aws", "config"));
+    const config = readIni(configFile);
     region = (config[profile === "default" ? "default" : `profile ${profile}`] ?? {}).region;
   }
   if (!region) {
     throw new ScoutError(
       "config",
       `No AWS region for backend "bedrock": set "region" in the endpoint file or config, ` +
-        `AWS_REGION, or region in ~/.aws/config`,
+        `AWS_REGION, or region in "${configFile}"`,
       { backend: "bedrock" },
     );
   }
