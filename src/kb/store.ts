@@ -15,6 +15,7 @@
 import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { ScoutError } from "../errors.ts";
 
 /** What an index was built from and what it holds. */
 export interface IndexMeta {
@@ -287,28 +288,54 @@ function readAt(fd: number, start: number, end: number): string {
 }
 
 /**
+ * The footer of the index open as `fd`, or null when the file is not a
+ * complete index of this version; an error reading it is thrown.
+ */
+function readFooter(fd: number): Footer | null {
+  const size = fstatSync(fd).size;
+  if (size < MAGIC.length + TRAILER || readAt(fd, 0, MAGIC.length) !== MAGIC) return null;
+  const at = Number.parseInt(readAt(fd, size - TRAILER, size), 10);
+  if (!Number.isFinite(at) || at <= 0 || at >= size) return null;
+  const text = readAt(fd, at, size - TRAILER);
+  let footer: Footer | null;
+  try {
+    footer = JSON.parse(text) as Footer | null;
+  } catch {
+    return null; // not JSON: cut short
+  }
+  return footer?.meta?.version === INDEX_VERSION ? footer : null;
+}
+
+/** The error of an index file that is there but cannot be read. */
+function unreadableIndex(path: string, e: unknown): ScoutError {
+  const why = (e as Error)?.message ?? String(e);
+  return new ScoutError("io", `Cannot read the index "${path}": ${why}`, { file: path, cause: e });
+}
+
+/**
  * Reads an index's footer, or null when the file is missing or not a
  * complete index.
  *
  * @param path the index file
  * @returns the open store, or null
+ * @throws ScoutError `io` when the file is there but cannot be opened or read
  */
 export function openStore(path: string): AssociationStore | null {
   let fd: number;
   try {
     fd = openSync(path, "r");
-  } catch {
-    return null;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code === "ENOENT") return null;
+    throw unreadableIndex(path, e);
   }
-  let footer: Footer;
+  let footer: Footer | null;
   try {
-    const size = fstatSync(fd).size;
-    if (size < MAGIC.length + TRAILER || readAt(fd, 0, MAGIC.length) !== MAGIC) throw 0;
-    const at = Number.parseInt(readAt(fd, size - TRAILER, size), 10);
-    if (!Number.isFinite(at) || at <= 0 || at >= size) throw 0;
-    footer = JSON.parse(readAt(fd, at, size - TRAILER)) as Footer;
-    if (footer.meta?.version !== INDEX_VERSION) throw 0;
-  } catch {
+    footer = readFooter(fd);
+  } catch (e) {
+    closeSync(fd);
+    throw unreadableIndex(path, e);
+  }
+  if (footer === null) {
     closeSync(fd);
     return null;
   }

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import {
   associationDetails,
@@ -10,6 +17,7 @@ import {
   openKnowledgeBase,
   parents,
 } from "../../src/kb/database.ts";
+import { isScoutError } from "../../src/errors.ts";
 import { registerDatabase } from "../../src/kb/resolve.ts";
 import { openStore } from "../../src/kb/store.ts";
 import { ROOT, tempDir } from "../support/cli.ts";
@@ -121,6 +129,23 @@ Deno.test("a truncated index is never taken for complete; a failed rebuild keeps
   assert.deepEqual(readdirSync(join(d.path, "kb", ".scout-ai-index")), ["links.idx"]);
   assert.notEqual(openStore(idx)?.meta.size, readFileSync(tsv).length);
   assert.throws(() => children(kb, "links", ["a"]), /Row has 1 columns/);
+});
+
+Deno.test("an index that is there but unreadable is an io error naming it, not a missing one", async () => {
+  await using d = await tempDir();
+  assert.equal(openStore(join(d.path, "none.idx")), null);
+  const dir = join(d.path, "links.idx");
+  mkdirSync(dir); // opens, but every read fails (EISDIR)
+  assert.throws(
+    () => openStore(dir),
+    (e) =>
+      isScoutError(e, "io") && e.file === dir &&
+      /Cannot read the index .*links\.idx/.test(e.message),
+  );
+  const file = join(d.path, "plain");
+  writeFileSync(file, "");
+  const under = join(file, "x.idx"); // ENOTDIR: cannot be opened
+  assert.throws(() => openStore(under), (e) => isScoutError(e, "io") && e.file === under);
 });
 
 Deno.test("100,000 generated associations with fields: every query agrees with the file", async () => {
