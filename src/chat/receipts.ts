@@ -12,7 +12,8 @@ import { parseMeta } from "./meta.ts";
 import { messageAddress, receiptAddress } from "./lineage.ts";
 import { nonEmpty } from "./trace.ts";
 import { receiptCalls } from "./receipts_scan.ts";
-import { checkReceiptEntry, receiptProblem, typeName } from "./receipts_problem.ts";
+import { checkReceiptEntry, receiptProblem } from "./receipts_problem.ts";
+import { typeName } from "./type_name.ts";
 import type {
   ChatMetaEvidence,
   ReceiptEvidence,

@@ -6,14 +6,11 @@
  */
 import { type MetaRecord, parseMeta } from "./meta.ts";
 import type { ReceiptProblem, ReceiptReason } from "./receipts_types.ts";
+import { typeName } from "./type_name.ts";
 
 function isEmptyRecord(r: Record<string, unknown>): boolean {
   for (const _ in r) return false;
   return true;
-}
-
-export function typeName(v: unknown): string {
-  return v === null ? "null" : Array.isArray(v) ? "an array" : `a ${typeof v}`;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { Command } from "@commander-js/extra-typings";
 import { ScoutError } from "../errors.ts";
+import { typeName } from "../chat/type_name.ts";
 import type { Chat, Message } from "../chat/types.ts";
 import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
@@ -102,12 +103,6 @@ export function messagesFromJson(text: string, name: string): Chat {
     }
   });
   return data as Chat;
-}
-
-function typeName(v: unknown): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  return typeof v === "object" ? "an object" : `a ${typeof v}`;
 }
 
 /**

@@ -82,6 +82,25 @@ Deno.test("not_an_array once with null index; null/false still count as receipts
   }
 });
 
+Deno.test("problem details name the kind with its article: an object, an array, a string, null", () => {
+  const details = (v: unknown) => {
+    const warnings: ReceiptProblem[] = [];
+    agentMetaEvidence(chat(v), { source: "/p", warnings });
+    return warnings.map((w) => w.detail);
+  };
+  assert.deepEqual(details({ role: "meta" }), ["agent_meta is an object, not an array"]);
+  assert.deepEqual(details("x"), ["agent_meta is a string, not an array"]);
+  assert.deepEqual(details(null), ["agent_meta is null, not an array"]);
+  assert.deepEqual(details([[1], 2]), [
+    "entry 0 is an array, not an object",
+    "entry 1 is a number, not an object",
+  ]);
+  assert.deepEqual(details([{ role: "meta", content: {} }, { role: "meta" }]), [
+    "entry 0 has an object content, not a string",
+    "entry 1 has undefined content, not a string",
+  ]);
+});
+
 Deno.test("problem messages end with the raw reference: the agent_meta value, the entry, or the job", () => {
   const cases: [unknown, string][] = [
     ["oops", " reference oops"],
