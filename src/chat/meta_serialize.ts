@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { codePointLength } from "../util/code_points.ts";
 
 /**
  * Serializes a meta record to one line (`provenance.md` §4.1): keys in stable
@@ -50,13 +51,4 @@ function metaValue(v: unknown): string {
     return `"${s.replace(/[\\"]/g, (c) => "\\" + c)}"`;
   }
   return s;
-}
-
-function codePointLength(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdbff) n++;
-  }
-  return n;
 }

@@ -12,31 +12,13 @@
  */
 import { ScoutError } from "../errors.ts";
 import { md5hex } from "../util/hash.ts";
+import { codePointLength } from "../util/code_points.ts";
 
 /** Smallest `max` for which the head/tail arithmetic is meaningful. */
 export const MIN_SHORTEN_MAX = 40;
 
-/**
- * Number of Unicode code points in `s` (a surrogate pair counts once; a lone
- * surrogate counts once).
- *
- * @param s any string
- * @returns its length in code points
- */
-export function codePointLength(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length - 1; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
+/** Number of Unicode code points in a string (public here as `prompt`'s `codePointLength`). */
+export { codePointLength };
 
 /** UTF-16 offset just after the first `count` code points of `s`. */
 function offsetAfterCodePoints(s: string, count: number): number {

@@ -7,6 +7,7 @@
  * @module
  */
 import type { TokenTotals } from "../chat/trace.ts";
+import { codePointLength } from "../util/code_points.ts";
 
 /** Exact `mantissa · 2^exponent` of a finite non-negative double. */
 function decompose(x: number): { mant: bigint; exp: number } {
@@ -124,15 +125,6 @@ export function shortTokens(n: number): string {
   return String(n);
 }
 
-function width(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xdc00 || c > 0xdfff) n++;
-  }
-  return n;
-}
-
 /**
  * `%-Ns`: pads on the right to `n` characters (never truncates).
  *
@@ -141,7 +133,7 @@ function width(s: string): number {
  * @returns padded text
  */
 export function padRight(s: string, n: number): string {
-  const w = width(s);
+  const w = codePointLength(s);
   return w >= n ? s : s + " ".repeat(n - w);
 }
 
@@ -153,7 +145,7 @@ export function padRight(s: string, n: number): string {
  * @returns padded text
  */
 export function padLeft(s: string, n: number): string {
-  const w = width(s);
+  const w = codePointLength(s);
   return w >= n ? s : " ".repeat(n - w) + s;
 }
 

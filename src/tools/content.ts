@@ -6,6 +6,7 @@
  * @module
  */
 import { md5hex } from "../util/hash.ts";
+import { codePointLength } from "../util/code_points.ts";
 import { isToolOutput, type ToolOutput, toolOutput } from "./types.ts";
 
 /** Default `max_content_length` (chars). */
@@ -73,15 +74,6 @@ export function errorOutput(e: unknown): ToolOutput {
     : toolOutput({ content, error: "error" });
 }
 
-function codePoints(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xdc00 || c > 0xdfff) n++;
-  }
-  return n;
-}
-
 /** What the length guard needs to name in its notice. */
 export interface LengthGuardInfo {
   /** Tool name. */
@@ -110,7 +102,7 @@ export function guardLength(
 ): ToolOutput & { content: string } {
   // a string never has more code points than UTF-16 units: most outputs need no count
   if (output.content.length <= info.max) return output;
-  const length = codePoints(output.content);
+  const length = codePointLength(output.content);
   if (length <= info.max) return output;
   const argsPrint = md5hex(JSON.stringify(info.arguments ?? {}) ?? "").slice(0, 8);
   const contentPrint = md5hex(output.content).slice(0, 8);

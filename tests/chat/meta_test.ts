@@ -71,6 +71,12 @@ Deno.test("serializeMeta: inference.md §4.5 machine-checked vector", () => {
   assert.deepEqual(parseMeta(serializeMeta(record)), record);
 });
 
+Deno.test("serializeMeta: value lengths in code points; a lone surrogate counts one", () => {
+  assert.equal(serializeMeta({ b: "\ud800\ud800\ud800", a: "xy" }), "a=xy b=\ud800\ud800\ud800");
+  assert.equal(serializeMeta({ b: "🌍🌍🌍", a: "xy" }), "a=xy b=🌍🌍🌍");
+  assert.equal(serializeMeta({ b: "🌍🌍", a: "xy" }), "b=🌍🌍 a=xy");
+});
+
 Deno.test("serializeMeta TS-FIX: quotes, backslashes, outer spaces, newlines, null", () => {
   assert.equal(serializeMeta({ a: 'say "hi"' }), 'a="say \\"hi\\""');
   assert.equal(serializeMeta({ a: "back\\slash" }), 'a="back\\\\slash"');
@@ -84,7 +90,23 @@ const key = fc.stringMatching(/^[a-z_][a-z0-9_]{0,10}$/);
 const nonNumeric = (s: string) => !/^-?\d+$/.test(s) && !/^-?\d+\.\d+$/.test(s);
 const metaString = fc.string({
   unit: fc.oneof(
-    fc.constantFrom(" ", "=", '"', "\\", "\n", "\r", "\t", "é", "🌍", "日", "a", "k=", "\u00a0"),
+    fc.constantFrom(
+      " ",
+      "=",
+      '"',
+      "\\",
+      "\n",
+      "\r",
+      "\t",
+      "é",
+      "🌍",
+      "日",
+      "a",
+      "k=",
+      "\u00a0",
+      "\ud800",
+      "\udc00",
+    ),
     fc.string({ unit: "grapheme", minLength: 1, maxLength: 3 }),
   ),
   maxLength: 20,
@@ -387,14 +409,7 @@ Deno.test("property: parseMeta(text, key) is parseMeta(text) without that key, s
 
 /** serializeMeta as first written (provenance.md §4.1 step by step): the oracle of its fast form. */
 function serializeMetaSpec(meta: Record<string, unknown>): string {
-  const codePoints = (s: string) => {
-    let n = 0; // UTF-16 units that do not start a surrogate pair
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 0xd800 || c > 0xdbff) n++;
-    }
-    return n;
-  };
+  const codePoints = (s: string) => [...s].length; // a lone surrogate is one code point
   const value = (v: unknown) => {
     if (v === null || v === undefined) return "";
     let s = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);

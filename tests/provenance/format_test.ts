@@ -11,7 +11,7 @@ import { shownLabel } from "../../src/provenance/render_tree.ts";
 import { emptyTokens } from "../../src/chat/trace.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { human, shortTokens, toFixedEven } from "../../src/provenance/format.ts";
+import { human, padLeft, padRight, shortTokens, toFixedEven } from "../../src/provenance/format.ts";
 
 /** `%.Nf` by exact rational arithmetic on the double's value: the oracle. */
 function printfF(x: number, digits: number): string {
@@ -217,4 +217,11 @@ Deno.test("top-level agent logs are found without making basenames, as basename/
     ),
     { numRuns: 3000 },
   );
+});
+
+Deno.test("padRight/padLeft count code points: a pair is one column, a lone surrogate one too", () => {
+  assert.equal(padRight("🌍", 3), "🌍  ");
+  assert.equal(padLeft("é", 2), " é");
+  assert.equal(padRight("\ud800", 3), "\ud800  ");
+  assert.equal(padLeft("\udc00x", 3), " \udc00x");
 });

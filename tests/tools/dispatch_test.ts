@@ -175,6 +175,14 @@ Deno.test("length guard: counts code points, not UTF-16 units (an emoji is one c
     JSON.parse(cut.content).exception,
     /returned 6 characters, more than the maximum of 5/,
   );
+  const lone = toolRegistry({ bits: [() => "\udc00".repeat(6), { name: "bits" }] });
+  const bits = await runToolCalls([{ name: "bits", arguments: {}, id: "c" }], {
+    registry: lone,
+    maxContentLength: 5,
+  });
+  const guarded = JSON.parse(String(bits[1]!.content));
+  assert.equal(guarded.error, "truncated", "six lone surrogates are six characters");
+  assert.match(JSON.parse(guarded.content).exception, /returned 6 characters/);
 });
 
 Deno.test("aborts propagate instead of becoming outputs", async () => {
