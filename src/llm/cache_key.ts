@@ -11,6 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Message } from "../chat/types.ts";
+import { canonicalJson } from "../util/canonical_json.ts";
 import { hashPieces, hashUpdate, sha256hex } from "../util/hash.ts";
 
 /** Format of the whole-ask entries (`CachedAsk`, `cache.ts`; part of their keys). */
@@ -19,34 +20,8 @@ export const CACHE_VERSION = 1;
 /** Format of the per-round entries (`CachedRound`; part of their keys). */
 export const ROUND_CACHE_VERSION = 2;
 
-/**
- * JSON with object keys sorted at every level (arrays keep their order);
- * `undefined` members are dropped as `JSON.stringify` does.
- *
- * @param v any JSON-able value
- * @returns canonical JSON text
- *
- * @example
- * ```ts
- * import { canonicalJson } from "./cache_key.ts";
- * canonicalJson({ b: 1, a: [{ d: 1, c: 2 }] }); // '{"a":[{"c":2,"d":1}],"b":1}'
- * ```
- */
-export function canonicalJson(v: unknown): string {
-  return JSON.stringify(sortKeys(v));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (typeof v !== "object" || v === null) return v;
-  if (v instanceof Date) return v.toISOString();
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v).sort()) {
-    const x = (v as Record<string, unknown>)[k];
-    if (x !== undefined && typeof x !== "function") out[k] = sortKeys(x);
-  }
-  return out;
-}
+/** JSON with object keys sorted at every level: the text a key digests (public in `llm`). */
+export { canonicalJson };
 
 /** What identifies an ask. */
 export interface CacheKeyInput {
@@ -107,7 +82,7 @@ function digests(input: CacheKeyInput, versions: number[]): string[] {
     // the input's own v wins over the version (the spread); never the case for an ask
     return versions.map((v) => sha256hex(canonicalJson({ v, ...input })));
   }
-  // every other member sorts before or after "v" (sortKeys' order)
+  // every other member sorts before or after "v" (canonicalJson's key order)
   const members = canonicalMembers(input as unknown as Record<string, unknown>);
   const before: Piece[] = ["{"];
   let after = ""; // members after "v" are never messages: their pieces are strings
@@ -129,7 +104,7 @@ type Piece = string | Uint8Array;
 /**
  * The members of `canonicalJson(input)`, byte for byte, in order, each with
  * its name and its text in pieces: built one by one so that the messages — the
- * history, which grows every round — skip {@link sortKeys}: a `{role,
+ * history, which grows every round — skip {@link canonicalJson}: a `{role,
  * content}` message of two strings is written directly (its canonical form
  * depends on those two strings only), and its UTF-8 remembered per message
  * object while both stay the same; the pieces are hashed without being joined.
@@ -138,13 +113,11 @@ function canonicalMembers(input: Record<string, unknown>): [string, Piece[]][] {
   const out: [string, Piece[]][] = [];
   for (const k of Object.keys(input).sort()) {
     const x = input[k];
-    if (x === undefined || typeof x === "function") continue; // as sortKeys drops them
+    // members JSON does not write, as canonicalJson drops them
+    if (x === undefined || typeof x === "function" || typeof x === "symbol") continue;
     const name = `${JSON.stringify(k)}:`;
     if (k === "messages" && Array.isArray(x)) out.push([k, [name, ...messagesPieces(x)]]);
-    else {
-      const j = canonicalJson(x);
-      if (j !== undefined) out.push([k, [`${name}${j}`]]); // as JSON.stringify drops them
-    }
+    else out.push([k, [`${name}${canonicalJson(x)}`]]);
   }
   return out;
 }
@@ -154,7 +127,7 @@ function messagesPieces(messages: readonly unknown[]): Piece[] {
   // an element JSON cannot write (a hole, undefined, a function) is `null` in an array
   for (let i = 0; i < messages.length; i++) {
     if (i > 0) parts.push(",");
-    parts.push(messageJson(messages[i]) ?? "null");
+    parts.push(messageJson(messages[i])); // canonicalJson writes those as "null"
   }
   parts.push("]");
   return parts;
@@ -164,7 +137,7 @@ function messagesPieces(messages: readonly unknown[]): Piece[] {
 const messageBytes = new WeakMap<object, { role: string; content: string; bytes: Uint8Array }>();
 const utf8 = new TextEncoder();
 
-function messageJson(m: unknown): Piece | undefined {
+function messageJson(m: unknown): Piece {
   if (typeof m !== "object" || m === null) return canonicalJson(m);
   const { role, content } = m as Message;
   if (typeof role !== "string" || typeof content !== "string" || Object.keys(m).length !== 2) {

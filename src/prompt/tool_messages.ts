@@ -15,6 +15,7 @@
  */
 import type { Message } from "../chat/types.ts";
 import { codePointLength, shortenString } from "./shorten_string.ts";
+import { canonicalJson } from "../util/canonical_json.ts";
 
 /** Role of a tool call message. */
 export const CALL = "function_call";
@@ -136,26 +137,6 @@ export function compactedContent(role: string, info: ToolMessageInfo): string | 
 export function compactMessage(m: Message, info: ToolMessageInfo): Message | null {
   const c = compactedContent(m.role, info);
   return c === null ? null : { ...m, content: c };
-}
-
-/**
- * JSON with object keys sorted recursively (arrays keep their order): two
- * argument objects that differ only in key order give the same text.
- *
- * @param v any JSON value
- * @returns canonical JSON text
- */
-export function canonicalJson(v: unknown): string {
-  return JSON.stringify(sortKeys(v)) ?? "null";
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v === null || typeof v !== "object") return v;
-  const o = v as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(o).sort()) out[k] = sortKeys(o[k]);
-  return out;
 }
 
 /**

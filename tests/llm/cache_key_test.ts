@@ -163,6 +163,10 @@ Deno.test("a message changed in place after it was keyed gets its new text in th
   // sparse and odd histories write as JSON writes arrays
   const odd = { ...base, messages: [undefined, , m] } as unknown as CacheKeyInput;
   assert.equal(roundCacheKey(odd), reference(2, odd));
+  // members JSON cannot write are left out, as JSON.stringify leaves them out
+  const extra = { ...i, hook: () => 1, tag: Symbol("t"), gone: undefined } as CacheKeyInput;
+  assert.equal(roundCacheKey(extra), roundCacheKey(i));
+  assert.equal(cacheKey(extra), cacheKey(i));
   // an input with its own v: the spread's v wins
   const own = { ...base, messages: [], v: 7 } as unknown as CacheKeyInput;
   assert.equal(cacheKey(own), reference(1, own));

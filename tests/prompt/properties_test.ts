@@ -9,7 +9,7 @@ import type { Message } from "../../src/chat/types.ts";
 import { preparePrompt } from "../../src/prompt/prepare.ts";
 import { shortenTools } from "../../src/prompt/shorten_tools.ts";
 import { epochRegions, shortenToolsEpoch } from "../../src/prompt/shorten_tools_epoch.ts";
-import { canonicalJson } from "../../src/prompt/tool_messages.ts";
+import { canonicalJson } from "../../src/util/canonical_json.ts";
 import { epoch, settings } from "./support.ts";
 
 /** One step of an agent session: a tool pair, maybe followed by assistant text. */
