@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { parseJson } from "../chat/json.ts";
+import { parseJson, unwrapContent } from "../chat/json.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { chat, current } from "./agent.ts";
@@ -40,11 +40,7 @@ function parseAnswer(text: string): unknown {
       `The answer is not JSON: ${(e as Error).message} (answer "${text.slice(0, 80)}")`,
     );
   }
-  if (typeof v === "object" && v !== null && !Array.isArray(v)) {
-    const keys = Object.keys(v);
-    if (keys.length === 1 && keys[0] === "content") return (v as { content: unknown }).content;
-  }
-  return v;
+  return unwrapContent(v);
 }
 
 function removeFormats(chat: Message[]): Message[] {

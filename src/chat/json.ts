@@ -1,6 +1,7 @@
 /**
  * JSON answers (`chat.md` §8 `parseJson`): models often wrap JSON in a
- * ```` ```json ```` fence; this takes what is inside the last one.
+ * ```` ```json ```` fence; this takes what is inside the last one. And the
+ * `{content}` unwrapping of a JSON answer ({@link unwrapContent}).
  *
  * @module
  */
@@ -44,4 +45,27 @@ export function parseJson(text: string | null | undefined): unknown {
       },
     );
   }
+}
+
+/**
+ * A JSON answer as `json` gives it (`chat.md` §8, D12; `agents.md` §1.3): an
+ * object whose only key is `content` yields that value (a schema can only
+ * ask for an object, so a list comes wrapped); anything else is itself.
+ *
+ * @param v a parsed answer
+ * @returns `v.content` for `{content}`, else `v`
+ *
+ * @example
+ * ```ts
+ * import { unwrapContent } from "./json.ts";
+ * unwrapContent({ content: [1, 2] }); // [1, 2]
+ * unwrapContent({ content: 1, n: 2 }); // { content: 1, n: 2 }
+ * ```
+ */
+export function unwrapContent(v: unknown): unknown {
+  if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    if (keys.length === 1 && keys[0] === "content") return (v as { content: unknown }).content;
+  }
+  return v;
 }

@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import { compile, compileText } from "../chat/compile.ts";
-import { parseJson } from "../chat/json.ts";
+import { parseJson, unwrapContent } from "../chat/json.ts";
 import { print } from "../chat/print.ts";
 import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
 import { runTotalUsage, type RunUsage } from "./run_usage.ts";
@@ -349,14 +349,6 @@ export async function runLlmAsk(
   }
   if (unsaved !== undefined) throw unsaved;
   return 0;
-}
-
-function unwrapContent(v: unknown): unknown {
-  if (typeof v === "object" && v !== null && !Array.isArray(v)) {
-    const keys = Object.keys(v);
-    if (keys.length === 1 && keys[0] === "content") return (v as { content: unknown }).content;
-  }
-  return v;
 }
 
 /** Messages as `--json` prints them: role and content (null when absent). */

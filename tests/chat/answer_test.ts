@@ -11,6 +11,7 @@ import {
   tooling,
 } from "../../mod.ts";
 import type { Chat } from "../../mod.ts";
+import { unwrapContent } from "../../src/chat/json.ts";
 
 const chat: Chat = [
   { role: "tool", content: "Baking" },
@@ -64,6 +65,15 @@ Deno.test("parseJson §8", () => {
   assert.throws(() => parseJson('```\n{"a":1}\n```'), (e) => isScoutError(e, "json_parse"));
   assert.throws(() => parseJson("not json"), (e) => isScoutError(e, "json_parse"));
   assert.throws(() => parseJson('```json {"a":1}```'), (e) => isScoutError(e, "json_parse"));
+});
+
+Deno.test("unwrapContent: an object whose only key is content yields it (D12)", () => {
+  assert.deepEqual(unwrapContent({ content: [1, 2] }), [1, 2]);
+  assert.equal(unwrapContent({ content: null }), null);
+  assert.deepEqual(unwrapContent({ content: 1, n: 2 }), { content: 1, n: 2 });
+  assert.deepEqual(unwrapContent([{ content: 1 }]), [{ content: 1 }]);
+  assert.equal(unwrapContent("content"), "content");
+  assert.equal(unwrapContent(null), null);
 });
 
 Deno.test("printBrief: fingerprints, expanded roles", () => {

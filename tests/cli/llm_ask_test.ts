@@ -277,6 +277,11 @@ Deno.test("llm json: schema file → structured output request; the reply is par
   assert.equal(doc.version, 1);
   assert.equal(doc.answer, '{"primes": [2, 3, 5]}');
   assert.deepEqual(doc.value, { primes: [2, 3, 5] });
+  // an object whose only key is content is its content (D12)
+  t.srv.script({ text: '{"content": ["a", "b"]}' });
+  const c = await t.run(["json", ...t.flags, "Two letters"]);
+  assert.equal(c.code, 0, c.stderr);
+  assert.equal(c.stdout, '[\n  "a",\n  "b"\n]\n');
 });
 
 Deno.test("llm json: a missing schema file and a directory given as one are told apart", async () => {
