@@ -34,16 +34,6 @@ import { warn } from "./io.ts";
 /** More nodes than this: the page has the list but no drawn graph. */
 export const HTML_GRAPH_LIMIT = 400;
 
-/** The people-facing view options of `llm prov`. */
-export interface ProvViewOptions {
-  /** `--by` dimensions, comma-separated. */
-  by?: string;
-  /** Print Mermaid. */
-  mermaid?: boolean;
-  /** Write the HTML page here. */
-  html?: string;
-}
-
 /**
  * The run's cost line: `cost: $X` when every inference has a price, `cost: ?`
  * when none has, else `cost: $X + ?`; with the unpriced count when not all are

@@ -17,7 +17,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { writeEntryFile } from "./cache_files.ts";
 import { withKeyLock } from "./cache_lock.ts";
 
 export {
@@ -158,25 +157,6 @@ export function cacheReadRound(
   ));
 }
 
-/**
- * Stores a cache entry atomically.
- *
- * @param dir cache directory
- * @param key cache key
- * @param entry what to store
- */
-export async function cacheWrite(
-  dir: string,
-  key: string,
-  entry: CachedAsk | CachedRound,
-): Promise<void> {
-  // Atomic (temp + rename) but not flushed, with no mkdir per write (the
-  // directory is made once per process): an entry lost or torn by a crash
-  // reads as a miss (cacheRead). Each skipped call was ~0.1 ms of an
-  // inference's cache cost (docs/design-notes.md, "Agents bench").
-  await stored(dir, key, () => writeEntryFile(dir, key, entryText(entry)));
-}
-
 function entryText(entry: CachedAsk | CachedRound): string {
   return JSON.stringify(entry) + "\n";
 }
@@ -197,9 +177,12 @@ async function stored(dir: string, key: string, write: () => Promise<void>): Pro
  * Runs `fn` holding the lock of `key`: concurrent identical asks in this
  * process share one run; other processes wait on the lock file (a lock left
  * by a dead process is taken over; after `waitMs` the ask runs unlocked).
- * `fn`'s `store` writes the key's entry as {@link cacheWrite} does — when the
- * lock is held, behind (`write_behind.ts`): its promise settles once the entry
- * is published, and the key stays locked until then (`cache_lock.ts`).
+ * `fn`'s `store` writes the key's entry atomically (temp + rename) but not
+ * flushed, with no mkdir per write (the directory is made once per process):
+ * an entry lost or torn by a crash reads as a miss (`cache_files.ts`). When
+ * the lock is held it writes behind (`write_behind.ts`): its promise settles
+ * once the entry is published, and the key stays locked until then
+ * (`cache_lock.ts`).
  *
  * @param dir cache directory
  * @param key cache key
