@@ -14,11 +14,12 @@ import { print } from "../chat/print.ts";
 import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
 import { runTotalUsage, type RunUsage } from "./run_usage.ts";
 import type { Message } from "../chat/types.ts";
+import type { ExtractedOptions } from "../chat/options.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
-import { type AskEvent, failureMessages, incompleteText } from "../llm/loop.ts";
+import { failureMessages, incompleteText } from "../llm/loop.ts";
 import { namedFileError, readText } from "../util/fs.ts";
 import { checkStdinUse } from "./ask_stdin.ts";
 import { historyToSend, readHistory } from "./ask_history.ts";
@@ -33,6 +34,13 @@ import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
+import {
+  type AnswerPrinter,
+  answerPrinter,
+  endAnswerLine,
+  printEvent,
+  printText,
+} from "./ask_printer.ts";
 import { baseAskOptions, callOptions, withAgentLayer } from "./ask_options.ts";
 import { appendToChat, checkChatOutput } from "./chat_output.ts";
 import { interruptExit } from "./ask_interrupt.ts";
@@ -141,40 +149,50 @@ async function runInlineAsk(opts: LlmAskOptions, io: Io, hooks: AskHooks): Promi
   }, io);
 }
 
+/** One turn's messages: what is sent, and what `-o` gets. */
+interface AskTurn {
+  /** Sent: the prefix, the `-c` history (cut, options out), the new part compiled. */
+  messages: Message[];
+  /** The new part as given (appended to `-o` with the answer). */
+  newRaw: Message[];
+  /** `-o` resolved. */
+  outPath: string | undefined;
+  /** The `-c` chat file resolved (not for a chat on stdin). */
+  origin: string | undefined;
+  /** The options the `-c` history sets. */
+  fileOptions: Record<string, unknown>;
+  /** Where those options were written. */
+  fileLines: ExtractedOptions["lines"];
+}
+
 /**
- * Runs `llm ask` (mode `ask`) or `llm json` (mode `json`).
- *
- * @param opts command options
- * @param io injected I/O
- * @param mode which command
- * @param hooks prefix messages and inference of `agent ask`
- * @returns exit code
+ * Builds the turn's messages: `-c` history (from stdin with `-c -`), the
+ * question, `-f`/`-i` files and `-w` workflows, in one compile (a `clear:` in
+ * the question clears -i/-f content; a bare one too, chat.md D8: compile's
+ * clean stage drops the empty messages after the clear stage), each part
+ * named in errors; a chat on stdin (`-i -`) compiles on its own, as an
+ * imported file does (a clear: in it stays local).
  */
-export async function runLlmAsk(
+async function askMessages(
   opts: LlmAskOptions,
   io: Io,
-  mode: "ask" | "json",
-  hooks: AskHooks = {},
-): Promise<number> {
-  if (opts.inline !== undefined && mode === "ask") return await runInlineAsk(opts, io, hooks);
-  const env = io.env;
-  const cwd = io.cwd;
-  const store = loadConfig(scoutHome(env));
-  // `-c -`: the chat comes from stdin (read before the question, which then
-  // never reads stdin)
+  store: ReturnType<typeof loadConfig>,
+  prefix: Message[],
+): Promise<AskTurn> {
+  const { env, cwd } = io;
+  // `-c -`: the chat comes from stdin (read before the question, which then never reads stdin)
   checkStdinUse(opts);
   const stdinChat = opts.chat === "-" ? await readInput("-", io) : undefined;
   const { question, filled, lines: questionLines } = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
   if (outPath !== undefined && !opts.dryRun) checkChatOutput(outPath, opts.output!);
-  const jobs = withAgentLayer(jobRoleResolver({ cwd, env }));
-
-  // one compile (a `clear:` in the question clears -i/-f content; a bare one too,
-  // chat.md D8: compile's clean stage drops the empty messages after the clear
-  // stage), each part named in errors; a chat on stdin (`-i -`) compiles on its
-  // own, as an imported file does (a clear: in it stays local)
   const where: AskPartWhere = new Map();
-  const compileOpts = { cwd, env, config: store, jobs };
+  const compileOpts = {
+    cwd,
+    env,
+    config: store,
+    jobs: withAgentLayer(jobRoleResolver({ cwd, env })),
+  };
   // the -c history is read first: a missing chat fails before the new part runs anything
   const read = await readHistory(
     { ...(stdinChat ? { stdinChat } : {}), ...(opts.chat ? { chat: opts.chat } : {}), outPath },
@@ -194,161 +212,164 @@ export async function runLlmAsk(
     : [];
   // the -c history, cut by the new part's clear: (this turn, as the saved chat's next compile)
   const { chat: base, options: fileOptions, lines: fileLines } = historyToSend(read, newRaw, cwd);
-  const messages = [...(hooks.prefix ?? []), ...base, ...added];
   // an agent's start chat alone is nothing to ask
   if (![...base, ...added].some((m) => m.role !== "meta" && m.content !== "")) {
     throw usageError("Nothing to ask: give a QUESTION, pipe one on stdin, or use -c CHAT");
   }
+  const origin = opts.chat !== undefined && !stdinChat ? resolve(cwd, opts.chat) : undefined;
+  const messages = [...prefix, ...base, ...added];
+  return { messages, newRaw, outPath, origin, fileOptions, fileLines };
+}
+
+/** `--dry-run`: the messages that would be sent, as a chat or (`--json`) JSON. */
+function printDryRun(messages: Message[], json: boolean, io: Io): void {
+  const shown = json
+    ? JSON.stringify(
+      { version: LLM_ASK_JSON_VERSION, dry_run: true, messages: jsonMessages(messages) },
+      null,
+      2,
+    )
+    : print(messages).replace(/^\n/, "");
+  io.stdout.write(shown + "\n");
+}
+
+/** What the steps after the ask share. */
+interface AskRun {
+  opts: LlmAskOptions;
+  io: Io;
+  mode: "ask" | "json";
+  turn: AskTurn;
+  /** Whether the answer was streamed. */
+  stream: boolean;
+  printer: AnswerPrinter;
+}
+
+/**
+ * Runs `llm ask` (mode `ask`) or `llm json` (mode `json`).
+ *
+ * @param opts command options
+ * @param io injected I/O
+ * @param mode which command
+ * @param hooks prefix messages and inference of `agent ask`
+ * @returns exit code
+ */
+export async function runLlmAsk(
+  opts: LlmAskOptions,
+  io: Io,
+  mode: "ask" | "json",
+  hooks: AskHooks = {},
+): Promise<number> {
+  if (opts.inline !== undefined && mode === "ask") return await runInlineAsk(opts, io, hooks);
+  const store = loadConfig(scoutHome(io.env));
+  const turn = await askMessages(opts, io, store, hooks.prefix ?? []);
   if (opts.dryRun) {
-    const shown = opts.json
-      ? JSON.stringify(
-        {
-          version: LLM_ASK_JSON_VERSION,
-          dry_run: true,
-          messages: jsonMessages(messages),
-        },
-        null,
-        2,
-      )
-      : print(messages).replace(/^\n/, "");
-    io.stdout.write(shown + "\n");
+    printDryRun(turn.messages, opts.json === true, io);
     return 0;
   }
-
-  const call = callOptions(opts, fileOptions);
-  if (mode === "json") call.format = opts.schema ? await loadSchema(opts.schema, cwd) : "json";
-
+  const call = callOptions(opts, turn.fileOptions);
+  if (mode === "json") call.format = opts.schema ? await loadSchema(opts.schema, io.cwd) : "json";
   const stream = !opts.json && (opts.stream ?? io.stdoutIsTTY);
-  // On a terminal the text shows as it arrives, and a retry after partial text
-  // is marked; anywhere else each attempt's text is held until its response is
-  // complete, so what is printed is exactly what is saved.
-  const live = stream && io.stdoutIsTTY;
-  let lastChar = "\n";
-  let roundText = false;
-  let streamedAny = false;
-  let held = "";
-  const write = (t: string) => {
-    if (t === "") return;
-    streamedAny = true;
-    io.stdout.write(t);
-    lastChar = t.at(-1)!;
-  };
-  const endLine = () => {
-    if (lastChar !== "\n" && mode === "ask") write("\n");
-  };
-  const onEvent = (e: AskEvent) => {
-    switch (e.type) {
-      case "text":
-        roundText = true;
-        if (mode !== "ask") break;
-        if (live) write(e.delta);
-        else held += e.delta;
-        break;
-      case "response":
-        write(held);
-        held = "";
-        if (roundText) endLine();
-        roundText = false;
-        break;
-      case "retry": {
-        const restart = roundText && live && mode === "ask";
-        if (restart) endLine();
-        roundText = false;
-        held = "";
-        const why = e.error instanceof Error ? e.error.message : String(e.error);
-        warn(
-          io,
-          `${why}; retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt + 1})`,
-        );
-        if (restart) {
-          io.stderr.write(
-            paint(io, "stderr", "dim", `↻ the answer restarts (attempt ${e.attempt + 1}):`) + "\n",
-          );
-        }
-        break;
-      }
-      case "tool":
-        if (io.stderrIsTTY) {
-          io.stderr.write(paint(io, "stderr", "dim", `· ${e.name} (${e.id})`) + "\n");
-        }
-        break;
-    }
-  };
-
+  const printer = answerPrinter(io, { ask: mode === "ask", live: stream && io.stdoutIsTTY });
+  const run: AskRun = { opts, io, mode, turn, stream, printer };
   let result: HookResult;
   try {
-    result = await (hooks.ask ?? ask)(messages, {
+    result = await (hooks.ask ?? ask)(turn.messages, {
       ...call,
       ...baseAskOptions(opts, io, store),
       stream,
-      onEvent,
-      ...(opts.chat !== undefined && !stdinChat ? { origin: resolve(cwd, opts.chat) } : {}),
-      ...(fileLines ? { optionLines: fileLines } : {}),
+      onEvent: (e) => printEvent(printer, e),
+      ...(turn.origin !== undefined ? { origin: turn.origin } : {}),
+      ...(turn.fileLines ? { optionLines: turn.fileLines } : {}),
     });
   } catch (e) {
-    const produced = failureMessages(e);
-    if (mode === "ask" && stream) {
-      // the partial answer kept in the chat (incomplete=true) is the one printed
-      const kept = incompleteText(produced);
-      if (!live && kept !== null) write(kept);
-      endLine();
-    }
-    if (outPath !== undefined) {
-      await appendToChat(outPath, [...savedPart(newRaw), ...produced], env);
-      if (isScoutError(e)) {
-        e.message += ` (the chat so far was appended to "${opts.output}")`;
-        e.savedTo = outPath;
-      } else {
-        warn(io, `The chat so far was appended to "${opts.output}"`);
-      }
-    }
-    // on the task route the interrupt arrives wrapped as the job's failure
-    if (opts.signal?.aborted || (e instanceof Error && e.name === "AbortError")) {
-      const { code, what } = interruptExit(opts.signal);
-      io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${what}\n`);
-      return code;
-    }
-    throw e;
+    return await askFailed(e, run);
   }
-  // the answer is printed even when it cannot be saved (then the run fails)
-  let unsaved: unknown;
-  if (outPath !== undefined) {
-    await appendToChat(outPath, [...savedPart(newRaw), ...result.messages], env).catch((e) =>
-      unsaved = e
-    );
-  }
+  return await emitAnswer(result, run);
+}
 
+/**
+ * A failed ask: the partial answer kept in the chat printed, the chat so far
+ * appended to `-o`; an interrupt is an exit code, anything else is thrown.
+ */
+async function askFailed(e: unknown, run: AskRun): Promise<number> {
+  const { opts, io, turn, printer } = run;
+  const produced = failureMessages(e);
+  if (run.mode === "ask" && run.stream) {
+    // the partial answer kept in the chat (incomplete=true) is the one printed
+    const kept = incompleteText(produced);
+    if (!printer.live && kept !== null) printText(printer, kept);
+    endAnswerLine(printer);
+  }
+  if (turn.outPath !== undefined) {
+    await appendToChat(turn.outPath, [...savedPart(turn.newRaw), ...produced], io.env);
+    if (isScoutError(e)) {
+      e.message += ` (the chat so far was appended to "${opts.output}")`;
+      e.savedTo = turn.outPath;
+    } else {
+      warn(io, `The chat so far was appended to "${opts.output}"`);
+    }
+  }
+  // on the task route the interrupt arrives wrapped as the job's failure
+  if (opts.signal?.aborted || (e instanceof Error && e.name === "AbortError")) {
+    const { code, what } = interruptExit(opts.signal);
+    io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${what}\n`);
+    return code;
+  }
+  throw e;
+}
+
+/**
+ * The answer: appended to `-o`, then printed (`--json`: the documented
+ * object; `llm json`: the parsed value; else the text, unless streamed) —
+ * printed even when it cannot be saved (then the run fails).
+ */
+async function emitAnswer(result: HookResult, run: AskRun): Promise<number> {
+  const { opts, io, mode, turn, printer } = run;
+  let unsaved: unknown;
+  if (turn.outPath !== undefined) {
+    await appendToChat(turn.outPath, [...savedPart(turn.newRaw), ...result.messages], io.env)
+      .catch((e) => unsaved = e);
+  }
   const value = mode === "json" ? unwrapContent(parseJson(result.text)) : undefined;
   if (opts.json) {
-    // with the specialists' inferences its receipts hold (what `llm prov` counts)
-    const total = result.totalUsage ??
-      await runTotalUsage(result.messages, result.messages, { env, cwd });
-    for (const w of total.warnings) warn(io, `total_usage leaves out: ${w.message}`);
-    const out: Record<string, unknown> = {
-      version: LLM_ASK_JSON_VERSION,
-      answer: result.text,
-      cached: result.cached,
-      endpoint: result.endpoint,
-      backend: result.backend,
-      model: result.model,
-      ...(result.job !== undefined ? { job: result.job } : {}),
-      usage: result.usage ?? tokenTotals([result.messages]),
-      total_usage: total.totals,
-      usage_warnings: total.warnings,
-      messages: jsonMessages(result.messages),
-      output: unsaved === undefined ? outPath ?? null : null,
-    };
+    const out = await answerJson(result, io, unsaved === undefined ? turn.outPath ?? null : null);
     if (mode === "json") out.value = value;
     io.stdout.write(JSON.stringify(out, null, 2) + "\n");
   } else if (mode === "json") {
     io.stdout.write(JSON.stringify(value, null, 2) + "\n");
-  } else if (!streamedAny) {
+  } else if (!printer.wrote) {
     io.stdout.write(result.text + "\n");
-  } else if (lastChar !== "\n") {
-    write("\n");
+  } else if (printer.lastChar !== "\n") {
+    printText(printer, "\n");
   }
   if (unsaved !== undefined) throw unsaved;
   return 0;
+}
+
+/** The `--json` object of an answer (`output`: the chat it was saved to, or null). */
+async function answerJson(
+  result: HookResult,
+  io: Io,
+  output: string | null,
+): Promise<Record<string, unknown>> {
+  // with the specialists' inferences its receipts hold (what `llm prov` counts)
+  const total = result.totalUsage ??
+    await runTotalUsage(result.messages, result.messages, { env: io.env, cwd: io.cwd });
+  for (const w of total.warnings) warn(io, `total_usage leaves out: ${w.message}`);
+  return {
+    version: LLM_ASK_JSON_VERSION,
+    answer: result.text,
+    cached: result.cached,
+    endpoint: result.endpoint,
+    backend: result.backend,
+    model: result.model,
+    ...(result.job !== undefined ? { job: result.job } : {}),
+    usage: result.usage ?? tokenTotals([result.messages]),
+    total_usage: total.totals,
+    usage_warnings: total.warnings,
+    messages: jsonMessages(result.messages),
+    output,
+  };
 }
 
 /** Messages as `--json` prints them: role and content (null when absent). */
