@@ -14,6 +14,7 @@
 import { linkSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { pidAlive } from "../util/process.ts";
 
 /** Holder files made by this process, by cache directory (null: no links there). */
 const holderFiles = new Map<string, string | null>();
@@ -23,21 +24,6 @@ let exitHook = false;
 /** What a lock of this process holds: `<pid>@<host>`. */
 export function holderText(): string {
   return me ??= `${process.pid}@${hostname()}`;
-}
-
-/**
- * Whether process `pid` of this host is alive.
- *
- * @param pid process id
- * @returns false once it has gone
- */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Removes a file; one already gone is no error (`rmSync` with `force` stats it twice first). */
@@ -66,7 +52,7 @@ function sweepDead(holders: string): void {
   const host = hostname();
   for (const name of readdirSync(holders)) {
     const m = /^(\d+)@(.+)$/.exec(name);
-    if (m && m[2] === host && Number(m[1]) !== process.pid && !alive(Number(m[1]))) {
+    if (m && m[2] === host && Number(m[1]) !== process.pid && !pidAlive(Number(m[1]))) {
       try {
         unlinkSync(join(holders, name));
       } catch { /* another process swept it */ }

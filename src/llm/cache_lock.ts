@@ -34,7 +34,8 @@ import {
   writeEntryFile,
   writeEntrySync,
 } from "./cache_files.ts";
-import { alive, holderText, linkLock, unlinkQuiet } from "./cache_holder.ts";
+import { holderText, linkLock, unlinkQuiet } from "./cache_holder.ts";
+import { pidAlive } from "../util/process.ts";
 import { type Job, later } from "./write_behind.ts";
 
 const inProcess = new Map<string, Promise<void>>();
@@ -48,7 +49,7 @@ async function isStale(file: string): Promise<boolean> {
     // this process never waits on a key it holds (the in-process map): a lock
     // naming it is a leftover of an earlier process that had its pid
     const pid = Number(m[1]);
-    return m[2] === hostname() && (pid === process.pid || !alive(pid));
+    return m[2] === hostname() && (pid === process.pid || !pidAlive(pid));
   }
   // no holder (being created, being stored, or a crash in between): stale once untouched for 5 s
   const age = await stat(file).then((s) => Date.now() - s.mtimeMs).catch(() => 0);

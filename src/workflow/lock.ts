@@ -22,7 +22,8 @@ import { setInterval as nodeSetInterval } from "node:timers";
 import { ScoutError } from "../errors.ts";
 import { lockPathFor } from "./store.ts";
 import { lockTime } from "./time.ts";
-import { pidAlive, thisHost } from "./state.ts";
+import { pidAlive } from "../util/process.ts";
+import { thisHost } from "./state.ts";
 
 const REFRESH_MS = 2_000;
 const lockDirs = new Set<string>();

@@ -57,7 +57,8 @@ export {
   serializeResult,
 } from "./result.ts";
 export { jobFile, jobLogChats, listJobFiles, writeJobFile } from "./files.ts";
-export { infoPidAlive, isRecoverableError, jobPresent, jobState, pidAlive } from "./state.ts";
+export { infoPidAlive, isRecoverableError, jobPresent, jobState } from "./state.ts";
+export { pidAlive } from "../util/process.ts";
 export { infoProcess } from "./state.ts";
 export type { JobProcess, JobState } from "./state.ts";
 export { backtraceOf, errorInfoPatch, errorMessage, rubyExceptionClass } from "./failure.ts";

@@ -9,6 +9,7 @@
 import { hostname } from "node:os";
 import { existsSync } from "node:fs";
 import { exists } from "../util/fs.ts";
+import { pidAlive } from "../util/process.ts";
 import { filesDir, infoPath } from "./store.ts";
 import { infoError, type JobInfo, readJobInfo } from "./info.ts";
 import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
@@ -47,22 +48,6 @@ export type JobProcess = "alive" | "gone" | "unknown" | "none";
 
 /** Statuses after which no process works on the job any more. */
 const FINAL_STATUSES = ["error", "aborted", "done", "cleaned", "noinfo", "missing", "unsync"];
-
-/**
- * Whether a process id is alive (signal 0). EPERM counts as alive.
- *
- * @param pid process id
- * @returns true if the process exists
- */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 let host: string | undefined;
 /**

@@ -161,6 +161,25 @@ Deno.test("a lock left by a dead process on this host is taken over at once", as
   assert.deepEqual(names(dir), ["k.json"]);
 });
 
+Deno.test("a lock or holder naming pid 0 names no process: taken over and swept at once", async () => {
+  // kill(0, 0) signals this process's group and succeeds: pid 0 once counted as alive
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  const zero = `0@${hostname()}`;
+  Deno.mkdirSync(join(dir, ".holders"), { recursive: true });
+  Deno.writeTextFileSync(join(dir, ".holders", zero), zero);
+  Deno.writeTextFileSync(join(dir, "k.lock"), zero);
+  const t0 = Date.now();
+  await withCacheLock(dir, "k", async (store) => {
+    assert.equal(Deno.readTextFileSync(join(dir, "k.lock")), me);
+    await store(entry("x"));
+  }, { waitMs: 3_000 });
+  assert.ok(Date.now() - t0 < 1_000, "not waited out");
+  assert.deepEqual(names(dir), ["k.json"]);
+  const holders = [...Deno.readDirSync(join(dir, ".holders"))].map((e) => e.name);
+  assert.ok(!holders.includes(zero), "the pid-0 holder was swept");
+});
+
 Deno.test("a lock torn by a crash mid-store (no holder, untouched 5 s) is taken over; a fresh one is waited on", async () => {
   await using home = await tempDir();
   const dir = join(home.path, "cache");
