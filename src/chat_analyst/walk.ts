@@ -7,15 +7,13 @@
  *
  * @module
  */
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import { isDirectory, isFile } from "../util/fs.ts";
 import {
-  defaultJobRoots,
   type LoadedChat,
   provenanceJson,
   type ProvenanceReport,
   provenanceReport,
+  provenanceRoot,
   type ReportNode,
   traverseProvenance,
 } from "../provenance/mod.ts";
@@ -50,13 +48,8 @@ export function analystRoot(
   env: Record<string, string | undefined> = process.env,
   cwd: string = process.cwd(),
 ): AnalystRoot {
-  const path = resolve(cwd, String(file ?? ""));
-  const jobRoots = [
-    ...new Set([...jobsDirs.map((d) => resolve(cwd, d)), ...defaultJobRoots(cwd, env)]),
-  ];
-  if (existsSync(path + ".info") || existsSync(path + ".files")) {
-    return { ok: true, path, rootType: "job", jobRoots };
-  }
+  const { path, rootType, jobRoots } = provenanceRoot(String(file ?? ""), { cwd, env, jobsDirs });
+  if (rootType === "job") return { ok: true, path, rootType, jobRoots };
   if (isDirectory(path)) {
     return {
       ok: false,

@@ -75,17 +75,6 @@ export function plotFormat(file: string): string {
   return ext;
 }
 
-/**
- * Whether the CLI treats `root` as a job: `<root>.info` or `<root>.files`
- * exists (`provenance.md` §10.1).
- *
- * @param root absolute path
- * @returns true for a job root
- */
-export function looksLikeJob(root: string): boolean {
-  return existsSync(root + ".info") || existsSync(root + ".files");
-}
-
 function progress(io: Io): ((records: number, chats: number) => void) | undefined {
   if (!io.stderrIsTTY) return undefined;
   let last = 0;
@@ -101,10 +90,10 @@ function progress(io: Io): ((records: number, chats: number) => void) | undefine
  * The error for a directory given as ROOT (neither a chat file nor a job):
  * what is expected, and the job it is the `.files` of, or a chat in it.
  */
-function notARoot(given: string, dir: string): ScoutError {
+function notARoot(given: string, dir: string, isJob: (path: string) => boolean): ScoutError {
   let hint = "";
   const job = dir.replace(/\.files\/*$/, "");
-  if (job !== dir && looksLikeJob(job)) hint = `: the job is ${given.replace(/\.files\/*$/, "")}`;
+  if (job !== dir && isJob(job)) hint = `: the job is ${given.replace(/\.files\/*$/, "")}`;
   else {
     let names: string[] = [];
     try {
@@ -137,21 +126,20 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
   if (opts.json && opts.dot === "-") throw usageError("--json and --dot - both write to stdout");
   const format = opts.plot === undefined ? null : plotFormat(opts.plot);
   const p = await import("../provenance/mod.ts");
-  const root = resolve(io.cwd, opts.root);
-  const rootType = looksLikeJob(root) ? "job" : "chat";
+  const { path: root, rootType, jobRoots } = p.provenanceRoot(opts.root, {
+    cwd: io.cwd,
+    env: io.env,
+    ...(opts.jobsDirs === undefined ? {} : { jobsDirs: opts.jobsDirs }),
+  });
   if (rootType === "chat" && !isFile(root)) {
-    if (isDirectory(root)) throw notARoot(opts.root, root);
+    if (isDirectory(root)) throw notARoot(opts.root, root, p.isJobPath);
     throw new ScoutError("root_not_found", `Chat not found: ${opts.root}`);
   }
-  const jobRoots = [
-    ...(opts.jobsDirs ?? []).map((d) => resolve(io.cwd, d)),
-    ...p.defaultJobRoots(io.cwd, io.env),
-  ];
   if (opts.tools) {
     return (await import("./llm_prov_tools.ts")).runProvTools({
       root,
       rootType,
-      jobRoots: [...new Set(jobRoots)],
+      jobRoots,
       json: opts.json === true,
       warnings: opts.warnings !== false,
     }, io);
@@ -164,7 +152,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
   const report = p.provenanceReport(root, {
     rootType,
     cwd: io.cwd,
-    jobRoots: [...new Set(jobRoots)],
+    jobRoots,
     env: io.env,
     ...(onProgress === undefined ? {} : { onProgress }),
     ...(prices === null ? {} : { prices }),

@@ -50,6 +50,38 @@ export function isJobPath(jobPath: string): boolean {
   return existsSync(jobPath + ".info") || existsSync(jobPath + ".files");
 }
 
+/** Where a walk starts: the root, whether it is a job, and the job roots. */
+export interface ProvenanceRoot {
+  /** The root, absolute. */
+  path: string;
+  /** `job` when {@link isJobPath} holds for it, else `chat` (not checked further). */
+  rootType: "chat" | "job";
+  /** The extra job roots (searched first), then the default ones; no duplicates. */
+  jobRoots: string[];
+}
+
+/**
+ * Where a walk from a ROOT argument starts (`provenance.md` §10.1): the path
+ * against `cwd`, a job when its `.info` or `.files` exists (else a chat, which
+ * the caller checks is a file), and the job roots — the ones given (`--jobs-dir`)
+ * before {@link defaultJobRoots}.
+ *
+ * @param given the root as given
+ * @param o cwd, env, extra job directories
+ * @returns the root
+ */
+export function provenanceRoot(
+  given: string,
+  o: { cwd: string; env?: Record<string, string | undefined>; jobsDirs?: readonly string[] },
+): ProvenanceRoot {
+  const path = resolve(o.cwd, given);
+  const jobRoots = [
+    ...(o.jobsDirs ?? []).map((d) => resolve(o.cwd, d)),
+    ...defaultJobRoots(o.cwd, o.env),
+  ];
+  return { path, rootType: isJobPath(path) ? "job" : "chat", jobRoots: [...new Set(jobRoots)] };
+}
+
 /**
  * Resolves a job reference to a job node (`provenance.md` §2.6): a `meta
  * job=` marker (usually the short path `Workflow/task/Name`), a receipt's

@@ -40,12 +40,14 @@ export type { ProvenanceEdge } from "./collect.ts";
 export {
   defaultJobRoots,
   directJobChatFiles,
+  isJobPath,
   jobDependencies,
   jobResultChatFile,
+  provenanceRoot,
   readJobNodeInfo,
   resolveJobNode,
 } from "./jobs.ts";
-export type { JobInfoRead, JobLogFiles, JobResolveOptions } from "./jobs.ts";
+export type { JobInfoRead, JobLogFiles, JobResolveOptions, ProvenanceRoot } from "./jobs.ts";
 export { canonicalPath } from "./paths.ts";
 export { provenanceTokenEvents, provenanceTokenTotals, tokens } from "./tokens.ts";
 export type {
