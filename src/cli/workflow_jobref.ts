@@ -6,12 +6,11 @@
  *
  * @module
  */
-import { readdirSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname } from "node:path";
 import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
 import type { ResolveJobOptions } from "../workflow/store.ts";
-import { resolveJobReference } from "../workflow/store.ts";
+import { jobReferenceCandidates, jobsIn, resolveJobReference } from "../workflow/store.ts";
 
 /** A resolved JOB argument. */
 export interface JobMatch {
@@ -30,29 +29,13 @@ function ownerOf(ref: string): string | null {
   return null;
 }
 
-/** Job paths in the directories a reference's parent may name, whose names start with its base. */
+/** Job paths in the directories a reference's candidates lie in, whose names start with its base. */
 function prefixMatches(ref: string, opts: ResolveJobOptions): string[] {
-  const s = expandHome(ref.trim(), opts.env);
-  const base = basename(s);
+  const base = basename(expandHome(ref.trim(), opts.env));
   if (base === "" || base.startsWith(".")) return [];
-  const parent = dirname(s);
-  const dirs = isAbsolute(s)
-    ? [parent]
-    : [resolve(opts.cwd, parent), ...opts.roots.map((r) => join(r, parent))];
-  const parts = s.split(/[\\/]+/).filter((p) => p !== "");
-  if (parts.length >= 3) dirs.push(...opts.roots.map((r) => join(r, ...parts.slice(-3, -1))));
   const found = new Set<string>();
-  for (const dir of new Set(dirs)) {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue; // a candidate directory that does not exist holds no jobs
-    }
-    for (const n of names) {
-      if (!n.startsWith(base) || n.endsWith(".files") || n.endsWith(".lock")) continue;
-      found.add(join(dir, n.endsWith(".info") ? n.slice(0, -".info".length) : n));
-    }
+  for (const dir of new Set(jobReferenceCandidates(ref, opts).map((c) => dirname(c)))) {
+    for (const job of jobsIn(dir)) if (basename(job).startsWith(base)) found.add(job);
   }
   return [...found].sort();
 }

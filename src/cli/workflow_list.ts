@@ -3,9 +3,10 @@
  *
  * @module
  */
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { errorLocation, ScoutError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
+import type { JobState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
@@ -33,8 +34,7 @@ export interface WorkflowListOptions extends WorkflowCommonOptions {
  * @returns exit code
  */
 export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promise<number> {
-  const { findWorkflowFile, listWorkflowFiles, loadWorkflow } = await loader();
-  const lib = await wfLib();
+  const { findWorkflowFile, listWorkflowFiles } = await loader();
   if (opts.workflow === undefined) {
     const found = listWorkflowFiles({ cwd: io.cwd, env: io.env });
     return await listWorkflows(found, "./workflows or $SCOUT_HOME/workflows", opts, io);
@@ -47,52 +47,62 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
       .filter((f) => dirname(dirname(f.file)) === dir);
     return await listWorkflows(found, dir, opts, io);
   }
-  const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
+  return await listTasks(opts.workflow, opts, io);
+}
+
+/** One job of a task's listing. */
+interface JobRow {
+  name: string;
+  path: string;
+  status: string;
+  running: boolean | null;
+  process: JobState["process"];
+  /** {@link processNote}, for the text listing (not in the JSON). */
+  note: string;
+}
+
+/** One task of a workflow's listing, with its jobs on disk. */
+interface TaskRow {
+  name: string;
+  type: string;
+  description: string;
+  inputs: { name: string; type: string; default: unknown }[];
+  jobs: JobRow[];
+}
+
+/** Lists one workflow's tasks and their jobs, as JSON or as lines. */
+async function listTasks(workflow: string, opts: WorkflowListOptions, io: Io): Promise<number> {
+  const { loadWorkflow } = await loader();
+  const lib = await wfLib();
+  const wf = await loadWorkflow(workflow, { cwd: io.cwd, env: io.env });
   const store = lib.storeFor(wf, storeOptions(opts, io));
-  const { readdir } = await import("node:fs/promises");
-  const { join } = await import("node:path");
-  const tasks = [];
-  const notes = new Map<string, string>(); // job path → processNote, for the text listing
+  const tasks: TaskRow[] = [];
   for (const t of Object.values(wf.tasks)) {
-    const names = new Set<string>();
-    for (const root of store.roots) {
-      let entries: string[] = [];
-      try {
-        entries = await readdir(join(root, wf.name, t.name));
-      } catch {
-        continue; // no jobs of this task under this root
-      }
-      for (const e of entries) {
-        if (e.startsWith(".") || e.endsWith(".files") || e.endsWith(".lock")) continue;
-        names.add(join(root, wf.name, t.name, e.endsWith(".info") ? e.slice(0, -5) : e));
-      }
+    const paths = new Set(store.roots.flatMap((root) => lib.jobsIn(join(root, wf.name, t.name))));
+    const jobs: JobRow[] = [];
+    for (const path of [...paths].sort()) {
+      const s = await lib.jobState(path);
+      const [name, status, process] = [path.split("/").at(-1)!, s.status, s.process];
+      jobs.push({ name, path, status, running: runningJson(s), process, note: processNote(s) });
     }
-    const jobs = [];
-    for (const p of [...names].sort()) {
-      const s = await lib.jobState(p);
-      jobs.push({
-        name: p.split("/").at(-1)!,
-        path: p,
-        status: s.status,
-        running: runningJson(s),
-        process: s.process,
-      });
-      notes.set(p, processNote(s));
-    }
-    tasks.push({
-      name: t.name,
-      type: t.type,
-      description: t.description,
-      inputs: t.inputs.map((i) => ({ name: i.name, type: i.type, default: i.default ?? null })),
-      jobs,
-    });
+    const inputs = t.inputs.map((i) => ({
+      name: i.name,
+      type: i.type,
+      default: i.default ?? null,
+    }));
+    tasks.push({ name: t.name, type: t.type, description: t.description, inputs, jobs });
   }
   if (opts.json) {
+    const json = tasks.map((t) => ({ ...t, jobs: t.jobs.map(({ note: _, ...j }) => j) }));
     io.stdout.write(
-      JSON.stringify({ version: 1, workflow: wf.name, file: wf.file ?? null, tasks }) + "\n",
+      JSON.stringify({ version: 1, workflow: wf.name, file: wf.file ?? null, tasks: json }) + "\n",
     );
-    return 0;
-  }
+  } else writeTasks(tasks, io);
+  return 0;
+}
+
+/** The text listing: each task in bold with its type and description, its jobs below. */
+function writeTasks(tasks: TaskRow[], io: Io): void {
   for (const t of tasks) {
     io.stdout.write(
       `${paint(io, "stdout", "bold", t.name)} [${t.type}]${
@@ -102,12 +112,11 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
     for (const j of t.jobs) {
       io.stdout.write(
         `  ${paint(io, "stdout", statusStyle(j.status), j.status.padEnd(8))} ${j.name}${
-          notes.get(j.path) ? `  (${notes.get(j.path)})` : ""
+          j.note ? `  (${j.note})` : ""
         }\n`,
       );
     }
   }
-  return 0;
 }
 
 /** Whether finding a workflow file in a directory succeeds (false: not a workflow directory). */

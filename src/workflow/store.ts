@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { readdirSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { expandHome, scoutHome, userHome } from "../config/home.ts";
 import { md5hex } from "../util/hash.ts";
@@ -230,18 +231,28 @@ export interface ResolveJobOptions {
 }
 
 /**
- * Resolves a job reference (absolute path, relative path, short path
- * `Workflow/task/name`, or a relocated absolute path): the first candidate
- * whose result file or `.info` exists. Candidates: the path itself (relative
- * to `cwd`), then `root/ref` per root, then `root/<last 3 components>` per root.
+ * The paths a job reference may name, in the order they are tried: an
+ * absolute path as is; a relative one against `cwd`, then `root/ref` per
+ * root; then, for 3 components or more, `root/<last 3 components>` per root
+ * (a relocated store). `~/` is expanded; a blank reference names nothing.
  *
  * @param ref the reference
- * @param opts roots and cwd
- * @returns the absolute job path, or null when nothing exists
+ * @param opts roots, cwd, env
+ * @returns absolute candidate paths (possibly repeated)
+ *
+ * @example
+ * ```ts
+ * import { jobReferenceCandidates } from "./store.ts";
+ * jobReferenceCandidates("WF/t/Default", { roots: ["/jobs"], cwd: "/w" });
+ * // ["/w/WF/t/Default", "/jobs/WF/t/Default", "/jobs/WF/t/Default"]
+ * ```
  */
-export function resolveJobReference(ref: string, opts: ResolveJobOptions): string | null {
+export function jobReferenceCandidates(
+  ref: string,
+  opts: Omit<ResolveJobOptions, "isJob">,
+): string[] {
   const s = expandHome(String(ref).trim(), opts.env);
-  if (s === "") return null;
+  if (s === "") return [];
   const candidates: string[] = [];
   if (isAbsolute(s)) candidates.push(s);
   else {
@@ -252,11 +263,47 @@ export function resolveJobReference(ref: string, opts: ResolveJobOptions): strin
   if (parts.length >= 3) {
     for (const root of opts.roots) candidates.push(join(root, ...parts.slice(-3)));
   }
+  return candidates;
+}
+
+/**
+ * Resolves a job reference (absolute path, relative path, short path
+ * `Workflow/task/name`, or a relocated absolute path): the first of
+ * {@link jobReferenceCandidates} whose result file or `.info` exists (or
+ * that `opts.isJob` accepts).
+ *
+ * @param ref the reference
+ * @param opts roots and cwd
+ * @returns the absolute job path, or null when nothing exists
+ */
+export function resolveJobReference(ref: string, opts: ResolveJobOptions): string | null {
   const isJob = opts.isJob ?? ((c: string) => exists(c) || exists(infoPath(c)));
-  for (const c of candidates) {
-    if (isJob(c)) return c;
+  return jobReferenceCandidates(ref, opts).find(isJob) ?? null;
+}
+
+/**
+ * The jobs of a task directory (`<root>/<Workflow>/<task>`), as result paths:
+ * one per name, whether its result file, its `.info` or both are there
+ * (`X.info` → `X`); `.files` directories, `.lock` files and dot names (a
+ * task's tmp results) are no jobs. A directory that is missing or cannot be
+ * listed holds none.
+ *
+ * @param dir the task directory
+ * @returns absolute job paths, sorted
+ */
+export function jobsIn(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return []; // no such task directory (or not one to list): no jobs there
   }
-  return null;
+  const jobs = new Set<string>();
+  for (const n of names) {
+    if (n.startsWith(".") || n.endsWith(".files") || n.endsWith(".lock")) continue;
+    jobs.add(join(dir, n.endsWith(".info") ? n.slice(0, -".info".length) : n));
+  }
+  return [...jobs].sort();
 }
 
 /**

@@ -3,7 +3,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   identifyJobPath,
+  jobReferenceCandidates,
   jobRoots,
+  jobsIn,
   jobStore,
   lockPathFor,
   resolveJobReference,
@@ -71,4 +73,34 @@ Deno.test("resolveJobReference: short paths, .info-only jobs, relocation by last
   );
   assert.equal(resolveJobReference("WF/t/Nope", opts), null);
   assert.equal(resolveJobReference("  ", opts), null);
+});
+
+Deno.test("jobReferenceCandidates: cwd then each root, then the last 3 components per root", () => {
+  const opts = { roots: ["/r1", "/r2"], cwd: "/w", env: { HOME: "/h" } };
+  assert.deepEqual(jobReferenceCandidates("WF/t/N", opts), [
+    "/w/WF/t/N",
+    "/r1/WF/t/N",
+    "/r2/WF/t/N",
+    "/r1/WF/t/N",
+    "/r2/WF/t/N",
+  ]);
+  assert.deepEqual(jobReferenceCandidates("/old/jobs/WF/t/N", opts), [
+    "/old/jobs/WF/t/N",
+    "/r1/WF/t/N",
+    "/r2/WF/t/N",
+  ]);
+  assert.deepEqual(jobReferenceCandidates("~/j/N", opts), ["/h/j/N", "/r1/h/j/N", "/r2/h/j/N"]);
+  assert.deepEqual(jobReferenceCandidates("N", opts), ["/w/N", "/r1/N", "/r2/N"]);
+  assert.deepEqual(jobReferenceCandidates(" ", opts), []);
+});
+
+Deno.test("jobsIn: one path per job (result, .info or both); no .files, .lock or dot names", async () => {
+  await using d = await tempDir();
+  const dir = join(d.path, "WF", "t");
+  mkdirSync(join(dir, "Done.files"), { recursive: true });
+  for (const n of ["Done", "Done.info", "Failed.info", "Bare.txt", "x.lock", ".Tmp.txt"]) {
+    writeFileSync(join(dir, n), "");
+  }
+  assert.deepEqual(jobsIn(dir), ["Bare.txt", "Done", "Failed"].map((n) => join(dir, n)));
+  assert.deepEqual(jobsIn(join(d.path, "WF", "none")), []);
 });
