@@ -7,12 +7,12 @@
  *
  * @module
  */
-import { existsSync, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { resolve, sep } from "node:path";
 import { jobRoots, resolveJobReference } from "../workflow/store.ts";
 import { readJobInfoSync } from "../workflow/info.ts";
 import type { JobInfo, JobRef } from "./types.ts";
-import { canonicalPath, compareBytes } from "./paths.ts";
+import { canonicalPath } from "./paths.ts";
 
 /** Where to resolve job references. */
 export interface JobResolveOptions {
@@ -173,78 +173,14 @@ export function dependencyReference(entry: unknown): unknown {
   return Array.isArray(entry) ? entry[entry.length - 1] : entry;
 }
 
-/** Chat files under a job's log directory, and the directories that could not be listed. */
-export interface JobLogFiles {
-  /** Canonical paths, sorted by UTF-8 bytes. */
-  files: string[];
-  /** Directories that exist but could not be listed, with the reason. */
-  errors: { dir: string; message: string }[];
-}
-
 /**
- * The chat files under `P.files/log/` (recursive): names starting with `.`
- * are skipped, symlinked directories are not descended, regular files (or
- * symlinks to them) ending in `.chat` are kept — a directory named `x.chat`
- * is not a chat. A missing log directory is not an error.
- *
- * @param jobPath canonical job path `P`
- * @returns the files and any unlistable directories
+ * The chat files under `P.files/log/` (`provenance.md` §3): the job store's
+ * one walker of a job's logs, with the rules this section fixes (dot names
+ * skipped, symlinked directories not descended, dangling symlinks dropped,
+ * real paths in UTF-8 byte order) and unlistable directories returned.
  */
-export function directJobChatFiles(jobPath: string): JobLogFiles {
-  const out: JobLogFiles = { files: [], errors: [] };
-  let root: string;
-  const logDir = jobPath + ".files/log";
-  if (!existsSync(logDir)) return out; // (checked first: a thrown ENOENT is costly per job)
-  try {
-    root = (realpathSync.native ?? realpathSync)(logDir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
-      out.errors.push({ dir: logDir, message: (e as Error).message });
-    }
-    return out;
-  }
-  const walk = (dir: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch (e) {
-      out.errors.push({ dir, message: (e as Error).message });
-      return;
-    }
-    for (const dirent of entries) {
-      const name = dirent.name;
-      if (name.startsWith(".")) continue;
-      const full = join(dir, name);
-      // Some file systems do not report entry types: ask lstat then.
-      const ent = dirent.isFile() || dirent.isDirectory() || dirent.isSymbolicLink()
-        ? dirent
-        : lstatOrNull(full);
-      if (ent === null) continue;
-      if (ent.isDirectory()) {
-        walk(full);
-      } else if (name.endsWith(".chat")) {
-        if (ent.isFile()) {
-          out.files.push(full);
-        } else if (ent.isSymbolicLink()) {
-          try {
-            if (statSync(full).isFile()) out.files.push(canonicalPath(full, dir));
-          } catch { /* a dangling symlink is no chat */ }
-        }
-      }
-    }
-  };
-  walk(root);
-  out.files.sort(compareBytes);
-  return out;
-}
-
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
-}
+export { jobLogChatFiles as directJobChatFiles } from "../workflow/files.ts";
+export type { JobLogFiles } from "../workflow/files.ts";
 
 /**
  * The job's result file when it is a chat: `P` itself when `info.type` is

@@ -9,6 +9,8 @@ import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { NodeKind } from "./types.ts";
 
+export { compareBytes } from "../util/byte_order.ts";
+
 const realpath: (p: string) => string = realpathSync.native ?? realpathSync;
 
 /**
@@ -43,28 +45,4 @@ export function canonicalPath(path: string, cwd: string): string {
  */
 export function nodeId(kind: NodeKind, path: string): string {
   return `${kind}:${path}`;
-}
-
-/**
- * Compares strings in code-point order, which is the byte order of their
- * UTF-8 encodings (plain `<` compares UTF-16 units and misorders astral
- * characters against U+E000–U+FFFF).
- *
- * @param a a string
- * @param b another
- * @returns negative, zero or positive
- */
-export function compareBytes(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x === y) continue;
-    if (x >= 0xd800 && y >= 0xd800) {
-      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-    }
-    return x - y;
-  }
-  return a.length - b.length;
 }

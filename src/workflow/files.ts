@@ -5,9 +5,18 @@
  *
  * @module
  */
-import { readdirSync } from "node:fs";
+import {
+  type Dirent,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { isAbsolute, join, normalize, relative, sep } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { compareBytes } from "../util/byte_order.ts";
 import { writeFileAtomic } from "../util/fs.ts";
 import { filesDir } from "./store.ts";
 
@@ -101,11 +110,12 @@ export function listJobFilesSync(jobPath: string, under = ""): string[] {
 }
 
 /**
- * The agent conversation logs of a job: every `*.chat` under `.files/log/`,
- * as sorted absolute paths.
+ * The agent conversation logs of a job: every `*.chat` under `.files/log/`
+ * ({@link jobLogChatFiles}' rules), as absolute paths in UTF-8 byte order.
  *
  * @param jobPath the job's result path
  * @returns absolute paths of the log chats
+ * @throws ScoutError `io` when a directory under `log/` cannot be listed
  */
 export function jobLogChats(jobPath: string): Promise<string[]> {
   return Promise.resolve().then(() => jobLogChatsSync(jobPath));
@@ -116,8 +126,89 @@ export function jobLogChats(jobPath: string): Promise<string[]> {
  *
  * @param jobPath the job's result path
  * @returns absolute paths of the log chats
+ * @throws ScoutError `io` when a directory under `log/` cannot be listed
  */
 export function jobLogChatsSync(jobPath: string): string[] {
-  const rels = listJobFilesSync(jobPath, "log");
-  return rels.filter((r) => r.endsWith(".chat")).map((r) => join(filesDir(jobPath), r));
+  const { files, errors } = jobLogChatFiles(jobPath);
+  const e = errors[0];
+  if (e !== undefined) {
+    throw new ScoutError("io", `Cannot list "${e.dir}": ${e.message}`, { file: e.dir });
+  }
+  return files;
+}
+
+/** Chat files under a job's log directory, and the directories that could not be listed. */
+export interface JobLogFiles {
+  /** Real paths, sorted by UTF-8 bytes. */
+  files: string[];
+  /** Directories that exist but could not be listed, with the reason. */
+  errors: { dir: string; message: string }[];
+}
+
+const realpath: (p: string) => string = realpathSync.native ?? realpathSync;
+
+/**
+ * The chat files under `P.files/log/`, recursively (`provenance.md` §3):
+ * names starting with `.` are skipped, symlinked directories are not
+ * descended, regular files ending in `.chat` are kept and so are symlinks to
+ * them (as their target's real path; a dangling one is dropped) — a
+ * directory named `x.chat` is not a chat. Paths are real (the log directory
+ * resolved) and sorted by UTF-8 bytes. A missing log directory is not an
+ * error; one that cannot be listed is returned, not thrown.
+ *
+ * @param jobPath the job's result path `P`
+ * @returns the files and any unlistable directories
+ */
+export function jobLogChatFiles(jobPath: string): JobLogFiles {
+  const out: JobLogFiles = { files: [], errors: [] };
+  const logDir = join(filesDir(jobPath), "log");
+  if (!existsSync(logDir)) return out; // (checked first: a thrown ENOENT is costly per job)
+  let root: string;
+  try {
+    root = realpath(logDir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
+      out.errors.push({ dir: logDir, message: (e as Error).message });
+    }
+    return out;
+  }
+  walkLog(root, out);
+  out.files.sort(compareBytes);
+  return out;
+}
+
+function walkLog(dir: string, out: JobLogFiles): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    out.errors.push({ dir, message: (e as Error).message });
+    return;
+  }
+  for (const dirent of entries) {
+    const name = dirent.name;
+    if (name.startsWith(".")) continue;
+    const full = join(dir, name);
+    // Some file systems do not report entry types: ask lstat then.
+    const ent = dirent.isFile() || dirent.isDirectory() || dirent.isSymbolicLink()
+      ? dirent
+      : lstatOrNull(full);
+    if (ent === null) continue;
+    if (ent.isDirectory()) walkLog(full, out);
+    else if (!name.endsWith(".chat")) continue;
+    else if (ent.isFile()) out.files.push(full);
+    else if (ent.isSymbolicLink()) {
+      try {
+        if (statSync(full).isFile()) out.files.push(realpath(full));
+      } catch { /* a dangling symlink is no chat */ }
+    }
+  }
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }
