@@ -1,127 +1,43 @@
 /**
- * Agent directories on disk (`agents.md` §2.2/§2.3): search roots
- * (`SCOUT_AGENT_PATH`, then `./`, then `$SCOUT_HOME`), Ruby's kind order
- * (`Agent/`, `var/Agent/`, `chats/Agent/`, `chats/` — all roots for one kind
- * before the next), `workflows/<name>` beside them, name validation
- * ([TS-FIX] §7.2: digits allowed, no `.`/`..` segments, no escape from a
- * root), and the listing of every agent found.
+ * Agents on disk (`agents.md` §2.2/§2.3): {@link findAgent}, which resolves
+ * a name or path or says why it cannot, and the listing of every agent
+ * found. Where agents live — search roots, kind order, name validation — is
+ * `config/agent_dirs.ts`, which `kb/` reads too.
  *
  * @module
  */
 import { readdirSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { expandHome, scoutHome } from "../config/home.ts";
+import { join, resolve } from "node:path";
+import {
+  AGENT_FILES,
+  AGENT_KINDS,
+  agentArgument,
+  type AgentLocation,
+  agentRoots,
+  conventionalFiles,
+  type FindAgentOptions,
+  isAgentPath,
+  locateAgent,
+} from "../config/agent_dirs.ts";
+import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
-import { isDirectory, isFile } from "../util/fs.ts";
+import { isDirectory } from "../util/fs.ts";
 
-/** Where agent directories live under each root, in search order. */
-export const AGENT_KINDS: readonly string[] = ["Agent", "var/Agent", "chats/Agent", "chats"];
-
-/** Files that make a directory an agent directory (listing). */
-const AGENT_FILES = [
-  "start_chat",
-  "workflow.ts",
-  "workflow.js",
-  "workflow.mjs",
-  "agent.ts",
-  "agent.js",
-  "agent.mjs",
-  "workflow.rb",
-  "agent.rb",
-  "python",
-  "knowledge_base",
-];
-
-/** Options of the lookups: working directory and environment. */
-export interface FindAgentOptions {
-  /** Working directory: the `./` root and relative paths (default `process.cwd()`). */
-  cwd?: string;
-  /** Environment: `SCOUT_HOME`, `SCOUT_AGENT_PATH` (default `process.env`). */
-  env?: Record<string, string | undefined>;
-}
-
-/** Where an agent was found. */
-export interface AgentLocation {
-  /** The agent's name (the directory's last segment for a path). */
-  name: string;
-  /** The agent directory (`Agent/<name>`…), or null when only a workflow directory exists. */
-  agentDir: string | null;
-  /** The workflow directory `workflows/<name>`, if one exists. */
-  workflowDir: string | null;
-  /** The agent's path: `workflowDir` if it exists, else `agentDir` (§2.2 step 6). */
-  path: string;
-  /** Kind of the agent directory (`Agent`, `var/Agent`…; `path` for a path given). */
-  kind: string;
-  /** The search root it was found under (null for a path given). */
-  root: string | null;
-}
+export {
+  AGENT_KINDS,
+  agentRoots,
+  checkAgentName,
+  conventionalFiles,
+  isAgentPath,
+} from "../config/agent_dirs.ts";
+export type { AgentLocation, FindAgentOptions } from "../config/agent_dirs.ts";
 
 /**
- * The search roots, highest priority first: `SCOUT_AGENT_PATH` entries
- * (colon-separated), the working directory, `$SCOUT_HOME`. Duplicates dropped.
- *
- * @param opts cwd and env
- * @returns absolute directories
- */
-export function agentRoots(opts: FindAgentOptions = {}): string[] {
-  const env = opts.env ?? process.env;
-  const cwd = opts.cwd ?? process.cwd();
-  const extra = (env.SCOUT_AGENT_PATH ?? "").split(":").filter((p) => p.trim() !== "");
-  const all = [...extra.map((p) => resolve(cwd, expandHome(p, env))), resolve(cwd), scoutHome(env)];
-  return [...new Set(all)];
-}
-
-/**
- * Checks an agent name ([TS-FIX] §7.2): segments of `[A-Za-z0-9_.-]`
- * separated by `/`, none of them `.` or `..`.
- *
- * @param name the name
- * @throws ScoutError `invalid_input` naming the value
- */
-export function checkAgentName(name: string): void {
-  const segments = name.split("/");
-  const bad = name === "" ||
-    segments.some((s) => s === "" || s === "." || s === ".." || !/^[A-Za-z0-9_.-]+$/.test(s));
-  if (bad) {
-    throw new ScoutError(
-      "invalid_input",
-      `Invalid agent name "${name}": use letters, digits, "_", "." and "-" (no "." or ".." segments)`,
-      { name },
-    );
-  }
-}
-
-/**
- * Whether `nameOrPath` is a path rather than a name: absolute, or starting
- * with `./`, `../` or `~/`.
- *
- * @param nameOrPath the argument
- * @returns true for a path
- */
-export function isAgentPath(nameOrPath: string): boolean {
-  return isAbsolute(nameOrPath) || /^(\.{1,2}|~)([/\\]|$)/.test(nameOrPath);
-}
-
-function within(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
-}
-
-function firstDir(roots: string[], rel: string): { dir: string; root: string } | null {
-  for (const root of roots) {
-    const dir = join(root, rel);
-    if (within(root, dir) && isDirectory(dir)) return { dir, root };
-  }
-  return null;
-}
-
-/**
- * Finds an agent by name or path (§2.2): a path must be an existing
- * directory; a name is looked up as `workflows/<name>` and, in kind order,
- * `Agent/<name>`, `var/Agent/<name>`, `chats/Agent/<name>`, `chats/<name>`
- * under every root. A name that none of those resolves but that names a
- * directory under `cwd` holding agent files (`Agent/Worker`, typed without
- * `./`) loads that directory, as Ruby's step 1 takes any existing path.
+ * Finds an agent by name or path (§2.2; {@link locateAgent}): a path must be
+ * an existing directory; a name is looked up as `workflows/<name>` and, in
+ * kind order, `Agent/<name>`, `var/Agent/<name>`, `chats/Agent/<name>`,
+ * `chats/<name>` under every root, then as a directory under `cwd` holding
+ * agent files (`Agent/Worker`, typed without `./`).
  *
  * @param given agent name (`Worker`) or directory path (`./Agent/Worker`); trailing slashes
  *   are dropped
@@ -130,62 +46,27 @@ function firstDir(roots: string[], rel: string): { dir: string; root: string } |
  * @throws ScoutError `invalid_input` for a bad name, `agent_not_found` when nothing exists
  */
 export function findAgent(given: string, opts: FindAgentOptions = {}): AgentLocation {
-  // `Agent/Helper/`, as a shell's completion gives a directory, is `Agent/Helper`
-  const nameOrPath = given.replace(/(?<=[^/])\/+$/, "");
+  const found = locateAgent(given, opts);
+  if (found) return found;
+  const nameOrPath = agentArgument(given);
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   if (isAgentPath(nameOrPath)) {
-    const dir = resolve(cwd, expandHome(nameOrPath, env));
-    if (!isDirectory(dir)) {
-      throw new ScoutError("agent_not_found", `No agent directory at "${nameOrPath}"`, {
-        file: dir,
-      });
-    }
-    return atPath(dir);
+    throw new ScoutError("agent_not_found", `No agent directory at "${nameOrPath}"`, {
+      file: resolve(cwd, expandHome(nameOrPath, env)),
+    });
   }
-  checkAgentName(nameOrPath);
-  const roots = agentRoots({ cwd, env });
-  const byName = findByName(nameOrPath, roots);
-  if (byName) return byName;
-  // Ruby's step 1 takes any existing path: `Agent/Worker` typed without `./`
-  // loads that directory when no agent has the name, if it holds agent files
   const dir = resolve(cwd, nameOrPath);
-  if (conventionalFiles(dir).length > 0) return atPath(dir);
   const hint = isDirectory(dir)
     ? `; the directory ${dir} exists but holds none of ${AGENT_FILES.join(", ")}`
     : "";
   throw new ScoutError(
     "agent_not_found",
-    `No agent found with name ${nameOrPath} (searched ${roots.join(", ")})${hint}`,
+    `No agent found with name ${nameOrPath} (searched ${
+      agentRoots({ cwd, env }).join(", ")
+    })${hint}`,
     { name: nameOrPath },
   );
-}
-
-function atPath(dir: string): AgentLocation {
-  const name = dir.split(sep).filter(Boolean).at(-1) ?? dir;
-  return { name, agentDir: dir, workflowDir: null, path: dir, kind: "path", root: null };
-}
-
-/** The name's workflow and agent directories under the roots (§2.2 step 2), or null. */
-function findByName(nameOrPath: string, roots: string[]): AgentLocation | null {
-  const wf = firstDir(roots, join("workflows", nameOrPath));
-  let found: { dir: string; root: string; kind: string } | null = null;
-  for (const kind of AGENT_KINDS) {
-    const hit = firstDir(roots, join(kind, nameOrPath));
-    if (hit) {
-      found = { ...hit, kind };
-      break;
-    }
-  }
-  if (!wf && !found) return null;
-  return {
-    name: nameOrPath,
-    agentDir: found?.dir ?? null,
-    workflowDir: wf?.dir ?? null,
-    path: wf?.dir ?? found!.dir,
-    kind: found?.kind ?? "workflows",
-    root: (found ?? wf)!.root,
-  };
 }
 
 /** One agent of {@link listAgents}. */
@@ -244,17 +125,4 @@ function entries(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-/**
- * The conventional agent files a directory holds (`start_chat`, `workflow.ts`,
- * `agent.ts`, `knowledge_base/`, Ruby's `workflow.rb`…), none when it is no
- * directory.
- *
- * @param dir the directory
- * @returns the names present
- */
-export function conventionalFiles(dir: string): string[] {
-  if (!isDirectory(dir)) return [];
-  return AGENT_FILES.filter((f) => isFile(join(dir, f)) || isDirectory(join(dir, f)));
 }

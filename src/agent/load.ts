@@ -19,6 +19,7 @@ import { isScoutError, plainMessage, ScoutError } from "../errors.ts";
 import type { AskResult } from "../llm/ask.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
 import { importFailure } from "../util/import_error.ts";
+import { knowledgeBaseOfAgent } from "../kb/resolve.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Workflow } from "../workflow/define.ts";
 import { extendWorkflowApi, loadWorkflowFile, workflowApi } from "../workflow/load.ts";
@@ -92,7 +93,7 @@ async function defineFrom(
       );
     }
   }
-  const kbDir = dirs.map((d) => join(d, "knowledge_base")).find((d) => isDirectory(d)) ?? null;
+  const kbDir = knowledgeBaseOfAgent(loc);
   const chatFile = firstFile(loc.agentDir, ["start_chat"]) ??
     firstFile(loc.workflowDir, ["start_chat"]);
   let startChat: Message[] = [];

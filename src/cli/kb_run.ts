@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import {
   associationDetails,
   children,
@@ -15,7 +15,7 @@ import {
   openKnowledgeBase,
   parents,
 } from "../kb/mod.ts";
-import { registerDatabase } from "../kb/resolve.ts";
+import { knowledgeBaseOfAgent, registerDatabase } from "../kb/resolve.ts";
 import type { DatabaseOptions } from "../kb/registry.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
@@ -182,18 +182,18 @@ export function runKbQuery(opts: KbQueryOptions, io: Io): number {
 }
 
 /**
- * The knowledge base directory of an agent (`agent kb`): its
- * `knowledge_base/` (created by `register` when missing).
+ * The knowledge base directory of an agent (`agent kb`): the one its
+ * location gives (`knowledgeBaseOfAgent`, as loading the agent and a
+ * `kb: <name>` line do), else its agent directory's `knowledge_base/`, which
+ * `register` creates.
  *
  * @param name agent name or path
  * @param io injected I/O
  * @returns the directory
+ * @throws ScoutError `invalid_input` for a bad name, `agent_not_found` when there is no agent
  */
 export async function agentKnowledgeBaseDir(name: string, io: Io): Promise<string> {
   const { findAgent } = await import("../agent/find.ts");
   const loc = findAgent(name, { cwd: io.cwd, env: io.env });
-  const { join } = await import("node:path");
-  const dirs = [loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
-  return dirs.map((d) => join(d, "knowledge_base")).find(isDirectory) ??
-    join(loc.agentDir ?? loc.path, "knowledge_base");
+  return knowledgeBaseOfAgent(loc) ?? join(loc.agentDir ?? loc.path, "knowledge_base");
 }

@@ -27,7 +27,12 @@ export {
 export type { DatabaseInfo, KnowledgeBase } from "./database.ts";
 export { readRegistry, registryPath, writeRegistry } from "./registry.ts";
 export type { DatabaseOptions, Registry, RegistryEntry } from "./registry.ts";
-export { agentKnowledgeBase, registerDatabase, resolveKnowledgeBase } from "./resolve.ts";
+export {
+  agentKnowledgeBase,
+  knowledgeBaseOfAgent,
+  registerDatabase,
+  resolveKnowledgeBase,
+} from "./resolve.ts";
 export type { KbLookupOptions } from "./resolve.ts";
 export { parseTsvOptions, readTsvHeader } from "./tsv.ts";
 export type { TsvHeader, TsvOptions } from "./tsv.ts";

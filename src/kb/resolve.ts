@@ -7,9 +7,15 @@
  *
  * @module
  */
-import { resolve } from "node:path";
-import { join } from "node:path";
-import { expandHome, scoutHome } from "../config/home.ts";
+import { join, resolve } from "node:path";
+import {
+  type AgentLocation,
+  agentRoots,
+  checkAgentName,
+  isAgentPath,
+  locateAgent,
+} from "../config/agent_dirs.ts";
+import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
 import { type DatabaseOptions, readRegistry, writeRegistry } from "./registry.ts";
@@ -24,42 +30,41 @@ export interface KbLookupOptions {
   env?: Record<string, string | undefined>;
 }
 
-function roots(opts: KbLookupOptions): string[] {
-  const env = opts.env ?? process.env;
-  const cwd = opts.cwd ?? process.cwd();
-  const extra = (env.SCOUT_AGENT_PATH ?? "").split(":").filter((p) => p.trim() !== "");
-  return [
-    ...new Set([
-      ...extra.map((p) => resolve(cwd, expandHome(p, env))),
-      resolve(cwd),
-      scoutHome(env),
-    ]),
-  ];
+/**
+ * The knowledge base of an agent found (`agents.md` §2.2 step 4): its agent
+ * directory's `knowledge_base/`, else its workflow directory's; null when
+ * neither exists. The one rule for loading an agent, `agent kb` and the
+ * `kb: <name>` fallback.
+ *
+ * @param loc the agent's directories (from `locateAgent`/`findAgent`)
+ * @returns the directory, or null
+ *
+ * @example
+ * ```ts
+ * import { knowledgeBaseOfAgent } from "./resolve.ts";
+ * knowledgeBaseOfAgent({ agentDir: "/w/Agent/Kin", workflowDir: null }); // null unless it exists
+ * ```
+ */
+export function knowledgeBaseOfAgent(
+  loc: Pick<AgentLocation, "agentDir" | "workflowDir">,
+): string | null {
+  const dirs = [loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
+  return dirs.map((d) => join(d, "knowledge_base")).find((d) => isDirectory(d)) ?? null;
 }
 
-const AGENT_KINDS = ["Agent", "var/Agent", "chats/Agent", "chats"];
-
 /**
- * The `knowledge_base/` of the agent called `name` (Ruby's kind order: all
- * roots for `Agent/`, then `var/Agent/`…; `workflows/<name>` last), or null.
+ * The knowledge base of the agent called `name`: the agent `agent find
+ * NAME` resolves (`config/agent_dirs.ts`), then {@link knowledgeBaseOfAgent}.
  *
- * @param name agent name
+ * @param name agent name (not a path)
  * @param opts cwd and env
- * @returns the directory, or null
+ * @returns the directory, or null when there is no such agent or it has none
+ * @throws ScoutError `invalid_input` for a bad name (`..` segments, a path)
  */
 export function agentKnowledgeBase(name: string, opts: KbLookupOptions = {}): string | null {
-  const rs = roots(opts);
-  for (const kind of AGENT_KINDS) {
-    for (const r of rs) {
-      const d = join(r, kind, name, "knowledge_base");
-      if (isDirectory(d)) return d;
-    }
-  }
-  for (const r of rs) {
-    const d = join(r, "workflows", name, "knowledge_base");
-    if (isDirectory(d)) return d;
-  }
-  return null;
+  checkAgentName(name);
+  const loc = locateAgent(name, opts);
+  return loc === null ? null : knowledgeBaseOfAgent(loc);
 }
 
 /**
@@ -75,7 +80,7 @@ export function agentKnowledgeBase(name: string, opts: KbLookupOptions = {}): st
  */
 export function resolveKnowledgeBase(name: string, opts: KbLookupOptions = {}): string {
   const env = opts.env ?? process.env;
-  const rs = roots(opts);
+  const rs = agentRoots(opts);
   const candidates: string[] = [];
   for (const r of rs) candidates.push(join(r, "workflows", name, "knowledge_base"));
   if (/^\w+$/.test(name)) {
@@ -87,7 +92,10 @@ export function resolveKnowledgeBase(name: string, opts: KbLookupOptions = {}): 
     isDirectory(d) && databaseNames(openKnowledgeBase(d, env)).length > 0;
   const found = candidates.find(hasDatabases);
   if (found) return found;
-  const agent = /^[\w.-]+$/.test(name) ? agentKnowledgeBase(name, opts) : null;
+  // a plain name (`..` is a path): the agent of that name's knowledge base
+  const agent = /^[\w.-]+$/.test(name) && !isAgentPath(name)
+    ? agentKnowledgeBase(name, opts)
+    : null;
   if (agent && hasDatabases(agent)) return agent;
   throw new ScoutError(
     "not_found",
