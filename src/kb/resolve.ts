@@ -68,10 +68,11 @@ export function agentKnowledgeBase(name: string, opts: KbLookupOptions = {}): st
 }
 
 /**
- * Resolves the knowledge base of a `kb: <name>` line: a workflow's
- * `workflows/<name>/knowledge_base`, then for a plain word (`^\w+$`)
- * `var/knowledge_base/<name>` under the search roots, otherwise the path
- * itself; when that has no databases, the agent `<name>`'s knowledge base.
+ * Resolves the knowledge base of a `kb: <name>` line: for a name (no `/`,
+ * not `.` or `..`) a workflow's `workflows/<name>/knowledge_base`; then for
+ * a plain word (`^\w+$`) `var/knowledge_base/<name>` under the search roots,
+ * otherwise the path itself; when that has no databases, for a name, the
+ * agent `<name>`'s knowledge base.
  *
  * @param name the token after `kb:`
  * @param opts cwd and env
@@ -81,8 +82,10 @@ export function agentKnowledgeBase(name: string, opts: KbLookupOptions = {}): st
 export function resolveKnowledgeBase(name: string, opts: KbLookupOptions = {}): string {
   const env = opts.env ?? process.env;
   const rs = agentRoots(opts);
+  // a name, not a path (`..` is one): only a name is looked up as a workflow or an agent
+  const plain = /^[\w.-]+$/.test(name) && !isAgentPath(name);
   const candidates: string[] = [];
-  for (const r of rs) candidates.push(join(r, "workflows", name, "knowledge_base"));
+  if (plain) { for (const r of rs) candidates.push(join(r, "workflows", name, "knowledge_base")); }
   if (/^\w+$/.test(name)) {
     for (const r of rs) candidates.push(join(r, "var", "knowledge_base", name));
   } else {
@@ -92,10 +95,7 @@ export function resolveKnowledgeBase(name: string, opts: KbLookupOptions = {}): 
     isDirectory(d) && databaseNames(openKnowledgeBase(d, env)).length > 0;
   const found = candidates.find(hasDatabases);
   if (found) return found;
-  // a plain name (`..` is a path): the agent of that name's knowledge base
-  const agent = /^[\w.-]+$/.test(name) && !isAgentPath(name)
-    ? agentKnowledgeBase(name, opts)
-    : null;
+  const agent = plain ? agentKnowledgeBase(name, opts) : null;
   if (agent && hasDatabases(agent)) return agent;
   throw new ScoutError(
     "not_found",

@@ -24,6 +24,7 @@ import { resolveKnowledgeBase } from "../../src/kb/resolve.ts";
 import { agentToolRegistry, createAgent } from "../../src/agent/agent.ts";
 import type { FunctionToolDefinition, ToolEntry } from "../../src/tools/types.ts";
 import { ROOT, tempDir } from "../support/cli.ts";
+import { isScoutError } from "../../src/errors.ts";
 
 const FAMILY = join(ROOT, "fixtures", "kb", "family");
 
@@ -253,6 +254,28 @@ Deno.test("kb: resolution — workflow KB, var/knowledge_base/<word>, a path, th
   copy(join(home, "Agent", "Kin", "knowledge_base"));
   assert.equal(resolveKnowledgeBase("Kin", opts), join(home, "Agent", "Kin", "knowledge_base"));
   assert.deepEqual(names(kbLineTools(["Kin", "siblings"], opts)), ["siblings"]);
+});
+
+Deno.test("kb: a path (.., ../x) is not looked up as a workflow's or an agent's name", async () => {
+  await using d = await tempDir();
+  const cwd = join(d.path, "w");
+  const opts = { cwd, env: { SCOUT_HOME: join(d.path, "home"), HOME: d.path } };
+  const copy = (to: string) => {
+    mkdirSync(to, { recursive: true });
+    cpSync(FAMILY, to, { recursive: true });
+  };
+  // <root>/workflows/../knowledge_base is <root>/knowledge_base; /workflows/../../x/… leaves the root
+  copy(join(cwd, "knowledge_base"));
+  copy(join(d.path, "x", "knowledge_base"));
+  mkdirSync(join(cwd, "workflows"), { recursive: true });
+  for (const path of ["..", "../x", "../../x"]) {
+    assert.throws(
+      () => resolveKnowledgeBase(path, opts),
+      (e) => isScoutError(e, "not_found") && !e.message.includes("workflows"),
+      path,
+    );
+  }
+  assert.equal(resolveKnowledgeBase("./knowledge_base", opts), join(cwd, "knowledge_base"));
 });
 
 Deno.test("assembleTools: a kb: line through the default resolver gives the tools; no resolver is not_available", async () => {
