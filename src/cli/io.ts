@@ -186,3 +186,58 @@ export function warn(io: Io, message: string): void {
 
 /** The line after a usage error (exit 2): one hint, not the whole help. */
 export const USAGE_HINT = "(run with --help for usage)";
+
+/** A one-line status on stderr, redrawn in place (see {@link statusLine}). */
+export interface StatusLine {
+  /**
+   * Redraws the line: carriage return, erase, `status` dimmed, then
+   * ` subject` when given. Draws nothing when stderr is not a TTY.
+   *
+   * @param status what is happening (dimmed)
+   * @param subject what it happens to (a job's short path), plain
+   */
+  show(status: string, subject?: string): void;
+  /**
+   * Erases the line when one was drawn since the last erase; with `always`,
+   * also when none was (on a TTY only, as every drawing).
+   *
+   * @param opts `always`: erase even when nothing was drawn
+   */
+  clear(opts?: { always?: boolean }): void;
+}
+
+const ERASE_LINE = "\r\x1b[K";
+
+/**
+ * The progress line of long work (`DESIGN.md` §3: on stderr, TTY only): one
+ * renderer for every command that redraws a status in place.
+ *
+ * @param io the command's Io
+ * @returns the line: `show` redraws it, `clear` erases it
+ *
+ * @example
+ * ```ts
+ * import { bufferIo, statusLine } from "./io.ts";
+ * const io = bufferIo({ tty: true, env: { NO_COLOR: "1" } });
+ * const line = statusLine(io);
+ * line.show("start", "Baking/whisk/Default");
+ * line.clear();
+ * io.stderrText(); // "\r\x1b[Kstart Baking/whisk/Default\r\x1b[K"
+ * ```
+ */
+export function statusLine(io: Io): StatusLine {
+  let drawn = false;
+  return {
+    show: (status, subject) => {
+      if (!io.stderrIsTTY) return;
+      const tail = subject === undefined ? "" : ` ${subject}`;
+      io.stderr.write(`${ERASE_LINE}${paint(io, "stderr", "dim", status)}${tail}`);
+      drawn = true;
+    },
+    clear: (opts = {}) => {
+      if (!io.stderrIsTTY || !(drawn || opts.always)) return;
+      io.stderr.write(ERASE_LINE);
+      drawn = false;
+    },
+  };
+}
