@@ -7,7 +7,7 @@
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import type { Job, RunEvent } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
-import { paint, warn } from "./io.ts";
+import { statusLine, warn } from "./io.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
 import { taskHelp, workflowHelp } from "./workflow_help.ts";
 import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
@@ -15,17 +15,13 @@ import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { deployMode, runDeployWorker, runLocalDeploy, runSlurmDeploy } from "./workflow_deploy.ts";
 
 function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } {
-  if (!io.stderrIsTTY) return { onEvent: () => {}, done: () => {} };
-  let shown = false;
+  const line = statusLine(io);
   return {
     onEvent: (e) => {
       const what = e.type === "wait" ? "waiting for another process" : e.status;
-      io.stderr.write(`\r\x1b[K${paint(io, "stderr", "dim", what)} ${e.job.shortPath}`);
-      shown = true;
+      line.show(what, e.job.shortPath);
     },
-    done: () => {
-      if (shown) io.stderr.write("\r\x1b[K");
-    },
+    done: () => line.clear(),
   };
 }
 
