@@ -15,7 +15,7 @@ import { ScoutError, usageError } from "../errors.ts";
 import type { Job } from "../workflow/mod.ts";
 import type { DeployRules } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
-import { paint, warn } from "./io.ts";
+import { statusLine, warn } from "./io.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
@@ -133,7 +133,7 @@ export async function runLocalDeploy(
   const { deployLocal } = await deployLib();
   const rules = await rulesOf(opts, io);
   const cpus = opts.cpus !== undefined ? Number(opts.cpus) : availableParallelism();
-  const tty = io.stderrIsTTY;
+  const line = statusLine(io);
   await deployLocal(top, {
     cpus,
     ...(rules !== undefined ? { rules } : {}),
@@ -141,15 +141,8 @@ export async function runLocalDeploy(
     cwd: io.cwd,
     env: io.env,
     onOutput: (t) => io.stderr.write(t),
-    onEvent: (e) => {
-      if (tty) {
-        const what = paint(io, "stderr", "dim", `${e.type} (${e.running} running, ${e.left} left)`);
-        io.stderr.write(`\r\x1b[K${what} ${e.job.shortPath}`);
-      }
-    },
-  }).finally(() => {
-    if (tty) io.stderr.write("\r\x1b[K");
-  });
+    onEvent: (e) => line.show(`${e.type} (${e.running} running, ${e.left} left)`, e.job.shortPath),
+  }).finally(() => line.clear({ always: true }));
 }
 
 function checkStore(top: Job, io: Io, dryRun: boolean): void {
@@ -221,29 +214,20 @@ export async function runSlurmDeploy(
     }
   }
   if (opts.wait && !opts.dryRun && report.top !== undefined) {
-    const tty = io.stderrIsTTY;
+    const line = statusLine(io);
     try {
       end = await waitForUnit(report.top, {
         env: io.env,
         all: report.units,
-        ...(tty
+        ...(io.stderrIsTTY
           ? {
             onPoll: (c: Record<string, number>) =>
-              io.stderr.write(
-                `\r\x1b[K${
-                  paint(
-                    io,
-                    "stderr",
-                    "dim",
-                    Object.entries(c).map(([k, n]) => `${n} ${k.toLowerCase()}`).join(", "),
-                  )
-                }`,
-              ),
+              line.show(Object.entries(c).map(([k, n]) => `${n} ${k.toLowerCase()}`).join(", ")),
           }
           : {}),
       });
     } finally {
-      if (tty) io.stderr.write("\r\x1b[K"); // also before an error's line
+      line.clear({ always: true }); // also before an error's line
     }
   }
   if (opts.json) {
