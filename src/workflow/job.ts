@@ -7,16 +7,14 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
-import { md5hex } from "../util/hash.ts";
-import { exists } from "../util/fs.ts";
 import { type DepSpec, depWorkflow, type Task, taskOf, type Workflow } from "./define.ts";
 import { coerceInput, isDefaultValue, selectWarning, validateInput } from "./coerce.ts";
-import { digestStr, pathRef } from "./digest.ts";
+import { pathRef } from "./digest.ts";
 import { isJob, JOB, type Job } from "./job_types.ts";
 import { jobAt } from "./job_disk.ts";
 import { isSymbolRef, plain, plainAll, type RefScope, resolveRefs } from "./job_refs.ts";
-import { resultExtension } from "./result.ts";
-import { infoPath, jobPathIn, type JobStore, jobStore, shortPath, withJobsDir } from "./store.ts";
+import { type JobStore, jobStore, shortPath, withJobsDir } from "./store.ts";
+import { checkJobName, jobIdOf, jobName, locateJob } from "./job_name.ts";
 
 /** Options of {@link createJob}. */
 export interface CreateJobOptions {
@@ -51,33 +49,6 @@ interface BuildContext {
   warned: Set<string>;
 }
 
-const MAX_ID = 150;
-
-/**
- * Shortens a job name longer than 150 characters the Scout way:
- * `<head>--<length>--<md5[0,5]><extension>`.
- *
- * @param id the job name
- * @returns the name, at most 150 characters
- */
-export function truncateJobName(id: string): string {
-  if (id.length <= MAX_ID) return id;
-  const ext = /(\.[^.]{2,9})$/.exec(id)?.[1] ?? "";
-  const suffix = `--${id.length}--${md5hex(id).slice(0, 5)}${ext}`;
-  return id.slice(0, MAX_ID - suffix.length) + suffix;
-}
-
-function checkJobName(id: string, where: string): void {
-  if (id === "" || id === "." || id === ".." || id.includes("/") || id.includes("\0")) {
-    throw new ScoutError(
-      "parameter",
-      `Job name "${id}" of ${where} is not valid: it must be a single path component` +
-        (id.includes("/") ? ' (no "/")' : ""),
-      { jobname: id },
-    );
-  }
-}
-
 /**
  * The store a workflow's jobs go to: the explicit store, else the explicit
  * jobs directory (`--jobs-dir`), else `SCOUT_JOBS_DIR`, else the workflow's
@@ -103,14 +74,6 @@ export function storeFor(
   const base = jobStore({ env, cwd });
   if (!env.SCOUT_JOBS_DIR && wf.jobsDir !== undefined) return withJobsDir(base, wf.jobsDir);
   return base;
-}
-
-function locate(store: JobStore, wf: string, task: string, name: string): string {
-  for (const root of store.roots) {
-    const p = jobPathIn(root, wf, task, name);
-    if (exists(p) || exists(infoPath(p))) return p;
-  }
-  return jobPathIn(store.createRoot, wf, task, name);
 }
 
 function memoKey(
@@ -185,15 +148,9 @@ function buildJob(
   const cached = ctx.memo.get(key);
   if (cached !== undefined) return cached;
   const where = `${wf.name}/${task.name}`;
-  const jobnameInput = task.inputs.find((i) => i.jobname);
-  let idRaw = idIn;
-  if (idRaw === undefined && jobnameInput !== undefined) {
-    const v = plain(provided[jobnameInput.name]);
-    if (v !== undefined && v !== null) idRaw = String(v);
-  }
   // §2.1: the id exists (and is shortened) before inputs are assigned; an
   // unprovided jobname input takes it.
-  const id = truncateJobName(idRaw ?? "Default");
+  const id = jobIdOf(task, idIn, provided);
 
   const missing = task.inputs.filter((i) =>
     i.required && (provided[i.name] === undefined || provided[i.name] === null)
@@ -306,30 +263,26 @@ function buildJob(
   // Scout: an override given to this job that replaced a dependency at any depth.
   const overridden = Object.keys(provided).some((k) => k.includes("#") && provided[k] != null) &&
     deps.some((d) => d.overriddenTask !== undefined || d.overridden === true);
-  const finalId = id;
-  checkJobName(finalId, where);
-  const nonDefaultProvided = nonDefault.filter((n) =>
-    provided[n] !== undefined &&
-    !(jobnameInput !== undefined && n === jobnameInput.name &&
-      String(plain(provided[n])) === finalId)
-  );
-  let name = finalId;
-  if (nonDefaultProvided.length > 0 || overridden) {
-    const dctx = { env: ctx.env };
-    const inputDigest = digestStr(digestArray, dctx);
-    name = `${finalId}_${md5hex(digestStr({ inputs: inputDigest, dependencies: deps }, dctx))}`;
-  }
-  const ext = resultExtension(task.type, task.extension);
-  if (ext !== null) name += "." + ext;
+  checkJobName(id, where);
+  const name = jobName({
+    id,
+    task,
+    provided,
+    nonDefault,
+    digestValues: digestArray,
+    deps,
+    overridden,
+    env: ctx.env,
+  });
   const store = ctx.store ?? storeFor(wf, ctx);
-  const path = locate(store, wf.name, task.name, name);
+  const path = locateJob(store, wf.name, task.name, name);
   const providedInputs: Record<string, unknown> = {};
   for (const n of nonDefault) if (n in provided) providedInputs[n] = plain(provided[n]);
   const job: Job = {
     [JOB]: true,
     path,
     name,
-    id: finalId,
+    id,
     shortPath: shortPath(path),
     workflowName: wf.name,
     taskName: task.name,
@@ -397,3 +350,4 @@ function hints(compute: Record<string, string[]>, job: Job, dep: DepSpec): void 
 }
 
 export { jobAt, loadJob } from "./job_disk.ts";
+export { truncateJobName } from "./job_name.ts";

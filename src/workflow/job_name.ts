@@ -1,0 +1,147 @@
+/**
+ * Job naming (`workflow.md` §2.1–§2.2): a job's id (given, the `jobname`
+ * input's value, or `Default`), its shortening the Scout way, its validity
+ * as a path component, the digest name of a job with non-default provided
+ * inputs, and where the named job lives in a store.
+ *
+ * @module
+ */
+import { ScoutError } from "../errors.ts";
+import { md5hex } from "../util/hash.ts";
+import { exists } from "../util/fs.ts";
+import type { Task } from "./define.ts";
+import { digestStr } from "./digest.ts";
+import type { Job } from "./job_types.ts";
+import { plain } from "./job_refs.ts";
+import { resultExtension } from "./result.ts";
+import { infoPath, jobPathIn, type JobStore } from "./store.ts";
+
+const MAX_ID = 150;
+
+/**
+ * Shortens a job name longer than 150 characters the Scout way:
+ * `<head>--<length>--<md5[0,5]><extension>`.
+ *
+ * @param id the job name
+ * @returns the name, at most 150 characters
+ *
+ * @example
+ * ```ts
+ * import { truncateJobName } from "./job_name.ts";
+ * truncateJobName("short"); // "short"
+ * truncateJobName("x".repeat(200)).length; // 150
+ * ```
+ */
+export function truncateJobName(id: string): string {
+  if (id.length <= MAX_ID) return id;
+  const ext = /(\.[^.]{2,9})$/.exec(id)?.[1] ?? "";
+  const suffix = `--${id.length}--${md5hex(id).slice(0, 5)}${ext}`;
+  return id.slice(0, MAX_ID - suffix.length) + suffix;
+}
+
+/**
+ * Checks that a job name is a single path component.
+ *
+ * @param id the job name
+ * @param where the task it names a job of (`Workflow/task`), for the message
+ * @throws ScoutError `parameter` for an empty name, `.`, `..`, or one with `/` or NUL
+ */
+export function checkJobName(id: string, where: string): void {
+  if (id === "" || id === "." || id === ".." || id.includes("/") || id.includes("\0")) {
+    throw new ScoutError(
+      "parameter",
+      `Job name "${id}" of ${where} is not valid: it must be a single path component` +
+        (id.includes("/") ? ' (no "/")' : ""),
+      { jobname: id },
+    );
+  }
+}
+
+/**
+ * A job's id before inputs are assigned (§2.1): the given name, else the
+ * provided value of the task's `jobname` input, else `Default`; shortened.
+ *
+ * @param task the task
+ * @param given the job name asked for, if any
+ * @param provided provided inputs
+ * @returns the id
+ */
+export function jobIdOf(
+  task: Task,
+  given: string | undefined,
+  provided: Record<string, unknown>,
+): string {
+  let id = given;
+  const jobnameInput = task.inputs.find((i) => i.jobname);
+  if (id === undefined && jobnameInput !== undefined) {
+    const v = plain(provided[jobnameInput.name]);
+    if (v !== undefined && v !== null) id = String(v);
+  }
+  return truncateJobName(id ?? "Default");
+}
+
+/** What {@link jobName} names a job from. */
+export interface JobNameParts {
+  /** The job's id ({@link jobIdOf}). */
+  id: string;
+  /** The task (its `jobname` input, result type and extension). */
+  task: Task;
+  /** Provided inputs. */
+  provided: Record<string, unknown>;
+  /** Non-default inputs, own and dependencies', without override keys. */
+  nonDefault: string[];
+  /** The values the input digest is taken of (paths as path references). */
+  digestValues: unknown[];
+  /** The dependencies. */
+  deps: Job[];
+  /** Whether an override given to this job replaced a dependency. */
+  overridden: boolean;
+  /** Environment (`~/` in digested paths). */
+  env: Record<string, string | undefined>;
+}
+
+/**
+ * A job's file name (§2.2): the id, with `_<digest>` of its inputs and
+ * dependencies when a non-default input was provided (other than a
+ * `jobname` input equal to the id) or an override replaced a dependency,
+ * then the result type's extension.
+ *
+ * @param parts the id, task, inputs, dependencies
+ * @returns the name
+ */
+export function jobName(parts: JobNameParts): string {
+  const { id, task, provided } = parts;
+  const jobnameInput = task.inputs.find((i) => i.jobname);
+  const nonDefaultProvided = parts.nonDefault.filter((n) =>
+    provided[n] !== undefined &&
+    !(jobnameInput !== undefined && n === jobnameInput.name &&
+      String(plain(provided[n])) === id)
+  );
+  let name = id;
+  if (nonDefaultProvided.length > 0 || parts.overridden) {
+    const dctx = { env: parts.env };
+    const inputDigest = digestStr(parts.digestValues, dctx);
+    name = `${id}_${md5hex(digestStr({ inputs: inputDigest, dependencies: parts.deps }, dctx))}`;
+  }
+  const ext = resultExtension(task.type, task.extension);
+  if (ext !== null) name += "." + ext;
+  return name;
+}
+
+/**
+ * Where a named job lives: the first root of the store that holds it (a
+ * result or an info), else under the store's root for new jobs.
+ *
+ * @param store the store
+ * @param wf workflow name
+ * @param task task name
+ * @param name job name
+ * @returns the job path
+ */
+export function locateJob(store: JobStore, wf: string, task: string, name: string): string {
+  for (const root of store.roots) {
+    const p = jobPathIn(root, wf, task, name);
+    if (exists(p) || exists(infoPath(p))) return p;
+  }
+  return jobPathIn(store.createRoot, wf, task, name);
+}
