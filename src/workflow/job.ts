@@ -10,7 +10,7 @@ import { ScoutError } from "../errors.ts";
 import { type DepSpec, depWorkflow, type Task, taskOf, type Workflow } from "./define.ts";
 import { coerceInput, isDefaultValue, selectWarning, validateInput } from "./coerce.ts";
 import { pathRef } from "./digest.ts";
-import { isJob, JOB, type Job } from "./job_types.ts";
+import { type InputDef, isJob, JOB, type Job } from "./job_types.ts";
 import { jobAt } from "./job_disk.ts";
 import { isSymbolRef, plain, plainAll, type RefScope, resolveRefs } from "./job_refs.ts";
 import { type JobStore, jobStore, shortPath, withJobsDir } from "./store.ts";
@@ -136,6 +136,93 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
   return buildJob(wf, task, opts.jobname, inputs, ctx, opts.nameDependencies ?? true);
 }
 
+/** The job asked for: its workflow, task, provided inputs, and `Workflow/task` for messages. */
+interface JobRequest {
+  wf: Workflow;
+  task: Task;
+  provided: Record<string, unknown>;
+  where: string;
+}
+
+/**
+ * Checks that every required input of a task is provided.
+ *
+ * @throws ScoutError `parameter` naming the missing inputs (its `inputs`
+ *   field lists them, quoted)
+ */
+function requireInputs({ wf, task, provided, where }: JobRequest): void {
+  const missing = task.inputs.filter((i) =>
+    i.required && (provided[i.name] === undefined || provided[i.name] === null)
+  ).map((i) => `"${i.name}"`);
+  if (missing.length === 0) return;
+  throw new ScoutError(
+    "parameter",
+    missing.length === 1
+      ? `Input ${missing[0]} of ${where} is required but was not provided`
+      : `Inputs ${missing.slice(0, -1).join(", ")} and ${
+        missing.at(-1)
+      } of ${where} are required but were not provided`,
+    { workflow: wf.name, task: task.name, inputs: missing },
+  );
+}
+
+/**
+ * A provided input coerced to its type (a symbol reference to its symbol),
+ * validated, and a select value outside its options warned about once per
+ * input and value, also when dependencies declare the same input.
+ */
+function checkedInput(def: InputDef, raw: unknown, where: string, ctx: BuildContext): unknown {
+  if (isSymbolRef(raw)) return raw.symbol;
+  const coerced = coerceInput(raw, def, ctx);
+  validateInput(coerced, def, where);
+  const w = selectWarning(coerced, def, where);
+  const seen = `${def.name}\0${String(coerced)}`;
+  if (w !== null && !ctx.warned.has(seen)) {
+    ctx.warned.add(seen);
+    ctx.warn(w);
+  }
+  return coerced;
+}
+
+/** A job's own inputs: values by name, the non-default ones, the values digested. */
+interface AssignedInputs {
+  inputs: Record<string, unknown>;
+  nonDefault: string[];
+  digestArray: unknown[];
+}
+
+/**
+ * Assigns a task's inputs (§1.3): a provided non-default value, else the
+ * default; an unprovided `jobname` input takes the id.
+ */
+function assignInputs(
+  { task, provided, where }: JobRequest,
+  id: string,
+  ctx: BuildContext,
+): AssignedInputs {
+  const out: AssignedInputs = { inputs: {}, nonDefault: [], digestArray: [] };
+  for (const def of task.inputs) {
+    const coerced = checkedInput(def, provided[def.name], where, ctx);
+    let final: unknown;
+    const sameAsJobname = def.jobname === true && coerced === id;
+    if (
+      coerced !== undefined && coerced !== null && !isDefaultValue(coerced, def) && !sameAsJobname
+    ) {
+      out.nonDefault.push(def.name);
+      final = coerced;
+    } else if (def.jobname) {
+      // Scout lists the jobname input as non-default whenever there is an id
+      // (always): given or not; it forces no digest unless provided and != id.
+      out.nonDefault.push(def.name);
+      final = coerced ?? id;
+    } else final = def.default ?? null;
+    out.inputs[def.name] = final;
+    const asPath = def.type === "path" || def.type === "file" || def.asfile;
+    out.digestArray.push(asPath && typeof final === "string" ? pathRef(final) : final);
+  }
+  return out;
+}
+
 function buildJob(
   wf: Workflow,
   task: Task,
@@ -152,55 +239,11 @@ function buildJob(
   // unprovided jobname input takes it.
   const id = jobIdOf(task, idIn, provided);
 
-  const missing = task.inputs.filter((i) =>
-    i.required && (provided[i.name] === undefined || provided[i.name] === null)
-  ).map((i) => `"${i.name}"`);
-  if (missing.length > 0) {
-    throw new ScoutError(
-      "parameter",
-      missing.length === 1
-        ? `Input ${missing[0]} of ${where} is required but was not provided`
-        : `Inputs ${missing.slice(0, -1).join(", ")} and ${
-          missing.at(-1)
-        } of ${where} are required but were not provided`,
-      { workflow: wf.name, task: task.name, inputs: missing },
-    );
-  }
-
-  let nonDefault: string[] = [];
-  const inputs: Record<string, unknown> = {};
-  const digestArray: unknown[] = [];
-  for (const def of task.inputs) {
-    const raw = provided[def.name];
-    const coerced = isSymbolRef(raw) ? raw.symbol : coerceInput(raw, def, ctx);
-    if (!isSymbolRef(raw)) {
-      validateInput(coerced, def, where);
-      const w = selectWarning(coerced, def, where);
-      // One warning per input and value, also when dependencies declare the same input.
-      const seen = `${def.name}\0${String(coerced)}`;
-      if (w !== null && !ctx.warned.has(seen)) {
-        ctx.warned.add(seen);
-        ctx.warn(w);
-      }
-    }
-    let final: unknown;
-    const sameAsJobname = def.jobname === true && coerced === id;
-    if (
-      coerced !== undefined && coerced !== null && !isDefaultValue(coerced, def) && !sameAsJobname
-    ) {
-      nonDefault.push(def.name);
-      final = coerced;
-    } else if (def.jobname) {
-      // Scout lists the jobname input as non-default whenever there is an id
-      // (always): given or not; it forces no digest unless provided and != id.
-      nonDefault.push(def.name);
-      final = coerced ?? id;
-    } else final = def.default ?? null;
-    inputs[def.name] = final;
-    const asPath = def.type === "path" || def.type === "file" || def.asfile;
-    digestArray.push(asPath && typeof final === "string" ? pathRef(final) : final);
-  }
-
+  const req: JobRequest = { wf, task, provided, where };
+  requireInputs(req);
+  const own = assignInputs(req, id, ctx);
+  const { inputs, digestArray } = own;
+  let nonDefault = own.nonDefault;
   const depId = id !== "Default" && nameDeps ? id : undefined;
   const deps: Job[] = [];
   const compute: Record<string, string[]> = {};
