@@ -8,13 +8,12 @@
  */
 import { ScoutError } from "../errors.ts";
 import { type DepSpec, depWorkflow, type Task, taskOf, type Workflow } from "./define.ts";
-import { coerceInput, isDefaultValue, selectWarning, validateInput } from "./coerce.ts";
-import { pathRef } from "./digest.ts";
-import { type InputDef, isJob, JOB, type Job } from "./job_types.ts";
+import { isJob, JOB, type Job } from "./job_types.ts";
 import { jobAt } from "./job_disk.ts";
 import { isSymbolRef, plain, plainAll, type RefScope, resolveRefs } from "./job_refs.ts";
 import { type JobStore, jobStore, shortPath, withJobsDir } from "./store.ts";
 import { checkJobName, jobIdOf, jobName, locateJob } from "./job_name.ts";
+import { assignInputs, type InputContext, type JobRequest, requireInputs } from "./job_inputs.ts";
 
 /** Options of {@link createJob}. */
 export interface CreateJobOptions {
@@ -39,14 +38,9 @@ export interface CreateJobOptions {
   warn?: (message: string) => void;
 }
 
-interface BuildContext {
+interface BuildContext extends InputContext {
   store?: JobStore;
-  loadFiles: boolean;
-  cwd: string;
-  env: Record<string, string | undefined>;
   memo: Map<string, Job>;
-  warn: (message: string) => void;
-  warned: Set<string>;
 }
 
 /**
@@ -134,93 +128,6 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
   if (opts.jobname !== undefined) checkJobName(opts.jobname, `${wf.name}/${task.name}`);
   const inputs = { ...(opts.inputs ?? {}) };
   return buildJob(wf, task, opts.jobname, inputs, ctx, opts.nameDependencies ?? true);
-}
-
-/** The job asked for: its workflow, task, provided inputs, and `Workflow/task` for messages. */
-interface JobRequest {
-  wf: Workflow;
-  task: Task;
-  provided: Record<string, unknown>;
-  where: string;
-}
-
-/**
- * Checks that every required input of a task is provided.
- *
- * @throws ScoutError `parameter` naming the missing inputs (its `inputs`
- *   field lists them, quoted)
- */
-function requireInputs({ wf, task, provided, where }: JobRequest): void {
-  const missing = task.inputs.filter((i) =>
-    i.required && (provided[i.name] === undefined || provided[i.name] === null)
-  ).map((i) => `"${i.name}"`);
-  if (missing.length === 0) return;
-  throw new ScoutError(
-    "parameter",
-    missing.length === 1
-      ? `Input ${missing[0]} of ${where} is required but was not provided`
-      : `Inputs ${missing.slice(0, -1).join(", ")} and ${
-        missing.at(-1)
-      } of ${where} are required but were not provided`,
-    { workflow: wf.name, task: task.name, inputs: missing },
-  );
-}
-
-/**
- * A provided input coerced to its type (a symbol reference to its symbol),
- * validated, and a select value outside its options warned about once per
- * input and value, also when dependencies declare the same input.
- */
-function checkedInput(def: InputDef, raw: unknown, where: string, ctx: BuildContext): unknown {
-  if (isSymbolRef(raw)) return raw.symbol;
-  const coerced = coerceInput(raw, def, ctx);
-  validateInput(coerced, def, where);
-  const w = selectWarning(coerced, def, where);
-  const seen = `${def.name}\0${String(coerced)}`;
-  if (w !== null && !ctx.warned.has(seen)) {
-    ctx.warned.add(seen);
-    ctx.warn(w);
-  }
-  return coerced;
-}
-
-/** A job's own inputs: values by name, the non-default ones, the values digested. */
-interface AssignedInputs {
-  inputs: Record<string, unknown>;
-  nonDefault: string[];
-  digestArray: unknown[];
-}
-
-/**
- * Assigns a task's inputs (§1.3): a provided non-default value, else the
- * default; an unprovided `jobname` input takes the id.
- */
-function assignInputs(
-  { task, provided, where }: JobRequest,
-  id: string,
-  ctx: BuildContext,
-): AssignedInputs {
-  const out: AssignedInputs = { inputs: {}, nonDefault: [], digestArray: [] };
-  for (const def of task.inputs) {
-    const coerced = checkedInput(def, provided[def.name], where, ctx);
-    let final: unknown;
-    const sameAsJobname = def.jobname === true && coerced === id;
-    if (
-      coerced !== undefined && coerced !== null && !isDefaultValue(coerced, def) && !sameAsJobname
-    ) {
-      out.nonDefault.push(def.name);
-      final = coerced;
-    } else if (def.jobname) {
-      // Scout lists the jobname input as non-default whenever there is an id
-      // (always): given or not; it forces no digest unless provided and != id.
-      out.nonDefault.push(def.name);
-      final = coerced ?? id;
-    } else final = def.default ?? null;
-    out.inputs[def.name] = final;
-    const asPath = def.type === "path" || def.type === "file" || def.asfile;
-    out.digestArray.push(asPath && typeof final === "string" ? pathRef(final) : final);
-  }
-  return out;
 }
 
 function buildJob(
