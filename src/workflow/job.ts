@@ -130,6 +130,10 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
   return buildJob(wf, task, opts.jobname, inputs, ctx, opts.nameDependencies ?? true);
 }
 
+/**
+ * Builds a job (memoised per build): its id, own inputs, dependencies, name
+ * and record. `nameDeps` false: the id is this job's alone (§1.4).
+ */
 function buildJob(
   wf: Workflow,
   task: Task,
@@ -145,74 +149,17 @@ function buildJob(
   // §2.1: the id exists (and is shortened) before inputs are assigned; an
   // unprovided jobname input takes it.
   const id = jobIdOf(task, idIn, provided);
-
   const req: JobRequest = { wf, task, provided, where };
   requireInputs(req);
   const own = assignInputs(req, id, ctx);
   const { inputs, digestArray } = own;
-  let nonDefault = own.nonDefault;
   const depId = id !== "Default" && nameDeps ? id : undefined;
-  const deps: Job[] = [];
-  const compute: Record<string, string[]> = {};
-  for (const dep of task.deps) {
-    const dwf = depWorkflow(wf, dep);
-    if (dwf === undefined) {
-      throw new ScoutError(
-        "workflow_not_found",
-        `Workflow "${String(dep.workflow)}" of a dependency of ${where} is not loaded`,
-      );
-    }
-    // Loads the dependency job with these options and records what it brings.
-    const addDep = (stepOptions: Record<string, unknown>, pinned: Record<string, unknown>) => {
-      const j = loadDep(
-        dwf,
-        dep,
-        depId,
-        stepOptions,
-        pinned,
-        { provided, inputs, deps, task },
-        ctx,
-      );
-      deps.push(j);
-      nonDefault.push(...j.nonDefaultInputs.filter((n) => !(n in (dep.inputs ?? {}))));
-      hints(compute, j, dep);
-    };
-    const overrideKey = `${dwf.name}#${dep.task}`;
-    const override = provided[overrideKey];
-    if (override !== undefined && override !== null) {
-      const j = isJob(override) ? override : jobAt(String(override), {
-        store: ctx.store ?? storeFor(dwf, ctx),
-        cwd: ctx.cwd,
-        env: ctx.env,
-      });
-      deps.push({ ...j, overriddenTask: dep.task });
-      continue;
-    }
-    if (dep.resolve !== undefined) {
-      const blockOptions: Record<string, unknown> = {
-        ...plainAll(provided),
-        ...inputs,
-        ...plainAll(resolveRefs(dep.inputs ?? {}, { provided, inputs, deps, task })),
-      };
-      const res = dep.resolve(depId, blockOptions, [...deps]);
-      for (const item of Array.isArray(res) ? res : [res]) {
-        if (isJob(item)) {
-          deps.push(item);
-          nonDefault.push(...item.nonDefaultInputs.filter((n) => !(n in blockOptions)));
-        } else {
-          addDep({ ...blockOptions, ...(item as Record<string, unknown>) }, blockOptions);
-        }
-      }
-      continue;
-    }
-    addDep({ ...provided, ...(dep.inputs ?? {}) }, dep.inputs ?? {});
-  }
-
+  const { deps, compute, nonDefault: depsNonDefault } = buildDeps(req, { inputs, depId }, ctx);
   // §2.2, §3.2: override keys (`Workflow#task`) are never non-default inputs.
-  nonDefault = [...new Set(nonDefault)].filter((k) => !k.includes("#"));
-  // Scout: an override given to this job that replaced a dependency at any depth.
-  const overridden = Object.keys(provided).some((k) => k.includes("#") && provided[k] != null) &&
-    deps.some((d) => d.overriddenTask !== undefined || d.overridden === true);
+  const nonDefault = [...new Set([...own.nonDefault, ...depsNonDefault])].filter((k) =>
+    !k.includes("#")
+  );
+  const overridden = replacedByOverride(provided, deps);
   checkJobName(id, where);
   const name = jobName({
     id,
@@ -224,47 +171,167 @@ function buildJob(
     overridden,
     env: ctx.env,
   });
+  const job = jobRecord(req, { id, name, inputs, nonDefault, deps, compute, overridden }, ctx);
+  ctx.memo.set(key, job);
+  return job;
+}
+
+/** Scout: whether an override given to this job replaced a dependency at any depth. */
+function replacedByOverride(provided: Record<string, unknown>, deps: Job[]): boolean {
+  return Object.keys(provided).some((k) => k.includes("#") && provided[k] != null) &&
+    deps.some((d) => d.overriddenTask !== undefined || d.overridden === true);
+}
+
+/** What {@link buildJob} worked out of a job, for {@link jobRecord}. */
+interface JobParts {
+  id: string;
+  name: string;
+  inputs: Record<string, unknown>;
+  nonDefault: string[];
+  deps: Job[];
+  compute: Record<string, string[]>;
+  overridden: boolean;
+}
+
+/** The job record: its path located in the store, its non-default provided inputs kept plain. */
+function jobRecord({ wf, task, provided }: JobRequest, parts: JobParts, ctx: BuildContext): Job {
+  const { name, nonDefault, overridden } = parts;
   const store = ctx.store ?? storeFor(wf, ctx);
   const path = locateJob(store, wf.name, task.name, name);
   const providedInputs: Record<string, unknown> = {};
   for (const n of nonDefault) if (n in provided) providedInputs[n] = plain(provided[n]);
-  const job: Job = {
+  return {
     [JOB]: true,
     path,
     name,
-    id,
+    id: parts.id,
     shortPath: shortPath(path),
     workflowName: wf.name,
     taskName: task.name,
     workflow: wf,
     task,
     type: task.type,
-    inputs,
+    inputs: parts.inputs,
     inputNames: task.inputs.map((i) => i.name),
     providedInputs,
     nonDefaultInputs: nonDefault,
-    deps,
-    compute,
+    deps: parts.deps,
+    compute: parts.compute,
     store,
     ...(overridden ? { overridden } : {}),
   };
-  ctx.memo.set(key, job);
-  return job;
 }
 
+/** A job's dependencies as built: the jobs, their compute hints, the non-default inputs they bring. */
+interface BuiltDeps {
+  deps: Job[];
+  compute: Record<string, string[]>;
+  nonDefault: string[];
+}
+
+/** One dependency being built: its spec and workflow, and the job that depends on it. */
+interface DepSite {
+  req: JobRequest;
+  dep: DepSpec;
+  dwf: Workflow;
+  /** The dependent job's own inputs. */
+  inputs: Record<string, unknown>;
+  /** The job name dependencies take (§1.4), if any. */
+  depId: string | undefined;
+  built: BuiltDeps;
+  ctx: BuildContext;
+}
+
+/**
+ * Builds a task's dependencies in order (§1.4, §3.2): an override given as
+ * `Workflow#task` replaces one, a `resolve` block yields jobs or options,
+ * else the dependency is built from the provided inputs and its own.
+ */
+function buildDeps(
+  req: JobRequest,
+  own: { inputs: Record<string, unknown>; depId: string | undefined },
+  ctx: BuildContext,
+): BuiltDeps {
+  const built: BuiltDeps = { deps: [], compute: {}, nonDefault: [] };
+  for (const dep of req.task.deps) {
+    const dwf = depWorkflow(req.wf, dep);
+    if (dwf === undefined) {
+      throw new ScoutError(
+        "workflow_not_found",
+        `Workflow "${String(dep.workflow)}" of a dependency of ${req.where} is not loaded`,
+      );
+    }
+    const site: DepSite = { req, dep, dwf, ...own, built, ctx };
+    const override = req.provided[`${dwf.name}#${dep.task}`];
+    if (override !== undefined && override !== null) built.deps.push(overrideDep(site, override));
+    else if (dep.resolve !== undefined) addResolvedDeps(site);
+    else addDep(site, { ...req.provided, ...(dep.inputs ?? {}) }, dep.inputs ?? {});
+  }
+  return built;
+}
+
+/** What the references in a dependency's options (to inputs, earlier dependencies) resolve against. */
+function refScope({ req, inputs, built }: DepSite): RefScope {
+  return { provided: req.provided, inputs, deps: built.deps, task: req.task };
+}
+
+/** The job an override (`Workflow#task` given a job or its path) puts in a dependency's place. */
+function overrideDep({ dep, dwf, ctx }: DepSite, override: unknown): Job {
+  const j = isJob(override) ? override : jobAt(String(override), {
+    store: ctx.store ?? storeFor(dwf, ctx),
+    cwd: ctx.cwd,
+    env: ctx.env,
+  });
+  return { ...j, overriddenTask: dep.task };
+}
+
+/** The jobs a dependency's `resolve` block yields: jobs as they are, options as jobs built. */
+function addResolvedDeps(site: DepSite): void {
+  const { req, dep, built } = site;
+  const blockOptions: Record<string, unknown> = {
+    ...plainAll(req.provided),
+    ...site.inputs,
+    ...plainAll(resolveRefs(dep.inputs ?? {}, refScope(site))),
+  };
+  const res = dep.resolve!(site.depId, blockOptions, [...built.deps]);
+  for (const item of Array.isArray(res) ? res : [res]) {
+    if (isJob(item)) {
+      built.deps.push(item);
+      built.nonDefault.push(...item.nonDefaultInputs.filter((n) => !(n in blockOptions)));
+    } else {
+      addDep(site, { ...blockOptions, ...(item as Record<string, unknown>) }, blockOptions);
+    }
+  }
+}
+
+/** Loads the dependency job with these options and records what it brings. */
+function addDep(
+  site: DepSite,
+  stepOptions: Record<string, unknown>,
+  pinned: Record<string, unknown>,
+): void {
+  const { dep, built } = site;
+  const j = loadDep(site, stepOptions, pinned);
+  built.deps.push(j);
+  built.nonDefault.push(...j.nonDefaultInputs.filter((n) => !(n in (dep.inputs ?? {}))));
+  hints(built.compute, j, dep);
+}
+
+/**
+ * A dependency's job from its step options: `task`, `workflow` and
+ * `jobname` options pick another task, workflow or name; `inputs` (else the
+ * rest) are its inputs, over the definition's own, references resolved.
+ */
 function loadDep(
-  dwf: Workflow,
-  dep: DepSpec,
-  depId: string | undefined,
+  site: DepSite,
   stepOptions: Record<string, unknown>,
   definitionOptions: Record<string, unknown>,
-  scope: RefScope,
-  ctx: BuildContext,
 ): Job {
+  const { dep, dwf } = site;
   const opts = { ...stepOptions };
   let wf = dwf;
   let taskName = dep.task;
-  let id = dep.jobname ?? depId;
+  let id = dep.jobname ?? site.depId;
   if (typeof opts.task === "string") taskName = opts.task;
   if (opts.workflow !== undefined) {
     const w = depWorkflow(dwf, { workflow: opts.workflow as string | Workflow });
@@ -287,8 +354,8 @@ function loadDep(
       : opts),
   };
   delete stepInputs.inputs;
-  const resolved = resolveRefs(stepInputs, scope);
-  return buildJob(wf, taskOf(wf, taskName), id, resolved, ctx);
+  const resolved = resolveRefs(stepInputs, refScope(site));
+  return buildJob(wf, taskOf(wf, taskName), id, resolved, site.ctx);
 }
 
 function hints(compute: Record<string, string[]>, job: Job, dep: DepSpec): void {
