@@ -13,7 +13,6 @@ import { writeFileAtomicSync } from "../util/fs.ts";
 import { isJob, type Job } from "./job_types.ts";
 import { findStep, isDone, jobContext } from "./context.ts";
 import {
-  infoError,
   type JobInfo,
   mergeJobInfo,
   readJobInfo,
@@ -31,14 +30,15 @@ import {
 import { acquireLock, type HeldLock } from "./lock.ts";
 import { trackRunning } from "./interrupt.ts";
 import { readResult, serializeResult } from "./result.ts";
-import { infoPath, tmpPath } from "./store.ts";
+import { tmpPath } from "./store.ts";
 import { isRecoverableError, jobState, thisHost } from "./state.ts";
 import { rubyTime } from "./time.ts";
 import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
-import { inputDeps, isOutdated } from "./outdated.ts";
 import { cleanJob } from "./clean.ts";
+import { dependenciesToRun } from "./run_deps.ts";
 
 export { isOutdated } from "./outdated.ts";
+export { type RecordedFailure, unrecoverableFailure } from "./run_deps.ts";
 export { cleanJob, cleanJobRecursive } from "./clean.ts";
 
 /** Progress events of a run (for progress displays). */
@@ -189,65 +189,6 @@ function ensureDone(job: Job, opts: RunOptions): Promise<void> {
   return p;
 }
 
-/** A failure as a job's info records it. */
-export interface RecordedFailure {
-  /** The exception's message. */
-  message: string;
-  /** Its Ruby class (`ScoutException` when the info names none). */
-  rubyClass: string;
-  /** Its backtrace. */
-  backtrace: string[];
-}
-
-/**
- * The failure a job's info records when the job is in an unrecoverable error
- * (§4: status `error` and a deliberate Scout exception, or any error under
- * `SCOUT_NO_RECOVERABLE_ERROR=true`): such a job is reported, not rerun.
- *
- * @param job the job
- * @param env environment (the recoverable-error rule)
- * @returns the recorded failure, or null (no info, not in error, recoverable)
- */
-export async function unrecoverableFailure(
-  job: Job,
-  env?: Record<string, string | undefined>,
-): Promise<RecordedFailure | null> {
-  if (!existsSync(infoPath(job.path))) return null;
-  const { info } = await readJobInfo(job.path);
-  if (info?.status !== "error" || isRecoverableError(info, env)) return null;
-  const err = infoError(info);
-  return {
-    message: err?.message ?? "error recorded in its info",
-    rubyClass: err?.className ?? "ScoutException",
-    backtrace: Array.isArray(info.backtrace) ? info.backtrace.map(String) : [],
-  };
-}
-
-async function prepareDependency(job: Job, dep: Job, opts: RunOptions): Promise<"skip" | "run"> {
-  if (isDone(dep)) {
-    if (dep.task !== null && await isOutdated(dep, opts.env)) {
-      await cleanJob(dep);
-      return "run";
-    }
-    return "skip";
-  }
-  const failed = await unrecoverableFailure(dep, opts.env);
-  if (failed) {
-    if (job.compute[dep.path]?.includes("canfail")) return "skip";
-    const { message, rubyClass, backtrace } = failed;
-    // The dependency's own error (as its info records it) is the cause a parent records.
-    const own = new ScoutError("job_failed", message, { rubyClass, backtrace });
-    throw new ScoutError("job_failed", `Job "${dep.shortPath}" failed: ${message}`, {
-      file: dep.path,
-      job: dep.path,
-      rubyClass,
-      backtrace,
-      cause: own,
-    });
-  }
-  return "run";
-}
-
 async function compute(job: Job, opts: RunOptions): Promise<void> {
   const task = job.task;
   if (task === null) {
@@ -258,17 +199,7 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
     );
   }
   const emit = (status: string) => opts.onEvent?.({ type: "status", job, status });
-  const deps = [...job.deps, ...inputDeps(job)];
-  const plan: Job[] = [];
-  for (const d of deps) if (await prepareDependency(job, d, opts) === "run") plan.push(d);
-  if (opts.dependencies === "require-done" && plan.length > 0) {
-    throw new ScoutError(
-      "dependency_not_done",
-      `Dependency "${plan[0]!.shortPath}" of "${job.shortPath}" is not done; ` +
-        "this run computes only the job itself",
-      { file: job.path, job: job.path },
-    );
-  }
+  const plan = await dependenciesToRun(job, opts);
 
   const lock: HeldLock = await acquireLock(job.path, job.store.lockDir, {
     ...(opts.lockTimeoutMs !== undefined ? { timeoutMs: opts.lockTimeoutMs } : {}),
