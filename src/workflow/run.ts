@@ -12,14 +12,7 @@ import { ScoutError } from "../errors.ts";
 import { writeFileAtomicSync } from "../util/fs.ts";
 import { isJob, type Job } from "./job_types.ts";
 import { findStep, isDone, jobContext } from "./context.ts";
-import {
-  type JobInfo,
-  mergeJobInfo,
-  readJobInfo,
-  truncateInputValue,
-  updateJobInfoSync,
-  writeJobInfo,
-} from "./info.ts";
+import { readJobInfo, writeJobInfo } from "./info.ts";
 import {
   backtraceOf,
   errorInfoPatch,
@@ -28,14 +21,14 @@ import {
   rubyExceptionClass,
 } from "./failure.ts";
 import { acquireLock, type HeldLock } from "./lock.ts";
-import { trackRunning } from "./interrupt.ts";
 import { readResult, serializeResult } from "./result.ts";
 import { tmpPath } from "./store.ts";
-import { isRecoverableError, jobState, thisHost } from "./state.ts";
+import { isRecoverableError, jobState } from "./state.ts";
 import { rubyTime } from "./time.ts";
 import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
 import { cleanJob } from "./clean.ts";
 import { dependenciesToRun } from "./run_deps.ts";
+import { abortOnInterrupt, runInfo } from "./run_info.ts";
 
 export { isOutdated } from "./outdated.ts";
 export { type RecordedFailure, unrecoverableFailure } from "./run_deps.ts";
@@ -78,33 +71,6 @@ function jobError(job: Job, e: unknown): ScoutError {
 
 function isDeliberate(e: unknown): boolean {
   return SCOUT_EXCEPTION_CLASSES.has(rubyExceptionClass(e));
-}
-
-/** Job values stored in info: jobs as paths, bytes as text, long arrays truncated. */
-function infoValue(v: unknown): unknown {
-  if (isJob(v)) return v.path;
-  if (v instanceof Uint8Array) return new TextDecoder("utf-8", { fatal: false }).decode(v);
-  if (Array.isArray(v)) return v.map(infoValue);
-  return v === undefined ? null : v;
-}
-
-function setupInfo(job: Job, issued: Date): JobInfo {
-  const provided: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(job.providedInputs)) provided[k] = infoValue(v);
-  return {
-    status: "setup",
-    issued: rubyTime(issued),
-    pid: process.pid,
-    pid_hostname: thisHost(),
-    task_name: job.taskName,
-    workflow: job.workflowName,
-    provided_inputs: provided,
-    non_default_inputs: [...job.nonDefaultInputs],
-    inputs: job.inputNames.map((n) => truncateInputValue(infoValue(job.inputs[n]))),
-    input_names: [...job.inputNames],
-    type: job.type,
-    dependencies: job.deps.map((d) => d.path),
-  };
 }
 
 /**
@@ -206,40 +172,16 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
     onWait: (holder) => opts.onEvent?.({ type: "wait", job, holder }),
   });
   const controller = new AbortController();
-  const untrack = trackRunning(job.path, (signal) => {
-    controller.abort();
-    try {
-      updateJobInfoSync(job.path, {
-        status: "aborted",
-        end: rubyTime(),
-        messages: [`Aborted: interrupted by ${signal}`],
-      });
-    } finally {
-      try {
-        // A partial tmp result must not survive an interrupt.
-        rmSync(tmpPath(job.path), { force: true, recursive: true });
-      } finally {
-        lock.release();
-      }
-    }
-  });
+  const untrack = abortOnInterrupt(job, lock, controller);
   // This process holds the lock: the info is kept in memory and rewritten whole.
-  let current: JobInfo = {};
-  // after an interrupt the info says `aborted` and the lock is released: no
-  // later write of the body (a log's dependencies, a status) may replace it
-  const write = () =>
-    controller.signal.aborted ? Promise.resolve() : writeJobInfo(job.path, current);
-  const merge = (patch: Record<string, unknown>) => {
-    current = mergeJobInfo(current, patch);
-    return write();
-  };
+  const info = runInfo(job, controller.signal);
   try {
     if (isDone(job)) return;
     const issued = new Date();
-    current = setupInfo(job, issued);
+    info.setup(issued);
     if (plan.length > 0) {
       // `setup` while dependencies run; without any to run the reset goes straight to `start`.
-      await writeJobInfo(job.path, current);
+      await writeJobInfo(job.path, info.current);
       emit("setup");
       for (const d of plan) {
         try {
@@ -251,20 +193,14 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
       }
     }
     const start = new Date();
-    await merge({ status: "start", start: rubyTime(start) });
+    await info.merge({ status: "start", start: rubyTime(start) });
     emit("start");
     const ctx = jobContext(job, {
       persist: true,
       signal: controller.signal,
       load: (dep) => runJob(dep, opts),
       onStatus: (_j, status) => emit(status),
-      info: {
-        merge,
-        replace: (patch) => {
-          current = { ...current, ...patch };
-          return write();
-        },
-      },
+      info: { merge: info.merge, replace: info.replace },
     });
     const value = await task.run(ctx.inputs, ctx);
     if (value === null || value === undefined) {
@@ -279,7 +215,7 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
       }
     }
     const end = new Date();
-    await merge({
+    await info.merge({
       status: "done",
       time_elapsed: (end.getTime() - start.getTime()) / 1000,
       total_time_elapsed: (end.getTime() - issued.getTime()) / 1000,
@@ -291,8 +227,8 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
     const original = rootFailure(e);
     try {
       // an interrupt already wrote `aborted` and released the lock: nothing more to record
-      if (Object.keys(current).length > 0 && !controller.signal.aborted) {
-        await merge(errorInfoPatch(original));
+      if (Object.keys(info.current).length > 0 && !controller.signal.aborted) {
+        await info.merge(errorInfoPatch(original));
       }
     } finally {
       await rm(tmpPath(job.path), { force: true, recursive: true });

@@ -1,0 +1,138 @@
+/**
+ * What a job this process computes records (`workflow.md` §4, §7.4 #7): the
+ * setup info, the info kept in memory and rewritten whole while the process
+ * holds the job's lock, and the `aborted` record an interrupt leaves.
+ *
+ * @module
+ */
+import { rmSync } from "node:fs";
+import { isJob, type Job } from "./job_types.ts";
+import {
+  type JobInfo,
+  mergeJobInfo,
+  truncateInputValue,
+  updateJobInfoSync,
+  writeJobInfo,
+} from "./info.ts";
+import type { HeldLock } from "./lock.ts";
+import { trackRunning } from "./interrupt.ts";
+import { tmpPath } from "./store.ts";
+import { thisHost } from "./state.ts";
+import { rubyTime } from "./time.ts";
+
+/** Job values stored in info: jobs as paths, bytes as text, long arrays truncated. */
+function infoValue(v: unknown): unknown {
+  if (isJob(v)) return v.path;
+  if (v instanceof Uint8Array) return new TextDecoder("utf-8", { fatal: false }).decode(v);
+  if (Array.isArray(v)) return v.map(infoValue);
+  return v === undefined ? null : v;
+}
+
+/** The info a run starts with (status `setup`): who runs it, its inputs and dependencies. */
+function setupInfo(job: Job, issued: Date): JobInfo {
+  const provided: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(job.providedInputs)) provided[k] = infoValue(v);
+  return {
+    status: "setup",
+    issued: rubyTime(issued),
+    pid: process.pid,
+    pid_hostname: thisHost(),
+    task_name: job.taskName,
+    workflow: job.workflowName,
+    provided_inputs: provided,
+    non_default_inputs: [...job.nonDefaultInputs],
+    inputs: job.inputNames.map((n) => truncateInputValue(infoValue(job.inputs[n]))),
+    input_names: [...job.inputNames],
+    type: job.type,
+    dependencies: job.deps.map((d) => d.path),
+  };
+}
+
+/** The info of a running job, kept in memory (see {@link runInfo}). */
+export interface RunInfo {
+  /** The info as it stands (`{}` until {@link RunInfo.setup}). */
+  readonly current: JobInfo;
+  /**
+   * Starts the record afresh with the setup info (not written).
+   *
+   * @param issued when the run was issued
+   */
+  setup(issued: Date): void;
+  /**
+   * Merges a patch into the info (as {@link mergeJobInfo}), then writes it.
+   *
+   * @param patch the fields
+   */
+  merge(patch: Record<string, unknown>): Promise<void>;
+  /**
+   * Replaces top-level fields of the info, then writes it.
+   *
+   * @param patch the fields
+   */
+  replace(patch: Record<string, unknown>): Promise<void>;
+}
+
+/**
+ * The info of a job this process computes while it holds the job's lock:
+ * kept in memory and rewritten whole. After an interrupt (`signal` aborted)
+ * the info says `aborted` and the lock is released: no later write of the
+ * body (a log's dependencies, a status) may replace it, so none is made.
+ *
+ * @param job the job
+ * @param signal aborted on interrupt
+ * @returns the info
+ */
+export function runInfo(job: Job, signal: AbortSignal): RunInfo {
+  let current: JobInfo = {};
+  const write = () => signal.aborted ? Promise.resolve() : writeJobInfo(job.path, current);
+  return {
+    get current() {
+      return current;
+    },
+    setup: (issued) => {
+      current = setupInfo(job, issued);
+    },
+    merge: (patch) => {
+      current = mergeJobInfo(current, patch);
+      return write();
+    },
+    replace: (patch) => {
+      current = { ...current, ...patch };
+      return write();
+    },
+  };
+}
+
+/**
+ * Registers a running job for SIGINT/SIGTERM: the signal aborts its body,
+ * its info says `aborted`, its partial tmp result is removed and its lock
+ * released.
+ *
+ * @param job the job
+ * @param lock the job's lock, held by this process
+ * @param controller aborted on the signal (the body's signal)
+ * @returns the unregister function
+ */
+export function abortOnInterrupt(
+  job: Job,
+  lock: HeldLock,
+  controller: AbortController,
+): () => void {
+  return trackRunning(job.path, (signal) => {
+    controller.abort();
+    try {
+      updateJobInfoSync(job.path, {
+        status: "aborted",
+        end: rubyTime(),
+        messages: [`Aborted: interrupted by ${signal}`],
+      });
+    } finally {
+      try {
+        // A partial tmp result must not survive an interrupt.
+        rmSync(tmpPath(job.path), { force: true, recursive: true });
+      } finally {
+        lock.release();
+      }
+    }
+  });
+}
