@@ -10,7 +10,7 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { ScoutError } from "../errors.ts";
 import { writeFileAtomicSync } from "../util/fs.ts";
-import { isJob, type Job } from "./job_types.ts";
+import { isJob, type Job, type Task } from "./job_types.ts";
 import { findStep, isDone, jobContext } from "./context.ts";
 import { readJobInfo, writeJobInfo } from "./info.ts";
 import {
@@ -28,7 +28,7 @@ import { rubyTime } from "./time.ts";
 import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
 import { cleanJob } from "./clean.ts";
 import { dependenciesToRun } from "./run_deps.ts";
-import { abortOnInterrupt, runInfo } from "./run_info.ts";
+import { abortOnInterrupt, type RunInfo, runInfo } from "./run_info.ts";
 
 export { isOutdated } from "./outdated.ts";
 export { type RecordedFailure, unrecoverableFailure } from "./run_deps.ts";
@@ -155,18 +155,36 @@ function ensureDone(job: Job, opts: RunOptions): Promise<void> {
   return p;
 }
 
-async function compute(job: Job, opts: RunOptions): Promise<void> {
-  const task = job.task;
-  if (task === null) {
-    throw new ScoutError(
-      "job_not_finished",
-      `Job "${job.shortPath}" is not done and has no task definition here to compute it`,
-      { file: job.path },
-    );
-  }
-  const emit = (status: string) => opts.onEvent?.({ type: "status", job, status });
-  const plan = await dependenciesToRun(job, opts);
+/** A job this process computes, its lock held: the task, options, info and interrupt signal. */
+interface LockedRun {
+  job: Job;
+  task: Task;
+  opts: RunOptions;
+  info: RunInfo;
+  signal: AbortSignal;
+}
 
+function emitStatus({ job, opts }: LockedRun, status: string): void {
+  opts.onEvent?.({ type: "status", job, status });
+}
+
+/** The task that computes a job that is not done, or an error when none is defined here. */
+function taskToCompute(job: Job): Task {
+  if (job.task !== null) return job.task;
+  throw new ScoutError(
+    "job_not_finished",
+    `Job "${job.shortPath}" is not done and has no task definition here to compute it`,
+    { file: job.path },
+  );
+}
+
+/**
+ * Computes a job (§4): dependencies checked, the job's lock taken, an
+ * interrupt handled, the run itself, a failure recorded.
+ */
+async function compute(job: Job, opts: RunOptions): Promise<void> {
+  const task = taskToCompute(job);
+  const plan = await dependenciesToRun(job, opts);
   const lock: HeldLock = await acquireLock(job.path, job.store.lockDir, {
     ...(opts.lockTimeoutMs !== undefined ? { timeoutMs: opts.lockTimeoutMs } : {}),
     onWait: (holder) => opts.onEvent?.({ type: "wait", job, holder }),
@@ -175,69 +193,94 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
   const untrack = abortOnInterrupt(job, lock, controller);
   // This process holds the lock: the info is kept in memory and rewritten whole.
   const info = runInfo(job, controller.signal);
+  const run: LockedRun = { job, task, opts, info, signal: controller.signal };
   try {
     if (isDone(job)) return;
-    const issued = new Date();
-    info.setup(issued);
-    if (plan.length > 0) {
-      // `setup` while dependencies run; without any to run the reset goes straight to `start`.
-      await writeJobInfo(job.path, info.current);
-      emit("setup");
-      for (const d of plan) {
-        try {
-          await ensureDone(d, opts);
-        } catch (e) {
-          if (job.compute[d.path]?.includes("canfail") && isDeliberate(e)) continue;
-          throw e;
-        }
-      }
-    }
-    const start = new Date();
-    await info.merge({ status: "start", start: rubyTime(start) });
-    emit("start");
-    const ctx = jobContext(job, {
-      persist: true,
-      signal: controller.signal,
-      load: (dep) => runJob(dep, opts),
-      onStatus: (_j, status) => emit(status),
-      info: { merge: info.merge, replace: info.replace },
-    });
-    const value = await task.run(ctx.inputs, ctx);
-    if (value === null || value === undefined) {
-      if (existsSync(tmpPath(job.path))) renameSync(tmpPath(job.path), job.path);
-      else writeFileAtomicSync(job.path, ""); // §7.4 #5: never "done" without a result file
-    } else {
-      // Synchronous temp + fsync + rename: one thread hop less per job (the info
-      // write above already created the directory).
-      writeFileAtomicSync(job.path, serializeResult(value, task.type));
-      if (existsSync(tmpPath(job.path))) {
-        rmSync(tmpPath(job.path), { force: true, recursive: true });
-      }
-    }
-    const end = new Date();
-    await info.merge({
-      status: "done",
-      time_elapsed: (end.getTime() - start.getTime()) / 1000,
-      total_time_elapsed: (end.getTime() - issued.getTime()) / 1000,
-      end: rubyTime(end),
-    });
-    emit("done");
+    await computeLocked(run, plan);
   } catch (e) {
-    // A dependency's failure is recorded as the dependency's own error, never the wrapper.
-    const original = rootFailure(e);
-    try {
-      // an interrupt already wrote `aborted` and released the lock: nothing more to record
-      if (Object.keys(info.current).length > 0 && !controller.signal.aborted) {
-        await info.merge(errorInfoPatch(original));
-      }
-    } finally {
-      await rm(tmpPath(job.path), { force: true, recursive: true });
-      emit("error");
-    }
+    await recordFailure(run, e);
     throw jobError(job, e);
   } finally {
     untrack();
     lock.release();
+  }
+}
+
+/**
+ * The run itself, lock held: `setup` while the planned dependencies run,
+ * then `start`, the body, its result written, `done` with the times.
+ */
+async function computeLocked(run: LockedRun, plan: Job[]): Promise<void> {
+  const { job, task, opts, info } = run;
+  const issued = new Date();
+  info.setup(issued);
+  if (plan.length > 0) {
+    // `setup` while dependencies run; without any to run the reset goes straight to `start`.
+    await writeJobInfo(job.path, info.current);
+    emitStatus(run, "setup");
+    await runDependencies(job, plan, opts);
+  }
+  const start = new Date();
+  await info.merge({ status: "start", start: rubyTime(start) });
+  emitStatus(run, "start");
+  const ctx = jobContext(job, {
+    persist: true,
+    signal: run.signal,
+    load: (dep) => runJob(dep, opts),
+    onStatus: (_j, status) => emitStatus(run, status),
+    info: { merge: info.merge, replace: info.replace },
+  });
+  writeResult(job, task, await task.run(ctx.inputs, ctx));
+  const end = new Date();
+  await info.merge({
+    status: "done",
+    time_elapsed: (end.getTime() - start.getTime()) / 1000,
+    total_time_elapsed: (end.getTime() - issued.getTime()) / 1000,
+    end: rubyTime(end),
+  });
+  emitStatus(run, "done");
+}
+
+/** Runs the planned dependencies in order; a deliberate failure of a `canfail` one is skipped. */
+async function runDependencies(job: Job, plan: Job[], opts: RunOptions): Promise<void> {
+  for (const d of plan) {
+    try {
+      await ensureDone(d, opts);
+    } catch (e) {
+      if (job.compute[d.path]?.includes("canfail") && isDeliberate(e)) continue;
+      throw e;
+    }
+  }
+}
+
+/** Writes a body's value as the job's result (a tmp result the body wrote, when it returned none). */
+function writeResult(job: Job, task: Task, value: unknown): void {
+  if (value === null || value === undefined) {
+    if (existsSync(tmpPath(job.path))) renameSync(tmpPath(job.path), job.path);
+    else writeFileAtomicSync(job.path, ""); // §7.4 #5: never "done" without a result file
+  } else {
+    // Synchronous temp + fsync + rename: one thread hop less per job (the info
+    // write above already created the directory).
+    writeFileAtomicSync(job.path, serializeResult(value, task.type));
+    if (existsSync(tmpPath(job.path))) {
+      rmSync(tmpPath(job.path), { force: true, recursive: true });
+    }
+  }
+}
+
+/** Records a failed run in the info (as the root failure), removes its tmp result, emits `error`. */
+async function recordFailure(run: LockedRun, e: unknown): Promise<void> {
+  const { job, info } = run;
+  // A dependency's failure is recorded as the dependency's own error, never the wrapper.
+  const original = rootFailure(e);
+  try {
+    // an interrupt already wrote `aborted` and released the lock: nothing more to record
+    if (Object.keys(info.current).length > 0 && !run.signal.aborted) {
+      await info.merge(errorInfoPatch(original));
+    }
+  } finally {
+    await rm(tmpPath(job.path), { force: true, recursive: true });
+    emitStatus(run, "error");
   }
 }
 
