@@ -76,6 +76,46 @@ function taskOptions(cmd: CommandUnknownOpts): HelpOption[] {
   }));
 }
 
+const WORKFLOW_HELP =
+  "\nJobs live in $SCOUT_HOME/var/jobs/<Workflow>/<task>/<name> with a .info sidecar,\n" +
+  "in the layout Scout's engine uses: either side reads the other's jobs.\n" +
+  "The examples run from the repository root on its bundled workflow, named by path;\n" +
+  "copy it to ./workflows/Baking or $SCOUT_HOME/workflows/Baking to name it Baking.\n\n" +
+  "Examples:\n" +
+  "  scout-ai workflow list fixtures/workflows\n" +
+  "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
+  "  scout-ai workflow task fixtures/workflows/Baking cake --help\n" +
+  "  scout-ai workflow info Baking/cake/Default --json | jq .status";
+
+const TASK_HELP = "\nWORKFLOW is a name found in ./workflows/<Name>/workflow.ts or\n" +
+  "$SCOUT_HOME/workflows/<Name>/workflow.ts, or a path to such a file or directory.\n" +
+  "'scout-ai workflow task WORKFLOW' lists its tasks (on stdout, exit 0); add\n" +
+  "TASK --help for a task's inputs and options.\n\n" +
+  "Examples:\n" +
+  "  scout-ai workflow task fixtures/workflows/Baking      # its tasks\n" +
+  "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
+  "  scout-ai workflow task fixtures/workflows/Baking whisk --help\n" +
+  "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --json | jq .result\n" +
+  "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 4 --deploy local --cpus 2";
+
+const INFO_HELP =
+  "\nReads jobs written by scout-ai and by Scout's own engine (Marshal-only info reads\n" +
+  "as status noinfo). Dependencies that moved are found by their last three path\n" +
+  "components under the jobs roots. JOB may be a prefix of one job's name: a run\n" +
+  "with non-default inputs is named Default_<digest>; the job taken is named on stderr.\n" +
+  "A job whose info says it is in progress but whose process (pid on this host) is\n" +
+  "gone shows as stale; a pid on another host cannot be checked (running: null).\n\n" +
+  "Examples:\n" +
+  "  scout-ai workflow info fixtures/scout-jobs/var/jobs/Baking/bake/Default  # by Scout\n" +
+  "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --print-path\n" +
+  "  scout-ai workflow info Baking/batter/Default     # the job above: Default_<digest>.json\n" +
+  "  scout-ai workflow info ${SCOUT_HOME:-~/.scout}/var/jobs/Baking/whisk/Default_*.info --json | jq .status";
+
+const LIST_HELP = "\nWith no argument: the workflows in ./workflows and $SCOUT_HOME/workflows.\n" +
+  "A directory that holds <Name>/workflow.ts directories lists those workflows.\n\n" +
+  "Examples:\n  scout-ai workflow list\n  scout-ai workflow list fixtures/workflows\n" +
+  "  scout-ai workflow list fixtures/workflows/Baking   # its tasks and their jobs";
+
 /**
  * Registers the `workflow` command group.
  *
@@ -85,18 +125,25 @@ function taskOptions(cmd: CommandUnknownOpts): HelpOption[] {
 export function registerWorkflow(program: Command, ctx: CliContext): void {
   const wf = program.command("workflow").description(
     "run workflow tasks as persisted jobs and inspect jobs (Scout-compatible store)",
-  ).addHelpText(
-    "after",
-    "\nJobs live in $SCOUT_HOME/var/jobs/<Workflow>/<task>/<name> with a .info sidecar,\n" +
-      "in the layout Scout's engine uses: either side reads the other's jobs.\n" +
-      "The examples run from the repository root on its bundled workflow, named by path;\n" +
-      "copy it to ./workflows/Baking or $SCOUT_HOME/workflows/Baking to name it Baking.\n\n" +
-      "Examples:\n" +
-      "  scout-ai workflow list fixtures/workflows\n" +
-      "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
-      "  scout-ai workflow task fixtures/workflows/Baking cake --help\n" +
-      "  scout-ai workflow info Baking/cake/Default --json | jq .status",
-  );
+  ).addHelpText("after", WORKFLOW_HELP);
+  registerWorkflowTask(wf, ctx);
+  registerWorkflowBatch(wf, ctx);
+  registerWorkflowInfo(wf, ctx);
+  registerWorkflowList(wf, ctx);
+  registerWorkflowMcp(wf, ctx);
+}
+
+/** The flags of `workflow task` as commander parses them. */
+type TaskFlags = Parameters<typeof deployFlags>[0] & {
+  jobname?: string;
+  clean?: true;
+  recompute?: true;
+  printPath?: true;
+  jobsDir?: string;
+  json?: true;
+};
+
+function registerWorkflowTask(wf: Command, ctx: CliContext): void {
   wf.command("task")
     .description("run a task (unless its job is done) and print its result")
     .usage("WORKFLOW TASK [--<input> value]... [--jobname N] [--clean|--recompute] [--json]")
@@ -117,71 +164,63 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
     .addOption(new Option("--deploy-job <path>").hideHelp().argParser(collect))
     .allowUnknownOption()
     .helpOption(false)
-    .addHelpText(
-      "after",
-      "\nWORKFLOW is a name found in ./workflows/<Name>/workflow.ts or\n" +
-        "$SCOUT_HOME/workflows/<Name>/workflow.ts, or a path to such a file or directory.\n" +
-        "'scout-ai workflow task WORKFLOW' lists its tasks (on stdout, exit 0); add\n" +
-        "TASK --help for a task's inputs and options.\n\n" +
-        "Examples:\n" +
-        "  scout-ai workflow task fixtures/workflows/Baking      # its tasks\n" +
-        "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
-        "  scout-ai workflow task fixtures/workflows/Baking whisk --help\n" +
-        "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --json | jq .result\n" +
-        "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 4 --deploy local --cpus 2",
-    )
+    .addHelpText("after", TASK_HELP)
     .action(async (args, o, cmd) => {
-      const help = args.includes("--help") || args.includes("-h");
-      const rest = args.filter((a) => a !== "--help" && a !== "-h");
-      const positional: string[] = [];
-      while (rest.length > 0 && !rest[0]!.startsWith("-") && positional.length < 2) {
-        positional.push(rest.shift()!);
-      }
-      if (positional.length === 0) {
-        // with the addHelpText sections (helpInformation() leaves them out); a usage error
-        // (no WORKFLOW) prints it on stderr, --help on stdout
-        cmd.outputHelp({ error: !help });
-        ctx.exitCode = help ? 0 : 2;
-        return;
-      }
-      ctx.exitCode = await runWorkflowTask({
-        // `workflow task WF` alone lists its tasks; anything more wants a TASK
-        onlyWorkflow: positional.length === 1 && rest.length === 0 &&
-          Object.values(o).every((v) => v === undefined),
-        workflow: positional[0],
-        ...(positional[1] !== undefined ? { task: positional[1] } : {}),
-        args: rest,
-        ...(o.jobname !== undefined ? { jobname: o.jobname } : {}),
-        clean: Boolean(o.clean),
-        recompute: Boolean(o.recompute),
-        printPath: Boolean(o.printPath),
-        ...(o.jobsDir !== undefined ? { jobsDir: o.jobsDir } : {}),
-        json: Boolean(o.json),
-        help,
-        helpOptions: taskOptions(cmd),
-        ...deployFlags(o),
-      }, ctx.io);
+      ctx.exitCode = await taskCommand(args, o, cmd, ctx);
     });
-  registerWorkflowBatch(wf, ctx);
+}
+
+/**
+ * `workflow task`'s action: WORKFLOW and TASK split from the `--<input>`
+ * arguments; without WORKFLOW the help (on stdout for `--help`, else on
+ * stderr as a usage error).
+ *
+ * @returns exit code
+ */
+async function taskCommand(
+  args: string[],
+  o: TaskFlags,
+  cmd: CommandUnknownOpts,
+  ctx: CliContext,
+): Promise<number> {
+  const help = args.includes("--help") || args.includes("-h");
+  const rest = args.filter((a) => a !== "--help" && a !== "-h");
+  const positional: string[] = [];
+  while (rest.length > 0 && !rest[0]!.startsWith("-") && positional.length < 2) {
+    positional.push(rest.shift()!);
+  }
+  if (positional.length === 0) {
+    // with the addHelpText sections (helpInformation() leaves them out); a usage error
+    // (no WORKFLOW) prints it on stderr, --help on stdout
+    cmd.outputHelp({ error: !help });
+    return help ? 0 : 2;
+  }
+  return await runWorkflowTask({
+    // `workflow task WF` alone lists its tasks; anything more wants a TASK
+    onlyWorkflow: positional.length === 1 && rest.length === 0 &&
+      Object.values(o).every((v) => v === undefined),
+    workflow: positional[0],
+    ...(positional[1] !== undefined ? { task: positional[1] } : {}),
+    args: rest,
+    ...(o.jobname !== undefined ? { jobname: o.jobname } : {}),
+    clean: Boolean(o.clean),
+    recompute: Boolean(o.recompute),
+    printPath: Boolean(o.printPath),
+    ...(o.jobsDir !== undefined ? { jobsDir: o.jobsDir } : {}),
+    json: Boolean(o.json),
+    help,
+    helpOptions: taskOptions(cmd),
+    ...deployFlags(o),
+  }, ctx.io);
+}
+
+function registerWorkflowInfo(wf: Command, ctx: CliContext): void {
   wf.command("info")
     .description("show a job's status, inputs, dependencies, messages and files")
     .argument("<job>", "job path, short path Workflow/task/name, .info file, or a name prefix")
     .option("--jobs-dir <dir>", "jobs directory to resolve short paths in")
     .option("--json", "print {version, path, shortPath, status, done, running, info, …}")
-    .addHelpText(
-      "after",
-      "\nReads jobs written by scout-ai and by Scout's own engine (Marshal-only info reads\n" +
-        "as status noinfo). Dependencies that moved are found by their last three path\n" +
-        "components under the jobs roots. JOB may be a prefix of one job's name: a run\n" +
-        "with non-default inputs is named Default_<digest>; the job taken is named on stderr.\n" +
-        "A job whose info says it is in progress but whose process (pid on this host) is\n" +
-        "gone shows as stale; a pid on another host cannot be checked (running: null).\n\n" +
-        "Examples:\n" +
-        "  scout-ai workflow info fixtures/scout-jobs/var/jobs/Baking/bake/Default  # by Scout\n" +
-        "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --print-path\n" +
-        "  scout-ai workflow info Baking/batter/Default     # the job above: Default_<digest>.json\n" +
-        "  scout-ai workflow info ${SCOUT_HOME:-~/.scout}/var/jobs/Baking/whisk/Default_*.info --json | jq .status",
-    )
+    .addHelpText("after", INFO_HELP)
     .action(async (job, o) => {
       ctx.exitCode = await runWorkflowInfo({
         job,
@@ -189,18 +228,15 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         json: Boolean(o.json),
       }, ctx.io);
     });
+}
+
+function registerWorkflowList(wf: Command, ctx: CliContext): void {
   wf.command("list")
     .description("list workflows and their tasks; with WORKFLOW, its tasks and jobs")
     .argument("[workflow]", "workflow name or path, or a directory of workflows")
     .option("--jobs-dir <dir>", "jobs directory")
     .option("--json", "print JSON (see the module docs for the shape)")
-    .addHelpText(
-      "after",
-      "\nWith no argument: the workflows in ./workflows and $SCOUT_HOME/workflows.\n" +
-        "A directory that holds <Name>/workflow.ts directories lists those workflows.\n\n" +
-        "Examples:\n  scout-ai workflow list\n  scout-ai workflow list fixtures/workflows\n" +
-        "  scout-ai workflow list fixtures/workflows/Baking   # its tasks and their jobs",
-    )
+    .addHelpText("after", LIST_HELP)
     .action(async (workflow, o) => {
       ctx.exitCode = await runWorkflowList({
         ...(workflow !== undefined ? { workflow } : {}),
@@ -208,5 +244,4 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
         json: Boolean(o.json),
       }, ctx.io);
     });
-  registerWorkflowMcp(wf, ctx);
 }
