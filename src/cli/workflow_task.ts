@@ -5,7 +5,7 @@
  * @module
  */
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
-import type { Job, RunEvent } from "../workflow/mod.ts";
+import type { InputDef, Job, RunEvent, Workflow } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { statusLine, warn } from "./io.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
@@ -64,6 +64,15 @@ export function missingInputsAsUsage(e: unknown): unknown {
   });
 }
 
+type WfLib = Awaited<ReturnType<typeof wfLib>>;
+
+/** The task a command line names, checked, with the inputs it and its dependencies take. */
+interface ResolvedTask {
+  wf: Workflow;
+  task: string;
+  inputs: InputDef[];
+}
+
 /**
  * `workflow task`: creates the job (inputs from `--<input>` arguments), runs
  * it unless done, prints the result (or the path, or JSON).
@@ -78,19 +87,45 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   if (mode !== "serial" && opts.args.includes("-")) {
     throw usageError(`An input read from stdin ("-") cannot go with --deploy ${mode}`);
   }
+  const resolved = await resolveTask(opts.workflow, opts, io);
+  if (resolved === null) return 0;
+  const lib = await wfLib();
+  const job = await jobFromArgs(resolved, opts, io);
+  if (opts.recompute) await lib.cleanJobRecursive(job);
+  else if (opts.clean) await lib.cleanJob(job);
+  if (opts.deployWorker || (opts.deployJob?.length ?? 0) > 0) {
+    return await runDeployWorker(job, opts, io);
+  }
+  if (mode === "slurm") return await runSlurmDeploy(job, opts, io);
+  return await runAndPrint(job, mode, opts, io);
+}
+
+/**
+ * Loads the workflow and checks the task; answers help instead (the
+ * workflow's tasks when no TASK is given, or the task's with `--help`).
+ *
+ * @returns the task, or null when help was printed
+ * @throws ScoutError `usage` for a missing TASK after inputs or options, or
+ *   a task the workflow has not
+ */
+async function resolveTask(
+  workflow: string,
+  opts: WorkflowTaskOptions,
+  io: Io,
+): Promise<ResolvedTask | null> {
   const { loadWorkflow } = await loader();
   const lib = await wfLib();
-  const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
+  const wf = await loadWorkflow(workflow, { cwd: io.cwd, env: io.env });
   if (opts.task === undefined) {
     // `workflow task WF` alone: the documented way to list its tasks, an answer;
     // with inputs or options the TASK was left out, a usage error (a script's empty $TASK)
     if (!opts.help && opts.onlyWorkflow === false) {
       throw usageError(
-        `Missing TASK after ${opts.workflow} (its tasks: ${Object.keys(wf.tasks).join(", ")})`,
+        `Missing TASK after ${workflow} (its tasks: ${Object.keys(wf.tasks).join(", ")})`,
       );
     }
-    io.stdout.write(workflowHelp(wf, opts.workflow));
-    return 0;
+    io.stdout.write(workflowHelp(wf, workflow));
+    return null;
   }
   try {
     lib.taskOf(wf, opts.task);
@@ -101,21 +136,34 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   }
   const inputs = lib.recursiveInputs(wf, opts.task);
   if (opts.help) {
-    io.stdout.write(taskHelp(wf, opts.task, inputs, opts.workflow, opts.helpOptions));
-    return 0;
+    io.stdout.write(taskHelp(wf, opts.task, inputs, workflow, opts.helpOptions));
+    return null;
   }
-  const where = `${wf.name}/${opts.task}`;
+  return { wf, task: opts.task, inputs };
+}
+
+/**
+ * The job the command line asks for: inputs from the `--<input>` arguments
+ * (and stdin), in the store of `--jobs-dir` or the workflow's.
+ *
+ * @throws ScoutError `usage` for an unknown input or a missing required one
+ */
+async function jobFromArgs(
+  { wf, task, inputs }: ResolvedTask,
+  opts: WorkflowTaskOptions,
+  io: Io,
+): Promise<Job> {
+  const lib = await wfLib();
   const provided = parseInputArgs(opts.args, inputs, {
-    where,
+    where: `${wf.name}/${task}`,
     cwd: io.cwd,
     nearNames: lib.nearNames,
   });
   await readStdinInput(provided, inputs, io);
   jobsDirLookAlike(opts, inputs, provided, io);
   const store = lib.storeFor(wf, storeOptions(opts, io));
-  let job: Job;
   try {
-    job = lib.createJob(wf, opts.task, {
+    return lib.createJob(wf, task, {
       inputs: provided,
       ...(opts.jobname !== undefined ? { jobname: opts.jobname } : {}),
       loadFiles: true,
@@ -127,12 +175,22 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   } catch (e) {
     throw missingInputsAsUsage(e);
   }
-  if (opts.recompute) await lib.cleanJobRecursive(job);
-  else if (opts.clean) await lib.cleanJob(job);
-  if (opts.deployWorker || (opts.deployJob?.length ?? 0) > 0) {
-    return await runDeployWorker(job, opts, io);
-  }
-  if (mode === "slurm") return await runSlurmDeploy(job, opts, io);
+}
+
+/**
+ * Runs the job here (serial; after its graph's workers for `--deploy
+ * local`) with progress on a TTY, then prints the result, its path, or JSON
+ * (on failure too, then rethrows).
+ *
+ * @returns exit code
+ */
+async function runAndPrint(
+  job: Job,
+  mode: "serial" | "local",
+  opts: WorkflowTaskOptions,
+  io: Io,
+): Promise<number> {
+  const lib = await wfLib();
   const p = progress(io);
   let result: unknown;
   try {
@@ -154,6 +212,18 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
     throw e;
   }
   p.done();
+  printResult(lib, job, result, opts, io);
+  return 0;
+}
+
+/** Prints a run's result: as JSON, its job's path, or its text (ending in a newline). */
+function printResult(
+  lib: WfLib,
+  job: Job,
+  result: unknown,
+  opts: WorkflowTaskOptions,
+  io: Io,
+): void {
   if (opts.json) {
     const value = result instanceof Uint8Array ? lib.resultText(result, job.type) : result;
     io.stdout.write(
@@ -172,5 +242,4 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
     const text = lib.resultText(result, job.type);
     io.stdout.write(text.endsWith("\n") || text === "" ? text : text + "\n");
   }
-  return 0;
 }
