@@ -4,6 +4,7 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
+import type { JobInfo, JobState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { findJob } from "./workflow_jobref.ts";
@@ -20,6 +21,39 @@ function show(v: unknown): string {
   return typeof v === "string" ? v : JSON.stringify(v);
 }
 
+type WfLib = Awaited<ReturnType<typeof wfLib>>;
+
+/** Everything `workflow info` shows of a job. */
+interface JobFacts {
+  path: string;
+  state: JobState;
+  dependencies: { ref: string; path: string | null; status: string }[];
+  files: string[];
+}
+
+/** Info fields shown in their own rows; any other is shown as it is, after them. */
+const KNOWN_INFO_FIELDS: ReadonlySet<string> = new Set([
+  "status",
+  "issued",
+  "pid",
+  "pid_hostname",
+  "task_name",
+  "workflow",
+  "provided_inputs",
+  "non_default_inputs",
+  "inputs",
+  "input_names",
+  "type",
+  "dependencies",
+  "start",
+  "end",
+  "messages",
+  "time_elapsed",
+  "total_time_elapsed",
+  "exception",
+  "backtrace",
+]);
+
 /**
  * `workflow info`: everything known about a job (ours or Scout's).
  *
@@ -29,6 +63,19 @@ function show(v: unknown): string {
  */
 export async function runWorkflowInfo(opts: WorkflowInfoOptions, io: Io): Promise<number> {
   const lib = await wfLib();
+  const facts = await jobFacts(lib, opts, io);
+  io.stdout.write(opts.json ? infoJson(lib, facts) : infoText(lib, facts, io));
+  return 0;
+}
+
+/**
+ * Finds the job (by path, short path or name prefix, which is named on
+ * stderr) and reads its state, dependencies and files; a problem reading
+ * its info is warned about.
+ *
+ * @throws ScoutError `job_not_found`
+ */
+async function jobFacts(lib: WfLib, opts: WorkflowInfoOptions, io: Io): Promise<JobFacts> {
   const roots = opts.jobsDir !== undefined
     ? lib.jobStore(storeOptions(opts, io)).roots
     : lib.jobRoots({ env: io.env, cwd: io.cwd });
@@ -44,105 +91,118 @@ export async function runWorkflowInfo(opts: WorkflowInfoOptions, io: Io): Promis
   const state = await lib.jobState(path);
   if (state.problem !== null) warn(io, state.problem);
   const depRoots = [lib.rootOf(path), ...roots];
-  const deps = await Promise.all(
+  const dependencies = await Promise.all(
     lib.infoDependencies(state.info).map(async (ref) => {
       const p = lib.resolveJobReference(ref, { roots: depRoots, cwd: io.cwd, env: io.env });
       return { ref, path: p, status: p === null ? "missing" : (await lib.jobState(p)).status };
     }),
   );
   const files = await lib.listJobFiles(path);
-  if (opts.json) {
-    io.stdout.write(
-      JSON.stringify({
-        version: 1,
-        path,
-        shortPath: lib.shortPath(path),
-        status: state.status,
-        done: state.done,
-        running: runningJson(state),
-        process: state.process,
-        stale: state.stale,
-        info: state.info,
-        infoProblem: state.problem,
-        dependencies: deps,
-        files,
-      }) + "\n",
-    );
-    return 0;
-  }
+  return { path, state, dependencies, files };
+}
+
+/** The `--json` shape (version 1; see `workflow.ts`), one line. */
+function infoJson(lib: WfLib, { path, state, dependencies, files }: JobFacts): string {
+  return JSON.stringify({
+    version: 1,
+    path,
+    shortPath: lib.shortPath(path),
+    status: state.status,
+    done: state.done,
+    running: runningJson(state),
+    process: state.process,
+    stale: state.stale,
+    info: state.info,
+    infoProblem: state.problem,
+    dependencies,
+    files,
+  }) + "\n";
+}
+
+/** `  <key padded to 10> <value>`: one row of the text view. */
+function row(k: string, v: string): string {
+  return `  ${k.padEnd(10)} ${v}`;
+}
+
+/**
+ * The text view: the short path (bold), then a row per fact — status, task,
+ * times, process, inputs, dependencies, messages, backtrace, files, and
+ * the info's other fields.
+ */
+function infoText(lib: WfLib, facts: JobFacts, io: Io): string {
+  const { path, state } = facts;
   const info = state.info ?? {};
-  const out: string[] = [];
-  const row = (k: string, v: string) => out.push(`  ${k.padEnd(10)} ${v}`);
-  out.push(paint(io, "stdout", "bold", lib.shortPath(path)));
-  row("path", path);
-  row(
+  const out: string[] = [paint(io, "stdout", "bold", lib.shortPath(path))];
+  out.push(row("path", path));
+  out.push(row(
     "status",
     paint(io, "stdout", statusStyle(state.status), state.status) +
       (processNote(state) ? ` (${processNote(state)})` : "") + (state.done ? "" : " (no result)"),
-  );
+  ));
+  out.push(...runRows(info), ...inputRows(info));
+  for (const d of facts.dependencies) {
+    out.push(row(
+      "dependency",
+      `${paint(io, "stdout", statusStyle(d.status), d.status.padEnd(7))} ${
+        d.path === null ? d.ref : lib.shortPath(d.path)
+      }`,
+    ));
+  }
+  if (Array.isArray(info.messages)) {
+    for (const m of info.messages) out.push(row("message", show(m)));
+  }
+  if (state.status === "error" && Array.isArray(info.backtrace)) {
+    for (const b of info.backtrace.slice(0, 5)) out.push(row("backtrace", show(b)));
+  }
+  for (const f of facts.files) out.push(row("file", f));
+  for (const [k, v] of Object.entries(info)) {
+    if (!KNOWN_INFO_FIELDS.has(k)) out.push(row(k, show(v)));
+  }
+  return out.join("\n") + "\n";
+}
+
+/** Rows of the run: task and type, issued/start/end, elapsed times, process. */
+function runRows(info: JobInfo): string[] {
+  const out: string[] = [];
   if (info.workflow !== undefined || info.task_name !== undefined) {
-    row(
+    out.push(row(
       "task",
       `${show(info.workflow ?? "?")}/${show(info.task_name ?? "?")}` +
         (info.type !== undefined ? `  type ${show(info.type)}` : ""),
-    );
+    ));
   }
-  for (const k of ["issued", "start", "end"]) if (info[k] !== undefined) row(k, show(info[k]));
+  for (const k of ["issued", "start", "end"]) {
+    if (info[k] !== undefined) out.push(row(k, show(info[k])));
+  }
   if (typeof info.time_elapsed === "number") {
-    row(
+    out.push(row(
       "elapsed",
       `${info.time_elapsed.toFixed(3)}s` +
         (typeof info.total_time_elapsed === "number"
           ? ` (total ${info.total_time_elapsed.toFixed(3)}s)`
           : ""),
-    );
+    ));
   }
-  if (info.pid !== undefined) row("pid", `${show(info.pid)}@${show(info.pid_hostname ?? "?")}`);
+  if (info.pid !== undefined) {
+    out.push(row("pid", `${show(info.pid)}@${show(info.pid_hostname ?? "?")}`));
+  }
+  return out;
+}
+
+/** Rows of the inputs: all of them by name, then the provided ones. */
+function inputRows(info: JobInfo): string[] {
+  const out: string[] = [];
   if (Array.isArray(info.input_names) && info.input_names.length > 0) {
     const vals = Array.isArray(info.inputs) ? info.inputs : [];
-    row("inputs", info.input_names.map((n, i) => `${n}=${show(vals[i] ?? null)}`).join("  "));
+    out.push(
+      row("inputs", info.input_names.map((n, i) => `${n}=${show(vals[i] ?? null)}`).join("  ")),
+    );
   }
   if (info.provided_inputs && Object.keys(info.provided_inputs).length > 0) {
-    row(
+    out.push(row(
       "provided",
       Object.entries(info.provided_inputs).map(([k, v]) => `${k}=${show(v)}`).join("  "),
-    );
+    ));
   }
-  for (const d of deps) {
-    row(
-      "dependency",
-      `${paint(io, "stdout", statusStyle(d.status), d.status.padEnd(7))} ${
-        d.path === null ? d.ref : lib.shortPath(d.path)
-      }`,
-    );
-  }
-  if (Array.isArray(info.messages)) { for (const m of info.messages) row("message", show(m)); }
-  if (state.status === "error" && Array.isArray(info.backtrace)) {
-    for (const b of info.backtrace.slice(0, 5)) row("backtrace", show(b));
-  }
-  for (const f of files) row("file", f);
-  const known = new Set([
-    "status",
-    "issued",
-    "pid",
-    "pid_hostname",
-    "task_name",
-    "workflow",
-    "provided_inputs",
-    "non_default_inputs",
-    "inputs",
-    "input_names",
-    "type",
-    "dependencies",
-    "start",
-    "end",
-    "messages",
-    "time_elapsed",
-    "total_time_elapsed",
-    "exception",
-    "backtrace",
-  ]);
-  for (const [k, v] of Object.entries(info)) if (!known.has(k)) row(k, show(v));
-  io.stdout.write(out.join("\n") + "\n");
-  return 0;
+  return out;
 }
