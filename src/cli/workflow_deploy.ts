@@ -13,7 +13,12 @@ import { createInterface } from "node:readline";
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { ScoutError, usageError } from "../errors.ts";
 import type { Job } from "../workflow/mod.ts";
-import type { DeployRules } from "../workflow/deploy/mod.ts";
+import type {
+  BatchEnd,
+  BatchUnit,
+  DeployRules,
+  SlurmDeployReport,
+} from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
 import { statusLine, warn } from "./io.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
@@ -165,6 +170,26 @@ function checkStore(top: Job, io: Io, dryRun: boolean): void {
   }
 }
 
+/** A unit of a SLURM deploy as the table and `--json` show it. */
+interface UnitRow {
+  job: string;
+  path: string;
+  jobs: string[];
+  batchDir: string;
+  slurmId: string | null;
+  dependencies: string[];
+  status: BatchUnit["status"];
+}
+
+/** A SLURM deploy as submitted (or written, with `--dry-run`). */
+interface Submission {
+  top: Job;
+  report: SlurmDeployReport;
+  rows: UnitRow[];
+  /** The batch base directory. */
+  base: string;
+}
+
 /**
  * `--deploy slurm`: writes batch directories, submits them (or prints the
  * commands with `--dry-run`), prints the job → SLURM id table, and with
@@ -180,8 +205,36 @@ export async function runSlurmDeploy(
   opts: WorkflowTaskOptions & DeployOptions,
   io: Io,
 ): Promise<number> {
-  const { deploySlurm, waitForUnit, batchBase } = await deployLib();
   checkStore(top, io, Boolean(opts.dryRun));
+  const sub = await submitSlurm(top, opts, io);
+  if (!opts.json) printSubmission(sub, Boolean(opts.dryRun), io);
+  const end = opts.wait && !opts.dryRun && sub.report.top !== undefined
+    ? await waitWithProgress(sub, io)
+    : undefined;
+  if (opts.json) {
+    io.stdout.write(
+      JSON.stringify({
+        version: 1,
+        deploy: "slurm",
+        dryRun: Boolean(opts.dryRun),
+        path: top.path,
+        shortPath: top.shortPath,
+        batchBase: sub.base,
+        units: sub.rows,
+        ...(end !== undefined ? { end } : {}),
+      }) + "\n",
+    );
+  }
+  return end === undefined ? 0 : reportEnd(sub, end, io);
+}
+
+/** Writes the batch directories of the pending jobs and submits them (unless a dry run). */
+async function submitSlurm(
+  top: Job,
+  opts: WorkflowTaskOptions & DeployOptions,
+  io: Io,
+): Promise<Submission> {
+  const { deploySlurm, batchBase } = await deployLib();
   const rules = await rulesOf(opts, io);
   const base = batchBase(
     opts.batchDir !== undefined ? resolve(io.cwd, opts.batchDir) : undefined,
@@ -205,46 +258,44 @@ export async function runSlurmDeploy(
     dependencies: u.after.map((a) => a.slurmId ?? a.name),
     status: u.status,
   }));
-  let end: Awaited<ReturnType<typeof waitForUnit>> | undefined;
-  if (!opts.json) {
-    if (opts.dryRun) io.stdout.write(report.script);
-    else {
-      for (const r of rows) io.stdout.write(`${r.job}\t${r.slurmId}\t${r.status}\n`);
-      if (rows.length === 0) io.stdout.write(`${top.shortPath}\tdone\n`);
-    }
+  return { top, report, rows, base };
+}
+
+/** The sbatch script of a dry run, else a `job  SLURM id  status` line per unit. */
+function printSubmission({ top, report, rows }: Submission, dryRun: boolean, io: Io): void {
+  if (dryRun) io.stdout.write(report.script);
+  else {
+    for (const r of rows) io.stdout.write(`${r.job}\t${r.slurmId}\t${r.status}\n`);
+    if (rows.length === 0) io.stdout.write(`${top.shortPath}\tdone\n`);
   }
-  if (opts.wait && !opts.dryRun && report.top !== undefined) {
-    const line = statusLine(io);
-    try {
-      end = await waitForUnit(report.top, {
-        env: io.env,
-        all: report.units,
-        ...(io.stderrIsTTY
-          ? {
-            onPoll: (c: Record<string, number>) =>
-              line.show(Object.entries(c).map(([k, n]) => `${n} ${k.toLowerCase()}`).join(", ")),
-          }
-          : {}),
-      });
-    } finally {
-      line.clear({ always: true }); // also before an error's line
-    }
+}
+
+/** `--wait`: polls until the top job's unit ends, the units' state counts on the status line. */
+async function waitWithProgress({ report }: Submission, io: Io): Promise<BatchEnd> {
+  const { waitForUnit } = await deployLib();
+  const line = statusLine(io);
+  try {
+    return await waitForUnit(report.top!, {
+      env: io.env,
+      all: report.units,
+      ...(io.stderrIsTTY
+        ? {
+          onPoll: (c: Record<string, number>) =>
+            line.show(Object.entries(c).map(([k, n]) => `${n} ${k.toLowerCase()}`).join(", ")),
+        }
+        : {}),
+    });
+  } finally {
+    line.clear({ always: true }); // also before an error's line
   }
-  if (opts.json) {
-    io.stdout.write(
-      JSON.stringify({
-        version: 1,
-        deploy: "slurm",
-        dryRun: Boolean(opts.dryRun),
-        path: top.path,
-        shortPath: top.shortPath,
-        batchBase: base,
-        units: rows,
-        ...(end !== undefined ? { end } : {}),
-      }) + "\n",
-    );
-  }
-  if (end === undefined) return 0;
+}
+
+/**
+ * The exit code of a waited-for deploy: 0 when the top job's unit
+ * completed with exit status 0; else 1, after a line saying how it ended
+ * and where its std.err is.
+ */
+function reportEnd({ top, report }: Submission, end: BatchEnd, io: Io): number {
   const ok = end.state === "COMPLETED" && (end.exitStatus ?? 0) === 0;
   if (!ok) {
     io.stderr.write(
