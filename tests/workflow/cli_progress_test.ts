@@ -5,10 +5,9 @@
  * on PATH: no SLURM runs), each erased at the end.
  */
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
 import { BAKING, env } from "./cli_support.ts";
+import { standInSlurm } from "./deploy_fixtures.ts";
 
 const CLEAR = "\r\x1b[K";
 const DIM = (t: string) => `\x1b[2m${t}\x1b[22m`;
@@ -63,25 +62,6 @@ Deno.test("progress: --deploy local draws its scheduler's events, then erases th
   );
   assert.equal(again.stderr, CLEAR);
 });
-
-/** `sbatch` and `squeue` stand-ins: ids 101, 102…; every job COMPLETED. */
-function standInSlurm(dir: string): string {
-  const bin = join(dir, "bin");
-  mkdirSync(bin);
-  const count = join(dir, "sbatch.count");
-  writeFileSync(
-    join(bin, "sbatch"),
-    `#!/bin/sh\nn=$(cat ${count} 2>/dev/null || echo 100); n=$((n+1)); echo $n > ${count}; echo $n\n`,
-  );
-  writeFileSync(
-    join(bin, "squeue"),
-    '#!/bin/sh\nfor a; do ids="$a"; done\n' +
-      'echo "$ids" | tr , "\\n" | while read i; do echo "$i|COMPLETED|None"; done\n',
-  );
-  chmodSync(join(bin, "sbatch"), 0o755);
-  chmodSync(join(bin, "squeue"), 0o755);
-  return bin;
-}
 
 Deno.test("progress: --deploy slurm --wait draws the state counts, then erases them", async () => {
   await using d = await tempDir();

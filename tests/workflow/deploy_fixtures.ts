@@ -1,7 +1,7 @@
 /**
  * Workflow files the deploy tests write into their temp dirs.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -40,4 +40,30 @@ export default (api: any) => api.workflow("Fan", { tasks: {
 `,
   );
   return join(dir, "Fan");
+}
+
+/**
+ * Stand-ins for SLURM's `sbatch` and `squeue` (no SLURM runs): `sbatch`
+ * answers ids 101, 102…; `squeue` reports every id asked for in state
+ * `$SQ_STATE` (default `COMPLETED`) with reason `$SQ_REASON` (default `None`).
+ *
+ * @param dir a directory of the test's own
+ * @returns the directory of the stand-ins, to put first on PATH
+ */
+export function standInSlurm(dir: string): string {
+  const bin = join(dir, "bin");
+  mkdirSync(bin, { recursive: true });
+  const count = join(dir, "sbatch.count");
+  writeFileSync(
+    join(bin, "sbatch"),
+    `#!/bin/sh\nn=$(cat ${count} 2>/dev/null || echo 100); n=$((n+1)); echo $n > ${count}; echo $n\n`,
+  );
+  writeFileSync(
+    join(bin, "squeue"),
+    '#!/bin/sh\nfor a; do ids="$a"; done\necho "$ids" | tr , "\\n" | while read i; do ' +
+      'echo "$i|${SQ_STATE:-COMPLETED}|${SQ_REASON:-None}"; done\n',
+  );
+  chmodSync(join(bin, "sbatch"), 0o755);
+  chmodSync(join(bin, "squeue"), 0o755);
+  return bin;
 }

@@ -1,0 +1,47 @@
+/**
+ * `--deploy slurm --wait` without SLURM (stand-in `sbatch` and `squeue` on
+ * PATH): how the top job's batch job ended decides the exit code; a failure
+ * is named on stderr with its state, reason and std.err; `--json` carries
+ * the end.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runMain, tempDir } from "../support/cli.ts";
+import { BAKING, env } from "./cli_support.ts";
+import { standInSlurm } from "./deploy_fixtures.ts";
+
+const deploy = async (home: string, extra: string[], state: Record<string, string>) =>
+  await runMain(["workflow", "task", BAKING, "batter", "--deploy", "slurm", "--wait", ...extra], {
+    cwd: home,
+    env: { ...env(home), ...state, PATH: `${standInSlurm(home)}:${process.env.PATH}` },
+  });
+
+Deno.test("slurm --wait: a failed top job exits 1, naming its state, reason and std.err", async () => {
+  await using d = await tempDir();
+  const r = await deploy(d.path, [], { SQ_STATE: "FAILED", SQ_REASON: "NonZeroExitCode" });
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.stdout,
+    "Baking/whisk/Default\t101\tsubmitted\nBaking/batter/Default.json\t102\tsubmitted\n",
+  );
+  const dir = join(d.path, "var/batch/SLURM_scout_job-Baking-batter-Default.json");
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `\nscout-ai: Baking/batter/Default\\.json ended FAILED \\(NonZeroExitCode\\); see ${dir}/std\\.err\n$`,
+    ),
+  );
+});
+
+Deno.test("slurm --wait --json: the end in the JSON; completed exits 0, cancelled 1", async () => {
+  await using d = await tempDir();
+  const ok = await deploy(join(d.path, "a"), ["--json"], {});
+  assert.equal(ok.code, 0, ok.stderr);
+  const out = JSON.parse(ok.stdout);
+  assert.deepEqual(out.end, { state: "COMPLETED", reason: "None" });
+  assert.deepEqual(out.units.map((u: { slurmId: string }) => u.slurmId), ["101", "102"]);
+  const cancelled = await deploy(join(d.path, "b"), ["--json"], { SQ_STATE: "CANCELLED" });
+  assert.equal(cancelled.code, 1);
+  assert.deepEqual(JSON.parse(cancelled.stdout).end, { state: "CANCELLED", reason: "None" });
+  assert.match(cancelled.stderr, /ended CANCELLED; see .*\/std\.err\n$/);
+});
