@@ -10,27 +10,7 @@ import type { CliContext } from "./context.ts";
 import { withInterrupt } from "./ask_interrupt.ts";
 import { type AskFlags, askFlags, askOptionsOf } from "./llm_ask.ts";
 
-/**
- * Registers the `agent` command group.
- *
- * @param program the root program
- * @param ctx invocation context
- */
-export function registerAgent(program: Command, ctx: CliContext): void {
-  const agent = program.command("agent").description(
-    "ask agents (Agent/<Name>/ directories: start_chat, workflow.ts, agent.ts) and find them",
-  );
-
-  const askCmd = askFlags(
-    agent.command("ask").description("ask an agent; the answer goes to stdout")
-      .argument(
-        "<name>",
-        "agent name (Agent/<Name>/ on the search roots) or ./path to its directory",
-      ) as unknown as Command,
-  );
-  askCmd.addHelpText(
-    "after",
-    `
+const ASK_HELP = `
 The agent is found like 'agent find NAME'; its start_chat comes before the conversation, its
 workflow's tasks are offered as tools, and its agent.ts runs when it is loaded. The flags are
 those of 'llm ask' (see 'scout-ai llm ask --help'): options written in QUESTION win, then the
@@ -47,63 +27,26 @@ Examples (the agents of fixtures/agents/; SCOUT_AGENT_PATH adds a search root):
   git diff | SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Critic "Review this diff: ..."
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner -e nano -m gpt-4.1-mini "Plan the week"
   scout-ai agent ask ./fixtures/agents/Agent/Planner -c plan.chat -o plan.chat "And Friday?"
-  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner --dry-run "Plan the week"`,
-  );
-  askCmd.action(async (...args: unknown[]) => {
-    const [name, question, o] = args as [string, string[], AskFlags];
-    await withInterrupt(ctx, async (signal) => {
-      const { runAgentAsk } = await import("./agent_run.ts");
-      return await runAgentAsk(name, askOptionsOf(question, o, signal), ctx.io);
-    });
-  });
+  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner --dry-run "Plan the week"`;
 
-  agent.command("find").description("print the directory an agent name resolves to")
-    .argument("<name>", "agent name")
-    .addHelpText(
-      "after",
-      `
+const FIND_HELP = `
 Search roots, first match wins: $SCOUT_AGENT_PATH (colon-separated), ./, $SCOUT_HOME
 (~/.scout). workflows/<Name> is preferred; otherwise Agent/<Name> on any root, then
 var/Agent/<Name>, chats/Agent/<Name>, chats/<Name> (Ruby's order: one ~/.scout serves both).
 
 Examples:
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent find Planner
-  ls "$(SCOUT_AGENT_PATH=fixtures/agents scout-ai agent find Planner)"`,
-    )
-    .action(async (name: string) => {
-      const { runAgentFind } = await import("./agent_run.ts");
-      ctx.exitCode = runAgentFind(name, ctx.io);
-    });
+  ls "$(SCOUT_AGENT_PATH=fixtures/agents scout-ai agent find Planner)"`;
 
-  const kbCmd = agent.command("kb")
-    .description("run a 'kb' command (list, query, register) on an agent's knowledge_base/")
-    .argument("[name]", "agent name").argument("[command...]", "kb command and its arguments")
-    .allowUnknownOption().helpOption(false)
-    .addHelpText(
-      "after",
-      `
+const KB_HELP = `
 The agent is found like 'agent find NAME'; its knowledge_base/ is created by 'register'.
 See 'scout-ai kb --help' for the commands ('agent kb NAME query --help' for one of them).
 
 Examples:
   SCOUT_AGENT_PATH=fixtures/kb/agents scout-ai agent kb Genealogist list
-  SCOUT_AGENT_PATH=fixtures/kb/agents scout-ai agent kb Genealogist query parents Ada`,
-    );
-  kbCmd.action(async (name: string | undefined, args: string[]) => {
-    if (name === undefined || name === "--help" || name === "-h" || args.length === 0) {
-      const help = name === "--help" || name === "-h";
-      kbCmd.outputHelp({ error: !help }); // a usage error (exit 2) on stderr, --help on stdout
-      ctx.exitCode = help ? 0 : 2;
-      return;
-    }
-    await (await import("./kb.ts")).runAgentKb(name, args, ctx);
-  });
+  SCOUT_AGENT_PATH=fixtures/kb/agents scout-ai agent kb Genealogist query parents Ada`;
 
-  agent.command("list").description("list the agents on the search roots and where each was found")
-    .option("--json", "print a JSON object instead of a table")
-    .addHelpText(
-      "after",
-      `
+const LIST_HELP = `
 Each name is listed once, at the directory 'agent find' resolves it to, with the files it
 holds; when that is workflows/<Name> and an Agent/<Name> (or var/Agent/…) exists too, that
 directory follows after '+' with its own files (its start_chat and agent.ts are used). A
@@ -113,8 +56,73 @@ kind, root, files, dirs:[{path, files}]}]} (files: those of all dirs).
 
 Examples:
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list
-  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list --json | jq -r '.agents[].name'`,
-    )
+  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list --json | jq -r '.agents[].name'`;
+
+/**
+ * Registers the `agent` command group.
+ *
+ * @param program the root program
+ * @param ctx invocation context
+ */
+export function registerAgent(program: Command, ctx: CliContext): void {
+  const agent = program.command("agent").description(
+    "ask agents (Agent/<Name>/ directories: start_chat, workflow.ts, agent.ts) and find them",
+  );
+  registerAgentAsk(agent, ctx);
+  registerAgentFind(agent, ctx);
+  registerAgentKb(agent, ctx);
+  registerAgentList(agent, ctx);
+}
+
+function registerAgentAsk(agent: Command, ctx: CliContext): void {
+  const askCmd = askFlags(
+    agent.command("ask").description("ask an agent; the answer goes to stdout")
+      .argument(
+        "<name>",
+        "agent name (Agent/<Name>/ on the search roots) or ./path to its directory",
+      ) as unknown as Command,
+  );
+  askCmd.addHelpText("after", ASK_HELP);
+  askCmd.action(async (...args: unknown[]) => {
+    const [name, question, o] = args as [string, string[], AskFlags];
+    await withInterrupt(ctx, async (signal) => {
+      const { runAgentAsk } = await import("./agent_run.ts");
+      return await runAgentAsk(name, askOptionsOf(question, o, signal), ctx.io);
+    });
+  });
+}
+
+function registerAgentFind(agent: Command, ctx: CliContext): void {
+  agent.command("find").description("print the directory an agent name resolves to")
+    .argument("<name>", "agent name")
+    .addHelpText("after", FIND_HELP)
+    .action(async (name: string) => {
+      const { runAgentFind } = await import("./agent_run.ts");
+      ctx.exitCode = runAgentFind(name, ctx.io);
+    });
+}
+
+function registerAgentKb(agent: Command, ctx: CliContext): void {
+  const kbCmd = agent.command("kb")
+    .description("run a 'kb' command (list, query, register) on an agent's knowledge_base/")
+    .argument("[name]", "agent name").argument("[command...]", "kb command and its arguments")
+    .allowUnknownOption().helpOption(false)
+    .addHelpText("after", KB_HELP);
+  kbCmd.action(async (name: string | undefined, args: string[]) => {
+    if (name === undefined || name === "--help" || name === "-h" || args.length === 0) {
+      const help = name === "--help" || name === "-h";
+      kbCmd.outputHelp({ error: !help }); // a usage error (exit 2) on stderr, --help on stdout
+      ctx.exitCode = help ? 0 : 2;
+      return;
+    }
+    await (await import("./kb.ts")).runAgentKb(name, args, ctx);
+  });
+}
+
+function registerAgentList(agent: Command, ctx: CliContext): void {
+  agent.command("list").description("list the agents on the search roots and where each was found")
+    .option("--json", "print a JSON object instead of a table")
+    .addHelpText("after", LIST_HELP)
     .action(async (o: { json?: boolean }) => {
       const { runAgentList } = await import("./agent_run.ts");
       ctx.exitCode = runAgentList(Boolean(o.json), ctx.io);
