@@ -9,6 +9,55 @@ import { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { paint, USAGE_HINT } from "./io.ts";
 
+const REGISTER_HELP = `
+The header is checked now; the index is built on the first query, next to the knowledge base
+(.scout-ai-index/), and rebuilt when the TSV file changes. Fields match Scout's loose names
+("Parent" finds "Parent (Alias)"). Prints NAME, SOURCE -> TARGET and the fields.
+
+Examples:
+  scout-ai kb register my_kb parents fixtures/kb/family/parents --description "Who is whose parent"
+  scout-ai kb register my_kb siblings fixtures/kb/family/siblings --undirected`;
+
+const LIST_HELP = `
+Databases that exist only as Scout's TokyoCabinet files (<db>.database) are listed as unreadable,
+and so is a database whose TSV file is missing or malformed (exit 1). --json prints
+{"version":1, "knowledge_base", "databases":[{name, file, source, target, fields, undirected,
+description, error}]}.
+
+Examples:
+  scout-ai kb list fixtures/kb/family
+  scout-ai kb list fixtures/kb/family --json | jq -r '.databases[].name'`;
+
+const QUERY_HELP = `
+Prints one association per line: the key (source~target; undirected databases entity~partner)
+and the field values, tab-separated. --reverse prints keys target~source, as the tools return
+them. --json prints {"version":1, "database", "reverse", "fields", "associations":[{key, source,
+target, values}]}. No association is not an error (exit 0, nothing printed).
+
+Examples:
+  scout-ai kb query fixtures/kb/family parents Ada Eva
+  scout-ai kb query fixtures/kb/family parents Bruno --reverse
+  scout-ai kb query fixtures/kb/family siblings Dani --json | jq -r '.associations[].target'`;
+
+// The builder's generic argument types differ with and without <kb-dir>: one loose type.
+// deno-lint-ignore no-explicit-any
+type Loose = any;
+
+/** How a `kb` subcommand gets its knowledge base: a `<kb-dir>` argument, or `agent kb`'s fixed one. */
+interface KbDir {
+  /** Adds the `<kb-dir>` argument to a subcommand (none with a fixed directory). */
+  arg(c: Loose): Loose;
+  /** The directory and the other action arguments. */
+  of(args: unknown[]): [string, unknown[]];
+}
+
+function kbDir(fixedDir: string | undefined): KbDir {
+  return {
+    arg: (c) => fixedDir === undefined ? c.argument("<kb-dir>", "knowledge base directory") : c,
+    of: (args) => fixedDir === undefined ? [args[0] as string, args.slice(1)] : [fixedDir, args],
+  };
+}
+
 /**
  * Registers the `kb` command group (also used by `agent kb`, with the
  * knowledge base directory fixed).
@@ -22,15 +71,14 @@ export function registerKb(program: Command, ctx: CliContext, fixedDir?: string)
     "knowledge bases: databases of entity associations from Scout TSV files, used as tools by " +
       "kb: lines and agents' knowledge_base/",
   );
-  // The builder's generic argument types differ with and without <kb-dir>: one loose type.
-  // deno-lint-ignore no-explicit-any
-  type Loose = any;
-  const dirArg = (c: Loose): Loose =>
-    fixedDir === undefined ? c.argument("<kb-dir>", "knowledge base directory") : c;
-  const dirOf = (args: unknown[]): [string, unknown[]] =>
-    fixedDir === undefined ? [args[0] as string, args.slice(1)] : [fixedDir, args];
+  const dir = kbDir(fixedDir);
+  registerKbRegister(kb, ctx, dir);
+  registerKbList(kb, ctx, dir);
+  registerKbQuery(kb, ctx, dir);
+}
 
-  const register = dirArg(kb.command("register"))
+function registerKbRegister(kb: Command, ctx: CliContext, dir: KbDir): void {
+  const register = dir.arg(kb.command("register"))
     .description("register a TSV file as a database (creates the directory and config/registry)")
     .argument("<name>", "database name (the tool name)")
     .argument("<file>", "Scout TSV file ('#: :sep=…#:type=…' line, '#Source<TAB>Target…' header)")
@@ -39,76 +87,47 @@ export function registerKb(program: Command, ctx: CliContext, fixedDir?: string)
     .option("--fields <list>", "comma-separated fields to keep (default: all other columns)")
     .option("--undirected", "associations go both ways (entity~partner)")
     .option("--description <text>", "what the database holds (shown to the model)");
-  register.addHelpText(
-    "after",
-    `
-The header is checked now; the index is built on the first query, next to the knowledge base
-(.scout-ai-index/), and rebuilt when the TSV file changes. Fields match Scout's loose names
-("Parent" finds "Parent (Alias)"). Prints NAME, SOURCE -> TARGET and the fields.
-
-Examples:
-  scout-ai kb register my_kb parents fixtures/kb/family/parents --description "Who is whose parent"
-  scout-ai kb register my_kb siblings fixtures/kb/family/siblings --undirected`,
-  );
+  register.addHelpText("after", REGISTER_HELP);
   register.action((...args: unknown[]) => {
-    const [dir, rest] = dirOf(args);
+    const [d, rest] = dir.of(args);
     const [name, file, o] = rest as [string, string, Record<string, unknown>];
     return import("./kb_run.ts").then(({ runKbRegister }) => {
-      ctx.exitCode = runKbRegister({ dir, name, file, ...o }, ctx.io);
+      ctx.exitCode = runKbRegister({ dir: d, name, file, ...o }, ctx.io);
     });
   });
+}
 
-  const list = dirArg(kb.command("list"))
+function registerKbList(kb: Command, ctx: CliContext, dir: KbDir): void {
+  const list = dir.arg(kb.command("list"))
     .description("list a knowledge base's databases: source -> target and fields")
     .option("--json", "print a JSON object instead of lines");
-  list.addHelpText(
-    "after",
-    `
-Databases that exist only as Scout's TokyoCabinet files (<db>.database) are listed as unreadable,
-and so is a database whose TSV file is missing or malformed (exit 1). --json prints
-{"version":1, "knowledge_base", "databases":[{name, file, source, target, fields, undirected,
-description, error}]}.
-
-Examples:
-  scout-ai kb list fixtures/kb/family
-  scout-ai kb list fixtures/kb/family --json | jq -r '.databases[].name'`,
-  );
+  list.addHelpText("after", LIST_HELP);
   list.action((...args: unknown[]) => {
-    const [dir, rest] = dirOf(args);
+    const [d, rest] = dir.of(args);
     const o = rest[0] as { json?: boolean };
     return import("./kb_run.ts").then(({ runKbList }) => {
-      ctx.exitCode = runKbList(dir, Boolean(o.json), ctx.io);
+      ctx.exitCode = runKbList(d, Boolean(o.json), ctx.io);
     });
   });
+}
 
-  const query = dirArg(kb.command("query"))
+function registerKbQuery(kb: Command, ctx: CliContext, dir: KbDir): void {
+  const query = dir.arg(kb.command("query"))
     .description("associations of entities in a database, with their field values")
     .argument("<database>", "database name")
     .argument("<entity...>", "entities (sources; targets with --reverse)")
     .option("--reverse", "the entities are targets: find their sources (keys print target~source)")
     .option("--json", "print a JSON object instead of lines");
-  query.addHelpText(
-    "after",
-    `
-Prints one association per line: the key (source~target; undirected databases entity~partner)
-and the field values, tab-separated. --reverse prints keys target~source, as the tools return
-them. --json prints {"version":1, "database", "reverse", "fields", "associations":[{key, source,
-target, values}]}. No association is not an error (exit 0, nothing printed).
-
-Examples:
-  scout-ai kb query fixtures/kb/family parents Ada Eva
-  scout-ai kb query fixtures/kb/family parents Bruno --reverse
-  scout-ai kb query fixtures/kb/family siblings Dani --json | jq -r '.associations[].target'`,
-  );
+  query.addHelpText("after", QUERY_HELP);
   query.action((...args: unknown[]) => {
-    const [dir, rest] = dirOf(args);
+    const [d, rest] = dir.of(args);
     const [database, entities, o] = rest as [
       string,
       string[],
       { reverse?: boolean; json?: boolean },
     ];
     return import("./kb_run.ts").then(({ runKbQuery }) => {
-      ctx.exitCode = runKbQuery({ dir, database, entities, ...o }, ctx.io);
+      ctx.exitCode = runKbQuery({ dir: d, database, entities, ...o }, ctx.io);
     });
   });
 }
