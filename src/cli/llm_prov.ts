@@ -10,13 +10,14 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
-import { extname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { Command } from "@commander-js/extra-typings";
 import { ScoutError, usageError } from "../errors.ts";
 import { isDirectory, isFile, writeFileAtomic, writeFileAtomicSync } from "../util/fs.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
+import { checkProvOptions, type LlmProvOptions } from "./llm_prov_options.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadPrices, pricesFile } from "../provenance/prices.ts";
 import { collectIfGrown } from "../util/gc.ts";
@@ -24,56 +25,7 @@ import { collectIfGrown } from "../util/gc.ts";
 /** Commander's message for a missing ROOT, and ours, which says what ROOT is. */
 const MISSING_ROOT = "missing required argument 'root'";
 const MISSING_ROOT_TEXT = "Missing ROOT: a chat file or a job path";
-/** Options of `llm prov`. */
-export interface LlmProvOptions {
-  /** Chat file or job path (relative to the working directory). */
-  root?: string;
-  /** Per-node direct tokens instead of subtree totals; adds coverage lines. */
-  component?: boolean;
-  /** The compact flow instead of the tree. */
-  flow?: boolean;
-  /** Label every node with its canonical path. */
-  long?: boolean;
-  /** Append the evidence report. */
-  evidence?: boolean;
-  /** Write DOT to this file (`-` = stdout). */
-  dot?: string;
-  /** Render with Graphviz `dot` into this file (`.svg` default, `.png`, `.pdf`). */
-  plot?: string;
-  /** Print the JSON document instead of text. */
-  json?: boolean;
-  /** Extra job roots, searched before the default ones. */
-  jobsDirs?: string[];
-  /** Print warnings (false with `--log 6` and above). */
-  warnings?: boolean;
-  /** Roll-up dimensions (`agent,model`…): a table instead of the tree. */
-  by?: string;
-  /** Print a Mermaid flowchart instead of the tree. */
-  mermaid?: boolean;
-  /** Write the self-contained HTML page to this file. */
-  html?: string;
-  /** The tool-call report instead (`llm_prov_tools.ts`). */
-  tools?: boolean;
-}
-
-const PLOT_FORMATS = new Set(["svg", "png", "pdf"]);
-
-/**
- * The Graphviz output format of a plot file: its extension (`svg` when it
- * has none).
- *
- * @param file the plot file name
- * @returns `svg`, `png` or `pdf`
- * @throws ScoutError `usage` for another extension
- */
-export function plotFormat(file: string): string {
-  const ext = extname(file).slice(1).toLowerCase();
-  if (ext === "") return "svg";
-  if (!PLOT_FORMATS.has(ext)) {
-    throw usageError(`Cannot plot to "${file}": use a .svg, .png or .pdf file name`);
-  }
-  return ext;
-}
+export type { LlmProvOptions };
 
 function progress(io: Io): ((records: number, chats: number) => void) | undefined {
   if (!io.stderrIsTTY) return undefined;
@@ -123,8 +75,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
   if (opts.root === "-") {
     throw usageError("prov needs a file: a chat read from stdin has no provenance to walk");
   }
-  if (opts.json && opts.dot === "-") throw usageError("--json and --dot - both write to stdout");
-  const format = opts.plot === undefined ? null : plotFormat(opts.plot);
+  const format = checkProvOptions(opts);
   const p = await import("../provenance/mod.ts");
   const { path: root, rootType, jobRoots } = p.provenanceRoot(opts.root, {
     cwd: io.cwd,
@@ -313,6 +264,8 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
         "results, under --jobs-dir, ./var/jobs, $SCOUT_HOME/var/jobs (or $SCOUT_JOBS_DIR) and\n" +
         "~/.rbbt/var/jobs. Nothing is executed. Unreadable evidence is reported on stderr and\n" +
         "never aborts (exit 0); --log 6 hides the warnings.\n" +
+        "One view prints on stdout: the tree, --flow, --by, --mermaid, --dot - or --tools; --json\n" +
+        "replaces the tree, flow and evidence text and holds --by's table and --tools' report.\n" +
         "--by groups the deduplicated inferences by agent (society log, delegated job), model,\n" +
         "endpoint or job; records written before model=/endpoint= were kept go in 'unknown'. With\n" +
         "$SCOUT_HOME/etc/prices.yaml (dollars per million tokens per model: input, cached_input,\n" +

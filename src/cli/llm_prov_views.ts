@@ -9,7 +9,6 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { scoutHome } from "../config/home.ts";
-import { ScoutError } from "../errors.ts";
 import { dollarAmount } from "../provenance/format.ts";
 import { pageDetails } from "../provenance/page_details.ts";
 import { loadPrices, type PriceTable } from "../provenance/prices.ts";
@@ -197,6 +196,5 @@ export async function writeHtml(
     warnings: warningLines(report),
     render: view,
   });
-  if (file === "-") throw new ScoutError("usage", "--html needs a file name");
   await writeFileAtomic(resolve(io.cwd, file), html);
 }
