@@ -17,6 +17,7 @@ import { isDirectory, isFile, writeFileAtomic, writeFileAtomicSync } from "../ut
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
+import { checkJobsDir } from "./jobs_dir.ts";
 import { checkProvOptions, type LlmProvOptions } from "./llm_prov_options.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadPrices, pricesFile } from "../provenance/prices.ts";
@@ -76,6 +77,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     throw usageError("prov needs a file: a chat read from stdin has no provenance to walk");
   }
   const format = checkProvOptions(opts);
+  for (const dir of opts.jobsDirs ?? []) checkJobsDir(dir, io.cwd);
   const p = await import("../provenance/mod.ts");
   const { path: root, rootType, jobRoots } = p.provenanceRoot(opts.root, {
     cwd: io.cwd,

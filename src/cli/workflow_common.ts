@@ -6,6 +6,7 @@
  */
 import type { JobState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
+import { checkJobsDir } from "./jobs_dir.ts";
 
 /** The workflow library, imported when a command runs (light registration). */
 export const wfLib = () => import("../workflow/mod.ts");
@@ -22,13 +23,17 @@ export interface WorkflowCommonOptions {
 }
 
 /**
- * Job store options of a command: its environment, cwd and `--jobs-dir`.
+ * Job store options of a command: its environment, cwd and `--jobs-dir`,
+ * checked (`jobs_dir.ts`).
  *
  * @param opts command options
  * @param io injected I/O
+ * @param use `write` for a command that makes the directory when missing
  * @returns options for `storeFor` / `jobStore`
+ * @throws ScoutError when `--jobs-dir` is not a directory (or, to read, is missing)
  */
-export function storeOptions(opts: WorkflowCommonOptions, io: Io) {
+export function storeOptions(opts: WorkflowCommonOptions, io: Io, use: "read" | "write") {
+  if (opts.jobsDir !== undefined) checkJobsDir(opts.jobsDir, io.cwd, { create: use === "write" });
   return {
     env: io.env,
     cwd: io.cwd,

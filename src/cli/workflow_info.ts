@@ -77,7 +77,7 @@ export async function runWorkflowInfo(opts: WorkflowInfoOptions, io: Io): Promis
  */
 async function jobFacts(lib: WfLib, opts: WorkflowInfoOptions, io: Io): Promise<JobFacts> {
   const roots = opts.jobsDir !== undefined
-    ? lib.jobStore(storeOptions(opts, io)).roots
+    ? lib.jobStore(storeOptions(opts, io, "read")).roots
     : lib.jobRoots({ env: io.env, cwd: io.cwd });
   const match = findJob(opts.job, { roots, cwd: io.cwd, env: io.env });
   if (match === null) {

@@ -75,7 +75,7 @@ async function listTasks(workflow: string, opts: WorkflowListOptions, io: Io): P
   const { loadWorkflow } = await loader();
   const lib = await wfLib();
   const wf = await loadWorkflow(workflow, { cwd: io.cwd, env: io.env });
-  const store = lib.storeFor(wf, storeOptions(opts, io));
+  const store = lib.storeFor(wf, storeOptions(opts, io, "read"));
   const tasks: TaskRow[] = [];
   for (const t of Object.values(wf.tasks)) {
     const paths = new Set(store.roots.flatMap((root) => lib.jobsIn(join(root, wf.name, t.name))));

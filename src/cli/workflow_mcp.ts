@@ -44,7 +44,7 @@ export async function runWorkflowMcp(opts: WorkflowMcpOptions, io: Io): Promise<
   const { loadWorkflow } = await loader();
   const lib = await wfLib();
   const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
-  const store = lib.storeFor(wf, storeOptions(opts, io));
+  const store = lib.storeFor(wf, storeOptions(opts, io, "write"));
   const jobOpts = { store, cwd: io.cwd, env: io.env };
   const mcp = await import("../tools/mcp/serve.ts");
   mcp.workflowMcpTools(wf, opts.tasks); // unknown tasks fail before serving

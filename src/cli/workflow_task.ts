@@ -161,7 +161,7 @@ async function jobFromArgs(
   });
   await readStdinInput(provided, inputs, io);
   jobsDirLookAlike(opts, inputs, provided, io);
-  const store = lib.storeFor(wf, storeOptions(opts, io));
+  const store = lib.storeFor(wf, storeOptions(opts, io, "write"));
   try {
     return lib.createJob(wf, task, {
       inputs: provided,

@@ -67,3 +67,22 @@ Deno.test("llm prov: the documented combinations still work", async () => {
     assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
   }
 });
+
+Deno.test("llm prov --jobs-dir: a missing directory or a file is an error naming it (exit 1), not an emptier walk", async () => {
+  await using d = await tmp();
+  fixtureC(d.path);
+  // before: a mistyped folder printed the totals of what was reachable without it, exit 0
+  const missing = await prov(d.path, "parent.chat", "-J", "jbos");
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stdout, "");
+  assert.equal(missing.stderr, 'scout-ai: Cannot use --jobs-dir "jbos": no such directory\n');
+  const file = await prov(d.path, "parent.chat", "-J", "jobs", "--jobs-dir", "parent.chat");
+  assert.equal(file.code, 1);
+  assert.equal(
+    file.stderr,
+    'scout-ai: Cannot use --jobs-dir "parent.chat": it is not a directory\n',
+  );
+  const tools = await prov(d.path, "parent.chat", "--tools", "-J", "jbos");
+  assert.equal(tools.code, 1);
+  assert.match(tools.stderr, /--jobs-dir "jbos": no such directory/);
+});

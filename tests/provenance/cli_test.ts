@@ -13,8 +13,11 @@ import type { ErrorCase } from "../../fixtures/provenance/generate.ts";
 import { ProvenanceDocument } from "./schema.ts";
 import { assertRenders, entry, fixtureB, fixtureC, mkJob, rc, tmp, write } from "./support.ts";
 
-const prov = (dir: string, ...args: string[]) =>
-  runMain(["llm", "prov", ...args, "-J", join(dir, "jobs")], { cwd: dir, env: { NO_COLOR: "1" } });
+/** `llm prov` in `dir`, with `-J dir/jobs` when the fixture has that directory. */
+const prov = (dir: string, ...args: string[]) => {
+  const jobs = existsSync(join(dir, "jobs")) ? ["-J", join(dir, "jobs")] : [];
+  return runMain(["llm", "prov", ...args, ...jobs], { cwd: dir, env: { NO_COLOR: "1" } });
+};
 
 Deno.test("31: fixture B tree: collector total and one delegated receipt line", async () => {
   await using d = await tmp();

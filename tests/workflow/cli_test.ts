@@ -229,6 +229,29 @@ Deno.test("--jobs-dir and SCOUT_JOBS_DIR pick the jobs directory", async () => {
   assert.ok(existsSync(join(d.path, "env-jobs/Baking/whisk")));
 });
 
+Deno.test("--jobs-dir: reading commands need a directory; task makes a missing one, never a file's", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  const run = (...args: string[]) => runMain(["workflow", ...args], { cwd: d.path, env: e });
+  writeFileSync(join(d.path, "notes.txt"), "x");
+  // before: info said "Job not found", list listed no jobs (exit 0), task failed with ENOTDIR
+  for (const args of [["info", "Baking/whisk/Default"], ["list", BAKING]]) {
+    const r = await run(...args, "--jobs-dir", "nope");
+    assert.equal(r.code, 1, args.join(" "));
+    assert.equal(r.stderr, 'scout-ai: Cannot use --jobs-dir "nope": no such directory\n');
+  }
+  for (
+    const args of [["info", "Baking/whisk/Default"], ["list", BAKING], ["task", BAKING, "whisk"]]
+  ) {
+    const r = await run(...args, "--jobs-dir", "notes.txt");
+    assert.equal(r.code, 1, args.join(" "));
+    assert.equal(r.stderr, 'scout-ai: Cannot use --jobs-dir "notes.txt": it is not a directory\n');
+  }
+  const made = await run("task", BAKING, "whisk", "--jobs-dir", "new/jobs");
+  assert.equal(made.code, 0, made.stderr);
+  assert.ok(existsSync(join(d.path, "new/jobs/Baking/whisk")));
+});
+
 Deno.test("progress: status lines on a TTY stderr only, cleared at the end", async () => {
   await using d = await tempDir();
   const r = await runMain(["workflow", "task", BAKING, "batter"], {

@@ -1,0 +1,47 @@
+/**
+ * The one check of a `--jobs-dir` value, shared by the commands that take
+ * it: a path that is not a directory is an error naming it (exit 1, as a
+ * missing chat or job is), never a store that silently holds nothing.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { ScoutError } from "../errors.ts";
+import { isDirectory } from "../util/fs.ts";
+
+/**
+ * Checks a `--jobs-dir` value. Commands that only read jobs (`llm prov`,
+ * `workflow info`, `workflow list`) need the directory to exist; those that
+ * write jobs (`workflow task`, `workflow mcp`) make it, so for them only an
+ * existing non-directory is refused.
+ *
+ * @param given the value as given
+ * @param cwd the working directory it is relative to
+ * @param o `create: true` when the command makes a missing directory
+ * @returns the absolute path
+ * @throws ScoutError `not_found` (no such directory) or `invalid_input` (not a directory)
+ *
+ * @example
+ * ```ts
+ * import { checkJobsDir } from "./jobs_dir.ts";
+ * checkJobsDir("var/jobs", "/tmp", { create: true }); // "/tmp/var/jobs"
+ * ```
+ */
+export function checkJobsDir(given: string, cwd: string, o: { create?: boolean } = {}): string {
+  const dir = resolve(cwd, given);
+  if (isDirectory(dir)) return dir;
+  if (existsSync(dir)) {
+    throw new ScoutError(
+      "invalid_input",
+      `Cannot use --jobs-dir "${given}": it is not a directory`,
+      { file: given },
+    );
+  }
+  if (o.create) return dir;
+  throw new ScoutError(
+    "not_found",
+    `Cannot use --jobs-dir "${given}": no such directory`,
+    { file: given },
+  );
+}
