@@ -18,9 +18,11 @@ import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
+import { incompleteLine } from "./llm_prov_incomplete.ts";
 import { checkProvOptions, type LlmProvOptions } from "./llm_prov_options.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadPrices, pricesFile } from "../provenance/prices.ts";
+import type { ProvenanceReport } from "../provenance/report.ts";
 import { collectIfGrown } from "../util/gc.ts";
 
 /** Commander's message for a missing ROOT, and ours, which says what ROOT is. */
@@ -132,6 +134,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     }
   } else if (byRollup !== null) {
     views!.writeRollup(byRollup.rollup, byRollup.prices !== null, io);
+    writeIncomplete(report, io);
   } else if (opts.mermaid) {
     views!.writeMermaid(report, view, io);
   } else {
@@ -139,12 +142,14 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
       io.stdout.write(p.renderFlow(report, view));
       const lines = view.component ? p.coverageLines(report) : [];
       if (lines.length > 0) io.stdout.write(lines.join("\n") + "\n");
+      writeIncomplete(report, io);
     } else if (opts.dot === undefined && opts.plot === undefined && opts.html === undefined) {
       writeLines(p.treeLines(report, view), io);
       // with prices, the tree ends with what the whole run cost
       if (existsSync(pricesFile(scoutHome(io.env)))) {
         await (await import("./llm_prov_views.ts")).writeTreeCost(report, io);
       }
+      writeIncomplete(report, io);
     }
     if (opts.evidence) io.stdout.write(p.renderEvidence(report));
   }
@@ -159,6 +164,12 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     for (const line of p.warningLines(report)) warn(io, line);
   }
   return 0;
+}
+
+/** After a text view's totals: that they miss what the walk could not follow (`complete: false`). */
+function writeIncomplete(report: ProvenanceReport, io: Io): void {
+  const line = incompleteLine(report);
+  if (line !== null) io.stdout.write(line + "\n");
 }
 
 /**
@@ -265,7 +276,8 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
         "delegation receipts (agent_meta), .info dependencies, .files/log/**/*.chat and chat\n" +
         "results, under --jobs-dir, ./var/jobs, $SCOUT_HOME/var/jobs (or $SCOUT_JOBS_DIR) and\n" +
         "~/.rbbt/var/jobs. Nothing is executed. Unreadable evidence is reported on stderr and\n" +
-        "never aborts (exit 0); --log 6 hides the warnings.\n" +
+        "never aborts (exit 0); --log 6 hides the warnings, not the tree's, flow's or table's\n" +
+        "closing (incomplete: …) line.\n" +
         "One view prints on stdout: the tree, --flow, --by, --mermaid, --dot - or --tools; --json\n" +
         "replaces the tree, flow and evidence text and holds --by's table and --tools' report.\n" +
         "--by groups the deduplicated inferences by agent (society log, delegated job), model,\n" +

@@ -316,7 +316,10 @@ Deno.test("job= references outside the job roots or to non-jobs: warnings and JS
   );
   const r = await prov(d.path, "s.chat");
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout, "chat s.chat\n  job In\n");
+  assert.equal(
+    r.stdout,
+    "chat s.chat\n  job In\n(incomplete: 3 unresolved references — see the warnings)\n",
+  );
   const warned = r.stderr.split("\n").filter((l) => l.includes("Incomplete provenance at chat"));
   assert.equal(warned.length, 3, r.stderr);
   assert.ok(

@@ -1,0 +1,50 @@
+/**
+ * The line the text views of `llm prov` (tree, `--flow`, `--by`) end with
+ * when the walk is incomplete — when the JSON would say `complete: false`:
+ * the totals above it then miss what could not be followed or read, and the
+ * warnings on stderr (hidden by `--log 6`) are easy to overlook.
+ *
+ * @module
+ */
+import type { ReportWarning } from "../provenance/report_types.ts";
+
+/** What kind of problem each warning code is (a receipt problem otherwise). */
+const KINDS: Record<string, string> = {
+  unresolved_job_reference: "unresolved reference",
+  missing_dependency: "unresolved reference",
+  chat_unreadable: "unreadable file",
+  job_info_unreadable: "unreadable file",
+  log_dir_unreadable: "unreadable file",
+};
+
+/**
+ * `(incomplete: 2 unresolved references, 1 unreadable file — see the
+ * warnings)` for an incomplete walk, else null. Identity conflicts do not
+ * make a walk incomplete (they make totals best-effort: the coverage lines
+ * say so).
+ *
+ * @param report whether the walk is complete, and its warnings
+ * @returns the line (without a newline), or null
+ *
+ * @example
+ * ```ts
+ * import { incompleteLine } from "./llm_prov_incomplete.ts";
+ * const w = { code: "missing_dependency", message: "", kind: null, node: null, relation: null, reference: null };
+ * incompleteLine({ complete: false, warnings: [w] }); // "(incomplete: 1 unresolved reference — see the warnings)"
+ * ```
+ */
+export function incompleteLine(
+  report: { complete: boolean; warnings: readonly ReportWarning[] },
+): string | null {
+  if (report.complete) return null;
+  const counts = new Map<string, number>();
+  for (const w of report.warnings) {
+    if (w.code === "identity_conflict") continue;
+    const kind = KINDS[w.code] ?? "malformed receipt";
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  const parts = [...counts].map(([kind, n]) => `${n} ${kind}${n === 1 ? "" : "s"}`);
+  return parts.length === 0
+    ? "(incomplete — see the warnings)"
+    : `(incomplete: ${parts.join(", ")} — see the warnings)`;
+}
