@@ -100,8 +100,9 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     }, io);
   }
   const onProgress = progress(io);
-  // with prices, the tree and the page show what each node cost
-  const costs = !opts.json && opts.by === undefined && !opts.mermaid &&
+  // with prices, the tree, the page and the JSON show what each node cost
+  const costs =
+    (opts.json || opts.html !== undefined || (opts.by === undefined && !opts.mermaid)) &&
     existsSync(pricesFile(scoutHome(io.env)));
   const prices = costs ? await loadPrices(scoutHome(io.env)) : null;
   const report = p.provenanceReport(root, {

@@ -11,7 +11,8 @@ import { resolve } from "node:path";
 import { scoutHome } from "../config/home.ts";
 import { dollarAmount } from "../provenance/format.ts";
 import { pageDetails } from "../provenance/page_details.ts";
-import { loadPrices, type PriceTable } from "../provenance/prices.ts";
+import { costJson } from "../provenance/json.ts";
+import { jsonDollars, loadPrices, type PriceTable } from "../provenance/prices.ts";
 import type { ProvenanceReport } from "../provenance/report.ts";
 import { renderDot } from "../provenance/render_flow.ts";
 import { renderHtml } from "../provenance/render_html.ts";
@@ -124,7 +125,15 @@ export async function writeTreeCost(report: ProvenanceReport, io: Io): Promise<v
  * @returns plain data
  */
 export function rollupJson(r: Rollup): unknown {
-  return { by: r.by, groups: r.groups, unpriced: r.unpriced };
+  // dollars to 12 significant digits, as the nodes' and the run's cost
+  const groups = r.groups.map((g) =>
+    g.priced === undefined ? g : {
+      ...g,
+      cost: g.cost == null ? g.cost : jsonDollars(g.cost),
+      priced: costJson(g.priced),
+    }
+  );
+  return { by: r.by, groups, unpriced: r.unpriced };
 }
 
 /**

@@ -7,7 +7,9 @@
  * @module
  */
 import type { ProvenanceReport, ReportNode } from "./report.ts";
+import type { NodeCost } from "./report_types.ts";
 import type { TokenEvent } from "./evidence.ts";
+import { jsonDollars } from "./prices.ts";
 
 /** The schema name of the document. */
 export const PROVENANCE_SCHEMA = "scout-ai/provenance";
@@ -48,9 +50,27 @@ export function provenanceJson(report: ProvenanceReport): {
     nodes: Array.from(report.nodes, (n) => nodeJson(n)),
     edges: report.edges.map(edgeJson),
     events: Array.from(report.events, eventJson),
-    totals: report.totals,
+    totals: totalsJson(report),
     warnings: report.warnings.map(warningJson),
   };
+}
+
+/**
+ * A cost as the JSON has it: the priced inferences' dollars (to 12
+ * significant digits, {@link jsonDollars}), and how many inferences have no
+ * price and how many have one — the shape of a `--by` group's `priced`.
+ *
+ * @param c the cost
+ * @returns `{dollars, unpriced, priced}`
+ */
+export function costJson(c: NodeCost): NodeCost {
+  return { dollars: jsonDollars(c.dollars), unpriced: c.unpriced, priced: c.priced };
+}
+
+/** The totals, with the run's cost (the root's subtree) when prices were given. */
+function totalsJson(report: ProvenanceReport): unknown {
+  const cost = report.nodes.at(0)?.cost;
+  return cost === undefined ? report.totals : { ...report.totals, cost: costJson(cost.subtree) };
 }
 
 function nodeJson(n: ReportNode): unknown {
@@ -65,6 +85,10 @@ function nodeJson(n: ReportNode): unknown {
     job: n.job,
     tokens: n.tokens,
     receipts: n.receipts,
+    // with prices only (an added field: still version 1)
+    ...(n.cost === undefined
+      ? {}
+      : { cost: { direct: costJson(n.cost.direct), subtree: costJson(n.cost.subtree) } }),
   };
 }
 
@@ -144,7 +168,7 @@ export function* provenanceJsonChunks(report: ProvenanceReport): Generator<strin
   const events = report.events.jsonLines?.(eventJson) ??
     Array.from(report.events, (e) => JSON.stringify(eventJson(e)));
   yield* list("events", events, (line) => line);
-  chunk += `"totals":${JSON.stringify(report.totals)},\n"warnings":[`;
+  chunk += `"totals":${JSON.stringify(totalsJson(report))},\n"warnings":[`;
   report.warnings.forEach((w, i) =>
     chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(warningJson(w))
   );

@@ -179,3 +179,25 @@ export function costOf(
     reasoning * (p.reasoning ?? p.output)
   ) / 1e6;
 }
+
+/** Significant digits of the dollars in JSON output. */
+export const JSON_DOLLAR_DIGITS = 12;
+
+/**
+ * Dollars as JSON output carries them: rounded to 12 significant digits, so
+ * sums of binary fractions print as the decimal they stand for (`0.00444`,
+ * not `0.0044399999999999995`) while a price per million tokens times any
+ * token count keeps every digit it has.
+ *
+ * @param dollars an amount
+ * @returns the amount rounded to {@link JSON_DOLLAR_DIGITS} significant digits
+ *
+ * @example
+ * ```ts
+ * import { jsonDollars } from "./prices.ts";
+ * jsonDollars(0.0044399999999999995); // 0.00444
+ * ```
+ */
+export function jsonDollars(dollars: number): number {
+  return Number(dollars.toPrecision(JSON_DOLLAR_DIGITS));
+}

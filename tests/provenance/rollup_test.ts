@@ -245,3 +245,81 @@ Deno.test("node costs with prices: direct as tokens count, subtree over what eac
     /"label":"session\.chat",[^\n]*?"cost":\{"direct":"\$0\.0000056\+\?","subtree":"\$0\.00034\+\?"\}/,
   );
 });
+
+Deno.test("llm prov --json with prices: each node's direct and subtree cost and the run's, to 12 digits; the v1 schema holds", async () => {
+  const { dir, root, jobs } = await example();
+  await using _d = dir;
+  const home = join(dir.path, "home");
+  await Deno.mkdir(join(home, "etc"), { recursive: true });
+  await Deno.writeTextFile(
+    join(home, "etc", "prices.yaml"),
+    "gpt-5-nano: {input: 0.05, cached_input: 0.005, output: 0.4, reasoning: 0.8}\n" +
+      "claude-sonnet-4-5: {input: 3, cached_input: 0.3, cache_write: 3.75, output: 15}\n",
+  );
+  const env = { SCOUT_HOME: home };
+  const j = await runMain(["llm", "prov", root, "-J", jobs, "--json"], { env, cwd: dir.path });
+  assert.equal(j.code, 0, j.stderr);
+  // before: no cost anywhere in the JSON, though the README promised its dollars
+  const doc = ProvenanceDocument.parse(JSON.parse(j.stdout));
+  // s1 5.6e-6 + p1 30e-6 + c1 307.5e-6; s2, p2, w1, w9 have no model
+  assert.deepEqual(doc.totals.cost, { dollars: 0.0003431, unpriced: 4, priced: 3 });
+  const [first] = doc.nodes;
+  assert.deepEqual(first!.cost, {
+    direct: { dollars: 0.0000056, unpriced: 1, priced: 1 },
+    subtree: { dollars: 0.0003431, unpriced: 4, priced: 3 },
+  });
+  // every node: what the report computes, rounded
+  const report = provenanceReport(root, { jobRoots: [jobs], prices: PRICES });
+  const round = (c: { dollars: number; unpriced: number; priced: number }) => ({
+    ...c,
+    dollars: Number(c.dollars.toPrecision(12)),
+  });
+  assert.deepEqual(
+    doc.nodes.map((n) => n.cost),
+    [...report.nodes].map((n) => ({
+      direct: round(n.cost!.direct),
+      subtree: round(n.cost!.subtree),
+    })),
+  );
+  // --by's groups (cost and priced, as R68-11 found the schema lacked) add up to the run's
+  const by = await runMain(["llm", "prov", root, "-J", jobs, "--json", "--by", "model"], {
+    env,
+    cwd: dir.path,
+  });
+  const withRollup = ProvenanceDocument.parse(JSON.parse(by.stdout));
+  const groups = withRollup.rollups![0]!.groups;
+  const summed = groups.reduce((a, g) => a + (g.priced?.dollars ?? 0), 0);
+  assert.equal(Number(summed.toPrecision(12)), withRollup.totals.cost!.dollars);
+  assert.deepEqual(withRollup.nodes.map((n) => n.cost), doc.nodes.map((n) => n.cost));
+  // the tree's total line says the same run cost
+  const tree = await runMain(["llm", "prov", root, "-J", jobs], { env, cwd: dir.path });
+  assert.match(tree.stdout, /\ncost: \$0\.00034 \+ \? \(4 of 7 inferences unpriced\)\n$/);
+});
+
+Deno.test("llm prov --json with prices: dollars without float noise (12 significant digits)", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, "etc"));
+  await Deno.writeTextFile(
+    join(dir.path, "etc", "prices.yaml"),
+    "scripted-bakery: {input: 0.37, output: 1.1}\n",
+  );
+  const society = join(ROOT, "fixtures", "provenance", "society");
+  const args = ["llm", "prov", join(society, "plan.chat"), "-J", join(society, "jobs"), "--json"];
+  const j = await runMain(args, { env: { SCOUT_HOME: dir.path }, cwd: dir.path });
+  assert.equal(j.code, 0, j.stderr);
+  // 1367 prompt × $0.37 + 311 completion × $1.1 per million, summed per inference in binary
+  const raw = provenanceReport(join(society, "plan.chat"), {
+    jobRoots: [join(society, "jobs")],
+    prices: priceTable({ "scripted-bakery": { input: 0.37, output: 1.1 } }, "p.yaml"),
+  }).nodes.at(0)!.cost!.subtree.dollars;
+  assert.equal(raw, 0.0008478899999999999, "the sum as computed");
+  const doc = ProvenanceDocument.parse(JSON.parse(j.stdout));
+  assert.equal(doc.totals.cost!.dollars, 0.00084789);
+  assert.doesNotMatch(j.stdout, /\d\.\d{14,}/, "no float noise anywhere");
+  const by = await runMain([...args, "--by", "agent"], {
+    env: { SCOUT_HOME: dir.path },
+    cwd: dir.path,
+  });
+  ProvenanceDocument.parse(JSON.parse(by.stdout));
+  assert.doesNotMatch(by.stdout, /\d\.\d{14,}/, "nor in the groups");
+});

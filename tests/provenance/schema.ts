@@ -18,6 +18,14 @@ const receiptAddress = z.tuple([z.string(), int, z.literal("agent_meta"), int]);
 
 const meta = z.record(z.string(), z.union([z.string(), z.number()]));
 
+/** Dollars: never negative, at most 12 significant digits (no float noise). */
+const dollars = z.number().nonnegative().refine((x) => Number(x.toPrecision(12)) === x, {
+  message: "more than 12 significant digits",
+});
+
+/** A cost (with a price file): the priced inferences' dollars, unpriced and priced counts. */
+export const Cost = z.strictObject({ dollars, unpriced: int, priced: int });
+
 const Node = z.strictObject({
   id: z.string().regex(/^(chat|job):\//),
   kind,
@@ -35,6 +43,7 @@ const Node = z.strictObject({
   }).nullable(),
   tokens: z.strictObject({ direct: Tokens, subtree: Tokens }),
   receipts: z.strictObject({ events: int, tt: int, tools: z.array(z.string()) }).nullable(),
+  cost: z.strictObject({ direct: Cost, subtree: Cost }).optional(),
 });
 
 const Edge = z.strictObject({
@@ -119,7 +128,8 @@ const Rollup = z.strictObject({
     key: z.record(z.string(), z.string().nullable()),
     inferences: int,
     tokens: Tokens,
-    cost: z.number().nullable().optional(),
+    cost: dollars.nullable().optional(),
+    priced: Cost.optional(),
   })),
   unpriced: z.array(z.string()),
 });
@@ -142,6 +152,7 @@ export const ProvenanceDocument = z.strictObject({
     authoritative: z.boolean(),
     conflictEvents: int,
     incompleteEvidenceEvents: int,
+    cost: Cost.optional(),
   }),
   warnings: z.array(Warning),
   rollups: z.array(Rollup).optional(),
