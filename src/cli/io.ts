@@ -142,6 +142,19 @@ export function useColor(io: Io, stream: "stdout" | "stderr"): boolean {
   return stream === "stdout" ? io.stdoutIsTTY : io.stderrIsTTY;
 }
 
+/**
+ * Whether a progress line may be drawn on stderr: it is redrawn in place
+ * with `\r` and `ESC[K`, which a terminal with `TERM=dumb` (Emacs shells,
+ * some CI consoles) prints as they are. Only on a TTY, never under
+ * `TERM=dumb`; `NO_COLOR` is about colour and leaves it drawn.
+ *
+ * @param io the command's Io
+ * @returns true to draw progress lines
+ */
+export function canRedrawStderr(io: Io): boolean {
+  return io.stderrIsTTY && io.env.TERM !== "dumb";
+}
+
 /** Styles accepted by {@link paint} (a subset of `node:util` styleText formats). */
 export type Style =
   | "bold"
@@ -229,13 +242,13 @@ export function statusLine(io: Io): StatusLine {
   let drawn = false;
   return {
     show: (status, subject) => {
-      if (!io.stderrIsTTY) return;
+      if (!canRedrawStderr(io)) return;
       const tail = subject === undefined ? "" : ` ${subject}`;
       io.stderr.write(`${ERASE_LINE}${paint(io, "stderr", "dim", status)}${tail}`);
       drawn = true;
     },
     clear: (opts = {}) => {
-      if (!io.stderrIsTTY || !(drawn || opts.always)) return;
+      if (!canRedrawStderr(io) || !(drawn || opts.always)) return;
       io.stderr.write(ERASE_LINE);
       drawn = false;
     },

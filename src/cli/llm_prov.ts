@@ -16,7 +16,7 @@ import { ScoutError, usageError } from "../errors.ts";
 import { isDirectory, isFile, writeFileAtomic, writeFileAtomicSync } from "../util/fs.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
-import { warn } from "./io.ts";
+import { canRedrawStderr, warn } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
 import { incompleteLine } from "./llm_prov_incomplete.ts";
 import { checkProvOptions, type LlmProvOptions } from "./llm_prov_options.ts";
@@ -31,7 +31,7 @@ const MISSING_ROOT_TEXT = "Missing ROOT: a chat file or a job path";
 export type { LlmProvOptions };
 
 function progress(io: Io): ((records: number, chats: number) => void) | undefined {
-  if (!io.stderrIsTTY) return undefined;
+  if (!canRedrawStderr(io)) return undefined;
   let last = 0;
   return (records, chats) => {
     const now = Date.now();

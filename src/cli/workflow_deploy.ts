@@ -20,7 +20,7 @@ import type {
   SlurmDeployReport,
 } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
-import { statusLine, warn } from "./io.ts";
+import { canRedrawStderr, statusLine, warn } from "./io.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
@@ -278,7 +278,7 @@ async function waitWithProgress({ report }: Submission, io: Io): Promise<BatchEn
     return await waitForUnit(report.top!, {
       env: io.env,
       all: report.units,
-      ...(io.stderrIsTTY
+      ...(canRedrawStderr(io)
         ? {
           onPoll: (c: Record<string, number>) =>
             line.show(Object.entries(c).map(([k, n]) => `${n} ${k.toLowerCase()}`).join(", ")),

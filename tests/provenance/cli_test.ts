@@ -301,6 +301,14 @@ Deno.test("--dot, --plot, --long, --json, --flow -c, --log 6, progress", async (
     assert.ok(tty.stderr.endsWith("\r\x1b[K"));
     const pipe = await prov(d.path, "parent.chat");
     assert.equal(pipe.stderr, "");
+    // a terminal that cannot redraw a line prints \r and ESC[K as they are: none there
+    const dumb = await runMain(["llm", "prov", "parent.chat", "-J", "jobs"], {
+      cwd: d.path,
+      tty: true,
+      env: { TERM: "dumb" },
+    });
+    assert.equal(dumb.code, 0);
+    assert.equal(dumb.stderr, "");
   });
 });
 

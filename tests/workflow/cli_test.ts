@@ -265,6 +265,21 @@ Deno.test("progress: status lines on a TTY stderr only, cleared at the end", asy
   // deno-lint-ignore no-control-regex
   assert.match(r.stderr, /\r\x1b\[Kdone Baking\/batter\/Default\.json\r\x1b\[K$/);
   assert.equal(r.stdout, '{"batter":"Whisked 2 soft","flour":0.5}\n');
+  // TERM=dumb: no line redrawn with \r and ESC[K (NO_COLOR only drops the colour)
+  const dumb = await runMain(["workflow", "task", BAKING, "cake"], {
+    cwd: d.path,
+    env: { ...env(d.path), TERM: "dumb" },
+    tty: true,
+  });
+  assert.equal(dumb.code, 0, dumb.stderr);
+  assert.equal(dumb.stderr, "");
+  const plain = await runMain(["workflow", "task", BAKING, "whisk", "--eggs", "9"], {
+    cwd: d.path,
+    env: { ...env(d.path), NO_COLOR: "1" },
+    tty: true,
+  });
+  assert.ok(plain.stderr.startsWith("\r\x1b[Kstart Baking/whisk/Default_"), plain.stderr);
+  assert.ok(!plain.stderr.includes("\x1b[2m"), "not dimmed");
 });
 
 Deno.test("values from files and stdin: loaded by type, same job as inline values", async () => {
