@@ -10,7 +10,9 @@ import { basename, relative } from "node:path";
 import type { JobInfo, JobSummary } from "./types.ts";
 
 /**
- * The short id of a job: its basename without a leading `Default_`, first 8 characters.
+ * The short id of a job: its basename without a leading `Default_`, first 8
+ * characters (`provenance.md` §10.3, as Ruby's; two jobs of one `--jobname`
+ * share it, and the flat views and `--by job` tell them apart by path).
  *
  * @param path job path
  * @returns the short id

@@ -40,7 +40,12 @@ const ARROW: Record<Relation, { label: FlowLabel; reverse: boolean }> = {
  * @returns 8 characters (fewer for short job names)
  */
 export function flowShortId(n: ReportNode): string {
-  return n.job !== null ? n.job.shortId : sha256hex(n.path).slice(0, 8);
+  return n.job !== null ? n.job.shortId : pathId(n);
+}
+
+/** The first 8 hex digits of the sha256 of a node's canonical path. */
+function pathId(n: ReportNode): string {
+  return sha256hex(n.path).slice(0, 8);
 }
 
 /**
@@ -117,7 +122,9 @@ export function flowModel(report: ProvenanceReport, o: RenderOptions = {}): Flow
  * a flat view has no nesting to tell `Librarian · _oneshot-1` of one
  * caller from another's. First the calling conversation of a nested
  * society log (`← Researcher · facts`), then the job whose log it is
- * (`in Planner/ask/Default_cefe35d2`), then the short id.
+ * (`in Planner/ask/Default_cefe35d2`), then the first 8 hex digits of the
+ * sha256 of its path (a chat's short id; a job's label already ends with its
+ * short id, which two stores can share).
  *
  * @param nodes the nodes in flow order
  * @param o render options (`long` shows paths, which never repeat)
@@ -125,7 +132,7 @@ export function flowModel(report: ProvenanceReport, o: RenderOptions = {}): Flow
  */
 export function distinctLabels(nodes: readonly ReportNode[], o: RenderOptions = {}): string[] {
   let labels = nodes.map((n) => shownLabel(n, o));
-  const steps: ((n: ReportNode) => string | null)[] = [callerOf, jobOf, flowShortId];
+  const steps: ((n: ReportNode) => string | null)[] = [callerOf, jobOf, pathId];
   for (const step of steps) {
     const count = new Map<string, number>();
     for (const l of labels) count.set(l, (count.get(l) ?? 0) + 1);

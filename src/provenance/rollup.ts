@@ -21,6 +21,7 @@
 import { basename } from "node:path";
 import { addTokens, emptyTokens, type TokenTotals } from "../chat/trace.ts";
 import { usageError } from "../errors.ts";
+import { sha256hex } from "../util/hash.ts";
 import type { CanonicalEvent } from "./event_table.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import { societyLog } from "./labels.ts";
@@ -135,6 +136,24 @@ function valueOf(d: RollupDimension, e: CanonicalEvent, p: Placement, root: stri
 }
 
 /**
+ * Tells apart the groups of jobs that share a label (one `Workflow/task
+ * name` in two job stores): each gets the first 8 hex digits of the sha256
+ * of its job's path after the label, as the flow does.
+ *
+ * @param jobPaths group → the path of its job
+ */
+function qualifyJobLabels(jobPaths: ReadonlyMap<RollupGroup, string>): void {
+  const paths = new Map<string, Set<string>>();
+  for (const [g, path] of jobPaths) {
+    const label = g.key.job!;
+    (paths.get(label) ?? paths.set(label, new Set()).get(label)!).add(path);
+  }
+  for (const [g, path] of jobPaths) {
+    if (paths.get(g.key.job!)!.size > 1) g.key.job += ` ${sha256hex(path).slice(0, 8)}`;
+  }
+}
+
+/**
  * Groups the report's events.
  *
  * @param report the report
@@ -149,13 +168,16 @@ export function rollup(
 ): Rollup {
   const ix = index(report);
   const groups = new Map<string, RollupGroup>();
+  const jobPaths = new Map<RollupGroup, string>();
   const unpriced = new Set<string>();
   // (each event's canonical copy is all a roll-up reads: not every copy is rebuilt)
   for (const e of report.events.canonical?.() ?? report.events) {
     const p = placement(e, ix);
     const key: Record<string, string> = {};
     for (const d of by) key[d] = valueOf(d, e, p, report.root);
-    const k = JSON.stringify(by.map((d) => key[d]));
+    // a job is grouped by its node, not by its label (which two jobs can share)
+    const job = p.jobNode?.job ? p.jobNode : null;
+    const k = JSON.stringify(by.map((d) => d === "job" && job !== null ? job.id : key[d]));
     let g = groups.get(k);
     if (!g) {
       g = {
@@ -166,6 +188,7 @@ export function rollup(
         ...(prices ? { cost: 0, priced: { dollars: 0, unpriced: 0, priced: 0 } } : {}),
       };
       groups.set(k, g);
+      if (by.includes("job") && job !== null) jobPaths.set(g, job.path);
     }
     g.inferences++;
     addTokens(g.tokens, e.tokens as unknown as Record<string, unknown>);
@@ -180,6 +203,7 @@ export function rollup(
       }
     }
   }
+  qualifyJobLabels(jobPaths);
   // a group's cost: its dollars, or null when some of its inferences have no price
   for (const g of groups.values()) {
     if (g.priced) {
