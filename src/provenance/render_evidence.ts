@@ -9,6 +9,7 @@ import { type ReceiptProblem, receiptReferenceSuffix } from "../chat/receipts.ts
 import type { EvidenceItem, TokenEvent } from "./evidence.ts";
 import { identityText } from "./evidence.ts";
 import { padRight } from "./format.ts";
+import { escapeLine } from "./one_line.ts";
 import type { ProvenanceReport, ReportWarning } from "./report.ts";
 
 function loc(address: unknown): string {
@@ -60,6 +61,7 @@ function distinct(values: unknown[]): string {
  * Renders the evidence report: one row per root event (identity, tokens,
  * evidence locations, status), then sections for receipt-only, legacy
  * unresolved, conflicting and incomplete events and for `agent_job` edges.
+ * What comes from the store (ids, paths, call ids) is escaped to one line.
  *
  * @param report the report
  * @returns the text, starting with an empty line
@@ -115,18 +117,22 @@ export function renderEvidence(report: ProvenanceReport): string {
       } tool=${e.detail!.toolName ?? "?"} (delegated_result edge)`
     ),
   );
-  return lines.join("\n") + "\n";
+  return lines.map(escapeLine).join("\n") + "\n";
 }
 
 /**
  * The stderr line of a warning: receipt problems and identity conflicts get
  * their own forms, everything else is `Incomplete provenance at <kind>
- * <path> (<relation|root>): <message>`.
+ * <path> (<relation|root>): <message>`; control characters escaped.
  *
  * @param w a report warning
  * @returns one line (no newline)
  */
 export function warningLine(w: ReportWarning): string {
+  return escapeLine(rawWarningLine(w));
+}
+
+function rawWarningLine(w: ReportWarning): string {
   if (w.code === "identity_conflict") {
     const c = w.reference as { identity: TokenEvent["identity"]; fields: string[] };
     return `identity conflict: ${identityText(c.identity)} disagrees on ${c.fields.join(",")}`;

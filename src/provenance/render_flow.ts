@@ -9,6 +9,7 @@
 import { sha256hex } from "../util/hash.ts";
 import { compareBytes } from "./paths.ts";
 import { padLeft, padRight, shortTokens } from "./format.ts";
+import { escapeLine } from "./one_line.ts";
 import type { Relation } from "./types.ts";
 import type { ProvenanceReport, ReportNode } from "./report.ts";
 import { type RenderOptions, shownLabel, shownTokens } from "./render_tree.ts";
@@ -111,7 +112,7 @@ export function flowModel(report: ProvenanceReport, o: RenderOptions = {}): Flow
       node,
       label: labels[i]!,
       tokens: shortTokens(shownTokens(node, o).tt),
-      shortId: flowShortId(node),
+      shortId: escapeLine(flowShortId(node)),
     })),
     arrows,
   };
@@ -195,9 +196,20 @@ const DOT_STYLE: Record<FlowLabel, string> = {
 };
 
 /**
+ * A quoted DOT string of one-line texts joined by `\n` (the labels have no
+ * control characters left: {@link shownLabel}). A JSON string is a valid DOT
+ * string (`\n` a line break, `\\` a backslash, `\"` a quote).
+ *
+ * @param text the label
+ * @returns the quoted string
+ */
+export function dotString(text: string): string {
+  return JSON.stringify(text);
+}
+
+/**
  * Renders Graphviz DOT: one node per visible node (`box` jobs, `note` chats)
- * in flow order, one edge per flow arrow. Labels are JSON strings (valid DOT
- * strings with `\n` line breaks).
+ * in flow order, one edge per flow arrow. Labels are {@link dotString}s.
  *
  * @param report the report
  * @param o component / long
@@ -213,7 +225,7 @@ export function renderDot(report: ProvenanceReport, o: RenderOptions = {}): stri
   ];
   m.nodes.forEach((x, i) => {
     const job = x.node.kind === "job";
-    const label = JSON.stringify(`${job ? "Job" : "Chat"}\n${x.label}\n${x.tokens} tokens`);
+    const label = dotString(`${job ? "Job" : "Chat"}\n${x.label}\n${x.tokens} tokens`);
     lines.push(
       `  n${i} [shape=${
         job ? "box" : "note"

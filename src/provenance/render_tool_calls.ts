@@ -8,6 +8,7 @@
 import { isAbsolute, relative } from "node:path";
 import type { ProvenanceToolCall, ToolCallWarning } from "./tool_calls.ts";
 import { shortenMiddle } from "./tool_calls.ts";
+import { escapeLine } from "./one_line.ts";
 
 /** The schema name of the tool-call document. */
 export const TOOL_CALLS_SCHEMA = "scout-ai/tool-calls";
@@ -17,22 +18,8 @@ export const TOOL_CALLS_SCHEMA_VERSION = 1;
 /** Longest arguments text in the JSON document (shortened in the middle). */
 export const JSON_ARGUMENTS_MAX = 200;
 
-/**
- * Text safe for one terminal line: control characters (newlines, escape
- * sequences, DEL, C1) become JSON-style escapes.
- *
- * @param s any text
- * @returns the escaped text
- */
-export function escapeLine(s: string): string {
-  return s.replace(
-    // deno-lint-ignore no-control-regex
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
-    (c) => SHORT_ESCAPES[c] ?? "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"),
-  );
-}
-
-const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+/** Kept here too: `--tools` and ChatAnalyst import it from this module. */
+export { escapeLine };
 
 /**
  * The arguments of a call as one line of compact JSON (a string argument

@@ -12,6 +12,7 @@ import type { ProvenanceReport, ReportNode } from "./report.ts";
 import { displayChildren, rootIndex } from "./display_index.ts";
 import type { NodeCost } from "./report_types.ts";
 import { middleShorten } from "./labels.ts";
+import { escapeLine } from "./one_line.ts";
 
 /** Options of the text renderers. */
 export interface RenderOptions {
@@ -33,14 +34,15 @@ export function shownTokens(n: ReportNode, o: RenderOptions): TokenTotals {
 }
 
 /**
- * The label a node shows: its canonical path with `long`, else its label.
+ * The label a node shows: its canonical path with `long`, else its label
+ * (shortened in the middle); control characters escaped ({@link escapeLine}).
  *
  * @param n a node
  * @param o render options
- * @returns the label
+ * @returns the label, one line
  */
 export function shownLabel(n: ReportNode, o: RenderOptions): string {
-  return o.long ? n.path : middleShorten(n.label ?? n.path);
+  return o.long ? escapeLine(n.path) : middleShorten(escapeLine(n.label ?? n.path));
 }
 
 /**
@@ -60,7 +62,7 @@ export function costText(c: NodeCost): string {
 function annotation(n: ReportNode): string | null {
   const r = n.receipts;
   if (r === null || r.events === 0) return null;
-  const tools = r.tools.length > 0 ? `, ${r.tools.join(",")}` : "";
+  const tools = r.tools.length > 0 ? `, ${escapeLine(r.tools.join(","))}` : "";
   return `delegated receipt: ${r.events} events, total=${human(r.tt)}${tools}`;
 }
 

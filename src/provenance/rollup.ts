@@ -25,6 +25,7 @@ import { sha256hex } from "../util/hash.ts";
 import type { CanonicalEvent } from "./event_table.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import { societyLog } from "./labels.ts";
+import { escapeLine } from "./one_line.ts";
 import { costText } from "./render_tree.ts";
 import type { NodeCost } from "./report_types.ts";
 import { jobLabel, type ProvenanceReport, type ReportNode } from "./report.ts";
@@ -237,8 +238,9 @@ export function parseRollupDimensions(spec: string): RollupDimension[] {
 }
 
 /**
- * Renders a roll-up as a text table: the dimensions, `n` (inferences), the six
- * token keys and, with prices, `cost` (`?` when unpriced).
+ * Renders a roll-up as a text table: the dimensions (control characters
+ * escaped), `n` (inferences), the six token keys and, with prices, `cost`
+ * (`?` when unpriced).
  *
  * @param r the roll-up
  * @param priced whether to show the cost column
@@ -247,7 +249,7 @@ export function parseRollupDimensions(spec: string): RollupDimension[] {
 export function renderRollup(r: Rollup, priced: boolean): string {
   const head = [...r.by, "n", "pt", "ct", "tt", "cct", "cwt", "rt", ...(priced ? ["cost"] : [])];
   const rows = r.groups.map((g) => [
-    ...r.by.map((d) => g.key[d]!),
+    ...r.by.map((d) => escapeLine(g.key[d]!)),
     String(g.inferences),
     ...(["pt", "ct", "tt", "cct", "cwt", "rt"] as const).map((k) => String(g.tokens[k])),
     ...(priced ? [groupCost(g)] : []),
