@@ -198,13 +198,15 @@ const DOT_STYLE: Record<FlowLabel, string> = {
 /**
  * A quoted DOT string of one-line texts joined by `\n` (the labels have no
  * control characters left: {@link shownLabel}). A JSON string is a valid DOT
- * string (`\n` a line break, `\\` a backslash, `\"` a quote).
+ * string (`\n` a line break, `\\` a backslash, `\"` a quote), but Graphviz
+ * also reads entities in plain labels: `&` is written `&amp;`, so
+ * `R&amp;D.chat` is drawn as it is named.
  *
  * @param text the label
  * @returns the quoted string
  */
 export function dotString(text: string): string {
-  return JSON.stringify(text);
+  return JSON.stringify(text).replaceAll("&", "&amp;");
 }
 
 /**

@@ -108,3 +108,12 @@ Deno.test("DOT: Graphviz draws escaped names as the text views show them, one li
   // three lines per node (kind, label, tokens), plus the two edge labels
   assert.equal(texts.length, 3 * 3 + 2, JSON.stringify(texts));
 });
+
+Deno.test("DOT: Graphviz draws an entity in a name as written (R&amp;D.chat, not R&D.chat)", async () => {
+  await using d = await tmp();
+  hostileStore(d.path);
+  const dot = (await prov(d.path, "--dot", "-")).stdout;
+  assert.ok(dot.includes('label="Chat\\nR&amp;amp;D\\\\t.chat\\n11 tokens"'), dot);
+  const texts = svgTexts(await dotSvg(dot));
+  assert.ok(texts.includes("R&amp;D\\t.chat"), JSON.stringify(texts));
+});
