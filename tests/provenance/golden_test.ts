@@ -101,7 +101,7 @@ Deno.test("36: the evidence report has the spec's rows and sections", async () =
   assert.ok(rows.includes("s1 total=60 prompt=50 cont=10 chat_meta session.chat:5 counted once"));
   assert.ok(
     rows.includes(
-      "w1 total=120 prompt=100 cont=20 chat_meta agent.chat:2; agent_meta session.chat:7[agent_meta,0] call=call_1 counted once",
+      "w1 total=120 prompt=100 cont=20 chat_meta Worker/ask/Default_f00dcafe42.chat.files/log/agent.chat:2; agent_meta session.chat:7[agent_meta,0] call=call_1 counted once",
     ),
   );
   assert.ok(
