@@ -24,7 +24,7 @@ import { usageError } from "../errors.ts";
 import { sha256hex } from "../util/hash.ts";
 import type { CanonicalEvent } from "./event_table.ts";
 import { costOf, type PriceTable } from "./prices.ts";
-import { societyLog } from "./labels.ts";
+import { middleShorten, societyLog } from "./labels.ts";
 import { escapeLine } from "./one_line.ts";
 import { costText } from "./render_tree.ts";
 import type { NodeCost } from "./report_types.ts";
@@ -239,8 +239,8 @@ export function parseRollupDimensions(spec: string): RollupDimension[] {
 
 /**
  * Renders a roll-up as a text table: the dimensions (control characters
- * escaped), `n` (inferences), the six token keys and, with prices, `cost`
- * (`?` when unpriced).
+ * escaped, shortened in the middle as the tree's labels), `n` (inferences),
+ * the six token keys and, with prices, `cost` (`?` when unpriced).
  *
  * @param r the roll-up
  * @param priced whether to show the cost column
@@ -249,7 +249,7 @@ export function parseRollupDimensions(spec: string): RollupDimension[] {
 export function renderRollup(r: Rollup, priced: boolean): string {
   const head = [...r.by, "n", "pt", "ct", "tt", "cct", "cwt", "rt", ...(priced ? ["cost"] : [])];
   const rows = r.groups.map((g) => [
-    ...r.by.map((d) => escapeLine(g.key[d]!)),
+    ...r.by.map((d) => middleShorten(escapeLine(g.key[d]!))),
     String(g.inferences),
     ...(["pt", "ct", "tt", "cct", "cwt", "rt"] as const).map((k) => String(g.tokens[k])),
     ...(priced ? [groupCost(g)] : []),
@@ -274,14 +274,20 @@ export function groupCost(g: RollupGroup): string {
   return g.priced ? costText(g.priced) : "?";
 }
 
-/** Pads column `col` so its decimal points line up (`$0.0105` over `$0.0000025`). */
+/**
+ * Pads column `col` so its decimal points line up (`$0.0105` over
+ * `$0.0000025`); a cell without one (`?`) goes to the right edge.
+ */
 function alignDecimals(rows: string[][], col: number): void {
   const parts = rows.map((row) => {
     const c = row[col]!;
     const dot = c.indexOf(".");
-    return dot < 0 ? [c, ""] : [c.slice(0, dot), c.slice(dot)];
+    return dot < 0 ? null : [c.slice(0, dot), c.slice(dot)] as const;
   });
-  const int = Math.max(0, ...parts.map(([i]) => i!.length));
-  const frac = Math.max(0, ...parts.map(([, f]) => f!.length));
-  rows.forEach((row, k) => row[col] = parts[k]![0]!.padStart(int) + parts[k]![1]!.padEnd(frac));
+  const int = Math.max(0, ...parts.map((p) => p?.[0].length ?? 0));
+  const frac = Math.max(0, ...parts.map((p) => p?.[1].length ?? 0));
+  rows.forEach((row, k) => {
+    const p = parts[k];
+    row[col] = p ? p[0].padStart(int) + p[1].padEnd(frac) : row[col]!.padStart(int + frac);
+  });
 }
