@@ -30,7 +30,17 @@ function shorten(text: string, max: number): string {
 }
 
 /**
- * The details of every visible node (chats and chat jobs).
+ * Whether a parsed chat's first message is the parser's placeholder: the
+ * empty `user` message it puts at index 0 when the file starts with a role
+ * line (`provenance.md` §1.5).
+ */
+function isPlaceholder(m: { role: string; content: unknown } | undefined): boolean {
+  return m !== undefined && m.role === "user" && m.content === "";
+}
+
+/**
+ * The details of every visible node (chats and chat jobs), without the
+ * parser's empty first `user` message.
  *
  * @param report the report
  * @param limits caps
@@ -58,8 +68,10 @@ export function pageDetails(
       out.set(n.id, { messages: null });
       continue;
     }
+    // the parser's empty `user` at index 0 (a file that starts with a role line) is no message
+    const from = isPlaceholder(all[0]) ? 1 : 0;
     const messages: PageMessage[] = [];
-    for (const m of all.slice(0, nodeMessages)) {
+    for (const m of all.slice(from, from + nodeMessages)) {
       const raw = typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? "");
       const text = shorten(raw, messageChars);
       budget -= text.length;
@@ -68,7 +80,7 @@ export function pageDetails(
       );
       if (budget <= 0) break;
     }
-    const omitted = all.length - messages.length;
+    const omitted = all.length - from - messages.length;
     out.set(n.id, omitted > 0 ? { messages, omitted } : { messages });
   }
   return out;
