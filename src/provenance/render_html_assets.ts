@@ -1,8 +1,10 @@
 /**
  * The inline stylesheet and script of the provenance page
- * (`render_html.ts`). The script reads the page's JSON data and builds every
- * panel with `textContent` (never `innerHTML` with data), renders node lists
- * lazily (200 rows at a time) and a node's messages only when it is opened.
+ * (`render_html.ts`). Three columns (list, graph, details), stacked below
+ * 900 px. The script reads the page's JSON data and builds every panel with
+ * `textContent` (never `innerHTML` with data), renders node lists lazily
+ * (200 rows at a time) and a node's messages only when it is opened; the
+ * page opens on the root.
  *
  * @module
  */
@@ -23,7 +25,10 @@ pre{white-space:pre-wrap;word-break:break-word;margin:2px 0;font:12px/1.35 ui-mo
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
 td:first-child,th:first-child{text-align:left}.warn{color:#8a4b08}
 g.node{cursor:pointer}g.node.sel polygon,g.node.sel path{stroke:#d33;stroke-width:2}
-button{margin:4px 0}`;
+button{margin:4px 0}
+@media (max-width:900px){body{grid-template-columns:100%;grid-template-rows:none;height:auto}
+header{grid-column:1}#side{max-height:40vh;border-right:0;border-bottom:1px solid #ddd}
+#detail{border-left:0;border-top:1px solid #ddd}}`;
 
 /** Script (runs after the data element and the SVG). */
 export const PAGE_JS = `
@@ -79,5 +84,6 @@ var tables=document.getElementById("tables");
     if(r.cost)tr.appendChild(el("td",null,g.cost==null?"?":g.cost));t.appendChild(tr)});
   tables.appendChild(t)});
 (D.warnings||[]).forEach(function(w){tables.appendChild(el("div","warn",w))});
-if(D.nodes.length)select(0);
+var root=0;D.nodes.forEach(function(n,i){if(n.id===D.root)root=i});
+if(D.nodes.length)select(root);
 })();`;

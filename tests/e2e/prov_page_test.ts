@@ -83,6 +83,31 @@ Deno.test("prov --html: one self-contained page; clicking a node shows its messa
   assert.equal(b.filtered, 1);
   assert.equal(b.tables, 1);
   assert.ok(Deno.statSync(shot).size > 10_000, "a screenshot was taken");
+  // it opens on the root, whose first message is its first line (no empty `user:` before it)
+  assert.equal(b.openTitle, "session.chat");
+  const first = (b.openMessages as string[])[0]!;
+  assert.match(first, /^user:\s*Plan the analysis\s*$/, JSON.stringify(b.openMessages));
+});
+
+Deno.test("prov --html: in a window 500 px wide the panels stack, each as wide as the window", async () => {
+  needBrowser();
+  await using dir = await tempDir();
+  const { root, jobs } = await hostileExample(dir.path);
+  const page = join(dir.path, "report.html");
+  const r = await runMain(["llm", "prov", root, "--jobs-dir", jobs, "--html", page], {
+    cwd: dir.path,
+    env: { SCOUT_HOME: join(dir.path, "home") },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const b = await browser({ kind: "page", file: page, click: "n4", width: 500 });
+  assert.deepEqual(b.errors, []);
+  type Box = { x: number; y: number; width: number; height: number };
+  const { side, graph, detail } = b.boxes as { side: Box; graph: Box; detail: Box };
+  for (const [name, box] of Object.entries({ side, graph, detail })) {
+    assert.ok(box.width >= 480, `${name} is ${box.width} px wide`);
+  }
+  assert.ok(side.y < graph.y && graph.y < detail.y, JSON.stringify(b.boxes));
+  assert.match(String(b.title), /· default$/, "a node can still be clicked");
 });
 
 Deno.test("prov --mermaid: hostile labels render in Mermaid as written; --dot is valid for Graphviz", async () => {

@@ -3,6 +3,7 @@
 // the browser are Node's). Reads one JSON job from argv[2], prints one JSON
 // result. Jobs:
 //   {"kind":"page","file":…,"click":"n4","screenshot":…}  open the page, click a node
+//     (optional "width": the window's width in px, default 1400)
 //   {"kind":"mermaid","text":…,"mermaidJs":…}              render a Mermaid chart
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -19,7 +20,7 @@ const browser = await chromium.launch({
 });
 const out = { errors: [] };
 try {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const page = await browser.newPage({ viewport: { width: job.width ?? 1400, height: 900 } });
   page.on("pageerror", (e) => out.errors.push(String(e)));
   page.on("requestfailed", (r) => out.errors.push(`request failed: ${r.url()}`));
   page.on("request", (r) => {
@@ -32,6 +33,13 @@ try {
     await page.waitForSelector("#list .row");
     out.rows = await page.locator("#list .row").count();
     out.svgNodes = await page.locator("g.node").count();
+    // what the page opens on, and where its three panels are
+    out.openTitle = await page.locator("#detail h2").textContent();
+    out.openMessages = await page.locator("#messages .msg").allInnerTexts();
+    out.boxes = {};
+    for (const id of ["side", "graph", "detail"]) {
+      out.boxes[id] = await page.locator(`#${id}`).boundingBox();
+    }
     if (job.click) {
       await page.locator(`#node-${job.click.slice(1)}`).click();
       out.title = await page.locator("#detail h2").textContent();
