@@ -90,6 +90,13 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     if (isDirectory(root)) throw notARoot(opts.root, root, p.isJobPath);
     throw new ScoutError("root_not_found", `Chat not found: ${opts.root}`);
   }
+  if (rootType === "chat" && root.endsWith(".info") && p.isJobPath(root.slice(0, -5))) {
+    throw new ScoutError(
+      "invalid_input",
+      `${opts.root} is a job's info file, not a chat; llm prov takes the job path: ` +
+        opts.root.replace(/\.info$/, ""),
+    );
+  }
   if (opts.tools) {
     return (await import("./llm_prov_tools.ts")).runProvTools({
       root,

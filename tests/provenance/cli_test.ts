@@ -223,6 +223,14 @@ Deno.test("llm prov DIR: says it is a directory and what is expected, naming a c
     job.stderr,
     /is a directory; .*: the job is fixtures\/provenance\/example\/jobs\/Planner\/ask\/Default_a1b2c3d4e5\.chat\n$/,
   );
+  // a job's .info file (before: walked as a chat of no messages, exit 0)
+  const info = await runMain(["llm", "prov", `${files.slice(0, -6)}.info`], { cwd: ROOT });
+  assert.equal(info.code, 1);
+  assert.equal(
+    info.stderr,
+    `scout-ai: ${files.slice(0, -6)}.info is a job's info file, not a chat; ` +
+      `llm prov takes the job path: ${files.slice(0, -6)}\n`,
+  );
 });
 
 Deno.test("--dot, --plot, --long, --json, --flow -c, --log 6, progress", async (t) => {
