@@ -15,15 +15,14 @@
  * @module
  */
 import { nonEmpty, type TokenTotals } from "../chat/trace.ts";
-import type { EvidenceItem, FileEvidence } from "./file_evidence.ts";
+import type { FileEvidence } from "./file_evidence.ts";
 import type { ReportEvents } from "./event_types.ts";
 
 export type { CanonicalCopy, CanonicalEvent, EventSummary, ReportEvents } from "./event_types.ts";
-import { type EvidenceTexts, evidenceTexts } from "./chat_facts.ts";
-import { identityOf, newEvent, settleEvent, type TokenEvent } from "./events.ts";
+import type { TokenEvent } from "./events.ts";
 import type { ChatStore } from "./chat_store.ts";
 import { fitted, grown, K, tokensAt, TT } from "./typed.ts";
-import { idTable } from "./id_table.ts";
+import { type IdTable, idTable } from "./id_table.ts";
 import { fresh } from "./file_evidence.ts";
 import { collectIfGrown } from "../util/gc.ts";
 import { pendingReceipts } from "./pending_receipts.ts";
@@ -32,17 +31,30 @@ import {
   copies,
   type Copy,
   copyOf,
-  DEDUPLICATIONS,
   eventColumns,
   F,
-  firstCopyIdentity,
   NAME_KEYS,
   NOT_UNIFORM,
   TYPES,
 } from "./event_columns.ts";
+import { eventLines, type EventSource, rebuild, rebuildOne, SLOW } from "./event_rebuild.ts";
 
-/** Events whose document line needs their full record: copies differ in some way. */
-const SLOW = NOT_UNIFORM | F.pridMulti | F.pridLack;
+/** What an event table holds while it groups, and after. */
+interface TableState extends EventSource {
+  /** The event of each identity, per identity type (dropped once grouped). */
+  byIdentity: IdTable[];
+  /** The lineage keys of chat metas an event does not key by lineage (rare). */
+  readonly lineageKeys: Map<string, number>;
+  /** Per chat seq: its first chat-meta copy. */
+  chatStart: Int32Array;
+  /** Receipt copies waiting for every chat's metas. */
+  readonly pending: ReturnType<typeof pendingReceipts>;
+  /** The distinct `model`/`backend`/`endpoint` values, and their indexes. */
+  readonly nameList: string[];
+  readonly nameIndex: Map<string, number>;
+  /** Reused: the keys one walk of some chats has counted. */
+  readonly seen: Set<number>;
+}
 
 /**
  * Groups the evidence of a store's chats into events: each chat's metas as
@@ -54,207 +66,194 @@ const SLOW = NOT_UNIFORM | F.pridMulti | F.pridLack;
  * @returns the table
  */
 export function eventTable(store: ChatStore, capacity = 1024) {
-  const items = copies(capacity);
-  const ev = eventColumns(capacity);
-  let byIdentity = TYPES.map(() => idTable());
-  // The lineage keys of chat metas an event does not key by lineage (rare).
-  const lineageKeys = new Map<string, number>();
-  let chatStart = new Int32Array(256); // per chat seq: its first chat-meta copy
-  const pending = pendingReceipts();
-  const nameList: string[] = [];
-  const nameIndex = new Map<string, number>();
-  const name = (v: unknown): number => {
-    if (typeof v !== "string") return -1;
-    let i = nameIndex.get(v);
-    if (i === undefined) nameIndex.set(v, i = nameList.push(fresh(v)) - 1);
-    return i;
+  const t: TableState = {
+    store,
+    items: copies(capacity),
+    ev: eventColumns(capacity),
+    byIdentity: TYPES.map(() => idTable()),
+    lineageKeys: new Map(),
+    chatStart: new Int32Array(256),
+    pending: pendingReceipts(),
+    nameList: [],
+    nameIndex: new Map(),
+    seen: new Set(),
   };
+  return { ...groupingApi(t), ...chatTotalsApi(t), ...eventApi(t), ...tableApi(t) };
+}
 
-  /** The event of an identity (its value, or its UUID's words at `at`), or -1. */
-  const find = (type: number, value: string, words: Uint32Array | null, at: number): number =>
-    words === null ? byIdentity[type]!.get(value) : byIdentity[type]!.getWords(words, at);
+/** A compact event table ({@link eventTable}). */
+export type EventTable = ReturnType<typeof eventTable>;
 
-  const add = (c: Copy, chat: boolean, seq: number, pos: number, event = -1): number => {
-    const it = items.push(seq, pos);
-    const ids = byIdentity[c.type]!;
-    const known = event >= 0 ? event : find(c.type, c.value, c.words, c.wordsAt);
-    const e = known >= 0 ? known : ev.push(c.type, it, c.tokens, c.prid, chat, c.names);
-    if (known >= 0) ev.join(e, it, items, c.tokens, c.prid, chat);
-    else if (c.words === null) ids.add(c.value, e);
-    else ids.addWords(c.words, c.wordsAt, e);
-    items.event[it] = e;
-    return e;
-  };
+/** The index of a `model`/`backend`/`endpoint` value (-1: not a string). */
+function nameOf(t: TableState, v: unknown): number {
+  if (typeof v !== "string") return -1;
+  let i = t.nameIndex.get(v);
+  if (i === undefined) t.nameIndex.set(v, i = t.nameList.push(fresh(v)) - 1);
+  return i;
+}
 
-  /** Rebuilds events, reading each chat's facts once per batch of events. */
-  function* rebuild(from: number, to: number): Generator<TokenEvent> {
-    for (let start = from; start < to; start += BATCH) {
-      const end = Math.min(to, start + BATCH);
-      const files = new Map<number, FileEvidence>();
-      const evidence = (seq: number) => {
-        let f = files.get(seq);
-        if (f === undefined) files.set(seq, f = store.facts(seq).evidence);
-        return f;
-      };
-      for (let e = start; e < end; e++) yield rebuildOne(e, evidence);
-      collectIfGrown(); // the batch's parsed facts
+/** The event of an identity (its value, or its UUID's words at `at`), or -1. */
+function find(
+  t: TableState,
+  type: number,
+  value: string,
+  words: Uint32Array | null,
+  at: number,
+): number {
+  return words === null ? t.byIdentity[type]!.get(value) : t.byIdentity[type]!.getWords(words, at);
+}
+
+/** Adds a copy to its event (`event`, else the one of its identity, else a new one). */
+function addCopy(t: TableState, c: Copy, chat: boolean, seq: number, pos: number, event = -1) {
+  const { items, ev } = t;
+  const it = items.push(seq, pos);
+  const ids = t.byIdentity[c.type]!;
+  const known = event >= 0 ? event : find(t, c.type, c.value, c.words, c.wordsAt);
+  const e = known >= 0 ? known : ev.push(c.type, it, c.tokens, c.prid, chat, c.names);
+  if (known >= 0) ev.join(e, it, items, c.tokens, c.prid, chat);
+  else if (c.words === null) ids.add(c.value, e);
+  else ids.addWords(c.words, c.wordsAt, e);
+  items.event[it] = e;
+  return e;
+}
+
+/** Groups the direct metas of chat `seq`; keeps its receipts for {@link finishGrouping}. */
+function addChat(t: TableState, seq: number, f: FileEvidence): void {
+  const { items } = t;
+  t.chatStart = grown(t.chatStart, seq + 2);
+  t.chatStart[seq] = items.count;
+  const name = (v: unknown) => nameOf(t, v);
+  f.chat.forEach((item, k) => {
+    const lineage = f.lineage?.[k] ?? null;
+    const c = copyOf(item, lineage, name);
+    const e = addCopy(t, c, true, seq, k);
+    const byLineage = !nonEmpty(item.meta.inference_id);
+    if (byLineage && TYPES[c.type] !== "lineage") {
+      // localTokens keys it by lineage, the event by provider_response_id
+      let key = t.lineageKeys.get(lineage ?? "");
+      if (key === undefined) t.lineageKeys.set(lineage ?? "", key = t.lineageKeys.size);
+      items.local[items.count - 1] = -1 - key;
+    } else {
+      items.local[items.count - 1] = e;
+    }
+  });
+  t.chatStart[seq + 1] = items.count;
+  f.receipts.forEach((r, k) => {
+    const c = copyOf(r, null, name);
+    t.pending.push(seq, ~k, c, r.toolName, t.byIdentity[c.type]!.get(c.value));
+  });
+}
+
+/** Adds every chat's receipts (in store order), after all chat metas; the columns fit. */
+function finishGrouping(
+  t: TableState,
+  onReceipt: (e: number, seq: number, toolName: string | null) => void,
+): void {
+  const { items, ev, pending } = t;
+  // room made at once: every receipt is a copy, and those of unknown identities new events
+  items.reserve(items.count + pending.count);
+  ev.reserve(
+    ev.count + pending.unknown((type, value, words, at) => find(t, type, value, words, at)),
+  );
+  pending.drain((seq, pos, c, tool, event) =>
+    onReceipt(addCopy(t, c, false, seq, pos, event), seq, tool)
+  );
+  // Every copy is in: what only grouping needed goes, and the columns fit.
+  t.byIdentity = [];
+  t.lineageKeys.clear();
+  collectIfGrown(); // the drained receipts, before the columns are copied to fit
+  t.chatStart = fitted(t.chatStart, Math.min(t.chatStart.length, t.store.count + 1));
+  items.fit();
+  ev.fit();
+}
+
+/**
+ * Visits the direct metas of some chats as `localTokens` counts them: each
+ * key once, first copy first; `own` is the copy's tokens when they differ
+ * from its event's.
+ */
+function forEachLocal(
+  t: TableState,
+  seqs: readonly number[],
+  visit: (e: number, own: Float64Array | undefined) => void,
+): void {
+  const { items, chatStart, seen } = t;
+  seen.clear();
+  for (const seq of seqs) {
+    for (let it = chatStart[seq]!; it < chatStart[seq + 1]!; it++) {
+      const key = items.local[it]!;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      visit(items.event[it]!, items.tokens.get(it));
     }
   }
-  const rebuildOne = (e: number, evidence: (seq: number) => FileEvidence): TokenEvent => {
-    const itemAt = (it: number) => {
-      const f = evidence(items.file[it]!);
-      const pos = items.pos[it]!;
-      return pos >= 0
-        ? { item: f.chat[pos]! as EvidenceItem, lineage: f.lineage?.[pos] ?? null }
-        : { item: f.receipts[~pos]! as EvidenceItem, lineage: null };
-    };
-    let it = ev.first[e]!;
-    const first = itemAt(it);
-    const [type, value] = identityOf(first.item, first.lineage);
-    const out = newEvent(first.item, type, value);
-    for (it = items.next[it]!; it !== -1; it = items.next[it]!) out.evidence.push(itemAt(it).item);
-    settleEvent(out);
-    return out;
-  };
+}
 
-  /**
-   * Visits the direct metas of some chats as `localTokens` counts them: each
-   * key once, first copy first; `own` is the copy's tokens when they differ
-   * from its event's.
-   */
-  const seen = new Set<number>(); // reused: one walk of some chats at a time
-  const forEachLocal = (
-    seqs: readonly number[],
-    visit: (e: number, own: Float64Array | undefined) => void,
-  ) => {
-    seen.clear();
-    for (const seq of seqs) {
-      for (let it = chatStart[seq]!; it < chatStart[seq + 1]!; it++) {
-        const key = items.local[it]!;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        visit(items.event[it]!, items.tokens.get(it));
-      }
-    }
-  };
-  const addLocalSums = (seqs: readonly number[], into: Float64Array, at: number): void => {
-    forEachLocal(seqs, (e, own) => {
-      for (let k = 0; k < K; k++) into[at + k]! += own?.[k] ?? ev.tokens[e * K + k]!;
-    });
-  };
-  const namesOf = (e: number): Record<string, string> => {
-    const meta: Record<string, string> = {};
-    NAME_KEYS.forEach((k, j) => {
-      const n = ev.names[e * 3 + j]!;
-      if (n >= 0) meta[k] = nameList[n]!;
-    });
-    return meta;
-  };
+function addLocalSums(
+  t: TableState,
+  seqs: readonly number[],
+  into: Float64Array,
+  at: number,
+): void {
+  const tokens = t.ev.tokens;
+  forEachLocal(t, seqs, (e, own) => {
+    for (let k = 0; k < K; k++) into[at + k]! += own?.[k] ?? tokens[e * K + k]!;
+  });
+}
 
-  /** The document's event lines, each batch's chats' texts split once. */
-  function* lines(json: (e: TokenEvent) => unknown): Generator<string> {
-    for (let start = 0; start < ev.count; start += BATCH) {
-      const end = Math.min(ev.count, start + BATCH);
-      const texts = new Map<number, EvidenceTexts>();
-      const textsOf = (seq: number) => {
-        let t = texts.get(seq);
-        if (t === undefined) texts.set(seq, t = evidenceTexts(store.path(seq), store.text(seq)));
-        return t;
-      };
-      for (let e = start; e < end; e++) {
-        yield ev.flagged(e, SLOW)
-          ? JSON.stringify(json(rebuildOne(e, (seq) => store.facts(seq).evidence)))
-          : eventLine(e, textsOf);
-      }
+function localCost(
+  t: TableState,
+  seqs: readonly number[],
+  cost: (e: number, t: TokenTotals) => number | null,
+): { dollars: number; unpriced: number; priced: number } {
+  const out = { dollars: 0, unpriced: 0, priced: 0 };
+  forEachLocal(t, seqs, (e, own) => {
+    const c = cost(e, own === undefined ? tokensAt(t.ev.tokens, e * K) : tokensAt(own, 0));
+    if (c === null) out.unpriced++;
+    else {
+      out.dollars += c;
+      out.priced++;
     }
-  }
-  /** An event whose copies agree in every way, written from their texts. */
-  const eventLine = (e: number, textsOf: (seq: number) => EvidenceTexts): string => {
-    const type = ev.type[e]!;
-    let it = ev.first[e]!;
-    const first = textsOf(items.file[it]!);
-    const { value, meta } = firstCopyIdentity(type, first, items.pos[it]!);
-    const evidence: string[] = [];
-    for (; it !== -1; it = items.next[it]!) {
-      const t = textsOf(items.file[it]!);
-      const p = items.pos[it]!;
-      evidence.push(p >= 0 ? t.chat[p]! : t.receipts[~p]!);
-    }
-    const status = type === 3
-      ? "legacy_unresolved"
-      : (ev.flags[e]! & F.chat) === 0
-      ? "receipt_only"
-      : "counted_once";
-    return `{"inferenceId":${type === 0 ? JSON.stringify(value) : "null"},"identity":[${
-      JSON.stringify(TYPES[type])
-    },${JSON.stringify(value)}],"deduplication":"${DEDUPLICATIONS[type]}","status":"${status}",` +
-      `"meta":${meta},"tokens":${JSON.stringify(tokensAt(ev.tokens, e * K))},"evidence":[${
-        evidence.join(",")
-      }],"conflict":false,"conflictFields":[],"incompleteEvidence":false}`;
-  };
+  });
+  return out;
+}
 
+/** Building the table: chats in, then receipts. */
+function groupingApi(t: TableState) {
   return {
     /**
      * Groups the direct metas of the chat stored as `seq` now, and keeps
      * what its receipts need for {@link finish}.
      */
-    addChat(seq: number, f: FileEvidence): void {
-      chatStart = grown(chatStart, seq + 2);
-      chatStart[seq] = items.count;
-      f.chat.forEach((item, k) => {
-        const lineage = f.lineage?.[k] ?? null;
-        const c = copyOf(item, lineage, name);
-        const e = add(c, true, seq, k);
-        const byLineage = !nonEmpty(item.meta.inference_id);
-        if (byLineage && TYPES[c.type] !== "lineage") {
-          // localTokens keys it by lineage, the event by provider_response_id
-          let key = lineageKeys.get(lineage ?? "");
-          if (key === undefined) lineageKeys.set(lineage ?? "", key = lineageKeys.size);
-          items.local[items.count - 1] = -1 - key;
-        } else {
-          items.local[items.count - 1] = e;
-        }
-      });
-      chatStart[seq + 1] = items.count;
-      f.receipts.forEach((r, k) => {
-        const c = copyOf(r, null, name);
-        pending.push(seq, ~k, c, r.toolName, byIdentity[c.type]!.get(c.value));
-      });
-    },
+    addChat: (seq: number, f: FileEvidence): void => addChat(t, seq, f),
     /**
      * Adds every chat's receipts (in store order), after all chat metas.
      *
      * @param onReceipt visits each receipt copy: its event, chat and tool name
      */
-    finish(onReceipt: (e: number, seq: number, toolName: string | null) => void): void {
-      // room made at once: every receipt is a copy, and those of unknown identities new events
-      items.reserve(items.count + pending.count);
-      ev.reserve(ev.count + pending.unknown(find));
-      pending.drain((seq, pos, c, tool, event) =>
-        onReceipt(add(c, false, seq, pos, event), seq, tool)
-      );
-      // Every copy is in: what only grouping needed goes, and the columns fit.
-      byIdentity = [];
-      lineageKeys.clear();
-      collectIfGrown(); // the drained receipts, before the columns are copied to fit
-      chatStart = fitted(chatStart, Math.min(chatStart.length, store.count + 1));
-      items.fit();
-      ev.fit();
-    },
+    finish: (onReceipt: (e: number, seq: number, toolName: string | null) => void): void =>
+      finishGrouping(t, onReceipt),
+  };
+}
+
+/** What some chats' own metas add up to. */
+function chatTotalsApi(t: TableState) {
+  return {
     /**
      * The `localTokens` of some chats' direct metas: each inference once,
      * first copy wins, receipts not read.
      */
     localTotals(seqs: readonly number[]): TokenTotals {
       const sums = new Float64Array(K);
-      addLocalSums(seqs, sums, 0);
+      addLocalSums(t, seqs, sums, 0);
       return tokensAt(sums, 0);
     },
     /**
      * Adds what {@link localTotals} returns into `into` at `at` (six values),
      * making nothing per call: the report's direct tokens, one call per node.
      */
-    addLocalSums,
+    addLocalSums: (seqs: readonly number[], into: Float64Array, at: number): void =>
+      addLocalSums(t, seqs, into, at),
     /**
      * The cost of some chats' direct metas, counted as {@link localTotals}
      * counts their tokens: each copy at its own tokens, at its event's
@@ -264,27 +263,28 @@ export function eventTable(store: ChatStore, capacity = 1024) {
      * @param cost an event's cost at some tokens (null: no price)
      * @returns dollars, and the numbers of unpriced and priced inferences
      */
-    localCost(
+    localCost: (
       seqs: readonly number[],
       cost: (e: number, t: TokenTotals) => number | null,
-    ): { dollars: number; unpriced: number; priced: number } {
-      const out = { dollars: 0, unpriced: 0, priced: 0 };
-      forEachLocal(seqs, (e, own) => {
-        const c = cost(e, own === undefined ? tokensAt(ev.tokens, e * K) : tokensAt(own, 0));
-        if (c === null) out.unpriced++;
-        else {
-          out.dollars += c;
-          out.priced++;
-        }
-      });
-      return out;
-    },
+    ): { dollars: number; unpriced: number; priced: number } => localCost(t, seqs, cost),
+  };
+}
+
+/** One event's facts. */
+function eventApi(t: TableState) {
+  const { items, ev, nameList } = t;
+  return {
     /** The `model`, `backend` and `endpoint` of event `e`'s record (string values only). */
-    names: namesOf,
-    /** Number of events. */
-    count: () => ev.count,
+    names(e: number): Record<string, string> {
+      const meta: Record<string, string> = {};
+      NAME_KEYS.forEach((k, j) => {
+        const n = ev.names[e * 3 + j]!;
+        if (n >= 0) meta[k] = nameList[n]!;
+      });
+      return meta;
+    },
     /** Event `e`'s full record, rebuilt from its chats' facts. */
-    event: (e: number): TokenEvent => rebuildOne(e, (seq) => store.facts(seq).evidence),
+    event: (e: number): TokenEvent => rebuildOne(t, e, (seq) => t.store.facts(seq).evidence),
     /** Whether event `e`'s copies conflict (`conflict` of its record). */
     conflict: (e: number) => ev.flagged(e, CONFLICT),
     /** Event `e`'s canonical tokens. */
@@ -303,6 +303,25 @@ export function eventTable(store: ChatStore, capacity = 1024) {
       for (let it = ev.first[e]!; it !== -1; it = items.next[it]!) out.push(items.file[it]!);
       return out;
     },
+    /** Identity type number of event `e` (see `TYPES`). */
+    typeOf: (e: number) => ev.type[e]!,
+    /** Whether event `e`'s copies differ in some way (its record must be rebuilt to be exact). */
+    differs: (e: number) => ev.flagged(e, SLOW),
+    /** Visits event `e`'s copies in order: chat seq, and index in its metas (~ in its receipts). */
+    copiesOf(e: number, visit: (seq: number, pos: number) => void): void {
+      for (let it = ev.first[e]!; it !== -1; it = items.next[it]!) {
+        visit(items.file[it]!, items.pos[it]!);
+      }
+    },
+  };
+}
+
+/** The table as a whole. */
+function tableApi(t: TableState) {
+  const { ev } = t;
+  return {
+    /** Number of events. */
+    count: () => ev.count,
     /** How many events conflict and how many have incomplete evidence. */
     counts(): { conflictEvents: number; incompleteEvidenceEvents: number } {
       let c = 0;
@@ -314,35 +333,7 @@ export function eventTable(store: ChatStore, capacity = 1024) {
       return { conflictEvents: c, incompleteEvidenceEvents: i };
     },
     /** Sums of the canonical tokens per coverage scope (as `scopeTotals`). */
-    scopes() {
-      const sums = new Float64Array(4 * K);
-      for (let e = 0; e < ev.count; e++) {
-        const fl = ev.flags[e]!;
-        for (let k = 0; k < K; k++) {
-          const v = ev.tokens[e * K + k]!;
-          sums[k]! += v;
-          if (fl & F.chat) sums[K + k]! += v;
-          if (fl & F.receipt) sums[2 * K + k]! += v;
-          if (!(fl & F.chat)) sums[3 * K + k]! += v;
-        }
-      }
-      return {
-        deduplicated_total: tokensAt(sums, 0),
-        chat_evidence: tokensAt(sums, K),
-        receipt_evidence: tokensAt(sums, 2 * K),
-        receipt_only: tokensAt(sums, 3 * K),
-      };
-    },
-    /** Identity type number of event `e` (see `TYPES`). */
-    typeOf: (e: number) => ev.type[e]!,
-    /** Whether event `e`'s copies differ in some way (its record must be rebuilt to be exact). */
-    differs: (e: number) => ev.flagged(e, SLOW),
-    /** Visits event `e`'s copies in order: chat seq, and index in its metas (~ in its receipts). */
-    copiesOf(e: number, visit: (seq: number, pos: number) => void): void {
-      for (let it = ev.first[e]!; it !== -1; it = items.next[it]!) {
-        visit(items.file[it]!, items.pos[it]!);
-      }
-    },
+    scopes: () => scopeSums(t),
     /**
      * The events as the report shows them.
      *
@@ -354,21 +345,33 @@ export function eventTable(store: ChatStore, capacity = 1024) {
       return {
         length: ev.count,
         hasReceiptEvidence: receipts,
-        [Symbol.iterator]: () => rebuild(0, ev.count),
-        toJSON: () => Array.from(rebuild(0, ev.count)),
-        jsonLines: (json) => lines(json),
+        [Symbol.iterator]: () => rebuild(t, 0, ev.count),
+        toJSON: () => Array.from(rebuild(t, 0, ev.count)),
+        jsonLines: (json) => eventLines(t, json),
         ...extra,
       };
     },
   };
 }
 
-/**
- * Events rebuilt together, each of their chats' facts read once. 2,048 held
- * ~25 MB of split chat texts at once on the 2 GB bench store, and `--json`
- * peaked there; 512 peaks 26 MB lower, no slower.
- */
-const BATCH = 512;
-
-/** A compact event table ({@link eventTable}). */
-export type EventTable = ReturnType<typeof eventTable>;
+/** Sums of the canonical tokens per coverage scope. */
+function scopeSums(t: TableState) {
+  const { ev } = t;
+  const sums = new Float64Array(4 * K);
+  for (let e = 0; e < ev.count; e++) {
+    const fl = ev.flags[e]!;
+    for (let k = 0; k < K; k++) {
+      const v = ev.tokens[e * K + k]!;
+      sums[k]! += v;
+      if (fl & F.chat) sums[K + k]! += v;
+      if (fl & F.receipt) sums[2 * K + k]! += v;
+      if (!(fl & F.chat)) sums[3 * K + k]! += v;
+    }
+  }
+  return {
+    deduplicated_total: tokensAt(sums, 0),
+    chat_evidence: tokensAt(sums, K),
+    receipt_evidence: tokensAt(sums, 2 * K),
+    receipt_only: tokensAt(sums, 3 * K),
+  };
+}
