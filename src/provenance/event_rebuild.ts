@@ -15,9 +15,9 @@ import type { ChatStore } from "./chat_store.ts";
 import { tokensAt } from "./typed.ts";
 import { collectIfGrown } from "../util/gc.ts";
 import {
-  copies,
+  type copies,
   DEDUPLICATIONS,
-  eventColumns,
+  type eventColumns,
   F,
   firstCopyIdentity,
   NOT_UNIFORM,

@@ -15,7 +15,6 @@ import { ROOT, runMain } from "../support/cli.ts";
 import { mkJob, rc, tmp, tok, write } from "./support.ts";
 
 const D1 = "b4bd4948975eaeee0510916bd4f0e87a";
-const D2 = "c464b29329ede57c346c3b2dcd54ba0d";
 
 Deno.test("jobShortId: the file name without Default_, first 8 characters (provenance.md §10.3)", () => {
   assert.equal(jobShortId(`/j/W/t/Default_${D1}.chat`), "b4bd4948");

@@ -13,7 +13,7 @@ import { mkJob, tmp, write } from "./support.ts";
 const LONG = "A".repeat(40) + "B".repeat(50);
 
 /** One root inference priced, one not; a job whose society agent has a 90-character name. */
-async function store(dir: string): Promise<(...args: string[]) => Promise<string>> {
+function store(dir: string): (...args: string[]) => Promise<string> {
   const home = join(dir, "home");
   write(join(home, "etc", "prices.yaml"), "gpt-5-nano:\n  input: 0.05\n  output: 0.40\n");
   const job = "W/ask/Default_b4bd4948975eaeee0510916bd4f0e87a";
@@ -38,7 +38,7 @@ async function store(dir: string): Promise<(...args: string[]) => Promise<string
 
 Deno.test("--by: long names are cut in the middle as in the tree; ? sits under the cost header", async () => {
   await using d = await tmp();
-  const prov = await store(d.path);
+  const prov = store(d.path);
   const short = "A".repeat(29) + "…" + "B".repeat(30);
   assert.ok((await prov()).includes(`${"A".repeat(29)}…${"B".repeat(20)} · default`));
   const table = (await prov("--by", "agent")).split("\n");
