@@ -8,7 +8,7 @@
 import { type MessagePort, workerData } from "node:worker_threads";
 import { collectAllGarbage } from "../util/gc.ts";
 import { factsToText, readChatFacts } from "./chat_facts.ts";
-import { CLAIM, READ_AHEAD } from "./facts_pool.ts";
+import { CLAIM, READ_AHEAD } from "./facts_helpers.ts";
 
 /** How long a helper ahead of the walk sleeps before it looks again (ms). */
 const AHEAD_WAIT_MS = 20;
