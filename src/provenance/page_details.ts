@@ -1,6 +1,8 @@
 /**
  * Reads what the provenance page shows of each visible node: a chat's
- * messages, or a chat job's result messages — shortened so that the page
+ * messages; a job's own conversation (its hidden `log/agent.chat`, system
+ * prompt and metas included), else a chat job's result messages — shortened
+ * so that the page
  * stays small on big stores (each message ≤ 2,000 characters, ≤ 40 messages
  * per node, ≤ 2 M characters in all, nodes in flow order; what is left out
  * is counted, and nodes past the budget show none).
@@ -54,16 +56,19 @@ export function pageDetails(
   const nodeMessages = limits.nodeMessages ?? 40;
   let budget = limits.totalChars ?? 2_000_000;
   const out = new Map<string, PageNodeDetail>();
+  const conversations = jobConversations(report);
   for (const n of report.nodes) {
     if (n.hidden !== null) continue;
-    const readable = n.kind === "chat" || n.job?.type === "chat";
-    if (!readable || budget <= 0) {
+    const conversation = conversations.get(n.id);
+    const source = conversation ??
+      (n.kind === "chat" || n.job?.type === "chat" ? n.path : null);
+    if (source === null || budget <= 0) {
       out.set(n.id, { messages: null });
       continue;
     }
     let all;
     try {
-      all = loadChatFile(n.path);
+      all = loadChatFile(source);
     } catch {
       out.set(n.id, { messages: null });
       continue;
@@ -81,7 +86,20 @@ export function pageDetails(
       if (budget <= 0) break;
     }
     const omitted = all.length - from - messages.length;
-    out.set(n.id, omitted > 0 ? { messages, omitted } : { messages });
+    out.set(n.id, {
+      messages,
+      ...(omitted > 0 ? { omitted } : {}),
+      ...(conversation !== undefined ? { source: "log/agent.chat" } : {}),
+    });
+  }
+  return out;
+}
+
+/** Job id → its own conversation's path (the hidden `log/agent.chat` folded into it). */
+function jobConversations(report: ProvenanceReport): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const n of report.nodes) {
+    if (n.hidden === "top_level_agent_log" && n.owner !== null) out.set(n.owner, n.path);
   }
   return out;
 }

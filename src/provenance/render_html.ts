@@ -30,6 +30,8 @@ export interface PageNodeDetail {
   messages: PageMessage[] | null;
   /** Messages left out (over the caller's cap). */
   omitted?: number;
+  /** Where the messages come from when not the node's own file (a job's `log/agent.chat`). */
+  source?: string;
   /** Cost of the node's direct and subtree tokens, when priced. */
   cost?: { direct: string; subtree: string };
 }
@@ -108,6 +110,7 @@ export function renderHtml(input: HtmlPageInput): string {
       tokens: x.node.tokens,
       messages: d?.messages ?? null,
       ...(d?.omitted ? { omitted: d.omitted } : {}),
+      ...(d?.source ? { source: d.source } : {}),
       ...(x.node.cost
         ? { cost: { direct: costText(x.node.cost.direct), subtree: costText(x.node.cost.subtree) } }
         : {}),

@@ -11,6 +11,7 @@ import { pageDetails } from "../../src/provenance/page_details.ts";
 import { provenanceReport } from "../../src/provenance/report.ts";
 import { runMain } from "../support/cli.ts";
 import { tmp, write } from "./support.ts";
+import { SOCIETY_FIXTURE } from "../../fixtures/provenance/record_society.ts";
 
 Deno.test("page details: no empty user message first; text before any role line is kept", async () => {
   await using d = await tmp();
@@ -59,4 +60,28 @@ Deno.test("--html with --by: the page still shows each node's cost", async () =>
     const node = pageData(await Deno.readTextFile(page)).nodes[0]!;
     assert.deepEqual(node.cost, { direct: "$0.0000025", subtree: "$0.0000025" }, by.join(" "));
   }
+});
+
+Deno.test("page: a job shows its own conversation (log/agent.chat: system prompt and metas), not only its result", async () => {
+  await using d = await tmp();
+  const page = join(d.path, "s.html");
+  const r = await runMain(["llm", "prov", "plan.chat", "-J", "jobs", "--html", page], {
+    cwd: SOCIETY_FIXTURE,
+    env: { SCOUT_HOME: join(d.path, "home"), NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const nodes = pageData(await Deno.readTextFile(page)).nodes as {
+    label: string;
+    source?: string;
+    messages: { role: string; text: string }[] | null;
+  }[];
+  const planner = nodes.find((n) => n.label.startsWith("Planner/ask"))!;
+  assert.equal(planner.source, "log/agent.chat");
+  const roles = planner.messages!.map((m) => m.role);
+  assert.ok(roles.includes("system"), roles.join(","));
+  assert.equal(roles.filter((r) => r === "meta").length >= 1, true, roles.join(","));
+  // a chat's own messages come from its file, with no source line
+  const root = nodes.find((n) => n.label === "plan.chat")!;
+  assert.equal(root.source, undefined);
+  assert.ok(root.messages!.length > 0);
 });
