@@ -11,7 +11,7 @@ import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { accessSync, constants, mkdirSync } from "node:fs";
-import { ScoutError, usageError } from "../errors.ts";
+import { plainMessage, ScoutError, usageError } from "../errors.ts";
 import type { Job } from "../workflow/mod.ts";
 import type {
   BatchEnd,
@@ -208,24 +208,40 @@ export async function runSlurmDeploy(
   checkStore(top, io, Boolean(opts.dryRun));
   const sub = await submitSlurm(top, opts, io);
   if (!opts.json) printSubmission(sub, Boolean(opts.dryRun), io);
-  const end = opts.wait && !opts.dryRun && sub.report.top !== undefined
-    ? await waitWithProgress(sub, io)
-    : undefined;
-  if (opts.json) {
-    io.stdout.write(
-      JSON.stringify({
-        version: 1,
-        deploy: "slurm",
-        dryRun: Boolean(opts.dryRun),
-        path: top.path,
-        shortPath: top.shortPath,
-        batchBase: sub.base,
-        units: sub.rows,
-        ...(end !== undefined ? { end } : {}),
-      }) + "\n",
-    );
+  let end: BatchEnd | undefined;
+  try {
+    end = opts.wait && !opts.dryRun && sub.report.top !== undefined
+      ? await waitWithProgress(sub, io)
+      : undefined;
+  } catch (e) {
+    // the jobs were submitted: a script still learns their ids and batch directories
+    if (opts.json) writeSlurmJson(top, sub, opts, io, { error: plainMessage(e) });
+    throw e;
   }
+  if (opts.json) writeSlurmJson(top, sub, opts, io, end !== undefined ? { end } : {});
   return end === undefined ? 0 : reportEnd(sub, end, io);
+}
+
+/** `--json`: the submission, with how the wait ended (`end`) or why it failed (`error`). */
+function writeSlurmJson(
+  top: Job,
+  sub: Submission,
+  opts: DeployOptions,
+  io: Io,
+  outcome: { end?: BatchEnd; error?: string },
+): void {
+  io.stdout.write(
+    JSON.stringify({
+      version: 1,
+      deploy: "slurm",
+      dryRun: Boolean(opts.dryRun),
+      path: top.path,
+      shortPath: top.shortPath,
+      batchBase: sub.base,
+      units: sub.rows,
+      ...outcome,
+    }) + "\n",
+  );
 }
 
 /** Writes the batch directories of the pending jobs and submits them (unless a dry run). */
@@ -278,6 +294,7 @@ async function waitWithProgress({ report }: Submission, io: Io): Promise<BatchEn
     return await waitForUnit(report.top!, {
       env: io.env,
       all: report.units,
+      ...waitRetry(io),
       ...(canRedrawStderr(io)
         ? {
           onPoll: (c: Record<string, number>) =>
@@ -288,6 +305,15 @@ async function waitWithProgress({ report }: Submission, io: Io): Promise<BatchEn
   } finally {
     line.clear({ always: true }); // also before an error's line
   }
+}
+
+/**
+ * `SCOUT_SLURM_WAIT_RETRIES=N`: how many `squeue` calls a failing poll makes
+ * (1 s apart, doubled each time) before `--wait` fails; default 9 (~4 min).
+ */
+function waitRetry(io: Io): { retry?: { attempts: number; backoffMs: number } } {
+  const n = Number(io.env.SCOUT_SLURM_WAIT_RETRIES);
+  return Number.isInteger(n) && n >= 1 ? { retry: { attempts: n, backoffMs: 1_000 } } : {};
 }
 
 /**

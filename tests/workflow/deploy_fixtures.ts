@@ -45,7 +45,8 @@ export default (api: any) => api.workflow("Fan", { tasks: {
 /**
  * Stand-ins for SLURM's `sbatch` and `squeue` (no SLURM runs): `sbatch`
  * answers ids 101, 102…; `squeue` reports every id asked for in state
- * `$SQ_STATE` (default `COMPLETED`) with reason `$SQ_REASON` (default `None`).
+ * `$SQ_STATE` (default `COMPLETED`) with reason `$SQ_REASON` (default `None`),
+ * or, with `$SQ_FAIL` set, fails as squeue does when its controller is down.
  *
  * @param dir a directory of the test's own
  * @returns the directory of the stand-ins, to put first on PATH
@@ -60,7 +61,9 @@ export function standInSlurm(dir: string): string {
   );
   writeFileSync(
     join(bin, "squeue"),
-    '#!/bin/sh\nfor a; do ids="$a"; done\necho "$ids" | tr , "\\n" | while read i; do ' +
+    '#!/bin/sh\nif [ -n "$SQ_FAIL" ]; then echo "slurm_load_jobs error: Unable to contact slurm ' +
+      'controller (connect failure)" >&2; exit 1; fi\n' +
+      'for a; do ids="$a"; done\necho "$ids" | tr , "\\n" | while read i; do ' +
       'echo "$i|${SQ_STATE:-COMPLETED}|${SQ_REASON:-None}"; done\n',
   );
   chmodSync(join(bin, "sbatch"), 0o755);

@@ -45,3 +45,14 @@ Deno.test("slurm --wait --json: the end in the JSON; completed exits 0, cancelle
   assert.deepEqual(JSON.parse(cancelled.stdout).end, { state: "CANCELLED", reason: "None" });
   assert.match(cancelled.stderr, /ended CANCELLED; see .*\/std\.err\n$/);
 });
+
+Deno.test("slurm --wait --json: when squeue keeps failing, the submission is still printed, with the error", async () => {
+  await using d = await tempDir();
+  const r = await deploy(d.path, ["--json"], { SQ_FAIL: "1", SCOUT_SLURM_WAIT_RETRIES: "2" });
+  assert.equal(r.code, 1);
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out.units.map((u: { slurmId: string }) => u.slurmId), ["101", "102"]);
+  assert.equal(out.end, undefined);
+  assert.match(out.error, /squeue failed 2 times .*Unable to contact slurm controller/);
+  assert.match(r.stderr, /scout-ai: squeue failed 2 times asking about SLURM jobs 101,102: /);
+});
