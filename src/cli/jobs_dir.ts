@@ -6,7 +6,7 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
 
@@ -38,10 +38,30 @@ export function checkJobsDir(given: string, cwd: string, o: { create?: boolean }
       { file: given },
     );
   }
-  if (o.create) return dir;
+  if (o.create) {
+    // it will be made: every ancestor that exists must be a directory
+    const blocker = existingAncestor(dir);
+    if (blocker !== null && !isDirectory(blocker)) {
+      const what = relative(cwd, blocker) || blocker;
+      throw new ScoutError(
+        "invalid_input",
+        `Cannot use --jobs-dir "${given}": "${what}" is not a directory`,
+        { file: given },
+      );
+    }
+    return dir;
+  }
   throw new ScoutError(
     "not_found",
     `Cannot use --jobs-dir "${given}": no such directory`,
     { file: given },
   );
+}
+
+/** The nearest ancestor of a missing path that exists (null: none, or the root). */
+function existingAncestor(path: string): string | null {
+  for (let p = dirname(path);; p = dirname(p)) {
+    if (existsSync(p)) return p;
+    if (dirname(p) === p) return null;
+  }
 }

@@ -247,6 +247,13 @@ Deno.test("--jobs-dir: reading commands need a directory; task makes a missing o
     assert.equal(r.code, 1, args.join(" "));
     assert.equal(r.stderr, 'scout-ai: Cannot use --jobs-dir "notes.txt": it is not a directory\n');
   }
+  // a directory to be made under a file (before: ENOTDIR from lstat, naming no option)
+  const under = await run("task", BAKING, "whisk", "--jobs-dir", "notes.txt/sub");
+  assert.equal(under.code, 1);
+  assert.equal(
+    under.stderr,
+    'scout-ai: Cannot use --jobs-dir "notes.txt/sub": "notes.txt" is not a directory\n',
+  );
   const made = await run("task", BAKING, "whisk", "--jobs-dir", "new/jobs");
   assert.equal(made.code, 0, made.stderr);
   assert.ok(existsSync(join(d.path, "new/jobs/Baking/whisk")));
