@@ -35,7 +35,11 @@ function prefixMatches(ref: string, opts: ResolveJobOptions): string[] {
   if (base === "" || base.startsWith(".")) return [];
   const found = new Set<string>();
   for (const dir of new Set(jobReferenceCandidates(ref, opts).map((c) => dirname(c)))) {
-    for (const job of jobsIn(dir)) if (basename(job).startsWith(base)) found.add(job);
+    for (const job of jobsIn(dir)) {
+      // a prefix may reach into the info file's name (`X.json.i`), as it did before jobsIn
+      const name = basename(job);
+      if (name.startsWith(base) || `${name}.info`.startsWith(base)) found.add(job);
+    }
   }
   return [...found].sort();
 }

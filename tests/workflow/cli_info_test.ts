@@ -98,6 +98,11 @@ Deno.test("workflow info: a name prefix (say which job, on stderr), a .info file
   assert.equal(JSON.parse(byFiles.stdout).path, cake, byFiles.stderr);
   const batter = await run(["workflow", "info", "Baking/batter/Default_", "--json"]);
   assert.match(JSON.parse(batter.stdout).path, /\/Default_[0-9a-f]{32}\.json$/);
+  // a prefix that reaches into the info file's name
+  const batterPath = JSON.parse(batter.stdout).path as string;
+  const intoInfo = await run(["workflow", "info", `${batterPath}.i`, "--json"]);
+  assert.equal(intoInfo.code, 0, intoInfo.stderr);
+  assert.equal(JSON.parse(intoInfo.stdout).path, batterPath);
   // an exact name wins over the prefix; two prefix matches are an error listing them
   await run(["workflow", "task", BAKING, "cake"]);
   const exact = await run(["workflow", "info", "Baking/cake/Default", "--json"]);
