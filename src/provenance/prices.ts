@@ -116,7 +116,9 @@ export async function loadPrices(home: string): Promise<PriceTable | null> {
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    // ENOTDIR: `etc` (or the home) is a file, so no price file can be there either
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
     // never "no prices" for a file that is there: every cost would quietly show `?`
     throw new ScoutError("config", `Cannot read price file "${file}": ${(e as Error).message}`, {
       file,

@@ -14,6 +14,11 @@ import { openDir, runUnprivileged, tmp } from "./support.ts";
 Deno.test("loadPrices: no file is null; a directory in its place is a config error naming it", async () => {
   await using t = await tempDir();
   assert.equal(await loadPrices(t.path), null);
+  // `etc` a file: no price file can be there either (ENOTDIR is "no file", as llm prov's tree reads it)
+  const other = join(t.path, "other");
+  mkdirSync(other);
+  writeFileSync(join(other, "etc"), "not a directory");
+  assert.equal(await loadPrices(other), null);
   const file = pricesFile(t.path);
   mkdirSync(file, { recursive: true });
   await assert.rejects(loadPrices(t.path), (e: Error & { code?: string; file?: string }) => {
