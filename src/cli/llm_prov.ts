@@ -79,6 +79,10 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     throw usageError("prov needs a file: a chat read from stdin has no provenance to walk");
   }
   const format = checkProvOptions(opts);
+  // an unknown --by dimension is a usage error before anything is read
+  if (opts.by !== undefined) {
+    (await import("../provenance/rollup.ts")).parseRollupDimensions(opts.by);
+  }
   for (const dir of opts.jobsDirs ?? []) checkJobsDir(dir, io.cwd);
   const p = await import("../provenance/mod.ts");
   const { path: root, rootType, jobRoots } = p.provenanceRoot(opts.root, {

@@ -196,6 +196,13 @@ Deno.test("llm prov --by: table with cost from $SCOUT_HOME/etc/prices.yaml; --js
     'scout-ai: Unknown --by dimension "colour" (agent, model, endpoint, job)\n' +
       "(run with --help for usage)\n",
   );
+  // decided before the walk: a missing root is not even looked for
+  const early = await runMain(["llm", "prov", "missing.chat", "--by", "colour"], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(early.code, 2, early.stderr);
+  assert.match(early.stderr, /^scout-ai: Unknown --by dimension "colour"/);
 });
 
 Deno.test("node costs with prices: direct as tokens count, subtree over what each node reaches; the tree shows them", async () => {
