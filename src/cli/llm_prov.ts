@@ -16,7 +16,7 @@ import { ScoutError, usageError } from "../errors.ts";
 import { isDirectory, isFile, writeFileAtomic, writeFileAtomicSync } from "../util/fs.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
-import { canRedrawStderr, warn } from "./io.ts";
+import { canRedrawStderr, statusLine, warn } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
 import { incompleteLine } from "./llm_prov_incomplete.ts";
 import { checkProvOptions, type LlmProvOptions } from "./llm_prov_options.ts";
@@ -30,14 +30,21 @@ const MISSING_ROOT = "missing required argument 'root'";
 const MISSING_ROOT_TEXT = "Missing ROOT: a chat file or a job path";
 export type { LlmProvOptions };
 
-function progress(io: Io): ((records: number, chats: number) => void) | undefined {
+/** The walk's progress on the status line (a terminal that can redraw it only). */
+function progress(
+  io: Io,
+): { onProgress: (records: number, chats: number) => void; done: () => void } | undefined {
   if (!canRedrawStderr(io)) return undefined;
+  const line = statusLine(io);
   let last = 0;
-  return (records, chats) => {
-    const now = Date.now();
-    if (now - last < 100) return;
-    last = now;
-    io.stderr.write(`\rscout-ai: prov: ${records} records, ${chats} chats read…\x1b[K`);
+  return {
+    onProgress: (records, chats) => {
+      const now = Date.now();
+      if (now - last < 100) return;
+      last = now;
+      line.show(`scout-ai: prov: ${records} records, ${chats} chats read…`);
+    },
+    done: () => line.clear({ always: true }),
   };
 }
 
@@ -110,7 +117,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
       warnings: opts.warnings !== false,
     }, io);
   }
-  const onProgress = progress(io);
+  const shown = progress(io);
   // with prices, the tree, the page and the JSON show what each node cost
   const costs =
     (opts.json || opts.html !== undefined || (opts.by === undefined && !opts.mermaid)) &&
@@ -121,10 +128,10 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     cwd: io.cwd,
     jobRoots,
     env: io.env,
-    ...(onProgress === undefined ? {} : { onProgress }),
+    ...(shown === undefined ? {} : { onProgress: shown.onProgress }),
     ...(prices === null ? {} : { prices }),
   });
-  if (onProgress !== undefined) io.stderr.write("\r\x1b[K");
+  shown?.done();
 
   const view = { component: opts.component === true, long: opts.long === true };
   const views = opts.by !== undefined || opts.mermaid || opts.html !== undefined
