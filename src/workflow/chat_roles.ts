@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import type { JobRoleResolver, JobSnapshot, TaskRequest } from "../chat/compile_jobs.ts";
 import type { Job } from "./job_types.ts";
+import type { JobState } from "./state.ts";
 
 /** Options of {@link jobRoleResolver}. */
 export interface JobRoleResolverOptions {
@@ -58,6 +59,136 @@ function lastAnswer(chat: { role: string; content: unknown }[]): string {
     : JSON.stringify(m.content);
 }
 
+/** What the resolver's operations share: where jobs live and the jobs created so far. */
+interface ResolverContext {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** The explicit jobs directory, if any. */
+  jobsDir: string | undefined;
+  pollMs: number;
+  /** Jobs made by `createJob`, by path, for `produceJobs`. */
+  created: Map<string, Job>;
+}
+
+async function makeJob(ctx: ResolverContext, request: TaskRequest): Promise<Job> {
+  const [load, job] = await engine();
+  const { cwd, env } = ctx;
+  const jobsDir = ctx.jobsDir !== undefined ? { jobsDir: ctx.jobsDir } : {};
+  const dirs = request.origin !== undefined ? [join(dirname(request.origin), "workflows")] : [];
+  const wf = await load.loadWorkflow(request.workflow, { cwd, env, dirs });
+  return job.createJob(wf, request.task, {
+    inputs: inputsOf(request),
+    ...(request.jobname !== undefined ? { jobname: request.jobname } : {}),
+    cwd,
+    env,
+    store: job.storeFor(wf, { env, cwd, ...jobsDir }),
+  });
+}
+
+async function locate(ctx: ResolverContext, ref: string): Promise<string> {
+  const [, , , store] = await engine();
+  const { cwd, env } = ctx;
+  const roots = ctx.jobsDir !== undefined
+    ? store.jobStore({ env, cwd, jobsDir: ctx.jobsDir }).roots
+    : store.jobRoots({ env, cwd });
+  const path = store.resolveJobReference(ref, { roots, cwd, env });
+  if (path === null) {
+    throw new ScoutError("job_not_found", `Job not found: "${ref}"`, { reference: ref });
+  }
+  return path;
+}
+
+async function createJob(ctx: ResolverContext, request: TaskRequest): Promise<string> {
+  const j = await makeJob(ctx, request);
+  ctx.created.set(j.path, j);
+  return j.path;
+}
+
+async function produceJobs(ctx: ResolverContext, paths: readonly string[]): Promise<void> {
+  const [, , run] = await engine();
+  const jobs = paths.map((p) => ctx.created.get(p)).filter((j): j is Job => j !== undefined);
+  const results = await Promise.allSettled(jobs.map((j) => run.produceJob(j, { env: ctx.env })));
+  for (const r of results) {
+    // A failed job is recorded in its info; the `job:` stage reports it.
+    if (
+      r.status === "rejected" &&
+      !(r.reason instanceof ScoutError && r.reason.code === "job_failed")
+    ) {
+      throw r.reason;
+    }
+  }
+}
+
+async function execTask(ctx: ResolverContext, request: TaskRequest): Promise<string> {
+  const [, , run, , , , result] = await engine();
+  const j = await makeJob(ctx, request);
+  const value = await run.execJob(j);
+  return result.resultText(value, j.type);
+}
+
+/** The job's state once no other process is running it. */
+async function settledState(ctx: ResolverContext, path: string): Promise<JobState> {
+  const [, , , , state] = await engine();
+  let s = await state.jobState(path);
+  while (!s.done && s.running) {
+    await new Promise((r) => setTimeout(r, ctx.pollMs));
+    s = await state.jobState(path);
+  }
+  return s;
+}
+
+async function loadJob(ctx: ResolverContext, ref: string): Promise<JobSnapshot> {
+  const [, , , store, , info] = await engine();
+  const path = await locate(ctx, ref);
+  const s = await settledState(ctx, path);
+  const i = s.info ?? {};
+  const snap: JobSnapshot = {
+    taskName: typeof i.task_name === "string" ? i.task_name : path.split("/").at(-2) ?? "",
+    providedInputs: i.provided_inputs && typeof i.provided_inputs === "object"
+      ? { ...i.provided_inputs }
+      : {},
+    shortPath: store.shortPath(path),
+    status: s.done ? "done" : s.status,
+  };
+  if (s.done) {
+    const { readFile } = await import("node:fs/promises");
+    snap.resultText = new TextDecoder("utf-8", { fatal: false }).decode(await readFile(path));
+  } else if (s.status === "error") {
+    const err = info.infoError(s.info);
+    snap.exception = {
+      message: err?.message ?? "error recorded in the job's info",
+      ...(Array.isArray(i.backtrace) ? { stack: i.backtrace.join("\n") } : {}),
+    };
+  }
+  return snap;
+}
+
+async function stepAnswer(
+  ctx: ResolverContext,
+  metaJob: string,
+  taskName: string,
+): Promise<string> {
+  const [, job, run, store, , , , context] = await engine();
+  const { cwd, env } = ctx;
+  const path = await locate(ctx, metaJob);
+  const s = store.jobStore({ env, cwd });
+  const root = job.jobAt(path, {
+    store: { ...s, roots: [store.rootOf(path), ...s.roots] },
+    cwd,
+    env,
+  });
+  const target = root.taskName === taskName ? root : context.findStep(root, taskName);
+  if (target === undefined) {
+    throw new ScoutError(
+      "job_not_found",
+      `step: job "${root.shortPath}" has no dependency with task "${taskName}"`,
+      { reference: metaJob },
+    );
+  }
+  const value = await run.loadJobResult({ ...target, type: "chat" });
+  return lastAnswer(value as { role: string; content: unknown }[]);
+}
+
 /**
  * Builds the resolver compile uses for the job-backed roles.
  *
@@ -80,115 +211,18 @@ function lastAnswer(chat: { role: string; content: unknown }[]): string {
  * ```
  */
 export function jobRoleResolver(opts: JobRoleResolverOptions = {}): JobRoleResolver {
-  const cwd = opts.cwd ?? process.cwd();
-  const env = opts.env ?? process.env;
-  const created = new Map<string, Job>();
-  const pollMs = opts.pollMs ?? 100;
-  const jobsDir = opts.jobsDir !== undefined ? { jobsDir: opts.jobsDir } : {};
-
-  async function makeJob(request: TaskRequest): Promise<Job> {
-    const [load, job] = await engine();
-    const dirs = request.origin !== undefined ? [join(dirname(request.origin), "workflows")] : [];
-    const wf = await load.loadWorkflow(request.workflow, { cwd, env, dirs });
-    return job.createJob(wf, request.task, {
-      inputs: inputsOf(request),
-      ...(request.jobname !== undefined ? { jobname: request.jobname } : {}),
-      cwd,
-      env,
-      store: job.storeFor(wf, { env, cwd, ...jobsDir }),
-    });
-  }
-
-  async function locate(ref: string): Promise<string> {
-    const [, , , store] = await engine();
-    const roots = opts.jobsDir !== undefined
-      ? store.jobStore({ env, cwd, jobsDir: opts.jobsDir }).roots
-      : store.jobRoots({ env, cwd });
-    const path = store.resolveJobReference(ref, { roots, cwd, env });
-    if (path === null) {
-      throw new ScoutError("job_not_found", `Job not found: "${ref}"`, { reference: ref });
-    }
-    return path;
-  }
-
+  const ctx: ResolverContext = {
+    cwd: opts.cwd ?? process.cwd(),
+    env: opts.env ?? process.env,
+    jobsDir: opts.jobsDir,
+    pollMs: opts.pollMs ?? 100,
+    created: new Map(),
+  };
   return {
-    async createJob(request) {
-      const j = await makeJob(request);
-      created.set(j.path, j);
-      return j.path;
-    },
-
-    async produceJobs(paths) {
-      const [, , run] = await engine();
-      const jobs = paths.map((p) => created.get(p)).filter((j): j is Job => j !== undefined);
-      const results = await Promise.allSettled(jobs.map((j) => run.produceJob(j, { env })));
-      for (const r of results) {
-        // A failed job is recorded in its info; the `job:` stage reports it.
-        if (
-          r.status === "rejected" &&
-          !(r.reason instanceof ScoutError && r.reason.code === "job_failed")
-        ) {
-          throw r.reason;
-        }
-      }
-    },
-
-    async execTask(request) {
-      const [, , run, , , , result] = await engine();
-      const j = await makeJob(request);
-      const value = await run.execJob(j);
-      return result.resultText(value, j.type);
-    },
-
-    async loadJob(ref) {
-      const [, , , store, state, info] = await engine();
-      const path = await locate(ref);
-      let s = await state.jobState(path);
-      while (!s.done && s.running) {
-        await new Promise((r) => setTimeout(r, pollMs));
-        s = await state.jobState(path);
-      }
-      const i = s.info ?? {};
-      const snap: JobSnapshot = {
-        taskName: typeof i.task_name === "string" ? i.task_name : path.split("/").at(-2) ?? "",
-        providedInputs: i.provided_inputs && typeof i.provided_inputs === "object"
-          ? { ...i.provided_inputs }
-          : {},
-        shortPath: store.shortPath(path),
-        status: s.done ? "done" : s.status,
-      };
-      if (s.done) {
-        const { readFile } = await import("node:fs/promises");
-        snap.resultText = new TextDecoder("utf-8", { fatal: false }).decode(await readFile(path));
-      } else if (s.status === "error") {
-        const err = info.infoError(s.info);
-        snap.exception = {
-          message: err?.message ?? "error recorded in the job's info",
-          ...(Array.isArray(i.backtrace) ? { stack: i.backtrace.join("\n") } : {}),
-        };
-      }
-      return snap;
-    },
-
-    async stepAnswer(metaJob, taskName) {
-      const [, job, run, store, , , , context] = await engine();
-      const path = await locate(metaJob);
-      const s = store.jobStore({ env, cwd });
-      const root = job.jobAt(path, {
-        store: { ...s, roots: [store.rootOf(path), ...s.roots] },
-        cwd,
-        env,
-      });
-      const target = root.taskName === taskName ? root : context.findStep(root, taskName);
-      if (target === undefined) {
-        throw new ScoutError(
-          "job_not_found",
-          `step: job "${root.shortPath}" has no dependency with task "${taskName}"`,
-          { reference: metaJob },
-        );
-      }
-      const value = await run.loadJobResult({ ...target, type: "chat" });
-      return lastAnswer(value as { role: string; content: unknown }[]);
-    },
+    createJob: (request) => createJob(ctx, request),
+    produceJobs: (paths) => produceJobs(ctx, paths),
+    execTask: (request) => execTask(ctx, request),
+    loadJob: (ref) => loadJob(ctx, ref),
+    stepAnswer: (metaJob, taskName) => stepAnswer(ctx, metaJob, taskName),
   };
 }
