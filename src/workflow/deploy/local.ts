@@ -58,6 +58,161 @@ interface Worker {
   exited: Promise<void>;
 }
 
+/** The pending jobs' dependency counts: who waits on how many, who waits on whom, who is ready. */
+interface DependencyCounts {
+  /** Pending dependencies not yet run, by job path. */
+  waiting: Map<string, number>;
+  /** The pending jobs that depend on each job, by its path. */
+  dependents: Map<string, Job[]>;
+  /** The jobs with nothing left to wait for, in the order they may start. */
+  ready: Job[];
+}
+
+function dependencyCounts(pending: Job[]): DependencyCounts {
+  const byPath = new Map(pending.map((j) => [j.path, j]));
+  const waiting = new Map<string, number>();
+  const dependents = new Map<string, Job[]>();
+  for (const j of pending) {
+    const ds = directDeps(j).filter((d) => byPath.has(d.path));
+    waiting.set(j.path, ds.length);
+    for (const d of ds) dependents.set(d.path, [...(dependents.get(d.path) ?? []), j]);
+  }
+  const ready: Job[] = pending.filter((j) => waiting.get(j.path) === 0);
+  return { waiting, dependents, ready };
+}
+
+/** The scheduler of one local deploy: its jobs, its workers and what is in use. */
+interface Scheduler extends DependencyCounts {
+  opts: LocalDeployOptions;
+  /** CPUs to fill. */
+  cpus: number;
+  rules: DeployRules;
+  pending: Job[];
+  workers: Worker[];
+  /** Paths of the jobs run, in completion order. */
+  ran: string[];
+  /** CPUs taken by busy workers. */
+  used: number;
+  startedWorkers: number;
+  running: number;
+  failure: { job: Job; message: string } | null;
+  /** Ends the deploy (called once nothing runs). */
+  finish: () => void;
+}
+
+function newScheduler(top: Job, opts: LocalDeployOptions): Scheduler {
+  const pending = pendingJobs(top);
+  return {
+    opts,
+    cpus: Math.max(1, Math.floor(opts.cpus ?? 1)),
+    rules: opts.rules ?? NO_RULES,
+    pending,
+    ...dependencyCounts(pending),
+    workers: [],
+    ran: [],
+    used: 0,
+    startedWorkers: 0,
+    running: 0,
+    failure: null,
+    finish: () => {},
+  };
+}
+
+/** Jobs not yet run (a failed one counts as ended). */
+function left(s: Scheduler): number {
+  return s.pending.length - s.ran.length - (s.failure ? 1 : 0);
+}
+
+/** The CPUs a job takes (its task's rule, at most all of them). */
+function need(s: Scheduler, j: Job): number {
+  return Math.min(s.cpus, taskResources(s.rules, j.workflowName, j.taskName).cpus ?? 1);
+}
+
+/** A worker's job ended: free the worker, release the jobs waiting on it, start more. */
+function settle(s: Scheduler, w: Worker, ok: boolean, message?: string): void {
+  const job = w.busy;
+  if (job === null) return;
+  w.busy = null;
+  s.used -= w.cpus;
+  s.running--;
+  if (ok) {
+    s.ran.push(job.path);
+    for (const d of s.dependents.get(job.path) ?? []) {
+      const n = s.waiting.get(d.path)! - 1;
+      s.waiting.set(d.path, n);
+      if (n === 0) s.ready.push(d);
+    }
+    s.opts.onEvent?.({ type: "done", job, running: s.running, left: left(s) });
+  } else {
+    s.failure ??= { job, message: message ?? "failed" };
+    const msg = message ?? "failed";
+    s.opts.onEvent?.({ type: "error", job, message: msg, running: s.running, left: left(s) });
+  }
+  fill(s);
+}
+
+/** Spawns a worker process, settles its jobs from its replies, and forgets it when it exits. */
+function startWorker(s: Scheduler): Worker {
+  const { opts } = s;
+  const [cmd, ...args] = opts.workerArgv;
+  const child = spawn(cmd!, args, {
+    cwd: opts.cwd,
+    env: opts.env as NodeJS.ProcessEnv,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const w: Worker = {
+    send: (p) => child.stdin.write(p + "\n"),
+    close: () => child.stdin.end(),
+    busy: null,
+    cpus: 0,
+    exited: new Promise((resolve) => child.on("close", () => resolve())),
+  };
+  child.on("error", () => {});
+  child.stdin.on("error", () => {});
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    if (!line.startsWith(WORKER_MARK)) {
+      opts.onOutput?.(line + "\n");
+      return;
+    }
+    const [kind, , ...msg] = line.slice(WORKER_MARK.length).split("\t");
+    settle(s, w, kind === "done", msg.join("\t"));
+  });
+  void w.exited.then(() => {
+    const i = s.workers.indexOf(w);
+    if (i >= 0) s.workers.splice(i, 1);
+    if (w.busy !== null) settle(s, w, false, "worker process ended before the job finished");
+    if (s.running === 0) fill(s);
+  });
+  s.workers.push(w);
+  s.startedWorkers++;
+  return w;
+}
+
+/** Starts ready jobs while CPUs are free (one always, when none run); finishes when none run. */
+function fill(s: Scheduler): void {
+  while (s.failure === null && s.ready.length > 0) {
+    const job = s.ready[0]!;
+    const n = need(s, job);
+    if (s.used > 0 && s.used + n > s.cpus) break;
+    const w = s.workers.find((x) => x.busy === null) ?? startWorker(s);
+    s.ready.shift();
+    w.busy = job;
+    w.cpus = n;
+    s.used += n;
+    s.running++;
+    s.opts.onEvent?.({ type: "start", job, running: s.running, left: left(s) });
+    w.send(job.path);
+  }
+  if (s.running === 0) s.finish();
+}
+
+/** The `deploy_failed` error of the first job that failed. */
+function deployFailed(f: { job: Job; message: string }): ScoutError {
+  const prefix = `Job "${f.job.shortPath}" failed: `;
+  const message = f.message.startsWith(prefix) ? f.message : prefix + f.message;
+  return new ScoutError("deploy_failed", message, { file: f.job.path, job: f.job.path });
+}
+
 /**
  * Runs the pending jobs of `top`'s graph in worker processes.
  *
@@ -68,112 +223,12 @@ interface Worker {
  *   info records the error); jobs that do not depend on it still ran
  */
 export async function deployLocal(top: Job, opts: LocalDeployOptions): Promise<LocalDeployReport> {
-  const cpus = Math.max(1, Math.floor(opts.cpus ?? 1));
-  const rules = opts.rules ?? NO_RULES;
-  const pending = pendingJobs(top);
-  const byPath = new Map(pending.map((j) => [j.path, j]));
-  const waiting = new Map<string, number>();
-  const dependents = new Map<string, Job[]>();
-  for (const j of pending) {
-    const ds = directDeps(j).filter((d) => byPath.has(d.path));
-    waiting.set(j.path, ds.length);
-    for (const d of ds) dependents.set(d.path, [...(dependents.get(d.path) ?? []), j]);
-  }
-  const ready: Job[] = pending.filter((j) => waiting.get(j.path) === 0);
-  const workers: Worker[] = [];
-  const ran: string[] = [];
-  let used = 0;
-  let startedWorkers = 0;
-  let running = 0;
-  let failure: { job: Job; message: string } | null = null;
-  let finish: () => void = () => {};
-  const finished = new Promise<void>((r) => (finish = r));
-  const left = () => pending.length - ran.length - (failure ? 1 : 0);
-  const need = (j: Job) =>
-    Math.min(cpus, taskResources(rules, j.workflowName, j.taskName).cpus ?? 1);
-
-  const settle = (w: Worker, ok: boolean, message?: string) => {
-    const job = w.busy;
-    if (job === null) return;
-    w.busy = null;
-    used -= w.cpus;
-    running--;
-    if (ok) {
-      ran.push(job.path);
-      for (const d of dependents.get(job.path) ?? []) {
-        const n = waiting.get(d.path)! - 1;
-        waiting.set(d.path, n);
-        if (n === 0) ready.push(d);
-      }
-      opts.onEvent?.({ type: "done", job, running, left: left() });
-    } else {
-      failure ??= { job, message: message ?? "failed" };
-      opts.onEvent?.({ type: "error", job, message: message ?? "failed", running, left: left() });
-    }
-    fill();
-  };
-
-  const startWorker = (): Worker => {
-    const [cmd, ...args] = opts.workerArgv;
-    const child = spawn(cmd!, args, {
-      cwd: opts.cwd,
-      env: opts.env as NodeJS.ProcessEnv,
-      stdio: ["pipe", "pipe", "inherit"],
-    });
-    const w: Worker = {
-      send: (p) => child.stdin.write(p + "\n"),
-      close: () => child.stdin.end(),
-      busy: null,
-      cpus: 0,
-      exited: new Promise((resolve) => child.on("close", () => resolve())),
-    };
-    child.on("error", () => {});
-    child.stdin.on("error", () => {});
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      if (!line.startsWith(WORKER_MARK)) {
-        opts.onOutput?.(line + "\n");
-        return;
-      }
-      const [kind, , ...msg] = line.slice(WORKER_MARK.length).split("\t");
-      settle(w, kind === "done", msg.join("\t"));
-    });
-    void w.exited.then(() => {
-      const i = workers.indexOf(w);
-      if (i >= 0) workers.splice(i, 1);
-      if (w.busy !== null) settle(w, false, "worker process ended before the job finished");
-      if (running === 0) fill();
-    });
-    workers.push(w);
-    startedWorkers++;
-    return w;
-  };
-
-  function fill(): void {
-    while (failure === null && ready.length > 0) {
-      const job = ready[0]!;
-      const n = need(job);
-      if (used > 0 && used + n > cpus) break;
-      const w = workers.find((x) => x.busy === null) ?? startWorker();
-      ready.shift();
-      w.busy = job;
-      w.cpus = n;
-      used += n;
-      running++;
-      opts.onEvent?.({ type: "start", job, running, left: left() });
-      w.send(job.path);
-    }
-    if (running === 0) finish();
-  }
-
-  fill();
+  const s = newScheduler(top, opts);
+  const finished = new Promise<void>((r) => (s.finish = r));
+  fill(s);
   await finished;
-  for (const w of workers) w.close();
-  await Promise.all(workers.map((w) => w.exited));
-  if (failure !== null) {
-    const f = failure as { job: Job; message: string };
-    const prefix = `Job "${f.job.shortPath}" failed: `;
-    const message = f.message.startsWith(prefix) ? f.message : prefix + f.message;
-    throw new ScoutError("deploy_failed", message, { file: f.job.path, job: f.job.path });
-  }
-  return { ran, workers: startedWorkers };
+  for (const w of s.workers) w.close();
+  await Promise.all(s.workers.map((w) => w.exited));
+  if (s.failure !== null) throw deployFailed(s.failure);
+  return { ran: s.ran, workers: s.startedWorkers };
 }
