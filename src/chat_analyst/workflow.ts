@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { input, type Workflow, workflow } from "../workflow/define.ts";
+import { input, type TaskSpec, type Workflow, workflow } from "../workflow/define.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { chatWalk, provenanceWalk } from "./walk.ts";
 import { copyFileSync, existsSync, linkSync, readFileSync, statSync } from "node:fs";
@@ -192,6 +192,103 @@ const DOC = {
     "direct calls of those tasks).",
 };
 
+/** `chat_provenance`: the one walk, its analyses saved in the job's files. */
+function chatProvenanceSpec(): TaskSpec {
+  return {
+    type: "json",
+    description: DOC.chat_provenance,
+    returns: RESULT_HEAD.replace("task, ", "") + " with nodes, edges, events, totals, toolCalls",
+    inputs: COMMON,
+    run: ({ file, jobs_dir }, job) =>
+      provenanceTask(
+        job.helpers.provenance_walk!(file, jobs_dir) as ReturnType<typeof provenanceWalk>,
+        job,
+      ),
+  };
+}
+
+/** `message_index`: every message's address, role and lineage id. */
+function messageIndexSpec(): TaskSpec {
+  return {
+    type: "json",
+    description: DOC.message_index,
+    returns: RESULT_HEAD + " with chats (count) and messages",
+    inputs: COMMON,
+    run: ({ file, jobs_dir }) => messageIndexResult(file, jobs_dir),
+  };
+}
+
+/** `message_content`: the messages at the given addresses. */
+function messageContentSpec(): TaskSpec {
+  return {
+    type: "json",
+    description: DOC.message_content,
+    returns: RESULT_HEAD + " with messages [{address, role, lineage_id, content}]",
+    inputs: {
+      ...COMMON,
+      addresses: input.text({
+        required: true,
+        description: 'JSON array of [path, index] addresses, e.g. [["/w/session.chat", 3]]',
+        noload: true,
+      }),
+    },
+    run: ({ file, jobs_dir, addresses }) => messageContentResult(file, jobs_dir, addresses),
+  };
+}
+
+/** A task publishing one analysis `chat_provenance` saved (see {@link partTask}). */
+function publishedPartSpec(part: (typeof PART_NAMES)[number], returns: string): TaskSpec {
+  return {
+    type: "json",
+    description: DOC[`chat_${part}`],
+    returns: RESULT_HEAD + returns,
+    inputs: COMMON,
+    deps: ["chat_provenance"],
+    run: partTask(part),
+  };
+}
+
+/** `chat_overview`: the provenance graph. */
+function chatOverviewSpec(): TaskSpec {
+  return publishedPartSpec("overview", " with summary {chats, jobs, edges}, nodes, edges");
+}
+
+/** `chat_tool_calls`: every tool invocation, paired with its output. */
+function chatToolCallsSpec(): TaskSpec {
+  return publishedPartSpec(
+    "tool_calls",
+    " with summary {calls, ok, error, missing_output}, chats: " +
+      "[{chat, job, agent, conversation, agentFrom, calls: [{tool, callId, callIndex, " +
+      "outputIndex, arguments, status, reason, exception, exitStatus, durationMs}]}]",
+  );
+}
+
+/** `chat_tokens`: token use by scope, node and inference. */
+function chatTokensSpec(): TaskSpec {
+  return publishedPartSpec(
+    "tokens",
+    " with scopes, totals, nodes [{id, hidden, direct, subtree}], events",
+  );
+}
+
+/** `chat_agents`: the delegations. */
+function chatAgentsSpec(): TaskSpec {
+  return publishedPartSpec("agents", " with delegations");
+}
+
+/** `chat_report`: the Markdown report composed from the four analyses. */
+function chatReportSpec(): TaskSpec {
+  return {
+    type: "text",
+    extension: "md",
+    description: DOC.chat_report,
+    returns: "Markdown text",
+    inputs: COMMON,
+    deps: ["chat_overview", "chat_tokens", "chat_tool_calls", "chat_agents"],
+    run: reportTask,
+  };
+}
+
 function define(): Workflow {
   return workflow(CHAT_ANALYST, {
     title: "ChatAnalyst: how a chat or job was produced",
@@ -205,83 +302,14 @@ function define(): Workflow {
       chat_walk: (_job, file: string, dirs: string[], onChat) => chatWalk(file, dirs, onChat),
     },
     tasks: {
-      chat_provenance: {
-        type: "json",
-        description: DOC.chat_provenance,
-        returns: RESULT_HEAD.replace("task, ", "") +
-          " with nodes, edges, events, totals, toolCalls",
-        inputs: COMMON,
-        run: ({ file, jobs_dir }, job) =>
-          provenanceTask(
-            job.helpers.provenance_walk!(file, jobs_dir) as ReturnType<typeof provenanceWalk>,
-            job,
-          ),
-      },
-      message_index: {
-        type: "json",
-        description: DOC.message_index,
-        returns: RESULT_HEAD + " with chats (count) and messages",
-        inputs: COMMON,
-        run: ({ file, jobs_dir }) => messageIndexResult(file, jobs_dir),
-      },
-      message_content: {
-        type: "json",
-        description: DOC.message_content,
-        returns: RESULT_HEAD + " with messages [{address, role, lineage_id, content}]",
-        inputs: {
-          ...COMMON,
-          addresses: input.text({
-            required: true,
-            description: 'JSON array of [path, index] addresses, e.g. [["/w/session.chat", 3]]',
-            noload: true,
-          }),
-        },
-        run: ({ file, jobs_dir, addresses }) => messageContentResult(file, jobs_dir, addresses),
-      },
-      chat_overview: {
-        type: "json",
-        description: DOC.chat_overview,
-        returns: RESULT_HEAD + " with summary {chats, jobs, edges}, nodes, edges",
-        inputs: COMMON,
-        deps: ["chat_provenance"],
-        run: partTask("overview"),
-      },
-      chat_tool_calls: {
-        type: "json",
-        description: DOC.chat_tool_calls,
-        returns: RESULT_HEAD + " with summary {calls, ok, error, missing_output}, chats: " +
-          "[{chat, job, agent, conversation, agentFrom, calls: [{tool, callId, callIndex, " +
-          "outputIndex, arguments, status, reason, exception, exitStatus, durationMs}]}]",
-        inputs: COMMON,
-        deps: ["chat_provenance"],
-        run: partTask("tool_calls"),
-      },
-      chat_tokens: {
-        type: "json",
-        description: DOC.chat_tokens,
-        returns: RESULT_HEAD +
-          " with scopes, totals, nodes [{id, hidden, direct, subtree}], events",
-        inputs: COMMON,
-        deps: ["chat_provenance"],
-        run: partTask("tokens"),
-      },
-      chat_agents: {
-        type: "json",
-        description: DOC.chat_agents,
-        returns: RESULT_HEAD + " with delegations",
-        inputs: COMMON,
-        deps: ["chat_provenance"],
-        run: partTask("agents"),
-      },
-      chat_report: {
-        type: "text",
-        extension: "md",
-        description: DOC.chat_report,
-        returns: "Markdown text",
-        inputs: COMMON,
-        deps: ["chat_overview", "chat_tokens", "chat_tool_calls", "chat_agents"],
-        run: reportTask,
-      },
+      chat_provenance: chatProvenanceSpec(),
+      message_index: messageIndexSpec(),
+      message_content: messageContentSpec(),
+      chat_overview: chatOverviewSpec(),
+      chat_tool_calls: chatToolCallsSpec(),
+      chat_tokens: chatTokensSpec(),
+      chat_agents: chatAgentsSpec(),
+      chat_report: chatReportSpec(),
     },
     exports: {
       synchronous: [
