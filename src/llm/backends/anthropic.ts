@@ -191,6 +191,98 @@ export function anthropicReply(raw: unknown, warn?: (m: string) => void): Backen
   return reply;
 }
 
+/** What an Anthropic stream has assembled so far, and where its deltas and usage go. */
+interface StreamState {
+  message: Record<string, unknown> | null;
+  blocks: Block[];
+  /** Tool input JSON received so far, by block index. */
+  partialJson: Map<number, string>;
+  usage: Record<string, unknown>;
+  onDelta: ((text: string) => void) | undefined;
+  onUsage: ((usage: unknown) => void) | undefined;
+}
+
+function parseStreamEvent(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw responseError("anthropic", `sent malformed JSON in its stream: ${text.slice(0, 100)}`, e);
+  }
+}
+
+/** `content_block_delta`: text (passed on), tool input JSON or thinking added to its block. */
+function applyBlockDelta(state: StreamState, data: Record<string, unknown>): void {
+  const i = data.index as number;
+  const b = state.blocks[i] ??= { type: "text", text: "" };
+  const d = data.delta as Record<string, unknown>;
+  if (d.type === "text_delta") {
+    b.text = String(b.text ?? "") + String(d.text);
+    state.onDelta?.(String(d.text));
+  } else if (d.type === "input_json_delta") {
+    state.partialJson.set(i, (state.partialJson.get(i) ?? "") + String(d.partial_json));
+  } else if (d.type === "thinking_delta") {
+    b.thinking = String(b.thinking ?? "") + String(d.thinking);
+  }
+}
+
+/** `content_block_stop`: a tool-use block's input JSON, now whole, parsed into it. */
+function finishBlock(state: StreamState, data: Record<string, unknown>): void {
+  const i = data.index as number;
+  const json = state.partialJson.get(i);
+  const block = state.blocks[i];
+  if (json === undefined || !block) return;
+  try {
+    block.input = json.trim() === "" ? {} : JSON.parse(json);
+  } catch (e) {
+    throw responseError("anthropic", `sent malformed tool input JSON: ${json.slice(0, 100)}`, e);
+  }
+}
+
+/**
+ * Applies one stream event to the state.
+ *
+ * @returns undefined while the stream goes on; at `message_stop`, the message
+ *   (null when none was started)
+ */
+function applyEvent(
+  state: StreamState,
+  data: Record<string, unknown>,
+): Record<string, unknown> | null | undefined {
+  switch (data.type) {
+    case "message_start":
+      state.message = { ...(data.message as Record<string, unknown>) };
+      state.usage = { ...((state.message.usage as Record<string, unknown>) ?? {}) };
+      state.onUsage?.(state.usage);
+      break;
+    case "content_block_start":
+      state.blocks[data.index as number] = { ...(data.content_block as Block) };
+      break;
+    case "content_block_delta":
+      applyBlockDelta(state, data);
+      break;
+    case "content_block_stop":
+      finishBlock(state, data);
+      break;
+    case "message_delta":
+      if (data.usage) {
+        state.usage = { ...state.usage, ...(data.usage as Record<string, unknown>) };
+        state.onUsage?.(state.usage);
+      }
+      if (state.message && data.delta) {
+        Object.assign(state.message, data.delta as Record<string, unknown>);
+      }
+      break;
+    case "message_stop":
+      if (!state.message) return null;
+      return { ...state.message, content: state.blocks.filter(Boolean), usage: state.usage };
+    case "error": {
+      const e = (data.error ?? {}) as Record<string, unknown>;
+      throw responseError("anthropic", `reported an error: ${String(e.message ?? "")}`);
+    }
+  }
+  return undefined;
+}
+
 /**
  * Assembles an SSE stream into a message object.
  *
@@ -206,76 +298,18 @@ export async function assembleAnthropicStream(
   progress?: { events: number },
   onUsage?: (usage: unknown) => void,
 ): Promise<Record<string, unknown> | null> {
-  let message: Record<string, unknown> | null = null;
-  const blocks: Block[] = [];
-  const partialJson = new Map<number, string>();
-  let usage: Record<string, unknown> = {};
+  const state: StreamState = {
+    message: null,
+    blocks: [],
+    partialJson: new Map(),
+    usage: {},
+    onDelta,
+    onUsage,
+  };
   for await (const ev of sseEvents(body)) {
     if (progress) progress.events++;
-    let data: Record<string, unknown>;
-    try {
-      data = JSON.parse(ev.data);
-    } catch (e) {
-      throw responseError(
-        "anthropic",
-        `sent malformed JSON in its stream: ${ev.data.slice(0, 100)}`,
-        e,
-      );
-    }
-    switch (data.type) {
-      case "message_start":
-        message = { ...(data.message as Record<string, unknown>) };
-        usage = { ...((message.usage as Record<string, unknown>) ?? {}) };
-        onUsage?.(usage);
-        break;
-      case "content_block_start":
-        blocks[data.index as number] = { ...(data.content_block as Block) };
-        break;
-      case "content_block_delta": {
-        const i = data.index as number;
-        const b = blocks[i] ??= { type: "text", text: "" };
-        const d = data.delta as Record<string, unknown>;
-        if (d.type === "text_delta") {
-          b.text = String(b.text ?? "") + String(d.text);
-          onDelta?.(String(d.text));
-        } else if (d.type === "input_json_delta") {
-          partialJson.set(i, (partialJson.get(i) ?? "") + String(d.partial_json));
-        } else if (d.type === "thinking_delta") {
-          b.thinking = String(b.thinking ?? "") + String(d.thinking);
-        }
-        break;
-      }
-      case "content_block_stop": {
-        const i = data.index as number;
-        const json = partialJson.get(i);
-        if (json !== undefined && blocks[i]) {
-          try {
-            blocks[i]!.input = json.trim() === "" ? {} : JSON.parse(json);
-          } catch (e) {
-            throw responseError(
-              "anthropic",
-              `sent malformed tool input JSON: ${json.slice(0, 100)}`,
-              e,
-            );
-          }
-        }
-        break;
-      }
-      case "message_delta":
-        if (data.usage) {
-          usage = { ...usage, ...(data.usage as Record<string, unknown>) };
-          onUsage?.(usage);
-        }
-        if (message && data.delta) Object.assign(message, data.delta as Record<string, unknown>);
-        break;
-      case "message_stop":
-        if (!message) return null;
-        return { ...message, content: blocks.filter(Boolean), usage };
-      case "error": {
-        const e = (data.error ?? {}) as Record<string, unknown>;
-        throw responseError("anthropic", `reported an error: ${String(e.message ?? "")}`);
-      }
-    }
+    const end = applyEvent(state, parseStreamEvent(ev.data));
+    if (end !== undefined) return end;
   }
   return null;
 }
