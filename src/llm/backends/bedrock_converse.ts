@@ -162,6 +162,69 @@ export function converseReply(raw: unknown, warn?: (m: string) => void): Backend
   return reply;
 }
 
+/** What a Converse stream has assembled so far, and where its text deltas go. */
+interface ConverseStreamState {
+  blocks: Block[];
+  /** Tool input JSON received so far, by block index. */
+  toolInput: Map<number, string>;
+  stopped: boolean;
+  usage: unknown;
+  onDelta: ((text: string) => void) | undefined;
+}
+
+/** `contentBlockDelta`: text (passed on), tool input JSON or reasoning added to block `i`. */
+function applyBlockDelta(state: ConverseStreamState, i: number, d: Record<string, unknown>): void {
+  if (typeof d.text === "string") {
+    const b = state.blocks[i] ??= { text: "" };
+    b.text = String(b.text ?? "") + d.text;
+    state.onDelta?.(d.text);
+  } else if (d.toolUse) {
+    const part = String((d.toolUse as Record<string, unknown>).input ?? "");
+    state.toolInput.set(i, (state.toolInput.get(i) ?? "") + part);
+  } else if (d.reasoningContent) {
+    const b = state.blocks[i] ??= { reasoningContent: { reasoningText: { text: "" } } };
+    const rt = (b.reasoningContent as Record<string, Record<string, string>>).reasoningText!;
+    rt.text += String((d.reasoningContent as Record<string, unknown>).text ?? "");
+  }
+}
+
+/** `contentBlockStop`: a tool-use block's input JSON, now whole, parsed into it. */
+function finishBlock(state: ConverseStreamState, i: number): void {
+  const json = state.toolInput.get(i);
+  const b = state.blocks[i];
+  if (json === undefined || !b?.toolUse) return;
+  try {
+    (b.toolUse as Block).input = json.trim() === "" ? {} : JSON.parse(json);
+  } catch (e) {
+    throw responseError("bedrock", `sent malformed tool input JSON: ${json.slice(0, 100)}`, e);
+  }
+}
+
+/** Applies one stream event (its type in the `:event-type` header) to the state. */
+function applyEvent(state: ConverseStreamState, ev: EventStreamMessage): void {
+  const data = JSON.parse(new TextDecoder().decode(ev.payload)) as Record<string, unknown>;
+  const i = Number(data.contentBlockIndex ?? 0);
+  switch (ev.headers[":event-type"]) {
+    case "contentBlockStart": {
+      const tool = (data.start as Record<string, unknown> | undefined)?.toolUse as Block;
+      if (tool) state.blocks[i] = { toolUse: { ...tool } };
+      break;
+    }
+    case "contentBlockDelta":
+      applyBlockDelta(state, i, data.delta as Record<string, unknown>);
+      break;
+    case "contentBlockStop":
+      finishBlock(state, i);
+      break;
+    case "messageStop":
+      state.stopped = true;
+      break;
+    case "metadata":
+      state.usage = data.usage;
+      break;
+  }
+}
+
 /**
  * Assembles Converse stream events into a Converse reply object.
  *
@@ -175,63 +238,20 @@ export async function assembleConverseStream(
   onDelta?: (text: string) => void,
   progress?: { events: number },
 ): Promise<Record<string, unknown> | null> {
-  const blocks: Block[] = [];
-  const toolInput = new Map<number, string>();
-  let stopped = false;
-  let usage: unknown;
+  const state: ConverseStreamState = {
+    blocks: [],
+    toolInput: new Map(),
+    stopped: false,
+    usage: undefined,
+    onDelta,
+  };
   for await (const ev of events) {
     if (progress) progress.events++;
-    const data = JSON.parse(new TextDecoder().decode(ev.payload)) as Record<string, unknown>;
-    const i = Number(data.contentBlockIndex ?? 0);
-    switch (ev.headers[":event-type"]) {
-      case "contentBlockStart": {
-        const tool = (data.start as Record<string, unknown> | undefined)?.toolUse as Block;
-        if (tool) blocks[i] = { toolUse: { ...tool } };
-        break;
-      }
-      case "contentBlockDelta": {
-        const d = data.delta as Record<string, unknown>;
-        if (typeof d.text === "string") {
-          const b = blocks[i] ??= { text: "" };
-          b.text = String(b.text ?? "") + d.text;
-          onDelta?.(d.text);
-        } else if (d.toolUse) {
-          const part = String((d.toolUse as Record<string, unknown>).input ?? "");
-          toolInput.set(i, (toolInput.get(i) ?? "") + part);
-        } else if (d.reasoningContent) {
-          const b = blocks[i] ??= { reasoningContent: { reasoningText: { text: "" } } };
-          const rt = (b.reasoningContent as Record<string, Record<string, string>>).reasoningText!;
-          rt.text += String((d.reasoningContent as Record<string, unknown>).text ?? "");
-        }
-        break;
-      }
-      case "contentBlockStop": {
-        const json = toolInput.get(i);
-        const b = blocks[i];
-        if (json !== undefined && b?.toolUse) {
-          try {
-            (b.toolUse as Block).input = json.trim() === "" ? {} : JSON.parse(json);
-          } catch (e) {
-            throw responseError(
-              "bedrock",
-              `sent malformed tool input JSON: ${json.slice(0, 100)}`,
-              e,
-            );
-          }
-        }
-        break;
-      }
-      case "messageStop":
-        stopped = true;
-        break;
-      case "metadata":
-        usage = data.usage;
-        break;
-    }
+    applyEvent(state, ev);
   }
-  if (!stopped) return null;
+  if (!state.stopped) return null;
   return {
-    output: { message: { role: "assistant", content: blocks.filter(Boolean) } },
-    ...(usage ? { usage } : {}),
+    output: { message: { role: "assistant", content: state.blocks.filter(Boolean) } },
+    ...(state.usage ? { usage: state.usage } : {}),
   };
 }
