@@ -22,6 +22,63 @@ import {
   sdkJson,
 } from "./openai_sdk.ts";
 
+/** A `function_call` input item (the call id without its `fc_` prefix). */
+function functionCallItem(c: { name: string; arguments: unknown; id: string }) {
+  return {
+    type: "function_call",
+    status: "completed",
+    name: c.name,
+    arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}),
+    call_id: c.id.replace(/^fc_/, ""),
+  };
+}
+
+/** A `function_call_output` input item. */
+function functionOutputItem(o: { content: string; id: string }) {
+  return { type: "function_call_output", output: o.content, call_id: o.id.replace(/^fc_/, "") };
+}
+
+/** An image as a user `input_image` (a url as is, a file as a data url). */
+function imageItem(m: Message) {
+  const ref = textContent(m.content).trim();
+  const url = isUrl(ref) ? ref : (() => {
+    const md = loadMedia(ref, "image");
+    return `data:${md.mime};base64,${md.base64}`;
+  })();
+  return { role: "user", content: [{ type: "input_image", image_url: url }] };
+}
+
+/** A PDF as a user `input_file` (a url as is, a file as data with its name). */
+function pdfItem(m: Message) {
+  const ref = textContent(m.content).trim();
+  if (isUrl(ref)) return { role: "user", content: [{ type: "input_file", file_url: ref }] };
+  const md = loadMedia(ref, "pdf");
+  return {
+    role: "user",
+    content: [{
+      type: "input_file",
+      file_data: `data:${md.mime};base64,${md.base64}`,
+      filename: md.filename,
+    }],
+  };
+}
+
+/** The input item of one sendable message other than `websearch`; `tool` is its call or output. */
+function inputItem(m: Message, tool: unknown): Record<string, unknown> {
+  switch (m.role) {
+    case "function_call":
+      return functionCallItem(tool as { name: string; arguments: unknown; id: string });
+    case "function_call_output":
+      return functionOutputItem(tool as { content: string; id: string });
+    case "image":
+      return imageItem(m);
+    case "pdf":
+      return pdfItem(m);
+    default:
+      return { role: m.role, content: m.content };
+  }
+}
+
 /**
  * Formats messages as Responses input items, and hosted tools found in the
  * messages (`websearch`, leftover `tool` items).
@@ -39,61 +96,8 @@ export function responsesInput(
   const input: Record<string, unknown>[] = [];
   const tools: ToolDefinition[] = [];
   sendable.forEach((m, i) => {
-    switch (m.role) {
-      case "function_call": {
-        const c = ids.get(i) as { name: string; arguments: unknown; id: string };
-        input.push({
-          type: "function_call",
-          status: "completed",
-          name: c.name,
-          arguments: typeof c.arguments === "string"
-            ? c.arguments
-            : JSON.stringify(c.arguments ?? {}),
-          call_id: c.id.replace(/^fc_/, ""),
-        });
-        break;
-      }
-      case "function_call_output": {
-        const o = ids.get(i) as { content: string; id: string };
-        input.push({
-          type: "function_call_output",
-          output: o.content,
-          call_id: o.id.replace(/^fc_/, ""),
-        });
-        break;
-      }
-      case "image": {
-        const ref = textContent(m.content).trim();
-        const url = isUrl(ref) ? ref : (() => {
-          const md = loadMedia(ref, "image");
-          return `data:${md.mime};base64,${md.base64}`;
-        })();
-        input.push({ role: "user", content: [{ type: "input_image", image_url: url }] });
-        break;
-      }
-      case "pdf": {
-        const ref = textContent(m.content).trim();
-        if (isUrl(ref)) {
-          input.push({ role: "user", content: [{ type: "input_file", file_url: ref }] });
-        } else {
-          const md = loadMedia(ref, "pdf");
-          input.push({
-            role: "user",
-            content: [{
-              type: "input_file",
-              file_data: `data:${md.mime};base64,${md.base64}`,
-              filename: md.filename,
-            }],
-          });
-        }
-        break;
-      }
-      case "websearch":
-        tools.push({ type: "web_search_preview" });
-        break;
-      default:
-        input.push({ role: m.role, content: m.content });
-    }
+    if (m.role === "websearch") tools.push({ type: "web_search_preview" });
+    else input.push(inputItem(m, ids.get(i)));
   });
   return { input, tools };
 }
