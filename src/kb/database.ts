@@ -20,13 +20,9 @@ import {
   type Registry,
   tokyoCabinetOnly,
 } from "./registry.ts";
-import {
-  type AssociationStore,
-  buildStore,
-  INDEX_VERSION,
-  type IndexMeta,
-  openStore,
-} from "./store.ts";
+import { type AssociationStore, openStore } from "./store.ts";
+import { buildStore } from "./store_build.ts";
+import { INDEX_VERSION, type IndexMeta } from "./store_format.ts";
 import { eachAssociation, fieldIndex, readTsvHeader, type TsvHeader } from "./tsv.ts";
 
 /** An open knowledge base: its directory and registry. */

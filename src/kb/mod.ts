@@ -36,5 +36,7 @@ export {
 export type { KbLookupOptions } from "./resolve.ts";
 export { parseTsvOptions, readTsvHeader } from "./tsv.ts";
 export type { TsvHeader, TsvOptions } from "./tsv.ts";
-export { buildStore, openStore } from "./store.ts";
-export type { AssociationStore, IndexMeta } from "./store.ts";
+export { openStore } from "./store.ts";
+export type { AssociationStore } from "./store.ts";
+export { buildStore } from "./store_build.ts";
+export type { IndexMeta } from "./store_format.ts";
