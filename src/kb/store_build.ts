@@ -119,6 +119,85 @@ function keyOrder(first: string[], second: string[], rows: Uint32Array): Uint32A
   return order;
 }
 
+/** The rows of an index, column by column: escaped entities, and each row's values line tail. */
+interface Rows {
+  sources: string[];
+  targets: string[];
+  /** `<TAB>`-joined escaped values, or "" for none. */
+  values: string[];
+}
+
+/** Reads the input into rows: both orientations of an undirected association, entities interned. */
+function collectRows(input: StoreInput, undirected: boolean): Rows {
+  const sources: string[] = [];
+  const targets: string[] = [];
+  const values: string[] = [];
+  // One string per entity: less memory, and hashes computed once for the rank maps.
+  const interned = new Map<string, string>();
+  const intern = (e: string) => {
+    const known = interned.get(e);
+    if (known !== undefined) return known;
+    const v = escapeValue(e);
+    interned.set(e, v);
+    return v;
+  };
+  const add = (a: string, b: string, info: string) => {
+    sources.push(intern(a));
+    targets.push(intern(b));
+    values.push(info);
+  };
+  input.each((source, target, info) => {
+    const v = info.length ? "\t" + info.map(escapeValue).join("\t") : "";
+    add(source, target, v);
+    if (undirected && source !== target) add(target, source, v);
+  });
+  interned.clear();
+  return { sources, targets, values };
+}
+
+/** The rows in key order, the last of equal keys kept (the order array is reused). */
+function forwardRows({ sources, targets }: Rows): Uint32Array {
+  const all = new Uint32Array(sources.length);
+  for (let i = 0; i < all.length; i++) all[i] = i;
+  const order = keyOrder(sources, targets, all);
+  let count = 0;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!, j = order[k + 1];
+    if (j !== undefined && sources[i] === sources[j] && targets[i] === targets[j]) continue;
+    order[count++] = i;
+  }
+  return order.subarray(0, count);
+}
+
+/** Writes the whole index to `fd`: magic, forward section, reverse section, footer, trailer. */
+function writeIndex(fd: number, meta: Omit<IndexMeta, "count">, rows: Rows): IndexMeta {
+  const { sources, targets, values } = rows;
+  const w = writer(fd);
+  w.text(MAGIC);
+  // Forward: `source~target<TAB>values`, the last of equal keys wins.
+  const kept = forwardRows(rows);
+  const count = kept.length;
+  const forward = writeSection(
+    w,
+    count,
+    (k) => sources[kept[k]!] + "~" + targets[kept[k]!] + values[kept[k]!],
+    (k) => sources[kept[k]!] + "~" + targets[kept[k]!],
+  );
+  values.length = 0;
+  let reverse: Section | null = null;
+  if (!meta.undirected) {
+    const rev = keyOrder(targets, sources, kept);
+    const key = (k: number) => targets[rev[k]!] + "~" + sources[rev[k]!];
+    reverse = writeSection(w, rev.length, key, key);
+  }
+  const full: IndexMeta = { ...meta, count };
+  const footer = JSON.stringify({ meta: full, forward, reverse } satisfies Footer);
+  const at = w.offset;
+  w.text(footer);
+  w.text(String(at).padStart(TRAILER - 1, "0") + "\n");
+  return full;
+}
+
 /**
  * Builds an index file atomically (temp file + rename).
  *
@@ -136,60 +215,7 @@ export function buildStore(
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   const fd = openSync(tmp, "w");
   try {
-    const sources: string[] = [];
-    const targets: string[] = [];
-    const values: string[] = [];
-    // One string per entity: less memory, and hashes computed once for the rank maps.
-    const interned = new Map<string, string>();
-    const intern = (e: string) => {
-      const known = interned.get(e);
-      if (known !== undefined) return known;
-      const v = escapeValue(e);
-      interned.set(e, v);
-      return v;
-    };
-    const add = (a: string, b: string, info: string) => {
-      sources.push(intern(a));
-      targets.push(intern(b));
-      values.push(info);
-    };
-    input.each((source, target, info) => {
-      const v = info.length ? "\t" + info.map(escapeValue).join("\t") : "";
-      add(source, target, v);
-      if (meta.undirected && source !== target) add(target, source, v);
-    });
-    interned.clear();
-    const w = writer(fd);
-    w.text(MAGIC);
-    // Forward: `source~target<TAB>values`, the last of equal keys wins.
-    const all = new Uint32Array(sources.length);
-    for (let i = 0; i < all.length; i++) all[i] = i;
-    const order = keyOrder(sources, targets, all);
-    let count = 0;
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k]!, j = order[k + 1];
-      if (j !== undefined && sources[i] === sources[j] && targets[i] === targets[j]) continue;
-      order[count++] = i;
-    }
-    const kept = order.subarray(0, count);
-    const forward = writeSection(
-      w,
-      count,
-      (k) => sources[kept[k]!] + "~" + targets[kept[k]!] + values[kept[k]!],
-      (k) => sources[kept[k]!] + "~" + targets[kept[k]!],
-    );
-    values.length = 0;
-    let reverse: Section | null = null;
-    if (!meta.undirected) {
-      const rev = keyOrder(targets, sources, kept);
-      const key = (k: number) => targets[rev[k]!] + "~" + sources[rev[k]!];
-      reverse = writeSection(w, rev.length, key, key);
-    }
-    const full: IndexMeta = { ...meta, count };
-    const footer = JSON.stringify({ meta: full, forward, reverse } satisfies Footer);
-    const at = w.offset;
-    w.text(footer);
-    w.text(String(at).padStart(TRAILER - 1, "0") + "\n");
+    const full = writeIndex(fd, meta, collectRows(input, meta.undirected));
     closeSync(fd);
     renameSync(tmp, path);
     return full;
