@@ -26,6 +26,108 @@ export interface InputArgsContext {
   nearNames: (name: string, candidates: readonly string[]) => string[];
 }
 
+/** The arguments and the position of the one being parsed (a flag's value moves it on). */
+interface ArgCursor {
+  args: readonly string[];
+  k: number;
+}
+
+/** `--name=value` or `--name` split; anything else is not an input. */
+function flagParts(a: string, where: string): { name: string; value: string | undefined } {
+  if (!a.startsWith("--") || a === "--") {
+    throw usageError(`Unexpected argument "${a}" for ${where} (inputs are given as --name value)`);
+  }
+  const eq = a.indexOf("=");
+  return {
+    name: a.slice(2, eq >= 0 ? eq : undefined),
+    value: eq >= 0 ? a.slice(eq + 1) : undefined,
+  };
+}
+
+/** The input a flag names, as written or with dashes for underscores. */
+function inputNamed(byName: Map<string, InputDef>, name: string): InputDef | undefined {
+  return byName.get(name) ?? byName.get(name.replaceAll("-", "_"));
+}
+
+function unknownInput(name: string, byName: Map<string, InputDef>, ctx: InputArgsContext) {
+  const near = ctx.nearNames(name, [...byName.keys()]);
+  return usageError(
+    `Unknown input --${name} for ${ctx.where}` +
+      (near.length > 0 ? `; did you mean ${near.map((n) => `--${n}`).join(" or ")}?` : "") +
+      ` (inputs: ${[...byName.keys()].map((n) => `--${n}`).join(", ") || "none"})`,
+  );
+}
+
+/**
+ * The value of a flag given without `=`: the next argument; a boolean takes it
+ * only when it is a boolean word, and is otherwise true.
+ */
+function nextValue(cur: ArgCursor, def: InputDef): string | boolean {
+  if (def.type === "boolean") {
+    const next = cur.args[cur.k + 1];
+    return next !== undefined && BOOLEAN_WORDS.test(next) ? cur.args[++cur.k]! : true;
+  }
+  const next = cur.args[++cur.k];
+  if (next === undefined) throw usageError(`Missing value for --${def.name} (${def.type})`);
+  return next;
+}
+
+/** Stores one input's value: checked when a number, arrays gathered over repeated flags. */
+function setInput(
+  out: Record<string, unknown>,
+  def: InputDef,
+  value: string | boolean,
+  ctx: InputArgsContext,
+): void {
+  const { name } = def;
+  const el = /^(.+)_array$/.exec(def.type)?.[1];
+  const scalar = el ?? (def.type === "array" ? "string" : def.type);
+  const fromFile = typeof value === "string" && !PATH_TYPES.has(scalar) &&
+    (value === "-" || isFile(resolve(ctx.cwd, value)));
+  if (typeof value === "string" && !fromFile) {
+    const check = el !== undefined ? value.replace(/\n+$/, "").split("\n") : [value];
+    if (scalar === "integer" && check.some((v) => !INTEGER.test(v))) {
+      throw usageError(`Input --${name} of ${ctx.where} expects an integer, got "${value}"`);
+    }
+    if (scalar === "float" && check.some((v) => !NUMBER.test(v))) {
+      throw usageError(`Input --${name} of ${ctx.where} expects a number, got "${value}"`);
+    }
+  }
+  const isArray = def.type === "array" || el !== undefined;
+  if (isArray && name in out) {
+    const prev = out[name];
+    out[name] = [...(Array.isArray(prev) ? prev : [prev]), value];
+  } else if (isArray) {
+    out[name] = typeof value === "string" && (fromFile || value.includes("\n")) ? value : [value];
+  } else out[name] = value;
+}
+
+/** Parses the argument at the cursor (and its value, when that is the next one) into `out`. */
+function parseArg(
+  cur: ArgCursor,
+  byName: Map<string, InputDef>,
+  out: Record<string, unknown>,
+  ctx: InputArgsContext,
+): void {
+  const { name, value } = flagParts(cur.args[cur.k]!, ctx.where);
+  if (name.includes("#")) {
+    const v = value ?? cur.args[++cur.k];
+    if (v === undefined) throw usageError(`Missing value for --${name}`);
+    out[name] = v;
+    return;
+  }
+  const def = inputNamed(byName, name);
+  if (def === undefined && name.startsWith("no-")) {
+    const b = inputNamed(byName, name.slice(3));
+    if (b?.type === "boolean" && value === undefined) {
+      out[b.name] = false;
+      return;
+    }
+  }
+  if (def === undefined) throw unknownInput(name, byName, ctx);
+  setInput(out, def, value ?? nextValue(cur, def), ctx);
+}
+
 /**
  * Parses `--<input> value` arguments against a task's recursive inputs. A
  * value naming an existing file, or `-` (stdin), is left as one string for
@@ -43,74 +145,10 @@ export function parseInputArgs(
   inputs: readonly InputDef[],
   ctx: InputArgsContext,
 ): Record<string, unknown> {
-  const { where, nearNames } = ctx;
-  const loaded = (v: string) => v === "-" || isFile(resolve(ctx.cwd, v));
   const byName = new Map(inputs.map((i) => [i.name, i]));
   const out: Record<string, unknown> = {};
-  for (let k = 0; k < args.length; k++) {
-    const a = args[k]!;
-    if (!a.startsWith("--") || a === "--") {
-      throw usageError(
-        `Unexpected argument "${a}" for ${where} (inputs are given as --name value)`,
-      );
-    }
-    const eq = a.indexOf("=");
-    let name = a.slice(2, eq >= 0 ? eq : undefined);
-    let value: string | boolean | undefined = eq >= 0 ? a.slice(eq + 1) : undefined;
-    if (name.includes("#")) {
-      if (value === undefined) value = args[++k];
-      if (value === undefined) throw usageError(`Missing value for --${name}`);
-      out[name] = value;
-      continue;
-    }
-    const def = byName.get(name) ?? byName.get(name.replaceAll("-", "_"));
-    if (def === undefined && name.startsWith("no-")) {
-      const b = byName.get(name.slice(3)) ?? byName.get(name.slice(3).replaceAll("-", "_"));
-      if (b?.type === "boolean" && value === undefined) {
-        out[b.name] = false;
-        continue;
-      }
-    }
-    if (def === undefined) {
-      const near = nearNames(name, [...byName.keys()]);
-      throw usageError(
-        `Unknown input --${name} for ${where}` +
-          (near.length > 0 ? `; did you mean ${near.map((n) => `--${n}`).join(" or ")}?` : "") +
-          ` (inputs: ${[...byName.keys()].map((n) => `--${n}`).join(", ") || "none"})`,
-      );
-    }
-    name = def.name;
-    if (value === undefined) {
-      if (def.type === "boolean") {
-        const next = args[k + 1];
-        if (next !== undefined && BOOLEAN_WORDS.test(next)) value = args[++k]!;
-        else value = true;
-      } else {
-        const next = args[++k];
-        if (next === undefined) throw usageError(`Missing value for --${name} (${def.type})`);
-        value = next;
-      }
-    }
-    const el = /^(.+)_array$/.exec(def.type)?.[1];
-    const scalar = el ?? (def.type === "array" ? "string" : def.type);
-    const fromFile = typeof value === "string" && !PATH_TYPES.has(scalar) && loaded(value);
-    if (typeof value === "string" && !fromFile) {
-      const check = el !== undefined ? value.replace(/\n+$/, "").split("\n") : [value];
-      if (scalar === "integer" && check.some((v) => !INTEGER.test(v))) {
-        throw usageError(`Input --${name} of ${where} expects an integer, got "${value}"`);
-      }
-      if (scalar === "float" && check.some((v) => !NUMBER.test(v))) {
-        throw usageError(`Input --${name} of ${where} expects a number, got "${value}"`);
-      }
-    }
-    const isArray = def.type === "array" || el !== undefined;
-    if (isArray && name in out) {
-      const prev = out[name];
-      out[name] = [...(Array.isArray(prev) ? prev : [prev]), value];
-    } else if (isArray) {
-      out[name] = typeof value === "string" && (fromFile || value.includes("\n")) ? value : [value];
-    } else out[name] = value;
-  }
+  const cur: ArgCursor = { args, k: 0 };
+  for (; cur.k < args.length; cur.k++) parseArg(cur, byName, out, ctx);
   return out;
 }
 
