@@ -234,38 +234,63 @@ export function chatTaskContext(
 /** Where the options of a context's chat were written (its option lines that carry a mark). */
 const optionLinesOf = new WeakMap<ChatTaskContext, Record<string, OptionLine>>();
 
-async function taskAgent(
-  ctx: ChatTaskContext,
-  ops: ChatTaskAgentOps,
-  name: string | null,
-  opts: TaskAgentOptions,
-): Promise<Agent> {
-  const { chat, options: given, tooling: givenTooling, files, runtime: own, ...extra } = opts;
+/** What `agent()` starts an agent with, from its call and the job. */
+interface AgentSetup {
+  /** The agent options (given, or the job chat's), extra option values filled in. */
+  options: Record<string, unknown>;
+  runtime: AgentRuntime | undefined;
+  tooling: Message[];
+  /** Whether the options are the job chat's (none given): the asking agent's tools then come too. */
+  fromJobChat: boolean;
+}
+
+function agentSetup(ctx: ChatTaskContext, opts: TaskAgentOptions): AgentSetup {
+  const {
+    chat: _chat,
+    options: given,
+    tooling: givenTooling,
+    files: _files,
+    runtime: own,
+    ...extra
+  } = opts;
   const options = { ...(given ?? ctx.options()) };
+  const fromJobChat = given === undefined || given === null;
   // an error about the job chat's option values names the lines they were written on
-  const lines = given === undefined || given === null ? optionLinesOf.get(ctx) : undefined;
+  const lines = fromJobChat ? optionLinesOf.get(ctx) : undefined;
   const inherited = own ?? routeRuntime();
   const runtime = lines
     ? { ...inherited, optionLines: mergeOptionLines(inherited?.optionLines, lines) }
     : inherited;
   for (const [k, v] of Object.entries(extra)) if (!(k in options)) options[k] = v;
   const tooling = givenTooling === false ? [] : givenTooling ?? ctx.tooling();
-  const job = ctx.job;
-  const { agent: _a, chat: _c, ...jobOptions } = options;
+  return { options, runtime, tooling, fromJobChat };
+}
+
+/** The agent loaded (or a bare one) working for the job. */
+async function startAgent(
+  job: JobContext,
+  ops: ChatTaskAgentOps,
+  name: string | null,
+  setup: AgentSetup,
+): Promise<Agent> {
+  const { agent: _a, chat: _c, ...jobOptions } = setup.options;
   const agentOptions = { ...jobOptions, ...routeSecrets() };
   const agent = name === null
-    ? ops.newAgent(agentOptions, runtime)
-    : await ops.loadAgent(name, agentOptions, runtime);
+    ? ops.newAgent(agentOptions, setup.runtime)
+    : await ops.loadAgent(name, agentOptions, setup.runtime);
   agent.job = job;
   // the job's options as the asking agent gave them (§1.4 step 2): its tools too
-  if (given === undefined || given === null) ops.callerTools?.(agent, job);
+  if (setup.fromJobChat) ops.callerTools?.(agent, job);
   // §4.5/§7.18: an agent whose workflow is this job's would route each
   // inference through another job of this task, without end.
   if (agent.workflow?.name === job.workflow.name) agent.options.no_ask_override = true;
-  const seed = agent.startChat;
-  const ownStart = [...seed];
-  seed.push(...tooling);
-  seed.push({ role: "system", content: jobSystemMessage(job, options, runtime ?? {}) });
+  return agent;
+}
+
+/** Seeds the tooling, the system message about the job and its dependencies. */
+function seedJob(seed: Message[], job: JobContext, setup: AgentSetup): void {
+  seed.push(...setup.tooling);
+  seed.push({ role: "system", content: jobSystemMessage(job, setup.options, setup.runtime ?? {}) });
   const deps = recursiveDeps(job.dependencies);
   if (deps.length > 0) {
     seed.push({
@@ -275,16 +300,34 @@ async function taskAgent(
       }\n\nTheir input should already be incorporated, but they might have artifacts\n`,
     });
   }
-  const compiled = chat !== undefined && chat !== null && chat.length > 0
-    ? await compile(chat, {
-      jobs: jobRoleResolver({
-        ...(runtime?.cwd !== undefined ? { cwd: runtime.cwd } : {}),
-        ...(runtime?.env !== undefined ? { env: runtime.env } : {}),
-      }),
+}
+
+/** The chat given to `agent()`, compiled in the runtime's directory and environment. */
+async function compileGivenChat(
+  chat: Message[] | null | undefined,
+  runtime: AgentRuntime | undefined,
+): Promise<Message[]> {
+  if (chat === undefined || chat === null || chat.length === 0) return [];
+  return await compile(chat, {
+    jobs: jobRoleResolver({
       ...(runtime?.cwd !== undefined ? { cwd: runtime.cwd } : {}),
       ...(runtime?.env !== undefined ? { env: runtime.env } : {}),
-    })
-    : [];
+    }),
+    ...(runtime?.cwd !== undefined ? { cwd: runtime.cwd } : {}),
+    ...(runtime?.env !== undefined ? { env: runtime.env } : {}),
+  });
+}
+
+/**
+ * Seeds the jobs the compiled chat refers to, the files, and the chat's
+ * conversation (without seed messages it repeats); returns that conversation.
+ */
+function seedChat(
+  seed: Message[],
+  job: JobContext,
+  compiled: Message[],
+  files: string[] | null | undefined,
+): Message[] {
   const others = chatJobRefs(compiled);
   if (others.length > 0) {
     seed.push({
@@ -300,6 +343,22 @@ async function taskAgent(
     !SEED_PREFIXES.some((p) => String(m.content ?? "").startsWith(p))
   );
   seed.push(...conversation);
+  return conversation;
+}
+
+async function taskAgent(
+  ctx: ChatTaskContext,
+  ops: ChatTaskAgentOps,
+  name: string | null,
+  opts: TaskAgentOptions,
+): Promise<Agent> {
+  const setup = agentSetup(ctx, opts);
+  const agent = await startAgent(ctx.job, ops, name, setup);
+  const seed = agent.startChat;
+  const ownStart = [...seed];
+  seedJob(seed, ctx.job, setup);
+  const compiled = await compileGivenChat(opts.chat, setup.runtime);
+  const conversation = seedChat(seed, ctx.job, compiled, opts.files);
   // the task route's job chat starts with the caller's start chat (as in Ruby): that is the
   // agent's setup, not the user's conversation its specialists may inherit (§3.4)
   markSeededConversation(agent, conversation.slice(startInChat(conversation, ownStart)));
