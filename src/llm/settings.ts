@@ -116,6 +116,67 @@ export interface ResolveSettingsOptions {
   env: Record<string, string | undefined>;
 }
 
+/** The model: option → config (url scopes first) → environment → the backend's default. */
+function modelSetting(o: ResolveSettingsOptions, url: string | undefined): string {
+  const { defaults: d, options: opts } = o;
+  const model = present(opts.model)
+    ? String(opts.model)
+    : scoped(o.store, "model", d.tag, d.modelEnv, o.env, url) ?? d.model;
+  if (!model) {
+    throw new ScoutError(
+      "config",
+      `No model for backend "${o.backend}": set "model" in the chat, endpoint or config`,
+      {
+        backend: o.backend,
+      },
+    );
+  }
+  return model;
+}
+
+/** The key: option → config (url scopes first) → environment; `"EMPTY"` where none is needed. */
+function keySetting(o: ResolveSettingsOptions, url: string | undefined): string {
+  const { defaults: d, options: opts } = o;
+  const key = present(opts.key)
+    ? String(opts.key)
+    : scoped(o.store, "key", d.tag, d.keyEnv, o.env, url);
+  if (key !== undefined) return key;
+  if (d.keyRequired && officialUrl(url, d)) {
+    const vars = d.keyEnv.join(" or ");
+    throw new ScoutError(
+      "missing_key",
+      `No API key for backend "${o.backend}": set ${vars}, or "key" in the endpoint file or config`,
+      { backend: o.backend, variables: d.keyEnv },
+    );
+  }
+  return "EMPTY";
+}
+
+/** A duration in seconds: option → config (these scopes); undefined when neither sets it. */
+function secondsSetting(
+  o: ResolveSettingsOptions,
+  name: string,
+  scopes: string[],
+): number | undefined {
+  return seconds(o.options[name], name) ??
+    seconds(configGet(o.store, name, scopes, { environment: o.env }), name);
+}
+
+/** Retries of a failed query: option → config → the default; a count ≥ 0. */
+function retriesSetting(o: ResolveSettingsOptions): number {
+  const tag = o.defaults.tag;
+  const retriesRaw = present(o.options.max_retries)
+    ? o.options.max_retries
+    : configGet(o.store, "max_retries", [`${tag}_ask`, "ask", tag, "llm"], { environment: o.env });
+  const maxRetries = present(retriesRaw)
+    ? Number.parseInt(String(retriesRaw), 10)
+    : DEFAULT_MAX_RETRIES;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new ScoutError("config", `Invalid max_retries: "${String(retriesRaw)}"`);
+  }
+  return maxRetries;
+}
+
 /**
  * Resolves the client settings.
  *
@@ -132,51 +193,13 @@ export function resolveSettings(
   const url = present(opts.url)
     ? String(opts.url)
     : scoped(store, "url", tag, d.urlEnv ? [d.urlEnv] : [], env);
-  const model = present(opts.model)
-    ? String(opts.model)
-    : scoped(store, "model", tag, d.modelEnv, env, url) ?? d.model;
-  if (!model) {
-    throw new ScoutError(
-      "config",
-      `No model for backend "${o.backend}": set "model" in the chat, endpoint or config`,
-      {
-        backend: o.backend,
-      },
-    );
-  }
-  let key = present(opts.key) ? String(opts.key) : scoped(store, "key", tag, d.keyEnv, env, url);
-  if (key === undefined) {
-    if (d.keyRequired && officialUrl(url, d)) {
-      const vars = d.keyEnv.join(" or ");
-      throw new ScoutError(
-        "missing_key",
-        `No API key for backend "${o.backend}": set ${vars}, or "key" in the endpoint file or config`,
-        { backend: o.backend, variables: d.keyEnv },
-      );
-    }
-    key = "EMPTY";
-  }
-  const timeoutS = seconds(opts.request_timeout, "request_timeout") ??
-    seconds(
-      configGet(store, "request_timeout", [`${tag}_ask`, "ask", tag], { environment: env }),
-      "request_timeout",
-    ) ??
+  const model = modelSetting(o, url);
+  const key = keySetting(o, url);
+  const timeoutS = secondsSetting(o, "request_timeout", [`${tag}_ask`, "ask", tag]) ??
     DEFAULT_REQUEST_TIMEOUT_S;
-  const retriesRaw = present(opts.max_retries)
-    ? opts.max_retries
-    : configGet(store, "max_retries", [`${tag}_ask`, "ask", tag, "llm"], { environment: env });
-  const maxRetries = present(retriesRaw)
-    ? Number.parseInt(String(retriesRaw), 10)
-    : DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new ScoutError("config", `Invalid max_retries: "${String(retriesRaw)}"`);
-  }
+  const maxRetries = retriesSetting(o);
   // the longest Retry-After waited for (seconds; longer ones fail at once)
-  const maxRetryAfterS = seconds(opts.max_retry_after, "max_retry_after") ??
-    seconds(
-      configGet(store, "max_retry_after", [`${tag}_ask`, "ask", tag, "llm"], { environment: env }),
-      "max_retry_after",
-    ) ??
+  const maxRetryAfterS = secondsSetting(o, "max_retry_after", [`${tag}_ask`, "ask", tag, "llm"]) ??
     DEFAULT_MAX_RETRY_AFTER_S;
   const settings: ClientSettings & { maxRetries: number; maxRetryAfterMs: number } = {
     backend: o.backend,
