@@ -157,6 +157,28 @@ export async function runBatchClean(opts: WorkflowBatchOptions, io: Io): Promise
   return 0;
 }
 
+const BATCH_DIR_HELP = "batch directories (default: $SCOUT_HOME/var/batch)";
+
+const BATCH_HELP =
+  "\nBatch directories live in $SCOUT_HOME/var/batch (or SCOUT_BATCH_DIR, or --batch-dir),\n" +
+  "one per job: command.batch, std.out, std.err, job.id, exit.status, dependencies.list.\n\n" +
+  "Examples:\n" +
+  "  scout-ai workflow batch list\n" +
+  "  scout-ai workflow batch list --json | jq '.batches[] | .state'\n" +
+  "  scout-ai workflow batch tail -n 50\n" +
+  "  scout-ai workflow batch clean --dry-run";
+
+const LIST_HELP =
+  "\nA job whose dependency failed shows CANCELLED with 'a dependency failed'.\n\n" +
+  "Examples:\n  scout-ai workflow batch list\n  scout-ai workflow batch list --json | jq .batches";
+
+const TAIL_HELP =
+  "\nWith no TARGET: the newest batch job. TARGET may also be a SLURM id (1234).\n\n" +
+  "Examples:\n  scout-ai workflow batch tail\n  scout-ai workflow batch tail --stdout -n 100";
+
+const CLEAN_HELP = "\nPending and running batch jobs are kept.\n\n" +
+  "Examples:\n  scout-ai workflow batch clean --dry-run\n  scout-ai workflow batch clean";
+
 /**
  * Registers `workflow batch list|tail|clean`.
  *
@@ -166,42 +188,34 @@ export async function runBatchClean(opts: WorkflowBatchOptions, io: Io): Promise
 export function registerWorkflowBatch(wf: Command, ctx: CliContext): void {
   const batch = wf.command("batch").description(
     "SLURM batch jobs written by 'workflow task --deploy slurm': list, tail, clean",
-  ).addHelpText(
-    "after",
-    "\nBatch directories live in $SCOUT_HOME/var/batch (or SCOUT_BATCH_DIR, or --batch-dir),\n" +
-      "one per job: command.batch, std.out, std.err, job.id, exit.status, dependencies.list.\n\n" +
-      "Examples:\n" +
-      "  scout-ai workflow batch list\n" +
-      "  scout-ai workflow batch list --json | jq '.batches[] | .state'\n" +
-      "  scout-ai workflow batch tail -n 50\n" +
-      "  scout-ai workflow batch clean --dry-run",
-  );
+  ).addHelpText("after", BATCH_HELP);
+  registerBatchList(batch, ctx);
+  registerBatchTail(batch, ctx);
+  registerBatchClean(batch, ctx);
+}
+
+function registerBatchList(batch: Command, ctx: CliContext): void {
   batch.command("list")
     .description("list batch jobs: SLURM id, SLURM state, job status, job")
-    .option("--batch-dir <dir>", "batch directories (default: $SCOUT_HOME/var/batch)")
+    .option("--batch-dir <dir>", BATCH_DIR_HELP)
     .option("--json", "print {version, batchBase, batches: [...]}")
-    .addHelpText(
-      "after",
-      "\nA job whose dependency failed shows CANCELLED with 'a dependency failed'.\n\n" +
-        "Examples:\n  scout-ai workflow batch list\n  scout-ai workflow batch list --json | jq .batches",
-    )
+    .addHelpText("after", LIST_HELP)
     .action(async (o) => {
       ctx.exitCode = await runBatchList({
         ...(o.batchDir !== undefined ? { batchDir: o.batchDir } : {}),
         json: Boolean(o.json),
       }, ctx.io);
     });
+}
+
+function registerBatchTail(batch: Command, ctx: CliContext): void {
   batch.command("tail")
     .description("print the last lines of a batch job's std.err (default: the newest)")
     .argument("[target]", "batch dir or its name, SLURM id, or job (path or short path)")
     .option("-n, --lines <n>", "how many lines (default 20)")
     .option("--stdout", "std.out instead of std.err")
-    .option("--batch-dir <dir>", "batch directories (default: $SCOUT_HOME/var/batch)")
-    .addHelpText(
-      "after",
-      "\nWith no TARGET: the newest batch job. TARGET may also be a SLURM id (1234).\n\n" +
-        "Examples:\n  scout-ai workflow batch tail\n  scout-ai workflow batch tail --stdout -n 100",
-    )
+    .option("--batch-dir <dir>", BATCH_DIR_HELP)
+    .addHelpText("after", TAIL_HELP)
     .action(async (target, o) => {
       ctx.exitCode = await runBatchTail({
         ...(target !== undefined ? { target } : {}),
@@ -210,16 +224,15 @@ export function registerWorkflowBatch(wf: Command, ctx: CliContext): void {
         ...(o.batchDir !== undefined ? { batchDir: o.batchDir } : {}),
       }, ctx.io);
     });
+}
+
+function registerBatchClean(batch: Command, ctx: CliContext): void {
   batch.command("clean")
     .description("remove batch directories SLURM will not run any more (ended or never submitted)")
     .option("--dry-run", "only print what would be removed")
-    .option("--batch-dir <dir>", "batch directories (default: $SCOUT_HOME/var/batch)")
+    .option("--batch-dir <dir>", BATCH_DIR_HELP)
     .option("--json", "print {version, removed: [dir...], dryRun}")
-    .addHelpText(
-      "after",
-      "\nPending and running batch jobs are kept.\n\n" +
-        "Examples:\n  scout-ai workflow batch clean --dry-run\n  scout-ai workflow batch clean",
-    )
+    .addHelpText("after", CLEAN_HELP)
     .action(async (o) => {
       ctx.exitCode = await runBatchClean({
         dryRun: Boolean(o.dryRun),
