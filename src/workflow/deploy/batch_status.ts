@@ -48,6 +48,83 @@ function read(path: string): string | undefined {
   }
 }
 
+/** What a batch directory's files say: its SLURM id, how its script ended, the jobs it runs. */
+interface BatchFiles {
+  name: string;
+  dir: string;
+  id: string | null;
+  exit: number | null;
+  jobs: string[];
+  mtime: number;
+}
+
+/** What SLURM says of a batch job (absent once it forgot it). */
+type SlurmState = { state: string; reason: string } | undefined;
+
+function batchFiles(base: string, name: string): BatchFiles {
+  const dir = join(base, name);
+  const id = read(join(dir, "job.id"))?.trim() || null;
+  const ex = read(join(dir, "exit.status"))?.trim();
+  const jobs = (read(join(dir, "jobs.list")) ?? "").split("\n").filter((l) => l !== "");
+  return { name, dir, id, exit: ex ? Number(ex) : null, jobs, mtime: statSync(dir).mtimeMs };
+}
+
+/** SLURM's state; once it forgot the job, from `exit.status` (or unsubmitted, unknown). */
+function batchState(r: BatchFiles, s: SlurmState): string {
+  return s?.state ??
+    (r.id === null
+      ? "UNSUBMITTED"
+      : r.exit === null
+      ? "UNKNOWN"
+      : r.exit === 0
+      ? "COMPLETED"
+      : "FAILED");
+}
+
+/** The status of a job the batch runs: `done` when its result exists, else its `.info`'s. */
+async function jobStatusOf(job: string): Promise<string> {
+  if (job === "") return "missing";
+  const { info } = await readJobInfo(job);
+  return existsSync(job) ? "done" : typeof info?.status === "string" ? info.status : "missing";
+}
+
+/** The one-line explanation of how a batch job ended (or will not run), or "". */
+function batchNote(reason: string, state: string, exit: number | null): string {
+  if (reason === "DependencyNeverSatisfied") {
+    return state === "PENDING"
+      ? "a dependency failed; it will never run"
+      : "a dependency failed; SLURM cancelled it";
+  }
+  if (state === "CANCELLED") return "cancelled (scancel)";
+  if (state === "FAILED" || (exit !== null && exit !== 0)) {
+    return `the job failed (exit ${exit ?? "?"}); see std.err`;
+  }
+  return "";
+}
+
+async function batchEntry(r: BatchFiles, s: SlurmState): Promise<BatchEntry> {
+  let state = batchState(r, s);
+  const reason = s?.reason && s.reason !== "None" ? s.reason : "";
+  const last = r.jobs.at(-1) ?? "";
+  const jobStatus = await jobStatusOf(last);
+  const note = batchNote(reason, state, r.exit);
+  if (state === "UNKNOWN" && jobStatus === "done") state = "COMPLETED";
+  return {
+    name: r.name,
+    dir: r.dir,
+    slurmId: r.id,
+    state,
+    reason,
+    exitStatus: r.exit,
+    jobs: r.jobs,
+    job: last !== "" ? shortPath(last) : "",
+    jobStatus,
+    note,
+    live: s !== undefined && !FINAL_STATES.has(s.state),
+    mtime: r.mtime,
+  };
+}
+
 /**
  * Lists batch directories (those with a `command.batch`) under `base`,
  * oldest first.
@@ -66,62 +143,11 @@ export async function listBatches(
   } catch {
     return [];
   }
-  const raw = names.map((name) => {
-    const dir = join(base, name);
-    const id = read(join(dir, "job.id"))?.trim() || null;
-    const ex = read(join(dir, "exit.status"))?.trim();
-    const jobs = (read(join(dir, "jobs.list")) ?? "").split("\n").filter((l) => l !== "");
-    return { name, dir, id, exit: ex ? Number(ex) : null, jobs, mtime: statSync(dir).mtimeMs };
-  });
+  const raw = names.map((name) => batchFiles(base, name));
   const ids = raw.map((r) => r.id).filter((x): x is string => x !== null);
   const states = ids.length > 0 ? await slurmStates(ids, env) : new Map();
   const out: BatchEntry[] = [];
-  for (const r of raw) {
-    const s = r.id !== null ? states.get(r.id) : undefined;
-    let state = s?.state ??
-      (r.id === null
-        ? "UNSUBMITTED"
-        : r.exit === null
-        ? "UNKNOWN"
-        : r.exit === 0
-        ? "COMPLETED"
-        : "FAILED");
-    const reason = s?.reason && s.reason !== "None" ? s.reason : "";
-    const last = r.jobs.at(-1) ?? "";
-    let jobStatus = "missing";
-    if (last !== "") {
-      const { info } = await readJobInfo(last);
-      jobStatus = existsSync(last)
-        ? "done"
-        : typeof info?.status === "string"
-        ? info.status
-        : "missing";
-    }
-    let note = "";
-    if (reason === "DependencyNeverSatisfied") {
-      note = state === "PENDING"
-        ? "a dependency failed; it will never run"
-        : "a dependency failed; SLURM cancelled it";
-    } else if (state === "CANCELLED") note = "cancelled (scancel)";
-    else if (state === "FAILED" || (r.exit !== null && r.exit !== 0)) {
-      note = `the job failed (exit ${r.exit ?? "?"}); see std.err`;
-    }
-    if (state === "UNKNOWN" && jobStatus === "done") state = "COMPLETED";
-    out.push({
-      name: r.name,
-      dir: r.dir,
-      slurmId: r.id,
-      state,
-      reason,
-      exitStatus: r.exit,
-      jobs: r.jobs,
-      job: last !== "" ? shortPath(last) : "",
-      jobStatus,
-      note,
-      live: s !== undefined && !FINAL_STATES.has(s.state),
-      mtime: r.mtime,
-    });
-  }
+  for (const r of raw) out.push(await batchEntry(r, r.id !== null ? states.get(r.id) : undefined));
   return out.sort((a, b) => a.mtime - b.mtime || a.name.localeCompare(b.name));
 }
 
