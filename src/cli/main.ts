@@ -22,15 +22,46 @@ import { registerKb } from "./kb.ts";
 
 import { registerCompletion } from "./completion.ts";
 
+const ROOT_HELP = "\nExamples (from the repository root; they use its fixtures/):\n" +
+  "  scout-ai chat parse fixtures/chats/basic.chat --json | jq '.[].role'\n" +
+  "  scout-ai chat prompt fixtures/compile/agent_run.chat     # what the model would see\n" +
+  "  scout-ai llm ask -c fixtures/chats/basic.chat -o session.chat 'and then?'\n" +
+  "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
+  "  scout-ai llm prov fixtures/provenance/example/session.chat --plot prov.svg \\\n" +
+  "    --jobs-dir fixtures/provenance/example/jobs\n\n" +
+  "Run 'scout-ai <command> --help' for a command's options.";
+
+/** The global flags as commander parsed them (with Ruby's spellings and `-l`). */
+interface GlobalFlags {
+  debug?: boolean;
+  log?: string;
+  l?: string;
+  color?: boolean;
+  nocolor?: boolean;
+  nobar?: boolean;
+}
+
 /**
- * Builds the program for one invocation.
- *
- * @param ctx the invocation's context (Io, flags, exit code)
- * @returns the commander program
+ * Applies the global flags to the invocation before a command runs: debug,
+ * the log level (checked), no colour, no progress lines.
  */
-export function buildProgram(ctx: CliContext): Command {
+function applyGlobalFlags(ctx: CliContext, g: GlobalFlags): void {
   const { io } = ctx;
-  const program = new Command("scout-ai")
+  ctx.debug = Boolean(g.debug);
+  const level = String(g.l ?? g.log ?? "5").trim();
+  if (!/^[0-7]$/.test(level)) {
+    throw usageError(`--log: expected a level 0 (debug) … 7 (silent), got "${level}"`);
+  }
+  ctx.logLevel = Number(level);
+  if (ctx.logLevel > 5) io.warnings = false;
+  if (g.color === false || g.nocolor) io.color = false;
+  if (g.nobar) io.stderrIsTTY = false;
+}
+
+/** The root command: description, version, global flags, help, and output through the Io. */
+function rootCommand(ctx: CliContext): Command {
+  const { io } = ctx;
+  return new Command("scout-ai")
     .description(
       "Agent harness for plain-text .chat conversations: parse and compile chats, ask models, " +
         "run workflows as persisted jobs, and explain any result's provenance.",
@@ -42,17 +73,7 @@ export function buildProgram(ctx: CliContext): Command {
     // the Ruby scout's spellings, for scripts written for it
     .addOption(new Option("--nocolor", "same as --no-color").hideHelp())
     .addOption(new Option("--nobar", "draw no progress lines on stderr").hideHelp())
-    .addHelpText(
-      "after",
-      "\nExamples (from the repository root; they use its fixtures/):\n" +
-        "  scout-ai chat parse fixtures/chats/basic.chat --json | jq '.[].role'\n" +
-        "  scout-ai chat prompt fixtures/compile/agent_run.chat     # what the model would see\n" +
-        "  scout-ai llm ask -c fixtures/chats/basic.chat -o session.chat 'and then?'\n" +
-        "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
-        "  scout-ai llm prov fixtures/provenance/example/session.chat --plot prov.svg \\\n" +
-        "    --jobs-dir fixtures/provenance/example/jobs\n\n" +
-        "Run 'scout-ai <command> --help' for a command's options.",
-    )
+    .addHelpText("after", ROOT_HELP)
     .showSuggestionAfterError(true)
     // as the usage errors of our own checks (reportError): one hint, not the whole help
     .showHelpAfterError(USAGE_HINT)
@@ -64,24 +85,18 @@ export function buildProgram(ctx: CliContext): Command {
         write(`${paint(io, "stderr", "red", "scout-ai:")} ${s.replace(/^error: /, "")}`),
     })
     .hook("preAction", (_program, cmd) => {
-      const g = cmd.optsWithGlobals() as {
-        debug?: boolean;
-        log?: string;
-        l?: string;
-        color?: boolean;
-        nocolor?: boolean;
-        nobar?: boolean;
-      };
-      ctx.debug = Boolean(g.debug);
-      const level = String(g.l ?? g.log ?? "5").trim();
-      if (!/^[0-7]$/.test(level)) {
-        throw usageError(`--log: expected a level 0 (debug) … 7 (silent), got "${level}"`);
-      }
-      ctx.logLevel = Number(level);
-      if (ctx.logLevel > 5) io.warnings = false;
-      if (g.color === false || g.nocolor) io.color = false;
-      if (g.nobar) io.stderrIsTTY = false;
+      applyGlobalFlags(ctx, cmd.optsWithGlobals() as GlobalFlags);
     });
+}
+
+/**
+ * Builds the program for one invocation.
+ *
+ * @param ctx the invocation's context (Io, flags, exit code)
+ * @returns the commander program
+ */
+export function buildProgram(ctx: CliContext): Command {
+  const program = rootCommand(ctx);
   registerChat(program, ctx);
   registerWorkflow(program, ctx);
   registerLlm(program, ctx);
