@@ -44,15 +44,9 @@ export type AskFlags = {
   template?: string;
 };
 
-/**
- * Adds the question argument and the flags shared by `llm ask`, `llm json`
- * and `agent ask` (one flag set for all, `agents.md` §7.14).
- *
- * @param cmd the command
- * @returns the command
- */
-export function askFlags(cmd: Command): Command {
-  return cmd
+/** The question, a template for it, and the chat it continues. */
+function addQuestionFlags(cmd: Command): void {
+  cmd
     .argument(
       "[question...]",
       "the question (chat text; - or absent with a pipe: read from stdin)",
@@ -61,13 +55,23 @@ export function askFlags(cmd: Command): Command {
       "-t, --template <name>",
       "put the question into a template (a file, or questions/NAME, chats/system/NAME, chats/NAME)",
     )
-    .option("-c, --chat <file>", "continue this chat file (compiled first; - reads stdin)")
+    .option("-c, --chat <file>", "continue this chat file (compiled first; - reads stdin)");
+}
+
+/** Who answers: endpoint, model, backend. */
+function addModelFlags(cmd: Command): void {
+  cmd
     .option("-e, --endpoint <name>", "endpoint (etc/AI/<name>.yaml)")
     .option("-m, --model <model>", "model")
     .option(
       "-b, --backend <name>",
       "backend (responses, openai, anthropic, ollama, vllm, openwebui, bedrock, huggingface, relay)",
-    )
+    );
+}
+
+/** What goes in with the question (files, imports, workflows) and the chat file it goes to. */
+function addContentFlags(cmd: Command): void {
+  cmd
     .option(
       "-f, --file <path>",
       "add a file before the question (repeatable; - reads stdin)",
@@ -89,7 +93,12 @@ export function askFlags(cmd: Command): Command {
     .option(
       "-o, --output <file>",
       "append the question and the new messages to this chat file (made, with missing directories, if need be)",
-    )
+    );
+}
+
+/** How the ask runs and prints: streaming, JSON, cache, request options, dry run, inline. */
+function addRunFlags(cmd: Command): void {
+  cmd
     .option("--stream", "stream the answer as it arrives (default on a terminal)")
     .option("--no-stream", "print the answer only when complete")
     .option("--json", "print a JSON object (answer, messages, usage…) instead of the answer")
@@ -111,7 +120,22 @@ export function askFlags(cmd: Command): Command {
     .option(
       "--inline <file>",
       'answer each "# ask:" comment of FILE in place, between "# Response start/end" lines',
-    ) as unknown as Command;
+    );
+}
+
+/**
+ * Adds the question argument and the flags shared by `llm ask`, `llm json`
+ * and `agent ask` (one flag set for all, `agents.md` §7.14).
+ *
+ * @param cmd the command
+ * @returns the command
+ */
+export function askFlags(cmd: Command): Command {
+  addQuestionFlags(cmd);
+  addModelFlags(cmd);
+  addContentFlags(cmd);
+  addRunFlags(cmd);
+  return cmd;
 }
 
 /**
