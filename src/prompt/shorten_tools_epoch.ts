@@ -8,7 +8,14 @@
  */
 import type { Message } from "../chat/types.ts";
 import type { PromptSettings } from "./settings.ts";
-import { CALL, callKey, compactMessage, OUTPUT, pairToolMessages } from "./tool_messages.ts";
+import {
+  CALL,
+  callKey,
+  compactMessage,
+  OUTPUT,
+  pairToolMessages,
+  type ToolPairing,
+} from "./tool_messages.ts";
 
 /** Where the epoch boundaries lie for `T` tool outputs (counts in pairs). */
 export interface EpochRegions {
@@ -84,38 +91,34 @@ export function compactionNotice(compacted: number, removed: number): string {
   ].join("\n");
 }
 
-/**
- * Applies `shorten_tools_epoch`. Positions count usable outputs from the
- * newest (`r = 1`); a call takes its paired output's position (an unpaired
- * call: the number of outputs after it). Regions: `r ≤ keepFull` whole,
- * `r ≤ truncateTo` compacted, older dropped; the newest instance of every
- * call repeated with identical name and arguments is kept whole. If anything
- * changed, one `user` notice goes right **before** the first kept tool
- * message ([TS-FIX]: Ruby puts it between a call and its output).
- *
- * @param messages the prompt messages
- * @param settings resolved settings (see `resolvePromptSettings`)
- * @returns a new list (a copy of the input when nothing applies)
- *
- * @example
- * ```ts
- * import { shortenToolsEpoch } from "./shorten_tools_epoch.ts";
- * import { defaultPromptSettings } from "./settings.ts";
- * shortenToolsEpoch([{ role: "user", content: "go" }], defaultPromptSettings()).length; // 1
- * ```
- */
-export function shortenToolsEpoch(
-  messages: readonly Message[],
-  settings: PromptSettings,
-): Message[] {
-  const n = messages.length;
-  const { infos, pairOf } = pairToolMessages(messages);
-  let total = 0;
-  for (let i = 0; i < n; i++) if (infos[i] && messages[i]!.role === OUTPUT) total++;
-  const regions = epochRegions(total, settings);
-  if (regions === null) return messages.slice();
+/** Where each tool message stands (`r`, 1 = newest output) and the positions kept whole as repeats. */
+interface ToolPositions {
+  /** Position per message index (0 for non-tool messages). */
+  position: Int32Array;
+  /** Positions of the newest instance of each call made twice or more (§5.6). */
+  protectedPositions: Set<number>;
+}
 
-  // Positions (r) per message, and the repeated-call protection (§5.6).
+/** How many usable tool outputs there are (`T`). */
+function countOutputs(messages: readonly Message[], infos: ToolPairing["infos"]): number {
+  let total = 0;
+  for (let i = 0; i < messages.length; i++) {
+    if (infos[i] && messages[i]!.role === OUTPUT) total++;
+  }
+  return total;
+}
+
+/**
+ * Positions per message (an output counted from the newest, a call taking
+ * its output's, an unpaired call the number of outputs after it), and the
+ * repeated-call protection (§5.6).
+ */
+function toolPositions(
+  messages: readonly Message[],
+  { infos, pairOf }: ToolPairing,
+  total: number,
+): ToolPositions {
+  const n = messages.length;
   const position = new Int32Array(n);
   const seen = new Map<string, { count: number; last: number }>();
   let forward = 0;
@@ -142,12 +145,30 @@ export function shortenToolsEpoch(
   }
   const protectedPositions = new Set<number>();
   for (const s of seen.values()) if (s.count >= 2) protectedPositions.add(total - s.last + 1);
+  return { position, protectedPositions };
+}
 
+/** The messages after the regions apply, what changed, and where the notice goes. */
+interface Shortened {
+  out: Message[];
+  compacted: number;
+  removed: number;
+  /** Index in `out` of the first kept tool message, or -1. */
+  firstTool: number;
+}
+
+/** Keeps, compacts or drops each tool message by its position. */
+function applyRegions(
+  messages: readonly Message[],
+  infos: ToolPairing["infos"],
+  { position, protectedPositions }: ToolPositions,
+  regions: EpochRegions,
+): Shortened {
   const out: Message[] = [];
-  let compactedCount = 0;
+  let compacted = 0;
   let removed = 0;
   let firstTool = -1;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     const info = infos[i];
     const isTool = m.role === CALL || m.role === OUTPUT;
@@ -169,12 +190,50 @@ export function shortenToolsEpoch(
     const c = compactMessage(m, info);
     if (c === null) out.push(m);
     else {
-      compactedCount++;
+      compacted++;
       out.push(c);
     }
   }
-  if (compactedCount + removed > 0) {
-    const notice: Message = { role: "user", content: compactionNotice(compactedCount, removed) };
+  return { out, compacted, removed, firstTool };
+}
+
+/**
+ * Applies `shorten_tools_epoch`. Positions count usable outputs from the
+ * newest (`r = 1`); a call takes its paired output's position (an unpaired
+ * call: the number of outputs after it). Regions: `r ≤ keepFull` whole,
+ * `r ≤ truncateTo` compacted, older dropped; the newest instance of every
+ * call repeated with identical name and arguments is kept whole. If anything
+ * changed, one `user` notice goes right **before** the first kept tool
+ * message ([TS-FIX]: Ruby puts it between a call and its output).
+ *
+ * @param messages the prompt messages
+ * @param settings resolved settings (see `resolvePromptSettings`)
+ * @returns a new list (a copy of the input when nothing applies)
+ *
+ * @example
+ * ```ts
+ * import { shortenToolsEpoch } from "./shorten_tools_epoch.ts";
+ * import { defaultPromptSettings } from "./settings.ts";
+ * shortenToolsEpoch([{ role: "user", content: "go" }], defaultPromptSettings()).length; // 1
+ * ```
+ */
+export function shortenToolsEpoch(
+  messages: readonly Message[],
+  settings: PromptSettings,
+): Message[] {
+  const pairing = pairToolMessages(messages);
+  const total = countOutputs(messages, pairing.infos);
+  const regions = epochRegions(total, settings);
+  if (regions === null) return messages.slice();
+  const positions = toolPositions(messages, pairing, total);
+  const { out, compacted, removed, firstTool } = applyRegions(
+    messages,
+    pairing.infos,
+    positions,
+    regions,
+  );
+  if (compacted + removed > 0) {
+    const notice: Message = { role: "user", content: compactionNotice(compacted, removed) };
     out.splice(firstTool === -1 ? out.length : firstTool, 0, notice);
   }
   return out;
