@@ -89,34 +89,24 @@ function remember(find: (from: number) => number): (from: number) => number {
   };
 }
 
-/** Line helpers over one body. */
-function scanner(body: string) {
-  // ":--" on a line: a prefilter for command openers and command escapes.
-  const hasCmdMarker = contains(body, ":--");
-  const lineEnd = (from: number): number => {
-    const nl = body.indexOf("\n", from);
-    return nl === -1 ? body.length : nl;
-  };
-  /** True if the stripped line (first non-space at `i`) starts with a fence. */
-  const isFence = (i: number, to: number): boolean => i + 3 <= to && body.startsWith("```", i);
-  /** Rows 3/4 in Ruby (any mode): the line [from, to) opens `[[` or a command block. */
-  const hijacks = (from: number, i: number, to: number): boolean =>
-    (body.charCodeAt(i) === 91 && body.charCodeAt(i + 1) === 91) ||
-    (hasCmdMarker(from, to) && CMD_OPEN.test(stripRange(body, from, to)));
-  /**
-   * Start of the first line at or after `from` (a line start) whose stripped
-   * form starts with `needle`, or `body.length + 1` if none: found by
-   * searching the needle, not by walking lines.
-   */
-  const lineStarting = (needle: string) => (from: number): number => {
+/**
+ * Start of the first line at or after `from` (a line start) whose stripped
+ * form starts with `needle`, or `body.length + 1` if none: found by
+ * searching the needle, not by walking lines.
+ */
+function lineStarting(body: string, needle: string): (from: number) => number {
+  return (from) => {
     for (let k = body.indexOf(needle, from); k !== -1; k = body.indexOf(needle, k + 1)) {
       const start = body.lastIndexOf("\n", k - 1) + 1;
       if (firstNonSpace(body, start, k) === k) return start;
     }
     return body.length + 1;
   };
-  /** Start of the first command-opener line at or after `from`, or `body.length + 1`. */
-  const cmdLine = (from: number): number => {
+}
+
+/** Start of the first command-opener line at or after `from`, or `body.length + 1`. */
+function cmdLine(body: string, lineEnd: (from: number) => number): (from: number) => number {
+  return (from) => {
     for (let k = body.indexOf(":-- ", from); k !== -1; k = body.indexOf(":-- ", k + 1)) {
       const start = body.lastIndexOf("\n", k - 1) + 1;
       const to = lineEnd(k);
@@ -125,37 +115,76 @@ function scanner(body: string) {
     }
     return body.length + 1;
   };
-  const fenceLine = remember(lineStarting("```"));
-  const squareLine = remember(lineStarting("[["));
-  const cmdOpenLine = remember(cmdLine);
-  /**
-   * Start of the line after the one that closes the fence opened before
-   * `from`, or -1 if none does or a line before it would hijack it in Ruby.
-   */
-  const fenceEnd = (from: number): number => {
-    const close = fenceLine(from);
-    if (close > body.length) return -1;
-    if (squareLine(from) < close || cmdOpenLine(from) < close) return -1;
-    return lineEnd(close) + 1;
+}
+
+/** The line searches over one body, each memoised for a forward walk. */
+interface Scanner {
+  body: string;
+  /** End of the line at `from` (its newline, or the body's end). */
+  lineEnd: (from: number) => number;
+  /** ":--" on a line: a prefilter for command openers and command escapes. */
+  hasCmdMarker: (from: number, to: number) => boolean;
+  /** Start of the first fence line at or after `from`, or `body.length + 1`. */
+  fenceLine: (from: number) => number;
+  /** Start of the first `[[` line at or after `from`, or `body.length + 1`. */
+  squareLine: (from: number) => number;
+  /** Start of the first command-opener line at or after `from`, or `body.length + 1`. */
+  cmdOpenLine: (from: number) => number;
+}
+
+function scanner(body: string): Scanner {
+  const lineEnd = (from: number): number => {
+    const nl = body.indexOf("\n", from);
+    return nl === -1 ? body.length : nl;
   };
-  /**
-   * Start of the line after the one closing xml block `tag` (its first
-   * closing tag is `</tag>`) opened before `from`; or `-h - 1`, h the start
-   * of the line where the scan stopped: one Ruby would drop or act on, or the
-   * end of the body (any later opener of `tag` before h fails too).
-   */
-  const xmlEnd = (from: number, tag: string): number => {
-    const stop = Math.min(fenceLine(from), squareLine(from), cmdOpenLine(from));
-    for (let k = body.indexOf("</", from); k !== -1 && k < stop; k = body.indexOf("</", k)) {
-      const start = body.lastIndexOf("\n", k - 1) + 1;
-      const to = lineEnd(k);
-      const m = XML_CLOSE.exec(stripRange(body, start, to));
-      if (m !== null && m[1] === tag) return to + 1;
-      k = to;
-    }
-    return -stop - 1;
+  return {
+    body,
+    lineEnd,
+    hasCmdMarker: contains(body, ":--"),
+    fenceLine: remember(lineStarting(body, "```")),
+    squareLine: remember(lineStarting(body, "[[")),
+    cmdOpenLine: remember(cmdLine(body, lineEnd)),
   };
-  return { lineEnd, hasCmdMarker, isFence, hijacks, fenceEnd, xmlEnd };
+}
+
+/** True if the stripped line (first non-space at `i`, ending at `to`) starts with a fence. */
+function isFence(body: string, i: number, to: number): boolean {
+  return i + 3 <= to && body.startsWith("```", i);
+}
+
+/** True if the line [from, to) opens a command block (Ruby's row 4, any mode). */
+function opensCommand(body: string, from: number, to: number): boolean {
+  return CMD_OPEN.test(stripRange(body, from, to));
+}
+
+/**
+ * Start of the line after the one that closes the fence opened before
+ * `from`, or -1 if none does or a line before it would hijack it in Ruby.
+ */
+function fenceEnd(s: Scanner, from: number): number {
+  const close = s.fenceLine(from);
+  if (close > s.body.length) return -1;
+  if (s.squareLine(from) < close || s.cmdOpenLine(from) < close) return -1;
+  return s.lineEnd(close) + 1;
+}
+
+/**
+ * Start of the line after the one closing xml block `tag` (its first
+ * closing tag is `</tag>`) opened before `from`; or `-h - 1`, h the start
+ * of the line where the scan stopped: one Ruby would drop or act on, or the
+ * end of the body (any later opener of `tag` before h fails too).
+ */
+function xmlEnd(s: Scanner, from: number, tag: string): number {
+  const { body } = s;
+  const stop = Math.min(s.fenceLine(from), s.squareLine(from), s.cmdOpenLine(from));
+  for (let k = body.indexOf("</", from); k !== -1 && k < stop; k = body.indexOf("</", k)) {
+    const start = body.lastIndexOf("\n", k - 1) + 1;
+    const to = s.lineEnd(k);
+    const m = XML_CLOSE.exec(stripRange(body, start, to));
+    if (m !== null && m[1] === tag) return to + 1;
+    k = to;
+  }
+  return -stop - 1;
 }
 
 /**
@@ -180,13 +209,15 @@ export function guardBody(body: string, ctx: GuardContext): string {
     let escape = false;
     let rubyXml = false;
     let decided = false;
-    if (c0 === 96 /* ` */ && scan.isFence(i, to)) {
+    if (c0 === 96 /* ` */ && isFence(body, i, to)) {
       decided = true;
-      const end = scan.fenceEnd(next);
+      const end = fenceEnd(scan, next);
       if (end === -1) escape = true;
       else after = end;
     } else if (
-      (c0 === 91 /* [ */ || scan.hasCmdMarker(pos, to)) && scan.hijacks(pos, i, to)
+      // Ruby's rows 3/4 (any mode): the line opens `[[` or a command block
+      (c0 === 91 /* [ */ && body.charCodeAt(i + 1) === 91) ||
+      (scan.hasCmdMarker(pos, to) && opensCommand(body, pos, to))
     ) {
       decided = escape = true;
     } else if (c0 === 60 /* < */) {
@@ -198,7 +229,7 @@ export function guardBody(body: string, ctx: GuardContext): string {
           ((closers.get(tag) ?? -1) >= next || ctx.closedLater(tag));
         if (opens) {
           decided = true;
-          const end = (xmlFail.get(tag) ?? -1) > pos ? -1 : scan.xmlEnd(next, tag);
+          const end = (xmlFail.get(tag) ?? -1) > pos ? -1 : xmlEnd(scan, next, tag);
           if (end >= 0) after = end;
           else {
             if (end < -1) xmlFail.set(tag, -end - 1);
