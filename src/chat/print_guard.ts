@@ -187,6 +187,53 @@ function xmlEnd(s: Scanner, from: number, tag: string): number {
   return -stop - 1;
 }
 
+/** The xml-block state of one walk over a body (made at its first `<` line). */
+interface XmlWalk {
+  scan: Scanner;
+  ctx: GuardContext;
+  /** The offset of each tag's last closer in the body (found at the first opener). */
+  closers: Map<string, number> | null;
+  /** Per tag, where a scan for its closer stopped: an opener before that fails too. */
+  xmlFail: Map<string, number>;
+}
+
+/** Verdict: escape the line. */
+const ESCAPE = -1;
+/** Verdict: a plain line, kept as it is (of xmlVerdict: not an xml block, plain rules decide). */
+const PLAIN = -2;
+
+/**
+ * The verdict on an opening-tag line [pos, to): the start of the line after
+ * its block (kept whole), ESCAPE, or PLAIN when it opens no block here.
+ */
+function xmlVerdict(w: XmlWalk, pos: number, to: number): number {
+  const { scan, ctx } = w;
+  const { body } = scan;
+  const m = XML_OPEN.exec(stripRange(body, pos, to));
+  if (m === null) return PLAIN;
+  const tag = m[1]!;
+  const next = to + 1;
+  w.closers ??= lastCloserOffsets(body);
+  const opens = !body.slice(pos, to).includes(`</${tag}>`) &&
+    ((w.closers.get(tag) ?? -1) >= next || ctx.closedLater(tag));
+  if (!opens) return ctx.closedAnywhere(tag) ? ESCAPE : PLAIN;
+  const end = (w.xmlFail.get(tag) ?? -1) > pos ? -1 : xmlEnd(scan, next, tag);
+  if (end >= 0) return end;
+  if (end < -1) w.xmlFail.set(tag, -end - 1);
+  return ESCAPE;
+}
+
+/** The body with a `\` inserted before each offset (ascending). */
+function withEscapes(body: string, inserts: readonly number[]): string {
+  let out = "";
+  let at = 0;
+  for (const p of inserts) {
+    out += body.slice(at, p) + "\\";
+    at = p;
+  }
+  return out + body.slice(at);
+}
+
 /**
  * Escapes the lines of a message body that need it (see the module doc).
  *
@@ -197,63 +244,40 @@ function xmlEnd(s: Scanner, from: number, tag: string): number {
 export function guardBody(body: string, ctx: GuardContext): string {
   if (!maybeSpecial(body)) return body;
   const scan = scanner(body);
+  let xml: XmlWalk | null = null;
   const inserts: number[] = []; // offsets before which a `\` goes, ascending
-  let closers: Map<string, number> | null = null;
-  const xmlFail = new Map<string, number>();
   for (let pos = 0; pos <= body.length;) {
     const to = scan.lineEnd(pos);
     const next = to + 1;
     const i = firstNonSpace(body, pos, to);
     const c0 = i < to ? body.charCodeAt(i) : -1;
-    let after = next; // start of the first line this step does not cover
-    let escape = false;
-    let rubyXml = false;
-    let decided = false;
+    // a block kept whole (the start of the line after it), ESCAPE, or PLAIN
+    let verdict = PLAIN;
     if (c0 === 96 /* ` */ && isFence(body, i, to)) {
-      decided = true;
       const end = fenceEnd(scan, next);
-      if (end === -1) escape = true;
-      else after = end;
+      verdict = end === -1 ? ESCAPE : end;
     } else if (
       // Ruby's rows 3/4 (any mode): the line opens `[[` or a command block
       (c0 === 91 /* [ */ && body.charCodeAt(i + 1) === 91) ||
       (scan.hasCmdMarker(pos, to) && opensCommand(body, pos, to))
     ) {
-      decided = escape = true;
+      verdict = ESCAPE;
     } else if (c0 === 60 /* < */) {
-      const m = XML_OPEN.exec(stripRange(body, pos, to));
-      if (m !== null) {
-        const tag = m[1]!;
-        closers ??= lastCloserOffsets(body);
-        const opens = !body.slice(pos, to).includes(`</${tag}>`) &&
-          ((closers.get(tag) ?? -1) >= next || ctx.closedLater(tag));
-        if (opens) {
-          decided = true;
-          const end = (xmlFail.get(tag) ?? -1) > pos ? -1 : xmlEnd(scan, next, tag);
-          if (end >= 0) after = end;
-          else {
-            if (end < -1) xmlFail.set(tag, -end - 1);
-            escape = true;
-          }
-        } else {
-          rubyXml = ctx.closedAnywhere(tag);
-        }
-      }
+      xml ??= { scan, ctx, closers: null, xmlFail: new Map() };
+      verdict = xmlVerdict(xml, pos, to);
     }
-    if (!decided) {
+    if (verdict === PLAIN) {
+      // a header, or a line that already looks escaped
       const n = roleNameLength(body, pos);
-      escape = rubyXml || (n > 0 && pos + n < to && body.charCodeAt(pos + n) === 58) ||
-        ((c0 === 92 || scan.hasCmdMarker(pos, to)) && isEscapedLine(body.slice(pos, to)));
+      if (
+        (n > 0 && pos + n < to && body.charCodeAt(pos + n) === 58) ||
+        ((c0 === 92 || scan.hasCmdMarker(pos, to)) && isEscapedLine(body.slice(pos, to)))
+      ) verdict = ESCAPE;
     }
-    if (escape) { for (const p of escapePoints(body.slice(pos, to))) inserts.push(pos + p); }
-    pos = after;
+    if (verdict === ESCAPE) {
+      for (const p of escapePoints(body.slice(pos, to))) inserts.push(pos + p);
+    }
+    pos = verdict >= 0 ? verdict : next;
   }
-  if (inserts.length === 0) return body;
-  let out = "";
-  let at = 0;
-  for (const p of inserts) {
-    out += body.slice(at, p) + "\\";
-    at = p;
-  }
-  return out + body.slice(at);
+  return inserts.length === 0 ? body : withEscapes(body, inserts);
 }
