@@ -183,17 +183,8 @@ async function runAction(
   });
 }
 
-/**
- * Registers `llm ask` and `llm json`.
- *
- * @param llm the `llm` command
- * @param ctx invocation context
- */
-export function registerLlmAsk(llm: Command, ctx: CliContext): void {
-  const askCmd = askFlags(llm.command("ask").description("ask a model; the answer goes to stdout"));
-  askCmd.addHelpText(
-    "after",
-    `
+/** What `llm ask --help` says after the flags. */
+const ASK_HELP = `
 The question is chat text: plain words are a user message; "system: …" lines work too.
 QUESTION "-" (or none, when piped) reads the question from stdin; "..." in QUESTION is
 replaced by the first -f file's text (then not attached again), else by stdin. With -c -,
@@ -225,8 +216,28 @@ Examples:
   git diff | scout-ai llm ask "Write a commit message for this diff: ..."
   scout-ai llm ask -c fixtures/chats/basic.chat -o session.chat "And the population?"
   cat fixtures/chats/basic.chat | scout-ai llm ask -c - "Summarise this conversation"
-  scout-ai llm ask -e nano -f fixtures/compile/parts/notes.md "Summarise the notes" --json | jq -r .answer`,
-  );
+  scout-ai llm ask -e nano -f fixtures/compile/parts/notes.md "Summarise the notes" --json | jq -r .answer`;
+
+/** What `llm json --help` says after the flags. */
+const JSON_HELP = `
+The model is asked to reply with one JSON object (following --schema when given); the reply
+is parsed (a \`\`\`json fence is unwrapped) and printed as indented JSON. A reply that is not
+JSON is an error (exit 1). --json prints the llm ask object (see llm ask --help) plus
+"value", the parsed reply.
+
+Examples:
+  scout-ai llm json -s fixtures/llm/person.schema.json "Invent a person"
+  scout-ai llm json "List three primes as {\\"primes\\": [...]}" | jq .primes`;
+
+/**
+ * Registers `llm ask` and `llm json`.
+ *
+ * @param llm the `llm` command
+ * @param ctx invocation context
+ */
+export function registerLlmAsk(llm: Command, ctx: CliContext): void {
+  const askCmd = askFlags(llm.command("ask").description("ask a model; the answer goes to stdout"));
+  askCmd.addHelpText("after", ASK_HELP);
   askCmd.action(async (...args: unknown[]) => {
     const [question, o] = args as [string[], AskFlags];
     await runAction(ctx, question, o, "ask");
@@ -236,18 +247,7 @@ Examples:
     llm.command("json").description("ask for structured output; prints the JSON"),
   );
   jsonCmd.option("-s, --schema <file>", "JSON Schema (or shorthand map) file, JSON or YAML");
-  jsonCmd.addHelpText(
-    "after",
-    `
-The model is asked to reply with one JSON object (following --schema when given); the reply
-is parsed (a \`\`\`json fence is unwrapped) and printed as indented JSON. A reply that is not
-JSON is an error (exit 1). --json prints the llm ask object (see llm ask --help) plus
-"value", the parsed reply.
-
-Examples:
-  scout-ai llm json -s fixtures/llm/person.schema.json "Invent a person"
-  scout-ai llm json "List three primes as {\\"primes\\": [...]}" | jq .primes`,
-  );
+  jsonCmd.addHelpText("after", JSON_HELP);
   jsonCmd.action(async (...args: unknown[]) => {
     const [question, o] = args as [string[], AskFlags];
     await runAction(ctx, question, o, "json");
