@@ -101,48 +101,16 @@ export function openStore(path: string): AssociationStore | null {
     closeSync(fd);
     return null;
   }
-  const scan = (section: Section, prefix: string, exact: boolean): string[] => {
-    const { fenceKeys, fenceOffsets } = section;
-    // Last fence whose key is < prefix (matches may start inside its block).
-    let lo = 0, hi = fenceKeys.length - 1, b = 0;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (fenceKeys[mid]! < prefix) {
-        b = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    const out: string[] = [];
-    for (; b < fenceKeys.length; b++) {
-      const end = b + 1 < fenceOffsets.length ? fenceOffsets[b + 1]! : section.end;
-      const text = readAt(fd, fenceOffsets[b]!, end);
-      let past = false;
-      for (const line of text.split("\n")) {
-        if (line === "") continue;
-        const t = line.indexOf("\t");
-        const key = t < 0 ? line : line.slice(0, t);
-        if (exact ? key === prefix : key.startsWith(prefix)) out.push(line);
-        else if (key > prefix) {
-          past = true;
-          break;
-        }
-      }
-      if (past || (exact && out.length)) break;
-    }
-    return out;
-  };
-  const keyOf = (l: string) => {
-    const t = l.indexOf("\t");
-    return t < 0 ? l : l.slice(0, t);
-  };
+  const { forward, reverse } = footer;
   return {
     meta: footer.meta,
-    match(entity, reverse = false) {
-      const section = reverse && footer.reverse ? footer.reverse : footer.forward;
-      return scan(section, escapeValue(entity) + "~", false).map((l) => unescapeValue(keyOf(l)));
+    match(entity, backwards = false) {
+      const section = backwards && reverse ? reverse : forward;
+      return scanSection(fd, section, escapeValue(entity) + "~", false)
+        .map((l) => unescapeValue(keyOf(l)));
     },
     get(key) {
-      const line = scan(footer.forward, escapeValue(key), true)[0];
+      const line = scanSection(fd, forward, escapeValue(key), true)[0];
       if (line === undefined) return null;
       const t = line.indexOf("\t");
       return t < 0 ? [] : line.slice(t + 1).split("\t").map(unescapeValue);
@@ -153,4 +121,45 @@ export function openStore(path: string): AssociationStore | null {
       } catch { /* closed */ }
     },
   };
+}
+
+/** A line's key: the text before its first tab. */
+function keyOf(line: string): string {
+  const t = line.indexOf("\t");
+  return t < 0 ? line : line.slice(0, t);
+}
+
+/**
+ * The lines of a section whose key starts with `prefix` (`exact`: equals
+ * it), read block by block from the last fence below `prefix` until a key
+ * past it.
+ */
+function scanSection(fd: number, section: Section, prefix: string, exact: boolean): string[] {
+  const { fenceKeys, fenceOffsets } = section;
+  // Last fence whose key is < prefix (matches may start inside its block).
+  let lo = 0, hi = fenceKeys.length - 1, b = 0;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (fenceKeys[mid]! < prefix) {
+      b = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  const out: string[] = [];
+  for (; b < fenceKeys.length; b++) {
+    const end = b + 1 < fenceOffsets.length ? fenceOffsets[b + 1]! : section.end;
+    const text = readAt(fd, fenceOffsets[b]!, end);
+    let past = false;
+    for (const line of text.split("\n")) {
+      if (line === "") continue;
+      const key = keyOf(line);
+      if (exact ? key === prefix : key.startsWith(prefix)) out.push(line);
+      else if (key > prefix) {
+        past = true;
+        break;
+      }
+    }
+    if (past || (exact && out.length)) break;
+  }
+  return out;
 }
