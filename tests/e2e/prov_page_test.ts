@@ -50,16 +50,22 @@ async function hostileExample(dir: string): Promise<{ root: string; jobs: string
   return { root: join(dir, "example", "session.chat"), jobs: join(dir, "example", "jobs") };
 }
 
+/** The hostile example's page, written by `llm prov --html` into `dir`. */
+async function hostilePage(dir: string) {
+  const { root, jobs } = await hostileExample(dir);
+  const page = join(dir, "report.html");
+  const r = await runMain(["llm", "prov", root, "--jobs-dir", jobs, "--html", page], {
+    cwd: dir,
+    env: { SCOUT_HOME: join(dir, "home") },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  return { page, r };
+}
+
 Deno.test("prov --html: one self-contained page; clicking a node shows its messages as text", async () => {
   needBrowser();
   await using dir = await tempDir();
-  const { root, jobs } = await hostileExample(dir.path);
-  const page = join(dir.path, "report.html");
-  const r = await runMain(["llm", "prov", root, "--jobs-dir", jobs, "--html", page], {
-    cwd: dir.path,
-    env: { SCOUT_HOME: join(dir.path, "home") },
-  });
-  assert.equal(r.code, 0, r.stderr);
+  const { page, r } = await hostilePage(dir.path);
   assert.equal(r.stdout, "", "--html alone prints no tree");
   const html = await Deno.readTextFile(page);
   // self-contained: no external reference, and the hostile text never closes the script
@@ -92,13 +98,7 @@ Deno.test("prov --html: one self-contained page; clicking a node shows its messa
 Deno.test("prov --html: in a window 500 px wide the panels stack, each as wide as the window", async () => {
   needBrowser();
   await using dir = await tempDir();
-  const { root, jobs } = await hostileExample(dir.path);
-  const page = join(dir.path, "report.html");
-  const r = await runMain(["llm", "prov", root, "--jobs-dir", jobs, "--html", page], {
-    cwd: dir.path,
-    env: { SCOUT_HOME: join(dir.path, "home") },
-  });
-  assert.equal(r.code, 0, r.stderr);
+  const { page } = await hostilePage(dir.path);
   const b = await browser({ kind: "page", file: page, click: "n4", width: 500 });
   assert.deepEqual(b.errors, []);
   type Box = { x: number; y: number; width: number; height: number };

@@ -55,6 +55,18 @@ async function example(): Promise<
   return { dir, root: join(base, "session.chat"), jobs: join(base, "jobs") };
 }
 
+/** A Scout home under `dir` with prices for the example's two models. */
+async function pricedHome(dir: string): Promise<string> {
+  const home = join(dir, "home");
+  await Deno.mkdir(join(home, "etc"), { recursive: true });
+  await Deno.writeTextFile(
+    join(home, "etc", "prices.yaml"),
+    "gpt-5-nano: {input: 0.05, cached_input: 0.005, output: 0.4, reasoning: 0.8}\n" +
+      "claude-sonnet-4-5: {input: 3, cached_input: 0.3, cache_write: 3.75, output: 15}\n",
+  );
+  return home;
+}
+
 Deno.test("rollup --by agent: root, Planner (own log), Critic (society log), Worker (log + receipt-only call)", async () => {
   const { dir, root, jobs } = await example();
   await using _d = dir;
@@ -225,13 +237,7 @@ Deno.test("node costs with prices: direct as tokens count, subtree over what eac
   // without prices, no cost
   assert.equal(provenanceReport(root, { jobRoots: [jobs] }).nodes.at(0)!.cost, undefined);
 
-  const home = join(dir.path, "home");
-  await Deno.mkdir(join(home, "etc"), { recursive: true });
-  await Deno.writeTextFile(
-    join(home, "etc", "prices.yaml"),
-    "gpt-5-nano: {input: 0.05, cached_input: 0.005, output: 0.4, reasoning: 0.8}\n" +
-      "claude-sonnet-4-5: {input: 3, cached_input: 0.3, cache_write: 3.75, output: 15}\n",
-  );
+  const home = await pricedHome(dir.path);
   const env = { SCOUT_HOME: home };
   const tree = await runMain(["llm", "prov", root, "-J", jobs], { env, cwd: dir.path });
   assert.equal(tree.code, 0, tree.stderr);
@@ -256,13 +262,7 @@ Deno.test("node costs with prices: direct as tokens count, subtree over what eac
 Deno.test("llm prov --json with prices: each node's direct and subtree cost and the run's, to 12 digits; the v1 schema holds", async () => {
   const { dir, root, jobs } = await example();
   await using _d = dir;
-  const home = join(dir.path, "home");
-  await Deno.mkdir(join(home, "etc"), { recursive: true });
-  await Deno.writeTextFile(
-    join(home, "etc", "prices.yaml"),
-    "gpt-5-nano: {input: 0.05, cached_input: 0.005, output: 0.4, reasoning: 0.8}\n" +
-      "claude-sonnet-4-5: {input: 3, cached_input: 0.3, cache_write: 3.75, output: 15}\n",
-  );
+  const home = await pricedHome(dir.path);
   const env = { SCOUT_HOME: home };
   const j = await runMain(["llm", "prov", root, "-J", jobs, "--json"], { env, cwd: dir.path });
   assert.equal(j.code, 0, j.stderr);
