@@ -6,7 +6,7 @@
  */
 import type { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
-import { registerLlmProv } from "./llm_prov.ts";
+import { registerLlmProv } from "./llm_prov_command.ts";
 import { registerLlmAsk } from "./llm_ask.ts";
 import { registerLlmProcess } from "./llm_process.ts";
 
