@@ -277,17 +277,10 @@ function reportNodes(
 }
 
 /**
- * Walks provenance from `root` once and builds the report: nodes with labels
- * and direct/subtree tokens, edges, display edges, events, totals and
- * warnings. Problems never abort: they become warnings (and `complete:
- * false`). Nothing is executed.
- *
- * @param root chat path, job path (with `rootType: "job"`) or a JobRef
- * @param o traversal options (`onError` is replaced: problems are collected)
- * @returns the report
- * @throws ScoutError `root_not_found`, `invalid_follow`
+ * The walk's problems as report warnings, in the order they come, and the
+ * keys of the receipt problems among them (reported once).
  */
-export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): ProvenanceReport {
+function warningCollector() {
   const warnings: ReportWarning[] = [];
   const reported = new Set<string>();
   const onError = (error: ProvenanceError) => {
@@ -303,6 +296,22 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
       ...(error.reason === undefined ? {} : { reason: error.reason }),
     });
   };
+  return { warnings, reported, onError };
+}
+
+/**
+ * Walks provenance from `root` once and builds the report: nodes with labels
+ * and direct/subtree tokens, edges, display edges, events, totals and
+ * warnings. Problems never abort: they become warnings (and `complete:
+ * false`). Nothing is executed.
+ *
+ * @param root chat path, job path (with `rootType: "job"`) or a JobRef
+ * @param o traversal options (`onError` is replaced: problems are collected)
+ * @returns the report
+ * @throws ScoutError `root_not_found`, `invalid_follow`
+ */
+export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): ProvenanceReport {
+  const { warnings, reported, onError } = warningCollector();
   const { g, chats } = walkGraph(root, o, onError);
   o.onPhase?.("walk");
   const { store, table } = chats;

@@ -228,17 +228,16 @@ function referenceResolver(o: WalkOptions): {
   return { resolve, insideRoots: insideJobRoots(resolveOpts) };
 }
 
-function* walkWith(
-  rootNode: NodeRef,
-  reader: ChatReader,
-  o: WalkOptions,
-): Generator<TraversalRecord> {
-  // One node object per kind and path, keyed by the node's own path string:
-  // an id string per node (`chat:<path>`) would be a second copy of every
-  // path for the whole walk (~20 MB on a 2 GB store).
+/**
+ * One node object per kind and path, keyed by the node's own path string (an
+ * id string per node, `chat:<path>`, would be a second copy of every path for
+ * the whole walk: ~20 MB on a 2 GB store); a chat met for the first time is
+ * announced to the reader.
+ */
+function nodeInterner(rootNode: NodeRef, reader: ChatReader) {
   const nodes = { chat: new Map<string, NodeRef>(), job: new Map<string, NodeRef>() };
   nodes[rootNode.kind].set(rootNode.path, rootNode);
-  const intern = <T extends NodeRef>(n: T): T => {
+  return <T extends NodeRef>(n: T): T => {
     const byPath = nodes[n.kind];
     const known = byPath.get(n.path);
     if (known !== undefined) return known as T;
@@ -246,6 +245,14 @@ function* walkWith(
     if (n.kind === "chat") reader.discovered(n.path); // it will be read: maybe start now
     return n;
   };
+}
+
+function* walkWith(
+  rootNode: NodeRef,
+  reader: ChatReader,
+  o: WalkOptions,
+): Generator<TraversalRecord> {
+  const intern = nodeInterner(rootNode, reader);
   const { resolve, insideRoots } = referenceResolver(o);
   const queue: Pending[] = [{ node: rootNode, parent: null, relation: null, detail: null }];
   const seen = new Set<NodeRef>(); // interned nodes: one object per node id
