@@ -57,6 +57,38 @@ function pathId(n: ReportNode): string {
  * @returns the flow model
  */
 export function flowModel(report: ProvenanceReport, o: RenderOptions = {}): FlowModel {
+  const ordered = flowOrder(report);
+  const position = new Map(ordered.map((n, i) => [n.id, i]));
+  const arrows: FlowModel["arrows"] = [];
+  const seen = new Set<string>();
+  for (const e of report.displayEdges) {
+    const a = position.get(e.from);
+    const b = position.get(e.to);
+    if (a === undefined || b === undefined) continue;
+    const { label, reverse } = ARROW[e.relation];
+    const [from, to] = reverse ? [b, a] : [a, b];
+    const key = `${from} ${to} ${label}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    arrows.push({ from, to, label });
+  }
+  const labels = distinctLabels(ordered, o);
+  return {
+    nodes: ordered.map((node, i) => ({
+      node,
+      label: labels[i]!,
+      tokens: shortTokens(shownTokens(node, o).tt),
+      shortId: escapeLine(flowShortId(node)),
+    })),
+    arrows,
+  };
+}
+
+/**
+ * The visible nodes in flow order: jobs sorted by path, each after its
+ * dependencies (sorted by path, depth first); then the chats, sorted by path.
+ */
+function flowOrder(report: ProvenanceReport): ReportNode[] {
   const visible = Array.from(report.nodes).filter((n) => n.hidden === null);
   const byPath = (a: ReportNode, b: ReportNode) => compareBytes(a.path, b.path);
   const byId = new Map(visible.map((n) => [n.id, n]));
@@ -91,31 +123,7 @@ export function flowModel(report: ProvenanceReport, o: RenderOptions = {}): Flow
   };
   for (const j of visible.filter((n) => n.kind === "job").sort(byPath)) visit(j);
   ordered.push(...visible.filter((n) => n.kind === "chat").sort(byPath));
-
-  const position = new Map(ordered.map((n, i) => [n.id, i]));
-  const arrows: FlowModel["arrows"] = [];
-  const seen = new Set<string>();
-  for (const e of report.displayEdges) {
-    const a = position.get(e.from);
-    const b = position.get(e.to);
-    if (a === undefined || b === undefined) continue;
-    const { label, reverse } = ARROW[e.relation];
-    const [from, to] = reverse ? [b, a] : [a, b];
-    const key = `${from} ${to} ${label}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    arrows.push({ from, to, label });
-  }
-  const labels = distinctLabels(ordered, o);
-  return {
-    nodes: ordered.map((node, i) => ({
-      node,
-      label: labels[i]!,
-      tokens: shortTokens(shownTokens(node, o).tt),
-      shortId: escapeLine(flowShortId(node)),
-    })),
-    arrows,
-  };
+  return ordered;
 }
 
 /**
