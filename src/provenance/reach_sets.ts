@@ -56,28 +56,9 @@ export function reachSets(words: number, weight: Float64Array, rows: number) {
         else size += r.list.length;
       }
       if (!dense && size <= words) {
-        const all = new Int32Array(size);
-        all.set(own);
-        let at = own.length;
-        for (const r of succ) {
-          all.set(r.list!, at);
-          at += r.list!.length;
-        }
-        all.sort();
-        let n = 0;
-        for (let i = 0; i < all.length; i++) {
-          if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i]!;
-        }
-        return summed({ list: n === all.length ? all : all.slice(0, n), bits: null, row });
+        return summed({ list: listUnion(own, succ, size), bits: null, row });
       }
-      const bits = new Uint32Array(words);
-      const set = (b: number) => bits[b >> 5]! |= 1 << (b & 31);
-      for (const r of succ) {
-        if (r.bits !== null) { for (let w = 0; w < words; w++) bits[w]! |= r.bits[w]!; }
-        else r.list!.forEach(set);
-      }
-      own.forEach(set);
-      return summed({ list: null, bits, row });
+      return summed({ list: null, bits: bitsUnion(own, succ, words), row });
     },
     /** Whether item `b` is in the set. */
     has(r: Reach, b: number): boolean {
@@ -89,4 +70,33 @@ export function reachSets(words: number, weight: Float64Array, rows: number) {
       into.set(sums.subarray(r.row * K, r.row * K + K), at);
     },
   };
+}
+
+/** The sorted distinct items of `own` and the successors' lists (`size` items in all). */
+function listUnion(own: readonly number[], succ: ReadonlySet<Reach>, size: number): Int32Array {
+  const all = new Int32Array(size);
+  all.set(own);
+  let at = own.length;
+  for (const r of succ) {
+    all.set(r.list!, at);
+    at += r.list!.length;
+  }
+  all.sort();
+  let n = 0;
+  for (let i = 0; i < all.length; i++) {
+    if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i]!;
+  }
+  return n === all.length ? all : all.slice(0, n);
+}
+
+/** `own` and the successors' items as one bit per item (`words * 32` items). */
+function bitsUnion(own: readonly number[], succ: ReadonlySet<Reach>, words: number): Uint32Array {
+  const bits = new Uint32Array(words);
+  const set = (b: number) => bits[b >> 5]! |= 1 << (b & 31);
+  for (const r of succ) {
+    if (r.bits !== null) { for (let w = 0; w < words; w++) bits[w]! |= r.bits[w]!; }
+    else r.list!.forEach(set);
+  }
+  own.forEach(set);
+  return bits;
 }
