@@ -98,11 +98,12 @@ function chars(s: string): number {
 function table(rows: string[][]): string[] {
   if (rows.length === 0) return ["(none)"];
   const head = ["Inference ID", "Tokens", "Evidence", "Status"];
-  const w = [
-    Math.max(WIDTHS[0], ...rows.map((r) => chars(r[0]!))),
-    Math.max(WIDTHS[1], ...rows.map((r) => chars(r[1]!))),
-    WIDTHS[2], // (an event's evidence can be long: it pushes its status along)
-  ];
+  // a loop, not Math.max(...rows): a store's hundreds of thousands of events overflow the stack
+  const w: number[] = [WIDTHS[0], WIDTHS[1], WIDTHS[2]];
+  for (const r of rows) {
+    w[0] = Math.max(w[0]!, chars(r[0]!));
+    w[1] = Math.max(w[1]!, chars(r[1]!));
+  } // (an event's evidence can be long: it pushes its status along, its column stays)
   return [head, ...rows].map((r) =>
     `${padRight(r[0]!, w[0]!)} ${padRight(r[1]!, w[1]!)} ${padRight(r[2]!, w[2]!)} ${r[3]}`
   );

@@ -7,7 +7,11 @@
  * chat has stays as it is.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { renderEvidence } from "../../src/provenance/render_evidence.ts";
+import { provenanceReport } from "../../src/provenance/report.ts";
 import { runMain } from "../support/cli.ts";
+import { tmp, write } from "./support.ts";
 import { SOCIETY_FIXTURE } from "../../fixtures/provenance/record_society.ts";
 
 const PLANNER_LOG =
@@ -37,4 +41,15 @@ Deno.test("evidence report: columns fit UUID ids; two agent.chat logs are told a
   // file names no other chat has are kept short
   assert.ok(rows.some((l) => l.includes("chat_meta facts.chat:4; agent_meta plan.chat:4")));
   assert.ok(r.stdout.includes(` at ${PLANNER_LOG}:18[agent_meta,0] call=call_c1 `));
+});
+
+Deno.test("evidence report: 200,000 events are one table (the column widths are no spread of 200,000 arguments)", async () => {
+  await using d = await tmp();
+  const metas = Array.from(
+    { length: 200_000 },
+    (_, i) => `meta: pt=10 ct=1 tt=11 inference_id=${crypto.randomUUID()}-${i}\n\n`,
+  );
+  const chat = write(join(d.path, "big.chat"), `user: go\n\n${metas.join("")}assistant: ok\n`);
+  const lines = renderEvidence(provenanceReport(chat)).split("\n");
+  assert.ok(lines.length > 200_000, String(lines.length));
 });
