@@ -148,7 +148,7 @@ export function distinctLabels(nodes: readonly ReportNode[], o: RenderOptions = 
     if (![...count.values()].some((c) => c > 1)) break;
     labels = labels.map((l, i) => {
       const extra = count.get(l)! > 1 ? step(nodes[i]!) : null;
-      return extra === null ? l : `${l} ${extra}`;
+      return extra === null ? l : `${l} ${escapeLine(extra)}`; // path parts come from the store
     });
   }
   return labels;

@@ -117,3 +117,29 @@ Deno.test("DOT: Graphviz draws an entity in a name as written (R&amp;D.chat, not
   const texts = svgTexts(await dotSvg(dot));
   assert.ok(texts.includes("R&amp;D\\t.chat"), JSON.stringify(texts));
 });
+
+Deno.test("repeated labels: the parts that tell them apart (the job a log is in) are escaped too", async () => {
+  await using d = await tmp();
+  const jobs = ["W\x1b[2J/t/Default_aaaaaaaa11112222", "W\x1b[2J/t/Default_bbbbbbbb33334444"];
+  for (const job of jobs) {
+    mkJob(join(d.path, "jobs", job), null, {
+      "society/Critic/default.chat": `user: go\n\nmeta: pt=10 ct=1 tt=11 inference_id=${
+        job.slice(-4)
+      }\n\nassistant: ok\n`,
+    }, { workflow: "W", task_name: "t" });
+  }
+  write(
+    join(d.path, "s.chat"),
+    `user: x\n\n${jobs.map((j) => `meta: job=${j}\n\n`).join("")}assistant: ok\n`,
+  );
+  for (const view of [["--flow"], ["--mermaid"]]) {
+    const r = await runMain(["llm", "prov", "s.chat", "-J", "jobs", ...view], {
+      cwd: d.path,
+      env: { SCOUT_HOME: join(d.path, "home"), NO_COLOR: "1" },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, RAW, `${view}: ${JSON.stringify(r.stdout)}`);
+    // (Mermaid writes the [ as #91;)
+    assert.match(r.stdout, /in W\\u001b(\[|#91;)2J\/t\/Default_aaaaaaaa11112222/);
+  }
+});
