@@ -84,30 +84,7 @@ export interface ChatReaderOptions {
  * @returns the reader (call `close` when the walk ends)
  */
 export function chatReader(o: ChatReaderOptions): ChatReader {
-  const onChat = o.onChat;
-  if (onChat !== undefined) {
-    return {
-      discovered() {},
-      flush() {},
-      read(path) {
-        const messages = loadRawSync(path);
-        const problems: ReceiptProblem[] = [];
-        const receipts = agentMetaEvidence(messages, { source: path, warnings: problems });
-        onChat({
-          path,
-          messages,
-          receipts: o.agentJob ? receipts : null,
-          receiptProblems: o.agentJob ? problems : null,
-        });
-        const facts = chatFactsOf({ path, messages, receipts, receiptProblems: problems }, {
-          toolCalls: o.toolCalls === true,
-        });
-        return facts;
-      },
-      readAhead: () => 0,
-      close() {},
-    };
-  }
+  if (o.onChat !== undefined) return messagesReader(o, o.onChat);
   const threshold = o.helperThreshold ?? HELPER_THRESHOLD;
   const paths: string[] = []; // queued chats by sequence number
   const seqOf = new Map<string, number>();
@@ -147,5 +124,32 @@ export function chatReader(o: ChatReaderOptions): ChatReader {
       helper?.stop();
       helper = null;
     },
+  };
+}
+
+/** The reader when `onChat` wants each chat's messages: everything read here, in walk order. */
+function messagesReader(
+  o: ChatReaderOptions,
+  onChat: NonNullable<ChatReaderOptions["onChat"]>,
+): ChatReader {
+  return {
+    discovered() {},
+    flush() {},
+    read(path) {
+      const messages = loadRawSync(path);
+      const problems: ReceiptProblem[] = [];
+      const receipts = agentMetaEvidence(messages, { source: path, warnings: problems });
+      onChat({
+        path,
+        messages,
+        receipts: o.agentJob ? receipts : null,
+        receiptProblems: o.agentJob ? problems : null,
+      });
+      return chatFactsOf({ path, messages, receipts, receiptProblems: problems }, {
+        toolCalls: o.toolCalls === true,
+      });
+    },
+    readAhead: () => 0,
+    close() {},
   };
 }
