@@ -57,89 +57,118 @@ const orphans = new FinalizationRegistry<{ fd: number }>((held) => {
  * @returns the store
  */
 export function textSpill(o: { spillAt?: number; dir?: string } = {}): TextSpill {
-  const spillAt = o.spillAt ?? SPILL_AT;
-  let memory: string[] | null = [];
-  let memoryChars = 0;
-  const held = { fd: -1 };
-  let offsets = new Float64Array(1024); // byte offset of text i; offsets[count] is the end
-  let count = 0;
-  let buffer = Buffer.alloc(1 << 16);
-
-  const toFile = (): boolean => {
-    try {
-      const dir = mkdtempSync(join(o.dir ?? tmpdir(), "scout-prov-"));
-      const path = join(dir, "facts");
-      held.fd = openSync(path, "w+", 0o600);
-      unlinkSync(path);
-      rmdirSync(dir);
-    } catch {
-      return false; // no temp directory: keep the texts in memory
-    }
-    orphans.register(spill, held, spill);
-    const texts = memory!;
-    memory = null;
-    count = 0;
-    for (const t of texts) write(t);
-    return true;
-  };
-  // Texts not written yet, encoded into one block and written together.
-  let block = new Uint8Array(0); // made when the texts move to the file
-  let blockUsed = 0;
-  let written = 0; // bytes in the file
-  const flush = () => {
-    let at = 0;
-    while (at < blockUsed) at += writeSync(held.fd, block, at, blockUsed - at, written + at);
-    written += blockUsed;
-    blockUsed = 0;
-  };
-  const write = (text: string) => {
-    offsets = grown(offsets, count + 2);
-    if (text.length * 3 > block.length - blockUsed) {
-      flush();
-      const need = Math.max(text.length * 3, WRITE_BLOCK * 3 + 4);
-      if (need > block.length) block = new Uint8Array(need);
-    }
-    const { written: bytes } = encoder.encodeInto(text, block.subarray(blockUsed));
-    blockUsed += bytes;
-    offsets[count + 1] = offsets[count]! + bytes;
-    count++;
-    if (blockUsed >= WRITE_BLOCK) flush();
+  const st: SpillState = {
+    spillAt: o.spillAt ?? SPILL_AT,
+    dir: o.dir ?? tmpdir(),
+    memory: [],
+    memoryChars: 0,
+    held: { fd: -1 },
+    offsets: new Float64Array(1024),
+    count: 0,
+    buffer: Buffer.alloc(1 << 16),
+    block: new Uint8Array(0),
+    blockUsed: 0,
+    written: 0,
   };
   const spill: TextSpill = {
     add(text) {
-      if (memory !== null) {
-        memory.push(text);
-        memoryChars += text.length;
-        if (memoryChars > spillAt && toFile()) return count - 1;
-        return memory.length - 1;
+      if (st.memory !== null) {
+        st.memory.push(text);
+        st.memoryChars += text.length;
+        if (st.memoryChars > st.spillAt && toFile(st, spill)) return st.count - 1;
+        return st.memory.length - 1;
       }
-      write(text);
-      return count - 1;
+      write(st, text);
+      return st.count - 1;
     },
-    get(id) {
-      if (memory !== null) return memory[id]!;
-      if (offsets[id + 1]! > written) flush();
-      const at = offsets[id]!;
-      const length = offsets[id + 1]! - at;
-      if (buffer.length < length) buffer = Buffer.alloc(Math.max(length, buffer.length * 2));
-      let got = 0;
-      while (got < length) {
-        const n = readSync(held.fd, buffer, got, length - got, at + got);
-        if (n === 0) break;
-        got += n;
-      }
-      return buffer.toString("utf8", 0, got);
-    },
+    get: (id) => (st.memory !== null ? st.memory[id]! : readText(st, id)),
     close() {
-      memory = [];
-      if (held.fd !== -1) {
+      st.memory = [];
+      if (st.held.fd !== -1) {
         orphans.unregister(spill);
         try {
-          closeSync(held.fd);
+          closeSync(st.held.fd);
         } catch { /* already closed */ }
-        held.fd = -1;
+        st.held.fd = -1;
       }
     },
   };
   return spill;
+}
+
+/** A spill's texts: in memory, or in its file (`held`, which the orphan registry closes). */
+interface SpillState {
+  readonly spillAt: number;
+  readonly dir: string;
+  /** The texts while in memory; null once they moved to the file. */
+  memory: string[] | null;
+  memoryChars: number;
+  /** The file's descriptor (-1: none), apart so that the registry can close it. */
+  readonly held: { fd: number };
+  /** Byte offset of text i; `offsets[count]` is the end. */
+  offsets: Float64Array;
+  count: number;
+  /** Reused for reading a text back. */
+  buffer: Buffer;
+  /** Texts not written yet, encoded into one block and written together. */
+  block: Uint8Array;
+  blockUsed: number;
+  /** Bytes in the file. */
+  written: number;
+}
+
+/** Moves the texts to an unlinked temp file; false (kept in memory) when none can be made. */
+function toFile(st: SpillState, spill: TextSpill): boolean {
+  try {
+    const dir = mkdtempSync(join(st.dir, "scout-prov-"));
+    const path = join(dir, "facts");
+    st.held.fd = openSync(path, "w+", 0o600);
+    unlinkSync(path);
+    rmdirSync(dir);
+  } catch {
+    return false; // no temp directory: keep the texts in memory
+  }
+  orphans.register(spill, st.held, spill);
+  const texts = st.memory!;
+  st.memory = null;
+  st.count = 0;
+  for (const t of texts) write(st, t);
+  return true;
+}
+
+function flush(st: SpillState): void {
+  let at = 0;
+  while (at < st.blockUsed) {
+    at += writeSync(st.held.fd, st.block, at, st.blockUsed - at, st.written + at);
+  }
+  st.written += st.blockUsed;
+  st.blockUsed = 0;
+}
+
+function write(st: SpillState, text: string): void {
+  st.offsets = grown(st.offsets, st.count + 2);
+  if (text.length * 3 > st.block.length - st.blockUsed) {
+    flush(st);
+    const need = Math.max(text.length * 3, WRITE_BLOCK * 3 + 4);
+    if (need > st.block.length) st.block = new Uint8Array(need);
+  }
+  const { written: bytes } = encoder.encodeInto(text, st.block.subarray(st.blockUsed));
+  st.blockUsed += bytes;
+  st.offsets[st.count + 1] = st.offsets[st.count]! + bytes;
+  st.count++;
+  if (st.blockUsed >= WRITE_BLOCK) flush(st);
+}
+
+function readText(st: SpillState, id: number): string {
+  if (st.offsets[id + 1]! > st.written) flush(st);
+  const at = st.offsets[id]!;
+  const length = st.offsets[id + 1]! - at;
+  if (st.buffer.length < length) st.buffer = Buffer.alloc(Math.max(length, st.buffer.length * 2));
+  let got = 0;
+  while (got < length) {
+    const n = readSync(st.held.fd, st.buffer, got, length - got, at + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return st.buffer.toString("utf8", 0, got);
 }
