@@ -78,82 +78,105 @@ export interface IdTable {
  * @returns the table
  */
 export function idTable(): IdTable {
-  let slots = new Int32Array(1024).fill(-1); // key number per slot; a power of two long
-  let keyWords = new Uint32Array(256 * 4);
-  let keyValues = new Int32Array(256);
-  let used = 0;
-  const other = new Map<string, number>();
-  const probe = new Uint32Array(4);
-
-  const hash = (w: Uint32Array, at: number): number => {
-    const h = Math.imul(
-      w[at]! ^ Math.imul(w[at + 1]!, 0x9e3779b1) ^ Math.imul(w[at + 2]!, 0x85ebca6b) ^ w[at + 3]!,
-      0xc2b2ae35,
-    );
-    return h ^ (h >>> 15);
-  };
-  /** The slot of the probe's words: the one holding them, or the empty one they would go in. */
-  const slot = (): number => {
-    const mask = slots.length - 1;
-    for (let h = hash(probe, 0) & mask;; h = (h + 1) & mask) {
-      const k = slots[h]!;
-      if (k === -1) return h;
-      const at = k * 4;
-      if (
-        keyWords[at] === probe[0] && keyWords[at + 1] === probe[1] &&
-        keyWords[at + 2] === probe[2] && keyWords[at + 3] === probe[3]
-      ) return h;
-    }
-  };
-  const grow = () => {
-    slots = new Int32Array(slots.length * 2).fill(-1);
-    const mask = slots.length - 1;
-    for (let k = 0; k < used; k++) {
-      let h = hash(keyWords, k * 4) & mask;
-      while (slots[h] !== -1) h = (h + 1) & mask;
-      slots[h] = k;
-    }
-  };
-  const copyWords = (w: Uint32Array, at: number) => {
-    probe[0] = w[at]!;
-    probe[1] = w[at + 1]!;
-    probe[2] = w[at + 2]!;
-    probe[3] = w[at + 3]!;
-  };
-  const valueOfProbe = (): number => {
-    const k = slots[slot()]!;
-    return k === -1 ? -1 : keyValues[k]!;
-  };
-  const addProbe = (value: number) => {
-    if ((used + 1) * 2 > slots.length) grow();
-    keyWords = grown(keyWords, (used + 1) * 4);
-    keyValues = grown(keyValues, used + 1);
-    keyWords.set(probe, used * 4);
-    keyValues[used] = value;
-    slots[slot()] = used++;
+  const t: Ids = {
+    slots: new Int32Array(1024).fill(-1),
+    keyWords: new Uint32Array(256 * 4),
+    keyValues: new Int32Array(256),
+    used: 0,
+    other: new Map(),
+    probe: new Uint32Array(4),
   };
   return {
     get(key) {
-      if (!uuidWords(key, probe)) return other.get(key) ?? -1;
-      return valueOfProbe();
+      if (!uuidWords(key, t.probe)) return t.other.get(key) ?? -1;
+      return valueOfProbe(t);
     },
     add(key, value) {
-      if (!uuidWords(key, probe)) {
-        other.set(fresh(key), value); // not a slice pinning a chat's text
+      if (!uuidWords(key, t.probe)) {
+        t.other.set(fresh(key), value); // not a slice pinning a chat's text
         return;
       }
-      addProbe(value);
+      addProbe(t, value);
     },
     getWords(w, at) {
-      copyWords(w, at);
-      return valueOfProbe();
+      copyWords(t.probe, w, at);
+      return valueOfProbe(t);
     },
     addWords(w, at, value) {
-      copyWords(w, at);
-      addProbe(value);
+      copyWords(t.probe, w, at);
+      addProbe(t, value);
     },
     get size() {
-      return used + other.size;
+      return t.used + t.other.size;
     },
   };
+}
+
+/** An {@link idTable}'s state. */
+interface Ids {
+  /** Key number per slot; a power of two long. */
+  slots: Int32Array;
+  /** Four words per UUID key, in the order they came. */
+  keyWords: Uint32Array;
+  keyValues: Int32Array;
+  used: number;
+  /** Keys that are no lower-case UUID. */
+  readonly other: Map<string, number>;
+  /** The words looked up or added now. */
+  readonly probe: Uint32Array;
+}
+
+function hash(w: Uint32Array, at: number): number {
+  const h = Math.imul(
+    w[at]! ^ Math.imul(w[at + 1]!, 0x9e3779b1) ^ Math.imul(w[at + 2]!, 0x85ebca6b) ^ w[at + 3]!,
+    0xc2b2ae35,
+  );
+  return h ^ (h >>> 15);
+}
+
+/** The slot of the probe's words: the one holding them, or the empty one they would go in. */
+function slot(t: Ids): number {
+  const { slots, keyWords, probe } = t;
+  const mask = slots.length - 1;
+  for (let h = hash(probe, 0) & mask;; h = (h + 1) & mask) {
+    const k = slots[h]!;
+    if (k === -1) return h;
+    const at = k * 4;
+    if (
+      keyWords[at] === probe[0] && keyWords[at + 1] === probe[1] &&
+      keyWords[at + 2] === probe[2] && keyWords[at + 3] === probe[3]
+    ) return h;
+  }
+}
+
+function grow(t: Ids): void {
+  const slots = new Int32Array(t.slots.length * 2).fill(-1);
+  const mask = slots.length - 1;
+  for (let k = 0; k < t.used; k++) {
+    let h = hash(t.keyWords, k * 4) & mask;
+    while (slots[h] !== -1) h = (h + 1) & mask;
+    slots[h] = k;
+  }
+  t.slots = slots;
+}
+
+function copyWords(probe: Uint32Array, w: Uint32Array, at: number): void {
+  probe[0] = w[at]!;
+  probe[1] = w[at + 1]!;
+  probe[2] = w[at + 2]!;
+  probe[3] = w[at + 3]!;
+}
+
+function valueOfProbe(t: Ids): number {
+  const k = t.slots[slot(t)]!;
+  return k === -1 ? -1 : t.keyValues[k]!;
+}
+
+function addProbe(t: Ids, value: number): void {
+  if ((t.used + 1) * 2 > t.slots.length) grow(t);
+  t.keyWords = grown(t.keyWords, (t.used + 1) * 4);
+  t.keyValues = grown(t.keyValues, t.used + 1);
+  t.keyWords.set(t.probe, t.used * 4);
+  t.keyValues[t.used] = value;
+  t.slots[slot(t)] = t.used++;
 }
