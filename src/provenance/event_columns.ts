@@ -176,9 +176,24 @@ export function copies(n: number) {
   return c;
 }
 
+/** The events' columns, by event number. */
+interface EventCols {
+  count: number;
+  first: Int32Array;
+  last: Int32Array;
+  copies: Int32Array;
+  type: Uint8Array;
+  flags: Uint8Array;
+  prid: Float64Array;
+  /** K per event; doubles once a value is not an int32. */
+  tokens: TokenColumn;
+  /** The canonical record's model, backend, endpoint. */
+  names: Int32Array;
+}
+
 /** The events: columns by event number. */
 export function eventColumns(n: number) {
-  const v = {
+  const cols: EventCols = {
     count: 0,
     first: new Int32Array(n),
     last: new Int32Array(n),
@@ -186,95 +201,119 @@ export function eventColumns(n: number) {
     type: new Uint8Array(n),
     flags: new Uint8Array(n),
     prid: new Float64Array(n),
-    tokens: new Int32Array(n * K) as TokenColumn, // doubles once a value is not an int32
-    names: new Int32Array(n * 3), // the canonical record's model, backend, endpoint
-    push(
+    tokens: new Int32Array(n * K),
+    names: new Int32Array(n * 3),
+  };
+  return Object.assign(cols, {
+    /** A new event of copy `it`; its number. */
+    push: (
       type: number,
       it: number,
       t: TokenTotals,
       prid: number,
       chat: boolean,
       names: readonly number[],
-    ): number {
-      const e = v.count++;
-      if (e >= v.first.length) {
-        v.first = grown(v.first, e + 1);
-        v.last = grown(v.last, e + 1);
-        v.copies = grown(v.copies, e + 1);
-        v.type = grown(v.type, e + 1);
-        v.flags = grown(v.flags, e + 1);
-        v.prid = grown(v.prid, e + 1);
-        v.tokens = grown<TokenColumn>(v.tokens, v.first.length * K); // K per event slot
-        v.names = grown(v.names, v.first.length * 3);
-      }
-      v.first[e] = v.last[e] = it;
-      v.copies[e] = 1;
-      v.type[e] = type;
-      v.flags[e] = (chat ? F.chat : F.receipt) | (prid === 0 ? F.pridLack : 0);
-      v.prid[e] = prid;
-      v.tokens = putTokens(v.tokens, e * K, t);
-      v.names.set(names, e * 3);
-      return e;
-    },
+    ): number => pushEvent(cols, type, it, t, prid, chat, names),
     /** Adds copy `it` (tokens `t`) to event `e`. */
-    join(
+    join: (
       e: number,
       it: number,
       c: ReturnType<typeof copies>,
       t: TokenTotals,
       prid: number,
       chat: boolean,
-    ): void {
-      c.next[v.last[e]!] = it;
-      v.last[e] = it;
-      v.copies[e]!++;
-      let flags = v.flags[e]! | (chat ? F.chat : F.receipt);
-      const at = e * K;
-      const d = v.tokens;
-      if (t.pt !== d[at]) flags |= F.pt;
-      if (t.ct !== d[at + 1]) flags |= F.ct;
-      if (t.tt !== d[at + 2]) flags |= F.tt;
-      if (t.cct !== d[at + 3] || t.cwt !== d[at + 4] || t.rt !== d[at + 5]) flags |= F.other;
-      if (!sameAt(d, at, t)) c.tokens.set(it, Float64Array.from(TOKEN_KEYS, (k) => t[k]));
-      if (prid === 0) flags |= F.pridLack;
-      else if (v.prid[e] === 0) v.prid[e] = prid;
-      else if (v.prid[e] !== prid) flags |= F.pridMulti;
-      v.flags[e] = flags;
-    },
+    ): void => joinCopy(cols, e, it, c, t, prid, chat),
     /** Makes room for `n` events in all, at once (see `copies().reserve`). */
     reserve(n: number): void {
-      if (n <= v.first.length) return;
-      sizeTo(n);
-      v.tokens = fitted<TokenColumn>(v.tokens, n * K);
+      if (n <= cols.first.length) return;
+      sizeTo(cols, n);
+      cols.tokens = fitted<TokenColumn>(cols.tokens, n * K);
     },
     /**
      * Lets go of the room grown ahead of need (no event is added after).
      * Token values are 32-bit unless one of them does not fit.
      */
     fit(): void {
-      const n = v.count;
-      sizeTo(n);
-      v.tokens = v.tokens instanceof Float64Array
-        ? compactTokens(v.tokens, n * K)
-        : fitted(v.tokens, n * K);
+      const n = cols.count;
+      sizeTo(cols, n);
+      cols.tokens = cols.tokens instanceof Float64Array
+        ? compactTokens(cols.tokens, n * K)
+        : fitted(cols.tokens, n * K);
     },
-    flagged: (e: number, mask: number) => v.copies[e]! > 1 && (v.flags[e]! & mask) !== 0,
+    flagged: (e: number, mask: number) => cols.copies[e]! > 1 && (cols.flags[e]! & mask) !== 0,
     /** `incompleteEvidence`: one provider response id among the copies, some copy without. */
     incomplete: (e: number) =>
-      v.copies[e]! > 1 && v.prid[e] !== 0 &&
-      (v.flags[e]! & (F.pridMulti | F.pridLack)) === F.pridLack,
-  };
-  /** Every column but the tokens with room for exactly `n` events. */
-  const sizeTo = (n: number) => {
-    v.first = fitted(v.first, n);
-    v.last = fitted(v.last, n);
-    v.copies = fitted(v.copies, n);
-    v.type = fitted(v.type, n);
-    v.flags = fitted(v.flags, n);
-    v.prid = fitted(v.prid, n);
-    v.names = fitted(v.names, n * 3);
-  };
-  return v;
+      cols.copies[e]! > 1 && cols.prid[e] !== 0 &&
+      (cols.flags[e]! & (F.pridMulti | F.pridLack)) === F.pridLack,
+  });
+}
+
+// (positional parameters: one call per event and per copy, and no record made for either)
+function pushEvent(
+  v: EventCols,
+  type: number,
+  it: number,
+  t: TokenTotals,
+  prid: number,
+  chat: boolean,
+  names: readonly number[],
+): number {
+  const e = v.count++;
+  if (e >= v.first.length) {
+    v.first = grown(v.first, e + 1);
+    v.last = grown(v.last, e + 1);
+    v.copies = grown(v.copies, e + 1);
+    v.type = grown(v.type, e + 1);
+    v.flags = grown(v.flags, e + 1);
+    v.prid = grown(v.prid, e + 1);
+    v.tokens = grown<TokenColumn>(v.tokens, v.first.length * K); // K per event slot
+    v.names = grown(v.names, v.first.length * 3);
+  }
+  v.first[e] = v.last[e] = it;
+  v.copies[e] = 1;
+  v.type[e] = type;
+  v.flags[e] = (chat ? F.chat : F.receipt) | (prid === 0 ? F.pridLack : 0);
+  v.prid[e] = prid;
+  v.tokens = putTokens(v.tokens, e * K, t);
+  v.names.set(names, e * 3);
+  return e;
+}
+
+function joinCopy(
+  v: EventCols,
+  e: number,
+  it: number,
+  c: ReturnType<typeof copies>,
+  t: TokenTotals,
+  prid: number,
+  chat: boolean,
+): void {
+  c.next[v.last[e]!] = it;
+  v.last[e] = it;
+  v.copies[e]!++;
+  let flags = v.flags[e]! | (chat ? F.chat : F.receipt);
+  const at = e * K;
+  const d = v.tokens;
+  if (t.pt !== d[at]) flags |= F.pt;
+  if (t.ct !== d[at + 1]) flags |= F.ct;
+  if (t.tt !== d[at + 2]) flags |= F.tt;
+  if (t.cct !== d[at + 3] || t.cwt !== d[at + 4] || t.rt !== d[at + 5]) flags |= F.other;
+  if (!sameAt(d, at, t)) c.tokens.set(it, Float64Array.from(TOKEN_KEYS, (k) => t[k]));
+  if (prid === 0) flags |= F.pridLack;
+  else if (v.prid[e] === 0) v.prid[e] = prid;
+  else if (v.prid[e] !== prid) flags |= F.pridMulti;
+  v.flags[e] = flags;
+}
+
+/** Every column but the tokens with room for exactly `n` events. */
+function sizeTo(v: EventCols, n: number): void {
+  v.first = fitted(v.first, n);
+  v.last = fitted(v.last, n);
+  v.copies = fitted(v.copies, n);
+  v.type = fitted(v.type, n);
+  v.flags = fitted(v.flags, n);
+  v.prid = fitted(v.prid, n);
+  v.names = fitted(v.names, n * 3);
 }
 
 function sameAt(d: TokenColumn, at: number, t: TokenTotals): boolean {
