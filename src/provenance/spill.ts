@@ -59,7 +59,7 @@ const orphans = new FinalizationRegistry<{ fd: number }>((held) => {
 export function textSpill(o: { spillAt?: number; dir?: string } = {}): TextSpill {
   const st: SpillState = {
     spillAt: o.spillAt ?? SPILL_AT,
-    dir: o.dir ?? tmpdir(),
+    dir: o.dir,
     memory: [],
     memoryChars: 0,
     held: { fd: -1 },
@@ -99,7 +99,8 @@ export function textSpill(o: { spillAt?: number; dir?: string } = {}): TextSpill
 /** A spill's texts: in memory, or in its file (`held`, which the orphan registry closes). */
 interface SpillState {
   readonly spillAt: number;
-  readonly dir: string;
+  /** The temporary directory (undefined: `os.tmpdir()`, read when the texts move). */
+  readonly dir: string | undefined;
   /** The texts while in memory; null once they moved to the file. */
   memory: string[] | null;
   memoryChars: number;
@@ -120,7 +121,8 @@ interface SpillState {
 /** Moves the texts to an unlinked temp file; false (kept in memory) when none can be made. */
 function toFile(st: SpillState, spill: TextSpill): boolean {
   try {
-    const dir = mkdtempSync(join(st.dir, "scout-prov-"));
+    // (tmpdir() reads TMPDIR: a caller without env access keeps the texts in memory)
+    const dir = mkdtempSync(join(st.dir ?? tmpdir(), "scout-prov-"));
     const path = join(dir, "facts");
     st.held.fd = openSync(path, "w+", 0o600);
     unlinkSync(path);
