@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -19,7 +19,8 @@ import { checkJobsDir } from "./jobs_dir.ts";
 import { incompleteLine } from "./llm_prov_incomplete.ts";
 import { checkProvOptions, type LlmProvOptions } from "./llm_prov_options.ts";
 import { scoutHome } from "../config/home.ts";
-import { loadPrices, pricesFile } from "../provenance/prices.ts";
+import { loadPrices, type PriceTable } from "../provenance/prices.ts";
+import type { RollupDimension } from "../provenance/rollup.ts";
 import type { ProvenanceReport } from "../provenance/report.ts";
 import { collectIfGrown } from "../util/gc.ts";
 
@@ -81,8 +82,12 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     throw usageError("prov needs a file: a chat read from stdin has no provenance to walk");
   }
   const format = checkProvOptions(opts);
+  // an unknown --by dimension is a usage error before anything is read
+  const by = opts.by === undefined
+    ? null
+    : (await import("../provenance/rollup.ts")).parseRollupDimensions(opts.by);
   const p = await import("../provenance/mod.ts");
-  const where = await checkRoot({ ...opts, root: opts.root }, io, p);
+  const where = checkRoot(opts.root, opts, io, p);
   if (opts.tools) {
     return (await import("./llm_prov_tools.ts")).runProvTools({
       ...where,
@@ -90,8 +95,12 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
       warnings: opts.warnings !== false,
     }, io);
   }
-  const report = await walk(opts, io, p, where);
-  await writeViews(report, opts, io, p, format);
+  // read once, for every view that shows costs (Mermaid alone shows none)
+  const prices = opts.json || opts.html !== undefined || by !== null || !opts.mermaid
+    ? await loadPrices(scoutHome(io.env))
+    : null;
+  const report = walk(opts, io, p, where, prices);
+  await writeViews(report, opts, io, p, { format, by, prices });
   if (opts.warnings !== false) {
     for (const line of p.warningLines(report)) warn(io, line);
   }
@@ -108,51 +117,42 @@ interface ProvRoot {
 }
 
 /**
- * `--by`, `--jobs-dir` and ROOT checked before the walk: a usage error, or
- * an error naming what ROOT is instead of a chat or a job.
+ * `--jobs-dir` and ROOT checked before the walk: an error naming what ROOT
+ * is instead of a chat or a job.
  */
-async function checkRoot(
-  opts: LlmProvOptions & { root: string },
-  io: Io,
-  p: Provenance,
-): Promise<ProvRoot> {
-  // an unknown --by dimension is a usage error before anything is read
-  if (opts.by !== undefined) {
-    (await import("../provenance/rollup.ts")).parseRollupDimensions(opts.by);
-  }
+function checkRoot(given: string, opts: LlmProvOptions, io: Io, p: Provenance): ProvRoot {
   for (const dir of opts.jobsDirs ?? []) checkJobsDir(dir, io.cwd);
-  const { path: root, rootType, jobRoots } = p.provenanceRoot(opts.root, {
+  const { path: root, rootType, jobRoots } = p.provenanceRoot(given, {
     cwd: io.cwd,
     env: io.env,
     ...(opts.jobsDirs === undefined ? {} : { jobsDirs: opts.jobsDirs }),
   });
   if (rootType === "chat" && !isFile(root)) {
-    if (isDirectory(root)) throw notARoot(opts.root, root, p.isJobPath);
-    throw new ScoutError("root_not_found", `Chat not found: ${opts.root}`);
+    if (isDirectory(root)) throw notARoot(given, root, p.isJobPath);
+    throw new ScoutError("root_not_found", `Chat not found: ${given}`);
   }
   if (rootType === "chat" && root.endsWith(".info") && p.isJobPath(root.slice(0, -5))) {
     throw new ScoutError(
       "invalid_input",
-      `${opts.root} is a job's info file, not a chat; llm prov takes the job path: ` +
-        opts.root.replace(/\.info$/, ""),
+      `${given} is a job's info file, not a chat; llm prov takes the job path: ` +
+        given.replace(/\.info$/, ""),
     );
   }
   return { root, rootType, jobRoots };
 }
 
-/** The walk, its progress on a terminal, with prices where a view shows costs. */
-async function walk(
+/** The walk, its progress on a terminal, with prices where a view shows node costs. */
+function walk(
   opts: LlmProvOptions,
   io: Io,
   p: Provenance,
   { root, rootType, jobRoots }: ProvRoot,
-): Promise<ProvenanceReport> {
+  table: PriceTable | null,
+): ProvenanceReport {
   const shown = progress(io);
   // with prices, the tree, the page and the JSON show what each node cost
-  const costs =
-    (opts.json || opts.html !== undefined || (opts.by === undefined && !opts.mermaid)) &&
-    existsSync(pricesFile(scoutHome(io.env)));
-  const prices = costs ? await loadPrices(scoutHome(io.env)) : null;
+  const costs = opts.json || opts.html !== undefined || (opts.by === undefined && !opts.mermaid);
+  const prices = costs ? table : null;
   const report = p.provenanceReport(root, {
     rootType,
     cwd: io.cwd,
@@ -171,30 +171,35 @@ async function writeViews(
   opts: LlmProvOptions,
   io: Io,
   p: Provenance,
-  format: ReturnType<typeof checkProvOptions>,
+  o: {
+    format: ReturnType<typeof checkProvOptions>;
+    by: RollupDimension[] | null;
+    prices: PriceTable | null;
+  },
 ): Promise<void> {
+  const { by, prices } = o;
   const view = { component: opts.component === true, long: opts.long === true };
   const views = opts.by !== undefined || opts.mermaid || opts.html !== undefined
     ? await import("./llm_prov_views.ts")
     : null;
-  const byRollup = opts.by !== undefined ? await views!.loadRollup(report, opts.by, io) : null;
+  const byRollup = by !== null ? views!.rollupOf(report, by, prices) : null;
   if (opts.json) {
-    writeJson(report, p, byRollup === null ? null : views!.rollupJson(byRollup.rollup), io);
+    writeJson(report, p, byRollup === null ? null : views!.rollupJson(byRollup), io);
   } else if (byRollup !== null) {
-    views!.writeRollup(byRollup.rollup, byRollup.prices !== null, io);
+    views!.writeRollup(byRollup, prices !== null, io);
     writeIncomplete(report, io);
   } else if (opts.mermaid) {
     views!.writeMermaid(report, view, io);
   } else {
-    await writeText(report, opts, view, io, p);
+    await writeText(report, opts, view, io, { p, prices });
   }
   if (opts.dot !== undefined || opts.plot !== undefined) {
     const dot = p.renderDot(report, view);
     if (opts.dot === "-") io.stdout.write(dot);
     else if (opts.dot !== undefined) await writeFileAtomic(resolve(io.cwd, opts.dot), dot);
-    if (opts.plot !== undefined) plot(dot, resolve(io.cwd, opts.plot), format!, io);
+    if (opts.plot !== undefined) plot(dot, resolve(io.cwd, opts.plot), o.format!, io);
   }
-  if (opts.html !== undefined) await views!.writeHtml(report, opts.html, view, opts.by, io);
+  if (opts.html !== undefined) await views!.writeHtml(report, opts.html, view, { by, prices }, io);
 }
 
 /** `--json`: the document, chunk by chunk (with `--by`, its `rollups` field). */
@@ -218,7 +223,7 @@ async function writeText(
   opts: LlmProvOptions,
   view: { component: boolean; long: boolean },
   io: Io,
-  p: Provenance,
+  { p, prices }: { p: Provenance; prices: PriceTable | null },
 ): Promise<void> {
   if (opts.flow) {
     io.stdout.write(p.renderFlow(report, view));
@@ -228,9 +233,7 @@ async function writeText(
   } else if (opts.dot === undefined && opts.plot === undefined && opts.html === undefined) {
     writeLines(p.treeLines(report, view), io);
     // with prices, the tree ends with what the whole run cost
-    if (existsSync(pricesFile(scoutHome(io.env)))) {
-      await (await import("./llm_prov_views.ts")).writeTreeCost(report, io);
-    }
+    if (prices !== null) (await import("./llm_prov_views.ts")).writeTreeCost(report, prices, io);
     writeIncomplete(report, io);
   }
   if (opts.evidence) io.stdout.write(p.renderEvidence(report));

@@ -8,11 +8,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
-import { scoutHome } from "../config/home.ts";
 import { dollarAmount } from "../provenance/format.ts";
 import { pageDetails } from "../provenance/page_details.ts";
 import { costJson } from "../provenance/json.ts";
-import { jsonDollars, loadPrices, type PriceTable } from "../provenance/prices.ts";
+import { jsonDollars, type PriceTable } from "../provenance/prices.ts";
 import type { ProvenanceReport } from "../provenance/report.ts";
 import { renderDot } from "../provenance/render_flow.ts";
 import { renderHtml } from "../provenance/render_html.ts";
@@ -21,10 +20,10 @@ import { warningLines } from "../provenance/render_evidence.ts";
 import type { RenderOptions } from "../provenance/render_tree.ts";
 import {
   groupCost,
-  parseRollupDimensions,
   renderRollup,
   type Rollup,
   rollup,
+  type RollupDimension,
 } from "../provenance/rollup.ts";
 import { writeFileAtomic } from "../util/fs.ts";
 import { collectIfGrown } from "../util/gc.ts";
@@ -68,22 +67,19 @@ function reportUnpriced(r: Rollup, io: Io): void {
 }
 
 /**
- * The `--by` roll-up, with costs when `$SCOUT_HOME/etc/prices.yaml` exists.
+ * The `--by` roll-up, with costs when there are prices.
  *
  * @param report the report
- * @param spec the `--by` value
- * @param io injected I/O
- * @returns the roll-up and the prices (null without a price file)
+ * @param by the `--by` dimensions
+ * @param prices the price table (null without a price file)
+ * @returns the roll-up
  */
-export async function loadRollup(
+export function rollupOf(
   report: ProvenanceReport,
-  spec: string,
-  io: Io,
-): Promise<{ rollup: Rollup; prices: PriceTable | null }> {
-  const by = parseRollupDimensions(spec); // a usage error first
-  const prices = await loadPrices(scoutHome(io.env));
-  const r = rollup(report, by, prices ?? undefined);
-  return { rollup: r, prices };
+  by: RollupDimension[],
+  prices: PriceTable | null,
+): Rollup {
+  return rollup(report, by, prices ?? undefined);
 }
 
 /**
@@ -107,11 +103,10 @@ export function writeRollup(r: Rollup, priced: boolean, io: Io): void {
  * some model has no price (those models named once on stderr).
  *
  * @param report the report
+ * @param prices the price table
  * @param io injected I/O
  */
-export async function writeTreeCost(report: ProvenanceReport, io: Io): Promise<void> {
-  const prices = await loadPrices(scoutHome(io.env));
-  if (prices === null) return;
+export function writeTreeCost(report: ProvenanceReport, prices: PriceTable, io: Io): void {
   const r = rollup(report, ["model"], prices);
   const s = pricedSums(r);
   io.stdout.write(costLine(s.dollars, s.known, report.events.length));
@@ -161,25 +156,28 @@ function svgOf(dot: string, io: Io): string | null {
   return r.stdout;
 }
 
+/** The page's roll-up without `--by`. */
+const PAGE_BY: RollupDimension[] = ["agent", "model"];
+
 /**
  * Writes the HTML page.
  *
  * @param report the report
  * @param file output file
  * @param view render options
- * @param by `--by` value, if any (its table goes on the page; default `agent,model`)
+ * @param page the `--by` dimensions, if any (their table goes on the page;
+ *   default {@link PAGE_BY}), and the price table (null without a price file)
  * @param io injected I/O
  */
 export async function writeHtml(
   report: ProvenanceReport,
   file: string,
   view: RenderOptions,
-  by: string | undefined,
+  page: { by: RollupDimension[] | null; prices: PriceTable | null },
   io: Io,
 ): Promise<void> {
-  const dims = parseRollupDimensions(by ?? "agent,model"); // a usage error first
-  const prices = await loadPrices(scoutHome(io.env));
-  const r = rollup(report, dims, prices ?? undefined);
+  const { prices } = page;
+  const r = rollup(report, page.by ?? PAGE_BY, prices ?? undefined);
   collectIfGrown(); // the events rebuilt for it
   if (prices) reportUnpriced(r, io);
   let visible = 0;
