@@ -18,6 +18,7 @@ import type {
   BatchUnit,
   DeployRules,
   SlurmDeployReport,
+  SqueueRetry,
 } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
 import { canRedrawStderr, statusLine, warn } from "./io.ts";
@@ -288,13 +289,13 @@ function printSubmission({ top, report, rows }: Submission, dryRun: boolean, io:
 
 /** `--wait`: polls until the top job's unit ends, the units' state counts on the status line. */
 async function waitWithProgress({ report }: Submission, io: Io): Promise<BatchEnd> {
-  const { waitForUnit } = await deployLib();
+  const { waitForUnit, WAIT_RETRY } = await deployLib();
   const line = statusLine(io);
   try {
     return await waitForUnit(report.top!, {
       env: io.env,
       all: report.units,
-      ...waitRetry(io),
+      ...waitRetry(io, WAIT_RETRY),
       ...(canRedrawStderr(io)
         ? {
           onPoll: (c: Record<string, number>) =>
@@ -309,11 +310,12 @@ async function waitWithProgress({ report }: Submission, io: Io): Promise<BatchEn
 
 /**
  * `SCOUT_SLURM_WAIT_RETRIES=N`: how many `squeue` calls a failing poll makes
- * (1 s apart, doubled each time) before `--wait` fails; default 9 (~4 min).
+ * before `--wait` fails, at the wait's own pauses (`WAIT_RETRY`: 9 calls, 1 s
+ * doubled, ~4 min).
  */
-function waitRetry(io: Io): { retry?: { attempts: number; backoffMs: number } } {
+function waitRetry(io: Io, wait: SqueueRetry): { retry?: SqueueRetry } {
   const n = Number(io.env.SCOUT_SLURM_WAIT_RETRIES);
-  return Number.isInteger(n) && n >= 1 ? { retry: { attempts: n, backoffMs: 1_000 } } : {};
+  return Number.isInteger(n) && n >= 1 ? { retry: { ...wait, attempts: n } } : {};
 }
 
 /**

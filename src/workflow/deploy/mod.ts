@@ -27,6 +27,7 @@ export {
   FINAL_STATES,
   shq,
   slurmStates,
+  WAIT_RETRY,
   waitForUnit,
 } from "./slurm.ts";
 export type {

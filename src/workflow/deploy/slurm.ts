@@ -29,7 +29,7 @@ import {
 
 const run = promisify(execFile);
 
-export { FINAL_STATES, slurmStates, waitForUnit } from "./slurm_state.ts";
+export { FINAL_STATES, slurmStates, WAIT_RETRY, waitForUnit } from "./slurm_state.ts";
 export type { BatchEnd, SqueueRetry, SubmittedBatch } from "./slurm_state.ts";
 
 /** One batch job: the jobs it runs (dependencies first) and its directory. */
