@@ -24,6 +24,7 @@ import {
 } from "../chat/trace.ts";
 import type { Message } from "../chat/types.ts";
 import { isScoutError, plainMessage } from "../errors.ts";
+import { escapeLine } from "../provenance/one_line.ts";
 import { jobRoots } from "../workflow/store.ts";
 import { isFile, readText } from "../util/fs.ts";
 
@@ -65,16 +66,13 @@ async function chatOf(path: string, warnings: UsageWarning[]): Promise<Message[]
   }
 }
 
-/** Line breaks and terminal controls (a raw receipt entry may hold them). */
-// deno-lint-ignore no-control-regex
-const CONTROLS = /[\u0000-\u001f\u007f]/g;
-
 /** A receipt problem as a warning: the detail first, as `llm prov` says it; on one line. */
 function receiptWarning(p: ReceiptProblem): UsageWarning {
   return {
     code: p.reason === "unresolved_job_reference" ? "unresolved_job_reference" : "receipt_problem",
     file: p.source,
-    message: `${p.detail}: ${p.message}`.replace(CONTROLS, (c) => JSON.stringify(c).slice(1, -1)),
+    // a raw receipt entry may hold line breaks and terminal controls
+    message: escapeLine(`${p.detail}: ${p.message}`),
   };
 }
 
