@@ -7,6 +7,7 @@
  * @module
  */
 import { basename, relative } from "node:path";
+import { sha256hex } from "../util/hash.ts";
 import type { JobInfo, JobSummary } from "./types.ts";
 
 /**
@@ -19,6 +20,18 @@ import type { JobInfo, JobSummary } from "./types.ts";
  */
 export function jobShortId(path: string): string {
   return basename(path).replace(/^Default_/, "").slice(0, 8);
+}
+
+/**
+ * The first 8 hex digits of the sha256 of a canonical path: what tells apart
+ * nodes whose labels repeat (the flat views, `--by job`), and a chat's id in
+ * the flow.
+ *
+ * @param path canonical path
+ * @returns 8 hex digits
+ */
+export function pathDigest(path: string): string {
+  return sha256hex(path).slice(0, 8);
 }
 
 function str(v: unknown): string | null {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { sha256hex } from "../util/hash.ts";
+import { pathDigest } from "./labels.ts";
 import { compareBytes } from "./paths.ts";
 import { padLeft, padRight, shortTokens } from "./format.ts";
 import { escapeLine } from "./one_line.ts";
@@ -46,7 +46,7 @@ export function flowShortId(n: ReportNode): string {
 
 /** The first 8 hex digits of the sha256 of a node's canonical path. */
 function pathId(n: ReportNode): string {
-  return sha256hex(n.path).slice(0, 8);
+  return pathDigest(n.path);
 }
 
 /**

@@ -21,10 +21,9 @@
 import { basename } from "node:path";
 import { addTokens, emptyTokens, type TokenTotals } from "../chat/trace.ts";
 import { usageError } from "../errors.ts";
-import { sha256hex } from "../util/hash.ts";
 import type { CanonicalEvent } from "./event_table.ts";
 import { costOf, type PriceTable } from "./prices.ts";
-import { middleShorten, societyLog } from "./labels.ts";
+import { middleShorten, pathDigest, societyLog } from "./labels.ts";
 import { escapeLine } from "./one_line.ts";
 import { costText } from "./render_tree.ts";
 import type { NodeCost } from "./report_types.ts";
@@ -150,7 +149,7 @@ function qualifyJobLabels(jobPaths: ReadonlyMap<RollupGroup, string>): void {
     (paths.get(label) ?? paths.set(label, new Set()).get(label)!).add(path);
   }
   for (const [g, path] of jobPaths) {
-    if (paths.get(g.key.job!)!.size > 1) g.key.job += ` ${sha256hex(path).slice(0, 8)}`;
+    if (paths.get(g.key.job!)!.size > 1) g.key.job += ` ${pathDigest(path)}`;
   }
 }
 
