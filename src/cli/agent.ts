@@ -17,8 +17,8 @@ those of 'llm ask' (see 'scout-ai llm ask --help'): options written in QUESTION 
 flags (-e, -m, -O…), then the -c chat's options, then the agent's start_chat options.
 An agent whose workflow has an 'ask' task answers through a job of it; there the flags are
 appended after the conversation and so win over QUESTION's option lines too (as in Ruby).
-'...' in QUESTION is replaced by the first -f file (then not attached again), else by stdin;
-with no QUESTION, stdin is the question.
+'...' in QUESTION is replaced by the first -f file (then not attached again), else by stdin,
+as plain text (its lines are never read as chat lines); with no QUESTION, stdin is the question.
 -o appends the question and the new messages (never the start chat) to the chat file. A -c
 file that does not exist yet starts an empty conversation (Ruby's rule), so
 '-c plan.chat -o plan.chat' starts and then continues one conversation.

@@ -85,11 +85,36 @@ export function questionMessages(
   question: string,
   lines: string | undefined,
   where: AskPartWhere,
+  insert?: QuestionInsert,
 ): Message[] {
   if (question.trim() === "") return [];
   const parsed = parseWithLines(question);
-  if (lines === undefined) return parsed.chat;
-  return parsed.chat.map((m, i) => named(m, where, lines, parsed.lines[i]));
+  const chat = insert ? parsed.chat.map((m) => withInsert(m, insert)) : parsed.chat;
+  if (lines === undefined) return chat;
+  return chat.map((m, i) => named(m, where, lines, parsed.lines[i]));
+}
+
+/**
+ * The text put in for the question's `...` (a `-f` file or stdin), held out of
+ * the question's parse: the question holds `placeholder` where it goes.
+ */
+export interface QuestionInsert {
+  /** A token the question holds once, in place of its first `...`. */
+  placeholder: string;
+  /** The text, put in as it is. */
+  text: string;
+}
+
+/**
+ * A message with the inserted text in place of the placeholder, as data: its
+ * lines are never read as chat syntax (a `file:` or `mcp:` line in a piped log
+ * reads nothing and runs nothing; agents.md §3.6). The message's ends are
+ * trimmed as the parser trims a message's.
+ */
+function withInsert(m: Message, insert: QuestionInsert): Message {
+  if (typeof m.content !== "string" || !m.content.includes(insert.placeholder)) return m;
+  const content = m.content.replace(insert.placeholder, () => insert.text);
+  return { ...m, content: content.replace(/^(?:[ \t]*\r?\n)+/, "").trimEnd() };
 }
 
 /**

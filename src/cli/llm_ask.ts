@@ -187,8 +187,8 @@ async function runAction(
 const ASK_HELP = `
 The question is chat text: plain words are a user message; "system: …" lines work too.
 QUESTION "-" (or none, when piped) reads the question from stdin; "..." in QUESTION is
-replaced by the first -f file's text (then not attached again), else by stdin. With -c -,
-stdin is the chat to continue instead.
+replaced by the first -f file's text (then not attached again), else by stdin: that text is
+put in as it is, never read as chat lines. With -c -, stdin is the chat to continue instead.
 Options in the -c chat file (model:, endpoint:, option: …) yield to the flags; options
 written in QUESTION itself win over them.
 With -o, the question and every new message (meta records with token usage, tool calls and

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import { compile, compileText } from "../chat/compile.ts";
@@ -27,6 +28,7 @@ import {
   type AskPartWhere,
   attachments,
   named,
+  type QuestionInsert,
   questionMessages,
   savedPart,
 } from "./ask_new_part.ts";
@@ -70,38 +72,44 @@ async function loadSchema(file: string, cwd: string): Promise<unknown> {
 
 /**
  * The question: words (or `-`: stdin) through `-t`'s template; its first
- * `...` replaced by the first `-f` file's text (`-`: stdin), else by stdin
- * when no `-c -`/`-f -`/`-i -` takes it (agents.md §5.1 step 3); a file put
- * into the question is not attached again (`filled`).
+ * `...` stands for the first `-f` file's text (`-`: stdin), else for stdin
+ * when no `-c -`/`-f -`/`-i -` takes it (agents.md §5.1 step 3). That text is
+ * data, put into the parsed question's message (`insert`), not parsed with it
+ * as Ruby does (docs/spec-notes/agents-cli.md); a file put into the question
+ * is not attached again (`filled`).
  */
 async function questionText(
   opts: LlmAskOptions,
   io: Io,
-): Promise<{ question: string; filled: boolean; lines?: string }> {
+): Promise<{ question: string; filled: boolean; lines?: string; insert?: QuestionInsert }> {
   let question = opts.question.join(" ");
   const chatOnStdin = opts.chat === "-";
   // `lines`: the name its lines are reported under, while they are the ones given
-  // (none through a template, or with a file's or stdin's text put in for `...`)
-  const as = (q: string, lines: string | null, filled = false) => ({
+  // (none through a template)
+  const as = (q: string, lines: string, filled = false) => ({
     question: q,
     filled,
-    ...(lines !== null && opts.template === undefined ? { lines } : {}),
+    ...(opts.template === undefined ? { lines } : {}),
   });
+  const filledWith = (text: string, filled = false) => {
+    const placeholder = `\u{E000}scout-ai:${randomUUID()}\u{E000}`;
+    const q = question.replace("...", () => placeholder);
+    return { ...as(q, "<question>", filled), insert: { placeholder, text } };
+  };
   if (question === "-") return as(await withTemplate(opts, await io.readStdin(), io), "<stdin>");
   question = await withTemplate(opts, question, io);
   const file = opts.files[0];
   if (question.includes("...") && file !== undefined) {
-    const context = file === "-" ? await io.readStdin() : await readText(resolve(io.cwd, file));
-    return as(question.replace("...", () => context), null, true);
+    return filledWith(
+      file === "-" ? await io.readStdin() : await readText(resolve(io.cwd, file)),
+      true,
+    );
   }
   // stdin holds the chat, or a -f - / -i - file
   const taken = chatOnStdin || opts.files.includes("-") || (opts.imports ?? []).includes("-");
   if (taken || (question.trim() === "" && io.stdinIsTTY)) return as(question, "<question>");
   if (question.trim() === "") return as(await io.readStdin(), "<stdin>");
-  if (question.includes("...") && !io.stdinIsTTY) {
-    const context = await io.readStdin();
-    return as(question.replace("...", () => context), null);
-  }
+  if (question.includes("...") && !io.stdinIsTTY) return filledWith(await io.readStdin());
   return as(question, "<question>");
 }
 
@@ -183,7 +191,7 @@ async function askMessages(
   // `-c -`: the chat comes from stdin (read before the question, which then never reads stdin)
   checkStdinUse(opts);
   const stdinChat = opts.chat === "-" ? await readInput("-", io) : undefined;
-  const { question, filled, lines: questionLines } = await questionText(opts, io);
+  const { question, filled, lines: questionLines, insert } = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
   if (outPath !== undefined && !opts.dryRun) checkChatOutput(outPath, opts.output!);
   const where: AskPartWhere = new Map();
@@ -204,7 +212,7 @@ async function askMessages(
       where,
       importStdin,
     }),
-    ...questionMessages(question, questionLines, where),
+    ...questionMessages(question, questionLines, where, insert),
     ...(opts.workflows ?? []).map((w) => named({ role: "tool", content: w }, where, "-w")),
   ];
   const added = newRaw.length
