@@ -58,6 +58,7 @@ export type ScoutErrorCode =
   | "tool_loop_limit"
   | "tool_not_found"
   | "not_cached"
+  | "cache_unavailable"
   | "relay"
   // tools
   | "mcp_server"

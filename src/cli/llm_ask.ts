@@ -195,7 +195,8 @@ With -o, the question and every new message (meta records with token usage, tool
 outputs, the answer) are appended to the chat file atomically; after a failure or Ctrl-C, what was
 produced before it is still appended (a partly streamed answer after "meta: incomplete=true …").
 Streamed to a terminal, a retried answer is marked where it restarts; into a pipe, only the
-attempt that succeeded is printed. Answers are cached under $SCOUT_HOME/var/cache/ask.
+attempt that succeeded is printed. Answers are cached under $SCOUT_HOME/var/cache/ask
+(a cache directory that cannot be written is skipped, with a warning).
 
 --inline FILE answers every "# ask:" comment block of FILE (the comment and blank lines after it)
 with the whole file attached, and writes each reply after its block between "# Response start"

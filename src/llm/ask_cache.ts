@@ -28,6 +28,9 @@ import {
 import type { PreparedChat } from "./ask_tools.ts";
 import type { ReplyItem } from "./types.ts";
 
+/** Cache directories this process found it cannot use: later asks skip their locks. */
+const unusableDirs = new Set<string>();
+
 /** The inference cache of one ask. */
 export interface AskCache extends RoundSource {
   /** The whole-ask entry of the earlier format, if one answers this ask. */
@@ -192,7 +195,27 @@ export function askCache(
         misses++;
         event(false, key);
       };
-      return await liveRound(dir, key, state, play, { hit: replay, miss, warn: ctx.warn }, origin);
+      const uncached = () => {
+        miss();
+        return play(null);
+      };
+      if (unusableDirs.has(dir)) return await uncached();
+      try {
+        return await liveRound(
+          dir,
+          key,
+          state,
+          play,
+          { hit: replay, miss, warn: ctx.warn },
+          origin,
+        );
+      } catch (e) {
+        if (!isScoutError(e, "cache_unavailable")) throw e;
+        // a read-only or foreign home: the cache is optional, the ask is not (told once)
+        unusableDirs.add(dir);
+        ctx.warn(`${e.message}: asking without it (--no-cache skips it)`);
+        return await uncached();
+      }
     },
   };
 }

@@ -226,6 +226,25 @@ function underFile<T>(
   });
 }
 
+/** Why a cache directory cannot be used at all (not one lock's trouble): its file system refuses. */
+const UNUSABLE = new Set(["EACCES", "EPERM", "EROFS", "ENOTDIR", "ENOSPC", "EDQUOT"]);
+
+/**
+ * A failure to make the cache directory or take a lock in it, as
+ * `cache_unavailable` when the file system refuses the directory (read-only,
+ * no permission, full): the ask can go on without the cache.
+ */
+function unusable(dir: string, e: unknown): unknown {
+  const errno = (e as { cause?: unknown }).cause ?? e;
+  const code = (errno as NodeJS.ErrnoException)?.code;
+  if (code === undefined || !UNUSABLE.has(code)) return e;
+  return new ScoutError(
+    "cache_unavailable",
+    `The inference cache at "${dir}" cannot be used: ${(errno as Error).message}`,
+    { file: dir, cause: e },
+  );
+}
+
 /** Runs `fn` holding the file lock (or unlocked after `waitMs`), then releases it. */
 async function holding<T>(
   dir: string,
@@ -244,7 +263,7 @@ async function holding<T>(
     });
   } catch (e) {
     freed();
-    throw e;
+    throw unusable(dir, e);
   }
   if (held === null) {
     try {

@@ -1,0 +1,35 @@
+/**
+ * An inference cache the file system refuses (a read-only or foreign home, a
+ * path through a file) does not stop an ask: it is told once and the ask goes
+ * on without the cache; offline replay, which needs the cache, still fails.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setup } from "./llm_ask_support.ts";
+
+Deno.test("a cache directory that cannot be made: one warning, the ask answered without the cache", async () => {
+  await using t = await setup();
+  // $SCOUT_HOME/var/cache is a file: var/cache/ask cannot be made (ENOTDIR, even as root)
+  mkdirSync(join(t.env.SCOUT_HOME, "var"), { recursive: true });
+  writeFileSync(join(t.env.SCOUT_HOME, "var", "cache"), "not a directory\n");
+  t.srv.script({ text: "first" }, { text: "second" });
+  const one = await t.run(["ask", ...t.flags, "Capital of France?"]);
+  assert.equal(one.code, 0, one.stderr);
+  assert.equal(one.stdout, "first\n");
+  assert.match(
+    one.stderr,
+    /The inference cache at ".*var\/cache\/ask" cannot be used: ENOTDIR[^\n]*: asking without it \(--no-cache skips it\)\n/,
+  );
+  assert.equal(one.stderr.split("\n").filter(Boolean).length, 1, one.stderr);
+  // nothing cached: the same question reaches the provider again, and is not told again
+  const two = await t.run(["ask", ...t.flags, "Capital of France?"]);
+  assert.equal(two.code, 0, two.stderr);
+  assert.equal(two.stdout, "second\n");
+  assert.equal(t.srv.requests.length, 2);
+  // offline replay needs the cache: a miss, no request
+  const offline = await t.run(["ask", ...t.flags, "--offline", "Capital of France?"]);
+  assert.equal(offline.code, 1);
+  assert.match(offline.stderr, /Offline: no cached answer/);
+  assert.equal(t.srv.requests.length, 2);
+});
