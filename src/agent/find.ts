@@ -20,8 +20,8 @@ import {
   locateAgent,
 } from "../config/agent_dirs.ts";
 import { expandHome } from "../config/home.ts";
-import { ScoutError } from "../errors.ts";
-import { isDirectory } from "../util/fs.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
+import { presentStats } from "../util/fs.ts";
 
 export {
   AGENT_KINDS,
@@ -57,7 +57,7 @@ export function findAgent(given: string, opts: FindAgentOptions = {}): AgentLoca
     });
   }
   const dir = resolve(cwd, nameOrPath);
-  const hint = isDirectory(dir)
+  const hint = presentStats(dir)?.isDirectory()
     ? `; the directory ${dir} exists but holds none of ${AGENT_FILES.join(", ")}`
     : "";
   throw new ScoutError(
@@ -87,6 +87,18 @@ export interface AgentListing {
    * exists too, that one (its `start_chat` and `agent.ts` are used).
    */
   dirs: { path: string; files: string[] }[];
+  /**
+   * Why the agent cannot be found or read (`Permission denied: "<dir>"`), as
+   * `agent find NAME` reports it; `path`, `kind` and `root` are then where
+   * its name was seen, and no files are known. Absent for an agent that resolves.
+   */
+  error?: string;
+}
+
+/** Options of {@link listAgents}. */
+export interface ListAgentsOptions extends FindAgentOptions {
+  /** Told of each kind directory (`Agent/`…) under a root that cannot be listed. */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -97,32 +109,71 @@ export interface AgentListing {
  * empty `Agent/<name>` that shadows a populated one is listed as what runs,
  * with no files.
  *
- * @param opts cwd and env
+ * Nothing unreadable is left out without a word: a directory of a name that
+ * cannot be looked in (mode 000), or a name whose lookup meets one, is
+ * listed with the `error` `agent find` gives; a kind directory that cannot be
+ * listed is told to `opts.warn`.
+ *
+ * @param opts cwd, env and where warnings go
  * @returns the agents
  */
-export function listAgents(opts: FindAgentOptions = {}): AgentListing[] {
+export function listAgents(opts: ListAgentsOptions = {}): AgentListing[] {
   const roots = agentRoots(opts);
-  const names = new Set<string>();
+  const seen = new Map<string, Seen>();
   for (const kind of ["workflows", ...AGENT_KINDS]) {
     for (const root of roots) {
-      for (const name of entries(join(root, kind))) {
-        if (conventionalFiles(join(root, kind, name)).length > 0) names.add(name);
+      for (const name of entries(join(root, kind), opts.warn)) {
+        const dir = join(root, kind, name);
+        if (!seen.has(name) && mayBeAgent(dir)) seen.set(name, { dir, kind, root });
       }
     }
   }
-  return [...names].sort((a, b) => a.localeCompare(b)).map((name) => {
-    const loc = findAgent(name, opts);
-    const paths = [loc.path, loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
-    const dirs = [...new Set(paths)].map((path) => ({ path, files: conventionalFiles(path) }));
-    const files = [...new Set(dirs.flatMap((d) => d.files))];
-    return { name, path: loc.path, kind: loc.kind, root: loc.root!, files, dirs };
-  });
+  return [...seen.keys()].sort((a, b) => a.localeCompare(b)).map((name) =>
+    listing(name, seen.get(name)!, opts)
+  );
 }
 
-function entries(dir: string): string[] {
+/** Where a listed name was first seen with agent files (or unreadable). */
+interface Seen {
+  dir: string;
+  kind: string;
+  root: string;
+}
+
+/** Whether `dir` holds agent files — or cannot be looked in, so may (an unreadable agent is listed, marked). */
+function mayBeAgent(dir: string): boolean {
+  try {
+    return conventionalFiles(dir).length > 0;
+  } catch (e) {
+    if (isScoutError(e) && e.code === "io") return true;
+    throw e;
+  }
+}
+
+function listing(name: string, at: Seen, opts: FindAgentOptions): AgentListing {
+  let loc: AgentLocation;
+  try {
+    loc = findAgent(name, opts);
+  } catch (e) {
+    if (!isScoutError(e) || e.code !== "io") throw e;
+    const { dir: path, kind, root } = at;
+    return { name, path, kind, root, files: [], dirs: [{ path, files: [] }], error: e.message };
+  }
+  const paths = [loc.path, loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
+  const dirs = [...new Set(paths)].map((path) => ({ path, files: conventionalFiles(path) }));
+  const files = [...new Set(dirs.flatMap((d) => d.files))];
+  return { name, path: loc.path, kind: loc.kind, root: loc.root!, files, dirs };
+}
+
+/** The names in `dir` that may be agents; none when it does not exist, a warning when it cannot be read. */
+function entries(dir: string, warn?: (message: string) => void): string[] {
   try {
     return readdirSync(dir).filter((n) => /^[A-Za-z0-9_.-]+$/.test(n) && !/^\.\.?$/.test(n));
-  } catch {
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException)?.code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    const why = code === "EACCES" || code === "EPERM" ? "permission denied" : (e as Error).message;
+    warn?.(`Agents in "${dir}" are not listed: ${why}`);
     return [];
   }
 }

@@ -63,7 +63,7 @@ export {
   LIST_SCHEMA,
 } from "./structured.ts";
 export { agentApi, agentDelegate, clearAgentCache, extendAgentApi, loadAgent } from "./load.ts";
-export type { AgentListing, AgentLocation, FindAgentOptions } from "./find.ts";
+export type { AgentListing, AgentLocation, FindAgentOptions, ListAgentsOptions } from "./find.ts";
 export {
   AGENT_KINDS,
   agentRoots,

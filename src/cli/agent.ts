@@ -51,8 +51,10 @@ Each name is listed once, at the directory 'agent find' resolves it to, with the
 holds; when that is workflows/<Name> and an Agent/<Name> (or var/Agent/…) exists too, that
 directory follows after '+' with its own files (its start_chat and agent.ts are used). A
 directory counts when it holds start_chat, workflow.ts, agent.ts, workflow.rb, agent.rb,
-python/ or knowledge_base/. --json prints {"version":1, "roots":[…], "agents":[{name, path,
-kind, root, files, dirs:[{path, files}]}]} (files: those of all dirs).
+python/ or knowledge_base/. A name 'agent find' fails on (a directory this user may not
+read) is listed where it was seen, marked '(error: …)'; a directory of agents that cannot be
+listed is a warning. --json prints {"version":1, "roots":[…], "agents":[{name, path, kind,
+root, files, dirs:[{path, files}], error?}]} (files: those of all dirs).
 
 Examples:
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list

@@ -178,7 +178,8 @@ export function runAgentFind(name: string, io: Io): number {
 }
 
 /**
- * Runs `agent list`: one line per agent (`NAME  PATH  (KIND)`), or JSON.
+ * Runs `agent list`: one line per agent (`NAME  PATH  (FILES)`, or
+ * `(error: …)` for one `agent find` fails on), or JSON; warnings on stderr.
  *
  * @param json print the JSON shape
  * @param io injected I/O
@@ -186,7 +187,7 @@ export function runAgentFind(name: string, io: Io): number {
  */
 export function runAgentList(json: boolean, io: Io): number {
   const opts = { cwd: io.cwd, env: io.env };
-  const agents = listAgents(opts);
+  const agents = listAgents({ ...opts, warn: (m) => warn(io, m) });
   if (json) {
     const out = { version: AGENT_LIST_JSON_VERSION, roots: agentRoots(opts), agents };
     io.stdout.write(JSON.stringify(out, null, 2) + "\n");
@@ -199,7 +200,9 @@ export function runAgentList(json: boolean, io: Io): number {
   const width = Math.max(...agents.map((a) => a.name.length));
   for (const a of agents) {
     // each directory with its own files: workflows/<name> and Agent/<name> both count
-    const dirs = a.dirs.map((d) => `${d.path}  (${d.files.join(", ")})`).join("  + ");
+    const dirs = a.error !== undefined
+      ? `${a.path}  (error: ${a.error})`
+      : a.dirs.map((d) => `${d.path}  (${d.files.join(", ")})`).join("  + ");
     io.stdout.write(`${a.name.padEnd(width)}  ${dirs}\n`);
   }
   return 0;

@@ -9,9 +9,10 @@
  *
  * @module
  */
+import { statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { isDirectory, isFile } from "../util/fs.ts";
+import { fileError, presentStats } from "../util/fs.ts";
 import { expandHome, scoutHome } from "./home.ts";
 
 /** Where agent directories live under each root, in search order. */
@@ -121,10 +122,17 @@ export function agentArgument(given: string): string {
  * directory under `cwd` holding agent files (`Agent/Worker`, typed without
  * `./`) is that directory, as Ruby's step 1 takes any existing path.
  *
+ * Only a missing entry is "not there": a candidate that cannot be looked at
+ * (a kind directory this user may not search, a symbolic link loop) would
+ * decide which agent is found, and the agent directory found must be one
+ * this user may look inside — else the agent would run without its start
+ * chat (its system prompt, its `endpoint:`) or another one would run instead.
+ *
  * @param given agent name or directory path (trailing slashes dropped)
  * @param opts cwd and env
  * @returns the location, or null when nothing exists
- * @throws ScoutError `invalid_input` for a bad name
+ * @throws ScoutError `invalid_input` for a bad name; `io` naming the path
+ *   that cannot be looked at (`Permission denied: "<dir>"`)
  */
 export function locateAgent(given: string, opts: FindAgentOptions = {}): AgentLocation | null {
   const nameOrPath = agentArgument(given);
@@ -132,7 +140,7 @@ export function locateAgent(given: string, opts: FindAgentOptions = {}): AgentLo
   const cwd = opts.cwd ?? process.cwd();
   if (isAgentPath(nameOrPath)) {
     const dir = resolve(cwd, expandHome(nameOrPath, env));
-    return isDirectory(dir) ? atPath(dir) : null;
+    return directoryAt(dir) ? atPath(searchable(dir)) : null;
   }
   checkAgentName(nameOrPath);
   const byName = findByName(nameOrPath, agentRoots({ cwd, env }));
@@ -154,7 +162,7 @@ function within(root: string, path: string): boolean {
 function firstDir(roots: string[], rel: string): { dir: string; root: string } | null {
   for (const root of roots) {
     const dir = join(root, rel);
-    if (within(root, dir) && isDirectory(dir)) return { dir, root };
+    if (within(root, dir) && directoryAt(dir)) return { dir: searchable(dir), root };
   }
   return null;
 }
@@ -188,8 +196,34 @@ function findByName(name: string, roots: string[]): AgentLocation | null {
  *
  * @param dir the directory
  * @returns the names present
+ * @throws ScoutError `io` naming the directory when it cannot be looked in
+ *   (`Permission denied: "<dir>"`): an unreadable directory is not an empty one
  */
 export function conventionalFiles(dir: string): string[] {
-  if (!isDirectory(dir)) return [];
-  return AGENT_FILES.filter((f) => isFile(join(dir, f)) || isDirectory(join(dir, f)));
+  if (!directoryAt(dir)) return [];
+  searchable(dir);
+  return AGENT_FILES.filter((f) => {
+    const s = presentStats(join(dir, f));
+    return s !== null && (s.isFile() || s.isDirectory());
+  });
+}
+
+/** Whether `path` is a directory: false when nothing (or a file) is there; throws when it cannot be looked at. */
+function directoryAt(path: string): boolean {
+  return presentStats(path)?.isDirectory() ?? false;
+}
+
+/**
+ * `dir`, once known to be one this user may look inside (search permission:
+ * `stat` of `dir/.`), so that the absence of its files is real.
+ *
+ * @throws ScoutError `io` naming `dir` (`Permission denied: "<dir>"`)
+ */
+function searchable(dir: string): string {
+  try {
+    statSync(`${dir}${sep}.`);
+  } catch (e) {
+    throw fileError(dir, e);
+  }
+  return dir;
 }

@@ -318,6 +318,33 @@ export function fileStats(path: string): Stats | null {
   return s !== null && s.isFile() ? s : null;
 }
 
+/**
+ * The stats of `path` (following symlinks), or null when nothing is there.
+ * Unlike {@link isFile} and {@link isDirectory}, which answer false for a
+ * path they cannot look at, only a missing entry (ENOENT; ENOTDIR, a parent
+ * that is a file) is absence: a lookup whose answer depends on the path (which
+ * agent directory comes first) must not take a directory it may not search,
+ * or a symbolic link loop, for "not there".
+ *
+ * @example
+ * ```ts
+ * presentStats("/no/such/path"); // null
+ * ```
+ *
+ * @param path path to test
+ * @returns its stats, or null when it does not exist
+ * @throws ScoutError `io` naming the path ({@link fileError}) when it cannot be looked at
+ */
+export function presentStats(path: string): Stats | null {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) ?? null;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException)?.code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw fileError(path, e);
+  }
+}
+
 /** `test` of `path`'s stats (following symlinks); false when missing or unreadable. */
 function statIs(path: string, test: (s: Stats) => boolean): boolean {
   const s = statsOf(path);

@@ -5,7 +5,7 @@
  * (`-o`, `-i`, `-w`, `--dry-run`, `--json`), and exit codes.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
@@ -174,6 +174,38 @@ Deno.test("agent errors: one line, exit 1; usage errors exit 2", async () => {
   const h = await runMain(["agent", "ask", "--help"], o);
   assert.equal(h.code, 0);
   assert.match(h.stdout, /Examples[^\n]*:\n {2}[^\n]*scout-ai agent ask/);
+});
+
+Deno.test("R72-3 an agent directory that cannot be looked at (a symbolic link loop) stops ask and find, and list marks it", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "ran" }) });
+  const o = fixture(t.path, srv);
+  put(o.env.SCOUT_HOME, "Agent/Loop/start_chat", "system: not this one\n\nendpoint: startep\n");
+  const loop = join(t.path, "Agent", "Loop");
+  symlinkSync(loop, loop); // ELOOP for root too (a mode-000 directory is tests/agent/find_access_test.ts)
+  // before: ./Agent/Loop taken for "not there", $SCOUT_HOME's Loop ran, exit 0
+  for (const args of [["agent", "ask", "Loop", "hi", "--no-cache"], ["agent", "find", "Loop"]]) {
+    const r = await runMain(args, o);
+    assert.equal(r.code, 1, `${args.join(" ")}: ${r.stdout}`);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, new RegExp(`^scout-ai: Cannot read "${loop}": .*\n$`));
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+  }
+  assert.equal(srv.requests.length, 0);
+  // before: Loop listed at $SCOUT_HOME as what runs; now where it was seen, marked
+  const l = await runMain(["agent", "list"], o);
+  assert.equal(l.code, 0, l.stderr);
+  const line = l.stdout.split("\n").find((x) => x.startsWith("Loop "));
+  assert.match(line ?? "", new RegExp(`^Loop {5}${loop} {2}\\(error: Cannot read "${loop}": `));
+  const j = JSON.parse((await runMain(["agent", "list", "--json"], o)).stdout);
+  const listed = j.agents.find((a: { name: string }) => a.name === "Loop");
+  assert.deepEqual([listed.path, listed.kind, listed.root, listed.files], [
+    loop,
+    "Agent",
+    t.path,
+    [],
+  ]);
+  assert.match(listed.error, /^Cannot read ".*Loop": /);
 });
 
 Deno.test("§5.1 agent ask -c with a missing file starts an empty conversation (with or without -o); an existing one is followed", async () => {
