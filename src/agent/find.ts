@@ -52,8 +52,13 @@ export function findAgent(given: string, opts: FindAgentOptions = {}): AgentLoca
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   if (isAgentPath(nameOrPath)) {
-    throw new ScoutError("agent_not_found", `No agent directory at "${nameOrPath}"`, {
-      file: resolve(cwd, expandHome(nameOrPath, env)),
+    const file = resolve(cwd, expandHome(nameOrPath, env));
+    const st = presentStats(file);
+    const what = st === null
+      ? ""
+      : `: it is ${st.isFile() ? "a file" : "something else"}, not a directory`;
+    throw new ScoutError("agent_not_found", `No agent directory at "${nameOrPath}"${what}`, {
+      file,
     });
   }
   const dir = resolve(cwd, nameOrPath);
@@ -67,6 +72,33 @@ export function findAgent(given: string, opts: FindAgentOptions = {}): AgentLoca
     })${hint}`,
     { name: nameOrPath },
   );
+}
+
+/**
+ * The directory `agent find` prints (§5.2, "error if none"): {@link findAgent}'s
+ * path. A path given must hold one of the agent files, as a name that only a
+ * directory under the working directory matches must (`agent find /etc`
+ * printed `/etc`); loading by path (`agent ask ./Dir`) still takes any
+ * directory (§2.3 "loading by path must return an agent"), with a warning.
+ *
+ * @param given agent name or directory path
+ * @param opts cwd and env
+ * @returns the agent's directory
+ * @throws ScoutError as {@link findAgent}; `agent_not_found` for a path without agent files
+ */
+export function findAgentDirectory(given: string, opts: FindAgentOptions = {}): string {
+  const loc = findAgent(given, opts);
+  const nameOrPath = agentArgument(given);
+  if (isAgentPath(nameOrPath) && conventionalFiles(loc.path).length === 0) {
+    throw new ScoutError(
+      "agent_not_found",
+      `No agent at "${nameOrPath}": the directory ${loc.path} exists but holds none of ${
+        AGENT_FILES.join(", ")
+      }`,
+      { file: loc.path },
+    );
+  }
+  return loc.path;
 }
 
 /** One agent of {@link listAgents}. */

@@ -69,6 +69,7 @@ export {
   agentRoots,
   checkAgentName,
   findAgent,
+  findAgentDirectory,
   isAgentPath,
   listAgents,
 } from "./find.ts";

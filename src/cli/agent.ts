@@ -33,6 +33,8 @@ const FIND_HELP = `
 Search roots, first match wins: $SCOUT_AGENT_PATH (colon-separated), ./, $SCOUT_HOME
 (~/.scout). workflows/<Name> is preferred; otherwise Agent/<Name> on any root, then
 var/Agent/<Name>, chats/Agent/<Name>, chats/<Name> (Ruby's order: one ~/.scout serves both).
+A path (./Dir, /abs/Dir, ~/Dir) must be a directory holding start_chat, workflow.ts, agent.ts,
+knowledge_base/ or a Ruby agent's files; a directory that cannot be read is an error.
 
 Examples:
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent find Planner

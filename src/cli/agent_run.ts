@@ -9,7 +9,7 @@
  */
 import { join, resolve } from "node:path";
 import { ask as agentAsk, liftStartOptions, start as startChat } from "../agent/agent.ts";
-import { agentRoots, findAgent, listAgents } from "../agent/find.ts";
+import { agentRoots, findAgentDirectory, listAgents } from "../agent/find.ts";
 import { loadAgent } from "../agent/load.ts";
 import { useTaskRoute } from "../agent/task_route.ts";
 import { parseMeta } from "../chat/meta.ts";
@@ -166,14 +166,14 @@ export function withoutMissingChat(opts: LlmAskOptions, cwd: string): LlmAskOpti
 }
 
 /**
- * Runs `agent find NAME`: prints the resolved directory.
+ * Runs `agent find NAME`: prints the resolved directory ({@link findAgentDirectory}).
  *
  * @param name agent name
  * @param io injected I/O
  * @returns exit code
  */
 export function runAgentFind(name: string, io: Io): number {
-  io.stdout.write(findAgent(name, { cwd: io.cwd, env: io.env }).path + "\n");
+  io.stdout.write(findAgentDirectory(name, { cwd: io.cwd, env: io.env }) + "\n");
   return 0;
 }
 

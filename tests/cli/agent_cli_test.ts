@@ -264,6 +264,48 @@ Deno.test("§2.2 step 1: an agent directory typed without ./ loads when no agent
   );
 });
 
+Deno.test("R72-7 agent find PATH: a directory without agent files or a file is an error, as for a name; ask PATH still runs it", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "ran anyway" }) });
+  const o = fixture(t.path, srv);
+  mkdirSync(join(t.path, "notes", "Empty"), { recursive: true });
+  put(t.path, "f.txt", "not an agent\n");
+  const find = (arg: string, cwd = t.path) => runMain(["agent", "find", arg], { ...o, cwd });
+  const ok = await find("./Agent/Planner");
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(ok.stdout, join(t.path, "Agent", "Planner") + "\n");
+  // before: each printed the directory, exit 0 (`agent find /etc` printed /etc)
+  const none = (dir: string) =>
+    new RegExp(
+      `^scout-ai: No agent at ".*": the directory ${dir} exists but holds none of start_chat, `,
+    );
+  for (
+    const [arg, cwd, dir] of [
+      ["./notes/Empty", t.path, join(t.path, "notes", "Empty")],
+      [join(t.path, "notes"), t.path, join(t.path, "notes")],
+      ["..", join(t.path, "notes"), t.path],
+    ] as const
+  ) {
+    const r = await find(arg, cwd);
+    assert.equal(r.code, 1, `${arg}: ${r.stdout}`);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, none(dir));
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  }
+  // before: 'No agent directory at "./f.txt"', as if nothing were there
+  const f = await find("./f.txt");
+  assert.equal(f.code, 1);
+  assert.match(
+    f.stderr,
+    /^scout-ai: No agent directory at "\.\/f\.txt": it is a file, not a directory/,
+  );
+  // §2.3 "loading by path must return an agent": ask warns and runs it
+  const a = await runMain(["agent", "ask", "./notes/Empty", "q", "-e", "startep", "--no-cache"], o);
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(a.stdout, "ran anyway\n");
+  assert.match(a.stderr, /holds no agent files/);
+});
+
 Deno.test("§2.2 related lookups: -w, tool: and introduce: find an agent directory's workflow by name", async () => {
   await using t = await tempDir();
   await using srv = await startProviderServer({ fallback: () => ({ text: "ok" }) });
