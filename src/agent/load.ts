@@ -206,7 +206,9 @@ async function agentWorkflow(
   let loc: AgentLocation;
   try {
     loc = findAgent(name, opts);
-  } catch {
+  } catch (e) {
+    // a directory that cannot be looked at may hold the workflow: not "not found" (R72-3)
+    if (isScoutError(e) && e.code === "io") throw e;
     return null; // no agent of that name (or not a name): the caller's not-found stands
   }
   const file = firstFile(loc.agentDir, ["workflow.ts", "workflow.js", "workflow.mjs"]);

@@ -333,6 +333,12 @@ Deno.test("§2.2 related lookups: -w, tool: and introduce: find an agent directo
   r = await ask(["-w", "Nobody", "hi"]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /Workflow not found Nobody/);
+  // an agent directory that cannot be looked at is not "not found" (R72-3): it may hold the workflow
+  const loop = join(t.path, "Agent", "Looped");
+  symlinkSync(loop, loop);
+  r = await ask(["-w", "Looped", "hi"]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, new RegExp(`^scout-ai: Cannot read "${loop}": `));
 });
 
 Deno.test("agent ask --json: total_usage adds the specialists' inferences (receipts) to the agent's usage", async () => {
