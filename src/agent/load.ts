@@ -19,6 +19,7 @@ import { isScoutError, plainMessage, ScoutError } from "../errors.ts";
 import type { AskResult } from "../llm/ask.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
 import { importFailure } from "../util/import_error.ts";
+import { scriptLine } from "../util/script_line.ts";
 import { knowledgeBaseOfAgent } from "../kb/resolve.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Workflow } from "../workflow/define.ts";
@@ -239,8 +240,11 @@ async function runScript(file: string, agent: Agent): Promise<Agent> {
   try {
     out = await (mod.default as AgentScript)({ ...agentApi }, agent);
   } catch (e) {
+    // the line of agent.ts the throw passed through (--debug prints the whole stack)
+    const line = scriptLine(e, file);
     throw new ScoutError("agent_load", `Agent script "${file}" failed: ${plainMessage(e)}`, {
       file,
+      ...(line === undefined ? {} : { line }),
       cause: e,
     });
   }

@@ -190,8 +190,25 @@ export function reportError(e: unknown, ctx: CliContext): number {
   } else {
     io.stderr.write(`${prefix} ${oneLine((e as Error)?.message ?? String(e))}\n`);
   }
-  if (ctx.debug && e instanceof Error && e.stack) io.stderr.write(e.stack + "\n");
+  if (ctx.debug) io.stderr.write(debugTrace(e));
   return 1;
+}
+
+/**
+ * What `--debug` adds: the error's stack, then each cause's (`Caused by: …`)
+ * — a user's `agent.ts` or `workflow.ts` that threw is on the cause's stack,
+ * not on that of the error naming the script.
+ */
+function debugTrace(e: unknown): string {
+  let out = e instanceof Error && e.stack ? `${e.stack}\n` : "";
+  const seen = new Set<unknown>([e]);
+  for (let c = (e as Error)?.cause; c !== undefined && !seen.has(c); c = (c as Error)?.cause) {
+    seen.add(c);
+    const text = c instanceof Error ? (c.stack ?? `${c.name}: ${c.message}`) : String(c);
+    out += `Caused by: ${text}\n`;
+    if (seen.size > 8) break;
+  }
+  return out;
 }
 
 /**

@@ -3,12 +3,14 @@
  * where, from what the runtime threw: Deno puts the place in its message
  * (`… at file:///…/agent.ts:2:13`); Bun throws a `BuildMessage` carrying a
  * `position`, or, for several errors, an `AggregateError` ("2 errors building
- * …") whose `errors` are those messages.
+ * …") whose `errors` are those messages. A module that throws while it runs
+ * (`throw` at its top level) has the place on the thrown error's stack.
  *
  * @module
  */
 import { fileURLToPath } from "node:url";
 import { plainMessage } from "../errors.ts";
+import { scriptLine } from "./script_line.ts";
 
 /** What {@link importFailure} found: the text for the message, and where. */
 export interface ImportFailure {
@@ -66,7 +68,8 @@ export function importFailure(e: unknown, file: string): ImportFailure {
   // Deno: where in the file the import failed, when its message says (`at file:///…:1:15`)
   const text = plainMessage(e);
   const at = /at (file:\/\/\S+?):(\d+):\d+/.exec(text);
-  return at && fileURLToPath(at[1]!) === file
-    ? { text, file, line: Number(at[2]) }
-    : { text, file };
+  if (at && fileURLToPath(at[1]!) === file) return { text, file, line: Number(at[2]) };
+  // both: the module ran and threw — the line of `file` its stack passes through
+  const line = scriptLine(e, file);
+  return line === undefined ? { text, file } : { text, file, line };
 }

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { ScoutError } from "../errors.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
 import { importFailure } from "../util/import_error.ts";
+import { scriptLine } from "../util/script_line.ts";
 import { scoutHome } from "../config/home.ts";
 import { parse as parseChat } from "../chat/parse.ts";
 import { print as printChat } from "../chat/print.ts";
@@ -201,6 +202,12 @@ function applyDocs(wf: Workflow, file: string): Workflow {
   return wf;
 }
 
+/** The line of the user's `file` that a throw passed through, as a context field. */
+function lineOf(e: unknown, file: string): { line?: number } {
+  const line = scriptLine(e, file);
+  return line === undefined ? {} : { line };
+}
+
 async function importWorkflow(file: string): Promise<Workflow> {
   let mod: { default?: unknown };
   try {
@@ -227,7 +234,7 @@ async function importWorkflow(file: string): Promise<Workflow> {
       `Workflow file "${file}" failed while defining its workflow: ${
         (e as Error)?.message ?? String(e)
       }`,
-      { file, cause: e },
+      { file, ...lineOf(e, file), cause: e },
     );
   }
   if (!isWorkflow(value)) {
