@@ -125,6 +125,13 @@ export interface CompileOptions {
    * config key `allow_roles` (scopes `chat`, `compile`).
    */
   allowRoles?: Iterable<string>;
+  /**
+   * The caller's own way to add to {@link CompileOptions.allowRoles}, named
+   * in the unknown-role error after the config key (the CLI's
+   * `--allow-role`, on the commands that have it); none: the error names
+   * the config key only.
+   */
+  allowRoleFlag?: string;
 }
 
 function context(opts: CompileOptions, chain: string[]): CompileContext {
@@ -146,6 +153,7 @@ function context(opts: CompileOptions, chain: string[]): CompileContext {
       allowPaths: opts.allowPaths ?? processAllowPaths(),
       jobs: opts.jobs,
       allowRoles: allow,
+      allowRoleFlag: opts.allowRoleFlag,
     },
     where: new WeakMap(),
     chain,
@@ -305,11 +313,14 @@ function normalise(input: readonly Message[], ctx: CompileContext): Message[] {
       if (w !== undefined) ctx.where.set(out, w);
     }
     if (!CHAT_ROLES.has(out.role) && !ctx.opts.allowRoles.has(out.role)) {
+      const flag = ctx.opts.allowRoleFlag;
       throw errorAt(
         ctx,
         out,
         "unknown_role",
-        `Unknown role "${out.role}": not a chat role (allow it with config "${ALLOW_ROLES_KEY}" or --allow-role)`,
+        `Unknown role "${out.role}": not a chat role (allow it with config "${ALLOW_ROLES_KEY}"${
+          flag ? ` or ${flag}` : ""
+        })`,
       );
     }
     return out;

@@ -33,6 +33,7 @@ export interface ResolvedCompileOptions {
   allowPaths: AllowPaths;
   jobs: JobRoleResolver | undefined;
   allowRoles: ReadonlySet<string>;
+  allowRoleFlag: string | undefined;
 }
 
 /** State of one top-level compile. */

@@ -11,6 +11,7 @@
 import type { Command } from "@commander-js/extra-typings";
 import type { JobRoleResolver } from "../chat/compile_jobs.ts";
 import type { PromptSummary } from "../prompt/summary.ts";
+import { ALLOW_ROLE_FLAG, ALLOW_ROLE_HELP, collectRoles } from "./allow_role.ts";
 import type { CliContext } from "./context.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
@@ -70,14 +71,11 @@ async function compileInput(opts: ChatCompileOptions, io: Io) {
     cwd: io.cwd,
     env: io.env,
     config,
-    ...(opts.allowRoles ? { allowRoles: splitList(opts.allowRoles) } : {}),
+    ...(opts.allowRoles ? { allowRoles: opts.allowRoles } : {}),
+    allowRoleFlag: ALLOW_ROLE_FLAG,
     jobs: opts.jobs ?? jobRoleResolver({ cwd: io.cwd, env: io.env }),
   });
   return { compiled, config, origin: input.path ?? undefined };
-}
-
-function splitList(values: readonly string[]): string[] {
-  return values.flatMap((v) => v.split(/[,\s]+/)).filter((v) => v !== "");
 }
 
 /**
@@ -185,8 +183,6 @@ function rule(io: Io, title: string): string {
   return paint(io, "stdout", "dim", `── ${title} ──`) + "\n";
 }
 
-const collect = (v: string, prev: string[] = []) => [...prev, v];
-
 /**
  * Registers `chat compile` and `chat prompt` on the `chat` group.
  *
@@ -199,7 +195,7 @@ export function registerChatCompile(chat: Command, ctx: CliContext): void {
     .argument("[file]", "chat file, or - for stdin (default: stdin when piped)")
     .option("--json", 'print a JSON array of {"role", "content"}')
     .option("--chat", "print the compiled chat as .chat text")
-    .option("--allow-role <roles>", "accept these extra roles (comma list; repeatable)", collect)
+    .option("--allow-role <roles>", ALLOW_ROLE_HELP, collectRoles)
     .addHelpText(
       "after",
       "\nCompiling runs the chat's side effects: config: lines, allow_path:, task:/job: roles.\n" +
@@ -230,7 +226,7 @@ export function registerChatCompile(chat: Command, ctx: CliContext): void {
     )
     .option("--json", "print {version, strategies, options, compiled, prompt, summary}")
     .option("-q, --quiet", "no summary on stderr")
-    .option("--allow-role <roles>", "accept these extra roles (comma list; repeatable)", collect)
+    .option("--allow-role <roles>", ALLOW_ROLE_HELP, collectRoles)
     .addHelpText(
       "after",
       "\nThe prompt is the compiled chat without option, meta and tool-declaration messages,\n" +

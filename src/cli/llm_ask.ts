@@ -7,6 +7,7 @@
  */
 import { type Command, Option } from "@commander-js/extra-typings";
 import { usageError } from "../errors.ts";
+import { ALLOW_ROLE_HELP, collectRoles } from "./allow_role.ts";
 import { withInterrupt } from "./ask_interrupt.ts";
 import type { CliContext } from "./context.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
@@ -26,6 +27,7 @@ function keyValue(value: string, previous: string[]): string[] {
 export type AskFlags = {
   imports: string[];
   workflow: string[];
+  allowRole?: string[];
   chat?: string;
   endpoint?: string;
   model?: string;
@@ -90,6 +92,7 @@ function addContentFlags(cmd: Command): void {
       collect,
       [] as string[],
     )
+    .option("--allow-role <roles>", ALLOW_ROLE_HELP, collectRoles)
     .option(
       "-o, --output <file>",
       "append the question and the new messages to this chat file (made, with missing directories, if need be)",
@@ -156,6 +159,7 @@ export function askOptionsOf(question: string[], o: AskFlags, signal: AbortSigna
     cache: o.cache,
     signal,
   };
+  if (o.allowRole !== undefined) opts.allowRoles = o.allowRole;
   if (o.chat !== undefined) opts.chat = o.chat;
   if (o.endpoint !== undefined) opts.endpoint = o.endpoint;
   if (o.model !== undefined) opts.model = o.model;

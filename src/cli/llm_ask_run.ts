@@ -22,6 +22,7 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { failureMessages, incompleteText } from "../llm/loop.ts";
 import { namedFileError, readText } from "../util/fs.ts";
+import { ALLOW_ROLE_FLAG } from "./allow_role.ts";
 import { checkStdinUse } from "./ask_stdin.ts";
 import { historyToSend, readHistory } from "./ask_history.ts";
 import {
@@ -149,6 +150,7 @@ async function runInlineAsk(opts: LlmAskOptions, io: Io, hooks: AskHooks): Promi
   return await runInline({
     file: opts.inline!,
     imports: opts.imports ?? [],
+    ...(opts.allowRoles ? { allowRoles: opts.allowRoles } : {}),
     prefix: hooks.prefix ?? [],
     dryRun: opts.dryRun === true,
     json: opts.json === true,
@@ -200,6 +202,8 @@ async function askMessages(
     env,
     config: store,
     jobs: withAgentLayer(jobRoleResolver({ cwd, env })),
+    ...(opts.allowRoles ? { allowRoles: opts.allowRoles } : {}),
+    allowRoleFlag: ALLOW_ROLE_FLAG,
   };
   // the -c history is read first: a missing chat fails before the new part runs anything
   const read = await readHistory(

@@ -24,6 +24,8 @@ export interface LlmAskOptions {
   imports?: string[];
   /** Workflows whose tasks become tools (`tool:` messages, `-w`). */
   workflows?: string[];
+  /** Roles the compile accepts besides the chat roles (`--allow-role`). */
+  allowRoles?: string[];
   /** Chat file the question and the new messages are appended to. */
   output?: string;
   /** Stream the answer (default: when stdout is a terminal). */

@@ -18,6 +18,7 @@ import type { Message } from "../chat/types.ts";
 import { usageError } from "../errors.ts";
 import type { AskOptions, AskResult } from "../llm/ask.ts";
 import { namedFileError, readText, writeFileAtomic } from "../util/fs.ts";
+import { ALLOW_ROLE_FLAG } from "./allow_role.ts";
 import type { Io } from "./io.ts";
 import { paint } from "./io.ts";
 
@@ -141,6 +142,8 @@ export interface InlineRun {
   file: string;
   /** Chat files imported before each question. */
   imports: string[];
+  /** Roles their compile accepts besides the chat roles (`--allow-role`). */
+  allowRoles?: string[];
   /** Messages before each question (an agent's start chat). */
   prefix: Message[];
   /** Print the question chats instead of asking. */
@@ -177,6 +180,8 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
       cwd: io.cwd,
       env: io.env,
       name: "<imports>",
+      ...(run.allowRoles ? { allowRoles: run.allowRoles } : {}),
+      allowRoleFlag: ALLOW_ROLE_FLAG,
     })
     : [];
   const replies = new Map<number, string>();
