@@ -23,6 +23,20 @@ function keyValue(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/**
+ * `-o`'s value: a chat file. `-` is no stdout here (README: `-` reads stdin):
+ * the answer goes to stdout already, and `-o -` wrote a file named `-`.
+ */
+function chatFile(value: string): string {
+  if (value === "-") {
+    throw usageError(
+      'Cannot write -o "-": the answer already goes to stdout; -o takes the chat file the ' +
+        'question and answer are appended to (write ./- for a file named "-")',
+    );
+  }
+  return value;
+}
+
 /** The parsed flags shared by `llm ask`, `llm json` and `agent ask`. */
 export type AskFlags = {
   imports: string[];
@@ -95,7 +109,8 @@ function addContentFlags(cmd: Command): void {
     .option("--allow-role <roles>", ALLOW_ROLE_HELP, collectRoles)
     .option(
       "-o, --output <file>",
-      "append the question and the new messages to this chat file (made, with missing directories, if need be)",
+      "append the question and the new messages to this chat file (made, with missing directories, if need be; not -: the answer goes to stdout)",
+      chatFile,
     );
 }
 

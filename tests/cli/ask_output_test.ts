@@ -6,7 +6,7 @@
  * nothing.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { clearAgentCache } from "../../src/agent/load.ts";
@@ -139,4 +139,30 @@ Deno.test("-o: a link to nothing, a loop of links, or a file that is no regular 
   assert(Deno.lstatSync(join(t.dir.path, "dangling.chat")).isSymlink);
   assert(Deno.lstatSync(join(t.dir.path, "pipe.chat")).isFifo);
   assert.equal(t.srv.requests.length, 0);
+});
+
+Deno.test("R72-6: -o - is a usage error (the answer already goes to stdout), not a file named '-'", async () => {
+  await using t = await setup();
+  mkdirSync(join(t.dir.path, "Agent", "Quiet"), { recursive: true });
+  writeFileSync(join(t.dir.path, "Agent", "Quiet", "start_chat"), "system: You are quiet\n");
+  clearAgentCache();
+  const cases = [
+    ["llm", "ask", "-o", "-", "hi"],
+    ["llm", "ask", "--output=-", "hi"],
+    ["llm", "json", "-o", "-", "hi"],
+    ["agent", "ask", "Quiet", "-o", "-", "hi"],
+  ];
+  for (const args of cases) {
+    const r = await t.run(args);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, /^scout-ai: Cannot write -o "-": the answer already goes to stdout;/);
+    assert.equal(existsSync(join(t.dir.path, "-")), false, args.join(" "));
+  }
+  assert.equal(t.srv.requests.length, 0, "nothing asked");
+  // a file named "-" is still a path away
+  const named = await t.run(["llm", "ask", "-o", "./-", "hi"]);
+  assert.equal(named.code, 0, named.stderr);
+  assert.equal(named.stdout, "the answer\n");
+  assert.match(readFileSync(join(t.dir.path, "-"), "utf8"), /the answer/);
 });
