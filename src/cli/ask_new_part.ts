@@ -73,17 +73,23 @@ export function named(
 }
 
 /**
- * The question's messages, each named by its line when the text is as the
- * user gave it (`lines`: its name), else by `<question>` alone.
+ * Where the question's lines were written: all in one text, by its name
+ * (`<question>`, `<stdin>`), or, through a template, each in the question or
+ * in the template file.
+ */
+export type QuestionLines = string | ((line: number) => { file: string; line: number });
+
+/**
+ * The question's messages, each named by where its line was written.
  *
  * @param question the question text
- * @param lines the name its lines are reported under, if they are the user's
+ * @param lines where its lines were written (none: not recorded)
  * @param where the record
  * @returns the parsed messages (none for a blank question)
  */
 export function questionMessages(
   question: string,
-  lines: string | undefined,
+  lines: QuestionLines | undefined,
   where: AskPartWhere,
   insert?: QuestionInsert,
 ): Message[] {
@@ -91,7 +97,11 @@ export function questionMessages(
   const parsed = parseWithLines(question);
   const chat = insert ? parsed.chat.map((m) => withInsert(m, insert)) : parsed.chat;
   if (lines === undefined) return chat;
-  return chat.map((m, i) => named(m, where, lines, parsed.lines[i]));
+  const origin = typeof lines === "string" ? (line: number) => ({ file: lines, line }) : lines;
+  return chat.map((m, i) => {
+    const at = origin(parsed.lines[i]!); // one start line per message
+    return named(m, where, at.file, at.line);
+  });
 }
 
 /**

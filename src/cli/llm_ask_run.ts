@@ -16,6 +16,7 @@ import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
 import { runTotalUsage, type RunUsage } from "./run_usage.ts";
 import type { Message } from "../chat/types.ts";
 import type { ExtractedOptions } from "../chat/options.ts";
+import { displayPath } from "../chat/compile_context.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
@@ -30,6 +31,7 @@ import {
   attachments,
   named,
   type QuestionInsert,
+  type QuestionLines,
   questionMessages,
   savedPart,
 } from "./ask_new_part.ts";
@@ -82,43 +84,62 @@ async function loadSchema(file: string, cwd: string): Promise<unknown> {
 async function questionText(
   opts: LlmAskOptions,
   io: Io,
-): Promise<{ question: string; filled: boolean; lines?: string; insert?: QuestionInsert }> {
-  let question = opts.question.join(" ");
+): Promise<{ question: string; filled: boolean; lines: QuestionLines; insert?: QuestionInsert }> {
+  const question = opts.question.join(" ");
   const chatOnStdin = opts.chat === "-";
-  // `lines`: the name its lines are reported under, while they are the ones given
-  // (none through a template)
-  const as = (q: string, lines: string, filled = false) => ({
-    question: q,
-    filled,
-    ...(opts.template === undefined ? { lines } : {}),
-  });
-  const filledWith = (text: string, filled = false) => {
+  const as = (q: Templated, filled = false) => ({ ...q, filled });
+  const filledWith = (q: Templated, text: string, filled = false) => {
     const placeholder = `\u{E000}scout-ai:${randomUUID()}\u{E000}`;
-    const q = question.replace("...", () => placeholder);
-    return { ...as(q, "<question>", filled), insert: { placeholder, text } };
+    const withPlaceholder = q.question.replace("...", () => placeholder);
+    return { ...as({ ...q, question: withPlaceholder }, filled), insert: { placeholder, text } };
   };
-  if (question === "-") return as(await withTemplate(opts, await io.readStdin(), io), "<stdin>");
-  question = await withTemplate(opts, question, io);
+  if (question === "-") return as(await withTemplate(opts, await io.readStdin(), "<stdin>", io));
+  const q = await withTemplate(opts, question, "<question>", io);
   const file = opts.files[0];
-  if (question.includes("...") && file !== undefined) {
+  if (q.question.includes("...") && file !== undefined) {
     return filledWith(
+      q,
       file === "-" ? await io.readStdin() : await readText(resolve(io.cwd, file)),
       true,
     );
   }
   // stdin holds the chat, or a -f - / -i - file
   const taken = chatOnStdin || opts.files.includes("-") || (opts.imports ?? []).includes("-");
-  if (taken || (question.trim() === "" && io.stdinIsTTY)) return as(question, "<question>");
-  if (question.trim() === "") return as(await io.readStdin(), "<stdin>");
-  if (question.includes("...") && !io.stdinIsTTY) return filledWith(await io.readStdin());
-  return as(question, "<question>");
+  const blank = q.question.trim() === "";
+  if (taken || (blank && io.stdinIsTTY)) return as(q);
+  if (blank) return as({ question: await io.readStdin(), lines: "<stdin>" });
+  if (q.question.includes("...") && !io.stdinIsTTY) return filledWith(q, await io.readStdin());
+  return as(q);
 }
 
-/** The question put into `-t`'s template (`agents.md` §5.3), or as it is. */
-async function withTemplate(opts: LlmAskOptions, question: string, io: Io): Promise<string> {
-  if (opts.template === undefined) return question;
+/** A question, and where its lines were written. */
+interface Templated {
+  question: string;
+  lines: QuestionLines;
+}
+
+/**
+ * The question put into `-t`'s template (`agents.md` §5.3), or as it is; its
+ * lines are named `name` (`<question>`, `<stdin>`) and the template's by the
+ * template file.
+ */
+async function withTemplate(
+  opts: LlmAskOptions,
+  question: string,
+  name: string,
+  io: Io,
+): Promise<Templated> {
+  if (opts.template === undefined) return { question, lines: name };
   const { templateQuestion } = await import("./llm_template.ts");
-  return await templateQuestion(opts.template, question, { cwd: io.cwd, env: io.env });
+  const t = await templateQuestion(opts.template, question, { cwd: io.cwd, env: io.env });
+  const shown = displayPath(t.file, io.cwd);
+  return {
+    question: t.text,
+    lines: (line) => {
+      const at = t.lineOf(line);
+      return { file: at.inQuestion ? name : shown, line: at.line };
+    },
+  };
 }
 
 /**

@@ -88,20 +88,72 @@ export function applyTemplate(template: string, question: string): string {
   return template;
 }
 
+/** Where a line of a question put into a template was written. */
+export interface TemplatedLine {
+  /** In the question (else in the template). */
+  inQuestion: boolean;
+  /** 1-based line there. */
+  line: number;
+}
+
+/**
+ * Where line `line` of `applyTemplate(template, question)` was written: in
+ * the question (its lines start at `???`, or on the line after the template)
+ * or in the template. The line holding `???` is the question's first.
+ *
+ * @param template template text
+ * @param question the question
+ * @param line 1-based line of the templated question
+ * @returns the line in the question or in the template
+ * @example
+ * ```ts
+ * import { templatedLine } from "./llm_template.ts";
+ * templatedLine("system: x\n\nQ: ???\n\nfile: a", "one\ntwo", 4); // { inQuestion: true, line: 2 }
+ * templatedLine("system: x\n\nQ: ???\n\nfile: a", "one\ntwo", 6); // { inQuestion: false, line: 5 }
+ * ```
+ */
+export function templatedLine(template: string, question: string, line: number): TemplatedLine {
+  const lines = (text: string) => text.split("\n").length;
+  let start: number; // the templated question's line where the question's first is
+  if (template.includes("???")) start = lines(template.slice(0, template.indexOf("???")));
+  else if (question !== "") start = lines(template) + 1;
+  else return { inQuestion: false, line };
+  const n = lines(question);
+  if (line < start) return { inQuestion: false, line };
+  if (line < start + n) return { inQuestion: true, line: line - start + 1 };
+  return { inQuestion: false, line: line - n + 1 };
+}
+
+/** A question put into a template, and where each of its lines was written. */
+export interface TemplatedQuestion {
+  /** The templated question. */
+  text: string;
+  /** The template file (absolute). */
+  file: string;
+  /** Where a line of {@link TemplatedQuestion.text} was written. */
+  lineOf: (line: number) => TemplatedLine;
+}
+
 /**
  * Reads template `name` and puts `question` into it.
  *
  * @param name template name or path
  * @param question the question
  * @param o cwd and env
- * @returns the new question
+ * @returns the new question, the template file, and where each line came from
  */
 export async function templateQuestion(
   name: string,
   question: string,
   o: TemplateLookup,
-): Promise<string> {
-  return applyTemplate(await readText(findTemplate(name, o)), question);
+): Promise<TemplatedQuestion> {
+  const file = findTemplate(name, o);
+  const template = await readText(file);
+  return {
+    text: applyTemplate(template, question),
+    file,
+    lineOf: (line) => templatedLine(template, question, line),
+  };
 }
 
 function filesUnder(dir: string): string[] {

@@ -91,10 +91,36 @@ Deno.test("errors name the part of the ask they come from: -f, -i, the question'
   assert.match(piped.stderr, /Import not found: "gone\.chat" \(<stdin>:5\)\n/);
   const stdinQuestion = await dry(["-"], "hello\n\nfile: gone.txt\n");
   assert.match(stdinQuestion.stderr, /File not found: "gone\.txt" \(<stdin>:3\)\n/);
-  // the question around a `...` keeps its lines; a template's text has none of the user's
+  // the question around a `...` keeps its lines
   await Deno.writeTextFile(join(t.dir.path, "ctx.txt"), "one\ntwo");
   const filled = await dry(["-f", "ctx.txt", "see ...\n\nfile: gone.txt"]);
   assert.match(filled.stderr, /File not found: "gone\.txt" \(<question>:3\)\n/);
+  assert.equal(t.srv.requests.length, 0);
+});
+
+Deno.test("R72-2: through a -t template, a line is named in the question or in the template file", async () => {
+  await using t = await setup();
+  const dry = (args: string[], stdin = "") =>
+    t.run(["ask", ...t.flags, ...args, "--dry-run"], { stdin });
+  // the question at ??? (line 3), two lines of it; the template goes on after it
+  await Deno.writeTextFile(
+    join(t.dir.path, "tpl.txt"),
+    "system: be brief\n\nQuestion: ???\n\nfile: gone1.txt\n",
+  );
+  const inQuestion = await dry(["-t", "tpl.txt", "x\n\nfile: gone.txt"]);
+  assert.match(inQuestion.stderr, /File not found: "gone\.txt" \(<question>:3\)\n/);
+  const inTemplate = await dry(["-t", "tpl.txt", "x\ny\nz"]);
+  assert.match(inTemplate.stderr, /File not found: "gone1\.txt" \(tpl\.txt:5\)\n/);
+  const fromStdin = await dry(["-t", "tpl.txt", "-"], "x\n\nmake: y\n");
+  assert.match(fromStdin.stderr, /Unknown role "make".* \(<stdin>:3\)\n/);
+  // no ???: the question is appended as a user message after the template
+  await Deno.mkdir(join(t.dir.path, "questions"));
+  await Deno.writeTextFile(join(t.dir.path, "questions", "plain"), "system: x\n\nmake: y");
+  const appendedTemplate = await dry(["-t", "plain", "hi"]);
+  assert.match(appendedTemplate.stderr, /Unknown role "make".* \(questions\/plain:3\)\n/);
+  await Deno.writeTextFile(join(t.dir.path, "questions", "plain"), "system: x\n");
+  const appendedQuestion = await dry(["-t", "plain", "hi\n\nfile: gone.txt"]);
+  assert.match(appendedQuestion.stderr, /File not found: "gone\.txt" \(<question>:3\)\n/);
   assert.equal(t.srv.requests.length, 0);
 });
 

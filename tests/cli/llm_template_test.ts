@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
-import { applyTemplate } from "../../src/cli/llm_template.ts";
+import { applyTemplate, templatedLine } from "../../src/cli/llm_template.ts";
 
 async function put(path: string, text: string): Promise<void> {
   await Deno.mkdir(join(path, ".."), { recursive: true });
@@ -30,6 +30,20 @@ Deno.test("applyTemplate: ??? takes the question (first only); else appended as 
   assert.equal(applyTemplate("system: x", "q"), "system: x\nuser: q");
   assert.equal(applyTemplate("system: x", ""), "system: x");
   assert.equal(applyTemplate("A ???", "$& $1"), "A $& $1"); // no replacement patterns
+});
+
+Deno.test("templatedLine: each line of the templated question in the question or the template", () => {
+  const tpl = "system: x\n\nQ: ???\n\nfile: a";
+  const at = (line: number) => {
+    const { inQuestion, line: n } = templatedLine(tpl, "one\ntwo", line);
+    return `${inQuestion ? "q" : "t"}${n}`;
+  };
+  // system: x | "" | Q: one | two | "" | file: a
+  assert.deepEqual([1, 2, 3, 4, 5, 6].map(at), ["t1", "t2", "q1", "q2", "t4", "t5"]);
+  // no ???: the question comes as a user message on the line after the template
+  assert.deepEqual(templatedLine("system: x", "a\nb", 3), { inQuestion: true, line: 2 });
+  assert.deepEqual(templatedLine("system: x", "a", 1), { inQuestion: false, line: 1 });
+  assert.deepEqual(templatedLine("system: x", "", 1), { inQuestion: false, line: 1 });
 });
 
 Deno.test("llm template lists every file under questions/ on the roots, cwd first", async () => {
