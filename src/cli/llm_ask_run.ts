@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { extname, resolve } from "node:path";
 import { compile, compileText } from "../chat/compile.ts";
@@ -16,22 +15,20 @@ import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
 import { runTotalUsage, type RunUsage } from "./run_usage.ts";
 import type { Message } from "../chat/types.ts";
 import type { ExtractedOptions } from "../chat/options.ts";
-import { displayPath } from "../chat/compile_context.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { failureMessages, incompleteText } from "../llm/loop.ts";
-import { namedFileError, readText } from "../util/fs.ts";
+import { namedFileError } from "../util/fs.ts";
 import { ALLOW_ROLE_FLAG } from "./allow_role.ts";
 import { checkStdinUse } from "./ask_stdin.ts";
+import { questionText } from "./ask_question.ts";
 import { historyToSend, readHistory } from "./ask_history.ts";
 import {
   type AskPartWhere,
   attachments,
   named,
-  type QuestionInsert,
-  type QuestionLines,
   questionMessages,
   savedPart,
 } from "./ask_new_part.ts";
@@ -71,75 +68,6 @@ async function loadSchema(file: string, cwd: string): Promise<unknown> {
       file,
     });
   }
-}
-
-/**
- * The question: words (or `-`: stdin) through `-t`'s template; its first
- * `...` stands for the first `-f` file's text (`-`: stdin), else for stdin
- * when no `-c -`/`-f -`/`-i -` takes it (agents.md §5.1 step 3). That text is
- * data, put into the parsed question's message (`insert`), not parsed with it
- * as Ruby does (docs/spec-notes/agents-cli.md); a file put into the question
- * is not attached again (`filled`).
- */
-async function questionText(
-  opts: LlmAskOptions,
-  io: Io,
-): Promise<{ question: string; filled: boolean; lines: QuestionLines; insert?: QuestionInsert }> {
-  const question = opts.question.join(" ");
-  const chatOnStdin = opts.chat === "-";
-  const as = (q: Templated, filled = false) => ({ ...q, filled });
-  const filledWith = (q: Templated, text: string, filled = false) => {
-    const placeholder = `\u{E000}scout-ai:${randomUUID()}\u{E000}`;
-    const withPlaceholder = q.question.replace("...", () => placeholder);
-    return { ...as({ ...q, question: withPlaceholder }, filled), insert: { placeholder, text } };
-  };
-  if (question === "-") return as(await withTemplate(opts, await io.readStdin(), "<stdin>", io));
-  const q = await withTemplate(opts, question, "<question>", io);
-  const file = opts.files[0];
-  if (q.question.includes("...") && file !== undefined) {
-    return filledWith(
-      q,
-      file === "-" ? await io.readStdin() : await readText(resolve(io.cwd, file)),
-      true,
-    );
-  }
-  // stdin holds the chat, or a -f - / -i - file
-  const taken = chatOnStdin || opts.files.includes("-") || (opts.imports ?? []).includes("-");
-  const blank = q.question.trim() === "";
-  if (taken || (blank && io.stdinIsTTY)) return as(q);
-  if (blank) return as({ question: await io.readStdin(), lines: "<stdin>" });
-  if (q.question.includes("...") && !io.stdinIsTTY) return filledWith(q, await io.readStdin());
-  return as(q);
-}
-
-/** A question, and where its lines were written. */
-interface Templated {
-  question: string;
-  lines: QuestionLines;
-}
-
-/**
- * The question put into `-t`'s template (`agents.md` §5.3), or as it is; its
- * lines are named `name` (`<question>`, `<stdin>`) and the template's by the
- * template file.
- */
-async function withTemplate(
-  opts: LlmAskOptions,
-  question: string,
-  name: string,
-  io: Io,
-): Promise<Templated> {
-  if (opts.template === undefined) return { question, lines: name };
-  const { templateQuestion } = await import("./llm_template.ts");
-  const t = await templateQuestion(opts.template, question, { cwd: io.cwd, env: io.env });
-  const shown = displayPath(t.file, io.cwd);
-  return {
-    question: t.text,
-    lines: (line) => {
-      const at = t.lineOf(line);
-      return { file: at.inQuestion ? name : shown, line: at.line };
-    },
-  };
 }
 
 /**

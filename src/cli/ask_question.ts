@@ -1,0 +1,88 @@
+/**
+ * The question of an `llm ask` / `agent ask` turn as text: the words, or
+ * stdin, through `-t`'s template, with what its `...` stands for held out,
+ * and where each of its lines was written (for errors).
+ *
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import { displayPath } from "../chat/compile_context.ts";
+import { readText } from "../util/fs.ts";
+import type { QuestionInsert, QuestionLines } from "./ask_new_part.ts";
+import type { Io } from "./io.ts";
+import type { LlmAskOptions } from "./llm_ask_types.ts";
+
+/**
+ * The question: words (or `-`: stdin) through `-t`'s template; its first
+ * `...` stands for the first `-f` file's text (`-`: stdin), else for stdin
+ * when no `-c -`/`-f -`/`-i -` takes it (agents.md §5.1 step 3). That text is
+ * data, put into the parsed question's message (`insert`), not parsed with it
+ * as Ruby does (docs/spec-notes/agents-cli.md); a file put into the question
+ * is not attached again (`filled`).
+ *
+ * @param opts command options (question words, `-t`, `-f`, `-i`, `-c`)
+ * @param io injected I/O (stdin)
+ * @returns the question text, whether the first `-f` file went into it, where
+ *   its lines were written, and the text held out for its `...`
+ */
+export async function questionText(
+  opts: LlmAskOptions,
+  io: Io,
+): Promise<{ question: string; filled: boolean; lines: QuestionLines; insert?: QuestionInsert }> {
+  const question = opts.question.join(" ");
+  const chatOnStdin = opts.chat === "-";
+  const as = (q: Templated, filled = false) => ({ ...q, filled });
+  const filledWith = (q: Templated, text: string, filled = false) => {
+    const placeholder = `\u{E000}scout-ai:${randomUUID()}\u{E000}`;
+    const withPlaceholder = q.question.replace("...", () => placeholder);
+    return { ...as({ ...q, question: withPlaceholder }, filled), insert: { placeholder, text } };
+  };
+  if (question === "-") return as(await withTemplate(opts, await io.readStdin(), "<stdin>", io));
+  const q = await withTemplate(opts, question, "<question>", io);
+  const file = opts.files[0];
+  if (q.question.includes("...") && file !== undefined) {
+    return filledWith(
+      q,
+      file === "-" ? await io.readStdin() : await readText(resolve(io.cwd, file)),
+      true,
+    );
+  }
+  // stdin holds the chat, or a -f - / -i - file
+  const taken = chatOnStdin || opts.files.includes("-") || (opts.imports ?? []).includes("-");
+  const blank = q.question.trim() === "";
+  if (taken || (blank && io.stdinIsTTY)) return as(q);
+  if (blank) return as({ question: await io.readStdin(), lines: "<stdin>" });
+  if (q.question.includes("...") && !io.stdinIsTTY) return filledWith(q, await io.readStdin());
+  return as(q);
+}
+
+/** A question, and where its lines were written. */
+interface Templated {
+  question: string;
+  lines: QuestionLines;
+}
+
+/**
+ * The question put into `-t`'s template (`agents.md` §5.3), or as it is; its
+ * lines are named `name` (`<question>`, `<stdin>`) and the template's by the
+ * template file.
+ */
+async function withTemplate(
+  opts: LlmAskOptions,
+  question: string,
+  name: string,
+  io: Io,
+): Promise<Templated> {
+  if (opts.template === undefined) return { question, lines: name };
+  const { templateQuestion } = await import("./llm_template.ts");
+  const t = await templateQuestion(opts.template, question, { cwd: io.cwd, env: io.env });
+  const shown = displayPath(t.file, io.cwd);
+  return {
+    question: t.text,
+    lines: (line) => {
+      const at = t.lineOf(line);
+      return { file: at.inQuestion ? name : shown, line: at.line };
+    },
+  };
+}
