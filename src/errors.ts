@@ -180,7 +180,29 @@ export function errorLocation(e: { file?: unknown; line?: unknown; message?: unk
  * @returns the plain message
  */
 export function plainMessage(e: unknown): string {
-  const text = e instanceof Error ? e.message : String(e);
+  const text = e instanceof Error ? e.message : thrownText(e);
   // deno-lint-ignore no-control-regex
   return text.replace(/\x1b\[[0-9;]*m/g, "").replace(/\s*\n\s*/g, " ").trim();
+}
+
+/**
+ * Any thrown value as text, never throwing itself: `String` throws for an
+ * object without a prototype (`throw Object.create(null)`) or whose
+ * `toString` throws; such a value is named by its tag (`[object Object]`).
+ *
+ * @example
+ * ```ts
+ * import { thrownText } from "./errors.ts";
+ * thrownText(Object.create(null)); // "[object Object]"
+ * ```
+ *
+ * @param v what was thrown
+ * @returns its text
+ */
+export function thrownText(v: unknown): string {
+  try {
+    return String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
 }
