@@ -16,6 +16,7 @@ import type { Message } from "./types.ts";
 import { lastCloserOffsets, parse, XML_OPEN } from "./parse.ts";
 import { bodyText, printMessages } from "./print.ts";
 import { isRubySpace } from "./text.ts";
+import { concatBytes, decodeEscaped, encodeEscaped, splitBom } from "../util/utf8_bytes.ts";
 
 /** Same roles and contents (extra fields aside). */
 function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
@@ -87,4 +88,33 @@ export function appendChatText(existing: string, messages: readonly Message[]): 
   const leadingText = old.length > 0 && !(old[0]!.role === "user" && old[0]!.content === "");
   return printMessages([...old, ...messages], { headerlessFirst: leadingText })
     .replace(/^\n/, "") + "\n";
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * {@link appendChatText} on a chat file's bytes: what the file keeps of its
+ * old text (all of it but trailing whitespace, when the new messages can
+ * simply follow) stays byte for byte — its byte-order mark, and bytes that
+ * are not UTF-8, which a decode would have replaced by U+FFFD.
+ *
+ * @param existing the file's bytes (empty when it does not exist)
+ * @param messages messages to add
+ * @returns the new file's bytes
+ * @throws {ScoutError} `chat_print` when a role is not a header word
+ *
+ * @example
+ * ```ts
+ * import { appendChatBytes } from "./print_append.ts";
+ * appendChatBytes(Uint8Array.of(0x63, 0xe9, 0x0a), [{ role: "user", content: "hi" }]);
+ * // the bytes 63 e9, then "\n\nuser:\n\nhi\n"
+ * ```
+ */
+export function appendChatBytes(existing: Uint8Array, messages: readonly Message[]): Uint8Array {
+  const { bom, body } = splitBom(existing);
+  const { text, escaped } = decodeEscaped(body);
+  const out = appendChatText(text, messages);
+  // only a file with escaped bytes gives its escapes back as bytes: a lone surrogate in a new
+  // message is written as UTF-8 writes it (U+FFFD), as before
+  return concatBytes([bom, escaped ? encodeEscaped(out) : utf8.encode(out)]);
 }

@@ -10,12 +10,12 @@
  * @module
  */
 import { resolve } from "node:path";
-import { compileFile, compileText } from "../chat/compile.ts";
+import { compileText } from "../chat/compile.ts";
 import type { CompileOptions } from "../chat/compile.ts";
 import { type ExtractedOptions, extractOptions } from "../chat/options.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { exists } from "../util/fs.ts";
+import { exists, namedFileError, readTextChecked } from "../util/fs.ts";
 import { cutHistory } from "./ask_new_part.ts";
 
 /** Where the history comes from. */
@@ -34,6 +34,8 @@ export interface CompiledHistory {
   compiled: Message[];
   /** The chat file (resolved), for `format:` lines; none for stdin. */
   origin?: string;
+  /** The chat file was not valid UTF-8 (its bad bytes read as U+FFFD). */
+  lossy?: boolean;
 }
 
 /**
@@ -61,7 +63,10 @@ export async function readHistory(
       file: src.chat,
     });
   }
-  return { compiled: await compileFile(src.chat, compileOpts), origin };
+  const { text, lossy } = await readTextChecked(origin).catch((e) => {
+    throw namedFileError(src.chat!, e, "Chat file not found");
+  });
+  return { compiled: await compileText(text, { ...compileOpts, origin: src.chat }), origin, lossy };
 }
 
 /**

@@ -10,11 +10,12 @@
  */
 import { accessSync, constants, lstatSync, realpathSync, type Stats, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { appendChatText } from "../chat/print_append.ts";
+import { readFile } from "node:fs/promises";
+import { appendChatBytes } from "../chat/print_append.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { ScoutError, usageError } from "../errors.ts";
-import { exists, readText, writeFileAtomic } from "../util/fs.ts";
+import { exists, fileError, writeFileAtomic } from "../util/fs.ts";
 import { acquireLock } from "../workflow/lock.ts";
 
 /**
@@ -91,7 +92,8 @@ function writable(path: string): boolean {
 
 /**
  * Appends messages to a chat file atomically (creating it if needed), under
- * its persist lock in `$SCOUT_HOME/tmp/persist_locks`.
+ * its persist lock in `$SCOUT_HOME/tmp/persist_locks`. The old part of the
+ * file is kept byte for byte: a byte-order mark, and bytes that are not UTF-8.
  *
  * @param path absolute path
  * @param messages messages to append
@@ -112,8 +114,10 @@ export async function appendToChat(
   // the lock is the target's: two runs writing through different links to one chat share it
   const lock = await acquireLock(file, join(scoutHome(env), "tmp", "persist_locks"));
   try {
-    const existing = exists(file) ? await readText(file) : "";
-    await writeFileAtomic(file, appendChatText(existing, messages));
+    const existing = exists(file)
+      ? await readFile(file).catch((e) => Promise.reject(fileError(file, e)))
+      : new Uint8Array(0);
+    await writeFileAtomic(file, appendChatBytes(existing, messages));
   } finally {
     lock.release();
   }

@@ -159,6 +159,10 @@ async function askMessages(
     { ...(stdinChat ? { stdinChat } : {}), ...(opts.chat ? { chat: opts.chat } : {}), outPath },
     compileOpts,
   );
+  // as `chat parse` says it: the history sent (and a -c chat's next compile) has U+FFFD there
+  if (read.lossy || stdinChat?.lossy) {
+    warn(io, `${stdinChat?.name ?? opts.chat}: invalid UTF-8 replaced by U+FFFD`);
+  }
   const importStdin = (text: string) => compileText(text, { ...compileOpts, name: "<stdin>" });
   const newRaw: Message[] = [
     ...await attachments(opts.files.slice(filled ? 1 : 0), opts.imports ?? [], io, {

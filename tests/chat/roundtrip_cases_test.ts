@@ -261,3 +261,28 @@ Deno.test("append (llm ask -o): an open tag in the file is not closed by the app
     "hi\n\nassistant:\n\nx\n",
   );
 });
+
+Deno.test("append on bytes (llm ask -o): bytes that are not UTF-8 and a byte-order mark are kept, also when the chat is printed again", async () => {
+  const { appendChatBytes } = await import("../../src/chat/print_append.ts");
+  const enc = new TextEncoder();
+  const bytes = (...parts: (string | number[])[]) =>
+    Uint8Array.from(parts.flatMap((p) => typeof p === "string" ? [...enc.encode(p)] : p));
+  const answer = [{ role: "assistant", content: "x" }];
+  // the old part as it was, whitespace at its end aside
+  assert.deepEqual(
+    appendChatBytes(bytes([0xef, 0xbb, 0xbf], "user:\n\nlatin1 caf", [0xe9], " bytes\n\n"), answer),
+    bytes([0xef, 0xbb, 0xbf], "user:\n\nlatin1 caf", [0xe9], " bytes\n\nassistant:\n\nx\n"),
+  );
+  // printed again whole (an open tag the answer would close): the bad byte is still there
+  const added = [{ role: "assistant", content: "done\n</think>" }];
+  assert.deepEqual(
+    appendChatBytes(bytes("user:\n\n<think>\ncaf", [0xe9], "\n"), added),
+    bytes("user:\n\n\\<think>\ncaf", [0xe9], "\n\nassistant:\n\ndone\n</think>\n"),
+  );
+  // a new file, and an empty one with a mark
+  assert.deepEqual(appendChatBytes(new Uint8Array(0), answer), bytes("assistant:\n\nx\n"));
+  assert.deepEqual(
+    appendChatBytes(bytes([0xef, 0xbb, 0xbf], "\n"), answer),
+    bytes([0xef, 0xbb, 0xbf], "assistant:\n\nx\n"),
+  );
+});

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Buffer } from "node:buffer";
 import { parse } from "../../src/chat/parse.ts";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
@@ -165,4 +166,27 @@ Deno.test("R72-6: -o - is a usage error (the answer already goes to stdout), not
   assert.equal(named.code, 0, named.stderr);
   assert.equal(named.stdout, "the answer\n");
   assert.match(readFileSync(join(t.dir.path, "-"), "utf8"), /the answer/);
+});
+
+Deno.test("-o keeps the chat's old bytes (not UTF-8, a byte-order mark) as they were; -c on such a chat warns once (R74-1)", async () => {
+  await using t = await setup();
+  const file = join(t.dir.path, "l1.chat");
+  const old = Uint8Array.from([
+    ...[0xef, 0xbb, 0xbf],
+    ...new TextEncoder().encode("user:\n\nlatin1 caf"),
+    0xe9,
+    ...new TextEncoder().encode(" bytes\n"),
+  ]);
+  writeFileSync(file, old);
+  const r = await t.run(["llm", "ask", "-o", "l1.chat", "next"]);
+  assert.equal(r.code, 0, r.stderr);
+  const now = readFileSync(file);
+  assert.deepEqual(now.subarray(0, old.length), Buffer.from(old), "the old part byte for byte");
+  assert.match(now.subarray(old.length).toString("utf8"), /^\nuser:\n\nnext\n/);
+  const c = await t.run(["llm", "ask", "-c", "l1.chat", "again"]);
+  assert.equal(c.code, 0, c.stderr);
+  assert.equal(c.stderr.match(/l1\.chat: invalid UTF-8 replaced by U\+FFFD/g)?.length, 1, c.stderr);
+  const o = await t.run(["llm", "ask", "-c", "l1.chat", "-o", "l1.chat", "again"]);
+  assert.equal(o.stderr.match(/invalid UTF-8/g)?.length, 1, o.stderr);
+  assert.deepEqual(readFileSync(file).subarray(0, old.length), Buffer.from(old));
 });
