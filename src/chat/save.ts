@@ -2,14 +2,17 @@
  * Writing chats to disk (`chat.md` §8 `save`/`write`/`writeAnswer`), always
  * atomically (temp file + fsync + rename), with the port's path rule
  * ([DIVERGE D25]): relative paths are cwd-relative and only a bare file name
- * that does not exist in cwd goes to the chats directory.
+ * that does not exist in cwd goes to the chats directory. A symbolic link is
+ * written through (its target rewritten, its mode kept; the link stays) and
+ * a read-only file is refused, as for `llm ask -o` (`util/in_place.ts`).
  *
  * @module
  */
 import { isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
-import { exists, isDirectory, writeFileAtomic } from "../util/fs.ts";
+import { exists, isDirectory } from "../util/fs.ts";
+import { writeInPlace } from "../util/in_place.ts";
 import { defaultChatDirs } from "./find_file.ts";
 import type { Chat, Message } from "./types.ts";
 import { print } from "./print.ts";
@@ -70,9 +73,13 @@ function target(path: string, opts: SaveOptions): string | null {
   return opts.force === false && exists(file) ? null : file;
 }
 
-/** Writes `text` to `file` atomically (an `io` ScoutError naming the file on failure). */
+/**
+ * Writes `text` to `file` atomically, through a symbolic link (an `io`
+ * ScoutError naming the file on failure, or for a read-only file, a
+ * directory, a link to nothing).
+ */
 async function writeText(text: string, file: string): Promise<string> {
-  await writeFileAtomic(file, text);
+  await writeInPlace(file, text);
   return file;
 }
 
@@ -83,7 +90,7 @@ async function writeText(text: string, file: string): Promise<string> {
  * @param path file name or path
  * @param opts force, cwd, env, chat directories
  * @returns the path written, or null when the file existed and `force` is false
- * @throws ScoutError `io` naming the path when it cannot be written
+ * @throws ScoutError `io` naming the path when it cannot be written (a read-only file too)
  *
  * @example
  * ```ts ignore

@@ -49,7 +49,7 @@ interface Kept {
  * directory). Null for a new file (the umask's default, the directory's
  * group rules) and for anything that is not a regular file: a symbolic link
  * is replaced by the file, as before — a caller that writes through links (a
- * user's `-o` chat) resolves them itself.
+ * user's `-o` chat, a saved chat) resolves them itself (`in_place.ts`).
  */
 function kept(path: string): Kept | null {
   try {

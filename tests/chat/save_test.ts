@@ -95,3 +95,37 @@ Deno.test("save into an unwritable place is an io error naming the path", async 
     (e) => isScoutError(e, "io") && String(e.message).includes("file"),
   );
 });
+
+Deno.test("save, write and writeAnswer write through a symbolic link (the target keeps its mode) and refuse a read-only chat (R74-5)", async () => {
+  await using dir = await tempDir();
+  const target = join(dir.path, "private.chat");
+  const link = join(dir.path, "link.chat");
+  Deno.symlinkSync("private.chat", link);
+  const writers = [
+    (p: string) => save(chat, p),
+    (p: string) => write(chat, p, { compile: (c) => [...c] }),
+    (p: string) => writeAnswer(chat, p),
+  ];
+  for (const w of writers) {
+    await Deno.writeTextFile(target, "old");
+    Deno.chmodSync(target, 0o600);
+    assert.equal(await w(link), link);
+    assert.equal(Deno.lstatSync(link).isSymlink, true, "the link stays");
+    assert.notEqual(await Deno.readTextFile(target), "old", "the target is written");
+    assert.equal(Deno.statSync(target).mode! & 0o777, 0o600, "a private chat stays private");
+  }
+  await Deno.writeTextFile(target, "kept");
+  Deno.chmodSync(target, 0o444); // read-only, also to root (the tests' user), whom access() lets write
+  for (const w of writers) {
+    for (const path of [target, link]) {
+      await assert.rejects(w(path), (e) => {
+        assert.ok(isScoutError(e, "io"), String(e));
+        assert.match((e as Error).message, /not writable/);
+        assert.equal((e as { file?: string }).file, path);
+        return true;
+      });
+    }
+  }
+  assert.equal(await Deno.readTextFile(target), "kept", "left as it was");
+  assert.equal(Deno.statSync(target).mode! & 0o777, 0o444);
+});

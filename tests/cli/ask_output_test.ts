@@ -118,18 +118,20 @@ Deno.test("-o through a symbolic link: the target is the chat (the link stays, i
   assert.equal(Deno.statSync(target).mode! & 0o777, 0o600, "a private chat stays private");
 });
 
-Deno.test("-o: a link to nothing, a loop of links, or a file that is no regular file fail with exit 2 before asking", async () => {
+Deno.test("-o: a link to nothing, a loop of links, a file that is no regular file or a read-only one fail with exit 2 before asking", async () => {
   await using t = await setup();
   Deno.symlinkSync("missing/none.chat", join(t.dir.path, "dangling.chat"));
   Deno.symlinkSync("loop2.chat", join(t.dir.path, "loop1.chat"));
   Deno.symlinkSync("loop1.chat", join(t.dir.path, "loop2.chat"));
   const fifo = new Deno.Command("mkfifo", { args: [join(t.dir.path, "pipe.chat")] }).outputSync();
   assert(fifo.success, "mkfifo");
+  writeFileSync(join(t.dir.path, "ro.chat"), "user:\n\nkept\n", { mode: 0o444 });
   for (
     const [out, why] of [
       ["dangling.chat", /a symbolic link to a file that does not exist/],
       ["loop1.chat", /a loop of symbolic links/],
       ["pipe.chat", /not a regular file/],
+      ["ro.chat", /the file is not writable/], // read-only: refused also to root
     ] as const
   ) {
     const r = await t.run(["llm", "ask", "-o", out, "q"]);
