@@ -3,7 +3,10 @@
  * every comment block that starts with `# ask:` is asked with the whole file
  * attached ([TS-FIX] §7.15: Ruby attached only the rest of the file after the
  * previous question), and the reply is written after the block between
- * `# Response start` and `# Response end`. The file is rewritten atomically.
+ * `# Response start` and `# Response end`. The file is rewritten atomically,
+ * in place (a symbolic link's target, its mode kept; `util/in_place.ts`),
+ * keeping its byte-order mark and its CRLF line ends; a file that is not
+ * UTF-8, or read-only, is refused before anything is asked.
  *
  * [DIVERGE] A block already followed by a `# Response start … # Response end`
  * pair is not asked again, so running the command twice does not stack replies
@@ -11,16 +14,21 @@
  *
  * @module
  */
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { tagText } from "../chat/builders.ts";
 import { compile } from "../chat/compile.ts";
 import type { Message } from "../chat/types.ts";
-import { usageError } from "../errors.ts";
+import { ScoutError, usageError } from "../errors.ts";
 import type { AskOptions, AskResult } from "../llm/ask.ts";
-import { namedFileError, readText, writeFileAtomic } from "../util/fs.ts";
+import { namedFileError, writeFileAtomic } from "../util/fs.ts";
+import { inPlaceTarget } from "../util/in_place.ts";
+import { concatBytes, splitBom } from "../util/utf8_bytes.ts";
 import { ALLOW_ROLE_FLAG } from "./allow_role.ts";
 import type { Io } from "./io.ts";
 import { paint } from "./io.ts";
+
+const utf8 = new TextEncoder();
 
 /** The system instruction of an inline question (Ruby's wording). */
 export const INLINE_SYSTEM = "Write a succint reply with no commentary and no formatting.";
@@ -118,22 +126,67 @@ export function inlineMessages(block: AskBlock, text: string, name: string): Mes
 }
 
 /**
- * The file with the replies inserted after their blocks.
+ * The file with the replies inserted after their blocks, their lines ended
+ * as the file's are (`eol`).
  *
  * @param text the original text
  * @param replies reply text by block end offset
+ * @param eol the file's line end: `"\n"`, or `"\r\n"` (a reply's line ends become it)
  * @returns the new text
  */
-export function withReplies(text: string, replies: ReadonlyMap<number, string>): string {
+export function withReplies(
+  text: string,
+  replies: ReadonlyMap<number, string>,
+  eol: "\n" | "\r\n" = "\n",
+): string {
   let out = "";
   let from = 0;
   for (const [end, reply] of [...replies].sort((a, b) => a[0] - b[0])) {
     out += text.slice(from, end);
-    if (out !== "" && !out.endsWith("\n")) out += "\n";
-    out += `# Response start\n${reply.trimEnd()}\n# Response end\n`;
+    if (out !== "" && !out.endsWith("\n")) out += eol;
+    const body = eol === "\n" ? reply.trimEnd() : reply.trimEnd().replace(/\r?\n/g, eol);
+    out += `# Response start${eol}${body}${eol}# Response end${eol}`;
     from = end;
   }
   return out + text.slice(from);
+}
+
+/** A file to answer inline: its text, and what a rewrite keeps of it. */
+interface InlineFile {
+  /** The file's text (after its byte-order mark). */
+  text: string;
+  /** The byte-order mark it starts with (empty when none). */
+  bom: Uint8Array;
+  /** Its line end: CRLF when its first line ends so. */
+  eol: "\n" | "\r\n";
+}
+
+/**
+ * Reads a file to answer inline; one that is not UTF-8 is refused, since
+ * the rewrite would change its bytes.
+ *
+ * @throws ScoutError `file_not_found`/`io` naming the file; `invalid_input` for bytes not UTF-8
+ */
+async function readInlineFile(path: string, name: string): Promise<InlineFile> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    throw namedFileError(name, e);
+  }
+  const { bom, body } = splitBom(bytes);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body);
+  } catch {
+    throw new ScoutError(
+      "invalid_input",
+      `"${name}" is not valid UTF-8: --inline would change its bytes (convert it first, e.g. with iconv)`,
+      { file: name },
+    );
+  }
+  const nl = text.indexOf("\n");
+  return { text, bom, eol: nl > 0 && text[nl - 1] === "\r" ? "\r\n" : "\n" };
 }
 
 /** What the inline run needs from `llm ask` / `agent ask`. */
@@ -166,15 +219,12 @@ export interface InlineRun {
  */
 export async function runInline(run: InlineRun, io: Io): Promise<number> {
   const path = resolve(io.cwd, run.file);
-  let text: string;
-  try {
-    text = await readText(path);
-  } catch (e) {
-    throw namedFileError(run.file, e);
-  }
+  const { text, bom, eol } = await readInlineFile(path, run.file);
   const blocks = findAskBlocks(text);
   const todo = blocks.filter((b) => !b.answered);
   if (blocks.length === 0) throw usageError(`No "# ask:" comment in "${run.file}"`);
+  // checked before anything is asked: a link's target (rewritten, mode kept), not read-only
+  const file = run.dryRun ? path : inPlaceTarget(path, run.file);
   const imports = run.imports.length
     ? await compile(run.imports.map((f) => ({ role: "import", content: f })), {
       cwd: io.cwd,
@@ -202,7 +252,10 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
       answered.push({ line: b.line, question: b.question, answer: r.text });
     }
   } finally {
-    if (replies.size > 0) await writeFileAtomic(path, withReplies(text, replies));
+    if (replies.size > 0) {
+      const out = utf8.encode(withReplies(text, replies, eol));
+      await writeFileAtomic(file, concatBytes([bom, out]));
+    }
   }
   if (run.json) {
     const out = { version: 1, file: run.file, answered, skipped: blocks.length - todo.length };

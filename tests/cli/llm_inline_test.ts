@@ -171,3 +171,58 @@ Deno.test("agent ask --inline: the agent's start chat comes before each inline q
   assert.equal(srv.requests.length, asked);
   assert.equal(await Deno.readTextFile(join(dir.path, "area.rb")), before);
 });
+
+Deno.test("llm ask --inline through a symbolic link: the target is rewritten (mode, byte-order mark and CRLF kept); a file not UTF-8 or read-only is refused before asking (R74-2)", async () => {
+  const { dir, srv, env, flags } = await setup();
+  await using _d = dir;
+  await using _s = srv;
+  const at = (name: string) => join(dir.path, name);
+  const bytes = (...parts: (string | number[])[]) =>
+    Uint8Array.from(
+      parts.flatMap((p) => typeof p === "string" ? [...new TextEncoder().encode(p)] : p),
+    );
+  const bom = [0xef, 0xbb, 0xbf];
+  Deno.writeFileSync(at("real.py"), bytes(bom, "# café\r\n# ask: what?\r\nx = 1\r\n"));
+  Deno.chmodSync(at("real.py"), 0o750);
+  Deno.symlinkSync("real.py", at("link.py"));
+  srv.script({ text: "one\ntwo" });
+  const r = await runMain(["llm", "ask", ...flags, "--inline", "link.py"], { env, cwd: dir.path });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(Deno.lstatSync(at("link.py")).isSymlink, true, "the link stays");
+  assert.equal(Deno.statSync(at("real.py")).mode! & 0o777, 0o750, "the mode is kept");
+  assert.deepEqual(
+    Deno.readFileSync(at("real.py")),
+    bytes(
+      bom,
+      "# café\r\n# ask: what?\r\n# Response start\r\none\r\ntwo\r\n# Response end\r\nx = 1\r\n",
+    ),
+  );
+  // not UTF-8, or read-only: one line naming the file, exit 1, nothing asked, nothing changed
+  const latin1 = bytes(bom, "# caf", [0xe9], "\r\n# ask: what?\r\nx = 1\r\n");
+  Deno.writeFileSync(at("l1.py"), latin1);
+  Deno.writeTextFileSync(at("ro.py"), "# ask: what?\n", { mode: 0o444 });
+  Deno.chmodSync(at("ro.py"), 0o444); // read-only, also to root
+  const asked = srv.requests.length;
+  for (
+    const [file, why] of [
+      ["l1.py", /^scout-ai: "l1\.py" is not valid UTF-8: --inline would change its bytes/],
+      ["ro.py", /^scout-ai: Cannot write "ro\.py": the file is not writable/],
+    ] as const
+  ) {
+    const bad = await runMain(["llm", "ask", ...flags, "--inline", file], { env, cwd: dir.path });
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.match(bad.stderr, why);
+    assert.equal(bad.stderr.trimEnd().split("\n").length, 1, bad.stderr);
+  }
+  assert.equal(srv.requests.length, asked);
+  assert.deepEqual(Deno.readFileSync(at("l1.py")), latin1);
+  assert.equal(Deno.readTextFileSync(at("ro.py")), "# ask: what?\n");
+});
+
+Deno.test("withReplies: a CRLF file gets CRLF reply lines", () => {
+  const text = "# ask: q\r\nx\r\n";
+  assert.equal(
+    withReplies(text, new Map([[findAskBlocks(text)[0]!.end, "a\nb\r\nc\n"]]), "\r\n"),
+    "# ask: q\r\n# Response start\r\na\r\nb\r\nc\r\n# Response end\r\nx\r\n",
+  );
+});
