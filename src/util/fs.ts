@@ -27,11 +27,34 @@ import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { isScoutError, ScoutError } from "../errors.ts";
 
-function tempPathFor(path: string): string {
-  return join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
-  );
+/**
+ * At most this many bytes of a file's name go into its temp file's name:
+ * with the dot, the pid, the random part and `.tmp` (at most 22 bytes more)
+ * the temp name of any legal name stays within NAME_MAX (255 bytes).
+ */
+const TEMP_NAME_BYTES = 200;
+
+/**
+ * A fresh temp file's path beside `path`: `.<name>.<pid>.<hex>.tmp`, the
+ * name cut to {@link TEMP_NAME_BYTES} UTF-8 bytes (at a character's start),
+ * so a file whose own name is near the limit can still be written.
+ *
+ * @param path the file a temp file is for
+ * @returns the temp file's path
+ */
+export function tempPathFor(path: string): string {
+  const name = clipUtf8(basename(path), TEMP_NAME_BYTES);
+  return join(dirname(path), `.${name}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+}
+
+/** The longest start of `s` that is at most `max` bytes in UTF-8, cut between characters. */
+function clipUtf8(s: string, max: number): string {
+  if (s.length * 3 <= max) return s; // a UTF-16 unit is at most 3 bytes
+  const bytes = utf8.encode(s);
+  if (bytes.length <= max) return s;
+  let end = max;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // not inside a character
+  return new TextDecoder().decode(bytes.subarray(0, end));
 }
 
 /** What a replaced regular file's successor keeps: its permission bits, owner and group. */

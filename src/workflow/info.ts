@@ -12,10 +12,9 @@
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { randomBytes } from "node:crypto";
-import { basename, dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { writeFileAtomicSync } from "../util/fs.ts";
+import { tempPathFor, writeFileAtomicSync } from "../util/fs.ts";
 import { infoPath } from "./store.ts";
 
 /**
@@ -243,7 +242,7 @@ const madeDirs = new Set<string>();
 export function writeJobInfo(jobPath: string, info: JobInfo): Promise<void> {
   const file = infoPath(jobPath);
   const dir = dirname(file);
-  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const tmp = tempPathFor(file);
   try {
     if (!madeDirs.has(dir)) {
       mkdirSync(dir, { recursive: true });

@@ -192,3 +192,11 @@ Deno.test("-o keeps the chat's old bytes (not UTF-8, a byte-order mark) as they 
   assert.equal(o.stderr.match(/invalid UTF-8/g)?.length, 1, o.stderr);
   assert.deepEqual(readFileSync(file).subarray(0, old.length), Buffer.from(old));
 });
+
+Deno.test("-o with a name of 250 bytes saves the chat (the temp file's name is cut, not too long) (R74-3)", async () => {
+  await using t = await setup();
+  const name = "c".repeat(245) + ".chat";
+  const r = await t.run(["llm", "ask", "-o", name, "q"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(readFileSync(join(t.dir.path, name), "utf8"), /the answer/);
+});

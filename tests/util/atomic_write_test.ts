@@ -6,8 +6,8 @@
  * alike.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { writeFileAtomic, writeFileAtomicSync } from "../../src/util/fs.ts";
+import { basename, dirname, join } from "node:path";
+import { tempPathFor, writeFileAtomic, writeFileAtomicSync } from "../../src/util/fs.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { tempDir } from "../support/cli.ts";
 
@@ -60,6 +60,21 @@ for (
     assert.equal(Deno.readTextFileSync(join(home.path, "target")), "old");
   });
 
+  Deno.test(`${form}: a name near the 255-byte limit (ASCII, multi-byte) is written, no temp left (R74-3)`, async () => {
+    await using home = await tempDir();
+    const utf8Bytes = (s: string) => new TextEncoder().encode(s).length;
+    const long = "a".repeat(245) + ".chat"; // 250 bytes
+    // 1 + 244 + 4 + 5 = 254 bytes: a cut at byte 200 falls inside an "é"
+    const wide = "a" + "é".repeat(122) + "🌍" + ".chat";
+    assert.deepEqual([utf8Bytes(long), utf8Bytes(wide)], [250, 254]);
+    for (const name of [long, wide]) {
+      await write(join(home.path, name), "first");
+      await write(join(home.path, name), "second"); // replacing too
+      assert.equal(Deno.readTextFileSync(join(home.path, name)), "second");
+    }
+    assert.deepEqual(names(home.path), [long, wide].sort());
+  });
+
   Deno.test(`${form}: a replaced file keeps its permission bits; a new one gets the default`, async () => {
     await using home = await tempDir();
     const file = join(home.path, "private.chat");
@@ -94,6 +109,15 @@ for (
     assert.equal(Deno.readTextFileSync(file), "new");
   });
 }
+
+Deno.test("tempPathFor: the temp name stays within 255 bytes, cut between characters (R74-3)", () => {
+  const wide = "a" + "é".repeat(122) + "🌍" + ".chat";
+  const tmp = basename(tempPathFor(join("/d", wide)));
+  assert.ok(new TextEncoder().encode(tmp).length <= 255, tmp);
+  assert.ok(tmp.startsWith(".a" + "é".repeat(99) + "."), tmp); // 199 bytes of the name, then the dot
+  assert.equal(dirname(tempPathFor("/d/x.chat")), "/d");
+  assert.match(basename(tempPathFor("/d/x.chat")), /^\.x\.chat\.\d+\.[0-9a-f]{8}\.tmp$/);
+});
 
 /** Runs `cmd` as nobody (setpriv), with `groups` as its supplementary groups. */
 const asNobody = (groups: number[]) => [
