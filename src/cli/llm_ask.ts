@@ -213,6 +213,7 @@ written in QUESTION itself win over them.
 With -o, the question and every new message (meta records with token usage, tool calls and
 outputs, the answer) are appended to the chat file atomically; after a failure or Ctrl-C, what was
 produced before it is still appended (a partly streamed answer after "meta: incomplete=true …").
+A symbolic link is written through to its target; a hard link is split (the file is replaced).
 Streamed to a terminal, a retried answer is marked where it restarts; into a pipe, only the
 attempt that succeeded is printed. Answers are cached under $SCOUT_HOME/var/cache/ask
 (a cache directory that cannot be written is skipped, with a warning).
@@ -220,7 +221,8 @@ attempt that succeeded is printed. Answers are cached under $SCOUT_HOME/var/cach
 --inline FILE answers every "# ask:" comment block of FILE (the comment and blank lines after it)
 with the whole file attached, and writes each reply after its block between "# Response start"
 and "# Response end" lines; blocks that already have a reply are skipped, so a rerun asks only
-new questions. --json prints {"version":1, "file", "answered":[{line, question, answer}], "skipped"}.
+new questions. A symbolic link is written through; a file not UTF-8 or read-only is refused.
+--json prints {"version":1, "file", "answered":[{line, question, answer}], "skipped"}.
 
 --json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
 "usage":{pt,ct,tt,cct,cwt,rt}, "total_usage":{…}, "usage_warnings":[{code,file,message}…],
