@@ -130,6 +130,8 @@ interface Scanner {
   squareLine: (from: number) => number;
   /** Start of the first command-opener line at or after `from`, or `body.length + 1`. */
   cmdOpenLine: (from: number) => number;
+  /** The first `</` at or after `from`, or `body.length + 1`: where a closing tag may be. */
+  closerMark: (from: number) => number;
 }
 
 function scanner(body: string): Scanner {
@@ -144,6 +146,12 @@ function scanner(body: string): Scanner {
     fenceLine: remember(lineStarting(body, "```")),
     squareLine: remember(lineStarting(body, "[[")),
     cmdOpenLine: remember(cmdLine(body, lineEnd)),
+    // memoised: each xml opener's scan would search again up to the next `</`, past its stop
+    // (`"<a>\n```\n".repeat(n) + "</a>"` took quadratic time)
+    closerMark: remember((from) => {
+      const k = body.indexOf("</", from);
+      return k === -1 ? body.length + 1 : k;
+    }),
   };
 }
 
@@ -177,7 +185,7 @@ function fenceEnd(s: Scanner, from: number): number {
 function xmlEnd(s: Scanner, from: number, tag: string): number {
   const { body } = s;
   const stop = Math.min(s.fenceLine(from), s.squareLine(from), s.cmdOpenLine(from));
-  for (let k = body.indexOf("</", from); k !== -1 && k < stop; k = body.indexOf("</", k)) {
+  for (let k = s.closerMark(from); k < stop; k = s.closerMark(k)) {
     const start = body.lastIndexOf("\n", k - 1) + 1;
     const to = s.lineEnd(k);
     const m = XML_CLOSE.exec(stripRange(body, start, to));

@@ -205,3 +205,27 @@ Deno.test("property §3.3: print→parse is exact for [a-z0-9_]+ roles and trimm
     { numRuns: 800 },
   );
 });
+
+Deno.test("print: xml openers each cut short by a fence search for a closer once, not once each (R74-6)", () => {
+  // each "<a>" line's block is cut by the fence after it; its closer "</a>" is at the very end.
+  // Each opener used to search the body up to that closer again: quadratic (80k lines: 18 s).
+  // Counted, not timed: the searches for "</" made while printing.
+  const n = 2000;
+  const content = "<a>\n```\n".repeat(n) + "</a>";
+  const indexOf = String.prototype.indexOf;
+  let searches = 0;
+  String.prototype.indexOf = function (this: string, needle: string, from?: number) {
+    if (needle === "</") searches++;
+    return indexOf.call(this, needle, from);
+  };
+  let out: string;
+  try {
+    out = print([{ role: "user", content }]);
+  } finally {
+    String.prototype.indexOf = indexOf;
+  }
+  assert.ok(searches < 20, `${searches} searches for "</"`);
+  // the openers outside the fences escaped, the ones inside kept, as before
+  assert.ok(out.endsWith("\n" + "\\<a>\n```\n<a>\n```\n".repeat(n / 2) + "</a>"), out.slice(0, 80));
+  assert.deepEqual(parse(out).at(-1), { role: "user", content });
+});
