@@ -8,13 +8,14 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { readFile } from "node:fs/promises";
 import { appendChatBytes } from "../chat/print_append.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { usageError } from "../errors.ts";
 import { exists, fileError, writeFileAtomic } from "../util/fs.ts";
+import { refusedByFileSystem } from "../util/fs_refused.ts";
 import { inPlace, inPlaceTarget } from "../util/in_place.ts";
 import { acquireLock } from "../workflow/lock.ts";
 
@@ -39,16 +40,18 @@ export function checkChatOutput(given: string, shown: string): void {
  * @param path absolute path
  * @param messages messages to append
  * @param env environment (`SCOUT_HOME`)
+ * @param warn where a lock taken next to the chat is told
  */
 export async function appendToChat(
   path: string,
   messages: readonly Message[],
   env: Record<string, string | undefined>,
+  warn: (message: string) => void = () => {},
 ): Promise<void> {
   if (messages.length === 0) return;
   const file = inPlaceTarget(path);
   // the lock is the target's: two runs writing through different links to one chat share it
-  const lock = await acquireLock(file, join(scoutHome(env), "tmp", "persist_locks"));
+  const lock = await chatLock(file, env, warn);
   try {
     const existing = exists(file)
       ? await readFile(file).catch((e) => Promise.reject(fileError(file, e)))
@@ -56,5 +59,28 @@ export async function appendToChat(
     await writeFileAtomic(file, appendChatBytes(existing, messages));
   } finally {
     lock.release();
+  }
+}
+
+/**
+ * The chat's persist lock in `$SCOUT_HOME/tmp/persist_locks`; when the home
+ * refuses it (read-only on a compute node, another user's), in the chat's own
+ * directory instead — which `checkChatOutput` found writable before the ask —
+ * so an answer paid for is still saved, and runs appending to one chat from
+ * such homes still take turns.
+ */
+async function chatLock(
+  file: string,
+  env: Record<string, string | undefined>,
+  warn: (message: string) => void,
+) {
+  const home = join(scoutHome(env), "tmp", "persist_locks");
+  try {
+    return await acquireLock(file, home);
+  } catch (e) {
+    const errno = refusedByFileSystem(e);
+    if (errno === null) throw e;
+    warn(`Cannot lock in "${home}" (${errno.message}): locking next to the chat`);
+    return await acquireLock(file, dirname(file));
   }
 }

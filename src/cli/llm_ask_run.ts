@@ -266,7 +266,12 @@ async function askFailed(e: unknown, run: AskRun): Promise<number> {
     endAnswerLine(printer);
   }
   if (turn.outPath !== undefined) {
-    await appendToChat(turn.outPath, [...savedPart(turn.newRaw), ...produced], io.env);
+    await appendToChat(
+      turn.outPath,
+      [...savedPart(turn.newRaw), ...produced],
+      io.env,
+      (m) => warn(io, m),
+    );
     if (isScoutError(e)) {
       e.message += ` (the chat so far was appended to "${opts.output}")`;
       e.savedTo = turn.outPath;
@@ -292,8 +297,12 @@ async function emitAnswer(result: HookResult, run: AskRun): Promise<number> {
   const { opts, io, mode, turn, printer } = run;
   let unsaved: unknown;
   if (turn.outPath !== undefined) {
-    await appendToChat(turn.outPath, [...savedPart(turn.newRaw), ...result.messages], io.env)
-      .catch((e) => unsaved = e);
+    await appendToChat(
+      turn.outPath,
+      [...savedPart(turn.newRaw), ...result.messages],
+      io.env,
+      (m) => warn(io, m),
+    ).catch((e) => unsaved = e);
   }
   const value = mode === "json" ? unwrapContent(parseJson(result.text)) : undefined;
   if (opts.json) {

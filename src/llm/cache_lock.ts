@@ -25,6 +25,7 @@ import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { writeAllSync } from "../util/fs.ts";
+import { refusedByFileSystem } from "../util/fs_refused.ts";
 import {
   ensureCacheDir,
   publish,
@@ -226,21 +227,17 @@ function underFile<T>(
   });
 }
 
-/** Why a cache directory cannot be used at all (not one lock's trouble): its file system refuses. */
-const UNUSABLE = new Set(["EACCES", "EPERM", "EROFS", "ENOTDIR", "ENOSPC", "EDQUOT"]);
-
 /**
  * A failure to make the cache directory or take a lock in it, as
  * `cache_unavailable` when the file system refuses the directory (read-only,
  * no permission, full): the ask can go on without the cache.
  */
 function unusable(dir: string, e: unknown): unknown {
-  const errno = (e as { cause?: unknown }).cause ?? e;
-  const code = (errno as NodeJS.ErrnoException)?.code;
-  if (code === undefined || !UNUSABLE.has(code)) return e;
+  const errno = refusedByFileSystem(e);
+  if (errno === null) return e;
   return new ScoutError(
     "cache_unavailable",
-    `The inference cache at "${dir}" cannot be used: ${(errno as Error).message}`,
+    `The inference cache at "${dir}" cannot be used: ${errno.message}`,
     { file: dir, cause: e },
   );
 }

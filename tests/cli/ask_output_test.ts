@@ -200,3 +200,27 @@ Deno.test("-o with a name of 250 bytes saves the chat (the temp file's name is c
   assert.equal(r.code, 0, r.stderr);
   assert.match(readFileSync(join(t.dir.path, name), "utf8"), /the answer/);
 });
+
+Deno.test("-o with a home that refuses its lock directory: locked next to the chat, saved, told once (R74-4)", async () => {
+  await using t = await setup();
+  // $SCOUT_HOME/tmp is a file: tmp/persist_locks cannot be made (ENOTDIR, even as root)
+  mkdirSync(join(t.dir.path, "home"), { recursive: true });
+  writeFileSync(join(t.dir.path, "home", "tmp"), "not a directory\n");
+  mkdirSync(join(t.dir.path, "chats"));
+  const r = await t.run(["llm", "ask", "-o", "chats/p.chat", "q1"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "the answer\n");
+  assert.match(
+    r.stderr,
+    /Cannot lock in "[^"]*home\/tmp\/persist_locks" \(ENOTDIR[^)]*\): locking next to the chat\n/,
+  );
+  const saved = parse(readFileSync(join(t.dir.path, "chats", "p.chat"), "utf8"));
+  assert.deepEqual(saved.filter((m) => m.role !== "meta").map((m) => m.content).filter(Boolean), [
+    "q1",
+    "the answer",
+  ]);
+  // the lock next to the chat is gone once the chat is saved
+  assert.deepEqual(Deno.readDirSync(join(t.dir.path, "chats")).toArray().map((e) => e.name), [
+    "p.chat",
+  ]);
+});
