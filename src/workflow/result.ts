@@ -216,15 +216,34 @@ export function leadingFloat(text: string): number {
 }
 
 /**
+ * Types whose every value serializes to at least one character: for them an
+ * empty result file can only be the one written for a `null` return (§7.4 #5).
+ * Ruby reads an empty `json` file as nil too (`JSON.load("")`); the text-like
+ * types and arrays keep their empty value (`""`, `[]`), which also writes an
+ * empty file.
+ */
+const EMPTY_IS_NULL = new Set(["json", "integer", "float", "boolean"]);
+
+/**
  * Loads a result from its file content (§3.1 "Loaded back as"). Chat results
- * are parsed, never compiled.
+ * are parsed, never compiled. An empty file of a `json`, `integer`, `float`
+ * or `boolean` result is `null`: what the runner writes when the body
+ * returned nothing.
  *
  * @param bytes file content
  * @param type the job's result type (`binary` or unknown → raw bytes)
  * @returns the value
+ *
+ * @example
+ * ```ts
+ * import { deserializeResult } from "./result.ts";
+ * deserializeResult(new Uint8Array(), "json"); // null
+ * deserializeResult(new Uint8Array(), "array"); // []
+ * ```
  */
 export function deserializeResult(bytes: Uint8Array, type: string | undefined): unknown {
   if (type === undefined || type === "binary") return bytes;
+  if (bytes.length === 0 && EMPTY_IS_NULL.has(type)) return null;
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   if (type === "chat") return parseChat(text);
   return deserializeText(text, type);

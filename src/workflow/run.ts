@@ -257,7 +257,9 @@ async function runDependencies(job: Job, plan: Job[], opts: RunOptions): Promise
 function writeResult(job: Job, task: Task, value: unknown): void {
   if (value === null || value === undefined) {
     if (existsSync(tmpPath(job.path))) renameSync(tmpPath(job.path), job.path);
-    else writeFileAtomicSync(job.path, ""); // §7.4 #5: never "done" without a result file
+    // §7.4 #5: never "done" without a result file; an empty json/number/boolean
+    // result loads back as null (deserializeResult)
+    else writeFileAtomicSync(job.path, "");
   } else {
     // Synchronous temp + fsync + rename: one thread hop less per job (the info
     // write above already created the directory).
