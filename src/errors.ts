@@ -170,6 +170,62 @@ export function errorLocation(e: { file?: unknown; line?: unknown; message?: unk
   return typeof e.line === "number" ? ` (${e.file}:${e.line})` : ` (${e.file})`;
 }
 
+const MAX_THROWN_TEXT = 1000;
+
+/** The text of a thrown object that is not an Error: its `message`, own `toString`, or JSON. */
+function thrownObjectText(e: object): string | undefined {
+  const message = (e as { message?: unknown }).message;
+  if (typeof message === "string" && message !== "") return message;
+  const toString = (e as { toString?: unknown }).toString;
+  if (
+    typeof toString === "function" && toString !== Object.prototype.toString &&
+    toString !== Array.prototype.toString
+  ) return String(e);
+  return JSON.stringify(e);
+}
+
+/**
+ * The message of any thrown value, never throwing itself: an Error's
+ * message (its name when the message is empty), a string as is, an object's
+ * `message`, own `toString` or JSON (`{"code":42}`), other values as text.
+ * What cannot be described (a null-prototype object with a cycle, a revoked
+ * proxy) falls back to its `[object …]` tag or its type.
+ *
+ * @param e what was thrown
+ * @returns one message (a thrown value's text cut at 1000 characters)
+ *
+ * @example
+ * ```ts
+ * import { thrownMessage } from "./errors.ts";
+ * thrownMessage({ code: 42 }); // '{"code":42}'
+ * thrownMessage(new TypeError()); // "TypeError"
+ * thrownMessage(Object.create(null)); // "{}"
+ * ```
+ */
+export function thrownMessage(e: unknown): string {
+  let text: string | undefined;
+  let isError = false;
+  try {
+    isError = e instanceof Error;
+    if (isError) {
+      const { message, name } = e as Error;
+      if (typeof message === "string" && message !== "") text = message;
+      else text = typeof name === "string" && name !== "" ? name : "Error";
+    } else if (typeof e === "object" && e !== null) text = thrownObjectText(e);
+    else text = String(e);
+  } catch { /* described below */ }
+  if (text === undefined) {
+    try {
+      text = Object.prototype.toString.call(e);
+    } catch {
+      text = `(a thrown ${typeof e})`;
+    }
+  }
+  // an Error's message is the author's; a thrown value's text may be any size
+  if (isError || text.length <= MAX_THROWN_TEXT) return text;
+  return text.slice(0, MAX_THROWN_TEXT - 1) + "…";
+}
+
 /**
  * The message of a caught error on one line, without terminal colours: a
  * runtime's own errors (a module that fails to import) come coloured and on
@@ -180,29 +236,7 @@ export function errorLocation(e: { file?: unknown; line?: unknown; message?: unk
  * @returns the plain message
  */
 export function plainMessage(e: unknown): string {
-  const text = e instanceof Error ? e.message : thrownText(e);
+  const text = thrownMessage(e);
   // deno-lint-ignore no-control-regex
   return text.replace(/\x1b\[[0-9;]*m/g, "").replace(/\s*\n\s*/g, " ").trim();
-}
-
-/**
- * Any thrown value as text, never throwing itself: `String` throws for an
- * object without a prototype (`throw Object.create(null)`) or whose
- * `toString` throws; such a value is named by its tag (`[object Object]`).
- *
- * @example
- * ```ts
- * import { thrownText } from "./errors.ts";
- * thrownText(Object.create(null)); // "[object Object]"
- * ```
- *
- * @param v what was thrown
- * @returns its text
- */
-export function thrownText(v: unknown): string {
-  try {
-    return String(v);
-  } catch {
-    return Object.prototype.toString.call(v);
-  }
 }

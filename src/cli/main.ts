@@ -7,7 +7,13 @@
  * @module
  */
 import { Command, CommanderError, Option } from "@commander-js/extra-typings";
-import { errorLocation, isScoutError, type ScoutError, thrownText, usageError } from "../errors.ts";
+import {
+  errorLocation,
+  isScoutError,
+  type ScoutError,
+  thrownMessage,
+  usageError,
+} from "../errors.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
@@ -188,7 +194,7 @@ export function reportError(e: unknown, ctx: CliContext): number {
       return 2;
     }
   } else {
-    io.stderr.write(`${prefix} ${oneLine((e as Error)?.message ?? thrownText(e))}\n`);
+    io.stderr.write(`${prefix} ${oneLine((e as Error)?.message ?? thrownMessage(e))}\n`);
   }
   if (ctx.debug) io.stderr.write(debugTrace(e));
   return 1;
@@ -204,7 +210,7 @@ function debugTrace(e: unknown): string {
   const seen = new Set<unknown>([e]);
   for (let c = (e as Error)?.cause; c !== undefined && !seen.has(c); c = (c as Error)?.cause) {
     seen.add(c);
-    const text = c instanceof Error ? (c.stack ?? `${c.name}: ${c.message}`) : thrownText(c);
+    const text = c instanceof Error ? (c.stack ?? `${c.name}: ${c.message}`) : thrownMessage(c);
     out += `Caused by: ${text}\n`;
     if (seen.size > 8) break;
   }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isScoutError, ScoutError, usageError } from "../errors.ts";
+import { isScoutError, ScoutError, thrownMessage, usageError } from "../errors.ts";
 import type { InputDef, Job, RunEvent, Workflow } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { statusLine, warn } from "./io.ts";
@@ -205,7 +205,7 @@ async function runAndPrint(
           path: job.path,
           shortPath: job.shortPath,
           status: "error",
-          error: (e as Error)?.message ?? String(e),
+          error: thrownMessage(e),
         }) + "\n",
       );
     }

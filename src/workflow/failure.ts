@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isScoutError } from "../errors.ts";
+import { isScoutError, thrownMessage } from "../errors.ts";
 import { marshalException } from "./marshal.ts";
 import { rubyTime } from "./time.ts";
 
@@ -55,13 +55,15 @@ export function rootFailure(e: unknown): unknown {
 }
 
 /**
- * Message of any thrown value.
+ * Message of any thrown value, never throwing ({@link thrownMessage}): a
+ * failure is recorded whatever the body threw (`{"code":42}`, an Error's
+ * name when its message is empty, a null-prototype object).
  *
  * @param e what was thrown
  * @returns its message
  */
 export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  return thrownMessage(e);
 }
 
 /**

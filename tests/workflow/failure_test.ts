@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { workflow } from "../../src/workflow/define.ts";
+import { createJob } from "../../src/workflow/job.ts";
+import { runJob } from "../../src/workflow/run.ts";
+import { jobInfo } from "../../src/workflow/info.ts";
+import { errorInfoPatch } from "../../src/workflow/failure.ts";
+import { isScoutError } from "../../src/errors.ts";
+import { tempDir } from "../support/cli.ts";
+
+Deno.test("a failure patch for a null-prototype object is recorded (R75-2)", () => {
+  const patch = errorInfoPatch(Object.create(null));
+  assert.equal(patch.status, "error");
+  assert.deepEqual(patch.messages, ["RuntimeError: {}"]);
+});
+
+Deno.test("whatever a body throws, the job is recorded as error naming it (R75-2)", async () => {
+  await using d = await tempDir();
+  const wf = workflow("Throws", {
+    jobsDir: join(d.path, "jobs"),
+    tasks: {
+      nullProto: {
+        run: () => {
+          throw Object.create(null);
+        },
+      },
+      plain: {
+        run: () => {
+          throw { code: 42 };
+        },
+      },
+      bare: {
+        run: () => {
+          throw new Error();
+        },
+      },
+    },
+  });
+  const cases: Record<string, string> = {
+    nullProto: "RuntimeError: {}",
+    plain: 'RuntimeError: {"code":42}',
+    bare: "RuntimeError: Error",
+  };
+  for (const [task, message] of Object.entries(cases)) {
+    const job = createJob(wf, task);
+    await assert.rejects(runJob(job), (e) => {
+      assert.ok(isScoutError(e, "job_failed"), String((e as Error)?.message));
+      assert.equal(e.job, job.path);
+      assert.match(e.message, new RegExp(`^Job "Throws/${task}/Default" failed: `));
+      return true;
+    });
+    const info = (await jobInfo(job.path))!;
+    assert.equal(info.status, "error", task);
+    assert.deepEqual(info.messages, [message], task);
+  }
+});
