@@ -12,6 +12,23 @@ import { styleText } from "node:util";
 export interface TextSink {
   /** Writes text as is (no newline added). */
   write(text: string): void;
+  /**
+   * Writes bytes as they are (a binary result). Optional: {@link writeBytes}
+   * decodes them for a sink without it.
+   */
+  writeBytes?(bytes: Uint8Array): void;
+}
+
+/**
+ * Writes bytes to a sink unchanged where it takes bytes (the process's
+ * stdout), else decoded as UTF-8 (a test's buffer).
+ *
+ * @param sink where to write
+ * @param bytes what to write
+ */
+export function writeBytes(sink: TextSink, bytes: Uint8Array): void {
+  if (sink.writeBytes !== undefined) sink.writeBytes(bytes);
+  else sink.write(new TextDecoder("utf-8", { fatal: false }).decode(bytes));
 }
 
 /** What a command may touch of the outside world. */
@@ -52,7 +69,10 @@ export function processIo(): Io {
     throw e;
   });
   return {
-    stdout: { write: (t) => void process.stdout.write(t) },
+    stdout: {
+      write: (t) => void process.stdout.write(t),
+      writeBytes: (b) => void process.stdout.write(b),
+    },
     stderr: { write: (t) => void process.stderr.write(t) },
     readStdin: async () => new TextDecoder("utf-8", { fatal: false }).decode(await readAllStdin()),
     readStdinBytes: readAllStdin,

@@ -7,7 +7,7 @@
 import { isScoutError, ScoutError, thrownMessage, usageError } from "../errors.ts";
 import type { InputDef, Job, RunEvent, Workflow } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
-import { statusLine, warn } from "./io.ts";
+import { statusLine, warn, writeBytes } from "./io.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
 import { taskHelp, workflowHelp } from "./workflow_help.ts";
 import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
@@ -216,7 +216,10 @@ async function runAndPrint(
   return 0;
 }
 
-/** Prints a run's result: as JSON, its job's path, or its text (ending in a newline). */
+/**
+ * Prints a run's result: as JSON, its job's path, its bytes (binary), or its
+ * text (ending in a newline).
+ */
 function printResult(
   lib: WfLib,
   job: Job,
@@ -238,6 +241,8 @@ function printResult(
     );
   } else if (opts.printPath) {
     io.stdout.write(job.path + "\n");
+  } else if (result instanceof Uint8Array) {
+    writeBytes(io.stdout, result); // a binary result's bytes as they are, never decoded
   } else {
     const text = lib.resultText(result, job.type);
     io.stdout.write(text.endsWith("\n") || text === "" ? text : text + "\n");
