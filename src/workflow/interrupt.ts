@@ -27,6 +27,25 @@ function onSignal(signal: string): void {
   if (holders === 0) process.exit(EXIT[signal] ?? 1);
 }
 
+/** Event-loop turns a signal needs to reach its listener (Deno: one to read it, one to call). */
+const SIGNAL_TURNS = 3;
+
+/**
+ * Lets a SIGINT/SIGTERM that arrived while a body computed synchronously
+ * (JavaScript cannot interrupt it) be handled now, before its result is
+ * recorded: the signal wins over the result. A few `setImmediate` turns of
+ * the event loop (microseconds; a timer would cost a millisecond each) let
+ * the runtime read the signal and call its listener — Bun needs one, Deno
+ * two. Nothing to wait for when no job is tracked.
+ *
+ * @returns resolved once pending signals were delivered
+ */
+export async function deliverPendingSignals(): Promise<void> {
+  for (let i = 0; i < SIGNAL_TURNS && installed; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 let holders = 0;
 
 /**

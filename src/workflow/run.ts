@@ -29,6 +29,7 @@ import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
 import { cleanJob } from "./clean.ts";
 import { dependenciesToRun } from "./run_deps.ts";
 import { abortOnInterrupt, type RunInfo, runInfo } from "./run_info.ts";
+import { deliverPendingSignals } from "./interrupt.ts";
 
 export { isOutdated } from "./outdated.ts";
 export { type RecordedFailure, unrecoverableFailure } from "./run_deps.ts";
@@ -230,7 +231,15 @@ async function computeLocked(run: LockedRun, plan: Job[]): Promise<void> {
     onStatus: (_j, status) => emitStatus(run, status),
     info: { merge: info.merge, replace: info.replace },
   });
-  writeResult(job, task, await task.run(ctx.inputs, ctx));
+  const value = await task.run(ctx.inputs, ctx);
+  // a signal that came while the body computed synchronously wins over its result
+  await deliverPendingSignals();
+  if (run.signal.aborted) {
+    throw new ScoutError("job_aborted", `Job "${job.shortPath}" was interrupted`, {
+      file: job.path,
+    });
+  }
+  writeResult(job, task, value);
   const end = new Date();
   await info.merge({
     status: "done",
