@@ -57,3 +57,14 @@ export function interruptExit(signal: AbortSignal | undefined): { code: number; 
     ? { code: INTERRUPT_EXIT.SIGTERM, what: reason }
     : { code: INTERRUPT_EXIT.SIGINT, what: INTERRUPT_REASON.SIGINT };
 }
+
+/**
+ * The word an interrupt is reported with: `Terminated` for SIGTERM,
+ * `Interrupted` otherwise (as an interrupted ask says).
+ *
+ * @param signal the signal's name
+ * @returns the word
+ */
+export function interruptWord(signal: string): string {
+  return signal === "SIGTERM" ? INTERRUPT_REASON.SIGTERM : INTERRUPT_REASON.SIGINT;
+}

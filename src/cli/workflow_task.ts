@@ -7,7 +7,9 @@
 import { isScoutError, ScoutError, thrownMessage, usageError } from "../errors.ts";
 import type { InputDef, Job, RunEvent, Workflow } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
-import { statusLine, warn, writeBytes } from "./io.ts";
+import { paint, statusLine, warn, writeBytes } from "./io.ts";
+import { interruptWord } from "./ask_interrupt.ts";
+import { reportInterrupts } from "../workflow/interrupt.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
 import { taskHelp, workflowHelp } from "./workflow_help.ts";
 import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
@@ -193,6 +195,10 @@ async function runAndPrint(
   const lib = await wfLib();
   const p = progress(io);
   let result: unknown;
+  const unreport = reportInterrupts((signal, aborted) => {
+    p.done();
+    interruptNotice(io, signal, aborted);
+  });
   try {
     if (mode === "local") await runLocalDeploy(job, opts, io);
     result = await lib.runJob(job, { onEvent: p.onEvent, env: io.env });
@@ -210,10 +216,25 @@ async function runAndPrint(
       );
     }
     throw e;
+  } finally {
+    unreport();
   }
   p.done();
   printResult(lib, job, result, opts, io);
   return 0;
+}
+
+/**
+ * The one line a SIGINT/SIGTERM ending the run leaves on stderr, naming the
+ * jobs it recorded aborted: `scout-ai: Interrupted (job "<path>" recorded as aborted)`.
+ */
+function interruptNotice(io: Io, signal: string, aborted: string[]): void {
+  const jobs = aborted.map((path) => `"${path}"`).join(", ");
+  const what = aborted.length === 0
+    ? ""
+    : ` (${aborted.length === 1 ? "job" : "jobs"} ${jobs} recorded as aborted)`;
+  io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${interruptWord(signal)}${what}
+`);
 }
 
 /**

@@ -17,14 +17,37 @@ let installed = false;
 
 const EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
+/** Told which jobs a signal recorded aborted, before the process exits (the CLI prints it). */
+export type InterruptReport = (signal: string, aborted: string[]) => void;
+
+const reporters = new Set<InterruptReport>();
+
 function onSignal(signal: string): void {
+  const aborted = [...running.keys()];
   for (const abort of [...running.values()].reverse()) {
     try {
       abort(signal);
     } catch { /* keep aborting the others: the process is going down */ }
   }
   running.clear();
+  for (const report of reporters) {
+    try {
+      report(signal, aborted);
+    } catch { /* a report must not keep the process from exiting */ }
+  }
   if (holders === 0) process.exit(EXIT[signal] ?? 1);
+}
+
+/**
+ * Registers a report of the jobs a SIGINT/SIGTERM marks aborted, called
+ * once they are recorded and before the process exits.
+ *
+ * @param report gets the signal and the aborted jobs' paths
+ * @returns the unregister function
+ */
+export function reportInterrupts(report: InterruptReport): () => void {
+  reporters.add(report);
+  return () => void reporters.delete(report);
 }
 
 /** Event-loop turns a signal needs to reach its listener (Deno: one to read it, one to call). */

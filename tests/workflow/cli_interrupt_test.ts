@@ -1,7 +1,7 @@
 /**
  * `workflow task` under SIGINT/SIGTERM, through a real process: a signal
  * that arrives while the body computes synchronously wins over its result
- * (R75-4).
+ * (R75-4), and the run ends with one stderr line naming the aborted job (R75-7).
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -34,10 +34,10 @@ async function waitFor(cond: () => boolean, what: string, ms = 20_000): Promise<
   }
 }
 
-const SIGNALS = [["SIGINT", 130], ["SIGTERM", 143]] as const;
+const SIGNALS = [["SIGINT", 130, "Interrupted"], ["SIGTERM", 143, "Terminated"]] as const;
 
-for (const [signal, code] of SIGNALS) {
-  Deno.test(`workflow task: ${signal} during a synchronous body records aborted, exits ${code} (R75-4)`, async () => {
+for (const [signal, code, word] of SIGNALS) {
+  Deno.test(`workflow task: ${signal} during a synchronous body records aborted, exits ${code} (R75-4, R75-7)`, async () => {
     await using d = await tempDir();
     userWorkflow(d.path, "Busy", BUSY);
     const child = new Deno.Command(DENO, {
@@ -65,5 +65,7 @@ for (const [signal, code] of SIGNALS) {
     const info = readInfo(path)!;
     assert.equal(info.status, "aborted");
     assert.deepEqual(info.messages, [`Aborted: interrupted by ${signal}`]);
+    // one line naming the job, in the words an interrupted ask ends with (R75-7)
+    assert.equal(stderr, `scout-ai: ${word} (job "${path}" recorded as aborted)\n`);
   });
 }
