@@ -34,6 +34,7 @@ import type { DeployOptions } from "./workflow_task_options.ts";
 import type { HelpOption } from "./workflow_help.ts";
 import { registerWorkflowBatch } from "./workflow_batch.ts";
 import { registerWorkflowMcp } from "./workflow_mcp.ts";
+import { END_OF_OPTIONS, markEndOfOptions, splitAtEnd } from "./workflow_task_escape.ts";
 
 function collect(v: string, prev: string[] | undefined): string[] {
   return [...(prev ?? []), v];
@@ -90,7 +91,8 @@ const WORKFLOW_HELP =
 const TASK_HELP = "\nWORKFLOW is a name found in ./workflows/<Name>/workflow.ts or\n" +
   "$SCOUT_HOME/workflows/<Name>/workflow.ts, or a path to such a file or directory.\n" +
   "'scout-ai workflow task WORKFLOW' lists its tasks (on stdout, exit 0); add\n" +
-  "TASK --help for a task's inputs and options.\n\n" +
+  'TASK --help for a task\'s inputs and options. After "--" every --<input> is an\n' +
+  "input, never an option: there go inputs named like an option (--json, --clean…).\n\n" +
   "Examples:\n" +
   "  scout-ai workflow task fixtures/workflows/Baking      # its tasks\n" +
   "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
@@ -183,12 +185,22 @@ async function taskCommand(
   cmd: CommandUnknownOpts,
   ctx: CliContext,
 ): Promise<number> {
-  const help = args.includes("--help") || args.includes("-h");
-  const rest = args.filter((a) => a !== "--help" && a !== "-h");
+  const marked = markEndOfOptions(args, argsAfterEnd(cmd));
+  const { before, after } = splitAtEnd(marked);
+  const help = before.includes("--help") || before.includes("-h");
+  const rest = before.filter((a) => a !== "--help" && a !== "-h");
   const positional: string[] = [];
   while (rest.length > 0 && !rest[0]!.startsWith("-") && positional.length < 2) {
     positional.push(rest.shift()!);
   }
+  // `workflow task -- WF TASK --x v`: the `--` stands before the inputs
+  while (
+    rest.length === 0 && after.length > 0 && !after[0]!.startsWith("-") && positional.length < 2
+  ) {
+    positional.push(after.shift()!);
+  }
+  if (marked.length > before.length) rest.push(END_OF_OPTIONS, ...after);
+  const flags = optionFlags(cmd, help);
   if (positional.length === 0) {
     // with the addHelpText sections (helpInformation() leaves them out); a usage error
     // (no WORKFLOW) prints it on stderr, --help on stdout
@@ -210,8 +222,42 @@ async function taskCommand(
     json: Boolean(o.json),
     help,
     helpOptions: taskOptions(cmd),
+    optionFlags: flags.all,
+    givenOptions: flags.given,
     ...deployFlags(o),
   }, ctx.io);
+}
+
+/**
+ * The long flags of the options of `workflow task` and of its parents (the
+ * global `--debug`, `--log`…), with `--help`: before `--` each takes its
+ * flag from any input named like it. `given`: those on the command line.
+ */
+function optionFlags(cmd: CommandUnknownOpts, help: boolean): { all: string[]; given: string[] } {
+  const all = ["--help"];
+  const given = help ? ["--help"] : [];
+  for (let c: CommandUnknownOpts | null = cmd; c !== null; c = c.parent) {
+    for (const o of c.options) {
+      if (o.long === undefined) continue;
+      all.push(o.long);
+      if (c.getOptionValueSource(o.attributeName()) === "cli") given.push(o.long);
+    }
+  }
+  return { all, given };
+}
+
+/**
+ * What followed the first `--` of the command line: commander passes it on
+ * without the `--`, which only the root's `rawArgs` (the arguments it
+ * parsed; untyped) still holds.
+ */
+function argsAfterEnd(cmd: CommandUnknownOpts): string[] {
+  let root = cmd;
+  while (root.parent !== null) root = root.parent;
+  const rawArgs = (root as { rawArgs?: unknown }).rawArgs;
+  const raw = Array.isArray(rawArgs) ? rawArgs.map(String) : [];
+  const k = raw.indexOf(END_OF_OPTIONS);
+  return k < 0 ? [] : raw.slice(k + 1);
 }
 
 function registerWorkflowInfo(wf: Command, ctx: CliContext): void {

@@ -23,6 +23,7 @@ import type {
 import type { Io } from "./io.ts";
 import { canRedrawStderr, statusLine, warn } from "./io.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
+import { END_OF_OPTIONS, splitAtEnd } from "./workflow_task_escape.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
 
@@ -48,27 +49,36 @@ export function deployMode(opts: DeployOptions): "serial" | "local" | "slurm" {
 
 /**
  * The command line a worker or batch job runs: this program, `workflow
- * task`, the same workflow, task, inputs, job name and jobs directory.
+ * task`, the same workflow, task, inputs, job name and jobs directory, then
+ * the worker's own options — and last the inputs given after `--`, which
+ * must stay behind every option.
  *
  * @param opts the command's options
  * @param io I/O (cwd, env)
- * @returns argv (without the worker flag)
+ * @returns the argv, given the worker's options (`--deploy-worker`, `--deploy-job P`…)
  */
-export async function workerArgv(opts: WorkflowTaskOptions, io: Io): Promise<string[]> {
+export async function workerArgv(
+  opts: WorkflowTaskOptions,
+  io: Io,
+): Promise<(options: readonly string[]) => string[]> {
   const { selfCommand } = await deployLib();
   const wf = opts.workflow!;
   // A path keeps working from the batch job's directory; a name is looked up the same way.
   const wfArg = wf.includes("/") && !isAbsolute(wf) ? resolve(io.cwd, wf) : wf;
-  return [
+  // inputs after `--` (named like an option) stay after it, behind every option
+  const { before, after } = splitAtEnd(opts.args);
+  const head = [
     ...selfCommand(io.env),
     "workflow",
     "task",
     wfArg,
     opts.task!,
-    ...opts.args,
+    ...before,
     ...(opts.jobname !== undefined ? ["--jobname", opts.jobname] : []),
     ...(opts.jobsDir !== undefined ? ["--jobs-dir", resolve(io.cwd, opts.jobsDir)] : []),
   ];
+  const tail = opts.args.includes(END_OF_OPTIONS) ? [END_OF_OPTIONS, ...after] : [];
+  return (options) => [...head, ...options, ...tail];
 }
 
 /**
@@ -143,7 +153,7 @@ export async function runLocalDeploy(
   await deployLocal(top, {
     cpus,
     ...(rules !== undefined ? { rules } : {}),
-    workerArgv: [...await workerArgv(opts, io), "--deploy-worker"],
+    workerArgv: (await workerArgv(opts, io))(["--deploy-worker"]),
     cwd: io.cwd,
     env: io.env,
     onOutput: (t) => io.stderr.write(t),
@@ -261,7 +271,7 @@ async function submitSlurm(
   const report = await deploySlurm(top, {
     ...(rules !== undefined ? { rules } : {}),
     batchBase: base,
-    command: (jobs) => [...argv, ...jobs.flatMap((j) => ["--deploy-job", j.path])],
+    command: (jobs) => argv(jobs.flatMap((j) => ["--deploy-job", j.path])),
     cwd: io.cwd,
     env: io.env,
     ...(opts.dryRun ? { dryRun: true } : {}),

@@ -39,6 +39,7 @@ function defaultText(def: InputDef): string {
  * @param inputs its recursive inputs
  * @param ref the workflow as the user named it (name or path), for the usage and examples
  * @param options the options of `workflow task` (as its own help lists them)
+ * @param shadowed the inputs named like an option, given after `--`
  * @returns the help text
  */
 export function taskHelp(
@@ -47,6 +48,7 @@ export function taskHelp(
   inputs: InputDef[],
   ref: string = wf.name,
   options: readonly HelpOption[] = [],
+  shadowed: readonly InputDef[] = [],
 ): string {
   const task = wf.tasks[taskName]!;
   const lines = [
@@ -69,23 +71,38 @@ export function taskHelp(
       }`
       : "";
     const req = i.required ? " (required)" : "";
+    const late = shadowed.includes(i) ? " [after --]" : "";
     lines.push(
       `  ${`--${i.name} <${i.type}>`.padEnd(w)}  ${i.description ?? ""}${sel}${req}${
         defaultText(i)
-      }${own}`.trimEnd(),
+      }${own}${late}`.trimEnd(),
     );
   }
   lines.push(
     "",
     ...optionLines(options),
+    ...shadowNote(shadowed, ref, taskName),
     "Values: a value naming an existing file is replaced by its content (except for",
     "path/file/folder/binary/tsv inputs), and '-' reads it from stdin (one input at most);",
     "arrays take one value per line (in a file or stdin) or repeated flags;",
     "booleans accept --flag, --no-flag or --flag=false.",
     "",
-    ...examples(ref, taskName, inputs),
+    ...examples(ref, taskName, inputs, shadowed),
   );
   return lines.join("\n") + "\n";
+}
+
+/** How inputs named like an option are given (after `--`); nothing when there are none. */
+function shadowNote(shadowed: readonly InputDef[], ref: string, taskName: string): string[] {
+  if (shadowed.length === 0) return [];
+  const first = shadowed[0]!;
+  const example = `-- --${first.name} ${placeholder(first)}`;
+  return [
+    'Inputs marked [after --] are named like an option: give them after "--", where',
+    "nothing is taken for an option (the options go before it):",
+    `  scout-ai workflow task ${ref} ${taskName} [options] ${example}`,
+    "",
+  ];
 }
 
 /**
@@ -113,28 +130,36 @@ function exampleValue(i: InputDef): string | undefined {
  * as a placeholder to replace (a boolean as its bare flag); a task with none
  * shows its first input that has a value to show, so the example runs.
  */
-function examples(ref: string, taskName: string, inputs: InputDef[]): string[] {
+function examples(
+  ref: string,
+  taskName: string,
+  inputs: InputDef[],
+  shadowed: readonly InputDef[],
+): string[] {
   const required = inputs.filter((i) => i.required);
-  let args = required.map((i) =>
-    i.type === "boolean" ? `--${i.name}` : `--${i.name} ${placeholder(i)}`
-  );
+  let given = required.map((i): [InputDef, string] => [
+    i,
+    i.type === "boolean" ? `--${i.name}` : `--${i.name} ${placeholder(i)}`,
+  ]);
   if (required.length === 0) {
-    const shown = inputs.find((i) => exampleValue(i) !== undefined);
-    if (shown !== undefined) args = [`--${shown.name} ${exampleValue(shown)}`];
+    const shown = inputs.find((i) => exampleValue(i) !== undefined && !shadowed.includes(i));
+    if (shown !== undefined) given = [[shown, `--${shown.name} ${exampleValue(shown)}`]];
   }
+  // an input named like an option goes after `--`, the options before it
+  const late = given.filter(([i]) => shadowed.includes(i)).map(([, a]) => a);
+  const args = given.filter(([i]) => !shadowed.includes(i)).map(([, a]) => a);
+  const tail = late.length > 0 ? ["--", ...late] : [];
   const holders = required.filter((i) => i.type !== "boolean").map(placeholder);
   const replace = holders.length === 0
     ? ""
     : ` (replace ${
       holders.length === 1 ? holders[0] : `${holders.slice(0, -1).join(", ")} and ${holders.at(-1)}`
     } with your ${holders.length === 1 ? "value" : "values"})`;
-  const run = ["scout-ai", "workflow", "task", ref, taskName, ...args].join(" ");
+  const run = ["scout-ai", "workflow", "task", ref, taskName, ...args, ...tail].join(" ");
   const jsonArgs = required.length > 0 ? args : [];
-  return [
-    `Examples${replace}:`,
-    `  ${run}`,
-    `  ${["scout-ai", "workflow", "task", ref, taskName, ...jsonArgs].join(" ")} --json | jq .path`,
-  ];
+  const jsonTail = required.length > 0 ? tail : [];
+  const json = ["scout-ai", "workflow", "task", ref, taskName, ...jsonArgs, "--json", ...jsonTail];
+  return [`Examples${replace}:`, `  ${run}`, `  ${json.join(" ")} | jq .path`];
 }
 
 /**

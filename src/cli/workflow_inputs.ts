@@ -9,6 +9,7 @@ import { usageError } from "../errors.ts";
 import { isFile } from "../util/fs.ts";
 import type { InputDef } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
+import { END_OF_OPTIONS } from "./workflow_task_escape.ts";
 
 const NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
 const INTEGER = /^\s*[+-]?\d+\s*$/;
@@ -68,7 +69,10 @@ function nextValue(cur: ArgCursor, def: InputDef): string | boolean {
     return next !== undefined && BOOLEAN_WORDS.test(next) ? cur.args[++cur.k]! : true;
   }
   const next = cur.args[++cur.k];
-  if (next === undefined) throw usageError(`Missing value for --${def.name} (${def.type})`);
+  // `--` ends the options, it is no value (`--x -- --json v` gives no value to --x)
+  if (next === undefined || next === END_OF_OPTIONS) {
+    throw usageError(`Missing value for --${def.name} (${def.type})`);
+  }
   return next;
 }
 
@@ -129,8 +133,9 @@ function parseArg(
 }
 
 /**
- * Parses `--<input> value` arguments against a task's recursive inputs. A
- * value naming an existing file, or `-` (stdin), is left as one string for
+ * Parses `--<input> value` arguments against a task's recursive inputs
+ * (those after a `--` as well: there an input named like an option of the
+ * command is given, see `workflow_task_escape.ts`). A value naming an existing file, or `-` (stdin), is left as one string for
  * the job to load (so a numeric input's file name is not checked as a number,
  * and an array input's file is split into lines).
  *
@@ -147,8 +152,11 @@ export function parseInputArgs(
 ): Record<string, unknown> {
   const byName = new Map(inputs.map((i) => [i.name, i]));
   const out: Record<string, unknown> = {};
+  const end = args.indexOf(END_OF_OPTIONS);
   const cur: ArgCursor = { args, k: 0 };
-  for (; cur.k < args.length; cur.k++) parseArg(cur, byName, out, ctx);
+  for (; cur.k < args.length; cur.k++) {
+    if (cur.k !== end) parseArg(cur, byName, out, ctx); // `--`: the inputs after it are inputs too
+  }
   return out;
 }
 

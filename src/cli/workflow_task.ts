@@ -13,6 +13,7 @@ import { reportInterrupts } from "../workflow/interrupt.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
 import { taskHelp, workflowHelp } from "./workflow_help.ts";
 import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
+import { shadowedInputs, shadowWarnings } from "./workflow_task_escape.ts";
 import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { deployMode, runDeployWorker, runLocalDeploy, runSlurmDeploy } from "./workflow_deploy.ts";
 
@@ -85,12 +86,13 @@ interface ResolvedTask {
  */
 export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promise<number> {
   if (opts.workflow === undefined) throw usageError("Missing WORKFLOW argument");
+  const resolved = await resolveTask(opts.workflow, opts, io);
+  if (resolved === null) return 0;
+  // after the task is known: an option named like one of its inputs was warned about
   const mode = deployMode(opts);
   if (mode !== "serial" && opts.args.includes("-")) {
     throw usageError(`An input read from stdin ("-") cannot go with --deploy ${mode}`);
   }
-  const resolved = await resolveTask(opts.workflow, opts, io);
-  if (resolved === null) return 0;
   const lib = await wfLib();
   const job = await jobFromArgs(resolved, opts, io);
   if (opts.recompute) await lib.cleanJobRecursive(job);
@@ -137,10 +139,21 @@ async function resolveTask(
     throw new ScoutError("usage", e.message, { cause: e });
   }
   const inputs = lib.recursiveInputs(wf, opts.task);
+  const shadowed = shadowedInputs(inputs, opts.optionFlags ?? []);
   if (opts.help) {
-    io.stdout.write(taskHelp(wf, opts.task, inputs, workflow, opts.helpOptions));
+    io.stdout.write(taskHelp(wf, opts.task, inputs, workflow, opts.helpOptions, shadowed));
     return null;
   }
+  for (
+    const w of shadowWarnings({
+      where: `${wf.name}/${opts.task}`,
+      file: wf.file,
+      command: `scout-ai workflow task ${workflow} ${opts.task}`,
+      shadowed,
+      givenOptions: opts.givenOptions ?? [],
+      args: opts.args,
+    })
+  ) warn(io, w);
   return { wf, task: opts.task, inputs };
 }
 

@@ -36,7 +36,7 @@ export interface WorkflowTaskOptions extends WorkflowCommonOptions, DeployOption
   workflow?: string;
   /** Task name; missing → the workflow's task list. */
   task?: string;
-  /** Raw `--<input> value` arguments. */
+  /** Raw `--<input> value` arguments; `--` before those never taken for an option. */
   args: string[];
   /** `--jobname`. */
   jobname?: string;
@@ -50,4 +50,11 @@ export interface WorkflowTaskOptions extends WorkflowCommonOptions, DeployOption
   help?: boolean;
   /** The options of `workflow task`, listed in a task's help (from the command's own help). */
   helpOptions?: readonly HelpOption[];
+  /**
+   * The long flags of the command's options and the global ones (`--json`,
+   * `--debug`…): an input named like one is given after `--`.
+   */
+  optionFlags?: readonly string[];
+  /** The long flags of the options given on the command line (before `--`). */
+  givenOptions?: readonly string[];
 }
