@@ -141,6 +141,8 @@ async function resolveTask(
   const inputs = lib.recursiveInputs(wf, opts.task);
   const shadowed = shadowedInputs(inputs, opts.optionFlags ?? []);
   if (opts.help) {
+    // the help of a task whose dependency is broken says so (running it would fail)
+    for (const problem of lib.brokenDependencies(wf, opts.task)) warn(io, problem);
     io.stdout.write(taskHelp(wf, opts.task, inputs, workflow, opts.helpOptions, shadowed));
     return null;
   }

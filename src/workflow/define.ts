@@ -7,6 +7,9 @@
  */
 import { ScoutError } from "../errors.ts";
 import { isScoutType, type ScoutType } from "./types.ts";
+import { missingDepMessage, taskOf } from "./task_lookup.ts";
+
+export { depTaskOf, nearNames, taskOf } from "./task_lookup.ts";
 
 export type {
   DepOptions,
@@ -255,62 +258,30 @@ export function selectOptionsOf(def: InputSpec): string[] {
 }
 
 /**
- * Finds a task, with a "did you mean" suggestion on failure.
+ * What is wrong with a task's direct dependencies that a job of it would
+ * fail on: a task its workflow does not define, a workflow not loaded. Help
+ * texts show it; the task's other dependencies and the workflow's other
+ * tasks still work.
  *
  * @param wf the workflow
- * @param name task name
- * @returns the task
- * @throws ScoutError `task_not_found`
+ * @param taskName the task (defined in `wf`)
+ * @returns one message per broken dependency (none when all resolve)
  */
-export function taskOf(wf: Workflow, name: string): Task {
-  const t = Object.hasOwn(wf.tasks, name) ? wf.tasks[name] : undefined;
-  if (t !== undefined) return t;
-  const near = nearNames(name, Object.keys(wf.tasks));
-  throw new ScoutError(
-    "task_not_found",
-    `Task "${name}" not found in workflow "${wf.name}"` +
-      (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "") +
-      ` (tasks: ${Object.keys(wf.tasks).join(", ") || "none"})`,
-    { workflow: wf.name, task: name },
-  );
-}
-
-function distance(a: string, b: string): number {
-  const m = a.length, n = b.length;
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  for (let i = 1; i <= m; i++) {
-    const cur = [i];
-    for (let j = 1; j <= n; j++) {
-      cur[j] = Math.min(
-        prev[j]! + 1,
-        cur[j - 1]! + 1,
-        prev[j - 1]! + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1),
+export function brokenDependencies(wf: Workflow, taskName: string): string[] {
+  const task = taskOf(wf, taskName);
+  const out: string[] = [];
+  for (const d of task.deps) {
+    const dw = depWorkflow(wf, d);
+    if (dw === undefined) {
+      out.push(
+        `Task "${task.name}" depends on "${d.task}" of workflow "${String(d.workflow)}", ` +
+          "which is not loaded",
       );
+    } else if (!Object.hasOwn(dw.tasks, d.task)) {
+      out.push(missingDepMessage({ wf, task }, dw, d.task));
     }
-    prev = cur;
   }
-  return prev[n]!;
-}
-
-/**
- * Names close to `name` (edit distance ≤ max(2, a third of its length), or a
- * case-insensitive prefix), best first.
- *
- * @param name what was asked for
- * @param candidates known names
- * @returns up to three suggestions
- */
-export function nearNames(name: string, candidates: readonly string[]): string[] {
-  const limit = Math.max(2, Math.floor(name.length / 3));
-  return candidates
-    .map((c) => ({ c, d: distance(name, c) }))
-    .filter(({ c, d }) =>
-      d <= limit || c.toLowerCase().startsWith(name.toLowerCase()) ||
-      name.toLowerCase().startsWith(c.toLowerCase())
-    )
-    .sort((x, y) => x.d - y.d || x.c.localeCompare(y.c))
-    .slice(0, 3)
-    .map(({ c }) => c);
+  return out;
 }
 
 /**

@@ -7,7 +7,14 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
-import { type DepSpec, depWorkflow, type Task, taskOf, type Workflow } from "./define.ts";
+import {
+  type DepSpec,
+  depTaskOf,
+  depWorkflow,
+  type Task,
+  taskOf,
+  type Workflow,
+} from "./define.ts";
 import { isJob, JOB, type Job } from "./job_types.ts";
 import { jobAt } from "./job_disk.ts";
 import { isSymbolRef, plain, plainAll, type RefScope, resolveRefs } from "./job_refs.ts";
@@ -355,7 +362,7 @@ function loadDep(
   };
   delete stepInputs.inputs;
   const resolved = resolveRefs(stepInputs, refScope(site));
-  return buildJob(wf, taskOf(wf, taskName), id, resolved, site.ctx);
+  return buildJob(wf, depTaskOf(site.req, wf, taskName), id, resolved, site.ctx);
 }
 
 function hints(compute: Record<string, string[]>, job: Job, dep: DepSpec): void {

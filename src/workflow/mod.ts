@@ -65,7 +65,9 @@ export { infoProcess } from "./state.ts";
 export type { JobProcess, JobState } from "./state.ts";
 export { backtraceOf, errorInfoPatch, errorMessage, rubyExceptionClass } from "./failure.ts";
 export {
+  brokenDependencies,
   defineWorkflow,
+  depTaskOf,
   depWorkflow,
   input,
   nearNames,
