@@ -25,7 +25,12 @@ const FRAME = /^\s*at (?:.*?\()?(.+?):(\d+):\d+\)?\s*$/;
  * ```
  */
 export function scriptLine(e: unknown, file: string): number | undefined {
-  const stack = typeof e === "object" && e !== null ? (e as { stack?: unknown }).stack : null;
+  let stack: unknown;
+  try {
+    stack = typeof e === "object" && e !== null ? (e as { stack?: unknown }).stack : null;
+  } catch {
+    return undefined; // a getter that throws, a revoked proxy
+  }
   if (typeof stack !== "string") return undefined;
   const url = pathToFileURL(file).href;
   for (const text of stack.split("\n")) {

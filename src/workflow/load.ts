@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
-import { ScoutError } from "../errors.ts";
+import { ScoutError, thrownMessage } from "../errors.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
 import { importFailure } from "../util/import_error.ts";
 import { scriptLine } from "../util/script_line.ts";
@@ -231,9 +231,7 @@ async function importWorkflow(file: string): Promise<Workflow> {
   } catch (e) {
     throw new ScoutError(
       "workflow_load",
-      `Workflow file "${file}" failed while defining its workflow: ${
-        (e as Error)?.message ?? String(e)
-      }`,
+      `Workflow file "${file}" failed while defining its workflow: ${thrownMessage(e)}`,
       { file, ...lineOf(e, file), cause: e },
     );
   }

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { importFailure } from "../../src/util/import_error.ts";
+import { scriptLine } from "../../src/util/script_line.ts";
 
 const FILE = "/w/workflows/W/workflow.ts";
 
@@ -76,4 +77,24 @@ Deno.test("neither: the message on one line, uncoloured, and the file without a 
     file: FILE,
   });
   assert.deepEqual(importFailure("boom", FILE), { text: "boom", file: FILE });
+});
+
+Deno.test("a runtime error of the module's code: the line of its stack's frame in the file (R75-6b)", () => {
+  const deno = Object.assign(new ReferenceError("foo is not defined"), {
+    stack: `ReferenceError: foo is not defined\n    at file://${FILE}:2:1`,
+  });
+  assert.deepEqual(importFailure(deno, FILE), { text: "foo is not defined", file: FILE, line: 2 });
+  // Bun's frames carry the path; a frame inside a function has its name first
+  const bun = Object.assign(new TypeError("x.y is not a function"), {
+    stack: `TypeError: x.y is not a function\n    at helper (/w/lib.ts:9:3)\n    at ${FILE}:7:5`,
+  });
+  assert.deepEqual(importFailure(bun, FILE), {
+    text: "x.y is not a function",
+    file: FILE,
+    line: 7,
+  });
+  assert.equal(scriptLine(bun, "/w/lib.ts"), 9);
+  // no frame in the file: no line
+  assert.equal(scriptLine(bun, "/w/other.ts"), undefined);
+  assert.equal(scriptLine("boom", FILE), undefined);
 });
