@@ -144,6 +144,16 @@ function normaliseExports(
  * ```
  */
 export function workflow(name: string, spec: WorkflowSpec): Workflow {
+  if (typeof name !== "string") {
+    // `workflow({ tasks })`: the spec where the name goes
+    const given = name !== null && typeof name === "object" ? "an object" : typeof name;
+    throw new ScoutError(
+      "invalid_input",
+      `The workflow's name is missing: workflow() was given ${given} where its name goes; ` +
+        'write workflow("Name", { tasks: {…} }), or default-export the { tasks } object ' +
+        "to name the workflow after its directory",
+    );
+  }
   checkName("Workflow", name, "workflow()");
   if (spec === null || typeof spec !== "object" || typeof spec.tasks !== "object") {
     throw new ScoutError("invalid_input", `Workflow "${name}" needs a tasks object`);
