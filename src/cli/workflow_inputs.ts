@@ -96,6 +96,7 @@ function setInput(
     if (scalar === "float" && check.some((v) => !NUMBER.test(v))) {
       throw usageError(`Input --${name} of ${ctx.where} expects a number, got "${value}"`);
     }
+    if (scalar === "json") checkJson(name, check, ctx.where);
   }
   const isArray = def.type === "array" || el !== undefined;
   if (isArray && name in out) {
@@ -104,6 +105,18 @@ function setInput(
   } else if (isArray) {
     out[name] = typeof value === "string" && (fromFile || value.includes("\n")) ? value : [value];
   } else out[name] = value;
+}
+
+/** A `json` input's value(s) given inline must parse: else a usage error naming `--<input>`. */
+function checkJson(name: string, values: readonly string[], where: string): void {
+  for (const v of values) {
+    try {
+      JSON.parse(v);
+    } catch (e) {
+      const why = (e as Error).message.replace(/\s+/g, " ");
+      throw usageError(`Input --${name} of ${where} expects JSON, got "${v}" (${why})`);
+    }
+  }
 }
 
 /** Parses the argument at the cursor (and its value, when that is the next one) into `out`. */

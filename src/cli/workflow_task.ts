@@ -49,19 +49,31 @@ function jobsDirLookAlike(
 }
 
 /**
- * A required input left out on the command line is a usage error (exit 2,
- * as an unknown input is): the library's `parameter` error that names the
- * missing inputs becomes a `usage` error with the same message. Any other
- * error is returned as it is.
+ * A bad value on the command line is a usage error (exit 2, as an unknown
+ * input is): the library's `parameter` error that names missing inputs, an
+ * input whose value is not valid (bad JSON in a file it names…), or a job
+ * name that is not one path component (`--jobname a/b`, or the jobname
+ * input's value). Any other error — a job name a dependency of the workflow
+ * file sets, say — is returned as it is.
  *
  * @param e what job creation threw
+ * @param given the command line's job name and input values
  * @returns the error to throw
  */
-export function missingInputsAsUsage(e: unknown): unknown {
-  if (!isScoutError(e, "parameter") || !Array.isArray(e.inputs)) return e;
+export function commandLineAsUsage(
+  e: unknown,
+  given: { jobname?: string | undefined; provided: Record<string, unknown> },
+): unknown {
+  if (!isScoutError(e, "parameter")) return e;
+  const named = Array.isArray(e.inputs) ||
+    (typeof e.input === "string" && Object.hasOwn(given.provided, e.input)) ||
+    (typeof e.jobname === "string" &&
+      (e.jobname === given.jobname || Object.values(given.provided).includes(e.jobname)));
+  if (!named) return e;
   return new ScoutError("usage", e.message, {
     cause: e,
-    inputs: e.inputs,
+    ...(e.inputs !== undefined ? { inputs: e.inputs } : {}),
+    ...(e.input !== undefined ? { input: e.input } : {}),
     workflow: e.workflow,
     task: e.task,
   });
@@ -190,7 +202,7 @@ async function jobFromArgs(
       warn: (m: string) => warn(io, m),
     });
   } catch (e) {
-    throw missingInputsAsUsage(e);
+    throw commandLineAsUsage(e, { jobname: opts.jobname, provided });
   }
 }
 

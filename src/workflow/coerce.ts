@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { z, type ZodType } from "zod";
-import { ScoutError } from "../errors.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
 import { isFile } from "../util/fs.ts";
 import { type InputDef, type InputSpec, selectOptionsOf } from "./define.ts";
 import { isJob } from "./job_types.ts";
@@ -32,6 +32,16 @@ function noLoad(def: InputSpec): boolean {
   return Boolean(def.noload || def.nofile || def.asfile || def.stream);
 }
 
+/** The content of the file an input's value names, deserialized; a parse error names the file. */
+function fromFile(text: string, type: string, file: string): unknown {
+  try {
+    return deserializeText(text, type);
+  } catch (e) {
+    if (!isScoutError(e, "json_parse")) throw e;
+    throw new ScoutError("json_parse", `${e.message} (in "${file}")`, { cause: e });
+  }
+}
+
 /**
  * Coerces one provided value for an input (§1.3): strings are deserialized
  * (or, with `loadFiles`, replaced by the content of the file they name),
@@ -53,7 +63,7 @@ export function coerceInput(value: unknown, def: InputSpec, opts: CoerceOptions 
       : null;
     if (file !== null && isFile(file)) {
       const text = new TextDecoder("utf-8", { fatal: false }).decode(readFileSync(file));
-      out = deserializeText(text, type);
+      out = fromFile(text, type, file);
     } else {
       out = deserializeText(value, type);
     }

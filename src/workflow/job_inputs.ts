@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ScoutError } from "../errors.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
 import type { Task, Workflow } from "./define.ts";
 import { coerceInput, isDefaultValue, selectWarning, validateInput } from "./coerce.ts";
 import { pathRef } from "./digest.ts";
@@ -69,7 +69,17 @@ export function requireInputs({ wf, task, provided, where }: JobRequest): void {
  */
 function checkedInput(def: InputDef, raw: unknown, where: string, ctx: InputContext): unknown {
   if (isSymbolRef(raw)) return raw.symbol;
-  const coerced = coerceInput(raw, def, ctx);
+  let coerced: unknown;
+  try {
+    coerced = coerceInput(raw, def, ctx);
+  } catch (e) {
+    // text that does not parse as the input's type (JSON): a bad value of this input
+    if (!isScoutError(e, "json_parse")) throw e;
+    throw new ScoutError("parameter", `Input "${def.name}" of ${where}: ${e.message}`, {
+      input: def.name,
+      cause: e,
+    });
+  }
   validateInput(coerced, def, where);
   const w = selectWarning(coerced, def, where);
   const seen = `${def.name}\0${String(coerced)}`;

@@ -76,7 +76,7 @@ Deno.test("a required input left out is a usage error: exit 2 and the usage hint
   assert.equal(ca.code, 2);
   assert.match(ca.stderr, /^scout-ai: Input "file" of ChatAnalyst\/chat_agents is required/);
   assert.match(ca.stderr, /\n\(run with --help for usage\)\n$/);
-  // a wrong value is still a failure of the job's inputs (exit 1), not of the usage
+  // a job name that is not one path component is a bad command line too (R75-7)
   const bad = await runMain([
     "workflow",
     "task",
@@ -90,7 +90,7 @@ Deno.test("a required input left out is a usage error: exit 2 and the usage hint
     "--jobname",
     "a/b",
   ], o);
-  assert.equal(bad.code, 1, bad.stderr);
+  assert.equal(bad.code, 2, bad.stderr);
 });
 
 /** The option terms of a help text's "Options:" section (not the lines a long description wraps to). */

@@ -137,7 +137,7 @@ Deno.test("bad input: unknown workflow/task/input with suggestions, wrong types,
     cwd: d.path,
     env: e,
   });
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 2); // a usage error (R75-7)
   assert.match(r.stderr, /Job name "a\/b" of Baking\/cake is not valid/);
   assert.equal(existsSync(join(d.path, "var/jobs/Baking/cake/a")), false);
 });
