@@ -51,7 +51,7 @@ function jobsDirLookAlike(
 /**
  * A bad value on the command line is a usage error (exit 2, as an unknown
  * input is): the library's `parameter` error that names missing inputs, an
- * input whose value is not valid (bad JSON in a file it names…), or a job
+ * input whose value does not parse (bad JSON in a file it names), or a job
  * name that is not one path component (`--jobname a/b`, or the jobname
  * input's value). Any other error — a job name a dependency of the workflow
  * file sets, say — is returned as it is.
@@ -66,7 +66,9 @@ export function commandLineAsUsage(
 ): unknown {
   if (!isScoutError(e, "parameter")) return e;
   const named = Array.isArray(e.inputs) ||
-    (typeof e.input === "string" && Object.hasOwn(given.provided, e.input)) ||
+    // a value that does not parse (a schema's verdict on a parsed value stays a failure)
+    (typeof e.input === "string" && Object.hasOwn(given.provided, e.input) &&
+      isScoutError(e.cause, "json_parse")) ||
     (typeof e.jobname === "string" &&
       (e.jobname === given.jobname || Object.values(given.provided).includes(e.jobname)));
   if (!named) return e;
