@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Message } from "../chat/types.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { providerDefinitions } from "../tools/registry.ts";
@@ -27,6 +28,31 @@ import {
 } from "./cache.ts";
 import type { PreparedChat } from "./ask_tools.ts";
 import type { ReplyItem } from "./types.ts";
+import { sha256hex } from "../util/hash.ts";
+
+/**
+ * The round keys in progress along the calling chain: an ask run by a
+ * round's tools (a specialist, a workflow tool's chat) sees its callers'.
+ */
+const roundsInProgress = new AsyncLocalStorage<ReadonlySet<string>>();
+
+/**
+ * The key of a round whose request is byte for byte one its callers have in
+ * progress (an agent handing its own question to a copy of itself): the
+ * caller holds that key's lock until its tools — this ask — are done, so
+ * waiting on it would never end, and one entry cannot hold both replies. The
+ * nested round gets a key of its own, derived from the caller's, the same
+ * when it is recorded and when it is replayed.
+ *
+ * @param key the round's key
+ * @param callers the keys in progress along the calling chain
+ * @returns `key`, or the first derived key no caller has
+ */
+export function nestedRoundKey(key: string, callers: ReadonlySet<string> | undefined): string {
+  let k = key;
+  while (callers?.has(k)) k = sha256hex(`${k}\nnested`);
+  return k;
+}
 
 /** Cache directories this process found it cannot use: later asks skip their locks. */
 const unusableDirs = new Set<string>();
@@ -181,8 +207,13 @@ export function askCache(
       return hit?.messages ?? null;
     },
     allHits: () => hits > 0 && misses === 0,
-    async round(state: RoundState, play) {
-      const key = roundKey(state);
+    async round(state: RoundState, playRound) {
+      const callers = roundsInProgress.getStore();
+      const key = nestedRoundKey(roundKey(state), callers);
+      // the round's tools run with this key in progress along their chain
+      const inProgress = new Set(callers).add(key);
+      const play = (recorded: RecordedRound | null) =>
+        roundsInProgress.run(inProgress, () => playRound(recorded));
       const replay = (entry: CachedRound) => {
         hits++;
         event(true, key);
