@@ -54,6 +54,14 @@ export function nestedRoundKey(key: string, callers: ReadonlySet<string> | undef
   return k;
 }
 
+/** `warn`, saying each message once. */
+function onceEach(warn: (message: string) => void): (message: string) => void {
+  const told = new Set<string>();
+  return (m) => {
+    if (told.size < told.add(m).size) warn(m);
+  };
+}
+
 /** Cache directories this process found it cannot use: later asks skip their locks. */
 const unusableDirs = new Set<string>();
 
@@ -219,7 +227,9 @@ export function askCache(
         event(true, key);
         return play(recordedOf(entry));
       };
-      const hit = await cacheReadRound(dir, key, ctx.warn);
+      // a bad entry read at the probe is read again under the lock: told once
+      const warn = onceEach(ctx.warn);
+      const hit = await cacheReadRound(dir, key, warn);
       if (hit) return await replay(hit);
       if (model.offline) throw notCached(origin.endpoint, origin.backend, origin.model, key);
       const miss = () => {
@@ -237,7 +247,7 @@ export function askCache(
           key,
           state,
           play,
-          { hit: replay, miss, warn: ctx.warn },
+          { hit: replay, miss, warn },
           origin,
         );
       } catch (e) {
