@@ -171,6 +171,38 @@ function liveRound(
 }
 
 /**
+ * A round the cache does not hold: played under its key's lock and stored —
+ * or, when the file system refuses the cache directory, played without the
+ * cache (told once per process).
+ */
+async function missedRound(
+  r: {
+    dir: string;
+    key: string;
+    state: RoundState;
+    play: (recorded: RecordedRound | null) => Promise<PlayedRound>;
+    origin: { endpoint: string; backend: string; model: string };
+  },
+  on: Parameters<typeof liveRound>[4],
+  ctx: AskContext,
+): Promise<PlayedRound> {
+  const uncached = () => {
+    on.miss();
+    return r.play(null);
+  };
+  if (unusableDirs.has(r.dir)) return await uncached();
+  try {
+    return await liveRound(r.dir, r.key, r.state, r.play, on, r.origin);
+  } catch (e) {
+    if (!isScoutError(e, "cache_unavailable")) throw e;
+    // a read-only or foreign home: the cache is optional, the ask is not
+    unusableDirs.add(r.dir);
+    ctx.warn(`${e.message}: asking without it (--no-cache skips it)`);
+    return await uncached();
+  }
+}
+
+/**
  * Stage: the ask's cache (null when the cache is off).
  *
  * @param req the request
@@ -236,27 +268,7 @@ export function askCache(
         misses++;
         event(false, key);
       };
-      const uncached = () => {
-        miss();
-        return play(null);
-      };
-      if (unusableDirs.has(dir)) return await uncached();
-      try {
-        return await liveRound(
-          dir,
-          key,
-          state,
-          play,
-          { hit: replay, miss, warn },
-          origin,
-        );
-      } catch (e) {
-        if (!isScoutError(e, "cache_unavailable")) throw e;
-        // a read-only or foreign home: the cache is optional, the ask is not (told once)
-        unusableDirs.add(dir);
-        ctx.warn(`${e.message}: asking without it (--no-cache skips it)`);
-        return await uncached();
-      }
+      return await missedRound({ dir, key, state, play, origin }, { hit: replay, miss, warn }, ctx);
     },
   };
 }
