@@ -29,7 +29,7 @@ const NOT_RUN: Record<string, string> = {
     "builds dist/scout-ai with Bun (~30 s); tests/e2e/*binary* tests run the same build command",
   "tools/deno task example":
     "runs the example society with its own loopback provider; tests/e2e/agents_example_test.ts runs it",
-  "cp dist/scout-ai ~/.local/bin/":
+  "mkdir -p ~/.local/bin && cp dist/scout-ai ~/.local/bin/":
     "installs into the user's PATH; here scout-ai is put on PATH by the test itself",
   "scout-ai workflow task fixtures/workflows/Baking broken":
     "the task fails by design (it shows what an error job looks like); tests/workflow cover it",
