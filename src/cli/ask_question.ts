@@ -53,8 +53,10 @@ export async function questionText(
   const blank = q.question.trim() === "";
   if (taken || (blank && io.stdinIsTTY)) return as(q);
   if (blank) return as({ question: await io.readStdin(), lines: "<stdin>" });
-  if (q.question.includes("...") && !io.stdinIsTTY) return filledWith(q, await io.readStdin());
-  return as(q);
+  if (!q.question.includes("...") || io.stdinIsTTY) return as(q);
+  // an empty stdin (`< /dev/null`, a batch job's) fills nothing: `[...]` stays as written
+  const piped = await io.readStdin();
+  return piped.trim() === "" ? as(q) : filledWith(q, piped);
 }
 
 /** A question, and where its lines were written. */

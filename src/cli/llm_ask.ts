@@ -206,8 +206,9 @@ async function runAction(
 const ASK_HELP = `
 The question is chat text: plain words are a user message; "system: …" lines work too.
 QUESTION "-" (or none, when piped) reads the question from stdin; "..." in QUESTION is
-replaced by the first -f file's text (then not attached again), else by stdin: that text is
-put in as it is, never read as chat lines. With -c -, stdin is the chat to continue instead.
+replaced by the first -f file's text (then not attached again), else by stdin when it has any
+(< /dev/null leaves it): that text is put in as it is, never read as chat lines. With -c -,
+stdin is the chat to continue instead.
 Options in the -c chat file (model:, endpoint:, option: …) yield to the flags; options
 written in QUESTION itself win over them.
 With -o, the question and every new message (meta records with token usage, tool calls and
@@ -249,7 +250,7 @@ JSON is an error (exit 1). --json prints the llm ask object (see llm ask --help)
 
 Examples:
   scout-ai llm json -s fixtures/llm/person.schema.json "Invent a person"
-  scout-ai llm json "List three primes as {\\"primes\\": [...]}" | jq .primes`;
+  scout-ai llm json "List three primes as {\\"primes\\": [<numbers>]}" | jq .primes`;
 
 /**
  * Registers `llm ask` and `llm json`.

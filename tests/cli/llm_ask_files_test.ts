@@ -284,3 +284,21 @@ Deno.test("a missing -c chat fails first, before the new part runs anything (its
   assert.equal(await Deno.stat(jobs).then(() => true, () => false), false, "no job ran");
   assert.equal(t.srv.requests.length, 0);
 });
+
+Deno.test("an empty stdin fills nothing: '...' stays as written (a batch job's < /dev/null)", async () => {
+  await using t = await setup();
+  const dry = (stdin: string) =>
+    t.run(["ask", ...t.flags, "--dry-run", "--json", 'List primes as {"primes": [...]}'], {
+      stdin,
+    });
+  for (const empty of ["", "\n  \n"]) {
+    const r = await dry(empty);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).messages[0].content, 'List primes as {"primes": [...]}');
+  }
+  const piped = await dry("2, 3, 5");
+  assert.equal(
+    JSON.parse(piped.stdout).messages[0].content,
+    'List primes as {"primes": [2, 3, 5]}',
+  );
+});
