@@ -288,6 +288,18 @@ async function askFailed(e: unknown, run: AskRun): Promise<number> {
   throw e;
 }
 
+/** `llm json`'s value; an answer replayed from the cache that is no JSON says how to ask again. */
+function jsonAnswer(result: HookResult): unknown {
+  try {
+    return unwrapContent(parseJson(result.text));
+  } catch (e) {
+    if (result.cached && isScoutError(e)) {
+      e.message += " (the answer came from the cache: --no-cache asks again)";
+    }
+    throw e;
+  }
+}
+
 /**
  * The answer: appended to `-o`, then printed (`--json`: the documented
  * object; `llm json`: the parsed value; else the text, unless streamed) —
@@ -304,7 +316,7 @@ async function emitAnswer(result: HookResult, run: AskRun): Promise<number> {
       (m) => warn(io, m),
     ).catch((e) => unsaved = e);
   }
-  const value = mode === "json" ? unwrapContent(parseJson(result.text)) : undefined;
+  const value = mode === "json" ? jsonAnswer(result) : undefined;
   if (opts.json) {
     const out = await answerJson(result, io, unsaved === undefined ? turn.outPath ?? null : null);
     if (mode === "json") out.value = value;

@@ -364,3 +364,19 @@ Deno.test("-c FILE: the file's options yield to the flags; options written in QU
   );
   assert.equal((t.srv.requests[2]!.body as { model: string }).model, "q-model");
 });
+
+Deno.test("llm json: an answer that is no JSON fails; replayed from the cache it says how to ask again (R77-3)", async () => {
+  await using t = await setup();
+  t.srv.script({ text: "not json at all" }, { text: '{"primes": [2, 3, 5]}' });
+  const first = await t.run(["json", ...t.flags, "List three primes"]);
+  assert.equal(first.code, 1);
+  assert.match(first.stderr, /Cannot parse JSON answer "not json at all"/);
+  assert.doesNotMatch(first.stderr, /from the cache/);
+  const again = await t.run(["json", ...t.flags, "List three primes"]);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /the answer came from the cache: --no-cache asks again/);
+  assert.equal(t.srv.requests.length, 1);
+  const fresh = await t.run(["json", ...t.flags, "--no-cache", "List three primes"]);
+  assert.equal(fresh.code, 0, fresh.stderr);
+  assert.deepEqual(JSON.parse(fresh.stdout), { primes: [2, 3, 5] });
+});
