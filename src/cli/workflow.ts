@@ -116,7 +116,10 @@ const INFO_HELP =
 const LIST_HELP = "\nWith no argument: the workflows in ./workflows and $SCOUT_HOME/workflows.\n" +
   "A directory that holds <Name>/workflow.ts directories lists those workflows.\n\n" +
   "Examples:\n  scout-ai workflow list\n  scout-ai workflow list fixtures/workflows\n" +
-  "  scout-ai workflow list fixtures/workflows/Baking   # its tasks and their jobs";
+  "  scout-ai workflow list fixtures/workflows/Baking   # its tasks and their jobs\n\n" +
+  "--json: {version: 1, workflows: [{name, file, tasks: [names], error?}]}; with WORKFLOW,\n" +
+  "{version: 1, workflow, file, tasks: [{name, type, description, inputs: [{name, type, default}],\n" +
+  "jobs: [{name, path, status, running, process}]}]}.";
 
 /**
  * Registers the `workflow` command group.
@@ -281,7 +284,7 @@ function registerWorkflowList(wf: Command, ctx: CliContext): void {
     .description("list workflows and their tasks; with WORKFLOW, its tasks and jobs")
     .argument("[workflow]", "workflow name or path, or a directory of workflows")
     .option("--jobs-dir <dir>", "jobs directory")
-    .option("--json", "print JSON (see the module docs for the shape)")
+    .option("--json", "print JSON (its shape: below)")
     .addHelpText("after", LIST_HELP)
     .action(async (workflow, o) => {
       ctx.exitCode = await runWorkflowList({
