@@ -9,15 +9,25 @@
  * whole loop's messages, keyed with `v:1`) are still read. Failures are never
  * stored. A per-key lock (in process, and a lock file across processes) makes
  * identical concurrent rounds run once. Keys: `cache_key.ts`; the lock and
- * the entry files: `cache_lock.ts`.
+ * the entry files: `cache_lock.ts`; what an entry holds, checked on every
+ * read: `cache_entry.ts`.
  *
  * @module
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Message } from "../chat/types.ts";
+import type { z } from "zod";
 import { ScoutError } from "../errors.ts";
+import {
+  ASK_ENTRY,
+  type CachedAsk,
+  type CachedRound,
+  entryProblem,
+  ROUND_ENTRY,
+} from "./cache_entry.ts";
 import { withKeyLock } from "./cache_lock.ts";
+
+export type { CachedAsk, CachedRound } from "./cache_entry.ts";
 
 export {
   CACHE_VERSION,
@@ -28,7 +38,6 @@ export {
   roundCacheKey,
   roundCacheKeys,
 } from "./cache_key.ts";
-import { CACHE_VERSION, ROUND_CACHE_VERSION } from "./cache_key.ts";
 
 /**
  * The cache directory: `<home>/var/cache/ask`.
@@ -40,50 +49,10 @@ export function cacheDir(home: string): string {
   return join(home, "var", "cache", "ask");
 }
 
-/** A stored ask result. */
-export interface CachedAsk {
-  /** Format version. */
-  v: number;
-  /** When it was stored. */
-  created: string;
-  /** Endpoint it was produced with (`""` for none). */
-  endpoint: string;
-  /** Backend it was produced with. */
-  backend: string;
-  /** Model it was produced with. */
-  model: string;
-  /** The produced messages (metas with their original inference ids). */
-  messages: Message[];
-}
-
-/** A stored round of the tool loop: what replays it. */
-export interface CachedRound {
-  /** Format version ({@link ROUND_CACHE_VERSION}). */
-  v: number;
-  /** When it was stored. */
-  created: string;
-  /** Endpoint it was produced with (`""` for none). */
-  endpoint: string;
-  /** Backend it was produced with. */
-  backend: string;
-  /** Model it was produced with. */
-  model: string;
-  /** Which round of its ask it was (information only). */
-  round: number;
-  /** The reply's items (texts, tool calls with their ids, messages). */
-  items: unknown[];
-  /** The provider's response id (threading), when there was one. */
-  id?: string;
-  /** The round's meta message, or null (meta records off). */
-  meta: Message | null;
-  /** `[start_timestamp, timestamp]` of each tool output of the round, in order. */
-  stamps: ([string, string] | null)[];
-}
-
 function readEntry<T>(
   dir: string,
   key: string,
-  valid: (data: T) => boolean,
+  schema: z.ZodType<T>,
   warn?: (m: string) => void,
 ): T | null {
   const file = join(dir, `${key}.json`);
@@ -100,21 +69,28 @@ function readEntry<T>(
     warn?.(`Cannot read cache entry "${file}": ${(e as Error).message}`);
     return null;
   }
+  let data: unknown;
   try {
-    const data = JSON.parse(text) as T;
-    if (typeof data !== "object" || data === null || !valid(data)) {
-      throw new Error("unexpected shape");
-    }
-    return data;
+    data = JSON.parse(text);
   } catch (e) {
     warn?.(`Ignoring corrupt cache entry "${file}": ${(e as Error).message}`);
     return null;
   }
+  // what the loop replays must be what the cache writes: anything else would
+  // crash the replay, or replay as an empty answer (R73-5)
+  const problem = entryProblem(schema, data);
+  if (problem !== null) {
+    warn?.(`Ignoring corrupt cache entry "${file}": ${problem}`);
+    return null;
+  }
+  // the entry as read, not the schema's copy (which would drop unknown fields)
+  return data as T;
 }
 
 /**
  * Reads a whole-ask entry (format 1). A missing entry is a miss; an
- * unreadable or corrupt one is a miss too, reported through `warn`.
+ * unreadable or corrupt one (not JSON, or not of the shape the cache writes:
+ * `cache_entry.ts`) is a miss too, reported through `warn` with its file.
  *
  * @param dir cache directory
  * @param key cache key
@@ -126,12 +102,7 @@ export function cacheRead(
   key: string,
   warn?: (m: string) => void,
 ): Promise<CachedAsk | null> {
-  return Promise.resolve(readEntry<CachedAsk>(
-    dir,
-    key,
-    (d) => d.v === CACHE_VERSION && Array.isArray(d.messages),
-    warn,
-  ));
+  return Promise.resolve(readEntry(dir, key, ASK_ENTRY, warn));
 }
 
 /**
@@ -147,14 +118,7 @@ export function cacheReadRound(
   key: string,
   warn?: (m: string) => void,
 ): Promise<CachedRound | null> {
-  return Promise.resolve(readEntry<CachedRound>(
-    dir,
-    key,
-    (d) =>
-      d.v === ROUND_CACHE_VERSION && Array.isArray(d.items) && Array.isArray(d.stamps) &&
-      (d.meta === null || typeof d.meta === "object"),
-    warn,
-  ));
+  return Promise.resolve(readEntry(dir, key, ROUND_ENTRY, warn));
 }
 
 function entryText(entry: CachedAsk | CachedRound): string {

@@ -1,0 +1,124 @@
+/**
+ * What an inference-cache entry is: the two formats the cache reads
+ * ({@link CachedRound}, format 2, one per round of the tool loop, and
+ * {@link CachedAsk}, format 1, one per ask) and their schemas, written from
+ * what the store side puts in an entry (`ask_cache.ts`'s store of a played
+ * round's `record`: the reply's {@link ReplyItem}s, the meta message
+ * `serializeMeta` wrote, the `[start, end]` stamps of the tool outputs). An
+ * entry that does not match is corrupt, or of another format: a miss
+ * (`cache.ts`). The schemas check types and shapes only, never the contents
+ * of strings (entries are read on every hit; a text may be long).
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Message } from "../chat/types.ts";
+import { CACHE_VERSION, ROUND_CACHE_VERSION } from "./cache_key.ts";
+import type { ReplyItem } from "./types.ts";
+
+/** A stored ask result. */
+export interface CachedAsk {
+  /** Format version. */
+  v: number;
+  /** When it was stored. */
+  created: string;
+  /** Endpoint it was produced with (`""` for none). */
+  endpoint: string;
+  /** Backend it was produced with. */
+  backend: string;
+  /** Model it was produced with. */
+  model: string;
+  /** The produced messages (metas with their original inference ids). */
+  messages: Message[];
+}
+
+/** A stored round of the tool loop: what replays it. */
+export interface CachedRound {
+  /** Format version ({@link ROUND_CACHE_VERSION}). */
+  v: number;
+  /** When it was stored. */
+  created: string;
+  /** Endpoint it was produced with (`""` for none). */
+  endpoint: string;
+  /** Backend it was produced with. */
+  backend: string;
+  /** Model it was produced with. */
+  model: string;
+  /** Which round of its ask it was (information only). */
+  round: number;
+  /** The reply's items (texts, tool calls with their ids, messages). */
+  items: ReplyItem[];
+  /** The provider's response id (threading), when there was one. */
+  id?: string;
+  /** The round's meta message, or null (meta records off). */
+  meta: Message | null;
+  /** `[start_timestamp, timestamp]` of each tool output of the round, in order. */
+  stamps: ([string, string] | null)[];
+}
+
+/** A message as the loop made it: a role and a content (any JSON), extra fields kept. */
+const message = z.looseObject({ role: z.string(), content: z.unknown() });
+
+/** A tool call's name, arguments (any JSON, present) and the provider's call id. */
+const call = { name: z.string(), arguments: z.unknown(), id: z.string() };
+
+/** One {@link ReplyItem}. */
+const replyItem = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("call"), ...call }),
+  z.object({ type: z.literal("hosted_call"), ...call, output: z.string() }),
+  z.object({ type: z.literal("message"), message }),
+]);
+
+/** Where an entry was produced (information only, always written). */
+const origin = {
+  created: z.string(),
+  endpoint: z.string(),
+  backend: z.string(),
+  model: z.string(),
+};
+
+/** A round entry (format 2). */
+export const ROUND_ENTRY: z.ZodType<CachedRound> = z.object({
+  // what a replay uses first: a warning names these problems before the rest
+  v: z.literal(ROUND_CACHE_VERSION),
+  items: z.array(replyItem),
+  id: z.string().optional(),
+  // as `liveMeta` writes it: a meta record, serialized
+  meta: z.object({ role: z.literal("meta"), content: z.string() }).nullable(),
+  stamps: z.array(z.tuple([z.string(), z.string()]).nullable()),
+  ...origin,
+  round: z.number().int().min(1),
+});
+
+/** A whole-ask entry (format 1). */
+export const ASK_ENTRY: z.ZodType<CachedAsk> = z.object({
+  v: z.literal(CACHE_VERSION),
+  messages: z.array(message),
+  ...origin,
+});
+
+/**
+ * What is wrong with a parsed entry, for the warning of a miss: the first
+ * problem the schema finds, with where it is (`items.0.name: …`), and how
+ * many more there are.
+ *
+ * @param schema {@link ROUND_ENTRY} or {@link ASK_ENTRY}
+ * @param data the parsed JSON
+ * @returns the problem, or null when the entry is one
+ *
+ * @example
+ * ```ts
+ * import { entryProblem, ROUND_ENTRY } from "./cache_entry.ts";
+ * entryProblem(ROUND_ENTRY, { v: 2, items: [null] }); // "items.0: Invalid input: … (and 7 more)"
+ * ```
+ */
+export function entryProblem(schema: z.ZodType, data: unknown): string | null {
+  const checked = schema.safeParse(data);
+  if (checked.success) return null;
+  const issue = checked.error.issues[0];
+  if (!issue) return "unexpected shape";
+  const where = issue.path.length ? issue.path.join(".") : "entry";
+  const more = checked.error.issues.length - 1;
+  return `${where}: ${issue.message}${more ? ` (and ${more} more)` : ""}`;
+}
