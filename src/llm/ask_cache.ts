@@ -27,7 +27,6 @@ import {
   withCacheLock,
 } from "./cache.ts";
 import type { PreparedChat } from "./ask_tools.ts";
-import type { ReplyItem } from "./types.ts";
 import { sha256hex } from "../util/hash.ts";
 
 /**
@@ -107,7 +106,7 @@ export function isReplayMiss(e: unknown): boolean {
 
 function recordedOf(entry: CachedRound): RecordedRound {
   return {
-    items: entry.items as ReplyItem[],
+    items: entry.items,
     ...(entry.id ? { id: entry.id } : {}),
     meta: entry.meta,
     stamps: entry.stamps,
