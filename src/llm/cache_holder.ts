@@ -60,14 +60,25 @@ function sweepDead(holders: string): void {
   }
 }
 
-function makeHolder(dir: string): string {
+/**
+ * Makes this process's holder file in cache directory `dir` (and sweeps dead
+ * processes' holders).
+ *
+ * @param dir cache directory (it exists)
+ * @param write how the holder's text is written (a test seam: a full disk)
+ * @returns the holder file's path
+ */
+export function makeHolder(
+  dir: string,
+  write: (file: string, text: string) => void = writeFileSync,
+): string {
   const holders = join(dir, ".holders");
   mkdirSync(holders, { recursive: true });
   const file = join(holders, holderText());
   // a file of this name is an earlier process's with this pid: locks linked to
   // it name this process, and are treated as leftovers (cache_lock.ts isStale)
   unlinkQuiet(file);
-  writeFileSync(file, holderText());
+  write(file, holderText());
   removeAtExit();
   sweepDead(holders);
   return file;

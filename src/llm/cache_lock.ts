@@ -41,10 +41,18 @@ import { type Job, later } from "./write_behind.ts";
 
 const inProcess = new Map<string, Promise<void>>();
 
+/**
+ * A test seam: awaited at the named points of a contended {@link acquire}
+ * (`read`: the lock's text read; `judged`: the lock judged stale, before it is
+ * taken over), where a test plays what a competing process does in between.
+ */
+export type LockStep = (at: "read" | "judged") => Promise<void> | void;
+
 /** Whether a lock file another holder left may be taken over. */
-async function isStale(file: string): Promise<boolean> {
+async function isStale(file: string, step?: LockStep): Promise<boolean> {
   const holder = await readFile(file, "utf8").catch(() => null);
   if (holder === null) return false; // gone already: just try again
+  if (step) await step("read");
   const m = /^(\d+)@(.+)$/.exec(holder);
   if (m) {
     // this process never waits on a key it holds (the in-process map): a lock
@@ -86,7 +94,7 @@ async function tryCreate(file: string): Promise<number | null> {
 }
 
 /** A held lock: a link to the holder file, or (no hard links) a created file kept open. */
-type Held = { fd: null } | { fd: number };
+export type Held = { fd: null } | { fd: number };
 
 /** One attempt at the lock: held, or null when another holds it. */
 async function tryLock(dir: string, file: string): Promise<Held | null> {
@@ -97,16 +105,26 @@ async function tryLock(dir: string, file: string): Promise<Held | null> {
   return fd === null ? null : { fd };
 }
 
-async function acquire(
+/**
+ * Takes the lock `file` of cache directory `dir`, waiting on a live holder
+ * and taking over a stale lock; after `waitMs` gives up.
+ *
+ * @param dir cache directory (it exists)
+ * @param file the key's lock file
+ * @param opts how long to wait, how to sleep between attempts, and a test seam
+ * @returns the held lock, or null when the wait gave up
+ */
+export async function acquire(
   dir: string,
   file: string,
-  opts: { waitMs: number; sleep: (ms: number) => Promise<void> },
+  opts: { waitMs: number; sleep: (ms: number) => Promise<void>; step?: LockStep },
 ): Promise<Held | null> {
   const deadline = Date.now() + opts.waitMs;
   for (;;) {
     const held = await tryLock(dir, file);
     if (held !== null) return held;
-    if (await isStale(file)) {
+    if (await isStale(file, opts.step)) {
+      if (opts.step) await opts.step("judged");
       unlinkQuiet(file);
       continue;
     }
