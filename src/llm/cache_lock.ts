@@ -11,17 +11,15 @@
  * event loop (or the process's exit), so a reply's caller goes on — sends its
  * next request — first; the key stays locked, in this process and across
  * processes, until the entry is published (`write_behind.ts`:
- * `settleCacheWrites` awaits every queued store). A lock whose holder is a dead
- * process on this host (or this process, which never waits on a key it
- * holds: a lock naming it is an earlier process's with the same pid), or whose
- * text is no holder and that has not been written to for 5 s (a crash
- * mid-store), is taken over.
+ * `settleCacheWrites` awaits every queued store). A stale lock — its holder a
+ * dead process on this host, or its text no holder and untouched for 5 s (a
+ * crash mid-store) — is taken over: only the lock judged stale, one taker at
+ * a time (`cache_stale.ts`).
  *
  * @module
  */
 import { closeSync, openSync } from "node:fs";
-import { mkdir, readFile, stat } from "node:fs/promises";
-import { hostname } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { writeAllSync } from "../util/fs.ts";
@@ -36,34 +34,10 @@ import {
   writeEntrySync,
 } from "./cache_files.ts";
 import { holderText, linkLock, unlinkQuiet } from "./cache_holder.ts";
-import { pidAlive } from "../util/process.ts";
+import { judgeLock, type LockStep, takeOver } from "./cache_stale.ts";
 import { type Job, later } from "./write_behind.ts";
 
 const inProcess = new Map<string, Promise<void>>();
-
-/**
- * A test seam: awaited at the named points of a contended {@link acquire}
- * (`read`: the lock's text read; `judged`: the lock judged stale, before it is
- * taken over), where a test plays what a competing process does in between.
- */
-export type LockStep = (at: "read" | "judged") => Promise<void> | void;
-
-/** Whether a lock file another holder left may be taken over. */
-async function isStale(file: string, step?: LockStep): Promise<boolean> {
-  const holder = await readFile(file, "utf8").catch(() => null);
-  if (holder === null) return false; // gone already: just try again
-  if (step) await step("read");
-  const m = /^(\d+)@(.+)$/.exec(holder);
-  if (m) {
-    // this process never waits on a key it holds (the in-process map): a lock
-    // naming it is a leftover of an earlier process that had its pid
-    const pid = Number(m[1]);
-    return m[2] === hostname() && (pid === process.pid || !pidAlive(pid));
-  }
-  // no holder (being created, being stored, or a crash in between): stale once untouched for 5 s
-  const age = await stat(file).then((s) => Date.now() - s.mtimeMs).catch(() => 0);
-  return age > 5_000;
-}
 
 /** Creates the lock file exclusively with its holder; the open descriptor, or null when held. */
 async function tryCreate(file: string): Promise<number | null> {
@@ -123,10 +97,10 @@ export async function acquire(
   for (;;) {
     const held = await tryLock(dir, file);
     if (held !== null) return held;
-    if (await isStale(file, opts.step)) {
+    const lock = await judgeLock(file, opts.step);
+    if (lock?.stale) {
       if (opts.step) await opts.step("judged");
-      unlinkQuiet(file);
-      continue;
+      if (takeOver(file, lock)) continue;
     }
     if (Date.now() > deadline) return null;
     await opts.sleep(50);
