@@ -6,15 +6,18 @@
  * inode an exclusive create needs (on this project's ext4 machine 0.1–0.4 ms of
  * kernel time each, on NFS a server round trip). Read through the lock, the
  * holder's text says who holds it, as a created lock file's did. The holder
- * files are removed when the process exits; those of dead processes on this
- * host are swept when a process makes its own.
+ * file's modification time is its locks' heartbeat (`cache_heartbeat.ts`).
+ * The holder files are removed when the process exits; those of dead
+ * processes — of this host, or of any host once without a heartbeat — are
+ * swept when a process makes its own.
  *
  * @module
  */
-import { linkSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { pidAlive } from "../util/process.ts";
+import { beatFile, STALE_MS } from "./cache_heartbeat.ts";
 
 /** Holder files made by this process, by cache directory (null: no links there). */
 const holderFiles = new Map<string, string | null>();
@@ -47,16 +50,27 @@ function removeAtExit(): void {
   });
 }
 
-/** Removes the holder files of dead processes of this host (crashes leave them). */
+/** Whether a holder file is a dead process's: of this host and gone, or without a heartbeat. */
+function deadHolder(file: string, name: string, host: string): boolean {
+  const m = /^(\d+)@(.+)$/.exec(name);
+  if (!m || name === holderText()) return false;
+  if (m[2] === host && !pidAlive(Number(m[1]))) return true;
+  const st = statSync(file, { throwIfNoEntry: false });
+  return st !== undefined && Date.now() - st.mtimeMs > STALE_MS;
+}
+
+/**
+ * Removes the holder files of dead processes (crashes leave them): of this
+ * host, and of any host once without a heartbeat for `STALE_MS`.
+ */
 function sweepDead(holders: string): void {
   const host = hostname();
   for (const name of readdirSync(holders)) {
-    const m = /^(\d+)@(.+)$/.exec(name);
-    if (m && m[2] === host && Number(m[1]) !== process.pid && !pidAlive(Number(m[1]))) {
-      try {
-        unlinkSync(join(holders, name));
-      } catch { /* another process swept it */ }
-    }
+    const file = join(holders, name);
+    if (!deadHolder(file, name, host)) continue;
+    try {
+      unlinkSync(file);
+    } catch { /* another process swept it */ }
   }
 }
 
@@ -80,6 +94,7 @@ export function makeHolder(
   unlinkQuiet(file);
   write(file, holderText());
   removeAtExit();
+  beatFile(file); // its mtime is its locks' heartbeat
   sweepDead(holders);
   return file;
 }

@@ -12,9 +12,10 @@
  * next request — first; the key stays locked, in this process and across
  * processes, until the entry is published (`write_behind.ts`:
  * `settleCacheWrites` awaits every queued store). A stale lock — its holder a
- * dead process on this host, or its text no holder and untouched for 5 s (a
- * crash mid-store) — is taken over: only the lock judged stale, one taker at
- * a time (`cache_stale.ts`).
+ * dead process on this host, or without a heartbeat for 5 min (any host:
+ * `cache_heartbeat.ts`), or its text no holder and untouched for 5 s (a crash
+ * mid-store) — is taken over: only the lock judged stale, one taker at a time
+ * (`cache_stale.ts`).
  *
  * @module
  */
@@ -35,6 +36,7 @@ import {
 } from "./cache_files.ts";
 import { holderText, linkLock, unlinkQuiet } from "./cache_holder.ts";
 import { judgeLock, type LockStep, takeOver } from "./cache_stale.ts";
+import { beatFd } from "./cache_heartbeat.ts";
 import { type Job, later } from "./write_behind.ts";
 
 const inProcess = new Map<string, Promise<void>>();
@@ -205,6 +207,7 @@ function underFile<T>(
   return underLock(dir, key, fn, {
     store: (text) => () => {
       try {
+        beatFd(held, false);
         publishOverLock(held, lock, dir, key, text);
       } finally {
         freed();
@@ -212,6 +215,7 @@ function underFile<T>(
     },
     end: (committed) => {
       if (!committed) {
+        beatFd(held, false);
         closeSync(held);
         unlinkLock(lock, freed);
       }
@@ -262,6 +266,7 @@ async function holding<T>(
     }
   }
   if (held.fd === null) return await underLink(dir, key, lock, fn, freed);
+  beatFd(held.fd, true); // a created lock has a heartbeat of its own
   return await underFile(dir, key, lock, held.fd, fn, freed);
 }
 

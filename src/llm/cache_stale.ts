@@ -11,9 +11,11 @@
  *
  * A lock is stale when its holder (`<pid>@<host>`) is a dead process of this
  * host, or this process (which never waits on a key it holds: a lock naming it
- * is an earlier process's with the same pid); a lock whose text is no holder
- * (being created, being stored over, or a crash in between) once untouched for
- * {@link TORN_MS}.
+ * is an earlier process's with the same pid), or — any host — when it has had
+ * no heartbeat for {@link STALE_MS} (`cache_heartbeat.ts`: a holder killed on
+ * another host, or a pid of this host reused by an unrelated process); a lock
+ * whose text is no holder (being created, being stored over, or a crash in
+ * between) once untouched for {@link TORN_MS}.
  *
  * @module
  */
@@ -21,6 +23,7 @@ import { closeSync, openSync, type Stats, statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { pidAlive } from "../util/process.ts";
+import { STALE_MS } from "./cache_heartbeat.ts";
 import { unlinkQuiet } from "./cache_holder.ts";
 
 /** A lock whose text is no holder is stale once untouched this long (a crash mid-store). */
@@ -61,12 +64,24 @@ function gone(e: unknown): null {
 }
 
 function staleText(text: string, st: LockId): boolean {
-  const m = /^(\d+)@(.+)$/.exec(text);
+  const age = Date.now() - st.mtimeMs;
+  const m = holderOf(text);
   if (m) {
     const pid = Number(m[1]);
-    return m[2] === hostname() && (pid === process.pid || !pidAlive(pid));
+    if (m[2] === hostname() && (pid === process.pid || !pidAlive(pid))) return true;
+    return age > STALE_MS; // no heartbeat: killed elsewhere, or its pid reused here
   }
-  return Date.now() - st.mtimeMs > TORN_MS;
+  return age > TORN_MS;
+}
+
+/**
+ * The holder a lock's text names, as `[text, pid, host]`.
+ *
+ * @param text the lock's text
+ * @returns the match, or null when the text is no holder
+ */
+export function holderOf(text: string): RegExpExecArray | null {
+  return /^(\d+)@(.+)$/.exec(text);
 }
 
 /**
