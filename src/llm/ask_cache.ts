@@ -166,7 +166,7 @@ function liveRound(
       ...played.record,
     }).catch((e) => on.warn(`Cannot store the answer in the cache: ${(e as Error).message}`));
     return played;
-  });
+  }, { warn: on.warn });
 }
 
 /**

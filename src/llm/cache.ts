@@ -25,7 +25,7 @@ import {
   entryProblem,
   ROUND_ENTRY,
 } from "./cache_entry.ts";
-import { withKeyLock } from "./cache_lock.ts";
+import { type KeyLockOptions, withKeyLock } from "./cache_lock.ts";
 
 export type { CachedAsk, CachedRound } from "./cache_entry.ts";
 
@@ -151,14 +151,14 @@ async function stored(dir: string, key: string, write: () => Promise<void>): Pro
  * @param dir cache directory
  * @param key cache key
  * @param fn the work (typically: re-check the cache, ask, store)
- * @param opts how long to wait for another process
+ * @param opts how long to wait for another process, and how to tell the user of a long wait
  * @returns what `fn` returned
  */
 export function withCacheLock<T>(
   dir: string,
   key: string,
   fn: (store: (entry: CachedAsk | CachedRound) => Promise<void>) => Promise<T>,
-  opts: { waitMs?: number } = {},
+  opts: KeyLockOptions = {},
 ): Promise<T> {
   return withKeyLock(
     dir,

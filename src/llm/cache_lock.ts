@@ -15,7 +15,8 @@
  * dead process on this host, or without a heartbeat for 5 min (any host:
  * `cache_heartbeat.ts`), or its text no holder and untouched for 5 s (a crash
  * mid-store) — is taken over: only the lock judged stale, one taker at a time
- * (`cache_stale.ts`).
+ * (`cache_stale.ts`). A long wait on a live holder is told to the user (the
+ * caller's `warn`), and so is one given up.
  *
  * @module
  */
@@ -35,7 +36,7 @@ import {
   writeEntrySync,
 } from "./cache_files.ts";
 import { holderText, linkLock, unlinkQuiet } from "./cache_holder.ts";
-import { judgeLock, type LockStep, takeOver } from "./cache_stale.ts";
+import { holderOf, judgeLock, type LockStep, takeOver } from "./cache_stale.ts";
 import { beatFd } from "./cache_heartbeat.ts";
 import { type Job, later } from "./write_behind.ts";
 
@@ -81,30 +82,62 @@ async function tryLock(dir: string, file: string): Promise<Held | null> {
   return fd === null ? null : { fd };
 }
 
+/** How a waiter waits for a lock ({@link acquire}). */
+export interface WaitOptions {
+  /** How long to wait for a live holder before running unlocked. */
+  waitMs: number;
+  /** Sleeps between attempts. */
+  sleep: (ms: number) => Promise<void>;
+  /** Tells the user of a wait (once it is long) and of one given up. */
+  warn?: ((message: string) => void) | undefined;
+  /** How long a wait is before it is told (default 3 s). */
+  warnAfterMs?: number | undefined;
+  /** Test seam: a competing process's moves between two steps. */
+  step?: LockStep;
+}
+
+/** Tells the user of a wait: once when it is long, and when it is given up (the clock starts now). */
+function waitTeller(file: string, opts: WaitOptions): (text: string | undefined) => boolean {
+  const start = Date.now();
+  let told = false;
+  let by = "";
+  return (text) => {
+    if (text !== undefined && holderOf(text)) by = ` held by ${text}`;
+    const waited = Date.now() - start;
+    if (!told && waited >= (opts.warnAfterMs ?? 3_000)) {
+      told = true;
+      opts.warn?.(`Waiting for another process's identical inference (lock "${file}"${by})…`);
+    }
+    if (waited <= opts.waitMs) return false;
+    const s = Math.round(waited / 1000);
+    opts.warn?.(
+      `Gave up waiting for lock "${file}"${by} after ${s} s: running the inference without it`,
+    );
+    return true;
+  };
+}
+
 /**
  * Takes the lock `file` of cache directory `dir`, waiting on a live holder
  * and taking over a stale lock; after `waitMs` gives up.
  *
  * @param dir cache directory (it exists)
  * @param file the key's lock file
- * @param opts how long to wait, how to sleep between attempts, and a test seam
+ * @param opts how long to wait and how to tell it, how to sleep between attempts, a test seam
  * @returns the held lock, or null when the wait gave up
  */
-export async function acquire(
-  dir: string,
-  file: string,
-  opts: { waitMs: number; sleep: (ms: number) => Promise<void>; step?: LockStep },
-): Promise<Held | null> {
-  const deadline = Date.now() + opts.waitMs;
+export async function acquire(dir: string, file: string, opts: WaitOptions): Promise<Held | null> {
+  let over: ReturnType<typeof waitTeller> | undefined;
   for (;;) {
     const held = await tryLock(dir, file);
     if (held !== null) return held;
+    over ??= waitTeller(file, opts);
     const lock = await judgeLock(file, opts.step);
     if (lock?.stale) {
       if (opts.step) await opts.step("judged");
       if (takeOver(file, lock)) continue;
     }
-    if (Date.now() > deadline) return null;
+    if (over(lock?.text)) return null;
     await opts.sleep(50);
   }
 }
@@ -238,12 +271,22 @@ function unusable(dir: string, e: unknown): unknown {
   );
 }
 
+/** How {@link withKeyLock} waits for another process. */
+export interface KeyLockOptions {
+  /** How long to wait for a live holder before running unlocked (default 10 min). */
+  waitMs?: number;
+  /** Tells the user of a long wait (once) and of one given up. */
+  warn?: (message: string) => void;
+  /** How long a wait is before it is told (default 3 s). */
+  warnAfterMs?: number;
+}
+
 /** Runs `fn` holding the file lock (or unlocked after `waitMs`), then releases it. */
 async function holding<T>(
   dir: string,
   key: string,
   fn: (commit: Commit) => Promise<T>,
-  waitMs: number,
+  opts: KeyLockOptions,
   freed: () => void,
 ): Promise<T> {
   const lock = join(dir, `${key}.lock`);
@@ -251,8 +294,10 @@ async function holding<T>(
   try {
     await ensureCacheDir(dir);
     held = await acquire(dir, lock, {
-      waitMs,
+      waitMs: opts.waitMs ?? 600_000,
       sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      warn: opts.warn,
+      warnAfterMs: opts.warnAfterMs,
     });
   } catch (e) {
     freed();
@@ -281,14 +326,14 @@ async function holding<T>(
  * @param dir cache directory
  * @param key cache key
  * @param fn the work (typically: re-check the cache, ask, commit)
- * @param opts how long to wait for another process
+ * @param opts how long to wait for another process, and how to tell the user of a long wait
  * @returns what `fn` returned
  */
 export async function withKeyLock<T>(
   dir: string,
   key: string,
   fn: (commit: (text: string) => Promise<void>) => Promise<T>,
-  opts: { waitMs?: number } = {},
+  opts: KeyLockOptions = {},
 ): Promise<T> {
   const running = inProcess.get(key);
   if (running) {
@@ -306,5 +351,5 @@ export async function withKeyLock<T>(
     if (inProcess.get(key) === freedAt) inProcess.delete(key);
     free();
   };
-  return await holding(dir, key, fn, opts.waitMs ?? 600_000, freed);
+  return await holding(dir, key, fn, opts, freed);
 }

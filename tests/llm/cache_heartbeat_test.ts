@@ -3,11 +3,12 @@
  * a live holder keeps its holder file's modification time — its linked locks'
  * — fresh; a lock or holder file without a heartbeat for 5 minutes is a dead
  * holder's, on any host (a process killed elsewhere cannot be asked by pid) or
- * on this one under a reused pid.
+ * on this one under a reused pid; and a wait on a live holder is told.
  */
 import assert from "node:assert/strict";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { withCacheLock } from "../../src/llm/cache.ts";
 import { beat } from "../../src/llm/cache_heartbeat.ts";
 import { withKeyLock } from "../../src/llm/cache_lock.ts";
 import { tempDir } from "../support/cli.ts";
@@ -82,4 +83,33 @@ Deno.test("holder files silent for 5 min are swept, of any host; beating ones ar
   await withKeyLock(dir, "k", (commit) => commit("x"));
   const left = [...Deno.readDirSync(holders)].map((e) => e.name).sort();
   assert.deepEqual(left, [beating, me].sort());
+});
+
+Deno.test("a long wait is told once, naming the holder; a wait given up is told too", async () => {
+  await using home = await tempDir();
+  const { dir } = lockedBy(home.path, elsewhere, false);
+  const told: string[] = [];
+  await withCacheLock(dir, "k", () => Promise.resolve(), {
+    waitMs: 300,
+    warnAfterMs: 0,
+    warn: (m) => told.push(m),
+  });
+  const lock = join(dir, "k.lock");
+  assert.equal(told.length, 2);
+  assert.equal(
+    told[0],
+    `Waiting for another process's identical inference (lock "${lock}" held by ${elsewhere})…`,
+  );
+  assert.match(
+    told[1]!,
+    /^Gave up waiting for lock ".*k\.lock" held by 99999@node17 after \d+ s: running the inference without it$/,
+  );
+  // a short wait is not told until given up
+  told.length = 0;
+  await withCacheLock(dir, "k", () => Promise.resolve(), {
+    waitMs: 100,
+    warn: (m) => told.push(m),
+  });
+  assert.equal(told.length, 1);
+  assert.match(told[0]!, /^Gave up waiting/);
 });
