@@ -90,9 +90,17 @@ export function makeHolder(
   mkdirSync(holders, { recursive: true });
   const file = join(holders, holderText());
   // a file of this name is an earlier process's with this pid: locks linked to
-  // it name this process, and are treated as leftovers (cache_lock.ts isStale)
+  // it name this process, and are treated as leftovers (cache_stale.ts)
   unlinkQuiet(file);
-  write(file, holderText());
+  try {
+    write(file, holderText());
+  } catch (e) {
+    // made but not written (a full disk): not yet removed at exit, so now
+    try {
+      unlinkQuiet(file);
+    } catch { /* the write's error is the one to report */ }
+    throw e;
+  }
   removeAtExit();
   beatFile(file); // its mtime is its locks' heartbeat
   sweepDead(holders);

@@ -12,6 +12,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { type CachedRound, cacheReadRound, withCacheLock } from "../../src/llm/cache.ts";
 import { withKeyLock } from "../../src/llm/cache_lock.ts";
+import { makeHolder } from "../../src/llm/cache_holder.ts";
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
 
 const entry = (text: string): CachedRound => ({
@@ -214,4 +215,22 @@ Deno.test("a stored text shorter or longer than the holder text is the whole ent
   await withKeyLock(dir, "k2", (commit) => commit(long));
   assert.equal(Deno.readTextFileSync(join(dir, "k2.json")), long);
   assert.deepEqual(names(dir), ["k.json", "k2.json"]);
+});
+
+Deno.test("a holder file that cannot be written (a full disk) is not left behind (R73-4)", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  Deno.mkdirSync(dir, { recursive: true });
+  const full = Object.assign(new Error("ENOSPC: no space left on device, write"), {
+    code: "ENOSPC",
+  });
+  assert.throws(
+    () =>
+      makeHolder(dir, (file) => {
+        Deno.writeTextFileSync(file, ""); // what writeFileSync leaves: made, nothing written
+        throw full;
+      }),
+    /ENOSPC/,
+  );
+  assert.deepEqual([...Deno.readDirSync(join(dir, ".holders"))], [], "no empty holder left");
 });
