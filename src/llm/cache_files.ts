@@ -30,14 +30,17 @@ export async function ensureCacheDir(dir: string): Promise<void> {
 }
 
 /**
- * A fresh temp file name for `<key>.json` (this process's, never reused).
+ * A fresh temp file name for `<key>.json` (this process's, never reused):
+ * `<key>.json.tmp-<pid>@<host>-<n>`, named by its holder so that a dead
+ * process's are swept with its holder file (`cache_holder.ts`) — by host too,
+ * as a shared cache's hosts reuse each other's pids.
  *
  * @param dir cache directory
  * @param key cache key
  * @returns the path
  */
 export function tmpPath(dir: string, key: string): string {
-  return join(dir, `${key}.json.tmp-${process.pid}-${++tmpSeq}`);
+  return join(dir, `${key}.json.tmp-${holderText()}-${++tmpSeq}`);
 }
 
 /**

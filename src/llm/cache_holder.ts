@@ -9,7 +9,7 @@
  * file's modification time is its locks' heartbeat (`cache_heartbeat.ts`).
  * The holder files are removed when the process exits; those of dead
  * processes — of this host, or of any host once without a heartbeat — are
- * swept when a process makes its own.
+ * swept when a process makes its own, with the entries' temp files they left.
  *
  * @module
  */
@@ -62,21 +62,41 @@ function deadHolder(file: string, name: string, host: string): boolean {
 /**
  * Removes the holder files of dead processes (crashes leave them): of this
  * host, and of any host once without a heartbeat for `STALE_MS`.
+ *
+ * @returns the holders removed
  */
-function sweepDead(holders: string): void {
+function sweepDead(holders: string): Set<string> {
   const host = hostname();
+  const swept = new Set<string>();
   for (const name of readdirSync(holders)) {
     const file = join(holders, name);
     if (!deadHolder(file, name, host)) continue;
     try {
       unlinkSync(file);
+      swept.add(name);
+    } catch { /* another process swept it (and sweeps its temp files) */ }
+  }
+  return swept;
+}
+
+/**
+ * Removes the entries' temp files of swept holders, named
+ * `<key>.json.tmp-<pid>@<host>-<n>` (`cache_files.ts` tmpPath): a process
+ * killed while its request was out leaves the one opened early, empty.
+ */
+function sweepTemps(dir: string, swept: Set<string>): void {
+  for (const name of readdirSync(dir)) {
+    const m = /\.json\.tmp-(.+)-\d+$/.exec(name);
+    if (!m || !swept.has(m[1]!)) continue;
+    try {
+      unlinkSync(join(dir, name));
     } catch { /* another process swept it */ }
   }
 }
 
 /**
  * Makes this process's holder file in cache directory `dir` (and sweeps dead
- * processes' holders).
+ * processes' holders, with their temp files).
  *
  * @param dir cache directory (it exists)
  * @param write how the holder's text is written (a test seam: a full disk)
@@ -103,7 +123,8 @@ export function makeHolder(
   }
   removeAtExit();
   beatFile(file); // its mtime is its locks' heartbeat
-  sweepDead(holders);
+  const swept = sweepDead(holders);
+  if (swept.size > 0) sweepTemps(dir, swept); // rare: a listing of the cache only then
   return file;
 }
 
