@@ -37,19 +37,25 @@ function competitorTakes(lock: string): void {
   Deno.writeTextFileSync(lock, live);
 }
 
-Deno.test("a stale lock another waiter took over after the same judgement is left to it", async () => {
-  await using home = await tempDir();
-  const { dir, lock } = await staleLock(home.path);
+/** Acquires a stale lock while a competitor takes it at step `at`; what was held, and whether it played. */
+async function raceAt(home: string, at: string) {
+  const { dir, lock } = await staleLock(home);
   let played = false;
   const held = await acquire(dir, lock, {
     waitMs: 300,
     sleep,
-    step: (at) => {
-      if (at !== "judged" || played) return;
+    step: (step) => {
+      if (step !== at || played) return;
       played = true;
       competitorTakes(lock);
     },
   });
+  return { held, played, lock };
+}
+
+Deno.test("a stale lock another waiter took over after the same judgement is left to it", async () => {
+  await using home = await tempDir();
+  const { held, played, lock } = await raceAt(home.path, "judged");
   assert.ok(played, "the lock was judged stale");
   assert.equal(held, null, "the competitor's live lock was waited on, not removed");
   assert.equal(Deno.readTextFileSync(lock), live);
@@ -58,17 +64,7 @@ Deno.test("a stale lock another waiter took over after the same judgement is lef
 Deno.test("a lock replaced while its holder is read is judged by the new one", async () => {
   // the text read is the dead holder's, the file there by now a live waiter's lock
   await using home = await tempDir();
-  const { dir, lock } = await staleLock(home.path);
-  let played = false;
-  const held = await acquire(dir, lock, {
-    waitMs: 300,
-    sleep,
-    step: (at) => {
-      if (at !== "read" || played) return;
-      played = true;
-      competitorTakes(lock);
-    },
-  });
+  const { held, played, lock } = await raceAt(home.path, "read");
   assert.ok(played);
   assert.equal(held, null, "not taken over");
   assert.equal(Deno.readTextFileSync(lock), live);
