@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   type AgentLocation,
@@ -18,7 +19,8 @@ import {
 import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
-import { type DatabaseOptions, readRegistry, writeRegistry } from "./registry.ts";
+import { withFileLockSync } from "../util/file_lock.ts";
+import { type DatabaseOptions, readRegistry, registryPath, writeRegistry } from "./registry.ts";
 import { databaseInfo, databaseNames, openKnowledgeBase } from "./database.ts";
 import type { DatabaseInfo } from "./database.ts";
 
@@ -108,7 +110,9 @@ export function resolveKnowledgeBase(name: string, opts: KbLookupOptions = {}): 
 /**
  * Registers a TSV file as a database of a knowledge base (creating the
  * directory and `config/registry`), after checking that its header names
- * the fields asked for. The path is stored absolute.
+ * the fields asked for. The path is stored absolute. The registry is read,
+ * changed and rewritten under `config/registry.lock`, so processes
+ * registering at once each keep their database.
  *
  * @param kbDir the knowledge base directory
  * @param name database name
@@ -128,10 +132,18 @@ export function registerDatabase(
       `Invalid database name "${name}": use letters, digits, "_" or "-" (no spaces, "/" or "~")`,
     );
   }
-  const abs = resolve(file);
-  const registry = readRegistry(kbDir);
-  registry.set(name, { file: abs, options });
-  const info = databaseInfo({ dir: kbDir, registry, env: process.env }, name); // checks header, fields
-  writeRegistry(kbDir, registry);
+  const entry = { file: resolve(file), options };
+  // checks the header and fields before anything is written
+  const info = databaseInfo(
+    { dir: kbDir, registry: new Map([[name, entry]]), env: process.env },
+    name,
+  );
+  mkdirSync(join(kbDir, "config"), { recursive: true });
+  // read, changed and rewritten under a lock: two registering at once keep both (R76-3)
+  withFileLockSync(registryPath(kbDir), () => {
+    const registry = readRegistry(kbDir);
+    registry.set(name, entry);
+    writeRegistry(kbDir, registry);
+  });
   return info;
 }
