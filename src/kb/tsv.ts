@@ -5,7 +5,7 @@
  * the values of a multi-valued (`:double`/`:flat`) column, zipped per
  * association as Scout does (a one-value column repeats). Rows stream from
  * the file in chunks, so a large file never sits in memory as one string.
- * Bad input — a binary file, a missing header, an empty field name, a row
+ * Bad input — a binary file, text that is not UTF-8, a missing header, an empty field name, a row
  * with the wrong number of columns — is a `invalid_input` error naming the
  * file and line.
  *
@@ -98,23 +98,11 @@ export function fieldIndex(fields: readonly string[], name: string): number {
 }
 
 const CHUNK = 1 << 20;
+const NL = 0x0a;
 
-/**
- * Reads a text file line by line in chunks (sync). Stops early when `onLine`
- * returns false. Rejects binary content (a NUL byte).
- *
- * @param file the file
- * @param onLine called with each line (no end-of-line characters) and its 1-based number
- * @param chunk bytes read at a time
- */
-export function eachLine(
-  file: string,
-  onLine: (line: string, n: number) => boolean | void,
-  chunk: number = CHUNK,
-): void {
-  let fd: number;
+function openTsv(file: string): number {
   try {
-    fd = openSync(file, "r");
+    return openSync(file, "r");
   } catch (e) {
     const code = (e as { code?: string }).code;
     throw new ScoutError(
@@ -125,26 +113,85 @@ export function eachLine(
       { file, cause: e },
     );
   }
+}
+
+/** Newlines in `bytes` before `end`. */
+function newlinesBefore(bytes: Uint8Array, end: number): number {
+  let count = 0;
+  for (let i = bytes.indexOf(NL); i >= 0 && i < end; i = bytes.indexOf(NL, i + 1)) count++;
+  return count;
+}
+
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Decodes whole lines (`block` ends at a line end, or at the end of the
+ * file): a NUL byte or bytes that are not UTF-8 are an `invalid_input` error
+ * naming the file and the line (`before` lines precede the block).
+ */
+function decodeLines(block: Uint8Array, file: string, before: number): string {
+  const nul = block.indexOf(0);
+  if (nul >= 0) {
+    throw new ScoutError("invalid_input", `Not a TSV file (binary content) "${file}"`, {
+      file,
+      line: before + 1 + newlinesBefore(block, nul),
+    });
+  }
+  try {
+    return strict.decode(block);
+  } catch {
+    // the first line that is not UTF-8 (lines never split a character)
+    let line = before + 1;
+    for (let at = 0; at < block.length; line++) {
+      const nl = block.indexOf(NL, at);
+      const end = nl < 0 ? block.length : nl;
+      try {
+        strict.decode(block.subarray(at, end));
+      } catch {
+        break;
+      }
+      at = end + 1;
+    }
+    throw new ScoutError(
+      "invalid_input",
+      `The text of "${file}" is not UTF-8 (convert it, e.g. iconv -f latin1 -t utf-8)`,
+      { file, line },
+    );
+  }
+}
+
+/**
+ * Reads a text file line by line in chunks (sync). Stops early when `onLine`
+ * returns false. Rejects binary content (a NUL byte) and text that is not
+ * UTF-8, naming the line.
+ *
+ * @param file the file
+ * @param onLine called with each line (no end-of-line characters) and its 1-based number
+ * @param chunk bytes read at a time
+ * @throws ScoutError `invalid_input` (binary, not UTF-8) with file and line; `not_found`, `io`
+ */
+export function eachLine(
+  file: string,
+  onLine: (line: string, n: number) => boolean | void,
+  chunk: number = CHUNK,
+): void {
+  const fd = openTsv(file);
   try {
     const buf = new Uint8Array(chunk);
-    const decoder = new TextDecoder("utf-8");
-    let rest = "";
+    let pending = new Uint8Array(0); // bytes after the last line end read
     let n = 0;
     let first = true;
     for (;;) {
       const got = readSync(fd, buf, 0, chunk, null);
-      if (got > 0 && buf.subarray(0, got).includes(0)) {
-        throw new ScoutError("invalid_input", `Not a TSV file (binary content) "${file}"`, {
-          file,
-          line: n + 1 + (rest.match(/\n/g)?.length ?? 0),
-        });
-      }
-      let text = got > 0
-        ? decoder.decode(buf.subarray(0, got), { stream: true })
-        : decoder.decode();
+      const data = pending.length === 0 ? buf.subarray(0, got) : concat(pending, buf, got);
+      // whole lines only, so a character is never cut; the rest waits for the next chunk
+      const cut = got === 0 ? data.length : data.lastIndexOf(NL) + 1;
+      // binary: fail at once (pending was checked with the chunk before)
+      if (buf.subarray(0, got).indexOf(0) >= 0) decodeLines(data, file, n);
+      let text = decodeLines(data.subarray(0, cut), file, n);
+      pending = data.slice(cut);
       if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      first = false;
-      text = rest + text;
+      if (cut > 0) first = false;
       let start = 0;
       for (;;) {
         const nl = text.indexOf("\n", start);
@@ -154,8 +201,8 @@ export function eachLine(
         if (onLine(text.slice(start, end), n) === false) return;
         start = nl + 1;
       }
-      rest = text.slice(start);
       if (got === 0) {
+        const rest = text.slice(start);
         if (rest !== "") onLine(rest.endsWith("\r") ? rest.slice(0, -1) : rest, n + 1);
         return;
       }
@@ -163,6 +210,13 @@ export function eachLine(
   } finally {
     closeSync(fd);
   }
+}
+
+function concat(a: Uint8Array, b: Uint8Array, bLength: number): Uint8Array {
+  const out = new Uint8Array(a.length + bLength);
+  out.set(a);
+  out.set(b.subarray(0, bLength), a.length);
+  return out;
 }
 
 /**
