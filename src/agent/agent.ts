@@ -157,7 +157,7 @@ export function agentToolRegistry(agent: Agent, callTools?: ToolsInput): ToolReg
     }
   }
   if (agent.knowledgeBase) {
-    const warn = agent.runtime.warn ?? ((m: string) => console.warn(m));
+    const warn = agent.runtime.warn ?? ((m: string) => console.warn(`scout-ai: warning: ${m}`));
     const kb = openKnowledgeBase(agent.knowledgeBase, agent.runtime.env ?? process.env);
     for (const entry of knowledgeBaseTools(kb, undefined, warn)) {
       reg.set((entry.definition as FunctionToolDefinition).function.name, entry);

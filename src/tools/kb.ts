@@ -14,6 +14,7 @@
 import {
   associationDetails,
   children,
+  type DatabaseInfo,
   databaseInfo,
   databaseNames,
   type KnowledgeBase,
@@ -186,31 +187,68 @@ function kbValidator(required: string, arrays: string[]) {
 }
 
 /**
+ * The databases of a knowledge base that can be opened (all, or the ones
+ * named): one that cannot — its TSV file gone or malformed, TokyoCabinet
+ * only — is skipped with a one-line warning naming it, the knowledge base
+ * and the reason. A name the knowledge base does not have is an error.
+ *
+ * @throws ScoutError `not_available` when databases were asked for and none
+ *   can be opened, naming each one's reason (no file: a `kb:` line's caller
+ *   adds the line's)
+ */
+function openableDatabases(
+  kb: KnowledgeBase,
+  names: readonly string[] | undefined,
+  warn: (m: string) => void,
+): DatabaseInfo[] {
+  const known = databaseNames(kb);
+  const explicit = names !== undefined && names.length > 0;
+  const infos: DatabaseInfo[] = [];
+  const skipped: { db: string; why: string; tokyo: boolean }[] = [];
+  for (const db of explicit ? names : known) {
+    try {
+      infos.push(databaseInfo(kb, db));
+    } catch (e) {
+      if (!(e instanceof ScoutError) || !known.includes(db)) throw e; // a typo is the line's error
+      skipped.push({ db, why: e.message, tokyo: e.code === "not_available" });
+    }
+  }
+  // only TokyoCabinet files, asked for by no name: nothing to offer, as before — not an error
+  if (infos.length === 0 && skipped.some((s) => explicit || !s.tokyo)) {
+    throw new ScoutError(
+      "not_available",
+      `No database of knowledge base "${kb.dir}" can be opened (${
+        skipped.map((s) => `${s.db}: ${s.why}`).join("; ")
+      })`,
+    );
+  }
+  for (const { db, why } of skipped) {
+    warn(`database "${db}" of knowledge base "${kb.dir}" skipped: ${why}`);
+  }
+  return infos;
+}
+
+/**
  * Tool entries for the databases of a knowledge base (all, or the ones
  * named). Definitions read only the registry and the TSV headers; the index
- * is built on the first call.
+ * is built on the first call. A database that cannot be opened is skipped
+ * with a warning ({@link openableDatabases}).
  *
  * @param kb the knowledge base
  * @param names databases to offer (default: all readable ones)
  * @param warn where skipped databases are reported
  * @returns registry entries
+ * @throws ScoutError `not_found` for a name the knowledge base does not have,
+ *   `not_available` when none of its databases can be opened
  */
 export function knowledgeBaseTools(
   kb: KnowledgeBase,
   names?: readonly string[],
-  warn: (m: string) => void = (m) => console.warn(m),
+  warn: (m: string) => void = (m) => console.warn(`scout-ai: warning: ${m}`),
 ): ToolEntry[] {
   const out: ToolEntry[] = [];
-  const explicit = names !== undefined && names.length > 0;
-  for (const db of explicit ? names : databaseNames(kb)) {
-    let info;
-    try {
-      info = databaseInfo(kb, db);
-    } catch (e) {
-      if (explicit || !(e instanceof ScoutError) || e.code !== "not_available") throw e;
-      warn(`scout-ai: ${e.message}`);
-      continue;
-    }
+  for (const info of openableDatabases(kb, names, warn)) {
+    const db = info.name;
     out.push({
       definition: databaseToolDefinition(db, info.undirected, info.description),
       validate: kbValidator("entities", ["entities"]),
@@ -243,12 +281,15 @@ export function knowledgeBaseTools(
  * resolved as `agents.md` §6.1 says, then its databases become tools.
  *
  * @param tokens the line's tokens
- * @param opts cwd and env
+ * @param opts cwd, env, and where skipped databases are reported
  * @returns registry entries
  */
-export function kbLineTools(tokens: readonly string[], opts: KbLookupOptions = {}): ToolEntry[] {
+export function kbLineTools(
+  tokens: readonly string[],
+  opts: KbLookupOptions & { warn?: (m: string) => void } = {},
+): ToolEntry[] {
   const [name, ...dbs] = tokens;
   if (!name) throw new ScoutError("invalid_input", "A kb: line needs a knowledge base name");
   const dir = resolveKnowledgeBase(name, opts);
-  return knowledgeBaseTools(openKnowledgeBase(dir, opts.env ?? process.env), dbs);
+  return knowledgeBaseTools(openKnowledgeBase(dir, opts.env ?? process.env), dbs, opts.warn);
 }
