@@ -186,15 +186,17 @@ export function closeStores(): void {
   stores.clear();
 }
 
+/** Whether an index was built from this TSV file as it is now (an older index lacks ino, ctime: stale). */
 function fresh(meta: IndexMeta, want: Omit<IndexMeta, "count">): boolean {
   return meta.version === want.version && meta.tsv === want.tsv && meta.size === want.size &&
-    meta.mtimeMs === want.mtimeMs && meta.optionsKey === want.optionsKey;
+    meta.mtimeMs === want.mtimeMs && meta.ctimeMs === want.ctimeMs && meta.ino === want.ino &&
+    meta.optionsKey === want.optionsKey;
 }
 
 /**
  * The index of a database: opened when current, (re)built from its TSV file
- * when missing or stale (the file's size or mtime, or the registered
- * options, changed).
+ * when missing or stale (the file's size, mtime, ctime or inode, or the
+ * registered options, changed).
  *
  * @param kb the knowledge base
  * @param name the database
@@ -217,7 +219,7 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
   }
   const path = indexPath(kb, name);
   // The TSV file unchanged and the same registry entry: the open index is current.
-  const checked = JSON.stringify([file, st.size, st.mtimeMs, entry.options]);
+  const checked = JSON.stringify([file, st.size, st.mtimeMs, st.ctimeMs, st.ino, entry.options]);
   const cached = stores.get(path);
   if (cached?.checked === checked) return cached.store;
   const header = readTsvHeader(file);
@@ -227,6 +229,8 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
     tsv: file,
     size: st.size,
     mtimeMs: st.mtimeMs,
+    ctimeMs: st.ctimeMs,
+    ino: st.ino,
     optionsKey: JSON.stringify([header.fields, header.type, header.sep, c]),
     source: header.fields[c.source]!,
     target: header.fields[c.target]!,

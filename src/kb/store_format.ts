@@ -24,6 +24,14 @@ export interface IndexMeta {
   size: number;
   /** Its modification time (ms) when built. */
   mtimeMs: number;
+  /**
+   * Its status-change time (ms) when built: a file replaced keeping its size
+   * and mtime (`cp -p`, `touch -r`) has a new one. Absent in indexes written
+   * before it was recorded, which are then rebuilt.
+   */
+  ctimeMs?: number;
+  /** Its inode when built: a file renamed over it (`rsync -a`, `tar x`) has a new one. */
+  ino?: number;
   /** Digest of the options the index depends on. */
   optionsKey: string;
   /** Source field name. */
