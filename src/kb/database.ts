@@ -10,8 +10,11 @@
  * @module
  */
 import { statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { scoutHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
+import { refusedByFileSystem } from "../util/fs_refused.ts";
+import { sha256hex } from "../util/hash.ts";
 import {
   databaseDescription,
   databaseFile,
@@ -21,7 +24,7 @@ import {
   tokyoCabinetOnly,
 } from "./registry.ts";
 import { type AssociationStore, openStore } from "./store.ts";
-import { buildStore } from "./store_build.ts";
+import { buildStore, type StoreInput } from "./store_build.ts";
 import { INDEX_VERSION, type IndexMeta } from "./store_format.ts";
 import { eachAssociation, fieldIndex, readTsvHeader, type TsvHeader } from "./tsv.ts";
 
@@ -165,7 +168,8 @@ export function databaseInfo(kb: KnowledgeBase, name: string): DatabaseInfo {
 }
 
 /**
- * Where a database's index lives: `<kb>/.scout-ai-index/<db>.idx`.
+ * Where a database's index lives: `<kb>/.scout-ai-index/<db>.idx` (when
+ * that directory refuses it, {@link indexCachePath}).
  *
  * @param kb the knowledge base
  * @param name the database
@@ -173,6 +177,20 @@ export function databaseInfo(kb: KnowledgeBase, name: string): DatabaseInfo {
  */
 export function indexPath(kb: KnowledgeBase, name: string): string {
   return join(kb.dir, ".scout-ai-index", `${encodeURIComponent(name)}.idx`);
+}
+
+/**
+ * Where a database's index lives when its knowledge base cannot hold one (a
+ * read-only, shared or another user's directory):
+ * `$SCOUT_HOME/var/cache/kb/<sha256 of the knowledge base's path>/<db>.idx`.
+ *
+ * @param kb the knowledge base
+ * @param name the database
+ * @returns the index file
+ */
+export function indexCachePath(kb: KnowledgeBase, name: string): string {
+  const dir = join(scoutHome(kb.env), "var", "cache", "kb", sha256hex(resolve(kb.dir)));
+  return join(dir, `${encodeURIComponent(name)}.idx`);
 }
 
 /** Open indexes by path, with what they were checked against (TSV stat, registry entry). */
@@ -195,7 +213,8 @@ function fresh(meta: IndexMeta, want: Omit<IndexMeta, "count">): boolean {
 
 /**
  * The index of a database: opened when current, (re)built from its TSV file
- * when missing or stale (the file's size, mtime, ctime or inode, or the
+ * (in the knowledge base, or under `$SCOUT_HOME/var/cache/kb/` when that
+ * directory refuses it: {@link indexCachePath}) when missing or stale (the file's size, mtime, ctime or inode, or the
  * registered options, changed).
  *
  * @param kb the knowledge base
@@ -239,16 +258,49 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
   };
   cached?.store.close();
   stores.delete(path);
-  let store = openStore(path);
-  if (!store || !fresh(store.meta, want)) {
-    store?.close();
-    buildStore(path, want, {
-      each: (emit) => eachAssociation(file, header, c, emit),
-    });
-    store = openStore(path);
-    if (!store) throw new ScoutError("io", `Cannot open the index "${path}" just built`);
-  }
+  const store = currentIndex([path, indexCachePath(kb, name)], want, {
+    each: (emit) => eachAssociation(file, header, c, emit),
+  });
   stores.set(path, { store, checked });
+  return store;
+}
+
+/** The index at `path` when it is current; null when missing, stale, or refused by the file system. */
+function openCurrent(path: string, want: Omit<IndexMeta, "count">): AssociationStore | null {
+  let store: AssociationStore | null;
+  try {
+    store = openStore(path);
+  } catch (e) {
+    if (refusedByFileSystem(e)) return null;
+    throw e;
+  }
+  if (store && fresh(store.meta, want)) return store;
+  store?.close();
+  return null;
+}
+
+/**
+ * A current index: the one in the knowledge base, else the one in the cache
+ * directory, else one built in the knowledge base — or, when its directory
+ * refuses it (read-only, no permission), in the cache directory.
+ */
+function currentIndex(
+  [inKb, inCache]: [string, string],
+  want: Omit<IndexMeta, "count">,
+  input: StoreInput,
+): AssociationStore {
+  const open = openCurrent(inKb, want) ?? openCurrent(inCache, want);
+  if (open) return open;
+  let path = inKb;
+  try {
+    buildStore(inKb, want, input);
+  } catch (e) {
+    if (!refusedByFileSystem(e)) throw e;
+    path = inCache;
+    buildStore(inCache, want, input);
+  }
+  const store = openStore(path);
+  if (!store) throw new ScoutError("io", `Cannot open the index "${path}" just built`);
   return store;
 }
 
