@@ -20,7 +20,8 @@ Examples:
 
 const LIST_HELP = `
 Databases that exist only as Scout's TokyoCabinet files (<db>.database) are listed as unreadable,
-and so is a database whose TSV file is missing or malformed (exit 1). --json prints
+and so is a database whose TSV file is missing or malformed — every row is read, building the
+index a query would (exit 1). --json prints
 {"version":1, "knowledge_base", "databases":[{name, file, source, target, fields, undirected,
 description, error}]}.
 

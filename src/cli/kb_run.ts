@@ -12,6 +12,7 @@ import {
   children,
   databaseInfo,
   databaseNames,
+  databaseStore,
   openKnowledgeBase,
   parents,
 } from "../kb/mod.ts";
@@ -98,7 +99,9 @@ export function runKbList(dir: string, json: boolean, io: Io): number {
   const kb = openKnowledgeBase(knowledgeBaseDir(dir, io), io.env);
   const rows = databaseNames(kb).map((name) => {
     try {
-      return { ...databaseInfo(kb, name), error: null as string | null };
+      const info = databaseInfo(kb, name);
+      databaseStore(kb, name); // every row read (the index built or found current), not only the header
+      return { ...info, error: null as string | null };
     } catch (e) {
       if (!isScoutError(e)) throw e;
       return { name, error: e.message + (e.line ? ` (${e.file}:${e.line})` : "") };

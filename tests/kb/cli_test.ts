@@ -71,7 +71,9 @@ Deno.test("kb errors: one line naming file and line, exit 1; usage errors exit 2
   assert.equal(q.code, 1);
   assert.equal(q.stderr, `scout-ai: Row has 2 columns, the header has 3 in "${bad}" (${bad}:3)\n`);
   const list = await runMain(["kb", "list", "kb"], o);
-  assert.equal(list.code, 0, list.stderr); // the header is readable: listed
+  // every row is checked, as the help says (before: listed as fine, exit 0 — R76-13)
+  assert.equal(list.code, 1, list.stderr);
+  assert.match(list.stdout, /^bad {2}unreadable: Row has 2 columns, .*bad\.tsv:3\)\n$/);
   writeFileSync(bad, "#K\t\tF\n");
   const l2 = await runMain(["kb", "list", "kb"], o);
   assert.equal(l2.code, 1);
