@@ -87,7 +87,9 @@ Deno.test("a chat task whose agent fails mid-conversation keeps its logs; prov c
   clearAgentCache();
   const runtime = { cwd: t.path, env: { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "k" } };
   const wf = bossWorkflow("FailingBoss", t.path, srv.url, runtime);
-  const job = createJob(wf, "ask", { inputs: { chat: "user:\n\nPlan\n" } });
+  // the job's env too: its persist lock goes to `$SCOUT_HOME/tmp/persist_locks`, and the
+  // process's would be the user's `~/.scout` (R77-6)
+  const job = createJob(wf, "ask", { inputs: { chat: "user:\n\nPlan\n" }, env: runtime.env });
   await assert.rejects(runJob(job), /bad request/);
   assert.equal((await jobInfo(job.path))?.status, "error");
   const boss = parse(readFileSync(join(job.path + ".files", "log", "agent.chat"), "utf8"));
