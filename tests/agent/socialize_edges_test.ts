@@ -42,15 +42,17 @@ Deno.test("a tool returning {agent} runs it even when the caller never socialize
 
 Deno.test("ASK_AGENTS comes from the process environment when the agent has no runtime env", async () => {
   await using s = await society({ delayMs: 200 });
-  const saved = { ask: Deno.env.get("ASK_AGENTS"), key: Deno.env.get("OPENAI_API_KEY") };
-  Deno.env.set("ASK_AGENTS", "1");
-  Deno.env.set("OPENAI_API_KEY", "sk-x");
+  // the whole process environment, SCOUT_HOME included: without it the inference cache of
+  // these calls went to the user's `~/.scout` (R77-6)
+  const set = { ASK_AGENTS: "1", OPENAI_API_KEY: "sk-x", SCOUT_HOME: s.env.SCOUT_HOME };
+  const saved = Object.keys(set).map((k) => [k, Deno.env.get(k)] as const);
+  for (const [k, v] of Object.entries(set)) Deno.env.set(k, v);
   try {
     const boss = s.make("boss");
     boss.runtime = { cwd: s.dir.path };
     await assertOneAtATime(s, boss);
   } finally {
-    for (const [k, v] of [["ASK_AGENTS", saved.ask], ["OPENAI_API_KEY", saved.key]] as const) {
+    for (const [k, v] of saved) {
       if (v === undefined) Deno.env.delete(k);
       else Deno.env.set(k, v);
     }
