@@ -24,11 +24,24 @@
  * A registry that cannot be written (a directory of another user) only
  * costs the stop: the suite runs, with a warning.
  *
+ * The wrapper also runs the tests in a `HOME` of their own (`suite_home.ts`,
+ * R77-6): what they write into `~/.scout` (or a `SCOUT_HOME` the wrapper's
+ * environment sets) fails the suite, with one line naming it and Deno's
+ * summary line again with one more failure (the last such line is what
+ * `.ci/run` counts). The suite's stdout passes through the wrapper for that.
+ *
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
+import {
+  makeSuiteHome,
+  removeSuiteHome,
+  strayWrites,
+  strayWritesLine,
+  summaryWithFailure,
+} from "./suite_home.ts";
 
 const ROOT = join(import.meta.dirname!, "..", "..");
 /** Whether `/proc` can be read here (a test process, under `-P=test`, may not: Deno asks for -A). */
@@ -238,6 +251,13 @@ function warn(line: string): void {
   } catch { /* stderr is gone */ }
 }
 
+/** A line on stdout, as {@link warn}. */
+function say(line: string): void {
+  try {
+    console.log(line);
+  } catch { /* stdout is gone */ }
+}
+
 /** `step()`, or a warning when it fails (the stop is lost, never the suite). */
 async function tolerant<T>(what: string, step: () => Promise<T>): Promise<T | undefined> {
   try {
@@ -246,6 +266,32 @@ async function tolerant<T>(what: string, step: () => Promise<T>): Promise<T | un
     warn(`suite: cannot ${what} (${(e as Error).message}); the test SLURM is not stopped`);
     return undefined;
   }
+}
+
+/**
+ * Passes the suite's stdout through and returns the last line that is Deno's
+ * summary, counting one more failure ({@link summaryWithFailure}). A stdout
+ * that is gone (a closed pipe) costs the output, never the suite: it is
+ * still read to its end.
+ */
+async function passThrough(stdout: ReadableStream<Uint8Array>): Promise<string | null> {
+  const decoder = new TextDecoder();
+  let open = true;
+  let partial = "";
+  let summary: string | null = null;
+  for await (const chunk of stdout) {
+    if (open) {
+      try {
+        for (let n = 0; n < chunk.length;) n += await Deno.stdout.write(chunk.subarray(n));
+      } catch {
+        open = false;
+      }
+    }
+    const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
+    partial = lines.pop()!;
+    for (const line of lines) summary = summaryWithFailure(line) ?? summary;
+  }
+  return summaryWithFailure(partial + decoder.decode()) ?? summary;
 }
 
 if (import.meta.main && Deno.args[0] === "--leave-after") {
@@ -264,14 +310,27 @@ if (import.meta.main && Deno.args[0] === "--leave-after") {
   }
   const dir = clusterDir();
   const entered = await tolerant("register the suite", () => enter(dir).then(() => true));
+  // the tests run in a HOME of their own: what they write into ~/.scout fails the suite
+  const home = await makeSuiteHome();
   const suite = new Deno.Command(Deno.execPath(), {
     args: Deno.args,
     stdin: "inherit",
-    env: { SCOUT_SUITE_PID: String(Deno.pid) }, // its test files leave through this wrapper
+    stdout: "piped",
+    // its test files leave through this wrapper
+    env: { ...home.env, SCOUT_SUITE_PID: String(Deno.pid) },
   }).spawn();
   run.suite = suite;
   if (run.early) pass(run.early);
-  const { code } = await suite.status;
+  const summary = await passThrough(suite.stdout);
+  let { code } = await suite.status;
+  const stray = strayWrites(home.home);
+  if (stray.length > 0) {
+    warn(strayWritesLine(stray));
+    if (summary !== null) say(summary); // the last summary line: what .ci/run counts
+    if (code === 0) code = 1;
+  }
+  const kept = removeSuiteHome(home.home);
+  if (kept !== null) warn(`suite: cannot remove the suite's HOME ${home.home} (${kept})`);
   if (entered) await tolerant("stop the test SLURM", () => leave(dir));
   Deno.exit(code);
 }
