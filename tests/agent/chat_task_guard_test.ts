@@ -8,7 +8,7 @@ import { chatTask } from "../../src/agent/chat_task.ts";
 import { chat, current } from "../../src/agent/agent.ts";
 import { loadAgent } from "../../src/agent/load.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { tempDir } from "../support/cli.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
 
 /** An agent directory whose workflow defines a chat task `ask` that loads the agent itself. */
 const CRITIC_WORKFLOW = `
@@ -50,18 +50,22 @@ Deno.test("agent() sets no_ask_override only when the agent's workflow is the jo
     jobsDir: join(dir.path, "jobs"),
     tasks: body(a.critic, "same"),
   });
-  await runJob(createJob(same, "ask", { inputs: { chat: "user:\n\nx\n" } }));
+  await runJob(createJob(same, "ask", { env: homeIn(dir.path), inputs: { chat: "user:\n\nx\n" } }));
   // another workflow loading the Critic, and one loading an agent without workflow → not set
   const other = workflow("Board", {
     jobsDir: join(dir.path, "jobs"),
     tasks: body(a.critic, "other"),
   });
-  await runJob(createJob(other, "ask", { inputs: { chat: "user:\n\nx\n" } }));
+  await runJob(
+    createJob(other, "ask", { env: homeIn(dir.path), inputs: { chat: "user:\n\nx\n" } }),
+  );
   const plain = workflow("Critic2", {
     jobsDir: join(dir.path, "jobs"),
     tasks: body(a.plain, "plain"),
   });
-  await runJob(createJob(plain, "ask", { inputs: { chat: "user:\n\nx\n" } }));
+  await runJob(
+    createJob(plain, "ask", { env: homeIn(dir.path), inputs: { chat: "user:\n\nx\n" } }),
+  );
   assert.deepEqual(seen, { same: true, other: undefined, plain: undefined });
 });
 

@@ -7,7 +7,7 @@ import { listJobFiles } from "../../src/workflow/files.ts";
 import { parse } from "../../src/chat/parse.ts";
 import type { Message } from "../../src/chat/types.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { tempDir } from "../support/cli.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
 import { bossWorkflow } from "./delegation_support.ts";
 
 const read = (path: string): Message[] =>
@@ -48,7 +48,10 @@ Deno.test("chat task with a society: log/agent.chat, log/society/<Agent>/<conver
   };
   const runtime = await agentDirs(dir.path, start);
   const wf = bossWorkflow("Pipeline", dir.path, srv.url, runtime);
-  const job = createJob(wf, "ask", { inputs: { chat: "user:\n\nPlan things\n" } });
+  const job = createJob(wf, "ask", {
+    env: homeIn(dir.path),
+    inputs: { chat: "user:\n\nPlan things\n" },
+  });
   const result = (await runJob(job)) as Message[];
   assert.equal(result.at(-1)?.content, "boss answer");
   assert.equal(srv.requests.length, 5);
@@ -96,7 +99,7 @@ Deno.test("§3.4 inherit conversation from a chat task: the specialist gets the 
   const runtime = await agentDirs(dir.path, start);
   const wf = bossWorkflow("Inherits", dir.path, srv.url, runtime);
   const chat = "user:\n\nearlier\n\nassistant:\n\nnoted\n\nuser:\n\nplan it\n";
-  await runJob(createJob(wf, "ask", { inputs: { chat } }));
+  await runJob(createJob(wf, "ask", { env: homeIn(dir.path), inputs: { chat } }));
   const leaf = srv.requests[1]!.body.messages as { role: string; content: string }[];
   // as on the direct route: the Leaf's start chat, the conversation, the prompt — no Boss setup
   assert.deepEqual(leaf.map((m) => `${m.role} ${m.content}`), [

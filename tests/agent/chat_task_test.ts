@@ -14,7 +14,7 @@ import { chatTask } from "../../src/agent/mod.ts";
 import type { ChatTaskBody } from "../../src/agent/chat_task.ts";
 import { jobSystemMessage } from "../../src/agent/chat_task_helpers.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { ROOT, runScout, tempDir } from "../support/cli.ts";
+import { homeIn, ROOT, runScout, tempDir } from "../support/cli.ts";
 
 async function copyDir(from: string, to: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });
@@ -43,7 +43,7 @@ function pipeline(dir: string, body: ChatTaskBody, extra: Record<string, unknown
 Deno.test("chat task: Ruby's job layout and .info (type chat, inputs, input_names)", async () => {
   await using dir = await tempDir();
   const wf = pipeline(dir.path, () => [{ role: "assistant", content: "planned" }]);
-  const job = createJob(wf, "ask", { inputs: { chat: CHAT } });
+  const job = createJob(wf, "ask", { env: homeIn(dir.path), inputs: { chat: CHAT } });
   assert.match(job.shortPath, /^Pipeline\/ask\/Default_[0-9a-f]{32}\.chat$/);
   assert.equal(job.path, join(dir.path, "jobs", job.shortPath));
   assert.deepEqual(await run(job), [
@@ -66,7 +66,7 @@ Deno.test("chat task: Ruby's job layout and .info (type chat, inputs, input_name
 Deno.test("chat task: a string body result is one assistant message (§7.12); meta dropped, one message wrapped", async () => {
   await using dir = await tempDir();
   const wf = pipeline(dir.path, ({ chat }) => `echo: ${chat().at(-1)?.content}`);
-  const job = createJob(wf, "ask", { inputs: { chat: CHAT } });
+  const job = createJob(wf, "ask", { env: homeIn(dir.path), inputs: { chat: CHAT } });
   assert.deepEqual(await run(job), [
     { role: "meta", content: `job=${job.shortPath}` },
     { role: "assistant", content: "echo: Plan the week" },
@@ -75,7 +75,7 @@ Deno.test("chat task: a string body result is one assistant message (§7.12); me
     dir.path,
     () => ({ role: "assistant", content: "single" }) as Message,
   );
-  const j2 = createJob(one, "ask", { inputs: { chat: "user:\n\nother\n" } });
+  const j2 = createJob(one, "ask", { env: homeIn(dir.path), inputs: { chat: "user:\n\nother\n" } });
   assert.deepEqual((await run(j2)).map((m) => m.content), [
     `job=${j2.shortPath}`,
     "single",
@@ -87,7 +87,7 @@ Deno.test("chat task: deliberate failure → done with the JSON exception; other
   const wf = pipeline(dir.path, () => {
     throw new ScoutError("job_failed", "No plan possible");
   });
-  const job = createJob(wf, "ask", { inputs: { chat: CHAT } });
+  const job = createJob(wf, "ask", { env: homeIn(dir.path), inputs: { chat: CHAT } });
   const result = await run(job);
   assert.deepEqual(result, [
     { role: "meta", content: `job=${job.shortPath}` },
@@ -101,7 +101,7 @@ Deno.test("chat task: deliberate failure → done with the JSON exception; other
   const crash = pipeline(join(dir.path, "b"), () => {
     throw new Error("disk on fire");
   });
-  const cjob = createJob(crash, "ask", { inputs: { chat: CHAT } });
+  const cjob = createJob(crash, "ask", { env: homeIn(dir.path), inputs: { chat: CHAT } });
   await assert.rejects(() => runJob(cjob), /disk on fire/);
   const info = await jobInfo(cjob.path);
   assert.equal(info?.status, "error");
@@ -120,7 +120,7 @@ Deno.test("chat task helpers: options and tooling are removed from chat(); tooli
   });
   const text = "model: m1\n\nintroduce: Baking\n\ntool: Baking whisk\n\nkb: kb1\n\n" +
     "option: temperature 0.1\n\nuser:\n\nhi\n";
-  await runJob(createJob(wf, "ask", { inputs: { chat: text } }));
+  await runJob(createJob(wf, "ask", { env: homeIn(dir.path), inputs: { chat: text } }));
   assert.deepEqual(seen, [
     { model: "m1", temperature: "0.1" },
     ["tool", "kb", "introduce"],
@@ -187,7 +187,7 @@ Deno.test("agent(): seeds tooling, job system message, dependencies, other jobs,
   });
   const text = "tool: Baking whisk\n\nsystem:\n\nThis workflow job has the following old deps\n\n" +
     "meta: job=Other/task/Default.chat\n\nuser:\n\nPlan the week\n";
-  const job = createJob(wf, "ask", { inputs: { chat: text } });
+  const job = createJob(wf, "ask", { env: homeIn(dir.path), inputs: { chat: text } });
   const result = await run(job);
   assert.deepEqual(result.map((m) => m.role), ["meta", "assistant"]);
   assert.equal(result.at(-1)?.content, "worker answer");
@@ -237,7 +237,7 @@ Deno.test("agent(): dependencies message lists recursive dependency paths; an an
     },
   });
   wf.tasks.ask!.deps.push({ task: "prep" });
-  const job = createJob(wf, "ask", { inputs: { chat: CHAT } });
+  const job = createJob(wf, "ask", { env: homeIn(dir.path), inputs: { chat: CHAT } });
   const result = await run(job);
   const [prep] = job.deps;
   assert.ok(prep);
@@ -283,12 +283,13 @@ Deno.test("agent(): a chat that ends with an answer is answered already: no infe
       await agent(s.worker, { chat: chat(), runtime: s.runtime, tooling: false, ...s.llm }),
   );
   const answered = createJob(wf, "ask", {
+    env: homeIn(dir.path),
     inputs: { chat: "user:\n\nhi\n\nassistant:\n\nearlier answer\n" },
   });
   assert.deepEqual(await run(answered), []); // currentChat − startChat: nothing
   assert.equal(srv.requests.length, 0);
   // one that ends with a question is asked
-  const asked = createJob(wf, "ask", { inputs: { chat: "user:\n\nhi\n" } });
+  const asked = createJob(wf, "ask", { env: homeIn(dir.path), inputs: { chat: "user:\n\nhi\n" } });
   assert.equal((await run(asked)).at(-1)?.content, "fresh answer");
   assert.equal(srv.requests.length, 1);
 });

@@ -8,7 +8,7 @@ import { jobInfo } from "../../src/workflow/info.ts";
 import { listJobFiles } from "../../src/workflow/files.ts";
 import { parse } from "../../src/chat/parse.ts";
 import { agentLogFiles, logAgent, type LoggableAgent } from "../../src/agent/log.ts";
-import { tempDir } from "../support/cli.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
 
 /** Parsed log (an older parser reads a leading empty user message: not part of the log). */
 const readBack = (text: string) =>
@@ -75,7 +75,7 @@ Deno.test("logAgent writes raw printed chats and replaces dependencies by absolu
       },
     },
   });
-  const job = createJob(wf, "work");
+  const job = createJob(wf, "work", { env: homeIn(dir.path) });
   await runJob(job);
   assert.deepEqual(await listJobFiles(job.path), await listJobFiles(job.path, "log"));
   const files = await listJobFiles(job.path, "log");

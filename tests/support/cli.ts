@@ -108,6 +108,15 @@ export function runBinary(
   return spawn(BINARY, args, opts);
 }
 
+/**
+ * The env that gives what a test runs a Scout home of its own, `<dir>/home`:
+ * without `SCOUT_HOME`, jobs' persist locks, the inference cache and the rest
+ * go to the user's `~/.scout`, shared with the Ruby Scout (R77-6).
+ */
+export function homeIn(dir: string): { SCOUT_HOME: string } {
+  return { SCOUT_HOME: join(dir, "home") };
+}
+
 /** A fresh temporary directory, removed by the returned disposer. */
 export async function tempDir(prefix = "scout-test-"): Promise<{ path: string } & AsyncDisposable> {
   const path = await Deno.makeTempDir({ prefix });

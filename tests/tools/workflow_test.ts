@@ -16,7 +16,7 @@ import { createJob } from "../../src/workflow/job.ts";
 import { runJob } from "../../src/workflow/run.ts";
 import { readJobInfo } from "../../src/workflow/info.ts";
 import { ScoutError } from "../../src/errors.ts";
-import { tempDir } from "../support/cli.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
 
 function kitchen(jobsDir: string, runs: string[] = []) {
   return workflow("Kitchen", {
@@ -151,7 +151,8 @@ Deno.test("a call runs the task as a persisted job: content = result, step = sho
   await using d = await tempDir();
   const runs: string[] = [];
   const wf = kitchen(d.path, runs);
-  const registry = toolRegistry(workflowTools(wf, "whisk", ["style=hard"]));
+  const env = homeIn(d.path);
+  const registry = toolRegistry(workflowTools(wf, "whisk", ["style=hard"], { env }));
   const call = { name: "whisk", arguments: { eggs: 3, style: "soft" }, id: "c1" };
   const out = await runToolCalls([call, { ...call, id: "c2" }], { registry });
   const envs = [out[1]!, out[3]!].map((m) => JSON.parse(String(m.content)));
@@ -178,7 +179,7 @@ Deno.test("a call runs the task as a persisted job: content = result, step = sho
 Deno.test("return_path, jobname, exec exports, failed jobs and parameter errors", async () => {
   await using d = await tempDir();
   const wf = kitchen(d.path);
-  const registry = toolRegistry(workflowTools(wf));
+  const registry = toolRegistry(workflowTools(wf, undefined, [], { env: homeIn(d.path) }));
   const out = await runToolCalls([
     { name: "whisk", arguments: { eggs: 2, return_path: true, jobname: "mine" }, id: "p" },
     { name: "taste", arguments: { what: "salt" }, id: "t" },
@@ -210,7 +211,7 @@ Deno.test("strings naming files are not replaced by their content in tool calls 
     },
   });
   const out = await runToolCalls([{ name: "echo", arguments: { text: secret }, id: "e" }], {
-    registry: toolRegistry(workflowTools(wf)),
+    registry: toolRegistry(workflowTools(wf, undefined, [], { env: homeIn(d.path) })),
   });
   assert.equal(JSON.parse(String(out[1]!.content)).content, secret);
 });
@@ -255,7 +256,7 @@ Deno.test("a call for a job running in this process is refused as a potential re
       },
     },
   });
-  registry = toolRegistry(workflowTools(wf));
+  registry = toolRegistry(workflowTools(wf, undefined, [], { env: homeIn(d.path) }));
   const bounded = <T>(p: Promise<T>) =>
     Promise.race([
       p,
@@ -278,7 +279,7 @@ Deno.test("a call for a job running in this process is refused as a potential re
     /^1>ERR Potential recursive call: job "Nest\/nest\//,
   );
   // also when the job was started outside the tool layer (workflow task, chat task)
-  const job = createJob(wf, "nest", { inputs: { n: 3, same: true } });
+  const job = createJob(wf, "nest", { env: homeIn(d.path), inputs: { n: 3, same: true } });
   assert.match(String(await bounded(runJob(job))), /^3>ERR Potential recursive call/);
 });
 
@@ -309,7 +310,7 @@ Deno.test("a job in an unrecoverable error is reported from its info, not rerun;
     const out = await runToolCalls([{ name, arguments: {}, id: name }], { registry });
     return JSON.parse(String(out[1]!.content));
   };
-  const call = callWith({});
+  const call = callWith(homeIn(d.path));
   const first = await call("picky");
   const again = await call("picky");
   assert.deepEqual(runs, ["picky"]);
@@ -325,7 +326,7 @@ Deno.test("a job in an unrecoverable error is reported from its info, not rerun;
   assert.deepEqual(runs, ["picky", "flaky", "flaky"]);
   assert.match(JSON.parse(rerun.content).exception, /The fuse blew/);
   // SCOUT_NO_RECOVERABLE_ERROR=true: every error is final, so it is reported too
-  const final = await callWith({ SCOUT_NO_RECOVERABLE_ERROR: "true" })("flaky");
+  const final = await callWith({ ...homeIn(d.path), SCOUT_NO_RECOVERABLE_ERROR: "true" })("flaky");
   assert.deepEqual(runs, ["picky", "flaky", "flaky"]);
   assert.equal(final.error, "error");
   assert.match(JSON.parse(final.content).exception, /The fuse blew/);

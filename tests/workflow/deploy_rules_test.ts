@@ -20,7 +20,7 @@ import {
   slurmTime,
   taskResources,
 } from "../../src/workflow/deploy/mod.ts";
-import { tempDir } from "../support/cli.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
 
 const RULES = `
 defaults: { time: 1h, cpus: 1, mem: 2G, queue: normal }
@@ -118,7 +118,7 @@ Deno.test("rules: a YAML syntax error names the file and line, the problem on on
 Deno.test("batch units: a chain's jobs share one batch job; the rest follow with afterok", async () => {
   await using d = await tempDir();
   const wf = line(join(d.path, "jobs"));
-  const top = createJob(wf, "c");
+  const top = createJob(wf, "c", { env: homeIn(d.path) });
   assert.deepEqual(graphJobs(top).map((j) => j.taskName), ["a", "b", "c"]);
   const rules = await parseRules(RULES, "rules.yaml");
   const units = batchUnits(top, rules, join(d.path, "batch"));
@@ -133,7 +133,7 @@ Deno.test("batch units: a chain's jobs share one batch job; the rest follow with
   assert.ok(script.includes(`#SBATCH --time=02:00:00\n#SBATCH --mem=4G\n`));
   assert.ok(script.includes(`\nscout-ai 'x y' --deploy-job /j/a\n`));
   // Without rules every pending job is its own unit; done jobs are left out.
-  await runJob(createJob(wf, "a"));
+  await runJob(createJob(wf, "a", { env: homeIn(d.path) }));
   assert.deepEqual(pendingJobs(top).map((j) => j.taskName), ["b", "c"]);
   const plain = batchUnits(top, { raw: {}, chains: [] }, join(d.path, "batch"));
   assert.deepEqual(plain.map((u) => u.jobs.map((j) => j.taskName)), [["b"], ["c"]]);
@@ -142,7 +142,7 @@ Deno.test("batch units: a chain's jobs share one batch job; the rest follow with
 Deno.test("dependencies: require-done computes only the job and refuses one whose dependency is missing", async () => {
   await using d = await tempDir();
   const wf = line(join(d.path, "jobs"));
-  const c = createJob(wf, "c");
+  const c = createJob(wf, "c", { env: homeIn(d.path) });
   await assert.rejects(runJob(c, { dependencies: "require-done" }), (e) => {
     assert.ok(isScoutError(e, "dependency_not_done"));
     assert.match(e.message, /Dependency "Line\/b\/Default" of "Line\/c\/Default" is not done/);
@@ -150,6 +150,6 @@ Deno.test("dependencies: require-done computes only the job and refuses one whos
   });
   assert.ok(!existsSync(c.deps[0]!.path));
   assert.ok(!existsSync(c.path + ".info"));
-  await runJob(createJob(wf, "b"));
+  await runJob(createJob(wf, "b", { env: homeIn(d.path) }));
   assert.equal(await runJob(c, { dependencies: "require-done" }), "abc");
 });

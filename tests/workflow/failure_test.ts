@@ -6,7 +6,7 @@ import { runJob } from "../../src/workflow/run.ts";
 import { jobInfo } from "../../src/workflow/info.ts";
 import { errorInfoPatch } from "../../src/workflow/failure.ts";
 import { isScoutError } from "../../src/errors.ts";
-import { tempDir } from "../support/cli.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
 
 Deno.test("a failure patch for a null-prototype object is recorded (R75-2)", () => {
   const patch = errorInfoPatch(Object.create(null));
@@ -42,7 +42,7 @@ Deno.test("whatever a body throws, the job is recorded as error naming it (R75-2
     bare: "RuntimeError: Error",
   };
   for (const [task, message] of Object.entries(cases)) {
-    const job = createJob(wf, task);
+    const job = createJob(wf, task, { env: homeIn(d.path) });
     await assert.rejects(runJob(job), (e) => {
       assert.ok(isScoutError(e, "job_failed"), String((e as Error)?.message));
       assert.equal(e.job, job.path);

@@ -15,7 +15,7 @@ import { runJob } from "../../src/workflow/run.ts";
 import { jobInfo } from "../../src/workflow/info.ts";
 import { jobStore } from "../../src/workflow/store.ts";
 import { md5hex } from "../../src/util/hash.ts";
-import { tempDir } from "../support/cli.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
 
 const named = (dir: string) =>
   workflow("Named", {
@@ -35,28 +35,32 @@ const named = (dir: string) =>
 Deno.test("unprovided jobname input takes the id and is listed as non-default (§2.1, §2.2)", async () => {
   await using d = await tempDir();
   const W = named(d.path);
-  const plainJob = createJob(W, "greet");
+  const plainJob = createJob(W, "greet", { env: homeIn(d.path) });
   assert.equal(plainJob.inputs.who, "Default"); // was null
   assert.equal(plainJob.name, "Default");
   assert.deepEqual(plainJob.nonDefaultInputs, ["who"]); // Scout: assign_inputs({}, id) lists it
   assert.deepEqual(plainJob.providedInputs, {});
   // A non-default input digests the id into the input array: [Default, 3].
-  const x3 = createJob(W, "greet", { inputs: { x: 3 } });
+  const x3 = createJob(W, "greet", { env: homeIn(d.path), inputs: { x: 3 } });
   assert.equal(x3.name, "Default_" + md5hex("{inputs=[Default, 3], dependencies=[]}"));
   assert.deepEqual(x3.nonDefaultInputs, ["who", "x"]);
   assert.deepEqual(x3.providedInputs, { x: 3 });
   // An explicit name: the input takes it, no digest.
-  const mine = createJob(W, "greet", { jobname: "mine" });
+  const mine = createJob(W, "greet", { env: homeIn(d.path), jobname: "mine" });
   assert.equal(mine.inputs.who, "mine");
   assert.equal(mine.name, "mine");
   assert.deepEqual(mine.nonDefaultInputs, ["who"]);
   // Given and equal to the id: listed and provided, still no digest.
-  const bob = createJob(W, "greet", { inputs: { who: "bob" } });
+  const bob = createJob(W, "greet", { env: homeIn(d.path), inputs: { who: "bob" } });
   assert.equal(bob.name, "bob");
   assert.deepEqual(bob.nonDefaultInputs, ["who"]);
   assert.deepEqual(bob.providedInputs, { who: "bob" });
   // Given and different from the explicit name: digest.
-  const both = createJob(W, "greet", { inputs: { who: "bob" }, jobname: "mine" });
+  const both = createJob(W, "greet", {
+    env: homeIn(d.path),
+    inputs: { who: "bob" },
+    jobname: "mine",
+  });
   assert.equal(both.name, "mine_" + md5hex("{inputs=[bob, 1], dependencies=[]}"));
   // .info agrees with the job.
   assert.equal(await runJob(plainJob), "Hi Default 1");
@@ -101,7 +105,7 @@ Deno.test("fromInput of an unprovided parent input passes the symbol, not the pa
       },
     },
   });
-  const p = createJob(W, "p");
+  const p = createJob(W, "p", { env: homeIn(d.path) });
   const dep = p.deps[0]!;
   assert.equal(dep.inputs.t, "x"); // was "dflt"
   assert.equal(dep.name, "Default_" + md5hex("{inputs=[x], dependencies=[]}"));
@@ -109,14 +113,14 @@ Deno.test("fromInput of an unprovided parent input passes the symbol, not the pa
   assert.equal(p.name, "Default"); // t is fixed by the dep options: the parent is clean
   assert.deepEqual(p.nonDefaultInputs, []);
   // Provided: the parent's provided value.
-  const ph = createJob(W, "p", { inputs: { x: "hello" } });
+  const ph = createJob(W, "p", { env: homeIn(d.path), inputs: { x: "hello" } });
   assert.equal(ph.deps[0]!.name, "Default_" + md5hex("{inputs=[hello], dependencies=[]}"));
   // A symbol is never coerced: an integer input gets `k`, as Scout's :k.
-  const typed = createJob(W, "typed");
+  const typed = createJob(W, "typed", { env: homeIn(d.path) });
   assert.equal(typed.deps[0]!.inputs.n, "k");
   assert.equal(typed.deps[0]!.name, "Default_" + md5hex("{inputs=[k], dependencies=[]}"));
   // The options' own value counts only for an input the parent declares.
-  const opt = createJob(W, "opt");
+  const opt = createJob(W, "opt", { env: homeIn(d.path) });
   assert.equal(opt.deps[0]!.inputs.t, "opt");
   assert.equal(opt.deps[1]!.inputs.t, "zz");
   // .info of the dependency agrees.
@@ -184,7 +188,11 @@ Deno.test("select values outside their options are accepted, trimmed, and warned
     },
   });
   const warnings: string[] = [];
-  const j = createJob(W, "top", { inputs: { style: " medium \n" }, warn: (m) => warnings.push(m) });
+  const j = createJob(W, "top", {
+    env: homeIn(d.path),
+    inputs: { style: " medium \n" },
+    warn: (m) => warnings.push(m),
+  });
   assert.equal(j.inputs.style, "medium");
   assert.equal(j.deps[0]!.inputs.style, "medium");
   const whisk = "Default_" + md5hex("{inputs=[medium], dependencies=[]}");
@@ -199,6 +207,10 @@ Deno.test("select values outside their options are accepted, trimmed, and warned
   assert.equal(await runJob(j), "medium");
   assert.equal(await runJob(j.deps[0]!), "medium");
   // A value among the options: no warning.
-  createJob(W, "top", { inputs: { style: "hard" }, warn: (m) => warnings.push(m) });
+  createJob(W, "top", {
+    env: homeIn(d.path),
+    inputs: { style: "hard" },
+    warn: (m) => warnings.push(m),
+  });
   assert.equal(warnings.length, 1);
 });

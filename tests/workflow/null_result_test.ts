@@ -6,7 +6,7 @@ import { createJob } from "../../src/workflow/job.ts";
 import { runJob } from "../../src/workflow/run.ts";
 import { jobInfo } from "../../src/workflow/info.ts";
 import { deserializeResult } from "../../src/workflow/result.ts";
-import { tempDir } from "../support/cli.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
 
 const EMPTY = new Uint8Array();
 
@@ -39,13 +39,13 @@ Deno.test("a json task returning null is done, loads as null, reruns and feeds a
       },
     },
   });
-  const j = createJob(wf, "nothing");
+  const j = createJob(wf, "nothing", { env: homeIn(d.path) });
   assert.equal(await runJob(j), null);
   assert.equal(readFileSync(j.path, "utf8"), "");
   assert.equal((await jobInfo(j.path))!.status, "done");
-  assert.equal(await runJob(createJob(wf, "nothing")), null); // loaded again, not rerun
+  assert.equal(await runJob(createJob(wf, "nothing", { env: homeIn(d.path) })), null); // loaded again, not rerun
   assert.equal(runs, 1);
-  assert.equal(await runJob(createJob(wf, "undef")), null);
-  assert.equal(await runJob(createJob(wf, "count")), null);
-  assert.deepEqual(await runJob(createJob(wf, "uses")), { got: null });
+  assert.equal(await runJob(createJob(wf, "undef", { env: homeIn(d.path) })), null);
+  assert.equal(await runJob(createJob(wf, "count", { env: homeIn(d.path) })), null);
+  assert.deepEqual(await runJob(createJob(wf, "uses", { env: homeIn(d.path) })), { got: null });
 });

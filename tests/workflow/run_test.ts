@@ -15,7 +15,7 @@ import {
 import { jobInfo, writeJobInfo } from "../../src/workflow/info.ts";
 import { hostname } from "node:os";
 import { isScoutError, ScoutError } from "../../src/errors.ts";
-import { tempDir } from "../support/cli.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
 
 const TIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}$/;
 
@@ -105,7 +105,7 @@ Deno.test("done info golden: Baking/batter given eggs 3 (spec §3.2 example)", a
   await using d = await tempDir();
   const counts: Record<string, number> = {};
   const wf = baking(counts, d.path);
-  const job = createJob(wf, "batter", { inputs: { eggs: 3 } });
+  const job = createJob(wf, "batter", { env: homeIn(d.path), inputs: { eggs: 3 } });
   assert.deepEqual(await runJob(job), { batter: "Whisked 3 soft", flour: 0.5 });
   assert.equal(readFileSync(job.path, "utf8"), '{"batter":"Whisked 3 soft","flour":0.5}');
   const info = await jobInfo(job.path);
@@ -133,10 +133,13 @@ Deno.test("done info golden: Baking/batter given eggs 3 (spec §3.2 example)", a
   assert.deepEqual(whisk?.inputs, [3, "soft"]);
   // done → loaded, info untouched, body not rerun
   const before = readFileSync(job.path + ".info", "utf8");
-  assert.deepEqual(await runJob(createJob(wf, "batter", { inputs: { eggs: 3 } })), {
-    batter: "Whisked 3 soft",
-    flour: 0.5,
-  });
+  assert.deepEqual(
+    await runJob(createJob(wf, "batter", { env: homeIn(d.path), inputs: { eggs: 3 } })),
+    {
+      batter: "Whisked 3 soft",
+      flour: 0.5,
+    },
+  );
   assert.equal(readFileSync(job.path + ".info", "utf8"), before);
   assert.deepEqual(counts, { whisk: 1, batter: 1 });
 });
@@ -144,7 +147,7 @@ Deno.test("done info golden: Baking/batter given eggs 3 (spec §3.2 example)", a
 Deno.test("error info golden: deliberate error recorded with Marshal dump, backtrace, message", async () => {
   await using d = await tempDir();
   const wf = baking({}, d.path);
-  const job = createJob(wf, "fail");
+  const job = createJob(wf, "fail", { env: homeIn(d.path) });
   await assert.rejects(
     () => runJob(job),
     (e) => isScoutError(e, "job_failed") && e.message === 'Job "Baking/fail/Default" failed: bad x',
@@ -169,7 +172,7 @@ Deno.test("error info golden: deliberate error recorded with Marshal dump, backt
     backtrace: "<backtrace>",
     messages: ["ScoutException: bad x"],
   });
-  const crash = createJob(wf, "crash");
+  const crash = createJob(wf, "crash", { env: homeIn(d.path) });
   await assert.rejects(() => runJob(crash), /Job "Baking\/crash\/Default" failed/);
   assert.match((await jobInfo(crash.path))!.messages![0]!, /^RuntimeError: /);
 });
@@ -178,10 +181,10 @@ Deno.test("DAG: a shared dependency runs once; parents list it; concurrent runs 
   await using d = await tempDir();
   const counts: Record<string, number> = {};
   const wf = baking(counts, d.path);
-  const cake = createJob(wf, "cake", { inputs: { eggs: 4 } });
+  const cake = createJob(wf, "cake", { env: homeIn(d.path), inputs: { eggs: 4 } });
   const [r1, r2] = await Promise.all([
     runJob(cake),
-    runJob(createJob(wf, "cake", { inputs: { eggs: 4 } })),
+    runJob(createJob(wf, "cake", { env: homeIn(d.path), inputs: { eggs: 4 } })),
   ]);
   assert.equal(r1, "Cake of Whisked 4 soft");
   assert.equal(r2, r1);
@@ -195,18 +198,18 @@ Deno.test("DAG: a shared dependency runs once; parents list it; concurrent runs 
 Deno.test("null result: the tmp file is moved into place, else an empty result (§7.4 #5)", async () => {
   await using d = await tempDir();
   const wf = baking({}, d.path);
-  const n = createJob(wf, "nothing");
+  const n = createJob(wf, "nothing", { env: homeIn(d.path) });
   assert.equal(await runJob(n), "");
   assert.equal(readFileSync(n.path, "utf8"), "");
   assert.equal((await jobInfo(n.path))!.status, "done");
-  const t = createJob(wf, "viaTmp");
+  const t = createJob(wf, "viaTmp", { env: homeIn(d.path) });
   assert.equal(await runJob(t), "written by the task");
 });
 
 Deno.test("job context: files dir, set_info merge, short path", async () => {
   await using d = await tempDir();
   const wf = baking({}, d.path);
-  const j = createJob(wf, "files");
+  const j = createJob(wf, "files", { env: homeIn(d.path) });
   assert.equal(await runJob(j), "Baking/files/Default");
   assert.deepEqual((await jobInfo(j.path))!.extra, ["a", "b"]);
   assert.equal(readFileSync(j.path + ".files/artifacts/x.txt", "utf8"), "artifact");
@@ -216,14 +219,14 @@ Deno.test("clean, recursive clean, outdated dependencies recomputed", async () =
   await using d = await tempDir();
   const counts: Record<string, number> = {};
   const wf = baking(counts, d.path);
-  const batter = createJob(wf, "batter");
+  const batter = createJob(wf, "batter", { env: homeIn(d.path) });
   await runJob(batter);
   const whisk = batter.deps[0]!;
   // whisk recomputed later → batter outdated
   const future = new Date(Date.now() + 60_000);
   utimesSync(whisk.path, future, future);
   assert.equal(await isOutdated(batter), true);
-  const cake = createJob(wf, "cake");
+  const cake = createJob(wf, "cake", { env: homeIn(d.path) });
   await runJob(cake);
   assert.equal(counts.batter, 2); // outdated batter cleaned and recomputed before cake
   const past = new Date(Date.now() - 60_000);
@@ -271,7 +274,7 @@ Deno.test("errors: rerun after error; produce cleans a recoverable error; depend
       },
     },
   });
-  const top = createJob(W, "top");
+  const top = createJob(W, "top", { env: homeIn(d.path) });
   await assert.rejects(() => runJob(top), /Job "Flaky\/flaky\/Default" failed: transient/);
   assert.equal((await jobInfo(top.path))!.status, "error");
   assert.deepEqual((await jobInfo(top.path))!.messages, [
@@ -280,7 +283,7 @@ Deno.test("errors: rerun after error; produce cleans a recoverable error; depend
   fails = false;
   await produceJob(top);
   assert.equal(await runJob(top), 2);
-  const tol = createJob(W, "tolerant");
+  const tol = createJob(W, "tolerant", { env: homeIn(d.path) });
   assert.equal(await runJob(tol), "went on");
   assert.equal(await runJob(tol), "went on");
 });
@@ -288,7 +291,7 @@ Deno.test("errors: rerun after error; produce cleans a recoverable error; depend
 Deno.test("exec: in memory, no files", async () => {
   await using d = await tempDir();
   const wf = baking({}, d.path);
-  const j = createJob(wf, "batter", { inputs: { eggs: 5 } });
+  const j = createJob(wf, "batter", { env: homeIn(d.path), inputs: { eggs: 5 } });
   assert.deepEqual(await execJob(j), { batter: "Whisked 5 soft", flour: 0.5 });
   assert.equal(existsSync(j.path) || existsSync(j.path + ".info"), false);
   assert.equal(existsSync(j.deps[0]!.path), false);
@@ -315,8 +318,8 @@ Deno.test("exec: a job given as an input value is executed when not done, loaded
       },
     },
   });
-  const tens = createJob(W, "tens", { inputs: { n: 2 } });
-  const plus = createJob(W, "plus", { inputs: { v: tens } });
+  const tens = createJob(W, "tens", { env: homeIn(d.path), inputs: { n: 2 } });
+  const plus = createJob(W, "plus", { env: homeIn(d.path), inputs: { v: tens } });
   assert.equal(await execJob(plus), 21);
   assert.deepEqual(runs, ["tens 2"]);
   assert.equal(existsSync(tens.path) || existsSync(tens.path + ".info"), false);
@@ -329,7 +332,7 @@ Deno.test("exec: a job given as an input value is executed when not done, loaded
 Deno.test("running elsewhere: isRunning follows the info pid and host; clean refuses a live run", async () => {
   await using d = await tempDir();
   const wf = baking({}, d.path);
-  const job = createJob(wf, "whisk");
+  const job = createJob(wf, "whisk", { env: homeIn(d.path) });
   assert.equal(await isRunning(job), false); // nothing on disk
   const other = new Deno.Command("sleep", { args: ["30"] }).spawn();
   try {
@@ -370,7 +373,7 @@ Deno.test("a failed dependency: parents record its own message, not a wrapped on
       top: { type: "string", deps: ["mid"], run: () => "never" },
     },
   });
-  const top = createJob(W, "top");
+  const top = createJob(W, "top", { env: homeIn(d.path) });
   // What is thrown still names the job that failed.
   await assert.rejects(() => runJob(top), /Job "Boom\/boom\/Default" failed: boom failed/);
   for (const j of [top, top.deps[0]!, top.deps[0]!.deps[0]!]) {
