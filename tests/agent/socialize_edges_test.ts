@@ -42,14 +42,16 @@ Deno.test("a tool returning {agent} runs it even when the caller never socialize
 
 Deno.test("ASK_AGENTS comes from the process environment when the agent has no runtime env", async () => {
   await using s = await society({ delayMs: 200 });
-  // the whole process environment, SCOUT_HOME included: without it the inference cache of
-  // these calls went to the user's `~/.scout` (R77-6)
-  const set = { ASK_AGENTS: "1", OPENAI_API_KEY: "sk-x", SCOUT_HOME: s.env.SCOUT_HOME };
+  const set = { ASK_AGENTS: "1", OPENAI_API_KEY: "sk-x" };
   const saved = Object.keys(set).map((k) => [k, Deno.env.get(k)] as const);
   for (const [k, v] of Object.entries(set)) Deno.env.set(k, v);
   try {
     const boss = s.make("boss");
     boss.runtime = { cwd: s.dir.path };
+    // no cache: with the process's env, it is the user's `~/.scout/var/cache/ask` (R77-6); a
+    // SCOUT_HOME set in the process env instead would reach every test file running beside
+    // this one (one process) while it lasts
+    boss.options.persist = false;
     await assertOneAtATime(s, boss);
   } finally {
     for (const [k, v] of saved) {
