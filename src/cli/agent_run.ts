@@ -62,7 +62,7 @@ function runToolResolver(base: { cwd: string; env: Io["env"]; warn: (m: string) 
       workflowTools: (tokens) => get().workflowTools!(tokens),
       introduce: (name) => get().introduce!(name),
       kbTools: (tokens) => get().kbTools!(tokens),
-      mcpTools: (tokens) => get().mcpTools!(tokens),
+      mcpTools: (tokens, signal) => get().mcpTools!(tokens, signal),
       close: async () => await real?.close?.(),
     },
   };

@@ -48,7 +48,10 @@ async function tools(chat: Message[], ctx: AskContext) {
     ctx.onClose.push(() => own.close?.());
     resolver = own;
   }
-  return await assembleTools(chat, toolRegistry(ctx.options.tools), resolver);
+  const signal = ctx.options.signal;
+  return await assembleTools(chat, toolRegistry(ctx.options.tools), resolver, {
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /**

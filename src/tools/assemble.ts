@@ -22,8 +22,11 @@ export interface ToolResolver {
   workflowTools?(tokens: string[]): Promise<ToolEntry[]>;
   /** `introduce: <Workflow>` → the documentation text, or null when there is none. */
   introduce?(workflow: string): Promise<string | null>;
-  /** `mcp: <url> [names…]` / `mcp: stdio <command> [names…]` → tool entries. */
-  mcpTools?(tokens: string[]): Promise<ToolEntry[]>;
+  /**
+   * `mcp: <url> [names…]` / `mcp: stdio <command> [names…]` → tool entries;
+   * `signal` aborts starting the server.
+   */
+  mcpTools?(tokens: string[], signal?: AbortSignal): Promise<ToolEntry[]>;
   /** `kb: <kb> [databases…]` → tool entries. */
   kbTools?(tokens: string[]): Promise<ToolEntry[]>;
   /** `association: <name> <path> [k=v…]` → tool entries. */
@@ -42,6 +45,12 @@ function unavailable(role: string, content: string): ScoutError {
   );
 }
 
+/** Options of {@link assembleTools}. */
+export interface AssembleOptions {
+  /** Aborts what the resolver starts (MCP servers). */
+  signal?: AbortSignal;
+}
+
 /** What the directives of a chat built so far. */
 interface Directives {
   chatTools: ToolRegistry;
@@ -58,6 +67,7 @@ async function applyDirective(
   { role, content, words, position }: ToolDirective,
   state: Directives,
   resolver: ToolResolver,
+  opts: AssembleOptions,
 ): Promise<void> {
   switch (role) {
     case "tool":
@@ -66,7 +76,7 @@ async function applyDirective(
       break;
     case "mcp":
       if (!resolver.mcpTools) throw unavailable("mcp", content);
-      add(state.chatTools, await resolver.mcpTools(words));
+      add(state.chatTools, await resolver.mcpTools(words, opts.signal));
       break;
     case "kb":
       if (!resolver.kbTools) throw unavailable("kb", content);
@@ -97,6 +107,7 @@ async function applyDirective(
  * @param messages compiled chat messages (the whole chat, before any threading trim)
  * @param base the caller's tools
  * @param resolver directive resolver
+ * @param opts the run's abort signal
  * @returns the registry and the messages without directives (introductions in place)
  * @throws ScoutError `not_available` for a directive without a resolver; the
  *   resolver's errors — located at the directive's file and line when it was
@@ -106,6 +117,7 @@ export async function assembleTools(
   messages: readonly Message[],
   base: ToolRegistry,
   resolver: ToolResolver = {},
+  opts: AssembleOptions = {},
 ): Promise<{ registry: ToolRegistry; messages: Message[] }> {
   const { directives, chat } = extractTools(messages);
   const state: Directives = {
@@ -116,7 +128,7 @@ export async function assembleTools(
   };
   for (const d of directives) {
     try {
-      await applyDirective(d, state, resolver);
+      await applyDirective(d, state, resolver, opts);
     } catch (e) {
       throw locateAt(e, d.at); // the chat line it was written on (a start chat's, a chat file's)
     }

@@ -46,7 +46,7 @@ export { checkArguments } from "./validate.ts";
 export { defineTool, zodParameters } from "./define.ts";
 export type { DefineToolOptions, ToolSchema } from "./define.ts";
 export { assembleTools } from "./assemble.ts";
-export type { ToolResolver } from "./assemble.ts";
+export type { AssembleOptions, ToolResolver } from "./assemble.ts";
 export {
   inputSchema,
   introductionText,

@@ -372,7 +372,7 @@ export function workflowToolResolver(opts: WorkflowToolOptions = {}): ToolResolv
     introduce: async (name) => introductionText(await find(name)),
     kbTools: async (tokens) => (await import("./kb.ts")).kbLineTools(tokens, opts),
     // MCP sessions: one per server for the resolver's run, loaded on first `mcp:` line.
-    mcpTools: async (tokens) => {
+    mcpTools: async (tokens, signal) => {
       if (!mcp) {
         const { mcpToolResolver } = await import("./mcp/resolver.ts");
         mcp = mcpToolResolver({
@@ -382,7 +382,7 @@ export function workflowToolResolver(opts: WorkflowToolOptions = {}): ToolResolv
           ...(opts.warn ? { warn: opts.warn } : {}),
         });
       }
-      return mcp.mcpTools(tokens);
+      return mcp.mcpTools(tokens, signal);
     },
     close: async () => {
       await mcp?.close();

@@ -8,6 +8,8 @@
  * - `crash` → the server process exits (code 3) mid-call
  * - `whoami` → `{pid, authorization}` (the Authorization header over HTTP)
  * Its pid is appended to the file named by `MCP_PID_FILE` (one line per start).
+ * With `--linger` it keeps running after its stdin closes (a server that
+ * ignores EOF: only a signal ends it).
  *
  * `tools/deno run -A tests/support/mcp_server.ts [--http 0]`
  */
@@ -26,6 +28,29 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Whether a process runs: alive and not a zombie (an orphan whose new parent
+ * does not reap it still answers signals). Linux `/proc`; elsewhere {@link alive}.
+ */
+export function running(pid: number): boolean {
+  if (!PROC) return alive(pid);
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const at = stat.lastIndexOf(")") + 2;
+    return stat.slice(at, at + 1) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+const PROC = (() => {
+  try {
+    return Deno.statSync("/proc/self/stat").isFile;
+  } catch {
+    return false;
+  }
+})();
 
 /** The pids recorded in a `MCP_PID_FILE`. */
 export async function recordedPids(file: string): Promise<number[]> {
@@ -77,6 +102,7 @@ export function testMcpServer(): McpServer {
 if (import.meta.main) {
   const pidFile = Deno.env.get("MCP_PID_FILE");
   if (pidFile) appendFileSync(pidFile, `${Deno.pid}\n`);
+  if (Deno.args.includes("--linger")) setInterval(() => {}, 1000);
   const i = Deno.args.indexOf("--http");
   if (i < 0) {
     await testMcpServer().connect(new StdioServerTransport());

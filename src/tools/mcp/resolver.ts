@@ -31,8 +31,8 @@ export interface McpResolverOptions {
 
 /** The MCP part of a tool resolver: entries for `mcp:` lines and the sessions' end. */
 export interface McpToolResolver {
-  /** `mcp:` tokens → tool entries. */
-  mcpTools(tokens: string[]): Promise<ToolEntry[]>;
+  /** `mcp:` tokens → tool entries; `signal` aborts starting the server. */
+  mcpTools(tokens: string[], signal?: AbortSignal): Promise<ToolEntry[]>;
   /** Closes every session of the run (ends stdio children). */
   close(): Promise<void>;
   /** The sessions opened so far, by server (tests, diagnostics). */
@@ -52,14 +52,16 @@ function textOf(v: unknown): string {
  *
  * @param session the session
  * @param names tools to keep (empty = all)
+ * @param signal aborts starting and listing
  * @returns the entries
  * @throws ScoutError `mcp_server` when the tools cannot be listed
  */
 export async function mcpSessionTools(
   session: McpSession,
   names: readonly string[] = [],
+  signal?: AbortSignal,
 ): Promise<ToolEntry[]> {
-  const tools = await session.listTools();
+  const tools = await session.listTools(signal);
   const keep = names.length ? tools.filter((t) => names.includes(t.name)) : tools;
   return keep.map((t) => ({
     definition: {
@@ -93,7 +95,7 @@ export function mcpToolResolver(opts: McpResolverOptions = {}): McpToolResolver 
   const warned = new Set<string>();
   return {
     sessions,
-    async mcpTools(tokens) {
+    async mcpTools(tokens, signal) {
       const spec = parseMcpLine(tokens);
       const key = serverKey(spec);
       let session = sessions.get(key);
@@ -110,8 +112,9 @@ export function mcpToolResolver(opts: McpResolverOptions = {}): McpToolResolver 
         sessions.set(key, session);
       }
       try {
-        return await mcpSessionTools(session, spec.names);
+        return await mcpSessionTools(session, spec.names, signal);
       } catch (e) {
+        if (signal?.aborted) throw e; // the run was interrupted: no warning
         if (!warned.has(key)) {
           warned.add(key);
           (opts.warn ?? ((m: string) => console.error(m)))(

@@ -7,11 +7,11 @@
  * @module
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { ScoutError } from "../../errors.ts";
 import type { McpServerSpec } from "./spec.ts";
+import { ProcessTransport } from "./process_transport.ts";
 
 /** How a session reaches its server. */
 export interface McpSessionOptions {
@@ -21,7 +21,7 @@ export interface McpSessionOptions {
   cwd?: string;
   /** Bearer key for an HTTP server (sent only when set, §7.16). */
   key?: string;
-  /** Timeout of tool calls in ms (default: the SDK's 60 s; start and listing keep 60 s). */
+  /** Timeout of starting, listing and each tool call in ms (default: the SDK's 60 s). */
   timeoutMs?: number;
   /** HTTP client (tests). */
   fetch?: typeof fetch;
@@ -53,6 +53,8 @@ export class McpSession {
   private readonly opts: McpSessionOptions;
   private client: Client | null = null;
   private connecting: Promise<Client> | null = null;
+  /** The stdio transport being started or in use. */
+  private transport: ProcessTransport | null = null;
   private closed = false;
   /** Pid of the current stdio child (null for HTTP or before start). */
   pid: number | null = null;
@@ -78,7 +80,7 @@ export class McpSession {
   }
 
   /** Starts (stdio) or reaches (HTTP, falling back to SSE) the server. */
-  private async open(): Promise<Client> {
+  private async open(signal?: AbortSignal): Promise<Client> {
     const client = new Client({ name: "scout-ai", version: "0.1.0" });
     const reset = () => {
       if (this.client === client) this.client = null;
@@ -86,14 +88,20 @@ export class McpSession {
     client.onclose = reset;
     const spec = this.spec;
     if (spec.kind === "stdio") {
-      const transport = new StdioClientTransport({
+      const transport = new ProcessTransport({
         command: spec.argv[0]!,
         args: spec.argv.slice(1),
         env: cleanEnv(this.opts.env ?? process.env),
         ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
-        stderr: "inherit",
       });
-      await client.connect(transport);
+      this.transport = transport;
+      try {
+        // bounded by the timeout and the run's signal; a failed start ends the child now
+        await client.connect(transport, this.requestOptions(signal));
+      } catch (e) {
+        await transport.terminate();
+        throw e;
+      }
       this.pid = transport.pid;
       return client;
     }
@@ -106,6 +114,7 @@ export class McpSession {
     try {
       await client.connect(
         new StreamableHTTPClientTransport(new URL(spec.url), common),
+        this.requestOptions(signal),
       );
       return client;
     } catch (first) {
@@ -117,7 +126,7 @@ export class McpSession {
       try {
         await legacy.connect(
           new SSEClientTransport(new URL(spec.url), common),
-          this.requestOptions(),
+          this.requestOptions(signal),
         );
         return legacy;
       } catch {
@@ -126,7 +135,7 @@ export class McpSession {
     }
   }
 
-  /** Request options of a tool call: the configured timeout and the abort signal. */
+  /** Request options: the configured timeout and the abort signal. */
   private requestOptions(
     signal?: AbortSignal,
   ): { timeout?: number; resetTimeoutOnProgress?: boolean; signal?: AbortSignal } {
@@ -141,14 +150,16 @@ export class McpSession {
   /**
    * The connected client, starting the server on first use (and after it died).
    *
+   * @param signal aborts the start (the child is ended)
    * @returns the client
    * @throws ScoutError `mcp_server` when the server cannot be started or reached
+   *   in time; the signal's reason when it aborted
    */
-  async connect(): Promise<Client> {
+  async connect(signal?: AbortSignal): Promise<Client> {
     if (this.closed) throw this.fail("cannot connect", new Error("the session is closed"));
     if (this.client) return this.client;
     if (!this.connecting) {
-      this.connecting = this.open().then((c) => {
+      this.connecting = this.open(signal).then((c) => {
         this.client = c;
         return c;
       }).finally(() => {
@@ -158,6 +169,7 @@ export class McpSession {
     try {
       return await this.connecting;
     } catch (e) {
+      if (signal?.aborted) throw signal.reason;
       throw this.fail("cannot start or connect", e);
     }
   }
@@ -165,16 +177,17 @@ export class McpSession {
   /**
    * Lists the server's tools (all pages).
    *
+   * @param signal aborts starting and listing
    * @returns the tools
    * @throws ScoutError `mcp_server`
    */
-  async listTools(): Promise<McpToolInfo[]> {
-    const client = await this.connect();
+  async listTools(signal?: AbortSignal): Promise<McpToolInfo[]> {
+    const client = await this.connect(signal);
     const out: McpToolInfo[] = [];
     try {
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor ? { cursor } : {});
+        const page = await client.listTools(cursor ? { cursor } : {}, this.requestOptions(signal));
         for (const t of page.tools) {
           out.push({
             name: t.name,
@@ -204,7 +217,7 @@ export class McpSession {
     args: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<McpCallResult> {
-    const client = await this.connect();
+    const client = await this.connect(signal);
     try {
       return await client.callTool(
         { name, arguments: args },
@@ -217,12 +230,14 @@ export class McpSession {
     }
   }
 
-  /** Closes the session (ends a stdio child); later uses fail. Never throws. */
+  /** Closes the session (ends a stdio child, also one still starting); later uses fail. Never throws. */
   async close(): Promise<void> {
     this.closed = true;
     const pending = this.connecting;
+    if (pending) await this.transport?.terminate();
     const client = this.client ?? (pending ? await pending.catch(() => null) : null);
     this.client = null;
     if (client) await client.close().catch(() => {});
+    await this.transport?.close();
   }
 }

@@ -1,0 +1,224 @@
+/**
+ * The stdio transport of an MCP client session: the server runs as a child
+ * in its own process group (so a wrapper — `sh -c`, `npx`, `uvx`,
+ * `docker run` — and the server it starts end together) and speaks
+ * JSON-RPC lines on stdin/stdout. Ending it is awaited: stdin closed, then
+ * SIGTERM to the group, then SIGKILL, and the child's exit is waited for, so
+ * nothing outlives the run. The SDK's `StdioClientTransport` kills only the
+ * direct child and waits on unref()'d timers, so a process exiting meanwhile
+ * left its child behind (R76-1, R76-2). Groups still running when the process
+ * exits are killed from an `exit` hook (a second Ctrl-C exits at once).
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  ReadBuffer,
+  serializeMessage,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+} from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+/** How the server process is started. */
+export interface ProcessTransportOptions {
+  /** Program. */
+  command: string;
+  /** Arguments. */
+  args: string[];
+  /** The child's whole environment. */
+  env: Record<string, string>;
+  /** Working directory. */
+  cwd?: string;
+  /** How long each step of ending waits before the next, in ms (default 2000). */
+  graceMs?: number;
+}
+
+/** The largest message accepted from a server, in bytes (the SDK's stdio limit). */
+export const MCP_MAX_MESSAGE_BYTES: number = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+
+const GROUPS = process.platform !== "win32";
+/** Process groups (or pids) started and not yet ended. */
+const running = new Set<number>();
+let exitHooked = false;
+
+function signal(pid: number, sig: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(GROUPS ? -pid : pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function track(pid: number): void {
+  running.add(pid);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on("exit", () => {
+    for (const p of running) signal(p, "SIGKILL");
+  });
+}
+
+/** Whether `p` settles within `ms` (the timer is cleared either way). */
+async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits until the process group is gone, at most `ms`. */
+async function groupGone(pid: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (signal(pid, 0)) {
+    if (Date.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return true;
+}
+
+/** An MCP stdio client transport over a child in its own process group. */
+export class ProcessTransport implements Transport {
+  /** Called once when the transport has ended. */
+  onclose?: () => void;
+  /** Called on errors (unparsable lines, broken pipes). */
+  onerror?: (error: Error) => void;
+  /** Called with each message from the server. */
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  /** Set when a message from the server exceeded {@link MCP_MAX_MESSAGE_BYTES}. */
+  overflowed = false;
+  private readonly opts: ProcessTransportOptions;
+  private readonly buffer = new ReadBuffer();
+  private child: ChildProcess | null = null;
+  private exited: Promise<void> = Promise.resolve();
+  private ending: Promise<void> | null = null;
+  private hurry: () => void = () => {};
+  /** Settles when {@link terminate} cuts short a gentle end. */
+  private readonly hurried = new Promise<void>((r) => (this.hurry = r));
+
+  /**
+   * A transport; nothing starts until {@link start}.
+   *
+   * @param opts command, arguments, environment, working directory
+   */
+  constructor(opts: ProcessTransportOptions) {
+    this.opts = opts;
+  }
+
+  /** The child's pid (also its process group), once started. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /**
+   * Starts the child.
+   *
+   * @returns when the child runs
+   * @throws Error when it cannot be started
+   */
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.opts.command, this.opts.args, {
+        env: this.opts.env,
+        ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
+        stdio: ["pipe", "pipe", "inherit"],
+        detached: GROUPS,
+        windowsHide: true,
+      });
+      this.child = child;
+      this.exited = new Promise((r) => {
+        child.once("exit", () => r());
+        child.once("error", () => {
+          if (child.pid === undefined) r();
+        });
+      });
+      child.once("error", (e) => {
+        if (child.pid === undefined) reject(e);
+        else this.onerror?.(e);
+      });
+      child.once("spawn", () => {
+        track(child.pid!);
+        resolve();
+      });
+      // the server died (or was stopped): end its group and tell the client
+      child.once("exit", () => void this.close());
+      child.stdin?.on("error", (e) => this.onerror?.(e));
+      child.stdout?.on("error", (e) => this.onerror?.(e));
+      child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
+    });
+  }
+
+  private receive(chunk: Buffer): void {
+    try {
+      this.buffer.append(chunk);
+    } catch (e) {
+      // the rest of that message would be read as garbage: stop the server
+      this.overflowed = true;
+      this.onerror?.(e as Error);
+      void this.terminate();
+      return;
+    }
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (e) {
+        this.onerror?.(e as Error);
+        continue;
+      }
+      if (message === null) break;
+      this.onmessage?.(message);
+    }
+  }
+
+  /**
+   * Sends a message.
+   *
+   * @param message the JSON-RPC message
+   * @returns when written (or buffered)
+   */
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.ending) return Promise.reject(new Error("Not connected"));
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /** Ends the server: stdin closed first, so it can stop by itself. Never throws. */
+  close(): Promise<void> {
+    return this.ending ??= this.end(true);
+  }
+
+  /** Ends the server at once (SIGTERM, then SIGKILL), e.g. after a failed start. */
+  terminate(): Promise<void> {
+    this.hurry();
+    return this.ending ??= this.end(false);
+  }
+
+  private async end(gently: boolean): Promise<void> {
+    const child = this.child;
+    const pid = child?.pid;
+    if (child && pid !== undefined) {
+      const grace = this.opts.graceMs ?? 2000;
+      const exited = () => child.exitCode !== null || child.signalCode !== null;
+      child.stdin?.end();
+      if (gently && !exited()) await within(Promise.race([this.exited, this.hurried]), grace);
+      // the whole group: what a wrapper started goes too
+      signal(pid, "SIGTERM");
+      const done = exited() || await within(this.exited, grace);
+      if (!done || (GROUPS && !(await groupGone(pid, grace)))) signal(pid, "SIGKILL");
+      await within(this.exited, grace);
+      running.delete(pid);
+      child.stdout?.destroy();
+      child.stdin?.destroy();
+    }
+    this.buffer.clear();
+    this.onclose?.();
+  }
+}

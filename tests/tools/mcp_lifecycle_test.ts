@@ -1,0 +1,143 @@
+/**
+ * MCP stdio servers as real processes that misbehave: one that never answers
+ * `initialize` is bounded by the configured timeout and by the run's abort
+ * signal and ended at once (R76-1); one behind a wrapper (`sh -c '…; true'`,
+ * the server a grandchild) that ignores stdin EOF is ended with its wrapper
+ * (R76-2). Liveness is read from pid files (zombies count as ended).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { assembleTools } from "../../src/tools/assemble.ts";
+import { mcpToolResolver } from "../../src/tools/mcp/resolver.ts";
+import { emptyConfig, parseConfigText } from "../../src/config/store.ts";
+import { DENO, ROOT, tempDir } from "../support/cli.ts";
+import { recordedPids as pids, running } from "../support/mcp_server.ts";
+import type { Message } from "../../src/chat/types.ts";
+
+const SERVER = join(ROOT, "tests/support/mcp_server.ts");
+
+function mcpLine(...tokens: string[]): Message[] {
+  return [{ role: "mcp", content: tokens.join(" ") }, { role: "user", content: "hi" }];
+}
+
+/** A server that starts, records its pid and never answers (nor exits on EOF). */
+async function mute(dir: string): Promise<string> {
+  const script = join(dir, "mute.ts");
+  await Deno.writeTextFile(
+    script,
+    `Deno.writeTextFileSync(Deno.env.get("MCP_PID_FILE")!, Deno.pid + "\\n", { append: true });
+setInterval(() => {}, 1000);
+`,
+  );
+  return `${DENO} run -A ${script}`;
+}
+
+/** Waits until the pid file names `n` processes. */
+async function started(file: string, n = 1): Promise<number[]> {
+  const until = Date.now() + 20_000;
+  while ((await pids(file)).length < n && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return await pids(file);
+}
+
+/** `p`, or "late" when it has not settled within `ms`. */
+function settled<T>(p: Promise<T>, ms: number): Promise<T | "late"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<"late">((r) => (timer = setTimeout(() => r("late"), ms))),
+  ]);
+}
+
+function killAll(list: number[]): void {
+  for (const pid of list) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch { /* gone */ }
+  }
+}
+
+Deno.test("mcp (R76-1): a server that never answers initialize is bounded by the timeout and ended before the warning", async () => {
+  await using dir = await tempDir();
+  const pidFile = join(dir.path, "pids");
+  const config = emptyConfig();
+  config.entries.push(...parseConfigText("timeout 1 mcp"));
+  const warnings: string[] = [];
+  const resolver = mcpToolResolver({
+    env: { ...Deno.env.toObject(), MCP_PID_FILE: pidFile },
+    config,
+    warn: (m) => warnings.push(m),
+  });
+  try {
+    const line = mcpLine("stdio", `'${await mute(dir.path)}'`);
+    const t0 = performance.now();
+    const out = await settled(assembleTools(line, new Map(), resolver), 15_000);
+    assert.notEqual(out, "late", "the configured timeout bounds the start");
+    assert.ok(performance.now() - t0 < 10_000);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /cannot start or connect: .*timed out/i);
+    const [pid] = await pids(pidFile);
+    assert.ok(pid);
+    assert.equal(running(pid), false, "the child is ended before the run goes on");
+  } finally {
+    await resolver.close();
+    killAll(await pids(pidFile));
+  }
+});
+
+Deno.test("mcp (R76-1): the run's abort signal ends a start that waits for initialize", async () => {
+  await using dir = await tempDir();
+  const pidFile = join(dir.path, "pids");
+  const warnings: string[] = [];
+  const resolver = mcpToolResolver({
+    env: { ...Deno.env.toObject(), MCP_PID_FILE: pidFile },
+    warn: (m) => warnings.push(m),
+  });
+  const ac = new AbortController();
+  try {
+    const line = mcpLine("stdio", `'${await mute(dir.path)}'`);
+    const pending = assembleTools(line, new Map(), resolver, { signal: ac.signal });
+    const [pid] = await started(pidFile);
+    assert.ok(pid && running(pid));
+    ac.abort(new DOMException("Interrupted", "AbortError"));
+    const out = await settled(pending.then(() => "resolved", (e) => e as Error), 10_000);
+    assert.notEqual(out, "late", "the abort ends the wait");
+    assert.ok(out instanceof Error && /Interrupted/.test(out.message), String(out));
+    assert.deepEqual(warnings, [], "an interrupted start is no server failure");
+    assert.equal(running(pid), false, "the child is ended");
+  } finally {
+    await resolver.close();
+    killAll(await pids(pidFile));
+  }
+});
+
+Deno.test("mcp (R76-2): a server behind a wrapper that ignores EOF ends with the session", async () => {
+  await using dir = await tempDir();
+  const pidFile = join(dir.path, "pids");
+  const wrapperPid = join(dir.path, "wrapper");
+  // `; true` keeps sh from exec'ing: the server is its child, our grandchild
+  const command = `sh -c 'echo $$ > ${wrapperPid}; ${DENO} run -A ${SERVER} --linger; true'`;
+  const resolver = mcpToolResolver({ env: { ...Deno.env.toObject(), MCP_PID_FILE: pidFile } });
+  let all: number[] = [];
+  try {
+    const { registry } = await assembleTools(
+      mcpLine("stdio", JSON.stringify(command), "echo"),
+      new Map(),
+      resolver,
+    );
+    assert.deepEqual([...registry.keys()], ["echo"]);
+    all = [...await pids(pidFile), ...await pids(wrapperPid)];
+    assert.equal(all.length, 2);
+    for (const pid of all) assert.ok(running(pid));
+    const t0 = performance.now();
+    await resolver.close();
+    assert.ok(performance.now() - t0 < 8_000, "close ends in time");
+    for (const pid of all) {
+      assert.equal(running(pid), false, `process ${pid} ended with the session`);
+    }
+  } finally {
+    await resolver.close();
+    killAll(all);
+  }
+});
