@@ -51,6 +51,7 @@ async function tools(chat: Message[], ctx: AskContext) {
   const signal = ctx.options.signal;
   return await assembleTools(chat, toolRegistry(ctx.options.tools), resolver, {
     ...(signal ? { signal } : {}),
+    warn: ctx.warn,
   });
 }
 

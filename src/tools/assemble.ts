@@ -1,8 +1,9 @@
 /**
  * Tool assembly from a chat (`inference.md` §2.3): the caller's tools, then
  * the chat's tool directives in order (`tool:`, `mcp:`, `kb:`, `association:`;
- * later names win), and `introduce:` lines replaced in place by the
- * workflow's documentation (once per workflow). Directives never reach the
+ * later names win, a name offered by two sources is reported once), and
+ * `introduce:` lines replaced in place by the workflow's documentation (once
+ * per workflow). Directives never reach the
  * provider. Workflow, MCP and knowledge-base lookups come from a resolver the
  * caller passes, so this layer stays free of their I/O.
  *
@@ -49,6 +50,8 @@ function unavailable(role: string, content: string): ScoutError {
 export interface AssembleOptions {
   /** Aborts what the resolver starts (MCP servers). */
   signal?: AbortSignal;
+  /** Where a tool name offered by two sources is reported (once per name). */
+  warn?: (message: string) => void;
 }
 
 /** What the directives of a chat built so far. */
@@ -57,34 +60,68 @@ interface Directives {
   associations: ToolRegistry;
   introduced: Set<string>;
   docs: { position: number; text: string }[];
+  /** The line that offered each tool so far, per registry. */
+  sources: Map<ToolRegistry, Map<string, string>>;
+  /** Names already reported as offered twice. */
+  collided: Set<string>;
 }
 
-function add(reg: ToolRegistry, entries: ToolEntry[]): void {
-  for (const e of entries) reg.set(definitionName(e.definition), e);
+/** The source a directive's tools come from: `mcp: stdio 'cmd'`, `kb: name`… */
+function sourceOf({ role, words }: ToolDirective): string {
+  if (role === "mcp" && words[0] === "stdio") return `mcp: stdio '${words[1] ?? ""}'`;
+  if (role === "association") return `association: ${words.slice(0, 2).join(" ")}`;
+  return `${role}: ${words[0] ?? ""}`;
+}
+
+// Later names win (inference.md §2.3); a name offered by another source is reported (R76-9).
+function add(
+  state: Directives,
+  reg: ToolRegistry,
+  entries: ToolEntry[],
+  source: string,
+  warn?: (message: string) => void,
+): void {
+  let seen = state.sources.get(reg);
+  if (!seen) state.sources.set(reg, seen = new Map());
+  for (const e of entries) {
+    const name = definitionName(e.definition);
+    const before = seen.get(name);
+    if (before !== undefined && before !== source && !state.collided.has(name)) {
+      state.collided.add(name);
+      warn?.(
+        `Tool "${name}" is offered by ${before} and by ${source}; the later one (${source}) is used`,
+      );
+    }
+    reg.set(name, e);
+    seen.set(name, source);
+  }
 }
 
 async function applyDirective(
-  { role, content, words, position }: ToolDirective,
+  d: ToolDirective,
   state: Directives,
   resolver: ToolResolver,
   opts: AssembleOptions,
 ): Promise<void> {
+  const { role, content, words, position } = d;
+  const put = (reg: ToolRegistry, entries: ToolEntry[]) =>
+    add(state, reg, entries, sourceOf(d), opts.warn);
   switch (role) {
     case "tool":
       if (!resolver.workflowTools) throw unavailable("tool", content);
-      add(state.chatTools, await resolver.workflowTools(words));
+      put(state.chatTools, await resolver.workflowTools(words));
       break;
     case "mcp":
       if (!resolver.mcpTools) throw unavailable("mcp", content);
-      add(state.chatTools, await resolver.mcpTools(words, opts.signal));
+      put(state.chatTools, await resolver.mcpTools(words, opts.signal));
       break;
     case "kb":
       if (!resolver.kbTools) throw unavailable("kb", content);
-      add(state.chatTools, await resolver.kbTools(words));
+      put(state.chatTools, await resolver.kbTools(words));
       break;
     case "association":
       if (!resolver.associationTools) throw unavailable("association", content);
-      add(state.associations, await resolver.associationTools(words));
+      put(state.associations, await resolver.associationTools(words));
       break;
     case "clear_associations":
       state.associations = new Map();
@@ -107,7 +144,7 @@ async function applyDirective(
  * @param messages compiled chat messages (the whole chat, before any threading trim)
  * @param base the caller's tools
  * @param resolver directive resolver
- * @param opts the run's abort signal
+ * @param opts the run's abort signal; where tool name collisions are reported
  * @returns the registry and the messages without directives (introductions in place)
  * @throws ScoutError `not_available` for a directive without a resolver; the
  *   resolver's errors — located at the directive's file and line when it was
@@ -125,6 +162,8 @@ export async function assembleTools(
     associations: new Map(),
     introduced: new Set(),
     docs: [],
+    sources: new Map(),
+    collided: new Set(),
   };
   for (const d of directives) {
     try {
