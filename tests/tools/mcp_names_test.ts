@@ -1,7 +1,8 @@
 /**
  * What an MCP server lists, as real processes: a tool name offered by two
  * servers (or by a server and a `kb:` line) is reported once naming both and
- * the winner (R76-9).
+ * the winner (R76-9); a tool listed with an invalid definition is skipped
+ * with one warning naming it and the server, the others stay (R76-7).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -58,5 +59,54 @@ Deno.test("tools (R76-9): a name offered by two mcp: servers, or by a server and
     ]);
   } finally {
     await mcp.close();
+  }
+});
+
+/** A raw JSON-RPC MCP server listing a valid `echo` and a `bad` tool whose inputSchema is no object schema. */
+const RAW_SERVER = `
+import { createInterface } from "node:readline";
+const tools = [
+  { name: "echo", description: "Echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+  { name: "bad", description: "Broken", inputSchema: { type: "string" } },
+];
+const send = (m: unknown) => Deno.stdout.writeSync(new TextEncoder().encode(JSON.stringify(m) + "\\n"));
+for await (const line of createInterface({ input: process.stdin })) {
+  const msg = JSON.parse(line);
+  if (msg.id === undefined) continue;
+  const result = msg.method === "initialize"
+    ? { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } }
+    : msg.method === "tools/list" ? { tools }
+    : { content: [{ type: "text", text: msg.params.arguments.text }] };
+  send({ jsonrpc: "2.0", id: msg.id, result });
+}
+`;
+
+Deno.test("mcp (R76-7): a tool with an invalid inputSchema is skipped with one warning; the server's other tools stay", async () => {
+  const dir = await Deno.makeTempDir();
+  const script = join(dir, "raw_server.ts");
+  await Deno.writeTextFile(script, `import process from "node:process";\n${RAW_SERVER}`);
+  const cmd = `${DENO} run -A ${script}`;
+  const warnings: string[] = [];
+  const mcp = mcpToolResolver({ warn: (m) => warnings.push(m) });
+  try {
+    const only = await assembleTools(
+      [{ role: "mcp", content: `stdio '${cmd}' echo` }],
+      new Map(),
+      mcp,
+    );
+    assert.deepEqual([...only.registry.keys()], ["echo"]);
+    assert.deepEqual(warnings, [], "the bad tool was not asked for");
+    const all = await assembleTools([{ role: "mcp", content: `stdio '${cmd}'` }], new Map(), mcp);
+    assert.deepEqual([...all.registry.keys()], ["echo"]);
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0]!,
+      /^MCP server ".*raw_server\.ts": tool "bad" skipped, its definition is invalid \(inputSchema\.type: .*\)$/,
+    );
+    const out = await all.registry.get("echo")!.impl!("echo", { text: "still here" }, {} as never);
+    assert.equal(out, "still here");
+  } finally {
+    await mcp.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -53,6 +53,7 @@ function textOf(v: unknown): string {
  * @param session the session
  * @param names tools to keep (empty = all)
  * @param signal aborts starting and listing
+ * @param warn reports a wanted tool the server listed invalidly (it is skipped)
  * @returns the entries
  * @throws ScoutError `mcp_server` when the tools cannot be listed
  */
@@ -60,8 +61,14 @@ export async function mcpSessionTools(
   session: McpSession,
   names: readonly string[] = [],
   signal?: AbortSignal,
+  warn?: (message: string) => void,
 ): Promise<ToolEntry[]> {
-  const tools = await session.listTools(signal);
+  const tools = await session.listTools(signal, ({ name, problem }) => {
+    if (names.length && !names.includes(name)) return;
+    warn?.(
+      `MCP server "${session.spec.label}": tool "${name}" skipped, its definition is invalid (${problem})`,
+    );
+  });
   const keep = names.length ? tools.filter((t) => names.includes(t.name)) : tools;
   return keep.map((t) => ({
     definition: {
@@ -93,6 +100,12 @@ export async function mcpSessionTools(
 export function mcpToolResolver(opts: McpResolverOptions = {}): McpToolResolver {
   const sessions = new Map<string, McpSession>();
   const warned = new Set<string>();
+  const said = new Set<string>();
+  const warn = (m: string) => {
+    if (said.has(m)) return;
+    said.add(m);
+    (opts.warn ?? ((w: string) => console.error(w)))(m);
+  };
   return {
     sessions,
     async mcpTools(tokens, signal) {
@@ -112,7 +125,7 @@ export function mcpToolResolver(opts: McpResolverOptions = {}): McpToolResolver 
         sessions.set(key, session);
       }
       try {
-        return await mcpSessionTools(session, spec.names, signal);
+        return await mcpSessionTools(session, spec.names, signal, warn);
       } catch (e) {
         if (signal?.aborted) throw e; // the run was interrupted: no warning
         if (!warned.has(key)) {

@@ -9,6 +9,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { ScoutError } from "../../errors.ts";
 import type { McpServerSpec } from "./spec.ts";
 import { ProcessTransport } from "./process_transport.ts";
@@ -35,6 +37,24 @@ export interface McpToolInfo {
   description?: string;
   /** JSON Schema of the arguments. */
   inputSchema: Record<string, unknown>;
+}
+
+/** A tool the server listed with an invalid definition (it is skipped). */
+export interface McpInvalidTool {
+  /** Its name, or `?` when it has none. */
+  name: string;
+  /** What is wrong, one line. */
+  problem: string;
+}
+
+// A `tools/list` page read leniently: one bad tool must not hide the others (R76-7).
+const ToolsPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+function invalidTool(raw: unknown, error: z.ZodError): McpInvalidTool {
+  const name = (raw as { name?: unknown } | null)?.name;
+  const problem = error.issues.map((i) => `${i.path.join(".") || "tool"}: ${i.message}`)
+    .join("; ");
+  return { name: typeof name === "string" ? name : "?", problem };
 }
 
 /** A `tools/call` result as the SDK returns it. */
@@ -175,20 +195,35 @@ export class McpSession {
   }
 
   /**
-   * Lists the server's tools (all pages).
+   * Lists the server's tools (all pages); a tool with an invalid definition
+   * is skipped and given to `onInvalid`.
    *
    * @param signal aborts starting and listing
-   * @returns the tools
+   * @param onInvalid receives each skipped tool
+   * @returns the valid tools
    * @throws ScoutError `mcp_server`
    */
-  async listTools(signal?: AbortSignal): Promise<McpToolInfo[]> {
+  async listTools(
+    signal?: AbortSignal,
+    onInvalid?: (tool: McpInvalidTool) => void,
+  ): Promise<McpToolInfo[]> {
     const client = await this.connect(signal);
     const out: McpToolInfo[] = [];
     try {
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor ? { cursor } : {}, this.requestOptions(signal));
-        for (const t of page.tools) {
+        const page = await client.request(
+          { method: "tools/list", params: cursor ? { cursor } : {} },
+          ToolsPage,
+          this.requestOptions(signal),
+        );
+        for (const raw of page.tools) {
+          const parsed = ToolSchema.safeParse(raw);
+          if (!parsed.success) {
+            onInvalid?.(invalidTool(raw, parsed.error));
+            continue;
+          }
+          const t = parsed.data;
           out.push({
             name: t.name,
             ...(t.description !== undefined ? { description: t.description } : {}),
