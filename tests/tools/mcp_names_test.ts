@@ -110,3 +110,28 @@ Deno.test("mcp (R76-7): a tool with an invalid inputSchema is skipped with one w
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("mcp (R76-8): a reply over the 10 MiB message limit says so, naming the tool", async () => {
+  const dir = await Deno.makeTempDir();
+  const script = join(dir, "raw_server.ts");
+  const big = RAW_SERVER.replace(
+    `{ content: [{ type: "text", text: msg.params.arguments.text }] }`,
+    `{ content: [{ type: "text", text: "x".repeat(11 * 1024 * 1024) }] }`,
+  );
+  await Deno.writeTextFile(script, `import process from "node:process";\n${big}`);
+  const mcp = mcpToolResolver();
+  try {
+    const { registry } = await assembleTools(
+      [{ role: "mcp", content: `stdio '${DENO} run -A ${script}' echo` }],
+      new Map(),
+      mcp,
+    );
+    await assert.rejects(
+      () => Promise.resolve(registry.get("echo")!.impl!("echo", { text: "x" }, {} as never)),
+      /^ScoutError: MCP server ".*raw_server\.ts": the reply of "echo" exceeded the 10 MiB MCP message limit \(the server was stopped\)$/,
+    );
+  } finally {
+    await mcp.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

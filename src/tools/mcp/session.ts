@@ -13,7 +13,7 @@ import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ScoutError } from "../../errors.ts";
 import type { McpServerSpec } from "./spec.ts";
-import { ProcessTransport } from "./process_transport.ts";
+import { MCP_MAX_MESSAGE_BYTES, ProcessTransport } from "./process_transport.ts";
 
 /** How a session reaches its server. */
 export interface McpSessionOptions {
@@ -75,6 +75,8 @@ export class McpSession {
   private connecting: Promise<Client> | null = null;
   /** The stdio transport being started or in use. */
   private transport: ProcessTransport | null = null;
+  /** The stdio transport of each client (to tell why its connection closed). */
+  private readonly transports = new WeakMap<Client, ProcessTransport>();
   private closed = false;
   /** Pid of the current stdio child (null for HTTP or before start). */
   pid: number | null = null;
@@ -115,6 +117,7 @@ export class McpSession {
         ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
       });
       this.transport = transport;
+      this.transports.set(client, transport);
       try {
         // bounded by the timeout and the run's signal; a failed start ends the child now
         await client.connect(transport, this.requestOptions(signal));
@@ -261,6 +264,15 @@ export class McpSession {
       ) as McpCallResult;
     } catch (e) {
       if (signal?.aborted) throw e;
+      if (this.transports.get(client)?.overflowed) {
+        // the SDK only says "Connection closed" (R76-8)
+        const mib = MCP_MAX_MESSAGE_BYTES / 1024 / 1024;
+        throw new ScoutError(
+          "mcp_server",
+          `MCP server "${this.spec.label}": the reply of "${name}" exceeded the ${mib} MiB MCP message limit (the server was stopped)`,
+          { server: this.spec.label, cause: e },
+        );
+      }
       throw this.fail(`call of "${name}" failed`, e);
     }
   }
