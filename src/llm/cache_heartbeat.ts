@@ -23,6 +23,26 @@ export const BEAT_MS = 60_000;
  */
 export const STALE_MS = 300_000;
 
+/**
+ * When this process last beat (ms since the epoch; set when its first holder
+ * file is made). A test may move it back to play a process whose loop was
+ * blocked or stopped for minutes.
+ */
+export const heartbeatClock: { lastBeat: number } = { lastBeat: Date.now() };
+
+/**
+ * Whether this process's locks may have looked dead to others: its last beat
+ * is nearly {@link STALE_MS} old (its loop blocked by a long synchronous tool,
+ * the process stopped with Ctrl-Z). Then a lock it holds may have been taken
+ * over, and releasing it by name would remove the new holder's. A comparison
+ * with a number: nothing per inference.
+ *
+ * @returns true when a lock of this process may have been taken over
+ */
+export function heartbeatLapsed(): boolean {
+  return Date.now() - heartbeatClock.lastBeat > STALE_MS - BEAT_MS;
+}
+
 /** Holder files of this process. */
 const files = new Set<string>();
 /** Created lock files this process holds, by descriptor. */
@@ -32,6 +52,7 @@ let timer: ReturnType<typeof setInterval> | undefined;
 /** Refreshes the modification time of every holder file and held created lock of this process. */
 export function beat(): void {
   const now = new Date();
+  heartbeatClock.lastBeat = now.getTime();
   for (const file of files) {
     try {
       utimesSync(file, now, now);
@@ -46,6 +67,7 @@ export function beat(): void {
 
 function start(): void {
   if (timer) return;
+  heartbeatClock.lastBeat = Date.now(); // the holder file was just made: its mtime is now
   timer = setInterval(beat, BEAT_MS);
   timer.unref();
 }

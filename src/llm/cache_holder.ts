@@ -13,7 +13,15 @@
  *
  * @module
  */
-import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { pidAlive } from "../util/process.ts";
@@ -169,5 +177,25 @@ export function linkLock(dir: string, file: string): boolean | null {
       }
       throw e;
     }
+  }
+}
+
+/**
+ * Whether `lock` is still a link to this process's holder file of `dir` (the
+ * same inode): asked before a release only when the heartbeat has lapsed, as
+ * a silent holder's lock may have been taken over meanwhile.
+ *
+ * @param dir cache directory
+ * @param lock the key's lock file
+ * @returns true when the lock is this process's
+ */
+export function holdsLink(dir: string, lock: string): boolean {
+  const holder = holderFiles.get(dir);
+  if (!holder) return false;
+  try {
+    const [a, b] = [statSync(holder), lstatSync(lock)];
+    return a.ino === b.ino && a.dev === b.dev;
+  } catch {
+    return false;
   }
 }

@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { closeSync, openSync } from "node:fs";
+import { closeSync, fstatSync, lstatSync, openSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
@@ -35,9 +35,9 @@ import {
   writeEntryFile,
   writeEntrySync,
 } from "./cache_files.ts";
-import { holderText, linkLock, unlinkQuiet } from "./cache_holder.ts";
+import { holderText, holdsLink, linkLock, unlinkQuiet } from "./cache_holder.ts";
 import { holderOf, judgeLock, type LockStep, takeOver } from "./cache_stale.ts";
-import { beatFd } from "./cache_heartbeat.ts";
+import { beatFd, heartbeatLapsed } from "./cache_heartbeat.ts";
 import { type Job, later } from "./write_behind.ts";
 
 const inProcess = new Map<string, Promise<void>>();
@@ -156,11 +156,22 @@ type Commit = (text: string) => Promise<void>;
 const OPEN_EARLY = typeof process.versions.bun !== "string";
 
 /** Removes a linked lock and frees the key in this process. */
-function unlinkLock(lock: string, freed: () => void): void {
+function unlinkLock(lock: string, freed: () => void, ours: () => boolean): void {
   try {
-    unlinkQuiet(lock);
+    // a holder silent for minutes may have lost its lock: never remove the new holder's
+    if (!heartbeatLapsed() || ours()) unlinkQuiet(lock);
   } finally {
     freed();
+  }
+}
+
+/** Whether a created lock file is still the one held open (same inode), else another's. */
+function heldIsLock(fd: number, lock: string): boolean {
+  try {
+    const [a, b] = [fstatSync(fd), lstatSync(lock)];
+    return a.ino === b.ino && a.dev === b.dev;
+  } catch {
+    return false;
   }
 }
 
@@ -201,6 +212,7 @@ function underLink<T>(
   freed: () => void,
 ): Promise<T> {
   const early = OPEN_EARLY ? tempFile(tmpPath(dir, key)) : null;
+  const ours = () => holdsLink(dir, lock);
   return underLock(dir, key, fn, {
     store: (text) => (atExit) => {
       if (early && !early.ready() && !atExit) return false; // its file is being made: next turn
@@ -212,7 +224,7 @@ function underLink<T>(
           writeEntrySync(dir, key, text);
         }
       } finally {
-        unlinkLock(lock, freed); // published (or failed): release
+        unlinkLock(lock, freed, ours); // published (or failed): release
       }
     },
     end: async (committed) => {
@@ -222,7 +234,7 @@ function underLink<T>(
       if (early) await early.settled;
       if (!committed) {
         early?.drop();
-        unlinkLock(lock, freed);
+        unlinkLock(lock, freed, ours);
       }
     },
   });
@@ -241,7 +253,11 @@ function underFile<T>(
     store: (text) => () => {
       try {
         beatFd(held, false);
-        publishOverLock(held, lock, dir, key, text);
+        // taken over while silent: the path is another's lock now; write it through a temp file
+        if (heartbeatLapsed() && !heldIsLock(held, lock)) {
+          closeSync(held);
+          writeEntrySync(dir, key, text);
+        } else publishOverLock(held, lock, dir, key, text);
       } finally {
         freed();
       }
@@ -249,8 +265,9 @@ function underFile<T>(
     end: (committed) => {
       if (!committed) {
         beatFd(held, false);
+        const ours = !heartbeatLapsed() || heldIsLock(held, lock);
         closeSync(held);
-        unlinkLock(lock, freed);
+        unlinkLock(lock, freed, () => ours);
       }
     },
   });

@@ -6,10 +6,11 @@
  * on this one under a reused pid; and a wait on a live holder is told.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { withCacheLock } from "../../src/llm/cache.ts";
-import { beat } from "../../src/llm/cache_heartbeat.ts";
+import { beat, heartbeatClock } from "../../src/llm/cache_heartbeat.ts";
 import { withKeyLock } from "../../src/llm/cache_lock.ts";
 import { tempDir } from "../support/cli.ts";
 
@@ -112,4 +113,31 @@ Deno.test("a long wait is told once, naming the holder; a wait given up is told 
   });
   assert.equal(told.length, 1);
   assert.match(told[0]!, /^Gave up waiting/);
+});
+
+Deno.test("a holder whose heartbeat lapsed does not remove the lock another took over meanwhile (R78-2)", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  const saved = heartbeatClock.lastBeat;
+  try {
+    for (const commits of [false, true]) {
+      const key = commits ? "stored" : "dropped";
+      const lock = join(dir, `${key}.lock`);
+      await withKeyLock(dir, key, async (commit) => {
+        // this process was silent for minutes (its loop blocked): another host took the key over
+        heartbeatClock.lastBeat = Date.now() - 400_000;
+        Deno.removeSync(lock);
+        Deno.writeTextFileSync(lock, elsewhere);
+        if (commits) await commit('{"v":2}');
+      });
+      assert.equal(Deno.readTextFileSync(lock), elsewhere, `${key}: the new holder's lock stays`);
+      if (commits) assert.equal(Deno.readTextFileSync(join(dir, `${key}.json`)), '{"v":2}');
+      heartbeatClock.lastBeat = Date.now();
+    }
+    // beating: a lock is released by name as before
+    await withKeyLock(dir, "fresh", (commit) => commit('{"v":2}'));
+    assert.equal(existsSync(join(dir, "fresh.lock")), false);
+  } finally {
+    heartbeatClock.lastBeat = saved;
+  }
 });
