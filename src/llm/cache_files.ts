@@ -10,8 +10,8 @@
 import { closeSync, ftruncateSync, open, openSync, renameSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { writeAllSync } from "../util/fs.ts";
-import { holderText, unlinkQuiet } from "./cache_holder.ts";
+import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
+import { holderText } from "./cache_holder.ts";
 
 /** Cache directories created by this process (made once, not per inference). */
 const madeDirs = new Set<string>();

@@ -24,6 +24,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { unlinkQuiet } from "../util/fs.ts";
 import { pidAlive } from "../util/process.ts";
 import { beatFile, STALE_MS } from "./cache_heartbeat.ts";
 
@@ -35,15 +36,6 @@ let exitHook = false;
 /** What a lock of this process holds: `<pid>@<host>`. */
 export function holderText(): string {
   return me ??= `${process.pid}@${hostname()}`;
-}
-
-/** Removes a file; one already gone is no error (`rmSync` with `force` stats it twice first). */
-export function unlinkQuiet(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-  }
 }
 
 function removeAtExit(): void {

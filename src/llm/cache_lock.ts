@@ -24,7 +24,7 @@ import { closeSync, fstatSync, lstatSync, openSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { writeAllSync } from "../util/fs.ts";
+import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
 import { refusedByFileSystem } from "../util/fs_refused.ts";
 import {
   ensureCacheDir,
@@ -35,7 +35,7 @@ import {
   writeEntryFile,
   writeEntrySync,
 } from "./cache_files.ts";
-import { holderText, holdsLink, linkLock, unlinkQuiet } from "./cache_holder.ts";
+import { holderText, holdsLink, linkLock } from "./cache_holder.ts";
 import { holderOf, judgeLock, type LockStep, takeOver } from "./cache_stale.ts";
 import { beatFd, heartbeatLapsed } from "./cache_heartbeat.ts";
 import { type Job, later } from "./write_behind.ts";

@@ -3,16 +3,19 @@
  * file (a knowledge base's registry): `<file>.lock`, created with `O_EXCL`,
  * holding `<pid>@<host>`. A lock whose holder is a dead process on this host,
  * or one untouched for longer than a write could take (an unreadable holder,
- * another host), is taken over. Waiting polls synchronously (`Atomics.wait`),
- * so it works in sync code paths.
+ * another host), is taken over — only the file judged stale, one taker at a
+ * time (`stale_takeover.ts`), so of two waiters that judged the same dead lock
+ * the second never removes the lock the first then took (R78-1). Waiting polls
+ * synchronously (`Atomics.wait`), so it works in sync code paths.
  *
  * @module
  */
-import { closeSync, openSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, openSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { ScoutError } from "../errors.ts";
 import { writeAllSync } from "./fs.ts";
 import { pidAlive } from "./process.ts";
+import { holderOf, judgeLockSync, type LockId, takeOver } from "./stale_takeover.ts";
 
 /** A lock nobody has touched for this long is stale whoever holds it. */
 const STALE_MS = 30_000;
@@ -25,23 +28,22 @@ function sleepSync(ms: number): void {
   Atomics.wait(pause, 0, 0, ms);
 }
 
-/** Whether the lock file may be taken over: a dead holder on this host, or too old. */
-function isStale(lock: string): boolean {
-  let text: string;
-  let mtimeMs: number;
-  try {
-    text = readFileSync(lock, "utf8");
-    mtimeMs = statSync(lock).mtimeMs;
-  } catch {
-    return false; // gone already: try again
-  }
-  const m = /^(\d+)@(.+)$/.exec(text.trim());
+/** Whether a lock may be taken over: a dead holder on this host, or too old. */
+function isStale(text: string, id: LockId): boolean {
+  const m = holderOf(text.trim());
   if (m && m[2] === hostname()) {
     const pid = Number(m[1]);
     return pid === process.pid || !pidAlive(pid); // this process never nests the lock
   }
-  return Date.now() - mtimeMs > STALE_MS;
+  return Date.now() - id.mtimeMs > STALE_MS;
 }
+
+/**
+ * A test seam: called at the named points of a contended wait (`read`: the
+ * lock's text read; `judged`: the lock judged stale, before it is taken
+ * over), where a test plays what a competing process does in between.
+ */
+export type FileLockStep = (at: "read" | "judged") => void;
 
 /** One attempt: true when this process now holds the lock. */
 function tryCreate(lock: string): boolean {
@@ -69,6 +71,7 @@ function tryCreate(lock: string): boolean {
  * @param file the file read and rewritten under the lock
  * @param fn the read-modify-write
  * @param waitMs how long to wait for a live holder (default 60 s)
+ * @param step test seam
  * @returns what `fn` returns
  * @throws ScoutError `io` when the lock cannot be made or stays held by a live process
  *
@@ -78,16 +81,20 @@ function tryCreate(lock: string): boolean {
  * withFileLockSync("/tmp/registry", () => 1); // 1
  * ```
  */
-export function withFileLockSync<T>(file: string, fn: () => T, waitMs = WAIT_MS): T {
+export function withFileLockSync<T>(
+  file: string,
+  fn: () => T,
+  waitMs = WAIT_MS,
+  step?: FileLockStep,
+): T {
   const lock = `${file}.lock`;
   const deadline = Date.now() + waitMs;
   let delay = 5;
   while (!tryCreate(lock)) {
-    if (isStale(lock)) {
-      try {
-        unlinkSync(lock);
-      } catch { /* another waiter took it over first */ }
-      continue;
+    const judged = judgeLockSync(lock, isStale, step && (() => step("read")));
+    if (judged?.stale) {
+      step?.("judged");
+      if (takeOver(lock, judged)) continue; // removed, or another's by now: try at once
     }
     if (Date.now() > deadline) {
       throw new ScoutError("io", `The lock "${lock}" is held by another process`, { file: lock });

@@ -19,6 +19,7 @@ import {
   rmSync,
   type Stats,
   statSync,
+  unlinkSync,
   writeFile,
   writeSync,
 } from "node:fs";
@@ -383,5 +384,14 @@ function statsOf(path: string): Stats | null {
     return statSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
+  }
+}
+
+/** Removes a file; one already gone is no error (`rmSync` with `force` stats it twice first). */
+export function unlinkQuiet(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
   }
 }
