@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { assembleTools } from "../../src/tools/assemble.ts";
 import { runToolCalls } from "../../src/tools/dispatch.ts";
 import { mcpToolResolver } from "../../src/tools/mcp/resolver.ts";
+import { McpSession } from "../../src/tools/mcp/session.ts";
 import { normalizeMcpResult, parseMcpLine } from "../../src/tools/mcp/spec.ts";
 import { urlScopes } from "../../src/config/url_scopes.ts";
 import { emptyConfig, parseConfigText } from "../../src/config/store.ts";
@@ -182,4 +183,29 @@ Deno.test("mcp http: Streamable HTTP tools; Authorization only when a key is con
     await child.status;
     await child.stdout.cancel().catch(() => {});
   }
+});
+
+Deno.test("mcp stdio (R78-3): a caller's env is merged over the SDK's safe defaults, its values winning", async () => {
+  await using dir = await tempDir();
+  const out = join(dir.path, "env");
+  const path = Deno.env.get("PATH");
+  assert.ok(path, "the test needs PATH set");
+  // the "server" records its exported environment and exits (the start fails)
+  const session = new McpSession(
+    { kind: "stdio", argv: ["sh", "-c", `env > '${out}'; exit 1`], label: "env", names: [] },
+    { env: { FOO: "1", HOME: "/given/home", BAR: undefined } },
+  );
+  try {
+    await assert.rejects(session.listTools(), /MCP server "env": cannot start/);
+  } finally {
+    await session.close();
+  }
+  const seen = new Map(
+    (await Deno.readTextFile(out)).split("\n").filter((l) => l.includes("="))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
+  assert.equal(seen.get("FOO"), "1");
+  assert.equal(seen.get("HOME"), "/given/home", "the given value wins");
+  assert.equal(seen.get("PATH"), path, "PATH comes from the defaults");
+  assert.equal(seen.has("BAR"), false);
 });

@@ -7,6 +7,7 @@
  * @module
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -17,7 +18,10 @@ import { MCP_MAX_MESSAGE_BYTES, ProcessTransport } from "./process_transport.ts"
 
 /** How a session reaches its server. */
 export interface McpSessionOptions {
-  /** Environment given to a stdio child (merged over the SDK's safe defaults). */
+  /**
+   * Environment given to a stdio child, merged over the SDK's safe defaults
+   * (HOME, LOGNAME, PATH, SHELL, TERM, USER of this process); the given values win.
+   */
   env?: Record<string, string | undefined>;
   /** Working directory of a stdio child. */
   cwd?: string;
@@ -60,8 +64,13 @@ function invalidTool(raw: unknown, error: z.ZodError): McpInvalidTool {
 /** A `tools/call` result as the SDK returns it. */
 export type McpCallResult = Record<string, unknown>;
 
-function cleanEnv(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
+/**
+ * A stdio child's environment: `env` (unset values dropped) over the SDK's
+ * safe defaults, as its `StdioClientTransport` did — a caller passing only
+ * `{FOO}` must not start a server without PATH or HOME (R78-3).
+ */
+function childEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = getDefaultEnvironment();
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
   return out;
 }
@@ -113,7 +122,7 @@ export class McpSession {
       const transport = new ProcessTransport({
         command: spec.argv[0]!,
         args: spec.argv.slice(1),
-        env: cleanEnv(this.opts.env ?? process.env),
+        env: childEnv(this.opts.env ?? process.env),
         ...(this.opts.cwd ? { cwd: this.opts.cwd } : {}),
       });
       this.transport = transport;
