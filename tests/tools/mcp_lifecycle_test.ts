@@ -3,7 +3,9 @@
  * `initialize` is bounded by the configured timeout and by the run's abort
  * signal and ended at once (R76-1); one behind a wrapper (`sh -c '…; true'`,
  * the server a grandchild) that ignores stdin EOF is ended with its wrapper
- * (R76-2). Liveness is read from pid files (zombies count as ended).
+ * (R76-2); one whose wrapper leaves an orphan that becomes a zombie nobody
+ * reaps is closed without waiting out the grace period (R78-4). Liveness is
+ * read from pid files (zombies count as ended).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -140,4 +142,45 @@ Deno.test("mcp (R76-2): a server behind a wrapper that ignores EOF ends with the
     await resolver.close();
     killAll(all);
   }
+});
+
+Deno.test({
+  name:
+    "mcp (R78-4): a group left with only zombies counts as gone: close does not wait out the grace",
+  // the zombie check reads Linux /proc; elsewhere the group's signals alone tell
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    await using dir = await tempDir();
+    const wrapper = join(dir.path, "wrapper");
+    const bg = join(dir.path, "bg");
+    const holder = join(dir.path, "holder");
+    // `sleep 301 &` in the server's group becomes a zombie when the group is
+    // ended, and nobody reaps it: its parent (the holder) has moved to its own
+    // session and never waits, as PID 1 in a container without an init
+    // (`sh -c 'sleep 301 & cat >/dev/null'`, its orphan left to such a PID 1)
+    const hold =
+      `exec setsid sh -c 'echo $$ > ${holder}; exec sleep 302' </dev/null >/dev/null 2>&1`;
+    const script = `echo $$ > ${wrapper}; (sleep 301 & echo $! > ${bg}; ${hold}) & cat >/dev/null`;
+    const driver = join(ROOT, "tests/support/mcp_close.ts");
+    const run = new Deno.Command(DENO, {
+      args: ["run", "-A", driver, "5000", script, wrapper, bg, holder],
+      stdout: "piped",
+      stderr: "inherit",
+    });
+    try {
+      const out = await run.output();
+      assert.ok(out.success, "the driver ran");
+      const report = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+        took: number;
+        pids: Record<string, number>;
+        running: number[];
+      };
+      const [w, b, h] = [wrapper, bg, holder].map((f) => report.pids[f]);
+      assert.ok(w && b && h, JSON.stringify(report));
+      assert.ok(report.took < 2500, `close took ${report.took} ms (grace 5000 ms)`);
+      assert.deepEqual(report.running, [h], "only the holder (outside the group) runs on");
+    } finally {
+      killAll((await Promise.all([wrapper, bg, holder].map(pids))).flat());
+    }
+  },
 });

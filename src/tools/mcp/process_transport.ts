@@ -12,6 +12,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
 import {
   ReadBuffer,
   serializeMessage,
@@ -38,6 +39,8 @@ export interface ProcessTransportOptions {
 export const MCP_MAX_MESSAGE_BYTES: number = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
 const GROUPS = process.platform !== "win32";
+/** Whether `/proc/<pid>/stat` has the Linux layout. */
+const PROC = process.platform === "linux";
 /** Process groups (or pids) started and not yet ended. */
 const running = new Set<number>();
 let exitHooked = false;
@@ -71,10 +74,43 @@ async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
   }
 }
 
-/** Waits until the process group is gone, at most `ms`. */
+/**
+ * Whether every process left in group `pgid` is a zombie, from Linux `/proc`
+ * (`pid (comm) state ppid pgrp …`, read after the last `)` since comm may hold
+ * one). False when `/proc` is unreadable or shows no member (e.g. another pid
+ * namespace): then only the group's signals tell.
+ */
+async function onlyZombies(pgid: number): Promise<boolean> {
+  if (!PROC) return false;
+  let entries: string[];
+  try {
+    entries = await readdir("/proc");
+  } catch {
+    return false;
+  }
+  let members = 0;
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, "latin1").catch(() => "");
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 1).trim().split(" ");
+    if (Number(pgrp) !== pgid) continue;
+    if (state !== "Z") return false;
+    members++;
+  }
+  return members > 0;
+}
+
+/**
+ * Waits until the process group is gone, at most `ms`. A group holding only
+ * zombies counts as gone: `kill(-pgid, 0)` succeeds for them, and an orphan's
+ * new parent may reap late or never (no init in a container), so each close
+ * of a server whose wrapper left a background child waited the whole grace
+ * period (R78-4).
+ */
 async function groupGone(pid: number, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
   while (signal(pid, 0)) {
+    if (await onlyZombies(pid)) return true;
     if (Date.now() >= until) return false;
     await new Promise((r) => setTimeout(r, 25));
   }
