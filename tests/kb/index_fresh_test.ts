@@ -49,14 +49,19 @@ Deno.test("a TSV rewritten with the same size and mtime (cp -p, touch -r) rebuil
   assert.equal((await runScout(args)).stdout, "a~d\t3\n");
 });
 
+/** A knowledge base in `dir` with one database, `links` (a → b), its index built and read. */
+function linksKb(dir: string) {
+  const tsv = join(dir, "links.tsv");
+  writeFileSync(tsv, "#K\tT\tW\na\tb\t1\n");
+  registerDatabase(join(dir, "kb"), "links", tsv);
+  const kb = openKnowledgeBase(join(dir, "kb"));
+  assert.deepEqual(children(kb, "links", ["a"]), ["a~b"]);
+  return { tsv, kb };
+}
+
 Deno.test("a TSV renamed over with the same size and mtime (rsync -a, tar x) rebuilds the open index", async () => {
   await using d = await tempDir();
-  const kbDir = join(d.path, "kb");
-  const tsv = join(d.path, "links.tsv");
-  writeFileSync(tsv, "#K\tT\tW\na\tb\t1\n");
-  registerDatabase(kbDir, "links", tsv);
-  const kb = openKnowledgeBase(kbDir);
-  assert.deepEqual(children(kb, "links", ["a"]), ["a~b"]);
+  const { tsv, kb } = linksKb(d.path);
   const before = statSync(tsv);
   const other = join(d.path, ".links.tsv.tmp");
   writeFileSync(other, "#K\tT\tW\na\td\t3\n");
@@ -70,12 +75,7 @@ Deno.test("a TSV renamed over with the same size and mtime (rsync -a, tar x) reb
 
 Deno.test("an index without the inode and ctime (written by the earlier code) is rebuilt", async () => {
   await using d = await tempDir();
-  const kbDir = join(d.path, "kb");
-  const tsv = join(d.path, "links.tsv");
-  writeFileSync(tsv, "#K\tT\tW\na\tb\t1\n");
-  registerDatabase(kbDir, "links", tsv);
-  const kb = openKnowledgeBase(kbDir);
-  assert.deepEqual(children(kb, "links", ["a"]), ["a~b"]);
+  const { tsv, kb } = linksKb(d.path);
   closeStores();
   const idx = indexPath(kb, "links");
   const meta = openStore(idx)!.meta as unknown as Record<string, unknown>;
