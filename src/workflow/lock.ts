@@ -7,15 +7,7 @@
  *
  * @module
  */
-import {
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  unlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { setInterval as nodeSetInterval } from "node:timers";
@@ -23,6 +15,7 @@ import { ScoutError } from "../errors.ts";
 import { lockPathFor } from "./store.ts";
 import { lockTime } from "./time.ts";
 import { pidAlive } from "../util/process.ts";
+import { judgeLockSync, type LockId, takeOver } from "../util/stale_takeover.ts";
 import { thisHost } from "./state.ts";
 
 const REFRESH_MS = 2_000;
@@ -72,13 +65,19 @@ export function isStaleLock(path: string): boolean {
   } catch {
     return false;
   }
-  if (Date.now() - st.mtimeMs > STALE_MS) return true;
+  if (Date.now() - st.mtimeMs > STALE_MS) return true; // an unreadable one too
   let text = "";
   try {
     text = readFileSync(path, "utf8");
   } catch {
     return false;
   }
+  return staleHolder(text, st);
+}
+
+/** The staleness rule on a lock already read: not refreshed for 30 s, or its holder dead here. */
+function staleHolder(text: string, id: Pick<LockId, "mtimeMs">): boolean {
+  if (Date.now() - id.mtimeMs > STALE_MS) return true;
   const { host, pid } = parseHolder(text);
   return host === thisHost() && pid !== undefined && pid !== process.pid && !pidAlive(pid);
 }
@@ -127,10 +126,10 @@ export async function acquireLock(
   let delay = 5;
   let waited = false;
   while (!tryCreate(path, content)) {
-    if (isStaleLock(path)) {
-      rmSync(path, { force: true });
-      continue;
-    }
+    // only the lock judged stale is removed, one taker at a time: two waiters
+    // on a dead holder's lock never both remove one (util/stale_takeover.ts)
+    const judged = judgeLockSync(path, staleHolder);
+    if (judged === null || (judged.stale && takeOver(path, judged))) continue;
     if (!waited) {
       waited = true;
       let holder = "";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { acquireLock, isStaleLock } from "../../src/workflow/lock.ts";
 import { lockPathFor } from "../../src/workflow/store.ts";
 import { isScoutError } from "../../src/errors.ts";
-import { tempDir } from "../support/cli.ts";
+import { DENO, ROOT, tempDir } from "../support/cli.ts";
 
 Deno.test("lock: Scout's path and content; exclusive; released", async () => {
   await using d = await tempDir();
@@ -59,4 +59,45 @@ Deno.test("lock: stale locks (dead pid on this host, or not refreshed for 30 s) 
     () => acquireLock(job, dir, { timeoutMs: 50 }),
     (e) => isScoutError(e, "lock_timeout"),
   );
+});
+
+const CHILD = `
+import { closeSync, openSync, unlinkSync } from "node:fs";
+import { acquireLock } from "${join(ROOT, "src", "workflow", "lock.ts")}";
+const [job, dir, marker, at] = Deno.args;
+while (Date.now() < Number(at)) { /* spin: start together */ }
+const lock = await acquireLock(job, dir);
+let fd;
+try { fd = openSync(marker, "wx"); } catch { console.log("OVERLAP"); }
+await new Promise((r) => setTimeout(r, 30));
+if (fd !== undefined) { closeSync(fd); unlinkSync(marker); }
+lock.release();
+`;
+
+Deno.test("lock: processes at once on a dead holder's lock take it over one at a time, never two inside", async () => {
+  await using d = await tempDir();
+  const dir = join(d.path, "locks");
+  mkdirSync(dir, { recursive: true });
+  const job = join(d.path, "Default");
+  const script = join(d.path, "child.ts");
+  writeFileSync(script, CHILD);
+  for (let round = 0; round < 3; round++) {
+    const dead = new Deno.Command("true").spawn();
+    await dead.status;
+    writeFileSync(
+      lockPathFor(job, dir),
+      `host: ${hostname()}\npid: ${dead.pid}\nppid: 1\ntime: 2026-01-01 00:00:00.000000\n`,
+    );
+    const at = String(Date.now() + 700);
+    const runs = await Promise.all(Array.from({ length: 8 }, () =>
+      new Deno.Command(DENO, {
+        args: ["run", "-A", "--no-lock", "--no-check", script, job, dir, join(d.path, "m"), at],
+        stdout: "piped",
+        stderr: "piped",
+      }).output()));
+    for (const r of runs) {
+      assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+      assert.equal(new TextDecoder().decode(r.stdout), "", `round ${round}: two inside the lock`);
+    }
+  }
 });
