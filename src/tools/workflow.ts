@@ -35,8 +35,9 @@ import type { McpToolResolver } from "./mcp/resolver.ts";
 import type { FunctionToolDefinition, JsonSchema, ToolEntry, ToolFunction } from "./types.ts";
 import { toolOutput } from "./types.ts";
 
-/** Description of the `return_path` parameter (Ruby's text). */
-export const RETURN_PATH_DESCRIPTION = "<return the persisted path instead of the result>";
+/** Description of the `return_path` parameter: Ruby's text (lib/scout/llm/tools/workflow.rb); workflow.md §6.2 abbreviates it. */
+export const RETURN_PATH_DESCRIPTION =
+  "Instead of the result of the job, return the path where it is persisted";
 
 /** Where jobs of tool calls live and how workflows are found. */
 export interface WorkflowToolOptions {

@@ -27,7 +27,7 @@ Deno.test("workflowMcpTools: exported tasks by default, named ones on request, u
       properties: {
         return_path: {
           type: "boolean",
-          description: "<return the persisted path instead of the result>",
+          description: "Instead of the result of the job, return the path where it is persisted",
         },
       },
       required: [],

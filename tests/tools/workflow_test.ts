@@ -89,7 +89,7 @@ Deno.test("definition of a task reproduces the §6.2 shape (recursive inputs, en
           fast: { type: "boolean", description: "Fast" },
           return_path: {
             type: "boolean",
-            description: "<return the persisted path instead of the result>",
+            description: "Instead of the result of the job, return the path where it is persisted",
           },
         },
         required: ["eggs"],
