@@ -21,13 +21,13 @@ import { project } from "../chat/project.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { requestOptions } from "../llm/ask_options.ts";
-import { isSecretOption } from "../llm/snapshot.ts";
 import { attachMessages } from "../llm/loop.ts";
 import { isDone } from "../workflow/context.ts";
 import { createJob } from "../workflow/job.ts";
 import type { Job } from "../workflow/job_types.ts";
 import { loadJobResult, produceJob } from "../workflow/run.ts";
 import type { ToolRegistry } from "../tools/types.ts";
+import { isSecretName, redactUrlsIn } from "../util/secrets.ts";
 import { ownTools } from "./own_tools.ts";
 import { cachedJob, hold, type MakeJob, runName, toolsName, uncachedJob } from "./ask_jobs.ts";
 import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
@@ -127,9 +127,25 @@ export function routeChat(job: string): readonly Message[] | undefined {
   return given?.job === job ? given.chat : undefined;
 }
 
+/**
+ * The credential options of an ask (call over agent): those of a secret name
+ * (`key`, `session_token`…) and those whose text holds a url with
+ * credentials (`url http://user:pw@…`). They reach the job in memory.
+ */
 function secretOptions(agent: Agent, options: AgentCallOptions): Record<string, unknown> {
   const all = { ...requestOptions(agent.options), ...requestOptions(options) };
-  return Object.fromEntries(Object.entries(all).filter(([k]) => isSecretOption(k)));
+  return Object.fromEntries(
+    Object.entries(all).filter(([k, v]) => isSecretName(k) || shownValue(v) !== stickyValue(v)),
+  );
+}
+
+function stickyValue(v: unknown): string {
+  return typeof v === "object" ? JSON.stringify(v) : String(v);
+}
+
+/** An option's value as the job's chat may hold it: urls without their credentials. */
+function shownValue(v: unknown): string {
+  return redactUrlsIn(stickyValue(v));
 }
 
 function inheritedRuntime(agent: Agent, options: AgentCallOptions): AgentRuntime {
@@ -166,8 +182,10 @@ export function useTaskRoute(agent: Agent): boolean {
 /**
  * The sticky options the task route appends: one per agent option, then one
  * per call option (`return_messages`, tools, runtime hooks and credentials
- * excepted: a `-O key=…` never lands in the job's `.info`; tools and
- * credentials reach the job's agent in memory, {@link routeTools}).
+ * excepted: a `-O key=…` or `-O session_token=…` never lands in the job's
+ * `.info`, and a url keeps only its host and path there, its password and
+ * secret parameters masked; tools and credentials, the url as given among
+ * them, reach the job's agent in memory, {@link routeTools}).
  *
  * @param agent the agent
  * @param options call options
@@ -177,9 +195,8 @@ export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[
   const out: Message[] = [];
   for (const source of [agent.options, options]) {
     for (const [k, v] of Object.entries(requestOptions(source))) {
-      if (k === "return_messages" || typeof v === "function" || isSecretOption(k)) continue;
-      const value = typeof v === "object" ? JSON.stringify(v) : String(v);
-      out.push({ role: "sticky_option", content: `${k} ${value}` });
+      if (k === "return_messages" || typeof v === "function" || isSecretName(k)) continue;
+      out.push({ role: "sticky_option", content: `${k} ${shownValue(v)}` });
     }
   }
   return out;

@@ -1,7 +1,8 @@
 /**
  * `scout-ai config get|set|unset|list` — the scoped config store in
  * `$SCOUT_HOME/etc/config` (`key value [scope…]` lines) and the endpoint
- * files. Secrets (keys, tokens, passwords) are never printed.
+ * files. Secrets (keys, tokens, passwords, the credentials in a url) are
+ * never printed.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import { scoutHome } from "../config/home.ts";
 import { type ConfigEntry, configGet, loadConfig, parseConfigText } from "../config/store.ts";
 import { ScoutError, usageError } from "../errors.ts";
 import { exists, readText, writeFileAtomic } from "../util/fs.ts";
+import { isSecretName, looksLikeKey, redactUrlsIn } from "../util/secrets.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
@@ -26,11 +28,15 @@ export const CONFIG_JSON_VERSION = 1;
  *
  * @param key config key
  * @param value raw value
- * @returns true for keys, tokens, passwords and `sk-…` values
+ * @returns true for keys, tokens, passwords and `sk-…` values (`util/secrets.ts` decides)
  */
 export function isSecret(key: string, value = ""): boolean {
-  return /(^|_)(key|token|secret|password|passwd)$/i.test(key) ||
-    /^(sk|xai|gsk|hf)[-_]/.test(value);
+  return isSecretName(key) || looksLikeKey(value);
+}
+
+/** A value as printed: {@link HIDDEN} for a secret, else its urls without their credentials. */
+function printable(key: string, value: string): string {
+  return isSecret(key, value) ? HIDDEN : redactUrlsIn(value);
 }
 
 function configFile(io: Io): string {
@@ -66,7 +72,9 @@ export function runConfigGet(opts: ConfigGetCliOptions, io: Io): number {
     warn(io, `"${opts.key}" is a secret: it is set, its value is never printed`);
     return 0;
   }
-  io.stdout.write(text + "\n");
+  const shown = redactUrlsIn(text);
+  if (shown !== text) warn(io, `the credentials in the url of "${opts.key}" are never printed`);
+  io.stdout.write(shown + "\n");
   return 0;
 }
 
@@ -131,9 +139,7 @@ export async function runConfigSet(opts: ConfigSetCliOptions, io: Io): Promise<n
   const out = kept.length ? kept.join("\n") + "\n" : "";
   parseConfigText(out, file); // never write a file we could not read back
   await writeFileAtomic(file, out);
-  const shown = opts.value === undefined
-    ? "removed"
-    : `= ${isSecret(opts.key, opts.value) ? HIDDEN : opts.value}`;
+  const shown = opts.value === undefined ? "removed" : `= ${printable(opts.key, opts.value)}`;
   const where = opts.scopes.length ? ` [${opts.scopes.join(" ")}]` : "";
   io.stderr.write(`${opts.key}${where} ${shown} (${file})\n`);
   return 0;
@@ -146,7 +152,7 @@ export interface ConfigListCliOptions {
 }
 
 function shownValue(e: ConfigEntry): string {
-  return isSecret(e.key, e.value) ? HIDDEN : e.value;
+  return printable(e.key, e.value);
 }
 
 /**

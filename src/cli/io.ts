@@ -7,6 +7,7 @@
  * @module
  */
 import { styleText } from "node:util";
+import { redactUrlsIn } from "../util/secrets.ts";
 
 /** Something text can be written to. */
 export interface TextSink {
@@ -207,14 +208,16 @@ export function paint(
 }
 
 /**
- * Writes a warning line to stderr: `scout-ai: warning: <message>`.
+ * Writes a warning line to stderr: `scout-ai: warning: <message>`, the
+ * credentials of the urls in it masked.
  *
  * @param io the command's Io
  * @param message the warning
  */
 export function warn(io: Io, message: string): void {
   if (io.warnings === false) return;
-  io.stderr.write(`${paint(io, "stderr", "yellow", "scout-ai: warning:")} ${message}\n`);
+  const shown = redactUrlsIn(message); // a retried request's error may name its url
+  io.stderr.write(`${paint(io, "stderr", "yellow", "scout-ai: warning:")} ${shown}\n`);
 }
 
 /** The line after a usage error (exit 2): one hint, not the whole help. */

@@ -15,6 +15,7 @@ import {
   usageError,
 } from "../errors.ts";
 import { VERSION } from "../version.ts";
+import { redactUrlsIn } from "../util/secrets.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint, USAGE_HINT } from "./io.ts";
@@ -188,22 +189,28 @@ export function reportError(e: unknown, ctx: CliContext): number {
   }
   const prefix = paint(io, "stderr", "red", "scout-ai:");
   if (isScoutError(e)) {
-    io.stderr.write(`${prefix} ${oneLine(e.message)}${causeLine(e)}${errorLocation(e)}\n`);
+    const line = redactUrlsIn(`${oneLine(e.message)}${causeLine(e)}${errorLocation(e)}`);
+    io.stderr.write(`${prefix} ${line}\n`);
     if (e.code === "usage") {
       io.stderr.write(`${USAGE_HINT}\n`);
       return 2;
     }
   } else {
-    io.stderr.write(`${prefix} ${oneLine((e as Error)?.message ?? thrownMessage(e))}\n`);
+    io.stderr.write(
+      `${prefix} ${redactUrlsIn(oneLine((e as Error)?.message ?? thrownMessage(e)))}\n`,
+    );
   }
-  if (ctx.debug) io.stderr.write(debugTrace(e));
+  // a cause's message may name the url a request went to, with its password or `?key=`
+  if (ctx.debug) io.stderr.write(redactUrlsIn(debugTrace(e)));
   return 1;
 }
 
 /**
  * What `--debug` adds: the error's stack, then each cause's (`Caused by: …`)
  * — a user's `agent.ts` or `workflow.ts` that threw is on the cause's stack,
- * not on that of the error naming the script.
+ * not on that of the error naming the script. (The caller masks the
+ * credentials of the urls in it: a fetch error's cause names the request's
+ * url, `?key=` and all.)
  */
 function debugTrace(e: unknown): string {
   let out = e instanceof Error && e.stack ? `${e.stack}\n` : "";

@@ -1,6 +1,7 @@
 /**
  * `endpoints()`: what endpoint files are visible and what each resolves to —
- * backend, model, url and whether a key is configured (never the key itself).
+ * backend, model, url and whether a key is configured (never the key itself,
+ * nor the credentials of the url).
  *
  * @module
  */
@@ -8,6 +9,7 @@ import { dirname } from "node:path";
 import type { EndpointLookupOptions } from "../config/endpoints.ts";
 import { listEndpointFiles, loadEndpoint } from "../config/endpoints.ts";
 import { isScoutError } from "../errors.ts";
+import { redactUrl } from "../util/secrets.ts";
 
 /** One endpoint as listed. */
 export interface EndpointSummary {
@@ -19,7 +21,7 @@ export interface EndpointSummary {
   backend?: string;
   /** `model:` of the file, if set. */
   model?: string;
-  /** `url:` of the file, if set. */
+  /** `url:` of the file, if set, its password and secret parameters masked (`redactUrl`). */
   url?: string;
   /** Whether the file sets a `key` (the value is never returned). */
   hasKey: boolean;
@@ -52,7 +54,7 @@ export async function endpoints(opts: EndpointLookupOptions = {}): Promise<Endpo
         };
         if (settings.backend !== undefined) s.backend = String(settings.backend);
         if (settings.model !== undefined) s.model = String(settings.model);
-        if (settings.url !== undefined) s.url = String(settings.url);
+        if (settings.url !== undefined) s.url = redactUrl(String(settings.url));
         return s;
       } catch (e) {
         if (!isScoutError(e)) throw e;

@@ -7,6 +7,7 @@
  * @module
  */
 import { isScoutError, ScoutError } from "../errors.ts";
+import { redactUrlsIn } from "../util/secrets.ts";
 
 /** Statuses worth retrying: 408, 409, 429 and 5xx. */
 export function isRetryableStatus(status: number): boolean {
@@ -93,7 +94,8 @@ export function httpError(
  * @returns the error (`provider_http`, retryable)
  */
 export function networkError(backend: string, cause: unknown, url?: string): ScoutError {
-  const what = cause instanceof Error ? cause.message : String(cause);
+  // a runtime's fetch error may name the url, `?key=` and all
+  const what = redactUrlsIn(cause instanceof Error ? cause.message : String(cause));
   const at = url === undefined ? "" : ` at ${addressOf(url)}`;
   return new ScoutError("provider_http", `Cannot reach provider "${backend}"${at}: ${what}`, {
     backend,

@@ -2,7 +2,8 @@
  * Failure snapshots (`inference.md` §7, [TS-FIX]): when a query or the
  * processing of its reply fails, the messages, options and current meta are
  * written next to each other so the request can be inspected and replayed —
- * with `key` and anything that looks like a credential redacted.
+ * with `key` and anything that looks like a credential redacted (names and
+ * urls as `util/secrets.ts` decides).
  *
  * @module
  */
@@ -12,22 +13,15 @@ import { serializeMeta } from "../chat/meta.ts";
 import { print } from "../chat/print.ts";
 import type { Message } from "../chat/types.ts";
 import { writeFileAtomic } from "../util/fs.ts";
-
-const SECRET = /^(key|api_key|apikey|authorization|access_key|secret_key|token|password)$/i;
-
-/**
- * Whether an option key names a credential (never written to a file).
- *
- * @param key option key
- * @returns true for `key`, `api_key`, `token`…
- */
-export function isSecretOption(key: string): boolean {
-  return SECRET.test(key);
-}
+import { isSecretName, looksLikeKey, redactUrlsIn } from "../util/secrets.ts";
 
 /**
- * A copy of `options` with credentials replaced by `"[REDACTED]"` and
- * functions, messages and tool implementations dropped.
+ * A copy of `options` with credentials replaced by `"[REDACTED]"` — values
+ * of secret names ({@link isSecretName}: `key`, `session_token`,
+ * `secret_key`, an `Authorization` header…) and key-like values (`sk-…`) —
+ * the passwords and secret query parameters of urls in string values masked
+ * ({@link redactUrlsIn}), and functions, messages and tool implementations
+ * dropped.
  *
  * @param options options
  * @returns JSON-safe redacted options
@@ -36,19 +30,22 @@ export function redactOptions(options: Record<string, unknown>): Record<string, 
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(options)) {
     if (k === "messages" || k === "tools" || typeof v === "function") continue;
-    if (isSecretOption(k)) {
-      out[k] = "[REDACTED]";
-      continue;
-    }
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
-      try {
-        out[k] = JSON.parse(JSON.stringify(redactOptions(v as Record<string, unknown>)));
-      } catch {
-        out[k] = String(v);
-      }
-    } else out[k] = v;
+    out[k] = isSecretName(k) || looksLikeKey(v) ? "[REDACTED]" : redactValue(v);
   }
   return out;
+}
+
+function redactValue(v: unknown): unknown {
+  if (typeof v === "string") return redactUrlsIn(v);
+  if (Array.isArray(v)) return v.map((x) => looksLikeKey(x) ? "[REDACTED]" : redactValue(x));
+  if (typeof v === "object" && v !== null) {
+    try {
+      return JSON.parse(JSON.stringify(redactOptions(v as Record<string, unknown>)));
+    } catch {
+      return redactUrlsIn(String(v));
+    }
+  }
+  return v;
 }
 
 /**

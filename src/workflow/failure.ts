@@ -6,6 +6,7 @@
  * @module
  */
 import { isScoutError, thrownMessage } from "../errors.ts";
+import { redactUrlsIn } from "../util/secrets.ts";
 import { marshalException } from "./marshal.ts";
 import { rubyTime } from "./time.ts";
 
@@ -68,7 +69,8 @@ export function errorMessage(e: unknown): string {
 
 /**
  * The info patch recording a failure, in Scout's key order
- * (`status, exception, end, backtrace, messages`).
+ * (`status, exception, end, backtrace, messages`); the urls in its message
+ * without their credentials (`util/secrets.ts`).
  *
  * @param e what was thrown
  * @param end when it ended (default now)
@@ -76,7 +78,8 @@ export function errorMessage(e: unknown): string {
  */
 export function errorInfoPatch(e: unknown, end: Date = new Date()): Record<string, unknown> {
   const className = rubyExceptionClass(e);
-  const message = errorMessage(e);
+  // `.info` is shared with whoever reads the job: no url's password or `?key=`
+  const message = redactUrlsIn(errorMessage(e));
   const backtrace = backtraceOf(e);
   return {
     status: "error",

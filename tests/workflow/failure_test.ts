@@ -54,3 +54,30 @@ Deno.test("whatever a body throws, the job is recorded as error naming it (R75-2
     assert.deepEqual(info.messages, [message], task);
   }
 });
+
+Deno.test("a failed job's .info names a url of its error without the password or key (R83-1)", async () => {
+  await using d = await tempDir();
+  const wf = workflow("ThrowsUrl", {
+    jobsDir: join(d.path, "jobs"),
+    tasks: {
+      fetches: {
+        run: () => {
+          throw new Error("Cannot fetch http://bob:PW-4411@h:8/x?token=TK-2299&n=1");
+        },
+      },
+    },
+  });
+  const job = createJob(wf, "fetches", { env: homeIn(d.path) });
+  await assert.rejects(runJob(job));
+  const text = await Deno.readTextFile(`${job.path}.info`);
+  assert.ok(!text.includes("PW-4411") && !text.includes("TK-2299"), text);
+  const info = (await jobInfo(job.path))!;
+  assert.deepEqual(info.messages, [
+    "RuntimeError: Cannot fetch http://bob:***@h:8/x?token=***&n=1",
+  ]);
+  // the exception Ruby reads is the Marshal dump of the same message
+  const dumped = new TextDecoder("latin1").decode(
+    Uint8Array.from(atob(String(info.exception).replace(/\n/g, "")), (c) => c.charCodeAt(0)),
+  );
+  assert.ok(dumped.includes("http://bob:***@h:8") && !dumped.includes("PW-4411"));
+});

@@ -1,0 +1,179 @@
+/**
+ * What is a secret, decided in one place: option, config and query-parameter
+ * names that carry credentials ({@link isSecretName}), values that are keys
+ * by their look ({@link looksLikeKey}), and urls with credentials in them
+ * ({@link redactUrl}, {@link redactUrlsIn}). Every writer of options or urls
+ * — failure snapshots, a task-route job's chat, `config list`, error
+ * messages, `--debug` traces, warnings, job `.info` — goes through these,
+ * so a credential never reaches a file or the terminal.
+ *
+ * @module
+ */
+
+/** What a redacted value is shown as. */
+export const REDACTED = "***";
+
+/** Last words of a name that make it a credential (`api_key`, `session_token`, `client_secret`). */
+const SECRET_LAST = new Set([
+  "key",
+  "apikey",
+  "token",
+  "secret",
+  "password",
+  "passwd",
+  "pwd",
+  "passphrase",
+  "authorization",
+  "auth",
+  "credential",
+  "credentials",
+  "signature",
+  "sig",
+  "cookie",
+]);
+
+/** Words that make a name a credential wherever they stand (`secret_access_key`, `password_hash`). */
+const SECRET_ANYWHERE = new Set(["secret", "password", "passwd", "passphrase", "credentials"]);
+
+/**
+ * Names that end like a credential but are none: provider parameters whose
+ * values are plain data (a cache or idempotency key, a tokenizer's special
+ * tokens). They stay visible in snapshots and in a task-route job's chat.
+ */
+const NOT_SECRET = new Set([
+  "prompt_cache_key",
+  "cache_key",
+  "idempotency_key",
+  "partition_key",
+  "sort_key",
+  "bos_token",
+  "eos_token",
+  "pad_token",
+  "unk_token",
+  "stop_token",
+]);
+
+/** `camelCase`, `kebab-case`, `dotted.name` and `UPPER` → `snake_case` words. */
+function words(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== "");
+}
+
+/**
+ * Whether a name (an option, a config key, a header, a query parameter)
+ * names a credential, case-insensitively and whatever its separators:
+ * `key`, `api_key`, `apiKey`, `X-Api-Key`, `access_key`, `secret_key`,
+ * `session_token`, `access_token`, `aws_access_key_id`, `client_secret`,
+ * `password`, `Authorization`, `sig`… — anything ending in a credential
+ * word, or holding `secret`/`password`; a few data parameters that only end
+ * like one (`prompt_cache_key`, `eos_token`) excepted.
+ *
+ * @param name the name
+ * @returns true when its value must never be written or printed
+ *
+ * @example
+ * ```ts
+ * import { isSecretName } from "./secrets.ts";
+ * isSecretName("session_token"); // true
+ * isSecretName("X-Api-Key"); // true
+ * isSecretName("max_tokens"); // false
+ * ```
+ */
+export function isSecretName(name: string): boolean {
+  const w = words(name);
+  if (w.length === 0) return false;
+  const snake = w.join("_");
+  if (NOT_SECRET.has(snake)) return false;
+  if (SECRET_LAST.has(w.at(-1)!) || w.some((x) => SECRET_ANYWHERE.has(x))) return true;
+  // aws_access_key_id, access_key_id: the key's id travels with the secret
+  return snake.endsWith("access_key_id");
+}
+
+/**
+ * Whether a value looks like an API key by itself (`sk-…`, `xai-…`,
+ * `gsk_…`, `hf_…`), whatever it is named.
+ *
+ * @param value the value
+ * @returns true for a key-like value
+ */
+export function looksLikeKey(value: unknown): boolean {
+  return typeof value === "string" && /^(sk|xai|gsk|hf)[-_]/.test(value);
+}
+
+/** A url in free text: a scheme, `://`, then up to a space or a quote. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
+
+/** A query or fragment parameter: its separator, name and value (up to `&`, `;`, `#`, `)`, `]`). */
+const PARAM = /([?&;#])([^=&;#?\s]+)=([^&;#)\]]*)/g;
+
+function paramName(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * A url with its credentials replaced by `***`: the password of its
+ * userinfo (`http://user:***@host`; a userinfo without a password, often a
+ * token, wholly: `http://***@host`) and the values of query and fragment
+ * parameters whose names are secret ({@link isSecretName}: `key`,
+ * `api_key`, `access_token`, `sig`, `X-Amz-Signature`…). Scheme, host,
+ * port, path and the other parameters are kept, so the url still says where
+ * a request went. Text that is no url comes back unchanged.
+ *
+ * @param url the url
+ * @returns the url, credentials redacted
+ *
+ * @example
+ * ```ts
+ * import { redactUrl } from "./secrets.ts";
+ * redactUrl("http://bob:pw@proxy:8080/v1?key=abc&x=1"); // "http://bob:***@proxy:8080/v1?key=***&x=1"
+ * ```
+ */
+export function redactUrl(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(url);
+  if (!m) return url;
+  const [, scheme, authority, rest] = m as unknown as [string, string, string, string];
+  const at = authority.lastIndexOf("@");
+  let host = authority;
+  if (at !== -1) {
+    const userinfo = authority.slice(0, at);
+    const colon = userinfo.indexOf(":");
+    const shown = colon === -1 ? REDACTED : `${userinfo.slice(0, colon)}:${REDACTED}`;
+    host = `${shown}${authority.slice(at)}`;
+  }
+  const tail = rest.replace(
+    PARAM,
+    (all, sep: string, name: string) =>
+      isSecretName(paramName(name)) ? `${sep}${name}=${REDACTED}` : all,
+  );
+  return `${scheme}${host}${tail}`;
+}
+
+/**
+ * Free text (an error message, a stack, a warning) with every url in it
+ * passed through {@link redactUrl}.
+ *
+ * @param text the text
+ * @returns the text, the credentials of its urls redacted
+ *
+ * @example
+ * ```ts
+ * import { redactUrlsIn } from "./secrets.ts";
+ * redactUrlsIn("error sending request for url (http://h/v1?key=abc): refused");
+ * // "error sending request for url (http://h/v1?key=***): refused"
+ * ```
+ */
+export function redactUrlsIn(text: string): string {
+  if (!text.includes("://")) return text;
+  return text.replace(URL_IN_TEXT, (url) => {
+    // prose around a url: "at http://h/v1?key=k: refused", "(see http://h/x)."
+    const end = /[.,:;!?]+$/.exec(url)?.index ?? url.length;
+    return redactUrl(url.slice(0, end)) + url.slice(end);
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * The queue worker (`src/llm/queue.ts`): a request whose answer fails is
+ * answered with `{"error": …}` on disk, which the relay client reads — the
+ * urls in that message without their credentials (R83-1).
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runQueue } from "../../src/llm/queue.ts";
+import { tempDir } from "../support/cli.ts";
+
+Deno.test("a failed request's error answer names its url without the password or key (R83-1)", async () => {
+  await using d = await tempDir();
+  writeFileSync(join(d.path, "q1.json"), JSON.stringify({ messages: [] }));
+  const lines: string[] = [];
+  const stats = await runQueue({
+    dir: d.path,
+    out: "reply",
+    once: true,
+    log: (l) => lines.push(l),
+    answer: () => {
+      throw new Error("Cannot reach http://bob:PW-7731@gpu:8000/v1?api_key=AK-5521: refused");
+    },
+  });
+  assert.deepEqual(stats, { answered: 0, failed: 1 });
+  const reply = JSON.parse(readFileSync(join(d.path, "reply", "q1.json"), "utf8"));
+  assert.equal(reply.error, "Cannot reach http://bob:***@gpu:8000/v1?api_key=***: refused");
+  for (const dir of [d.path, join(d.path, "reply"), join(d.path, "failed")]) {
+    for (const f of readdirSync(dir, { withFileTypes: true })) {
+      if (!f.isFile()) continue;
+      const text = readFileSync(join(dir, f.name), "utf8");
+      assert.ok(!text.includes("PW-7731") && !text.includes("AK-5521"), f.name);
+    }
+  }
+  assert.ok(!lines.join("\n").includes("PW-7731"));
+});

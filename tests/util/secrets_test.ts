@@ -1,0 +1,130 @@
+/**
+ * What is a secret (`src/util/secrets.ts`, R83-1): credential names in every
+ * spelling the backends, configs and query strings use, and urls with their
+ * passwords and secret parameters masked, alone or inside a message.
+ */
+import assert from "node:assert/strict";
+import { isSecretName, looksLikeKey, redactUrl, redactUrlsIn } from "../../src/util/secrets.ts";
+
+Deno.test("isSecretName: every credential option the backends take, in any spelling", () => {
+  for (
+    const k of [
+      // what src/llm reads: key, Bedrock's access_key / secret_key / session_token
+      "key",
+      "access_key",
+      "secret_key",
+      "session_token",
+      // other spellings and services
+      "KEY",
+      "api_key",
+      "apikey",
+      "apiKey",
+      "X-Api-Key",
+      "openai_key",
+      "SESSION_TOKEN",
+      "sessionToken",
+      "aws_session_token",
+      "aws_secret_access_key",
+      "aws_access_key_id",
+      "access_key_id",
+      "accessKeyId",
+      "access_token",
+      "refresh_token",
+      "token",
+      "secret",
+      "client_secret",
+      "secret_value",
+      "password",
+      "db_password",
+      "passwd",
+      "Authorization",
+      "proxy-authorization",
+      "auth",
+      "sig",
+      "signature",
+      "X-Amz-Signature",
+      "X-Amz-Security-Token",
+      "X-Amz-Credential",
+      "credentials",
+      "cookie",
+    ]
+  ) assert.ok(isSecretName(k), k);
+});
+
+Deno.test("isSecretName: names that only look like one stay visible", () => {
+  for (
+    const k of [
+      "endpoint",
+      "url",
+      "model",
+      "keyboard",
+      "keys_used",
+      "max_tokens",
+      "max_completion_tokens",
+      "budget_tokens",
+      "tokens",
+      "region",
+      "aws_profile",
+      "prompt_cache_key",
+      "eos_token",
+      "monkey", // a word ending in "key" is no key
+      "turkey_count",
+      "signature_version_note",
+      "",
+    ]
+  ) assert.ok(!isSecretName(k), k);
+});
+
+Deno.test("looksLikeKey: sk-, xai-, gsk_, hf_ values", () => {
+  for (const v of ["sk-abc", "sk_live_x", "xai-1", "gsk_2", "hf_3"]) assert.ok(looksLikeKey(v), v);
+  for (const v of ["skip", "model", 42, null]) assert.ok(!looksLikeKey(v), String(v));
+});
+
+Deno.test("redactUrl: the userinfo password and secret parameters are masked, the rest kept", () => {
+  const cases: [string, string][] = [
+    ["http://bob:pw@proxy:8080/v1", "http://bob:***@proxy:8080/v1"],
+    ["https://ghp_token123@github.com/o/r", "https://***@github.com/o/r"],
+    ["http://h/v1?key=abc", "http://h/v1?key=***"],
+    ["http://h/v1?model=m&api_key=abc&x=1", "http://h/v1?model=m&api_key=***&x=1"],
+    ["http://h/cb#access_token=abc&state=s", "http://h/cb#access_token=***&state=s"],
+    [
+      "https://b.s3.amazonaws.com/o?X-Amz-Credential=AKID%2F2024&X-Amz-Signature=ff00&X-Amz-Date=1",
+      "https://b.s3.amazonaws.com/o?X-Amz-Credential=***&X-Amz-Signature=***&X-Amz-Date=1",
+    ],
+    [
+      "https://x.blob.core.windows.net/c?sv=1&sig=abc%3D",
+      "https://x.blob.core.windows.net/c?sv=1&sig=***",
+    ],
+    ["http://u:p@h:1/v1?token=t", "http://u:***@h:1/v1?token=***"],
+    // nothing secret: unchanged
+    ["http://127.0.0.1:11434", "http://127.0.0.1:11434"],
+    ["https://api.openai.com/v1?api-version=2024", "https://api.openai.com/v1?api-version=2024"],
+    ["not a url", "not a url"],
+    ["file:///tmp/a@b/c.ts", "file:///tmp/a@b/c.ts"],
+  ];
+  for (const [url, want] of cases) assert.equal(redactUrl(url), want, url);
+});
+
+Deno.test("redactUrlsIn: urls inside messages and stacks", () => {
+  assert.equal(
+    redactUrlsIn(
+      "error sending request for url (http://127.0.0.1:9/v1?key=QSECRET/api/chat): refused",
+    ),
+    // a value runs to &, ;, #, ) or ]: a key with a "/" in it is masked whole
+    "error sending request for url (http://127.0.0.1:9/v1?key=***): refused",
+  );
+  assert.equal(
+    redactUrlsIn('Cannot reach "http://bob:pw@h/v1" and http://h2/?sig=1'),
+    'Cannot reach "http://bob:***@h/v1" and http://h2/?sig=***',
+  );
+  const stack = "Error: x\n    at f (file:///tmp/wt/src/a.ts:1:2)";
+  assert.equal(redactUrlsIn(stack), stack);
+  assert.equal(redactUrlsIn("no url here"), "no url here");
+});
+
+Deno.test("redactUrlsIn: punctuation after a url in prose is kept, not taken for its value", () => {
+  assert.equal(
+    redactUrlsIn("Cannot reach http://h:8/v1?api_key=AK: refused. See http://u:p@h/x."),
+    "Cannot reach http://h:8/v1?api_key=***: refused. See http://u:***@h/x.",
+  );
+});
