@@ -23,7 +23,7 @@
  */
 import { bedrockResponse, checkSigV4 } from "./bedrock_protocol.ts";
 import { json, scriptedStream, sleep } from "./http_replies.ts";
-import { errorBody, ssePiece } from "./protocol_parts.ts";
+import { errorBody, type Piece, ssePiece } from "./protocol_parts.ts";
 import { Replies } from "./provider_protocols.ts";
 
 /** A tool call the scripted model makes. */
@@ -81,6 +81,12 @@ export interface ScriptStep {
   exception?: { type: string; message: string };
   /** Send this JSON body as is (status 200), e.g. `{choices: []}`. */
   raw?: unknown;
+  /**
+   * A streamed request only: send these pieces (SSE events, NDJSON lines)
+   * instead of the protocol's own rendering of the step — how servers that
+   * stream a protocol their own way are played.
+   */
+  pieces?: Piece[];
 }
 
 /** A recorded request. */
@@ -290,7 +296,7 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
     }
 
     const ndjson = protocol === "ollama";
-    const pieces = built.pieces;
+    const pieces = step.pieces ?? built.pieces;
     const hold: Hold = {};
     const stalled = async (i: number, controller: ReadableStreamDefaultController<Uint8Array>) => {
       if (step.stallAfter === undefined || i < step.stallAfter) return false;

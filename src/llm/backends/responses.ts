@@ -21,6 +21,7 @@ import {
   openaiClient,
   sdkJson,
 } from "./openai_sdk.ts";
+import { readResponsesStream } from "./responses_stream.ts";
 
 /** A `function_call` input item (the call id without its `fc_` prefix). */
 function functionCallItem(c: { name: string; arguments: unknown; id: string }) {
@@ -265,29 +266,6 @@ export async function queryResponses(
   }
   const warn = opts.warn ?? ctx.warn;
   return responsesReply(raw, { ...opts, ...(warn ? { warn } : {}) });
-}
-
-async function readResponsesStream(
-  stream: AsyncIterable<Record<string, unknown>>,
-  ctx: QueryContext,
-  backend: string,
-  progress: { events: number },
-): Promise<unknown> {
-  let raw: unknown;
-  for await (const ev of stream) {
-    progress.events++;
-    if (ev.type === "response.output_text.delta" && typeof ev.delta === "string") {
-      ctx.onDelta?.(ev.delta);
-    } else if (
-      ev.type === "response.completed" || ev.type === "response.incomplete" ||
-      ev.type === "response.failed"
-    ) {
-      raw = ev.response;
-    } else if (ev.type === "error") {
-      throw responseError(backend, `reported an error: ${String(ev.message ?? "")}`);
-    }
-  }
-  return raw;
 }
 
 /** The `responses` backend. */
