@@ -23,6 +23,7 @@ import {
   openaiClient,
   sdkJson,
 } from "./openai_sdk.ts";
+import { assembleChatStream } from "./openai_stream.ts";
 
 /**
  * Formats messages for Chat Completions: calls as assistant `tool_calls` (one
@@ -209,62 +210,6 @@ export function chatReply(raw: unknown, opts: ChatReplyOptions = {}): BackendRep
     reply.reasoning = message.reasoning_content;
   }
   return reply;
-}
-
-/**
- * Assembles streamed chunks into a completion object.
- *
- * @param chunks the chunks
- * @param onDelta receives content deltas
- * @param progress counts the chunks received
- * @returns the completion, or null when no chunk finished a choice
- */
-export async function assembleChatStream(
-  chunks: AsyncIterable<Record<string, unknown>>,
-  onDelta?: (text: string) => void,
-  progress?: { events: number },
-): Promise<Record<string, unknown> | null> {
-  let id: unknown;
-  let usage: unknown;
-  let content = "";
-  let reasoning = "";
-  let finished = false;
-  const calls: Array<{ id?: string; name: string; arguments: string }> = [];
-  for await (const chunk of chunks) {
-    if (progress) progress.events++;
-    id ??= chunk.id;
-    if (chunk.usage) usage = chunk.usage;
-    for (const choice of (chunk.choices ?? []) as Record<string, unknown>[]) {
-      if ((choice.index ?? 0) !== 0) continue;
-      const delta = (choice.delta ?? {}) as Record<string, unknown>;
-      if (typeof delta.content === "string" && delta.content !== "") {
-        content += delta.content;
-        onDelta?.(delta.content);
-      }
-      if (typeof delta.reasoning_content === "string") reasoning += delta.reasoning_content;
-      for (const tc of (delta.tool_calls ?? []) as Record<string, unknown>[]) {
-        const idx = typeof tc.index === "number" ? tc.index : calls.length;
-        const slot = calls[idx] ??= { name: "", arguments: "" };
-        if (tc.id) slot.id = String(tc.id);
-        const fn = (tc.function ?? {}) as Record<string, unknown>;
-        if (typeof fn.name === "string") slot.name += fn.name;
-        if (typeof fn.arguments === "string") slot.arguments += fn.arguments;
-      }
-      if (choice.finish_reason) finished = true;
-    }
-  }
-  if (!finished) return null;
-  const message: Record<string, unknown> = { role: "assistant", content: content || null };
-  if (reasoning) message.reasoning_content = reasoning;
-  const toolCalls = calls.filter(Boolean).map((c) => ({
-    ...(c.id ? { id: c.id } : {}),
-    type: "function",
-    function: { name: c.name, arguments: c.arguments },
-  }));
-  if (toolCalls.length) message.tool_calls = toolCalls;
-  const out: Record<string, unknown> = { id, choices: [{ index: 0, message }] };
-  if (usage) out.usage = usage;
-  return out;
 }
 
 /**
