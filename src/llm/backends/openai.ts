@@ -173,7 +173,8 @@ export interface ChatReplyOptions {
 
 /**
  * Processes a Chat Completions reply: `error` → thrown; no choices → typed
- * error; assistant text (kept before tool calls, [TS-FIX]) and calls;
+ * error; assistant text (kept before tool calls, [TS-FIX]) and calls (ids
+ * made unique within the reply, `_<index>` added on a collision, [TS-FIX]);
  * `reasoning_content` → reasoning.
  *
  * @param raw the completion object
@@ -196,11 +197,15 @@ export function chatReply(raw: unknown, opts: ChatReplyOptions = {}): BackendRep
     items.push({ type: "text", text: message.content });
   }
   const calls = (message.tool_calls ?? choice.tool_calls ?? []) as Record<string, unknown>[];
+  const used = new Set<string>();
   calls.forEach((c, i) => {
     const fn = (c.function ?? {}) as Record<string, unknown>;
     const name = String(fn.name ?? c.name ?? "");
     const args = parseArguments(fn.arguments ?? c.arguments);
-    const id = c.id ? String(c.id) : opts.missingId ? opts.missingId(name, args, i) : `call_${i}`;
+    let id = c.id ? String(c.id) : opts.missingId ? opts.missingId(name, args, i) : `call_${i}`;
+    // unique within the reply (as Ollama's ids), so each output pairs with its call
+    if (used.has(id)) id = `${id}_${i}`;
+    used.add(id);
     items.push({ type: "call", name, arguments: args, id });
   });
   const reply: BackendReply = { items };

@@ -1,7 +1,8 @@
 /**
  * OpenWebUI adapter (`openwebui`; `inference.md` §3.5): Chat Completions at
  * `{url}/chat/completions` with a bearer key, through the `openai` SDK. Calls
- * without ids get `<name>_<md5 of the arguments' digest string>`. No blind
+ * without ids get `<name>_<md5 of the arguments' digest string>`, `_<index>`
+ * added when two calls of a reply would share one (as Ollama's). No blind
  * retries and TLS verification stays on ([TS-FIX]).
  *
  * @module
