@@ -23,7 +23,7 @@ import {
   openaiClient,
   sdkJson,
 } from "./openai_sdk.ts";
-import { assembleChatStream } from "./openai_stream.ts";
+import { assembleChatStream, reasoningOf } from "./openai_stream.ts";
 
 /**
  * Formats messages for Chat Completions: calls as assistant `tool_calls` (one
@@ -175,7 +175,7 @@ export interface ChatReplyOptions {
  * Processes a Chat Completions reply: `error` → thrown; no choices → typed
  * error; assistant text (kept before tool calls, [TS-FIX]) and calls (ids
  * made unique within the reply, `_<index>` added on a collision, [TS-FIX]);
- * `reasoning_content` → reasoning.
+ * `reasoning_content` (or `reasoning`, [TS-FIX]) → reasoning.
  *
  * @param raw the completion object
  * @param opts backend name, id fallback
@@ -211,9 +211,8 @@ export function chatReply(raw: unknown, opts: ChatReplyOptions = {}): BackendRep
   const reply: BackendReply = { items };
   if (typeof r.id === "string") reply.id = r.id;
   if (r.usage) reply.usage = r.usage;
-  if (typeof message.reasoning_content === "string" && message.reasoning_content !== "") {
-    reply.reasoning = message.reasoning_content;
-  }
+  const reasoning = reasoningOf(message);
+  if (reasoning) reply.reasoning = reasoning;
   return reply;
 }
 

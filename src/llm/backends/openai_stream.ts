@@ -15,6 +15,21 @@
  * @module
  */
 
+/**
+ * The reasoning text of a message or a stream delta: `reasoning_content`
+ * (DeepSeek, older vLLM), else `reasoning` (vLLM, OpenRouter, Groq, Ollama),
+ * one of them only, as servers moving between the names send both.
+ *
+ * @param m a message or delta
+ * @returns the text, or `""`
+ */
+export function reasoningOf(m: Record<string, unknown>): string {
+  if (typeof m.reasoning_content === "string" && m.reasoning_content !== "") {
+    return m.reasoning_content;
+  }
+  return typeof m.reasoning === "string" ? m.reasoning : "";
+}
+
 /** One tool call being assembled. */
 interface CallSlot {
   id?: string;
@@ -88,7 +103,7 @@ export async function assembleChatStream(
         content += delta.content;
         onDelta?.(delta.content);
       }
-      if (typeof delta.reasoning_content === "string") reasoning += delta.reasoning_content;
+      reasoning += reasoningOf(delta);
       for (const tc of (delta.tool_calls ?? []) as Record<string, unknown>[]) {
         addFragment(calls, tc);
       }

@@ -143,6 +143,22 @@ export function responsesBody(req: BackendRequest, model: string): Record<string
   return body;
 }
 
+/**
+ * The texts of a `reasoning` item: its `summary` texts (OpenAI), else its
+ * `content` texts of type `reasoning_text` (vLLM sends `summary: []`).
+ *
+ * @param item the output item
+ * @returns the texts
+ */
+export function reasoningTexts(item: Record<string, unknown>): string[] {
+  const texts = (list: unknown, type?: string) =>
+    (Array.isArray(list) ? list as Record<string, unknown>[] : [])
+      .filter((p) => typeof p?.text === "string" && (type === undefined || p.type === type))
+      .map((p) => p.text as string);
+  const summary = texts(item.summary);
+  return summary.length ? summary : texts(item.content, "reasoning_text");
+}
+
 /** Options of {@link responsesReply}. */
 export interface ResponsesReplyOptions {
   /** Backend name for errors. */
@@ -204,9 +220,7 @@ export function responsesReply(raw: unknown, opts: ResponsesReplyOptions = {}): 
         items.push({ type: "message", message: { role: "image", content: item } });
         break;
       case "reasoning":
-        for (const s of (item.summary as Record<string, unknown>[] | undefined) ?? []) {
-          if (typeof s?.text === "string") reasoning.push(s.text);
-        }
+        reasoning.push(...reasoningTexts(item));
         break;
       case "web_search_call":
         break;
