@@ -18,7 +18,7 @@ import type { ToolDefinition, ToolInvocation } from "../tools/types.ts";
 import type { AttemptOutput, LoopInput, RecordedRound, RoundState } from "./ask_loop_types.ts";
 import { nextMeta } from "./meta_record.ts";
 import { withRetries } from "./retry.ts";
-import type { BackendRequest, ReplyItem } from "./types.ts";
+import type { BackendRequest, ReplyItem, Truncation } from "./types.ts";
 
 function stampOf(m: Message): [string, string] | null {
   try {
@@ -233,4 +233,24 @@ export function liveMeta(
     ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
   });
   return { meta, message: { role: "meta", content: serializeMeta(meta) } };
+}
+
+/**
+ * The warning for a reply the provider stopped at its output token limit:
+ * the answer is cut, and which parameter raises the limit.
+ *
+ * @param backend the backend name
+ * @param t the provider's stop reason and the limit's parameter
+ * @returns the warning
+ *
+ * @example
+ * ```ts
+ * import { truncationWarning } from "./ask_round.ts";
+ * truncationWarning("openai", { reason: "finish_reason=length", limit: "max_tokens" });
+ * // 'Provider "openai" cut the reply at the token limit (finish_reason=length): the answer is incomplete; raise max_tokens'
+ * ```
+ */
+export function truncationWarning(backend: string, t: Truncation): string {
+  return `Provider "${backend}" cut the reply at the token limit (${t.reason}): ` +
+    `the answer is incomplete; raise ${t.limit}`;
 }

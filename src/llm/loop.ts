@@ -29,6 +29,7 @@ import {
   replayReply,
   restamp,
   stampsOf,
+  truncationWarning,
 } from "./ask_round.ts";
 import { nextMeta } from "./meta_record.ts";
 
@@ -177,6 +178,7 @@ async function playRound(
       throw e;
     });
     input.onEvent?.({ type: "response", round: state.round, streamed });
+    if (reply.truncated) input.warn?.(truncationWarning(input.backendName, reply.truncated));
     const timestamp = input.now();
     if (input.logResponse) {
       metaMessage = liveMeta(reply, meta, input, timestamp).message;

@@ -119,6 +119,16 @@ export interface BackendReply {
   reasoning?: string;
   /** Texts, tool calls and other items in order. */
   items: ReplyItem[];
+  /** Set when the provider stopped the reply at its output token limit. */
+  truncated?: Truncation;
+}
+
+/** Why a reply stopped short: the provider's words, and the parameter that raises the limit. */
+export interface Truncation {
+  /** The provider's stop reason, as `field=value` (`finish_reason=length`). */
+  reason: string;
+  /** The request parameter that sets the limit (`max_tokens`). */
+  limit: string;
 }
 
 /**

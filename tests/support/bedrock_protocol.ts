@@ -188,7 +188,7 @@ export function converseReplyOf(
   const usage: Record<string, number> = { inputTokens: pt, outputTokens: ct, totalTokens: pt + ct };
   if (cct !== undefined) usage.cacheReadInputTokens = cct;
   if (cwt !== undefined) usage.cacheWriteInputTokens = cwt;
-  const stopReason = step.toolCalls?.length ? "tool_use" : "end_turn";
+  const stopReason = step.stopReason ?? (step.toolCalls?.length ? "tool_use" : "end_turn");
   const json = {
     output: { message: { role: "assistant", content } },
     stopReason,

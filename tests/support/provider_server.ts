@@ -77,6 +77,8 @@ export interface ScriptStep {
   delayMs?: number;
   /** Delay between stream chunks, ms. */
   chunkDelayMs?: number;
+  /** Converse only: the reply's `stopReason` (default `end_turn`, or `tool_use` with tool calls). */
+  stopReason?: string;
   /** Bedrock streams only: after the first frame, an exception message of this type. */
   exception?: { type: string; message: string };
   /** Send this JSON body as is (status 200), e.g. `{choices: []}`. */

@@ -188,6 +188,9 @@ export function anthropicReply(raw: unknown, warn?: (m: string) => void): Backen
   if (typeof r.id === "string") reply.id = r.id;
   if (r.usage) reply.usage = r.usage;
   if (reasoning.length) reply.reasoning = reasoning.join(" ");
+  if (r.stop_reason === "max_tokens") {
+    reply.truncated = { reason: "stop_reason=max_tokens", limit: "max_tokens" };
+  }
   return reply;
 }
 

@@ -159,6 +159,9 @@ export function converseReply(raw: unknown, warn?: (m: string) => void): Backend
   const usage = usageOf(r.usage);
   if (usage) reply.usage = usage;
   if (reasoning.length) reply.reasoning = reasoning.join(" ");
+  if (r.stopReason === "max_tokens") {
+    reply.truncated = { reason: "stopReason=max_tokens", limit: "max_tokens" };
+  }
   return reply;
 }
 
@@ -168,6 +171,8 @@ interface ConverseStreamState {
   /** Tool input JSON received so far, by block index. */
   toolInput: Map<number, string>;
   stopped: boolean;
+  /** `messageStop`'s `stopReason`. */
+  stopReason?: unknown;
   usage: unknown;
   onDelta: ((text: string) => void) | undefined;
 }
@@ -218,6 +223,7 @@ function applyEvent(state: ConverseStreamState, ev: EventStreamMessage): void {
       break;
     case "messageStop":
       state.stopped = true;
+      state.stopReason = data.stopReason;
       break;
     case "metadata":
       state.usage = data.usage;
@@ -252,6 +258,7 @@ export async function assembleConverseStream(
   if (!state.stopped) return null;
   return {
     output: { message: { role: "assistant", content: state.blocks.filter(Boolean) } },
+    ...(state.stopReason !== undefined ? { stopReason: state.stopReason } : {}),
     ...(state.usage ? { usage: state.usage } : {}),
   };
 }

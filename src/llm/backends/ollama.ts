@@ -179,6 +179,9 @@ export function ollamaReply(raw: unknown): BackendReply {
   if (typeof r.eval_count === "number") usage.completion_tokens = r.eval_count;
   if (Object.keys(usage).length) reply.usage = usage;
   if (typeof message.thinking === "string" && message.thinking) reply.reasoning = message.thinking;
+  if (r.done_reason === "length") {
+    reply.truncated = { reason: "done_reason=length", limit: "num_predict" };
+  }
   return reply;
 }
 

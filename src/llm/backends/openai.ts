@@ -213,6 +213,9 @@ export function chatReply(raw: unknown, opts: ChatReplyOptions = {}): BackendRep
   if (r.usage) reply.usage = r.usage;
   const reasoning = reasoningOf(message);
   if (reasoning) reply.reasoning = reasoning;
+  if (choice.finish_reason === "length") {
+    reply.truncated = { reason: "finish_reason=length", limit: "max_tokens" };
+  }
   return reply;
 }
 

@@ -1,7 +1,8 @@
 /**
  * A streamed Chat Completions reply assembled into one completion object
  * (`inference.md` §3.7): content deltas passed on, reasoning and tool-call
- * fragments joined, usage from the chunk that carries it.
+ * fragments joined, usage from the chunk that carries it, the choice's
+ * `finish_reason` kept.
  *
  * Tool-call fragments are grouped as servers really send them ([TS-FIX],
  * R83-3): OpenAI numbers each call with `index`; Ollama's OpenAI-compatible
@@ -90,7 +91,7 @@ export async function assembleChatStream(
   let usage: unknown;
   let content = "";
   let reasoning = "";
-  let finished = false;
+  let finished: unknown = null;
   const calls: Calls = { list: [], byIndex: new Map() };
   for await (const chunk of chunks) {
     if (progress) progress.events++;
@@ -107,7 +108,7 @@ export async function assembleChatStream(
       for (const tc of (delta.tool_calls ?? []) as Record<string, unknown>[]) {
         addFragment(calls, tc);
       }
-      if (choice.finish_reason) finished = true;
+      if (choice.finish_reason) finished = choice.finish_reason;
     }
   }
   if (!finished) return null;
@@ -119,7 +120,10 @@ export async function assembleChatStream(
     function: { name: c.name, arguments: c.arguments },
   }));
   if (toolCalls.length) message.tool_calls = toolCalls;
-  const out: Record<string, unknown> = { id, choices: [{ index: 0, message }] };
+  const out: Record<string, unknown> = {
+    id,
+    choices: [{ index: 0, message, finish_reason: finished }],
+  };
   if (usage) out.usage = usage;
   return out;
 }

@@ -232,6 +232,13 @@ export function responsesReply(raw: unknown, opts: ResponsesReplyOptions = {}): 
   if (typeof r.id === "string") reply.id = r.id;
   if (r.usage !== undefined && r.usage !== null) reply.usage = r.usage;
   if (reasoning.length) reply.reasoning = reasoning.join(" ");
+  const cut = (r.incomplete_details as Record<string, unknown> | null | undefined)?.reason;
+  if (r.status === "incomplete" && cut === "max_output_tokens") {
+    reply.truncated = {
+      reason: "status=incomplete, incomplete_details.reason=max_output_tokens",
+      limit: "max_output_tokens",
+    };
+  }
   return reply;
 }
 
