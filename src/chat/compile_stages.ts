@@ -19,7 +19,9 @@ import {
 import { jobMessages, parseTaskLine, type TaskRequest } from "./compile_jobs.ts";
 
 /**
- * Stage 5: applies and removes `config: key value [scope…]` messages.
+ * Stage 5: applies and removes `config: key [value] [scope…]` messages (Ruby
+ * `Chat.config` → `Scout::Config.set`): without a value the entry is nil. A
+ * line without even a key adds nothing.
  *
  * @param messages the messages
  * @param ctx the compile (its config store is mutated)
@@ -32,22 +34,15 @@ export function applyConfig(messages: readonly Message[], ctx: CompileContext): 
       out.push(m);
       continue;
     }
-    const [key, value, ...scope] = refOf(m).split(/\s+/);
-    if (!key || value === undefined) {
-      throw errorAt(
-        ctx,
-        m,
-        "invalid_input",
-        `config: expects "key value [scope…]", got "${refOf(m)}"`,
-      );
-    }
+    const [key, value, ...scope] = refOf(m).split(/\s+/).filter((w) => w !== "");
+    if (key === undefined) continue;
     const w = ctx.where.get(m);
     const source = w?.file === undefined
       ? "chat"
       : w.line === undefined
       ? w.file
       : `${w.file}:${w.line}`;
-    addConfigEntry(ctx.opts.config, { key, value, tokens: scope, source });
+    addConfigEntry(ctx.opts.config, { key, value: value ?? null, tokens: scope, source });
   }
   return out;
 }

@@ -9,7 +9,7 @@
 import type { Command } from "@commander-js/extra-typings";
 import { join } from "node:path";
 import { scoutHome } from "../config/home.ts";
-import { type ConfigEntry, configGet, loadConfig, parseConfigText } from "../config/store.ts";
+import { type ConfigEntry, configGet, loadConfig } from "../config/store.ts";
 import { ScoutError, usageError } from "../errors.ts";
 import { exists, readText, writeFileAtomic } from "../util/fs.ts";
 import { isSecretName, looksLikeKey, redactUrlsIn } from "../util/secrets.ts";
@@ -30,8 +30,8 @@ export const CONFIG_JSON_VERSION = 1;
  * @param value raw value
  * @returns true for keys, tokens, passwords and `sk-…` values (`util/secrets.ts` decides)
  */
-export function isSecret(key: string, value = ""): boolean {
-  return isSecretName(key) || looksLikeKey(value);
+export function isSecret(key: string, value: string | null = ""): boolean {
+  return isSecretName(key) || looksLikeKey(value ?? "");
 }
 
 /** A value as printed: {@link HIDDEN} for a secret, else its urls without their credentials. */
@@ -137,7 +137,6 @@ export async function runConfigSet(opts: ConfigSetCliOptions, io: Io): Promise<n
     kept.push([opts.key, opts.value, ...opts.scopes].join(" "));
   }
   const out = kept.length ? kept.join("\n") + "\n" : "";
-  parseConfigText(out, file); // never write a file we could not read back
   await writeFileAtomic(file, out);
   const shown = opts.value === undefined ? "removed" : `= ${printable(opts.key, opts.value)}`;
   const where = opts.scopes.length ? ` [${opts.scopes.join(" ")}]` : "";
@@ -152,7 +151,7 @@ export interface ConfigListCliOptions {
 }
 
 function shownValue(e: ConfigEntry): string {
-  return printable(e.key, e.value);
+  return e.value === null ? "nil" : printable(e.key, e.value);
 }
 
 /**
@@ -176,7 +175,7 @@ export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise
           file,
           entries: store.entries.map((e) => ({
             key: e.key,
-            value: shownValue(e),
+            value: e.value === null ? null : shownValue(e),
             scopes: e.tokens,
             source: e.source ?? null,
           })),

@@ -1,5 +1,5 @@
 /**
- * The configuration store (Ruby `Scout::Config`): entries `key value [scope…]`
+ * The configuration store (Ruby `Scout::Config`): entries `key [value] [scope…]`
  * read from `$SCOUT_HOME/etc/config` (one entry per line, `#` comments) or added
  * at run time (the chat `config:` role). Lookups name a key and an ordered list
  * of scope tokens; an entry matches when it has no scope (global) or shares a
@@ -19,8 +19,11 @@ import { scoutHome } from "./home.ts";
 export interface ConfigEntry {
   /** Key, e.g. `max_tool_chars`. */
   key: string;
-  /** Raw value text (`false`, `nil`, `env:A,B` are interpreted by {@link configGet}). */
-  value: string;
+  /**
+   * Raw value text (`false`, `nil`, `env:A,B` are interpreted by
+   * {@link configGet}); null for a line with a key only (Ruby's nil).
+   */
+  value: string | null;
   /** Scope tokens, e.g. `["prompt"]`; empty = global. */
   tokens: string[];
   /** Where it came from (file:line, `chat`, `cli`…). */
@@ -43,11 +46,12 @@ export function emptyConfig(): ConfigStore {
 }
 
 /**
- * Parses config text: `key value [scope…]` per line, whitespace-separated;
- * blank lines and `#` comments skipped.
+ * Parses config text: `key [value] [scope…]` per line, whitespace-separated;
+ * blank lines and `#` comments skipped (Ruby `Scout::Config.load_file`). A
+ * line with a key only is an entry whose value is null (Ruby's nil).
  *
  * @param text file text
- * @param source name used in entries' `source` and in errors
+ * @param source name used in entries' `source`
  * @returns the entries
  */
 export function parseConfigText(text: string, source = "config"): ConfigEntry[] {
@@ -55,14 +59,8 @@ export function parseConfigText(text: string, source = "config"): ConfigEntry[] 
   text.split("\n").forEach((raw, i) => {
     const line = raw.trim();
     if (line === "" || line.startsWith("#")) return;
-    const [key, value, ...tokens] = line.split(/\s+/);
-    if (key === undefined || value === undefined) {
-      throw new ScoutError("config", `Config entry without a value: "${line}"`, {
-        file: source,
-        line: i + 1,
-      });
-    }
-    out.push({ key, value, tokens, source: `${source}:${i + 1}` });
+    const [key, value, ...tokens] = line.split(/\s+/) as [string, ...string[]];
+    out.push({ key, value: value ?? null, tokens, source: `${source}:${i + 1}` });
   });
   return out;
 }
@@ -91,7 +89,7 @@ export function loadConfig(home: string = scoutHome()): ConfigStore {
  * Adds an entry (returns the same store, mutated: stores are the one stateful thing here).
  *
  * @param store the store
- * @param entry key, raw value, scope tokens (default none: global) and where it came from
+ * @param entry key, raw value (null: nil), scope tokens (default none: global) and where it came from
  * @returns the store
  *
  * @example
@@ -103,7 +101,7 @@ export function loadConfig(home: string = scoutHome()): ConfigStore {
  */
 export function addConfigEntry(
   store: ConfigStore,
-  entry: { key: string; value: string; tokens?: string[]; source?: string },
+  entry: { key: string; value: string | null; tokens?: string[]; source?: string },
 ): ConfigStore {
   const { key, value, tokens = [], source } = entry;
   store.entries.push(
@@ -125,7 +123,8 @@ export type ConfigValue = string | false | null;
 
 /**
  * Looks up `key`: best matching entry (see module doc), else the first set
- * env var of `opts.env`, else `undefined`. Values `false` → false, `nil` → null,
+ * env var of `opts.env`, else `undefined`. Values `false` → false, `nil` (or a
+ * line without a value) → null,
  * `env:A,B` → the first set of those env vars (undefined if none).
  *
  * @param store the store
@@ -169,11 +168,11 @@ export function configGet(
 }
 
 function interpret(
-  value: string,
+  value: string | null,
   environment: Record<string, string | undefined>,
 ): ConfigValue | undefined {
   if (value === "false") return false;
-  if (value === "nil") return null;
+  if (value === null || value === "nil") return null;
   if (value.startsWith("env:")) {
     for (const name of value.slice(4).split(",")) {
       const v = environment[name.trim()];

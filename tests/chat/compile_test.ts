@@ -96,14 +96,20 @@ Deno.test("config: lines go to the store with their scope and source, and leave 
   ]);
 });
 
-Deno.test("config: before a clear never runs; a config line without value is an error", async () => {
+Deno.test("config: before a clear never runs", async () => {
   const o = isolated("/");
   await compileText("config: a 1\nclear: x\nuser: b", o);
   assert.equal(o.config.entries.length, 0);
-  await assert.rejects(
-    compileText("user: hi\nconfig: lonely", { ...o, name: "<stdin>" }),
-    (e) => isScoutError(e, "invalid_input") && e.file === "<stdin>" && e.line === 2,
-  );
+});
+
+Deno.test("config: with a key only adds a nil entry, as Ruby's Scout::Config.set (R80-5)", async () => {
+  const o = isolated("/");
+  const out = await compileText("user: hi\nconfig: lonely", { ...o, name: "<stdin>" });
+  assert.deepEqual(rc(out), ["user:hi"]);
+  assert.deepEqual(o.config.entries, [
+    { key: "lonely", value: null, tokens: [], source: "<stdin>:2" },
+  ]);
+  assert.equal(configGet(o.config, "lonely"), null);
 });
 
 Deno.test("[DIVERGE D7] an unknown role fails, naming the role, file and line", async () => {

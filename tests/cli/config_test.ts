@@ -75,3 +75,20 @@ Deno.test("secret detection", () => {
   for (const k of ["endpoint", "keyboard", "max_tokens", "model"]) assert.ok(!isSecret(k, "x"), k);
   assert.ok(isSecret("anything", "sk-abc"));
 });
+
+Deno.test("a config line with a key only is no error: get answers, list shows nil (R80-5)", async () => {
+  await using d = await tempDir();
+  const env = { SCOUT_HOME: d.path };
+  await Deno.mkdir(join(d.path, "etc"));
+  await Deno.writeTextFile(join(d.path, "etc", "config"), "endpoint home ask\nlonely\n");
+  const run = (args: string[]) => runMain(["config", ...args], { env, cwd: d.path });
+  assert.deepEqual(await run(["get", "endpoint", "ask", "llm"]), {
+    code: 0,
+    stdout: "home\n",
+    stderr: "",
+  });
+  assert.equal((await run(["get", "lonely"])).stdout, "nil\n");
+  assert.match((await run(["list"])).stdout, /lonely\s+nil/);
+  const j = JSON.parse((await run(["list", "--json"])).stdout);
+  assert.equal(j.entries[1].value, null);
+});

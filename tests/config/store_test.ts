@@ -12,7 +12,6 @@ import {
   loadConfig,
   parseConfigText,
 } from "../../src/config/store.ts";
-import { isScoutError } from "../../src/errors.ts";
 import { tempDir } from "../support/cli.ts";
 
 Deno.test("parseConfigText: key value scopes…, comments and blank lines skipped, sources name file:line", () => {
@@ -24,13 +23,22 @@ Deno.test("parseConfigText: key value scopes…, comments and blank lines skippe
     { key: "endpoint", value: "nano", tokens: ["ask", "llm"], source: "cfg:3" },
     { key: "max_tool_rounds", value: "20", tokens: [], source: "cfg:4" },
   ]);
-  assert.throws(() => parseConfigText("ok 1\nlonely\n", "/h/etc/config"), (e) => {
-    assert.ok(isScoutError(e, "config"));
-    assert.equal(e.message, 'Config entry without a value: "lonely"');
-    assert.equal(e.file, "/h/etc/config");
-    assert.equal(e.line, 2);
-    return true;
+});
+
+Deno.test("a config line with a key only is an entry whose value is nil, as Ruby's (R80-5)", () => {
+  const entries = parseConfigText("ok 1\nlonely\n", "/h/etc/config");
+  assert.deepEqual(entries[1], {
+    key: "lonely",
+    value: null,
+    tokens: [],
+    source: "/h/etc/config:2",
   });
+  const store = { entries };
+  assert.equal(configGet(store, "lonely"), null);
+  assert.equal(configGet(store, "ok"), "1");
+  // a nil entry answers: no env fallback behind it (Ruby returns nil)
+  const opts = { env: ["E"], environment: { E: "x" } };
+  assert.equal(configGet(store, "lonely", [], opts), null);
 });
 
 Deno.test("configGet: the earliest matching scope wins, then global entries; among equals the latest", () => {
@@ -84,8 +92,9 @@ Deno.test("loadConfig reads <home>/etc/config; a missing file is an empty store"
   assert.deepEqual(store.entries, [
     { key: "endpoint", value: "nano", tokens: ["ask"], source: `${file}:1` },
   ]);
+  // a line with a key only no longer stops every command (R80-5)
   await Deno.writeTextFile(file, "endpoint\n");
-  assert.throws(() => loadConfig(d.path), (e) => isScoutError(e, "config") && e.line === 1);
+  assert.deepEqual(loadConfig(d.path).entries[0]?.value, null);
 });
 
 Deno.test("SCOUT_HOME: absolute, ~ expanded, relative resolved; default ~/.scout", () => {
