@@ -20,8 +20,9 @@ import { jobMessages, parseTaskLine, type TaskRequest } from "./compile_jobs.ts"
 
 /**
  * Stage 5: applies and removes `config: key [value] [scope…]` messages (Ruby
- * `Chat.config` → `Scout::Config.set`): without a value the entry is nil. A
- * line without even a key adds nothing.
+ * `Chat.config` → `Scout::Config.set`): the entry matches as a line of
+ * `etc/config` does — without scopes only a lookup without scopes reads it;
+ * without a value it is nil. A line without even a key adds nothing.
  *
  * @param messages the messages
  * @param ctx the compile (its config store is mutated)

@@ -52,8 +52,9 @@ export interface ConfigGetCliOptions {
 }
 
 /**
- * `config get KEY [SCOPE…]`: the value the scoped lookup finds (the most
- * specific scope wins, then global entries). Exit 1 when nothing is set.
+ * `config get KEY [SCOPE…]`: the value the lookup finds, as inference would
+ * (`configGet`: the lowest priority, then the earliest scope, then the last
+ * entry; without scopes every entry of the key). Exit 1 when nothing is set.
  *
  * @param opts key and scopes
  * @param io injected I/O
@@ -141,7 +142,29 @@ export async function runConfigSet(opts: ConfigSetCliOptions, io: Io): Promise<n
   const shown = opts.value === undefined ? "removed" : `= ${printable(opts.key, opts.value)}`;
   const where = opts.scopes.length ? ` [${opts.scopes.join(" ")}]` : "";
   io.stderr.write(`${opts.key}${where} ${shown} (${file})\n`);
+  if (opts.value !== undefined && opts.scopes.length === 0) warnUnscoped(opts.key, io);
   return 0;
+}
+
+// the scope scout-ai's own lookups of `key` name (the first of their list)
+function suggestedScope(key: string): string {
+  if (/^epoch_|^(full|max)_tool_(calls|outputs|chars)$/.test(key)) return "prompt";
+  if (key === "max_content_length") return "tools";
+  if (key === "timeout") return "mcp";
+  if (key === "allow_roles") return "chat";
+  return "ask";
+}
+
+// Ruby `Scout::Config.get` searches an entry's implicit `key:<key>` token only
+// when the lookup has no scopes, and no lookup of scout-ai or Scout has none
+function warnUnscoped(key: string, io: Io): void {
+  warn(
+    io,
+    `"${key}" was set without a scope: only a lookup without scopes ("scout-ai config get ${key}") ` +
+      `reads such an entry, and scout-ai and the Ruby Scout always look settings up with scopes, ` +
+      `so neither will use it. Give it the scope of the lookup, e.g. ` +
+      `"scout-ai config set ${key} VALUE ${suggestedScope(key)}"`,
+  );
 }
 
 /** Options of `config list`. */
@@ -194,7 +217,7 @@ export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise
   const kw = Math.max(0, ...store.entries.map((e) => e.key.length));
   const vw = Math.max(0, ...store.entries.map((e) => shownValue(e).length));
   for (const e of store.entries) {
-    const scopes = e.tokens.length ? dim(`[${e.tokens.join(" ")}]`) : dim("(global)");
+    const scopes = e.tokens.length ? dim(`[${e.tokens.join(" ")}]`) : dim("(no scope)");
     out += `  ${e.key.padEnd(kw)}  ${shownValue(e).padEnd(vw)}  ${scopes}\n`;
   }
   out += `${bold("Endpoints")}\n`;
@@ -226,7 +249,10 @@ export function registerConfig(program: Command, ctx: CliContext): void {
   config.command("get")
     .description("print the value of KEY for the given scopes (secrets are never printed)")
     .argument("<key>", "config key")
-    .argument("[scopes...]", "scope tokens, most specific first")
+    .argument(
+      "[scopes...]",
+      "scope tokens, most specific first (none: every entry of KEY, the last one wins)",
+    )
     .addHelpText(
       "after",
       "\nExamples:\n  scout-ai config set endpoint nano ask && scout-ai config get endpoint ask\n" +
@@ -236,13 +262,24 @@ export function registerConfig(program: Command, ctx: CliContext): void {
       ctx.exitCode = runConfigGet({ key, scopes }, ctx.io);
     });
   config.command("set")
-    .description("set KEY to VALUE for the given scopes (replaces the same entry)")
+    .description(
+      "set KEY to VALUE in $SCOUT_HOME/etc/config for the given scopes (replaces the same entry)",
+    )
     .argument("<key>", "config key")
     .argument("<value>", "value: a word; false, nil and env:VAR1,VAR2 keep their meaning")
-    .argument("[scopes...]", "scope tokens of the entry (none = global)")
+    .argument(
+      "[scopes...]",
+      "scope tokens of the entry; a lookup reads it only under one of them (token::N sets " +
+        "its priority, lower wins, default 10). Without scopes only a lookup without scopes " +
+        "reads it — scout-ai and the Ruby Scout never do (a warning says so)",
+    )
     .addHelpText(
       "after",
-      "\nExamples:\n  scout-ai config set endpoint nano ask\n" +
+      "\nScopes scout-ai looks settings up with:\n" +
+        "  ask     endpoint, backend, model, key, persist, max_tool_rounds\n" +
+        "  prompt  the prompt-strategy settings (epoch_size, max_tool_chars…)\n" +
+        "  tools   max_content_length\n  mcp     timeout\n  chat    allow_roles\n" +
+        "\nExamples:\n  scout-ai config set endpoint nano ask\n" +
         "  scout-ai config set key env:MY_OPENAI_KEY openai\n  scout-ai config set persist false ask",
     )
     .action(async (key, value, scopes) => {

@@ -5,7 +5,14 @@
  * @module
  */
 export { expandHome, scoutHome, userHome } from "./home.ts";
-export { addConfigEntry, configGet, emptyConfig, loadConfig, parseConfigText } from "./store.ts";
+export {
+  addConfigEntry,
+  configGet,
+  emptyConfig,
+  loadConfig,
+  parseConfigText,
+  tokenPriority,
+} from "./store.ts";
 export type { ConfigEntry, ConfigGetOptions, ConfigStore, ConfigValue } from "./store.ts";
 export {
   chooseEndpoint,

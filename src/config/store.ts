@@ -1,10 +1,12 @@
 /**
  * The configuration store (Ruby `Scout::Config`): entries `key [value] [scope…]`
- * read from `$SCOUT_HOME/etc/config` (one entry per line, `#` comments) or added
- * at run time (the chat `config:` role). Lookups name a key and an ordered list
- * of scope tokens; an entry matches when it has no scope (global) or shares a
- * token; the entry matching the earliest token wins, then global entries; among
- * equals the latest added wins.
+ * read from `$SCOUT_HOME/etc/config` (one entry per line,
+ * `#` comments) or added at run time (the chat `config:` role). Lookups name a
+ * key and an ordered list of scope tokens and match as Ruby's
+ * `Scout::Config.get` does (see {@link configGet}): an entry is found only
+ * through its scope tokens and its implicit `key:<key>` token, which only a
+ * lookup without scopes searches — so an entry without scopes is not global,
+ * no scoped lookup reads it.
  *
  * Plain data plus functions: a store is `{ entries: ConfigEntry[] }`.
  *
@@ -24,7 +26,10 @@ export interface ConfigEntry {
    * {@link configGet}); null for a line with a key only (Ruby's nil).
    */
   value: string | null;
-  /** Scope tokens, e.g. `["prompt"]`; empty = global. */
+  /**
+   * Scope tokens, e.g. `["prompt"]` or `["ask::5"]` (an explicit priority);
+   * empty = read only by a lookup without scopes.
+   */
   tokens: string[];
   /** Where it came from (file:line, `chat`, `cli`…). */
   source?: string;
@@ -32,7 +37,7 @@ export interface ConfigEntry {
 
 /** A config store. */
 export interface ConfigStore {
-  /** Entries in the order they were added. */
+  /** Entries in the order they were added (the last added wins among equals). */
   entries: ConfigEntry[];
 }
 
@@ -89,7 +94,7 @@ export function loadConfig(home: string = scoutHome()): ConfigStore {
  * Adds an entry (returns the same store, mutated: stores are the one stateful thing here).
  *
  * @param store the store
- * @param entry key, raw value (null: nil), scope tokens (default none: global) and where it came from
+ * @param entry key, raw value (null: nil), scope tokens (default none) and where it came from
  * @returns the store
  *
  * @example
@@ -122,16 +127,71 @@ export interface ConfigGetOptions {
 export type ConfigValue = string | false | null;
 
 /**
- * Looks up `key`: best matching entry (see module doc), else the first set
- * env var of `opts.env`, else `undefined`. Values `false` → false, `nil` (or a
- * line without a value) → null,
- * `env:A,B` → the first set of those env vars (undefined if none).
+ * A token's name and priority (Ruby `Scout::Config.token_priority`; lower
+ * wins): `name::N` → N (Ruby's `to_i`: a leading integer, else 0); else by
+ * prefix — `workflow:` 4, `task:` 3, `file:` 2, `line:` 1, `key:` 20,
+ * anything else 10.
+ *
+ * @param token an entry's scope token
+ * @returns `[name, priority]`
+ */
+export function tokenPriority(token: string): [string, number] {
+  const sep = token.indexOf("::");
+  const name = sep === -1 ? token : token.slice(0, sep);
+  const explicit = sep === -1 ? "" : token.slice(sep + 2);
+  if (explicit !== "") {
+    const m = /^\s*([+-]?\d+(?:_\d+)*)/.exec(explicit);
+    return [name, m ? Number.parseInt(m[1]!.replaceAll("_", ""), 10) : 0];
+  }
+  const colon = name.indexOf(":");
+  const type = colon === -1 ? name : name.slice(0, colon);
+  return [name, TYPE_PRIORITY[type] ?? 10];
+}
+
+const TYPE_PRIORITY: Record<string, number> = { workflow: 4, task: 3, file: 2, line: 1, key: 20 };
+
+/** The best (lowest) priority at which `entry` answers lookup token `wanted`, or undefined. */
+function entryPriority(entry: ConfigEntry, wanted: string): number | undefined {
+  // Ruby `add_entry` appends `key:<key>` unless the entry already names it
+  const keyToken = `key:${entry.key}`;
+  let best: number | undefined;
+  let named = false;
+  for (const t of entry.tokens) {
+    if (t === keyToken) named = true;
+    const [name, prio] = tokenPriority(t);
+    if (name === wanted && (best === undefined || prio < best)) best = prio;
+  }
+  if (!named && wanted === keyToken && (best === undefined || best > 20)) best = 20;
+  return best;
+}
+
+/**
+ * Looks up `key` as Ruby's `Scout::Config.get` does. The lookup tokens are
+ * `tokens`, or `key:<key>` when there are none. Every entry of the key also
+ * carries the token `key:<key>` (priority 20), so an entry without scopes
+ * answers only a lookup without scopes, and such a lookup finds every entry of
+ * the key. Among the entries sharing a token with the lookup (at that token's
+ * {@link tokenPriority}), the lowest priority wins, then the earliest lookup
+ * token, then the latest entry. Without a match: the first set env var of
+ * `opts.env`, else `undefined`. Values `false` → false, `nil` (or a line
+ * without a value) → null, `env:A,B` → the first set of those env vars
+ * (undefined if none). (Ruby also adds `file:`/`line:` tokens naming its
+ * caller's source line; scout-ai has no Ruby caller, so it adds none.)
  *
  * @param store the store
  * @param key key
  * @param tokens scope tokens in priority order
  * @param opts env fallbacks
  * @returns the value, or undefined when nothing is configured
+ *
+ * @example
+ * ```ts
+ * import { configGet, parseConfigText } from "./store.ts";
+ * const store = { entries: parseConfigText("endpoint a\nendpoint b llm\nendpoint c ask") };
+ * configGet(store, "endpoint", ["ask", "llm"]); // "c": the earlier lookup token
+ * configGet(store, "endpoint", ["other"]); // undefined: "a" has no scope
+ * configGet(store, "endpoint"); // "c": no scopes, every entry, the last wins
+ * ```
  */
 export function configGet(
   store: ConfigStore,
@@ -140,23 +200,21 @@ export function configGet(
   opts: ConfigGetOptions = {},
 ): ConfigValue | undefined {
   const environment = opts.environment ?? process.env;
+  const lookup = tokens.length ? tokens : [`key:${key}`];
   let best: ConfigEntry | undefined;
-  let bestRank = Infinity;
+  let bestPrio = Infinity;
+  let bestToken = Infinity;
   for (const e of store.entries) {
     if (e.key !== key) continue;
-    let rank: number;
-    if (e.tokens.length === 0) rank = tokens.length;
-    else {
-      rank = Infinity;
-      for (const t of e.tokens) {
-        const i = tokens.indexOf(t);
-        if (i !== -1 && i < rank) rank = i;
+    for (let i = 0; i < lookup.length; i++) {
+      const prio = entryPriority(e, lookup[i]!);
+      if (prio === undefined) continue;
+      // entries come in load order: a later one wins at equal (priority, token)
+      if (prio < bestPrio || (prio === bestPrio && i <= bestToken)) {
+        best = e;
+        bestPrio = prio;
+        bestToken = i;
       }
-      if (rank === Infinity) continue;
-    }
-    if (rank <= bestRank) {
-      best = e;
-      bestRank = rank;
     }
   }
   if (best !== undefined) return interpret(best.value, environment);

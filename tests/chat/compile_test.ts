@@ -112,6 +112,16 @@ Deno.test("config: with a key only adds a nil entry, as Ruby's Scout::Config.set
   assert.equal(configGet(o.config, "lonely"), null);
 });
 
+Deno.test("config: without a scope is read by no scoped lookup, as in Ruby (R80-1)", async () => {
+  const o = isolated("/");
+  await compileText("config: endpoint fromchat\n\nuser: hi\n", o);
+  // Ruby: LLM.chat(…); Scout::Config.get(:endpoint, :ask, :llm) → nil
+  assert.equal(configGet(o.config, "endpoint", ["ask", "llm"]), undefined);
+  assert.equal(configGet(o.config, "endpoint"), "fromchat");
+  await compileText("config: endpoint scoped ask\n\nuser: hi\n", o);
+  assert.equal(configGet(o.config, "endpoint", ["ask", "llm"]), "scoped");
+});
+
 Deno.test("[DIVERGE D7] an unknown role fails, naming the role, file and line", async () => {
   await assert.rejects(
     compileText("user:\n\nsee this\ntodo: fix it\n", { ...isolated("/"), name: "notes.chat" }),

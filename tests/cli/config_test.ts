@@ -92,3 +92,26 @@ Deno.test("a config line with a key only is no error: get answers, list shows ni
   const j = JSON.parse((await run(["list", "--json"])).stdout);
   assert.equal(j.entries[1].value, null);
 });
+
+Deno.test("config set without a scope warns that no scoped lookup reads the entry (R80-1)", async () => {
+  await using d = await tempDir();
+  const env = { SCOUT_HOME: join(d.path, "home") };
+  const run = (args: string[]) => runMain(["config", ...args], { env, cwd: d.path });
+  const set = await run(["set", "endpoint", "foo"]);
+  assert.equal(set.code, 0);
+  assert.match(set.stderr, /warning: "endpoint" was set without a scope/);
+  assert.match(set.stderr, /scout-ai config set endpoint VALUE ask/);
+  assert.equal(
+    await Deno.readTextFile(join(d.path, "home", "etc", "config")),
+    "endpoint foo\n",
+  );
+  // as in Ruby: Scout::Config.get(:endpoint, :ask, :llm) → nil
+  assert.equal((await run(["get", "endpoint", "ask", "llm"])).code, 1);
+  assert.equal((await run(["get", "endpoint"])).stdout, "foo\n");
+  const prompt = await run(["set", "epoch_size", "40"]);
+  assert.match(prompt.stderr, /config set epoch_size VALUE prompt/);
+  const scoped = await run(["set", "endpoint", "nano", "ask"]);
+  assert.ok(!scoped.stderr.includes("warning"), scoped.stderr);
+  const help = await runMain(["config", "set", "--help"], { env, cwd: d.path });
+  assert.ok(!help.stdout.includes("global"), help.stdout);
+});

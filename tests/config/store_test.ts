@@ -39,24 +39,29 @@ Deno.test("a config line with a key only is an entry whose value is nil, as Ruby
   // a nil entry answers: no env fallback behind it (Ruby returns nil)
   const opts = { env: ["E"], environment: { E: "x" } };
   assert.equal(configGet(store, "lonely", [], opts), null);
+  // …and being unscoped, no scoped lookup reads it
+  assert.equal(configGet(store, "lonely", ["ask"], opts), "x");
 });
 
-Deno.test("configGet: the earliest matching scope wins, then global entries; among equals the latest", () => {
+Deno.test("configGet: an entry without scopes answers only a lookup without scopes (R80-1)", () => {
   const store = {
     entries: parseConfigText(
       [
-        "model global-1",
+        "model unscoped-1",
         "model for-llm llm",
         "model for-ask ask",
-        "model global-2",
+        "model unscoped-2",
         "model for-ask-later ask other",
       ].join("\n"),
     ),
   };
   assert.equal(configGet(store, "model", ["ask", "llm"]), "for-ask-later");
   assert.equal(configGet(store, "model", ["llm", "ask"]), "for-llm");
-  assert.equal(configGet(store, "model", ["elsewhere"]), "global-2");
-  assert.equal(configGet(store, "model", []), "global-2");
+  // Ruby: no scoped lookup reads an unscoped entry
+  assert.equal(configGet(store, "model", ["elsewhere"]), undefined);
+  // a lookup without scopes reads every entry of the key: the last one wins
+  assert.equal(configGet(store, "model", []), "for-ask-later");
+  assert.equal(configGet({ entries: parseConfigText("model a ask\nmodel b") }, "model"), "b");
   assert.equal(configGet(store, "missing", ["ask"]), undefined);
   // scoped entries never answer a lookup that does not name their scope
   const scopedOnly = { entries: parseConfigText("key k1 openai") };
@@ -66,11 +71,11 @@ Deno.test("configGet: the earliest matching scope wins, then global entries; amo
 Deno.test("configGet values: false, nil, env:A,B; env fallbacks only when no entry matches", () => {
   const store = emptyConfig();
   addConfigEntry(store, { key: "persist", value: "false", tokens: ["ask"] });
-  addConfigEntry(store, { key: "endpoint", value: "nil" });
+  addConfigEntry(store, { key: "endpoint", value: "nil", tokens: ["ask"] });
   addConfigEntry(store, { key: "key", value: "env:MY_KEY,OTHER_KEY", tokens: ["openai"] });
   const environment = { OTHER_KEY: "from-other", MY_KEY: "", FALLBACK: "fb" };
   assert.equal(configGet(store, "persist", ["ask"], { environment }), false);
-  assert.equal(configGet(store, "endpoint", [], { environment }), null);
+  assert.equal(configGet(store, "endpoint", ["ask"], { environment }), null);
   // the first *set* variable (empty counts as unset)
   assert.equal(configGet(store, "key", ["openai"], { environment }), "from-other");
   assert.equal(configGet(store, "key", ["openai"], { environment: {} }), undefined);

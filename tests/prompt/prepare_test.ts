@@ -140,8 +140,8 @@ Deno.test("max_tool_outputs defaults to the resolved max_tool_calls", () => {
 Deno.test("config nil/false fall back to the default; env: values are followed", () => {
   const store = emptyConfig();
   addConfigEntry(store, { key: "epoch_size", value: "nil", tokens: ["prompt"] });
-  addConfigEntry(store, { key: "max_tool_chars", value: "false" });
-  addConfigEntry(store, { key: "full_tool_outputs", value: "env:MY_FULL" });
+  addConfigEntry(store, { key: "max_tool_chars", value: "false", tokens: ["context"] });
+  addConfigEntry(store, { key: "full_tool_outputs", value: "env:MY_FULL", tokens: ["prompt"] });
   const s = resolvePromptSettings({ store, env: { EPOCH_SIZE: "3", MY_FULL: "6" } });
   assert.equal(s.epochSize, 20);
   assert.equal(s.maxToolChars, 100_000);
