@@ -57,15 +57,14 @@ export interface ChatPromptJson {
 }
 
 async function compileInput(opts: ChatCompileOptions, io: Io) {
-  const [{ compileText }, { loadConfig }, { scoutHome }, { jobRoleResolver }] = await Promise.all([
+  const [{ compileText }, { loadConfig }, { jobRoleResolver }] = await Promise.all([
     import("../chat/compile.ts"),
     import("../config/store.ts"),
-    import("../config/home.ts"),
     import("../workflow/chat_roles.ts"),
   ]);
   const input = await readInput(opts.file, io);
   if (input.lossy) warn(io, `${input.name}: invalid UTF-8 replaced by U+FFFD`);
-  const config = loadConfig(scoutHome(io.env));
+  const config = loadConfig({ cwd: io.cwd, env: io.env });
   const compiled = await compileText(input.text, {
     ...(input.path === null ? { name: input.name } : { origin: opts.file! }),
     cwd: io.cwd,

@@ -1,7 +1,8 @@
 /**
- * `scout-ai config get|set|unset|list` — the scoped config store in
- * `$SCOUT_HOME/etc/config` (`key value [scope…]` lines) and the endpoint
- * files. Secrets (keys, tokens, passwords, the credentials in a url) are
+ * `scout-ai config get|set|unset|list` — the scoped config store
+ * (`key value [scope…]` lines: `set`/`unset` write `$SCOUT_HOME/etc/config`,
+ * `get`/`list` read every `etc/config` as inference does, `./etc/config`
+ * included) and the endpoint files. Secrets (keys, tokens, passwords, the credentials in a url) are
  * never printed.
  *
  * @module
@@ -61,7 +62,7 @@ export interface ConfigGetCliOptions {
  * @returns exit code
  */
 export function runConfigGet(opts: ConfigGetCliOptions, io: Io): number {
-  const store = loadConfig(scoutHome(io.env));
+  const store = loadConfig({ cwd: io.cwd, env: io.env });
   const v = configGet(store, opts.key, opts.scopes, { environment: io.env });
   if (v === undefined) {
     io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} Not set: "${opts.key}"\n`);
@@ -178,8 +179,10 @@ function shownValue(e: ConfigEntry): string {
 }
 
 /**
- * `config list`: the config entries (secrets hidden) and the endpoint files
- * visible from here (backend, model, url, whether a key is set).
+ * `config list`: the config entries of every file read (secrets hidden), in
+ * load order — the lowest-priority file first, so among equals a later entry
+ * wins — each with its file and line, and the endpoint files visible from
+ * here (backend, model, url, whether a key is set).
  *
  * @param opts `json`
  * @param io injected I/O
@@ -187,7 +190,7 @@ function shownValue(e: ConfigEntry): string {
  */
 export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise<number> {
   const file = configFile(io);
-  const store = loadConfig(scoutHome(io.env));
+  const store = loadConfig({ cwd: io.cwd, env: io.env });
   const { endpoints } = await import("../llm/endpoints.ts");
   const eps = await endpoints({ cwd: io.cwd, env: io.env });
   if (opts.json) {
@@ -196,6 +199,7 @@ export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise
         {
           version: CONFIG_JSON_VERSION,
           file,
+          files: store.files ?? [],
           entries: store.entries.map((e) => ({
             key: e.key,
             value: e.value === null ? null : shownValue(e),
@@ -210,17 +214,33 @@ export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise
     );
     return 0;
   }
+  io.stdout.write(entriesText(store.entries, file, io) + endpointsText(eps, io));
+  return 0;
+}
+
+function entriesText(entries: readonly ConfigEntry[], file: string, io: Io): string {
   const bold = (s: string) => paint(io, "stdout", "bold", s);
   const dim = (s: string) => paint(io, "stdout", "dim", s);
-  let out = `${bold("Config")} ${dim(file)}\n`;
-  if (store.entries.length === 0) out += `  ${dim("(no entries)")}\n`;
-  const kw = Math.max(0, ...store.entries.map((e) => e.key.length));
-  const vw = Math.max(0, ...store.entries.map((e) => shownValue(e).length));
-  for (const e of store.entries) {
-    const scopes = e.tokens.length ? dim(`[${e.tokens.join(" ")}]`) : dim("(no scope)");
-    out += `  ${e.key.padEnd(kw)}  ${shownValue(e).padEnd(vw)}  ${scopes}\n`;
+  let out = `${bold("Config")} ${dim(`(later entries win among equals; set writes ${file})`)}\n`;
+  if (entries.length === 0) out += `  ${dim("(no entries)")}\n`;
+  const kw = Math.max(0, ...entries.map((e) => e.key.length));
+  const vw = Math.max(0, ...entries.map((e) => shownValue(e).length));
+  const scopesOf = (e: ConfigEntry) => e.tokens.length ? `[${e.tokens.join(" ")}]` : "(no scope)";
+  const sw = Math.max(0, ...entries.map((e) => scopesOf(e).length));
+  for (const e of entries) {
+    out += `  ${e.key.padEnd(kw)}  ${shownValue(e).padEnd(vw)}  ${dim(scopesOf(e).padEnd(sw))}  ${
+      dim(e.source ?? "")
+    }\n`;
   }
-  out += `${bold("Endpoints")}\n`;
+  return out;
+}
+
+type EndpointRows = Awaited<ReturnType<typeof import("../llm/endpoints.ts").endpoints>>;
+
+function endpointsText(eps: EndpointRows, io: Io): string {
+  const bold = (s: string) => paint(io, "stdout", "bold", s);
+  const dim = (s: string) => paint(io, "stdout", "dim", s);
+  let out = `${bold("Endpoints")}\n`;
   if (eps.length === 0) {
     out += `  ${dim("(none: add etc/AI/<name>.yaml here or under $SCOUT_HOME)")}\n`;
   }
@@ -232,8 +252,7 @@ export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise
         .filter(Boolean).join("  ");
     out += `  ${e.name.padEnd(nw)}  ${desc}  ${dim(e.file)}\n`;
   }
-  io.stdout.write(out);
-  return 0;
+  return out;
 }
 
 /**
@@ -244,7 +263,8 @@ export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise
  */
 export function registerConfig(program: Command, ctx: CliContext): void {
   const config = program.command("config").description(
-    "read and write $SCOUT_HOME/etc/config (key value [scope…]); list endpoints",
+    "read ./etc/config and $SCOUT_HOME/etc/config, write the latter (key value [scope…]); " +
+      "list endpoints",
   );
   config.command("get")
     .description("print the value of KEY for the given scopes (secrets are never printed)")
@@ -296,7 +316,8 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     .description("list config entries and endpoint files (secrets hidden)")
     .option(
       "--json",
-      'print {"version":1, "file", "entries":[{key,value,scopes,source}], "endpoints":[…]}',
+      'print {"version":1, "file" (written by set), "files" (read, highest priority first), ' +
+        '"entries":[{key,value,scopes,source}], "endpoints":[…]}',
     )
     .action(async (o) => {
       ctx.exitCode = await runConfigList({ json: o.json }, ctx.io);

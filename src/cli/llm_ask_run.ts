@@ -15,7 +15,6 @@ import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
 import { runTotalUsage, type RunUsage } from "./run_usage.ts";
 import type { Message } from "../chat/types.ts";
 import type { ExtractedOptions } from "../chat/options.ts";
-import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
@@ -94,7 +93,7 @@ async function runInlineAsk(opts: LlmAskOptions, io: Io, hooks: AskHooks): Promi
   if (opts.chat !== undefined || opts.output !== undefined || opts.question.join("").trim()) {
     throw usageError("--inline rewrites its FILE: it takes no -c, -o or QUESTION");
   }
-  const store = loadConfig(scoutHome(io.env));
+  const store = loadConfig({ cwd: io.cwd, env: io.env });
   const { runInline } = await import("./llm_inline.ts");
   return await runInline({
     file: opts.inline!,
@@ -225,7 +224,7 @@ export async function runLlmAsk(
   hooks: AskHooks = {},
 ): Promise<number> {
   if (opts.inline !== undefined && mode === "ask") return await runInlineAsk(opts, io, hooks);
-  const store = loadConfig(scoutHome(io.env));
+  const store = loadConfig({ cwd: io.cwd, env: io.env });
   const turn = await askMessages(opts, io, store, hooks.prefix ?? []);
   if (opts.dryRun) {
     printDryRun(turn.messages, opts.json === true, io);

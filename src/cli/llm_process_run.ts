@@ -8,7 +8,6 @@
  */
 import { compileText } from "../chat/compile.ts";
 import type { Message } from "../chat/types.ts";
-import { scoutHome } from "../config/home.ts";
 import { loadConfig } from "../config/store.ts";
 import { ScoutError } from "../errors.ts";
 import { ask, type AskOptions } from "../llm/ask.ts";
@@ -36,7 +35,7 @@ function baseOptions(io: Io, signal: AbortSignal): AskOptions {
   return {
     env: io.env,
     cwd: io.cwd,
-    config: loadConfig(scoutHome(io.env)),
+    config: loadConfig({ cwd: io.cwd, env: io.env }),
     warn: (m) => warn(io, m),
     signal,
   };

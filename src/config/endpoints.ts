@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { exists, fileStats, isFile } from "../util/fs.ts";
-import { scoutHome } from "./home.ts";
+import { etcDirs } from "./home.ts";
 import type { ConfigStore } from "./store.ts";
 import { configGet } from "./store.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
@@ -43,13 +43,7 @@ export interface Endpoint {
  */
 export function endpointDirs(opts: EndpointLookupOptions = {}): string[] {
   if (opts.dirs) return opts.dirs.map((d) => resolve(d));
-  const cwd = opts.cwd ?? process.cwd();
-  return [
-    join(cwd, "etc", "AI"),
-    join(scoutHome(opts.env ?? process.env), "etc", "AI"),
-    "/usr/local/etc/scout/AI",
-    "/etc/scout/AI",
-  ];
+  return etcDirs(opts).map((d) => join(d, "AI"));
 }
 
 const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$/;

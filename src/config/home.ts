@@ -1,7 +1,8 @@
 /**
  * `SCOUT_HOME`: the root of scout-ai's user files (default `~/.scout`, shared
  * with the Ruby Scout). Config files live in `etc/`, jobs in `var/jobs/`, the
- * inference cache in `var/cache/ask/`, locks in `tmp/persist_locks/`.
+ * inference cache in `var/cache/ask/`, locks in `tmp/persist_locks/`. The
+ * `etc/` roots scout-ai reads settings from are {@link etcDirs}.
  *
  * @module
  */
@@ -44,4 +45,33 @@ export function expandHome(
   if (path === "~") return userHome(env);
   if (path.startsWith("~/")) return join(userHome(env), path.slice(2));
   return path;
+}
+
+/** Where to look for Scout's `etc` files. */
+export interface EtcDirsOptions {
+  /** Working directory for `./etc/` (default `process.cwd()`). */
+  cwd?: string;
+  /** Environment (for `SCOUT_HOME`; default `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * The `etc` directories of Scout's resource path, highest priority first
+ * (scout-essentials `Path.path_maps` in `Path.map_order`, the roots scout-ai
+ * models): `./etc` (`current`), `$SCOUT_HOME/etc` (`user`, `~/.scout/etc`),
+ * `/usr/local/etc/scout` (`local`), `/etc/scout` (`global`). Endpoint files
+ * are searched in their `AI/` subdirectories, `config` files are read from
+ * all of them.
+ *
+ * @param opts cwd and env
+ * @returns absolute directory paths (they need not exist)
+ */
+export function etcDirs(opts: EtcDirsOptions = {}): string[] {
+  const cwd = opts.cwd ?? process.cwd();
+  return [
+    join(resolve(cwd), "etc"),
+    join(scoutHome(opts.env ?? process.env), "etc"),
+    "/usr/local/etc/scout",
+    "/etc/scout",
+  ];
 }

@@ -4,16 +4,24 @@
  *
  * @module
  */
-export { expandHome, scoutHome, userHome } from "./home.ts";
+export { etcDirs, expandHome, scoutHome, userHome } from "./home.ts";
+export type { EtcDirsOptions } from "./home.ts";
 export {
   addConfigEntry,
+  configFiles,
   configGet,
   emptyConfig,
   loadConfig,
   parseConfigText,
   tokenPriority,
 } from "./store.ts";
-export type { ConfigEntry, ConfigGetOptions, ConfigStore, ConfigValue } from "./store.ts";
+export type {
+  ConfigEntry,
+  ConfigGetOptions,
+  ConfigLoadOptions,
+  ConfigStore,
+  ConfigValue,
+} from "./store.ts";
 export {
   chooseEndpoint,
   ENDPOINT_ENV_VARS,

@@ -1,6 +1,6 @@
 /**
  * The configuration store (Ruby `Scout::Config`): entries `key [value] [scope…]`
- * read from `$SCOUT_HOME/etc/config` (one entry per line,
+ * read from every `etc/config` of Scout's resource path (one entry per line,
  * `#` comments) or added at run time (the chat `config:` role). Lookups name a
  * key and an ordered list of scope tokens and match as Ruby's
  * `Scout::Config.get` does (see {@link configGet}): an entry is found only
@@ -13,9 +13,9 @@
  * @module
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { scoutHome } from "./home.ts";
+import { etcDirs, type EtcDirsOptions } from "./home.ts";
 
 /** One config entry. */
 export interface ConfigEntry {
@@ -39,6 +39,8 @@ export interface ConfigEntry {
 export interface ConfigStore {
   /** Entries in the order they were added (the last added wins among equals). */
   entries: ConfigEntry[];
+  /** The files {@link loadConfig} read, highest priority first. */
+  files?: string[];
 }
 
 /**
@@ -70,24 +72,53 @@ export function parseConfigText(text: string, source = "config"): ConfigEntry[] 
   return out;
 }
 
+/** Where to look for `etc/config` files. */
+export interface ConfigLoadOptions extends EtcDirsOptions {
+  /** Explicit `etc` directories, highest priority first (replaces {@link etcDirs}). */
+  dirs?: string[];
+}
+
 /**
- * Loads `<home>/etc/config` (missing file → empty store).
+ * The config files scout-ai reads, highest priority first: `config` in each
+ * of {@link etcDirs} (`./etc/config`, `$SCOUT_HOME/etc/config`,
+ * `/usr/local/etc/scout/config`, `/etc/scout/config`), each path once.
  *
- * @param home `SCOUT_HOME` (default {@link scoutHome})
- * @returns the store
+ * @param opts cwd/env or explicit dirs
+ * @returns absolute paths (they need not exist)
  */
-export function loadConfig(home: string = scoutHome()): ConfigStore {
-  const file = join(home, "etc", "config");
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return emptyConfig();
-    throw new ScoutError("config", `Cannot read config file "${file}": ${(e as Error).message}`, {
-      file,
-    });
+export function configFiles(opts: ConfigLoadOptions = {}): string[] {
+  const dirs = opts.dirs ? opts.dirs.map((d) => resolve(d)) : etcDirs(opts);
+  return [...new Set(dirs.map((d) => join(d, "config")))];
+}
+
+/**
+ * Loads every existing {@link configFiles} file, the lowest priority first
+ * (Ruby `Path.setup("etc").config.find_all.reverse`), so at equal priority an
+ * entry of `./etc/config` beats one of `$SCOUT_HOME/etc/config`. Missing
+ * files are skipped.
+ *
+ * @param opts cwd/env or explicit dirs
+ * @returns the store; `files` lists the files read, highest priority first
+ * @throws ScoutError `config` when a file exists but cannot be read
+ */
+export function loadConfig(opts: ConfigLoadOptions = {}): ConfigStore {
+  const entries: ConfigEntry[] = [];
+  const files: string[] = [];
+  for (const file of configFiles(opts).reverse()) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") continue;
+      throw new ScoutError("config", `Cannot read config file "${file}": ${(e as Error).message}`, {
+        file,
+      });
+    }
+    files.unshift(file);
+    entries.push(...parseConfigText(text, file));
   }
-  return { entries: parseConfigText(text, file) };
+  return { entries, files };
 }
 
 /**

@@ -115,3 +115,42 @@ Deno.test("config set without a scope warns that no scoped lookup reads the entr
   const help = await runMain(["config", "set", "--help"], { env, cwd: d.path });
   assert.ok(!help.stdout.includes("global"), help.stdout);
 });
+
+Deno.test("config get/list read ./etc/config after $SCOUT_HOME's; list names each entry's file (R80-4, R80-5)", async () => {
+  await using d = await tempDir();
+  const home = join(d.path, "home");
+  const cwd = join(d.path, "work");
+  await Deno.mkdir(join(home, "etc"), { recursive: true });
+  await Deno.mkdir(join(cwd, "etc"), { recursive: true });
+  const homeFile = join(home, "etc", "config");
+  const cwdFile = join(cwd, "etc", "config");
+  await Deno.writeTextFile(homeFile, "endpoint home ask\nlonely\n");
+  await Deno.writeTextFile(cwdFile, "endpoint local ask\n");
+  const env = { SCOUT_HOME: home };
+  const run = (args: string[]) => runMain(["config", ...args], { env, cwd });
+  // Ruby: the cwd's file loads last, "local"; the key-only line is no error
+  assert.deepEqual(await run(["get", "endpoint", "ask", "llm"]), {
+    code: 0,
+    stdout: "local\n",
+    stderr: "",
+  });
+  assert.equal((await run(["get", "lonely"])).stdout, "nil\n");
+  const list = await run(["list"]);
+  assert.equal(list.code, 0);
+  assert.match(list.stdout, new RegExp(`endpoint\\s+home\\s+\\[ask\\]\\s+${homeFile}:1`));
+  assert.match(list.stdout, new RegExp(`lonely\\s+nil\\s+\\(no scope\\)\\s+${homeFile}:2`));
+  assert.match(list.stdout, new RegExp(`endpoint\\s+local\\s+\\[ask\\]\\s+${cwdFile}:1`));
+  const j = JSON.parse((await run(["list", "--json"])).stdout);
+  assert.equal(j.file, homeFile);
+  assert.deepEqual(j.files, [cwdFile, homeFile]);
+  assert.deepEqual(j.entries.map((e: { source: string }) => e.source), [
+    `${homeFile}:1`,
+    `${homeFile}:2`,
+    `${cwdFile}:1`,
+  ]);
+  assert.equal(j.entries[1].value, null);
+  // set keeps writing $SCOUT_HOME/etc/config
+  assert.equal((await run(["set", "persist", "false", "ask"])).code, 0);
+  assert.equal(await Deno.readTextFile(cwdFile), "endpoint local ask\n");
+  assert.match(await Deno.readTextFile(homeFile), /persist false ask\n$/);
+});

@@ -87,19 +87,51 @@ Deno.test("configGet values: false, nil, env:A,B; env fallbacks only when no ent
   assert.equal(configGet(store, "url", ["ask"], { env: ["NONE", "FALLBACK"], environment }), "fb");
 });
 
-Deno.test("loadConfig reads <home>/etc/config; a missing file is an empty store", async () => {
+Deno.test("loadConfig reads $SCOUT_HOME/etc/config; missing files are an empty store", async () => {
   await using d = await tempDir();
-  assert.deepEqual(loadConfig(d.path), { entries: [] });
-  await Deno.mkdir(join(d.path, "etc"));
-  const file = join(d.path, "etc", "config");
+  const home = join(d.path, "home");
+  const opts = { cwd: join(d.path, "work"), env: { SCOUT_HOME: home } };
+  assert.deepEqual(loadConfig(opts), { entries: [], files: [] });
+  await Deno.mkdir(join(home, "etc"), { recursive: true });
+  const file = join(home, "etc", "config");
   await Deno.writeTextFile(file, "endpoint nano ask\n");
-  const store = loadConfig(d.path);
+  const store = loadConfig(opts);
   assert.deepEqual(store.entries, [
     { key: "endpoint", value: "nano", tokens: ["ask"], source: `${file}:1` },
   ]);
+  assert.deepEqual(store.files, [file]);
   // a line with a key only no longer stops every command (R80-5)
   await Deno.writeTextFile(file, "endpoint\n");
-  assert.deepEqual(loadConfig(d.path).entries[0]?.value, null);
+  assert.deepEqual(loadConfig(opts).entries[0]?.value, null);
+});
+
+Deno.test("loadConfig reads ./etc/config too, after $SCOUT_HOME's, so it wins at equal priority (R80-4)", async () => {
+  await using d = await tempDir();
+  const home = join(d.path, "home");
+  const cwd = join(d.path, "work");
+  await Deno.mkdir(join(home, "etc"), { recursive: true });
+  await Deno.mkdir(join(cwd, "etc"), { recursive: true });
+  const homeFile = join(home, "etc", "config");
+  const cwdFile = join(cwd, "etc", "config");
+  await Deno.writeTextFile(homeFile, "endpoint home ask\nother h ask\n");
+  await Deno.writeTextFile(cwdFile, "endpoint local ask\nlonely\n");
+  const store = loadConfig({ cwd, env: { SCOUT_HOME: home } });
+  // Ruby: Path.setup("etc").config.find_all.reverse → the cwd's file loads last
+  assert.deepEqual(store.entries.map((e) => e.source), [
+    `${homeFile}:1`,
+    `${homeFile}:2`,
+    `${cwdFile}:1`,
+    `${cwdFile}:2`,
+  ]);
+  assert.deepEqual(store.files, [cwdFile, homeFile]);
+  assert.equal(configGet(store, "endpoint", ["ask", "llm"]), "local");
+  assert.equal(configGet(store, "other", ["ask"]), "h");
+  assert.equal(configGet(store, "lonely"), null);
+  assert.equal(configGet(store, "endpoint"), "local");
+  // the same file through both roots (cwd = the home's parent) is read once
+  const once = loadConfig({ cwd: home, env: { SCOUT_HOME: home } });
+  assert.deepEqual(once.files, [homeFile]);
+  assert.equal(once.entries.length, 2);
 });
 
 Deno.test("SCOUT_HOME: absolute, ~ expanded, relative resolved; default ~/.scout", () => {
