@@ -28,6 +28,7 @@ export type {
   ExtraSetting,
   QueryContext,
   ReplyItem,
+  Truncation,
 } from "./types.ts";
 export { defaultSession, newSession, nextMeta } from "./meta_record.ts";
 export type { MetaWho, NextMetaInput, Session } from "./meta_record.ts";
