@@ -80,11 +80,12 @@ function locateEndpoint(
 }
 
 /**
- * Parses endpoint file text: one flat YAML map (the YAML parser is loaded on
- * first use, keeping it off the start-up path of commands that never read an
- * endpoint file). `provider:` is accepted as an
- * alias of `backend:` (`backend` wins) — the Ruby docs show `provider`, which
- * the Ruby code never reads ([TS-FIX]). An empty file is an empty map.
+ * Parses endpoint file text: one flat YAML map, read as Ruby's Psych reads it
+ * (YAML 1.1: `no` is false, `1_000` is 1000; `util/ruby_yaml.ts`). The YAML
+ * parser is loaded on first use, keeping it off the start-up path of commands
+ * that never read an endpoint file. `provider:` is accepted as an alias of
+ * `backend:` (`backend` wins) — the Ruby docs show `provider`, which the Ruby
+ * code never reads ([TS-FIX]). An empty file is an empty map.
  *
  * @param text YAML text
  * @param file path used in errors
@@ -102,10 +103,10 @@ export async function parseEndpointText(
   text: string,
   file: string,
 ): Promise<Record<string, unknown>> {
-  const { parse: parseYaml } = await import("yaml");
+  const { parseRubyYaml } = await import("../util/ruby_yaml.ts");
   let data: unknown;
   try {
-    data = parseYaml(text);
+    data = parseRubyYaml(text);
   } catch (e) {
     const { text: what, line } = yamlErrorParts(e);
     throw new ScoutError(

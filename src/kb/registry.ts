@@ -11,10 +11,10 @@
  */
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { parseDocument, stringify as stringifyYaml } from "yaml";
 import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
 import { isFile, writeFileAtomicSync } from "../util/fs.ts";
+import { parseRubyYaml, stringifyRubyYaml } from "../util/ruby_yaml.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
 
 /** Options of a registered database. */
@@ -84,9 +84,7 @@ export function readRegistry(kbDir: string): Registry {
   let data: unknown;
   try {
     // Unknown `!ruby/…` tags are warnings (the value is read as plain YAML); errors throw.
-    const doc = parseDocument(readFileSync(file, "utf8"), { uniqueKeys: false });
-    if (doc.errors.length) throw doc.errors[0];
-    data = doc.toJS();
+    data = parseRubyYaml(readFileSync(file, "utf8"));
   } catch (e) {
     const { text: what, line } = yamlErrorParts(e);
     throw new ScoutError(
@@ -130,7 +128,7 @@ export function writeRegistry(kbDir: string, registry: Registry): void {
     data[name] = [file, opts];
   }
   mkdirSync(join(kbDir, "config"), { recursive: true });
-  writeFileAtomicSync(registryPath(kbDir), stringifyYaml(data));
+  writeFileAtomicSync(registryPath(kbDir), stringifyRubyYaml(data));
 }
 
 /**

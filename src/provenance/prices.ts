@@ -125,10 +125,10 @@ export async function loadPrices(home: string): Promise<PriceTable | null> {
       cause: e,
     });
   }
-  const { parse } = await import("yaml");
+  const { parseRubyYaml } = await import("../util/ruby_yaml.ts");
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = parseRubyYaml(text);
   } catch (e) {
     throw new ScoutError("config", `${file}: not valid YAML: ${(e as Error).message}`, { file });
   }

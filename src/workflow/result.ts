@@ -5,12 +5,12 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { stringify as yamlStringify } from "yaml";
 import { ScoutError } from "../errors.ts";
 import { parse as parseChat } from "../chat/parse.ts";
 import { print as printChat } from "../chat/print.ts";
 import type { Message } from "../chat/types.ts";
 import { fileError } from "../util/fs.ts";
+import { stringifyRubyYaml } from "../util/ruby_yaml.ts";
 import { arrayElementType } from "./types.ts";
 
 const EXTENSIONS: Record<string, string> = {
@@ -101,7 +101,7 @@ export function serializeResult(value: unknown, type: string): string | Uint8Arr
     case "json":
       return JSON.stringify(value === undefined ? null : value);
     case "yaml":
-      return typeof value === "string" ? value : yamlStringify(value);
+      return typeof value === "string" ? value : stringifyRubyYaml(value);
     case "chat":
       if (typeof value === "string") return value;
       if (Array.isArray(value)) return printChat(value as Message[]);

@@ -77,6 +77,20 @@ Deno.test("register writes plain keys atomically and reads back; bad fields are 
   assert.deepEqual(readRegistry(kbDir), reg);
 });
 
+Deno.test("the registry is YAML 1.1 as Ruby's Psych reads it: `yes` is true, a `no` string is written quoted (R80-3)", async () => {
+  await using d = await tempDir();
+  mkdirSync(join(d.path, "config"));
+  writeFileSync(
+    join(d.path, "config", "registry"),
+    `:parents:\n- ${FAMILY}/parents\n- :undirected: yes\n`,
+  );
+  assert.equal(readRegistry(d.path).get("parents")!.options.undirected, true);
+  writeRegistry(d.path, new Map([["no", { file: "off", options: { description: "On" } }]]));
+  const text = Deno.readTextFileSync(join(d.path, "config", "registry"));
+  assert.equal(text, '"no":\n  - "off"\n  - description: "On"\n');
+  assert.deepEqual(readRegistry(d.path).get("no"), { file: "off", options: { description: "On" } });
+});
+
 Deno.test("descriptions: registered, then <db>.md, then the README section (KB dir, then beside the TSV)", async () => {
   await using d = await tempDir();
   const entry = { file: join(FAMILY, "parents"), options: {} };

@@ -11,7 +11,8 @@ import {
 import { parseConfigText } from "../../src/config/store.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { endpoints } from "../../src/llm/endpoints.ts";
-import { tempDir } from "../support/cli.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
 
 async function layout(root: string) {
   const cwd = join(root, "proj");
@@ -115,4 +116,30 @@ Deno.test("endpoints() lists names once (first hit wins) and never returns a key
   assert.ok(!JSON.stringify(list).includes("sk-secret"));
   assert.equal(list.find((e) => e.name === "local")!.backend, "ollama");
   assert.equal(listEndpointFiles({ dirs: [join(d.path, "missing")] }).length, 0);
+});
+
+Deno.test("endpoint files are YAML 1.1 as Ruby reads them: no/on are booleans, 1_000 a number in the request (R80-3)", async () => {
+  const text = "backend: openai\nprevious_response: no\nlog_errors: on\nmax_tokens: 1_000\n";
+  assert.deepEqual(await parseEndpointText(text, "ep.yaml"), {
+    backend: "openai",
+    previous_response: false,
+    log_errors: true,
+    max_tokens: 1000,
+  });
+  await using d = await tempDir();
+  await using srv = await startProviderServer();
+  const home = join(d.path, "home");
+  await Deno.mkdir(join(home, "etc", "AI"), { recursive: true });
+  await Deno.writeTextFile(
+    join(home, "etc", "AI", "ep.yaml"),
+    `${text}model: m1\nurl: ${srv.url}\n`,
+  );
+  srv.script({ text: "hello" });
+  const r = await runMain(["llm", "ask", "-e", "ep", "--no-cache", "hi"], {
+    env: { SCOUT_HOME: home, HOME: d.path, OPENAI_API_KEY: "sk-x" },
+    cwd: d.path,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(srv.requests.length, 1);
+  assert.equal(srv.requests[0]!.body.max_tokens, 1000);
 });

@@ -68,6 +68,11 @@ Deno.test("rules: task keys over workflow defaults over defaults; queue is qos",
   });
 });
 
+Deno.test("rules are YAML 1.1 as Ruby's orchestrator reads them: `exclusive: yes` is true (R80-3)", async () => {
+  const rules = await parseRules("Line:\n  c: { exclusive: yes, cpus: 1_0 }\n", "rules.yaml");
+  assert.deepEqual(taskResources(rules, "Line", "c"), { exclusive: true, cpus: 10 });
+});
+
 Deno.test("rules: time spans in SLURM form; combined resources sum time and take the largest cpus", () => {
   assert.equal(slurmTime("90s"), "00:01:30");
   assert.equal(slurmTime("1h30m"), "01:30:00");

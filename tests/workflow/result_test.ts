@@ -63,6 +63,8 @@ Deno.test("serialize (§3.1) by type", () => {
     "\nassistant:\n\nhi",
   );
   assert.equal(serializeResult({ a: [1] }, "yaml"), "a:\n  - 1\n");
+  // Ruby loads a yaml result with Psych (YAML 1.1): a "no" string must be quoted (R80-3)
+  assert.equal(serializeResult({ answer: "no", n: "1_000" }, "yaml"), 'answer: "no"\nn: "1_000"\n');
   assert.throws(() => serializeResult(5, "chat"), (e) => isScoutError(e, "invalid_input"));
 });
 

@@ -179,10 +179,10 @@ function parseChains(raw: Record<string, unknown>, file?: string): ChainRule[] {
  * @throws ScoutError `deploy_rules` on a syntax error or a wrong value
  */
 export async function parseRules(text: string, file?: string): Promise<DeployRules> {
-  const { parse } = await import("yaml");
+  const { parseRubyYaml } = await import("../../util/ruby_yaml.ts");
   let raw: unknown;
   try {
-    raw = parse(text);
+    raw = parseRubyYaml(text);
   } catch (e) {
     const { text: what, line } = yamlErrorParts(e);
     throw new ScoutError("deploy_rules", `Cannot parse deploy rules: ${what}`, {

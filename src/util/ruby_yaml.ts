@@ -1,0 +1,163 @@
+/**
+ * YAML as Ruby Scout reads it: the files both implementations share
+ * (endpoint files `etc/AI/<name>.yaml`, a knowledge base's
+ * `config/registry`, deploy rules, the price table) are read by Ruby's Psych,
+ * which speaks YAML 1.1: `yes`/`on` are true, `no`/`off` false, `1_000` and
+ * `1,000` are 1000, `010` is 8. The `yaml` package's defaults are YAML 1.2
+ * (all of those stay strings), so every shared file goes through here: the
+ * package's 1.1 schema with its plain-scalar rules replaced by Psych's
+ * (`Psych::ScalarScanner`): booleans in any letter case but no `y`/`n`, floats
+ * only with a dot (and a signed exponent), Psych's sexagesimal sums. Duplicate
+ * keys are allowed (the last wins), as in Ruby. Writing uses the same rules,
+ * so a string such as `"no"` is quoted and Ruby reads it back as a string.
+ *
+ * @module
+ */
+import { parseDocument, stringify } from "yaml";
+import type { Scalar, ScalarTag, Tags } from "yaml";
+
+const TRUE = /^(?:yes|true|on)$/i;
+const FALSE = /^(?:no|false|off)$/i;
+const NULL = /^(?:~|null)?$/i;
+const INT =
+  /^(?:[-+]?0b[01_,]+|[-+]?0[0-7_,]+|[-+]?(?:0|[1-9](?:[0-9]|,[0-9]|_[0-9])*)|[-+]?0x[0-9a-fA-F_,]+)$/;
+const FLOAT = /^(?![-+]?\.$)[-+]?(?:[0-9][0-9_,]*)?\.[0-9]*(?:[eE][-+][0-9]+)?$/;
+const SEXAGESIMAL = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9]){1,2}(?:\.[0-9_]*)?$/;
+const SPECIAL_FLOAT = /^(?:[-+]?\.inf|\.nan)$/i;
+
+function intValue(text: string): number | string {
+  const s = text.replace(/[,_]/g, "");
+  const neg = s.startsWith("-");
+  const body = s.replace(/^[-+]/, "");
+  const [digits, radix] = body.startsWith("0b")
+    ? [body.slice(2), 2]
+    : body.startsWith("0x")
+    ? [body.slice(2), 16]
+    : body.length > 1 && body.startsWith("0")
+    ? [body.slice(1), 8]
+    : [body, 10];
+  if (digits === "") return text; // Ruby's Integer() would raise: keep the text
+  const n = parseInt(digits, radix);
+  return neg ? -n : n;
+}
+
+// Psych sums the parts with weights 60^|i-2| (so `1:20` is 4800, not 80).
+function sexagesimalValue(text: string): number {
+  const parts = text.split(":");
+  let total = 0;
+  parts.forEach((p, i) => {
+    const n = i === parts.length - 1 && p.includes(".")
+      ? parseFloat(p.replace(/_/g, ""))
+      : parseInt(p.replace(/_/g, ""), 10);
+    total += n * 60 ** Math.abs(i - 2);
+  });
+  return total;
+}
+
+function floatText(v: number): string {
+  if (Number.isNaN(v)) return ".nan";
+  if (!Number.isFinite(v)) return v > 0 ? ".inf" : "-.inf";
+  const s = String(v);
+  if (s.includes(".")) return s;
+  return s.includes("e") ? s.replace("e", ".0e") : `${s}.0`;
+}
+
+function scalar(
+  tag: string,
+  test: RegExp,
+  resolve: (s: string) => unknown,
+  identify: (v: unknown) => boolean,
+  text: (v: unknown) => string,
+): ScalarTag {
+  return {
+    tag,
+    test,
+    default: true,
+    resolve,
+    identify,
+    stringify: (item: Scalar) => text(item.value),
+  };
+}
+
+const NS = "tag:yaml.org,2002:";
+
+/** Psych's plain scalars, in the order it tries them (before the package's timestamps). */
+const PSYCH_TAGS: ScalarTag[] = [
+  scalar(`${NS}null`, NULL, () => null, (v) => v == null, () => "null"),
+  scalar(`${NS}bool`, TRUE, () => true, (v) => v === true, () => "true"),
+  scalar(`${NS}bool`, FALSE, () => false, (v) => v === false, () => "false"),
+  scalar(`${NS}int`, SEXAGESIMAL, sexagesimalValue, () => false, String),
+  scalar(
+    `${NS}float`,
+    SPECIAL_FLOAT,
+    (s) => s.toLowerCase() === ".nan" ? NaN : s.startsWith("-") ? -Infinity : Infinity,
+    () => false,
+    (v) => floatText(v as number),
+  ),
+  scalar(
+    `${NS}float`,
+    FLOAT,
+    (s) => Number(s.replace(/[,_]|\.([Ee]|$)/g, "$1")),
+    (v) => typeof v === "number" && !Number.isInteger(v),
+    (v) => floatText(v as number),
+  ),
+  scalar(
+    `${NS}int`,
+    INT,
+    intValue,
+    (v) => typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v)),
+    (v) => typeof v === "number" && !Number.isSafeInteger(v) ? BigInt(v).toString() : String(v),
+  ),
+];
+
+const REPLACED = new Set(["null", "bool", "int", "float"].map((t) => NS + t));
+
+function psychTags(tags: Tags): Tags {
+  const kept = tags.filter((t) => typeof t === "string" || !REPLACED.has(t.tag) || !t.default);
+  const at = kept.findIndex((t) => typeof t !== "string" && t.tag === `${NS}str`) + 1;
+  return [...kept.slice(0, at), ...PSYCH_TAGS, ...kept.slice(at)];
+}
+
+/** The `yaml` package options that read and write YAML as Ruby's Psych does. */
+export const RUBY_YAML_OPTIONS = {
+  version: "1.1",
+  customTags: psychTags,
+  uniqueKeys: false,
+} as const;
+
+/**
+ * Parses YAML text as Ruby's `YAML.unsafe_load` would (plain scalars by
+ * Psych's rules; unknown `!ruby/…` tags read as plain YAML).
+ *
+ * @param text the YAML text
+ * @returns the value (`undefined`/`null` for an empty document)
+ * @throws the `yaml` package's `YAMLParseError` on a syntax error (see `yamlErrorParts`)
+ *
+ * @example
+ * ```ts
+ * import { parseRubyYaml } from "./ruby_yaml.ts";
+ * parseRubyYaml("a: no\nb: 1_000\n"); // {a: false, b: 1000}
+ * ```
+ */
+export function parseRubyYaml(text: string): unknown {
+  const doc = parseDocument(text, RUBY_YAML_OPTIONS);
+  if (doc.errors.length) throw doc.errors[0];
+  return doc.toJS();
+}
+
+/**
+ * Writes a value as YAML that Ruby's Psych reads back as the same value
+ * (strings that Psych would read as booleans, numbers or nil are quoted).
+ *
+ * @param value plain data
+ * @returns the YAML text
+ *
+ * @example
+ * ```ts
+ * import { stringifyRubyYaml } from "./ruby_yaml.ts";
+ * stringifyRubyYaml({ a: "no" }); // 'a: "no"\n'
+ * ```
+ */
+export function stringifyRubyYaml(value: unknown): string {
+  return stringify(value, RUBY_YAML_OPTIONS);
+}
