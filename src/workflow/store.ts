@@ -198,7 +198,9 @@ export function identifyJobPath(
 /**
  * The persist-lock file of a job (`workflow.md` §3.4), shared with Scout:
  * `<lockDir>/<N>.lock` with `N` = absolute result path + `.persist`,
- * whitespace → `_`, `/` → `·`; longer than 160 characters → first 151 + md5 of the rest.
+ * ASCII whitespace (Ruby's `\s`: space, tab, LF, VT, FF, CR; not U+00A0 and
+ * the like) → `_`, `/` → `·`; longer than 160 characters → first 151 + md5 of
+ * the rest.
  *
  * @param jobPath absolute result path
  * @param lockDir lock directory
@@ -212,7 +214,7 @@ export function identifyJobPath(
  * ```
  */
 export function lockPathFor(jobPath: string, lockDir: string): string {
-  let n = (jobPath + ".persist").replace(/\s/g, "_").replaceAll("/", "·");
+  let n = (jobPath + ".persist").replace(/[ \t\n\v\f\r]/g, "_").replaceAll("/", "·");
   const chars = [...n];
   if (chars.length > 160) n = chars.slice(0, 151).join("") + md5hex(chars.slice(151).join(""));
   return join(lockDir, n + ".lock");

@@ -39,6 +39,11 @@ Deno.test("lock path: Scout's naming, spec example and the 160-char rule", () =>
     "/l/·home·u·.scout·var·jobs·Slow·nap·Default.persist.lock",
   );
   assert.equal(lockPathFor("/a b/c\td", "/l"), "/l/·a_b·c_d.persist.lock");
+  // Ruby's /\s/ is ASCII whitespace only: U+00A0, U+2003, U+0085, U+2028 stay (R80-10)
+  assert.equal(
+    lockPathFor("/w/a\u00a0b\u2003c\vd\fe\u0085f\u2028g", "/l"),
+    "/l/·w·a\u00a0b\u2003c_d_e\u0085f\u2028g.persist.lock",
+  );
   const long = "/" + "x".repeat(200);
   const n = "·" + "x".repeat(200) + ".persist";
   assert.equal(lockPathFor(long, "/l"), "/l/" + n.slice(0, 151) + md5hex(n.slice(151)) + ".lock");
