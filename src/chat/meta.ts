@@ -153,15 +153,21 @@ function scanQuoted(content: string, from: number, out: MetaRecord, omit?: strin
     }
     const key = content.slice(keyStart, keyEnd);
     if (key !== omit) {
-      let v = content.slice(start, end);
-      if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
-        v = v.slice(1, -1).replace(/\\([\s\S])/g, "$1");
-      }
-      out[key] = numeric(v);
+      out[key] = numeric(unquote(content.slice(start, end)));
     }
     i = end;
     if (i >= n) return out;
   }
+}
+
+/**
+ * A value as Ruby's `parse_meta` unwraps it: one that starts and ends with
+ * `"` loses both (a lone `"` too, which becomes empty) and `\x` becomes `x`,
+ * except before a line feed (Ruby's `/\\(.)/` has no `m`: `.` stops at `\n`).
+ */
+function unquote(v: string): string {
+  if (!v.startsWith('"') || !v.endsWith('"')) return v;
+  return v.slice(1, -1).replace(/\\([^\n])/g, "$1");
 }
 
 /** End (exclusive) of a quoted value opening at `start`, or -1 when it never closes. */
@@ -182,11 +188,7 @@ export function parseMetaPattern(content: string): MetaRecord {
   const out: MetaRecord = {};
   META_PAIR.lastIndex = 0;
   for (let m = META_PAIR.exec(content); m !== null; m = META_PAIR.exec(content)) {
-    let v = m[2]!;
-    if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
-      v = v.slice(1, -1).replace(/\\([\s\S])/g, "$1");
-    }
-    out[m[1]!] = numeric(v);
+    out[m[1]!] = numeric(unquote(m[2]!));
   }
   return out;
 }

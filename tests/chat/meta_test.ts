@@ -34,6 +34,12 @@ Deno.test("parseMeta: provenance.md §4.2 table", () => {
     ["a=abc\n12", { a: "abc\n12" }], // Ruby: 0 (line-anchored numeric test)
     ['pt=100 reas="a=b" ct=200', { pt: 100, reas: "a=b", ct: 200 }],
     ["a=1 a=2", { a: 2 }],
+    // Ruby's unwrapping (R80-11): a lone `"` starts and ends with `"` (→ empty);
+    // `\x` → `x` except before a line feed (Ruby's `.` without `m`)
+    [' reas="', { reas: "" }],
+    ['k=" z=1', { k: "", z: 1 }],
+    ['k="a\\\nb" z=1', { k: "a\\\nb", z: 1 }],
+    ['k="a\\\rb" z=1', { k: "a\rb", z: 1 }],
     ["", {}],
   ];
   for (const [input, expected] of rows) assert.deepEqual(parseMeta(input), expected, input);
@@ -80,6 +86,10 @@ Deno.test("serializeMeta TS-FIX: quotes, backslashes, outer spaces, newlines, nu
   assert.equal(serializeMeta({ a: 'say "hi"' }), 'a="say \\"hi\\""');
   assert.equal(serializeMeta({ a: "back\\slash" }), 'a="back\\\\slash"');
   assert.equal(serializeMeta({ a: " padded " }), 'a=" padded "');
+  // a lone `"` is quoted (Ruby writes it bare, and reads `reas="` as empty):
+  // Ruby and this port read `reas="\""` as `"` (R80-11)
+  assert.equal(serializeMeta({ reas: '"' }), 'reas="\\""');
+  assert.deepEqual(parseMeta(serializeMeta({ reas: '"', pt: 1 })), { pt: 1, reas: '"' });
   assert.equal(serializeMeta({ reas: "line1\nline2\r\nline3" }), "reas=line1 line2 line3");
   assert.equal(serializeMeta({ a: null, b: undefined, c: 1 }), "a= b= c=1");
   assert.equal(serializeMeta({}), "");
