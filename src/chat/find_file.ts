@@ -7,6 +7,7 @@
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { statSync } from "node:fs";
+import { Buffer } from "node:buffer";
 import { dirname, join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { expandHome, scoutHome } from "../config/home.ts";
@@ -18,7 +19,13 @@ export interface ChatFileReader {
   kind(path: string): "file" | "directory" | null;
   /** Text of a file (invalid UTF-8 → U+FFFD) or of an `http(s)://` URL. */
   readText(pathOrUrl: string): Promise<string>;
-  /** Regular files below `dir`, recursively, sorted, dot-files and dot-dirs skipped. */
+  /**
+   * Files below `dir` as Ruby's recursive `Dir.glob` lists them (`chat.md`
+   * §4.3 `directory`): each directory's entries in byte order, a directory's
+   * files right after it (depth first), dot-files and dot-dirs skipped,
+   * symlinked directories not descended; links to files (and dangling links)
+   * listed.
+   */
   listFiles(dir: string): Promise<string[]>;
 }
 
@@ -63,22 +70,30 @@ export const nodeFileReader: ChatFileReader = {
       const entries = await readdir(d, { withFileTypes: true }).catch((e) => {
         throw fileError(d, e);
       });
+      entries.sort((a, b) => byteOrder(a.name, b.name));
       for (const e of entries) {
         if (e.name.startsWith(".")) continue;
         const p = join(d, e.name);
         if (e.isDirectory()) await walk(p);
         else if (e.isFile()) out.push(p);
         else if (e.isSymbolicLink()) {
+          // `**/` never descends a linked directory and the link is dropped as
+          // a directory; a link to a file is listed, and so is a dangling one
+          // (reading it then fails, as Ruby's "File not found").
           const s = await stat(p).catch(() => null);
-          if (s?.isFile()) out.push(p);
-          else if (s?.isDirectory()) await walk(p);
+          if (s === null || s.isFile()) out.push(p);
         }
       }
     };
     await walk(dir);
-    return out.sort();
+    return out;
   },
 };
+
+/** Compares names by their UTF-8 bytes, as Ruby's `Dir.glob` sorts a directory. */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
 
 async function fetchText(url: string): Promise<string> {
   if (!/^https?:/i.test(url)) {

@@ -36,6 +36,41 @@ Deno.test("directory: one <file> per regular file, sorted, dot entries skipped, 
   ]);
 });
 
+Deno.test("directory: files in Ruby's Dir.glob order: byte order per directory, depth first; linked dirs not followed (R80-7)", async () => {
+  // Ruby 3.1 `LLM.chat("directory: d")` on this tree names, in order:
+  // d/B/z d/Z d/a/sub/s d/a/x "d/a b" d/a.b/q d/a.txt d/a_ d/flink d/é/e d/～ d/😀
+  const names = ["a/x", "a/sub/s", "a/.ax", "a.b/q", "a.txt", "a b", "a_", "B/z", "Z"];
+  const files = ["é/e", "～", "😀", ".hid/h", ".dot", ...names];
+  await using t = await tree(Object.fromEntries(files.map((f) => [`d/${f}`, f])));
+  await Deno.symlink("a", t.at("d/link"));
+  await Deno.symlink("a.txt", t.at("d/flink"));
+  await Deno.mkdir(t.at("d/deep"));
+  await Deno.symlink("../a", t.at("d/deep/up"));
+  const out = await compileText("directory: d", isolated(t.path));
+  const listed = rc(out).map((m) => m.match(/name="([^"]*)"/)![1]!.slice(t.path.length + 3));
+  assert.deepEqual(listed, [
+    "B/z",
+    "Z",
+    "a/sub/s",
+    "a/x",
+    "a b",
+    "a.b/q",
+    "a.txt",
+    "a_",
+    "flink",
+    "é/e",
+    "～",
+    "😀",
+  ]);
+  assert.match(rc(out)[8]!, /\na\.txt\n/); // the link's target's text
+  // a dangling link is listed, and reading it fails (Ruby: "File not found")
+  await Deno.symlink("nowhere", t.at("d/broken"));
+  await assert.rejects(
+    compileText("directory: d", isolated(t.path)),
+    (e) => isScoutError(e, "io") && /Cannot read ".*\/d\/broken"/.test(e.message),
+  );
+});
+
 Deno.test("pdf:/image: get the resolved path; the caller's objects are not touched (D15)", async () => {
   await using t = await tree({ "img/cat.png": "PNG", "doc.pdf": "%PDF" });
   const input: Message[] = [
