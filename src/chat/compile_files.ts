@@ -48,6 +48,8 @@ export async function resolveFiles(
   ctx: CompileContext,
 ): Promise<Message[]> {
   const out: Message[] = [];
+  // `step:` reads the last meta with a `job=` before it ([TS-FIX]; Ruby takes
+  // the chat's last meta, which a reply's token meta leaves without a job).
   let lastMetaJob: string | undefined;
   for (const m of messages) {
     if (m.role === "meta" && typeof m.content === "string") {

@@ -181,6 +181,28 @@ Deno.test("step: answers from the last meta job; without one it is an error", as
   );
 });
 
+Deno.test("step: [TS-FIX] the job of the last meta with a job= before the step line; later metas do not count (R80-2)", async () => {
+  await using t = await tree({});
+  const { r, calls } = resolver(t.path);
+  const o = { ...isolated(t.path), jobs: r, name: "s.chat" };
+  // Parity (Ruby reads the same): one `meta: job=` before the step, no meta after it.
+  const one = await compileText("meta: job=Wf/a/1\nuser: summarise\nstep: first\n", o);
+  assert.deepEqual(rc(one).slice(-1), ["assistant:answer of first in Wf/a/1"]);
+  // Fixed: a reply's token meta after the step (Ruby: TypeError, its last meta has no job)…
+  const tokens = await compileText(
+    "meta: job=Wf/a/1\nuser: summarise\nstep: first\nassistant: ok\nmeta: pt=5 ct=3 tt=8\n",
+    o,
+  );
+  assert.deepEqual(rc(tokens).slice(2, 3), ["assistant:answer of first in Wf/a/1"]);
+  // …and another job's meta after it (Ruby would take Wf/b/2's `first`).
+  const later = await compileText(
+    "meta: job=Wf/a/1\nuser: q\nstep: first\nassistant: ok\nmeta: job=Wf/b/2\nassistant: other\n",
+    o,
+  );
+  assert.deepEqual(rc(later).slice(2, 3), ["assistant:answer of first in Wf/a/1"]);
+  assert.deepEqual(calls, ["step Wf/a/1 first", "step Wf/a/1 first", "step Wf/a/1 first"]);
+});
+
 Deno.test("task lines: workflow and task are required", () => {
   assert.throws(() => parseTaskLine("task", "Baking"), (e) => isScoutError(e, "invalid_input"));
   assert.throws(() => parseTaskLine("task", "Baking n=3"), (e) => isScoutError(e, "invalid_input"));
