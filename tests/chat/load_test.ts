@@ -17,12 +17,29 @@ Deno.test("loadRaw = parse(file text): nothing compiled, quirks kept", async () 
   assert.deepEqual(loadRawSync(path), chat);
 });
 
-Deno.test("loadRaw: invalid UTF-8 → U+FFFD, a leading BOM is dropped", async () => {
+Deno.test("loadRaw: invalid UTF-8 → U+FFFD, a leading BOM is dropped ([TS-FIX], R80-6)", async () => {
   const bad = await loadRaw(join(FIXTURES, "bad_bytes.chat"));
   assert.match(String(bad[1]!.content), /Invalid UTF-8: \uFFFD\uFFFD/);
   const bom = await loadRaw(join(FIXTURES, "bom.chat"));
   assert.deepEqual(bom.map((m) => m.role), ["user", "system", "user"]);
   assert.deepEqual(loadRawSync(join(FIXTURES, "bom.chat")), bom);
+  // parse() of text keeps U+FEFF as Ruby's Chat.parse does (checked with Ruby 3.1): the line is
+  // user content, not a header, and there is no leading empty message
+  const text = "\uFEFFsystem: be brief\n\nassistant:\n\nok\n\nmeta: pt=1 ct=2 tt=3\n";
+  assert.deepEqual(parse(text), [
+    { role: "user", content: "\uFEFFsystem: be brief" },
+    { role: "assistant", content: "ok" },
+    { role: "meta", content: "pt=1 ct=2 tt=3" },
+  ]);
+  // the same bytes as a file: the header is read (one more message, the parser's leading one)
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "b.chat"), text);
+  assert.deepEqual((await loadRaw(join(dir.path, "b.chat"))).map((m) => m.role), [
+    "user",
+    "system",
+    "assistant",
+    "meta",
+  ]);
 });
 
 Deno.test("loadRaw: missing file and directory are typed errors naming the path", async () => {
