@@ -98,24 +98,32 @@ export function parseTaskLine(role: TaskRequest["role"], content: string): TaskR
 /** Longest tool-call id derived from a job. */
 export const JOB_CALL_ID_MAX = 40;
 
+/** What providers accept as a tool-call id (Anthropic: `^[a-zA-Z0-9_-]+$`). */
+export const CALL_ID_PATTERN = /^[A-Za-z0-9_-]+$/;
+
 /**
  * The tool-call id of a `job:` expansion: the short path without `Default_`,
- * `/` → `-`; longer than 40 chars → the first 30, `_`, and the first 9 hex
- * digits of the MD5 of the whole (so distinct jobs keep distinct ids).
+ * `/` → `-` (Ruby's id when that is at most 40 characters of `[A-Za-z0-9_-]`).
+ * Otherwise ([TS-FIX]: Ruby's `Log.truncate_string` marker `<...N - md5...>`,
+ * like a `.` of an extension, is refused by Anthropic) other characters become
+ * `_` and it is cut to 30 characters, plus `_` and the first 9 hex digits of
+ * the MD5 of the whole (so distinct jobs keep distinct ids).
  *
  * @param shortPath `<Workflow>/<task>/<name>`
- * @returns an id of at most 40 characters
+ * @returns an id of at most 40 characters matching {@link CALL_ID_PATTERN}
  *
  * @example
  * ```ts
  * import { jobCallId } from "./compile_jobs.ts";
  * jobCallId("Baking/bake/Default_1f2e"); // "Baking-bake-1f2e"
+ * jobCallId("Baking/bake/party.json"); // "Baking-bake-party_json_" + 9 hex digits
  * ```
  */
 export function jobCallId(shortPath: string): string {
   const id = shortPath.replace("Default_", "").replaceAll("/", "-");
-  if (id.length <= JOB_CALL_ID_MAX) return id;
-  return id.slice(0, JOB_CALL_ID_MAX - 10) + "_" + md5hex(id).slice(0, 9);
+  if (id.length <= JOB_CALL_ID_MAX && CALL_ID_PATTERN.test(id)) return id;
+  const clean = id.replace(/[^A-Za-z0-9_-]/gu, "_");
+  return clean.slice(0, JOB_CALL_ID_MAX - 10) + "_" + md5hex(id).slice(0, 9);
 }
 
 /**

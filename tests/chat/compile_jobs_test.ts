@@ -4,8 +4,10 @@
  * interface, and job results are real files in a temp dir.
  */
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { compileText } from "../../src/chat/compile.ts";
 import {
+  JOB_CALL_ID_MAX,
   jobCallId,
   type JobRoleResolver,
   type JobSnapshot,
@@ -13,6 +15,7 @@ import {
   type TaskRequest,
 } from "../../src/chat/compile_jobs.ts";
 import { isScoutError, ScoutError } from "../../src/errors.ts";
+import { md5hex } from "../../src/util/hash.ts";
 import { isolated, rc, tree } from "./compile_support.ts";
 
 function resolver(dir: string) {
@@ -214,11 +217,26 @@ Deno.test("task lines: workflow and task are required", () => {
   });
 });
 
-Deno.test("jobCallId: Default_ removed, / → -, long ids shortened with a digest", () => {
+Deno.test("jobCallId [TS-FIX]: Ruby's id when short and clean, else a digest form providers accept (R80-9)", () => {
+  // parity: short and clean ids are Ruby's
   assert.equal(jobCallId("Baking/bake/Default_1f2e"), "Baking-bake-1f2e");
+  // Ruby: Log.truncate_string(…, 40) → "VeryLongWo<...57 - ae9ae...>56789abcdef", which Anthropic refuses
   const long = "VeryLongWorkflowName/some_long_task_name/Default_0123456789abcdef";
-  const id = jobCallId(long);
-  assert.equal(id.length, 40);
-  assert.ok(id.startsWith("VeryLongWorkflowName-some_long_"));
-  assert.notEqual(jobCallId(long + "x"), id);
+  const longId = "VeryLongWorkflowName-some_long_task_name-0123456789abcdef";
+  assert.equal(jobCallId(long), "VeryLongWorkflowName-some_long_" + md5hex(longId).slice(0, 9));
+  assert.notEqual(jobCallId(long + "x"), jobCallId(long));
+  // Ruby: "Baking-bake-party.json" (the `.` is refused too)
+  assert.equal(
+    jobCallId("Baking/bake/party.json"),
+    "Baking-bake-party_json_" + md5hex("Baking-bake-party.json").slice(0, 9),
+  );
+  assert.notEqual(jobCallId("Baking/bake/party_json"), jobCallId("Baking/bake/party.json"));
+  fc.assert(
+    fc.property(fc.string({ unit: "grapheme", minLength: 1, maxLength: 80 }), (name) => {
+      const id = jobCallId(`Wf/task/${name}`);
+      assert.ok(id.length <= JOB_CALL_ID_MAX, id);
+      assert.match(id, /^[a-zA-Z0-9_-]+$/);
+    }),
+    { numRuns: 500 },
+  );
 });
