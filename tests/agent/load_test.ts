@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { agentDelegate, clearAgentCache, loadAgent } from "../../src/agent/load.ts";
 import { findAgent, listAgents } from "../../src/agent/find.ts";
+import { knowledgeBaseOfAgent } from "../../src/kb/resolve.ts";
 import { ask as llmAsk } from "../../src/llm/ask.ts";
 import { tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
@@ -197,6 +198,42 @@ Deno.test("search: kind order over all roots, SCOUT_AGENT_PATH first, workflows/
   assert.equal(s.path, join(w, "Agent", "S"));
   // a directory without any conventional file is not listed (find still resolves it, as Ruby)
   assert.ok(!listAgents(opts).some((l) => l.name === "Bare"));
+});
+
+Deno.test("workflows/<name> and Agent/<name> both there: start chat and knowledge base from Agent/ first, path the workflows dir (§2.2 steps 4-6; R80-8)", async () => {
+  await using t = await tempDir();
+  clearAgentCache();
+  const home = join(t.path, "home");
+  const { opts } = ctx(t.path);
+  put(
+    home,
+    "workflows/Planner/workflow.ts",
+    `export default (api) => api.workflow("Planner", { description: "plans", tasks: {} });\n`,
+  );
+  put(home, "workflows/Planner/start_chat", "system: You are the PLANNER from workflows dir\n");
+  mkdirSync(join(home, "workflows", "Planner", "knowledge_base"), { recursive: true });
+  put(home, "Agent/Planner/start_chat", "system: You are the PLANNER from Agent dir\n");
+  mkdirSync(join(home, "Agent", "Planner", "knowledge_base"), { recursive: true });
+  // Ruby's first load_agent in a process reads workflows/Planner (its agent_path is reassigned
+  // inside the workflow memo); every later one reads Agent/Planner, as the spec and this port.
+  const a = await loadAgent("Planner", opts);
+  assert.equal(a.path, join(home, "workflows", "Planner"));
+  assert.deepEqual(a.startChat, [{
+    role: "system",
+    content: "You are the PLANNER from Agent dir",
+  }]);
+  const loc = findAgent("Planner", opts);
+  assert.equal(knowledgeBaseOfAgent(loc), join(home, "Agent", "Planner", "knowledge_base"));
+  // without them in Agent/, the workflows dir's (Ruby agrees on every load)
+  clearAgentCache();
+  await Deno.remove(join(home, "Agent", "Planner", "start_chat"));
+  await Deno.remove(join(home, "Agent", "Planner", "knowledge_base"));
+  const b = await loadAgent("Planner", opts);
+  assert.deepEqual(b.startChat, [{
+    role: "system",
+    content: "You are the PLANNER from workflows dir",
+  }]);
+  assert.equal(knowledgeBaseOfAgent(loc), join(home, "workflows", "Planner", "knowledge_base"));
 });
 
 Deno.test("§7.3 loading by path returns an agent (agent.ts run on it)", async () => {
