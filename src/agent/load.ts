@@ -11,15 +11,12 @@
  * @module
  */
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { compileFile } from "../chat/compile.ts";
 import type { Message } from "../chat/types.ts";
 import { copyMessages } from "../chat/written_at.ts";
-import { isScoutError, plainMessage, ScoutError } from "../errors.ts";
+import { isScoutError } from "../errors.ts";
 import type { AskResult } from "../llm/ask.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
-import { importFailure } from "../util/import_error.ts";
-import { scriptLine } from "../util/script_line.ts";
 import { knowledgeBaseOfAgent } from "../kb/resolve.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Workflow } from "../workflow/define.ts";
@@ -42,7 +39,9 @@ import { runnerFor, setSpecialistLoader, socialize } from "./socialize.ts";
 import { chatTask, setChatTaskLoader } from "./chat_task.ts";
 import { delegate } from "./delegate.ts";
 import { iterate, iterateDictionary, json, jsonFormat } from "./structured.ts";
-import type { Agent, AgentApi, AgentRuntime, AgentScript, LoadAgentOptions } from "./types.ts";
+import { checkLoadCycle, type LoadLink, withinLoad } from "./load_chain.ts";
+import { runAgentScript } from "./script.ts";
+import type { Agent, AgentApi, AgentRuntime, LoadAgentOptions } from "./types.ts";
 
 /** What a directory defines, shared by every agent loaded from it. */
 interface AgentDefinition {
@@ -121,11 +120,16 @@ async function defineFrom(
   return { startChat, workflow, knowledgeBase: kbDir, script };
 }
 
+/** What identifies an agent's definition: the directories it is read from. */
+function definitionKey(loc: AgentLocation): string {
+  return `${loc.agentDir ?? ""}\0${loc.workflowDir ?? ""}`;
+}
+
 function definitionOf(
   loc: AgentLocation,
   ctx: { cwd: string; env: Record<string, string | undefined>; warn: (m: string) => void },
 ): Promise<AgentDefinition> {
-  const key = `${loc.agentDir ?? ""}\0${loc.workflowDir ?? ""}`;
+  const key = definitionKey(loc);
   let p = definitions.get(key);
   if (p === undefined) {
     p = defineFrom(loc, ctx);
@@ -217,59 +221,6 @@ async function agentWorkflow(
 }
 extendAgentApi({ chatTask, delegate, socialize }); // also the workflow api's
 
-async function runScript(file: string, agent: Agent): Promise<Agent> {
-  let mod: { default?: unknown };
-  try {
-    mod = await import(pathToFileURL(file).href);
-  } catch (e) {
-    // where the import failed, when the runtime says (a syntax error's file and line)
-    const { text, ...at } = importFailure(e, file);
-    throw new ScoutError("agent_load", `Cannot load agent script "${file}": ${text}`, {
-      ...at,
-      cause: e,
-    });
-  }
-  if (typeof mod.default !== "function") {
-    throw new ScoutError(
-      "agent_load",
-      `Agent script "${file}" must default-export a function (api, agent) => agent | void`,
-      { file },
-    );
-  }
-  let out: unknown;
-  try {
-    out = await (mod.default as AgentScript)({ ...agentApi }, agent);
-  } catch (e) {
-    // the line of agent.ts the throw passed through (--debug prints the whole stack)
-    const line = scriptLine(e, file);
-    throw new ScoutError("agent_load", `Agent script "${file}" failed: ${plainMessage(e)}`, {
-      file,
-      ...(line === undefined ? {} : { line }),
-      cause: e,
-    });
-  }
-  if (out === undefined || out === null) return agent;
-  const missing = typeof out === "object" ? missingAgentFields(out as Record<string, unknown>) : [];
-  if (typeof out !== "object" || missing.length > 0) {
-    const what = missing.length ? ` (it has no ${missing.join(", ")})` : "";
-    throw new ScoutError(
-      "agent_load",
-      `Agent script "${file}" returned something that is not an agent${what}: return the agent it was given, one made with api.agent(…), or nothing`,
-      { file },
-    );
-  }
-  return out as Agent;
-}
-
-/** The fields every caller of an agent reads: `startChat` an array, the rest records. */
-function missingAgentFields(out: Record<string, unknown>): string[] {
-  const record = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
-  return [
-    ...(Array.isArray(out.startChat) ? [] : ["startChat"]),
-    ...["options", "runtime", "society", "chats"].filter((k) => !record(out[k])),
-  ];
-}
-
 /**
  * A `delegate` hook for `llm/ask` (`agent: <Name>` lines): loads that agent
  * with the ask's options as agent options — over its start chat's option
@@ -314,32 +265,43 @@ export function agentDelegate(base: LoadAgentOptions = {}): NonNullable<AgentRun
  * const agent = await loadAgent("Worker", { options: { model: "gpt-4.1-mini" } });
  * ```
  */
-export async function loadAgent(nameOrPath: string, opts: LoadAgentOptions = {}): Promise<Agent> {
+export function loadAgent(nameOrPath: string, opts: LoadAgentOptions = {}): Promise<Agent> {
+  const at = new Error(); // now, while the agent.ts asking (if one is) is on the stack
   const runtime: AgentRuntime = { ...(opts.runtime ?? {}) };
   const cwd = opts.cwd ?? runtime.cwd ?? process.cwd();
   const env = opts.env ?? runtime.env ?? process.env;
   const warn = opts.warn ?? runtime.warn ?? ((m: string) => console.warn(`scout-ai: ${m}`));
   runtime.cwd ??= cwd;
   runtime.env ??= env;
-  const loc = findAgent(nameOrPath, { cwd, env });
-  let def: AgentDefinition;
+  let loc: AgentLocation;
   try {
-    def = await definitionOf(loc, { cwd, env, warn });
+    loc = findAgent(nameOrPath, { cwd, env });
+    checkLoadCycle({ name: loc.name, key: definitionKey(loc), script: null }, at);
   } catch (e) {
-    if (isScoutError(e) && e.file === undefined) e.file = loc.path;
-    throw e;
+    return Promise.reject(e);
   }
-  if (runtime.delegate === undefined) {
-    runtime.delegate = agentDelegate({ runtime, cwd, env, warn });
-  }
-  const agent = createAgent({
-    name: loc.name,
-    startChat: copyMessages(def.startChat), // keeping where each line was written
-    options: { ...(opts.options ?? {}) },
-    workflow: def.workflow,
-    knowledgeBase: def.knowledgeBase,
-    path: loc.path,
-    runtime,
+  const link: LoadLink = { name: loc.name, key: definitionKey(loc), script: null };
+  return withinLoad(link, async () => {
+    let def: AgentDefinition;
+    try {
+      def = await definitionOf(loc, { cwd, env, warn });
+    } catch (e) {
+      if (isScoutError(e) && e.file === undefined) e.file = loc.path;
+      throw e;
+    }
+    link.script = def.script;
+    if (runtime.delegate === undefined) {
+      runtime.delegate = agentDelegate({ runtime, cwd, env, warn });
+    }
+    const agent = createAgent({
+      name: loc.name,
+      startChat: copyMessages(def.startChat), // keeping where each line was written
+      options: { ...(opts.options ?? {}) },
+      workflow: def.workflow,
+      knowledgeBase: def.knowledgeBase,
+      path: loc.path,
+      runtime,
+    });
+    return def.script ? await runAgentScript(def.script, agent, { ...agentApi }) : agent;
   });
-  return def.script ? await runScript(def.script, agent) : agent;
 }
