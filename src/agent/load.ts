@@ -248,6 +248,23 @@ export function agentDelegate(base: LoadAgentOptions = {}): NonNullable<AgentRun
 }
 
 /**
+ * The API an agent's `agent.ts` gets: its `loadAgent` loads as the agent was
+ * loaded (R82-4) — with a copy of its runtime hooks (env, cwd, signal,
+ * offline…) and its warnings — unless the script passes its own.
+ */
+function scriptApi(agent: Agent, warn: (m: string) => void): AgentApi {
+  const nested = (nameOrPath: string, o: LoadAgentOptions = {}): Promise<Agent> => {
+    const runtime = o.runtime ?? {
+      ...agent.runtime,
+      ...(o.cwd !== undefined ? { cwd: o.cwd } : {}),
+      ...(o.env !== undefined ? { env: o.env } : {}),
+    };
+    return loadAgent(nameOrPath, { ...o, runtime, warn: o.warn ?? warn });
+  };
+  return { ...agentApi, loadAgent: nested };
+}
+
+/**
  * Loads an agent by name or directory path (§2.2/§2.3) and returns a fresh
  * agent: `startChat` (a copy of the compiled `start_chat`, or an
  * `introduce:` line for a bare workflow), `workflow`, `path`, the given
@@ -302,6 +319,6 @@ export function loadAgent(nameOrPath: string, opts: LoadAgentOptions = {}): Prom
       path: loc.path,
       runtime,
     });
-    return def.script ? await runAgentScript(def.script, agent, { ...agentApi }) : agent;
+    return def.script ? await runAgentScript(def.script, agent, scriptApi(agent, warn)) : agent;
   });
 }

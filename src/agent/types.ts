@@ -187,7 +187,11 @@ export type LoadAgentFn = (nameOrPath: string, options?: LoadAgentOptions) => Pr
 export interface AgentApi extends WorkflowApi {
   /** Creates a bare agent. */
   agent: CreateAgentFn;
-  /** Loads another agent. */
+  /**
+   * Loads another agent where this one was loaded: unless given, with a copy
+   * of its runtime hooks (env and cwd, which drive the search, signal,
+   * offline…) and the warnings of its load.
+   */
   loadAgent: LoadAgentFn;
   /** Starts/restarts the live chat. */
   start: StartFn;

@@ -23,7 +23,7 @@ function put(root: string, rel: string, text = ""): void {
 /** An `agent.ts` that loads `other` at load time and hands off to it. */
 const eager = (other: string) =>
   `export default async (api, me) => {
-  const other = await api.loadAgent(${JSON.stringify(other)}, { runtime: me.runtime });
+  const other = await api.loadAgent(${JSON.stringify(other)});
   api.delegate(me, other, ${JSON.stringify(other)}, "Hand work over");
 };
 `;
@@ -126,7 +126,7 @@ Deno.test("loadAgent: concurrent loads of the same agents, and a lazy load at ru
       `Agent/${me}/agent.ts`,
       `export default (api, me) => {\n  me.options.other = () => api.loadAgent(${
         JSON.stringify(other)
-      }, { runtime: me.runtime });\n};\n`,
+      });\n};\n`,
     );
   }
   const opts = { env: { SCOUT_HOME: home }, cwd: t.path, warn: () => {} };
