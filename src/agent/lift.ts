@@ -12,9 +12,9 @@ import type { Agent, AgentOptions } from "./types.ts";
 /**
  * [TS-FIX] §7.5: takes the option lines out of the agent's start chat and
  * makes them agent options, over the ones the agent has (its `agent.ts`'s)
- * except those named in `explicit` — the CLI's `-e`/`-m`, a task-route
- * job's options — which so win over `endpoint:`/`model:` lines of the
- * start chat. The start chat without its option lines stays the prefix
+ * except those named in `explicit` — the options given to `loadAgent` (the
+ * CLI's `-e`/`-m`), a chat task's job options — which so win over
+ * `endpoint:`/`model:` lines of the start chat. The start chat without its option lines stays the prefix
  * {@link sinceStart} cuts. Where the lifted lines were written joins the
  * runtime (`optionLines`), so an error about a value names its line.
  *

@@ -40,6 +40,7 @@ import { chatTask, setChatTaskLoader } from "./chat_task.ts";
 import { delegate } from "./delegate.ts";
 import { iterate, iterateDictionary, json, jsonFormat } from "./structured.ts";
 import { checkLoadCycle, type LoadLink, withinLoad } from "./load_chain.ts";
+import { useTaskRoute } from "./task_route.ts";
 import { runAgentScript } from "./script.ts";
 import type { Agent, AgentApi, AgentRuntime, LoadAgentOptions } from "./types.ts";
 
@@ -198,7 +199,8 @@ extendWorkflowApi({
 // `socialize: true` lines and specialists need this module's functions, which
 // the delegation modules cannot import (they are imported by it).
 setSocialize(socialize);
-setSpecialistLoader(loadAgent);
+// a specialist's start-chat lines stay its conversation's, over what it inherits (§3.3)
+setSpecialistLoader((name, opts = {}) => loadWith(name, opts, { lift: false }));
 setSpecialistRunner(runnerFor);
 setChatTaskLoader(loadAgent);
 setWorkflowFallback(agentWorkflow);
@@ -268,10 +270,14 @@ function scriptApi(agent: Agent, warn: (m: string) => void): AgentApi {
  * Loads an agent by name or directory path (§2.2/§2.3) and returns a fresh
  * agent: `startChat` (a copy of the compiled `start_chat`, or an
  * `introduce:` line for a bare workflow), `workflow`, `path`, the given
- * options and runtime; `agent.ts` then customises or replaces it.
+ * options and runtime; `agent.ts` then customises or replaces it. The option
+ * lines of its start chat (`endpoint:`, `model:`…) are then taken out and
+ * made agent options, under the options given ([TS-FIX] §7.5: the caller's
+ * options win, as `agent ask -e/-m` do); an agent on the task route (its
+ * workflow has an `ask` task) keeps them in its start chat.
  *
  * @param nameOrPath agent name (`Worker`) or directory (`./Agent/Worker`)
- * @param opts agent options (CLI `-e`/`-m`), runtime hooks, cwd/env, warn
+ * @param opts agent options (CLI `-e`/`-m` go here), runtime hooks, cwd/env, warn
  * @returns the agent
  * @throws ScoutError `invalid_input` (bad name), `agent_not_found`, `agent_load`
  *   (an `agent.ts` that fails, naming it), compile errors of `start_chat`
@@ -283,6 +289,18 @@ function scriptApi(agent: Agent, warn: (m: string) => void): AgentApi {
  * ```
  */
 export function loadAgent(nameOrPath: string, opts: LoadAgentOptions = {}): Promise<Agent> {
+  return loadWith(nameOrPath, opts, { lift: true });
+}
+
+/**
+ * {@link loadAgent}; with `lift` false, the option lines of the start chat
+ * stay in it (a specialist's: its template is loaded with what it inherits).
+ */
+function loadWith(
+  nameOrPath: string,
+  opts: LoadAgentOptions,
+  how: { lift: boolean },
+): Promise<Agent> {
   const at = new Error(); // now, while the agent.ts asking (if one is) is on the stack
   const runtime: AgentRuntime = { ...(opts.runtime ?? {}) };
   const cwd = opts.cwd ?? runtime.cwd ?? process.cwd();
@@ -319,6 +337,13 @@ export function loadAgent(nameOrPath: string, opts: LoadAgentOptions = {}): Prom
       path: loc.path,
       runtime,
     });
-    return def.script ? await runAgentScript(def.script, agent, scriptApi(agent, warn)) : agent;
+    const loaded = def.script
+      ? await runAgentScript(def.script, agent, scriptApi(agent, warn))
+      : agent;
+    // [TS-FIX] §7.5: the caller's options win over the start chat's lines, which become agent
+    // options under them. On the task route the lines stay lines of the job's chat (as in Ruby),
+    // where the caller's options, appended after the conversation as sticky ones, win over them.
+    if (how.lift && !useTaskRoute(loaded)) liftStartOptions(loaded, opts.options ?? {});
+    return loaded;
   });
 }

@@ -164,7 +164,10 @@ export type SocializeFn = (agent: Agent, options?: AgentOptions) => void | Promi
 
 /** Options of {@link LoadAgentFn}. */
 export interface LoadAgentOptions {
-  /** Agent options (win over nothing but are overridden by call options; CLI `-e`/`-m` go here). */
+  /**
+   * Agent options (CLI `-e`/`-m` go here): they win over the option lines of
+   * the agent's start chat ([TS-FIX] §7.5) and lose to call options.
+   */
   options?: AgentOptions;
   /** Runtime hooks for the agent's inferences (env and cwd also drive the search). */
   runtime?: AgentRuntime;

@@ -8,10 +8,9 @@
  * @module
  */
 import { join, resolve } from "node:path";
-import { ask as agentAsk, liftStartOptions, start as startChat } from "../agent/agent.ts";
+import { ask as agentAsk, start as startChat } from "../agent/agent.ts";
 import { agentRoots, findAgentDirectory, listAgents } from "../agent/find.ts";
 import { loadAgent } from "../agent/load.ts";
-import { useTaskRoute } from "../agent/task_route.ts";
 import { parseMeta } from "../chat/meta.ts";
 import { parse } from "../chat/parse.ts";
 import { tokenTotals } from "../chat/trace.ts";
@@ -95,11 +94,10 @@ async function runAgentWith(
       toolResolver: run.resolver,
     },
   });
-  // The start chat's option lines go under the flags (§7.5). On the task route
-  // they stay lines of the job's chat, as in Ruby (same chat, same job): there
-  // QUESTION's lines follow and win over them, and -e/-m, appended after the
-  // conversation as sticky options, win over both (§1.5).
-  if (!useTaskRoute(agent)) liftStartOptions(agent, agentOptions);
+  // loadAgent put the start chat's option lines under the flags (§7.5). On the
+  // task route they stay lines of the job's chat, as in Ruby (same chat, same
+  // job): there QUESTION's lines follow and win over them, and -e/-m, appended
+  // after the conversation as sticky options, win over both (§1.5).
   // §5.1 steps 4–5: the conversation becomes the agent's live chat, so its
   // specialists inherit the question, the -c conversation and -w tool lines
   return await runLlmAsk(withoutMissingChat(opts, cwd), io, "ask", {

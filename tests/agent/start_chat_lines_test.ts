@@ -2,13 +2,13 @@
  * Defect R41-2 through the library: a bad `tool:`, `introduce:` or
  * `endpoint:` line of an agent's `start_chat` fails at ask time with the
  * start chat's file and line — also on a clone (its start chat deep-copied)
- * and after `liftStartOptions` — while the same lines written in code name
- * no file.
+ * and after `liftStartOptions` (which `loadAgent` applies) — while the same
+ * lines written in code name no file.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ask, liftStartOptions } from "../../src/agent/agent.ts";
+import { ask, createAgent, liftStartOptions } from "../../src/agent/agent.ts";
 import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
 import { cloneAgent } from "../../src/agent/socialize.ts";
 import { isScoutError } from "../../src/errors.ts";
@@ -55,8 +55,10 @@ Deno.test("loadAgent + ask: a bad start chat line names start_chat and its line 
     const again = await loadAgent("Foo", { cwd: t.path, env });
     liftStartOptions(again, {});
     await located(ask(again, [...again.startChat, q]), bad.code, file, 5);
-    // the same line written in code names no file
+    // the same line written in code names no file (an agent whose start chat has no such line:
+    // loadAgent made a lifted `endpoint:` line its option, which the start chat's line names)
     const [role, content] = bad.line.split(": ") as [string, string];
-    await located(ask(agent, [{ role, content }, q]), bad.code, undefined, undefined);
+    const bare = createAgent({ runtime: { cwd: t.path, env } });
+    await located(ask(bare, [{ role, content }, q]), bad.code, undefined, undefined);
   }
 });
