@@ -20,7 +20,12 @@ import { isDirectory, isFile } from "../util/fs.ts";
 import { knowledgeBaseOfAgent } from "../kb/resolve.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Workflow } from "../workflow/define.ts";
-import { extendWorkflowApi, loadWorkflowFile, workflowApi } from "../workflow/load.ts";
+import {
+  extendWorkflowApi,
+  loadWorkflowFile,
+  type WorkflowApi,
+  workflowApi,
+} from "../workflow/load.ts";
 import { setWorkflowFallback } from "../workflow/builtins.ts";
 import {
   ask,
@@ -42,7 +47,8 @@ import { iterate, iterateDictionary, json, jsonFormat } from "./structured.ts";
 import { checkLoadCycle, type LoadLink, withinLoad } from "./load_chain.ts";
 import { useTaskRoute } from "./task_route.ts";
 import { runAgentScript } from "./script.ts";
-import type { Agent, AgentApi, AgentRuntime, LoadAgentOptions } from "./types.ts";
+import type { AgentApi, AgentWorkflowApi } from "./api_types.ts";
+import type { Agent, AgentRuntime, LoadAgentOptions } from "./types.ts";
 
 /** What a directory defines, shared by every agent loaded from it. */
 interface AgentDefinition {
@@ -152,11 +158,30 @@ export function clearAgentCache(): void {
   warned.clear();
 }
 
-/** The API handed to `agent.ts` (and, merged in, to workflow files). */
-export const agentApi: AgentApi = {
-  ...workflowApi,
+/** The agent functions workflow files get (`api.agentChat`, `api.chatTask`…). */
+const workflowAgentApi: Omit<AgentWorkflowApi, keyof WorkflowApi> = {
   agent: createAgent,
   loadAgent,
+  agentStart: start,
+  agentCurrent: current,
+  agentAsk: ask,
+  agentChat: chat,
+  agentRespond: respond,
+  agentPrompt: prompt,
+  agentJson: json,
+  agentJsonFormat: jsonFormat,
+  agentIterate: iterate,
+  agentIterateDictionary: iterateDictionary,
+  chatTask,
+  socialize,
+  delegate,
+};
+extendWorkflowApi(workflowAgentApi);
+
+/** The API handed to `agent.ts` ({@link scriptApi} binds its `loadAgent`). */
+const agentApi: AgentApi = {
+  ...workflowApi,
+  ...workflowAgentApi,
   start,
   ask,
   chat,
@@ -167,34 +192,7 @@ export const agentApi: AgentApi = {
   json,
   iterate,
   iterateDictionary,
-  socialize,
-  delegate,
 };
-
-/**
- * Adds helpers to the API of `agent.ts` files and workflow files (e.g.
- * `socialize`, `delegate` from the delegation module).
- *
- * @param entries names and values
- */
-export function extendAgentApi(entries: Record<string, unknown>): void {
-  Object.assign(agentApi, entries);
-  extendWorkflowApi(entries);
-}
-
-extendWorkflowApi({
-  agent: createAgent,
-  loadAgent,
-  agentStart: start,
-  agentCurrent: current,
-  agentAsk: ask,
-  agentChat: chat,
-  agentPrompt: prompt,
-  agentJson: json,
-  agentJsonFormat: jsonFormat,
-  agentIterate: iterate,
-  agentIterateDictionary: iterateDictionary,
-});
 
 // `socialize: true` lines and specialists need this module's functions, which
 // the delegation modules cannot import (they are imported by it).
@@ -221,7 +219,6 @@ async function agentWorkflow(
   const file = firstFile(loc.agentDir, ["workflow.ts", "workflow.js", "workflow.mjs"]);
   return file ? await loadWorkflowFile(file) : null;
 }
-extendAgentApi({ chatTask, delegate, socialize }); // also the workflow api's
 
 /**
  * A `delegate` hook for `llm/ask` (`agent: <Name>` lines): loads that agent

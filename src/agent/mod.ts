@@ -17,15 +17,14 @@
  *
  * @module
  */
+export type { AgentApi, AgentScript, AgentWorkflowApi, ChatTaskFn } from "./api_types.ts";
 export type {
   Agent,
-  AgentApi,
   AgentCallOptions,
   AgentInit,
   AgentOptions,
   AgentReply,
   AgentRuntime,
-  AgentScript,
   AskFn,
   ChatFn,
   CreateAgentFn,
@@ -62,7 +61,7 @@ export {
   jsonFormat as agentJsonFormat,
   LIST_SCHEMA,
 } from "./structured.ts";
-export { agentApi, agentDelegate, clearAgentCache, extendAgentApi, loadAgent } from "./load.ts";
+export { agentDelegate, clearAgentCache, loadAgent } from "./load.ts";
 export type { AgentListing, AgentLocation, FindAgentOptions, ListAgentsOptions } from "./find.ts";
 export {
   AGENT_KINDS,

@@ -11,7 +11,8 @@ import { plainMessage, ScoutError } from "../errors.ts";
 import { importFailure } from "../util/import_error.ts";
 import { scriptLine } from "../util/script_line.ts";
 import { isLoadCycle } from "./load_chain.ts";
-import type { Agent, AgentApi, AgentScript } from "./types.ts";
+import type { AgentApi, AgentScript } from "./api_types.ts";
+import type { Agent } from "./types.ts";
 
 /**
  * Imports `file` and runs its default export with `(api, agent)`.

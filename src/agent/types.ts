@@ -11,7 +11,6 @@ import type { Message } from "../chat/types.ts";
 import type { AskOptions, AskResult, AskRuntime } from "../llm/ask.ts";
 import type { Workflow } from "../workflow/define.ts";
 import type { Job, JobContext } from "../workflow/job_types.ts";
-import type { WorkflowApi } from "../workflow/load.ts";
 import type { ToolFunction } from "../tools/types.ts";
 
 /**
@@ -186,44 +185,6 @@ export interface LoadAgentOptions {
  */
 export type LoadAgentFn = (nameOrPath: string, options?: LoadAgentOptions) => Promise<Agent>;
 
-/** The API object passed to an agent directory's `agent.ts` default export. */
-export interface AgentApi extends WorkflowApi {
-  /** Creates a bare agent. */
-  agent: CreateAgentFn;
-  /**
-   * Loads another agent where this one was loaded: unless given, with a copy
-   * of its runtime hooks (env and cwd, which drive the search, signal,
-   * offline…) and the warnings of its load.
-   */
-  loadAgent: LoadAgentFn;
-  /** Starts/restarts the live chat. */
-  start: StartFn;
-  /** Inference without appending. */
-  ask: AskFn;
-  /** Inference appending to the live chat. */
-  chat: ChatFn;
-  /** Structured output. */
-  jsonFormat: JsonFormatFn;
-  /** The live chat, started on first access. */
-  current: (agent: Agent) => Message[];
-  /** Inference on the live chat, nothing appended. */
-  respond: RespondFn;
-  /** Parses chat text, prefixes the start chat and asks. */
-  prompt: PromptFn;
-  /** JSON answer. */
-  json: JsonFn;
-  /** Iterates a JSON list answer. */
-  iterate: IterateFn;
-  /** Iterates a JSON object answer. */
-  iterateDictionary: IterateDictionaryFn;
-  /** Gives the agent the `ask` tool (§3.1). */
-  socialize: SocializeFn;
-  /** Gives `caller` a `hand_off_to_<name>` tool handing messages to `agent` (§3.5). */
-  delegate: DelegateFn;
-  /** Further helpers added by other agent modules (`chatTask`…). */
-  [helper: string]: unknown;
-}
-
 /** Options of {@link DelegateFn}. */
 export interface DelegateOptions {
   /** Tool name (default `hand_off_to_<name>`). */
@@ -240,6 +201,3 @@ export type DelegateFn = (
   description: string,
   options?: DelegateOptions,
 ) => void;
-
-/** The default export of `Agent/<Name>/agent.ts`: customise or replace the agent. */
-export type AgentScript = (api: AgentApi, agent: Agent) => Agent | void | Promise<Agent | void>;
