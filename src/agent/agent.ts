@@ -38,9 +38,9 @@ import type { Agent, AgentCallOptions, AgentInit, AgentReply, SocializeFn } from
  *
  * @example
  * ```ts
- * import { createAgent, start } from "./agent.ts";
+ * import { agentStart, createAgent } from "./mod.ts";
  * const a = createAgent({ startChat: [{ role: "system", content: "Be brief" }] });
- * start(a).length; // 1
+ * agentStart(a).length; // 1
  * ```
  */
 export function createAgent(init: AgentInit = {}): Agent {

@@ -73,20 +73,15 @@ export {
   listAgents,
 } from "./find.ts";
 export type { ChatTaskBody, ChatTaskResult } from "./chat_task.ts";
-export { chatTask, chatTaskAgentOps, chatTaskSpec } from "./chat_task.ts";
-export type { ChatTaskAgentOps, ChatTaskContext, TaskAgentOptions } from "./chat_task_helpers.ts";
+export { chatTask } from "./chat_task.ts";
+export type { ChatTaskContext, TaskAgentOptions } from "./chat_task_helpers.ts";
 export type { LoggableAgent } from "./log.ts";
 export { agentLogFiles, logAgent } from "./log.ts";
-export {
-  askArguments,
-  cloneAgent,
-  inherited,
-  setSpecialistLoader,
-  socialize,
-  socialOptions,
-} from "./socialize.ts";
+export { askArguments, cloneAgent, inherited, socialize, socialOptions } from "./socialize.ts";
 export type { AskCall, InheritMode } from "./socialize.ts";
 export { delegate, HAND_OFF_PARAMETERS } from "./delegate.ts";
 export type { DelegateOptions } from "./delegate.ts";
-export { receipts, SPECIALIST_CALL, specialistCall, specialistRunner } from "./specialists.ts";
+// SPECIALIST_CALL: the brand SpecialistCall's type names (a constant, not a hook); build calls
+// with specialistCall
+export { receipts, SPECIALIST_CALL, specialistCall } from "./specialists.ts";
 export type { SpecialistCall } from "./specialists.ts";
