@@ -306,13 +306,14 @@ function loadWith(
   runtime.cwd ??= cwd;
   runtime.env ??= env;
   let loc: AgentLocation;
+  let link: LoadLink; // its script is known once the definition is read
   try {
     loc = findAgent(nameOrPath, { cwd, env });
-    checkLoadCycle({ name: loc.name, key: definitionKey(loc), script: null }, at);
+    link = { name: loc.name, key: definitionKey(loc), script: null };
+    checkLoadCycle(link, at);
   } catch (e) {
     return Promise.reject(e);
   }
-  const link: LoadLink = { name: loc.name, key: definitionKey(loc), script: null };
   return withinLoad(link, async () => {
     let def: AgentDefinition;
     try {
