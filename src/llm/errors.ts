@@ -125,6 +125,11 @@ export interface StreamProgress {
   events: number;
   /** Body bytes received. */
   bytes: number;
+  /**
+   * True when the body ended inside an event (SSE bytes not closed by a blank
+   * line): a last event that does not parse was cut, not malformed.
+   */
+  openTail?: boolean;
 }
 
 /**

@@ -185,13 +185,27 @@ export async function readReply(
   }
 }
 
+/** Where a body read by {@link lines} ended. */
+export interface LineEnd {
+  /**
+   * True once the body ended inside a line: the last line yielded had no
+   * newline after it (the connection closed mid-line, or a sender that omits
+   * the final newline).
+   */
+  open: boolean;
+}
+
 /**
  * Reads a body as text lines (split on `\n`, `\r` stripped).
  *
  * @param body response body
+ * @param end set to `open: true` before an unterminated last line is yielded
  * @returns the lines, the last one even without a newline
  */
-export async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* lines(
+  body: ReadableStream<Uint8Array>,
+  end?: LineEnd,
+): AsyncGenerator<string> {
   const dec = new TextDecoder();
   let buf = "";
   for await (const chunk of body) {
@@ -203,7 +217,9 @@ export async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<s
     }
   }
   buf += dec.decode();
-  if (buf !== "") yield buf.replace(/\r$/, "");
+  if (buf === "") return;
+  if (end) end.open = true;
+  yield buf.replace(/\r$/, "");
 }
 
 /** One server-sent event. */
@@ -212,13 +228,20 @@ export interface SseEvent {
   event: string;
   /** Joined `data:` lines. */
   data: string;
+  /**
+   * True for a last event that the body ended inside of (no blank line closed
+   * it): its data may be cut, and data that does not parse means the stream
+   * ended early rather than that the provider sent malformed JSON.
+   */
+  open?: boolean;
 }
 
 /**
  * Parses a server-sent-events body into events.
  *
  * @param body response body
- * @returns the events in order
+ * @returns the events in order; a last event not closed by a blank line is
+ *   yielded with `open: true`
  */
 export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
   let event = "";
@@ -238,5 +261,5 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
     if (field === "event") event = value;
     else if (field === "data") data.push(value);
   }
-  if (data.length) yield { event: event || "message", data: data.join("\n") };
+  if (data.length) yield { event: event || "message", data: data.join("\n"), open: true };
 }

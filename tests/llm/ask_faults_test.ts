@@ -151,6 +151,47 @@ for (const backend of BACKENDS) {
     assert.equal(srv.requests.length, 4);
   });
 
+  Deno.test(`${backend}: a stream that ends cleanly inside an event ended early: retried, not "malformed JSON"`, async () => {
+    await using home = await tempDir();
+    await using srv = await startProviderServer();
+    // the body closes cleanly half-way through event 3 (R83-7)
+    const cut = { text: ["Hel", "lo ", "wor", "ld"], endInside: 3 };
+    srv.script(cut, { text: ["Hello ", "world"] });
+    const retries: unknown[] = [];
+    const r = await ask(
+      question,
+      opts(srv, backend, home.path, {
+        stream: true,
+        sleep: recorder().sleep,
+        onEvent: (e) => e.type === "retry" && retries.push(e.error),
+      }),
+    );
+    assert.equal(r.text, "Hello world");
+    assert.equal(retries.length, 1);
+    assert.ok(isScoutError(retries[0]) && retries[0].streamCut === true, String(retries[0]));
+    srv.script(cut, cut);
+    await assert.rejects(
+      () =>
+        ask(
+          question,
+          opts(srv, backend, home.path, {
+            stream: true,
+            max_retries: "1",
+            sleep: recorder().sleep,
+          }),
+        ),
+      (e) => {
+        assert.ok(isScoutError(e, "provider_http"), String(e));
+        assert.equal(e.streamCut, true);
+        assert.equal(e.events, 3);
+        assert.match(e.message, /ended early, after 3 events/);
+        assert.doesNotMatch(e.message, /malformed/);
+        return true;
+      },
+    );
+    assert.equal(srv.requests.length, 4);
+  });
+
   Deno.test(`${backend}: a first byte slower than request_timeout is a typed timeout`, async () => {
     await using home = await tempDir();
     await using srv = await startProviderServer();

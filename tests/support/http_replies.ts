@@ -25,6 +25,8 @@ export interface ChunkScript {
   cutAfter?: number;
   /** Pause between chunks. */
   chunkDelayMs?: number;
+  /** Send chunk `endInside` (0-based) only up to its middle, then end the body cleanly. */
+  endInside?: number;
 }
 
 /** What a caller adds to {@link scriptedStream}. */
@@ -40,7 +42,8 @@ export interface ChunkHooks {
 /**
  * A streamed body of `chunks` in order, `chunkDelayMs` apart, reset with an
  * error instead of chunk `cutAfter` (after 20 ms, so that the chunks already
- * sent reach the client first).
+ * sent reach the client first), or ended cleanly in the middle of chunk
+ * `endInside`.
  *
  * @param chunks the body's chunks
  * @param script pacing and the cut
@@ -64,6 +67,10 @@ export function scriptedStream(
         if (await hooks.before?.(i, controller)) return;
         if (i > 0 && script.chunkDelayMs) await sleep(script.chunkDelayMs);
         hooks.sent?.();
+        if (i === script.endInside) {
+          controller.enqueue(chunks[i]!.subarray(0, Math.floor(chunks[i]!.length / 2)));
+          break;
+        }
         controller.enqueue(chunks[i]!);
       }
       controller.close();

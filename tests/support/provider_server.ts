@@ -67,6 +67,12 @@ export interface ScriptStep {
   /** Stream only: send this many events/chunks, then reset the connection. */
   cutAfter?: number;
   /**
+   * Stream only: send this many events/chunks, then the first half of the
+   * next one, and end the body cleanly there (as a connection-delimited body
+   * that closes mid-event looks to the client).
+   */
+  endInside?: number;
+  /**
    * Send this many events/chunks (a reply that is not streamed, in every
    * protocol but Bedrock's: this many bytes of its JSON body), then send
    * nothing more and keep the connection open until the client goes away (or

@@ -12,7 +12,7 @@ import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
-import { postJson, readReply, requestSignal, sseEvents } from "../http.ts";
+import { postJson, readReply, requestSignal, type SseEvent, sseEvents } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 
 /** `anthropic-version` header value. */
@@ -205,11 +205,20 @@ interface StreamState {
   onUsage: ((usage: unknown) => void) | undefined;
 }
 
-function parseStreamEvent(text: string): Record<string, unknown> {
+/**
+ * An event's JSON; null for the last event when the body ended inside it (a
+ * stream cut mid-event, not malformed JSON).
+ */
+function parseStreamEvent(ev: SseEvent): Record<string, unknown> | null {
   try {
-    return JSON.parse(text);
+    return JSON.parse(ev.data);
   } catch (e) {
-    throw responseError("anthropic", `sent malformed JSON in its stream: ${text.slice(0, 100)}`, e);
+    if (ev.open) return null;
+    throw responseError(
+      "anthropic",
+      `sent malformed JSON in its stream: ${ev.data.slice(0, 100)}`,
+      e,
+    );
   }
 }
 
@@ -294,6 +303,7 @@ function applyEvent(
  * @param progress counts the events received
  * @param onUsage receives the usage known so far (`message_start`, `message_delta`)
  * @returns the message, or null when the stream ended before `message_stop`
+ *   (also inside its last event)
  */
 export async function assembleAnthropicStream(
   body: ReadableStream<Uint8Array>,
@@ -310,8 +320,10 @@ export async function assembleAnthropicStream(
     onUsage,
   };
   for await (const ev of sseEvents(body)) {
+    const data = parseStreamEvent(ev);
+    if (data === null) return null;
     if (progress) progress.events++;
-    const end = applyEvent(state, parseStreamEvent(ev.data));
+    const end = applyEvent(state, data);
     if (end !== undefined) return end;
   }
   return null;

@@ -13,7 +13,7 @@ import { isFunctionDefinition } from "../../tools/registry.ts";
 import { md5hex } from "../../util/hash.ts";
 import { replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
-import { lines, postJson, readReply, requestSignal } from "../http.ts";
+import { type LineEnd, lines, postJson, readReply, requestSignal } from "../http.ts";
 import { chatTools } from "./openai.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 
@@ -191,7 +191,8 @@ export function ollamaReply(raw: unknown): BackendReply {
  * @param body response body
  * @param onDelta receives content deltas
  * @param progress counts the lines received
- * @returns the reply, or null when no `done: true` line arrived
+ * @returns the reply, or null when no `done: true` line arrived (or the body
+ *   ended inside its last line)
  */
 export async function assembleOllamaStream(
   body: ReadableStream<Uint8Array>,
@@ -201,15 +202,18 @@ export async function assembleOllamaStream(
   let content = "";
   let thinking = "";
   const toolCalls: unknown[] = [];
-  for await (const line of lines(body)) {
+  const end: LineEnd = { open: false };
+  for await (const line of lines(body, end)) {
     if (line.trim() === "") continue;
-    if (progress) progress.events++;
     let chunk: Record<string, unknown>;
     try {
       chunk = JSON.parse(line);
     } catch (e) {
+      // the body ended inside this line: the stream was cut, not malformed
+      if (end.open) return null;
       throw responseError("ollama", `sent malformed JSON in its stream: ${line.slice(0, 100)}`, e);
     }
+    if (progress) progress.events++;
     if (typeof chunk.error === "string") {
       throw responseError("ollama", `reported an error: ${chunk.error}`);
     }

@@ -114,7 +114,7 @@ export function countingClient(
   const counting: typeof fetch = async (input, init) => {
     const res = await ctx.fetch(input, init);
     if (!res.body) return res;
-    return new Response(countedBody(res.body, progress), {
+    return new Response(watchEventEnd(countedBody(res.body, progress), progress), {
       status: res.status,
       statusText: res.statusText,
       headers: res.headers,
@@ -123,11 +123,45 @@ export function countingClient(
   return client.withOptions({ fetch: counting });
 }
 
+const LF = 10;
+const CR = 13;
+
+/** Whether SSE bytes end with the blank line that closes an event (`\n\n`, `\r\r`, `\r\n\r\n`). */
+function closesEvent(tail: readonly number[]): boolean {
+  const [a, b] = [tail.at(-2), tail.at(-1)];
+  return (a === LF && b === LF) || (a === CR && b === CR) ||
+    tail.slice(-4).join() === [CR, LF, CR, LF].join();
+}
+
+/**
+ * An SSE body that notes in `progress.openTail` whether it ended inside an
+ * event: the SDK hands such a tail on as a whole event, and its JSON then
+ * fails to parse (a stream cut, not malformed JSON).
+ */
+function watchEventEnd(
+  body: ReadableStream<Uint8Array>,
+  progress: StreamProgress,
+): ReadableStream<Uint8Array> {
+  let tail: number[] = [];
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, c) {
+        tail = [...tail, ...chunk.subarray(-4)].slice(-4);
+        c.enqueue(chunk);
+      },
+      flush() {
+        progress.openTail = tail.length > 0 && !closesEvent(tail);
+      },
+    }),
+  );
+}
+
 /**
  * The error for an SDK stream that ended, or broke while read, before the
  * response was complete: the timeout or the caller's abort when those ended
  * it, an error the provider reported in the stream as such, else a
- * (retryable) {@link streamCutError} with the events and bytes received.
+ * (retryable) {@link streamCutError} with the events and bytes received —
+ * also when the body ended inside an event whose JSON then did not parse.
  *
  * @param backend backend name
  * @param rs the request's signal
@@ -145,6 +179,10 @@ export async function incompleteStreamError(
 ): Promise<unknown> {
   if (rs.timedOut() || ctx.signal?.aborted) {
     return await mapSdkError(backend, cause ?? new Error("timeout"), rs, ctx, true);
+  }
+  // the body ended inside its last event, whose JSON then failed to parse
+  if (cause instanceof SyntaxError && progress.openTail) {
+    return streamCutError(backend, progress, cause);
   }
   if (cause !== undefined) {
     const mapped = await mapSdkError(backend, cause, rs, ctx, true);
