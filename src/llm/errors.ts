@@ -86,6 +86,71 @@ export function httpError(
 }
 
 /**
+ * The HTTP status that an error a provider reports in its reply or stream
+ * stands for, by its type or code — so it is retried like that status:
+ * `overloaded_error` → 529; `rate_limit_error`, `rate_limit_exceeded`,
+ * `throttlingException` → 429; `…unavailable…`, `…timeout…` → 503;
+ * `api_error`, `server_error`, `internalServerException`,
+ * `modelStreamErrorException` → 500; anything else → 400.
+ *
+ * @param kind the error's type or code
+ * @returns the status
+ */
+export function statusOfErrorKind(kind: string): number {
+  if (/overloaded/i.test(kind)) return 529;
+  if (/rate.?limit|throttl|too.?many.?requests/i.test(kind)) return 429;
+  if (/unavailable|time.?out/i.test(kind)) return 503;
+  if (/server.?error|api.?error|internal|modelStreamError/i.test(kind)) return 500;
+  return 400;
+}
+
+/**
+ * An error the provider reported in its reply (an error object in a 200
+ * body, or an error event inside its stream), typed like the HTTP status it
+ * stands for ({@link statusOfErrorKind}): an overloaded or rate-limited
+ * stream is retried as a 529 or 429 would be.
+ *
+ * @param backend backend name
+ * @param kind the error's type or code (`""` when it has none)
+ * @param message the provider's message
+ * @param inStream whether it came inside a stream (the message says so)
+ * @returns the error (`provider_http`, `status` the equivalent, `inStream`)
+ */
+export function reportedError(
+  backend: string,
+  kind: string,
+  message: string,
+  inStream = false,
+): ScoutError {
+  const status = statusOfErrorKind(kind);
+  const what = `${kind || "an error"}${inStream ? " in its stream" : ""}`;
+  return new ScoutError(
+    "provider_http",
+    `Provider "${backend}" reported ${what}${message ? `: ${excerpt(message)}` : ""}`,
+    { backend, status, phase: "query", retryable: isRetryableStatus(status), inStream },
+  );
+}
+
+/**
+ * {@link reportedError} for an error object as providers send it
+ * (`{type|code, message}`; Anthropic nests it under `error`).
+ *
+ * @param backend backend name
+ * @param error the error object (or a string)
+ * @param inStream whether it came inside a stream
+ * @returns the error
+ */
+export function reportedErrorOf(backend: string, error: unknown, inStream = false): ScoutError {
+  if (typeof error !== "object" || error === null) {
+    return reportedError(backend, "", String(error ?? ""), inStream);
+  }
+  const e = error as Record<string, unknown>;
+  const kind = [e.code, e.type].find((k) => typeof k === "string" && k !== "" && k !== "error");
+  const message = typeof e.message === "string" ? e.message : JSON.stringify(e);
+  return reportedError(backend, (kind as string | undefined) ?? "", message, inStream);
+}
+
+/**
  * A connection failure (refused, reset, stream cut).
  *
  * @param backend backend name

@@ -213,7 +213,7 @@ Deno.test("bedrock: a wrong secret is refused by the server's SigV4 check (HTTP 
   assert.equal(srv.requests.length, 1);
 });
 
-Deno.test("bedrock: a stream exception becomes a retryable error; the retry succeeds", async () => {
+Deno.test("bedrock: a stream exception becomes a retryable error that says it came in the stream; the retry succeeds", async () => {
   await using home = await tempDir();
   await using srv = await startProviderServer();
   srv.script(
@@ -221,13 +221,24 @@ Deno.test("bedrock: a stream exception becomes a retryable error; the retry succ
     { text: "whole answer" },
   );
   const warnings: string[] = [];
+  const retried: unknown[] = [];
   const r = await ask(question, {
     ...opts(srv, NOVA, home.path),
     stream: true,
     warn: (m) => warnings.push(m),
+    onEvent: (e) => e.type === "retry" && retried.push(e.error),
   });
   assert.equal(r.text, "whole answer");
   assert.equal(srv.requests.length, 2);
+  // the response was HTTP 200: the error came in the stream, typed as the 429 it stands for
+  const e = retried[0];
+  assert.ok(isScoutError(e, "provider_http"), String(e));
+  assert.equal(e.status, 429);
+  assert.match(
+    e.message,
+    /^Provider "bedrock" reported throttlingException in its stream: Too many requests/,
+  );
+  assert.doesNotMatch(e.message, /answered HTTP/);
 });
 
 Deno.test("bedrock credentials: a profile in ~/.aws/credentials, region from ~/.aws/config; missing ones name what to set", async () => {

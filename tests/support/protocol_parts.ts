@@ -85,6 +85,47 @@ export function errorBody(p: Protocol, status: number, message: string): unknown
   };
 }
 
+/** An error reported inside a stream ({@link streamErrorPiece}). */
+export interface StreamError {
+  /** The error's type or code (`overloaded_error`, `server_error`, `throttlingException`…). */
+  type: string;
+  message: string;
+  /** Responses only: an `error` event instead of `response.failed`. */
+  event?: "error";
+}
+
+/**
+ * The error piece of a stream in `p`'s shape: Anthropic's `error` event,
+ * Responses' `response.failed` (or `error`) event, a Chat chunk with an
+ * `error`, an Ollama `{"error"}` line.
+ */
+export function streamErrorPiece(p: Protocol, e: StreamError): Piece {
+  switch (p) {
+    case "anthropic":
+      return {
+        event: "error",
+        data: { type: "error", error: { type: e.type, message: e.message } },
+      };
+    case "responses": {
+      if (e.event === "error") {
+        return { event: "error", data: { type: "error", code: e.type, message: e.message } };
+      }
+      const response = {
+        id: "resp_failed",
+        object: "response",
+        status: "failed",
+        output: [],
+        error: { code: e.type, message: e.message },
+      };
+      return { event: "response.failed", data: { type: "response.failed", response } };
+    }
+    case "ollama":
+      return { raw: JSON.stringify({ error: e.message }) + "\n" };
+    default:
+      return { data: { error: { message: e.message, type: e.type, code: null } } };
+  }
+}
+
 /** One streamed piece: SSE event (name + JSON) or an NDJSON line or raw text. */
 export type Piece = { event?: string; data: unknown } | { raw: string };
 

@@ -23,7 +23,13 @@
  */
 import { bedrockResponse, checkSigV4 } from "./bedrock_protocol.ts";
 import { json, scriptedStream, sleep } from "./http_replies.ts";
-import { errorBody, type Piece, ssePiece } from "./protocol_parts.ts";
+import {
+  errorBody,
+  type Piece,
+  ssePiece,
+  type StreamError,
+  streamErrorPiece,
+} from "./protocol_parts.ts";
 import { Replies } from "./provider_protocols.ts";
 
 /** A tool call the scripted model makes. */
@@ -85,8 +91,12 @@ export interface ScriptStep {
   chunkDelayMs?: number;
   /** Converse only: the reply's `stopReason` (default `end_turn`, or `tool_use` with tool calls). */
   stopReason?: string;
-  /** Bedrock streams only: after the first frame, an exception message of this type. */
-  exception?: { type: string; message: string };
+  /**
+   * Stream only: after the first event (Bedrock: frame), the error the
+   * protocol reports inside a stream, of this type, ending it
+   * (`protocol_parts.ts` `streamErrorPiece`; Bedrock: an exception message).
+   */
+  exception?: StreamError;
   /** Send this JSON body as is (status 200), e.g. `{choices: []}`. */
   raw?: unknown;
   /**
@@ -304,7 +314,10 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
     }
 
     const ndjson = protocol === "ollama";
-    const pieces = step.pieces ?? built.pieces;
+    const pieces = step.pieces ??
+      (step.exception
+        ? [...built.pieces.slice(0, 1), streamErrorPiece(protocol, step.exception)]
+        : built.pieces);
     const hold: Hold = {};
     const stalled = async (i: number, controller: ReadableStreamDefaultController<Uint8Array>) => {
       if (step.stallAfter === undefined || i < step.stallAfter) return false;

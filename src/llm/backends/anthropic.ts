@@ -10,7 +10,7 @@
 import type { Message } from "../../chat/types.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
-import { replyObject, responseError } from "../errors.ts";
+import { replyObject, reportedErrorOf, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
 import { postJson, readReply, requestSignal, type SseEvent, sseEvents } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
@@ -287,10 +287,9 @@ function applyEvent(
     case "message_stop":
       if (!state.message) return null;
       return { ...state.message, content: state.blocks.filter(Boolean), usage: state.usage };
-    case "error": {
-      const e = (data.error ?? {}) as Record<string, unknown>;
-      throw responseError("anthropic", `reported an error: ${String(e.message ?? "")}`);
-    }
+    case "error":
+      // typed as its HTTP form: `overloaded_error` is retried as a 529 would be
+      throw reportedErrorOf("anthropic", data.error ?? {}, true);
   }
   return undefined;
 }

@@ -17,7 +17,7 @@
  */
 import { AwsV4Signer } from "aws4fetch";
 import { ScoutError } from "../../errors.ts";
-import { httpError, responseError } from "../errors.ts";
+import { reportedError, responseError } from "../errors.ts";
 import { postJson, readReply, requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext } from "../types.ts";
 import { anthropicBody, anthropicReply, assembleAnthropicStream } from "./anthropic.ts";
@@ -57,7 +57,10 @@ export function bedrockUrl(base: string, model: string, operation: string): stri
   return `${base.replace(/\/+$/, "")}/model/${encodeURIComponent(model)}/${operation}`;
 }
 
-/** Stream messages, with `exception` messages turned into errors. */
+/**
+ * Stream messages, with `exception` messages turned into errors typed like
+ * their HTTP form (`throttlingException` retried as a 429, …).
+ */
 async function* checkedEvents(body: ReadableStream<Uint8Array>) {
   for await (const m of eventStreamMessages(body)) {
     if (m.headers[":message-type"] === "exception" || m.headers[":message-type"] === "error") {
@@ -66,12 +69,7 @@ async function* checkedEvents(body: ReadableStream<Uint8Array>) {
       try {
         message = JSON.parse(message).message ?? message;
       } catch { /* plain text */ }
-      const status = /throttl/i.test(kind)
-        ? 429
-        : /unavailable|internal|modelStreamError|timeout/i.test(kind)
-        ? 503
-        : 400;
-      throw httpError("bedrock", status, `${kind}: ${message}`);
+      throw reportedError("bedrock", kind, message, true);
     }
     yield m;
   }

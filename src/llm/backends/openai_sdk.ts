@@ -14,6 +14,7 @@ import {
   httpError,
   networkError,
   providerMessage,
+  reportedErrorOf,
   responseError,
   retryAfterMs,
   streamCutError,
@@ -242,7 +243,8 @@ export async function mapSdkError(
   if (e instanceof mod.APIError) {
     const body = e.error === undefined ? "" : JSON.stringify({ error: e.error });
     const msg = body ? providerMessage(body) : e.message;
-    if (e.status === undefined) return responseError(backend, `reported an error: ${msg}`, e);
+    // no status: an error event inside the stream, typed like its HTTP form
+    if (e.status === undefined) return reportedErrorOf(backend, e.error ?? { message: msg }, true);
     return httpError(backend, e.status, msg, retryAfterMs(e.headers));
   }
   if (e instanceof SyntaxError) {

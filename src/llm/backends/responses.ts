@@ -9,7 +9,7 @@ import type { Message } from "../../chat/types.ts";
 import { parseArguments } from "../../tools/calls.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
-import { replyObject, responseError } from "../errors.ts";
+import { replyObject, reportedErrorOf, responseError } from "../errors.ts";
 import { DIRECTIVE_ROLES, isUrl, loadMedia, textContent, toolMessageIds } from "../format.ts";
 import { requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
@@ -182,10 +182,7 @@ export interface ResponsesReplyOptions {
 export function responsesReply(raw: unknown, opts: ResponsesReplyOptions = {}): BackendReply {
   const backend = opts.backend ?? "responses";
   const r = replyObject(backend, raw);
-  if (r.error && typeof r.error === "object") {
-    const msg = (r.error as Record<string, unknown>).message ?? JSON.stringify(r.error);
-    throw responseError(backend, `reported an error: ${msg}`);
-  }
+  if (r.error && typeof r.error === "object") throw reportedErrorOf(backend, r.error);
   if (!Array.isArray(r.output)) throw responseError(backend, "sent a reply without an output list");
   const items: ReplyItem[] = [];
   const reasoning: string[] = [];

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { responseError } from "../errors.ts";
+import { reportedErrorOf } from "../errors.ts";
 import type { QueryContext } from "../types.ts";
 
 type Item = Record<string, unknown>;
@@ -91,7 +91,7 @@ export function streamedOutput(final: unknown, items: Collected): unknown {
  * @param backend backend name for errors
  * @param progress counts the events received
  * @returns the response object, or undefined when no terminal event came
- * @throws ScoutError `provider_response` for an `error` event
+ * @throws ScoutError for an `error` event, typed as its HTTP form (`reportedErrorOf`)
  */
 export async function readResponsesStream(
   stream: AsyncIterable<Record<string, unknown>>,
@@ -112,7 +112,7 @@ export async function readResponsesStream(
     ) {
       raw = ev.response as Record<string, unknown>;
     } else if (ev.type === "error") {
-      throw responseError(backend, `reported an error: ${String(ev.message ?? "")}`);
+      throw reportedErrorOf(backend, ev, true);
     }
   }
   if (!raw || typeof raw !== "object") return raw;
