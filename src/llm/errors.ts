@@ -8,6 +8,7 @@
  */
 import { isScoutError, ScoutError } from "../errors.ts";
 import { redactUrlsIn } from "../util/secrets.ts";
+import { bodyExcerpt } from "./body_text.ts";
 
 /** Statuses worth retrying: 408, 409, 429 and 5xx. */
 export function isRetryableStatus(status: number): boolean {
@@ -43,18 +44,20 @@ function excerpt(text: string): string {
 }
 
 /**
- * Extracts a provider's error message from a JSON or text body.
+ * Extracts a provider's error message from a JSON or text body; an HTML page
+ * (a proxy's) as its text without markup.
  *
  * @param body response body text
+ * @param contentType the response's content type, if known
  * @returns a short message
  */
-export function providerMessage(body: string): string {
+export function providerMessage(body: string, contentType = ""): string {
   try {
     const data = JSON.parse(body);
     const m = data?.error?.message ?? data?.message ?? data?.error;
     if (typeof m === "string" && m) return excerpt(m);
   } catch { /* not JSON */ }
-  return excerpt(body);
+  return bodyExcerpt(body, contentType);
 }
 
 /**
@@ -148,6 +151,38 @@ export function reportedErrorOf(backend: string, error: unknown, inStream = fals
   const kind = [e.code, e.type].find((k) => typeof k === "string" && k !== "" && k !== "error");
   const message = typeof e.message === "string" ? e.message : JSON.stringify(e);
   return reportedError(backend, (kind as string | undefined) ?? "", message, inStream);
+}
+
+/**
+ * An error status whose body then did not arrive within `request_timeout`:
+ * typed and retried as that status (a 502 is still a 502), saying so.
+ *
+ * @param backend backend name
+ * @param status HTTP status
+ * @param timeoutMs the limit
+ * @param retryAfter milliseconds from `retry-after`, if any
+ * @returns the error (`provider_http`)
+ */
+export function stalledBodyError(
+  backend: string,
+  status: number,
+  timeoutMs: number,
+  retryAfter?: number,
+): ScoutError {
+  return new ScoutError(
+    "provider_http",
+    `Provider "${backend}" answered HTTP ${status}, then its body did not arrive within ${
+      formatSeconds(timeoutMs)
+    }`,
+    {
+      backend,
+      status,
+      phase: "query",
+      retryable: isRetryableStatus(status),
+      timeoutMs,
+      ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
+    },
+  );
 }
 
 /**

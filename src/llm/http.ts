@@ -14,10 +14,18 @@ import {
   providerMessage,
   responseError,
   retryAfterMs,
+  stalledBodyError,
   streamCutError,
   type StreamProgress,
   timeoutError,
 } from "./errors.ts";
+import {
+  isStreamOf,
+  notAStreamError,
+  peekBody,
+  readNotAStream,
+  type StreamKind,
+} from "./stream_check.ts";
 import type { QueryContext } from "./types.ts";
 
 /** A request signal combining the ask's signal and the timeout. */
@@ -110,8 +118,16 @@ export async function postJson(
     let text = "";
     try {
       text = await res.text();
-    } catch { /* body unreadable: the status says enough */ }
-    throw httpError(backend, res.status, providerMessage(text), retryAfterMs(res.headers));
+    } catch (e) {
+      const retryAfter = retryAfterMs(res.headers);
+      if (opts.rs.timedOut()) {
+        throw stalledBodyError(backend, res.status, opts.ctx.settings.timeoutMs, retryAfter);
+      }
+      if (opts.ctx.signal?.aborted) throw mapFetchError(backend, e, opts.rs, opts.ctx, url);
+      // body unreadable (reset): the status says enough
+    }
+    const type = res.headers.get("content-type") ?? "";
+    throw httpError(backend, res.status, providerMessage(text, type), retryAfterMs(res.headers));
   }
   return res;
 }
@@ -131,6 +147,14 @@ export interface ReadReplyOptions {
     body: ReadableStream<Uint8Array>,
     progress: StreamProgress,
   ) => Promise<Record<string, unknown> | null>;
+  /**
+   * The stream `assemble` reads. A reply whose content type is not the
+   * stream's and whose body does not start like it either is read as one JSON
+   * document when `json` allows it and the body is JSON (a server that
+   * ignored `stream`), else fails at once saying what came back
+   * ({@link notAStreamError}); absent = every body is assembled.
+   */
+  stream?: StreamKind & { json?: boolean };
 }
 
 /**
@@ -150,14 +174,56 @@ export function parseReplyJson(backend: string, text: string): unknown {
 }
 
 /**
+ * The body of a streamed reply when it is the stream expected; undefined when
+ * it is one JSON document to parse instead (`stream.json`).
+ *
+ * @throws ScoutError `provider_response` when it is neither ({@link notAStreamError})
+ */
+async function streamOrJson(
+  backend: string,
+  res: Response,
+  body: ReadableStream<Uint8Array>,
+  stream: StreamKind & { json?: boolean },
+): Promise<{ body: ReadableStream<Uint8Array>; json?: true }> {
+  const type = res.headers.get("content-type") ?? "";
+  if (stream.contentType.test(type)) return { body };
+  const peek = await peekBody(body);
+  if (isStreamOf(type, peek.head, stream)) return { body: peek.body };
+  if (stream.json && (/json/i.test(type) || /^\s*[{[]/.test(peek.head))) {
+    return { body: peek.body, json: true };
+  }
+  throw notAStreamError(backend, await readNotAStream(res, peek.body), stream);
+}
+
+/** A streamed body assembled; an early end or a broken read is a {@link streamCutError}. */
+async function assembled(
+  backend: string,
+  body: ReadableStream<Uint8Array>,
+  opts: ReadReplyOptions & { assemble: NonNullable<ReadReplyOptions["assemble"]> },
+): Promise<unknown> {
+  const progress: StreamProgress = { events: 0, bytes: 0 };
+  let raw: Record<string, unknown> | null;
+  try {
+    raw = await opts.assemble(countedBody(body, progress), progress);
+  } catch (e) {
+    if (isScoutError(e) || opts.rs.timedOut() || opts.ctx.signal?.aborted) throw e;
+    throw streamCutError(backend, progress, e);
+  }
+  if (raw === null) throw streamCutError(backend, progress);
+  return raw;
+}
+
+/**
  * Reads a reply body: assembled from its stream, or parsed as JSON. A stream
  * that ends early or breaks is a (retryable) {@link streamCutError} with the
  * events and bytes received, malformed JSON a `provider_response` error, a
- * body that fails while read a network error or the timeout.
+ * body that fails while read a network error or the timeout; a streamed
+ * request answered with something that is not its stream fails at once
+ * (`opts.stream`).
  *
  * @param backend backend name (for errors)
  * @param res the response of {@link postJson}
- * @param opts context, request signal, stream assembler
+ * @param opts context, request signal, stream assembler and kind
  * @returns the decoded reply
  */
 export async function readReply(
@@ -166,17 +232,13 @@ export async function readReply(
   opts: ReadReplyOptions,
 ): Promise<unknown> {
   try {
-    if (opts.assemble && res.body) {
-      const progress: StreamProgress = { events: 0, bytes: 0 };
-      let raw: Record<string, unknown> | null;
-      try {
-        raw = await opts.assemble(countedBody(res.body, progress), progress);
-      } catch (e) {
-        if (isScoutError(e) || opts.rs.timedOut() || opts.ctx.signal?.aborted) throw e;
-        throw streamCutError(backend, progress, e);
-      }
-      if (raw === null) throw streamCutError(backend, progress);
-      return raw;
+    const assemble = opts.assemble;
+    if (assemble && res.body) {
+      const got = opts.stream
+        ? await streamOrJson(backend, res, res.body, opts.stream)
+        : { body: res.body };
+      if (got.json) return parseReplyJson(backend, await new Response(got.body).text());
+      return await assembled(backend, got.body, { ...opts, assemble });
     }
     return parseReplyJson(backend, await res.text());
   } catch (e) {

@@ -356,3 +356,23 @@ Deno.test("bedrock converse body: images as bytes, tool pairs as toolUse/toolRes
     /not URLs/,
   );
 });
+
+Deno.test("bedrock: a 200 page answering a streamed request fails at once, quoting its text", async () => {
+  await using home = await tempDir();
+  await using srv = await startProviderServer();
+  srv.script({
+    page: { contentType: "text/html", body: "<html><body><p>Sign in</p></body></html>" },
+  });
+  await assert.rejects(
+    () => ask(question, { ...opts(srv, NOVA, home.path), stream: true }),
+    (e) => {
+      assert.ok(isScoutError(e, "provider_response"), String(e));
+      assert.match(
+        e.message,
+        /^Provider "bedrock" answered a streamed request with HTTP 200 text\/html, not an AWS event stream: Sign in/,
+      );
+      return true;
+    },
+  );
+  assert.equal(srv.requests.length, 1);
+});

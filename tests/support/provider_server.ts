@@ -105,6 +105,12 @@ export interface ScriptStep {
    * stream a protocol their own way are played.
    */
   pieces?: Piece[];
+  /**
+   * Answer with this body as is, not in the protocol's shape (a proxy's HTML
+   * page, a text error): status (default 200) and content type as given;
+   * `stall`: its first 6 bytes, then nothing more until the client goes away.
+   */
+  page?: { status?: number; contentType?: string; body: string; stall?: boolean };
 }
 
 /** A recorded request. */
@@ -188,10 +194,15 @@ async function holdOpen(
 }
 
 /**
- * A 200 JSON reply that sends `head` and then nothing more, until the client
- * goes away or the server closes.
+ * A reply (200 JSON unless told) that sends `head` and then nothing more,
+ * until the client goes away or the server closes.
  */
-function stalledBody(head: string, stalls: Set<() => void>): Response {
+function stalledBody(
+  head: string,
+  stalls: Set<() => void>,
+  status = 200,
+  contentType = "application/json",
+): Response {
   const hold: Hold = {};
   const body = new ReadableStream<Uint8Array>({
     cancel: () => hold.release?.(),
@@ -200,7 +211,7 @@ function stalledBody(head: string, stalls: Set<() => void>): Response {
       await holdOpen(controller, stalls, hold);
     },
   });
-  return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+  return new Response(body, { status, headers: { "content-type": contentType } });
 }
 
 /**
@@ -282,6 +293,12 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
           ),
         ),
       );
+    }
+    if (step.page) {
+      const { status = 200, contentType, body: text, stall } = step.page;
+      const headers: Record<string, string> = contentType ? { "content-type": contentType } : {};
+      if (stall) return mark(stalledBody(text.slice(0, 6), stalls, status, contentType));
+      return mark(new Response(text, { status, headers }));
     }
     if (step.status !== undefined && step.status !== 200) {
       const h: Record<string, string> = {};

@@ -13,6 +13,7 @@ import type { ToolDefinition } from "../../tools/types.ts";
 import { replyObject, reportedErrorOf, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
 import { postJson, readReply, requestSignal, type SseEvent, sseEvents } from "../http.ts";
+import { SSE_STREAM } from "../stream_check.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 
 /** `anthropic-version` header value. */
@@ -357,12 +358,16 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
         rs,
       },
     );
-    const sse = req.stream && (res.headers.get("content-type") ?? "").includes("event-stream");
+    // a streamed request answered with one JSON message (a server that ignored
+    // `stream`) is read as such; with a page that is neither, it fails at once
     raw = await readReply("anthropic", res, {
       ctx,
       rs,
-      ...(sse
-        ? { assemble: (b, p) => assembleAnthropicStream(b, ctx.onDelta, p, ctx.onUsage) }
+      ...(req.stream
+        ? {
+          stream: { ...SSE_STREAM, json: true },
+          assemble: (b, p) => assembleAnthropicStream(b, ctx.onDelta, p, ctx.onUsage),
+        }
         : {}),
     });
   } finally {

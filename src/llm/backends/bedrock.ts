@@ -17,13 +17,21 @@
  */
 import { AwsV4Signer } from "aws4fetch";
 import { ScoutError } from "../../errors.ts";
-import { reportedError, responseError } from "../errors.ts";
+import { reportedError } from "../errors.ts";
 import { postJson, readReply, requestSignal } from "../http.ts";
+import { notAStreamError, readNotAStream, type StreamKind } from "../stream_check.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext } from "../types.ts";
 import { anthropicBody, anthropicReply, assembleAnthropicStream } from "./anthropic.ts";
 import { awsCredentials } from "./aws_credentials.ts";
 import { type EventStreamMessage, eventStreamMessages } from "./aws_eventstream.ts";
 import { assembleConverseStream, converseBody, converseReply } from "./bedrock_converse.ts";
+
+/** The AWS event stream of Bedrock's streaming APIs (binary frames: told by content type only). */
+const AWS_EVENT_STREAM: StreamKind = {
+  name: "an AWS event stream",
+  contentType: /eventstream/i,
+  looksLike: () => false,
+};
 
 /** `anthropic_version` of Anthropic bodies on Bedrock. */
 export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
@@ -134,7 +142,7 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
     const res = await postJson("bedrock", url, body, { headers: signedHeaders, ctx, rs });
     const framed = (res.headers.get("content-type") ?? "").includes("eventstream");
     if (req.stream && !framed) {
-      throw responseError("bedrock", "did not answer with an event stream");
+      throw notAStreamError("bedrock", await readNotAStream(res, res.body), AWS_EVENT_STREAM);
     }
     raw = await readReply("bedrock", res, {
       ctx,

@@ -15,6 +15,7 @@ import { replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
 import { type LineEnd, lines, postJson, readReply, requestSignal } from "../http.ts";
 import { chatTools } from "./openai.ts";
+import { NDJSON_STREAM } from "../stream_check.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 
 /**
@@ -248,7 +249,9 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
     raw = await readReply("ollama", res, {
       ctx,
       rs,
-      ...(req.stream ? { assemble: (b, p) => assembleOllamaStream(b, ctx.onDelta, p) } : {}),
+      ...(req.stream
+        ? { stream: NDJSON_STREAM, assemble: (b, p) => assembleOllamaStream(b, ctx.onDelta, p) }
+        : {}),
     });
   } finally {
     rs.clear();

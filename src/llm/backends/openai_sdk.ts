@@ -17,11 +17,21 @@ import {
   reportedErrorOf,
   responseError,
   retryAfterMs,
+  stalledBodyError,
   streamCutError,
   type StreamProgress,
   timeoutError,
 } from "../errors.ts";
+import { bodyExcerpt } from "../body_text.ts";
 import { parseReplyJson, type RequestSignal } from "../http.ts";
+import {
+  isStreamOf,
+  type NotAStream,
+  notAStreamError,
+  peekBody,
+  readNotAStream,
+  SSE_STREAM,
+} from "../stream_check.ts";
 import type { QueryContext } from "../types.ts";
 
 type OpenAIModule = typeof import("openai");
@@ -100,7 +110,10 @@ export async function openaiClient(
 
 /**
  * The client for one streamed request: the ask's client with a fetch that
- * counts the body bytes into `progress` (for {@link incompleteStreamError}).
+ * counts the body bytes into `progress` (for {@link incompleteStreamError})
+ * and refuses a 2xx reply that is not an event stream (a proxy's login page):
+ * by content type, or else by how its body starts; {@link mapSdkError} turns
+ * that refusal into a {@link notAStreamError}.
  *
  * @param client the ask's client
  * @param ctx query context (its fetch)
@@ -115,7 +128,17 @@ export function countingClient(
   const counting: typeof fetch = async (input, init) => {
     const res = await ctx.fetch(input, init);
     if (!res.body) return res;
-    return new Response(watchEventEnd(countedBody(res.body, progress), progress), {
+    let body: ReadableStream<Uint8Array> = res.body;
+    const type = res.headers.get("content-type") ?? "";
+    if (res.ok && !SSE_STREAM.contentType.test(type)) {
+      const peek = await peekBody(body);
+      body = peek.body;
+      if (!isStreamOf(type, peek.head, SSE_STREAM)) {
+        const got = await readNotAStream(res, body);
+        throw Object.assign(new Error("The reply is not an event stream"), { notAStream: got });
+      }
+    }
+    return new Response(watchEventEnd(countedBody(body, progress), progress), {
       status: res.status,
       statusText: res.statusText,
       headers: res.headers,
@@ -233,20 +256,21 @@ export async function mapSdkError(
   streaming = false,
   url?: string,
 ): Promise<unknown> {
-  if (rs.timedOut()) return timeoutError(backend, ctx.settings.timeoutMs);
-  if (ctx.signal?.aborted) return ctx.signal.reason ?? e;
   const mod = await loadSdk();
+  if (rs.timedOut()) {
+    // an error status arrived, then its body did not: the status is the news
+    return e instanceof mod.APIError && e.status !== undefined
+      ? stalledBodyError(backend, e.status, ctx.settings.timeoutMs, retryAfterMs(e.headers))
+      : timeoutError(backend, ctx.settings.timeoutMs);
+  }
+  if (ctx.signal?.aborted) return ctx.signal.reason ?? e;
+  const notAStream = ((e as Error)?.cause as { notAStream?: NotAStream } | undefined)?.notAStream;
+  if (notAStream) return notAStreamError(backend, notAStream, SSE_STREAM);
   if (e instanceof mod.APIConnectionTimeoutError) {
     return timeoutError(backend, ctx.settings.timeoutMs);
   }
   if (e instanceof mod.APIConnectionError) return networkError(backend, e.cause ?? e, url);
-  if (e instanceof mod.APIError) {
-    const body = e.error === undefined ? "" : JSON.stringify({ error: e.error });
-    const msg = body ? providerMessage(body) : e.message;
-    // no status: an error event inside the stream, typed like its HTTP form
-    if (e.status === undefined) return reportedErrorOf(backend, e.error ?? { message: msg }, true);
-    return httpError(backend, e.status, msg, retryAfterMs(e.headers));
-  }
+  if (e instanceof mod.APIError) return apiError(backend, e);
   if (e instanceof SyntaxError) {
     return responseError(backend, `sent malformed JSON: ${e.message}`, e);
   }
@@ -258,4 +282,29 @@ export async function mapSdkError(
       : responseError(backend, `sent a reply that cannot be read: ${e.message}`, e);
   }
   return e;
+}
+
+/**
+ * An SDK `APIError`: with a status, the HTTP error (the provider's message
+ * from a JSON body; a text or HTML body as its text, without the status the
+ * SDK puts in front); without one, an error event inside the stream, typed
+ * like its HTTP form.
+ */
+function apiError(backend: string, e: InstanceType<OpenAIModule["APIError"]>) {
+  if (e.status === undefined) {
+    return reportedErrorOf(backend, e.error ?? { message: e.message }, true);
+  }
+  if (e.error !== undefined) {
+    return httpError(
+      backend,
+      e.status,
+      providerMessage(JSON.stringify({ error: e.error })),
+      retryAfterMs(e.headers),
+    );
+  }
+  const prefix = `${e.status} `;
+  let text = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+  if (text === "status code (no body)") text = "";
+  const type = e.headers?.get("content-type") ?? "";
+  return httpError(backend, e.status, bodyExcerpt(text, type), retryAfterMs(e.headers));
 }
