@@ -88,7 +88,9 @@ export async function ask(
 
 /**
  * Stage: the tool loop, through the cache when there is one; a query failure
- * leaves a snapshot of the request under `$SCOUT_HOME/tmp/ask`.
+ * leaves a snapshot of the request under `$SCOUT_HOME/tmp/ask`, named at the
+ * end of the error's message (`(snapshot: <path>.chat)`; `.options.json` and
+ * `.meta` beside it).
  *
  * @param req the request
  * @param prepared the prepared chat
@@ -116,11 +118,18 @@ export async function runAsk(
   if (legacy) return result(legacy, true);
   const who = { model: model.settings.model, backend: model.backendName, endpoint: req.endpoint };
   const out = await runLoop({ ...loopInput(prepared, model, cache, ctx), who }).catch(async (e) => {
-    if (isScoutError(e) && (e.phase === "query" || e.phase === "process_response")) {
-      e.endpoint = req.endpoint;
-      e.model = model.settings.model;
+    // the innermost ask that failed keeps its endpoint, model and snapshot
+    if (
+      isScoutError(e) && (e.phase === "query" || e.phase === "process_response") &&
+      e.snapshotPath === undefined
+    ) {
+      e.endpoint ??= req.endpoint;
+      e.model ??= model.settings.model;
       const path = await snapshot(req, prepared, model, ctx);
-      if (path !== undefined) e.snapshotPath = path;
+      if (path !== undefined) {
+        e.snapshotPath = path;
+        e.message += ` (snapshot: ${path}.chat)`;
+      }
     }
     throw e;
   });

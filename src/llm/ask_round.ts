@@ -17,8 +17,9 @@ import { runToolCalls } from "../tools/dispatch.ts";
 import type { ToolDefinition, ToolInvocation } from "../tools/types.ts";
 import type { AttemptOutput, LoopInput, RecordedRound, RoundState } from "./ask_loop_types.ts";
 import { nextMeta } from "./meta_record.ts";
+import { locateError } from "./error_location.ts";
 import { withRetries } from "./retry.ts";
-import type { BackendRequest, ReplyItem, Truncation } from "./types.ts";
+import type { BackendRequest, QueryContext, ReplyItem, Truncation } from "./types.ts";
 
 function stampOf(m: Message): [string, string] | null {
   try {
@@ -146,27 +147,21 @@ export async function queryRound(
     ...(input.params.text ? { text: input.params.text } : {}),
     ...(state.previousResponseId ? { previousResponseId: state.previousResponseId } : {}),
   };
-  let streamed = false;
+  const streamed = { on: false };
+  const place = {
+    endpoint: input.who?.endpoint,
+    url: input.settings.url ?? input.backend.defaults.url,
+  };
   const reply = await withRetries(
-    () => {
+    async () => {
       partial.text = "";
       delete partial.usage;
-      return input.backend.query(request, {
-        settings: input.settings,
-        fetch: input.fetch,
-        ...(input.signal ? { signal: input.signal } : {}),
-        ...(input.warn ? { warn: input.warn } : {}),
-        onUsage: (usage: unknown) => (partial.usage = usage),
-        ...(input.stream
-          ? {
-            onDelta: (delta: string) => {
-              streamed = true;
-              partial.text += delta;
-              input.onEvent?.({ type: "text", delta });
-            },
-          }
-          : {}),
-      });
+      try {
+        return await input.backend.query(request, attemptContext(input, partial, streamed));
+      } catch (e) {
+        // each attempt's error names the endpoint and url (retry warnings too)
+        throw locateError(e, place);
+      }
     },
     {
       maxRetries: input.settings.maxRetries,
@@ -178,7 +173,31 @@ export async function queryRound(
       onRetry: (info) => input.onEvent?.({ type: "retry", ...info, error: info.error }),
     },
   );
-  return { reply, streamed };
+  return { reply, streamed: streamed.on };
+}
+
+/** The query context of one attempt: its text and usage kept in `partial`, streaming noted. */
+function attemptContext(
+  input: LoopInput,
+  partial: AttemptOutput,
+  streamed: { on: boolean },
+): QueryContext {
+  return {
+    settings: input.settings,
+    fetch: input.fetch,
+    ...(input.signal ? { signal: input.signal } : {}),
+    ...(input.warn ? { warn: input.warn } : {}),
+    onUsage: (usage: unknown) => (partial.usage = usage),
+    ...(input.stream
+      ? {
+        onDelta: (delta: string) => {
+          streamed.on = true;
+          partial.text += delta;
+          input.onEvent?.({ type: "text", delta });
+        },
+      }
+      : {}),
+  };
 }
 
 /**

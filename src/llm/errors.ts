@@ -7,7 +7,7 @@
  * @module
  */
 import { isScoutError, ScoutError } from "../errors.ts";
-import { redactUrlsIn } from "../util/secrets.ts";
+import { redactUrl, redactUrlsIn } from "../util/secrets.ts";
 import { bodyExcerpt } from "./body_text.ts";
 
 /** Statuses worth retrying: 408, 409, 429 and 5xx. */
@@ -190,33 +190,23 @@ export function stalledBodyError(
  *
  * @param backend backend name
  * @param cause the underlying error or a description
- * @param url the address the request went to (the client's base url), if known
+ * @param url the address the request went to (the client's base url), if
+ *   known: named without credentials ({@link redactUrl})
  * @returns the error (`provider_http`, retryable)
  */
 export function networkError(backend: string, cause: unknown, url?: string): ScoutError {
   // a runtime's fetch error may name the url, `?key=` and all
   const what = redactUrlsIn(cause instanceof Error ? cause.message : String(cause));
-  const at = url === undefined ? "" : ` at ${addressOf(url)}`;
+  const shown = url === undefined ? undefined : redactUrl(url);
+  const at = shown === undefined ? "" : ` at ${shown}`;
   return new ScoutError("provider_http", `Cannot reach provider "${backend}"${at}: ${what}`, {
     backend,
     phase: "query",
     retryable: true,
     network: true,
     cause,
+    ...(shown === undefined ? {} : { url: shown, urlShown: true }),
   });
-}
-
-/**
- * The address a request went to as an error may show it: scheme, host and
- * path only (no user or password, no query, where keys travel).
- */
-function addressOf(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return "a url that cannot be parsed";
-  }
 }
 
 /** What a streamed reply delivered before it ended: events (SSE events, NDJSON lines) and bytes. */

@@ -198,10 +198,15 @@ Deno.test("a failure mid-loop exits 1 with one line and still appends the chat s
   ]);
   assert.equal(r.code, 1);
   assert.equal(r.stdout, "");
-  assert.match(
-    r.stderr,
-    /^scout-ai: Provider "openai" answered HTTP 500: Upstream down \(the chat so far was appended to "inv\.chat"\)\n$/,
+  // the url the request went to, and where the failure snapshot is (R83-8)
+  const line = new RegExp(
+    `^scout-ai: Provider "openai" answered HTTP 500: Upstream down \\(url ${t.srv.url}\\) ` +
+      `\\(snapshot: (\\S+/tmp/ask/\\S+\\.chat)\\) \\(the chat so far was appended to "inv\\.chat"\\)\n$`,
   );
+  assert.match(r.stderr, line);
+  const snapshot = line.exec(r.stderr)![1]!;
+  assert.ok(snapshot.startsWith(join(t.dir.path, "home")), snapshot);
+  assert.match(await Deno.readTextFile(snapshot), /how many eggs\?/);
   const chat = parse(await Deno.readTextFile(join(t.dir.path, "inv.chat")));
   assert.deepEqual(chat.map((m) => m.role).slice(-3), [
     "meta",

@@ -92,7 +92,13 @@ Deno.test("llm ask binary: -o writes the chat, a piped question works, errors ar
   srv.script({ status: 401, message: "Invalid API key" });
   const e = await runBinary([...base, "--no-cache", "hello"], { env, cwd: dir.path });
   assert.equal(e.code, 1);
-  assert.equal(e.stderr, 'scout-ai: Provider "openai" answered HTTP 401: Invalid API key\n');
+  assert.match(
+    e.stderr,
+    new RegExp(
+      `^scout-ai: Provider "openai" answered HTTP 401: Invalid API key \\(url ${srv.url}\\) ` +
+        `\\(snapshot: \\S+\\.chat\\)\n$`,
+    ),
+  );
   const u = await runBinary(["llm", "ask", "--no-such-flag"], { env, cwd: dir.path });
   assert.equal(u.code, 2);
   const v = await runBinary(["llm", "ask", "-b", "nosuch", "q"], { env, cwd: dir.path });

@@ -43,7 +43,7 @@ for (const backend of BACKENDS) {
       assert.equal(e.attempts, 1);
       assert.equal(
         e.message,
-        `Provider "${backend}" answered HTTP 429: Slow down; retry-after 3600 s exceeds the 60 s limit (max_retry_after)`,
+        `Provider "${backend}" answered HTTP 429: Slow down (url ${srv.url}); retry-after 3600 s exceeds the 60 s limit (max_retry_after) (snapshot: ${e.snapshotPath}.chat)`,
       );
       return true;
     });
@@ -142,7 +142,7 @@ for (const backend of BACKENDS) {
         assert.ok(typeof e.bytes === "number" && e.bytes > 0, String(e.bytes));
         assert.equal(
           e.message,
-          `The stream from provider "${backend}" ended early, after 2 events (${e.bytes} bytes), before the reply was complete`,
+          `The stream from provider "${backend}" ended early, after 2 events (${e.bytes} bytes), before the reply was complete (url ${srv.url}) (snapshot: ${e.snapshotPath}.chat)`,
         );
         assert.doesNotMatch(e.message, /Cannot reach|fetch\(\)|verbose/);
         return true;
@@ -310,7 +310,7 @@ for (const backend of BACKENDS) {
     );
   });
 
-  Deno.test(`${backend}: a refused connection names the address, without its credentials or query`, async () => {
+  Deno.test(`${backend}: a refused connection names the address, without its credentials`, async () => {
     await using home = await tempDir();
     const srv = await startProviderServer();
     const url = new URL(srv.url);
@@ -322,9 +322,10 @@ for (const backend of BACKENDS) {
       () => ask(question, opts(srv, backend, home.path, { url: url.href, max_retries: 0 })),
       (e) => {
         assert.ok(isScoutError(e, "provider_http"), String(e));
-        // the address the request went to (the adapter's path), without user, password or query
-        const at = `Cannot reach provider "${backend}" at http://${url.host}/`;
+        // the address the request went to, without user, password or a key's value
+        const at = `Cannot reach provider "${backend}" at http://${url.host}`;
         assert.ok(e.message.startsWith(at), e.message);
+        assert.match(e.message, /api-key=\*\*\*/);
         assert.doesNotMatch(e.message, /SECRET|user/);
         return true;
       },

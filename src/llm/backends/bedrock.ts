@@ -18,6 +18,7 @@
 import { AwsV4Signer } from "aws4fetch";
 import { ScoutError } from "../../errors.ts";
 import { reportedError } from "../errors.ts";
+import { atUrl } from "../error_location.ts";
 import { postJson, readReply, requestSignal } from "../http.ts";
 import { notAStreamError, readNotAStream, type StreamKind } from "../stream_check.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext } from "../types.ts";
@@ -137,14 +138,13 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
   const signedHeaders: Record<string, string> = {};
   signed.headers.forEach((v, k) => (signedHeaders[k] = v));
   const rs = requestSignal(ctx);
-  let raw: unknown;
   try {
     const res = await postJson("bedrock", url, body, { headers: signedHeaders, ctx, rs });
     const framed = (res.headers.get("content-type") ?? "").includes("eventstream");
     if (req.stream && !framed) {
       throw notAStreamError("bedrock", await readNotAStream(res, res.body), AWS_EVENT_STREAM);
     }
-    raw = await readReply("bedrock", res, {
+    const raw = await readReply("bedrock", res, {
       ctx,
       rs,
       ...(req.stream
@@ -156,10 +156,12 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
         }
         : {}),
     });
+    return api === "invoke" ? anthropicReply(raw, ctx.warn) : converseReply(raw, ctx.warn);
+  } catch (e) {
+    throw atUrl(e, base); // the regional url when none is configured
   } finally {
     rs.clear();
   }
-  return api === "invoke" ? anthropicReply(raw, ctx.warn) : converseReply(raw, ctx.warn);
 }
 
 /** The `bedrock` backend. */

@@ -23,6 +23,7 @@ import {
   timeoutError,
 } from "../errors.ts";
 import { bodyExcerpt } from "../body_text.ts";
+import { atUrl } from "../error_location.ts";
 import { parseReplyJson, type RequestSignal } from "../http.ts";
 import {
   isStreamOf,
@@ -255,6 +256,18 @@ export async function mapSdkError(
   ctx: QueryContext,
   streaming = false,
   url?: string,
+): Promise<unknown> {
+  // the base url noted for the error's message (the SDK's default when none is configured)
+  return atUrl(await typedSdkError(backend, e, rs, ctx, streaming, url), url);
+}
+
+async function typedSdkError(
+  backend: string,
+  e: unknown,
+  rs: RequestSignal,
+  ctx: QueryContext,
+  streaming: boolean,
+  url: string | undefined,
 ): Promise<unknown> {
   const mod = await loadSdk();
   if (rs.timedOut()) {

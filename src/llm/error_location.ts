@@ -1,0 +1,57 @@
+/**
+ * Where a provider error came from, named in its message (R83-8): the
+ * endpoint when one was used and the url, without credentials — with several
+ * endpoints or proxies, "answered HTTP 500" alone does not say which server
+ * failed.
+ *
+ * @module
+ */
+import { isScoutError } from "../errors.ts";
+import { redactUrl } from "../util/secrets.ts";
+
+/**
+ * Notes the url a failed request went to on a provider error, unless one is
+ * noted already (an adapter that computes its url, e.g. Bedrock's regional
+ * one, or the SDK's default).
+ *
+ * @param e what was thrown
+ * @param url the url (redacted here)
+ * @returns `e`
+ */
+export function atUrl(e: unknown, url: string | undefined): unknown {
+  if (isScoutError(e) && url !== undefined && typeof e.url !== "string") e.url = redactUrl(url);
+  return e;
+}
+
+/** Where a query went. */
+export interface QueryPlace {
+  /** The endpoint's name, when one was used. */
+  endpoint?: string | null | undefined;
+  /** The configured url, or the backend's default. */
+  url?: string | undefined;
+}
+
+/**
+ * Adds ` (endpoint "name", url http://…)` to a query's or reply's provider
+ * error, once: the configured url (else the one the adapter noted,
+ * {@link atUrl}); not again when the message names it already (a network
+ * error's "at …"). The endpoint is also set as `e.endpoint`, the url as
+ * `e.url`.
+ *
+ * @param e what a backend's query threw
+ * @param place the endpoint and url of the query
+ * @returns `e`
+ */
+export function locateError(e: unknown, place: QueryPlace): unknown {
+  if (!isScoutError(e) || e.located === true) return e;
+  if (e.phase !== "query" && e.phase !== "process_response") return e;
+  const url = place.url !== undefined ? redactUrl(place.url) : e.url;
+  const parts: string[] = [];
+  if (place.endpoint) parts.push(`endpoint "${place.endpoint}"`);
+  if (typeof url === "string" && e.urlShown !== true) parts.push(`url ${url}`);
+  if (parts.length) e.message += ` (${parts.join(", ")})`;
+  if (place.endpoint) e.endpoint = place.endpoint;
+  if (typeof url === "string" && e.urlShown !== true) e.url = url;
+  e.located = true;
+  return e;
+}
