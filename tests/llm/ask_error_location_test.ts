@@ -30,7 +30,7 @@ for (const backend of BACKENDS) {
       message: "internal boom",
     });
     const retried: string[] = [];
-    const where = `(endpoint "bed", url http://127.0.0.1:${port})`;
+    const where = `(endpoint "bed", url http://user:***@127.0.0.1:${port})`; // the password masked
     await assert.rejects(
       () =>
         ask(question, {
@@ -84,7 +84,7 @@ Deno.test("locateError: the configured url first, else the one the adapter noted
   locateError(e, { endpoint: "bed" });
   assert.equal(
     (e as Error).message,
-    'Provider "bedrock" answered HTTP 500: x (endpoint "bed", url https://bedrock-runtime.eu-west-1.amazonaws.com?X-Amz-Signature=***)',
+    'Provider "bedrock" answered HTTP 500: x (endpoint "bed", url https://k:***@bedrock-runtime.eu-west-1.amazonaws.com?X-Amz-Signature=***)',
   );
   locateError(e, { endpoint: "other", url: "http://elsewhere" });
   assert.match((e as Error).message, /\(endpoint "bed", [^)]*\)$/);

@@ -322,11 +322,11 @@ for (const backend of BACKENDS) {
       () => ask(question, opts(srv, backend, home.path, { url: url.href, max_retries: 0 })),
       (e) => {
         assert.ok(isScoutError(e, "provider_http"), String(e));
-        // the address the request went to, without user, password or a key's value
-        const at = `Cannot reach provider "${backend}" at http://${url.host}`;
+        // the address the request went to, without the password or a key's value
+        const at =
+          `Cannot reach provider "${backend}" at http://user:***@${url.host}/?api-key=***:`;
         assert.ok(e.message.startsWith(at), e.message);
-        assert.match(e.message, /api-key=\*\*\*/);
-        assert.doesNotMatch(e.message, /SECRET|user/);
+        assert.doesNotMatch(e.message, /SECRET/);
         return true;
       },
     );

@@ -13,7 +13,7 @@ Deno.test("networkError: a cause naming the url with ?key= or a password is show
   const e = networkError("openai", cause, "http://bob:PW-1@127.0.0.1:9/v1?key=QK-2");
   assert.equal(
     e.message,
-    'Cannot reach provider "openai" at http://127.0.0.1:9/v1: error sending request for url ' +
+    'Cannot reach provider "openai" at http://bob:***@127.0.0.1:9/v1?key=***: error sending request for url ' +
       "(http://bob:***@127.0.0.1:9/v1/chat/completions?key=***): refused",
   );
   assert.equal(e.cause, cause, "the cause itself is kept (--debug masks it as it prints)");
