@@ -97,10 +97,9 @@ export async function runBatchTail(opts: WorkflowBatchOptions, io: Io): Promise<
     io.stderr.write(`No batch directories in ${base}\n`);
     return 0;
   }
-  let entry = opts.target !== undefined ? findBatch(list, opts.target) : list.at(-1);
-  if (entry === undefined && opts.target !== undefined) {
-    entry = findBatch(list, resolve(io.cwd, opts.target));
-  }
+  const entry = opts.target !== undefined
+    ? findBatch(list, opts.target, resolve(io.cwd, opts.target))
+    : list.at(-1);
   if (entry === undefined) {
     throw new ScoutError(
       "job_not_found",
@@ -112,11 +111,16 @@ export async function runBatchTail(opts: WorkflowBatchOptions, io: Io): Promise<
   const n = opts.lines !== undefined ? Number(opts.lines) : 20;
   if (!Number.isInteger(n) || n < 0) throw usageError(`-n "${opts.lines}" must be a whole number`);
   const file = join(entry.dir, opts.stdout ? "std.out" : "std.err");
+  // which batch job this is: the newest, or the one the target matched
+  io.stderr.write(`==> ${file} (SLURM job ${entry.slurmId ?? "-"}, ${entry.job}) <==\n`);
   let text = "";
   try {
     text = readFileSync(file, "utf8");
   } catch {
-    io.stderr.write(`${file} does not exist yet (state ${entry.state})\n`);
+    const note = entry.note !== "" ? `: ${entry.note}` : "";
+    io.stderr.write(
+      `${file} does not exist${entry.live ? " yet" : ""} (state ${entry.state}${note})\n`,
+    );
     return 0;
   }
   const lines = text.split("\n");
@@ -172,8 +176,11 @@ const LIST_HELP =
   "\nA job whose dependency failed shows CANCELLED with 'a dependency failed'.\n\n" +
   "Examples:\n  scout-ai workflow batch list\n  scout-ai workflow batch list --json | jq .batches";
 
-const TAIL_HELP =
-  "\nWith no TARGET: the newest batch job. TARGET may also be a SLURM id (1234).\n\n" +
+const TAIL_HELP = "\nWith no TARGET: the newest batch job. TARGET is matched whole first: the\n" +
+  "batch directory (path or name), the SLURM id (1234: whole only), or a job it runs (path or\n" +
+  "short path, Baking/cake/Default); else as the start of exactly one directory name or job\n" +
+  "short path (Baking/cake). Nothing matching, or a start shared by several, is an error (exit 1).\n" +
+  "stderr names the file shown.\n\n" +
   "Examples:\n  scout-ai workflow batch tail\n  scout-ai workflow batch tail --stdout -n 100";
 
 const CLEAN_HELP = "\nPending and running batch jobs are kept.\n\n" +

@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { ScoutError } from "../../errors.ts";
 import { readJobInfo } from "../info.ts";
 import { shortPath } from "../store.ts";
 import { FINAL_STATES, slurmStates } from "./slurm_state.ts";
@@ -152,19 +153,42 @@ export async function listBatches(
 }
 
 /**
- * Finds one batch directory by directory path or name, SLURM id, or a job
- * (path or short path) it runs.
+ * Finds one batch directory: exactly by directory (path or name), SLURM id,
+ * or a job it runs (path or short path); else by a prefix of exactly one
+ * directory name or job short path. An all-digit target is a SLURM id and
+ * matches only whole.
  *
  * @param entries listed entries
  * @param target what the user named
- * @returns the entry or undefined
+ * @param also another spelling of it tried exactly (a relative path resolved)
+ * @returns the entry, or undefined when none matches
+ * @throws ScoutError `job_not_found` when a prefix matches several (they are listed)
  */
-export function findBatch(entries: BatchEntry[], target: string): BatchEntry | undefined {
+export function findBatch(
+  entries: BatchEntry[],
+  target: string,
+  also?: string,
+): BatchEntry | undefined {
   const t = target.replace(/\/+$/, "");
-  return entries.find((e) => e.dir === t || e.name === t) ??
-    entries.find((e) => e.slurmId === t) ??
-    entries.find((e) => e.jobs.includes(t) || e.jobs.some((j) => shortPath(j) === t)) ??
-    entries.find((e) => e.name.includes(t));
+  const exact = (x: string) =>
+    entries.find((e) => e.dir === x || e.name === x) ??
+      entries.find((e) => e.slurmId === x) ??
+      entries.find((e) => e.jobs.includes(x) || e.jobs.some((j) => shortPath(j) === x));
+  const found = exact(t) ?? (also !== undefined ? exact(also.replace(/\/+$/, "")) : undefined);
+  if (found !== undefined || /^\d+$/.test(t)) return found;
+  const matches = entries.filter((e) =>
+    e.name.startsWith(t) || e.jobs.some((j) => shortPath(j).startsWith(t))
+  );
+  if (matches.length > 1) {
+    const shown = matches.slice(0, 5).map((e) => `"${e.job || e.name}"`).join(", ");
+    throw new ScoutError(
+      "job_not_found",
+      `"${target}" matches ${matches.length} batch jobs: ${shown}${
+        matches.length > 5 ? ", …" : ""
+      } (give more of the name, or the SLURM id)`,
+    );
+  }
+  return matches[0];
 }
 
 /**
