@@ -24,6 +24,7 @@ import type { Io } from "./io.ts";
 import { canRedrawStderr, statusLine, warn } from "./io.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { END_OF_OPTIONS, splitAtEnd } from "./workflow_task_escape.ts";
+import { reportEnd } from "./workflow_deploy_end.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
 
@@ -230,7 +231,7 @@ export async function runSlurmDeploy(
     throw e;
   }
   if (opts.json) writeSlurmJson(top, sub, opts, io, end !== undefined ? { end } : {});
-  return end === undefined ? 0 : reportEnd(sub, end, io);
+  return end === undefined ? 0 : await reportEnd(sub, end, io);
 }
 
 /** `--json`: the submission, with how the wait ended (`end`) or why it failed (`error`). */
@@ -326,24 +327,4 @@ async function waitWithProgress({ report }: Submission, io: Io): Promise<BatchEn
 function waitRetry(io: Io, wait: SqueueRetry): { retry?: SqueueRetry } {
   const n = Number(io.env.SCOUT_SLURM_WAIT_RETRIES);
   return Number.isInteger(n) && n >= 1 ? { retry: { ...wait, attempts: n } } : {};
-}
-
-/**
- * The exit code of a waited-for deploy: 0 when the top job's unit
- * completed with exit status 0; else 1, after a line saying how it ended
- * and where its std.err is.
- */
-function reportEnd({ top, report }: Submission, end: BatchEnd, io: Io): number {
-  const ok = end.state === "COMPLETED" && (end.exitStatus ?? 0) === 0;
-  if (!ok) {
-    io.stderr.write(
-      `scout-ai: ${top.shortPath} ended ${end.state}${
-        end.reason && end.reason !== "None" ? ` (${end.reason})` : ""
-      }` +
-        `${end.exitStatus !== undefined ? `, exit status ${end.exitStatus}` : ""}; see ${
-          report.top!.dir
-        }/std.err\n`,
-    );
-  }
-  return ok ? 0 : 1;
 }

@@ -1,8 +1,8 @@
 /**
  * `--deploy slurm` on a real single-node SLURM (tools/slurm-up): results and
  * `.info` equal to a serial run, a failure cancels dependents and a rerun
- * completes the rest, scancel records `aborted`, `--dry-run` scripts are
- * valid bash, `batch list|tail|clean`.
+ * completes the rest (the failed dependency named), scancel records
+ * `aborted`, `--dry-run` scripts are valid bash, `batch list|tail|clean`.
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -101,7 +101,13 @@ Deno.test("slurm: a failing job cancels its dependents; batch list says so; a re
     env,
   });
   assert.equal(first.code, 1, first.stdout + first.stderr);
-  assert.match(first.stderr, /ended CANCELLED \(DependencyNeverSatisfied\)/);
+  // the dependency that failed is named, with its error and its log (R79-7)
+  const named = new RegExp(
+    'Pipe/top/Default ended CANCELLED \\(DependencyNeverSatisfied\\): Job "Pipe/check/Default" ' +
+      "failed: The flag is bad; see (\\S+-check-Default\\S*/std\\.err)\n",
+  ).exec(first.stderr);
+  assert.ok(named, first.stderr);
+  assert.match(readFileSync(named[1]!, "utf8"), /The flag is bad/);
   const jobs = join(d.path, "var/jobs/Pipe");
   assert.equal(info(join(jobs, "check/Default")).status, "error");
   assert.match(JSON.stringify(info(join(jobs, "check/Default")).messages), /The flag is bad/);

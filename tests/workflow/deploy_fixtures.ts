@@ -44,9 +44,13 @@ export default (api: any) => api.workflow("Fan", { tasks: {
 
 /**
  * Stand-ins for SLURM's `sbatch` and `squeue` (no SLURM runs): `sbatch`
- * answers ids 101, 102…; `squeue` reports every id asked for in state
- * `$SQ_STATE` (default `COMPLETED`) with reason `$SQ_REASON` (default `None`),
- * or, with `$SQ_FAIL` set, fails as squeue does when its controller is down.
+ * answers ids 101, 102… (the last in `<dir>/sbatch.count`, one line per call
+ * appended to `<dir>/sbatch.calls`), first writing `$SB_STDERR` (when set) to
+ * the batch directory's `std.err` as a batch job's log, and sleeping
+ * `$SB_SLEEP` seconds (when set) after taking its id; `squeue` reports every
+ * id asked for in state `$SQ_STATE` (default `COMPLETED`) with reason
+ * `$SQ_REASON` (default `None`), or, with `$SQ_FAIL` set, fails as squeue
+ * does when its controller is down.
  *
  * @param dir a directory of the test's own
  * @returns the directory of the stand-ins, to put first on PATH
@@ -57,7 +61,16 @@ export function standInSlurm(dir: string): string {
   const count = join(dir, "sbatch.count");
   writeFileSync(
     join(bin, "sbatch"),
-    `#!/bin/sh\nn=$(cat ${count} 2>/dev/null || echo 100); n=$((n+1)); echo $n > ${count}; echo $n\n`,
+    `#!/bin/sh
+exec 9>>${join(dir, "sbatch.lock")}; flock 9
+n=$(cat ${count} 2>/dev/null || echo 100); n=$((n+1)); echo $n > ${count}
+flock -u 9
+echo "$*" >> ${join(dir, "sbatch.calls")}
+for a; do last="$a"; done
+if [ -n "$SB_STDERR" ]; then printf '%s\n' "$SB_STDERR" > "$(dirname "$last")/std.err"; fi
+if [ -n "$SB_SLEEP" ]; then sleep "$SB_SLEEP"; fi
+echo $n
+`,
   );
   writeFileSync(
     join(bin, "squeue"),

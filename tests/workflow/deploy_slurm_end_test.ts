@@ -1,10 +1,11 @@
 /**
  * `--deploy slurm --wait` without SLURM (stand-in `sbatch` and `squeue` on
  * PATH): how the top job's batch job ended decides the exit code; a failure
- * is named on stderr with its state, reason and std.err; `--json` carries
- * the end.
+ * is named on stderr with its state, reason and std.err (or that it never
+ * ran, when it wrote none); `--json` carries the end.
  */
 import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
 import { BAKING, env } from "./cli_support.ts";
@@ -18,13 +19,21 @@ const deploy = async (home: string, extra: string[], state: Record<string, strin
 
 Deno.test("slurm --wait: a failed top job exits 1, naming its state, reason and std.err", async () => {
   await using d = await tempDir();
-  const r = await deploy(d.path, [], { SQ_STATE: "FAILED", SQ_REASON: "NonZeroExitCode" });
+  const r = await deploy(d.path, [], {
+    SQ_STATE: "FAILED",
+    SQ_REASON: "NonZeroExitCode",
+    SB_STDERR: "the batch job's log",
+  });
   assert.equal(r.code, 1);
   assert.equal(
     r.stdout,
     "Baking/whisk/Default\t101\tsubmitted\nBaking/batter/Default.json\t102\tsubmitted\n",
   );
-  const dir = join(d.path, "var/batch/SLURM_scout_job-Baking-batter-Default.json");
+  const dir = join(
+    d.path,
+    "var/batch",
+    readdirSync(join(d.path, "var/batch")).find((n) => n.includes("batter"))!,
+  );
   assert.match(
     r.stderr,
     new RegExp(
@@ -43,7 +52,11 @@ Deno.test("slurm --wait --json: the end in the JSON; completed exits 0, cancelle
   const cancelled = await deploy(join(d.path, "b"), ["--json"], { SQ_STATE: "CANCELLED" });
   assert.equal(cancelled.code, 1);
   assert.deepEqual(JSON.parse(cancelled.stdout).end, { state: "CANCELLED", reason: "None" });
-  assert.match(cancelled.stderr, /ended CANCELLED; see .*\/std\.err\n$/);
+  // it never ran: no std.err to point at (R79-7)
+  assert.match(
+    cancelled.stderr,
+    /\nscout-ai: Baking\/batter\/Default\.json ended CANCELLED; it never ran \(no std\.err in \S+\/SLURM_scout_job-Baking-batter-Default\.json\S*\)\n$/,
+  );
 });
 
 Deno.test("slurm --wait --json: when squeue keeps failing, the submission is still printed, with the error", async () => {

@@ -40,3 +40,5 @@ export type {
 } from "./slurm.ts";
 export { cleanBatches, findBatch, listBatches } from "./batch_status.ts";
 export type { BatchEntry } from "./batch_status.ts";
+export { failedDependency } from "./slurm_failure.ts";
+export type { FailedUnit } from "./slurm_failure.ts";
