@@ -147,6 +147,40 @@ Deno.test("slurm: a failing job cancels its dependents; batch list says so; a re
   assert.deepEqual(readdirSync(join(d.path, "var/batch")), []);
 });
 
+Deno.test("slurm: jobs named `run 1` and `run_1` each get a batch job; --wait waits for its own (R79-1)", async () => {
+  const slurm = await slurmEnv();
+  await using d = await tempDir();
+  const env = { SCOUT_HOME: d.path, ...slurm };
+  const nap = (name: string, wait: string[]) =>
+    runScout(
+      [
+        "workflow",
+        "task",
+        SLOW,
+        "nap",
+        "--seconds",
+        "2",
+        "--jobname",
+        name,
+        "--deploy",
+        "slurm",
+        "--json",
+        ...wait,
+      ],
+      { env },
+    );
+  const first = await nap("run 1", []);
+  assert.equal(first.code, 0, first.stderr);
+  const second = await nap("run_1", ["--wait"]);
+  assert.equal(second.code, 0, second.stderr);
+  const [a] = JSON.parse(first.stdout).units;
+  const [b] = JSON.parse(second.stdout).units;
+  assert.equal(b.status, "submitted");
+  assert.notEqual(b.slurmId, a.slurmId);
+  assert.equal(readFileSync(b.path, "utf8"), "Slept 2");
+  await waitUntil(() => existsSync(a.path), "run 1's result");
+});
+
 Deno.test("slurm: scancel of a running batch job records aborted in the job's info", async () => {
   const slurm = await slurmEnv();
   await using d = await tempDir();
@@ -207,7 +241,11 @@ Deno.test("slurm --dry-run: scripts are valid bash, carry the rules' #SBATCH lin
     assert.ok(!existsSync(join(base, dir, "job.id")));
   }
   const cake = readFileSync(
-    join(base, "SLURM_scout_job-Baking-cake-Default", "command.batch"),
+    join(
+      base,
+      dirs.find((n) => n.startsWith("SLURM_scout_job-Baking-cake-Default-"))!,
+      "command.batch",
+    ),
     "utf8",
   );
   for (
@@ -224,7 +262,11 @@ Deno.test("slurm --dry-run: scripts are valid bash, carry the rules' #SBATCH lin
   ) assert.ok(cake.includes(line + "\n"), line);
   assert.match(cake, /--deploy-job \S+\/Baking\/cake\/Default\n/);
   const whisk = readFileSync(
-    join(base, "SLURM_scout_job-Baking-whisk-Default", "command.batch"),
+    join(
+      base,
+      dirs.find((n) => n.startsWith("SLURM_scout_job-Baking-whisk-Default-"))!,
+      "command.batch",
+    ),
     "utf8",
   );
   assert.ok(whisk.includes("#SBATCH --time=00:10:00\n"));

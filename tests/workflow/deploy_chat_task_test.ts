@@ -25,7 +25,10 @@ Deno.test("a chat task deploys like any task: --deploy slurm --dry-run writes it
   assert.equal(r.code, 0, r.stderr);
   const m = /sbatch --parsable (\S+\/command\.batch)/.exec(r.stdout);
   assert.ok(m, r.stdout);
-  assert.match(m[1]!, /SLURM_scout_job-Planner-ask-Default_[0-9a-f]+\.chat\/command\.batch$/);
+  assert.match(
+    m[1]!,
+    /SLURM_scout_job-Planner-ask-Default_[0-9a-f]+\.chat-[0-9a-f]{8}\/command\.batch$/,
+  );
   const script = await Deno.readTextFile(m[1]!);
   assert.match(script, /Planner\/ask\/Default_[0-9a-f]+\.chat/);
   const syntax = await new Deno.Command("bash", { args: ["-n", m[1]!] }).output();

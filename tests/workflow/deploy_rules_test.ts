@@ -128,7 +128,7 @@ Deno.test("batch units: a chain's jobs share one batch job; the rest follow with
   const rules = await parseRules(RULES, "rules.yaml");
   const units = batchUnits(top, rules, join(d.path, "batch"));
   assert.deepEqual(units.map((u) => u.jobs.map((j) => j.taskName)), [["a", "b"], ["c"]]);
-  assert.equal(units[0]!.name, "SLURM_scout_job-Line-b-Default");
+  assert.match(units[0]!.name, /^SLURM_scout_job-Line-b-Default-[0-9a-f]{8}$/);
   assert.deepEqual(units[1]!.after, [units[0]]);
   // The chain's resources: both tasks' time summed, largest cpus.
   assert.equal(units[0]!.resources.time, "02:00:00");

@@ -21,10 +21,12 @@ export { deployLocal, WORKER_MARK } from "./local.ts";
 export type { LocalDeployOptions, LocalDeployReport, LocalEvent } from "./local.ts";
 export { batchBase } from "./batch_dir.ts";
 export {
+  batchDirName,
   batchScript,
   batchUnits,
   deploySlurm,
   FINAL_STATES,
+  sbatchScript,
   shq,
   slurmStates,
   WAIT_RETRY,

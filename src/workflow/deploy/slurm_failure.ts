@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { Job } from "../job_types.ts";
 import { infoError, readJobInfo } from "../info.ts";
 import { FINAL_STATES, slurmStates } from "./slurm_state.ts";
-import type { BatchUnit } from "./slurm.ts";
+import type { BatchUnit } from "./slurm_types.ts";
 
 /** A unit that failed, the job of it that failed, and what to read. */
 export interface FailedUnit {

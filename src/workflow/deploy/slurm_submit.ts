@@ -1,0 +1,147 @@
+/**
+ * Submitting one batch unit (`--deploy slurm`): a live earlier submission is
+ * reused only when it runs the unit's jobs.
+ *
+ * @module
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { ScoutError } from "../../errors.ts";
+import { writeFileAtomicSync } from "../../util/fs.ts";
+import { FINAL_STATES } from "./slurm_state.ts";
+import type { BatchUnit, SlurmDeployOptions } from "./slurm_types.ts";
+
+const run = promisify(execFile);
+
+/** What a batch directory records of its last submission. */
+export interface BatchRecord {
+  /** SLURM id (`job.id`), when it was submitted. */
+  id?: string;
+  /** Job paths it runs (`jobs.list`). */
+  jobs: string[];
+  /** SLURM's state of `id` (absent: never submitted, or forgotten by SLURM). */
+  state?: string;
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A batch directory's `job.id` and `jobs.list` (no SLURM state yet).
+ *
+ * @param dir the batch directory
+ * @returns what it records
+ */
+export function readBatch(dir: string): BatchRecord {
+  const id = readText(join(dir, "job.id"))?.trim() || undefined;
+  const jobs = (readText(join(dir, "jobs.list")) ?? "").split("\n").filter((l) => l !== "");
+  return { ...(id !== undefined ? { id } : {}), jobs };
+}
+
+/**
+ * Whether the record is a SLURM job that may still run (pending, running…).
+ *
+ * @param r the record, with its state
+ * @returns true when live
+ */
+export function isLive(r: BatchRecord): boolean {
+  return r.id !== undefined && r.state !== undefined && !FINAL_STATES.has(r.state);
+}
+
+/**
+ * The error for a batch directory whose live SLURM job does not run every
+ * job of the unit (a digest clash, or a chain the rules changed): reusing it
+ * would leave a job uncomputed, submitting over it would lose its `job.id`.
+ * Undefined when the live job runs them all.
+ *
+ * @param u the unit
+ * @param r the directory's record (live)
+ * @returns the error, or undefined
+ */
+export function liveConflict(u: BatchUnit, r: BatchRecord): ScoutError | undefined {
+  if (u.jobs.every((j) => r.jobs.includes(j.path))) return undefined;
+  return new ScoutError(
+    "batch_system",
+    `Batch directory ${u.dir} holds SLURM job ${r.id} (${r.state}), which runs ${
+      r.jobs.length > 0 ? r.jobs.join(", ") : "other jobs"
+    }, not ${u.jobs.map((j) => j.path).join(", ")}; wait for it to end or cancel it ` +
+      `(scancel ${r.id}), then run this again`,
+    { file: u.dir },
+  );
+}
+
+async function sbatch(args: string[], env?: Record<string, string | undefined>): Promise<string> {
+  try {
+    const { stdout } = await run("sbatch", args, { env: env as NodeJS.ProcessEnv });
+    return stdout.trim().split(";")[0]!;
+  } catch (e) {
+    const err = e as { stderr?: string; code?: unknown; message?: string };
+    if (err.code === "ENOENT") {
+      throw new ScoutError("batch_system", "sbatch is not installed (SLURM client tools)");
+    }
+    throw new ScoutError(
+      "batch_system",
+      `sbatch failed: ${(err.stderr ?? err.message ?? "").trim().split("\n")[0]}`,
+    );
+  }
+}
+
+/**
+ * Writes a unit's batch directory: `command.batch`, `jobs.list` and
+ * `dependencies.list` (its dependencies' SLURM ids).
+ *
+ * @param u the unit
+ * @param script its `command.batch` text
+ */
+export function writeUnitFiles(u: BatchUnit, script: string): void {
+  const deps = u.after.map((a) => a.slurmId).filter((x): x is string => x !== undefined);
+  mkdirSync(u.dir, { recursive: true });
+  writeFileAtomicSync(join(u.dir, "command.batch"), script);
+  writeFileSync(join(u.dir, "jobs.list"), u.jobs.map((j) => j.path).join("\n") + "\n");
+  writeFileSync(join(u.dir, "dependencies.list"), deps.join("\n") + (deps.length ? "\n" : ""));
+}
+
+/**
+ * Writes a unit's batch directory and submits it, unless a live SLURM job
+ * already runs its jobs (then that id is reused, status `queued`).
+ *
+ * @param u the unit (its `slurmId` and `status` are set)
+ * @param before its directory's record as read before (with the SLURM state)
+ * @param script its `command.batch` text
+ * @param opts the deploy's environment
+ * @throws ScoutError `batch_system` when sbatch fails, or a live job runs other jobs
+ */
+export async function submitUnit(
+  u: BatchUnit,
+  before: BatchRecord,
+  script: string,
+  opts: Pick<SlurmDeployOptions, "env">,
+): Promise<void> {
+  if (isLive(before)) {
+    const conflict = liveConflict(u, before);
+    if (conflict !== undefined) throw conflict;
+    u.slurmId = before.id!;
+    u.status = "queued";
+    return;
+  }
+  writeUnitFiles(u, script);
+  for (const f of ["exit.status", "std.out", "std.err"]) {
+    if (existsSync(join(u.dir, f))) writeFileSync(join(u.dir, f), "");
+  }
+  const deps = u.after.map((a) => a.slurmId).filter((x): x is string => x !== undefined);
+  const args = ["--parsable"];
+  if (deps.length > 0) {
+    args.push(`--dependency=afterok:${deps.join(":")}`, "--kill-on-invalid-dep=yes");
+  }
+  args.push(join(u.dir, "command.batch"));
+  u.slurmId = await sbatch(args, opts.env);
+  u.status = "submitted";
+  writeFileAtomicSync(join(u.dir, "job.id"), u.slurmId + "\n");
+}

@@ -1,0 +1,52 @@
+/**
+ * The shapes of a `--deploy slurm` run: a batch unit (one batch job), the
+ * deploy's options and its report.
+ *
+ * @module
+ */
+import type { Job } from "../job_types.ts";
+import type { DeployRules, JobResources } from "./rules.ts";
+
+/** One batch job: the jobs it runs (dependencies first) and its directory. */
+export interface BatchUnit {
+  /** Directory name (`SLURM_scout_job-<Workflow>-<task>-<name>-<digest of its job's path>`). */
+  name: string;
+  /** Batch directory. */
+  dir: string;
+  /** Jobs it runs, in order; the last is the one it is named after. */
+  jobs: Job[];
+  /** Units it waits for. */
+  after: BatchUnit[];
+  /** Merged resources. */
+  resources: JobResources;
+  /** SLURM id (after submission, or of a live earlier submission). */
+  slurmId?: string;
+  /** `submitted`, `queued` (a live earlier submission reused) or `dry-run`. */
+  status?: "submitted" | "queued" | "dry-run";
+}
+
+/** Options of `deploySlurm`. */
+export interface SlurmDeployOptions {
+  /** Rules (resources, chains). */
+  rules?: DeployRules;
+  /** Where batch directories go. */
+  batchBase: string;
+  /** The command a batch job runs for its job paths (this program, `--deploy-job` each). */
+  command: (jobs: Job[]) => string[];
+  /** Working directory of the batch jobs. */
+  cwd: string;
+  /** Environment for sbatch/squeue. */
+  env?: Record<string, string | undefined>;
+  /** Write the scripts, submit nothing. */
+  dryRun?: boolean;
+}
+
+/** What a SLURM deploy did. */
+export interface SlurmDeployReport {
+  /** Units in submission order. */
+  units: BatchUnit[];
+  /** The unit that runs the top job (absent when it is done). */
+  top?: BatchUnit;
+  /** The `sbatch` commands, as a bash script (always filled; what `--dry-run` prints). */
+  script: string;
+}

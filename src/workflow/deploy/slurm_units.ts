@@ -1,0 +1,102 @@
+/**
+ * A job graph's pending jobs grouped into batch units (`--deploy slurm`):
+ * one per job, or per chain of jobs the rules run together, each with its
+ * own batch directory.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { md5hex } from "../../util/hash.ts";
+import type { Job } from "../job_types.ts";
+import { directDeps, pendingJobs } from "./graph.ts";
+import { chainOf, combineResources, type DeployRules, taskResources } from "./rules.ts";
+import type { BatchUnit } from "./slurm_types.ts";
+
+function safe(s: string): string {
+  return s.replace(/[^A-Za-z0-9_.-]/g, "_");
+}
+
+/**
+ * A job's batch directory name: `SLURM_scout_job-<Workflow>-<task>-<name>-`
+ * and 8 hex digits of the MD5 of its absolute path, so jobs whose names only
+ * differ in characters a file name cannot keep, or the same job in two job
+ * stores, never share one.
+ *
+ * @param j the job the unit is named after
+ * @returns the directory name
+ */
+export function batchDirName(j: Job): string {
+  const digest = md5hex(j.path).slice(0, 8);
+  return `SLURM_scout_job-${safe(j.workflowName)}-${safe(j.taskName)}-${safe(j.name)}-${digest}`;
+}
+
+/** Units in an order where every unit comes after those it waits for. */
+function dependencyOrder(units: BatchUnit[]): BatchUnit[] {
+  const ordered: BatchUnit[] = [];
+  const placed = new Set<BatchUnit>();
+  const place = (u: BatchUnit) => {
+    if (placed.has(u)) return;
+    placed.add(u);
+    for (const a of u.after) place(a);
+    ordered.push(u);
+  };
+  for (const u of units) place(u);
+  return ordered;
+}
+
+/**
+ * Groups pending jobs into batch units: a job whose task is in a chain joins
+ * its only pending dependent when that one is in the same chain.
+ *
+ * @param top the top job
+ * @param rules the rules
+ * @param base batch base directory
+ * @returns units in dependency order
+ */
+export function batchUnits(top: Job, rules: DeployRules, base: string): BatchUnit[] {
+  const pending = pendingJobs(top);
+  const byPath = new Map(pending.map((j) => [j.path, j]));
+  const dependents = new Map<string, Job[]>();
+  for (const j of pending) {
+    for (const d of directDeps(j)) {
+      if (byPath.has(d.path)) dependents.set(d.path, [...(dependents.get(d.path) ?? []), j]);
+    }
+  }
+  const unitOf = new Map<string, BatchUnit>();
+  // Top-down (dependents before dependencies) so a job can join its dependent's unit.
+  for (const j of [...pending].reverse()) {
+    const ds = dependents.get(j.path) ?? [];
+    const chain = chainOf(rules, j.workflowName, j.taskName);
+    const parent = ds.length === 1 ? ds[0]! : undefined;
+    if (
+      chain !== undefined && parent !== undefined &&
+      chainOf(rules, parent.workflowName, parent.taskName) === chain
+    ) {
+      const u = unitOf.get(parent.path)!;
+      u.jobs.unshift(j);
+      unitOf.set(j.path, u);
+      continue;
+    }
+    const name = batchDirName(j);
+    unitOf.set(j.path, { name, dir: join(base, name), jobs: [j], after: [], resources: {} });
+  }
+  const units: BatchUnit[] = [];
+  for (const j of pending) {
+    const u = unitOf.get(j.path)!;
+    if (!units.includes(u)) units.push(u);
+  }
+  for (const u of units) {
+    // Jobs were added top-down; run them dependencies first.
+    u.jobs.sort((a, b) => pending.indexOf(a) - pending.indexOf(b));
+    for (const j of u.jobs) {
+      for (const d of directDeps(j)) {
+        const du = unitOf.get(d.path);
+        if (du !== undefined && du !== u && !u.after.includes(du)) u.after.push(du);
+      }
+    }
+    u.resources = combineResources(
+      u.jobs.map((j) => taskResources(rules, j.workflowName, j.taskName)),
+    );
+  }
+  return dependencyOrder(units);
+}

@@ -1,0 +1,86 @@
+/**
+ * Submitting batch jobs (`--deploy slurm`, stand-in `sbatch` and `squeue` on
+ * PATH): distinct jobs never share a batch directory (R79-1), and a live
+ * batch job is reused only when it runs the unit's jobs.
+ */
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, runMain, tempDir } from "../support/cli.ts";
+import { BAKING, env } from "./cli_support.ts";
+import { standInSlurm } from "./deploy_fixtures.ts";
+
+const SLOW = join(ROOT, "fixtures", "workflows", "Slow");
+
+/** `workflow task … --deploy slurm` in home `home` with the stand-ins, `state` as squeue's answer. */
+const deploy = async (home: string, args: string[], extra: Record<string, string> = {}) =>
+  await runMain(["workflow", "task", ...args, "--deploy", "slurm", "--json"], {
+    cwd: home,
+    env: {
+      ...env(home),
+      SQ_STATE: "PENDING",
+      PATH: `${standInSlurm(home)}:${process.env.PATH}`,
+      ...extra,
+    },
+  });
+
+type Unit = { job: string; path: string; slurmId: string; status: string; batchDir: string };
+const unitsOf = (stdout: string): Unit[] => JSON.parse(stdout).units;
+
+Deno.test("slurm: jobs whose names differ only where a file name cannot keep them get batch jobs of their own (R79-1)", async () => {
+  await using d = await tempDir();
+  const one = await deploy(d.path, [SLOW, "nap", "--jobname", "run 1"]);
+  assert.equal(one.code, 0, one.stderr);
+  const two = await deploy(d.path, [SLOW, "nap", "--jobname", "run_1"]);
+  assert.equal(two.code, 0, two.stderr);
+  const [a] = unitsOf(one.stdout);
+  const [b] = unitsOf(two.stdout);
+  assert.deepEqual([a!.slurmId, a!.status], ["101", "submitted"]);
+  assert.deepEqual([b!.slurmId, b!.status], ["102", "submitted"], "run_1 is not run 1's batch job");
+  assert.notEqual(a!.batchDir, b!.batchDir);
+  assert.equal(readFileSync(join(b!.batchDir, "jobs.list"), "utf8"), b!.path + "\n");
+});
+
+Deno.test("slurm: the same job in two job stores gets a batch job per store (R79-1)", async () => {
+  await using d = await tempDir();
+  const units: Unit[] = [];
+  for (const store of ["projA", "projB"]) {
+    const r = await deploy(d.path, [SLOW, "nap", "--jobs-dir", join(d.path, store)]);
+    assert.equal(r.code, 0, r.stderr);
+    units.push(...unitsOf(r.stdout));
+  }
+  assert.deepEqual(units.map((u) => [u.slurmId, u.status]), [["101", "submitted"], [
+    "102",
+    "submitted",
+  ]]);
+  assert.match(units[1]!.path, /\/projB\/Slow\/nap\/Default$/);
+  assert.match(units[1]!.batchDir, /\/SLURM_scout_job-Slow-nap-Default-[0-9a-f]{8}$/);
+});
+
+Deno.test("slurm: a live batch job is reused when it runs the unit's jobs, and stops the deploy when it does not (R79-1)", async () => {
+  await using d = await tempDir();
+  const rules = join(d.path, "chain.yaml");
+  writeFileSync(rules, "chains:\n  prep:\n    workflow: Baking\n    tasks: whisk, batter\n");
+  // cake alone: whisk, batter and cake each a batch job, all still pending
+  const first = await deploy(d.path, [BAKING, "cake"]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.deepEqual(unitsOf(first.stdout).map((u) => u.slurmId), ["101", "102", "103"]);
+  // batter with whisk chained into its batch job: batter's directory holds 102, which runs batter only
+  const chained = await deploy(d.path, [BAKING, "batter", "--deploy-rules", rules]);
+  assert.equal(chained.code, 1);
+  assert.match(
+    chained.stderr,
+    /holds SLURM job 102 \(PENDING\), which runs \S+\/Baking\/batter\/Default\.json, not \S+\/Baking\/whisk\/Default, \S+\/Baking\/batter\/Default\.json; .*scancel 102/,
+  );
+  assert.equal(
+    readFileSync(join(d.path, "sbatch.count"), "utf8").trim(),
+    "103",
+    "nothing submitted",
+  );
+  // batter alone again: 102 runs it, reused
+  const again = await deploy(d.path, [BAKING, "batter"]);
+  assert.deepEqual(unitsOf(again.stdout).map((u) => [u.slurmId, u.status]), [
+    ["101", "queued"],
+    ["102", "queued"],
+  ]);
+});
