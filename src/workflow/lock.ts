@@ -115,11 +115,24 @@ export async function acquireLock(
   lockDir: string,
   opts: LockOptions = {},
 ): Promise<HeldLock> {
-  const path = lockPathFor(jobPath, lockDir);
   if (!lockDirs.has(lockDir)) {
     await mkdir(lockDir, { recursive: true });
     lockDirs.add(lockDir);
   }
+  return await acquireLockFile(lockPathFor(jobPath, lockDir), opts);
+}
+
+/**
+ * Acquires the lock file `path` (its directory must exist) with the persist
+ * lock's rules: `O_EXCL` create, Scout's holder lines, refreshed every 2 s, a
+ * stale one (dead holder here, or not refreshed for 30 s) taken over.
+ *
+ * @param path the lock file
+ * @param opts timeout and a wait callback
+ * @returns the held lock
+ * @throws ScoutError `lock_timeout`
+ */
+export async function acquireLockFile(path: string, opts: LockOptions = {}): Promise<HeldLock> {
   const content =
     `host: ${thisHost()}\npid: ${process.pid}\nppid: ${process.ppid}\ntime: ${lockTime()}\n`;
   const started = Date.now();

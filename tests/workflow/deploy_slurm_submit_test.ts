@@ -1,12 +1,13 @@
 /**
  * Submitting batch jobs (`--deploy slurm`, stand-in `sbatch` and `squeue` on
- * PATH): distinct jobs never share a batch directory (R79-1), and a live
- * batch job is reused only when it runs the unit's jobs.
+ * PATH): distinct jobs never share a batch directory (R79-1), a live batch
+ * job is reused only when it runs the unit's jobs, and two deploys at once
+ * submit each job once (R79-3).
  */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, runMain, tempDir } from "../support/cli.ts";
+import { ROOT, runMain, runScout, tempDir } from "../support/cli.ts";
 import { BAKING, env } from "./cli_support.ts";
 import { standInSlurm } from "./deploy_fixtures.ts";
 
@@ -83,4 +84,28 @@ Deno.test("slurm: a live batch job is reused when it runs the unit's jobs, and s
     ["101", "queued"],
     ["102", "queued"],
   ]);
+});
+
+Deno.test("slurm: two deploys at once submit each batch job once (R79-3)", async () => {
+  await using d = await tempDir();
+  const bin = standInSlurm(d.path);
+  const run = () =>
+    runScout(["workflow", "task", SLOW, "nap", "--deploy", "slurm", "--json"], {
+      cwd: d.path,
+      // sbatch takes 3 s: the second deploy reads job.id while the first is submitting
+      env: {
+        ...env(d.path),
+        SQ_STATE: "PENDING",
+        SB_SLEEP: "3",
+        PATH: `${bin}:${process.env.PATH}`,
+      },
+    });
+  const results = await Promise.all([run(), run()]);
+  for (const r of results) assert.equal(r.code, 0, r.stderr);
+  const units = results.map((r) => unitsOf(r.stdout)[0]!);
+  assert.deepEqual(units.map((u) => u.slurmId), ["101", "101"]);
+  assert.deepEqual(units.map((u) => u.status).sort(), ["queued", "submitted"]);
+  assert.equal(readFileSync(join(d.path, "sbatch.calls"), "utf8").split("\n").length - 1, 1);
+  assert.equal(readFileSync(join(units[0]!.batchDir, "job.id"), "utf8"), "101\n");
+  assert.ok(!existsSync(join(units[0]!.batchDir, ".submit.lock")), "the lock is released");
 });

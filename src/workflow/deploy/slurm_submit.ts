@@ -1,6 +1,9 @@
 /**
- * Submitting one batch unit (`--deploy slurm`): a live earlier submission is
- * reused only when it runs the unit's jobs.
+ * Submitting one batch unit (`--deploy slurm`) under its batch directory's
+ * lock (`.submit.lock`), so two deploys at once never both submit it: the
+ * `job.id` read, the `squeue` answer, `sbatch` and the new `job.id` are one
+ * step. A live earlier submission is reused only when it runs the unit's
+ * jobs.
  *
  * @module
  */
@@ -10,7 +13,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { ScoutError } from "../../errors.ts";
 import { writeFileAtomicSync } from "../../util/fs.ts";
-import { FINAL_STATES } from "./slurm_state.ts";
+import { acquireLockFile } from "../lock.ts";
+import { FINAL_STATES, slurmStates } from "./slurm_state.ts";
 import type { BatchUnit, SlurmDeployOptions } from "./slurm_types.ts";
 
 const run = promisify(execFile);
@@ -108,6 +112,22 @@ export function writeUnitFiles(u: BatchUnit, script: string): void {
   writeFileSync(join(u.dir, "dependencies.list"), deps.join("\n") + (deps.length ? "\n" : ""));
 }
 
+/** The record now, under the lock: the state read before when `job.id` did not change. */
+async function recordNow(
+  dir: string,
+  before: BatchRecord,
+  env?: Record<string, string | undefined>,
+): Promise<BatchRecord> {
+  const now = readBatch(dir);
+  if (now.id === undefined) return now;
+  if (now.id === before.id) {
+    return { ...now, ...(before.state !== undefined ? { state: before.state } : {}) };
+  }
+  // another deploy submitted it meanwhile
+  const state = (await slurmStates([now.id], env)).get(now.id)?.state;
+  return { ...now, ...(state !== undefined ? { state } : {}) };
+}
+
 /**
  * Writes a unit's batch directory and submits it, unless a live SLURM job
  * already runs its jobs (then that id is reused, status `queued`).
@@ -124,24 +144,31 @@ export async function submitUnit(
   script: string,
   opts: Pick<SlurmDeployOptions, "env">,
 ): Promise<void> {
-  if (isLive(before)) {
-    const conflict = liveConflict(u, before);
-    if (conflict !== undefined) throw conflict;
-    u.slurmId = before.id!;
-    u.status = "queued";
-    return;
+  mkdirSync(u.dir, { recursive: true });
+  const lock = await acquireLockFile(join(u.dir, ".submit.lock"));
+  try {
+    const now = await recordNow(u.dir, before, opts.env);
+    if (isLive(now)) {
+      const conflict = liveConflict(u, now);
+      if (conflict !== undefined) throw conflict;
+      u.slurmId = now.id!;
+      u.status = "queued";
+      return;
+    }
+    writeUnitFiles(u, script);
+    for (const f of ["exit.status", "std.out", "std.err"]) {
+      if (existsSync(join(u.dir, f))) writeFileSync(join(u.dir, f), "");
+    }
+    const deps = u.after.map((a) => a.slurmId).filter((x): x is string => x !== undefined);
+    const args = ["--parsable"];
+    if (deps.length > 0) {
+      args.push(`--dependency=afterok:${deps.join(":")}`, "--kill-on-invalid-dep=yes");
+    }
+    args.push(join(u.dir, "command.batch"));
+    u.slurmId = await sbatch(args, opts.env);
+    u.status = "submitted";
+    writeFileAtomicSync(join(u.dir, "job.id"), u.slurmId + "\n");
+  } finally {
+    lock.release();
   }
-  writeUnitFiles(u, script);
-  for (const f of ["exit.status", "std.out", "std.err"]) {
-    if (existsSync(join(u.dir, f))) writeFileSync(join(u.dir, f), "");
-  }
-  const deps = u.after.map((a) => a.slurmId).filter((x): x is string => x !== undefined);
-  const args = ["--parsable"];
-  if (deps.length > 0) {
-    args.push(`--dependency=afterok:${deps.join(":")}`, "--kill-on-invalid-dep=yes");
-  }
-  args.push(join(u.dir, "command.batch"));
-  u.slurmId = await sbatch(args, opts.env);
-  u.status = "submitted";
-  writeFileAtomicSync(join(u.dir, "job.id"), u.slurmId + "\n");
 }
