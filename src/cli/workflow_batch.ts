@@ -180,7 +180,7 @@ const TAIL_HELP = "\nWith no TARGET: the newest batch job. TARGET is matched who
   "batch directory (path or name), the SLURM id (1234: whole only), or a job it runs (path or\n" +
   "short path, Baking/cake/Default); else as the start of exactly one directory name or job\n" +
   "short path (Baking/cake). Nothing matching, or a start shared by several, is an error (exit 1).\n" +
-  "stderr names the file shown.\n\n" +
+  "stderr names the file shown. A resubmitted job's earlier logs are kept as std.err.<SLURM id>.\n\n" +
   "Examples:\n  scout-ai workflow batch tail\n  scout-ai workflow batch tail --stdout -n 100";
 
 const CLEAN_HELP = "\nPending and running batch jobs are kept.\n\n" +

@@ -1,11 +1,12 @@
 /**
  * Submitting batch jobs (`--deploy slurm`, stand-in `sbatch` and `squeue` on
  * PATH): distinct jobs never share a batch directory (R79-1), a live batch
- * job is reused only when it runs the unit's jobs, and two deploys at once
- * submit each job once (R79-3).
+ * job is reused only when it runs the unit's jobs, two deploys at once submit
+ * each job once (R79-3), and a resubmission keeps the earlier attempt's logs
+ * (R79-15).
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, runMain, runScout, tempDir } from "../support/cli.ts";
 import { BAKING, env } from "./cli_support.ts";
@@ -108,4 +109,29 @@ Deno.test("slurm: two deploys at once submit each batch job once (R79-3)", async
   assert.equal(readFileSync(join(d.path, "sbatch.calls"), "utf8").split("\n").length - 1, 1);
   assert.equal(readFileSync(join(units[0]!.batchDir, "job.id"), "utf8"), "101\n");
   assert.ok(!existsSync(join(units[0]!.batchDir, ".submit.lock")), "the lock is released");
+});
+
+Deno.test("slurm: a resubmission keeps the earlier attempt's logs as <file>.<its SLURM id> (R79-15)", async () => {
+  await using d = await tempDir();
+  const failed = { SQ_STATE: "FAILED", SB_STDERR: "The oven is broken (attempt 1)" };
+  const one = await deploy(d.path, [BAKING, "broken"], failed);
+  assert.equal(one.code, 0, one.stderr);
+  const dir = unitsOf(one.stdout)[0]!.batchDir;
+  writeFileSync(join(dir, "std.out"), "");
+  writeFileSync(join(dir, "exit.status"), "1\n");
+  const two = await deploy(d.path, [BAKING, "broken"], {
+    ...failed,
+    SB_STDERR: "The oven is broken (attempt 2)",
+  });
+  assert.equal(two.code, 0, two.stderr);
+  assert.equal(unitsOf(two.stdout)[0]!.slurmId, "102");
+  assert.equal(readFileSync(join(dir, "std.err.101"), "utf8"), "The oven is broken (attempt 1)\n");
+  assert.equal(readFileSync(join(dir, "exit.status.101"), "utf8"), "1\n");
+  assert.equal(readFileSync(join(dir, "std.err"), "utf8"), "The oven is broken (attempt 2)\n");
+  assert.ok(!existsSync(join(dir, "exit.status")), "the new attempt has not ended");
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.startsWith("std.out")),
+    [],
+    "an empty log goes",
+  );
 });

@@ -3,12 +3,20 @@
  * lock (`.submit.lock`), so two deploys at once never both submit it: the
  * `job.id` read, the `squeue` answer, `sbatch` and the new `job.id` are one
  * step. A live earlier submission is reused only when it runs the unit's
- * jobs.
+ * jobs; the logs of an ended one are kept as `std.err.<its SLURM id>`.
  *
  * @module
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ScoutError } from "../../errors.ts";
@@ -79,6 +87,19 @@ export function liveConflict(u: BatchUnit, r: BatchRecord): ScoutError | undefin
       `(scancel ${r.id}), then run this again`,
     { file: u.dir },
   );
+}
+
+/**
+ * Keeps the logs of the directory's previous attempt: `std.out`, `std.err`
+ * and `exit.status` become `<file>.<its SLURM id>` (an empty one is removed).
+ */
+function keepLogs(dir: string, oldId: string | undefined): void {
+  for (const f of ["std.out", "std.err", "exit.status"]) {
+    const file = join(dir, f);
+    if (!existsSync(file)) continue;
+    if (statSync(file).size === 0) unlinkSync(file);
+    else renameSync(file, `${file}.${oldId ?? "previous"}`);
+  }
 }
 
 async function sbatch(args: string[], env?: Record<string, string | undefined>): Promise<string> {
@@ -156,9 +177,7 @@ export async function submitUnit(
       return;
     }
     writeUnitFiles(u, script);
-    for (const f of ["exit.status", "std.out", "std.err"]) {
-      if (existsSync(join(u.dir, f))) writeFileSync(join(u.dir, f), "");
-    }
+    keepLogs(u.dir, now.id);
     const deps = u.after.map((a) => a.slurmId).filter((x): x is string => x !== undefined);
     const args = ["--parsable"];
     if (deps.length > 0) {
