@@ -162,7 +162,10 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
     .option("--deploy <mode>", "how the job graph runs: serial (default), local, slurm")
     .option("--cpus <n>", "local: CPUs to fill at once (default: the core count)")
     .option("--deploy-rules <file>", "YAML rules: resources per workflow/task, chains")
-    .option("--dry-run", "slurm: write the batch scripts and print the sbatch commands")
+    .option(
+      "--dry-run",
+      "slurm: change no file, submit nothing; print as a bash script what a run would write and submit",
+    )
     .option("--wait", "slurm: wait for the top job and exit with its status")
     .option("--batch-dir <dir>", "slurm: batch directories (default: $SCOUT_HOME/var/batch)")
     .addOption(new Option("--deploy-worker").hideHelp())

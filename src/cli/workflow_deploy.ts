@@ -10,7 +10,7 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { accessSync, constants, mkdirSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
 import { plainMessage, ScoutError, usageError } from "../errors.ts";
 import type { Job } from "../workflow/mod.ts";
 import type {
@@ -165,8 +165,9 @@ export async function runLocalDeploy(
 function checkStore(top: Job, io: Io, dryRun: boolean): void {
   const root = top.store.createRoot;
   try {
-    mkdirSync(root, { recursive: true });
-    accessSync(root, constants.W_OK);
+    // a dry run creates nothing: a store still to be made is checked by the real run
+    if (!dryRun) mkdirSync(root, { recursive: true });
+    if (!dryRun || existsSync(root)) accessSync(root, constants.W_OK);
   } catch {
     throw new ScoutError(
       "deploy_failed",
@@ -193,13 +194,15 @@ interface UnitRow {
   status: BatchUnit["status"];
 }
 
-/** A SLURM deploy as submitted (or written, with `--dry-run`). */
-interface Submission {
+/** A SLURM deploy as submitted (or, with `--dry-run`, as it would be). */
+export interface Submission {
   top: Job;
   report: SlurmDeployReport;
   rows: UnitRow[];
   /** The batch base directory. */
   base: string;
+  /** Jobs a dry run's `--clean`/`--recompute` would remove (paths). */
+  wouldClean: string[];
 }
 
 /**
@@ -210,15 +213,17 @@ interface Submission {
  * @param top the top job
  * @param opts command options
  * @param io I/O
+ * @param redo jobs a dry run's `--clean`/`--recompute` would remove (counted as not done)
  * @returns exit code
  */
 export async function runSlurmDeploy(
   top: Job,
   opts: WorkflowTaskOptions & DeployOptions,
   io: Io,
+  redo: readonly Job[] = [],
 ): Promise<number> {
   checkStore(top, io, Boolean(opts.dryRun));
-  const sub = await submitSlurm(top, opts, io);
+  const sub = await submitSlurm(top, opts, io, redo);
   if (!opts.json) printSubmission(sub, Boolean(opts.dryRun), io);
   let end: BatchEnd | undefined;
   try {
@@ -251,6 +256,7 @@ function writeSlurmJson(
       shortPath: top.shortPath,
       batchBase: sub.base,
       units: sub.rows,
+      ...(opts.dryRun ? { wouldClean: sub.wouldClean, script: sub.report.script ?? "" } : {}),
       ...outcome,
     }) + "\n",
   );
@@ -261,6 +267,7 @@ async function submitSlurm(
   top: Job,
   opts: WorkflowTaskOptions & DeployOptions,
   io: Io,
+  redo: readonly Job[],
 ): Promise<Submission> {
   const { deploySlurm, batchBase } = await deployLib();
   const rules = await rulesOf(opts, io);
@@ -275,7 +282,7 @@ async function submitSlurm(
     command: (jobs) => argv(jobs.flatMap((j) => ["--deploy-job", j.path])),
     cwd: io.cwd,
     env: io.env,
-    ...(opts.dryRun ? { dryRun: true } : {}),
+    ...(opts.dryRun ? { dryRun: true, redo: new Set(redo.map((j) => j.path)) } : {}),
   });
   const rows = report.units.map((u) => ({
     job: u.jobs.at(-1)!.shortPath,
@@ -286,12 +293,12 @@ async function submitSlurm(
     dependencies: u.after.map((a) => a.slurmId ?? a.name),
     status: u.status,
   }));
-  return { top, report, rows, base };
+  return { top, report, rows, base, wouldClean: redo.map((j) => j.path) };
 }
 
 /** The sbatch script of a dry run, else a `job  SLURM id  status` line per unit. */
 function printSubmission({ top, report, rows }: Submission, dryRun: boolean, io: Io): void {
-  if (dryRun) io.stdout.write(report.script);
+  if (dryRun) io.stdout.write(report.script ?? "");
   else {
     for (const r of rows) io.stdout.write(`${r.job}\t${r.slurmId}\t${r.status}\n`);
     if (rows.length === 0) io.stdout.write(`${top.shortPath}\tdone\n`);

@@ -109,13 +109,32 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   }
   const lib = await wfLib();
   const job = await jobFromArgs(resolved, opts, io);
-  if (opts.recompute) await lib.cleanJobRecursive(job);
-  else if (opts.clean) await lib.cleanJob(job);
+  // a dry run removes nothing: it counts what the clean would remove as not done
+  const redo = await cleanFirst(lib, job, opts, mode === "slurm" && Boolean(opts.dryRun));
   if (opts.deployWorker || (opts.deployJob?.length ?? 0) > 0) {
     return await runDeployWorker(job, opts, io);
   }
-  if (mode === "slurm") return await runSlurmDeploy(job, opts, io);
+  if (mode === "slurm") return await runSlurmDeploy(job, opts, io, redo);
   return await runAndPrint(job, mode, opts, io);
+}
+
+/**
+ * `--recompute` (the job and its dependencies) and `--clean` (the job):
+ * removes their results and infos, or in a dry run only lists them.
+ *
+ * @returns the jobs a dry run would clean (none otherwise)
+ */
+async function cleanFirst(
+  lib: WfLib,
+  job: Job,
+  opts: WorkflowTaskOptions,
+  dryRun: boolean,
+): Promise<Job[]> {
+  if (!opts.recompute && !opts.clean) return [];
+  if (dryRun) return await lib.cleanTargets(job, Boolean(opts.recompute));
+  if (opts.recompute) await lib.cleanJobRecursive(job);
+  else await lib.cleanJob(job);
+  return [];
 }
 
 /**

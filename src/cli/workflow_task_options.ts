@@ -16,7 +16,7 @@ export interface DeployOptions {
   cpus?: string;
   /** `--deploy-rules FILE`. */
   deployRules?: string;
-  /** `--dry-run` (slurm): write the scripts, print the sbatch commands. */
+  /** `--dry-run` (slurm): change no file; print what a run would write and submit. */
   dryRun?: boolean;
   /** `--wait` (slurm): wait for the top job and exit with its status. */
   wait?: boolean;

@@ -13,6 +13,19 @@ import { filesDir, infoPath, tmpPath } from "./store.ts";
 import { jobState } from "./state.ts";
 import { inputDeps } from "./outdated.ts";
 
+/** Refuses to clean a job another live process is computing. */
+async function refuseRunning(job: Job): Promise<void> {
+  if (isDone(job)) return;
+  const { running, info } = await jobState(job.path);
+  if (running && info?.pid !== process.pid) {
+    throw new ScoutError(
+      "job_not_finished",
+      `Job "${job.shortPath}" is running (pid ${info?.pid}); not cleaning it`,
+      { file: job.path },
+    );
+  }
+}
+
 /**
  * Removes a job's result, tmp path, info and files dir. Refuses when the job
  * is running in another live process.
@@ -21,22 +34,40 @@ import { inputDeps } from "./outdated.ts";
  * @throws ScoutError `job_not_finished` when another process is computing it
  */
 export async function cleanJob(job: Job): Promise<void> {
-  if (!isDone(job)) {
-    const { running, info } = await jobState(job.path);
-    if (running && info?.pid !== process.pid) {
-      throw new ScoutError(
-        "job_not_finished",
-        `Job "${job.shortPath}" is running (pid ${info?.pid}); not cleaning it`,
-        { file: job.path },
-      );
-    }
-  }
+  await refuseRunning(job);
   await Promise.all([
     rm(job.path, { force: true }),
     rm(tmpPath(job.path), { force: true, recursive: true }),
     rm(infoPath(job.path), { force: true }),
     rm(filesDir(job.path), { force: true, recursive: true }),
   ]);
+}
+
+/**
+ * The jobs a clean would remove something of (a result or info), checked as
+ * the clean checks them, removing nothing: the job itself, or with
+ * `recursive` its dependencies depth-first then the job (§4), jobs known only
+ * from disk (no task) left out.
+ *
+ * @param job the job
+ * @param recursive `--recompute`'s recursive clean, else `--clean`'s
+ * @returns the jobs, in the order a clean removes them
+ * @throws ScoutError `job_not_finished` when another process is computing one
+ */
+export async function cleanTargets(job: Job, recursive: boolean): Promise<Job[]> {
+  const out: Job[] = [];
+  const seen = new Set<string>();
+  const visit = async (j: Job): Promise<void> => {
+    if (seen.has(j.path)) return;
+    seen.add(j.path);
+    if (recursive) { for (const d of [...j.deps, ...inputDeps(j)]) await visit(d); }
+    if (j.task !== null && (existsSync(infoPath(j.path)) || existsSync(j.path))) {
+      await refuseRunning(j);
+      out.push(j);
+    }
+  };
+  await visit(job);
+  return out;
 }
 
 /**

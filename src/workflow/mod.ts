@@ -107,6 +107,7 @@ export { bodyInputs, findStep, isDone, jobRecursiveInputs } from "./context.ts";
 export {
   cleanJob,
   cleanJobRecursive,
+  cleanTargets,
   execJob,
   isOutdated,
   isRunning,

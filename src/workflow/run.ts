@@ -33,7 +33,7 @@ import { deliverPendingSignals } from "./interrupt.ts";
 
 export { isOutdated } from "./outdated.ts";
 export { type RecordedFailure, unrecoverableFailure } from "./run_deps.ts";
-export { cleanJob, cleanJobRecursive } from "./clean.ts";
+export { cleanJob, cleanJobRecursive, cleanTargets } from "./clean.ts";
 
 /** Progress events of a run (for progress displays). */
 export type RunEvent =

@@ -208,7 +208,7 @@ Deno.test("slurm: scancel of a running batch job records aborted in the job's in
   }, "SLURM state CANCELLED");
 });
 
-Deno.test("slurm --dry-run: scripts are valid bash, carry the rules' #SBATCH lines, nothing is submitted", async () => {
+Deno.test("slurm --dry-run: its script is valid bash with the rules' #SBATCH lines; nothing is written or submitted", async () => {
   await using d = await tempDir();
   const rules = join(d.path, "rules.yaml");
   writeFileSync(
@@ -231,23 +231,20 @@ Deno.test("slurm --dry-run: scripts are valid bash, carry the rules' #SBATCH lin
   await w.write(new TextEncoder().encode(r.stdout));
   await w.close();
   assert.equal((await syntax.status).code, 0);
-  const base = join(d.path, "var/batch");
-  const dirs = readdirSync(base).sort();
-  assert.equal(dirs.length, 3);
-  for (const dir of dirs) {
-    const script = join(base, dir, "command.batch");
-    const check = await new Deno.Command("bash", { args: ["-n", script] }).output();
-    assert.equal(check.code, 0, new TextDecoder().decode(check.stderr));
-    assert.ok(!existsSync(join(base, dir, "job.id")));
-  }
-  const cake = readFileSync(
-    join(
-      base,
-      dirs.find((n) => n.startsWith("SLURM_scout_job-Baking-cake-Default-"))!,
-      "command.batch",
-    ),
-    "utf8",
+  assert.ok(!existsSync(join(d.path, "var/batch")), "a dry run writes no batch directory");
+  // each unit's command.batch, as the script would write it
+  const scripts = new Map(
+    [...r.stdout.matchAll(
+      /^cat > \S+-(\w+)-Default\S*-[0-9a-f]{8}\/command\.batch <<'(\w+)'\n([\s\S]*?)\n\2$/gm,
+    )]
+      .map((m) => [m[1]!, m[3]! + "\n"]),
   );
+  assert.deepEqual([...scripts.keys()], ["whisk", "batter", "cake"]);
+  for (const script of scripts.values()) {
+    const check = await new Deno.Command("bash", { args: ["-n", "-c", script] }).output();
+    assert.equal(check.code, 0, new TextDecoder().decode(check.stderr));
+  }
+  const cake = scripts.get("cake")!;
   for (
     const line of [
       "#SBATCH --cpus-per-task=2",
@@ -261,14 +258,7 @@ Deno.test("slurm --dry-run: scripts are valid bash, carry the rules' #SBATCH lin
     ]
   ) assert.ok(cake.includes(line + "\n"), line);
   assert.match(cake, /--deploy-job \S+\/Baking\/cake\/Default\n/);
-  const whisk = readFileSync(
-    join(
-      base,
-      dirs.find((n) => n.startsWith("SLURM_scout_job-Baking-whisk-Default-"))!,
-      "command.batch",
-    ),
-    "utf8",
-  );
+  const whisk = scripts.get("whisk")!;
   assert.ok(whisk.includes("#SBATCH --time=00:10:00\n"));
   assert.ok(!whisk.includes("--qos"));
 });

@@ -57,14 +57,17 @@ export function graphJobs(top: Job): Job[] {
  * done job's dependencies are not visited: its result stands.
  *
  * @param top the top job
+ * @param redo paths of jobs to count as not done although their result
+ *   exists (what `--clean`/`--recompute` would remove, in a dry run)
  * @returns pending jobs, dependencies first
  */
-export function pendingJobs(top: Job): Job[] {
+export function pendingJobs(top: Job, redo?: ReadonlySet<string>): Job[] {
   const needed = new Set<string>();
   const walk = [top];
   while (walk.length > 0) {
     const j = walk.pop()!;
-    if (needed.has(j.path) || isDone(j) || j.task === null) continue;
+    if (needed.has(j.path) || j.task === null) continue;
+    if (isDone(j) && !redo?.has(j.path)) continue;
     needed.add(j.path);
     walk.push(...directDeps(j));
   }

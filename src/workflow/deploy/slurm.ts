@@ -5,28 +5,22 @@
  * paths it runs) — submitted with `sbatch --dependency=afterok:<ids>
  * --kill-on-invalid-dep=yes` in dependency order. The script runs this same
  * program on its job(s) only; the job store must be on a file system every
- * node sees.
+ * node sees. A dry run changes no file: it shows, as a bash script, what a
+ * real run would write and submit.
  *
  * @module
  */
 import type { Job } from "../job_types.ts";
 import { NO_RULES } from "./rules.ts";
 import { slurmStates } from "./slurm_state.ts";
-import { batchScript, sbatchScript } from "./slurm_script.ts";
-import {
-  type BatchRecord,
-  isLive,
-  liveConflict,
-  readBatch,
-  submitUnit,
-  writeUnitFiles,
-} from "./slurm_submit.ts";
+import { batchScript, dryRunScript } from "./slurm_script.ts";
+import { type BatchRecord, isLive, liveConflict, readBatch, submitUnit } from "./slurm_submit.ts";
 import { batchUnits } from "./slurm_units.ts";
 import type { BatchUnit, SlurmDeployOptions, SlurmDeployReport } from "./slurm_types.ts";
 
 export { FINAL_STATES, slurmStates, WAIT_RETRY, waitForUnit } from "./slurm_state.ts";
 export type { BatchEnd, SqueueRetry, SubmittedBatch } from "./slurm_state.ts";
-export { batchScript, sbatchScript, shq } from "./slurm_script.ts";
+export { batchScript, dryRunScript, shq } from "./slurm_script.ts";
 export { batchDirName, batchUnits } from "./slurm_units.ts";
 export type { BatchUnit, SlurmDeployOptions, SlurmDeployReport } from "./slurm_types.ts";
 
@@ -50,32 +44,39 @@ async function records(
  * Writes the batch directories of the pending jobs of `top`'s graph and
  * submits them in dependency order. A unit whose `job.id` names a live SLURM
  * job running its jobs is not submitted again; one whose live job runs other
- * jobs stops the deploy before anything is submitted.
+ * jobs stops the deploy before anything is submitted. A dry run writes
+ * nothing and submits nothing.
  *
  * @param top the top job
  * @param opts rules, batch base, command, dry run
- * @returns the units and the sbatch commands
+ * @returns the units (and, dry, the script of a real run)
  * @throws ScoutError `batch_system` when sbatch fails, or a live batch job
  *   runs other jobs than its unit's
  */
 export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<SlurmDeployReport> {
-  const units = batchUnits(top, opts.rules ?? NO_RULES, opts.batchBase);
-  const before = opts.dryRun
-    ? units.map((): BatchRecord => ({ jobs: [] }))
-    : await records(units, opts.env);
+  const units = batchUnits(top, opts.rules ?? NO_RULES, opts.batchBase, opts.redo);
+  const before = await records(units, opts.env);
   for (const [i, u] of units.entries()) {
     const conflict = isLive(before[i]!) ? liveConflict(u, before[i]!) : undefined;
     if (conflict !== undefined) throw conflict;
   }
+  const scripts = new Map<BatchUnit, string>();
   for (const [i, u] of units.entries()) {
     const script = batchScript(u, opts.command(u.jobs), opts.cwd);
-    if (opts.dryRun) {
-      writeUnitFiles(u, script);
-      u.status = "dry-run";
-    } else {
+    scripts.set(u, script);
+    if (!opts.dryRun) {
       await submitUnit(u, before[i]!, script, opts);
+    } else if (isLive(before[i]!)) {
+      u.slurmId = before[i]!.id!;
+      u.status = "queued";
+    } else {
+      u.status = "dry-run";
     }
   }
   const topUnit = units.find((u) => u.jobs.some((j) => j.path === top.path));
-  return { units, ...(topUnit ? { top: topUnit } : {}), script: sbatchScript(units) };
+  return {
+    units,
+    ...(topUnit ? { top: topUnit } : {}),
+    ...(opts.dryRun ? { script: dryRunScript(units, scripts, [...(opts.redo ?? [])]) } : {}),
+  };
 }

@@ -1,6 +1,7 @@
 /**
- * The text a SLURM deploy writes or shows: a unit's `command.batch`, and the
- * `sbatch` commands as a bash script (what `--dry-run` prints).
+ * The text a SLURM deploy writes or shows: a unit's `command.batch`, and a
+ * dry run's bash script (the batch directories' files and the `sbatch`
+ * commands a real run would use).
  *
  * @module
  */
@@ -70,24 +71,62 @@ export function batchScript(u: BatchUnit, argv: string[], cwd: string): string {
   ].join("\n");
 }
 
+/** `cat > FILE <<'MARK'` … `MARK`, with a mark no line of the text is. */
+function hereDoc(file: string, text: string): string[] {
+  const lines = text.split("\n");
+  let mark = "SCOUT_AI_EOF";
+  while (lines.includes(mark)) mark += "_";
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  return [`cat > ${shq(file)} <<'${mark}'`, body, mark];
+}
+
 /**
- * The `sbatch` commands of the units as a bash script, each unit's
+ * A dry run's bash script: what `--clean`/`--recompute` would remove (as
+ * comments), then per unit either its SLURM id (still queued, not submitted
+ * again) or its batch directory's files and its `sbatch` command, the
  * dependencies as `$idN` of earlier units.
  *
  * @param units the units, in submission order
+ * @param scripts each unit's `command.batch` text
+ * @param cleaned job paths a real run would clean first
  * @returns bash script text
  */
-export function sbatchScript(units: BatchUnit[]): string {
+export function dryRunScript(
+  units: BatchUnit[],
+  scripts: ReadonlyMap<BatchUnit, string>,
+  cleaned: readonly string[] = [],
+): string {
   const lines: string[] = ["#!/bin/bash", "set -e"];
+  if (cleaned.length > 0) {
+    lines.push("# A real run first removes the result, info and files of:");
+    for (const p of cleaned) lines.push(`#   ${oneLine(p)}`);
+  }
   const varOf = new Map<BatchUnit, string>();
   for (const [i, u] of units.entries()) {
     const v = `id${i + 1}`;
     varOf.set(u, v);
-    const depArg = u.after.length > 0
-      ? `--dependency=afterok:${u.after.map((a) => "$" + varOf.get(a)).join(":")} ` +
-        "--kill-on-invalid-dep=yes "
+    const what = oneLine(u.jobs.map((j) => j.shortPath).join(", "));
+    if (u.status === "queued") {
+      lines.push(`# ${what}: SLURM job ${u.slurmId} is still queued; not submitted again`);
+      lines.push(`${v}=${shq(u.slurmId!)}`);
+      continue;
+    }
+    const deps = u.after.map((a) => "$" + varOf.get(a));
+    const depArg = deps.length > 0
+      ? `--dependency=afterok:${deps.join(":")} --kill-on-invalid-dep=yes `
       : "";
-    lines.push(`${v}=$(sbatch --parsable ${depArg}${shq(join(u.dir, "command.batch"))})`);
+    const file = (f: string) => shq(join(u.dir, f));
+    lines.push(
+      `# ${what}`,
+      `mkdir -p ${shq(u.dir)}`,
+      ...hereDoc(join(u.dir, "command.batch"), scripts.get(u) ?? ""),
+      ...hereDoc(join(u.dir, "jobs.list"), u.jobs.map((j) => j.path).join("\n") + "\n"),
+      deps.length > 0
+        ? `printf '%s\\n' ${deps.map((d) => `"${d}"`).join(" ")} > ${file("dependencies.list")}`
+        : `: > ${file("dependencies.list")}`,
+      `${v}=$(sbatch --parsable ${depArg}${file("command.batch")})`,
+      `echo "$${v}" > ${file("job.id")}`,
+    );
   }
   return lines.join("\n") + "\n";
 }

@@ -118,21 +118,6 @@ async function sbatch(args: string[], env?: Record<string, string | undefined>):
   }
 }
 
-/**
- * Writes a unit's batch directory: `command.batch`, `jobs.list` and
- * `dependencies.list` (its dependencies' SLURM ids).
- *
- * @param u the unit
- * @param script its `command.batch` text
- */
-export function writeUnitFiles(u: BatchUnit, script: string): void {
-  const deps = u.after.map((a) => a.slurmId).filter((x): x is string => x !== undefined);
-  mkdirSync(u.dir, { recursive: true });
-  writeFileAtomicSync(join(u.dir, "command.batch"), script);
-  writeFileSync(join(u.dir, "jobs.list"), u.jobs.map((j) => j.path).join("\n") + "\n");
-  writeFileSync(join(u.dir, "dependencies.list"), deps.join("\n") + (deps.length ? "\n" : ""));
-}
-
 /** The record now, under the lock: the state read before when `job.id` did not change. */
 async function recordNow(
   dir: string,
@@ -176,9 +161,11 @@ export async function submitUnit(
       u.status = "queued";
       return;
     }
-    writeUnitFiles(u, script);
-    keepLogs(u.dir, now.id);
     const deps = u.after.map((a) => a.slurmId).filter((x): x is string => x !== undefined);
+    writeFileAtomicSync(join(u.dir, "command.batch"), script);
+    writeFileSync(join(u.dir, "jobs.list"), u.jobs.map((j) => j.path).join("\n") + "\n");
+    writeFileSync(join(u.dir, "dependencies.list"), deps.join("\n") + (deps.length ? "\n" : ""));
+    keepLogs(u.dir, now.id);
     const args = ["--parsable"];
     if (deps.length > 0) {
       args.push(`--dependency=afterok:${deps.join(":")}`, "--kill-on-invalid-dep=yes");

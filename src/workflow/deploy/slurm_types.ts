@@ -37,8 +37,13 @@ export interface SlurmDeployOptions {
   cwd: string;
   /** Environment for sbatch/squeue. */
   env?: Record<string, string | undefined>;
-  /** Write the scripts, submit nothing. */
+  /** Change no file and submit nothing: the report's `script` says what a real run would do. */
   dryRun?: boolean;
+  /**
+   * Paths of jobs to count as not done although their result exists: those
+   * `--clean`/`--recompute` would remove, in a dry run that removes nothing.
+   */
+  redo?: ReadonlySet<string>;
 }
 
 /** What a SLURM deploy did. */
@@ -47,6 +52,9 @@ export interface SlurmDeployReport {
   units: BatchUnit[];
   /** The unit that runs the top job (absent when it is done). */
   top?: BatchUnit;
-  /** The `sbatch` commands, as a bash script (always filled; what `--dry-run` prints). */
-  script: string;
+  /**
+   * A dry run's bash script: per unit to submit, its batch directory's files
+   * and the `sbatch` command; a unit still queued keeps its SLURM id.
+   */
+  script?: string;
 }

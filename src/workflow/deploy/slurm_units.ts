@@ -51,10 +51,16 @@ function dependencyOrder(units: BatchUnit[]): BatchUnit[] {
  * @param top the top job
  * @param rules the rules
  * @param base batch base directory
+ * @param redo paths of jobs to count as not done (a dry run's `--clean`/`--recompute`)
  * @returns units in dependency order
  */
-export function batchUnits(top: Job, rules: DeployRules, base: string): BatchUnit[] {
-  const pending = pendingJobs(top);
+export function batchUnits(
+  top: Job,
+  rules: DeployRules,
+  base: string,
+  redo?: ReadonlySet<string>,
+): BatchUnit[] {
+  const pending = pendingJobs(top, redo);
   const byPath = new Map(pending.map((j) => [j.path, j]));
   const dependents = new Map<string, Job[]>();
   for (const j of pending) {
