@@ -8,8 +8,8 @@
  * @module
  */
 import type { Chat, Message } from "./types.ts";
-import { ScoutError } from "../errors.ts";
 import { locateAt, type WrittenAt, writtenAt } from "./written_at.ts";
+import { shellWords } from "../util/shell_words.ts";
 
 /** Roles that declare tools (or, for `introduce`, documentation). */
 export const TOOL_DIRECTIVES: ReadonlySet<string> = new Set([
@@ -35,55 +35,8 @@ export interface ToolDirective {
   at?: WrittenAt;
 }
 
-/** What a backslash escapes inside double quotes (POSIX 2.2.3, Ruby `Shellwords`). */
-const DQ_ESCAPABLE = new Set(["$", "`", '"', "\\", "\n"]);
-
-/**
- * Splits directive content into POSIX shell words (`'…'`, `"…"`, `\` escapes),
- * as Ruby `Shellwords.split`: inside double quotes a backslash escapes only
- * `$`, `` ` ``, `"`, `\` and newline, and is kept before anything else
- * (`"C:\tools\srv.exe"` keeps its backslashes).
- *
- * @param text directive content
- * @returns the words
- * @throws ScoutError `invalid_input` on an unbalanced quote
- *
- * @example
- * ```ts
- * import { shellWords } from "./tool_directives.ts";
- * shellWords(`stdio "npx server --x" read`); // ["stdio", "npx server --x", "read"]
- * ```
- */
-export function shellWords(text: string): string[] {
-  const out: string[] = [];
-  let cur = "";
-  let has = false;
-  let quote: string | null = null;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === "\\" && quote === '"' && DQ_ESCAPABLE.has(text[i + 1] ?? "")) cur += text[++i];
-      else cur += c;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      has = true;
-    } else if (c === "\\" && i + 1 < text.length) {
-      cur += text[++i];
-      has = true;
-    } else if (c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v") {
-      if (has) out.push(cur);
-      cur = "";
-      has = false;
-    } else {
-      cur += c;
-      has = true;
-    }
-  }
-  if (quote) throw new ScoutError("invalid_input", `Unbalanced quote in "${text}"`);
-  if (has) out.push(cur);
-  return out;
-}
+/** Directive content is split into POSIX shell words by `util/shell_words.ts`. */
+export { shellWords };
 
 /**
  * Takes the tool directives out of a chat (one forward pass; Ruby `Chat.tools`).

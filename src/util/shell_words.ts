@@ -1,0 +1,58 @@
+/**
+ * Splitting a command line into words as a POSIX shell does, without any
+ * expansion (Ruby `Shellwords.split`).
+ *
+ * @module
+ */
+import { ScoutError } from "../errors.ts";
+
+/** What a backslash escapes inside double quotes (POSIX 2.2.3, Ruby `Shellwords`). */
+const DQ_ESCAPABLE = new Set(["$", "`", '"', "\\", "\n"]);
+
+/**
+ * Splits text into POSIX shell words (`'…'`, `"…"`, `\` escapes), as Ruby
+ * `Shellwords.split`: inside double quotes a backslash escapes only `$`,
+ * `` ` ``, `"`, `\` and newline, and is kept before anything else
+ * (`"C:\tools\srv.exe"` keeps its backslashes). Nothing is expanded (`$X`,
+ * `~`, globs stay as written).
+ *
+ * @param text the command line
+ * @returns the words
+ * @throws ScoutError `invalid_input` on an unbalanced quote
+ *
+ * @example
+ * ```ts
+ * import { shellWords } from "./shell_words.ts";
+ * shellWords(`stdio "npx server --x" read`); // ["stdio", "npx server --x", "read"]
+ * ```
+ */
+export function shellWords(text: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  let has = false;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === "\\" && quote === '"' && DQ_ESCAPABLE.has(text[i + 1] ?? "")) cur += text[++i];
+      else cur += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      has = true;
+    } else if (c === "\\" && i + 1 < text.length) {
+      cur += text[++i];
+      has = true;
+    } else if (c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v") {
+      if (has) out.push(cur);
+      cur = "";
+      has = false;
+    } else {
+      cur += c;
+      has = true;
+    }
+  }
+  if (quote) throw new ScoutError("invalid_input", `Unbalanced quote in "${text}"`);
+  if (has) out.push(cur);
+  return out;
+}
