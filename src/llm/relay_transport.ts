@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { writeFileAtomic } from "../util/fs.ts";
+import { shellWords } from "../util/shell_words.ts";
 
 /** A queue directory, local or remote. */
 export interface RelayTransport {
@@ -35,8 +36,10 @@ export interface RelayTransport {
  *
  * @param server the `server` setting
  * @param remoteDir queue directory relative to the remote home (`.scout/var/ask`)
- * @param ssh the ssh command and its options (`ssh_command`, `SCOUT_SSH`; default `ssh`)
+ * @param ssh the ssh command and its options (`ssh_command`, `SCOUT_SSH`; default
+ *   `ssh`), split into words as a POSIX shell does (quotes, backslashes; no expansion)
  * @returns the transport
+ * @throws ScoutError `config` when the ssh command has an unbalanced quote or is empty
  */
 export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): RelayTransport {
   const path = server.startsWith("file:") ? server.slice(5) : server;
@@ -60,7 +63,7 @@ export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): 
   const hostDir = /^([^/:]+):(.+)$/.exec(server);
   const host = hostDir ? hostDir[1]! : server;
   if (hostDir) remoteDir = hostDir[2]!;
-  const [cmd, ...args] = ssh.trim().split(/\s+/);
+  const [cmd, ...args] = sshWords(ssh);
   const run = (script: string, input?: string) => runSsh(cmd!, [...args, host, script], input);
   const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
   return {
@@ -84,6 +87,20 @@ export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): 
       return r.stdout;
     },
   };
+}
+
+function sshWords(ssh: string): string[] {
+  let words: string[] = [];
+  let why = "it names no command";
+  try {
+    words = shellWords(ssh);
+  } catch {
+    why = "it has an unbalanced quote";
+  }
+  if (words.length > 0) return words;
+  throw new ScoutError("config", `Cannot use ssh_command / SCOUT_SSH "${ssh}": ${why}`, {
+    command: ssh,
+  });
 }
 
 function sshError(server: string, what: string, stderr: string): ScoutError {

@@ -92,3 +92,61 @@ Deno.test("relay over ssh: an unreachable host is a clear error naming it", asyn
     /Relay via ssh to "nobody@127.0.0.1" could not read \/tmp\/q\/reply\/[0-9a-f]{32}\.json/,
   );
 });
+
+/** A worker-side Scout home whose endpoint `loop` asks the loopback provider. */
+async function workerHome(home: string, url: string): Promise<void> {
+  await Deno.mkdir(join(home, "etc", "AI"), { recursive: true });
+  await Deno.writeTextFile(
+    join(home, "etc", "AI", "loop.yaml"),
+    `backend: openai\nurl: ${url}\nmodel: remote-model\n`,
+  );
+}
+
+/** `llm process <queue>` of the built binary, answering with `home`'s endpoint. */
+function startWorker(queue: string, home: string): Deno.ChildProcess {
+  return new Deno.Command(BINARY, {
+    args: ["llm", "process", "--interval", "0.05", queue],
+    env: { SCOUT_HOME: home, LLM_ENDPOINT: "loop", OPENAI_API_KEY: "sk-remote", NO_COLOR: "1" },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+}
+
+Deno.test("relay over ssh: SCOUT_SSH is split as a shell splits words: a key path with a space and a quoted ProxyCommand (R79-12)", async () => {
+  assert.ok(sshdPath(), "sshd is not installed (openssh-server): tools/setup installs it");
+  await buildBinary();
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  await using sshd = await startSshd();
+  const keyDir = join(sshd.dir, "key dir");
+  await Deno.mkdir(keyDir);
+  const key = join(keyDir, "client key");
+  await Deno.copyFile(join(sshd.dir, "client_key"), key);
+  await Deno.chmod(key, 0o600);
+  const port = /-p (\d+)/.exec(sshd.sshCommand)![1]!;
+  // port 1 is closed: the login works only through the ProxyCommand, which reaches sshd's port
+  const opts = `-p 1 -i "${key}" -o StrictHostKeyChecking=no ` +
+    `-o "UserKnownHostsFile=${join(sshd.dir, "known_hosts")}" -o LogLevel=ERROR`;
+  // the ProxyCommand's own words are quoted inside it (ssh runs it with a shell)
+  const proxy = `ssh -p ${port} -i '${key}' -o StrictHostKeyChecking=no ` +
+    `-o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -W 127.0.0.1:${port} ${sshd.destination}`;
+  const queue = join(dir.path, "queue");
+  await workerHome(join(dir.path, "worker-home"), srv.url);
+  srv.script({ text: "Through the bastion." });
+  const worker = startWorker(queue, join(dir.path, "worker-home"));
+  try {
+    const c = await runBinary(["llm", "ask", "-b", "relay", "--no-cache", "Hello proxy"], {
+      env: {
+        SCOUT_HOME: join(dir.path, "client-home"),
+        SCOUT_RELAY_SERVER: `${sshd.destination}:${queue}`,
+        SCOUT_SSH: `ssh ${opts} -o "ProxyCommand=${proxy}"`,
+      },
+      cwd: dir.path,
+    });
+    assert.equal(c.code, 0, c.stderr);
+    assert.equal(c.stdout, "Through the bastion.\n");
+  } finally {
+    worker.kill("SIGTERM");
+    await worker.status;
+  }
+});
