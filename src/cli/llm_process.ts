@@ -102,7 +102,11 @@ worker; the request being answered goes back to the queue.
 
 Run it in the background on the machine with the keys (e.g. "scout-ai llm process
 /shared/scout-queue &", with clients using "server: /shared/scout-queue"), or under a
-supervisor; it logs each request on a terminal.
+supervisor; it logs each request on a terminal. Over ssh, clients use "server: user@host"
+(the queue ~/.scout/var/ask there) or "server: user@host:~/queue" for "llm process
+~/queue"; ssh_command / SCOUT_SSH hold the ssh command and its options, split as a POSIX
+shell splits words (quotes, backslashes; no expansion), e.g.
+SCOUT_SSH="ssh -i '/keys/my key' -o 'ProxyCommand=ssh -W %h:%p bastion'".
 
 Examples:
   scout-ai llm process --once                  # answer what $SCOUT_HOME/var/ask holds, then exit

@@ -32,7 +32,8 @@ export interface RelayTransport {
  * The transport of a `server` setting: an absolute path (or `file:/path`) is
  * a local directory; anything else is an ssh destination (`host`,
  * `user@host`, an alias of `~/.ssh/config`) whose queue is `remoteDir` under
- * the remote home, or the directory given after a colon (`host:/shared/q`).
+ * the remote home, or the directory given after a colon (`host:/shared/q`;
+ * `host:~/q` and `host:~user/q` are under a remote home, as in scp).
  *
  * @param server the `server` setting
  * @param remoteDir queue directory relative to the remote home (`.scout/var/ask`)
@@ -65,7 +66,7 @@ export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): 
   if (hostDir) remoteDir = hostDir[2]!;
   const [cmd, ...args] = sshWords(ssh);
   const run = (script: string, input?: string) => runSsh(cmd!, [...args, host, script], input);
-  const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+  const q = remotePathWord;
   return {
     label: `${host}:${remoteDir}`,
     local: false,
@@ -87,6 +88,28 @@ export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): 
       return r.stdout;
     },
   };
+}
+
+/**
+ * A remote path as one word of a POSIX shell script: single-quoted, except a
+ * leading `~` or `~user`, which stays bare so the remote shell expands it to
+ * the home directory (scp's `host:~/dir`).
+ *
+ * @param path the remote path
+ * @returns the shell word
+ *
+ * @example
+ * ```ts
+ * import { remotePathWord } from "./relay_transport.ts";
+ * remotePathWord("~/q 2/a.json"); // "~/'q 2/a.json'"
+ * remotePathWord("/it's"); // "'/it'\\''s'"
+ * ```
+ */
+export function remotePathWord(path: string): string {
+  const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+  const home = /^(~(?:[A-Za-z0-9_][A-Za-z0-9._-]*)?)(?:\/(.*))?$/s.exec(path);
+  if (!home) return q(path);
+  return home[2] === undefined ? home[1]! : `${home[1]}/${q(home[2])}`;
 }
 
 function sshWords(ssh: string): string[] {

@@ -112,6 +112,37 @@ function startWorker(queue: string, home: string): Deno.ChildProcess {
   }).spawn();
 }
 
+Deno.test("relay over ssh: server host:~/dir is the queue dir under the remote home, as in scp (R79-11)", async () => {
+  assert.ok(sshdPath(), "sshd is not installed (openssh-server): tools/setup installs it");
+  await buildBinary();
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  const remoteHome = join(dir.path, "remote home");
+  await Deno.mkdir(remoteHome);
+  await using sshd = await startSshd({ home: remoteHome });
+  await workerHome(join(dir.path, "worker-home"), srv.url);
+  srv.script({ text: "Found under the home." });
+  // the worker watches `~/q2` as the shell on the remote side expands it
+  const worker = startWorker(join(remoteHome, "q2"), join(dir.path, "worker-home"));
+  try {
+    const r = await ask([{ role: "user", content: "Hello tilde" }], {
+      backend: "relay",
+      server: `${sshd.destination}:~/q2`,
+      ssh_command: sshd.sshCommand,
+      persist: false,
+      request_timeout: 15,
+      env: { SCOUT_HOME: join(dir.path, "client-home") },
+      config: { entries: [] },
+      session: newSession(),
+    });
+    assert.equal(r.text, "Found under the home.");
+  } finally {
+    worker.kill("SIGTERM");
+    await worker.status;
+  }
+  assert.deepEqual([...Deno.readDirSync(remoteHome)].map((e) => e.name), ["q2"]);
+});
+
 Deno.test("relay over ssh: SCOUT_SSH is split as a shell splits words: a key path with a space and a quoted ProxyCommand (R79-12)", async () => {
   assert.ok(sshdPath(), "sshd is not installed (openssh-server): tools/setup installs it");
   await buildBinary();

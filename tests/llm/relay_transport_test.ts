@@ -1,13 +1,14 @@
 /**
  * The relay's ssh transport with a stand-in `ssh` (a script that records its
  * arguments, then runs the remote script with `/bin/sh` in a temp "remote
- * home"): how `ssh_command` / `SCOUT_SSH` is split (R79-12). The real sshd runs are in
+ * home"): how `ssh_command` / `SCOUT_SSH` is split (R79-12) and how a remote
+ * `~` reaches the remote shell (R79-11). The real sshd runs are in
  * `tests/e2e/relay_ssh_test.ts`.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { isScoutError } from "../../src/errors.ts";
-import { relayTransport } from "../../src/llm/relay_transport.ts";
+import { relayTransport, remotePathWord } from "../../src/llm/relay_transport.ts";
 import { tempDir } from "../support/cli.ts";
 
 const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
@@ -61,5 +62,37 @@ Deno.test("relay ssh_command: an unbalanced quote or no command is a config erro
       () => relayTransport("gpu-node", ".scout/var/ask", ssh),
       (e) => isScoutError(e, "config") && e.message.includes(`SCOUT_SSH "${ssh}"`),
     );
+  }
+});
+
+Deno.test("relay server host:~/dir: the queue is under the remote home, no directory named ~ (R79-11)", async () => {
+  await using dir = await tempDir();
+  const fake = await fakeSsh(dir.path);
+  const t = relayTransport("me@gpu:~/q 2", ".scout/var/ask", q(fake.ssh));
+  assert.equal(t.label, "me@gpu:~/q 2");
+  await t.put("a.json", `{"it's":1}`);
+  assert.equal(await Deno.readTextFile(join(fake.home, "q 2", "a.json")), `{"it's":1}`);
+  assert.equal(await t.get("a.json"), `{"it's":1}`);
+  assert.equal(await t.get("reply/a.json"), null);
+  // `host:~` is the home itself
+  await relayTransport("me@gpu:~", ".scout/var/ask", q(fake.ssh)).put("b.json", "{}");
+  assert.equal(await Deno.readTextFile(join(fake.home, "b.json")), "{}");
+  assert.deepEqual([...Deno.readDirSync(fake.home)].map((e) => e.name).sort(), ["b.json", "q 2"]);
+  // the default queue stays relative to the home, where ssh starts
+  await relayTransport("me@gpu", ".scout/var/ask", q(fake.ssh)).put("c.json", "{}");
+  assert.equal(await Deno.readTextFile(join(fake.home, ".scout/var/ask/c.json")), "{}");
+});
+
+Deno.test("remotePathWord: ~ and ~user stay bare for the remote shell, everything else is quoted", () => {
+  assert.equal(remotePathWord("~"), "~");
+  assert.equal(remotePathWord("~/q2/a.json"), "~/'q2/a.json'");
+  assert.equal(remotePathWord("~/"), "~/''");
+  assert.equal(remotePathWord("~alice/q 2"), "~alice/'q 2'");
+  assert.equal(remotePathWord("~/it's $x"), `~/'it'\\''s $x'`);
+  assert.equal(remotePathWord("/shared/q"), "'/shared/q'");
+  assert.equal(remotePathWord(".scout/var/ask/x"), "'.scout/var/ask/x'");
+  // not a home: quoted whole
+  for (const p of ["a~/b", "~$(id)/x", "~a b/x", "~-/x", "~;rm/x"]) {
+    assert.equal(remotePathWord(p), q(p));
   }
 });

@@ -26,6 +26,11 @@ export function sshdPath(): string | null {
   return null;
 }
 
+/** A single-quoted POSIX shell word. */
+function q(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
 async function run(cmd: string, args: string[]): Promise<void> {
   const out = await new Deno.Command(cmd, { args, stdout: "null", stderr: "piped" }).output();
   if (!out.success) {
@@ -33,12 +38,23 @@ async function run(cmd: string, args: string[]): Promise<void> {
   }
 }
 
+/** Options of {@link startSshd}. */
+export interface SshdOptions {
+  /**
+   * A home directory for the sessions (instead of the user's own): each
+   * session starts there with `HOME` set to it, as for a user whose home it
+   * is, so tests can use `~` on the remote side without touching the real home.
+   */
+  home?: string;
+}
+
 /**
  * Starts sshd on a free port.
  *
+ * @param opts a home directory for the sessions
  * @returns the server (`await using` stops it)
  */
-export async function startSshd(): Promise<Sshd> {
+export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   const sshd = sshdPath();
   if (!sshd) {
     throw new Error("sshd is not installed (Debian package openssh-server; run tools/setup)");
@@ -69,6 +85,11 @@ export async function startSshd(): Promise<Sshd> {
       "StrictModes no",
       "UsePAM no",
       `AllowUsers ${user}`,
+      ...(opts.home === undefined ? [] : [
+        `ForceCommand cd ${q(opts.home)} && HOME=${
+          q(opts.home)
+        } && export HOME && eval "$SSH_ORIGINAL_COMMAND"`,
+      ]),
     ].join("\n") + "\n",
   );
   const child = new Deno.Command(sshd, {
