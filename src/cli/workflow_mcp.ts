@@ -34,7 +34,8 @@ export interface WorkflowMcpOptions {
 }
 
 /**
- * Runs `workflow mcp`: serves until stdin closes (stdio) or the signal fires (HTTP).
+ * Runs `workflow mcp`: serves until stdin closes and the calls read are answered
+ * (stdio), or the signal fires (HTTP).
  *
  * @param opts command options
  * @param io injected I/O
@@ -97,7 +98,8 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
       "\nEach tool call runs the task as a persisted job (cached; `workflow info` and\n" +
         "`llm prov` see it) and answers with its result; a failed job is an MCP tool\n" +
         "error. Over stdio, stdout carries only MCP messages and the server ends when\n" +
-        "stdin closes; over HTTP it runs until Ctrl-C. Tools are annotated read-only,\n" +
+        "stdin closes, once the calls already read are answered (so `printf … |` works);\n" +
+        "over HTTP it runs until Ctrl-C. Tools are annotated read-only,\n" +
         "non-destructive, idempotent and closed-world. In a chat:\n" +
         "  mcp: stdio 'scout-ai workflow mcp Baking'\n\n" +
         "Examples:\n" +

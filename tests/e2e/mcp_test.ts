@@ -308,3 +308,51 @@ Deno.test("mcp: stdio 'scout-ai workflow mcp Baking' — our client calls a Baki
   const jobs = readdirSync(join(home, "var/jobs/Baking/batter")).filter((f) => f.endsWith(".json"));
   assert.equal(jobs.length, 2, "each call persisted its job");
 });
+
+const NAP = `export default (api) => api.workflow("Slow", { tasks: { nap: { type: "string",
+  inputs: { ms: api.input.integer({ default: 1000, description: "ms" }) },
+  run: async ({ ms }) => { await new Promise((r) => setTimeout(r, ms)); return "slept " + ms; } } } });
+`;
+
+Deno.test("workflow mcp over stdio: a client that sends and closes stdin gets every reply; the job ends done, no lock left (R81-3)", async () => {
+  await buildBinary();
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, "workflows/Slow"), { recursive: true });
+  await Deno.writeTextFile(join(dir.path, "workflows/Slow/workflow.ts"), NAP);
+  const lines = (ms: number) =>
+    [
+      {
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "sh", version: "1" },
+        },
+      },
+      { method: "notifications/initialized" },
+      { id: 2, method: "tools/call", params: { name: "nap", arguments: { ms } } },
+      { id: 3, method: "tools/list" },
+    ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join("");
+  for (const [binary, ms] of [[false, 1000], [true, 1001], [true, 1001]] as const) {
+    const home = join(dir.path, "home");
+    const run = binary ? runBinary : runScout;
+    // the third run finds the job done: its reply must not be dropped either
+    const r = await run(["workflow", "mcp", "Slow"], {
+      stdin: lines(ms),
+      env: { SCOUT_HOME: home },
+      cwd: dir.path,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const replies = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(replies.map((m) => m.id).sort(), [1, 2, 3], r.stdout);
+    const call = replies.find((m) => m.id === 2);
+    assert.deepEqual(call.result.content, [{ type: "text", text: `slept ${ms}` }]);
+    const step = call.result._meta.step as string;
+    const info = JSON.parse(await Deno.readTextFile(join(home, "var/jobs", step + ".info")));
+    assert.equal(info.status, "done");
+    const locks = join(home, "tmp/persist_locks");
+    const left = existsSync(locks) ? readdirSync(locks).filter((f) => f.endsWith(".lock")) : [];
+    assert.deepEqual(left, [], "no persist lock left behind");
+  }
+});

@@ -18,6 +18,7 @@ import type { Workflow } from "../../workflow/define.ts";
 import { taskOf } from "../../workflow/define.ts";
 import { normalizeOutput } from "../content.ts";
 import type { ToolFunction } from "../types.ts";
+import { trackUnanswered } from "./stdio_drain.ts";
 import {
   taskToolDefinition,
   taskToolFunction,
@@ -127,7 +128,8 @@ export function workflowMcpServer(
 }
 
 /**
- * Serves a workflow over stdio until stdin closes.
+ * Serves a workflow over stdio until stdin closes; the calls read by then
+ * are answered first (their jobs run to the end), then it returns.
  *
  * @param wf the workflow
  * @param tasks task names (empty = offered tasks)
@@ -145,7 +147,9 @@ export async function serveWorkflowStdio(
   });
   const transport = new StdioServerTransport();
   await server.connect(transport);
-  process.stdin.once("end", () => void server.close());
+  const unanswered = trackUnanswered(transport);
+  // end of input: answer what was asked, then close (closing aborts the handlers)
+  process.stdin.once("end", () => void unanswered.idle().then(() => server.close()));
   await closed;
 }
 
