@@ -12,7 +12,6 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
 import {
   ReadBuffer,
   serializeMessage,
@@ -20,6 +19,7 @@ import {
 } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { groupGone, GROUPS, signalGroup as signal, within } from "../../util/process_group.ts";
 
 /** How the server process is started. */
 export interface ProcessTransportOptions {
@@ -38,21 +38,9 @@ export interface ProcessTransportOptions {
 /** The largest message accepted from a server, in bytes (the SDK's stdio limit). */
 export const MCP_MAX_MESSAGE_BYTES: number = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
-const GROUPS = process.platform !== "win32";
-/** Whether `/proc/<pid>/stat` has the Linux layout. */
-const PROC = process.platform === "linux";
 /** Process groups (or pids) started and not yet ended. */
 const running = new Set<number>();
 let exitHooked = false;
-
-function signal(pid: number, sig: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(GROUPS ? -pid : pid, sig);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function track(pid: number): void {
   running.add(pid);
@@ -61,60 +49,6 @@ function track(pid: number): void {
   process.on("exit", () => {
     for (const p of running) signal(p, "SIGKILL");
   });
-}
-
-/** Whether `p` settles within `ms` (the timer is cleared either way). */
-async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
-  try {
-    return await Promise.race([p.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * Whether every process left in group `pgid` is a zombie, from Linux `/proc`
- * (`pid (comm) state ppid pgrp …`, read after the last `)` since comm may hold
- * one). False when `/proc` is unreadable or shows no member (e.g. another pid
- * namespace): then only the group's signals tell.
- */
-async function onlyZombies(pgid: number): Promise<boolean> {
-  if (!PROC) return false;
-  let entries: string[];
-  try {
-    entries = await readdir("/proc");
-  } catch {
-    return false;
-  }
-  let members = 0;
-  for (const name of entries) {
-    if (!/^\d+$/.test(name)) continue;
-    const stat = await readFile(`/proc/${name}/stat`, "latin1").catch(() => "");
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 1).trim().split(" ");
-    if (Number(pgrp) !== pgid) continue;
-    if (state !== "Z") return false;
-    members++;
-  }
-  return members > 0;
-}
-
-/**
- * Waits until the process group is gone, at most `ms`. A group holding only
- * zombies counts as gone: `kill(-pgid, 0)` succeeds for them, and an orphan's
- * new parent may reap late or never (no init in a container), so each close
- * of a server whose wrapper left a background child waited the whole grace
- * period (R78-4).
- */
-async function groupGone(pid: number, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (signal(pid, 0)) {
-    if (await onlyZombies(pid)) return true;
-    if (Date.now() >= until) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return true;
 }
 
 /** An MCP stdio client transport over a child in its own process group. */
