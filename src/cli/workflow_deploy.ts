@@ -134,32 +134,58 @@ async function rulesOf(opts: DeployOptions, io: Io): Promise<DeployRules | undef
   return await loadRules(resolve(io.cwd, opts.deployRules));
 }
 
+/** A local deploy ended by a signal: which, and the jobs it recorded `aborted`. */
+export interface LocalStop {
+  /** The signal's name. */
+  signal: string;
+  /** Paths of the jobs recorded `aborted`. */
+  aborted: string[];
+}
+
+/** The signals that stop a local deploy (a supervisor's `kill PID`, Ctrl-C, a closed terminal). */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
 /**
  * `--deploy local`: runs the pending jobs in worker processes, then returns
- * (the caller loads the top result as in a serial run).
+ * (the caller loads the top result as in a serial run). In a real process
+ * SIGINT, SIGTERM and SIGHUP stop it: the workers are stopped and the jobs
+ * they ran recorded `aborted` (R81-4); a second signal waits for that too.
  *
  * @param top the top job
  * @param opts command options
  * @param io I/O
+ * @returns null, or how a signal stopped it
  */
 export async function runLocalDeploy(
   top: Job,
   opts: WorkflowTaskOptions & DeployOptions,
   io: Io,
-): Promise<void> {
+): Promise<LocalStop | null> {
   const { deployLocal } = await deployLib();
   const rules = await rulesOf(opts, io);
   const cpus = opts.cpus !== undefined ? Number(opts.cpus) : availableParallelism();
   const line = statusLine(io);
-  await deployLocal(top, {
-    cpus,
-    ...(rules !== undefined ? { rules } : {}),
-    workerArgv: (await workerArgv(opts, io))(["--deploy-worker"]),
-    cwd: io.cwd,
-    env: io.env,
-    onOutput: (t) => io.stderr.write(t),
-    onEvent: (e) => line.show(`${e.type} (${e.running} running, ${e.left} left)`, e.job.shortPath),
-  }).finally(() => line.clear({ always: true }));
+  const stop = new AbortController();
+  const real = typeof process !== "undefined" && io.env === process.env;
+  const handlers = STOP_SIGNALS.map((sig) => [sig, () => stop.abort(sig)] as const);
+  if (real) { for (const [sig, h] of handlers) process.on(sig, h); }
+  try {
+    const report = await deployLocal(top, {
+      cpus,
+      ...(rules !== undefined ? { rules } : {}),
+      workerArgv: (await workerArgv(opts, io))(["--deploy-worker"]),
+      cwd: io.cwd,
+      env: io.env,
+      stop: stop.signal,
+      onOutput: (t) => io.stderr.write(t),
+      onEvent: (e) =>
+        line.show(`${e.type} (${e.running} running, ${e.left} left)`, e.job.shortPath),
+    });
+    return report.stopped ?? null;
+  } finally {
+    if (real) { for (const [sig, h] of handlers) process.removeListener(sig, h); }
+    line.clear({ always: true });
+  }
 }
 
 function checkStore(top: Job, io: Io, dryRun: boolean): void {

@@ -248,7 +248,12 @@ async function runAndPrint(
     interruptNotice(io, signal, aborted);
   });
   try {
-    if (mode === "local") await runLocalDeploy(job, opts, io);
+    const stopped = mode === "local" ? await runLocalDeploy(job, opts, io) : null;
+    if (stopped !== null) {
+      p.done();
+      interruptNotice(io, stopped.signal, stopped.aborted);
+      return SIGNAL_EXIT[stopped.signal] ?? 1;
+    }
     result = await lib.runJob(job, { onEvent: p.onEvent, env: io.env });
   } catch (e) {
     p.done();
@@ -271,6 +276,9 @@ async function runAndPrint(
   printResult(lib, job, result, opts, io);
   return 0;
 }
+
+/** The exit code of a run a signal stopped (128 + its number), as serial mode exits. */
+const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 /**
  * The one line a SIGINT/SIGTERM ending the run leaves on stderr, naming the

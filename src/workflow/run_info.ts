@@ -121,18 +121,30 @@ export function abortOnInterrupt(
   return trackRunning(job.path, (signal) => {
     controller.abort();
     try {
-      updateJobInfoSync(job.path, {
-        status: "aborted",
-        end: rubyTime(),
-        messages: [`Aborted: interrupted by ${signal}`],
-      });
+      recordAborted(job.path, signal);
     } finally {
-      try {
-        // A partial tmp result must not survive an interrupt.
-        rmSync(tmpPath(job.path), { force: true, recursive: true });
-      } finally {
-        lock.release();
-      }
+      lock.release();
     }
   });
+}
+
+/**
+ * Records a job as interrupted (synchronously): its info says `aborted`,
+ * with `end` and the message `Aborted: interrupted by <signal>`, and its
+ * partial tmp result is removed.
+ *
+ * @param path the job's path
+ * @param signal the signal's name
+ */
+export function recordAborted(path: string, signal: string): void {
+  try {
+    updateJobInfoSync(path, {
+      status: "aborted",
+      end: rubyTime(),
+      messages: [`Aborted: interrupted by ${signal}`],
+    });
+  } finally {
+    // A partial tmp result must not survive an interrupt.
+    rmSync(tmpPath(path), { force: true, recursive: true });
+  }
 }

@@ -5,14 +5,22 @@
  * counts that many). Workers are started once and fed one job path per line;
  * each computes only that job (its dependencies are done by then). The job
  * store's locks still make each job computed once, also when another
- * scout-ai runs the same graph.
+ * scout-ai runs the same graph. Each worker leads a process group of its
+ * own; a stop (the CLI's SIGINT/SIGTERM/SIGHUP) is passed on to every group,
+ * SIGKILL follows after a grace period, and the jobs that were running are
+ * recorded `aborted` (R81-4).
  *
  * @module
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { ScoutError } from "../../errors.ts";
+import { pidAlive } from "../../util/process.ts";
+import { groupGone, GROUPS, signalGroup, within } from "../../util/process_group.ts";
+import { readJobInfoSync } from "../info.ts";
 import type { Job } from "../job_types.ts";
+import { recordAborted } from "../run_info.ts";
+import { thisHost } from "../state.ts";
 import { directDeps, pendingJobs } from "./graph.ts";
 import { type DeployRules, NO_RULES, taskResources } from "./rules.ts";
 
@@ -40,6 +48,15 @@ export interface LocalDeployOptions {
   onEvent?: (e: LocalEvent) => void;
   /** Where workers' own output (task prints, warnings) goes. */
   onOutput?: (text: string) => void;
+  /**
+   * Stops the deploy when aborted, its reason the name of the signal that
+   * asked for it (`SIGINT`, `SIGTERM`, `SIGHUP`): no job starts any more,
+   * the workers get SIGINT (for SIGINT) or SIGTERM, and SIGKILL after
+   * `graceMs`.
+   */
+  stop?: AbortSignal;
+  /** How long stopped workers have to end before SIGKILL, in ms (default 2000). */
+  graceMs?: number;
 }
 
 /** What a local deploy did. */
@@ -48,9 +65,13 @@ export interface LocalDeployReport {
   ran: string[];
   /** Workers started. */
   workers: number;
+  /** Set when a stop ended the deploy: the signal, and the jobs recorded `aborted`. */
+  stopped?: { signal: string; aborted: string[] };
 }
 
 interface Worker {
+  /** Its pid, also its process group's id (none when it could not start). */
+  pid: number | undefined;
   send: (path: string) => void;
   close: () => void;
   busy: Job | null;
@@ -96,6 +117,8 @@ interface Scheduler extends DependencyCounts {
   startedWorkers: number;
   running: number;
   failure: { job: Job; message: string } | null;
+  /** The signal that stopped the deploy, once one did. */
+  stopping: string | null;
   /** Ends the deploy (called once nothing runs). */
   finish: () => void;
 }
@@ -114,6 +137,7 @@ function newScheduler(top: Job, opts: LocalDeployOptions): Scheduler {
     startedWorkers: 0,
     running: 0,
     failure: null,
+    stopping: null,
     finish: () => {},
   };
 }
@@ -131,7 +155,7 @@ function need(s: Scheduler, j: Job): number {
 /** A worker's job ended: free the worker, release the jobs waiting on it, start more. */
 function settle(s: Scheduler, w: Worker, ok: boolean, message?: string): void {
   const job = w.busy;
-  if (job === null) return;
+  if (job === null || s.stopping !== null) return; // a stop records its jobs itself
   w.busy = null;
   s.used -= w.cpus;
   s.running--;
@@ -159,8 +183,11 @@ function startWorker(s: Scheduler): Worker {
     cwd: opts.cwd,
     env: opts.env as NodeJS.ProcessEnv,
     stdio: ["pipe", "pipe", "inherit"],
+    // a group of its own: a stop reaches what the task started too
+    detached: GROUPS,
   });
   const w: Worker = {
+    pid: child.pid,
     send: (p) => child.stdin.write(p + "\n"),
     close: () => child.stdin.end(),
     busy: null,
@@ -190,7 +217,7 @@ function startWorker(s: Scheduler): Worker {
 
 /** Starts ready jobs while CPUs are free (one always, when none run); finishes when none run. */
 function fill(s: Scheduler): void {
-  while (s.failure === null && s.ready.length > 0) {
+  while (s.failure === null && s.stopping === null && s.ready.length > 0) {
     const job = s.ready[0]!;
     const n = need(s, job);
     if (s.used > 0 && s.used + n > s.cpus) break;
@@ -225,10 +252,69 @@ function deployFailed(f: { job: Job; message: string }): ScoutError {
 export async function deployLocal(top: Job, opts: LocalDeployOptions): Promise<LocalDeployReport> {
   const s = newScheduler(top, opts);
   const finished = new Promise<void>((r) => (s.finish = r));
-  fill(s);
-  await finished;
+  const stop = opts.stop;
+  const stopAsked = new Promise<void>((r) => {
+    if (stop?.aborted) r();
+    else stop?.addEventListener("abort", () => r(), { once: true });
+  });
+  if (!stop?.aborted) fill(s);
+  await Promise.race([finished, stopAsked]);
+  if (stop?.aborted) {
+    const signal = String(stop.reason);
+    s.stopping = signal;
+    const aborted = await stopWorkers(s, signal);
+    return { ran: s.ran, workers: s.startedWorkers, stopped: { signal, aborted } };
+  }
   for (const w of s.workers) w.close();
   await Promise.all(s.workers.map((w) => w.exited));
   if (s.failure !== null) throw deployFailed(s.failure);
   return { ran: s.ran, workers: s.startedWorkers };
+}
+
+/**
+ * Stops every worker: the signal (SIGINT stays SIGINT, others become
+ * SIGTERM, which a worker records as an interrupt) to its group, SIGKILL
+ * after the grace period to what is left; then the jobs that were running
+ * are recorded `aborted` where their worker could not (see {@link abortedBy}).
+ *
+ * @returns the paths of the running jobs now recorded `aborted`
+ */
+async function stopWorkers(s: Scheduler, signal: string): Promise<string[]> {
+  const grace = s.opts.graceMs ?? 2000;
+  const workers = [...s.workers];
+  const busy = workers.filter((w) => w.busy !== null).map((w) => ({ job: w.busy!, pid: w.pid }));
+  const pids = workers.map((w) => w.pid).filter((p): p is number => p !== undefined);
+  for (const pid of pids) signalGroup(pid, signal === "SIGINT" ? "SIGINT" : "SIGTERM");
+  const exited = Promise.all(workers.map((w) => w.exited));
+  if (!(await within(exited, grace))) { for (const pid of pids) signalGroup(pid, "SIGKILL"); }
+  await within(exited, grace);
+  // what a task started and left in the group goes too
+  for (const pid of pids) if (!(await groupGone(pid, grace))) signalGroup(pid, "SIGKILL");
+  return busy.filter((b) => abortedBy(b.job, b.pid, signal)).map((b) => b.job.path);
+}
+
+/**
+ * Whether a job that was running when the deploy stopped is now recorded
+ * `aborted`: by its worker (which records the interrupt itself), or here,
+ * when its info still says a process of this host runs it that is its
+ * worker or gone (the worker was killed first; `SCOUT_AI_SELF` may wrap
+ * it). A job that ended meanwhile, or that a live process runs (the worker
+ * was waiting for its lock), is left as it is.
+ */
+function abortedBy(job: Job, pid: number | undefined, signal: string): boolean {
+  const { info } = readJobInfoSync(job.path);
+  const status = info?.status;
+  if (status === "aborted") return true;
+  if (info === null || status === "done" || status === "error" || status === "noinfo") {
+    return false;
+  }
+  const here = info.pid_hostname === undefined || info.pid_hostname === thisHost();
+  const holder = Number(info.pid);
+  if (!here || (holder !== pid && pidAlive(holder))) return false;
+  try {
+    recordAborted(job.path, signal);
+    return true;
+  } catch {
+    return false; // the others are still recorded
+  }
 }
