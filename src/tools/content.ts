@@ -1,10 +1,12 @@
 /**
  * Tool results → `function_call_output` content (`inference.md` §5.4): strings
  * as is, null → `"success"`, anything else JSON, streams read fully, errors as
- * `{"exception", "exception_line"}`, and the length guard.
+ * `{"exception", "exception_line"}` — never stack frames ([TS-FIX]) — and
+ * the length guard.
  *
  * @module
  */
+import { isScoutError } from "../errors.ts";
 import { md5hex } from "../util/hash.ts";
 import { codePointLength } from "../util/code_points.ts";
 import { isToolOutput, type ToolOutput, toolOutput } from "./types.ts";
@@ -47,31 +49,32 @@ export async function contentText(value: unknown): Promise<string> {
 }
 
 /**
- * The stack lines of an error (without the `Error: message` header).
+ * Where a {@link ScoutError} says it is about: `file:line`, `file`, or null
+ * (any other error: its stack is the program's, not the model's business).
  *
  * @param e an error
- * @returns trimmed `at …` lines (empty when unknown)
+ * @returns the place, or null
  */
-export function stackLines(e: unknown): string[] {
-  const stack = e instanceof Error ? e.stack : undefined;
-  if (!stack) return [];
-  return stack.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("at "));
+export function errorPlace(e: unknown): string | null {
+  if (!isScoutError(e) || typeof e.file !== "string" || e.file === "") return null;
+  return typeof e.line === "number" ? `${e.file}:${e.line}` : e.file;
 }
 
 /**
- * The output of a failed call: content `{"exception": msg, "exception_line": …}`,
- * `error: "error"`, and the stack when there is one.
+ * The output of a failed call: content `{"exception": msg, "exception_line":
+ * place}` (a ScoutError's `file:line`, else null) and `error: "error"`. No
+ * stack frames ([TS-FIX] of `inference.md` §5.4: Ruby sends the backtrace;
+ * ours are the program's own frames — the binary's `/$bunfs/…` — which tell
+ * the model nothing and change the next request, and its cache key, with
+ * every build).
  *
  * @param e the error (or a message)
  * @returns the tool output
  */
 export function errorOutput(e: unknown): ToolOutput {
   const message = e instanceof Error ? e.message : String(e);
-  const stack = stackLines(e);
-  const content = JSON.stringify({ exception: message, exception_line: stack[0] ?? null });
-  return stack.length
-    ? toolOutput({ content, error: "error", stack })
-    : toolOutput({ content, error: "error" });
+  const content = JSON.stringify({ exception: message, exception_line: errorPlace(e) });
+  return toolOutput({ content, error: "error" });
 }
 
 /** What the length guard needs to name in its notice. */

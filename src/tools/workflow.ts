@@ -271,7 +271,7 @@ export function taskToolFunction(
     }
     // a job in an unrecoverable error is reported as its info records it, not rerun (§6.4)
     const failed = isDone(job) ? null : await unrecoverableFailure(job, opts.env);
-    if (failed) return failureOutput(job, failed.message, failed.backtrace);
+    if (failed) return failureOutput(job, failed.message);
     try {
       const value = await runForTool(job, () => runJob(job, runOpts));
       const wantPath = return_path === true || return_path === "true";
@@ -281,17 +281,19 @@ export function taskToolFunction(
         path: job.path,
       });
     } catch (e) {
-      const err = e as { message?: string; backtrace?: unknown };
-      const stack = Array.isArray(err.backtrace) ? err.backtrace.map(String) : [];
-      return failureOutput(job, err.message ?? String(e), stack);
+      return failureOutput(job, (e as { message?: string }).message ?? String(e));
     }
   };
 }
 
-/** A failed job's tool output: `{"exception", "stack"}` with `error: "error"` and its step. */
-function failureOutput(job: Job, message: string, stack: string[]) {
+/**
+ * A failed job's tool output: `{"exception", "stack": []}` with `error:
+ * "error"` and its step. Ruby's shape, without the frames ([TS-FIX]: the
+ * job's `.info` keeps its backtrace; see `errorOutput`).
+ */
+function failureOutput(job: Job, message: string) {
   return toolOutput({
-    content: JSON.stringify({ exception: message, stack }),
+    content: JSON.stringify({ exception: message, stack: [] }),
     error: "error",
     step: job.shortPath,
   });

@@ -4,6 +4,7 @@ import { defineTool } from "../../src/tools/define.ts";
 import { envelopeContent, runToolCalls } from "../../src/tools/dispatch.ts";
 import { toolRegistry } from "../../src/tools/registry.ts";
 import { toolOutput } from "../../src/tools/types.ts";
+import { ScoutError } from "../../src/errors.ts";
 
 let tick = 0;
 const clock = () => new Date(Date.UTC(2025, 0, 1, 0, 0, 0, tick++ * 1000));
@@ -89,19 +90,31 @@ Deno.test("result → content: numbers/objects JSON, streams read, ToolOutput fi
   ]);
 });
 
-Deno.test("thrown errors become error outputs ([TS-FIX]); the batch goes on", async () => {
+Deno.test("thrown errors become error outputs ([TS-FIX]) without stack frames; the batch goes on (R81-5)", async () => {
+  const reg = toolRegistry({
+    ...Object.fromEntries(registry),
+    placed: [() => {
+      throw new ScoutError("parameter", "Bad flour", { file: "/w/Baking/workflow.ts", line: 7 });
+    }, { name: "placed" }],
+  });
   const out = await runToolCalls([
     { name: "boom", arguments: {}, id: "b" },
     { name: "nothing", arguments: {}, id: "n" },
-  ], { registry });
+    { name: "placed", arguments: {}, id: "p" },
+  ], { registry: reg });
   const env = JSON.parse(String(out[1]!.content));
   assert.equal(env.error, "error");
-  const content = JSON.parse(env.content);
-  assert.equal(content.exception, "kaput");
-  assert.match(String(content.exception_line), /^at /);
-  assert.ok(Array.isArray(env.stack) && env.stack.length > 0);
-  assert.deepEqual(Object.keys(env).slice(0, 5), ["name", "content", "id", "error", "stack"]);
+  // Ruby's shape, {"exception", "exception_line"}; the line is no stack frame of ours
+  assert.deepEqual(JSON.parse(env.content), { exception: "kaput", exception_line: null });
+  assert.equal(env.stack, undefined, "no stack on the envelope");
+  assert.deepEqual(Object.keys(env).slice(0, 4), ["name", "content", "id", "error"]);
   assert.equal(JSON.parse(String(out[3]!.content)).content, "success");
+  // a ScoutError gives the place it is about
+  assert.deepEqual(JSON.parse(JSON.parse(String(out[5]!.content)).content), {
+    exception: "Bad flour",
+    exception_line: "/w/Baking/workflow.ts:7",
+  });
+  assert.doesNotMatch(out.map((m) => String(m.content)).join(""), /dispatch_test|\.ts:\d+:\d+/);
 });
 
 Deno.test("unknown tool, declared-only tool, invalid JSON and invalid arguments → error outputs the model can read", async () => {
