@@ -14,6 +14,7 @@ import { parseMeta, serializeMeta } from "../chat/meta.ts";
 import type { Message } from "../chat/types.ts";
 import { functionCallContent } from "../tools/calls.ts";
 import { runToolCalls } from "../tools/dispatch.ts";
+import { interruptedBatch } from "../tools/interrupted.ts";
 import type { ToolDefinition, ToolInvocation } from "../tools/types.ts";
 import type { AttemptOutput, LoopInput, RecordedRound, RoundState } from "./ask_loop_types.ts";
 import { nextMeta } from "./meta_record.ts";
@@ -80,7 +81,9 @@ async function runBatch(batch: ToolInvocation[], input: LoopInput): Promise<Mess
 
 /**
  * Turns a reply's items into messages, running its local tool calls as one
- * batch in response order (texts and other items keep their place).
+ * batch in response order (texts and other items keep their place). An
+ * interrupted batch's error carries the reply's messages up to and with
+ * its pairs (see `interruptedBatch`).
  *
  * @param items the reply's items
  * @param input the loop input
@@ -97,7 +100,15 @@ export async function itemsToMessages(
   for (const item of items) {
     if (item.type === "call") {
       batch.push({ name: item.name, arguments: item.arguments, id: item.id });
-      if (batch.length === calls.length) out.push(...await runBatch(batch, input));
+      if (batch.length === calls.length) {
+        out.push(
+          ...await runBatch(batch, input).catch((e) => {
+            const pairs = interruptedBatch(e);
+            if (pairs) interruptedBatch(e, [...out, ...pairs]);
+            throw e;
+          }),
+        );
+      }
       lastIsLocalCall = true;
       continue;
     }

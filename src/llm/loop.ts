@@ -13,6 +13,7 @@ import type { MetaRecord } from "../chat/meta.ts";
 import { parseMeta, serializeMeta } from "../chat/meta.ts";
 import type { Message } from "../chat/types.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
+import { interruptedBatch } from "../tools/interrupted.ts";
 import { providerDefinitions } from "../tools/registry.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type {
@@ -189,7 +190,11 @@ async function playRound(
     id = reply.id;
   }
   if (metaMessage) out.push(metaMessage);
-  const done = await itemsToMessages(items!, input);
+  const done = await itemsToMessages(items!, input).catch((e) => {
+    // interrupted during its tools: the calls and their outputs so far are kept
+    out.push(...interruptedBatch(e) ?? []);
+    throw e;
+  });
   const messages = recorded ? restamp(done.messages, recorded.stamps) : done.messages;
   return {
     record: { items: items!, ...(id ? { id } : {}), meta: metaMessage, stamps: stampsOf(messages) },

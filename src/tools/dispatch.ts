@@ -2,7 +2,8 @@
  * Tool dispatch (`inference.md` §5.2–5.5, §5.7): runs one batch of calls from
  * a provider response and returns the `function_call` / `function_call_output`
  * messages as adjacent pairs in call order. Thrown errors become error outputs
- * ([TS-FIX]; aborts still propagate), unknown tools and implementation-less
+ * ([TS-FIX]; aborts still propagate: the ask's abort abandons the calls still
+ * running, see `interrupted.ts`), unknown tools and implementation-less
  * definitions answer with an error ([TS-FIX]), pinned arguments are merged
  * over the model's, every call gets its own start/end timestamps ([TS-FIX]).
  *
@@ -13,6 +14,7 @@ import { isScoutError } from "../errors.ts";
 import type { SpecialistResult, SpecialistRunner } from "./agent_results.ts";
 import { isAgentRequest } from "./agent_results.ts";
 import { functionCallContent } from "./calls.ts";
+import { ABANDONED, interruptedOutput, interruptError, untilAborted } from "./interrupted.ts";
 import {
   DEFAULT_MAX_CONTENT_LENGTH,
   errorOutput,
@@ -217,10 +219,17 @@ export async function runToolCalls(
       { role: "function_call_output", content: envelopeContent(env) },
     ];
   };
+  const signal = opts.signal;
   const runOne = async (i: number) => {
     const start = now().toISOString();
-    const out = await execute(calls[i]!, opts);
-    if ("pending" in out) waiting.push({ i, start, agent: out.pending });
+    let out: Awaited<ReturnType<typeof execute>> | typeof ABANDONED = ABANDONED;
+    try {
+      if (!signal?.aborted) out = await untilAborted(execute(calls[i]!, opts), signal);
+    } catch (e) {
+      if (!signal?.aborted) throw e;
+    }
+    if (out === ABANDONED) finish(i, start, interruptedOutput(signal!));
+    else if ("pending" in out) waiting.push({ i, start, agent: out.pending });
     else finish(i, start, out);
   };
   const limit = Math.max(1, Math.floor(opts.concurrency ?? 1));
@@ -245,6 +254,8 @@ export async function runToolCalls(
     await Promise.all(background);
   }
   if (waiting.length) await runWaiting(waiting.sort((a, b) => a.i - b.i), opts, finish);
+  // the ask was interrupted: the pairs so far, interrupted calls included, go with the abort
+  if (signal?.aborted) throw interruptError(signal, outputs.flat());
   return outputs.flat();
 }
 
@@ -254,10 +265,12 @@ async function runWaiting(
   finish: (i: number, start: string, out: ToolOutput & { content: string }) => void,
 ): Promise<void> {
   let results: SpecialistResult[];
+  const signal = opts.signal;
   try {
-    results = await opts.runSpecialists!(waiting.map((w) => w.agent));
+    // specialists watch the ask's signal themselves: what they paid for stays in agent_meta
+    results = signal?.aborted ? [] : await opts.runSpecialists!(waiting.map((w) => w.agent));
   } catch (e) {
-    if (isAbort(e) || opts.signal?.aborted || replayMiss(e)) throw e;
+    if (replayMiss(e) || (!signal?.aborted && isAbort(e))) throw e;
     results = waiting.map(() => ({ content: "", error: e }));
   }
   for (const [k, w] of waiting.entries()) {
@@ -267,6 +280,10 @@ async function runWaiting(
       ...(r.agent_meta?.length ? { agent_meta: r.agent_meta } : {}),
       ...(r.conversation !== undefined ? { conversation: r.conversation } : {}),
     };
+    if (signal?.aborted && (r.error !== undefined || results[k] === undefined)) {
+      finish(w.i, w.start, { ...interruptedOutput(signal), ...fields });
+      continue;
+    }
     if (r.error !== undefined) {
       finish(w.i, w.start, { ...await normalizeOutput(errorOutput(r.error)), ...fields });
       continue;

@@ -4,7 +4,8 @@
  * `ask` task) ends like on the direct route — exit 130, the question kept
  * in `-o` with the job's marker, the job marked aborted with the agent's
  * partial log — and SIGTERM (SLURM's time limit,
- * `scancel`) ends an ask with exit 143 and the chat so far saved.
+ * `scancel`) ends an ask with exit 143 and the chat so far saved — at once,
+ * also when a tool call (a slow workflow task) is running (R81-5).
  */
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -39,6 +40,7 @@ async function interrupted(
     (() => srv.requests[0] !== undefined && (!stream || srv.requests[0].firstByteAt));
   while (!begun()) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 300));
+  const signalledAt = Date.now();
   try {
     child.kill(signal);
   } catch (e) {
@@ -46,7 +48,8 @@ async function interrupted(
     throw new Error(`${(e as Error).message}: ${new TextDecoder().decode(out.stderr)}`);
   }
   const out = await child.output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+  const afterSignalMs = Date.now() - signalledAt;
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr), afterSignalMs };
 }
 
 const slow = { text: Array.from({ length: 40 }, (_, i) => `w${i} `), chunkDelayMs: 100 };
@@ -144,4 +147,58 @@ Deno.test("agent ask: SIGTERM also stops a specialist's inference in flight; exi
   const saved = readFileSync(join(t.path, "s.chat"), "utf8");
   assert.match(saved, /Delegate this/);
   assert.match(saved, /function_call:/);
+});
+
+Deno.test("llm ask: SIGTERM during a slow workflow tool call exits 143 at once, saves the chat with the call interrupted, the job aborted (R81-5)", async () => {
+  await using t = await tempDir();
+  const home = join(t.path, "home");
+  put(
+    t.path,
+    "workflows/Slow/workflow.ts",
+    `export default (api) => api.workflow("Slow", { tasks: { nap: { type: "string",
+  inputs: { secs: api.input.integer({ default: 20, description: "s" }) },
+  run: async ({ secs }) => { await new Promise((r) => setTimeout(r, secs * 1000)); return "slept"; } } } });
+`,
+  );
+  await using srv = await startProviderServer({
+    script: [{ toolCalls: [{ name: "nap", arguments: { secs: 20 }, id: "c1" }] }, { text: "done" }],
+  });
+  const jobs = join(home, "var/jobs/Slow/nap");
+  const info = () => {
+    const f = readdirSync(jobs).find((n) => n.endsWith(".info"));
+    return f === undefined ? null : JSON.parse(readFileSync(join(jobs, f), "utf8"));
+  };
+  const started = () => {
+    try {
+      return info()?.status === "start";
+    } catch {
+      return false;
+    }
+  };
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
+  const r = await interrupted(
+    srv,
+    ["llm", "ask", ...flags, "-w", "Slow", "-o", "s.chat", "nap 20"],
+    { cwd: t.path, env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" } },
+    "SIGTERM",
+    false,
+    started,
+  );
+  assert.equal(r.code, 143, r.stderr);
+  assert.match(r.stderr, /scout-ai: Terminated/);
+  assert.ok(r.afterSignalMs < 2_500, `exited ${r.afterSignalMs} ms after the signal`);
+  assert.equal(srv.requests.length, 1, "no further round was asked for");
+  const saved = readFileSync(join(t.path, "s.chat"), "utf8");
+  assert.match(saved, /nap 20/);
+  assert.match(saved, /function_call: \{"name":"nap","arguments":\{"secs":20\},"id":"c1"\}/);
+  const line = saved.split("\n").find((l) => l.startsWith("function_call_output: "))!;
+  const env = JSON.parse(line.slice("function_call_output: ".length));
+  assert.equal(env.error, "error");
+  assert.deepEqual(JSON.parse(env.content), {
+    exception: "Tool call interrupted before it finished: Terminated",
+    exception_line: null,
+  });
+  assert.doesNotMatch(saved, /\.ts:\d+|\$bunfs|"stack"/, "no stack frames in the chat");
+  assert.equal(info().status, "aborted");
+  assert.deepEqual(info().messages, ["Aborted: interrupted by SIGTERM"]);
 });

@@ -216,6 +216,55 @@ Deno.test("aborts propagate instead of becoming outputs", async () => {
   );
 });
 
+Deno.test("an abort abandons the call still running at once; every call gets an output, carried by the AbortError (R81-5)", async () => {
+  const ac = new AbortController();
+  let finished = false;
+  let deafTimer: ReturnType<typeof setTimeout> | undefined;
+  const reg = toolRegistry({
+    // a tool that does not watch the signal: it would run 60 s
+    deaf: [async () => {
+      await new Promise((r) => (deafTimer = setTimeout(r, 60_000)));
+      finished = true;
+      return "late";
+    }, { name: "deaf" }],
+    quick: [() => "quick", { name: "quick" }],
+  });
+  const timer = setTimeout(() => ac.abort(new DOMException("Terminated", "AbortError")), 100);
+  const t0 = Date.now();
+  const err = await runToolCalls([
+    { name: "quick", arguments: {}, id: "q" },
+    { name: "deaf", arguments: {}, id: "d" },
+    { name: "quick", arguments: {}, id: "never" },
+  ], { registry: reg, signal: ac.signal }).then(() => null, (e) => e);
+  clearTimeout(timer);
+  clearTimeout(deafTimer);
+  assert.ok(Date.now() - t0 < 2_000, "abandoned at once");
+  assert.equal(finished, false);
+  assert.equal((err as Error).name, "AbortError");
+  assert.equal((err as Error).message, "Terminated");
+  const messages = (err as { messages: { role: string; content: string }[] }).messages;
+  assert.deepEqual(messages.map((m) => m.role), [
+    "function_call",
+    "function_call_output",
+    "function_call",
+    "function_call_output",
+    "function_call",
+    "function_call_output",
+  ]);
+  const outs = messages.filter((m) => m.role === "function_call_output").map((m) =>
+    JSON.parse(m.content)
+  );
+  assert.equal(outs[0].content, "quick");
+  for (const o of outs.slice(1)) {
+    assert.equal(o.error, "error");
+    assert.deepEqual(JSON.parse(o.content), {
+      exception: "Tool call interrupted before it finished: Terminated",
+      exception_line: null,
+    });
+  }
+  assert.deepEqual(outs.map((o) => o.id), ["q", "d", "never"]);
+});
+
 Deno.test("concurrency keeps output order", async () => {
   const reg = toolRegistry({
     wait: [async (_n, a) => {
