@@ -4,6 +4,9 @@
  * Ruby, the hand-off runs through the specialist runner, so the agent is
  * logged as `society/<name>/default.chat` (it sits in the caller's `chats`
  * under `<name>/default`) and its inferences become `agent_meta` receipts.
+ * A `new_conversation` keeps the conversation it ends in that log and logs
+ * the new one as `society/<name>/_default-<n>.chat` (n from 2), named on the
+ * call's output (`"conversation"`).
  *
  * @module
  */
@@ -12,6 +15,7 @@ import type { ToolEntry, ToolFunction } from "../tools/types.ts";
 import { addAgentTool, addBoundTool, standsFor } from "./bound_tools.ts";
 import { cloneAgent, ensureRunner } from "./socialize.ts";
 import { waitsOnThis } from "./agent.ts";
+import { sinceStart } from "./since_start.ts";
 import { specialistCall } from "./specialists.ts";
 import type { Agent, DelegateOptions } from "./types.ts";
 
@@ -78,7 +82,6 @@ export function delegate(
 }
 
 function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
-  const key = `${name}/default`;
   return (_n, params) => {
     if (typeof params.message !== "string") throw new Error(`"message" must be a string`);
     if (waitsOnThis(agent)) {
@@ -88,6 +91,7 @@ function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
         `Cannot hand off to ${name}: its turn is still running (it is waiting on this conversation); answer instead, and your answer returns to it`,
       );
     }
+    const key = liveKey(caller, agent, name);
     const held = caller.chats[key];
     if (held && held !== agent) {
       throw new Error(
@@ -95,8 +99,46 @@ function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
       );
     }
     caller.chats[key] = agent;
+    const restart = params.new_conversation === true;
     return {
-      agent: specialistCall(agent, params.message, { restart: params.new_conversation === true }),
+      agent: specialistCall(agent, params.message, {
+        restart,
+        begin: () => conversationOf(caller, agent, name, restart),
+      }),
     };
   };
+}
+
+/** The key the live agent is logged under: `<name>/default` until a restart moves it on. */
+function liveKey(caller: Agent, agent: Agent, name: string): string {
+  for (const [k, v] of Object.entries(caller.chats)) {
+    if (v === agent && k.startsWith(`${name}/`)) return k;
+  }
+  return `${name}/default`;
+}
+
+/**
+ * The conversation a hand-off runs in, when it runs (calls in one batch run
+ * in order): a restart of a conversation that holds anything leaves it,
+ * as it was, under its key (a record sharing the agent's fields but this
+ * chat and these specialists), so its log stays, and the agent goes on under
+ * `<name>/_default-<n>` (n from 2) — recorded on the output, as a one-shot's
+ * conversation is; the first conversation is not (`default`).
+ */
+function conversationOf(
+  caller: Agent,
+  agent: Agent,
+  name: string,
+  restart: boolean,
+): string | undefined {
+  let key = liveKey(caller, agent, name);
+  if (restart && sinceStart(agent).length > 0) {
+    caller.chats[key] = { ...agent, chats: { ...agent.chats } };
+    let n = 2;
+    while (caller.chats[`${name}/_default-${n}`]) n++;
+    key = `${name}/_default-${n}`;
+    caller.chats[key] = agent;
+  }
+  const conversation = key.slice(name.length + 1);
+  return conversation === "default" ? undefined : conversation;
 }

@@ -15,55 +15,11 @@ import { isReplayMiss } from "../llm/ask_cache.ts";
 import { failureMessages } from "../llm/loop.ts";
 import type { SpecialistResult, SpecialistRunner } from "../tools/agent_results.ts";
 import { chat, current, start } from "./agent.ts";
+import { isSpecialistCall as isCall, specialistOf } from "./specialist_call.ts";
 import type { Agent } from "./types.ts";
 
-/** Brand of {@link SpecialistCall}. */
-export const SPECIALIST_CALL: unique symbol = Symbol.for("scout-ai.specialist-call");
-
-/**
- * A pending call on a specialist: its prompt is appended only when the call
- * runs (§7.8: two calls to one conversation in a turn must not both append
- * before either runs).
- */
-export interface SpecialistCall {
-  /** Brand. */
-  [SPECIALIST_CALL]: true;
-  /** The specialist (a clone, or a delegate's live agent). */
-  specialist: Agent;
-  /** The user message to append before running (never parsed, §3.6). */
-  prompt: string;
-  /** Restart the specialist's chat first (`new_conversation` of a hand-off). */
-  restart?: boolean;
-  /** The conversation, recorded on the output when the call does not name it (one-shot). */
-  conversation?: string;
-}
-
-/**
- * Builds a pending call, for a tool handler to return as `{agent: call}`.
- *
- * @param specialist the agent to run
- * @param prompt its user message
- * @param opts `restart`: start a new conversation first; `conversation`:
- *   recorded on the output (one-shot)
- * @returns the call
- */
-export function specialistCall(
-  specialist: Agent,
-  prompt: string,
-  opts: { restart?: boolean; conversation?: string } = {},
-): SpecialistCall {
-  return {
-    [SPECIALIST_CALL]: true,
-    specialist,
-    prompt,
-    ...(opts.restart ? { restart: true } : {}),
-    ...(opts.conversation !== undefined ? { conversation: opts.conversation } : {}),
-  };
-}
-
-function isCall(v: object): v is SpecialistCall {
-  return (v as Record<symbol, unknown>)[SPECIALIST_CALL] === true;
-}
+export { SPECIALIST_CALL, specialistCall } from "./specialist_call.ts";
+export type { SpecialistCall } from "./specialist_call.ts";
 
 /**
  * The receipts of a run: its `meta` messages (never added to the caller's
@@ -93,10 +49,10 @@ function nestedReceipts(output: Message): Message[] {
 }
 
 async function runOne(item: object): Promise<SpecialistResult> {
-  const agent = isCall(item) ? item.specialist : item as Agent;
-  const named = isCall(item) && item.conversation !== undefined
-    ? { conversation: item.conversation }
-    : {};
+  const agent = specialistOf(item);
+  // a hand-off names its conversation when it runs (after a restart, a new one)
+  const conversation = isCall(item) ? item.begin?.() ?? item.conversation : undefined;
+  const named = conversation !== undefined ? { conversation } : {};
   try {
     if (isCall(item)) {
       if (item.restart) start(agent);
@@ -148,7 +104,7 @@ export function specialistRunner(
     // one queue per specialist: its calls run in call order
     const queues = new Map<Agent, number[]>();
     items.forEach((item, i) => {
-      const who = isCall(item) ? item.specialist : item as Agent;
+      const who = specialistOf(item);
       queues.set(who, [...queues.get(who) ?? [], i]);
     });
     const results: SpecialistResult[] = new Array(items.length);

@@ -41,7 +41,8 @@ export interface DelegationFacts {
    * the one-shot conversation its output records (`conversation`, written by
    * the port), else `_oneshot-<n>.chat` for the n-th such `ask` of that agent
    * in this chat (agents.md §7.1); `default.chat` for a hand-off
-   * (§7.9); null when the call's arguments are not a valid call (the tool
+   * (§7.9), or the `_default-<n>.chat` its output records (a conversation
+   * started by `new_conversation`); null when the call's arguments are not a valid call (the tool
    * rejects them, so no delegate ran).
    */
   logName: string | null;
@@ -74,10 +75,12 @@ function callTarget(
   recorded: unknown,
 ): Omit<DelegationFacts, "receipt"> {
   if (tool !== "ask") {
+    // after a `new_conversation`, the port records the one the hand-off ran in on its output
+    const restarted = typeof recorded === "string" && /^_default-\d+$/.test(recorded);
     return {
       target: tool.slice(HAND_OFF_PREFIX.length),
       conversation: null,
-      logName: "default.chat",
+      logName: restarted ? `${recorded}.chat` : "default.chat",
     };
   }
   const raw = argumentsObject(args);

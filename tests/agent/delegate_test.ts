@@ -34,7 +34,8 @@ Deno.test("hand_off_to_<name>: one live agent, logged as society/<name>/default.
   const o = outputs(r1.messages)[0]!;
   assert.equal(o.content, "Worker heard: one");
   assert.equal((o.agent_meta as unknown[]).length, 1);
-  assert.equal(boss.chats["worker/default"], worker);
+  // the restart moved the live agent on; its first conversation stays logged (R82-2)
+  assert.equal(boss.chats["worker/_default-2"], worker);
   assert.deepEqual(shape(worker.currentChat), [
     `system ${sys("Worker")}`,
     "user three",
@@ -50,7 +51,11 @@ Deno.test("hand_off_to_<name>: one live agent, logged as society/<name>/default.
     "two",
   ]);
   const files = agentLogFiles(boss).map(([p]) => p);
-  assert.deepEqual(files, ["log/society/worker/default.chat", "log/agent.chat"]);
+  assert.deepEqual(files, [
+    "log/society/worker/default.chat",
+    "log/society/worker/_default-2.chat",
+    "log/agent.chat",
+  ]);
 });
 
 Deno.test("delegate with a custom handler and tool name", async () => {

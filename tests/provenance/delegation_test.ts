@@ -281,3 +281,21 @@ Deno.test("delegationCalls: a one-shot output's recorded conversation names its 
     ["_oneshot-3.chat", 1],
   ]);
 });
+
+Deno.test("delegationCalls: a hand-off after new_conversation links to the _default-<n> log its output records (R82-2)", () => {
+  const chat: Message[] = [
+    call("hand_off_to_W", { message: "a" }, "a"),
+    output("hand_off_to_W", "a"),
+    call("hand_off_to_W", { message: "b", new_conversation: true }, "b"),
+    output("hand_off_to_W", "b", { conversation: "_default-2" }),
+    call("hand_off_to_W", { message: "c" }, "c"),
+    output("hand_off_to_W", "c", { conversation: "c1" }), // not a hand-off's name: ignored
+  ];
+  const logs = ["default", "_default-2"].map((c) => `${LOG}/society/W/${c}.chat`);
+  const calls = delegationCalls(chat, `${LOG}/agent.chat`, { chats: logs });
+  assert.deepEqual(calls.map((c) => [c.logName, c.logs]), [
+    ["default.chat", [logs[0]]],
+    ["_default-2.chat", [logs[1]]],
+    ["default.chat", [logs[0]]],
+  ]);
+});
