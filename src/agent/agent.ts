@@ -27,6 +27,7 @@ import { workflowTools } from "../tools/workflow.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { afterFailedAttempts, failedAttemptRecord, withoutRepeats } from "./failed_attempt.ts";
 import { ownTools } from "./own_tools.ts";
+import { withSociety } from "./tool_society.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
 import type { Agent, AgentCallOptions, AgentInit, AgentReply, SocializeFn } from "./types.ts";
 
@@ -188,7 +189,8 @@ async function askDirect(
   const runner = agent.runtime.runSpecialists ?? runnerOf?.(agent);
   const askOptions: AskOptions = {
     ...agent.runtime,
-    ...(runner ? { runSpecialists: runner } : {}),
+    // every specialist a tool returns joins this agent's society, so it is logged (§3.2)
+    ...(runner ? { runSpecialists: withSociety(agent, runner) } : {}),
     ...agentOptions,
     log_errors: true,
     ...options,

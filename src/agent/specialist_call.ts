@@ -1,7 +1,7 @@
 /**
  * A pending call on a specialist (`agents.md` §3.2, §7.8): what a tool
  * handler returns as `{agent: call}` to have a specialist run with a prompt.
- * Plain data; `specialists.ts` runs it.
+ * Plain data; `specialists.ts` runs it, `tool_society.ts` logs it.
  *
  * @module
  */
@@ -24,7 +24,11 @@ export interface SpecialistCall {
   prompt: string;
   /** Restart the specialist's chat first (`new_conversation` of a hand-off). */
   restart?: boolean;
-  /** The conversation, recorded on the output when the call does not name it (one-shot). */
+  /**
+   * The conversation: recorded on the output (a one-shot's, which the call
+   * does not name), and the log name of a specialist a tool of its own
+   * returns (`society/<Agent>/<conversation>.chat` when free, `tool_society.ts`).
+   */
   conversation?: string;
   /**
    * Runs when the call runs, before the restart and the prompt; what it
@@ -41,7 +45,8 @@ export interface SpecialistCall {
  * @param specialist the agent to run
  * @param prompt its user message
  * @param opts `restart`: start a new conversation first; `conversation`:
- *   recorded on the output (one-shot); `begin`: see {@link SpecialistCall}
+ *   recorded on the output, and the specialist's society log name when the
+ *   caller's `chats` does not hold it yet; `begin`: see {@link SpecialistCall}
  * @returns the call
  *
  * @example
