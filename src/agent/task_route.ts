@@ -280,12 +280,8 @@ async function runAskJob(
       { file: job.path },
     );
   }
-  // Reading a chat back gives the parser's synthetic empty `user` first (the
-  // file starts with a role header): not a message of the answer.
-  const answer = (result as Message[]).filter((m, i) =>
-    !(i === 0 && m.role === "user" && m.content === "")
-  );
-  const projected = project(job.shortPath, answer);
+  // (the loader drops the parser's leading empty `user`: `chatResultMessages`)
+  const projected = project(job.shortPath, result as Message[]);
   const last = [...projected].reverse().find((m) => m.role !== "previous_response_id");
   const text = last?.role === "assistant" && typeof last.content === "string" ? last.content : "";
   return { text, messages: projected, job, cached };

@@ -225,8 +225,24 @@ export function leadingFloat(text: string): number {
 const EMPTY_IS_NULL = new Set(["json", "integer", "float", "boolean"]);
 
 /**
+ * The messages of a chat result read back: a printed chat starts with a role
+ * header, which the parser reads as a leading empty `user` message
+ * (`chat.md` P-cases) — an artefact of the file, not a message of the
+ * result (Ruby's load driver compiles, and its clean drops it). A chat
+ * task's result then starts with its `meta: job=` (agents.md §4.3).
+ *
+ * @param messages the parsed file
+ * @returns the messages without the artefact
+ */
+function chatResultMessages(messages: Message[]): Message[] {
+  const first = messages[0];
+  return first?.role === "user" && first.content === "" ? messages.slice(1) : messages;
+}
+
+/**
  * Loads a result from its file content (§3.1 "Loaded back as"). Chat results
- * are parsed, never compiled. An empty file of a `json`, `integer`, `float`
+ * are parsed, never compiled, without the parser's leading empty `user`
+ * ({@link chatResultMessages}). An empty file of a `json`, `integer`, `float`
  * or `boolean` result is `null`: what the runner writes when the body
  * returned nothing.
  *
@@ -245,7 +261,7 @@ export function deserializeResult(bytes: Uint8Array, type: string | undefined): 
   if (type === undefined || type === "binary") return bytes;
   if (bytes.length === 0 && EMPTY_IS_NULL.has(type)) return null;
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
-  if (type === "chat") return parseChat(text);
+  if (type === "chat") return chatResultMessages(parseChat(text));
   return deserializeText(text, type);
 }
 

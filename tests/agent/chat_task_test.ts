@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { workflow } from "../../src/workflow/define.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import type { Job } from "../../src/workflow/job_types.ts";
-import { runJob } from "../../src/workflow/run.ts";
+import { loadJobResult, runJob } from "../../src/workflow/run.ts";
 import { jobInfo } from "../../src/workflow/info.ts";
 import { listJobFiles } from "../../src/workflow/files.ts";
 import { ScoutError } from "../../src/errors.ts";
@@ -30,8 +30,8 @@ const strip = (chat: Message[]) =>
   chat.filter((m, i) => !(i === 0 && m.role === "user" && m.content === ""));
 /** A printed chat read back. */
 const readBack = (text: string) => strip(parse(text));
-/** Runs a chat job and reads its messages back. */
-const run = async (job: Job) => strip(await runJob(job) as Message[]);
+/** Runs a chat job: its messages as the loader reads them back (no leading empty user, R82-8). */
+const run = async (job: Job) => await runJob(job) as Message[];
 
 function pipeline(dir: string, body: ChatTaskBody, extra: Record<string, unknown> = {}) {
   return workflow("Pipeline", {
@@ -46,10 +46,14 @@ Deno.test("chat task: Ruby's job layout and .info (type chat, inputs, input_name
   const job = createJob(wf, "ask", { env: homeIn(dir.path), inputs: { chat: CHAT } });
   assert.match(job.shortPath, /^Pipeline\/ask\/Default_[0-9a-f]{32}\.chat$/);
   assert.equal(job.path, join(dir.path, "jobs", job.shortPath));
-  assert.deepEqual(await run(job), [
+  const answer = [
     { role: "meta", content: `job=${job.shortPath}` },
     { role: "assistant", content: "planned" },
-  ]);
+  ];
+  assert.deepEqual(await run(job), answer);
+  // R82-8: every loader of the done job's result starts with its `meta: job=`, as the README says
+  assert.deepEqual(await run(job), answer);
+  assert.deepEqual(await loadJobResult(job), answer);
   const info = await jobInfo(job.path);
   assert.equal(info?.status, "done");
   assert.equal(info?.type, "chat");
@@ -271,6 +275,15 @@ Deno.test("workflow files get api.chatTask from the CLI: scout-ai workflow task 
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /meta: job=Echo\/ask\/Default_[0-9a-f]{32}\.chat/);
   assert.match(r.stdout, /assistant:\n\necho hello\n/);
+  // R82-8: the JSON result starts with the job's marker, not the parser's empty user message
+  const j = await runScout(
+    ["workflow", "task", "Echo", "ask", "--chat", "user:\n\nhello\n", "--json"],
+    { cwd: dir.path, env: { SCOUT_HOME: join(dir.path, "home") } },
+  );
+  assert.equal(j.code, 0, j.stderr);
+  const result = JSON.parse(j.stdout).result as Message[];
+  assert.deepEqual(result.map((m) => m.role), ["meta", "assistant"]);
+  assert.match(String(result[0]!.content), /^job=Echo\/ask\/Default_[0-9a-f]{32}\.chat$/);
 });
 
 Deno.test("agent(): a chat that ends with an answer is answered already: no inference, nothing new (§4.2)", async () => {

@@ -101,16 +101,19 @@ Deno.test("deserialize (§1.3 rule 1): Ruby to_i / to_f / boolean words / lines"
 Deno.test("load results back: chat parsed (never compiled), binary raw, json parsed", async () => {
   await using d = await tempDir();
   const p = join(d.path, "r");
+  // without the parser's leading empty user: the result starts with its marker (R82-8)
   writeFileSync(p, "\nmeta: job=WF/ask/Default.chat\n\nassistant:\n\nanswer");
   assert.deepEqual(await readResult(p, "chat"), [
-    { role: "user", content: "" },
     { role: "meta", content: "job=WF/ask/Default.chat" },
     { role: "assistant", content: "answer" },
   ]);
   writeFileSync(p, "\ntask: WF t\n");
+  assert.deepEqual(await readResult(p, "chat"), [{ role: "task", content: "WF t" }]);
+  // only that one: text before the first header is a message of the chat
+  writeFileSync(p, "question\n\nassistant:\n\nanswer");
   assert.deepEqual(await readResult(p, "chat"), [
-    { role: "user", content: "" },
-    { role: "task", content: "WF t" },
+    { role: "user", content: "question" },
+    { role: "assistant", content: "answer" },
   ]);
   assert.deepEqual(deserializeResult(Uint8Array.of(1, 10), "binary"), Uint8Array.of(1, 10));
   writeFileSync(p, "{bad");

@@ -93,7 +93,6 @@ Deno.test("library: jobAt loads Scout-made jobs, results and log chats", async (
   assert.equal(ask.type, "chat");
   const chat = await loadJobResult(ask) as { role: string }[];
   assert.deepEqual(chat.map((m) => m.role), [
-    "user",
     "meta",
     "function_call",
     "function_call_output",
