@@ -10,6 +10,7 @@ import { dirname, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { expandHome } from "../config/home.ts";
 import { isFile } from "../util/fs.ts";
+import { jsonErrorParts } from "../util/json_error.ts";
 import type { Chat, Message } from "./types.ts";
 import { type OptionLine, type WrittenAt, writtenAt } from "./written_at.ts";
 
@@ -165,11 +166,12 @@ export function resolveFormat(
   try {
     return JSON.parse(data);
   } catch (e) {
-    throw new ScoutError(
-      "json_parse",
-      `Cannot parse format file "${file}": ${(e as Error).message}`,
-      { file, cause: e },
-    );
+    const { text: why, line } = jsonErrorParts(data, e);
+    throw new ScoutError("json_parse", `Cannot parse format file "${file}": ${why}`, {
+      file,
+      line,
+      cause: e,
+    });
   }
 }
 

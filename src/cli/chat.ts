@@ -6,6 +6,7 @@
 import type { Command } from "@commander-js/extra-typings";
 import { ScoutError } from "../errors.ts";
 import { typeName } from "../chat/type_name.ts";
+import { jsonErrorParts } from "../util/json_error.ts";
 import type { Chat, Message } from "../chat/types.ts";
 import { parse } from "../chat/parse.ts";
 import { print } from "../chat/print.ts";
@@ -73,9 +74,8 @@ export function messagesFromJson(text: string, name: string): Chat {
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new ScoutError("json_parse", `Invalid JSON in ${name}: ${(e as Error).message}`, {
-      file: name,
-    });
+    const { text: why, line } = jsonErrorParts(text, e);
+    throw new ScoutError("json_parse", `Invalid JSON in ${name}: ${why}`, { file: name, line });
   }
   if (!Array.isArray(data)) {
     throw new ScoutError(

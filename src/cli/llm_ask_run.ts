@@ -20,6 +20,7 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { failureMessages, incompleteText } from "../llm/loop.ts";
 import { namedFileError } from "../util/fs.ts";
+import { jsonErrorParts } from "../util/json_error.ts";
 import { ALLOW_ROLE_FLAG } from "./allow_role.ts";
 import { checkStdinUse } from "./ask_stdin.ts";
 import { questionText } from "./ask_question.ts";
@@ -58,8 +59,15 @@ async function loadSchema(file: string, cwd: string): Promise<unknown> {
   } catch (e) {
     throw namedFileError(file, e, "Schema file not found");
   }
+  if (!/\.ya?ml$/i.test(extname(path))) {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      const { text: why, line } = jsonErrorParts(text, e);
+      throw new ScoutError("json_parse", `Cannot parse schema file: ${why}`, { file, line });
+    }
+  }
   try {
-    if (!/\.ya?ml$/i.test(extname(path))) return JSON.parse(text);
     const { parse: parseYaml } = await import("yaml");
     return parseYaml(text);
   } catch (e) {

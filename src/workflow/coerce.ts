@@ -38,7 +38,11 @@ function fromFile(text: string, type: string, file: string): unknown {
     return deserializeText(text, type);
   } catch (e) {
     if (!isScoutError(e, "json_parse")) throw e;
-    throw new ScoutError("json_parse", `${e.message} (in "${file}")`, { cause: e });
+    throw new ScoutError("json_parse", `${e.message} (in "${file}")`, {
+      file,
+      line: e.line,
+      cause: e,
+    });
   }
 }
 

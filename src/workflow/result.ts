@@ -11,6 +11,7 @@ import { print as printChat } from "../chat/print.ts";
 import type { Message } from "../chat/types.ts";
 import { fileError } from "../util/fs.ts";
 import { stringifyRubyYaml } from "../util/ruby_yaml.ts";
+import { jsonErrorParts } from "../util/json_error.ts";
 import { arrayElementType } from "./types.ts";
 
 const EXTENSIONS: Record<string, string> = {
@@ -179,7 +180,8 @@ export function deserializeText(text: string, type: string): unknown {
       try {
         return JSON.parse(text);
       } catch (e) {
-        throw new ScoutError("json_parse", `Invalid JSON: ${(e as Error).message}`, { cause: e });
+        const { text: why, line } = jsonErrorParts(text, e);
+        throw new ScoutError("json_parse", `Invalid JSON: ${why}`, { cause: e, line });
       }
     default:
       return text;
