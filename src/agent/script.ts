@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { pathToFileURL } from "node:url";
 import { plainMessage, ScoutError } from "../errors.ts";
+import { importChecked } from "../util/missing_import.ts";
 import { importFailure } from "../util/import_error.ts";
 import { scriptLine } from "../util/script_line.ts";
 import { isLoadCycle } from "./load_chain.ts";
@@ -28,7 +28,7 @@ import type { Agent } from "./types.ts";
 export async function runAgentScript(file: string, agent: Agent, api: AgentApi): Promise<Agent> {
   let mod: { default?: unknown };
   try {
-    mod = await import(pathToFileURL(file).href);
+    mod = await importChecked(file);
   } catch (e) {
     // where the import failed, when the runtime says (a syntax error's file and line)
     const { text, ...at } = importFailure(e, file);

@@ -10,11 +10,11 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { ScoutError, thrownMessage } from "../errors.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
 import { importFailure } from "../util/import_error.ts";
+import { importChecked } from "../util/missing_import.ts";
 import { scriptLine } from "../util/script_line.ts";
 import { scoutHome } from "../config/home.ts";
 import { parse as parseChat } from "../chat/parse.ts";
@@ -211,7 +211,7 @@ function lineOf(e: unknown, file: string): { line?: number } {
 async function importWorkflow(file: string): Promise<Workflow> {
   let mod: { default?: unknown };
   try {
-    mod = await import(pathToFileURL(file).href);
+    mod = await importChecked(file);
   } catch (e) {
     // where the import failed, when the runtime says (a syntax error's file and line)
     const { text, ...at } = importFailure(e, file);
