@@ -9,6 +9,7 @@
 import { isScoutError, ScoutError } from "../errors.ts";
 import { redactUrl, redactUrlsIn } from "../util/secrets.ts";
 import { bodyExcerpt } from "./body_text.ts";
+import { networkReason } from "./network_reason.ts";
 
 /** Statuses worth retrying: 408, 409, 429 and 5xx. */
 export function isRetryableStatus(status: number): boolean {
@@ -196,7 +197,8 @@ export function stalledBodyError(
  */
 export function networkError(backend: string, cause: unknown, url?: string): ScoutError {
   // a runtime's fetch error may name the url, `?key=` and all
-  const what = redactUrlsIn(cause instanceof Error ? cause.message : String(cause));
+  const what = networkReason(cause, url) ??
+    redactUrlsIn(cause instanceof Error ? cause.message : String(cause));
   const shown = url === undefined ? undefined : redactUrl(url);
   const at = shown === undefined ? "" : ` at ${shown}`;
   return new ScoutError("provider_http", `Cannot reach provider "${backend}"${at}: ${what}`, {
