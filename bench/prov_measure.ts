@@ -120,7 +120,7 @@ for (const scale of scales.length > 0 ? scales : [0.1, 1, 3, 10]) {
   if (withDeno) {
     exes.push([
       "deno run",
-      `${ROOT}/tools/deno run -q -P=scout --config=${ROOT}/deno.json ${ROOT}/cli.ts`,
+      `${ROOT}/tools/deno run -q -A --config=${ROOT}/deno.json ${ROOT}/cli.ts`,
     ]);
   }
   if (allViews && baseline !== undefined) {

@@ -118,8 +118,7 @@ Deno.test({
     const one = await Deno.readTextFile(join(FIXTURES, "tool_calls.chat"));
     await Deno.writeTextFile(path, one.repeat(Math.ceil(5e6 / one.length)));
     await buildBinary();
-    const scout =
-      `"${Deno.execPath()}" run -q -P=scout --config="${ROOT}/deno.json" "${ROOT}/cli.ts"`;
+    const scout = `"${Deno.execPath()}" run -q -A --config="${ROOT}/deno.json" "${ROOT}/cli.ts"`;
     for (const cli of [scout, `"${BINARY}"`]) {
       const out = await new Deno.Command("bash", {
         args: [

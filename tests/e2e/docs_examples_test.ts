@@ -262,7 +262,7 @@ Deno.test("docs: the README's first block (set-up + example session, the gate) i
   // the part after tools/setup, as written, from the root (tools/deno task scout = cli.ts)
   const args = FIRST_BLOCK[0]!.split(" && ")[1]!.split(" ");
   assert.deepEqual(args.slice(0, 3), ["tools/deno", "task", "scout"]);
-  assert.equal(tasks.scout, "deno run -q -P=scout cli.ts");
+  assert.equal(tasks.scout, "deno run -q -A cli.ts");
   const r = await runScout(args.slice(3), { cwd: ROOT });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^chat total=1\.7K .* plan\.chat$/m);

@@ -60,14 +60,22 @@ async function spawn(
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-/** Deno's arguments that run `cli.ts` from source (what `deno task scout` runs), before the CLI's own. */
-export const SCOUT_SOURCE_ARGS: readonly string[] = [
-  "run",
-  "-q",
-  "-P=scout",
-  `--config=${join(ROOT, "deno.json")}`,
-  join(ROOT, "cli.ts"),
-];
+/**
+ * Deno's arguments that run `cli.ts` from source, before the CLI's own: those
+ * of `deno task scout` as deno.json has them (so a test runs the task's
+ * permissions), with the config named and `cli.ts` absolute (tests run from
+ * other directories; the task runs from the root).
+ */
+export const SCOUT_SOURCE_ARGS: readonly string[] = scoutTaskArgs();
+
+function scoutTaskArgs(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
+  const [deno, ...args] = (config.tasks.scout as string).split(/\s+/);
+  if (deno !== "deno" || args.at(-1) !== "cli.ts") {
+    throw new Error(`unexpected scout task: ${config.tasks.scout}`);
+  }
+  return [...args.slice(0, -1), `--config=${join(ROOT, "deno.json")}`, join(ROOT, "cli.ts")];
+}
 
 /** Runs `cli.ts` from source in a real subprocess (like `deno task scout`). */
 export function runScout(
