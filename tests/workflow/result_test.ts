@@ -94,6 +94,9 @@ Deno.test("deserialize (§1.3 rule 1): Ruby to_i / to_f / boolean words / lines"
   assert.deepEqual(deserializeText("a\n\nb\n\n", "array"), ["a", "", "b"]);
   assert.deepEqual(deserializeText("\n", "array"), []);
   assert.deepEqual(deserializeText("1\n2\n", "integer_array"), [1, 2]);
+  // and on "\n" only: a CRLF file's items keep their "\r", as in Ruby (spec-notes/workflow.md)
+  assert.deepEqual(deserializeText("a\r\nb\r\n", "array"), ["a\r", "b\r"]);
+  assert.deepEqual(deserializeText("1\r\n2\r\n", "integer_array"), [1, 2]);
   assert.deepEqual(deserializeText('{"a":1}', "json"), { a: 1 });
   assert.throws(() => deserializeText("{", "json"), (e) => isScoutError(e, "json_parse"));
 });
