@@ -60,11 +60,15 @@ export interface Io {
 
 /**
  * The real process: stdout/stderr/stdin, `process.env`, `process.cwd()`.
- * A closed stdout pipe (`scout-ai … | head`) ends the process quietly.
+ * A closed stdout pipe (`scout-ai … | head`) ends the process quietly; a
+ * stderr that cannot be written is ignored.
  *
  * @returns an Io bound to the process
  */
 export function processIo(): Io {
+  // a stderr that cannot be written (a reader gone, `2>/dev/full`) loses the messages, not
+  // the command's exit status: where else would it be told (R81-11)
+  process.stderr.on("error", () => {});
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
     throw e;
@@ -74,7 +78,7 @@ export function processIo(): Io {
       write: (t) => void process.stdout.write(t),
       writeBytes: (b) => void process.stdout.write(b),
     },
-    stderr: { write: (t) => void process.stderr.write(t) },
+    stderr: { write: writeStderr },
     readStdin: async () => new TextDecoder("utf-8", { fatal: false }).decode(await readAllStdin()),
     readStdinBytes: readAllStdin,
     stdinIsTTY: Boolean(process.stdin.isTTY),
@@ -83,6 +87,15 @@ export function processIo(): Io {
     env: process.env,
     cwd: process.cwd(),
   };
+}
+
+/** Writes to stderr; a write that fails at once (Deno on a full or closed file) is dropped. */
+function writeStderr(text: string): void {
+  try {
+    process.stderr.write(text);
+  } catch {
+    // nowhere to tell it (R81-11)
+  }
 }
 
 async function readAllStdin(): Promise<Uint8Array> {
