@@ -8,7 +8,9 @@
  */
 import type { Command } from "@commander-js/extra-typings";
 import { join } from "node:path";
-import { usageError } from "../errors.ts";
+import { existsSync } from "node:fs";
+import { ScoutError, usageError } from "../errors.ts";
+import { isDirectory } from "../util/fs.ts";
 import type { CliContext } from "./context.ts";
 import { warn } from "./io.ts";
 
@@ -34,6 +36,14 @@ async function runWorker(
   const dir = dirArg !== undefined
     ? resolve(io.cwd, dirArg)
     : join(scoutHome(io.env), "var", kind === "process" ? "ask" : "query");
+  if (existsSync(dir) && !isDirectory(dir)) {
+    // not "ENOTDIR: not a directory, mkdir '<dir>/reply'" (R81-12)
+    throw new ScoutError(
+      "invalid_input",
+      `Cannot use "${dirArg ?? dir}" as the queue directory: it is not a directory`,
+      { file: dirArg ?? dir },
+    );
+  }
   const ac = new AbortController();
   const real = typeof process !== "undefined" && io.env === process.env;
   const stop = () => ac.abort(new DOMException("Stopped", "AbortError"));

@@ -16,6 +16,7 @@ import {
 } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { redactUrlsIn } from "../util/secrets.ts";
+import { errnoText } from "../util/errno_text.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint, USAGE_HINT } from "./io.ts";
@@ -196,9 +197,9 @@ export function reportError(e: unknown, ctx: CliContext): number {
       return 2;
     }
   } else {
-    io.stderr.write(
-      `${prefix} ${redactUrlsIn(oneLine((e as Error)?.message ?? thrownMessage(e)))}\n`,
-    );
+    // a system error nothing more specific caught: the call and path in our words (R81-12)
+    const text = errnoText(e) ?? (e as Error)?.message ?? thrownMessage(e);
+    io.stderr.write(`${prefix} ${redactUrlsIn(oneLine(text))}\n`);
   }
   // a cause's message may name the url a request went to, with its password or `?key=`
   if (ctx.debug) io.stderr.write(redactUrlsIn(debugTrace(e)));

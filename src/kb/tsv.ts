@@ -13,6 +13,7 @@
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { ScoutError } from "../errors.ts";
+import { fileError } from "../util/fs.ts";
 
 /** Options of the `#:` line, Scout's `string2hash` (`:sep=,#:type=:list`). */
 export type TsvOptions = Record<string, string | number | boolean>;
@@ -115,6 +116,15 @@ function openTsv(file: string): number {
   }
 }
 
+/** Reads the next bytes; a failed read (the file is a directory…) names the file (R81-12). */
+function readTsv(fd: number, buf: Uint8Array, file: string): number {
+  try {
+    return readSync(fd, buf, 0, buf.length, null);
+  } catch (e) {
+    throw fileError(file, e);
+  }
+}
+
 /** Newlines in `bytes` before `end`. */
 function newlinesBefore(bytes: Uint8Array, end: number): number {
   let count = 0;
@@ -182,7 +192,7 @@ export function eachLine(
     let n = 0;
     let first = true;
     for (;;) {
-      const got = readSync(fd, buf, 0, chunk, null);
+      const got = readTsv(fd, buf, file);
       const data = pending.length === 0 ? buf.subarray(0, got) : concat(pending, buf, got);
       // whole lines only, so a character is never cut; the rest waits for the next chunk
       const cut = got === 0 ? data.length : data.lastIndexOf(NL) + 1;

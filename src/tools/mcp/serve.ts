@@ -14,6 +14,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ScoutError } from "../../errors.ts";
+import { errnoReason } from "../../util/errno_text.ts";
 import type { Workflow } from "../../workflow/define.ts";
 import { taskOf } from "../../workflow/define.ts";
 import { normalizeOutput } from "../content.ts";
@@ -207,12 +209,18 @@ export async function serveWorkflowHttp(
     }
   });
   const host = opts.host ?? "127.0.0.1";
+  const shown = host.includes(":") ? `[${host}]` : host;
   await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
+    http.once("error", (e) => {
+      // the runtime's "EADDRNOTAVAIL: address not available, listen" names no address (R81-12)
+      const where = `${shown}:${opts.port}`;
+      reject(
+        new ScoutError("mcp_server", `Cannot listen on ${where}: ${errnoReason(e)}`, { cause: e }),
+      );
+    });
     http.listen(opts.port, host, () => resolve());
   });
   const addr = http.address();
   const port = typeof addr === "object" && addr ? addr.port : opts.port;
-  const shown = host.includes(":") ? `[${host}]` : host;
   return { http, url: `http://${shown}:${port}/mcp` };
 }
