@@ -13,6 +13,7 @@ import { KEEP_EMPTY_BLOCK, parseWithLines } from "../chat/parse.ts";
 import { tagText } from "../chat/builders.ts";
 import type { Message } from "../chat/types.ts";
 import type { Io } from "./io.ts";
+import { readStdinText } from "./lossy_text.ts";
 
 /**
  * The `-f` and `-i` arguments as messages to compile: a `file` or `import`
@@ -38,13 +39,13 @@ export async function attachments(
   for (const f of imports) {
     if (f !== "-") out.push(named({ role: "import", content: f }, where, "-i"));
     else {
-      const chat = await how.importStdin(await io.readStdin());
+      const chat = await how.importStdin(await readStdinText(io));
       out.push(...chat.filter((m) => m.role !== "previous_response_id"));
     }
   }
   for (const f of files) {
     if (f !== "-") out.push(named({ role: "file", content: f }, where, "-f"));
-    else out.push({ role: "user", content: tagText(await io.readStdin(), { name: "stdin" }) });
+    else out.push({ role: "user", content: tagText(await readStdinText(io), { name: "stdin" }) });
   }
   return out;
 }

@@ -8,9 +8,9 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { displayPath } from "../chat/compile_context.ts";
-import { readText } from "../util/fs.ts";
 import type { QuestionInsert, QuestionLines } from "./ask_new_part.ts";
 import type { Io } from "./io.ts";
+import { readStdinText, readTextWarned } from "./lossy_text.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 
 /**
@@ -38,13 +38,15 @@ export async function questionText(
     const withPlaceholder = q.question.replace("...", () => placeholder);
     return { ...as({ ...q, question: withPlaceholder }, filled), insert: { placeholder, text } };
   };
-  if (question === "-") return as(await withTemplate(opts, await io.readStdin(), "<stdin>", io));
+  if (question === "-") return as(await withTemplate(opts, await readStdinText(io), "<stdin>", io));
   const q = await withTemplate(opts, question, "<question>", io);
   const file = opts.files[0];
   if (q.question.includes("...") && file !== undefined) {
     return filledWith(
       q,
-      file === "-" ? await io.readStdin() : await readText(resolve(io.cwd, file)),
+      file === "-"
+        ? await readStdinText(io)
+        : await readTextWarned(io, resolve(io.cwd, file), file),
       true,
     );
   }
@@ -52,10 +54,10 @@ export async function questionText(
   const taken = chatOnStdin || opts.files.includes("-") || (opts.imports ?? []).includes("-");
   const blank = q.question.trim() === "";
   if (taken || (blank && io.stdinIsTTY)) return as(q);
-  if (blank) return as({ question: await io.readStdin(), lines: "<stdin>" });
+  if (blank) return as({ question: await readStdinText(io), lines: "<stdin>" });
   if (!q.question.includes("...") || io.stdinIsTTY) return as(q);
   // an empty stdin (`< /dev/null`, a batch job's) fills nothing: `[...]` stays as written
-  const piped = await io.readStdin();
+  const piped = await readStdinText(io);
   return piped.trim() === "" ? as(q) : filledWith(q, piped);
 }
 

@@ -15,8 +15,9 @@ import { ALLOW_ROLE_FLAG, ALLOW_ROLE_HELP, collectRoles } from "./allow_role.ts"
 import type { CliContext } from "./context.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
-import { paint, warn } from "./io.ts";
+import { paint } from "./io.ts";
 import { listing, messageRecords, messagesJson } from "./listing.ts";
+import { warningFileReader, warnLossy } from "./lossy_text.ts";
 
 /** Options of `chat compile`. */
 export interface ChatCompileOptions {
@@ -63,7 +64,7 @@ async function compileInput(opts: ChatCompileOptions, io: Io) {
     import("../workflow/chat_roles.ts"),
   ]);
   const input = await readInput(opts.file, io);
-  if (input.lossy) warn(io, `${input.name}: invalid UTF-8 replaced by U+FFFD`);
+  if (input.lossy) warnLossy(io, input.name, input.path ?? "-");
   const config = loadConfig({ cwd: io.cwd, env: io.env });
   const compiled = await compileText(input.text, {
     ...(input.path === null ? { name: input.name } : { origin: opts.file! }),
@@ -73,6 +74,7 @@ async function compileInput(opts: ChatCompileOptions, io: Io) {
     ...(opts.allowRoles ? { allowRoles: opts.allowRoles } : {}),
     allowRoleFlag: ALLOW_ROLE_FLAG,
     jobs: opts.jobs ?? jobRoleResolver({ cwd: io.cwd, env: io.env }),
+    reader: warningFileReader(io),
   });
   return { compiled, config, origin: input.path ?? undefined };
 }

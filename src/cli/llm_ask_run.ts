@@ -36,6 +36,7 @@ import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
+import { warningFileReader, warnLossy } from "./lossy_text.ts";
 import {
   type AnswerPrinter,
   answerPrinter,
@@ -160,6 +161,7 @@ async function askMessages(
     jobs: withAgentLayer(jobRoleResolver({ cwd, env })),
     ...(opts.allowRoles ? { allowRoles: opts.allowRoles } : {}),
     allowRoleFlag: ALLOW_ROLE_FLAG,
+    reader: warningFileReader(io), // the files it reads warn of invalid UTF-8 (R81-13)
   };
   // the -c history is read first: a missing chat fails before the new part runs anything
   const read = await readHistory(
@@ -168,7 +170,7 @@ async function askMessages(
   );
   // as `chat parse` says it: the history sent (and a -c chat's next compile) has U+FFFD there
   if (read.lossy || stdinChat?.lossy) {
-    warn(io, `${stdinChat?.name ?? opts.chat}: invalid UTF-8 replaced by U+FFFD`);
+    warnLossy(io, stdinChat?.name ?? opts.chat!, stdinChat ? "-" : resolve(cwd, opts.chat!));
   }
   const importStdin = (text: string) => compileText(text, { ...compileOpts, name: "<stdin>" });
   const newRaw: Message[] = [

@@ -9,6 +9,7 @@ import { usageError } from "../errors.ts";
 import { isFile } from "../util/fs.ts";
 import type { InputDef } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
+import { readStdinText } from "./lossy_text.ts";
 import { END_OF_OPTIONS } from "./workflow_task_escape.ts";
 
 const NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
@@ -198,5 +199,5 @@ export async function readStdinInput(
   if (def !== undefined && PATH_TYPES.has(def.type)) {
     throw usageError(`Input --${name} takes a ${def.type} path; "-" (stdin) is for value inputs`);
   }
-  provided[name] = await io.readStdin();
+  provided[name] = await readStdinText(io);
 }

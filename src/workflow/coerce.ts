@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { z, type ZodType } from "zod";
 import { isScoutError, ScoutError } from "../errors.ts";
-import { isFile } from "../util/fs.ts";
+import { decodeUtf8, isFile } from "../util/fs.ts";
 import { type InputDef, type InputSpec, selectOptionsOf } from "./define.ts";
 import { isJob } from "./job_types.ts";
 import { deserializeText } from "./result.ts";
@@ -24,12 +24,22 @@ export interface CoerceOptions {
   loadFiles?: boolean;
   /** Directory relative file names resolve against. */
   cwd?: string;
+  /** Receives warnings: a loaded file whose bytes are not valid UTF-8 (R81-13). */
+  warn?: (message: string) => void;
+  /** The warnings given so far (each once; with {@link CoerceOptions.warn}). */
+  warned?: Set<string>;
 }
 
 const NO_LOAD_TYPES = new Set(["path", "file", "folder", "binary", "tsv"]);
 
 function noLoad(def: InputSpec): boolean {
   return Boolean(def.noload || def.nofile || def.asfile || def.stream);
+}
+
+function warnOnce(opts: CoerceOptions, message: string, key: string): void {
+  if (opts.warn === undefined || opts.warned?.has(key)) return;
+  opts.warned?.add(key);
+  opts.warn(message);
 }
 
 /** The content of the file an input's value names, deserialized; a parse error names the file. */
@@ -66,7 +76,8 @@ export function coerceInput(value: unknown, def: InputSpec, opts: CoerceOptions 
       ? resolve(opts.cwd ?? process.cwd(), value)
       : null;
     if (file !== null && isFile(file)) {
-      const text = new TextDecoder("utf-8", { fatal: false }).decode(readFileSync(file));
+      const { text, lossy } = decodeUtf8(readFileSync(file));
+      if (lossy) warnOnce(opts, `${value}: invalid UTF-8 replaced by U+FFFD`, `utf8\0${file}`);
       out = fromFile(text, type, file);
     } else {
       out = deserializeText(value, type);
