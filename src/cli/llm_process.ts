@@ -33,6 +33,7 @@ async function runWorker(
   const { runQueue } = await import("../llm/queue.ts");
   const { answerAsk, answerQuery } = await import("./llm_process_run.ts");
   const io = ctx.io;
+  const interval = intervalMs(o.interval); // a usage error before anything is said (R81-14)
   const dir = dirArg !== undefined
     ? resolve(io.cwd, dirArg)
     : join(scoutHome(io.env), "var", kind === "process" ? "ask" : "query");
@@ -59,7 +60,7 @@ async function runWorker(
       answer: (request, id, signal) =>
         kind === "process" ? answerAsk(request, io, signal) : answerQuery(request, id, io, signal),
       once: o.once === true,
-      intervalMs: intervalMs(o.interval),
+      intervalMs: interval,
       signal: ac.signal,
       log: (line) => io.stderrIsTTY && warn(io, line),
     });

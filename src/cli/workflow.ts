@@ -90,9 +90,10 @@ const WORKFLOW_HELP =
 
 const TASK_HELP = "\nWORKFLOW is a name found in ./workflows/<Name>/workflow.ts or\n" +
   "$SCOUT_HOME/workflows/<Name>/workflow.ts, or a path to such a file or directory.\n" +
-  "'scout-ai workflow task WORKFLOW' lists its tasks (on stdout, exit 0); add\n" +
-  'TASK --help for a task\'s inputs and options. After "--" every --<input> is an\n' +
-  "input, never an option: there go inputs named like an option (--json, --clean…).\n\n" +
+  "'scout-ai workflow task WORKFLOW' lists its tasks (on stdout, exit 0), 'scout-ai\n" +
+  "workflow list WORKFLOW --json' as JSON; add TASK --help for a task's inputs and\n" +
+  'options. After "--" every --<input> is an input, never an option: there go\n' +
+  "inputs named like an option (--json, --clean…). --cpus goes with --deploy local.\n\n" +
   "Examples:\n" +
   "  scout-ai workflow task fixtures/workflows/Baking      # its tasks\n" +
   "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +

@@ -45,6 +45,9 @@ export function deployMode(opts: DeployOptions): "serial" | "local" | "slurm" {
   if ((opts.dryRun || opts.wait) && m !== "slurm") {
     throw usageError("--dry-run and --wait go with --deploy slurm");
   }
+  if (opts.cpus !== undefined && m !== "local") {
+    throw usageError("--cpus goes with --deploy local"); // was ignored (R81-14)
+  }
   return m;
 }
 

@@ -10,7 +10,7 @@
  * @module
  */
 import type { Command } from "@commander-js/extra-typings";
-import { usageError } from "../errors.ts";
+import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
@@ -48,7 +48,14 @@ export async function runWorkflowMcp(opts: WorkflowMcpOptions, io: Io): Promise<
   const store = lib.storeFor(wf, storeOptions(opts, io, "write"));
   const jobOpts = { store, cwd: io.cwd, env: io.env };
   const mcp = await import("../tools/mcp/serve.ts");
-  mcp.workflowMcpTools(wf, opts.tasks); // unknown tasks fail before serving
+  try {
+    mcp.workflowMcpTools(wf, opts.tasks); // unknown tasks fail before serving
+  } catch (e) {
+    // a task the workflow has not is a mistake of the command line: exit 2, as in
+    // `workflow task` (R81-14)
+    if (!isScoutError(e, "task_not_found")) throw e;
+    throw new ScoutError("usage", e.message, { cause: e });
+  }
   if (opts.http === undefined) {
     await mcp.serveWorkflowStdio(wf, opts.tasks, jobOpts);
     return 0;

@@ -157,8 +157,12 @@ async function resolveTask(
     // `workflow task WF` alone: the documented way to list its tasks, an answer;
     // with inputs or options the TASK was left out, a usage error (a script's empty $TASK)
     if (!opts.help && opts.onlyWorkflow === false) {
+      // --json alone: the tasks as JSON are `workflow list`'s (R81-14)
+      const json = opts.json
+        ? `; 'scout-ai workflow list ${workflow} --json' lists them as JSON`
+        : "";
       throw usageError(
-        `Missing TASK after ${workflow} (its tasks: ${Object.keys(wf.tasks).join(", ")})`,
+        `Missing TASK after ${workflow} (its tasks: ${Object.keys(wf.tasks).join(", ")}${json})`,
       );
     }
     io.stdout.write(workflowHelp(wf, workflow));
