@@ -56,12 +56,23 @@ export interface Io {
   color?: boolean;
   /** False when `--log` is above 5: {@link warn} prints nothing. */
   warnings?: boolean;
+  /**
+   * Declares that the command has work besides printing: a chat saved with
+   * `-o`, a file rewritten by `--inline`, a file written by `llm prov`, a job
+   * run. Then a closed stdout (`… | head -1`) no longer ends the process at
+   * once: what is printed after it is dropped, the command finishes that work
+   * and exits with its own status. Optional: a buffer has no reader to lose.
+   */
+  finishWithoutStdout?(): void;
 }
 
 /**
  * The real process: stdout/stderr/stdin, `process.env`, `process.cwd()`.
- * A closed stdout pipe (`scout-ai … | head`) ends the process quietly; a
- * stderr that cannot be written is ignored.
+ * A closed stdout pipe (`scout-ai … | head`) ends the process quietly, with
+ * the status so far — unless the command declared work besides its output
+ * ({@link Io.finishWithoutStdout}): then stdout is dropped from there on and
+ * the command runs to its end (a chat streamed with `-o` is still saved).
+ * A stderr that cannot be written is ignored.
  *
  * @returns an Io bound to the process
  */
@@ -69,15 +80,18 @@ export function processIo(): Io {
   // a stderr that cannot be written (a reader gone, `2>/dev/full`) loses the messages, not
   // the command's exit status: where else would it be told (R81-11)
   process.stderr.on("error", () => {});
+  const state = { closed: false, finish: false };
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw e;
+    if (state.closed) return; // a write already queued when the reader left
+    if (e.code !== "EPIPE") throw e;
+    state.closed = true;
+    if (!state.finish) process.exit(process.exitCode ?? 0);
   });
+  const out = (data: string | Uint8Array) => {
+    if (!state.closed) process.stdout.write(data);
+  };
   return {
-    stdout: {
-      write: (t) => void process.stdout.write(t),
-      writeBytes: (b) => void process.stdout.write(b),
-    },
+    stdout: { write: out, writeBytes: out },
     stderr: { write: writeStderr },
     readStdin: async () => new TextDecoder("utf-8", { fatal: false }).decode(await readAllStdin()),
     readStdinBytes: readAllStdin,
@@ -86,6 +100,7 @@ export function processIo(): Io {
     stderrIsTTY: Boolean(process.stderr.isTTY),
     env: process.env,
     cwd: process.cwd(),
+    finishWithoutStdout: () => void (state.finish = true),
   };
 }
 

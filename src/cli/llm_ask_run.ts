@@ -152,7 +152,10 @@ async function askMessages(
   const stdinChat = opts.chat === "-" ? await readInput("-", io) : undefined;
   const { question, filled, lines: questionLines, insert } = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
-  if (outPath !== undefined && !opts.dryRun) checkChatOutput(outPath, opts.output!);
+  if (outPath !== undefined && !opts.dryRun) {
+    checkChatOutput(outPath, opts.output!);
+    io.finishWithoutStdout?.(); // `| head -1` must not lose the answer to be saved
+  }
   const where: AskPartWhere = new Map();
   const compileOpts = {
     cwd,

@@ -225,6 +225,7 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
   if (blocks.length === 0) throw usageError(`No "# ask:" comment in "${run.file}"`);
   // checked before anything is asked: a link's target (rewritten, mode kept), not read-only
   const file = run.dryRun ? path : inPlaceTarget(path, run.file);
+  if (!run.dryRun) io.finishWithoutStdout?.(); // the file is rewritten, stdout read or not
   const imports = run.imports.length
     ? await compile(run.imports.map((f) => ({ role: "import", content: f })), {
       cwd: io.cwd,

@@ -100,6 +100,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     ? await loadPrices(scoutHome(io.env))
     : null;
   const report = walk(opts, io, p, where, prices);
+  if (writesFiles(opts)) io.finishWithoutStdout?.(); // `| head -1` must not stop the files
   await writeViews(report, opts, io, p, { format, by, prices });
   if (opts.warnings !== false) {
     for (const line of p.warningLines(report)) warn(io, line);
@@ -108,6 +109,12 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
 }
 
 type Provenance = typeof import("../provenance/mod.ts");
+
+/** Whether the views include files (`--dot FILE`, `--plot`, `--html`). */
+function writesFiles(opts: LlmProvOptions): boolean {
+  return (opts.dot !== undefined && opts.dot !== "-") || opts.plot !== undefined ||
+    opts.html !== undefined;
+}
 
 /** Where the walk starts. */
 interface ProvRoot {
