@@ -4,7 +4,9 @@
  * appended under the file's persist lock, so two runs appending to one chat
  * at once both land (each rewrite is atomic, temp + rename). A symbolic link
  * is written through: its target is the chat (locked, checked and rewritten;
- * the link stays), as an editor saves a linked file (`util/in_place.ts`).
+ * the link stays), as an editor saves a linked file (`util/in_place.ts`). A
+ * pipe or terminal (`>(…)`, a FIFO, `/dev/stdout` on a pipe) cannot be read
+ * back or rewritten: the new messages are written to it, as a chat.
  *
  * @module
  */
@@ -14,9 +16,9 @@ import { appendChatBytes } from "../chat/print_append.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { usageError } from "../errors.ts";
-import { exists, fileError, writeFileAtomic } from "../util/fs.ts";
+import { exists, fileError } from "../util/fs.ts";
 import { refusedByFileSystem } from "../util/fs_refused.ts";
-import { inPlace, inPlaceTarget } from "../util/in_place.ts";
+import { inPlace, inPlaceWrite, writeWhere } from "../util/in_place.ts";
 import { acquireLock } from "../workflow/lock.ts";
 
 /**
@@ -49,14 +51,15 @@ export async function appendToChat(
   warn: (message: string) => void = () => {},
 ): Promise<void> {
   if (messages.length === 0) return;
-  const file = inPlaceTarget(path);
+  const where = inPlaceWrite(path);
+  const file = where.file;
   // the lock is the target's: two runs writing through different links to one chat share it
   const lock = await chatLock(file, env, warn);
   try {
-    const existing = exists(file)
+    const existing = exists(file) && where.stream !== true
       ? await readFile(file).catch((e) => Promise.reject(fileError(file, e)))
       : new Uint8Array(0);
-    await writeFileAtomic(file, appendChatBytes(existing, messages));
+    await writeWhere(where, appendChatBytes(existing, messages), path);
   } finally {
     lock.release();
   }

@@ -109,7 +109,7 @@ function addContentFlags(cmd: Command): void {
     .option("--allow-role <roles>", ALLOW_ROLE_HELP, collectRoles)
     .option(
       "-o, --output <file>",
-      "append the question and the new messages to this chat file (made, with missing directories, if need be; not -: the answer goes to stdout)",
+      "append the question and the new messages to this chat file (made, with missing directories, if need be; a link is written through; a pipe such as >(…) gets the new messages only; not -: the answer goes to stdout)",
       chatFile,
     );
 }
@@ -137,7 +137,7 @@ function addRunFlags(cmd: Command): void {
     .addOption(new Option("-l <level>", "same as --log").hideHelp())
     .option(
       "--inline <file>",
-      'answer each "# ask:" comment of FILE in place, between "# Response start/end" lines',
+      'answer each "# ask:" comment of FILE in place, between "# Response start/end" lines (a file: not a pipe such as <(…))',
     );
 }
 

@@ -21,8 +21,9 @@ import { compile } from "../chat/compile.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError, usageError } from "../errors.ts";
 import type { AskOptions, AskResult } from "../llm/ask.ts";
-import { namedFileError, writeFileAtomic } from "../util/fs.ts";
-import { inPlaceTarget } from "../util/in_place.ts";
+import { namedFileError } from "../util/fs.ts";
+import { pathKind } from "../util/path_kind.ts";
+import { inPlaceWrite, writeWhere } from "../util/in_place.ts";
 import { concatBytes, splitBom } from "../util/utf8_bytes.ts";
 import { ALLOW_ROLE_FLAG } from "./allow_role.ts";
 import type { Io } from "./io.ts";
@@ -189,6 +190,14 @@ async function readInlineFile(path: string, name: string): Promise<InlineFile> {
   return { text, bom, eol: nl > 0 && text[nl - 1] === "\r" ? "\r\n" : "\n" };
 }
 
+/** `--inline` given a pipe or terminal (`<(…)`, a FIFO), which it could not read back to rewrite. */
+function notRewritable(name: string): ScoutError {
+  return usageError(
+    `Cannot answer "${name}" inline: it is a pipe or a terminal, not a file that can be ` +
+      `rewritten (save it to a file first; --dry-run only prints)`,
+  );
+}
+
 /** What the inline run needs from `llm ask` / `agent ask`. */
 export interface InlineRun {
   /** The file to rewrite (as given). */
@@ -219,12 +228,14 @@ export interface InlineRun {
  */
 export async function runInline(run: InlineRun, io: Io): Promise<number> {
   const path = resolve(io.cwd, run.file);
+  if (!run.dryRun && pathKind(path) === "stream") throw notRewritable(run.file);
   const { text, bom, eol } = await readInlineFile(path, run.file);
   const blocks = findAskBlocks(text);
   const todo = blocks.filter((b) => !b.answered);
   if (blocks.length === 0) throw usageError(`No "# ask:" comment in "${run.file}"`);
   // checked before anything is asked: a link's target (rewritten, mode kept), not read-only
-  const file = run.dryRun ? path : inPlaceTarget(path, run.file);
+  const where = run.dryRun ? null : inPlaceWrite(path, run.file);
+  if (where?.stream) throw notRewritable(run.file); // a file known by no path (`/dev/fd/N`)
   if (!run.dryRun) io.finishWithoutStdout?.(); // the file is rewritten, stdout read or not
   const imports = run.imports.length
     ? await compile(run.imports.map((f) => ({ role: "import", content: f })), {
@@ -255,7 +266,7 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
   } finally {
     if (replies.size > 0) {
       const out = utf8.encode(withReplies(text, replies, eol));
-      await writeFileAtomic(file, concatBytes([bom, out]));
+      await writeWhere(where!, concatBytes([bom, out]), run.file);
     }
   }
   if (run.json) {

@@ -12,7 +12,8 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ScoutError, usageError } from "../errors.ts";
-import { isDirectory, isFile, writeFileAtomic, writeFileAtomicSync } from "../util/fs.ts";
+import { isDirectory, isFile } from "../util/fs.ts";
+import { writeInPlace, writeInPlaceSync } from "../util/in_place.ts";
 import type { Io } from "./io.ts";
 import { canRedrawStderr, statusLine, warn } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
@@ -203,8 +204,8 @@ async function writeViews(
   if (opts.dot !== undefined || opts.plot !== undefined) {
     const dot = p.renderDot(report, view);
     if (opts.dot === "-") io.stdout.write(dot);
-    else if (opts.dot !== undefined) await writeFileAtomic(resolve(io.cwd, opts.dot), dot);
-    if (opts.plot !== undefined) plot(dot, resolve(io.cwd, opts.plot), o.format!, io);
+    else if (opts.dot !== undefined) await writeInPlace(resolve(io.cwd, opts.dot), dot, opts.dot);
+    if (opts.plot !== undefined) plot(dot, opts.plot, o.format!, io);
   }
   if (opts.html !== undefined) await views!.writeHtml(report, opts.html, view, { by, prices }, io);
 }
@@ -274,8 +275,12 @@ function writeLines(lines: Iterable<string>, io: Io): void {
   if (chunk.length > 0) flush();
 }
 
-/** Renders `dot` with Graphviz into a temp file, then writes it to `out` atomically (directories made). */
-function plot(dot: string, out: string, format: string, io: Io): void {
+/**
+ * Renders `dot` with Graphviz into a temp file, then writes it to `given`
+ * in place (through a link, straight to a pipe; directories made).
+ */
+function plot(dot: string, given: string, format: string, io: Io): void {
+  const out = resolve(io.cwd, given);
   const dir = mkdtempSync(join(tmpdir(), "scout-prov-"));
   try {
     const src = join(dir, "provenance.dot");
@@ -301,7 +306,7 @@ function plot(dot: string, out: string, format: string, io: Io): void {
         { file: out },
       );
     }
-    writeFileAtomicSync(out, readFileSync(drawn));
+    writeInPlaceSync(out, readFileSync(drawn), given);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

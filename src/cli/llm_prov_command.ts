@@ -64,10 +64,10 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
     .option("-f, --flow", "compact flow (producer → consumer) instead of the tree")
     .option("-l, --long", "label nodes with their canonical paths")
     .option("-e, --evidence", "append the per-inference evidence report")
-    .option("--dot <file>", "write Graphviz DOT to FILE (- for stdout)")
+    .option("--dot <file>", "write Graphviz DOT to FILE (- for stdout; a pipe such as >(…) too)")
     .option(
       "-p, --plot <file>",
-      "render with Graphviz dot into FILE (.svg, .png or .pdf; written whole, directories made)",
+      "render with Graphviz dot into FILE (.svg, .png or .pdf; written whole, directories made, a link written through)",
     )
     .option("--json", "print the scout-ai/provenance v1 JSON document instead of text")
     .option(
@@ -81,7 +81,7 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
     .option("--mermaid", "print a Mermaid flowchart (renders in GitHub markdown)")
     .option(
       "--html <file>",
-      "write one self-contained HTML page: graph, messages, tokens, roll-ups",
+      "write one self-contained HTML page: graph, messages, tokens, roll-ups (a link is written through, a pipe straight)",
     )
     .option(
       "-J, --jobs-dir <dir>",

@@ -25,7 +25,7 @@ import {
   rollup,
   type RollupDimension,
 } from "../provenance/rollup.ts";
-import { writeFileAtomic } from "../util/fs.ts";
+import { writeInPlace } from "../util/in_place.ts";
 import { collectIfGrown } from "../util/gc.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
@@ -203,5 +203,5 @@ export async function writeHtml(
     warnings: warningLines(report),
     render: view,
   });
-  await writeFileAtomic(resolve(io.cwd, file), html);
+  await writeInPlace(resolve(io.cwd, file), html, file);
 }

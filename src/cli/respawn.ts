@@ -18,7 +18,8 @@
  * status and signals. The child is also told a small RAM size
  * ({@link PROV_RAM_BYTES}), so that it collects its garbage in time.
  *
- * Only `llm prov` and the built-in ChatAnalyst's tasks, only inside the binary, and never when
+ * Only `llm prov` and the built-in ChatAnalyst's tasks, only inside the binary, never with an
+ * argument naming an open file the child would not inherit (`<(…)`), and never when
  * `BUN_JSC_useFTLJIT` is already set (`BUN_JSC_useFTLJIT=1` keeps FTL and
  * the one process); an option the user set keeps the user's value. If the
  * child cannot be started the command runs in this process.
@@ -98,7 +99,21 @@ export function shouldRespawn(
   env: Record<string, string | undefined>,
   moduleUrl: string,
 ): boolean {
-  return env[PROV_JIT_ENV] === undefined && inCompiledBinary(moduleUrl) && isProvCommand(args);
+  return env[PROV_JIT_ENV] === undefined && inCompiledBinary(moduleUrl) && isProvCommand(args) &&
+    !namesOpenFd(args);
+}
+
+/**
+ * Whether an argument names one of this process's open files beyond the
+ * standard three — `llm prov <(…)` is `llm prov /dev/fd/63` — which a child
+ * started again would not have (it gets stdin, stdout and stderr only): the
+ * command then runs in this process.
+ *
+ * @param args command-line arguments
+ * @returns true when one is `/dev/fd/N` or `/proc/self/fd/N` with N ≥ 3 (or `--opt=` one)
+ */
+export function namesOpenFd(args: readonly string[]): boolean {
+  return args.some((a) => /(?:^|=)\/(?:dev|proc\/self)\/fd\/(?:[3-9]|\d\d)/.test(a));
 }
 
 /** Signals passed on to the child (it then ends as it would have alone). */

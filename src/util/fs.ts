@@ -71,17 +71,24 @@ interface Kept {
  * or sticky), and its owner and group where this process may give them (root
  * keeps both; a user keeps a group they belong to, as in a shared project
  * directory). Null for a new file (the umask's default, the directory's
- * group rules) and for anything that is not a regular file: a symbolic link
- * is replaced by the file, as before — a caller that writes through links (a
- * user's `-o` chat, a saved chat) resolves them itself (`in_place.ts`).
+ * group rules) and for a symbolic link, which is replaced by the file, as
+ * before — a caller that writes through links (a user's `-o` chat, a saved
+ * chat, `llm prov --html`) resolves them itself (`in_place.ts`).
+ *
+ * @throws Error for a pipe, a device or a socket, or a link to one: never
+ *   replaced (a file renamed over `/dev/stdout` would replace the system's link)
  */
 function kept(path: string): Kept | null {
+  let st: Stats;
   try {
-    const st = lstatSync(path);
-    return st.isFile() ? { mode: st.mode & 0o777, uid: st.uid, gid: st.gid } : null;
+    st = lstatSync(path);
+    if (st.isFile()) return { mode: st.mode & 0o777, uid: st.uid, gid: st.gid };
+    if (st.isSymbolicLink()) st = statSync(path);
   } catch {
-    return null;
+    return null; // nothing there, or a link to nothing
   }
+  if (st.isFile() || st.isDirectory()) return null;
+  throw new Error("not a regular file (a pipe, a device or a socket is never replaced)");
 }
 
 /**
@@ -108,7 +115,9 @@ function keepOwner(fd: number, k: Kept): void {
  * flushed, then renamed over `path`. Readers see the old content or the new,
  * never a partial file. Creates missing parent directories. A replaced
  * regular file keeps its permission bits, and its owner and group where
- * this process may give them.
+ * this process may give them. A symbolic link is replaced by the file; a
+ * pipe, a device or a socket, or a link to one, is never replaced (an `io`
+ * error): a file the user named goes through `in_place.ts`.
  *
  * Up to 1 MiB (`SYNC_WRITE_LIMIT`) the small steps are synchronous and
  * only the flush waits off the main thread: each asynchronous file call is a
@@ -120,10 +129,9 @@ function keepOwner(fd: number, k: Kept): void {
  * @param data text (written as UTF-8) or bytes
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const keep = kept(path);
   const tmp = tempPathFor(path);
   try {
-    const fd = openTemp(tmp, path, keep);
+    const fd = openTemp(tmp, path, kept(path));
     try {
       if (data.length <= SYNC_WRITE_LIMIT) writeAllSync(fd, data);
       else await new Promise<void>((ok, fail) => writeFile(fd, data, (e) => e ? fail(e) : ok()));
@@ -144,10 +152,9 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
  * @param data text or bytes
  */
 export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
-  const keep = kept(path);
   const tmp = tempPathFor(path);
   try {
-    const fd = openTemp(tmp, path, keep);
+    const fd = openTemp(tmp, path, kept(path));
     try {
       writeAllSync(fd, data);
       fsyncSync(fd);

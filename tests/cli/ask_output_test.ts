@@ -12,6 +12,7 @@ import { Buffer } from "node:buffer";
 import { parse } from "../../src/chat/parse.ts";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
+import { readToEndOrKill } from "../support/fifo.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 async function setup(fallback = () => ({ text: "the answer" })) {
@@ -118,19 +119,18 @@ Deno.test("-o through a symbolic link: the target is the chat (the link stays, i
   assert.equal(Deno.statSync(target).mode! & 0o777, 0o600, "a private chat stays private");
 });
 
-Deno.test("-o: a link to nothing, a loop of links, a file that is no regular file or a read-only one fail with exit 2 before asking", async () => {
+Deno.test("-o: a link to nothing, a loop of links, a socket or a read-only file fail with exit 2 before asking", async () => {
   await using t = await setup();
   Deno.symlinkSync("missing/none.chat", join(t.dir.path, "dangling.chat"));
   Deno.symlinkSync("loop2.chat", join(t.dir.path, "loop1.chat"));
   Deno.symlinkSync("loop1.chat", join(t.dir.path, "loop2.chat"));
-  const fifo = new Deno.Command("mkfifo", { args: [join(t.dir.path, "pipe.chat")] }).outputSync();
-  assert(fifo.success, "mkfifo");
+  using _socket = Deno.listen({ transport: "unix", path: join(t.dir.path, "socket.chat") });
   writeFileSync(join(t.dir.path, "ro.chat"), "user:\n\nkept\n", { mode: 0o444 });
   for (
     const [out, why] of [
       ["dangling.chat", /a symbolic link to a file that does not exist/],
       ["loop1.chat", /a loop of symbolic links/],
-      ["pipe.chat", /not a regular file/],
+      ["socket.chat", /not a regular file, a pipe or a terminal/],
       ["ro.chat", /the file is not writable/], // read-only: refused also to root
     ] as const
   ) {
@@ -140,8 +140,30 @@ Deno.test("-o: a link to nothing, a loop of links, a file that is no regular fil
     assert.match(r.stderr, why);
   }
   assert(Deno.lstatSync(join(t.dir.path, "dangling.chat")).isSymlink);
-  assert(Deno.lstatSync(join(t.dir.path, "pipe.chat")).isFifo);
   assert.equal(t.srv.requests.length, 0);
+});
+
+Deno.test("R81-2: -o to a FIFO (or a link to one) writes the new messages to it, reads nothing, replaces nothing", async () => {
+  await using t = await setup();
+  const fifo = join(t.dir.path, "pipe.chat");
+  assert(new Deno.Command("mkfifo", { args: [fifo] }).outputSync().success, "mkfifo");
+  Deno.symlinkSync("pipe.chat", join(t.dir.path, "link.chat"));
+  for (const out of ["pipe.chat", "link.chat"]) {
+    const cat = new Deno.Command("cat", { args: [fifo], stdout: "piped" }).spawn();
+    const r = await t.run(["llm", "ask", "-o", out, "q"]);
+    const read = await readToEndOrKill(cat);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "the answer\n");
+    assert.deepEqual(
+      parse(read).filter((m) => m.role !== "meta" && m.content !== "").map((m) => [
+        m.role,
+        m.content,
+      ]),
+      [["user", "q"], ["assistant", "the answer"]],
+    );
+  }
+  assert(Deno.lstatSync(fifo).isFifo, "still a FIFO");
+  assert(Deno.lstatSync(join(t.dir.path, "link.chat")).isSymlink, "the link stays");
 });
 
 Deno.test("R72-6: -o - is a usage error (the answer already goes to stdout), not a file named '-'", async () => {

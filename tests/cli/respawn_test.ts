@@ -43,6 +43,19 @@ Deno.test("shouldRespawn: binary and prov and no variable set", () => {
   assert.ok(!shouldRespawn(["chat", "parse", "x.chat"], {}, BINARY_URL));
 });
 
+Deno.test("R81-2/R81-7: an argument naming an open file beyond stdin/out/err (<(…), >(…)) keeps one process", () => {
+  for (
+    const args of [
+      ["llm", "prov", "/dev/fd/63"],
+      ["llm", "prov", "s.chat", "--dot", "/dev/fd/63"],
+      ["llm", "prov", "s.chat", "--html=/proc/self/fd/10"],
+    ]
+  ) assert.ok(!shouldRespawn(args, {}, BINARY_URL), args.join(" "));
+  // the standard three are the child's too
+  assert.ok(shouldRespawn(["llm", "prov", "s.chat", "--dot", "/dev/fd/1"], {}, BINARY_URL));
+  assert.ok(shouldRespawn(["llm", "prov", "/dev/stdin"], {}, BINARY_URL));
+});
+
 Deno.test("VALUED_GLOBALS are exactly the program's global options that take a value", () => {
   const program = buildProgram({ io: bufferIo(), exitCode: 0, debug: false, logLevel: 5 });
   const valued = program.options.filter((o) => o.required || o.optional).map((o) => o.long);

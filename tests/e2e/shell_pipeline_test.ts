@@ -1,10 +1,11 @@
 /**
  * `scout-ai` in shell pipelines (review R81), from source and as the built
  * binary, run by a real `bash`: a closed stdout (`| true`, `| head -1`) does
- * not lose a chat saved with `-o`.
+ * not lose a chat saved with `-o`; outputs given as links, `>(…)` or FIFOs
+ * land where they point and replace nothing.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import {
@@ -12,10 +13,13 @@ import {
   buildBinary,
   type CliResult,
   DENO,
+  ROOT,
   SCOUT_SOURCE_ARGS,
   tempDir,
 } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+
+const PROV = join(ROOT, "fixtures", "provenance", "example");
 
 /** The two ways to run `scout-ai`, as a bash function's body. */
 const RUNNERS: Record<string, readonly string[]> = {
@@ -49,6 +53,9 @@ function said(file: string): [string, unknown][] {
     .filter((m) => m.role !== "meta" && m.content !== "")
     .map((m) => [m.role, m.content]);
 }
+
+/** Files left in `dir` whose names are a link's unresolvable target (`pipe:[N]`). */
+const stray = (dir: string) => readdirSync(dir).filter((n) => /^(pipe|socket|anon_inode):/.test(n));
 
 async function setup() {
   await buildBinary();
@@ -120,4 +127,61 @@ Deno.test("R81-1: a streamed answer is saved to -o when stdout's reader is gone 
       t.answer.trimEnd(),
     ]]);
   }
+});
+
+Deno.test("R81-2: llm prov's files through a link, to >(…) and to a link to stdout: written there, nothing replaced", async () => {
+  await using t = await setup();
+  const real = join(t.dir.path, "sl", "real.html");
+  const main = `${PROV}/session.chat --jobs-dir ${PROV}/jobs`;
+  for (const runner of Object.keys(RUNNERS)) {
+    rmSync(join(t.dir.path, "sl"), { recursive: true, force: true });
+    mkdirSync(join(t.dir.path, "sl"));
+    writeFileSync(real, "old");
+    Deno.symlinkSync("real.html", join(t.dir.path, "sl", "out.html"));
+    Deno.symlinkSync("/proc/self/fd/1", join(t.dir.path, "sl", "stdout"));
+    const r = await t.run(
+      runner,
+      `scout llm prov ${main} --html sl/out.html; echo "html=$?"
+       scout llm prov ${main} --dot >(wc -c > sl/dot.size); echo "dot=$?"
+       scout llm prov ${main} --html sl/stdout | wc -c > sl/page.size; echo "page=\${PIPESTATUS[0]}"`,
+    );
+    await new Promise((ok) => setTimeout(ok, 300)); // >(…) ends after the shell
+    assert.match(r.stdout, /^html=0\ndot=0\npage=\d\n$/, `${runner}: ${r.stderr}`);
+    assert.ok(readFileSync(real, "utf8").startsWith("<!DOCTYPE html>"), runner);
+    assert.ok(Deno.lstatSync(join(t.dir.path, "sl", "out.html")).isSymlink, "the link stays");
+    assert.ok(Deno.lstatSync(join(t.dir.path, "sl", "stdout")).isSymlink, "the link stays");
+    assert.ok(Number(readFileSync(join(t.dir.path, "sl", "dot.size"), "utf8")) > 100, runner);
+    if (runner === "binary") {
+      assert.match(r.stdout, /page=0/);
+      assert.ok(Number(readFileSync(join(t.dir.path, "sl", "page.size"), "utf8")) > 10_000);
+    } else {
+      // Deno's sandbox (`-P=scout`) refuses a path to its standard streams: an error, nothing written
+      assert.match(r.stdout, /page=1/);
+    }
+    assert.deepEqual(readdirSync(join(t.dir.path, "sl")).sort(), [
+      "dot.size",
+      "out.html",
+      "page.size",
+      "real.html",
+      "stdout",
+    ]);
+  }
+});
+
+Deno.test("R81-2: -o >(…) gets the chat, --inline <(…) is a usage error; no stray pipe:[N] file", async () => {
+  await using t = await setup();
+  for (const runner of Object.keys(RUNNERS)) {
+    const got = join(t.dir.path, `${runner}-got.chat`);
+    const r = await t.run(
+      runner,
+      `scout llm ask ${t.flags} -o >(cat > ${runner}-got.chat) "hi there"; echo "o=$?"
+       scout llm ask ${t.flags} --inline <(printf '# ask: hi\\n'); echo "inline=$?"`,
+    );
+    await new Promise((ok) => setTimeout(ok, 300));
+    assert.equal(r.stdout, "short answer\no=0\ninline=2\n", `${runner}: ${r.stderr}`);
+    assert.match(r.stderr, /Cannot answer "\/dev\/fd\/\d+" inline: it is a pipe or a terminal/);
+    assert.deepEqual(said(got), [["user", "hi there"], ["assistant", "short answer"]], runner);
+    assert.deepEqual(stray(t.dir.path), [], runner);
+  }
+  assert.equal(t.srv.requests.length, 2, "--inline asked nothing");
 });
