@@ -12,10 +12,15 @@ import { dirname, join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { expandHome, scoutHome } from "../config/home.ts";
 import { fileError } from "../util/fs.ts";
+import { pathKind } from "../util/path_kind.ts";
 
 /** What compile needs from the outside world to read references. */
 export interface ChatFileReader {
-  /** `file`, `directory`, or null when nothing is there (never throws). */
+  /**
+   * `directory`; `file` for a regular file, a pipe (`<(…)`, a FIFO) or a
+   * character device (read once); null when nothing readable is there (never
+   * throws).
+   */
   kind(path: string): "file" | "directory" | null;
   /** Text of a file (invalid UTF-8 → U+FFFD) or of an `http(s)://` URL. */
   readText(pathOrUrl: string): Promise<string>;
@@ -47,12 +52,8 @@ export function isUrlRef(ref: string): boolean {
  */
 export const nodeFileReader: ChatFileReader = {
   kind(path) {
-    try {
-      const s = statSync(path);
-      return s.isDirectory() ? "directory" : s.isFile() ? "file" : null;
-    } catch {
-      return null;
-    }
+    const kind = pathKind(path);
+    return kind === "directory" ? kind : kind === "file" || kind === "stream" ? "file" : null;
   },
   async readText(pathOrUrl) {
     if (isUrlRef(pathOrUrl)) return await fetchText(pathOrUrl);

@@ -7,12 +7,23 @@
  *
  * @module
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ScoutError, usageError } from "../errors.ts";
-import { isDirectory, isFile } from "../util/fs.ts";
+import { exists, fileError, isFile } from "../util/fs.ts";
+import { pathKind } from "../util/path_kind.ts";
 import { writeInPlace, writeInPlaceSync } from "../util/in_place.ts";
 import type { Io } from "./io.ts";
 import { canRedrawStderr, statusLine, warn } from "./io.ts";
@@ -101,6 +112,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     ? await loadPrices(scoutHome(io.env))
     : null;
   const report = walk(opts, io, p, where, prices);
+  if (where.rootType === "chat") checkRootRead(report, opts.root);
   if (writesFiles(opts)) io.finishWithoutStdout?.(); // `| head -1` must not stop the files
   await writeViews(report, opts, io, p, { format, by, prices });
   if (opts.warnings !== false) {
@@ -135,10 +147,7 @@ function checkRoot(given: string, opts: LlmProvOptions, io: Io, p: Provenance): 
     env: io.env,
     ...(opts.jobsDirs === undefined ? {} : { jobsDirs: opts.jobsDirs }),
   });
-  if (rootType === "chat" && !isFile(root)) {
-    if (isDirectory(root)) throw notARoot(given, root, p.isJobPath);
-    throw new ScoutError("root_not_found", `Chat not found: ${given}`);
-  }
+  if (rootType === "chat") checkChatRoot(given, root, p);
   if (rootType === "chat" && root.endsWith(".info") && p.isJobPath(root.slice(0, -5))) {
     throw new ScoutError(
       "invalid_input",
@@ -147,6 +156,47 @@ function checkRoot(given: string, opts: LlmProvOptions, io: Io, p: Provenance): 
     );
   }
   return { root, rootType, jobRoots };
+}
+
+/**
+ * A chat ROOT that is there and can be read: a regular file is opened (and
+ * closed), a pipe (`<(…)`) only checked, since it can be read once — the
+ * walk's read.
+ */
+function checkChatRoot(given: string, root: string, p: Provenance): void {
+  const kind = pathKind(root);
+  if (kind === "directory") throw notARoot(given, root, p.isJobPath);
+  if (kind === null && !exists(root)) {
+    throw new ScoutError("root_not_found", `Chat not found: ${given}`);
+  }
+  if (kind === "other") {
+    throw new ScoutError("io", `Cannot read "${given}": not a file, a pipe or a terminal`, {
+      file: given,
+    });
+  }
+  try {
+    if (kind === "file") closeSync(openSync(root, "r"));
+    else accessSync(root, constants.R_OK); // a pipe, or what cannot be looked at
+  } catch (e) {
+    throw fileError(given, e);
+  }
+}
+
+/**
+ * The error of a walk that could not read its root chat (a pipe's read that
+ * failed): the walk goes on past unreadable evidence, but without the root
+ * there is nothing to show.
+ */
+function checkRootRead(report: ProvenanceReport, given: string): void {
+  const w = report.warnings.find((w) =>
+    w.code === "chat_unreadable" && w.node === report.root && w.relation === null
+  );
+  if (w === undefined) return;
+  const why = w.message.replace(/^Cannot read chat ".*?": /s, "").replace(
+    / \(chat_unreadable\)$/,
+    "",
+  );
+  throw new ScoutError("io", `Cannot read chat "${given}": ${why}`, { file: given });
 }
 
 /** The walk, its progress on a terminal, with prices where a view shows node costs. */

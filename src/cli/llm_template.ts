@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { scoutHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
 import { isFile, readText } from "../util/fs.ts";
+import { isReadableFile } from "../util/path_kind.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 
@@ -39,7 +40,7 @@ export function templateRoots(o: TemplateLookup): string[] {
 }
 
 /**
- * Finds a template: `name` as an existing file, else `questions/<name>`,
+ * Finds a template: `name` as an existing file (or a pipe: `<(…)`), else `questions/<name>`,
  * `chats/system/<name>`, `chats/<name>` (each over every root, in that order).
  *
  * @param name template name or path
@@ -49,7 +50,7 @@ export function templateRoots(o: TemplateLookup): string[] {
  */
 export function findTemplate(name: string, o: TemplateLookup): string {
   const direct = resolve(o.cwd, name);
-  if (isFile(direct)) return direct;
+  if (isReadableFile(direct)) return direct; // a pipe (`<(…)`) too
   const tried: string[] = [];
   for (const sub of TEMPLATE_DIRS) {
     for (const root of templateRoots(o)) {

@@ -13,6 +13,7 @@ import { jobRoots, resolveJobReference } from "../workflow/store.ts";
 import { readJobInfoSync } from "../workflow/info.ts";
 import type { JobInfo, JobRef } from "./types.ts";
 import { canonicalPath } from "./paths.ts";
+import { pathKind } from "../util/path_kind.ts";
 
 /** Where to resolve job references. */
 export interface JobResolveOptions {
@@ -79,7 +80,9 @@ export function provenanceRoot(
     ...(o.jobsDirs ?? []).map((d) => resolve(o.cwd, d)),
     ...defaultJobRoots(o.cwd, o.env),
   ];
-  return { path, rootType: isJobPath(path) ? "job" : "chat", jobRoots: [...new Set(jobRoots)] };
+  // a pipe (`<(…)`) is a chat: no job is a stream, and its `.info` is not looked for
+  const job = pathKind(path) !== "stream" && isJobPath(path);
+  return { path, rootType: job ? "job" : "chat", jobRoots: [...new Set(jobRoots)] };
 }
 
 /**

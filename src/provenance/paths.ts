@@ -6,7 +6,7 @@
  * @module
  */
 import { existsSync, realpathSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { NodeKind } from "./types.ts";
 
 export { compareBytes } from "../util/byte_order.ts";
@@ -15,8 +15,9 @@ const realpath: (p: string) => string = realpathSync.native ?? realpathSync;
 
 /**
  * The canonical form of a path: absolute against `cwd`; its realpath if it
- * exists; else `realpath(dirname)/basename` when the directory exists; else
- * the normalized absolute path.
+ * exists and that is a path (not the `pipe:[N]` of a `/dev/fd/N`); else
+ * `realpath(dirname)/basename` when the directory exists; else the
+ * normalized absolute path.
  *
  * @param path any path
  * @param cwd base for relative paths
@@ -26,7 +27,9 @@ export function canonicalPath(path: string, cwd: string): string {
   const abs = resolve(cwd, path);
   if (existsSync(abs)) {
     try {
-      return realpath(abs);
+      const real = realpath(abs);
+      // `/dev/fd/63` is a link to `pipe:[N]`, which Bun returns as it is: no path to use
+      if (isAbsolute(real)) return real;
     } catch { /* a dangling link or a race: try its directory */ }
   }
   try {

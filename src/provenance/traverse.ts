@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isFile } from "../util/fs.ts";
+import { isReadableFile } from "../util/path_kind.ts";
 import { ScoutError } from "../errors.ts";
 import { loadRawSync } from "../chat/load.ts";
 import type { Message } from "../chat/types.ts";
@@ -78,7 +78,7 @@ export function resolveRoot(
   const raw = typeof root === "object" ? root.path : root;
   if (kind === "chat") {
     const path = canonicalPath(raw, o.cwd);
-    if (!isFile(path)) {
+    if (!isReadableFile(path)) {
       throw new ScoutError("root_not_found", `Chat not found: ${raw}`, { file: raw });
     }
     return { kind: "chat", path };

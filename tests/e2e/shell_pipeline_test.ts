@@ -2,10 +2,19 @@
  * `scout-ai` in shell pipelines (review R81), from source and as the built
  * binary, run by a real `bash`: a closed stdout (`| true`, `| head -1`) does
  * not lose a chat saved with `-o`; outputs given as links, `>(…)` or FIFOs
- * land where they point and replace nothing.
+ * land where they point and replace nothing; inputs given as `<(…)` are
+ * read; a root chat that cannot be read is an error.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import {
@@ -184,4 +193,49 @@ Deno.test("R81-2: -o >(…) gets the chat, --inline <(…) is a usage error; no 
     assert.deepEqual(stray(t.dir.path), [], runner);
   }
   assert.equal(t.srv.requests.length, 2, "--inline asked nothing");
+});
+
+Deno.test("R81-7: -f, -i, -t and llm prov read <(…)", async () => {
+  await using t = await setup();
+  writeFileSync(join(t.dir.path, "conv.chat"), "user: hello there\n");
+  for (const runner of Object.keys(RUNNERS)) {
+    const r = await t.run(
+      runner,
+      `scout llm ask -f <(printf 'DIFF TEXT') "Review this" --dry-run
+       scout llm ask -i <(printf 'system: be brief\\n') q --dry-run
+       scout llm ask -t <(printf 'user: T ???\\n') q --dry-run
+       scout llm prov <(cat conv.chat); echo "prov=$?"`,
+    );
+    assert.equal(r.stderr, "", runner);
+    assert.match(r.stdout, /<file name="\/dev\/fd\/\d+">\nDIFF TEXT\n<\/file>/, runner);
+    assert.match(r.stdout, /system:\n\nbe brief\n/, runner);
+    assert.match(r.stdout, /user:\n\nT q\n/, runner);
+    assert.match(r.stdout, /\nchat \d+\nprov=0\n$/, runner);
+  }
+});
+
+Deno.test("R81-8: llm prov on a root chat it cannot read fails with exit 1, naming the file and why", async () => {
+  await using t = await setup();
+  writeFileSync(join(t.dir.path, "unread.chat"), "user: hi\n");
+  chmodSync(join(t.dir.path, "unread.chat"), 0o000);
+  using _socket = Deno.listen({ transport: "unix", path: join(t.dir.path, "sock.chat") });
+  // root reads anything: without the capabilities that let it, mode 000 is unreadable to it too
+  const drop = Deno.uid() === 0 ? "setpriv --bounding-set=-dac_override,-dac_read_search -- " : "";
+  for (const runner of Object.keys(RUNNERS)) {
+    const prefix = drop + RUNNERS[runner]!.map(quote).join(" ");
+    const r = await t.run(
+      runner,
+      `${prefix} llm prov unread.chat; echo "tree=$?"
+       ${prefix} llm prov unread.chat --json; echo "json=$?"
+       scout llm prov sock.chat; echo "socket=$?"`,
+    );
+    assert.equal(r.stdout, "tree=1\njson=1\nsocket=1\n", `${runner}: ${r.stderr}`);
+    assert.equal(
+      r.stderr,
+      'scout-ai: Permission denied: "unread.chat"\n'.repeat(2) +
+        'scout-ai: Cannot read "sock.chat": not a file, a pipe or a terminal\n',
+      runner,
+    );
+  }
+  assert.ok(existsSync(join(t.dir.path, "unread.chat")));
 });
