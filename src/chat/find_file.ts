@@ -6,7 +6,6 @@
  * @module
  */
 import { readdir, readFile, stat } from "node:fs/promises";
-import { statSync } from "node:fs";
 import { Buffer } from "node:buffer";
 import { dirname, join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
