@@ -10,6 +10,7 @@ import { json, scriptedStream } from "./http_replies.ts";
 import type { Piece } from "./protocol_parts.ts";
 import type { Replies } from "./provider_protocols.ts";
 import type { ScriptStep } from "./provider_server.ts";
+import { thinkingSignature } from "./thinking_rule.ts";
 
 /** The key pair the loopback Bedrock accepts (AWS's documentation example). */
 export const TEST_AWS = {
@@ -177,7 +178,11 @@ export function converseReplyOf(
   const chunks = Array.isArray(step.text) ? step.text : text ? [text] : [];
   const content: Record<string, unknown>[] = [];
   if (step.reasoning) {
-    content.push({ reasoningContent: { reasoningText: { text: step.reasoning } } });
+    const signature = thinkingSignature(step.reasoning);
+    content.push({ reasoningContent: { reasoningText: { text: step.reasoning, signature } } });
+  }
+  if (step.redactedThinking) {
+    content.push({ reasoningContent: { redactedContent: step.redactedThinking } });
   }
   if (text) content.push({ text });
   for (const c of step.toolCalls ?? []) {
@@ -212,10 +217,13 @@ export function converseReplyOf(
         }]);
       }
     } else if (b.reasoningContent) {
-      events.push(["contentBlockDelta", {
-        contentBlockIndex: i,
-        delta: { reasoningContent: { text: step.reasoning } },
-      }]);
+      const rc = b.reasoningContent as Record<string, Record<string, unknown>>;
+      const deltas = rc.reasoningText
+        ? [{ text: rc.reasoningText.text }, { signature: rc.reasoningText.signature }]
+        : [{ redactedContent: rc.redactedContent }];
+      for (const reasoningContent of deltas) {
+        events.push(["contentBlockDelta", { contentBlockIndex: i, delta: { reasoningContent } }]);
+      }
     } else {
       for (const t of chunks) {
         events.push(["contentBlockDelta", { contentBlockIndex: i, delta: { text: t } }]);

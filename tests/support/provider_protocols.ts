@@ -8,6 +8,18 @@
 import { argsObject, argsText, chunksOf, type Piece, usageFor } from "./protocol_parts.ts";
 import type { ScriptStep } from "./provider_server.ts";
 import { responsesEvents, responsesJson } from "./responses_protocol.ts";
+import { thinkingSignature } from "./thinking_rule.ts";
+
+/** A thinking block's stream deltas: its text in two parts, then its signature. */
+function thinkingDeltas(b: Record<string, unknown>): Record<string, unknown>[] {
+  const text = String(b.thinking);
+  const half = Math.floor(text.length / 2);
+  return [
+    { type: "thinking_delta", thinking: text.slice(0, half) },
+    { type: "thinking_delta", thinking: text.slice(half) },
+    { type: "signature_delta", signature: b.signature },
+  ];
+}
 
 /** Builds replies per protocol; keeps the Responses store and id counters. */
 export class Replies {
@@ -81,7 +93,11 @@ export class Replies {
     const model = String(body.model ?? "test");
     const content: Record<string, unknown>[] = [];
     if (step.reasoning) {
-      content.push({ type: "thinking", thinking: step.reasoning, signature: "sig" });
+      const signature = thinkingSignature(step.reasoning);
+      content.push({ type: "thinking", thinking: step.reasoning, signature });
+    }
+    if (step.redactedThinking) {
+      content.push({ type: "redacted_thinking", data: step.redactedThinking });
     }
     const text = chunksOf(step.text).join("");
     if (text) content.push({ type: "text", text });
@@ -116,7 +132,9 @@ export class Replies {
       const start = b.type === "text"
         ? { type: "text", text: "" }
         : b.type === "thinking"
-        ? { type: "thinking", thinking: "" }
+        ? { type: "thinking", thinking: "", signature: "" }
+        : b.type === "redacted_thinking"
+        ? b
         : { ...b, input: {} };
       pieces.push({
         event: "content_block_start",
@@ -131,15 +149,13 @@ export class Replies {
           });
         }
       } else if (b.type === "thinking") {
-        pieces.push({
-          event: "content_block_delta",
-          data: {
-            type: "content_block_delta",
-            index,
-            delta: { type: "thinking_delta", thinking: b.thinking },
-          },
-        });
-      } else {
+        for (const delta of thinkingDeltas(b)) {
+          pieces.push({
+            event: "content_block_delta",
+            data: { type: "content_block_delta", index, delta },
+          });
+        }
+      } else if (b.type === "tool_use") {
         const js = JSON.stringify(b.input);
         const half = Math.floor(js.length / 2);
         for (const part of [js.slice(0, half), js.slice(half)]) {

@@ -8,8 +8,10 @@
  * - OpenAI Responses `POST …/responses`, JSON or SSE events, remembering every
  *   response so `previous_response_id` must name a known one (400 otherwise);
  * - Anthropic Messages `POST …/messages`, JSON or SSE (`message_start` …
- *   `message_stop`, `tool_use` with `input_json_delta`); requires `x-api-key`
- *   and `anthropic-version`;
+ *   `message_stop`, `tool_use` with `input_json_delta`, signed `thinking`);
+ *   requires `x-api-key` and `anthropic-version`, and with `thinking` enabled
+ *   refuses a tool-use turn sent back without its thinking
+ *   (`thinking_rule.ts`; Bedrock's Anthropic models too);
  * - Ollama `POST /api/chat`, JSON or NDJSON.
  *
  * Replies come from a script (FIFO, one step per request) or a handler:
@@ -31,6 +33,7 @@ import {
   streamErrorPiece,
 } from "./protocol_parts.ts";
 import { Replies } from "./provider_protocols.ts";
+import { thinkingRuleViolation } from "./thinking_rule.ts";
 
 /** A tool call the scripted model makes. */
 export interface ScriptToolCall {
@@ -58,8 +61,13 @@ export interface ScriptStep {
   usage?: ScriptUsage | null;
   /** Response id (generated otherwise). */
   id?: string;
-  /** Reasoning text (Chat `reasoning_content`, Anthropic `thinking`, Responses summary). */
+  /**
+   * Reasoning text (Chat `reasoning_content`, Anthropic `thinking` and Converse
+   * `reasoningText`, both signed: `thinking_rule.ts`, Responses summary).
+   */
   reasoning?: string;
+  /** Anthropic and Converse: a redacted reasoning block (its `data`), after the reasoning. */
+  redactedThinking?: string;
   /** Extra raw output items appended to a Responses reply (e.g. `mcp_call`). */
   extraItems?: Record<string, unknown>[];
   /** Answer with this HTTP status and a protocol-shaped error body. */
@@ -253,6 +261,14 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
       receivedAt: performance.now(),
     };
     requests.push(rec);
+    // refused before a scripted reply is taken: the provider generates nothing
+    const refused = thinkingRuleViolation(protocol, body);
+    if (refused) {
+      const h: Record<string, string> = protocol === "converse"
+        ? { "x-amzn-errortype": "ValidationException" }
+        : {};
+      return json(400, errorBody(protocol, 400, refused), h);
+    }
     const step = queue.shift() ?? opts.fallback?.(rec) ??
       { status: 500, message: "Provider script exhausted: no reply scripted for this request" };
     if (step.delayMs) await sleep(step.delayMs);
