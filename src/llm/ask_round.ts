@@ -20,6 +20,7 @@ import type { AttemptOutput, LoopInput, RecordedRound, RoundState } from "./ask_
 import { nextMeta } from "./meta_record.ts";
 import { locateError } from "./error_location.ts";
 import { withRetries } from "./retry.ts";
+import { markThinking } from "./thinking.ts";
 import type { BackendRequest, QueryContext, ReplyItem, Truncation } from "./types.ts";
 
 function stampOf(m: Message): [string, string] | null {
@@ -80,9 +81,24 @@ async function runBatch(batch: ToolInvocation[], input: LoopInput): Promise<Mess
 }
 
 /**
+ * Gives the batch's `function_call` messages (one per call, in call order)
+ * the thinking blocks of their calls (`thinking.ts`).
+ */
+function markCalls(messages: Message[], calls: readonly ReplyItem[]): Message[] {
+  let k = 0;
+  for (const m of messages) {
+    if (m.role !== "function_call") continue;
+    const call = calls[k++];
+    if (call?.type === "call") markThinking(m, call.thinking);
+  }
+  return messages;
+}
+
+/**
  * Turns a reply's items into messages, running its local tool calls as one
- * batch in response order (texts and other items keep their place). An
- * interrupted batch's error carries the reply's messages up to and with
+ * batch in response order (texts and other items keep their place). Texts
+ * and calls carry their thinking blocks on their messages (`thinking.ts`).
+ * An interrupted batch's error carries the reply's messages up to and with
  * its pairs (see `interruptedBatch`).
  *
  * @param items the reply's items
@@ -102,19 +118,23 @@ export async function itemsToMessages(
       batch.push({ name: item.name, arguments: item.arguments, id: item.id });
       if (batch.length === calls.length) {
         out.push(
-          ...await runBatch(batch, input).catch((e) => {
-            const pairs = interruptedBatch(e);
-            if (pairs) interruptedBatch(e, [...out, ...pairs]);
-            throw e;
-          }),
+          ...markCalls(
+            await runBatch(batch, input).catch((e) => {
+              const pairs = interruptedBatch(e);
+              if (pairs) interruptedBatch(e, [...out, ...pairs]);
+              throw e;
+            }),
+            calls,
+          ),
         );
       }
       lastIsLocalCall = true;
       continue;
     }
     lastIsLocalCall = false;
-    if (item.type === "text") out.push({ role: "assistant", content: item.text });
-    else if (item.type === "message") out.push(item.message);
+    if (item.type === "text") {
+      out.push(markThinking({ role: "assistant", content: item.text }, item.thinking));
+    } else if (item.type === "message") out.push(item.message);
     else if (item.type === "hosted_call") {
       const ts = input.now().toISOString();
       out.push({ role: "function_call", content: functionCallContent(item) });

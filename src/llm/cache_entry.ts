@@ -46,7 +46,7 @@ export interface CachedRound {
   model: string;
   /** Which round of its ask it was (information only). */
   round: number;
-  /** The reply's items (texts, tool calls with their ids, messages). */
+  /** The reply's items (texts, tool calls with their ids and thinking blocks, messages). */
   items: ReplyItem[];
   /** The provider's response id (threading), when there was one. */
   id?: string;
@@ -62,10 +62,19 @@ const message = z.looseObject({ role: z.string(), content: z.unknown() });
 /** A tool call's name, arguments (any JSON, present) and the provider's call id. */
 const call = { name: z.string(), arguments: z.unknown(), id: z.string() };
 
+/** A `ThinkingBlock` (`types.ts`): what a request sends back, its other fields kept. */
+const thinkingBlock = z.discriminatedUnion("type", [
+  z.looseObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string() }),
+  z.looseObject({ type: z.literal("redacted_thinking"), data: z.string() }),
+]);
+
+/** The thinking blocks a text or a call carries (`thinking.ts`), if any. */
+const thinking = { thinking: z.array(thinkingBlock).optional() };
+
 /** One {@link ReplyItem}. */
 const replyItem = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("text"), text: z.string() }),
-  z.object({ type: z.literal("call"), ...call }),
+  z.object({ type: z.literal("text"), text: z.string(), ...thinking }),
+  z.object({ type: z.literal("call"), ...call, ...thinking }),
   z.object({ type: z.literal("hosted_call"), ...call, output: z.string() }),
   z.object({ type: z.literal("message"), message }),
 ]);

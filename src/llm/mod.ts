@@ -28,6 +28,7 @@ export type {
   ExtraSetting,
   QueryContext,
   ReplyItem,
+  ThinkingBlock,
   Truncation,
 } from "./types.ts";
 export { defaultSession, newSession, nextMeta } from "./meta_record.ts";

@@ -102,10 +102,24 @@ export interface QueryContext {
   warn?: (message: string) => void;
 }
 
-/** One item of a provider reply, in response order. */
+/**
+ * A signed reasoning block of a reply, kept verbatim to be sent back with it
+ * (Anthropic's form; Bedrock Converse's `reasoningContent` maps to it): a
+ * `thinking` block with its `signature`, or a `redacted_thinking` block with
+ * its encrypted `data`. Other fields the provider put on the block stay on it.
+ */
+export type ThinkingBlock =
+  | { type: "thinking"; thinking: string; signature: string; [field: string]: unknown }
+  | { type: "redacted_thinking"; data: string; [field: string]: unknown };
+
+/**
+ * One item of a provider reply, in response order. A text or a call may carry
+ * the {@link ThinkingBlock}s that came right before it in a reply with a tool
+ * call: they go back to the provider with it, in memory only (`thinking.ts`).
+ */
 export type ReplyItem =
-  | { type: "text"; text: string }
-  | { type: "call"; name: string; arguments: unknown; id: string }
+  | { type: "text"; text: string; thinking?: ThinkingBlock[] }
+  | { type: "call"; name: string; arguments: unknown; id: string; thinking?: ThinkingBlock[] }
   | { type: "hosted_call"; name: string; arguments: unknown; id: string; output: string }
   | { type: "message"; message: Message };
 

@@ -90,14 +90,29 @@ Deno.test("every entry of the recorded example society (what replay-check replay
 
 /** Any JSON, as a parsed entry holds it. */
 const json = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)));
+/** The thinking blocks a text or call may carry (R83-10). */
+const thinking = fc.array(
+  fc.oneof(
+    fc.record({
+      type: fc.constant("thinking" as const),
+      thinking: fc.string(),
+      signature: fc.string(),
+    }),
+    fc.record({ type: fc.constant("redacted_thinking" as const), data: fc.string() }),
+  ),
+  { maxLength: 3 },
+);
 const replyItem: fc.Arbitrary<ReplyItem> = fc.oneof(
-  fc.record({ type: fc.constant("text" as const), text: fc.string() }),
+  fc.record({ type: fc.constant("text" as const), text: fc.string(), thinking }, {
+    requiredKeys: ["type", "text"],
+  }),
   fc.record({
     type: fc.constant("call" as const),
     name: fc.string(),
     arguments: json,
     id: fc.string(),
-  }),
+    thinking,
+  }, { requiredKeys: ["type", "name", "arguments", "id"] }),
   fc.record({
     type: fc.constant("hosted_call" as const),
     name: fc.string(),
@@ -187,6 +202,16 @@ const BROKEN: [string, string, (e: Record<string, unknown>) => unknown][] = [
     "a text that is not a string",
     "items.0.text",
     (e) => ({ ...e, items: [{ type: "text", text: 5 }] }),
+  ],
+  [
+    "a call's thinking block without its signature",
+    "items.0.thinking.0.signature",
+    (e) => ({ ...e, items: [{ ...call(e), thinking: [{ type: "thinking", thinking: "t" }] }] }),
+  ],
+  [
+    "a text's thinking that is not a list",
+    "items.0.thinking",
+    (e) => ({ ...e, items: [{ type: "text", text: "x", thinking: "t" }] }),
   ],
   [
     "a hosted call without output",

@@ -4,6 +4,8 @@
  * JSON or SSE. Ruby defects fixed here: system messages go top-level, tool
  * results carry their content, `defaults` never reach `input_schema`,
  * `thinking` blocks become reasoning, `format` becomes a system instruction.
+ * The signed `thinking` / `redacted_thinking` blocks of a reply with a tool
+ * call go back with that assistant turn (`thinking.ts`; Ruby raised on them).
  *
  * @module
  */
@@ -14,7 +16,15 @@ import { replyObject, responseError } from "../errors.ts";
 import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
 import { postJson, readReply, requestSignal } from "../http.ts";
 import { SSE_STREAM } from "../stream_check.ts";
-import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
+import { placeThinking, thinkingOf } from "../thinking.ts";
+import type {
+  Backend,
+  BackendReply,
+  BackendRequest,
+  QueryContext,
+  ReplyItem,
+  ThinkingBlock,
+} from "../types.ts";
 import { assembleAnthropicStream } from "./anthropic_stream.ts";
 
 /** `anthropic-version` header value. */
@@ -35,6 +45,8 @@ function mediaBlock(kind: "image" | "pdf", ref: string): Block {
  * Formats messages: system texts joined by a blank line as top-level `system`;
  * calls as `tool_use` blocks, outputs as `tool_result` blocks; adjacent
  * messages of the same role merged into one (the API requires alternation).
+ * The thinking blocks a text or call message carries (`thinking.ts`) go
+ * right before its block, as they came.
  *
  * @param messages compiled messages
  * @returns `{system, messages}`
@@ -59,6 +71,7 @@ export function anthropicMessages(
       case "function_call": {
         const c = ids.get(i) as { name: string; arguments: unknown; id: string };
         const input = typeof c.arguments === "object" && c.arguments !== null ? c.arguments : {};
+        for (const b of thinkingOf(m) ?? []) push("assistant", { ...b });
         push("assistant", { type: "tool_use", id: c.id, name: c.name, input });
         break;
       }
@@ -72,6 +85,7 @@ export function anthropicMessages(
         push("user", mediaBlock(m.role, textContent(m.content).trim()));
         break;
       case "assistant":
+        for (const b of thinkingOf(m) ?? []) push("assistant", { ...b });
         push("assistant", { type: "text", text: textContent(m.content) });
         break;
       default:
@@ -144,6 +158,8 @@ export function anthropicBody(req: BackendRequest, model: string): Record<string
 /**
  * Processes a Messages reply: `text` → text, `tool_use` → call, `thinking` →
  * reasoning; server tool blocks skipped; unknown blocks skipped with a warning.
+ * In a reply with a call, each signed `thinking` and each `redacted_thinking`
+ * block is also kept, verbatim, on the text or call that follows it.
  *
  * @param raw the message object
  * @param warn warning sink
@@ -159,7 +175,7 @@ export function anthropicReply(raw: unknown, warn?: (m: string) => void): Backen
     );
   }
   if (!Array.isArray(r.content)) throw responseError("anthropic", "sent a reply without content");
-  const items: ReplyItem[] = [];
+  const items: (ReplyItem | ThinkingBlock)[] = [];
   const reasoning: string[] = [];
   for (const b of r.content as Block[]) {
     switch (b?.type) {
@@ -176,8 +192,12 @@ export function anthropicReply(raw: unknown, warn?: (m: string) => void): Backen
         break;
       case "thinking":
         if (typeof b.thinking === "string") reasoning.push(b.thinking);
+        // sent back verbatim with the turn's tool call (a block without its signature cannot be)
+        if (typeof b.signature === "string") items.push({ ...b } as ThinkingBlock);
         break;
       case "redacted_thinking":
+        if (typeof b.data === "string") items.push({ ...b } as ThinkingBlock);
+        break;
       case "server_tool_use":
       case "web_search_tool_result":
       case "web_search_call":
@@ -186,7 +206,7 @@ export function anthropicReply(raw: unknown, warn?: (m: string) => void): Backen
         warn?.(`Skipping unknown Anthropic content block "${String(b?.type)}"`);
     }
   }
-  const reply: BackendReply = { items };
+  const reply: BackendReply = { items: placeThinking(items) };
   if (typeof r.id === "string") reply.id = r.id;
   if (r.usage) reply.usage = r.usage;
   if (reasoning.length) reply.reasoning = reasoning.join(" ");

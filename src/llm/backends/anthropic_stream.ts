@@ -39,7 +39,10 @@ function parseStreamEvent(ev: SseEvent): Record<string, unknown> | null {
   }
 }
 
-/** `content_block_delta`: text (passed on), tool input JSON or thinking added to its block. */
+/**
+ * `content_block_delta`: text (passed on), tool input JSON, thinking or its
+ * signature added to its block.
+ */
 function applyBlockDelta(state: StreamState, data: Record<string, unknown>): void {
   const i = data.index as number;
   const b = state.blocks[i] ??= { type: "text", text: "" };
@@ -51,6 +54,9 @@ function applyBlockDelta(state: StreamState, data: Record<string, unknown>): voi
     state.partialJson.set(i, (state.partialJson.get(i) ?? "") + String(d.partial_json));
   } else if (d.type === "thinking_delta") {
     b.thinking = String(b.thinking ?? "") + String(d.thinking);
+  } else if (d.type === "signature_delta") {
+    // the thinking block's signature, sent whole before the block stops
+    b.signature = String(d.signature);
   }
 }
 

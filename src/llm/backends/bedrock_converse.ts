@@ -9,7 +9,8 @@
  */
 import { ScoutError } from "../../errors.ts";
 import { replyObject, responseError } from "../errors.ts";
-import type { BackendReply, BackendRequest, ReplyItem } from "../types.ts";
+import { placeThinking } from "../thinking.ts";
+import type { BackendReply, BackendRequest, ReplyItem, ThinkingBlock } from "../types.ts";
 import { anthropicMessages, anthropicTools, formatInstruction } from "./anthropic.ts";
 import type { EventStreamMessage } from "./aws_eventstream.ts";
 
@@ -31,6 +32,10 @@ function converseBlock(b: Block, index: number): Block {
       return { toolUse: { toolUseId: b.id, name: b.name, input: b.input } };
     case "tool_result":
       return { toolResult: { toolUseId: b.tool_use_id, content: [{ text: String(b.content) }] } };
+    case "thinking":
+      return { reasoningContent: { reasoningText: { text: b.thinking, signature: b.signature } } };
+    case "redacted_thinking":
+      return { reasoningContent: { redactedContent: b.data } };
     case "image":
     case "document": {
       const src = b.source as Record<string, unknown>;
@@ -118,8 +123,28 @@ function usageOf(u: unknown): Record<string, unknown> | undefined {
 }
 
 /**
+ * A `reasoningContent` block: its text added to `reasoning`; as a
+ * {@link ThinkingBlock} when it can go back (a signed text, as Anthropic
+ * models sign theirs, or a redacted one), else null.
+ */
+function reasoningBlock(rc: Block, reasoning: string[]): ThinkingBlock | null {
+  const rt = rc.reasoningText as Block | undefined;
+  if (typeof rt?.text === "string") {
+    reasoning.push(rt.text);
+    if (typeof rt.signature === "string") {
+      return { type: "thinking", thinking: rt.text, signature: rt.signature };
+    }
+  }
+  if (typeof rc.redactedContent === "string") {
+    return { type: "redacted_thinking", data: rc.redactedContent };
+  }
+  return null;
+}
+
+/**
  * Processes a Converse reply (`output.message.content`: `text`, `toolUse`,
- * `reasoningContent`).
+ * `reasoningContent`). In a reply with a call, signed and redacted reasoning
+ * goes back with the turn, as Anthropic's thinking blocks do (`thinking.ts`).
  *
  * @param raw the reply object
  * @param warn warning sink
@@ -133,7 +158,7 @@ export function converseReply(raw: unknown, warn?: (m: string) => void): Backend
   if (!message || !Array.isArray(message.content)) {
     throw responseError("bedrock", "sent a Converse reply without output.message.content");
   }
-  const items: ReplyItem[] = [];
+  const items: (ReplyItem | ThinkingBlock)[] = [];
   const reasoning: string[] = [];
   for (const b of message.content as Block[]) {
     if (typeof b.text === "string") {
@@ -147,15 +172,13 @@ export function converseReply(raw: unknown, warn?: (m: string) => void): Backend
         id: String(t.toolUseId),
       });
     } else if (b.reasoningContent) {
-      const rt = (b.reasoningContent as Record<string, unknown>).reasoningText as
-        | Record<string, unknown>
-        | undefined;
-      if (typeof rt?.text === "string") reasoning.push(rt.text);
+      const block = reasoningBlock(b.reasoningContent as Block, reasoning);
+      if (block) items.push(block);
     } else {
       warn?.(`Skipping unknown Converse content block ${Object.keys(b).join(",")}`);
     }
   }
-  const reply: BackendReply = { items };
+  const reply: BackendReply = { items: placeThinking(items) };
   const usage = usageOf(r.usage);
   if (usage) reply.usage = usage;
   if (reasoning.length) reply.reasoning = reasoning.join(" ");
@@ -177,7 +200,10 @@ interface ConverseStreamState {
   onDelta: ((text: string) => void) | undefined;
 }
 
-/** `contentBlockDelta`: text (passed on), tool input JSON or reasoning added to block `i`. */
+/**
+ * `contentBlockDelta`: text (passed on), tool input JSON, or reasoning (its
+ * text, signature or redacted content) added to block `i`.
+ */
 function applyBlockDelta(state: ConverseStreamState, i: number, d: Record<string, unknown>): void {
   if (typeof d.text === "string") {
     const b = state.blocks[i] ??= { text: "" };
@@ -187,9 +213,16 @@ function applyBlockDelta(state: ConverseStreamState, i: number, d: Record<string
     const part = String((d.toolUse as Record<string, unknown>).input ?? "");
     state.toolInput.set(i, (state.toolInput.get(i) ?? "") + part);
   } else if (d.reasoningContent) {
-    const b = state.blocks[i] ??= { reasoningContent: { reasoningText: { text: "" } } };
-    const rt = (b.reasoningContent as Record<string, Record<string, string>>).reasoningText!;
-    rt.text += String((d.reasoningContent as Record<string, unknown>).text ?? "");
+    const rd = d.reasoningContent as Block;
+    const b = state.blocks[i] ??= { reasoningContent: {} };
+    const rc = b.reasoningContent as Block;
+    if (typeof rd.redactedContent === "string") {
+      rc.redactedContent = String(rc.redactedContent ?? "") + rd.redactedContent;
+      return;
+    }
+    const rt = (rc.reasoningText ??= { text: "" }) as Block;
+    if (typeof rd.text === "string") rt.text = String(rt.text) + rd.text;
+    if (typeof rd.signature === "string") rt.signature = rd.signature;
   }
 }
 
