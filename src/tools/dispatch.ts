@@ -195,29 +195,7 @@ export async function runToolCalls(
   const outputs: Message[][] = new Array(calls.length);
   const waiting: { i: number; start: string; agent: object }[] = [];
   const finish = (i: number, start: string, result: ToolOutput & { content: string }) => {
-    const call = calls[i]!;
-    const out = guardLength(result, {
-      name: call.name,
-      id: call.id,
-      arguments: call.arguments,
-      max,
-    });
-    const env: OutputEnvelope = {
-      name: call.name,
-      content: out.content,
-      id: call.id,
-      start_timestamp: start,
-      timestamp: now().toISOString(),
-    };
-    if (out.error !== undefined) env.error = out.error;
-    if (out.stack !== undefined) env.stack = out.stack;
-    if (out.agent_meta !== undefined) env.agent_meta = out.agent_meta;
-    if (out.conversation !== undefined) env.conversation = out.conversation;
-    if (out.step !== undefined) env.step = out.step;
-    outputs[i] = [
-      { role: "function_call", content: functionCallContent(call) },
-      { role: "function_call_output", content: envelopeContent(env) },
-    ];
+    outputs[i] = outputPair(calls[i]!, start, result, { now, max });
   };
   const signal = opts.signal;
   const runOne = async (i: number) => {
@@ -232,6 +210,54 @@ export async function runToolCalls(
     else if ("pending" in out) waiting.push({ i, start, agent: out.pending });
     else finish(i, start, out);
   };
+  await runScheduled(calls, opts, runOne);
+  if (waiting.length) await runWaiting(waiting.sort((a, b) => a.i - b.i), opts, finish);
+  // the ask was interrupted: the pairs so far, interrupted calls included, go with the abort
+  if (signal?.aborted) throw interruptError(signal, outputs.flat());
+  return outputs.flat();
+}
+
+/** A call and its output envelope: the pair of messages a finished call adds. */
+function outputPair(
+  call: ToolInvocation,
+  start: string,
+  result: ToolOutput & { content: string },
+  at: { now: () => Date; max: number },
+): Message[] {
+  const out = guardLength(result, {
+    name: call.name,
+    id: call.id,
+    arguments: call.arguments,
+    max: at.max,
+  });
+  const env: OutputEnvelope = {
+    name: call.name,
+    content: out.content,
+    id: call.id,
+    start_timestamp: start,
+    timestamp: at.now().toISOString(),
+  };
+  if (out.error !== undefined) env.error = out.error;
+  if (out.stack !== undefined) env.stack = out.stack;
+  if (out.agent_meta !== undefined) env.agent_meta = out.agent_meta;
+  if (out.conversation !== undefined) env.conversation = out.conversation;
+  if (out.step !== undefined) env.step = out.step;
+  return [
+    { role: "function_call", content: functionCallContent(call) },
+    { role: "function_call_output", content: envelopeContent(env) },
+  ];
+}
+
+/**
+ * Runs every call with `runOne`: `concurrency` at a time when above 1; else
+ * in order, one at a time — except tools marked concurrent (workflow jobs),
+ * which start at once and are awaited together at the end of the batch.
+ */
+async function runScheduled(
+  calls: ToolInvocation[],
+  opts: RunToolCallsOptions,
+  runOne: (i: number) => Promise<void>,
+): Promise<void> {
   const limit = Math.max(1, Math.floor(opts.concurrency ?? 1));
   if (limit > 1) {
     let next = 0;
@@ -239,24 +265,18 @@ export async function runToolCalls(
       while (next < calls.length) await runOne(next++);
     };
     await Promise.all(Array.from({ length: Math.min(limit, calls.length) }, worker));
-  } else {
-    // In order, one at a time — except tools marked concurrent (workflow jobs),
-    // which start at once and are awaited together at the end of the batch.
-    const background: Promise<void>[] = [];
-    try {
-      for (let i = 0; i < calls.length; i++) {
-        if (opts.registry.get(calls[i]!.name)?.concurrent) background.push(runOne(i));
-        else await runOne(i);
-      }
-    } finally {
-      await Promise.allSettled(background);
-    }
-    await Promise.all(background);
+    return;
   }
-  if (waiting.length) await runWaiting(waiting.sort((a, b) => a.i - b.i), opts, finish);
-  // the ask was interrupted: the pairs so far, interrupted calls included, go with the abort
-  if (signal?.aborted) throw interruptError(signal, outputs.flat());
-  return outputs.flat();
+  const background: Promise<void>[] = [];
+  try {
+    for (let i = 0; i < calls.length; i++) {
+      if (opts.registry.get(calls[i]!.name)?.concurrent) background.push(runOne(i));
+      else await runOne(i);
+    }
+  } finally {
+    await Promise.allSettled(background);
+  }
+  await Promise.all(background);
 }
 
 async function runWaiting(

@@ -1,0 +1,220 @@
+/**
+ * Atomic writes (temp file beside the target, flushed, renamed over it),
+ * shared by every layer: results, info files, saved chats. A file's mode and
+ * owner are kept; a path that is not a regular file (a pipe, a device) is
+ * refused. Node built-ins only, so the code runs under Deno and in the Bun
+ * binary.
+ *
+ * @module
+ */
+import {
+  closeSync,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  fsync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeFile,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { ScoutError } from "../errors.ts";
+
+/**
+ * At most this many bytes of a file's name go into its temp file's name:
+ * with the dot, the pid, the random part and `.tmp` (at most 22 bytes more)
+ * the temp name of any legal name stays within NAME_MAX (255 bytes).
+ */
+const TEMP_NAME_BYTES = 200;
+
+/**
+ * A fresh temp file's path beside `path`: `.<name>.<pid>.<hex>.tmp`, the
+ * name cut to {@link TEMP_NAME_BYTES} UTF-8 bytes (at a character's start),
+ * so a file whose own name is near the limit can still be written.
+ *
+ * @param path the file a temp file is for
+ * @returns the temp file's path
+ */
+export function tempPathFor(path: string): string {
+  const name = clipUtf8(basename(path), TEMP_NAME_BYTES);
+  return join(dirname(path), `.${name}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+}
+
+/** The longest start of `s` that is at most `max` bytes in UTF-8, cut between characters. */
+function clipUtf8(s: string, max: number): string {
+  if (s.length * 3 <= max) return s; // a UTF-16 unit is at most 3 bytes
+  const bytes = utf8.encode(s);
+  if (bytes.length <= max) return s;
+  let end = max;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // not inside a character
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
+
+/** What a replaced regular file's successor keeps: its permission bits, owner and group. */
+interface Kept {
+  mode: number;
+  uid: number;
+  gid: number;
+}
+
+/**
+ * What a write of `path` keeps: a regular file replaced keeps its
+ * read/write/execute bits (a private chat stays private; not setuid, setgid
+ * or sticky), and its owner and group where this process may give them (root
+ * keeps both; a user keeps a group they belong to, as in a shared project
+ * directory). Null for a new file (the umask's default, the directory's
+ * group rules) and for a symbolic link, which is replaced by the file, as
+ * before — a caller that writes through links (a user's `-o` chat, a saved
+ * chat, `llm prov --html`) resolves them itself (`in_place.ts`).
+ *
+ * @throws Error for a pipe, a device or a socket, or a link to one: never
+ *   replaced (a file renamed over `/dev/stdout` would replace the system's link)
+ */
+function kept(path: string): Kept | null {
+  let st: Stats;
+  try {
+    st = lstatSync(path);
+    if (st.isFile()) return { mode: st.mode & 0o777, uid: st.uid, gid: st.gid };
+    if (st.isSymbolicLink()) st = statSync(path);
+  } catch {
+    return null; // nothing there, or a link to nothing
+  }
+  if (st.isFile() || st.isDirectory()) return null;
+  throw new Error("not a regular file (a pipe, a device or a socket is never replaced)");
+}
+
+/**
+ * Gives the temp file the replaced file's owner and group, as far as allowed:
+ * best effort — a refusal (EPERM for a user; EINVAL for an id not mapped in a
+ * user namespace, a rootless container) leaves the temp file as it was made.
+ */
+function keepOwner(fd: number, k: Kept): void {
+  const now = fstatSync(fd); // as made: this user, and its group or a setgid directory's
+  if (now.uid === k.uid && now.gid === k.gid) return; // the usual case
+  try {
+    fchownSync(fd, k.uid, k.gid);
+  } catch {
+    try {
+      if (now.gid !== k.gid) fchownSync(fd, -1, k.gid); // not the owner: the group, if this user is in it
+    } catch {
+      // kept as made
+    }
+  }
+}
+
+/**
+ * Writes `data` to `path` atomically: a temp file in the same directory,
+ * flushed, then renamed over `path`. Readers see the old content or the new,
+ * never a partial file. Creates missing parent directories. A replaced
+ * regular file keeps its permission bits, and its owner and group where
+ * this process may give them. A symbolic link is replaced by the file; a
+ * pipe, a device or a socket, or a link to one, is never replaced (an `io`
+ * error): a file the user named goes through `in_place.ts`.
+ *
+ * Up to 1 MiB (`SYNC_WRITE_LIMIT`) the small steps are synchronous and
+ * only the flush waits off the main thread: each asynchronous file call is a
+ * hop to the I/O pool, and the six a save made cost ~0.3 ms more per saved
+ * chat (design-notes, "Agents bench"). Bigger data is written asynchronously,
+ * so a large result does not hold up the event loop (other jobs, timers).
+ *
+ * @param path destination
+ * @param data text (written as UTF-8) or bytes
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const tmp = tempPathFor(path);
+  try {
+    const fd = openTemp(tmp, path, kept(path));
+    try {
+      if (data.length <= SYNC_WRITE_LIMIT) writeAllSync(fd, data);
+      else await new Promise<void>((ok, fail) => writeFile(fd, data, (e) => e ? fail(e) : ok()));
+      await new Promise<void>((ok, fail) => fsync(fd, (e) => e ? fail(e) : ok()));
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    throw failedWrite(path, tmp, e);
+  }
+}
+
+/**
+ * Synchronous {@link writeFileAtomic}, for exit handlers and signal paths.
+ *
+ * @param path destination
+ * @param data text or bytes
+ */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array): void {
+  const tmp = tempPathFor(path);
+  try {
+    const fd = openTemp(tmp, path, kept(path));
+    try {
+      writeAllSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    throw failedWrite(path, tmp, e);
+  }
+}
+
+/** Length (string units or bytes) up to which {@link writeFileAtomic} writes synchronously. */
+const SYNC_WRITE_LIMIT = 1 << 20;
+
+/** Opens `tmp` for writing (with what it keeps of `path`), making `path`'s directory when missing. */
+function openTemp(tmp: string, path: string, keep: Kept | null): number {
+  let fd: number;
+  try {
+    fd = openSync(tmp, "w");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    mkdirSync(dirname(path), { recursive: true });
+    fd = openSync(tmp, "w");
+  }
+  if (keep !== null) {
+    try {
+      keepOwner(fd, keep); // before the mode: a change of owner may clear mode bits
+      fchmodSync(fd, keep.mode);
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+  }
+  return fd;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * Writes all of `data` (text as UTF-8) into `fd` from the file's start,
+ * whatever its current offset.
+ *
+ * @param fd an open file
+ * @param data text or bytes
+ * @returns the number of bytes written
+ */
+export function writeAllSync(fd: number, data: string | Uint8Array): number {
+  const bytes = typeof data === "string" ? utf8.encode(data) : data;
+  for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at, at);
+  return bytes.length;
+}
+
+/** The error of a failed atomic write, its temp file removed. */
+function failedWrite(path: string, tmp: string, e: unknown): ScoutError {
+  try {
+    rmSync(tmp, { force: true });
+  } catch { /* the temp file may not exist */ }
+  return new ScoutError("io", `Cannot write "${path}": ${(e as Error).message}`, {
+    file: path,
+    cause: e,
+  });
+}
