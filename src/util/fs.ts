@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { existsSync, rmSync, type Stats, statSync, unlinkSync } from "node:fs";
+import { existsSync, type Stats, statSync, unlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isScoutError, ScoutError } from "../errors.ts";
 
