@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { parseDocument, stringify } from "yaml";
+import { isMap, isScalar, parseDocument, stringify } from "yaml";
 import type { Scalar, ScalarTag, Tags } from "yaml";
 
 const TRUE = /^(?:yes|true|on)$/i;
@@ -160,4 +160,49 @@ export function parseRubyYaml(text: string): unknown {
  */
 export function stringifyRubyYaml(value: unknown): string {
   return stringify(value, RUBY_YAML_OPTIONS);
+}
+
+/** YAML text parsed as {@link parseRubyYaml} does, and where each of its keys is. */
+export interface RubyYamlWithLines {
+  /** The value (`undefined`/`null` for an empty document). */
+  value: unknown;
+  /**
+   * The 1-based line of the key at `path` (a list of mapping keys from the
+   * top), or of the value when the last step is not a mapping key; undefined
+   * when the path is not in the document.
+   */
+  lineOf(path: readonly string[]): number | undefined;
+}
+
+/**
+ * Parses YAML text as {@link parseRubyYaml} and keeps the document, so an
+ * error about a value can name its line.
+ *
+ * @param text the YAML text
+ * @returns the value and a line lookup
+ * @throws the `yaml` package's `YAMLParseError` on a syntax error (see `yamlErrorParts`)
+ *
+ * @example
+ * ```ts
+ * import { parseRubyYamlWithLines } from "./ruby_yaml.ts";
+ * parseRubyYamlWithLines("a:\n  b: 1\n").lineOf(["a", "b"]); // 2
+ * ```
+ */
+export function parseRubyYamlWithLines(text: string): RubyYamlWithLines {
+  const doc = parseDocument(text, RUBY_YAML_OPTIONS);
+  if (doc.errors.length) throw doc.errors[0];
+  const lineAt = (offset: number) => text.slice(0, offset).split("\n").length;
+  return {
+    value: doc.toJS(),
+    lineOf(path) {
+      if (path.length === 0) return undefined;
+      const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
+      if (!isMap(parent)) return undefined;
+      const last = path[path.length - 1];
+      // the last pair of that key: duplicate keys are allowed and the last one wins
+      const pair = parent.items.findLast((p) => isScalar(p.key) && String(p.key.value) === last);
+      const at = (pair?.key as Scalar | undefined)?.range?.[0];
+      return at === undefined ? undefined : lineAt(at);
+    },
+  };
 }

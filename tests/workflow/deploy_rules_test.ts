@@ -88,8 +88,8 @@ Deno.test("rules: time spans in SLURM form; combined resources sum time and take
 Deno.test("rules: bad values are one clear error naming the file", async () => {
   for (
     const [text, msg] of [
-      ["defaults: { time: soon }", /Time "soon" is not a time span/],
-      ["defaults: { cpus: 0 }", /cpus "0" must be a whole number/],
+      ["defaults: { time: soon }", /^Deploy rules defaults\.time: Time "soon" is not a time span/],
+      ["defaults: { cpus: 0 }", /^Deploy rules defaults\.cpus: "0" must be a whole number/],
       ["- a\n- b", /must be a mapping/],
       ["chains: { x: { tasks: W#a } }", /needs at least two tasks/],
       ['chains: { x: { tasks: "a, b" } }', /task "a" needs a workflow/],
@@ -98,10 +98,59 @@ Deno.test("rules: bad values are one clear error naming the file", async () => {
     await assert.rejects(parseRules(text, "r.yaml"), (e) => {
       assert.ok(isScoutError(e, "deploy_rules"));
       assert.match(e.message, msg);
-      assert.match(e.message, /\(r\.yaml\)$/);
+      assert.equal(e.file, "r.yaml");
       return true;
     });
   }
+});
+
+Deno.test("rules: a typo'd key, a word for a number, a bad size or boolean fail naming the key's path and line (R79-4, R79-14)", async () => {
+  const typo = "Baking:\n  defaults: { partition: main }\n  cake:\n    cpus: 2\n";
+  for (
+    const [text, msg, line] of [
+      [
+        typo + "    cpu: 4\n",
+        /^Deploy rules Baking\.cake\.cpu: Unknown key \(did you mean "cpus"\?\)/,
+        5,
+      ],
+      [
+        typo + "    nodes: two\n",
+        /^Deploy rules Baking\.cake\.nodes: "two" must be a whole number/,
+        5,
+      ],
+      [typo + "    mem: lots\n", /^Deploy rules Baking\.cake\.mem: "lots" is not a memory size/, 5],
+      [
+        typo + "    exclusive: 'maybe'\n",
+        /^Deploy rules Baking\.cake\.exclusive: "maybe" must be true or false/,
+        5,
+      ],
+      [
+        typo + "    partition: [a, b]\n",
+        /^Deploy rules Baking\.cake\.partition: Must be one value/,
+        5,
+      ],
+      ["defaults:\n  cpus: -1\n", /^Deploy rules defaults\.cpus: "-1" must be a whole number/, 2],
+      ["Baking:\n  time: 1h\n", /^Deploy rules Baking\.time: .*goes under Baking\.defaults$/, 2],
+    ] as const
+  ) {
+    await assert.rejects(parseRules(text, "r.yaml"), (e) => {
+      assert.ok(isScoutError(e, "deploy_rules"), String(e));
+      assert.match(e.message, msg);
+      assert.deepEqual([e.file, e.line], ["r.yaml", line], text);
+      return true;
+    });
+  }
+  // Scout's own keys load (a file shared with the Ruby Scout); a quoted "yes", a node range and
+  // a size as a number are understood
+  const shared = await parseRules(
+    "Baking:\n  cake: { exclusive: 'yes', nodes: 2-4, mem: 2048, log: 3, skip: true, config_keys: x }\n",
+    "r.yaml",
+  );
+  assert.deepEqual(taskResources(shared, "Baking", "cake"), {
+    exclusive: true,
+    nodes: "2-4",
+    mem: "2048",
+  });
 });
 
 Deno.test("rules: a YAML syntax error names the file and line, the problem on one line", async () => {

@@ -14,56 +14,26 @@
  *
  * A task's rules: its own keys, then its workflow's `defaults`, then the
  * top `defaults` (the first that sets a key wins). A chain's batch job takes
- * the largest `cpus` and the sum of the `time`s of its jobs.
+ * the largest `cpus` and the sum of the `time`s of its jobs. Every rule set
+ * is checked when the file is read (`rules_values.ts`), so a typo fails
+ * before anything is submitted, naming the key's path and line.
  *
  * @module
  */
 import { readFileSync } from "node:fs";
 import { ScoutError } from "../../errors.ts";
 import { yamlErrorParts } from "../../util/yaml_error.ts";
+import {
+  checkKeys,
+  type JobResources,
+  RESOURCE_KEYS,
+  resourcesOf,
+  ruleError,
+  type RuleSite,
+} from "./rules_values.ts";
 
-/** The resource keys a rule may set (others, such as Scout's `log`, are kept and ignored). */
-export const RESOURCE_KEYS = [
-  "time",
-  "cpus",
-  "task_cpus",
-  "mem",
-  "mem_per_cpu",
-  "partition",
-  "account",
-  "qos",
-  "queue",
-  "gres",
-  "constraints",
-  "exclusive",
-  "nodes",
-] as const;
-
-/** Resources of one job (or one chain), as merged from the rules. */
-export interface JobResources {
-  /** Wall time, SLURM format (`D-HH:MM:SS` / `HH:MM:SS`). */
-  time?: string;
-  /** CPUs per task. */
-  cpus?: number;
-  /** Memory per node (`2G`, `500M`). */
-  mem?: string;
-  /** Memory per CPU. */
-  mem_per_cpu?: string;
-  /** Partition. */
-  partition?: string;
-  /** Account. */
-  account?: string;
-  /** Quality of service (`queue` is an alias, as in Scout). */
-  qos?: string;
-  /** Generic resources (`gpu:1`). */
-  gres?: string;
-  /** Node features (`--constraint`). */
-  constraints?: string;
-  /** Whole node. */
-  exclusive?: boolean;
-  /** Node count. */
-  nodes?: number;
-}
+export { RESOURCE_KEYS, SCOUT_ONLY_KEYS } from "./rules_values.ts";
+export type { JobResources } from "./rules_values.ts";
 
 /** A chain: tasks (`Workflow#task`) whose jobs run in one batch job. */
 export interface ChainRule {
@@ -90,10 +60,9 @@ function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** An error about the rules file as a whole (the CLI adds `(file)`). */
 function bad(file: string | undefined, message: string): ScoutError {
-  return new ScoutError("deploy_rules", `${message}${file ? ` (${file})` : ""}`, {
-    ...(file !== undefined ? { file } : {}),
-  });
+  return new ScoutError("deploy_rules", message, { ...(file !== undefined ? { file } : {}) });
 }
 
 /**
@@ -138,10 +107,14 @@ function seconds(t: string): number {
   return Number(dPart) * 86400 + parts[0]! * 3600 + parts[1]! * 60 + parts[2]!;
 }
 
-function parseChains(raw: Record<string, unknown>, file?: string): ChainRule[] {
+function parseChains(raw: Record<string, unknown>, site: RuleSite): ChainRule[] {
   const out: ChainRule[] = [];
-  const add = (name: string, spec: unknown, wfDefault?: string) => {
-    if (!isMap(spec)) throw bad(file, `Chain "${name}" must be a mapping with "tasks"`);
+  const add = (path: string[], spec: unknown, wfDefault?: string) => {
+    const at = { ...site, path };
+    const name = path.at(-1)!;
+    if (!isMap(spec)) {
+      throw ruleError(at, undefined, `Chain "${name}" must be a mapping with "tasks"`);
+    }
     const wf = typeof spec.workflow === "string" ? spec.workflow : wfDefault;
     const list = Array.isArray(spec.tasks)
       ? spec.tasks.map(String)
@@ -151,38 +124,81 @@ function parseChains(raw: Record<string, unknown>, file?: string): ChainRule[] {
       const [a, b] = t.trim().split("#");
       if (b !== undefined && b !== "") tasks.add(`${a}#${b}`);
       else if (wf !== undefined) tasks.add(`${wf}#${a}`);
-      else {throw bad(
-          file,
+      else {
+        throw ruleError(
+          at,
+          "tasks",
           `Chain "${name}": task "${t}" needs a workflow (Workflow#task or workflow:)`,
-        );}
+        );
+      }
     }
-    if (tasks.size < 2) throw bad(file, `Chain "${name}" needs at least two tasks`);
+    if (tasks.size < 2) throw ruleError(at, "tasks", `Chain "${name}" needs at least two tasks`);
     out.push({ name, tasks });
   };
   if (raw.chains !== undefined) {
-    if (!isMap(raw.chains)) throw bad(file, `"chains" must be a mapping of chain names`);
-    for (const [n, spec] of Object.entries(raw.chains)) add(n, spec);
+    if (!isMap(raw.chains)) {
+      throw ruleError(site, "chains", `"chains" must be a mapping of chain names`);
+    }
+    for (const [n, spec] of Object.entries(raw.chains)) add(["chains", n], spec);
   }
   for (const [wf, v] of Object.entries(raw)) {
     if (wf === "chains" || wf === "defaults" || !isMap(v) || !isMap(v.chains)) continue;
-    for (const [n, spec] of Object.entries(v.chains)) add(n, spec, wf);
+    for (const [n, spec] of Object.entries(v.chains)) add([wf, "chains", n], spec, wf);
   }
   return out;
 }
 
+/** Top-level keys that are not workflows (Scout's `default_resources` is accepted and ignored). */
+const TOP_KEYS = new Set(["defaults", "chains", "default_resources"]);
+
+/** One rule set (`defaults`, a workflow's `defaults`, a task's), keys and values checked. */
+function checkSet(r: unknown, site: RuleSite): void {
+  if (r === null || r === undefined) return;
+  if (!isMap(r)) {
+    const [wf, key] = site.path;
+    const hint = key !== undefined && key !== "defaults" &&
+        (RESOURCE_KEYS as readonly string[]).includes(key)
+      ? `; "${key}" here is a task name, a rule for all of ${wf}'s tasks goes under ${wf}.defaults`
+      : "";
+    throw ruleError(site, undefined, `Must be a mapping of rule keys (time, cpus, mem…)${hint}`);
+  }
+  checkKeys(r, site);
+  resourcesOf(r, site, (v) => slurmTime(v, site.file));
+}
+
+/** Every rule set of the rules, so a typo fails before anything is submitted. */
+function checkRules(raw: Record<string, unknown>, site: RuleSite): void {
+  checkSet(raw.defaults, { ...site, path: ["defaults"] });
+  for (const [wf, v] of Object.entries(raw)) {
+    if (TOP_KEYS.has(wf) || v === null) continue;
+    if (!isMap(v)) {
+      throw ruleError(
+        { ...site, path: [wf] },
+        undefined,
+        "Must be a mapping: a workflow's tasks (and its defaults, chains)",
+      );
+    }
+    for (const [k, r] of Object.entries(v)) {
+      if (k !== "chains") checkSet(r, { ...site, path: [wf, k] });
+    }
+  }
+}
+
 /**
- * Parses rules text (YAML or JSON).
+ * Parses rules text (YAML or JSON). Every rule set is checked: a key that
+ * is neither a resource nor one of Scout's, or a value of the wrong kind,
+ * is an error naming the file, the key's path and its line.
  *
  * @param text the file's text
  * @param file its path (for messages)
  * @returns the rules
- * @throws ScoutError `deploy_rules` on a syntax error or a wrong value
+ * @throws ScoutError `deploy_rules` on a syntax error or a wrong key or value
  */
 export async function parseRules(text: string, file?: string): Promise<DeployRules> {
-  const { parseRubyYaml } = await import("../../util/ruby_yaml.ts");
-  let raw: unknown;
+  const { parseRubyYamlWithLines } = await import("../../util/ruby_yaml.ts");
+  let parsed;
   try {
-    raw = parseRubyYaml(text);
+    parsed = parseRubyYamlWithLines(text);
   } catch (e) {
     const { text: what, line } = yamlErrorParts(e);
     throw new ScoutError("deploy_rules", `Cannot parse deploy rules: ${what}`, {
@@ -190,17 +206,15 @@ export async function parseRules(text: string, file?: string): Promise<DeployRul
       ...(line !== undefined ? { line } : {}),
     });
   }
-  if (raw === null || raw === undefined) raw = {};
+  const raw = parsed.value ?? {};
   if (!isMap(raw)) throw bad(file, "Deploy rules must be a mapping (defaults, workflows, chains)");
-  const rules: DeployRules = { raw, chains: parseChains(raw, file), ...(file ? { file } : {}) };
-  // Validate every rule set now, so a typo fails before anything is submitted.
-  const check = (r: unknown) => isMap(r) && resourcesOf(r, file);
-  check(raw.defaults);
-  for (const [wf, v] of Object.entries(raw)) {
-    if (wf === "chains" || wf === "defaults" || !isMap(v)) continue;
-    for (const [k, r] of Object.entries(v)) if (k !== "chains") check(r);
-  }
-  return rules;
+  const site: RuleSite = {
+    ...(file !== undefined ? { file } : {}),
+    path: [],
+    lineOf: parsed.lineOf,
+  };
+  checkRules(raw, site);
+  return { raw, chains: parseChains(raw, site), ...(file ? { file } : {}) };
 }
 
 /**
@@ -231,27 +245,6 @@ function merged(rules: DeployRules, workflow: string, task: string): Record<stri
   return out;
 }
 
-function resourcesOf(r: Record<string, unknown>, file?: string): JobResources {
-  const out: JobResources = {};
-  const cpus = r.cpus ?? r.task_cpus;
-  if (cpus !== undefined) {
-    const n = Number(cpus);
-    if (!Number.isInteger(n) || n < 1) {
-      throw bad(file, `cpus "${String(cpus)}" must be a whole number ≥ 1`);
-    }
-    out.cpus = n;
-  }
-  if (r.time !== undefined) out.time = slurmTime(r.time, file);
-  if (r.nodes !== undefined) out.nodes = Number(r.nodes);
-  for (const k of ["mem", "mem_per_cpu", "partition", "account", "gres", "constraints"] as const) {
-    if (r[k] !== undefined) out[k] = String(r[k]);
-  }
-  const qos = r.qos ?? r.queue;
-  if (qos !== undefined) out.qos = String(qos);
-  if (r.exclusive !== undefined) out.exclusive = r.exclusive === true || r.exclusive === "true";
-  return out;
-}
-
 /**
  * A task's resources: task keys, then workflow `defaults`, then `defaults`.
  *
@@ -261,7 +254,8 @@ function resourcesOf(r: Record<string, unknown>, file?: string): JobResources {
  * @returns the resources
  */
 export function taskResources(rules: DeployRules, workflow: string, task: string): JobResources {
-  return resourcesOf(merged(rules, workflow, task), rules.file);
+  const site = { ...(rules.file !== undefined ? { file: rules.file } : {}), path: [] };
+  return resourcesOf(merged(rules, workflow, task), site, (v) => slurmTime(v, rules.file));
 }
 
 /**
