@@ -11,7 +11,7 @@ import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
-import { plainMessage, ScoutError, usageError } from "../errors.ts";
+import { isScoutError, plainMessage, ScoutError, usageError } from "../errors.ts";
 import type { Job } from "../workflow/mod.ts";
 import type {
   BatchEnd,
@@ -252,7 +252,13 @@ export async function runSlurmDeploy(
   redo: readonly Job[] = [],
 ): Promise<number> {
   checkStore(top, io, Boolean(opts.dryRun));
-  const sub = await submitSlurm(top, opts, io, redo);
+  const { sub, failure } = await submitSlurm(top, opts, io, redo);
+  if (failure !== undefined) {
+    // stopped part-way: the units already in SLURM are printed, as a submission is (R79-4)
+    if (opts.json) writeSlurmJson(top, sub, opts, io, { error: plainMessage(failure) });
+    else printSubmission(sub, false, io);
+    throw failure;
+  }
   if (!opts.json) printSubmission(sub, Boolean(opts.dryRun), io);
   let end: BatchEnd | undefined;
   try {
@@ -291,13 +297,16 @@ function writeSlurmJson(
   );
 }
 
-/** Writes the batch directories of the pending jobs and submits them (unless a dry run). */
+/**
+ * Writes the batch directories of the pending jobs and submits them (unless
+ * a dry run). When sbatch fails part-way, the submission so far and the error.
+ */
 async function submitSlurm(
   top: Job,
   opts: WorkflowTaskOptions & DeployOptions,
   io: Io,
   redo: readonly Job[],
-): Promise<Submission> {
+): Promise<{ sub: Submission; failure?: ScoutError }> {
   const { deploySlurm, batchBase } = await deployLib();
   const rules = await rulesOf(opts, io);
   const base = batchBase(
@@ -305,15 +314,33 @@ async function submitSlurm(
     io.env,
   );
   const argv = await workerArgv(opts, io);
-  const report = await deploySlurm(top, {
-    ...(rules !== undefined ? { rules } : {}),
-    batchBase: base,
-    command: (jobs) => argv(jobs.flatMap((j) => ["--deploy-job", j.path])),
-    cwd: io.cwd,
-    env: io.env,
-    ...(opts.dryRun ? { dryRun: true, redo: new Set(redo.map((j) => j.path)) } : {}),
+  const submission = (report: SlurmDeployReport): Submission => ({
+    top,
+    report,
+    rows: report.units.map(unitRow),
+    base,
+    wouldClean: redo.map((j) => j.path),
   });
-  const rows = report.units.map((u) => ({
+  try {
+    const report = await deploySlurm(top, {
+      ...(rules !== undefined ? { rules } : {}),
+      batchBase: base,
+      command: (jobs) => argv(jobs.flatMap((j) => ["--deploy-job", j.path])),
+      cwd: io.cwd,
+      env: io.env,
+      ...(opts.dryRun ? { dryRun: true, redo: new Set(redo.map((j) => j.path)) } : {}),
+    });
+    return { sub: submission(report) };
+  } catch (e) {
+    const partial = isScoutError(e) ? e.report as SlurmDeployReport | undefined : undefined;
+    if (partial === undefined) throw e;
+    return { sub: submission(partial), failure: e as ScoutError };
+  }
+}
+
+/** A unit as the table and `--json` show it. */
+function unitRow(u: BatchUnit): UnitRow {
+  return {
     job: u.jobs.at(-1)!.shortPath,
     path: u.jobs.at(-1)!.path,
     jobs: u.jobs.map((j) => j.shortPath),
@@ -321,15 +348,14 @@ async function submitSlurm(
     slurmId: u.slurmId ?? null,
     dependencies: u.after.map((a) => a.slurmId ?? a.name),
     status: u.status,
-  }));
-  return { top, report, rows, base, wouldClean: redo.map((j) => j.path) };
+  };
 }
 
 /** The sbatch script of a dry run, else a `job  SLURM id  status` line per unit. */
 function printSubmission({ top, report, rows }: Submission, dryRun: boolean, io: Io): void {
   if (dryRun) io.stdout.write(report.script ?? "");
   else {
-    for (const r of rows) io.stdout.write(`${r.job}\t${r.slurmId}\t${r.status}\n`);
+    for (const r of rows) io.stdout.write(`${r.job}\t${r.slurmId ?? "-"}\t${r.status}\n`);
     if (rows.length === 0) io.stdout.write(`${top.shortPath}\tdone\n`);
   }
 }

@@ -47,7 +47,9 @@ export default (api: any) => api.workflow("Fan", { tasks: {
  * answers ids 101, 102… (the last in `<dir>/sbatch.count`, one line per call
  * appended to `<dir>/sbatch.calls`), first writing `$SB_STDERR` (when set) to
  * the batch directory's `std.err` as a batch job's log, and sleeping
- * `$SB_SLEEP` seconds (when set) after taking its id; `squeue` reports every
+ * `$SB_SLEEP` seconds (when set) after taking its id; from its `$SB_FAIL_AT`th
+ * call on (when set) it fails, printing `$SB_FAIL_STDERR` (`\n` for line
+ * breaks) on stderr; `squeue` reports every
  * id asked for in state `$SQ_STATE` (default `COMPLETED`) with reason
  * `$SQ_REASON` (default `None`), or, with `$SQ_FAIL` set, fails as squeue
  * does when its controller is down.
@@ -65,6 +67,7 @@ export function standInSlurm(dir: string): string {
 exec 9>>${join(dir, "sbatch.lock")}; flock 9
 n=$(cat ${count} 2>/dev/null || echo 100); n=$((n+1)); echo $n > ${count}
 flock -u 9
+if [ -n "$SB_FAIL_AT" ] && [ $((n - 100)) -ge "$SB_FAIL_AT" ]; then printf '%b\\n' "$SB_FAIL_STDERR" >&2; exit 1; fi
 echo "$*" >> ${join(dir, "sbatch.calls")}
 for a; do last="$a"; done
 if [ -n "$SB_STDERR" ]; then printf '%s\n' "$SB_STDERR" > "$(dirname "$last")/std.err"; fi

@@ -246,6 +246,30 @@ function merged(rules: DeployRules, workflow: string, task: string): Record<stri
 }
 
 /**
+ * The rule sets that give a task's resources, as key paths, the first that
+ * sets a key winning: `Workflow.task`, `Workflow.defaults`, `defaults` —
+ * those the rules have.
+ *
+ * @param rules the rules (none: no sets)
+ * @param workflow workflow name
+ * @param task task name
+ * @returns the key paths
+ */
+export function ruleSetsOf(
+  rules: DeployRules | undefined,
+  workflow: string,
+  task: string,
+): string[] {
+  if (rules === undefined) return [];
+  const wf = isMap(rules.raw[workflow]) ? rules.raw[workflow] as Record<string, unknown> : {};
+  return [
+    ...(isMap(wf[task]) ? [`${workflow}.${task}`] : []),
+    ...(isMap(wf.defaults) ? [`${workflow}.defaults`] : []),
+    ...(isMap(rules.raw.defaults) ? ["defaults"] : []),
+  ];
+}
+
+/**
  * A task's resources: task keys, then workflow `defaults`, then `defaults`.
  *
  * @param rules the rules

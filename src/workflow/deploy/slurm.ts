@@ -16,6 +16,7 @@ import { slurmStates } from "./slurm_state.ts";
 import { batchScript, dryRunScript } from "./slurm_script.ts";
 import { type BatchRecord, isLive, liveConflict, readBatch, submitUnit } from "./slurm_submit.ts";
 import { batchUnits } from "./slurm_units.ts";
+import { submissionFailure } from "./slurm_partial.ts";
 import type { BatchUnit, SlurmDeployOptions, SlurmDeployReport } from "./slurm_types.ts";
 
 export { FINAL_STATES, slurmStates, WAIT_RETRY, waitForUnit } from "./slurm_state.ts";
@@ -50,8 +51,10 @@ async function records(
  * @param top the top job
  * @param opts rules, batch base, command, dry run
  * @returns the units (and, dry, the script of a real run)
- * @throws ScoutError `batch_system` when sbatch fails, or a live batch job
- *   runs other jobs than its unit's
+ * @throws ScoutError `batch_system` when a live batch job runs other jobs
+ *   than its unit's (nothing submitted), or when sbatch fails: then its
+ *   `report` holds every unit, those submitted before with their SLURM ids
+ *   (`slurm_partial.ts`)
  */
 export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<SlurmDeployReport> {
   const units = batchUnits(top, opts.rules ?? NO_RULES, opts.batchBase, opts.redo);
@@ -60,12 +63,17 @@ export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<S
     const conflict = isLive(before[i]!) ? liveConflict(u, before[i]!) : undefined;
     if (conflict !== undefined) throw conflict;
   }
+  const topUnit = units.find((u) => u.jobs.some((j) => j.path === top.path));
   const scripts = new Map<BatchUnit, string>();
   for (const [i, u] of units.entries()) {
     const script = batchScript(u, opts.command(u.jobs), opts.cwd);
     scripts.set(u, script);
     if (!opts.dryRun) {
-      await submitUnit(u, before[i]!, script, opts);
+      try {
+        await submitUnit(u, before[i]!, script, opts);
+      } catch (e) {
+        throw submissionFailure(units, i, e, topUnit, opts.rules);
+      }
     } else if (isLive(before[i]!)) {
       u.slurmId = before[i]!.id!;
       u.status = "queued";
@@ -73,7 +81,6 @@ export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<S
       u.status = "dry-run";
     }
   }
-  const topUnit = units.find((u) => u.jobs.some((j) => j.path === top.path));
   return {
     units,
     ...(topUnit ? { top: topUnit } : {}),

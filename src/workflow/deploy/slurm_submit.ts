@@ -19,9 +19,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { ScoutError } from "../../errors.ts";
+import { plainMessage, ScoutError } from "../../errors.ts";
 import { writeFileAtomicSync } from "../../util/fs.ts";
 import { acquireLockFile } from "../lock.ts";
+import { stderrLine } from "./slurm_partial.ts";
 import { FINAL_STATES, slurmStates } from "./slurm_state.ts";
 import type { BatchUnit, SlurmDeployOptions } from "./slurm_types.ts";
 
@@ -111,9 +112,12 @@ async function sbatch(args: string[], env?: Record<string, string | undefined>):
     if (err.code === "ENOENT") {
       throw new ScoutError("batch_system", "sbatch is not installed (SLURM client tools)");
     }
+    const stderr = (err.stderr ?? "").trim();
+    // every line: the first may be a "retrying" note, the last says why sbatch gave up (R79-14)
     throw new ScoutError(
       "batch_system",
-      `sbatch failed: ${(err.stderr ?? err.message ?? "").trim().split("\n")[0]}`,
+      `sbatch failed: ${stderr !== "" ? stderrLine(stderr) : plainMessage(e)}`,
+      { ...(stderr !== "" ? { stderr } : {}) },
     );
   }
 }

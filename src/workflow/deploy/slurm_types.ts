@@ -21,8 +21,12 @@ export interface BatchUnit {
   resources: JobResources;
   /** SLURM id (after submission, or of a live earlier submission). */
   slurmId?: string;
-  /** `submitted`, `queued` (a live earlier submission reused) or `dry-run`. */
-  status?: "submitted" | "queued" | "dry-run";
+  /**
+   * `submitted`, `queued` (a live earlier submission reused), `dry-run`, or,
+   * when the deploy stopped part-way, `failed` (sbatch refused it) and
+   * `not-submitted` (the units after it).
+   */
+  status?: "submitted" | "queued" | "dry-run" | "failed" | "not-submitted";
 }
 
 /** Options of `deploySlurm`. */
