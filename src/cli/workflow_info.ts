@@ -34,6 +34,8 @@ interface JobFacts {
 /** Info fields shown in their own rows; any other is shown as it is, after them. */
 const KNOWN_INFO_FIELDS: ReadonlySet<string> = new Set([
   "status",
+  "batch_job",
+  "batch_system",
   "issued",
   "pid",
   "pid_hostname",
@@ -161,7 +163,7 @@ function infoText(lib: WfLib, facts: JobFacts, io: Io): string {
   return out.join("\n") + "\n";
 }
 
-/** Rows of the run: task and type, issued/start/end, elapsed times, process. */
+/** Rows of the run: task and type, issued/start/end, elapsed times, process, batch job. */
 function runRows(info: JobInfo): string[] {
   const out: string[] = [];
   if (info.workflow !== undefined || info.task_name !== undefined) {
@@ -185,6 +187,10 @@ function runRows(info: JobInfo): string[] {
   }
   if (info.pid !== undefined) {
     out.push(row("pid", `${show(info.pid)}@${show(info.pid_hostname ?? "?")}`));
+  }
+  if (info.batch_job !== undefined) {
+    // a scheduler's job (`--deploy slurm`, or Scout's): `SLURM job 103`
+    out.push(row("batch", `${show(info.batch_system ?? "batch")} job ${show(info.batch_job)}`));
   }
   return out;
 }

@@ -128,7 +128,7 @@ Deno.test("slurm: a failing job cancels its dependents; batch list says so; a re
   assert.equal(check.state, "FAILED");
   assert.equal(check.jobStatus, "error");
   const text = await runScout(["workflow", "batch", "list"], { env });
-  assert.match(text.stdout, /CANCELLED\s+missing\s+Pipe\/top\/Default\s+a dependency failed/);
+  assert.match(text.stdout, /CANCELLED\s+waiting\s+Pipe\/top\/Default\s+a dependency failed/);
   const tail = await runScout(["workflow", "batch", "tail", "Pipe/check/Default"], { env });
   assert.match(tail.stdout, /The flag is bad/);
 

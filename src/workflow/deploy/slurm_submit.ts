@@ -3,7 +3,8 @@
  * lock (`.submit.lock`), so two deploys at once never both submit it: the
  * `job.id` read, the `squeue` answer, `sbatch` and the new `job.id` are one
  * step. A live earlier submission is reused only when it runs the unit's
- * jobs; the logs of an ended one are kept as `std.err.<its SLURM id>`.
+ * jobs; the logs of an ended one are kept as `std.err.<its SLURM id>`. A
+ * submitted unit's jobs record `waiting` in their infos (`slurm_hold.ts`).
  *
  * @module
  */
@@ -22,6 +23,7 @@ import { promisify } from "node:util";
 import { plainMessage, ScoutError } from "../../errors.ts";
 import { writeFileAtomicSync } from "../../util/fs.ts";
 import { acquireLockFile } from "../lock.ts";
+import { holdJobs, markWaiting } from "./slurm_hold.ts";
 import { stderrLine } from "./slurm_partial.ts";
 import { FINAL_STATES, slurmStates } from "./slurm_state.ts";
 import type { BatchUnit, SlurmDeployOptions } from "./slurm_types.ts";
@@ -175,9 +177,17 @@ export async function submitUnit(
       args.push(`--dependency=afterok:${deps.join(":")}`, "--kill-on-invalid-dep=yes");
     }
     args.push(join(u.dir, "command.batch"));
-    u.slurmId = await sbatch(args, opts.env);
-    u.status = "submitted";
-    writeFileAtomicSync(join(u.dir, "job.id"), u.slurmId + "\n");
+    // the jobs' locks from before sbatch until their infos say `waiting`: the batch job
+    // cannot start writing its own info in between (R79-5)
+    const held = await holdJobs(u.jobs);
+    try {
+      u.slurmId = await sbatch(args, opts.env);
+      u.status = "submitted";
+      writeFileAtomicSync(join(u.dir, "job.id"), u.slurmId + "\n");
+      await markWaiting(held, u.slurmId, opts.env);
+    } finally {
+      held.release();
+    }
   } finally {
     lock.release();
   }
