@@ -8,7 +8,7 @@
  * @module
  */
 import { availableParallelism } from "node:os";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve, sep } from "node:path";
 import { createInterface } from "node:readline";
 import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
 import { isScoutError, plainMessage, ScoutError, usageError } from "../errors.ts";
@@ -101,7 +101,7 @@ export async function runDeployWorker(top: Job, opts: DeployOptions, io: Io): Pr
   const byPath = new Map(graphJobs(top).map((j) => [j.path, j]));
   const runOne = async (path: string): Promise<string | null> => {
     const job = byPath.get(path) ?? [...byPath.values()].find((j) => j.shortPath === path);
-    if (job === undefined) return `Job "${path}" is not in the graph of ${top.shortPath}`;
+    if (job === undefined) return notInGraph(path, top);
     try {
       await lib.produceJob(job, { env: io.env, dependencies: "require-done" });
       return null;
@@ -129,6 +129,19 @@ export async function runDeployWorker(top: Job, opts: DeployOptions, io: Io): Pr
     );
   }
   return 0;
+}
+
+/**
+ * Why a worker cannot run a job path: not in the graph — and, when the path
+ * is under none of this store's roots, that the store differs (a batch job
+ * without the submitting shell's `SCOUT_HOME`).
+ */
+function notInGraph(path: string, top: Job): string {
+  const what = `Job "${path}" is not in the graph of ${top.shortPath}`;
+  const { roots, home } = top.store;
+  if (!isAbsolute(path) || roots.some((r) => path.startsWith(r + sep))) return what;
+  return `${what}: it is not under this job store (${roots.join(", ")}; SCOUT_HOME ${home}); ` +
+    "does this process have the submitting shell's SCOUT_HOME (or --jobs-dir)?";
 }
 
 async function rulesOf(opts: DeployOptions, io: Io): Promise<DeployRules | undefined> {

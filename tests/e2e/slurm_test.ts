@@ -262,3 +262,17 @@ Deno.test("slurm --dry-run: its script is valid bash with the rules' #SBATCH lin
   assert.ok(whisk.includes("#SBATCH --time=00:10:00\n"));
   assert.ok(!whisk.includes("--qos"));
 });
+
+Deno.test("slurm --wait with SBATCH_EXPORT=NONE: the batch script sets SCOUT_HOME itself (R79-6)", async () => {
+  const slurm = await slurmEnv();
+  await using d = await tempDir();
+  const r = await runScout(
+    ["workflow", "task", SLOW, "nap", "--seconds", "1", "--jobname", `none-${Math.random()}`]
+      .concat(["--deploy", "slurm", "--wait", "--json"]),
+    { env: { SCOUT_HOME: d.path, SBATCH_EXPORT: "NONE", ...slurm } },
+  );
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const [unit] = JSON.parse(r.stdout).units;
+  assert.equal(readFileSync(unit.path, "utf8"), "Slept 1");
+  assert.match(readFileSync(join(unit.batchDir, "command.batch"), "utf8"), /\nexport SCOUT_HOME=/);
+});

@@ -4,8 +4,9 @@
  * `job.id`, `exit.status`, `dependencies.list` (plus `jobs.list`, the job
  * paths it runs) — submitted with `sbatch --dependency=afterok:<ids>
  * --kill-on-invalid-dep=yes` in dependency order. The script runs this same
- * program on its job(s) only; the job store must be on a file system every
- * node sees. A dry run changes no file: it shows, as a bash script, what a
+ * program on its job(s) only, with `SCOUT_HOME` and the other `SCOUT_*`
+ * settings exported in it (SLURM may pass on no environment); the job store
+ * must be on a file system every node sees. A dry run changes no file: it shows, as a bash script, what a
  * real run would write and submit.
  *
  * @module
@@ -17,6 +18,7 @@ import { batchScript, dryRunScript } from "./slurm_script.ts";
 import { type BatchRecord, isLive, liveConflict, readBatch, submitUnit } from "./slurm_submit.ts";
 import { batchUnits } from "./slurm_units.ts";
 import { submissionFailure } from "./slurm_partial.ts";
+import { batchEnv } from "./slurm_env.ts";
 import type { BatchUnit, SlurmDeployOptions, SlurmDeployReport } from "./slurm_types.ts";
 
 export { FINAL_STATES, slurmStates, WAIT_RETRY, waitForUnit } from "./slurm_state.ts";
@@ -65,8 +67,9 @@ export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<S
   }
   const topUnit = units.find((u) => u.jobs.some((j) => j.path === top.path));
   const scripts = new Map<BatchUnit, string>();
+  const vars = batchEnv(opts.env ?? process.env);
   for (const [i, u] of units.entries()) {
-    const script = batchScript(u, opts.command(u.jobs), opts.cwd);
+    const script = batchScript(u, opts.command(u.jobs), opts.cwd, vars);
     scripts.set(u, script);
     if (!opts.dryRun) {
       try {

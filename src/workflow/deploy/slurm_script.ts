@@ -25,14 +25,21 @@ function oneLine(s: string): string {
 
 /**
  * The `command.batch` text of a unit: `#SBATCH` header from its resources,
- * then this program on its jobs, the exit status written to `exit.status`.
+ * the environment it needs (exported here, whatever SLURM passes on), then
+ * this program on its jobs, the exit status written to `exit.status`.
  *
  * @param u the unit
  * @param argv the command to run
  * @param cwd working directory
+ * @param vars variables to export first (`slurm_env.ts`)
  * @returns bash script text
  */
-export function batchScript(u: BatchUnit, argv: string[], cwd: string): string {
+export function batchScript(
+  u: BatchUnit,
+  argv: string[],
+  cwd: string,
+  vars: readonly (readonly [string, string])[] = [],
+): string {
   const r = u.resources;
   const h: string[] = [
     "#!/bin/bash",
@@ -62,6 +69,12 @@ export function batchScript(u: BatchUnit, argv: string[], cwd: string): string {
     "",
     `# scout-ai batch job: ${oneLine(u.jobs.map((j) => j.shortPath).join(", "))}`,
     "# The job store must be on a file system this node sees.",
+    ...(vars.length > 0
+      ? [
+        "# The submitting shell's settings: SLURM may pass on none of them (--export=NONE).",
+        ...vars.map(([k, v]) => `export ${k}=${shq(v)}`),
+      ]
+      : []),
     `cd ${shq(cwd)} || exit 1`,
     argv.map(shq).join(" "),
     "status=$?",

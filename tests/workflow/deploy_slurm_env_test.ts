@@ -1,0 +1,75 @@
+/**
+ * A batch job's script sets the environment it needs itself: run with none
+ * of the submitting shell's (as `SBATCH_EXPORT=NONE` runs it, here with
+ * `env -i` and a different HOME) it still computes its job into the
+ * submitter's job store; no credential is written into it; a worker given a
+ * job of another store says the store differs (R79-6).
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { runMain, tempDir } from "../support/cli.ts";
+import { BAKING, env } from "./cli_support.ts";
+import { standInSlurm } from "./deploy_fixtures.ts";
+
+Deno.test("slurm: command.batch run with an empty environment and another HOME computes its job in the submitter's store (R79-6)", async () => {
+  await using d = await tempDir();
+  const home = join(d.path, "home");
+  const nodeHome = join(d.path, "node-home"); // the compute node's HOME for the user
+  mkdirSync(nodeHome);
+  const r = await runMain(
+    ["workflow", "task", BAKING, "whisk", "--eggs", "4", "--deploy", "slurm", "--json"],
+    {
+      cwd: d.path,
+      env: {
+        ...env(home),
+        SQ_STATE: "PENDING",
+        PATH: `${standInSlurm(d.path)}:${process.env.PATH}`,
+        SCOUT_NO_RECOVERABLE_ERROR: "true",
+        SCOUT_SERVICE_TOKEN: "not-to-be-written",
+        SCOUT_SOME_URL: "sk-proj-abcdef", // a key, whatever its name
+      },
+    },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const [unit] = JSON.parse(r.stdout).units;
+  const script = readFileSync(join(unit.batchDir, "command.batch"), "utf8");
+  assert.match(script, new RegExp(`\nexport SCOUT_HOME=${home}\n`));
+  assert.match(script, /\nexport SCOUT_NO_RECOVERABLE_ERROR=true\n/);
+  assert.ok(!script.includes("not-to-be-written") && !script.includes("sk-proj"), script);
+  const run = await new Deno.Command("env", {
+    args: [
+      "-i",
+      `HOME=${nodeHome}`,
+      "PATH=/usr/bin:/bin",
+      "bash",
+      join(unit.batchDir, "command.batch"),
+    ],
+    cwd: "/",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(run.stderr);
+  assert.equal(run.code, 0, stderr);
+  assert.equal(readFileSync(join(unit.batchDir, "exit.status"), "utf8"), "0\n");
+  assert.equal(readFileSync(unit.path, "utf8"), "Whisked 4 soft");
+  assert.ok(!existsSync(join(nodeHome, ".scout")), "nothing in the node's ~/.scout");
+});
+
+Deno.test("a worker asked for a job of another store says the store differs (R79-6)", async () => {
+  await using d = await tempDir();
+  const other = join(d.path, "elsewhere", "var", "jobs", "Baking", "whisk", "Default");
+  const r = await runMain(["workflow", "task", BAKING, "whisk", "--deploy-job", other], {
+    cwd: d.path,
+    env: env(join(d.path, "home")),
+  });
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `^scout-ai: Job "${other}" is not in the graph of Baking/whisk/Default: it is not under this ` +
+        `job store \\(.*${join(d.path, "home")}/var/jobs; SCOUT_HOME ${join(d.path, "home")}\\); ` +
+        "does this process have the submitting shell's SCOUT_HOME \\(or --jobs-dir\\)\\?\n$",
+    ),
+  );
+});
