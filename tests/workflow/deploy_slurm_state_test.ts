@@ -83,3 +83,53 @@ Deno.test("slurmStates: a failure that clears up in time gives the states; one t
     message: "squeue failed 2 times asking about SLURM jobs 42,43: " + UNREACHABLE.trim(),
   });
 });
+
+Deno.test("waitForUnit over a 3-hour job: squeue paced 1 s doubling to 30 s, again 1 s after a change; the end seen within a second of exit.status (R79-9)", async () => {
+  await using t = await tempDir();
+  const sq = squeueStandIn(t.path, { failures: 0, failure: "", answer: "42|PENDING|Priority\n" });
+  const answer = join(t.path, "squeue-bin", "answer");
+  const u = unit(t.path);
+  const HOUR = 3_600_000;
+  let now = 0;
+  const events: [number, string][] = [[1 * HOUR, "RUNNING"], [3 * HOUR, "end"]];
+  const clock = {
+    now: () => now,
+    sleep: (ms: number) => {
+      now += ms;
+      while (events.length > 0 && now >= events[0]![0]) {
+        const [, what] = events.shift()!;
+        // SLURM starts it (no file yet: only squeue tells), then the script writes its exit status
+        if (what === "RUNNING") writeFileSync(answer, "42|RUNNING|None\n");
+        else {
+          writeFileSync(join(u.dir, "exit.status"), "0\n");
+          writeFileSync(answer, "42|COMPLETING|None\n");
+        }
+      }
+      return Promise.resolve();
+    },
+  };
+  const polls: number[] = [];
+  const onPoll = () => {
+    polls.push(now / 1000);
+    // one call after the script ended, SLURM says it completed
+    if (now >= 3 * HOUR) writeFileSync(answer, "42|COMPLETED|None\n");
+  };
+  // the wait runs on the test's clock: 3 hours take a few real seconds
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  const end = await Promise.race([
+    waitForUnit(u, { env: sq.env, clock, onPoll, retry }),
+    new Promise<never>((_, reject) => {
+      guard = setTimeout(() => reject(new Error("the wait did not end in 30 s")), 30_000);
+    }),
+  ]).finally(() => clearTimeout(guard));
+  assert.deepEqual(end, { state: "COMPLETED", reason: "None", exitStatus: 0 });
+  assert.deepEqual(polls.slice(0, 8), [0, 1, 3, 7, 15, 31, 61, 91], "1 s doubling, at most 30 s");
+  // 3 h / 30 s = 360 (at 500 ms, 21,600)
+  assert.ok(sq.calls() < 380, `${sq.calls()} squeue calls over 3 hours`);
+  // SLURM's change at 1 h is seen at the next call, then the pace starts again at 1 s
+  const afterStart = polls.findIndex((p) => p >= 3600);
+  assert.ok(polls[afterStart]! <= 3630, String(polls[afterStart]));
+  assert.equal(polls[afterStart + 1]! - polls[afterStart]!, 1);
+  // exit.status is looked at every second: the end is asked about at once, not 30 s later
+  assert.ok(polls.at(-1)! <= 3 * 3600 + 2, String(polls.slice(-3)));
+});

@@ -39,6 +39,8 @@ export type {
   SlurmDeployReport,
   SqueueRetry,
   SubmittedBatch,
+  WaitClock,
+  WaitPace,
 } from "./slurm.ts";
 export { cleanBatches, findBatch, listBatches } from "./batch_status.ts";
 export type { BatchEntry } from "./batch_status.ts";

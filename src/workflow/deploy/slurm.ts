@@ -22,7 +22,7 @@ import { batchEnv } from "./slurm_env.ts";
 import type { BatchUnit, SlurmDeployOptions, SlurmDeployReport } from "./slurm_types.ts";
 
 export { FINAL_STATES, slurmStates, WAIT_RETRY, waitForUnit } from "./slurm_state.ts";
-export type { BatchEnd, SqueueRetry, SubmittedBatch } from "./slurm_state.ts";
+export type { BatchEnd, SqueueRetry, SubmittedBatch, WaitClock, WaitPace } from "./slurm_state.ts";
 export { batchScript, dryRunScript, shq } from "./slurm_script.ts";
 export { batchDirName, batchUnits } from "./slurm_units.ts";
 export type { BatchUnit, SlurmDeployOptions, SlurmDeployReport } from "./slurm_types.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { plainMessage, ScoutError } from "../../errors.ts";
@@ -137,52 +137,126 @@ function readExit(dir: string): number | undefined {
  */
 export const WAIT_RETRY: SqueueRetry = { attempts: 9, backoffMs: 1_000 };
 
+/** A clock for {@link waitForUnit} (tests pass one that does not really wait). */
+export interface WaitClock {
+  /** Milliseconds now. */
+  now(): number;
+  /** Resolves after `ms` milliseconds. */
+  sleep(ms: number): Promise<void>;
+}
+
+const REAL_CLOCK: WaitClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+};
+
+/** How `--wait` paces its `squeue` calls. */
+export interface WaitPace {
+  /** The first pause between two calls, and the pause after a change (default 1 s). */
+  pollMs?: number;
+  /** The longest pause: each call that sees nothing new doubles it up to this (default 30 s). */
+  maxPollMs?: number;
+  /** How often the batch directories are looked at between calls (default 1 s). */
+  tickMs?: number;
+  /** The clock (default the real one). */
+  clock?: WaitClock;
+}
+
+/** Which log files of the units exist: a batch job starting or ending changes it. */
+function filesSeen(units: readonly SubmittedBatch[]): string {
+  return units.map((u) =>
+    ["std.out", "std.err", "exit.status"].map((f) => existsSync(join(u.dir, f)) ? "1" : "0")
+      .join("")
+  ).join(",");
+}
+
 /**
- * Waits until a unit's SLURM job reaches a final state, polling `squeue`.
+ * Waits up to `pauseMs`, looking at the units' batch directories every tick.
+ *
+ * @returns true when a batch job started or ended meanwhile (its files changed)
+ */
+async function pauseUnlessFiles(
+  units: readonly SubmittedBatch[],
+  seen: { files: string },
+  pauseMs: number,
+  pace: Required<Omit<WaitPace, "pollMs" | "maxPollMs">>,
+): Promise<boolean> {
+  const until = pace.clock.now() + pauseMs;
+  for (let left = pauseMs; left > 0; left = until - pace.clock.now()) {
+    await pace.clock.sleep(Math.min(pace.tickMs, left));
+    const files = filesSeen(units);
+    if (files !== seen.files) {
+      seen.files = files;
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Waits until a unit's SLURM job reaches a final state, polling `squeue`
+ * patiently: the pause between two calls starts at 1 s and doubles, up to
+ * 30 s, while nothing changes; it starts again at 1 s when the units' states
+ * change, or when a batch directory shows a batch job starting or ending
+ * (its `std.err` or `exit.status` appears — looked at every second, without
+ * asking SLURM), so a 10-hour job costs about 1,200 calls, not 70,000.
  *
  * @param unit the unit (submitted)
- * @param opts environment, poll interval, progress callback (all units' states),
- *   how often to repeat a failed `squeue` call (default {@link WAIT_RETRY}: a
- *   wait rides out a controller restart)
+ * @param opts environment, pace ({@link WaitPace}), progress callback (all
+ *   units' states), how often to repeat a failed `squeue` call (default
+ *   {@link WAIT_RETRY}: a wait rides out a controller restart)
  * @returns how it ended
  * @throws ScoutError `batch_system` when squeue keeps failing (never `UNKNOWN` for a
  *   job it could not be asked about)
  */
 export async function waitForUnit(
   unit: SubmittedBatch,
-  opts: {
+  opts: WaitPace & {
     env?: Record<string, string | undefined>;
-    pollMs?: number;
     all?: SubmittedBatch[];
     onPoll?: (counts: Record<string, number>) => void;
     retry?: SqueueRetry;
   } = {},
 ): Promise<BatchEnd> {
   const id = unit.slurmId!;
-  const ids = (opts.all ?? [unit]).map((u) => u.slurmId).filter((x): x is string => !!x);
+  const units = opts.all ?? [unit];
+  const ids = units.map((u) => u.slurmId).filter((x): x is string => !!x);
+  const first = opts.pollMs ?? 1_000;
+  const max = Math.max(first, opts.maxPollMs ?? 30_000);
+  const pace = { tickMs: Math.min(opts.tickMs ?? 1_000, first), clock: opts.clock ?? REAL_CLOCK };
+  const seen = { files: filesSeen(units), states: "" };
+  let pause = first;
+  let changed = true;
   for (;;) {
     const states = await slurmStates(ids, opts.env, opts.retry ?? WAIT_RETRY);
-    if (opts.onPoll) {
-      const counts: Record<string, number> = {};
-      for (const s of states.values()) counts[s.state] = (counts[s.state] ?? 0) + 1;
-      opts.onPoll(counts);
-    }
-    const s = states.get(id);
-    const exitStatus = readExit(unit.dir);
-    if (s !== undefined && FINAL_STATES.has(s.state)) {
-      return {
-        state: s.state,
-        reason: s.reason,
-        ...(exitStatus !== undefined ? { exitStatus } : {}),
-      };
-    }
-    if (s === undefined) {
-      // Forgotten by SLURM (MinJobAge): the exit status file says how it ended.
-      if (exitStatus !== undefined) {
-        return { state: exitStatus === 0 ? "COMPLETED" : "FAILED", reason: "", exitStatus };
-      }
-      return { state: "UNKNOWN", reason: "" };
-    }
-    await new Promise((r) => setTimeout(r, opts.pollMs ?? 500));
+    const counts: Record<string, number> = {};
+    for (const s of states.values()) counts[s.state] = (counts[s.state] ?? 0) + 1;
+    opts.onPoll?.(counts);
+    const end = endOf(states.get(id), readExit(unit.dir));
+    if (end !== undefined) return end;
+    const now = [...states].map(([i, s]) => `${i}:${s.state}`).join(",");
+    pause = changed || now !== seen.states ? first : Math.min(pause * 2, max);
+    seen.states = now;
+    changed = await pauseUnlessFiles(units, seen, pause, pace);
   }
+}
+
+/** How the unit ended, from SLURM's state and its exit status; undefined while it may run. */
+function endOf(
+  s: { state: string; reason: string } | undefined,
+  exitStatus: number | undefined,
+): BatchEnd | undefined {
+  if (s !== undefined && FINAL_STATES.has(s.state)) {
+    return {
+      state: s.state,
+      reason: s.reason,
+      ...(exitStatus !== undefined ? { exitStatus } : {}),
+    };
+  }
+  if (s !== undefined) return undefined;
+  // Forgotten by SLURM (MinJobAge): the exit status file says how it ended.
+  if (exitStatus !== undefined) {
+    return { state: exitStatus === 0 ? "COMPLETED" : "FAILED", reason: "", exitStatus };
+  }
+  return { state: "UNKNOWN", reason: "" };
 }
