@@ -15,7 +15,8 @@ import { taskHelp, workflowHelp } from "./workflow_help.ts";
 import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
 import { shadowedInputs, shadowWarnings } from "./workflow_task_escape.ts";
 import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
-import { deployMode, runDeployWorker, runLocalDeploy, runSlurmDeploy } from "./workflow_deploy.ts";
+import { deployMode, runDeployWorker, runLocalDeploy } from "./workflow_deploy.ts";
+import { runSlurmDeploy } from "./workflow_deploy_slurm.ts";
 
 function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } {
   const line = statusLine(io);
