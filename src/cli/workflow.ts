@@ -162,12 +162,18 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
     .option("--json", "print {version, path, shortPath, status, result}")
     .option("--deploy <mode>", "how the job graph runs: serial (default), local, slurm")
     .option("--cpus <n>", "local: CPUs to fill at once (default: the core count)")
-    .option("--deploy-rules <file>", "YAML rules: resources per workflow/task, chains")
+    .option(
+      "--deploy-rules <file>",
+      "local, slurm: YAML rules: resources per workflow/task, chains",
+    )
     .option(
       "--dry-run",
       "slurm: change no file, submit nothing; print as a bash script what a run would write and submit",
     )
-    .option("--wait", "slurm: wait for the top job and exit with its status")
+    .option(
+      "--wait",
+      "slurm: wait for the top job; print its result as a serial run does (the job table on stderr)",
+    )
     .option("--batch-dir <dir>", "slurm: batch directories (default: $SCOUT_HOME/var/batch)")
     .addOption(new Option("--deploy-worker").hideHelp())
     .addOption(new Option("--deploy-job <path>").hideHelp().argParser(collect))

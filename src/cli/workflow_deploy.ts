@@ -22,10 +22,13 @@ import { END_OF_OPTIONS, splitAtEnd } from "./workflow_task_escape.ts";
 const deployLib = () => import("../workflow/deploy/mod.ts");
 
 /**
- * The deploy mode asked for, checked.
+ * The deploy mode asked for, checked: an option of another mode
+ * (`--dry-run`, `--wait`, `--batch-dir` without slurm, `--cpus` without
+ * local, `--deploy-rules` with serial) is a usage error.
  *
  * @param opts command options
  * @returns serial, local or slurm
+ * @throws ScoutError `usage` naming the option and the mode it needs
  */
 export function deployMode(opts: DeployOptions): "serial" | "local" | "slurm" {
   const m = (opts.deploy ?? "serial").toLowerCase();
@@ -38,8 +41,19 @@ export function deployMode(opts: DeployOptions): "serial" | "local" | "slurm" {
   if ((opts.dryRun || opts.wait) && m !== "slurm") {
     throw usageError("--dry-run and --wait go with --deploy slurm");
   }
+  // an option of another mode would be ignored: say so rather than run without it (R79-13)
+  if (opts.batchDir !== undefined && m !== "slurm") {
+    throw usageError("--batch-dir goes with --deploy slurm (where its batch directories go)");
+  }
   if (opts.cpus !== undefined && m !== "local") {
-    throw usageError("--cpus goes with --deploy local"); // was ignored (R81-14)
+    throw usageError(
+      `--cpus goes with --deploy local${
+        m === "slurm" ? " (a batch job's CPUs come from --deploy-rules: cpus)" : ""
+      }`,
+    );
+  }
+  if (opts.deployRules !== undefined && m === "serial") {
+    throw usageError("--deploy-rules goes with --deploy local or slurm (a serial run uses none)");
   }
   return m;
 }

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { resolve } from "node:path";
-import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { accessSync, constants, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { isScoutError, plainMessage, ScoutError } from "../errors.ts";
 import type { Job } from "../workflow/mod.ts";
 import type {
@@ -21,6 +21,7 @@ import { canRedrawStderr, statusLine, warn } from "./io.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { rulesOf, workerArgv } from "./workflow_deploy.ts";
 import { reportEnd } from "./workflow_deploy_end.ts";
+import { printResult, resultJsonValue } from "./workflow_task_result.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
 
@@ -70,7 +71,8 @@ export interface Submission {
 /**
  * `--deploy slurm`: writes batch directories, submits them (or prints the
  * commands with `--dry-run`), prints the job → SLURM id table, and with
- * `--wait` waits for the top job.
+ * `--wait` waits for the top job, then prints its result as a serial run
+ * does (the table then goes to stderr).
  *
  * @param top the top job
  * @param opts command options
@@ -85,26 +87,65 @@ export async function runSlurmDeploy(
   redo: readonly Job[] = [],
 ): Promise<number> {
   checkStore(top, io, Boolean(opts.dryRun));
+  const waiting = Boolean(opts.wait && !opts.dryRun);
+  // under --wait stdout is for the result, as in a serial run
+  const table = waiting ? io.stderr : io.stdout;
   const { sub, failure } = await submitSlurm(top, opts, io, redo);
   if (failure !== undefined) {
     // stopped part-way: the units already in SLURM are printed, as a submission is (R79-4)
     if (opts.json) writeSlurmJson(top, sub, opts, io, { error: plainMessage(failure) });
-    else printSubmission(sub, false, io);
+    else printSubmission(sub, false, table);
     throw failure;
   }
-  if (!opts.json) printSubmission(sub, Boolean(opts.dryRun), io);
+  if (!opts.json) printSubmission(sub, Boolean(opts.dryRun), table);
+  if (!waiting) {
+    if (opts.json) writeSlurmJson(top, sub, opts, io, {});
+    return 0;
+  }
+  return await waitAndPrint(sub, opts, io);
+}
+
+/**
+ * `--wait`: waits for the top job's unit (none when the top job was done);
+ * a failure is reported as it ended, a success prints the result (its path
+ * with `--print-path`; `result` in `--json`).
+ */
+async function waitAndPrint(
+  sub: Submission,
+  opts: WorkflowTaskOptions & DeployOptions,
+  io: Io,
+): Promise<number> {
+  const { top } = sub;
   let end: BatchEnd | undefined;
+  let result: unknown;
+  const lib = await import("../workflow/mod.ts");
   try {
-    end = opts.wait && !opts.dryRun && sub.report.top !== undefined
-      ? await waitWithProgress(sub, io)
-      : undefined;
+    end = sub.report.top !== undefined ? await waitWithProgress(sub, io) : undefined;
+    const code = end !== undefined ? await reportEnd(sub, end, io) : 0;
+    if (code !== 0) {
+      if (opts.json) writeSlurmJson(top, sub, opts, io, { end: end! });
+      return code;
+    }
+    // read the job's directory first: on NFS a listing revalidates a cached "no such file"
+    // for a result another node wrote
+    try {
+      readdirSync(dirname(top.path));
+    } catch { /* no directory: the load below says the result is missing */ }
+    result = await lib.loadJobResult(top);
   } catch (e) {
     // the jobs were submitted: a script still learns their ids and batch directories
-    if (opts.json) writeSlurmJson(top, sub, opts, io, { error: plainMessage(e) });
+    if (opts.json) {
+      writeSlurmJson(top, sub, opts, io, { ...(end ? { end } : {}), error: plainMessage(e) });
+    }
     throw e;
   }
-  if (opts.json) writeSlurmJson(top, sub, opts, io, end !== undefined ? { end } : {});
-  return end === undefined ? 0 : await reportEnd(sub, end, io);
+  if (opts.json) {
+    writeSlurmJson(top, sub, opts, io, {
+      ...(end ? { end } : {}),
+      result: resultJsonValue(lib, top, result),
+    });
+  } else printResult(lib, top, result, opts, io);
+  return 0;
 }
 
 /** `--json`: the submission, with how the wait ended (`end`) or why it failed (`error`). */
@@ -113,7 +154,7 @@ function writeSlurmJson(
   sub: Submission,
   opts: DeployOptions,
   io: Io,
-  outcome: { end?: BatchEnd; error?: string },
+  outcome: { end?: BatchEnd; error?: string; result?: unknown },
 ): void {
   io.stdout.write(
     JSON.stringify({
@@ -184,12 +225,16 @@ function unitRow(u: BatchUnit): UnitRow {
   };
 }
 
-/** The sbatch script of a dry run, else a `job  SLURM id  status` line per unit. */
-function printSubmission({ top, report, rows }: Submission, dryRun: boolean, io: Io): void {
-  if (dryRun) io.stdout.write(report.script ?? "");
+/** The sbatch script of a dry run, else a `job  SLURM id  status` line per unit, to `out`. */
+function printSubmission(
+  { top, report, rows }: Submission,
+  dryRun: boolean,
+  out: Io["stdout"],
+): void {
+  if (dryRun) out.write(report.script ?? "");
   else {
-    for (const r of rows) io.stdout.write(`${r.job}\t${r.slurmId ?? "-"}\t${r.status}\n`);
-    if (rows.length === 0) io.stdout.write(`${top.shortPath}\tdone\n`);
+    for (const r of rows) out.write(`${r.job}\t${r.slurmId ?? "-"}\t${r.status}\n`);
+    if (rows.length === 0) out.write(`${top.shortPath}\tdone\n`);
   }
 }
 

@@ -7,7 +7,8 @@
 import { isScoutError, ScoutError, thrownMessage, usageError } from "../errors.ts";
 import type { InputDef, Job, RunEvent, Workflow } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
-import { paint, statusLine, warn, writeBytes } from "./io.ts";
+import { paint, statusLine, warn } from "./io.ts";
+import { printResult } from "./workflow_task_result.ts";
 import { interruptWord } from "./ask_interrupt.ts";
 import { reportInterrupts } from "../workflow/interrupt.ts";
 import { loader, storeOptions, wfLib } from "./workflow_common.ts";
@@ -296,37 +297,4 @@ function interruptNotice(io: Io, signal: string, aborted: string[]): void {
     : ` (${aborted.length === 1 ? "job" : "jobs"} ${jobs} recorded as aborted)`;
   io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${interruptWord(signal)}${what}
 `);
-}
-
-/**
- * Prints a run's result: as JSON, its job's path, its bytes (binary), or its
- * text (ending in a newline).
- */
-function printResult(
-  lib: WfLib,
-  job: Job,
-  result: unknown,
-  opts: WorkflowTaskOptions,
-  io: Io,
-): void {
-  if (opts.json) {
-    const value = result instanceof Uint8Array ? lib.resultText(result, job.type) : result;
-    io.stdout.write(
-      JSON.stringify({
-        version: 1,
-        path: job.path,
-        shortPath: job.shortPath,
-        status: "done",
-        result: value,
-      }) +
-        "\n",
-    );
-  } else if (opts.printPath) {
-    io.stdout.write(job.path + "\n");
-  } else if (result instanceof Uint8Array) {
-    writeBytes(io.stdout, result); // a binary result's bytes as they are, never decoded
-  } else {
-    const text = lib.resultText(result, job.type);
-    io.stdout.write(text.endsWith("\n") || text === "" ? text : text + "\n");
-  }
 }

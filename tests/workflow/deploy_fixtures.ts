@@ -49,8 +49,11 @@ export default (api: any) => api.workflow("Fan", { tasks: {
  * the batch directory's `std.err` as a batch job's log, and sleeping
  * `$SB_SLEEP` seconds (when set) after taking its id; from its `$SB_FAIL_AT`th
  * call on (when set) it fails, printing `$SB_FAIL_STDERR` (`\n` for line
- * breaks) on stderr; `squeue` reports every
- * id asked for in state `$SQ_STATE` (default `COMPLETED`) with reason
+ * breaks) on stderr; with `$SB_RUN` set it runs the script in the background
+ * (its output to `std.out`/`std.err`; no dependency is waited for) as SLURM
+ * would; `squeue` reports every
+ * id asked for in state `$SQ_STATE` (default `COMPLETED`; `FILES`: `RUNNING`
+ * until the script wrote `exit.status`, then `COMPLETED` or `FAILED`) with reason
  * `$SQ_REASON` (default `None`), or, with `$SQ_FAIL` set, fails as squeue
  * does when its controller is down.
  *
@@ -72,6 +75,8 @@ echo "$*" >> ${join(dir, "sbatch.calls")}
 for a; do last="$a"; done
 if [ -n "$SB_STDERR" ]; then printf '%s\n' "$SB_STDERR" > "$(dirname "$last")/std.err"; fi
 if [ -n "$SB_SLEEP" ]; then sleep "$SB_SLEEP"; fi
+echo "$n $(dirname "$last")" >> ${join(dir, "sbatch.map")}
+if [ -n "$SB_RUN" ]; then d="$(dirname "$last")"; (bash "$last" > "$d/std.out" 2> "$d/std.err" &); fi
 echo $n
 `,
   );
@@ -80,7 +85,11 @@ echo $n
     '#!/bin/sh\nif [ -n "$SQ_FAIL" ]; then echo "slurm_load_jobs error: Unable to contact slurm ' +
       'controller (connect failure)" >&2; exit 1; fi\n' +
       'for a; do ids="$a"; done\necho "$ids" | tr , "\\n" | while read i; do ' +
-      'echo "$i|${SQ_STATE:-COMPLETED}|${SQ_REASON:-None}"; done\n',
+      'state="${SQ_STATE:-COMPLETED}"; if [ "$state" = FILES ]; then ' +
+      `d=$(awk -v i="$i" '$1 == i { print $2 }' ${join(dir, "sbatch.map")}); ` +
+      'if [ ! -f "$d/exit.status" ]; then state=RUNNING; ' +
+      'elif [ "$(cat "$d/exit.status")" = 0 ]; then state=COMPLETED; else state=FAILED; fi; fi; ' +
+      'echo "$i|$state|${SQ_REASON:-None}"; done\n',
   );
   chmodSync(join(bin, "sbatch"), 0o755);
   chmodSync(join(bin, "squeue"), 0o755);

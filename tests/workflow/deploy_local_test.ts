@@ -91,7 +91,7 @@ Deno.test("local deploy: a failing job is recorded, reported, and its dependents
   assert.deepEqual(leaves, ["1", "2", "3", "4"]);
 });
 
-Deno.test("--deploy usage errors exit 2 with one line", async () => {
+Deno.test("--deploy usage errors exit 2 with one line; an option of another mode is one (R79-13)", async () => {
   await using d = await tempDir();
   const wf = fanWorkflow(d.path, 2);
   const env = { SCOUT_HOME: d.path };
@@ -101,6 +101,15 @@ Deno.test("--deploy usage errors exit 2 with one line", async () => {
       [["--deploy", "local", "--cpus", "0"], /--cpus "0"/],
       [["--dry-run"], /--dry-run and --wait go with --deploy slurm/],
       [["--deploy", "local", "--n", "-"], /stdin/],
+      // options of another mode are not ignored silently (R79-13)
+      [["--deploy-rules", "nonexist.yaml"], /--deploy-rules goes with --deploy local or slurm/],
+      [["--batch-dir", "/x"], /--batch-dir goes with --deploy slurm/],
+      [["--deploy", "local", "--batch-dir", "/x"], /--batch-dir goes with --deploy slurm/],
+      [["--cpus", "2"], /--cpus goes with --deploy local$/m],
+      [
+        ["--deploy", "slurm", "--cpus", "8", "--dry-run"],
+        /--cpus goes with --deploy local \(a batch job's CPUs come from --deploy-rules: cpus\)/,
+      ],
     ] as const
   ) {
     const r = await runScout(["workflow", "task", wf, "top", ...extra], { env });

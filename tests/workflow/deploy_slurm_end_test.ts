@@ -25,9 +25,13 @@ Deno.test("slurm --wait: a failed top job exits 1, naming its state, reason and 
     SB_STDERR: "the batch job's log",
   });
   assert.equal(r.code, 1);
-  assert.equal(
-    r.stdout,
-    "Baking/whisk/Default\t101\tsubmitted\nBaking/batter/Default.json\t102\tsubmitted\n",
+  // under --wait stdout is for the result: the table goes to stderr (R79-13)
+  assert.equal(r.stdout, "");
+  assert.ok(
+    r.stderr.includes(
+      "Baking/whisk/Default\t101\tsubmitted\nBaking/batter/Default.json\t102\tsubmitted\n",
+    ),
+    r.stderr,
   );
   const dir = join(
     d.path,
@@ -42,13 +46,15 @@ Deno.test("slurm --wait: a failed top job exits 1, naming its state, reason and 
   );
 });
 
-Deno.test("slurm --wait --json: the end in the JSON; completed exits 0, cancelled 1", async () => {
+Deno.test("slurm --wait --json: the end in the JSON; completed without a result exits 1, cancelled 1", async () => {
   await using d = await tempDir();
+  // SLURM says COMPLETED, yet no result was written (nothing ran): not a success (R79-13)
   const ok = await deploy(join(d.path, "a"), ["--json"], {});
-  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(ok.code, 1, ok.stderr);
   const out = JSON.parse(ok.stdout);
   assert.deepEqual(out.end, { state: "COMPLETED", reason: "None" });
   assert.deepEqual(out.units.map((u: { slurmId: string }) => u.slurmId), ["101", "102"]);
+  assert.match(out.error, /^Job "Baking\/batter\/Default\.json" has no result$/);
   const cancelled = await deploy(join(d.path, "b"), ["--json"], { SQ_STATE: "CANCELLED" });
   assert.equal(cancelled.code, 1);
   assert.deepEqual(JSON.parse(cancelled.stdout).end, { state: "CANCELLED", reason: "None" });
@@ -68,4 +74,55 @@ Deno.test("slurm --wait --json: when squeue keeps failing, the submission is sti
   assert.equal(out.end, undefined);
   assert.match(out.error, /squeue failed 2 times .*Unable to contact slurm controller/);
   assert.match(r.stderr, /scout-ai: squeue failed 2 times asking about SLURM jobs 101,102: /);
+});
+
+Deno.test("slurm --wait: once the job is done its result is printed as a serial run prints it (--print-path: its path; --json: result), the table on stderr (R79-13)", async () => {
+  await using d = await tempDir();
+  const serial = await runMain(["workflow", "task", BAKING, "whisk", "--eggs", "7"], {
+    cwd: d.path,
+    env: env(join(d.path, "serial")),
+  });
+  assert.equal(serial.code, 0, serial.stderr);
+  // the stand-in sbatch runs the script (the real worker) in the background, squeue says
+  // RUNNING until it wrote exit.status
+  const run = async (home: string, extra: string[]) =>
+    await runMain([
+      "workflow",
+      "task",
+      BAKING,
+      "whisk",
+      "--eggs",
+      "7",
+      "--deploy",
+      "slurm",
+      "--wait",
+      ...extra,
+    ], {
+      cwd: d.path,
+      env: {
+        ...env(home),
+        SB_RUN: "1",
+        SQ_STATE: "FILES",
+        PATH: `${standInSlurm(home)}:${process.env.PATH}`,
+      },
+    });
+  const text = await run(join(d.path, "a"), []);
+  assert.equal(text.code, 0, text.stderr);
+  assert.equal(text.stdout, serial.stdout);
+  assert.match(text.stderr, /^Baking\/whisk\/Default_[0-9a-f]{32}\t101\tsubmitted$/m);
+  const path = await run(join(d.path, "b"), ["--print-path"]);
+  assert.equal(path.code, 0, path.stderr);
+  assert.match(
+    path.stdout,
+    new RegExp(`^${join(d.path, "b")}/var/jobs/Baking/whisk/Default_[0-9a-f]{32}\n$`),
+  );
+  const json = await run(join(d.path, "c"), ["--json"]);
+  assert.equal(json.code, 0, json.stderr);
+  const out = JSON.parse(json.stdout);
+  assert.equal(out.end.state, "COMPLETED");
+  assert.equal(out.result, serial.stdout.trimEnd());
+  // done already: no wait, the result all the same
+  const again = await run(join(d.path, "b"), []);
+  assert.deepEqual([again.code, again.stdout], [0, serial.stdout]);
+  assert.match(again.stderr, /^Baking\/whisk\/Default_[0-9a-f]{32}\tdone$/m);
 });

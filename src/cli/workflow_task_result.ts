@@ -1,0 +1,65 @@
+/**
+ * How `workflow task` prints a job's result once it is done (serially, or
+ * after `--deploy local`, or `--deploy slurm --wait`): its text, its bytes,
+ * its path (`--print-path`) or JSON.
+ *
+ * @module
+ */
+import type { Job } from "../workflow/mod.ts";
+import type { Io } from "./io.ts";
+import { writeBytes } from "./io.ts";
+import type { wfLib } from "./workflow_common.ts";
+import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
+
+type WfLib = Awaited<ReturnType<typeof wfLib>>;
+
+/**
+ * A result as `--json` carries it: a binary one as its text (per the job's type).
+ *
+ * @param lib the workflow library
+ * @param job the job
+ * @param result its loaded result
+ * @returns the JSON value
+ */
+export function resultJsonValue(lib: WfLib, job: Job, result: unknown): unknown {
+  return result instanceof Uint8Array ? lib.resultText(result, job.type) : result;
+}
+
+/**
+ * Prints a run's result: as JSON, its job's path, its bytes (binary), or its
+ * text (ending in a newline).
+ *
+ * @param lib the workflow library
+ * @param job the job
+ * @param result its result
+ * @param opts `--json`, `--print-path`
+ * @param io I/O
+ */
+export function printResult(
+  lib: WfLib,
+  job: Job,
+  result: unknown,
+  opts: WorkflowTaskOptions,
+  io: Io,
+): void {
+  if (opts.json) {
+    const value = resultJsonValue(lib, job, result);
+    io.stdout.write(
+      JSON.stringify({
+        version: 1,
+        path: job.path,
+        shortPath: job.shortPath,
+        status: "done",
+        result: value,
+      }) +
+        "\n",
+    );
+  } else if (opts.printPath) {
+    io.stdout.write(job.path + "\n");
+  } else if (result instanceof Uint8Array) {
+    writeBytes(io.stdout, result); // a binary result's bytes as they are, never decoded
+  } else {
+    const text = lib.resultText(result, job.type);
+    io.stdout.write(text.endsWith("\n") || text === "" ? text : text + "\n");
+  }
+}
