@@ -66,6 +66,7 @@ Deno.test("slurm --wait: Baking results and .info fields equal a serial run's", 
   const out = JSON.parse(dep.stdout);
   assert.equal(out.units.length, 3);
   assert.equal(out.end.state, "COMPLETED");
+  assert.equal(out.result, serial.stdout, "--wait gives the result (R79-13)");
   assert.deepEqual(out.units[2].dependencies, [out.units[1].slurmId]);
   for (const task of ["whisk", "batter", "cake"]) {
     const da = join(a.path, "var/jobs/Baking", task);
