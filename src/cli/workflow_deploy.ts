@@ -15,7 +15,7 @@ import { usageError } from "../errors.ts";
 import type { Job } from "../workflow/mod.ts";
 import type { DeployRules } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
-import { statusLine } from "./io.ts";
+import { statusLine, warn } from "./io.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { END_OF_OPTIONS, splitAtEnd } from "./workflow_task_escape.ts";
 
@@ -152,16 +152,32 @@ function notInGraph(path: string, top: Job): string {
 }
 
 /**
- * The rules of `--deploy-rules`, read and checked, if given.
+ * The rules of `--deploy-rules`, read and checked, if given; a rule naming a
+ * task that a workflow of `top`'s graph does not have is warned about (it
+ * would never apply).
  *
  * @param opts options
- * @param io I/O (cwd)
+ * @param io I/O (cwd, warnings)
+ * @param top the top job
  * @returns the rules, or undefined
  */
-export async function rulesOf(opts: DeployOptions, io: Io): Promise<DeployRules | undefined> {
+export async function rulesOf(
+  opts: DeployOptions,
+  io: Io,
+  top: Job,
+): Promise<DeployRules | undefined> {
   if (opts.deployRules === undefined) return undefined;
-  const { loadRules } = await deployLib();
-  return await loadRules(resolve(io.cwd, opts.deployRules));
+  const { graphJobs, loadRules, unknownRuleTasks } = await deployLib();
+  const rules = await loadRules(resolve(io.cwd, opts.deployRules));
+  const workflows = new Set(graphJobs(top).map((j) => j.workflow).filter((w) => w !== null));
+  for (const u of unknownRuleTasks(rules, [...workflows])) {
+    const where = `${rules.file}${u.line !== undefined ? `:${u.line}` : ""}`;
+    warn(
+      io,
+      `deploy rules ${u.path} (${where}): ${u.workflow} has no task "${u.task}"; its rules never apply`,
+    );
+  }
+  return rules;
 }
 
 /** A local deploy ended by a signal: which, and the jobs it recorded `aborted`. */
@@ -192,7 +208,7 @@ export async function runLocalDeploy(
   io: Io,
 ): Promise<LocalStop | null> {
   const { deployLocal } = await deployLib();
-  const rules = await rulesOf(opts, io);
+  const rules = await rulesOf(opts, io, top);
   const cpus = opts.cpus !== undefined ? Number(opts.cpus) : availableParallelism();
   const line = statusLine(io);
   const stop = new AbortController();

@@ -182,7 +182,7 @@ async function submitSlurm(
   redo: readonly Job[],
 ): Promise<{ sub: Submission; failure?: ScoutError }> {
   const { deploySlurm, batchBase } = await deployLib();
-  const rules = await rulesOf(opts, io);
+  const rules = await rulesOf(opts, io, top);
   const base = batchBase(
     opts.batchDir !== undefined ? resolve(io.cwd, opts.batchDir) : undefined,
     io.env,

@@ -4,7 +4,7 @@
  * graph, and running one job without its dependencies.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workflow } from "../../src/workflow/define.ts";
 import { createJob } from "../../src/workflow/job.ts";
@@ -20,7 +20,8 @@ import {
   slurmTime,
   taskResources,
 } from "../../src/workflow/deploy/mod.ts";
-import { homeIn, tempDir } from "../support/cli.ts";
+import { homeIn, runMain, tempDir } from "../support/cli.ts";
+import { BAKING } from "./cli_support.ts";
 
 const RULES = `
 defaults: { time: 1h, cpus: 1, mem: 2G, queue: normal }
@@ -151,6 +152,28 @@ Deno.test("rules: a typo'd key, a word for a number, a bad size or boolean fail 
     nodes: "2-4",
     mem: "2048",
   });
+});
+
+Deno.test("rules naming a task the graph's workflow has not are warned about, with their line (R79-4)", async () => {
+  await using d = await tempDir();
+  const rules = join(d.path, "rules.yaml");
+  writeFileSync(
+    rules,
+    "Baking:\n  cake: { cpus: 2 }\n  cakee: { cpus: 4 }\nOther:\n  x: { cpus: 1 }\n" +
+      "chains:\n  prep:\n    workflow: Baking\n    tasks: whisk, batterr\n",
+  );
+  const r = await runMain(
+    ["workflow", "task", BAKING, "cake", "--deploy", "slurm", "--dry-run", "--deploy-rules", rules],
+    { cwd: d.path, env: homeIn(d.path) },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stderr,
+    `scout-ai: warning: deploy rules Baking.cakee (${rules}:3): Baking has no task "cakee"; ` +
+      "its rules never apply\n" +
+      `scout-ai: warning: deploy rules chains.prep (${rules}:9): Baking has no task "batterr"; ` +
+      "its rules never apply\n",
+  );
 });
 
 Deno.test("rules: a YAML syntax error names the file and line, the problem on one line", async () => {

@@ -15,8 +15,9 @@ export {
   RESOURCE_KEYS,
   slurmTime,
   taskResources,
+  unknownRuleTasks,
 } from "./rules.ts";
-export type { ChainRule, DeployRules, JobResources } from "./rules.ts";
+export type { ChainRule, DeployRules, JobResources, UnknownRuleTask } from "./rules.ts";
 export { deployLocal, WORKER_MARK } from "./local.ts";
 export type { LocalDeployOptions, LocalDeployReport, LocalEvent } from "./local.ts";
 export { batchBase } from "./batch_dir.ts";

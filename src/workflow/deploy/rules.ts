@@ -41,6 +41,8 @@ export interface ChainRule {
   name: string;
   /** Members as `Workflow#task`. */
   tasks: Set<string>;
+  /** Its key path in the rules (`["chains", "prep"]`, `["Baking", "chains", "prep"]`). */
+  path?: string[];
 }
 
 /** Parsed rules. */
@@ -51,6 +53,8 @@ export interface DeployRules {
   chains: ChainRule[];
   /** The file they came from (for messages). */
   file?: string;
+  /** The 1-based line of a key path in the file, when parsed from text. */
+  lineOf?: (path: readonly string[]) => number | undefined;
 }
 
 /** Empty rules (no file). */
@@ -133,7 +137,7 @@ function parseChains(raw: Record<string, unknown>, site: RuleSite): ChainRule[] 
       }
     }
     if (tasks.size < 2) throw ruleError(at, "tasks", `Chain "${name}" needs at least two tasks`);
-    out.push({ name, tasks });
+    out.push({ name, tasks, path });
   };
   if (raw.chains !== undefined) {
     if (!isMap(raw.chains)) {
@@ -214,7 +218,7 @@ export async function parseRules(text: string, file?: string): Promise<DeployRul
     lineOf: parsed.lineOf,
   };
   checkRules(raw, site);
-  return { raw, chains: parseChains(raw, site), ...(file ? { file } : {}) };
+  return { raw, chains: parseChains(raw, site), ...(file ? { file } : {}), lineOf: parsed.lineOf };
 }
 
 /**
@@ -241,6 +245,67 @@ function merged(rules: DeployRules, workflow: string, task: string): Record<stri
   const out: Record<string, unknown> = {};
   for (const layer of layers) {
     for (const [k, v] of Object.entries(layer)) if (!(k in out) && v !== null) out[k] = v;
+  }
+  return out;
+}
+
+/** A rule that names a task its workflow does not have: it never applies. */
+export interface UnknownRuleTask {
+  /** Where: `Workflow.task`, or the chain's path (`chains.prep`) for a chain's member. */
+  path: string;
+  /** Its line in the rules file, when known. */
+  line?: number;
+  /** The workflow and the task it names. */
+  workflow: string;
+  /** The task it names. */
+  task: string;
+}
+
+/**
+ * The rules naming a task that the named workflow, one of `workflows`,
+ * does not have — a typo whose rules would silently never apply (a
+ * workflow the graph does not use is not judged: a rules file may serve
+ * several).
+ *
+ * @param rules the rules
+ * @param workflows the workflows of the job graph
+ * @returns each such rule
+ */
+export function unknownRuleTasks(
+  rules: DeployRules,
+  workflows: readonly { name: string; tasks: Record<string, unknown> }[],
+): UnknownRuleTask[] {
+  const out: UnknownRuleTask[] = [];
+  const byName = new Map(workflows.map((w) => [w.name, w]));
+  const at = (path: string[]) => rules.lineOf?.(path);
+  for (const [wf, section] of Object.entries(rules.raw)) {
+    const w = byName.get(wf);
+    if (w === undefined || !isMap(section)) continue;
+    for (const task of Object.keys(section)) {
+      if (task === "defaults" || task === "chains" || task in w.tasks) continue;
+      const line = at([wf, task]);
+      out.push({
+        path: `${wf}.${task}`,
+        workflow: wf,
+        task,
+        ...(line !== undefined ? { line } : {}),
+      });
+    }
+  }
+  for (const chain of rules.chains) {
+    for (const member of chain.tasks) {
+      const [wf, task] = member.split("#") as [string, string];
+      const w = byName.get(wf);
+      if (w === undefined || task in w.tasks) continue;
+      const path = chain.path ?? ["chains", chain.name];
+      const line = at([...path, "tasks"]);
+      out.push({
+        path: path.join("."),
+        workflow: wf,
+        task,
+        ...(line !== undefined ? { line } : {}),
+      });
+    }
   }
   return out;
 }
