@@ -39,6 +39,7 @@ import type { AskOptions, AskResult } from "./ask_types.ts";
 import { finalText, runLoop } from "./loop.ts";
 import { defaultSession } from "./meta_record.ts";
 import { writeSnapshot } from "./snapshot.ts";
+import { addToMessage } from "./error_location.ts";
 import { settleCacheWrites } from "./write_behind.ts";
 
 export { COMPILE_ROLES, RUNTIME_KEYS } from "./ask_types.ts";
@@ -128,7 +129,7 @@ export async function runAsk(
       const path = await snapshot(req, prepared, model, ctx);
       if (path !== undefined) {
         e.snapshotPath = path;
-        e.message += ` (snapshot: ${path}.chat)`;
+        addToMessage(e, ` (snapshot: ${path}.chat)`);
       }
     }
     throw e;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { isScoutError } from "../errors.ts";
+import { isScoutError, type ScoutError } from "../errors.ts";
 import { redactUrl } from "../util/secrets.ts";
 
 /**
@@ -36,7 +36,7 @@ export interface QueryPlace {
  * error, once: the configured url (else the one the adapter noted,
  * {@link atUrl}); not again when the message names it already (a network
  * error's "at …"). The endpoint is also set as `e.endpoint`, the url as
- * `e.url`.
+ * `e.url`; the message before is kept ({@link addToMessage}).
  *
  * @param e what a backend's query threw
  * @param place the endpoint and url of the query
@@ -49,9 +49,25 @@ export function locateError(e: unknown, place: QueryPlace): unknown {
   const parts: string[] = [];
   if (place.endpoint) parts.push(`endpoint "${place.endpoint}"`);
   if (typeof url === "string" && e.urlShown !== true) parts.push(`url ${url}`);
-  if (parts.length) e.message += ` (${parts.join(", ")})`;
+  if (parts.length) addToMessage(e, ` (${parts.join(", ")})`);
   if (place.endpoint) e.endpoint = place.endpoint;
   if (typeof url === "string" && e.urlShown !== true) e.url = url;
   e.located = true;
   return e;
+}
+
+/**
+ * Appends a note for the user (where the query went, the failure snapshot)
+ * to a ScoutError's message, keeping the message before as `e.baseMessage`
+ * (the first time): a tool output sent to a model carries that one
+ * (R84-3) — a local path or a server's address is no business of a
+ * possibly external provider, and a snapshot's timestamped path would change
+ * the next request, and its cache key, with every run.
+ *
+ * @param e the error
+ * @param note the text to append
+ */
+export function addToMessage(e: ScoutError, note: string): void {
+  if (typeof e.baseMessage !== "string") e.baseMessage = e.message;
+  e.message += note;
 }

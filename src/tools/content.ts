@@ -66,13 +66,16 @@ export function errorPlace(e: unknown): string | null {
  * stack frames ([TS-FIX] of `inference.md` §5.4: Ruby sends the backtrace;
  * ours are the program's own frames — the binary's `/$bunfs/…` — which tell
  * the model nothing and change the next request, and its cache key, with
- * every build).
+ * every build). A ScoutError's `baseMessage`, when it has one, is its
+ * message without the notes for the user (where a query went, its failure
+ * snapshot: R84-3).
  *
  * @param e the error (or a message)
  * @returns the tool output
  */
 export function errorOutput(e: unknown): ToolOutput {
-  const message = e instanceof Error ? e.message : String(e);
+  const base = isScoutError(e) ? e.baseMessage : undefined;
+  const message = typeof base === "string" ? base : e instanceof Error ? e.message : String(e);
   const content = JSON.stringify({ exception: message, exception_line: errorPlace(e) });
   return toolOutput({ content, error: "error" });
 }

@@ -184,3 +184,31 @@ Deno.test("a nested specialist's inferences reach the saved chat's receipts: pro
   // Boss 110 + 2, Worker 33 + 44, Helper 55: each inference once
   assert.equal(JSON.parse(prov.stdout).nodes[0].tokens.subtree.tt, 244);
 });
+
+Deno.test("a specialist's provider error reaches the caller's model without its url, endpoint or snapshot path (R84-3)", async () => {
+  await using t = await tempDir();
+  await using srv = await chain(t.path, { text: "boss done" }, {
+    status: 500,
+    message: "worker boom",
+  });
+  const home = join(t.path, "home");
+  put(home, "etc/AI/lb.yaml", `backend: openai\nmodel: m\nurl: ${srv.url}\nmax_retries: 0\n`);
+  clearAgentCache();
+  const env = { SCOUT_HOME: home, OPENAI_API_KEY: "k" };
+  const boss = await loadAgent("Boss", {
+    options: { endpoint: "lb", persist: false },
+    runtime: { env, cwd: t.path },
+  });
+  current(boss).push({ role: "user", content: "go" });
+  const r = await agentChat(boss);
+  assert.equal(r.text, "boss done");
+  // the Boss's request after its tool output: what the caller's provider was sent
+  const last = srv.requests.at(-1)!;
+  const tool = (last.body.messages as { role: string; content: string }[])
+    .find((m) => m.role === "tool")!;
+  assert.match(tool.content, /worker boom/);
+  assert.doesNotMatch(tool.content, /snapshot|endpoint|url |127\.0\.0\.1/, tool.content);
+  assert.ok(!tool.content.includes(home), tool.content);
+  // the snapshot was written all the same (users see it where errors are reported)
+  assert.ok(existsSync(join(home, "tmp", "ask")), "a failure snapshot");
+});
