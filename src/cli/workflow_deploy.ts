@@ -12,6 +12,7 @@ import { availableParallelism } from "node:os";
 import { isAbsolute, resolve, sep } from "node:path";
 import { createInterface } from "node:readline";
 import { usageError } from "../errors.ts";
+import { interruptJobs } from "../workflow/interrupt.ts";
 import type { Job } from "../workflow/mod.ts";
 import type { DeployRules } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
@@ -127,15 +128,56 @@ export async function runDeployWorker(top: Job, opts: DeployOptions, io: Io): Pr
     }
     return 0;
   }
-  for await (const line of createInterface({ input: process.stdin })) {
-    const p = line.trim();
-    if (p === "") continue;
-    const err = await runOne(p);
-    io.stdout.write(
-      err === null ? `${WORKER_MARK}done\t${p}\n` : `${WORKER_MARK}error\t${p}\t${err}\n`,
-    );
+  const lines = createInterface({ input: process.stdin });
+  const end = stopWithParent(lines);
+  try {
+    for await (const line of lines) {
+      const p = line.trim();
+      if (p === "") continue;
+      end.busy = true;
+      const err = await runOne(p);
+      end.busy = false;
+      io.stdout.write(
+        err === null ? `${WORKER_MARK}done\t${p}\n` : `${WORKER_MARK}error\t${p}\t${err}\n`,
+      );
+    }
+  } finally {
+    end.release();
   }
   return 0;
+}
+
+/** What the parent's end means to a worker, set while it runs a job. */
+interface WorkerEnd {
+  /** Whether a job runs. */
+  busy: boolean;
+  /** Removes the listeners. */
+  release: () => void;
+}
+
+/** What a worker records as the cause when its parent is gone. */
+const PARENT_GONE = "the end of its --deploy local process";
+
+/**
+ * A `--deploy-worker` stops with its parent (R84-4): workers lead their
+ * own process groups, so a SIGKILL of the command's group misses them; the
+ * end of its stdin (the parent's pipe) while a job runs aborts that job
+ * (recorded `aborted`, as on SIGTERM) and ends the worker. A SIGHUP the
+ * parent passes on is recorded as SIGHUP.
+ */
+function stopWithParent(lines: ReturnType<typeof createInterface>): WorkerEnd {
+  const onHup = () => interruptJobs("SIGHUP");
+  const end: WorkerEnd = {
+    busy: false,
+    release: () => void process.removeListener("SIGHUP", onHup),
+  };
+  lines.on("close", () => {
+    if (!end.busy) return;
+    interruptJobs(PARENT_GONE);
+    process.exit(1); // held by no one here; never left running without a parent
+  });
+  process.on("SIGHUP", onHup);
+  return end;
 }
 
 /**

@@ -15,7 +15,7 @@ type AbortFn = (signal: string) => void;
 const running = new Map<string, AbortFn>();
 let installed = false;
 
-const EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+const EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /** Told which jobs a signal recorded aborted, before the process exits (the CLI prints it). */
 export type InterruptReport = (signal: string, aborted: string[]) => void;
@@ -36,6 +36,18 @@ function onSignal(signal: string): void {
     } catch { /* a report must not keep the process from exiting */ }
   }
   if (holders === 0) process.exit(EXIT[signal] ?? 1);
+}
+
+/**
+ * Does what SIGINT/SIGTERM do, for another cause: a `--deploy local` worker
+ * told by its parent's SIGHUP, or whose parent is gone (R84-4). Every
+ * tracked job is recorded `aborted` ("interrupted by <reason>"), the reports
+ * run, and the process exits (129 for SIGHUP, else 1) unless held.
+ *
+ * @param reason the signal's name, or what ended the jobs
+ */
+export function interruptJobs(reason: string): void {
+  onSignal(reason);
 }
 
 /**

@@ -6,6 +6,7 @@
  * signal's number (R81-4, R79-8).
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
@@ -39,12 +40,12 @@ function alive(pid: number): boolean {
 }
 
 // task, signal to the command, exit code, word on stderr, signal the job's info names: a
-// worker gets SIGINT or SIGTERM (it records either; SIGHUP would end it unrecorded); a
+// worker gets SIGINT, SIGHUP (R84-4: it records the signal the command got) or SIGTERM; a
 // synchronous body cannot see it, so its worker is killed and the command records the job
 const CASES = [
   ["nap", "SIGTERM", 143, "Terminated", "SIGTERM"],
   ["spin", "SIGINT", 130, "Interrupted", "SIGINT"],
-  ["nap", "SIGHUP", 129, "Interrupted", "SIGTERM"],
+  ["nap", "SIGHUP", 129, "Interrupted", "SIGHUP"],
 ] as const;
 
 for (const [task, signal, code, word, recorded] of CASES) {
@@ -82,3 +83,44 @@ for (const [task, signal, code, word, recorded] of CASES) {
     assert.equal(new TextDecoder().decode(out.stdout), "");
   });
 }
+
+Deno.test("local deploy: a SIGKILL of the command's process group ends its workers too; the job is recorded aborted (R84-4)", async () => {
+  await using d = await tempDir();
+  userWorkflow(d.path, "Slow", SLOW);
+  // the command leads a group of its own, as under `setsid` or a job manager
+  const child = spawn(DENO, [
+    ...SCOUT_SOURCE_ARGS,
+    "workflow",
+    "task",
+    "Slow",
+    "nap",
+    "--deploy",
+    "local",
+  ], {
+    cwd: d.path,
+    env: env(d.path),
+    stdio: "ignore",
+    detached: true,
+  });
+  const exited = new Promise((r) => child.on("exit", r));
+  const path = join(d.path, "var/jobs/Slow/nap/Default");
+  const t0 = Date.now();
+  while (readInfo(path)?.status !== "start") {
+    if (Date.now() - t0 > 30_000) throw new Error("the worker never started the job");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const worker = Number(readInfo(path)!.pid);
+  await new Promise((r) => setTimeout(r, 300));
+  process.kill(-child.pid!, "SIGKILL");
+  await exited;
+  const t1 = Date.now();
+  while (alive(worker) && Date.now() - t1 < 5000) await new Promise((r) => setTimeout(r, 50));
+  const stillAlive = alive(worker);
+  if (stillAlive) Deno.kill(worker, "SIGKILL");
+  assert.equal(stillAlive, false, "no worker left running");
+  const info = readInfo(path)!;
+  assert.equal(info.status, "aborted");
+  assert.deepEqual(info.messages, [
+    "Aborted: interrupted by the end of its --deploy local process",
+  ]);
+});

@@ -8,7 +8,9 @@
  * scout-ai runs the same graph. Each worker leads a process group of its
  * own; a stop (the CLI's SIGINT/SIGTERM/SIGHUP) is passed on to every group,
  * SIGKILL follows after a grace period, and the jobs that were running are
- * recorded `aborted` (R81-4).
+ * recorded `aborted` (R81-4). A worker whose parent is gone (a SIGKILL, also
+ * of the parent's group: the end of its stdin) aborts its job and exits
+ * (R84-4).
  *
  * @module
  */
@@ -272,8 +274,8 @@ export async function deployLocal(top: Job, opts: LocalDeployOptions): Promise<L
 }
 
 /**
- * Stops every worker: the signal (SIGINT stays SIGINT, others become
- * SIGTERM, which a worker records as an interrupt) to its group, SIGKILL
+ * Stops every worker: the signal (SIGINT and SIGHUP as they are, others
+ * as SIGTERM; a worker records each as an interrupt) to its group, SIGKILL
  * after the grace period to what is left; then the jobs that were running
  * are recorded `aborted` where their worker could not (see {@link abortedBy}).
  *
@@ -284,7 +286,8 @@ async function stopWorkers(s: Scheduler, signal: string): Promise<string[]> {
   const workers = [...s.workers];
   const busy = workers.filter((w) => w.busy !== null).map((w) => ({ job: w.busy!, pid: w.pid }));
   const pids = workers.map((w) => w.pid).filter((p): p is number => p !== undefined);
-  for (const pid of pids) signalGroup(pid, signal === "SIGINT" ? "SIGINT" : "SIGTERM");
+  const passed: NodeJS.Signals = signal === "SIGINT" || signal === "SIGHUP" ? signal : "SIGTERM";
+  for (const pid of pids) signalGroup(pid, passed);
   const exited = Promise.all(workers.map((w) => w.exited));
   if (!(await within(exited, grace))) { for (const pid of pids) signalGroup(pid, "SIGKILL"); }
   await within(exited, grace);
