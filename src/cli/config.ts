@@ -10,7 +10,7 @@
 import type { Command } from "@commander-js/extra-typings";
 import { join } from "node:path";
 import { scoutHome } from "../config/home.ts";
-import { type ConfigEntry, configGet, loadConfig } from "../config/store.ts";
+import { type ConfigEntry, configEntryFor, configGet, loadConfig } from "../config/store.ts";
 import { ScoutError, usageError } from "../errors.ts";
 import { exists, readText, writeFileAtomic } from "../util/fs.ts";
 import { isSecretName, looksLikeKey, redactUrlsIn } from "../util/secrets.ts";
@@ -144,7 +144,29 @@ export async function runConfigSet(opts: ConfigSetCliOptions, io: Io): Promise<n
   const where = opts.scopes.length ? ` [${opts.scopes.join(" ")}]` : "";
   io.stderr.write(`${opts.key}${where} ${shown} (${file})\n`);
   if (opts.value !== undefined && opts.scopes.length === 0) warnUnscoped(opts.key, io);
+  if (opts.value !== undefined) warnShadowed(opts.key, opts.value, opts.scopes, io);
   return 0;
+}
+
+/**
+ * Warns when a lookup with the scopes just set (as `config get` from here)
+ * answers another entry — one of `./etc/config`, read last, or one with a
+ * better scope priority — naming its file and line (R84-6).
+ */
+function warnShadowed(key: string, value: string, scopes: string[], io: Io): void {
+  let win: ConfigEntry | undefined;
+  try {
+    win = configEntryFor(loadConfig({ cwd: io.cwd, env: io.env }), key, scopes);
+  } catch {
+    return; // a file that cannot be read: `config get` says so
+  }
+  if (win === undefined || win.value === value) return;
+  const where = scopes.length ? ` [${scopes.join(" ")}]` : "";
+  const shown = win.value === null ? "nil" : printable(key, win.value);
+  warn(
+    io,
+    `"${key}"${where} is "${shown}" here: the entry at ${win.source} wins over the one just set`,
+  );
 }
 
 // the scope scout-ai's own lookups of `key` name (the first of their list)

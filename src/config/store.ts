@@ -231,6 +231,29 @@ export function configGet(
   opts: ConfigGetOptions = {},
 ): ConfigValue | undefined {
   const environment = opts.environment ?? process.env;
+  const best = configEntryFor(store, key, tokens);
+  if (best !== undefined) return interpret(best.value, environment);
+  for (const name of opts.env ?? []) {
+    const v = environment[name];
+    if (v !== undefined && v !== "") return v;
+  }
+  return undefined;
+}
+
+/**
+ * The entry that answers a lookup of `key` with `tokens`, as
+ * {@link configGet} chooses it (its value not interpreted).
+ *
+ * @param store the store
+ * @param key key
+ * @param tokens scope tokens in priority order
+ * @returns the entry, or undefined when none matches
+ */
+export function configEntryFor(
+  store: ConfigStore,
+  key: string,
+  tokens: readonly string[] = [],
+): ConfigEntry | undefined {
   const lookup = tokens.length ? tokens : [`key:${key}`];
   let best: ConfigEntry | undefined;
   let bestPrio = Infinity;
@@ -248,12 +271,7 @@ export function configGet(
       }
     }
   }
-  if (best !== undefined) return interpret(best.value, environment);
-  for (const name of opts.env ?? []) {
-    const v = environment[name];
-    if (v !== undefined && v !== "") return v;
-  }
-  return undefined;
+  return best;
 }
 
 function interpret(

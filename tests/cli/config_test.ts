@@ -154,3 +154,29 @@ Deno.test("config get/list read ./etc/config after $SCOUT_HOME's; list names eac
   assert.equal(await Deno.readTextFile(cwdFile), "endpoint local ask\n");
   assert.match(await Deno.readTextFile(homeFile), /persist false ask\n$/);
 });
+
+Deno.test("config set warns when an entry of ./etc/config answers the key and scopes instead (R84-6)", async () => {
+  await using d = await tempDir();
+  const home = join(d.path, "home");
+  const cwd = join(d.path, "work");
+  await Deno.mkdir(join(cwd, "etc"), { recursive: true });
+  const cwdFile = join(cwd, "etc", "config");
+  await Deno.writeTextFile(cwdFile, "# here\nendpoint local ask\n");
+  const env = { SCOUT_HOME: home };
+  const run = (args: string[]) => runMain(["config", ...args], { env, cwd });
+  const set = await run(["set", "endpoint", "home", "ask"]);
+  assert.equal(set.code, 0);
+  assert.match(
+    set.stderr,
+    new RegExp(
+      `warning: .*"endpoint" \\[ask\\] is "local" here: the entry at ${cwdFile}:2 wins over the one just set`,
+    ),
+  );
+  assert.equal((await run(["get", "endpoint", "ask"])).stdout, "local\n");
+  // a key and scope nothing else answers: no warning
+  const alone = await run(["set", "persist", "false", "ask"]);
+  assert.ok(!alone.stderr.includes("warning"), alone.stderr);
+  // the same value in ./etc/config: nothing to warn about
+  const same = await run(["set", "endpoint", "local", "ask"]);
+  assert.ok(!same.stderr.includes("warning"), same.stderr);
+});
