@@ -61,7 +61,13 @@ const inflight = new Map<string, Promise<void>>();
 
 function jobError(job: Job, e: unknown): ScoutError {
   if (e instanceof ScoutError && e.code === "job_failed" && typeof e.job === "string") return e;
-  return new ScoutError("job_failed", `Job "${job.shortPath}" failed: ${errorMessage(e)}`, {
+  const prefix = `Job "${job.shortPath}" failed: `;
+  // the message without the notes for the user, for a tool output (R84-3)
+  const base = e instanceof ScoutError && typeof e.baseMessage === "string"
+    ? { baseMessage: prefix + e.baseMessage }
+    : {};
+  return new ScoutError("job_failed", prefix + errorMessage(e), {
+    ...base,
     file: job.path,
     job: job.path,
     rubyClass: rubyExceptionClass(e),

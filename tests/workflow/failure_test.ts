@@ -5,7 +5,9 @@ import { createJob } from "../../src/workflow/job.ts";
 import { runJob } from "../../src/workflow/run.ts";
 import { jobInfo } from "../../src/workflow/info.ts";
 import { errorInfoPatch } from "../../src/workflow/failure.ts";
-import { isScoutError } from "../../src/errors.ts";
+import { isScoutError, ScoutError } from "../../src/errors.ts";
+import { locateError } from "../../src/llm/error_location.ts";
+import { errorOutput } from "../../src/tools/content.ts";
 import { homeIn, tempDir } from "../support/cli.ts";
 
 Deno.test("a failure patch for a null-prototype object is recorded (R75-2)", () => {
@@ -80,4 +82,25 @@ Deno.test("a failed job's .info names a url of its error without the password or
     Uint8Array.from(atob(String(info.exception).replace(/\n/g, "")), (c) => c.charCodeAt(0)),
   );
   assert.ok(dumped.includes("http://bob:***@h:8") && !dumped.includes("PW-4411"));
+});
+
+Deno.test("a failed job's error keeps its cause's message without the notes for the user, for a tool output (R84-3)", async () => {
+  await using d = await tempDir();
+  const wf = workflow("ThrowsLocated", {
+    jobsDir: join(d.path, "jobs"),
+    tasks: {
+      asks: {
+        run: () => {
+          const e = new ScoutError("provider_http", "HTTP 500: boom", { phase: "query" });
+          locateError(e, { endpoint: "lb", url: "http://10.0.0.9:8000" });
+          throw e;
+        },
+      },
+    },
+  });
+  const job = createJob(wf, "asks", { env: homeIn(d.path) });
+  const e = await runJob(job).then(() => null, (x) => x);
+  assert.match(e.message, /boom \(endpoint "lb", url http:\/\/10\.0\.0\.9:8000\)$/);
+  const out = JSON.parse(String(errorOutput(e).content));
+  assert.equal(out.exception, 'Job "ThrowsLocated/asks/Default" failed: HTTP 500: boom');
 });
