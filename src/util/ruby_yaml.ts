@@ -172,6 +172,12 @@ export interface RubyYamlWithLines {
    * when the path is not in the document.
    */
   lineOf(path: readonly string[]): number | undefined;
+  /**
+   * The text of the scalar at `path` as written (before Psych's rules read
+   * it: `30:00` rather than 108000, quotes removed); undefined when the path
+   * is not a scalar of the document.
+   */
+  sourceOf(path: readonly string[]): string | undefined;
 }
 
 /**
@@ -192,17 +198,23 @@ export function parseRubyYamlWithLines(text: string): RubyYamlWithLines {
   const doc = parseDocument(text, RUBY_YAML_OPTIONS);
   if (doc.errors.length) throw doc.errors[0];
   const lineAt = (offset: number) => text.slice(0, offset).split("\n").length;
+  // the last pair of a key path: duplicate keys are allowed and the last one wins
+  const lastPair = (path: readonly string[]) => {
+    if (path.length === 0) return undefined;
+    const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
+    if (!isMap(parent)) return undefined;
+    const last = path[path.length - 1];
+    return parent.items.findLast((p) => isScalar(p.key) && String(p.key.value) === last);
+  };
   return {
     value: doc.toJS(),
     lineOf(path) {
-      if (path.length === 0) return undefined;
-      const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
-      if (!isMap(parent)) return undefined;
-      const last = path[path.length - 1];
-      // the last pair of that key: duplicate keys are allowed and the last one wins
-      const pair = parent.items.findLast((p) => isScalar(p.key) && String(p.key.value) === last);
-      const at = (pair?.key as Scalar | undefined)?.range?.[0];
+      const at = (lastPair(path)?.key as Scalar | undefined)?.range?.[0];
       return at === undefined ? undefined : lineAt(at);
+    },
+    sourceOf(path) {
+      const node = lastPair(path)?.value;
+      return isScalar(node) ? node.source : undefined;
     },
   };
 }

@@ -74,6 +74,33 @@ Deno.test("rules are YAML 1.1 as Ruby's orchestrator reads them: `exclusive: yes
   assert.deepEqual(taskResources(rules, "Line", "c"), { exclusive: true, cpus: 10 });
 });
 
+Deno.test("rules: a time in SLURM's colon forms means what SLURM reads, plain or quoted, not Psych's sexagesimal (R84-1)", async () => {
+  for (
+    const [time, want] of [
+      ["30:00", "00:30:00"],
+      ["1:30", "00:01:30"],
+      ["45:30", "00:45:30"],
+      ["2:00:00", "02:00:00"],
+      ["1-12", "1-12:00:00"],
+      ["1-2:30", "1-02:30:00"],
+      ["2-03:04:05", "2-03:04:05"],
+    ]
+  ) {
+    for (const written of [time, `"${time}"`, `'${time}'`]) {
+      const text = `defaults: { time: ${written} }\nLine:\n  c:\n    time: ${written}\n`;
+      const rules = await parseRules(text, "rules.yaml");
+      assert.equal(taskResources(rules, "Line", "c").time, want, written);
+      assert.equal(taskResources(rules, "Line", "a").time, want, written);
+    }
+  }
+  // a chain sums the times as SLURM reads them
+  const rules = await parseRules("Line:\n  a: { time: 30:00 }\n  b: { time: 1-0 }\n", "r.yaml");
+  assert.equal(
+    combineResources([taskResources(rules, "Line", "a"), taskResources(rules, "Line", "b")]).time,
+    "1-00:30:00",
+  );
+});
+
 Deno.test("rules: time spans in SLURM form; combined resources sum time and take the largest cpus", () => {
   assert.equal(slurmTime("90s"), "00:01:30");
   assert.equal(slurmTime("1h30m"), "01:30:00");

@@ -31,7 +31,9 @@ import {
   ruleError,
   type RuleSite,
 } from "./rules_values.ts";
+import { slurmTime, timesAsWritten, timeSeconds } from "./rules_time.ts";
 
+export { slurmTime } from "./rules_time.ts";
 export { RESOURCE_KEYS, SCOUT_ONLY_KEYS } from "./rules_values.ts";
 export type { JobResources } from "./rules_values.ts";
 
@@ -67,48 +69,6 @@ function isMap(v: unknown): v is Record<string, unknown> {
 /** An error about the rules file as a whole (the CLI adds `(file)`). */
 function bad(file: string | undefined, message: string): ScoutError {
   return new ScoutError("deploy_rules", message, { ...(file !== undefined ? { file } : {}) });
-}
-
-/**
- * A time span as SLURM wants it: `90s`, `10m`, `2h`, `1d`, combinations
- * (`1h30m`), a number of seconds, or an explicit `[D-]HH:MM:SS` kept as is.
- *
- * @param v the rule value
- * @param file rules file (for the error)
- * @returns `D-HH:MM:SS` or `HH:MM:SS`
- * @throws ScoutError `deploy_rules` when it is not a time
- */
-export function slurmTime(v: unknown, file?: string): string {
-  const s = String(v).trim();
-  if (/^(\d+-)?\d+(:\d{1,2}){0,2}$/.test(s) && s.includes(":")) return s;
-  let secs = 0;
-  if (/^\d+$/.test(s)) secs = Number(s);
-  else {
-    const re = /(\d+(?:\.\d+)?)\s*([dhms])/gy;
-    let m: RegExpExecArray | null;
-    let used = 0;
-    while ((m = re.exec(s)) !== null) {
-      secs += Number(m[1]) * { d: 86400, h: 3600, m: 60, s: 1 }[m[2] as "d" | "h" | "m" | "s"];
-      used = re.lastIndex;
-    }
-    if (used !== s.length || s === "") {
-      throw bad(file, `Time "${s}" is not a time span (e.g. 90s, 10m, 2h, 1d, 01:30:00)`);
-    }
-  }
-  secs = Math.ceil(secs);
-  const d = Math.floor(secs / 86400);
-  const h = Math.floor((secs % 86400) / 3600);
-  const m = Math.floor((secs % 3600) / 60);
-  const two = (n: number) => String(n).padStart(2, "0");
-  const hms = `${two(h)}:${two(m)}:${two(secs % 60)}`;
-  return d > 0 ? `${d}-${hms}` : hms;
-}
-
-function seconds(t: string): number {
-  const [dPart, rest] = t.includes("-") ? t.split("-") as [string, string] : ["0", t];
-  const parts = rest.split(":").map(Number);
-  while (parts.length < 3) parts.unshift(0);
-  return Number(dPart) * 86400 + parts[0]! * 3600 + parts[1]! * 60 + parts[2]!;
 }
 
 function parseChains(raw: Record<string, unknown>, site: RuleSite): ChainRule[] {
@@ -217,6 +177,7 @@ export async function parseRules(text: string, file?: string): Promise<DeployRul
     path: [],
     lineOf: parsed.lineOf,
   };
+  timesAsWritten(raw, parsed.sourceOf);
   checkRules(raw, site);
   return { raw, chains: parseChains(raw, site), ...(file ? { file } : {}), lineOf: parsed.lineOf };
 }
@@ -361,7 +322,7 @@ export function combineResources(list: JobResources[]): JobResources {
   for (const r of list) {
     if (r.cpus !== undefined) out.cpus = Math.max(out.cpus ?? 0, r.cpus);
     if (r.time !== undefined) {
-      time += seconds(r.time);
+      time += timeSeconds(r.time);
       timed = true;
     }
     for (const [k, v] of Object.entries(r)) {
