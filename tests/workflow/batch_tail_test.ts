@@ -55,3 +55,29 @@ Deno.test("batch tail: an unknown SLURM id is an error, never the log of a direc
     /"Pipe\/b" matches 2 batch jobs: "Pipe\/b\/Default", "Pipe\/bb\/Default"/,
   );
 });
+
+Deno.test("batch tail: a job run by two batch directories (an older scout-ai's name and today's) is an error listing both, not one picked (R84-2)", async () => {
+  await using d = await tempDir();
+  const home = d.path;
+  const job = "Pipe/a/Default";
+  batch(home, "SLURM_scout_job-Pipe-a-Default", "12", job, "old log");
+  batch(home, "SLURM_scout_job-Pipe-a-Default-1a2b3c4d", "13", job, "new log");
+  const tail = (target: string) =>
+    runMain(["workflow", "batch", "tail", target], {
+      cwd: home,
+      env: { ...env(home), PATH: `${standInSlurm(home)}:${process.env.PATH}` },
+    });
+  const both = await tail(job);
+  assert.equal(both.code, 1);
+  assert.equal(both.stdout, "");
+  assert.match(
+    both.stderr,
+    /"Pipe\/a\/Default" is run by 2 batch directories: SLURM_scout_job-Pipe-a-Default \(SLURM job 12\), SLURM_scout_job-Pipe-a-Default-1a2b3c4d \(SLURM job 13\) \(name one by its directory or SLURM id\)/,
+  );
+  assert.equal((await tail("13")).stdout, "new log\n", "the SLURM id names one");
+  assert.equal(
+    (await tail("SLURM_scout_job-Pipe-a-Default")).stdout,
+    "old log\n",
+    "so does the name",
+  );
+});

@@ -3,10 +3,10 @@
  * PATH): distinct jobs never share a batch directory (R79-1), a live batch
  * job is reused only when it runs the unit's jobs, two deploys at once submit
  * each job once (R79-3), and a resubmission keeps the earlier attempt's logs
- * (R79-15).
+ * (R79-15); one an older scout-ai queued under its digest-free name is reused (R84-2).
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, runMain, runScout, tempDir } from "../support/cli.ts";
 import { BAKING, env } from "./cli_support.ts";
@@ -134,4 +134,31 @@ Deno.test("slurm: a resubmission keeps the earlier attempt's logs as <file>.<its
     [],
     "an empty log goes",
   );
+});
+
+Deno.test("slurm: a batch job an older scout-ai queued in its digest-free directory is reused, not submitted again (R84-2)", async () => {
+  await using d = await tempDir();
+  const first = await deploy(d.path, [BAKING, "whisk", "--eggs", "7"]);
+  assert.equal(first.code, 0, first.stderr);
+  const [u] = unitsOf(first.stdout);
+  // what an older scout-ai wrote: the same files, the directory named without the digest
+  const legacy = u!.batchDir.replace(/-[0-9a-f]{8}$/, "");
+  renameSync(u!.batchDir, legacy);
+  const again = await deploy(d.path, [BAKING, "whisk", "--eggs", "7"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(
+    unitsOf(again.stdout).map((x) => [x.slurmId, x.status, x.batchDir]),
+    [["101", "queued", legacy]],
+  );
+  assert.equal(readFileSync(join(d.path, "sbatch.count"), "utf8").trim(), "101", "not submitted");
+  assert.equal(existsSync(u!.batchDir), false);
+  // a legacy directory whose live job runs other jobs is not this job's: it is submitted
+  writeFileSync(join(legacy, "jobs.list"), "/elsewhere/Baking/whisk/Other\n");
+  const other = await deploy(d.path, [BAKING, "whisk", "--eggs", "7"]);
+  assert.deepEqual(unitsOf(other.stdout).map((x) => [x.slurmId, x.status]), [["102", "submitted"]]);
+  // nor one whose job ended
+  rmSync(u!.batchDir, { recursive: true });
+  writeFileSync(join(legacy, "jobs.list"), u!.path + "\n");
+  const ended = await deploy(d.path, [BAKING, "whisk", "--eggs", "7"], { SQ_STATE: "COMPLETED" });
+  assert.deepEqual(unitsOf(ended.stdout).map((x) => [x.slurmId, x.status]), [["103", "submitted"]]);
 });

@@ -152,6 +152,20 @@ export async function listBatches(
   return out.sort((a, b) => a.mtime - b.mtime || a.name.localeCompare(b.name));
 }
 
+/** The entries a target names whole: by directory, else SLURM id, else a job they run. */
+function wholeMatches(entries: BatchEntry[], x: string): BatchEntry[] {
+  const tests: ((e: BatchEntry) => boolean)[] = [
+    (e) => e.dir === x || e.name === x,
+    (e) => e.slurmId === x,
+    (e) => e.jobs.includes(x) || e.jobs.some((j) => shortPath(j) === x),
+  ];
+  for (const test of tests) {
+    const found = entries.filter(test);
+    if (found.length > 0) return found;
+  }
+  return [];
+}
+
 /**
  * Finds one batch directory: exactly by directory (path or name), SLURM id,
  * or a job it runs (path or short path); else by a prefix of exactly one
@@ -162,7 +176,8 @@ export async function listBatches(
  * @param target what the user named
  * @param also another spelling of it tried exactly (a relative path resolved)
  * @returns the entry, or undefined when none matches
- * @throws ScoutError `job_not_found` when a prefix matches several (they are listed)
+ * @throws ScoutError `job_not_found` when a prefix matches several, or several
+ *   directories run the job named (they are listed)
  */
 export function findBatch(
   entries: BatchEntry[],
@@ -170,12 +185,22 @@ export function findBatch(
   also?: string,
 ): BatchEntry | undefined {
   const t = target.replace(/\/+$/, "");
-  const exact = (x: string) =>
-    entries.find((e) => e.dir === x || e.name === x) ??
-      entries.find((e) => e.slurmId === x) ??
-      entries.find((e) => e.jobs.includes(x) || e.jobs.some((j) => shortPath(j) === x));
-  const found = exact(t) ?? (also !== undefined ? exact(also.replace(/\/+$/, "")) : undefined);
-  if (found !== undefined || /^\d+$/.test(t)) return found;
+  let whole = wholeMatches(entries, t);
+  if (whole.length === 0 && also !== undefined) {
+    whole = wholeMatches(entries, also.replace(/\/+$/, ""));
+  }
+  if (whole.length > 1) {
+    // a job run by two directories (one named by an older scout-ai, a chain's and its own): say which
+    const shown = whole.map((e) =>
+      `${e.name} (${e.slurmId ? `SLURM job ${e.slurmId}` : "unsubmitted"})`
+    );
+    throw new ScoutError(
+      "job_not_found",
+      `"${target}" is run by ${whole.length} batch directories: ${shown.join(", ")} ` +
+        `(name one by its directory or SLURM id)`,
+    );
+  }
+  if (whole.length === 1 || /^\d+$/.test(t)) return whole[0];
   const matches = entries.filter((e) =>
     e.name.startsWith(t) || e.jobs.some((j) => shortPath(j).startsWith(t))
   );

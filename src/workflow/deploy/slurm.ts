@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { basename } from "node:path";
 import type { Job } from "../job_types.ts";
 import { NO_RULES } from "./rules.ts";
 import { slurmStates } from "./slurm_state.ts";
@@ -27,26 +28,57 @@ export { batchScript, dryRunScript, shq } from "./slurm_script.ts";
 export { batchDirName, batchUnits } from "./slurm_units.ts";
 export type { BatchUnit, SlurmDeployOptions, SlurmDeployReport } from "./slurm_types.ts";
 
-/** Each unit's batch directory record, with SLURM's state of its id (one `squeue` call). */
+/** A unit's records: its batch directory's, and its digest-free directory's (an older scout-ai's). */
+interface UnitRecords {
+  /** The unit's batch directory's record, with SLURM's state. */
+  now: BatchRecord;
+  /** The record of `legacyDir`, when it has a `job.id`. */
+  legacy?: BatchRecord;
+}
+
+/** Each unit's batch directory records, with SLURM's state of their ids (one `squeue` call). */
 async function records(
   units: BatchUnit[],
   env?: Record<string, string | undefined>,
-): Promise<BatchRecord[]> {
-  const read = units.map((u) => readBatch(u.dir));
-  const live = await slurmStates(
-    read.map((r) => r.id).filter((x): x is string => x !== undefined),
-    env,
-  );
-  return read.map((r) => {
+): Promise<UnitRecords[]> {
+  const read = units.map((u) => {
+    const legacy = u.legacyDir !== undefined ? readBatch(u.legacyDir) : undefined;
+    return { now: readBatch(u.dir), ...(legacy?.id !== undefined ? { legacy } : {}) };
+  });
+  const ids = read.flatMap((r) => [r.now.id, r.legacy?.id]).filter((x) => x !== undefined);
+  const live = await slurmStates(ids, env);
+  const withState = (r: BatchRecord): BatchRecord => {
     const state = r.id !== undefined ? live.get(r.id)?.state : undefined;
     return state !== undefined ? { ...r, state } : r;
-  });
+  };
+  return read.map((r) => ({
+    now: withState(r.now),
+    ...(r.legacy !== undefined ? { legacy: withState(r.legacy) } : {}),
+  }));
+}
+
+/**
+ * Reuses the live batch job an older scout-ai queued for the unit in its
+ * digest-free directory, when that job runs the unit's jobs and the unit's
+ * own directory has none (R84-2): the unit takes that directory and id.
+ *
+ * @returns whether it was reused
+ */
+function reuseLegacy(u: BatchUnit, r: UnitRecords): boolean {
+  const old = r.legacy;
+  if (isLive(r.now) || old === undefined || !isLive(old) || liveConflict(u, old)) return false;
+  u.dir = u.legacyDir!;
+  u.name = basename(u.dir);
+  u.slurmId = old.id!;
+  u.status = "queued";
+  return true;
 }
 
 /**
  * Writes the batch directories of the pending jobs of `top`'s graph and
  * submits them in dependency order. A unit whose `job.id` names a live SLURM
- * job running its jobs is not submitted again; one whose live job runs other
+ * job running its jobs is not submitted again (nor one an older scout-ai
+ * queued in the directory it named without a digest); one whose live job runs other
  * jobs stops the deploy before anything is submitted. A dry run writes
  * nothing and submits nothing.
  *
@@ -60,7 +92,8 @@ async function records(
  */
 export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<SlurmDeployReport> {
   const units = batchUnits(top, opts.rules ?? NO_RULES, opts.batchBase, opts.redo);
-  const before = await records(units, opts.env);
+  const recs = await records(units, opts.env);
+  const before = recs.map((r) => r.now);
   for (const [i, u] of units.entries()) {
     const conflict = isLive(before[i]!) ? liveConflict(u, before[i]!) : undefined;
     if (conflict !== undefined) throw conflict;
@@ -71,6 +104,7 @@ export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<S
   for (const [i, u] of units.entries()) {
     const script = batchScript(u, opts.command(u.jobs), opts.cwd, vars);
     scripts.set(u, script);
+    if (reuseLegacy(u, recs[i]!)) continue;
     if (!opts.dryRun) {
       try {
         await submitUnit(u, before[i]!, script, opts);

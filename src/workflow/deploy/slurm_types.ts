@@ -13,6 +13,11 @@ export interface BatchUnit {
   name: string;
   /** Batch directory. */
   dir: string;
+  /**
+   * The directory an older scout-ai named it (no digest), looked at for a
+   * batch job it queued before an upgrade.
+   */
+  legacyDir?: string;
   /** Jobs it runs, in order; the last is the one it is named after. */
   jobs: Job[];
   /** Units it waits for. */

@@ -30,6 +30,18 @@ export function batchDirName(j: Job): string {
   return `SLURM_scout_job-${safe(j.workflowName)}-${safe(j.taskName)}-${safe(j.name)}-${digest}`;
 }
 
+/**
+ * The name an older scout-ai (before R79-1) gave a job's batch directory:
+ * {@link batchDirName} without the digest. A batch job it queued is still
+ * found there after an upgrade, so it is not submitted twice (R84-2).
+ *
+ * @param j the job the unit is named after
+ * @returns the digest-free directory name
+ */
+export function legacyBatchDirName(j: Job): string {
+  return `SLURM_scout_job-${safe(j.workflowName)}-${safe(j.taskName)}-${safe(j.name)}`;
+}
+
 /** Units in an order where every unit comes after those it waits for. */
 function dependencyOrder(units: BatchUnit[]): BatchUnit[] {
   const ordered: BatchUnit[] = [];
@@ -84,7 +96,14 @@ export function batchUnits(
       continue;
     }
     const name = batchDirName(j);
-    unitOf.set(j.path, { name, dir: join(base, name), jobs: [j], after: [], resources: {} });
+    unitOf.set(j.path, {
+      name,
+      dir: join(base, name),
+      legacyDir: join(base, legacyBatchDirName(j)),
+      jobs: [j],
+      after: [],
+      resources: {},
+    });
   }
   const units: BatchUnit[] = [];
   for (const j of pending) {
