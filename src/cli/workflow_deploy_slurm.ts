@@ -204,6 +204,16 @@ async function submitSlurm(
       env: io.env,
       ...(opts.dryRun ? { dryRun: true, redo: new Set(redo.map((j) => j.path)) } : {}),
     });
+    if (report.squeueFailure !== undefined) {
+      const ids = report.units.flatMap((u) => u.stateUnknown ? [u.stateUnknown.id] : []);
+      const one = ids.length === 1;
+      warn(
+        io,
+        `squeue failed (${report.squeueFailure}): the state of SLURM job${one ? "" : "s"} ` +
+          `${ids.join(", ")} is unknown; the script submits ${one ? "its unit" : "their units"} ` +
+          "again, a real run asks squeue first",
+      );
+    }
     return { sub: submission(report) };
   } catch (e) {
     const partial = isScoutError(e) ? e.report as SlurmDeployReport | undefined : undefined;

@@ -2,7 +2,7 @@
  * `--deploy slurm --dry-run` changes no file (R79-2): not the results and
  * infos `--recompute`/`--clean` would remove (it lists them and counts them
  * as not done), not a live batch directory (a queued batch job keeps its id
- * in the script). Its bash script does what a real run does: run with the
+ * in the script; with squeue failing, its state unknown, R84-5). Its bash script does what a real run does: run with the
  * stand-in `sbatch`, it writes the same batch directories.
  */
 import assert from "node:assert/strict";
@@ -84,6 +84,35 @@ Deno.test("slurm --dry-run: a batch job still queued is left alone and shown wit
     dry.stdout,
     /# Baking\/cake\/Default_\w+: SLURM job 103 is still queued; not submitted again\n/,
   );
+});
+
+Deno.test("slurm --dry-run: when squeue cannot reach the controller, earlier batch jobs' states are unknown: one warning, a comment per unit, exit 0 (R84-5)", async () => {
+  await using d = await tempDir();
+  const home = join(d.path, "home");
+  const bin = standInSlurm(d.path);
+  const real = await task(home, bin, ["--eggs", "4", "--deploy", "slurm"], { SQ_STATE: "PENDING" });
+  assert.equal(real.code, 0, real.stderr);
+  const before = snapshot(d.path);
+  const dry = await task(home, bin, ["--eggs", "4", "--deploy", "slurm", "--dry-run"], {
+    SQ_FAIL: "1",
+  });
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.deepEqual(snapshot(d.path), before, "nothing written");
+  assert.equal(dry.stderr.match(/warning/g)?.length, 1, dry.stderr);
+  assert.match(
+    dry.stderr,
+    /^scout-ai: warning: squeue failed \(slurm_load_jobs error: Unable to contact slurm controller \(connect failure\)\): the state of SLURM jobs 101, 102, 103 is unknown; /,
+  );
+  assert.match(
+    dry.stdout,
+    /^# SLURM job 103: state unknown \(squeue: slurm_load_jobs error: Unable to contact slurm controller \(connect failure\)\); a real run asks again and submits this only when that job no longer runs it\n# Baking\/cake\/Default_\w+\nmkdir -p /m,
+  );
+  assert.equal(dry.stdout.match(/state unknown/g)?.length, 3);
+  assert.equal(dry.stdout.match(/^id\d=\$\(sbatch /gm)?.length, 3);
+  // a real run still fails rather than submit a job that may still be queued
+  const failing = await task(home, bin, ["--eggs", "4", "--deploy", "slurm"], { SQ_FAIL: "1" });
+  assert.equal(failing.code, 1);
+  assert.match(failing.stderr, /squeue failed 5 times/);
 });
 
 Deno.test("slurm --dry-run: its script, run, writes the batch directories a real run writes (R79-2)", async () => {

@@ -12,6 +12,7 @@
  * @module
  */
 import { basename } from "node:path";
+import { isScoutError } from "../../errors.ts";
 import type { Job } from "../job_types.ts";
 import { NO_RULES } from "./rules.ts";
 import { slurmStates } from "./slurm_state.ts";
@@ -36,25 +37,52 @@ interface UnitRecords {
   legacy?: BatchRecord;
 }
 
-/** Each unit's batch directory records, with SLURM's state of their ids (one `squeue` call). */
+/** The states squeue gave, or, in a dry run, why it could not be asked (R84-5). */
+async function statesOf(
+  ids: string[],
+  env: Record<string, string | undefined> | undefined,
+  dryRun: boolean,
+): Promise<{ live: Map<string, { state: string }>; unknown?: string }> {
+  try {
+    // a preview retries a failing squeue once, not for seconds
+    return { live: await slurmStates(ids, env, dryRun ? { attempts: 2 } : {}) };
+  } catch (e) {
+    if (!dryRun || !isScoutError(e, "batch_system")) throw e;
+    return { live: new Map(), unknown: String(e.stderr ?? e.message) };
+  }
+}
+
+/**
+ * Each unit's batch directory records, with SLURM's state of their ids (one
+ * `squeue` call). In a dry run a failing squeue leaves the states unknown:
+ * `unknown` says why, and each unit with a `job.id` records it.
+ */
 async function records(
   units: BatchUnit[],
-  env?: Record<string, string | undefined>,
-): Promise<UnitRecords[]> {
+  env: Record<string, string | undefined> | undefined,
+  dryRun: boolean,
+): Promise<{ recs: UnitRecords[]; unknown?: string }> {
   const read = units.map((u) => {
     const legacy = u.legacyDir !== undefined ? readBatch(u.legacyDir) : undefined;
     return { now: readBatch(u.dir), ...(legacy?.id !== undefined ? { legacy } : {}) };
   });
   const ids = read.flatMap((r) => [r.now.id, r.legacy?.id]).filter((x) => x !== undefined);
-  const live = await slurmStates(ids, env);
+  const { live, unknown } = await statesOf(ids, env, dryRun);
   const withState = (r: BatchRecord): BatchRecord => {
     const state = r.id !== undefined ? live.get(r.id)?.state : undefined;
     return state !== undefined ? { ...r, state } : r;
   };
-  return read.map((r) => ({
+  if (unknown !== undefined) {
+    for (const [i, u] of units.entries()) {
+      const id = read[i]!.now.id ?? read[i]!.legacy?.id;
+      if (id !== undefined) u.stateUnknown = { id, squeue: unknown };
+    }
+  }
+  const recs = read.map((r) => ({
     now: withState(r.now),
     ...(r.legacy !== undefined ? { legacy: withState(r.legacy) } : {}),
   }));
+  return { recs, ...(unknown !== undefined ? { unknown } : {}) };
 }
 
 /**
@@ -92,7 +120,7 @@ function reuseLegacy(u: BatchUnit, r: UnitRecords): boolean {
  */
 export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<SlurmDeployReport> {
   const units = batchUnits(top, opts.rules ?? NO_RULES, opts.batchBase, opts.redo);
-  const recs = await records(units, opts.env);
+  const { recs, unknown } = await records(units, opts.env, Boolean(opts.dryRun));
   const before = recs.map((r) => r.now);
   for (const [i, u] of units.entries()) {
     const conflict = isLive(before[i]!) ? liveConflict(u, before[i]!) : undefined;
@@ -122,5 +150,6 @@ export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<S
     units,
     ...(topUnit ? { top: topUnit } : {}),
     ...(opts.dryRun ? { script: dryRunScript(units, scripts, [...(opts.redo ?? [])]) } : {}),
+    ...(unknown !== undefined ? { squeueFailure: unknown } : {}),
   };
 }

@@ -124,6 +124,14 @@ export function dryRunScript(
       lines.push(`${v}=${shq(u.slurmId!)}`);
       continue;
     }
+    if (u.stateUnknown !== undefined) {
+      lines.push(
+        oneLine(
+          `# SLURM job ${u.stateUnknown.id}: state unknown (squeue: ${u.stateUnknown.squeue}); ` +
+            "a real run asks again and submits this only when that job no longer runs it",
+        ),
+      );
+    }
     const deps = u.after.map((a) => "$" + varOf.get(a));
     const depArg = deps.length > 0
       ? `--dependency=afterok:${deps.join(":")} --kill-on-invalid-dep=yes `

@@ -24,6 +24,12 @@ export interface BatchUnit {
   after: BatchUnit[];
   /** Merged resources. */
   resources: JobResources;
+  /**
+   * In a dry run whose `squeue` failed: the SLURM id in its `job.id` whose
+   * state is unknown (a real run would ask again before submitting), and
+   * squeue's error.
+   */
+  stateUnknown?: { id: string; squeue: string };
   /** SLURM id (after submission, or of a live earlier submission). */
   slurmId?: string;
   /**
@@ -66,4 +72,6 @@ export interface SlurmDeployReport {
    * and the `sbatch` command; a unit still queued keeps its SLURM id.
    */
   script?: string;
+  /** A dry run's squeue failure (the states of earlier batch jobs are unknown). */
+  squeueFailure?: string;
 }
