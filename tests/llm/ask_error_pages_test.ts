@@ -9,7 +9,7 @@ import { isScoutError } from "../../src/errors.ts";
 import { ask } from "../../src/llm/ask.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { tempDir } from "../support/cli.ts";
-import { BACKENDS, opts, question, recorder } from "./ask_support.ts";
+import { BACKENDS, opts, question, streamOpts } from "./ask_support.ts";
 
 const LOGIN = "<html><body><h1>Corporate Login</h1>\n<form>please   sign in</form></body></html>";
 const BAD_GATEWAY = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title>" +
@@ -22,7 +22,7 @@ for (const backend of BACKENDS) {
     await using srv = await startProviderServer();
     srv.script({ page: { contentType: "text/html; charset=utf-8", body: LOGIN } });
     await assert.rejects(
-      () => ask(question, opts(srv, backend, home.path, { stream: true, sleep: recorder().sleep })),
+      () => ask(question, streamOpts(srv, backend, home.path)),
       (e) => {
         assert.ok(isScoutError(e, "provider_response"), String(e));
         assert.equal(e.attempts, 1);

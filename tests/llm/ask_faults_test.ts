@@ -11,7 +11,7 @@ import { isScoutError } from "../../src/errors.ts";
 import { ask } from "../../src/llm/ask.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { tempDir } from "../support/cli.ts";
-import { BACKENDS, echoTool, opts, question, recorder } from "./ask_support.ts";
+import { BACKENDS, echoTool, opts, question, recorder, streamOpts } from "./ask_support.ts";
 
 for (const backend of BACKENDS) {
   Deno.test(`${backend}: 429 with retry-after is retried after that delay`, async () => {
@@ -108,9 +108,7 @@ for (const backend of BACKENDS) {
     const events: string[] = [];
     const r = await ask(
       question,
-      opts(srv, backend, home.path, {
-        stream: true,
-        sleep: recorder().sleep,
+      streamOpts(srv, backend, home.path, {
         onEvent: (e) => {
           if (e.type === "text") deltas.push(e.delta);
           if (e.type === "retry") events.push("retry");
@@ -124,15 +122,7 @@ for (const backend of BACKENDS) {
 
     srv.script(...Array.from({ length: 2 }, () => ({ text: ["a", "b", "c"], cutAfter: 2 })));
     await assert.rejects(
-      () =>
-        ask(
-          question,
-          opts(srv, backend, home.path, {
-            stream: true,
-            max_retries: "1",
-            sleep: recorder().sleep,
-          }),
-        ),
+      () => ask(question, streamOpts(srv, backend, home.path, { max_retries: "1" })),
       (e) => {
         assert.ok(isScoutError(e, "provider_http"), String(e));
         assert.equal(e.network, true);
@@ -160,9 +150,7 @@ for (const backend of BACKENDS) {
     const retries: unknown[] = [];
     const r = await ask(
       question,
-      opts(srv, backend, home.path, {
-        stream: true,
-        sleep: recorder().sleep,
+      streamOpts(srv, backend, home.path, {
         onEvent: (e) => e.type === "retry" && retries.push(e.error),
       }),
     );
@@ -171,15 +159,7 @@ for (const backend of BACKENDS) {
     assert.ok(isScoutError(retries[0]) && retries[0].streamCut === true, String(retries[0]));
     srv.script(cut, cut);
     await assert.rejects(
-      () =>
-        ask(
-          question,
-          opts(srv, backend, home.path, {
-            stream: true,
-            max_retries: "1",
-            sleep: recorder().sleep,
-          }),
-        ),
+      () => ask(question, streamOpts(srv, backend, home.path, { max_retries: "1" })),
       (e) => {
         assert.ok(isScoutError(e, "provider_http"), String(e));
         assert.equal(e.streamCut, true);

@@ -9,7 +9,7 @@ import { ask } from "../../src/llm/ask.ts";
 import type { StreamError } from "../support/protocol_parts.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { tempDir } from "../support/cli.ts";
-import { opts, question, recorder } from "./ask_support.ts";
+import { question, streamOpts } from "./ask_support.ts";
 
 /**
  * Per backend, a retryable in-stream error (the streaming form of a 5xx, 429
@@ -33,9 +33,7 @@ for (const [backend, error, status] of RETRYABLE) {
     const retried: unknown[] = [];
     const r = await ask(
       question,
-      opts(srv, backend, home.path, {
-        stream: true,
-        sleep: recorder().sleep,
+      streamOpts(srv, backend, home.path, {
         onEvent: (e) => e.type === "retry" && retried.push(e.error),
       }),
     );
@@ -54,15 +52,7 @@ for (const [backend, error, status] of RETRYABLE) {
     // the same limit as for the status: max_retries 1 → two attempts, then the error
     srv.script(...Array.from({ length: 3 }, () => ({ text: "x", exception: error })));
     await assert.rejects(
-      () =>
-        ask(
-          question,
-          opts(srv, backend, home.path, {
-            stream: true,
-            max_retries: "1",
-            sleep: recorder().sleep,
-          }),
-        ),
+      () => ask(question, streamOpts(srv, backend, home.path, { max_retries: "1" })),
       (e) => isScoutError(e, "provider_http") && e.attempts === 2,
     );
     assert.equal(srv.requests.length, 4);
@@ -76,7 +66,7 @@ for (const backend of ["anthropic", "responses", "openai"]) {
     const type = "invalid_request_error";
     srv.script({ text: "x", exception: { type, message: "messages: bad" } }, { text: "never" });
     await assert.rejects(
-      () => ask(question, opts(srv, backend, home.path, { stream: true, sleep: recorder().sleep })),
+      () => ask(question, streamOpts(srv, backend, home.path)),
       (e) => {
         assert.ok(isScoutError(e, "provider_http"), String(e));
         assert.equal(e.retryable, false);

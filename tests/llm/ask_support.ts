@@ -36,6 +36,16 @@ export function opts(
   };
 }
 
+/** {@link opts} for a streamed ask that does not wait between attempts, plus `extra`. */
+export function streamOpts(
+  srv: ProviderServer,
+  backend: string,
+  home: string,
+  extra: AskOptions = {},
+): AskOptions {
+  return opts(srv, backend, home, { stream: true, sleep: recorder().sleep, ...extra });
+}
+
 /** A one-question chat. */
 export const question: Message[] = [{ role: "user", content: "Hi?" }];
 
