@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+import { routeWorkflowText } from "../support/route_workflow.ts";
 import { socialTaskWorkflowText } from "../agent/delegation_support.ts";
 
 function put(root: string, rel: string, text = ""): void {
@@ -31,15 +32,7 @@ function router(
   put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: ep-model\n`);
   const here = join(dir, "Agent", name);
   put(here, "start_chat", "system: You route\n\nendpoint: ep\n\nmodel: start-model\n");
-  put(
-    here,
-    "workflow.ts",
-    `export default (api) => api.workflow(${JSON.stringify(name)}, {
-  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
-      JSON.stringify(here)
-    }, { chat: chat() })) },
-});\n`,
-  );
+  put(here, "workflow.ts", routeWorkflowText(name, here));
   clearAgentCache();
   const o = { env: { SCOUT_HOME: home, ...keyEnv }, cwd: dir };
   return {

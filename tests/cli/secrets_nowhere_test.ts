@@ -15,6 +15,7 @@ import { ScoutError } from "../../src/errors.ts";
 import { type CliResult, runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { TEST_AWS } from "../support/bedrock_protocol.ts";
+import { routeWorkflowText } from "../support/route_workflow.ts";
 
 const SESSION = "SESSTOK-7f3a9c";
 const PASSWORD = "PASSWD-91c2e4";
@@ -163,15 +164,7 @@ function router(dir: string, name: string, ep: string) {
   put(home, "etc/AI/ep.yaml", ep);
   const here = join(dir, "Agent", name);
   put(here, "start_chat", "system: You route\n\nendpoint: ep\n");
-  put(
-    here,
-    "workflow.ts",
-    `export default (api) => api.workflow(${JSON.stringify(name)}, {
-  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
-      JSON.stringify(here)
-    }, { chat: chat() })) },
-});\n`,
-  );
+  put(here, "workflow.ts", routeWorkflowText(name, here));
   clearAgentCache();
   return {
     home,

@@ -12,6 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+import { routeWorkflowText } from "../support/route_workflow.ts";
 
 function put(root: string, rel: string, text: string): void {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -64,15 +65,7 @@ Deno.test("agent ask on the task route: Ctrl-C exits 130, keeps the question in 
   put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
   const here = join(t.path, "Agent", "Slow");
   put(here, "start_chat", "system: You are slow\n\nendpoint: ep\n");
-  put(
-    here,
-    "workflow.ts",
-    `export default (api) => api.workflow("Slow", {
-  tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
-      JSON.stringify(here)
-    }, { chat: chat() })) },
-});\n`,
-  );
+  put(here, "workflow.ts", routeWorkflowText("Slow", here));
   const r = await interrupted(
     srv,
     ["agent", "ask", "Slow", "-o", "s.chat", "Tell a long story"],
