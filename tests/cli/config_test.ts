@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { isSecret } from "../../src/cli/config.ts";
 import { runMain, tempDir } from "../support/cli.ts";
+import { twoConfigs } from "../support/config_files.ts";
 
 const KEY = "sk-config-SECRET-9911";
 
@@ -118,14 +119,11 @@ Deno.test("config set without a scope warns that no scoped lookup reads the entr
 
 Deno.test("config get/list read ./etc/config after $SCOUT_HOME's; list names each entry's file (R80-4, R80-5)", async () => {
   await using d = await tempDir();
-  const home = join(d.path, "home");
-  const cwd = join(d.path, "work");
-  await Deno.mkdir(join(home, "etc"), { recursive: true });
-  await Deno.mkdir(join(cwd, "etc"), { recursive: true });
-  const homeFile = join(home, "etc", "config");
-  const cwdFile = join(cwd, "etc", "config");
-  await Deno.writeTextFile(homeFile, "endpoint home ask\nlonely\n");
-  await Deno.writeTextFile(cwdFile, "endpoint local ask\n");
+  const { home, cwd, homeFile, cwdFile } = await twoConfigs(
+    d.path,
+    "endpoint home ask\nlonely\n",
+    "endpoint local ask\n",
+  );
   const env = { SCOUT_HOME: home };
   const run = (args: string[]) => runMain(["config", ...args], { env, cwd });
   // Ruby: the cwd's file loads last, "local"; the key-only line is no error

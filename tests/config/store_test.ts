@@ -13,6 +13,7 @@ import {
   parseConfigText,
 } from "../../src/config/store.ts";
 import { tempDir } from "../support/cli.ts";
+import { twoConfigs } from "../support/config_files.ts";
 
 Deno.test("parseConfigText: key value scopes…, comments and blank lines skipped, sources name file:line", () => {
   const entries = parseConfigText(
@@ -107,14 +108,11 @@ Deno.test("loadConfig reads $SCOUT_HOME/etc/config; missing files are an empty s
 
 Deno.test("loadConfig reads ./etc/config too, after $SCOUT_HOME's, so it wins at equal priority (R80-4)", async () => {
   await using d = await tempDir();
-  const home = join(d.path, "home");
-  const cwd = join(d.path, "work");
-  await Deno.mkdir(join(home, "etc"), { recursive: true });
-  await Deno.mkdir(join(cwd, "etc"), { recursive: true });
-  const homeFile = join(home, "etc", "config");
-  const cwdFile = join(cwd, "etc", "config");
-  await Deno.writeTextFile(homeFile, "endpoint home ask\nother h ask\n");
-  await Deno.writeTextFile(cwdFile, "endpoint local ask\nlonely\n");
+  const { home, cwd, homeFile, cwdFile } = await twoConfigs(
+    d.path,
+    "endpoint home ask\nother h ask\n",
+    "endpoint local ask\nlonely\n",
+  );
   const store = loadConfig({ cwd, env: { SCOUT_HOME: home } });
   // Ruby: Path.setup("etc").config.find_all.reverse → the cwd's file loads last
   assert.deepEqual(store.entries.map((e) => e.source), [
