@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
-import { DENO, ROOT, tempDir } from "../support/cli.ts";
+import { DENO, ROOT, runCommand, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 interface Block {
@@ -38,18 +38,8 @@ function tsBlocks(): Block[] {
   return out;
 }
 
-async function deno(args: string[], cwd: string, env: Record<string, string> = {}) {
-  const out = await new Deno.Command(DENO, {
-    args,
-    cwd,
-    env: { NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
+const deno = (args: string[], cwd: string, env: Record<string, string> = {}) =>
+  runCommand(DENO, args, { cwd, env });
 
 Deno.test("README: every ts example type-checks from a directory outside the clone (R82-5)", async () => {
   await using t = await tempDir("scout-readme-");

@@ -1,7 +1,7 @@
 /**
  * Test helpers for running the CLI: in-process (`runMain`, via `main` and a
  * buffer Io), as a real subprocess from source (`runScout`), or as the built
- * binary (`runBinary`, after `buildBinary`).
+ * binary (`runBinary`, after `buildBinary`); any other command (`runCommand`).
  */
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { dirname, join } from "node:path";
@@ -35,7 +35,12 @@ export async function runMain(
   return { code, stdout: io.stdoutText(), stderr: io.stderrText() };
 }
 
-async function spawn(
+/**
+ * Runs `cmd` with `args` in a real subprocess (in `cwd`, default the
+ * repository root; `NO_COLOR` set; `stdin` written, else none) and collects
+ * its exit code and output.
+ */
+export async function runCommand(
   cmd: string,
   args: string[],
   opts: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string },
@@ -82,7 +87,7 @@ export function runScout(
   args: string[],
   opts: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<CliResult> {
-  return spawn(DENO, [...SCOUT_SOURCE_ARGS, ...args], opts);
+  return runCommand(DENO, [...SCOUT_SOURCE_ARGS, ...args], opts);
 }
 
 let built: Promise<void> | null = null;
@@ -102,7 +107,7 @@ export function buildBinary(): Promise<void> {
     const [cmd, ...args] = task.replace("--outfile dist/scout-ai", `--outfile ${BINARY}`).split(
       /\s+/,
     );
-    const r = await spawn(join(ROOT, cmd!), args, {});
+    const r = await runCommand(join(ROOT, cmd!), args, {});
     if (r.code !== 0) throw new Error(`build failed (${task}):\n${r.stderr}`);
   })();
   return built;
@@ -113,7 +118,7 @@ export function runBinary(
   args: string[],
   opts: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<CliResult> {
-  return spawn(BINARY, args, opts);
+  return runCommand(BINARY, args, opts);
 }
 
 /**
