@@ -1,12 +1,13 @@
 /**
  * What the workflow CLI tests share: the bundled Baking workflow, the
- * environment of a run in a temp home, and a user workflow written to disk.
+ * environment of a run in a temp home, a user workflow written to disk, a
+ * job's info, and a signal sent to a real `workflow task` while its job runs.
  *
  * @module
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT } from "../support/cli.ts";
+import { DENO, ROOT, SCOUT_SOURCE_ARGS } from "../support/cli.ts";
 
 /** The bundled Baking workflow. */
 export const BAKING = join(ROOT, "fixtures", "workflows", "Baking");
@@ -19,4 +20,64 @@ export function userWorkflow(dir: string, name: string, body: string): string {
   mkdirSync(d, { recursive: true });
   writeFileSync(join(d, "workflow.ts"), body);
   return d;
+}
+
+/** The `.info` of the job at `path`, or null while it has none (or one half written). */
+export function readInfo(path: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(readFileSync(path + ".info", "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** What {@link signalDuringJob} saw. */
+export interface Signalled {
+  /** The command's exit code. */
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** The command's process id. */
+  pid: number;
+  /** The job's info when it had started. */
+  started: Record<string, unknown>;
+}
+
+/**
+ * Runs `scout-ai workflow task …args` from source as a real process in `dir`
+ * (its home), waits until the job at `path` has started and 300 ms more,
+ * sends the command `signal` and waits for it to end.
+ */
+export async function signalDuringJob(
+  dir: string,
+  args: string[],
+  path: string,
+  signal: Deno.Signal,
+): Promise<Signalled> {
+  const child = new Deno.Command(DENO, {
+    args: [...SCOUT_SOURCE_ARGS, "workflow", "task", ...args],
+    cwd: dir,
+    env: env(dir),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const t0 = Date.now();
+  let started = readInfo(path);
+  while (started?.status !== "start") {
+    if (Date.now() - t0 > 30_000) throw new Error(`timed out waiting for job ${path} to start`);
+    await new Promise((r) => setTimeout(r, 20));
+    started = readInfo(path);
+  }
+  await new Promise((r) => setTimeout(r, 300));
+  child.kill(signal);
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+    pid: child.pid,
+    started,
+  };
 }

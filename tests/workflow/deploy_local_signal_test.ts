@@ -7,10 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
-import { env, userWorkflow } from "./cli_support.ts";
+import { env, readInfo, signalDuringJob, userWorkflow } from "./cli_support.ts";
 
 const SLOW = `export default (api) => api.workflow("Slow", { tasks: {
   nap: { type: "string", run: async () => { await new Promise((r) => setTimeout(r, 30000)); return "slept"; } },
@@ -21,14 +20,6 @@ const SLOW = `export default (api) => api.workflow("Slow", { tasks: {
   } },
 } });
 `;
-
-function readInfo(path: string): Record<string, unknown> | null {
-  try {
-    return JSON.parse(readFileSync(path + ".info", "utf8"));
-  } catch {
-    return null;
-  }
-}
 
 function alive(pid: number): boolean {
   try {
@@ -52,26 +43,11 @@ for (const [task, signal, code, word, recorded] of CASES) {
   Deno.test(`local deploy: ${signal} to the command during ${task} stops its worker, records aborted, exits ${code} (R81-4)`, async () => {
     await using d = await tempDir();
     userWorkflow(d.path, "Slow", SLOW);
-    const child = new Deno.Command(DENO, {
-      args: [...SCOUT_SOURCE_ARGS, "workflow", "task", "Slow", task, "--deploy", "local"],
-      cwd: d.path,
-      env: env(d.path),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
     const path = join(d.path, `var/jobs/Slow/${task}/Default`);
-    const t0 = Date.now();
-    while (readInfo(path)?.status !== "start") {
-      if (Date.now() - t0 > 30_000) throw new Error("the worker never started the job");
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const worker = Number(readInfo(path)!.pid);
-    assert.notEqual(worker, child.pid, "a worker runs the job");
-    await new Promise((r) => setTimeout(r, 300));
-    child.kill(signal);
-    const out = await child.output();
-    const stderr = new TextDecoder().decode(out.stderr);
+    const out = await signalDuringJob(d.path, ["Slow", task, "--deploy", "local"], path, signal);
+    const { stderr } = out;
+    const worker = Number(out.started.pid);
+    assert.notEqual(worker, out.pid, "a worker runs the job");
     const stillAlive = alive(worker);
     if (stillAlive) Deno.kill(worker, "SIGKILL");
     assert.equal(out.code, code, stderr);
@@ -80,7 +56,7 @@ for (const [task, signal, code, word, recorded] of CASES) {
     assert.equal(info.status, "aborted");
     assert.deepEqual(info.messages, [`Aborted: interrupted by ${recorded}`]);
     assert.equal(stderr, `scout-ai: ${word} (job "${path}" recorded as aborted)\n`);
-    assert.equal(new TextDecoder().decode(out.stdout), "");
+    assert.equal(out.stdout, "");
   });
 }
 
