@@ -1,8 +1,11 @@
 /**
- * Workflow files the deploy tests write into their temp dirs.
+ * Workflow files the deploy tests write into their temp dirs, stand-in SLURM
+ * commands, and a `workflow task` run against them.
  */
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type CliResult, runMain } from "../support/cli.ts";
+import { env } from "./cli_support.ts";
 
 /**
  * `Fan`: `top` depends on `n` `leaf` jobs (input `i`); each leaf appends
@@ -94,4 +97,20 @@ echo $n
   chmodSync(join(bin, "sbatch"), 0o755);
   chmodSync(join(bin, "squeue"), 0o755);
   return bin;
+}
+
+/**
+ * Runs `scout-ai workflow task …args` in process in `home` (its Scout home
+ * and cwd) with the stand-ins of {@link standInSlurm} first on PATH and
+ * `extra` (the stand-ins' settings) in its environment.
+ */
+export function slurmTask(
+  home: string,
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<CliResult> {
+  return runMain(["workflow", "task", ...args], {
+    cwd: home,
+    env: { ...env(home), PATH: `${standInSlurm(home)}:${process.env.PATH}`, ...extra },
+  });
 }

@@ -9,13 +9,10 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
 import { BAKING, env } from "./cli_support.ts";
-import { standInSlurm } from "./deploy_fixtures.ts";
+import { slurmTask, standInSlurm } from "./deploy_fixtures.ts";
 
-const deploy = async (home: string, extra: string[], state: Record<string, string>) =>
-  await runMain(["workflow", "task", BAKING, "batter", "--deploy", "slurm", "--wait", ...extra], {
-    cwd: home,
-    env: { ...env(home), ...state, PATH: `${standInSlurm(home)}:${process.env.PATH}` },
-  });
+const deploy = (home: string, extra: string[], state: Record<string, string>) =>
+  slurmTask(home, [BAKING, "batter", "--deploy", "slurm", "--wait", ...extra], state);
 
 Deno.test("slurm --wait: a failed top job exits 1, naming its state, reason and std.err", async () => {
   await using d = await tempDir();

@@ -11,12 +11,11 @@ import { join } from "node:path";
 import { acquireLock } from "../../src/workflow/lock.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { BAKING, env } from "./cli_support.ts";
-import { standInSlurm } from "./deploy_fixtures.ts";
+import { slurmTask } from "./deploy_fixtures.ts";
 
-const deploy = async (home: string, args: string[] = []) =>
-  await runMain(["workflow", "task", BAKING, "cake", "--deploy", "slurm", "--json", ...args], {
-    cwd: home,
-    env: { ...env(home), SQ_STATE: "PENDING", PATH: `${standInSlurm(home)}:${process.env.PATH}` },
+const deploy = (home: string, args: string[] = []) =>
+  slurmTask(home, [BAKING, "cake", "--deploy", "slurm", "--json", ...args], {
+    SQ_STATE: "PENDING",
   });
 
 const jobs = (home: string) => join(home, "var/jobs/Baking");

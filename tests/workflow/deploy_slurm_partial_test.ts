@@ -9,22 +9,17 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stderrLine } from "../../src/workflow/deploy/slurm_partial.ts";
-import { runMain, tempDir } from "../support/cli.ts";
-import { BAKING, env } from "./cli_support.ts";
-import { standInSlurm } from "./deploy_fixtures.ts";
+import { tempDir } from "../support/cli.ts";
+import { BAKING } from "./cli_support.ts";
+import { slurmTask } from "./deploy_fixtures.ts";
 
 const PARTITION = "sbatch: error: invalid partition specified: nosuch\\n" +
   "sbatch: error: Batch job submission failed: Invalid partition name specified";
 
-const deploy = async (home: string, extra: string[], sbatch: Record<string, string>) =>
-  await runMain(["workflow", "task", BAKING, "cake", "--deploy", "slurm", ...extra], {
-    cwd: home,
-    env: {
-      ...env(home),
-      SQ_STATE: "PENDING",
-      PATH: `${standInSlurm(home)}:${process.env.PATH}`,
-      ...sbatch,
-    },
+const deploy = (home: string, extra: string[], sbatch: Record<string, string>) =>
+  slurmTask(home, [BAKING, "cake", "--deploy", "slurm", ...extra], {
+    SQ_STATE: "PENDING",
+    ...sbatch,
   });
 
 /** stderr without the warning that the test's job store is under /tmp. */

@@ -8,23 +8,15 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, runMain, runScout, tempDir } from "../support/cli.ts";
+import { ROOT, runScout, tempDir } from "../support/cli.ts";
 import { BAKING, env } from "./cli_support.ts";
-import { standInSlurm } from "./deploy_fixtures.ts";
+import { slurmTask, standInSlurm } from "./deploy_fixtures.ts";
 
 const SLOW = join(ROOT, "fixtures", "workflows", "Slow");
 
 /** `workflow task … --deploy slurm` in home `home` with the stand-ins, `state` as squeue's answer. */
-const deploy = async (home: string, args: string[], extra: Record<string, string> = {}) =>
-  await runMain(["workflow", "task", ...args, "--deploy", "slurm", "--json"], {
-    cwd: home,
-    env: {
-      ...env(home),
-      SQ_STATE: "PENDING",
-      PATH: `${standInSlurm(home)}:${process.env.PATH}`,
-      ...extra,
-    },
-  });
+const deploy = (home: string, args: string[], extra: Record<string, string> = {}) =>
+  slurmTask(home, [...args, "--deploy", "slurm", "--json"], { SQ_STATE: "PENDING", ...extra });
 
 type Unit = { job: string; path: string; slurmId: string; status: string; batchDir: string };
 const unitsOf = (stdout: string): Unit[] => JSON.parse(stdout).units;
