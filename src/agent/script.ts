@@ -7,8 +7,7 @@
  * @module
  */
 import { plainMessage, ScoutError } from "../errors.ts";
-import { importChecked } from "../util/missing_import.ts";
-import { importFailure } from "../util/import_error.ts";
+import { importUserModule } from "../util/user_module.ts";
 import { scriptLine } from "../util/script_line.ts";
 import { isLoadCycle } from "./load_chain.ts";
 import type { AgentApi, AgentScript } from "./api_types.ts";
@@ -26,17 +25,7 @@ import type { Agent } from "./types.ts";
  *   or returns something that is not an agent
  */
 export async function runAgentScript(file: string, agent: Agent, api: AgentApi): Promise<Agent> {
-  let mod: { default?: unknown };
-  try {
-    mod = await importChecked(file);
-  } catch (e) {
-    // where the import failed, when the runtime says (a syntax error's file and line)
-    const { text, ...at } = importFailure(e, file);
-    throw new ScoutError("agent_load", `Cannot load agent script "${file}": ${text}`, {
-      ...at,
-      cause: e,
-    });
-  }
+  const mod = await importUserModule(file, "agent_load", "agent script");
   if (typeof mod.default !== "function") {
     throw new ScoutError(
       "agent_load",

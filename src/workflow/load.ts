@@ -13,8 +13,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { ScoutError, thrownMessage } from "../errors.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
-import { importFailure } from "../util/import_error.ts";
-import { importChecked } from "../util/missing_import.ts";
+import { importUserModule } from "../util/user_module.ts";
 import { scriptLine } from "../util/script_line.ts";
 import { scoutHome } from "../config/home.ts";
 import { parse as parseChat } from "../chat/parse.ts";
@@ -209,17 +208,7 @@ function lineOf(e: unknown, file: string): { line?: number } {
 }
 
 async function importWorkflow(file: string): Promise<Workflow> {
-  let mod: { default?: unknown };
-  try {
-    mod = await importChecked(file);
-  } catch (e) {
-    // where the import failed, when the runtime says (a syntax error's file and line)
-    const { text, ...at } = importFailure(e, file);
-    throw new ScoutError("workflow_load", `Cannot load workflow file "${file}": ${text}`, {
-      ...at,
-      cause: e,
-    });
-  }
+  const mod = await importUserModule(file, "workflow_load", "workflow file");
   let value: unknown = mod.default;
   try {
     if (typeof value === "function") value = await value(workflowApi);
