@@ -13,7 +13,7 @@ import { print } from "../chat/print.ts";
 import type { CliContext } from "./context.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
-import { warn } from "./io.ts";
+import { warnLossy } from "./lossy_text.ts";
 import { listing, messagesJson } from "./listing.ts";
 import { registerChatCompile } from "./chat_compile.ts";
 
@@ -34,7 +34,7 @@ export interface ChatParseOptions {
  */
 export async function runChatParse(opts: ChatParseOptions, io: Io): Promise<number> {
   const input = await readInput(opts.file, io);
-  if (input.lossy) warn(io, `${input.name}: invalid UTF-8 replaced by U+FFFD`);
+  if (input.lossy) warnLossy(io, input.name);
   const chat = parse(input.text);
   if (opts.json) io.stdout.write(messagesJson(chat) + "\n");
   else io.stdout.write(listing(chat, io));
