@@ -22,6 +22,26 @@ const REFRESH_MS = 2_000;
 const lockDirs = new Set<string>();
 const STALE_MS = 30_000;
 
+/**
+ * The age (ms) past which a lock not refreshed is stale: Scout's
+ * `Lockfile.max_age` (30 s), or `SCOUT_LOCK_MAX_AGE` seconds when set (a
+ * test's seam: a holder blocked longer than that without it taking 30 s).
+ *
+ * @param env environment to read (default `process.env`)
+ * @returns the stale age in ms
+ */
+export function lockMaxAgeMs(env: Record<string, string | undefined> = process.env): number {
+  const secs = Number(env.SCOUT_LOCK_MAX_AGE);
+  return env.SCOUT_LOCK_MAX_AGE !== undefined && Number.isFinite(secs) && secs > 0
+    ? secs * 1000
+    : STALE_MS;
+}
+
+/** How often a holder touches its lock: every 2 s, or often enough for a shorter stale age. */
+function refreshMs(): number {
+  return Math.min(REFRESH_MS, lockMaxAgeMs() / 3);
+}
+
 /** A held lock. Release it exactly once (sync variant for signal handlers). */
 export interface HeldLock {
   /** Lock file path. */
@@ -65,7 +85,7 @@ export function isStaleLock(path: string): boolean {
   } catch {
     return false;
   }
-  if (Date.now() - st.mtimeMs > STALE_MS) return true; // an unreadable one too
+  if (Date.now() - st.mtimeMs > lockMaxAgeMs()) return true; // an unreadable one too
   let text = "";
   try {
     text = readFileSync(path, "utf8");
@@ -77,7 +97,7 @@ export function isStaleLock(path: string): boolean {
 
 /** The staleness rule on a lock already read: not refreshed for 30 s, or its holder dead here. */
 function staleHolder(text: string, id: Pick<LockId, "mtimeMs">): boolean {
-  if (Date.now() - id.mtimeMs > STALE_MS) return true;
+  if (Date.now() - id.mtimeMs > lockMaxAgeMs()) return true;
   const { host, pid } = parseHolder(text);
   return host === thisHost() && pid !== undefined && pid !== process.pid && !pidAlive(pid);
 }
@@ -162,7 +182,7 @@ export async function acquireLockFile(path: string, opts: LockOptions = {}): Pro
       const now = new Date();
       utimesSync(path, now, now);
     } catch { /* the file was removed (stale sweep by another process); nothing to refresh */ }
-  }, REFRESH_MS);
+  }, refreshMs());
   timer.unref();
   let released = false;
   return {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { acquireLock, isStaleLock } from "../../src/workflow/lock.ts";
+import { acquireLock, isStaleLock, lockMaxAgeMs } from "../../src/workflow/lock.ts";
 import { lockPathFor } from "../../src/workflow/store.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
@@ -59,6 +59,15 @@ Deno.test("lock: stale locks (dead pid on this host, or not refreshed for 30 s) 
     () => acquireLock(job, dir, { timeoutMs: 50 }),
     (e) => isScoutError(e, "lock_timeout"),
   );
+});
+
+Deno.test("lock: stale after Scout's 30 s, or SCOUT_LOCK_MAX_AGE seconds (a test's seam)", () => {
+  assert.equal(lockMaxAgeMs({}), 30_000);
+  assert.equal(lockMaxAgeMs({ SCOUT_LOCK_MAX_AGE: "3" }), 3_000);
+  assert.equal(lockMaxAgeMs({ SCOUT_LOCK_MAX_AGE: "0.5" }), 500);
+  for (const bad of ["", "0", "-1", "x"]) {
+    assert.equal(lockMaxAgeMs({ SCOUT_LOCK_MAX_AGE: bad }), 30_000, bad);
+  }
 });
 
 const CHILD = `
