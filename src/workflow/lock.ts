@@ -2,21 +2,33 @@
  * Persist locks shared with Scout (`workflow.md` §3.4): a job runs inside an
  * exclusive lock file so two processes (ours or Scout's) never compute it at
  * once. Same path and content as Scout; acquired atomically with an `O_EXCL`
- * create (Scout links a temp file; both exclude each other); refreshed every 2 s; a lock older than 30 s, or
- * held by a dead pid on this host, is stale and removed; waiters poll with backoff.
+ * create (Scout links a temp file; both exclude each other); refreshed every 2 s
+ * from a worker thread (`util/lock_refresher.ts`), so a body that blocks the
+ * main thread keeps its lock (R89-1); a lock older than 30 s, or held by a
+ * dead pid on this host, is stale and removed; waiters poll with backoff. A
+ * holder removes only its own lock: one another process took over is theirs.
  *
  * @module
  */
-import { mkdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { setInterval as nodeSetInterval } from "node:timers";
 import { ScoutError } from "../errors.ts";
 import { lockPathFor } from "./store.ts";
 import { lockTime } from "./time.ts";
 import { pidAlive } from "../util/process.ts";
 import { judgeLockSync, type LockId, takeOver } from "../util/stale_takeover.ts";
 import { thisHost } from "./state.ts";
+import { keepFresh } from "../util/lock_refresher.ts";
 
 const REFRESH_MS = 2_000;
 const lockDirs = new Set<string>();
@@ -95,21 +107,32 @@ export function isStaleLock(path: string): boolean {
   return staleHolder(text, st);
 }
 
-/** The staleness rule on a lock already read: not refreshed for 30 s, or its holder dead here. */
+/**
+ * The staleness rule on a lock already read: not refreshed for 30 s, or its
+ * holder dead here. Age wins over a live holder on this host, as in Scout
+ * (`Lockfile#validlock?` judges by age only): a holder's lock goes unrefreshed
+ * only when its process is frozen, and a pid seen alive may be another
+ * process's after a crash (pids are reused), whose lock would then never go.
+ */
 function staleHolder(text: string, id: Pick<LockId, "mtimeMs">): boolean {
   if (Date.now() - id.mtimeMs > lockMaxAgeMs()) return true;
   const { host, pid } = parseHolder(text);
   return host === thisHost() && pid !== undefined && pid !== process.pid && !pidAlive(pid);
 }
 
-function tryCreate(path: string, content: string): boolean {
-  // O_EXCL create: atomic on local filesystems (the spec allows it next to Scout's link()).
+/**
+ * Creates the lock file with our content, exclusively (`O_EXCL`: atomic on
+ * local filesystems; the spec allows it next to Scout's `link()`).
+ *
+ * @returns the created file's inode, or null when another holds the lock
+ */
+function tryCreate(path: string, content: string): number | null {
+  let fd: number;
   try {
-    writeFileSync(path, content, { flag: "wx" });
-    return true;
+    fd = openSync(path, "wx");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return false;
+    if (code === "EEXIST") return null;
     if (code === "ENOENT") {
       mkdirSync(dirname(path), { recursive: true }); // the lock directory was removed meanwhile
       return tryCreate(path, content);
@@ -118,6 +141,21 @@ function tryCreate(path: string, content: string): boolean {
       file: path,
       cause: e,
     });
+  }
+  try {
+    writeSync(fd, content);
+    return fstatSync(fd).ino;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Whether lock file `path` is still the one we created: same inode, our text. */
+function stillOurs(path: string, content: string, ino: number): boolean {
+  try {
+    return statSync(path).ino === ino && readFileSync(path, "utf8") === content;
+  } catch {
+    return false; // gone
   }
 }
 
@@ -158,7 +196,8 @@ export async function acquireLockFile(path: string, opts: LockOptions = {}): Pro
   const started = Date.now();
   let delay = 5;
   let waited = false;
-  while (!tryCreate(path, content)) {
+  let ino: number | null;
+  while ((ino = tryCreate(path, content)) === null) {
     // only the lock judged stale is removed, one taker at a time: two waiters
     // on a dead holder's lock never both remove one (util/stale_takeover.ts)
     const judged = judgeLockSync(path, staleHolder);
@@ -177,20 +216,22 @@ export async function acquireLockFile(path: string, opts: LockOptions = {}): Pro
     await sleep(delay);
     delay = Math.min(250, Math.ceil(delay * 1.5));
   }
-  const timer = nodeSetInterval(() => {
-    try {
-      const now = new Date();
-      utimesSync(path, now, now);
-    } catch { /* the file was removed (stale sweep by another process); nothing to refresh */ }
-  }, refreshMs());
-  timer.unref();
+  return heldLock(path, content, ino);
+}
+
+/** The lock we created at `path` (inode `ino`), refreshed from another thread until released. */
+function heldLock(path: string, content: string, ino: number): HeldLock {
+  // a worker thread touches it: a body blocking this thread must not let it go stale (R89-1)
+  const stopRefresh = keepFresh(path, content, refreshMs());
   let released = false;
   return {
     path,
     release() {
       if (released) return;
       released = true;
-      clearInterval(timer);
+      stopRefresh();
+      // a lock another process took over (ours went stale) is theirs to remove (R89-1)
+      if (!stillOurs(path, content, ino)) return;
       try {
         unlinkSync(path);
       } catch (e) {

@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { execSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { acquireLock, isStaleLock, lockMaxAgeMs } from "../../src/workflow/lock.ts";
@@ -68,6 +77,31 @@ Deno.test("lock: stale after Scout's 30 s, or SCOUT_LOCK_MAX_AGE seconds (a test
   for (const bad of ["", "0", "-1", "x"]) {
     assert.equal(lockMaxAgeMs({ SCOUT_LOCK_MAX_AGE: bad }), 30_000, bad);
   }
+});
+
+Deno.test("lock: kept fresh while this thread blocks (a worker touches it), as Scout's waiters judge it (R89-1)", async () => {
+  await using d = await tempDir();
+  const lock = await acquireLock(join(d.path, "Default"), join(d.path, "locks"));
+  try {
+    const created = statSync(lock.path).mtimeMs;
+    execSync("sleep 4.5"); // blocks this thread, its timers with it
+    const age = Date.now() - statSync(lock.path).mtimeMs;
+    assert.ok(statSync(lock.path).mtimeMs > created, "touched while the main thread was blocked");
+    assert.ok(age < 3_000, `refreshed every 2 s (last touched ${age} ms ago)`);
+    assert.equal(isStaleLock(lock.path), false);
+  } finally {
+    lock.release();
+  }
+});
+
+Deno.test("lock: release leaves a lock another process took over (R89-1)", async () => {
+  await using d = await tempDir();
+  const lock = await acquireLock(join(d.path, "Default"), join(d.path, "locks"));
+  const theirs = `host: other-host\npid: 1\nppid: 1\ntime: 2026-01-01 00:00:00.000000\n`;
+  unlinkSync(lock.path); // judged stale by a waiter, removed, and created again by it
+  writeFileSync(lock.path, theirs);
+  lock.release();
+  assert.equal(readFileSync(lock.path, "utf8"), theirs, "the other holder's lock is left");
 });
 
 const CHILD = `
