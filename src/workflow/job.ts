@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { type BuildDepth, depthCounted, tooDeep } from "./job_depth.ts";
 import { ScoutError } from "../errors.ts";
 import {
   type DepSpec,
@@ -48,6 +49,8 @@ export interface CreateJobOptions {
 interface BuildContext extends InputContext {
   store?: JobStore;
   memo: Map<string, Job>;
+  /** Dependency depth of the job being built now, and the deepest reached (R89-4). */
+  depth: BuildDepth;
 }
 
 /**
@@ -130,11 +133,16 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
     memo: new Map(),
     warn: opts.warn ?? (() => {}),
     warned: new Set(),
+    depth: { now: 0, deepest: 0, where: "" },
   };
   const task = taskOf(wf, taskName);
   if (opts.jobname !== undefined) checkJobName(opts.jobname, `${wf.name}/${task.name}`);
   const inputs = { ...(opts.inputs ?? {}) };
-  return buildJob(wf, task, opts.jobname, inputs, ctx, opts.nameDependencies ?? true);
+  try {
+    return buildJob(wf, task, opts.jobname, inputs, ctx, opts.nameDependencies ?? true);
+  } catch (e) {
+    throw tooDeep(e, `${wf.name}/${task.name}`, ctx.depth) ?? e;
+  }
 }
 
 /**
@@ -161,7 +169,11 @@ function buildJob(
   const own = assignInputs(req, id, ctx);
   const { inputs, digestArray } = own;
   const depId = id !== "Default" && nameDeps ? id : undefined;
-  const { deps, compute, nonDefault: depsNonDefault } = buildDeps(req, { inputs, depId }, ctx);
+  const { deps, compute, nonDefault: depsNonDefault } = depthCounted(
+    ctx.depth,
+    where,
+    () => buildDeps(req, { inputs, depId }, ctx),
+  );
   // §2.2, §3.2: override keys (`Workflow#task`) are never non-default inputs.
   const nonDefault = [...new Set([...own.nonDefault, ...depsNonDefault])].filter((k) =>
     !k.includes("#")
