@@ -11,15 +11,26 @@ import { sha256hex } from "../util/hash.ts";
 import type { JobInfo, JobSummary } from "./types.ts";
 
 /**
+ * The prefixes a job's name has before its digest that are no name a user
+ * gave: Ruby's `Default_`, and the port's own names of an agent's asks
+ * (`src/agent/ask_jobs.ts`): `tools-<12 hex>_`, `tools-<12 hex>-rerun-<n>_`
+ * and `rerun-<n>_`, each only before a hex digest.
+ */
+const NAME_PREFIX = /^(?:Default_|(?:tools-[0-9a-f]{12}(?:-rerun-\d+)?|rerun-\d+)_(?=[0-9a-f]{8}))/;
+
+/**
  * The short id of a job: its basename without a leading `Default_`, first 8
  * characters (`provenance.md` §10.3, as Ruby's; two jobs of one `--jobname`
- * share it, and the flat views and `--by job` tell them apart by path).
+ * share it, and the flat views and `--by job` tell them apart by path). The
+ * port's names of an agent's ask jobs (`tools-<12 hex>_`, `[tools-…-]rerun-<n>_`)
+ * are dropped as `Default_` is, so the short id is the digest's first 8 (R87-1:
+ * every chat-task job of an agent with tools read `tools-d9`).
  *
  * @param path job path
  * @returns the short id
  */
 export function jobShortId(path: string): string {
-  return basename(path).replace(/^Default_/, "").slice(0, 8);
+  return basename(path).replace(NAME_PREFIX, "").slice(0, 8);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
- * Jobs that share a name (`--jobname`, an agent's `rerun-<n>`/`tools-<digest>`
- * jobs) share their short id (`provenance.md` §10.3: the file name's first 8
- * characters, as Ruby's), so the tree shows them alike under their totals; the
+ * Jobs that share a name (`--jobname`) share their short id (`provenance.md`
+ * §10.3: the file name's first 8 characters, as Ruby's; an agent's
+ * `tools-<12 hex>_`/`rerun-<n>_` names are dropped first, R87-1), so the tree shows them alike under their totals; the
  * flat views tell them apart by their paths instead of repeating the short id
  * the label already has, and `--by job` groups by the job itself, not its label.
  * The jobs are made by the real `workflow task` command (the Baking fixture
@@ -20,8 +20,64 @@ Deno.test("jobShortId: the file name without Default_, first 8 characters (prove
   assert.equal(jobShortId(`/j/W/t/Default_${D1}.chat`), "b4bd4948");
   assert.equal(jobShortId(`/j/W/t/Default_${D1}`), "b4bd4948");
   assert.equal(jobShortId(`/j/W/t/saturday_bake_${D1}`), "saturday");
-  assert.equal(jobShortId(`/j/W/ask/rerun-2_${D1}.chat`), "rerun-2_");
   assert.equal(jobShortId("/j/c"), "c");
+});
+
+const D2 = "a405dad8c0ffee00112233445566778a";
+
+Deno.test("jobShortId R87-1: an agent's tools-<12hex>_ and rerun-<n>_ prefixes are the port's own, dropped before the 8", () => {
+  assert.equal(jobShortId(`/j/Boss/ask/tools-d9c4d804f800_${D1}.chat`), "b4bd4948");
+  assert.equal(jobShortId(`/j/Boss/ask/tools-d9c4d804f800-rerun-2_${D1}.chat`), "b4bd4948");
+  assert.equal(jobShortId(`/j/W/ask/rerun-2_${D1}.chat`), "b4bd4948");
+  assert.equal(jobShortId(`/j/W/ask/rerun-12_${D2}`), "a405dad8");
+  // a user's --jobname is kept (its two jobs share the short id, §10.3)
+  assert.equal(jobShortId(`/j/W/t/tools-x_${D1}`), "tools-x_");
+  assert.equal(jobShortId(`/j/W/t/myrerun-2_${D1}`), "myrerun-");
+  assert.equal(jobShortId(`/j/W/t/tools-d9c4d804f800`), "tools-d9");
+});
+
+Deno.test("R87-1: two chat-task jobs of one agent's toolset read apart in the tree, JSON and flow", async () => {
+  await using d = await tmp();
+  const store = join(d.path, "store");
+  const names = [
+    `tools-d9c4d804f800_${D1}.chat`,
+    `tools-d9c4d804f800_${D2}.chat`,
+    `tools-d9c4d804f800-rerun-2_${D2}.chat`,
+  ];
+  names.forEach((n, i) =>
+    mkJob(join(store, "Boss", "ask", n), null, {
+      "agent.chat": `user: go\n\nmeta: ${tok(`b${i}`, 10 + i, 1, 11 + i)}\n\nassistant: ok\n`,
+    }, { workflow: "Boss", task_name: "ask", type: "chat" })
+  );
+  write(
+    join(d.path, "s.chat"),
+    rc({}, names.map((n) => ({ role: "meta", content: `job=Boss/ask/${n}` }))),
+  );
+  const prov = async (...args: string[]) => {
+    const r = await runMain(["llm", "prov", "s.chat", "-J", store, ...args], {
+      cwd: d.path,
+      env: { SCOUT_HOME: join(d.path, "home"), NO_COLOR: "1" },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  const tree = await prov();
+  assert.match(tree, / Boss\/ask b4bd4948\n/);
+  assert.match(tree, / Boss\/ask a405dad8\n/);
+  assert.doesNotMatch(tree, /tools-d9|\(seen\)/);
+  const doc = JSON.parse(await prov("--json"));
+  const jobs = doc.nodes.filter((n: { kind: string }) => n.kind === "job");
+  assert.deepEqual(
+    jobs.map((n: { label: string; job: { shortId: string } }) => [n.label, n.job.shortId]).sort(),
+    [
+      ["Boss/ask a405dad8", "a405dad8"],
+      ["Boss/ask a405dad8", "a405dad8"],
+      ["Boss/ask b4bd4948", "b4bd4948"],
+    ],
+  );
+  const flow = await prov("--flow");
+  assert.doesNotMatch(flow, /tools-d9/);
+  assert.match(flow, / Job +Boss\/ask b4bd4948 +\S+ b4bd4948\n/);
 });
 
 /** Two `Baking cake` jobs named `saturday_bake` (3 and 4 eggs), each with one logged inference. */
