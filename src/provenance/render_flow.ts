@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { pathDigest } from "./labels.ts";
+import { LABEL_MAX, middleShorten, pathDigest } from "./labels.ts";
 import { compareBytes } from "./paths.ts";
 import { padLeft, padRight, shortTokens } from "./format.ts";
 import { escapeLine } from "./one_line.ts";
@@ -133,25 +133,52 @@ function flowOrder(report: ProvenanceReport): ReportNode[] {
  * society log (`← Researcher · facts`), then the job whose log it is
  * (`in Planner/ask/Default_cefe35d2`), then the first 8 hex digits of the
  * sha256 of its path (a chat's short id; a job's label already ends with its
- * short id, which two stores can share).
+ * short id, which two stores can share). A qualifier that is the same for
+ * every label of a group tells none apart and is skipped (R87-3: `in <job>`
+ * of logs all in one job). Then labels over 60 characters are shortened in
+ * the middle ({@link shortenDistinct}).
  *
  * @param nodes the nodes in flow order
- * @param o render options (`long` shows paths, which never repeat)
+ * @param o render options (`long` shows paths, which never repeat, whole)
  * @returns one label per node
  */
 export function distinctLabels(nodes: readonly ReportNode[], o: RenderOptions = {}): string[] {
   let labels = nodes.map((n) => shownLabel(n, o));
   const steps: ((n: ReportNode) => string | null)[] = [callerOf, jobOf, pathId];
   for (const step of steps) {
-    const count = new Map<string, number>();
-    for (const l of labels) count.set(l, (count.get(l) ?? 0) + 1);
-    if (![...count.values()].some((c) => c > 1)) break;
-    labels = labels.map((l, i) => {
-      const extra = count.get(l)! > 1 ? step(nodes[i]!) : null;
-      return extra === null ? l : `${l} ${escapeLine(extra)}`; // path parts come from the store
-    });
+    const groups = new Map<string, number[]>();
+    labels.forEach((l, i) => (groups.get(l) ?? groups.set(l, []).get(l)!).push(i));
+    const repeats = [...groups.values()].filter((g) => g.length > 1);
+    if (repeats.length === 0) break;
+    const next = labels.slice();
+    for (const group of repeats) {
+      const extras = group.map((i) => step(nodes[i]!));
+      if (extras.every((e) => e === extras[0])) continue; // separates none of them
+      group.forEach((i, k) => {
+        const extra = extras[k]!;
+        if (extra !== null) next[i] = `${labels[i]} ${escapeLine(extra)}`; // path parts come from the store
+      });
+    }
+    labels = next;
   }
-  return labels;
+  return o.long ? labels : shortenDistinct(labels, nodes);
+}
+
+/**
+ * Shortens the (distinct) labels to {@link LABEL_MAX} characters in the
+ * middle, the end kept; two that would then read alike end with the first 8
+ * hex digits of the sha256 of their paths instead (qualifiers are added at
+ * the end, so the kept tail mostly holds what tells them apart).
+ */
+function shortenDistinct(labels: string[], nodes: readonly ReportNode[]): string[] {
+  const short = labels.map((l) => middleShorten(l));
+  const count = new Map<string, number>();
+  for (const l of short) count.set(l, (count.get(l) ?? 0) + 1);
+  return short.map((l, i) =>
+    count.get(l) === 1 || l === labels[i]
+      ? l
+      : `${middleShorten(labels[i]!, LABEL_MAX - 9)} ${pathId(nodes[i]!)}`
+  );
 }
 
 /** `← <Agent> · <conversation>` of the society a nested society log sits in. */
