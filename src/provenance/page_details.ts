@@ -9,7 +9,9 @@
  *
  * @module
  */
-import type { ProvenanceReport } from "./report.ts";
+import { infoError, readJobInfoSync } from "../workflow/info.ts";
+import { escapeLine } from "./one_line.ts";
+import type { ProvenanceReport, ReportNode } from "./report.ts";
 import type { PageMessage, PageNodeDetail } from "./render_html.ts";
 import { loadChatFile } from "./traverse.ts";
 
@@ -59,18 +61,20 @@ export function pageDetails(
   const conversations = jobConversations(report);
   for (const n of report.nodes) {
     if (n.hidden !== null) continue;
+    const error = jobError(n);
+    const detail = (d: PageNodeDetail) => out.set(n.id, error === null ? d : { ...d, error });
     const conversation = conversations.get(n.id);
     const source = conversation ??
       (n.kind === "chat" || n.job?.type === "chat" ? n.path : null);
     if (source === null || budget <= 0) {
-      out.set(n.id, { messages: null });
+      detail({ messages: null });
       continue;
     }
     let all;
     try {
       all = loadChatFile(source);
     } catch {
-      out.set(n.id, { messages: null });
+      detail({ messages: null });
       continue;
     }
     // the parser's empty `user` at index 0 (a file that starts with a role line) is no message
@@ -86,13 +90,34 @@ export function pageDetails(
       if (budget <= 0) break;
     }
     const omitted = all.length - from - messages.length;
-    out.set(n.id, {
+    detail({
       messages,
       ...(omitted > 0 ? { omitted } : {}),
       ...(conversation !== undefined ? { source: "log/agent.chat" } : {}),
     });
   }
   return out;
+}
+
+/** Characters kept of a failed job's message. */
+const ERROR_CHARS = 500;
+
+/**
+ * The error message of a job that is not done (R87-4): the last
+ * `Class: message` entry of its `.info` `messages`, else the last string
+ * there; its first line, control characters escaped, at most
+ * {@link ERROR_CHARS} characters. Null for a done job or without a message.
+ */
+function jobError(n: ReportNode): string | null {
+  const status = n.job?.status ?? null;
+  if (n.kind !== "job" || status === null || status === "done") return null;
+  const { info } = readJobInfoSync(n.path);
+  const found = infoError(info);
+  const messages = Array.isArray(info?.messages) ? info.messages : [];
+  const last = messages.findLast((m): m is string => typeof m === "string");
+  const text = found !== null ? `${found.className}: ${found.message}` : last;
+  if (text === undefined) return null;
+  return shorten(escapeLine(text.split(/\r?\n/, 1)[0]!), ERROR_CHARS);
 }
 
 /** Job id → its own conversation's path (the hidden `log/agent.chat` folded into it). */

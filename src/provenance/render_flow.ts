@@ -12,7 +12,7 @@ import { padLeft, padRight, shortTokens } from "./format.ts";
 import { escapeLine } from "./one_line.ts";
 import type { Relation } from "./types.ts";
 import type { ProvenanceReport, ReportNode } from "./report.ts";
-import { type RenderOptions, shownLabel, shownTokens } from "./render_tree.ts";
+import { jobFailed, type RenderOptions, shownLabel, shownTokens } from "./render_tree.ts";
 
 /** A flow arrow label. */
 export type FlowLabel = "result" | "delegated_result" | "dependency" | "log";
@@ -245,8 +245,9 @@ export function dotString(text: string): string {
 }
 
 /**
- * Renders Graphviz DOT: one node per visible node (`box` jobs, `note` chats)
- * in flow order, one edge per flow arrow. Labels are {@link dotString}s.
+ * Renders Graphviz DOT: one node per visible node (`box` jobs, `note` chats;
+ * a failed job with a red border) in flow order, one edge per flow arrow.
+ * Labels are {@link dotString}s.
  *
  * @param report the report
  * @param o component / long
@@ -263,10 +264,12 @@ export function renderDot(report: ProvenanceReport, o: RenderOptions = {}): stri
   m.nodes.forEach((x, i) => {
     const job = x.node.kind === "job";
     const label = dotString(`${job ? "Job" : "Chat"}\n${x.label}\n${x.tokens} tokens`);
+    // a failed job (R87-4): a red border
+    const failed = jobFailed(x.node) ? ', color="#c62828", penwidth=2' : "";
     lines.push(
       `  n${i} [shape=${
         job ? "box" : "note"
-      }, style="rounded,filled", fillcolor="#f7f7f7", label=${label}];`,
+      }, style="rounded,filled", fillcolor="#f7f7f7"${failed}, label=${label}];`,
     );
   });
   for (const a of m.arrows) lines.push(`  n${a.from} -> n${a.to} [${DOT_STYLE[a.label]}];`);

@@ -34,6 +34,8 @@ export interface PageNodeDetail {
   source?: string;
   /** Cost of the node's direct and subtree tokens, when priced. */
   cost?: { direct: string; subtree: string };
+  /** A job not done: the first line of its `.info` error message, one line (R87-4). */
+  error?: string;
 }
 
 /** A roll-up table for the page. */
@@ -111,6 +113,8 @@ export function renderHtml(input: HtmlPageInput): string {
       messages: d?.messages ?? null,
       ...(d?.omitted ? { omitted: d.omitted } : {}),
       ...(d?.source ? { source: d.source } : {}),
+      ...(x.node.job?.status ? { status: x.node.job.status } : {}),
+      ...(d?.error ? { error: d.error } : {}),
       ...(x.node.cost
         ? { cost: { direct: costText(x.node.cost.direct), subtree: costText(x.node.cost.subtree) } }
         : {}),

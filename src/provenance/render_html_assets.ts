@@ -23,7 +23,7 @@ header h1{font-size:16px;margin:0}header .totals{color:#555}
 .msg{border-top:1px solid #eee;padding:4px 0}.role{font-weight:600;color:#2864a5}
 pre{white-space:pre-wrap;word-break:break-word;margin:2px 0;font:12px/1.35 ui-monospace,monospace}
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
-td:first-child,th:first-child{text-align:left}.warn{color:#8a4b08}
+td:first-child,th:first-child{text-align:left}.warn{color:#8a4b08}.status.bad{color:#c62828;font-weight:600}
 g.node{cursor:pointer}g.node.sel polygon,g.node.sel path{stroke:#d33;stroke-width:2}
 button{margin:4px 0}
 @media (max-width:900px){body{grid-template-columns:100%;grid-template-rows:none;height:auto}
@@ -46,6 +46,8 @@ function select(i){
   detail.textContent="";
   detail.appendChild(el("h2",null,n.label));
   detail.appendChild(el("div",null,n.kind+" · "+n.path));
+  if(n.status)detail.appendChild(el("div",n.status==="done"?"status":"status bad",
+    "status: "+n.status+(n.error?" — "+n.error:"")));
   detail.appendChild(el("div",null,"direct: "+tok(n.tokens.direct)+(n.cost?" · "+n.cost.direct:"")));
   detail.appendChild(el("div",null,"subtree: "+tok(n.tokens.subtree)+(n.cost?" · "+n.cost.subtree:"")));
   var box=el("div","messages");box.id="messages";detail.appendChild(box);

@@ -42,7 +42,34 @@ export function shownTokens(n: ReportNode, o: RenderOptions): TokenTotals {
  * @returns the label, one line
  */
 export function shownLabel(n: ReportNode, o: RenderOptions): string {
-  return o.long ? escapeLine(n.path) : middleShorten(escapeLine(n.label ?? n.path));
+  const label = o.long ? escapeLine(n.path) : middleShorten(escapeLine(n.label ?? n.path));
+  return label + statusMark(n);
+}
+
+/**
+ * What a job's label shows of its `.info` status (R87-4, not in the JSON
+ * label): ` [<status>]` unless it is `done` or unknown, so a failed job or
+ * delegation (` [error]`) does not read as a done one. Plain text, never a
+ * colour (the views are written to files and pipes as they are).
+ *
+ * @param n a node
+ * @returns the mark, or the empty string
+ */
+export function statusMark(n: ReportNode): string {
+  const status = n.job?.status ?? null;
+  return status === null || status === "done" ? "" : ` [${middleShorten(escapeLine(status), 20)}]`;
+}
+
+/**
+ * Whether a job failed: its `.info` status is `error` or `aborted` (the DOT
+ * draws it with a red border).
+ *
+ * @param n a node
+ * @returns true for a failed job
+ */
+export function jobFailed(n: ReportNode): boolean {
+  const status = n.job?.status ?? null;
+  return status === "error" || status === "aborted";
 }
 
 /**

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
+import { mkJob, write } from "../provenance/support.ts";
 
 const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
 // a file name cannot hold "/", so "</script>" goes in the log's text (PAYLOAD)
@@ -93,6 +94,35 @@ Deno.test("prov --html: one self-contained page; clicking a node shows its messa
   assert.equal(b.openTitle, "session.chat");
   const first = (b.openMessages as string[])[0]!;
   assert.match(first, /^user:\s*Plan the analysis\s*$/, JSON.stringify(b.openMessages));
+});
+
+Deno.test("prov --html R87-4: a failed job's panel shows its status and the .info message's first line", async () => {
+  needBrowser();
+  await using dir = await tempDir();
+  const job = "Boss/ask/Default_bad0bad000112233445566778899aabb.chat";
+  mkJob(join(dir.path, "store", job), null, {
+    "agent.chat": "user: go\n\nmeta: pt=3 tt=3 inference_id=x\n\nassistant: ok\n",
+  }, {
+    workflow: "Boss",
+    task_name: "ask",
+    type: "chat",
+    status: "error",
+    messages: ["RuntimeError: <b>refused</b>\n  at line two"],
+  }, null);
+  write(join(dir.path, "s.chat"), `user: x\n\nmeta: job=${job}\n\nassistant: y\n`);
+  const page = join(dir.path, "report.html");
+  const r = await runMain(
+    ["llm", "prov", "s.chat", "-J", join(dir.path, "store"), "--html", page],
+    {
+      cwd: dir.path,
+      env: { SCOUT_HOME: join(dir.path, "home") },
+    },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const b = await browser({ kind: "page", file: page, click: "n0" });
+  assert.deepEqual(b.errors, []);
+  assert.equal(b.title, "Boss/ask bad0bad0 [error]");
+  assert.deepEqual(b.status, ["status: error — RuntimeError: <b>refused</b>"]);
 });
 
 Deno.test("prov --html: in a window 500 px wide the panels stack, each as wide as the window", async () => {

@@ -77,12 +77,13 @@ Deno.test("the binary plots with Graphviz and reads Scout-made jobs", async () =
     "job total=195 prompt=160 cont=35 Pipeline/ask dbfa8939\n" +
       "  chat total=45 prompt=40 cont=5 Worker · c1\n",
   );
-  // a dependency written as another machine's absolute path is found by relocation
+  // a dependency written as another machine's absolute path is found by relocation;
+  // the job failed in Scout (status error), which its label says (R87-4)
   const bake = await runBinary(["llm", "prov", `${jobs}/Baking/bake/Default`, "-J", jobs]);
   assert.equal(bake.code, 0, bake.stderr);
   assert.equal(
     bake.stdout,
-    "job Baking/bake Default\n  job Baking/batter 8a5584e7\n    job Baking/whisk 09c56566\n",
+    "job Baking/bake Default [error]\n  job Baking/batter 8a5584e7\n    job Baking/whisk 09c56566\n",
   );
   const legacy = await runBinary(["llm", "prov", `${jobs}/Legacy/old/Default`, "-J", jobs]);
   assert.equal(legacy.code, 0);

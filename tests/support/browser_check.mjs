@@ -44,6 +44,7 @@ try {
       await page.locator(`#node-${job.click.slice(1)}`).click();
       out.title = await page.locator("#detail h2").textContent();
       out.messages = await page.locator("#messages").innerText();
+      out.status = await page.locator("#detail .status").allInnerTexts();
       out.selectedRow = await page.locator("#list .row.sel").textContent();
     }
     if (job.filter !== undefined) {
