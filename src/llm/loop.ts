@@ -11,6 +11,7 @@
  */
 import type { MetaRecord } from "../chat/meta.ts";
 import { parseMeta, serializeMeta } from "../chat/meta.ts";
+import { rubyStrip } from "../chat/text.ts";
 import type { Message } from "../chat/types.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { interruptedBatch } from "../tools/interrupted.ts";
@@ -84,8 +85,9 @@ function incompleteAnswer(
     meta.reason = incompleteReason(e, input.signal);
     out.push({ role: "meta", content: serializeMeta(meta) });
   }
-  // trimmed as the chat format stores it, so the printed partial equals the saved one
-  const text = partial.text.trim();
+  // trimmed as the chat format stores it (ASCII whitespace and NUL, never
+  // U+3000 or U+00A0), so the printed partial equals the saved one
+  const text = rubyStrip(partial.text);
   if (text !== "") out.push({ role: "assistant", content: text });
   return out;
 }

@@ -131,3 +131,16 @@ Deno.test("provenance reads incomplete records: tokens only where reported, no c
   const t1 = provenanceTokenTotals(some, { onError: (e) => assert.fail(String(e)) });
   assert.deepEqual([t1.pt, t1.ct, t1.tt], [19, 2, 9]);
 });
+
+Deno.test("the kept partial is trimmed as the chat format trims (ASCII only): U+3000 and U+00A0 stay, and it reads back the same (R86-5)", async () => {
+  await using home = await tempDir();
+  await using srv = await startProviderServer();
+  const text = ["\u00a0Part ", "one.\u3000", "\n"];
+  srv.script({ text, cutAfter: 6 });
+  const err = await ask(question, streamed(srv, "openai", home.path, { max_retries: "0" }))
+    .then(() => assert.fail("must fail"), (e) => e);
+  const messages = err.messages as Message[];
+  assert.equal(messages[1]!.content, "\u00a0Part one.\u3000");
+  assert.equal(incompleteText(messages), "\u00a0Part one.\u3000");
+  assert.deepEqual(parse(print(messages)).at(-1), messages[1]);
+});
