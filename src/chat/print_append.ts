@@ -15,7 +15,7 @@
 import type { Message } from "./types.ts";
 import { lastCloserOffsets, parse, XML_OPEN } from "./parse.ts";
 import { bodyText, printMessages } from "./print.ts";
-import { isRubySpace } from "./text.ts";
+import { isRubySpace, lineEndOf, withLineEnds } from "./text.ts";
 import { concatBytes, decodeEscaped, encodeEscaped, splitBom } from "../util/utf8_bytes.ts";
 
 /** Same roles and contents (extra fields aside). */
@@ -59,7 +59,10 @@ function opensEarlierTag(head: string, added: string): boolean {
  * text with trailing whitespace removed, a blank line, the new messages and a
  * final newline; or, when that would not read back as the old messages
  * followed by the new ones (in the port or in Ruby), the whole chat printed
- * again. An empty or blank `existing` gives the printed messages.
+ * again. An empty or blank `existing` gives the printed messages. In a CRLF
+ * file (its first line ends so) the lines added end in CRLF too, a new
+ * content's own line ends included (as `--inline` writes a reply), so the
+ * file keeps one line end (LF, as before, when CRLF would not read back).
  *
  * @param existing current text of the chat file ("" when it does not exist)
  * @param messages messages to add; roles must be header words
@@ -80,10 +83,18 @@ export function appendChatText(existing: string, messages: readonly Message[]): 
   const head = existing.slice(0, end);
   if (head === "") return printMessages(messages, {}).replace(/^\n/, "") + "\n";
   const added = printMessages(messages, { keepLeadingEmpty: true, before: head });
-  const text = head + "\n" + added + "\n";
   const old = parse(head);
-  const want = [...old, ...messages.map((m) => ({ role: m.role, content: bodyText(m.content) }))];
-  if (sameMessages(parse(text), want) && !opensEarlierTag(head, added)) return text;
+  if (!opensEarlierTag(head, added)) {
+    // the file's line end first; LF (as before) if CRLF would not read back
+    for (const eol of new Set([lineEndOf(existing), "\n" as const])) {
+      const text = head + eol + withLineEnds(added, eol) + eol;
+      const want = messages.map((m) => ({
+        role: m.role,
+        content: withLineEnds(bodyText(m.content), eol),
+      }));
+      if (sameMessages(parse(text), [...old, ...want])) return text;
+    }
+  }
   // Print everything again; text before the first header stays headerless.
   const leadingText = old.length > 0 && !(old[0]!.role === "user" && old[0]!.content === "");
   return printMessages([...old, ...messages], { headerlessFirst: leadingText })

@@ -111,3 +111,28 @@ export function escapedHeaderDepth(text: string, from = 0, to = text.length): nu
 export const WORD = String.raw`[\p{L}\p{M}\p{N}\p{Pc}]`;
 /** Ruby `\s`: ASCII whitespace only. */
 export const SPACE = String.raw`[ \t\n\v\f\r]`;
+
+/**
+ * A text's line end, as an editor saved it: CRLF when its first line ends so,
+ * else LF (also for a text of one line). What an append (`llm ask -o`) or an
+ * inline answer (`--inline`) writes into a file uses it.
+ *
+ * @param text a file's text
+ * @returns `"\r\n"` or `"\n"`
+ */
+export function lineEndOf(text: string): "\n" | "\r\n" {
+  const nl = text.indexOf("\n");
+  return nl > 0 && text.charCodeAt(nl - 1) === 13 ? "\r\n" : "\n";
+}
+
+/**
+ * `text` with each line end (LF or CRLF) made `eol`.
+ *
+ * @param text the text
+ * @param eol the line end wanted
+ * @returns the text with its line ends made `eol` (`text` itself for LF: an LF
+ *   append never rewrites a CRLF inside a content)
+ */
+export function withLineEnds(text: string, eol: "\n" | "\r\n"): string {
+  return eol === "\n" ? text : text.replace(/\r?\n/g, "\r\n");
+}

@@ -18,6 +18,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { tagText } from "../chat/builders.ts";
 import { compile } from "../chat/compile.ts";
+import { lineEndOf, withLineEnds } from "../chat/text.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError, usageError } from "../errors.ts";
 import type { AskOptions, AskResult } from "../llm/ask.ts";
@@ -145,7 +146,7 @@ export function withReplies(
   for (const [end, reply] of [...replies].sort((a, b) => a[0] - b[0])) {
     out += text.slice(from, end);
     if (out !== "" && !out.endsWith("\n")) out += eol;
-    const body = eol === "\n" ? reply.trimEnd() : reply.trimEnd().replace(/\r?\n/g, eol);
+    const body = withLineEnds(reply.trimEnd(), eol);
     out += `# Response start${eol}${body}${eol}# Response end${eol}`;
     from = end;
   }
@@ -186,8 +187,7 @@ async function readInlineFile(path: string, name: string): Promise<InlineFile> {
       { file: name },
     );
   }
-  const nl = text.indexOf("\n");
-  return { text, bom, eol: nl > 0 && text[nl - 1] === "\r" ? "\r\n" : "\n" };
+  return { text, bom, eol: lineEndOf(text) };
 }
 
 /** `--inline` given a pipe or terminal (`<(…)`, a FIFO), which it could not read back to rewrite. */

@@ -286,3 +286,23 @@ Deno.test("append on bytes (llm ask -o): bytes that are not UTF-8 and a byte-ord
     bytes([0xef, 0xbb, 0xbf], "assistant:\n\nx\n"),
   );
 });
+
+Deno.test("append (llm ask -o) to a CRLF chat: the new lines end in CRLF too, the old text is kept, and it reads back as the old messages and the new (R86-4)", async () => {
+  const { appendChatText } = await import("../../src/chat/print_append.ts");
+  const existing = "system:\r\n\r\nBe brief.\r\n\r\nuser: hi";
+  const added = [{ role: "meta", content: "pt=1" }, { role: "assistant", content: "Hello." }];
+  const text = appendChatText(existing, added);
+  assert.equal(text, existing + "\r\n\r\nmeta: pt=1\r\n\r\nassistant:\r\n\r\nHello.\r\n");
+  assert.doesNotMatch(text, /[^\r]\n/, "no bare LF");
+  assert.deepEqual(parse(text), [...parse(existing), ...added]);
+  assertRubyReads(text, [...parse(existing), ...added]);
+  // a multi-line answer: its lines end as the file's do (as --inline writes a reply)
+  const multi = appendChatText(existing, [{ role: "assistant", content: "a\nb" }]);
+  assert.doesNotMatch(multi, /[^\r]\n/, "no bare LF");
+  assert.deepEqual(parse(multi), [...parse(existing), { role: "assistant", content: "a\r\nb" }]);
+  // an LF file stays LF
+  assert.equal(
+    appendChatText("user: hi\n", added),
+    "user: hi\n\nmeta: pt=1\n\nassistant:\n\nHello.\n",
+  );
+});

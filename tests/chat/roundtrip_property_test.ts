@@ -6,9 +6,11 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { isDeepStrictEqual } from "node:util";
 import { INLINE_ROLES, parse, print } from "../../src/chat/mod.ts";
 import type { Chat, Message } from "../../src/chat/mod.ts";
 import { appendChatText } from "../../src/chat/print_append.ts";
+import { lineEndOf, withLineEnds } from "../../src/chat/text.ts";
 import { chatLikeText } from "../support/chat_like_text.ts";
 import { assertRubyReads, expectedRead } from "../support/roundtrip.ts";
 
@@ -152,11 +154,16 @@ Deno.test("property: appending to any chat-like text keeps its messages and adds
   fc.assert(
     fc.property(chatLikeText, messages, (existing, added) => {
       const old = parse(existing);
-      const want = added.length === 0 ? old : old.length === 0 ? expectedRead(added) : [
-        ...old,
-        ...readBack(added),
-      ];
-      assert.deepEqual(parse(appendChatText(existing, added)), want);
+      // in a CRLF text a new content's line ends are CRLF, as the file's, where that reads
+      // back; else LF, as before (R86-4)
+      const eol = lineEndOf(existing);
+      const got = parse(appendChatText(existing, added));
+      const want = (eol: "\n" | "\r\n") =>
+        added.length === 0 ? old : old.length === 0 ? expectedRead(added) : [
+          ...old,
+          ...readBack(added).map((m) => ({ ...m, content: withLineEnds(String(m.content), eol) })),
+        ];
+      if (eol === "\n" || !isDeepStrictEqual(got, want(eol))) assert.deepEqual(got, want("\n"));
     }),
     { numRuns: 5000 },
   );

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { parse } from "../../src/chat/parse.ts";
 import { setup } from "./llm_ask_support.ts";
 
 Deno.test("-f adds files before the question; --dry-run prints the compiled chat and asks nothing", async () => {
@@ -301,4 +302,22 @@ Deno.test("an empty stdin fills nothing: '...' stays as written (a batch job's <
     JSON.parse(piped.stdout).messages[0].content,
     'List primes as {"primes": [2, 3, 5]}',
   );
+});
+
+Deno.test("-o into a CRLF chat appends CRLF lines, and the chat reads back as before plus the answer (R86-4)", async () => {
+  await using t = await setup();
+  const file = join(t.dir.path, "crlf.chat");
+  const old = "system:\r\n\r\nBe brief.\r\n\r\nuser: hi";
+  await Deno.writeTextFile(file, old);
+  t.srv.script({ text: "Hello." });
+  const r = await t.run(["ask", ...t.flags, "-c", "crlf.chat", "-o", "crlf.chat", "q"]);
+  assert.equal(r.code, 0, r.stderr);
+  const text = await Deno.readTextFile(file);
+  assert.ok(text.startsWith(old), text);
+  assert.doesNotMatch(text, /[^\r]\n/, "no bare LF");
+  const messages = parse(text).filter((m) => m.role !== "meta");
+  assert.deepEqual(messages.slice(-2), [
+    { role: "user", content: "q" },
+    { role: "assistant", content: "Hello." },
+  ]);
 });
