@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { children, closeStores, databaseStore, openKnowledgeBase } from "../src/kb/database.ts";
 import { registerDatabase } from "../src/kb/resolve.ts";
+import { RACY_MS } from "../src/util/racy_stat.ts";
 import { generateTsv } from "../tests/kb/generate.ts";
 
 const args = Deno.args;
@@ -52,6 +53,17 @@ function sample(n: number, k: number, seed: number): number[] {
     out.push(s % n);
   }
   return out;
+}
+
+/**
+ * Waits until `file` has been unchanged for longer than `RACY_MS`: an index
+ * built from a younger TSV is not trusted (R89-2) and would be rebuilt by the
+ * next query, as a user's TSV, written long before, is not.
+ */
+function waitAged(file: string): void {
+  const st = statSync(file);
+  const wait = Math.max(st.mtimeMs, st.ctimeMs) + RACY_MS + 50 - Date.now();
+  if (wait > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
 }
 
 /** Child: build the index of `<kb>` database `big`, print {ms, rss}. */
@@ -158,6 +170,7 @@ async function main(): Promise<void> {
       } sources, ` +
         `${tsvMB.toFixed(1)} MB) in ${((performance.now() - g0) / 1000).toFixed(1)} s`,
     );
+    waitAged(tsv);
     const kbDir = join(dir, "kb");
     registerDatabase(kbDir, "big", tsv);
     const b = await child("build", kbDir);
@@ -197,6 +210,7 @@ Deno.bench({ name: "kb: 100-entity query, 100,000 associations", n: 200, warmup:
   if (benchKb === null) {
     const dir = mkdtempSync(join(tmpdir(), "kb-bench-"));
     benchSources = generateTsv(join(dir, "big.tsv"), 100_000).sources.length;
+    waitAged(join(dir, "big.tsv"));
     registerDatabase(join(dir, "kb"), "big", join(dir, "big.tsv"));
     benchKb = openKnowledgeBase(join(dir, "kb"));
     globalThis.addEventListener("unload", () => {

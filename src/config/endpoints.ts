@@ -13,6 +13,7 @@ import { exists, fileStats, isFile } from "../util/fs.ts";
 import { etcDirs } from "./home.ts";
 import type { ConfigStore } from "./store.ts";
 import { configGet } from "./store.ts";
+import { statsVouch } from "../util/racy_stat.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
 
 /** Where and how to look for endpoint files. */
@@ -164,25 +165,18 @@ type KnownEndpoint = { text: string; settings: Record<string, unknown>; stats: S
 /**
  * The remembered settings when the file's stats are those it was read with
  * (same inode, size, modification and change times) and it had not changed
- * for {@link RACY_MS} before that read: a change within the file system's
- * timestamp granularity of the read could leave every stat equal ("racy" as
- * git calls it), so such a file is read again — and its text compared —
- * until it has aged.
+ * for `RACY_MS` before that read ({@link statsVouch}): a change within the
+ * file system's timestamp granularity of the read could leave every stat
+ * equal ("racy" as git calls it), so such a file is read again — and its
+ * text compared — until it has aged.
  */
 function unchanged(known: KnownEndpoint | undefined, now: Stats): Record<string, unknown> | null {
   if (known === undefined) return null;
   const then = known.stats;
   const same = now.ino === then.ino && now.dev === then.dev && now.size === then.size &&
     now.mtimeMs === then.mtimeMs && now.ctimeMs === then.ctimeMs;
-  return same && known.at - Math.max(then.mtimeMs, then.ctimeMs) > RACY_MS ? known.settings : null;
+  return same && statsVouch(known.at, then) ? known.settings : null;
 }
-
-/**
- * How long before a read a file must have been left unchanged for its stats
- * to vouch for it: the coarsest timestamps in use (FAT's 2 s; ext4 and NFS
- * keep nanoseconds, some servers seconds).
- */
-const RACY_MS = 2_000;
 
 async function readEndpoint(file: string, stats: Stats): Promise<Record<string, unknown>> {
   const at = Date.now();

@@ -15,6 +15,7 @@ import { scoutHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
 import { refusedByFileSystem } from "../util/fs_refused.ts";
 import { sha256hex } from "../util/hash.ts";
+import { statsVouch } from "../util/racy_stat.ts";
 import {
   databaseDescription,
   databaseFile,
@@ -204,11 +205,24 @@ export function closeStores(): void {
   stores.clear();
 }
 
-/** Whether an index was built from this TSV file as it is now (an older index lacks ino, ctime: stale). */
+/**
+ * Whether an index was built from this TSV file as it is now: the same stats,
+ * and the file had not changed for `RACY_MS` before it was read
+ * ({@link statsVouch}: a rewrite of the same size within the timestamps'
+ * granularity leaves every stat equal). An older index lacks ino, ctime or
+ * the read's time: stale.
+ */
 function fresh(meta: IndexMeta, want: Omit<IndexMeta, "count">): boolean {
   return meta.version === want.version && meta.tsv === want.tsv && meta.size === want.size &&
     meta.mtimeMs === want.mtimeMs && meta.ctimeMs === want.ctimeMs && meta.ino === want.ino &&
-    meta.optionsKey === want.optionsKey;
+    meta.optionsKey === want.optionsKey && vouched(meta);
+}
+
+/** Whether the TSV stats an index records vouch for its content ({@link statsVouch}). */
+function vouched(meta: IndexMeta): boolean {
+  const { readAtMs, mtimeMs, ctimeMs } = meta;
+  return readAtMs !== undefined && ctimeMs !== undefined &&
+    statsVouch(readAtMs, { mtimeMs, ctimeMs });
 }
 
 /**
@@ -224,6 +238,7 @@ function fresh(meta: IndexMeta, want: Omit<IndexMeta, "count">): boolean {
 export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore {
   const entry = entryOf(kb, name);
   const file = databaseFile(kb.dir, entry.file, kb.env);
+  const readAtMs = Date.now();
   let st;
   try {
     st = statSync(file);
@@ -240,7 +255,8 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
   // The TSV file unchanged and the same registry entry: the open index is current.
   const checked = JSON.stringify([file, st.size, st.mtimeMs, st.ctimeMs, st.ino, entry.options]);
   const cached = stores.get(path);
-  if (cached?.checked === checked) return cached.store;
+  // (not when it was built from a file changed just before: racy stats, rebuilt until aged)
+  if (cached?.checked === checked && vouched(cached.store.meta)) return cached.store;
   const header = readTsvHeader(file);
   const c = columns(header, entry.options, file);
   const want: Omit<IndexMeta, "count"> = {
@@ -250,6 +266,7 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
     mtimeMs: st.mtimeMs,
     ctimeMs: st.ctimeMs,
     ino: st.ino,
+    readAtMs,
     optionsKey: JSON.stringify([header.fields, header.type, header.sep, c]),
     source: header.fields[c.source]!,
     target: header.fields[c.target]!,

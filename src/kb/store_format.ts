@@ -32,6 +32,12 @@ export interface IndexMeta {
   ctimeMs?: number;
   /** Its inode when built: a file renamed over it (`rsync -a`, `tar x`) has a new one. */
   ino?: number;
+  /**
+   * When the build's stat and read of it began (ms since the epoch): an
+   * index of a file changed within `RACY_MS` before is not trusted
+   * (`util/racy_stat.ts`). Absent in indexes written before it was recorded.
+   */
+  readAtMs?: number;
   /** Digest of the options the index depends on. */
   optionsKey: string;
   /** Source field name. */

@@ -20,6 +20,7 @@ import {
 import { isScoutError } from "../../src/errors.ts";
 import { registerDatabase } from "../../src/kb/resolve.ts";
 import { openStore } from "../../src/kb/store.ts";
+import { RACY_MS } from "../../src/util/racy_stat.ts";
 import { ROOT, tempDir } from "../support/cli.ts";
 import { generateTsv } from "./generate.ts";
 
@@ -82,6 +83,9 @@ Deno.test("the index is built once, next to the KB, and rebuilt when the TSV or 
   const idx = indexPath(kb, "links");
   assert.equal(idx, join(d.path, "kb", ".scout-ai-index", "links.idx"));
   const built = readFileSync(idx);
+  // a TSV changed within RACY_MS of its read is read again (R89-2); once aged, the index is kept
+  assert.notEqual(databaseStore(kb, "links"), databaseStore(kb, "links"));
+  await new Promise((r) => setTimeout(r, RACY_MS + 50));
   assert.equal(databaseStore(kb, "links"), databaseStore(kb, "links")); // cached, not rebuilt
   // same size, new content and mtime → rebuilt
   writeFileSync(tsv, "#K\tT\tW\na\tc\t2\n");

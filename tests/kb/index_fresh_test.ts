@@ -88,3 +88,25 @@ Deno.test("an index without the inode and ctime (written by the earlier code) is
   assert.deepEqual(children(kb, "links", ["a"]), ["a~b"]);
   closeStores();
 });
+
+Deno.test("a TSV rewritten in place within the same second with the same size (every stat equal) is seen: racy stats are not trusted (R89-2)", async () => {
+  await using d = await tempDir();
+  // the start of a second: the writes below share it (Deno's ctime has whole seconds)
+  while (Date.now() % 1000 > 300) await new Promise((r) => setTimeout(r, 5));
+  const { tsv, kb } = linksKb(d.path);
+  const before = statSync(tsv);
+  writeFileSync(tsv, "#K\tT\tW\na\tc\t2\n"); // `> file`: the same inode and size
+  utimesSync(tsv, before.atime, before.mtime); // a 1-second mtime: the same second
+  const after = statSync(tsv);
+  if (after.ctimeMs !== before.ctimeMs) return; // a ctime finer than the index keeps: not racy here
+  assert.deepEqual([after.size, after.mtimeMs, after.ino], [
+    before.size,
+    before.mtimeMs,
+    before.ino,
+  ]);
+  // before: ["a~b"], the stale index, until the TSV changed again
+  assert.deepEqual(children(kb, "links", ["a"]), ["a~c"]);
+  closeStores();
+  assert.deepEqual(children(kb, "links", ["a"]), ["a~c"]); // and from the index file
+  closeStores();
+});
