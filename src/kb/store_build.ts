@@ -5,19 +5,9 @@
  *
  * @module
  */
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
-import { hostname } from "node:os";
-import { basename, dirname, join } from "node:path";
-import { pidAlive } from "../util/process.ts";
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { removeDeadTemps, writerTag } from "../util/dead_temps.ts";
 import {
   BLOCK,
   escapeValue,
@@ -209,45 +199,10 @@ function writeIndex(fd: number, meta: Omit<IndexMeta, "count">, rows: Rows): Ind
   return full;
 }
 
-/** A temp file of the earlier naming (`<idx>.<pid>.<ms>.tmp`, no host) is swept after this long. */
-const OLD_TEMP_MS = 60 * 60_000;
-
 /**
- * Removes the temp files left by builds of `path` that died (a `kill -9`,
- * a crash): `<idx>.<pid>@<host>.<ms>.tmp` whose pid is dead on this host;
- * one of the earlier naming, without a host, only when also an hour old.
- * Best effort: a file that cannot be listed or removed is left.
- */
-function sweepDeadTemps(path: string): void {
-  const base = basename(path);
-  let names: string[];
-  try {
-    names = readdirSync(dirname(path));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(base + ".") || !name.endsWith(".tmp")) continue;
-    const rest = name.slice(base.length + 1, -".tmp".length);
-    const m = /^(\d+)@(.+)\.\d+$/.exec(rest) ?? /^(\d+)\.\d+$/.exec(rest);
-    if (!m) continue;
-    const pid = Number(m[1]);
-    if (pid === process.pid || pidAlive(pid)) continue;
-    const file = join(dirname(path), name);
-    try {
-      if (
-        m[2] !== undefined ? m[2] !== hostname() : Date.now() - statSync(file).mtimeMs < OLD_TEMP_MS
-      ) {
-        continue;
-      }
-      rmSync(file, { force: true });
-    } catch { /* gone, or not ours to remove */ }
-  }
-}
-
-/**
- * Builds an index file atomically (temp file + rename), first sweeping the
- * temp files of builds that died ({@link sweepDeadTemps}).
+ * Builds an index file atomically (temp file + rename), first removing the
+ * temp files of builds of it that died (`<idx>.<pid>@<host>.<ms>.tmp`:
+ * {@link removeDeadTemps}).
  *
  * @param path the index file
  * @param meta what it is built from (`count` is filled in)
@@ -260,8 +215,8 @@ export function buildStore(
   input: StoreInput,
 ): IndexMeta {
   mkdirSync(dirname(path), { recursive: true });
-  sweepDeadTemps(path);
-  const tmp = `${path}.${process.pid}@${hostname()}.${Date.now()}.tmp`;
+  removeDeadTemps(dirname(path), `${basename(path)}.`);
+  const tmp = `${path}.${writerTag()}.${Date.now()}.tmp`;
   const fd = openSync(tmp, "w");
   try {
     const full = writeIndex(fd, meta, collectRows(input, meta.undirected));

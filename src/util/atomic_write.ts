@@ -17,6 +17,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   renameSync,
   rmSync,
   type Stats,
@@ -27,25 +28,60 @@ import {
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ScoutError } from "../errors.ts";
+import { removeDeadTemps, writerTag } from "./dead_temps.ts";
 
 /**
  * At most this many bytes of a file's name go into its temp file's name:
- * with the dot, the pid, the random part and `.tmp` (at most 22 bytes more)
- * the temp name of any legal name stays within NAME_MAX (255 bytes).
+ * with the dots, the pid (7 digits), `@`, the host (64 bytes at most), the
+ * random part and `.tmp` (at most 87 bytes more) the temp name of any legal
+ * name stays within NAME_MAX (255 bytes).
  */
-const TEMP_NAME_BYTES = 200;
+const TEMP_NAME_BYTES = 160;
 
 /**
- * A fresh temp file's path beside `path`: `.<name>.<pid>.<hex>.tmp`, the
- * name cut to {@link TEMP_NAME_BYTES} UTF-8 bytes (at a character's start),
- * so a file whose own name is near the limit can still be written.
+ * A fresh temp file's path beside `path`: `.<name>.<pid>@<host>.<hex>.tmp`,
+ * the name cut to {@link TEMP_NAME_BYTES} UTF-8 bytes (at a character's
+ * start), so a file whose own name is near the limit can still be written.
+ * First removes what writers of `path` that died (a `kill -9` mid-write)
+ * left: {@link sweepLeftovers}.
  *
  * @param path the file a temp file is for
  * @returns the temp file's path
  */
 export function tempPathFor(path: string): string {
-  const name = clipUtf8(basename(path), TEMP_NAME_BYTES);
-  return join(dirname(path), `.${name}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const prefix = `.${clipUtf8(basename(path), TEMP_NAME_BYTES)}.`;
+  sweepLeftovers(dirname(path), prefix);
+  return join(dirname(path), `${prefix}${writerTag()}.${randomBytes(4).toString("hex")}.tmp`);
+}
+
+/**
+ * The temp-like names (`.….tmp`) of each directory written to, listed at its
+ * first write in this process: a directory is listed once, not at every
+ * write (a queue's results, a job's info).
+ */
+const listed = new Map<string, string[]>();
+
+/**
+ * Removes the temp files of the file whose temp names start with `prefix`
+ * in `dir` that dead writers left ({@link removeDeadTemps}: of this host and
+ * gone; of the earlier naming, without a host, only when also an hour old),
+ * of those listed at this process's first write in `dir` — never another
+ * file's, and never a live writer's or another host's. Best effort.
+ */
+function sweepLeftovers(dir: string, prefix: string): void {
+  let names = listed.get(dir);
+  if (names === undefined) {
+    try {
+      names = readdirSync(dir).filter((n) => n.startsWith(".") && n.endsWith(".tmp"));
+    } catch {
+      names = []; // not made yet, or not listable: nothing to sweep
+    }
+    if (listed.size >= 1024) listed.clear();
+    listed.set(dir, names);
+  }
+  if (names.length === 0 || !names.some((n) => n.startsWith(prefix))) return;
+  const removed = new Set(removeDeadTemps(dir, prefix, names));
+  if (removed.size > 0) listed.set(dir, names.filter((n) => !removed.has(n)));
 }
 
 /** The longest start of `s` that is at most `max` bytes in UTF-8, cut between characters. */

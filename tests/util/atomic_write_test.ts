@@ -114,9 +114,10 @@ Deno.test("tempPathFor: the temp name stays within 255 bytes, cut between charac
   const wide = "a" + "é".repeat(122) + "🌍" + ".chat";
   const tmp = basename(tempPathFor(join("/d", wide)));
   assert.ok(new TextEncoder().encode(tmp).length <= 255, tmp);
-  assert.ok(tmp.startsWith(".a" + "é".repeat(99) + "."), tmp); // 199 bytes of the name, then the dot
+  // 159 bytes of the name, then the dot: room for `<pid>@<host>` (R86-2)
+  assert.ok(tmp.startsWith(".a" + "é".repeat(79) + "."), tmp);
   assert.equal(dirname(tempPathFor("/d/x.chat")), "/d");
-  assert.match(basename(tempPathFor("/d/x.chat")), /^\.x\.chat\.\d+\.[0-9a-f]{8}\.tmp$/);
+  assert.match(basename(tempPathFor("/d/x.chat")), /^\.x\.chat\.\d+@[^@/]+\.[0-9a-f]{8}\.tmp$/);
 });
 
 /** Runs `cmd` as nobody (setpriv), with `groups` as its supplementary groups. */

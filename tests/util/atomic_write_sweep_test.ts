@@ -1,0 +1,88 @@
+/**
+ * Temp files that writers killed mid-write leave (R86-2): the next write of
+ * the same file removes those of this host's dead processes — never a live
+ * writer's, another host's (a shared directory's hosts reuse each other's
+ * pids), another file's, or one of the earlier naming (no host) younger
+ * than an hour.
+ */
+import assert from "node:assert/strict";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { tempPathFor, writeFileAtomic, writeFileAtomicSync } from "../../src/util/fs.ts";
+import { DENO, ROOT, tempDir } from "../support/cli.ts";
+
+const names = (dir: string) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+
+/** A child that begins a write of `file` as writeFileAtomic does (its temp file, part written), then hangs. */
+function writer(file: string) {
+  const code = `
+    import { openSync, writeSync } from "node:fs";
+    import { tempPathFor } from ${JSON.stringify(join(ROOT, "src/util/fs.ts"))};
+    const tmp = tempPathFor(${JSON.stringify(file)});
+    writeSync(openSync(tmp, "w"), "x".repeat(1 << 20));
+    console.log(tmp);
+    setInterval(() => {}, 1000);`;
+  const child = new Deno.Command(DENO, { args: ["eval", "-q", code], stdout: "piped" }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  return {
+    child,
+    /** The temp file's path, once it is being written. */
+    tmp: async () => (await reader.read()).value!.trim(),
+    async kill() {
+      child.kill("SIGKILL");
+      await child.status;
+      await reader.cancel().catch(() => {});
+    },
+  };
+}
+
+for (
+  const [form, write] of [
+    ["writeFileAtomic", writeFileAtomic],
+    // deno-lint-ignore require-await
+    ["writeFileAtomicSync", async (p: string, d: string) => writeFileAtomicSync(p, d)],
+  ] as const
+) {
+  Deno.test(`${form}: a writer SIGKILLed mid-write leaves its temp file; the next write of the file removes it, and only what is a dead writer's of this host (R86-2)`, async () => {
+    await using d = await tempDir();
+    const file = join(d.path, "big.chat");
+    Deno.writeTextFileSync(file, "old");
+    const killed = writer(file);
+    const live = writer(file);
+    const [killedTmp, liveTmp] = [await killed.tmp(), await live.tmp()];
+    await killed.kill(); // kill -9 mid-write
+    const dead = killed.child.pid;
+    const host = hostname();
+    assert.match(killedTmp, new RegExp(`/\\.big\\.chat\\.${dead}[@.][^/]+\\.tmp$`));
+    const keep = [
+      `.big.chat.${dead}@elsewhere.0123abcd.tmp`, // another host's pid
+      `.big.chat.${dead}.0123abcd.tmp`, // the earlier naming (no host), recent
+      `.other.chat.${dead}@${host}.0123abcd.tmp`, // another file's
+      `.big.chat.5.${dead}@${host}.0123abcd.tmp`, // the file big.chat.5's
+    ];
+    const aged = `.big.chat.${dead}.89abcdef.tmp`; // the earlier naming, two hours old
+    for (const n of [...keep, aged]) Deno.writeTextFileSync(join(d.path, n), "x");
+    const old = new Date(Date.now() - 2 * 3600_000);
+    Deno.utimeSync(join(d.path, aged), old, old);
+    assert.ok(
+      names(d.path).includes(killedTmp.slice(d.path.length + 1)),
+      "left by the killed writer",
+    );
+
+    await write(file, "new");
+    assert.equal(Deno.readTextFileSync(file), "new");
+    // before: the killed writer's temp file (and the aged one) stayed, whatever wrote the file later
+    assert.deepEqual(
+      names(d.path),
+      ["big.chat", liveTmp.slice(d.path.length + 1), ...keep].sort(),
+    );
+    await live.kill();
+  });
+}
+
+Deno.test("tempPathFor: the name holds the writer's pid and host (R86-2)", () => {
+  assert.match(
+    tempPathFor("/d/x.chat"),
+    new RegExp(`^/d/\\.x\\.chat\\.${Deno.pid}@[^@/]+\\.[0-9a-f]{8}\\.tmp$`),
+  );
+});
