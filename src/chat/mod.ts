@@ -9,6 +9,7 @@ export type { Chat, Json, Message } from "./types.ts";
 export { parse, parseWithLines } from "./parse.ts";
 export { escapeContent, INLINE_ROLES, print, printMessage } from "./print.ts";
 export { loadRaw, loadRawSync } from "./load.ts";
+export { mergeConflictLine } from "./conflict.ts";
 export { normalizeUsage, parseMeta, serializeMeta, toInt, TOKEN_KEYS } from "./meta.ts";
 export type { MetaRecord, TokenKey } from "./meta.ts";
 export { clean, clear, pull, purge, removeRole } from "./clear.ts";

@@ -1,0 +1,63 @@
+/**
+ * `mergeConflictLine` ([TS-FIX] `chat.md` §7, R86-3): the line of the first
+ * git merge conflict in a chat's text — the whole `<<<<<<<` / `=======` /
+ * `>>>>>>>` sequence, at column 0, outside ``` fences.
+ */
+import assert from "node:assert/strict";
+import { mergeConflictLine } from "../../src/chat/conflict.ts";
+import { parse } from "../../src/chat/parse.ts";
+
+/** What a merge of two branches that each added a turn leaves in a chat. */
+const CONFLICTED = [
+  "<<<<<<< HEAD",
+  "user: ours question",
+  "",
+  "assistant:",
+  "",
+  "ours answer",
+  "=======",
+  "user: theirs question",
+  "",
+  "assistant:",
+  "",
+  "theirs answer",
+  ">>>>>>> feature",
+  "",
+].join("\n");
+
+Deno.test("mergeConflictLine: a merge's markers are found at the <<<<<<< line", () => {
+  assert.equal(mergeConflictLine(CONFLICTED), 1);
+  assert.equal(mergeConflictLine("system: s\n\n" + CONFLICTED), 3);
+  // CRLF files; bare markers (no labels); diff3's ||||||| base section
+  assert.equal(mergeConflictLine(CONFLICTED.replaceAll("\n", "\r\n")), 1);
+  assert.equal(mergeConflictLine("user: q\n<<<<<<<\na\n=======\nb\n>>>>>>>\n"), 2);
+  assert.equal(
+    mergeConflictLine("<<<<<<< ours\na\n||||||| base\no\n=======\nb\n>>>>>>> theirs\n"),
+    1,
+  );
+  // the first of two conflicts
+  assert.equal(mergeConflictLine("x\n" + CONFLICTED + "y\n" + CONFLICTED), 2);
+});
+
+Deno.test("mergeConflictLine: fenced markers, a lone =======, indented or partial sequences are no conflict", () => {
+  const fenced = "user:\n\nHow do I resolve this?\n\n```\n" + CONFLICTED + "```\n";
+  assert.equal(mergeConflictLine(fenced), undefined);
+  assert.equal(mergeConflictLine("user:\n\n  ```diff\n" + CONFLICTED + "  ```\n"), undefined);
+  // a markdown setext heading
+  assert.equal(mergeConflictLine("user:\n\nTitle\n=======\n\ntext\n"), undefined);
+  // not at column 0, or labels glued to the marker
+  assert.equal(mergeConflictLine(CONFLICTED.replace("<<<<<<< HEAD", " <<<<<<< HEAD")), undefined);
+  assert.equal(mergeConflictLine(CONFLICTED.replace("<<<<<<< HEAD", "<<<<<<<<HEAD")), undefined);
+  // the sequence must be complete and in order
+  assert.equal(mergeConflictLine(CONFLICTED.replace(">>>>>>> feature", "end")), undefined);
+  assert.equal(mergeConflictLine(CONFLICTED.replace("=======", "=== ===")), undefined);
+  assert.equal(mergeConflictLine(">>>>>>> x\n=======\n<<<<<<< y\n"), undefined);
+  assert.equal(mergeConflictLine("user: hi\n"), undefined);
+  // after a fence closes, markers count again
+  assert.equal(mergeConflictLine("```\ncode\n```\n" + CONFLICTED), 4);
+});
+
+Deno.test("mergeConflictLine leaves parsing alone: the markers are still text of the messages", () => {
+  const chat = parse(CONFLICTED);
+  assert.match(String(chat.find((m) => m.role === "assistant")!.content), /ours answer\n=======/);
+});
