@@ -36,6 +36,7 @@ export type ScoutErrorCode =
   | "nothing_to_continue"
   | "meta_parse"
   | "json_parse"
+  | "merge_conflict"
   // prompt
   | "unknown_strategy"
   // workflow

@@ -10,6 +10,7 @@
  */
 import { ScoutError } from "../errors.ts";
 import { project } from "../chat/project.ts";
+import { mergeConflictLine } from "../chat/conflict.ts";
 import type { Message } from "../chat/types.ts";
 import type { TaskSpec } from "../workflow/define.ts";
 import type { JobContext } from "../workflow/job_types.ts";
@@ -118,6 +119,7 @@ export function chatTaskSpec(
     type: "chat",
     inputs: { chat: { type: "text", description: "Chat in Scout-AI chat-file format" } },
     async run(_inputs, job: JobContext) {
+      refuseConflictedInput(job);
       const ctx = chatTaskContext(job, ops, (agent, subdir) => logAgent(job, agent, subdir));
       try {
         return project(job.shortPath, await chatTaskMessages(await body(ctx), ctx, ops));
@@ -128,6 +130,21 @@ export function chatTaskSpec(
       }
     },
   };
+}
+
+/**
+ * A chat input holding git merge-conflict markers fails the job before its
+ * body asks anything: both sides of the merge would go to the model (R86-3).
+ */
+function refuseConflictedInput(job: JobContext): void {
+  const raw = job.recursiveInputs.chat ?? job.inputs.chat;
+  const line = typeof raw === "string" ? mergeConflictLine(raw) : undefined;
+  if (line === undefined) return;
+  throw new ScoutError(
+    "merge_conflict",
+    `Merge conflict in the chat input (line ${line}): resolve the <<<<<<< / ======= / >>>>>>> markers first`,
+    { line },
+  );
 }
 
 let loader: LoadAgentFn | null = null;

@@ -17,6 +17,7 @@ import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { exists, namedFileError, readTextChecked } from "../util/fs.ts";
 import { cutHistory } from "./ask_new_part.ts";
+import { refuseConflict } from "./chat_conflict.ts";
 
 /** Where the history comes from. */
 export interface HistorySource {
@@ -45,7 +46,8 @@ export interface CompiledHistory {
  * @param src where it comes from
  * @param compileOpts cwd, env, config and jobs of the compile
  * @returns the compiled history (empty without `-c`, or for a new `-o` chat)
- * @throws ScoutError `file_not_found` for a missing `-c` chat that is not the `-o` one
+ * @throws ScoutError `file_not_found` for a missing `-c` chat that is not the `-o` one;
+ *   `merge_conflict` for a chat holding git conflict markers (R86-3)
  */
 export async function readHistory(
   src: HistorySource,
@@ -53,6 +55,7 @@ export async function readHistory(
 ): Promise<CompiledHistory> {
   if (src.stdinChat !== undefined) {
     const { text, name } = src.stdinChat;
+    refuseConflict(text, name);
     return { compiled: await compileText(text, { ...compileOpts, name }) };
   }
   if (src.chat === undefined) return { compiled: [] };
@@ -66,6 +69,7 @@ export async function readHistory(
   const { text, lossy } = await readTextChecked(origin).catch((e) => {
     throw namedFileError(src.chat!, e, "Chat file not found");
   });
+  refuseConflict(text, src.chat); // both sides of a merge must not go to the model
   return { compiled: await compileText(text, { ...compileOpts, origin: src.chat }), origin, lossy };
 }
 

@@ -14,6 +14,7 @@ import type { CliContext } from "./context.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
 import { warnLossy } from "./lossy_text.ts";
+import { warnConflict } from "./chat_conflict.ts";
 import { listing, messagesJson } from "./listing.ts";
 import { registerChatCompile } from "./chat_compile.ts";
 
@@ -35,6 +36,7 @@ export interface ChatParseOptions {
 export async function runChatParse(opts: ChatParseOptions, io: Io): Promise<number> {
   const input = await readInput(opts.file, io);
   if (input.lossy) warnLossy(io, input.name);
+  warnConflict(io, input.text, input.name); // parsed as written, but said (R86-3)
   const chat = parse(input.text);
   if (opts.json) io.stdout.write(messagesJson(chat) + "\n");
   else io.stdout.write(listing(chat, io));

@@ -18,6 +18,7 @@ import type { Io } from "./io.ts";
 import { paint } from "./io.ts";
 import { listing, messageRecords, messagesJson } from "./listing.ts";
 import { warningFileReader, warnLossy } from "./lossy_text.ts";
+import { warnConflict } from "./chat_conflict.ts";
 
 /** Options of `chat compile`. */
 export interface ChatCompileOptions {
@@ -65,6 +66,7 @@ async function compileInput(opts: ChatCompileOptions, io: Io) {
   ]);
   const input = await readInput(opts.file, io);
   if (input.lossy) warnLossy(io, input.name, input.path ?? "-");
+  warnConflict(io, input.text, input.name); // compiled as written, but said (R86-3)
   const config = loadConfig({ cwd: io.cwd, env: io.env });
   const compiled = await compileText(input.text, {
     ...(input.path === null ? { name: input.name } : { origin: opts.file! }),

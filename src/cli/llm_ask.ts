@@ -211,6 +211,8 @@ replaced by the first -f file's text (then not attached again), else by stdin wh
 stdin is the chat to continue instead.
 Options in the -c chat file (model:, endpoint:, option: …) yield to the flags; options
 written in QUESTION itself win over them.
+A -c or -o chat left with git merge-conflict markers (<<<<<<<, =======, >>>>>>> lines outside
+\`\`\` fences) is refused before anything is asked (exit 1, naming file:line); resolve it first.
 With -o, the question and every new message (meta records with token usage, tool calls and
 outputs, the answer) are appended to the chat file atomically; after a failure or Ctrl-C, what was
 produced before it is still appended (a partly streamed answer after "meta: incomplete=true …").

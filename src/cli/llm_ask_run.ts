@@ -46,6 +46,7 @@ import {
 } from "./ask_printer.ts";
 import { baseAskOptions, callOptions, withAgentLayer } from "./ask_options.ts";
 import { appendToChat, checkChatOutput } from "./chat_output.ts";
+import { refuseConflictedFile } from "./chat_conflict.ts";
 import { interruptExit } from "./ask_interrupt.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 
@@ -154,6 +155,8 @@ async function askMessages(
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
   if (outPath !== undefined && !opts.dryRun) {
     checkChatOutput(outPath, opts.output!);
+    // the new turn is not appended after a merge's both sides (R86-3)
+    refuseConflictedFile(outPath, opts.output!);
     io.finishWithoutStdout?.(); // `| head -1` must not lose the answer to be saved
   }
   const where: AskPartWhere = new Map();

@@ -28,6 +28,7 @@ import { writeInPlace, writeInPlaceSync } from "../util/in_place.ts";
 import type { Io } from "./io.ts";
 import { canRedrawStderr, statusLine, warn } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
+import { warnConflictedFile } from "./chat_conflict.ts";
 import { incompleteLine } from "./llm_prov_incomplete.ts";
 import { checkProvOptions, type LlmProvOptions } from "./llm_prov_options.ts";
 import { scoutHome } from "../config/home.ts";
@@ -112,7 +113,10 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     ? await loadPrices(scoutHome(io.env))
     : null;
   const report = walk(opts, io, p, where, prices);
-  if (where.rootType === "chat") checkRootRead(report, opts.root);
+  if (where.rootType === "chat") {
+    checkRootRead(report, opts.root);
+    if (opts.warnings !== false) warnConflictedFile(io, where.root, opts.root); // R86-3
+  }
   if (writesFiles(opts)) io.finishWithoutStdout?.(); // `| head -1` must not stop the files
   await writeViews(report, opts, io, p, { format, by, prices });
   if (opts.warnings !== false) {

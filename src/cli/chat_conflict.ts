@@ -1,0 +1,80 @@
+/**
+ * What a command does with a chat that holds git merge-conflict markers
+ * (`mergeConflictLine`, [TS-FIX] `chat.md` §7, R86-3): the commands that send
+ * a chat to a model (`llm ask`, `agent ask`: the `-c` chat and the `-o` one)
+ * refuse it before any request; the read-only ones (`chat parse`, `chat
+ * compile`, `chat prompt`, `llm prov`) warn and go on.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { mergeConflictLine } from "../chat/conflict.ts";
+import { ScoutError } from "../errors.ts";
+import { decodeUtf8, isFile } from "../util/fs.ts";
+import { type Io, warn } from "./io.ts";
+
+/**
+ * Fails when `text` holds a merge conflict.
+ *
+ * @param text the chat's text
+ * @param name the file as the user gave it (`<stdin>` for stdin)
+ * @throws ScoutError `merge_conflict` naming the file and the `<<<<<<<` line
+ */
+export function refuseConflict(text: string, name: string): void {
+  const line = mergeConflictLine(text);
+  if (line === undefined) return;
+  throw new ScoutError(
+    "merge_conflict",
+    `Merge conflict in "${name}": resolve the <<<<<<< / ======= / >>>>>>> markers first`,
+    { file: name, line },
+  );
+}
+
+/**
+ * {@link refuseConflict} for a chat file that may exist: a regular file is
+ * read and checked; a missing file, a pipe or a terminal is not read.
+ *
+ * @param path absolute path
+ * @param name the file as the user gave it
+ * @throws ScoutError `merge_conflict`
+ */
+export function refuseConflictedFile(path: string, name: string): void {
+  const text = regularFileText(path);
+  if (text !== undefined) refuseConflict(text, name);
+}
+
+/**
+ * Warns (stderr, with `file:line`) when `text` holds a merge conflict.
+ *
+ * @param io the command's Io
+ * @param text the chat's text
+ * @param name the file as the user gave it (`<stdin>` for stdin)
+ */
+export function warnConflict(io: Io, text: string, name: string): void {
+  const line = mergeConflictLine(text);
+  if (line === undefined) return;
+  warn(io, `${name}:${line}: merge conflict markers (<<<<<<< / ======= / >>>>>>>), read as text`);
+}
+
+/**
+ * {@link warnConflict} for a chat file: only a regular file is read (a pipe
+ * can be read once, by the command).
+ *
+ * @param io the command's Io
+ * @param path absolute path
+ * @param name the file as the user gave it
+ */
+export function warnConflictedFile(io: Io, path: string, name: string): void {
+  const text = regularFileText(path);
+  if (text !== undefined) warnConflict(io, text, name);
+}
+
+/** The text of a regular file, or undefined (missing, unreadable, not a regular file). */
+function regularFileText(path: string): string | undefined {
+  if (!isFile(path)) return undefined;
+  try {
+    return decodeUtf8(readFileSync(path)).text;
+  } catch {
+    return undefined; // the command's own read reports it
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * A chat with git merge-conflict markers ([TS-FIX] `chat.md` §7, R86-3):
+ * `llm ask` / `agent ask` refuse it (`-c`, `-c -`, `-o`) before any request,
+ * exit 1 with one line naming `file:line`; a chat task refuses its chat input;
+ * `chat parse`, `chat compile`, `chat prompt` and `llm prov` warn and go on.
+ * The same lines in a ``` fence, or a lone `=======`, are no conflict.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { clearAgentCache } from "../../src/agent/load.ts";
+import { runMain, runScout, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+
+const CONFLICTED = "system: be brief\n\n" + [
+  "<<<<<<< HEAD",
+  "user: ours question",
+  "",
+  "assistant:",
+  "",
+  "ours answer",
+  "=======",
+  "user: theirs question",
+  "",
+  "assistant:",
+  "",
+  "theirs answer",
+  ">>>>>>> feature",
+  "",
+].join("\n");
+/** The same lines, quoted in a fence: a question about a conflict. */
+const FENCED = "user:\n\nWhat does this mean?\n\n```\n" + CONFLICTED + "```\n";
+/** A markdown heading underlined with =======. */
+const UNDERLINED = "user:\n\nTitle\n=======\n\nSummarise the title.\n";
+
+const REFUSED =
+  /^scout-ai: Merge conflict in "conf\.chat": resolve the <<<<<<< \/ ======= \/ >>>>>>> markers first \(conf\.chat:3\)\n$/;
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
+
+async function setup() {
+  const dir = await tempDir();
+  const srv = await startProviderServer({ fallback: () => ({ text: "the answer" }) });
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-x" };
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
+  return {
+    dir,
+    srv,
+    env,
+    run: (args: string[], stdin?: string) =>
+      runMain([...args, ...flags], { env, cwd: dir.path, ...(stdin ? { stdin } : {}) }),
+    [Symbol.asyncDispose]: async () => {
+      await srv.close();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+Deno.test("llm ask refuses a -c/-o chat with merge-conflict markers before any request (exit 1, file:line)", async () => {
+  await using t = await setup();
+  put(t.dir.path, "conf.chat", CONFLICTED);
+  const r = await t.run(["llm", "ask", "-c", "conf.chat", "-o", "conf.chat", "next"]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, REFUSED);
+  assert.equal(t.srv.requests.length, 0, "nothing sent to the model");
+  assert.equal(readFileSync(join(t.dir.path, "conf.chat"), "utf8"), CONFLICTED, "file untouched");
+  // -c alone, -c - (stdin), and -o alone (the new turn would follow both sides)
+  const c = await t.run(["llm", "ask", "-c", "conf.chat", "next"]);
+  assert.equal(c.code, 1);
+  assert.match(c.stderr, REFUSED);
+  const s = await t.run(["llm", "ask", "-c", "-", "next"], CONFLICTED);
+  assert.equal(s.code, 1);
+  assert.match(s.stderr, /^scout-ai: Merge conflict in "<stdin>".* \(<stdin>:3\)\n$/);
+  const o = await t.run(["llm", "ask", "-o", "conf.chat", "next"]);
+  assert.equal(o.code, 1);
+  assert.match(o.stderr, REFUSED);
+  assert.equal(t.srv.requests.length, 0, "nothing sent to the model");
+  assert.equal(readFileSync(join(t.dir.path, "conf.chat"), "utf8"), CONFLICTED);
+});
+
+Deno.test("llm ask: the markers in a fence, or a lone ======= underline, are sent as usual", async () => {
+  await using t = await setup();
+  for (const [i, text] of [FENCED, UNDERLINED].entries()) {
+    put(t.dir.path, "ok.chat", text);
+    const r = await t.run(["llm", "ask", "-c", "ok.chat", "-o", "ok.chat", "next"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, "");
+    assert.equal(t.srv.requests.length, i + 1);
+    assert.match(readFileSync(join(t.dir.path, "ok.chat"), "utf8"), /the answer\n$/);
+  }
+  assert.match(JSON.stringify(t.srv.requests[0]!.body), /=======\\n/);
+});
+
+Deno.test("agent ask refuses a -c chat with merge-conflict markers before any request", async () => {
+  await using t = await setup();
+  put(t.dir.path, "Agent/Planner/start_chat", "system: You plan\n");
+  clearAgentCache();
+  put(t.dir.path, "conf.chat", CONFLICTED);
+  const r = await t.run(["agent", "ask", "Planner", "-c", "conf.chat", "-o", "conf.chat", "go"]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, REFUSED);
+  assert.equal(t.srv.requests.length, 0);
+  put(t.dir.path, "ok.chat", FENCED);
+  const ok = await t.run(["agent", "ask", "Planner", "-c", "ok.chat", "go"]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(t.srv.requests.length, 1);
+});
+
+Deno.test("chat parse / compile / prompt and llm prov warn of the markers with file:line and go on", async () => {
+  await using t = await setup();
+  put(t.dir.path, "conf.chat", CONFLICTED);
+  put(t.dir.path, "ok.chat", FENCED);
+  put(t.dir.path, "title.chat", UNDERLINED);
+  const warning =
+    /^scout-ai: warning: conf\.chat:3: merge conflict markers \(<<<<<<< \/ ======= \/ >>>>>>>\), read as text$/gm;
+  const o = { env: t.env, cwd: t.dir.path };
+  for (const cmd of [["chat", "parse"], ["chat", "compile"], ["chat", "prompt"], ["llm", "prov"]]) {
+    const r = await runMain([...cmd, "conf.chat"], o);
+    assert.equal(r.code, 0, `${cmd.join(" ")}: ${r.stderr}`);
+    assert.equal(r.stderr.match(warning)?.length, 1, `${cmd.join(" ")}: ${r.stderr}`);
+    assert.notEqual(r.stdout, "", cmd.join(" "));
+    for (const quiet of ["ok.chat", "title.chat"]) {
+      const q = await runMain([...cmd, quiet], o);
+      assert.equal(q.code, 0, q.stderr);
+      assert.doesNotMatch(q.stderr, /merge conflict/, `${cmd.join(" ")} ${quiet}`);
+    }
+  }
+  // parsing is unchanged: the markers stay text of the messages
+  const p = await runMain(["chat", "parse", "conf.chat", "--json"], o);
+  assert.match(p.stdout, /ours answer\\n=======/);
+});
+
+Deno.test("a chat task refuses a chat input with merge-conflict markers before its body runs", async () => {
+  await using dir = await tempDir();
+  put(
+    dir.path,
+    "workflows/Echo/workflow.ts",
+    `export default (api) => api.workflow("Echo", {
+  tasks: { ...api.chatTask("ask", ({ chat }) => "echo " + chat().at(-1).content) },
+});\n`,
+  );
+  put(dir.path, "conf.chat", CONFLICTED);
+  put(dir.path, "ok.chat", FENCED);
+  const o = { cwd: dir.path, env: { SCOUT_HOME: join(dir.path, "home") } };
+  const r = await runScout(["workflow", "task", "Echo", "ask", "--chat", "conf.chat"], o);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^scout-ai: Job "Echo\/ask\/\S+" failed: Merge conflict in the chat input \(line 3\)/,
+  );
+  assert.doesNotMatch(r.stdout, /echo/);
+  const ok = await runScout(["workflow", "task", "Echo", "ask", "--chat", "ok.chat"], o);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /assistant:\n\necho What does this mean\?/);
+});
