@@ -16,6 +16,7 @@ import { addAgentTool, addBoundTool, standsFor } from "./bound_tools.ts";
 import { cloneAgent, ensureRunner } from "./socialize.ts";
 import { waitsOnThis } from "./agent.ts";
 import { sinceStart } from "./since_start.ts";
+import { carriedAs, carryOver } from "./carried_over.ts";
 import { specialistCall } from "./specialists.ts";
 import type { Agent, DelegateOptions } from "./types.ts";
 
@@ -133,7 +134,12 @@ function conversationOf(
 ): string | undefined {
   let key = liveKey(caller, agent, name);
   if (restart && sinceStart(agent).length > 0) {
-    caller.chats[key] = { ...agent, chats: { ...agent.chats } };
+    const ended = { ...agent, chats: { ...agent.chats } };
+    // the ended conversation is the caller's as the live one was; the live one carries its
+    // specialists on, logged under the new conversation only once it runs them
+    carriedAs(caller, agent, ended);
+    carryOver(agent, ended);
+    caller.chats[key] = ended;
     let n = 2;
     while (caller.chats[`${name}/_default-${n}`]) n++;
     key = `${name}/_default-${n}`;

@@ -15,6 +15,7 @@ import { isAbsolute, posix } from "node:path";
 import { writeJobFile } from "../workflow/files.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { ScoutError } from "../errors.ts";
+import { isCarriedOver } from "./carried_over.ts";
 
 /** What {@link logAgent} reads of an agent: its live chat and its specialists. */
 export interface LoggableAgent {
@@ -65,7 +66,8 @@ export function agentLogFiles(agent: LoggableAgent, subdir?: string): [string, M
   const society = (a: LoggableAgent, dir: string): void => {
     for (const [key, other] of entriesOf(a.chats)) {
       checkKey(key);
-      if (path.has(other)) continue;
+      // a specialist a restarted delegate carried over: the ended conversation's, not this one's
+      if (path.has(other) || isCarriedOver(a, other)) continue;
       out.push([`${dir}/society/${key}.chat`, chatOf(other)]);
       path.add(other);
       society(other, `${dir}/society/${key}`);

@@ -13,6 +13,7 @@
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import { isSpecialistCall, specialistOf } from "./specialist_call.ts";
 import type { Agent } from "./types.ts";
+import { reached } from "./carried_over.ts";
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 const CONVERSATION = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
@@ -54,15 +55,21 @@ export function keepInSociety(caller: Agent, items: readonly object[]): void {
 
 /**
  * A runner that first keeps the batch's specialists in the caller's society
- * ({@link keepInSociety}), then runs them with `runner`.
+ * ({@link keepInSociety}), then runs them with `runner`; then they are the
+ * caller's conversation's (`carried_over.ts`).
  *
  * @param caller the agent whose tool loop runs
  * @param runner the runner
  * @returns the runner for this caller
  */
 export function withSociety(caller: Agent, runner: SpecialistRunner): SpecialistRunner {
-  return (items) => {
+  return async (items) => {
     keepInSociety(caller, items);
-    return runner(items);
+    try {
+      return await runner(items);
+    } finally {
+      // after the run: a hand-off's restart has by then kept the conversation it ended
+      for (const item of items) reached(caller, specialistOf(item));
+    }
   };
 }

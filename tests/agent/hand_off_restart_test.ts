@@ -6,7 +6,7 @@
  * output, so provenance links every hand-off to the log that holds it.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { chat, current } from "../../src/agent/agent.ts";
 import { delegate } from "../../src/agent/delegate.ts";
@@ -163,5 +163,111 @@ Deno.test("R82-2: a chat task's logs hold both conversations of a restarted hand
   assert.deepEqual(calls.map((c) => [c.callId, c.delegation.logs]), [
     ["s1", [join(society, "default.chat")]],
     ["s2", [join(society, "_default-2.chat")]],
+  ]);
+});
+
+/** Boss hands "note A" to a socializing Scribe, which asks the Librarian; then "note B" in a new conversation. */
+async function restartAfterAsk(t: { path: string }, shelf: boolean, second: ScriptStep[]) {
+  const asks = [{ name: "ask", id: "a1", arguments: { agent: "Librarian", prompt: "look A" } }];
+  if (shelf) {
+    const args = { agent: "Librarian", prompt: "shelve A", conversation: "shelf" };
+    asks.push({ name: "ask", id: "a1b", arguments: args });
+  }
+  const boss = [
+    handOff("s1", { message: "note A" }, 11),
+    handOff("s2", { message: "note B", new_conversation: true }, 13),
+    { text: "done", usage: { pt: 17, ct: 2 } },
+  ];
+  const scribe: ScriptStep[] = [
+    { toolCalls: asks, usage: { pt: 29, ct: 1 } },
+    { text: "noted A", usage: { pt: 19, ct: 1 } },
+    ...second,
+  ];
+  const librarian: ScriptStep[] = [
+    { text: "found A", usage: { pt: 7109, ct: 7 } },
+    { text: "shelved", usage: { pt: 41, ct: 1 } },
+    { text: "found again", usage: { pt: 43, ct: 1 } },
+  ];
+  const srv = await startProviderServer({
+    fallback: (r) => {
+      const sys = String((r.body.messages as { content: string }[])[0]!.content);
+      const plan = sys === "You are Boss" ? boss : sys === "You are Scribe" ? scribe : librarian;
+      return plan.shift() ?? { text: "no plan" };
+    },
+  });
+  put(t.path, "Agent/Boss/start_chat", "system:\n\nYou are Boss\n");
+  put(
+    t.path,
+    "Agent/Boss/agent.ts",
+    `export default async (api, boss) => {
+  const { backend, url, model, persist } = boss.options;
+  const options = { backend, url, model, persist };
+  const scribe = await api.loadAgent("Scribe", { runtime: boss.runtime, options });
+  api.socialize(scribe);
+  api.delegate(boss, scribe, "Scribe", "Hand notes to the Scribe");
+};\n`,
+  );
+  put(t.path, "Agent/Scribe/start_chat", "system:\n\nYou are Scribe\n");
+  put(t.path, "Agent/Librarian/start_chat", "system:\n\nYou are Librarian\n");
+  clearAgentCache();
+  const runtime = { cwd: t.path, env: { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "k" } };
+  const wf = bossWorkflow(`RestartAfterAsk${shelf ? "Shelf" : ""}`, t.path, srv.url, runtime);
+  const job = createJob(wf, "ask", {
+    inputs: { chat: "user:\n\nTake two notes\n" },
+    env: runtime.env,
+  });
+  try {
+    await runJob(job);
+  } finally {
+    await srv.close();
+  }
+  const prov = await runMain(["llm", "prov", "--json", job.path], { env: runtime.env });
+  assert.equal(prov.code, 0, prov.stderr);
+  const nodes = JSON.parse(prov.stdout).nodes as {
+    id: string;
+    tokens: { direct: { tt: number }; subtree: { tt: number } };
+  }[];
+  const society = join(job.path + ".files", "log", "society", "Scribe");
+  const tokens = nodes.filter((n) => n.id.startsWith(`chat:${society}/`))
+    .map((n) => [n.id.slice(society.length + 6), n.tokens.direct.tt, n.tokens.subtree.tt])
+    .sort();
+  return { society, tokens, total: nodes[0]!.tokens.subtree.tt };
+}
+
+Deno.test("R87-2: the conversation a new_conversation starts does not log the specialists the ended one asked", async () => {
+  await using t = await tempDir();
+  const { society, tokens, total } = await restartAfterAsk(t, false, [
+    { text: "noted B", usage: { pt: 23, ct: 1 } },
+  ]);
+  // Boss 13 + 15 + 19, Scribe 30 + 20 + 24, Librarian 7116
+  assert.equal(total, 47 + 74 + 7116);
+  assert.deepEqual(tokens, [
+    ["_default-2.chat", 24, 24],
+    ["default.chat", 50, 50 + 7116],
+    ["default/society/Librarian/_oneshot-1.chat", 7116, 7116],
+  ]);
+  assert.equal(existsSync(join(society, "_default-2")), false);
+});
+
+Deno.test("R87-2: a specialist conversation both conversations talked in is logged under both", async () => {
+  await using t = await tempDir();
+  const { tokens } = await restartAfterAsk(t, true, [
+    {
+      toolCalls: [{
+        name: "ask",
+        id: "a2",
+        arguments: { agent: "Librarian", prompt: "fetch B", conversation: "shelf" },
+      }],
+      usage: { pt: 31, ct: 1 },
+    },
+    { text: "noted B", usage: { pt: 23, ct: 1 } },
+  ]);
+  // the shelf conversation started in the first and went on in the second: it is in both
+  assert.deepEqual(tokens.map(([p]) => p), [
+    "_default-2.chat",
+    "_default-2/society/Librarian/shelf.chat",
+    "default.chat",
+    "default/society/Librarian/_oneshot-1.chat",
+    "default/society/Librarian/shelf.chat",
   ]);
 });
