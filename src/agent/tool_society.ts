@@ -6,7 +6,9 @@
  * `{agent: specialistCall(…)}` — is put there too before it runs, as
  * `<Agent>/<conversation>` (the call's `conversation` when it gives a free
  * one) or `<Agent>/_tool-<n>`, so a chat task logs it as
- * `society/<Agent>/_tool-<n>.chat`.
+ * `society/<Agent>/_tool-<n>.chat`; the call's output records that log's
+ * agent and conversation (`"agent"`, `"conversation"`), which the call does
+ * not name, so provenance links the call to it.
  *
  * @module
  */
@@ -50,13 +52,33 @@ export function keepInSociety(caller: Agent, items: readonly object[]): void {
     const conversation = isSpecialistCall(item) ? item.conversation : undefined;
     caller.chats[freeKey(caller, specialist, conversation)] = specialist;
     held.add(specialist);
+    toolKept.add(specialist);
   }
+}
+
+/** Specialists {@link keepInSociety} put in a society (not an `ask` clone, not a hand-off's). */
+const toolKept = new WeakSet<Agent>();
+
+/**
+ * What the output of a call running a specialist another tool returned
+ * records: the agent and conversation of its log (`<Agent>/<conversation>`),
+ * which the call's arguments do not name, as an `ask`'s output records its
+ * one-shot conversation (R87-5); nothing for `ask` and hand-off calls.
+ */
+function logOf(caller: Agent, item: object): { agent: string; conversation: string } | null {
+  const specialist = specialistOf(item);
+  if (!toolKept.has(specialist)) return null;
+  const key = Object.keys(caller.chats).find((k) => caller.chats[k] === specialist);
+  if (key === undefined) return null;
+  const at = key.indexOf("/");
+  return { agent: key.slice(0, at), conversation: key.slice(at + 1) };
 }
 
 /**
  * A runner that first keeps the batch's specialists in the caller's society
- * ({@link keepInSociety}), then runs them with `runner`; then they are the
- * caller's conversation's (`carried_over.ts`).
+ * ({@link keepInSociety}), then runs them with `runner`, each result of a
+ * specialist a tool other than `ask` and the hand-offs returned naming its
+ * log; then they are the caller's conversation's (`carried_over.ts`).
  *
  * @param caller the agent whose tool loop runs
  * @param runner the runner
@@ -66,7 +88,11 @@ export function withSociety(caller: Agent, runner: SpecialistRunner): Specialist
   return async (items) => {
     keepInSociety(caller, items);
     try {
-      return await runner(items);
+      const results = await runner(items);
+      return results.map((r, i) => {
+        const log = i < items.length ? logOf(caller, items[i]!) : null;
+        return log === null ? r : { ...r, ...log };
+      });
     } finally {
       // after the run: a hand-off's restart has by then kept the conversation it ended
       for (const item of items) reached(caller, specialistOf(item));

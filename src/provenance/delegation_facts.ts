@@ -3,7 +3,9 @@
  * "Delegation evidence"), before any walk: whom each `ask` /
  * `hand_off_to_<name>` call named, which conversation (read by the same
  * rules the `ask` tool runs calls with, `chat/ask_call.ts`), which log name
- * the delegate's conversation got, and what its `agent_meta` receipt says.
+ * the delegate's conversation got, and what its `agent_meta` receipt says;
+ * any other tool's call is one when its output records the log of the
+ * specialist it ran (`"agent"`, `"conversation"`).
  * `delegation.ts` links these to what a walk found.
  *
  * @module
@@ -62,6 +64,27 @@ export function isDelegationTool(name: string | null): name is string {
 }
 
 export { argumentsObject };
+
+/**
+ * The log a call's output records for a specialist a tool other than `ask`
+ * and the hand-offs returned (`"agent"`, `"conversation"`; agents.md §3.2
+ * "any tool returning an agent"): its arguments do not name it.
+ */
+function recordedLog(
+  info: Record<string, unknown> | null,
+): { agent: string; conversation: string } | null {
+  const agent = info?.agent;
+  const conversation = info?.conversation;
+  if (typeof agent !== "string" || typeof conversation !== "string") return null;
+  const name = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+  if (!name.test(agent) || !name.test(conversation) || agent === "..") return null;
+  return { agent, conversation };
+}
+
+/** Whether a call is delegation evidence: by its name, or by the log its output records. */
+function isDelegation(c: ToolCall): boolean {
+  return isDelegationTool(c.name) || recordedLog(c.outputInfo) !== null;
+}
 
 function nonEmpty(v: unknown): string | null {
   return typeof v === "string" && v !== "" ? v : null;
@@ -131,7 +154,7 @@ export function delegationFacts(
   calls: readonly ToolCall[] = toolCalls(messages, source),
 ): Map<number, DelegationFacts> {
   const out = new Map<number, DelegationFacts>();
-  const delegations = calls.filter((c) => isDelegationTool(c.name));
+  const delegations = calls.filter(isDelegation);
   if (delegations.length === 0) return out;
   const problems: ReceiptProblem[] = [];
   const evidence = agentMetaEvidence(messages, { source, calls: delegations, warnings: problems });
@@ -150,8 +173,11 @@ export function delegationFacts(
   for (const c of delegations) {
     const at = c.outputAddress;
     const hasReceipt = c.outputInfo !== null && Object.hasOwn(c.outputInfo, "agent_meta");
+    const tool = recordedLog(isDelegationTool(c.name) ? null : c.outputInfo);
     out.set(c.callIndex, {
-      ...callTarget(c.name!, c.arguments, oneShots, c.outputInfo?.conversation),
+      ...(tool !== null
+        ? { target: tool.agent, conversation: null, logName: `${tool.conversation}.chat` }
+        : callTarget(c.name!, c.arguments, oneShots, c.outputInfo?.conversation)),
       receipt: hasReceipt ? receiptOf(byOutput.get(at) ?? [], problemCount.get(at) ?? 0) : null,
     });
   }

@@ -29,6 +29,11 @@ export interface SpecialistResult {
    * one-shot clone's `_oneshot-<n>`): its society log is `<conversation>.chat`.
    */
   conversation?: string;
+  /**
+   * The agent whose society log holds the run, when the call does not name it
+   * (a specialist a custom tool returned): its log is `<agent>/<conversation>.chat`.
+   */
+  agent?: string;
   /** Set when the run failed: the output becomes an error output with this message. */
   error?: unknown;
 }

@@ -68,6 +68,8 @@ export interface OutputEnvelope {
   stack?: string[];
   /** Receipts of a delegated agent's inferences. */
   agent_meta?: Message[];
+  /** The delegated agent, when the call does not name it (a custom tool's specialist). */
+  agent?: string;
   /** The delegated conversation a one-shot call ran as (its log's name). */
   conversation?: string;
   /** Job short path. */
@@ -156,6 +158,7 @@ async function execute(
  */
 export function envelopeContent(env: OutputEnvelope): string {
   const ordered: Record<string, unknown> = { name: env.name, content: env.content, id: env.id };
+  if (env.agent !== undefined) ordered.agent = env.agent;
   if (env.conversation !== undefined) ordered.conversation = env.conversation;
   if (env.error !== undefined) ordered.error = env.error;
   if (env.stack !== undefined) ordered.stack = env.stack;
@@ -240,6 +243,7 @@ function outputPair(
   if (out.error !== undefined) env.error = out.error;
   if (out.stack !== undefined) env.stack = out.stack;
   if (out.agent_meta !== undefined) env.agent_meta = out.agent_meta;
+  if (out.agent !== undefined) env.agent = out.agent;
   if (out.conversation !== undefined) env.conversation = out.conversation;
   if (out.step !== undefined) env.step = out.step;
   return [
@@ -299,6 +303,7 @@ async function runWaiting(
     const fields = {
       ...(r.agent_meta?.length ? { agent_meta: r.agent_meta } : {}),
       ...(r.conversation !== undefined ? { conversation: r.conversation } : {}),
+      ...(r.agent !== undefined ? { agent: r.agent } : {}),
     };
     if (signal?.aborted && (r.error !== undefined || results[k] === undefined)) {
       finish(w.i, w.start, { ...interruptedOutput(signal), ...fields });

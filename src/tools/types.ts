@@ -116,6 +116,8 @@ export interface ToolOutput {
   agent_meta?: Message[];
   /** The delegated conversation, when the call does not name it (a one-shot clone's). */
   conversation?: string;
+  /** The delegated agent, when the call does not name it (a custom tool's specialist). */
+  agent?: string;
   /** Job short path (`Workflow/task/name`). */
   step?: string;
   /** Persisted path used in truncation notices. */

@@ -57,8 +57,16 @@ Deno.test("R82-9: specialists a custom tool returns join the caller's society: o
   assert.deepEqual(first.map((o) => (o.agent_meta as unknown[]).length), [1, 1, 1]);
   current(boss).push({ role: "user", content: "again" });
   s.plan(["consult", { q: "raw again" }], ["consult2", { q: "call again" }]);
-  await chat(boss);
+  const second = outputs((await chat(boss)).messages);
   assert.equal(boss.chats["Expert/_tool-1"], expert);
+  // each output names the log of the conversation it ran (R87-5)
+  assert.deepEqual([...first, ...second].map((o) => [o.agent, o.conversation]), [
+    ["Expert", "_tool-1"],
+    ["Expert2", "_tool-1"],
+    ["Expert3", "c1"],
+    ["Expert", "_tool-1"],
+    ["Expert2", "_tool-2"],
+  ]);
   const files = new Map(agentLogFiles(boss));
   assert.deepEqual([...files.keys()], [
     "log/society/Expert/_tool-1.chat",
@@ -142,4 +150,26 @@ Deno.test("R82-9: a chat task whose agent's tool returns an agent logs it under 
   assert.equal(nodes[0]!.tokens.subtree.tt, 4 + 6 + 8 + 12);
   const society = nodes.filter((n) => n.id.includes("/log/society/"));
   assert.deepEqual(society.map((n) => n.tokens.direct.tt).sort(), [6, 8]);
+  // each call links to its specialist's log, as an ask does (R87-5)
+  const tools = await runMain(["llm", "prov", "--tools", "--json", job.path], { env });
+  assert.equal(tools.code, 0, tools.stderr);
+  const calls = (JSON.parse(tools.stdout).calls as {
+    callId: string;
+    chat: string;
+    delegation: { target: string; association: string; logs: string[] } | null;
+  }[]).filter((c) => c.chat.endsWith("agent.chat"));
+  assert.deepEqual(
+    calls.map((
+      c,
+    ) => [c.callId, c.delegation?.target, c.delegation?.association, c.delegation?.logs]),
+    [
+      ["k1", "Expert", "inferred", [join(log, "society", "Expert", "_tool-1.chat")]],
+      ["k2", "Expert2", "inferred", [join(log, "society", "Expert2", "_tool-1.chat")]],
+    ],
+  );
+  const text = await runMain(["llm", "prov", "--tools", job.path], { env });
+  assert.match(
+    text.stdout,
+    /Delegations[^\n]*\n {2}CustomTools → Expert {2}.*society\/Expert\/_tool-1\.chat\n/,
+  );
 });
