@@ -19,7 +19,7 @@ import { usageError } from "../errors.ts";
 import { exists, fileError } from "../util/fs.ts";
 import { refusedByFileSystem } from "../util/fs_refused.ts";
 import { inPlace, inPlaceWrite, writeWhere } from "../util/in_place.ts";
-import { acquireLock } from "../workflow/lock.ts";
+import { acquireLock, type HeldLock } from "../workflow/lock.ts";
 
 /**
  * Fails (usage error, exit 2) when `-o` cannot be written: a directory, an
@@ -54,7 +54,7 @@ export async function appendToChat(
   const where = inPlaceWrite(path);
   const file = where.file;
   // the lock is the target's: two runs writing through different links to one chat share it
-  const lock = await chatLock(file, env, warn);
+  const lock = await fileLock(file, env, warn);
   try {
     const existing = exists(file) && where.stream !== true
       ? await readFile(file).catch((e) => Promise.reject(fileError(file, e)))
@@ -66,24 +66,31 @@ export async function appendToChat(
 }
 
 /**
- * The chat's persist lock in `$SCOUT_HOME/tmp/persist_locks`; when the home
- * refuses it (read-only on a compute node, another user's), in the chat's own
- * directory instead — which `checkChatOutput` found writable before the ask —
- * so an answer paid for is still saved, and runs appending to one chat from
- * such homes still take turns.
+ * The persist lock of a file the user named (a `-o` chat, an `--inline`
+ * file) in `$SCOUT_HOME/tmp/persist_locks`; when the home refuses it
+ * (read-only on a compute node, another user's), in the file's own directory
+ * instead — which was found writable before the ask — so an answer paid for
+ * is still saved, and runs writing one file from such homes still take turns.
+ *
+ * @param file the file (a link's target)
+ * @param env environment (`SCOUT_HOME`)
+ * @param warn where a lock taken next to the file is told
+ * @param noun what the file is, for that message
+ * @returns the held lock
  */
-async function chatLock(
+export async function fileLock(
   file: string,
   env: Record<string, string | undefined>,
   warn: (message: string) => void,
-) {
+  noun = "chat",
+): Promise<HeldLock> {
   const home = join(scoutHome(env), "tmp", "persist_locks");
   try {
     return await acquireLock(file, home);
   } catch (e) {
     const errno = refusedByFileSystem(e);
     if (errno === null) throw e;
-    warn(`Cannot lock in "${home}" (${errno.message}): locking next to the chat`);
+    warn(`Cannot lock in "${home}" (${errno.message}): locking next to the ${noun}`);
     return await acquireLock(file, dirname(file));
   }
 }

@@ -224,8 +224,14 @@ attempt that succeeded is printed. Answers are cached under $SCOUT_HOME/var/cach
 --inline FILE answers every "# ask:" comment block of FILE (the comment and blank lines after it)
 with the whole file attached, and writes each reply after its block between "# Response start"
 and "# Response end" lines; blocks that already have a reply are skipped, so a rerun asks only
-new questions. A symbolic link is written through; a file not UTF-8 or read-only is refused.
---json prints {"version":1, "file", "answered":[{line, question, answer}], "skipped"}.
+new questions. The file is read again, under the
+lock -o takes, just before it is written: edits saved to it while the model answered are kept, and
+a reply whose question was edited, removed or answered meanwhile is not placed: a line on stderr
+names FILE:LINE, and the reply is printed on stdout as "# FILE:LINE: question" and its
+"# Response start" ... "# Response end" block, to paste where it belongs.
+A symbolic link is written through; a file not UTF-8 or read-only is refused.
+--json prints {"version":1, "file", "answered":[{line, question, answer}], "skipped",
+"unplaced":[{line, question, answer}]} (replies not placed are listed there, not printed).
 
 --json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
 "usage":{pt,ct,tt,cct,cwt,rt}, "total_usage":{…}, "usage_warnings":[{code,file,message}…],

@@ -12,99 +12,42 @@
  * pair is not asked again, so running the command twice does not stack replies
  * (Ruby asks again and nests the new reply inside the old one).
  *
+ * [TS-FIX] (R86-1) The replies are written into the file as it is when they
+ * are all in (read again under its persist lock), so an edit saved meanwhile
+ * is kept; a reply whose question is gone is told and printed, never lost.
+ *
  * @module
  */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { tagText } from "../chat/builders.ts";
 import { compile } from "../chat/compile.ts";
-import { lineEndOf, withLineEnds } from "../chat/text.ts";
+import { lineEndOf } from "../chat/text.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError, usageError } from "../errors.ts";
 import type { AskOptions, AskResult } from "../llm/ask.ts";
 import { namedFileError } from "../util/fs.ts";
 import { pathKind } from "../util/path_kind.ts";
-import { inPlaceWrite, writeWhere } from "../util/in_place.ts";
+import { type InPlace, inPlaceWrite, writeWhere } from "../util/in_place.ts";
 import { concatBytes, splitBom } from "../util/utf8_bytes.ts";
 import { ALLOW_ROLE_FLAG } from "./allow_role.ts";
+import { fileLock } from "./chat_output.ts";
+import {
+  type AskBlock,
+  type BlockReply,
+  findAskBlocks,
+  placeReplies,
+  withReplies,
+} from "./inline_blocks.ts";
 import type { Io } from "./io.ts";
-import { paint } from "./io.ts";
+import { paint, warn } from "./io.ts";
+
+export { type AskBlock, findAskBlocks, withReplies } from "./inline_blocks.ts";
 
 const utf8 = new TextEncoder();
 
 /** The system instruction of an inline question (Ruby's wording). */
 export const INLINE_SYSTEM = "Write a succint reply with no commentary and no formatting.";
-
-/** One `# ask:` block of a file. */
-export interface AskBlock {
-  /** 1-based line of the `# ask:` line. */
-  line: number;
-  /** The block's text: the `# ask:` line and the comment/blank lines after it. */
-  text: string;
-  /** The question with `#` and extra spaces removed. */
-  question: string;
-  /** Offset in the file just after the block (where a reply goes). */
-  end: number;
-  /** The block already has a `# Response start … # Response end` reply after it. */
-  answered: boolean;
-}
-
-const ASK_LINE = /^\s*#\s*ask:/;
-const COMMENT_OR_BLANK = /^\s*(#[^\n]*)?\s*$/;
-const RESPONSE_START = /^\s*#\s*Response start\s*$/;
-const RESPONSE_END = /^\s*#\s*Response end\s*$/;
-
-/**
- * Finds the `# ask:` blocks of a text: an `# ask:` line and the comment or
- * blank lines after it, up to the first other line (Ruby's rule; a second
- * `# ask:` inside one comment block belongs to the first).
- *
- * @param text the file's text
- * @returns the blocks in file order
- */
-export function findAskBlocks(text: string): AskBlock[] {
-  const lines = text.split(/(?<=\n)/);
-  const starts: number[] = [];
-  let offset = 0;
-  for (const l of lines) {
-    starts.push(offset);
-    offset += l.length;
-  }
-  const blocks: AskBlock[] = [];
-  let i = 0;
-  while (i < lines.length) {
-    if (!ASK_LINE.test(lines[i]!)) {
-      i++;
-      continue;
-    }
-    const first = i;
-    i++;
-    while (
-      i < lines.length && COMMENT_OR_BLANK.test(lines[i]!) && !RESPONSE_START.test(lines[i]!)
-    ) {
-      i++;
-    }
-    const end = i < lines.length ? starts[i]! : text.length;
-    let answered = false;
-    if (i < lines.length && RESPONSE_START.test(lines[i]!)) {
-      const close = lines.findIndex((l, k) => k > i && RESPONSE_END.test(l));
-      if (close > 0) {
-        answered = true;
-        i = close + 1;
-      }
-    }
-    const blockText = text.slice(starts[first]!, end);
-    blocks.push({
-      line: first + 1,
-      text: blockText,
-      question: blockText.replaceAll("#", "").replace(/\s+/g, " ").replace(/.*?ask:\s*/, "")
-        .trim(),
-      end,
-      answered,
-    });
-  }
-  return blocks;
-}
 
 /**
  * The messages of one inline question: the instruction, the block quoted,
@@ -125,32 +68,6 @@ export function inlineMessages(block: AskBlock, text: string, name: string): Mes
     },
     { role: "user", content: tagText(text, { name }) },
   ];
-}
-
-/**
- * The file with the replies inserted after their blocks, their lines ended
- * as the file's are (`eol`).
- *
- * @param text the original text
- * @param replies reply text by block end offset
- * @param eol the file's line end: `"\n"`, or `"\r\n"` (a reply's line ends become it)
- * @returns the new text
- */
-export function withReplies(
-  text: string,
-  replies: ReadonlyMap<number, string>,
-  eol: "\n" | "\r\n" = "\n",
-): string {
-  let out = "";
-  let from = 0;
-  for (const [end, reply] of [...replies].sort((a, b) => a[0] - b[0])) {
-    out += text.slice(from, end);
-    if (out !== "" && !out.endsWith("\n")) out += eol;
-    const body = withLineEnds(reply.trimEnd(), eol);
-    out += `# Response start${eol}${body}${eol}# Response end${eol}`;
-    from = end;
-  }
-  return out + text.slice(from);
 }
 
 /** A file to answer inline: its text, and what a rewrite keeps of it. */
@@ -220,7 +137,11 @@ export interface InlineRun {
 
 /**
  * Answers every unanswered `# ask:` block of a file and rewrites it; after a
- * failure, the replies obtained before it are still written.
+ * failure, the replies obtained before it are still written. The file is
+ * read again under its persist lock just before the write, and the replies
+ * go into it as it is then (R86-1): an edit saved while the model answered
+ * is kept, and a reply whose question is gone or answered meanwhile is told
+ * on stderr and printed on stdout.
  *
  * @param run what to ask and how
  * @param io injected I/O
@@ -229,7 +150,7 @@ export interface InlineRun {
 export async function runInline(run: InlineRun, io: Io): Promise<number> {
   const path = resolve(io.cwd, run.file);
   if (!run.dryRun && pathKind(path) === "stream") throw notRewritable(run.file);
-  const { text, bom, eol } = await readInlineFile(path, run.file);
+  const { text } = await readInlineFile(path, run.file);
   const blocks = findAskBlocks(text);
   const todo = blocks.filter((b) => !b.answered);
   if (blocks.length === 0) throw usageError(`No "# ask:" comment in "${run.file}"`);
@@ -237,17 +158,10 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
   const where = run.dryRun ? null : inPlaceWrite(path, run.file);
   if (where?.stream) throw notRewritable(run.file); // a file known by no path (`/dev/fd/N`)
   if (!run.dryRun) io.finishWithoutStdout?.(); // the file is rewritten, stdout read or not
-  const imports = run.imports.length
-    ? await compile(run.imports.map((f) => ({ role: "import", content: f })), {
-      cwd: io.cwd,
-      env: io.env,
-      name: "<imports>",
-      ...(run.allowRoles ? { allowRoles: run.allowRoles } : {}),
-      allowRoleFlag: ALLOW_ROLE_FLAG,
-    })
-    : [];
-  const replies = new Map<number, string>();
-  const answered: { line: number; question: string; answer: string }[] = [];
+  const imports = await inlineImports(run, io);
+  const got: BlockReply[] = [];
+  let unplaced: BlockReply[] = [];
+  let done = false;
   try {
     for (const b of todo) {
       const messages = [...run.prefix, ...inlineMessages(b, text, run.file), ...imports];
@@ -260,24 +174,116 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
         io.stderr.write(paint(io, "stderr", "dim", `· line ${b.line}: ${b.question}`) + "\n");
       }
       const r = await run.ask(messages, run.options);
-      replies.set(b.end, r.text);
-      answered.push({ line: b.line, question: b.question, answer: r.text });
+      got.push({ block: b, answer: r.text });
     }
+    done = true;
   } finally {
-    if (replies.size > 0) {
-      const out = utf8.encode(withReplies(text, replies, eol));
-      await writeWhere(where!, concatBytes([bom, out]), run.file);
+    if (got.length > 0) {
+      unplaced = await saveReplies({ path, where: where!, read: text, got, name: run.file }, io);
+      tellUnplaced(unplaced, run.file, io, !(done && run.json));
     }
   }
+  const answered = got.filter((r) => !unplaced.includes(r)).map(entry);
+  const skipped = blocks.length - todo.length;
   if (run.json) {
-    const out = { version: 1, file: run.file, answered, skipped: blocks.length - todo.length };
+    const out = {
+      version: 1,
+      file: run.file,
+      answered,
+      skipped,
+      unplaced: unplaced.map(entry),
+    };
     io.stdout.write(JSON.stringify(out, null, 2) + "\n");
   } else if (!run.dryRun) {
-    const skipped = blocks.length - todo.length;
     io.stderr.write(
       `${run.file}: ${answered.length} answered` +
+        (unplaced.length ? `, ${unplaced.length} not placed (printed on stdout)` : "") +
         (skipped ? `, ${skipped} already answered (left as they were)` : "") + "\n",
     );
   }
   return 0;
+}
+
+/** A reply as `--json` lists it. */
+function entry(r: BlockReply): { line: number; question: string; answer: string } {
+  return { line: r.block.line, question: r.block.question, answer: r.answer };
+}
+
+/** The chats `-i` imports before each question. */
+function inlineImports(run: InlineRun, io: Io): Promise<Message[]> | Message[] {
+  if (run.imports.length === 0) return [];
+  return compile(run.imports.map((f) => ({ role: "import", content: f })), {
+    cwd: io.cwd,
+    env: io.env,
+    name: "<imports>",
+    ...(run.allowRoles ? { allowRoles: run.allowRoles } : {}),
+    allowRoleFlag: ALLOW_ROLE_FLAG,
+  });
+}
+
+/** What {@link saveReplies} writes. */
+interface Save {
+  /** Absolute path of the file. */
+  path: string;
+  /** Where its write lands (checked before asking). */
+  where: InPlace;
+  /** The text the questions were asked about. */
+  read: string;
+  /** The replies obtained. */
+  got: BlockReply[];
+  /** The file's name as given. */
+  name: string;
+}
+
+/**
+ * Writes the replies into the file as it is now: under its persist lock (the
+ * one `-o` takes, so two runs take turns), read again, each reply after its
+ * block if that is still there unanswered (`placeReplies`), the file's byte-
+ * order mark and line end as they are now.
+ *
+ * @returns the replies that found no place (all of them when the file cannot be read back)
+ */
+async function saveReplies(s: Save, io: Io): Promise<BlockReply[]> {
+  const lock = await fileLock(s.where.file, io.env, (m) => warn(io, m), "file");
+  try {
+    let now: InlineFile;
+    try {
+      now = await readInlineFile(s.path, s.name);
+    } catch (e) {
+      warn(
+        io,
+        `Cannot read "${s.name}" back to write the replies: ${
+          e instanceof Error ? e.message : String(e)
+        }`,
+      );
+      return s.got;
+    }
+    const { placed, unplaced } = placeReplies(s.read, now.text, s.got);
+    if (placed.size > 0) {
+      const out = utf8.encode(withReplies(now.text, placed, now.eol));
+      await writeWhere(s.where, concatBytes([now.bom, out]), s.name);
+    }
+    return unplaced;
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Tells each reply that found no place on stderr (one line naming the file
+ * and the question's line) and, unless `--json` lists them, prints it on
+ * stdout as the block it would have been.
+ */
+function tellUnplaced(unplaced: BlockReply[], name: string, io: Io, print: boolean): void {
+  for (const { block, answer } of unplaced) {
+    io.stderr.write(
+      `${name}:${block.line}: the question "${block.question}" is no longer in the file ` +
+        `unanswered (it changed while asking): its reply is printed on stdout\n`,
+    );
+    if (print) {
+      io.stdout.write(
+        `# ${name}:${block.line}: ${block.question}\n` + withReplies("", new Map([[0, answer]])),
+      );
+    }
+  }
 }
