@@ -3,6 +3,14 @@
  * finding them, writing replies after them, and placing replies asked about
  * one text into the file as it is by the time they come (R86-1).
  *
+ * A reply line that reads as a marker — `# ask:`, `# Response start`,
+ * `# Response end`, after any indentation — is written with a backslash
+ * before its `#` (`\# Response end`), as the chat format escapes a
+ * header-shaped line: the reply stays one block, and neither this reader nor
+ * Ruby's asks it as a question (R86-6). A line that already has backslashes
+ * there gets one more, so taking one off gives the reply back. Replies of
+ * files written by Ruby, unescaped, read as before.
+ *
  * @module
  */
 import { withLineEnds } from "../chat/text.ts";
@@ -97,11 +105,32 @@ export function withReplies(
   for (const [end, reply] of [...replies].sort((a, b) => a[0] - b[0])) {
     out += text.slice(from, end);
     if (out !== "" && !out.endsWith("\n")) out += eol;
-    const body = withLineEnds(reply.trimEnd(), eol);
+    const body = withLineEnds(escapeReply(reply.trimEnd()), eol);
     out += `# Response start${eol}${body}${eol}# Response end${eol}`;
     from = end;
   }
   return out + text.slice(from);
+}
+
+/** A reply line that reads as a marker, maybe escaped already: its indentation, then the rest. */
+const MARKER_LIKE = /^([^\S\n]*)(\\*#[^\S\n]*(?:ask:|Response (?:start|end)[^\S\n]*$))/gm;
+
+/**
+ * A reply with every line that reads as `# ask:`, `# Response start` or
+ * `# Response end` escaped by a backslash before its `#` (one more before
+ * one already escaped), so that it stays one reply when the file is read.
+ *
+ * @example
+ * ```ts
+ * import { escapeReply } from "./inline_blocks.ts";
+ * escapeReply("a\n  # Response end\nb"); // "a\n  \\# Response end\nb"
+ * ```
+ *
+ * @param reply the reply's text (LF line ends)
+ * @returns the text to write
+ */
+export function escapeReply(reply: string): string {
+  return reply.replace(MARKER_LIKE, "$1\\$2");
 }
 
 /** A reply obtained for a block of the text as it was read. */

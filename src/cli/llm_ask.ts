@@ -224,7 +224,8 @@ attempt that succeeded is printed. Answers are cached under $SCOUT_HOME/var/cach
 --inline FILE answers every "# ask:" comment block of FILE (the comment and blank lines after it)
 with the whole file attached, and writes each reply after its block between "# Response start"
 and "# Response end" lines; blocks that already have a reply are skipped, so a rerun asks only
-new questions. The file is read again, under the
+new questions. A reply line that reads as "# ask:" or one of those markers gets a backslash
+before its "#" ("\\# Response end"), so it stays one reply. The file is read again, under the
 lock -o takes, just before it is written: edits saved to it while the model answered are kept, and
 a reply whose question was edited, removed or answered meanwhile is not placed: a line on stderr
 names FILE:LINE, and the reply is printed on stdout as "# FILE:LINE: question" and its

@@ -15,6 +15,7 @@
  * [TS-FIX] (R86-1) The replies are written into the file as it is when they
  * are all in (read again under its persist lock), so an edit saved meanwhile
  * is kept; a reply whose question is gone is told and printed, never lost.
+ * [TS-FIX] (R86-6) Marker-looking reply lines are escaped (`inline_blocks.ts`).
  *
  * @module
  */
