@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { findAskBlocks } from "../../src/cli/llm_inline.ts";
+import { placeReplies } from "../../src/cli/inline_blocks.ts";
 import { runMain, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
@@ -126,4 +127,17 @@ Deno.test("llm ask --inline: reply lines that look like # ask: or the Response m
   assert.match(r2.stderr, /adv\.rb: 0 answered, 1 already answered/);
   assert.equal(await Deno.readTextFile(file), once);
   assert.equal(srv.requests.length, 1);
+});
+
+Deno.test("placeReplies: the n-th block of a question takes its reply; one removed, or answered meanwhile, has no place (R86-1)", () => {
+  const read = "# ask: q\nx\n# ask: q\ny\n# ask: r\nz\n";
+  const blocks = findAskBlocks(read);
+  const got = blocks.map((block, i) => ({ block, answer: `A${i}` }));
+  // a line added on top, the first "q" answered by another run, "r" removed
+  const now = "top\n# ask: q\n# Response start\nB\n# Response end\nx\n# ask: q\ny\nz\n";
+  const { placed, unplaced } = placeReplies(read, now, got);
+  assert.deepEqual([...placed], [[now.indexOf("y\n"), "A1"]]);
+  assert.deepEqual(unplaced.map((u) => u.answer), ["A0", "A2"]);
+  // unchanged: every reply in place
+  assert.equal(placeReplies(read, read, got).placed.size, 3);
 });
