@@ -6,7 +6,14 @@
  *
  * @module
  */
-import { type BuildDepth, depthCounted, tooDeep } from "./job_depth.ts";
+import {
+  type BuildDepth,
+  depthCounted,
+  enterBuild,
+  memoKey,
+  newBuildDepth,
+  tooDeep,
+} from "./job_depth.ts";
 import { ScoutError } from "../errors.ts";
 import {
   type DepSpec,
@@ -18,7 +25,7 @@ import {
 } from "./define.ts";
 import { isJob, JOB, type Job } from "./job_types.ts";
 import { jobAt } from "./job_disk.ts";
-import { isSymbolRef, plain, plainAll, type RefScope, resolveRefs } from "./job_refs.ts";
+import { plain, plainAll, type RefScope, resolveRefs } from "./job_refs.ts";
 import { type JobStore, jobStore, shortPath, withJobsDir } from "./store.ts";
 import { checkJobName, jobIdOf, jobName, locateJob } from "./job_name.ts";
 import { assignInputs, type InputContext, type JobRequest, requireInputs } from "./job_inputs.ts";
@@ -80,25 +87,6 @@ export function storeFor(
   return base;
 }
 
-function memoKey(
-  wf: Workflow,
-  task: Task,
-  id: string | undefined,
-  provided: Record<string, unknown>,
-): string {
-  const parts = Object.keys(provided).sort().map((k) => {
-    const v = provided[k];
-    if (isJob(v)) return `${k}=@${v.path}`;
-    if (isSymbolRef(v)) return `${k}=:${v.symbol}`;
-    try {
-      return `${k}=${JSON.stringify(v)}`;
-    } catch {
-      return `${k}=?${String(v)}`;
-    }
-  });
-  return `${wf.name}\0${task.name}\0${id ?? ""}\0${parts.join("\0")}`;
-}
-
 /**
  * Creates a job: coerces and validates inputs, builds dependencies,
  * computes the name (with a digest when a provided input is non-default, §2.2)
@@ -133,7 +121,7 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
     memo: new Map(),
     warn: opts.warn ?? (() => {}),
     warned: new Set(),
-    depth: { now: 0, deepest: 0, where: "" },
+    depth: newBuildDepth(),
   };
   const task = taskOf(wf, taskName);
   if (opts.jobname !== undefined) checkJobName(opts.jobname, `${wf.name}/${task.name}`);
@@ -160,6 +148,26 @@ function buildJob(
   const key = memoKey(wf, task, idIn, provided);
   const cached = ctx.memo.get(key);
   if (cached !== undefined) return cached;
+  const where = `${wf.name}/${task.name}`;
+  const leave = enterBuild(ctx.depth, key, where, wf.file);
+  try {
+    const job = buildNew(wf, task, idIn, provided, ctx, nameDeps);
+    ctx.memo.set(key, job);
+    return job;
+  } finally {
+    leave();
+  }
+}
+
+/** Builds a job not built yet in this build (see {@link buildJob}). */
+function buildNew(
+  wf: Workflow,
+  task: Task,
+  idIn: string | undefined,
+  provided: Record<string, unknown>,
+  ctx: BuildContext,
+  nameDeps: boolean,
+): Job {
   const where = `${wf.name}/${task.name}`;
   // §2.1: the id exists (and is shortened) before inputs are assigned; an
   // unprovided jobname input takes it.
@@ -190,9 +198,7 @@ function buildJob(
     overridden,
     env: ctx.env,
   });
-  const job = jobRecord(req, { id, name, inputs, nonDefault, deps, compute, overridden }, ctx);
-  ctx.memo.set(key, job);
-  return job;
+  return jobRecord(req, { id, name, inputs, nonDefault, deps, compute, overridden }, ctx);
 }
 
 /** Scout: whether an override given to this job replaced a dependency at any depth. */
