@@ -181,6 +181,56 @@ Deno.test("rules: a typo'd key, a word for a number, a bad size or boolean fail 
   });
 });
 
+Deno.test("rules: a value with a control character fails naming its key and line; the batch script never gets it (R88-8)", async () => {
+  for (
+    const [text, msg, line] of [
+      [
+        'Baking:\n  cake: { partition: "x\\ny" }\n',
+        /^Deploy rules Baking\.cake\.partition: "x\\ny" contains a control character \(U\+000A\)/,
+        2,
+      ],
+      [
+        'defaults:\n  cpus: 1\n  account: "a\\rb"\n',
+        /^Deploy rules defaults\.account: .* \(U\+000D\)/,
+        3,
+      ],
+      [
+        'Baking:\n  cake:\n    gres: "gpu\\x7f"\n',
+        /^Deploy rules Baking\.cake\.gres: .*\(U\+007F\)/,
+        3,
+      ],
+      ['Baking:\n  cake:\n    qos: "a\\tb"\n', /^Deploy rules Baking\.cake\.qos: .*\(U\+0009\)/, 3],
+      [
+        'Baking:\n  cake:\n    mem: "2G\\nx"\n',
+        /^Deploy rules Baking\.cake\.mem: .*\(U\+000A\)/,
+        3,
+      ],
+    ] as const
+  ) {
+    await assert.rejects(parseRules(text, "r.yaml"), (e) => {
+      assert.ok(isScoutError(e, "deploy_rules"), String(e));
+      assert.match(e.message, msg);
+      assert.ok(!e.message.includes("\n"), e.message);
+      assert.deepEqual([e.file, e.line], ["r.yaml", line], text);
+      return true;
+    });
+  }
+  await using d = await tempDir();
+  const rules = join(d.path, "r.yaml");
+  writeFileSync(rules, 'Baking:\n  cake: { partition: "x\\ntouch pwned #" }\n');
+  const r = await runMain(
+    ["workflow", "task", BAKING, "cake", "--deploy", "slurm", "--dry-run", "--deploy-rules", rules],
+    { cwd: d.path, env: homeIn(d.path) },
+  );
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stdout, "");
+  assert.equal(
+    r.stderr,
+    'scout-ai: Deploy rules Baking.cake.partition: "x\\ntouch pwned #" contains a control ' +
+      `character (U+000A); a value must be one line of text (${rules}:2)\n`,
+  );
+});
+
 Deno.test("rules naming a task the graph's workflow has not are warned about, with their line (R79-4)", async () => {
   await using d = await tempDir();
   const rules = join(d.path, "rules.yaml");

@@ -166,6 +166,27 @@ function text(v: unknown, site: RuleSite, key: string): string {
   return String(v);
 }
 
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/;
+
+/**
+ * Fails on a string value with a control character (R88-8): each value is
+ * written into an `#SBATCH` line of the batch script, where a newline ended
+ * the line early and the rest became a line of its own (a command the node
+ * runs, or a bare line after which sbatch reads no more `#SBATCH` lines).
+ */
+function printable(v: unknown, site: RuleSite, key: string): void {
+  if (typeof v !== "string") return;
+  const c = CONTROL.exec(v)?.[0];
+  if (c === undefined) return;
+  const code = `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+  throw ruleError(
+    site,
+    key,
+    `${JSON.stringify(v)} contains a control character (${code}); a value must be one line of text`,
+  );
+}
+
 function kind(v: unknown): string {
   return Array.isArray(v) ? "a list" : v !== null && typeof v === "object" ? "a mapping" : typeof v;
 }
@@ -212,7 +233,8 @@ const CONVERT: Record<string, [keyof JobResources, Converter]> = {
  * A rule set's resources, each value checked: `cpus` (or `task_cpus`) and
  * `nodes` whole numbers ≥ 1 (`nodes` also a range `2-4`), `mem` and
  * `mem_per_cpu` sizes (`500M`, `2G`), `exclusive` a boolean (`yes`/`no` as
- * well), `time` a span ({@link timeOf}), the others one word or number.
+ * well), `time` a span ({@link timeOf}), the others one word or number;
+ * no value with a control character (a newline would break the batch script).
  *
  * @param r the rule set (null values count as unset)
  * @param site where it is (for errors)
@@ -227,6 +249,7 @@ export function resourcesOf(
 ): JobResources {
   const out: Record<string, unknown> = {};
   const given = (k: string) => r[k] !== undefined && r[k] !== null;
+  for (const key of RESOURCE_KEYS) if (given(key)) printable(r[key], site, key);
   const cpusKey = given("cpus") ? "cpus" : given("task_cpus") ? "task_cpus" : undefined;
   if (cpusKey !== undefined) out.cpus = wholeNumber(r[cpusKey], site, cpusKey);
   const qosKey = given("qos") ? "qos" : given("queue") ? "queue" : undefined;
