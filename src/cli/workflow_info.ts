@@ -92,6 +92,7 @@ async function jobFacts(lib: WfLib, opts: WorkflowInfoOptions, io: Io): Promise<
   if (match.byPrefix) io.stderr.write(`scout-ai: "${opts.job}" matched ${path}\n`);
   const state = await lib.jobState(path);
   if (state.problem !== null) warn(io, state.problem);
+  for (const w of lib.infoDependencyProblems(state.info, path)) warn(io, w);
   const depRoots = [lib.rootOf(path), ...roots];
   const dependencies = await Promise.all(
     lib.infoDependencies(state.info).map(async (ref) => {

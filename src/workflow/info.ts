@@ -333,6 +333,31 @@ export function infoDependencies(info: JobInfo | null): string[] {
 }
 
 /**
+ * One warning per dependency entry of an info that {@link infoDependencies}
+ * skips — neither a path string nor an array ending in one — worded as
+ * `llm prov` words a dependency that resolves to no job; or one for
+ * `dependencies` that is not a list (R88-9: `workflow info` dropped them
+ * silently).
+ *
+ * @param info an info object
+ * @param jobPath the job's path (named in the warnings)
+ * @returns the warnings, in entry order
+ */
+export function infoDependencyProblems(info: JobInfo | null, jobPath: string): string[] {
+  const deps: unknown = info?.dependencies;
+  const shown = (v: unknown) => JSON.stringify(v) ?? String(v);
+  if (deps === undefined || deps === null) return [];
+  if (!Array.isArray(deps)) {
+    return [`Dependencies of job "${jobPath}" are ${shown(deps)}, not a list; none listed`];
+  }
+  return deps.filter((d) =>
+    typeof d !== "string" && !(Array.isArray(d) && typeof d[d.length - 1] === "string")
+  ).map((d) =>
+    `Dependency ${shown(d)} of job "${jobPath}" does not resolve to a job (not a path); not listed`
+  );
+}
+
+/**
  * The error class and message of a failed job, read from the last
  * `"Class: message"` entry of `messages` (the port never decodes Marshal).
  *

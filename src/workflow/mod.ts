@@ -34,6 +34,7 @@ export {
 export type { JobStore, JobStoreOptions, ResolveJobOptions } from "./store.ts";
 export {
   infoDependencies,
+  infoDependencyProblems,
   infoError,
   isTruncatedInput,
   jobInfo,

@@ -141,3 +141,34 @@ Deno.test("workflow list DIR: a directory of workflows lists them; task help nam
     new RegExp(`Examples:\n {2}scout-ai workflow task ${BAKING} whisk --eggs 2\n`),
   );
 });
+
+Deno.test("workflow info: each malformed dependency entry is warned about, as llm prov does (R88-9)", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  const dir = join(d.path, "var/jobs/W/t");
+  mkdirSync(dir, { recursive: true });
+  const job = join(dir, "J");
+  writeFileSync(job, "hi");
+  const info = (deps: unknown) =>
+    writeFileSync(job + ".info", JSON.stringify({ status: "done", dependencies: deps }));
+  const warning = (entry: string) =>
+    `scout-ai: warning: Dependency ${entry} of job "${job}" does not resolve to a job (not a ` +
+    "path); not listed\n";
+  info(["/nope/x", 42, null, { a: 1 }, ["W", "t", 7], ["W", "t", "/nope/y"]]);
+  for (const json of [[], ["--json"]]) {
+    const r = await runMain(["workflow", "info", job, ...json], { cwd: d.path, env: e });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      r.stderr,
+      ["42", "null", '{"a":1}', '["W","t",7]'].map(warning).join(""),
+    );
+    if (json.length === 0) assert.match(r.stdout, /dependency missing \/nope\/x\n.*\/nope\/y/);
+  }
+  info("oops");
+  const r = await runMain(["workflow", "info", job], { cwd: d.path, env: e });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stderr,
+    `scout-ai: warning: Dependencies of job "${job}" are "oops", not a list; none listed\n`,
+  );
+});

@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   infoDependencies,
+  infoDependencyProblems,
   infoError,
   isTruncatedInput,
   jobInfo,
@@ -100,6 +101,20 @@ Deno.test("dependencies: plain strings and Scout's [wf, task, path] arrays", () 
   );
   assert.deepEqual(infoDependencies(null), []);
   assert.deepEqual(infoDependencies({ dependencies: "nope" } as never), []);
+});
+
+Deno.test("dependencies: the entries infoDependencies skips are warned about, one each (R88-9)", () => {
+  const info = { dependencies: ["/a", ["WF", "t", "/b"], 3, [], null] } as never;
+  assert.deepEqual(infoDependencyProblems(info, "/j"), [
+    'Dependency 3 of job "/j" does not resolve to a job (not a path); not listed',
+    'Dependency [] of job "/j" does not resolve to a job (not a path); not listed',
+    'Dependency null of job "/j" does not resolve to a job (not a path); not listed',
+  ]);
+  assert.deepEqual(infoDependencyProblems({ dependencies: ["/a"] } as never, "/j"), []);
+  assert.deepEqual(infoDependencyProblems(null, "/j"), []);
+  assert.deepEqual(infoDependencyProblems({ dependencies: 5 } as never, "/j"), [
+    'Dependencies of job "/j" are 5, not a list; none listed',
+  ]);
 });
 
 Deno.test("input truncation: first 70, ..., last 30, marker", () => {
