@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { scoutHome } from "../config/home.ts";
 import { type ConfigEntry, configEntryFor, configGet, loadConfig } from "../config/store.ts";
 import { ScoutError, usageError } from "../errors.ts";
-import { exists, readText, writeFileAtomic } from "../util/fs.ts";
+import { exists, readText } from "../util/fs.ts";
+import { danglingLinkEnd, writeInPlace } from "../util/in_place.ts";
 import { isSecretName, looksLikeKey, redactUrlsIn } from "../util/secrets.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
@@ -97,7 +98,8 @@ function sameScopes(a: readonly string[], b: readonly string[]): boolean {
 /**
  * `config set KEY VALUE [SCOPE…]` (or unset with `value` undefined): replaces
  * the entry with the same key and scopes, or appends one; comments and other
- * lines are kept; the file is rewritten atomically.
+ * lines are kept; the file is rewritten atomically, a link's target through
+ * the link.
  *
  * @param opts key, value, scopes
  * @param io injected I/O
@@ -139,7 +141,8 @@ export async function runConfigSet(opts: ConfigSetCliOptions, io: Io): Promise<n
     kept.push([opts.key, opts.value, ...opts.scopes].join(" "));
   }
   const out = kept.length ? kept.join("\n") + "\n" : "";
-  await writeFileAtomic(file, out);
+  // a link (a dotfiles one, even to nothing yet) is written through, as Ruby's Open.write does
+  await writeInPlace(danglingLinkEnd(file), out, file);
   const shown = opts.value === undefined ? "removed" : `= ${printable(opts.key, opts.value)}`;
   const where = opts.scopes.length ? ` [${opts.scopes.join(" ")}]` : "";
   io.stderr.write(`${opts.key}${where} ${shown} (${file})\n`);

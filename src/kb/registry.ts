@@ -9,11 +9,13 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
-import { isFile, writeFileAtomicSync } from "../util/fs.ts";
+import { isFile } from "../util/fs.ts";
+import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
 import { parseRubyYaml, stringifyRubyYaml } from "../util/ruby_yaml.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
 
@@ -116,7 +118,8 @@ export function readRegistry(kbDir: string): Registry {
 }
 
 /**
- * Writes a registry atomically (plain string keys).
+ * Writes a registry atomically (plain string keys); a symbolic link is
+ * written through, its target replaced.
  *
  * @param kbDir the knowledge base directory
  * @param registry the registry
@@ -128,7 +131,9 @@ export function writeRegistry(kbDir: string, registry: Registry): void {
     data[name] = [file, opts];
   }
   mkdirSync(join(kbDir, "config"), { recursive: true });
-  writeFileAtomicSync(registryPath(kbDir), stringifyRubyYaml(data));
+  // a link is written through (its target replaced atomically), as Ruby's Open.write does (R88-4)
+  const file = registryPath(kbDir);
+  writeInPlaceSync(danglingLinkEnd(file), Buffer.from(stringifyRubyYaml(data)), file);
 }
 
 /**

@@ -24,13 +24,14 @@ import {
   constants,
   lstatSync,
   openSync,
+  readlinkSync,
   realpathSync,
   type Stats,
   statSync,
   writeSync,
 } from "node:fs";
 import { open } from "node:fs/promises";
-import { dirname, isAbsolute } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { writeFileAtomic, writeFileAtomicSync } from "./fs.ts";
 
@@ -197,6 +198,31 @@ function streamError(shown: string, e: unknown): ScoutError {
     file: shown,
     cause: e,
   });
+}
+
+/**
+ * The file a write through `path` creates when `path` is a symbolic link to
+ * nothing (a dotfiles link whose target is not made yet): the end of its
+ * chain of links, as Ruby's `File.open(path, "w")` creates it. Any other
+ * path (a file, a link to one, a loop, nothing) is answered as it is, for
+ * {@link inPlace} to judge.
+ *
+ * @param path absolute path
+ * @returns the dangling chain's end, or `path`
+ */
+export function danglingLinkEnd(path: string): string {
+  let at = path;
+  for (let hops = 0; hops < 40; hops++) {
+    const lst = lstatOrNull(at);
+    if (lst === null) return at === path ? path : at;
+    if (!lst.isSymbolicLink()) return path; // a link to a file: inPlace follows it
+    try {
+      at = resolve(dirname(at), readlinkSync(at));
+    } catch {
+      return path;
+    }
+  }
+  return path; // a loop: inPlace says so
 }
 
 /** Why a link cannot be followed. */
