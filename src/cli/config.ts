@@ -8,11 +8,13 @@
  * @module
  */
 import type { Command } from "@commander-js/extra-typings";
+import { Buffer } from "node:buffer";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { scoutHome } from "../config/home.ts";
 import { type ConfigEntry, configEntryFor, configGet, loadConfig } from "../config/store.ts";
 import { ScoutError, usageError } from "../errors.ts";
-import { exists, readText } from "../util/fs.ts";
+import { exists, fileError } from "../util/fs.ts";
 import { danglingLinkEnd, writeInPlace } from "../util/in_place.ts";
 import { isSecretName, looksLikeKey, redactUrlsIn } from "../util/secrets.ts";
 import type { CliContext } from "./context.ts";
@@ -95,11 +97,59 @@ function sameScopes(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && [...a].sort().join(" ") === [...b].sort().join(" ");
 }
 
+const NL = Buffer.from("\n");
+
+/** The config file's bytes; none when it (or a link's target) is not there. */
+async function readConfigBytes(file: string): Promise<Buffer> {
+  if (!exists(file)) return Buffer.alloc(0);
+  try {
+    return await readFile(file);
+  } catch (e) {
+    throw fileError(file, e);
+  }
+}
+
+/**
+ * The config file's lines (bytes, without their `\n`) with the entry of
+ * `opts.key` and its scopes replaced (set) or dropped (unset), or appended:
+ * a line is decoded only to be matched, so every other one keeps its bytes,
+ * invalid UTF-8 included (R88-5).
+ */
+function editedLines(
+  bytes: Buffer,
+  opts: ConfigSetCliOptions,
+): { lines: Buffer[]; found: boolean } {
+  const lines: Buffer[] = [];
+  for (let at = 0; at < bytes.length;) {
+    const nl = bytes.indexOf(0x0a, at);
+    const end = nl === -1 ? bytes.length : nl;
+    lines.push(bytes.subarray(at, end));
+    at = end + 1;
+  }
+  const entry = Buffer.from([opts.key, opts.value, ...opts.scopes].join(" "));
+  let found = false;
+  const kept: Buffer[] = [];
+  for (const line of lines) {
+    const t = line.toString("utf8").trim();
+    if (t !== "" && !t.startsWith("#")) {
+      const [key, , ...scopes] = t.split(/\s+/);
+      if (key === opts.key && sameScopes(scopes, opts.scopes)) {
+        if (!found && opts.value !== undefined) kept.push(entry);
+        found = true;
+        continue;
+      }
+    }
+    kept.push(line);
+  }
+  if (!found && opts.value !== undefined) kept.push(entry);
+  return { lines: kept, found };
+}
+
 /**
  * `config set KEY VALUE [SCOPE…]` (or unset with `value` undefined): replaces
  * the entry with the same key and scopes, or appends one; comments and other
- * lines are kept; the file is rewritten atomically, a link's target through
- * the link.
+ * lines are kept byte for byte; the file is rewritten atomically, a link's
+ * target through the link.
  *
  * @param opts key, value, scopes
  * @param io injected I/O
@@ -112,24 +162,7 @@ export async function runConfigSet(opts: ConfigSetCliOptions, io: Io): Promise<n
     }
   }
   const file = configFile(io);
-  const text = exists(file) ? await readText(file) : "";
-  const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
-  let found = false;
-  const kept: string[] = [];
-  for (const line of lines) {
-    const t = line.trim();
-    if (t !== "" && !t.startsWith("#")) {
-      const [key, , ...scopes] = t.split(/\s+/);
-      if (key === opts.key && sameScopes(scopes, opts.scopes)) {
-        if (!found && opts.value !== undefined) {
-          kept.push([opts.key, opts.value, ...opts.scopes].join(" "));
-        }
-        found = true;
-        continue;
-      }
-    }
-    kept.push(line);
-  }
+  const { lines, found } = editedLines(await readConfigBytes(file), opts);
   if (opts.value === undefined && !found) {
     throw new ScoutError(
       "not_found",
@@ -137,10 +170,7 @@ export async function runConfigSet(opts: ConfigSetCliOptions, io: Io): Promise<n
       { file },
     );
   }
-  if (!found && opts.value !== undefined) {
-    kept.push([opts.key, opts.value, ...opts.scopes].join(" "));
-  }
-  const out = kept.length ? kept.join("\n") + "\n" : "";
+  const out = lines.length ? Buffer.concat(lines.flatMap((l) => [l, NL])) : new Uint8Array();
   // a link (a dotfiles one, even to nothing yet) is written through, as Ruby's Open.write does
   await writeInPlace(danglingLinkEnd(file), out, file);
   const shown = opts.value === undefined ? "removed" : `= ${printable(opts.key, opts.value)}`;

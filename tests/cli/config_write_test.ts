@@ -1,9 +1,11 @@
 /**
  * `config set`/`unset` and `kb register` write through a symbolic link (a
- * dotfiles link keeps working, as Ruby's Open.write follows it) (R88-4).
+ * dotfiles link keeps working, as Ruby's Open.write follows it) and keep the
+ * bytes of the config lines they do not touch (R88-4, R88-5).
  */
 import assert from "node:assert/strict";
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { readRegistry, writeRegistry } from "../../src/kb/registry.ts";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
@@ -36,6 +38,23 @@ Deno.test("config set through a link to nothing creates its target (R88-4)", asy
   assert.equal(r.code, 0, r.stderr);
   assert.ok(lstatSync(link).isSymbolicLink());
   assert.equal(readFileSync(real, "utf8"), "q 1 ask\n");
+});
+
+Deno.test("config set/unset keep other lines byte for byte, invalid UTF-8 included (R88-5)", async () => {
+  await using d = await tempDir();
+  const env = { SCOUT_HOME: d.path };
+  const file = join(d.path, "etc", "config");
+  mkdirSync(join(d.path, "etc"));
+  const bad = Buffer.from([0xff, 0xfe, 0x20, ...Buffer.from("bad ask\n")]);
+  writeFileSync(file, Buffer.concat([Buffer.from("x y ask\n"), bad]));
+  const run = (args: string[]) => runMain(["config", ...args], { env, cwd: d.path });
+  assert.equal((await run(["set", "z", "1", "ask"])).code, 0);
+  assert.deepEqual(
+    readFileSync(file),
+    Buffer.concat([Buffer.from("x y ask\n"), bad, Buffer.from("z 1 ask\n")]),
+  );
+  assert.equal((await run(["unset", "x", "ask"])).code, 0);
+  assert.deepEqual(readFileSync(file), Buffer.concat([bad, Buffer.from("z 1 ask\n")]));
 });
 
 Deno.test("kb register writes through a symlinked registry; the link stays (R88-4)", async () => {
