@@ -8,7 +8,7 @@
  */
 import { dirname } from "node:path";
 import { addAllowedPath } from "../config/allow_paths.ts";
-import { isScoutError } from "../errors.ts";
+import { readFailure } from "../util/fs.ts";
 import type { Message } from "./types.ts";
 import { tagText } from "./builders.ts";
 import { parseMeta } from "./meta.ts";
@@ -116,8 +116,10 @@ async function read(m: Message, ref: string, path: string, ctx: CompileContext):
   try {
     return await ctx.opts.reader.readText(path);
   } catch (e) {
-    const why = isScoutError(e) ? e.message : String((e as Error)?.message ?? e);
-    throw errorAt(ctx, m, "io", `Cannot read "${ref}": ${why}`, { reference: ref, cause: e });
+    throw errorAt(ctx, m, "io", `Cannot read "${ref}": ${readFailure(e)}`, {
+      reference: ref,
+      cause: e,
+    });
   }
 }
 

@@ -18,7 +18,7 @@ import {
   recordLines,
   refOf,
 } from "./compile_context.ts";
-import { isScoutError } from "../errors.ts";
+import { readFailure } from "../util/fs.ts";
 
 /** Roles resolved by this stage. */
 export const IMPORT_ROLES: ReadonlySet<string> = new Set(["import", "continue", "last"]);
@@ -85,8 +85,7 @@ async function importOne(
   try {
     text = await opts.reader.readText(found);
   } catch (e) {
-    const why = isScoutError(e) ? e.message : String((e as Error)?.message ?? e);
-    throw errorAt(ctx, m, "io", `Cannot read import "${ref}": ${why}`, {
+    throw errorAt(ctx, m, "io", `Cannot read import "${ref}": ${readFailure(e)}`, {
       reference: ref,
       cause: e,
     });

@@ -249,7 +249,10 @@ function failedWrite(path: string, tmp: string, e: unknown): ScoutError {
   try {
     rmSync(tmp, { force: true });
   } catch { /* the temp file may not exist */ }
-  return new ScoutError("io", `Cannot write "${path}": ${(e as Error).message}`, {
+  // Node names the file of the failed call (`…, open '<dir>/.<name>.<pid>….tmp'`): the
+  // temp file is this write's detail, the message names the file written (R88-10)
+  const why = String((e as Error)?.message ?? e).replace(/, \w+ '[^']*'(?: -> '[^']*')?$/, "");
+  return new ScoutError("io", `Cannot write "${path}": ${why}`, {
     file: path,
     cause: e,
   });

@@ -81,6 +81,20 @@ export function fileError(path: string, e: unknown): ScoutError {
 }
 
 /**
+ * Why a read failed, for a message that names the file itself
+ * (`Cannot read "<ref>": <why>`): a {@link fileError}'s words without its own
+ * `Cannot read "<path>": `, so the name is not said twice (R88-10).
+ *
+ * @param e the error a read threw
+ * @returns its message, that prefix dropped
+ */
+export function readFailure(e: unknown): string {
+  const message = isScoutError(e) ? e.message : String((e as Error)?.message ?? e);
+  const own = isScoutError(e) && e.file !== undefined ? `Cannot read "${e.file}": ` : null;
+  return own !== null && message.startsWith(own) ? message.slice(own.length) : message;
+}
+
+/**
  * The error of a failed read of a file the user named (a flag's value, an
  * `image:` line): a missing one is `file_not_found` ("<what>: "<name>""), the
  * code such files have always had; a directory, a refusal… get
