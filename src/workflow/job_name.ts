@@ -19,8 +19,16 @@ import { infoPath, jobPathIn, type JobStore } from "./store.ts";
 const MAX_ID = 150;
 
 /**
- * Shortens a job name longer than 150 characters the Scout way:
- * `<head>--<length>--<md5[0,5]><extension>`.
+ * Ruby's `/(\..{2,9})$/`: `.` is any character but LF, `$` is the end or
+ * before a LF, characters are code points (the `u` flag).
+ */
+const EXTENSION = /(\.[^\n]{2,9})(?=\n|$)/u;
+
+/**
+ * Shortens a job name longer than 150 characters the Scout way (Ruby's
+ * `Path.sanitize_filename(id, 150)`): `<head>--<length>--<md5[0,5]><extension>`,
+ * lengths counted in characters (code points, as Ruby counts them), so a
+ * surrogate pair is never cut.
  *
  * @param id the job name
  * @returns the name, at most 150 characters
@@ -33,10 +41,11 @@ const MAX_ID = 150;
  * ```
  */
 export function truncateJobName(id: string): string {
-  if (id.length <= MAX_ID) return id;
-  const ext = /(\.[^.]{2,9})$/.exec(id)?.[1] ?? "";
-  const suffix = `--${id.length}--${md5hex(id).slice(0, 5)}${ext}`;
-  return id.slice(0, MAX_ID - suffix.length) + suffix;
+  const chars = [...id];
+  if (chars.length <= MAX_ID) return id;
+  const ext = EXTENSION.exec(id)?.[1] ?? "";
+  const suffix = `--${chars.length}--${md5hex(id).slice(0, 5)}${ext}`;
+  return chars.slice(0, Math.max(0, MAX_ID - [...suffix].length)).join("") + suffix;
 }
 
 /**
