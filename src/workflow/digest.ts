@@ -17,7 +17,7 @@ import {
 import { isAbsolute, join } from "node:path";
 import { md5hex } from "../util/hash.ts";
 import { isJob } from "./job_types.ts";
-import { identifyJobPath } from "./store.ts";
+import { identifyJobPath } from "./identify.ts";
 
 /** A value digested as a Scout `Path` (inputs of type `path`/`file`). */
 export interface PathRef {

@@ -15,9 +15,9 @@ export {
   marshalExceptionBytes,
   SCOUT_EXCEPTION_CLASSES,
 } from "./marshal.ts";
+export { identifyJobPath } from "./identify.ts";
 export {
   filesDir,
-  identifyJobPath,
   infoPath,
   jobPathIn,
   jobReferenceCandidates,

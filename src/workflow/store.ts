@@ -16,7 +16,7 @@
  * @module
  */
 import { readdirSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome, scoutHome, userHome } from "../config/home.ts";
 import { md5hex } from "../util/hash.ts";
 import { exists } from "../util/fs.ts";
@@ -165,34 +165,6 @@ export function tmpPath(jobPath: string): string {
 export function shortPath(jobPath: string): string {
   const parts = jobPath.split(/[\\/]+/).filter((p) => p !== "");
   return parts.slice(-3).join("/");
-}
-
-/**
- * The Scout-relative identity of a job path used in digests (`Step: …`):
- * `var/jobs/<Workflow>/<task>/<name>` when the job lies in a jobs root of the
- * store (or any directory named `var/jobs`), `~/…` under the user's home, the
- * absolute path otherwise.
- *
- * @param jobPath absolute result path
- * @param store the job store
- * @param env environment (for `HOME`)
- * @returns the identity text
- */
-export function identifyJobPath(
-  jobPath: string,
-  store: JobStore,
-  env: Record<string, string | undefined> = process.env,
-): string {
-  for (const root of store.roots) {
-    if (jobPath.startsWith(root + sep)) {
-      return "var/jobs/" + jobPath.slice(root.length + 1).split(sep).join("/");
-    }
-  }
-  const i = jobPath.lastIndexOf(`${sep}var${sep}jobs${sep}`);
-  if (i >= 0) return jobPath.slice(i + 1).split(sep).join("/");
-  const home = userHome(env);
-  if (jobPath.startsWith(home + sep)) return "~/" + jobPath.slice(home.length + 1);
-  return jobPath;
 }
 
 /**

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { identifyJobPath } from "../../src/workflow/identify.ts";
 import {
-  identifyJobPath,
   jobReferenceCandidates,
   jobRoots,
   jobsIn,
@@ -59,7 +59,11 @@ Deno.test("short path, tmp path and Scout identity", () => {
     "var/jobs/Dep/a/Default_x",
   );
   assert.equal(identifyJobPath("/h/other/Dep/a/X", store, { HOME: "/h" }), "~/other/Dep/a/X");
-  assert.equal(identifyJobPath("/srv/var/jobs/W/t/N", store, { HOME: "/h" }), "var/jobs/W/t/N");
+  // Ruby: only Scout's roots (not any var/jobs) are relative (R85-1)
+  assert.equal(
+    identifyJobPath("/srv/var/jobs/W/t/N", store, { HOME: "/h" }),
+    "/srv/var/jobs/W/t/N",
+  );
   assert.equal(identifyJobPath("/srv/W/t/N", store, { HOME: "/h" }), "/srv/W/t/N");
 });
 
