@@ -6,7 +6,7 @@
  */
 import { resolve } from "node:path";
 import { usageError } from "../errors.ts";
-import { isFile } from "../util/fs.ts";
+import { exists, isFile } from "../util/fs.ts";
 import type { InputDef } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { readStdinText } from "./lossy_text.ts";
@@ -77,7 +77,44 @@ function nextValue(cur: ArgCursor, def: InputDef): string | boolean {
   return next;
 }
 
-/** Stores one input's value: checked when a number, arrays gathered over repeated flags. */
+/**
+ * Ruby's `Task#get_SOPT` for a list input (type `array` or `<t>_array`): the
+ * value is split on "," (Ruby's `split`, trailing empty items dropped) unless
+ * it names an existing file or directory — always for a type naming `file` or
+ * `path`. A newline does not split. `-` (stdin) stays for the job to read.
+ */
+function listValue(def: InputDef, value: string, cwd: string): string | string[] {
+  const pathy = def.type.includes("file") || def.type.includes("path");
+  if (value === "-" || (!pathy && exists(resolve(cwd, value)))) return value;
+  const items = value.split(",");
+  while (items.length > 0 && items.at(-1) === "") items.pop();
+  return items;
+}
+
+/** A number or `json` value given inline must read as one: else a usage error. */
+function checkScalar(def: InputDef, scalar: string, values: readonly string[], where: string) {
+  const { name } = def;
+  const shown = (v: string) => JSON.stringify(v);
+  if (scalar === "integer") {
+    const bad = values.find((v) => !INTEGER.test(v));
+    if (bad !== undefined) {
+      throw usageError(`Input --${name} of ${where} expects an integer, got ${shown(bad)}`);
+    }
+  }
+  if (scalar === "float") {
+    const bad = values.find((v) => !NUMBER.test(v));
+    if (bad !== undefined) {
+      throw usageError(`Input --${name} of ${where} expects a number, got ${shown(bad)}`);
+    }
+  }
+  if (scalar === "json") checkJson(name, values, where);
+}
+
+/**
+ * Stores one input's value: a list input's split as Ruby's CLI does
+ * ({@link listValue}), numbers checked; a repeated list flag adds its items
+ * (Ruby keeps the last flag only — [TS-FIX], docs/spec-notes/workflow.md).
+ */
 function setInput(
   out: Record<string, unknown>,
   def: InputDef,
@@ -86,26 +123,24 @@ function setInput(
 ): void {
   const { name } = def;
   const el = /^(.+)_array$/.exec(def.type)?.[1];
-  const scalar = el ?? (def.type === "array" ? "string" : def.type);
-  const fromFile = typeof value === "string" && !PATH_TYPES.has(scalar) &&
-    (value === "-" || isFile(resolve(ctx.cwd, value)));
-  if (typeof value === "string" && !fromFile) {
-    const check = el !== undefined ? value.replace(/\n+$/, "").split("\n") : [value];
-    if (scalar === "integer" && check.some((v) => !INTEGER.test(v))) {
-      throw usageError(`Input --${name} of ${ctx.where} expects an integer, got "${value}"`);
-    }
-    if (scalar === "float" && check.some((v) => !NUMBER.test(v))) {
-      throw usageError(`Input --${name} of ${ctx.where} expects a number, got "${value}"`);
-    }
-    if (scalar === "json") checkJson(name, check, ctx.where);
-  }
   const isArray = def.type === "array" || el !== undefined;
-  if (isArray && name in out) {
+  const scalar = el ?? (def.type === "array" ? "string" : def.type);
+  if (typeof value !== "string") {
+    out[name] = value;
+    return;
+  }
+  if (!isArray) {
+    const fromFile = !PATH_TYPES.has(scalar) && (value === "-" || isFile(resolve(ctx.cwd, value)));
+    if (!fromFile) checkScalar(def, scalar, [value], ctx.where);
+    out[name] = value;
+    return;
+  }
+  const v = listValue(def, value, ctx.cwd);
+  if (Array.isArray(v)) checkScalar(def, scalar, v, ctx.where);
+  if (name in out) {
     const prev = out[name];
-    out[name] = [...(Array.isArray(prev) ? prev : [prev]), value];
-  } else if (isArray) {
-    out[name] = typeof value === "string" && (fromFile || value.includes("\n")) ? value : [value];
-  } else out[name] = value;
+    out[name] = [...(Array.isArray(prev) ? prev : [prev]), ...(Array.isArray(v) ? v : [v])];
+  } else out[name] = v;
 }
 
 /** A `json` input's value(s) given inline must parse: else a usage error naming `--<input>`. */
