@@ -13,7 +13,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
-  ReadBuffer,
+  deserializeMessage,
   serializeMessage,
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
 } from "@modelcontextprotocol/sdk/shared/stdio.js";
@@ -38,6 +38,54 @@ export interface ProcessTransportOptions {
 /** The largest message accepted from a server, in bytes (the SDK's stdio limit). */
 export const MCP_MAX_MESSAGE_BYTES: number = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
+/**
+ * Unparsable lines (or their bytes) a server may print before its first
+ * readable message; past either the server is given up on (R88-1).
+ */
+export const MCP_MAX_GARBAGE_LINES = 1000;
+/** See {@link MCP_MAX_GARBAGE_LINES}. */
+export const MCP_MAX_GARBAGE_BYTES: number = 1024 * 1024;
+
+/** A line that is not a JSON-RPC message, with its text. */
+class UnreadableLine extends Error {
+  constructor(readonly line: string, cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/**
+ * The SDK's `ReadBuffer`, but an unparsable line's error carries the line
+ * (to name what a server printed).
+ */
+class LineBuffer {
+  private buffer: Buffer | undefined;
+
+  append(chunk: Buffer): void {
+    const size = (this.buffer?.length ?? 0) + chunk.length;
+    if (size > MCP_MAX_MESSAGE_BYTES) {
+      this.clear();
+      throw new Error(`ReadBuffer exceeded maximum size of ${MCP_MAX_MESSAGE_BYTES} bytes`);
+    }
+    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
+  }
+
+  readMessage(): JSONRPCMessage | null {
+    const index = this.buffer?.indexOf("\n") ?? -1;
+    if (!this.buffer || index === -1) return null;
+    const line = this.buffer.toString("utf8", 0, index).replace(/\r$/, "");
+    this.buffer = this.buffer.subarray(index + 1);
+    try {
+      return deserializeMessage(line);
+    } catch (e) {
+      throw new UnreadableLine(line, e);
+    }
+  }
+
+  clear(): void {
+    this.buffer = undefined;
+  }
+}
+
 /** Process groups (or pids) started and not yet ended. */
 const running = new Set<number>();
 let exitHooked = false;
@@ -61,8 +109,16 @@ export class ProcessTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   /** Set when a message from the server exceeded {@link MCP_MAX_MESSAGE_BYTES}. */
   overflowed = false;
+  /** Why the transport gave up on the server (its output unreadable), or null. */
+  failure: string | null = null;
+  /** True once the server sent a readable message. */
+  private answered = false;
+  /** Unparsable lines before the first readable message. */
+  private garbage = 0;
+  private garbageBytes = 0;
+  private firstGarbage: string | null = null;
   private readonly opts: ProcessTransportOptions;
-  private readonly buffer = new ReadBuffer();
+  private readonly buffer = new LineBuffer();
   private child: ChildProcess | null = null;
   private exited: Promise<void> = Promise.resolve();
   private ending: Promise<void> | null = null;
@@ -123,6 +179,8 @@ export class ProcessTransport implements Transport {
   }
 
   private receive(chunk: Buffer): void {
+    const stdout = this.child?.stdout;
+    if (this.failure) return;
     try {
       this.buffer.append(chunk);
     } catch (e) {
@@ -138,11 +196,46 @@ export class ProcessTransport implements Transport {
         message = this.buffer.readMessage();
       } catch (e) {
         this.onerror?.(e as Error);
+        if (this.unreadable(e)) return;
         continue;
       }
       if (message === null) break;
+      this.answered = true;
       this.onmessage?.(message);
     }
+    // Yield to the event loop between chunks: a server that never stops
+    // writing must not starve timers (the start timeout) and signal handlers
+    // (Bun delivers a busy pipe's chunks back to back, R88-1).
+    if (stdout && !this.ending) {
+      stdout.pause();
+      setImmediate(() => {
+        if (!this.ending) stdout.resume();
+      });
+    }
+  }
+
+  /**
+   * Counts an unparsable line before the server's first message; past
+   * {@link MCP_MAX_GARBAGE_LINES} the server is given up on (R88-1).
+   *
+   * @returns true when the server was stopped
+   */
+  private unreadable(e: unknown): boolean {
+    if (this.answered) return false;
+    const line = e instanceof UnreadableLine ? e.line : "";
+    this.garbage++;
+    this.garbageBytes += line.length + 1;
+    this.firstGarbage ??= line;
+    if (this.garbage < MCP_MAX_GARBAGE_LINES && this.garbageBytes < MCP_MAX_GARBAGE_BYTES) {
+      return false;
+    }
+    const first = this.firstGarbage ?? "";
+    const cut = first.length > 80 ? `${first.slice(0, 80)}…` : first;
+    this.failure = `it printed ${this.garbage} lines that are not JSON-RPC messages ` +
+      `before answering (the first: ${JSON.stringify(cut)}); the server was stopped`;
+    this.onerror?.(new Error(this.failure));
+    void this.terminate();
+    return true;
   }
 
   /**

@@ -132,7 +132,8 @@ export class McpSession {
         await client.connect(transport, this.requestOptions(signal));
       } catch (e) {
         await transport.terminate();
-        throw e;
+        // the SDK only says "Connection closed" (R88-1)
+        throw transport.failure ? new Error(transport.failure, { cause: e }) : e;
       }
       this.pid = transport.pid;
       return client;
