@@ -9,18 +9,21 @@ import type { ToolInvocation } from "./types.ts";
 
 /**
  * Parses JSON arguments: objects pass through; strings are JSON-parsed (an
- * invalid string is kept as is so the caller can report it); null/undefined
- * and `""` become `{}`.
+ * invalid string, or one whose JSON is a string, is kept as is so the caller
+ * can report it); null/undefined and `""` become `{}`. A JSON value that is
+ * not an object (`[1]`, `42`, `null`) is returned as parsed: dispatch
+ * answers it with an error (R88-6).
  *
  * @param raw the arguments as received
- * @returns an object, or the raw value when it is not JSON
+ * @returns the parsed value, or the raw string when it is not JSON or is a JSON string
  */
 export function parseArguments(raw: unknown): unknown {
   if (raw === undefined || raw === null) return {};
   if (typeof raw !== "string") return raw;
   if (raw.trim() === "") return {};
   try {
-    return JSON.parse(raw);
+    const value: unknown = JSON.parse(raw);
+    return typeof value === "string" ? raw : value;
   } catch {
     return raw;
   }

@@ -99,22 +99,45 @@ function notFound(name: string, reg: ToolRegistry): ToolOutput {
   return errorOutput(new Error(`Tool or function not found '${name}'.${hint}`));
 }
 
+/** What a value is, for an error: "an array", "a number", "null". */
+function kindOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+}
+
+/**
+ * The arguments of a call as an object, or the error answering them: text
+ * that is not JSON, or JSON that is not an object — an array or a number
+ * spread to `{}` and ran the tool with its defaults (R88-6).
+ */
+function callArguments(call: ToolInvocation): Record<string, unknown> | Error {
+  let value = call.arguments;
+  if (value === undefined) return {};
+  if (typeof value === "string") {
+    const text = value;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return new Error(`Invalid JSON in the arguments of '${call.name}': ${text.slice(0, 200)}`);
+    }
+  }
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    return value as Record<string, unknown>;
+  }
+  return new Error(`The arguments of '${call.name}' must be a JSON object, got ${kindOf(value)}`);
+}
+
 async function execute(
   call: ToolInvocation,
   opts: RunToolCallsOptions,
 ): Promise<(ToolOutput & { content: string }) | Pending> {
   const entry = opts.registry.get(call.name);
-  if (typeof call.arguments === "string") {
-    return normalizeOutput(errorOutput(
-      new Error(`Invalid JSON in the arguments of '${call.name}': ${call.arguments.slice(0, 200)}`),
-    ));
-  }
+  const given = callArguments(call);
+  if (given instanceof Error) return normalizeOutput(errorOutput(given));
   const def = entry?.definition;
   const defaults = def && isFunctionDefinition(def) ? def.function.parameters?.defaults : undefined;
-  const args: Record<string, unknown> = {
-    ...(call.arguments as Record<string, unknown>),
-    ...(defaults ?? {}),
-  };
+  const args: Record<string, unknown> = { ...given, ...(defaults ?? {}) };
   const impl = entry?.impl ?? opts.handler;
   if (!impl) {
     if (entry) {
