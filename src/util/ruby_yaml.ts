@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { isMap, isScalar, parseDocument, stringify } from "yaml";
+import { type Document, isMap, isScalar, parseDocument, stringify, visit } from "yaml";
 import type { Scalar, ScalarTag, Tags } from "yaml";
 
 const TRUE = /^(?:yes|true|on)$/i;
@@ -131,7 +131,8 @@ export const RUBY_YAML_OPTIONS = {
  *
  * @param text the YAML text
  * @returns the value (`undefined`/`null` for an empty document)
- * @throws the `yaml` package's `YAMLParseError` on a syntax error (see `yamlErrorParts`)
+ * @throws the `yaml` package's `YAMLParseError` on a syntax error, an error
+ *   with `linePos` on a recursive alias (see `yamlErrorParts`)
  *
  * @example
  * ```ts
@@ -140,9 +141,34 @@ export const RUBY_YAML_OPTIONS = {
  * ```
  */
 export function parseRubyYaml(text: string): unknown {
+  return readDocument(text).toJS();
+}
+
+/**
+ * The document of `text`, its first syntax error thrown; also an alias
+ * inside the node it names (`a: &x [*x]`): Psych builds a recursive value,
+ * which no reader of ours can use (JSON.stringify and our walks overflow),
+ * so it is an error at the alias's line ([TS-FIX], R88-7).
+ */
+function readDocument(text: string): Document.Parsed {
   const doc = parseDocument(text, RUBY_YAML_OPTIONS);
   if (doc.errors.length) throw doc.errors[0];
-  return doc.toJS();
+  let cyclic: { name: string; offset: number } | undefined;
+  visit(doc, {
+    Alias(_key, node, path) {
+      const target = node.resolve(doc);
+      if (target && (path as readonly unknown[]).includes(target)) {
+        cyclic = { name: node.source, offset: node.range?.[0] ?? 0 };
+        return visit.BREAK;
+      }
+    },
+  });
+  if (cyclic) {
+    const line = text.slice(0, cyclic.offset).split("\n").length;
+    const e = new Error(`Recursive alias *${cyclic.name}: it is inside the node it names`);
+    throw Object.assign(e, { linePos: [{ line, col: 1 }] });
+  }
+  return doc;
 }
 
 /**
@@ -186,7 +212,8 @@ export interface RubyYamlWithLines {
  *
  * @param text the YAML text
  * @returns the value and a line lookup
- * @throws the `yaml` package's `YAMLParseError` on a syntax error (see `yamlErrorParts`)
+ * @throws the `yaml` package's `YAMLParseError` on a syntax error, an error
+ *   with `linePos` on a recursive alias (see `yamlErrorParts`)
  *
  * @example
  * ```ts
@@ -195,8 +222,7 @@ export interface RubyYamlWithLines {
  * ```
  */
 export function parseRubyYamlWithLines(text: string): RubyYamlWithLines {
-  const doc = parseDocument(text, RUBY_YAML_OPTIONS);
-  if (doc.errors.length) throw doc.errors[0];
+  const doc = readDocument(text);
   const lineAt = (offset: number) => text.slice(0, offset).split("\n").length;
   // the last pair of a key path: duplicate keys are allowed and the last one wins
   const lastPair = (path: readonly string[]) => {

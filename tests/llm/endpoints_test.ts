@@ -143,3 +143,50 @@ Deno.test("endpoint files are YAML 1.1 as Ruby reads them: no/on are booleans, 1
   assert.equal(srv.requests.length, 1);
   assert.equal(srv.requests[0]!.body.max_tokens, 1000);
 });
+
+Deno.test("a recursive YAML alias in an endpoint file is an error at the alias's line, before any request ([TS-FIX], R88-7)", async () => {
+  await assert.rejects(
+    () => parseEndpointText("backend: openai\na: &x [*x]\n", "/x/bad5.yaml"),
+    (e) => {
+      assert.ok(isScoutError(e, "config"));
+      assert.equal(
+        e.message,
+        "Cannot parse endpoint file: Recursive alias *x: it is inside the node it names",
+      );
+      assert.equal(e.file, "/x/bad5.yaml");
+      assert.equal(e.line, 2);
+      return true;
+    },
+  );
+  // a map inside itself too; an alias of an earlier node is fine
+  await assert.rejects(
+    () => parseEndpointText("backend: openai\nb: &y\n  c: *y\n", "e.yaml"),
+    /Recursive alias \*y/,
+  );
+  assert.deepEqual(await parseEndpointText("backend: openai\nd: &z [1]\ne: *z\n", "e.yaml"), {
+    backend: "openai",
+    d: [1],
+    e: [1],
+  });
+  await using d = await tempDir();
+  await using srv = await startProviderServer();
+  const home = join(d.path, "home");
+  await Deno.mkdir(join(home, "etc", "AI"), { recursive: true });
+  const file = join(home, "etc", "AI", "bad5.yaml");
+  await Deno.writeTextFile(file, "backend: openai\na: &x [*x]\n");
+  srv.script({ text: "hello" });
+  const r = await runMain(
+    ["llm", "ask", "-e", "bad5", "-O", `url=${srv.url}`, "--no-cache", "hi"],
+    {
+      env: { SCOUT_HOME: home, HOME: d.path, OPENAI_API_KEY: "sk-x" },
+      cwd: d.path,
+    },
+  );
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    new RegExp(`Recursive alias \\*x.*\\(${file.replace(/[.]/g, "\\.")}:2\\)`),
+  );
+  assert.doesNotMatch(r.stderr, /snapshot|cannot be read|Maximum call stack/);
+  assert.equal(srv.requests.length, 0, "nothing was sent");
+});
