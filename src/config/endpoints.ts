@@ -15,6 +15,7 @@ import type { ConfigStore } from "./store.ts";
 import { configGet } from "./store.ts";
 import { statsVouch } from "../util/racy_stat.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
+import type { RubyYamlWithLines } from "../util/ruby_yaml.ts";
 
 /** Where and how to look for endpoint files. */
 export interface EndpointLookupOptions {
@@ -80,6 +81,35 @@ function locateEndpoint(
   return null;
 }
 
+/** Settings read as text: a map or a list there (`!ruby/object:Foo {}`) is an error (R88-7). */
+const TEXT_SETTINGS = [
+  "backend",
+  "provider",
+  "model",
+  "url",
+  "key",
+  "api_version",
+  "relay",
+  "previous_response_id",
+];
+
+function checkTextSettings(
+  settings: Record<string, unknown>,
+  file: string,
+  doc: RubyYamlWithLines,
+): void {
+  for (const name of TEXT_SETTINGS) {
+    const v = settings[name];
+    if (v === null || typeof v !== "object") continue;
+    const line = doc.lineOf([name]);
+    throw new ScoutError(
+      "config",
+      `Endpoint setting "${name}" must be text, got ${Array.isArray(v) ? "a list" : "a map"}`,
+      line === undefined ? { file } : { file, line },
+    );
+  }
+}
+
 /**
  * Parses endpoint file text: one flat YAML map, read as Ruby's Psych reads it
  * (YAML 1.1: `no` is false, `1_000` is 1000; `util/ruby_yaml.ts`). The YAML
@@ -91,7 +121,8 @@ function locateEndpoint(
  * @param text YAML text
  * @param file path used in errors
  * @returns the settings map
- * @throws ScoutError `config` naming the file (and line) for bad YAML or a non-map
+ * @throws ScoutError `config` naming the file (and line) for bad YAML, a non-map,
+ *   or a map or list as a text setting (`model`, `url`, …)
  *
  * @example
  * ```ts
@@ -104,10 +135,10 @@ export async function parseEndpointText(
   text: string,
   file: string,
 ): Promise<Record<string, unknown>> {
-  const { parseRubyYaml } = await import("../util/ruby_yaml.ts");
-  let data: unknown;
+  const { parseRubyYamlWithLines } = await import("../util/ruby_yaml.ts");
+  let doc: RubyYamlWithLines;
   try {
-    data = parseRubyYaml(text);
+    doc = parseRubyYamlWithLines(text);
   } catch (e) {
     const { text: what, line } = yamlErrorParts(e);
     throw new ScoutError(
@@ -116,11 +147,13 @@ export async function parseEndpointText(
       line === undefined ? { file, cause: e } : { file, line, cause: e },
     );
   }
+  const data = doc.value;
   if (data === null || data === undefined) return {};
   if (typeof data !== "object" || Array.isArray(data)) {
     throw new ScoutError("config", "Endpoint file is not a map of settings", { file });
   }
   const settings = { ...(data as Record<string, unknown>) };
+  checkTextSettings(settings, file, doc);
   if ("provider" in settings) {
     if (settings.backend === undefined || settings.backend === null) {
       settings.backend = settings.provider;

@@ -190,3 +190,33 @@ Deno.test("a recursive YAML alias in an endpoint file is an error at the alias's
   assert.doesNotMatch(r.stderr, /snapshot|cannot be read|Maximum call stack/);
   assert.equal(srv.requests.length, 0, "nothing was sent");
 });
+
+Deno.test("a map or list where an endpoint setting is text (model: !ruby/object:Foo {}) is an error at its line; config list names it (R88-7)", async () => {
+  const text = "backend: openai\nmodel: !ruby/object:Foo {}\n";
+  await assert.rejects(() => parseEndpointText(text, "/x/bad6.yaml"), (e) => {
+    assert.ok(isScoutError(e, "config"));
+    assert.equal(e.message, 'Endpoint setting "model" must be text, got a map');
+    assert.equal(e.file, "/x/bad6.yaml");
+    assert.equal(e.line, 2);
+    return true;
+  });
+  await assert.rejects(
+    () => parseEndpointText("url: [a, b]\n", "e.yaml"),
+    /"url" must be text, got a list/,
+  );
+  // other settings may be maps (request extras)
+  assert.deepEqual(await parseEndpointText("model: m\nreasoning:\n  effort: low\n", "e.yaml"), {
+    model: "m",
+    reasoning: { effort: "low" },
+  });
+  await using d = await tempDir();
+  const home = join(d.path, "home");
+  await Deno.mkdir(join(home, "etc", "AI"), { recursive: true });
+  await Deno.writeTextFile(join(home, "etc", "AI", "bad6.yaml"), text);
+  const r = await runMain(["config", "list"], {
+    env: { SCOUT_HOME: home, HOME: d.path },
+    cwd: d.path,
+  });
+  assert.doesNotMatch(r.stdout + r.stderr, /\[object Object\]/);
+  assert.match(r.stdout + r.stderr, /bad6 .*"model" must be text/);
+});
