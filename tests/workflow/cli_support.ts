@@ -1,13 +1,15 @@
 /**
  * What the workflow CLI tests share: the bundled Baking workflow, the
  * environment of a run in a temp home, a user workflow written to disk, a
- * job's info, and a signal sent to a real `workflow task` while its job runs.
+ * job's info, a signal sent to a real `workflow task` while its job runs,
+ * and a countdown task (a dependency chain).
  *
  * @module
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DENO, ROOT, SCOUT_SOURCE_ARGS } from "../support/cli.ts";
+import { input } from "../../src/workflow/define.ts";
 
 /** The bundled Baking workflow. */
 export const BAKING = join(ROOT, "fixtures", "workflows", "Baking");
@@ -81,3 +83,18 @@ export async function signalDuringJob(
     started,
   };
 }
+
+/**
+ * A task that depends on itself with its `depth` one less, down to 0: a
+ * dependency chain `depth` deep, and no cycle (each level has other inputs).
+ */
+export const countdownTask = {
+  type: "integer" as const,
+  inputs: { depth: input.integer({ default: 0 }) },
+  deps: [{
+    task: "chain",
+    resolve: (_id: unknown, o: Record<string, unknown>) =>
+      Number(o.depth) > 0 ? [{ depth: Number(o.depth) - 1 }] : [],
+  }],
+  run: () => 0,
+};

@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { input, workflow } from "../../src/workflow/define.ts";
+import { workflow } from "../../src/workflow/define.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { runMain, tempDir } from "../support/cli.ts";
-import { env, userWorkflow } from "./cli_support.ts";
+import { countdownTask, env, userWorkflow } from "./cli_support.ts";
 
 const CYC = `export default (api) => api.workflow("Cyc", { tasks: {
   a: { type: "string", deps: ["b"], run: () => { throw new Error("a ran"); } },
@@ -31,16 +31,7 @@ Deno.test("createJob: a dependency cycle is named, a countdown chain is not one 
       b: { type: "string", inputs: {}, deps: ["a"], run: noop },
       s: { type: "string", inputs: {}, deps: ["s"], run: noop },
       c: { type: "string", inputs: {}, deps: ["a"], run: noop },
-      chain: {
-        type: "integer",
-        inputs: { depth: input.integer({ default: 0 }) },
-        deps: [{
-          task: "chain",
-          resolve: (_id: unknown, o: Record<string, unknown>) =>
-            Number(o.depth) > 0 ? [{ depth: Number(o.depth) - 1 }] : [],
-        }],
-        run: () => 0,
-      },
+      chain: countdownTask,
     },
   });
   const cycle = (task: string, text: string) =>

@@ -5,26 +5,17 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { input, workflow } from "../../src/workflow/define.ts";
+import { workflow } from "../../src/workflow/define.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { runMain, tempDir } from "../support/cli.ts";
-import { env, userWorkflow } from "./cli_support.ts";
+import { countdownTask, env, userWorkflow } from "./cli_support.ts";
 
 const chain = (jobsDir: string) =>
   workflow("Scale", {
     jobsDir,
     tasks: {
-      chain: {
-        type: "integer",
-        inputs: { depth: input.integer({ default: 0 }) },
-        deps: [{
-          task: "chain",
-          resolve: (_id: unknown, o: Record<string, unknown>) =>
-            Number(o.depth) > 0 ? [{ depth: Number(o.depth) - 1 }] : [],
-        }],
-        run: () => 0,
-      },
+      chain: countdownTask,
     },
   });
 
