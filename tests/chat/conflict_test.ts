@@ -6,24 +6,7 @@
 import assert from "node:assert/strict";
 import { mergeConflictLine } from "../../src/chat/conflict.ts";
 import { parse } from "../../src/chat/parse.ts";
-
-/** What a merge of two branches that each added a turn leaves in a chat. */
-const CONFLICTED = [
-  "<<<<<<< HEAD",
-  "user: ours question",
-  "",
-  "assistant:",
-  "",
-  "ours answer",
-  "=======",
-  "user: theirs question",
-  "",
-  "assistant:",
-  "",
-  "theirs answer",
-  ">>>>>>> feature",
-  "",
-].join("\n");
+import { CONFLICTED_TURNS as CONFLICTED } from "../support/merge_conflict.ts";
 
 Deno.test("mergeConflictLine: a merge's markers are found at the <<<<<<< line", () => {
   assert.equal(mergeConflictLine(CONFLICTED), 1);

@@ -11,23 +11,9 @@ import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { CONFLICTED_TURNS } from "../support/merge_conflict.ts";
 
-const CONFLICTED = "system: be brief\n\n" + [
-  "<<<<<<< HEAD",
-  "user: ours question",
-  "",
-  "assistant:",
-  "",
-  "ours answer",
-  "=======",
-  "user: theirs question",
-  "",
-  "assistant:",
-  "",
-  "theirs answer",
-  ">>>>>>> feature",
-  "",
-].join("\n");
+const CONFLICTED = "system: be brief\n\n" + CONFLICTED_TURNS;
 /** The same lines, quoted in a fence: a question about a conflict. */
 const FENCED = "user:\n\nWhat does this mean?\n\n```\n" + CONFLICTED + "```\n";
 /** A markdown heading underlined with =======. */
