@@ -59,8 +59,8 @@ function fromFile(text: string, type: string, file: string): unknown {
 /**
  * Coerces one provided value for an input (§1.3): strings are deserialized
  * (or, with `loadFiles`, replaced by the content of the file they name),
- * arrays of `<t>_array` inputs are coerced element-wise, a `file` value
- * becomes absolute when the file exists (a `file_array`'s elements do not). Jobs pass through (input dependencies).
+ * arrays of `<t>_array` inputs are coerced element-wise, `file` values become
+ * absolute when the file exists. Jobs pass through (input dependencies).
  *
  * @param value provided value
  * @param def the input
@@ -68,20 +68,6 @@ function fromFile(text: string, type: string, file: string): unknown {
  * @returns the coerced value
  */
 export function coerceInput(value: unknown, def: InputSpec, opts: CoerceOptions = {}): unknown {
-  const out = formatInput(value, def, opts);
-  if (def.type === "file" && typeof out === "string" && out !== "" && !isAbsolute(out)) {
-    const abs = resolve(opts.cwd ?? process.cwd(), out);
-    if (isFile(abs)) return abs;
-  }
-  return out;
-}
-
-/**
- * Ruby's `Task.format_input`: deserializes (or loads) a string, coerces the
- * elements of a `<t>_array` input — without the absolute-path step, so a
- * `file_array` keeps relative names as given, as Ruby does (R85-2).
- */
-function formatInput(value: unknown, def: InputSpec, opts: CoerceOptions): unknown {
   if (value === null || value === undefined || isJob(value)) return value;
   const type = def.type;
   let out: unknown = value;
@@ -99,8 +85,12 @@ function formatInput(value: unknown, def: InputSpec, opts: CoerceOptions): unkno
   } else {
     const el = arrayElementType(type);
     if (el !== null && Array.isArray(value)) {
-      out = value.map((v) => formatInput(v, { ...def, type: el as InputSpec["type"] }, opts));
+      out = value.map((v) => coerceInput(v, { ...def, type: el as InputSpec["type"] }, opts));
     }
+  }
+  if (type === "file" && typeof out === "string" && out !== "" && !isAbsolute(out)) {
+    const abs = resolve(opts.cwd ?? process.cwd(), out);
+    if (isFile(abs)) out = abs;
   }
   return out;
 }

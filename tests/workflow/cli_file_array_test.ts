@@ -1,42 +1,58 @@
 /**
- * A `file_array` input keeps relative names as given (Ruby's
- * `Task.format_input` maps the elements through `format_input(v, :file)`,
- * which returns them unchanged; only a `file` input becomes absolute), so the
- * job name digests `'data.txt'` and the `.info` records `["data.txt"]` (R85-2).
+ * A `file_array` input's elements that name existing files become absolute,
+ * as a `file` input's value does, so the job name digests each file's content
+ * ([TS-FIX], review R90-1 of R85-2). Ruby's `Task.format_input` leaves them as
+ * given and `Misc.digest_str` digests a relative name as its quoted text
+ * (`[['data.txt'], nil]`): two directories' `data.txt`, or one edited between
+ * runs, would share one job and the second run be served the first's result.
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { md5hex } from "../../src/util/hash.ts";
 import { runMain, runScout, tempDir } from "../support/cli.ts";
 import { env, readInfo, userWorkflow } from "./cli_support.ts";
 
-const WF = `export default (api) => api.workflow("Misc", { tasks: {
+const WF = `import { readFileSync } from "node:fs";
+export default (api) => api.workflow("Misc", { tasks: {
   misc2: { type: "string", inputs: { files: api.input.arrayOf("file"), one: api.input.file() },
-    run: ({ files, one }) => JSON.stringify([files, one]) } } });`;
+    run: ({ files, one }) =>
+      JSON.stringify([files, one, (files ?? []).map((f) => readFileSync(f, "utf8").trim())]) } } });`;
 
-const RUBY_MD5 = "fd14f95cc8e8396dcacb903dfe096185";
-
-Deno.test("workflow task: file_array elements stay relative in the job name and .info (R85-2)", async () => {
+Deno.test("workflow task: file_array elements become absolute; two directories' data.txt are two jobs ([TS-FIX], R90-1)", async () => {
   await using d = await tempDir();
   userWorkflow(d.path, "Misc", WF);
-  writeFileSync(join(d.path, "data.txt"), "hi\n");
-  // a real process: the digest sees relative names against the process's directory
-  const r = await runScout(["workflow", "task", "Misc", "misc2", "--files", "data.txt"], {
-    cwd: d.path,
-    env: env(d.path),
-  });
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout, '[["data.txt"],null]\n');
-  // From Ruby: Misc.digest_str([["data.txt"], nil]) is "[['data.txt'], nil]" (a relative
-  // existing file digests as its quoted name), and the job name's digest is this md5
-  assert.equal(md5hex("{inputs=[['data.txt'], nil], dependencies=[]}"), RUBY_MD5);
-  const name = "Default_" + RUBY_MD5;
-  const path = join(d.path, "var/jobs/Misc/misc2", name);
-  assert.deepEqual(readInfo(path)?.inputs, [["data.txt"], null]);
+  const home = env(d.path);
+  const paths: string[] = [];
+  for (const [sub, text] of [["d1", "one"], ["d2", "two"]]) {
+    const cwd = join(d.path, sub!);
+    mkdirSync(cwd);
+    writeFileSync(join(cwd, "data.txt"), text + "\n");
+    // a real process in each directory: relative names resolve against it
+    const r = await runScout(
+      ["workflow", "task", join(d.path, "workflows", "Misc"), "misc2", "--files", "data.txt"],
+      { cwd, env: { ...home, SCOUT_HOME: join(d.path, ".scout") } },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, JSON.stringify([[join(cwd, "data.txt")], null, [text]]) + "\n");
+    const p = await runScout(
+      [
+        "workflow",
+        "task",
+        join(d.path, "workflows", "Misc"),
+        "misc2",
+        "--files",
+        "data.txt",
+        "--print-path",
+      ],
+      { cwd, env: { ...home, SCOUT_HOME: join(d.path, ".scout") } },
+    );
+    paths.push(p.stdout.trim());
+    assert.deepEqual(readInfo(p.stdout.trim())?.inputs, [[join(cwd, "data.txt")], null]);
+  }
+  assert.notEqual(paths[0], paths[1]);
 });
 
-Deno.test("workflow task: a file input still becomes absolute (R85-2, the other side)", async () => {
+Deno.test("workflow task: a file input becomes absolute too", async () => {
   await using d = await tempDir();
   userWorkflow(d.path, "Misc", WF);
   writeFileSync(join(d.path, "data.txt"), "hi\n");
@@ -45,5 +61,5 @@ Deno.test("workflow task: a file input still becomes absolute (R85-2, the other 
     env: env(d.path),
   });
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout, JSON.stringify([null, join(d.path, "data.txt")]) + "\n");
+  assert.equal(r.stdout, JSON.stringify([null, join(d.path, "data.txt"), []]) + "\n");
 });
