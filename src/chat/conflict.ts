@@ -1,36 +1,60 @@
 /**
  * Git merge-conflict markers left in a chat file ([TS-FIX] `chat.md` §7,
- * R86-3). A merge of a chat kept in git can leave both sides in the file:
- * the parser reads the markers as text stuck to messages and both branches
- * would go to the model. Detection only: parsing is unchanged; the callers
- * decide (the commands that send a chat refuse, read-only ones warn).
+ * R86-3, R90-2). A merge of a chat kept in git can leave both sides of its
+ * turns in the file: the parser reads the markers as text stuck to messages
+ * and both branches would go to the model. The same markers also appear in a
+ * chat that discusses a conflict (a pasted `config.ini`, a model's answer
+ * quoting one): those are text inside one message. What tells them apart is a
+ * role header line between `<<<<<<<` and `>>>>>>>`: a merge of turns has one,
+ * a message's text cannot (the printer writes a content line that looks like
+ * a header escaped, `\user:`). Detection only: parsing is unchanged; the
+ * callers decide.
  *
  * @module
  */
+import { isHeaderLine } from "./text.ts";
+
+/** A git merge conflict found in a chat's text. */
+export interface MergeConflict {
+  /** 1-based line of its `<<<<<<<` marker. */
+  line: number;
+  /**
+   * 1-based line of the first role header (as the parser reads one) between
+   * its `<<<<<<<` and `>>>>>>>` markers: the merge split or added turns.
+   * Undefined when the whole conflict is text inside one message.
+   */
+  header?: number;
+}
 
 /**
- * The 1-based line of the first merge conflict in `text`: a line starting at
- * column 0 with `<<<<<<< ` (or exactly `<<<<<<<`), later a line exactly
+ * The merge conflict of `text` that matters most: the first one whose region
+ * holds a role header line, else the first one. A conflict is a line starting
+ * at column 0 with `<<<<<<< ` (or exactly `<<<<<<<`), later a line exactly
  * `=======`, later one starting with `>>>>>>> ` (or exactly `>>>>>>>`). The
  * whole sequence is required, so a lone `=======` (a markdown underline) is
  * not a conflict; lines inside a ```` ``` ```` fence (as the parser reads
  * fences: a line whose first non-space characters are ```` ``` ````) are not
- * looked at. A `\r` before the line end is ignored.
+ * looked at. A role header is a line the parser reads as one
+ * (`[a-z0-9_]+:` at column 0, `isHeaderLine`). A `\r` before the line end is
+ * ignored.
  *
  * @param text the chat file's text
- * @returns the line of the conflict's `<<<<<<<` marker, or undefined
+ * @returns the conflict, or undefined when there is none
  *
  * @example
  * ```ts
- * import { mergeConflictLine } from "./conflict.ts";
- * mergeConflictLine("user:\n\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> f\n"); // 3
- * mergeConflictLine("Title\n=======\n"); // undefined
+ * import { mergeConflict } from "./conflict.ts";
+ * mergeConflict("user:\n\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> f\n"); // { line: 3 }
+ * mergeConflict("<<<<<<< HEAD\nuser: a\n=======\nuser: b\n>>>>>>> f\n"); // { line: 1, header: 2 }
+ * mergeConflict("Title\n=======\n"); // undefined
  * ```
  */
-export function mergeConflictLine(text: string): number | undefined {
+export function mergeConflict(text: string): MergeConflict | undefined {
   if (!text.includes("<<<<<<<")) return undefined; // the common case: one scan
+  let first: MergeConflict | undefined;
   let fence = false;
   let start: number | undefined;
+  let header: number | undefined;
   let separated = false;
   let lineNo = 0;
   for (const raw of text.split("\n")) {
@@ -42,14 +66,31 @@ export function mergeConflictLine(text: string): number | undefined {
     }
     if (fence) continue;
     if (start === undefined) {
-      if (isMarker(line, "<<<<<<<")) start = lineNo;
-    } else if (!separated) {
+      if (isMarker(line, "<<<<<<<")) [start, header, separated] = [lineNo, undefined, false];
+      continue;
+    }
+    if (header === undefined && isHeaderLine(line)) header = lineNo;
+    if (!separated) {
       if (line === "=======") separated = true;
     } else if (isMarker(line, ">>>>>>>")) {
-      return start;
+      const found = header === undefined ? { line: start } : { line: start, header };
+      if (header !== undefined) return found;
+      first ??= found;
+      start = undefined;
     }
   }
-  return undefined;
+  return first;
+}
+
+/**
+ * The 1-based `<<<<<<<` line of {@link mergeConflict}'s conflict (whether or
+ * not it holds a role header): what the read-only commands warn of.
+ *
+ * @param text the chat file's text
+ * @returns the line, or undefined when there is no conflict
+ */
+export function mergeConflictLine(text: string): number | undefined {
+  return mergeConflict(text)?.line;
 }
 
 /** `marker` alone on the line, or followed by a space (and a label). */

@@ -4,9 +4,10 @@
  * `>>>>>>>` sequence, at column 0, outside ``` fences.
  */
 import assert from "node:assert/strict";
-import { mergeConflictLine } from "../../src/chat/conflict.ts";
+import { mergeConflict, mergeConflictLine } from "../../src/chat/conflict.ts";
 import { parse } from "../../src/chat/parse.ts";
-import { CONFLICTED_TURNS as CONFLICTED } from "../support/merge_conflict.ts";
+import { print } from "../../src/chat/print.ts";
+import { CONFLICTED_TURNS as CONFLICTED, DISCUSSED_CONFLICT } from "../support/merge_conflict.ts";
 
 Deno.test("mergeConflictLine: a merge's markers are found at the <<<<<<< line", () => {
   assert.equal(mergeConflictLine(CONFLICTED), 1);
@@ -43,4 +44,27 @@ Deno.test("mergeConflictLine: fenced markers, a lone =======, indented or partia
 Deno.test("mergeConflictLine leaves parsing alone: the markers are still text of the messages", () => {
   const chat = parse(CONFLICTED);
   assert.match(String(chat.find((m) => m.role === "assistant")!.content), /ours answer\n=======/);
+});
+
+Deno.test("mergeConflict: a role header between <<<<<<< and >>>>>>> is a merge of turns; none is text in a message (R90-2)", () => {
+  // the merge of two added turns: headers on both sides
+  assert.deepEqual(mergeConflict("system: s\n\n" + CONFLICTED), { line: 3, header: 4 });
+  // a block header on one side only is enough
+  assert.deepEqual(mergeConflict("<<<<<<< a\nx\n=======\nassistant:\n\ny\n>>>>>>> b\n"), {
+    line: 1,
+    header: 4,
+  });
+  // a conflict pasted into a message: no header in it
+  assert.deepEqual(mergeConflict(DISCUSSED_CONFLICT), { line: 5 });
+  assert.equal(mergeConflictLine(DISCUSSED_CONFLICT), 5);
+  // the printer escapes a content line that looks like a header: still text
+  const quoted = print([{ role: "assistant", content: CONFLICTED.trimEnd() }]);
+  assert.match(quoted, /^\\user: ours question$/m);
+  assert.deepEqual(mergeConflict(quoted), { line: quoted.split("\n").indexOf("<<<<<<< HEAD") + 1 });
+  // a fenced header is no header; an indented one is none for the parser either
+  assert.deepEqual(mergeConflict("<<<<<<< a\n```\nuser:\n```\n=======\n>>>>>>> b\n"), { line: 1 });
+  assert.deepEqual(mergeConflict("<<<<<<< a\n  user: x\n=======\n>>>>>>> b\n"), { line: 1 });
+  // a header-spanning conflict after a textual one is the one reported
+  assert.deepEqual(mergeConflict(DISCUSSED_CONFLICT + CONFLICTED), { line: 10, header: 11 });
+  assert.equal(mergeConflict("user: hi\n"), undefined);
 });

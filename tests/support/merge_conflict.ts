@@ -22,3 +22,20 @@ export const CONFLICTED_TURNS = [
   ">>>>>>> feature",
   "",
 ].join("\n");
+
+/**
+ * A chat that discusses a conflict: the markers are text of one message
+ * (no role header between them), as a user pastes them (R90-2).
+ */
+export const DISCUSSED_CONFLICT = [
+  "user:",
+  "",
+  "After git pull my config.ini reads like this; which side should I keep?",
+  "",
+  "<<<<<<< HEAD",
+  "port = 8080",
+  "=======",
+  "port = 9090",
+  ">>>>>>> origin/main",
+  "",
+].join("\n");
