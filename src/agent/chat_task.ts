@@ -10,7 +10,7 @@
  */
 import { ScoutError } from "../errors.ts";
 import { project } from "../chat/project.ts";
-import { mergeConflictLine } from "../chat/conflict.ts";
+import { mergeConflict } from "../chat/conflict.ts";
 import type { Message } from "../chat/types.ts";
 import type { TaskSpec } from "../workflow/define.ts";
 import type { JobContext } from "../workflow/job_types.ts";
@@ -133,13 +133,16 @@ export function chatTaskSpec(
 }
 
 /**
- * A chat input holding git merge-conflict markers fails the job before its
- * body asks anything: both sides of the merge would go to the model (R86-3).
+ * A chat input whose turns a git merge left in conflict (a role header between
+ * `<<<<<<<` and `>>>>>>>`) fails the job before its body asks anything: both
+ * sides of the merge would go to the model (R86-3). Markers inside one
+ * message (a pasted conflict to discuss) are text, and the job runs (R90-2).
  */
 function refuseConflictedInput(job: JobContext): void {
   const raw = job.recursiveInputs.chat ?? job.inputs.chat;
-  const line = typeof raw === "string" ? mergeConflictLine(raw) : undefined;
-  if (line === undefined) return;
+  const found = typeof raw === "string" ? mergeConflict(raw) : undefined;
+  if (found?.header === undefined) return;
+  const { line } = found;
   throw new ScoutError(
     "merge_conflict",
     `Merge conflict in the chat input (line ${line}): resolve the <<<<<<< / ======= / >>>>>>> markers first`,

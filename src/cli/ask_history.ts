@@ -18,6 +18,7 @@ import { ScoutError } from "../errors.ts";
 import { exists, namedFileError, readTextChecked } from "../util/fs.ts";
 import { cutHistory } from "./ask_new_part.ts";
 import { refuseConflict } from "./chat_conflict.ts";
+import type { Io } from "./io.ts";
 
 /** Where the history comes from. */
 export interface HistorySource {
@@ -45,17 +46,19 @@ export interface CompiledHistory {
  *
  * @param src where it comes from
  * @param compileOpts cwd, env, config and jobs of the compile
+ * @param io where a warning of conflict markers inside a message goes
  * @returns the compiled history (empty without `-c`, or for a new `-o` chat)
  * @throws ScoutError `file_not_found` for a missing `-c` chat that is not the `-o` one;
- *   `merge_conflict` for a chat holding git conflict markers (R86-3)
+ *   `merge_conflict` for a chat whose turns a git merge left in conflict (R86-3, R90-2)
  */
 export async function readHistory(
   src: HistorySource,
   compileOpts: CompileOptions & { cwd: string },
+  io: Io,
 ): Promise<CompiledHistory> {
   if (src.stdinChat !== undefined) {
     const { text, name } = src.stdinChat;
-    refuseConflict(text, name);
+    refuseConflict(io, text, name);
     return { compiled: await compileText(text, { ...compileOpts, name }) };
   }
   if (src.chat === undefined) return { compiled: [] };
@@ -69,7 +72,7 @@ export async function readHistory(
   const { text, lossy } = await readTextChecked(origin).catch((e) => {
     throw namedFileError(src.chat!, e, "Chat file not found");
   });
-  refuseConflict(text, src.chat); // both sides of a merge must not go to the model
+  refuseConflict(io, text, src.chat); // both sides of a merge of turns must not go to the model
   return { compiled: await compileText(text, { ...compileOpts, origin: src.chat }), origin, lossy };
 }
 

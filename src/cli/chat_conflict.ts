@@ -1,28 +1,39 @@
 /**
  * What a command does with a chat that holds git merge-conflict markers
- * (`mergeConflictLine`, [TS-FIX] `chat.md` §7, R86-3): the commands that send
- * a chat to a model (`llm ask`, `agent ask`: the `-c` chat and the `-o` one)
- * refuse it before any request; the read-only ones (`chat parse`, `chat
- * compile`, `chat prompt`, `llm prov`) warn and go on.
+ * (`mergeConflict`, [TS-FIX] `chat.md` §7, R86-3, R90-2): the commands that
+ * send a chat to a model (`llm ask`, `agent ask`: the `-c` chat and the `-o`
+ * one) refuse, before any request, a conflict whose region holds a role
+ * header (a merge of the chat's turns), and send one inside a message (a chat
+ * discussing a conflict) with a warning; the read-only ones (`chat parse`,
+ * `chat compile`, `chat prompt`, `llm prov`) warn and go on.
  *
  * @module
  */
 import { readFileSync } from "node:fs";
-import { mergeConflictLine } from "../chat/conflict.ts";
+import { mergeConflict, mergeConflictLine } from "../chat/conflict.ts";
 import { ScoutError } from "../errors.ts";
 import { decodeUtf8, isFile } from "../util/fs.ts";
 import { type Io, warn } from "./io.ts";
 
 /**
- * Fails when `text` holds a merge conflict.
+ * Fails when `text` holds a merge conflict of the chat's turns (a role header
+ * between its `<<<<<<<` and `>>>>>>>`); warns (stderr, `file:line`) of one
+ * inside a message, which is sent as text (R90-2).
  *
+ * @param io the command's Io
  * @param text the chat's text
  * @param name the file as the user gave it (`<stdin>` for stdin)
+ * @param quiet no warning (the same file was already checked)
  * @throws ScoutError `merge_conflict` naming the file and the `<<<<<<<` line
  */
-export function refuseConflict(text: string, name: string): void {
-  const line = mergeConflictLine(text);
-  if (line === undefined) return;
+export function refuseConflict(io: Io, text: string, name: string, quiet = false): void {
+  const found = mergeConflict(text);
+  if (found === undefined) return;
+  const { line } = found;
+  if (found.header === undefined) {
+    if (!quiet) warn(io, `${name}:${line}: merge conflict markers inside a message, sent as text`);
+    return;
+  }
   throw new ScoutError(
     "merge_conflict",
     `Merge conflict in "${name}": resolve the <<<<<<< / ======= / >>>>>>> markers first`,
@@ -34,13 +45,15 @@ export function refuseConflict(text: string, name: string): void {
  * {@link refuseConflict} for a chat file that may exist: a regular file is
  * read and checked; a missing file, a pipe or a terminal is not read.
  *
+ * @param io the command's Io
  * @param path absolute path
  * @param name the file as the user gave it
+ * @param quiet no warning (the file is also the `-c` chat, which warns)
  * @throws ScoutError `merge_conflict`
  */
-export function refuseConflictedFile(path: string, name: string): void {
+export function refuseConflictedFile(io: Io, path: string, name: string, quiet = false): void {
   const text = regularFileText(path);
-  if (text !== undefined) refuseConflict(text, name);
+  if (text !== undefined) refuseConflict(io, text, name, quiet);
 }
 
 /**

@@ -212,7 +212,9 @@ stdin is the chat to continue instead.
 Options in the -c chat file (model:, endpoint:, option: …) yield to the flags; options
 written in QUESTION itself win over them.
 A -c or -o chat left with git merge-conflict markers (<<<<<<<, =======, >>>>>>> lines outside
-\`\`\` fences) is refused before anything is asked (exit 1, naming file:line); resolve it first.
+\`\`\` fences) with a role header line (user:, assistant: … at column 0) between <<<<<<< and
+>>>>>>> is a merge of its turns: refused before anything is asked (exit 1, naming file:line).
+Markers with no header between them are text inside a message: sent, with a warning.
 With -o, the question and every new message (meta records with token usage, tool calls and
 outputs, the answer) are appended to the chat file atomically; after a failure or Ctrl-C, what was
 produced before it is still appended (a partly streamed answer after "meta: incomplete=true …").

@@ -155,8 +155,10 @@ async function askMessages(
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
   if (outPath !== undefined && !opts.dryRun) {
     checkChatOutput(outPath, opts.output!);
-    // the new turn is not appended after a merge's both sides (R86-3)
-    refuseConflictedFile(outPath, opts.output!);
+    // the new turn is not appended after a merge's both sides (R86-3); the -c chat warns
+    const sameAsChat = opts.chat !== undefined && opts.chat !== "-" &&
+      resolve(cwd, opts.chat) === outPath;
+    refuseConflictedFile(io, outPath, opts.output!, sameAsChat);
     io.finishWithoutStdout?.(); // `| head -1` must not lose the answer to be saved
   }
   const where: AskPartWhere = new Map();
@@ -173,6 +175,7 @@ async function askMessages(
   const read = await readHistory(
     { ...(stdinChat ? { stdinChat } : {}), ...(opts.chat ? { chat: opts.chat } : {}), outPath },
     compileOpts,
+    io,
   );
   // as `chat parse` says it: the history sent (and a -c chat's next compile) has U+FFFD there
   if (read.lossy || stdinChat?.lossy) {

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { CONFLICTED_TURNS } from "../support/merge_conflict.ts";
+import { CONFLICTED_TURNS, DISCUSSED_CONFLICT } from "../support/merge_conflict.ts";
 
 const CONFLICTED = "system: be brief\n\n" + CONFLICTED_TURNS;
 /** The same lines, quoted in a fence: a question about a conflict. */
@@ -27,9 +27,9 @@ function put(root: string, rel: string, text: string): void {
   writeFileSync(join(root, rel), text);
 }
 
-async function setup() {
+async function setup(answer = "the answer") {
   const dir = await tempDir();
-  const srv = await startProviderServer({ fallback: () => ({ text: "the answer" }) });
+  const srv = await startProviderServer({ fallback: () => ({ text: answer }) });
   const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-x" };
   const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
   return {
@@ -141,4 +141,68 @@ Deno.test("a chat task refuses a chat input with merge-conflict markers before i
   const ok = await runScout(["workflow", "task", "Echo", "ask", "--chat", "ok.chat"], o);
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /assistant:\n\necho What does this mean\?/);
+});
+
+/** The warning of `llm ask` for markers inside a message of `q.md`. */
+const SENT_WARNING =
+  /^scout-ai: warning: q\.md:5: merge conflict markers inside a message, sent as text$/m;
+
+Deno.test("llm ask sends a chat that discusses a conflict (markers inside a message), with a warning (R90-2)", async () => {
+  await using t = await setup();
+  put(t.dir.path, "q.md", DISCUSSED_CONFLICT);
+  const r = await t.run(["llm", "ask", "-c", "q.md", "-o", "q.md"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, SENT_WARNING);
+  assert.equal(
+    r.stderr.match(/merge conflict/g)?.length,
+    1,
+    "one warning for -c and -o: " + r.stderr,
+  );
+  assert.equal(t.srv.requests.length, 1, "the request is made");
+  assert.match(JSON.stringify(t.srv.requests[0]!.body), /<<<<<<< HEAD\\nport = 8080\\n=======/);
+  assert.match(readFileSync(join(t.dir.path, "q.md"), "utf8"), /the answer\n$/);
+  // -c - and agent ask go on the same way
+  const s = await t.run(["llm", "ask", "-c", "-", "next"], DISCUSSED_CONFLICT);
+  assert.equal(s.code, 0, s.stderr);
+  assert.match(s.stderr, /^scout-ai: warning: <stdin>:5: merge conflict markers inside a message/m);
+  put(t.dir.path, "Agent/Planner/start_chat", "system: You plan\n");
+  clearAgentCache();
+  const a = await t.run(["agent", "ask", "Planner", "-c", "q.md", "go"]);
+  assert.equal(a.code, 0, a.stderr);
+  assert.match(a.stderr, SENT_WARNING);
+  assert.equal(t.srv.requests.length, 3);
+});
+
+Deno.test("llm ask -o: a model answer quoting conflict markers is saved, and the chat can be asked again (R90-2)", async () => {
+  await using t = await setup("Keep one side:\n\n" + CONFLICTED_TURNS + "\nThen commit.");
+  const first = await t.run(["llm", "ask", "-o", "a.chat", "how do merges look?"]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(first.stderr, "");
+  const saved = readFileSync(join(t.dir.path, "a.chat"), "utf8");
+  assert.match(saved, /^<<<<<<< HEAD$/m);
+  assert.match(saved, /^\\user: ours question$/m, "the printer escapes the header-like line");
+  const again = await t.run(["llm", "ask", "-c", "a.chat", "-o", "a.chat", "and then?"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(
+    again.stderr,
+    /^scout-ai: warning: a\.chat:\d+: merge conflict markers inside a message/m,
+  );
+  assert.equal(t.srv.requests.length, 2);
+  assert.match(readFileSync(join(t.dir.path, "a.chat"), "utf8"), /and then\?/);
+});
+
+Deno.test("a chat task runs with a chat input that pastes a conflict into a message (R90-2)", async () => {
+  await using dir = await tempDir();
+  put(
+    dir.path,
+    "workflows/Echo/workflow.ts",
+    `export default (api) => api.workflow("Echo", {
+  tasks: { ...api.chatTask("ask", ({ chat }) => "echo " + chat().at(-1).content) },
+});\n`,
+  );
+  put(dir.path, "q.md", DISCUSSED_CONFLICT);
+  const o = { cwd: dir.path, env: { SCOUT_HOME: join(dir.path, "home") } };
+  const r = await runScout(["workflow", "task", "Echo", "ask", "--chat", "q.md"], o);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /echo After git pull[^]*<<<<<<< HEAD\nport = 8080/);
 });
