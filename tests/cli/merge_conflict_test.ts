@@ -45,6 +45,17 @@ async function setup(answer = "the answer") {
   };
 }
 
+/** A workflow `Echo` whose chat task `ask` answers "echo " and the last message. */
+function putEchoWorkflow(dir: string): void {
+  put(
+    dir,
+    "workflows/Echo/workflow.ts",
+    `export default (api) => api.workflow("Echo", {
+  tasks: { ...api.chatTask("ask", ({ chat }) => "echo " + chat().at(-1).content) },
+});\n`,
+  );
+}
+
 Deno.test("llm ask refuses a -c/-o chat with merge-conflict markers before any request (exit 1, file:line)", async () => {
   await using t = await setup();
   put(t.dir.path, "conf.chat", CONFLICTED);
@@ -121,13 +132,7 @@ Deno.test("chat parse / compile / prompt and llm prov warn of the markers with f
 
 Deno.test("a chat task refuses a chat input with merge-conflict markers before its body runs", async () => {
   await using dir = await tempDir();
-  put(
-    dir.path,
-    "workflows/Echo/workflow.ts",
-    `export default (api) => api.workflow("Echo", {
-  tasks: { ...api.chatTask("ask", ({ chat }) => "echo " + chat().at(-1).content) },
-});\n`,
-  );
+  putEchoWorkflow(dir.path);
   put(dir.path, "conf.chat", CONFLICTED);
   put(dir.path, "ok.chat", FENCED);
   const o = { cwd: dir.path, env: { SCOUT_HOME: join(dir.path, "home") } };
@@ -193,13 +198,7 @@ Deno.test("llm ask -o: a model answer quoting conflict markers is saved, and the
 
 Deno.test("a chat task runs with a chat input that pastes a conflict into a message (R90-2)", async () => {
   await using dir = await tempDir();
-  put(
-    dir.path,
-    "workflows/Echo/workflow.ts",
-    `export default (api) => api.workflow("Echo", {
-  tasks: { ...api.chatTask("ask", ({ chat }) => "echo " + chat().at(-1).content) },
-});\n`,
-  );
+  putEchoWorkflow(dir.path);
   put(dir.path, "q.md", DISCUSSED_CONFLICT);
   const o = { cwd: dir.path, env: { SCOUT_HOME: join(dir.path, "home") } };
   const r = await runScout(["workflow", "task", "Echo", "ask", "--chat", "q.md"], o);
