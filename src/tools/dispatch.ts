@@ -80,6 +80,9 @@ export interface OutputEnvelope {
   timestamp: string;
 }
 
+/** The envelope's optional fields, in the order it is written (§5.5). */
+const OPTIONAL_KEYS = ["agent", "conversation", "error", "stack", "agent_meta", "step"] as const;
+
 function isAbort(e: unknown): boolean {
   return e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError") &&
     !(e as { code?: unknown }).code;
@@ -181,12 +184,7 @@ async function execute(
  */
 export function envelopeContent(env: OutputEnvelope): string {
   const ordered: Record<string, unknown> = { name: env.name, content: env.content, id: env.id };
-  if (env.agent !== undefined) ordered.agent = env.agent;
-  if (env.conversation !== undefined) ordered.conversation = env.conversation;
-  if (env.error !== undefined) ordered.error = env.error;
-  if (env.stack !== undefined) ordered.stack = env.stack;
-  if (env.agent_meta !== undefined) ordered.agent_meta = env.agent_meta;
-  if (env.step !== undefined) ordered.step = env.step;
+  for (const key of OPTIONAL_KEYS) if (env[key] !== undefined) ordered[key] = env[key];
   ordered.start_timestamp = env.start_timestamp;
   ordered.timestamp = env.timestamp;
   try {
@@ -263,12 +261,9 @@ function outputPair(
     start_timestamp: start,
     timestamp: at.now().toISOString(),
   };
-  if (out.error !== undefined) env.error = out.error;
-  if (out.stack !== undefined) env.stack = out.stack;
-  if (out.agent_meta !== undefined) env.agent_meta = out.agent_meta;
-  if (out.agent !== undefined) env.agent = out.agent;
-  if (out.conversation !== undefined) env.conversation = out.conversation;
-  if (out.step !== undefined) env.step = out.step;
+  for (const key of OPTIONAL_KEYS) {
+    if (out[key] !== undefined) (env as unknown as Record<string, unknown>)[key] = out[key];
+  }
   return [
     { role: "function_call", content: functionCallContent(call) },
     { role: "function_call_output", content: envelopeContent(env) },
