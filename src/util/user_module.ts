@@ -5,6 +5,7 @@
  * @module
  */
 import { ScoutError, type ScoutErrorCode } from "../errors.ts";
+import { keepUserModulePositions } from "./bun_loader.ts";
 import { importFailure } from "./import_error.ts";
 import { importChecked } from "./missing_import.ts";
 
@@ -28,6 +29,7 @@ export async function importUserModule(
   code: ScoutErrorCode,
   what: string,
 ): Promise<Record<string, unknown>> {
+  keepUserModulePositions(); // the binary (Bun) names the lines the file has (R94-1)
   try {
     return await importChecked(file);
   } catch (e) {

@@ -18,7 +18,13 @@ function put(root: string, rel: string, text: string): string {
   return p;
 }
 
-/** The scripts, in SCOUT_HOME `root`: each throws on its line 2, from a function called later. */
+/** A throw on line 4 whose value is a single-use `const` of line 2 (Bun's transpiler inlines it). */
+const INLINED = '  const o = JSON.parse("null");\n  // a comment\n  return o.x;\n';
+
+/**
+ * The scripts, in SCOUT_HOME `root`: each throws on its line 2, from a
+ * function called later, but `inlined` and `inlinedTask` on their line 4 (R94-1).
+ */
 function scripts(root: string) {
   const helper = "function helper() {\n  return undefined.foo;\n}\n";
   return {
@@ -37,6 +43,13 @@ function scripts(root: string) {
       "workflows/F/workflow.ts",
       'function boom() {\n  throw new Error("factory boom");\n}\nexport default () => boom();\n',
     ),
+    inlined: put(root, "Agent/T4/agent.ts", `export default (api, agent) => {\n${INLINED}};\n`),
+    inlinedTask: put(
+      root,
+      "workflows/I/workflow.ts",
+      `function task() {\n${INLINED}}\nexport default (api) =>\n  api.workflow("I", {\n` +
+        '    tasks: { t: { type: "string", inputs: {}, run: () => task() } },\n  });\n',
+    ),
   };
 }
 
@@ -49,7 +62,7 @@ export type Run = (
 ) => Promise<CliResult>;
 
 /**
- * Checks each script's error: one line ending `(<script>:2)`, exit 1; with
+ * Checks each script's error: one line ending `(<script>:<line>)`, exit 1; with
  * `--debug` the same line, then stacks, the cause's with the script's frame.
  *
  * @param run how to run the CLI
@@ -58,7 +71,8 @@ export async function checkScriptErrors(run: Run): Promise<void> {
   await using d = await tempDir();
   const f = scripts(d.path);
   const opts = { cwd: d.path, env: { SCOUT_HOME: d.path, HOME: d.path } };
-  const cases: [string[], string, string][] = [
+  // arguments, the message's start, the script, its line (2), where the message says (`script:line`)
+  const cases: [string[], string, string, number?, string?][] = [
     [["agent", "ask", "T2", "hi"], `Agent script "${f.agent}" failed: `, f.agent],
     [["agent", "ask", "T3", "hi"], `Cannot load agent script "${f.agentImport}": `, f.agentImport],
     [
@@ -71,17 +85,28 @@ export async function checkScriptErrors(run: Run): Promise<void> {
       `Workflow file "${f.factory}" failed while defining`,
       f.factory,
     ],
+    [["agent", "ask", "T4", "hi"], `Agent script "${f.inlined}" failed: `, f.inlined, 4],
+    [
+      ["workflow", "task", "I", "t"],
+      'Job "I/t/Default" failed: ',
+      f.inlinedTask,
+      4,
+      join(d.path, "var/jobs/I/t/Default"), // a task's failure names its job; its stack, the line
+    ],
   ];
-  for (const [args, what, file] of cases) {
+  for (const [args, what, file, line = 2, where = `${file}:${line}`] of cases) {
     const r = await run(args, opts);
     assert.equal(r.code, 1, r.stderr);
-    assert.match(r.stderr, new RegExp(`^scout-ai: ${escape(what)}.* \\(${escape(file)}:2\\)\\n$`));
+    assert.match(
+      r.stderr,
+      new RegExp(`^scout-ai: ${escape(what)}.* \\(${escape(where)}\\)\\n$`),
+    );
     const dbg = await run(["--debug", ...args], opts);
     assert.equal(dbg.code, 1, dbg.stderr);
     assert.ok(dbg.stderr.startsWith(r.stderr), dbg.stderr);
     const cause = dbg.stderr.indexOf("\nCaused by: ");
     assert.ok(cause > 0, dbg.stderr);
     // the user's frame, on the cause's stack (a file:// URL under Deno, a path under Bun)
-    assert.match(dbg.stderr.slice(cause), new RegExp(`\\n\\s+at .*${escape(file)}:2:\\d+`));
+    assert.match(dbg.stderr.slice(cause), new RegExp(`\\n\\s+at .*${escape(file)}:${line}:\\d+`));
   }
 }
