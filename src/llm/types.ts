@@ -95,7 +95,8 @@ export interface QueryContext {
   onDelta?: (text: string) => void;
   /**
    * Receives usage known before a stream completes (Anthropic's
-   * `message_start`), so a reply cut short still records what it cost.
+   * `message_start` and `message_delta`, Chat Completions' usage chunk before
+   * `[DONE]`), so a reply cut short still records what it cost.
    */
   onUsage?: (usage: unknown) => void;
   /** Warnings (unknown output items…). */

@@ -144,3 +144,24 @@ Deno.test("the kept partial is trimmed as the chat format trims (ASCII only): U+
   assert.equal(incompleteText(messages), "\u00a0Part one.\u3000");
   assert.deepEqual(parse(print(messages)).at(-1), messages[1]);
 });
+
+// role, text, finish and usage chunks sent, then reset where `[DONE]` would be
+const CUT_AFTER_USAGE = { text: ["hi"], usage: { pt: 500, ct: 50 }, cutAfter: 4 };
+
+for (const backend of ["openai", "huggingface", "openwebui"]) {
+  Deno.test(`${backend}: a Chat Completions stream cut after its usage chunk keeps that usage (R93-1)`, async () => {
+    await using home = await tempDir();
+    await using srv = await startProviderServer();
+    srv.script(CUT_AFTER_USAGE);
+    const url = backend === "openwebui" ? `${srv.url}/api` : srv.url;
+    const err = await ask(
+      question,
+      streamed(srv, backend, home.path, { max_retries: "0", url }),
+    ).then(() => assert.fail("must fail"), (e) => e);
+    const messages = err.messages as Message[];
+    assert.deepEqual(messages.map((m) => m.role), ["meta", "assistant"]);
+    const meta = parseMeta(String(messages[0]!.content));
+    assert.equal(meta.reason, "stream_cut");
+    assert.deepEqual([meta.pt, meta.ct, meta.tt_c], [500, 50, 550]);
+  });
+}

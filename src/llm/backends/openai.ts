@@ -251,7 +251,7 @@ export async function queryChat(
         { signal: rs.signal },
       ) as unknown as AsyncIterable<Record<string, unknown>>;
       try {
-        raw = await assembleChatStream(stream, ctx.onDelta, progress);
+        raw = await assembleChatStream(stream, ctx.onDelta, progress, ctx.onUsage);
       } catch (e) {
         throw await incompleteStreamError(opts.backend, rs, ctx, progress, e);
       }

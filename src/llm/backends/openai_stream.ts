@@ -1,8 +1,8 @@
 /**
  * A streamed Chat Completions reply assembled into one completion object
  * (`inference.md` §3.7): content deltas passed on, reasoning and tool-call
- * fragments joined, usage from the chunk that carries it, the choice's
- * `finish_reason` kept.
+ * fragments joined, usage from the chunk that carries it (reported as it
+ * arrives, R93-1), the choice's `finish_reason` kept.
  *
  * Tool-call fragments are grouped as servers really send them ([TS-FIX],
  * R83-3): OpenAI numbers each call with `index`; Ollama's OpenAI-compatible
@@ -80,12 +80,15 @@ function addFragment(calls: Calls, tc: Record<string, unknown>): void {
  * @param chunks the chunks
  * @param onDelta receives content deltas
  * @param progress counts the chunks received
+ * @param onUsage receives the usage chunk's usage as it arrives: it comes
+ *   before `[DONE]`, so a stream cut after it still records what it cost
  * @returns the completion, or null when no chunk finished a choice
  */
 export async function assembleChatStream(
   chunks: AsyncIterable<Record<string, unknown>>,
   onDelta?: (text: string) => void,
   progress?: { events: number },
+  onUsage?: (usage: unknown) => void,
 ): Promise<Record<string, unknown> | null> {
   let id: unknown;
   let usage: unknown;
@@ -96,7 +99,10 @@ export async function assembleChatStream(
   for await (const chunk of chunks) {
     if (progress) progress.events++;
     id ??= chunk.id;
-    if (chunk.usage) usage = chunk.usage;
+    if (chunk.usage) {
+      usage = chunk.usage;
+      onUsage?.(usage);
+    }
     for (const choice of (chunk.choices ?? []) as Record<string, unknown>[]) {
       if ((choice.index ?? 0) !== 0) continue;
       const delta = (choice.delta ?? {}) as Record<string, unknown>;
