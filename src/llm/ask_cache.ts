@@ -109,6 +109,7 @@ function recordedOf(entry: CachedRound): RecordedRound {
     items: entry.items,
     ...(entry.id ? { id: entry.id } : {}),
     meta: entry.meta,
+    ...(entry.retried ? { retried: entry.retried } : {}),
     stamps: entry.stamps,
   };
 }

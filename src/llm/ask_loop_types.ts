@@ -30,6 +30,11 @@ export interface RecordedRound {
   id?: string;
   /** The round's meta message (null when meta records are off). */
   meta: Message | null;
+  /**
+   * The `incomplete=true` meta messages of the round's retried attempts that
+   * reported usage, oldest first, written before `meta` (absent: none).
+   */
+  retried?: Message[];
   /** `[start_timestamp, timestamp]` of each `function_call_output`, in order. */
   stamps: ([string, string] | null)[];
 }
@@ -130,10 +135,18 @@ export interface LoopInput {
   rounds?: RoundSource;
 }
 
-/** What a failed attempt delivered: streamed text, usage known before the end. */
+/**
+ * What a failed attempt delivered: streamed text, usage known before the end;
+ * and the records of the round's attempts retried after reporting usage.
+ */
 export interface AttemptOutput {
   /** Text streamed so far. */
   text: string;
   /** Usage reported before the failure. */
   usage?: unknown;
+  /**
+   * An `incomplete=true` meta message per retried attempt that reported usage
+   * (billed tokens: R93-2), oldest first; the text of those attempts is not kept.
+   */
+  retried: Message[];
 }

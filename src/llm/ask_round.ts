@@ -19,6 +19,7 @@ import type { ToolDefinition, ToolInvocation } from "../tools/types.ts";
 import type { AttemptOutput, LoopInput, RecordedRound, RoundState } from "./ask_loop_types.ts";
 import { nextMeta } from "./meta_record.ts";
 import { locateError } from "./error_location.ts";
+import { incompleteMeta, metaAfter } from "./incomplete_meta.ts";
 import { withRetries } from "./retry.ts";
 import { markThinking } from "./thinking.ts";
 import type { BackendRequest, QueryContext, ReplyItem, Truncation } from "./types.ts";
@@ -160,7 +161,8 @@ export async function itemsToMessages(
  * @param state the round's state
  * @param tools the tool definitions
  * @param input the loop input
- * @param partial receives the current attempt's text and usage
+ * @param partial receives the current attempt's text and usage, and the
+ *   records of the attempts retried after reporting usage
  * @returns the reply and whether text was streamed
  */
 export async function queryRound(
@@ -201,10 +203,29 @@ export async function queryRound(
         : {}),
       ...(input.sleep ? { sleep: input.sleep } : {}),
       ...(input.signal ? { signal: input.signal } : {}),
-      onRetry: (info) => input.onEvent?.({ type: "retry", ...info, error: info.error }),
+      onRetry: (info) => {
+        keepRetried(partial, info.error, state.meta, input);
+        input.onEvent?.({ type: "retry", ...info, error: info.error });
+      },
     },
   );
   return { reply, streamed: streamed.on };
+}
+
+/**
+ * Keeps the record of an attempt about to be retried when it reported usage
+ * (the provider billed it): an `incomplete=true` meta with its own
+ * `inference_id`, its totals going on from the round's last record.
+ */
+function keepRetried(
+  partial: AttemptOutput,
+  error: unknown,
+  previous: MetaRecord,
+  input: LoopInput,
+): void {
+  if (!input.logResponse || partial.usage === undefined) return;
+  const base = metaAfter(partial.retried, previous);
+  partial.retried.push(incompleteMeta(error, partial.usage, base, input));
 }
 
 /** The query context of one attempt: its text and usage kept in `partial`, streaming noted. */

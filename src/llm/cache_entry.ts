@@ -52,6 +52,8 @@ export interface CachedRound {
   id?: string;
   /** The round's meta message, or null (meta records off). */
   meta: Message | null;
+  /** The `incomplete=true` meta messages of its retried attempts that reported usage. */
+  retried?: Message[];
   /** `[start_timestamp, timestamp]` of each tool output of the round, in order. */
   stamps: ([string, string] | null)[];
 }
@@ -95,6 +97,7 @@ export const ROUND_ENTRY: z.ZodType<CachedRound> = z.object({
   id: z.string().optional(),
   // as `liveMeta` writes it: a meta record, serialized
   meta: z.object({ role: z.literal("meta"), content: z.string() }).nullable(),
+  retried: z.array(z.object({ role: z.literal("meta"), content: z.string() })).optional(),
   stamps: z.array(z.tuple([z.string(), z.string()]).nullable()),
   ...origin,
   round: z.number().int().min(1),

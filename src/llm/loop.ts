@@ -10,10 +10,10 @@
  * @module
  */
 import type { MetaRecord } from "../chat/meta.ts";
-import { parseMeta, serializeMeta } from "../chat/meta.ts";
+import { parseMeta } from "../chat/meta.ts";
 import { rubyStrip } from "../chat/text.ts";
 import type { Message } from "../chat/types.ts";
-import { isScoutError, ScoutError } from "../errors.ts";
+import { ScoutError } from "../errors.ts";
 import { interruptedBatch } from "../tools/interrupted.ts";
 import { providerDefinitions } from "../tools/registry.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -33,7 +33,7 @@ import {
   stampsOf,
   truncationWarning,
 } from "./ask_round.ts";
-import { nextMeta } from "./meta_record.ts";
+import { incompleteMeta, metaAfter } from "./incomplete_meta.ts";
 
 export type {
   AskEvent,
@@ -45,23 +45,9 @@ export type {
 } from "./ask_loop_types.ts";
 
 /**
- * Why a reply is incomplete, for the `reason` of its meta record.
- *
- * @param e the failure
- * @param signal the ask's abort signal
- * @returns `interrupted`, `timeout`, `stream_cut` or `error`
- */
-function incompleteReason(e: unknown, signal?: AbortSignal): string {
-  if (signal?.aborted) return "interrupted";
-  if (isScoutError(e, "timeout")) return "timeout";
-  if (isScoutError(e) && e.streamCut === true) return "stream_cut";
-  return "error";
-}
-
-/**
  * The messages that keep a reply cut short (retries used up, Ctrl-C): a meta
  * record marked `incomplete=true` with the reason and the tokens known so far
- * (usually none: providers send usage last), then the partial text (trimmed)
+ * (often none: most providers send usage last), then the partial text (trimmed)
  * as an assistant message. Nothing when the attempt delivered nothing.
  */
 function incompleteAnswer(
@@ -72,19 +58,7 @@ function incompleteAnswer(
 ): Message[] {
   if (partial.text === "" && partial.usage === undefined) return [];
   const out: Message[] = [];
-  if (input.logResponse) {
-    const meta = nextMeta({
-      usage: partial.usage ?? {},
-      previous,
-      session: input.session,
-      inferenceId: input.newId(),
-      timestamp: input.now(),
-      ...(input.who ? { who: input.who } : {}),
-    });
-    meta.incomplete = "true";
-    meta.reason = incompleteReason(e, input.signal);
-    out.push({ role: "meta", content: serializeMeta(meta) });
-  }
+  if (input.logResponse) out.push(incompleteMeta(e, partial.usage, previous, input));
   // trimmed as the chat format stores it (ASCII whitespace and NUL, never
   // U+3000 or U+00A0), so the printed partial equals the saved one
   const text = rubyStrip(partial.text);
@@ -171,15 +145,20 @@ async function playRound(
   let metaMessage: Message | null = null;
   let items = recorded?.items;
   let id = recorded?.id;
+  let retried = recorded?.retried ?? [];
   if (recorded) {
     meta = replayReply(state, recorded, input);
     metaMessage = recorded.meta;
   } else {
-    const partial: AttemptOutput = { text: "" };
+    const partial: AttemptOutput = { text: "", retried: [] };
     const { reply, streamed } = await queryRound(state, tools, input, partial).catch((e) => {
-      out.push(...incompleteAnswer(e, partial, state.meta, input));
+      const previous = metaAfter(partial.retried, state.meta);
+      out.push(...partial.retried, ...incompleteAnswer(e, partial, previous, input));
       throw e;
     });
+    // the records of attempts retried after reporting usage come first
+    retried = partial.retried;
+    meta = metaAfter(retried, meta);
     input.onEvent?.({ type: "response", round: state.round, streamed });
     if (reply.truncated) input.warn?.(truncationWarning(input.backendName, reply.truncated));
     const timestamp = input.now();
@@ -191,6 +170,7 @@ async function playRound(
     items = reply.items;
     id = reply.id;
   }
+  out.push(...retried);
   if (metaMessage) out.push(metaMessage);
   const done = await itemsToMessages(items!, input).catch((e) => {
     // interrupted during its tools: the calls and their outputs so far are kept
@@ -199,7 +179,13 @@ async function playRound(
   });
   const messages = recorded ? restamp(done.messages, recorded.stamps) : done.messages;
   return {
-    record: { items: items!, ...(id ? { id } : {}), meta: metaMessage, stamps: stampsOf(messages) },
+    record: {
+      items: items!,
+      ...(id ? { id } : {}),
+      meta: metaMessage,
+      ...(retried.length ? { retried } : {}),
+      stamps: stampsOf(messages),
+    },
     meta,
     messages,
     lastIsLocalCall: done.lastIsLocalCall,

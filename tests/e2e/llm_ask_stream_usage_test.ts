@@ -51,3 +51,27 @@ Deno.test("llm ask -b openai --stream cut after the usage chunk: the saved chat 
   const total = await provTotal(dir.path, "cut0.chat");
   assert.deepEqual([total.pt, total.ct, total.tt], [500, 50, 550]);
 });
+
+for (const [backend, cutAfter] of [["anthropic", 6], ["openai", 4]] as const) {
+  Deno.test(`llm ask -b ${backend} --stream retried after a cut that reported usage: the saved chat and llm prov count both attempts (R93-2)`, async () => {
+    await using dir = await tempDir();
+    await using srv = await startProviderServer();
+    const usage = { pt: 500, ct: 50 };
+    srv.script({ text: ["hi"], usage, cutAfter }, { text: "hi again", usage });
+    await Deno.writeTextFile(join(dir.path, "cuta.chat"), "user: hello\n");
+    const r = await ask(srv, backend, dir.path, "cuta.chat");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(srv.requests.length, 2, r.stderr);
+    assert.match(r.stderr, /ended early.*retrying in .* \(attempt 2\)/);
+    assert.equal(r.stdout, "hi again\n");
+    const saved = join(dir.path, "cuta.chat");
+    const [cut, done] = await metas(saved);
+    assert.deepEqual([cut!.incomplete, cut!.reason, cut!.tt_c], ["true", "stream_cut", 550]);
+    assert.deepEqual([done!.incomplete, done!.tt_c], [undefined, 1100]);
+    assert.notEqual(cut!.inference_id, done!.inference_id);
+    const answers = parse(await Deno.readTextFile(saved)).filter((m) => m.role === "assistant");
+    assert.deepEqual(answers.map((m) => m.content), ["hi again"]);
+    const total = await provTotal(dir.path, "cuta.chat");
+    assert.deepEqual([total.pt, total.ct, total.tt], [1000, 100, 1100]);
+  });
+}

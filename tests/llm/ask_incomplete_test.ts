@@ -44,7 +44,13 @@ for (const backend of BACKENDS) {
       }),
     ).then(() => assert.fail("must fail"), (e) => e);
     assert.ok(isScoutError(err, "provider_http"), String(err));
-    const messages = err.messages as Message[];
+    let messages = err.messages as Message[];
+    if (backend === "anthropic") {
+      // the first attempt reported its prompt tokens (message_start): its record stays (R93-2)
+      assert.deepEqual(messages.map((m) => m.role), ["meta", "meta", "assistant"]);
+      assert.equal(parseMeta(String(messages[0]!.content)).pt, 10);
+      messages = messages.slice(1);
+    }
     assert.deepEqual(messages.map((m) => m.role), ["meta", "assistant"]);
     assert.ok(attempt.length > 0 && "Part one. Part two. Part three.".startsWith(attempt));
     assert.equal(messages[1]!.content, attempt.trim());
