@@ -21,7 +21,7 @@ const KINDS: Record<string, string> = {
  * `(incomplete: 2 unresolved references, 1 unreadable file — see the
  * warnings)` for an incomplete walk, else null. Identity conflicts do not
  * make a walk incomplete (they make totals best-effort: the coverage lines
- * say so).
+ * say so), nor do control lines whose jobs are not followed (R93-3).
  *
  * @param report whether the walk is complete, and its warnings
  * @returns the line (without a newline), or null
@@ -39,7 +39,7 @@ export function incompleteLine(
   if (report.complete) return null;
   const counts = new Map<string, number>();
   for (const w of report.warnings) {
-    if (w.code === "identity_conflict") continue;
+    if (w.code === "identity_conflict" || w.code === "control_jobs_not_followed") continue;
     const kind = KINDS[w.code] ?? "malformed receipt";
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }

@@ -8,8 +8,10 @@
  *
  * @module
  */
+import { readFileSync } from "node:fs";
 import type { Message } from "../chat/types.ts";
 import { loadRawSync } from "../chat/load.ts";
+import { parseWithLines } from "../chat/parse.ts";
 import { parseMeta } from "../chat/meta.ts";
 import { nonEmpty } from "../chat/trace.ts";
 import {
@@ -36,6 +38,55 @@ export interface ChatFacts {
   evidence: FileEvidence;
   /** Its tool calls, when the walk asked for them (`TraverseOptions.toolCalls`). */
   toolCalls?: ChatToolCall[];
+  /** Its control lines that run or include jobs ({@link controlJobsOf}), when it has any. */
+  controlJobs?: ControlJobs;
+}
+
+/**
+ * A chat's control lines that ran or reused jobs when it was compiled (an
+ * `llm ask -c` of it): their roles and 1-based lines, in file order. The walk
+ * reads them as literal text (`provenance.md` §1.3): those jobs are not
+ * followed, and the report warns (R93-3).
+ */
+export interface ControlJobs {
+  /** The line each starts on. */
+  lines: number[];
+  /** Its role. */
+  roles: string[];
+}
+
+/** The roles whose lines run (`task`…) or include (`job`, `inline_job`) jobs at compile. */
+const JOB_CONTROL_ROLES: ReadonlySet<string> = new Set([
+  "task",
+  "inline_task",
+  "exec_task",
+  "job",
+  "inline_job",
+]);
+
+/**
+ * The control lines of a chat that run or include jobs, or undefined when
+ * it has none (most chats: nothing more is read). Their lines come from a
+ * second read of the file, with line numbers (0 when it cannot be read again).
+ *
+ * @param path the chat's path
+ * @param messages its messages, as parsed
+ * @returns roles and lines, or undefined
+ */
+export function controlJobsOf(path: string, messages: readonly Message[]): ControlJobs | undefined {
+  if (!messages.some((m) => JOB_CONTROL_ROLES.has(m.role))) return undefined;
+  let chat: readonly Message[] = messages;
+  let lines: number[] = [];
+  try {
+    ({ chat, lines } = parseWithLines(readFileSync(path, "utf8")));
+  } catch { /* gone meanwhile: the roles without their lines */ }
+  const out: ControlJobs = { lines: [], roles: [] };
+  chat.forEach((m, i) => {
+    if (!JOB_CONTROL_ROLES.has(m.role)) return;
+    out.lines.push(lines[i] ?? 0);
+    out.roles.push(m.role);
+  });
+  return out;
 }
 
 /**
@@ -82,6 +133,8 @@ export function chatFactsOf(
     evidence: fileEvidence(chat, o),
   };
   if (o.toolCalls) facts.toolCalls = chatToolCalls(chat.messages, chat.path);
+  const controlJobs = controlJobsOf(chat.path, chat.messages);
+  if (controlJobs) facts.controlJobs = controlJobs;
   return facts;
 }
 
@@ -125,7 +178,8 @@ export function factsToText(facts: ChatFacts): string {
     e.chat.map((item) => item.metaAddress[1]),
     e.lineage,
     e.receiptProblems,
-    ...(facts.toolCalls ? [facts.toolCalls] : []),
+    ...(facts.toolCalls || facts.controlJobs ? [facts.toolCalls ?? null] : []),
+    ...(facts.controlJobs ? [facts.controlJobs] : []),
   ]);
   let text = header;
   for (const item of e.chat) text += "\n" + JSON.stringify(item.meta);
@@ -143,9 +197,8 @@ export function factsToText(facts: ChatFacts): string {
  */
 export function factsFromText(path: string, text: string): ChatFacts {
   const lines = text.split("\n");
-  const [jobReferences, receiptJobs, indices, lineage, receiptProblems, toolCalls] = JSON.parse(
-    lines[0]!,
-  );
+  const [jobReferences, receiptJobs, indices, lineage, receiptProblems, toolCalls, controlJobs] =
+    JSON.parse(lines[0]!);
   const n = (indices as number[]).length;
   const chat: ChatMetaItem[] = new Array(n);
   for (let k = 0; k < n; k++) {
@@ -159,6 +212,7 @@ export function factsFromText(path: string, text: string): ChatFacts {
     receiptJobs,
     evidence: { path, chat, lineage, receipts, receiptProblems },
     ...(toolCalls ? { toolCalls } : {}),
+    ...(controlJobs ? { controlJobs } : {}),
   };
 }
 

@@ -9,7 +9,7 @@
  * @module
  */
 import type { ReceiptProblem } from "../chat/receipts.ts";
-import { type ChatFacts, factsFromText } from "./chat_facts.ts";
+import { type ChatFacts, type ControlJobs, factsFromText } from "./chat_facts.ts";
 import { factsText } from "./facts_pool.ts";
 import { type TextSpill, textSpill } from "./spill.ts";
 import { collectIfGrown, collectPerText } from "../util/gc.ts";
@@ -47,6 +47,8 @@ export interface ChatStore {
   problems(seq: number): readonly ReceiptProblem[];
   /** Whether it holds receipt evidence. */
   hasReceipts(seq: number): boolean;
+  /** The chats with control lines that run or include jobs, by `seq`, in read order. */
+  controlJobs(): ReadonlyMap<number, ControlJobs>;
   /** Releases the spilled texts. */
   close(): void;
 }
@@ -64,6 +66,7 @@ export function chatStore(o: { spillAt?: number } = {}): ChatStore {
   const seqs = new Map<string, number>();
   const receipts: number[] = []; // seqs with receipt evidence
   const problems = new Map<number, ReceiptProblem[]>();
+  const controlJobs = new Map<number, ControlJobs>(); // few chats have any
   const cache = new Map<number, ChatFacts>();
   return {
     get count() {
@@ -80,6 +83,7 @@ export function chatStore(o: { spillAt?: number } = {}): ChatStore {
       if (facts.evidence.receiptProblems.length > 0) {
         problems.set(seq, facts.evidence.receiptProblems);
       }
+      if (facts.controlJobs) controlJobs.set(seq, facts.controlJobs);
       if (seq % GC_EVERY === GC_EVERY - 1) collectIfGrown();
       return seq;
     },
@@ -99,6 +103,7 @@ export function chatStore(o: { spillAt?: number } = {}): ChatStore {
     text: (seq) => spill.get(seq),
     problems: (seq) => problems.get(seq) ?? [],
     hasReceipts: (seq) => sortedHas(receipts, seq),
+    controlJobs: () => controlJobs,
     close() {
       cache.clear();
       spill.close();

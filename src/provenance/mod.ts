@@ -115,5 +115,5 @@ export type {
   DelegationLinks,
   SocietyLogIndex,
 } from "./delegation.ts";
-export type { ChatFacts } from "./chat_facts.ts";
+export type { ChatFacts, ControlJobs } from "./chat_facts.ts";
 export type { FileEvidence } from "./evidence.ts";

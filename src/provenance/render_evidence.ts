@@ -185,7 +185,7 @@ export function renderEvidence(report: ProvenanceReport): string {
 
 /**
  * The stderr line of a warning: receipt problems and identity conflicts get
- * their own forms, everything else is `Incomplete provenance at <kind>
+ * their own forms, control lines not followed their message, everything else is `Incomplete provenance at <kind>
  * <path> (<relation|root>): <message>`; control characters escaped.
  *
  * @param w a report warning
@@ -196,6 +196,8 @@ export function warningLine(w: ReportWarning): string {
 }
 
 function rawWarningLine(w: ReportWarning): string {
+  // names its file and lines itself; the walk is not incomplete
+  if (w.code === "control_jobs_not_followed") return w.message;
   if (w.code === "identity_conflict") {
     const c = w.reference as { identity: TokenEvent["identity"]; fields: string[] };
     return `identity conflict: ${identityText(c.identity)} disagrees on ${c.fields.join(",")}`;

@@ -86,6 +86,31 @@ function unreportedProblems(store: ChatStore, reported: Set<string>): ReportWarn
   return out;
 }
 
+/**
+ * One warning per chat whose control lines ran or reused jobs (`task:`,
+ * `job:`, `inline_job:`…, R93-3, [TS-FIX]): the walk reads them as text
+ * (`provenance.md` §1.3) and does not follow those jobs, so their tokens are
+ * not in the totals. Information: `complete` stays as the walk found it.
+ */
+function controlJobWarnings(store: ChatStore): ReportWarning[] {
+  const out: ReportWarning[] = [];
+  for (const [seq, c] of store.controlJobs()) {
+    const path = store.path(seq);
+    const roles = [...new Set(c.roles)].map((r) => `${r}:`).join(", ");
+    out.push({
+      code: "control_jobs_not_followed",
+      message: `${path}:${c.lines.join(",")}: the jobs its ${roles} lines ran or reused ` +
+        "are not followed (control lines are read as text): their tokens are not in these " +
+        "totals; see each with llm prov <job> (e.g. llm prov Workflow/task/name --jobs-dir DIR)",
+      kind: "chat",
+      node: nodeId("chat", path),
+      relation: null,
+      reference: { lines: c.lines, roles: c.roles },
+    });
+  }
+  return out;
+}
+
 function conflictWarnings(table: EventTable): ReportWarning[] {
   const out: ReportWarning[] = [];
   for (let i = 0; i < table.count(); i++) {
@@ -317,6 +342,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   const { store, table } = chats;
   warnings.push(...unreportedProblems(store, reported));
   const complete = warnings.length === 0;
+  warnings.push(...controlJobWarnings(store));
 
   o.onPhase?.("problems");
   // before each burst of new data (receipts, node records, edge records), a
