@@ -13,6 +13,7 @@ import { type FactsLines, factsLines } from "./chat_facts.ts";
 import type { ChatStore } from "./chat_store.ts";
 import type { CanonicalCopy, CanonicalEvent, EventSummary, EventTable } from "./event_table.ts";
 import { DEDUPLICATIONS, firstCopyIdentity, TYPES } from "./event_columns.ts";
+import { societyLog } from "./labels.ts";
 
 /** Lines of the chats a run of events reads, each chat's text split once per run. */
 function linesCache(store: ChatStore): (seq: number) => FactsLines {
@@ -27,9 +28,22 @@ function linesCache(store: ChatStore): (seq: number) => FactsLines {
   };
 }
 
+const chatCopy = (source: string): CanonicalCopy => ({
+  origin: "chat_meta",
+  source,
+  callId: null,
+  toolName: null,
+});
+
+function receiptCopy(line: string): CanonicalCopy {
+  const r = JSON.parse(line) as ReceiptItem;
+  return { origin: "agent_meta", source: r.source, callId: r.callId, toolName: r.toolName };
+}
+
 /**
  * Each event's tokens, `model`/`backend`/`endpoint` and canonical copy, in
- * order (what `rollup` reads).
+ * order (what `rollup` reads); when the canonical copy is not in a society
+ * log, also the first copy that is a society log's own record, after it.
  *
  * @param table the event table
  * @param store its chats
@@ -38,17 +52,21 @@ function linesCache(store: ChatStore): (seq: number) => FactsLines {
 export function* canonicalEvents(table: EventTable, store: ChatStore): Generator<CanonicalEvent> {
   const linesOf = linesCache(store);
   for (let e = 0; e < table.count(); e++) {
-    let first: CanonicalCopy | null = null;
+    const evidence: CanonicalCopy[] = [];
     table.copiesOf(e, (seq, pos) => {
-      if (first !== null) return;
-      if (pos >= 0) {
-        first = { origin: "chat_meta", source: store.path(seq), callId: null, toolName: null };
-      } else {
-        const r = JSON.parse(linesOf(seq).receipts[~pos]!) as ReceiptItem;
-        first = { origin: "agent_meta", source: r.source, callId: r.callId, toolName: r.toolName };
+      if (evidence.length === 0) {
+        evidence.push(
+          pos >= 0 ? chatCopy(store.path(seq)) : receiptCopy(linesOf(seq).receipts[~pos]!),
+        );
+      } else if (
+        // a society log's own record after a canonical copy that is none (`agentOf`, R93-4)
+        evidence.length === 1 && pos >= 0 && societyLog(evidence[0]!.source) === null &&
+        societyLog(store.path(seq)) !== null
+      ) {
+        evidence.push(chatCopy(store.path(seq)));
       }
     });
-    yield { tokens: table.tokensOf(e), meta: table.names(e), evidence: [first!] };
+    yield { tokens: table.tokensOf(e), meta: table.names(e), evidence };
   }
 }
 

@@ -22,7 +22,7 @@ export interface ReportEvents extends Iterable<TokenEvent> {
    * written from the stored text as `JSON.stringify(json(e))` would.
    */
   jsonLines?(json: (e: TokenEvent) => unknown): Iterable<string>;
-  /** Each event's tokens, meta record and first (canonical) copy only, in order. */
+  /** Each event's tokens, meta record and canonical copy (and a society log's, see {@link CanonicalEvent}), in order. */
   canonical?(): Iterable<CanonicalEvent>;
   /** Each event's identity, tokens, conflict flag and where its copies are, in order. */
   summaries?(): Iterable<EventSummary>;
@@ -45,6 +45,10 @@ export type CanonicalCopy = Pick<EvidenceItem, "origin" | "source" | "callId" | 
  * canonical copy first.
  */
 export type CanonicalEvent = Pick<TokenEvent, "tokens" | "meta"> & {
-  /** The canonical copy first (a rebuilt event has all of them). */
+  /**
+   * The canonical copy first; then, when it is not in a society log, the
+   * first copy that is a society log's own record, if any (what `--by agent`
+   * prefers). A rebuilt event has all of them.
+   */
   evidence: readonly CanonicalCopy[];
 };

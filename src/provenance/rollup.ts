@@ -110,8 +110,27 @@ function jobAgent(n: ReportNode): string {
   return j.task === "ask" ? j.workflow : `${j.workflow}/${j.task}`;
 }
 
+/**
+ * The society log an event's spend belongs to. The rule (R93-4): a copy
+ * whose path is a society log wins over one that is not — the canonical copy
+ * when it is one (of either origin, as before), else the first other copy
+ * that is a society log's own meta record. The canonical copy is
+ * the first in path order, so a renamed copy of a specialist's log elsewhere
+ * in the job's `log/` (`log/old/facts-renamed.chat`) can be it; without this
+ * rule it moved the specialist's spend to the job's agent.
+ */
+function societyOf(e: CanonicalEvent): { agent: string } | null {
+  for (let k = 0; k < e.evidence.length; k++) {
+    const c = e.evidence[k]!;
+    if (k > 0 && c.origin !== "chat_meta") continue;
+    const society = societyLog(c.source);
+    if (society) return society;
+  }
+  return null;
+}
+
 function agentOf(e: CanonicalEvent, p: Placement, root: string): string {
-  const society = societyLog(p.source);
+  const society = societyOf(e);
   if (society) return society.agent;
   const first = e.evidence[0];
   const tool = first?.origin === "agent_meta" ? first.toolName : null;

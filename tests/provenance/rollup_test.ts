@@ -85,6 +85,36 @@ Deno.test("rollup --by agent: root, Planner (own log), Critic (society log), Wor
   assert.deepEqual(r.groups.map((g) => g.key.agent), ["Planner", "(root)", "Worker", "Critic"]);
 });
 
+Deno.test("rollup --by agent: a renamed copy of a society log that sorts first leaves the spend with the specialist (R93-4)", async () => {
+  const { dir, root, jobs } = await example();
+  await using _d = dir;
+  const log = join(jobs, "Planner/ask/Default_a1b2c3d4e5.chat.files/log");
+  await Deno.mkdir(join(log, "old"));
+  await Deno.copyFile(
+    join(log, "society/Critic/default.chat"),
+    join(log, "old/default-renamed.chat"),
+  );
+  const report = provenanceReport(root, { jobRoots: [jobs] });
+  assert.equal(report.totals.deduplicated_total.tt, 918);
+  const got = (r: ReturnType<typeof rollup>) =>
+    Object.fromEntries(r.groups.map((g) => [g.key.agent, [g.inferences, g.tokens.tt]]));
+  const want = {
+    "(root)": [2, 60 + 95],
+    Planner: [2, 240 + 320],
+    Worker: [2, 120 + 35],
+    Critic: [1, 48],
+  };
+  assert.deepEqual(got(rollup(report, ["agent"])), want);
+  // the same rule when the roll-up reads whole events (every copy)
+  const whole = { ...report, events: Array.from(report.events) } as unknown as typeof report;
+  assert.deepEqual(got(rollup(whole, ["agent"])), want);
+  const cli = await runMain(["llm", "prov", root, "-J", jobs, "--by", "agent", "--json"], {
+    cwd: dir.path,
+  });
+  const groups = JSON.parse(cli.stdout).rollups[0].groups as { key: { agent: string } }[];
+  assert.ok(groups.some((g) => g.key.agent === "Critic"), cli.stdout);
+});
+
 Deno.test("rollup --by model,endpoint with costs: cached tokens priced from cct/cwt; legacy records are 'unknown'", async () => {
   const { dir, root, jobs } = await example();
   await using _d = dir;
