@@ -17,6 +17,7 @@ import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { usageError } from "../errors.ts";
 import { exists, fileError } from "../util/fs.ts";
+import { errnoReason } from "../util/errno_text.ts";
 import { refusedByFileSystem } from "../util/fs_refused.ts";
 import { inPlace, inPlaceWrite, writeWhere } from "../util/in_place.ts";
 import { acquireLock, type HeldLock } from "../workflow/lock.ts";
@@ -90,7 +91,7 @@ export async function fileLock(
   } catch (e) {
     const errno = refusedByFileSystem(e);
     if (errno === null) throw e;
-    warn(`Cannot lock in "${home}" (${errno.message}): locking next to the ${noun}`);
+    warn(`Cannot lock in "${home}" (${errnoReason(errno)}): locking next to the ${noun}`);
     return await acquireLock(file, dirname(file));
   }
 }

@@ -24,6 +24,7 @@ import { closeSync, fstatSync, lstatSync, openSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { cannotText, errnoReason } from "../util/errno_text.ts";
 import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
 import { refusedByFileSystem } from "../util/fs_refused.ts";
 import {
@@ -55,10 +56,7 @@ async function tryCreate(file: string): Promise<number | null> {
       await mkdir(dirname(file), { recursive: true });
       return await tryCreate(file);
     }
-    throw new ScoutError("io", `Cannot create cache lock "${file}": ${(e as Error).message}`, {
-      file,
-      cause: e,
-    });
+    throw new ScoutError("io", cannotText("create the cache lock", file, e), { file, cause: e });
   }
   try {
     writeAllSync(fd, holderText());
@@ -283,7 +281,7 @@ function unusable(dir: string, e: unknown): unknown {
   if (errno === null) return e;
   return new ScoutError(
     "cache_unavailable",
-    `The inference cache at "${dir}" cannot be used: ${errno.message}`,
+    `The inference cache at "${dir}" cannot be used: ${errnoReason(errno)}`,
     { file: dir, cause: e },
   );
 }

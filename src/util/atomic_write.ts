@@ -28,6 +28,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ScoutError } from "../errors.ts";
+import { cannotText } from "./errno_text.ts";
 import { removeDeadTemps, writerTag } from "./dead_temps.ts";
 
 /**
@@ -251,9 +252,5 @@ function failedWrite(path: string, tmp: string, e: unknown): ScoutError {
   } catch { /* the temp file may not exist */ }
   // Node names the file of the failed call (`…, open '<dir>/.<name>.<pid>….tmp'`): the
   // temp file is this write's detail, the message names the file written (R88-10)
-  const why = String((e as Error)?.message ?? e).replace(/, \w+ '[^']*'(?: -> '[^']*')?$/, "");
-  return new ScoutError("io", `Cannot write "${path}": ${why}`, {
-    file: path,
-    cause: e,
-  });
+  return new ScoutError("io", cannotText("write", path, e), { file: path, cause: e });
 }

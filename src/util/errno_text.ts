@@ -123,3 +123,25 @@ export function errnoText(e: unknown): string | null {
   }
   return `Cannot ${verb}${target}: ${reasonOf(code, message)}`;
 }
+
+/**
+ * The message of a failed call on a file the caller names: `Cannot <what>
+ * "<path>": <reason>`, the reason in words without the runtime's own copy of
+ * the path (`EACCES: permission denied, open '<path>'` → `permission denied`),
+ * so the path is said once (R92-6).
+ *
+ * @param what what was tried (`create the lock`)
+ * @param path the file it was tried on
+ * @param e what was thrown
+ * @returns the message
+ *
+ * @example
+ * ```ts
+ * import { cannotText } from "./errno_text.ts";
+ * const e = Object.assign(new Error("EACCES: permission denied, open '/l'"), { code: "EACCES" });
+ * cannotText("create the lock", "/l", e); // 'Cannot create the lock "/l": permission denied'
+ * ```
+ */
+export function cannotText(what: string, path: string, e: unknown): string {
+  return `Cannot ${what} "${path}": ${errnoReason(e)}`;
+}

@@ -13,6 +13,7 @@
 import { closeSync, openSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { ScoutError } from "../errors.ts";
+import { cannotText } from "./errno_text.ts";
 import { writeAllSync } from "./fs.ts";
 import { pidAlive } from "./process.ts";
 import { holderOf, judgeLockSync, type LockId, takeOver } from "./stale_takeover.ts";
@@ -52,16 +53,20 @@ function tryCreate(lock: string): boolean {
     fd = openSync(lock, "wx");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw new ScoutError("io", `Cannot create the lock "${lock}": ${(e as Error).message}`, {
-      file: lock,
-      cause: e,
-    });
+    throw new ScoutError("io", cannotText("create the lock", lock, e), { file: lock, cause: e });
   }
   try {
     writeAllSync(fd, `${process.pid}@${hostname()}`);
-  } finally {
+  } catch (e) {
+    // a full disk: the lock we just made (O_EXCL) is empty; left, it would hold the next
+    // run until it went stale (R92-1)
     closeSync(fd);
+    try {
+      unlinkSync(lock);
+    } catch { /* gone already */ }
+    throw new ScoutError("io", cannotText("write the lock", lock, e), { file: lock, cause: e });
   }
+  closeSync(fd);
   return true;
 }
 

@@ -33,6 +33,7 @@ import {
 import { open } from "node:fs/promises";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { cannotText } from "./errno_text.ts";
 import { writeFileAtomic, writeFileAtomicSync } from "./fs.ts";
 
 /** Where a write of a path lands, or why it may not. */
@@ -194,10 +195,7 @@ export function writeInPlaceSync(path: string, data: Uint8Array, shown: string =
 }
 
 function streamError(shown: string, e: unknown): ScoutError {
-  return new ScoutError("io", `Cannot write "${shown}": ${(e as Error).message}`, {
-    file: shown,
-    cause: e,
-  });
+  return new ScoutError("io", cannotText("write", shown, e), { file: shown, cause: e });
 }
 
 /**

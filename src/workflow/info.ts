@@ -14,6 +14,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { cannotText } from "../util/errno_text.ts";
 import { tempPathFor, writeFileAtomicSync } from "../util/fs.ts";
 import { infoPath } from "./store.ts";
 
@@ -256,7 +257,7 @@ export function writeJobInfo(jobPath: string, info: JobInfo): Promise<void> {
       return writeJobInfo(jobPath, info); // the directory was removed (clean); create it again
     }
     return Promise.reject(
-      new ScoutError("io", `Cannot write "${file}": ${(e as Error).message}`, { file, cause: e }),
+      new ScoutError("io", cannotText("write", file, e), { file, cause: e }),
     );
   }
   return Promise.resolve();

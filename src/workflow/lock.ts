@@ -18,11 +18,12 @@ import {
   readFileSync,
   statSync,
   unlinkSync,
-  writeSync,
 } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { cannotText } from "../util/errno_text.ts";
+import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
 import { lockPathFor } from "./store.ts";
 import { lockTime } from "./time.ts";
 import { pidAlive } from "../util/process.ts";
@@ -137,17 +138,21 @@ function tryCreate(path: string, content: string): number | null {
       mkdirSync(dirname(path), { recursive: true }); // the lock directory was removed meanwhile
       return tryCreate(path, content);
     }
-    throw new ScoutError("io", `Cannot create lock "${path}": ${(e as Error).message}`, {
-      file: path,
-      cause: e,
-    });
+    throw new ScoutError("io", cannotText("create the lock", path, e), { file: path, cause: e });
   }
+  let ino: number;
   try {
-    writeSync(fd, content);
-    return fstatSync(fd).ino;
-  } finally {
+    writeAllSync(fd, content);
+    ino = fstatSync(fd).ino;
+  } catch (e) {
+    // a full disk: the file was made (we just created it, O_EXCL), its text not written; an
+    // empty lock left would hold the next run for 30 s and stay beside a chat (R92-1)
     closeSync(fd);
+    unlinkQuiet(path);
+    throw new ScoutError("io", cannotText("write the lock", path, e), { file: path, cause: e });
   }
+  closeSync(fd);
+  return ino;
 }
 
 /** Whether lock file `path` is still the one we created: same inode, our text. */

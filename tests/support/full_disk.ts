@@ -1,0 +1,87 @@
+/**
+ * A real full disk for tests: a small tmpfs mounted in a temp directory and
+ * filled up, so every write into it fails with ENOSPC while files can still
+ * be created (tmpfs counts inodes apart from pages, as a full disk keeps free
+ * inodes). Needs root (CI runs the suite as root); where no tmpfs can be
+ * mounted, {@link canMountTmpfs} is false and the tests using it are ignored.
+ * The mount is removed when disposed, never left behind.
+ *
+ * @module
+ */
+import { closeSync, openSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
+
+function run(cmd: string, args: string[]): boolean {
+  try {
+    return new Deno.Command(cmd, { args, stdout: "null", stderr: "null" }).outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+function probe(): boolean {
+  if (Deno.build.os !== "linux" || Deno.uid() !== 0) return false;
+  const dir = Deno.makeTempDirSync({ prefix: "scout-tmpfs-probe-" });
+  try {
+    if (!run("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir])) return false;
+    return run("umount", [dir]) || run("umount", ["-l", dir]);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+}
+
+/** Whether this process can mount a tmpfs (root on Linux, allowed to mount). */
+export const canMountTmpfs: boolean = probe();
+
+/** A mounted, filled tmpfs. */
+export interface FullDisk extends AsyncDisposable {
+  /** The mount point. */
+  path: string;
+  /** Frees the space (removes the filler); writes succeed again. */
+  free(): void;
+  /** Fills it again. */
+  fill(): void;
+}
+
+/**
+ * Mounts a small tmpfs, lets `prepare` lay out what must exist before the
+ * disk is full, then fills it.
+ *
+ * @param prepare makes directories and files while there is space
+ * @returns the full disk; dispose it to unmount
+ */
+export async function fullDisk(prepare: (path: string) => void = () => {}): Promise<FullDisk> {
+  const path = await Deno.makeTempDir({ prefix: "scout-full-" });
+  if (!run("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", path])) {
+    await Deno.remove(path, { recursive: true });
+    throw new Error(`cannot mount a tmpfs at ${path}`);
+  }
+  const filler = join(path, ".filler");
+  const disk: FullDisk = {
+    path,
+    free: () => rmSync(filler, { force: true }),
+    fill: () => {
+      const fd = openSync(filler, "a");
+      const chunk = new Uint8Array(4096);
+      try {
+        for (;;) writeSync(fd, chunk);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOSPC") throw e;
+      } finally {
+        closeSync(fd);
+      }
+    },
+    [Symbol.asyncDispose]: async () => {
+      if (!run("umount", [path])) run("umount", ["-l", path]);
+      await Deno.remove(path, { recursive: true }).catch(() => {});
+    },
+  };
+  try {
+    prepare(path);
+    disk.fill();
+  } catch (e) {
+    await disk[Symbol.asyncDispose]();
+    throw e;
+  }
+  return disk;
+}
