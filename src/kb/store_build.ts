@@ -7,6 +7,8 @@
  */
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname } from "node:path";
+import { ScoutError } from "../errors.ts";
+import { cannotText } from "../util/errno_text.ts";
 import { removeDeadTemps, writerTag } from "../util/dead_temps.ts";
 import {
   BLOCK,
@@ -228,6 +230,13 @@ export function buildStore(
       closeSync(fd);
     } catch { /* already closed */ }
     rmSync(tmp, { force: true });
-    throw e;
+    throw indexError(path, e);
   }
+}
+
+/** A failed write of index `path` naming it (a full disk's `write` names no file: R92-2). */
+function indexError(path: string, e: unknown): unknown {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  if (typeof code !== "string" || !/^E[A-Z0-9]+$/.test(code)) return e; // not the file system's
+  return new ScoutError("io", cannotText("write the index", path, e), { file: path, cause: e });
 }
