@@ -15,7 +15,7 @@ import { readFile } from "node:fs/promises";
 import { appendChatBytes } from "../chat/print_append.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
-import { usageError } from "../errors.ts";
+import { ScoutError, usageError } from "../errors.ts";
 import { exists, fileError } from "../util/fs.ts";
 import { errnoReason } from "../util/errno_text.ts";
 import { refusedByFileSystem } from "../util/fs_refused.ts";
@@ -23,16 +23,19 @@ import { inPlace, inPlaceWrite, writeWhere } from "../util/in_place.ts";
 import { acquireLock, type HeldLock } from "../workflow/lock.ts";
 
 /**
- * Fails (usage error, exit 2) when `-o` cannot be written: a directory, an
- * unwritable or read-only file, or no writable directory to create it in
- * (missing parents are created, so the nearest existing one decides).
+ * Fails when `-o` cannot be written: a directory or no file (a usage error,
+ * exit 2); an unwritable or read-only file, or no writable directory to
+ * create or replace it in (missing parents are created, so the nearest
+ * existing one decides) — a permission, exit 1 (R92-5).
  *
  * @param given absolute path (a symbolic link: its target is checked)
  * @param shown the path as given, for the message
  */
 export function checkChatOutput(given: string, shown: string): void {
-  const { problem } = inPlace(given);
-  if (problem !== null) throw usageError(`Cannot write -o "${shown}": ${problem}`);
+  const { problem, denied } = inPlace(given);
+  if (problem === null) return;
+  const message = `Cannot write -o "${shown}": ${problem}`;
+  throw denied ? new ScoutError("io", message, { file: shown }) : usageError(message);
 }
 
 /**

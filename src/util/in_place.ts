@@ -47,6 +47,11 @@ export interface InPlace {
    * nothing renamed over it). Absent for a file.
    */
   stream?: true;
+  /**
+   * The refusal is a permission (a file or directory this process may not
+   * write), not the kind of path: a failure (exit 1), not a usage error.
+   */
+  denied?: true;
 }
 
 /**
@@ -81,19 +86,23 @@ export function inPlace(path: string): InPlace {
   }
   // no write bit at all: read-only even to root, whom access() lets write anything
   if ((st.mode & 0o222) === 0 || !writable(file)) {
-    return { file, problem: "the file is not writable" };
+    return { file, problem: "the file is not writable", denied: true };
   }
-  return newFile(file); // a rewrite is a temp file beside it: its directory must take one
+  return newFile(file, true); // a rewrite is a temp file beside it: its directory must take one
 }
 
 /** A file (new, or rewritten by temp + rename) whose directory must be writable. */
-function newFile(file: string): InPlace {
+function newFile(file: string, exists = false): InPlace {
   let dir = dirname(file);
   while (statOrNull(dir) === null && dirname(dir) !== dir) dir = dirname(dir);
-  if (!statOrNull(dir)?.isDirectory() || !writable(dir)) {
-    return { file, problem: `"${dir}" is not a writable directory` };
-  }
-  return { file, problem: null };
+  const isDir = statOrNull(dir)?.isDirectory() === true;
+  if (isDir && writable(dir)) return { file, problem: null };
+  // a writable file in a directory that is not is still refused: it is replaced, not overwritten
+  const why = exists && isDir
+    ? " (the file is replaced atomically: a temp file written beside it is renamed over it)"
+    : "";
+  const problem = `"${dir}" is not a writable directory${why}`;
+  return isDir ? { file, problem, denied: true } : { file, problem };
 }
 
 /**
