@@ -180,7 +180,12 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
     done = true;
   } finally {
     if (got.length > 0) {
-      unplaced = await saveReplies({ path, where: where!, read: text, got, name: run.file }, io);
+      const save = { path, where: where!, read: text, got, name: run.file };
+      unplaced = await saveReplies(save, io).catch((e) => {
+        // a full disk, a lock refused: the file is as it was; the replies paid for are shown (R92-4)
+        printReplies(got, run.file, run.json ? io.stderr : io.stdout);
+        throw e;
+      });
       tellUnplaced(unplaced, run.file, io, !(done && run.json));
     }
   }
@@ -276,15 +281,20 @@ async function saveReplies(s: Save, io: Io): Promise<BlockReply[]> {
  * stdout as the block it would have been.
  */
 function tellUnplaced(unplaced: BlockReply[], name: string, io: Io, print: boolean): void {
-  for (const { block, answer } of unplaced) {
+  for (const { block } of unplaced) {
     io.stderr.write(
       `${name}:${block.line}: the question "${block.question}" is no longer in the file ` +
         `unanswered (it changed while asking): its reply is printed on stdout\n`,
     );
-    if (print) {
-      io.stdout.write(
-        `# ${name}:${block.line}: ${block.question}\n` + withReplies("", new Map([[0, answer]])),
-      );
-    }
+  }
+  if (print) printReplies(unplaced, name, io.stdout);
+}
+
+/** Prints replies as the blocks they would have been: `# FILE:LINE: question`, the reply. */
+function printReplies(replies: BlockReply[], name: string, out: Io["stdout"]): void {
+  for (const { block, answer } of replies) {
+    out.write(
+      `# ${name}:${block.line}: ${block.question}\n` + withReplies("", new Map([[0, answer]])),
+    );
   }
 }
