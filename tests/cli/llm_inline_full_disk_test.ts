@@ -8,14 +8,13 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
-import { canMountTmpfs, fullDisk } from "../support/full_disk.ts";
+import { fullDisk } from "../support/full_disk.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 const TEXT = "x = 1\n# ask: hi there\n";
 
 Deno.test({
   name: "--inline on a full disk prints the replies it cannot write, then fails (R92-4)",
-  ignore: !canMountTmpfs,
   fn: async () => {
     await using d = await tempDir();
     await using srv = await startProviderServer();

@@ -8,13 +8,12 @@ import assert from "node:assert/strict";
 import { cpSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, runMain } from "../support/cli.ts";
-import { canMountTmpfs, fullDisk } from "../support/full_disk.ts";
+import { fullDisk } from "../support/full_disk.ts";
 
 const FAMILY = join(ROOT, "fixtures", "kb", "family");
 
 Deno.test({
   name: "kb query on a full disk names the index it cannot write (R92-2)",
-  ignore: !canMountTmpfs,
   fn: async () => {
     await using disk = await fullDisk((p) => {
       cpSync(FAMILY, join(p, "kb"), { recursive: true, filter: (s) => !s.includes("-index") });

@@ -9,14 +9,11 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { acquireLock, acquireLockFile } from "../../src/workflow/lock.ts";
 import { withFileLockSync } from "../../src/util/file_lock.ts";
-import { canMountTmpfs, fullDisk } from "../support/full_disk.ts";
+import { fullDisk } from "../support/full_disk.ts";
 import { tempDir } from "../support/cli.ts";
-
-const ignore = !canMountTmpfs;
 
 Deno.test({
   name: "persist lock: a full disk leaves no empty lock; the error names it (R92-1, R92-2)",
-  ignore,
   fn: async () => {
     await using disk = await fullDisk((p) => mkdirSync(join(p, "locks")));
     const locks = join(disk.path, "locks");
@@ -42,7 +39,6 @@ Deno.test({
 
 Deno.test({
   name: "file lock: a full disk leaves no empty lock; the error names it (R92-1, R92-2)",
-  ignore,
   fn: async () => {
     await using disk = await fullDisk();
     const file = join(disk.path, "registry");
