@@ -82,7 +82,11 @@ function registerKbRegister(kb: Command, ctx: CliContext, dir: KbDir): void {
   const register = dir.arg(kb.command("register"))
     .description("register a TSV file as a database (creates the directory and config/registry)")
     .argument("<name>", "database name (the tool name)")
-    .argument("<file>", "Scout TSV file ('#: :sep=…#:type=…' line, '#Source<TAB>Target…' header)")
+    .argument(
+      "<file>",
+      "Scout TSV file ('#: :sep=…#:type=…' line, '#Source<TAB>Target…' header); kept by path " +
+        "and read again later, so not '-' or a pipe",
+    )
     .option("--source <field>", "source field (default: the first column)")
     .option("--target <field>", "target field (default: the second column)")
     .option("--fields <list>", "comma-separated fields to keep (default: all other columns)")

@@ -18,8 +18,9 @@ import {
 } from "../kb/mod.ts";
 import { knowledgeBaseOfAgent, registerDatabase } from "../kb/resolve.ts";
 import type { DatabaseOptions } from "../kb/registry.ts";
-import { isScoutError, ScoutError } from "../errors.ts";
+import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
+import { pathKind } from "../util/path_kind.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 
@@ -47,13 +48,31 @@ export interface KbRegisterOptions {
 }
 
 /**
- * `kb register`: checks the TSV header and writes the registry entry.
+ * The file of `kb register`, which the registry keeps by path and reads
+ * later: `-` (stdin) or a pipe, FIFO or terminal (`<(…)`, read once) is
+ * refused, as `--inline` refuses one (R94-2).
+ *
+ * @throws ScoutError a usage error saying why
+ */
+function checkKeptFile(file: string, path: string): void {
+  const later = "the knowledge base keeps the path and reads it later (save it to a file first)";
+  if (file === "-") throw usageError(`Cannot register "-" (stdin): ${later}`);
+  if (pathKind(path) === "stream") {
+    throw usageError(`Cannot register "${file}": it is a pipe or a terminal, read once; ${later}`);
+  }
+}
+
+/**
+ * `kb register`: checks the TSV header and writes the registry entry; the
+ * file must be one that can be read again (see {@link checkKeptFile}).
  *
  * @param opts the options
  * @param io injected I/O
  * @returns exit code
  */
 export function runKbRegister(opts: KbRegisterOptions, io: Io): number {
+  const file = resolve(io.cwd, opts.file);
+  checkKeptFile(opts.file, file);
   const options: DatabaseOptions = {};
   if (opts.source !== undefined) options.source = opts.source;
   if (opts.target !== undefined) options.target = opts.target;
@@ -63,7 +82,7 @@ export function runKbRegister(opts: KbRegisterOptions, io: Io): number {
   const info = registerDatabase(
     resolve(io.cwd, opts.dir),
     opts.name,
-    resolve(io.cwd, opts.file),
+    file,
     options,
   );
   io.stdout.write(`${info.name}\t${describe(info)}\n`);
