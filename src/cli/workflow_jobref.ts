@@ -2,11 +2,13 @@
  * The JOB argument of `workflow info`: a job path, a short path
  * `Workflow/task/name`, the job's `.info` file or `.files` directory, or a
  * prefix of one job's name (`Baking/cake/Default` for `Default_<digest>.txt`,
- * the name a run with non-default inputs gets).
+ * the name a run with non-default inputs gets). A job named exactly so, its
+ * result file's extension aside (`Default` for `Default.json`), is taken
+ * before the jobs whose names only start with it.
  *
  * @module
  */
-import { basename, dirname } from "node:path";
+import { basename, dirname, extname } from "node:path";
 import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
 import type { ResolveJobOptions } from "../workflow/store.ts";
@@ -45,9 +47,24 @@ function prefixMatches(ref: string, opts: ResolveJobOptions): string[] {
 }
 
 /**
+ * The one match named `base` itself, or `base` and an extension (the task's:
+ * `Default.json` for `Default`), which wins over names that only start with
+ * `base` (`Default_<digest>.json`; R94-3); null when none or several are.
+ */
+function namedMatch(matches: string[], ref: string, opts: ResolveJobOptions): string | null {
+  const base = basename(expandHome(ref.trim(), opts.env));
+  const named = matches.filter((m) => {
+    const name = basename(m);
+    return name === base || (extname(name) !== "" && name === base + extname(name));
+  });
+  return named.length === 1 ? named[0]! : null;
+}
+
+/**
  * Resolves the JOB argument of `workflow info`: as a job reference (see
  * `resolveJobReference`), as the job of a `.info` file or `.files` directory,
- * or as the one job whose name starts with the last component.
+ * as the job named by the last component and an extension (`Default` for
+ * `Default.json`), or as the one job whose name starts with it.
  *
  * @param ref the argument
  * @param opts roots, cwd, env
@@ -61,6 +78,8 @@ export function findJob(ref: string, opts: ResolveJobOptions): JobMatch | null {
     if (path !== null) return { path, byPrefix: false };
   }
   const matches = prefixMatches(owner ?? ref, opts);
+  const named = namedMatch(matches, owner ?? ref, opts);
+  if (named !== null) return { path: named, byPrefix: false };
   if (matches.length === 1) return { path: matches[0]!, byPrefix: true };
   if (matches.length > 1) {
     const shown = matches.slice(0, 5).map((m) => `"${m}"`).join(", ");
