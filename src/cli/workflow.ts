@@ -106,12 +106,14 @@ const INFO_HELP =
   "as status noinfo). Dependencies that moved are found by their last three path\n" +
   "components under the jobs roots. JOB may be a prefix of one job's name: a run\n" +
   "with non-default inputs is named Default_<digest>; the job taken is named on stderr.\n" +
+  "A job named JOB itself, its extension aside (Default.json for Default), comes first.\n" +
+  "--jobs-dir may be given more than once: the directories are searched in order.\n" +
   "A job whose info says it is in progress but whose process (pid on this host) is\n" +
   "gone shows as stale; a pid on another host cannot be checked (running: null).\n\n" +
   "Examples:\n" +
   "  scout-ai workflow info fixtures/scout-jobs/var/jobs/Baking/bake/Default  # by Scout\n" +
   "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --print-path\n" +
-  "  scout-ai workflow info Baking/batter/Default     # the job above: Default_<digest>.json\n" +
+  "  scout-ai workflow info Baking/batter/Default_    # the job above: Default_<digest>.json\n" +
   "  scout-ai workflow info ${SCOUT_HOME:-~/.scout}/var/jobs/Baking/whisk/Default_*.info --json | jq .status";
 
 const LIST_HELP = "\nWith no argument: the workflows in ./workflows and $SCOUT_HOME/workflows.\n" +
@@ -277,13 +279,17 @@ function registerWorkflowInfo(wf: Command, ctx: CliContext): void {
   wf.command("info")
     .description("show a job's status, inputs, dependencies, messages and files")
     .argument("<job>", "job path, short path Workflow/task/name, .info file, or a name prefix")
-    .option("--jobs-dir <dir>", "jobs directory to resolve short paths in")
+    .option(
+      "--jobs-dir <dir>",
+      "jobs directory to resolve short paths in (repeatable; searched in order)",
+      collect,
+    )
     .option("--json", "print {version, path, shortPath, status, done, running, info, …}")
     .addHelpText("after", INFO_HELP)
     .action(async (job, o) => {
       ctx.exitCode = await runWorkflowInfo({
         job,
-        ...(o.jobsDir !== undefined ? { jobsDir: o.jobsDir } : {}),
+        ...(o.jobsDir !== undefined ? { jobsDirs: o.jobsDir } : {}),
         json: Boolean(o.json),
       }, ctx.io);
     });

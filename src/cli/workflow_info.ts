@@ -15,6 +15,8 @@ import { processNote, runningJson, statusStyle, storeOptions, wfLib } from "./wo
 export interface WorkflowInfoOptions extends WorkflowCommonOptions {
   /** Job path or short path. */
   job: string;
+  /** `--jobs-dir`, repeatable: jobs directories searched in order (after `jobsDir`). */
+  jobsDirs?: string[];
 }
 
 function show(v: unknown): string {
@@ -78,8 +80,14 @@ export async function runWorkflowInfo(opts: WorkflowInfoOptions, io: Io): Promis
  * @throws ScoutError `job_not_found`
  */
 async function jobFacts(lib: WfLib, opts: WorkflowInfoOptions, io: Io): Promise<JobFacts> {
-  const roots = opts.jobsDir !== undefined
-    ? lib.jobStore(storeOptions(opts, io, "read")).roots
+  const given = [...(opts.jobsDir !== undefined ? [opts.jobsDir] : []), ...opts.jobsDirs ?? []];
+  // each --jobs-dir checked and searched, in order (R94-7: the last one was the only one)
+  const roots = given.length > 0
+    ? [
+      ...new Set(
+        given.flatMap((d) => lib.jobStore(storeOptions({ jobsDir: d }, io, "read")).roots),
+      ),
+    ]
     : lib.jobRoots({ env: io.env, cwd: io.cwd });
   const match = findJob(opts.job, { roots, cwd: io.cwd, env: io.env });
   if (match === null) {
