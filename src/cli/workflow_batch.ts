@@ -16,7 +16,8 @@ import type { Command } from "@commander-js/extra-typings";
 import { ScoutError, usageError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
-import { paint } from "./io.ts";
+import { paint, warn } from "./io.ts";
+import type { ListBatchesOptions } from "../workflow/deploy/mod.ts";
 import { statusStyle } from "./workflow_common.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
@@ -37,13 +38,25 @@ export interface WorkflowBatchOptions {
   dryRun?: boolean;
 }
 
-async function entries(opts: WorkflowBatchOptions, io: Io) {
+async function entries(opts: WorkflowBatchOptions, io: Io, how: ListBatchesOptions = {}) {
   const { batchBase, listBatches } = await deployLib();
   const base = batchBase(
     opts.batchDir !== undefined ? resolve(io.cwd, opts.batchDir) : undefined,
     io.env,
   );
-  return { base, list: await listBatches(base, io.env) };
+  return { base, list: await listBatches(base, io.env, how) };
+}
+
+/**
+ * How `tail` asks SLURM: the log is local and the state only tells which
+ * batch is live, so a `squeue` that cannot answer is tried twice, then
+ * warned about in one line and the log shown all the same (R94-6).
+ */
+function tailSlurm(io: Io): ListBatchesOptions {
+  return {
+    retry: { attempts: 2 },
+    onSlurmFailure: (e) => warn(io, `SLURM state unknown (${e.message})`),
+  };
 }
 
 function stateStyle(state: string): "green" | "red" | "yellow" | "dim" {
@@ -84,15 +97,18 @@ export async function runBatchList(opts: WorkflowBatchOptions, io: Io): Promise<
 
 /**
  * `workflow batch tail TARGET`: the last lines of a batch job's `std.err`
- * (or `std.out`).
+ * (or `std.out`); shown also when `squeue` cannot answer (with a warning).
  *
  * @param opts options
  * @param io I/O
  * @returns exit code
  */
 export async function runBatchTail(opts: WorkflowBatchOptions, io: Io): Promise<number> {
+  // checked before SLURM is asked (R94-6)
+  const n = opts.lines !== undefined ? Number(opts.lines) : 20;
+  if (!Number.isInteger(n) || n < 0) throw usageError(`-n "${opts.lines}" must be a whole number`);
   const { findBatch } = await deployLib();
-  const { base, list } = await entries(opts, io);
+  const { base, list } = await entries(opts, io, tailSlurm(io));
   if (opts.target === undefined && list.length === 0) {
     io.stderr.write(`No batch directories in ${base}\n`);
     return 0;
@@ -108,8 +124,6 @@ export async function runBatchTail(opts: WorkflowBatchOptions, io: Io): Promise<
         : `No batch directories in ${base}`,
     );
   }
-  const n = opts.lines !== undefined ? Number(opts.lines) : 20;
-  if (!Number.isInteger(n) || n < 0) throw usageError(`-n "${opts.lines}" must be a whole number`);
   const file = join(entry.dir, opts.stdout ? "std.out" : "std.err");
   // which batch job this is: the newest, or the one the target matched
   io.stderr.write(`==> ${file} (SLURM job ${entry.slurmId ?? "-"}, ${entry.job}) <==\n`);

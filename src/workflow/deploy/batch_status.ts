@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { ScoutError } from "../../errors.ts";
 import { readJobInfo } from "../info.ts";
 import { shortPath } from "../store.ts";
-import { FINAL_STATES, slurmStates } from "./slurm_state.ts";
+import { FINAL_STATES, slurmStates, type SqueueRetry } from "./slurm_state.ts";
 
 /** One batch directory as `batch list` shows it. */
 export interface BatchEntry {
@@ -126,17 +126,32 @@ async function batchEntry(r: BatchFiles, s: SlurmState): Promise<BatchEntry> {
   };
 }
 
+/** How {@link listBatches} asks SLURM. */
+export interface ListBatchesOptions {
+  /** How often a failed `squeue` call is repeated. */
+  retry?: SqueueRetry;
+  /**
+   * Given, a `squeue` that cannot answer (not installed, no controller) is
+   * told to it and the entries are listed from their files alone (state
+   * `UNKNOWN` until the script wrote `exit.status`); else it is thrown.
+   */
+  onSlurmFailure?: (e: ScoutError) => void;
+}
+
 /**
  * Lists batch directories (those with a `command.batch`) under `base`,
  * oldest first.
  *
  * @param base batch base directory
  * @param env environment for `squeue`
+ * @param opts retries, and what to do when `squeue` cannot answer
  * @returns the entries
+ * @throws ScoutError `batch_system` when `squeue` cannot answer and no `onSlurmFailure` is given
  */
 export async function listBatches(
   base: string,
   env: Record<string, string | undefined> = process.env,
+  opts: ListBatchesOptions = {},
 ): Promise<BatchEntry[]> {
   let names: string[] = [];
   try {
@@ -146,10 +161,26 @@ export async function listBatches(
   }
   const raw = names.map((name) => batchFiles(base, name));
   const ids = raw.map((r) => r.id).filter((x): x is string => x !== null);
-  const states = ids.length > 0 ? await slurmStates(ids, env) : new Map();
+  const states = await statesOf(ids, env, opts);
   const out: BatchEntry[] = [];
   for (const r of raw) out.push(await batchEntry(r, r.id !== null ? states.get(r.id) : undefined));
   return out.sort((a, b) => a.mtime - b.mtime || a.name.localeCompare(b.name));
+}
+
+/** SLURM's states of `ids`; empty when squeue cannot answer and `opts` says to go on. */
+async function statesOf(
+  ids: string[],
+  env: Record<string, string | undefined>,
+  opts: ListBatchesOptions,
+) {
+  try {
+    return await slurmStates(ids, env, opts.retry);
+  } catch (e) {
+    if (opts.onSlurmFailure === undefined || !(e instanceof ScoutError)) throw e;
+    if (e.code !== "batch_system") throw e;
+    opts.onSlurmFailure(e);
+    return new Map<string, { state: string; reason: string }>();
+  }
 }
 
 /** The entries a target names whole: by directory, else SLURM id, else a job they run. */

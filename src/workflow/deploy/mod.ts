@@ -44,6 +44,7 @@ export type {
   WaitPace,
 } from "./slurm.ts";
 export { cleanBatches, findBatch, listBatches } from "./batch_status.ts";
+export type { ListBatchesOptions } from "./batch_status.ts";
 export type { BatchEntry } from "./batch_status.ts";
 export { failedDependency } from "./slurm_failure.ts";
 export type { FailedUnit } from "./slurm_failure.ts";
