@@ -135,6 +135,23 @@ export function logLabel(path: string, ownerPath: string | null, rootDir?: strin
   return rootDir === undefined ? path : relative(rootDir, path);
 }
 
+/** An open file descriptor's path: `/dev/fd/N`, or what it resolves to (`/proc/<pid>/fd/N`). */
+const FD_PATH = /^\/(?:dev|proc\/(?:self|thread-self|\d+)(?:\/task\/\d+)?)\/fd\/(\d+)$/;
+
+/**
+ * The root chat's label: its file name; a pipe given as `<(…)` — a file
+ * descriptor's path, `/dev/fd/63`, which the canonical path makes
+ * `/proc/<pid>/fd/63` — is labelled `/dev/fd/63` as the shell named it,
+ * not `63` (R94-10).
+ *
+ * @param path canonical path of the root chat
+ * @returns the label
+ */
+export function rootChatLabel(path: string): string {
+  const fd = FD_PATH.exec(path);
+  return fd === null ? basename(path) : `/dev/fd/${fd[1]}`;
+}
+
 /** Labels longer than this are shortened in the middle by {@link middleShorten}. */
 export const LABEL_MAX = 60;
 

@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { basename } from "node:path";
 import type { TokenTotals } from "../chat/trace.ts";
 import type { NodeKind } from "./types.ts";
 import type {
@@ -20,7 +19,7 @@ import type {
   ReportNode,
   ReportNodes,
 } from "./report_types.ts";
-import { jobLabel, logLabel } from "./labels.ts";
+import { jobLabel, logLabel, rootChatLabel } from "./labels.ts";
 import { type TokenColumn, tokensAt } from "./typed.ts";
 
 /** Hidden reasons by code (0: shown). */
@@ -87,7 +86,7 @@ function labelOf(c: NodeColumns, i: number): string | null {
   if (c.hidden[i] !== 0) return null;
   const job = c.jobs[i];
   if (job) return jobLabel(job);
-  if (i === 0) return basename(c.paths[i]!);
+  if (i === 0) return rootChatLabel(c.paths[i]!);
   const owner = c.firstJob[i]!;
   return logLabel(c.paths[i]!, owner === -1 ? null : c.paths[owner]!, c.rootDir);
 }

@@ -206,7 +206,7 @@ Deno.test("R81-7: -f, -i, -t and llm prov read <(…)", async () => {
     assert.match(r.stdout, /<file name="\/dev\/fd\/\d+">\nDIFF TEXT\n<\/file>/, runner);
     assert.match(r.stdout, /system:\n\nbe brief\n/, runner);
     assert.match(r.stdout, /user:\n\nT q\n/, runner);
-    assert.match(r.stdout, /\nchat \d+\nprov=0\n$/, runner);
+    assert.match(r.stdout, /\nchat \/dev\/fd\/\d+\nprov=0\n$/, runner); // R94-10: not "63"
   }
 });
 
