@@ -214,11 +214,17 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
 }
 
 /**
- * The run itself, lock held: `setup` while the planned dependencies run,
- * then `start`, the body, its result written, `done` with the times.
+ * The run itself, lock held: a leftover tmp result removed, `setup` while
+ * the planned dependencies run, then `start`, the body, its result
+ * written, `done` with the times.
  */
 async function computeLocked(run: LockedRun, plan: Job[]): Promise<void> {
   const { job, task, opts, info } = run;
+  // [TS-FIX] A tmp result left by a run that died (SIGKILL, SIGHUP, the node)
+  // is partial: the body would append to it and the rename put it in place.
+  // Synchronous: an awaited rm here kept a SIGINT during a synchronous body
+  // from being seen before its result (tests/workflow/cli_interrupt_test.ts).
+  rmSync(tmpPath(job.path), { force: true, recursive: true });
   const issued = new Date();
   info.setup(issued);
   if (plan.length > 0) {
