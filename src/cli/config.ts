@@ -9,13 +9,14 @@
  */
 import type { Command } from "@commander-js/extra-typings";
 import { Buffer } from "node:buffer";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { scoutHome } from "../config/home.ts";
 import { type ConfigEntry, configEntryFor, configGet, loadConfig } from "../config/store.ts";
 import { ScoutError, usageError } from "../errors.ts";
 import { exists, fileError } from "../util/fs.ts";
-import { danglingLinkEnd, writeInPlace } from "../util/in_place.ts";
+import { withFileLockSync } from "../util/file_lock.ts";
+import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
 import { isSecretName, looksLikeKey, redactUrlsIn } from "../util/secrets.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
@@ -100,10 +101,10 @@ function sameScopes(a: readonly string[], b: readonly string[]): boolean {
 const NL = Buffer.from("\n");
 
 /** The config file's bytes; none when it (or a link's target) is not there. */
-async function readConfigBytes(file: string): Promise<Buffer> {
+function readConfigBytes(file: string): Buffer {
   if (!exists(file)) return Buffer.alloc(0);
   try {
-    return await readFile(file);
+    return readFileSync(file);
   } catch (e) {
     throw fileError(file, e);
   }
@@ -146,33 +147,46 @@ function editedLines(
 }
 
 /**
+ * Reads, edits and rewrites the config holding `<file>.lock`: concurrent
+ * `config set`/`unset` processes each see the others' entries (R91-4).
+ */
+function editConfig(file: string, opts: ConfigSetCliOptions): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true }); // the lock's directory
+  } catch { /* the lock's creation says why */ }
+  withFileLockSync(file, () => {
+    const { lines, found } = editedLines(readConfigBytes(file), opts);
+    if (opts.value === undefined && !found) {
+      throw new ScoutError(
+        "not_found",
+        `No entry "${[opts.key, ...opts.scopes].join(" ")}" in ${file}`,
+        { file },
+      );
+    }
+    const out = lines.length ? Buffer.concat(lines.flatMap((l) => [l, NL])) : new Uint8Array();
+    // a link (a dotfiles one, even to nothing yet) is written through, as Ruby's Open.write does
+    writeInPlaceSync(danglingLinkEnd(file), out, file);
+  });
+}
+
+/**
  * `config set KEY VALUE [SCOPE…]` (or unset with `value` undefined): replaces
  * the entry with the same key and scopes, or appends one; comments and other
  * lines are kept byte for byte; the file is rewritten atomically, a link's
- * target through the link.
+ * target through the link, under `<file>.lock`.
  *
  * @param opts key, value, scopes
  * @param io injected I/O
  * @returns exit code
  */
-export async function runConfigSet(opts: ConfigSetCliOptions, io: Io): Promise<number> {
+export function runConfigSet(opts: ConfigSetCliOptions, io: Io): number {
   for (const word of [opts.key, opts.value ?? "x", ...opts.scopes]) {
     if (word === "" || /\s/.test(word)) {
       throw usageError(`Config keys, values and scopes are single words, got "${word}"`);
     }
   }
   const file = configFile(io);
-  const { lines, found } = editedLines(await readConfigBytes(file), opts);
-  if (opts.value === undefined && !found) {
-    throw new ScoutError(
-      "not_found",
-      `No entry "${[opts.key, ...opts.scopes].join(" ")}" in ${file}`,
-      { file },
-    );
-  }
-  const out = lines.length ? Buffer.concat(lines.flatMap((l) => [l, NL])) : new Uint8Array();
-  // a link (a dotfiles one, even to nothing yet) is written through, as Ruby's Open.write does
-  await writeInPlace(danglingLinkEnd(file), out, file);
+  editConfig(file, opts);
   const shown = opts.value === undefined ? "removed" : `= ${printable(opts.key, opts.value)}`;
   const where = opts.scopes.length ? ` [${opts.scopes.join(" ")}]` : "";
   io.stderr.write(`${opts.key}${where} ${shown} (${file})\n`);
@@ -357,15 +371,15 @@ export function registerConfig(program: Command, ctx: CliContext): void {
         "\nExamples:\n  scout-ai config set endpoint nano ask\n" +
         "  scout-ai config set key env:MY_OPENAI_KEY openai\n  scout-ai config set persist false ask",
     )
-    .action(async (key, value, scopes) => {
-      ctx.exitCode = await runConfigSet({ key, value, scopes }, ctx.io);
+    .action((key, value, scopes) => {
+      ctx.exitCode = runConfigSet({ key, value, scopes }, ctx.io);
     });
   config.command("unset")
     .description("remove the entry of KEY with exactly these scopes")
     .argument("<key>", "config key")
     .argument("[scopes...]", "scope tokens of the entry")
-    .action(async (key, scopes) => {
-      ctx.exitCode = await runConfigSet({ key, scopes }, ctx.io);
+    .action((key, scopes) => {
+      ctx.exitCode = runConfigSet({ key, scopes }, ctx.io);
     });
   config.command("list")
     .description("list config entries and endpoint files (secrets hidden)")
