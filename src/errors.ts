@@ -157,6 +157,21 @@ export function usageError(message: string): ScoutError {
 }
 
 /**
+ * A failure about a value typed on the command line (an unknown backend,
+ * strategy, endpoint, workflow or agent name) as a usage error (exit 2 in
+ * the CLI), with the same message and the original as its cause. The same
+ * value read from a file stays a failure (exit 1) naming that file.
+ * The path the failure names (`file`) is kept.
+ *
+ * @param e the failure
+ * @returns the usage error, to throw
+ */
+export function commandLineError(e: ScoutError): ScoutError {
+  const where = { ...(e.file !== undefined ? { file: e.file } : {}) };
+  return new ScoutError("usage", e.message, { cause: e, ...where });
+}
+
+/**
  * Formats an error's location suffix: ` (file:line)`, ` (file)` or "" (also when
  * the message already names the file and there is no line).
  *

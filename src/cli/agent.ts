@@ -90,8 +90,14 @@ function registerAgentAsk(agent: Command, ctx: CliContext): void {
   askCmd.action(async (...args: unknown[]) => {
     const [name, question, o] = args as [string, string[], AskFlags];
     await withInterrupt(ctx, async (signal) => {
-      const { runAgentAsk } = await import("./agent_run.ts");
-      return await runAgentAsk(name, askOptionsOf(question, o, signal), ctx.io);
+      const [{ runAgentAsk }, { flagValueError }] = await Promise.all([
+        import("./agent_run.ts"),
+        import("./ask_options.ts"),
+      ]);
+      const opts = askOptionsOf(question, o, signal);
+      return await runAgentAsk(name, opts, ctx.io).catch((e) => {
+        throw flagValueError(e, opts);
+      });
     });
   });
 }

@@ -9,7 +9,8 @@
  */
 import { join, resolve } from "node:path";
 import { ask as agentAsk, start as startChat } from "../agent/agent.ts";
-import { agentRoots, findAgentDirectory, listAgents } from "../agent/find.ts";
+import { agentRoots, findAgent, findAgentDirectory, listAgents } from "../agent/find.ts";
+import { commandLineError, isScoutError } from "../errors.ts";
 import { loadAgent } from "../agent/load.ts";
 import { parseMeta } from "../chat/meta.ts";
 import { parse } from "../chat/parse.ts";
@@ -38,6 +39,7 @@ export const AGENT_LIST_JSON_VERSION = 1;
  */
 export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Promise<number> {
   const { env, cwd } = io;
+  checkAgentArgument(name, { cwd, env });
   const agentOptions: Record<string, unknown> = {};
   if (opts.endpoint !== undefined) agentOptions.endpoint = opts.endpoint;
   if (opts.model !== undefined) agentOptions.model = opts.model;
@@ -50,6 +52,22 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
     return await runAgentWith(name, opts, io, agentOptions, run);
   } finally {
     await run.resolver.close?.();
+  }
+}
+
+/**
+ * NAME must name an agent: a bad or unknown name, or a path that is no
+ * directory, is a mistake of the command line (exit 2), as an unknown task of
+ * `workflow task` is; what fails while loading the agent's files is not.
+ */
+function checkAgentArgument(name: string, opts: { cwd: string; env: Io["env"] }): void {
+  try {
+    findAgent(name, opts);
+  } catch (e) {
+    if (isScoutError(e, "agent_not_found") || isScoutError(e, "invalid_input")) {
+      throw commandLineError(e);
+    }
+    throw e;
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import type { JobRoleResolver } from "../chat/compile_jobs.ts";
 import type { loadConfig } from "../config/store.ts";
+import { commandLineError, isScoutError } from "../errors.ts";
 import type { AskOptions } from "../llm/ask.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
@@ -33,6 +34,30 @@ export function callOptions(
   if (opts.model !== undefined) call.model = opts.model;
   if (opts.backend !== undefined) call.backend = opts.backend;
   return call;
+}
+
+/**
+ * A failure about a backend or endpoint the flags named (`-b`, `-e`,
+ * `-O backend=…`) as a usage error (exit 2); the same name read from an
+ * endpoint file, a chat or the config stays a failure, naming where it was
+ * read (its error has a file, or another value).
+ *
+ * @param e what the ask threw
+ * @param opts command options
+ * @returns the error to throw
+ */
+export function flagValueError(e: unknown, opts: LlmAskOptions): unknown {
+  if (!isScoutError(e) || e.file !== undefined || e.source !== undefined) return e;
+  const given = callOptions(opts, {});
+  const named = (key: string, field: string) =>
+    given[key] !== undefined && String(given[key]).trim() === e[field];
+  if (isScoutError(e, "unknown_backend") && named("backend", "backend")) {
+    return commandLineError(e);
+  }
+  if (isScoutError(e, "endpoint_not_found") && named("endpoint", "endpoint")) {
+    return commandLineError(e);
+  }
+  return e;
 }
 
 /**

@@ -19,6 +19,7 @@ import { paint } from "./io.ts";
 import { listing, messageRecords, messagesJson } from "./listing.ts";
 import { warningFileReader, warnLossy } from "./lossy_text.ts";
 import { warnConflict } from "./chat_conflict.ts";
+import { commandLineError, isScoutError } from "../errors.ts";
 
 /** Options of `chat compile`. */
 export interface ChatCompileOptions {
@@ -129,7 +130,7 @@ export async function runChatPrompt(opts: ChatPromptOptions, io: Io): Promise<nu
     options.previous_response_id !== undefined;
   chat = responses ? clear(chat, "previous_response_id") : purge(chat, "previous_response_id");
   const selection = opts.strategy ?? stringOption(options.prompt_strategies);
-  const names = prompt.strategyNames(selection);
+  const names = strategyNamesOf(prompt.strategyNames, selection, opts.strategy !== undefined);
   const promptConfig: Record<string, unknown> = { store: config, env: io.env };
   for (const s of prompt.PROMPT_SETTINGS) {
     if (options[s.key] !== undefined) promptConfig[s.key] = options[s.key];
@@ -156,6 +157,20 @@ export async function runChatPrompt(opts: ChatPromptOptions, io: Io): Promise<nu
   }
   if (!opts.quiet) io.stderr.write(summaryLine(names, summary) + "\n");
   return 0;
+}
+
+/** The strategy names; an unknown one given by `-s` is a usage error (exit 2), one of the chat's a failure. */
+function strategyNamesOf(
+  names: (s: string | undefined) => string[],
+  selection: string | undefined,
+  fromFlag: boolean,
+): string[] {
+  try {
+    return names(selection);
+  } catch (e) {
+    if (fromFlag && isScoutError(e, "unknown_strategy")) throw commandLineError(e);
+    throw e;
+  }
 }
 
 function stringOption(v: unknown): string | undefined {

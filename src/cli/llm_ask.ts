@@ -197,8 +197,14 @@ async function runAction(
   mode: "ask" | "json",
 ): Promise<void> {
   await withInterrupt(ctx, async (signal) => {
-    const { runLlmAsk } = await import("./llm_ask_run.ts");
-    return await runLlmAsk(askOptionsOf(question, o, signal), ctx.io, mode);
+    const [{ runLlmAsk }, { flagValueError }] = await Promise.all([
+      import("./llm_ask_run.ts"),
+      import("./ask_options.ts"),
+    ]);
+    const opts = askOptionsOf(question, o, signal);
+    return await runLlmAsk(opts, ctx.io, mode).catch((e) => {
+      throw flagValueError(e, opts);
+    });
   });
 }
 

@@ -4,7 +4,13 @@
  *
  * @module
  */
-import { isScoutError, ScoutError, thrownMessage, usageError } from "../errors.ts";
+import {
+  commandLineError,
+  isScoutError,
+  ScoutError,
+  thrownMessage,
+  usageError,
+} from "../errors.ts";
 import type { InputDef, Job, RunEvent, Workflow } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, statusLine, warn } from "./io.ts";
@@ -154,7 +160,12 @@ async function resolveTask(
 ): Promise<ResolvedTask | null> {
   const { loadWorkflow } = await loader();
   const lib = await wfLib();
-  const wf = await loadWorkflow(workflow, { cwd: io.cwd, env: io.env });
+  const wf = await loadWorkflow(workflow, { cwd: io.cwd, env: io.env }).catch((e) => {
+    // a WORKFLOW that names none is a mistake of the command line, as an unknown TASK is
+    throw isScoutError(e, "workflow_not_found") && e.workflow === workflow
+      ? commandLineError(e)
+      : e;
+  });
   if (opts.task === undefined) {
     // `workflow task WF` alone: the documented way to list its tasks, an answer;
     // with inputs or options the TASK was left out, a usage error (a script's empty $TASK)
@@ -175,7 +186,7 @@ async function resolveTask(
   } catch (e) {
     // a task the workflow has not is a mistake of the command line, as an unknown input is
     if (!isScoutError(e, "task_not_found")) throw e;
-    throw new ScoutError("usage", e.message, { cause: e });
+    throw commandLineError(e);
   }
   const inputs = lib.recursiveInputs(wf, opts.task);
   const shadowed = shadowedInputs(inputs, opts.optionFlags ?? []);

@@ -35,6 +35,8 @@ export interface Endpoint {
   file: string;
   /** The file's map (`provider` folded into `backend`). */
   settings: Record<string, unknown>;
+  /** The line of each setting's key in the file (`backend`: that of `provider` when folded). */
+  lines: Record<string, number>;
 }
 
 /**
@@ -154,14 +156,25 @@ export async function parseEndpointText(
   }
   const settings = { ...(data as Record<string, unknown>) };
   checkTextSettings(settings, file, doc);
+  const lines: Record<string, number> = {};
+  for (const key of Object.keys(settings)) {
+    const line = doc.lineOf([key]);
+    if (line !== undefined) lines[key] = line;
+  }
   if ("provider" in settings) {
     if (settings.backend === undefined || settings.backend === null) {
       settings.backend = settings.provider;
+      if (lines.provider !== undefined) lines.backend = lines.provider;
     }
     delete settings.provider;
+    delete lines.provider;
   }
+  settingLines.set(settings, lines);
   return settings;
 }
+
+/** The key lines of each parsed settings map ({@link Endpoint.lines}), kept with the map. */
+const settingLines = new WeakMap<Record<string, unknown>, Record<string, number>>();
 
 /**
  * Loads endpoint `name`.
@@ -184,7 +197,8 @@ export async function loadEndpoint(
   }
   const { file, stats } = found;
   const settings = unchanged(parsedEndpoints.get(file), stats) ?? await readEndpoint(file, stats);
-  return { name, file, settings: structuredClone(settings) }; // a copy per caller
+  const lines = { ...settingLines.get(settings) };
+  return { name, file, settings: structuredClone(settings), lines }; // a copy per caller
 }
 
 /**

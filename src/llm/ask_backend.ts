@@ -8,6 +8,7 @@
  */
 import { configGet } from "../config/store.ts";
 import { ScoutError } from "../errors.ts";
+import { locateAt } from "../chat/written_at.ts";
 import { preparePrompt } from "../prompt/prepare.ts";
 import { PROMPT_SETTINGS } from "../prompt/settings.ts";
 import { type AskContext, type AskRequest, isOff } from "./ask_options.ts";
@@ -110,7 +111,11 @@ export async function resolveModel(
 ): Promise<AskModel> {
   const opts = req.opts;
   const backendName = chooseBackend(opts.backend, ctx.store, ctx.env);
-  let backend = await getBackend(backendName);
+  let backend = await getBackend(backendName).catch((e) => {
+    // the chat's or endpoint file's `backend:` line, while its value is the one in use
+    const at = req.lines?.backend;
+    throw at !== undefined && String(at.value).trim() === backendName ? locateAt(e, at) : e;
+  });
   // `relay: <server>`: the requests travel through a relay queue (relay_option.ts);
   // the keys are the worker's, so none is needed here
   const relayed = opts.relay !== undefined && opts.relay !== null && !isOff(opts.relay);

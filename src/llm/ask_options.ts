@@ -141,15 +141,24 @@ export interface AskRequest {
   persist: unknown;
   /** The `agent` option when it delegates, else null. */
   agent: string | null;
+  /**
+   * Where options in force were written: a chat's option lines, and the
+   * endpoint file's for the settings only it gave (an error about a value names its line).
+   */
+  lines?: Record<string, OptionLine>;
 }
 
 async function endpointSettings(
   opts: Record<string, unknown>,
   ctx: AskContext,
   lines: Record<string, OptionLine>,
-): Promise<{ endpoint: string | null; settings: Record<string, unknown> }> {
+): Promise<{
+  endpoint: string | null;
+  settings: Record<string, unknown>;
+  fileLines: Record<string, OptionLine>;
+}> {
   const choice = chooseEndpoint(opts.endpoint, ctx.store, ctx.env);
-  if (!choice || choice.name === "") return { endpoint: null, settings: {} };
+  if (!choice || choice.name === "") return { endpoint: null, settings: {}, fileLines: {} };
   const ep = await loadEndpoint(choice.name, { cwd: ctx.cwd, env: ctx.env }).catch((e) => {
     // the `endpoint:` line that named it, while its value is the one in use
     const line = lines.endpoint;
@@ -168,7 +177,11 @@ async function endpointSettings(
     throw e;
   });
   const { endpoint: _e, ...settings } = ep.settings;
-  return { endpoint: ep.name, settings };
+  const fileLines: Record<string, OptionLine> = {};
+  for (const [key, line] of Object.entries(ep.lines)) {
+    fileLines[key] = { file: ep.file, line, value: settings[key] };
+  }
+  return { endpoint: ep.name, settings, fileLines };
 }
 
 /**
@@ -202,11 +215,15 @@ export async function resolveRequest(
     };
   }
   const lines = { ...ctx.options.optionLines, ...extracted.lines };
-  const { endpoint, settings } = await endpointSettings(opts, ctx, lines);
+  const { endpoint, settings, fileLines } = await endpointSettings(opts, ctx, lines);
   delete opts.endpoint;
+  // the endpoint file's lines for what only it set (a flag or chat over it is not its)
+  for (const [key, at] of Object.entries(fileLines)) {
+    if (opts[key] === undefined) lines[key] = at;
+  }
   opts = { ...settings, ...opts };
   const { persist, agent: _off, ...rest } = opts;
-  return { chat: extracted.chat, opts: rest, endpoint, persist, agent: null };
+  return { chat: extracted.chat, opts: rest, endpoint, persist, agent: null, lines };
 }
 
 /**

@@ -152,7 +152,7 @@ Deno.test("agent list: an agent made of workflows/<Name> and Agent/<Name> shows 
   ]);
 });
 
-Deno.test("agent errors: one line, exit 1; usage errors exit 2", async () => {
+Deno.test("agent errors: one line, exit 1; usage errors (an ask of no agent: R94-4) exit 2", async () => {
   await using t = await tempDir();
   await using srv = await startProviderServer();
   const o = fixture(t.path, srv);
@@ -160,7 +160,8 @@ Deno.test("agent errors: one line, exit 1; usage errors exit 2", async () => {
   const cases: [string[], number, RegExp][] = [
     [["agent", "find", "Nobody"], 1, /^scout-ai: No agent found with name Nobody/],
     [["agent", "find", "a/../b"], 1, /^scout-ai: Invalid agent name "a\/\.\.\/b"/],
-    [["agent", "ask", "../x", "q"], 1, /^scout-ai: No agent directory at "\.\.\/x"/],
+    // `agent find` answers "none" (exit 1); an ask of no agent is a mistake of the command line
+    [["agent", "ask", "../x", "q"], 2, /^scout-ai: No agent directory at "\.\.\/x"/],
     [["agent", "ask", "Broken", "q"], 1, /^scout-ai: Agent script ".*agent\.ts" failed: no oven/],
     [["agent", "find"], 2, /missing required argument/],
   ];

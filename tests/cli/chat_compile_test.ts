@@ -143,7 +143,7 @@ Deno.test("chat prompt --json: documented shape; --strategy and env settings per
   assert.ok(s.charsAfter < JSON.parse(r.stdout).summary.charsAfter);
 });
 
-Deno.test("chat prompt: chat options select strategy and settings; unknown strategy → exit 1", async () => {
+Deno.test("chat prompt: chat options select strategy and settings; unknown -s strategy → exit 2 (R94-4)", async () => {
   // sticky: plain option: lines are reset by the assistant messages of the imported run
   const text =
     "sticky_option: prompt_strategies shorten_tools\nsticky_option: max_tool_chars 10\n" +
@@ -165,10 +165,11 @@ Deno.test("chat prompt: chat options select strategy and settings; unknown strat
     cwd: FIX,
     env,
   });
-  assert.equal(bad.code, 1);
+  assert.equal(bad.code, 2);
   assert.equal(
     bad.stderr,
-    'scout-ai: Unknown prompt strategy "shorten_tool" (known: none, shorten_tools, shorten_tools_epoch)\n',
+    'scout-ai: Unknown prompt strategy "shorten_tool" (known: none, shorten_tools, shorten_tools_epoch)\n' +
+      "(run with --help for usage)\n",
   );
   const badEnv = await runMain(["chat", "prompt", "agent_run.chat"], {
     cwd: FIX,

@@ -229,7 +229,7 @@ Deno.test("bad input: chat that fails to compile, unknown endpoint, missing key,
   assert.equal(c.code, 1);
   assert.match(c.stderr, /^scout-ai: Import not found.*missing\.chat.*\(bad\.chat:3\)\n$/);
   const e = await t.run(["ask", "-e", "nosuch", "q"]);
-  assert.equal(e.code, 1);
+  assert.equal(e.code, 2); // a flag's value: a usage error (R94-4)
   assert.match(e.stderr, /Endpoint not found "nosuch"/);
   const k = await runMain(["llm", "ask", "-b", "anthropic", "q"], {
     env: { SCOUT_HOME: join(t.dir.path, "h") },

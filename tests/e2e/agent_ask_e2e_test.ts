@@ -96,10 +96,11 @@ Deno.test("agent ask binary: -m beats the start chat's model:, find/list work, e
   const l = await runBinary(["agent", "list"], o);
   assert.match(l.stdout, /^Chef {2}.*Agent\/Chef {2}\(start_chat, workflow\.ts, agent\.ts\)\n$/);
   const bad = await runBinary(["agent", "ask", "../x", "hi"], o);
-  assert.equal(bad.code, 1);
+  assert.equal(bad.code, 2); // no agent: a mistake of the command line (R94-4)
   assert.equal(
     bad.stderr,
-    `scout-ai: No agent directory at "../x" (${join(dirname(dir.path), "x")})\n`,
+    `scout-ai: No agent directory at "../x" (${join(dirname(dir.path), "x")})\n` +
+      "(run with --help for usage)\n",
   );
   const usage = await runBinary(["agent", "ask"], o);
   assert.equal(usage.code, 2);

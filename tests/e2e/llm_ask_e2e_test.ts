@@ -102,7 +102,7 @@ Deno.test("llm ask binary: -o writes the chat, a piped question works, errors ar
   const u = await runBinary(["llm", "ask", "--no-such-flag"], { env, cwd: dir.path });
   assert.equal(u.code, 2);
   const v = await runBinary(["llm", "ask", "-b", "nosuch", "q"], { env, cwd: dir.path });
-  assert.equal(v.code, 1);
+  assert.equal(v.code, 2); // -b's value: a usage error (R94-4)
   assert.match(v.stderr, /^scout-ai: Unknown backend: "nosuch"/);
 });
 

@@ -1,0 +1,89 @@
+/**
+ * A bad value typed on the command line is a usage error (exit 2, with the
+ * usage hint); the same value read from a file — an endpoint file, a chat's
+ * option line — is a failure (exit 1) naming the file and line (R94-4,
+ * R94-5).
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runMain, tempDir } from "../support/cli.ts";
+
+const HINT = "(run with --help for usage)\n";
+
+function setup(dir: string) {
+  const home = join(dir, "scout");
+  mkdirSync(join(home, "etc", "AI"), { recursive: true });
+  writeFileSync(join(dir, "session.chat"), "user:\nhi\n");
+  const env = { SCOUT_HOME: home, HOME: dir, NO_COLOR: "1" };
+  return { home, o: { cwd: dir, env } };
+}
+
+Deno.test("chat prompt -s bogus: a usage error (exit 2); a chat's prompt_strategies: exit 1 (R94-4)", async () => {
+  await using d = await tempDir();
+  const { o } = setup(d.path);
+  const r = await runMain(["chat", "prompt", "session.chat", "-s", "bogus"], o);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^scout-ai: Unknown prompt strategy "bogus" \(known: [^\n]*\)\n/);
+  assert.ok(r.stderr.endsWith(HINT), r.stderr);
+  writeFileSync(join(d.path, "opt.chat"), "prompt_strategies: bogus\n\nuser:\nhi\n");
+  const f = await runMain(["chat", "prompt", "opt.chat"], o);
+  assert.equal(f.code, 1, f.stderr);
+  assert.ok(!f.stderr.includes(HINT), f.stderr);
+});
+
+Deno.test("llm ask -b / -O backend= with an unknown backend: exit 2 (R94-4)", async () => {
+  await using d = await tempDir();
+  const { o } = setup(d.path);
+  for (const flags of [["-b", "nosuch"], ["-O", "backend=nosuch"]]) {
+    const r = await runMain(["llm", "ask", ...flags, "hi"], o);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^scout-ai: Unknown backend: "nosuch" \(known: [^\n]*\)\n/);
+    assert.ok(r.stderr.endsWith(HINT), r.stderr);
+  }
+});
+
+Deno.test("an endpoint file's unknown backend: exit 1 naming file:line (R94-4, R94-5)", async () => {
+  await using d = await tempDir();
+  const { home, o } = setup(d.path);
+  const file = join(home, "etc", "AI", "bad2.yaml");
+  writeFileSync(file, "model: x\nbackend: nosuch\n");
+  const r = await runMain(["llm", "ask", "-e", "bad2", "hi"], o);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /^scout-ai: Unknown backend: "nosuch" \(known: [^\n]*\) \(/);
+  assert.ok(r.stderr.endsWith(` (${file}:2)\n`), r.stderr);
+  // `provider:` is the same setting; a flag over the file's value is the flag's error
+  writeFileSync(file, "provider: nosuch\n");
+  const p = await runMain(["llm", "ask", "-e", "bad2", "hi"], o);
+  assert.equal(p.code, 1, p.stderr);
+  assert.ok(p.stderr.endsWith(` (${file}:1)\n`), p.stderr);
+  const b = await runMain(["llm", "ask", "-e", "bad2", "-b", "other", "hi"], o);
+  assert.equal(b.code, 2, b.stderr);
+  assert.match(b.stderr, /^scout-ai: Unknown backend: "other"/);
+});
+
+Deno.test("a chat option's unknown backend: exit 1 naming the chat's line (R94-4)", async () => {
+  await using d = await tempDir();
+  const { o } = setup(d.path);
+  writeFileSync(join(d.path, "b.chat"), "backend: nosuch\n\nuser:\nhi\n");
+  const r = await runMain(["llm", "ask", "-c", "b.chat", "again"], o);
+  assert.equal(r.code, 1, r.stderr);
+  assert.ok(r.stderr.endsWith(" (b.chat:1)\n"), r.stderr);
+});
+
+Deno.test("an unknown -e endpoint, agent or workflow named on the command line: exit 2 (R94-4)", async () => {
+  await using d = await tempDir();
+  const { o } = setup(d.path);
+  const cases: [string[], RegExp][] = [
+    [["llm", "ask", "-e", "nosuchep", "hi"], /^scout-ai: Endpoint not found "nosuchep"/],
+    [["agent", "ask", "a/../x", "hi"], /^scout-ai: Invalid agent name "a\/\.\.\/x"/],
+    [["agent", "ask", "NoSuchAgent", "hi"], /^scout-ai: No agent found with name NoSuchAgent/],
+    [["workflow", "task", "NoSuchWf", "t"], /^scout-ai: Workflow "NoSuchWf" not found/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await runMain(args, o);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.ok(r.stderr.endsWith(HINT), r.stderr);
+  }
+});
