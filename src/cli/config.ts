@@ -69,7 +69,7 @@ export function runConfigGet(opts: ConfigGetCliOptions, io: Io): number {
   const store = loadConfig({ cwd: io.cwd, env: io.env });
   const v = configGet(store, opts.key, opts.scopes, { environment: io.env });
   if (v === undefined) {
-    io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} Not set: "${opts.key}"\n`);
+    io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${notSet(store, opts)}\n`);
     return 1;
   }
   const text = v === false ? "false" : v === null ? "nil" : v;
@@ -82,6 +82,23 @@ export function runConfigGet(opts: ConfigGetCliOptions, io: Io): number {
   if (shown !== text) warn(io, `the credentials in the url of "${opts.key}" are never printed`);
   io.stdout.write(shown + "\n");
   return 0;
+}
+
+/**
+ * Why `config get` found nothing: no entry, or an `env:VAR` entry whose
+ * variables are all unset (named, with the entry's file:line; no value is
+ * printed).
+ */
+function notSet(store: ReturnType<typeof loadConfig>, opts: ConfigGetCliOptions): string {
+  const entry = configEntryFor(store, opts.key, opts.scopes);
+  const value = entry?.value;
+  if (typeof value !== "string" || !value.startsWith("env:")) return `Not set: "${opts.key}"`;
+  const names = value.slice(4).split(",").map((n) => n.trim()).filter((n) => n !== "");
+  const which = names.length === 1
+    ? `the environment variable ${names[0]}, which is not set`
+    : `the environment variables ${names.join(", ")}, none of which is set`;
+  const where = entry?.source !== undefined ? ` (${entry.source})` : "";
+  return `"${opts.key}" is read from ${which}${where}`;
 }
 
 /** Options of `config set` / `config unset`. */

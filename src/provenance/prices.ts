@@ -25,6 +25,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TokenTotals } from "../chat/trace.ts";
 import { ScoutError } from "../errors.ts";
+import { yamlErrorParts } from "../util/yaml_error.ts";
 
 /** Prices of one model, dollars per million tokens. */
 export interface ModelPrice {
@@ -130,7 +131,9 @@ export async function loadPrices(home: string): Promise<PriceTable | null> {
   try {
     doc = parseRubyYaml(text);
   } catch (e) {
-    throw new ScoutError("config", `${file}: not valid YAML: ${(e as Error).message}`, { file });
+    const { text: what, line } = yamlErrorParts(e);
+    const where = line === undefined ? { file } : { file, line };
+    throw new ScoutError("config", `Cannot parse price file: ${what}`, { ...where, cause: e });
   }
   return priceTable(doc, file);
 }
