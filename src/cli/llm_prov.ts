@@ -287,18 +287,23 @@ async function writeText(
   io: Io,
   { p, prices }: { p: Provenance; prices: PriceTable | null },
 ): Promise<void> {
+  const tree = opts.dot === undefined && opts.plot === undefined && opts.html === undefined;
   if (opts.flow) {
     io.stdout.write(p.renderFlow(report, view));
     const lines = view.component ? p.coverageLines(report) : [];
     if (lines.length > 0) io.stdout.write(lines.join("\n") + "\n");
     writeIncomplete(report, io);
-  } else if (opts.dot === undefined && opts.plot === undefined && opts.html === undefined) {
+  } else if (tree) {
     writeLines(p.treeLines(report, view), io);
     // with prices, the tree ends with what the whole run cost
     if (prices !== null) (await import("./llm_prov_views.ts")).writeTreeCost(report, prices, io);
     writeIncomplete(report, io);
   }
-  if (opts.evidence) io.stdout.write(p.renderEvidence(report));
+  if (opts.evidence) {
+    // its empty first line sets it apart from a view; alone, stdout starts with the report
+    const evidence = p.renderEvidence(report);
+    io.stdout.write(opts.flow || tree ? evidence : evidence.replace(/^\n/, ""));
+  }
 }
 
 /** After a text view's totals: that they miss what the walk could not follow (`complete: false`). */

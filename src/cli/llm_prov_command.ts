@@ -27,6 +27,9 @@ const PROV_HELP =
   "be a pipe, such as <(cat session.chat).\n" +
   "One view prints on stdout: the tree, --flow, --by, --mermaid, --dot - or --tools; --json\n" +
   "replaces the tree, flow and evidence text and holds --by's table and --tools' report.\n" +
+  "--dot FILE, --plot and --html only write files: no tree prints (-f or -e add text).\n" +
+  "The short letters (-c, -f, -l, -e, -p) are Scout's (Ruby) prov flags: -c, -e, -f and -l\n" +
+  "mean other things in the other commands (--chat, --endpoint, --file, --log).\n" +
   "--by groups the deduplicated inferences by agent (society log, delegated job), model,\n" +
   "endpoint or job; records written before model=/endpoint= were kept go in 'unknown'. With\n" +
   "$SCOUT_HOME/etc/prices.yaml (dollars per million tokens per model: input, cached_input,\n" +
