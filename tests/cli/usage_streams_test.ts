@@ -51,9 +51,9 @@ Deno.test("workflow task WORKFLOW lists its tasks on stdout, exit 0 (as with --h
     help.stdout,
     /'scout-ai workflow task WORKFLOW' lists its tasks \(on stdout, exit 0\)/,
   );
-  // a workflow that cannot be found is still a failure
+  // a workflow that cannot be found is still an error: a WORKFLOW naming none is a usage error (R94-4)
   const missing = await runMain(["workflow", "task", "NoSuchWorkflow"], o);
-  assert.equal(missing.code, 1);
+  assert.equal(missing.code, 2);
   assert.equal(missing.stdout, "");
   // with inputs or options the TASK was left out (a script's empty $TASK): a usage error
   const rests = [

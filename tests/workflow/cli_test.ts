@@ -106,7 +106,7 @@ Deno.test("bad input: unknown workflow/task/input with suggestions, wrong types,
     "export default (api) => api.workflow('Baking2', { tasks: { t: { run: () => 1 } } });",
   );
   let r = await runMain(["workflow", "task", "Bakin2", "t"], { cwd: d.path, env: e });
-  assert.equal(r.code, 1);
+  assert.equal(r.code, 2); // a WORKFLOW naming none: a usage error, as an unknown task (R94-4)
   assert.match(r.stderr, /Workflow "Bakin2" not found; did you mean "Baking2"\?/);
   r = await runMain(["workflow", "task", BAKING, "cak"], { cwd: d.path, env: e });
   assert.equal(r.code, 2); // a usage error, as an unknown input is
