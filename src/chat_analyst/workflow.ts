@@ -38,10 +38,13 @@ const JOBS_DIR = input.array({
 });
 const COMMON = { file: FILE, jobs_dir: JOBS_DIR };
 
-const RESULT_HEAD =
-  "JSON {schema: scout-ai/chat-analyst, version: 1, task, file, root, complete, " +
-  "…, warnings: [{code, message, node}]}; complete is false and warnings say why when the file " +
-  "is missing, a directory, or some evidence (a receipt, a log, a job) could not be read";
+/** A JSON task's result: the common head, its own `fields`, the warnings; then when it is incomplete. */
+function resultDoc(fields: string): string {
+  return "JSON {schema: scout-ai/chat-analyst, version: 1, task, file, root, complete, " +
+    `${fields}, warnings: [{code, message, node}]}; complete is false and warnings say why ` +
+    "when the file is missing, a directory, or some evidence (a receipt, a log, a job) could " +
+    "not be read";
+}
 
 /** What `chat_provenance` returns: the common head and where each analysis was saved. */
 type BaseResult = ResultHead & { task: string; parts: Record<string, string> };
@@ -197,7 +200,9 @@ function chatProvenanceSpec(): TaskSpec {
   return {
     type: "json",
     description: DOC.chat_provenance,
-    returns: RESULT_HEAD.replace("task, ", "") + " with nodes, edges, events, totals, toolCalls",
+    returns: resultDoc(
+      "parts {overview, tokens, tool_calls, agents} (the files its analyses are saved in)",
+    ),
     inputs: COMMON,
     run: ({ file, jobs_dir }, job) =>
       provenanceTask(
@@ -212,7 +217,7 @@ function messageIndexSpec(): TaskSpec {
   return {
     type: "json",
     description: DOC.message_index,
-    returns: RESULT_HEAD + " with chats (count) and messages",
+    returns: resultDoc("chats (count), messages"),
     inputs: COMMON,
     run: ({ file, jobs_dir }) => messageIndexResult(file, jobs_dir),
   };
@@ -223,7 +228,7 @@ function messageContentSpec(): TaskSpec {
   return {
     type: "json",
     description: DOC.message_content,
-    returns: RESULT_HEAD + " with messages [{address, role, lineage_id, content}]",
+    returns: resultDoc("messages [{address, role, lineage_id, content}]"),
     inputs: {
       ...COMMON,
       addresses: input.text({
@@ -241,7 +246,7 @@ function publishedPartSpec(part: (typeof PART_NAMES)[number], returns: string): 
   return {
     type: "json",
     description: DOC[`chat_${part}`],
-    returns: RESULT_HEAD + returns,
+    returns: resultDoc(returns),
     inputs: COMMON,
     deps: ["chat_provenance"],
     run: partTask(part),
@@ -250,14 +255,14 @@ function publishedPartSpec(part: (typeof PART_NAMES)[number], returns: string): 
 
 /** `chat_overview`: the provenance graph. */
 function chatOverviewSpec(): TaskSpec {
-  return publishedPartSpec("overview", " with summary {chats, jobs, edges}, nodes, edges");
+  return publishedPartSpec("overview", "summary {chats, jobs, edges}, nodes, edges");
 }
 
 /** `chat_tool_calls`: every tool invocation, paired with its output. */
 function chatToolCallsSpec(): TaskSpec {
   return publishedPartSpec(
     "tool_calls",
-    " with summary {calls, ok, error, missing_output}, chats: " +
+    "summary {calls, ok, error, missing_output}, chats: " +
       "[{chat, job, agent, conversation, agentFrom, calls: [{tool, callId, callIndex, " +
       "outputIndex, arguments, status, reason, exception, exitStatus, durationMs}]}]",
   );
@@ -267,13 +272,13 @@ function chatToolCallsSpec(): TaskSpec {
 function chatTokensSpec(): TaskSpec {
   return publishedPartSpec(
     "tokens",
-    " with scopes, totals, nodes [{id, hidden, direct, subtree}], events",
+    "scopes, totals, nodes [{id, hidden, direct, subtree}], events",
   );
 }
 
 /** `chat_agents`: the delegations. */
 function chatAgentsSpec(): TaskSpec {
-  return publishedPartSpec("agents", " with delegations");
+  return publishedPartSpec("agents", "delegations");
 }
 
 /** `chat_report`: the Markdown report composed from the four analyses. */
@@ -296,7 +301,7 @@ function define(): Workflow {
       "Provenance analyses of a chat file or a job as cached workflow tasks: the graph " +
       "of chats and jobs, token use, tool calls and delegations, and a Markdown report. " +
       "Nothing is executed: the tasks only read the chats and jobs they find. Results are cached " +
-      "by file path: use --recompute after the chat changes.",
+      "by the file's content and path: use --recompute after the chats or jobs it reaches change.",
     helpers: {
       provenance_walk: (_job, file: string, dirs: string[]) => provenanceWalk(file, dirs),
       chat_walk: (_job, file: string, dirs: string[], onChat) => chatWalk(file, dirs, onChat),

@@ -84,11 +84,7 @@ export function runConfigGet(opts: ConfigGetCliOptions, io: Io): number {
   return 0;
 }
 
-/**
- * Why `config get` found nothing: no entry, or an `env:VAR` entry whose
- * variables are all unset (named, with the entry's file:line; no value is
- * printed).
- */
+/** Why `config get` found nothing: no entry, or an `env:VAR` entry whose variables are unset. */
 function notSet(store: ReturnType<typeof loadConfig>, opts: ConfigGetCliOptions): string {
   const entry = configEntryFor(store, opts.key, opts.scopes);
   const value = entry?.value;
@@ -381,10 +377,15 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     )
     .addHelpText(
       "after",
-      "\nScopes scout-ai looks settings up with:\n" +
-        "  ask     endpoint, backend, model, key, persist, max_tool_rounds\n" +
-        "  prompt  the prompt-strategy settings (epoch_size, max_tool_chars…)\n" +
-        "  tools   max_content_length\n  mcp     timeout\n  chat    allow_roles\n" +
+      "\nScopes scout-ai looks settings up with, earliest first (<b>: the backend, e.g.\n" +
+        "openai; model and key try the server's host scopes first):\n" +
+        "  ask, llm                    endpoint, backend, persist, max_tool_rounds\n" +
+        "  <b>_ask, ask, <b>           model, key, url, request_timeout\n" +
+        "  <b>_ask, ask, <b>, llm      max_retries, max_retry_after\n" +
+        "  prompt, context             the prompt-strategy settings (epoch_size…)\n" +
+        "  llm_tools, tools, llm, ask  max_content_length\n" +
+        "  mcp, tools                  timeout\n" +
+        "  chat, compile               allow_roles\n" +
         "\nExamples:\n  scout-ai config set endpoint nano ask\n" +
         "  scout-ai config set key env:MY_OPENAI_KEY openai\n  scout-ai config set persist false ask",
     )

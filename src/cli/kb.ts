@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Command } from "@commander-js/extra-typings";
+import { Command, Help } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { paint, USAGE_HINT } from "./io.ts";
 
@@ -71,7 +71,15 @@ export function registerKb(program: Command, ctx: CliContext, fixedDir?: string)
   const kb = program.command("kb").description(
     "knowledge bases: databases of entity associations from Scout TSV files, used as tools by " +
       "kb: lines and agents' knowledge_base/",
-  );
+  )
+    // its subcommands' long terms leave under 40 columns, where commander stops wrapping:
+    // wrap there too (not past 80), the terms without "[options]" (each has its --help)
+    .configureHelp({
+      minWidthToWrap: 24,
+      subcommandTerm(this: Help, c) {
+        return Help.prototype.subcommandTerm.call(this, c).replace(" [options]", "");
+      },
+    });
   const dir = kbDir(fixedDir);
   registerKbRegister(kb, ctx, dir);
   registerKbList(kb, ctx, dir);

@@ -251,6 +251,8 @@ that it may be low (each also a warning on stderr; [] when nothing was left out)
 job's log or result that exists but cannot be read), unresolved_job_reference (a receipt naming no
 job file in a jobs root), receipt_problem (a malformed receipt entry).
 
+Also accepted (Scout's spellings): -d, --dry_run for --dry-run; -l LEVEL for --log LEVEL.
+
 Examples:
   scout-ai llm ask "What is the capital of France?"
   git diff | scout-ai llm ask "Write a commit message for this diff: ..."

@@ -30,7 +30,8 @@ import { registerKb } from "./kb.ts";
 
 import { registerCompletion } from "./completion.ts";
 
-const ROOT_HELP = "\nExamples (from the repository root; they use its fixtures/):\n" +
+const ROOT_HELP = "\nAlso accepted: --nocolor (Scout's spelling of --no-color).\n" +
+  "\nExamples (from the repository root; they use its fixtures/):\n" +
   "  scout-ai chat parse fixtures/chats/basic.chat --json | jq '.[].role'\n" +
   "  scout-ai chat prompt fixtures/compile/agent_run.chat     # what the model would see\n" +
   "  scout-ai llm ask -c fixtures/chats/basic.chat -o session.chat 'and then?'\n" +
@@ -78,9 +79,10 @@ function rootCommand(ctx: CliContext): Command {
     .option("--debug", "print stack traces on errors")
     .option("--log <level>", "log level 0 (debug) … 7 (silent); warnings print at 5 and below", "5")
     .option("--no-color", "never colour output (NO_COLOR=1 does the same)")
-    // the Ruby scout's spellings, for scripts written for it
+    // Scout's spellings, for scripts written for it: named once after the options
     .addOption(new Option("--nocolor", "same as --no-color").hideHelp())
-    .addOption(new Option("--nobar", "draw no progress lines on stderr").hideHelp())
+    // Scout's flag too, but the only spelling: listed
+    .option("--nobar", "draw no progress lines on stderr")
     .addHelpText("after", ROOT_HELP)
     .showSuggestionAfterError(true)
     // as the usage errors of our own checks (reportError): one hint, not the whole help

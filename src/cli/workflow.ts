@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { type Command, type CommandUnknownOpts, Option } from "@commander-js/extra-typings";
+import { type Command, type CommandUnknownOpts, Help, Option } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { runWorkflowInfo } from "./workflow_info.ts";
 import { runWorkflowList } from "./workflow_list.ts";
@@ -76,6 +76,9 @@ function taskOptions(cmd: CommandUnknownOpts): HelpOption[] {
     description: help.optionDescription(o),
   }));
 }
+
+/** `-h, --help` as `workflow task`'s help lists it (the action reads the flag itself). */
+const HELP_FLAG = new Option("-h, --help", "display help for command");
 
 const WORKFLOW_HELP =
   "\nJobs live in $SCOUT_HOME/var/jobs/<Workflow>/<task>/<name> with a .info sidecar,\n" +
@@ -154,7 +157,7 @@ type TaskFlags = Parameters<typeof deployFlags>[0] & {
 function registerWorkflowTask(wf: Command, ctx: CliContext): void {
   wf.command("task")
     .description("run a task (unless its job is done) and print its result")
-    .usage("WORKFLOW TASK [--<input> value]... [--jobname N] [--clean|--recompute] [--json]")
+    .usage("WORKFLOW TASK [--<input> value]... [options]")
     .argument("[args...]", "workflow (name or path), task, then --<input> value pairs")
     .option("--jobname <name>", "job name (default: Default, or the jobname input)")
     .option("--clean", "remove this job's result, info and files first")
@@ -180,7 +183,13 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
     .addOption(new Option("--deploy-worker").hideHelp())
     .addOption(new Option("--deploy-job <path>").hideHelp().argParser(collect))
     .allowUnknownOption()
+    // the action reads --help itself (WF TASK --help is the task's help); listed all the same
     .helpOption(false)
+    .configureHelp({
+      visibleOptions(this: Help, c) {
+        return [...Help.prototype.visibleOptions.call(this, c), HELP_FLAG];
+      },
+    })
     .addHelpText("after", TASK_HELP)
     .action(async (args, o, cmd) => {
       ctx.exitCode = await taskCommand(args, o, cmd, ctx);

@@ -14,16 +14,51 @@ export interface HelpOption {
   description: string;
 }
 
+/** The width the help texts fit in, as commander's. */
+const WIDTH = 80;
+
+/**
+ * `text` after `prefix`, wrapped at {@link WIDTH} columns between words, the
+ * following lines indented to the text's column (8 when the prefix is wider
+ * than half the width); a word longer than a line stays whole.
+ *
+ * @param prefix what comes first (`  --file <file>  `, or "")
+ * @param text the words
+ * @returns the lines
+ */
+export function wrapItem(prefix: string, text: string): string[] {
+  const indent = " ".repeat(prefix.length <= WIDTH / 2 ? prefix.length : 8);
+  const lines: string[] = [];
+  let line = prefix;
+  let fresh = true; // no word after the prefix yet
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    if (!fresh && line.length + 1 + word.length > WIDTH) {
+      lines.push(line);
+      line = indent + word;
+    } else line = fresh ? line + word : `${line} ${word}`;
+    fresh = false;
+  }
+  lines.push(line.trimEnd());
+  return lines;
+}
+
 /** The "Options:" section (and the blank line after it); none when there are no options. */
 function optionLines(options: readonly HelpOption[]): string[] {
   if (options.length === 0) return [];
   const w = Math.max(...options.map((o) => o.term.length));
   return [
     "Options:",
-    ...options.map((o) => `  ${o.term.padEnd(w)}  ${o.description}`.trimEnd()),
+    ...options.flatMap((o) => wrapItem(`  ${o.term.padEnd(w)}  `, o.description)),
     "",
   ];
 }
+
+const VALUES_NOTE = "Values: a value naming an existing file is replaced by its content (except " +
+  "for path/file/folder/binary/tsv inputs), and '-' reads it from stdin (one input at most); a " +
+  "list input splits its value on commas (--list a,b), as Scout does, unless the value names an " +
+  "existing file (then one item per line; file/path lists always split), and repeated flags add " +
+  "items (--list a --list b); a newline in a value does not split; booleans accept --flag, " +
+  "--no-flag or --flag=false.";
 
 function defaultText(def: InputDef): string {
   if (def.default === undefined || def.default === null) return "";
@@ -54,8 +89,8 @@ export function taskHelp(
   const lines = [
     `Usage: scout-ai workflow task ${ref} ${taskName} [--<input> value]... [options]`,
     "",
-    `${wf.name}/${taskName}: ${task.description || "(no description)"}`,
-    `Result type: ${task.type}` + (task.returns ? ` — ${task.returns}` : ""),
+    ...wrapItem("", `${wf.name}/${taskName}: ${task.description || "(no description)"}`),
+    ...wrapItem("", `Result type: ${task.type}` + (task.returns ? ` — ${task.returns}` : "")),
     "",
     "Inputs:",
   ];
@@ -72,22 +107,14 @@ export function taskHelp(
       : "";
     const req = i.required ? " (required)" : "";
     const late = shadowed.includes(i) ? " [after --]" : "";
-    lines.push(
-      `  ${`--${i.name} <${i.type}>`.padEnd(w)}  ${i.description ?? ""}${sel}${req}${
-        defaultText(i)
-      }${own}${late}`.trimEnd(),
-    );
+    const text = `${i.description ?? ""}${sel}${req}${defaultText(i)}${own}${late}`;
+    lines.push(...wrapItem(`  ${`--${i.name} <${i.type}>`.padEnd(w)}  `, text));
   }
   lines.push(
     "",
     ...optionLines(options),
     ...shadowNote(shadowed, ref, taskName),
-    "Values: a value naming an existing file is replaced by its content (except for",
-    "path/file/folder/binary/tsv inputs), and '-' reads it from stdin (one input at most);",
-    "a list input splits its value on commas (--list a,b), as Scout does, unless the value",
-    "names an existing file (then one item per line; file/path lists always split), and",
-    "repeated flags add items (--list a --list b); a newline in a value does not split;",
-    "booleans accept --flag, --no-flag or --flag=false.",
+    ...wrapItem("", VALUES_NOTE),
     "",
     ...examples(ref, taskName, inputs, shadowed),
   );
@@ -177,11 +204,11 @@ export function workflowHelp(wf: Workflow, ref: string = wf.name): string {
   const lines = [
     `Usage: scout-ai workflow task ${ref} TASK [--<input> value]... [options]`,
     "",
-    `${wf.title || wf.name}${wf.description ? ": " + wf.description : ""}`,
+    ...wrapItem("", `${wf.title || wf.name}${wf.description ? ": " + wf.description : ""}`),
     "",
     "Tasks:",
-    ...names.map((n) =>
-      `  ${n.padEnd(w)}  ${wf.tasks[n]!.description || ""} [${wf.tasks[n]!.type}]`.trimEnd()
+    ...names.flatMap((n) =>
+      wrapItem(`  ${n.padEnd(w)}  `, `${wf.tasks[n]!.description || ""} [${wf.tasks[n]!.type}]`)
     ),
     "",
     `Run 'scout-ai workflow task ${ref} TASK --help' for a task's inputs.`,

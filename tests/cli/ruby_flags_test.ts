@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 
-Deno.test("Ruby spellings: -d/--dry_run, --nocolor, --nobar are accepted and hidden from --help", async () => {
+Deno.test("Ruby spellings: -d/--dry_run, --nocolor, --nobar are accepted; the aliases named once in --help", async () => {
   await using t = await tempDir();
   const o = { env: { SCOUT_HOME: join(t.path, "home") }, cwd: t.path };
   for (const args of [["-d"], ["--dry_run"], ["--dry_run", "--nocolor", "--nobar"]]) {
@@ -18,9 +18,14 @@ Deno.test("Ruby spellings: -d/--dry_run, --nocolor, --nobar are accepted and hid
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "user:\n\nhello\n");
   }
-  const help = (await runMain(["llm", "ask", "--help"], o)).stdout +
-    (await runMain(["--help"], o)).stdout;
-  assert.doesNotMatch(help, /dry_run|nocolor|nobar|-l <level>/);
+  const ask = (await runMain(["llm", "ask", "--help"], o)).stdout;
+  const root = (await runMain(["--help"], o)).stdout;
+  // not in the option lists: one line each names the aliases (R94-9); --nobar has no other spelling
+  const lists = (ask + root).replace(/\nAlso accepted[^\n]*\n/g, "\n");
+  assert.doesNotMatch(lists.replace(/^ {2}--nobar .*$/m, ""), /dry_run|nocolor|nobar|-l <level>/);
+  assert.match(ask, /^Also accepted \(Scout's spellings\): -d, --dry_run for --dry-run; -l LEVEL/m);
+  assert.match(root, /^Also accepted: --nocolor \(Scout's spelling of --no-color\)\.$/m);
+  assert.match(root, /^ {2}--nobar +draw no progress lines on stderr$/m);
 });
 
 Deno.test("-l / --log above 5 silences warnings; 5 and below print them", async () => {
