@@ -18,7 +18,7 @@ import {
 } from "../kb/mod.ts";
 import { knowledgeBaseOfAgent, registerDatabase } from "../kb/resolve.ts";
 import type { DatabaseOptions } from "../kb/registry.ts";
-import { isScoutError, ScoutError, usageError } from "../errors.ts";
+import { commandLineError, isScoutError, ScoutError, usageError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
 import { pathKind } from "../util/path_kind.ts";
 import type { Io } from "./io.ts";
@@ -216,6 +216,13 @@ export function runKbQuery(opts: KbQueryOptions, io: Io): number {
  */
 export async function agentKnowledgeBaseDir(name: string, io: Io): Promise<string> {
   const { findAgent } = await import("../agent/find.ts");
-  const loc = findAgent(name, { cwd: io.cwd, env: io.env });
+  let loc: ReturnType<typeof findAgent>;
+  try {
+    loc = findAgent(name, { cwd: io.cwd, env: io.env });
+  } catch (e) {
+    // `agent kb NAME` naming no agent: a mistake of the command line, as in `agent ask`
+    const bad = isScoutError(e, "agent_not_found") || isScoutError(e, "invalid_input");
+    throw bad ? commandLineError(e) : e;
+  }
   return knowledgeBaseOfAgent(loc) ?? join(loc.agentDir ?? loc.path, "knowledge_base");
 }

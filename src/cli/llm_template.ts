@@ -12,7 +12,7 @@ import type { Command } from "@commander-js/extra-typings";
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { scoutHome } from "../config/home.ts";
-import { ScoutError } from "../errors.ts";
+import { commandLineError, isScoutError, ScoutError } from "../errors.ts";
 import { isFile, readText } from "../util/fs.ts";
 import { isReadableFile } from "../util/path_kind.ts";
 import type { CliContext } from "./context.ts";
@@ -148,7 +148,13 @@ export async function templateQuestion(
   question: string,
   o: TemplateLookup,
 ): Promise<TemplatedQuestion> {
-  const file = findTemplate(name, o);
+  let file: string;
+  try {
+    file = findTemplate(name, o);
+  } catch (e) {
+    // -t names the template: one that is nowhere is a mistake of the command line
+    throw isScoutError(e, "not_found") ? commandLineError(e) : e;
+  }
   const template = await readText(file);
   return {
     text: applyTemplate(template, question),

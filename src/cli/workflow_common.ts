@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { commandLineError, isScoutError } from "../errors.ts";
 import type { JobState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
@@ -13,6 +14,24 @@ export const wfLib = () => import("../workflow/mod.ts");
 /** The workflow file loader, imported when a command runs. */
 // The agent layer adds `api.chatTask` (and the agent functions) to what workflow files receive.
 export const loader = () => import("../agent/load.ts").then(() => import("../workflow/load.ts"));
+
+/**
+ * Loads the WORKFLOW argument of a command: one naming no workflow is a
+ * mistake of the command line (a usage error, exit 2), as an unknown TASK
+ * is; one that fails to load is a failure (exit 1).
+ *
+ * @param workflow the argument (name or path)
+ * @param io cwd and env
+ * @returns the workflow
+ */
+export async function loadWorkflowArgument(workflow: string, io: Io) {
+  const { loadWorkflow } = await loader();
+  return await loadWorkflow(workflow, { cwd: io.cwd, env: io.env }).catch((e) => {
+    throw isScoutError(e, "workflow_not_found") && e.workflow === workflow
+      ? commandLineError(e)
+      : e;
+  });
+}
 
 /** Options shared by the workflow commands. */
 export interface WorkflowCommonOptions {

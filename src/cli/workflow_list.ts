@@ -12,6 +12,7 @@ import { paint, warn } from "./io.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
 import {
   loader,
+  loadWorkflowArgument,
   processNote,
   runningJson,
   statusStyle,
@@ -72,9 +73,8 @@ interface TaskRow {
 
 /** Lists one workflow's tasks and their jobs, as JSON or as lines. */
 async function listTasks(workflow: string, opts: WorkflowListOptions, io: Io): Promise<number> {
-  const { loadWorkflow } = await loader();
   const lib = await wfLib();
-  const wf = await loadWorkflow(workflow, { cwd: io.cwd, env: io.env });
+  const wf = await loadWorkflowArgument(workflow, io);
   const store = lib.storeFor(wf, storeOptions(opts, io, "read"));
   const tasks: TaskRow[] = [];
   for (const t of Object.values(wf.tasks)) {

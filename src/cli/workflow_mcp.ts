@@ -13,7 +13,7 @@ import type { Command } from "@commander-js/extra-typings";
 import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
-import { loader, storeOptions, wfLib } from "./workflow_common.ts";
+import { loadWorkflowArgument, storeOptions, wfLib } from "./workflow_common.ts";
 
 /** Options of `workflow mcp`. */
 export interface WorkflowMcpOptions {
@@ -42,9 +42,8 @@ export interface WorkflowMcpOptions {
  * @returns exit code
  */
 export async function runWorkflowMcp(opts: WorkflowMcpOptions, io: Io): Promise<number> {
-  const { loadWorkflow } = await loader();
   const lib = await wfLib();
-  const wf = await loadWorkflow(opts.workflow, { cwd: io.cwd, env: io.env });
+  const wf = await loadWorkflowArgument(opts.workflow, io);
   const store = lib.storeFor(wf, storeOptions(opts, io, "write"));
   const jobOpts = { store, cwd: io.cwd, env: io.env };
   const mcp = await import("../tools/mcp/serve.ts");

@@ -17,7 +17,7 @@ import { paint, statusLine, warn } from "./io.ts";
 import { printResult } from "./workflow_task_result.ts";
 import { interruptWord } from "./ask_interrupt.ts";
 import { reportInterrupts } from "../workflow/interrupt.ts";
-import { loader, storeOptions, wfLib } from "./workflow_common.ts";
+import { loadWorkflowArgument, storeOptions, wfLib } from "./workflow_common.ts";
 import { taskHelp, workflowHelp } from "./workflow_help.ts";
 import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
 import { shadowedInputs, shadowWarnings } from "./workflow_task_escape.ts";
@@ -158,14 +158,8 @@ async function resolveTask(
   opts: WorkflowTaskOptions,
   io: Io,
 ): Promise<ResolvedTask | null> {
-  const { loadWorkflow } = await loader();
   const lib = await wfLib();
-  const wf = await loadWorkflow(workflow, { cwd: io.cwd, env: io.env }).catch((e) => {
-    // a WORKFLOW that names none is a mistake of the command line, as an unknown TASK is
-    throw isScoutError(e, "workflow_not_found") && e.workflow === workflow
-      ? commandLineError(e)
-      : e;
-  });
+  const wf = await loadWorkflowArgument(workflow, io);
   if (opts.task === undefined) {
     // `workflow task WF` alone: the documented way to list its tasks, an answer;
     // with inputs or options the TASK was left out, a usage error (a script's empty $TASK)

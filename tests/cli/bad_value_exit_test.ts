@@ -71,7 +71,7 @@ Deno.test("a chat option's unknown backend: exit 1 naming the chat's line (R94-4
   assert.ok(r.stderr.endsWith(" (b.chat:1)\n"), r.stderr);
 });
 
-Deno.test("an unknown -e endpoint, agent or workflow named on the command line: exit 2 (R94-4)", async () => {
+Deno.test("an unknown -e endpoint, -t template, agent or workflow named on the command line: exit 2 (R94-4)", async () => {
   await using d = await tempDir();
   const { o } = setup(d.path);
   const cases: [string[], RegExp][] = [
@@ -79,6 +79,10 @@ Deno.test("an unknown -e endpoint, agent or workflow named on the command line: 
     [["agent", "ask", "a/../x", "hi"], /^scout-ai: Invalid agent name "a\/\.\.\/x"/],
     [["agent", "ask", "NoSuchAgent", "hi"], /^scout-ai: No agent found with name NoSuchAgent/],
     [["workflow", "task", "NoSuchWf", "t"], /^scout-ai: Workflow "NoSuchWf" not found/],
+    [["workflow", "list", "NoSuchWf"], /^scout-ai: Workflow "NoSuchWf" not found/],
+    [["workflow", "mcp", "NoSuchWf"], /^scout-ai: Workflow "NoSuchWf" not found/],
+    [["agent", "kb", "NoSuchAgent", "list"], /^scout-ai: No agent found with name NoSuchAgent/],
+    [["llm", "ask", "-t", "nosuchtpl", "hi"], /^scout-ai: Template "nosuchtpl" not found/],
   ];
   for (const [args, message] of cases) {
     const r = await runMain(args, o);

@@ -86,9 +86,9 @@ Deno.test("llm ask -t follows the lookup order: file, questions/, chats/system/,
   const without = await runMain(["llm", "ask", "--dry-run", "good morning"], { cwd, env });
   assert.doesNotMatch(without.stdout, /Translate/);
   const missing = await ask("nope");
-  assert.equal(missing.code, 1);
+  assert.equal(missing.code, 2); // -t's value: a usage error (R94-4), the hint after the line
   assert.match(missing.stderr, /Template "nope" not found \(searched .*questions/);
-  assert.equal(missing.stderr.trim().split("\n").length, 1);
+  assert.equal(missing.stderr.trim().split("\n").length, 2);
 });
 
 Deno.test("agent ask -t puts the question into the template too", async () => {

@@ -123,7 +123,7 @@ Deno.test("agent kb: the same commands on an agent's knowledge_base/ (created by
   assert.match(help.stdout, /Examples:/);
   assert.equal((await runMain(["agent", "kb"], o)).code, 2);
   const missing = await runMain(["agent", "kb", "Nobody", "list"], o);
-  assert.equal(missing.code, 1);
+  assert.equal(missing.code, 2); // an agent argument naming none: a usage error (R94-4)
   assert.match(missing.stderr, /No agent found with name Nobody/);
   // usage errors as every command's (scout-ai: …, exit 2); usage lines name the agent
   const bogus = await runMain(["agent", "kb", "Genealogist", "bogus"], o);
