@@ -1,18 +1,53 @@
 /**
- * An ask from the command line under SIGINT/SIGTERM: the first signal aborts
- * the ask (the chat so far is saved), a second exits at once; and the exit
- * code and word an interrupted ask ends with.
+ * An ask from the command line under SIGINT/SIGTERM/SIGHUP: the first signal
+ * aborts the ask (the chat so far is saved); a second one in the next
+ * {@link SIGNAL_GRACE_MS} is ignored, a later one saves what it can at once
+ * ({@link armLastSave}) and exits; and the exit code and word an interrupted
+ * ask ends with.
  *
  * @module
  */
 import { holdInterruptExit } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 
+/** The signals an ask ends on (a terminal's Ctrl-C, SLURM's time limit, a dropped session). */
+type AskSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
+
 /**
- * Runs `work` with an abort signal that SIGINT or SIGTERM fires (real
- * processes only; SLURM's time limit and `scancel` send SIGTERM), and
- * stores its exit code in the context. Jobs running meanwhile are marked
- * aborted but do not end the process: `work` saves the chat so far.
+ * How long after the first signal a second one is ignored (R91-1). One
+ * signal often arrives twice: a terminal's Ctrl-C reaches every process of
+ * the foreground group, and `deno task` (or a shell wrapper) passes its own
+ * copy on to the child; SLURM's slurmstepd signals every process of the
+ * step. Exiting on that copy lost the `-o` chat the first one was saving.
+ * A save takes milliseconds; 500 ms covers a busy node, and a user pressing
+ * Ctrl-C again later is still heard.
+ */
+export const SIGNAL_GRACE_MS = 500;
+
+let lastSave: (() => void) | null = null;
+
+/**
+ * Registers what a late second signal saves before the process exits
+ * (synchronously: nothing else runs after it) — the question of an ask whose
+ * own save of the chat so far has not finished. Disarm it once that save is
+ * done, so the chat is not appended twice.
+ *
+ * @param save synchronous save; it may throw (the exit goes on)
+ * @returns the disarm function
+ */
+export function armLastSave(save: () => void): () => void {
+  lastSave = save;
+  return () => {
+    if (lastSave === save) lastSave = null;
+  };
+}
+
+/**
+ * Runs `work` with an abort signal that SIGINT, SIGTERM or SIGHUP fires
+ * (real processes only; SLURM's time limit and `scancel` send SIGTERM, a
+ * closed terminal or dropped ssh session SIGHUP), and stores its exit code
+ * in the context. Jobs running meanwhile are marked aborted but do not end
+ * the process: `work` saves the chat so far.
  *
  * @param ctx invocation context
  * @param work the command's run, given the signal
@@ -23,12 +58,22 @@ export async function withInterrupt(
 ): Promise<void> {
   const ac = new AbortController();
   const real = typeof process !== "undefined" && ctx.io.env === process.env;
-  // the first signal ends the ask (the chat so far is saved); a second one exits at once
-  const on = (signal: "SIGINT" | "SIGTERM") => () => {
-    if (ac.signal.aborted) process.exit(INTERRUPT_EXIT[signal]);
-    ac.abort(new DOMException(INTERRUPT_REASON[signal], "AbortError"));
+  let first: { signal: AskSignal; at: number } | null = null;
+  const on = (signal: AskSignal) => () => {
+    if (first === null) {
+      first = { signal, at: Date.now() };
+      ac.abort(new DOMException(INTERRUPT_REASON[signal], "AbortError"));
+      return;
+    }
+    // the first one's copy (see SIGNAL_GRACE_MS): the chat so far is being saved
+    if (Date.now() - first.at < SIGNAL_GRACE_MS) return;
+    // asked again to stop: save the question at least, then exit at once
+    try {
+      lastSave?.();
+    } catch { /* the exit goes on: a second signal means now */ }
+    process.exit(INTERRUPT_EXIT[first.signal]);
   };
-  const handlers = { SIGINT: on("SIGINT"), SIGTERM: on("SIGTERM") };
+  const handlers = { SIGINT: on("SIGINT"), SIGTERM: on("SIGTERM"), SIGHUP: on("SIGHUP") };
   const release = real ? holdInterruptExit() : () => {};
   if (real) { for (const [s, h] of Object.entries(handlers)) process.on(s, h); }
   try {
@@ -40,31 +85,38 @@ export async function withInterrupt(
 }
 
 /** Exit codes of an interrupted ask (128 + signal number). */
-const INTERRUPT_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+const INTERRUPT_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 /** The abort reason's message per signal ({@link interruptExit} reads it back). */
-const INTERRUPT_REASON = { SIGINT: "Interrupted", SIGTERM: "Terminated" } as const;
+const INTERRUPT_REASON = {
+  SIGINT: "Interrupted",
+  SIGTERM: "Terminated",
+  SIGHUP: "Hangup",
+} as const;
 
 /**
- * How an ask ended by `signal` exits: 130 `Interrupted` (SIGINT) or 143
- * `Terminated` (SIGTERM).
+ * How an ask ended by `signal` exits: 130 `Interrupted` (SIGINT), 143
+ * `Terminated` (SIGTERM) or 129 `Hangup` (SIGHUP).
  *
  * @param signal the ask's abort signal
  * @returns the exit code and the word for it
  */
 export function interruptExit(signal: AbortSignal | undefined): { code: number; what: string } {
   const reason = (signal?.reason as Error | undefined)?.message;
-  return reason === INTERRUPT_REASON.SIGTERM
-    ? { code: INTERRUPT_EXIT.SIGTERM, what: reason }
-    : { code: INTERRUPT_EXIT.SIGINT, what: INTERRUPT_REASON.SIGINT };
+  for (const [name, what] of Object.entries(INTERRUPT_REASON)) {
+    if (what === reason) return { code: INTERRUPT_EXIT[name as AskSignal], what };
+  }
+  return { code: INTERRUPT_EXIT.SIGINT, what: INTERRUPT_REASON.SIGINT };
 }
 
 /**
- * The word an interrupt is reported with: `Terminated` for SIGTERM,
- * `Interrupted` otherwise (as an interrupted ask says).
+ * The word an interrupt is reported with: `Terminated` for SIGTERM, `Hangup`
+ * for SIGHUP, `Interrupted` otherwise (as an interrupted ask says).
  *
  * @param signal the signal's name
  * @returns the word
  */
 export function interruptWord(signal: string): string {
-  return signal === "SIGTERM" ? INTERRUPT_REASON.SIGTERM : INTERRUPT_REASON.SIGINT;
+  return signal === "SIGTERM" || signal === "SIGHUP"
+    ? INTERRUPT_REASON[signal]
+    : INTERRUPT_REASON.SIGINT;
 }

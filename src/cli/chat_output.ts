@@ -10,17 +10,19 @@
  *
  * @module
  */
+import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readFile } from "node:fs/promises";
 import { appendChatBytes } from "../chat/print_append.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { ScoutError, usageError } from "../errors.ts";
-import { exists, fileError } from "../util/fs.ts";
+import { exists, fileError, writeFileAtomicSync } from "../util/fs.ts";
 import { errnoReason } from "../util/errno_text.ts";
 import { refusedByFileSystem } from "../util/fs_refused.ts";
 import { inPlace, inPlaceWrite, writeWhere } from "../util/in_place.ts";
-import { acquireLock, type HeldLock } from "../workflow/lock.ts";
+import { acquireLock, type HeldLock, takeLockFileSync } from "../workflow/lock.ts";
+import { lockPathFor } from "../workflow/store.ts";
 
 /**
  * Fails when `-o` cannot be written: a directory or no file (a usage error,
@@ -96,5 +98,53 @@ export async function fileLock(
     if (errno === null) throw e;
     warn(`Cannot lock in "${home}" (${errnoReason(errno)}): locking next to the ${noun}`);
     return await acquireLock(file, dirname(file));
+  }
+}
+
+/** How long a save on a signal path waits for another process's lock on the chat. */
+const SYNC_LOCK_WAIT_MS = 1_000;
+
+/**
+ * {@link appendToChat} without the event loop, for a second signal that
+ * exits at once (R91-1): under the same persist lock (one this process holds
+ * for a save the signal cut short is taken over; another process's is waited
+ * for a second, then the save is given up: appending without it could drop
+ * that process's turn). A pipe or FIFO `-o` is skipped (opening one may block).
+ *
+ * @param path absolute path
+ * @param messages messages to append
+ * @param env environment (`SCOUT_HOME`)
+ * @returns whether the messages were appended
+ */
+export function appendToChatSync(
+  path: string,
+  messages: readonly Message[],
+  env: Record<string, string | undefined>,
+): boolean {
+  const where = inPlaceWrite(path);
+  if (messages.length === 0 || where.stream === true) return false;
+  const file = where.file;
+  const lock = syncLock(file, join(scoutHome(env), "tmp", "persist_locks")) ??
+    syncLock(file, dirname(file));
+  if (lock === "busy" || lock === undefined) return false;
+  try {
+    const existing = exists(file) ? readFileSync(file) : new Uint8Array(0);
+    writeFileAtomicSync(file, appendChatBytes(existing, messages));
+  } finally {
+    lock.release();
+  }
+  return true;
+}
+
+/**
+ * {@link fileLock}'s lock taken at once in `dir`: `busy` when another process
+ * holds it, undefined when `dir` refuses it (then the file's own directory).
+ */
+function syncLock(file: string, dir: string): HeldLock | "busy" | undefined {
+  try {
+    mkdirSync(dir, { recursive: true });
+    return takeLockFileSync(lockPathFor(file, dir), SYNC_LOCK_WAIT_MS) ?? "busy";
+  } catch {
+    return undefined;
   }
 }

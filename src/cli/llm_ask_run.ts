@@ -45,9 +45,9 @@ import {
   printText,
 } from "./ask_printer.ts";
 import { baseAskOptions, callOptions, withAgentLayer } from "./ask_options.ts";
-import { appendToChat, checkChatOutput } from "./chat_output.ts";
+import { appendToChat, appendToChatSync, checkChatOutput } from "./chat_output.ts";
 import { refuseConflictedFile } from "./chat_conflict.ts";
-import { interruptExit } from "./ask_interrupt.ts";
+import { armLastSave, interruptExit } from "./ask_interrupt.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 
 /** Version of the `--json` output shape. */
@@ -225,6 +225,8 @@ interface AskRun {
   /** Whether the answer was streamed. */
   stream: boolean;
   printer: AnswerPrinter;
+  /** Disarms the question's save on a late second signal (the chat is saved). */
+  disarm: () => void;
 }
 
 /**
@@ -253,21 +255,45 @@ export async function runLlmAsk(
   if (mode === "json") call.format = opts.schema ? await loadSchema(opts.schema, io.cwd) : "json";
   const stream = !opts.json && (opts.stream ?? io.stdoutIsTTY);
   const printer = answerPrinter(io, { ask: mode === "ask", live: stream && io.stdoutIsTTY });
-  const run: AskRun = { opts, io, mode, turn, stream, printer };
+  // a second signal that exits at once saves the question at least (R91-1)
+  const { outPath } = turn;
+  const disarm = outPath === undefined
+    ? () => {}
+    : armLastSave(() => void appendToChatSync(outPath, savedPart(turn.newRaw), io.env));
+  const run: AskRun = { opts, io, mode, turn, stream, printer, disarm };
   let result: HookResult;
   try {
-    result = await (hooks.ask ?? ask)(turn.messages, {
-      ...call,
-      ...baseAskOptions(opts, io, store),
-      stream,
-      onEvent: (e) => printEvent(printer, e),
-      ...(turn.origin !== undefined ? { origin: turn.origin } : {}),
-      ...(turn.fileLines ? { optionLines: turn.fileLines } : {}),
-    });
-  } catch (e) {
-    return await askFailed(e, run);
+    try {
+      result = await (hooks.ask ?? ask)(turn.messages, {
+        ...call,
+        ...baseAskOptions(opts, io, store),
+        stream,
+        onEvent: (e) => printEvent(printer, e),
+        ...(turn.origin !== undefined ? { origin: turn.origin } : {}),
+        ...(turn.fileLines ? { optionLines: turn.fileLines } : {}),
+      });
+    } catch (e) {
+      return await askFailed(e, run);
+    }
+    return await emitAnswer(result, run);
+  } finally {
+    disarm();
   }
-  return await emitAnswer(result, run);
+}
+
+/** Appends the question and `produced` to `-o`; then a late second signal has nothing to save. */
+async function saveTurn(run: AskRun, outPath: string, produced: Message[]): Promise<void> {
+  const { io, turn } = run;
+  try {
+    await appendToChat(
+      outPath,
+      [...savedPart(turn.newRaw), ...produced],
+      io.env,
+      (m) => warn(io, m),
+    );
+  } finally {
+    run.disarm();
+  }
 }
 
 /**
@@ -284,12 +310,7 @@ async function askFailed(e: unknown, run: AskRun): Promise<number> {
     endAnswerLine(printer);
   }
   if (turn.outPath !== undefined) {
-    await appendToChat(
-      turn.outPath,
-      [...savedPart(turn.newRaw), ...produced],
-      io.env,
-      (m) => warn(io, m),
-    );
+    await saveTurn(run, turn.outPath, produced);
     if (isScoutError(e)) {
       e.message += ` (the chat so far was appended to "${opts.output}")`;
       e.savedTo = turn.outPath;
@@ -327,12 +348,7 @@ async function emitAnswer(result: HookResult, run: AskRun): Promise<number> {
   const { opts, io, mode, turn, printer } = run;
   let unsaved: unknown;
   if (turn.outPath !== undefined) {
-    await appendToChat(
-      turn.outPath,
-      [...savedPart(turn.newRaw), ...result.messages],
-      io.env,
-      (m) => warn(io, m),
-    ).catch((e) => unsaved = e);
+    await saveTurn(run, turn.outPath, result.messages).catch((e) => unsaved = e);
   }
   const value = mode === "json" ? jsonAnswer(result) : undefined;
   if (opts.json) {

@@ -224,6 +224,43 @@ export async function acquireLockFile(path: string, opts: LockOptions = {}): Pro
   return heldLock(path, content, ino);
 }
 
+/**
+ * Takes lock file `path` (its directory must exist) without the event loop,
+ * for a signal path about to exit: a stale lock is taken over, and one this
+ * very process holds (an asynchronous save the signal cut short, which will
+ * never finish) is taken as it is; one another live process holds is waited
+ * for up to `waitMs` (the thread sleeps), then given up. Not refreshed: for
+ * a write of milliseconds.
+ *
+ * @param path the lock file
+ * @param waitMs how long another holder is waited for
+ * @returns the held lock, or null when another process still holds it
+ */
+export function takeLockFileSync(path: string, waitMs: number): HeldLock | null {
+  const content =
+    `host: ${thisHost()}\npid: ${process.pid}\nppid: ${process.ppid}\ntime: ${lockTime()}\n`;
+  const until = Date.now() + waitMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (tryCreate(path, content) === null) {
+    const judged = judgeLockSync(path, staleHolder);
+    if (judged === null || (judged.stale && takeOver(path, judged))) continue;
+    if (heldHere(path)) break;
+    if (Date.now() >= until) return null;
+    Atomics.wait(pause, 0, 0, 20);
+  }
+  return { path, release: () => unlinkQuiet(path) };
+}
+
+/** Whether lock file `path` names this process as its holder. */
+function heldHere(path: string): boolean {
+  try {
+    const { host, pid } = parseHolder(readFileSync(path, "utf8"));
+    return host === thisHost() && pid === process.pid;
+  } catch {
+    return false;
+  }
+}
+
 /** The lock we created at `path` (inode `ino`), refreshed from another thread until released. */
 function heldLock(path: string, content: string, ino: number): HeldLock {
   // a worker thread touches it: a body blocking this thread must not let it go stale (R89-1)
