@@ -83,7 +83,8 @@ export function processIo(): Io {
   const state = { closed: false, finish: false };
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     if (state.closed) return; // a write already queued when the reader left
-    if (e.code !== "EPIPE") throw e;
+    // EIO: the terminal is gone (a closed window, a dropped ssh session: SIGHUP follows)
+    if (e.code !== "EPIPE" && e.code !== "EIO") throw e;
     state.closed = true;
     if (!state.finish) process.exit(process.exitCode ?? 0);
   });

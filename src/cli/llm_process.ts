@@ -51,6 +51,7 @@ async function runWorker(
   if (real) {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
+    process.once("SIGHUP", stop); // a dropped session, as SIGTERM
   }
   if (!o.once) warn(io, `${kind}: watching ${dir} (Ctrl-C stops)`);
   try {
@@ -74,6 +75,7 @@ async function runWorker(
     if (real) {
       process.removeListener("SIGINT", stop);
       process.removeListener("SIGTERM", stop);
+      process.removeListener("SIGHUP", stop);
     }
   }
 }

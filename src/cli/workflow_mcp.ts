@@ -119,6 +119,7 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
       if (real) {
         process.once("SIGINT", stop);
         process.once("SIGTERM", stop);
+        process.once("SIGHUP", stop); // a dropped session, as SIGTERM
       }
       try {
         ctx.exitCode = await runWorkflowMcp({
@@ -134,6 +135,7 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
         if (real) {
           process.removeListener("SIGINT", stop);
           process.removeListener("SIGTERM", stop);
+          process.removeListener("SIGHUP", stop);
         }
       }
     });

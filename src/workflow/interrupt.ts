@@ -1,5 +1,6 @@
 /**
- * SIGINT/SIGTERM while jobs run (`workflow.md` §7.4 #7): every job of this
+ * SIGINT/SIGTERM/SIGHUP while jobs run (`workflow.md` §7.4 #7; SIGHUP — a
+ * closed terminal, a dropped ssh session — as Ruby's SignalException): every job of this
  * process that is between setup and done is marked `aborted` (synchronous
  * atomic info write), its tmp result removed and its lock released; then the
  * process exits with 128 + signal number — unless a caller above holds the
@@ -101,12 +102,13 @@ export function holdInterruptExit(): () => void {
 
 const onInt = () => onSignal("SIGINT");
 const onTerm = () => onSignal("SIGTERM");
+const onHup = () => onSignal("SIGHUP");
 
 /**
  * Registers a running job; the returned function unregisters it.
  *
  * @param key the job path
- * @param abort synchronous cleanup run on SIGINT/SIGTERM
+ * @param abort synchronous cleanup run on SIGINT/SIGTERM/SIGHUP
  * @returns the unregister function
  */
 export function trackRunning(key: string, abort: AbortFn): () => void {
@@ -115,6 +117,7 @@ export function trackRunning(key: string, abort: AbortFn): () => void {
     installed = true;
     process.on("SIGINT", onInt);
     process.on("SIGTERM", onTerm);
+    process.on("SIGHUP", onHup);
   }
   return () => {
     running.delete(key);
@@ -122,6 +125,7 @@ export function trackRunning(key: string, abort: AbortFn): () => void {
       installed = false;
       process.off("SIGINT", onInt);
       process.off("SIGTERM", onTerm);
+      process.off("SIGHUP", onHup);
     }
   };
 }

@@ -18,7 +18,12 @@ const BUSY = `export default (api) => api.workflow("Busy", { tasks: {
 } });
 `;
 
-const SIGNALS = [["SIGINT", 130, "Interrupted"], ["SIGTERM", 143, "Terminated"]] as const;
+// SIGHUP (a closed terminal, a dropped ssh session) as SIGTERM (R91-3)
+const SIGNALS = [
+  ["SIGINT", 130, "Interrupted"],
+  ["SIGTERM", 143, "Terminated"],
+  ["SIGHUP", 129, "Hangup"],
+] as const;
 
 for (const [signal, code, word] of SIGNALS) {
   Deno.test(`workflow task: ${signal} during a synchronous body records aborted, exits ${code} (R75-4, R75-7)`, async () => {

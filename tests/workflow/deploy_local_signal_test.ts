@@ -36,7 +36,7 @@ function alive(pid: number): boolean {
 const CASES = [
   ["nap", "SIGTERM", 143, "Terminated", "SIGTERM"],
   ["spin", "SIGINT", 130, "Interrupted", "SIGINT"],
-  ["nap", "SIGHUP", 129, "Interrupted", "SIGHUP"],
+  ["nap", "SIGHUP", 129, "Hangup", "SIGHUP"], // the word of a hung-up ask (R91-3)
 ] as const;
 
 for (const [task, signal, code, word, recorded] of CASES) {
