@@ -9,6 +9,7 @@
  */
 import { holdInterruptExit } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
+import { type Io, paint } from "./io.ts";
 
 /** The signals an ask ends on (a terminal's Ctrl-C, SLURM's time limit, a dropped session). */
 type AskSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
@@ -106,6 +107,23 @@ export function interruptExit(signal: AbortSignal | undefined): { code: number; 
     if (what === reason) return { code: INTERRUPT_EXIT[name as AskSignal], what };
   }
   return { code: INTERRUPT_EXIT.SIGINT, what: INTERRUPT_REASON.SIGINT };
+}
+
+/**
+ * Ends an ask that failed with `e`: when the signal aborted it (or `e` is an
+ * abort, as the task route wraps it), says `scout-ai: <word>` and returns
+ * 130/143/129; any other failure is thrown again.
+ *
+ * @param e what the ask threw
+ * @param signal the ask's abort signal
+ * @param io where the word goes
+ * @returns the exit code
+ */
+export function endInterrupted(e: unknown, signal: AbortSignal | undefined, io: Io): number {
+  if (!signal?.aborted && !(e instanceof Error && e.name === "AbortError")) throw e;
+  const { code, what } = interruptExit(signal);
+  io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${what}\n`);
+  return code;
 }
 
 /**

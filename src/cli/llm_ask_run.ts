@@ -35,7 +35,7 @@ import {
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
-import { paint, warn } from "./io.ts";
+import { warn } from "./io.ts";
 import { warningFileReader, warnLossy } from "./lossy_text.ts";
 import {
   type AnswerPrinter,
@@ -47,7 +47,7 @@ import {
 import { baseAskOptions, callOptions, withAgentLayer } from "./ask_options.ts";
 import { appendToChat, appendToChatSync, checkChatOutput } from "./chat_output.ts";
 import { refuseConflictedFile } from "./chat_conflict.ts";
-import { armLastSave, interruptExit } from "./ask_interrupt.ts";
+import { armLastSave, endInterrupted } from "./ask_interrupt.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 
 /** Version of the `--json` output shape. */
@@ -114,7 +114,7 @@ async function runInlineAsk(opts: LlmAskOptions, io: Io, hooks: AskHooks): Promi
     json: opts.json === true,
     ask: hooks.ask ?? ask,
     options: { ...callOptions(opts, {}), ...baseAskOptions(opts, io, store), stream: false },
-  }, io);
+  }, io).catch((e) => endInterrupted(e, opts.signal, io)); // the replies got are written (R91-6)
 }
 
 /** One turn's messages: what is sent, and what `-o` gets. */
@@ -319,12 +319,7 @@ async function askFailed(e: unknown, run: AskRun): Promise<number> {
     }
   }
   // on the task route the interrupt arrives wrapped as the job's failure
-  if (opts.signal?.aborted || (e instanceof Error && e.name === "AbortError")) {
-    const { code, what } = interruptExit(opts.signal);
-    io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${what}\n`);
-    return code;
-  }
-  throw e;
+  return endInterrupted(e, opts.signal, io);
 }
 
 /** `llm json`'s value; an answer replayed from the cache that is no JSON says how to ask again. */

@@ -24,7 +24,7 @@ async function interrupted(
   srv: ProviderServer,
   args: string[],
   opts: { cwd: string; env: Record<string, string> },
-  signal: "SIGINT" | "SIGTERM",
+  signal: Deno.Signal,
   stream: boolean,
   ready?: () => boolean,
 ) {
@@ -195,3 +195,31 @@ Deno.test("llm ask: SIGTERM during a slow workflow tool call exits 143 at once, 
   assert.equal(info().status, "aborted");
   assert.deepEqual(info().messages, ["Aborted: interrupted by SIGTERM"]);
 });
+
+// --inline: the replies got before the signal are written; the exit is the signal's (R91-6)
+const INLINE = "def f():\n    # ask: one\n    pass\n\n# ask: two\nx = 1\n";
+for (
+  const [signal, code, word] of [["SIGTERM", 143, "Terminated"], ["SIGHUP", 129, "Hangup"]] as const
+) {
+  Deno.test(`llm ask --inline: ${signal} during the second question exits ${code}, the first reply written (R91-6)`, async () => {
+    await using t = await tempDir();
+    await using srv = await startProviderServer({
+      script: [{ text: "first reply" }, { text: "late", delayMs: 3_000 }],
+    });
+    writeFileSync(join(t.path, "in.py"), INLINE);
+    const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
+    const r = await interrupted(
+      srv,
+      ["llm", "ask", ...flags, "--inline", "in.py"],
+      { cwd: t.path, env: { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "sk-x" } },
+      signal,
+      false,
+      () => srv.requests.length >= 2,
+    );
+    assert.equal(r.code, code, r.stderr);
+    assert.match(r.stderr, new RegExp(`scout-ai: ${word}`));
+    const text = readFileSync(join(t.path, "in.py"), "utf8");
+    assert.match(text, /# ask: one\n# Response start\nfirst reply\n# Response end\n/);
+    assert.doesNotMatch(text, /late/);
+  });
+}
