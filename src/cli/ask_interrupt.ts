@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { runInterruptHooks } from "../util/interrupt_hooks.ts";
 import { holdInterruptExit } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 import { type Io, paint } from "./io.ts";
@@ -64,6 +65,7 @@ export async function withInterrupt(
     if (first === null) {
       first = { signal, at: Date.now() };
       ac.abort(new DOMException(INTERRUPT_REASON[signal], "AbortError"));
+      runInterruptHooks(); // MCP stdio servers: SIGTERM now, SIGKILL within ~2 s (R91-5)
       return;
     }
     // the first one's copy (see SIGNAL_GRACE_MS): the chat so far is being saved

@@ -6,8 +6,12 @@
  * SIGTERM to the group, then SIGKILL, and the child's exit is waited for, so
  * nothing outlives the run. The SDK's `StdioClientTransport` kills only the
  * direct child and waits on unref()'d timers, so a process exiting meanwhile
- * left its child behind (R76-1, R76-2). Groups still running when the process
- * exits are killed from an `exit` hook (a second Ctrl-C exits at once).
+ * left its child behind (R76-1, R76-2). A signal interrupting the command
+ * ends every server at once the same way, stdin closed and SIGTERM without the
+ * gentle wait, SIGKILL after {@link INTERRUPTED_GRACE_MS}: a server running
+ * jobs records them aborted, and a stuck one cannot hold the exit (R91-5).
+ * Groups still running when the process exits are killed from an `exit`
+ * hook (the last resort: a second signal exits at once).
  *
  * @module
  */
@@ -20,6 +24,7 @@ import {
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { groupGone, GROUPS, signalGroup as signal, within } from "../../util/process_group.ts";
+import { onInterrupt } from "../../util/interrupt_hooks.ts";
 
 /** How the server process is started. */
 export interface ProcessTransportOptions {
@@ -88,14 +93,29 @@ class LineBuffer {
 
 /** Process groups (or pids) started and not yet ended. */
 const running = new Set<number>();
+/** How each running server is ended at once, by its pid. */
+const terminators = new Map<number, () => void>();
 let exitHooked = false;
+/** Set once a signal interrupted the command: the grace steps are short. */
+let interrupted = false;
 
-function track(pid: number): void {
+/**
+ * Each step's wait of a server's end after a signal interrupted the command:
+ * its SIGTERM and group waits stay within ~2 s, then SIGKILL.
+ */
+export const INTERRUPTED_GRACE_MS = 1_000;
+
+function track(pid: number, terminate: () => void): void {
   running.add(pid);
+  terminators.set(pid, terminate);
   if (exitHooked) return;
   exitHooked = true;
   process.on("exit", () => {
     for (const p of running) signal(p, "SIGKILL");
+  });
+  onInterrupt(() => {
+    interrupted = true;
+    for (const end of [...terminators.values()]) end();
   });
 }
 
@@ -167,7 +187,7 @@ export class ProcessTransport implements Transport {
         else this.onerror?.(e);
       });
       child.once("spawn", () => {
-        track(child.pid!);
+        track(child.pid!, () => void this.terminate());
         resolve();
       });
       // the server died (or was stopped): end its group and tell the client
@@ -268,15 +288,17 @@ export class ProcessTransport implements Transport {
     const child = this.child;
     const pid = child?.pid;
     if (child && pid !== undefined) {
-      const grace = this.opts.graceMs ?? 2000;
+      terminators.delete(pid);
+      const given = this.opts.graceMs ?? 2000;
+      const grace = () => interrupted ? Math.min(given, INTERRUPTED_GRACE_MS) : given;
       const exited = () => child.exitCode !== null || child.signalCode !== null;
       child.stdin?.end();
-      if (gently && !exited()) await within(Promise.race([this.exited, this.hurried]), grace);
+      if (gently && !exited()) await within(Promise.race([this.exited, this.hurried]), grace());
       // the whole group: what a wrapper started goes too
       signal(pid, "SIGTERM");
-      const done = exited() || await within(this.exited, grace);
-      if (!done || (GROUPS && !(await groupGone(pid, grace)))) signal(pid, "SIGKILL");
-      await within(this.exited, grace);
+      const done = exited() || await within(this.exited, grace());
+      if (!done || (GROUPS && !(await groupGone(pid, grace())))) signal(pid, "SIGKILL");
+      await within(this.exited, grace());
       running.delete(pid);
       child.stdout?.destroy();
       child.stdin?.destroy();

@@ -1,0 +1,75 @@
+/**
+ * An interrupted ask ends its stdio MCP servers as process_transport.ts
+ * says — stdin closed, SIGTERM, a short grace, SIGKILL last — so a server
+ * that runs jobs records them (R91-5): `scout-ai workflow mcp` given SIGTERM
+ * records its running job `aborted`; a SIGKILL at once left it `start`.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+
+const SLOW = `export default (api) => api.workflow("SlowMcp", { tasks: { slow: { type: "string",
+  inputs: { ms: api.input.integer({ default: 1000, description: "ms" }) },
+  run: async ({ ms }) => { await new Promise((r) => setTimeout(r, ms)); return "slept " + ms; } } } });
+`;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+Deno.test("llm ask: SIGINT during a call to a stdio workflow mcp server ends the server gently: its job recorded aborted, not left start (R91-5)", async () => {
+  await using t = await tempDir();
+  const home = join(t.path, "home");
+  mkdirSync(join(t.path, "workflows/SlowMcp"), { recursive: true });
+  writeFileSync(join(t.path, "workflows/SlowMcp/workflow.ts"), SLOW);
+  const bin = join(t.path, "bin");
+  mkdirSync(bin);
+  const quoted = [DENO, ...SCOUT_SOURCE_ARGS].map((a) => `'${a}'`).join(" ");
+  writeFileSync(join(bin, "scout"), `#!/bin/sh\nexec ${quoted} "$@"\n`, { mode: 0o755 });
+  await using srv = await startProviderServer({
+    script: [{ toolCalls: [{ name: "slow", arguments: { ms: 6000 }, id: "c1" }] }, { text: "x" }],
+  });
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
+  const child = new Deno.Command(DENO, {
+    args: [
+      ...SCOUT_SOURCE_ARGS,
+      "llm",
+      "ask",
+      ...flags,
+      "-o",
+      "s.chat",
+      "mcp: stdio 'scout workflow mcp SlowMcp slow'\n\nuser:\n\nsleep",
+    ],
+    cwd: t.path,
+    env: {
+      SCOUT_HOME: home,
+      OPENAI_API_KEY: "sk-x",
+      NO_COLOR: "1",
+      PATH: `${bin}:${Deno.env.get("PATH") ?? ""}`,
+    },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const jobs = join(home, "var/jobs/SlowMcp/slow");
+  const info = () => {
+    try {
+      const f = readdirSync(jobs).find((n) => n.endsWith(".info"));
+      return f === undefined ? null : JSON.parse(readFileSync(join(jobs, f), "utf8"));
+    } catch {
+      return null;
+    }
+  };
+  const deadline = Date.now() + 60_000;
+  while (info()?.status !== "start" && Date.now() < deadline) await sleep(50);
+  await sleep(1000);
+  const signalled = Date.now();
+  child.kill("SIGINT");
+  const out = await child.output();
+  const took = Date.now() - signalled;
+  assert.equal(out.code, 130, new TextDecoder().decode(out.stderr));
+  assert.ok(took < 5_000, `exited ${took} ms after the signal`);
+  await sleep(500);
+  assert.equal(info()?.status, "aborted", JSON.stringify(info()));
+  assert.deepEqual(info()?.messages, ["Aborted: interrupted by SIGTERM"]);
+});
