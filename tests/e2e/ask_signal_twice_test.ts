@@ -91,3 +91,24 @@ Deno.test("llm ask: a second SIGINT after the grace window, the save still waiti
   assert.equal(out.code, 130, stderr);
   assert.match(readFileSync(join(t.path, "s.chat"), "utf8"), /Tell a long story/);
 });
+
+Deno.test("agent ask: two SIGTERMs 10 ms apart exit 143 with the question in -o (R91-1)", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: () => ({ text: "late", delayMs: 3000 }),
+  });
+  mkdirSync(join(t.path, "etc/AI"), { recursive: true });
+  writeFileSync(join(t.path, "etc/AI/ep.yaml"), `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  mkdirSync(join(t.path, "Agent/Slow"), { recursive: true });
+  writeFileSync(join(t.path, "Agent/Slow/start_chat"), "system: You are slow\n\nendpoint: ep\n");
+  const args = ["agent", "ask", "Slow", "--no-cache", "-o", "s.chat", "Tell a long story"];
+  const child = spawn(DENO, [...SCOUT_SOURCE_ARGS, ...args], t.path, t.path);
+  while (srv.requests.length === 0) await sleep(25);
+  await sleep(300);
+  child.kill("SIGTERM");
+  await sleep(10);
+  child.kill("SIGTERM");
+  const out = await child.output();
+  assert.equal(out.code, 143, new TextDecoder().decode(out.stderr));
+  assert.match(readFileSync(join(t.path, "s.chat"), "utf8"), /Tell a long story/);
+});
