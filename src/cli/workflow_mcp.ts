@@ -57,6 +57,10 @@ export async function runWorkflowMcp(opts: WorkflowMcpOptions, io: Io): Promise<
   }
   if (opts.http === undefined) {
     await mcp.serveWorkflowStdio(wf, opts.tasks, jobOpts);
+    // a call the client cancelled (an interrupted ask) leaves its job running, and the process
+    // ends in a second (cli.ts): recorded aborted now, not left `start` (R91-5)
+    const { abandonRunningJobs } = await import("../workflow/interrupt.ts");
+    abandonRunningJobs("the end of its MCP client");
     return 0;
   }
   const { http, url } = await mcp.serveWorkflowHttp(wf, opts.tasks, {

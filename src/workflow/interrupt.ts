@@ -52,6 +52,26 @@ export function interruptJobs(reason: string): void {
 }
 
 /**
+ * Records every job of this process still running `aborted` ("interrupted
+ * by <reason>"), as a signal would, but without exiting: for a server whose
+ * client went away after cancelling its calls, which exits next (R91-5).
+ *
+ * @param reason what ended the jobs
+ * @returns how many jobs were recorded aborted
+ */
+export function abandonRunningJobs(reason: string): number {
+  const count = running.size;
+  if (count === 0) return 0;
+  const release = holdInterruptExit();
+  try {
+    onSignal(reason);
+  } finally {
+    release();
+  }
+  return count;
+}
+
+/**
  * Registers a report of the jobs a SIGINT/SIGTERM marks aborted, called
  * once they are recorded and before the process exits.
  *
