@@ -7,6 +7,14 @@
  * - `fail {message}` → an `isError` result
  * - `crash` → the server process exits (code 3) mid-call
  * - `whoami` → `{pid, authorization}` (the Authorization header over HTTP)
+ * - `progress {ms, every}` → waits `ms`, sending a progress notification every
+ *   `every` ms when the call carries a `progressToken`, then "done <n> progress"
+ * With `--odd-names` it also lists `ns.tool/slash`, `ns_tool_slash` and an
+ * 82-character name (not valid provider function names but for the second).
+ * With `--cursor repeat` its `tools/list` always answers `nextCursor: "again"`;
+ * with `--cursor grow` a new cursor every page: a listing that never ends.
+ * Over HTTP with `--sse` replies are SSE streams (the SDK's default) rather
+ * than JSON.
  * Its pid is appended to the file named by `MCP_PID_FILE` (one line per start).
  * With `--linger` it keeps running after its stdin closes (a server that
  * ignores EOF: only a signal ends it).
@@ -18,6 +26,7 @@ import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /** Whether a process is alive (signal 0 equivalent). */
 export function alive(pid: number): boolean {
@@ -60,8 +69,17 @@ export async function recordedPids(file: string): Promise<number[]> {
 
 const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
 
+/** An 82-character tool name (over the providers' 64). */
+export const LONG_TOOL_NAME = `long_${"x".repeat(72)}_name`;
+
+interface Extra {
+  requestInfo?: { headers?: unknown };
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: { method: "notifications/progress"; params: never }) => Promise<void>;
+}
+
 /** The test server with its tools (a fresh one per HTTP request: stateless). */
-export function testMcpServer(): McpServer {
+export function testMcpServer(args: readonly string[] = []): McpServer {
   const server = new McpServer({ name: "scout-test", version: "1.0.0" });
   server.registerTool("echo", {
     description: "Echo the text back",
@@ -88,7 +106,7 @@ export function testMcpServer(): McpServer {
   server.registerTool(
     "whoami",
     { description: "Pid and Authorization header" },
-    (extra: { requestInfo?: { headers?: unknown } }) => {
+    (extra: Extra) => {
       const headers = extra.requestInfo?.headers as Record<string, string> | undefined;
       return text(JSON.stringify({
         pid: Deno.pid,
@@ -96,6 +114,37 @@ export function testMcpServer(): McpServer {
       }));
     },
   );
+  server.registerTool("progress", {
+    description: "Wait, reporting progress",
+    inputSchema: { ms: z.number().int(), every: z.number().int() },
+  }, async ({ ms, every }: { ms: number; every: number }, extra: Extra) => {
+    const token = extra._meta?.progressToken;
+    let n = 0;
+    for (let waited = 0; waited < ms; waited += every) {
+      await new Promise((r) => setTimeout(r, every));
+      if (token === undefined) continue;
+      n++;
+      const params = { progressToken: token, progress: n } as never;
+      await extra.sendNotification({ method: "notifications/progress", params });
+    }
+    return text(`done ${n} progress`);
+  });
+  if (args.includes("--odd-names")) {
+    for (const name of ["ns.tool/slash", "ns_tool_slash", LONG_TOOL_NAME]) {
+      server.registerTool(name, { description: `I am ${name}` }, () => text(`called ${name}`));
+    }
+  }
+  const cursor = args[args.indexOf("--cursor") + 1];
+  if (args.includes("--cursor")) {
+    let page = 0;
+    server.server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        { name: "echo", inputSchema: { type: "object" as const } },
+        { name: `page${page}`, inputSchema: { type: "object" as const } },
+      ],
+      nextCursor: cursor === "grow" ? `p${++page}` : "again",
+    }));
+  }
   return server;
 }
 
@@ -105,14 +154,14 @@ if (import.meta.main) {
   if (Deno.args.includes("--linger")) setInterval(() => {}, 1000);
   const i = Deno.args.indexOf("--http");
   if (i < 0) {
-    await testMcpServer().connect(new StdioServerTransport());
+    await testMcpServer(Deno.args).connect(new StdioServerTransport());
   } else {
     const port = Number(Deno.args[i + 1] ?? 0);
     const srv = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, async (req) => {
-      const server = testMcpServer();
+      const server = testMcpServer(Deno.args);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
-        enableJsonResponse: true,
+        enableJsonResponse: !Deno.args.includes("--sse"),
       });
       await server.connect(transport);
       return transport.handleRequest(req);

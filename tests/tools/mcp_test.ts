@@ -79,6 +79,7 @@ Deno.test("mcp stdio: tools listed and called, isError and a crash are error out
       "crash",
       "echo",
       "fail",
+      "progress",
       "slow",
       "whoami",
     ]);

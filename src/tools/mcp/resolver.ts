@@ -68,7 +68,7 @@ export async function mcpSessionTools(
     warn?.(
       `MCP server "${session.spec.label}": tool "${name}" skipped, its definition is invalid (${problem})`,
     );
-  });
+  }, warn);
   const keep = names.length ? tools.filter((t) => names.includes(t.name)) : tools;
   return keep.map((t) => ({
     definition: {

@@ -61,6 +61,9 @@ function invalidTool(raw: unknown, error: z.ZodError): McpInvalidTool {
   return { name: typeof name === "string" ? name : "?", problem };
 }
 
+/** Pages of `tools/list` read at most: a cursor that never ends must not hang the run (R96-4). */
+export const MCP_MAX_LIST_PAGES = 100;
+
 /** A `tools/call` result as the SDK returns it. */
 export type McpCallResult = Record<string, unknown>;
 
@@ -208,23 +211,38 @@ export class McpSession {
   }
 
   /**
-   * Lists the server's tools (all pages); a tool with an invalid definition
-   * is skipped and given to `onInvalid`.
+   * Lists the server's tools (all pages, at most {@link MCP_MAX_LIST_PAGES});
+   * a tool with an invalid definition is skipped and given to `onInvalid`; a
+   * listing that does not end (a cursor seen before, the page cap) stops
+   * with the tools got so far and one message to `onStop` (R96-4).
    *
    * @param signal aborts starting and listing
    * @param onInvalid receives each skipped tool
-   * @returns the valid tools
+   * @param onStop receives why a listing that did not end was stopped
+   * @returns the valid tools (a name listed again is kept once, the first)
    * @throws ScoutError `mcp_server`
    */
   async listTools(
     signal?: AbortSignal,
     onInvalid?: (tool: McpInvalidTool) => void,
+    onStop?: (message: string) => void,
   ): Promise<McpToolInfo[]> {
     const client = await this.connect(signal);
-    const out: McpToolInfo[] = [];
+    const out = new Map<string, McpToolInfo>();
+    const seen = new Set<string>();
     try {
       let cursor: string | undefined;
-      do {
+      for (let pages = 0;; pages++) {
+        if (pages === MCP_MAX_LIST_PAGES || (cursor !== undefined && seen.has(cursor))) {
+          const why = pages === MCP_MAX_LIST_PAGES
+            ? `still not ended after ${pages} pages`
+            : `its cursor ${JSON.stringify(cursor)} came again`;
+          onStop?.(
+            `MCP server "${this.spec.label}": tools/list stopped, ${why}; the ${out.size} tools listed so far are used`,
+          );
+          break;
+        }
+        if (cursor !== undefined) seen.add(cursor);
         const page = await client.request(
           { method: "tools/list", params: cursor ? { cursor } : {} },
           ToolsPage,
@@ -237,18 +255,20 @@ export class McpSession {
             continue;
           }
           const t = parsed.data;
-          out.push({
+          if (out.has(t.name)) continue;
+          out.set(t.name, {
             name: t.name,
             ...(t.description !== undefined ? { description: t.description } : {}),
             inputSchema: t.inputSchema as Record<string, unknown>,
           });
         }
         cursor = page.nextCursor;
-      } while (cursor);
+        if (!cursor) break;
+      }
     } catch (e) {
       throw this.fail("cannot list tools", e);
     }
-    return out;
+    return [...out.values()];
   }
 
   /**
