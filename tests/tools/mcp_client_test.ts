@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { assembleTools } from "../../src/tools/assemble.ts";
 import { runToolCalls } from "../../src/tools/dispatch.ts";
 import { mcpToolResolver } from "../../src/tools/mcp/resolver.ts";
+import { emptyConfig, parseConfigText } from "../../src/config/store.ts";
+import type { ConfigStore } from "../../src/config/store.ts";
 import { DENO, ROOT } from "../support/cli.ts";
 import type { Message } from "../../src/chat/types.ts";
 import type { ToolRegistry } from "../../src/tools/types.ts";
@@ -18,6 +20,12 @@ const STDIO = `${DENO} run -A ${SERVER}`;
 
 function mcpLine(...tokens: string[]): Message[] {
   return [{ role: "mcp", content: tokens.join(" ") }, { role: "user", content: "hi" }];
+}
+
+function configWith(text: string): ConfigStore {
+  const config = emptyConfig();
+  config.entries.push(...parseConfigText(text));
+  return config;
 }
 
 async function call(registry: ToolRegistry, name: string, args: Record<string, unknown>) {
@@ -70,3 +78,22 @@ for (const mode of ["repeat", "grow"] as const) {
     }
   });
 }
+
+Deno.test("mcp (R96-9): a tool running past the mcp timeout that reports progress within it succeeds; one that does not still times out", async () => {
+  const resolver = mcpToolResolver({ cwd: ROOT, config: configWith("timeout 1 mcp") });
+  try {
+    const { registry } = await assembleTools(
+      mcpLine("stdio", `'${STDIO}'`, "progress"),
+      new Map(),
+      resolver,
+    );
+    const out = await call(registry, "progress", { ms: 3000, every: 200 });
+    assert.equal(out.error, undefined, out.content);
+    assert.equal(out.content, "done 15 progress", "a progress token was sent");
+    const quiet = await call(registry, "progress", { ms: 3000, every: 2000 });
+    assert.equal(quiet.error, "error");
+    assert.match(JSON.parse(quiet.content).exception, /call of "progress" failed: .*timed out/i);
+  } finally {
+    await resolver.close();
+  }
+});

@@ -11,6 +11,7 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { z } from "zod";
 import { ScoutError } from "../../errors.ts";
 import type { McpServerSpec } from "./spec.ts";
@@ -171,15 +172,19 @@ export class McpSession {
     }
   }
 
-  /** Request options: the configured timeout and the abort signal. */
-  private requestOptions(
-    signal?: AbortSignal,
-  ): { timeout?: number; resetTimeoutOnProgress?: boolean; signal?: AbortSignal } {
+  /**
+   * Request options: the configured timeout and the abort signal; with
+   * `progress`, an `onprogress` so the SDK sends a `progressToken` and each
+   * progress the server reports restarts the timeout (R96-9: without one,
+   * `resetTimeoutOnProgress` never applied).
+   */
+  private requestOptions(signal?: AbortSignal, progress = false): RequestOptions {
     return {
       ...(this.opts.timeoutMs
         ? { timeout: this.opts.timeoutMs, resetTimeoutOnProgress: true }
         : {}),
       ...(signal ? { signal } : {}),
+      ...(progress ? { onprogress: () => {}, resetTimeoutOnProgress: true } : {}),
     };
   }
 
@@ -290,7 +295,7 @@ export class McpSession {
       return await client.callTool(
         { name, arguments: args },
         undefined,
-        this.requestOptions(signal),
+        this.requestOptions(signal, true),
       ) as McpCallResult;
     } catch (e) {
       if (signal?.aborted) throw e;
