@@ -3,7 +3,8 @@
  * the chat's tool directives in order (`tool:`, `mcp:`, `kb:`, `association:`;
  * later names win, a name offered by two sources is reported once), and
  * `introduce:` lines replaced in place by the workflow's documentation (once
- * per workflow). Directives never reach the
+ * per workflow). A tool name a provider would refuse is offered under an
+ * alias and called under its real name (`names.ts`). Directives never reach the
  * provider. Workflow, MCP and knowledge-base lookups come from a resolver the
  * caller passes, so this layer stays free of their I/O.
  *
@@ -16,6 +17,7 @@ import { ScoutError } from "../errors.ts";
 import { mergeRegistries } from "./registry.ts";
 import type { ToolEntry, ToolRegistry } from "./types.ts";
 import { definitionName } from "./registry.ts";
+import { withProviderNames } from "./names.ts";
 
 /** Resolves tool directives (supplied by the workflow/MCP/KB layers). */
 export interface ToolResolver {
@@ -83,7 +85,11 @@ function add(
 ): void {
   let seen = state.sources.get(reg);
   if (!seen) state.sources.set(reg, seen = new Map());
-  for (const e of entries) {
+  const safe = withProviderNames(entries, (real, alias) =>
+    warn?.(
+      `Tool "${real}" of ${source} is offered as "${alias}" (a provider function name has only letters, digits, _ and -, at most 64)`,
+    ));
+  for (const e of safe) {
     const name = definitionName(e.definition);
     const before = seen.get(name);
     if (before !== undefined && before !== source && !state.collided.has(name)) {

@@ -5,13 +5,17 @@
  * long tool that reports progress within the timeout (R96-9).
  */
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { assembleTools } from "../../src/tools/assemble.ts";
 import { runToolCalls } from "../../src/tools/dispatch.ts";
 import { mcpToolResolver } from "../../src/tools/mcp/resolver.ts";
 import { emptyConfig, parseConfigText } from "../../src/config/store.ts";
 import type { ConfigStore } from "../../src/config/store.ts";
-import { DENO, ROOT } from "../support/cli.ts";
+import { DENO, ROOT, runScout, tempDir } from "../support/cli.ts";
+import { LONG_TOOL_NAME } from "../support/mcp_server.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+import { parse } from "../../src/chat/parse.ts";
 import type { Message } from "../../src/chat/types.ts";
 import type { ToolRegistry } from "../../src/tools/types.ts";
 
@@ -96,4 +100,72 @@ Deno.test("mcp (R96-9): a tool running past the mcp timeout that reports progres
   } finally {
     await resolver.close();
   }
+});
+
+const SAFE = /^[a-zA-Z0-9_-]{1,64}$/;
+
+Deno.test("mcp (R96-6): tool names a provider refuses get a safe alias, unique, with one warning each; calls reach the real tool", async () => {
+  const warnings: string[] = [];
+  const resolver = mcpToolResolver({ cwd: ROOT, warn: (m) => warnings.push(m) });
+  try {
+    const { registry } = await assembleTools(
+      mcpLine("stdio", `'${STDIO} --odd-names'`),
+      new Map(),
+      resolver,
+      { warn: (m) => warnings.push(m) },
+    );
+    const names = [...registry.keys()];
+    for (const n of names) assert.match(n, SAFE);
+    assert.ok(names.includes("ns_tool_slash"), "a valid name stays as it is");
+    const slash = names.find((n) => /^ns_tool_slash_[0-9a-f]{8}$/.test(n));
+    const long = names.find((n) => n.startsWith("long_x") && n.length === 64);
+    assert.ok(slash && long, names.join(" "));
+    assert.match(long!, /_[0-9a-f]{8}$/);
+    assert.equal((await call(registry, slash!, {})).content, "called ns.tool/slash");
+    assert.equal((await call(registry, "ns_tool_slash", {})).content, "called ns_tool_slash");
+    assert.equal((await call(registry, long!, {})).content, `called ${LONG_TOOL_NAME}`);
+    const def = registry.get(slash!)!.definition as {
+      function: { name: string; description: string };
+    };
+    assert.equal(def.function.name, slash);
+    assert.equal(def.function.description, "I am ns.tool/slash");
+    assert.equal(warnings.length, 2, warnings.join("\n"));
+    const said = (real: string, alias: string) =>
+      warnings.filter((w) =>
+        w.startsWith(
+          `Tool "${real}" of mcp: stdio '${STDIO} --odd-names' is offered as "${alias}" (`,
+        )
+      ).length;
+    assert.equal(said("ns.tool/slash", slash!), 1, warnings.join("\n"));
+    assert.equal(said(LONG_TOOL_NAME, long!), 1, warnings.join("\n"));
+  } finally {
+    await resolver.close();
+  }
+});
+
+Deno.test("llm ask (R96-6): the provider gets only valid function names; the chat records the alias called, the server the real name", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  const alias = `ns_tool_slash_${
+    createHash("sha256").update("ns.tool/slash").digest("hex").slice(0, 8)
+  }`;
+  srv.script({ toolCalls: [{ name: alias, arguments: {}, id: "c1" }] }, { text: "Done." });
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "k" };
+  const question = `mcp: stdio '${STDIO} --odd-names'\n\nuser:\n\nCall the slash tool`;
+  const args = ["llm", "ask", "-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
+  const r = await runScout([...args, "-o", "out.chat", question], { env, cwd: dir.path });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "Done.\n");
+  for (const req of srv.requests) {
+    for (const t of req.body.tools as { function: { name: string } }[]) {
+      assert.match(t.function.name, SAFE);
+    }
+  }
+  assert.ok(r.stderr.includes(`Tool "ns.tool/slash" of mcp: stdio '`), r.stderr);
+  assert.ok(r.stderr.includes(`' is offered as "${alias}"`), r.stderr);
+  const chat = parse(await Deno.readTextFile(join(dir.path, "out.chat")));
+  const fc = chat.find((m) => m.role === "function_call")!;
+  assert.equal(JSON.parse(String(fc.content)).name, alias);
+  const out = chat.find((m) => m.role === "function_call_output")!;
+  assert.equal(JSON.parse(String(out.content)).content, "called ns.tool/slash");
 });
