@@ -5,7 +5,8 @@
  * - `echo {text}` → the text; `add {a, b}` → the sum as text
  * - `slow {ms}` → waits, then "slept <ms>"
  * - `fail {message}` → an `isError` result
- * - `crash` → the server process exits (code 3) mid-call
+ * - `crash {after_ms?}` → the server process exits (code 3) mid-call (after
+ *   `after_ms`: over HTTP with `--sse` the reply's stream has begun by then)
  * - `whoami` → `{pid, authorization}` (the Authorization header over HTTP)
  * - `progress {ms, every}` → waits `ms`, sending a progress notification every
  *   `every` ms when the call carries a `progressToken`, then "done <n> progress"
@@ -100,7 +101,11 @@ export function testMcpServer(args: readonly string[] = []): McpServer {
     description: "Always fails",
     inputSchema: { message: z.string().optional() },
   }, ({ message }: { message?: string }) => ({ ...text(message ?? "it failed"), isError: true }));
-  server.registerTool("crash", { description: "Kills the server mid-call" }, () => {
+  server.registerTool("crash", {
+    description: "Kills the server mid-call",
+    inputSchema: { after_ms: z.number().int().optional() },
+  }, async ({ after_ms }: { after_ms?: number }) => {
+    if (after_ms) await new Promise((r) => setTimeout(r, after_ms));
     Deno.exit(3);
   });
   server.registerTool(

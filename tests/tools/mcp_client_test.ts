@@ -169,3 +169,57 @@ Deno.test("llm ask (R96-6): the provider gets only valid function names; the cha
   const out = chat.find((m) => m.role === "function_call_output")!;
   assert.equal(JSON.parse(String(out.content)).content, "called ns.tool/slash");
 });
+
+/** The SDK test server over Streamable HTTP with SSE replies; its url. */
+async function httpServer(port = 0): Promise<{ child: Deno.ChildProcess; url: string }> {
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", SERVER, "--http", String(port), "--sse"],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let first = "";
+  while (!first.includes("\n")) first += (await reader.read()).value ?? "";
+  reader.releaseLock();
+  return { child, url: JSON.parse(first.split("\n")[0]!).url as string };
+}
+
+async function stop(child: Deno.ChildProcess): Promise<void> {
+  try {
+    child.kill();
+  } catch { /* ended */ }
+  await child.status;
+  await child.stdout.cancel().catch(() => {});
+}
+
+Deno.test("mcp http (R96-5): a server that dies while its reply streams fails the call at once, naming the server; the next call reconnects", async () => {
+  let server = await httpServer();
+  const resolver = mcpToolResolver({ config: configWith("timeout 20 mcp") });
+  try {
+    const { registry } = await assembleTools(
+      mcpLine(server.url, "crash", "echo"),
+      new Map(),
+      resolver,
+    );
+    assert.equal((await call(registry, "echo", { text: "before" })).content, "before");
+    const t0 = performance.now();
+    const out = await settled(call(registry, "crash", { after_ms: 500 }), 15_000);
+    assert.notEqual(out, "late", "the call does not wait for the timeout");
+    if (out === "late") return;
+    assert.ok(performance.now() - t0 < 8000);
+    assert.equal(out.error, "error");
+    assert.match(
+      JSON.parse(out.content).exception,
+      new RegExp(
+        `^MCP server "${server.url}": call of "crash" failed: the connection to the server was lost \\(SSE stream disconnected`,
+      ),
+    );
+    await server.child.status;
+    // the server comes back on its port: the next call reaches it
+    server = await httpServer(Number(new URL(server.url).port));
+    assert.equal((await call(registry, "echo", { text: "after" })).content, "after");
+  } finally {
+    await resolver.close();
+    await stop(server.child);
+  }
+});

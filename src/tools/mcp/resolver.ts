@@ -5,6 +5,8 @@
  * does, `isError` kept as an error output ([TS-FIX]), failures as error
  * outputs naming the server. A server whose tools cannot be listed is
  * reported once through `warn` and contributes no tools; the run goes on.
+ * Each line's tools are listed once per run: a server's
+ * `notifications/tools/list_changed` is not followed (R96-8).
  *
  * @module
  */

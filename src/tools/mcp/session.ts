@@ -2,7 +2,10 @@
  * One MCP client session per server per run (`agents.md` §6.3): connected
  * lazily on first use, listing the server's tools and calling them, closed
  * once at the end of the run (a stdio child is ended with it). A server that
- * dies is reconnected on the next use. Errors name the server.
+ * dies is reconnected on the next use; over Streamable HTTP a reply stream
+ * cut before its answer fails the pending requests at once (R96-5). The tool
+ * list is read once: `notifications/tools/list_changed` is not followed
+ * (R96-8). Errors name the server.
  *
  * @module
  */
@@ -90,6 +93,10 @@ export class McpSession {
   private transport: ProcessTransport | null = null;
   /** The stdio transport of each client (to tell why its connection closed). */
   private readonly transports = new WeakMap<Client, ProcessTransport>();
+  /** Requests waiting for an answer, per client. */
+  private readonly pending = new WeakMap<Client, number>();
+  /** Why a client's connection was ended while requests were pending (R96-5). */
+  private readonly lost = new WeakMap<Client, Error>();
   private closed = false;
   /** Pid of the current stdio child (null for HTTP or before start). */
   pid: number | null = null;
@@ -148,6 +155,8 @@ export class McpSession {
       requestInit: { headers },
       ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
     };
+    // a reply stream cut before its answer leaves the request pending (R96-5)
+    client.onerror = (e: Error) => this.streamLost(client, e);
     try {
       await client.connect(
         new StreamableHTTPClientTransport(new URL(spec.url), common),
@@ -169,6 +178,41 @@ export class McpSession {
       } catch {
         throw first;
       }
+    }
+  }
+
+  /**
+   * The Streamable HTTP transport reports a reply stream that broke (the
+   * server died mid-call) only through `onerror`, and leaves the request to
+   * its timeout: while a request is pending, that ends the connection now, so
+   * pending requests fail at once ({@link McpSession.lostError}) and the next
+   * use connects again.
+   */
+  private streamLost(client: Client, e: Error): void {
+    if (!/^(SSE stream disconnected|Failed to reconnect|Maximum reconnection)/.test(e.message)) {
+      return;
+    }
+    if (!this.pending.get(client) || this.lost.has(client)) return;
+    this.lost.set(client, e);
+    if (this.client === client) this.client = null;
+    void client.close().catch(() => {});
+  }
+
+  /** Runs a request of `client`, counted as pending; a lost stream's error says so. */
+  private async pendingRequest<T>(client: Client, what: string, run: () => Promise<T>): Promise<T> {
+    this.pending.set(client, (this.pending.get(client) ?? 0) + 1);
+    try {
+      return await run();
+    } catch (e) {
+      const lost = this.lost.get(client);
+      if (!lost) throw e;
+      throw new ScoutError(
+        "mcp_server",
+        `MCP server "${this.spec.label}": ${what} failed: the connection to the server was lost (${lost.message})`,
+        { server: this.spec.label, cause: e },
+      );
+    } finally {
+      this.pending.set(client, (this.pending.get(client) ?? 1) - 1);
     }
   }
 
@@ -248,10 +292,16 @@ export class McpSession {
           break;
         }
         if (cursor !== undefined) seen.add(cursor);
-        const page = await client.request(
-          { method: "tools/list", params: cursor ? { cursor } : {} },
-          ToolsPage,
-          this.requestOptions(signal),
+        const params = cursor ? { cursor } : {};
+        const page = await this.pendingRequest<z.infer<typeof ToolsPage>>(
+          client,
+          "tools/list",
+          () =>
+            client.request(
+              { method: "tools/list", params },
+              ToolsPage,
+              this.requestOptions(signal),
+            ),
         );
         for (const raw of page.tools) {
           const parsed = ToolSchema.safeParse(raw);
@@ -271,7 +321,7 @@ export class McpSession {
         if (!cursor) break;
       }
     } catch (e) {
-      throw this.fail("cannot list tools", e);
+      throw e instanceof ScoutError ? e : this.fail("cannot list tools", e);
     }
     return [...out.values()];
   }
@@ -292,13 +342,14 @@ export class McpSession {
   ): Promise<McpCallResult> {
     const client = await this.connect(signal);
     try {
-      return await client.callTool(
-        { name, arguments: args },
-        undefined,
-        this.requestOptions(signal, true),
-      ) as McpCallResult;
+      return await this.pendingRequest(client, `call of "${name}"`, () =>
+        client.callTool(
+          { name, arguments: args },
+          undefined,
+          this.requestOptions(signal, true),
+        )) as McpCallResult;
     } catch (e) {
-      if (signal?.aborted) throw e;
+      if (signal?.aborted || e instanceof ScoutError) throw e;
       if (this.transports.get(client)?.overflowed) {
         // the SDK only says "Connection closed" (R76-8)
         const mib = MCP_MAX_MESSAGE_BYTES / 1024 / 1024;
