@@ -61,6 +61,7 @@ export type ScoutErrorCode =
   | "not_cached"
   | "cache_unavailable"
   | "relay"
+  | "redirect_refused"
   // tools
   | "mcp_server"
   // agents

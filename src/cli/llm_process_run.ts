@@ -11,6 +11,7 @@ import type { Message } from "../chat/types.ts";
 import { loadConfig } from "../config/store.ts";
 import { ScoutError } from "../errors.ts";
 import { ask, type AskOptions } from "../llm/ask.ts";
+import { sameOriginFetch } from "../util/same_origin_fetch.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 
@@ -87,7 +88,7 @@ export async function answerQuery(
   let raw: string | undefined;
   const capture: typeof fetch = async (input, init) => {
     if (raw !== undefined) throw new DOMException("captured", "AbortError");
-    const res = await fetch(input, init);
+    const res = await sameOriginFetch(fetch)(input, init);
     const text = await res.text();
     if (!res.ok) {
       throw new ScoutError(

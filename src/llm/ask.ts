@@ -40,6 +40,7 @@ import { finalText, runLoop } from "./loop.ts";
 import { defaultSession } from "./meta_record.ts";
 import { writeSnapshot } from "./snapshot.ts";
 import { addToMessage } from "./error_location.ts";
+import { sameOriginFetch } from "../util/same_origin_fetch.ts";
 import { settleCacheWrites } from "./write_behind.ts";
 
 export { COMPILE_ROLES, RUNTIME_KEYS } from "./ask_types.ts";
@@ -158,7 +159,8 @@ function loopInput(
     logResponse: model.logResponse,
     stream: Boolean(o.stream),
     session: o.session ?? defaultSession,
-    fetch: o.fetch ?? globalThis.fetch,
+    // credentials never follow a redirect to another origin (R95-1)
+    fetch: sameOriginFetch(o.fetch ?? globalThis.fetch),
     now: o.now ?? (() => new Date()),
     newId: o.newId ?? (() => randomUUID()),
     maxContentLength: model.maxContentLength,

@@ -85,6 +85,8 @@ export function mapFetchError(
 ): unknown {
   if (rs.timedOut()) return timeoutError(backend, ctx.settings.timeoutMs);
   if (ctx.signal?.aborted) return ctx.signal.reason ?? e;
+  // a redirect to another origin was refused (R95-1): not a network failure, not retried
+  if (isScoutError(e, "redirect_refused")) return e;
   return networkError(backend, e, url);
 }
 

@@ -282,6 +282,10 @@ async function typedSdkError(
   if (e instanceof mod.APIConnectionTimeoutError) {
     return timeoutError(backend, ctx.settings.timeoutMs);
   }
+  // the fetch refused a redirect to another origin (R95-1)
+  if (e instanceof mod.APIConnectionError && isScoutError(e.cause, "redirect_refused")) {
+    return e.cause;
+  }
   if (e instanceof mod.APIConnectionError) return networkError(backend, e.cause ?? e, url);
   if (e instanceof mod.APIError) return apiError(backend, e);
   if (e instanceof SyntaxError) {

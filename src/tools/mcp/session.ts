@@ -17,6 +17,7 @@ import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { z } from "zod";
 import { ScoutError } from "../../errors.ts";
+import { sameOriginFetch } from "../../util/same_origin_fetch.ts";
 import type { McpServerSpec } from "./spec.ts";
 import { MCP_MAX_MESSAGE_BYTES, ProcessTransport } from "./process_transport.ts";
 
@@ -153,7 +154,8 @@ export class McpSession {
     if (this.opts.key) headers.Authorization = `Bearer ${this.opts.key}`;
     const common = {
       requestInit: { headers },
-      ...(this.opts.fetch ? { fetch: this.opts.fetch } : {}),
+      // the key never follows a redirect to another origin (R95-1)
+      fetch: sameOriginFetch(this.opts.fetch ?? globalThis.fetch),
     };
     // a reply stream cut before its answer leaves the request pending (R96-5)
     client.onerror = (e: Error) => this.streamLost(client, e);
