@@ -7,7 +7,9 @@
  * quoting one): those are text inside one message. What tells them apart is a
  * role header line between `<<<<<<<` and `>>>>>>>`: a merge of turns has one,
  * a message's text cannot (the printer writes a content line that looks like
- * a header escaped, `\user:`). Detection only: parsing is unchanged; the
+ * a header escaped, `\user:`). Since R95-2 the printer escapes marker lines
+ * too (`\<<<<<<< HEAD`, `\=======`), so a chat it wrote holds no conflict; an
+ * escaped marker is no marker here. Detection only: parsing is unchanged; the
  * callers decide.
  *
  * @module

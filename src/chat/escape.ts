@@ -6,7 +6,9 @@
  * Two escape points, each one backslash:
  * - **lead**: before the first non-space character of a line whose trimmed
  *   form is `\`* followed by a fence (```` ``` ````), `[[`, or an opening tag
- *   `<tag…>`, or of a column-0 line `\`* followed by `[a-z0-9_]+:` (a header);
+ *   `<tag…>`, or of a column-0 line `\`* followed by `[a-z0-9_]+:` (a header)
+ *   or by a git merge-conflict marker (`<<<<<<<`, `|||||||` or `>>>>>>>` alone
+ *   or before a space, or `=======` alone; R95-2);
  * - **cmd**: after the `:--` ending the first word of a line whose trimmed
  *   form is a command-block opener `\S*:--` `\`* ` … {{{` (a leading
  *   backslash cannot break that pattern, since `\S*` swallows it).
@@ -21,6 +23,26 @@
  */
 import { firstNonSpace, lastNonSpace, roleNameLength, SPACE, WORD } from "./text.ts";
 
+/**
+ * A git merge-conflict marker, the line stripped: what `conflict.ts` reads as
+ * one (and `|||||||` of diff3), so an unescaped marker in a file is git's.
+ */
+const CONFLICT_MARKER = /^(?:(?:<{7}|\|{7}|>{7})(?: |$)|={7}$)/;
+
+/**
+ * True if the column-0 line `line` holds, from `k` to its stripped end, a
+ * merge-conflict marker (R95-2).
+ *
+ * @param line one line (no `\n`)
+ * @param k where the marker would start (after any backslashes)
+ * @returns whether it is one
+ */
+export function isConflictMarkerAt(line: string, k: number): boolean {
+  const c = line.charCodeAt(k);
+  if (c !== 60 && c !== 61 && c !== 62 && c !== 124) return false; // < = > |
+  return CONFLICT_MARKER.test(line.slice(k, lastNonSpace(line, k, line.length) + 1));
+}
+
 /** An opening-tag shape (`<tag>` or `<tag attrs…>`) at a sticky position. */
 const XML_SHAPE = new RegExp(String.raw`<${WORD}+(?:${SPACE}+[^>]*)?>`, "uy");
 
@@ -31,9 +53,10 @@ function isRegexSpace(c: number): boolean {
 
 /**
  * True if `line[k…]` starts with a fence, `[[`, an opening tag, or (when
- * `col0`) a header word followed by `:`.
+ * `col0`) a header word followed by `:` or is a merge-conflict marker.
  */
 function leadShapeAt(line: string, k: number, col0: boolean): boolean {
+  if (col0 && isConflictMarkerAt(line, k)) return true;
   const c = line.charCodeAt(k);
   if (c === 96 /* ` */) return line.startsWith("```", k);
   if (c === 91 /* [ */) return line.charCodeAt(k + 1) === 91;
@@ -125,7 +148,8 @@ export function escapePoints(line: string): number[] {
 /**
  * Adds one backslash at each escape point that applies to `line`, so that
  * {@link unescapeLine} gives `line` back and neither parser reads it as a
- * fence, `[[`, command block, xml block or header.
+ * fence, `[[`, command block, xml block or header (nor `conflict.ts` as a
+ * merge-conflict marker).
  *
  * @param line one line (no `\n`) that some rule of the parser would claim
  * @returns the escaped line (`line` itself when no point applies)

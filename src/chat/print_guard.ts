@@ -7,10 +7,13 @@
  * - a fence or xml block is kept as it is when it closes within the message
  *   and holds no line the Ruby parser would treat otherwise (a `[[` or
  *   command-block opener, which Ruby lets take over any block, or a fence line
- *   inside an xml block, which Ruby drops); otherwise its opening line is
+ *   inside an xml block, which Ruby drops, or a merge-conflict marker line,
+ *   which must be escaped); otherwise its opening line is
  *   escaped and the lines after it are read outside blocks;
  * - `[[` and command-block openers are always escaped (the parser rewrites
- *   them), and so are headers and lines that already look escaped;
+ *   them), and so are headers, column-0 merge-conflict markers (so that any
+ *   unescaped one in a file is git's, R95-2) and lines that already look
+ *   escaped;
  * - an opening-tag line that the port reads as text but Ruby would open an xml
  *   block on (its closer is anywhere in the chat, even on the same line or
  *   earlier) is escaped.
@@ -20,7 +23,7 @@
  *
  * @module
  */
-import { escapePoints, isEscapedLine } from "./escape.ts";
+import { escapePoints, isConflictMarkerAt, isEscapedLine } from "./escape.ts";
 import { CMD_OPEN, lastCloserOffsets, XML_CLOSE, XML_OPEN } from "./parse.ts";
 import { firstNonSpace, roleNameLength, stripRange } from "./text.ts";
 
@@ -34,7 +37,8 @@ export interface GuardContext {
 
 /**
  * True unless the body has no line that starts (after spaces) with
- * ```` ``` ````, `[[`, `<` or `\`, no column-0 `[a-z0-9_]+:` and no `:--`:
+ * ```` ``` ````, `[[`, `<` or `\`, no column-0 `[a-z0-9_]+:` or `=======`,
+ * `>>>>>>>`, `|||||||`, and no `:--`:
  * such a body needs no escape. The common case, found with one pass (faster
  * than the equivalent regular expression).
  */
@@ -50,6 +54,7 @@ function maybeSpecial(b: string): boolean {
     if (i === pos) {
       const n = roleNameLength(b, i);
       if (n > 0 && b.charCodeAt(i + n) === 58 /* : */) return true;
+      if ((c === 61 || c === 62 || c === 124) && b.charCodeAt(i + 6) === c) return true;
     }
     const nl = b.indexOf("\n", i);
     if (nl === -1) return false;
@@ -117,6 +122,23 @@ function cmdLine(body: string, lineEnd: (from: number) => number): (from: number
   };
 }
 
+/** Column-0 runs that may start a merge-conflict marker. */
+const MARKER_RUN = /^(?:<{7}|={7}|>{7}|\|{7})/gm;
+
+/** Start of the first merge-conflict marker line at or after `from`, or `body.length + 1`. */
+function markerLine(body: string, lineEnd: (from: number) => number): (from: number) => number {
+  return (from) => {
+    const re = new RegExp(MARKER_RUN);
+    re.lastIndex = from;
+    for (let m = re.exec(body); m !== null; m = re.exec(body)) {
+      const col0 = m.index === 0 || body.charCodeAt(m.index - 1) === 10; // not after a lone \r
+      if (col0 && isConflictMarkerAt(body.slice(m.index, lineEnd(m.index)), 0)) return m.index;
+      re.lastIndex = m.index + 1;
+    }
+    return body.length + 1;
+  };
+}
+
 /** The line searches over one body, each memoised for a forward walk. */
 interface Scanner {
   body: string;
@@ -130,6 +152,8 @@ interface Scanner {
   squareLine: (from: number) => number;
   /** Start of the first command-opener line at or after `from`, or `body.length + 1`. */
   cmdOpenLine: (from: number) => number;
+  /** Start of the first merge-conflict marker line at or after `from`, or `body.length + 1`. */
+  markerLine: (from: number) => number;
   /** The first `</` at or after `from`, or `body.length + 1`: where a closing tag may be. */
   closerMark: (from: number) => number;
 }
@@ -146,6 +170,7 @@ function scanner(body: string): Scanner {
     fenceLine: remember(lineStarting(body, "```")),
     squareLine: remember(lineStarting(body, "[[")),
     cmdOpenLine: remember(cmdLine(body, lineEnd)),
+    markerLine: remember(markerLine(body, lineEnd)),
     // memoised: each xml opener's scan would search again up to the next `</`, past its stop
     // (`"<a>\n```\n".repeat(n) + "</a>"` took quadratic time)
     closerMark: remember((from) => {
@@ -179,12 +204,18 @@ function fenceEnd(s: Scanner, from: number): number {
 /**
  * Start of the line after the one closing xml block `tag` (its first
  * closing tag is `</tag>`) opened before `from`; or `-h - 1`, h the start
- * of the line where the scan stopped: one Ruby would drop or act on, or the
- * end of the body (any later opener of `tag` before h fails too).
+ * of the line where the scan stopped: one Ruby would drop or act on, a
+ * merge-conflict marker, or the end of the body (any later opener of `tag` before h fails too).
  */
 function xmlEnd(s: Scanner, from: number, tag: string): number {
   const { body } = s;
-  const stop = Math.min(s.fenceLine(from), s.squareLine(from), s.cmdOpenLine(from));
+  // a marker line too: kept in the block it would stay unescaped, a conflict to `conflict.ts` (R95-2)
+  const stop = Math.min(
+    s.fenceLine(from),
+    s.squareLine(from),
+    s.cmdOpenLine(from),
+    s.markerLine(from),
+  );
   for (let k = s.closerMark(from); k < stop; k = s.closerMark(k)) {
     const start = body.lastIndexOf("\n", k - 1) + 1;
     const to = s.lineEnd(k);
@@ -275,10 +306,12 @@ export function guardBody(body: string, ctx: GuardContext): string {
       verdict = xmlVerdict(xml, pos, to);
     }
     if (verdict === PLAIN) {
-      // a header, or a line that already looks escaped
+      // a header, a conflict marker, or a line that already looks escaped
       const n = roleNameLength(body, pos);
       if (
         (n > 0 && pos + n < to && body.charCodeAt(pos + n) === 58) ||
+        (i === pos && body.charCodeAt(pos + 6) === c0 &&
+          isConflictMarkerAt(body.slice(pos, to), 0)) ||
         ((c0 === 92 || scan.hasCmdMarker(pos, to)) && isEscapedLine(body.slice(pos, to)))
       ) verdict = ESCAPE;
     }

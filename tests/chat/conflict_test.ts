@@ -57,10 +57,16 @@ Deno.test("mergeConflict: a role header between <<<<<<< and >>>>>>> is a merge o
   // a conflict pasted into a message: no header in it
   assert.deepEqual(mergeConflict(DISCUSSED_CONFLICT), { line: 5 });
   assert.equal(mergeConflictLine(DISCUSSED_CONFLICT), 5);
-  // the printer escapes a content line that looks like a header: still text
+  // the printer escapes a content line that looks like a header, and the markers (R95-2):
+  // no conflict left in the file; without the marker escapes, still text
   const quoted = print([{ role: "assistant", content: CONFLICTED.trimEnd() }]);
   assert.match(quoted, /^\\user: ours question$/m);
-  assert.deepEqual(mergeConflict(quoted), { line: quoted.split("\n").indexOf("<<<<<<< HEAD") + 1 });
+  assert.match(quoted, /^\\<<<<<<< HEAD$/m);
+  assert.equal(mergeConflict(quoted), undefined);
+  const unescaped = quoted.replace(/^\\(?=[<=>])/gm, "");
+  assert.deepEqual(mergeConflict(unescaped), {
+    line: unescaped.split("\n").indexOf("<<<<<<< HEAD") + 1,
+  });
   // a fenced header is no header; an indented one is none for the parser either
   assert.deepEqual(mergeConflict("<<<<<<< a\n```\nuser:\n```\n=======\n>>>>>>> b\n"), { line: 1 });
   assert.deepEqual(mergeConflict("<<<<<<< a\n  user: x\n=======\n>>>>>>> b\n"), { line: 1 });

@@ -82,3 +82,18 @@ Deno.test("property: the command escape point matches the spec-shaped regular ex
     { numRuns: 20_000 },
   );
 });
+
+Deno.test("escapeLine/unescapeLine: column-0 merge-conflict markers get the lead escape; indented or longer runs do not (R95-2)", () => {
+  for (
+    const line of ["<<<<<<< HEAD", "<<<<<<<", "=======", "||||||| base", ">>>>>>> x", "=======\r"]
+  ) {
+    assert.equal(escapeLine(line), "\\" + line);
+    assert.equal(unescapeLine("\\" + line), line);
+    assert.equal(unescapeLine("\\\\" + line), "\\" + line);
+    assert.equal(escapeLine("\\" + line), "\\\\" + line);
+  }
+  for (const line of ["  =======", "========", "<<<<<<<<", "<<<<<<<x", "======= x", "a ======="]) {
+    assert.equal(escapeLine(line), line);
+    assert.equal(unescapeLine("\\" + line), null);
+  }
+});

@@ -10,6 +10,7 @@ import { isDeepStrictEqual } from "node:util";
 import { INLINE_ROLES, parse, print } from "../../src/chat/mod.ts";
 import type { Chat, Message } from "../../src/chat/mod.ts";
 import { appendChatText } from "../../src/chat/print_append.ts";
+import { mergeConflict } from "../../src/chat/conflict.ts";
 import { lineEndOf, withLineEnds } from "../../src/chat/text.ts";
 import { chatLikeText } from "../support/chat_like_text.ts";
 import { assertRubyReads, expectedRead } from "../support/roundtrip.ts";
@@ -81,6 +82,20 @@ const hostileLine = fc.oneof(
       "\0",
       "\0user: x",
       "é ü 🌍 \uFFFD",
+      // git merge-conflict markers (R95-2), escaped ones and near misses
+      "<<<<<<< HEAD",
+      "<<<<<<<",
+      "=======",
+      "======= ",
+      "|||||||  base",
+      ">>>>>>> feature",
+      ">>>>>>>\r",
+      "\\<<<<<<< HEAD",
+      "\\=======",
+      "\\\\>>>>>>> x",
+      "  =======",
+      "========",
+      "<<<<<<<<",
     ),
   },
 );
@@ -127,6 +142,45 @@ Deno.test("property: print is a fixed point of print ∘ parse on chat-like text
       assertRubyReads(once, expectedRead(parse(t)));
     }),
     { numRuns: Number(Deno.env.get("FIXED_POINT_RUNS") ?? 5000) },
+  );
+});
+
+/** Contents made of merge-conflict marker lines and text (R95-2). */
+const markerMessages = fc.array(
+  fc.record({
+    role: fc.constantFrom("user", "assistant", "tool", "x_1"),
+    content: fc.array(
+      fc.constantFrom(
+        "<<<<<<< HEAD",
+        "=======",
+        "||||||| base",
+        ">>>>>>> x",
+        "\\<<<<<<< HEAD",
+        "\\=======",
+        "text",
+        "user: q",
+        "```",
+        "<think>",
+        "</think>",
+        "",
+      ),
+      { minLength: 1, maxLength: 8 },
+    ).map((ls) => ls.join("\n")),
+  }),
+  { maxLength: 5 },
+);
+
+Deno.test("property: contents with merge-conflict marker lines read back exactly; the printed chat holds no conflict; Ruby keeps every message (R95-2)", () => {
+  fc.assert(
+    fc.property(markerMessages, (chat) => {
+      const printed = print(chat);
+      assert.deepEqual(parse(printed), expectedRead(chat));
+      assertRubyReads(printed, expectedRead(chat));
+      assert.equal(mergeConflict(printed), undefined, printed);
+      const appended = appendChatText(printed + "\n", chat);
+      assert.equal(mergeConflict(appended), undefined, appended);
+    }),
+    { numRuns: 5000 },
   );
 });
 

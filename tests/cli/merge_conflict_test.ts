@@ -178,20 +178,19 @@ Deno.test("llm ask sends a chat that discusses a conflict (markers inside a mess
   assert.equal(t.srv.requests.length, 3);
 });
 
-Deno.test("llm ask -o: a model answer quoting conflict markers is saved, and the chat can be asked again (R90-2)", async () => {
+Deno.test("llm ask -o: a model answer quoting conflict markers is saved with them escaped, and the chat can be asked again (R90-2, R95-2)", async () => {
   await using t = await setup("Keep one side:\n\n" + CONFLICTED_TURNS + "\nThen commit.");
   const first = await t.run(["llm", "ask", "-o", "a.chat", "how do merges look?"]);
   assert.equal(first.code, 0, first.stderr);
   assert.equal(first.stderr, "");
   const saved = readFileSync(join(t.dir.path, "a.chat"), "utf8");
-  assert.match(saved, /^<<<<<<< HEAD$/m);
+  // the printer escapes the header-like line and, since R95-2, the markers: no conflict left
+  assert.match(saved, /^\\<<<<<<< HEAD$/m);
   assert.match(saved, /^\\user: ours question$/m, "the printer escapes the header-like line");
   const again = await t.run(["llm", "ask", "-c", "a.chat", "-o", "a.chat", "and then?"]);
   assert.equal(again.code, 0, again.stderr);
-  assert.match(
-    again.stderr,
-    /^scout-ai: warning: a\.chat:\d+: merge conflict markers inside a message/m,
-  );
+  assert.equal(again.stderr, "");
+  assert.match(JSON.stringify(t.srv.requests[1]!.body), /<<<<<<< HEAD\\nuser: ours question/);
   assert.equal(t.srv.requests.length, 2);
   assert.match(readFileSync(join(t.dir.path, "a.chat"), "utf8"), /and then\?/);
 });
@@ -204,4 +203,41 @@ Deno.test("a chat task runs with a chat input that pastes a conflict into a mess
   const r = await runScout(["workflow", "task", "Echo", "ask", "--chat", "q.md"], o);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /echo After git pull[^]*<<<<<<< HEAD\nport = 8080/);
+});
+
+Deno.test("llm ask -o: conflict markers split across a model's replies (a tool round between) are escaped; the chat is asked again (R95-2)", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer({
+    script: [
+      {
+        text: "looking\n<<<<<<< HEAD",
+        toolCalls: [{ name: "nosuch", arguments: {}, id: "t1" }],
+      },
+      { text: "=======\n>>>>>>> x\nDone." },
+      { text: "second" },
+      { text: "third" },
+    ],
+  });
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-x" };
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
+  const run = (q: string, more: string[] = []) =>
+    runMain(["llm", "ask", ...flags, ...more, "-o", "m2.chat", q], { env, cwd: dir.path });
+  const first = await run("q1");
+  assert.equal(first.code, 0, first.stderr);
+  const saved = readFileSync(join(dir.path, "m2.chat"), "utf8");
+  assert.match(saved, /^\\<<<<<<< HEAD$/m);
+  assert.match(saved, /^\\=======$/m);
+  assert.match(saved, /^\\>>>>>>> x$/m);
+  assert.doesNotMatch(saved, /^(<<<<<<<|=======|>>>>>>>)/m, "no unescaped marker is written");
+  const second = await run("q2");
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(second.stderr, "", "escaped markers are text, not a conflict");
+  // read back as input: the model's own text goes back as it wrote it
+  const third = await run("q3", ["-c", "m2.chat"]);
+  assert.equal(third.code, 0, third.stderr);
+  assert.equal(third.stderr, "");
+  assert.equal(srv.requests.length, 4);
+  const sent = JSON.stringify(srv.requests[3]!.body);
+  assert.ok(sent.includes("looking\\n<<<<<<< HEAD"), sent);
+  assert.ok(sent.includes("=======\\n>>>>>>> x\\nDone."));
 });

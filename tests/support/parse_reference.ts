@@ -37,13 +37,15 @@ const LEAD_ESCAPED = new RegExp(
 );
 /** D26 lead escape at column 0: `\`+ then a header word and `:`. */
 const HEADER_ESCAPED = /^\\+[a-z0-9_]+:/;
+/** R95-2 lead escape at column 0: `\`+ then a merge-conflict marker, the rest of the line. */
+const MARKER_ESCAPED = /^\\+(?:(?:<{7}|\|{7}|>{7})(?: .*)?|={7})$/s;
 
 /** The D26 unescape of one line, or null if it holds no escape. */
 function unescapeReference(line: string): string | null {
   const [, pre, core, post] = STRIPPED.exec(line)!;
   let t = core!.replace(CMD_ESCAPED, "$1$2");
   let changed = t !== core;
-  if (LEAD_ESCAPED.test(t) || (pre === "" && HEADER_ESCAPED.test(t))) {
+  if (LEAD_ESCAPED.test(t) || (pre === "" && (HEADER_ESCAPED.test(t) || MARKER_ESCAPED.test(t)))) {
     t = t.slice(1);
     changed = true;
   }
