@@ -125,3 +125,35 @@ for (const { backend, model, env } of BACKENDS) {
     assert.ok(key?.includes(KEY), "the key went to the same origin");
   });
 }
+
+Deno.test("R95-1: bedrock: a 307 to another origin is refused; the session token (a custom header, kept by fetch) never reaches it", async () => {
+  await using t = await tempDir();
+  await using b = server(() => "unused");
+  await using a = server((path) => `http://localhost:${b.port}${path}`);
+  const session = "SESSTOK-r95";
+  const r = await runMain(
+    [
+      "llm",
+      "ask",
+      "--no-cache",
+      "-b",
+      "bedrock",
+      "-m",
+      "amazon.nova-lite-v1:0",
+      "--no-stream",
+      ...["-O", `url=http://127.0.0.1:${a.port}/r`, "-O", "region=us-east-1"],
+      ...["-O", "access_key=AKIDEXAMPLE", "-O", "secret_key=wJalrXUtnFEMI/K7MDENGEXAMPLEKEY"],
+      ...["-O", `session_token=${session}`, "-O", "max_retries=0"],
+      "hi",
+    ],
+    { env: { SCOUT_HOME: join(t.path, "home"), HOME: t.path }, cwd: t.path },
+  );
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(b.seen.length, 0, `B got ${JSON.stringify(b.seen)}`);
+  assert.equal(
+    a.seen[0]!.headers["x-amz-security-token"],
+    session,
+    "A, the configured origin, got it",
+  );
+  assert.match(r.stderr, new RegExp(`Refused a redirect .*to http://localhost:${b.port}`));
+});
