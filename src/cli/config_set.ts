@@ -1,0 +1,172 @@
+/**
+ * `config set` and `config unset`: one entry edited in `$SCOUT_HOME/etc/config`
+ * under the file's lock (concurrent runs lose no entry), written through a
+ * symbolic link, other lines' bytes kept; warnings for an entry another one
+ * shadows or one without a scope.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { type ConfigEntry, configEntryFor, loadConfig } from "../config/store.ts";
+import { ScoutError, usageError } from "../errors.ts";
+import { exists, fileError } from "../util/fs.ts";
+import { withFileLockSync } from "../util/file_lock.ts";
+import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
+import type { Io } from "./io.ts";
+import { warn } from "./io.ts";
+import { configFile, printable } from "./config_values.ts";
+
+/** Options of `config set` / `config unset`. */
+export interface ConfigSetCliOptions {
+  /** Key. */
+  key: string;
+  /** Value (`set` only); `false`, `nil` and `env:A,B` keep their meaning. */
+  value?: string;
+  /** Scope tokens of the entry. */
+  scopes: string[];
+}
+
+function sameScopes(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && [...a].sort().join(" ") === [...b].sort().join(" ");
+}
+
+const NL = Buffer.from("\n");
+
+/** The config file's bytes; none when it (or a link's target) is not there. */
+function readConfigBytes(file: string): Buffer {
+  if (!exists(file)) return Buffer.alloc(0);
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw fileError(file, e);
+  }
+}
+
+/**
+ * The config file's lines (bytes, without their `\n`) with the entry of
+ * `opts.key` and its scopes replaced (set) or dropped (unset), or appended:
+ * a line is decoded only to be matched, so every other one keeps its bytes,
+ * invalid UTF-8 included (R88-5).
+ */
+function editedLines(
+  bytes: Buffer,
+  opts: ConfigSetCliOptions,
+): { lines: Buffer[]; found: boolean } {
+  const lines: Buffer[] = [];
+  for (let at = 0; at < bytes.length;) {
+    const nl = bytes.indexOf(0x0a, at);
+    const end = nl === -1 ? bytes.length : nl;
+    lines.push(bytes.subarray(at, end));
+    at = end + 1;
+  }
+  const entry = Buffer.from([opts.key, opts.value, ...opts.scopes].join(" "));
+  let found = false;
+  const kept: Buffer[] = [];
+  for (const line of lines) {
+    const t = line.toString("utf8").trim();
+    if (t !== "" && !t.startsWith("#")) {
+      const [key, , ...scopes] = t.split(/\s+/);
+      if (key === opts.key && sameScopes(scopes, opts.scopes)) {
+        if (!found && opts.value !== undefined) kept.push(entry);
+        found = true;
+        continue;
+      }
+    }
+    kept.push(line);
+  }
+  if (!found && opts.value !== undefined) kept.push(entry);
+  return { lines: kept, found };
+}
+
+/**
+ * Reads, edits and rewrites the config holding `<file>.lock`: concurrent
+ * `config set`/`unset` processes each see the others' entries (R91-4).
+ */
+function editConfig(file: string, opts: ConfigSetCliOptions): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true }); // the lock's directory
+  } catch { /* the lock's creation says why */ }
+  withFileLockSync(file, () => {
+    const { lines, found } = editedLines(readConfigBytes(file), opts);
+    if (opts.value === undefined && !found) {
+      throw new ScoutError(
+        "not_found",
+        `No entry "${[opts.key, ...opts.scopes].join(" ")}" in ${file}`,
+        { file },
+      );
+    }
+    const out = lines.length ? Buffer.concat(lines.flatMap((l) => [l, NL])) : new Uint8Array();
+    // a link (a dotfiles one, even to nothing yet) is written through, as Ruby's Open.write does
+    writeInPlaceSync(danglingLinkEnd(file), out, file);
+  });
+}
+
+/**
+ * `config set KEY VALUE [SCOPE…]` (or unset with `value` undefined): replaces
+ * the entry with the same key and scopes, or appends one; comments and other
+ * lines are kept byte for byte; the file is rewritten atomically, a link's
+ * target through the link, under `<file>.lock`.
+ *
+ * @param opts key, value, scopes
+ * @param io injected I/O
+ * @returns exit code
+ */
+export function runConfigSet(opts: ConfigSetCliOptions, io: Io): number {
+  for (const word of [opts.key, opts.value ?? "x", ...opts.scopes]) {
+    if (word === "" || /\s/.test(word)) {
+      throw usageError(`Config keys, values and scopes are single words, got "${word}"`);
+    }
+  }
+  const file = configFile(io);
+  editConfig(file, opts);
+  const shown = opts.value === undefined ? "removed" : `= ${printable(opts.key, opts.value)}`;
+  const where = opts.scopes.length ? ` [${opts.scopes.join(" ")}]` : "";
+  io.stderr.write(`${opts.key}${where} ${shown} (${file})\n`);
+  if (opts.value !== undefined && opts.scopes.length === 0) warnUnscoped(opts.key, io);
+  if (opts.value !== undefined) warnShadowed(opts.key, opts.value, opts.scopes, io);
+  return 0;
+}
+
+/**
+ * Warns when a lookup with the scopes just set (as `config get` from here)
+ * answers another entry — one of `./etc/config`, read last, or one with a
+ * better scope priority — naming its file and line (R84-6).
+ */
+function warnShadowed(key: string, value: string, scopes: string[], io: Io): void {
+  let win: ConfigEntry | undefined;
+  try {
+    win = configEntryFor(loadConfig({ cwd: io.cwd, env: io.env }), key, scopes);
+  } catch {
+    return; // a file that cannot be read: `config get` says so
+  }
+  if (win === undefined || win.value === value) return;
+  const where = scopes.length ? ` [${scopes.join(" ")}]` : "";
+  const shown = win.value === null ? "nil" : printable(key, win.value);
+  warn(
+    io,
+    `"${key}"${where} is "${shown}" here: the entry at ${win.source} wins over the one just set`,
+  );
+}
+
+// the scope scout-ai's own lookups of `key` name (the first of their list)
+function suggestedScope(key: string): string {
+  if (/^epoch_|^(full|max)_tool_(calls|outputs|chars)$/.test(key)) return "prompt";
+  if (key === "max_content_length") return "tools";
+  if (key === "timeout") return "mcp";
+  if (key === "allow_roles") return "chat";
+  return "ask";
+}
+
+// Ruby `Scout::Config.get` searches an entry's implicit `key:<key>` token only
+// when the lookup has no scopes, and no lookup of scout-ai or Scout has none
+function warnUnscoped(key: string, io: Io): void {
+  warn(
+    io,
+    `"${key}" was set without a scope: only a lookup without scopes ("scout-ai config get ${key}") ` +
+      `reads such an entry, and scout-ai and the Ruby Scout always look settings up with scopes, ` +
+      `so neither will use it. Give it the scope of the lookup, e.g. ` +
+      `"scout-ai config set ${key} VALUE ${suggestedScope(key)}"`,
+  );
+}
