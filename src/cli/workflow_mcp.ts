@@ -106,11 +106,13 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
     .addHelpText(
       "after",
       "\nEach tool call runs the task as a persisted job (cached; `workflow info` and\n" +
-        "`llm prov` see it) and answers with its result; a failed job is an MCP tool\n" +
-        "error. Over stdio, stdout carries only MCP messages and the server ends when\n" +
+        "`llm prov` see it) and answers with its result (bytes that are not UTF-8 as a\n" +
+        "base64 resource); a failed job is an MCP tool error. Over stdio, stdout carries\n" +
+        "only MCP messages (what a task prints goes to stderr) and the server ends when\n" +
         "stdin closes, once the calls already read are answered (so `printf … |` works);\n" +
-        "over HTTP it runs until Ctrl-C. Tools are annotated read-only,\n" +
-        "non-destructive, idempotent and closed-world. In a chat:\n" +
+        "over HTTP it runs until Ctrl-C and refuses (403) a Host or Origin other than\n" +
+        "127.0.0.1, localhost, [::1] or the --host address (DNS rebinding). Tools are\n" +
+        "annotated read-only, non-destructive, idempotent and closed-world. In a chat:\n" +
         "  mcp: stdio 'scout-ai workflow mcp Baking'\n\n" +
         "Examples:\n" +
         "  scout-ai workflow mcp fixtures/workflows/Baking < /dev/null\n" +

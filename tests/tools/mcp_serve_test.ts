@@ -1,8 +1,8 @@
 /**
  * Serving a workflow over MCP in process (SDK in-memory transport): which
  * tasks are offered, §6.2 schemas and §6.5 annotations, calls run persisted
- * jobs (a second call is served from the job store), a failed job and an
- * unknown tool are MCP tool errors, unknown tasks fail before serving.
+ * jobs (a second call is served from the job store), a failed job is an
+ * MCP tool error, an unknown tool a protocol error (-32602), unknown tasks fail before serving.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -50,7 +50,7 @@ Deno.test("workflowMcpTools: exported tasks by default, named ones on request, u
   );
 });
 
-Deno.test("workflowMcpServer: calls run persisted jobs; failures and unknown tools are tool errors", async () => {
+Deno.test("workflowMcpServer: calls run persisted jobs; failures are tool errors, an unknown tool a protocol error", async () => {
   await using dir = await tempDir();
   const env = { SCOUT_HOME: dir.path };
   const wf = await loadWorkflow(BAKING, { cwd: ROOT, env });
@@ -83,9 +83,12 @@ Deno.test("workflowMcpServer: calls run persisted jobs; failures and unknown too
       text: 'Job "Baking/broken/Default" failed: The oven is broken',
     }]);
 
-    const unknown = await client.callTool({ name: "cake", arguments: {} });
-    assert.equal(unknown.isError, true);
-    assert.match(JSON.stringify(unknown.content), /Tool not found 'cake' in workflow Baking/);
+    // an unknown tool is a protocol error (-32602), not a tool error (R96-10)
+    await assert.rejects(
+      client.callTool({ name: "cake", arguments: {} }),
+      (e: { code?: number; message?: string }) =>
+        e.code === -32602 && /Tool not found 'cake' in workflow Baking/.test(e.message ?? ""),
+    );
   } finally {
     await client.close();
     await server.close();

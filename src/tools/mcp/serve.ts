@@ -4,23 +4,35 @@
  * §6.2 schema (`properties` + `required`) and the annotations read-only,
  * non-destructive, idempotent, closed-world. A call runs the task as a
  * persisted job (cached; provenance sees it) and answers with its result as
- * text; a failed job or bad input is an MCP tool error, never a crash.
- * Transports: stdio, or Streamable HTTP (stateless) on a loopback port.
+ * text (bytes that are not UTF-8: a base64 `resource`); a failed job or bad
+ * input is an MCP tool error, never a crash; an unknown tool is a protocol
+ * error (-32602). Transports: stdio (what tasks print goes to stderr), or
+ * Streamable HTTP (stateless) on a loopback port, refusing a foreign `Host`
+ * or `Origin` (DNS rebinding).
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { createServer, type Server as HttpServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { pathToFileURL } from "node:url";
 import { ScoutError } from "../../errors.ts";
 import { errnoReason } from "../../util/errno_text.ts";
 import type { Workflow } from "../../workflow/define.ts";
 import { taskOf } from "../../workflow/define.ts";
 import { normalizeOutput } from "../content.ts";
-import type { ToolFunction } from "../types.ts";
+import { isToolOutput, type ToolFunction } from "../types.ts";
+import { rebindingRefusal } from "./http_guard.ts";
 import { trackUnanswered } from "./stdio_drain.ts";
+import { divertStdout } from "./stdout_divert.ts";
 import {
   taskToolDefinition,
   taskToolFunction,
@@ -75,6 +87,28 @@ export function workflowMcpTools(wf: Workflow, tasks: readonly string[] = []): S
   });
 }
 
+/**
+ * A result of bytes that are not UTF-8 (R96-7): an embedded resource with a
+ * base64 blob (decoded as text it was garbled), else null.
+ */
+function binaryBlock(raw: unknown) {
+  const value = isToolOutput(raw) ? raw.content : raw;
+  if (!(value instanceof Uint8Array) || (isToolOutput(raw) && raw.error)) return null;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(value);
+    return null;
+  } catch { /* binary */ }
+  const path = isToolOutput(raw) && typeof raw.path === "string" ? raw.path : null;
+  return {
+    type: "resource" as const,
+    resource: {
+      uri: path ? pathToFileURL(path).href : "data:application/octet-stream",
+      mimeType: "application/octet-stream",
+      blob: Buffer.from(value).toString("base64"),
+    },
+  };
+}
+
 function errorText(content: string): string {
   try {
     const parsed = JSON.parse(content) as { exception?: unknown };
@@ -110,16 +144,23 @@ export function workflowMcpServer(
     const name = req.params.name;
     const impl = impls.get(name);
     const fail = (text: string) => ({ content: [{ type: "text" as const, text }], isError: true });
-    if (!impl) return fail(`Tool not found '${name}' in workflow ${wf.name}`);
+    // an unknown tool is a protocol error (MCP spec), not a tool's failure (R96-10)
+    if (!impl) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Tool not found '${name}' in workflow ${wf.name}`,
+      );
+    }
     try {
       const raw = await impl(name, req.params.arguments ?? {}, {
         id: String(extra.requestId),
         signal: extra.signal,
       });
+      const blob = binaryBlock(raw);
       const out = await normalizeOutput(raw);
       if (out.error) return fail(errorText(out.content));
       return {
-        content: [{ type: "text" as const, text: out.content }],
+        content: [blob ?? { type: "text" as const, text: out.content }],
         ...(out.step ? { _meta: { step: out.step } } : {}),
       };
     } catch (e) {
@@ -147,12 +188,18 @@ export async function serveWorkflowStdio(
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
-  const transport = new StdioServerTransport();
-  await server.connect(transport);
-  const unanswered = trackUnanswered(transport);
-  // end of input: answer what was asked, then close (closing aborts the handlers)
-  process.stdin.once("end", () => void unanswered.idle().then(() => server.close()));
-  await closed;
+  // stdout carries only MCP messages: what tasks print goes to stderr (R96-2)
+  const diverted = divertStdout();
+  try {
+    const transport = new StdioServerTransport(process.stdin, diverted.stdout);
+    await server.connect(transport);
+    const unanswered = trackUnanswered(transport);
+    // end of input: answer what was asked, then close (closing aborts the handlers)
+    process.stdin.once("end", () => void unanswered.idle().then(() => server.close()));
+    await closed;
+  } finally {
+    diverted.restore();
+  }
 }
 
 /** Options of {@link serveWorkflowHttp}. */
@@ -178,15 +225,19 @@ export async function serveWorkflowHttp(
   opts: ServeHttpOptions,
 ): Promise<{ http: HttpServer; url: string }> {
   workflowMcpTools(wf, tasks); // unknown tasks fail before listening
+  const host = opts.host ?? "127.0.0.1";
   const http = createServer(async (req, res) => {
+    const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": "application/json", ...headers });
+      res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+    };
+    // DNS rebinding: a foreign Host or Origin is refused (R96-1)
+    const addr = http.address();
+    const bound = typeof addr === "object" && addr ? addr.port : opts.port;
+    const refusal = rebindingRefusal(req.headers, host, bound);
+    if (refusal) return refuse(403, refusal);
     if (req.method !== "POST") {
-      res.writeHead(405, { "content-type": "application/json", allow: "POST" });
-      res.end(JSON.stringify({
-        jsonrpc: "2.0",
-        error: { code: -32000, message: "Method not allowed (stateless server: POST only)" },
-        id: null,
-      }));
-      return;
+      return refuse(405, "Method not allowed (stateless server: POST only)", { allow: "POST" });
     }
     const server = workflowMcpServer(wf, tasks, opts);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
@@ -208,7 +259,6 @@ export async function serveWorkflowHttp(
       }
     }
   });
-  const host = opts.host ?? "127.0.0.1";
   const shown = host.includes(":") ? `[${host}]` : host;
   await new Promise<void>((resolve, reject) => {
     http.once("error", (e) => {
