@@ -107,7 +107,8 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
       "after",
       "\nEach tool call runs the task as a persisted job (cached; `workflow info` and\n" +
         "`llm prov` see it) and answers with its result (bytes that are not UTF-8 as a\n" +
-        "base64 resource); a failed job is an MCP tool error. Over stdio, stdout carries\n" +
+        "base64 resource); a failed job is an MCP tool error. A cancelled call aborts its\n" +
+        "job (recorded aborted) unless another call waits on it. Over stdio, stdout carries\n" +
         "only MCP messages (what a task prints goes to stderr) and the server ends when\n" +
         "stdin closes, once the calls already read are answered (so `printf … |` works);\n" +
         "over HTTP it runs until Ctrl-C and refuses (403) a Host or Origin other than\n" +

@@ -245,7 +245,7 @@ export function taskToolFunction(
   taskName: string,
   opts: WorkflowToolOptions = {},
 ): ToolFunction {
-  return async (_name, args) => {
+  return async (_name, args, ctx) => {
     const { jobname, return_path, exec_type, allow_recursive, ...inputs } = args;
     const job = createJob(wf, taskName, {
       inputs,
@@ -260,7 +260,11 @@ export function taskToolFunction(
     if (exec_type === "exec" || wf.exports.exec.includes(taskName)) {
       return await execJob(job);
     }
-    const runOpts = opts.env ? { env: opts.env } : {};
+    // a cancelled call aborts the job unless another caller waits on it (R96-3)
+    const runOpts = {
+      ...(opts.env ? { env: opts.env } : {}),
+      ...(ctx?.signal ? { signal: ctx.signal } : {}),
+    };
     if (String(allow_recursive) !== "true" && await recursiveCall(job)) {
       throw new ScoutError(
         "invalid_input",

@@ -30,6 +30,7 @@ import { cleanJob } from "./clean.ts";
 import { dependenciesToRun } from "./run_deps.ts";
 import { abortOnInterrupt, type RunInfo, runInfo } from "./run_info.ts";
 import { deliverPendingSignals } from "./interrupt.ts";
+import { awaitRun, type InflightRun } from "./run_waiters.ts";
 
 export { isOutdated } from "./outdated.ts";
 export { type RecordedFailure, unrecoverableFailure } from "./run_deps.ts";
@@ -55,9 +56,13 @@ export interface RunOptions {
    * Default `"run"`: dependencies are computed first (§4).
    */
   dependencies?: "run" | "require-done";
+  /**
+   * The caller's cancellation: when every caller waiting on a run has
+   * cancelled, the run is aborted (recorded `aborted`, as on SIGTERM);
+   * otherwise it goes on for the others (R96-3).
+   */
+  signal?: AbortSignal;
 }
-
-const inflight = new Map<string, Promise<void>>();
 
 function jobError(job: Job, e: unknown): ScoutError {
   if (e instanceof ScoutError && e.code === "job_failed" && typeof e.job === "string") return e;
@@ -155,11 +160,7 @@ export async function execJob(job: Job): Promise<unknown> {
 
 function ensureDone(job: Job, opts: RunOptions): Promise<void> {
   if (isDone(job)) return Promise.resolve();
-  const running = inflight.get(job.path);
-  if (running !== undefined) return running;
-  const p = compute(job, opts).finally(() => inflight.delete(job.path));
-  inflight.set(job.path, p);
-  return p;
+  return awaitRun(job, opts.signal, (run) => compute(job, opts, run));
 }
 
 /** A job this process computes, its lock held: the task, options, info and interrupt signal. */
@@ -189,7 +190,7 @@ function taskToCompute(job: Job): Task {
  * Computes a job (§4): dependencies checked, the job's lock taken, an
  * interrupt handled, the run itself, a failure recorded.
  */
-async function compute(job: Job, opts: RunOptions): Promise<void> {
+async function compute(job: Job, opts: RunOptions, inflight: InflightRun): Promise<void> {
   const task = taskToCompute(job);
   const plan = await dependenciesToRun(job, opts);
   const lock: HeldLock = await acquireLock(job.path, job.store.lockDir, {
@@ -197,12 +198,18 @@ async function compute(job: Job, opts: RunOptions): Promise<void> {
     onWait: (holder) => opts.onEvent?.({ type: "wait", job, holder }),
   });
   const controller = new AbortController();
-  const untrack = abortOnInterrupt(job, lock, controller);
+  const { untrack, abort } = abortOnInterrupt(job, lock, controller);
+  inflight.abort = abort;
   // This process holds the lock: the info is kept in memory and rewritten whole.
   const info = runInfo(job, controller.signal);
   const run: LockedRun = { job, task, opts, info, signal: controller.signal };
   try {
     if (isDone(job)) return;
+    if (inflight.cancelled) {
+      throw new ScoutError("job_aborted", `Job "${job.shortPath}" was cancelled`, {
+        file: job.path,
+      });
+    }
     await computeLocked(run, plan);
   } catch (e) {
     await recordFailure(run, e);

@@ -106,26 +106,29 @@ export function runInfo(job: Job, signal: AbortSignal): RunInfo {
 /**
  * Registers a running job for SIGINT/SIGTERM: the signal aborts its body,
  * its info says `aborted`, its partial tmp result is removed and its lock
- * released.
+ * released. `abort` does the same for another cause (every caller
+ * cancelled, R96-3); either happens once.
  *
  * @param job the job
  * @param lock the job's lock, held by this process
  * @param controller aborted on the signal (the body's signal)
- * @returns the unregister function
+ * @returns the unregister function, and the abort for another reason
  */
 export function abortOnInterrupt(
   job: Job,
   lock: HeldLock,
   controller: AbortController,
-): () => void {
-  return trackRunning(job.path, (signal) => {
+): { untrack: () => void; abort: (reason: string) => void } {
+  const abort = (reason: string) => {
+    if (controller.signal.aborted) return;
     controller.abort();
     try {
-      recordAborted(job.path, signal);
+      recordAborted(job.path, reason);
     } finally {
       lock.release();
     }
-  });
+  };
+  return { untrack: trackRunning(job.path, abort), abort };
 }
 
 /**

@@ -11,6 +11,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Message } from "../../src/chat/types.ts";
 import { assembleTools } from "../../src/tools/assemble.ts";
@@ -269,4 +270,89 @@ Deno.test("our MCP client turns the -32602 of an unknown tool into an error tool
   } finally {
     await resolver.close();
   }
+});
+
+/** The `.info` of the one `nap` job under `home`, or null before it exists. */
+async function napInfo(home: string): Promise<{ status?: string; messages?: string[] } | null> {
+  const dir = join(home, "var/jobs/Rev/nap");
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.name.endsWith(".info")) return JSON.parse(await Deno.readTextFile(join(dir, e.name)));
+    }
+  } catch { /* not yet */ }
+  return null;
+}
+
+async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+Deno.test("workflow mcp: a cancelled call aborts its job when no one else waits on it (recorded aborted, recomputed later); with another caller it finishes (R96-3)", async () => {
+  await using dir = await revDir();
+  const home = join(dir.path, "home");
+  const client = new Client({ name: "t", version: "1" });
+  await client.connect(
+    new StdioClientTransport({
+      command: DENO,
+      args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", "Rev"],
+      env: { SCOUT_HOME: home, PATH: Deno.env.get("PATH") ?? "", NO_COLOR: "1" },
+      cwd: dir.path,
+      stderr: "ignore",
+    }),
+  );
+  try {
+    const ac = new AbortController();
+    const call = client.callTool({ name: "nap", arguments: { ms: 1500 } }, undefined, {
+      signal: ac.signal,
+    });
+    call.catch(() => {});
+    await until(() => napInfo(home), (i) => i?.status === "napping");
+    ac.abort();
+    await assert.rejects(call);
+    const info = await until(() => napInfo(home), (i) => i?.status === "aborted");
+    assert.equal(info?.status, "aborted", JSON.stringify(info));
+    await new Promise((r) => setTimeout(r, 1800)); // the body's sleep ends: nothing recorded
+    assert.equal((await napInfo(home))?.status, "aborted");
+    // a later call recomputes
+    const again = await client.callTool({ name: "nap", arguments: { ms: 1500 } });
+    assert.deepEqual(again.content, [{ type: "text", text: "slept 1500" }]);
+    assert.equal((await napInfo(home))?.status, "done");
+
+    // two callers of one job: one cancels, the job finishes for the other
+    const other = new AbortController();
+    const a = client.callTool({ name: "nap", arguments: { ms: 1400 } }, undefined, {
+      signal: other.signal,
+    });
+    a.catch(() => {});
+    const b = client.callTool({ name: "nap", arguments: { ms: 1400 } });
+    await new Promise((r) => setTimeout(r, 600));
+    other.abort();
+    assert.deepEqual((await b).content, [{ type: "text", text: "slept 1400" }]);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("workflow mcp --http: a client that disconnects mid-call aborts its job (R96-3)", async () => {
+  await using dir = await revDir();
+  await using srv = await serveHttp(dir.path);
+  const home = join(dir.path, "home");
+  const req = request({
+    host: "127.0.0.1",
+    port: srv.port,
+    path: "/mcp",
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+  });
+  req.on("error", () => {});
+  req.end(JSON.stringify({ ...CALL, params: { name: "nap", arguments: { ms: 1500 } } }));
+  await until(() => napInfo(home), (i) => i?.status === "napping");
+  req.destroy();
+  const info = await until(() => napInfo(home), (i) => i?.status === "aborted");
+  assert.equal(info?.status, "aborted", JSON.stringify(info));
 });

@@ -1,0 +1,72 @@
+/**
+ * The computations of jobs in flight in this process and who waits on them
+ * (R96-3). Callers asking for the same job share its run; a caller may give
+ * a signal (a cancelled MCP call, an aborted ask). When every caller waiting
+ * on a run has cancelled, the run is aborted as SIGTERM aborts it (recorded
+ * `aborted`, lock released, so a later call recomputes); a caller without a
+ * signal, or one still waiting, lets it finish.
+ *
+ * @module
+ */
+import { ScoutError } from "../errors.ts";
+import { deliverPendingSignals } from "./interrupt.ts";
+import type { Job } from "./job_types.ts";
+
+/** One run in flight: its promise, its waiters, and how to abort it. */
+export interface InflightRun {
+  /** Settles when the run ends. */
+  promise: Promise<void>;
+  /** Callers waiting (a caller without a signal is never taken off). */
+  waiters: number;
+  /** Set once every waiter cancelled. */
+  cancelled: boolean;
+  /** Aborts the run once it holds its lock (set by the runner). */
+  abort?: (reason: string) => void;
+}
+
+const inflight = new Map<string, InflightRun>();
+
+/** The reason an abandoned run is recorded `aborted` with ("interrupted by …"). */
+export const CANCELLED = "the cancellation of every call waiting on it";
+
+function aborted(job: Job): ScoutError {
+  return new ScoutError("job_aborted", `Job "${job.shortPath}" was cancelled`, { file: job.path });
+}
+
+/**
+ * Waits on the run of `job`, starting it with `start` when none is in flight.
+ *
+ * @param job the job
+ * @param signal the caller's cancellation, if any
+ * @param start starts the run (given its record, to set `abort`)
+ * @returns settles when the run ends (rejects at once for a caller already cancelled)
+ */
+export function awaitRun(
+  job: Job,
+  signal: AbortSignal | undefined,
+  start: (run: InflightRun) => Promise<void>,
+): Promise<void> {
+  if (signal?.aborted) return Promise.reject(aborted(job));
+  let run = inflight.get(job.path);
+  if (run === undefined) {
+    const fresh: InflightRun = { promise: Promise.resolve(), waiters: 0, cancelled: false };
+    fresh.promise = start(fresh).finally(() => {
+      if (inflight.get(job.path) === fresh) inflight.delete(job.path);
+    });
+    inflight.set(job.path, fresh);
+    run = fresh;
+  }
+  run.waiters++;
+  if (signal === undefined) return run.promise;
+  const current = run;
+  const onAbort = () => {
+    if (--current.waiters > 0 || current.cancelled) return;
+    current.cancelled = true;
+    // a later caller starts a new run, not this abandoned one
+    if (inflight.get(job.path) === current) inflight.delete(job.path);
+    // a SIGINT/SIGTERM that cancelled the callers (an ask's handler) records the job first
+    void deliverPendingSignals().then(() => current.abort?.(CANCELLED));
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  return current.promise.finally(() => signal.removeEventListener("abort", onAbort));
+}
