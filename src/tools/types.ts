@@ -68,6 +68,8 @@ export interface ToolCallContext {
   id: string;
   /** Aborts with the ask. */
   signal?: AbortSignal;
+  /** Told the progress of the call (a workflow job's statuses), when someone listens. */
+  onProgress?: (message: string) => void;
 }
 
 /**

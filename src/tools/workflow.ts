@@ -11,7 +11,6 @@
  *
  * @module
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { z } from "zod";
 import type { JobStore } from "../workflow/store.ts";
 import {
@@ -23,11 +22,11 @@ import {
 } from "../workflow/define.ts";
 import type { Workflow } from "../workflow/define.ts";
 import { createJob } from "../workflow/job.ts";
-import { execJob, runJob, unrecoverableFailure } from "../workflow/run.ts";
+import { execJob, type RunEvent, runJob, unrecoverableFailure } from "../workflow/run.ts";
 import { isDone } from "../workflow/context.ts";
 import { loadWorkflow } from "../workflow/load.ts";
-import { jobState, thisHost } from "../workflow/state.ts";
 import type { Job } from "../workflow/job_types.ts";
+import { recursiveCall, runForTool } from "./workflow_recursion.ts";
 import { ScoutError } from "../errors.ts";
 import type { ToolResolver } from "./assemble.ts";
 import type { ConfigStore } from "../config/store.ts";
@@ -193,38 +192,6 @@ export function taskToolDefinition(
   };
 }
 
-/** Paths of the tool-started jobs whose bodies the current async context runs inside. */
-const enclosingJobs = new AsyncLocalStorage<ReadonlySet<string>>();
-/** Jobs this process is running for tool calls (path → calls waiting on it). */
-const toolRuns = new Map<string, number>();
-
-/**
- * Whether running `job` now would wait for itself (§6.3 "Potential recursive
- * call"): the caller is inside the body of that job, started by a tool call
- * (tracked through the async context), or the job is being computed in this
- * process by something other than a tool call (a `workflow task`, an agent's
- * chat task). Sibling calls of one batch naming the same job share its run.
- */
-async function recursiveCall(job: Job): Promise<boolean> {
-  if (enclosingJobs.getStore()?.has(job.path)) return true;
-  if (toolRuns.has(job.path)) return false;
-  const state = await jobState(job.path);
-  return state.running && state.info?.pid === process.pid &&
-    (state.info.pid_hostname === undefined || state.info.pid_hostname === thisHost());
-}
-
-async function runForTool(job: Job, run: () => Promise<unknown>): Promise<unknown> {
-  const enclosing = new Set(enclosingJobs.getStore() ?? []).add(job.path);
-  toolRuns.set(job.path, (toolRuns.get(job.path) ?? 0) + 1);
-  try {
-    return await enclosingJobs.run(enclosing, run);
-  } finally {
-    const n = toolRuns.get(job.path)! - 1;
-    if (n === 0) toolRuns.delete(job.path);
-    else toolRuns.set(job.path, n);
-  }
-}
-
 /**
  * The implementation of a task tool (§6.3, §6.4): `jobname`, `return_path`,
  * `exec_type`, `allow_recursive` are taken from the arguments; exec exports
@@ -264,6 +231,7 @@ export function taskToolFunction(
     const runOpts = {
       ...(opts.env ? { env: opts.env } : {}),
       ...(ctx?.signal ? { signal: ctx.signal } : {}),
+      ...(ctx?.onProgress ? { onEvent: progressOf(ctx.onProgress) } : {}),
     };
     if (String(allow_recursive) !== "true" && await recursiveCall(job)) {
       throw new ScoutError(
@@ -288,6 +256,16 @@ export function taskToolFunction(
       return failureOutput(job, (e as { message?: string }).message ?? String(e));
     }
   };
+}
+
+/** A job's statuses (and waits for another's lock) as progress messages. */
+function progressOf(report: (message: string) => void): (event: RunEvent) => void {
+  return (ev) =>
+    report(
+      ev.type === "status"
+        ? `${ev.job.shortPath}: ${ev.status}`
+        : `${ev.job.shortPath}: waiting for ${ev.holder}`,
+    );
 }
 
 /**

@@ -356,3 +356,28 @@ Deno.test("workflow mcp --http: a client that disconnects mid-call aborts its jo
   const info = await until(() => napInfo(home), (i) => i?.status === "aborted");
   assert.equal(info?.status, "aborted", JSON.stringify(info));
 });
+
+Deno.test("workflow mcp: a call with a progressToken gets the job's statuses as notifications/progress (R96-9)", async () => {
+  await using dir = await revDir();
+  const r = await runScout(["workflow", "mcp", "Rev"], {
+    stdin: lines({
+      id: 2,
+      method: "tools/call",
+      params: { name: "nap", arguments: { ms: 10 }, _meta: { progressToken: "p1" } },
+    }),
+    env: { SCOUT_HOME: join(dir.path, "home") },
+    cwd: dir.path,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const msgs = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const progress = msgs.filter((m) => m.method === "notifications/progress").map((m) => m.params);
+  assert.ok(progress.every((p) => p.progressToken === "p1"), JSON.stringify(progress));
+  assert.deepEqual(progress.map((p) => p.progress), progress.map((_, i) => i + 1));
+  const step = msgs.find((m) => m.id === 2).result._meta.step;
+  assert.deepEqual(progress.map((p) => p.message), [
+    `${step}: start`,
+    `${step}: napping`,
+    `${step}: done`,
+  ]);
+  assert.equal(msgs.at(-1).id, 2, "the result comes after the notifications");
+});

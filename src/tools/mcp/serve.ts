@@ -109,6 +109,27 @@ function binaryBlock(raw: unknown) {
   };
 }
 
+/**
+ * The job's statuses as `notifications/progress` when the call gave a
+ * `progressToken` (R96-9); progress counts them (it must increase).
+ */
+function progressReporter(
+  token: string | number | undefined,
+  extra: {
+    sendNotification: (n: { method: string; params: Record<string, unknown> }) => Promise<void>;
+  },
+): { onProgress?: (message: string) => void } {
+  if (token === undefined) return {};
+  let progress = 0;
+  return {
+    onProgress: (message) =>
+      void extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, progress: ++progress, message },
+      }).catch(() => {}),
+  };
+}
+
 function errorText(content: string): string {
   try {
     const parsed = JSON.parse(content) as { exception?: unknown };
@@ -138,8 +159,18 @@ export function workflowMcpServer(
     capabilities: { tools: {} },
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  type CallReq = { params: { name: string; arguments?: Record<string, unknown> } };
-  type CallExtra = { requestId: string | number; signal: AbortSignal };
+  type CallReq = {
+    params: {
+      name: string;
+      arguments?: Record<string, unknown>;
+      _meta?: { progressToken?: string | number };
+    };
+  };
+  type CallExtra = {
+    requestId: string | number;
+    signal: AbortSignal;
+    sendNotification: (n: { method: string; params: Record<string, unknown> }) => Promise<void>;
+  };
   server.setRequestHandler(CallToolRequestSchema, async (req: CallReq, extra: CallExtra) => {
     const name = req.params.name;
     const impl = impls.get(name);
@@ -155,6 +186,7 @@ export function workflowMcpServer(
       const raw = await impl(name, req.params.arguments ?? {}, {
         id: String(extra.requestId),
         signal: extra.signal,
+        ...progressReporter(req.params._meta?.progressToken, extra),
       });
       const blob = binaryBlock(raw);
       const out = await normalizeOutput(raw);
