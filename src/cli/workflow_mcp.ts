@@ -63,21 +63,34 @@ export async function runWorkflowMcp(opts: WorkflowMcpOptions, io: Io): Promise<
     abandonRunningJobs("the end of its MCP client");
     return 0;
   }
-  const { http, url } = await mcp.serveWorkflowHttp(wf, opts.tasks, {
+  const { http, url, shutdown } = await mcp.serveWorkflowHttp(wf, opts.tasks, {
     ...jobOpts,
     port: opts.http,
     ...(opts.host ? { host: opts.host } : {}),
   });
   if (opts.json) io.stdout.write(JSON.stringify({ version: 1, url }) + "\n");
   io.stderr.write(`Serving workflow ${wf.name} over MCP at ${url}\n`);
-  await new Promise<void>((resolve) => {
-    if (opts.signal?.aborted) resolve();
-    opts.signal?.addEventListener("abort", () => resolve(), { once: true });
-    http.once("close", () => resolve());
+  // a signal records the running jobs aborted but lets us answer their calls before exiting
+  const { holdInterruptExit, reportInterrupts } = await import("../workflow/interrupt.ts");
+  const release = holdInterruptExit();
+  let interrupted = 0;
+  const unreport = reportInterrupts((signal, aborted) => {
+    if (aborted.length > 0) interrupted = signal === "SIGINT" ? 130 : 143;
   });
+  try {
+    await new Promise<void>((resolve) => {
+      if (opts.signal?.aborted) resolve();
+      opts.signal?.addEventListener("abort", () => resolve(), { once: true });
+      http.once("close", () => resolve());
+    });
+    await shutdown("Server shutting down");
+  } finally {
+    unreport();
+    release();
+  }
   http.closeAllConnections?.();
   await new Promise<void>((resolve) => http.close(() => resolve()));
-  return 0;
+  return interrupted;
 }
 
 function port(value: string): number {

@@ -162,10 +162,12 @@ function post(
   port: number,
   headers: Record<string, string>,
   body: unknown,
+  signal?: AbortSignal,
   address = "127.0.0.1",
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({
+      ...(signal ? { signal } : {}),
       host: address,
       port,
       path: "/mcp",
@@ -243,10 +245,11 @@ Deno.test("workflow mcp --http: a foreign Host or Origin is refused with 403 (DN
     q,
     { host: `127.0.0.2:${q}`, origin: `http://127.0.0.2:${q}` },
     CALL,
+    undefined,
     "127.0.0.2",
   );
   assert.equal(ok.status, 200, ok.body);
-  const bad = await post(q, { host: `evil.example:${q}` }, CALL, "127.0.0.2");
+  const bad = await post(q, { host: `evil.example:${q}` }, CALL, undefined, "127.0.0.2");
   assert.equal(bad.status, 403, bad.body);
 });
 
@@ -342,17 +345,11 @@ Deno.test("workflow mcp --http: a client that disconnects mid-call aborts its jo
   await using dir = await revDir();
   await using srv = await serveHttp(dir.path);
   const home = join(dir.path, "home");
-  const req = request({
-    host: "127.0.0.1",
-    port: srv.port,
-    path: "/mcp",
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-  });
-  req.on("error", () => {});
-  req.end(JSON.stringify({ ...CALL, params: { name: "nap", arguments: { ms: 1500 } } }));
+  const gone = new AbortController();
+  post(srv.port, {}, { ...CALL, params: { name: "nap", arguments: { ms: 1500 } } }, gone.signal)
+    .catch(() => {});
   await until(() => napInfo(home), (i) => i?.status === "napping");
-  req.destroy();
+  gone.abort();
   const info = await until(() => napInfo(home), (i) => i?.status === "aborted");
   assert.equal(info?.status, "aborted", JSON.stringify(info));
 });
@@ -380,4 +377,24 @@ Deno.test("workflow mcp: a call with a progressToken gets the job's statuses as 
     `${step}: done`,
   ]);
   assert.equal(msgs.at(-1).id, 2, "the result comes after the notifications");
+});
+
+Deno.test("workflow mcp --http: SIGTERM with a call in flight answers it with a JSON-RPC error, records the job aborted, exits 143", async () => {
+  await using dir = await revDir();
+  await using srv = await serveHttp(dir.path);
+  const home = join(dir.path, "home");
+  const t0 = Date.now();
+  const reply = post(srv.port, {}, {
+    ...CALL,
+    params: { name: "nap", arguments: { ms: 5000 } },
+  });
+  await until(() => napInfo(home), (i) => i?.status === "napping");
+  srv.proc.kill("SIGTERM");
+  const r = await reply;
+  assert.ok(Date.now() - t0 < 4000, "answered before the job's end");
+  assert.match(r.body, /"id":2/);
+  assert.match(r.body, /Server shutting down/);
+  const st = await srv.proc.status;
+  assert.equal(st.code, 143, srv.stderr());
+  assert.equal((await napInfo(home))?.status, "aborted");
 });

@@ -31,6 +31,7 @@ import { taskOf } from "../../workflow/define.ts";
 import { normalizeOutput } from "../content.ts";
 import { isToolOutput, type ToolFunction } from "../types.ts";
 import { rebindingRefusal } from "./http_guard.ts";
+import { inFlight } from "./http_shutdown.ts";
 import { trackUnanswered } from "./stdio_drain.ts";
 import { divertStdout } from "./stdout_divert.ts";
 import {
@@ -249,15 +250,17 @@ export interface ServeHttpOptions extends WorkflowToolOptions {
  * @param wf the workflow
  * @param tasks task names (empty = offered tasks)
  * @param opts port, host, job options
- * @returns the listening HTTP server and its URL
+ * @returns the listening HTTP server, its URL, and `shutdown` (answers the
+ *   calls in flight with a JSON-RPC error)
  */
 export async function serveWorkflowHttp(
   wf: Workflow,
   tasks: readonly string[],
   opts: ServeHttpOptions,
-): Promise<{ http: HttpServer; url: string }> {
+): Promise<{ http: HttpServer; url: string; shutdown: (message: string) => Promise<void> }> {
   workflowMcpTools(wf, tasks); // unknown tasks fail before listening
   const host = opts.host ?? "127.0.0.1";
+  const calls = inFlight();
   const http = createServer(async (req, res) => {
     const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -279,6 +282,7 @@ export async function serveWorkflowHttp(
     });
     try {
       await server.connect(transport);
+      calls.track(transport, res);
       await transport.handleRequest(req, res);
     } catch (e) {
       if (!res.headersSent) {
@@ -304,5 +308,5 @@ export async function serveWorkflowHttp(
   });
   const addr = http.address();
   const port = typeof addr === "object" && addr ? addr.port : opts.port;
-  return { http, url: `http://${shown}:${port}/mcp` };
+  return { http, url: `http://${shown}:${port}/mcp`, shutdown: calls.shutdown };
 }
