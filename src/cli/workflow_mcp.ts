@@ -75,7 +75,7 @@ export async function runWorkflowMcp(opts: WorkflowMcpOptions, io: Io): Promise<
   const release = holdInterruptExit();
   let interrupted = 0;
   const unreport = reportInterrupts((signal, aborted) => {
-    if (aborted.length > 0) interrupted = signal === "SIGINT" ? 130 : 143;
+    if (aborted.length > 0) interrupted = EXIT_CODES[signal] ?? 1;
   });
   try {
     await new Promise<void>((resolve) => {
@@ -92,6 +92,9 @@ export async function runWorkflowMcp(opts: WorkflowMcpOptions, io: Io): Promise<
   await new Promise<void>((resolve) => http.close(() => resolve()));
   return interrupted;
 }
+
+/** Exit codes after a signal ended jobs (128 + its number). */
+const EXIT_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 function port(value: string): number {
   const n = Number(value);
