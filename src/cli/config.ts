@@ -14,7 +14,7 @@ import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { configFile, HIDDEN, isSecret, printable } from "./config_values.ts";
-import { runConfigSet } from "./config_set.ts";
+import { registerConfigSet } from "./config_set.ts";
 
 export { HIDDEN, isSecret };
 
@@ -183,42 +183,7 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     .action((key, scopes) => {
       ctx.exitCode = runConfigGet({ key, scopes }, ctx.io);
     });
-  config.command("set")
-    .description(
-      "set KEY to VALUE in $SCOUT_HOME/etc/config for the given scopes (replaces the same entry)",
-    )
-    .argument("<key>", "config key")
-    .argument("<value>", "value: a word; false, nil and env:VAR1,VAR2 keep their meaning")
-    .argument(
-      "[scopes...]",
-      "scope tokens of the entry; a lookup reads it only under one of them (token::N sets " +
-        "its priority, lower wins, default 10). Without scopes only a lookup without scopes " +
-        "reads it — scout-ai and the Ruby Scout never do (a warning says so)",
-    )
-    .addHelpText(
-      "after",
-      "\nScopes scout-ai looks settings up with, earliest first (<b>: the backend, e.g.\n" +
-        "openai; model and key try the server's host scopes first):\n" +
-        "  ask, llm                    endpoint, backend, persist, max_tool_rounds\n" +
-        "  <b>_ask, ask, <b>           model, key, url, request_timeout\n" +
-        "  <b>_ask, ask, <b>, llm      max_retries, max_retry_after\n" +
-        "  prompt, context             the prompt-strategy settings (epoch_size…)\n" +
-        "  llm_tools, tools, llm, ask  max_content_length\n" +
-        "  mcp, tools                  timeout\n" +
-        "  chat, compile               allow_roles\n" +
-        "\nExamples:\n  scout-ai config set endpoint nano ask\n" +
-        "  scout-ai config set key env:MY_OPENAI_KEY openai\n  scout-ai config set persist false ask",
-    )
-    .action((key, value, scopes) => {
-      ctx.exitCode = runConfigSet({ key, value, scopes }, ctx.io);
-    });
-  config.command("unset")
-    .description("remove the entry of KEY with exactly these scopes")
-    .argument("<key>", "config key")
-    .argument("[scopes...]", "scope tokens of the entry")
-    .action((key, scopes) => {
-      ctx.exitCode = runConfigSet({ key, scopes }, ctx.io);
-    });
+  registerConfigSet(config, ctx);
   config.command("list")
     .description("list config entries and endpoint files (secrets hidden)")
     .option(

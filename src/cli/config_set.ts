@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { Command } from "@commander-js/extra-typings";
 import { Buffer } from "node:buffer";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -14,6 +15,7 @@ import { ScoutError, usageError } from "../errors.ts";
 import { exists, fileError } from "../util/fs.ts";
 import { withFileLockSync } from "../util/file_lock.ts";
 import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
+import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import { configFile, printable } from "./config_values.ts";
@@ -169,4 +171,49 @@ function warnUnscoped(key: string, io: Io): void {
       `so neither will use it. Give it the scope of the lookup, e.g. ` +
       `"scout-ai config set ${key} VALUE ${suggestedScope(key)}"`,
   );
+}
+
+/**
+ * Registers `config set` and `config unset` on the `config` group.
+ *
+ * @param config the `config` command
+ * @param ctx invocation context
+ */
+export function registerConfigSet(config: Command, ctx: CliContext): void {
+  config.command("set")
+    .description(
+      "set KEY to VALUE in $SCOUT_HOME/etc/config for the given scopes (replaces the same entry)",
+    )
+    .argument("<key>", "config key")
+    .argument("<value>", "value: a word; false, nil and env:VAR1,VAR2 keep their meaning")
+    .argument(
+      "[scopes...]",
+      "scope tokens of the entry; a lookup reads it only under one of them (token::N sets " +
+        "its priority, lower wins, default 10). Without scopes only a lookup without scopes " +
+        "reads it — scout-ai and the Ruby Scout never do (a warning says so)",
+    )
+    .addHelpText(
+      "after",
+      "\nScopes scout-ai looks settings up with, earliest first (<b>: the backend, e.g.\n" +
+        "openai; model and key try the server's host scopes first):\n" +
+        "  ask, llm                    endpoint, backend, persist, max_tool_rounds\n" +
+        "  <b>_ask, ask, <b>           model, key, url, request_timeout\n" +
+        "  <b>_ask, ask, <b>, llm      max_retries, max_retry_after\n" +
+        "  prompt, context             the prompt-strategy settings (epoch_size…)\n" +
+        "  llm_tools, tools, llm, ask  max_content_length\n" +
+        "  mcp, tools                  timeout\n" +
+        "  chat, compile               allow_roles\n" +
+        "\nExamples:\n  scout-ai config set endpoint nano ask\n" +
+        "  scout-ai config set key env:MY_OPENAI_KEY openai\n  scout-ai config set persist false ask",
+    )
+    .action((key, value, scopes) => {
+      ctx.exitCode = runConfigSet({ key, value, scopes }, ctx.io);
+    });
+  config.command("unset")
+    .description("remove the entry of KEY with exactly these scopes")
+    .argument("<key>", "config key")
+    .argument("[scopes...]", "scope tokens of the entry")
+    .action((key, scopes) => {
+      ctx.exitCode = runConfigSet({ key, scopes }, ctx.io);
+    });
 }
