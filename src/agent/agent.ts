@@ -26,6 +26,7 @@ import { openKnowledgeBase } from "../kb/database.ts";
 import { workflowTools } from "../tools/workflow.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { afterFailedAttempts, failedAttemptRecord, withoutRepeats } from "./failed_attempt.ts";
+import { withCallBudget } from "./depth.ts";
 import { ownTools } from "./own_tools.ts";
 import { withSociety } from "./tool_society.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
@@ -234,27 +235,34 @@ export async function ask(
   for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i]!.role === "agent") msgs.splice(i, 1);
   const chain = new Set(waiting.getStore());
   chain.add(agent);
-  return await waiting.run(chain, async () => {
-    // what the attempts processException retried produced and paid for (never resent)
-    let failed: Message[] = [];
-    for (;;) {
-      try {
-        const r = useTaskRoute(agent)
-          ? await askTaskRoute(agent, msgs, options)
-          : await askDirect(agent, msgs, options);
-        return afterFailedAttempts(failed, r);
-      } catch (e) {
-        if (agent.processException && await agent.processException(e)) {
-          const record = failedAttemptRecord(failureMessages(e));
-          failed = [...withoutRepeats(failed, record), ...record];
-          continue;
-        }
-        if (failed.length === 0) throw e;
-        const produced = failureMessages(e);
-        throw attachMessages(e, [...withoutRepeats(failed, produced), ...produced]);
+  // the specialists of a top-level ask share one budget of calls (depth.ts)
+  return await withCallBudget(() => waiting.run(chain, () => askAttempts(agent, msgs, options)));
+}
+
+async function askAttempts(
+  agent: Agent,
+  msgs: Message[],
+  options: AgentCallOptions,
+): Promise<AgentReply> {
+  // what the attempts processException retried produced and paid for (never resent)
+  let failed: Message[] = [];
+  for (;;) {
+    try {
+      const r = useTaskRoute(agent)
+        ? await askTaskRoute(agent, msgs, options)
+        : await askDirect(agent, msgs, options);
+      return afterFailedAttempts(failed, r);
+    } catch (e) {
+      if (agent.processException && await agent.processException(e)) {
+        const record = failedAttemptRecord(failureMessages(e));
+        failed = [...withoutRepeats(failed, record), ...record];
+        continue;
       }
+      if (failed.length === 0) throw e;
+      const produced = failureMessages(e);
+      throw attachMessages(e, [...withoutRepeats(failed, produced), ...produced]);
     }
-  });
+  }
 }
 
 /** The agents whose asks the current call runs inside (outermost first). */

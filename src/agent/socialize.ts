@@ -22,7 +22,7 @@ import { conversationSoFar } from "./since_start.ts";
 import { keepLift, optionsUnlifted } from "./lift.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
 import { resumed } from "./resume.ts";
-import { nextDepth, setDepth } from "./depth.ts";
+import { nextDepth, setDepth, spendAgentCall } from "./depth.ts";
 import type { Agent, AgentOptions, LoadAgentFn } from "./types.ts";
 
 export { addAgentTool, addBoundTool, askArguments };
@@ -323,6 +323,7 @@ function askTool(caller: Agent, extra: AgentOptions): ToolEntry {
           `Conversation "${call.conversation}" with ${call.agent} is taken by a hand-off agent; use another conversation id`,
         );
       }
+      spendAgentCall(caller, call.agent);
       if (!clone) {
         const depth = nextDepth(caller, call.agent);
         clone = cloneAgent(tpl);

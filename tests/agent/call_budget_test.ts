@@ -1,0 +1,74 @@
+/**
+ * The budget of `ask` calls of one top-level ask (`SCOUT_MAX_AGENT_CALLS`,
+ * R95-3): the depth limit bounds how deep specialists nest, not how many
+ * calls each level makes.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { chat, current } from "../../src/agent/agent.ts";
+import { MAX_AGENT_CALLS } from "../../src/agent/depth.ts";
+import { clearAgentCache, loadAgent } from "../../src/agent/mod.ts";
+import { tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+
+type Wire = { role: string; content: string };
+
+/** A model that answers every new question with three parallel asks of `Me`. */
+async function fanOut() {
+  return await startProviderServer({
+    fallback: (r) => {
+      const last = (r.body.messages as Wire[]).at(-1)!;
+      if (last.role === "tool") return { text: "done" };
+      return {
+        toolCalls: [1, 2, 3].map((i) => ({
+          name: "ask",
+          id: `c${i}`,
+          arguments: { agent: "Me", prompt: "start" },
+        })),
+      };
+    },
+  });
+}
+
+function toolOutputs(requests: { body: Record<string, unknown> }[]): string[] {
+  return requests.flatMap((q) => (q.body.messages as Wire[]).filter((m) => m.role === "tool"))
+    .map((m) => m.content);
+}
+
+Deno.test("one top-level ask makes at most SCOUT_MAX_AGENT_CALLS asks in all: the rest are error outputs, one warning", async () => {
+  await using t = await tempDir();
+  await using srv = await fanOut();
+  mkdirSync(join(t.path, "Agent/Me"), { recursive: true });
+  writeFileSync(join(t.path, "Agent/Me/start_chat"), "system:\n\nYou are Me\n\nsocialize: true\n");
+  clearAgentCache();
+  const warnings: string[] = [];
+  const env = {
+    SCOUT_HOME: join(t.path, "home"),
+    OPENAI_API_KEY: "k",
+    SCOUT_MAX_AGENT_DEPTH: "3",
+    SCOUT_MAX_AGENT_CALLS: "5",
+  };
+  const root = await loadAgent("Me", {
+    options: { backend: "openai", url: srv.url, model: "m", persist: false },
+    runtime: { env, cwd: t.path, warn: (m) => warnings.push(m) },
+  });
+  for (const round of [1, 2]) {
+    const before = srv.requests.length;
+    current(root).push({ role: "user", content: "start" });
+    const r = await chat(root);
+    assert.equal(r.text, "done");
+    // root + 5 specialists, two requests each (without the budget: 1+3+9+27 agents, 80 requests)
+    assert.equal(srv.requests.length - before, 12, `round ${round}`);
+  }
+  const refused = toolOutputs(srv.requests).filter((c) => c.includes("SCOUT_MAX_AGENT_CALLS"));
+  assert.ok(refused.length > 0);
+  assert.match(refused[0]!, /Cannot ask Me: the budget of 5 specialist calls of this run is spent/);
+  // each top-level ask has its own budget, and warns once
+  assert.equal(warnings.length, 2, warnings.join("\n"));
+  assert.match(warnings[0]!, /made 5 calls \(SCOUT_MAX_AGENT_CALLS\)/);
+});
+
+Deno.test("the default budget is 200 calls (Ruby has no bound)", () => {
+  assert.equal(MAX_AGENT_CALLS, 200);
+});
