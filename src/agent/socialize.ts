@@ -10,7 +10,13 @@
  * @module
  */
 import process from "node:process";
-import { askArguments, type AskCall, type InheritMode, oneShotAsks } from "../chat/ask_call.ts";
+import {
+  askArguments,
+  type AskCall,
+  type InheritMode,
+  MAX_ASK_NAME,
+  oneShotAsks,
+} from "../chat/ask_call.ts";
 import type { Message } from "../chat/types.ts";
 import { keepWrittenAt } from "../chat/written_at.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
@@ -47,7 +53,11 @@ const PRIVATE = [
 export const ASK_PARAMETERS = {
   type: "object",
   properties: {
-    agent: { type: "string", description: "Name of the specialist agent to ask" },
+    agent: {
+      type: "string",
+      maxLength: MAX_ASK_NAME,
+      description: "Name of the specialist agent to ask",
+    },
     prompt: {
       type: "string",
       description: "Plain text for the specialist, sent as one user message",
@@ -55,6 +65,7 @@ export const ASK_PARAMETERS = {
     conversation: {
       type: "string",
       pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+      maxLength: MAX_ASK_NAME,
       description:
         "Optional conversation id. Omit it for an independent one-shot call; reuse an id with the same agent to continue that conversation",
     },

@@ -12,6 +12,14 @@ import { contentObject } from "./tool_calls.ts";
 import type { Message } from "./types.ts";
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
+/**
+ * The longest agent name or conversation id an `ask` call may give
+ * ([TS-FIX]): each is a file or directory name of the job's logs
+ * (`society/<Agent>/<id>.chat`, `society/<Agent>/<id>/`), which must fit the
+ * file system's 255-byte limit; longer ids failed the job after its
+ * inferences were paid for.
+ */
+export const MAX_ASK_NAME = 100;
 const CONVERSATION = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** Inheritance modes of a new conversation (§3.4). */
 export type InheritMode = "none" | "tools" | "conversation";
@@ -61,7 +69,7 @@ export function askArguments(params: Record<string, unknown>): AskCall | string[
     problems.push(
       `"agent" must be a name of letters, digits, "_", "." or "-", got ${JSON.stringify(agent)}`,
     );
-  }
+  } else if (agent.length > MAX_ASK_NAME) problems.push(tooLong("agent", agent));
   const inherit = p.inherit ?? defaultMode;
   if (!MODES.includes(inherit as Mode)) {
     problems.push(
@@ -73,6 +81,8 @@ export function askArguments(params: Record<string, unknown>): AskCall | string[
       problems.push(
         `"conversation" must match ${CONVERSATION.source}, got ${JSON.stringify(conversation)}`,
       );
+    } else if (conversation.length > MAX_ASK_NAME) {
+      problems.push(tooLong("conversation", conversation));
     }
   }
   if (problems.length) return problems;
@@ -82,6 +92,10 @@ export function askArguments(params: Record<string, unknown>): AskCall | string[
     conversation: (conversation as string | null | undefined) ?? null,
     inherit: inherit as Mode,
   };
+}
+
+function tooLong(key: string, value: string): string {
+  return `"${key}" must be at most ${MAX_ASK_NAME} characters (it names a log file), got ${value.length}`;
 }
 
 /**
