@@ -22,6 +22,7 @@ import {
 } from "../workflow/define.ts";
 import type { Workflow } from "../workflow/define.ts";
 import { createJob } from "../workflow/job.ts";
+import { checkModelJobName } from "../workflow/job_name.ts";
 import { execJob, type RunEvent, runJob, unrecoverableFailure } from "../workflow/run.ts";
 import { isDone } from "../workflow/context.ts";
 import { loadWorkflow } from "../workflow/load.ts";
@@ -214,12 +215,14 @@ export function taskToolFunction(
 ): ToolFunction {
   return async (_name, args, ctx) => {
     const { jobname, return_path, exec_type, allow_recursive, ...inputs } = args;
+    const given = jobname !== undefined && jobname !== null && jobname !== ""
+      ? String(jobname)
+      : undefined;
+    checkModelJobName(taskOf(wf, taskName), given, inputs, `${wf.name}/${taskName}`);
     const job = createJob(wf, taskName, {
       inputs,
       loadFiles: false,
-      ...(jobname !== undefined && jobname !== null && jobname !== ""
-        ? { jobname: String(jobname) }
-        : {}),
+      ...(given !== undefined ? { jobname: given } : {}),
       ...(opts.store ? { store: opts.store } : {}),
       ...(opts.cwd ? { cwd: opts.cwd } : {}),
       ...(opts.env ? { env: opts.env } : {}),

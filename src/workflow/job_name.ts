@@ -66,6 +66,44 @@ export function checkJobName(id: string, where: string): void {
   }
 }
 
+/** What the store keeps beside a job `X` (`X.info`, `X.files/`, `X.md5`) or skips listing (`X.lock`). */
+const SIDECAR = /\.(?:info|files|lock|md5)$/i;
+
+/**
+ * Checks the name of a job a model asked for (a workflow tool's `jobname`,
+ * else its task's `jobname` input) [TS-FIX]: besides {@link checkJobName}, it
+ * must not name another job's sidecar (`X.info`, `X.files`, `X.md5`,
+ * `X.lock`, or `.X`, a job's tmp result path) nor hold a `\` (`shortPath`
+ * splits on it).
+ *
+ * @param task the task
+ * @param given the `jobname` argument, if any
+ * @param provided the other arguments (inputs)
+ * @param where `Workflow/task`, for the message
+ * @throws ScoutError `parameter`
+ */
+export function checkModelJobName(
+  task: Task,
+  given: string | undefined,
+  provided: Record<string, unknown>,
+  where: string,
+): void {
+  if (given === undefined && !task.inputs.some((i) => i.jobname)) return;
+  const id = given ?? jobIdOf(task, undefined, provided);
+  checkJobName(id, where);
+  const why = id.includes("\\")
+    ? 'no "\\"'
+    : id.startsWith(".")
+    ? 'no leading "." (a job\'s temporary file)'
+    : SIDECAR.test(id)
+    ? `no ending "${SIDECAR.exec(id)![0]}" (a job's sidecar file)`
+    : null;
+  if (why === null) return;
+  throw new ScoutError("parameter", `Job name "${id}" of ${where} is not valid: ${why}`, {
+    jobname: id,
+  });
+}
+
 /**
  * A job's id before inputs are assigned (§2.1): the given name, else the
  * provided value of the task's `jobname` input, else `Default`; shortened.
