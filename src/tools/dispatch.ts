@@ -14,7 +14,7 @@ import { isScoutError } from "../errors.ts";
 import type { SpecialistResult, SpecialistRunner } from "./agent_results.ts";
 import { isAgentRequest } from "./agent_results.ts";
 import { functionCallContent } from "./calls.ts";
-import { ABANDONED, interruptedOutput, interruptError, untilAborted } from "./interrupted.ts";
+import { ABANDONED, abortGate, interruptedOutput, interruptError } from "./interrupted.ts";
 import {
   DEFAULT_MAX_CONTENT_LENGTH,
   errorOutput,
@@ -222,11 +222,12 @@ export async function runToolCalls(
     outputs[i] = outputPair(calls[i]!, start, result, { now, max });
   };
   const signal = opts.signal;
+  const gate = abortGate(signal);
   const runOne = async (i: number) => {
     const start = now().toISOString();
     let out: Awaited<ReturnType<typeof execute>> | typeof ABANDONED = ABANDONED;
     try {
-      if (!signal?.aborted) out = await untilAborted(execute(calls[i]!, opts), signal);
+      if (!signal?.aborted) out = await gate.until(execute(calls[i]!, opts));
     } catch (e) {
       if (!signal?.aborted) throw e;
     }
@@ -234,7 +235,11 @@ export async function runToolCalls(
     else if ("pending" in out) waiting.push({ i, start, agent: out.pending });
     else finish(i, start, out);
   };
-  await runScheduled(calls, opts, runOne);
+  try {
+    await runScheduled(calls, opts, runOne);
+  } finally {
+    gate.close();
+  }
   if (waiting.length) await runWaiting(waiting.sort((a, b) => a.i - b.i), opts, finish);
   // the ask was interrupted: the pairs so far, interrupted calls included, go with the abort
   if (signal?.aborted) throw interruptError(signal, outputs.flat());

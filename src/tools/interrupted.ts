@@ -11,29 +11,42 @@
 import type { Message } from "../chat/types.ts";
 import { type ToolOutput, toolOutput } from "./types.ts";
 
-/** What {@link untilAborted} resolves with when the signal came first. */
+/** What {@link AbortGate.until} resolves with when the signal came first. */
 export const ABANDONED: unique symbol = Symbol("abandoned");
 
+/** Races a batch's calls against its abort signal: {@link abortGate}. */
+export interface AbortGate {
+  /** What `work` resolves with, or {@link ABANDONED} when the signal aborts first. */
+  until<T>(work: Promise<T>): Promise<T | typeof ABANDONED>;
+  /** Removes the gate's listener from the signal (the batch is over). */
+  close(): void;
+}
+
 /**
- * Waits for `work`, or for `signal` to abort, whichever comes first; an
- * abandoned `work` runs on, its failure ignored.
+ * One listener on `signal` for a whole batch of calls: each call waits for
+ * its work or the abort, whichever comes first; an abandoned work runs on,
+ * its failure ignored. (A listener per call made a reply of N concurrent
+ * calls cost O(N²): the signal's listener list is scanned on each add and
+ * remove, R95-4.)
  *
- * @param work the call's promise
  * @param signal the ask's abort signal
- * @returns what `work` resolved with, or {@link ABANDONED}
+ * @returns the gate
  */
-export function untilAborted<T>(
-  work: Promise<T>,
-  signal: AbortSignal | undefined,
-): Promise<T | typeof ABANDONED> {
-  if (!signal) return work;
-  work.catch(() => {}); // abandoned: nobody awaits it any more
-  if (signal.aborted) return Promise.resolve(ABANDONED);
-  return new Promise<T | typeof ABANDONED>((resolve, reject) => {
-    const onAbort = () => resolve(ABANDONED);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+export function abortGate(signal: AbortSignal | undefined): AbortGate {
+  if (!signal) return { until: (work) => work, close: () => {} };
+  let onAbort = () => {};
+  const aborted = new Promise<typeof ABANDONED>((resolve) => {
+    onAbort = () => resolve(ABANDONED);
+    if (signal.aborted) resolve(ABANDONED);
   });
+  signal.addEventListener("abort", onAbort, { once: true });
+  return {
+    until: <T>(work: Promise<T>) => {
+      work.catch(() => {}); // abandoned: nobody awaits it any more
+      return signal.aborted ? Promise.resolve(ABANDONED) : Promise.race([work, aborted]);
+    },
+    close: () => signal.removeEventListener("abort", onAbort),
+  };
 }
 
 /** Why the signal aborted, in words (`Terminated`, `Interrupted`, or the reason's message). */

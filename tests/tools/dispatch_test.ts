@@ -328,3 +328,36 @@ Deno.test("an unencodable envelope degrades to a plain error string", () => {
   });
   assert.match(text, /^Error encoding the output of 't' \(i\)/);
 });
+
+Deno.test("a batch of concurrent calls puts one abort listener on the signal, not one per call (R95-4: O(N²))", async () => {
+  const ac = new AbortController();
+  const signal = ac.signal;
+  let live = 0;
+  let peak = 0;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((...a: Parameters<typeof add>) => {
+    peak = Math.max(peak, ++live);
+    add(...a);
+  }) as typeof add;
+  signal.removeEventListener = ((...a: Parameters<typeof remove>) => {
+    live--;
+    remove(...a);
+  }) as typeof remove;
+  const reg = toolRegistry({
+    job: [async (_n, a) => {
+      await new Promise((r) => setTimeout(r, 20));
+      return `done ${a.i}`;
+    }, { name: "job" }],
+  });
+  reg.get("job")!.concurrent = true;
+  const calls = Array.from(
+    { length: 50 },
+    (_, i) => ({ name: "job", arguments: { i }, id: `c${i}` }),
+  );
+  const out = await runToolCalls(calls, { registry: reg, signal });
+  assert.equal(out.length, 100);
+  assert.equal(JSON.parse(String(out[99]!.content)).content, "done 49");
+  assert.equal(peak, 1);
+  assert.equal(live, 0);
+});
