@@ -296,7 +296,7 @@ export async function chat(agent: Agent, options: AgentCallOptions = {}): Promis
   const live = current(agent);
   const r = await ask(agent, live, options);
   if (r.messages.length === 0 && r.text !== "") live.push({ role: "assistant", content: r.text });
-  else live.push(...r.messages);
+  else for (const m of r.messages) live.push(m); // not as arguments: a huge reply overflows
   return r;
 }
 

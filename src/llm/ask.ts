@@ -156,6 +156,7 @@ function loopInput(
     threading: model.threading,
     prepare: model.prepare,
     maxToolRounds: model.maxToolRounds,
+    maxToolCalls: model.maxToolCalls,
     logResponse: model.logResponse,
     stream: Boolean(o.stream),
     session: o.session ?? defaultSession,

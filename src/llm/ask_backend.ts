@@ -31,6 +31,7 @@ export interface AskModel {
   threading: boolean;
   /** Round cap, tool output length guard, tool concurrency. */
   maxToolRounds: number;
+  maxToolCalls: number;
   maxContentLength: number;
   toolConcurrency?: number;
   /** The ask's own prompt-strategy settings. */
@@ -46,6 +47,9 @@ export interface AskModel {
   /** Offline replay: every round from the cache. */
   offline: boolean;
 }
+
+/** Default of `max_tool_calls`: how many tool calls of one reply run. */
+export const MAX_TOOL_CALLS = 256;
 
 function intSetting(v: unknown, name: string): number | undefined {
   if (v === undefined || v === null || v === "" || v === false) return undefined;
@@ -66,6 +70,14 @@ function limits(opts: Record<string, unknown>, ctx: AskContext) {
       }),
       "max_tool_rounds",
     ) ?? 100;
+  const maxToolCalls = intSetting(opts.max_tool_calls, "max_tool_calls") ??
+    intSetting(
+      configGet(store, "max_tool_calls", ["ask", "llm"], {
+        env: ["SCOUT_MAX_TOOL_CALLS"],
+        environment: env,
+      }),
+      "max_tool_calls",
+    ) ?? MAX_TOOL_CALLS;
   const maxContentLength = intSetting(opts.max_content_length, "max_content_length") ??
     intSetting(
       configGet(store, "max_content_length", ["llm_tools", "tools", "llm", "ask"], {
@@ -76,6 +88,7 @@ function limits(opts: Record<string, unknown>, ctx: AskContext) {
   const toolConcurrency = intSetting(opts.tool_concurrency, "tool_concurrency");
   return {
     maxToolRounds,
+    maxToolCalls,
     maxContentLength,
     ...(toolConcurrency !== undefined ? { toolConcurrency } : {}),
   };

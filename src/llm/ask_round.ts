@@ -69,7 +69,15 @@ export function stampsOf(messages: readonly Message[]): ([string, string] | null
 }
 
 async function runBatch(batch: ToolInvocation[], input: LoopInput): Promise<Message[]> {
-  for (const c of batch) input.onEvent?.({ type: "tool", name: c.name, id: c.id });
+  const max = input.maxToolCalls;
+  if (max !== undefined && batch.length > max) {
+    input.warn?.(
+      `the reply made ${batch.length} tool calls; the ${
+        batch.length - max
+      } after the first ${max} are not run (max_tool_calls)`,
+    );
+  }
+  for (const c of batch.slice(0, max)) input.onEvent?.({ type: "tool", name: c.name, id: c.id });
   return await runToolCalls(batch, {
     registry: input.registry,
     now: input.now,
@@ -78,6 +86,7 @@ async function runBatch(batch: ToolInvocation[], input: LoopInput): Promise<Mess
     ...(input.maxContentLength !== undefined ? { maxContentLength: input.maxContentLength } : {}),
     ...(input.toolConcurrency !== undefined ? { concurrency: input.toolConcurrency } : {}),
     ...(input.runSpecialists ? { runSpecialists: input.runSpecialists } : {}),
+    ...(max !== undefined ? { maxCalls: max } : {}),
   });
 }
 
@@ -118,16 +127,13 @@ export async function itemsToMessages(
     if (item.type === "call") {
       batch.push({ name: item.name, arguments: item.arguments, id: item.id });
       if (batch.length === calls.length) {
-        out.push(
-          ...markCalls(
-            await runBatch(batch, input).catch((e) => {
-              const pairs = interruptedBatch(e);
-              if (pairs) interruptedBatch(e, [...out, ...pairs]);
-              throw e;
-            }),
-            calls,
-          ),
-        );
+        const pairs = await runBatch(batch, input).catch((e) => {
+          const pairs = interruptedBatch(e);
+          if (pairs) interruptedBatch(e, [...out, ...pairs]);
+          throw e;
+        });
+        // one by one: a reply of 100,000 calls overflows the stack as push's arguments
+        for (const m of markCalls(pairs, calls)) out.push(m);
       }
       lastIsLocalCall = true;
       continue;

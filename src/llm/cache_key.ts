@@ -90,7 +90,7 @@ function digests(input: CacheKeyInput, versions: number[]): string[] {
     if (k > "v") after += `,${pieces.join("")}`;
     else {
       if (before.length > 1) before.push(",");
-      before.push(...pieces);
+      for (const p of pieces) before.push(p); // a chat of 100,000 calls overflows as arguments
     }
   }
   const head = hashPieces(createHash("sha256"), before);

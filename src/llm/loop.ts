@@ -174,7 +174,7 @@ async function playRound(
   if (metaMessage) out.push(metaMessage);
   const done = await itemsToMessages(items!, input).catch((e) => {
     // interrupted during its tools: the calls and their outputs so far are kept
-    out.push(...interruptedBatch(e) ?? []);
+    for (const m of interruptedBatch(e) ?? []) out.push(m);
     throw e;
   });
   const messages = recorded ? restamp(done.messages, recorded.stamps) : done.messages;
@@ -223,7 +223,7 @@ export async function runLoop(input: LoopInput): Promise<Message[]> {
       const at = state;
       const play = (recorded: RecordedRound | null) => playRound(at, recorded, tools, input, out);
       const played = await (input.rounds ? input.rounds.round(at, play) : play(null));
-      out.push(...played.messages);
+      for (const m of played.messages) out.push(m); // not as arguments: 100,000 calls overflow
       let prevId = state.previousResponseId;
       if (input.threading && played.record.id) prevId = played.record.id;
       state = { ...state, meta: played.meta, ...(prevId ? { previousResponseId: prevId } : {}) };

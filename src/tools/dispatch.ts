@@ -49,6 +49,11 @@ export interface RunToolCallsOptions {
    * output.
    */
   runSpecialists?: SpecialistRunner;
+  /**
+   * How many of the calls run (`max_tool_calls`); each call after them gets
+   * an error output instead (default: all run).
+   */
+  maxCalls?: number;
 }
 
 /** A call whose tool returned `{agent}`: its output waits for the runner. */
@@ -223,8 +228,10 @@ export async function runToolCalls(
   };
   const signal = opts.signal;
   const gate = abortGate(signal);
+  const maxCalls = opts.maxCalls ?? Infinity;
   const runOne = async (i: number) => {
     const start = now().toISOString();
+    if (i >= maxCalls) return finish(i, start, notRunOutput(calls.length, maxCalls));
     let out: Awaited<ReturnType<typeof execute>> | typeof ABANDONED = ABANDONED;
     try {
       if (!signal?.aborted) out = await gate.until(execute(calls[i]!, opts));
@@ -244,6 +251,16 @@ export async function runToolCalls(
   // the ask was interrupted: the pairs so far, interrupted calls included, go with the abort
   if (signal?.aborted) throw interruptError(signal, outputs.flat());
   return outputs.flat();
+}
+
+/** The output of a call past `max_tool_calls`: not run. */
+function notRunOutput(calls: number, max: number): ToolOutput & { content: string } {
+  const exception =
+    `Tool call not run: the reply made ${calls} tool calls, more than max_tool_calls (${max}); make fewer calls at a time`;
+  return toolOutput({
+    content: JSON.stringify({ exception, exception_line: null }),
+    error: "error",
+  }) as ToolOutput & { content: string };
 }
 
 /** A call and its output envelope: the pair of messages a finished call adds. */

@@ -40,7 +40,10 @@ Deno.test("ChatAnalyst: cached by the file's content and path (R94-9b)", async (
 
 Deno.test("config set --help: the scopes each key is read under (R94-9c)", async () => {
   const text = await help(["config", "set", "--help"]);
-  assert.match(text, /^ {2}ask, llm +endpoint, backend, persist, max_tool_rounds$/m);
+  assert.match(
+    text,
+    /^ {2}ask, llm +endpoint, backend, persist, max_tool_rounds,\n {30}max_tool_calls$/m,
+  );
   assert.match(text, /^ {2}<b>_ask, ask, <b> +model, key, url, request_timeout$/m);
   assert.match(text, /^ {2}mcp, tools +timeout$/m);
   assert.match(text, /^ {2}chat, compile +allow_roles$/m);
