@@ -61,6 +61,8 @@ export const MAX_AGENT_CALLS = 200;
 interface CallBudget {
   used: number;
   warned: boolean;
+  /** Its ask returned: a store seen after that leaked (below) and is not this ask's. */
+  ended: boolean;
 }
 
 const budgets = new AsyncLocalStorage<CallBudget>();
@@ -73,8 +75,17 @@ const budgets = new AsyncLocalStorage<CallBudget>();
  * @param fn the ask
  * @returns what `fn` returns
  */
-export function withCallBudget<T>(fn: () => Promise<T>): Promise<T> {
-  return budgets.getStore() ? fn() : budgets.run({ used: 0, warned: false }, fn);
+export async function withCallBudget<T>(fn: () => Promise<T>): Promise<T> {
+  const known = budgets.getStore();
+  if (known && !known.ended) return await fn();
+  // Deno lets a store outlive its `run` (seen: the next test's ask got the last one's):
+  // a budget whose ask returned is never reused
+  const budget: CallBudget = { used: 0, warned: false, ended: false };
+  try {
+    return await budgets.run(budget, fn);
+  } finally {
+    budget.ended = true;
+  }
 }
 
 /**
@@ -87,7 +98,7 @@ export function withCallBudget<T>(fn: () => Promise<T>): Promise<T> {
  */
 export function spendAgentCall(caller: Agent, name: string): void {
   const budget = budgets.getStore();
-  if (!budget) return;
+  if (!budget || budget.ended) return;
   const max = envLimit(caller, "SCOUT_MAX_AGENT_CALLS", MAX_AGENT_CALLS);
   if (budget.used < max) {
     budget.used++;

@@ -9,7 +9,10 @@ import { join } from "node:path";
 import { chat, current } from "../../src/agent/agent.ts";
 import { MAX_AGENT_CALLS } from "../../src/agent/depth.ts";
 import { clearAgentCache, loadAgent } from "../../src/agent/mod.ts";
-import { tempDir } from "../support/cli.ts";
+import { createJob } from "../../src/workflow/job.ts";
+import { runJob } from "../../src/workflow/run.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
+import { bossWorkflow } from "./delegation_support.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 type Wire = { role: string; content: string };
@@ -67,6 +70,29 @@ Deno.test("one top-level ask makes at most SCOUT_MAX_AGENT_CALLS asks in all: th
   // each top-level ask has its own budget, and warns once
   assert.equal(warnings.length, 2, warnings.join("\n"));
   assert.match(warnings[0]!, /made 5 calls \(SCOUT_MAX_AGENT_CALLS\)/);
+});
+
+Deno.test("a chat task's agent and its specialists share one budget (the job's ask is the top-level one)", async () => {
+  await using t = await tempDir();
+  await using srv = await fanOut();
+  for (const name of ["Boss", "Me"]) {
+    mkdirSync(join(t.path, "Agent", name), { recursive: true });
+    writeFileSync(
+      join(t.path, "Agent", name, "start_chat"),
+      `system:\n\n${name}\n\nsocialize: true\n`,
+    );
+  }
+  const env = {
+    SCOUT_HOME: join(t.path, "home"),
+    SCOUT_MAX_AGENT_DEPTH: "3",
+    SCOUT_MAX_AGENT_CALLS: "4",
+  };
+  clearAgentCache();
+  const wf = bossWorkflow("Budget", t.path, srv.url, { cwd: t.path, env });
+  const job = createJob(wf, "ask", { env: homeIn(t.path), inputs: { chat: "user:\n\nstart\n" } });
+  await runJob(job);
+  // Boss + 4 specialists, two requests each
+  assert.equal(srv.requests.length, 10);
 });
 
 Deno.test("the default budget is 200 calls (Ruby has no bound)", () => {
