@@ -134,7 +134,16 @@ export async function resolveModel(
   const relayed = opts.relay !== undefined && opts.relay !== null && !isOff(opts.relay);
   if (relayed) {
     const { relayedBackend } = await import("./relay_option.ts");
-    const ssh = String(opts.ssh_command ?? ctx.env.SCOUT_SSH ?? "ssh");
+    // `-O ssh_command` or an endpoint file's, else the config's or SCOUT_SSH (a chat's
+    // `option: ssh_command` line never gets here: ask_options.ts drops it, R97-1)
+    const ssh = String(
+      opts.ssh_command ??
+        configGet(ctx.store, "ssh_command", ["relay"], {
+          env: ["SCOUT_SSH"],
+          environment: ctx.env,
+        }) ??
+        "ssh",
+    );
     backend = relayedBackend(backend, backendName, String(opts.relay), ssh);
   }
   const settings = resolveSettings({

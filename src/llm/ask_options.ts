@@ -15,6 +15,7 @@ import { scoutHome } from "../config/home.ts";
 import { processConfig } from "../config/process_config.ts";
 import type { ConfigStore } from "../config/store.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
+import { chatRelaySettings, dropChatOnly, warnChatRelay } from "./chat_option_guard.ts";
 import { type AskOptions, type AskResult, COMPILE_ROLES, RUNTIME_KEYS } from "./ask_types.ts";
 
 /** What every stage of one ask shares. */
@@ -200,7 +201,14 @@ export async function resolveRequest(
     cwd: ctx.cwd,
     ...(ctx.options.origin ? { origin: ctx.options.origin } : {}),
   });
-  let opts: Record<string, unknown> = { ...requestOptions(ctx.options), ...extracted.options };
+  // what a chat line may not set (R97-1): the chat's own lines, and the call
+  // options a `-c` chat or an agent's start chat gave (`optionLines`)
+  const call = requestOptions(ctx.options);
+  const callLines = { ...ctx.options.optionLines };
+  dropChatOnly(extracted.options, extracted.lines, ctx.warn);
+  dropChatOnly(call, callLines, ctx.warn, true);
+  const chatRelay = chatRelaySettings(extracted, { options: call, lines: callLines });
+  let opts: Record<string, unknown> = { ...call, ...extracted.options };
   const named = opts.agent;
   if (named !== undefined && named !== null && !isOff(named)) {
     const { persist: given, agent: _named, ...explicit } = opts;
@@ -214,8 +222,10 @@ export async function resolveRequest(
       agent: String(named),
     };
   }
-  const lines = { ...ctx.options.optionLines, ...extracted.lines };
+  const lines = { ...callLines, ...extracted.lines };
   const { endpoint, settings, fileLines } = await endpointSettings(opts, ctx, lines);
+  const src = { endpoint: settings, store: ctx.store, env: ctx.env };
+  warnChatRelay(chatRelay.options, chatRelay.lines, src, ctx.warn);
   delete opts.endpoint;
   // the endpoint file's lines for what only it set (a flag or chat over it is not its)
   for (const [key, at] of Object.entries(fileLines)) {

@@ -40,7 +40,8 @@ export interface RelayTransport {
  * @param ssh the ssh command and its options (`ssh_command`, `SCOUT_SSH`; default
  *   `ssh`), split into words as a POSIX shell does (quotes, backslashes; no expansion)
  * @returns the transport
- * @throws ScoutError `config` when the ssh command has an unbalanced quote or is empty
+ * @throws ScoutError `config` when the ssh command has an unbalanced quote or is empty, or
+ *   the ssh host starts with `-` (ssh would take it for an option)
  */
 export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): RelayTransport {
   const path = server.startsWith("file:") ? server.slice(5) : server;
@@ -64,8 +65,18 @@ export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): 
   const hostDir = /^([^/:]+):(.+)$/.exec(server);
   const host = hostDir ? hostDir[1]! : server;
   if (hostDir) remoteDir = hostDir[2]!;
+  if (host.startsWith("-")) {
+    // ssh would read it as an option (`-oProxyCommand=…` runs a command): R97-6
+    throw new ScoutError(
+      "config",
+      `Cannot use relay server "${server}": the ssh host "${host}" starts with "-" (give a host name, user@host or an absolute directory)`,
+      { server },
+    );
+  }
   const [cmd, ...args] = sshWords(ssh);
-  const run = (script: string, input?: string) => runSsh(cmd!, [...args, host, script], input);
+  // `--` ends ssh's options: the host is never read as one
+  const run = (script: string, input?: string) =>
+    runSsh(cmd!, [...args, "--", host, script], input);
   const q = remotePathWord;
   return {
     label: `${host}:${remoteDir}`,

@@ -52,6 +52,7 @@ Deno.test("relay ssh_command: a quoted key path and ProxyCommand reach ssh as si
     "ProxyCommand=ssh -i '/k dir/id' -W %h:%p bastion",
     "-o",
     "User=me too",
+    "--",
     "gpu-node",
   ]);
 });
