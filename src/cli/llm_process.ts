@@ -113,6 +113,12 @@ a request that fails gets {"error": "…"} there and is moved to failed/. Reques
 by a rename into working/, so several workers can share a directory. SIGINT/SIGTERM stop the
 worker; the request being answered goes back to the queue.
 
+A client sets the model, generation parameters, format, reasoning/text options and backend; the
+worker drops url, key, endpoint, relay, server, ssh_command, agent and any other routing,
+credential, path or command option (one warning each), and reads the question as plain messages:
+chat text is not compiled, and mcp:/file:/import:/task:/exec_task:/tool:/option: lines fail the
+request.
+
 Run it in the background on the machine with the keys (e.g. "scout-ai llm process
 /shared/scout-queue &", with clients using "server: /shared/scout-queue"), or under a
 supervisor; it logs each request on a terminal. Over ssh, clients use "server: user@host"

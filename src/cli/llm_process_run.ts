@@ -6,30 +6,16 @@
  *
  * @module
  */
-import { compileText } from "../chat/compile.ts";
-import type { Message } from "../chat/types.ts";
 import { loadConfig } from "../config/store.ts";
 import { ScoutError } from "../errors.ts";
 import { ask, type AskOptions } from "../llm/ask.ts";
 import { sameOriginFetch } from "../util/same_origin_fetch.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
+import { workerMessages, workerOptions } from "./llm_process_guard.ts";
 
 function invalid(message: string): ScoutError {
   return new ScoutError("invalid_input", `Bad relay request: ${message}`);
-}
-
-async function messagesOf(question: unknown, io: Io): Promise<Message[]> {
-  if (typeof question === "string") {
-    return await compileText(question, { cwd: io.cwd, env: io.env, name: "<relay>" });
-  }
-  if (
-    Array.isArray(question) &&
-    question.every((m) => m && typeof m === "object" && typeof m.role === "string")
-  ) {
-    return question.map((m) => ({ role: m.role, content: m.content ?? "" }));
-  }
-  throw invalid(`"question" must be chat text or a list of {role, content}`);
 }
 
 function baseOptions(io: Io, signal: AbortSignal): AskOptions {
@@ -54,8 +40,10 @@ export async function answerAsk(request: unknown, io: Io, signal: AbortSignal): 
   if (!request || typeof request !== "object" || Array.isArray(request)) {
     throw invalid("expected an object {question, …options}");
   }
-  const { question, ...options } = request as Record<string, unknown>;
-  const messages = await messagesOf(question, io);
+  const { question, ...given } = request as Record<string, unknown>;
+  // a shared queue's client is not trusted: plain messages, no routing (R97-2)
+  const messages = workerMessages(question);
+  const options = workerOptions(given, (m) => warn(io, m));
   const r = await ask(messages, { ...options, ...baseOptions(io, signal) });
   return r.text;
 }
@@ -79,8 +67,8 @@ export async function answerQuery(
   if (!Array.isArray(request) || request.length !== 2 || typeof request[1] !== "object") {
     throw invalid("expected [messages, options]");
   }
-  const messages = await messagesOf(request[0], io);
-  const options = { ...(request[1] as Record<string, unknown>) };
+  const messages = workerMessages(request[0]);
+  const options = workerOptions({ ...(request[1] as Record<string, unknown>) }, (m) => warn(io, m));
   // Capture the first provider response, then stop the ask: the client
   // processes the raw response itself (its tools run there, not here).
   const stop = new AbortController();

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { waitFor } from "./backends/relay.ts";
+import { relayMessages, waitFor } from "./backends/relay.ts";
 import { relayTransport } from "./relay_transport.ts";
 import type { Backend, BackendRequest, QueryContext } from "./types.ts";
 import { md5hex } from "../util/hash.ts";
@@ -32,7 +32,7 @@ export function relayQuery(req: BackendRequest, backendName: string, model: stri
   const options: Record<string, unknown> = { backend: backendName, model, ...req.params };
   if (req.tools.length) options.tools = req.tools;
   if (req.text?.format) options.format = req.text.format;
-  return JSON.stringify([req.messages.map((m) => ({ role: m.role, content: m.content })), options]);
+  return JSON.stringify([relayMessages(req.messages), options]);
 }
 
 /**

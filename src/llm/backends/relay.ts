@@ -14,7 +14,9 @@
  * @module
  */
 import { ScoutError } from "../../errors.ts";
+import type { Message } from "../../chat/types.ts";
 import { responseError } from "../errors.ts";
+import { DIRECTIVE_ROLES } from "../format.ts";
 import { type RelayTransport, relayTransport } from "../relay_transport.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext } from "../types.ts";
 import { md5hex } from "../../util/hash.ts";
@@ -54,6 +56,19 @@ export async function waitFor(
 }
 
 /**
+ * The messages a relay request carries: what a provider would see (directive
+ * roles — `tool:`, `option:`, `endpoint:`… — stay here: a worker refuses them, R97-2).
+ *
+ * @param messages the request's messages
+ * @returns `{role, content}` copies
+ */
+export function relayMessages(messages: readonly Message[]): { role: string; content: unknown }[] {
+  return messages
+    .filter((m) => !DIRECTIVE_ROLES.has(m.role) || m.role === "previous_response_id")
+    .map((m) => ({ role: m.role, content: m.content }));
+}
+
+/**
  * The request document: the messages as the question and the options the
  * worker passes to its ask (the model unless it is the placeholder, and the
  * provider parameters).
@@ -64,7 +79,7 @@ export async function waitFor(
  */
 export function relayRequest(req: BackendRequest, model: string): string {
   const doc: Record<string, unknown> = {
-    question: req.messages.map((m) => ({ role: m.role, content: m.content })),
+    question: relayMessages(req.messages),
     ...req.params,
   };
   if (model !== RELAY_DEFAULT_MODEL) doc.model = model;
