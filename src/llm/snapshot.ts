@@ -49,7 +49,8 @@ function redactValue(v: unknown): unknown {
 }
 
 /**
- * Writes a snapshot: `<base>.chat`, `<base>.options.json`, `<base>.meta`.
+ * Writes a snapshot: `<base>.chat`, `<base>.options.json`, `<base>.meta`, mode
+ * 0600 (the chat carries its `file:` contents; the snapshot is the user's own).
  *
  * @param dir snapshot directory (`$SCOUT_HOME/tmp/ask`)
  * @param s messages, options and current meta
@@ -65,11 +66,14 @@ export async function writeSnapshot(
 ): Promise<string> {
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const base = join(dir, `${stamp}-${randomBytes(3).toString("hex")}`);
-  await writeFileAtomic(`${base}.chat`, print(s.messages as Message[]) + "\n");
+  // the chat holds its `file:` contents: readable by the user only (R97-5)
+  const own = { mode: 0o600 };
+  await writeFileAtomic(`${base}.chat`, print(s.messages as Message[]) + "\n", own);
   await writeFileAtomic(
     `${base}.options.json`,
     JSON.stringify(redactOptions(s.options), null, 2) + "\n",
+    own,
   );
-  await writeFileAtomic(`${base}.meta`, serializeMeta(s.currentMeta) + "\n");
+  await writeFileAtomic(`${base}.meta`, serializeMeta(s.currentMeta) + "\n", own);
   return base;
 }

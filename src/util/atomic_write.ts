@@ -164,11 +164,18 @@ function keepOwner(fd: number, k: Kept): void {
  *
  * @param path destination
  * @param data text (written as UTF-8) or bytes
+ * @param opts `mode`: the new file's permission bits (e.g. 0o600 for a file that
+ *   may hold secrets), set before any byte is written, whatever the umask or the
+ *   replaced file's bits
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  opts: { mode?: number } = {},
+): Promise<void> {
   const tmp = tempPathFor(path);
   try {
-    const fd = openTemp(tmp, path, kept(path));
+    const fd = openTemp(tmp, path, kept(path), opts.mode);
     try {
       if (data.length <= SYNC_WRITE_LIMIT) writeAllSync(fd, data);
       else await new Promise<void>((ok, fail) => writeFile(fd, data, (e) => e ? fail(e) : ok()));
@@ -208,16 +215,23 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
 const SYNC_WRITE_LIMIT = 1 << 20;
 
 /** Opens `tmp` for writing (with what it keeps of `path`), making `path`'s directory when missing. */
-function openTemp(tmp: string, path: string, keep: Kept | null): number {
+function openTemp(tmp: string, path: string, keep: Kept | null, mode?: number): number {
   let fd: number;
   try {
-    fd = openSync(tmp, "w");
+    fd = openSync(tmp, "w", mode ?? 0o666);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     mkdirSync(dirname(path), { recursive: true });
-    fd = openSync(tmp, "w");
+    fd = openSync(tmp, "w", mode ?? 0o666);
   }
-  if (keep !== null) {
+  if (mode !== undefined) {
+    try {
+      fchmodSync(fd, mode);
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+  } else if (keep !== null) {
     try {
       keepOwner(fd, keep); // before the mode: a change of owner may clear mode bits
       fchmodSync(fd, keep.mode);
