@@ -250,7 +250,9 @@ export function registerChatCompile(chat: Command, ctx: CliContext): void {
       "\nThe prompt is the compiled chat without option, meta and tool-declaration messages,\n" +
         "after the context strategies (tool declarations are not resolved here). Settings come\n" +
         "from chat options (option: epoch_size 10), then config entries (scope prompt or\n" +
-        "context), then environment variables (EPOCH_SIZE…), then defaults.\n" +
+        "context), then environment variables (EPOCH_SIZE…), then defaults. Compiling runs the\n" +
+        "chat's side effects, as chat compile does: config: lines, allow_path:, and its\n" +
+        "task:/exec_task: lines (workflow code, from the chat's workflows/ folder too).\n" +
         "stderr gets a summary: messages kept, truncated, dropped, added; characters before/after.\n\n" +
         "Examples:\n  scout-ai chat prompt fixtures/compile/agent_run.chat\n" +
         "  scout-ai chat prompt fixtures/compile/agent_run.chat -s shorten_tools --json | jq .summary\n" +
