@@ -75,6 +75,7 @@ export type ScoutErrorCode =
   | "job_info_unreadable"
   | "missing_dependency"
   | "log_dir_unreadable"
+  | "log_chat_skipped"
   | "receipt_problem"
   | "identity_conflict"
   | "invalid_scope"

@@ -118,7 +118,7 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     if (opts.warnings !== false) warnConflictedFile(io, where.root, opts.root); // R86-3
   }
   if (writesFiles(opts)) io.finishWithoutStdout?.(); // `| head -1` must not stop the files
-  await writeViews(report, opts, io, p, { format, by, prices });
+  await writeViews(report, opts, io, p, { format, by, prices, jobRoots: where.jobRoots });
   if (opts.warnings !== false) {
     for (const line of p.warningLines(report)) warn(io, line);
   }
@@ -237,6 +237,7 @@ async function writeViews(
     format: ReturnType<typeof checkProvOptions>;
     by: RollupDimension[] | null;
     prices: PriceTable | null;
+    jobRoots: readonly string[];
   },
 ): Promise<void> {
   const { by, prices } = o;
@@ -261,7 +262,13 @@ async function writeViews(
     else if (opts.dot !== undefined) await writeInPlace(resolve(io.cwd, opts.dot), dot, opts.dot);
     if (opts.plot !== undefined) plot(dot, opts.plot, o.format!, io);
   }
-  if (opts.html !== undefined) await views!.writeHtml(report, opts.html, view, { by, prices }, io);
+  if (opts.html !== undefined) {
+    await views!.writeHtml(report, opts.html, view, {
+      by,
+      prices,
+      jobRoots: o.jobRoots,
+    }, io);
+  }
 }
 
 /** `--json`: the document, chunk by chunk (with `--by`, its `rollups` field). */

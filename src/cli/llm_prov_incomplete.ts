@@ -15,6 +15,7 @@ const KINDS: Record<string, string> = {
   chat_unreadable: "unreadable file",
   job_info_unreadable: "unreadable file",
   log_dir_unreadable: "unreadable file",
+  log_chat_skipped: "unreadable file",
 };
 
 /**

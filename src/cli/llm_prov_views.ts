@@ -166,14 +166,19 @@ const PAGE_BY: RollupDimension[] = ["agent", "model"];
  * @param file output file
  * @param view render options
  * @param page the `--by` dimensions, if any (their table goes on the page;
- *   default {@link PAGE_BY}), and the price table (null without a price file)
+ *   default {@link PAGE_BY}), the price table (null without a price file) and
+ *   the job roots (what the page may embed, R99-1)
  * @param io injected I/O
  */
 export async function writeHtml(
   report: ProvenanceReport,
   file: string,
   view: RenderOptions,
-  page: { by: RollupDimension[] | null; prices: PriceTable | null },
+  page: {
+    by: RollupDimension[] | null;
+    prices: PriceTable | null;
+    jobRoots?: readonly string[];
+  },
   io: Io,
 ): Promise<void> {
   const { prices } = page;
@@ -183,7 +188,7 @@ export async function writeHtml(
   let visible = 0;
   for (const n of report.nodes) if (n.hidden === null) visible++;
   const svg = visible > HTML_GRAPH_LIMIT ? null : svgOf(renderDot(report, view), io);
-  const details = pageDetails(report);
+  const details = pageDetails(report, { scope: { jobRoots: page.jobRoots ?? [], cwd: io.cwd } });
   collectIfGrown(); // the parsed chats behind the shortened messages
   const html = renderHtml({
     report,

@@ -174,6 +174,16 @@ export function expandJob(job: JobRef, infoError: string | undefined, c: ExpandC
   if (c.follow.has("log")) {
     const logs = directJobChatFiles(job.path);
     for (const file of logs.files) c.push({ kind: "chat", path: file }, "log");
+    for (const { link, target } of logs.skipped) {
+      c.report(
+        provenanceError(
+          "log_chat_skipped",
+          `Log "${link}" of job "${job.path}" links to "${target}", a system file, not a chat: not read (log_chat_skipped)`,
+          { kind: "job", nodePath: job.path, relation: "log", reference: link },
+        ),
+        job,
+      );
+    }
     for (const err of logs.errors) {
       c.report(
         provenanceError(

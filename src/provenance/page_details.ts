@@ -5,7 +5,8 @@
  * so that the page
  * stays small on big stores (each message ≤ 2,000 characters, ≤ 40 messages
  * per node, ≤ 2 M characters in all, nodes in flow order; what is left out
- * is counted, and nodes past the budget show none).
+ * is counted, and nodes past the budget show none). A file outside the
+ * tree it was reached from is not read (`page_scope.ts`, R99-1).
  *
  * @module
  */
@@ -14,6 +15,7 @@ import { escapeLine } from "./one_line.ts";
 import type { ProvenanceReport, ReportNode } from "./report.ts";
 import type { PageMessage, PageNodeDetail } from "./render_html.ts";
 import { loadChatFile } from "./traverse.ts";
+import { pageEmbeddable, type PageScope } from "./page_scope.ts";
 
 /** Caps of {@link pageDetails}. */
 export interface PageDetailLimits {
@@ -23,6 +25,8 @@ export interface PageDetailLimits {
   nodeMessages?: number;
   /** Characters kept in all (default 2,000,000). */
   totalChars?: number;
+  /** Where embedded files may lie (R99-1: the job roots; see `page_scope.ts`). */
+  scope?: PageScope;
 }
 
 const FOLDED = new Set(["function_call", "function_call_output", "tool_call", "meta", "tool"]);
@@ -59,6 +63,7 @@ export function pageDetails(
   let budget = limits.totalChars ?? 2_000_000;
   const out = new Map<string, PageNodeDetail>();
   const conversations = jobConversations(report);
+  const embeddable = pageEmbeddable(report, limits.scope);
   for (const n of report.nodes) {
     if (n.hidden !== null) continue;
     const error = jobError(n);
@@ -68,6 +73,10 @@ export function pageDetails(
       (n.kind === "chat" || n.job?.type === "chat" ? n.path : null);
     if (source === null || budget <= 0) {
       detail({ messages: null });
+      continue;
+    }
+    if (!embeddable(conversation === undefined ? n.id : `chat:${source}`, source)) {
+      detail({ messages: null, outside: true });
       continue;
     }
     let all;

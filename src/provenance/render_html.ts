@@ -28,6 +28,8 @@ export interface PageMessage {
 export interface PageNodeDetail {
   /** Messages, or null when not read. */
   messages: PageMessage[] | null;
+  /** The file lies outside the tree it was reached from: not embedded (R99-1). */
+  outside?: boolean;
   /** Messages left out (over the caller's cap). */
   omitted?: number;
   /** Where the messages come from when not the node's own file (a job's `log/agent.chat`). */
@@ -111,6 +113,7 @@ export function renderHtml(input: HtmlPageInput): string {
       path: x.node.path,
       tokens: x.node.tokens,
       messages: d?.messages ?? null,
+      ...(d?.outside ? { outside: true } : {}),
       ...(d?.omitted ? { omitted: d.omitted } : {}),
       ...(d?.source ? { source: d.source } : {}),
       ...(x.node.job?.status ? { status: x.node.job.status } : {}),

@@ -51,7 +51,7 @@ function select(i){
   detail.appendChild(el("div",null,"direct: "+tok(n.tokens.direct)+(n.cost?" · "+n.cost.direct:"")));
   detail.appendChild(el("div",null,"subtree: "+tok(n.tokens.subtree)+(n.cost?" · "+n.cost.subtree:"")));
   var box=el("div","messages");box.id="messages";detail.appendChild(box);
-  if(!n.messages){box.appendChild(el("p",null,"(no messages read for this node)"));return}
+  if(!n.messages){box.appendChild(el("p",null,n.outside?"(outside the store: not embedded)":"(no messages read for this node)"));return}
   if(n.source)box.appendChild(el("p",null,"its conversation ("+n.source+"):"));
   n.messages.forEach(function(m){
     var d=el("div","msg");var fold=m.fold||m.text.length>600;

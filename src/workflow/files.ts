@@ -143,7 +143,12 @@ export interface JobLogFiles {
   files: string[];
   /** Directories that exist but could not be listed, with the reason. */
   errors: { dir: string; message: string }[];
+  /** Symlinks to files under `/proc`, `/sys` or `/dev`: not chats, not kept (R99-1). */
+  skipped: { link: string; target: string }[];
 }
+
+/** System trees whose files are never a job's log chats. */
+const SYSTEM = ["/proc/", "/sys/", "/dev/"];
 
 const realpath: (p: string) => string = realpathSync.native ?? realpathSync;
 
@@ -154,13 +159,16 @@ const realpath: (p: string) => string = realpathSync.native ?? realpathSync;
  * them (as their target's real path; a dangling one is dropped) — a
  * directory named `x.chat` is not a chat. Paths are real (the log directory
  * resolved) and sorted by UTF-8 bytes. A missing log directory is not an
- * error; one that cannot be listed is returned, not thrown.
+ * error; one that cannot be listed is returned, not thrown. A symlink to a
+ * file under `/proc`, `/sys` or `/dev` is no chat: it is returned as
+ * skipped, never read ([TS-FIX] R99-1: `/proc/self/environ` read as a chat
+ * would put the environment's text into labels and warnings).
  *
  * @param jobPath the job's result path `P`
  * @returns the files and any unlistable directories
  */
 export function jobLogChatFiles(jobPath: string): JobLogFiles {
-  const out: JobLogFiles = { files: [], errors: [] };
+  const out: JobLogFiles = { files: [], errors: [], skipped: [] };
   const logDir = join(filesDir(jobPath), "log");
   if (!existsSync(logDir)) return out; // (checked first: a thrown ENOENT is costly per job)
   let root: string;
@@ -199,7 +207,10 @@ function walkLog(dir: string, out: JobLogFiles): void {
     else if (ent.isFile()) out.files.push(full);
     else if (ent.isSymbolicLink()) {
       try {
-        if (statSync(full).isFile()) out.files.push(realpath(full));
+        if (!statSync(full).isFile()) continue;
+        const target = realpath(full);
+        if (SYSTEM.some((s) => target.startsWith(s))) out.skipped.push({ link: full, target });
+        else out.files.push(target);
       } catch { /* a dangling symlink is no chat */ }
     }
   }
