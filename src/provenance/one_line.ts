@@ -7,18 +7,23 @@
  * @module
  */
 
-/** Control characters: C0, DEL, C1 and the two Unicode line separators. */
-// deno-lint-ignore no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-// deno-lint-ignore no-control-regex
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+/**
+ * Control characters: C0, DEL, C1, the two Unicode line separators; the bidi
+ * controls (U+061C, U+200E/200F, U+202A–202E, U+2066–2069), which reorder
+ * what follows them on the line (R99-3); and the invisible U+200B–200D and
+ * U+FEFF, which make two different names look the same.
+ */
+const CONTROL_CLASS =
+  "[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff]";
+const CONTROL = new RegExp(CONTROL_CLASS);
+const CONTROLS = new RegExp(CONTROL_CLASS, "g");
 
 const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /**
  * Text safe for one terminal line: control characters (newlines, escape
- * sequences, DEL, C1) become JSON-style escapes; other text is returned
- * as is.
+ * sequences, DEL, C1), bidi controls and zero-width characters become
+ * JSON-style escapes; other text is returned as is.
  *
  * @param s any text
  * @returns the escaped text
