@@ -25,18 +25,19 @@ const ENTITY: Record<string, string> = {
   "}": "#125;",
   "(": "#40;",
   ")": "#41;",
+  "\\": "#92;", // Mermaid reads a literal `\n` as a line break (R99-4)
 };
 
 /**
- * Escapes text for a quoted Mermaid label: markup characters as entity
- * codes, line breaks as `<br/>`.
+ * Escapes text for a quoted Mermaid label: markup characters and `\` as
+ * entity codes, line breaks as `<br/>`.
  *
  * @param text label text
  * @returns the escaped label (without the quotes)
  */
 export function mermaidText(text: string): string {
   return text
-    .replace(/[#"<>&`|[\]{}()]/g, (c) => ENTITY[c]!)
+    .replace(/[#"<>&`|[\]{}()\\]/g, (c) => ENTITY[c]!)
     .replace(/\r\n|\r|\n/g, "<br/>");
 }
 
