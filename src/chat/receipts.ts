@@ -9,6 +9,7 @@
  */
 import type { Message } from "./types.ts";
 import { parseMeta } from "./meta.ts";
+import { wellFormed } from "../util/code_points.ts";
 import { messageAddress, receiptAddress } from "./lineage.ts";
 import { nonEmpty } from "./trace.ts";
 import { receiptCalls } from "./receipts_scan.ts";
@@ -68,13 +69,10 @@ export function agentMetaEvidence(
     const info = call.outputInfo;
     if (info === null || !Object.hasOwn(info, "agent_meta")) continue;
     const outputAddress = call.outputAddress!;
-    const base = {
-      source,
-      outputAddress,
-      callId: call.callId,
-      toolName: call.name,
-      reference: null,
-    };
+    // from the call's JSON: a lone "\ud800" would spoil a report's JSON for jq (R99-2)
+    const callId = call.callId === null ? null : wellFormed(call.callId);
+    const toolName = call.name === null ? null : wellFormed(call.name);
+    const base = { source, outputAddress, callId, toolName, reference: null };
     const report = (p: Omit<ReceiptProblem, "message">) => opts.warnings?.push(receiptProblem(p));
     const value = info.agent_meta;
     if (!Array.isArray(value)) {
@@ -107,8 +105,8 @@ export function agentMetaEvidence(
         source,
         outputAddress,
         evidenceAddress: receiptAddress(outputAddress, i),
-        callId: call.callId,
-        toolName: call.name,
+        callId,
+        toolName,
         agentMetaIndex: i,
         rawMessage: { role: "meta", content: c.content },
       });

@@ -7,6 +7,7 @@
 import { type MetaRecord, parseMeta } from "./meta.ts";
 import type { ReceiptProblem, ReceiptReason } from "./receipts_types.ts";
 import { typeName } from "./type_name.ts";
+import { wellFormed } from "../util/code_points.ts";
 
 function isEmptyRecord(r: Record<string, unknown>): boolean {
   for (const _ in r) return false;
@@ -105,13 +106,14 @@ export function checkReceiptEntry(entry: unknown, i: number): ReceiptEntryCheck 
       detail: `entry ${i} has ${typeName(e.content)} content, not a string`,
     };
   }
-  const meta = parseMeta(e.content);
+  const content = wellFormed(e.content); // (R99-2: a lone "\ud800" in the output's JSON)
+  const meta = parseMeta(content);
   if (isEmptyRecord(meta)) {
     return {
       ok: false,
       reason: "unparseable_meta",
-      detail: `entry ${i} has no key=value pairs: ${JSON.stringify(e.content)}`,
+      detail: `entry ${i} has no key=value pairs: ${JSON.stringify(content)}`,
     };
   }
-  return { ok: true, meta, content: e.content };
+  return { ok: true, meta, content };
 }

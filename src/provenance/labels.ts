@@ -8,6 +8,7 @@
  */
 import { basename, relative } from "node:path";
 import { sha256hex } from "../util/hash.ts";
+import { wellFormed } from "../util/code_points.ts";
 import type { JobInfo, JobSummary } from "./types.ts";
 
 /**
@@ -45,8 +46,9 @@ export function pathDigest(path: string): string {
   return sha256hex(path).slice(0, 8);
 }
 
+/** A non-empty string of the `.info`, well-formed (R99-2), else null. */
 function str(v: unknown): string | null {
-  return typeof v === "string" && v !== "" ? v : null;
+  return typeof v === "string" && v !== "" ? wellFormed(v) : null;
 }
 
 /**

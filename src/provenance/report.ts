@@ -36,6 +36,7 @@ import {
 } from "./report_walk.ts";
 import { canonicalEvents, eventSummaries } from "./event_reads.ts";
 import { collectBeforeBurst, collectIfGrown } from "../util/gc.ts";
+import { wellFormed, wellFormedDeep } from "../util/code_points.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import { nodeReceipts, type ReceiptsOfChat, receiptSummaries } from "./report_receipts.ts";
 import type {
@@ -313,11 +314,12 @@ function warningCollector() {
     if (problem !== undefined) reported.add(problemKey(problem));
     warnings.push({
       code: error.code,
-      message: error.message,
+      message: wellFormed(error.message),
       kind: error.kind,
       node: nodeId(error.kind, error.nodePath),
       relation: error.relation,
-      reference: error.reference,
+      // from a `.info` or a receipt: a lone surrogate would spoil the JSON for jq (R99-2)
+      reference: wellFormedDeep(error.reference),
       ...(error.reason === undefined ? {} : { reason: error.reason }),
     });
   };

@@ -32,3 +32,45 @@ export function codePointLength(s: string): number {
   }
   return n;
 }
+
+/**
+ * `s` with each lone surrogate replaced by U+FFFD (as writing it as UTF-8
+ * would), checked first: a well-formed string is returned as it is. Text
+ * from JSON (`"\ud800"` in a `.info` or a receipt) can hold one, and
+ * `JSON.stringify` writes it as a lone `\ud800` escape that jq 1.6 refuses.
+ *
+ * @param s any string
+ * @returns a well-formed string
+ *
+ * @example
+ * ```ts
+ * import { wellFormed } from "./code_points.ts";
+ * wellFormed("a\ud800b"); // "a\ufffdb"
+ * ```
+ */
+export function wellFormed(s: string): string {
+  return s.isWellFormed() ? s : s.toWellFormed();
+}
+
+/**
+ * {@link wellFormed} over a JSON-like value: every string in it, keys
+ * included, made well-formed (a new value only where one changes).
+ *
+ * @param v a value
+ * @returns the value with well-formed strings
+ */
+export function wellFormedDeep(v: unknown): unknown {
+  if (typeof v === "string") return wellFormed(v);
+  if (Array.isArray(v)) {
+    const out = v.map(wellFormedDeep);
+    return out.every((x, i) => x === v[i]) ? v : out;
+  }
+  if (v !== null && typeof v === "object") {
+    const entries = Object.entries(v);
+    const out = entries.map(([k, x]) => [wellFormed(k), wellFormedDeep(x)] as const);
+    return out.every(([k, x], i) => k === entries[i]![0] && x === entries[i]![1])
+      ? v
+      : Object.fromEntries(out);
+  }
+  return v;
+}
