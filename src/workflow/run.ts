@@ -304,7 +304,7 @@ async function recordFailure(run: LockedRun, e: unknown): Promise<void> {
   // A dependency's failure is recorded as the dependency's own error, never the wrapper.
   const original = rootFailure(e);
   try {
-    // an interrupt already wrote `aborted` and released the lock: nothing more to record
+    // an interrupt or a cancellation already wrote `aborted`: nothing more to record
     if (Object.keys(info.current).length > 0 && !run.signal.aborted) {
       await info.merge(errorInfoPatch(original));
     }

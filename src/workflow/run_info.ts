@@ -106,8 +106,12 @@ export function runInfo(job: Job, signal: AbortSignal): RunInfo {
 /**
  * Registers a running job for SIGINT/SIGTERM: the signal aborts its body,
  * its info says `aborted`, its partial tmp result is removed and its lock
- * released. `abort` does the same for another cause (every caller
- * cancelled, R96-3); either happens once.
+ * released (the process exits next). `abort` does the same for another
+ * cause (every caller cancelled, R96-3) but keeps the lock: the process goes
+ * on, and the body, told by its signal, may still run; the lock is released
+ * when it settles (the runner's `finally`), so a retry waits for it and no
+ * two bodies of one job run at once (R98-1). Either records once; a signal
+ * after a cancellation still releases the lock.
  *
  * @param job the job
  * @param lock the job's lock, held by this process
@@ -122,13 +126,16 @@ export function abortOnInterrupt(
   const abort = (reason: string) => {
     if (controller.signal.aborted) return;
     controller.abort();
+    recordAborted(job.path, reason);
+  };
+  const onSignal = (signal: string) => {
     try {
-      recordAborted(job.path, reason);
+      abort(signal);
     } finally {
       lock.release();
     }
   };
-  return { untrack: trackRunning(job.path, abort), abort };
+  return { untrack: trackRunning(job.path, onSignal), abort };
 }
 
 /**

@@ -2,9 +2,10 @@
  * The computations of jobs in flight in this process and who waits on them
  * (R96-3). Callers asking for the same job share its run; a caller may give
  * a signal (a cancelled MCP call, an aborted ask). When every caller waiting
- * on a run has cancelled, the run is aborted as SIGTERM aborts it (recorded
- * `aborted`, lock released, so a later call recomputes); a caller without a
- * signal, or one still waiting, lets it finish.
+ * on a run has cancelled, the run is aborted (its signal fired, recorded
+ * `aborted`); its lock is kept until the body settles, so a later call
+ * waits for it, then recomputes (R98-1). A caller without a signal, or one
+ * still waiting, lets it finish.
  *
  * @module
  */

@@ -1,0 +1,105 @@
+/**
+ * `scout-ai workflow mcp --http` as a real server (R98-1): a call cancelled
+ * by its client's disconnect fires the job's signal but keeps the job's lock
+ * until the body settles, so a retry arriving meanwhile waits, then
+ * recomputes: the old body never writes into the new run's tmp result, and
+ * its failure never removes it.
+ */
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { join } from "node:path";
+import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+
+const R = `import { appendFileSync } from "node:fs";
+export default (api) => api.workflow("R", { tasks: {
+  slow: { type: "text", run: async (_i, job) => {
+    appendFileSync(job.tmpPath, "part1\\n");
+    await new Promise((r) => setTimeout(r, 3000));
+    appendFileSync(job.tmpPath, "part2\\n");
+    return null; } },
+  polite: { type: "text", run: async (_i, job) => {
+    appendFileSync(job.tmpPath, "part1\\n");
+    await new Promise((r, no) => { const t = setTimeout(r, 3000);
+      job.signal.addEventListener("abort", () => { clearTimeout(t); no(new Error("stopped")); }); });
+    appendFileSync(job.tmpPath, "part2\\n");
+    return null; } },
+} });
+`;
+
+/** Starts the server on port 0; resolves with its port once it printed its URL. */
+async function serve(dir: string): Promise<{ port: number; proc: Deno.ChildProcess }> {
+  const proc = new Deno.Command(DENO, {
+    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", "R", "--http", "0", "--json"],
+    cwd: dir,
+    env: { SCOUT_HOME: join(dir, "home"), NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let line = "";
+  while (!line.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("server ended");
+    line += value;
+  }
+  reader.releaseLock();
+  void proc.stdout.cancel().catch(() => {});
+  return { port: Number(new URL(JSON.parse(line).url).port), proc };
+}
+
+/** A tools/call POST, given up (the connection closed) after `ms`. */
+function call(port: number, name: string, ms: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      path: "/mcp",
+      method: "POST",
+      signal: AbortSignal.timeout(ms),
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+    }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => resolve(text));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name, arguments: {} },
+    }));
+  });
+}
+
+for (const name of ["slow", "polite"]) {
+  Deno.test(`workflow mcp --http: a retry of a call cancelled by disconnect waits for the old body (${name}) to settle, then recomputes: the result is whole (R98-1)`, async () => {
+    await using dir = await tempDir();
+    await Deno.mkdir(join(dir.path, "workflows/R"), { recursive: true });
+    await Deno.writeTextFile(join(dir.path, "workflows/R/workflow.ts"), R);
+    const srv = await serve(dir.path);
+    try {
+      await assert.rejects(call(srv.port, name, 500));
+      await new Promise((r) => setTimeout(r, 200));
+      const body = await call(srv.port, name, 15000);
+      assert.match(body, /part1\\npart2\\n/, body);
+      const jobDir = join(dir.path, "home/var/jobs/R", name);
+      const [file] = [...Deno.readDirSync(jobDir)].filter((e) => !e.name.includes("."));
+      assert.equal(Deno.readTextFileSync(join(jobDir, file!.name)), "part1\npart2\n");
+      const info = JSON.parse(Deno.readTextFileSync(join(jobDir, file!.name + ".info")));
+      assert.equal(info.status, "done");
+      // nothing of the old body comes after
+      await new Promise((r) => setTimeout(r, name === "slow" ? 500 : 0));
+      assert.equal(Deno.readTextFileSync(join(jobDir, file!.name)), "part1\npart2\n");
+    } finally {
+      srv.proc.kill("SIGTERM");
+      await srv.proc.status;
+    }
+  });
+}
