@@ -19,6 +19,10 @@
  * Its pid is appended to the file named by `MCP_PID_FILE` (one line per start).
  * With `--linger` it keeps running after its stdin closes (a server that
  * ignores EOF: only a signal ends it).
+ * Over HTTP with `--drop-get <ms>` a GET (the client's standalone
+ * notification stream) is answered by an SSE stream the server breaks off
+ * (the connection cut) after `ms`: a proxy's idle timeout; the client
+ * reconnects it.
  *
  * `tools/deno run -A tests/support/mcp_server.ts [--http 0]`
  */
@@ -162,7 +166,9 @@ if (import.meta.main) {
     await testMcpServer(Deno.args).connect(new StdioServerTransport());
   } else {
     const port = Number(Deno.args[i + 1] ?? 0);
+    const drop = Deno.args.indexOf("--drop-get");
     const srv = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, async (req) => {
+      if (drop >= 0 && req.method === "GET") return droppedStream(Number(Deno.args[drop + 1]));
       const server = testMcpServer(Deno.args);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
@@ -173,4 +179,15 @@ if (import.meta.main) {
     });
     console.log(JSON.stringify({ url: `http://127.0.0.1:${srv.addr.port}/mcp` }));
   }
+}
+
+/** An SSE response whose stream errors (the connection is cut) after `ms`. */
+function droppedStream(ms: number): Response {
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode(": open\n\n"));
+      setTimeout(() => c.error(new Error("idle timeout")), ms);
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
 }

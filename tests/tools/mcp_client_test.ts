@@ -171,9 +171,12 @@ Deno.test("llm ask (R96-6): the provider gets only valid function names; the cha
 });
 
 /** The SDK test server over Streamable HTTP with SSE replies; its url. */
-async function httpServer(port = 0): Promise<{ child: Deno.ChildProcess; url: string }> {
+async function httpServer(
+  port = 0,
+  extra: string[] = [],
+): Promise<{ child: Deno.ChildProcess; url: string }> {
   const child = new Deno.Command(DENO, {
-    args: ["run", "-A", SERVER, "--http", String(port), "--sse"],
+    args: ["run", "-A", SERVER, "--http", String(port), "--sse", ...extra],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -218,6 +221,22 @@ Deno.test("mcp http (R96-5): a server that dies while its reply streams fails th
     // the server comes back on its port: the next call reaches it
     server = await httpServer(Number(new URL(server.url).port));
     assert.equal((await call(registry, "echo", { text: "after" })).content, "after");
+  } finally {
+    await resolver.close();
+    await stop(server.child);
+  }
+});
+
+Deno.test("mcp http (R98-3): the client's standalone GET stream dropping (a proxy's idle timeout) does not fail a pending call: the SDK reconnects it", async () => {
+  const server = await httpServer(0, ["--drop-get", "300"]);
+  const resolver = mcpToolResolver({ config: configWith("timeout 20 mcp") });
+  try {
+    const { registry } = await assembleTools(mcpLine(server.url, "slow"), new Map(), resolver);
+    const out = await settled(call(registry, "slow", { ms: 2500 }), 15_000);
+    assert.notEqual(out, "late");
+    if (out === "late") return;
+    assert.equal(out.error, undefined, out.content);
+    assert.equal(out.content, "slept 2500");
   } finally {
     await resolver.close();
     await stop(server.child);

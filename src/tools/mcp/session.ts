@@ -18,6 +18,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import { z } from "zod";
 import { ScoutError } from "../../errors.ts";
 import { sameOriginFetch } from "../../util/same_origin_fetch.ts";
+import { type StreamWatch, watchReplyStreams } from "./stream_watch.ts";
 import type { McpServerSpec } from "./spec.ts";
 import { MCP_MAX_MESSAGE_BYTES, ProcessTransport } from "./process_transport.ts";
 
@@ -152,13 +153,11 @@ export class McpSession {
     }
     const headers: Record<string, string> = {};
     if (this.opts.key) headers.Authorization = `Bearer ${this.opts.key}`;
-    const common = {
-      requestInit: { headers },
-      // the key never follows a redirect to another origin (R95-1)
-      fetch: sameOriginFetch(this.opts.fetch ?? globalThis.fetch),
-    };
+    // the key never follows a redirect to another origin (R95-1)
+    const watch = watchReplyStreams(sameOriginFetch(this.opts.fetch ?? globalThis.fetch));
+    const common = { requestInit: { headers }, fetch: watch.fetch };
     // a reply stream cut before its answer leaves the request pending (R96-5)
-    client.onerror = (e: Error) => this.streamLost(client, e);
+    client.onerror = (e: Error) => this.streamLost(client, e, watch);
     try {
       await client.connect(
         new StreamableHTTPClientTransport(new URL(spec.url), common),
@@ -188,10 +187,17 @@ export class McpSession {
    * server died mid-call) only through `onerror`, and leaves the request to
    * its timeout: while a request is pending, that ends the connection now, so
    * pending requests fail at once ({@link McpSession.lostError}) and the next
-   * use connects again.
+   * use connects again. Only when the SDK will not resume (R98-3): a POST
+   * reply stream without an event id broken before its answer (`watch`), or
+   * the SDK giving up reconnecting; a broken GET stream or a resumable reply
+   * stream it reconnects itself ("Failed to reconnect SSE stream" is one
+   * attempt of several).
    */
-  private streamLost(client: Client, e: Error): void {
-    if (!/^(SSE stream disconnected|Failed to reconnect|Maximum reconnection)/.test(e.message)) {
+  private streamLost(client: Client, e: Error, watch: StreamWatch): void {
+    const broken = /^SSE stream disconnected/.test(e.message);
+    if (
+      broken ? !watch.takeDrop() : !/^(Failed to reconnect:|Maximum reconnection)/.test(e.message)
+    ) {
       return;
     }
     if (!this.pending.get(client) || this.lost.has(client)) return;
