@@ -83,10 +83,11 @@ export function processIo(): Io {
   const state = { closed: false, finish: false };
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     if (state.closed) return; // a write already queued when the reader left
-    // EIO: the terminal is gone (a closed window, a dropped ssh session: SIGHUP follows)
     if (e.code !== "EPIPE" && e.code !== "EIO") throw e;
     state.closed = true;
-    if (!state.finish) process.exit(process.exitCode ?? 0);
+    // a terminal gone: EIO (Node, Bun); Deno says EPIPE, but a terminal is no pipe
+    if (e.code === "EIO" || process.stdout.isTTY) hangUp();
+    else if (!state.finish) process.exit(process.exitCode ?? 0);
   });
   const out = (data: string | Uint8Array) => {
     if (!state.closed) process.stdout.write(data);
@@ -103,6 +104,18 @@ export function processIo(): Io {
     cwd: process.cwd(),
     finishWithoutStdout: () => void (state.finish = true),
   };
+}
+
+/**
+ * EIO on stdout: the terminal is gone (a closed window, a dropped ssh
+ * session), often before its SIGHUP arrives. It is that hang-up (R98-4):
+ * the SIGHUP handlers run (running jobs recorded `aborted`, a chat saved,
+ * exit 129) — the signal is sent to this process so that every handler
+ * sees it as it would — or, with none, the process exits 129 at once.
+ */
+function hangUp(): void {
+  if (process.listenerCount("SIGHUP") > 0) process.kill(process.pid, "SIGHUP");
+  else process.exit(129);
 }
 
 /** Writes to stderr; a write that fails at once (Deno on a full or closed file) is dropped. */
