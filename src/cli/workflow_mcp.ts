@@ -124,12 +124,16 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
       "\nEach tool call runs the task as a persisted job (cached; `workflow info` and\n" +
         "`llm prov` see it) and answers with its result (bytes that are not UTF-8 as a\n" +
         "base64 resource); a failed job is an MCP tool error. A cancelled call aborts its\n" +
-        "job (recorded aborted) unless another call waits on it. Over stdio, stdout carries\n" +
-        "only MCP messages (what a task prints goes to stderr) and the server ends when\n" +
-        "stdin closes, once the calls already read are answered (so `printf … |` works);\n" +
-        "over HTTP it runs until Ctrl-C and refuses (403) a Host or Origin other than\n" +
-        "127.0.0.1, localhost, [::1] or the --host address (DNS rebinding). Tools are\n" +
-        "annotated read-only, non-destructive, idempotent and closed-world. In a chat:\n" +
+        "job (job.signal fires, recorded aborted; its lock held until the body returns)\n" +
+        "unless another call waits on it. Over stdio, stdout carries the MCP messages:\n" +
+        "what a task prints with process.stdout.write or console.log goes to stderr, but\n" +
+        "a child process inheriting stdout, or a write to fd 1, goes into the stream and\n" +
+        'breaks it (give children stdio: ["ignore", 2, 2] or "pipe", or use --http).\n' +
+        "The server ends when stdin closes, once the calls already read are answered (so\n" +
+        "`printf … |` works); over HTTP it runs until Ctrl-C and refuses (403) a Host or\n" +
+        "Origin other than 127.0.0.1, localhost, [::1] or the --host address (DNS\n" +
+        "rebinding). Tools are annotated read-only, non-destructive, idempotent and\n" +
+        "closed-world. In a chat:\n" +
         "  mcp: stdio 'scout-ai workflow mcp Baking'\n\n" +
         "Examples:\n" +
         "  scout-ai workflow mcp fixtures/workflows/Baking < /dev/null\n" +

@@ -6,7 +6,10 @@
  * diverted, `process.stdout.write` and `console.log/info/debug` go to
  * stderr, and the MCP transport writes through a stream bound to the
  * original stdout. Works under Deno and Bun, whose `console.log` does not
- * go through `process.stdout.write`.
+ * go through `process.stdout.write`. File descriptor 1 itself is not
+ * redirected (neither runtime can dup2 it): a child process that inherits
+ * stdout, or `fs.writeSync(1, …)`, still writes into the MCP stream; the
+ * README and `workflow mcp --help` tell task authors so (R98-2).
  *
  * @module
  */
