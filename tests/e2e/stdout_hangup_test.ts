@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { BINARY, buildBinary, DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 
 const WF = `export default (api) => api.workflow("T", { tasks: {
   tick: { type: "string", run: async () => {
@@ -39,9 +39,13 @@ sys.stderr.write(err.decode(errors="replace"))
 print(p.returncode)
 `;
 
-async function onClosedPty(dir: string, args: string[]): Promise<{ code: number; err: string }> {
+async function onClosedPty(
+  dir: string,
+  scout: string[],
+  args: string[],
+): Promise<{ code: number; err: string }> {
   const out = await new Deno.Command("python3", {
-    args: ["-c", DRIVE, DENO, ...SCOUT_SOURCE_ARGS, ...args],
+    args: ["-c", DRIVE, ...scout, ...args],
     cwd: dir,
     env: { SCOUT_HOME: join(dir, "home"), NO_COLOR: "1" },
     stdout: "piped",
@@ -55,16 +59,19 @@ function info(dir: string, task: string): { status?: string; messages?: string[]
   return JSON.parse(Deno.readTextFileSync(join(dir, "home/var/jobs/T", task, "Default.info")));
 }
 
-Deno.test("a closed terminal (writes to a pty whose master is closed fail) is a hang-up: the running job is recorded aborted, exit 129; with no job running, exit 129 too (R98-4)", async () => {
-  await using dir = await tempDir();
-  await Deno.mkdir(join(dir.path, "workflows/T"), { recursive: true });
-  await Deno.writeTextFile(join(dir.path, "workflows/T/workflow.ts"), WF);
-  const running = await onClosedPty(dir.path, ["workflow", "task", "T", "tick"]);
-  assert.equal(running.code, 129, running.err);
-  assert.equal(info(dir.path, "tick").status, "aborted");
-  assert.deepEqual(info(dir.path, "tick").messages, ["Aborted: interrupted by SIGHUP"]);
-  // the result printed after the job is done: no handler runs, the exit says hang-up
-  const printing = await onClosedPty(dir.path, ["workflow", "task", "T", "big"]);
-  assert.equal(printing.code, 129, printing.err);
-  assert.equal(info(dir.path, "big").status, "done");
+Deno.test("a closed terminal (writes to a pty whose master is closed fail) is a hang-up: the running job is recorded aborted, exit 129; with no job running, exit 129 too; source (Deno: EPIPE) and binary (Bun: EIO) (R98-4)", async () => {
+  await buildBinary();
+  for (const scout of [[DENO, ...SCOUT_SOURCE_ARGS], [BINARY]]) {
+    await using dir = await tempDir();
+    await Deno.mkdir(join(dir.path, "workflows/T"), { recursive: true });
+    await Deno.writeTextFile(join(dir.path, "workflows/T/workflow.ts"), WF);
+    const running = await onClosedPty(dir.path, scout, ["workflow", "task", "T", "tick"]);
+    assert.equal(running.code, 129, running.err);
+    assert.equal(info(dir.path, "tick").status, "aborted");
+    assert.deepEqual(info(dir.path, "tick").messages, ["Aborted: interrupted by SIGHUP"]);
+    // the result printed after the job is done: no handler runs, the exit says hang-up
+    const printing = await onClosedPty(dir.path, scout, ["workflow", "task", "T", "big"]);
+    assert.equal(printing.code, 129, printing.err);
+    assert.equal(info(dir.path, "big").status, "done");
+  }
 });
