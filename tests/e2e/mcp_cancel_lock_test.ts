@@ -103,3 +103,28 @@ for (const name of ["slow", "polite"]) {
     }
   });
 }
+
+Deno.test("workflow mcp --http: SIGTERM while a cancelled call's body still runs releases the job's lock it kept and exits 143 (R98-1)", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, "workflows/R"), { recursive: true });
+  await Deno.writeTextFile(join(dir.path, "workflows/R/workflow.ts"), R);
+  const srv = await serve(dir.path);
+  const locks = join(dir.path, "home/tmp/persist_locks");
+  const held = () => [...Deno.readDirSync(locks)].length;
+  try {
+    await assert.rejects(call(srv.port, "slow", 500));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(held(), 1, "the lock is kept while the body runs");
+    srv.proc.kill("SIGTERM");
+    assert.equal((await srv.proc.status).code, 143);
+    assert.equal(held(), 0);
+    const jobDir = join(dir.path, "home/var/jobs/R/slow");
+    const info = JSON.parse(Deno.readTextFileSync(join(jobDir, "Default.info")));
+    assert.equal(info.status, "aborted");
+  } finally {
+    try {
+      srv.proc.kill("SIGTERM");
+    } catch { /* ended */ }
+    await srv.proc.status;
+  }
+});
