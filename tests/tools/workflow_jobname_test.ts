@@ -29,7 +29,7 @@ const BAD = ["Default.info", "Default.files", "x.lock", "x.MD5", ".Default", "a\
 Deno.test("a model's jobname naming a sidecar or holding a backslash is an error output; the user's job is untouched", async () => {
   await using d = await tempDir();
   const wf = pantry(d.path);
-  const user = createJob(wf, "cake");
+  const user = createJob(wf, "cake", { env: homeIn(d.path) });
   await runJob(user);
   const info = Deno.readTextFileSync(user.path + ".info");
   const registry = toolRegistry(workflowTools(wf, undefined, [], { env: homeIn(d.path) }));
