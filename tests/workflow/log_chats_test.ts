@@ -49,16 +49,20 @@ Deno.test("log chats: dot names, symlinks, directories named .chat and byte orde
     join(log, "\uE000.chat"),
     join(log, "\u{1F600}.chat"),
   ];
-  assert.deepEqual(jobLogChatFiles(job), { files: want, errors: [] });
+  assert.deepEqual(jobLogChatFiles(job), { files: want, errors: [], skipped: [] });
   assert.deepEqual(jobLogChatsSync(job), want);
   assert.deepEqual(await jobLogChats(job), want);
-  assert.deepEqual(directJobChatFiles(job), { files: want, errors: [] }, "provenance walks alike");
+  assert.deepEqual(
+    directJobChatFiles(job),
+    { files: want, errors: [], skipped: [] },
+    "provenance walks alike",
+  );
 });
 
 Deno.test("log chats: none without a log directory; a log that cannot be listed is said", async () => {
   await using d = await tempDir();
   const job = join(d.path, "WF", "t", "Default");
-  assert.deepEqual(jobLogChatFiles(job), { files: [], errors: [] });
+  assert.deepEqual(jobLogChatFiles(job), { files: [], errors: [], skipped: [] });
   assert.deepEqual(jobLogChatsSync(job), []);
   // provenance.md §2.3: an existing but unlistable log directory is an error, not an empty log
   mkdirSync(job + ".files", { recursive: true });
