@@ -17,6 +17,17 @@ const SLOW = `export default (api) => api.workflow("SlowMcp", { tasks: { slow: {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The `.info` of the SlowMcp/slow job under `home`, or null while there is none. */
+function slowJobInfo(home: string): { status?: string; messages?: string[] } | null {
+  const jobs = join(home, "var/jobs/SlowMcp/slow");
+  try {
+    const f = readdirSync(jobs).find((n) => n.endsWith(".info"));
+    return f === undefined ? null : JSON.parse(readFileSync(join(jobs, f), "utf8"));
+  } catch {
+    return null;
+  }
+}
+
 Deno.test("llm ask: SIGINT during a call to a stdio workflow mcp server ends the server gently: its job recorded aborted, not left start (R91-5)", async () => {
   await using t = await tempDir();
   const home = join(t.path, "home");
@@ -51,15 +62,7 @@ Deno.test("llm ask: SIGINT during a call to a stdio workflow mcp server ends the
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const jobs = join(home, "var/jobs/SlowMcp/slow");
-  const info = () => {
-    try {
-      const f = readdirSync(jobs).find((n) => n.endsWith(".info"));
-      return f === undefined ? null : JSON.parse(readFileSync(join(jobs, f), "utf8"));
-    } catch {
-      return null;
-    }
-  };
+  const info = () => slowJobInfo(home);
   const deadline = Date.now() + 60_000;
   while (info()?.status !== "start" && Date.now() < deadline) await sleep(50);
   await sleep(1000);
@@ -108,15 +111,7 @@ Deno.test("workflow mcp over stdio: a call the client cancels before closing std
   await w.write(
     send({ id: 2, method: "tools/call", params: { name: "slow", arguments: { ms: 8000 } } }),
   );
-  const jobs = join(home, "var/jobs/SlowMcp/slow");
-  const info = () => {
-    try {
-      const f = readdirSync(jobs).find((n) => n.endsWith(".info"));
-      return f === undefined ? null : JSON.parse(readFileSync(join(jobs, f), "utf8"));
-    } catch {
-      return null;
-    }
-  };
+  const info = () => slowJobInfo(home);
   const deadline = Date.now() + 60_000;
   while (info()?.status !== "start" && Date.now() < deadline) await sleep(50);
   await w.write(send({ method: "notifications/cancelled", params: { requestId: 2 } }));

@@ -25,6 +25,7 @@ import {
   SCOUT_SOURCE_ARGS,
   tempDir,
 } from "../support/cli.ts";
+import { mcpStdioSession } from "../support/mcp_stdio_lines.ts";
 
 const REV = `export default (api) => api.workflow("Rev", { tasks: {
   rev: { type: "string", inputs: { text: api.input.string({ default: "abc", description: "t" }) },
@@ -48,21 +49,7 @@ async function revDir(): Promise<{ path: string } & AsyncDisposable> {
   return dir;
 }
 
-function lines(...calls: Record<string, unknown>[]): string {
-  return [
-    {
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "sh", version: "1" },
-      },
-    },
-    { method: "notifications/initialized" },
-    ...calls,
-  ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join("");
-}
+const lines = mcpStdioSession;
 
 Deno.test("workflow mcp over stdio: a task writing to stdout (write, console.log) leaves the MCP stream clean; it goes to stderr (source and binary) (R96-2)", async () => {
   await buildBinary();

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runScout, tempDir } from "../support/cli.ts";
+import { mcpStdioSession } from "../support/mcp_stdio_lines.ts";
 
 const WF = `import { spawnSync } from "node:child_process";
 export default (api) => api.workflow("K", { tasks: {
@@ -18,19 +19,7 @@ export default (api) => api.workflow("K", { tasks: {
 `;
 
 function session(name: string): string {
-  return [
-    {
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "sh", version: "1" },
-      },
-    },
-    { method: "notifications/initialized" },
-    { id: 2, method: "tools/call", params: { name, arguments: {} } },
-  ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join("");
+  return mcpStdioSession({ id: 2, method: "tools/call", params: { name, arguments: {} } });
 }
 
 Deno.test("workflow mcp over stdio: a child given stdio ['ignore', 2, 2] prints to stderr, the stream stays clean; one inheriting stdout writes into the stream, as documented (R98-2)", async () => {

@@ -25,6 +25,7 @@ import {
 } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { alive, recordedPids as pids } from "../support/mcp_server.ts";
+import { mcpStdioSession } from "../support/mcp_stdio_lines.ts";
 
 const SERVER = `${DENO} run -A ${join(ROOT, "tests/support/mcp_server.ts")}`;
 
@@ -320,20 +321,10 @@ Deno.test("workflow mcp over stdio: a client that sends and closes stdin gets ev
   await Deno.mkdir(join(dir.path, "workflows/Slow"), { recursive: true });
   await Deno.writeTextFile(join(dir.path, "workflows/Slow/workflow.ts"), NAP);
   const lines = (ms: number) =>
-    [
-      {
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "sh", version: "1" },
-        },
-      },
-      { method: "notifications/initialized" },
+    mcpStdioSession(
       { id: 2, method: "tools/call", params: { name: "nap", arguments: { ms } } },
       { id: 3, method: "tools/list" },
-    ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join("");
+    );
   for (const [binary, ms] of [[false, 1000], [true, 1001], [true, 1001]] as const) {
     const home = join(dir.path, "home");
     const run = binary ? runBinary : runScout;

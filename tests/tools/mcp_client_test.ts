@@ -18,6 +18,7 @@ import { startProviderServer } from "../support/provider_server.ts";
 import { parse } from "../../src/chat/parse.ts";
 import type { Message } from "../../src/chat/types.ts";
 import type { ToolRegistry } from "../../src/tools/types.ts";
+import { startHttpMcpServer, stopHttpMcpServer } from "../support/mcp_http_child.ts";
 
 const SERVER = join(ROOT, "tests/support/mcp_server.ts");
 const STDIO = `${DENO} run -A ${SERVER}`;
@@ -171,29 +172,11 @@ Deno.test("llm ask (R96-6): the provider gets only valid function names; the cha
 });
 
 /** The SDK test server over Streamable HTTP with SSE replies; its url. */
-async function httpServer(
-  port = 0,
-  extra: string[] = [],
-): Promise<{ child: Deno.ChildProcess; url: string }> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", SERVER, "--http", String(port), "--sse", ...extra],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let first = "";
-  while (!first.includes("\n")) first += (await reader.read()).value ?? "";
-  reader.releaseLock();
-  return { child, url: JSON.parse(first.split("\n")[0]!).url as string };
+function httpServer(port = 0, extra: string[] = []) {
+  return startHttpMcpServer(["--sse", ...extra], port);
 }
 
-async function stop(child: Deno.ChildProcess): Promise<void> {
-  try {
-    child.kill();
-  } catch { /* ended */ }
-  await child.status;
-  await child.stdout.cancel().catch(() => {});
-}
+const stop = stopHttpMcpServer;
 
 Deno.test("mcp http (R96-5): a server that dies while its reply streams fails the call at once, naming the server; the next call reconnects", async () => {
   let server = await httpServer();

@@ -5,15 +5,13 @@
  * the same-origin case, proxies to the test MCP server), B records.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { assembleTools } from "../../src/tools/assemble.ts";
 import { runToolCalls } from "../../src/tools/dispatch.ts";
 import { mcpToolResolver } from "../../src/tools/mcp/resolver.ts";
 import { emptyConfig, parseConfigText } from "../../src/config/store.ts";
-import { ROOT } from "../support/cli.ts";
 import type { Message } from "../../src/chat/types.ts";
+import { startHttpMcpServer, stopHttpMcpServer } from "../support/mcp_http_child.ts";
 
-const SERVER = join(ROOT, "tests/support/mcp_server.ts");
 const KEY = "MCP-SECRET-r95";
 
 function mcpLine(url: string): Message[] {
@@ -72,17 +70,8 @@ Deno.test("R95-1: mcp http: a redirect to another origin is not followed; the ke
 });
 
 Deno.test("R95-1: mcp http: a redirect within the origin is followed with the key; the tools work", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", SERVER, "--http", "0"],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
+  const { child, url: upstream } = await startHttpMcpServer();
   try {
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let first = "";
-    while (!first.includes("\n")) first += (await reader.read()).value ?? "";
-    reader.releaseLock();
-    const upstream = JSON.parse(first.split("\n")[0]!).url as string;
     // A proxies /mcp to the test server; /r/mcp redirects there (same origin)
     await using a = server(
       (path, port) => `http://127.0.0.1:${port}${path}`,
@@ -101,8 +90,6 @@ Deno.test("R95-1: mcp http: a redirect within the origin is followed with the ke
     assert.equal(r.answer.authorization, `Bearer ${KEY}`);
     assert.ok(a.seen.some((s) => s.path === "/mcp"), "the redirect was followed");
   } finally {
-    child.kill();
-    await child.status;
-    await child.stdout.cancel().catch(() => {});
+    await stopHttpMcpServer(child);
   }
 });

@@ -17,6 +17,7 @@ import { emptyConfig, parseConfigText } from "../../src/config/store.ts";
 import { ROOT, tempDir } from "../support/cli.ts";
 import { alive, recordedPids as pids } from "../support/mcp_server.ts";
 import type { Message } from "../../src/chat/types.ts";
+import { startHttpMcpServer, stopHttpMcpServer } from "../support/mcp_http_child.ts";
 
 const DENO = Deno.execPath();
 const SERVER = join(ROOT, "tests/support/mcp_server.ts");
@@ -148,17 +149,8 @@ Deno.test("mcp: a server that cannot start is reported once and gives no tools; 
 });
 
 Deno.test("mcp http: Streamable HTTP tools; Authorization only when a key is configured for that URL", async () => {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", SERVER, "--http", "0"],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
+  const { child, url } = await startHttpMcpServer();
   try {
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let first = "";
-    while (!first.includes("\n")) first += (await reader.read()).value ?? "";
-    reader.releaseLock();
-    const url = JSON.parse(first.split("\n")[0]!).url as string;
     const who = async (configText: string) => {
       const config = emptyConfig();
       config.entries.push(...parseConfigText(configText));
@@ -180,9 +172,7 @@ Deno.test("mcp http: Streamable HTTP tools; Authorization only when a key is con
     assert.equal(await who("key SECRET-1 mcp.127.0.0.1"), "Bearer SECRET-1");
     assert.equal(await who("key SECRET-2 mcp"), "Bearer SECRET-2");
   } finally {
-    child.kill();
-    await child.status;
-    await child.stdout.cancel().catch(() => {});
+    await stopHttpMcpServer(child);
   }
 });
 
