@@ -60,31 +60,39 @@ function intSetting(v: unknown, name: string): number | undefined {
   return n;
 }
 
+/**
+ * A positive-integer limit: the ask's option, else the config under `scopes`
+ * (with `envNames`), else `fallback`.
+ */
+function limitSetting(
+  opts: Record<string, unknown>,
+  ctx: AskContext,
+  name: string,
+  where: { scopes: string[]; envNames?: string[]; fallback: number },
+): number {
+  const configured = () =>
+    configGet(ctx.store, name, where.scopes, {
+      ...(where.envNames ? { env: where.envNames } : {}),
+      environment: ctx.env,
+    });
+  return intSetting(opts[name], name) ?? intSetting(configured(), name) ?? where.fallback;
+}
+
 function limits(opts: Record<string, unknown>, ctx: AskContext) {
-  const { store, env } = ctx;
-  const maxToolRounds = intSetting(opts.max_tool_rounds, "max_tool_rounds") ??
-    intSetting(
-      configGet(store, "max_tool_rounds", ["ask", "llm"], {
-        env: ["SCOUT_MAX_TOOL_ROUNDS"],
-        environment: env,
-      }),
-      "max_tool_rounds",
-    ) ?? 100;
-  const maxToolCalls = intSetting(opts.max_tool_calls, "max_tool_calls") ??
-    intSetting(
-      configGet(store, "max_tool_calls", ["ask", "llm"], {
-        env: ["SCOUT_MAX_TOOL_CALLS"],
-        environment: env,
-      }),
-      "max_tool_calls",
-    ) ?? MAX_TOOL_CALLS;
-  const maxContentLength = intSetting(opts.max_content_length, "max_content_length") ??
-    intSetting(
-      configGet(store, "max_content_length", ["llm_tools", "tools", "llm", "ask"], {
-        environment: env,
-      }),
-      "max_content_length",
-    ) ?? 100_000;
+  const maxToolRounds = limitSetting(opts, ctx, "max_tool_rounds", {
+    scopes: ["ask", "llm"],
+    envNames: ["SCOUT_MAX_TOOL_ROUNDS"],
+    fallback: 100,
+  });
+  const maxToolCalls = limitSetting(opts, ctx, "max_tool_calls", {
+    scopes: ["ask", "llm"],
+    envNames: ["SCOUT_MAX_TOOL_CALLS"],
+    fallback: MAX_TOOL_CALLS,
+  });
+  const maxContentLength = limitSetting(opts, ctx, "max_content_length", {
+    scopes: ["llm_tools", "tools", "llm", "ask"],
+    fallback: 100_000,
+  });
   const toolConcurrency = intSetting(opts.tool_concurrency, "tool_concurrency");
   return {
     maxToolRounds,
