@@ -9,6 +9,7 @@ import { isAbsolute, relative } from "node:path";
 import type { ProvenanceToolCall, ToolCallWarning } from "./tool_calls.ts";
 import { shortenMiddle } from "./tool_calls.ts";
 import { escapeLine } from "./one_line.ts";
+import { wellFormedDeep } from "../util/code_points.ts";
 
 /** The schema name of the tool-call document. */
 export const TOOL_CALLS_SCHEMA = "scout-ai/tool-calls";
@@ -172,7 +173,8 @@ export function delegationLines(calls: readonly ProvenanceToolCall[], baseDir?: 
  * text shortened to {@link JSON_ARGUMENTS_MAX}) `, status, reason,
  * exception, exitStatus, durationMs, delegation` (null, or for `ask` /
  * `hand_off_to_*` calls `{target, conversation, receipt, association, jobs,
- * logs}`).
+ * logs}`). Strings taken from chats are made well-formed (a lone surrogate
+ * from a `\ud800` escape in a call's JSON becomes U+FFFD), so jq reads it.
  *
  * @param root root path
  * @param calls the calls
@@ -186,7 +188,7 @@ export function toolCallsJson(
 ): Record<string, unknown> {
   const summary = { calls: calls.length, ok: 0, error: 0, missing_output: 0 };
   for (const c of calls) summary[c.status]++;
-  return {
+  return wellFormedDeep({
     schema: TOOL_CALLS_SCHEMA,
     version: TOOL_CALLS_SCHEMA_VERSION,
     root,
@@ -205,5 +207,5 @@ export function toolCallsJson(
       delegation: c.delegation,
     })),
     warnings: warnings.map((w) => ({ code: w.code, message: w.message })),
-  };
+  }) as Record<string, unknown>;
 }

@@ -67,3 +67,23 @@ Deno.test("--json with lone surrogates in a receipt and a .info is read by jq (R
   assert.equal(refs.code, 0, refs.err);
   assert.ok(refs.out.includes('"X/t/\uFFFD"'), refs.out);
 });
+
+Deno.test("--tools --json with lone surrogates in a call's name, id and arguments is read by jq (R99-2)", async () => {
+  await using d = await tmp();
+  write(
+    join(d.path, "c.chat"),
+    'user: q\n\nfunction_call:\n\n{"name":"to\\udfffol","arguments":{"q":"a\\ud800b"},' +
+      '"id":"c\\ud8001"}\n\nfunction_call_output:\n\n{"name":"to\\udfffol","content":"ok",' +
+      '"id":"c\\ud8001"}\n\nassistant: ok\n',
+  );
+  const r = await runMain(["llm", "prov", "c.chat", "--tools", "--json"], {
+    cwd: d.path,
+    env: { SCOUT_HOME: join(d.path, "home"), NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const all = await jq(".", r.stdout);
+  assert.equal(all.code, 0, all.err);
+  const call = await jq(".calls[0] | [.tool, .callId, .arguments]", r.stdout);
+  // the arguments are compact JSON text: the lone surrogate stays an escape in it, which jq reads
+  assert.equal(call.out.trim(), JSON.stringify(["to\ufffdol", "c\ufffd1", '{"q":"a\\ud800b"}']));
+});
