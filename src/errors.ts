@@ -48,6 +48,7 @@ export type ScoutErrorCode =
   | "job_failed"
   | "job_not_finished"
   | "job_aborted"
+  | "job_busy"
   | "lock_timeout"
   // llm
   | "endpoint_not_found"

@@ -109,7 +109,8 @@ export function runInfo(job: Job, signal: AbortSignal): RunInfo {
  * released (the process exits next). `abort` does the same for another
  * cause (every caller cancelled, R96-3) but keeps the lock: the process goes
  * on, and the body, told by its signal, may still run; the lock is released
- * when it settles (the runner's `finally`), so a retry waits for it and no
+ * when it settles (the runner's `finally`), so a retry waits for it (at most
+ * `CANCELLED_RUN_WAIT_MS`, then `job_busy`: R100-3) and no
  * two bodies of one job run at once (R98-1). Either records once; a signal
  * after a cancellation still releases the lock.
  *

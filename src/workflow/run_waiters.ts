@@ -4,8 +4,10 @@
  * a signal (a cancelled MCP call, an aborted ask). When every caller waiting
  * on a run has cancelled, the run is aborted (its signal fired, recorded
  * `aborted`); its lock is kept until the body settles, so a later call
- * waits for it, then recomputes (R98-1). A caller without a signal, or one
- * still waiting, lets it finish.
+ * waits for it, then recomputes (R98-1) — for at most
+ * {@link CANCELLED_RUN_WAIT_MS}: a body that ignores its signal and never
+ * settles makes a later call fail with `job_busy` instead of hanging (R100-3).
+ * A caller without a signal, or one still waiting, lets it finish.
  *
  * @module
  */
@@ -26,12 +28,58 @@ export interface InflightRun {
 }
 
 const inflight = new Map<string, InflightRun>();
+/** Cancelled runs of a job whose body has not settled yet, by job path. */
+const abandoned = new Map<string, Set<InflightRun>>();
+
+/**
+ * How long (ms) a call waits for a cancelled run of its job in this process
+ * to settle before it fails with `job_busy` (R100-3).
+ */
+export const CANCELLED_RUN_WAIT_MS = 10_000;
 
 /** The reason an abandoned run is recorded `aborted` with ("interrupted by …"). */
 export const CANCELLED = "the cancellation of every call waiting on it";
 
 function aborted(job: Job): ScoutError {
   return new ScoutError("job_aborted", `Job "${job.shortPath}" was cancelled`, { file: job.path });
+}
+
+function busy(job: Job): ScoutError {
+  return new ScoutError(
+    "job_busy",
+    `Job "${job.shortPath}": its cancelled run is still running in this server (pid ${process.pid}) ` +
+      `and holds the job's lock; retry later or restart the server`,
+    { file: job.path },
+  );
+}
+
+function abandon(job: Job, run: InflightRun): void {
+  const runs = abandoned.get(job.path) ?? new Set<InflightRun>();
+  runs.add(run);
+  abandoned.set(job.path, runs);
+  const settled = () => {
+    runs.delete(run);
+    if (runs.size === 0 && abandoned.get(job.path) === runs) abandoned.delete(job.path);
+  };
+  run.promise.then(settled, settled);
+}
+
+/**
+ * Waits up to {@link CANCELLED_RUN_WAIT_MS} for the cancelled runs of `job`
+ * in this process to settle; rejects with `job_busy` when one has not.
+ */
+async function awaitAbandoned(job: Job): Promise<void> {
+  const runs = abandoned.get(job.path) ?? new Set<InflightRun>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((r) => {
+    timer = setTimeout(() => r("timeout"), CANCELLED_RUN_WAIT_MS);
+  });
+  const all = Promise.allSettled([...runs].map((r) => r.promise));
+  try {
+    if (await Promise.race([all, timeout]) === "timeout") throw busy(job);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -51,7 +99,11 @@ export function awaitRun(
   let run = inflight.get(job.path);
   if (run === undefined) {
     const fresh: InflightRun = { promise: Promise.resolve(), waiters: 0, cancelled: false };
-    fresh.promise = start(fresh).finally(() => {
+    // a cancelled run not settled keeps the lock: wait for it, bounded (R100-3)
+    const started = abandoned.has(job.path)
+      ? awaitAbandoned(job).then(() => start(fresh))
+      : start(fresh);
+    fresh.promise = started.finally(() => {
       if (inflight.get(job.path) === fresh) inflight.delete(job.path);
     });
     inflight.set(job.path, fresh);
@@ -63,6 +115,7 @@ export function awaitRun(
   const onAbort = () => {
     if (--current.waiters > 0 || current.cancelled) return;
     current.cancelled = true;
+    abandon(job, current);
     // a later caller starts a new run, not this abandoned one
     if (inflight.get(job.path) === current) inflight.delete(job.path);
     // a SIGINT/SIGTERM that cancelled the callers (an ask's handler) records the job first

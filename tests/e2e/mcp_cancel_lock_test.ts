@@ -23,6 +23,7 @@ export default (api) => api.workflow("R", { tasks: {
       job.signal.addEventListener("abort", () => { clearTimeout(t); no(new Error("stopped")); }); });
     appendFileSync(job.tmpPath, "part2\\n");
     return null; } },
+  stuck: { type: "text", run: () => new Promise(() => {}) },
 } });
 `;
 
@@ -126,5 +127,36 @@ Deno.test("workflow mcp --http: SIGTERM while a cancelled call's body still runs
       srv.proc.kill("SIGTERM");
     } catch { /* ended */ }
     await srv.proc.status;
+  }
+});
+
+Deno.test("workflow mcp --http: a retry of a cancelled call whose body never settles gets an error naming the job within the bound, not a hang (R100-3)", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, "workflows/R"), { recursive: true });
+  await Deno.writeTextFile(join(dir.path, "workflows/R/workflow.ts"), R);
+  const srv = await serve(dir.path);
+  try {
+    await assert.rejects(call(srv.port, "stuck", 500));
+    await new Promise((r) => setTimeout(r, 200));
+    const info = join(dir.path, "home/var/jobs/R/stuck/Default.info");
+    assert.equal(JSON.parse(Deno.readTextFileSync(info)).status, "aborted");
+    // a little longer than the bound (CANCELLED_RUN_WAIT_MS, 10 s): before, no answer at all
+    const started = Date.now();
+    const body = await call(srv.port, "stuck", 13000);
+    assert.ok(Date.now() - started >= 9000, "it waited for the cancelled run first");
+    assert.match(body, /"isError":true/, body);
+    assert.match(body, /R\/stuck/, body);
+    assert.match(
+      body,
+      new RegExp(`cancelled run is still running in this server \\(pid \\d+\\)`),
+      body,
+    );
+    assert.match(body, /restart the server/, body);
+    // the info still says aborted; other tasks still answer
+    assert.equal(JSON.parse(Deno.readTextFileSync(info)).status, "aborted");
+    assert.match(await call(srv.port, "polite", 15000), /part1\\npart2\\n/);
+  } finally {
+    srv.proc.kill("SIGTERM");
+    assert.equal((await srv.proc.status).code, 143);
   }
 });
