@@ -162,9 +162,45 @@ export function toolMessageIds(
   return out;
 }
 
-/** Whether a reference is a remote URL. */
+/** Whether a reference is a URL (remote, or a `data:` URL carrying the bytes). */
 export function isUrl(ref: string): boolean {
   return /^(https?|ftp):\/\//i.test(ref) || ref.startsWith("data:");
+}
+
+/** Whether a reference is a remote URL (not a `data:` URL). */
+export function isRemoteUrl(ref: string): boolean {
+  return isUrl(ref) && !ref.startsWith("data:");
+}
+
+/**
+ * A media reference a process without this machine's files can use: a URL as
+ * is, a local file as a base64 `data:` URL (a PDF's file name in a `name=`
+ * parameter, RFC 2397). The relay sends these (R100-1: a worker reads no files).
+ *
+ * @param ref file path (as compiled) or URL
+ * @param kind `image` or `pdf`
+ * @returns the URL
+ * @throws ScoutError as {@link loadMedia}
+ */
+export function mediaDataUrl(ref: string, kind: "image" | "pdf"): string {
+  if (isUrl(ref)) return ref;
+  const md = loadMedia(ref, kind);
+  const name = kind === "pdf" ? `;name=${encodeURIComponent(md.filename)}` : "";
+  return `data:${md.mime}${name};base64,${md.base64}`;
+}
+
+/** A base64 `data:` URL as media (`invalid_input` for another form). */
+function dataUrlMedia(ref: string, kind: "image" | "pdf"): Media {
+  const m = /^data:([^;,]+)((?:;[^;,]*)*);base64,(.*)$/s.exec(ref);
+  if (!m) {
+    throw new ScoutError(
+      "invalid_input",
+      `Not a base64 data URL for a ${kind}: "${ref.slice(0, 40)}"`,
+    );
+  }
+  const name = /;name=([^;]*)/.exec(m[2]!)?.[1];
+  const filename = name ? decodeURIComponent(name) : kind === "pdf" ? "document.pdf" : "image";
+  return { mime: m[1]!, base64: m[3]!, filename };
 }
 
 const IMAGE_TYPES: Record<string, string> = {
@@ -186,15 +222,17 @@ export interface Media {
 }
 
 /**
- * Loads a local image or PDF.
+ * Loads a local image or PDF (or reads a base64 `data:` URL, as a relay
+ * worker receives them).
  *
- * @param path file path (as compiled)
+ * @param path file path (as compiled) or `data:` URL
  * @param kind `image` or `pdf`
  * @returns mime, base64 and file name
  * @throws ScoutError `file_not_found`, `io` (a directory, no permission…) /
  *   `invalid_input` (unsupported image type)
  */
 export function loadMedia(path: string, kind: "image" | "pdf"): Media {
+  if (path.startsWith("data:")) return dataUrlMedia(path, kind);
   let mime: string;
   if (kind === "pdf") mime = "application/pdf";
   else {

@@ -13,7 +13,13 @@ import type { Message } from "../../chat/types.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { replyObject, responseError } from "../errors.ts";
-import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
+import {
+  isRemoteUrl,
+  loadMedia,
+  sendableMessages,
+  textContent,
+  toolMessageIds,
+} from "../format.ts";
 import { postJson, readReply, requestSignal } from "../http.ts";
 import { SSE_STREAM } from "../stream_check.ts";
 import { placeThinking, thinkingOf } from "../thinking.ts";
@@ -36,7 +42,7 @@ type Block = Record<string, unknown>;
 
 function mediaBlock(kind: "image" | "pdf", ref: string): Block {
   const type = kind === "image" ? "image" : "document";
-  if (isUrl(ref) && !ref.startsWith("data:")) return { type, source: { type: "url", url: ref } };
+  if (isRemoteUrl(ref)) return { type, source: { type: "url", url: ref } };
   const md = loadMedia(ref, kind);
   return { type, source: { type: "base64", media_type: md.mime, data: md.base64 } };
 }

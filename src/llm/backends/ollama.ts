@@ -12,7 +12,13 @@ import { ScoutError } from "../../errors.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import { md5hex } from "../../util/hash.ts";
 import { replyObject, responseError } from "../errors.ts";
-import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
+import {
+  isRemoteUrl,
+  loadMedia,
+  sendableMessages,
+  textContent,
+  toolMessageIds,
+} from "../format.ts";
 import { type LineEnd, lines, postJson, readReply, requestSignal } from "../http.ts";
 import { chatTools } from "./openai.ts";
 import { NDJSON_STREAM } from "../stream_check.ts";
@@ -82,7 +88,7 @@ export function ollamaMessages(messages: readonly Message[]): Record<string, unk
       }
       case "image": {
         const ref = textContent(m.content).trim();
-        if (isUrl(ref)) {
+        if (isRemoteUrl(ref)) {
           throw new ScoutError(
             "invalid_input",
             `Backend "ollama" needs local images, not a URL: "${ref}"`,

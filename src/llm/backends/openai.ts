@@ -12,7 +12,14 @@ import { parseArguments } from "../../tools/calls.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { replyObject, responseError } from "../errors.ts";
-import { isUrl, loadMedia, sendableMessages, textContent, toolMessageIds } from "../format.ts";
+import {
+  isRemoteUrl,
+  loadMedia,
+  mediaDataUrl,
+  sendableMessages,
+  textContent,
+  toolMessageIds,
+} from "../format.ts";
 import { requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 import {
@@ -69,15 +76,12 @@ export function chatMessages(
       }
       case "image": {
         const ref = textContent(m.content).trim();
-        const url = isUrl(ref) ? ref : (() => {
-          const md = loadMedia(ref, "image");
-          return `data:${md.mime};base64,${md.base64}`;
-        })();
+        const url = mediaDataUrl(ref, "image");
         return { role: "user", content: [{ type: "image_url", image_url: { url } }] };
       }
       case "pdf": {
         const ref = textContent(m.content).trim();
-        if (isUrl(ref)) {
+        if (isRemoteUrl(ref)) {
           throw new ScoutError(
             "invalid_input",
             `Backend "${backend}" cannot read a PDF by URL: "${ref}"`,

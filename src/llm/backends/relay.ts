@@ -16,7 +16,7 @@
 import { ScoutError } from "../../errors.ts";
 import type { Message } from "../../chat/types.ts";
 import { responseError } from "../errors.ts";
-import { DIRECTIVE_ROLES } from "../format.ts";
+import { DIRECTIVE_ROLES, mediaDataUrl, textContent } from "../format.ts";
 import { type RelayTransport, relayTransport } from "../relay_transport.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext } from "../types.ts";
 import { md5hex } from "../../util/hash.ts";
@@ -57,15 +57,21 @@ export async function waitFor(
 
 /**
  * The messages a relay request carries: what a provider would see (directive
- * roles — `tool:`, `option:`, `endpoint:`… — stay here: a worker refuses them, R97-2).
+ * roles — `tool:`, `option:`, `endpoint:`… — stay here: a worker refuses them, R97-2);
+ * local images and PDFs go as `data:` URLs (the worker reads no files, R100-1).
  *
  * @param messages the request's messages
  * @returns `{role, content}` copies
+ * @throws ScoutError as `loadMedia` (a missing or unsupported media file)
  */
 export function relayMessages(messages: readonly Message[]): { role: string; content: unknown }[] {
   return messages
     .filter((m) => !DIRECTIVE_ROLES.has(m.role) || m.role === "previous_response_id")
-    .map((m) => ({ role: m.role, content: m.content }));
+    .map((m) =>
+      m.role === "image" || m.role === "pdf"
+        ? { role: m.role, content: mediaDataUrl(textContent(m.content).trim(), m.role) }
+        : { role: m.role, content: m.content }
+    );
 }
 
 /**

@@ -10,7 +10,14 @@ import { parseArguments } from "../../tools/calls.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
 import { replyObject, reportedErrorOf, responseError } from "../errors.ts";
-import { DIRECTIVE_ROLES, isUrl, loadMedia, textContent, toolMessageIds } from "../format.ts";
+import {
+  DIRECTIVE_ROLES,
+  isRemoteUrl,
+  loadMedia,
+  mediaDataUrl,
+  textContent,
+  toolMessageIds,
+} from "../format.ts";
 import { requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 import {
@@ -42,17 +49,14 @@ function functionOutputItem(o: { content: string; id: string }) {
 /** An image as a user `input_image` (a url as is, a file as a data url). */
 function imageItem(m: Message) {
   const ref = textContent(m.content).trim();
-  const url = isUrl(ref) ? ref : (() => {
-    const md = loadMedia(ref, "image");
-    return `data:${md.mime};base64,${md.base64}`;
-  })();
+  const url = mediaDataUrl(ref, "image");
   return { role: "user", content: [{ type: "input_image", image_url: url }] };
 }
 
 /** A PDF as a user `input_file` (a url as is, a file as data with its name). */
 function pdfItem(m: Message) {
   const ref = textContent(m.content).trim();
-  if (isUrl(ref)) return { role: "user", content: [{ type: "input_file", file_url: ref }] };
+  if (isRemoteUrl(ref)) return { role: "user", content: [{ type: "input_file", file_url: ref }] };
   const md = loadMedia(ref, "pdf");
   return {
     role: "user",
