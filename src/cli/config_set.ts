@@ -197,7 +197,7 @@ export function registerConfigSet(config: Command, ctx: CliContext): void {
       "\nScopes scout-ai looks settings up with, earliest first (<b>: the backend, e.g.\n" +
         "openai; model and key try the server's host scopes first):\n" +
         "  ask, llm                    endpoint, backend, persist, max_tool_rounds,\n" +
-        "                              max_tool_calls\n" +
+        "                              max_reply_tool_calls\n" +
         "  <b>_ask, ask, <b>           model, key, url, request_timeout\n" +
         "  <b>_ask, ask, <b>, llm      max_retries, max_retry_after\n" +
         "  prompt, context             the prompt-strategy settings (epoch_size…)\n" +

@@ -156,7 +156,7 @@ function loopInput(
     threading: model.threading,
     prepare: model.prepare,
     maxToolRounds: model.maxToolRounds,
-    maxToolCalls: model.maxToolCalls,
+    maxReplyToolCalls: model.maxReplyToolCalls,
     logResponse: model.logResponse,
     stream: Boolean(o.stream),
     session: o.session ?? defaultSession,

@@ -31,7 +31,7 @@ export interface AskModel {
   threading: boolean;
   /** Round cap, tool output length guard, tool concurrency. */
   maxToolRounds: number;
-  maxToolCalls: number;
+  maxReplyToolCalls: number;
   maxContentLength: number;
   toolConcurrency?: number;
   /** The ask's own prompt-strategy settings. */
@@ -48,8 +48,11 @@ export interface AskModel {
   offline: boolean;
 }
 
-/** Default of `max_tool_calls`: how many tool calls of one reply run. */
-export const MAX_TOOL_CALLS = 256;
+/**
+ * Default of `max_reply_tool_calls`: how many tool calls of one reply run (not
+ * the prompt-strategy `max_tool_calls`, which `shorten_tools` reads, R100-2).
+ */
+export const MAX_REPLY_TOOL_CALLS = 256;
 
 function intSetting(v: unknown, name: string): number | undefined {
   if (v === undefined || v === null || v === "" || v === false) return undefined;
@@ -84,10 +87,10 @@ function limits(opts: Record<string, unknown>, ctx: AskContext) {
     envNames: ["SCOUT_MAX_TOOL_ROUNDS"],
     fallback: 100,
   });
-  const maxToolCalls = limitSetting(opts, ctx, "max_tool_calls", {
+  const maxReplyToolCalls = limitSetting(opts, ctx, "max_reply_tool_calls", {
     scopes: ["ask", "llm"],
-    envNames: ["SCOUT_MAX_TOOL_CALLS"],
-    fallback: MAX_TOOL_CALLS,
+    envNames: ["SCOUT_MAX_REPLY_TOOL_CALLS"],
+    fallback: MAX_REPLY_TOOL_CALLS,
   });
   const maxContentLength = limitSetting(opts, ctx, "max_content_length", {
     scopes: ["llm_tools", "tools", "llm", "ask"],
@@ -96,7 +99,7 @@ function limits(opts: Record<string, unknown>, ctx: AskContext) {
   const toolConcurrency = intSetting(opts.tool_concurrency, "tool_concurrency");
   return {
     maxToolRounds,
-    maxToolCalls,
+    maxReplyToolCalls,
     maxContentLength,
     ...(toolConcurrency !== undefined ? { toolConcurrency } : {}),
   };

@@ -103,8 +103,8 @@ export interface LoopInput {
   prepare: (messages: Message[]) => Message[];
   /** Round cap. */
   maxToolRounds: number;
-  /** How many tool calls of one reply run (`max_tool_calls`); the rest get error outputs. */
-  maxToolCalls?: number;
+  /** How many tool calls of one reply run (`max_reply_tool_calls`); the rest get error outputs. */
+  maxReplyToolCalls?: number;
   /** Write meta records (default true). */
   logResponse: boolean;
   /** Stream text deltas. */

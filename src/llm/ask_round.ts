@@ -69,12 +69,12 @@ export function stampsOf(messages: readonly Message[]): ([string, string] | null
 }
 
 async function runBatch(batch: ToolInvocation[], input: LoopInput): Promise<Message[]> {
-  const max = input.maxToolCalls;
+  const max = input.maxReplyToolCalls;
   if (max !== undefined && batch.length > max) {
     input.warn?.(
       `the reply made ${batch.length} tool calls; the ${
         batch.length - max
-      } after the first ${max} are not run (max_tool_calls)`,
+      } after the first ${max} are not run (max_reply_tool_calls)`,
     );
   }
   for (const c of batch.slice(0, max)) input.onEvent?.({ type: "tool", name: c.name, id: c.id });

@@ -32,7 +32,7 @@ export const PIPELINE_KEYS: ReadonlySet<string> = new Set([
   "previous_response_id",
   "messages",
   "max_tool_rounds",
-  "max_tool_calls",
+  "max_reply_tool_calls",
   "timeout",
   "max_retries",
   "max_retry_after",

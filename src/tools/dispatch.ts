@@ -50,7 +50,7 @@ export interface RunToolCallsOptions {
    */
   runSpecialists?: SpecialistRunner;
   /**
-   * How many of the calls run (`max_tool_calls`); each call after them gets
+   * How many of the calls run (`max_reply_tool_calls`); each call after them gets
    * an error output instead (default: all run).
    */
   maxCalls?: number;
@@ -253,10 +253,10 @@ export async function runToolCalls(
   return outputs.flat();
 }
 
-/** The output of a call past `max_tool_calls`: not run. */
+/** The output of a call past `max_reply_tool_calls`: not run. */
 function notRunOutput(calls: number, max: number): ToolOutput & { content: string } {
   const exception =
-    `Tool call not run: the reply made ${calls} tool calls, more than max_tool_calls (${max}); make fewer calls at a time`;
+    `Tool call not run: the reply made ${calls} tool calls, more than max_reply_tool_calls (${max}); make fewer calls at a time`;
   return toolOutput({
     content: JSON.stringify({ exception, exception_line: null }),
     error: "error",

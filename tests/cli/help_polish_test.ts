@@ -42,7 +42,7 @@ Deno.test("config set --help: the scopes each key is read under (R94-9c)", async
   const text = await help(["config", "set", "--help"]);
   assert.match(
     text,
-    /^ {2}ask, llm +endpoint, backend, persist, max_tool_rounds,\n {30}max_tool_calls$/m,
+    /^ {2}ask, llm +endpoint, backend, persist, max_tool_rounds,\n {30}max_reply_tool_calls$/m,
   );
   assert.match(text, /^ {2}<b>_ask, ask, <b> +model, key, url, request_timeout$/m);
   assert.match(text, /^ {2}mcp, tools +timeout$/m);
