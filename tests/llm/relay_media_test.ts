@@ -12,21 +12,12 @@ import { ollamaMessages } from "../../src/llm/backends/ollama.ts";
 import { responsesInput } from "../../src/llm/backends/responses.ts";
 import { newSession } from "../../src/llm/meta_record.ts";
 import { runMain, tempDir } from "../support/cli.ts";
-import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+import { workerHome } from "../support/relay_worker.ts";
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 const PDF = new TextEncoder().encode("%PDF-1.4\n%%EOF\n");
 const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
-
-async function workerHome(dir: string, srv: ProviderServer): Promise<Record<string, string>> {
-  const home = join(dir, "worker-home");
-  await Deno.mkdir(join(home, "etc", "AI"), { recursive: true });
-  await Deno.writeTextFile(
-    join(home, "etc", "AI", "loop.yaml"),
-    `backend: openai\nurl: ${srv.url}\nmodel: worker-model\n`,
-  );
-  return { SCOUT_HOME: home, LLM_ENDPOINT: "loop", OPENAI_API_KEY: "sk-worker-only" };
-}
 
 /** Runs `args` over and over until `done()` (the worker polling the queue). */
 function loopWorker(args: string[], env: Record<string, string>, cwd: string) {

@@ -10,17 +10,8 @@ import { ask } from "../../src/llm/ask.ts";
 import { newSession } from "../../src/llm/meta_record.ts";
 import { toolRegistry } from "../../src/tools/registry.ts";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
-import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
-
-async function workerHome(dir: string, srv: ProviderServer): Promise<Record<string, string>> {
-  const home = join(dir, "worker-home");
-  await Deno.mkdir(join(home, "etc", "AI"), { recursive: true });
-  await Deno.writeTextFile(
-    join(home, "etc", "AI", "loop.yaml"),
-    `backend: openai\nurl: ${srv.url}\nmodel: worker-model\n`,
-  );
-  return { SCOUT_HOME: home, LLM_ENDPOINT: "loop", OPENAI_API_KEY: "sk-worker-only" };
-}
+import { startProviderServer } from "../support/provider_server.ts";
+import { workerHome } from "../support/relay_worker.ts";
 
 function clientOptions(dir: string, queue: string, extra: Record<string, unknown> = {}) {
   return {
