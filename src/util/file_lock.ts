@@ -10,11 +10,10 @@
  *
  * @module
  */
-import { closeSync, openSync, unlinkSync } from "node:fs";
+import { closeSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { ScoutError } from "../errors.ts";
-import { cannotText } from "./errno_text.ts";
-import { writeAllSync } from "./fs.ts";
+import { createWithText } from "./exclusive_create.ts";
 import { pidAlive } from "./process.ts";
 import { holderOf, judgeLockSync, type LockId, takeOver } from "./stale_takeover.ts";
 
@@ -48,24 +47,8 @@ export type FileLockStep = (at: "read" | "judged") => void;
 
 /** One attempt: true when this process now holds the lock. */
 function tryCreate(lock: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(lock, "wx");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw new ScoutError("io", cannotText("create the lock", lock, e), { file: lock, cause: e });
-  }
-  try {
-    writeAllSync(fd, `${process.pid}@${hostname()}`);
-  } catch (e) {
-    // a full disk: the lock we just made (O_EXCL) is empty; left, it would hold the next
-    // run until it went stale (R92-1)
-    closeSync(fd);
-    try {
-      unlinkSync(lock);
-    } catch { /* gone already */ }
-    throw new ScoutError("io", cannotText("write the lock", lock, e), { file: lock, cause: e });
-  }
+  const fd = createWithText(lock, `${process.pid}@${hostname()}`);
+  if (fd === null) return false;
   closeSync(fd);
   return true;
 }

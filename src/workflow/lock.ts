@@ -10,20 +10,12 @@
  *
  * @module
  */
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  statSync,
-  unlinkSync,
-} from "node:fs";
+import { closeSync, fstatSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { cannotText } from "../util/errno_text.ts";
-import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
+import { unlinkQuiet } from "../util/fs.ts";
+import { createWithText } from "../util/exclusive_create.ts";
 import { lockPathFor } from "./store.ts";
 import { lockTime } from "./time.ts";
 import { pidAlive } from "../util/process.ts";
@@ -128,31 +120,17 @@ function staleHolder(text: string, id: Pick<LockId, "mtimeMs">): boolean {
  * @returns the created file's inode, or null when another holds the lock
  */
 function tryCreate(path: string, content: string): number | null {
-  let fd: number;
+  // the lock directory may have been removed meanwhile: made again
+  const fd = createWithText(path, content, true);
+  if (fd === null) return null;
   try {
-    fd = openSync(path, "wx");
+    return fstatSync(fd).ino;
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return null;
-    if (code === "ENOENT") {
-      mkdirSync(dirname(path), { recursive: true }); // the lock directory was removed meanwhile
-      return tryCreate(path, content);
-    }
-    throw new ScoutError("io", cannotText("create the lock", path, e), { file: path, cause: e });
-  }
-  let ino: number;
-  try {
-    writeAllSync(fd, content);
-    ino = fstatSync(fd).ino;
-  } catch (e) {
-    // a full disk: the file was made (we just created it, O_EXCL), its text not written; an
-    // empty lock left would hold the next run for 30 s and stay beside a chat (R92-1)
-    closeSync(fd);
     unlinkQuiet(path);
     throw new ScoutError("io", cannotText("write the lock", path, e), { file: path, cause: e });
+  } finally {
+    closeSync(fd);
   }
-  closeSync(fd);
-  return ino;
 }
 
 /** Whether lock file `path` is still the one we created: same inode, our text. */
