@@ -115,7 +115,7 @@ function knowledgeBaseDir(dir: string, io: Io): string {
  * @returns exit code
  */
 export function runKbList(dir: string, json: boolean, io: Io): number {
-  const kb = openKnowledgeBase(knowledgeBaseDir(dir, io), io.env);
+  const kb = openKnowledgeBase(knowledgeBaseDir(dir, io), io.env, (m) => warn(io, m));
   const rows = databaseNames(kb).map((name) => {
     try {
       const info = databaseInfo(kb, name);
@@ -173,7 +173,7 @@ export interface KbQueryOptions {
  * @returns exit code
  */
 export function runKbQuery(opts: KbQueryOptions, io: Io): number {
-  const kb = openKnowledgeBase(knowledgeBaseDir(opts.dir, io), io.env);
+  const kb = openKnowledgeBase(knowledgeBaseDir(opts.dir, io), io.env, (m) => warn(io, m));
   const info = databaseInfo(kb, opts.database);
   const keys = opts.reverse
     ? parents(kb, opts.database, opts.entities)

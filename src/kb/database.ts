@@ -10,12 +10,9 @@
  * @module
  */
 import { statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { scoutHome } from "../config/home.ts";
+import { join } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { refusedByFileSystem } from "../util/fs_refused.ts";
-import { sha256hex } from "../util/hash.ts";
-import { statsVouch } from "../util/racy_stat.ts";
+import { currentIndex, indexPath, vouched } from "./index_place.ts";
 import {
   databaseDescription,
   databaseFile,
@@ -24,10 +21,11 @@ import {
   type Registry,
   tokyoCabinetOnly,
 } from "./registry.ts";
-import { type AssociationStore, openStore } from "./store.ts";
-import { buildStore, type StoreInput } from "./store_build.ts";
+import type { AssociationStore } from "./store.ts";
 import { INDEX_VERSION, type IndexMeta } from "./store_format.ts";
 import { eachAssociation, fieldIndex, readTsvHeader, type TsvHeader } from "./tsv.ts";
+
+export { indexCachePath, indexPath } from "./index_place.ts";
 
 /** An open knowledge base: its directory and registry. */
 export interface KnowledgeBase {
@@ -35,8 +33,13 @@ export interface KnowledgeBase {
   dir: string;
   /** Its registry (`config/registry`). */
   registry: Registry;
-  /** Environment (`HOME` for `~/` paths). */
+  /** Environment (`HOME` for `~/` paths, `SCOUT_HOME`, `TMPDIR`). */
   env: Record<string, string | undefined>;
+  /**
+   * Where a warning goes — an index kept only until the process exits
+   * (`index_place.ts`); default: stderr, `scout-ai: warning: …`.
+   */
+  warn?: (message: string) => void;
 }
 
 /** What a database is, from its registry entry and its TSV header. */
@@ -62,13 +65,15 @@ export interface DatabaseInfo {
  *
  * @param dir the directory
  * @param env environment
+ * @param warn where its warnings go (default: stderr)
  * @returns the knowledge base
  */
 export function openKnowledgeBase(
   dir: string,
   env: Record<string, string | undefined> = process.env,
+  warn?: (message: string) => void,
 ): KnowledgeBase {
-  return { dir, registry: readRegistry(dir), env };
+  return { dir, registry: readRegistry(dir), env, ...(warn ? { warn } : {}) };
 }
 
 /**
@@ -168,32 +173,6 @@ export function databaseInfo(kb: KnowledgeBase, name: string): DatabaseInfo {
   };
 }
 
-/**
- * Where a database's index lives: `<kb>/.scout-ai-index/<db>.idx` (when
- * that directory refuses it, {@link indexCachePath}).
- *
- * @param kb the knowledge base
- * @param name the database
- * @returns the index file
- */
-export function indexPath(kb: KnowledgeBase, name: string): string {
-  return join(kb.dir, ".scout-ai-index", `${encodeURIComponent(name)}.idx`);
-}
-
-/**
- * Where a database's index lives when its knowledge base cannot hold one (a
- * read-only, shared or another user's directory):
- * `$SCOUT_HOME/var/cache/kb/<sha256 of the knowledge base's path>/<db>.idx`.
- *
- * @param kb the knowledge base
- * @param name the database
- * @returns the index file
- */
-export function indexCachePath(kb: KnowledgeBase, name: string): string {
-  const dir = join(scoutHome(kb.env), "var", "cache", "kb", sha256hex(resolve(kb.dir)));
-  return join(dir, `${encodeURIComponent(name)}.idx`);
-}
-
 /** Open indexes by path, with what they were checked against (TSV stat, registry entry). */
 const stores = new Map<string, { store: AssociationStore; checked: string }>();
 
@@ -206,30 +185,12 @@ export function closeStores(): void {
 }
 
 /**
- * Whether an index was built from this TSV file as it is now: the same stats,
- * and the file had not changed for `RACY_MS` before it was read
- * ({@link statsVouch}: a rewrite of the same size within the timestamps'
- * granularity leaves every stat equal). An older index lacks ino, ctime or
- * the read's time: stale.
- */
-function fresh(meta: IndexMeta, want: Omit<IndexMeta, "count">): boolean {
-  return meta.version === want.version && meta.tsv === want.tsv && meta.size === want.size &&
-    meta.mtimeMs === want.mtimeMs && meta.ctimeMs === want.ctimeMs && meta.ino === want.ino &&
-    meta.optionsKey === want.optionsKey && vouched(meta);
-}
-
-/** Whether the TSV stats an index records vouch for its content ({@link statsVouch}). */
-function vouched(meta: IndexMeta): boolean {
-  const { readAtMs, mtimeMs, ctimeMs } = meta;
-  return readAtMs !== undefined && ctimeMs !== undefined &&
-    statsVouch(readAtMs, { mtimeMs, ctimeMs });
-}
-
-/**
  * The index of a database: opened when current, (re)built from its TSV file
- * (in the knowledge base, or under `$SCOUT_HOME/var/cache/kb/` when that
- * directory refuses it: {@link indexCachePath}) when missing or stale (the file's size, mtime, ctime or inode, or the
- * registered options, changed).
+ * when missing or stale (the file's size, mtime, ctime or inode, or the
+ * registered options, changed) — in the knowledge base, or under
+ * `$SCOUT_HOME/var/cache/kb/` when that directory refuses it, or in a
+ * temporary directory removed at exit when both do, with a warning
+ * (`index_place.ts`).
  *
  * @param kb the knowledge base
  * @param name the database
@@ -275,49 +236,10 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
   };
   cached?.store.close();
   stores.delete(path);
-  const store = currentIndex([path, indexCachePath(kb, name)], want, {
+  const store = currentIndex(kb, name, want, {
     each: (emit) => eachAssociation(file, header, c, emit),
   });
   stores.set(path, { store, checked });
-  return store;
-}
-
-/** The index at `path` when it is current; null when missing, stale, or refused by the file system. */
-function openCurrent(path: string, want: Omit<IndexMeta, "count">): AssociationStore | null {
-  let store: AssociationStore | null;
-  try {
-    store = openStore(path);
-  } catch (e) {
-    if (refusedByFileSystem(e)) return null;
-    throw e;
-  }
-  if (store && fresh(store.meta, want)) return store;
-  store?.close();
-  return null;
-}
-
-/**
- * A current index: the one in the knowledge base, else the one in the cache
- * directory, else one built in the knowledge base — or, when its directory
- * refuses it (read-only, no permission), in the cache directory.
- */
-function currentIndex(
-  [inKb, inCache]: [string, string],
-  want: Omit<IndexMeta, "count">,
-  input: StoreInput,
-): AssociationStore {
-  const open = openCurrent(inKb, want) ?? openCurrent(inCache, want);
-  if (open) return open;
-  let path = inKb;
-  try {
-    buildStore(inKb, want, input);
-  } catch (e) {
-    if (!refusedByFileSystem(e)) throw e;
-    path = inCache;
-    buildStore(inCache, want, input);
-  }
-  const store = openStore(path);
-  if (!store) throw new ScoutError("io", `Cannot open the index "${path}" just built`);
   return store;
 }
 

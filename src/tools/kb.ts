@@ -234,19 +234,21 @@ function openableDatabases(
  * is built on the first call. A database that cannot be opened is skipped
  * with a warning ({@link openableDatabases}).
  *
- * @param kb the knowledge base
+ * @param given the knowledge base
  * @param names databases to offer (default: all readable ones)
- * @param warn where skipped databases are reported
+ * @param warn where skipped databases are reported, and an index built in a
+ *   temporary directory when the knowledge base has no `warn` of its own
  * @returns registry entries
  * @throws ScoutError `not_found` for a name the knowledge base does not have,
  *   `not_available` when none of its databases can be opened
  */
 export function knowledgeBaseTools(
-  kb: KnowledgeBase,
+  given: KnowledgeBase,
   names?: readonly string[],
   warn: (m: string) => void = (m) => console.warn(`scout-ai: warning: ${m}`),
 ): ToolEntry[] {
   const out: ToolEntry[] = [];
+  const kb = { ...given, warn: given.warn ?? warn }; // where a temporary index is told
   for (const info of openableDatabases(kb, names, warn)) {
     const db = info.name;
     out.push({
@@ -291,5 +293,6 @@ export function kbLineTools(
   const [name, ...dbs] = tokens;
   if (!name) throw new ScoutError("invalid_input", "A kb: line needs a knowledge base name");
   const dir = resolveKnowledgeBase(name, opts);
-  return knowledgeBaseTools(openKnowledgeBase(dir, opts.env ?? process.env), dbs, opts.warn);
+  const kb = openKnowledgeBase(dir, opts.env ?? process.env, opts.warn);
+  return knowledgeBaseTools(kb, dbs, opts.warn);
 }
