@@ -90,3 +90,12 @@ Deno.test("the example society (tools/deno task example) runs end to end against
   );
   assert.ok(existsSync(join(run.home, "Agent", "Researcher", "workflow.ts")));
 });
+
+Deno.test("the example society runs from a home whose path has a space and non-ASCII letters (R102-5)", async () => {
+  await using dir = await tempDir();
+  // the agents find their siblings through import.meta.url, whose path is percent-encoded
+  const run = await runExample({ out: join(dir.path, "My Runs/hünï"), plot: false });
+  assert.match(run.answer, /1\. Bake the crusty loaf first with bread flour/);
+  assert.equal(run.requests, 11);
+  assert.ok(existsSync(join(dir.path, "My Runs", "hünï", "home", "var", "jobs", "Planner", "ask")));
+});
