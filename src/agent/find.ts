@@ -30,6 +30,7 @@ export {
   conventionalFiles,
   isAgentPath,
 } from "../config/agent_dirs.ts";
+import { compareNames } from "../util/name_order.ts";
 export type { AgentLocation, FindAgentOptions } from "../config/agent_dirs.ts";
 
 /**
@@ -160,9 +161,7 @@ export function listAgents(opts: ListAgentsOptions = {}): AgentListing[] {
       }
     }
   }
-  return [...seen.keys()].sort((a, b) => a.localeCompare(b)).map((name) =>
-    listing(name, seen.get(name)!, opts)
-  );
+  return [...seen.keys()].sort(compareNames).map((name) => listing(name, seen.get(name)!, opts));
 }
 
 /** Where a listed name was first seen with agent files (or unreadable). */

@@ -17,6 +17,7 @@ import { isFile, readText } from "../util/fs.ts";
 import { isReadableFile } from "../util/path_kind.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
+import { compareNames } from "../util/name_order.ts";
 
 /** Where templates are looked up. */
 export interface TemplateLookup {
@@ -170,7 +171,7 @@ function filesUnder(dir: string): string[] {
   } catch {
     return []; // a root without questions/ holds no templates
   }
-  return entries.sort((a, b) => a.name.localeCompare(b.name)).flatMap((e) =>
+  return entries.sort((a, b) => compareNames(a.name, b.name)).flatMap((e) =>
     e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]
   );
 }

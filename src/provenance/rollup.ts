@@ -28,6 +28,7 @@ import { escapeLine } from "./one_line.ts";
 import { costText } from "./render_tree.ts";
 import type { NodeCost } from "./report_types.ts";
 import { jobLabel, type ProvenanceReport, type ReportNode } from "./report.ts";
+import { compareNames } from "../util/name_order.ts";
 
 /** Grouping dimensions. */
 export const ROLLUP_DIMENSIONS = ["agent", "model", "endpoint", "job"] as const;
@@ -231,7 +232,7 @@ export function rollup(
   }
   const sorted = [...groups.values()].sort((a, b) =>
     b.tokens.tt - a.tokens.tt ||
-    JSON.stringify(Object.values(a.key)).localeCompare(JSON.stringify(Object.values(b.key)))
+    compareNames(JSON.stringify(Object.values(a.key)), JSON.stringify(Object.values(b.key)))
   );
   return { by: [...by], groups: sorted, unpriced: [...unpriced].sort() };
 }

@@ -29,6 +29,7 @@ import {
 } from "./define.ts";
 import { parseWorkflowDoc } from "./docs.ts";
 import { builtinWorkflowLoader, workflowFallback } from "./builtins.ts";
+import { compareNames } from "../util/name_order.ts";
 
 const FILE_NAMES = ["workflow.ts", "workflow.js", "workflow.mjs"];
 
@@ -131,7 +132,7 @@ export function listWorkflowFiles(
     }
   }
   return [...found].map(([name, file]) => ({ name, file })).sort((a, b) =>
-    a.name.localeCompare(b.name)
+    compareNames(a.name, b.name)
   );
 }
 

@@ -7,6 +7,7 @@
  */
 import { ScoutError } from "../errors.ts";
 import type { Task, Workflow } from "./job_types.ts";
+import { compareNames } from "../util/name_order.ts";
 
 /**
  * Finds a task, with a "did you mean" suggestion on failure.
@@ -100,7 +101,7 @@ export function nearNames(name: string, candidates: readonly string[]): string[]
       d <= limit || c.toLowerCase().startsWith(name.toLowerCase()) ||
       name.toLowerCase().startsWith(c.toLowerCase())
     )
-    .sort((x, y) => x.d - y.d || x.c.localeCompare(y.c))
+    .sort((x, y) => x.d - y.d || compareNames(x.c, y.c))
     .slice(0, 3)
     .map(({ c }) => c);
 }

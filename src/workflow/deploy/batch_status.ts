@@ -12,6 +12,7 @@ import { ScoutError } from "../../errors.ts";
 import { readJobInfo } from "../info.ts";
 import { shortPath } from "../store.ts";
 import { FINAL_STATES, slurmStates, type SqueueRetry } from "./slurm_state.ts";
+import { compareNames } from "../../util/name_order.ts";
 
 /** One batch directory as `batch list` shows it. */
 export interface BatchEntry {
@@ -164,7 +165,7 @@ export async function listBatches(
   const states = await statesOf(ids, env, opts);
   const out: BatchEntry[] = [];
   for (const r of raw) out.push(await batchEntry(r, r.id !== null ? states.get(r.id) : undefined));
-  return out.sort((a, b) => a.mtime - b.mtime || a.name.localeCompare(b.name));
+  return out.sort((a, b) => a.mtime - b.mtime || compareNames(a.name, b.name));
 }
 
 /** SLURM's states of `ids`; empty when squeue cannot answer and `opts` says to go on. */
