@@ -6,6 +6,9 @@
  * @module
  */
 import { addConfigEntry } from "../config/store.ts";
+import { suggestedScope } from "../config/unscoped.ts";
+import { isSecretName, looksLikeKey } from "../util/secrets.ts";
+import { warnOnce } from "../util/warn_once.ts";
 import { isScoutError } from "../errors.ts";
 import type { Message } from "./types.ts";
 import {
@@ -22,7 +25,8 @@ import { jobMessages, parseTaskLine, type TaskRequest } from "./compile_jobs.ts"
  * Stage 5: applies and removes `config: key [value] [scope…]` messages (Ruby
  * `Chat.config` → `Scout::Config.set`): the entry matches as a line of
  * `etc/config` does — without scopes only a lookup without scopes reads it;
- * without a value it is nil. A line without even a key adds nothing.
+ * without a value it is nil. A line without even a key adds nothing. A line
+ * without a scope warns once per process (no lookup of a setting reads it).
  *
  * @param messages the messages
  * @param ctx the compile (its config store is mutated)
@@ -44,8 +48,27 @@ export function applyConfig(messages: readonly Message[], ctx: CompileContext): 
       ? w.file
       : `${w.file}:${w.line}`;
     addConfigEntry(ctx.opts.config, { key, value: value ?? null, tokens: scope, source });
+    if (scope.length === 0) warnUnscopedLine(source, key, value);
   }
   return out;
+}
+
+// Ruby reads such a line only from a lookup without scopes, as a line of
+// etc/config; older scout-ai read it everywhere: the rule is kept, and said
+function warnUnscopedLine(source: string, key: string, value: string | undefined): void {
+  const line = `config: ${key}${value === undefined ? "" : ` ${value}`}`;
+  const secret = isSecretName(key) || looksLikeKey(value ?? "");
+  const shown = secret ? `config: ${key} VALUE` : line;
+  const fixed = `${secret ? `config: ${key} VALUE` : `config: ${key} ${value ?? "nil"}`} ${
+    suggestedScope(key)
+  }`;
+  warnOnce(
+    `${source} ${line} unscoped`,
+    `${source === "chat" ? "the chat" : source}: "${shown}" has no scope, so it is not used: ` +
+      `settings are looked up with scopes, and an entry without one is read only by a lookup ` +
+      `without scopes (the Ruby Scout's rule; older scout-ai read it everywhere). ` +
+      `To use it, give it a scope: "${fixed}"`,
+  );
 }
 
 /**

@@ -127,11 +127,22 @@ function entriesText(entries: readonly ConfigEntry[], file: string, io: Io): str
   if (entries.length === 0) out += `  ${dim("(no entries)")}\n`;
   const kw = Math.max(0, ...entries.map((e) => e.key.length));
   const vw = Math.max(0, ...entries.map((e) => shownValue(e).length));
-  const scopesOf = (e: ConfigEntry) => e.tokens.length ? `[${e.tokens.join(" ")}]` : "(no scope)";
+  // an entry without a scope answers only `config get KEY` without scopes: no setting reads it
+  const scopesOf = (e: ConfigEntry) =>
+    e.tokens.length ? `[${e.tokens.join(" ")}]` : "(no scope: read by nothing)";
   const sw = Math.max(0, ...entries.map((e) => scopesOf(e).length));
   for (const e of entries) {
     out += `  ${e.key.padEnd(kw)}  ${shownValue(e).padEnd(vw)}  ${dim(scopesOf(e).padEnd(sw))}  ${
       dim(e.source ?? "")
+    }\n`;
+  }
+  if (entries.some((e) => e.tokens.length === 0)) {
+    out += `  ${
+      dim(
+        '(an entry without a scope is read only by "config get KEY" without scopes: give it ' +
+          'the scope its setting is looked up with, e.g. "config set KEY VALUE ask"; ' +
+          '"config set --help" lists them)',
+      )
     }\n`;
   }
   return out;

@@ -11,6 +11,7 @@ import { Buffer } from "node:buffer";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { type ConfigEntry, configEntryFor, loadConfig } from "../config/store.ts";
+import { suggestedScope } from "../config/unscoped.ts";
 import { ScoutError, usageError } from "../errors.ts";
 import { exists, fileError } from "../util/fs.ts";
 import { withFileLockSync } from "../util/file_lock.ts";
@@ -150,15 +151,6 @@ function warnShadowed(key: string, value: string, scopes: string[], io: Io): voi
     io,
     `"${key}"${where} is "${shown}" here: the entry at ${win.source} wins over the one just set`,
   );
-}
-
-// the scope scout-ai's own lookups of `key` name (the first of their list)
-function suggestedScope(key: string): string {
-  if (/^epoch_|^(full|max)_tool_(calls|outputs|chars)$/.test(key)) return "prompt";
-  if (key === "max_content_length") return "tools";
-  if (key === "timeout") return "mcp";
-  if (key === "allow_roles") return "chat";
-  return "ask";
 }
 
 // Ruby `Scout::Config.get` searches an entry's implicit `key:<key>` token only

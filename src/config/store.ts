@@ -16,6 +16,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { etcDirs, type EtcDirsOptions } from "./home.ts";
+import { warnUnreadEntry } from "./unscoped.ts";
 
 /** One config entry. */
 export interface ConfigEntry {
@@ -207,7 +208,9 @@ function entryPriority(entry: ConfigEntry, wanted: string): number | undefined {
  * `opts.env`, else `undefined`. Values `false` → false, `nil` (or a line
  * without a value) → null, `env:A,B` → the first set of those env vars
  * (undefined if none). (Ruby also adds `file:`/`line:` tokens naming its
- * caller's source line; scout-ai has no Ruby caller, so it adds none.)
+ * caller's source line; scout-ai has no Ruby caller, so it adds none.) A
+ * lookup with scopes that matches nothing while `etc/config` holds an entry
+ * of the key without a scope warns once about that entry (`unscoped.ts`).
  *
  * @param store the store
  * @param key key
@@ -233,6 +236,7 @@ export function configGet(
   const environment = opts.environment ?? process.env;
   const best = configEntryFor(store, key, tokens);
   if (best !== undefined) return interpret(best.value, environment);
+  warnUnreadEntry(store, key, tokens, environment);
   for (const name of opts.env ?? []) {
     const v = environment[name];
     if (v !== undefined && v !== "") return v;

@@ -17,6 +17,7 @@ import { ScoutError } from "../errors.ts";
 import { isFile } from "../util/fs.ts";
 import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
 import { parseRubyYaml, stringifyRubyYaml } from "../util/ruby_yaml.ts";
+import { warnBooleanScalars } from "./registry_scalars.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
 
 /** Options of a registered database. */
@@ -84,9 +85,11 @@ export function readRegistry(kbDir: string): Registry {
   const out: Registry = new Map();
   if (!isFile(file)) return out;
   let data: unknown;
+  let text = "";
   try {
+    text = readFileSync(file, "utf8");
     // Unknown `!ruby/…` tags are warnings (the value is read as plain YAML); errors throw.
-    data = parseRubyYaml(readFileSync(file, "utf8"));
+    data = parseRubyYaml(text);
   } catch (e) {
     const { text: what, line } = yamlErrorParts(e);
     throw new ScoutError(
@@ -96,6 +99,7 @@ export function readRegistry(kbDir: string): Registry {
     );
   }
   if (data === null || data === undefined) return out;
+  warnBooleanScalars(text, file); // `on:` read as true, kept as Psych reads it, said once
   if (typeof data !== "object" || Array.isArray(data)) {
     throw new ScoutError("invalid_input", `The registry "${file}" is not a YAML map`, { file });
   }

@@ -136,7 +136,10 @@ Deno.test("config get/list read ./etc/config after $SCOUT_HOME's; list names eac
   const list = await run(["list"]);
   assert.equal(list.code, 0);
   assert.match(list.stdout, new RegExp(`endpoint\\s+home\\s+\\[ask\\]\\s+${homeFile}:1`));
-  assert.match(list.stdout, new RegExp(`lonely\\s+nil\\s+\\(no scope\\)\\s+${homeFile}:2`));
+  assert.match(
+    list.stdout,
+    new RegExp(`lonely\\s+nil\\s+\\(no scope: read by nothing\\)\\s+${homeFile}:2`),
+  );
   assert.match(list.stdout, new RegExp(`endpoint\\s+local\\s+\\[ask\\]\\s+${cwdFile}:1`));
   const j = JSON.parse((await run(["list", "--json"])).stdout);
   assert.equal(j.file, homeFile);
