@@ -1,8 +1,9 @@
 /**
  * Where in a user's module (`agent.ts`, `workflow.ts`) a thrown error came
  * from, read from its stack: Deno writes the module's frames with `file://`
- * URLs (`at helper (file:///w/agent.ts:2:20)`), Bun — the binary — with plain
- * paths (`at helper (/w/agent.ts:2:10)`).
+ * URLs (`at helper (file:///w/agent.ts:2:20)`) — their path not
+ * percent-encoded (`file:///w/My Äpfel/agent.ts`) —, Bun — the binary — with
+ * plain paths (`at helper (/w/agent.ts:2:10)`).
  *
  * @module
  */
@@ -32,10 +33,11 @@ export function scriptLine(e: unknown, file: string): number | undefined {
     return undefined; // a getter that throws, a revoked proxy
   }
   if (typeof stack !== "string") return undefined;
-  const url = pathToFileURL(file).href;
+  // Deno's own spelling (the path as is) and the encoded URL of other runtimes
+  const places = new Set([file, `file://${file}`, pathToFileURL(file).href]);
   for (const text of stack.split("\n")) {
     const m = FRAME.exec(text);
-    if (m && (m[1] === file || m[1] === url)) return Number(m[2]);
+    if (m && places.has(m[1]!)) return Number(m[2]);
   }
   return undefined;
 }

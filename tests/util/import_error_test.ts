@@ -5,8 +5,12 @@
  * binary itself is run in tests/e2e/script_syntax_error_test.ts).
  */
 import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { importFailure } from "../../src/util/import_error.ts";
 import { scriptLine } from "../../src/util/script_line.ts";
+import { tempDir } from "../support/cli.ts";
 
 const FILE = "/w/workflows/W/workflow.ts";
 
@@ -97,4 +101,20 @@ Deno.test("a runtime error of the module's code: the line of its stack's frame i
   // no frame in the file: no line
   assert.equal(scriptLine(bun, "/w/other.ts"), undefined);
   assert.equal(scriptLine("boom", FILE), undefined);
+});
+
+Deno.test("scriptLine finds a module under a path with a space and non-ASCII letters", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "My Äpfel", "agent.ts");
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, "export function boom() {\n  throw new Error('x');\n}\n");
+  const mod = await import(pathToFileURL(file).href);
+  let thrown: unknown;
+  try {
+    mod.boom();
+  } catch (e) {
+    thrown = e;
+  }
+  // Deno writes such a frame as file:///…/My Äpfel/agent.ts, not percent-encoded
+  assert.equal(scriptLine(thrown, file), 2);
 });
