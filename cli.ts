@@ -1,17 +1,30 @@
 /**
  * The `scout-ai` binary entry (`deno task scout …`, or `dist/scout-ai` built by
  * `deno task build`). `llm prov` in the binary runs in a tuned child of
- * itself (`src/cli/respawn.ts`), decided before the CLI is even loaded.
+ * itself (`src/cli/respawn.ts`), decided before the CLI is even loaded —
+ * after an argument, a variable read or the working directory that is not
+ * UTF-8 has stopped it (`src/cli/utf8_guard.ts`: exit 2, nothing read or written).
  *
  * @module
  */
 import { setTimeout } from "node:timers";
 import { respawn, shouldRespawn } from "./src/cli/respawn.ts";
+import { nonUtf8Input } from "./src/cli/utf8_guard.ts";
 
 const args = process.argv.slice(2);
-const status = shouldRespawn(args, process.env, import.meta.url) ? await respawn(args) : null;
-if (status !== null) process.exitCode = status;
-else {
+const notUtf8 = await nonUtf8Input(args, process.env);
+if (notUtf8 !== null) {
+  process.stderr.write(`scout-ai: ${notUtf8}\n`);
+  process.exitCode = 2;
+} else await run(args);
+
+/** Runs the command: in the tuned child for `llm prov` in the binary, else here. */
+async function run(args: string[]): Promise<void> {
+  const status = shouldRespawn(args, process.env, import.meta.url) ? await respawn(args) : null;
+  if (status !== null) {
+    process.exitCode = status;
+    return;
+  }
   const [{ main }, { processIo }] = await Promise.all([
     import("./src/cli/main.ts"),
     import("./src/cli/io.ts"),
