@@ -17,44 +17,11 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
-import {
-  BINARY,
-  buildBinary,
-  type CliResult,
-  DENO,
-  ROOT,
-  SCOUT_SOURCE_ARGS,
-  tempDir,
-} from "../support/cli.ts";
+import { buildBinary, ROOT, tempDir } from "../support/cli.ts";
+import { quote, type Runner, RUNNERS, sh } from "../support/bash.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 const PROV = join(ROOT, "fixtures", "provenance", "example");
-
-/** The two ways to run `scout-ai`, as a bash function's body. */
-const RUNNERS: Record<string, readonly string[]> = {
-  source: [DENO, ...SCOUT_SOURCE_ARGS],
-  binary: [BINARY],
-};
-
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
-/** Runs `script` in bash, with `scout` the given runner's `scout-ai`. */
-async function sh(
-  runner: string,
-  script: string,
-  o: { cwd: string; env: Record<string, string> },
-): Promise<CliResult> {
-  const fn = `scout() { ${RUNNERS[runner]!.map(quote).join(" ")} "$@"; }\n`;
-  const out = await new Deno.Command("bash", {
-    args: ["-c", fn + script],
-    cwd: o.cwd,
-    env: { NO_COLOR: "1", ...o.env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
 
 /** The chat's messages that have text, as [role, content], meta lines left out. */
 function said(file: string): [string, unknown][] {
@@ -96,7 +63,7 @@ async function setup() {
     srv,
     answer,
     flags,
-    run: (runner: string, script: string) => sh(runner, script, { cwd: dir.path, env }),
+    run: (runner: Runner, script: string) => sh(runner, script, { cwd: dir.path, env }),
     [Symbol.asyncDispose]: async () => {
       await srv.close();
       await dir[Symbol.asyncDispose]();
@@ -106,7 +73,7 @@ async function setup() {
 
 Deno.test("R81-1: a streamed answer is saved to -o when stdout's reader is gone (| true, | head -1); exit 0", async () => {
   await using t = await setup();
-  for (const runner of Object.keys(RUNNERS)) {
+  for (const runner of Object.keys(RUNNERS) as Runner[]) {
     const at = (f: string) => join(t.dir.path, `${runner}-${f}`);
     const r = await t.run(
       runner,
@@ -142,7 +109,7 @@ Deno.test("R81-2: llm prov's files through a link, to >(…) and to a link to st
   await using t = await setup();
   const real = join(t.dir.path, "sl", "real.html");
   const main = `${PROV}/session.chat --jobs-dir ${PROV}/jobs`;
-  for (const runner of Object.keys(RUNNERS)) {
+  for (const runner of Object.keys(RUNNERS) as Runner[]) {
     rmSync(join(t.dir.path, "sl"), { recursive: true, force: true });
     mkdirSync(join(t.dir.path, "sl"));
     writeFileSync(real, "old");
@@ -175,7 +142,7 @@ Deno.test("R81-2: llm prov's files through a link, to >(…) and to a link to st
 
 Deno.test("R81-2: -o >(…) gets the chat, --inline <(…) is a usage error; no stray pipe:[N] file", async () => {
   await using t = await setup();
-  for (const runner of Object.keys(RUNNERS)) {
+  for (const runner of Object.keys(RUNNERS) as Runner[]) {
     const got = join(t.dir.path, `${runner}-got.chat`);
     const r = await t.run(
       runner,
@@ -194,7 +161,7 @@ Deno.test("R81-2: -o >(…) gets the chat, --inline <(…) is a usage error; no 
 Deno.test("R81-7: -f, -i, -t and llm prov read <(…)", async () => {
   await using t = await setup();
   writeFileSync(join(t.dir.path, "conv.chat"), "user: hello there\n");
-  for (const runner of Object.keys(RUNNERS)) {
+  for (const runner of Object.keys(RUNNERS) as Runner[]) {
     const r = await t.run(
       runner,
       `scout llm ask -f <(printf 'DIFF TEXT') "Review this" --dry-run
@@ -217,7 +184,7 @@ Deno.test("R81-8: llm prov on a root chat it cannot read fails with exit 1, nami
   using _socket = Deno.listen({ transport: "unix", path: join(t.dir.path, "sock.chat") });
   // root reads anything: without the capabilities that let it, mode 000 is unreadable to it too
   const drop = Deno.uid() === 0 ? "setpriv --bounding-set=-dac_override,-dac_read_search -- " : "";
-  for (const runner of Object.keys(RUNNERS)) {
+  for (const runner of Object.keys(RUNNERS) as Runner[]) {
     const prefix = drop + RUNNERS[runner]!.map(quote).join(" ");
     const r = await t.run(
       runner,
