@@ -29,7 +29,10 @@ async function run(args: string[]): Promise<void> {
     import("./src/cli/main.ts"),
     import("./src/cli/io.ts"),
   ]);
-  process.exitCode = await main(args, processIo());
+  const io = processIo();
+  // Bun writes to a pipe asynchronously and process.exit() drops what is still queued: the
+  // output is all written out first, however slow its reader (R102-1).
+  await io.settle(await main(args, io));
   // A handle a library left open — an HTTP MCP server's event stream — must not keep a
   // finished command alive; a command whose loop drains exits at once, as before.
   setTimeout(() => process.exit(), 1_000).unref();

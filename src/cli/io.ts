@@ -6,8 +6,12 @@
  *
  * @module
  */
+import { fstatSync } from "node:fs";
 import { styleText } from "node:util";
+import { ScoutError } from "../errors.ts";
+import { errnoReason } from "../util/errno_text.ts";
 import { redactUrlsIn } from "../util/secrets.ts";
+import { trackWrites } from "./pending_writes.ts";
 
 /** Something text can be written to. */
 export interface TextSink {
@@ -66,31 +70,58 @@ export interface Io {
   finishWithoutStdout?(): void;
 }
 
+/** The real process's {@link Io}, and what its entry does once the command has returned. */
+export interface ProcessIo extends Io {
+  /**
+   * Sets the process's exit status — the command's, or 1 when stdout could
+   * not be written (a full disk) and the command said 0 — then waits until
+   * stdout and stderr have written out all they were given (Bun writes to a
+   * pipe asynchronously: the process must not exit before; no time limit, a
+   * slow reader gets everything).
+   *
+   * @param status the command's exit status
+   */
+  settle(status: number): Promise<void>;
+}
+
 /**
  * The real process: stdout/stderr/stdin, `process.env`, `process.cwd()`.
  * A closed stdout pipe (`scout-ai … | head`) ends the process quietly, with
  * the status so far — unless the command declared work besides its output
  * ({@link Io.finishWithoutStdout}): then stdout is dropped from there on and
  * the command runs to its end (a chat streamed with `-o` is still saved).
- * A stderr that cannot be written is ignored.
+ * Any other failure of stdout (a full disk) is said in one line, exit 1, the
+ * same way. A stderr that cannot be written is ignored.
  *
  * @returns an Io bound to the process
  */
-export function processIo(): Io {
+export function processIo(): ProcessIo {
   // a stderr that cannot be written (a reader gone, `2>/dev/full`) loses the messages, not
   // the command's exit status: where else would it be told (R81-11)
   process.stderr.on("error", () => {});
-  const state = { closed: false, finish: false };
-  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  const state = { closed: false, finish: false, failed: false };
+  const [outWrites, errWrites] = [trackWrites(process.stdout), trackWrites(process.stderr)];
+  const fail = (e: NodeJS.ErrnoException) => {
     if (state.closed) return; // a write already queued when the reader left
-    if (e.code !== "EPIPE" && e.code !== "EIO") throw e;
     state.closed = true;
     // a terminal gone: EIO (Node, Bun); Deno says EPIPE, but a terminal is no pipe
-    if (e.code === "EIO" || process.stdout.isTTY) hangUp();
-    else if (!state.finish) process.exit(process.exitCode ?? 0);
-  });
+    if (e.code === "EIO" || (e.code === "EPIPE" && process.stdout.isTTY)) return hangUp();
+    if (e.code !== "EPIPE") {
+      // a full disk (Bun tells it in an event, Deno throws from write): one line (R102-2)
+      state.failed = true;
+      writeStderr(`scout-ai: Cannot write stdout: ${errnoReason(e)}\n`);
+      process.exitCode = 1;
+    }
+    if (!state.finish) void errWrites.settled().then(() => process.exit(process.exitCode ?? 0));
+  };
+  process.stdout.on("error", fail);
   const out = (data: string | Uint8Array) => {
-    if (!state.closed) process.stdout.write(data);
+    if (state.closed) return;
+    try {
+      process.stdout.write(data);
+    } catch (e) {
+      fail(e as NodeJS.ErrnoException);
+    }
   };
   return {
     stdout: { write: out, writeBytes: out },
@@ -103,6 +134,11 @@ export function processIo(): Io {
     env: process.env,
     cwd: process.cwd(),
     finishWithoutStdout: () => void (state.finish = true),
+    settle: async (status) => {
+      process.exitCode = state.failed && status === 0 ? 1 : status;
+      await outWrites.settled();
+      await errWrites.settled();
+    },
   };
 }
 
@@ -127,12 +163,30 @@ function writeStderr(text: string): void {
   }
 }
 
+/**
+ * All of stdin. A failure says it was stdin (Bun's error names `fstat` and no
+ * path); a directory (`< /tmp`), which Deno reads as empty, is one (R102-12).
+ */
 async function readAllStdin(): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
-  for await (const c of process.stdin) {
-    chunks.push(typeof c === "string" ? new TextEncoder().encode(c) : c);
+  try {
+    if (isDirectory(0)) throw Object.assign(new Error("EISDIR"), { code: "EISDIR" });
+    for await (const c of process.stdin) {
+      chunks.push(typeof c === "string" ? new TextEncoder().encode(c) : c);
+    }
+  } catch (e) {
+    throw new ScoutError("io", `Cannot read stdin: ${errnoReason(e)}`, { cause: e });
   }
   return concat(chunks);
+}
+
+/** Whether the file descriptor is a directory (false when it cannot be looked at). */
+function isDirectory(fd: number): boolean {
+  try {
+    return fstatSync(fd).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {
