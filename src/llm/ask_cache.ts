@@ -19,6 +19,8 @@ import {
   cacheDir,
   type CachedRound,
   type CacheKeyInput,
+  type CacheKeyParts,
+  cacheKeyParts,
   cacheRead,
   cacheReadRound,
   ROUND_CACHE_VERSION,
@@ -27,6 +29,7 @@ import {
   withCacheLock,
 } from "./cache.ts";
 import type { PreparedChat } from "./ask_tools.ts";
+import { missHint } from "./cache_miss_hint.ts";
 import { sha256hex } from "../util/hash.ts";
 
 /**
@@ -79,14 +82,23 @@ export interface AskCache extends RoundSource {
  * @param backend backend name
  * @param model model
  * @param key the request digest
+ * @param hint what the cache holds of the same request (`cache_miss_hint.ts`), if anything
  * @returns the error
  */
-export function notCached(endpoint: string, backend: string, model: string, key: string) {
+export function notCached(
+  endpoint: string,
+  backend: string,
+  model: string,
+  key: string,
+  hint?: string | null,
+) {
   const where = endpoint ? `endpoint "${endpoint}"` : `backend "${backend}"`;
   return new ScoutError(
     "not_cached",
-    `Offline: no cached answer for ${where} (model "${model}"), request digest ${key}`,
-    { endpoint, backend, model, digest: key },
+    `Offline: no cached answer for ${where} (model "${model}"), request digest ${key}${
+      hint ? `; ${hint}` : ""
+    }`,
+    { endpoint, backend, model, digest: key, ...(hint ? { hint } : {}) },
   );
 }
 
@@ -145,6 +157,7 @@ function liveRound(
   dir: string,
   key: string,
   state: RoundState,
+  parts: () => CacheKeyParts,
   play: (recorded: RecordedRound | null) => Promise<PlayedRound>,
   on: {
     hit: (entry: CachedRound) => Promise<PlayedRound>;
@@ -157,6 +170,8 @@ function liveRound(
     const again = await cacheReadRound(dir, key, on.warn);
     if (again) return await on.hit(again);
     on.miss();
+    // of the request as sent: before the round, whose messages follow it
+    const keyParts = parts();
     const played = await play(null);
     // written behind (the key locked until then): the ask settles it, or its caller
     store({
@@ -165,6 +180,7 @@ function liveRound(
       ...origin,
       round: state.round,
       ...played.record,
+      parts: keyParts,
     }).catch((e) => on.warn(`Cannot store the answer in the cache: ${(e as Error).message}`));
     return played;
   }, { warn: on.warn });
@@ -180,10 +196,11 @@ async function missedRound(
     dir: string;
     key: string;
     state: RoundState;
+    parts: () => CacheKeyParts;
     play: (recorded: RecordedRound | null) => Promise<PlayedRound>;
     origin: { endpoint: string; backend: string; model: string };
   },
-  on: Parameters<typeof liveRound>[4],
+  on: Parameters<typeof liveRound>[5],
   ctx: AskContext,
 ): Promise<PlayedRound> {
   const uncached = () => {
@@ -192,7 +209,7 @@ async function missedRound(
   };
   if (unusableDirs.has(r.dir)) return await uncached();
   try {
-    return await liveRound(r.dir, r.key, r.state, r.play, on, r.origin);
+    return await liveRound(r.dir, r.key, r.state, r.parts, r.play, on, r.origin);
   } catch (e) {
     if (!isScoutError(e, "cache_unavailable")) throw e;
     // a read-only or foreign home: the cache is optional, the ask is not
@@ -200,6 +217,41 @@ async function missedRound(
     ctx.warn(`${e.message}: asking without it (--no-cache skips it)`);
     return await uncached();
   }
+}
+
+/**
+ * The keys of an ask's rounds, and the parts of a round's key (for its
+ * entry): the first round's request is the ask's, so its round key comes with
+ * the whole-ask key ({@link roundCacheKeys}) and is not computed again.
+ */
+function askKeys(req: AskRequest, prepared: PreparedChat, model: AskModel) {
+  const keyInput = keyMaker(req, prepared, model);
+  const { chat, currentMeta, previousResponseId } = prepared;
+  let first: string | undefined;
+  let tools: string | undefined;
+  const input = (state: RoundState) =>
+    keyInput(state.params, state.previousResponseId, state.history, state.meta);
+  return {
+    /** The whole-ask key (the first round's key remembered). */
+    legacy() {
+      const keys = roundCacheKeys(
+        keyInput(model.params.params, previousResponseId, chat, currentMeta),
+      );
+      first = keys.round;
+      return keys.legacy;
+    },
+    round: (state: RoundState) =>
+      first !== undefined && state.history === chat && state.meta === currentMeta &&
+        state.params === model.params.params && state.previousResponseId === previousResponseId
+        ? first
+        : roundCacheKey(input(state)),
+    /** The parts of a round's key (the tools', the same every round, computed once). */
+    parts(state: RoundState) {
+      const parts = cacheKeyParts(input(state), { tools });
+      tools = parts.tools;
+      return parts;
+    },
+  };
 }
 
 /**
@@ -224,32 +276,21 @@ export function askCache(
     backend: model.backendName,
     model: model.settings.model,
   };
-  const keyInput = keyMaker(req, prepared, model);
-  const { chat, currentMeta, previousResponseId } = prepared;
-  // the first round's request is the ask's: its round key comes with the whole-ask key
-  let first: string | undefined;
-  const roundKey = (state: RoundState) =>
-    first !== undefined && state.history === chat && state.meta === currentMeta &&
-      state.params === model.params.params && state.previousResponseId === previousResponseId
-      ? first
-      : roundCacheKey(keyInput(state.params, state.previousResponseId, state.history, state.meta));
+  const keys = askKeys(req, prepared, model);
   let hits = 0;
   let misses = 0;
   const event = (hit: boolean, key: string) => ctx.options.onEvent?.({ type: "cache", hit, key });
   return {
     async legacy() {
-      const keys = roundCacheKeys(
-        keyInput(model.params.params, previousResponseId, chat, currentMeta),
-      );
-      first = keys.round;
-      const hit = await cacheRead(dir, keys.legacy, ctx.warn);
-      if (hit) event(true, keys.legacy);
+      const key = keys.legacy();
+      const hit = await cacheRead(dir, key, ctx.warn);
+      if (hit) event(true, key);
       return hit?.messages ?? null;
     },
     allHits: () => hits > 0 && misses === 0,
     async round(state: RoundState, playRound) {
       const callers = roundsInProgress.getStore();
-      const key = nestedRoundKey(roundKey(state), callers);
+      const key = nestedRoundKey(keys.round(state), callers);
       // the round's tools run with this key in progress along their chain
       const inProgress = new Set(callers).add(key);
       const play = (recorded: RecordedRound | null) =>
@@ -263,12 +304,18 @@ export function askCache(
       const warn = onceEach(ctx.warn);
       const hit = await cacheReadRound(dir, key, warn);
       if (hit) return await replay(hit);
-      if (model.offline) throw notCached(origin.endpoint, origin.backend, origin.model, key);
+      const parts = () => keys.parts(state);
+      if (model.offline) {
+        // the error path only: why it missed, from the entries' parts
+        const hint = missHint(dir, { ...origin, parts: parts() });
+        throw notCached(origin.endpoint, origin.backend, origin.model, key, hint);
+      }
       const miss = () => {
         misses++;
         event(false, key);
       };
-      return await missedRound({ dir, key, state, play, origin }, { hit: replay, miss, warn }, ctx);
+      const r = { dir, key, state, parts, play, origin };
+      return await missedRound(r, { hit: replay, miss, warn }, ctx);
     },
   };
 }

@@ -33,6 +33,8 @@ export {
   CACHE_VERSION,
   cacheKey,
   type CacheKeyInput,
+  type CacheKeyParts,
+  cacheKeyParts,
   canonicalJson,
   ROUND_CACHE_VERSION,
   roundCacheKey,

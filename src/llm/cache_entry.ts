@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import type { Message } from "../chat/types.ts";
-import { CACHE_VERSION, ROUND_CACHE_VERSION } from "./cache_key.ts";
+import { CACHE_VERSION, type CacheKeyParts, ROUND_CACHE_VERSION } from "./cache_key.ts";
 import type { ReplyItem } from "./types.ts";
 
 /** A stored ask result. */
@@ -56,6 +56,12 @@ export interface CachedRound {
   retried?: Message[];
   /** `[start_timestamp, timestamp]` of each tool output of the round, in order. */
   stamps: ([string, string] | null)[];
+  /**
+   * Digests of the parts of its key (messages, tools, params, currentMeta):
+   * what an offline miss compares to say why it missed. Absent in entries
+   * written before them; never read on a hit.
+   */
+  parts?: CacheKeyParts;
 }
 
 /** A message as the loop made it: a role and a content (any JSON), extra fields kept. */
@@ -89,7 +95,19 @@ const origin = {
   model: z.string(),
 };
 
-/** A round entry (format 2). */
+/** The digests of a key's parts ({@link CacheKeyParts}). */
+const parts = z.object({
+  messages: z.string(),
+  tools: z.string(),
+  params: z.string(),
+  currentMeta: z.string(),
+});
+
+/**
+ * A round entry (format 2). Not strict: a field it does not name is accepted
+ * (and kept, `cache.ts` returns the entry as read) — how an older scout-ai
+ * reads an entry written with `parts`, and this one an entry of a later one.
+ */
 export const ROUND_ENTRY: z.ZodType<CachedRound> = z.object({
   // what a replay uses first: a warning names these problems before the rest
   v: z.literal(ROUND_CACHE_VERSION),
@@ -101,6 +119,7 @@ export const ROUND_ENTRY: z.ZodType<CachedRound> = z.object({
   stamps: z.array(z.tuple([z.string(), z.string()]).nullable()),
   ...origin,
   round: z.number().int().min(1),
+  parts: parts.optional(),
 });
 
 /** A whole-ask entry (format 1). */

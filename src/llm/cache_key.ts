@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import type { Message } from "../chat/types.ts";
 import { canonicalJson } from "../util/canonical_json.ts";
 import { hashPieces, hashUpdate, sha256hex } from "../util/hash.ts";
@@ -74,6 +74,56 @@ export function roundCacheKey(input: CacheKeyInput): string {
 export function roundCacheKeys(input: CacheKeyInput): { legacy: string; round: string } {
   const [legacy, round] = digests(input, [CACHE_VERSION, ROUND_CACHE_VERSION]);
   return { legacy: legacy!, round: round! };
+}
+
+/**
+ * Digests of the parts of a key (the first 16 hex chars of the `sha256` of
+ * each member's canonical text, as the key writes it): stored with a round
+ * entry so that an offline miss can tell which part of a recorded request
+ * differs (`cache_miss_hint.ts`). Not part of the key.
+ */
+export interface CacheKeyParts {
+  /** The round's messages. */
+  messages: string;
+  /** The tool definitions offered. */
+  tools: string;
+  /** The provider parameters and shaped maps. */
+  params: string;
+  /** The meta before the round. */
+  currentMeta: string;
+}
+
+/**
+ * The {@link CacheKeyParts} of a request: computed when a round is stored
+ * (or on an offline miss), never when it is looked up. The messages' UTF-8 is
+ * the key's, remembered per message; a part the caller already knows (the
+ * tools of every round of one ask) is not computed again.
+ *
+ * @param input what identifies the request
+ * @param known parts computed before for the same members
+ * @returns the part digests
+ */
+export function cacheKeyParts(
+  input: CacheKeyInput,
+  known: Partial<CacheKeyParts> = {},
+): CacheKeyParts {
+  return {
+    messages: known.messages ?? messagesPart(input.messages),
+    tools: known.tools ?? short(hashUpdate(createHash("sha256"), canonicalJson(input.tools))),
+    params: known.params ?? short(hashUpdate(createHash("sha256"), canonicalJson(input.params))),
+    currentMeta: known.currentMeta ??
+      short(hashUpdate(createHash("sha256"), canonicalJson(input.currentMeta))),
+  };
+}
+
+function short(h: Hash): string {
+  return h.digest("hex").slice(0, 16);
+}
+
+/** One pass over the messages' canonical UTF-8 (remembered per message by the key). */
+function messagesPart(messages: unknown): string {
+  const pieces = Array.isArray(messages) ? messagesPieces(messages) : [canonicalJson(messages)];
+  return short(hashPieces(createHash("sha256"), pieces));
 }
 
 /** `sha256(canonicalJson({ v, ...input }))` for each version `v`. */
