@@ -13,12 +13,11 @@ import { ROOT, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 /** Records `llm ask` on a chat offering a copy of the Baking workflow's `cake` task. */
-async function record(dir: string, port: number) {
+async function record(dir: string) {
   cpSync(join(ROOT, "fixtures/workflows/Baking"), join(dir, "Baking"), { recursive: true });
   const chat = `tool: ${join(dir, "Baking")} cake\n\nuser:\n\nbake\n`;
   for (const f of ["rec.chat", "rep.chat"]) writeFileSync(join(dir, f), chat);
   const srv = await startProviderServer({
-    port,
     script: [
       { toolCalls: [{ name: "cake", id: "c1", arguments: { minutes: 5 } }] },
       { text: "Baked." },
@@ -50,7 +49,7 @@ async function record(dir: string, port: number) {
 
 Deno.test("offline: a workflow task whose description changed since the recording: not_cached says the tool definitions differ", async () => {
   await using d = await tempDir();
-  const { replay, entries } = await record(d.path, 42711);
+  const { replay, entries } = await record(d.path);
   // the task's description (workflow.md's section) is part of its tool definition
   const doc = join(d.path, "Baking", "workflow.md");
   writeFileSync(doc, readFileSync(doc, "utf8").replace("a line of text.", "a line of text, warm."));
@@ -72,7 +71,7 @@ Deno.test("offline: a workflow task whose description changed since the recordin
 
 Deno.test("offline: a miss with other messages gets no hint; entries without parts (written before them) still replay", async () => {
   await using d = await tempDir();
-  const { run, replay, entries } = await record(d.path, 42712);
+  const { run, replay, entries } = await record(d.path);
   writeFileSync(
     join(d.path, "other.chat"),
     `tool: ${join(d.path, "Baking")} cake\n\nuser:\n\nfry\n`,
