@@ -4,9 +4,12 @@
  * lived in the earlier process only, but the caller's chat holds every call of
  * that conversation and its answer. The conversation is rebuilt from them —
  * what the first call inherited (read from the caller's chat as it stood
- * then), then each prompt and answer — so reusing the id continues it, as the
- * `ask` tool tells the model. The specialist's own tool calls of those turns
- * are not in the caller's chat and are not replayed.
+ * then: before the turn that made the call, whose model output was not yet in
+ * the caller's chat, §3.4), then each prompt, the receipt of its answer's
+ * inference and the answer — so reusing the id continues it, as the `ask`
+ * tool tells the model, with the chat totals (`_c`) it had. The specialist's
+ * own tool calls of those turns are not in the caller's chat and are not
+ * replayed.
  *
  * @module
  */
@@ -18,13 +21,13 @@ import type { Agent } from "./types.ts";
 /**
  * The messages after the start chat of `agent`'s conversation `conversation`
  * with `caller`, rebuilt from the calls in the caller's chat, or null when the
- * chat holds none that was answered.
+ * chat holds no call that ran in it.
  *
  * @param caller the calling agent
  * @param agent the specialist's name
  * @param conversation the conversation id
  * @param inherit what a conversation starting at a point of the caller's chat inherits (§3.4)
- * @returns inherited messages, then a user/assistant pair per earlier call; or null
+ * @returns inherited messages, then a user/meta/assistant triple per earlier answered call; or null
  */
 export function resumed(
   caller: Agent,
@@ -46,10 +49,61 @@ export function resumed(
   // not (a call refused before, e.g. an agent that would not load, began nothing); in a chat
   // written before outputs said so, at the first answered call
   const start = calls.find((c) => c.out.conversation === conversation) ?? answered[0];
-  if (start === undefined || answered.length === 0) return null;
+  // begun and never answered, it still began there: its first call's turn is what it inherited
+  if (start === undefined) return null;
   const turns = answered.flatMap((c): Message[] => [
     { role: "user", content: c.call.prompt },
+    ...answerReceipt(c.out.agent_meta),
     { role: "assistant", content: c.text },
   ]);
-  return [...inherit(start.call.inherit, chat.slice(0, start.at)), ...turns];
+  return [...inherit(start.call.inherit, chat.slice(0, turnStart(chat, start.at))), ...turns];
+}
+
+/**
+ * The meta record the specialist's chat got with an answer: the last receipt
+ * of the call (its final inference's record, whose `_c` are its chat totals;
+ * on the task route the `job=` marker), as the in-process conversation holds
+ * it before the answer. Receipts before it are its earlier rounds' and those
+ * of the specialists it asked, whose calls are not replayed. None in a chat
+ * written before receipts.
+ */
+function answerReceipt(receipts: unknown): Message[] {
+  const last = Array.isArray(receipts) ? receipts.at(-1) : undefined;
+  if (typeof last !== "object" || last === null) return [];
+  const { role, content } = last as Record<string, unknown>;
+  return role === "meta" && typeof content === "string" ? [{ role: "meta", content }] : [];
+}
+
+/** What a model round adds to a chat besides its meta record (`ask_round.ts`). */
+const ROUND_OUTPUT = new Set([
+  "assistant",
+  "function_call",
+  "function_call_output",
+  "mcp_call",
+  "image",
+]);
+
+/**
+ * Where the caller's turn holding the call at `at` began: the caller's chat
+ * as a specialist saw it during that turn ends there (the tool loop adds the
+ * turn's output when the turn ends). A turn's output begins with a meta record
+ * (its first inference's, or on the task route the job's `job=` marker); a
+ * later round's meta follows the previous round's tool outputs. A chat
+ * without meta records: after the last message no model round adds (the
+ * question).
+ *
+ * @param chat the caller's chat
+ * @param at the index of the call
+ * @returns the index of the turn's first output message
+ */
+export function turnStart(chat: readonly Message[], at: number): number {
+  for (let i = at - 1; i >= 0; i--) {
+    const role = String(chat[i]!.role);
+    if (role === "meta") {
+      if (i > 0 && chat[i - 1]!.role === "function_call_output") continue;
+      return i;
+    }
+    if (!ROUND_OUTPUT.has(role)) return i + 1;
+  }
+  return 0;
 }

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createAgent } from "../../src/agent/agent.ts";
-import { resumed } from "../../src/agent/resume.ts";
+import { resumed, turnStart } from "../../src/agent/resume.ts";
 import type { Message } from "../../src/chat/types.ts";
 
 const call = (id: string, args: Record<string, unknown>): Message => ({
@@ -30,6 +30,7 @@ Deno.test("resumed: from the first call that ran in it (failed too), answered tu
     // ran in the conversation and failed: the conversation began here
     call("c1", { ...facts, prompt: "first" }),
     output("c1", '{"exception":"HTTP 400"}', { error: "error", conversation: "facts" }),
+    { role: "user", content: "and now" },
     call("c2", { ...facts, prompt: "again" }),
     output("c2", "noted: again", { conversation: "facts" }),
     call("c3", { agent: "Other", conversation: "facts", prompt: "x" }),
@@ -52,7 +53,8 @@ Deno.test("resumed: from the first call that ran in it (failed too), answered tu
     { role: "assistant", content: "noted: again" },
   ]);
   assert.equal(resumed(boss, "Worker", "none-such", () => []), null);
-  // a chat written before outputs named their conversation: from the first answered call
+  // a chat written before outputs named their conversation: from the turn of the first answered
+  // call (after its question)
   const old = chat.map((m) =>
     m.role === "function_call_output"
       ? { ...m, content: String(m.content).replace(/,"conversation":"facts"/, "") }
@@ -61,5 +63,94 @@ Deno.test("resumed: from the first call that ran in it (failed too), answered tu
   const legacy = createAgent({ name: "Boss", startChat: start, currentChat: old });
   seen.length = 0;
   resumed(legacy, "Worker", "facts", (mode, c) => (seen.push({ mode, chat: c }), []));
-  assert.deepEqual(seen.map((s) => s.chat.length), [7]);
+  assert.deepEqual(seen.map((s) => s.chat.length), [8]);
+});
+
+Deno.test("turnStart: the caller's chat as it stood when the turn holding a call began", () => {
+  const m = (role: string, content = role): Message => ({ role, content });
+  const chats: [Message[], number][] = [
+    // later rounds' metas follow tool outputs; the first round's follows the question
+    [[
+      m("system"),
+      m("user"),
+      m("meta"),
+      m("function_call"),
+      m("function_call_output"),
+      m("meta"),
+      m("function_call"),
+    ], 2],
+    // a reply with text and calls; the calls of the same reply before the ask
+    [[
+      m("user"),
+      m("meta"),
+      m("assistant"),
+      m("function_call"),
+      m("function_call"),
+      m("function_call"),
+    ], 1],
+    // no question: the turn after the previous one's answer (and its response id)
+    [[m("user"), m("meta"), m("assistant"), m("meta"), m("function_call")], 3],
+    [[
+      m("user"),
+      m("meta"),
+      m("assistant"),
+      m("previous_response_id"),
+      m("meta"),
+      m("function_call"),
+    ], 4],
+    // the task route: the job's marker begins the turn's projected output (no token metas)
+    [[
+      m("user"),
+      m("meta", "job=W/ask/x"),
+      m("function_call"),
+      m("function_call_output"),
+      m("function_call"),
+    ], 1],
+    // no meta records at all: after the question
+    [[
+      m("user"),
+      m("assistant"),
+      m("user"),
+      m("function_call"),
+      m("function_call_output"),
+      m("function_call"),
+    ], 3],
+    [[m("function_call")], 0],
+  ];
+  for (const [chat, start] of chats) {
+    assert.equal(turnStart(chat, chat.length - 1), start, chat.map((x) => x.role).join(" "));
+  }
+});
+
+Deno.test("resumed: each answer after its last receipt; a conversation begun and never answered still began", () => {
+  const start: Message[] = [{ role: "system", content: "You are Boss" }];
+  const w = { agent: "Worker", conversation: "w" };
+  const own = "pt=3 pt_c=6 inference_id=i2";
+  const chat: Message[] = [
+    ...start,
+    { role: "user", content: "q" },
+    { role: "meta", content: "pt=1" },
+    call("c1", { ...w, prompt: "first" }),
+    output("c1", "one", {
+      conversation: "w",
+      agent_meta: [{ role: "meta", content: "pt=3 pt_c=3 inference_id=i1" }, {
+        role: "meta",
+        content: "pt=9 pt_c=9 inference_id=nested",
+      }, { role: "meta", content: own }],
+    }),
+    call("c2", { ...w, conversation: "v", prompt: "lost" }),
+    output("c2", '{"exception":"HTTP 400"}', { error: "error", conversation: "v" }),
+  ];
+  const boss = createAgent({ name: "Boss", startChat: start, currentChat: chat });
+  const inheritedAt = (
+    _: unknown,
+    c: readonly Message[],
+  ) => [{ role: "user", content: `${c.length}` }];
+  assert.deepEqual(resumed(boss, "Worker", "w", inheritedAt), [
+    { role: "user", content: "2" },
+    { role: "user", content: "first" },
+    { role: "meta", content: own },
+    { role: "assistant", content: "one" },
+  ]);
+  assert.deepEqual(resumed(boss, "Worker", "v", inheritedAt), [{ role: "user", content: "2" }]);
 });
