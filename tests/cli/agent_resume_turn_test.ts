@@ -33,9 +33,6 @@ const line = (m: Wire) =>
     ? `${m.role} calls ${m.tool_calls.map((c) => c.id).join(",")}`
     : `${m.role} ${m.content}`;
 
-/** Ports of this file's provider servers (one per test). */
-let nextPort = 43010;
-
 /**
  * Boss's turn, by round: `rounds[k]` (given the request's message count) is
  * round k+1's calls; after them, "boss done". Worker answers
@@ -47,7 +44,6 @@ function provider(
 ): Promise<ProviderServer> {
   let workerRequests = 0;
   return startProviderServer({
-    port: nextPort++,
     fallback: (req): ScriptStep => {
       const msgs = req.body.messages as Wire[];
       if (msgs[0]!.content === "You are Worker") {
