@@ -1,14 +1,23 @@
 /**
  * `config set` and `config unset`: one entry edited in `$SCOUT_HOME/etc/config`
  * under the file's lock (concurrent runs lose no entry), written through a
- * symbolic link, other lines' bytes kept; warnings for an entry another one
- * shadows or one without a scope.
+ * symbolic link, other lines' bytes kept, a new file made private (`0600`: it
+ * may hold API keys); warnings for an entry another one shadows, one without a
+ * scope, and a secret written into a file others may read.
  *
  * @module
  */
 import type { Command } from "@commander-js/extra-typings";
 import { Buffer } from "node:buffer";
-import { mkdirSync, readFileSync } from "node:fs";
+import {
+  closeSync,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { type ConfigEntry, configEntryFor, loadConfig } from "../config/store.ts";
 import { suggestedScope } from "../config/unscoped.ts";
@@ -19,7 +28,7 @@ import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
-import { configFile, printable } from "./config_values.ts";
+import { configFile, isSecret, printable } from "./config_values.ts";
 
 /** Options of `config set` / `config unset`. */
 export interface ConfigSetCliOptions {
@@ -83,6 +92,37 @@ function editedLines(
   return { lines: kept, found };
 }
 
+/** Whether anything (a file, a link, even to nothing) is at `path`. */
+function lexists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Creates the config file empty with mode `0600` whatever the umask, so the
+ * atomic rewrite that follows (which keeps a replaced file's mode) leaves it
+ * private: a config may hold API keys, and a shared login node's other
+ * users must not read them (R102-10). Where it cannot be made, the write
+ * that follows fails and says why.
+ */
+function createPrivate(path: string): void {
+  let fd: number;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    fd = openSync(path, "wx", 0o600);
+  } catch {
+    return;
+  }
+  try {
+    fchmodSync(fd, 0o600); // a umask like 0277 would leave it unwritable
+  } catch { /* then the write that follows says why */ }
+  closeSync(fd);
+}
+
 /**
  * Reads, edits and rewrites the config holding `<file>.lock`: concurrent
  * `config set`/`unset` processes each see the others' entries (R91-4).
@@ -102,7 +142,9 @@ function editConfig(file: string, opts: ConfigSetCliOptions): void {
     }
     const out = lines.length ? Buffer.concat(lines.flatMap((l) => [l, NL])) : new Uint8Array();
     // a link (a dotfiles one, even to nothing yet) is written through, as Ruby's Open.write does
-    writeInPlaceSync(danglingLinkEnd(file), out, file);
+    const target = danglingLinkEnd(file);
+    if (!lexists(target)) createPrivate(target);
+    writeInPlaceSync(target, out, file);
   });
 }
 
@@ -129,7 +171,40 @@ export function runConfigSet(opts: ConfigSetCliOptions, io: Io): number {
   io.stderr.write(`${opts.key}${where} ${shown} (${file})\n`);
   if (opts.value !== undefined && opts.scopes.length === 0) warnUnscoped(opts.key, io);
   if (opts.value !== undefined) warnShadowed(opts.key, opts.value, opts.scopes, io);
+  if (opts.value !== undefined && holdsSecret(opts.key, opts.value)) warnReadable(file, io);
   return 0;
+}
+
+/**
+ * Whether an entry's value is a secret itself: a key (`key`, `*_token`…) or
+ * a key-like value (`sk-…`), but not `false`, `nil` or `env:VAR`, which
+ * name no secret.
+ */
+function holdsSecret(key: string, value: string): boolean {
+  if (value === "false" || value === "nil" || value.startsWith("env:")) return false;
+  return isSecret(key, value);
+}
+
+/**
+ * Warns when the config just given a secret may be read by the file's group
+ * or by others: an existing file keeps its mode and group (a group may share
+ * one on purpose), so it is said, with the fix, rather than changed (R102-10).
+ */
+function warnReadable(file: string, io: Io): void {
+  let mode: number;
+  try {
+    mode = statSync(file).mode; // a link's target
+  } catch {
+    return;
+  }
+  if ((mode & 0o044) === 0) return;
+  const who = (mode & 0o004) !== 0 ? "every user" : "its group";
+  warn(
+    io,
+    `"${file}" now holds a secret and ${who} may read it (mode ` +
+      `${(mode & 0o777).toString(8).padStart(4, "0")}): run "chmod 600 ${file}" ` +
+      `unless it is shared on purpose`,
+  );
 }
 
 /**
