@@ -132,19 +132,33 @@ export async function runDeployWorker(top: Job, opts: DeployOptions, io: Io): Pr
   const end = stopWithParent(lines);
   try {
     for await (const line of lines) {
-      const p = line.trim();
-      if (p === "") continue;
+      if (line.trim() === "") continue;
+      const p = sentPath(line);
       end.busy = true;
       const err = await runOne(p);
       end.busy = false;
+      const q = JSON.stringify(p);
       io.stdout.write(
-        err === null ? `${WORKER_MARK}done\t${p}\n` : `${WORKER_MARK}error\t${p}\t${err}\n`,
+        err === null ? `${WORKER_MARK}done\t${q}\n` : `${WORKER_MARK}error\t${q}\t${err}\n`,
       );
     }
   } finally {
     end.release();
   }
   return 0;
+}
+
+/**
+ * The job path of a line a `--deploy local` parent sent: a JSON string, so a
+ * path with a newline in it (a `SCOUT_HOME`, a `--jobname`) travels as one
+ * line (R102-6); a line that is no JSON string is taken as it is, trimmed.
+ */
+function sentPath(line: string): string {
+  try {
+    const p: unknown = JSON.parse(line);
+    if (typeof p === "string") return p;
+  } catch { /* not JSON */ }
+  return line.trim();
 }
 
 /** What the parent's end means to a worker, set while it runs a job. */

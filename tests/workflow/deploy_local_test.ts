@@ -4,9 +4,10 @@
  * bound the concurrency; a failure is recorded and reported; usage errors.
  */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runScout, tempDir } from "../support/cli.ts";
+import { BAKING } from "./cli_support.ts";
 import { fanWorkflow } from "./deploy_fixtures.ts";
 
 function logLines(file: string): string[][] {
@@ -117,4 +118,21 @@ Deno.test("--deploy usage errors exit 2 with one line; an option of another mode
     assert.match(r.stderr, msg);
     assert.match(r.stderr.split("\n")[0]!, msg);
   }
+});
+
+Deno.test("local deploy: a job path with a newline (in SCOUT_HOME or --jobname) reaches the workers whole (R102-6)", async () => {
+  await using d = await tempDir();
+  const home = join(d.path, "home\nb");
+  const args = ["workflow", "task", BAKING, "cake", "--eggs", "61", "--jobname", "run\n2"];
+  const serial = await runScout(args, { env: { SCOUT_HOME: join(d.path, "serial") } });
+  assert.equal(serial.code, 0, serial.stderr);
+  const r = await runScout([...args, "--deploy", "local", "--cpus", "2"], {
+    env: { SCOUT_HOME: home },
+  });
+  assert.equal(r.code, 0, r.stderr); // before: Job "…/whisk/run" is not in the graph…
+  assert.equal(r.stdout, serial.stdout);
+  assert.doesNotMatch(r.stderr, /not in the graph/);
+  // the jobs are the home's, their names keep the newline
+  const cakes = readdirSync(join(home, "var", "jobs", "Baking", "cake"));
+  assert.ok(cakes.some((n) => n.startsWith("run\n2_") && !n.includes(".")), cakes.join(", "));
 });

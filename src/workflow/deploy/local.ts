@@ -26,7 +26,11 @@ import { thisHost } from "../state.ts";
 import { directDeps, pendingJobs } from "./graph.ts";
 import { type DeployRules, NO_RULES, taskResources } from "./rules.ts";
 
-/** The line prefix of a worker's replies on its stdout (other output is passed on to stderr). */
+/**
+ * The line prefix of a worker's replies on its stdout (other output is passed
+ * on to stderr): `done\t<path>` or `error\t<path>\t<message>`, the path a
+ * JSON string, as the job paths a worker is sent on its stdin, one a line.
+ */
 export const WORKER_MARK = "\u001fscout-ai-worker\t";
 
 /** Progress events of a local deploy. */
@@ -190,7 +194,8 @@ function startWorker(s: Scheduler): Worker {
   });
   const w: Worker = {
     pid: child.pid,
-    send: (p) => child.stdin.write(p + "\n"),
+    // one JSON string a line: a path may hold a newline (SCOUT_HOME, --jobname) (R102-6)
+    send: (p) => child.stdin.write(JSON.stringify(p) + "\n"),
     close: () => child.stdin.end(),
     busy: null,
     cpus: 0,
