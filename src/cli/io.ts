@@ -12,6 +12,7 @@ import { ScoutError } from "../errors.ts";
 import { errnoReason } from "../util/errno_text.ts";
 import { redactUrlsIn } from "../util/secrets.ts";
 import { trackWrites } from "./pending_writes.ts";
+import { fitWidth } from "./terminal_width.ts";
 
 /** Something text can be written to. */
 export interface TextSink {
@@ -52,6 +53,12 @@ export interface Io {
   stdoutIsTTY: boolean;
   /** Whether stderr is a terminal (progress is drawn only then). */
   stderrIsTTY: boolean;
+  /**
+   * The width of the terminal stderr is, read at each call (a window may be
+   * resized); undefined or 0 when unknown. Optional: progress lines are cut
+   * to it (see {@link statusLine}).
+   */
+  stderrColumns?(): number | undefined;
   /** Environment variables. */
   env: Record<string, string | undefined>;
   /** Working directory relative paths are resolved against. */
@@ -131,6 +138,7 @@ export function processIo(): ProcessIo {
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    stderrColumns: () => process.stderr.columns,
     env: process.env,
     cwd: process.cwd(),
     finishWithoutStdout: () => void (state.finish = true),
@@ -224,8 +232,14 @@ export interface BufferIo extends Io {
  * ```
  */
 export function bufferIo(
-  opts: { stdin?: string; env?: Record<string, string | undefined>; cwd?: string; tty?: boolean } =
-    {},
+  opts: {
+    stdin?: string;
+    env?: Record<string, string | undefined>;
+    cwd?: string;
+    tty?: boolean;
+    /** The width of the terminal stderr stands for. */
+    columns?: number;
+  } = {},
 ): BufferIo {
   let out = "";
   let err = "";
@@ -237,6 +251,7 @@ export function bufferIo(
     stdinIsTTY: opts.stdin === undefined && tty,
     stdoutIsTTY: tty,
     stderrIsTTY: tty,
+    stderrColumns: () => opts.columns,
     env: opts.env ?? {},
     cwd: opts.cwd ?? process.cwd(),
     stdoutText: () => out,
@@ -323,7 +338,8 @@ export const USAGE_HINT = "(run with --help for usage)";
 export interface StatusLine {
   /**
    * Redraws the line: carriage return, erase, `status` dimmed, then
-   * ` subject` when given. Draws nothing when stderr is not a TTY.
+   * ` subject` when given, the whole cut to the terminal's width when known
+   * (ending in `…`). Draws nothing when stderr is not a TTY.
    *
    * @param status what is happening (dimmed)
    * @param subject what it happens to (a job's short path), plain
@@ -339,6 +355,17 @@ export interface StatusLine {
 }
 
 const ERASE_LINE = "\r\x1b[K";
+
+/**
+ * A status line cut to the terminal's width, one column kept for the cursor
+ * (a line that fills the last column wraps on some terminals): a longer one
+ * would wrap, and the erase that redraws it clears only its last row
+ * (R102-11). Unchanged when the width is unknown.
+ */
+function fitTerminal(io: Io, line: string): string {
+  const columns = io.stderrColumns?.() ?? 0;
+  return columns > 0 ? fitWidth(line, columns - 1) : line;
+}
 
 /**
  * The progress line of long work (`DESIGN.md` §3: on stderr, TTY only): one
@@ -362,8 +389,9 @@ export function statusLine(io: Io): StatusLine {
   return {
     show: (status, subject) => {
       if (!canRedrawStderr(io)) return;
-      const tail = subject === undefined ? "" : ` ${subject}`;
-      io.stderr.write(`${ERASE_LINE}${paint(io, "stderr", "dim", status)}${tail}`);
+      const line = fitTerminal(io, subject === undefined ? status : `${status} ${subject}`);
+      const dimmed = paint(io, "stderr", "dim", line.slice(0, status.length));
+      io.stderr.write(`${ERASE_LINE}${dimmed}${line.slice(status.length)}`);
       drawn = true;
     },
     clear: (opts = {}) => {
