@@ -23,19 +23,29 @@ import { refusedByFileSystem } from "../util/fs_refused.ts";
 import { inPlace, inPlaceWrite, writeWhere } from "../util/in_place.ts";
 import { acquireLock, type HeldLock, takeLockFileSync } from "../workflow/lock.ts";
 import { lockPathFor } from "../workflow/store.ts";
+import { probeCreate } from "../util/create_probe.ts";
 
 /**
  * Fails when `-o` cannot be written: a directory or no file (a usage error,
  * exit 2); an unwritable or read-only file, or no writable directory to
  * create or replace it in (missing parents are created, so the nearest
- * existing one decides) — a permission, exit 1 (R92-5).
+ * existing one decides) — a permission, exit 1 (R92-5); or no new file can
+ * be made there (no free inode, an inode quota: exit 1, R102-9).
  *
  * @param given absolute path (a symbolic link: its target is checked)
  * @param shown the path as given, for the message
  */
 export function checkChatOutput(given: string, shown: string): void {
-  const { problem, denied } = inPlace(given);
-  if (problem === null) return;
+  const where = inPlace(given);
+  const { problem, denied } = where;
+  if (problem === null) {
+    // the save's temp file needs an inode: none free, or a quota, is told before the ask (R102-9)
+    const refused = where.stream === true ? null : probeCreate(where.file);
+    if (refused === null) return;
+    throw new ScoutError("io", `Cannot write -o "${shown}": ${errnoReason(refused)}`, {
+      file: shown,
+    });
+  }
   const message = `Cannot write -o "${shown}": ${problem}`;
   throw denied ? new ScoutError("io", message, { file: shown }) : usageError(message);
 }
