@@ -12,7 +12,6 @@ import { ScoutError } from "../errors.ts";
 import { errnoReason } from "../util/errno_text.ts";
 import { redactUrlsIn } from "../util/secrets.ts";
 import { trackWrites } from "./pending_writes.ts";
-import { fitWidth } from "./terminal_width.ts";
 
 /** Something text can be written to. */
 export interface TextSink {
@@ -56,7 +55,7 @@ export interface Io {
   /**
    * The width of the terminal stderr is, read at each call (a window may be
    * resized); undefined or 0 when unknown. Optional: progress lines are cut
-   * to it (see {@link statusLine}).
+   * to it (`status_line.ts`).
    */
   stderrColumns?(): number | undefined;
   /** Environment variables. */
@@ -274,19 +273,6 @@ export function useColor(io: Io, stream: "stdout" | "stderr"): boolean {
   return stream === "stdout" ? io.stdoutIsTTY : io.stderrIsTTY;
 }
 
-/**
- * Whether a progress line may be drawn on stderr: it is redrawn in place
- * with `\r` and `ESC[K`, which a terminal with `TERM=dumb` (Emacs shells,
- * some CI consoles) prints as they are. Only on a TTY, never under
- * `TERM=dumb`; `NO_COLOR` is about colour and leaves it drawn.
- *
- * @param io the command's Io
- * @returns true to draw progress lines
- */
-export function canRedrawStderr(io: Io): boolean {
-  return io.stderrIsTTY && io.env.TERM !== "dumb";
-}
-
 /** Styles accepted by {@link paint} (a subset of `node:util` styleText formats). */
 export type Style =
   | "bold"
@@ -333,71 +319,3 @@ export function warn(io: Io, message: string): void {
 
 /** The line after a usage error (exit 2): one hint, not the whole help. */
 export const USAGE_HINT = "(run with --help for usage)";
-
-/** A one-line status on stderr, redrawn in place (see {@link statusLine}). */
-export interface StatusLine {
-  /**
-   * Redraws the line: carriage return, erase, `status` dimmed, then
-   * ` subject` when given, the whole cut to the terminal's width when known
-   * (ending in `…`). Draws nothing when stderr is not a TTY.
-   *
-   * @param status what is happening (dimmed)
-   * @param subject what it happens to (a job's short path), plain
-   */
-  show(status: string, subject?: string): void;
-  /**
-   * Erases the line when one was drawn since the last erase; with `always`,
-   * also when none was (on a TTY only, as every drawing).
-   *
-   * @param opts `always`: erase even when nothing was drawn
-   */
-  clear(opts?: { always?: boolean }): void;
-}
-
-const ERASE_LINE = "\r\x1b[K";
-
-/**
- * A status line cut to the terminal's width, one column kept for the cursor
- * (a line that fills the last column wraps on some terminals): a longer one
- * would wrap, and the erase that redraws it clears only its last row
- * (R102-11). Unchanged when the width is unknown.
- */
-function fitTerminal(io: Io, line: string): string {
-  const columns = io.stderrColumns?.() ?? 0;
-  return columns > 0 ? fitWidth(line, columns - 1) : line;
-}
-
-/**
- * The progress line of long work (`DESIGN.md` §3: on stderr, TTY only): one
- * renderer for every command that redraws a status in place.
- *
- * @param io the command's Io
- * @returns the line: `show` redraws it, `clear` erases it
- *
- * @example
- * ```ts
- * import { bufferIo, statusLine } from "./io.ts";
- * const io = bufferIo({ tty: true, env: { NO_COLOR: "1" } });
- * const line = statusLine(io);
- * line.show("start", "Baking/whisk/Default");
- * line.clear();
- * io.stderrText(); // "\r\x1b[Kstart Baking/whisk/Default\r\x1b[K"
- * ```
- */
-export function statusLine(io: Io): StatusLine {
-  let drawn = false;
-  return {
-    show: (status, subject) => {
-      if (!canRedrawStderr(io)) return;
-      const line = fitTerminal(io, subject === undefined ? status : `${status} ${subject}`);
-      const dimmed = paint(io, "stderr", "dim", line.slice(0, status.length));
-      io.stderr.write(`${ERASE_LINE}${dimmed}${line.slice(status.length)}`);
-      drawn = true;
-    },
-    clear: (opts = {}) => {
-      if (!canRedrawStderr(io) || !(drawn || opts.always)) return;
-      io.stderr.write(ERASE_LINE);
-      drawn = false;
-    },
-  };
-}

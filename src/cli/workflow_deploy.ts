@@ -16,7 +16,8 @@ import { interruptJobs } from "../workflow/interrupt.ts";
 import type { Job } from "../workflow/mod.ts";
 import type { DeployRules } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
-import { statusLine, warn } from "./io.ts";
+import { warn } from "./io.ts";
+import { statusLine } from "./status_line.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { END_OF_OPTIONS, splitAtEnd } from "./workflow_task_escape.ts";
 

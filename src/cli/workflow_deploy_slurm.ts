@@ -17,7 +17,8 @@ import type {
   SqueueRetry,
 } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
-import { canRedrawStderr, statusLine, warn } from "./io.ts";
+import { warn } from "./io.ts";
+import { canRedrawStderr, statusLine } from "./status_line.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { rulesOf, workerArgv } from "./workflow_deploy.ts";
 import { reportEnd } from "./workflow_deploy_end.ts";

@@ -13,7 +13,8 @@ import {
 } from "../errors.ts";
 import type { InputDef, Job, RunEvent, Workflow } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
-import { paint, statusLine, warn } from "./io.ts";
+import { paint, warn } from "./io.ts";
+import { statusLine } from "./status_line.ts";
 import { printResult } from "./workflow_task_result.ts";
 import { interruptWord } from "./ask_interrupt.ts";
 import { reportInterrupts } from "../workflow/interrupt.ts";

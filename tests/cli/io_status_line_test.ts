@@ -4,7 +4,8 @@
  * terminal's width (R102-11).
  */
 import assert from "node:assert/strict";
-import { bufferIo, statusLine } from "../../src/cli/io.ts";
+import { bufferIo } from "../../src/cli/io.ts";
+import { statusLine } from "../../src/cli/status_line.ts";
 import { displayWidth, fitWidth } from "../../src/cli/terminal_width.ts";
 
 const CLEAR = "\r\x1b[K";
