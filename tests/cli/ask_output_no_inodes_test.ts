@@ -15,7 +15,7 @@ import { startProviderServer } from "../support/provider_server.ts";
 
 Deno.test("-o on a file system without free inodes is refused before the ask; with inodes again it saves and leaves no temp file (R102-9)", async () => {
   await using d = await tempDir();
-  await using srv = await startProviderServer({ port: 43100 });
+  await using srv = await startProviderServer({});
   await using disk = await noFreeInodes((p) => writeFileSync(join(p, "a.chat"), "user: old\n"));
   const chat = join(disk.path, "a.chat");
   const env = { SCOUT_HOME: join(d.path, "home"), OPENAI_API_KEY: "sk-x" };

@@ -75,7 +75,7 @@ Deno.test({
   fn: async () => {
     await buildBinary();
     await using dir = await tempDir();
-    await using srv = await startProviderServer({ port: 42950, fallback: () => ({ text: "A." }) });
+    await using srv = await startProviderServer({ fallback: () => ({ text: "A." }) });
     const work = join(dir.path, "w");
     await Deno.mkdir(work);
     const chat = `x${E9}.chat`;
@@ -139,7 +139,7 @@ Deno.test({
   fn: async () => {
     await buildBinary();
     await using dir = await tempDir();
-    await using srv = await startProviderServer({ port: 42951, fallback: () => ({ text: "A." }) });
+    await using srv = await startProviderServer({ fallback: () => ({ text: "A." }) });
     const bad = join(dir.path, `bad${E9}`);
     const made = await runCommand("sh", [
       "-c",

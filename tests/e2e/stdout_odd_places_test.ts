@@ -24,7 +24,6 @@ async function setup() {
   const dir = await tempDir();
   const answer = "more of a long answer\n".repeat(5_000); // 110 KB
   const srv = await startProviderServer({
-    port: 42900,
     fallback: (req) => ({
       text: String(JSON.stringify(req.body)).includes("LONG") ? answer : "short answer",
     }),
