@@ -5,8 +5,19 @@
  * atomic info write), its tmp result removed and its lock released; then the
  * process exits with 128 + signal number — unless a caller above holds the
  * exit ({@link holdInterruptExit}: `llm ask`/`agent ask`, which save the
- * chat so far and exit themselves). Handlers are installed only while jobs
- * run.
+ * chat so far and exit themselves).
+ *
+ * [TS-FIX] A signal caught while jobs run is never lost. The runtime reads a
+ * signal only when its event loop polls for I/O (Deno: after a dozen
+ * `setImmediate` turns, or a timer), so one that came while a body computed
+ * synchronously may reach the listener after the job was recorded done. The
+ * listeners therefore stay installed from the first tracked job for the
+ * process's life (they keep no event loop alive): a signal that finds no job
+ * running ("late") does what the default disposition would — exit 128 + n —
+ * unless another listener on `process` takes that signal (an ask's, `llm
+ * process`'s, `workflow mcp --http`'s), and a process about to exit by itself
+ * waits one timer turn first (`beforeExit`, once) so that a caught signal is
+ * delivered, not dropped by the exit.
  *
  * @module
  */
@@ -23,7 +34,39 @@ export type InterruptReport = (signal: string, aborted: string[]) => void;
 
 const reporters = new Set<InterruptReport>();
 
-function onSignal(signal: string): void {
+/** Signals a listener was removed from in this very task: a `once` one being called now. */
+const consumed = new Set<string>();
+
+/**
+ * Whether a listener other than ours takes `signal`: one still registered,
+ * or a `once` one this signal is calling. Bun calls ours first (prepended),
+ * the `once` one still counted; Deno calls listeners in the order they were
+ * added, a `once` one removed before it is called — seen by its
+ * `removeListener` event in the same task.
+ */
+function othersListen(signal: string): boolean {
+  return process.listenerCount(signal) > 1 || consumed.has(signal);
+}
+
+function onRemoveListener(event: string | symbol): void {
+  if (typeof event !== "string" || !(event in EXIT) || consumed.has(event)) return;
+  consumed.add(event);
+  queueMicrotask(() => consumed.delete(event));
+}
+
+/**
+ * A signal's listener: the running jobs aborted (see {@link onSignal}); a
+ * late one — no job running — exits as the default disposition would
+ * (128 + n), held or not, unless another listener takes it (a holder's own,
+ * say; `workflow mcp --http`, whose `once` listeners are gone after the
+ * first signal, is killed by a second one as before).
+ */
+function onProcessSignal(signal: string): void {
+  if (running.size === 0 && othersListen(signal)) return;
+  onSignal(signal, running.size === 0);
+}
+
+function onSignal(signal: string, late = false): void {
   const aborted = [...running.keys()];
   for (const abort of [...running.values()].reverse()) {
     try {
@@ -36,7 +79,7 @@ function onSignal(signal: string): void {
       report(signal, aborted);
     } catch { /* a report must not keep the process from exiting */ }
   }
-  if (holders === 0) process.exit(EXIT[signal] ?? 1);
+  if (holders === 0 || late) process.exit(EXIT[signal] ?? 1);
 }
 
 /**
@@ -83,21 +126,22 @@ export function reportInterrupts(report: InterruptReport): () => void {
   return () => void reporters.delete(report);
 }
 
-/** Event-loop turns a signal needs to reach its listener (Deno: one to read it, one to call). */
+/** Event-loop turns given to a pending signal before a result is recorded. */
 const SIGNAL_TURNS = 3;
 
 /**
  * Lets a SIGINT/SIGTERM that arrived while a body computed synchronously
  * (JavaScript cannot interrupt it) be handled now, before its result is
- * recorded: the signal wins over the result. A few `setImmediate` turns of
- * the event loop (microseconds; a timer would cost a millisecond each) let
- * the runtime read the signal and call its listener — Bun needs one, Deno
- * two. Nothing to wait for when no job is tracked.
+ * recorded, so that the signal wins over the result: a few `setImmediate`
+ * turns (microseconds; a timer would cost a millisecond each) — enough under
+ * Bun, often not under Deno, which reads signals only when it polls for I/O.
+ * Best effort: a signal it misses is still handled, once the job is recorded
+ * done (see the module doc). Nothing to wait for when no job is tracked.
  *
- * @returns resolved once pending signals were delivered
+ * @returns resolved once the turns passed
  */
 export async function deliverPendingSignals(): Promise<void> {
-  for (let i = 0; i < SIGNAL_TURNS && installed; i++) {
+  for (let i = 0; i < SIGNAL_TURNS && running.size > 0; i++) {
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -107,7 +151,9 @@ let holders = 0;
 /**
  * While held, a signal aborts the running jobs (as always) but does not
  * exit the process: the holder has its own handler, which ends its work
- * (the aborted jobs' bodies see their signal) and exits itself.
+ * (the aborted jobs' bodies see their signal) and exits itself. A signal
+ * that finds no job running is left to that handler, or exits when there is
+ * none (see the module doc).
  *
  * @returns the release function (call it once)
  */
@@ -120,12 +166,38 @@ export function holdInterruptExit(): () => void {
   };
 }
 
-const onInt = () => onSignal("SIGINT");
-const onTerm = () => onSignal("SIGTERM");
-const onHup = () => onSignal("SIGHUP");
+const onInt = () => onProcessSignal("SIGINT");
+const onTerm = () => onProcessSignal("SIGTERM");
+const onHup = () => onProcessSignal("SIGHUP");
+
+let flushed = false;
 
 /**
- * Registers a running job; the returned function unregisters it.
+ * Before a process that ran jobs exits by itself: one timer turn, once, so
+ * that the runtime polls for I/O and a signal it caught reaches its listener
+ * (Deno would exit without reading it).
+ */
+function onBeforeExit(): void {
+  if (flushed) return;
+  flushed = true;
+  setTimeout(() => {}, 0);
+}
+
+/** Installs the signal listeners, once, for the process's life (see the module doc). */
+function installListeners(): void {
+  if (installed) return;
+  installed = true;
+  // first where the runtime allows it (Bun), to see the `once` listeners this signal calls
+  process.prependListener("SIGINT", onInt);
+  process.prependListener("SIGTERM", onTerm);
+  process.prependListener("SIGHUP", onHup);
+  process.on("removeListener", onRemoveListener);
+  process.on("beforeExit", onBeforeExit);
+}
+
+/**
+ * Registers a running job; the returned function unregisters it. The
+ * signal listeners stay installed after the last job (see the module doc).
  *
  * @param key the job path
  * @param abort synchronous cleanup run on SIGINT/SIGTERM/SIGHUP
@@ -133,19 +205,6 @@ const onHup = () => onSignal("SIGHUP");
  */
 export function trackRunning(key: string, abort: AbortFn): () => void {
   running.set(key, abort);
-  if (!installed) {
-    installed = true;
-    process.on("SIGINT", onInt);
-    process.on("SIGTERM", onTerm);
-    process.on("SIGHUP", onHup);
-  }
-  return () => {
-    running.delete(key);
-    if (running.size === 0 && installed) {
-      installed = false;
-      process.off("SIGINT", onInt);
-      process.off("SIGTERM", onTerm);
-      process.off("SIGHUP", onHup);
-    }
-  };
+  installListeners();
+  return () => void running.delete(key);
 }

@@ -251,7 +251,8 @@ async function computeLocked(run: LockedRun, plan: Job[]): Promise<void> {
     info: { merge: info.merge, replace: info.replace },
   });
   const value = await task.run(ctx.inputs, ctx);
-  // a signal that came while the body computed synchronously wins over its result
+  // a signal that came while the body computed synchronously wins over its result, if read
+  // by now; one read later still ends the process once the job is done (interrupt.ts)
   await deliverPendingSignals();
   if (run.signal.aborted) {
     throw new ScoutError("job_aborted", `Job "${job.shortPath}" was interrupted`, {
