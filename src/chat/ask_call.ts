@@ -65,7 +65,7 @@ export function askArguments(params: Record<string, unknown>): AskCall | string[
   }
   if (typeof p.prompt !== "string") problems.push(`"prompt" must be a string`);
   const agent = p.agent;
-  if (typeof agent !== "string" || !NAME.test(agent) || agent === "." || agent === "..") {
+  if (!isAgentName(agent)) {
     problems.push(
       `"agent" must be a name of letters, digits, "_", "." or "-", got ${JSON.stringify(agent)}`,
     );
@@ -92,6 +92,33 @@ export function askArguments(params: Record<string, unknown>): AskCall | string[
     conversation: (conversation as string | null | undefined) ?? null,
     inherit: inherit as Mode,
   };
+}
+
+/** Letters, digits, `_`, `.`, `-`, not `.` or `..` (its length is checked apart). */
+function isAgentName(v: unknown): v is string {
+  return typeof v === "string" && NAME.test(v) && v !== "." && v !== "..";
+}
+
+/**
+ * The agent a recorded `ask` call's arguments name, when the tool would run
+ * that name (a string of letters, digits, `_`, `.`, `-`, not `.`/`..`, at
+ * most {@link MAX_ASK_NAME} characters), else null: a value that is not a
+ * string, too long, or with other characters named no agent the tool ran.
+ * The rest of the arguments is not checked.
+ *
+ * @param args the call's arguments (JSON text or object)
+ * @returns the agent name, or null
+ *
+ * @example
+ * ```ts
+ * import { askedAgent } from "./ask_call.ts";
+ * askedAgent('{"agent":"Critic","prompt":"ok?"}'); // "Critic"
+ * askedAgent({ agent: "Evil\u001b[2J" }); // null
+ * ```
+ */
+export function askedAgent(args: unknown): string | null {
+  const agent = argumentsObject(args).agent;
+  return isAgentName(agent) && agent.length <= MAX_ASK_NAME ? agent : null;
 }
 
 function tooLong(key: string, value: string): string {

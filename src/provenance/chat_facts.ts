@@ -172,14 +172,16 @@ export function readChatFacts(
  */
 export function factsToText(facts: ChatFacts): string {
   const e = facts.evidence;
+  // the optional fields last, the trailing absent ones left out (most chats have none)
+  const optional = [facts.toolCalls ?? null, facts.controlJobs ?? null, e.agents ?? null];
+  while (optional.at(-1) === null) optional.pop();
   const header = JSON.stringify([
     facts.jobReferences,
     facts.receiptJobs,
     e.chat.map((item) => item.metaAddress[1]),
     e.lineage,
     e.receiptProblems,
-    ...(facts.toolCalls || facts.controlJobs ? [facts.toolCalls ?? null] : []),
-    ...(facts.controlJobs ? [facts.controlJobs] : []),
+    ...optional,
   ]);
   let text = header;
   for (const item of e.chat) text += "\n" + JSON.stringify(item.meta);
@@ -197,8 +199,16 @@ export function factsToText(facts: ChatFacts): string {
  */
 export function factsFromText(path: string, text: string): ChatFacts {
   const lines = text.split("\n");
-  const [jobReferences, receiptJobs, indices, lineage, receiptProblems, toolCalls, controlJobs] =
-    JSON.parse(lines[0]!);
+  const [
+    jobReferences,
+    receiptJobs,
+    indices,
+    lineage,
+    receiptProblems,
+    toolCalls,
+    controlJobs,
+    agents,
+  ] = JSON.parse(lines[0]!);
   const n = (indices as number[]).length;
   const chat: ChatMetaItem[] = new Array(n);
   for (let k = 0; k < n; k++) {
@@ -210,7 +220,7 @@ export function factsFromText(path: string, text: string): ChatFacts {
     path,
     jobReferences,
     receiptJobs,
-    evidence: { path, chat, lineage, receipts, receiptProblems },
+    evidence: { path, chat, lineage, receipts, receiptProblems, ...(agents ? { agents } : {}) },
     ...(toolCalls ? { toolCalls } : {}),
     ...(controlJobs ? { controlJobs } : {}),
   };
@@ -238,6 +248,8 @@ export interface FactsLines {
   chatMeta: string[];
   /** Each receipt item, as JSON. */
   receipts: string[];
+  /** The agent each receipt's call named (see `FileEvidence.agents`), or null when none does. */
+  agents: (string | null)[] | null;
 }
 
 /**
@@ -248,14 +260,18 @@ export interface FactsLines {
  */
 export function factsLines(text: string): FactsLines {
   const lines = text.split("\n");
-  const [, , indices, lineage] = JSON.parse(lines[0]!) as [
-    unknown,
-    unknown,
-    number[],
-    (string | null)[] | null,
-  ];
+  const header = JSON.parse(lines[0]!) as unknown[];
+  const indices = header[2] as number[];
+  const lineage = header[3] as (string | null)[] | null;
+  const agents = (header[7] ?? null) as (string | null)[] | null;
   const n = indices.length;
-  return { indices, lineage, chatMeta: lines.slice(1, n + 1), receipts: lines.slice(n + 1) };
+  return {
+    indices,
+    lineage,
+    chatMeta: lines.slice(1, n + 1),
+    receipts: lines.slice(n + 1),
+    agents,
+  };
 }
 
 /**

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { argumentsObject, askArguments } from "../chat/ask_call.ts";
+import { argumentsObject, askArguments, askedAgent, MAX_ASK_NAME } from "../chat/ask_call.ts";
 import { agentMetaEvidence } from "../chat/receipts.ts";
 import type { ReceiptEvidence, ReceiptProblem } from "../chat/receipts_types.ts";
 import { type ToolCall, toolCalls } from "../chat/tool_calls.ts";
@@ -79,6 +79,25 @@ function recordedLog(
   const name = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
   if (!name.test(agent) || !name.test(conversation) || agent === "..") return null;
   return { agent, conversation };
+}
+
+/**
+ * The agent a call's receipt came from, when its tool's name does not say
+ * it: the agent an `ask` call's arguments name ({@link askedAgent}), the
+ * specialist another tool's output records (`"agent"`); null for a
+ * hand-off (its name is its tool's) and for a call that names no agent the
+ * tool would run (`llm prov --by agent` then says `unknown`, R101-3).
+ *
+ * @param call a paired tool call
+ * @returns the agent name, or null
+ */
+export function receiptAgent(
+  call: Pick<ToolCall, "name" | "arguments" | "outputInfo">,
+): string | null {
+  if (call.name === "ask") return askedAgent(call.arguments);
+  if (isDelegationTool(call.name)) return null;
+  const agent = recordedLog(call.outputInfo)?.agent ?? null;
+  return agent !== null && agent.length <= MAX_ASK_NAME ? agent : null;
 }
 
 /** Whether a call is delegation evidence: by its name, or by the log its output records. */

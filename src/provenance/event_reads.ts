@@ -35,14 +35,15 @@ const chatCopy = (source: string): CanonicalCopy => ({
   toolName: null,
 });
 
-function receiptCopy(line: string): CanonicalCopy {
-  const r = JSON.parse(line) as ReceiptItem;
-  return { origin: "agent_meta", source: r.source, callId: r.callId, toolName: r.toolName };
+function receiptCopy(f: FactsLines, k: number): CanonicalCopy {
+  const r = JSON.parse(f.receipts[k]!) as ReceiptItem;
+  const agent = f.agents?.[k] ?? null;
+  return { origin: "agent_meta", source: r.source, callId: r.callId, toolName: r.toolName, agent };
 }
 
 /**
- * Each event's tokens, `model`/`backend`/`endpoint` and canonical copy, in
- * order (what `rollup` reads); when the canonical copy is not in a society
+ * Each event's tokens, `model`/`backend`/`endpoint` and canonical copy (a
+ * receipt's with the agent its call named), in order (what `rollup` reads); when the canonical copy is not in a society
  * log, also the first copy that is a society log's own record, after it.
  *
  * @param table the event table
@@ -56,7 +57,7 @@ export function* canonicalEvents(table: EventTable, store: ChatStore): Generator
     table.copiesOf(e, (seq, pos) => {
       if (evidence.length === 0) {
         evidence.push(
-          pos >= 0 ? chatCopy(store.path(seq)) : receiptCopy(linesOf(seq).receipts[~pos]!),
+          pos >= 0 ? chatCopy(store.path(seq)) : receiptCopy(linesOf(seq), ~pos),
         );
       } else if (
         // a society log's own record after a canonical copy that is none (`agentOf`, R93-4)

@@ -36,8 +36,15 @@ export type EventSummary =
     sources: unknown[];
   };
 
-/** Where an event's canonical copy is (what a roll-up reads of it). */
-export type CanonicalCopy = Pick<EvidenceItem, "origin" | "source" | "callId" | "toolName">;
+/**
+ * Where an event's canonical copy is (what a roll-up reads of it); a receipt
+ * copy read from the store also says which agent its call named, when its
+ * tool's name does not (`FileEvidence.agents`).
+ */
+export type CanonicalCopy = Pick<EvidenceItem, "origin" | "source" | "callId" | "toolName"> & {
+  /** The agent a receipt's call named (an `ask`'s `agent`), or null / absent. */
+  agent?: string | null;
+};
 
 /**
  * What a roll-up reads of an event: its tokens, its record's `model`,

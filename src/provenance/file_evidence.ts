@@ -12,6 +12,8 @@ import { addTokens, emptyTokens, isDirectMeta, nonEmpty, type TokenTotals } from
 import { agentMetaEvidence, type ReceiptEvidence } from "../chat/receipts.ts";
 import type { ReceiptProblem } from "../chat/receipts.ts";
 import type { LoadedChat } from "./types.ts";
+import { receiptCalls } from "../chat/receipts_scan.ts";
+import { isDelegationTool, receiptAgent } from "./delegation_facts.ts";
 
 /** A direct `meta` message as token evidence. */
 export interface ChatMetaItem {
@@ -67,6 +69,12 @@ export interface FileEvidence {
   receipts: ReceiptItem[];
   /** Receipt problems found in this file. */
   receiptProblems: ReceiptProblem[];
+  /**
+   * The agent each `receipts` item's call named when its tool's name does
+   * not say it (`receiptAgent`: an `ask`'s `agent`), else null; absent when
+   * none names one (most files).
+   */
+  agents?: (string | null)[];
 }
 
 /**
@@ -131,13 +139,36 @@ export function fileEvidence(chat: LoadedChat, o: { detach?: boolean } = {}): Fi
     problems = [];
     receipts = agentMetaEvidence(messages, { source: path, warnings: problems });
   }
+  const direct = receipts.filter((r) => isDirectMeta(r.meta));
+  const agents = receiptAgents(path, messages, direct);
   return {
     path,
     chat: chatMetas,
     lineage,
-    receipts: receipts.filter((r) => isDirectMeta(r.meta)).map((r) => receiptItem(r, detach)),
+    receipts: direct.map((r) => receiptItem(r, detach)),
     receiptProblems: problems,
+    ...(agents === null ? {} : { agents }),
   };
+}
+
+/**
+ * The agent each receipt's call named ({@link receiptAgent}), or null when
+ * none names one. Only a file with receipts of a tool other than a hand-off
+ * pairs its receipt calls again.
+ */
+function receiptAgents(
+  path: string,
+  messages: readonly Message[],
+  receipts: readonly ReceiptEvidence[],
+): (string | null)[] | null {
+  if (!receipts.some((r) => !isDelegationTool(r.toolName) || r.toolName === "ask")) return null;
+  const byOutput = new Map<number, string | null>();
+  for (const c of receiptCalls(messages, path)) byOutput.set(c.outputIndex!, receiptAgent(c));
+  const out = receipts.map((r) => {
+    const at = r.outputAddress;
+    return byOutput.get(typeof at === "number" ? at : at[1]) ?? null;
+  });
+  return out.some((a) => a !== null) ? out : null;
 }
 
 /**

@@ -9,8 +9,10 @@
  *   specialist named by a `hand_off_to_<Agent>` receipt; else the job a
  *   receipt's call delegated to, or whose own log holds the evidence — an
  *   agent's `ask` job counts for that agent (its workflow), other jobs as
- *   `Workflow/task`; else `(root)` for the root chat and the chat's file name
- *   for other chats (`unknown` for a receipt that names no job);
+ *   `Workflow/task`; else, for a receipt, the agent its call named (an
+ *   `ask`'s `agent` argument, R101-3), `unknown` when it names none the tool
+ *   would run; else `(root)` for the root chat and the chat's file name for
+ *   other chats;
  * - job: the job the evidence lives in (or the receipt delegated to); else
  *   `(none)`;
  * - model / endpoint: the meta record's `model=` / `endpoint=` keys (written
@@ -137,7 +139,8 @@ function agentOf(e: CanonicalEvent, p: Placement, root: string): string {
   const tool = first?.origin === "agent_meta" ? first.toolName : null;
   if (tool?.startsWith("hand_off_to_")) return tool.slice("hand_off_to_".length);
   if (p.jobNode?.job) return jobAgent(p.jobNode);
-  if (first?.origin === "agent_meta") return "unknown";
+  // an `ask`'s receipt with no job and no log: the agent its call named (R101-3)
+  if (first?.origin === "agent_meta") return first.agent ?? "unknown";
   if (`chat:${p.source}` === root) return "(root)";
   return p.source === "" ? "unknown" : basename(p.source);
 }
