@@ -9,13 +9,16 @@
  *
  * @module
  */
+import { realpathSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { compileText } from "../chat/compile.ts";
 import type { CompileOptions } from "../chat/compile.ts";
 import { type ExtractedOptions, extractOptions } from "../chat/options.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { exists, namedFileError, readTextChecked } from "../util/fs.ts";
+import { decodeUtf8, exists, namedFileError } from "../util/fs.ts";
+import { type ChatSnapshot, chatSnapshot } from "./chat_changed.ts";
 import { cutHistory } from "./ask_new_part.ts";
 import { refuseConflict } from "./chat_conflict.ts";
 import type { Io } from "./io.ts";
@@ -38,6 +41,8 @@ export interface CompiledHistory {
   origin?: string;
   /** The chat file was not valid UTF-8 (its bad bytes read as U+FFFD). */
   lossy?: boolean;
+  /** What was read of a `-c` chat that is also the `-o` one (a new one: empty), R101-4. */
+  seen?: ChatSnapshot;
 }
 
 /**
@@ -64,16 +69,31 @@ export async function readHistory(
   if (src.chat === undefined) return { compiled: [] };
   const origin = resolve(compileOpts.cwd, src.chat);
   if (!exists(origin)) {
-    if (origin === src.outPath) return { compiled: [] };
+    if (origin === src.outPath) return { compiled: [], seen: chatSnapshot(new Uint8Array(0)) };
     throw new ScoutError("file_not_found", `Chat file not found: "${src.chat}"`, {
       file: src.chat,
     });
   }
-  const { text, lossy } = await readTextChecked(origin).catch((e) => {
+  const bytes = await readFile(origin).catch((e) => {
     throw namedFileError(src.chat!, e, "Chat file not found");
   });
+  const { text, lossy } = decodeUtf8(bytes);
   refuseConflict(io, text, src.chat); // both sides of a merge of turns must not go to the model
-  return { compiled: await compileText(text, { ...compileOpts, origin: src.chat }), origin, lossy };
+  const compiled = await compileText(text, { ...compileOpts, origin: src.chat });
+  // the -o chat: its append checks that nothing changed it meanwhile (R101-4)
+  const seen = sameFile(origin, src.outPath) ? { seen: chatSnapshot(bytes) } : {};
+  return { compiled, origin, lossy, ...seen };
+}
+
+/** Whether `-c` and `-o` are one file (through links too). */
+function sameFile(chat: string, out: string | undefined): boolean {
+  if (out === undefined) return false;
+  if (chat === out) return true;
+  try {
+    return realpathSync(chat) === realpathSync(out);
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readFile } from "node:fs/promises";
 import { appendChatBytes } from "../chat/print_append.ts";
+import { type ChatSnapshot, checkedTurn } from "./chat_changed.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
 import { ScoutError, usageError } from "../errors.ts";
@@ -55,16 +56,22 @@ export function checkChatOutput(given: string, shown: string): void {
  * its persist lock in `$SCOUT_HOME/tmp/persist_locks`. The old part of the
  * file is kept byte for byte: a byte-order mark, and bytes that are not UTF-8.
  *
+ * With `o.seen` (what `-c` read of this very chat), a chat that changed
+ * since is told and the turn's `_c` totals rebased (`chat_changed.ts`,
+ * R101-4).
+ *
  * @param path absolute path
  * @param messages messages to append
  * @param env environment (`SCOUT_HOME`)
- * @param warn where a lock taken next to the chat is told
+ * @param warn where a lock taken next to the chat, or a chat changed meanwhile, is told
+ * @param o `seen`: what `-c` read of it; `shown`: its name as given
  */
 export async function appendToChat(
   path: string,
   messages: readonly Message[],
   env: Record<string, string | undefined>,
   warn: (message: string) => void = () => {},
+  o: { seen?: ChatSnapshot; shown?: string } = {},
 ): Promise<void> {
   if (messages.length === 0) return;
   const where = inPlaceWrite(path);
@@ -75,7 +82,10 @@ export async function appendToChat(
     const existing = exists(file) && where.stream !== true
       ? await readFile(file).catch((e) => Promise.reject(fileError(file, e)))
       : new Uint8Array(0);
-    await writeWhere(where, appendChatBytes(existing, messages), path);
+    const turn = o.seen === undefined || where.stream === true
+      ? messages
+      : checkedTurn(messages, existing, { seen: o.seen, shown: o.shown ?? path, warn });
+    await writeWhere(where, appendChatBytes(existing, turn), path);
   } finally {
     lock.release();
   }

@@ -46,6 +46,7 @@ import {
 } from "./ask_printer.ts";
 import { baseAskOptions, callOptions, withAgentLayer } from "./ask_options.ts";
 import { appendToChat, appendToChatSync, checkChatOutput } from "./chat_output.ts";
+import type { ChatSnapshot } from "./chat_changed.ts";
 import { refuseConflictedFile } from "./chat_conflict.ts";
 import { armLastSave, endInterrupted } from "./ask_interrupt.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
@@ -131,6 +132,8 @@ interface AskTurn {
   fileOptions: Record<string, unknown>;
   /** Where those options were written. */
   fileLines: ExtractedOptions["lines"];
+  /** What was read of a `-c` chat that is also `-o`: its append checks it is unchanged. */
+  seen?: ChatSnapshot;
 }
 
 /**
@@ -201,7 +204,7 @@ async function askMessages(
   }
   const origin = opts.chat !== undefined && !stdinChat ? resolve(cwd, opts.chat) : undefined;
   const messages = [...prefix, ...base, ...added];
-  return { messages, newRaw, outPath, origin, fileOptions, fileLines };
+  return { messages, newRaw, outPath, origin, fileOptions, fileLines, seen: read.seen };
 }
 
 /** `--dry-run`: the messages that would be sent, as a chat or (`--json`) JSON. */
@@ -290,6 +293,7 @@ async function saveTurn(run: AskRun, outPath: string, produced: Message[]): Prom
       [...savedPart(turn.newRaw), ...produced],
       io.env,
       (m) => warn(io, m),
+      { seen: turn.seen, shown: run.opts.output! },
     );
   } finally {
     run.disarm();

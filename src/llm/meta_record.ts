@@ -99,3 +99,68 @@ export function nextMeta(i: NextMetaInput): MetaRecord {
   if (i.who?.endpoint) out.endpoint = i.who.endpoint;
   return out;
 }
+
+/** Chat totals per token key (`<k>_c`). */
+export type ChatTotals = Record<TokenKey, number>;
+
+/**
+ * The chat totals a record was built on (§4.3: each `<k>_c` less the
+ * record's own `<k>`), or null when it has no `_c` key.
+ *
+ * @param m a meta record
+ * @returns the totals before it, or null
+ *
+ * @example
+ * ```ts
+ * import { chatTotalsBase } from "./meta_record.ts";
+ * chatTotalsBase({ pt: 7, tt: 7, pt_c: 9, ct_c: 3, tt_c: 12 })!.tt; // 5
+ * ```
+ */
+export function chatTotalsBase(m: MetaRecord): ChatTotals | null {
+  if (!TOTAL_KEYS.some(([, , c]) => c in m)) return null;
+  const out = {} as ChatTotals;
+  for (const [k, , c] of TOTAL_KEYS) out[k] = toInt(m[c]) - toInt(m[k]);
+  return out;
+}
+
+/**
+ * The chat totals of a record: each `<k>_c` (0 when absent).
+ *
+ * @param m a meta record (a chat's current meta, §4.3)
+ * @returns the totals
+ */
+export function chatTotalsOf(m: MetaRecord): ChatTotals {
+  const out = {} as ChatTotals;
+  for (const [k, , c] of TOTAL_KEYS) out[k] = toInt(m[c]);
+  return out;
+}
+
+/** A `<k>_c=<integer>` word of a serialized record. */
+const TOTAL_WORD = /(^| )(pt|ct|tt|cct|cwt|rt)_c=(-?\d+)(?= |$)/g;
+
+/**
+ * A serialized record (`serializeMeta`) with each `<k>_c` moved by
+ * `delta[k]`, the rest of its text kept byte for byte (its layout is
+ * Ruby's). Only the words before a quoted value are read: a `reas="… pt_c=1"`
+ * is text, and numbers are written before every string value.
+ *
+ * @param content the record's text
+ * @param delta what to add to each total
+ * @returns the text
+ *
+ * @example
+ * ```ts
+ * import { shiftChatTotals } from "./meta_record.ts";
+ * shiftChatTotals("pt=2 pt_c=2 ct_c=0 tt_c=2", { pt: 5, ct: 0, tt: 5, cct: 0, cwt: 0, rt: 0 });
+ * // "pt=2 pt_c=7 ct_c=0 tt_c=7"
+ * ```
+ */
+export function shiftChatTotals(content: string, delta: ChatTotals): string {
+  const quote = content.indexOf('"');
+  const end = quote === -1 ? content.length : content.lastIndexOf(" ", quote) + 1;
+  const head = content.slice(0, end).replace(
+    TOTAL_WORD,
+    (_, space: string, k: TokenKey, v: string) => `${space}${k}_c=${Number(v) + delta[k]}`,
+  );
+  return head + content.slice(end);
+}

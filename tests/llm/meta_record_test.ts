@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { normalizeUsage, parseMeta, serializeMeta } from "../../src/chat/meta.ts";
-import { newSession, nextMeta } from "../../src/llm/meta_record.ts";
+import {
+  chatTotalsBase,
+  newSession,
+  nextMeta,
+  shiftChatTotals,
+} from "../../src/llm/meta_record.ts";
 
 const T0 = new Date("2025-01-01T00:00:00.000Z");
 
@@ -154,4 +159,32 @@ Deno.test("meta records name who answered: model=, backend=, endpoint= after Rub
     tt: 7,
     inference_id: "x1",
   });
+});
+
+Deno.test("shiftChatTotals moves each _c, keeps the rest byte for byte, and leaves quoted text alone (R101-4)", () => {
+  const m = nextMeta({
+    usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 },
+    previous: { pt_c: 10, ct_c: 4, tt_c: 14 },
+    session: newSession(),
+    inferenceId: "id-1",
+    reasoning: "so pt_c=1 and tt_c=2",
+    timestamp: T0,
+  });
+  const text = serializeMeta(m);
+  assert.deepEqual(chatTotalsBase(parseMeta(text)), {
+    pt: 10,
+    ct: 4,
+    tt: 14,
+    cct: 0,
+    cwt: 0,
+    rt: 0,
+  });
+  const moved = shiftChatTotals(text, { pt: 100, ct: 50, tt: 150, cct: 0, cwt: 1, rt: 0 });
+  assert.equal(
+    moved,
+    text.replace("pt_c=17", "pt_c=117").replace("ct_c=6", "ct_c=56").replace("tt_c=23", "tt_c=173")
+      .replace("cwt_c=0", "cwt_c=1"),
+  );
+  assert.equal(parseMeta(moved).reas, "so pt_c=1 and tt_c=2");
+  assert.equal(chatTotalsBase(parseMeta("job=W/ask/x")), null);
 });

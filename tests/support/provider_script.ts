@@ -67,6 +67,11 @@ export interface ScriptStep {
   stallAfter?: number;
   /** Delay before the first byte (headers), ms. */
   delayMs?: number;
+  /**
+   * Nothing is sent until this settles (after `delayMs`): a test holds one
+   * run's reply while another run goes on, and releases it when it chooses.
+   */
+  until?: Promise<unknown>;
   /** Delay between stream chunks, ms. */
   chunkDelayMs?: number;
   /** Converse only: the reply's `stopReason` (default `end_turn`, or `tool_use` with tool calls). */

@@ -16,7 +16,8 @@
  *
  * Replies come from a script (FIFO, one step per request) or a handler:
  * texts, tool calls, usage blocks, ids, reasoning, and faults — an HTTP status
- * with `retry-after`, malformed JSON, a stream cut mid-way, a slow first byte.
+ * with `retry-after`, malformed JSON, a stream cut mid-way, a slow first byte,
+ * a reply held until the test releases it.
  * It binds 127.0.0.1 on a free port only. Every request is recorded.
  *
  * Run standalone for demos/benches:
@@ -148,6 +149,7 @@ export function startProviderServer(opts: ProviderServerOptions = {}): Promise<P
     const step = queue.shift() ?? opts.fallback?.(rec) ??
       { status: 500, message: "Provider script exhausted: no reply scripted for this request" };
     if (step.delayMs) await sleep(step.delayMs);
+    if (step.until) await step.until.catch(() => {});
     const mark = <T>(x: T): T => {
       rec.firstByteAt ??= performance.now();
       return x;
