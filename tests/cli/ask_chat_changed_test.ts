@@ -40,7 +40,6 @@ Deno.test("two asks on one chat at once: the later append warns and rebases its 
     q2: { pt: 100, ct: 50 },
   };
   await using srv = await startProviderServer({
-    port: 43052,
     fallback: (req) => {
       const msgs = req.body.messages as { role: string; content: string }[];
       const q = msgs.at(-1)!.content;

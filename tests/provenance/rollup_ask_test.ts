@@ -32,7 +32,6 @@ Deno.test("llm prov --by agent: an ask's receipt-only spend goes to the agent it
   await using t = await tempDir();
   // Boss asks Worker (conversation w1) once; every inference is billed 15 tokens
   await using srv = await startProviderServer({
-    port: 43051,
     fallback: (req) => {
       const msgs = req.body.messages as { role: string; content: string }[];
       const usage = { pt: 10, ct: 5 };
