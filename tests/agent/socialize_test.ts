@@ -118,6 +118,34 @@ Deno.test("omitted conversation is one-shot (_oneshot-<n>, §7.1); a named one c
   ]);
 });
 
+Deno.test("two one-shot asks of one agent in one turn get _oneshot-1 and _oneshot-2, one clone each (§7.1, R104-1)", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  addTemplate(boss, s.make("Worker"));
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(
+    ["ask", { agent: "Worker", prompt: "a", inherit: "none" }],
+    ["ask", { agent: "Worker", prompt: "b", inherit: "none" }],
+  );
+  const r = await chat(boss);
+  assert.deepEqual(Object.keys(boss.chats), ["Worker/_oneshot-1", "Worker/_oneshot-2"]);
+  const w = sys("Worker");
+  for (const [key, p] of [["Worker/_oneshot-1", "a"], ["Worker/_oneshot-2", "b"]]) {
+    assert.deepEqual(shape(boss.chats[key!]!.currentChat), [
+      `system ${w}`,
+      `user ${p}`,
+      "meta",
+      `assistant Worker heard: ${p}`,
+    ]);
+  }
+  assert.notEqual(boss.chats["Worker/_oneshot-1"], boss.chats["Worker/_oneshot-2"]);
+  assert.deepEqual(outputs(r.messages).map((o) => o.content), [
+    "Worker heard: a",
+    "Worker heard: b",
+  ]);
+});
+
 Deno.test("calls on different conversations run in parallel; calls sharing one run in order (§7.8)", async () => {
   await using s = await society({ delayMs: 300 });
   const r = await askWorker(s, s.make("boss"), ["x1", "x"], ["y1", "y"], ["x2", "x"]);
@@ -161,10 +189,11 @@ Deno.test("errors are tool outputs: unknown agent, bad names, bad inherit/conver
     ["ask", { agent: "Worker", prompt: "p", conversation: "../x" }],
     ["ask", { agent: "Worker", prompt: "p", chat: "c", conversation: "c" }],
     ["ask", { agent: "Worker", prompt: 42 }],
+    ["ask", { agent: "Worker", prompt: "p", conversation: "_oneshot-1" }],
   );
   const r = await chat(boss);
   const outs = outputs(r.messages);
-  assert.equal(outs.length, 7);
+  assert.equal(outs.length, 8);
   for (const o of outs) assert.equal(o.error, "error", JSON.stringify(o));
   assert.match(exc(outs[0]!), /No agent found with name Nobody/);
   assert.match(exc(outs[1]!), /"agent" must be a name/);
@@ -173,6 +202,7 @@ Deno.test("errors are tool outputs: unknown agent, bad names, bad inherit/conver
   assert.match(exc(outs[4]!), /"conversation" must match/);
   assert.match(exc(outs[5]!), /use either/);
   assert.match(exc(outs[6]!), /"prompt" must be a string/);
+  assert.match(exc(outs[7]!), /"conversation" must match/);
   assert.deepEqual(boss.chats, {});
   assert.equal(s.requestsOf("Worker").length, 0);
 });
@@ -204,6 +234,18 @@ Deno.test("askArguments: legacy chat param and digits in names (§3.1 step 1, §
     conversation: "c9",
     inherit: "tools",
   });
+});
+
+Deno.test("askArguments: a conversation id starting with _ is the port's own, refused (§7.1, R104-2)", () => {
+  for (const c of ["_oneshot-1", "_default-2", "_x"]) {
+    const r = askArguments({ agent: "W", prompt: "p", conversation: c });
+    assert.ok(Array.isArray(r), JSON.stringify(r));
+    assert.match(r.join("; "), /"conversation" must match/);
+  }
+});
+
+Deno.test("askArguments: a parameter the tool does not declare is refused, not dropped (R104-9)", () => {
+  assert.deepEqual(askArguments({ agent: "W", prompt: "p", foo: 1 }), ['unknown parameter "foo"']);
 });
 
 Deno.test("safe delegation: a prompt is one raw user message, never parsed (§3.6)", async () => {
