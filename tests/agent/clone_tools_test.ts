@@ -2,14 +2,16 @@
  * Tools an agent's `agent.ts` registers with `socialize`/`delegate` act for
  * each clone of it (§3.3): a specialist that delegates keeps, per
  * conversation of it, its own nested conversations and hand-off agent, and
- * `inherit` copies the clone's own chat — not the template's.
+ * `inherit` copies the clone's own chat — not the template's. Specialists
+ * are loaded with the caller's options minus its tools, formats and sessions.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { chat, current } from "../../src/agent/agent.ts";
+import { chat, createAgent, current } from "../../src/agent/agent.ts";
 import { agentLogFiles } from "../../src/agent/log.ts";
 import { clearAgentCache, socialize } from "../../src/agent/mod.ts";
+import { socialOptions } from "../../src/agent/socialize.ts";
 import type { RecordedRequest } from "../support/provider_server.ts";
 import { outputs, society, sys, wire } from "./delegation_support.ts";
 
@@ -94,4 +96,26 @@ Deno.test("ask and a hand-off never share a conversation key: the second is an e
   assert.match(JSON.stringify(out), /taken by a hand-off agent/);
   assert.equal(s.requestsOf("scribe").length, 0);
   assert.equal(boss.chats["scribe/default"]!.name, "Scribe");
+});
+
+Deno.test("socialOptions: backend, url, model and persist flow to specialists; tools, formats and the private keys never do (§3.3, R104-4)", () => {
+  const shared = { backend: "openai", url: "http://127.0.0.1:9", model: "m", persist: false };
+  const private_ = {
+    agent: "x",
+    client: {},
+    current_meta: [],
+    format: { type: "object", properties: { a: { type: "string" } } },
+    messages: [],
+    no_ask_override: true,
+    previous_response_id: "r1",
+    process: "p",
+    return_messages: true,
+    tool_choice: "required",
+    tools: { whisk: { impl: () => "whisked" } },
+  };
+  const caller = createAgent({ name: "boss", options: { ...shared, ...private_ } });
+  assert.deepEqual(socialOptions(caller), shared);
+  // nor when they are given to socialize itself
+  const bare = createAgent({ name: "boss", options: { ...shared } });
+  assert.deepEqual(socialOptions(bare, { format: private_.format, tools: private_.tools }), shared);
 });

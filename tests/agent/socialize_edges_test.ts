@@ -1,8 +1,8 @@
 /**
  * Edges of delegation: a tool that returns `{agent}` on an agent that never
  * socialized, `ASK_AGENTS` from the process environment, what the model sees
- * when a specialist cannot be loaded, and concurrent first calls loading a
- * specialist once.
+ * when a specialist cannot be loaded, concurrent first calls loading a
+ * specialist once, and the receipt of a specialist on the task route.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -176,4 +176,28 @@ Deno.test("a socializing agent whose workflow has an ask task keeps the ask tool
   s.plan(["ask", { agent: "Helper", prompt: "hi" }]);
   const outs = outputs((await chat(boss)).messages);
   assert.equal(outs[0]!.content, "Helper heard: hi");
+});
+
+Deno.test("a task-route specialist that answers gives one receipt, job=<Workflow>/ask/<name>.chat, the short path (§3.2, R104-3)", async () => {
+  await using s = await society();
+  clearAgentCache();
+  put(s.dir.path, "Agent/Routed/start_chat", "system:\n\nYou are Routed\n");
+  put(
+    s.dir.path,
+    "Agent/Routed/workflow.ts",
+    `export default (api) => api.workflow("RoutedAsk", {
+  tasks: { ...api.chatTask("ask", () => "routed answer") },
+});\n`,
+  );
+  const boss = s.make("boss");
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["ask", { agent: "Routed", prompt: "hi" }]);
+  const [out] = outputs((await chat(boss)).messages);
+  assert.equal(out!.content, "routed answer");
+  const receipts = out!.agent_meta as { role: string; content: string }[];
+  assert.equal(receipts.length, 1, JSON.stringify(receipts));
+  assert.equal(receipts[0]!.role, "meta");
+  assert.match(receipts[0]!.content, /^job=RoutedAsk\/ask\/[^/]+\.chat$/);
+  assert.equal(s.requestsOf("Routed").length, 0);
 });

@@ -78,6 +78,27 @@ Deno.test("inheritance modes give exactly the message lists of §3.4; receipts g
   assert.equal(r.messages.filter((m) => m.role === "meta").length, 2);
 });
 
+Deno.test("inherit tools copies the caller's introduce lines, not its messages (§3.4, R104-5)", async () => {
+  await using s = await society();
+  const boss = s.make("boss", [
+    { role: "introduce", content: "Baking" },
+    { role: "user", content: "setup" },
+  ]);
+  addTemplate(boss, s.make("Worker"));
+  socialize(boss);
+  current(boss).push({ role: "user", content: "Plan things" });
+  s.plan(["ask", { agent: "Worker", prompt: "first" }]);
+  const r = await chat(boss);
+  assert.equal(outputs(r.messages)[0]!.content, "Worker heard: first");
+  assert.deepEqual(shape(boss.chats["Worker/_oneshot-1"]!.currentChat), [
+    `system ${sys("Worker")}`,
+    "introduce Baking",
+    "user first",
+    "meta",
+    "assistant Worker heard: first",
+  ]);
+});
+
 Deno.test("omitted conversation is one-shot (_oneshot-<n>, §7.1); a named one continues and ignores inherit", async () => {
   await using s = await society();
   const boss = s.make("boss");
