@@ -3,7 +3,7 @@
  * `agent ask` would: the agent's start chat picks its endpoint (url, model and
  * the endpoint its meta records), not the default endpoint of the ask that
  * named it; and explicit `-e`/`-m` win over the start chat's lines ([TS-FIX]
- * agents.md §7.5), as on `agent ask`.
+ * agents.md §7.5), as on `agent ask` — on the task route too.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { routeWorkflowText } from "../support/route_workflow.ts";
 
 function put(root: string, rel: string, text: string): void {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -52,4 +53,28 @@ Deno.test("an agent: line: the agent's own endpoint is used and recorded; -e/-m 
     (await ask("-m", "cli-model", "agent: Modelled\n\nuser: hi")).stdout,
     "default cli-model\n",
   );
+});
+
+Deno.test("an agent: line naming a task-route agent: -m beats its start chat's model: line (§7.5, R104-6)", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (r) => ({ text: `by ${r.body.model}` }),
+  });
+  const home = join(t.path, "home");
+  put(home, "etc/AI/dflt.yaml", `backend: openai\nurl: ${srv.url}\nmodel: dflt-model\n`);
+  const here = join(t.path, "Agent", "RoutedX");
+  put(here, "start_chat", "system:\n\nYou route\n\nmodel: start-model\n");
+  put(here, "workflow.ts", routeWorkflowText("RoutedX", here));
+  clearAgentCache();
+  const env = { SCOUT_HOME: home, OPENAI_API_KEY: "k", ASK_ENDPOINT: "dflt" };
+  const ask = (...args: string[]) =>
+    runMain(["llm", "ask", "--no-cache", ...args], { env, cwd: t.path });
+  const r = await ask("-m", "cli-model", "agent: RoutedX\n\nuser: hi");
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "by cli-model\n");
+  assert.deepEqual(srv.requests.map((q) => q.body.model), ["cli-model"]);
+  // without -m, the start chat's line applies
+  const plain = await ask("agent: RoutedX\n\nuser: hello");
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal(plain.stdout, "by start-model\n");
 });
