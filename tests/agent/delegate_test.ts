@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { chat, current, prompt } from "../../src/agent/agent.ts";
+import { chat, createAgent, current, prompt } from "../../src/agent/agent.ts";
 import { delegate } from "../../src/agent/delegate.ts";
 import { agentLogFiles } from "../../src/agent/log.ts";
 import { socialize } from "../../src/agent/mod.ts";
@@ -73,9 +73,39 @@ Deno.test("delegate with a custom handler and tool name", async () => {
   s.plan(["pass_on", { message: "m" }]);
   const r = await chat(boss);
   assert.deepEqual(seen, [["pass_on", "m"]]);
-  assert.throws(() => delegate(boss, s.make("X"), "../x", "bad"), /not an agent name/);
   assert.equal(outputs(r.messages)[0]!.content, "custom says hi");
   assert.equal(s.requestsOf("Worker").length, 0);
+});
+
+Deno.test("delegate refuses a name that is not one: ../x, .., . (a log directory, §7.2, R104-7)", () => {
+  const boss = createAgent({ name: "boss" });
+  for (const bad of ["../x", "..", "."]) {
+    assert.throws(
+      () => delegate(boss, createAgent({ name: "X" }), bad, "bad"),
+      /not an agent name/,
+      bad,
+    );
+  }
+  assert.equal(boss.options.tools, undefined);
+});
+
+Deno.test("two hand-offs named alike (other tool names) in one turn: the second is refused, its conversation is taken (R104-8)", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  const [one, two] = [s.make("One"), s.make("Two")];
+  delegate(boss, one, "w", "Hand to one", { toolName: "to_one" });
+  delegate(boss, two, "w", "Hand to two", { toolName: "to_two" });
+  current(boss).push({ role: "user", content: "go" });
+  s.plan(["to_one", { message: "a" }], ["to_two", { message: "b" }]);
+  const outs = outputs((await chat(boss)).messages);
+  assert.equal(outs[0]!.content, "One heard: a");
+  assert.equal(outs[1]!.error, "error");
+  assert.match(
+    String(JSON.parse(String(outs[1]!.content)).exception),
+    /Conversation "default" with w is taken by another agent/,
+  );
+  assert.equal(boss.chats["w/default"], one);
+  assert.equal(s.requestsOf("Two").length, 0);
 });
 
 Deno.test("nested societies run in-process and are logged under society/<Agent>/<conv>/society/", async () => {
