@@ -101,3 +101,36 @@ Deno.test("logAgent writes raw printed chats and replaces dependencies by absolu
   assert.deepEqual(info?.dependencies, [prep.path]);
   assert.ok(!existsSync(join(job.path + ".files", "log", ".agent.chat.tmp")));
 });
+
+Deno.test("logAgent keeps what comes before a clear: the log is the whole chat, printed raw (§7.10, R104-10)", async () => {
+  await using dir = await tempDir();
+  const agent: LoggableAgent = {
+    currentChat: [
+      msg("system", "boss"),
+      msg("user", "old question"),
+      msg("assistant", "old answer"),
+      msg("clear", ""),
+      msg("user", "new question"),
+      msg("assistant", "new answer"),
+    ],
+    chats: {
+      "Worker/c1": {
+        currentChat: [msg("user", "before"), msg("clear", "x"), msg("user", "after")],
+      },
+    },
+  };
+  const wf = workflow("LogClearTest", {
+    jobsDir: join(dir.path, "jobs"),
+    tasks: {
+      work: { type: "string", run: async (_i, job) => (await logAgent(job, agent), "ok") },
+    },
+  });
+  const job = createJob(wf, "work", { env: homeIn(dir.path) });
+  await runJob(job);
+  const read = (rel: string) => readBack(readFileSync(join(job.path + ".files", rel), "utf8"));
+  assert.deepEqual(read("log/agent.chat"), agent.currentChat);
+  assert.deepEqual(
+    read("log/society/Worker/c1.chat"),
+    [msg("user", "before"), msg("clear", "x"), msg("user", "after")],
+  );
+});
