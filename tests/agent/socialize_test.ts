@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { chat, current } from "../../src/agent/agent.ts";
 import { askArguments, socialize } from "../../src/agent/socialize.ts";
+import { delegationFacts } from "../../src/provenance/delegation_facts.ts";
 import {
   addTemplate,
   askWorker,
@@ -285,6 +286,54 @@ Deno.test("safe delegation: a prompt is one raw user message, never parsed (§3.
     { role: "user", content: evil },
   ]);
   assert.equal(req!.body.tools, undefined);
+});
+
+Deno.test("safe delegation: the prompt's leading and trailing spaces and newlines reach the specialist (§3.6, R104-11a)", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  addTemplate(boss, s.make("Worker"));
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  const padded = "\n\n  indented first line\nsecond line  \n\n";
+  s.plan(["ask", { agent: "Worker", prompt: padded, inherit: "none" }]);
+  await chat(boss);
+  assert.deepEqual(wire(s.requestsOf("Worker")[0]!).at(-1), { role: "user", content: padded });
+  assert.equal(boss.chats["Worker/_oneshot-1"]!.currentChat![1]!.content, padded);
+});
+
+Deno.test("one-shot numbering is per agent: asking Helper after Worker starts Helper/_oneshot-1 (§7.1, R104-11b)", async () => {
+  await using s = await society();
+  const boss = s.make("boss");
+  addTemplate(boss, s.make("Worker"));
+  addTemplate(boss, s.make("Helper"));
+  socialize(boss);
+  for (const [turn, agent] of [["turn 1", "Worker"], ["turn 2", "Helper"], ["turn 3", "Worker"]]) {
+    current(boss).push({ role: "user", content: turn! });
+    s.plan(["ask", { agent: agent!, prompt: turn! }]);
+    const out = outputs((await chat(boss)).messages)[0]!;
+    assert.equal(out.content, `${agent} heard: ${turn}`);
+  }
+  assert.deepEqual(Object.keys(boss.chats), [
+    "Worker/_oneshot-1",
+    "Helper/_oneshot-1",
+    "Worker/_oneshot-2",
+  ]);
+  // the conversation each output records is the one provenance names the log by
+  const recorded = current(boss).filter((m) => m.role === "function_call_output")
+    .map((m) => JSON.parse(String(m.content)).conversation);
+  assert.deepEqual(recorded, ["_oneshot-1", "_oneshot-1", "_oneshot-2"]);
+  // without them (a chat whose outputs record none), provenance numbers per agent the same way
+  const bare = current(boss).map((m) => {
+    if (m.role !== "function_call_output") return m;
+    const { conversation: _, ...rest } = JSON.parse(String(m.content));
+    return { ...m, content: JSON.stringify(rest) };
+  });
+  const facts = [...delegationFacts(bare, "/x/boss.chat").values()];
+  assert.deepEqual(facts.map((f) => `${f.target}/${f.logName}`), [
+    "Worker/_oneshot-1.chat",
+    "Helper/_oneshot-1.chat",
+    "Worker/_oneshot-2.chat",
+  ]);
 });
 
 Deno.test("inherit conversation leaves out the caller's meta records (its tokens, not the specialist's)", async () => {
