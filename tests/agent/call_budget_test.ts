@@ -1,7 +1,7 @@
 /**
  * The budget of `ask` calls of one top-level ask (`SCOUT_MAX_AGENT_CALLS`,
  * R95-3): the depth limit bounds how deep specialists nest, not how many
- * calls each level makes.
+ * calls each level makes. Without the variable, 200 calls.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -12,7 +12,8 @@ import { clearAgentCache, loadAgent } from "../../src/agent/mod.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { runJob } from "../../src/workflow/run.ts";
 import { homeIn, tempDir } from "../support/cli.ts";
-import { bossWorkflow } from "./delegation_support.ts";
+import { socialize } from "../../src/agent/socialize.ts";
+import { addTemplate, bossWorkflow, outputs, society } from "./delegation_support.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 type Wire = { role: string; content: string };
@@ -95,6 +96,34 @@ Deno.test("a chat task's agent and its specialists share one budget (the job's a
   assert.equal(srv.requests.length, 10);
 });
 
-Deno.test("the default budget is 200 calls (Ruby has no bound)", () => {
+Deno.test("without SCOUT_MAX_AGENT_CALLS the budget is 200 calls: the 201st ask of one top-level ask is refused (R104-12)", async () => {
+  await using s = await society();
+  // the agents' env (read instead of the process's) has no SCOUT_MAX_AGENT_CALLS
+  assert.ok(!("SCOUT_MAX_AGENT_CALLS" in s.env));
+  const boss = s.make("boss");
+  const warnings: string[] = [];
+  boss.runtime = { ...boss.runtime, warn: (m) => warnings.push(m) };
+  addTemplate(boss, s.make("Worker"));
+  socialize(boss);
+  current(boss).push({ role: "user", content: "go" });
+  const prompts = Array.from({ length: 201 }, (_, i) => `p${i + 1}`);
+  const ask = (p: string): [string, Record<string, unknown>] => [
+    "ask",
+    { agent: "Worker", prompt: p, inherit: "none" },
+  ];
+  s.plan(...prompts.map(ask)); // one model turn of 201 asks
+  const outs = outputs((await chat(boss)).messages);
+  assert.equal(outs.length, 201);
+  assert.deepEqual(
+    outs.slice(0, 200).map((o) => o.content),
+    prompts.slice(0, 200).map((p) => `Worker heard: ${p}`),
+  );
+  assert.equal(outs[200]!.error, "error");
+  assert.match(
+    String(outs[200]!.content),
+    /the budget of 200 specialist calls of this run is spent/,
+  );
+  assert.equal(s.requestsOf("Worker").length, 200);
+  assert.equal(warnings.length, 1, warnings.join("\n"));
   assert.equal(MAX_AGENT_CALLS, 200);
 });
