@@ -15,6 +15,15 @@
  * @module
  */
 export * from "./src/errors.ts";
+// Where library warnings go: a call's `warn`, else `withWarningSink`'s, else `setWarningSink`'s,
+// else stderr (`scout-ai: warning: …`); each told once per sink.
+export {
+  currentWarningSink,
+  setWarningSink,
+  stderrWarning,
+  type WarningSink,
+  withWarningSink,
+} from "./src/util/warn_once.ts";
 export * from "./src/chat/mod.ts";
 export * from "./src/prompt/mod.ts";
 export * from "./src/workflow/mod.ts";

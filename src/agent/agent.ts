@@ -31,6 +31,7 @@ import { ownTools } from "./own_tools.ts";
 import { withSociety } from "./tool_society.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
 import type { Agent, AgentCallOptions, AgentInit, AgentReply, SocializeFn } from "./types.ts";
+import { currentWarningSink } from "../util/warn_once.ts";
 
 /**
  * Creates a bare agent (`agent(...)`): missing fields get `[]`, `{}` or `null`.
@@ -159,8 +160,8 @@ export function agentToolRegistry(agent: Agent, callTools?: ToolsInput): ToolReg
     }
   }
   if (agent.knowledgeBase) {
-    const warn = agent.runtime.warn ?? ((m: string) => console.warn(`scout-ai: warning: ${m}`));
-    const kb = openKnowledgeBase(agent.knowledgeBase, agent.runtime.env ?? process.env);
+    const warn = agent.runtime.warn ?? currentWarningSink();
+    const kb = openKnowledgeBase(agent.knowledgeBase, agent.runtime.env ?? process.env, warn);
     for (const entry of knowledgeBaseTools(kb, undefined, warn)) {
       reg.set((entry.definition as FunctionToolDefinition).function.name, entry);
     }

@@ -157,7 +157,7 @@ export function jobSystemMessage(
     full_tool_calls: options.full_tool_calls as string | undefined,
     max_tool_outputs: options.max_tool_outputs as string | undefined,
     max_tool_calls: options.max_tool_calls as string | undefined,
-    store: processConfig(env),
+    store: processConfig(env, cwd),
     env,
   });
   return `Your current working directory is ${cwd}.\n` +

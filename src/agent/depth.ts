@@ -11,6 +11,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import process from "node:process";
 import type { Agent } from "./types.ts";
+import { currentWarningSink } from "../util/warn_once.ts";
 
 /** How deep an `ask` clone sits: the caller's depth + 1 (an agent not listed is 0). */
 const depths = new WeakMap<Agent, number>();
@@ -106,7 +107,7 @@ export function spendAgentCall(caller: Agent, name: string): void {
   }
   if (!budget.warned) {
     budget.warned = true;
-    const warn = caller.runtime.warn ?? ((m: string) => console.warn(`scout-ai: warning: ${m}`));
+    const warn = caller.runtime.warn ?? currentWarningSink();
     warn(
       `the specialists of this ask made ${max} calls (SCOUT_MAX_AGENT_CALLS); further asks are refused`,
     );

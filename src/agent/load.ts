@@ -17,6 +17,7 @@ import { copyMessages } from "../chat/written_at.ts";
 import { isScoutError } from "../errors.ts";
 import type { AskResult } from "../llm/ask.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
+import { currentWarningSink, warnOnce, withWarningSink } from "../util/warn_once.ts";
 import { knowledgeBaseOfAgent } from "../kb/resolve.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import type { Workflow } from "../workflow/define.ts";
@@ -56,10 +57,11 @@ interface AgentDefinition {
   workflow: Workflow | null;
   knowledgeBase: string | null;
   script: string | null;
+  /** What reading it found worth a warning, told to each loader's `warn` (once per sink). */
+  warnings: { id: string; message: string }[];
 }
 
 const definitions = new Map<string, Promise<AgentDefinition>>();
-const warned = new Set<string>();
 
 function firstFile(dir: string | null, names: string[]): string | null {
   if (dir === null) return null;
@@ -74,16 +76,11 @@ function rubyOnly(dir: string | null): string[] {
   return out;
 }
 
-function warnOnce(key: string, message: string, warn: (m: string) => void): void {
-  if (warned.has(key)) return;
-  warned.add(key);
-  warn(message);
-}
-
 async function defineFrom(
   loc: AgentLocation,
-  ctx: { cwd: string; env: Record<string, string | undefined>; warn: (m: string) => void },
+  ctx: { cwd: string; env: Record<string, string | undefined> },
 ): Promise<AgentDefinition> {
+  const warnings: AgentDefinition["warnings"] = [];
   const dirs = [loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
   const wfFile = firstFile(loc.workflowDir, ["workflow.ts", "workflow.js", "workflow.mjs"]) ??
     firstFile(loc.agentDir, ["workflow.ts", "workflow.js", "workflow.mjs"]);
@@ -91,13 +88,12 @@ async function defineFrom(
   for (const dir of dirs) {
     const ruby = rubyOnly(dir).filter((f) => !(workflow && f === "workflow.rb"));
     if (ruby.length > 0) {
-      warnOnce(
-        `ruby:${dir}`,
-        `Agent "${loc.name}" (${dir}): Ruby-only files are not loaded (${
+      warnings.push({
+        id: `ruby:${dir}`,
+        message: `Agent "${loc.name}" (${dir}): Ruby-only files are not loaded (${
           ruby.join(", ")
         }): the tools they define are unavailable here`,
-        ctx.warn,
-      );
+      });
     }
   }
   const kbDir = knowledgeBaseOfAgent(loc);
@@ -109,6 +105,8 @@ async function defineFrom(
       cwd: ctx.cwd,
       env: ctx.env,
       jobs: jobRoleResolver({ cwd: ctx.cwd, env: ctx.env }),
+      // kept with the definition: every loader hears them, not only the first
+      warn: (message) => warnings.push({ id: `start_chat:${message}`, message }),
     });
   } else if (workflow) {
     startChat = [{ role: "introduce", content: workflow.name }];
@@ -117,14 +115,13 @@ async function defineFrom(
   if (dirs.every((d) => conventionalFiles(d).length === 0)) {
     // Ruby's rule (§2.2): the first existing directory is the agent, files or not; an empty
     // one (a stray mkdir, a path that is no agent) would shadow the agent meant without a word
-    warnOnce(
-      `empty:${loc.path}`,
-      `Agent "${loc.name}" (${loc.path}) holds no agent files (start_chat, workflow.ts, ` +
-        `agent.ts, knowledge_base/): it runs with no start chat and no tools`,
-      ctx.warn,
-    );
+    warnings.push({
+      id: `empty:${loc.path}`,
+      message: `Agent "${loc.name}" (${loc.path}) holds no agent files (start_chat, ` +
+        `workflow.ts, agent.ts, knowledge_base/): it runs with no start chat and no tools`,
+    });
   }
-  return { startChat, workflow, knowledgeBase: kbDir, script };
+  return { startChat, workflow, knowledgeBase: kbDir, script, warnings };
 }
 
 /** What identifies an agent's definition: the directories it is read from. */
@@ -134,7 +131,7 @@ function definitionKey(loc: AgentLocation): string {
 
 function definitionOf(
   loc: AgentLocation,
-  ctx: { cwd: string; env: Record<string, string | undefined>; warn: (m: string) => void },
+  ctx: { cwd: string; env: Record<string, string | undefined> },
 ): Promise<AgentDefinition> {
   const key = definitionKey(loc);
   let p = definitions.get(key);
@@ -155,7 +152,6 @@ function definitionOf(
  */
 export function clearAgentCache(): void {
   definitions.clear();
-  warned.clear();
 }
 
 /** The agent functions workflow files get (`api.agentChat`, `api.chatTask`…). */
@@ -302,7 +298,7 @@ function loadWith(
   const runtime: AgentRuntime = { ...(opts.runtime ?? {}) };
   const cwd = opts.cwd ?? runtime.cwd ?? process.cwd();
   const env = opts.env ?? runtime.env ?? process.env;
-  const warn = opts.warn ?? runtime.warn ?? ((m: string) => console.warn(`scout-ai: ${m}`));
+  const warn = opts.warn ?? runtime.warn ?? currentWarningSink();
   runtime.cwd ??= cwd;
   runtime.env ??= env;
   let loc: AgentLocation;
@@ -314,34 +310,37 @@ function loadWith(
   } catch (e) {
     return Promise.reject(e);
   }
-  return withinLoad(link, async () => {
-    let def: AgentDefinition;
-    try {
-      def = await definitionOf(loc, { cwd, env, warn });
-    } catch (e) {
-      if (isScoutError(e) && e.file === undefined) e.file = loc.path;
-      throw e;
-    }
-    link.script = def.script;
-    if (runtime.delegate === undefined) {
-      runtime.delegate = agentDelegate({ runtime, cwd, env, warn });
-    }
-    const agent = createAgent({
-      name: loc.name,
-      startChat: copyMessages(def.startChat), // keeping where each line was written
-      options: { ...(opts.options ?? {}) },
-      workflow: def.workflow,
-      knowledgeBase: def.knowledgeBase,
-      path: loc.path,
-      runtime,
-    });
-    const loaded = def.script
-      ? await runAgentScript(def.script, agent, scriptApi(agent, warn))
-      : agent;
-    // [TS-FIX] §7.5: the caller's options win over the start chat's lines, which become agent
-    // options under them. On the task route the lines stay lines of the job's chat (as in Ruby),
-    // where the caller's options, appended after the conversation as sticky ones, win over them.
-    if (how.lift && !useTaskRoute(loaded)) liftStartOptions(loaded, opts.options ?? {});
-    return loaded;
-  });
+  // what the layers below find in a file while loading is told to the caller's warn
+  return withWarningSink(opts.warn ?? runtime.warn, () =>
+    withinLoad(link, async () => {
+      let def: AgentDefinition;
+      try {
+        def = await definitionOf(loc, { cwd, env });
+      } catch (e) {
+        if (isScoutError(e) && e.file === undefined) e.file = loc.path;
+        throw e;
+      }
+      for (const w of def.warnings) warnOnce(w.id, w.message, warn);
+      link.script = def.script;
+      if (runtime.delegate === undefined) {
+        runtime.delegate = agentDelegate({ runtime, cwd, env, warn });
+      }
+      const agent = createAgent({
+        name: loc.name,
+        startChat: copyMessages(def.startChat), // keeping where each line was written
+        options: { ...(opts.options ?? {}) },
+        workflow: def.workflow,
+        knowledgeBase: def.knowledgeBase,
+        path: loc.path,
+        runtime,
+      });
+      const loaded = def.script
+        ? await runAgentScript(def.script, agent, scriptApi(agent, warn))
+        : agent;
+      // [TS-FIX] §7.5: the caller's options win over the start chat's lines, which become agent
+      // options under them. On the task route the lines stay lines of the job's chat (as in Ruby),
+      // where the caller's options, appended after the conversation as sticky ones, win over them.
+      if (how.lift && !useTaskRoute(loaded)) liftStartOptions(loaded, opts.options ?? {});
+      return loaded;
+    }));
 }

@@ -174,7 +174,12 @@ export interface LoadAgentOptions {
   cwd?: string;
   /** Environment (`SCOUT_HOME`, `SCOUT_AGENT_PATH`; default `runtime.env` or `process.env`). */
   env?: Record<string, string | undefined>;
-  /** Warnings (Ruby-only directories, knowledge bases); default `runtime.warn` or stderr. */
+  /**
+   * Warnings (Ruby-only directories, an empty agent directory, the start
+   * chat's unscoped `config:` lines, knowledge bases), each once per sink;
+   * default `runtime.warn`, else the enclosing `withWarningSink`, the
+   * process-wide sink, or stderr.
+   */
   warn?: (message: string) => void;
 }
 

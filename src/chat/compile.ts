@@ -17,6 +17,7 @@ import { isScoutError, ScoutError } from "../errors.ts";
 import type { ConfigStore } from "../config/store.ts";
 import { configGet } from "../config/store.ts";
 import { processConfig } from "../config/process_config.ts";
+import { type WarningSink, withWarningSink } from "../util/warn_once.ts";
 import { type AllowPaths, processAllowPaths } from "../config/allow_paths.ts";
 import type { Chat, Message } from "./types.ts";
 import { parse, parseWithLines } from "./parse.ts";
@@ -114,8 +115,18 @@ export interface CompileOptions {
   libDir?: string;
   /** How files and URLs are read (default: `node:fs` and `fetch`). */
   reader?: ChatFileReader;
-  /** Store `config:` lines go to (default: the process-wide store). */
+  /**
+   * Store `config:` lines go to (default: the process's store of this
+   * compile's `cwd` and `env` — {@link processConfig} — which an `ask` given
+   * the same `cwd` and `env` reads).
+   */
   config?: ConfigStore;
+  /**
+   * Where warnings about the chat go (a `config:` line without a scope, an
+   * `etc/config` entry no lookup reads…); default: the enclosing sink, else
+   * the process-wide one, else stderr (see `withWarningSink`).
+   */
+  warn?: WarningSink;
   /** Allow-lists `allow_path:` lines go to (default: the process-wide lists). */
   allowPaths?: AllowPaths;
   /** Resolver of `task`/`job`/`step`… (default: none → those roles are `not_available`). */
@@ -136,7 +147,7 @@ export interface CompileOptions {
 
 function context(opts: CompileOptions, chain: string[]): CompileContext {
   const env = opts.env ?? process.env;
-  const config = opts.config ?? processConfig(env);
+  const config = opts.config ?? processConfig(env, opts.cwd);
   const allow = new Set(opts.allowRoles ?? []);
   const fromConfig = configGet(config, ALLOW_ROLES_KEY, ["chat", "compile"], { environment: env });
   if (typeof fromConfig === "string") {
@@ -209,7 +220,11 @@ export function toMessages(
  * // [{ role: "user", content: "b" }]
  * ```
  */
-export async function compileText(text: string, opts: CompileOptions = {}): Promise<Chat> {
+export function compileText(text: string, opts: CompileOptions = {}): Promise<Chat> {
+  return withWarningSink(opts.warn, () => compileTextIn(text, opts));
+}
+
+async function compileTextIn(text: string, opts: CompileOptions): Promise<Chat> {
   const cwd = opts.cwd ?? process.cwd();
   const origin = opts.origin === undefined ? undefined : resolve(cwd, opts.origin);
   const ctx = context(opts, origin === undefined ? [] : [origin]);
@@ -269,9 +284,16 @@ export async function compileFile(path: string, opts: CompileOptions = {}): Prom
  * }); // [{ role: "user", content: "hi" }]
  * ```
  */
-export async function compile(
+export function compile(
   messages: readonly (Message | string)[],
   opts: CompileOptions = {},
+): Promise<Chat> {
+  return withWarningSink(opts.warn, () => compileIn(messages, opts));
+}
+
+async function compileIn(
+  messages: readonly (Message | string)[],
+  opts: CompileOptions,
 ): Promise<Chat> {
   const cwd = opts.cwd ?? process.cwd();
   const origin = opts.origin === undefined ? undefined : resolve(cwd, opts.origin);

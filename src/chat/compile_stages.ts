@@ -26,7 +26,7 @@ import { jobMessages, parseTaskLine, type TaskRequest } from "./compile_jobs.ts"
  * `Chat.config` → `Scout::Config.set`): the entry matches as a line of
  * `etc/config` does — without scopes only a lookup without scopes reads it;
  * without a value it is nil. A line without even a key adds nothing. A line
- * without a scope warns once per process (no lookup of a setting reads it).
+ * without a scope warns once per sink (no lookup of a setting reads it).
  *
  * @param messages the messages
  * @param ctx the compile (its config store is mutated)

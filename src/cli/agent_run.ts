@@ -18,7 +18,7 @@ import { tokenTotals } from "../chat/trace.ts";
 import { runTotalUsage } from "./run_usage.ts";
 import type { AgentReply } from "../agent/types.ts";
 import type { Io } from "./io.ts";
-import { warn } from "./io.ts";
+import { warn, warnSink } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 import { type HookResult, runLlmAsk } from "./llm_ask_run.ts";
 import { exists, readText } from "../util/fs.ts";
@@ -47,7 +47,7 @@ export async function runAgentAsk(name: string, opts: LlmAskOptions, io: Io): Pr
   // agent.ts loads with this runtime): each MCP server gets one client, whose state lasts the
   // run, closed when it ends (README "MCP"); in the runtime from the start, it is made on
   // first use with the run's config store, to which the chat's `config:` lines are applied
-  const run = runToolResolver({ cwd, env, warn: (m) => warn(io, m) });
+  const run = runToolResolver({ cwd, env, warn: warnSink(io) });
   try {
     return await runAgentWith(name, opts, io, agentOptions, run);
   } finally {
@@ -104,7 +104,7 @@ async function runAgentWith(
     runtime: {
       env,
       cwd,
-      warn: (m) => warn(io, m),
+      warn: warnSink(io),
       ...(opts.offline ? { offline: true } : {}),
       ...(opts.cache === false ? { cache: false } : {}),
       // Ctrl-C/SIGTERM reach the specialists' inferences too (they run with this runtime)
@@ -203,7 +203,7 @@ export function runAgentFind(name: string, io: Io): number {
  */
 export function runAgentList(json: boolean, io: Io): number {
   const opts = { cwd: io.cwd, env: io.env };
-  const agents = listAgents({ ...opts, warn: (m) => warn(io, m) });
+  const agents = listAgents({ ...opts, warn: warnSink(io) });
   if (json) {
     const out = { version: AGENT_LIST_JSON_VERSION, roots: agentRoots(opts), agents };
     io.stdout.write(JSON.stringify(out, null, 2) + "\n");

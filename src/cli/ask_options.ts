@@ -10,7 +10,7 @@ import type { loadConfig } from "../config/store.ts";
 import { commandLineError, isScoutError } from "../errors.ts";
 import type { AskOptions } from "../llm/ask.ts";
 import type { Io } from "./io.ts";
-import { warn } from "./io.ts";
+import { warnSink } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 
 /**
@@ -79,7 +79,7 @@ export function baseAskOptions(
     env,
     cwd,
     config: store,
-    warn: (m) => warn(io, m),
+    warn: warnSink(io),
     cache: opts.cache !== false,
     ...(opts.offline ? { offline: true } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),

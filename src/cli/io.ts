@@ -319,3 +319,20 @@ export function warn(io: Io, message: string): void {
 
 /** The line after a usage error (exit 2): one hint, not the whole help. */
 export const USAGE_HINT = "(run with --help for usage)";
+
+const warnSinks = new WeakMap<Io, (message: string) => void>();
+
+/**
+ * {@link warn} to `io` as one function per Io: the command's warning sink,
+ * given to the process (`setWarningSink`) and to the asks, agents and
+ * knowledge bases it runs, so a warning told once per sink is told once per
+ * command.
+ *
+ * @param io the command's Io
+ * @returns the sink (the same function for the same Io)
+ */
+export function warnSink(io: Io): (message: string) => void {
+  let sink = warnSinks.get(io);
+  if (sink === undefined) warnSinks.set(io, sink = (m) => warn(io, m));
+  return sink;
+}

@@ -22,7 +22,7 @@ import { commandLineError, isScoutError, ScoutError, usageError } from "../error
 import { isDirectory } from "../util/fs.ts";
 import { pathKind } from "../util/path_kind.ts";
 import type { Io } from "./io.ts";
-import { paint, warn } from "./io.ts";
+import { paint, warn, warnSink } from "./io.ts";
 
 /** Version of the `kb list --json` and `kb query --json` shapes. */
 export const KB_JSON_VERSION = 1;
@@ -115,7 +115,7 @@ function knowledgeBaseDir(dir: string, io: Io): string {
  * @returns exit code
  */
 export function runKbList(dir: string, json: boolean, io: Io): number {
-  const kb = openKnowledgeBase(knowledgeBaseDir(dir, io), io.env, (m) => warn(io, m));
+  const kb = openKnowledgeBase(knowledgeBaseDir(dir, io), io.env, warnSink(io));
   const rows = databaseNames(kb).map((name) => {
     try {
       const info = databaseInfo(kb, name);
@@ -173,7 +173,7 @@ export interface KbQueryOptions {
  * @returns exit code
  */
 export function runKbQuery(opts: KbQueryOptions, io: Io): number {
-  const kb = openKnowledgeBase(knowledgeBaseDir(opts.dir, io), io.env, (m) => warn(io, m));
+  const kb = openKnowledgeBase(knowledgeBaseDir(opts.dir, io), io.env, warnSink(io));
   const info = databaseInfo(kb, opts.database);
   const keys = opts.reverse
     ? parents(kb, opts.database, opts.entities)

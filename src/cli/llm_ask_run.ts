@@ -35,7 +35,7 @@ import {
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
-import { warn } from "./io.ts";
+import { warn, warnSink } from "./io.ts";
 import { warningFileReader, warnLossy } from "./lossy_text.ts";
 import {
   type AnswerPrinter,
@@ -292,7 +292,7 @@ async function saveTurn(run: AskRun, outPath: string, produced: Message[]): Prom
       outPath,
       [...savedPart(turn.newRaw), ...produced],
       io.env,
-      (m) => warn(io, m),
+      warnSink(io),
       { seen: turn.seen, shown: run.opts.output! },
     );
   } finally {

@@ -41,7 +41,7 @@ import {
   withReplies,
 } from "./inline_blocks.ts";
 import type { Io } from "./io.ts";
-import { paint, warn } from "./io.ts";
+import { paint, warn, warnSink } from "./io.ts";
 
 export { type AskBlock, findAskBlocks, withReplies } from "./inline_blocks.ts";
 
@@ -250,7 +250,7 @@ interface Save {
  * @returns the replies that found no place (all of them when the file cannot be read back)
  */
 async function saveReplies(s: Save, io: Io): Promise<BlockReply[]> {
-  const lock = await fileLock(s.where.file, io.env, (m) => warn(io, m), "file");
+  const lock = await fileLock(s.where.file, io.env, warnSink(io), "file");
   try {
     let now: InlineFile;
     try {

@@ -11,7 +11,7 @@ import { ScoutError } from "../errors.ts";
 import { ask, type AskOptions } from "../llm/ask.ts";
 import { sameOriginFetch } from "../util/same_origin_fetch.ts";
 import type { Io } from "./io.ts";
-import { warn } from "./io.ts";
+import { warnSink } from "./io.ts";
 import { workerMessages, workerOptions } from "./llm_process_guard.ts";
 
 function invalid(message: string): ScoutError {
@@ -23,7 +23,7 @@ function baseOptions(io: Io, signal: AbortSignal): AskOptions {
     env: io.env,
     cwd: io.cwd,
     config: loadConfig({ cwd: io.cwd, env: io.env }),
-    warn: (m) => warn(io, m),
+    warn: warnSink(io),
     signal,
   };
 }
@@ -43,7 +43,7 @@ export async function answerAsk(request: unknown, io: Io, signal: AbortSignal): 
   const { question, ...given } = request as Record<string, unknown>;
   // a shared queue's client is not trusted: plain messages, no routing (R97-2)
   const messages = workerMessages(question);
-  const options = workerOptions(given, (m) => warn(io, m));
+  const options = workerOptions(given, warnSink(io));
   const r = await ask(messages, { ...options, ...baseOptions(io, signal) });
   return r.text;
 }
@@ -68,7 +68,7 @@ export async function answerQuery(
     throw invalid("expected [messages, options]");
   }
   const messages = workerMessages(request[0]);
-  const options = workerOptions({ ...(request[1] as Record<string, unknown>) }, (m) => warn(io, m));
+  const options = workerOptions({ ...(request[1] as Record<string, unknown>) }, warnSink(io));
   // Capture the first provider response, then stop the ask: the client
   // processes the raw response itself (its tools run there, not here).
   const stop = new AbortController();

@@ -20,7 +20,7 @@ import { errnoText } from "../util/errno_text.ts";
 import { setWarningSink } from "../util/warn_once.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
-import { paint, USAGE_HINT, warn } from "./io.ts";
+import { paint, USAGE_HINT, warnSink } from "./io.ts";
 import { registerChat } from "./chat.ts";
 import { registerWorkflow } from "./workflow.ts";
 import { registerLlm } from "./llm.ts";
@@ -137,7 +137,7 @@ export function buildProgram(ctx: CliContext): Command {
 export async function main(argv: string[], io: Io): Promise<number> {
   const ctx: CliContext = { io, exitCode: 0, debug: argv.includes("--debug"), logLevel: 5 };
   // what the config, chat and kb layers find in a file is told through this invocation's warn
-  setWarningSink((m) => warn(io, m));
+  setWarningSink(warnSink(io));
   // read before parsing: commander's own usage errors come before the preAction hook
   if (noColorFlag(argv)) io.color = false;
   const program = buildProgram(ctx);

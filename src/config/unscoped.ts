@@ -61,7 +61,7 @@ function scopeList(tokens: readonly string[]): string {
 }
 
 /**
- * Warns (once per entry and process) when a lookup of `key` with `tokens`
+ * Warns (once per entry and warning sink) when a lookup of `key` with `tokens`
  * found no entry while the config files hold one of the key without a scope:
  * the entry older scout-ai used there, which no lookup reads now. Call it
  * only for a lookup that matched nothing.

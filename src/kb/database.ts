@@ -24,6 +24,7 @@ import {
 import type { AssociationStore } from "./store.ts";
 import { INDEX_VERSION, type IndexMeta } from "./store_format.ts";
 import { eachAssociation, fieldIndex, readTsvHeader, type TsvHeader } from "./tsv.ts";
+import { withWarningSink } from "../util/warn_once.ts";
 
 export { indexCachePath, indexPath } from "./index_place.ts";
 
@@ -65,7 +66,8 @@ export interface DatabaseInfo {
  *
  * @param dir the directory
  * @param env environment
- * @param warn where its warnings go (default: stderr)
+ * @param warn where its warnings go, each once (default: the enclosing
+ *   `withWarningSink`, else the process-wide sink, else stderr)
  * @returns the knowledge base
  */
 export function openKnowledgeBase(
@@ -73,7 +75,9 @@ export function openKnowledgeBase(
   env: Record<string, string | undefined> = process.env,
   warn?: (message: string) => void,
 ): KnowledgeBase {
-  return { dir, registry: readRegistry(dir), env, ...(warn ? { warn } : {}) };
+  // the registry's own warnings (an unquoted `on:`) go to `warn` too
+  const registry = withWarningSink(warn, () => readRegistry(dir));
+  return { dir, registry, env, ...(warn ? { warn } : {}) };
 }
 
 /**

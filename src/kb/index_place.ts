@@ -20,6 +20,7 @@ import { statsVouch } from "../util/racy_stat.ts";
 import { type AssociationStore, openStore } from "./store.ts";
 import { buildStore, type StoreInput } from "./store_build.ts";
 import type { IndexMeta } from "./store_format.ts";
+import { currentWarningSink } from "../util/warn_once.ts";
 
 /** What the index's places depend on: a knowledge base (`database.ts`'s `KnowledgeBase`). */
 export interface IndexOwner {
@@ -201,7 +202,7 @@ function buildTemporary(
   }
   if (!temporary.has(inKb)) {
     temporary.set(inKb, path);
-    const warn = kb.warn ?? ((m: string) => console.warn(`scout-ai: warning: ${m}`));
+    const warn = kb.warn ?? currentWarningSink();
     warn(
       `cannot keep an index of "${db}" (${refusals.join("; ")}): ` +
         "built a temporary one, removed at exit",

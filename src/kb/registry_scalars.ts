@@ -2,7 +2,7 @@
  * A registry's unquoted YAML 1.1 booleans and nulls: older scout-ai wrote
  * database names and descriptions without quotes, and `on:` or
  * `description: no` read (as Psych reads them, kept) as `true` or `false`.
- * Each such scalar is named once per process with its file and line and the
+ * Each such scalar is named once per warning sink with its file and line and the
  * quoting that keeps the text.
  *
  * @module
@@ -74,7 +74,7 @@ export function booleanScalars(text: string): ReadAsBoolean[] {
 }
 
 /**
- * Warns (once per process and line) about each of {@link booleanScalars}.
+ * Warns (once per sink and line: see `warnOnce`) about each of {@link booleanScalars}.
  *
  * @param text the registry's YAML text
  * @param file its path, named in the warnings

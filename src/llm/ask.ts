@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { withWarningSink } from "../util/warn_once.ts";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { Message } from "../chat/types.ts";
@@ -69,10 +70,15 @@ export type { AskContext } from "./ask_options.ts";
  * console.log(r.text);
  * ```
  */
-export async function ask(
+export function ask(
   messages: readonly Message[],
   options: AskOptions = {},
 ): Promise<AskResult> {
+  // what the config layer finds in a file during this ask is told to the caller's warn
+  return withWarningSink(options.warn, () => askIn(messages, options));
+}
+
+async function askIn(messages: readonly Message[], options: AskOptions): Promise<AskResult> {
   const ctx = askContext(options);
   try {
     requireCompiled(messages);

@@ -13,6 +13,7 @@ import { locateAt, type OptionLine } from "../chat/written_at.ts";
 import { chooseEndpoint, loadEndpoint } from "../config/endpoints.ts";
 import { scoutHome } from "../config/home.ts";
 import { processConfig } from "../config/process_config.ts";
+import { currentWarningSink } from "../util/warn_once.ts";
 import type { ConfigStore } from "../config/store.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { chatRelaySettings, dropChatOnly, warnChatRelay } from "./chat_option_guard.ts";
@@ -47,13 +48,14 @@ export interface AskContext {
  */
 export function askContext(options: AskOptions): AskContext {
   const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
   return {
     options,
     env,
-    cwd: options.cwd ?? process.cwd(),
+    cwd,
     home: scoutHome(env),
-    store: options.config ?? processConfig(env),
-    warn: options.warn ?? (() => {}),
+    store: options.config ?? processConfig(env, cwd),
+    warn: options.warn ?? currentWarningSink(),
     onClose: [],
   };
 }

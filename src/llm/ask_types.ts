@@ -38,7 +38,13 @@ export interface AskRuntime {
   stream?: boolean;
   /** Progress events (text deltas, rounds, retries, tools, cache). */
   onEvent?: (e: AskEvent) => void;
-  /** Warnings (default: ignored). */
+  /**
+   * Warnings: the ask's own (retries, cache problems…) and what the config
+   * and chat layers find in a file during it (an `etc/config` entry no lookup
+   * reads), each of the latter once per sink. Default: the enclosing
+   * `withWarningSink`, else the process-wide sink, else stderr with the
+   * `scout-ai: warning:` prefix.
+   */
   warn?: (message: string) => void;
   /** Session totals for `_s` (default: one per process). */
   session?: Session;

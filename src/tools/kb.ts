@@ -24,6 +24,7 @@ import {
 import { type KbLookupOptions, resolveKnowledgeBase } from "../kb/resolve.ts";
 import { ScoutError } from "../errors.ts";
 import type { FunctionToolDefinition, JsonSchema, ToolEntry } from "./types.ts";
+import { currentWarningSink } from "../util/warn_once.ts";
 
 /**
  * The `<db>` tool definition (Ruby's `database_tool_definition`).
@@ -245,7 +246,7 @@ function openableDatabases(
 export function knowledgeBaseTools(
   given: KnowledgeBase,
   names?: readonly string[],
-  warn: (m: string) => void = (m) => console.warn(`scout-ai: warning: ${m}`),
+  warn: (m: string) => void = currentWarningSink(),
 ): ToolEntry[] {
   const out: ToolEntry[] = [];
   const kb = { ...given, warn: given.warn ?? warn }; // where a temporary index is told

@@ -208,11 +208,12 @@ Deno.test("loadRaw stays a pure parse: nothing is imported, read or applied", as
   ]);
 });
 
-Deno.test("compile touches the process-wide store only when no store is given", async () => {
+Deno.test("compile touches the process's store of its cwd and env only when no store is given", async () => {
   const { processConfig } = await import("../../src/config/process_config.ts");
-  const store = processConfig({ SCOUT_HOME: "/nonexistent-scout-home" });
+  const env = { SCOUT_HOME: "/nonexistent-scout-home" };
+  const store = processConfig(env, "/");
   const before = store.entries.length;
-  await compileText("config: compile_test_key v\nuser: x", { cwd: "/", env: {} });
+  await compileText("config: compile_test_key v\nuser: x", { cwd: "/", env });
   assert.equal(store.entries.length, before + 1);
   assert.equal(configGet(store, "compile_test_key"), "v");
   await compileText("config: other_key v\nuser: x", isolated("/"));
