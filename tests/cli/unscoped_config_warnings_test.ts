@@ -13,10 +13,10 @@ import { startProviderServer } from "../support/provider_server.ts";
 
 const KEY = "sk-cfgwarn-SECRET-0103";
 
-/** A Scout home with `etc/config` holding `configText`, and the provider (ports 42800–42899). */
-async function setup(configText: string, port: number) {
+/** A Scout home with `etc/config` holding `configText`, and the provider. */
+async function setup(configText: string) {
   const dir = await tempDir();
-  const srv = await startProviderServer({ port, fallback: () => ({ text: "pong" }) });
+  const srv = await startProviderServer({ fallback: () => ({ text: "pong" }) });
   const home = join(dir.path, "home");
   await Deno.mkdir(join(home, "etc"), { recursive: true });
   const config = join(home, "etc", "config");
@@ -42,7 +42,7 @@ async function setup(configText: string, port: number) {
 }
 
 Deno.test("an etc/config entry without a scope: each ask names it once (file:line, the fix); stdout unchanged", async () => {
-  await using s = await setup("# old\nmodel from-config\nmax_tool_rounds 2\n", 42801);
+  await using s = await setup("# old\nmodel from-config\nmax_tool_rounds 2\n");
   const r = await s.ask(["hi"]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "pong\n");
@@ -74,7 +74,7 @@ Deno.test("an etc/config entry without a scope: each ask names it once (file:lin
 });
 
 Deno.test("a secret without a scope is named without its value; config get with scopes says why it is unset", async () => {
-  await using s = await setup(`key ${KEY}\n`, 42802);
+  await using s = await setup(`key ${KEY}\n`);
   const r = await runScout(["config", "get", "key", "openai"], { env: s.env, cwd: s.dir.path });
   assert.equal(r.code, 1);
   assert.equal(r.stdout, "");
@@ -84,7 +84,7 @@ Deno.test("a secret without a scope is named without its value; config get with 
 });
 
 Deno.test("a chat's config: line without a scope: continuing the chat names its file and line", async () => {
-  await using s = await setup("", 42803);
+  await using s = await setup("");
   const chat = join(s.dir.path, "c.chat");
   await Deno.writeTextFile(chat, "config: model chat-model\n\nuser: hi\n\nassistant: hello\n");
   const r = await s.ask(["-c", chat, "-o", chat, "again"]);
