@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { parse } from "../chat/parse.ts";
 import { canonicalJson } from "../llm/cache_key.ts";
+import type { KeyAlias } from "../llm/key_aliases.ts";
 import { providerDefinitions } from "../tools/registry.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { md5hex } from "../util/hash.ts";
@@ -18,6 +19,7 @@ import { readJobInfoSync } from "../workflow/info.ts";
 import type { Job } from "../workflow/job_types.ts";
 import { isRecoverableError, jobPresent } from "../workflow/state.ts";
 import { jobLogChatsSync } from "../workflow/files.ts";
+import { filesDir } from "../workflow/store.ts";
 import { isBoundTool } from "./bound_tools.ts";
 import { metaEvidence } from "./failed_attempt.ts";
 
@@ -116,6 +118,30 @@ export function cachedJob(make: MakeJob, env: Env): Job {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * The inference cache's key aliases of a cached ask that runs as a rerun
+ * (`rerun-<n>`, kept failure): its path and files dir — and those of its
+ * dependencies renamed after it — keyed as the first run's, so the rounds the
+ * failed run paid for replay (`llm/key_aliases.ts`, [TS-FIX] notes). None for
+ * the first run's job itself.
+ *
+ * @param job the job the ask runs as
+ * @param make builds the job of the n-th run of its inputs
+ * @returns the aliases (empty for the first run)
+ */
+export function rerunKeyAliases(job: Job, make: MakeJob): KeyAlias[] {
+  const out: KeyAlias[] = [];
+  const pair = (rerun: Job, first: Job) => {
+    if (rerun.path === first.path) return;
+    out.push({ from: filesDir(rerun.path), to: filesDir(first.path) });
+    out.push({ from: rerun.path, to: first.path });
+    // a dependency renamed after the rerun: by position, as both were made from one task
+    rerun.deps.forEach((dep, i) => first.deps[i] && pair(dep, first.deps[i]!));
+  };
+  pair(job, make(1, false));
+  return out;
+}
 
 /**
  * The first run's job that `fits` and would produce no dependency's kept

@@ -21,6 +21,7 @@ import { project } from "../chat/project.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { requestOptions } from "../llm/ask_options.ts";
+import { withKeyAliases } from "../llm/key_aliases.ts";
 import { attachMessages } from "../llm/loop.ts";
 import { isDone } from "../workflow/context.ts";
 import { createJob } from "../workflow/job.ts";
@@ -29,7 +30,15 @@ import { loadJobResult, produceJob } from "../workflow/run.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { isSecretName, redactUrlsIn } from "../util/secrets.ts";
 import { ownTools } from "./own_tools.ts";
-import { cachedJob, hold, type MakeJob, runName, toolsName, uncachedJob } from "./ask_jobs.ts";
+import {
+  cachedJob,
+  hold,
+  type MakeJob,
+  rerunKeyAliases,
+  runName,
+  toolsName,
+  uncachedJob,
+} from "./ask_jobs.ts";
 import type { Agent, AgentCallOptions, AgentReply, AgentRuntime } from "./types.ts";
 
 /** What a task-route ask passes down to the job it produces. */
@@ -206,8 +215,10 @@ export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[
  * Runs one inference as a job of the agent's workflow task `ask` (§1.4 step
  * 2): input `chat` = the printed messages plus the sticky options; uncached
  * (`SCOUT_NO_ASK_CACHE=true`, `--no-cache`) it runs as a job no earlier run
- * left ({@link uncachedJob}); the result is the projection of the job's
- * messages (`meta job=…` first). Sets `agent.job`.
+ * left ({@link uncachedJob}); a cached one that runs as a rerun keys its
+ * inferences as the first run's ({@link rerunKeyAliases}: what that run paid
+ * for replays). The result is the projection of the job's messages
+ * (`meta job=…` first). Sets `agent.job`.
  *
  * @param agent the agent (its workflow has an `ask` task)
  * @param messages the messages
@@ -242,7 +253,11 @@ export async function askTaskRoute(
   const job = uncached ? uncachedJob(make, env) : cachedJob(make, env);
   const release = hold(job.path);
   try {
-    return await runAskJob(agent, job, { options, runtime, tools, env, wf, chat });
+    const aliases = uncached ? [] : rerunKeyAliases(job, make);
+    return await withKeyAliases(
+      aliases,
+      () => runAskJob(agent, job, { options, runtime, tools, env, wf, chat }),
+    );
   } finally {
     release();
   }

@@ -30,6 +30,13 @@ import {
 } from "./cache.ts";
 import type { PreparedChat } from "./ask_tools.ts";
 import { missHint } from "./cache_miss_hint.ts";
+import {
+  type KeyAlias,
+  keyAliases,
+  keyMessages,
+  replayedRound,
+  storedRound,
+} from "./key_aliases.ts";
 import { sha256hex } from "../util/hash.ts";
 
 /**
@@ -126,9 +133,19 @@ function recordedOf(entry: CachedRound): RecordedRound {
   };
 }
 
-/** What every key of one ask shares: its endpoint, model, parameters and tools. */
-function keyMaker(req: AskRequest, prepared: PreparedChat, model: AskModel) {
+/**
+ * What every key of one ask shares: its endpoint, model, parameters and tools;
+ * under a rerun's key aliases (`key_aliases.ts`), its messages as the first
+ * run's.
+ */
+function keyMaker(
+  req: AskRequest,
+  prepared: PreparedChat,
+  model: AskModel,
+  aliases: readonly KeyAlias[] | undefined,
+) {
   const tools = providerDefinitions(prepared.registry);
+  const keyed = aliases ? keyMessages(aliases) : (messages: Message[]) => messages;
   return (
     params: Record<string, unknown>,
     prevId: string | undefined,
@@ -147,7 +164,7 @@ function keyMaker(req: AskRequest, prepared: PreparedChat, model: AskModel) {
       promptSettings: Object.keys(model.promptOptions).length ? model.promptOptions : undefined,
     },
     tools,
-    messages,
+    messages: keyed(messages),
     currentMeta,
   });
 }
@@ -219,13 +236,30 @@ async function missedRound(
   }
 }
 
+/** `play`, its record in the first run's terms under key aliases (as its key is), else as is. */
+function storedAs(
+  play: (recorded: RecordedRound | null) => Promise<PlayedRound>,
+  aliases: readonly KeyAlias[] | undefined,
+): (recorded: RecordedRound | null) => Promise<PlayedRound> {
+  if (!aliases) return play;
+  return async (recorded) => {
+    const played = await play(recorded);
+    return { ...played, record: storedRound(played.record, aliases) };
+  };
+}
+
 /**
  * The keys of an ask's rounds, and the parts of a round's key (for its
  * entry): the first round's request is the ask's, so its round key comes with
  * the whole-ask key ({@link roundCacheKeys}) and is not computed again.
  */
-function askKeys(req: AskRequest, prepared: PreparedChat, model: AskModel) {
-  const keyInput = keyMaker(req, prepared, model);
+function askKeys(
+  req: AskRequest,
+  prepared: PreparedChat,
+  model: AskModel,
+  aliases: readonly KeyAlias[] | undefined,
+) {
+  const keyInput = keyMaker(req, prepared, model, aliases);
   const { chat, currentMeta, previousResponseId } = prepared;
   let first: string | undefined;
   let tools: string | undefined;
@@ -276,7 +310,8 @@ export function askCache(
     backend: model.backendName,
     model: model.settings.model,
   };
-  const keys = askKeys(req, prepared, model);
+  const aliases = keyAliases();
+  const keys = askKeys(req, prepared, model, aliases);
   let hits = 0;
   let misses = 0;
   const event = (hit: boolean, key: string) => ctx.options.onEvent?.({ type: "cache", hit, key });
@@ -298,7 +333,7 @@ export function askCache(
       const replay = (entry: CachedRound) => {
         hits++;
         event(true, key);
-        return play(recordedOf(entry));
+        return play(aliases ? replayedRound(recordedOf(entry), aliases) : recordedOf(entry));
       };
       // a bad entry read at the probe is read again under the lock: told once
       const warn = onceEach(ctx.warn);
@@ -314,7 +349,7 @@ export function askCache(
         misses++;
         event(false, key);
       };
-      const r = { dir, key, state, parts, play, origin };
+      const r = { dir, key, state, parts, play: storedAs(play, aliases), origin };
       return await missedRound(r, { hit: replay, miss, warn }, ctx);
     },
   };
