@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { compile } from "../chat/compile.ts";
 import { parse } from "../chat/parse.ts";
 import type { Message } from "../chat/types.ts";
@@ -27,6 +26,8 @@ import { workflowTools } from "../tools/workflow.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { afterFailedAttempts, failedAttemptRecord, withoutRepeats } from "./failed_attempt.ts";
 import { withCallBudget } from "./depth.ts";
+import { inAskOf } from "./ask_chain.ts";
+import { askPlace, noteRetries } from "./ask_notes.ts";
 import { ownTools } from "./own_tools.ts";
 import { withSociety } from "./tool_society.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
@@ -201,6 +202,10 @@ async function askDirect(
   };
   const lines = mergeOptionLines(agent.runtime.optionLines, options.optionLines); // the call's win
   if (lines) askOptions.optionLines = lines;
+  // whose ask it is (its failure snapshot says); a nested one's retries are noted (R106-2)
+  const place = askPlace(agent);
+  askOptions.asker = place.asker;
+  if (place.nested) askOptions.onEvent = noteRetries(place, askOptions.warn, askOptions.onEvent);
   const r = await llmAsk(await compiled(agent, chat), askOptions);
   return { text: r.text, messages: r.messages, ask: r };
 }
@@ -234,10 +239,8 @@ export async function ask(
 ): Promise<AgentReply> {
   const msgs = messages ?? current(agent);
   for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i]!.role === "agent") msgs.splice(i, 1);
-  const chain = new Set(waiting.getStore());
-  chain.add(agent);
   // the specialists of a top-level ask share one budget of calls (depth.ts)
-  return await withCallBudget(() => waiting.run(chain, () => askAttempts(agent, msgs, options)));
+  return await withCallBudget(() => inAskOf(agent, () => askAttempts(agent, msgs, options)));
 }
 
 async function askAttempts(
@@ -266,22 +269,7 @@ async function askAttempts(
   }
 }
 
-/** The agents whose asks the current call runs inside (outermost first). */
-const waiting = new AsyncLocalStorage<ReadonlySet<Agent>>();
-
-/**
- * Whether the code running now runs inside an `ask` of this agent — its turn
- * waits on what runs now, through specialists, tools or hand-offs (§3.5: a
- * message to it would land in its live chat mid-turn and start another turn
- * under the one in flight, without end). An ask of it running elsewhere (the
- * application's own, another caller's) is not this.
- *
- * @param agent the agent
- * @returns true inside one of its asks
- */
-export function waitsOnThis(agent: Agent): boolean {
-  return waiting.getStore()?.has(agent) === true;
-}
+export { waitsOnThis } from "./ask_chain.ts";
 
 /**
  * `ask` on the live chat, the new messages appended to it (§1.3). A failed

@@ -15,6 +15,7 @@ import { isReplayMiss } from "../llm/ask_cache.ts";
 import { failureMessages } from "../llm/loop.ts";
 import type { SpecialistResult, SpecialistRunner } from "../tools/agent_results.ts";
 import { chat, current, start } from "./agent.ts";
+import { askPlace, failureRecord, noteFailure } from "./ask_notes.ts";
 import { isSpecialistCall as isCall, specialistOf } from "./specialist_call.ts";
 import type { Agent } from "./types.ts";
 
@@ -53,6 +54,7 @@ async function runOne(item: object): Promise<SpecialistResult> {
   // a hand-off names its conversation when it runs (after a restart, a new one)
   const conversation = isCall(item) ? item.begin?.() ?? item.conversation : undefined;
   const named = conversation !== undefined ? { conversation } : {};
+  const place = askPlace(agent);
   try {
     if (isCall(item)) {
       if (item.restart) start(agent);
@@ -69,7 +71,10 @@ async function runOne(item: object): Promise<SpecialistResult> {
     // (so its log shows its calls, and the logs of the specialists it asked have a caller),
     // and as receipts (its failed job, on the task route)
     const produced = failureMessages(e);
-    current(agent).push(...produced);
+    // …and the user learns of it: its log ends with the failure, and a warning names it,
+    // its caller, its job and its snapshot (its caller's model gets none of these: R106-2)
+    current(agent).push(...produced, failureRecord(e));
+    noteFailure(place, agent.runtime.warn, e);
     const meta = receipts(produced);
     return { content: "", error: e, ...(meta.length ? { agent_meta: meta } : {}), ...named };
   }

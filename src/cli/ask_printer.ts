@@ -9,6 +9,7 @@
  * @module
  */
 import type { AskEvent } from "../llm/loop.ts";
+import { retryNotice } from "../llm/retry.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 
@@ -100,8 +101,7 @@ function printRetry(p: AnswerPrinter, e: Extract<AskEvent, { type: "retry" }>): 
   if (restart) endAnswerLine(p);
   p.roundText = false;
   p.held = "";
-  const why = e.error instanceof Error ? e.error.message : String(e.error);
-  warn(p.io, `${why}; retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt + 1})`);
+  warn(p.io, retryNotice(e));
   if (restart) {
     p.io.stderr.write(
       paint(p.io, "stderr", "dim", `↻ the answer restarts (attempt ${e.attempt + 1}):`) + "\n",

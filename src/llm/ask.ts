@@ -45,7 +45,7 @@ import { sameOriginFetch } from "../util/same_origin_fetch.ts";
 import { settleCacheWrites } from "./write_behind.ts";
 
 export { COMPILE_ROLES, RUNTIME_KEYS } from "./ask_types.ts";
-export type { AskOptions, AskResult, AskRuntime } from "./ask_types.ts";
+export type { Asker, AskOptions, AskResult, AskRuntime } from "./ask_types.ts";
 export type { AskContext } from "./ask_options.ts";
 
 /**
@@ -192,7 +192,12 @@ async function snapshot(
   try {
     return await writeSnapshot(join(ctx.home, "tmp", "ask"), {
       messages: prepared.chat,
-      options: { ...req.opts, backend: model.backendName },
+      options: {
+        ...req.opts,
+        backend: model.backendName,
+        // whose request it was: an agent's, a specialist's (names only)
+        ...(ctx.options.asker ? { asked_by: ctx.options.asker } : {}),
+      },
       currentMeta: prepared.currentMeta,
     });
   } catch (se) {

@@ -93,6 +93,24 @@ export interface AskRuntime {
   newId?: () => string;
   /** Retry sleep (tests). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Whose ask this is (the agent layer sets it): written into a failure
+   * snapshot's `.options.json` as `asked_by`, so a snapshot says which
+   * agent, conversation, caller and job it belongs to.
+   */
+  asker?: Asker;
+}
+
+/** Whose ask an ask is: names only, never a credential. */
+export interface Asker {
+  /** The asking agent's name. */
+  agent: string;
+  /** Its conversation in its caller's society (`facts`, `_oneshot-1`), when a specialist. */
+  conversation?: string;
+  /** The agent that asked it, when a specialist. */
+  caller?: string;
+  /** The job it works in (`Workflow/task/name`), when one. */
+  job?: string;
 }
 
 /** Options of {@link ask}: runtime hooks, `tools`, and any chat-level option. */
@@ -143,6 +161,7 @@ export const RUNTIME_KEYS: ReadonlySet<string> = new Set([
   "now",
   "newId",
   "sleep",
+  "asker",
   "tools",
 ]);
 

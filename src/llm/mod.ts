@@ -13,7 +13,7 @@
  * @module
  */
 export { ask } from "./ask.ts";
-export type { AskOptions, AskResult, AskRuntime } from "./ask.ts";
+export type { Asker, AskOptions, AskResult, AskRuntime } from "./ask.ts";
 export type { AskEvent } from "./loop.ts";
 export { failureMessages, finalText } from "./loop.ts";
 export { endpoints } from "./endpoints.ts";

@@ -122,3 +122,22 @@ export async function withRetries<T>(
     }
   }
 }
+
+/**
+ * The warning for a retry, as `llm ask` prints it and the agent layer warns
+ * it for a nested ask: the error, the delay and the attempt about to start.
+ *
+ * @param info the retry (`attempt`: the attempts made so far)
+ * @returns the warning text
+ *
+ * @example
+ * ```ts
+ * import { retryNotice } from "./retry.ts";
+ * retryNotice({ attempt: 1, delayMs: 500, error: new Error("HTTP 500") });
+ * // "HTTP 500; retrying in 0.5 s (attempt 2)"
+ * ```
+ */
+export function retryNotice(info: { attempt: number; delayMs: number; error: unknown }): string {
+  const why = info.error instanceof Error ? info.error.message : String(info.error);
+  return `${why}; retrying in ${(info.delayMs / 1000).toFixed(1)} s (attempt ${info.attempt + 1})`;
+}

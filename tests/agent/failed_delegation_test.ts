@@ -121,7 +121,7 @@ Deno.test("a specialist that fails after an inference: the error output keeps it
   assert.match(String(receipts[0]!.content), /pt=30 ct=3/);
   assert.match(String(receipts[1]!.content), /pt=50 ct=5/);
   // the failed Worker's conversation (its log) keeps what it did: its meta, its call to the
-  // Helper and that call's output, so the Helper's log has a caller
+  // Helper and that call's output, so the Helper's log has a caller; then the failure (R106-2)
   const worker = boss.chats["Worker/_oneshot-1"]!.currentChat!;
   assert.deepEqual(worker.map((m) => m.role), [
     "system",
@@ -130,7 +130,12 @@ Deno.test("a specialist that fails after an inference: the error output keeps it
     "meta",
     "function_call",
     "function_call_output",
+    "meta",
   ]);
+  assert.match(
+    String(worker.at(-1)!.content),
+    /^incomplete=true reason=error error=.*worker broke/,
+  );
   assert.ok(boss.chats["Worker/_oneshot-1"]!.chats["Helper/_oneshot-1"]);
 });
 
