@@ -18,6 +18,7 @@ import { VERSION } from "../version.ts";
 import { redactUrlsIn } from "../util/secrets.ts";
 import { errnoText } from "../util/errno_text.ts";
 import { setWarningSink } from "../util/warn_once.ts";
+import { handleInterrupts } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint, USAGE_HINT, warnSink } from "./io.ts";
@@ -120,7 +121,8 @@ export function buildProgram(ctx: CliContext): Command {
 }
 
 /**
- * Runs the CLI.
+ * Runs the CLI; the process takes the CLI's handling of SIGINT/SIGTERM/SIGHUP
+ * (`handleInterrupts`: running jobs recorded aborted, exit 128 + n).
  *
  * @param argv arguments after the program name
  * @param io where to read and write
@@ -136,6 +138,9 @@ export function buildProgram(ctx: CliContext): Command {
  */
 export async function main(argv: string[], io: Io): Promise<number> {
   const ctx: CliContext = { io, exitCode: 0, debug: argv.includes("--debug"), logLevel: 5 };
+  // every command that runs jobs (workflow task, deploy workers, asks, mcp, llm process…):
+  // a signal records them aborted and exits 128 + n; a library opts in itself (R105-1)
+  handleInterrupts();
   // what the config, chat and kb layers find in a file is told through this invocation's warn
   setWarningSink(warnSink(io));
   // read before parsing: commander's own usage errors come before the preAction hook

@@ -1,19 +1,29 @@
 /**
  * SIGINT/SIGTERM/SIGHUP while jobs run (`workflow.md` §7.4 #7; SIGHUP — a
- * closed terminal, a dropped ssh session — as Ruby's SignalException): every job of this
- * process that is between setup and done is marked `aborted` (synchronous
- * atomic info write), its tmp result removed and its lock released; then the
- * process exits with 128 + signal number — unless a caller above holds the
- * exit ({@link holdInterruptExit}: `llm ask`/`agent ask`, which save the
- * chat so far and exit themselves).
+ * closed terminal, a dropped ssh session — as Ruby's SignalException), for a
+ * process that opted in with {@link handleInterrupts} (the CLI does, for every
+ * command): every job of this process that is between setup and done is marked
+ * `aborted` (synchronous atomic info write), its tmp result removed and its
+ * lock released; then the process exits with 128 + signal number — unless a
+ * caller above holds the exit ({@link holdInterruptExit}: `llm ask`/`agent
+ * ask`, which save the chat so far and exit themselves).
+ *
+ * [TS-FIX] A library (`mod.ts`) never takes the host's signals nor exits on
+ * its own (R105-1): without {@link handleInterrupts} no signal listener is
+ * installed, a signal reaches the host's own handlers (or the default
+ * disposition), and when the host exits (`process.exit`, or its loop drains)
+ * while jobs run, an `exit` hook records them `aborted` ("interrupted by the
+ * process's exit") and releases their locks — no job left `start`ed with a
+ * stale lock. The hook is installed with the first tracked job, in the CLI too.
  *
  * [TS-FIX] A signal caught while jobs run is never lost. The runtime reads a
  * signal only when its event loop polls for I/O (Deno: after a dozen
  * `setImmediate` turns, or a timer), so one that came while a body computed
  * synchronously may reach the listener after the job was recorded done. The
- * listeners therefore stay installed from the first tracked job for the
- * process's life (they keep no event loop alive): a signal that finds no job
- * running ("late") does what the default disposition would — exit 128 + n —
+ * listeners therefore stay installed from the first tracked job (or from
+ * {@link handleInterrupts}, when jobs run already) for the process's life
+ * (they keep no event loop alive): a signal that finds no job running
+ * ("late") does what the default disposition would — exit 128 + n —
  * unless another listener on `process` takes that signal (an ask's, `llm
  * process`'s, `workflow mcp --http`'s), and a process about to exit by itself
  * waits one timer turn first (`beforeExit`, once) so that a caught signal is
@@ -26,6 +36,9 @@ type AbortFn = (signal: string) => void;
 
 const running = new Map<string, AbortFn>();
 let installed = false;
+/** Whether this process opted in to the CLI's signal handling ({@link handleInterrupts}). */
+let handling = false;
+let exitHooked = false;
 
 const EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
@@ -195,16 +208,58 @@ function installListeners(): void {
   process.on("beforeExit", onBeforeExit);
 }
 
+/** What the `exit` hook records a job still running at the process's exit aborted with. */
+export const PROCESS_EXIT = "the process's exit";
+
 /**
- * Registers a running job; the returned function unregisters it. The
- * signal listeners stay installed after the last job (see the module doc).
+ * At the process's exit (the host's `process.exit`, a drained loop): the jobs
+ * still running are recorded `aborted` and their locks released, as a signal
+ * would, without the reports; nothing else (the process is exiting already).
+ */
+function onExit(): void {
+  for (const abort of [...running.values()].reverse()) {
+    try {
+      abort(PROCESS_EXIT);
+    } catch { /* record the others */ }
+  }
+  running.clear();
+}
+
+/**
+ * Opts this process in to the CLI's handling of SIGINT/SIGTERM/SIGHUP (see
+ * the module doc): the running jobs recorded `aborted`, then exit 128 + n
+ * (unless held). The CLI calls it once, for every command; a library host
+ * that wants the same calls it too — else its own handlers get the signals
+ * and the library never exits the process. Idempotent; the listeners are
+ * installed with the first job tracked (now, if jobs run already).
+ *
+ * @example
+ * ```ts ignore
+ * import { handleInterrupts } from "@scout-ai/scout-ai";
+ * handleInterrupts(); // Ctrl-C: running jobs recorded aborted, exit 130
+ * ```
+ */
+export function handleInterrupts(): void {
+  handling = true;
+  if (running.size > 0) installListeners();
+}
+
+/**
+ * Registers a running job; the returned function unregisters it. With
+ * {@link handleInterrupts}, the signal listeners are installed and stay
+ * after the last job (see the module doc); in any case an `exit` hook
+ * records a job still running at the process's exit `aborted`.
  *
  * @param key the job path
- * @param abort synchronous cleanup run on SIGINT/SIGTERM/SIGHUP
+ * @param abort synchronous cleanup run on SIGINT/SIGTERM/SIGHUP or at exit
  * @returns the unregister function
  */
 export function trackRunning(key: string, abort: AbortFn): () => void {
   running.set(key, abort);
-  installListeners();
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on("exit", onExit);
+  }
+  if (handling) installListeners();
   return () => void running.delete(key);
 }

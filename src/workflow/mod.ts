@@ -118,6 +118,8 @@ export {
   runJob,
 } from "./run.ts";
 export type { RunEvent, RunOptions } from "./run.ts";
+// the CLI's handling of SIGINT/SIGTERM/SIGHUP, opt-in: a library never takes the host's signals
+export { handleInterrupts, PROCESS_EXIT } from "./interrupt.ts";
 export { acquireLock, isStaleLock } from "./lock.ts";
 export type { HeldLock, LockOptions } from "./lock.ts";
 export {

@@ -100,8 +100,11 @@ export default (api) => api.workflow("Late", { tasks: {
  */
 const AFTER_JOB = (dir: string) => `
 import { existsSync, writeFileSync } from "node:fs";
-import { holdInterruptExit, trackRunning } from "${join(ROOT, "src", "workflow", "interrupt.ts")}";
+import { handleInterrupts, holdInterruptExit, trackRunning } from "${
+  join(ROOT, "src", "workflow", "interrupt.ts")
+}";
 const mode = Deno.args[0];
+handleInterrupts(); // as the CLI does
 if (mode === "spin") {
   const untrack = trackRunning("job", () => {});
   writeFileSync(${JSON.stringify(join(dir, "spinning"))}, "");
