@@ -257,13 +257,24 @@ function agentSetup(ctx: ChatTaskContext, opts: TaskAgentOptions): AgentSetup {
   const fromJobChat = given === undefined || given === null;
   // an error about the job chat's option values names the lines they were written on
   const lines = fromJobChat ? optionLinesOf.get(ctx) : undefined;
-  const inherited = own ?? routeRuntime();
+  const inherited = withJobSignal(own ?? routeRuntime(), ctx.job.signal);
   const runtime = lines
-    ? { ...inherited, optionLines: mergeOptionLines(inherited?.optionLines, lines) }
+    ? { ...inherited, optionLines: mergeOptionLines(inherited.optionLines, lines) }
     : inherited;
   for (const [k, v] of Object.entries(extra)) if (!(k in options)) options[k] = v;
   const tooling = givenTooling === false ? [] : givenTooling ?? ctx.tooling();
   return { options, runtime, tooling, fromJobChat };
+}
+
+/**
+ * The agent's runtime with the job's signal (R105-3: the job
+ * interrupted, or every caller of `runJob` cancelled, stops its inference),
+ * joined to the runtime's own — the asking route's — when it has one.
+ */
+function withJobSignal(runtime: AgentRuntime | undefined, job: AbortSignal): AgentRuntime {
+  const own = runtime?.signal;
+  const signal = own === undefined || own === job ? job : AbortSignal.any([own, job]);
+  return { ...runtime, signal };
 }
 
 /** The agent loaded (or a bare one) working for the job. */

@@ -59,7 +59,8 @@ export interface RunOptions {
   /**
    * The caller's cancellation: when every caller waiting on a run has
    * cancelled, the run is aborted (recorded `aborted`, as on SIGTERM);
-   * otherwise it goes on for the others (R96-3).
+   * otherwise it goes on for the others (R96-3). A cancelled caller's
+   * `runJob`/`produceJob` rejects with `job_aborted` (R105-3).
    */
   signal?: AbortSignal;
 }
@@ -106,9 +107,12 @@ export async function loadJobResult(job: Job): Promise<unknown> {
  * job is loaded without touching its info; a job in error is rerun.
  *
  * @param job the job (from `createJob`)
- * @param opts progress callback, env, lock timeout
+ * @param opts progress callback, env, lock timeout, the caller's cancellation signal
  * @returns the loaded result
- * @throws ScoutError `job_failed` naming the job that failed
+ * @throws ScoutError `job_failed` naming the job that failed; `job_aborted` when
+ *   `opts.signal` aborted (before or during the run, whatever the body did: the job's
+ *   `job.signal` fires once every caller waiting on it cancelled, and a chat task's
+ *   agent stops its inference on it)
  *
  * @example
  * ```ts ignore
@@ -126,7 +130,8 @@ export async function runJob(job: Job, opts: RunOptions = {}): Promise<unknown> 
  * recoverable error is cleaned first.
  *
  * @param job the job
- * @param opts progress callback, env, lock timeout
+ * @param opts progress callback, env, lock timeout, the caller's cancellation signal
+ * @throws ScoutError as {@link runJob}: `job_failed`, or `job_aborted` once `opts.signal` aborted
  */
 export async function produceJob(job: Job, opts: RunOptions = {}): Promise<void> {
   if (isDone(job)) return;

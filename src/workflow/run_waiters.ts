@@ -40,8 +40,28 @@ export const CANCELLED_RUN_WAIT_MS = 10_000;
 /** The reason an abandoned run is recorded `aborted` with ("interrupted by …"). */
 export const CANCELLED = "the cancellation of every call waiting on it";
 
-function aborted(job: Job): ScoutError {
-  return new ScoutError("job_aborted", `Job "${job.shortPath}" was cancelled`, { file: job.path });
+function aborted(job: Job, cause?: unknown): ScoutError {
+  return new ScoutError("job_aborted", `Job "${job.shortPath}" was cancelled`, {
+    file: job.path,
+    ...(cause !== undefined ? { cause } : {}),
+  });
+}
+
+/**
+ * How the run settles for a caller that gave `signal`: as the run does,
+ * unless the caller cancelled by then — then `job_aborted`, whatever the run
+ * became (the body's rejection, or the result of a run others waited on),
+ * never the `job_failed` wrapping the body's reaction to its signal (R105-3).
+ */
+function forCaller(job: Job, run: Promise<void>, signal: AbortSignal): Promise<void> {
+  return run.then(
+    () => {
+      if (signal.aborted) throw aborted(job);
+    },
+    (e) => {
+      throw signal.aborted ? aborted(job, e) : e;
+    },
+  );
 }
 
 function busy(job: Job): ScoutError {
@@ -88,7 +108,8 @@ async function awaitAbandoned(job: Job): Promise<void> {
  * @param job the job
  * @param signal the caller's cancellation, if any
  * @param start starts the run (given its record, to set `abort`)
- * @returns settles when the run ends (rejects at once for a caller already cancelled)
+ * @returns settles when the run ends; rejects with `job_aborted` for a caller cancelled by then
+ *   (at once when already cancelled)
  */
 export function awaitRun(
   job: Job,
@@ -122,5 +143,7 @@ export function awaitRun(
     void deliverPendingSignals().then(() => current.abort?.(CANCELLED));
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  return current.promise.finally(() => signal.removeEventListener("abort", onAbort));
+  return forCaller(job, current.promise, signal).finally(() =>
+    signal.removeEventListener("abort", onAbort)
+  );
 }
