@@ -37,6 +37,8 @@ import { loadPrices, type PriceTable } from "../provenance/prices.ts";
 import type { RollupDimension } from "../provenance/rollup.ts";
 import type { ProvenanceReport } from "../provenance/report.ts";
 import { collectIfGrown } from "../util/gc.ts";
+import { jobStatusOf } from "../workflow/state.ts";
+import type { JobInfo } from "../workflow/info.ts";
 
 /** Our message for a missing ROOT, which says what ROOT is. */
 export const MISSING_ROOT_TEXT = "Missing ROOT: a chat file or a job path";
@@ -221,6 +223,8 @@ function walk(
     cwd: io.cwd,
     jobRoots,
     env: io.env,
+    // the status `workflow info` shows: `stale` when the recorded process is gone (R106-3b)
+    jobStatus: (path, info) => info === null ? null : jobStatusOf(path, info as JobInfo),
     ...(shown === undefined ? {} : { onProgress: shown.onProgress }),
     ...(prices === null ? {} : { prices }),
   });

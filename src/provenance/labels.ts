@@ -56,14 +56,19 @@ function str(v: unknown): string | null {
  *
  * @param path job path
  * @param info its info (null when missing or unreadable)
+ * @param status the status to show (`ReportOptions.jobStatus`), else the info's
  * @returns the summary
  */
-export function jobSummary(path: string, info: JobInfo | null): JobSummary {
+export function jobSummary(
+  path: string,
+  info: JobInfo | null,
+  status?: (path: string, info: JobInfo | null) => string | null,
+): JobSummary {
   return {
     workflow: str(info?.workflow),
     task: str(info?.task_name),
     type: str(info?.type),
-    status: str(info?.status),
+    status: str(status === undefined ? info?.status : status(path, info)),
     shortId: jobShortId(path),
   };
 }

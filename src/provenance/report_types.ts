@@ -5,7 +5,7 @@
  * @module
  */
 import type { TokenTotals } from "../chat/trace.ts";
-import type { JobSummary, NodeKind, Relation, TraverseOptions } from "./types.ts";
+import type { JobInfo, JobSummary, NodeKind, Relation, TraverseOptions } from "./types.ts";
 import type { ReportEvents } from "./event_types.ts";
 import type { PriceTable } from "./prices.ts";
 import type { ChatFacts } from "./chat_facts.ts";
@@ -201,6 +201,13 @@ export interface ReportOptions extends TraverseOptions {
   spillAt?: number;
   /** Prices per model: each node gets its direct and subtree cost (`ReportNode.cost`). */
   prices?: PriceTable;
+  /**
+   * The status a job shows (`JobSummary.status`), from its path and `.info`:
+   * the caller's derivation, which may look at the disk and processes (the
+   * CLI gives `workflow info`'s: `stale` when the recorded process is gone,
+   * R106-3b). Default: the `.info`'s `status`.
+   */
+  jobStatus?: (path: string, info: JobInfo | null) => string | null;
   /** Called as each stage of the report ends (`walk`, `finish`, `subtree`, …: for measurements). */
   onPhase?: (stage: string) => void;
 }

@@ -177,7 +177,7 @@ export function walkGraph(
       const n = r.node;
       // a job's .info is read once, into its summary (the walk lets it go: releaseInfo)
       g.refs.push(n);
-      g.jobs.push(n.kind === "job" ? jobSummary(n.path, n.info) : null);
+      g.jobs.push(n.kind === "job" ? jobSummary(n.path, n.info, o.jobStatus) : null);
       g.firstFrom.push(-1);
     }
     if (r.parent === null || r.relation === null) continue;

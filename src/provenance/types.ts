@@ -140,7 +140,7 @@ export interface JobSummary {
   task: string | null;
   /** `info.type`. */
   type: string | null;
-  /** `info.status`. */
+  /** `info.status`, or what `ReportOptions.jobStatus` makes of it (`stale`…). */
   status: string | null;
   /** Basename without `Default_`, first 8 characters. */
   shortId: string;

@@ -60,7 +60,7 @@ export {
   serializeResult,
 } from "./result.ts";
 export { jobFile, jobLogChats, listJobFiles, writeJobFile } from "./files.ts";
-export { infoPidAlive, isRecoverableError, jobPresent, jobState } from "./state.ts";
+export { infoPidAlive, isRecoverableError, jobPresent, jobState, jobStatusOf } from "./state.ts";
 export { pidAlive } from "../util/process.ts";
 export { infoProcess } from "./state.ts";
 export type { JobProcess, JobState } from "./state.ts";

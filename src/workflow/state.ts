@@ -107,6 +107,33 @@ export function infoProcess(info: JobInfo | null): JobProcess {
 export async function jobState(jobPath: string): Promise<JobState> {
   const done = exists(jobPath);
   const { info, problem } = await readJobInfo(jobPath);
+  return { path: jobPath, done, info, problem, ...derivedState(info, done) };
+}
+
+/**
+ * The status {@link jobState} gives a job whose info is already read (the
+ * one `workflow info` shows: `stale` when the recorded process is gone,
+ * `unsync`, …): the result file is looked for, the recorded pid signalled.
+ *
+ * @param jobPath result path
+ * @param info its info (null when absent)
+ * @returns the status
+ *
+ * @example
+ * ```ts ignore
+ * import { jobStatusOf } from "./state.ts";
+ * jobStatusOf("/h/.scout/var/jobs/Slow/nap/Default", { status: "napping", pid: 1e7 }); // "stale"
+ * ```
+ */
+export function jobStatusOf(jobPath: string, info: JobInfo | null): string {
+  return derivedState(info, exists(jobPath)).status;
+}
+
+/** Status, process, running and stale of a job from its info and whether its result exists. */
+function derivedState(
+  info: JobInfo | null,
+  done: boolean,
+): Pick<JobState, "status" | "running" | "process" | "stale"> {
   let status: string;
   if (info === null) status = done ? "noinfo" : "missing";
   else if (typeof info.status !== "string" || info.status === "") {
@@ -118,7 +145,7 @@ export async function jobState(jobPath: string): Promise<JobState> {
     !["error", "aborted", "done", "cleaned", "noinfo"].includes(status);
   const stale = !done && proc === "gone" && !FINAL_STATUSES.includes(status);
   if (stale) status = "stale";
-  return { path: jobPath, done, info, problem, status, running, process: proc, stale };
+  return { status, running, process: proc, stale };
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { hostname } from "node:os";
 import { runMain } from "../support/cli.ts";
 import { assertRenders, entry, mkJob, rc, tmp, tok, write } from "./support.ts";
 
@@ -101,4 +102,36 @@ Deno.test("R87-4: the page's data gives a job its status and the .info message's
   assert.ok(bad, "the JSON label has no [error]");
   assert.deepEqual(Object.keys(bad.job), ["workflow", "task", "type", "status", "shortId"]);
   assert.equal(bad.job.status, "error");
+});
+
+/** The pid of a process that ran and is gone. */
+async function deadPid(): Promise<number> {
+  const child = new Deno.Command("true", { stdout: "null", stderr: "null" }).spawn();
+  await child.status;
+  return child.pid;
+}
+
+Deno.test("R106-3b: a job whose .info says start but whose process is gone shows [stale] in the tree, the flow and the JSON, as workflow info does", async () => {
+  await using d = await tmp();
+  const jobs = join(d.path, "store");
+  const job = "Planner/ask/Default_37865fa600112233445566778899aabb.chat";
+  mkJob(join(jobs, job), null, { "agent.chat": `user: go\n\nmeta: ${tok("p", 10, 1, 11)}\n` }, {
+    workflow: "Planner",
+    task_name: "ask",
+    type: "chat",
+    status: "start",
+    pid: await deadPid(),
+    pid_hostname: hostname(),
+  }, null);
+  write(join(d.path, "s.chat"), `user: hi\n\nmeta: job=${job}\n`);
+  const env = { SCOUT_HOME: join(d.path, "home"), NO_COLOR: "1" };
+  const info = await runMain(["workflow", "info", join(jobs, job), "--json"], { env });
+  assert.equal(JSON.parse(info.stdout).status, "stale", info.stderr);
+  const tree = await prov(d.path);
+  assert.match(tree, / Planner\/ask 37865fa6 \[stale\]\n/);
+  assert.ok(!tree.includes("[start]"), tree);
+  assert.match(await prov(d.path, "--flow"), / Job {3}Planner\/ask 37865fa6 \[stale\] /);
+  const doc = JSON.parse(await prov(d.path, "--json"));
+  const node = doc.nodes.find((n: { label: string }) => n.label === "Planner/ask 37865fa6");
+  assert.equal(node.job.status, "stale");
 });
