@@ -24,6 +24,7 @@ import type { Job } from "../job_types.ts";
 import { recordAborted } from "../run_info.ts";
 import { thisHost } from "../state.ts";
 import { directDeps, pendingJobs } from "./graph.ts";
+import { recordWorkerEnd, type WorkerEnd, workerEndMessage } from "./worker_end.ts";
 import { type DeployRules, NO_RULES, taskResources } from "./rules.ts";
 
 /**
@@ -83,6 +84,8 @@ interface Worker {
   busy: Job | null;
   cpus: number;
   exited: Promise<void>;
+  /** How it ended, once it has. */
+  ended: WorkerEnd | null;
 }
 
 /** The pending jobs' dependency counts: who waits on how many, who waits on whom, who is ready. */
@@ -199,7 +202,13 @@ function startWorker(s: Scheduler): Worker {
     close: () => child.stdin.end(),
     busy: null,
     cpus: 0,
-    exited: new Promise((resolve) => child.on("close", () => resolve())),
+    exited: new Promise((resolve) =>
+      child.on("close", (code, signal) => {
+        w.ended = { code, signal };
+        resolve();
+      })
+    ),
+    ended: null,
   };
   child.on("error", () => {});
   child.stdin.on("error", () => {});
@@ -214,7 +223,12 @@ function startWorker(s: Scheduler): Worker {
   void w.exited.then(() => {
     const i = s.workers.indexOf(w);
     if (i >= 0) s.workers.splice(i, 1);
-    if (w.busy !== null) settle(s, w, false, "worker process ended before the job finished");
+    // killed (kill -9, the OOM killer) or exited under its job: said, and recorded (R106-4)
+    if (w.busy !== null && s.stopping === null) {
+      const end = w.ended ?? { code: null, signal: null };
+      recordWorkerEnd(w.busy, w.pid, end);
+      settle(s, w, false, workerEndMessage(end));
+    }
     if (s.running === 0) fill(s);
   });
   s.workers.push(w);
