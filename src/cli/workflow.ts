@@ -5,10 +5,14 @@
  *
  * `--json` shapes (version 1):
  * - `task`: `{"version":1,"path","shortPath","status","result"}` (on failure
- *   `"status":"error","error":message`, exit 1); `result` is the loaded value
+ *   `"status":"error","error":message`, exit 1, with `"jobStatus"` — the job's
+ *   own status as `info` shows it: `missing` when it never started, a
+ *   dependency having failed — and `"failed":{"path","shortPath","status"}`,
+ *   the job that failed, itself or a dependency); `result` is the loaded value
  *   (chat → messages, binary → text).
  * - `info`: `{"version":1,"path","shortPath","status","done","running","process",
- *   "stale","info","infoProblem","dependencies":[{"ref","path","status"}],"files":[…]}`.
+ *   "stale","info","infoProblem","dependencies":[{"ref","path","status"}],"files":[…]}`;
+ *   a JOB not found: `{"version":1,"path":JOB,"status":"notfound","error":message}`, exit 1.
  * - `list`: `{"version":1,"workflows":[{"name","file","tasks":[…],"error"?}]}`
  *   (`error` names a file that cannot be loaded; exit 1), or with a
  *   workflow `{"version":1,"workflow","file","tasks":[{"name","type","description",
@@ -164,7 +168,10 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
     .option("--recompute", "clean this job and all its dependencies first")
     .option("--print-path", "print the job path instead of the result")
     .option("--jobs-dir <dir>", "jobs directory (default: $SCOUT_HOME/var/jobs)")
-    .option("--json", "print {version, path, shortPath, status, result}")
+    .option(
+      "--json",
+      "print {version, path, shortPath, status, result} (failed: status error, error, jobStatus, failed)",
+    )
     .option("--deploy <mode>", "how the job graph runs: serial (default), local, slurm")
     .option("--cpus <n>", "local: CPUs to fill at once (default: the core count)")
     .option(
@@ -293,7 +300,10 @@ function registerWorkflowInfo(wf: Command, ctx: CliContext): void {
       "jobs directory to resolve short paths in (repeatable; searched in order)",
       collect,
     )
-    .option("--json", "print {version, path, shortPath, status, done, running, info, …}")
+    .option(
+      "--json",
+      "print {version, path, shortPath, status, done, running, info, …} (not found: status notfound)",
+    )
     .addHelpText("after", INFO_HELP)
     .action(async (job, o) => {
       ctx.exitCode = await runWorkflowInfo({

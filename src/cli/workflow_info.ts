@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { ScoutError } from "../errors.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
 import type { JobInfo, JobState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
@@ -67,7 +67,18 @@ const KNOWN_INFO_FIELDS: ReadonlySet<string> = new Set([
  */
 export async function runWorkflowInfo(opts: WorkflowInfoOptions, io: Io): Promise<number> {
   const lib = await wfLib();
-  const facts = await jobFacts(lib, opts, io);
+  let facts: JobFacts;
+  try {
+    facts = await jobFacts(lib, opts, io);
+  } catch (e) {
+    // --json answers on stdout for a job not found too (R106-5), and still exits 1
+    if (opts.json && isScoutError(e, "job_not_found")) {
+      io.stdout.write(
+        JSON.stringify({ version: 1, path: opts.job, status: "notfound", error: e.message }) + "\n",
+      );
+    }
+    throw e;
+  }
   io.stdout.write(opts.json ? infoJson(lib, facts) : infoText(lib, facts, io));
   return 0;
 }

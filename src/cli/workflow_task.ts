@@ -4,18 +4,12 @@
  *
  * @module
  */
-import {
-  commandLineError,
-  isScoutError,
-  ScoutError,
-  thrownMessage,
-  usageError,
-} from "../errors.ts";
+import { commandLineError, isScoutError, ScoutError, usageError } from "../errors.ts";
 import type { InputDef, Job, RunEvent, Workflow } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { statusLine } from "./status_line.ts";
-import { printResult } from "./workflow_task_result.ts";
+import { failureJson, printResult } from "./workflow_task_result.ts";
 import { interruptWord } from "./ask_interrupt.ts";
 import { reportInterrupts } from "../workflow/interrupt.ts";
 import { loadWorkflowArgument, storeOptions, wfLib } from "./workflow_common.ts";
@@ -269,17 +263,7 @@ async function runAndPrint(
     result = await lib.runJob(job, { onEvent: p.onEvent, env: io.env });
   } catch (e) {
     p.done();
-    if (opts.json) {
-      io.stdout.write(
-        JSON.stringify({
-          version: 1,
-          path: job.path,
-          shortPath: job.shortPath,
-          status: "error",
-          error: thrownMessage(e),
-        }) + "\n",
-      );
-    }
+    if (opts.json) io.stdout.write(await failureJson(lib, job, e));
     throw e;
   } finally {
     unreport();

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isScoutError, thrownMessage } from "../errors.ts";
 import type { Job } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { writeBytes } from "./io.ts";
@@ -62,4 +63,36 @@ export function printResult(
     const text = lib.resultText(result, job.type);
     io.stdout.write(text.endsWith("\n") || text === "" ? text : text + "\n");
   }
+}
+
+/**
+ * The `--json` line of a run that failed (exit 1): `status` `error` and the
+ * message, as before; `jobStatus`, the job's own status as `workflow info`
+ * shows it (`missing`: it never started, a dependency failed first); and
+ * `failed`, the job that failed (`{path, shortPath, status}`; the job itself
+ * when its own body failed), when the error names one (R106-5).
+ *
+ * @param lib the workflow library
+ * @param job the job asked for
+ * @param e what the run threw
+ * @returns the line, with its newline
+ */
+export async function failureJson(lib: WfLib, job: Job, e: unknown): Promise<string> {
+  const failedPath = isScoutError(e) && typeof e.job === "string" ? e.job : null;
+  const failed = failedPath === null ? {} : {
+    failed: {
+      path: failedPath,
+      shortPath: lib.shortPath(failedPath),
+      status: (await lib.jobState(failedPath)).status,
+    },
+  };
+  return JSON.stringify({
+    version: 1,
+    path: job.path,
+    shortPath: job.shortPath,
+    status: "error",
+    error: thrownMessage(e),
+    jobStatus: (await lib.jobState(job.path)).status,
+    ...failed,
+  }) + "\n";
 }
