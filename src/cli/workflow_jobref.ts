@@ -8,11 +8,17 @@
  *
  * @module
  */
-import { basename, dirname, extname } from "node:path";
+import { basename, dirname, extname, relative, sep } from "node:path";
 import { expandHome } from "../config/home.ts";
-import { ScoutError } from "../errors.ts";
+import { ScoutError, usageError } from "../errors.ts";
+import { exists, isDirectory } from "../util/fs.ts";
 import type { ResolveJobOptions } from "../workflow/store.ts";
-import { jobReferenceCandidates, jobsIn, resolveJobReference } from "../workflow/store.ts";
+import {
+  infoPath,
+  jobReferenceCandidates,
+  jobsIn,
+  resolveJobReference,
+} from "../workflow/store.ts";
 
 /** A resolved JOB argument. */
 export interface JobMatch {
@@ -61,6 +67,28 @@ function namedMatch(matches: string[], ref: string, opts: ResolveJobOptions): st
 }
 
 /**
+ * A directory without a `.info` beside it is no job (R106-7): a task
+ * directory (`Slow/nap/`, two levels below a jobs root: its jobs are named)
+ * or a workflow's.
+ *
+ * @returns the path, when it may be a job
+ * @throws ScoutError `usage` naming the directory
+ */
+function notADirectory(ref: string, path: string, roots: readonly string[]): string {
+  if (!isDirectory(path) || exists(infoPath(path))) return path;
+  const depth = Math.min(
+    ...roots.map((r) => relative(r, path)).filter((p) => p !== "" && !p.startsWith(".."))
+      .map((p) => p.split(sep).length),
+  );
+  if (depth !== 2) throw usageError(`"${ref}" is a directory, not a job`);
+  const jobs = jobsIn(path).map((j) => `"${basename(j)}"`);
+  const shown = jobs.length === 0
+    ? "it holds no jobs"
+    : `give one of its jobs: ${jobs.slice(0, 5).join(", ")}${jobs.length > 5 ? ", …" : ""}`;
+  throw usageError(`"${ref}" is a task directory, not a job (${shown})`);
+}
+
+/**
  * Resolves the JOB argument of `workflow info`: as a job reference (see
  * `resolveJobReference`), as the job of a `.info` file or `.files` directory,
  * as the job named by the last component and an extension (`Default` for
@@ -69,13 +97,14 @@ function namedMatch(matches: string[], ref: string, opts: ResolveJobOptions): st
  * @param ref the argument
  * @param opts roots, cwd, env
  * @returns the job, or null when nothing matches
- * @throws ScoutError `job_not_found` when a prefix matches several jobs (they are listed)
+ * @throws ScoutError `job_not_found` when a prefix matches several jobs (they are listed);
+ *   `usage` for a directory that is no job (a task's)
  */
 export function findJob(ref: string, opts: ResolveJobOptions): JobMatch | null {
   const owner = ownerOf(ref);
   for (const r of owner === null ? [ref] : [owner, ref]) {
     const path = resolveJobReference(r, opts);
-    if (path !== null) return { path, byPrefix: false };
+    if (path !== null) return { path: notADirectory(ref, path, opts.roots), byPrefix: false };
   }
   const matches = prefixMatches(owner ?? ref, opts);
   const named = namedMatch(matches, owner ?? ref, opts);
