@@ -12,7 +12,8 @@
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
-function run(cmd: string, args: string[]): boolean {
+/** Runs a command quietly: whether it succeeded (false when it cannot start). */
+export function run(cmd: string, args: string[]): boolean {
   try {
     return new Deno.Command(cmd, { args, stdout: "null", stderr: "null" }).outputSync().success;
   } catch {
@@ -101,7 +102,8 @@ async function mountTmpfs(options: string): Promise<string> {
   return path;
 }
 
-async function unmount(path: string): Promise<void> {
+/** Unmounts `path` (lazily when busy) and removes the directory. */
+export async function unmount(path: string): Promise<void> {
   if (!run("umount", [path])) run("umount", ["-l", path]);
   await Deno.remove(path, { recursive: true }).catch(() => {});
 }

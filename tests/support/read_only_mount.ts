@@ -8,14 +8,7 @@
  *
  * @module
  */
-
-function run(cmd: string, args: string[]): boolean {
-  try {
-    return new Deno.Command(cmd, { args, stdout: "null", stderr: "null" }).outputSync().success;
-  } catch {
-    return false;
-  }
-}
+import { run, unmount } from "./full_disk.ts";
 
 /** A read-only mounted directory. */
 export interface ReadOnlyDir extends AsyncDisposable {
@@ -49,10 +42,7 @@ export async function readOnlyDir(
   }
   const dir: ReadOnlyDir = {
     path,
-    [Symbol.asyncDispose]: async () => {
-      if (!run("umount", [path])) run("umount", ["-l", path]);
-      await remove();
-    },
+    [Symbol.asyncDispose]: () => unmount(path),
   };
   if (!run("mount", ["-o", "remount,ro,bind", path])) {
     await dir[Symbol.asyncDispose]();
