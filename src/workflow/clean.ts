@@ -56,17 +56,12 @@ export async function cleanJob(job: Job): Promise<void> {
  */
 export async function cleanTargets(job: Job, recursive: boolean): Promise<Job[]> {
   const out: Job[] = [];
-  const seen = new Set<string>();
-  const visit = async (j: Job): Promise<void> => {
-    if (seen.has(j.path)) return;
-    seen.add(j.path);
-    if (recursive) { for (const d of [...j.deps, ...inputDeps(j)]) await visit(d); }
+  for (const j of recursive ? dependenciesFirst(job) : [job]) {
     if (j.task !== null && (existsSync(infoPath(j.path)) || existsSync(j.path))) {
       await refuseRunning(j);
       out.push(j);
     }
-  };
-  await visit(job);
+  }
   return out;
 }
 
@@ -77,12 +72,33 @@ export async function cleanTargets(job: Job, recursive: boolean): Promise<Job[]>
  * @param job the job
  */
 export async function cleanJobRecursive(job: Job): Promise<void> {
-  const seen = new Set<string>();
-  const visit = async (j: Job): Promise<void> => {
-    if (seen.has(j.path)) return;
-    seen.add(j.path);
-    for (const d of [...j.deps, ...inputDeps(j)]) await visit(d);
+  for (const j of dependenciesFirst(job)) {
     if (j.task !== null && (existsSync(infoPath(j.path)) || existsSync(j.path))) await cleanJob(j);
-  };
-  await visit(job);
+  }
+}
+
+/**
+ * A job and its dependencies (declared, then input jobs), each once,
+ * dependencies depth-first before the job that needs them — walked on an
+ * explicit stack, so a chain as deep as memory allows is walked (a recursive
+ * walk ran the stack out at a few thousand levels under Deno).
+ */
+function dependenciesFirst(root: Job): Job[] {
+  const out: Job[] = [];
+  const seen = new Set<string>([root.path]);
+  const children = (j: Job) => [...j.deps, ...inputDeps(j)];
+  const stack = [{ job: root, next: children(root), i: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.i < top.next.length) {
+      const d = top.next[top.i++]!;
+      if (seen.has(d.path)) continue;
+      seen.add(d.path);
+      stack.push({ job: d, next: children(d), i: 0 });
+    } else {
+      stack.pop();
+      out.push(top.job);
+    }
+  }
+  return out;
 }

@@ -47,11 +47,18 @@ export interface ContextHooks {
  * @returns the dependency or undefined
  */
 export function findStep(job: Job, taskName: string): Job | undefined {
-  const direct = job.deps.find((d) => d.taskName === taskName || d.overriddenTask === taskName);
-  if (direct !== undefined) return direct;
-  for (const d of job.deps) {
-    const r = findStep(d, taskName);
-    if (r !== undefined) return r;
+  // the recursive search's order (a job's direct dependencies, then each
+  // dependency's search in turn) on an explicit stack: a chain 10,000 deep ran
+  // the stack out
+  const searched = new Set<Job>();
+  const stack = [job];
+  while (stack.length > 0) {
+    const j = stack.pop()!;
+    if (searched.has(j)) continue; // searched already: found nothing
+    searched.add(j);
+    const direct = j.deps.find((d) => d.taskName === taskName || d.overriddenTask === taskName);
+    if (direct !== undefined) return direct;
+    for (let i = j.deps.length - 1; i >= 0; i--) stack.push(j.deps[i]!);
   }
   return undefined;
 }
@@ -65,13 +72,15 @@ export function findStep(job: Job, taskName: string): Job | undefined {
 export function jobRecursiveInputs(job: Job): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const seen = new Set<string>();
-  const visit = (j: Job) => {
-    if (seen.has(j.path)) return;
+  // depth-first, each job once, on an explicit stack (a deep chain ran the stack out)
+  const stack = [job];
+  while (stack.length > 0) {
+    const j = stack.pop()!;
+    if (seen.has(j.path)) continue;
     seen.add(j.path);
     for (const [k, v] of Object.entries(j.inputs)) if (!(k in out)) out[k] = v;
-    j.deps.forEach(visit);
-  };
-  visit(job);
+    for (let i = j.deps.length - 1; i >= 0; i--) stack.push(j.deps[i]!);
+  }
   return out;
 }
 

@@ -50,12 +50,51 @@ interface DiskWalk {
   seen: Map<string, Job>;
 }
 
-/** The job at a resolved path, its dependencies resolved over its own root first. */
+/** A job read whose dependencies are being read: the references its info lists, and the next. */
+interface DiskFrame {
+  job: Job;
+  refs: string[];
+  next: number;
+}
+
+/**
+ * The job at a resolved path, its dependencies resolved over its own root
+ * first, depth-first in the order its info lists them — on an explicit
+ * stack: a chain of 10,000 dependencies ran the call stack out.
+ */
 function diskJob(found: string, walk: DiskWalk): Job {
-  const { store, cwd, env, seen } = walk;
+  const root = openJob(found, walk);
+  const stack: DiskFrame[] = root.refs === undefined ? [] : [{ ...root, refs: root.refs, next: 0 }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next >= top.refs.length) {
+      stack.pop();
+      continue;
+    }
+    const ref = top.refs[top.next++]!;
+    // A dependency that exists nowhere stays out of `deps` (the info still lists it).
+    const at = resolveJobReference(ref, {
+      roots: top.job.store.roots,
+      cwd: walk.cwd,
+      env: walk.env,
+    });
+    if (at === null) continue;
+    const dep = openJob(at, { ...walk, store: top.job.store });
+    top.job.deps.push(dep.job);
+    if (dep.refs !== undefined) stack.push({ job: dep.job, refs: dep.refs, next: 0 });
+  }
+  return root.job;
+}
+
+/**
+ * The job record at a resolved path, its dependencies still to read (their
+ * references), or the record read already (no references).
+ */
+function openJob(found: string, walk: DiskWalk): { job: Job; refs?: string[] } {
+  const { store, cwd, seen } = walk;
   const path = isAbsolute(found) ? found : resolve(cwd, found);
   const prior = seen.get(path);
-  if (prior !== undefined) return prior;
+  if (prior !== undefined) return { job: prior };
   const { info } = readJobInfoSync(path);
   const parts = path.split("/");
   const name = parts.at(-1)!;
@@ -87,12 +126,7 @@ function diskJob(found: string, walk: DiskWalk): Job {
     store: { ...store, roots: [...new Set([rootOf(path), ...store.roots])] },
   };
   seen.set(path, job);
-  for (const d of infoDependencies(info)) {
-    // A dependency that exists nowhere stays out of `deps` (the info still lists it).
-    const at = resolveJobReference(d, { roots: job.store.roots, cwd, env });
-    if (at !== null) job.deps.push(diskJob(at, { ...walk, store: job.store }));
-  }
-  return job;
+  return { job, refs: infoDependencies(info) };
 }
 
 /**
