@@ -49,7 +49,7 @@ Deno.test("R106-4: a worker killed by SIGKILL under its job: stderr and the job'
   assert.match(shown.stdout, /its worker was killed by SIGKILL/);
 });
 
-Deno.test("R106-4: a worker that exits with a code under its job: stderr and the job's .info say so (error)", async () => {
+Deno.test("R106-4: a worker that exits with a code under its job: stderr says so, the job is recorded aborted by the exit", async () => {
   await using d = await tempDir();
   userWorkflow(d.path, "Night", NIGHT);
   const path = join(d.path, "var/jobs/Night/crash/Default");
@@ -62,7 +62,9 @@ Deno.test("R106-4: a worker that exits with a code under its job: stderr and the
     r.stderr,
     /Job "Night\/crash\/Default" failed: its worker exited with code 3 before the job finished/,
   );
+  // the worker's own exit hook recorded it first (R105-1: a process exiting under its jobs
+  // records them aborted), so the parent leaves that record as it is
   const info = readInfo(path)!;
-  assert.equal(info.status, "error");
-  assert.deepEqual(info.messages, ["its worker exited with code 3 before the job finished"]);
+  assert.equal(info.status, "aborted");
+  assert.deepEqual(info.messages, ["Aborted: interrupted by the process's exit"]);
 });
