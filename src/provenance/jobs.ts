@@ -8,7 +8,7 @@
  * @module
  */
 import { existsSync, statSync } from "node:fs";
-import { resolve, sep } from "node:path";
+import { basename, dirname, resolve, sep } from "node:path";
 import { jobRoots, resolveJobReference } from "../workflow/store.ts";
 import { readJobInfoSync } from "../workflow/info.ts";
 import type { JobInfo, JobRef } from "./types.ts";
@@ -51,13 +51,61 @@ export function isJobPath(jobPath: string): boolean {
   return existsSync(jobPath + ".info") || existsSync(jobPath + ".files");
 }
 
+/**
+ * The store root a job path implies (R105-5): `<root>` of
+ * `<root>/<Workflow>/<task>/<name>` when the job's `.info` names that workflow
+ * and task (so a job placed anywhere else implies nothing). A job in a
+ * workflow's own `jobsDir` carries short `meta: job=` markers that resolve
+ * only under that root.
+ *
+ * @param jobPath absolute job path `P`
+ * @param info the job's info when already read (else `P.info` is read)
+ * @returns the store root, or null when the path does not show one
+ *
+ * @example
+ * ```ts ignore
+ * import { jobStoreRootOf } from "./jobs.ts";
+ * jobStoreRootOf("/data/jobs/RvApp/talk/Default_1.chat"); // "/data/jobs" (its .info: RvApp, talk)
+ * ```
+ */
+export function jobStoreRootOf(jobPath: string, info?: JobInfo | null): string | null {
+  const known = info ?? readJobInfoSync(jobPath).info as JobInfo | null;
+  const taskDir = dirname(jobPath);
+  const workflowDir = dirname(taskDir);
+  const root = dirname(workflowDir);
+  if (known === null || root === workflowDir) return null;
+  const same = (name: unknown, dir: string) => typeof name === "string" && name === basename(dir);
+  return same(known.task_name, taskDir) && same(known.workflow, workflowDir) ? root : null;
+}
+
+/**
+ * The job roots of a walk from `rootPath`: `roots`, then the store root the
+ * root implies when it is a job ({@link jobStoreRootOf}), when not already there.
+ *
+ * @param roots the job roots searched first, in order
+ * @param rootPath the walk's root, absolute
+ * @param info the root job's info when already read
+ * @returns the roots, without duplicates
+ */
+export function withOwnStoreRoot(
+  roots: readonly string[],
+  rootPath: string,
+  info?: JobInfo | null,
+): string[] {
+  const own = isJobPath(rootPath) ? jobStoreRootOf(rootPath, info) : null;
+  return [...new Set(own === null ? roots : [...roots, own])];
+}
+
 /** Where a walk starts: the root, whether it is a job, and the job roots. */
 export interface ProvenanceRoot {
   /** The root, absolute. */
   path: string;
   /** `job` when {@link isJobPath} holds for it, else `chat` (not checked further). */
   rootType: "chat" | "job";
-  /** The extra job roots (searched first), then the default ones; no duplicates. */
+  /**
+   * The extra job roots (searched first), then the default ones, then the
+   * store a job root lies in ({@link jobStoreRootOf}); no duplicates.
+   */
   jobRoots: string[];
 }
 
@@ -65,7 +113,7 @@ export interface ProvenanceRoot {
  * Where a walk from a ROOT argument starts (`provenance.md` §10.1): the path
  * against `cwd`, a job when its `.info` or `.files` exists (else a chat, which
  * the caller checks is a file), and the job roots — the ones given (`--jobs-dir`)
- * before {@link defaultJobRoots}.
+ * before {@link defaultJobRoots}, then a job's own store root.
  *
  * @param given the root as given
  * @param o cwd, env, extra job directories
@@ -82,7 +130,11 @@ export function provenanceRoot(
   ];
   // a pipe (`<(…)`) is a chat: no job is a stream, and its `.info` is not looked for
   const job = pathKind(path) !== "stream" && isJobPath(path);
-  return { path, rootType: job ? "job" : "chat", jobRoots: [...new Set(jobRoots)] };
+  return {
+    path,
+    rootType: job ? "job" : "chat",
+    jobRoots: job ? withOwnStoreRoot(jobRoots, path) : [...new Set(jobRoots)],
+  };
 }
 
 /**

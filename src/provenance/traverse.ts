@@ -30,6 +30,7 @@ import {
   jobExists,
   readJobNodeInfo,
   resolveJobNode,
+  withOwnStoreRoot,
 } from "./jobs.ts";
 import { expandChat, expandJob, type Pending } from "./expand.ts";
 
@@ -168,8 +169,19 @@ export function walkProvenance(
 ): Generator<TraversalRecord> {
   const follow = followSet(o.follow);
   const cwd = o.cwd ?? process.cwd();
-  const jobRoots = o.jobRoots ?? defaultJobRoots(cwd, o.env);
-  const rootNode = resolveRoot(root, { rootType: o.rootType, cwd, jobRoots, env: o.env });
+  const givenRoots = o.jobRoots ?? defaultJobRoots(cwd, o.env);
+  const rootNode = resolveRoot(root, {
+    rootType: o.rootType,
+    cwd,
+    jobRoots: givenRoots,
+    env: o.env,
+  });
+  // a job given by path implies its store: its own `meta: job=` markers resolve there (R105-5)
+  const jobRoots = withOwnStoreRoot(
+    givenRoots,
+    rootNode.path,
+    rootNode.kind === "job" ? rootNode.info : null,
+  );
   return walk(rootNode, {
     follow,
     cwd,
