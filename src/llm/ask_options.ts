@@ -18,6 +18,8 @@ import type { ConfigStore } from "../config/store.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { chatRelaySettings, dropChatOnly, warnChatRelay } from "./chat_option_guard.ts";
 import { type AskOptions, type AskResult, COMPILE_ROLES, RUNTIME_KEYS } from "./ask_types.ts";
+import { checkRequestOption } from "./option_values.ts";
+import { PIPELINE_KEYS } from "./params.ts";
 
 /** What every stage of one ask shares. */
 export interface AskContext {
@@ -116,15 +118,30 @@ export function requireCompiled(messages: readonly Message[]): void {
 
 /**
  * The request options of a call: every option but the runtime hooks, unset
- * values dropped.
+ * values dropped; of the provider parameters (not the pipeline's keys), values
+ * that are not JSON data (an `AbortSignal` under a misspelt `singal`, a
+ * function…) are left out, never sent (R105-6); `warn` is told of those, and
+ * of a key that looks like a misspelt runtime option.
  *
  * @param options call options
+ * @param warn warning sink (default: none)
  * @returns request options
  */
-export function requestOptions(options: Record<string, unknown>): Record<string, unknown> {
+export function requestOptions(
+  options: Record<string, unknown>,
+  warn?: (message: string) => void,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(options)) {
-    if (!RUNTIME_KEYS.has(k) && v !== undefined && v !== null) out[k] = v;
+    if (RUNTIME_KEYS.has(k) || v === undefined || v === null) continue;
+    // the pipeline's own keys may hold what it takes (`prompt_strategies` functions, a `client`)
+    if (PIPELINE_KEYS.has(k)) {
+      out[k] = v;
+      continue;
+    }
+    const { send, warning } = checkRequestOption(k, v, RUNTIME_KEYS);
+    if (warning !== null) warn?.(warning);
+    if (send) out[k] = v;
   }
   return out;
 }
@@ -205,7 +222,7 @@ export async function resolveRequest(
   });
   // what a chat line may not set (R97-1): the chat's own lines, and the call
   // options a `-c` chat or an agent's start chat gave (`optionLines`)
-  const call = requestOptions(ctx.options);
+  const call = requestOptions(ctx.options, ctx.warn);
   const callLines = { ...ctx.options.optionLines };
   dropChatOnly(extracted.options, extracted.lines, ctx.warn);
   dropChatOnly(call, callLines, ctx.warn, true);
