@@ -3,7 +3,8 @@
  * default) or Streamable HTTP (`--http 0` binds 127.0.0.1 on a free port and
  * prints `{"url"}` on stdout). Tools:
  * - `echo {text}` → the text; `add {a, b}` → the sum as text
- * - `slow {ms}` → waits, then "slept <ms>"
+ * - `slow {ms}` → waits, then "slept <ms>" (with `MCP_SLOW_FILE` set, it appends
+ *   `start <ms>` to that file as it begins, `done <ms>` once it has waited)
  * - `fail {message}` → an `isError` result
  * - `crash {after_ms?}` → the server process exits (code 3) mid-call (after
  *   `after_ms`: over HTTP with `--sse` the reply's stream has begun by then)
@@ -98,7 +99,10 @@ export function testMcpServer(args: readonly string[] = []): McpServer {
     description: "Wait, then answer",
     inputSchema: { ms: z.number().int() },
   }, async ({ ms }: { ms: number }) => {
+    const marks = Deno.env.get("MCP_SLOW_FILE");
+    if (marks) appendFileSync(marks, `start ${ms}\n`);
     await new Promise((r) => setTimeout(r, ms));
+    if (marks) appendFileSync(marks, `done ${ms}\n`);
     return text(`slept ${ms}`);
   });
   server.registerTool("fail", {

@@ -100,6 +100,11 @@ export class McpSession {
   /** Why a client's connection was ended while requests were pending (R96-5). */
   private readonly lost = new WeakMap<Client, Error>();
   private closed = false;
+  /**
+   * Set when a call was aborted: the server may still be running it, so the
+   * session's close stops it at once instead of waiting for it (R105-7).
+   */
+  private abandoned = false;
   /** Pid of the current stdio child (null for HTTP or before start). */
   pid: number | null = null;
 
@@ -357,6 +362,7 @@ export class McpSession {
           this.requestOptions(signal, true),
         )) as McpCallResult;
     } catch (e) {
+      if (signal?.aborted) this.abandoned = true;
       if (signal?.aborted || e instanceof ScoutError) throw e;
       if (this.transports.get(client)?.overflowed) {
         // the SDK only says "Connection closed" (R76-8)
@@ -371,11 +377,18 @@ export class McpSession {
     }
   }
 
-  /** Closes the session (ends a stdio child, also one still starting); later uses fail. Never throws. */
+  /**
+   * Closes the session (ends a stdio child, also one still starting); later
+   * uses fail. A child still starting, or busy with a call that was aborted,
+   * is ended at once (SIGTERM to its group); an idle one gets its stdin
+   * closed first, to stop by itself. Never throws.
+   */
   async close(): Promise<void> {
     this.closed = true;
     const pending = this.connecting;
-    if (pending) await this.transport?.terminate();
+    const busy = this.abandoned ||
+      (this.client !== null && (this.pending.get(this.client) ?? 0) > 0);
+    if (pending || busy) await this.transport?.terminate();
     const client = this.client ?? (pending ? await pending.catch(() => null) : null);
     this.client = null;
     if (client) await client.close().catch(() => {});
