@@ -115,12 +115,12 @@ export function isEscapedLine(line: string): boolean {
  * @returns the unescaped line, or null if the line holds no escape
  *
  * @example
- * ```ts
+ * ````ts
  * import { unescapeLine } from "./escape.ts";
  * unescapeLine("\\```ts"); // "```ts"
  * unescapeLine("\\sh:--\\ ls {{{"); // "sh:-- ls {{{"
  * unescapeLine("plain"); // null
- * ```
+ * ````
  */
 export function unescapeLine(line: string): string | null {
   let l = line;
@@ -155,11 +155,11 @@ export function escapePoints(line: string): number[] {
  * @returns the escaped line (`line` itself when no point applies)
  *
  * @example
- * ```ts
+ * ````ts
  * import { escapeLine } from "./escape.ts";
  * escapeLine("user: hi"); // "\\user: hi"
  * escapeLine("  ```"); // "  \\```"
- * ```
+ * ````
  */
 export function escapeLine(line: string): string {
   let out = "";

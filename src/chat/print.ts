@@ -198,10 +198,10 @@ export function printMessage(m: Message): string {
  * @returns the text to print after the message's header
  *
  * @example
- * ```ts
+ * ````ts
  * import { escapeContent } from "./print.ts";
  * escapeContent("```\nuser: in a fence\n```\nuser: out"); // "```\nuser: in a fence\n```\n\\user: out"
- * ```
+ * ````
  */
 export function escapeContent(content: string): string {
   return guardBody(content, chatContext([{ role: "user", content }]));

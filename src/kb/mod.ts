@@ -6,9 +6,15 @@
  *
  * @example
  * ```ts
- * import { children, openKnowledgeBase, registerDatabase } from "./mod.ts";
- * registerDatabase("/tmp/kb", "parents", "fixtures/kb/family/parents");
- * children(openKnowledgeBase("/tmp/kb"), "parents", ["Ada"]); // ["Ada~Bruno", "Ada~Carla"]
+ * import { mkdtempSync, rmSync } from "node:fs";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * import { children, closeStores, openKnowledgeBase, registerDatabase } from "./mod.ts";
+ * const kb = mkdtempSync(join(tmpdir(), "kb-")); // a directory of its own
+ * registerDatabase(kb, "parents", "fixtures/kb/family/parents");
+ * children(openKnowledgeBase(kb), "parents", ["Ada"]); // ["Ada~Bruno", "Ada~Carla"]
+ * closeStores();
+ * rmSync(kb, { recursive: true });
  * ```
  *
  * @module

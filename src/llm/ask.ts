@@ -62,7 +62,7 @@ export type { AskContext } from "./ask_options.ts";
  *   produced so far in `messages`
  *
  * @example
- * ```ts
+ * ```ts ignore
  * import { ask } from "./ask.ts";
  * const r = await ask([{ role: "user", content: "Say hi" }], {
  *   backend: "openai", url: "http://127.0.0.1:8080", model: "test", persist: false,

@@ -5,7 +5,7 @@
  * configured endpoints.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * import { ask } from "./mod.ts";
  * const { text } = await ask([{ role: "user", content: "Hi" }], { endpoint: "nano" });
  * ```

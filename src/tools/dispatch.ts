@@ -212,7 +212,7 @@ export function envelopeContent(env: OutputEnvelope): string {
  * import { toolRegistry } from "./registry.ts";
  * const registry = toolRegistry({ echo: [(_n, a) => a.text, { name: "echo" }] });
  * const pairs = await runToolCalls([{ name: "echo", arguments: { text: "hi" }, id: "c1" }], { registry });
- * JSON.parse(pairs[1].content).content; // "hi"
+ * JSON.parse(String(pairs[1]!.content)).content; // "hi"
  * ```
  */
 export async function runToolCalls(

@@ -101,7 +101,7 @@ async function bundled(bun: BunApi, path: string): Promise<string | undefined> {
  * with their positions kept. A no-op under another runtime.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * import { keepUserModulePositions } from "./bun_loader.ts";
  * keepUserModulePositions();
  * await import("file:///w/agent.ts"); // a throw names agent.ts's own line under Bun too

@@ -19,7 +19,7 @@ import { importChecked } from "./missing_import.ts";
  * @throws ScoutError `code`, `Cannot load <what> "<file>": <why>`, with the
  *   file and line of the failure when the runtime says, caused by what it threw
  * @example
- * ```ts
+ * ```ts ignore
  * import { importUserModule } from "./user_module.ts";
  * const mod = await importUserModule("/w/workflow.ts", "workflow_load", "workflow file");
  * ```

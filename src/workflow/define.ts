@@ -140,7 +140,7 @@ function normaliseExports(
  *     },
  *   },
  * });
- * wf.tasks.whisk.inputs.map((i) => i.name); // ["eggs", "style"]
+ * wf.tasks.whisk!.inputs.map((i) => i.name); // ["eggs", "style"]
  * ```
  */
 export function workflow(name: string, spec: WorkflowSpec): Workflow {
