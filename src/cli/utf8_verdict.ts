@@ -7,7 +7,7 @@
  * @module
  */
 import { decodeEscaped } from "../util/utf8_bytes.ts";
-import { isSecretName, looksLikeKey, redactUrlsIn } from "../util/secrets.ts";
+import { isSecretName, looksLikeKey, redactKeysIn, redactUrlsIn } from "../util/secrets.ts";
 import { rawArgs, rawEnv, type RawProcess } from "./raw_process.ts";
 
 /** Inputs whose decoded text may hide bytes that are not UTF-8 (`suspectInput`'s answer). */
@@ -42,7 +42,8 @@ export function nonUtf8Message(
   for (const i of suspects.args) {
     const bad = badInput(args[i], argBytes?.[i]);
     if (bad === null) continue;
-    return `argument ${i + 1}${shown(bad, argSecret)}${NOT_UTF8}, or give the text in UTF-8`;
+    const hide = afterSecretName(args[i - 1]) ? () => true : argSecret;
+    return `argument ${i + 1}${shown(bad, hide)}${NOT_UTF8}, or give the text in UTF-8`;
   }
   for (const { name, value } of suspects.env) {
     const bad = badInput(value, raw.environ && rawEnv(raw.environ, name));
@@ -101,10 +102,23 @@ export function showEscaped(text: string): string {
   });
 }
 
-/** ` ("text")`, or nothing when the text is unknown or a credential. */
+/**
+ * ` ("text")`, or nothing when the text is unknown or a credential; urls
+ * without their credentials, key-like tokens among words as `***`.
+ */
 function shown(bad: Bad, hide: (text: string) => boolean): string {
   if (bad.text === undefined || hide(bad.text)) return "";
-  return ` ("${redactUrlsIn(bad.text)}")`;
+  return ` ("${redactKeysIn(redactUrlsIn(bad.text))}")`;
+}
+
+/**
+ * Whether an argument is the value of the one before it, a credential's
+ * name: `config set api_key VALUE`, `--api-key VALUE` (`config list` hides
+ * such a value too). A name is one word, dashes before it allowed.
+ */
+function afterSecretName(previous: string | undefined): boolean {
+  return previous !== undefined && /^-{0,2}[A-Za-z0-9_.-]+$/.test(previous) &&
+    isSecretName(previous);
 }
 
 /** An argument that is a key, or `name=value` with a credential's name (`-O api_key=…`). */

@@ -103,6 +103,21 @@ export function looksLikeKey(value: unknown): boolean {
   return typeof value === "string" && /^(sk|xai|gsk|hf)[-_]/.test(value);
 }
 
+/** A key-like token inside free text: not glued to a word before it, up to a space or a quote. */
+const KEY_IN_TEXT = /(?<![A-Za-z0-9_-])(?:sk|xai|gsk|hf)[-_][^\s"'<>`,;]*/g;
+
+/**
+ * Free text with every key-like token in it ({@link looksLikeKey}) replaced
+ * by `***`: `"use sk-proj-abc… now"` → `"use *** now"`. For text shown
+ * whole (an argument in an error message) that may hold a key among words.
+ *
+ * @param text the text
+ * @returns the text, its key-like tokens redacted
+ */
+export function redactKeysIn(text: string): string {
+  return text.replace(KEY_IN_TEXT, REDACTED);
+}
+
 /** A url in free text: a scheme, `://`, then up to a space or a quote. */
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 

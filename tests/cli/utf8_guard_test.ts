@@ -69,6 +69,34 @@ Deno.test("a credential is never shown: -O key=…, a key-like value, a secret v
   );
 });
 
+Deno.test("a credential is never shown: the value of config set <secret>, a key among words (R107-1)", () => {
+  const args = ["config", "set", "api_key", "hunter2\uFFFD", "ask"];
+  const cmdline = nul(
+    "scout-ai",
+    "config",
+    "set",
+    "api_key",
+    [...enc.encode("hunter2"), 0xe9],
+    "ask",
+  );
+  const msg = nonUtf8Message(args, { args: [3], env: [] }, { cmdline });
+  assert.equal(msg, `argument 4${TAIL}, or give the text in UTF-8`);
+  // a name that is no credential's: its value is shown
+  const plain = ["config", "set", "model", "gpt\uFFFD"];
+  const mcmd = nul("scout-ai", "config", "set", "model", [...enc.encode("gpt"), 0xe9]);
+  assert.equal(
+    nonUtf8Message(plain, { args: [3], env: [] }, { cmdline: mcmd }),
+    `argument 4 ("gpt\\xe9")${TAIL}, or give the text in UTF-8`,
+  );
+  const key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789";
+  const text = [...enc.encode(`use ${key} now`), 0xe9];
+  const words = nonUtf8Message(["ask", `use ${key} now\uFFFD`], { args: [1], env: [] }, {
+    cmdline: nul("scout-ai", "ask", text),
+  })!;
+  assert.ok(!words.includes("abcdefghijklmnopqrstuvwxyz"), words);
+  assert.equal(words, `argument 2 ("use *** now\\xe9")${TAIL}, or give the text in UTF-8`);
+});
+
 Deno.test("a variable the runtime refused (Deno) is named with its bytes, a typed one passes", () => {
   const home = [...enc.encode("SCOUT_HOME=/h/H"), 0xe9];
   const environ = nul("A=1", home, [...enc.encode("SCOUT_X=/h/"), ...TYPED.slice(1)]);

@@ -4,7 +4,13 @@
  * passwords and secret parameters masked, alone or inside a message.
  */
 import assert from "node:assert/strict";
-import { isSecretName, looksLikeKey, redactUrl, redactUrlsIn } from "../../src/util/secrets.ts";
+import {
+  isSecretName,
+  looksLikeKey,
+  redactKeysIn,
+  redactUrl,
+  redactUrlsIn,
+} from "../../src/util/secrets.ts";
 
 Deno.test("isSecretName: every credential option the backends take, in any spelling", () => {
   for (
@@ -78,6 +84,12 @@ Deno.test("isSecretName: names that only look like one stay visible", () => {
 Deno.test("looksLikeKey: sk-, xai-, gsk_, hf_ values", () => {
   for (const v of ["sk-abc", "sk_live_x", "xai-1", "gsk_2", "hf_3"]) assert.ok(looksLikeKey(v), v);
   for (const v of ["skip", "model", 42, null]) assert.ok(!looksLikeKey(v), String(v));
+});
+
+Deno.test("redactKeysIn: key-like tokens among words, not words that only hold sk-", () => {
+  assert.equal(redactKeysIn("use sk-proj-abc123 now"), "use *** now");
+  assert.equal(redactKeysIn("Bearer hf_x1,xai-2;gsk_3"), "Bearer ***,***;***");
+  assert.equal(redactKeysIn("task-list ask_me my_hf_x skip"), "task-list ask_me my_hf_x skip");
 });
 
 Deno.test("redactUrl: the userinfo password and secret parameters are masked, the rest kept", () => {
