@@ -5,6 +5,7 @@
  * @module
  */
 import { type Io, paint } from "./io.ts";
+import { escapeLine } from "../provenance/one_line.ts";
 import { fitWidth } from "./terminal_width.ts";
 
 /**
@@ -24,8 +25,10 @@ export function canRedrawStderr(io: Io): boolean {
 export interface StatusLine {
   /**
    * Redraws the line: carriage return, erase, `status` dimmed, then
-   * ` subject` when given, the whole cut to the terminal's width when known
-   * (ending in `…`). Draws nothing when stderr is not a TTY.
+   * ` subject` when given, the whole kept to one line (a newline, tab or
+   * ESC in a job's name escaped, `\n`, `\t`, `\u001b`) and then cut to the
+   * terminal's width when known (ending in `…`). Draws nothing when stderr
+   * is not a TTY.
    *
    * @param status what is happening (dimmed)
    * @param subject what it happens to (a job's short path), plain
@@ -76,9 +79,11 @@ export function statusLine(io: Io): StatusLine {
   return {
     show: (status, subject) => {
       if (!canRedrawStderr(io)) return;
-      const line = fitTerminal(io, subject === undefined ? status : `${status} ${subject}`);
-      const dimmed = paint(io, "stderr", "dim", line.slice(0, status.length));
-      io.stderr.write(`${ERASE_LINE}${dimmed}${line.slice(status.length)}`);
+      // escaped before the cut: a control character would break the line or reach the terminal
+      const head = escapeLine(status);
+      const line = fitTerminal(io, subject === undefined ? head : `${head} ${escapeLine(subject)}`);
+      const dimmed = paint(io, "stderr", "dim", line.slice(0, head.length));
+      io.stderr.write(`${ERASE_LINE}${dimmed}${line.slice(head.length)}`);
       drawn = true;
     },
     clear: (opts = {}) => {

@@ -61,6 +61,20 @@ Deno.test("statusLine: cut to the terminal's width, one column left for the curs
   assert.equal(draw(9, "done", "🍰🍰🍰🍰"), `${CLEAR}\x1b[2mdone\x1b[22m 🍰…`);
 });
 
+Deno.test("statusLine: a newline, tab or ESC in the subject is escaped to one line, then cut (R107-4)", () => {
+  const draw = (columns: number | undefined, subject: string) => {
+    const io = bufferIo({ tty: true, env: { NO_COLOR: "1" }, ...(columns ? { columns } : {}) });
+    statusLine(io).show("start", subject);
+    return io.stderrText();
+  };
+  const name = "ab\ncd\tef-long-job-name\x1b[2Jx";
+  assert.equal(draw(undefined, name), `${CLEAR}start ab\\ncd\\tef-long-job-name\\u001b[2Jx`);
+  const cut = draw(20, name);
+  assert.equal(cut, `${CLEAR}start ab\\ncd\\tef-l…`);
+  assert.equal(displayWidth(cut.slice(CLEAR.length)), 19);
+  assert.equal(draw(20, "\u2028x"), `${CLEAR}start \\u2028x`);
+});
+
 Deno.test("fitWidth and displayWidth count characters and columns, not UTF-16 units (R102-11)", () => {
   assert.equal(displayWidth("abc"), 3);
   assert.equal(displayWidth("日本"), 4);
