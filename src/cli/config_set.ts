@@ -23,6 +23,7 @@ import { type ConfigEntry, configEntryFor, loadConfig } from "../config/store.ts
 import { suggestedScope } from "../config/unscoped.ts";
 import { ScoutError, usageError } from "../errors.ts";
 import { exists, fileError } from "../util/fs.ts";
+import { shellQuote } from "../util/shell_words.ts";
 import { withFileLockSync } from "../util/file_lock.ts";
 import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
 import type { CliContext } from "./context.ts";
@@ -188,7 +189,8 @@ function holdsSecret(key: string, value: string): boolean {
 /**
  * Warns when the config just given a secret may be read by the file's group
  * or by others: an existing file keeps its mode and group (a group may share
- * one on purpose), so it is said, with the fix, rather than changed (R102-10).
+ * one on purpose), so it is said, with the fix, rather than changed (R102-10);
+ * the fix's path shell-quoted, so that it can be pasted (R107-5).
  */
 function warnReadable(file: string, io: Io): void {
   let mode: number;
@@ -202,7 +204,7 @@ function warnReadable(file: string, io: Io): void {
   warn(
     io,
     `"${file}" now holds a secret and ${who} may read it (mode ` +
-      `${(mode & 0o777).toString(8).padStart(4, "0")}): run "chmod 600 ${file}" ` +
+      `${(mode & 0o777).toString(8).padStart(4, "0")}): run "chmod 600 ${shellQuote(file)}" ` +
       `unless it is shared on purpose`,
   );
 }

@@ -9,6 +9,7 @@
  */
 import { join, resolve } from "node:path";
 import { isSecretName, looksLikeKey } from "../util/secrets.ts";
+import { shellQuote } from "../util/shell_words.ts";
 import { warnOnce } from "../util/warn_once.ts";
 import { scoutHome } from "./home.ts";
 
@@ -85,8 +86,10 @@ export function warnUnreadEntry(
   const secret = isSecretName(key) || looksLikeKey(entry.value ?? "");
   const value = secret ? "VALUE" : entry.value ?? "nil";
   const own = resolve(at.file) === resolve(join(scoutHome(environment), "etc", "config"));
+  // a command to paste: each word shell-quoted (a url's `&`, a `$`)
+  const [k, v, sc] = [key, value, scope].map(shellQuote);
   const fix = own
-    ? `"scout-ai config set ${key} ${value} ${scope} && scout-ai config unset ${key}"`
+    ? `"scout-ai config set ${k} ${v} ${sc} && scout-ai config unset ${k}"`
     : `add the scope to that line: "${key} ${value} ${scope}"`;
   warnOnce(
     `${entry.source} unscoped`,

@@ -1,6 +1,7 @@
 /**
  * Splitting a command line into words as a POSIX shell does, without any
- * expansion (Ruby `Shellwords.split`).
+ * expansion (Ruby `Shellwords.split`), and quoting a word for one
+ * ({@link shellQuote}: a command a message tells the user to run).
  *
  * @module
  */
@@ -55,4 +56,28 @@ export function shellWords(text: string): string[] {
   if (quote) throw new ScoutError("invalid_input", `Unbalanced quote in "${text}"`);
   if (has) out.push(cur);
   return out;
+}
+
+/** Words a POSIX shell reads as they are: no space, quote, glob or other special character. */
+const SHELL_PLAIN = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * A word quoted for a POSIX shell, so that a command a message tells the
+ * user to run can be pasted: unchanged when it holds only plain characters,
+ * else in single quotes (a `'` inside as `'\''`). {@link shellWords} reads
+ * it back as the one word.
+ *
+ * @param word the word (a path, a config value)
+ * @returns the word as a shell reads it back
+ *
+ * @example
+ * ```ts
+ * import { shellQuote } from "./shell_words.ts";
+ * shellQuote("/tmp/x/my home/etc/config"); // "'/tmp/x/my home/etc/config'"
+ * shellQuote("/tmp/etc/config"); // "/tmp/etc/config"
+ * ```
+ */
+export function shellQuote(word: string): string {
+  if (SHELL_PLAIN.test(word)) return word;
+  return `'${word.replaceAll("'", "'\\''")}'`;
 }

@@ -75,3 +75,22 @@ Deno.test("config set of a secret into a group- or world-readable config keeps i
   chmodSync(file, 0o600);
   assert.doesNotMatch((await set("key", "sk-other", "openai")).stderr, /chmod/);
 });
+
+Deno.test("the chmod 600 the warning names is shell-quoted: pasted, it makes the config private (R107-5)", async () => {
+  await using d = await tempDir();
+  const home = join(d.path, "my home's");
+  const file = join(home, "etc", "config");
+  mkdirSync(join(home, "etc"), { recursive: true });
+  writeFileSync(file, "endpoint nano ask\n");
+  chmodSync(file, 0o644);
+  const r = await runMain(["config", "set", "key", "sk-zzzz", "ask"], {
+    env: { SCOUT_HOME: home },
+    cwd: d.path,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const fix = /run "(chmod 600 .*)" unless/.exec(r.stderr)?.[1];
+  assert.equal(fix, `chmod 600 '${d.path}/my home'\\''s/etc/config'`, r.stderr);
+  const sh = await new Deno.Command("sh", { args: ["-c", fix!], cwd: d.path }).output();
+  assert.equal(sh.code, 0, new TextDecoder().decode(sh.stderr));
+  assert.equal(mode(file).toString(8), "600");
+});

@@ -132,3 +132,15 @@ Deno.test("a registry's unquoted on: and description: no are named with file:lin
   assert.match(quoted.stdout, /^on\s/m);
   assert.equal(quoted.stderr, "");
 });
+
+Deno.test("the fix command of an unscoped entry is shell-quoted: a url's & stays in the value (R107-5)", async () => {
+  await using s = await setup("model a&b;$x\n");
+  const r = await s.ask(["hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(
+    r.stderr.includes(
+      `"scout-ai config set model 'a&b;$x' ask && scout-ai config unset model"`,
+    ),
+    r.stderr,
+  );
+});

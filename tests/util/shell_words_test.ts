@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { shellWords } from "../../src/util/shell_words.ts";
+import { shellQuote, shellWords } from "../../src/util/shell_words.ts";
 import { shellWords as directiveWords } from "../../src/chat/tool_directives.ts";
 import { isScoutError } from "../../src/errors.ts";
 
@@ -61,4 +61,16 @@ Deno.test("shellWords: nothing is expanded; an unbalanced quote is invalid_input
     (e) => isScoutError(e, "invalid_input"),
   );
   assert.equal(directiveWords, shellWords);
+});
+
+Deno.test("shellQuote: plain words unchanged, others single-quoted; shellWords and /bin/sh read them back", async () => {
+  assert.equal(shellQuote("/tmp/etc/config"), "/tmp/etc/config");
+  assert.equal(shellQuote(""), "''");
+  const words = ["/tmp/x/my home/etc/config", "it's", "a&b;$x `y` *", "é\n\\"];
+  for (const w of words) assert.deepEqual(shellWords(shellQuote(w)), [w], w);
+  const out = await new Deno.Command("sh", {
+    args: ["-c", `printf '%s\\0' ${words.map(shellQuote).join(" ")}`],
+    stdout: "piped",
+  }).output();
+  assert.deepEqual(new TextDecoder().decode(out.stdout).split("\0").slice(0, -1), words);
 });
