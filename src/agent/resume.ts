@@ -92,6 +92,20 @@ const ROUND_OUTPUT = new Set([
  * without meta records: after the last message no model round adds (the
  * question).
  *
+ * A limit (R107-6): a meta right after a `function_call_output` is taken for
+ * a later round of the same turn, so a turn that begins with no question
+ * (`agent ask -c F -o F` and nothing new) after one cut short on its tool
+ * outputs (`tool_loop_limit`, an interrupt during tools, both saved as they
+ * stood) is taken to begin where the cut one began, one turn too early. The
+ * saved chat cannot tell the two apart: no turn record is written, a meta
+ * has no round number, its `_c` totals go on the same way, and a fresh
+ * process's `_s` totals (restarting at the new turn) also restart inside one
+ * turn whose first rounds were replayed from the cache (a rerun job, the same
+ * ask again). Likewise a retried attempt's `incomplete=true` record before a
+ * later round's meta is taken for the end of a failed turn (the turn is then
+ * taken to begin at the round's meta). `docs/spec-notes/agents-core.md`
+ * §3.3–§3.4 says what would tell them apart.
+ *
  * @param chat the caller's chat
  * @param at the index of the call
  * @returns the index of the turn's first output message

@@ -116,6 +116,27 @@ Deno.test("turnStart: the caller's chat as it stood when the turn holding a call
       m("function_call"),
     ], 3],
     [[m("function_call")], 0],
+    // the limit (R107-6, docs/spec-notes/agents-core.md §3.3–§3.4): a turn with no question after
+    // one cut on its tool outputs (tool_loop_limit) is read as a later round of the cut one (it
+    // began at 4), and a retried attempt's record before a round's meta as a failed turn's end
+    // (the turn began at 1): the saved chat has nothing to tell them apart
+    [[
+      m("user"),
+      m("meta"),
+      m("function_call"),
+      m("function_call_output"),
+      m("meta"),
+      m("function_call"),
+    ], 1],
+    [[
+      m("user"),
+      m("meta"),
+      m("function_call"),
+      m("function_call_output"),
+      m("meta", "pt=2 inference_id=r incomplete=true reason=timeout"),
+      m("meta"),
+      m("function_call"),
+    ], 5],
   ];
   for (const [chat, start] of chats) {
     assert.equal(turnStart(chat, chat.length - 1), start, chat.map((x) => x.role).join(" "));
