@@ -5,7 +5,10 @@
  * can take them (a knowledge base's index when its directory and
  * `$SCOUT_HOME` are read-only). Removed on `process.exit` and a normal end,
  * as the inference cache's holder files are (`llm/cache_holder.ts`); a
- * `kill -9` leaves it to the system's temp cleaning.
+ * `kill -9` leaves it to the system's temp cleaning. A signal's default
+ * disposition runs no exit hook: the CLI, told before a directory is made
+ * ({@link onProcessTempDir}), installs its signal listeners then, which exit
+ * through the hooks (R107-3); a library host decides for itself.
  *
  * @module
  */
@@ -16,6 +19,22 @@ import { join } from "node:path";
 /** The directories made, by `<base>\0<prefix>`. */
 const made = new Map<string, string>();
 let exitHook = false;
+/** Told before this process makes a temporary directory. */
+const beforeMake = new Set<() => void>();
+
+/**
+ * Calls `fn` before this process makes a temporary directory (now, if it has
+ * one already): the CLI's signal handling (`workflow/interrupt.ts`) installs
+ * its listeners then, so that Ctrl-C or SIGTERM exits through the `exit`
+ * hooks, which remove the directory. Registering the same `fn` again adds
+ * nothing.
+ *
+ * @param fn called before each `mkdtemp` (keep it idempotent)
+ */
+export function onProcessTempDir(fn: () => void): void {
+  beforeMake.add(fn);
+  if (made.size > 0) fn();
+}
 
 function removeAtExit(): void {
   if (exitHook) return;
@@ -53,6 +72,7 @@ export function processTempDir(base: string, prefix: string): string {
   const key = `${base}\0${prefix}`;
   const known = made.get(key);
   if (known !== undefined) return known;
+  for (const fn of beforeMake) fn(); // before: a signal is never without its listener once it exists
   const dir = mkdtempSync(join(base, prefix));
   made.set(key, dir);
   removeAtExit();

@@ -29,8 +29,16 @@
  * waits one timer turn first (`beforeExit`, once) so that a caught signal is
  * delivered, not dropped by the exit.
  *
+ * [TS-FIX] (R107-3) The listeners are installed too before the process makes
+ * its temporary directory (`util/process_temp_dir.ts`: a read-only knowledge
+ * base's index), jobs or not: a signal then exits 128 + n through the `exit`
+ * hooks, which remove it — the default disposition ran none and left it.
+ * Other commands' signals are untouched (the default disposition, as before).
+ *
  * @module
  */
+
+import { onProcessTempDir } from "../util/process_temp_dir.ts";
 
 type AbortFn = (signal: string) => void;
 
@@ -231,7 +239,8 @@ function onExit(): void {
  * (unless held). The CLI calls it once, for every command; a library host
  * that wants the same calls it too — else its own handlers get the signals
  * and the library never exits the process. Idempotent; the listeners are
- * installed with the first job tracked (now, if jobs run already).
+ * installed with the first job tracked (now, if jobs run already), or before
+ * the process makes its temporary directory.
  *
  * @example
  * ```ts ignore
@@ -241,6 +250,7 @@ function onExit(): void {
  */
 export function handleInterrupts(): void {
   handling = true;
+  onProcessTempDir(installListeners);
   if (running.size > 0) installListeners();
 }
 
