@@ -11,6 +11,7 @@ import { runInterruptHooks } from "../util/interrupt_hooks.ts";
 import { holdInterruptExit } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 import { type Io, paint } from "./io.ts";
+import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 
 /** The signals an ask ends on (a terminal's Ctrl-C, SLURM's time limit, a dropped session). */
 type AskSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
@@ -78,11 +79,14 @@ export async function withInterrupt(
   };
   const handlers = { SIGINT: on("SIGINT"), SIGTERM: on("SIGTERM"), SIGHUP: on("SIGHUP") };
   const release = real ? holdInterruptExit() : () => {};
-  if (real) { for (const [s, h] of Object.entries(handlers)) process.on(s, h); }
+  // not for a signal the process started with ignored (nohup): it stays ignored (R107-2)
+  const taken = real ? listenableSignals(Object.keys(handlers) as AskSignal[]) : [];
+  for (const s of taken) process.on(s, handlers[s]);
+  keepIgnored();
   try {
     ctx.exitCode = await work(ac.signal);
   } finally {
-    if (real) { for (const [s, h] of Object.entries(handlers)) process.removeListener(s, h); }
+    for (const s of taken) process.removeListener(s, handlers[s]);
     release();
   }
 }

@@ -13,6 +13,7 @@ import { ScoutError, usageError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
 import type { CliContext } from "./context.ts";
 import { warn } from "./io.ts";
+import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 
 type ProcessFlags = { once?: boolean; interval: string; json?: boolean };
 
@@ -48,11 +49,10 @@ async function runWorker(
   const ac = new AbortController();
   const real = typeof process !== "undefined" && io.env === process.env;
   const stop = () => ac.abort(new DOMException("Stopped", "AbortError"));
-  if (real) {
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-    process.once("SIGHUP", stop); // a dropped session, as SIGTERM
-  }
+  // SIGHUP: a dropped session, as SIGTERM; none started ignored (nohup) is taken (R107-2)
+  const taken = real ? listenableSignals(["SIGINT", "SIGTERM", "SIGHUP"] as const) : [];
+  for (const s of taken) process.once(s, stop);
+  keepIgnored();
   if (!o.once) warn(io, `${kind}: watching ${dir} (Ctrl-C stops)`);
   try {
     const stats = await runQueue({
@@ -72,11 +72,7 @@ async function runWorker(
     }
     ctx.exitCode = 0;
   } finally {
-    if (real) {
-      process.removeListener("SIGINT", stop);
-      process.removeListener("SIGTERM", stop);
-      process.removeListener("SIGHUP", stop);
-    }
+    for (const s of taken) process.removeListener(s, stop);
   }
 }
 

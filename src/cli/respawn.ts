@@ -27,6 +27,7 @@
  * @module
  */
 import { inCompiledBinary } from "../util/binary.ts";
+import { ignoredSignalsEnv, keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 
 /** The JavaScriptCore option whose variable marks the child (and the user's own choice). */
 export const PROV_JIT_ENV = "BUN_JSC_useFTLJIT";
@@ -134,17 +135,21 @@ export async function respawn(args: readonly string[]): Promise<number | null> {
   const { spawn } = await import("node:child_process");
   const child = spawn(process.execPath, args, {
     stdio: "inherit",
-    env: { ...PROV_JSC_OPTIONS, ...process.env },
+    // the signals this process started with ignored (nohup): Bun's spawn resets them (R107-2)
+    env: { ...PROV_JSC_OPTIONS, ...process.env, ...ignoredSignalsEnv() },
   });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  for (const signal of FORWARDED) process.on(signal, forward);
+  // a signal this process started with ignored (nohup) is not taken: it stays ignored (R107-2)
+  const taken = listenableSignals(FORWARDED);
+  for (const signal of taken) process.on(signal, forward);
+  keepIgnored();
   const end = await new Promise<{ code: number | null; signal: NodeJS.Signals | null } | null>(
     (done) => {
       child.once("error", () => done(null)); // not started (or not waitable)
       child.once("exit", (code, signal) => done({ code, signal }));
     },
   );
-  for (const signal of FORWARDED) process.off(signal, forward);
+  for (const signal of taken) process.off(signal, forward);
   if (end === null) return null;
   if (end.signal !== null) {
     process.kill(process.pid, end.signal); // end the same way (handlers are gone)

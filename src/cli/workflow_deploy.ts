@@ -20,6 +20,7 @@ import { warn } from "./io.ts";
 import { statusLine } from "./status_line.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { END_OF_OPTIONS, splitAtEnd } from "./workflow_task_escape.ts";
+import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
 
@@ -191,7 +192,9 @@ function stopWithParent(lines: ReturnType<typeof createInterface>): WorkerEnd {
     interruptJobs(PARENT_GONE);
     process.exit(1); // held by no one here; never left running without a parent
   });
-  process.on("SIGHUP", onHup);
+  // not when the worker started with SIGHUP ignored: it stays ignored (R107-2)
+  for (const s of listenableSignals(["SIGHUP"])) process.on(s, onHup);
+  keepIgnored();
   return end;
 }
 
@@ -270,8 +273,12 @@ export async function runLocalDeploy(
   const line = statusLine(io);
   const stop = new AbortController();
   const real = typeof process !== "undefined" && io.env === process.env;
-  const handlers = STOP_SIGNALS.map((sig) => [sig, () => stop.abort(sig)] as const);
-  if (real) { for (const [sig, h] of handlers) process.on(sig, h); }
+  // none the process started with ignored (nohup: SIGHUP) is taken: it stays ignored (R107-2)
+  const handlers = (real ? listenableSignals(STOP_SIGNALS) : []).map((sig) =>
+    [sig, () => stop.abort(sig)] as const
+  );
+  for (const [sig, h] of handlers) process.on(sig, h);
+  keepIgnored();
   try {
     const report = await deployLocal(top, {
       cpus,
@@ -286,7 +293,7 @@ export async function runLocalDeploy(
     });
     return report.stopped ?? null;
   } finally {
-    if (real) { for (const [sig, h] of handlers) process.removeListener(sig, h); }
+    for (const [sig, h] of handlers) process.removeListener(sig, h);
     line.clear({ always: true });
   }
 }

@@ -14,6 +14,7 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { loadWorkflowArgument, storeOptions, wfLib } from "./workflow_common.ts";
+import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 
 /** Options of `workflow mcp`. */
 export interface WorkflowMcpOptions {
@@ -142,12 +143,12 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
     .action(async (workflow, tasks, o) => {
       const ac = new AbortController();
       const stop = () => ac.abort();
-      const real = o.http !== undefined;
-      if (real) {
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
-        process.once("SIGHUP", stop); // a dropped session, as SIGTERM
-      }
+      // SIGHUP: a dropped session, as SIGTERM; none started ignored (nohup) is taken (R107-2)
+      const taken = o.http !== undefined
+        ? listenableSignals(["SIGINT", "SIGTERM", "SIGHUP"] as const)
+        : [];
+      for (const s of taken) process.once(s, stop);
+      keepIgnored();
       try {
         ctx.exitCode = await runWorkflowMcp({
           workflow,
@@ -159,11 +160,7 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
           signal: ac.signal,
         }, ctx.io);
       } finally {
-        if (real) {
-          process.removeListener("SIGINT", stop);
-          process.removeListener("SIGTERM", stop);
-          process.removeListener("SIGHUP", stop);
-        }
+        for (const s of taken) process.removeListener(s, stop);
       }
     });
 }

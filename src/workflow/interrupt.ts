@@ -35,9 +35,15 @@
  * hooks, which remove it — the default disposition ran none and left it.
  * Other commands' signals are untouched (the default disposition, as before).
  *
+ * [TS-FIX] (R107-2) A signal the process started with ignored (`nohup`: SIGHUP;
+ * a background job of a non-interactive shell: SIGINT) gets no listener — a
+ * listener would replace the ignore — and stays ignored
+ * (`util/ignored_signals.ts`), as in Ruby.
+ *
  * @module
  */
 
+import { keepIgnored, listenableSignals, startupIgnoredSignals } from "../util/ignored_signals.ts";
 import { onProcessTempDir } from "../util/process_temp_dir.ts";
 
 type AbortFn = (signal: string) => void;
@@ -209,9 +215,11 @@ function installListeners(): void {
   if (installed) return;
   installed = true;
   // first where the runtime allows it (Bun), to see the `once` listeners this signal calls
-  process.prependListener("SIGINT", onInt);
-  process.prependListener("SIGTERM", onTerm);
-  process.prependListener("SIGHUP", onHup);
+  const listeners = { SIGINT: onInt, SIGTERM: onTerm, SIGHUP: onHup };
+  for (const signal of listenableSignals(["SIGINT", "SIGTERM", "SIGHUP"] as const)) {
+    process.prependListener(signal, listeners[signal]);
+  }
+  keepIgnored();
   process.on("removeListener", onRemoveListener);
   process.on("beforeExit", onBeforeExit);
 }
@@ -240,7 +248,8 @@ function onExit(): void {
  * that wants the same calls it too — else its own handlers get the signals
  * and the library never exits the process. Idempotent; the listeners are
  * installed with the first job tracked (now, if jobs run already), or before
- * the process makes its temporary directory.
+ * the process makes its temporary directory; never for a signal the process
+ * started with ignored (read now, before any listener).
  *
  * @example
  * ```ts ignore
@@ -249,6 +258,8 @@ function onExit(): void {
  * ```
  */
 export function handleInterrupts(): void {
+  startupIgnoredSignals(); // before any listener is installed: one replaces an inherited ignore
+  keepIgnored(); // a respawned child's (its parent's ignores, reset by Bun's spawn)
   handling = true;
   onProcessTempDir(installListeners);
   if (running.size > 0) installListeners();
