@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { editDistance } from "../util/edit_distance.ts";
 
 /**
  * Why a value is not JSON data, or null when it is: strings, finite numbers,
@@ -63,23 +64,6 @@ function folded(name: string): string {
   return name.toLowerCase().replace(/[_-]/g, "");
 }
 
-/** Edits (insert, delete, change, swap two neighbours) from `a` to `b`. */
-function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      }
-      d[i]![j] = best;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
 /**
  * The known name `key` is a near miss of: the same name but for case, `_` or
  * `-`, or, for names of 4 letters or more, one edit away (`session_id` is
@@ -107,10 +91,25 @@ export function nearName(key: string, known: Iterable<string>): string | null {
     if (name === key) return null;
     const n = folded(name);
     const limit = Math.min(k.length, n.length) < 4 ? 0 : 1;
-    const d = k === n ? 0 : Math.abs(k.length - n.length) > limit ? Infinity : distance(k, n);
+    const d = k === n ? 0 : Math.abs(k.length - n.length) > limit ? Infinity : editDistance(k, n);
     if (d <= limit && (best === null || d < best.d)) best = { name, d };
   }
   return best?.name ?? null;
+}
+
+/** {@link nearName}'s answers by the names asked about, per list of known names. */
+const nearAnswers = new WeakMap<object, Map<string, string | null>>();
+
+/** {@link nearName}, answered once per name and list: every ask checks the same few options. */
+function knownNear(key: string, known: Iterable<string>): string | null {
+  let answers = nearAnswers.get(known);
+  if (answers === undefined) nearAnswers.set(known, answers = new Map());
+  let near = answers.get(key);
+  if (near === undefined) {
+    near = nearName(key, known);
+    if (answers.size < 1_000) answers.set(key, near);
+  }
+  return near;
 }
 
 /**
@@ -128,7 +127,7 @@ export function checkRequestOption(
   value: unknown,
   runtime: Iterable<string>,
 ): { send: boolean; warning: string | null } {
-  const near = nearName(key, runtime);
+  const near = knownNear(key, runtime);
   const hint = near === null ? "" : `; did you mean "${near}"?`;
   const why = notJsonReason(value);
   if (why !== null) {

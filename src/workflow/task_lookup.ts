@@ -8,6 +8,7 @@
 import { ScoutError } from "../errors.ts";
 import type { Task, Workflow } from "./job_types.ts";
 import { compareNames } from "../util/name_order.ts";
+import { editDistance } from "../util/edit_distance.ts";
 
 /**
  * Finds a task, with a "did you mean" suggestion on failure.
@@ -68,23 +69,6 @@ export function missingDepMessage(
     ` (its tasks: ${Object.keys(wf.tasks).join(", ") || "none"})`;
 }
 
-function distance(a: string, b: string): number {
-  const m = a.length, n = b.length;
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  for (let i = 1; i <= m; i++) {
-    const cur = [i];
-    for (let j = 1; j <= n; j++) {
-      cur[j] = Math.min(
-        prev[j]! + 1,
-        cur[j - 1]! + 1,
-        prev[j - 1]! + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1),
-      );
-    }
-    prev = cur;
-  }
-  return prev[n]!;
-}
-
 /**
  * Names close to `name` (edit distance ≤ max(2, a third of its length), or a
  * case-insensitive prefix), best first.
@@ -96,7 +80,7 @@ function distance(a: string, b: string): number {
 export function nearNames(name: string, candidates: readonly string[]): string[] {
   const limit = Math.max(2, Math.floor(name.length / 3));
   return candidates
-    .map((c) => ({ c, d: distance(name, c) }))
+    .map((c) => ({ c, d: editDistance(name.toLowerCase(), c.toLowerCase()) }))
     .filter(({ c, d }) =>
       d <= limit || c.toLowerCase().startsWith(name.toLowerCase()) ||
       name.toLowerCase().startsWith(c.toLowerCase())
