@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { settled, trackPaid } from "./in_flight.ts";
 import { compile } from "../chat/compile.ts";
 import { parse } from "../chat/parse.ts";
 import type { Message } from "../chat/types.ts";
@@ -206,8 +207,13 @@ async function askDirect(
   const place = askPlace(agent);
   askOptions.asker = place.asker;
   if (place.nested) askOptions.onEvent = noteRetries(place, askOptions.warn, askOptions.onEvent);
-  const r = await llmAsk(await compiled(agent, chat), askOptions);
-  return { text: r.text, messages: r.messages, ask: r };
+  askOptions.onEvent = trackPaid(agent, askOptions.onEvent); // logs written as it goes (R106-3)
+  try {
+    const r = await llmAsk(await compiled(agent, chat), askOptions);
+    return { text: r.text, messages: r.messages, ask: r };
+  } finally {
+    settled(agent);
+  }
 }
 
 /** The call's request options (runtime hooks travel in `runtime`, never as options). */

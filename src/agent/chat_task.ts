@@ -21,6 +21,8 @@ import {
   chatTaskContext,
 } from "./chat_task_helpers.ts";
 import { logAgent } from "./log.ts";
+import { liveLog } from "./live_log.ts";
+import { withPaidListener } from "./in_flight.ts";
 import { adoptTools } from "./bound_tools.ts";
 import { routeTools } from "./task_route.ts";
 import type { Agent, LoadAgentFn } from "./types.ts";
@@ -70,10 +72,16 @@ export async function chatTaskMessages(
       await ctx.logAgent(agent);
       return sinceStart(agent);
     }
-    const result = await ops.chatMessages(agent).catch(async (e) => {
-      await logFailedRun(agent, e, ctx);
-      throw e;
-    });
+    // the logs follow the run, one rewrite per paid inference (a SIGKILL keeps them, R106-3)
+    const live = liveLog(ctx.job, agent);
+    const result = await withPaidListener(live.onPaid, () => ops.chatMessages(agent)).catch(
+      async (e) => {
+        await live.idle();
+        await logFailedRun(agent, e, ctx);
+        throw e;
+      },
+    );
+    await live.idle();
     await ctx.logAgent(agent);
     return result;
   }

@@ -16,6 +16,7 @@ import { writeJobFile } from "../workflow/files.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { ScoutError } from "../errors.ts";
 import { isCarriedOver } from "./carried_over.ts";
+import { inFlight } from "./in_flight.ts";
 
 /** What {@link logAgent} reads of an agent: its live chat and its specialists. */
 export interface LoggableAgent {
@@ -80,7 +81,9 @@ export function agentLogFiles(agent: LoggableAgent, subdir?: string): [string, M
 }
 
 function chatOf(a: LoggableAgent): Message[] {
-  return a.currentChat ?? a.startChat ?? [];
+  const chat = a.currentChat ?? a.startChat ?? [];
+  const paid = inFlight(a); // a running ask's inferences so far (none once it ended)
+  return paid.length === 0 ? chat : [...chat, ...paid];
 }
 
 /**

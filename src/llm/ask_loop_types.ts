@@ -20,7 +20,9 @@ export type AskEvent =
   | { type: "response"; round: number; streamed: boolean }
   | { type: "retry"; attempt: number; delayMs: number; error: unknown }
   | { type: "tool"; name: string; id: string }
-  | { type: "cache"; hit: boolean; key: string };
+  | { type: "cache"; hit: boolean; key: string }
+  /** A round's meta record arrived: `produced` is what the ask produced so far (a copy). */
+  | { type: "meta"; round: number; produced: Message[] };
 
 /** What a round records: enough to replay it. */
 export interface RecordedRound {

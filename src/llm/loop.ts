@@ -172,6 +172,10 @@ async function playRound(
   }
   out.push(...retried);
   if (metaMessage) out.push(metaMessage);
+  // what was paid so far, for logs written as the run goes (a SIGKILL keeps them)
+  if (metaMessage && !recorded) {
+    input.onEvent?.({ type: "meta", round: state.round, produced: [...out] });
+  }
   const done = await itemsToMessages(items!, input).catch((e) => {
     // interrupted during its tools: the calls and their outputs so far are kept
     for (const m of interruptedBatch(e) ?? []) out.push(m);
