@@ -46,7 +46,16 @@ for (const { name, cmd } of RUNTIMES) {
     while (made().length === 0) await new Promise((r) => setTimeout(r, 10));
     child.kill("SIGINT");
     const out = await child.output(); // reads the output: the command can end now
-    assert.equal(out.code, 130, new TextDecoder().decode(out.stderr));
+    const stderr = new TextDecoder().decode(out.stderr);
+    if (name.startsWith("the binary")) assert.equal(out.code, 130, stderr);
+    else {
+      // Deno blocks in its synchronous write to the full pipe and reads the caught signal
+      // only at its next I/O poll: under load the query may have ended whole by then (seen
+      // once in a full suite run): 130, or 0 with every row written
+      const rows = new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "");
+      assert.ok(out.code === 130 || (out.code === 0 && rows.length >= 200_000), stderr);
+    }
+    assert.equal(out.signal, null, "killed by SIGINT's default disposition, no exit hook run");
     assert.deepEqual(made(), [], "the temporary index directory is left in TMPDIR");
   });
 }
