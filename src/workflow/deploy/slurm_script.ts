@@ -7,15 +7,18 @@
  */
 import { join } from "node:path";
 import type { BatchUnit } from "./slurm_types.ts";
+import { shellQuote } from "../../util/shell_words.ts";
 
 /**
- * Single-quotes a word for bash.
+ * Single-quotes a word for bash (unchanged when it holds only plain
+ * characters): `util/shell_words.ts`'s `shellQuote`, the quoting of every
+ * command scout-ai writes for a shell.
  *
  * @param s the word
  * @returns the quoted word
  */
 export function shq(s: string): string {
-  return /^[A-Za-z0-9_./=:@%+,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  return shellQuote(s);
 }
 
 /** Text for one line of a script (a comment, `#SBATCH --job-name`): line breaks become spaces. */
