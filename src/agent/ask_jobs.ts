@@ -15,6 +15,7 @@ import { providerDefinitions } from "../tools/registry.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { md5hex } from "../util/hash.ts";
 import { isDone } from "../workflow/context.ts";
+import { dependenciesDepthFirst } from "../workflow/dep_walk.ts";
 import { readJobInfoSync } from "../workflow/info.ts";
 import type { Job } from "../workflow/job_types.ts";
 import { isRecoverableError, jobPresent } from "../workflow/state.ts";
@@ -183,13 +184,8 @@ function firstRun(make: MakeJob, env: Env, fits: (job: Job) => boolean): Job {
 const MAX_RUNS = 1000;
 
 /** The paths of a job's dependencies, at any depth. */
-function allDeps(job: Job, out = new Set<string>()): Set<string> {
-  for (const dep of job.deps) {
-    if (out.has(dep.path)) continue;
-    out.add(dep.path);
-    allDeps(dep, out);
-  }
-  return out;
+function allDeps(job: Job): Set<string> {
+  return new Set(dependenciesDepthFirst(job.deps).map((dep) => dep.path));
 }
 
 /**
@@ -212,17 +208,8 @@ function failedWithEvidence(job: Job, env: Env | null): boolean {
  * skipped when `canfail`), not run again.
  */
 function keptDependencies(job: Job, env: Env): Set<string> {
-  const kept = new Set<string>();
-  const walk = (j: Job, visited: Set<string>) => {
-    for (const dep of j.deps) {
-      if (visited.has(dep.path) || isDone(dep)) continue;
-      visited.add(dep.path);
-      if (failedWithEvidence(dep, env)) kept.add(dep.path);
-      walk(dep, visited);
-    }
-  };
-  walk(job, new Set());
-  return kept;
+  const pending = dependenciesDepthFirst(job.deps, (dep) => !isDone(dep));
+  return new Set(pending.filter((dep) => failedWithEvidence(dep, env)).map((dep) => dep.path));
 }
 
 /**

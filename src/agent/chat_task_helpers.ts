@@ -21,7 +21,8 @@ import { resolvePromptSettings } from "../prompt/settings.ts";
 import { processConfig } from "../config/process_config.ts";
 import { jobFile } from "../workflow/files.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
-import type { Job, JobContext } from "../workflow/job_types.ts";
+import { dependenciesDepthFirst } from "../workflow/dep_walk.ts";
+import type { JobContext } from "../workflow/job_types.ts";
 import { isFile } from "../util/fs.ts";
 import { markSeededConversation } from "./since_start.ts";
 import { routeChat, routeRuntime, routeSecrets } from "./task_route.ts";
@@ -124,17 +125,6 @@ function removeRoleInPlace(chat: Message[], role: string): Message[] {
   for (const m of chat) (m.role === role ? removed : kept).push(m);
   chat.splice(0, chat.length, ...kept);
   return removed;
-}
-
-/** The dependency jobs of a job, depth-first, each once. */
-function recursiveDeps(deps: readonly Job[], seen = new Set<string>()): Job[] {
-  const out: Job[] = [];
-  for (const d of deps) {
-    if (seen.has(d.path)) continue;
-    seen.add(d.path);
-    out.push(d, ...recursiveDeps(d.deps, seen));
-  }
-  return out;
 }
 
 /**
@@ -302,7 +292,7 @@ async function startAgent(
 function seedJob(seed: Message[], job: JobContext, setup: AgentSetup): void {
   seed.push(...setup.tooling);
   seed.push({ role: "system", content: jobSystemMessage(job, setup.options, setup.runtime ?? {}) });
-  const deps = recursiveDeps(job.dependencies);
+  const deps = dependenciesDepthFirst(job.dependencies);
   if (deps.length > 0) {
     seed.push({
       role: "system",
