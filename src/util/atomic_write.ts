@@ -30,6 +30,7 @@ import { randomBytes } from "node:crypto";
 import { ScoutError } from "../errors.ts";
 import { cannotText } from "./errno_text.ts";
 import { removeDeadTemps, writerTag } from "./dead_temps.ts";
+import { clipUtf8 } from "./name_bytes.ts";
 
 /**
  * At most this many bytes of a file's name go into its temp file's name:
@@ -83,16 +84,6 @@ function sweepLeftovers(dir: string, prefix: string): void {
   if (names.length === 0 || !names.some((n) => n.startsWith(prefix))) return;
   const removed = new Set(removeDeadTemps(dir, prefix, names));
   if (removed.size > 0) listed.set(dir, names.filter((n) => !removed.has(n)));
-}
-
-/** The longest start of `s` that is at most `max` bytes in UTF-8, cut between characters. */
-function clipUtf8(s: string, max: number): string {
-  if (s.length * 3 <= max) return s; // a UTF-16 unit is at most 3 bytes
-  const bytes = utf8.encode(s);
-  if (bytes.length <= max) return s;
-  let end = max;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // not inside a character
-  return new TextDecoder().decode(bytes.subarray(0, end));
 }
 
 /** What a replaced regular file's successor keeps: its permission bits, owner and group. */

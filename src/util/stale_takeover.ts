@@ -16,7 +16,9 @@
  * @module
  */
 import { closeSync, openSync, readFileSync, type Stats, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { unlinkQuiet } from "./fs.ts";
+import { fitBytes, NAME_MAX } from "./name_bytes.ts";
 
 /** A takeover gate this old is a crashed taker's (a taker holds it for a few file calls). */
 export const GATE_CRASHED_MS = 10_000;
@@ -109,6 +111,27 @@ export function judgeLockSync(
   return judgeRead(before, text, statSync(file, { throwIfNoEntry: false }) ?? null, isStale);
 }
 
+/**
+ * The takeover gate of lock `file`: `<file>.takeover`, or, when that name
+ * would pass 255 bytes (a lock name near the limit, R102-7), the lock's name
+ * shortened by bytes with the md5 of what was cut (`name_bytes.ts`) and then
+ * `.takeover` — the same gate for every taker of that lock.
+ *
+ * @param file the lock file
+ * @returns the gate's path
+ *
+ * @example
+ * ```ts
+ * import { takeoverGate } from "./stale_takeover.ts";
+ * takeoverGate("/l/x.lock"); // "/l/x.lock.takeover"
+ * ```
+ */
+export function takeoverGate(file: string): string {
+  const name = basename(file);
+  const fitted = fitBytes(name, NAME_MAX - ".takeover".length);
+  return fitted === name ? `${file}.takeover` : join(dirname(file), `${fitted}.takeover`);
+}
+
 /** Removes a takeover gate left by a crashed taker. */
 function clearCrashedGate(gate: string): void {
   const st = statSync(gate, { throwIfNoEntry: false });
@@ -117,7 +140,7 @@ function clearCrashedGate(gate: string): void {
 
 /**
  * Removes the lock judged stale if it is still that file, one taker at a
- * time (the gate `<file>.takeover`). Synchronous: nothing of this process
+ * time (the gate `<file>.takeover`, {@link takeoverGate}). Synchronous: nothing of this process
  * runs while the gate is held.
  *
  * @param file the lock file
@@ -126,7 +149,7 @@ function clearCrashedGate(gate: string): void {
  *   when the lock is no longer the one judged (try to take it at once)
  */
 export function takeOver(file: string, judged: Pick<JudgedLock, "id">): boolean {
-  const gate = `${file}.takeover`;
+  const gate = takeoverGate(file);
   let fd: number;
   try {
     fd = openSync(gate, "wx");

@@ -2,12 +2,14 @@
  * Job naming (`workflow.md` §2.1–§2.2): a job's id (given, the `jobname`
  * input's value, or `Default`), its shortening the Scout way, its validity
  * as a path component, the digest name of a job with non-default provided
- * inputs, and where the named job lives in a store.
+ * inputs (shortened by bytes where a file system could not hold it), and
+ * where the named job lives in a store.
  *
  * @module
  */
 import { ScoutError } from "../errors.ts";
 import { md5hex } from "../util/hash.ts";
+import { fitBytes, NAME_MAX, utf8Length } from "../util/name_bytes.ts";
 import { exists } from "../util/fs.ts";
 import type { Task } from "./define.ts";
 import { digestStr } from "./digest.ts";
@@ -17,6 +19,12 @@ import { resultExtension } from "./result.ts";
 import { infoPath, jobPathIn, type JobStore } from "./store.ts";
 
 const MAX_ID = 150;
+
+/**
+ * The most bytes of a job's file name: its longest sidecar, `X.files`, must
+ * fit in a file name too (`X.info` and the tmp result `.X` are shorter).
+ */
+export const MAX_JOB_NAME_BYTES = NAME_MAX - ".files".length;
 
 /**
  * Ruby's `/(\..{2,9})$/`: `.` is any character but LF, `$` is the end or
@@ -151,7 +159,8 @@ export interface JobNameParts {
  * A job's file name (§2.2): the id, with `_<digest>` of its inputs and
  * dependencies when a non-default input was provided (other than a
  * `jobname` input equal to the id) or an override replaced a dependency,
- * then the result type's extension.
+ * then the result type's extension; a name over 249 bytes is shortened by
+ * bytes ({@link fitJobName}, [TS-FIX]).
  *
  * @param parts the id, task, inputs, dependencies
  * @returns the name
@@ -164,15 +173,44 @@ export function jobName(parts: JobNameParts): string {
     !(jobnameInput !== undefined && n === jobnameInput.name &&
       String(plain(provided[n])) === id)
   );
-  let name = id;
+  let tail = "";
   if (nonDefaultProvided.length > 0 || parts.overridden) {
     const dctx = { env: parts.env };
     const inputDigest = digestStr(parts.digestValues, dctx);
-    name = `${id}_${md5hex(digestStr({ inputs: inputDigest, dependencies: parts.deps }, dctx))}`;
+    tail = `_${md5hex(digestStr({ inputs: inputDigest, dependencies: parts.deps }, dctx))}`;
   }
   const ext = resultExtension(task.type, task.extension);
-  if (ext !== null) name += "." + ext;
-  return name;
+  if (ext !== null) tail += "." + ext;
+  return fitJobName(id, tail);
+}
+
+/**
+ * A job's file name, `id` + `tail` (its `_<digest>` and extension) as Scout
+ * names it; [TS-FIX] only when that name, or its `.files` sidecar, would pass
+ * 255 bytes — a name Scout cannot create, counting characters (150 CJK
+ * characters are 450 bytes) — is the id shortened by bytes instead: its
+ * longest start (whole code points) that fits, `--`, the md5 of the part cut,
+ * then the id's extension (`/(\..{2,9})$/`, as the Scout rule keeps it) and
+ * the tail, at most {@link MAX_JOB_NAME_BYTES} bytes.
+ *
+ * @param id the job's id (already shortened the Scout way)
+ * @param tail `_<digest>` and `.<extension>`, either possibly empty
+ * @returns the file name
+ *
+ * @example
+ * ```ts
+ * import { fitJobName } from "./job_name.ts";
+ * fitJobName("Default", ".json"); // "Default.json"
+ * fitJobName("漢".repeat(100), ".json"); // "漢" × 70 + "--" + md5 (hex) of "漢" × 30 + ".json"
+ * ```
+ */
+export function fitJobName(id: string, tail: string): string {
+  if (utf8Length(id) + utf8Length(tail) <= MAX_JOB_NAME_BYTES) return id + tail;
+  const m = EXTENSION.exec(id);
+  const ext = m?.[1] ?? "";
+  const stem = m === null ? id : id.slice(0, m.index) + id.slice(m.index + ext.length);
+  const room = MAX_JOB_NAME_BYTES - utf8Length(ext) - utf8Length(tail);
+  return fitBytes(stem, room, "--") + ext + tail;
 }
 
 /**

@@ -19,6 +19,7 @@ import { readdirSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome, scoutHome, userHome } from "../config/home.ts";
 import { md5hex } from "../util/hash.ts";
+import { fitBytes, NAME_MAX, utf8Length } from "../util/name_bytes.ts";
 import { exists } from "../util/fs.ts";
 
 /** Where jobs are searched for and created. Plain data. */
@@ -167,12 +168,23 @@ export function shortPath(jobPath: string): string {
   return parts.slice(-3).join("/");
 }
 
+/** Scout's lock names: longer than this many characters are shortened. */
+const LOCK_NAME_CHARS = 160;
+/** The most bytes of a lock name before its `.lock` (a name Scout cannot create beyond). */
+const LOCK_NAME_BYTES = NAME_MAX - ".lock".length;
+
 /**
  * The persist-lock file of a job (`workflow.md` §3.4), shared with Scout:
  * `<lockDir>/<N>.lock` with `N` = absolute result path + `.persist`,
  * ASCII whitespace (Ruby's `\s`: space, tab, LF, VT, FF, CR; not U+00A0 and
  * the like) → `_`, `/` → `·`; longer than 160 characters → first 151 + md5 of
  * the rest.
+ *
+ * [TS-FIX] Scout counts characters, so a path of non-ASCII characters (`·`
+ * is 2 bytes, a CJK character 3) can give a lock name over 255 bytes, which
+ * no file system creates: Scout cannot lock (nor run) such a job. Only then
+ * is `N` its longest start (whole code points) of at most 218 bytes + md5 of
+ * the rest, 250 bytes with the md5; every lock name Scout can create is kept.
  *
  * @param jobPath absolute result path
  * @param lockDir lock directory
@@ -186,9 +198,12 @@ export function shortPath(jobPath: string): string {
  * ```
  */
 export function lockPathFor(jobPath: string, lockDir: string): string {
-  let n = (jobPath + ".persist").replace(/[ \t\n\v\f\r]/g, "_").replaceAll("/", "·");
-  const chars = [...n];
-  if (chars.length > 160) n = chars.slice(0, 151).join("") + md5hex(chars.slice(151).join(""));
+  const full = (jobPath + ".persist").replace(/[ \t\n\v\f\r]/g, "_").replaceAll("/", "·");
+  const chars = [...full];
+  let n = chars.length > LOCK_NAME_CHARS
+    ? chars.slice(0, 151).join("") + md5hex(chars.slice(151).join(""))
+    : full;
+  if (utf8Length(n) > LOCK_NAME_BYTES) n = fitBytes(full, LOCK_NAME_BYTES);
   return join(lockDir, n + ".lock");
 }
 
