@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { md5hex } from "../../util/hash.ts";
+import { NAME_MAX } from "../../util/name_bytes.ts";
 import type { Job } from "../job_types.ts";
 import { directDeps, pendingJobs } from "./graph.ts";
 import { chainOf, combineResources, type DeployRules, taskResources } from "./rules.ts";
@@ -20,14 +21,18 @@ function safe(s: string): string {
  * A job's batch directory name: `SLURM_scout_job-<Workflow>-<task>-<name>-`
  * and 8 hex digits of the MD5 of its absolute path, so jobs whose names only
  * differ in characters a file name cannot keep, or the same job in two job
- * stores, never share one.
+ * stores, never share one; the name is cut so the whole fits in 255 bytes.
  *
  * @param j the job the unit is named after
  * @returns the directory name
  */
 export function batchDirName(j: Job): string {
   const digest = md5hex(j.path).slice(0, 8);
-  return `SLURM_scout_job-${safe(j.workflowName)}-${safe(j.taskName)}-${safe(j.name)}-${digest}`;
+  const head = `SLURM_scout_job-${safe(j.workflowName)}-${safe(j.taskName)}-`;
+  // a file name holds 255 bytes (all ASCII here): the job's name gives way,
+  // the digest keeps the directory the job's own
+  const name = safe(j.name).slice(0, Math.max(0, NAME_MAX - head.length - digest.length - 1));
+  return `${head}${name}-${digest}`;
 }
 
 /**
