@@ -86,6 +86,55 @@ export function jobLabel(job: JobSummary): string {
     : job.shortId;
 }
 
+/** The run number in the port's name of an ask job's rerun ({@link NAME_PREFIX}). */
+const RERUN = /^(?:tools-[0-9a-f]{12}-)?rerun-(\d+)_(?=[0-9a-f]{8})/;
+
+/**
+ * The run a job's name says it is: `<n>` of the port's `rerun-<n>_<digest>`
+ * and `tools-<12 hex>-rerun-<n>_<digest>` (`src/agent/ask_jobs.ts`), else
+ * null (a first run, a user's `--jobname`).
+ *
+ * @param path job path
+ * @returns the run number, or null
+ */
+export function jobRerun(path: string): number | null {
+  const m = RERUN.exec(basename(path));
+  return m === null ? null : Number(m[1]);
+}
+
+/**
+ * The reruns the views mark (R111-3): a job named as a rerun
+ * ({@link jobRerun}) whose label another job of the report shares — the
+ * failed run it was made for, another rerun — else the two read alike in
+ * every view ({@link jobShortId} drops the rerun prefix, R87-1). A rerun
+ * with no such sibling is not marked, so its label stays as it was.
+ *
+ * @param jobs the job summaries by node (null for chats)
+ * @param paths the node paths
+ * @returns run numbers by node index (only the marked jobs)
+ */
+export function rerunMarks(
+  jobs: readonly (JobSummary | null)[],
+  paths: readonly string[],
+): Map<number, number> {
+  const reruns = new Map<number, number>();
+  jobs.forEach((job, i) => {
+    const n = job === null ? null : jobRerun(paths[i]!);
+    if (n !== null) reruns.set(i, n);
+  });
+  if (reruns.size === 0) return reruns; // (most reports: no label is made)
+  // how many jobs have each label a rerun has
+  const count = new Map<string, number>();
+  for (const i of reruns.keys()) count.set(jobLabel(jobs[i]!), 0);
+  for (const job of jobs) {
+    const label = job === null ? null : jobLabel(job);
+    const n = label === null ? undefined : count.get(label);
+    if (n !== undefined) count.set(label!, n + 1);
+  }
+  for (const i of reruns.keys()) if (count.get(jobLabel(jobs[i]!))! < 2) reruns.delete(i);
+  return reruns;
+}
+
 /** `…/log/agent.chat` (also with doubled or trailing slashes, as `node:path` reads them). */
 const AGENT_LOG = /(?:^|\/)log\/+agent\.chat\/*$/;
 

@@ -55,6 +55,8 @@ export interface NodeColumns {
   direct: TokenColumn;
   /** Subtree token values, six per node. */
   subtree: TokenColumn;
+  /** The reruns the views mark (`labels.ts` `rerunMarks`): run numbers by node index. */
+  reruns: ReadonlyMap<number, number>;
   /** Receipt summaries by node index (nodes without receipts absent). */
   receipts: ReadonlyMap<number, ReceiptSummary>;
   /** Direct and subtree costs by node index (with prices), else null. */
@@ -120,6 +122,8 @@ export function nodeAt(c: NodeColumns, i: number): ReportNode {
     receipts: c.receipts.get(i) ?? null,
   };
   if (c.costs !== null) node.cost = c.costs[i]!;
+  const rerun = c.reruns.get(i);
+  if (rerun !== undefined) node.rerun = rerun;
   return node;
 }
 

@@ -35,15 +35,18 @@ export function shownTokens(n: ReportNode, o: RenderOptions): TokenTotals {
 
 /**
  * The label a node shows: its canonical path with `long`, else its label
- * (shortened in the middle); control characters escaped ({@link escapeLine}).
+ * (shortened in the middle) and, for a rerun that shares it with another
+ * job, ` rerun <n>` (R111-3: the path says it with `long`); then its
+ * {@link statusMark}; control characters escaped ({@link escapeLine}).
  *
  * @param n a node
  * @param o render options
  * @returns the label, one line
  */
 export function shownLabel(n: ReportNode, o: RenderOptions): string {
-  const label = o.long ? escapeLine(n.path) : middleShorten(escapeLine(n.label ?? n.path));
-  return label + statusMark(n);
+  if (o.long) return escapeLine(n.path) + statusMark(n);
+  const rerun = n.rerun === undefined ? "" : ` rerun ${n.rerun}`;
+  return middleShorten(escapeLine(n.label ?? n.path)) + rerun + statusMark(n);
 }
 
 /**

@@ -20,7 +20,7 @@ import { problemKey } from "./tokens.ts";
 import { type SubtreeEvents, type SubtreeGraph, subtreeSums } from "./subtree.ts";
 import type { ChatStore } from "./chat_store.ts";
 import type { EventTable } from "./event_table.ts";
-import { isTopLevelAgentLog } from "./labels.ts";
+import { isTopLevelAgentLog, rerunMarks } from "./labels.ts";
 import { hiddenCode, hiddenOwner, nodeTable } from "./node_table.ts";
 import { compactTokens, type TokenColumn } from "./typed.ts";
 import { displayEdges } from "./display.ts";
@@ -293,6 +293,7 @@ function reportNodes(
     firstJob,
     caller,
     jobs: g.jobs,
+    reruns: rerunMarks(g.jobs, paths),
     direct: directColumn(g, chats),
     subtree: sums.subtree,
     receipts,

@@ -52,6 +52,12 @@ export interface ReportNode {
   receipts: ReceiptSummary | null;
   /** With prices (`ReportOptions.prices`): what its direct and subtree inferences cost. */
   cost?: { direct: NodeCost; subtree: NodeCost };
+  /**
+   * A rerun whose label another job shares (the failed run it was made for):
+   * the run its name says (`rerun-<n>_`), which the text views show after the
+   * label (` rerun <n>`, R111-3); absent otherwise, and not in the JSON.
+   */
+  rerun?: number;
 }
 
 /**
