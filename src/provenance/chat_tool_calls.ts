@@ -13,6 +13,7 @@ import {
   toolCallStatus,
 } from "../chat/tool_calls.ts";
 import type { Message } from "../chat/types.ts";
+import { sha256hex } from "../util/hash.ts";
 import type { DelegationAssociation } from "./delegation.ts";
 import { type DelegationFacts, delegationFacts } from "./delegation_facts.ts";
 
@@ -59,6 +60,13 @@ export interface ProvenanceToolCall {
   durationMs: number | null;
   /** For `ask` / `hand_off_to_*` calls: whom, which conversation, the receipt and the link. */
   delegation: DelegationLink | null;
+  /**
+   * What every copy of this call shares: {@link callDigest}, then `#<k>` for
+   * the k-th call of its chat with that digest. A chat projecting a job's
+   * answer, the job's result chat and its log hold one call three times
+   * (R111-4).
+   */
+  copyKey: string;
 }
 
 /** A delegation call's facts and how the walk links it (`delegation.ts`). */
@@ -105,7 +113,32 @@ function exceptionText(v: unknown): string {
 /** Plain-text outputs cannot hold `exception`/`exit_status`: skip the status policy's JSON parse. */
 const PLAIN_OK: ToolCallStatus = { success: true, reason: "output" };
 
-function callRecord(c: ToolCall, path: string, delegation: DelegationFacts | null): ChatToolCall {
+/**
+ * The digest of a call's and its output's messages as written (their
+ * role and content; no output: none). A copy of a call (a job's answer
+ * projected into the asking chat, the job's result chat, a log, the
+ * history a continued chat resends) holds both messages as they were
+ * written; a call run again answers with an output of its own (its
+ * `start_timestamp`/`timestamp` at least).
+ *
+ * @param messages the chat
+ * @param c one of its paired calls
+ * @returns 64 hex digits
+ */
+export function callDigest(messages: readonly Message[], c: ToolCall): string {
+  const text = (i: number | null) => {
+    const content = i === null ? null : messages[i]!.content;
+    return typeof content === "string" ? content : JSON.stringify(content ?? null);
+  };
+  return sha256hex(JSON.stringify([c.role, text(c.callIndex), text(c.outputIndex)]));
+}
+
+function callRecord(
+  c: ToolCall,
+  path: string,
+  delegation: DelegationFacts | null,
+  copyKey: string,
+): ChatToolCall {
   const plain = c.outputInfo !== null && typeof c.output === "string" &&
     !c.output.trimStart().startsWith("{");
   const s = plain ? PLAIN_OK : toolCallStatus(c);
@@ -124,6 +157,7 @@ function callRecord(c: ToolCall, path: string, delegation: DelegationFacts | nul
     exitStatus: s.exitStatus ?? null,
     durationMs: start !== null && end !== null && end >= start ? end - start : null,
     delegation,
+    copyKey,
   };
 }
 
@@ -141,5 +175,12 @@ export function chatToolCalls(
 ): ChatToolCall[] {
   const calls = toolCalls(messages, path);
   const delegations = delegationFacts(messages, path, calls);
-  return calls.map((c) => callRecord(c, path, delegations.get(c.callIndex) ?? null));
+  // calls alike within one chat are as many calls: the k-th is a copy of another chat's k-th
+  const seen = new Map<string, number>();
+  return calls.map((c) => {
+    const digest = callDigest(messages, c);
+    const k = seen.get(digest) ?? 0;
+    seen.set(digest, k + 1);
+    return callRecord(c, path, delegations.get(c.callIndex) ?? null, `${digest}#${k}`);
+  });
 }

@@ -8,6 +8,7 @@
 import { isAbsolute, relative } from "node:path";
 import type { ProvenanceToolCall, ToolCallWarning } from "./tool_calls.ts";
 import { shortenMiddle } from "./tool_calls.ts";
+import { copyOf, distinctToolCalls } from "./tool_call_copies.ts";
 import { escapeLine } from "./one_line.ts";
 import { wellFormedDeep } from "../util/code_points.ts";
 
@@ -98,34 +99,47 @@ const STATUS_TEXT: Record<ProvenanceToolCall["status"], string> = {
 
 /**
  * The tool-call table: one line per call (tool, agent, status, duration,
- * shortened arguments), then a summary line. Every field is escaped to one
- * line.
+ * shortened arguments), then a summary line. A call found in several chats
+ * (a job's answer projected into the asking chat, the job's result chat and
+ * its log: R111-4) is one line and counted once; when some are, a COPIES
+ * column says in how many chats each was found, and the summary how many
+ * copies were read. Every field is escaped to one line.
  *
  * @param calls the calls
  * @param baseDir paths in the delegation section are shown relative to it (default: as found)
  * @returns the text
  */
 export function renderToolCalls(calls: readonly ProvenanceToolCall[], baseDir?: string): string {
-  const head = ["TOOL", "AGENT", "STATUS", "DURATION", "ARGUMENTS"];
-  const rows = calls.map((c) => [
-    shortenMiddle(escapeLine(c.tool ?? "?"), 32),
-    shortenMiddle(agentLabel(c), 32),
-    STATUS_TEXT[c.status] +
-    (c.exitStatus !== null && c.status === "error" ? ` (exit ${c.exitStatus})` : ""),
-    durationText(c.durationMs),
-    argumentsText(c.arguments, 60),
-  ]);
+  const distinct = distinctToolCalls(calls);
+  const shown = distinct.map((d) => calls[d.shown]!);
+  const copied = distinct.length < calls.length;
+  const head = ["TOOL", "AGENT", "STATUS", "DURATION", ...(copied ? ["COPIES"] : []), "ARGUMENTS"];
+  const rows = distinct.map(({ shown: at, copies }) => {
+    const c = calls[at]!;
+    return [
+      shortenMiddle(escapeLine(c.tool ?? "?"), 32),
+      shortenMiddle(agentLabel(c), 32),
+      STATUS_TEXT[c.status] +
+      (c.exitStatus !== null && c.status === "error" ? ` (exit ${c.exitStatus})` : ""),
+      durationText(c.durationMs),
+      ...(copied ? [String(copies.length)] : []),
+      argumentsText(c.arguments, 60),
+    ];
+  });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) =>
     r.map((v, i) => i === r.length - 1 ? v : v.padEnd(widths[i]!)).join("  ").trimEnd();
-  const count = (s: ProvenanceToolCall["status"]) => calls.filter((c) => c.status === s).length;
+  const count = (s: ProvenanceToolCall["status"]) => shown.filter((c) => c.status === s).length;
+  const chats = new Set(calls.map((c) => c.chat)).size;
   return [
     line(head),
     ...rows.map(line),
-    `${calls.length} call${calls.length === 1 ? "" : "s"}: ${count("ok")} ok, ${
+    `${shown.length} call${shown.length === 1 ? "" : "s"}: ${count("ok")} ok, ${
       count("error")
-    } error, ${count("missing_output")} missing output`,
-    ...delegationLines(calls, baseDir),
+    } error, ${count("missing_output")} missing output${
+      copied ? ` (${calls.length} copies in ${chats} chats, each call counted once)` : ""
+    }`,
+    ...delegationLines(shown, baseDir),
   ].join("\n") + "\n";
 }
 
@@ -167,13 +181,16 @@ export function delegationLines(calls: readonly ProvenanceToolCall[], baseDir?: 
 }
 
 /**
- * The `scout-ai/tool-calls` document: `{schema, version, root, summary,
- * calls, warnings}`; each call has `tool, agent, conversation, agentFrom,
+ * The `scout-ai/tool-calls` document (`docs/provenance-json.md`): `{schema,
+ * version, root, summary, calls, warnings}`; `summary` counts calls as the
+ * table does, each once however many chats hold a copy (R111-4); `calls`
+ * has one row per copy, each with `tool, agent, conversation, agentFrom,
  * chat, job, callId, callAddress, outputAddress, arguments` (compact JSON
  * text shortened to {@link JSON_ARGUMENTS_MAX}) `, status, reason,
  * exception, exitStatus, durationMs, delegation` (null, or for `ask` /
  * `hand_off_to_*` calls `{target, conversation, receipt, association, jobs,
- * logs}`). Strings taken from chats are made well-formed (a lone surrogate
+ * logs}`) and `copyOf` (null for the row the table shows, else that row's
+ * index). Strings taken from chats are made well-formed (a lone surrogate
  * from a `\ud800` escape in a call's JSON becomes U+FFFD), so jq reads it.
  *
  * @param root root path
@@ -186,14 +203,16 @@ export function toolCallsJson(
   calls: readonly ProvenanceToolCall[],
   warnings: readonly ToolCallWarning[],
 ): Record<string, unknown> {
-  const summary = { calls: calls.length, ok: 0, error: 0, missing_output: 0 };
-  for (const c of calls) summary[c.status]++;
+  const distinct = distinctToolCalls(calls);
+  const copies = copyOf(calls, distinct);
+  const summary = { calls: distinct.length, ok: 0, error: 0, missing_output: 0 };
+  for (const d of distinct) summary[calls[d.shown]!.status]++;
   return wellFormedDeep({
     schema: TOOL_CALLS_SCHEMA,
     version: TOOL_CALLS_SCHEMA_VERSION,
     root,
     summary,
-    calls: calls.map((c) => ({
+    calls: calls.map((c, i) => ({
       tool: c.tool,
       agent: c.agent.agent,
       conversation: c.agent.conversation,
@@ -205,6 +224,7 @@ export function toolCallsJson(
       outputAddress: c.outputAddress,
       ...callOutcomeJson(c),
       delegation: c.delegation,
+      copyOf: copies[i],
     })),
     warnings: warnings.map((w) => ({ code: w.code, message: w.message })),
   }) as Record<string, unknown>;

@@ -235,6 +235,7 @@ Deno.test("the --tools delegation section: one escaped line per call, columns bo
     exception: null,
     exitStatus: null,
     durationMs: null,
+    copyKey: "k#0",
   };
   const link = (target: string, association: "structural" | "inferred", links: string[]) => ({
     target,
