@@ -1,11 +1,15 @@
 /**
  * What an agent's running ask has paid for so far (R106-3): the messages its
- * tool loop produced up to its last meta record, kept beside the agent while
- * the ask runs (a failed or finished ask clears them: its caller appends or
- * logs what it returned). A chat task's logs are rewritten from the live chats
- * plus these after each inference ({@link notifyPaid} reaches the writer of
- * the enclosing {@link withPaidListener}), so a process killed by SIGKILL
- * leaves logs holding every inference it paid for.
+ * tool loop produced up to its last meta record and the reply that record
+ * paid for (its calls without outputs while they run, R111-2) — or, on the
+ * task route, the `meta job=…` marker of the job it runs, once that job paid
+ * for something (R111-1) —, kept beside the agent while the ask runs (a
+ * failed or finished ask clears them: its caller appends or logs what it
+ * returned). A chat task's logs are rewritten from the live chats plus these
+ * after each inference ({@link trackPaid} reaches the writer of the enclosing
+ * {@link withPaidListener}, and that one the writers around it, delegated
+ * jobs' included), so a process killed by SIGKILL leaves logs holding, or
+ * linking to, every inference it paid for.
  *
  * @module
  */
@@ -48,6 +52,17 @@ export function trackPaid(
 }
 
 /**
+ * Keeps `messages` as what an agent's running ask has produced so far (a
+ * task-route ask: its job's marker), for the next rewrite of the logs.
+ *
+ * @param agent the asking agent
+ * @param messages what its ask produced so far
+ */
+export function keepInFlight(agent: object, messages: Message[]): void {
+  running.set(agent, messages);
+}
+
+/**
  * Forgets what an agent's ask had in flight (the ask ended).
  *
  * @param agent the agent
@@ -58,12 +73,23 @@ export function settled(agent: object): void {
 
 /**
  * Runs `fn` with `onPaid` called after every inference paid inside it
- * (nested asks of specialists included).
+ * (nested asks of specialists included). A listener around this one is
+ * called too, once `onPaid`'s checkpoint is written (what it returns
+ * resolved): the logs of a job that a delegated job runs inside follow that
+ * job's, and so link to them only once they exist (R111-1).
  *
- * @param onPaid called synchronously after each meta record
+ * @param onPaid called synchronously after each meta record; may return
+ *   when its checkpoint is written
  * @param fn the work
  * @returns what `fn` returns
  */
-export function withPaidListener<T>(onPaid: () => void, fn: () => Promise<T>): Promise<T> {
-  return listener.run(onPaid, fn);
+export function withPaidListener<T>(
+  onPaid: () => Promise<void> | void,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const outer = listener.getStore();
+  const notify = outer === undefined
+    ? () => void onPaid()
+    : () => void Promise.resolve(onPaid()).then(outer);
+  return listener.run(notify, fn);
 }

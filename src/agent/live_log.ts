@@ -18,8 +18,12 @@ import { agentLogFiles, type LoggableAgent } from "./log.ts";
 
 /** A log writer bound to one agent of one job. */
 export interface LiveLog {
-  /** Schedules a rewrite of the changed log files (called after each meta record). */
-  onPaid(): void;
+  /**
+   * Schedules a rewrite of the changed log files (called after each meta record).
+   *
+   * @returns resolves once that rewrite is done (or reported as failed)
+   */
+  onPaid(): Promise<void>;
   /** Resolves once every scheduled rewrite is done. */
   idle(): Promise<void>;
 }
@@ -55,9 +59,10 @@ export function liveLog(job: JobContext, agent: LoggableAgent, subdir?: string):
         files = agentLogFiles(agent, subdir).map(([rel, m]) => [rel, print(m)]);
       } catch (e) {
         chain = chain.then(() => report(e));
-        return;
+        return chain;
       }
       chain = chain.then(() => write(files)).catch(report);
+      return chain;
     },
     idle: () => chain,
   };

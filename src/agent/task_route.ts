@@ -30,6 +30,7 @@ import { loadJobResult, produceJob } from "../workflow/run.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { isSecretName, redactUrlsIn } from "../util/secrets.ts";
 import { ownTools } from "./own_tools.ts";
+import { keepInFlight, settled, withPaidListener } from "./in_flight.ts";
 import {
   cachedJob,
   hold,
@@ -218,7 +219,9 @@ export function stickyOptions(agent: Agent, options: AgentCallOptions): Message[
  * left ({@link uncachedJob}); a cached one that runs as a rerun keys its
  * inferences as the first run's ({@link rerunKeyAliases}: what that run paid
  * for replays). The result is the projection of the job's messages
- * (`meta job=…` first). Sets `agent.job`.
+ * (`meta job=…` first). Sets `agent.job`. Once the job paid for something,
+ * its marker is what the ask has in flight (`in_flight.ts`): the caller's
+ * logs written as the run goes link the job before it ends (R111-1).
  *
  * @param agent the agent (its workflow has an `ask` task)
  * @param messages the messages
@@ -281,12 +284,22 @@ async function runAskJob(
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
   const secrets = secretOptions(agent, options);
   const given = { job: job.path, tools, caller: agent, chat };
-  await active.run({ workflows, runtime, secrets, given }, () => produceJob(job, { env })).catch(
-    (e) => {
-      // what a failed ask produced is the job's marker: the job keeps its partial logs
-      throw attachMessages(e, [{ role: "meta", content: `job=${job.shortPath}` }]);
-    },
-  );
+  const marker = `job=${job.shortPath}`;
+  // the caller's logs written as the run goes link the job once it paid for something (its
+  // chat task's checkpoint written first): a SIGKILL keeps the link (R111-1)
+  const produce = () =>
+    withPaidListener(
+      () => keepInFlight(agent, [{ role: "meta", content: marker }]),
+      () => produceJob(job, { env }),
+    );
+  try {
+    await active.run({ workflows, runtime, secrets, given }, produce);
+  } catch (e) {
+    // what a failed ask produced is the job's marker: the job keeps its partial logs
+    throw attachMessages(e, [{ role: "meta", content: marker }]);
+  } finally {
+    settled(agent);
+  }
   const result = await loadJobResult(job);
   if (!Array.isArray(result)) {
     throw new ScoutError(

@@ -21,7 +21,11 @@ export type AskEvent =
   | { type: "retry"; attempt: number; delayMs: number; error: unknown }
   | { type: "tool"; name: string; id: string }
   | { type: "cache"; hit: boolean; key: string }
-  /** A round's meta record arrived: `produced` is what the ask produced so far (a copy). */
+  /**
+   * A live round's meta record arrived: `produced` is what the ask produced so far (a copy),
+   * ending with the reply that meta paid for — its texts, and its local calls without outputs
+   * (their tools have not run yet).
+   */
   | { type: "meta"; round: number; produced: Message[] };
 
 /** What a round records: enough to replay it. */

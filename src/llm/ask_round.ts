@@ -142,22 +142,66 @@ export async function itemsToMessages(
     if (item.type === "text") {
       out.push(markThinking({ role: "assistant", content: item.text }, item.thinking));
     } else if (item.type === "message") out.push(item.message);
-    else if (item.type === "hosted_call") {
-      const ts = input.now().toISOString();
-      out.push({ role: "function_call", content: functionCallContent(item) });
-      out.push({
-        role: "function_call_output",
-        content: JSON.stringify({
-          name: item.name,
-          content: item.output,
-          id: item.id,
-          start_timestamp: ts,
-          timestamp: ts,
-        }),
-      });
-    }
+    else if (item.type === "hosted_call") out.push(...hostedPair(item, input.now()));
   }
   return { messages: out, lastIsLocalCall };
+}
+
+/** A call the provider ran (web search…) and its output: one complete pair. */
+function hostedPair(item: ReplyItem & { type: "hosted_call" }, at: Date): Message[] {
+  const ts = at.toISOString();
+  return [
+    { role: "function_call", content: functionCallContent(item) },
+    {
+      role: "function_call_output",
+      content: JSON.stringify({
+        name: item.name,
+        content: item.output,
+        id: item.id,
+        start_timestamp: ts,
+        timestamp: ts,
+      }),
+    },
+  ];
+}
+
+/**
+ * A reply's messages before its local tools ran (R111-2): its texts, its
+ * calls the provider ran (with their outputs) and a `function_call` for each
+ * local call — no output yet —, in reply order. The messages a round's meta
+ * record paid for, for logs written as the run goes: a run killed while the
+ * calls run keeps them, each one without an output. (The round's messages
+ * replace them once its tools ran: {@link itemsToMessages}.)
+ *
+ * @param items the reply's items
+ * @param at when the reply arrived (the outputs' stamps of provider-run calls)
+ * @returns the messages
+ *
+ * @example
+ * ```ts
+ * import { pendingReply } from "./ask_round.ts";
+ * pendingReply([{ type: "call", name: "ask", arguments: { agent: "W" }, id: "c1" }], new Date())
+ *   .map((m) => m.role); // ["function_call"]
+ * ```
+ */
+export function pendingReply(items: readonly ReplyItem[], at: Date): Message[] {
+  const out: Message[] = [];
+  for (const item of items) {
+    switch (item.type) {
+      case "call":
+        out.push({ role: "function_call", content: functionCallContent(item) });
+        break;
+      case "text":
+        out.push({ role: "assistant", content: item.text });
+        break;
+      case "message":
+        out.push(item.message);
+        break;
+      case "hosted_call":
+        out.push(...hostedPair(item, at));
+    }
+  }
+  return out;
 }
 
 /**

@@ -27,6 +27,7 @@ import type {
 import {
   itemsToMessages,
   liveMeta,
+  pendingReply,
   queryRound,
   replayReply,
   restamp,
@@ -146,6 +147,7 @@ async function playRound(
   let items = recorded?.items;
   let id = recorded?.id;
   let retried = recorded?.retried ?? [];
+  let paidAt: Date | null = null; // a live reply's arrival (a replayed one was paid before)
   if (recorded) {
     meta = replayReply(state, recorded, input);
     metaMessage = recorded.meta;
@@ -162,6 +164,7 @@ async function playRound(
     input.onEvent?.({ type: "response", round: state.round, streamed });
     if (reply.truncated) input.warn?.(truncationWarning(input.backendName, reply.truncated));
     const timestamp = input.now();
+    paidAt = timestamp;
     if (input.logResponse) {
       metaMessage = liveMeta(reply, meta, input, timestamp).message;
       // the next round starts from the meta as written (what a replay reads back)
@@ -172,9 +175,11 @@ async function playRound(
   }
   out.push(...retried);
   if (metaMessage) out.push(metaMessage);
-  // what was paid so far, for logs written as the run goes (a SIGKILL keeps them)
-  if (metaMessage && !recorded) {
-    input.onEvent?.({ type: "meta", round: state.round, produced: [...out] });
+  // what was paid so far, the reply's calls among it, for logs written as the run goes (a
+  // SIGKILL keeps them: a call still running shows without its output, R111-2)
+  if (metaMessage && paidAt && input.onEvent) {
+    const produced = [...out, ...pendingReply(items!, paidAt)];
+    input.onEvent({ type: "meta", round: state.round, produced });
   }
   const done = await itemsToMessages(items!, input).catch((e) => {
     // interrupted during its tools: the calls and their outputs so far are kept
