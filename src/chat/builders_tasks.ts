@@ -134,7 +134,7 @@ export function inlineJob(chat: Message[], jobPath: string): Chat {
  * @example
  * ```ts
  * import { association } from "./builders.ts";
- * association([], "genes", "genes.tsv", { fields: ["name", "chr"] }); // "genes genes.tsv fields=name,chr"
+ * association([], "genes", "genes.tsv", { fields: ["name", "chr"] }); // content "genes genes.tsv fields=name,chr"
  * ```
  */
 export function association(
