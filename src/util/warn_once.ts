@@ -54,11 +54,11 @@ export function setWarningSink(to: WarningSink | undefined): void {
  *
  * @example
  * ```ts
- * import { warnOnce, withWarningSink } from "./warn_once.ts";
+ * import { currentWarningSink, withWarningSink } from "./warn_once.ts";
  * const got: string[] = [];
  * await withWarningSink((m) => got.push(m), async () => {
  *   await Promise.resolve();
- *   warnOnce("etc/config:3 unscoped", "…"); // to got, not stderr
+ *   currentWarningSink()("etc/config:3 has no scope"); // to got, not stderr
  * });
  * ```
  */
