@@ -15,6 +15,6 @@ export interface CliContext {
   exitCode: number;
   /** `--debug`: print stack traces. */
   debug: boolean;
-  /** `--log N`: 0 debug … 7 silent; warnings (5) print when `log <= 5`. */
+  /** `--log N` (Scout's 0–7): warnings print at 5 and below; errors at every level. */
   logLevel: number;
 }

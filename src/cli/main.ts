@@ -42,6 +42,14 @@ const ROOT_HELP = "\nAlso accepted: --nocolor (Scout's spelling of --no-color).\
   "    --jobs-dir fixtures/provenance/example/jobs\n\n" +
   "Run 'scout-ai <command> --help' for a command's options.";
 
+/**
+ * `--log`: Scout's levels 0 (debug) … 7 (none), of which scout-ai has only
+ * warnings to gate (it writes no debug or info lines); an error is the
+ * command's answer, printed at every level.
+ */
+const LOG_HELP = "log level 0–7 (Scout's): 0–5 print warnings, 6 and 7 hide them; " +
+  "errors always print";
+
 /** The global flags as commander parsed them (with Ruby's spellings and `-l`). */
 interface GlobalFlags {
   debug?: boolean;
@@ -61,7 +69,9 @@ function applyGlobalFlags(ctx: CliContext, g: GlobalFlags): void {
   ctx.debug = Boolean(g.debug);
   const level = String(g.l ?? g.log ?? "5").trim();
   if (!/^[0-7]$/.test(level)) {
-    throw usageError(`--log: expected a level 0 (debug) … 7 (silent), got "${level}"`);
+    throw usageError(
+      `--log: expected a level 0–7 (0–5 print warnings, 6 and 7 hide them), got "${level}"`,
+    );
   }
   ctx.logLevel = Number(level);
   if (ctx.logLevel > 5) io.warnings = false;
@@ -79,7 +89,7 @@ function rootCommand(ctx: CliContext): Command {
     )
     .version(VERSION, "-V, --version", "print the version")
     .option("--debug", "print stack traces on errors")
-    .option("--log <level>", "log level 0 (debug) … 7 (silent); warnings print at 5 and below", "5")
+    .option("--log <level>", LOG_HELP, "5")
     .option("--no-color", "never colour output (NO_COLOR=1 does the same)")
     // Scout's spellings, for scripts written for it: named once after the options
     .addOption(new Option("--nocolor", "same as --no-color").hideHelp())

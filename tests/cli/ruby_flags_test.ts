@@ -51,8 +51,39 @@ Deno.test("-l / --log above 5 silences warnings; 5 and below print them", async 
   for (const flags of [["-l", "x"], ["--log", "9"], ["--log", "abc"]]) {
     const bad = await run(...flags);
     assert.equal(bad.code, 2, flags.join(" "));
-    assert.match(bad.stderr, /--log: expected a level 0 \(debug\) … 7 \(silent\), got "(x|9|abc)"/);
+    assert.match(
+      bad.stderr,
+      /--log: expected a level 0–7 \(0–5 print warnings, 6 and 7 hide them\), got "(x|9|abc)"/,
+    );
     assert.equal(bad.stdout, "");
+  }
+});
+
+Deno.test("--log's help says what the levels do: 0–5 alike, 6 and 7 hide warnings, errors always print (R110-3)", async () => {
+  await using t = await tempDir();
+  const o = { env: { SCOUT_HOME: join(t.path, "home") }, cwd: t.path };
+  const root = (await runMain(["--help"], o)).stdout.replace(/\s+/g, " ");
+  assert.match(
+    root,
+    /--log <level> log level 0–7 \(Scout's\): 0–5 print warnings, 6 and 7 hide them; errors always print \(default: "5"\)/,
+  );
+  assert.doesNotMatch(root, /debug\)|silent/);
+  // no level prints more than 5 does: there is nothing below a warning to show
+  mkdirSync(join(t.path, "Agent", "Rb"), { recursive: true });
+  writeFileSync(join(t.path, "Agent", "Rb", "start_chat"), "system: from Ruby\n");
+  writeFileSync(join(t.path, "Agent", "Rb", "workflow.rb"), "module Rb; end\n");
+  const run = async (level: string) => {
+    clearAgentCache();
+    return await runMain(["--log", level, "agent", "ask", "Rb", "--dry-run", "hi"], o);
+  };
+  const five = await run("5");
+  assert.match(five.stderr, /warning:.*workflow\.rb/);
+  for (const level of ["0", "3"]) assert.deepEqual(await run(level), five);
+  // an error is the command's answer, not a log line: 7 prints it too
+  for (const level of ["6", "7"]) {
+    const r = await runMain(["--log", level, "chat", "parse", "nosuch.chat"], o);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^scout-ai: .*nosuch\.chat/);
   }
 });
 
