@@ -93,7 +93,7 @@ const WORKFLOW_HELP =
   "  scout-ai workflow list fixtures/workflows\n" +
   "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
   "  scout-ai workflow task fixtures/workflows/Baking cake --help\n" +
-  "  scout-ai workflow info Baking/cake/Default --json | jq .status";
+  "  scout-ai workflow info Baking/cake/Default_b1e65931 --json | jq .status  # its job: Default_<digest>";
 
 const TASK_HELP = "\nWORKFLOW is a name found in ./workflows/<Name>/workflow.ts or\n" +
   "$SCOUT_HOME/workflows/<Name>/workflow.ts, or a path to such a file or directory.\n" +
@@ -113,6 +113,7 @@ const INFO_HELP =
   "as status noinfo). Dependencies that moved are found by their last three path\n" +
   "components under the jobs roots. JOB may be a prefix of one job's name: a run\n" +
   "with non-default inputs is named Default_<digest>; the job taken is named on stderr.\n" +
+  "A prefix several jobs share is refused, naming them (exit 1).\n" +
   "A job named JOB itself, its extension aside (Default.json for Default), comes first.\n" +
   "--jobs-dir may be given more than once: the directories are searched in order.\n" +
   "A job whose info says it is in progress but whose process (pid on this host) is\n" +
@@ -120,8 +121,9 @@ const INFO_HELP =
   "Examples:\n" +
   "  scout-ai workflow info fixtures/scout-jobs/var/jobs/Baking/bake/Default  # by Scout\n" +
   "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --print-path\n" +
-  "  scout-ai workflow info Baking/batter/Default_    # the job above: Default_<digest>.json\n" +
-  "  scout-ai workflow info ${SCOUT_HOME:-~/.scout}/var/jobs/Baking/whisk/Default_*.info --json | jq .status";
+  "  scout-ai workflow info Baking/batter/Default_21384e3c   # the job above, by a prefix of its name\n" +
+  '  scout-ai workflow info "$(scout-ai workflow task fixtures/workflows/Baking whisk --eggs 4 \\\n' +
+  '    --print-path)" --json | jq .status';
 
 const LIST_HELP = "\nWith no argument: the workflows in ./workflows and $SCOUT_HOME/workflows.\n" +
   "A directory that holds <Name>/workflow.ts directories lists those workflows.\n\n" +

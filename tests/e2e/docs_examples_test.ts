@@ -6,7 +6,8 @@
  * `scout-ai` on PATH (the real CLI from source, a process per call), in a
  * fresh copy of the clone's root (`fixtures/`, an empty git repository) with
  * a fresh HOME and `SCOUT_HOME=~/.scout` (for the README, a `SCOUT_HOME`
- * outside HOME). Examples that need a model get the loopback provider through
+ * outside HOME) that already holds the jobs of a run of the bundled workflow
+ * with other inputs. Examples that need a model get the loopback provider through
  * an endpoint file, `$SCOUT_HOME/etc/AI/nano.yaml`, which is also the
  * configured default endpoint.
  *
@@ -157,6 +158,11 @@ async function sandbox(providerUrl: string, opts: { shared?: boolean } = {}): Pr
   };
   const set = await runMain(["config", "set", "endpoint", "nano", "ask"], { cwd, env });
   assert.equal(set.code, 0, set.stderr);
+  // an earlier run's jobs, with other inputs: an example naming a job must name it alone,
+  // however many jobs its task has (R110-6)
+  const earlier = ["workflow", "task", "fixtures/workflows/Baking", "cake", "--eggs", "7"];
+  const ran = await runMain(earlier, { cwd, env });
+  assert.equal(ran.code, 0, ran.stderr);
   return { cwd, env, [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose]() };
 }
 
