@@ -8,7 +8,7 @@
 import type { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { withInterrupt } from "./ask_interrupt.ts";
-import { type AskFlags, askFlags, askOptionsOf } from "./llm_ask.ts";
+import { ASK_ENV_HELP, type AskFlags, askFlags, askOptionsOf } from "./llm_ask.ts";
 
 const ASK_HELP = `
 The agent is found like 'agent find NAME'; its start_chat comes before the conversation, its
@@ -22,6 +22,10 @@ as plain text (its lines are never read as chat lines); with no QUESTION, stdin 
 -o appends the question and the new messages (never the start chat) to the chat file. A -c
 file that does not exist yet starts an empty conversation (Ruby's rule), so
 '-c plan.chat -o plan.chat' starts and then continues one conversation.
+
+${ASK_ENV_HELP}
+SCOUT_AGENT_PATH adds search roots (see 'agent find --help'); ASK_AGENTS, SCOUT_MAX_AGENT_DEPTH
+and SCOUT_MAX_AGENT_CALLS bound delegation (3 specialists at once, 8 levels, 200 asks in all).
 
 Examples (the agents of fixtures/agents/; SCOUT_AGENT_PATH adds a search root):
   git diff | SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Critic "Review this diff: ..."

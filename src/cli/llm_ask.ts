@@ -209,6 +209,17 @@ async function runAction(
   });
 }
 
+/**
+ * The environment variables behind `llm ask`'s and `agent ask`'s defaults,
+ * as their `--help` names them (all of them: the README's "Environment").
+ */
+export const ASK_ENV_HELP =
+  `Defaults from the environment, read only when no flag, chat line, endpoint file or config entry
+gives the value: the endpoint from ASK_ENDPOINT, LLM_ENDPOINT, ENDPOINT, LLM or ASK; the backend
+from ASK_BACKEND or LLM_BACKEND (else responses); the model from <BACKEND>_MODEL or MODEL, the
+url from <BACKEND>_URL, the key from <BACKEND>_KEY (OPENAI_KEY…). ASK_PERSIST=false turns the
+cache off; SCOUT_OFFLINE=1 is --offline. Every variable: the README's "Environment" section.`;
+
 /** What `llm ask --help` says after the flags. */
 const ASK_HELP = `
 The question is chat text: plain words are a user message; "system: …" lines work too.
@@ -251,6 +262,8 @@ once, this run only — as llm prov counts. usage_warnings lists what total_usag
 that it may be low (each also a warning on stderr; [] when nothing was left out): chat_unreadable (a
 job's log or result that exists but cannot be read), unresolved_job_reference (a receipt naming no
 job file in a jobs root), receipt_problem (a malformed receipt entry).
+
+${ASK_ENV_HELP}
 
 Also accepted (Scout's spellings): -d, --dry_run for --dry-run; -l LEVEL for --log LEVEL.
 

@@ -36,7 +36,8 @@ import { runWorkflowList } from "./workflow_list.ts";
 import { runWorkflowTask } from "./workflow_task.ts";
 import type { DeployOptions } from "./workflow_task_options.ts";
 import type { HelpOption } from "./workflow_help.ts";
-import { registerWorkflowBatch } from "./workflow_batch.ts";
+import { BATCH_DIR_HELP, registerWorkflowBatch } from "./workflow_batch.ts";
+import { JOBS_DIR_HELP } from "./workflow_common.ts";
 import { registerWorkflowMcp } from "./workflow_mcp.ts";
 import { END_OF_OPTIONS, markEndOfOptions, splitAtEnd } from "./workflow_task_escape.ts";
 
@@ -100,7 +101,8 @@ const TASK_HELP = "\nWORKFLOW is a name found in ./workflows/<Name>/workflow.ts 
   "'scout-ai workflow task WORKFLOW' lists its tasks (on stdout, exit 0), 'scout-ai\n" +
   "workflow list WORKFLOW --json' as JSON; add TASK --help for a task's inputs and\n" +
   'options. After "--" every --<input> is an input, never an option: there go\n' +
-  "inputs named like an option (--json, --clean…). --cpus goes with --deploy local.\n\n" +
+  "inputs named like an option (--json, --clean…). --cpus goes with --deploy local.\n" +
+  "Variables that change a run (SCOUT_JOBS_DIR…): see the README's Environment.\n\n" +
   "Examples:\n" +
   "  scout-ai workflow task fixtures/workflows/Baking      # its tasks\n" +
   "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
@@ -169,7 +171,7 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
     .option("--clean", "remove this job's result, info and files first")
     .option("--recompute", "clean this job and all its dependencies first")
     .option("--print-path", "print the job path instead of the result")
-    .option("--jobs-dir <dir>", "jobs directory (default: $SCOUT_HOME/var/jobs)")
+    .option("--jobs-dir <dir>", JOBS_DIR_HELP)
     .option(
       "--json",
       "print {version, path, shortPath, status, result} (failed: status error, error, jobStatus, failed)",
@@ -188,7 +190,7 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
       "--wait",
       "slurm: wait for the top job; print its result as a serial run does (the job table on stderr)",
     )
-    .option("--batch-dir <dir>", "slurm: batch directories (default: $SCOUT_HOME/var/batch)")
+    .option("--batch-dir <dir>", `slurm: ${BATCH_DIR_HELP}`)
     .addOption(new Option("--deploy-worker").hideHelp())
     .addOption(new Option("--deploy-job <path>").hideHelp().argParser(collect))
     .allowUnknownOption()

@@ -175,7 +175,9 @@ export async function runBatchClean(opts: WorkflowBatchOptions, io: Io): Promise
   return 0;
 }
 
-const BATCH_DIR_HELP = "batch directories (default: $SCOUT_HOME/var/batch)";
+/** `--batch-dir`, wherever it is an option: the environment's default, then SCOUT_HOME's. */
+export const BATCH_DIR_HELP =
+  "batch directories (default: $SCOUT_BATCH_DIR, else $SCOUT_HOME/var/batch)";
 
 const BATCH_HELP =
   "\nBatch directories live in $SCOUT_HOME/var/batch (or SCOUT_BATCH_DIR, or --batch-dir),\n" +

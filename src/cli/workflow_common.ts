@@ -9,6 +9,13 @@ import type { JobState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
 
+/**
+ * `--jobs-dir` of the commands that run jobs: the environment's default, then
+ * SCOUT_HOME's (a workflow's own `jobsDir` between them, `./var/jobs` searched
+ * first: `storeFor`).
+ */
+export const JOBS_DIR_HELP = "jobs directory (default: $SCOUT_JOBS_DIR, else $SCOUT_HOME/var/jobs)";
+
 /** The workflow library, imported when a command runs (light registration). */
 export const wfLib = () => import("../workflow/mod.ts");
 /** The workflow file loader, imported when a command runs. */

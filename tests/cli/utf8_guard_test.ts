@@ -6,12 +6,10 @@
  * reads by name. The real processes: `tests/e2e/non_utf8_input_test.ts`.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { READ_ENV, suspectInput } from "../../src/cli/utf8_guard.ts";
 import { nonUtf8Message, showEscaped } from "../../src/cli/utf8_verdict.ts";
 import { nulEntries, rawArgs, rawEnv } from "../../src/cli/raw_process.ts";
-import { ENDPOINT_ENV_VARS } from "../../src/config/endpoints.ts";
-import { ROOT } from "../support/cli.ts";
+import { namesReadInSrc } from "../support/env_names.ts";
 
 const enc = new TextEncoder();
 
@@ -169,32 +167,6 @@ Deno.test("suspectInput: only values with U+FFFD, a refused variable, a refused 
   };
   assert.equal(suspectInput([], {}, gone), null); // the command meets it, as before
 });
-
-/** Names `src/` reads from the environment, by the ways it reads them. */
-function namesReadInSrc(): Set<string> {
-  const names = new Set<string>(ENDPOINT_ENV_VARS);
-  const one = [
-    /\benv(?:ironment)?\??\.([A-Z][A-Z0-9_]+)\b/g, // env.HOME, env?.ASK_AGENTS
-    /\benv(?:ironment)?\??\.?\[\s*"([A-Z][A-Z0-9_]+)"/g, // env["X"]
-    /\b(?:urlEnv|env):\s*"([A-Z][A-Z0-9_]+)"/g, // urlEnv: "OPENAI_URL", env: "EPOCH_SIZE"
-    /envLimit\([^,]+,\s*"([A-Z][A-Z0-9_]+)"/g,
-  ];
-  const lists = /\b(?:env|keyEnv|modelEnv|envNames):\s*\[([^\]]*)\]/g; // env: ["A", "B"]
-  for (const file of tsFiles(join(ROOT, "src"))) {
-    const text = Deno.readTextFileSync(file);
-    for (const re of one) for (const m of text.matchAll(re)) names.add(m[1]!);
-    for (const m of text.matchAll(lists)) {
-      for (const n of m[1]!.matchAll(/"([A-Z][A-Z0-9_]+)"/g)) names.add(n[1]!);
-    }
-  }
-  return names;
-}
-
-function tsFiles(dir: string): string[] {
-  return [...Deno.readDirSync(dir)].flatMap((e) =>
-    e.isDirectory ? tsFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []
-  );
-}
 
 Deno.test("every variable src/ reads by name is checked (or left out on purpose)", () => {
   const leftOut = new Set(["NO_COLOR", "TERM", "NODE_ENV", "BUN_ENV", "USERPROFILE"]);
