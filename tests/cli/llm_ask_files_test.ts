@@ -32,6 +32,24 @@ Deno.test("-f adds files before the question; --dry-run prints the compiled chat
   assert.equal(t.srv.requests.length, 0);
 });
 
+Deno.test("-f is its own message, not text put before the question; -o keeps its file: line ([DIVERGE] §5.1 step 3)", async () => {
+  await using t = await setup();
+  await Deno.writeTextFile(join(t.dir.path, "notes.md"), "Remember the milk.\n");
+  t.srv.script({ text: "The milk." });
+  const r = await t.run(["ask", ...t.flags, "-f", "notes.md", "-o", "s.chat", "What?"]);
+  assert.equal(r.code, 0, r.stderr);
+  const sent = (t.srv.requests[0]!.body as { messages: { role: string; content: string }[] })
+    .messages;
+  // Ruby would send one user message: "<file basename=notes.md>[[[\n…\n]]]</file>\n\nWhat?"
+  assert.deepEqual(sent, [
+    { role: "user", content: '<file name="notes.md">\nRemember the milk.\n\n</file>' },
+    { role: "user", content: "What?" },
+  ]);
+  const saved = await Deno.readTextFile(join(t.dir.path, "s.chat"));
+  assert.match(saved, /^file:\n\nnotes\.md\n\nuser:\n\nWhat\?\n/);
+  assert.doesNotMatch(saved, /Remember the milk/); // a continued chat reads the file again
+});
+
 Deno.test("'...' with -f takes the first file's text (not attached again), even with stdin piped (§5.1 step 3)", async () => {
   await using t = await setup();
   await Deno.writeTextFile(join(t.dir.path, "data.txt"), "FILE BODY");
