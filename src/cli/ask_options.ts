@@ -6,9 +6,11 @@
  * @module
  */
 import type { JobRoleResolver } from "../chat/compile_jobs.ts";
+import { chooseEndpoint, loadEndpoint } from "../config/endpoints.ts";
 import type { loadConfig } from "../config/store.ts";
 import { commandLineError, isScoutError } from "../errors.ts";
 import type { AskOptions } from "../llm/ask.ts";
+import { getBackend } from "../llm/registry.ts";
 import type { Io } from "./io.ts";
 import { warnSink } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
@@ -58,6 +60,37 @@ export function flagValueError(e: unknown, opts: LlmAskOptions): unknown {
     return commandLineError(e);
   }
   return e;
+}
+
+/**
+ * The endpoint and backend the flags name (`-e`, `-b`, `-O endpoint=…`,
+ * `-O backend=…`) must exist, as the ask would find them — checked before
+ * anything runs, so `--dry-run` refuses the names the ask would refuse, and
+ * an agent's task route does not start a job for them. No network: an
+ * endpoint is a file, a backend a name. {@link flagValueError} makes the
+ * error a usage error.
+ *
+ * @param opts command options
+ * @param io injected I/O (cwd, env)
+ * @param store the loaded config
+ * @throws ScoutError `endpoint_not_found` or `unknown_backend`
+ */
+export async function checkFlagNames(
+  opts: LlmAskOptions,
+  io: Io,
+  store: ReturnType<typeof loadConfig>,
+): Promise<void> {
+  const given = callOptions(opts, {});
+  if (given.endpoint !== undefined) {
+    const choice = chooseEndpoint(given.endpoint, store, io.env);
+    if (choice !== null && choice.name !== "") {
+      await loadEndpoint(choice.name, { cwd: io.cwd, env: io.env });
+    }
+  }
+  // as `chooseBackend` reads it: an empty value names none
+  if (given.backend !== undefined && given.backend !== "") {
+    await getBackend(String(given.backend).trim());
+  }
 }
 
 /**

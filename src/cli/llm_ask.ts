@@ -131,7 +131,8 @@ function addRunFlags(cmd: Command): void {
     .option(
       "--dry-run",
       "print the compiled chat that would be sent (with --json: as JSON messages), ask nothing; " +
-        "compiling runs its task:/exec_task: lines (workflow code), as chat compile does",
+        "compiling runs its task:/exec_task: lines (workflow code), as chat compile does; " +
+        "an unknown -e/-b is refused as the ask refuses it",
     )
     // the Ruby scout's spellings, for scripts written for it (-l sets --log's level)
     .addOption(new Option("-d, --dry_run", "same as --dry-run").hideHelp())

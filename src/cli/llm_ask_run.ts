@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
-import { extname, resolve } from "node:path";
+import { resolve } from "node:path";
 import { compile, compileText } from "../chat/compile.ts";
 import { parseJson, unwrapContent } from "../chat/json.ts";
 import { print } from "../chat/print.ts";
@@ -16,13 +15,12 @@ import { runTotalUsage, type RunUsage } from "./run_usage.ts";
 import type { Message } from "../chat/types.ts";
 import type { ExtractedOptions } from "../chat/options.ts";
 import { loadConfig } from "../config/store.ts";
-import { isScoutError, ScoutError, usageError } from "../errors.ts";
+import { isScoutError, usageError } from "../errors.ts";
 import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
 import { failureMessages, incompleteText } from "../llm/loop.ts";
-import { namedFileError } from "../util/fs.ts";
-import { jsonErrorParts } from "../util/json_error.ts";
 import { ALLOW_ROLE_FLAG } from "./allow_role.ts";
 import { checkStdinUse } from "./ask_stdin.ts";
+import { loadSchema } from "./ask_schema.ts";
 import { questionText } from "./ask_question.ts";
 import { historyToSend, readHistory } from "./ask_history.ts";
 import {
@@ -44,7 +42,7 @@ import {
   printEvent,
   printText,
 } from "./ask_printer.ts";
-import { baseAskOptions, callOptions, withAgentLayer } from "./ask_options.ts";
+import { baseAskOptions, callOptions, checkFlagNames, withAgentLayer } from "./ask_options.ts";
 import { appendToChat, appendToChatSync, checkChatOutput } from "./chat_output.ts";
 import type { ChatSnapshot } from "./chat_changed.ts";
 import { refuseConflictedFile } from "./chat_conflict.ts";
@@ -53,32 +51,6 @@ import type { LlmAskOptions } from "./llm_ask_types.ts";
 
 /** Version of the `--json` output shape. */
 export const LLM_ASK_JSON_VERSION = 1;
-
-async function loadSchema(file: string, cwd: string): Promise<unknown> {
-  const path = resolve(cwd, file);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    throw namedFileError(file, e, "Schema file not found");
-  }
-  if (!/\.ya?ml$/i.test(extname(path))) {
-    try {
-      return JSON.parse(text);
-    } catch (e) {
-      const { text: why, line } = jsonErrorParts(text, e);
-      throw new ScoutError("json_parse", `Cannot parse schema file: ${why}`, { file, line });
-    }
-  }
-  try {
-    const { parse: parseYaml } = await import("yaml");
-    return parseYaml(text);
-  } catch (e) {
-    throw new ScoutError("json_parse", `Cannot parse schema file: ${(e as Error).message}`, {
-      file,
-    });
-  }
-}
 
 /**
  * An inference's result as `agent ask` may report it: an answer that came
@@ -100,11 +72,15 @@ export interface AskHooks {
 }
 
 /** `--inline FILE`: answers the file's `# ask:` comments (see `llm_inline.ts`). */
-async function runInlineAsk(opts: LlmAskOptions, io: Io, hooks: AskHooks): Promise<number> {
+async function runInlineAsk(
+  opts: LlmAskOptions,
+  io: Io,
+  hooks: AskHooks,
+  store: ReturnType<typeof loadConfig>,
+): Promise<number> {
   if (opts.chat !== undefined || opts.output !== undefined || opts.question.join("").trim()) {
     throw usageError("--inline rewrites its FILE: it takes no -c, -o or QUESTION");
   }
-  const store = loadConfig({ cwd: io.cwd, env: io.env });
   const { runInline } = await import("./llm_inline.ts");
   return await runInline({
     file: opts.inline!,
@@ -247,8 +223,12 @@ export async function runLlmAsk(
   mode: "ask" | "json",
   hooks: AskHooks = {},
 ): Promise<number> {
-  if (opts.inline !== undefined && mode === "ask") return await runInlineAsk(opts, io, hooks);
   const store = loadConfig({ cwd: io.cwd, env: io.env });
+  // an unknown -e/-b is refused before anything runs, --dry-run too (R110-1)
+  await checkFlagNames(opts, io, store);
+  if (opts.inline !== undefined && mode === "ask") {
+    return await runInlineAsk(opts, io, hooks, store);
+  }
   const turn = await askMessages(opts, io, store, hooks.prefix ?? []);
   if (opts.dryRun) {
     printDryRun(turn.messages, opts.json === true, io);

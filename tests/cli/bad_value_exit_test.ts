@@ -2,12 +2,12 @@
  * A bad value typed on the command line is a usage error (exit 2, with the
  * usage hint); the same value read from a file — an endpoint file, a chat's
  * option line — is a failure (exit 1) naming the file and line (R94-4,
- * R94-5).
+ * R94-5). `--dry-run` checks the names as the ask does (R110-1).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runMain, tempDir } from "../support/cli.ts";
+import { ROOT, runMain, tempDir } from "../support/cli.ts";
 
 const HINT = "(run with --help for usage)\n";
 
@@ -90,4 +90,65 @@ Deno.test("an unknown -e endpoint, -t template, agent or workflow named on the c
     assert.match(r.stderr, message);
     assert.ok(r.stderr.endsWith(HINT), r.stderr);
   }
+});
+
+Deno.test("--dry-run refuses an unknown -e, -b or -O endpoint=/backend= as the ask does: exit 2, nothing printed (R110-1)", async () => {
+  await using d = await tempDir();
+  const { home, o } = setup(d.path);
+  writeFileSync(join(home, "etc", "AI", "known.yaml"), "backend: ollama\n");
+  writeFileSync(join(d.path, "inline.txt"), "text\n# ask: hi\n");
+  const endpoint = /^scout-ai: Endpoint not found "nosuch"\n/;
+  const backend = /^scout-ai: Unknown backend: "nosuch" \(known: [^\n]*\)\n/;
+  const cases: [string[], RegExp][] = [
+    [["-e", "nosuch"], endpoint],
+    [["-O", "endpoint=nosuch"], endpoint],
+    [["-b", "nosuch"], backend],
+    [["-O", "backend=nosuch"], backend],
+    [["-e", "known", "-b", "nosuch"], backend],
+  ];
+  const commands = [
+    ["llm", "ask", "--dry-run", "hi"],
+    ["llm", "ask", "--dry-run", "--json", "hi"],
+    ["llm", "json", "--dry-run", "hi"],
+    ["llm", "ask", "--dry-run", "--inline", "inline.txt"],
+  ];
+  for (const command of commands) {
+    for (const [flags, message] of cases) {
+      const args = [...command.slice(0, 2), ...flags, ...command.slice(2)];
+      const r = await runMain(args, o);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, message, args.join(" "));
+      assert.ok(r.stderr.endsWith(HINT), r.stderr);
+      assert.equal(r.stdout, "", args.join(" "));
+    }
+  }
+  // known names still print the chat, asking nothing
+  const ok = await runMain(["llm", "ask", "-e", "known", "-b", "openai", "--dry-run", "hi"], o);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(ok.stdout, "user:\n\nhi\n");
+});
+
+Deno.test("agent ask refuses an unknown -e or -b with exit 2 before anything runs, --dry-run and the task route too (R110-1)", async () => {
+  await using d = await tempDir();
+  const { home, o } = setup(d.path);
+  const env = { ...o.env, SCOUT_AGENT_PATH: join(ROOT, "fixtures", "agents") };
+  // Librarian: a start chat only; Critic: its workflow.ts has an `ask` task (the task route)
+  for (const agent of ["Librarian", "Critic"]) {
+    for (const dry of [["--dry-run"], []]) {
+      for (
+        const [flag, message] of [["-e", /^scout-ai: Endpoint not found "nosuch"\n/], [
+          "-b",
+          /^scout-ai: Unknown backend: "nosuch" \(known: [^\n]*\)\n/,
+        ]] as const
+      ) {
+        const args = ["agent", "ask", agent, flag, "nosuch", ...dry, "hi"];
+        const r = await runMain(args, { ...o, env });
+        assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+        assert.match(r.stderr, message, args.join(" "));
+        assert.ok(r.stderr.endsWith(HINT), r.stderr);
+        assert.equal(r.stdout, "");
+      }
+    }
+  }
+  assert.equal(existsSync(join(home, "var", "jobs")), false, "a job was started");
 });
