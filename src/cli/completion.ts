@@ -18,8 +18,9 @@ export const SHELLS = ["bash", "zsh", "fish"] as const;
 export const LISTS = ["workflows", "tasks", "endpoints", "backends"] as const;
 
 /**
- * Names for the completion scripts, one per line: workflows and endpoints
- * on the search roots, the tasks of a workflow, the backend names. Lists
+ * Names for the completion scripts, one per line: workflows (on the search
+ * roots, then the built-in ones) and endpoints on the search roots, the
+ * tasks of a workflow, the backend names. Lists
  * nothing (exit 0) for a workflow that does not load: completion stays quiet.
  *
  * @param kind one of {@link LISTS}
@@ -35,8 +36,14 @@ export async function runCompletionList(
   const opts = { cwd: io.cwd, env: io.env };
   let names: string[] = [];
   if (kind === "workflows") {
-    const { listWorkflowFiles } = await import("../workflow/load.ts");
-    names = listWorkflowFiles(opts).map((w) => w.name);
+    const [{ listWorkflowFiles }, { builtinWorkflowNames }] = await Promise.all([
+      import("../workflow/load.ts"),
+      import("../workflow/builtins.ts"),
+    ]);
+    // the built-in ones too (ChatAnalyst), once: a directory's workflow of that name wins
+    names = [
+      ...new Set([...listWorkflowFiles(opts).map((w) => w.name), ...builtinWorkflowNames()]),
+    ];
   } else if (kind === "tasks") {
     if (arg === undefined) throw usageError("completion --list tasks needs a workflow");
     const { loader } = await import("./workflow_common.ts");

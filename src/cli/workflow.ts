@@ -127,11 +127,15 @@ const INFO_HELP =
   '  scout-ai workflow info "$(scout-ai workflow task fixtures/workflows/Baking whisk --eggs 4 \\\n' +
   '    --print-path)" --json | jq .status';
 
-const LIST_HELP = "\nWith no argument: the workflows in ./workflows and $SCOUT_HOME/workflows.\n" +
-  "A directory that holds <Name>/workflow.ts directories lists those workflows.\n\n" +
+const LIST_HELP =
+  "\nWith no argument: the workflows in ./workflows and $SCOUT_HOME/workflows, then\n" +
+  "the built-in ones (ChatAnalyst), marked (built-in); a workflow of yours named like\n" +
+  "one of them is the one listed (and run). A directory that holds <Name>/workflow.ts\n" +
+  "directories lists those workflows.\n\n" +
   "Examples:\n  scout-ai workflow list\n  scout-ai workflow list fixtures/workflows\n" +
   "  scout-ai workflow list fixtures/workflows/Baking   # its tasks and their jobs\n\n" +
-  "--json: {version: 1, workflows: [{name, file, tasks: [names], error?}]}; with WORKFLOW,\n" +
+  "--json: {version: 1, workflows: [{name, file, builtin, tasks: [names], error?}]} (a built-in\n" +
+  "workflow: builtin true, file null); with WORKFLOW,\n" +
   "{version: 1, workflow, file, tasks: [{name, type, description, inputs: [{name, type, default}],\n" +
   "jobs: [{name, path, status, running, process}]}]}.";
 

@@ -6,6 +6,7 @@
 import { dirname, join, resolve } from "node:path";
 import { errorLocation, ScoutError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
+import { builtinWorkflowLoader, builtinWorkflowNames } from "../workflow/builtins.ts";
 import type { JobState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
@@ -27,7 +28,9 @@ export interface WorkflowListOptions extends WorkflowCommonOptions {
 }
 
 /**
- * `workflow list`: known workflows with their tasks; with a workflow, its
+ * `workflow list`: known workflows with their tasks (those of the search
+ * directories, then the built-in ones a directory's workflow does not
+ * shadow, marked); with a workflow, its
  * tasks (type, description, inputs) and the jobs on disk with their status.
  *
  * @param opts command options
@@ -38,7 +41,10 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
   const { findWorkflowFile, listWorkflowFiles } = await loader();
   if (opts.workflow === undefined) {
     const found = listWorkflowFiles({ cwd: io.cwd, env: io.env });
-    return await listWorkflows(found, "./workflows or $SCOUT_HOME/workflows", opts, io);
+    // a workflow of the search directories named like a built-in one wins, as in loadWorkflow
+    const builtins = builtinWorkflowNames().filter((n) => !found.some((f) => f.name === n));
+    const where = "./workflows or $SCOUT_HOME/workflows";
+    return await listWorkflows({ found, builtins, where }, opts, io);
   }
   const dir = resolve(io.cwd, opts.workflow);
   const asPath = /[/\\]/.test(opts.workflow) || opts.workflow.startsWith(".");
@@ -46,7 +52,7 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
     // a directory of workflows (<dir>/<Name>/workflow.ts), e.g. fixtures/workflows
     const found = listWorkflowFiles({ cwd: io.cwd, env: io.env, dirs: [dir] })
       .filter((f) => dirname(dirname(f.file)) === dir);
-    return await listWorkflows(found, dir, opts, io);
+    return await listWorkflows({ found, builtins: [], where: dir }, opts, io);
   }
   return await listTasks(opts.workflow, opts, io);
 }
@@ -130,39 +136,67 @@ function hasWorkflowFile(find: () => string): boolean {
   }
 }
 
-/** Lists workflow files with their tasks (a file that cannot be loaded is named, exit 1). */
+/** What {@link listWorkflows} lists. */
+interface WorkflowsToList {
+  /** Workflow files found. */
+  found: { name: string; file: string }[];
+  /** Names of the built-in workflows to list after them. */
+  builtins: string[];
+  /** Where the files were looked for (said when there are none). */
+  where: string;
+}
+
+/** One workflow of the listing (`file` null for a built-in one). */
+interface WorkflowRow {
+  name: string;
+  file: string | null;
+  builtin: boolean;
+  tasks: string[];
+  error?: string;
+}
+
+/**
+ * Lists workflow files, then built-in workflows, with their tasks (a file
+ * that cannot be loaded is named, exit 1).
+ */
 async function listWorkflows(
-  found: { name: string; file: string }[],
-  where: string,
+  list: WorkflowsToList,
   opts: WorkflowListOptions,
   io: Io,
 ): Promise<number> {
   const { loadWorkflowFile } = await loader();
-  const rows: { name: string; file: string; tasks: string[]; error?: string }[] = [];
-  for (const f of found) {
+  const rows: WorkflowRow[] = [];
+  for (const f of list.found) {
     try {
       const wf = await loadWorkflowFile(f.file);
-      rows.push({ name: wf.name, file: f.file, tasks: Object.keys(wf.tasks) });
+      rows.push({ name: wf.name, file: f.file, builtin: false, tasks: Object.keys(wf.tasks) });
     } catch (e) {
       // One broken workflow file must not hide the others: name it and go on.
       if (!(e instanceof ScoutError && e.code === "workflow_load")) throw e;
       warn(io, e.message + errorLocation(e)); // where, as an error would say: a syntax error's line
-      rows.push({ name: f.name, file: f.file, tasks: [], error: e.message });
+      rows.push({ name: f.name, file: f.file, builtin: false, tasks: [], error: e.message });
     }
+  }
+  for (const name of list.builtins) {
+    const wf = await builtinWorkflowLoader(name)!();
+    rows.push({ name, file: null, builtin: true, tasks: Object.keys(wf.tasks) });
   }
   if (opts.json) {
     io.stdout.write(JSON.stringify({ version: 1, workflows: rows }) + "\n");
-  } else if (rows.length === 0) {
-    io.stdout.write(
-      paint(io, "stdout", "dim", `(no workflows in ${where})`) + "\n",
-    );
-  } else {
-    for (const r of rows) {
-      const tasks = r.error === undefined
-        ? r.tasks.join(" ")
-        : paint(io, "stdout", "red", "(cannot be loaded)");
-      io.stdout.write(`${paint(io, "stdout", "bold", r.name)}  ${tasks}\n`);
-    }
-  }
+  } else writeWorkflows(rows, list.where, io);
   return rows.some((r) => r.error !== undefined) ? 1 : 0;
+}
+
+/** The text listing: `NAME  tasks…`, a built-in one marked; no file found is said first. */
+function writeWorkflows(rows: WorkflowRow[], where: string, io: Io): void {
+  if (!rows.some((r) => !r.builtin)) {
+    io.stdout.write(paint(io, "stdout", "dim", `(no workflows in ${where})`) + "\n");
+  }
+  for (const r of rows) {
+    const tasks = r.error === undefined
+      ? r.tasks.join(" ")
+      : paint(io, "stdout", "red", "(cannot be loaded)");
+    const mark = r.builtin ? " " + paint(io, "stdout", "dim", "(built-in)") : "";
+    io.stdout.write(`${paint(io, "stdout", "bold", r.name)}${mark}  ${tasks}\n`);
+  }
 }

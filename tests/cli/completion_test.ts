@@ -102,7 +102,11 @@ Deno.test("completion --list names what is on the search roots, and nothing for 
     const r = await runMain(["completion", "--list", ...args], { cwd, env });
     return { code: r.code, out: r.stdout };
   };
-  assert.deepEqual(await list("workflows"), { code: 0, out: "Kitchen\n" });
+  // the built-in ChatAnalyst too (R110-9), once when a directory has a workflow of that name
+  assert.deepEqual(await list("workflows"), { code: 0, out: "Kitchen\nChatAnalyst\n" });
+  await Deno.mkdir(join(cwd, "workflows", "ChatAnalyst"));
+  await Deno.writeTextFile(join(cwd, "workflows", "ChatAnalyst", "workflow.ts"), WORKFLOW);
+  assert.deepEqual(await list("workflows"), { code: 0, out: "ChatAnalyst\nKitchen\n" });
   assert.deepEqual(await list("tasks", "Kitchen"), { code: 0, out: "simmer\nsear\nplate\n" });
   assert.deepEqual(await list("tasks", "Nope"), { code: 0, out: "" });
   assert.deepEqual(await list("endpoints"), { code: 0, out: "fastbot\n" });

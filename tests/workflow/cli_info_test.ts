@@ -24,9 +24,43 @@ Deno.test("workflow list: a broken workflow file is named on stderr, the others 
   );
   const j = await runMain(["workflow", "list", "--json"], { cwd: d.path, env: e });
   const rows = JSON.parse(j.stdout).workflows;
-  assert.deepEqual(rows.map((r: { name: string }) => r.name), ["Bad", "Good"]);
+  assert.deepEqual(rows.map((r: { name: string }) => r.name), ["Bad", "Good", "ChatAnalyst"]);
   assert.match(rows[0].error, /syntax of doom/);
   assert.equal("error" in rows[1], false);
+});
+
+Deno.test("workflow list names the built-in ChatAnalyst, marked, after the directories' workflows; one of yours of that name wins (R110-9)", async () => {
+  await using d = await tempDir();
+  const e = env(d.path);
+  const list = async (...args: string[]) => {
+    const r = await runMain(["workflow", "list", ...args], { cwd: d.path, env: e });
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  const tasks = "chat_provenance message_index message_content chat_overview chat_tool_calls " +
+    "chat_tokens chat_agents chat_report";
+  assert.equal(
+    await list(),
+    `(no workflows in ./workflows or $SCOUT_HOME/workflows)\nChatAnalyst (built-in)  ${tasks}\n`,
+  );
+  assert.deepEqual(JSON.parse(await list("--json")).workflows, [
+    { name: "ChatAnalyst", file: null, builtin: true, tasks: tasks.split(" ") },
+  ]);
+  const file = join(
+    userWorkflow(d.path, "Good", "export default { tasks: { hi: { run: () => 'hi' } } };"),
+    "workflow.ts",
+  );
+  assert.equal(await list(), `Good  hi\nChatAnalyst (built-in)  ${tasks}\n`);
+  assert.deepEqual(JSON.parse(await list("--json")).workflows[0], {
+    name: "Good",
+    file,
+    builtin: false,
+    tasks: ["hi"],
+  });
+  // a directory's listing is that directory's
+  assert.equal(await list(join(d.path, "workflows")), "Good  hi\n");
+  userWorkflow(d.path, "ChatAnalyst", "export default { tasks: { mine: { run: () => 'm' } } };");
+  assert.equal(await list(), "ChatAnalyst  mine\nGood  hi\n");
 });
 
 Deno.test("workflow info/list: a pid on another host is unknown (not guessed); no pid is no process", async () => {
