@@ -12,7 +12,6 @@ import { existsSync } from "node:fs";
 import { ScoutError, usageError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
 import type { CliContext } from "./context.ts";
-import { warn } from "./io.ts";
 import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 
 type ProcessFlags = { once?: boolean; interval: string; json?: boolean };
@@ -53,7 +52,10 @@ async function runWorker(
   const taken = real ? listenableSignals(["SIGINT", "SIGTERM", "SIGHUP"] as const) : [];
   for (const s of taken) process.once(s, stop);
   keepIgnored();
-  if (!o.once) warn(io, `${kind}: watching ${dir} (Ctrl-C stops)`);
+  // status lines, not warnings (R110-10): `--log 6` hides no worker's state, `grep warning:`
+  // finds none; the start on stderr, terminal or not (a cluster job's log); each request on a TTY
+  const status = (line: string) => io.stderr.write(`${kind}: ${line}\n`);
+  if (!o.once) status(`watching ${dir} (Ctrl-C stops)`);
   try {
     const stats = await runQueue({
       dir,
@@ -63,12 +65,12 @@ async function runWorker(
       once: o.once === true,
       intervalMs: interval,
       signal: ac.signal,
-      log: (line) => io.stderrIsTTY && warn(io, line),
+      log: (line) => io.stderrIsTTY && status(line),
     });
     if (o.json) {
       io.stdout.write(JSON.stringify({ version: 1, dir, ...stats }) + "\n");
     } else if (o.once || ac.signal.aborted) {
-      io.stderr.write(`${kind}: ${stats.answered} answered, ${stats.failed} failed (${dir})\n`);
+      status(`${stats.answered} answered, ${stats.failed} failed (${dir})`);
     }
     ctx.exitCode = 0;
   } finally {
@@ -117,7 +119,9 @@ request.
 
 Run it in the background on the machine with the keys (e.g. "scout-ai llm process
 /shared/scout-queue &", with clients using "server: /shared/scout-queue"), or under a
-supervisor; it logs each request on a terminal. Over ssh, clients use "server: user@host"
+supervisor. On stderr, terminal or not, it says "process: watching DIR (Ctrl-C stops)" when it
+starts and its counts when it stops (status lines, not warnings: --log 6 keeps them); each
+request is logged there on a terminal. Over ssh, clients use "server: user@host"
 (the queue ~/.scout/var/ask there) or "server: user@host:~/queue" for "llm process
 ~/queue"; ssh_command / SCOUT_SSH hold the ssh command and its options, split as a POSIX
 shell splits words (quotes, backslashes; no expansion), e.g.
@@ -130,7 +134,8 @@ Examples:
 Each request <id>.json is [messages, options], written by a client asking with the
 "relay: <server>" option; the worker sends that one request with its own keys and saves the
 provider's raw response in response/<id>.json, which the client then processes itself (so
-tools run on the client). Failures, claims and signals work as in "llm process".
+tools run on the client). Failures, claims, signals and the status lines on stderr
+("process_queries: watching DIR …") work as in "llm process".
 
 Examples:
   scout-ai llm process_queries --once          # answer what $SCOUT_HOME/var/query holds`,
