@@ -1,8 +1,8 @@
 /**
  * `scout-ai completion bash|zsh|fish`: prints a completion script generated
- * from the command tree, and `completion --list workflows|tasks
- * <WF>|endpoints|backends`, which the scripts call back for names found on
- * the search roots (documented: scripts of your own may use it too).
+ * from the command tree, and `completion --list workflows|tasks <WF>|inputs
+ * <WF> <TASK>|endpoints|backends`, which the scripts call back for names
+ * found on the search roots (documented: scripts of your own may use it too).
  *
  * @module
  */
@@ -15,25 +15,34 @@ import type { Io } from "./io.ts";
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 
 /** What `completion --list` can list. */
-export const LISTS = ["workflows", "tasks", "endpoints", "backends"] as const;
+export const LISTS = ["workflows", "tasks", "inputs", "endpoints", "backends"] as const;
+
+/** A list's name with the arguments it takes, as `--help` shows it. */
+const LIST_USAGE: Partial<Record<typeof LISTS[number], string>> = {
+  tasks: "tasks WORKFLOW",
+  inputs: "inputs WORKFLOW TASK",
+};
 
 /**
  * Names for the completion scripts, one per line: workflows (on the search
  * roots, then the built-in ones) and endpoints on the search roots, the
- * tasks of a workflow, the backend names. Lists
- * nothing (exit 0) for a workflow that does not load: completion stays quiet.
+ * tasks of a workflow, the input options of a task (`--eggs`: its own and
+ * its dependencies', as `workflow task` takes them), the backend names.
+ * Lists nothing (exit 0) for a workflow or task that does not load:
+ * completion stays quiet.
  *
  * @param kind one of {@link LISTS}
- * @param arg the workflow (for `tasks`)
+ * @param args the workflow (for `tasks`), the workflow and task (for `inputs`)
  * @param io injected I/O
  * @returns exit code
  */
 export async function runCompletionList(
   kind: string,
-  arg: string | undefined,
+  args: readonly string[],
   io: Io,
 ): Promise<number> {
   const opts = { cwd: io.cwd, env: io.env };
+  const [arg, task] = args;
   let names: string[] = [];
   if (kind === "workflows") {
     const [{ listWorkflowFiles }, { builtinWorkflowNames }] = await Promise.all([
@@ -53,6 +62,11 @@ export async function runCompletionList(
     } catch {
       names = [];
     }
+  } else if (kind === "inputs") {
+    if (arg === undefined || task === undefined) {
+      throw usageError("completion --list inputs needs a workflow and a task");
+    }
+    names = await inputFlags(arg, task, opts);
   } else if (kind === "endpoints") {
     const { listEndpointFiles } = await import("../config/endpoints.ts");
     names = listEndpointFiles(opts).map((e) => e.name);
@@ -64,6 +78,24 @@ export async function runCompletionList(
   }
   if (names.length > 0) io.stdout.write(names.join("\n") + "\n");
   return 0;
+}
+
+/** `--<input>` for each input `workflow task WF TASK` takes; none when it does not load. */
+async function inputFlags(
+  workflow: string,
+  task: string,
+  opts: { cwd: string; env: Io["env"] },
+): Promise<string[]> {
+  const { loader } = await import("./workflow_common.ts");
+  const [{ loadWorkflow }, { recursiveInputs }] = await Promise.all([
+    loader(),
+    import("../workflow/define.ts"),
+  ]);
+  try {
+    return recursiveInputs(await loadWorkflow(workflow, opts), task).map((i) => `--${i.name}`);
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -101,35 +133,40 @@ export async function runCompletionScript(
 export function registerCompletion(program: Command, ctx: CliContext): void {
   program.command("completion")
     .description("print a shell completion script (bash, zsh or fish) for the whole command tree")
-    .usage("[options] [shell] | --list <kind> [workflow]")
+    .usage("[options] [shell] | --list <kind> [workflow] [task]")
     .argument("[shell]", "bash, zsh or fish")
-    .argument("[workflow]", "with --list tasks: the workflow")
+    .argument("[workflow]", "with --list tasks or inputs: the workflow")
+    .argument("[task]", "with --list inputs: the task")
     .addOption(
       new Option(
         "--list <kind>",
         `print the names TAB completes, one per line, instead of a script: ${
-          LISTS.map((k) => k === "tasks" ? "tasks WORKFLOW" : k).join(", ")
+          LISTS.map((k) => LIST_USAGE[k] ?? k).join(", ")
         }`,
       ),
     )
     .addHelpText(
       "after",
       "\nWorkflow, task and endpoint names come from the search roots when you press TAB\n" +
-        "(./workflows, $SCOUT_HOME/workflows, ./etc/AI, $SCOUT_HOME/etc/AI). --list prints\n" +
-        "the names TAB offers, for scripts of your own (nothing, exit 0, for a workflow that\n" +
-        "does not load).\n\n" +
+        "(./workflows, $SCOUT_HOME/workflows, ./etc/AI, $SCOUT_HOME/etc/AI), the built-in\n" +
+        "workflows (ChatAnalyst) too; after 'workflow task WORKFLOW TASK' a word starting\n" +
+        "with - completes to the task's inputs (--eggs…) as well as the options. --list\n" +
+        "prints the names TAB offers, for scripts of your own (nothing, exit 0, for a\n" +
+        "workflow or task that does not load).\n\n" +
         "Examples (install for bash, loaded on demand by bash-completion, or fish; list names):\n" +
         "  mkdir -p ~/.local/share/bash-completion/completions\n" +
         "  scout-ai completion bash > ~/.local/share/bash-completion/completions/scout-ai\n" +
         "  mkdir -p ~/.config/fish/completions\n" +
         "  scout-ai completion fish > ~/.config/fish/completions/scout-ai.fish\n" +
-        "  scout-ai completion --list tasks fixtures/workflows/Baking\n\n" +
+        "  scout-ai completion --list tasks fixtures/workflows/Baking\n" +
+        "  scout-ai completion --list inputs fixtures/workflows/Baking cake\n\n" +
         "Or put 'source <(scout-ai completion bash)' in ~/.bashrc; for zsh put\n" +
         "'source <(scout-ai completion zsh)' in ~/.zshrc.",
     )
-    .action(async (shell, workflow, opts) => {
+    .action(async (shell, workflow, task, opts) => {
       if (opts.list !== undefined) {
-        ctx.exitCode = await runCompletionList(opts.list, shell ?? workflow, ctx.io);
+        const args = [shell, workflow, task].filter((a): a is string => a !== undefined);
+        ctx.exitCode = await runCompletionList(opts.list, args, ctx.io);
         return;
       }
       if (shell === undefined) throw usageError("completion: name a shell (bash, zsh or fish)");

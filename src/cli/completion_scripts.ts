@@ -3,8 +3,8 @@
  * (tables of subcommands, options and argument kinds, walked by one
  * function), zsh (the bash script through `bashcompinit`) and fish (one
  * `complete` line per command and option). Dynamic names — workflows, their
- * tasks, endpoints, backends — come from calling the binary back with
- * `completion --list <kind>`.
+ * tasks, a task's inputs, endpoints, backends — come from calling the binary
+ * back with `completion --list <kind>`.
  *
  * @module
  */
@@ -34,52 +34,63 @@ function optionWords(root: CommandSpec): (s: CommandSpec) => string {
 
 /**
  * The fixed part of the bash script: `<fn>_values` (names by kind, from the
- * binary) and `<fn>`, which walks the typed words through the tables.
+ * binary) and `<fn>`, which walks the typed words through the tables; an
+ * option word after a command's WORKFLOW TASK completes to the task's inputs
+ * too (`--list inputs`), and after `--` to those alone. No variable is
+ * named `path` or `words`: zsh runs this script through `bashcompinit`, and
+ * there `path` is PATH as an array (a `local path` hid the binary from the
+ * calls back) and `words` is its completion's own.
  */
 function bashWalker(fn: string): string {
   return `${fn}_values() {
-  local prog="$1" kind="$2" cur="$3" wf="$4" words
+  local prog="$1" kind="$2" cur="$3" wf="$4" names
   case "$kind" in
-    workflow) words="$("$prog" completion --list workflows 2>/dev/null)" ;;
-    task) [ -n "$wf" ] || return 0; words="$("$prog" completion --list tasks "$wf" 2>/dev/null)" ;;
-    endpoint) words="$("$prog" completion --list endpoints 2>/dev/null)" ;;
-    backend) words="$("$prog" completion --list backends 2>/dev/null)" ;;
+    workflow) names="$("$prog" completion --list workflows 2>/dev/null)" ;;
+    task) [ -n "$wf" ] || return 0; names="$("$prog" completion --list tasks "$wf" 2>/dev/null)" ;;
+    endpoint) names="$("$prog" completion --list endpoints 2>/dev/null)" ;;
+    backend) names="$("$prog" completion --list backends 2>/dev/null)" ;;
     *) return 0 ;;
   esac
   local IFS=$'\\n'
-  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+  COMPREPLY=($(compgen -W "$names" -- "$cur"))
 }
 ${fn}() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" path="" i w kind
+  local cur="\${COMP_WORDS[COMP_CWORD]}" at="" i w kind ddash=0
   local -a pos=()
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
+    [[ $w == -- ]] && ddash=1
     if [[ $w == -* ]]; then
-      if [[ $w != *=* && -n "$(${fn}_optkind "$path" "$w")" ]]; then
+      if [[ $w != *=* && -n "$(${fn}_optkind "$at" "$w")" ]]; then
         ((i++))
         if ((i == COMP_CWORD)); then
-          ${fn}_values "\${COMP_WORDS[0]}" "$(${fn}_optkind "$path" "$w")" "$cur" ""
+          ${fn}_values "\${COMP_WORDS[0]}" "$(${fn}_optkind "$at" "$w")" "$cur" ""
           return 0
         fi
       fi
       continue
     fi
-    if ((\${#pos[@]} == 0)) && [[ " $(${fn}_cmds "$path") " == *" $w "* ]]; then
-      path="\${path:+$path }$w"
+    if ((\${#pos[@]} == 0)) && [[ " $(${fn}_cmds "$at") " == *" $w "* ]]; then
+      at="\${at:+$at }$w"
       continue
     fi
     pos+=("$w")
   done
+  local -a kinds=($(${fn}_args "$at"))
   if [[ $cur == -* ]]; then
-    COMPREPLY=($(compgen -W "$(${fn}_opts "$path")" -- "$cur"))
+    local names=""
+    ((ddash)) || names="$(${fn}_opts "$at")"
+    if [[ \${kinds[0]-} == workflow && \${kinds[1]-} == task ]] && ((\${#pos[@]} >= 2)); then
+      names+=" $("\${COMP_WORDS[0]}" completion --list inputs "\${pos[0]}" "\${pos[1]}" 2>/dev/null)"
+    fi
+    COMPREPLY=($(compgen -W "$names" -- "$cur"))
     return 0
   fi
-  local cmds="$(${fn}_cmds "$path")"
+  local cmds="$(${fn}_cmds "$at")"
   if [[ -n $cmds && \${#pos[@]} -eq 0 ]]; then
     COMPREPLY=($(compgen -W "$cmds" -- "$cur"))
     return 0
   fi
-  local -a kinds=($(${fn}_args "$path"))
   local n=\${#pos[@]}
   if ((n >= \${#kinds[@]})); then
     [[ \${kinds[-1]-} == "..." ]] && kind="\${kinds[-2]}" || kind=none
@@ -208,12 +219,16 @@ export function fishScript(specs: CommandSpec[], prog = "scout-ai"): string {
     `function __scout_ai_exact --argument-names p`,
     `  test (__scout_ai_path) = "$p"`,
     `end`,
-    `function __scout_ai_task_values`,
+    `function __scout_ai_task_values --description 'WORKFLOW, then TASK, then the task inputs'`,
     `  set -l words (string split ' ' -- (__scout_ai_path))`,
-    `  if test (count $words) -ge 3`,
-    `    ${prog} completion --list tasks $words[3] 2>/dev/null`,
-    `  else`,
-    `    ${prog} completion --list workflows 2>/dev/null`,
+    `  switch (count $words)`,
+    `    case 2`,
+    `      ${prog} completion --list workflows 2>/dev/null`,
+    `    case 3`,
+    `      ${prog} completion --list tasks $words[3] 2>/dev/null`,
+    `    case '*'`,
+    `      string match -q -- '-*' (commandline -ct)`,
+    `      and ${prog} completion --list inputs $words[3] $words[4] 2>/dev/null`,
     `  end`,
     `end`,
     `complete -c ${prog} -f`,

@@ -4,7 +4,7 @@ import { DENO, runMain, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/
 import { buildProgram } from "../../src/cli/main.ts";
 import { bufferIo } from "../../src/cli/io.ts";
 import { commandTree } from "../../src/cli/completion_tree.ts";
-import { bashScript, fishScript } from "../../src/cli/completion_scripts.ts";
+import { bashScript, fishScript, zshScript } from "../../src/cli/completion_scripts.ts";
 import { LISTS } from "../../src/cli/completion.ts";
 
 const WORKFLOW = `export default (api) =>
@@ -12,8 +12,19 @@ const WORKFLOW = `export default (api) =>
     description: "test kitchen",
     tasks: {
       simmer: { type: "string", description: "simmer", inputs: {}, run: () => "s" },
-      sear: { type: "string", description: "sear", inputs: {}, run: () => "x" },
-      plate: { type: "string", description: "plate", inputs: {}, run: () => "p" },
+      sear: {
+        type: "string",
+        description: "sear",
+        inputs: { heat: api.input.integer({ default: 3 }) },
+        run: () => "x",
+      },
+      plate: {
+        type: "string",
+        description: "plate",
+        inputs: { garnish: api.input.string({}) },
+        deps: ["sear"],
+        run: () => "p",
+      },
     },
   });
 `;
@@ -94,6 +105,48 @@ Deno.test("bash loads the script and completes commands, workflows, task and end
   ]);
 });
 
+Deno.test("bash completes a task's inputs after WORKFLOW TASK, with the options; after -- the inputs alone (R110-2)", async () => {
+  await using dir = await tempDir();
+  const { env, script } = await project(dir.path);
+  const got = await complete(dir.path, env, script, [
+    ["scout-ai", "workflow", "task", "Kitchen", "plate", "--"],
+    ["scout-ai", "workflow", "task", "Kitchen", "plate", "--g"],
+    ["scout-ai", "workflow", "task", "Kitchen", "plate", "--heat", "5", "--ga"],
+    ["scout-ai", "workflow", "task", "--jobname", "x", "Kitchen", "sear", "--h"],
+    ["scout-ai", "workflow", "task", "Kitchen", "plate", "--", "--"],
+    ["scout-ai", "workflow", "task", "Kitchen", "simmer", "--g"],
+    ["scout-ai", "workflow", "task", "Kitchen", "nope", "--g"],
+    ["scout-ai", "workflow", "task", "Kitchen", "--g"],
+  ]);
+  // the command's options and the global ones, then its own input and its dependency's
+  const [all, ...rest] = got;
+  assert.deepEqual(all!.split(" ").slice(0, 2), ["--jobname", "--clean"]);
+  assert.ok(all!.includes(" --json ") && all!.includes(" --debug "), all);
+  assert.ok(all!.endsWith(" --nobar --garnish --heat"), all);
+  assert.deepEqual(rest, [
+    "--garnish",
+    "--garnish",
+    "--heat",
+    "--garnish --heat",
+    "", // simmer has no inputs; an unknown task has none either
+    "",
+    "", // no TASK yet: no inputs
+  ]);
+});
+
+Deno.test("the zsh script names no variable path or words: zsh ties path to PATH, and the calls back found no binary (R110-2)", () => {
+  const program = buildProgram({ io: bufferIo(), exitCode: 0, debug: false, logLevel: 5 });
+  const script = zshScript(commandTree(program));
+  assert.match(script, /completion --list inputs/);
+  assert.doesNotMatch(script, /\blocal\b[^\n]*\b(path|words)\b/);
+  assert.doesNotMatch(script, /(^|[\s;(])(path|words)(\+?=)/m);
+  // fish calls the inputs back too, after WORKFLOW TASK
+  assert.match(
+    fishScript(commandTree(program)),
+    /completion --list inputs \$words\[3\] \$words\[4\]/,
+  );
+});
+
 Deno.test("completion --list names what is on the search roots, and nothing for an unknown workflow", async () => {
   await using dir = await tempDir();
   const { env } = await project(dir.path);
@@ -109,6 +162,15 @@ Deno.test("completion --list names what is on the search roots, and nothing for 
   assert.deepEqual(await list("workflows"), { code: 0, out: "ChatAnalyst\nKitchen\n" });
   assert.deepEqual(await list("tasks", "Kitchen"), { code: 0, out: "simmer\nsear\nplate\n" });
   assert.deepEqual(await list("tasks", "Nope"), { code: 0, out: "" });
+  // a task's inputs, its dependencies' too, as `workflow task` takes them (R110-2)
+  assert.deepEqual(await list("inputs", "Kitchen", "plate"), {
+    code: 0,
+    out: "--garnish\n--heat\n",
+  });
+  assert.deepEqual(await list("inputs", "Kitchen", "simmer"), { code: 0, out: "" });
+  assert.deepEqual(await list("inputs", "Kitchen", "nope"), { code: 0, out: "" });
+  assert.deepEqual(await list("inputs", "Nope", "plate"), { code: 0, out: "" });
+  assert.equal((await list("inputs", "Kitchen")).code, 2);
   assert.deepEqual(await list("endpoints"), { code: 0, out: "fastbot\n" });
   assert.equal((await list("nonsense")).code, 2);
 });
@@ -120,6 +182,7 @@ Deno.test("completion --help documents the --list it mentions, with every kind t
   assert.match(options, /^ {2}--list <kind> +print the names TAB completes/m);
   for (const kind of LISTS) assert.match(options.replace(/\s+/g, " "), new RegExp(`\\b${kind}\\b`));
   assert.match(options.replace(/\s+/g, " "), /tasks WORKFLOW/);
+  assert.match(options.replace(/\s+/g, " "), /inputs WORKFLOW TASK/);
   assert.match(r.stdout, /^ {2}scout-ai completion --list tasks \S+$/m); // an example, run by docs tests
 });
 
