@@ -119,9 +119,12 @@ Deno.test("agent ask on the task route: the -c chat's tool:/introduce: line, and
     /Endpoint not found "missing" \(.*Agent\/LinesS\/start_chat:3\)/,
     r.stderr,
   );
-  // a value given as a flag (-e) has no line: the error names none
+  // a value given as a flag (-e) has no line: a usage error, before the job starts (R110-1)
   const flag = await ask("LinesC", "-e", "missing2", "question");
-  assert.equal(flag.code, 1);
-  assert.match(flag.stderr, /Endpoint not found "missing2" \(\/[^:]*\.chat\)\n$/, flag.stderr);
+  assert.equal(flag.code, 2);
+  assert.equal(
+    flag.stderr,
+    'scout-ai: Endpoint not found "missing2"\n(run with --help for usage)\n',
+  );
   assert.equal(srv.requests.length, 0);
 });
