@@ -21,8 +21,12 @@ const KEYS = ["pt", "ct", "cct", "cwt", "rt", "tt"];
 /** How many rows the long tables show (the rest is counted). */
 export const REPORT_ROWS = 15;
 
-/** Version of {@link ReportFacts}: a saved copy of another version is not used. */
-export const REPORT_FACTS_VERSION = 1;
+/**
+ * Version of {@link ReportFacts}: a saved copy of another version is not
+ * used. 2: the tool facts count each call once and say in how many chats
+ * its copies were (R111-4).
+ */
+export const REPORT_FACTS_VERSION = 2;
 
 /** What the report shows, taken from the four results (plain JSON; table rows not yet escaped). */
 export interface ReportFacts {
@@ -34,9 +38,19 @@ export interface ReportFacts {
   warnings: { count: number; first: [unknown, unknown][] };
   /** Inference count, whether totals conflict, the scope rows and the largest direct spenders. */
   tokens: { inferences: number; conflicts: boolean; scopes: unknown[][]; spenders: unknown[][] };
-  /** Call summary, calls by tool, failed calls (first rows) and their count. */
-  tools: { summary: Json; byTool: unknown[][]; failed: unknown[][]; failedCount: number };
-  /** Delegation count, counts by association, and the first rows. */
+  /**
+   * Call summary, calls by tool, failed calls (first rows) and their count —
+   * each call once, however many chats hold a copy —, and how many chats
+   * hold calls.
+   */
+  tools: {
+    summary: Json;
+    byTool: unknown[][];
+    failed: unknown[][];
+    failedCount: number;
+    chats: number;
+  };
+  /** Delegation count (each call once), counts by association, and the first rows. */
   agents: { count: number; associations: Record<string, number>; rows: unknown[][] };
 }
 
@@ -169,16 +183,25 @@ function tokensSection(t: ReportFacts["tokens"]): string[] {
   return out;
 }
 
+/**
+ * Whether a call or delegation row is the copy its call is counted as
+ * (`copyOf` null; a row without one, of a v1 result, counts as it did).
+ */
+function counted(row: { copyOf?: unknown }): boolean {
+  return row.copyOf === null || row.copyOf === undefined;
+}
+
 function toolFacts(t: Json): ReportFacts["tools"] {
   const groups = (t.chats ?? []) as {
     agent: string | null;
-    calls: { tool: string | null; status: string; exception: string | null }[];
+    calls: { tool: string | null; status: string; exception: string | null; copyOf?: unknown }[];
   }[];
   const byTool = new Map<string, number[]>();
   const failed: unknown[][] = [];
   let failedCount = 0;
   for (const g of groups) {
     for (const c of g.calls) {
+      if (!counted(c)) continue; // a copy: its call is counted where `copyOf` points
       const k = c.tool ?? "?";
       const row = byTool.get(k) ?? byTool.set(k, [0, 0, 0, 0]).get(k)!;
       row[0]!++;
@@ -193,15 +216,25 @@ function toolFacts(t: Json): ReportFacts["tools"] {
     byTool: rows.map(([k, v]) => [k, ...v]),
     failed,
     failedCount,
+    chats: groups.length,
   };
 }
 
 function toolsSection(t: ReportFacts["tools"]): string[] {
-  const s = t.summary as { calls: number; ok: number; error: number; missing_output: number };
+  const s = t.summary as {
+    calls: number;
+    ok: number;
+    error: number;
+    missing_output: number;
+    copies: number;
+  };
+  const copies = s.copies > s.calls
+    ? ` (${s.copies} copies in ${t.chats} chats, each call counted once)`
+    : "";
   const out = [
     "## Tool calls",
     "",
-    `${s.calls} calls: ${s.ok} ok, ${s.error} error, ${s.missing_output} missing output.`,
+    `${s.calls} calls: ${s.ok} ok, ${s.error} error, ${s.missing_output} missing output${copies}.`,
   ];
   if (t.byTool.length > 0) {
     out.push("", ...table(["tool", "calls", "ok", "error", "missing output"], t.byTool));
@@ -221,7 +254,7 @@ function relative(path: string | null, base: string): string | null {
 
 function agentFacts(a: Json): ReportFacts["agents"] {
   const base = dirname(String(a.file));
-  const ds = (a.delegations ?? []) as {
+  const ds = ((a.delegations ?? []) as {
     caller: { agent: string | null };
     target: string | null;
     conversation: string;
@@ -229,7 +262,8 @@ function agentFacts(a: Json): ReportFacts["agents"] {
     job: string | null;
     log: string | null;
     status: string;
-  }[];
+    copyOf?: unknown;
+  }[]).filter(counted);
   const count = (k: string) => ds.filter((d) => d.association === k).length;
   return {
     count: ds.length,

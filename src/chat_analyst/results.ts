@@ -9,16 +9,25 @@ import { basename } from "node:path";
 import { provenanceJson, type ProvenanceReport, type ReportEvents } from "../provenance/mod.ts";
 import { callOutcomeJson } from "../provenance/render_tool_calls.ts";
 import { type ProvenanceToolCall, shortenMiddle } from "../provenance/tool_calls.ts";
+import { copyOf, distinctToolCalls } from "../provenance/tool_call_copies.ts";
 import { argumentsObject } from "../provenance/delegation_facts.ts";
 import { type AnalystWalk, reportWarnings } from "./walk.ts";
 
 /** The schema name of every ChatAnalyst result. */
 export const ANALYST_SCHEMA = "scout-ai/chat-analyst";
-/** Its version. */
-export const ANALYST_SCHEMA_VERSION = 1;
+/**
+ * Its version. 2 (R111-4): `chat_tool_calls` counts each call once, however
+ * many chats hold a copy, and its calls and `chat_agents`' delegations say
+ * which copy is counted (`copyOf`). It is part of the walk's job identity
+ * (`chat_provenance`'s `schema_version`), so a result cached under another
+ * version is not read as this one.
+ */
+export const ANALYST_SCHEMA_VERSION = 2;
 
 type Json = Record<string, unknown>;
 type Doc = ReturnType<typeof provenanceJson>;
+/** `[chat, index]` of a message. */
+type Address = [string, number];
 
 /** A tool call as the results carry it (its chat is the group's). */
 export interface CallJson {
@@ -44,6 +53,18 @@ export interface CallJson {
   durationMs: number | null;
   /** For `ask` / `hand_off_to_*` calls: the delegation's arguments (from the full arguments). */
   delegation?: { target: string | null; conversation: string; prompt: string | null };
+  /**
+   * What every copy of this call shares (the digest of its call and output
+   * messages, `#<k>` for the k-th such call of its chat): a job's log, its
+   * result chat and the session its answer went to hold one call three times.
+   */
+  copyKey: string;
+  /**
+   * `[chat, callIndex]` of the copy this call is counted as (the first in a
+   * chat that names its agent, as `llm prov --tools` shows it), or null for
+   * that copy itself: the calls with a null `copyOf` are each call once.
+   */
+  copyOf: [string, number] | null;
 }
 
 /** The calls of one chat, with who made them. */
@@ -105,28 +126,47 @@ export interface WalkParts {
 /** The names of the parts (and of the tasks publishing them, with a `chat_` prefix). */
 export const PART_NAMES = ["overview", "tokens", "tool_calls", "agents"] as const;
 
-function callJson(c: ProvenanceToolCall): CallJson {
-  const out: CallJson = {
+function callJson(c: ProvenanceToolCall, counted: Address | null): CallJson {
+  const d = delegationOf(c);
+  return {
     tool: c.tool,
     callId: c.callId,
     callIndex: c.callAddress[1],
     outputIndex: c.outputAddress?.[1] ?? null,
     ...callOutcomeJson(c),
+    ...(d === null ? {} : { delegation: d }),
+    copyKey: c.copyKey,
+    copyOf: counted,
   };
-  const d = delegationOf(c);
-  if (d !== null) out.delegation = d;
-  return out;
 }
 
 /**
- * Groups calls by chat (they come chat by chat, in walk order).
+ * For each of the walk's calls, the address of the copy it is counted as
+ * (`distinctToolCalls`' shown copy, R111-4), or null for that copy.
  *
  * @param calls the walk's calls
+ * @returns one entry per call
+ */
+export function countedAs(calls: readonly ProvenanceToolCall[]): (Address | null)[] {
+  return copyOf(calls, distinctToolCalls(calls)).map((i) =>
+    i === null ? null : calls[i]!.callAddress
+  );
+}
+
+/**
+ * Groups calls by chat (they come chat by chat, in walk order); every copy
+ * of a call is listed in its chat.
+ *
+ * @param calls the walk's calls
+ * @param counted their {@link countedAs}
  * @returns one group per chat with calls
  */
-export function groupCalls(calls: readonly ProvenanceToolCall[]): ChatCallsJson[] {
+export function groupCalls(
+  calls: readonly ProvenanceToolCall[],
+  counted: readonly (Address | null)[] = countedAs(calls),
+): ChatCallsJson[] {
   const out: ChatCallsJson[] = [];
-  for (const c of calls) {
+  for (const [i, c] of calls.entries()) {
     let g = out.at(-1);
     if (g === undefined || g.chat !== c.chat) {
       out.push(
@@ -140,7 +180,7 @@ export function groupCalls(calls: readonly ProvenanceToolCall[]): ChatCallsJson[
         },
       );
     }
-    g.calls.push(callJson(c));
+    g.calls.push(callJson(c, counted[i] ?? null));
   }
   return out;
 }
@@ -168,13 +208,14 @@ export function walkParts(w: AnalystWalk): WalkParts {
   };
   const nodes = doc?.nodes ?? [];
   const edges = doc?.edges ?? [];
-  const chats = groupCalls(w.toolCalls);
+  const counted = countedAs(w.toolCalls);
+  const chats = groupCalls(w.toolCalls, counted);
   return {
     head,
     overview: overviewBody(nodes, edges),
     tokens: tokensBody(r, doc?.totals ?? null),
     tool_calls: toolCallsBody(chats),
-    agents: { delegations: delegations(edges, w.toolCalls) },
+    agents: { delegations: delegations(edges, w.toolCalls, counted) },
   };
 }
 
@@ -223,10 +264,13 @@ function tokensBody(r: ProvenanceReport | null, totals: unknown): Json {
   };
 }
 
+/** The summary counts each call once (its copy with a null `copyOf`); `copies`, every row. */
 function toolCallsBody(chats: ChatCallsJson[]): Json {
-  const summary = { calls: 0, ok: 0, error: 0, missing_output: 0 };
+  const summary = { calls: 0, ok: 0, error: 0, missing_output: 0, copies: 0 };
   for (const g of chats) {
     for (const c of g.calls) {
+      summary.copies++;
+      if (c.copyOf !== null) continue;
       summary.calls++;
       summary[c.status as "ok"]++;
     }
@@ -278,20 +322,26 @@ export function delegationOf(
  * (the call's receipt produced an `agent_job` edge: `job` and its `log`),
  * `inferred` (only a society log's path matches — the caller's own
  * `society/`, a one-shot `_oneshot-<n>.chat` for a call without a
- * conversation; `inferred: true`) or `none`.
+ * conversation; `inferred: true`) or `none`. Every copy of a call is listed;
+ * `copyOf` names the one counted, as the calls' own.
  *
  * @param edges graph edges
  * @param calls the walk's calls
+ * @param counted their {@link countedAs}
  * @returns the delegations
  */
-function delegations(edgeList: Doc["edges"], calls: readonly ProvenanceToolCall[]): Json[] {
+function delegations(
+  edgeList: Doc["edges"],
+  calls: readonly ProvenanceToolCall[],
+  counted: readonly (Address | null)[],
+): Json[] {
   const edges = edgeList as { from: string; to: string; relation: string }[];
   const logsOf = new Map<string, string[]>();
   for (const e of edges) {
     if (e.relation !== "log") continue;
     (logsOf.get(e.from) ?? logsOf.set(e.from, []).get(e.from)!).push(e.to.slice(5));
   }
-  return calls.flatMap((c) => {
+  return calls.flatMap((c, i) => {
     const d = c.delegation;
     const args = delegationOf(c);
     if (d === null || args === null) return [];
@@ -319,6 +369,7 @@ function delegations(edgeList: Doc["edges"], calls: readonly ProvenanceToolCall[
       job,
       jobs: d.jobs,
       log,
+      copyOf: counted[i] ?? null,
     }];
   });
 }

@@ -13,8 +13,15 @@ import type { JobContext } from "../workflow/job_types.ts";
 import { chatWalk, provenanceWalk } from "./walk.ts";
 import { copyFileSync, existsSync, linkSync, readFileSync, statSync } from "node:fs";
 import { writeFileAtomic } from "../util/fs.ts";
+import { ScoutError } from "../errors.ts";
 import { jobFile } from "../workflow/files.ts";
-import { PART_NAMES, result, type ResultHead, walkParts } from "./results.ts";
+import {
+  ANALYST_SCHEMA_VERSION,
+  PART_NAMES,
+  result,
+  type ResultHead,
+  walkParts,
+} from "./results.ts";
 import {
   renderReport,
   REPORT_FACTS_VERSION,
@@ -23,6 +30,7 @@ import {
   type ReportInputs,
 } from "./report.ts";
 import { messageContentResult, messageIndexResult } from "./messages.ts";
+import { DOC, resultDoc } from "./task_docs.ts";
 
 /** The workflow's name. */
 export const CHAT_ANALYST = "ChatAnalyst";
@@ -38,13 +46,23 @@ const JOBS_DIR = input.array({
 });
 const COMMON = { file: FILE, jobs_dir: JOBS_DIR };
 
-/** A JSON task's result: the common head, its own `fields`, the warnings; then when it is incomplete. */
-function resultDoc(fields: string): string {
-  return "JSON {schema: scout-ai/chat-analyst, version: 1, task, file, root, complete, " +
-    `${fields}, warnings: [{code, message, node}]}; complete is false and warnings say why ` +
-    "when the file is missing, a directory, or some evidence (a receipt, a log, a job) could " +
-    "not be read";
-}
+/**
+ * `chat_provenance`'s schema version: part of its job identity (an input's
+ * value is digested into the job's name, its default too), so every task
+ * depending on the walk is another job when {@link ANALYST_SCHEMA_VERSION}
+ * changes, and a result cached under an earlier version — `chat_tool_calls`
+ * counting each copy of a call, before R111-4 — is never read as one of
+ * this version. The tasks depending on it fix it (it is no input of theirs).
+ */
+const SCHEMA_VERSION = {
+  schema_version: input.integer({
+    default: ANALYST_SCHEMA_VERSION,
+    description: "internal: the version of the results the walk saves (part of its job identity)",
+  }),
+};
+
+/** The dependency on the walk, at this schema version. */
+const WALK = { task: "chat_provenance", inputs: { schema_version: ANALYST_SCHEMA_VERSION } };
 
 /** What `chat_provenance` returns: the common head and where each analysis was saved. */
 type BaseResult = ResultHead & { task: string; parts: Record<string, string> };
@@ -152,49 +170,6 @@ function partTask(part: (typeof PART_NAMES)[number]) {
   };
 }
 
-const DOC = {
-  chat_provenance:
-    "The one provenance walk the other analyses share (internal: not exported as a tool). " +
-    "Walks FILE once, as `llm prov` does, pairing every chat's tool calls as it is read, and " +
-    "saves the four analyses (overview, tokens, tool_calls, agents) in its job files for the " +
-    "tasks that publish them.",
-  message_index:
-    "Every message of every chat in FILE's provenance, as {address: [path, index], role, lineage_id}. " +
-    "Addresses say where a message is saved; lineage ids say which conversational content it is " +
-    "(copied history shares them). Use addresses with message_content.",
-  message_content:
-    "The messages at ADDRESSES (a JSON array of [path, index], as message_index gives them): " +
-    "role, lineage_id and content (over 20,000 characters shortened in the middle). Only chats in " +
-    "FILE's provenance can be read; other addresses are warnings.",
-  chat_overview:
-    "The provenance graph of FILE: nodes (chats and jobs: id, kind, path, label, hidden, owner, " +
-    "job facts, tokens) and structural edges (from, to, relation: job, agent_job, dependency, log, " +
-    "result), exactly as `llm prov --json` has them, plus counts.",
-  chat_tool_calls:
-    "Every tool invocation in FILE's provenance, each call paired with its output by call id " +
-    "within its chat, grouped by chat: the chat, its job and agent (from where the chat lives), " +
-    "and per call the tool, call id, call and output indices, arguments (compact JSON, " +
-    "shortened), status ok / error / missing_output, exception, exitStatus, and durationMs " +
-    "(when the output has timestamps).",
-  chat_tokens:
-    "Token use of FILE: totals by scope (deduplicated_total is the cost; chat_evidence, " +
-    "receipt_evidence, receipt_only describe coverage and overlap), each node's direct tokens " +
-    "(its own meta records; a job: its logs) and subtree tokens (all it reaches, each inference " +
-    "once), and the per-inference events (identity, deduplication rule, tokens, source addresses).",
-  chat_agents:
-    "Delegations in FILE's provenance (`ask` and `hand_off_to_*` calls): caller, target agent, " +
-    "conversation, prompt (shortened), status, and the specialist's job (jobs: every job its " +
-    "receipt named) and log. association is " +
-    "structural (the call's agent_meta receipt names the job), inferred (only a " +
-    "society/<Agent>/<conversation>.chat log in the caller's own society matches, a one-shot " +
-    "_oneshot-<n>.chat for a call without a conversation; inferred: true) or none.",
-  chat_report:
-    "A Markdown report of FILE: graph size, token totals by scope and the largest spenders, tool " +
-    "calls by tool with the failed ones, delegations, warnings. Composed from chat_overview, " +
-    "chat_tokens, chat_tool_calls and chat_agents (its dependencies: cached jobs, shared with " +
-    "direct calls of those tasks).",
-};
-
 /** `chat_provenance`: the one walk, its analyses saved in the job's files. */
 function chatProvenanceSpec(): TaskSpec {
   return {
@@ -203,12 +178,21 @@ function chatProvenanceSpec(): TaskSpec {
     returns: resultDoc(
       "parts {overview, tokens, tool_calls, agents} (the files its analyses are saved in)",
     ),
-    inputs: COMMON,
-    run: ({ file, jobs_dir }, job) =>
-      provenanceTask(
+    inputs: { ...COMMON, ...SCHEMA_VERSION },
+    run: ({ file, jobs_dir, schema_version }, job) => {
+      // a job named for another version must not hold results of this one
+      if (schema_version !== ANALYST_SCHEMA_VERSION) {
+        throw new ScoutError(
+          "parameter",
+          `ChatAnalyst/chat_provenance makes results of schema version ${ANALYST_SCHEMA_VERSION}, not "${schema_version}"`,
+          { input: "schema_version" },
+        );
+      }
+      return provenanceTask(
         job.helpers.provenance_walk!(file, jobs_dir) as ReturnType<typeof provenanceWalk>,
         job,
-      ),
+      );
+    },
   };
 }
 
@@ -242,13 +226,17 @@ function messageContentSpec(): TaskSpec {
 }
 
 /** A task publishing one analysis `chat_provenance` saved (see {@link partTask}). */
-function publishedPartSpec(part: (typeof PART_NAMES)[number], returns: string): TaskSpec {
+function publishedPartSpec(
+  part: (typeof PART_NAMES)[number],
+  returns: string,
+  note = "",
+): TaskSpec {
   return {
     type: "json",
     description: DOC[`chat_${part}`],
-    returns: resultDoc(returns),
+    returns: resultDoc(returns, note),
     inputs: COMMON,
-    deps: ["chat_provenance"],
+    deps: [WALK],
     run: partTask(part),
   };
 }
@@ -262,9 +250,13 @@ function chatOverviewSpec(): TaskSpec {
 function chatToolCallsSpec(): TaskSpec {
   return publishedPartSpec(
     "tool_calls",
-    "summary {calls, ok, error, missing_output}, chats: " +
+    "summary {calls, ok, error, missing_output, copies}, chats: " +
       "[{chat, job, agent, conversation, agentFrom, calls: [{tool, callId, callIndex, " +
-      "outputIndex, arguments, status, reason, exception, exitStatus, durationMs}]}]",
+      "outputIndex, arguments, status, reason, exception, exitStatus, durationMs, copyKey, " +
+      "copyOf}]}]",
+    "a call is listed in every chat holding a copy (a chat-task job's log, its result, the " +
+      "chat its answer went to: the same copyKey) and counted once: copyOf is null for the copy " +
+      "counted, else that copy's [chat, callIndex]; summary counts calls, copies every one listed",
   );
 }
 
@@ -278,7 +270,13 @@ function chatTokensSpec(): TaskSpec {
 
 /** `chat_agents`: the delegations. */
 function chatAgentsSpec(): TaskSpec {
-  return publishedPartSpec("agents", "delegations");
+  return publishedPartSpec(
+    "agents",
+    "delegations [{caller, tool, callId, callAddress, target, conversation, prompt, status, " +
+      "association, inferred, job, jobs, log, copyOf}]",
+    "a delegation is listed once per copy of its call; copyOf is null for the copy counted (as " +
+      "chat_tool_calls counts it), else that copy's [chat, callIndex]",
+  );
 }
 
 /** `chat_report`: the Markdown report composed from the four analyses. */
@@ -287,7 +285,7 @@ function chatReportSpec(): TaskSpec {
     type: "text",
     extension: "md",
     description: DOC.chat_report,
-    returns: "Markdown text",
+    returns: "Markdown text (tool calls, failures and delegations each counted once)",
     inputs: COMMON,
     deps: ["chat_overview", "chat_tokens", "chat_tool_calls", "chat_agents"],
     run: reportTask,

@@ -63,6 +63,7 @@ Deno.test("llm ask with `tool: ChatAnalyst chat_tokens` calls the task and the m
   assert.deepEqual(tools.map((t) => t.function.name), ["chat_tokens"]);
   assert.match(tools[0]!.function.description, /deduplicated_total is the cost/);
   assert.ok("file" in tools[0]!.function.parameters.properties);
+  assert.ok(!("schema_version" in tools[0]!.function.parameters.properties));
   // the second request carries the task's result: the totals
   const msgs =
     (srv.requests[1]!.body as { messages: { role: string; content: string }[] }).messages;

@@ -250,3 +250,59 @@ export function rows(records: Iterable<TraversalRecord>, base: string): Row[] {
 export function opts(dir: string, extra: TraverseOptions = {}): TraverseOptions {
   return { cwd: dir, jobRoots: [join(dir, "jobs")], ...extra };
 }
+
+/** The chat-task job `copiedAnswer` writes (a Planner `ask` job). */
+export const COPIED_JOB = "Planner/ask/Default_cefe35d22d3230689b5106496c2f2c0e.chat";
+
+/** A `function_call` message. */
+export function toolCall(name: string, args: unknown, id: string): Message {
+  return { role: "function_call", content: JSON.stringify({ name, arguments: args, id }) };
+}
+
+/** A `function_call_output` message, started at 04:21:24 and answered at 04:21:`at`. */
+export function toolOutput(name: string, id: string, content: string, at = "24.000"): Message {
+  return {
+    role: "function_call_output",
+    content: JSON.stringify({
+      name,
+      content,
+      id,
+      start_timestamp: "2026-12-06T04:21:24.000Z",
+      timestamp: `2026-12-06T04:21:${at}Z`,
+    }),
+  };
+}
+
+/** The Planner's answer: a failed `schedule` (exception `boom`), a lookup, its reply. */
+export const PLANNER_ANSWER: Message[] = [
+  toolCall("schedule", { bakes: ["boom"] }, "call_s1"),
+  toolOutput("schedule", "call_s1", JSON.stringify({ exception: "boom" }), "24.001"),
+  toolCall("lookup", { topic: "flour" }, "call_l1"),
+  toolOutput("lookup", "call_l1", "bread flour", "24.250"),
+  { role: "assistant", content: "planned" },
+];
+
+/**
+ * A chat-task job whose log (`agent.chat`: the question, a token meta, then
+ * {@link PLANNER_ANSWER}; its calls are messages 3 and 5 as parsed), result
+ * chat and the session asking it (`plan.chat`) hold the same answer — each
+ * call three times — as `agent ask Planner -o plan.chat` leaves them (R111-4).
+ *
+ * @returns the session and the jobs root
+ */
+export function copiedAnswer(dir: string): { root: string; jobs: string } {
+  const jobs = join(dir, "jobs");
+  const question: Message = { role: "user", content: "plan" };
+  const marker: Message = { role: "meta", content: `job=${COPIED_JOB}` };
+  mkJob(
+    join(jobs, COPIED_JOB),
+    null,
+    { "agent.chat": print([question, meta(tok("i1", 10, 1, 11)), ...PLANNER_ANSWER]) },
+    { workflow: "Planner", task_name: "ask", type: "chat" },
+    print([marker, ...PLANNER_ANSWER]),
+  );
+  return {
+    root: write(join(dir, "plan.chat"), print([question, marker, ...PLANNER_ANSWER])),
+    jobs,
+  };
+}

@@ -16,53 +16,15 @@ import type { Message } from "../../src/chat/types.ts";
 import { provenanceToolCalls } from "../../src/provenance/tool_calls.ts";
 import { distinctToolCalls } from "../../src/provenance/tool_call_copies.ts";
 import { runMain, tempDir } from "../support/cli.ts";
-import { mkJob, tok, write } from "./support.ts";
-
-const JOB = "Planner/ask/Default_cefe35d22d3230689b5106496c2f2c0e.chat";
-
-function call(name: string, args: unknown, id: string): Message {
-  return { role: "function_call", content: JSON.stringify({ name, arguments: args, id }) };
-}
-
-function output(name: string, id: string, content: string, at = "24.000"): Message {
-  return {
-    role: "function_call_output",
-    content: JSON.stringify({
-      name,
-      content,
-      id,
-      start_timestamp: "2026-12-06T04:21:24.000Z",
-      timestamp: `2026-12-06T04:21:${at}Z`,
-    }),
-  };
-}
-
-/** The Planner's answer: a failed `schedule`, a lookup, its reply. */
-const ANSWER: Message[] = [
-  call("schedule", { bakes: ["boom"] }, "call_s1"),
-  output("schedule", "call_s1", JSON.stringify({ exception: "boom" }), "24.001"),
-  call("lookup", { topic: "flour" }, "call_l1"),
-  output("lookup", "call_l1", "bread flour", "24.250"),
-  { role: "assistant", content: "planned" },
-];
-
-/**
- * A chat-task job whose log, result chat and the session asking it hold
- * the same answer (as `agent ask Planner -o plan.chat` leaves them).
- */
-function society(dir: string): { root: string; jobs: string } {
-  const jobs = join(dir, "jobs");
-  const question: Message = { role: "user", content: "plan" };
-  const marker: Message = { role: "meta", content: `job=${JOB}` };
-  mkJob(
-    join(jobs, JOB),
-    null,
-    { "agent.chat": print([question, { role: "meta", content: tok("i1", 10, 1, 11) }, ...ANSWER]) },
-    { workflow: "Planner", task_name: "ask", type: "chat" },
-    print([marker, ...ANSWER]),
-  );
-  return { root: write(join(dir, "plan.chat"), print([question, marker, ...ANSWER])), jobs };
-}
+import {
+  COPIED_JOB,
+  copiedAnswer,
+  mkJob,
+  PLANNER_ANSWER,
+  toolCall,
+  toolOutput,
+  write,
+} from "./support.ts";
 
 /** `llm prov ROOT --tools [--jobs-dir JOBS] [--json]` with a SCOUT_HOME in `dir`. */
 async function tools(dir: string, root: string, jobs: string | null, json = false) {
@@ -76,7 +38,7 @@ async function tools(dir: string, root: string, jobs: string | null, json = fals
 
 Deno.test("R111-4: llm prov --tools lists and counts a call once, however many chats hold a copy", async () => {
   await using dir = await tempDir();
-  const { root, jobs } = society(dir.path);
+  const { root, jobs } = copiedAnswer(dir.path);
   const lines = (await tools(dir.path, root, jobs)).trimEnd().split("\n");
   assert.deepEqual(lines.map((l) => l.replace(/ +/g, " ")), [
     "TOOL AGENT STATUS DURATION COPIES ARGUMENTS",
@@ -87,7 +49,7 @@ Deno.test("R111-4: llm prov --tools lists and counts a call once, however many c
   const doc = JSON.parse(await tools(dir.path, root, jobs, true));
   assert.deepEqual(doc.summary, { calls: 2, ok: 1, error: 1, missing_output: 0 });
   // a row per copy, as before: the session's, then the log's (shown: it names the agent), the result's
-  const log = join(jobs, `${JOB}.files/log/agent.chat`);
+  const log = join(jobs, `${COPIED_JOB}.files/log/agent.chat`);
   assert.deepEqual(
     doc.calls.map((c: { tool: string; chat: string; copyOf: number | null }) => [
       c.tool,
@@ -99,8 +61,8 @@ Deno.test("R111-4: llm prov --tools lists and counts a call once, however many c
       ["lookup", root, 3],
       ["schedule", log, null],
       ["lookup", log, null],
-      ["schedule", join(jobs, JOB), 2],
-      ["lookup", join(jobs, JOB), 3],
+      ["schedule", join(jobs, COPIED_JOB), 2],
+      ["lookup", join(jobs, COPIED_JOB), 3],
     ],
   );
 });
@@ -110,36 +72,37 @@ Deno.test("R111-4: a call run again, and calls alike within one chat, are as man
   const jobs = join(dir.path, "jobs");
   // the same call (id, arguments) run twice: two outputs, each with its own timestamps
   const first = [
-    call("lookup", { topic: "flour" }, "c1"),
-    output("lookup", "c1", "bread", "24.100"),
+    toolCall("lookup", { topic: "flour" }, "c1"),
+    toolOutput("lookup", "c1", "bread", "24.100"),
   ];
   const again = [
-    call("lookup", { topic: "flour" }, "c1"),
-    output("lookup", "c1", "bread", "25.200"),
+    toolCall("lookup", { topic: "flour" }, "c1"),
+    toolOutput("lookup", "c1", "bread", "25.200"),
   ];
+  const marker: Message = { role: "meta", content: `job=${COPIED_JOB}` };
   // two calls alike in one chat (no timestamps): two calls; a copy of that chat holds both again
   const twice = [
-    call("ls", {}, "d"),
+    toolCall("ls", {}, "d"),
     {
       role: "function_call_output",
       content: JSON.stringify({ name: "ls", content: "a", id: "d" }),
     },
-    call("ls", {}, "d"),
+    toolCall("ls", {}, "d"),
     {
       role: "function_call_output",
       content: JSON.stringify({ name: "ls", content: "a", id: "d" }),
     },
   ];
   mkJob(
-    join(jobs, JOB),
+    join(jobs, COPIED_JOB),
     null,
     { "agent.chat": print([{ role: "user", content: "q" }, ...again, ...twice]) },
     { workflow: "Planner", task_name: "ask", type: "chat" },
-    print([{ role: "meta", content: `job=${JOB}` }, ...again, ...twice]),
+    print([marker, ...again, ...twice]),
   );
   const root = write(
     join(dir.path, "s.chat"),
-    print([{ role: "user", content: "q" }, ...first, { role: "meta", content: `job=${JOB}` }]),
+    print([{ role: "user", content: "q" }, ...first, marker]),
   );
   const { calls } = provenanceToolCalls(root, { jobRoots: [jobs] });
   assert.equal(calls.length, 7);
@@ -180,7 +143,7 @@ Deno.test("R111-4: a walk without copies keeps its table as it was (no COPIES co
   await using dir = await tempDir();
   const root = write(
     join(dir.path, "s.chat"),
-    print([{ role: "user", content: "q" }, ...ANSWER]),
+    print([{ role: "user", content: "q" }, ...PLANNER_ANSWER]),
   );
   const lines = (await tools(dir.path, root, null)).trimEnd().split("\n");
   assert.match(lines[0]!, /^TOOL +AGENT +STATUS +DURATION +ARGUMENTS$/);
