@@ -2,18 +2,21 @@
  * The new part of an `llm ask` / `agent ask` turn: the `-i` imports, the `-f`
  * files, the question and the `-w` tools, as raw messages (each named by
  * where it came from, for errors: `CompileOptions.where`), what of them an
- * `-o` chat keeps, and what a cut in them (`clear:`, `clear_tools:`,
- * `clean_role:`) does to the `-c` history this turn — what the saved chat's
- * next compile will do.
+ * `-o` chat keeps (its `-f`/`-i` paths named from the chat's directory), and
+ * what a cut in them (`clear:`, `clear_tools:`, `clean_role:`) does to the
+ * `-c` history this turn — what the saved chat's next compile will do.
  *
  * @module
  */
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { clear, CLEAR_STAGE_ROLES } from "../chat/clear.ts";
+import { isUrlRef } from "../chat/find_file.ts";
 import { KEEP_EMPTY_BLOCK, parseWithLines } from "../chat/parse.ts";
 import { tagText } from "../chat/builders.ts";
 import type { Message } from "../chat/types.ts";
 import type { Io } from "./io.ts";
 import { readStdinText } from "./lossy_text.ts";
+import { pathKind } from "../util/path_kind.ts";
 
 /**
  * The `-f` and `-i` arguments as messages to compile: a `file` or `import`
@@ -154,4 +157,57 @@ export function cutHistory(history: Message[], part: readonly Message[]): Messag
   const cuts = part.filter((m) => CLEAR_STAGE_ROLES.has(m.role));
   if (cuts.length === 0) return history;
   return clear([...history, ...cuts]);
+}
+
+/**
+ * The new part with its `-f`/`-i` paths as the `-o` chat names them: a path
+ * typed relative to the working directory (and found there) is written
+ * relative to the chat's directory, where `chat.md` §5.3's first candidate
+ * finds it whatever directory the chat is compiled from. Everything else is
+ * kept as typed (see {@link savedRef}); so is every path when the chat is a
+ * pipe or a device (`-o >(…)`: where its text goes is not known).
+ *
+ * @param part the new part's raw messages
+ * @param where where each came from (the `-f`/`-i` ones are rewritten)
+ * @param to the working directory and the `-o` chat (resolved)
+ * @returns the part, the rewritten messages copied
+ */
+export function savedRefs(
+  part: Message[],
+  where: AskPartWhere,
+  to: { cwd: string; outPath: string | undefined },
+): Message[] {
+  const { cwd, outPath } = to;
+  if (outPath === undefined || pathKind(outPath) === "stream") return part;
+  return part.map((m) => {
+    const flag = where.get(m)?.file;
+    if ((flag !== "-f" && flag !== "-i") || typeof m.content !== "string") return m;
+    const ref = m.content.trim();
+    const saved = savedRef(ref, cwd, dirname(outPath));
+    // a name found in a chat directory (`-i lib.chat`) is looked up there again
+    return saved === ref || pathKind(resolve(cwd, ref)) === null ? m : { ...m, content: saved };
+  });
+}
+
+/**
+ * How a chat in `chatDir` names the file `ref` names from `cwd`: relative to
+ * `chatDir`; as typed when the chat is in `cwd` (byte for byte), and for an
+ * absolute path, a `~/` one, `-` and a URL.
+ *
+ * @param ref the path as typed (trimmed)
+ * @param cwd the working directory (absolute)
+ * @param chatDir the chat's directory (absolute)
+ * @returns the path to write
+ *
+ * @example
+ * ```ts
+ * import { savedRef } from "./ask_new_part.ts";
+ * savedRef("notes.md", "/w/a", "/w/a/out"); // "../notes.md"
+ * savedRef("./notes.md", "/w/a", "/w/a"); // "./notes.md"
+ * ```
+ */
+export function savedRef(ref: string, cwd: string, chatDir: string): string {
+  if (ref === "" || ref === "-" || ref === "~" || ref.startsWith("~/")) return ref;
+  if (isUrlRef(ref) || isAbsolute(ref) || resolve(chatDir) === resolve(cwd)) return ref;
+  return relative(chatDir, resolve(cwd, ref)) || ".";
 }

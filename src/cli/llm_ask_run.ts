@@ -29,6 +29,7 @@ import {
   named,
   questionMessages,
   savedPart,
+  savedRefs,
 } from "./ask_new_part.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { readInput } from "./input.ts";
@@ -98,7 +99,7 @@ async function runInlineAsk(
 interface AskTurn {
   /** Sent: the prefix, the `-c` history (cut, options out), the new part compiled. */
   messages: Message[];
-  /** The new part as given (appended to `-o` with the answer). */
+  /** The new part as `-o` saves it (with the answer): as given, `-f`/`-i` named from there. */
   newRaw: Message[];
   /** `-o` resolved. */
   outPath: string | undefined;
@@ -180,7 +181,8 @@ async function askMessages(
   }
   const origin = opts.chat !== undefined && !stdinChat ? resolve(cwd, opts.chat) : undefined;
   const messages = [...prefix, ...base, ...added];
-  return { messages, newRaw, outPath, origin, fileOptions, fileLines, seen: read.seen };
+  const saved = savedRefs(newRaw, where, { cwd, outPath }); // -f/-i named from -o's directory
+  return { messages, newRaw: saved, outPath, origin, fileOptions, fileLines, seen: read.seen };
 }
 
 /** `--dry-run`: the messages that would be sent, as a chat or (`--json`) JSON. */
