@@ -54,6 +54,7 @@ function deployFlags(o: {
   batchDir?: string;
   deployWorker?: true;
   deployJob?: string[];
+  deployInputs?: string;
 }): DeployOptions {
   const out: DeployOptions = {};
   if (o.deploy !== undefined) out.deploy = o.deploy;
@@ -64,6 +65,7 @@ function deployFlags(o: {
   if (o.batchDir !== undefined) out.batchDir = o.batchDir;
   if (o.deployWorker) out.deployWorker = true;
   if (o.deployJob !== undefined) out.deployJob = o.deployJob;
+  if (o.deployInputs !== undefined) out.deployInputs = o.deployInputs;
   return out;
 }
 
@@ -197,6 +199,7 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
     .option("--batch-dir <dir>", `slurm: ${BATCH_DIR_HELP}`)
     .addOption(new Option("--deploy-worker").hideHelp())
     .addOption(new Option("--deploy-job <path>").hideHelp().argParser(collect))
+    .addOption(new Option("--deploy-inputs <dir>").hideHelp())
     .allowUnknownOption()
     // the action reads --help itself (WF TASK --help is the task's help); listed all the same
     .helpOption(false)

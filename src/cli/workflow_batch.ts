@@ -146,30 +146,31 @@ export async function runBatchTail(opts: WorkflowBatchOptions, io: Io): Promise<
 
 /**
  * `workflow batch clean`: removes batch directories SLURM will not run any
- * more.
+ * more, and the input files saved for batch jobs (`<base>/inputs/`) that no
+ * batch directory left names.
  *
  * @param opts options
  * @param io I/O
  * @returns exit code
  */
 export async function runBatchClean(opts: WorkflowBatchOptions, io: Io): Promise<number> {
-  const { cleanBatches } = await deployLib();
-  const { list } = await entries(opts, io);
-  const removed = await cleanBatches(list, { dryRun: Boolean(opts.dryRun) });
+  const { cleanBatches, cleanSavedInputs, savedInputsBase } = await deployLib();
+  const { base, list } = await entries(opts, io);
+  const dryRun = Boolean(opts.dryRun);
+  const gone = await cleanBatches(list, { dryRun });
+  // the input files saved for batch jobs (R109-1): those no batch job left names
+  const left = list.filter((e) => !gone.includes(e));
+  const removed = [
+    ...gone.map((e) => e.dir),
+    ...cleanSavedInputs(savedInputsBase(base), left, { dryRun }),
+  ];
   if (opts.json) {
-    io.stdout.write(
-      JSON.stringify({
-        version: 1,
-        removed: removed.map((e) => e.dir),
-        dryRun: Boolean(opts.dryRun),
-      }) +
-        "\n",
-    );
+    io.stdout.write(JSON.stringify({ version: 1, removed, dryRun }) + "\n");
   } else {
-    for (const e of removed) {
-      io.stdout.write(`${opts.dryRun ? "would remove" : "removed"} ${e.dir}\n`);
+    for (const dir of removed) {
+      io.stdout.write(`${opts.dryRun ? "would remove" : "removed"} ${dir}\n`);
     }
-    const kept = list.length - removed.length;
+    const kept = left.length;
     if (kept > 0) io.stderr.write(`kept ${kept} batch job(s) SLURM may still run\n`);
   }
   return 0;

@@ -11,10 +11,10 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve, sep } from "node:path";
 import { createInterface } from "node:readline";
-import { usageError } from "../errors.ts";
+import { ScoutError, usageError } from "../errors.ts";
 import { interruptJobs } from "../workflow/interrupt.ts";
 import type { Job } from "../workflow/mod.ts";
-import type { DeployRules } from "../workflow/deploy/mod.ts";
+import type { DeployRules, SavedInputs } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import { statusLine } from "./status_line.ts";
@@ -103,15 +103,29 @@ export async function workerArgv(
  * @param top the top job
  * @param opts options (which jobs)
  * @param io I/O
+ * @param saved the input files saved at submission (`--deploy-inputs`), if any
  * @returns exit code (1 when a job failed)
  */
-export async function runDeployWorker(top: Job, opts: DeployOptions, io: Io): Promise<number> {
+export async function runDeployWorker(
+  top: Job,
+  opts: DeployOptions,
+  io: Io,
+  saved?: SavedInputs,
+): Promise<number> {
   const lib = await import("../workflow/mod.ts");
-  const { graphJobs, WORKER_MARK } = await deployLib();
+  const { graphJobs, WORKER_MARK, changedInputFile, recordUnbuilt } = await deployLib();
   const byPath = new Map(graphJobs(top).map((j) => [j.path, j]));
   const runOne = async (path: string): Promise<string | null> => {
     const job = byPath.get(path) ?? [...byPath.values()].find((j) => j.shortPath === path);
-    if (job === undefined) return notInGraph(path, top);
+    if (job === undefined) {
+      const why = notInGraph(path, top, saved !== undefined ? changedInputFile(saved) : null);
+      // the job sent does not stay `waiting` for a batch job that ends here (R109-1)
+      if (inStore(path, top)) {
+        await recordUnbuilt(path, new ScoutError("deploy_failed", why), top.store.lockDir)
+          .catch(() => false);
+      }
+      return why;
+    }
     try {
       await lib.produceJob(job, { env: io.env, dependencies: "require-done" });
       return null;
@@ -198,15 +212,28 @@ function stopWithParent(lines: ReturnType<typeof createInterface>): WorkerEnd {
   return end;
 }
 
+/** Whether a job path is under one of the top job's store roots. */
+function inStore(path: string, top: Job): boolean {
+  return isAbsolute(path) && top.store.roots.some((r) => path.startsWith(r + sep));
+}
+
 /**
  * Why a worker cannot run a job path: not in the graph — and, when the path
  * is under none of this store's roots, that the store differs (a batch job
- * without the submitting shell's `SCOUT_HOME`).
+ * without the submitting shell's `SCOUT_HOME`); else the input file that
+ * changed since the job was submitted (`changed`), or what may have (R109-1).
  */
-function notInGraph(path: string, top: Job): string {
+function notInGraph(path: string, top: Job, changed: string | null): string {
   const what = `Job "${path}" is not in the graph of ${top.shortPath}`;
   const { roots, home } = top.store;
-  if (!isAbsolute(path) || roots.some((r) => path.startsWith(r + sep))) return what;
+  if (!isAbsolute(path)) return what;
+  if (inStore(path, top)) {
+    return `${what}: ${
+      changed ??
+        "the job its inputs make now is not the one submitted (did its workflow, or a file or " +
+          "directory an input names, change since?)"
+    }`;
+  }
   return `${what}: it is not under this job store (${roots.join(", ")}; SCOUT_HOME ${home}); ` +
     "does this process have the submitting shell's SCOUT_HOME (or --jobs-dir)?";
 }
@@ -260,12 +287,14 @@ const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
  * @param top the top job
  * @param opts command options
  * @param io I/O
+ * @param inputs the workers' options naming the saved input files (`--deploy-inputs DIR`)
  * @returns null, or how a signal stopped it
  */
 export async function runLocalDeploy(
   top: Job,
   opts: WorkflowTaskOptions & DeployOptions,
   io: Io,
+  inputs: readonly string[] = [],
 ): Promise<LocalStop | null> {
   const { deployLocal } = await deployLib();
   const rules = await rulesOf(opts, io, top);
@@ -283,7 +312,7 @@ export async function runLocalDeploy(
     const report = await deployLocal(top, {
       cpus,
       ...(rules !== undefined ? { rules } : {}),
-      workerArgv: (await workerArgv(opts, io))(["--deploy-worker"]),
+      workerArgv: (await workerArgv(opts, io))(["--deploy-worker", ...inputs]),
       cwd: io.cwd,
       env: io.env,
       stop: stop.signal,

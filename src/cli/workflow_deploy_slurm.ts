@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import { accessSync, constants, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { isScoutError, plainMessage, ScoutError } from "../errors.ts";
 import type { Job } from "../workflow/mod.ts";
@@ -21,6 +21,10 @@ import { warn } from "./io.ts";
 import { canRedrawStderr, statusLine } from "./status_line.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { rulesOf, workerArgv } from "./workflow_deploy.ts";
+import { type DeployInputs, slurmBatchBase } from "./workflow_deploy_inputs.ts";
+
+/** What the batch jobs are told of the input files saved for them. */
+type SavedForWorkers = Pick<DeployInputs, "args" | "script">;
 import { reportEnd } from "./workflow_deploy_end.ts";
 import { printResult, resultJsonValue } from "./workflow_task_result.ts";
 
@@ -79,6 +83,7 @@ export interface Submission {
  * @param opts command options
  * @param io I/O
  * @param redo jobs a dry run's `--clean`/`--recompute` would remove (counted as not done)
+ * @param inputs the input files saved for the batch jobs (their options; a dry run's script lines)
  * @returns exit code
  */
 export async function runSlurmDeploy(
@@ -86,12 +91,13 @@ export async function runSlurmDeploy(
   opts: WorkflowTaskOptions & DeployOptions,
   io: Io,
   redo: readonly Job[] = [],
+  inputs: SavedForWorkers = { args: [] },
 ): Promise<number> {
   checkStore(top, io, Boolean(opts.dryRun));
   const waiting = Boolean(opts.wait && !opts.dryRun);
   // under --wait stdout is for the result, as in a serial run
   const table = waiting ? io.stderr : io.stdout;
-  const { sub, failure } = await submitSlurm(top, opts, io, redo);
+  const { sub, failure } = await submitSlurm(top, opts, io, { redo, inputs });
   if (failure !== undefined) {
     // stopped part-way: the units already in SLURM are printed, as a submission is (R79-4)
     if (opts.json) writeSlurmJson(top, sub, opts, io, { error: plainMessage(failure) });
@@ -180,14 +186,11 @@ async function submitSlurm(
   top: Job,
   opts: WorkflowTaskOptions & DeployOptions,
   io: Io,
-  redo: readonly Job[],
+  { redo, inputs }: { redo: readonly Job[]; inputs: SavedForWorkers },
 ): Promise<{ sub: Submission; failure?: ScoutError }> {
-  const { deploySlurm, batchBase } = await deployLib();
+  const { deploySlurm } = await deployLib();
   const rules = await rulesOf(opts, io, top);
-  const base = batchBase(
-    opts.batchDir !== undefined ? resolve(io.cwd, opts.batchDir) : undefined,
-    io.env,
-  );
+  const base = await slurmBatchBase(opts, io);
   const argv = await workerArgv(opts, io);
   const submission = (report: SlurmDeployReport): Submission => ({
     top,
@@ -200,9 +203,10 @@ async function submitSlurm(
     const report = await deploySlurm(top, {
       ...(rules !== undefined ? { rules } : {}),
       batchBase: base,
-      command: (jobs) => argv(jobs.flatMap((j) => ["--deploy-job", j.path])),
+      command: (jobs) => argv([...inputs.args, ...jobs.flatMap((j) => ["--deploy-job", j.path])]),
       cwd: io.cwd,
       env: io.env,
+      ...(inputs.script !== undefined ? { prelude: inputs.script } : {}),
       ...(opts.dryRun ? { dryRun: true, redo: new Set(redo.map((j) => j.path)) } : {}),
     });
     if (report.squeueFailure !== undefined) {

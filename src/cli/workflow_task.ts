@@ -19,6 +19,13 @@ import { shadowedInputs, shadowWarnings } from "./workflow_task_escape.ts";
 import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { deployMode, runDeployWorker, runLocalDeploy } from "./workflow_deploy.ts";
 import { runSlurmDeploy } from "./workflow_deploy_slurm.ts";
+import {
+  type DeployInputs,
+  deployInputs,
+  isWorker,
+  namingTypedFiles,
+  recordUnbuiltJobs,
+} from "./workflow_deploy_inputs.ts";
 
 function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } {
   const line = statusLine(io);
@@ -111,14 +118,34 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
     throw usageError(`An input read from stdin ("-") cannot go with --deploy ${mode}`);
   }
   const lib = await wfLib();
-  const job = await jobFromArgs(resolved, opts, io);
-  // a dry run removes nothing: it counts what the clean would remove as not done
-  const redo = await cleanFirst(lib, job, opts, mode === "slurm" && Boolean(opts.dryRun));
-  if (opts.deployWorker || (opts.deployJob?.length ?? 0) > 0) {
-    return await runDeployWorker(job, opts, io);
+  const { job, inputs } = await builtJob(resolved, mode, opts, io);
+  try {
+    // a dry run removes nothing: it counts what the clean would remove as not done
+    const redo = await cleanFirst(lib, job, opts, mode === "slurm" && Boolean(opts.dryRun));
+    if (isWorker(opts)) return await runDeployWorker(job, opts, io, inputs.saved);
+    if (mode === "slurm") return await runSlurmDeploy(job, opts, io, redo, inputs);
+    return await runAndPrint(job, mode, opts, io, inputs.args);
+  } finally {
+    inputs.done();
   }
-  if (mode === "slurm") return await runSlurmDeploy(job, opts, io, redo);
-  return await runAndPrint(job, mode, opts, io);
+}
+
+/**
+ * The job the command line asks for ({@link jobFromArgs}); a worker that
+ * cannot build it records the error in the jobs it was sent.
+ */
+async function builtJob(
+  resolved: ResolvedTask,
+  mode: "serial" | "local" | "slurm",
+  opts: WorkflowTaskOptions,
+  io: Io,
+): Promise<{ job: Job; inputs: DeployInputs }> {
+  try {
+    return await jobFromArgs(resolved, mode, opts, io);
+  } catch (e) {
+    if (isWorker(opts)) await recordUnbuiltJobs(resolved.wf, opts, io, e);
+    throw e;
+  }
 }
 
 /**
@@ -200,15 +227,17 @@ async function resolveTask(
 
 /**
  * The job the command line asks for: inputs from the `--<input>` arguments
- * (and stdin), in the store of `--jobs-dir` or the workflow's.
+ * (and stdin), in the store of `--jobs-dir` or the workflow's; under a
+ * deploy, built from the input files saved for its workers.
  *
  * @throws ScoutError `usage` for an unknown input or a missing required one
  */
 async function jobFromArgs(
   { wf, task, inputs }: ResolvedTask,
+  mode: "serial" | "local" | "slurm",
   opts: WorkflowTaskOptions,
   io: Io,
-): Promise<Job> {
+): Promise<{ job: Job; inputs: DeployInputs }> {
   const lib = await wfLib();
   const provided = parseInputArgs(opts.args, inputs, {
     where: `${wf.name}/${task}`,
@@ -218,18 +247,22 @@ async function jobFromArgs(
   await readStdinInput(provided, inputs, io);
   jobsDirLookAlike(opts, inputs, provided, io);
   const store = lib.storeFor(wf, storeOptions(opts, io, "write"));
+  const dep = await deployInputs(provided, inputs, mode, opts, io);
   try {
-    return lib.createJob(wf, task, {
-      inputs: provided,
+    const job = lib.createJob(wf, task, {
+      inputs: dep.provided,
       ...(opts.jobname !== undefined ? { jobname: opts.jobname } : {}),
       loadFiles: true,
       cwd: io.cwd,
       env: io.env,
       store,
       warn: (m: string) => warn(io, m),
+      ...(dep.typedAs !== undefined ? { typedAs: dep.typedAs } : {}),
     });
+    return { job, inputs: dep };
   } catch (e) {
-    throw commandLineAsUsage(e, { jobname: opts.jobname, provided });
+    dep.done();
+    throw commandLineAsUsage(namingTypedFiles(e, dep, io.cwd), { jobname: opts.jobname, provided });
   }
 }
 
@@ -245,6 +278,7 @@ async function runAndPrint(
   mode: "serial" | "local",
   opts: WorkflowTaskOptions,
   io: Io,
+  workerInputs: readonly string[],
 ): Promise<number> {
   const lib = await wfLib();
   const p = progress(io);
@@ -254,7 +288,7 @@ async function runAndPrint(
     interruptNotice(io, signal, aborted);
   });
   try {
-    const stopped = mode === "local" ? await runLocalDeploy(job, opts, io) : null;
+    const stopped = mode === "local" ? await runLocalDeploy(job, opts, io, workerInputs) : null;
     if (stopped !== null) {
       p.done();
       interruptNotice(io, stopped.signal, stopped.aborted);

@@ -26,6 +26,8 @@ export interface DeployOptions {
   deployWorker?: boolean;
   /** Internal: `--deploy-job PATH` (repeatable), run these jobs in order. */
   deployJob?: string[];
+  /** Internal: `--deploy-inputs DIR`, the input files saved when the job was deployed. */
+  deployInputs?: string;
 }
 
 /** Options of `workflow task`. */

@@ -36,6 +36,26 @@ function noLoad(def: InputSpec): boolean {
   return Boolean(def.noload || def.nofile || def.asfile || def.stream);
 }
 
+/**
+ * Whether a command-line string for an input, read as `type` (the input's
+ * own, or its list's element type), is replaced by the content of the file
+ * it names (rule 1 of {@link coerceInput}).
+ *
+ * @param def the input
+ * @param type the type the string is read as
+ * @returns true when the file's content becomes the value
+ *
+ * @example
+ * ```ts
+ * import { loadsFileValue } from "./coerce.ts";
+ * loadsFileValue({ type: "text" }, "text"); // true
+ * loadsFileValue({ type: "file" }, "file"); // false
+ * ```
+ */
+export function loadsFileValue(def: InputSpec, type: string): boolean {
+  return !NO_LOAD_TYPES.has(type) && !noLoad(def);
+}
+
 function warnOnce(opts: CoerceOptions, message: string, key: string): void {
   if (opts.warn === undefined || opts.warned?.has(key)) return;
   opts.warned?.add(key);
@@ -71,7 +91,7 @@ export function coerceInput(value: unknown, def: InputSpec, opts: CoerceOptions 
   if (value === null || value === undefined || isJob(value)) return value;
   const type = def.type;
   let out: unknown = value;
-  if (typeof value === "string" && !NO_LOAD_TYPES.has(type) && !noLoad(def)) {
+  if (typeof value === "string" && loadsFileValue(def, type)) {
     const file = opts.loadFiles && value !== "" && !value.includes("\n")
       ? resolve(opts.cwd ?? process.cwd(), value)
       : null;

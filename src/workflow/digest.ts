@@ -95,6 +95,24 @@ function isFilename(s: string): boolean {
 
 const STEP_FILE = /(?:^|\/)([^/]+)\/([^/]+)\/([^/]+\.files\/.+)$/;
 
+/**
+ * Whether a path lies in a job's `.files/` directory: digested by its place
+ * in the store (`Step file: …`), not by its content.
+ *
+ * @param path a path
+ * @returns true for a job's file
+ *
+ * @example
+ * ```ts
+ * import { isStepFilePath } from "./digest.ts";
+ * isStepFilePath("/s/var/jobs/Wf/task/Default.files/out.tsv"); // true
+ * isStepFilePath("/home/me/data.tsv"); // false
+ * ```
+ */
+export function isStepFilePath(path: string): boolean {
+  return STEP_FILE.test(path);
+}
+
 function stringDigest(s: string, ctx: DigestContext, asPath: boolean): string {
   if (!isFilename(s)) return asPath ? `'${s}'` : s;
   let st;

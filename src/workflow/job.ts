@@ -36,6 +36,13 @@ export interface CreateJobOptions {
    * per call; the CLI prints them on stderr. Default: none reported.
    */
   warn?: (message: string) => void;
+  /**
+   * Input values to record (`provided_inputs`) as other values: a deploy's
+   * worker builds the job from copies of the files the command line named,
+   * saved when it was submitted, and records each as typed, as a serial
+   * run does (R109-1).
+   */
+  typedAs?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -97,6 +104,7 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
     env: opts.env ?? process.env,
     warn: opts.warn ?? (() => {}),
     warned: new Set<string>(),
+    ...(opts.typedAs !== undefined ? { typedAs: opts.typedAs } : {}),
   };
   const ctx: BuildContext = {
     ...inputCtx,
@@ -179,7 +187,9 @@ function jobRecord({ wf, task, provided }: JobRequest, parts: JobParts, ctx: Bui
   const store = ctx.storeOf(wf);
   const path = locateJob(store, wf.name, task.name, name);
   const providedInputs: Record<string, unknown> = {};
-  for (const n of nonDefault) if (n in provided) providedInputs[n] = plain(provided[n]);
+  for (const n of nonDefault) {
+    if (n in provided) providedInputs[n] = asTyped(plain(provided[n]), ctx.typedAs);
+  }
   return {
     [JOB]: true,
     path,
@@ -200,6 +210,13 @@ function jobRecord({ wf, task, provided }: JobRequest, parts: JobParts, ctx: Bui
     store,
     ...(overridden ? { overridden } : {}),
   };
+}
+
+/** A provided value as typed: a saved copy (or a list's) → the value it stands for. */
+function asTyped(v: unknown, typedAs: ReadonlyMap<string, string> | undefined): unknown {
+  if (typedAs === undefined) return v;
+  if (typeof v === "string") return typedAs.get(v) ?? v;
+  return Array.isArray(v) ? v.map((x) => asTyped(x, typedAs)) : v;
 }
 
 export { jobAt, loadJob } from "./job_disk.ts";

@@ -25,6 +25,12 @@ export interface InputContext {
   warn: (message: string) => void;
   /** The warnings given so far in this build (each once). */
   warned: Set<string>;
+  /**
+   * Values recorded as provided in place of those given: the copies of the
+   * files the inputs named, saved when the job was deployed, each → the
+   * value as typed (see `CreateJobOptions.typedAs`).
+   */
+  typedAs?: ReadonlyMap<string, string>;
 }
 
 /** The job asked for: its workflow, task, provided inputs, and `Workflow/task` for messages. */

@@ -48,3 +48,14 @@ export type { ListBatchesOptions } from "./batch_status.ts";
 export type { BatchEntry } from "./batch_status.ts";
 export { failedDependency } from "./slurm_failure.ts";
 export type { FailedUnit } from "./slurm_failure.ts";
+export {
+  changedInputFile,
+  inputFiles,
+  loadSavedInputs,
+  planInputFiles,
+  saveInputFiles,
+  withSavedFiles,
+} from "./saved_inputs.ts";
+export type { InputFile, SavedFile, SavedInputs } from "./saved_inputs.ts";
+export { cleanSavedInputs, savedInputsBase, savedInputsScript } from "./saved_inputs_dirs.ts";
+export { recordUnbuilt } from "./unbuilt.ts";

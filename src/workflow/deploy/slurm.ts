@@ -149,7 +149,9 @@ export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<S
   return {
     units,
     ...(topUnit ? { top: topUnit } : {}),
-    ...(opts.dryRun ? { script: dryRunScript(units, scripts, [...(opts.redo ?? [])]) } : {}),
+    ...(opts.dryRun
+      ? { script: dryRunScript(units, scripts, [...(opts.redo ?? [])], opts.prelude) }
+      : {}),
     ...(unknown !== undefined ? { squeueFailure: unknown } : {}),
   };
 }

@@ -105,18 +105,21 @@ function hereDoc(file: string, text: string): string[] {
  * @param units the units, in submission order
  * @param scripts each unit's `command.batch` text
  * @param cleaned job paths a real run would clean first
+ * @param prelude lines for what a real run does before (saving input files)
  * @returns bash script text
  */
 export function dryRunScript(
   units: BatchUnit[],
   scripts: ReadonlyMap<BatchUnit, string>,
   cleaned: readonly string[] = [],
+  prelude: readonly string[] = [],
 ): string {
   const lines: string[] = ["#!/bin/bash", "set -e"];
   if (cleaned.length > 0) {
     lines.push("# A real run first removes the result, info and files of:");
     for (const p of cleaned) lines.push(`#   ${oneLine(p)}`);
   }
+  lines.push(...prelude);
   const varOf = new Map<BatchUnit, string>();
   for (const [i, u] of units.entries()) {
     const v = `id${i + 1}`;

@@ -54,6 +54,8 @@ export interface SlurmDeployOptions {
   env?: Record<string, string | undefined>;
   /** Change no file and submit nothing: the report's `script` says what a real run would do. */
   dryRun?: boolean;
+  /** A dry run: lines its script starts with, what a real run did first (saved input files). */
+  prelude?: readonly string[];
   /**
    * Paths of jobs to count as not done although their result exists: those
    * `--clean`/`--recompute` would remove, in a dry run that removes nothing.
