@@ -7,6 +7,10 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import { dirname, join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import { bufferIo } from "../../src/cli/io.ts";
+import { keepToolCaches } from "./suite_home.ts";
+
+// children given a temporary HOME use the real Deno and Bun caches, also outside the suite's wrapper
+keepToolCaches();
 
 /** Repository root. */
 export const ROOT: string = dirname(dirname(dirname(fromFileUrl(import.meta.url))));

@@ -71,6 +71,26 @@ async function denoDir(env: Record<string, string | undefined>, realHome: string
   return join(env.XDG_CACHE_HOME || join(realHome, ".cache"), "deno");
 }
 
+/**
+ * For a test file run on its own (`deno test tests/x_test.ts`, not through
+ * the suite's wrapper): points this process's environment, which the tests'
+ * children inherit, at Deno's and Bun's caches under the real HOME, as
+ * {@link makeSuiteHome} does. Without it a child given a temporary `HOME`
+ * starts with an empty Deno cache: it downloads every npm package it loads
+ * (seconds per child), and Deno installs its own SIGHUP/SIGINT/SIGTERM
+ * handlers while it does, before any of scout-ai's code runs — so a signal
+ * the child started with ignored no longer is (the R107-2 tests failed under
+ * load that way). Sets only what is unset.
+ */
+export function keepToolCaches(): void {
+  const env = Deno.env.toObject();
+  const realHome = env.HOME || homedir();
+  if (!env.DENO_DIR) {
+    Deno.env.set("DENO_DIR", join(env.XDG_CACHE_HOME || join(realHome, ".cache"), "deno"));
+  }
+  if (!env.BUN_INSTALL_CACHE_DIR) Deno.env.set("BUN_INSTALL_CACHE_DIR", bunCacheDir(env, realHome));
+}
+
 /** Bun's cache, in Bun's own order of precedence. */
 function bunCacheDir(env: Record<string, string | undefined>, realHome: string): string {
   if (env.BUN_INSTALL_CACHE_DIR) return resolve(env.BUN_INSTALL_CACHE_DIR);
