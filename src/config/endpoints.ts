@@ -15,6 +15,7 @@ import type { ConfigStore } from "./store.ts";
 import { configGet } from "./store.ts";
 import { statsVouch } from "../util/racy_stat.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
+import { ENDPOINT_ENV_VARS } from "./routing_env.ts";
 import type { RubyYamlWithLines } from "../util/ruby_yaml.ts";
 
 /** Where and how to look for endpoint files. */
@@ -273,14 +274,7 @@ export function listEndpointFiles(
     .map(([name, file]) => ({ name, file }));
 }
 
-/** Environment variables naming the endpoint, in priority order (§1.2). */
-export const ENDPOINT_ENV_VARS: readonly string[] = [
-  "ASK_ENDPOINT",
-  "LLM_ENDPOINT",
-  "ENDPOINT",
-  "LLM",
-  "ASK",
-];
+export { ENDPOINT_ENV_VARS };
 
 /** Which endpoint to use and who said so. */
 export interface EndpointChoice {

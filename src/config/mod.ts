@@ -35,3 +35,4 @@ export type { Endpoint, EndpointChoice, EndpointLookupOptions } from "./endpoint
 export * from "./allow_paths.ts";
 export { processConfig } from "./process_config.ts";
 export { urlScopes, withUrlScopes } from "./url_scopes.ts";
+export { BACKEND_ENV_VARS, PERSIST_ENV_VARS, ROUTING_ENV_VARS } from "./routing_env.ts";

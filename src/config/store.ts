@@ -150,7 +150,7 @@ export function addConfigEntry(
 /** Options of {@link configGet}. */
 export interface ConfigGetOptions {
   /** Environment variables consulted, in order, when no entry matches. */
-  env?: string[];
+  env?: readonly string[];
   /** Environment to read (default `process.env`). */
   environment?: Record<string, string | undefined>;
 }

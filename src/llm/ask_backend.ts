@@ -7,6 +7,7 @@
  * @module
  */
 import { configGet } from "../config/store.ts";
+import { PERSIST_ENV_VARS } from "../config/routing_env.ts";
 import { ScoutError } from "../errors.ts";
 import { locateAt } from "../chat/written_at.ts";
 import { preparePrompt } from "../prompt/prepare.ts";
@@ -108,7 +109,7 @@ function limits(opts: Record<string, unknown>, ctx: AskContext) {
 function cacheMode(req: AskRequest, ctx: AskContext): { useCache: boolean; offline: boolean } {
   const persist = req.persist !== undefined ? !isOff(req.persist) : (() => {
     const v = configGet(ctx.store, "persist", ["ask", "llm"], {
-      env: ["ASK_PERSIST", "LLM_PERSIST", "PERSIST"],
+      env: PERSIST_ENV_VARS,
       environment: ctx.env,
     });
     return v === undefined || !isOff(v);

@@ -13,6 +13,7 @@
 import type { ConfigStore } from "../config/store.ts";
 import { configGet } from "../config/store.ts";
 import { withUrlScopes } from "../config/url_scopes.ts";
+import { BACKEND_ENV_VARS } from "../config/routing_env.ts";
 import { ScoutError } from "../errors.ts";
 import type { BackendDefaults, ClientSettings, ExtraSetting } from "./types.ts";
 
@@ -43,7 +44,7 @@ function present(v: unknown): boolean {
 export function chooseBackend(option: unknown, store: ConfigStore, env: Env): string {
   if (present(option)) return String(option).trim();
   const v = configGet(store, "backend", ["ask", "llm"], {
-    env: ["ASK_BACKEND", "LLM_BACKEND"],
+    env: BACKEND_ENV_VARS,
     environment: env,
   });
   return typeof v === "string" && v !== "" ? v.trim() : DEFAULT_BACKEND;

@@ -2,19 +2,19 @@
  * The environment variables `src/` reads by name, found by the ways it reads
  * them (`env.X`, `env["X"]`, the backends' and settings' `env`/`keyEnv`/
  * `modelEnv`/`urlEnv` lists, `envLimit(…, "X")`) and the endpoint variables
- * (`ENDPOINT_ENV_VARS`). Shared by the check that every one is checked for
+ * and routing variables (`ROUTING_ENV_VARS`). Shared by the check that every one is checked for
  * UTF-8 (`tests/cli/utf8_guard_test.ts`) and the one that every one is in
  * the README (`tests/e2e/readme_env_test.ts`).
  *
  * @module
  */
 import { join } from "node:path";
-import { ENDPOINT_ENV_VARS } from "../../src/config/endpoints.ts";
+import { ROUTING_ENV_VARS } from "../../src/config/routing_env.ts";
 import { ROOT } from "./cli.ts";
 
 /** Names `src/` reads from the environment, by the ways it reads them. */
 export function namesReadInSrc(): Set<string> {
-  const names = new Set<string>(ENDPOINT_ENV_VARS);
+  const names = new Set<string>(ROUTING_ENV_VARS);
   const one = [
     /\benv(?:ironment)?\??\.([A-Z][A-Z0-9_]+)\b/g, // env.HOME, env?.ASK_AGENTS
     /\benv(?:ironment)?\??\.?\[\s*"([A-Z][A-Z0-9_]+)"/g, // env["X"]

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
-import { BAKING, env } from "./cli_support.ts";
+import { BAKING, env, userWorkflow } from "./cli_support.ts";
 import { standInSlurm } from "./deploy_fixtures.ts";
 
 Deno.test("slurm: command.batch run with an empty environment and another HOME computes its job in the submitter's store (R79-6)", async () => {
@@ -71,5 +71,59 @@ Deno.test("a worker asked for a job of another store says the store differs (R79
         `job store \\(.*${join(d.path, "home")}/var/jobs; SCOUT_HOME ${join(d.path, "home")}\\); ` +
         "does this process have the submitting shell's SCOUT_HOME \\(or --jobs-dir\\)\\?\n$",
     ),
+  );
+});
+
+Deno.test("slurm: command.batch carries the submitting shell's endpoint, backend and cache settings, never a key (R109-4)", async () => {
+  await using d = await tempDir();
+  const home = join(d.path, "home");
+  const wf = userWorkflow(
+    d.path,
+    "Env",
+    `const names = ["ASK_ENDPOINT", "LLM_BACKEND", "PERSIST", "ASK", "OPENAI_KEY", "OPENAI_API_KEY", "SCOUT_AGENT_PATH"];
+export default (api: any) => api.workflow("Env", { tasks: {
+  show: { type: "string", run: () => names.map((n) => n + "=" + (process.env[n] ?? "(unset)")).join(" ") },
+} });
+`,
+  );
+  const r = await runMain(["workflow", "task", wf, "show", "--deploy", "slurm", "--json"], {
+    cwd: d.path,
+    env: {
+      ...env(home),
+      SQ_STATE: "PENDING",
+      PATH: `${standInSlurm(d.path)}:${process.env.PATH}`,
+      ASK_ENDPOINT: "loopback",
+      LLM_BACKEND: "openai",
+      PERSIST: "false",
+      ASK: "sk-proj-abcdef0123456789", // a key, whatever its name
+      OPENAI_KEY: "sk-not-to-be-written",
+      OPENAI_API_KEY: "not-to-be-written-either",
+      SCOUT_AGENT_PATH: "/x",
+    },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const [unit] = JSON.parse(r.stdout).units;
+  const script = readFileSync(join(unit.batchDir, "command.batch"), "utf8");
+  for (const line of ["ASK_ENDPOINT=loopback", "LLM_BACKEND=openai", "PERSIST=false"]) {
+    assert.ok(script.includes(`\nexport ${line}\n`), script);
+  }
+  assert.ok(!/not-to-be-written|sk-|OPENAI|export ASK=/.test(script), script);
+  const run = await new Deno.Command("env", {
+    args: [
+      "-i",
+      `HOME=${d.path}`,
+      "PATH=/usr/bin:/bin",
+      "bash",
+      join(unit.batchDir, "command.batch"),
+    ],
+    cwd: "/",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+  assert.equal(
+    readFileSync(unit.path, "utf8"),
+    "ASK_ENDPOINT=loopback LLM_BACKEND=openai PERSIST=false ASK=(unset) OPENAI_KEY=(unset) " +
+      "OPENAI_API_KEY=(unset) SCOUT_AGENT_PATH=/x",
   );
 });

@@ -3,21 +3,33 @@
  * may pass on nothing of the submitting shell's (`--export=NONE`, a site's
  * `SBATCH_EXPORT=NONE`), and without `SCOUT_HOME` the job would look for its
  * graph in the compute node's `~/.scout`. So the script exports
- * `SCOUT_HOME` (resolved) and every other `SCOUT_*` setting of the
- * submitting shell — never one named like a credential or holding a key.
+ * `SCOUT_HOME` (resolved), every other `SCOUT_*` setting of the submitting
+ * shell and the variables that route an ask (`ASK_ENDPOINT`, `LLM_BACKEND`,
+ * `PERSIST`…: `config/routing_env.ts`), so a task asks the endpoint chosen
+ * where it was submitted — never one named like a credential or holding a
+ * key: a provider's key (`OPENAI_KEY`, `OPENAI_API_KEY`…) is written into no
+ * file, and comes from the node's own environment.
  *
  * @module
  */
 import { scoutHome } from "../../config/home.ts";
+import { ROUTING_ENV_VARS } from "../../config/routing_env.ts";
 import { isSecretName, looksLikeKey } from "../../util/secrets.ts";
 
 /** `SCOUT_*` variables the script never sets: the command line already holds this program. */
 const NOT_PASSED = new Set(["SCOUT_AI_SELF"]);
 
+/** Whether the script carries variable `name` (other than `SCOUT_HOME`) when set. */
+function carried(name: string): boolean {
+  if (ROUTING_ENV_VARS.includes(name)) return true;
+  return name.startsWith("SCOUT_") && name !== "SCOUT_HOME" && !NOT_PASSED.has(name);
+}
+
 /**
  * The variables a batch job's script exports, in a stable order:
  * `SCOUT_HOME` first (absolute, `~/.scout` when unset), then the other
- * `SCOUT_*` ones set here, by name, leaving out credentials.
+ * `SCOUT_*` ones and the routing ones set here, by name, leaving out
+ * credentials.
  *
  * @param env the submitting environment
  * @returns `[name, value]` pairs
@@ -25,16 +37,13 @@ const NOT_PASSED = new Set(["SCOUT_AI_SELF"]);
  * @example
  * ```ts
  * import { batchEnv } from "./slurm_env.ts";
- * batchEnv({ SCOUT_HOME: "/shared/scout", SCOUT_OFFLINE: "1", SCOUT_API_KEY: "x" });
- * // [["SCOUT_HOME", "/shared/scout"], ["SCOUT_OFFLINE", "1"]]
+ * batchEnv({ SCOUT_HOME: "/shared/scout", ASK_ENDPOINT: "gpu", OPENAI_KEY: "x" });
+ * // [["SCOUT_HOME", "/shared/scout"], ["ASK_ENDPOINT", "gpu"]]
  * ```
  */
 export function batchEnv(env: Record<string, string | undefined>): [string, string][] {
   const out: [string, string][] = [["SCOUT_HOME", scoutHome(env)]];
-  const names = Object.keys(env).filter((n) =>
-    n.startsWith("SCOUT_") && n !== "SCOUT_HOME" && !NOT_PASSED.has(n)
-  ).sort();
-  for (const name of names) {
+  for (const name of Object.keys(env).filter(carried).sort()) {
     const value = env[name];
     if (value === undefined || value === "" || isSecretName(name) || looksLikeKey(value)) continue;
     out.push([name, value]);
