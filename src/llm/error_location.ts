@@ -35,8 +35,10 @@ export interface QueryPlace {
  * Adds ` (endpoint "name", url http://…)` to a query's or reply's provider
  * error, once: the configured url (else the one the adapter noted,
  * {@link atUrl}); not again when the message names it already (a network
- * error's "at …"). The endpoint is also set as `e.endpoint`, the url as
- * `e.url`; the message before is kept ({@link addToMessage}).
+ * error's "at …"). A request that went another way names it instead of a
+ * url (`e.via`: ` (endpoint "name", relay host:/dir)`, R109-7). The endpoint
+ * is also set as `e.endpoint`, the url as `e.url`; the message before is
+ * kept ({@link addToMessage}).
  *
  * @param e what a backend's query threw
  * @param place the endpoint and url of the query
@@ -45,13 +47,19 @@ export interface QueryPlace {
 export function locateError(e: unknown, place: QueryPlace): unknown {
   if (!isScoutError(e) || e.located === true) return e;
   if (e.phase !== "query" && e.phase !== "process_response") return e;
-  const url = place.url !== undefined ? redactUrl(place.url) : e.url;
+  const via = typeof e.via === "string" ? e.via : undefined;
+  const url = via !== undefined || e.urlShown === true
+    ? undefined
+    : place.url !== undefined
+    ? redactUrl(place.url)
+    : e.url;
   const parts: string[] = [];
   if (place.endpoint) parts.push(`endpoint "${place.endpoint}"`);
-  if (typeof url === "string" && e.urlShown !== true) parts.push(`url ${url}`);
+  if (via !== undefined) parts.push(via);
+  if (typeof url === "string") parts.push(`url ${url}`);
   if (parts.length) addToMessage(e, ` (${parts.join(", ")})`);
   if (place.endpoint) e.endpoint = place.endpoint;
-  if (typeof url === "string" && e.urlShown !== true) e.url = url;
+  if (typeof url === "string") e.url = url;
   e.located = true;
   return e;
 }

@@ -14,6 +14,7 @@ import { relayMessages, waitFor } from "./backends/relay.ts";
 import { relayTransport } from "./relay_transport.ts";
 import type { Backend, BackendRequest, QueryContext } from "./types.ts";
 import { md5hex } from "../util/hash.ts";
+import { isScoutError } from "../errors.ts";
 
 /** Remote queue directory of the `relay:` option (under the remote home). */
 export const RELAY_QUERY_DIR = ".scout/var/query";
@@ -74,12 +75,37 @@ export function relayedBackend(
   };
   return {
     ...backend,
-    query: (req: BackendRequest, ctx: QueryContext) => {
+    query: async (req: BackendRequest, ctx: QueryContext) => {
       const plain = { ...req, stream: false };
       current = { req: plain, model: ctx.settings.model, timeoutMs: ctx.settings.timeoutMs };
-      return backend.query(plain, { ...ctx, fetch: relayFetch });
+      try {
+        return await backend.query(plain, { ...ctx, fetch: relayFetch });
+      } catch (e) {
+        throw viaRelay(e, server);
+      }
     },
   };
+}
+
+/**
+ * Names the relay as where a failed request went (`e.via`, which
+ * `error_location.ts` names in the message), not the url the backend would
+ * have used: no request went there (R109-7). A network error's ` at <url>`
+ * is taken out of its message.
+ *
+ * @param e what the backend threw
+ * @param server the relay server
+ * @returns `e`
+ */
+function viaRelay(e: unknown, server: string): unknown {
+  if (!isScoutError(e)) return e;
+  if (e.urlShown === true && typeof e.url === "string") {
+    e.message = e.message.replace(` at ${e.url}`, "");
+  }
+  delete e.url;
+  delete e.urlShown;
+  e.via = `relay ${server}`;
+  return e;
 }
 
 /** The worker's `{"error": …}` reply, or null for a provider response. */
