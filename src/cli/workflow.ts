@@ -11,7 +11,10 @@
  *   the job that failed, itself or a dependency); `result` is the loaded value
  *   (chat → messages, binary → text).
  * - `info`: `{"version":1,"path","shortPath","status","done","running","process",
- *   "stale","info","infoProblem","dependencies":[{"ref","path","status"}],"files":[…]}`;
+ *   "stale","info","infoProblem","dependencies":[{"ref","path","status"}],"files":[…],
+ *   "batch"?:{"system","id","state","reason","ended","error"?}}` (`batch`: a waiting job's
+ *   SLURM job as squeue tells it — `state` null when SLURM no longer knows it or could not
+ *   be asked, `error` then saying why);
  *   a JOB not found: `{"version":1,"path":JOB,"status":"notfound","error":message}`, exit 1.
  * - `list`: `{"version":1,"workflows":[{"name","file","tasks":[…],"error"?}]}`
  *   (`error` names a file that cannot be loaded; exit 1), or with a
@@ -22,7 +25,9 @@
  * recorded process (`pid` on `pid_hostname`) is gone has `"status":"stale"`,
  * `"stale":true`, `"process":"gone"` (the recorded status stays in
  * `info.status`). `process` is `alive`, `gone`, `none` (no pid) or `unknown`:
- * a pid on another host cannot be checked, and then `running` is null.
+ * a pid on another host cannot be checked, and then `running` is null. A
+ * `waiting` job whose SLURM job ended without starting it (cancelled, a
+ * dependency failed, forgotten by SLURM) is `"stale"` too, `batch.ended` true.
  *
  * Each subcommand lives in its own file (`workflow_task.ts`,
  * `workflow_info.ts`, `workflow_list.ts`); this file registers them.

@@ -4,7 +4,7 @@
  * @module
  */
 import { isScoutError, ScoutError } from "../errors.ts";
-import type { JobInfo, JobState } from "../workflow/mod.ts";
+import type { JobInfo, JobState, WaitingBatchState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { findJob } from "./workflow_jobref.ts";
@@ -31,6 +31,8 @@ interface JobFacts {
   state: JobState;
   dependencies: { ref: string; path: string | null; status: string }[];
   files: string[];
+  /** A waiting job's SLURM job and what SLURM says of it, or null (R109-5). */
+  batch: WaitingBatchState | null;
 }
 
 /** Info fields shown in their own rows; any other is shown as it is, after them. */
@@ -109,7 +111,7 @@ async function jobFacts(lib: WfLib, opts: WorkflowInfoOptions, io: Io): Promise<
   }
   const path = match.path;
   if (match.byPrefix) io.stderr.write(`scout-ai: "${opts.job}" matched ${path}\n`);
-  const state = await lib.jobState(path);
+  let state = await lib.jobState(path);
   if (state.problem !== null) warn(io, state.problem);
   for (const w of lib.infoDependencyProblems(state.info, path)) warn(io, w);
   const depRoots = [lib.rootOf(path), ...roots];
@@ -120,11 +122,16 @@ async function jobFacts(lib: WfLib, opts: WorkflowInfoOptions, io: Io): Promise<
     }),
   );
   const files = await lib.listJobFiles(path);
-  return { path, state, dependencies, files };
+  // only a waiting job naming a SLURM job asks squeue (once): SLURM alone knows it was
+  // cancelled before it started, which leaves the info waiting for good (R109-5)
+  const waiting = lib.waitingBatch(state.info, state.done);
+  const batch = waiting === null ? null : await lib.askWaitingBatch(waiting, io.env);
+  if (batch?.ended) state = { ...state, status: "stale", stale: true };
+  return { path, state, dependencies, files, batch };
 }
 
 /** The `--json` shape (version 1; see `workflow.ts`), one line. */
-function infoJson(lib: WfLib, { path, state, dependencies, files }: JobFacts): string {
+function infoJson(lib: WfLib, { path, state, dependencies, files, batch }: JobFacts): string {
   return JSON.stringify({
     version: 1,
     path,
@@ -138,6 +145,7 @@ function infoJson(lib: WfLib, { path, state, dependencies, files }: JobFacts): s
     infoProblem: state.problem,
     dependencies,
     files,
+    ...(batch !== null ? { batch } : {}),
   }) + "\n";
 }
 
@@ -152,16 +160,18 @@ function row(k: string, v: string): string {
  * the info's other fields.
  */
 function infoText(lib: WfLib, facts: JobFacts, io: Io): string {
-  const { path, state } = facts;
+  const { path, state, batch } = facts;
   const info = state.info ?? {};
   const out: string[] = [paint(io, "stdout", "bold", lib.shortPath(path))];
   out.push(row("path", path));
+  const note = batch?.ended ? `was waiting; its SLURM job ${batch.id} ended` : processNote(state);
   out.push(row(
     "status",
     paint(io, "stdout", statusStyle(state.status), state.status) +
-      (processNote(state) ? ` (${processNote(state)})` : "") + (state.done ? "" : " (no result)"),
+      (note ? ` (${note})` : "") + (state.done ? "" : " (no result)"),
   ));
-  out.push(...runRows(info), ...inputRows(info));
+  out.push(...runRows(info, batch === null ? "" : lib.waitingBatchNote(batch)));
+  out.push(...inputRows(info));
   for (const d of facts.dependencies) {
     out.push(row(
       "dependency",
@@ -183,8 +193,11 @@ function infoText(lib: WfLib, facts: JobFacts, io: Io): string {
   return out.join("\n") + "\n";
 }
 
-/** Rows of the run: task and type, issued/start/end, elapsed times, process, batch job. */
-function runRows(info: JobInfo): string[] {
+/**
+ * Rows of the run: task and type, issued/start/end, elapsed times, process,
+ * batch job (and `batchNote`, what SLURM says of it).
+ */
+function runRows(info: JobInfo, batchNote: string): string[] {
   const out: string[] = [];
   if (info.workflow !== undefined || info.task_name !== undefined) {
     out.push(row(
@@ -210,7 +223,11 @@ function runRows(info: JobInfo): string[] {
   }
   if (info.batch_job !== undefined) {
     // a scheduler's job (`--deploy slurm`, or Scout's): `SLURM job 103`
-    out.push(row("batch", `${show(info.batch_system ?? "batch")} job ${show(info.batch_job)}`));
+    out.push(row(
+      "batch",
+      `${show(info.batch_system ?? "batch")} job ${show(info.batch_job)}` +
+        (batchNote !== "" ? `  ${batchNote}` : ""),
+    ));
   }
   return out;
 }

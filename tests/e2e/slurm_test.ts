@@ -2,13 +2,15 @@
  * `--deploy slurm` on a real single-node SLURM (tools/slurm-up): results and
  * `.info` equal to a serial run, a failure cancels dependents and a rerun
  * completes the rest (the failed dependency named), scancel records
- * `aborted`, `--dry-run` scripts are valid bash, `batch list|tail|clean`.
+ * `aborted` (and exit.status 143), `--dry-run` scripts are valid bash,
+ * `batch list|tail|clean`.
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, runScout, tempDir } from "../support/cli.ts";
 import { slurmCmd, slurmEnv, waitUntil } from "./slurm_support.ts";
+import { pidAlive } from "../../src/util/process.ts";
 
 const BAKING = join(ROOT, "fixtures", "workflows", "Baking");
 const SLOW = join(ROOT, "fixtures", "workflows", "Slow");
@@ -200,9 +202,15 @@ Deno.test("slurm: scancel of a running batch job records aborted in the job's in
       return false;
     }
   }, "the batch job to start napping");
+  const pid = info(unit.path).pid as number;
   await slurmCmd("scancel", [unit.slurmId]);
   await waitUntil(() => info(unit.path).status === "aborted", "info status aborted", 30_000);
   assert.ok(!existsSync(unit.path));
+  // the script outlived it and wrote how it ended: SIGTERM (R109-6)
+  const exit = join(unit.batchDir, "exit.status");
+  await waitUntil(() => existsSync(exit), "exit.status", 30_000);
+  assert.equal(readFileSync(exit, "utf8"), "143\n");
+  assert.ok(!pidAlive(pid), `the job's process ${pid} has ended`);
   await waitUntil(async () => {
     const s = await slurmCmd("squeue", ["-h", "-t", "all", "-j", unit.slurmId, "-o", "%T"]);
     return s.trim() === "CANCELLED";
@@ -258,7 +266,7 @@ Deno.test("slurm --dry-run: its script is valid bash with the rules' #SBATCH lin
       "#SBATCH --exclusive",
     ]
   ) assert.ok(cake.includes(line + "\n"), line);
-  assert.match(cake, /--deploy-job \S+\/Baking\/cake\/Default\n/);
+  assert.match(cake, /--deploy-job \S+\/Baking\/cake\/Default \) &\n/);
   const whisk = scripts.get("whisk")!;
   assert.ok(whisk.includes("#SBATCH --time=00:10:00\n"));
   assert.ok(!whisk.includes("--qos"));

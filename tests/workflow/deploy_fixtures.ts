@@ -54,9 +54,10 @@ export default (api: any) => api.workflow("Fan", { tasks: {
  * call on (when set) it fails, printing `$SB_FAIL_STDERR` (`\n` for line
  * breaks) on stderr; with `$SB_RUN` set it runs the script in the background
  * (its output to `std.out`/`std.err`; no dependency is waited for) as SLURM
- * would; `squeue` reports every
+ * would; `squeue` (each call's arguments appended to `$SQ_LOG`, when set) reports every
  * id asked for in state `$SQ_STATE` (default `COMPLETED`; `FILES`: `RUNNING`
- * until the script wrote `exit.status`, then `COMPLETED` or `FAILED`) with reason
+ * until the script wrote `exit.status`, then `COMPLETED` or `FAILED`; `GONE`: none, as
+ * squeue answers for an id it forgot) with reason
  * `$SQ_REASON` (default `None`), or, with `$SQ_FAIL` set, fails as squeue
  * does when its controller is down.
  *
@@ -85,8 +86,11 @@ echo $n
   );
   writeFileSync(
     join(bin, "squeue"),
-    '#!/bin/sh\nif [ -n "$SQ_FAIL" ]; then echo "slurm_load_jobs error: Unable to contact slurm ' +
+    '#!/bin/sh\nif [ -n "$SQ_LOG" ]; then echo "$*" >> "$SQ_LOG"; fi\n' +
+      'if [ -n "$SQ_FAIL" ]; then echo "slurm_load_jobs error: Unable to contact slurm ' +
       'controller (connect failure)" >&2; exit 1; fi\n' +
+      'if [ "$SQ_STATE" = GONE ]; then echo "slurm_load_jobs error: Invalid job id specified" >&2; ' +
+      "exit 1; fi\n" +
       'for a; do ids="$a"; done\necho "$ids" | tr , "\\n" | while read i; do ' +
       'state="${SQ_STATE:-COMPLETED}"; if [ "$state" = FILES ]; then ' +
       `d=$(awk -v i="$i" '$1 == i { print $2 }' ${join(dir, "sbatch.map")}); ` +

@@ -285,7 +285,7 @@ Deno.test("batch units: a chain's jobs share one batch job; the rest follow with
   assert.match(script, /^#!\/bin\/bash\n#SBATCH --job-name=scout-ai-b-Default\n/);
   assert.ok(script.includes(`#SBATCH --chdir='/w d'\n`));
   assert.ok(script.includes(`#SBATCH --time=02:00:00\n#SBATCH --mem=4G\n`));
-  assert.ok(script.includes(`\nscout-ai 'x y' --deploy-job /j/a\n`));
+  assert.ok(script.includes(`\n( trap - INT QUIT; exec scout-ai 'x y' --deploy-job /j/a ) &\n`));
   // Without rules every pending job is its own unit; done jobs are left out.
   await runJob(createJob(wf, "a", { env: homeIn(d.path) }));
   assert.deepEqual(pendingJobs(top).map((j) => j.taskName), ["b", "c"]);

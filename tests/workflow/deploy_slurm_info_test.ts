@@ -19,6 +19,12 @@ const deploy = (home: string, args: string[] = []) =>
   });
 
 const jobs = (home: string) => join(home, "var/jobs/Baking");
+
+/** `workflow info JOB` with the stand-in squeue (installed by a deploy in `home`) and `extra`. */
+const infoOf = (home: string, job: string, extra: Record<string, string>, json: string[] = []) =>
+  runMain(["workflow", "info", job, ...json], {
+    env: { ...env(home), PATH: `${join(home, "bin")}:${process.env.PATH}`, ...extra },
+  });
 const info = (path: string) => JSON.parse(readFileSync(path + ".info", "utf8"));
 
 Deno.test("slurm: each submitted job's info says waiting, with batch_job and batch_system as Scout writes them; workflow info finds it (R79-5)", async () => {
@@ -34,10 +40,10 @@ Deno.test("slurm: each submitted job's info says waiting, with batch_job and bat
       batch_system: "SLURM",
     });
   }
-  const shown = await runMain(["workflow", "info", units[2]!.path], { env: env(d.path) });
+  const shown = await infoOf(d.path, units[2]!.path, { SQ_STATE: "PENDING" });
   assert.equal(shown.code, 0, shown.stderr);
-  assert.match(shown.stdout, /waiting/);
-  assert.match(shown.stdout, /\n {2}batch +SLURM job 103\n/);
+  assert.match(shown.stdout, /\n {2}status +waiting \(no result\)\n/);
+  assert.match(shown.stdout, /\n {2}batch +SLURM job 103 {2}PENDING\n/);
   // a dry run writes no info
   await using e = await tempDir();
   assert.equal((await deploy(e.path, ["--dry-run"])).code, 0);
@@ -69,4 +75,78 @@ Deno.test("slurm: a job another process runs keeps its info; an earlier attempt'
   assert.deepEqual(info(whisk), running);
   assert.deepEqual(info(batter), { status: "waiting", batch_job: 102, batch_system: "SLURM" });
   assert.ok(!existsSync(batter + ".files"), "the failed attempt's files are cleaned");
+});
+
+Deno.test("workflow info: a waiting job whose SLURM job ended before it started (scancel, a failed dependency, forgotten) is stale, and says so; squeue is asked for it alone (R109-5)", async () => {
+  await using d = await tempDir();
+  const r = await deploy(d.path);
+  assert.equal(r.code, 0, r.stderr);
+  const cake = JSON.parse(r.stdout).units[2].path as string;
+  const again = "run the task again to submit it again";
+  const cases: [Record<string, string>, string, string][] = [
+    [{ SQ_STATE: "CANCELLED" }, "CANCELLED", `CANCELLED before it started the job; ${again}`],
+    [
+      { SQ_STATE: "CANCELLED", SQ_REASON: "DependencyNeverSatisfied" },
+      "CANCELLED",
+      `CANCELLED (DependencyNeverSatisfied) before it started the job; ${again}`,
+    ],
+    [
+      { SQ_STATE: "GONE" },
+      "",
+      `SLURM no longer knows it: it ended before it started the job; ${again}`,
+    ],
+  ];
+  for (const [extra, state, note] of cases) {
+    const text = await infoOf(d.path, cake, extra);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(
+      text.stdout,
+      /\n {2}status +stale \(was waiting; its SLURM job 103 ended\) \(no result\)\n/,
+    );
+    assert.ok(text.stdout.includes(`\n  batch      SLURM job 103  ${note}\n`), text.stdout);
+    const json = JSON.parse((await infoOf(d.path, cake, extra, ["--json"])).stdout);
+    assert.equal(json.status, "stale");
+    assert.equal(json.stale, true);
+    assert.equal(json.running, false);
+    assert.equal(json.info.status, "waiting");
+    assert.deepEqual(json.batch, {
+      system: "SLURM",
+      id: "103",
+      state: state === "" ? null : state,
+      reason: extra.SQ_REASON ?? "",
+      ended: true,
+    });
+  }
+  // still pending, a dependency failed: it will never run; squeue not answering: not known
+  const pending = await infoOf(d.path, cake, {
+    SQ_STATE: "PENDING",
+    SQ_REASON: "DependencyNeverSatisfied",
+  });
+  assert.match(pending.stdout, /\n {2}status +waiting \(no result\)\n/);
+  assert.match(
+    pending.stdout,
+    /\n {2}batch +SLURM job 103 {2}PENDING \(DependencyNeverSatisfied\): a dependency failed; it will never run\n/,
+  );
+  const down = await infoOf(d.path, cake, { SQ_FAIL: "1" }, ["--json"]);
+  assert.equal(down.code, 0, down.stderr);
+  const dj = JSON.parse(down.stdout);
+  assert.equal(dj.status, "waiting");
+  assert.equal(dj.batch.state, null);
+  assert.equal(dj.batch.ended, false);
+  assert.match(dj.batch.error, /Unable to contact slurm controller/);
+  // a job not waiting for SLURM asks nothing of squeue
+  const calls = join(d.path, "squeue.calls");
+  await infoOf(d.path, cake, { SQ_LOG: calls });
+  const before = readFileSync(calls, "utf8");
+  assert.match(before, /-j 103\n$/, "asked about the waiting job's SLURM job");
+  const serial = await runMain(["workflow", "task", BAKING, "whisk", "--jobname", "here"], {
+    env: env(d.path),
+  });
+  assert.equal(serial.code, 0, serial.stderr);
+  const shown = await infoOf(d.path, join(jobs(d.path), "whisk/here"), { SQ_LOG: calls }, [
+    "--json",
+  ]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.equal(JSON.parse(shown.stdout).batch, undefined);
+  assert.equal(readFileSync(calls, "utf8"), before, "no squeue call");
 });

@@ -7,6 +7,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { constants } from "node:os";
 import { join } from "node:path";
 import { ScoutError } from "../../errors.ts";
 import { readJobInfo } from "../info.ts";
@@ -90,6 +91,12 @@ async function jobStatusOf(job: string): Promise<string> {
   return existsSync(job) ? "done" : typeof info?.status === "string" ? info.status : "missing";
 }
 
+/** The signal an exit status of 128 + n says ended the script's program (`SIGTERM` for 143). */
+function signalOf(exit: number | null): string | undefined {
+  if (exit === null || exit <= 128 || exit > 128 + 64) return undefined;
+  return Object.entries(constants.signals).find(([, n]) => n === exit - 128)?.[0];
+}
+
 /** The one-line explanation of how a batch job ended (or will not run), or "". */
 function batchNote(reason: string, state: string, exit: number | null): string {
   if (reason === "DependencyNeverSatisfied") {
@@ -98,6 +105,10 @@ function batchNote(reason: string, state: string, exit: number | null): string {
       : "a dependency failed; SLURM cancelled it";
   }
   if (state === "CANCELLED") return "cancelled (scancel)";
+  if (state === "TIMEOUT") return "its time limit ran out";
+  // the script waits for its program and writes how it ended, a signal too (R109-6)
+  const signal = signalOf(exit);
+  if (signal !== undefined) return `ended by ${signal} (exit ${exit}: scancel, a time limit…)`;
   if (state === "FAILED" || (exit !== null && exit !== 0)) {
     return `the job failed (exit ${exit ?? "?"}); see std.err`;
   }

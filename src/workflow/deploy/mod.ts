@@ -47,6 +47,8 @@ export { cleanBatches, findBatch, listBatches } from "./batch_status.ts";
 export type { ListBatchesOptions } from "./batch_status.ts";
 export type { BatchEntry } from "./batch_status.ts";
 export { failedDependency } from "./slurm_failure.ts";
+export { askWaitingBatch, waitingBatch, waitingBatchNote } from "./batch_job.ts";
+export type { WaitingBatch, WaitingBatchState } from "./batch_job.ts";
 export type { FailedUnit } from "./slurm_failure.ts";
 export {
   changedInputFile,

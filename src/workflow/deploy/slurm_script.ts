@@ -29,7 +29,8 @@ function oneLine(s: string): string {
 /**
  * The `command.batch` text of a unit: `#SBATCH` header from its resources,
  * the environment it needs (exported here, whatever SLURM passes on), then
- * this program on its jobs, the exit status written to `exit.status`.
+ * this program on its jobs, waited for (signals passed on), its exit status
+ * written to `exit.status` — 128 + n when signal n ended it.
  *
  * @param u the unit
  * @param argv the command to run
@@ -79,12 +80,36 @@ export function batchScript(
       ]
       : []),
     `cd ${shq(cwd)} || exit 1`,
-    argv.map(shq).join(" "),
-    "status=$?",
+    ...runAndWait(argv),
     `echo "$status" > ${shq(join(u.dir, "exit.status"))}`,
     'exit "$status"',
     "",
   ].join("\n");
+}
+
+/**
+ * The lines that run `argv` and leave its exit status in `$status`: in the
+ * background (SIGINT and SIGQUIT not ignored, as they would be), this shell
+ * waiting for it and passing SIGTERM, SIGINT and SIGHUP on. A shell running
+ * it in the foreground dies of SLURM's SIGTERM (`scancel`, the time limit)
+ * without writing `exit.status`; the program, its parent gone, is then no
+ * longer in the job's process tree where SLURM tracks it by parentage
+ * (proctrack/linuxproc), and outlives the job, SLURM's SIGKILL never
+ * reaching it (R109-6). A signal that interrupts `wait` is passed on and
+ * waited again, until the program has ended.
+ */
+function runAndWait(argv: string[]): string[] {
+  return [
+    "# Run in the background, this shell waiting: it passes SLURM's signals on and outlives",
+    "# the program, so exit.status is written and SLURM's SIGKILL after KillWait reaches it.",
+    'pid=""',
+    ...["TERM", "INT", "HUP"].map((s) =>
+      `trap '[ -n "$pid" ] && kill -${s} "$pid" 2>/dev/null' ${s}`
+    ),
+    `( trap - INT QUIT; exec ${argv.map(shq).join(" ")} ) &`,
+    "pid=$!",
+    'while :; do wait "$pid"; status=$?; kill -0 "$pid" 2>/dev/null || break; done',
+  ];
 }
 
 /** `cat > FILE <<'MARK'` … `MARK`, with a mark no line of the text is. */
