@@ -8,7 +8,7 @@
  * @module
  */
 import { runInterruptHooks } from "../util/interrupt_hooks.ts";
-import { holdInterruptExit } from "../workflow/interrupt.ts";
+import { holdInterruptExit, SIGNAL_GRACE_MS } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 import { type Io, paint } from "./io.ts";
 import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
@@ -16,16 +16,8 @@ import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 /** The signals an ask ends on (a terminal's Ctrl-C, SLURM's time limit, a dropped session). */
 type AskSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
 
-/**
- * How long after the first signal a second one is ignored (R91-1). One
- * signal often arrives twice: a terminal's Ctrl-C reaches every process of
- * the foreground group, and `deno task` (or a shell wrapper) passes its own
- * copy on to the child; SLURM's slurmstepd signals every process of the
- * step. Exiting on that copy lost the `-o` chat the first one was saving.
- * A save takes milliseconds; 500 ms covers a busy node, and a user pressing
- * Ctrl-C again later is still heard.
- */
-export const SIGNAL_GRACE_MS = 500;
+/** How long after the first signal a second one is ignored (R91-1; see its definition). */
+export { SIGNAL_GRACE_MS };
 
 let lastSave: (() => void) | null = null;
 

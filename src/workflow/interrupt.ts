@@ -4,9 +4,10 @@
  * process that opted in with {@link handleInterrupts} (the CLI does, for every
  * command): every job of this process that is between setup and done is marked
  * `aborted` (synchronous atomic info write), its tmp result removed and its
- * lock released; then the process exits with 128 + signal number — unless a
- * caller above holds the exit ({@link holdInterruptExit}: `llm ask`/`agent
- * ask`, which save the chat so far and exit themselves).
+ * lock released; then, their runs settled (R109-2, below), the process exits
+ * with 128 + signal number — unless a caller above holds the exit
+ * ({@link holdInterruptExit}: `llm ask`/`agent ask`, which save the chat so
+ * far and exit themselves).
  *
  * [TS-FIX] A library (`mod.ts`) never takes the host's signals nor exits on
  * its own (R105-1): without {@link handleInterrupts} no signal listener is
@@ -34,6 +35,13 @@
  * base's index), jobs or not: a signal then exits 128 + n through the `exit`
  * hooks, which remove it — the default disposition ran none and left it.
  * Other commands' signals are untouched (the default disposition, as before).
+ *
+ * [TS-FIX] (R109-2) The exit waits, {@link DRAIN_MS} at most, until the
+ * aborted jobs' runs have settled: their bodies, told by their signals, end
+ * their work and log what they did (a chat task its agent's partial chat and
+ * society, as an interrupted `agent ask` does), and the exit follows at once
+ * (the runs' errors reach no one). A second signal in {@link SIGNAL_GRACE_MS}
+ * is the first one's copy and ignored; a later one exits at once.
  *
  * [TS-FIX] (R107-2) A signal the process started with ignored (`nohup`: SIGHUP;
  * a background job of a non-interactive shell: SIGINT) gets no listener — a
@@ -89,11 +97,13 @@ function onRemoveListener(event: string | symbol): void {
  * first signal, is killed by a second one as before).
  */
 function onProcessSignal(signal: string): void {
+  if (draining !== null) return signalAgain();
   if (running.size === 0 && othersListen(signal)) return;
   onSignal(signal, running.size === 0);
 }
 
 function onSignal(signal: string, late = false): void {
+  if (draining !== null) return signalAgain();
   const aborted = [...running.keys()];
   for (const abort of [...running.values()].reverse()) {
     try {
@@ -106,7 +116,55 @@ function onSignal(signal: string, late = false): void {
       report(signal, aborted);
     } catch { /* a report must not keep the process from exiting */ }
   }
-  if (holders === 0 || late) process.exit(EXIT[signal] ?? 1);
+  if (holders === 0 || late) drainThenExit(aborted, EXIT[signal] ?? 1);
+}
+
+/**
+ * How long an interrupted process waits for its aborted jobs' runs to settle
+ * (R109-2): a body that saw its signal logs in milliseconds; one deaf to it,
+ * or a hung write, costs this. Below `--deploy local`'s grace period (2 s),
+ * after which a worker is killed.
+ */
+export const DRAIN_MS = 1500;
+
+/**
+ * How long after the first signal a second one is ignored (R91-1). One
+ * signal often arrives twice: a terminal's Ctrl-C reaches every process of
+ * the foreground group, and `deno task` (or a shell wrapper) passes its own
+ * copy on to the child; SLURM's slurmstepd signals every process of the
+ * step. Exiting on that copy lost what the first one was saving (an ask's
+ * `-o` chat, an aborted job's logs). A save takes milliseconds; 500 ms
+ * covers a busy node, and a user pressing Ctrl-C again later is still heard.
+ */
+export const SIGNAL_GRACE_MS = 500;
+
+/** The aborted jobs whose runs have not settled yet, while the process waits to exit. */
+let draining: Set<string> | null = null;
+let drainStart = 0;
+let drainExit = 1;
+
+/**
+ * Exits with `code` once every job in `aborted` has settled (its runner
+ * untracked it), or after {@link DRAIN_MS}: now, when there is none.
+ */
+function drainThenExit(aborted: string[], code: number): void {
+  if (aborted.length === 0) process.exit(code);
+  draining = new Set(aborted);
+  drainStart = Date.now();
+  drainExit = code;
+  setTimeout(() => process.exit(code), DRAIN_MS); // keeps the loop alive: a stuck body too
+}
+
+/** A job's run settled: the exit follows the last of the aborted ones. */
+function settled(key: string): void {
+  if (draining === null || !draining.delete(key)) return;
+  if (draining.size === 0) process.exit(drainExit);
+}
+
+/** A signal while the process waits to exit: the first one's copy is ignored, a later one exits. */
+function signalAgain(): void {
+  if (Date.now() - drainStart < SIGNAL_GRACE_MS) return;
+  process.exit(drainExit);
 }
 
 /**
@@ -282,5 +340,8 @@ export function trackRunning(key: string, abort: AbortFn): () => void {
     process.on("exit", onExit);
   }
   if (handling) installListeners();
-  return () => void running.delete(key);
+  return () => {
+    running.delete(key);
+    settled(key);
+  };
 }
