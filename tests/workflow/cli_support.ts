@@ -46,16 +46,15 @@ export interface Signalled {
 }
 
 /**
- * Runs `scout-ai workflow task …args` from source as a real process in `dir`
- * (its home), waits until the job at `path` has started and 300 ms more,
- * sends the command `signal` and waits for it to end.
+ * Starts `scout-ai workflow task …args` from source as a real process in
+ * `dir` (its home) and waits until the job at `path` has started and 300 ms
+ * more: the moment a signal tests the job's handling.
  */
-export async function signalDuringJob(
+export async function startedJob(
   dir: string,
   args: string[],
   path: string,
-  signal: Deno.Signal,
-): Promise<Signalled> {
+): Promise<{ child: Deno.ChildProcess; started: Record<string, unknown> }> {
   const child = new Deno.Command(DENO, {
     args: [...SCOUT_SOURCE_ARGS, "workflow", "task", ...args],
     cwd: dir,
@@ -72,6 +71,20 @@ export async function signalDuringJob(
     started = readInfo(path);
   }
   await new Promise((r) => setTimeout(r, 300));
+  return { child, started };
+}
+
+/**
+ * Runs `scout-ai workflow task …args` ({@link startedJob}), sends the
+ * command `signal` once its job has started and waits for it to end.
+ */
+export async function signalDuringJob(
+  dir: string,
+  args: string[],
+  path: string,
+  signal: Deno.Signal,
+): Promise<Signalled> {
+  const { child, started } = await startedJob(dir, args, path);
   child.kill(signal);
   const out = await child.output();
   const dec = new TextDecoder();

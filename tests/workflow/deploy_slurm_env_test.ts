@@ -12,6 +12,16 @@ import { runMain, tempDir } from "../support/cli.ts";
 import { BAKING, env, userWorkflow } from "./cli_support.ts";
 import { standInSlurm } from "./deploy_fixtures.ts";
 
+/** Runs a batch directory's `command.batch` as a node would under `--export=NONE`: no environment but HOME and PATH. */
+function runOnNode(batchDir: string, home: string): Promise<Deno.CommandOutput> {
+  return new Deno.Command("env", {
+    args: ["-i", `HOME=${home}`, "PATH=/usr/bin:/bin", "bash", join(batchDir, "command.batch")],
+    cwd: "/",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
+
 Deno.test("slurm: command.batch run with an empty environment and another HOME computes its job in the submitter's store (R79-6)", async () => {
   await using d = await tempDir();
   const home = join(d.path, "home");
@@ -37,18 +47,7 @@ Deno.test("slurm: command.batch run with an empty environment and another HOME c
   assert.match(script, new RegExp(`\nexport SCOUT_HOME=${home}\n`));
   assert.match(script, /\nexport SCOUT_NO_RECOVERABLE_ERROR=true\n/);
   assert.ok(!script.includes("not-to-be-written") && !script.includes("sk-proj"), script);
-  const run = await new Deno.Command("env", {
-    args: [
-      "-i",
-      `HOME=${nodeHome}`,
-      "PATH=/usr/bin:/bin",
-      "bash",
-      join(unit.batchDir, "command.batch"),
-    ],
-    cwd: "/",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const run = await runOnNode(unit.batchDir, nodeHome);
   const stderr = new TextDecoder().decode(run.stderr);
   assert.equal(run.code, 0, stderr);
   assert.equal(readFileSync(join(unit.batchDir, "exit.status"), "utf8"), "0\n");
@@ -108,18 +107,7 @@ export default (api: any) => api.workflow("Env", { tasks: {
     assert.ok(script.includes(`\nexport ${line}\n`), script);
   }
   assert.ok(!/not-to-be-written|sk-|OPENAI|export ASK=/.test(script), script);
-  const run = await new Deno.Command("env", {
-    args: [
-      "-i",
-      `HOME=${d.path}`,
-      "PATH=/usr/bin:/bin",
-      "bash",
-      join(unit.batchDir, "command.batch"),
-    ],
-    cwd: "/",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const run = await runOnNode(unit.batchDir, d.path);
   assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
   assert.equal(
     readFileSync(unit.path, "utf8"),

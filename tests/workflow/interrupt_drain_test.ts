@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
-import { env, readInfo, userWorkflow } from "./cli_support.ts";
+import { tempDir } from "../support/cli.ts";
+import { readInfo, startedJob, userWorkflow } from "./cli_support.ts";
 import { DRAIN_MS, SIGNAL_GRACE_MS } from "../../src/workflow/interrupt.ts";
 
 /** A task that, on its signal, writes `saved` after `ms` milliseconds (a slow log), then fails. */
@@ -44,20 +44,7 @@ export default (api) => api.workflow("Saver", { tasks: {
  * Returns the exit code, stderr and how long the process took after the first signal.
  */
 async function terminated(dir: string, args: string[], path: string, again: number[] = []) {
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "task", "Saver", ...args],
-    cwd: dir,
-    env: env(dir),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const t0 = Date.now();
-  while (readInfo(path)?.status !== "start") {
-    if (Date.now() - t0 > 30_000) throw new Error(`job ${path} never started`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  await new Promise((r) => setTimeout(r, 300));
+  const { child } = await startedJob(dir, ["Saver", ...args], path);
   const at = Date.now();
   child.kill("SIGTERM");
   for (const ms of again) {
