@@ -6,7 +6,9 @@
  * `redacted_thinking` block; and a `thinking` block sent anywhere must carry
  * the signature the server gave it (unmodified). The same for Bedrock's
  * InvokeModel (Anthropic bodies) and Converse (`reasoningContent`, thinking
- * enabled in `additionalModelRequestFields`).
+ * enabled in `additionalModelRequestFields`). Anthropic bodies with thinking
+ * must also keep the budget at 1024 tokens or more and below `max_tokens`
+ * (R113-3).
  */
 import type { Protocol } from "./provider_server.ts";
 
@@ -62,6 +64,25 @@ function thinkingEnabled(protocol: Protocol, body: Block): boolean {
   return t?.type === "enabled";
 }
 
+/**
+ * Anthropic's limits on a thinking budget (R113-3): at least 1024 tokens, and
+ * below `max_tokens` (which every Messages request carries).
+ */
+function budgetViolation(body: Block): string | null {
+  const t = body.thinking as Block | undefined;
+  if (t?.type !== "enabled") return null;
+  const budget = Number(t.budget_tokens);
+  if (!(budget >= 1024)) {
+    return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024";
+  }
+  if (!(Number(body.max_tokens) > budget)) {
+    return "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our " +
+      "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking" +
+      "#max-tokens-and-context-window-size";
+  }
+  return null;
+}
+
 const onlyResults = (m: Turn) => m.content.every((b) => b.type === "tool_result");
 
 /**
@@ -74,6 +95,8 @@ const onlyResults = (m: Turn) => m.content.every((b) => b.type === "tool_result"
  */
 export function thinkingRuleViolation(protocol: Protocol, body: Block): string | null {
   if (!["anthropic", "bedrock", "converse"].includes(protocol)) return null;
+  const budget = protocol === "converse" ? null : budgetViolation(body);
+  if (budget) return budget;
   const turns = turnsOf(protocol, body);
   for (const [i, m] of turns.entries()) {
     for (const [j, b] of m.content.entries()) {

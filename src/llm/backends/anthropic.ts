@@ -32,11 +32,11 @@ import type {
   ThinkingBlock,
 } from "../types.ts";
 import { assembleAnthropicStream } from "./anthropic_stream.ts";
+import { anthropicMaxTokens } from "./token_limit.ts";
 
 /** `anthropic-version` header value. */
 export const ANTHROPIC_VERSION = "2023-06-01";
-/** Default `max_tokens` (the API requires one). */
-export const ANTHROPIC_MAX_TOKENS = 1000;
+export { ANTHROPIC_MAX_TOKENS } from "./token_limit.ts";
 
 type Block = Record<string, unknown>;
 
@@ -136,7 +136,8 @@ export function formatInstruction(text: Record<string, unknown> | undefined): st
 }
 
 /**
- * Builds the request body.
+ * Builds the request body. `max_tokens` defaults to 1000, or above the
+ * thinking budget when `thinking` sets one ({@link anthropicMaxTokens}).
  *
  * @param req the request
  * @param model model
@@ -146,9 +147,10 @@ export function anthropicBody(req: BackendRequest, model: string): Record<string
   const { system, messages } = anthropicMessages(req.messages);
   const instruction = formatInstruction(req.text);
   const systemText = [system, instruction].filter(Boolean).join("\n\n");
+  const maxTokens = anthropicMaxTokens(req.params);
   const body: Record<string, unknown> = {
     model,
-    max_tokens: ANTHROPIC_MAX_TOKENS,
+    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
     ...req.params,
     messages,
   };

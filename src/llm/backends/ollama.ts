@@ -21,6 +21,7 @@ import {
 } from "../format.ts";
 import { type LineEnd, lines, postJson, readReply, requestSignal } from "../http.ts";
 import { chatTools } from "./openai.ts";
+import { renamedLimit } from "./token_limit.ts";
 import { NDJSON_STREAM } from "../stream_check.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 
@@ -120,7 +121,8 @@ const TOP_LEVEL = new Set([
 
 /**
  * Builds the request body. Sampling parameters (`temperature`, `num_ctx`…) go
- * into `options`, where Ollama reads them; `text.format` → `format`.
+ * into `options`, where Ollama reads them, `max_tokens` as `num_predict` (a
+ * given `num_predict` wins); `text.format` → `format`.
  *
  * @param req the request
  * @param model model
@@ -138,7 +140,9 @@ export function ollamaBody(req: BackendRequest, model: string): Record<string, u
     else options[k] = v;
   }
   if (Object.keys(options).length) {
-    body.options = { ...options, ...(body.options as Record<string, unknown> | undefined) };
+    const merged = { ...options, ...(body.options as Record<string, unknown> | undefined) };
+    // Ollama's limit is num_predict; it ignores an unknown max_tokens ([TS-FIX] R113-2)
+    body.options = renamedLimit(merged, "num_predict");
   }
   const tools = chatTools(req.tools.filter(isFunctionDefinition));
   if (tools.length) body.tools = tools;

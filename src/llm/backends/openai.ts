@@ -31,6 +31,7 @@ import {
   sdkJson,
 } from "./openai_sdk.ts";
 import { assembleChatStream, reasoningOf } from "./openai_stream.ts";
+import { chatLimit } from "./token_limit.ts";
 
 /**
  * Formats messages for Chat Completions: calls as assistant `tool_calls` (one
@@ -124,20 +125,23 @@ export function chatTools(tools: readonly ToolDefinition[]): Record<string, unkn
 /**
  * Builds the request body: `reasoning.effort` → `reasoning_effort`,
  * `text.format` → `response_format` ([TS-FIX]: Ruby sends Responses-only
- * parameters).
+ * parameters); at OpenAI's own API `max_tokens` → `max_completion_tokens`
+ * ([TS-FIX] R113-2, `token_limit.ts`).
  *
  * @param req the request
  * @param model model
  * @param backend backend name
+ * @param baseURL the url the request goes to (none: a compatible server)
  * @returns the body
  */
 export function chatBody(
   req: BackendRequest,
   model: string,
   backend = "openai",
+  baseURL?: string,
 ): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    ...req.params,
+    ...chatLimit(req.params, baseURL),
     model,
     messages: chatMessages(req.messages, backend),
   };
@@ -236,8 +240,9 @@ export async function queryChat(
   ctx: QueryContext,
   opts: ChatReplyOptions & { backend: string; baseURL: string | undefined },
 ): Promise<BackendReply> {
-  const body = chatBody(req, ctx.settings.model, opts.backend);
   const client = await openaiClient(ctx, opts.baseURL);
+  // the client's url: the SDK's default (api.openai.com, or OPENAI_BASE_URL) when none is set
+  const body = chatBody(req, ctx.settings.model, opts.backend, client.baseURL);
   const rs = requestSignal(ctx);
   let raw: unknown;
   try {

@@ -29,6 +29,7 @@ import {
   sdkJson,
 } from "./openai_sdk.ts";
 import { readResponsesStream } from "./responses_stream.ts";
+import { renamedLimit } from "./token_limit.ts";
 
 /** A `function_call` input item (the call id without its `fc_` prefix). */
 function functionCallItem(c: { name: string; arguments: unknown; id: string }) {
@@ -130,7 +131,9 @@ export function responsesTools(tools: readonly ToolDefinition[]): Record<string,
 }
 
 /**
- * Builds the request body of `responses.create`.
+ * Builds the request body of `responses.create`. `max_tokens` is sent as
+ * `max_output_tokens`, the API's only name for it ([TS-FIX] R113-2,
+ * `token_limit.ts`; a given `max_output_tokens` wins).
  *
  * @param req the request
  * @param model model name
@@ -139,7 +142,11 @@ export function responsesTools(tools: readonly ToolDefinition[]): Record<string,
 export function responsesBody(req: BackendRequest, model: string): Record<string, unknown> {
   const { input, tools: hosted } = responsesInput(req.messages);
   const tools = [...responsesTools(req.tools), ...hosted];
-  const body: Record<string, unknown> = { ...req.params, model, input };
+  const body: Record<string, unknown> = {
+    ...renamedLimit(req.params, "max_output_tokens"),
+    model,
+    input,
+  };
   if (tools.length) body.tools = tools;
   if (req.reasoning) body.reasoning = req.reasoning;
   if (req.text) body.text = req.text;
