@@ -90,11 +90,14 @@ export interface OutputMessage {
   id?: string;
   /** Tool name, if stored. */
   name?: string;
+  /** The call failed: the envelope's `error` is `"error"` (not a `"truncated"` result). */
+  failed?: boolean;
 }
 
 /**
  * Decodes a `function_call_output` message: the envelope's `content` (made
- * text) and id; a non-JSON content is the output text itself.
+ * text), id, and whether the call failed; a non-JSON content is the output
+ * text itself.
  *
  * @param m the message
  * @returns the decoded output
@@ -111,6 +114,7 @@ export function decodeOutput(m: Message): OutputMessage {
   const id = callIdOf(o);
   if (id !== undefined) out.id = id;
   if (typeof o.name === "string") out.name = o.name;
+  if (o.error === "error" || o.error === true) out.failed = true;
   return out;
 }
 

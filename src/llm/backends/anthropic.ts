@@ -49,7 +49,8 @@ function mediaBlock(kind: "image" | "pdf", ref: string): Block {
 
 /**
  * Formats messages: system texts joined by a blank line as top-level `system`;
- * calls as `tool_use` blocks, outputs as `tool_result` blocks; adjacent
+ * calls as `tool_use` blocks, outputs as `tool_result` blocks (`is_error`
+ * on a failed call's output, [TS-FIX]); adjacent
  * messages of the same role merged into one (the API requires alternation).
  * The thinking blocks a text or call message carries (`thinking.ts`) go
  * right before its block, as they came.
@@ -82,8 +83,10 @@ export function anthropicMessages(
         break;
       }
       case "function_call_output": {
-        const o = ids.get(i) as { content: string; id: string };
-        push("user", { type: "tool_result", tool_use_id: o.id, content: o.content });
+        const o = ids.get(i) as { content: string; id: string; failed?: boolean };
+        const result: Block = { type: "tool_result", tool_use_id: o.id, content: o.content };
+        if (o.failed) result.is_error = true; // [TS-FIX] R113-4: Ruby never sets it
+        push("user", result);
         break;
       }
       case "image":

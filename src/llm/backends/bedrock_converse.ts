@@ -30,8 +30,11 @@ function converseBlock(b: Block, index: number): Block {
       return { text: b.text };
     case "tool_use":
       return { toolUse: { toolUseId: b.id, name: b.name, input: b.input } };
-    case "tool_result":
-      return { toolResult: { toolUseId: b.tool_use_id, content: [{ text: String(b.content) }] } };
+    case "tool_result": {
+      const result: Block = { toolUseId: b.tool_use_id, content: [{ text: String(b.content) }] };
+      if (b.is_error === true) result.status = "error"; // a failed call (R113-4)
+      return { toolResult: result };
+    }
     case "thinking":
       return { reasoningContent: { reasoningText: { text: b.thinking, signature: b.signature } } };
     case "redacted_thinking":
