@@ -14,7 +14,7 @@ import { createInterface } from "node:readline";
 import { ScoutError, usageError } from "../errors.ts";
 import { interruptJobs } from "../workflow/interrupt.ts";
 import type { Job } from "../workflow/mod.ts";
-import type { DeployRules, SavedInputs } from "../workflow/deploy/mod.ts";
+import type { DeployRules, SavedDir } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import { statusLine } from "./status_line.ts";
@@ -98,7 +98,9 @@ export async function workerArgv(
 /**
  * Worker mode: runs the named jobs of `top`'s graph (from `--deploy-job`, or
  * one path per stdin line with `--deploy-worker`), each without its
- * dependencies, replying on stdout per job.
+ * dependencies, replying on stdout per job. A job is not run once a file
+ * its inputs name is no longer as submitted (`changedSavedFile`, R109-1):
+ * the worker says so and records it in the job's `.info`.
  *
  * @param top the top job
  * @param opts options (which jobs)
@@ -110,20 +112,30 @@ export async function runDeployWorker(
   top: Job,
   opts: DeployOptions,
   io: Io,
-  saved?: SavedInputs,
+  saved?: SavedDir,
 ): Promise<number> {
   const lib = await import("../workflow/mod.ts");
-  const { graphJobs, WORKER_MARK, changedInputFile, recordUnbuilt } = await deployLib();
+  const { graphJobs, WORKER_MARK, changedInputFile, changedSavedFile, recordUnbuilt } =
+    await deployLib();
+  // the job sent does not stay `waiting` for a batch job that ends here (R109-1)
+  const unbuilt = async (path: string, why: string) => {
+    if (!inStore(path, top)) return;
+    await recordUnbuilt(path, new ScoutError("deploy_failed", why), top.store.lockDir)
+      .catch(() => false);
+  };
   const byPath = new Map(graphJobs(top).map((j) => [j.path, j]));
   const runOne = async (path: string): Promise<string | null> => {
     const job = byPath.get(path) ?? [...byPath.values()].find((j) => j.shortPath === path);
     if (job === undefined) {
-      const why = notInGraph(path, top, saved !== undefined ? changedInputFile(saved) : null);
-      // the job sent does not stay `waiting` for a batch job that ends here (R109-1)
-      if (inStore(path, top)) {
-        await recordUnbuilt(path, new ScoutError("deploy_failed", why), top.store.lockDir)
-          .catch(() => false);
-      }
+      const changed = saved !== undefined ? changedInputFile(saved.record, saved.dir) : null;
+      const why = notInGraph(path, top, changed);
+      await unbuilt(path, why);
+      return why;
+    }
+    const changed = saved !== undefined ? changedSavedFile(saved.record, saved.dir) : null;
+    if (changed !== null) {
+      const why = `Job "${job.shortPath}" failed: ${changed}`;
+      await unbuilt(job.path, why);
       return why;
     }
     try {

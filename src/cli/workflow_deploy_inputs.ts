@@ -2,10 +2,12 @@
  * The input files of a `--deploy local|slurm` run (R109-1, the library's
  * `deploy/saved_inputs.ts`): saved before the job is built — for SLURM under
  * `<batch base>/inputs/`, kept while a batch job names them, for a local run
- * in a temporary directory removed at its end — and the job built from the
- * copies, here and in every worker (`--deploy-inputs DIR`), so a file edited
- * or removed meanwhile changes nothing. A worker that still cannot build the
- * job it was sent records the error in that job's `.info`.
+ * in a temporary directory (under `TMPDIR`) removed at its end — and the job
+ * built from the links and copies, here and in every worker (`--deploy-inputs
+ * DIR`), so a file replaced or removed meanwhile changes nothing. A file the
+ * task reads that could be neither linked nor copied is warned about. A worker
+ * that still cannot build the job it was sent records the error in that job's
+ * `.info`.
  *
  * @module
  */
@@ -14,8 +16,9 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { usageError } from "../errors.ts";
 import type { InputDef, Workflow } from "../workflow/mod.ts";
-import type { SavedInputs } from "../workflow/deploy/mod.ts";
+import type { SavedDir, UnsavedFile } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
+import { warn } from "./io.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { storeOptions, wfLib } from "./workflow_common.ts";
 
@@ -25,14 +28,14 @@ const deployLib = () => import("../workflow/deploy/mod.ts");
 export interface DeployInputs {
   /** The input values to build the job from. */
   provided: Record<string, unknown>;
-  /** Saved copies → the values as typed (`createJob`'s `typedAs`). */
+  /** Saved links and copies → the values as typed (`createJob`'s `typedAs`). */
   typedAs?: Map<string, string>;
   /** The workers' options naming the saved directory (`--deploy-inputs DIR`), or none. */
   args: string[];
   /** A SLURM dry run: the lines of its script that save the files. */
   script?: string[];
-  /** A worker: the list it was given (what changed since, when its job differs). */
-  saved?: SavedInputs;
+  /** A worker: the directory and list it was given (what changed since). */
+  saved?: SavedDir;
   /** Removes what was saved for this run alone (a local run's directory). */
   done: () => void;
 }
@@ -58,10 +61,21 @@ export async function slurmBatchBase(opts: DeployOptions, io: Io): Promise<strin
   );
 }
 
+/** Warns about each file the task reads that is only recorded (`saveInputFiles`). */
+function warnUnsaved(io: Io, unsaved: readonly UnsavedFile[]): void {
+  for (const u of unsaved) {
+    warn(
+      io,
+      `input file "${u.file}" (--${u.input}) is not saved for the workers: ${u.why}; ` +
+        "a worker that finds it changed stops",
+    );
+  }
+}
+
 /**
  * The inputs a run builds its job from: as parsed (serial; no file named);
- * a worker's with the copies it was given; a deploy's with the copies it
- * saves first (a SLURM dry run saves none: its script shows how).
+ * a worker's with the links and copies it was given; a deploy's with those
+ * it saves first (a SLURM dry run saves none: its script shows how).
  *
  * @param provided the parsed input values
  * @param defs the task's recursive inputs
@@ -85,8 +99,8 @@ export async function deployInputs(
   if (opts.deployInputs !== undefined) {
     if (!isWorker(opts)) throw usageError("--deploy-inputs is for a deploy's workers");
     const dir = resolve(io.cwd, opts.deployInputs);
-    const saved = lib.loadSavedInputs(dir);
-    return { ...none, ...lib.withSavedFiles(provided, saved, dir), saved };
+    const record = lib.loadSavedInputs(dir);
+    return { ...none, ...lib.withSavedFiles(provided, record, dir), saved: { dir, record } };
   }
   const files = lib.inputFiles(provided, defs, io.cwd);
   if (files.length === 0) return none;
@@ -94,9 +108,11 @@ export async function deployInputs(
     const base = lib.savedInputsBase(await slurmBatchBase(opts, io));
     if (opts.dryRun) {
       const plan = lib.planInputFiles(files, base);
+      warnUnsaved(io, plan.unsaved);
       return { ...none, args: ["--deploy-inputs", plan.dir], script: lib.savedInputsScript(plan) };
     }
-    const { dir, record } = lib.saveInputFiles(files, base);
+    const { dir, record, unsaved } = lib.saveInputFiles(files, base);
+    warnUnsaved(io, unsaved);
     return {
       ...lib.withSavedFiles(provided, record, dir),
       args: ["--deploy-inputs", dir],
@@ -106,7 +122,8 @@ export async function deployInputs(
   const tmp = mkdtempSync(join(tmpdir(), "scout-ai-inputs-"));
   const done = () => rmSync(tmp, { recursive: true, force: true });
   try {
-    const { dir, record } = lib.saveInputFiles(files, tmp);
+    const { dir, record, unsaved } = lib.saveInputFiles(files, tmp);
+    warnUnsaved(io, unsaved);
     return { ...lib.withSavedFiles(provided, record, dir), args: ["--deploy-inputs", dir], done };
   } catch (e) {
     done();

@@ -1,12 +1,14 @@
 /**
  * `--deploy slurm` on the real single-node SLURM (R109-1): the files a job's
- * inputs name are saved at submission, so a batch job that starts after they
- * were edited or removed computes the inputs its name was digested from; a
- * batch job that still cannot build the job it was submitted for says why in
- * one line and records the error in that job's `.info` (never `waiting`).
+ * inputs name are saved at submission (a file the task reads by a hard link),
+ * so a batch job that starts after they were replaced or removed computes the
+ * inputs its name was digested from; a batch job that cannot build or run the
+ * job it was submitted for (a path input changed, the linked file edited in
+ * place) says why in one line and records the error in that job's `.info`
+ * (never `waiting`).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runScout, tempDir } from "../support/cli.ts";
 import { slurmEnv, waitUntil } from "./slurm_support.ts";
@@ -78,11 +80,12 @@ async function submitThenChange(
 
 const infoOf = (path: string) => JSON.parse(readFileSync(path + ".info", "utf8"));
 
-Deno.test("slurm: input files edited after submission: the batch job computes the submitted inputs (R109-1)", async () => {
+Deno.test("slurm: input files edited after submission (a value's file in place, the file read replaced): the batch job computes the submitted inputs (R109-1)", async () => {
   await using t = await tempDir();
   const { unit, stderr, status } = await submitThenChange(t.path, [], () => {
     writeFileSync(join(t.path, "q.txt"), "Question B\n");
-    writeFileSync(join(t.path, "d.txt"), "doc B\n");
+    writeFileSync(join(t.path, "d.new"), "doc B\n"); // as editors write: a new file renamed over
+    renameSync(join(t.path, "d.new"), join(t.path, "d.txt"));
   });
   assert.equal(status, "0", stderr);
   assert.equal(readFileSync(unit.path, "utf8"), "Question A | doc A");
@@ -91,6 +94,26 @@ Deno.test("slurm: input files edited after submission: the batch job computes th
   // recorded as typed, as a serial run records it
   assert.equal(info.provided_inputs.text, "q.txt");
   assert.equal(info.provided_inputs.doc, "d.txt");
+});
+
+Deno.test("slurm: the file the task reads edited in place after submission (its hard link's bytes too): the batch job says so in one line and records the error (R109-1)", async () => {
+  await using t = await tempDir();
+  const { unit, stderr, status } = await submitThenChange(t.path, [], () => {
+    writeFileSync(join(t.path, "d.txt"), "doc B\n");
+  });
+  assert.equal(status, "1");
+  const lines = stderr.split("\n").filter((l) => l.startsWith("scout-ai: "));
+  assert.equal(lines.length, 1, stderr);
+  assert.ok(
+    lines[0]!.includes(
+      `the input file "${join(t.path, "d.txt")}" (--doc) changed since submission (edited in place`,
+    ),
+    stderr,
+  );
+  const info = infoOf(unit.path);
+  assert.equal(info.status, "error");
+  assert.match(JSON.stringify(info.messages), /\(--doc\) changed since submission/);
+  assert.ok(!existsSync(unit.path));
 });
 
 Deno.test("slurm: input files removed after submission: the batch job computes the submitted inputs (R109-1)", async () => {

@@ -90,13 +90,18 @@ export async function noFreeInodes(
   return await prepared(disk, prepare);
 }
 
-/** A tmpfs mounted with `options` in a new temp directory; a failure says why in one line. */
-async function mountTmpfs(options: string): Promise<string> {
+/**
+ * A tmpfs mounted with `options` in a new temp directory; a failure says why in one line.
+ *
+ * @param options mount's `-o` (`size=256k`)
+ * @returns the mount point (remove it with {@link unmount})
+ */
+export async function mountTmpfs(options: string): Promise<string> {
   const path = await Deno.makeTempDir({ prefix: "scout-full-" });
   if (!run("mount", ["-t", "tmpfs", "-o", options, "tmpfs", path])) {
     await Deno.remove(path, { recursive: true });
     throw new Error(
-      `cannot mount a tmpfs at ${path} (the full-disk tests need root on Linux: mount -t tmpfs)`,
+      `cannot mount a tmpfs at ${path} (these tests need root on Linux: mount -t tmpfs)`,
     );
   }
   return path;

@@ -1,14 +1,27 @@
 /**
  * `--deploy local` (R109-1): a worker started after the files the inputs
- * name were edited or removed builds the job from the copies saved when the
- * run began (`--deploy-inputs`), so it computes the inputs the job's name was
- * digested from; the copies go when the run ends. The job's info records the
- * inputs as typed, as a serial run's does.
+ * name were edited or removed builds the job from the links and copies saved
+ * when the run began (`--deploy-inputs`), so it computes the inputs the job's
+ * name was digested from; they go when the run ends. A file the task reads is
+ * hard-linked: edited in place, the saved bytes changed too, and the next job
+ * is not run. Where it can be neither linked nor copied, it is warned about.
+ * The job's info records the inputs as typed, as a serial run's does.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { otherFileSystem } from "../support/other_fs.ts";
 import { readInfo } from "./cli_support.ts";
 
 /**
@@ -74,11 +87,31 @@ async function deployThenChange(dir: string, change: () => void) {
   };
 }
 
-Deno.test("local deploy: input files edited once the run began: a later worker computes the inputs submitted (R109-1)", async () => {
+/** The saved files of the run under `tmp` (its `TMPDIR`): `<n>/<basename>` → path. */
+function savedFiles(tmp: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const run of readdirSync(tmp)) {
+    for (const dir of readdirSync(join(tmp, run))) {
+      const files = join(tmp, run, dir, "files");
+      if (!existsSync(files)) continue;
+      for (const n of readdirSync(files)) {
+        for (const f of readdirSync(join(files, n))) out.set(`${n}/${f}`, join(files, n, f));
+      }
+    }
+  }
+  return out;
+}
+
+Deno.test("local deploy: input files edited once the run began (a value's file in place, the file read replaced): a later worker computes the inputs submitted (R109-1)", async () => {
   await using d = await tempDir();
   const r = await deployThenChange(d.path, () => {
+    // the file the task reads is saved by a hard link: the same inode, no byte copied
+    const saved = savedFiles(join(d.path, "tmp"));
+    assert.equal(statSync(saved.get("1/d.txt")!).ino, statSync(join(d.path, "d.txt")).ino);
+    assert.notEqual(statSync(saved.get("0/q.txt")!).ino, statSync(join(d.path, "q.txt")).ino);
     writeFileSync(join(d.path, "q.txt"), "B\n");
-    writeFileSync(join(d.path, "d.txt"), "doc B\n");
+    writeFileSync(join(d.path, "d.new"), "doc B\n"); // as editors write: a new file renamed over
+    renameSync(join(d.path, "d.new"), join(d.path, "d.txt"));
   });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(readFileSync(r.path, "utf8"), "x A, y A, doc A");
@@ -103,6 +136,27 @@ Deno.test("local deploy: input files edited once the run began: a later worker c
   assert.deepEqual((info.inputs as unknown[])[0], (sInfo.inputs as unknown[])[0]);
 });
 
+Deno.test("local deploy: the file the task reads edited in place once the run began: the next job is not run, said in one line (R109-1)", async () => {
+  await using d = await tempDir();
+  const r = await deployThenChange(d.path, () => {
+    writeFileSync(join(d.path, "d.txt"), "doc B\n"); // the saved link's bytes too
+  });
+  assert.equal(r.code, 1, r.stderr);
+  const lines = r.stderr.split("\n").filter((l) => l.includes("changed since submission"));
+  assert.equal(lines.length, 1, r.stderr);
+  const m = new RegExp(
+    `^scout-ai: Job "Two/[xy]/\\S+" failed: the input file "${join(d.path, "d.txt")}" ` +
+      "\\(--doc\\) changed since submission \\(edited in place: the hard link saved then " +
+      "shares its bytes\\) \\((\\S+)\\)$",
+  ).exec(lines[0]!);
+  assert.ok(m, lines[0]);
+  // the job not run records why
+  const info = readInfo(m[1]!)!;
+  assert.equal(info.status, "error");
+  assert.match(JSON.stringify(info.messages), /\(--doc\) changed since submission/);
+  assert.equal(r.path, "", "no result of other bytes");
+});
+
 Deno.test("local deploy: input files removed once the run began: a later worker computes the inputs submitted (R109-1)", async () => {
   await using d = await tempDir();
   const r = await deployThenChange(d.path, () => {
@@ -112,4 +166,60 @@ Deno.test("local deploy: input files removed once the run began: a later worker 
   assert.equal(r.code, 0, r.stderr);
   assert.equal(readFileSync(r.path, "utf8"), "x A, y A, doc A");
   assert.deepEqual(readdirSync(r.tmp), []);
+});
+
+Deno.test("local deploy: a file the task reads, too large to copy, that cannot be linked into TMPDIR (another file system): recorded, warned about once, not copied (R109-1)", async () => {
+  await using d = await tempDir();
+  await using tmp = await otherFileSystem("8m"); // a copy would not fit
+  mkdirSync(join(d.path, "Big"));
+  writeFileSync(
+    join(d.path, "Big", "workflow.ts"),
+    `import { closeSync, openSync, readSync } from "node:fs";
+export default (api: any) => api.workflow("Big", { tasks: {
+  head: { type: "string", inputs: { bam: api.input.file() }, run: ({ bam }: any) => {
+    const buf = new Uint8Array(3), fd = openSync(bam, "r");
+    readSync(fd, buf, 0, 3, 0);
+    closeSync(fd);
+    return new TextDecoder().decode(buf) + " of " + bam;
+  } },
+} });
+`,
+  );
+  const bam = join(d.path, "reads.bam");
+  writeFileSync(bam, "BAM");
+  truncateSync(bam, 1.25 * 2 ** 30); // sparse: no disk taken; more than COPY_LIMIT
+  const r = await runScout(
+    ["workflow", "task", join(d.path, "Big"), "head", "--bam", "reads.bam", "--deploy", "local"],
+    { cwd: d.path, env: { SCOUT_HOME: join(d.path, "home"), TMPDIR: tmp.path } },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), `BAM of ${bam}`, "the worker read the file itself");
+  const warnings = r.stderr.split("\n").filter((l) => l.startsWith("scout-ai: warning:"));
+  assert.deepEqual(warnings.map((w) => w.replace(/\/scout-ai-inputs-\w+:/, "/RUN:")), [
+    `scout-ai: warning: input file "${bam}" (--bam) is not saved for the workers: 1.3 GiB, ` +
+    `more than the 256 MiB a copy may take, and it cannot be hard-linked into ${tmp.path}/RUN: ` +
+    "it is on another file system (EXDEV); a worker that finds it changed stops",
+  ]);
+  assert.deepEqual(readdirSync(tmp.path), [], "nothing copied, and the run's directory gone");
+});
+
+Deno.test("local deploy: a value's file over a MiB is copied whole: the job computes every byte of it (R109-1)", async () => {
+  await using d = await tempDir();
+  mkdirSync(join(d.path, "Len"));
+  writeFileSync(
+    join(d.path, "Len", "workflow.ts"),
+    `export default (api: any) => api.workflow("Len", { tasks: {
+  len: { type: "string", inputs: { text: api.input.text() },
+    run: ({ text }: any) => text.length + " " + text.slice(-4) },
+} });
+`,
+  );
+  // copied a MiB at a time: each MiB must land after the one before
+  writeFileSync(join(d.path, "q.txt"), "a".repeat(2 ** 20) + "b".repeat(2 ** 20) + "cend");
+  const r = await runScout(
+    ["workflow", "task", join(d.path, "Len"), "len", "--text", "q.txt", "--deploy", "local"],
+    { cwd: d.path, env: { SCOUT_HOME: join(d.path, "home"), TMPDIR: d.path } },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), `${2 ** 21 + 4} cend`);
 });

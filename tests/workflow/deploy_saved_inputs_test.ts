@@ -1,10 +1,11 @@
 /**
  * The input files `--deploy slurm` saves for its batch jobs, on the command
- * line (R109-1): a dry run's script shows how they would be saved and the
- * batch commands name them (`--deploy-inputs`); a worker that cannot build
- * the job it was sent says why in one line and records the error in that
- * job's `.info`, which no longer says `waiting`; `workflow batch clean`
- * removes the saved files no batch job left names.
+ * line (R109-1): a dry run's script shows how they would be saved (linked,
+ * copied, or only recorded and warned about) and the batch commands name
+ * them (`--deploy-inputs`); a worker that cannot build the job it was sent
+ * says why in one line and records the error in that job's `.info`, which no
+ * longer says `waiting`; `workflow batch clean` removes the saved files no
+ * batch job left names.
  */
 import assert from "node:assert/strict";
 import {
@@ -12,11 +13,13 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  truncateSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
+import { otherFileSystem } from "../support/other_fs.ts";
 import { env, readInfo, userWorkflow } from "./cli_support.ts";
 import { standInSlurm } from "./deploy_fixtures.ts";
 
@@ -44,12 +47,60 @@ Deno.test("slurm --dry-run: the script saves the input files first, the batch co
     "m",
   ).exec(r.stdout);
   assert.ok(saved, r.stdout);
-  assert.ok(r.stdout.includes(`printf '%s\\n' '{"version":1,"files":[{"input":"text"`));
+  assert.ok(r.stdout.includes(`printf '%s\\n' '{"version":2,"files":[{"input":"text"`));
   assert.match(r.stdout, new RegExp(`--deploy-inputs ${saved[1]} --deploy-job \\S+/Say/echo/`));
   assert.ok(r.stdout.indexOf(saved[0]) < r.stdout.indexOf("sbatch --parsable"));
   const syntax = await new Deno.Command("bash", { args: ["-n", "-c", r.stdout] }).output();
   assert.equal(syntax.code, 0);
   assert.ok(!existsSync(join(d.path, "var/batch")), "a dry run saves nothing");
+});
+
+const READ = `export default (api) => api.workflow("Read", { tasks: {
+  head: { type: "string", inputs: { doc: api.input.file(), bam: api.input.file() },
+    run: ({ doc }) => doc } } });`;
+
+Deno.test("slurm --dry-run: a file the task reads would be hard-linked; with the batch directory on another file system, copied up to the limit, or only recorded and warned about; nothing is written", async () => {
+  await using d = await tempDir();
+  await using other = await otherFileSystem("1m");
+  const wf = userWorkflow(d.path, "Read", READ);
+  writeFileSync(join(d.path, "d.txt"), "doc A\n");
+  const bam = join(d.path, "reads.bam");
+  writeFileSync(bam, "BAM");
+  truncateSync(bam, 40 * 2 ** 30); // sparse: 40 GiB of nothing
+  const head = ["workflow", "task", wf, "head", "--doc", "d.txt", "--bam", "reads.bam"];
+  const dry = (extra: string[]) =>
+    runMain([...head, "--deploy", "slurm", "--dry-run", ...extra], {
+      cwd: d.path,
+      env: { ...env(d.path), PATH: "/nonexistent" },
+    });
+  const same = await dry([]);
+  assert.equal(same.code, 0, same.stderr);
+  assert.equal(same.stderr, "");
+  const inputs = join(d.path, "var/batch/inputs");
+  for (const [n, f] of [[0, "d.txt"], [1, "reads.bam"]] as const) {
+    const line = new RegExp(`^ln -L -- ${join(d.path, f)} ${inputs}/[0-9a-f]{32}/files/${n}/`, "m");
+    assert.match(same.stdout, line);
+  }
+  assert.ok(!existsSync(join(d.path, "var/batch")), "a dry run saves nothing");
+
+  const apart = await dry(["--batch-dir", other.path]);
+  assert.equal(apart.code, 0, apart.stderr);
+  const at = join(other.path, "inputs");
+  assert.match(
+    apart.stdout,
+    new RegExp(`^cp -- ${join(d.path, "d.txt")} ${at}/\\w+/files/0/`, "m"),
+  );
+  assert.match(apart.stdout, new RegExp(`^# not saved \\(recorded\\): ${bam}$`, "m"));
+  assert.ok(!apart.stdout.includes("files/1/"), apart.stdout);
+  assert.equal(
+    apart.stderr,
+    `scout-ai: warning: input file "${bam}" (--bam) is not saved for the workers: 40 GiB, ` +
+      `more than the 256 MiB a copy may take, and it cannot be hard-linked into ${at}: it is ` +
+      "on another file system; a worker that finds it changed stops\n",
+  );
+  const syntax = await new Deno.Command("bash", { args: ["-n", "-c", apart.stdout] }).output();
+  assert.equal(syntax.code, 0);
+  assert.deepEqual(readdirSync(other.path), []);
 });
 
 /** The path a deploy would give the job (a dry run's `--json`), its info written `waiting`. */

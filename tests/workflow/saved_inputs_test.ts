@@ -1,17 +1,23 @@
 /**
  * The input files a deploy saves for its workers (`deploy/saved_inputs.ts`,
- * R109-1): which values are copied (a file whose content is the value, a
- * `file` input) and which only recorded (an absolute name the job digests by
- * content); saving, loading, the copies standing for the typed values, what
- * changed since, and `workflow batch clean`'s rule for saved directories.
+ * R109-1): which values are saved (a file whose content is the value: copied;
+ * a `file` input: hard-linked, else copied up to a limit, else recorded) and
+ * which only recorded (an absolute name the job digests by content); saving,
+ * loading, the saved files standing for the typed values, what changed since
+ * (an edit in place of a linked file too), and `workflow batch clean`'s rule
+ * for saved directories.
  */
 import assert from "node:assert/strict";
 import {
+  appendFileSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
+  truncateSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -21,7 +27,9 @@ import { input } from "../../src/workflow/define.ts";
 import type { InputDef } from "../../src/workflow/mod.ts";
 import {
   changedInputFile,
+  changedSavedFile,
   cleanSavedInputs,
+  COPY_LIMIT,
   inputFiles,
   loadSavedInputs,
   planInputFiles,
@@ -30,6 +38,7 @@ import {
 } from "../../src/workflow/deploy/mod.ts";
 import type { BatchEntry } from "../../src/workflow/deploy/mod.ts";
 import { tempDir } from "../support/cli.ts";
+import { otherFileSystem } from "../support/other_fs.ts";
 
 const def = (name: string, spec: object): InputDef => ({ ...spec, name }) as InputDef;
 
@@ -42,7 +51,7 @@ const DEFS: InputDef[] = [
   def("raw", input.text({ noload: true })),
 ];
 
-Deno.test("inputFiles: a loaded value and a file input are copied; an absolute path is recorded; the rest stays as typed", async () => {
+Deno.test("inputFiles: a loaded value and a file input are saved; an absolute path is recorded; the rest stays as typed", async () => {
   await using d = await tempDir();
   for (const f of ["q.txt", "d.txt", "w.txt", "l.txt", "a.txt", "r.txt"]) {
     writeFileSync(join(d.path, f), f);
@@ -63,11 +72,11 @@ Deno.test("inputFiles: a loaded value and a file input are copied; an absolute p
     DEFS,
     d.path,
   );
-  assert.deepEqual(files.map((f) => [f.input, f.value, f.keep]), [
-    ["text", "q.txt", true],
-    ["doc", "d.txt", true],
-    ["words", "a.txt", true],
-    ["raw", join(d.path, "r.txt"), false],
+  assert.deepEqual(files.map((f) => [f.input, f.value, f.keep, f.link]), [
+    ["text", "q.txt", true, false],
+    ["doc", "d.txt", true, true],
+    ["words", "a.txt", true, false],
+    ["raw", join(d.path, "r.txt"), false, false],
   ]);
   assert.equal(files[0]!.file, join(d.path, "q.txt"));
   // a job's file given to a file input is digested by its place in the store: as typed
@@ -77,7 +86,7 @@ Deno.test("inputFiles: a loaded value and a file input are copied; an absolute p
   assert.deepEqual(inputFiles({ text: "q.txt\n" }, DEFS, d.path), []);
 });
 
-Deno.test("saveInputFiles: copies and a list, under the list's digest; loaded back, the copies stand for the typed values", async () => {
+Deno.test("saveInputFiles: a file the task reads is hard-linked, a value's file copied, under the list's digest; loaded back, they stand for the typed values", async () => {
   await using d = await tempDir();
   writeFileSync(join(d.path, "q.txt"), "Question A\n");
   writeFileSync(join(d.path, "d.txt"), "doc A\n");
@@ -88,21 +97,33 @@ Deno.test("saveInputFiles: copies and a list, under the list's digest; loaded ba
   const base = join(d.path, "saved");
   const plan = planInputFiles(files, base);
   assert.deepEqual(readdirSync(d.path).includes("saved"), false, "a plan writes nothing");
-  const { dir, record } = saveInputFiles(files, base);
+  const { dir, record, unsaved } = saveInputFiles(files, base);
   assert.equal(dir, plan.dir);
   assert.deepEqual(record, plan.record);
+  assert.deepEqual([unsaved, plan.unsaved], [[], []]);
+  assert.deepEqual(record.files.map((f) => f.kept), ["copy", "link", undefined, "copy"]);
   assert.deepEqual(readdirSync(base), [dir.slice(base.length + 1)]);
+  // the doc is the same inode: no byte of it copied
+  const doc = statSync(join(d.path, "d.txt"));
+  assert.equal(statSync(join(dir, "files/1/d.txt")).ino, doc.ino);
+  assert.equal(doc.nlink, 2);
+  assert.notEqual(statSync(join(dir, "files/0/q.txt")).ino, statSync(join(d.path, "q.txt")).ino);
   assert.equal(readFileSync(join(dir, "files/1/d.txt.md5"), "utf8"), "feedface\n");
-  // the same files again: the same directory, nothing left behind
+  // the same files again: the same directory, nothing left behind, not linked again
   assert.equal(saveInputFiles(files, base).dir, dir);
   assert.equal(readdirSync(base).length, 1);
+  assert.equal(statSync(join(d.path, "d.txt")).nlink, 2);
 
+  // edited by a rename, or removed: the link keeps the bytes submitted
   writeFileSync(join(d.path, "q.txt"), "Question B\n");
-  rmSync(join(d.path, "d.txt"));
+  writeFileSync(join(d.path, "d.new"), "doc B\n");
+  renameSync(join(d.path, "d.new"), join(d.path, "d.txt"));
   const loaded = loadSavedInputs(dir);
   assert.deepEqual(loaded, record);
   const swapped = withSavedFiles(provided, loaded, dir);
   assert.equal(readFileSync(swapped.provided.text as string, "utf8"), "Question A\n");
+  assert.equal(readFileSync(swapped.provided.doc as string, "utf8"), "doc A\n");
+  rmSync(join(d.path, "d.txt"));
   assert.equal(readFileSync(swapped.provided.doc as string, "utf8"), "doc A\n");
   assert.equal(swapped.provided.where, join(d.path, "w.txt"), "a path stays as typed");
   assert.equal(readFileSync((swapped.provided.words as string[])[0]!, "utf8"), "Question A\n");
@@ -110,14 +131,77 @@ Deno.test("saveInputFiles: copies and a list, under the list's digest; loaded ba
     [...swapped.typedAs.values()].sort(),
     ["d.txt", "q.txt", "q.txt"].sort(),
   );
-  assert.equal(changedInputFile(loaded), null, "copied files never count as changed");
+  assert.equal(changedInputFile(loaded, dir), null, "replaced or removed files do not count");
   writeFileSync(join(d.path, "w.txt"), "elsewhere\n");
   assert.equal(
-    changedInputFile(loaded),
+    changedInputFile(loaded, dir),
     `the input file "${join(d.path, "w.txt")}" (--where) changed since submission`,
   );
+  assert.equal(changedSavedFile(loaded, dir), null, "a worker runs on: a path is passed by name");
   rmSync(join(d.path, "w.txt"));
-  assert.match(changedInputFile(loaded)!, /\(--where\) is gone since submission$/);
+  assert.match(changedInputFile(loaded, dir)!, /\(--where\) is gone since submission$/);
+});
+
+Deno.test("changedSavedFile: a linked file edited in place after submission changed the saved bytes: said in one line", async () => {
+  await using d = await tempDir();
+  const doc = join(d.path, "d.txt");
+  writeFileSync(doc, "doc A\n");
+  const past = new Date(Date.now() - 3600_000);
+  utimesSync(doc, past, past);
+  const { dir, record } = saveInputFiles(inputFiles({ doc: "d.txt" }, DEFS, d.path), d.path);
+  assert.equal(record.files[0]!.kept, "link");
+  assert.equal(changedSavedFile(record, dir), null);
+  writeFileSync(doc, "doc B\n"); // the same size, the same inode
+  assert.equal(readFileSync(join(dir, "files/0/d.txt"), "utf8"), "doc B\n");
+  const why = `the input file "${doc}" (--doc) changed since submission ` +
+    "(edited in place: the hard link saved then shares its bytes)";
+  assert.equal(changedSavedFile(record, dir), why);
+  assert.equal(changedInputFile(record, dir), why);
+  // a new submission of the edited file is another list, saved apart
+  const again = saveInputFiles(inputFiles({ doc: "d.txt" }, DEFS, d.path), d.path);
+  assert.notEqual(again.dir, dir);
+  assert.equal(changedSavedFile(again.record, again.dir), null);
+});
+
+Deno.test("saveInputFiles: where a link fails (another file system), a file the task reads is copied up to COPY_LIMIT; a larger one only recorded, not copied, and said why", async () => {
+  await using d = await tempDir();
+  await using other = await otherFileSystem("8m");
+  writeFileSync(join(d.path, "d.txt"), "doc A\n" + "x".repeat(5 * 2 ** 20)); // 5 of the 8 MiB
+  const big = join(d.path, "big.bam");
+  writeFileSync(big, "BAM\n");
+  truncateSync(big, COPY_LIMIT + 2 ** 20); // sparse: no disk taken, and more than the tmpfs holds
+  const files = inputFiles({ doc: "d.txt", words: ["big.bam"] }, [
+    def("doc", input.file()),
+    def("words", input.arrayOf("file")),
+  ], d.path);
+  const base = join(other.path, "inputs");
+  const plan = planInputFiles(files, base);
+  const { dir, record, unsaved } = saveInputFiles(files, base);
+  assert.deepEqual(record.files.map((f) => f.kept), ["copy", "none"]);
+  assert.equal(dir, plan.dir);
+  assert.deepEqual(record, plan.record);
+  // the copy holds every byte (over a MiB: one read at a time, written one after another)
+  assert.ok(readFileSync(join(dir, "files/0/d.txt")).equals(readFileSync(join(d.path, "d.txt"))));
+  // the same files again: found before anything is copied (a second copy would not fit)
+  assert.equal(saveInputFiles(files, base).dir, dir);
+  assert.deepEqual(readdirSync(base), [dir.slice(base.length + 1)]);
+  assert.notEqual(statSync(join(dir, "files/0/d.txt")).ino, statSync(join(d.path, "d.txt")).ino);
+  assert.ok(!existsSync(join(dir, "files/1")), "the large file is not copied");
+  assert.deepEqual(unsaved.map((u) => [u.input, u.file]), [["words", big]]);
+  assert.match(
+    unsaved[0]!.why,
+    /^257 MiB, more than the 256 MiB a copy may take, and it cannot be hard-linked into \S+: it is on another file system \(EXDEV\)$/,
+  );
+  assert.match(plan.unsaved[0]!.why, /: it is on another file system$/);
+  // the worker builds the job from the file itself, and stops if it changed
+  const swapped = withSavedFiles({ words: ["big.bam"] }, loadSavedInputs(dir), dir);
+  assert.deepEqual(swapped.provided.words, ["big.bam"]);
+  assert.equal(changedSavedFile(record, dir), null);
+  appendFileSync(big, "more");
+  assert.equal(
+    changedSavedFile(record, dir),
+    `the input file "${big}" (--words) changed since submission`,
+  );
 });
 
 Deno.test("loadSavedInputs: a removed copy or directory says so in one line", async () => {

@@ -52,12 +52,14 @@ export type { WaitingBatch, WaitingBatchState } from "./batch_job.ts";
 export type { FailedUnit } from "./slurm_failure.ts";
 export {
   changedInputFile,
+  changedSavedFile,
+  COPY_LIMIT,
   inputFiles,
   loadSavedInputs,
-  planInputFiles,
-  saveInputFiles,
   withSavedFiles,
 } from "./saved_inputs.ts";
-export type { InputFile, SavedFile, SavedInputs } from "./saved_inputs.ts";
+export type { InputFile, Kept, SavedDir, SavedFile, SavedInputs } from "./saved_inputs.ts";
+export { planInputFiles, saveInputFiles } from "./saved_inputs_save.ts";
+export type { SavedPlan, UnsavedFile } from "./saved_inputs_save.ts";
 export { cleanSavedInputs, savedInputsBase, savedInputsScript } from "./saved_inputs_dirs.ts";
 export { recordUnbuilt } from "./unbuilt.ts";

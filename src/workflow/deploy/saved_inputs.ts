@@ -5,42 +5,50 @@
  * as they are then, an edited or removed one made another job, and the one
  * submitted was never run. Scout saves a batch job's inputs into its batch
  * directory and the batch command loads them (`--load_inputs`); here the
- * command keeps the inputs as typed, and a directory keeps a copy of each
+ * command keeps the inputs as typed, and a directory keeps the bytes of each
  * file whose content is an input's value (a `text` input given a file name)
  * or that the task reads (a `file` input). The submitting process and its
- * workers build the job from those copies: its name, digested from their
- * content, and its result are those of the job submitted, whatever becomes
- * of the files. Files passed by name (`path`, `noload` inputs…) are not
- * copied; those named by an absolute path, whose content the job's name
- * digests, are recorded (size, modification time), so that a worker that
- * cannot build the job submitted says which one changed.
+ * workers build the job from what is kept there: its name, digested from
+ * that content, and its result are those of the job submitted.
  *
- * The directory: `inputs.json` (the list), `files/<n>/<basename>` (the
- * copies, a `<basename>.md5` beside one that had it: Scout digests a file by
- * it); its name is the MD5 of the list.
+ * How the bytes are kept (`saved_inputs_save.ts`):
+ * - a file the task reads — often a data file of tens of GB — is hard-linked:
+ *   no byte is copied, and a file replaced by a rename (as editors and most
+ *   tools write) or removed keeps its submitted bytes in the link. An edit in
+ *   place changes the link's bytes too: a worker sees it and stops (below).
+ * - where a link cannot be made (another file system, a file system without
+ *   hard links, a file one may not link), such a file is copied up to
+ *   {@link COPY_LIMIT}; a larger one is only recorded (size, modification
+ *   time), as a path input is, and the submission warns about it.
+ * - a file whose content is the value is copied: the job reads it whole into
+ *   its inputs anyway, and a copy lets it be edited in place after submission.
+ *
+ * Files passed by name (`path`, `noload` inputs…) are not saved; those named
+ * by an absolute path, whose content the job's name digests, are recorded.
+ *
+ * Before each job a worker compares every saved file (the link, the copy, or
+ * a file only recorded) with what was recorded at submission and stops with
+ * one line — `the input file "F" (--x) changed since submission` — rather
+ * than compute another job ({@link changedSavedFile}). It compares size and
+ * modification time (and a link's inode), not an MD5: a `stat` per file, where
+ * hashing tens of GB in every worker would take minutes; an edit that keeps
+ * both (within the millisecond the runtime reports) goes unseen, as it does
+ * for `make` and `rsync`.
+ *
+ * The directory: `inputs.json` (the list), `files/<n>/<basename>` (the links
+ * and copies, a `<basename>.md5` beside one that had it: Scout digests a
+ * file by it); its name is the MD5 of the list, which names each file's
+ * bytes without reading the huge ones: a link by its device, inode, size and
+ * modification time, a copy by the MD5 of its bytes. A second submission of
+ * the same files finds its directory and copies nothing; only the files it
+ * would copy are read (hashed), never the linked ones.
  *
  * @module
  */
-import { createHash } from "node:crypto";
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 import { ScoutError } from "../../errors.ts";
-import { writeAllSync } from "../../util/atomic_write.ts";
 import { fileStats, isFile, readFailure } from "../../util/fs.ts";
-import { md5hex } from "../../util/hash.ts";
 import { loadsFileValue } from "../coerce.ts";
 import { isStepFilePath } from "../digest.ts";
 import type { InputDef } from "../job_types.ts";
@@ -48,6 +56,14 @@ import { arrayElementType } from "../types.ts";
 
 /** The list's file in a saved directory. */
 export const RECORD = "inputs.json";
+
+/**
+ * The largest file copied when it cannot be hard-linked: 256 MiB — a few
+ * seconds to read and write on a cluster's scratch file system, and little
+ * of a quota. A larger file the task reads is recorded instead (see the
+ * module), and the submission warns.
+ */
+export const COPY_LIMIT = 256 * 1024 * 1024;
 
 /** A file an input's value (or an item of a list input) names on the command line. */
 export interface InputFile {
@@ -57,11 +73,16 @@ export interface InputFile {
   value: string;
   /** The file (absolute). */
   file: string;
-  /** Whether a copy is kept: its content is the input's value, or the task reads it. */
+  /** Whether its bytes are kept: its content is the input's value, or the task reads it. */
   keep: boolean;
+  /** Whether they are kept by a hard link (the task reads it) rather than a copy. */
+  link: boolean;
 }
 
-/** A file as saved: copied, or recorded by its size and modification time. */
+/** How a file's bytes are kept: a hard link, a copy, or neither (recorded). */
+export type Kept = "link" | "copy" | "none";
+
+/** A file as saved: linked, copied, or recorded by its size and modification time. */
 export interface SavedFile {
   /** The input. */
   input: string;
@@ -69,22 +90,38 @@ export interface SavedFile {
   value: string;
   /** The file (absolute). */
   file: string;
-  /** The copy, relative to the saved directory. */
-  copy?: string;
-  /** MD5 of the copy's bytes. */
+  /** A file whose bytes the job needs: how they are kept; absent for a file passed by name. */
+  kept?: Kept;
+  /** The link or copy, relative to the saved directory. */
+  saved?: string;
+  /** A copy: MD5 of its bytes. */
   md5?: string;
-  /** A file not copied: its size at submission. */
+  /** The content of `<file>.md5`, saved beside the link or copy. */
+  sideMd5?: string;
+  /** A link: the file's device. */
+  dev?: number;
+  /** A link: the file's inode. */
+  ino?: number;
+  /** Its size at submission. */
   size?: number;
-  /** A file not copied: its modification time at submission (ms). */
+  /** Its modification time at submission (ms); not a copy's. */
   mtimeMs?: number;
 }
 
 /** What a saved directory holds (`inputs.json`). */
 export interface SavedInputs {
-  /** Format version. */
-  version: 1;
+  /** Format version: 2 since files are linked (1 copied them all). */
+  version: 2;
   /** The files. */
   files: SavedFile[];
+}
+
+/** A saved directory and its list. */
+export interface SavedDir {
+  /** The directory. */
+  dir: string;
+  /** Its list. */
+  record: SavedInputs;
 }
 
 /** The file a string names, if any, and whether a copy is kept (see the module). */
@@ -98,15 +135,17 @@ function inputFile(
   const file = resolve(cwd, value);
   if (!isFile(file)) return null;
   const step = isStepFilePath(file); // digested by its place in the store
-  const keep = type !== null && (loadsFileValue(def, type) || (type === "file" && !step));
-  if (keep) return { input: def.name, value, file, keep };
-  return isAbsolute(value) && !step ? { input: def.name, value, file, keep } : null;
+  const loads = type !== null && loadsFileValue(def, type);
+  const link = type === "file" && !step;
+  const keep = loads || link;
+  if (keep) return { input: def.name, value, file, keep, link: !loads };
+  return isAbsolute(value) && !step ? { input: def.name, value, file, keep, link: false } : null;
 }
 
 /**
- * The files the command line's input values name (see the module): those a
- * copy is kept of, and those whose content names the job although the task
- * gets their name. A `jobname` input, and overrides (`--Wf#task`), stay as
+ * The files the command line's input values name (see the module): those
+ * whose bytes are kept, and those whose content names the job although the
+ * task gets their name. A `jobname` input, and overrides (`--Wf#task`), stay as
  * typed.
  *
  * @param provided the parsed input values (strings, lists of strings, booleans)
@@ -142,113 +181,6 @@ export function inputFiles(
   return out;
 }
 
-/** Reads `src` through once, writing each chunk to `dest` (when given): the bytes' MD5. */
-function copyHashing(src: string, dest: string | null): string {
-  const hash = createHash("md5");
-  const buf = new Uint8Array(1 << 20);
-  const fd = openSync(src, "r");
-  const out = dest !== null ? openSync(dest, "wx") : null;
-  try {
-    for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) {
-      const chunk = buf.subarray(0, n);
-      hash.update(chunk);
-      if (out !== null) writeAllSync(out, chunk);
-    }
-  } finally {
-    closeSync(fd);
-    if (out !== null) closeSync(out);
-  }
-  return hash.digest("hex");
-}
-
-/** The list, each kept file's MD5 from `hash` (given the file and where its copy goes). */
-function recordOf(
-  files: readonly InputFile[],
-  hash: (f: InputFile, copy: string) => string,
-): SavedInputs {
-  const saved = files.map((f, i): SavedFile => {
-    const { input, value, file } = f;
-    try {
-      if (f.keep) {
-        const copy = join("files", String(i), basename(file));
-        return { input, value, file, copy, md5: hash(f, copy) };
-      }
-      const st = fileStats(file);
-      if (st === null) throw new Error("it is no longer a file");
-      return { input, value, file, size: st.size, mtimeMs: st.mtimeMs };
-    } catch (e) {
-      throw new ScoutError(
-        "deploy_failed",
-        `Cannot save input file "${file}" (--${input}) for the workers: ${readFailure(e)}`,
-        { file, cause: e },
-      );
-    }
-  });
-  return { version: 1, files: saved };
-}
-
-/** The directory a list is saved in: `<base>/<MD5 of the list>`. */
-function savedDir(base: string, record: SavedInputs): string {
-  return join(base, md5hex(JSON.stringify(record)));
-}
-
-/**
- * Where {@link saveInputFiles} would save the files, and the list, reading
- * them but writing nothing (a dry run).
- *
- * @param files the files
- * @param base the directory saved inputs go under
- * @returns the directory and the list
- */
-export function planInputFiles(
-  files: readonly InputFile[],
-  base: string,
-): { dir: string; record: SavedInputs } {
-  const record = recordOf(files, (f) => copyHashing(f.file, null));
-  return { dir: savedDir(base, record), record };
-}
-
-/**
- * Saves the files (see the module) under `base`: written into a temporary
- * directory, renamed to its digest's name; one saved before with the same
- * list is kept (and touched).
- *
- * @param files the files
- * @param base the directory saved inputs go under
- * @returns the saved directory and the list
- * @throws ScoutError `deploy_failed` naming a file that cannot be read
- */
-export function saveInputFiles(
-  files: readonly InputFile[],
-  base: string,
-): { dir: string; record: SavedInputs } {
-  mkdirSync(base, { recursive: true });
-  const tmp = mkdtempSync(join(base, ".saving-"));
-  try {
-    const record = recordOf(files, (f, copy) => {
-      const dest = join(tmp, copy);
-      mkdirSync(dirname(dest), { recursive: true });
-      const md5 = copyHashing(f.file, dest);
-      if (isFile(f.file + ".md5")) copyFileSync(f.file + ".md5", dest + ".md5");
-      return md5;
-    });
-    writeFileSync(join(tmp, RECORD), JSON.stringify(record) + "\n");
-    const dir = savedDir(base, record);
-    try {
-      renameSync(tmp, dir);
-    } catch (e) {
-      if (!existsSync(join(dir, RECORD))) throw e;
-      rmSync(tmp, { recursive: true, force: true }); // the same files, saved before
-      const now = new Date();
-      utimesSync(dir, now, now);
-    }
-    return { dir, record };
-  } catch (e) {
-    rmSync(tmp, { recursive: true, force: true });
-    throw e;
-  }
-}
-
 /** The error of a saved directory that cannot be used. */
 function unusable(dir: string, why: string): ScoutError {
   return new ScoutError(
@@ -259,18 +191,21 @@ function unusable(dir: string, why: string): ScoutError {
   );
 }
 
+const KEPT: ReadonlySet<unknown> = new Set(["link", "copy", "none"]);
+
 /** Whether a parsed list is a {@link SavedInputs}. */
 function isSaved(v: unknown): v is SavedInputs {
   const r = v as SavedInputs;
-  return typeof r === "object" && r !== null && r.version === 1 && Array.isArray(r.files) &&
+  return typeof r === "object" && r !== null && r.version === 2 && Array.isArray(r.files) &&
     r.files.every((f) =>
       typeof f?.input === "string" && typeof f.value === "string" && typeof f.file === "string" &&
-      (f.copy === undefined || typeof f.copy === "string")
+      (f.kept === undefined || KEPT.has(f.kept)) &&
+      (f.saved === undefined || typeof f.saved === "string")
     );
 }
 
 /**
- * Reads a saved directory's list; every copy must be there.
+ * Reads a saved directory's list; every link and copy must be there.
  *
  * @param dir the saved directory
  * @returns the list
@@ -286,22 +221,24 @@ export function loadSavedInputs(dir: string): SavedInputs {
   }
   if (!isSaved(parsed)) throw unusable(dir, `"${file}" is not a list of saved inputs`);
   for (const f of parsed.files) {
-    if (f.copy !== undefined && !isFile(join(dir, f.copy))) {
-      throw unusable(dir, `"${join(dir, f.copy)}" (a copy of "${f.file}") is gone`);
+    if (f.saved !== undefined && !isFile(join(dir, f.saved))) {
+      const what = f.kept === "link" ? "a hard link to" : "a copy of";
+      throw unusable(dir, `"${join(dir, f.saved)}" (${what} "${f.file}") is gone`);
     }
   }
   return parsed;
 }
 
 /**
- * The input values with each saved file's value replaced by its copy (a
- * list's items one by one), and each copy → the value as typed (the job
- * records that, `createJob`'s `typedAs`).
+ * The input values with each saved file's value replaced by its link or
+ * copy (a list's items one by one), and each of those → the value as typed
+ * (the job records that, `createJob`'s `typedAs`). A file only recorded
+ * stays as typed.
  *
  * @param provided the parsed input values
  * @param saved the list
  * @param dir its directory
- * @returns the values to build the job from, and the copies as typed
+ * @returns the values to build the job from, and the saved files as typed
  */
 export function withSavedFiles(
   provided: Readonly<Record<string, unknown>>,
@@ -310,7 +247,7 @@ export function withSavedFiles(
 ): { provided: Record<string, unknown>; typedAs: Map<string, string> } {
   const copies = new Map<string, string>();
   for (const f of saved.files) {
-    if (f.copy !== undefined) copies.set(`${f.input}\0${f.value}`, join(dir, f.copy));
+    if (f.saved !== undefined) copies.set(`${f.input}\0${f.value}`, join(dir, f.saved));
   }
   const typedAs = new Map<string, string>();
   const swap = (name: string, v: unknown): unknown => {
@@ -327,21 +264,63 @@ export function withSavedFiles(
   return { provided: out, typedAs };
 }
 
+/** Why one file is not as recorded at submission (see the module), or null. */
+function changedFile(f: SavedFile, dir: string): string | null {
+  const what = `the input file "${f.file}" (--${f.input})`;
+  if (f.saved === undefined) { // recorded: the file itself
+    const st = fileStats(f.file);
+    if (st === null) return `${what} is gone since submission`;
+    return st.size !== f.size || st.mtimeMs !== f.mtimeMs
+      ? `${what} changed since submission`
+      : null;
+  }
+  const st = fileStats(join(dir, f.saved));
+  if (st === null) {
+    return `${what}: its ${f.kept} saved at submission is gone (was ${dir} removed since?)`;
+  }
+  if (f.kept === "copy") {
+    return st.size !== f.size ? `${what}: its copy saved at submission changed` : null;
+  }
+  return st.ino !== f.ino || st.size !== f.size || st.mtimeMs !== f.mtimeMs
+    ? `${what} changed since submission (edited in place: the hard link saved then shares its bytes)`
+    : null;
+}
+
 /**
- * Why the job built from these inputs is not the one submitted, when a file
- * passed by name changed: `the input file "F" (--x) changed since
- * submission` (or `is gone`); null when none did.
+ * Why the job built from these inputs may not be the one submitted: the
+ * first file whose bytes it needs (linked, copied or only recorded) that is
+ * no longer as it was at submission — `the input file "F" (--x) changed
+ * since submission (edited in place…)` — or null. A worker asks before each
+ * job, whatever the job reads: one whose submitted inputs are gone stops the
+ * graph rather than let its jobs run on what cannot give the result asked for.
  *
  * @param saved the list
+ * @param dir its directory
  * @returns the reason, or null
  */
-export function changedInputFile(saved: SavedInputs): string | null {
+export function changedSavedFile(saved: SavedInputs, dir: string): string | null {
   for (const f of saved.files) {
-    if (f.copy !== undefined) continue;
-    const st = fileStats(f.file);
-    const what = `the input file "${f.file}" (--${f.input})`;
-    if (st === null) return `${what} is gone since submission`;
-    if (st.size !== f.size || st.mtimeMs !== f.mtimeMs) return `${what} changed since submission`;
+    if (f.kept === undefined) continue;
+    const why = changedFile(f, dir);
+    if (why !== null) return why;
+  }
+  return null;
+}
+
+/**
+ * Why the job built from these inputs is not the one submitted: a file
+ * whose bytes it needs changed ({@link changedSavedFile}), or a file passed
+ * by name did: `the input file "F" (--x) changed since submission` (or `is
+ * gone`); null when none did.
+ *
+ * @param saved the list
+ * @param dir its directory
+ * @returns the reason, or null
+ */
+export function changedInputFile(saved: SavedInputs, dir: string): string | null {
+  for (const f of saved.files) {
+    const why = changedFile(f, dir);
+    if (why !== null) return why;
   }
   return null;
 }

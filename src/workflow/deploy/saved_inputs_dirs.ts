@@ -8,7 +8,6 @@
  */
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { isFile } from "../../util/fs.ts";
 import { shellQuote } from "../../util/shell_words.ts";
 import type { BatchEntry } from "./batch_status.ts";
 import { RECORD, type SavedInputs } from "./saved_inputs.ts";
@@ -28,7 +27,8 @@ export function savedInputsBase(base: string): string {
 
 /**
  * The lines of a dry run's script that save the files as a real run would:
- * each copy, then the list.
+ * each link (`ln -L`, through a symbolic link as a real run does) or copy, a
+ * comment for a file only recorded, then the list.
  *
  * @param plan the directory and the list (`planInputFiles`)
  * @returns bash lines
@@ -36,12 +36,14 @@ export function savedInputsBase(base: string): string {
 export function savedInputsScript(plan: { dir: string; record: SavedInputs }): string[] {
   const { dir, record } = plan;
   const q = shellQuote;
-  const lines = ["# The input files, copied for the batch jobs (they read these copies)"];
+  const lines = ["# The input files, hard-linked or copied for the batch jobs (they read these)"];
   for (const f of record.files) {
-    if (f.copy === undefined) continue;
-    const dest = join(dir, f.copy);
-    lines.push(`mkdir -p ${q(dirname(dest))}`, `cp -- ${q(f.file)} ${q(dest)}`);
-    if (isFile(f.file + ".md5")) lines.push(`cp -- ${q(f.file + ".md5")} ${q(dest + ".md5")}`);
+    if (f.kept === "none") lines.push(`# not saved (recorded): ${f.file.replace(/\n/g, " ")}`);
+    if (f.saved === undefined) continue;
+    const dest = join(dir, f.saved);
+    const save = f.kept === "link" ? "ln -L" : "cp";
+    lines.push(`mkdir -p ${q(dirname(dest))}`, `${save} -- ${q(f.file)} ${q(dest)}`);
+    if (f.sideMd5 !== undefined) lines.push(`cp -- ${q(f.file + ".md5")} ${q(dest + ".md5")}`);
   }
   lines.push(`mkdir -p ${q(dir)}`);
   lines.push(`printf '%s\\n' ${q(JSON.stringify(record))} > ${q(join(dir, RECORD))}`);
