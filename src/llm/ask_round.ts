@@ -21,6 +21,7 @@ import { nextMeta } from "./meta_record.ts";
 import { locateError } from "./error_location.ts";
 import { incompleteMeta, metaAfter } from "./incomplete_meta.ts";
 import { withRetries } from "./retry.ts";
+import { markReply } from "./reply_calls.ts";
 import { markThinking } from "./thinking.ts";
 import type { BackendRequest, QueryContext, ReplyItem, Truncation } from "./types.ts";
 
@@ -92,14 +93,16 @@ async function runBatch(batch: ToolInvocation[], input: LoopInput): Promise<Mess
 
 /**
  * Gives the batch's `function_call` messages (one per call, in call order)
- * the thinking blocks of their calls (`thinking.ts`).
+ * the thinking blocks of their calls (`thinking.ts`) and their reply's mark
+ * (`reply_calls.ts`).
  */
-function markCalls(messages: Message[], calls: readonly ReplyItem[]): Message[] {
+function markCalls(messages: Message[], calls: readonly ReplyItem[], reply: object): Message[] {
   let k = 0;
   for (const m of messages) {
     if (m.role !== "function_call") continue;
     const call = calls[k++];
     if (call?.type === "call") markThinking(m, call.thinking);
+    markReply(m, reply);
   }
   return messages;
 }
@@ -107,7 +110,8 @@ function markCalls(messages: Message[], calls: readonly ReplyItem[]): Message[] 
 /**
  * Turns a reply's items into messages, running its local tool calls as one
  * batch in response order (texts and other items keep their place). Texts
- * and calls carry their thinking blocks on their messages (`thinking.ts`).
+ * and calls carry their thinking blocks on their messages (`thinking.ts`),
+ * calls the mark of their reply, one for all (`reply_calls.ts`).
  * An interrupted batch's error carries the reply's messages up to and with
  * its pairs (see `interruptedBatch`).
  *
@@ -121,6 +125,7 @@ export async function itemsToMessages(
 ): Promise<{ messages: Message[]; lastIsLocalCall: boolean }> {
   const out: Message[] = [];
   const calls = items.filter((i) => i.type === "call");
+  const reply = {}; // the calls of this reply, and only they, share it
   const batch: ToolInvocation[] = [];
   let lastIsLocalCall = false;
   for (const item of items) {
@@ -133,7 +138,7 @@ export async function itemsToMessages(
           throw e;
         });
         // one by one: a reply of 100,000 calls overflows the stack as push's arguments
-        for (const m of markCalls(pairs, calls)) out.push(m);
+        for (const m of markCalls(pairs, calls, reply)) out.push(m);
       }
       lastIsLocalCall = true;
       continue;
@@ -142,7 +147,9 @@ export async function itemsToMessages(
     if (item.type === "text") {
       out.push(markThinking({ role: "assistant", content: item.text }, item.thinking));
     } else if (item.type === "message") out.push(item.message);
-    else if (item.type === "hosted_call") out.push(...hostedPair(item, input.now()));
+    else if (item.type === "hosted_call") {
+      out.push(...markCalls(hostedPair(item, input.now()), [], reply));
+    }
   }
   return { messages: out, lastIsLocalCall };
 }

@@ -14,6 +14,7 @@ import { assembleTools } from "../tools/assemble.ts";
 import { toolRegistry } from "../tools/registry.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { type AskContext, type AskRequest, isOff } from "./ask_options.ts";
+import { markChatReplies } from "./reply_calls.ts";
 
 /** The chat ready for the loop. */
 export interface PreparedChat {
@@ -57,7 +58,9 @@ async function tools(chat: Message[], ctx: AskContext) {
 
 /**
  * Stage: metas out, tools in, threading and websearch. Takes
- * `previous_response_id` and `websearch` out of `req.opts`.
+ * `previous_response_id` and `websearch` out of `req.opts`. Before the metas
+ * go, the chat's calls get the mark of the reply each meta opens
+ * (`reply_calls.ts`: a hidden property set on the chat's own messages).
  *
  * @param req the request
  * @param ctx the ask context
@@ -66,6 +69,7 @@ async function tools(chat: Message[], ctx: AskContext) {
 export async function prepareChat(req: AskRequest, ctx: AskContext): Promise<PreparedChat> {
   const opts = req.opts;
   const cur = currentMeta(req.chat);
+  markChatReplies(req.chat); // the metas mark which calls one reply made, before they go
   const assembled = await tools(req.chat.filter((m) => m.role !== "meta"), ctx);
   let chat = assembled.messages;
   const threadingOff = isOff(opts.previous_response) || opts.previous_response_id === false;

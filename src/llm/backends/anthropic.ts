@@ -6,6 +6,8 @@
  * `thinking` blocks become reasoning, `format` becomes a system instruction.
  * The signed `thinking` / `redacted_thinking` blocks of a reply with a tool
  * call go back with that assistant turn (`thinking.ts`; Ruby raised on them).
+ * The calls one reply made go back as one turn, their results as one
+ * (`reply_calls.ts`; Ruby sends one message per call).
  *
  * @module
  */
@@ -21,6 +23,7 @@ import {
   toolMessageIds,
 } from "../format.ts";
 import { postJson, readReply, requestSignal } from "../http.ts";
+import { replyOrder } from "../reply_calls.ts";
 import { SSE_STREAM } from "../stream_check.ts";
 import { placeThinking, thinkingOf } from "../thinking.ts";
 import type {
@@ -53,7 +56,9 @@ function mediaBlock(kind: "image" | "pdf", ref: string): Block {
  * on a failed call's output, [TS-FIX]); adjacent
  * messages of the same role merged into one (the API requires alternation).
  * The thinking blocks a text or call message carries (`thinking.ts`) go
- * right before its block, as they came.
+ * right before its block, as they came. The calls one reply made together
+ * go as one assistant message and their results as one user message, in
+ * call order (`reply_calls.ts`; [TS-FIX] R113-1: Ruby sends one per call).
  *
  * @param messages compiled messages
  * @returns `{system, messages}`
@@ -70,7 +75,8 @@ export function anthropicMessages(
     if (last && last.role === role) last.content.push(block);
     else out.push({ role, content: [block] });
   };
-  sendable.forEach((m, i) => {
+  for (const i of replyOrder(sendable)) {
+    const m = sendable[i]!;
     switch (m.role) {
       case "system":
         system.push(textContent(m.content));
@@ -100,7 +106,7 @@ export function anthropicMessages(
       default:
         push("user", { type: "text", text: textContent(m.content) });
     }
-  });
+  }
   return system.length ? { system: system.join("\n\n"), messages: out } : { messages: out };
 }
 
