@@ -17,6 +17,7 @@ import {
   databaseDescription,
   databaseFile,
   type DatabaseOptions,
+  readableEntry,
   readRegistry,
   type Registry,
   tokyoCabinetOnly,
@@ -93,7 +94,7 @@ export function databaseNames(kb: KnowledgeBase): string[] {
 
 function entryOf(kb: KnowledgeBase, name: string) {
   const entry = kb.registry.get(name);
-  if (entry) return entry;
+  if (entry) return readableEntry(kb.dir, name, entry); // a Ruby block's: not_available, at its line
   if (tokyoCabinetOnly(kb.dir).includes(name)) {
     throw new ScoutError(
       "not_available",

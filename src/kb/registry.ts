@@ -10,13 +10,17 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
-import { isFile } from "../util/fs.ts";
+import { cannotText } from "../util/errno_text.ts";
 import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
-import { parseRubyYaml, stringifyRubyYaml } from "../util/ruby_yaml.ts";
+import {
+  parseRubyYamlWithLines,
+  type RubyYamlWithLines,
+  stringifyRubyYaml,
+} from "../util/ruby_yaml.ts";
 import { warnBooleanScalars } from "./registry_scalars.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
 
@@ -44,8 +48,57 @@ export interface RegistryEntry {
   options: DatabaseOptions;
 }
 
+/**
+ * A registry entry that names no TSV file — a database Ruby registered from
+ * a block (`[!ruby/object:Proc {}, options]`): listed, never read, and
+ * written back as it was.
+ */
+export interface UnreadableEntry {
+  /** Why it cannot be read. */
+  unreadable: string;
+  /** Its 1-based line in the registry, when known. */
+  line?: number;
+  /** The entry as written (`name:` through its value), kept when the registry is rewritten. */
+  text: string;
+  /** Its options, as read. */
+  options: DatabaseOptions;
+}
+
 /** A registry: name → entry, in file order. */
-export type Registry = Map<string, RegistryEntry>;
+export type Registry = Map<string, RegistryEntry | UnreadableEntry>;
+
+/**
+ * Whether a registry entry names no TSV file ({@link UnreadableEntry}).
+ *
+ * @param entry the entry
+ * @returns true for an entry that cannot be read
+ */
+export function isUnreadable(entry: RegistryEntry | UnreadableEntry): entry is UnreadableEntry {
+  return "unreadable" in entry;
+}
+
+/**
+ * The entry of a database that can be read, or the error saying why it
+ * cannot, at its line of the registry.
+ *
+ * @param kbDir the knowledge base directory
+ * @param name the database
+ * @param entry its registry entry
+ * @returns the entry
+ * @throws ScoutError `not_available` for an {@link UnreadableEntry}
+ */
+export function readableEntry(
+  kbDir: string,
+  name: string,
+  entry: RegistryEntry | UnreadableEntry,
+): RegistryEntry {
+  if (!isUnreadable(entry)) return entry;
+  const file = registryPath(kbDir);
+  throw new ScoutError("not_available", `Database "${name}" ${entry.unreadable}`, {
+    file,
+    ...(entry.line !== undefined ? { line: entry.line } : {}),
+  });
+}
 
 /**
  * The registry file of a knowledge base.
@@ -74,22 +127,39 @@ function plainValue(v: unknown): unknown {
 }
 
 /**
- * Reads a knowledge base's registry (empty when there is none).
+ * Whether `path` is a regular file (following links). Only a missing entry
+ * (ENOENT; ENOTDIR, a parent that is a file) is "no": a path that cannot be
+ * looked at (a directory another user keeps to themselves, a link loop) is
+ * an error, never taken for absence.
  *
- * @param kbDir the knowledge base directory
- * @returns the registry
- * @throws ScoutError `invalid_input` for unreadable YAML or a malformed entry, naming the file
+ * @throws ScoutError `io`: `Cannot look at <what> "<path>": <reason>`
  */
-export function readRegistry(kbDir: string): Registry {
-  const file = registryPath(kbDir);
-  const out: Registry = new Map();
-  if (!isFile(file)) return out;
-  let data: unknown;
-  let text = "";
+function isPresentFile(path: string, what: string): boolean {
   try {
-    text = readFileSync(file, "utf8");
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException)?.code;
+    if (code === "ENOENT" || code === "ENOTDIR") return false;
+    throw new ScoutError("io", cannotText(`look at ${what}`, path, e), { file: path, cause: e });
+  }
+}
+
+/** A file's text; a failure is an error naming the file and the reason. */
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    throw new ScoutError("io", cannotText(`read ${what}`, path, e), { file: path, cause: e });
+  }
+}
+
+function parseRegistry(file: string): RubyYamlWithLines | null {
+  if (!isPresentFile(file, "the knowledge-base registry")) return null;
+  const text = readText(file, "the knowledge-base registry");
+  let parsed: RubyYamlWithLines;
+  try {
     // Unknown `!ruby/…` tags are warnings (the value is read as plain YAML); errors throw.
-    data = parseRubyYaml(text);
+    parsed = parseRubyYamlWithLines(text);
   } catch (e) {
     const { text: what, line } = yamlErrorParts(e);
     throw new ScoutError(
@@ -98,8 +168,28 @@ export function readRegistry(kbDir: string): Registry {
       { file, ...(line ? { line } : {}), cause: e },
     );
   }
-  if (data === null || data === undefined) return out;
-  warnBooleanScalars(text, file); // `on:` read as true, kept as Psych reads it, said once
+  // `on:` read as true, kept as Psych reads it, said once
+  if (parsed.value !== null && parsed.value !== undefined) warnBooleanScalars(text, file);
+  return parsed;
+}
+
+/**
+ * Reads a knowledge base's registry (empty when there is none). An entry
+ * that names no TSV file (Ruby's block-registered database) is kept as an
+ * {@link UnreadableEntry}, the others read as usual.
+ *
+ * @param kbDir the knowledge base directory
+ * @returns the registry
+ * @throws ScoutError `invalid_input` for unreadable YAML or a registry that
+ *   is not a map, `io` for a registry that cannot be looked at or read,
+ *   each naming the file
+ */
+export function readRegistry(kbDir: string): Registry {
+  const file = registryPath(kbDir);
+  const out: Registry = new Map();
+  const parsed = parseRegistry(file);
+  const data = parsed?.value;
+  if (parsed === null || data === null || data === undefined) return out;
   if (typeof data !== "object" || Array.isArray(data)) {
     throw new ScoutError("invalid_input", `The registry "${file}" is not a YAML map`, { file });
   }
@@ -107,14 +197,17 @@ export function readRegistry(kbDir: string): Registry {
     const name = stripColon(rawName);
     const value = plainValue(rawValue);
     const [path, opts] = Array.isArray(value) ? value : [value, {}];
-    if (typeof path !== "string") {
-      throw new ScoutError(
-        "not_available",
-        `Database "${name}" in "${file}" is not registered from a file (a Ruby block?): it cannot be read here`,
-        { file },
-      );
-    }
     const options = (opts && typeof opts === "object" ? opts : {}) as DatabaseOptions;
+    if (typeof path !== "string") {
+      const line = parsed.lineOf([rawName]);
+      out.set(name, {
+        unreadable: "is not registered from a file (a Ruby block?): it cannot be read here",
+        ...(line !== undefined ? { line } : {}),
+        text: parsed.entryTextOf(rawName) ?? stringifyRubyYaml({ [rawName]: rawValue }),
+        options,
+      });
+      continue;
+    }
     if (typeof options.fields === "string") options.fields = String(options.fields).split(/,\s*/);
     out.set(name, { file: path, options });
   }
@@ -129,15 +222,29 @@ export function readRegistry(kbDir: string): Registry {
  * @param registry the registry
  */
 export function writeRegistry(kbDir: string, registry: Registry): void {
-  const data: Record<string, unknown> = {};
-  for (const [name, { file, options }] of registry) {
-    const opts = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-    data[name] = [file, opts];
-  }
   mkdirSync(join(kbDir, "config"), { recursive: true });
   // a link is written through (its target replaced atomically), as Ruby's Open.write does (R88-4)
   const file = registryPath(kbDir);
-  writeInPlaceSync(danglingLinkEnd(file), Buffer.from(stringifyRubyYaml(data)), file);
+  writeInPlaceSync(danglingLinkEnd(file), Buffer.from(registryText(registry)), file);
+}
+
+/** A registry's YAML: entries in order, an {@link UnreadableEntry} as it was written. */
+function registryText(registry: Registry): string {
+  const value = ({ file, options }: RegistryEntry) => [
+    file,
+    Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+  ];
+  // own keys even for `__proto__` (an assignment would set the object's prototype)
+  const entries = [...registry];
+  if (!entries.some(([, e]) => isUnreadable(e))) {
+    return stringifyRubyYaml(
+      Object.fromEntries(entries.map(([name, e]) => [name, value(e as RegistryEntry)])),
+    );
+  }
+  // Ruby's block entry kept byte for byte among entries written one by one (R112-1)
+  return entries.map(([name, e]) =>
+    isUnreadable(e) ? e.text : stringifyRubyYaml(Object.fromEntries([[name, value(e)]]))
+  ).join("");
 }
 
 /**
@@ -157,7 +264,7 @@ export function databaseFile(
   const expanded = expandHome(file, env);
   if (isAbsolute(expanded)) return expanded;
   const inKb = join(kbDir, expanded);
-  return isFile(inKb) ? inKb : resolve(expanded);
+  return isPresentFile(inKb, "the TSV file") ? inKb : resolve(expanded);
 }
 
 /**
@@ -213,10 +320,10 @@ export function databaseDescription(
   const registered = entry?.options.description;
   if (typeof registered === "string" && registered !== "") return registered;
   const md = join(kbDir, `${name}.md`);
-  if (isFile(md)) return readFileSync(md, "utf8");
+  if (isPresentFile(md, "the description")) return readText(md, "the description");
   const readmes = [join(kbDir, "README.md")];
   if (tsvFile) readmes.push(join(dirname(tsvFile), "README.md"));
-  const readme = readmes.find(isFile);
+  const readme = readmes.find((f) => isPresentFile(f, "the README"));
   if (!readme) return null;
-  return readmeSections(readFileSync(readme, "utf8")).get(name.toLowerCase()) ?? null;
+  return readmeSections(readText(readme, "the README")).get(name.toLowerCase()) ?? null;
 }

@@ -211,7 +211,9 @@ function openableDatabases(
       infos.push(databaseInfo(kb, db));
     } catch (e) {
       if (!(e instanceof ScoutError) || !known.includes(db)) throw e; // a typo is the line's error
-      skipped.push({ db, why: e.message, tokyo: e.code === "not_available" });
+      // where, when the error knows its line (a Ruby block's registry entry, a bad TSV header)
+      const at = e.file !== undefined && e.line !== undefined ? ` (${e.file}:${e.line})` : "";
+      skipped.push({ db, why: e.message + at, tokyo: e.code === "not_available" });
     }
   }
   // only TokyoCabinet files, asked for by no name: nothing to offer, as before — not an error

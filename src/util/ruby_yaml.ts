@@ -15,6 +15,7 @@
  */
 import { type Document, isMap, isScalar, parseDocument, stringify, visit } from "yaml";
 import type { Scalar, ScalarTag, Tags } from "yaml";
+import { entryText } from "./yaml_entry_text.ts";
 
 const TRUE = /^(?:yes|true|on)$/i;
 const FALSE = /^(?:no|false|off)$/i;
@@ -204,6 +205,11 @@ export interface RubyYamlWithLines {
    * is not a scalar of the document.
    */
   sourceOf(path: readonly string[]): string | undefined;
+  /**
+   * The top-level entry `key` as text that stands alone (`yaml_entry_text.ts`:
+   * the file's own bytes where they can be); undefined when there is none.
+   */
+  entryTextOf(key: string): string | undefined;
 }
 
 /**
@@ -241,6 +247,12 @@ export function parseRubyYamlWithLines(text: string): RubyYamlWithLines {
     sourceOf(path) {
       const node = lastPair(path)?.value;
       return isScalar(node) ? node.source : undefined;
+    },
+    entryTextOf(key) {
+      const pair = lastPair([key]);
+      return pair && isMap(doc.contents)
+        ? entryText(doc, text, (doc.contents.items as unknown[]).indexOf(pair))
+        : undefined;
     },
   };
 }
