@@ -30,7 +30,7 @@ export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
   agent.startChat = lifted.chat;
   const lines: Record<string, OptionLine> = {};
   for (const [k, v] of Object.entries(lifted.options)) {
-    if (k in explicit) continue;
+    if (Object.hasOwn(explicit, k)) continue; // own keys: `toString` is an option like any (R112-5)
     recordLift(agent, k, v);
     agent.options[k] = v;
     if (lifted.lines?.[k]) lines[k] = lifted.lines[k];
@@ -57,7 +57,9 @@ function recordLift(agent: Agent, key: string, lifted: unknown): void {
   const first = keys.get(key);
   if (first) first.lifted = lifted;
   else {
-    const before = key in agent.options ? { before: { value: agent.options[key] } } : {};
+    const before = Object.hasOwn(agent.options, key)
+      ? { before: { value: agent.options[key] } }
+      : {};
     keys.set(key, { ...before, lifted });
   }
 }

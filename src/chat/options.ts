@@ -112,7 +112,8 @@ export function extractOptions(
   for (const [k, v] of Object.entries({ ...sticky, ...plain })) {
     if (v === null || v === undefined || v === "nil") continue;
     options[k] = v;
-    const w = k in plain ? at.plain[k] : at.sticky[k];
+    // own keys only: an option called `toString` is no member of Object.prototype (R112-5)
+    const w = Object.hasOwn(plain, k) ? at.plain[k] : at.sticky[k];
     if (w !== undefined) lines[k] = { file: w.file, line: w.line, value: v };
   }
   return Object.keys(lines).length > 0 ? { options, chat: rest, lines } : { options, chat: rest };

@@ -169,12 +169,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/** Ruby's two-letter short flags, which commander would read as `-i n` / `-w t`. */
-const RUBY_MULTI_LETTER: Record<string, string> = {
-  "-in": 'use --inline FILE (-in would read as -i n: import the chat file "n")',
-  "-wt": "Ruby's -wt/--workflow_tasks is not supported (it did nothing there): use -w WORKFLOW " +
+/**
+ * Ruby's two-letter short flags, which commander would read as `-i n` / `-w t`
+ * (a Map: an argument such as `toString` is no flag of Object.prototype's, R112-5).
+ */
+const RUBY_MULTI_LETTER = new Map<string, string>([
+  ["-in", 'use --inline FILE (-in would read as -i n: import the chat file "n")'],
+  [
+    "-wt",
+    "Ruby's -wt/--workflow_tasks is not supported (it did nothing there): use -w WORKFLOW " +
     '(-wt would read as -w t: the workflow "t")',
-};
+  ],
+]);
 
 /**
  * Stops Ruby's `-in` / `-wt` before commander misreads them (the tokens
@@ -187,9 +193,8 @@ export function rejectRubyMultiLetterFlags(argv: readonly string[]): void {
   const end = argv.indexOf("--");
   for (const arg of end === -1 ? argv : argv.slice(0, end)) {
     const flag = arg.split("=")[0]!;
-    if (flag in RUBY_MULTI_LETTER) {
-      throw usageError(`Unknown flag ${flag}: ${RUBY_MULTI_LETTER[flag]}`);
-    }
+    const instead = RUBY_MULTI_LETTER.get(flag);
+    if (instead !== undefined) throw usageError(`Unknown flag ${flag}: ${instead}`);
   }
 }
 

@@ -137,7 +137,7 @@ function setInput(
   }
   const v = listValue(def, value, ctx.cwd);
   if (Array.isArray(v)) checkScalar(def, scalar, v, ctx.where);
-  if (name in out) {
+  if (Object.hasOwn(out, name)) { // own: an input may be called `constructor` (R112-5)
     const prev = out[name];
     out[name] = [...(Array.isArray(prev) ? prev : [prev]), ...(Array.isArray(v) ? v : [v])];
   } else out[name] = v;

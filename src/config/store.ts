@@ -177,10 +177,14 @@ export function tokenPriority(token: string): [string, number] {
   }
   const colon = name.indexOf(":");
   const type = colon === -1 ? name : name.slice(0, colon);
-  return [name, TYPE_PRIORITY[type] ?? 10];
+  return [name, TYPE_PRIORITY.get(type) ?? 10];
 }
 
-const TYPE_PRIORITY: Record<string, number> = { workflow: 4, task: 3, file: 2, line: 1, key: 20 };
+/** A Map: a scope token `constructor` is no member of Object.prototype (R112-5). */
+const TYPE_PRIORITY = new Map([["workflow", 4], ["task", 3], ["file", 2], ["line", 1], [
+  "key",
+  20,
+]]);
 
 /** The best (lowest) priority at which `entry` answers lookup token `wanted`, or undefined. */
 function entryPriority(entry: ConfigEntry, wanted: string): number | undefined {

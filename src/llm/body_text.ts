@@ -6,14 +6,15 @@
  * @module
  */
 
-const ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-};
+/** A Map: `&constructor;` is no entity of Object.prototype's (R112-5). */
+const ENTITIES = new Map([
+  ["amp", "&"],
+  ["lt", "<"],
+  ["gt", ">"],
+  ["quot", '"'],
+  ["apos", "'"],
+  ["nbsp", " "],
+]);
 
 function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, name: string) => {
@@ -25,7 +26,7 @@ function decodeEntities(text: string): string {
         ? String.fromCodePoint(code)
         : m;
     }
-    return ENTITIES[name.toLowerCase()] ?? m;
+    return ENTITIES.get(name.toLowerCase()) ?? m;
   });
 }
 

@@ -101,11 +101,12 @@ function normaliseExports(
 ): WorkflowExports {
   const out: WorkflowExports = { exec: [], synchronous: [], asynchronous: [], stream: [] };
   for (const [kind, names] of Object.entries(spec ?? {})) {
-    if (!(kind in out)) {
+    // own keys: a list or task called `toString` is no member of Object.prototype (R112-5)
+    if (!Object.hasOwn(out, kind)) {
       throw new ScoutError("invalid_input", `Unknown export list "${kind}" in workflow "${wf}"`);
     }
     for (const n of names ?? []) {
-      if (!(n in tasks)) {
+      if (!Object.hasOwn(tasks, n)) {
         throw new ScoutError(
           "task_not_found",
           `Exported task "${n}" not found in workflow "${wf}"`,
@@ -316,7 +317,7 @@ export function recursiveInputs(wf: Workflow, taskName: string): InputDef[] {
     }
     for (const d of t.deps) {
       const dw = depWorkflow(w, d);
-      if (dw === undefined || !(d.task in dw.tasks)) continue;
+      if (dw === undefined || !Object.hasOwn(dw.tasks, d.task)) continue;
       const depFixed = new Set([...fixed, ...Object.keys(d.inputs ?? {})]);
       visit(dw, dw.tasks[d.task]!, depFixed, [...stack, key]);
     }

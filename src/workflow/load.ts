@@ -195,7 +195,8 @@ function applyDocs(wf: Workflow, file: string): Workflow {
     if (wf.title === "") wf.title = doc.title;
     if (wf.description === "") wf.description = doc.description;
     for (const [t, text] of Object.entries(doc.tasks)) {
-      if (wf.tasks[t] !== undefined && text !== "") wf.tasks[t].description = text;
+      // own tasks: a `## toString` section is no task of Object.prototype's (R112-5)
+      if (Object.hasOwn(wf.tasks, t) && text !== "") wf.tasks[t]!.description = text;
     }
     break;
   }

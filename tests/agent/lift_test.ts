@@ -62,3 +62,17 @@ Deno.test("a clone of a lifted agent keeps the lift record: its specialists do n
   assert.notEqual(fc.options.format, f.options.format);
   assert.deepEqual(optionsUnlifted(fc), {});
 });
+
+Deno.test("an option line named like an Object.prototype member is lifted and unlifted as any (R112-5)", () => {
+  const a = createAgent({
+    startChat: [{ role: "option", content: "toString 1" }, {
+      role: "option",
+      content: "valueOf 2",
+    }],
+  });
+  liftStartOptions(a, {});
+  // before: `k in explicit` found Object.prototype's member: the lines were never lifted
+  assert.equal(Object.hasOwn(a.options, "toString"), true);
+  assert.deepEqual({ ...a.options }, { toString: "1", valueOf: "2" });
+  assert.deepEqual({ ...optionsUnlifted(a) }, {});
+});

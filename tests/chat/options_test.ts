@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { extractOptions, isScoutError, resolveFormat } from "../../mod.ts";
 import type { Chat } from "../../mod.ts";
+import { markWrittenAt } from "../../src/chat/written_at.ts";
 import { tempDir } from "../support/cli.ts";
 
 function msgs(...items: string[]): Chat {
@@ -117,4 +118,16 @@ Deno.test("resolveFormat D18: a JSON object string is the schema", () => {
   assert.equal(resolveFormat("[1,2]"), "[1,2]", "only objects are schemas");
   assert.equal(resolveFormat("{not json"), "{not json");
   assert.equal(resolveFormat(null), null);
+});
+
+Deno.test("an option named like an Object.prototype member keeps the line that set it (R112-5)", () => {
+  const chat = ["toString", "constructor", "valueOf"].map((k, i) =>
+    markWrittenAt({ role: "sticky_option", content: `${k} ${i}` }, { file: "a.chat", line: i + 1 })
+  );
+  const { options, lines } = extractOptions(chat);
+  assert.deepEqual(options, { toString: "0", constructor: "1", valueOf: "2" });
+  // before: `k in plain` found Object.prototype's member, and its (absent) line
+  assert.deepEqual(lines?.toString, { file: "a.chat", line: 1, value: "0" });
+  assert.deepEqual(lines?.constructor, { file: "a.chat", line: 2, value: "1" });
+  assert.deepEqual(lines?.valueOf, { file: "a.chat", line: 3, value: "2" });
 });

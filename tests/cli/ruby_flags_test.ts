@@ -114,3 +114,14 @@ Deno.test("--no-color / --nocolor hold for commander's own usage errors too (on 
     }
   }
 });
+
+Deno.test("arguments spelled like Object.prototype members are words, not Ruby flags (R112-5)", async () => {
+  await using t = await tempDir();
+  const o = { env: { SCOUT_HOME: join(t.path, "home") }, cwd: t.path };
+  for (const word of ["toString", "constructor", "__proto__", "valueOf", "hasOwnProperty"]) {
+    const r = await runMain(["llm", "ask", "--dry-run", word], o);
+    // before: exit 2, `Unknown flag toString: function toString() { [native code] }`
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `user:\n\n${word}\n`);
+  }
+});

@@ -147,6 +147,13 @@ Deno.test("configGet answers as Ruby's Scout::Config.get on each recorded case",
   }
 });
 
+Deno.test("tokenPriority: a token spelled like an Object.prototype member is of no type (R112-5)", () => {
+  // before: Object.prototype's function as the priority
+  for (const t of ["constructor", "toString:x", "valueOf", "hasOwnProperty:y"]) {
+    assert.deepEqual(tokenPriority(t), [t, 10]);
+  }
+});
+
 Deno.test("tokenPriority: ::N, else by prefix (Ruby token_priority)", () => {
   assert.deepEqual(tokenPriority("ask"), ["ask", 10]);
   assert.deepEqual(tokenPriority("ask::3"), ["ask", 3]);

@@ -137,3 +137,36 @@ Deno.test("agent kb: the same commands on an agent's knowledge_base/ (created by
   const qhelp = await runMain(["agent", "kb", "Genealogist", "query", "--help"], o);
   assert.match(qhelp.stdout, /^Usage: scout-ai agent kb Genealogist query \[options\] <database>/);
 });
+
+Deno.test("kb query: entities spelled like Object.prototype members are entities (R112-5)", async () => {
+  await using d = await tempDir();
+  const o = { cwd: d.path, env: { NO_COLOR: "1" } };
+  const kb = join(d.path, "kb");
+  await runMain(["kb", "register", kb, "parents", join(FAMILY, "parents")], o);
+  for (const word of ["toString", "constructor", "__proto__", "valueOf", "hasOwnProperty"]) {
+    const r = await runMain(["kb", "query", kb, "parents", word], o);
+    // before: exit 2, `Unknown flag toString: function toString() { [native code] }`
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "");
+  }
+  const ada = await runMain(["kb", "query", kb, "parents", "toString", "Ada"], o);
+  assert.equal(ada.stdout, "Ada~Bruno\tfather\nAda~Carla\tmother\n");
+});
+
+Deno.test("kb register: databases named __proto__ and constructor are kept (R112-5)", async () => {
+  await using d = await tempDir();
+  const o = { cwd: d.path, env: { NO_COLOR: "1" } };
+  const kb = join(d.path, "kb");
+  await runMain(["kb", "register", kb, "__proto__", join(FAMILY, "parents")], o);
+  await runMain(["kb", "register", kb, "constructor", join(FAMILY, "siblings")], o);
+  const l = await runMain(["kb", "list", kb], o);
+  // before: `data[name] =` set the registry object's prototype: `__proto__` was never written
+  assert.equal(l.code, 0, l.stderr);
+  assert.equal(
+    l.stdout,
+    "__proto__    Child (Alias) -> Parent (Alias)  [Type of parent]\n" +
+      "constructor  Older (Alias) -> Younger (Alias)\n",
+  );
+  const q = await runMain(["kb", "query", kb, "__proto__", "Ada"], o);
+  assert.equal(q.stdout, "Ada~Bruno\tfather\nAda~Carla\tmother\n");
+});

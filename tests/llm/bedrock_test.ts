@@ -357,6 +357,18 @@ Deno.test("bedrock converse body: images as bytes, tool pairs as toolUse/toolRes
   );
 });
 
+Deno.test("bedrock converse body: options spelled like Object.prototype members are model fields (R112-5)", () => {
+  const body = converseBody({
+    messages: [{ role: "user", content: "hi" }],
+    tools: [],
+    params: { toString: "a", constructor: "b", temperature: 0.5 },
+    stream: false,
+  });
+  // before: `inferenceConfig` keyed by the members' source text (`function toString() {…}`)
+  assert.deepEqual(body.inferenceConfig, { temperature: 0.5 });
+  assert.deepEqual(body.additionalModelRequestFields, { toString: "a", constructor: "b" });
+});
+
 Deno.test("bedrock: a 200 page answering a streamed request fails at once, quoting its text", async () => {
   await using home = await tempDir();
   await using srv = await startProviderServer();

@@ -66,3 +66,21 @@ Deno.test("workflow task: repeated list flags add their items [TS-FIX] (Ruby kee
     ["a", "b", "c"],
   );
 });
+
+Deno.test("workflow task: list inputs named like Object.prototype members (R112-5)", async () => {
+  await using d = await tempDir();
+  userWorkflow(
+    d.path,
+    "Proto",
+    `export default (api) => api.workflow("Proto", { tasks: {
+      t: { type: "json", inputs: { constructor: api.input.array(), toString: api.input.array() },
+        run: (i) => i } } });`,
+  );
+  const r = await runMain(
+    ["workflow", "task", "Proto", "t", "--constructor", "a,b", "--toString", "c"],
+    { cwd: d.path, env: env(d.path) },
+  );
+  // before: `name in out` found Object.prototype's member: [Function Object, "a", "b"]
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { constructor: ["a", "b"], toString: ["c"] });
+});

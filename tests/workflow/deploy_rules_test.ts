@@ -253,6 +253,29 @@ Deno.test("rules naming a task the graph's workflow has not are warned about, wi
   );
 });
 
+Deno.test("rules naming a task like an Object.prototype member are warned about too (R112-5)", async () => {
+  await using d = await tempDir();
+  const rules = join(d.path, "rules.yaml");
+  writeFileSync(
+    rules,
+    "Baking:\n  toString: { cpus: 2 }\nchains:\n  prep:\n    workflow: Baking\n" +
+      "    tasks: whisk, constructor\n",
+  );
+  const r = await runMain(
+    ["workflow", "task", BAKING, "cake", "--deploy", "slurm", "--dry-run", "--deploy-rules", rules],
+    { cwd: d.path, env: homeIn(d.path) },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  // before: no warning (`task in w.tasks` found Object.prototype's members)
+  assert.equal(
+    r.stderr,
+    `scout-ai: warning: deploy rules Baking.toString (${rules}:2): Baking has no task "toString"; ` +
+      "its rules never apply\n" +
+      `scout-ai: warning: deploy rules chains.prep (${rules}:6): Baking has no task "constructor"; ` +
+      "its rules never apply\n",
+  );
+});
+
 Deno.test("rules: a YAML syntax error names the file and line, the problem on one line", async () => {
   for (
     const [text, line] of [["defaults: [", 1], [

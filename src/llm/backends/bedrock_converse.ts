@@ -62,13 +62,14 @@ function converseBlock(b: Block, index: number): Block {
   }
 }
 
-const INFERENCE_KEYS: Record<string, string> = {
-  max_tokens: "maxTokens",
-  temperature: "temperature",
-  top_p: "topP",
-  stop: "stopSequences",
-  stop_sequences: "stopSequences",
-};
+/** A Map: an option called `toString` is no inference key of Object.prototype's (R112-5). */
+const INFERENCE_KEYS = new Map([
+  ["max_tokens", "maxTokens"],
+  ["temperature", "temperature"],
+  ["top_p", "topP"],
+  ["stop", "stopSequences"],
+  ["stop_sequences", "stopSequences"],
+]);
 
 /**
  * Builds a Converse request body: `messages`, `system`, `toolConfig`,
@@ -91,7 +92,7 @@ export function converseBody(req: BackendRequest): Record<string, unknown> {
   const inference: Record<string, unknown> = {};
   const additional: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(req.params)) {
-    const key = INFERENCE_KEYS[k];
+    const key = INFERENCE_KEYS.get(k);
     if (key) inference[key] = key === "stopSequences" && !Array.isArray(v) ? [v] : v;
     else additional[k] = v;
   }

@@ -243,7 +243,8 @@ export function unknownRuleTasks(
     const w = byName.get(wf);
     if (w === undefined || !isMap(section)) continue;
     for (const task of Object.keys(section)) {
-      if (task === "defaults" || task === "chains" || task in w.tasks) continue;
+      // own tasks: a rule for `toString` names no task of Object.prototype's (R112-5)
+      if (task === "defaults" || task === "chains" || Object.hasOwn(w.tasks, task)) continue;
       const line = at([wf, task]);
       out.push({
         path: `${wf}.${task}`,
@@ -257,7 +258,7 @@ export function unknownRuleTasks(
     for (const member of chain.tasks) {
       const [wf, task] = member.split("#") as [string, string];
       const w = byName.get(wf);
-      if (w === undefined || task in w.tasks) continue;
+      if (w === undefined || Object.hasOwn(w.tasks, task)) continue;
       const path = chain.path ?? ["chains", chain.name];
       const line = at([...path, "tasks"]);
       out.push({
