@@ -25,7 +25,8 @@ import {
 import type { AssociationStore } from "./store.ts";
 import { INDEX_VERSION, type IndexMeta } from "./store_format.ts";
 import { eachAssociation, fieldIndex, readTsvHeader, type TsvHeader } from "./tsv.ts";
-import { withWarningSink } from "../util/warn_once.ts";
+import { changedAhead } from "../util/racy_stat.ts";
+import { warnOnce, withWarningSink } from "../util/warn_once.ts";
 
 export { indexCachePath, indexPath } from "./index_place.ts";
 
@@ -217,6 +218,7 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
       { cause: e },
     );
   }
+  if (changedAhead(readAtMs, st)) aheadWarning(kb, file, readAtMs, st.ctimeMs);
   const path = indexPath(kb, name);
   // The TSV file unchanged and the same registry entry: the open index is current.
   const checked = JSON.stringify([file, st.size, st.mtimeMs, st.ctimeMs, st.ino, entry.options]);
@@ -246,6 +248,21 @@ export function databaseStore(kb: KnowledgeBase, name: string): AssociationStore
   });
   stores.set(path, { store, checked });
   return store;
+}
+
+/**
+ * Tells, once per file, that a TSV's change time is ahead of this clock (a
+ * file server's clock ahead of this machine's): until the clock passes it,
+ * its stats cannot vouch for an index (`util/racy_stat.ts`), rebuilt on each use.
+ */
+function aheadWarning(kb: KnowledgeBase, file: string, readAtMs: number, ctimeMs: number): void {
+  const at = (ms: number) => new Date(ms).toISOString();
+  warnOnce(
+    `${file} changed ahead`,
+    `TSV file "${file}" changed at ${at(ctimeMs)}, ahead of this machine's clock ` +
+      `(${at(readAtMs)}): its index is rebuilt on each use until then`,
+    kb.warn,
+  );
 }
 
 /**

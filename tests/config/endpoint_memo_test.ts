@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, renameSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadEndpoint } from "../../src/config/endpoints.ts";
-import { tempDir } from "../support/cli.ts";
+import { DENO, ROOT, tempDir } from "../support/cli.ts";
 
 Deno.test("loadEndpoint: same text, same settings (own copies); an edited file is read anew; a bad edit still fails", async () => {
   await using t = await tempDir();
@@ -75,4 +75,56 @@ Deno.test("loadEndpoint: once a file has aged, its stats vouch for it — and an
   const e = await loadEndpoint("ep", { cwd: t.path, env });
   assert.equal(e.settings.model, "cwd");
   assert.equal(e.file, join(t.path, "etc", "AI", "ep.yaml"));
+});
+
+/**
+ * Loads endpoint "ep" twice in a process of its own and prints the bytes the
+ * second load read (Linux's `/proc/self/io`, readable only with all
+ * permissions).
+ */
+const LOAD_TWICE = `
+import { loadEndpoint } from "${join(ROOT, "src", "config", "endpoints.ts")}";
+const read = () => Number(/rchar: (\\d+)/.exec(Deno.readTextFileSync("/proc/self/io"))[1]);
+const [cwd, home] = Deno.args;
+const opts = { cwd, env: { SCOUT_HOME: home } };
+const first = (await loadEndpoint("ep", opts)).settings.model;
+const before = read();
+const second = (await loadEndpoint("ep", opts)).settings.model;
+console.log(JSON.stringify({ first, second, read: read() - before }));
+`;
+
+Deno.test("loadEndpoint: a file with a future mtime vouches once its ctime aged; a rewrite keeping that mtime is seen (R112-2)", async () => {
+  await using t = await tempDir();
+  const home = join(t.path, "home");
+  const dir = join(home, "etc", "AI");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "ep.yaml");
+  const env = { SCOUT_HOME: home };
+  const pad = "#" + "x".repeat(64 * 1024) + "\n"; // a read of the file shows in the bytes read
+  const future = new Date(Date.UTC(2100, 0, 1)); // `touch -d`, `tar x` from a clock ahead
+  writeFileSync(file, `${pad}model: old\n`);
+  utimesSync(file, future, future);
+  await new Promise((r) => setTimeout(r, 2_100)); // the ctime older than the racy window
+  const script = join(t.path, "load_twice.ts");
+  writeFileSync(script, LOAD_TWICE);
+  const args = [
+    "run",
+    "-A",
+    "--no-check",
+    "--config",
+    join(ROOT, "deno.json"),
+    script,
+    t.path,
+    home,
+  ];
+  const out = new Deno.Command(DENO, { args, cwd: ROOT }).outputSync();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const seen = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.deepEqual([seen.first, seen.second], ["old", "old"]);
+  // before: the file was read again on every load (its mtime never 2 s in the past)
+  assert.ok(seen.read < pad.length, `the unchanged file read again (${seen.read} bytes)`);
+  assert.equal((await loadEndpoint("ep", { cwd: t.path, env })).settings.model, "old");
+  writeFileSync(file, `${pad}model: new\n`); // same size, in place
+  utimesSync(file, future, future);
+  assert.equal((await loadEndpoint("ep", { cwd: t.path, env })).settings.model, "new");
 });
