@@ -118,8 +118,8 @@ function registerKbList(kb: Command, ctx: CliContext, dir: KbDir): void {
   list.action((...args: unknown[]) => {
     const [d, rest] = dir.of(args);
     const o = rest[0] as { json?: boolean };
-    return import("./kb_run.ts").then(({ runKbList }) => {
-      ctx.exitCode = runKbList(d, Boolean(o.json), ctx.io);
+    return import("./kb_run.ts").then(async ({ runKbList }) => {
+      ctx.exitCode = await runKbList(d, Boolean(o.json), ctx.io);
     });
   });
 }

@@ -13,6 +13,7 @@ import {
   databaseInfo,
   databaseNames,
   databaseStore,
+  type KnowledgeBase,
   openKnowledgeBase,
   parents,
 } from "../kb/mod.ts";
@@ -97,6 +98,18 @@ function describe(
   return `${info.source} ${arrow} ${info.target}${fields}`;
 }
 
+/** A database as `kb list` shows it: its info once every row was read, or why it cannot be. */
+function listed(kb: KnowledgeBase, name: string) {
+  try {
+    const info = databaseInfo(kb, name);
+    databaseStore(kb, name); // every row read (the index built or found current), not only the header
+    return { ...info, error: null as string | null };
+  } catch (e) {
+    if (!isScoutError(e)) throw e;
+    return { name, error: e.message + (e.line ? ` (${e.file}:${e.line})` : "") };
+  }
+}
+
 function knowledgeBaseDir(dir: string, io: Io): string {
   const abs = resolve(io.cwd, dir);
   if (!isDirectory(abs)) {
@@ -108,24 +121,22 @@ function knowledgeBaseDir(dir: string, io: Io): string {
 /**
  * `kb list`: one line per database (`NAME  SOURCE -> TARGET  [fields]`), or
  * JSON. A database that cannot be read is reported and makes the exit 1.
+ * Between two databases a timer turn lets a signal caught during a build
+ * (synchronous: its listener waits) end the command before the next build
+ * (R112-4).
  *
  * @param dir knowledge base directory
  * @param json print JSON
  * @param io injected I/O
  * @returns exit code
  */
-export function runKbList(dir: string, json: boolean, io: Io): number {
+export async function runKbList(dir: string, json: boolean, io: Io): Promise<number> {
   const kb = openKnowledgeBase(knowledgeBaseDir(dir, io), io.env, warnSink(io));
-  const rows = databaseNames(kb).map((name) => {
-    try {
-      const info = databaseInfo(kb, name);
-      databaseStore(kb, name); // every row read (the index built or found current), not only the header
-      return { ...info, error: null as string | null };
-    } catch (e) {
-      if (!isScoutError(e)) throw e;
-      return { name, error: e.message + (e.line ? ` (${e.file}:${e.line})` : "") };
-    }
-  });
+  const rows = [];
+  for (const name of databaseNames(kb)) {
+    if (rows.length > 0) await new Promise((r) => setTimeout(r, 0));
+    rows.push(listed(kb, name));
+  }
   const failed = rows.some((r) => r.error !== null);
   if (json) {
     const out = { version: KB_JSON_VERSION, knowledge_base: kb.dir, databases: rows };

@@ -5,7 +5,8 @@
  * that refuses it too (a read-only home), a private temporary directory of
  * the process, removed at exit, with one warning saying why (R92-7). The
  * first current index found is used; a missing or stale one is rebuilt in
- * the first place that takes it.
+ * the first place that takes it, by one process at a time
+ * (`index_builders.ts`).
  *
  * @module
  */
@@ -18,6 +19,7 @@ import { sha256hex } from "../util/hash.ts";
 import { processTempDir, tempBase } from "../util/process_temp_dir.ts";
 import { statsVouch } from "../util/racy_stat.ts";
 import { type AssociationStore, openStore } from "./store.ts";
+import { buildOnce, sweepDeadBuilds } from "./index_builders.ts";
 import { buildStore, type StoreInput } from "./store_build.ts";
 import type { IndexMeta } from "./store_format.ts";
 import { currentWarningSink } from "../util/warn_once.ts";
@@ -107,10 +109,18 @@ function openCurrent(path: string, want: Omit<IndexMeta, "count">): AssociationS
   return null;
 }
 
+/** The index just built at `path`, open. */
+function openBuilt(path: string): AssociationStore {
+  const store = openStore(path);
+  if (!store) throw new ScoutError("io", `Cannot open the index "${path}" just built`);
+  return store;
+}
+
 /**
  * A current index of database `name`: the one in the knowledge base, else
  * the one in the cache directory, else this process's temporary one, else
- * one built in the first of them that takes it ({@link indexPath}).
+ * one built in the first of them that takes it ({@link indexPath}). The
+ * place of the one found is swept of what dead builds of it left (R112-4).
  *
  * @param kb the knowledge base
  * @param name the database
@@ -129,26 +139,27 @@ export function currentIndex(
   const places = [inKb, indexCachePath(kb, name), temporary.get(inKb)];
   for (const p of places) {
     const open = p === undefined ? null : openCurrent(p, want);
-    if (open) return open;
+    if (open === null) continue;
+    sweepDeadBuilds(p!); // (found, so a path)
+    return open;
   }
-  const path = buildIndex(kb, name, want, input);
-  const store = openStore(path);
-  if (!store) throw new ScoutError("io", `Cannot open the index "${path}" just built`);
-  return store;
+  return buildIndex(kb, name, want, input);
 }
 
 /**
  * Builds the index in the knowledge base, else (refused there) in the cache
- * directory, else (refused too) in the process's temporary directory.
+ * directory, else (refused too) in the process's temporary directory — in a
+ * lasting place under its build lock, or the index another process built
+ * meanwhile (`index_builders.ts`, R112-6).
  *
- * @returns where it was built
+ * @returns the index, open
  */
 function buildIndex(
   kb: IndexOwner,
   name: string,
   want: Omit<IndexMeta, "count">,
   input: StoreInput,
-): string {
+): AssociationStore {
   const refusals: string[] = [];
   const lasting: [string, string][] = [
     [kb.dir, indexPath(kb, name)],
@@ -156,15 +167,18 @@ function buildIndex(
   ];
   for (const [place, path] of lasting) {
     try {
-      buildStore(path, want, input);
-      return path;
+      return buildOnce(path, {
+        current: () => openCurrent(path, want),
+        build: () => (buildStore(path, want, input), openBuilt(path)),
+        tsvBytes: want.size,
+      });
     } catch (e) {
       const refused = refusedByFileSystem(e);
       if (!refused) throw e;
       refusals.push(`"${place}": ${errnoReason(refused)}`);
     }
   }
-  return buildTemporary(kb, name, want, input, refusals);
+  return openBuilt(buildTemporary(kb, name, want, input, refusals));
 }
 
 /**

@@ -10,6 +10,7 @@ import { basename, dirname } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { cannotText } from "../util/errno_text.ts";
 import { removeDeadTemps, writerTag } from "../util/dead_temps.ts";
+import { processTempFile } from "../util/process_temp_dir.ts";
 import {
   BLOCK,
   escapeValue,
@@ -204,7 +205,8 @@ function writeIndex(fd: number, meta: Omit<IndexMeta, "count">, rows: Rows): Ind
 /**
  * Builds an index file atomically (temp file + rename), first removing the
  * temp files of builds of it that died (`<idx>.<pid>@<host>.<ms>.tmp`:
- * {@link removeDeadTemps}).
+ * {@link removeDeadTemps}). The temp file is removed at the process's exit
+ * if the build has not ended by then (`processTempFile`, R112-4).
  *
  * @param path the index file
  * @param meta what it is built from (`count` is filled in)
@@ -219,18 +221,23 @@ export function buildStore(
   mkdirSync(dirname(path), { recursive: true });
   removeDeadTemps(dirname(path), `${basename(path)}.`);
   const tmp = `${path}.${writerTag()}.${Date.now()}.tmp`;
-  const fd = openSync(tmp, "w");
+  const forget = processTempFile(tmp); // an exit (Ctrl-C, SIGTERM with the CLI's listeners) removes it
   try {
-    const full = writeIndex(fd, meta, collectRows(input, meta.undirected));
-    closeSync(fd);
-    renameSync(tmp, path);
-    return full;
-  } catch (e) {
+    const fd = openSync(tmp, "w");
     try {
+      const full = writeIndex(fd, meta, collectRows(input, meta.undirected));
       closeSync(fd);
-    } catch { /* already closed */ }
-    rmSync(tmp, { force: true });
-    throw indexError(path, e);
+      renameSync(tmp, path);
+      return full;
+    } catch (e) {
+      try {
+        closeSync(fd);
+      } catch { /* already closed */ }
+      rmSync(tmp, { force: true });
+      throw indexError(path, e);
+    }
+  } finally {
+    forget();
   }
 }
 

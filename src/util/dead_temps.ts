@@ -4,7 +4,8 @@
  * and the knowledge base's index builds (`kb/store_build.ts`), as the
  * inference cache names its own (`<key>.json.tmp-<pid>@<host>-<n>`, swept
  * with its holder files): the host, because a shared (NFS) directory's hosts
- * reuse each other's pids. A later write of the same file removes them.
+ * reuse each other's pids. A later write of the same file removes them (an
+ * index's, any later use of it: `kb/index_builders.ts`).
  *
  * @module
  */

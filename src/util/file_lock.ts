@@ -1,6 +1,8 @@
 /**
- * A short exclusive lock around a synchronous read-modify-write of a shared
- * file (a knowledge base's registry): `<file>.lock`, created with `O_EXCL`,
+ * An exclusive lock around synchronous work on a shared file: short, around
+ * a read-modify-write (a knowledge base's registry), or long, around a build
+ * (a database's index, R112-6) — then refreshed from the refresher thread
+ * while held (`lock_refresher.ts`). `<file>.lock`, created with `O_EXCL`,
  * holding `<pid>@<host>`. A lock whose holder is a dead process on this host,
  * or one untouched for longer than a write could take (an unreadable holder,
  * another host), is taken over — only the file judged stale, one taker at a
@@ -14,6 +16,7 @@ import { closeSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { ScoutError } from "../errors.ts";
 import { createWithText } from "./exclusive_create.ts";
+import { keepFresh } from "./lock_refresher.ts";
 import { pidAlive } from "./process.ts";
 import { holderOf, judgeLockSync, type LockId, takeOver } from "./stale_takeover.ts";
 
@@ -21,6 +24,8 @@ import { holderOf, judgeLockSync, type LockId, takeOver } from "./stale_takeover
 const STALE_MS = 30_000;
 /** How long a caller waits for a live holder before giving up. */
 const WAIT_MS = 60_000;
+/** How often a long hold touches its lock: well within {@link STALE_MS}. */
+const REFRESH_MS = 5_000;
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
@@ -46,11 +51,89 @@ function isStale(text: string, id: LockId): boolean {
 export type FileLockStep = (at: "read" | "judged") => void;
 
 /** One attempt: true when this process now holds the lock. */
-function tryCreate(lock: string): boolean {
-  const fd = createWithText(lock, `${process.pid}@${hostname()}`);
+function tryCreate(lock: string, holder: string): boolean {
+  const fd = createWithText(lock, holder);
   if (fd === null) return false;
   closeSync(fd);
   return true;
+}
+
+/** How {@link acquireFileLockSync} waits and holds. */
+export interface FileLockOptions {
+  /** How long to wait for a live holder (default 60 s). */
+  waitMs?: number;
+  /** Test seam. */
+  step?: FileLockStep;
+  /**
+   * A long hold (a build of seconds or minutes): the lock is touched every
+   * 5 s from the refresher thread, so that no waiter, of another host
+   * either, judges it stale while its holder lives.
+   */
+  long?: boolean;
+}
+
+/**
+ * Takes `<file>.lock` (the file's directory must exist), waiting for a live
+ * holder and taking over a stale one.
+ *
+ * @param file the file the lock guards
+ * @param opts how to wait and hold
+ * @returns the release function (idempotent), or null when a live holder
+ *   kept the lock for all of `waitMs`
+ * @throws ScoutError `io` when the lock cannot be made (the cause: the file system's error)
+ *
+ * @example
+ * ```ts
+ * import { acquireFileLockSync } from "./file_lock.ts";
+ * const release = acquireFileLockSync("/tmp/index.idx", { long: true });
+ * release?.();
+ * ```
+ */
+export function acquireFileLockSync(
+  file: string,
+  opts: FileLockOptions = {},
+): (() => void) | null {
+  const { waitMs = WAIT_MS, step, long = false } = opts;
+  const lock = `${file}.lock`;
+  const holder = `${process.pid}@${hostname()}`;
+  const deadline = Date.now() + waitMs;
+  let delay = 5;
+  while (!tryCreate(lock, holder)) {
+    const judged = judgeLockSync(lock, isStale, step && (() => step("read")));
+    if (judged?.stale) {
+      step?.("judged");
+      if (takeOver(lock, judged)) continue; // removed, or another's by now: try at once
+    }
+    if (Date.now() > deadline) return null;
+    sleepSync(delay);
+    delay = Math.min(delay * 2, 100);
+  }
+  const stopRefresh = long ? keepFresh(lock, holder, REFRESH_MS) : null;
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    stopRefresh?.();
+    try {
+      unlinkSync(lock);
+    } catch { /* removed as stale by another process */ }
+  };
+}
+
+/**
+ * Removes `<file>.lock` when it is stale (a dead holder of this host, or
+ * untouched for 30 s): what a killed holder left, swept by a later user of
+ * the file that takes no lock. Best effort: a lock that cannot be judged or
+ * removed is left.
+ *
+ * @param file the file the lock guards
+ */
+export function removeStaleLockSync(file: string): void {
+  const lock = `${file}.lock`;
+  try {
+    const judged = judgeLockSync(lock, isStale);
+    if (judged?.stale) takeOver(lock, judged);
+  } catch { /* unreadable, or a directory that refuses the takeover gate: not ours to sweep */ }
 }
 
 /**
@@ -75,26 +158,14 @@ export function withFileLockSync<T>(
   waitMs = WAIT_MS,
   step?: FileLockStep,
 ): T {
-  const lock = `${file}.lock`;
-  const deadline = Date.now() + waitMs;
-  let delay = 5;
-  while (!tryCreate(lock)) {
-    const judged = judgeLockSync(lock, isStale, step && (() => step("read")));
-    if (judged?.stale) {
-      step?.("judged");
-      if (takeOver(lock, judged)) continue; // removed, or another's by now: try at once
-    }
-    if (Date.now() > deadline) {
-      throw new ScoutError("io", `The lock "${lock}" is held by another process`, { file: lock });
-    }
-    sleepSync(delay);
-    delay = Math.min(delay * 2, 100);
+  const release = acquireFileLockSync(file, step ? { waitMs, step } : { waitMs });
+  if (release === null) {
+    const lock = `${file}.lock`;
+    throw new ScoutError("io", `The lock "${lock}" is held by another process`, { file: lock });
   }
   try {
     return fn();
   } finally {
-    try {
-      unlinkSync(lock);
-    } catch { /* removed as stale by another process */ }
+    release();
   }
 }

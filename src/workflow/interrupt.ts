@@ -32,9 +32,10 @@
  *
  * [TS-FIX] (R107-3) The listeners are installed too before the process makes
  * its temporary directory (`util/process_temp_dir.ts`: a read-only knowledge
- * base's index), jobs or not: a signal then exits 128 + n through the `exit`
- * hooks, which remove it — the default disposition ran none and left it.
- * Other commands' signals are untouched (the default disposition, as before).
+ * base's index) or a temp file removed at exit (an index build's, R112-4),
+ * jobs or not: a signal then exits 128 + n through the `exit` hooks, which
+ * remove them — the default disposition ran none and left them. Other
+ * commands' signals are untouched (the default disposition, as before).
  *
  * [TS-FIX] (R109-2) The exit waits, {@link DRAIN_MS} at most, until the
  * aborted jobs' runs have settled: their bodies, told by their signals, end
