@@ -138,7 +138,7 @@ for (const { signal, code, runtime, exe } of INTERRUPTS) {
   });
 }
 
-Deno.test("SIGINT during kb list's first build: exit 130 once it is built, the next database not built", async () => {
+Deno.test("SIGINT during kb list's first build: exit 130 once it is built, no temp file or lock left", async () => {
   await using d = await tempDir();
   const { kb, idxDir } = await bigKb(d.path);
   registerDatabase(kb, "same", join(d.path, "big.tsv"));
@@ -154,8 +154,12 @@ Deno.test("SIGINT during kb list's first build: exit 130 once it is built, the n
   child.kill("SIGINT");
   const out = await child.output();
   assert.equal(out.code, 130, new TextDecoder().decode(out.stderr));
-  // the signal is handled between two databases: before, after every one was built
-  assert.deepEqual(names(idxDir), ["big.idx"]);
+  // kb list yields a timer turn between two databases, where the signal ends it; Deno hands a
+  // caught signal to JavaScript at its next I/O poll, which under load may come after that turn,
+  // so the second database may be built too: whole, and nothing of a build left either way
+  const left = names(idxDir);
+  assert.ok(left.includes("big.idx"), left.join(", "));
+  assert.deepEqual(left.filter((n) => !n.endsWith(".idx")), [], "no temp file or lock");
 });
 
 Deno.test("what a build killed (-9) left is swept by the next query, which finds the index current and builds none", async () => {
