@@ -95,36 +95,55 @@ export async function workerArgv(
   return (options) => [...head, ...options, ...tail];
 }
 
+/** What a worker knows of its job: the input files saved for it, and the job to run from. */
+export interface WorkerInputs {
+  /** The input files saved at submission (`--deploy-inputs`), if any. */
+  saved?: SavedDir;
+  /** The top job now: built again once a file it was given as named changed (R114-2). */
+  current: () => Promise<Job>;
+}
+
 /**
  * Worker mode: runs the named jobs of `top`'s graph (from `--deploy-job`, or
  * one path per stdin line with `--deploy-worker`), each without its
- * dependencies, replying on stdout per job. A job is not run once a file
- * its inputs name is no longer as submitted (`changedSavedFile`, R109-1):
- * the worker says so and records it in the job's `.info`.
+ * dependencies, replying on stdout per job. Before each, the graph is built
+ * again from the saved files when a file it was given as named changed
+ * (`inputs.current`); a job is not run once a saved file is no longer as
+ * submitted (`changedSavedFile`, R109-1): the worker says so and records it
+ * in the job's `.info`.
  *
  * @param top the top job
  * @param opts options (which jobs)
  * @param io I/O
- * @param saved the input files saved at submission (`--deploy-inputs`), if any
+ * @param inputs the input files saved at submission, and the job built from them
  * @returns exit code (1 when a job failed)
  */
 export async function runDeployWorker(
   top: Job,
   opts: DeployOptions,
   io: Io,
-  saved?: SavedDir,
+  inputs: WorkerInputs = { current: () => Promise.resolve(top) },
 ): Promise<number> {
   const lib = await import("../workflow/mod.ts");
   const { graphJobs, WORKER_MARK, changedInputFile, changedSavedFile, recordUnbuilt } =
     await deployLib();
+  const { saved } = inputs;
   // the job sent does not stay `waiting` for a batch job that ends here (R109-1)
   const unbuilt = async (path: string, why: string) => {
     if (!inStore(path, top)) return;
     await recordUnbuilt(path, new ScoutError("deploy_failed", why), top.store.lockDir)
       .catch(() => false);
   };
-  const byPath = new Map(graphJobs(top).map((j) => [j.path, j]));
+  let byPath = new Map(graphJobs(top).map((j) => [j.path, j]));
   const runOne = async (path: string): Promise<string | null> => {
+    try {
+      const now = await inputs.current();
+      if (now !== top) [top, byPath] = [now, new Map(graphJobs(now).map((j) => [j.path, j]))];
+    } catch (e) {
+      const why = oneLine(e);
+      await unbuilt(path, why);
+      return why;
+    }
     const job = byPath.get(path) ?? [...byPath.values()].find((j) => j.shortPath === path);
     if (job === undefined) {
       const changed = saved !== undefined ? changedInputFile(saved.record, saved.dir) : null;
@@ -142,7 +161,7 @@ export async function runDeployWorker(
       await lib.produceJob(job, { env: io.env, dependencies: "require-done" });
       return null;
     } catch (e) {
-      return ((e as Error)?.message ?? String(e)).replace(/\s+/g, " ");
+      return oneLine(e);
     }
   };
   if (opts.deployJob !== undefined && opts.deployJob.length > 0) {
@@ -174,6 +193,11 @@ export async function runDeployWorker(
     end.release();
   }
   return 0;
+}
+
+/** An error's message on one line. */
+function oneLine(e: unknown): string {
+  return ((e as Error)?.message ?? String(e)).replace(/\s+/g, " ");
 }
 
 /**

@@ -1,13 +1,15 @@
 /**
  * The input files of a `--deploy local|slurm` run (R109-1, the library's
- * `deploy/saved_inputs.ts`): saved before the job is built — for SLURM under
- * `<batch base>/inputs/`, kept while a batch job names them, for a local run
- * in a temporary directory (under `TMPDIR`) removed at its end — and the job
- * built from the links and copies, here and in every worker (`--deploy-inputs
- * DIR`), so a file replaced or removed meanwhile changes nothing. A file the
- * task reads that could be neither linked nor copied is warned about. A worker
- * that still cannot build the job it was sent records the error in that job's
- * `.info`.
+ * `deploy/saved_inputs*.ts`): saved once the job, built from the files as
+ * named (as a serial run builds it), is found to have something to run —
+ * for SLURM under `<batch base>/inputs/`, kept while a batch job names them,
+ * for a local run in a temporary directory (under `TMPDIR`) removed at its
+ * end unless a job may name it — and the job built again, here and in every
+ * worker (`--deploy-inputs DIR`), from each file as named while it is the one
+ * saved, else from its link or copy (R114-2), so a file replaced or removed
+ * meanwhile changes nothing. A file the task reads that could be neither
+ * linked nor copied is warned about. A worker that still cannot build the job
+ * it was sent records the error in that job's `.info`.
  *
  * @module
  */
@@ -16,7 +18,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { usageError } from "../errors.ts";
 import type { InputDef, Workflow } from "../workflow/mod.ts";
-import type { SavedDir, UnsavedFile } from "../workflow/deploy/mod.ts";
+import type { InputFile, SavedDir, SavedInputs, UnsavedFile } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
@@ -34,10 +36,17 @@ export interface DeployInputs {
   args: string[];
   /** A SLURM dry run: the lines of its script that save the files. */
   script?: string[];
-  /** A worker: the directory and list it was given (what changed since). */
+  /** The directory and list saved (a worker: given), when the job is built from them. */
   saved?: SavedDir;
-  /** Removes what was saved for this run alone (a local run's directory). */
+  /** Whether a file the job was given as named changed since it was built (then build it again). */
+  stale: () => boolean;
+  /** Removes what was saved for this run alone (a local run's directory, unless a job names it). */
   done: () => void;
+}
+
+/** Inputs as parsed: nothing saved, nothing to remove. */
+export function asParsed(provided: Record<string, unknown>): DeployInputs {
+  return { provided, args: [], stale: () => false, done: () => {} };
 }
 
 /** Whether this process is a deploy's worker. */
@@ -73,9 +82,47 @@ function warnUnsaved(io: Io, unsaved: readonly UnsavedFile[]): void {
 }
 
 /**
- * The inputs a run builds its job from: as parsed (serial; no file named);
- * a worker's with the links and copies it was given; a deploy's with those
- * it saves first (a SLURM dry run saves none: its script shows how).
+ * The inputs a run builds its job from: as parsed (serial, a deploy before
+ * anything is saved); a worker's with the saved files it was given
+ * (`--deploy-inputs`) standing for those changed since submission.
+ *
+ * @param provided the parsed input values
+ * @param opts options
+ * @param io I/O
+ * @returns the inputs
+ * @throws ScoutError `deploy_failed` when a worker's saved files are gone;
+ *   `usage` for `--deploy-inputs` outside a worker
+ */
+export async function deployInputs(
+  provided: Record<string, unknown>,
+  opts: WorkflowTaskOptions & DeployOptions,
+  io: Io,
+): Promise<DeployInputs> {
+  if (opts.deployInputs === undefined) return asParsed(provided);
+  if (!isWorker(opts)) throw usageError("--deploy-inputs is for a deploy's workers");
+  const lib = await deployLib();
+  const dir = resolve(io.cwd, opts.deployInputs);
+  const record = lib.loadSavedInputs(dir);
+  return savedInputs(lib, provided, { dir, record }, asParsed(provided));
+}
+
+type DeployLib = Awaited<ReturnType<typeof deployLib>>;
+
+/** The inputs built from a saved directory (`withSavedFiles`), over `base`. */
+function savedInputs(
+  lib: DeployLib,
+  provided: Record<string, unknown>,
+  saved: SavedDir,
+  base: DeployInputs,
+): DeployInputs {
+  const { originals, ...use } = lib.withSavedFiles(provided, saved.record, saved.dir);
+  return { ...base, ...use, saved, stale: () => lib.originalsChanged(originals) };
+}
+
+/**
+ * The input files of a deploy with jobs to run, saved for its workers (a
+ * SLURM dry run saves none: its script shows how), and the inputs to build
+ * the job from again (`saved`); as parsed when no input names a file.
  *
  * @param provided the parsed input values
  * @param defs the task's recursive inputs
@@ -83,25 +130,17 @@ function warnUnsaved(io: Io, unsaved: readonly UnsavedFile[]): void {
  * @param opts options
  * @param io I/O
  * @returns the inputs, the workers' options and what to remove at the end
- * @throws ScoutError `deploy_failed` when a file cannot be saved, or a
- *   worker's saved files are gone; `usage` for `--deploy-inputs` outside a worker
+ * @throws ScoutError `deploy_failed` when a file cannot be saved
  */
-export async function deployInputs(
+export async function saveForWorkers(
   provided: Record<string, unknown>,
   defs: readonly InputDef[],
-  mode: "serial" | "local" | "slurm",
+  mode: "local" | "slurm",
   opts: WorkflowTaskOptions & DeployOptions,
   io: Io,
 ): Promise<DeployInputs> {
-  const none: DeployInputs = { provided, args: [], done: () => {} };
-  if (opts.deployInputs === undefined && (mode === "serial" || isWorker(opts))) return none;
+  const none = asParsed(provided);
   const lib = await deployLib();
-  if (opts.deployInputs !== undefined) {
-    if (!isWorker(opts)) throw usageError("--deploy-inputs is for a deploy's workers");
-    const dir = resolve(io.cwd, opts.deployInputs);
-    const record = lib.loadSavedInputs(dir);
-    return { ...none, ...lib.withSavedFiles(provided, record, dir), saved: { dir, record } };
-  }
   const files = lib.inputFiles(provided, defs, io.cwd);
   if (files.length === 0) return none;
   if (mode === "slurm") {
@@ -113,21 +152,48 @@ export async function deployInputs(
     }
     const { dir, record, unsaved } = lib.saveInputFiles(files, base);
     warnUnsaved(io, unsaved);
-    return {
-      ...lib.withSavedFiles(provided, record, dir),
-      args: ["--deploy-inputs", dir],
-      done: none.done,
-    };
+    return savedInputs(lib, provided, { dir, record }, { ...none, args: ["--deploy-inputs", dir] });
   }
   const tmp = mkdtempSync(join(tmpdir(), "scout-ai-inputs-"));
-  const done = () => rmSync(tmp, { recursive: true, force: true });
   try {
     const { dir, record, unsaved } = lib.saveInputFiles(files, tmp);
     warnUnsaved(io, unsaved);
-    return { ...lib.withSavedFiles(provided, record, dir), args: ["--deploy-inputs", dir], done };
+    const done = () => keepWhileNamed(lib, io, { tmp, dir, record, files });
+    return savedInputs(lib, provided, { dir, record }, {
+      ...none,
+      args: ["--deploy-inputs", dir],
+      done,
+    });
   } catch (e) {
-    done();
+    rmSync(tmp, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/**
+ * The end of a local run: its saved files go, unless a file the task reads
+ * was replaced or removed meanwhile: the jobs built since were given its
+ * saved link or copy and name it (their `.info`, maybe their result), so the
+ * directory stays, and a warning says where (R114-2).
+ */
+function keepWhileNamed(
+  lib: DeployLib,
+  io: Io,
+  run: { tmp: string; dir: string; record: SavedInputs; files: readonly InputFile[] },
+): void {
+  const named = lib.savedInUse(run.record, run.files);
+  if (named.length === 0) {
+    rmSync(run.tmp, { recursive: true, force: true });
+    return;
+  }
+  for (const f of named) {
+    const read = join(run.dir, f.saved!);
+    warn(
+      io,
+      `input file "${f.file}" (--${f.input}) changed during the run: the jobs built since were ` +
+        `given the file saved at submission, ${read}, which their .info names; it is kept ` +
+        `(remove ${run.tmp} when done with them)`,
+    );
   }
 }
 
@@ -172,4 +238,18 @@ export function namingTypedFiles(e: unknown, dep: DeployInputs, cwd: string): un
     e.message = e.message.replaceAll(copy, resolve(cwd, typed));
   }
   return e;
+}
+
+/**
+ * A warning of building the job from saved copies, each copy named by the
+ * value typed, as a serial run names it (`q.txt: invalid UTF-8 replaced…`).
+ *
+ * @param text the warning
+ * @param dep the inputs the job was built from
+ * @returns the warning
+ */
+export function typedNames(text: string, dep: DeployInputs): string {
+  let out = text;
+  for (const [copy, typed] of dep.typedAs ?? []) out = out.replaceAll(copy, typed);
+  return out;
 }

@@ -4,28 +4,22 @@
  *
  * @module
  */
-import { commandLineError, isScoutError, ScoutError, usageError } from "../errors.ts";
-import type { InputDef, Job, RunEvent, Workflow } from "../workflow/mod.ts";
+import { commandLineError, isScoutError, usageError } from "../errors.ts";
+import type { Job, RunEvent } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { statusLine } from "./status_line.ts";
 import { failureJson, printResult } from "./workflow_task_result.ts";
 import { interruptWord } from "./ask_interrupt.ts";
 import { reportInterrupts } from "../workflow/interrupt.ts";
-import { loadWorkflowArgument, storeOptions, wfLib } from "./workflow_common.ts";
+import { loadWorkflowArgument, wfLib } from "./workflow_common.ts";
 import { taskHelp, workflowHelp } from "./workflow_help.ts";
-import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
 import { shadowedInputs, shadowWarnings } from "./workflow_task_escape.ts";
 import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { deployMode, runDeployWorker, runLocalDeploy } from "./workflow_deploy.ts";
 import { runSlurmDeploy } from "./workflow_deploy_slurm.ts";
-import {
-  type DeployInputs,
-  deployInputs,
-  isWorker,
-  namingTypedFiles,
-  recordUnbuiltJobs,
-} from "./workflow_deploy_inputs.ts";
+import { isWorker } from "./workflow_deploy_inputs.ts";
+import { builtJob, forWorkers, type ResolvedTask, workerJob } from "./workflow_task_job.ts";
 
 function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } {
   const line = statusLine(io);
@@ -38,67 +32,7 @@ function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } 
   };
 }
 
-/**
- * Warns when `--jobs-dir` (where this job is stored) is given to a task with
- * an input of that name, `--jobs_dir` (ChatAnalyst's: where its chats' jobs
- * are), and that input is not: one letter apart, easily taken for the other.
- */
-function jobsDirLookAlike(
-  opts: { jobsDir?: string },
-  inputs: readonly { name: string }[],
-  provided: Record<string, unknown>,
-  io: Io,
-): void {
-  if (opts.jobsDir === undefined || provided.jobs_dir !== undefined) return;
-  if (!inputs.some((i) => i.name === "jobs_dir")) return;
-  warn(
-    io,
-    `--jobs-dir sets where this task's job is stored (${opts.jobsDir}); ` +
-      "the task's own input is --jobs_dir, not given",
-  );
-}
-
-/**
- * A bad value on the command line is a usage error (exit 2, as an unknown
- * input is): the library's `parameter` error that names missing inputs, an
- * input whose value does not parse (bad JSON in a file it names), or a job
- * name that is not one path component (`--jobname a/b`, or the jobname
- * input's value). Any other error — a job name a dependency of the workflow
- * file sets, say — is returned as it is.
- *
- * @param e what job creation threw
- * @param given the command line's job name and input values
- * @returns the error to throw
- */
-export function commandLineAsUsage(
-  e: unknown,
-  given: { jobname?: string | undefined; provided: Record<string, unknown> },
-): unknown {
-  if (!isScoutError(e, "parameter")) return e;
-  const named = Array.isArray(e.inputs) ||
-    // a value that does not parse (a schema's verdict on a parsed value stays a failure)
-    (typeof e.input === "string" && Object.hasOwn(given.provided, e.input) &&
-      isScoutError(e.cause, "json_parse")) ||
-    (typeof e.jobname === "string" &&
-      (e.jobname === given.jobname || Object.values(given.provided).includes(e.jobname)));
-  if (!named) return e;
-  return new ScoutError("usage", e.message, {
-    cause: e,
-    ...(e.inputs !== undefined ? { inputs: e.inputs } : {}),
-    ...(e.input !== undefined ? { input: e.input } : {}),
-    workflow: e.workflow,
-    task: e.task,
-  });
-}
-
 type WfLib = Awaited<ReturnType<typeof wfLib>>;
-
-/** The task a command line names, checked, with the inputs it and its dependencies take. */
-interface ResolvedTask {
-  wf: Workflow;
-  task: string;
-  inputs: InputDef[];
-}
 
 /**
  * `workflow task`: creates the job (inputs from `--<input>` arguments), runs
@@ -118,33 +52,21 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
     throw usageError(`An input read from stdin ("-") cannot go with --deploy ${mode}`);
   }
   const lib = await wfLib();
-  const { job, inputs } = await builtJob(resolved, mode, opts, io);
+  const built = await builtJob(resolved, opts, io);
+  let { job, inputs } = built;
   try {
     // a dry run removes nothing: it counts what the clean would remove as not done
     const redo = await cleanFirst(lib, job, opts, mode === "slurm" && Boolean(opts.dryRun));
-    if (isWorker(opts)) return await runDeployWorker(job, opts, io, inputs.saved);
+    if (isWorker(opts)) {
+      return await runDeployWorker(job, opts, io, workerJob(resolved, built, opts, io));
+    }
+    if (mode !== "serial") {
+      ({ job, inputs } = await forWorkers(resolved, built, redo, mode, opts, io));
+    }
     if (mode === "slurm") return await runSlurmDeploy(job, opts, io, redo, inputs);
     return await runAndPrint(job, mode, opts, io, inputs.args);
   } finally {
     inputs.done();
-  }
-}
-
-/**
- * The job the command line asks for ({@link jobFromArgs}); a worker that
- * cannot build it records the error in the jobs it was sent.
- */
-async function builtJob(
-  resolved: ResolvedTask,
-  mode: "serial" | "local" | "slurm",
-  opts: WorkflowTaskOptions,
-  io: Io,
-): Promise<{ job: Job; inputs: DeployInputs }> {
-  try {
-    return await jobFromArgs(resolved, mode, opts, io);
-  } catch (e) {
-    if (isWorker(opts)) await recordUnbuiltJobs(resolved.wf, opts, io, e);
-    throw e;
   }
 }
 
@@ -223,47 +145,6 @@ async function resolveTask(
     })
   ) warn(io, w);
   return { wf, task: opts.task, inputs };
-}
-
-/**
- * The job the command line asks for: inputs from the `--<input>` arguments
- * (and stdin), in the store of `--jobs-dir` or the workflow's; under a
- * deploy, built from the input files saved for its workers.
- *
- * @throws ScoutError `usage` for an unknown input or a missing required one
- */
-async function jobFromArgs(
-  { wf, task, inputs }: ResolvedTask,
-  mode: "serial" | "local" | "slurm",
-  opts: WorkflowTaskOptions,
-  io: Io,
-): Promise<{ job: Job; inputs: DeployInputs }> {
-  const lib = await wfLib();
-  const provided = parseInputArgs(opts.args, inputs, {
-    where: `${wf.name}/${task}`,
-    cwd: io.cwd,
-    nearNames: lib.nearNames,
-  });
-  await readStdinInput(provided, inputs, io);
-  jobsDirLookAlike(opts, inputs, provided, io);
-  const store = lib.storeFor(wf, storeOptions(opts, io, "write"));
-  const dep = await deployInputs(provided, inputs, mode, opts, io);
-  try {
-    const job = lib.createJob(wf, task, {
-      inputs: dep.provided,
-      ...(opts.jobname !== undefined ? { jobname: opts.jobname } : {}),
-      loadFiles: true,
-      cwd: io.cwd,
-      env: io.env,
-      store,
-      warn: (m: string) => warn(io, m),
-      ...(dep.typedAs !== undefined ? { typedAs: dep.typedAs } : {}),
-    });
-    return { job, inputs: dep };
-  } catch (e) {
-    dep.done();
-    throw commandLineAsUsage(namingTypedFiles(e, dep, io.cwd), { jobname: opts.jobname, provided });
-  }
 }
 
 /**

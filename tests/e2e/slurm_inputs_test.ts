@@ -144,3 +144,35 @@ Deno.test("slurm: a batch job that cannot build its job says why in one line and
   assert.match(JSON.stringify(info.messages), /changed since submission/);
   assert.ok(!existsSync(unit.path));
 });
+
+Deno.test("slurm: the batch jobs get the file named, not the one saved: the result and .info are a serial run's (R114-2)", async () => {
+  await using t = await tempDir();
+  const slurm = await slurmEnv();
+  mkdirSync(join(t.path, "Show"));
+  writeFileSync(
+    join(t.path, "Show", "workflow.ts"),
+    `export default (api: any) => api.workflow("Show", { tasks: {
+  dep: { type: "string", inputs: { doc: api.input.file() }, run: ({ doc }: any) => "dep " + String(doc) },
+  top: { type: "string", deps: ["dep"], inputs: { doc: api.input.file() },
+    run: async ({ doc }: any, job: any) => "top " + String(doc) + " | " + (await job.load("dep")) },
+} });
+`,
+  );
+  const doc = join(t.path, "d.txt");
+  writeFileSync(doc, "doc A\n");
+  const run = (home: string, extra: string[]) =>
+    runScout(["workflow", "task", join(t.path, "Show"), "top", "--doc", "d.txt", ...extra], {
+      env: { SCOUT_HOME: join(t.path, home), ...slurm },
+      cwd: t.path,
+    });
+  const serial = await run("serial", ["--print-path"]);
+  assert.equal(serial.code, 0, serial.stderr);
+  const batch = await run("batch", ["--deploy", "slurm", "--wait", "--print-path"]);
+  assert.equal(batch.code, 0, batch.stderr);
+  const [s, b] = [serial.stdout.trim(), batch.stdout.trim()];
+  assert.equal(b.replace(join(t.path, "batch"), "H"), s.replace(join(t.path, "serial"), "H"));
+  assert.equal(readFileSync(b, "utf8"), `top ${doc} | dep ${doc}`);
+  assert.equal(readFileSync(b, "utf8"), readFileSync(s, "utf8"));
+  assert.deepEqual(infoOf(b).inputs, [doc]);
+  assert.deepEqual(infoOf(b).inputs, infoOf(s).inputs);
+});

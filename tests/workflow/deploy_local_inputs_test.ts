@@ -2,7 +2,8 @@
  * `--deploy local` (R109-1): a worker started after the files the inputs
  * name were edited or removed builds the job from the links and copies saved
  * when the run began (`--deploy-inputs`), so it computes the inputs the job's
- * name was digested from; they go when the run ends. A file the task reads is
+ * name was digested from, as does a worker that built it before (R114-2);
+ * they go when the run ends, unless a job's `.info` names one. A file the task reads is
  * hard-linked: edited in place, the saved bytes changed too, and the next job
  * is not run. Where it can be neither linked nor copied, it is warned about.
  * The job's info records the inputs as typed, as a serial run's does.
@@ -56,8 +57,8 @@ export default (api: any) => api.workflow("Two", { tasks: {
   return join(dir, "Two");
 }
 
-/** Runs `Two/top` with `--deploy local --cpus 2`, `change` acting once the gate runs. */
-async function deployThenChange(dir: string, change: () => void) {
+/** Runs `Two/top` with `--deploy local --cpus N` (2), `change` acting once the gate runs. */
+async function deployThenChange(dir: string, change: () => void, cpus = "2") {
   const wf = twoWorkflow(dir);
   writeFileSync(join(dir, "q.txt"), "A\n");
   writeFileSync(join(dir, "d.txt"), "doc A\n");
@@ -65,7 +66,7 @@ async function deployThenChange(dir: string, change: () => void) {
   mkdirSync(tmp);
   const args = ["workflow", "task", wf, "top", "--text", "q.txt", "--doc", "d.txt"];
   const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...args, "--deploy", "local", "--cpus", "2", "--print-path"],
+    args: [...SCOUT_SOURCE_ARGS, ...args, "--deploy", "local", "--cpus", cpus, "--print-path"],
     cwd: dir,
     env: { SCOUT_HOME: join(dir, "home"), TMPDIR: tmp, NO_COLOR: "1" },
     stdout: "piped",
@@ -102,6 +103,29 @@ function savedFiles(tmp: string): Map<string, string> {
   return out;
 }
 
+/**
+ * The file the task read in place of `doc`, replaced or removed during the
+ * run, is the saved link the job's `.info` names: kept after the run, and
+ * said where, once (R114-2). A value's file (`q.txt`) names nothing there.
+ */
+function keptForTheJob(
+  r: { stderr: string; tmp: string },
+  info: Record<string, unknown>,
+  doc: string,
+): void {
+  const read = (info.inputs as string[])[1]!;
+  assert.ok(read.startsWith(r.tmp + "/scout-ai-inputs-"), read);
+  assert.equal(readFileSync(read, "utf8"), "doc A\n", "kept after the run");
+  const warnings = r.stderr.split("\n").filter((l) => l.startsWith("scout-ai: warning:"));
+  const run = readdirSync(r.tmp);
+  assert.equal(run.length, 1);
+  assert.deepEqual(warnings, [
+    `scout-ai: warning: input file "${doc}" (--doc) changed during the run: the jobs built since ` +
+    `were given the file saved at submission, ${read}, which their .info names; it is kept ` +
+    `(remove ${join(r.tmp, run[0]!)} when done with them)`,
+  ]);
+}
+
 Deno.test("local deploy: input files edited once the run began (a value's file in place, the file read replaced): a later worker computes the inputs submitted (R109-1)", async () => {
   await using d = await tempDir();
   const r = await deployThenChange(d.path, () => {
@@ -117,7 +141,7 @@ Deno.test("local deploy: input files edited once the run began (a value's file i
   assert.equal(readFileSync(r.path, "utf8"), "x A, y A, doc A");
   const info = readInfo(r.path)!;
   assert.deepEqual(info.provided_inputs, { text: "q.txt", doc: "d.txt" });
-  assert.deepEqual(readdirSync(r.tmp), [], "the saved copies go at the end");
+  keptForTheJob(r, info, join(d.path, "d.txt"));
   // the same job as a serial run of the same files
   writeFileSync(join(d.path, "q.txt"), "A\n");
   writeFileSync(join(d.path, "d.txt"), "doc A\n");
@@ -134,6 +158,18 @@ Deno.test("local deploy: input files edited once the run began (a value's file i
   const sInfo = readInfo(serial.stdout.trim())!;
   assert.deepEqual(info.provided_inputs, sInfo.provided_inputs);
   assert.deepEqual((info.inputs as unknown[])[0], (sInfo.inputs as unknown[])[0]);
+});
+
+Deno.test("local deploy: a worker given the file read as named, replaced after, builds its job again from the saved link before the next job (R114-2)", async () => {
+  await using d = await tempDir();
+  // one CPU: the one worker built its job before the change, and runs top after it
+  const r = await deployThenChange(d.path, () => {
+    writeFileSync(join(d.path, "d.new"), "doc B\n");
+    renameSync(join(d.path, "d.new"), join(d.path, "d.txt"));
+  }, "1");
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(readFileSync(r.path, "utf8"), "x A, y A, doc A");
+  keptForTheJob(r, readInfo(r.path)!, join(d.path, "d.txt"));
 });
 
 Deno.test("local deploy: the file the task reads edited in place once the run began: the next job is not run, said in one line (R109-1)", async () => {
@@ -165,7 +201,7 @@ Deno.test("local deploy: input files removed once the run began: a later worker 
   });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(readFileSync(r.path, "utf8"), "x A, y A, doc A");
-  assert.deepEqual(readdirSync(r.tmp), []);
+  keptForTheJob(r, readInfo(r.path)!, join(d.path, "d.txt"));
 });
 
 Deno.test("local deploy: a file the task reads, too large to copy, that cannot be linked into TMPDIR (another file system): recorded, warned about once, not copied (R109-1)", async () => {

@@ -32,7 +32,9 @@ import {
   COPY_LIMIT,
   inputFiles,
   loadSavedInputs,
+  originalsChanged,
   planInputFiles,
+  savedInUse,
   saveInputFiles,
   withSavedFiles,
 } from "../../src/workflow/deploy/mod.ts";
@@ -140,6 +142,51 @@ Deno.test("saveInputFiles: a file the task reads is hard-linked, a value's file 
   assert.equal(changedSavedFile(loaded, dir), null, "a worker runs on: a path is passed by name");
   rmSync(join(d.path, "w.txt"));
   assert.match(changedInputFile(loaded, dir)!, /\(--where\) is gone since submission$/);
+});
+
+Deno.test("withSavedFiles: a file still the one saved is given as named; replaced, edited, or with another .md5, the saved one; savedInUse: the files a task reads given so (R114-2)", async () => {
+  await using d = await tempDir();
+  const past = new Date(Date.now() - 3600_000);
+  for (
+    const [f, text] of [["q.txt", "Question A\n"], ["d.txt", "doc A\n"], ["e.txt", "e\n"]] as const
+  ) {
+    writeFileSync(join(d.path, f), text);
+    utimesSync(join(d.path, f), past, past); // an edit now is another modification time
+  }
+  writeFileSync(join(d.path, "e.txt.md5"), "feedface\n");
+  const provided = { text: "q.txt", doc: "d.txt", words: ["e.txt"] };
+  const files = inputFiles(provided, [...DEFS, def("words", input.arrayOf("file"))], d.path);
+  const { dir, record } = saveInputFiles(files, join(d.path, "saved"));
+  assert.deepEqual(record.files.map((f) => f.kept), ["copy", "link", "link"]);
+  const same = withSavedFiles(provided, record, dir);
+  assert.deepEqual(same.provided, provided, "as typed: what a serial run is given");
+  assert.equal(same.typedAs.size, 0);
+  assert.deepEqual(
+    same.originals.map((o) => o.file),
+    ["q.txt", "d.txt", "e.txt"].map((f) => join(d.path, f)),
+  );
+  assert.equal(originalsChanged(same.originals), false);
+  assert.deepEqual(savedInUse(record, files), []);
+  // a value's file edited in place to the same size: its MD5 tells; its content is the value
+  writeFileSync(join(d.path, "q.txt"), "Question B\n");
+  assert.equal(originalsChanged(same.originals), true, "a worker builds its job again");
+  const edited = withSavedFiles(provided, record, dir);
+  assert.equal(edited.provided.text, join(dir, "files/0/q.txt"));
+  assert.deepEqual([edited.provided.doc, edited.provided.words], ["d.txt", ["e.txt"]]);
+  assert.deepEqual(savedInUse(record, files), [], "a value's file is never named by a job");
+  // a file read with another .md5 beside it: the job's name digests the one saved
+  writeFileSync(join(d.path, "e.txt.md5"), "beefcafe\n");
+  assert.deepEqual(withSavedFiles(provided, record, dir).provided.words, [
+    join(dir, "files/2/e.txt"),
+  ]);
+  // a file read replaced (a new file renamed over it): the link
+  writeFileSync(join(d.path, "d.new"), "doc A\n");
+  renameSync(join(d.path, "d.new"), join(d.path, "d.txt"));
+  const replaced = withSavedFiles(provided, record, dir);
+  assert.equal(replaced.provided.doc, join(dir, "files/1/d.txt"));
+  assert.equal(replaced.typedAs.get(join(dir, "files/1/d.txt")), "d.txt");
+  assert.deepEqual(replaced.originals, []);
+  assert.deepEqual(savedInUse(record, files).map((f) => f.input), ["doc", "words"]);
 });
 
 Deno.test("changedSavedFile: a linked file edited in place after submission changed the saved bytes: said in one line", async () => {

@@ -7,9 +7,12 @@
  * directory and the batch command loads them (`--load_inputs`); here the
  * command keeps the inputs as typed, and a directory keeps the bytes of each
  * file whose content is an input's value (a `text` input given a file name)
- * or that the task reads (a `file` input). The submitting process and its
- * workers build the job from what is kept there: its name, digested from
- * that content, and its result are those of the job submitted.
+ * or that the task reads (a `file` input), once the job has something to
+ * run. The submitting process and its workers build the job from each file
+ * as named while it is the one kept, else from what is kept
+ * (`saved_inputs_use.ts`): its name, digested from that content, and its
+ * result are those of the job submitted, and in the usual case — no file
+ * changed — its inputs, `.info` and result name the files a serial run names.
  *
  * How the bytes are kept (`saved_inputs_save.ts`):
  * - a file the task reads — often a data file of tens of GB — is hard-linked:
@@ -227,41 +230,6 @@ export function loadSavedInputs(dir: string): SavedInputs {
     }
   }
   return parsed;
-}
-
-/**
- * The input values with each saved file's value replaced by its link or
- * copy (a list's items one by one), and each of those → the value as typed
- * (the job records that, `createJob`'s `typedAs`). A file only recorded
- * stays as typed.
- *
- * @param provided the parsed input values
- * @param saved the list
- * @param dir its directory
- * @returns the values to build the job from, and the saved files as typed
- */
-export function withSavedFiles(
-  provided: Readonly<Record<string, unknown>>,
-  saved: SavedInputs,
-  dir: string,
-): { provided: Record<string, unknown>; typedAs: Map<string, string> } {
-  const copies = new Map<string, string>();
-  for (const f of saved.files) {
-    if (f.saved !== undefined) copies.set(`${f.input}\0${f.value}`, join(dir, f.saved));
-  }
-  const typedAs = new Map<string, string>();
-  const swap = (name: string, v: unknown): unknown => {
-    if (typeof v !== "string") return v;
-    const copy = copies.get(`${name}\0${v}`);
-    if (copy === undefined) return v;
-    typedAs.set(copy, v);
-    return copy;
-  };
-  const out: Record<string, unknown> = {};
-  for (const [name, v] of Object.entries(provided)) {
-    out[name] = Array.isArray(v) ? v.map((x) => swap(name, x)) : swap(name, v);
-  }
-  return { provided: out, typedAs };
 }
 
 /** Why one file is not as recorded at submission (see the module), or null. */

@@ -95,6 +95,16 @@ function copyHashing(src: string, dest: string | null): string {
   return hash.digest("hex");
 }
 
+/**
+ * The MD5 of a file's bytes, read through once.
+ *
+ * @param path the file
+ * @returns hex digest
+ */
+export function hashFile(path: string): string {
+  return copyHashing(path, null);
+}
+
 /** A size in MiB or GiB, for a warning. */
 function sizeOf(bytes: number): string {
   const [n, unit] = bytes >= 2 ** 30 ? [bytes / 2 ** 30, "GiB"] : [bytes / 2 ** 20, "MiB"];
@@ -137,7 +147,7 @@ function entryOf(f: InputFile, i: number, ctx: ListContext): SavedFile {
         return { input, value, file, kept: "none", ...recorded };
       }
     }
-    const md5 = copyHashing(file, null);
+    const md5 = hashFile(file);
     return { input, value, file, kept: "copy", saved, ...side, md5, size: st.size };
   } catch (e) {
     throw new ScoutError(

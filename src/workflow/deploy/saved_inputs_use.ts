@@ -1,0 +1,147 @@
+/**
+ * Which file a deployed job is given for a value whose file was saved at
+ * submission (`saved_inputs.ts`, R114-2): the file named on the command line
+ * while it is still the one saved — a link's device, inode, size and
+ * modification time; a copy's size and MD5; the same `<file>.md5` beside it —
+ * so the task, its `.info` (`inputs`) and its result name the file a serial
+ * run names, never a saved one that goes with its directory; the link or copy
+ * only once that file was replaced, removed or changed, so the job still
+ * computes the bytes submitted (it then names the saved file: what it read).
+ *
+ * A worker builds its job once and may run jobs of it for hours: before each
+ * it asks whether a file it was given as named changed since
+ * ({@link originalsChanged}, a `stat` each) and, if one did, builds the job
+ * again from the saved files. A submission asks at its end which saved files
+ * of its run may be named by a job ({@link savedInUse}): those it keeps.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileStats, isFile } from "../../util/fs.ts";
+import type { InputFile, SavedFile, SavedInputs } from "./saved_inputs.ts";
+import { hashFile } from "./saved_inputs_save.ts";
+
+/** A file given to a job as named on the command line, as it was then. */
+export interface OriginalFile {
+  /** The file (absolute). */
+  file: string;
+  /** Its device. */
+  dev: number;
+  /** Its inode. */
+  ino: number;
+  /** Its size. */
+  size: number;
+  /** Its modification time (ms). */
+  mtimeMs: number;
+}
+
+/** The content of `<file>.md5`, or undefined without one. */
+function sideMd5(file: string): string | undefined {
+  try {
+    return isFile(file + ".md5") ? readFileSync(file + ".md5", "utf8") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The file a saved entry was saved from, when it still is the one saved
+ * (see the module); null when it changed, is gone, or the entry has no
+ * link or copy (a file only recorded is given as named anyway).
+ *
+ * @param f the entry
+ * @returns the file as it is now, or null
+ */
+export function unchangedOriginal(f: SavedFile): OriginalFile | null {
+  if (f.saved === undefined) return null;
+  const st = fileStats(f.file);
+  if (st === null || st.size !== f.size || sideMd5(f.file) !== f.sideMd5) return null;
+  const { dev, ino, size, mtimeMs } = st;
+  const same = f.kept === "link"
+    ? dev === f.dev && ino === f.ino && mtimeMs === f.mtimeMs
+    : md5Of(f.file) === f.md5; // a copy: at most COPY_LIMIT, or a value read whole anyway
+  return same ? { file: f.file, dev, ino, size, mtimeMs } : null;
+}
+
+/** The MD5 of a file's bytes, or null when it cannot be read (then the copy is given). */
+function md5Of(file: string): string | null {
+  try {
+    return hashFile(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The input values with each saved file's value kept as typed while the file
+ * it names is still the one saved, else replaced by its link or copy (a
+ * list's items one by one); each replaced value's link or copy → the value as
+ * typed (the job records that, `createJob`'s `typedAs`), and the files given
+ * as named (what {@link originalsChanged} checks). A file only recorded stays
+ * as typed.
+ *
+ * @param provided the parsed input values
+ * @param saved the list
+ * @param dir its directory
+ * @returns the values to build the job from, the saved files as typed, the files given as named
+ */
+export function withSavedFiles(
+  provided: Readonly<Record<string, unknown>>,
+  saved: SavedInputs,
+  dir: string,
+): { provided: Record<string, unknown>; typedAs: Map<string, string>; originals: OriginalFile[] } {
+  const copies = new Map<string, string>();
+  const originals: OriginalFile[] = [];
+  for (const f of saved.files) {
+    if (f.saved === undefined) continue;
+    const same = unchangedOriginal(f);
+    if (same !== null) originals.push(same);
+    else copies.set(`${f.input}\0${f.value}`, join(dir, f.saved));
+  }
+  const typedAs = new Map<string, string>();
+  const swap = (name: string, v: unknown): unknown => {
+    if (typeof v !== "string") return v;
+    const copy = copies.get(`${name}\0${v}`);
+    if (copy === undefined) return v;
+    typedAs.set(copy, v);
+    return copy;
+  };
+  const out: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(provided)) {
+    out[name] = Array.isArray(v) ? v.map((x) => swap(name, x)) : swap(name, v);
+  }
+  return { provided: out, typedAs, originals };
+}
+
+/**
+ * Whether a file given to a job as named is no longer as it was then
+ * (replaced, removed, edited): a job built from it would read other bytes
+ * than those its name was digested from.
+ *
+ * @param originals the files given as named ({@link withSavedFiles})
+ * @returns true when one changed
+ */
+export function originalsChanged(originals: readonly OriginalFile[]): boolean {
+  return originals.some((o) => {
+    const st = fileStats(o.file);
+    return st === null || st.dev !== o.dev || st.ino !== o.ino || st.size !== o.size ||
+      st.mtimeMs !== o.mtimeMs;
+  });
+}
+
+/**
+ * The saved files a job of the run may name: those of files the task reads
+ * by name (a `file` input, linked or copied) that are no longer the ones
+ * saved, so a job built since was given the saved file (and records it).
+ * A value's file never is: its content, not its name, reaches the job.
+ *
+ * @param record the list
+ * @param files the files it was saved from (`inputFiles`, in its order)
+ * @returns the entries
+ */
+export function savedInUse(record: SavedInputs, files: readonly InputFile[]): SavedFile[] {
+  return record.files.filter((f, i) =>
+    f.saved !== undefined && files[i]?.link === true && unchangedOriginal(f) === null
+  );
+}
