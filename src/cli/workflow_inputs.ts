@@ -7,6 +7,7 @@
 import { resolve } from "node:path";
 import { usageError } from "../errors.ts";
 import { exists, isFile } from "../util/fs.ts";
+import { ownRecord } from "../util/own_record.ts";
 import type { InputDef } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { readStdinText } from "./lossy_text.ts";
@@ -191,7 +192,8 @@ function parseArg(
  * @param args raw arguments (after WF and TASK)
  * @param inputs the task's recursive inputs
  * @param ctx messages, cwd and suggestions
- * @returns provided inputs (strings, string arrays, booleans)
+ * @returns provided inputs (strings, string arrays, booleans), in a record
+ *   without a prototype: inputs called `toString` or `__proto__` are keys like any
  * @throws ScoutError `usage` for unknown inputs, missing values, non-numeric numbers
  */
 export function parseInputArgs(
@@ -200,7 +202,7 @@ export function parseInputArgs(
   ctx: InputArgsContext,
 ): Record<string, unknown> {
   const byName = new Map(inputs.map((i) => [i.name, i]));
-  const out: Record<string, unknown> = {};
+  const out = ownRecord();
   const end = args.indexOf(END_OF_OPTIONS);
   const cur: ArgCursor = { args, k: 0 };
   for (; cur.k < args.length; cur.k++) {

@@ -51,13 +51,15 @@ export function checkArguments(args: unknown, schema: JsonSchema | undefined): s
     return [`Arguments must be a JSON object, got ${Array.isArray(args) ? "array" : typeof args}`];
   }
   if (!schema) return [];
-  const obj = args as Record<string, unknown>;
+  // own arguments only: one called `toString` is missing unless the model sent it (R112-5)
+  const arg = (name: string) =>
+    Object.hasOwn(args, name) ? (args as Record<string, unknown>)[name] : undefined;
   const problems: string[] = [];
   for (const name of schema.required ?? []) {
-    if (obj[name] === undefined) problems.push(`Missing required argument "${name}"`);
+    if (arg(name) === undefined) problems.push(`Missing required argument "${name}"`);
   }
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
-    const v = obj[name];
+    const v = arg(name);
     if (v === undefined || v === null || typeof prop !== "object" || prop === null) continue;
     const types = prop.type === undefined ? [] : Array.isArray(prop.type) ? prop.type : [prop.type];
     if (types.length && !types.some((t) => typeOk(v, t))) {

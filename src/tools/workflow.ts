@@ -29,6 +29,7 @@ import { loadWorkflow } from "../workflow/load.ts";
 import type { Job } from "../workflow/job_types.ts";
 import { recursiveCall, runForTool } from "./workflow_recursion.ts";
 import { ScoutError } from "../errors.ts";
+import { ownRecord } from "../util/own_record.ts";
 import type { ToolResolver } from "./assemble.ts";
 import type { ConfigStore } from "../config/store.ts";
 import type { McpToolResolver } from "./mcp/resolver.ts";
@@ -147,14 +148,15 @@ export interface ToolFilter {
 export function parseToolFilter(tokens: readonly string[]): ToolFilter {
   if (tokens.length === 0) return {};
   const names: string[] = [];
-  const fixed: Record<string, unknown> = {};
+  const pins: [string, string][] = [];
   for (const t of tokens) {
     if (t === "none" || t === "noinputs") continue;
     const i = t.indexOf("=");
-    if (i > 0) fixed[t.slice(0, i)] = t.slice(i + 1);
+    if (i > 0) pins.push([t.slice(0, i), t.slice(i + 1)]);
     else names.push(t);
   }
-  return Object.keys(fixed).length ? { names, fixed } : { names };
+  // defined, not assigned: `__proto__=x` pins an input under Bun too, it sets no prototype
+  return pins.length ? { names, fixed: Object.fromEntries(pins) } : { names };
 }
 
 /**
@@ -171,19 +173,20 @@ export function taskToolDefinition(
   filter: ToolFilter = {},
 ): FunctionToolDefinition {
   const task = taskOf(wf, taskName);
-  const properties: Record<string, JsonSchema> = {};
+  const shown: [string, JsonSchema][] = [];
   const required: string[] = [];
   for (const def of recursiveInputs(wf, taskName)) {
     if (filter.names && !filter.names.includes(def.name)) continue;
-    properties[def.name] = inputSchema(def);
+    shown.push([def.name, inputSchema(def)]);
     if (def.required) required.push(def.name);
   }
   if (!wf.exports.exec.includes(taskName)) {
-    properties.return_path = { type: "boolean", description: RETURN_PATH_DESCRIPTION };
+    shown.push(["return_path", { type: "boolean", description: RETURN_PATH_DESCRIPTION }]);
   }
   const parameters: FunctionToolDefinition["function"]["parameters"] = {
     type: "object",
-    properties,
+    // defined, not assigned: an input `__proto__` is a property under Bun too (R112-5)
+    properties: Object.fromEntries(shown),
     required,
   };
   if (filter.fixed && Object.keys(filter.fixed).length) parameters.defaults = { ...filter.fixed };
@@ -214,7 +217,9 @@ export function taskToolFunction(
   opts: WorkflowToolOptions = {},
 ): ToolFunction {
   return async (_name, args, ctx) => {
-    const { jobname, return_path, exec_type, allow_recursive, ...inputs } = args;
+    const { jobname, return_path, exec_type, allow_recursive, ...rest } = args;
+    // no prototype: a model's `constructor` argument is an input, an unsent `toString` absent
+    const inputs = ownRecord(rest);
     const given = jobname !== undefined && jobname !== null && jobname !== ""
       ? String(jobname)
       : undefined;

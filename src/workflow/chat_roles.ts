@@ -8,6 +8,7 @@
  */
 import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { ownRecord } from "../util/own_record.ts";
 import type { JobRoleResolver, JobSnapshot, TaskRequest } from "../chat/compile_jobs.ts";
 import type { Job } from "./job_types.ts";
 import type { JobState } from "./state.ts";
@@ -37,7 +38,7 @@ const engine = () =>
   ]);
 
 function inputsOf(request: TaskRequest): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out = ownRecord(); // an input `__proto__` is a value, not a prototype
   for (const [k, v] of Object.entries(request.inputs)) {
     out[k] = v instanceof RegExp ? v.source : v;
   }

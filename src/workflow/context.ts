@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { fileError } from "../util/fs.ts";
+import { ownRecord } from "../util/own_record.ts";
 import type { Workflow } from "./define.ts";
 import type { Task } from "./define.ts";
 import { isJob, type Job, type JobContext } from "./job_types.ts";
@@ -67,10 +68,11 @@ export function findStep(job: Job, taskName: string): Job | undefined {
  * Own inputs over the dependencies' recursive inputs (first occurrence wins).
  *
  * @param job the job
- * @returns input values by name
+ * @returns input values by name (a record without a prototype: an input
+ *   called `toString` is a key like any)
  */
 export function jobRecursiveInputs(job: Job): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out = ownRecord();
   const seen = new Set<string>();
   // depth-first, each job once, on an explicit stack (a deep chain ran the stack out)
   const stack = [job];
@@ -78,7 +80,7 @@ export function jobRecursiveInputs(job: Job): Record<string, unknown> {
     const j = stack.pop()!;
     if (seen.has(j.path)) continue;
     seen.add(j.path);
-    for (const [k, v] of Object.entries(j.inputs)) if (!(k in out)) out[k] = v;
+    for (const [k, v] of Object.entries(j.inputs)) if (!Object.hasOwn(out, k)) out[k] = v;
     for (let i = j.deps.length - 1; i >= 0; i--) stack.push(j.deps[i]!);
   }
   return out;
@@ -91,13 +93,13 @@ export function jobRecursiveInputs(job: Job): Record<string, unknown> {
  *
  * @param job the job
  * @param given values already computed for some inputs (taken as they are)
- * @returns own input values by name
+ * @returns own input values by name (a record without a prototype)
  */
 export function bodyInputs(
   job: Job,
   given: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out = ownRecord();
   for (const [name, value] of Object.entries(job.inputs)) {
     if (Object.hasOwn(given, name)) {
       out[name] = given[name];

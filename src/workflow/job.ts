@@ -14,6 +14,7 @@ import { plain } from "./job_refs.ts";
 import { type JobStore, jobStore, shortPath, withJobsDir } from "./store.ts";
 import { checkJobName, jobIdOf, jobName, locateJob } from "./job_name.ts";
 import { assignInputs, type JobRequest, requireInputs } from "./job_inputs.ts";
+import { ownRecord } from "../util/own_record.ts";
 
 /** Options of {@link createJob}. */
 export interface CreateJobOptions {
@@ -114,7 +115,8 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
   };
   const task = taskOf(wf, taskName);
   if (opts.jobname !== undefined) checkJobName(opts.jobname, `${wf.name}/${task.name}`);
-  const inputs = { ...(opts.inputs ?? {}) };
+  // no prototype: an input called `toString` or `__proto__` is a key like any
+  const inputs = ownRecord(opts.inputs);
   const root: JobToBuild = {
     wf,
     task,
@@ -186,9 +188,9 @@ function jobRecord({ wf, task, provided }: JobRequest, parts: JobParts, ctx: Bui
   const { name, nonDefault, overridden } = parts;
   const store = ctx.storeOf(wf);
   const path = locateJob(store, wf.name, task.name, name);
-  const providedInputs: Record<string, unknown> = {};
+  const providedInputs = ownRecord();
   for (const n of nonDefault) {
-    if (n in provided) providedInputs[n] = asTyped(plain(provided[n]), ctx.typedAs);
+    if (Object.hasOwn(provided, n)) providedInputs[n] = asTyped(plain(provided[n]), ctx.typedAs);
   }
   return {
     [JOB]: true,

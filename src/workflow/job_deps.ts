@@ -13,6 +13,7 @@ import { isJob, type Job } from "./job_types.ts";
 import { jobAt } from "./job_disk.ts";
 import { plainAll, type RefScope, resolveRefs } from "./job_refs.ts";
 import type { JobStore } from "./store.ts";
+import { ownRecord } from "../util/own_record.ts";
 import type { InputContext, JobRequest } from "./job_inputs.ts";
 import type { Build, BuildState, JobToBuild } from "./job_stack.ts";
 
@@ -70,7 +71,7 @@ export function* buildDeps(
     const override = req.provided[`${dwf.name}#${dep.task}`];
     if (override !== undefined && override !== null) built.deps.push(overrideDep(site, override));
     else if (dep.resolve !== undefined) yield* addResolvedDeps(site);
-    else yield* addDep(site, { ...req.provided, ...(dep.inputs ?? {}) }, dep.inputs ?? {});
+    else yield* addDep(site, ownRecord(req.provided, dep.inputs), ownRecord(dep.inputs));
   }
   return built;
 }
@@ -93,18 +94,20 @@ function overrideDep({ dep, dwf, ctx }: DepSite, override: unknown): Job {
 /** The jobs a dependency's `resolve` block yields: jobs as they are, options as jobs built. */
 function* addResolvedDeps(site: DepSite): Build<void> {
   const { req, dep, built } = site;
-  const blockOptions: Record<string, unknown> = {
-    ...plainAll(req.provided),
-    ...site.inputs,
-    ...plainAll(resolveRefs(dep.inputs ?? {}, refScope(site))),
-  };
+  const blockOptions = ownRecord(
+    plainAll(req.provided),
+    site.inputs,
+    plainAll(resolveRefs(dep.inputs ?? {}, refScope(site))),
+  );
   const res = dep.resolve!(site.depId, blockOptions, [...built.deps]);
   for (const item of Array.isArray(res) ? res : [res]) {
     if (isJob(item)) {
       built.deps.push(item);
-      built.nonDefault.push(...item.nonDefaultInputs.filter((n) => !(n in blockOptions)));
+      built.nonDefault.push(
+        ...item.nonDefaultInputs.filter((n) => !Object.hasOwn(blockOptions, n)),
+      );
     } else {
-      yield* addDep(site, { ...blockOptions, ...(item as Record<string, unknown>) }, blockOptions);
+      yield* addDep(site, ownRecord(blockOptions, item as Record<string, unknown>), blockOptions);
     }
   }
 }
@@ -118,7 +121,8 @@ function* addDep(
   const { dep, built } = site;
   const j = yield loadDep(site, stepOptions, pinned);
   built.deps.push(j);
-  built.nonDefault.push(...j.nonDefaultInputs.filter((n) => !(n in (dep.inputs ?? {}))));
+  // own keys: a dependency's input `toString` is not fixed by Object.prototype's
+  built.nonDefault.push(...j.nonDefaultInputs.filter((n) => !Object.hasOwn(dep.inputs ?? {}, n)));
   hints(built.compute, j, dep);
 }
 
@@ -133,7 +137,7 @@ function loadDep(
   definitionOptions: Record<string, unknown>,
 ): JobToBuild {
   const { dep, dwf } = site;
-  const opts = { ...stepOptions };
+  const opts = ownRecord(stepOptions);
   let wf = dwf;
   let taskName = dep.task;
   let id = dep.jobname ?? site.depId;
@@ -152,12 +156,12 @@ function loadDep(
   delete opts.task;
   delete opts.workflow;
   delete opts.jobname;
-  const stepInputs: Record<string, unknown> = {
-    ...definitionOptions,
-    ...(opts.inputs !== undefined && typeof opts.inputs === "object"
+  const stepInputs = ownRecord(
+    definitionOptions,
+    opts.inputs !== undefined && typeof opts.inputs === "object"
       ? opts.inputs as Record<string, unknown>
-      : opts),
-  };
+      : opts,
+  );
   delete stepInputs.inputs;
   const provided = resolveRefs(stepInputs, refScope(site));
   return { wf, task: depTaskOf(site.req, wf, taskName), id, provided, nameDeps: true };

@@ -6,16 +6,13 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { ownRecord } from "../util/own_record.ts";
 import { JOB, type Job } from "./job_types.ts";
 import { infoDependencies, readJobInfoSync } from "./info.ts";
 import { type JobStore, jobStore, resolveJobReference, rootOf, shortPath } from "./store.ts";
 
-const TYPE_BY_EXT: Record<string, string> = {
-  json: "json",
-  yaml: "yaml",
-  tsv: "tsv",
-  chat: "chat",
-};
+/** A Map: a job named `x.constructor` has no type of Object.prototype's. */
+const TYPE_BY_EXT = new Map([["json", "json"], ["yaml", "yaml"], ["tsv", "tsv"], ["chat", "chat"]]);
 
 /**
  * A job known from disk (a Scout-made job, an override, a reference from a
@@ -100,7 +97,7 @@ function openJob(found: string, walk: DiskWalk): { job: Job; refs?: string[] } {
   const name = parts.at(-1)!;
   const ext = /\.([a-z]+)$/.exec(name)?.[1];
   const inputNames = Array.isArray(info?.input_names) ? info.input_names.map(String) : [];
-  const inputs: Record<string, unknown> = {};
+  const inputs = ownRecord(); // input names from the info: `toString` is a key like any
   if (Array.isArray(info?.inputs)) inputNames.forEach((n, i) => inputs[n] = info.inputs![i]);
   const job: Job = {
     [JOB]: true,
@@ -112,12 +109,12 @@ function openJob(found: string, walk: DiskWalk): { job: Job; refs?: string[] } {
     taskName: typeof info?.task_name === "string" ? info.task_name : parts.at(-2) ?? "",
     workflow: null,
     task: null,
-    type: typeof info?.type === "string" ? info.type : TYPE_BY_EXT[ext ?? ""] ?? "binary",
+    type: typeof info?.type === "string" ? info.type : TYPE_BY_EXT.get(ext ?? "") ?? "binary",
     inputs,
     inputNames,
     providedInputs: info?.provided_inputs && typeof info.provided_inputs === "object"
-      ? { ...info.provided_inputs }
-      : {},
+      ? ownRecord(info.provided_inputs as Record<string, unknown>)
+      : ownRecord(),
     nonDefaultInputs: Array.isArray(info?.non_default_inputs)
       ? info.non_default_inputs.map(String)
       : [],

@@ -12,6 +12,7 @@ import { coerceInput, isDefaultValue, selectWarning, validateInput } from "./coe
 import { pathRef } from "./digest.ts";
 import type { InputDef } from "./job_types.ts";
 import { isSymbolRef } from "./job_refs.ts";
+import { ownRecord } from "../util/own_record.ts";
 
 /** What assigning inputs needs of a job build: file loading, cwd, env, warnings. */
 export interface InputContext {
@@ -121,7 +122,7 @@ export function assignInputs(
   id: string,
   ctx: InputContext,
 ): AssignedInputs {
-  const out: AssignedInputs = { inputs: {}, nonDefault: [], digestArray: [] };
+  const out: AssignedInputs = { inputs: ownRecord(), nonDefault: [], digestArray: [] };
   for (const def of task.inputs) {
     const coerced = checkedInput(def, provided[def.name], where, ctx);
     let final: unknown;

@@ -9,6 +9,7 @@
 import { ScoutError } from "../errors.ts";
 import type { FromDep, FromInput, Task } from "./define.ts";
 import { isJob, type Job } from "./job_types.ts";
+import { ownRecord } from "../util/own_record.ts";
 
 /** Whether a value is a `{fromInput}` reference (and nothing else). */
 export function isFromInput(v: unknown): v is FromInput {
@@ -52,7 +53,7 @@ export function plain(v: unknown): unknown {
 
 /** {@link plain} on every value of a record. */
 export function plainAll(values: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out = ownRecord();
   for (const [k, v] of Object.entries(values)) out[k] = plain(v);
   return out;
 }
@@ -107,7 +108,9 @@ export function resolveRefs(
   options: Record<string, unknown>,
   scope: RefScope,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(options)) out[k] = resolveRef(k, v, options, scope);
+  // no prototypes: an option (or input) called `toString` is absent unless given
+  const all = ownRecord(options);
+  const out = ownRecord();
+  for (const [k, v] of Object.entries(all)) out[k] = resolveRef(k, v, all, scope);
   return out;
 }

@@ -10,6 +10,7 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { ScoutError } from "../errors.ts";
 import { writeFileAtomicSync } from "../util/fs.ts";
+import { ownRecord } from "../util/own_record.ts";
 import { isJob, type Job, type Task } from "./job_types.ts";
 import { findStep, isDone, jobContext } from "./context.ts";
 import { readJobInfo, writeJobInfo } from "./info.ts";
@@ -150,7 +151,7 @@ export async function produceJob(job: Job, opts: RunOptions = {}): Promise<void>
 export async function execJob(job: Job): Promise<unknown> {
   if (job.task === null) return await loadJobResult(job);
   // Input dependencies that are not done have no result file to load: execute them too.
-  const executed: Record<string, unknown> = {};
+  const executed = ownRecord();
   for (const [name, v] of Object.entries(job.inputs)) {
     if (isJob(v) && !isDone(v)) executed[name] = await execJob(v);
   }

@@ -19,6 +19,7 @@ import { trackRunning } from "./interrupt.ts";
 import { tmpPath } from "./store.ts";
 import { thisHost } from "./state.ts";
 import { rubyTime } from "./time.ts";
+import { ownRecord } from "../util/own_record.ts";
 
 /** Job values stored in info: jobs as paths, bytes as text, long arrays truncated. */
 function infoValue(v: unknown): unknown {
@@ -30,7 +31,7 @@ function infoValue(v: unknown): unknown {
 
 /** The info a run starts with (status `setup`): who runs it, its inputs and dependencies. */
 function setupInfo(job: Job, issued: Date): JobInfo {
-  const provided: Record<string, unknown> = {};
+  const provided = ownRecord(); // an input `__proto__` is recorded as one (no prototype to set)
   for (const [k, v] of Object.entries(job.providedInputs)) provided[k] = infoValue(v);
   return {
     status: "setup",

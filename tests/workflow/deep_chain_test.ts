@@ -17,6 +17,7 @@ import { findStep, isDone, jobRecursiveInputs } from "../../src/workflow/context
 import { jobStore } from "../../src/workflow/store.ts";
 import type { Job } from "../../src/workflow/job_types.ts";
 import { tempDir } from "../support/cli.ts";
+import { ownRecord } from "../../src/util/own_record.ts";
 
 /** `link` with `n` depends on `link` with `n - 1`; its value is `n` (each body loads the one below). */
 const chainWorkflow = (dir: string) =>
@@ -60,7 +61,7 @@ Deno.test("createJob: a chain of 10,000 dependencies builds, named as shallow bu
   }
   // no step of that name: searched through the whole chain
   assert.equal(findStep(top, "nothing"), undefined);
-  assert.deepEqual(jobRecursiveInputs(top), { n: 9_999, tag: "x" });
+  assert.deepEqual(jobRecursiveInputs(top), ownRecord({ n: 9_999, tag: "x" }));
   // nothing on disk yet: a recursive clean walks the chain and finds nothing to remove
   assert.deepEqual(await cleanTargets(top, true), []);
   await cleanJobRecursive(top);

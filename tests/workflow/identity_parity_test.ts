@@ -16,6 +16,7 @@ import { jobInfo } from "../../src/workflow/info.ts";
 import { jobStore } from "../../src/workflow/store.ts";
 import { md5hex } from "../../src/util/hash.ts";
 import { homeIn, tempDir } from "../support/cli.ts";
+import { ownRecord } from "../../src/util/own_record.ts";
 
 const named = (dir: string) =>
   workflow("Named", {
@@ -39,12 +40,12 @@ Deno.test("unprovided jobname input takes the id and is listed as non-default (Â
   assert.equal(plainJob.inputs.who, "Default"); // was null
   assert.equal(plainJob.name, "Default");
   assert.deepEqual(plainJob.nonDefaultInputs, ["who"]); // Scout: assign_inputs({}, id) lists it
-  assert.deepEqual(plainJob.providedInputs, {});
+  assert.deepEqual(plainJob.providedInputs, ownRecord());
   // A non-default input digests the id into the input array: [Default, 3].
   const x3 = createJob(W, "greet", { env: homeIn(d.path), inputs: { x: 3 } });
   assert.equal(x3.name, "Default_" + md5hex("{inputs=[Default, 3], dependencies=[]}"));
   assert.deepEqual(x3.nonDefaultInputs, ["who", "x"]);
-  assert.deepEqual(x3.providedInputs, { x: 3 });
+  assert.deepEqual(x3.providedInputs, ownRecord({ x: 3 }));
   // An explicit name: the input takes it, no digest.
   const mine = createJob(W, "greet", { env: homeIn(d.path), jobname: "mine" });
   assert.equal(mine.inputs.who, "mine");
@@ -54,7 +55,7 @@ Deno.test("unprovided jobname input takes the id and is listed as non-default (Â
   const bob = createJob(W, "greet", { env: homeIn(d.path), inputs: { who: "bob" } });
   assert.equal(bob.name, "bob");
   assert.deepEqual(bob.nonDefaultInputs, ["who"]);
-  assert.deepEqual(bob.providedInputs, { who: "bob" });
+  assert.deepEqual(bob.providedInputs, ownRecord({ who: "bob" }));
   // Given and different from the explicit name: digest.
   const both = createJob(W, "greet", {
     env: homeIn(d.path),
@@ -147,7 +148,7 @@ Deno.test("override keys never appear in non_default_inputs or provided_inputs; 
   const b = createJob(W, "b", { inputs: { "Over#a": target }, store: st });
   assert.equal(b.deps[0]!.path, target);
   assert.deepEqual(b.nonDefaultInputs, []);
-  assert.deepEqual(b.providedInputs, {});
+  assert.deepEqual(b.providedInputs, ownRecord());
   assert.equal(
     b.name,
     "Default_" + md5hex("{inputs=[], dependencies=[Step: var/jobs/Over/a/Custom]}"),
@@ -156,7 +157,7 @@ Deno.test("override keys never appear in non_default_inputs or provided_inputs; 
   const c = createJob(W, "c", { inputs: { "Over#a": target }, store: st });
   assert.equal(c.deps[0]!.path, b.path);
   assert.deepEqual(c.nonDefaultInputs, []);
-  assert.deepEqual(c.providedInputs, {});
+  assert.deepEqual(c.providedInputs, ownRecord());
   assert.equal(
     c.name,
     "Default_" + md5hex(`{inputs=[], dependencies=[Step: var/jobs/Over/b/${b.name}]}`),

@@ -8,6 +8,7 @@ import { jobStore } from "../../src/workflow/store.ts";
 import { md5hex } from "../../src/util/hash.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { tempDir } from "../support/cli.ts";
+import { ownRecord } from "../../src/util/own_record.ts";
 
 const noop = () => null;
 const store = jobStore({
@@ -83,7 +84,7 @@ Deno.test("digest vectors of spec §2.3 (byte-exact) and job names", () => {
   );
   assert.equal(b.name, "Default_675fff2747ee0d767ee6a8b476ba778d");
   assert.deepEqual(b.nonDefaultInputs, ["n"]);
-  assert.deepEqual(b.providedInputs, { n: 2 });
+  assert.deepEqual(b.providedInputs, ownRecord({ n: 2 }));
 });
 
 Deno.test("defaults only → Default; string keys behave like symbol keys (defect §2.2 fixed)", () => {
@@ -157,7 +158,10 @@ Deno.test("coercion: CLI strings deserialized, files loaded only when asked, fil
     cwd: d.path,
     store,
   });
-  assert.deepEqual(cli.inputs, { n: 7, f: join(d.path, "n.txt"), l: [1, 2], s: "n.txt", e: "" });
+  assert.deepEqual(
+    cli.inputs,
+    ownRecord({ n: 7, f: join(d.path, "n.txt"), l: [1, 2], s: "n.txt", e: "" }),
+  );
   const api = createJob(W, "t", { inputs: { n: "n.txt" }, cwd: d.path, store });
   assert.equal(api.inputs.n, 0); // "n.txt".to_i — file content is never pulled in for API/tool calls
   assert.equal(
@@ -314,7 +318,7 @@ Deno.test("jobAt: a job known from disk, info names and relocated dependencies",
   const st = jobStore({ env: { SCOUT_HOME: join(d.path, "none") }, cwd: d.path });
   const j = jobAt("WF/top/Default.json", { store: st, cwd: d.path });
   assert.equal(j.type, "json");
-  assert.deepEqual(j.inputs, { n: 1 });
+  assert.deepEqual(j.inputs, ownRecord({ n: 1 }));
   assert.deepEqual(j.deps.map((x) => x.path), [join(root, "WF", "dep", "Default")]);
   assert.throws(
     () => jobAt("WF/top/Nope", { store: st, cwd: d.path }),
