@@ -251,7 +251,8 @@ function agentSetup(ctx: ChatTaskContext, opts: TaskAgentOptions): AgentSetup {
   const runtime = lines
     ? { ...inherited, optionLines: mergeOptionLines(inherited.optionLines, lines) }
     : inherited;
-  for (const [k, v] of Object.entries(extra)) if (!(k in options)) options[k] = v;
+  // own keys: an extra option `constructor` is missing from the chat's unless it sets it (R112-5)
+  for (const [k, v] of Object.entries(extra)) if (!Object.hasOwn(options, k)) options[k] = v;
   const tooling = givenTooling === false ? [] : givenTooling ?? ctx.tooling();
   return { options, runtime, tooling, fromJobChat };
 }

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { ownRecord } from "./own_record.ts";
+
 /**
  * JSON with object keys sorted at every level (arrays keep their order);
  * `undefined` and function members are dropped and a Date is its ISO text,
@@ -30,7 +32,9 @@ function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (typeof v !== "object" || v === null) return v;
   if (v instanceof Date) return v.toJSON(); // its ISO text (null when invalid), as JSON writes it
-  const out: Record<string, unknown> = {};
+  // no prototype: a `__proto__` key (a model's argument) is written, under Bun too, never
+  // set as the copy's prototype and dropped (two values differing there had one key)
+  const out = ownRecord();
   for (const k of Object.keys(v).sort()) {
     const x = (v as Record<string, unknown>)[k];
     if (x !== undefined && typeof x !== "function") out[k] = sortKeys(x);

@@ -306,3 +306,14 @@ Deno.test("agent(): a chat that ends with an answer is answered already: no infe
   assert.equal((await run(asked)).at(-1)?.content, "fresh answer");
   assert.equal(srv.requests.length, 1);
 });
+
+Deno.test("agent(): extra option values called constructor, valueOf fill the chat's missing ones (R112-5)", async () => {
+  await using dir = await tempDir();
+  const wf = pipeline(dir.path, async ({ agent }) => {
+    const a = await agent(null, { constructor: "x", valueOf: "y", plain: "z", tooling: false });
+    return JSON.stringify([a.options.constructor, a.options.valueOf, a.options.plain]);
+  });
+  const job = createJob(wf, "ask", { env: homeIn(dir.path), inputs: { chat: CHAT } });
+  // before: `k in options` found Object.prototype's members: ["constructor", "valueOf"] dropped
+  assert.equal((await run(job)).at(-1)?.content, '["x","y","z"]');
+});

@@ -367,6 +367,11 @@ Deno.test("bedrock converse body: options spelled like Object.prototype members 
   // before: `inferenceConfig` keyed by the members' source text (`function toString() {…}`)
   assert.deepEqual(body.inferenceConfig, { temperature: 0.5 });
   assert.deepEqual(body.additionalModelRequestFields, { toString: "a", constructor: "b" });
+  // a chat's image whose media type is spelled like a member has no format: refused, named
+  // (before: sent with the function as its format, which JSON dropped)
+  const messages = [{ role: "image", content: "data:constructor;base64,AAAA" }];
+  const req = { messages, tools: [], params: {}, stream: false };
+  assert.throws(() => converseBody(req), /\(png, jpeg, gif, webp, pdf\), not constructor/);
 });
 
 Deno.test("bedrock: a 200 page answering a streamed request fails at once, quoting its text", async () => {

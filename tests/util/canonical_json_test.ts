@@ -5,6 +5,8 @@
  * function members dropped, unwritable values as `null`.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import fc from "fast-check";
 import { canonicalJson } from "../../src/util/canonical_json.ts";
 import { canonicalJson as llmCanonicalJson } from "../../src/llm/mod.ts";
@@ -34,4 +36,25 @@ Deno.test("property: canonicalJson is JSON.stringify of the value with its keys 
     }),
     { numRuns: 1000 },
   );
+});
+
+Deno.test("canonicalJson writes a __proto__ key under Bun (the binary's runtime) as under Deno", () => {
+  const root = join(import.meta.dirname!, "../..");
+  const texts = ['{"b":1,"__proto__":{"x":1}}', '{"b":1,"__proto__":{"x":2}}', '{"__proto__":[1]}'];
+  const script = `import { canonicalJson } from "./src/util/canonical_json.ts";
+for (const t of ${JSON.stringify(texts)}) console.log(canonicalJson(JSON.parse(t)));`;
+  const r = spawnSync(join(root, "tools/node_modules/.bin/bun"), ["-e", script], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const deno = texts.map((t) => canonicalJson(JSON.parse(t)));
+  assert.deepEqual(deno, [
+    '{"__proto__":{"x":1},"b":1}',
+    '{"__proto__":{"x":2},"b":1}',
+    '{"__proto__":[1]}',
+  ]);
+  // before, under Bun: `{"b":1}` twice and `{}` (the copy's prototype set): one cache key
+  // for two tool calls differing in that argument, another than the source's
+  assert.deepEqual(r.stdout.trim().split("\n"), deno);
 });

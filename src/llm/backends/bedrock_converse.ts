@@ -16,13 +16,14 @@ import type { EventStreamMessage } from "./aws_eventstream.ts";
 
 type Block = Record<string, unknown>;
 
-const MEDIA_FORMAT: Record<string, string> = {
-  "image/png": "png",
-  "image/jpeg": "jpeg",
-  "image/gif": "gif",
-  "image/webp": "webp",
-  "application/pdf": "pdf",
-};
+/** A Map: a chat's `data:constructor;base64,…` image has no format of Object.prototype's. */
+const MEDIA_FORMAT = new Map([
+  ["image/png", "png"],
+  ["image/jpeg", "jpeg"],
+  ["image/gif", "gif"],
+  ["image/webp", "webp"],
+  ["application/pdf", "pdf"],
+]);
 
 function converseBlock(b: Block, index: number): Block {
   switch (b.type) {
@@ -42,7 +43,7 @@ function converseBlock(b: Block, index: number): Block {
     case "image":
     case "document": {
       const src = b.source as Record<string, unknown>;
-      const format = MEDIA_FORMAT[String(src.media_type)];
+      const format = MEDIA_FORMAT.get(String(src.media_type));
       if (src.type !== "base64" || !format) {
         throw new ScoutError(
           "invalid_input",
