@@ -8,6 +8,7 @@
  * for saved directories.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import {
   appendFileSync,
   existsSync,
@@ -289,4 +290,20 @@ Deno.test("cleanSavedInputs: removes the directories no batch job left names, on
   assert.deepEqual(readdirSync(base).sort(), ["a".repeat(32), "c".repeat(32)]);
   assert.ok(statSync(young).isDirectory());
   assert.deepEqual(cleanSavedInputs(join(d.path, "none"), left), []);
+});
+
+Deno.test("withSavedFiles keeps an input named __proto__ as a value under Bun (the binary's runtime), as under Deno", () => {
+  const root = join(import.meta.dirname!, "../..");
+  const script = `import { withSavedFiles } from "./src/workflow/deploy/saved_inputs_use.ts";
+import { ownRecord } from "./src/util/own_record.ts";
+const provided = ownRecord({ ["__proto__"]: "kept", other: "x" });
+const { provided: out } = withSavedFiles(provided, { version: 2, files: [] }, "/nowhere");
+console.log(JSON.stringify({ keys: Object.keys(out), proto: Object.getPrototypeOf(out) === null }));`;
+  const r = spawnSync(join(root, "tools/node_modules/.bin/bun"), ["-e", script], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  assert.equal(r.status, 0, r.stderr);
+  // before, under Bun: the plain record's __proto__ setter took the value as its prototype
+  assert.deepEqual(JSON.parse(r.stdout), { keys: ["__proto__", "other"], proto: true });
 });

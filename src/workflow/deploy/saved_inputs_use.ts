@@ -19,6 +19,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileStats, isFile } from "../../util/fs.ts";
+import { ownRecord } from "../../util/own_record.ts";
 import type { InputFile, SavedFile, SavedInputs } from "./saved_inputs.ts";
 import { hashFile } from "./saved_inputs_save.ts";
 
@@ -107,7 +108,7 @@ export function withSavedFiles(
     typedAs.set(copy, v);
     return copy;
   };
-  const out: Record<string, unknown> = {};
+  const out = ownRecord(); // an input named `__proto__` is a value, under Bun too
   for (const [name, v] of Object.entries(provided)) {
     out[name] = Array.isArray(v) ? v.map((x) => swap(name, x)) : swap(name, v);
   }
