@@ -9,33 +9,11 @@ import assert from "node:assert/strict";
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sha256hex } from "../../src/util/hash.ts";
-import { type CliResult, DENO, ROOT, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { ROOT, tempDir } from "../support/cli.ts";
+import { runAsNobody } from "../support/nobody.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 const FAMILY = join(ROOT, "fixtures", "kb", "family");
-
-/** Runs `cli.ts` from source as `nobody` (setpriv) when root, else as this user. */
-async function runAsNobody(
-  args: string[],
-  dir: string,
-  env: Record<string, string>,
-): Promise<CliResult> {
-  const denoDir = join(dir, ".deno");
-  mkdirSync(denoDir, { recursive: true });
-  chmodSync(denoDir, 0o777);
-  const all = [...SCOUT_SOURCE_ARGS, ...args];
-  const [cmd, argv] = Deno.uid() === 0
-    ? ["setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", DENO, ...all]]
-    : [DENO, all];
-  const out = await new Deno.Command(cmd, {
-    args: argv,
-    cwd: dir,
-    clearEnv: true,
-    env: { HOME: dir, DENO_DIR: denoDir, NO_COLOR: "1", PATH: Deno.env.get("PATH") ?? "", ...env },
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
 
 Deno.test("a read-only knowledge base is queried with its index under $SCOUT_HOME/var/cache/kb/", async () => {
   await using d = await tempDir();

@@ -9,6 +9,7 @@ import type { Message } from "../../src/chat/types.ts";
 import type { AskOptions } from "../../src/llm/ask.ts";
 import { newSession } from "../../src/llm/meta_record.ts";
 import { toolRegistry } from "../../src/tools/registry.ts";
+import { TEST_AWS } from "../support/bedrock_protocol.ts";
 import type { ProviderServer } from "../support/provider_server.ts";
 
 /** Every backend that speaks HTTP to a provider. */
@@ -63,3 +64,25 @@ export const echoTool = () =>
       parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
     }],
   });
+
+/** Options reaching an Anthropic model through Bedrock (`invoke` or `converse`) at the loopback server. */
+function bedrockOpts(srv: ProviderServer, home: string, api: string): AskOptions {
+  return {
+    ...opts(srv, "bedrock", home),
+    model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    bedrock_api: api,
+    env: {
+      SCOUT_HOME: home,
+      AWS_ACCESS_KEY_ID: TEST_AWS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: TEST_AWS.secretAccessKey,
+      AWS_REGION: TEST_AWS.region,
+    },
+  };
+}
+
+/** The three ways to an Anthropic model: its API, Bedrock InvokeModel (Anthropic bodies), Bedrock Converse. */
+export const ANTHROPIC_ROUTES: Record<string, (srv: ProviderServer, home: string) => AskOptions> = {
+  anthropic: (srv, home) => opts(srv, "anthropic", home),
+  "bedrock invoke": (srv, home) => bedrockOpts(srv, home, "invoke"),
+  "bedrock converse": (srv, home) => bedrockOpts(srv, home, "converse"),
+};

@@ -6,11 +6,7 @@
  * @module
  */
 import type { Message } from "../../src/chat/types.ts";
-import type { AskOptions } from "../../src/llm/ask.ts";
 import { toolRegistry } from "../../src/tools/registry.ts";
-import { TEST_AWS } from "../support/bedrock_protocol.ts";
-import type { ProviderServer } from "../support/provider_server.ts";
-import { opts } from "./ask_support.ts";
 
 type Block = Record<string, unknown>;
 type Turn = { role: string; content: Block[] };
@@ -29,26 +25,8 @@ export const CALL_A = { name: "get_temp", arguments: { city: "Paris" }, id: "too
 /** The second call of a reply. */
 export const CALL_B = { name: "get_time", arguments: { city: "Paris" }, id: "toolu_B" };
 
-function bedrock(srv: ProviderServer, home: string, api: string): AskOptions {
-  return {
-    ...opts(srv, "bedrock", home),
-    model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-    bedrock_api: api,
-    env: {
-      SCOUT_HOME: home,
-      AWS_ACCESS_KEY_ID: TEST_AWS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: TEST_AWS.secretAccessKey,
-      AWS_REGION: TEST_AWS.region,
-    },
-  };
-}
-
 /** Anthropic's API, Bedrock InvokeModel (Anthropic bodies), Bedrock Converse. */
-export const ROUTES: Record<string, (srv: ProviderServer, home: string) => AskOptions> = {
-  anthropic: (srv, home) => opts(srv, "anthropic", home),
-  "bedrock invoke": (srv, home) => bedrock(srv, home, "invoke"),
-  "bedrock converse": (srv, home) => bedrock(srv, home, "converse"),
-};
+export { ANTHROPIC_ROUTES as ROUTES } from "./ask_support.ts";
 
 /** One block as `type` or `type:id` (Converse blocks by Anthropic's names). */
 function blockName(b: Block): string {

@@ -15,35 +15,16 @@ import { isScoutError } from "../../src/errors.ts";
 import { ask, type AskOptions } from "../../src/llm/ask.ts";
 import { cacheDir } from "../../src/llm/cache.ts";
 import { tempDir } from "../support/cli.ts";
-import { TEST_AWS } from "../support/bedrock_protocol.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
 import { missingThinkingMessage, thinkingSignature } from "../support/thinking_rule.ts";
-import { echoTool, KEY, opts } from "./ask_support.ts";
+import { ANTHROPIC_ROUTES, echoTool, KEY, opts } from "./ask_support.ts";
 
 const THINKING = { type: "enabled", budget_tokens: 1024 };
 const PLAN = "The user asks about eggs; I should look them up.";
 const q: Message[] = [{ role: "user", content: "How many eggs?" }];
 
 /** The three ways to an Anthropic model: its API, and Bedrock's two. */
-const ROUTES: Record<string, (srv: ProviderServer, home: string) => AskOptions> = {
-  anthropic: (srv, home) => opts(srv, "anthropic", home),
-  "bedrock invoke": (srv, home) => bedrock(srv, home, "invoke"),
-  "bedrock converse": (srv, home) => bedrock(srv, home, "converse"),
-};
-
-function bedrock(srv: ProviderServer, home: string, api: string): AskOptions {
-  return {
-    ...opts(srv, "bedrock", home),
-    model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-    bedrock_api: api,
-    env: {
-      SCOUT_HOME: home,
-      AWS_ACCESS_KEY_ID: TEST_AWS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: TEST_AWS.secretAccessKey,
-      AWS_REGION: TEST_AWS.region,
-    },
-  };
-}
+const ROUTES = ANTHROPIC_ROUTES;
 
 type Turn = { role: string; content: Record<string, unknown>[] };
 
