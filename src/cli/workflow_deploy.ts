@@ -124,9 +124,47 @@ export async function runDeployWorker(
   io: Io,
   inputs: WorkerInputs = { current: () => Promise.resolve(top) },
 ): Promise<number> {
+  const { WORKER_MARK } = await deployLib();
+  const { runOne, shortPathOf } = await workerRunner(top, io, inputs);
+  if (opts.deployJob !== undefined && opts.deployJob.length > 0) {
+    for (const p of opts.deployJob) {
+      const err = await runOne(p);
+      if (err !== null) {
+        io.stderr.write(`scout-ai: ${err}\n`);
+        return 1;
+      }
+      io.stderr.write(`scout-ai: done ${shortPathOf(p)}\n`);
+    }
+    return 0;
+  }
+  const lines = createInterface({ input: process.stdin });
+  const end = stopWithParent(lines);
+  try {
+    for await (const line of lines) {
+      if (line.trim() === "") continue;
+      const p = sentPath(line);
+      end.busy = true;
+      const err = await runOne(p);
+      end.busy = false;
+      const q = JSON.stringify(p);
+      io.stdout.write(
+        err === null ? `${WORKER_MARK}done\t${q}\n` : `${WORKER_MARK}error\t${q}\t${err}\n`,
+      );
+    }
+  } finally {
+    end.release();
+  }
+  return 0;
+}
+
+/**
+ * A worker's job runner ({@link runDeployWorker}): runs one job of `top`'s
+ * graph by path — the graph built again first when a file it was given as
+ * named changed — and returns null, or why the job did not run or failed.
+ */
+async function workerRunner(top: Job, io: Io, inputs: WorkerInputs) {
   const lib = await import("../workflow/mod.ts");
-  const { graphJobs, WORKER_MARK, changedInputFile, changedSavedFile, recordUnbuilt } =
-    await deployLib();
+  const { graphJobs, changedInputFile, changedSavedFile, recordUnbuilt } = await deployLib();
   const { saved } = inputs;
   // the job sent does not stay `waiting` for a batch job that ends here (R109-1)
   const unbuilt = async (path: string, why: string) => {
@@ -164,35 +202,8 @@ export async function runDeployWorker(
       return oneLine(e);
     }
   };
-  if (opts.deployJob !== undefined && opts.deployJob.length > 0) {
-    for (const p of opts.deployJob) {
-      const err = await runOne(p);
-      if (err !== null) {
-        io.stderr.write(`scout-ai: ${err}\n`);
-        return 1;
-      }
-      io.stderr.write(`scout-ai: done ${byPath.get(p)?.shortPath ?? p}\n`);
-    }
-    return 0;
-  }
-  const lines = createInterface({ input: process.stdin });
-  const end = stopWithParent(lines);
-  try {
-    for await (const line of lines) {
-      if (line.trim() === "") continue;
-      const p = sentPath(line);
-      end.busy = true;
-      const err = await runOne(p);
-      end.busy = false;
-      const q = JSON.stringify(p);
-      io.stdout.write(
-        err === null ? `${WORKER_MARK}done\t${q}\n` : `${WORKER_MARK}error\t${q}\t${err}\n`,
-      );
-    }
-  } finally {
-    end.release();
-  }
-  return 0;
+  const shortPathOf = (path: string) => byPath.get(path)?.shortPath ?? path;
+  return { runOne, shortPathOf };
 }
 
 /** An error's message on one line. */
