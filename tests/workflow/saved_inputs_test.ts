@@ -160,7 +160,7 @@ Deno.test("withSavedFiles: a file still the one saved is given as named; replace
   const { dir, record } = saveInputFiles(files, join(d.path, "saved"));
   assert.deepEqual(record.files.map((f) => f.kept), ["copy", "link", "link"]);
   const same = withSavedFiles(provided, record, dir);
-  assert.deepEqual(same.provided, provided, "as typed: what a serial run is given");
+  assert.deepEqual({ ...same.provided }, provided, "as typed: what a serial run is given");
   assert.equal(same.typedAs.size, 0);
   assert.deepEqual(
     same.originals.map((o) => o.file),
