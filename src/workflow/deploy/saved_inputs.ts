@@ -232,6 +232,28 @@ export function loadSavedInputs(dir: string): SavedInputs {
   return parsed;
 }
 
+/** A file's identity as the saved list records it: device, inode, size, modification time. */
+export interface FileIdentity {
+  dev?: number;
+  ino?: number;
+  size?: number;
+  mtimeMs?: number;
+}
+
+/**
+ * Whether a file's stats are still those recorded: one rule for a hard link
+ * saved at submission and a file given to a job as named (an edit in place,
+ * a replacement by rename and a removal each change one of them).
+ *
+ * @param st the file's stats now, or null when it is gone
+ * @param was its identity as recorded
+ * @returns true when every recorded field is the same
+ */
+export function sameIdentity(st: FileIdentity | null, was: FileIdentity): boolean {
+  return st !== null && st.dev === was.dev && st.ino === was.ino && st.size === was.size &&
+    st.mtimeMs === was.mtimeMs;
+}
+
 /** Why one file is not as recorded at submission (see the module), or null. */
 function changedFile(f: SavedFile, dir: string): string | null {
   const what = `the input file "${f.file}" (--${f.input})`;
@@ -249,9 +271,9 @@ function changedFile(f: SavedFile, dir: string): string | null {
   if (f.kept === "copy") {
     return st.size !== f.size ? `${what}: its copy saved at submission changed` : null;
   }
-  return st.ino !== f.ino || st.size !== f.size || st.mtimeMs !== f.mtimeMs
-    ? `${what} changed since submission (edited in place: the hard link saved then shares its bytes)`
-    : null;
+  return sameIdentity(st, f)
+    ? null
+    : `${what} changed since submission (edited in place: the hard link saved then shares its bytes)`;
 }
 
 /**

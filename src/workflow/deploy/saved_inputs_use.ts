@@ -20,7 +20,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileStats, isFile } from "../../util/fs.ts";
 import { ownRecord } from "../../util/own_record.ts";
-import type { InputFile, SavedFile, SavedInputs } from "./saved_inputs.ts";
+import { type InputFile, sameIdentity, type SavedFile, type SavedInputs } from "./saved_inputs.ts";
 import { hashFile } from "./saved_inputs_save.ts";
 
 /** A file given to a job as named on the command line, as it was then. */
@@ -59,9 +59,7 @@ export function unchangedOriginal(f: SavedFile): OriginalFile | null {
   const st = fileStats(f.file);
   if (st === null || st.size !== f.size || sideMd5(f.file) !== f.sideMd5) return null;
   const { dev, ino, size, mtimeMs } = st;
-  const same = f.kept === "link"
-    ? dev === f.dev && ino === f.ino && mtimeMs === f.mtimeMs
-    : md5Of(f.file) === f.md5; // a copy: at most COPY_LIMIT, or a value read whole anyway
+  const same = f.kept === "link" ? sameIdentity(st, f) : md5Of(f.file) === f.md5; // a copy: at most COPY_LIMIT, or a value read whole anyway
   return same ? { file: f.file, dev, ino, size, mtimeMs } : null;
 }
 
@@ -124,11 +122,7 @@ export function withSavedFiles(
  * @returns true when one changed
  */
 export function originalsChanged(originals: readonly OriginalFile[]): boolean {
-  return originals.some((o) => {
-    const st = fileStats(o.file);
-    return st === null || st.dev !== o.dev || st.ino !== o.ino || st.size !== o.size ||
-      st.mtimeMs !== o.mtimeMs;
-  });
+  return originals.some((o) => !sameIdentity(fileStats(o.file), o));
 }
 
 /**
