@@ -68,6 +68,11 @@ async function denoDir(env: Record<string, string | undefined>, realHome: string
     const dir = JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
     if (typeof dir === "string" && dir !== "") return dir;
   } catch { /* below */ }
+  return defaultDenoDir(env, realHome);
+}
+
+/** Deno's cache where Deno puts it on Linux when `DENO_DIR` is unset. */
+function defaultDenoDir(env: Record<string, string | undefined>, realHome: string): string {
   return join(env.XDG_CACHE_HOME || join(realHome, ".cache"), "deno");
 }
 
@@ -86,7 +91,7 @@ export function keepToolCaches(): void {
   const env = Deno.env.toObject();
   const realHome = env.HOME || homedir();
   if (!env.DENO_DIR) {
-    Deno.env.set("DENO_DIR", join(env.XDG_CACHE_HOME || join(realHome, ".cache"), "deno"));
+    Deno.env.set("DENO_DIR", defaultDenoDir(env, realHome));
   }
   if (!env.BUN_INSTALL_CACHE_DIR) Deno.env.set("BUN_INSTALL_CACHE_DIR", bunCacheDir(env, realHome));
 }
