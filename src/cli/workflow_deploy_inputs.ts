@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { usageError } from "../errors.ts";
-import type { InputDef, Workflow } from "../workflow/mod.ts";
+import type { InputDef, Job, Workflow } from "../workflow/mod.ts";
 import type { InputFile, SavedDir, SavedInputs, UnsavedFile } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
@@ -40,8 +40,12 @@ export interface DeployInputs {
   saved?: SavedDir;
   /** Whether a file the job was given as named changed since it was built (then build it again). */
   stale: () => boolean;
-  /** Removes what was saved for this run alone (a local run's directory, unless a job names it). */
-  done: () => void;
+  /**
+   * Removes what was saved for this run alone (a local run's directory,
+   * unless the `.info` of a job of `top`'s graph names a file in it; no
+   * `top`: no job was built from it).
+   */
+  done: (top?: Job) => void;
 }
 
 /** Inputs as parsed: nothing saved, nothing to remove. */
@@ -158,7 +162,7 @@ export async function saveForWorkers(
   try {
     const { dir, record, unsaved } = lib.saveInputFiles(files, tmp);
     warnUnsaved(io, unsaved);
-    const done = () => keepWhileNamed(lib, io, { tmp, dir, record, files });
+    const done = (top?: Job) => keepWhileNamed(lib, io, { tmp, dir, record, files }, top);
     return savedInputs(lib, provided, { dir, record }, {
       ...none,
       args: ["--deploy-inputs", dir],
@@ -172,16 +176,20 @@ export async function saveForWorkers(
 
 /**
  * The end of a local run: its saved files go, unless a file the task reads
- * was replaced or removed meanwhile: the jobs built since were given its
- * saved link or copy and name it (their `.info`, maybe their result), so the
- * directory stays, and a warning says where (R114-2).
+ * was replaced or removed meanwhile and a job built since was given its saved
+ * link or copy: the job's `.info` (maybe its result) names it, so the
+ * directory stays, and a warning says where (R114-2). A link edited in place
+ * holds other bytes, and a file no job's `.info` names is used by none: then
+ * the directory goes, unwarned (`savedInUse`, R118-2).
  */
 function keepWhileNamed(
   lib: DeployLib,
   io: Io,
   run: { tmp: string; dir: string; record: SavedInputs; files: readonly InputFile[] },
+  top: Job | undefined,
 ): void {
-  const named = lib.savedInUse(run.record, run.files);
+  const jobs = top === undefined ? [] : lib.graphJobs(top).map((j) => j.path);
+  const named = lib.savedInUse(run.record, run.files, run.dir, jobs);
   if (named.length === 0) {
     rmSync(run.tmp, { recursive: true, force: true });
     return;

@@ -66,7 +66,7 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
     if (mode === "slurm") return await runSlurmDeploy(job, opts, io, redo, inputs);
     return await runAndPrint(job, mode, opts, io, inputs.args);
   } finally {
-    inputs.done();
+    inputs.done(job);
   }
 }
 

@@ -3,13 +3,15 @@
  * name were edited or removed builds the job from the links and copies saved
  * when the run began (`--deploy-inputs`), so it computes the inputs the job's
  * name was digested from, as does a worker that built it before (R114-2);
- * they go when the run ends, unless a job's `.info` names one. A file the task reads is
+ * they go when the run ends, unless a job's `.info` names one (R118-2: a link
+ * edited in place names no saved bytes). A file the task reads is
  * hard-linked: edited in place, the saved bytes changed too, and the next job
  * is not run. Where it can be neither linked nor copied, it is warned about.
  * The job's info records the inputs as typed, as a serial run's does.
  */
 import assert from "node:assert/strict";
 import {
+  appendFileSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -103,6 +105,12 @@ function savedFiles(tmp: string): Map<string, string> {
   return out;
 }
 
+/** The run's saved files are gone from its `TMPDIR`, and no warning offered them (R118-2). */
+function nothingKept(r: { stderr: string; tmp: string }): void {
+  assert.deepEqual(r.stderr.split("\n").filter((l) => l.startsWith("scout-ai: warning:")), []);
+  assert.deepEqual(readdirSync(r.tmp), [], "the run's saved files removed");
+}
+
 /**
  * The file the task read in place of `doc`, replaced or removed during the
  * run, is the saved link the job's `.info` names: kept after the run, and
@@ -191,6 +199,63 @@ Deno.test("local deploy: the file the task reads edited in place once the run be
   assert.equal(info.status, "error");
   assert.match(JSON.stringify(info.messages), /\(--doc\) changed since submission/);
   assert.equal(r.path, "", "no result of other bytes");
+  nothingKept(r);
+});
+
+Deno.test("local deploy, one CPU: the file the task reads grown in place during a job: the next is not run, and the run's saved files go unwarned: no job was given them (R118-2)", async () => {
+  await using d = await tempDir();
+  const r = await deployThenChange(d.path, () => {
+    appendFileSync(join(d.path, "d.txt"), "more\n"); // the saved link's bytes too
+  }, "1");
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /\(--doc\) changed since submission \(edited in place/);
+  assert.equal(r.path, "");
+  nothingKept(r);
+});
+
+Deno.test("local deploy: the file read replaced once every job reading it was built: no .info names the saved link, so it goes unwarned (R118-2)", async () => {
+  await using d = await tempDir();
+  mkdirSync(join(d.path, "Late"));
+  const started = JSON.stringify(join(d.path, "started"));
+  const go = JSON.stringify(join(d.path, "go"));
+  writeFileSync(
+    join(d.path, "Late", "workflow.ts"),
+    `import { existsSync, readFileSync, writeFileSync } from "node:fs";
+export default (api: any) => api.workflow("Late", { tasks: {
+  read: { type: "string", inputs: { doc: api.input.file() },
+    run: ({ doc }: any) => readFileSync(doc, "utf8").trim() },
+  gate: { type: "string", deps: ["read"], run: async () => {
+    writeFileSync(${started}, "");
+    for (let i = 0; i < 600 && !existsSync(${go}); i++) await new Promise((r) => setTimeout(r, 50));
+    return "open";
+  } },
+  top: { type: "string", deps: ["gate"], run: (_: any, job: any) => job.load("read") },
+} });
+`,
+  );
+  writeFileSync(join(d.path, "d.txt"), "doc A\n");
+  const tmp = join(d.path, "tmp");
+  mkdirSync(tmp);
+  const child = new Deno.Command(DENO, {
+    args: [...SCOUT_SOURCE_ARGS, "workflow", "task", join(d.path, "Late"), "top", "--doc", "d.txt"]
+      .concat(["--deploy", "local", "--cpus", "1"]),
+    cwd: d.path,
+    env: { SCOUT_HOME: join(d.path, "home"), TMPDIR: tmp, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const t0 = Date.now();
+  while (!existsSync(join(d.path, "started")) && Date.now() - t0 < 30_000) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  writeFileSync(join(d.path, "d.new"), "doc B\n"); // read is done: top, built again, reads none
+  renameSync(join(d.path, "d.new"), join(d.path, "d.txt"));
+  writeFileSync(join(d.path, "go"), "");
+  const out = await child.output();
+  const r = { stderr: new TextDecoder().decode(out.stderr), tmp };
+  assert.equal(out.code, 0, r.stderr);
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), "doc A");
+  nothingKept(r);
 });
 
 Deno.test("local deploy: input files removed once the run began: a later worker computes the inputs submitted (R109-1)", async () => {

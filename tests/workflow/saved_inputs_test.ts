@@ -45,6 +45,14 @@ import { otherFileSystem } from "../support/other_fs.ts";
 
 const def = (name: string, spec: object): InputDef => ({ ...spec, name }) as InputDef;
 
+/** A job path under `dir` whose `.info` records these inputs, as a run writes them. */
+function jobNaming(dir: string, name: string, names: string[], inputs: unknown[]): string {
+  mkdirSync(join(dir, "jobs"), { recursive: true });
+  const path = join(dir, "jobs", name);
+  writeFileSync(path + ".info", JSON.stringify({ status: "done", input_names: names, inputs }));
+  return path;
+}
+
 const DEFS: InputDef[] = [
   def("text", input.text()),
   def("doc", input.file()),
@@ -167,14 +175,16 @@ Deno.test("withSavedFiles: a file still the one saved is given as named; replace
     ["q.txt", "d.txt", "e.txt"].map((f) => join(d.path, f)),
   );
   assert.equal(originalsChanged(same.originals), false);
-  assert.deepEqual(savedInUse(record, files), []);
+  const job = jobNaming(d.path, "doc", ["doc", "words"], [join(dir, "files/1/d.txt")]);
+  assert.deepEqual(savedInUse(record, files, dir, [job]), []);
   // a value's file edited in place to the same size: its MD5 tells; its content is the value
   writeFileSync(join(d.path, "q.txt"), "Question B\n");
   assert.equal(originalsChanged(same.originals), true, "a worker builds its job again");
   const edited = withSavedFiles(provided, record, dir);
   assert.equal(edited.provided.text, join(dir, "files/0/q.txt"));
   assert.deepEqual([edited.provided.doc, edited.provided.words], ["d.txt", ["e.txt"]]);
-  assert.deepEqual(savedInUse(record, files), [], "a value's file is never named by a job");
+  const text = jobNaming(d.path, "text", ["text"], [join(dir, "files/0/q.txt")]);
+  assert.deepEqual(savedInUse(record, files, dir, [text]), [], "a value's file: never by name");
   // a file read with another .md5 beside it: the job's name digests the one saved
   writeFileSync(join(d.path, "e.txt.md5"), "beefcafe\n");
   assert.deepEqual(withSavedFiles(provided, record, dir).provided.words, [
@@ -187,7 +197,37 @@ Deno.test("withSavedFiles: a file still the one saved is given as named; replace
   assert.equal(replaced.provided.doc, join(dir, "files/1/d.txt"));
   assert.equal(replaced.typedAs.get(join(dir, "files/1/d.txt")), "d.txt");
   assert.deepEqual(replaced.originals, []);
-  assert.deepEqual(savedInUse(record, files).map((f) => f.input), ["doc", "words"]);
+  // named only where a job's .info names the saved file (R118-2)
+  assert.deepEqual(savedInUse(record, files, dir, []), [], "no job built");
+  const inputsOf = (j: string[]) => savedInUse(record, files, dir, j).map((f) => f.input);
+  assert.deepEqual(inputsOf([job]), ["doc"]);
+  const both = jobNaming(d.path, "both", ["doc", "words"], [
+    join(dir, "files/1/d.txt"),
+    [join(dir, "files/2/e.txt")],
+  ]);
+  assert.deepEqual(inputsOf([both]), ["doc", "words"]);
+  const cut = jobNaming(d.path, "cut", ["words"], [[
+    "x",
+    "...",
+    "TRUNCATED only 100 out of 101 shown",
+  ]]);
+  assert.deepEqual(inputsOf([cut]), ["words"], "a truncated list may name it");
+  const asNamed = jobNaming(d.path, "named", ["doc"], [join(d.path, "d.txt")]);
+  assert.deepEqual(inputsOf([asNamed, join(d.path, "no-info")]), [], "given the file as named");
+});
+
+Deno.test("savedInUse: a linked file edited in place is no saved file, even where a job's .info names its link (R118-2)", async () => {
+  await using d = await tempDir();
+  writeFileSync(join(d.path, "d.txt"), "doc A\n");
+  const files = inputFiles({ doc: "d.txt" }, DEFS, d.path);
+  const { dir, record } = saveInputFiles(files, join(d.path, "saved"));
+  const job = jobNaming(d.path, "doc", ["doc"], [join(dir, "files/0/d.txt")]);
+  appendFileSync(join(d.path, "d.txt"), "more\n"); // the link's bytes too
+  assert.equal(
+    withSavedFiles({ doc: "d.txt" }, record, dir).provided.doc,
+    join(dir, "files/0/d.txt"),
+  );
+  assert.deepEqual(savedInUse(record, files, dir, [job]), []);
 });
 
 Deno.test("changedSavedFile: a linked file edited in place after submission changed the saved bytes: said in one line", async () => {

@@ -277,6 +277,20 @@ function changedFile(f: SavedFile, dir: string): string | null {
 }
 
 /**
+ * Whether an entry's link or copy still holds the bytes saved at
+ * submission, by the rule a worker checks before each job (a link's
+ * identity, a copy's size): a link edited in place through its file does
+ * not, and is no saved file to offer (R118-2).
+ *
+ * @param f the entry
+ * @param dir the saved directory
+ * @returns false too for an entry with no link or copy
+ */
+export function savedIntact(f: SavedFile, dir: string): boolean {
+  return f.saved !== undefined && changedFile(f, dir) === null;
+}
+
+/**
  * Why the job built from these inputs may not be the one submitted: the
  * first file whose bytes it needs (linked, copied or only recorded) that is
  * no longer as it was at submission — `the input file "F" (--x) changed

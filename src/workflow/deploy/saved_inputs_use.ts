@@ -12,7 +12,7 @@
  * it asks whether a file it was given as named changed since
  * ({@link originalsChanged}, a `stat` each) and, if one did, builds the job
  * again from the saved files. A submission asks at its end which saved files
- * of its run may be named by a job ({@link savedInUse}): those it keeps.
+ * of its run a job's `.info` names ({@link savedInUse}): those it keeps.
  *
  * @module
  */
@@ -20,7 +20,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileStats, isFile } from "../../util/fs.ts";
 import { ownRecord } from "../../util/own_record.ts";
-import { type InputFile, sameIdentity, type SavedFile, type SavedInputs } from "./saved_inputs.ts";
+import { isTruncatedInput, readJobInfoSync } from "../info.ts";
+import {
+  type InputFile,
+  sameIdentity,
+  type SavedFile,
+  type SavedInputs,
+  savedIntact,
+} from "./saved_inputs.ts";
 import { hashFile } from "./saved_inputs_save.ts";
 
 /** A file given to a job as named on the command line, as it was then. */
@@ -126,17 +133,55 @@ export function originalsChanged(originals: readonly OriginalFile[]): boolean {
 }
 
 /**
- * The saved files a job of the run may name: those of files the task reads
- * by name (a `file` input, linked or copied) that are no longer the ones
- * saved, so a job built since was given the saved file (and records it).
- * A value's file never is: its content, not its name, reaches the job.
+ * The saved files a job of the run names: those of files the task reads by
+ * name (a `file` input, linked or copied) that are no longer the ones saved,
+ * whose link or copy still holds the bytes submitted ({@link savedIntact}),
+ * and that the `.info` of a job of the run names among its inputs — a job
+ * built since the file changed was given the saved file and records it. A
+ * link edited in place holds other bytes: it is no saved file, whatever names
+ * it; a file replaced after the last job was built is named by none (R118-2).
+ * A list the `.info` shows truncated may name any file of its input. A
+ * value's file never is named: its content, not its name, reaches the job.
  *
  * @param record the list
  * @param files the files it was saved from (`inputFiles`, in its order)
+ * @param dir its directory
+ * @param jobs the paths of the run's jobs (its graph; none when no job was built)
  * @returns the entries
  */
-export function savedInUse(record: SavedInputs, files: readonly InputFile[]): SavedFile[] {
-  return record.files.filter((f, i) =>
-    f.saved !== undefined && files[i]?.link === true && unchangedOriginal(f) === null
+export function savedInUse(
+  record: SavedInputs,
+  files: readonly InputFile[],
+  dir: string,
+  jobs: readonly string[],
+): SavedFile[] {
+  const kept = record.files.filter((f, i) =>
+    files[i]?.link === true && unchangedOriginal(f) === null && savedIntact(f, dir)
   );
+  if (kept.length === 0) return [];
+  const named = infoInputs(jobs);
+  return kept.filter((f) => named.values.has(join(dir, f.saved!)) || named.truncated.has(f.input));
+}
+
+/**
+ * The strings the `.info` files of these jobs record as input values (a
+ * list's items), and the inputs whose list one shows truncated.
+ */
+function infoInputs(jobs: readonly string[]): { values: Set<string>; truncated: Set<string> } {
+  const values = new Set<string>();
+  const truncated = new Set<string>();
+  const add = (v: unknown): void => {
+    if (typeof v === "string") values.add(v);
+    else if (Array.isArray(v)) v.forEach(add);
+  };
+  for (const path of jobs) {
+    const { info } = readJobInfoSync(path);
+    if (info === null || !Array.isArray(info.inputs)) continue;
+    info.inputs.forEach((v, i) => {
+      const name = Array.isArray(info.input_names) ? info.input_names[i] : undefined;
+      if (isTruncatedInput(v) && typeof name === "string") truncated.add(name);
+      add(v);
+    });
+  }
+  return { values, truncated };
 }
