@@ -220,14 +220,17 @@ async function agentWorkflow(
  * A `delegate` hook for `llm/ask` (`agent: <Name>` lines): loads that agent
  * with the ask's options as agent options — over its start chat's option
  * lines, as `agent ask` lifts them — and asks it with its start chat followed
- * by the messages. The agent resolves its endpoint itself.
+ * by the messages. The agent resolves its endpoint itself. It is found with,
+ * and runs with, the ask's runtime (its signal, env, cwd, cache…, R116);
+ * `base` stands in for what the ask did not give.
  *
- * @param base options of every agent loaded this way (runtime, cwd, env)
+ * @param base options of every agent loaded this way (runtime, cwd, env, warn):
+ *   the fallback for each runtime hook the ask leaves unset
  * @returns the hook
  */
 export function agentDelegate(base: LoadAgentOptions = {}): NonNullable<AgentRuntime["delegate"]> {
-  return async (name, messages, options): Promise<AskResult> => {
-    const agent = await loadAgent(name, { ...base, options: { ...options } });
+  return async (name, messages, options, given = {}): Promise<AskResult> => {
+    const agent = await loadAgent(name, { ...delegatedLoad(base, given), options: { ...options } });
     // the ask's options (flags, the chat's own lines) win over the start chat's (§7.5)
     liftStartOptions(agent, options);
     const r = await ask(agent, [...agent.startChat, ...messages]);
@@ -239,6 +242,23 @@ export function agentDelegate(base: LoadAgentOptions = {}): NonNullable<AgentRun
       backend: r.ask?.backend ?? "",
       model: r.ask?.model ?? "",
     };
+  };
+}
+
+/** How {@link agentDelegate} loads: the ask's runtime hooks over `base`'s, hook by hook. */
+function delegatedLoad(base: LoadAgentOptions, given: AgentRuntime): LoadAgentOptions {
+  const runtime: AgentRuntime = { ...base.runtime };
+  for (const [k, v] of Object.entries(given)) {
+    if (v !== undefined) (runtime as Record<string, unknown>)[k] = v;
+  }
+  const cwd = given.cwd ?? base.cwd;
+  const env = given.env ?? base.env;
+  const warn = given.warn ?? base.warn;
+  return {
+    runtime,
+    ...(cwd !== undefined ? { cwd } : {}),
+    ...(env !== undefined ? { env } : {}),
+    ...(warn !== undefined ? { warn } : {}),
   };
 }
 

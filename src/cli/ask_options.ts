@@ -120,9 +120,14 @@ export function baseAskOptions(
   return {
     ...runtime,
     // `agent: Name` lines delegate to that agent (loaded only when one appears), which
-    // runs with this ask's runtime: --offline, --no-cache, Ctrl-C reach it and its society
-    delegate: async (name, msgs, o) =>
-      (await agentLayer()).agentDelegate({ cwd, env, warn: runtime.warn!, runtime })(name, msgs, o),
+    // runs with this ask's runtime: --offline, --no-cache, Ctrl-C, a chat's `persist: false`
+    // reach it and its society. It prints as before: only its answer, neither streamed
+    // nor its retries told (the ask's `stream` and `onEvent` stay the ask's)
+    delegate: async (name, msgs, o, given = {}) => {
+      const { stream: _s, onEvent: _e, ...rest } = given;
+      const hook = (await agentLayer()).agentDelegate({ cwd, env, warn: runtime.warn!, runtime });
+      return await hook(name, msgs, o, rest);
+    },
     // workflow files may use `api.chatTask`, which the agent layer adds (loaded only then)
     prepareWorkflows: agentLayer,
   };

@@ -17,7 +17,13 @@ import { currentWarningSink } from "../util/warn_once.ts";
 import type { ConfigStore } from "../config/store.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { chatRelaySettings, dropChatOnly, warnChatRelay } from "./chat_option_guard.ts";
-import { type AskOptions, type AskResult, COMPILE_ROLES, RUNTIME_KEYS } from "./ask_types.ts";
+import {
+  type AskOptions,
+  type AskResult,
+  type AskRuntime,
+  COMPILE_ROLES,
+  RUNTIME_KEYS,
+} from "./ask_types.ts";
 import { checkRequestOption } from "./option_values.ts";
 import { PIPELINE_KEYS } from "./params.ts";
 
@@ -152,7 +158,8 @@ export interface AskRequest {
   chat: Message[];
   /**
    * Request options (endpoint file under call options under chat options);
-   * when the ask delegates, the options as given (no endpoint file merged).
+   * when the ask delegates, the options as given (no endpoint file merged,
+   * `persist` kept: the agent's ask honours it).
    */
   opts: Record<string, unknown>;
   /** Endpoint name, or null. */
@@ -230,14 +237,16 @@ export async function resolveRequest(
   let opts: Record<string, unknown> = { ...call, ...extracted.options };
   const named = opts.agent;
   if (named !== undefined && named !== null && !isOff(named)) {
-    const { persist: given, agent: _named, ...explicit } = opts;
+    // `persist` stays among the options handed over (R116-1): as any option given here it wins
+    // over the agent's start chat (§7.5) and flows to its specialists (agents.md §3.3)
+    const { agent: _named, ...explicit } = opts;
     // the agent resolves its own endpoint (its start chat's, unless one is given
     // here): the default endpoint's file merged in would override it
     return {
       chat: extracted.chat,
       opts: explicit,
       endpoint: null,
-      persist: given,
+      persist: explicit.persist,
       agent: String(named),
     };
   }
@@ -256,8 +265,48 @@ export async function resolveRequest(
 }
 
 /**
+ * Runtime keys an ask does not hand to the agent an `agent:` line names: the
+ * asking chat's (`origin`, `optionLines`: its option lines are taken out),
+ * the asking agent's (`asker`, `runSpecialists`: the agent runs and logs its
+ * own specialists), the hook itself (the agent layer installs its own) and
+ * `tools` (never handed over).
+ */
+const NOT_DELEGATED: ReadonlySet<string> = new Set([
+  "origin",
+  "optionLines",
+  "asker",
+  "runSpecialists",
+  "delegate",
+  "tools",
+]);
+
+/**
+ * The runtime the agent an `agent:` line names runs with (R116): the ask's
+ * own runtime hooks — signal, env, cwd, config, cache, offline, fetch, warn,
+ * onEvent… — but those in {@link NOT_DELEGATED}; and `cache: false` when the
+ * ask's `persist` is off, so nothing the agent runs (its task route's job
+ * too) is cached or replayed (agents.md §7.4). Only what the ask was given:
+ * the hook's own defaults stand for the rest.
+ *
+ * @param req the request (its `agent` set)
+ * @param ctx the ask context
+ * @returns the runtime hooks
+ */
+export function delegatedRuntime(req: AskRequest, ctx: AskContext): AskRuntime {
+  const out: Record<string, unknown> = {};
+  for (const k of RUNTIME_KEYS) {
+    const v = ctx.options[k];
+    if (v !== undefined && !NOT_DELEGATED.has(k)) out[k] = v;
+  }
+  // [TS-FIX] agents.md §7.4: Ruby ignores `persist: false` for agents
+  if (req.persist !== undefined && isOff(req.persist)) out.cache = false;
+  return out as AskRuntime;
+}
+
+/**
  * Stage: an `agent:` option hands the ask to that agent (the runtime's
- * `delegate`, supplied by the agent layer).
+ * `delegate`, supplied by the agent layer), with the ask's options and
+ * runtime ({@link delegatedRuntime}).
  *
  * @param req the request (its `agent` set)
  * @param ctx the ask context
@@ -268,5 +317,5 @@ export function delegateAsk(req: AskRequest, ctx: AskContext): Promise<AskResult
   if (!ctx.options.delegate) {
     throw new ScoutError("not_available", `Agents are not available here (agent: ${req.agent})`);
   }
-  return ctx.options.delegate(req.agent!, req.chat, req.opts);
+  return ctx.options.delegate(req.agent!, req.chat, req.opts, delegatedRuntime(req, ctx));
 }

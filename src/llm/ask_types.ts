@@ -81,11 +81,19 @@ export interface AskRuntime {
    * supplied by the agent layer, so `llm/` never imports `agent/`.
    */
   runSpecialists?: SpecialistRunner;
-  /** Delegates to an agent when the chat names one (`agent:`). */
+  /**
+   * Delegates to an agent when the chat names one (`agent:`): the agent's
+   * name, the chat (option lines taken out), the ask's options as given
+   * (`persist` among them), and the ask's runtime the agent runs with
+   * (`delegatedRuntime`: signal, env, cwd, cache, offline, fetch, warn…;
+   * `cache: false` when `persist` is off) — the agent layer is above `llm/`,
+   * so the ask hands it what it needs.
+   */
   delegate?: (
     agent: string,
     messages: Message[],
     options: Record<string, unknown>,
+    runtime?: AskRuntime,
   ) => Promise<AskResult>;
   /** Clock (tests). */
   now?: () => Date;

@@ -3,10 +3,11 @@
  * `agent ask` would: the agent's start chat picks its endpoint (url, model and
  * the endpoint its meta records), not the default endpoint of the ask that
  * named it; and explicit `-e`/`-m` win over the start chat's lines ([TS-FIX]
- * agents.md §7.5), as on `agent ask` — on the task route too.
+ * agents.md §7.5), as on `agent ask` — on the task route too. A chat's
+ * `persist: false` reaches the agent: nothing cached (§7.4, R116-1).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
@@ -78,3 +79,46 @@ Deno.test("an agent: line naming a task-route agent: -m beats its start chat's m
   assert.equal(plain.code, 0, plain.stderr);
   assert.equal(plain.stdout, "by start-model\n");
 });
+
+Deno.test("an agent: line under a chat's persist: false line: the agent's answer is never cached (R116-1, agents.md §7.4)", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ text: "helped" }) });
+  const home = join(t.path, "home");
+  put(home, "etc/AI/loop.yaml", `backend: openai\nurl: ${srv.url}\nmodel: loop-model\n`);
+  put(t.path, "Agent/Helper/start_chat", "system:\n\nYou help\n");
+  put(t.path, "cli2.chat", "persist: false\n\nagent: Helper\n\nuser: help me\n");
+  clearAgentCache();
+  const env = { SCOUT_HOME: home, OPENAI_API_KEY: "k" };
+  const ask = () =>
+    runMain(["llm", "ask", "--json", "-e", "loop", "-c", "cli2.chat"], { env, cwd: t.path });
+  for (const run of [await ask(), await ask()]) {
+    assert.equal(run.code, 0, run.stderr);
+    const out = JSON.parse(run.stdout);
+    assert.equal(out.answer, "helped");
+    assert.equal(out.cached, false);
+  }
+  assert.equal(srv.requests.length, 2, "asked each time");
+  assert.deepEqual(cacheEntries(home), []);
+  // on the task route the job's answer is a cache too: persist: false runs a new job, as --no-cache
+  const here = join(t.path, "Agent", "Routed");
+  put(here, "start_chat", "system:\n\nYou route\n");
+  put(here, "workflow.ts", routeWorkflowText("Routed", here));
+  put(t.path, "routed.chat", "persist: false\n\nagent: Routed\n\nuser: route me\n");
+  clearAgentCache();
+  for (let i = 0; i < 2; i++) {
+    const run = await runMain(["llm", "ask", "--json", "-e", "loop", "-c", "routed.chat"], {
+      env,
+      cwd: t.path,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).cached, false);
+  }
+  assert.equal(srv.requests.length, 4, "the routed agent asked each time");
+  assert.deepEqual(cacheEntries(home), []);
+});
+
+/** The inference cache entries (`<key>.json`) under a SCOUT_HOME. */
+function cacheEntries(home: string): string[] {
+  const dir = join(home, "var", "cache", "ask");
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".json")) : [];
+}
