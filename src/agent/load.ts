@@ -237,7 +237,8 @@ export function agentDelegate(base: LoadAgentOptions = {}): NonNullable<AgentRun
     return {
       messages: r.messages,
       text: r.text,
-      cached: r.ask?.cached ?? false,
+      // on the task route, whether the job was done already (its answer reused)
+      cached: r.ask?.cached ?? r.cached === true,
       endpoint: r.ask?.endpoint ?? null,
       backend: r.ask?.backend ?? "",
       model: r.ask?.model ?? "",

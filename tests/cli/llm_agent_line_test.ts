@@ -115,6 +115,15 @@ Deno.test("an agent: line under a chat's persist: false line: the agent's answer
   }
   assert.equal(srv.requests.length, 4, "the routed agent asked each time");
   assert.deepEqual(cacheEntries(home), []);
+  // without the line the done job answers the second time, and says so
+  put(t.path, "kept.chat", "agent: Routed\n\nuser: route me\n");
+  const kept = () =>
+    runMain(["llm", "ask", "--json", "-e", "loop", "-c", "kept.chat"], { env, cwd: t.path });
+  assert.equal(JSON.parse((await kept()).stdout).cached, false);
+  const again = await kept();
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(JSON.parse(again.stdout).cached, true);
+  assert.equal(srv.requests.length, 5);
 });
 
 /** The inference cache entries (`<key>.json`) under a SCOUT_HOME. */
