@@ -1,55 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DENO, runMain, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { runMain, tempDir } from "../support/cli.ts";
 import { buildProgram } from "../../src/cli/main.ts";
 import { bufferIo } from "../../src/cli/io.ts";
 import { commandTree } from "../../src/cli/completion_tree.ts";
 import { bashScript, fishScript, zshScript } from "../../src/cli/completion_scripts.ts";
 import { LISTS } from "../../src/cli/completion.ts";
-
-const WORKFLOW = `export default (api) =>
-  api.workflow("Kitchen", {
-    description: "test kitchen",
-    tasks: {
-      simmer: { type: "string", description: "simmer", inputs: {}, run: () => "s" },
-      sear: {
-        type: "string",
-        description: "sear",
-        inputs: { heat: api.input.integer({ default: 3 }) },
-        run: () => "x",
-      },
-      plate: {
-        type: "string",
-        description: "plate",
-        inputs: { garnish: api.input.string({}) },
-        deps: ["sear"],
-        run: () => "p",
-      },
-    },
-  });
-`;
-
-/** A project dir with a workflow and an endpoint, and a `scout-ai` on PATH running the deno entry. */
-async function project(dir: string): Promise<{ env: Record<string, string>; script: string }> {
-  await Deno.mkdir(join(dir, "proj", "workflows", "Kitchen"), { recursive: true });
-  await Deno.writeTextFile(join(dir, "proj", "workflows", "Kitchen", "workflow.ts"), WORKFLOW);
-  await Deno.mkdir(join(dir, "home", "etc", "AI"), { recursive: true });
-  await Deno.writeTextFile(join(dir, "home", "etc", "AI", "fastbot.yaml"), "backend: ollama\n");
-  await Deno.mkdir(join(dir, "bin"));
-  const wrapper = join(dir, "bin", "scout-ai");
-  const args = [DENO, ...SCOUT_SOURCE_ARGS].map((a) => `'${a}'`).join(" ");
-  await Deno.writeTextFile(wrapper, `#!/bin/sh\nexec ${args} "$@"\n`);
-  await Deno.chmod(wrapper, 0o755);
-  const env = {
-    SCOUT_HOME: join(dir, "home"),
-    PATH: `${join(dir, "bin")}:${Deno.env.get("PATH")}`,
-  };
-  const r = await runScout(["completion", "bash"], { env, cwd: join(dir, "proj") });
-  assert.equal(r.code, 0, r.stderr);
-  const script = join(dir, "scout-ai.bash");
-  await Deno.writeTextFile(script, r.stdout);
-  return { env, script };
-}
+import { project, WORKFLOW } from "./completion_support.ts";
 
 /** Completes each line (words; the last is the one being completed) in one real bash. */
 async function complete(
