@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { setOwn } from "../util/own_record.ts";
 import { rubyStrip, WORD } from "./text.ts";
 
 /** A parsed option value. */
@@ -39,7 +40,8 @@ export function parseOptions(text: string): Record<string, OptionValue> {
   const out: Record<string, OptionValue> = {};
   PAIR.lastIndex = 0;
   for (let m = PAIR.exec(text); m !== null; m = PAIR.exec(text)) {
-    out[m[1]!] = optionValue(rubyStrip(m[2]!));
+    // defined, not assigned: under Bun `__proto__=x` set no key (R112-5 follow-up)
+    setOwn(out, m[1]!, optionValue(rubyStrip(m[2]!)));
   }
   return out;
 }

@@ -11,6 +11,7 @@ import { ScoutError } from "../errors.ts";
 import { expandHome } from "../config/home.ts";
 import { isFile } from "../util/fs.ts";
 import { jsonErrorParts } from "../util/json_error.ts";
+import { ownRecord } from "../util/own_record.ts";
 import type { Chat, Message } from "./types.ts";
 import { type OptionLine, type WrittenAt, writtenAt } from "./written_at.ts";
 
@@ -78,12 +79,14 @@ export function extractOptions(
 ): ExtractedOptions {
   const formatOf = opts.resolveFormat ??
     ((v: unknown) => resolveFormat(v, { origin: opts.origin, cwd: opts.cwd }));
-  const sticky: Record<string, unknown> = {};
-  let plain: Record<string, unknown> = {};
+  // records without a prototype: an option is named by the chat, and under Bun (the binary)
+  // `option: __proto__ x` assigned into a plain `{}` set no key (the value was dropped)
+  const sticky = ownRecord();
+  let plain = ownRecord();
   // where each value was written (sticky and plain apart, as the values)
   const at: { sticky: Record<string, WrittenAt | undefined>; plain: typeof at.sticky } = {
-    sticky: {},
-    plain: {},
+    sticky: ownRecord(),
+    plain: ownRecord(),
   };
   const rest: Chat = [];
   const set = (kind: "sticky" | "plain", key: string, value: unknown, m: Message) => {
@@ -103,20 +106,22 @@ export function extractOptions(
       set(role === "option" ? "plain" : "sticky", key, value, m);
     } else {
       if (role === "previous_response_id") set("sticky", "previous_response_id", m.content, m);
-      else if (role === "assistant") [plain, at.plain] = [{}, {}];
+      else if (role === "assistant") [plain, at.plain] = [ownRecord(), ownRecord()];
       rest.push(m);
     }
   }
-  const options: Record<string, unknown> = {};
-  const lines: Record<string, OptionLine> = {};
-  for (const [k, v] of Object.entries({ ...sticky, ...plain })) {
+  const options: [string, unknown][] = [];
+  const lines: [string, OptionLine][] = [];
+  for (const [k, v] of Object.entries(ownRecord(sticky, plain))) {
     if (v === null || v === undefined || v === "nil") continue;
-    options[k] = v;
+    options.push([k, v]);
     // own keys only: an option called `toString` is no member of Object.prototype (R112-5)
     const w = Object.hasOwn(plain, k) ? at.plain[k] : at.sticky[k];
-    if (w !== undefined) lines[k] = { file: w.file, line: w.line, value: v };
+    if (w !== undefined) lines.push([k, { file: w.file, line: w.line, value: v }]);
   }
-  return Object.keys(lines).length > 0 ? { options, chat: rest, lines } : { options, chat: rest };
+  // plain records with every key its own (fromEntries defines them: `__proto__` too)
+  const out = { options: Object.fromEntries(options), chat: rest };
+  return lines.length > 0 ? { ...out, lines: Object.fromEntries(lines) } : out;
 }
 
 /** Ruby `partition(" ")`: key before the first space, the rest (possibly "") after. */

@@ -11,6 +11,7 @@ import type { loadConfig } from "../config/store.ts";
 import { commandLineError, isScoutError } from "../errors.ts";
 import type { AskOptions } from "../llm/ask.ts";
 import { getBackend } from "../llm/registry.ts";
+import { setOwn } from "../util/own_record.ts";
 import type { Io } from "./io.ts";
 import { warnSink } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
@@ -30,7 +31,7 @@ export function callOptions(
   const call: Record<string, unknown> = { ...fileOptions };
   for (const kv of opts.options) {
     const i = kv.indexOf("=");
-    call[kv.slice(0, i)] = kv.slice(i + 1);
+    setOwn(call, kv.slice(0, i), kv.slice(i + 1)); // `-O __proto__=x` is kept under Bun too
   }
   if (opts.endpoint !== undefined) call.endpoint = opts.endpoint;
   if (opts.model !== undefined) call.model = opts.model;

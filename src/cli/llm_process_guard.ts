@@ -25,6 +25,7 @@ import { ScoutError } from "../errors.ts";
 import { RUNTIME_KEYS } from "../llm/ask_types.ts";
 import { isUrl } from "../llm/format.ts";
 import { PIPELINE_KEYS } from "../llm/params.ts";
+import { setOwn } from "../util/own_record.ts";
 
 /** Pipeline keys a client may set. */
 const KEPT: ReadonlySet<string> = new Set([
@@ -100,7 +101,7 @@ export function workerOptions(
     } else if (key === "tools") {
       const defs = definitionsOnly(value);
       if (defs) out.tools = defs;
-    } else out[key] = value;
+    } else setOwn(out, key, value); // a parameter `__proto__` is kept, under Bun too
   }
   return out;
 }

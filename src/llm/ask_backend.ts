@@ -15,6 +15,7 @@ import { PROMPT_SETTINGS } from "../prompt/settings.ts";
 import { type AskContext, type AskRequest, isOff } from "./ask_options.ts";
 import type { PreparedChat } from "./ask_tools.ts";
 import { type ProviderParams, providerParams } from "./params.ts";
+import { setOwn } from "../util/own_record.ts";
 import { getBackend } from "./registry.ts";
 import { chooseBackend, resolveSettings } from "./settings.ts";
 import type { Backend } from "./types.ts";
@@ -169,8 +170,7 @@ export async function resolveModel(
   const promptOptions: Record<string, unknown> = {};
   const params: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(opts)) {
-    if (PROMPT_KEYS.has(k)) promptOptions[k] = v;
-    else params[k] = v;
+    setOwn(PROMPT_KEYS.has(k) ? promptOptions : params, k, v);
   }
   const promptConfig: Record<string, unknown> = {
     store: ctx.store,

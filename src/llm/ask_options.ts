@@ -14,6 +14,7 @@ import { chooseEndpoint, loadEndpoint } from "../config/endpoints.ts";
 import { scoutHome } from "../config/home.ts";
 import { processConfig } from "../config/process_config.ts";
 import { currentWarningSink } from "../util/warn_once.ts";
+import { setOwn } from "../util/own_record.ts";
 import type { ConfigStore } from "../config/store.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { chatRelaySettings, dropChatOnly, warnChatRelay } from "./chat_option_guard.ts";
@@ -147,7 +148,7 @@ export function requestOptions(
     }
     const { send, warning } = checkRequestOption(k, v, RUNTIME_KEYS);
     if (warning !== null) warn?.(warning);
-    if (send) out[k] = v;
+    if (send) setOwn(out, k, v); // `__proto__` is a parameter like any, under Bun too
   }
   return out;
 }

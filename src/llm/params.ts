@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { setOwn } from "../util/own_record.ts";
 
 /** Option keys consumed by the pipeline: never sent to a provider. */
 export const PIPELINE_KEYS: ReadonlySet<string> = new Set([
@@ -108,8 +109,7 @@ export function prefixedMap(
   let out: Record<string, unknown> | undefined = mapValue(opts[`${prefix}_options`]);
   for (const [k, v] of Object.entries(opts)) {
     if (!k.startsWith(prefix + "_") || k === `${prefix}_options`) continue;
-    out ??= {};
-    out[k.slice(prefix.length + 1)] = typedValue(v);
+    setOwn(out ??= {}, k.slice(prefix.length + 1), typedValue(v));
   }
   const explicit = opts[prefix];
   if (explicit !== undefined && explicit !== null) {
@@ -170,7 +170,7 @@ export function formatToText(format: unknown): Record<string, unknown> {
   else schema = { properties: map };
   const props: Record<string, unknown> = {};
   for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, unknown>)) {
-    props[k] = shorthandProperty(v);
+    setOwn(props, k, shorthandProperty(v)); // a field `__proto__` is one, under Bun too
   }
   const required = Object.entries(props)
     .filter(([, p]) =>
@@ -210,7 +210,7 @@ export function providerParams(opts: Record<string, unknown>): ProviderParams {
   for (const [k, v] of Object.entries(opts)) {
     if (PIPELINE_KEYS.has(k) || k.startsWith("reasoning_") || k.startsWith("text_")) continue;
     if (v === undefined) continue;
-    params[k] = typedValue(v);
+    setOwn(params, k, typedValue(v)); // an option `__proto__` is sent as any, under Bun too
   }
   const out: ProviderParams = { params };
   const reasoning = prefixedMap(opts, "reasoning");

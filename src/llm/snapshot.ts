@@ -13,6 +13,7 @@ import { serializeMeta } from "../chat/meta.ts";
 import { print } from "../chat/print.ts";
 import type { Message } from "../chat/types.ts";
 import { writeFileAtomic } from "../util/fs.ts";
+import { setOwn } from "../util/own_record.ts";
 import { isSecretName, looksLikeKey, redactUrlsIn } from "../util/secrets.ts";
 
 /**
@@ -30,7 +31,7 @@ export function redactOptions(options: Record<string, unknown>): Record<string, 
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(options)) {
     if (k === "messages" || k === "tools" || typeof v === "function") continue;
-    out[k] = isSecretName(k) || looksLikeKey(v) ? "[REDACTED]" : redactValue(v);
+    setOwn(out, k, isSecretName(k) || looksLikeKey(v) ? "[REDACTED]" : redactValue(v));
   }
   return out;
 }

@@ -36,3 +36,31 @@ export function ownRecord<T = unknown>(
   }
   return out;
 }
+
+/**
+ * Sets `key` of `record` as its own data property, whatever the key: in a
+ * plain record `record[key] = value` with `key` `__proto__` calls
+ * Object.prototype's setter under Bun (the binary) and sets no key — the
+ * value is lost, or made the record's prototype. For records that stay
+ * plain (`{}`), as users and tests see them, built key by key.
+ *
+ * @param record the record (changed)
+ * @param key the key, named by a user, a chat or a model
+ * @param value its value
+ *
+ * @example
+ * ```ts
+ * import { setOwn } from "./own_record.ts";
+ * const r: Record<string, unknown> = {};
+ * setOwn(r, "__proto__", "x");
+ * Object.keys(r); // ["__proto__"]
+ * ```
+ */
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+}

@@ -8,6 +8,7 @@
  * @module
  */
 import { ScoutError } from "../../errors.ts";
+import { setOwn } from "../../util/own_record.ts";
 import { replyObject, responseError } from "../errors.ts";
 import { placeThinking } from "../thinking.ts";
 import type { BackendReply, BackendRequest, ReplyItem, ThinkingBlock } from "../types.ts";
@@ -95,7 +96,7 @@ export function converseBody(req: BackendRequest): Record<string, unknown> {
   for (const [k, v] of Object.entries(req.params)) {
     const key = INFERENCE_KEYS.get(k);
     if (key) inference[key] = key === "stopSequences" && !Array.isArray(v) ? [v] : v;
-    else additional[k] = v;
+    else setOwn(additional, k, v); // `__proto__` is a field like any, under Bun too
   }
   if (Object.keys(inference).length) body.inferenceConfig = inference;
   if (Object.keys(additional).length) body.additionalModelRequestFields = additional;

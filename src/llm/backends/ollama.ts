@@ -11,6 +11,7 @@ import type { Message } from "../../chat/types.ts";
 import { ScoutError } from "../../errors.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import { md5hex } from "../../util/hash.ts";
+import { setOwn } from "../../util/own_record.ts";
 import { replyObject, responseError } from "../errors.ts";
 import {
   isRemoteUrl,
@@ -135,10 +136,8 @@ export function ollamaBody(req: BackendRequest, model: string): Record<string, u
     stream: req.stream,
   };
   const options: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(req.params)) {
-    if (TOP_LEVEL.has(k)) body[k] = v;
-    else options[k] = v;
-  }
+  // defined, not assigned: a parameter `__proto__` is sent as any, under Bun too
+  for (const [k, v] of Object.entries(req.params)) setOwn(TOP_LEVEL.has(k) ? body : options, k, v);
   if (Object.keys(options).length) {
     const merged = { ...options, ...(body.options as Record<string, unknown> | undefined) };
     // Ollama's limit is num_predict; it ignores an unknown max_tokens ([TS-FIX] R113-2)
