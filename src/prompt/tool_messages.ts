@@ -16,6 +16,7 @@
 import type { Message } from "../chat/types.ts";
 import { codePointLength, shortenString } from "./shorten_string.ts";
 import { canonicalJson } from "../util/canonical_json.ts";
+import { setOwn } from "../util/own_record.ts";
 
 /** Role of a tool call message. */
 export const CALL = "function_call";
@@ -116,7 +117,7 @@ export function compactedContent(role: string, info: ToolMessageInfo): string | 
       for (const [k, v] of Object.entries(args as Record<string, unknown>)) {
         const nv = typeof v === "string" ? shortenString(v, ARGUMENT_MAX) : v;
         if (nv !== v) changed = true;
-        next[k] = nv;
+        setOwn(next, k, nv); // an argument `__proto__` is one, under Bun too
       }
       if (changed) out = JSON.stringify({ ...info.json, arguments: next });
     }
