@@ -24,6 +24,7 @@ import { jobRoleResolver } from "../workflow/chat_roles.ts";
 import { dependenciesDepthFirst } from "../workflow/dep_walk.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { isFile } from "../util/fs.ts";
+import { setOwn } from "../util/own_record.ts";
 import { markSeededConversation } from "./since_start.ts";
 import { routeChat, routeRuntime, routeSecrets } from "./task_route.ts";
 import type { Agent, AgentRuntime } from "./types.ts";
@@ -252,7 +253,8 @@ function agentSetup(ctx: ChatTaskContext, opts: TaskAgentOptions): AgentSetup {
     ? { ...inherited, optionLines: mergeOptionLines(inherited.optionLines, lines) }
     : inherited;
   // own keys: an extra option `constructor` is missing from the chat's unless it sets it (R112-5)
-  for (const [k, v] of Object.entries(extra)) if (!Object.hasOwn(options, k)) options[k] = v;
+  // defined, not assigned: under Bun an option `__proto__` was dropped
+  for (const [k, v] of Object.entries(extra)) if (!Object.hasOwn(options, k)) setOwn(options, k, v);
   const tooling = givenTooling === false ? [] : givenTooling ?? ctx.tooling();
   return { options, runtime, tooling, fromJobChat };
 }

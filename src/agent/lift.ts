@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { extractOptions } from "../chat/options.ts";
 import { mergeOptionLines, type OptionLine } from "../chat/written_at.ts";
+import { setOwn } from "../util/own_record.ts";
 import type { Agent, AgentOptions } from "./types.ts";
 
 /**
@@ -32,8 +33,10 @@ export function liftStartOptions(agent: Agent, explicit: AgentOptions): void {
   for (const [k, v] of Object.entries(lifted.options)) {
     if (Object.hasOwn(explicit, k)) continue; // own keys: `toString` is an option like any (R112-5)
     recordLift(agent, k, v);
-    agent.options[k] = v;
-    if (lifted.lines?.[k]) lines[k] = lifted.lines[k];
+    // defined, not assigned: under Bun `option: __proto__ x` set no option (R112-5 follow-up)
+    setOwn(agent.options, k, v);
+    const at = lifted.lines?.[k];
+    if (at) setOwn(lines, k, at);
   }
   // where they were written goes with the ask (an unknown endpoint names its line)
   if (Object.keys(lines).length > 0) {
@@ -78,7 +81,7 @@ export function optionsUnlifted(agent: Agent): AgentOptions {
   const out = { ...agent.options };
   for (const [k, { before, lifted }] of lifts.get(agent) ?? []) {
     if (out[k] !== lifted) continue; // set since
-    if (before) out[k] = before.value;
+    if (before) setOwn(out, k, before.value);
     else delete out[k];
   }
   return out;

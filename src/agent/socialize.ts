@@ -20,6 +20,7 @@ import {
 import type { Message } from "../chat/types.ts";
 import { keepWrittenAt } from "../chat/written_at.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
+import { setOwn } from "../util/own_record.ts";
 import { newSession } from "../llm/meta_record.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolEntry } from "../tools/types.ts";
@@ -110,7 +111,9 @@ export function deepCopy<T>(v: T): T {
   if (v instanceof Map) return new Map([...v].map(([k, x]) => [k, deepCopy(x)])) as T;
   if (typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = deepCopy(x);
+    // defined, not assigned: under Bun a key `__proto__` (a model's tool arguments, an
+    // option) was dropped, an object under it made the copy's prototype
+    for (const [k, x] of Object.entries(v)) setOwn(out, k, deepCopy(x));
     return keepWrittenAt(v, out) as T;
   }
   return v;
@@ -198,8 +201,13 @@ export function inherited(
 /** Loads in flight, per caller: concurrent first calls load a specialist once. */
 const loading = new WeakMap<Agent, Map<string, Promise<Agent>>>();
 
+/** The caller's template of `name`: its own (an agent called `toString` is no Object member). */
+function member(caller: Agent, name: string): Agent | undefined {
+  return Object.hasOwn(caller.society, name) ? caller.society[name] : undefined;
+}
+
 async function template(caller: Agent, name: string, options: AgentOptions): Promise<Agent> {
-  const known = caller.society[name];
+  const known = member(caller, name);
   if (known) return known;
   const pending = loading.get(caller) ?? new Map<string, Promise<Agent>>();
   loading.set(caller, pending);
@@ -209,7 +217,10 @@ async function template(caller: Agent, name: string, options: AgentOptions): Pro
     pending.set(name, load);
   }
   const loaded = await load;
-  return caller.society[name] ??= loaded;
+  const first = member(caller, name);
+  if (first) return first; // loaded meanwhile by another path
+  setOwn(caller.society, name, loaded);
+  return loaded;
 }
 
 async function loadTemplate(caller: Agent, name: string, options: AgentOptions): Promise<Agent> {

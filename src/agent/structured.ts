@@ -11,6 +11,7 @@
 import { parseJson, unwrapContent } from "../chat/json.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
+import { setOwn } from "../util/own_record.ts";
 import { chat, current } from "./agent.ts";
 import type { Agent, AgentCallOptions, IterateDictionaryOptions } from "./types.ts";
 
@@ -151,7 +152,8 @@ export async function iterateDictionary(
   }
   const map: Record<string, string> = {};
   for (const [k, v] of Object.entries(value)) {
-    map[k] = typeof v === "string" ? v : JSON.stringify(v);
+    // defined, not assigned: under Bun a key `__proto__` the model answered was dropped
+    setOwn(map, k, typeof v === "string" ? v : JSON.stringify(v));
   }
   if (parallel) await Promise.all(Object.entries(map).map(([k, v]) => fn(k, v)));
   else for (const [k, v] of Object.entries(map)) await fn(k, v);

@@ -34,7 +34,8 @@ export const who = (r: RecordedRequest) =>
 export async function society(opts: { delayMs?: number; env?: Record<string, string> } = {}) {
   const dir = await tempDir();
   const boss: ScriptStep[] = [];
-  const plans: Record<string, ScriptStep[]> = {};
+  // by agent name: a Map, so an agent called `constructor` has no plan but its own
+  const plans = new Map<string, ScriptStep[]>();
   const srv = await startProviderServer({
     fallback: (req) => {
       const msgs = wire(req);
@@ -44,7 +45,8 @@ export async function society(opts: { delayMs?: number; env?: Record<string, str
         if (last.role === "tool") return { text: "boss done" };
         return boss.shift() ?? { text: "boss has no plan" };
       }
-      if (plans[name]?.length && last.role === "user") return plans[name]!.shift()!;
+      const plan = plans.get(name);
+      if (plan?.length && last.role === "user") return plan.shift()!;
       if (last.role === "tool") return { text: `${name} done` };
       const user = [...msgs].reverse().find((m) => m.role === "user");
       return { text: `${name} heard: ${user?.content}`, delayMs: opts.delayMs ?? 0 };
@@ -78,7 +80,7 @@ export async function society(opts: { delayMs?: number; env?: Record<string, str
       }),
     /** Scripts a specialist's next turn that ends with a user message. */
     planFor: (who: string, ...calls: [string, Record<string, unknown>][]) =>
-      (plans[who] ??= []).push({
+      (plans.get(who) ?? plans.set(who, []).get(who)!).push({
         toolCalls: calls.map(([name, args], i) => ({
           name,
           arguments: args,

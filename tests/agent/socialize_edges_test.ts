@@ -1,7 +1,8 @@
 /**
  * Edges of delegation: a tool that returns `{agent}` on an agent that never
  * socialized, `ASK_AGENTS` from the process environment, what the model sees
- * when a specialist cannot be loaded, concurrent first calls loading a
+ * when a specialist cannot be loaded (or is named like an Object.prototype
+ * member), concurrent first calls loading a
  * specialist once, and the receipt of a specialist on the task route.
  */
 import assert from "node:assert/strict";
@@ -69,14 +70,26 @@ Deno.test("unknown and broken specialists: the model sees one plain sentence eac
     "Agent/Broken/agent.ts",
     `export default () => { throw new Error("no oven"); };\n`,
   );
+  put(s.dir.path, "Agent/constructor/start_chat", "system:\n\nYou are constructor\n");
   const boss = s.make("boss");
   socialize(boss);
   current(boss).push({ role: "user", content: "go" });
-  s.plan(["ask", { agent: "Nobody", prompt: "p" }], ["ask", { agent: "Broken", prompt: "p" }]);
+  s.plan(
+    ["ask", { agent: "Nobody", prompt: "p" }],
+    ["ask", { agent: "Broken", prompt: "p" }],
+    ["ask", { agent: "toString", prompt: "p" }],
+    ["ask", { agent: "constructor", prompt: "p" }],
+  );
   const outs = outputs((await chat(boss)).messages);
   assert.equal(exception(outs[0]!), "No agent found with name Nobody");
   assert.match(exception(outs[1]!), /^Cannot load agent Broken: .*no oven/);
   assert.doesNotMatch(exception(outs[1]!), /No agent found/);
+  // names spelled like Object.prototype members are agents like any: before, the society's
+  // lookup took Object.prototype's member for a loaded specialist ("Cannot read properties
+  // of undefined (reading 'tools')" for both)
+  assert.equal(exception(outs[2]!), "No agent found with name toString");
+  assert.equal(outs[3]!.content, "constructor heard: p");
+  assert.deepEqual(Object.keys(boss.society), ["constructor"]);
 });
 
 Deno.test("concurrent first calls on one specialist load it once", async () => {
