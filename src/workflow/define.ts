@@ -6,6 +6,7 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
+import { ownRecord } from "../util/own_record.ts";
 import { isScoutType, type ScoutType } from "./types.ts";
 import { missingDepMessage, taskOf } from "./task_lookup.ts";
 
@@ -52,6 +53,24 @@ function checkName(kind: string, name: string, where: string): void {
   }
 }
 
+/**
+ * The entries of a map of names a workflow author wrote (tasks, inputs). A
+ * literal `__proto__: {…}` defines no key: in every runtime it sets the
+ * map's prototype, so the task or input would be missing without a word;
+ * refused, naming the way to write it (a computed key `["__proto__"]`).
+ */
+function ownEntries<T>(map: Record<string, T>, what: string): [string, T][] {
+  const proto = Object.getPrototypeOf(map);
+  if (proto !== Object.prototype && proto !== null) {
+    throw new ScoutError(
+      "invalid_input",
+      `The ${what} are written with \`__proto__: …\`, which names none (JavaScript sets the ` +
+        `object's prototype): write ["__proto__"]: … for one called __proto__`,
+    );
+  }
+  return Object.entries(map);
+}
+
 function normaliseDep(d: DepSpec | string, where: string): DepSpec {
   const dep = typeof d === "string" ? { task: d } : d;
   if (dep === null || typeof dep !== "object" || typeof dep.task !== "string") {
@@ -71,7 +90,7 @@ function normaliseTask(wf: string, name: string, spec: TaskSpec): Task {
     throw new ScoutError("invalid_input", `Unknown type "${type}" of ${where}`);
   }
   const inputs: InputDef[] = [];
-  for (const [iname, ispec] of Object.entries(spec.inputs ?? {})) {
+  for (const [iname, ispec] of ownEntries(spec.inputs ?? {}, `inputs of ${where}`)) {
     checkName("Input", iname, where);
     if (ispec === null || typeof ispec !== "object" || !isScoutType(String(ispec.type))) {
       throw new ScoutError(
@@ -159,8 +178,10 @@ export function workflow(name: string, spec: WorkflowSpec): Workflow {
   if (spec === null || typeof spec !== "object" || typeof spec.tasks !== "object") {
     throw new ScoutError("invalid_input", `Workflow "${name}" needs a tasks object`);
   }
-  const tasks: Record<string, Task> = {};
-  for (const [tname, tspec] of Object.entries(spec.tasks)) {
+  // without a prototype: under Bun (the binary) a task `["__proto__"]` assigned into a plain
+  // `{}` became the prototype of the tasks, no task; `constructor` reads as none unless defined
+  const tasks = ownRecord<Task>();
+  for (const [tname, tspec] of ownEntries(spec.tasks, `tasks of workflow "${name}"`)) {
     tasks[tname] = normaliseTask(name, tname, tspec);
   }
   const wf: Workflow = {

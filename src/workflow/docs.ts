@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { setOwn } from "../util/own_record.ts";
 import type { WorkflowDocumentation } from "./define.ts";
 
 /**
@@ -32,7 +33,8 @@ export function parseWorkflowDoc(text: string): WorkflowDocumentation {
     let current: string | null = null;
     let buf: string[] = [];
     const flush = () => {
-      if (current !== null) tasks[current] = buf.join("\n").trim();
+      // defined, not assigned: under Bun a `## __proto__` section set no description
+      if (current !== null) setOwn(tasks, current, buf.join("\n").trim());
     };
     for (const l of lines.slice(tasksAt + 1)) {
       const m = /^##\s+(\S+)\s*$/.exec(l);

@@ -1,7 +1,10 @@
 /**
  * Names in a workflow's definition spelled like Object.prototype members
  * (R112-5): export lists and exported tasks, a dependency, a README's
- * `## <task>` section are looked up among the workflow's own.
+ * `## <task>` section are looked up among the workflow's own; tasks called
+ * `__proto__`, `constructor`, `toString` are tasks like any, under Bun (the
+ * binary's runtime) as under Deno; tasks or inputs written `__proto__: …`,
+ * which JavaScript reads as the object's prototype, are refused.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -10,6 +13,7 @@ import { isScoutError } from "../../src/errors.ts";
 import { recursiveInputs, workflow } from "../../src/workflow/define.ts";
 import { loadWorkflow } from "../../src/workflow/load.ts";
 import { tempDir } from "../support/cli.ts";
+import { runScript, RUNTIMES } from "../support/runtimes.ts";
 
 const tasks = { t: { type: "string" as const, run: () => "ok" } };
 
@@ -64,4 +68,73 @@ Deno.test("a README section named like an Object.prototype member describes no t
   assert.equal(wf.tasks.a!.description, "The a task");
   // before: the text was set on Object.prototype.valueOf, for every object of the process
   assert.equal(Object.hasOwn(Object.prototype.valueOf, "description"), false);
+});
+
+const TASKS_SCRIPT = `import { workflow } from "./src/workflow/define.ts";
+import { parseWorkflowDoc } from "./src/workflow/docs.ts";
+import { createJob } from "./src/workflow/job.ts";
+import { runJob } from "./src/workflow/run.ts";
+const dir = process.env.PROTO_HOME;
+const wf = workflow("ProtoTasks", {
+  jobsDir: dir + "/jobs",
+  tasks: {
+    ["__proto__"]: { type: "string", run: () => "p" },
+    constructor: { type: "string", run: () => "c" },
+    toString: {
+      type: "string",
+      deps: ["__proto__", "constructor"],
+      run: async (_i, job) => (await job.load("__proto__")) + (await job.load("constructor")),
+    },
+  },
+  exports: { exec: ["__proto__"] },
+});
+const job = createJob(wf, "toString", { env: { SCOUT_HOME: dir + "/home" } });
+const doc = parseWorkflowDoc("# T\\n\\n# Tasks\\n\\n## __proto__\\n\\nThe proto task\\n");
+console.log(JSON.stringify({
+  tasks: Object.keys(wf.tasks),
+  exec: wf.exports.exec,
+  result: await runJob(job),
+  deps: job.deps.map((d) => d.shortPath),
+  doc: doc.tasks["__proto__"] ?? null,
+}));`;
+
+Deno.test("tasks called __proto__, constructor, toString are tasks like any, under Bun and Deno", async () => {
+  for (const runtime of RUNTIMES) {
+    await using d = await tempDir();
+    // before, under Bun: `Exported task "__proto__" not found` (the task was made the
+    // prototype of the tasks record); without the export, tasks ["constructor", "toString"]
+    // and `Task "__proto__" not found`; the README section's text lost (doc null)
+    assert.deepEqual(await runScript(runtime, TASKS_SCRIPT, { PROTO_HOME: d.path }), {
+      tasks: ["__proto__", "constructor", "toString"],
+      exec: ["__proto__"],
+      result: "pc",
+      deps: ["ProtoTasks/__proto__/Default", "ProtoTasks/constructor/Default"],
+      doc: "The proto task",
+    }, runtime);
+  }
+});
+
+Deno.test("tasks or inputs written `__proto__: …` are refused: JavaScript makes them the object's prototype", () => {
+  // what the literal `{ __proto__: {…}, t }` is, in every runtime
+  const literal = <T extends object>(proto: object, own: T): T => Object.setPrototypeOf(own, proto);
+  const run = () => "ok";
+  // before: accepted, the task (the input) missing without a word
+  assert.throws(
+    () => workflow("ProtoLiteral", { tasks: literal({ type: "string", run }, { t: { run } }) }),
+    (e) =>
+      isScoutError(e, "invalid_input") &&
+      e.message === 'The tasks of workflow "ProtoLiteral" are written with `__proto__: …`, ' +
+          "which names none (JavaScript sets the object's prototype): write " +
+          '["__proto__"]: … for one called __proto__',
+  );
+  const inputs = literal({ type: "string" }, {});
+  assert.throws(
+    () => workflow("ProtoLiteralInput", { tasks: { t: { inputs, run } } as never }),
+    (e) =>
+      isScoutError(e, "invalid_input") &&
+      e.message.startsWith('The inputs of task "ProtoLiteralInput/t" are written with'),
+  );
+  // a record without a prototype is one with own keys only: accepted
+  const own = Object.assign(Object.create(null), { t: { run } });
+  assert.deepEqual(Object.keys(workflow("ProtoNull", { tasks: own }).tasks), ["t"]);
 });
