@@ -54,8 +54,11 @@ export function zodParameters(schema: ToolSchema): ToolParameters {
 function stripIntBounds(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(stripIntBounds);
   if (typeof node !== "object" || node === null) return node;
-  const o: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) o[k] = stripIntBounds(v);
+  // own keys whatever their names: a parameter named `__proto__` assigned into a `{}`
+  // would hit Bun's setter and vanish from `properties` while `required` names it (R116-4)
+  const o: Record<string, unknown> = Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [k, stripIntBounds(v)]),
+  );
   if (o.type === "integer") {
     if (o.minimum === Number.MIN_SAFE_INTEGER) delete o.minimum;
     if (o.maximum === Number.MAX_SAFE_INTEGER) delete o.maximum;
