@@ -99,7 +99,7 @@ export async function workerArgv(
 export interface WorkerInputs {
   /** The input files saved at submission (`--deploy-inputs`), if any. */
   saved?: SavedDir;
-  /** The top job now: built again once a file it was given as named changed (R114-2). */
+  /** The top job now: built again once a file its `.info` names as typed changed (R114-2). */
   current: () => Promise<Job>;
 }
 
@@ -107,7 +107,7 @@ export interface WorkerInputs {
  * Worker mode: runs the named jobs of `top`'s graph (from `--deploy-job`, or
  * one path per stdin line with `--deploy-worker`), each without its
  * dependencies, replying on stdout per job. Before each, the graph is built
- * again from the saved files when a file it was given as named changed
+ * again from the saved files when a file its `.info` names as typed changed
  * (`inputs.current`); a job is not run once a saved file is no longer as
  * submitted (`changedSavedFile`, R109-1): the worker says so and records it
  * in the job's `.info`.
@@ -159,8 +159,8 @@ export async function runDeployWorker(
 
 /**
  * A worker's job runner ({@link runDeployWorker}): runs one job of `top`'s
- * graph by path — the graph built again first when a file it was given as
- * named changed — and returns null, or why the job did not run or failed.
+ * graph by path — the graph built again first when a file its `.info` names
+ * as typed changed — and returns null, or why the job did not run or failed.
  */
 async function workerRunner(top: Job, io: Io, inputs: WorkerInputs) {
   const lib = await import("../workflow/mod.ts");

@@ -2,7 +2,8 @@
  * The job of `workflow task`: built from the command line as a serial run
  * builds it; for a deploy, built again from the input files saved for its
  * workers once it has something to run (R114-3); a worker's from the saved
- * files it was given, again when a file it got as named changed (R114-2).
+ * files it was given, again when a file its `.info` names as typed changed
+ * (R114-2, R117-1).
  *
  * @module
  */
@@ -79,9 +80,9 @@ export async function forWorkers(
 }
 
 /**
- * A worker's job, built again from its saved files once a file it was given
- * as named changed since (the same job: its name digests the bytes
- * submitted, which the saved file holds).
+ * A worker's job, built again from its saved files once a file its `.info`
+ * names as typed changed since, so the next jobs' `.info` names the saved
+ * file they read (the same job: its name digests the bytes submitted).
  */
 export function workerJob(
   resolved: ResolvedTask,
@@ -205,6 +206,7 @@ async function jobOf(
       store,
       warn: quiet ? () => {} : (m: string) => warn(io, typedNames(m, dep)),
       ...(dep.typedAs !== undefined ? { typedAs: dep.typedAs } : {}),
+      ...(dep.recordAs !== undefined ? { recordAs: dep.recordAs } : {}),
     });
   } catch (e) {
     dep.done();

@@ -1,8 +1,9 @@
 /**
- * What a deployed job is given for a file its inputs name (R114-2, R114-3):
- * the file named on the command line while it is still the one saved at
- * submission, so its result and `.info` are a serial run's and name no
- * saved file that goes away; and nothing is saved for a job already done.
+ * What a deployed job is given for a file its inputs name (R114-2, R114-3,
+ * R117-1): the file saved at submission, so a file replaced while it runs
+ * is not read, and its `.info` names the file named on the command line
+ * while that is still the one saved, as a serial run's does; and nothing is
+ * saved for a job already done.
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -27,7 +28,14 @@ async function show(dir: string, home: string, extra: string[], tmp = join(dir, 
   return { ...r, path: r.stdout.trim() };
 }
 
-Deno.test("local deploy: the task gets the file named, not the one saved: its result and .info are a serial run's, and nothing is left behind (R114-2)", async () => {
+/** The fields of an `.info` that say what the job is: not when, where or by which process it ran. */
+function identity(path: string): Record<string, unknown> {
+  const { issued: _i, pid: _p, pid_hostname: _h, start: _s, end: _e, ...rest } = readInfo(path)!;
+  const { time_elapsed: _t, total_time_elapsed: _tt, ...what } = rest;
+  return what;
+}
+
+Deno.test("local deploy: the task reads the file saved, and its .info is a serial run's, naming the file named; nothing is left behind (R117-1, R114-2)", async () => {
   await using d = await tempDir();
   userWorkflow(d.path, "Show", SHOW);
   writeFileSync(join(d.path, "d.txt"), "doc A\n");
@@ -38,7 +46,14 @@ Deno.test("local deploy: the task gets the file named, not the one saved: its re
   assert.equal(local.code, 0, local.stderr);
   const doc = join(d.path, "d.txt");
   assert.equal(readFileSync(serial.path, "utf8"), `top ${doc} | dep ${doc}`);
-  assert.equal(readFileSync(local.path, "utf8"), `top ${doc} | dep ${doc}`);
+  // the task was given the link saved at submission (R117-1): what it reads cannot change
+  const given = /^top (\S+) \| dep (\S+)$/.exec(readFileSync(local.path, "utf8"));
+  assert.ok(given, readFileSync(local.path, "utf8"));
+  assert.equal(given[1], given[2]);
+  assert.match(
+    given[1]!,
+    new RegExp(`^${join(d.path, "tmp")}/scout-ai-inputs-\\w+/\\w+/files/0/d\\.txt$`),
+  );
   assert.equal(
     local.path.replace(join(d.path, "local"), "H"),
     serial.path.replace(join(d.path, "serial"), "H"),
@@ -48,6 +63,11 @@ Deno.test("local deploy: the task gets the file named, not the one saved: its re
     assert.deepEqual(info.inputs, [doc], p);
     assert.deepEqual(info.provided_inputs, { doc: "d.txt" });
   }
+  const home = (p: string, h: string) =>
+    JSON.stringify(identity(p)).replaceAll(join(d.path, h), "H");
+  assert.equal(home(local.path, "local"), home(serial.path, "serial"), "the .info of a serial run");
+  const dep = (p: string) => readInfo(p)!.dependencies as string[];
+  assert.equal(home(dep(local.path)[0]!, "local"), home(dep(serial.path)[0]!, "serial"));
   assert.equal(local.stderr, "");
   assert.deepEqual(readdirSync(join(d.path, "tmp")), []);
 });

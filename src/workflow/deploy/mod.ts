@@ -60,7 +60,7 @@ export {
 export type { InputFile, Kept, SavedDir, SavedFile, SavedInputs } from "./saved_inputs.ts";
 export { planInputFiles, saveInputFiles } from "./saved_inputs_save.ts";
 export { originalsChanged, savedInUse, withSavedFiles } from "./saved_inputs_use.ts";
-export type { OriginalFile } from "./saved_inputs_use.ts";
+export type { OriginalFile, SavedValues } from "./saved_inputs_use.ts";
 export type { SavedPlan, UnsavedFile } from "./saved_inputs_save.ts";
 export { cleanSavedInputs, savedInputsBase, savedInputsScript } from "./saved_inputs_dirs.ts";
 export { recordUnbuilt } from "./unbuilt.ts";
