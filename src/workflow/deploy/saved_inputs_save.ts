@@ -30,7 +30,8 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { ScoutError } from "../../errors.ts";
+import { isScoutError, ScoutError } from "../../errors.ts";
+import { errnoReason } from "../../util/errno_text.ts";
 import { fileStats, isFile, readFailure } from "../../util/fs.ts";
 import { md5hex } from "../../util/hash.ts";
 import {
@@ -212,40 +213,76 @@ function savedBefore(dir: string): boolean {
   }
 }
 
+/** Where a save writes: the directory saved inputs go under, and the one being filled. */
+interface SaveTarget {
+  /** The directory saved inputs go under (named in an error: its file system is the one full). */
+  base: string;
+  /** The temporary directory holding the links, renamed into place at the end. */
+  tmp: string;
+}
+
+/**
+ * The error of a save that failed making a copy or writing a file into the
+ * saved directory (a full disk, a quota, the file gone), said as every other
+ * save failure is — `Cannot save input file "F" (--x) for the workers in
+ * BASE: no space left on device` — or, for the list, naming it (R117-2).
+ */
+function writeFailure(e: unknown, base: string, entry?: SavedFile): ScoutError {
+  if (isScoutError(e, "deploy_failed")) return e;
+  const what = entry !== undefined
+    ? `input file "${entry.file}" (--${entry.input})`
+    : `the list of input files (${RECORD})`;
+  return new ScoutError(
+    "deploy_failed",
+    `Cannot save ${what} for the workers in ${base}: ${errnoReason(e)}`,
+    { file: entry?.file ?? base, cause: e },
+  );
+}
+
+/** Makes an entry's copy and sidecar in `tmp` (its link is there). */
+function publishEntry(e: SavedFile, from: string, tmp: string): void {
+  const dest = join(tmp, e.saved!);
+  if (e.kept === "copy") {
+    mkdirSync(dirname(dest), { recursive: true });
+    if (copyHashing(from, dest) !== e.md5) {
+      throw new ScoutError(
+        "deploy_failed",
+        `Cannot save input file "${e.file}" (--${e.input}) for the workers: ` +
+          "it changed while it was being copied",
+        { file: e.file },
+      );
+    }
+  }
+  if (e.sideMd5 !== undefined) writeFileSync(dest + ".md5", e.sideMd5);
+}
+
 /**
  * Makes the copies and sidecars of `record` in `tmp` (which holds its
  * links), writes the list and renames `tmp` to `dir`.
  *
  * @returns false when `dir` was saved meanwhile (by a deploy of the same files)
+ * @throws ScoutError `deploy_failed` naming the input, or the list, and `base`
  */
 function publish(
   files: readonly InputFile[],
   record: SavedInputs,
-  tmp: string,
+  { base, tmp }: SaveTarget,
   dir: string,
 ): boolean {
   record.files.forEach((e, i) => {
     if (e.saved === undefined) return;
-    const dest = join(tmp, e.saved);
-    if (e.kept === "copy") {
-      mkdirSync(dirname(dest), { recursive: true });
-      if (copyHashing(files[i]!.file, dest) !== e.md5) {
-        throw new ScoutError(
-          "deploy_failed",
-          `Cannot save input file "${e.file}" (--${e.input}) for the workers: ` +
-            "it changed while it was being copied",
-          { file: e.file },
-        );
-      }
+    try {
+      publishEntry(e, files[i]!.file, tmp);
+    } catch (err) {
+      throw writeFailure(err, base, e);
     }
-    if (e.sideMd5 !== undefined) writeFileSync(dest + ".md5", e.sideMd5);
   });
-  writeFileSync(join(tmp, RECORD), JSON.stringify(record) + "\n");
   try {
+    writeFileSync(join(tmp, RECORD), JSON.stringify(record) + "\n");
     renameSync(tmp, dir);
     return true;
   } catch (e) {
-    if (!existsSync(join(dir, RECORD))) throw e;
+    if (!existsSync(join(dir, RECORD))) throw writeFailure(e, base);
     return false;
   }
 }
@@ -278,7 +315,7 @@ export function saveInputFiles(files: readonly InputFile[], base: string): Saved
     const unsaved: UnsavedFile[] = [];
     const record = listOf(files, { link, base, unsaved });
     const dir = savedDir(base, record);
-    if (savedBefore(dir) || !publish(files, record, tmp, dir)) {
+    if (savedBefore(dir) || !publish(files, record, { base, tmp }, dir)) {
       rmSync(tmp, { recursive: true, force: true }); // links only: the same files, saved before
       const now = new Date();
       utimesSync(dir, now, now);
