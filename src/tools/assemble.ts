@@ -14,6 +14,7 @@ import type { Message } from "../chat/types.ts";
 import { extractTools, type ToolDirective } from "../chat/tool_directives.ts";
 import { locateAt } from "../chat/written_at.ts";
 import { ScoutError } from "../errors.ts";
+import { redactUrlsIn } from "../util/secrets.ts";
 import { mergeRegistries } from "./registry.ts";
 import type { ToolEntry, ToolRegistry } from "./types.ts";
 import { definitionName } from "./registry.ts";
@@ -68,11 +69,14 @@ interface Directives {
   collided: Set<string>;
 }
 
-/** The source a directive's tools come from: `mcp: stdio 'cmd'`, `kb: name`… */
+/**
+ * The source a directive's tools come from: `mcp: stdio 'cmd'`, `kb: name`…;
+ * the credentials of a url in it masked (R115-3).
+ */
 function sourceOf({ role, words }: ToolDirective): string {
-  if (role === "mcp" && words[0] === "stdio") return `mcp: stdio '${words[1] ?? ""}'`;
+  if (role === "mcp" && words[0] === "stdio") return redactUrlsIn(`mcp: stdio '${words[1] ?? ""}'`);
   if (role === "association") return `association: ${words.slice(0, 2).join(" ")}`;
-  return `${role}: ${words[0] ?? ""}`;
+  return redactUrlsIn(`${role}: ${words[0] ?? ""}`);
 }
 
 // Later names win (inference.md §2.3); a name offered by another source is reported (R76-9).

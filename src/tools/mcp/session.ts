@@ -17,6 +17,7 @@ import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { z } from "zod";
 import { ScoutError } from "../../errors.ts";
+import { redactUrlsIn } from "../../util/secrets.ts";
 import { sameOriginFetch } from "../../util/same_origin_fetch.ts";
 import { type StreamWatch, watchReplyStreams } from "./stream_watch.ts";
 import type { McpServerSpec } from "./spec.ts";
@@ -119,9 +120,12 @@ export class McpSession {
     this.opts = opts;
   }
 
-  /** An `mcp_server` error naming the server. */
+  /**
+   * An `mcp_server` error naming the server; urls in the cause's message
+   * (a fetch error names the url it asked) lose their credentials (R115-3).
+   */
   private fail(what: string, e: unknown): ScoutError {
-    const msg = e instanceof Error ? e.message : String(e);
+    const msg = redactUrlsIn(e instanceof Error ? e.message : String(e));
     return new ScoutError("mcp_server", `MCP server "${this.spec.label}": ${what}: ${msg}`, {
       server: this.spec.label,
       cause: e,
@@ -221,7 +225,9 @@ export class McpSession {
       if (!lost) throw e;
       throw new ScoutError(
         "mcp_server",
-        `MCP server "${this.spec.label}": ${what} failed: the connection to the server was lost (${lost.message})`,
+        `MCP server "${this.spec.label}": ${what} failed: the connection to the server was lost (${
+          redactUrlsIn(lost.message)
+        })`,
         { server: this.spec.label, cause: e },
       );
     } finally {

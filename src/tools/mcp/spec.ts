@@ -10,6 +10,7 @@ import { shellWords } from "../../chat/tool_directives.ts";
 import { configGet, type ConfigStore } from "../../config/store.ts";
 import { withUrlScopes } from "../../config/url_scopes.ts";
 import { ScoutError } from "../../errors.ts";
+import { redactKeysIn, redactUrl, redactUrlsIn } from "../../util/secrets.ts";
 
 /** A server named by an `mcp:` line. */
 export type McpServerSpec =
@@ -18,7 +19,11 @@ export type McpServerSpec =
     kind: "stdio";
     /** Program and arguments. */
     argv: string[];
-    /** The command as written (for messages). */
+    /**
+     * The command as written, the credentials of urls in it and key-like
+     * words masked (`***`, `util/secrets.ts`): for messages, which reach the
+     * provider and job files as tool outputs (R115-3).
+     */
     label: string;
     /** Tool names to keep (empty = all). */
     names: string[];
@@ -28,7 +33,11 @@ export type McpServerSpec =
     kind: "http";
     /** Server URL. */
     url: string;
-    /** The URL (for messages). */
+    /**
+     * The URL with its password and secret parameters masked
+     * (`http://bob:***@host/mcp?key=***`): for messages, which reach the
+     * provider and job files as tool outputs (R115-3).
+     */
     label: string;
     /** Tool names to keep (empty = all). */
     names: string[];
@@ -62,17 +71,17 @@ export function parseMcpLine(tokens: readonly string[]): McpServerSpec {
         "An mcp: stdio line needs a command (quote it with its arguments)",
       );
     }
-    return { kind: "stdio", argv, label: command, names };
+    return { kind: "stdio", argv, label: redactKeysIn(redactUrlsIn(command)), names };
   }
   if (!/^https?:\/\//i.test(first)) {
     throw new ScoutError(
       "invalid_input",
       `Cannot read the mcp: line "${
-        tokens.join(" ")
+        redactUrlsIn(tokens.join(" "))
       }": expected an http(s) URL or stdio '<command>'`,
     );
   }
-  return { kind: "http", url: first, label: first, names: rest };
+  return { kind: "http", url: first, label: redactUrl(first), names: rest };
 }
 
 /**
