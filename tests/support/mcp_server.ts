@@ -13,6 +13,8 @@
  *   `every` ms when the call carries a `progressToken`, then "done <n> progress"
  * With `--odd-names` it also lists `ns.tool/slash`, `ns_tool_slash` and an
  * 82-character name (not valid provider function names but for the second).
+ * With `--dot-name` it also lists `ns.dot` (offered as `ns_dot`) and `ask`
+ * (the name of an agent's own delegation tool).
  * With `--cursor repeat` its `tools/list` always answers `nextCursor: "again"`;
  * with `--cursor grow` a new cursor every page: a listing that never ends.
  * Over HTTP with `--sse` replies are SSE streams (the SDK's default) rather
@@ -144,6 +146,11 @@ export function testMcpServer(args: readonly string[] = []): McpServer {
   });
   if (args.includes("--odd-names")) {
     for (const name of ["ns.tool/slash", "ns_tool_slash", LONG_TOOL_NAME]) {
+      server.registerTool(name, { description: `I am ${name}` }, () => text(`called ${name}`));
+    }
+  }
+  if (args.includes("--dot-name")) {
+    for (const name of ["ns.dot", "ask"]) {
       server.registerTool(name, { description: `I am ${name}` }, () => text(`called ${name}`));
     }
   }

@@ -1,15 +1,18 @@
 /**
- * What an `mcp:` line's words do, run as a real `llm ask` from source with
- * the SDK test server and the loopback provider: credentials in the line's
- * url never reach the provider or the chat written (R115-3).
+ * What an `mcp:` line's words do, run as a real `llm ask` from
+ * source with the SDK test server and the loopback provider: credentials in
+ * the line's url never reach the provider or the chat written (R115-3); a
+ * tool name the server lacks is an error naming the line and the server's
+ * tools, and the alias a warning taught selects its tool (R115-4).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
-import { runScout, tempDir } from "../support/cli.ts";
+import { DENO, ROOT, runScout, tempDir } from "../support/cli.ts";
 import { startHttpMcpServer, stopHttpMcpServer } from "../support/mcp_http_child.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
+const DOTS = `${DENO} run -A ${join(ROOT, "tests/support/mcp_server.ts")} --dot-name`;
 const ASK = ["llm", "ask", "-b", "openai", "-m", "m", "--no-cache"];
 
 /** The content (and error mark) of the chat's function_call_output messages. */
@@ -51,4 +54,45 @@ Deno.test("mcp (R115-3): credentials in an mcp: url reach neither the provider n
   } finally {
     await stopHttpMcpServer(server.child);
   }
+});
+
+Deno.test("mcp (R115-4): an mcp: line naming a tool the server lacks fails naming the chat line and the server's tools", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  srv.script({ text: "never asked" });
+  await Deno.writeTextFile(
+    join(dir.path, "q.chat"),
+    `user: hi\n\nmcp: stdio '${DOTS}' echo no_such_tool ns_dot\n`,
+  );
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "k", NO_COLOR: "1" };
+  const r = await runScout([...ASK, "-O", `url=${srv.url}`, "-c", "q.chat"], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(
+    r.stderr,
+    `scout-ai: MCP server "${DOTS}" has no tool "no_such_tool" (its tools: echo, add, slow, fail, crash, whoami, progress, ns.dot, ask) (q.chat:3)\n`,
+  );
+  assert.equal(srv.requests.length, 0, "nothing is asked with a wrong tool list");
+});
+
+Deno.test("mcp (R115-4): the alias a warning names (ns_dot for ns.dot) selects the tool, called under its real name", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  srv.script({ toolCalls: [{ name: "ns_dot", arguments: {}, id: "c1" }] }, { text: "Done." });
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "k", NO_COLOR: "1" };
+  const question = `mcp: stdio '${DOTS}' echo ns_dot\n\nuser: hi`;
+  const r = await runScout([...ASK, "-O", `url=${srv.url}`, "-o", "out.chat", question], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const offered = (srv.requests[0]!.body.tools as { function: { name: string } }[])
+    .map((t) => t.function.name);
+  assert.deepEqual(offered, ["echo", "ns_dot"]);
+  assert.deepEqual(outputs(await Deno.readTextFile(join(dir.path, "out.chat"))), [
+    { content: "called ns.dot" },
+  ]);
+  assert.ok(r.stderr.includes(`Tool "ns.dot" of mcp: stdio '${DOTS}' is offered as "ns_dot"`));
 });

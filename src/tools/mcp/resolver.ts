@@ -1,7 +1,8 @@
 /**
  * `mcp:` lines → tool entries (`agents.md` §6.3): one {@link McpSession} per
  * server per run, each server tool a function tool with its `inputSchema`
- * (only the named ones when names are given), results normalised as Ruby
+ * (only the named ones when names are given; a name the server lacks is an
+ * error, `chat.md` D21), results normalised as Ruby
  * does, `isError` kept as an error output ([TS-FIX]), failures as error
  * outputs naming the server. A server whose tools cannot be listed is
  * reported once through `warn` and contributes no tools; the run goes on.
@@ -11,9 +12,11 @@
  * @module
  */
 import type { ConfigStore } from "../../config/store.ts";
+import { isScoutError, ScoutError } from "../../errors.ts";
+import { providerToolAliases } from "../names.ts";
 import type { ToolEntry } from "../types.ts";
 import { toolOutput } from "../types.ts";
-import { McpSession } from "./session.ts";
+import { McpSession, type McpToolInfo } from "./session.ts";
 import { mcpKey, mcpTimeoutMs, normalizeMcpResult, parseMcpLine } from "./spec.ts";
 import type { McpServerSpec } from "./spec.ts";
 
@@ -49,6 +52,47 @@ function textOf(v: unknown): string {
   return typeof v === "string" ? v : JSON.stringify(v);
 }
 
+/** Server tool names shown in an error: the first 20, then how many in all. */
+function shownNames(tools: readonly McpToolInfo[]): string {
+  const names = tools.map((t) => t.name);
+  if (names.length === 0) return "it lists none";
+  const head = names.slice(0, 20).join(", ");
+  return `its tools: ${head}${names.length > 20 ? `, … (${names.length} in all)` : ""}`;
+}
+
+/**
+ * The tools an `mcp:` line names, in the server's order. A name is a tool's
+ * own name or, when no tool has that name, the alias the tool is offered
+ * under (`ns_dot` for `ns.dot`, `names.ts`): the alias stderr and the chat's
+ * calls show is what a user copies onto the line (R115-4). A name the
+ * server lacks is an error (`chat.md` D21: Ruby stored `undefined`); one the
+ * server listed with an invalid definition was warned about and is skipped.
+ */
+function namedTools(
+  session: McpSession,
+  tools: readonly McpToolInfo[],
+  names: readonly string[],
+  invalid: ReadonlySet<string>,
+): McpToolInfo[] {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const byAlias = new Map<string, McpToolInfo>();
+  for (const [real, alias] of providerToolAliases([...byName.keys()])) {
+    byAlias.set(alias, byName.get(real)!);
+  }
+  const missing = names.filter((n) => !byName.has(n) && !byAlias.has(n) && !invalid.has(n));
+  if (missing.length > 0) {
+    const label = session.spec.label;
+    const what = missing.map((n) => `"${n}"`).join(", ");
+    throw new ScoutError(
+      "tool_not_found",
+      `MCP server "${label}" has no tool ${what} (${shownNames(tools)})`,
+      { server: label },
+    );
+  }
+  const wanted = new Set(names.map((n) => byName.get(n) ?? byAlias.get(n)));
+  return tools.filter((t) => wanted.has(t));
+}
+
 /**
  * Tool entries of one session.
  *
@@ -57,7 +101,8 @@ function textOf(v: unknown): string {
  * @param signal aborts starting and listing
  * @param warn reports a wanted tool the server listed invalidly (it is skipped)
  * @returns the entries
- * @throws ScoutError `mcp_server` when the tools cannot be listed
+ * @throws ScoutError `mcp_server` when the tools cannot be listed;
+ *   `tool_not_found` for a name the server lacks
  */
 export async function mcpSessionTools(
   session: McpSession,
@@ -65,13 +110,15 @@ export async function mcpSessionTools(
   signal?: AbortSignal,
   warn?: (message: string) => void,
 ): Promise<ToolEntry[]> {
+  const invalid = new Set<string>();
   const tools = await session.listTools(signal, ({ name, problem }) => {
+    invalid.add(name);
     if (names.length && !names.includes(name)) return;
     warn?.(
       `MCP server "${session.spec.label}": tool "${name}" skipped, its definition is invalid (${problem})`,
     );
   }, warn);
-  const keep = names.length ? tools.filter((t) => names.includes(t.name)) : tools;
+  const keep = names.length ? namedTools(session, tools, names, invalid) : tools;
   return keep.map((t) => ({
     definition: {
       type: "function",
@@ -130,6 +177,7 @@ export function mcpToolResolver(opts: McpResolverOptions = {}): McpToolResolver 
         return await mcpSessionTools(session, spec.names, signal, warn);
       } catch (e) {
         if (signal?.aborted) throw e; // the run was interrupted: no warning
+        if (isScoutError(e, "tool_not_found")) throw e; // the line is wrong, not the server
         if (!warned.has(key)) {
           warned.add(key);
           (opts.warn ?? ((m: string) => console.error(m)))(
