@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { isDeepStrictEqual } from "node:util";
 import type { Message } from "../chat/types.ts";
 import { extractTools, type ToolDirective } from "../chat/tool_directives.ts";
 import { locateAt } from "../chat/written_at.ts";
@@ -107,6 +108,32 @@ function add(
   }
 }
 
+/**
+ * The caller's tools with the chat's over them (later wins, `inference.md`
+ * §2.3). A chat line's tool replacing a different caller's tool of its name
+ * (an MCP server's `ask` over the `ask` of `socialize: true`) is reported
+ * once, as between two lines (R115-5); the same definition given by both
+ * (an agent's own workflow also named on a `tool:` line) is no conflict.
+ */
+function overBase(
+  base: ToolRegistry,
+  state: Directives,
+  warn?: (message: string) => void,
+): ToolRegistry {
+  for (const [name, under] of base) {
+    // the chat's tool that wins: an association's over a directive's
+    const reg = [state.associations, state.chatTools].find((r) => r.has(name));
+    if (!reg || state.collided.has(name)) continue;
+    if (isDeepStrictEqual(under.definition, reg.get(name)!.definition)) continue;
+    state.collided.add(name);
+    const source = state.sources.get(reg)?.get(name) ?? "the chat";
+    warn?.(
+      `Tool "${name}" is offered by the caller's tools and by ${source}; the later one (${source}) is used`,
+    );
+  }
+  return mergeRegistries(base, state.chatTools, state.associations);
+}
+
 async function applyDirective(
   d: ToolDirective,
   state: Directives,
@@ -187,6 +214,6 @@ export async function assembleTools(
   for (const { position, text } of state.docs.reverse()) {
     rest.splice(position, 0, { role: "user", content: text });
   }
-  const registry = mergeRegistries(base, state.chatTools, state.associations);
+  const registry = overBase(base, state, opts.warn);
   return { registry, messages: rest };
 }

@@ -1,12 +1,15 @@
 /**
- * What an `mcp:` line's words do, run as a real `llm ask` from
+ * What an `mcp:` line's words do, run as a real `llm ask`/`agent ask` from
  * source with the SDK test server and the loopback provider: credentials in
  * the line's url never reach the provider or the chat written (R115-3); a
  * tool name the server lacks is an error naming the line and the server's
- * tools, and the alias a warning taught selects its tool (R115-4).
+ * tools, and the alias a warning taught selects its tool (R115-4); a server
+ * tool named like one of the run's own (`ask` of `socialize: true`) replaces
+ * it with one warning (R115-5).
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { DENO, ROOT, runScout, tempDir } from "../support/cli.ts";
 import { startHttpMcpServer, stopHttpMcpServer } from "../support/mcp_http_child.ts";
@@ -14,6 +17,11 @@ import { startProviderServer } from "../support/provider_server.ts";
 
 const DOTS = `${DENO} run -A ${join(ROOT, "tests/support/mcp_server.ts")} --dot-name`;
 const ASK = ["llm", "ask", "-b", "openai", "-m", "m", "--no-cache"];
+
+function put(root: string, rel: string, text: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+}
 
 /** The content (and error mark) of the chat's function_call_output messages. */
 function outputs(chatText: string): { content: string; error?: string }[] {
@@ -95,4 +103,35 @@ Deno.test("mcp (R115-4): the alias a warning names (ns_dot for ns.dot) selects t
     { content: "called ns.dot" },
   ]);
   assert.ok(r.stderr.includes(`Tool "ns.dot" of mcp: stdio '${DOTS}' is offered as "ns_dot"`));
+});
+
+Deno.test("mcp (R115-5): a server tool named like an agent's own (ask of socialize: true) replaces it, said once on stderr", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  srv.script({ toolCalls: [{ name: "ask", arguments: {}, id: "c1" }] }, { text: "Done." });
+  const home = join(dir.path, "home");
+  put(home, "etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  put(
+    dir.path,
+    "Agent/Boss/start_chat",
+    `system: You are Boss\n\nendpoint: ep\n\nsocialize: true\n\nmcp: stdio '${DOTS}' ask\n`,
+  );
+  const r = await runScout(["agent", "ask", "Boss", "--no-cache", "-o", "s.chat", "go"], {
+    cwd: dir.path,
+    env: { SCOUT_HOME: home, OPENAI_API_KEY: "k", NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const source = `mcp: stdio '${DOTS}'`;
+  const said =
+    `Tool "ask" is offered by the caller's tools and by ${source}; the later one (${source}) is used`;
+  assert.equal(r.stderr.split(said).length - 1, 1, r.stderr);
+  const tools = srv.requests[0]!.body.tools as {
+    function: { name: string; description: string };
+  }[];
+  assert.deepEqual(tools.map((t) => [t.function.name, t.function.description]), [
+    ["ask", "I am ask"],
+  ]);
+  assert.deepEqual(outputs(await Deno.readTextFile(join(dir.path, "s.chat"))), [
+    { content: "called ask" },
+  ]);
 });
