@@ -11,15 +11,13 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { z } from "zod";
 import { ScoutError } from "../../errors.ts";
 import { redactUrlsIn } from "../../util/secrets.ts";
-import { sameOriginFetch } from "../../util/same_origin_fetch.ts";
-import { type StreamWatch, watchReplyStreams } from "./stream_watch.ts";
+import { connectHttp, endHttpSession } from "./http_client.ts";
+import type { StreamWatch } from "./stream_watch.ts";
 import type { McpServerSpec } from "./spec.ts";
 import { MCP_MAX_MESSAGE_BYTES, ProcessTransport } from "./process_transport.ts";
 
@@ -160,35 +158,21 @@ export class McpSession {
       this.pid = transport.pid;
       return client;
     }
-    const headers: Record<string, string> = {};
-    if (this.opts.key) headers.Authorization = `Bearer ${this.opts.key}`;
-    // the key never follows a redirect to another origin (R95-1)
-    const watch = watchReplyStreams(sameOriginFetch(this.opts.fetch ?? globalThis.fetch));
-    const common = { requestInit: { headers }, fetch: watch.fetch };
-    // a reply stream cut before its answer leaves the request pending (R96-5)
-    client.onerror = (e: Error) => this.streamLost(client, e, watch);
-    try {
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(spec.url), common),
-        this.requestOptions(signal),
-      );
-      return client;
-    } catch (first) {
-      // The SDK's documented fallback: servers that only speak the older SSE transport.
-      const legacy = new Client({ name: "scout-ai", version: "0.1.0" });
-      legacy.onclose = () => {
-        if (this.client === legacy) this.client = null;
-      };
-      try {
-        await legacy.connect(
-          new SSEClientTransport(new URL(spec.url), common),
-          this.requestOptions(signal),
-        );
+    return await connectHttp({
+      client,
+      url: spec.url,
+      key: this.opts.key,
+      fetch: this.opts.fetch,
+      options: this.requestOptions(signal),
+      legacy: () => {
+        const legacy = new Client({ name: "scout-ai", version: "0.1.0" });
+        legacy.onclose = () => {
+          if (this.client === legacy) this.client = null;
+        };
         return legacy;
-      } catch {
-        throw first;
-      }
-    }
+      },
+      onError: (e, watch) => this.streamLost(client, e, watch),
+    });
   }
 
   /**
@@ -387,7 +371,9 @@ export class McpSession {
    * Closes the session (ends a stdio child, also one still starting); later
    * uses fail. A child still starting, or busy with a call that was aborted,
    * is ended at once (SIGTERM to its group); an idle one gets its stdin
-   * closed first, to stop by itself. Never throws.
+   * closed first, to stop by itself. An HTTP server that gave a session id
+   * is told the session ends (a `DELETE`, waited for at most 2 s;
+   * R115-6). Never throws.
    */
   async close(): Promise<void> {
     this.closed = true;
@@ -397,6 +383,7 @@ export class McpSession {
     if (pending || busy) await this.transport?.terminate();
     const client = this.client ?? (pending ? await pending.catch(() => null) : null);
     this.client = null;
+    if (client) await endHttpSession(client);
     if (client) await client.close().catch(() => {});
     await this.transport?.close();
   }
