@@ -151,6 +151,23 @@ export interface ListAgentsOptions extends FindAgentOptions {
  * @returns the agents
  */
 export function listAgents(opts: ListAgentsOptions = {}): AgentListing[] {
+  return sightings(opts).map(([name, at]) => listing(name, at, opts));
+}
+
+/**
+ * The names {@link listAgents} lists, in its order, found by the same walk of
+ * the search roots but not resolved one by one (`completion --list agents`
+ * runs on every TAB).
+ *
+ * @param opts cwd, env and where warnings go
+ * @returns the agents' names
+ */
+export function agentNames(opts: ListAgentsOptions = {}): string[] {
+  return sightings(opts).map(([name]) => name);
+}
+
+/** Each name with agent files (or unreadable) under a kind directory of a root, where first seen; sorted. */
+function sightings(opts: ListAgentsOptions): [string, Seen][] {
   const roots = agentRoots(opts);
   const seen = new Map<string, Seen>();
   for (const kind of ["workflows", ...AGENT_KINDS]) {
@@ -161,7 +178,7 @@ export function listAgents(opts: ListAgentsOptions = {}): AgentListing[] {
       }
     }
   }
-  return [...seen.keys()].sort(compareNames).map((name) => listing(name, seen.get(name)!, opts));
+  return [...seen].sort(([a], [b]) => compareNames(a, b));
 }
 
 /** Where a listed name was first seen with agent files (or unreadable). */
