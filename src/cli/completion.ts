@@ -1,8 +1,8 @@
 /**
  * `scout-ai completion bash|zsh|fish`: prints a completion script generated
  * from the command tree, and `completion --list workflows|tasks <WF>|inputs
- * <WF> <TASK>|endpoints|backends`, which the scripts call back for names
- * found on the search roots (documented: scripts of your own may use it too).
+ * <WF> <TASK>|endpoints|backends|agents`, which the scripts call back for
+ * names found on the search roots (documented: scripts of your own may use it too).
  *
  * @module
  */
@@ -15,7 +15,7 @@ import type { Io } from "./io.ts";
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 
 /** What `completion --list` can list. */
-export const LISTS = ["workflows", "tasks", "inputs", "endpoints", "backends"] as const;
+export const LISTS = ["workflows", "tasks", "inputs", "endpoints", "backends", "agents"] as const;
 
 /** A list's name with the arguments it takes, as `--help` shows it. */
 const LIST_USAGE: Partial<Record<typeof LISTS[number], string>> = {
@@ -27,9 +27,10 @@ const LIST_USAGE: Partial<Record<typeof LISTS[number], string>> = {
  * Names for the completion scripts, one per line: workflows (on the search
  * roots, then the built-in ones) and endpoints on the search roots, the
  * tasks of a workflow, the input options of a task (`--eggs`: its own and
- * its dependencies', as `workflow task` takes them), the backend names.
- * Lists nothing (exit 0) for a workflow or task that does not load:
- * completion stays quiet.
+ * its dependencies', as `workflow task` takes them), the backend names, the
+ * agents (`agent list`'s names: the same walk of the agent search roots). Lists
+ * nothing (exit 0) for a workflow or task that does not load: completion
+ * stays quiet.
  *
  * @param kind one of {@link LISTS}
  * @param args the workflow (for `tasks`), the workflow and task (for `inputs`)
@@ -73,6 +74,9 @@ export async function runCompletionList(
   } else if (kind === "backends") {
     const { backendNames } = await import("../llm/registry.ts");
     names = backendNames();
+  } else if (kind === "agents") {
+    const { agentNames } = await import("../agent/find.ts");
+    names = agentNames(opts); // agent list's names; no warn: an unreadable root stays quiet
   } else {
     throw usageError(`completion --list: unknown list "${kind}" (one of ${LISTS.join(", ")})`);
   }
@@ -149,10 +153,11 @@ export function registerCompletion(program: Command, ctx: CliContext): void {
       "after",
       "\nWorkflow, task and endpoint names come from the search roots when you press TAB\n" +
         "(./workflows, $SCOUT_HOME/workflows, ./etc/AI, $SCOUT_HOME/etc/AI), the built-in\n" +
-        "workflows (ChatAnalyst) too; after 'workflow task WORKFLOW TASK' a word starting\n" +
-        "with - completes to the task's inputs (--eggs…) as well as the options. --list\n" +
-        "prints the names TAB offers, for scripts of your own (nothing, exit 0, for a\n" +
-        "workflow or task that does not load).\n\n" +
+        "workflows (ChatAnalyst) too; agent names are those 'agent list' shows (see\n" +
+        "'agent find --help' for its search roots). After 'workflow task WORKFLOW TASK' a\n" +
+        "word starting with - completes to the task's inputs (--eggs…) as well as the\n" +
+        "options. --list prints the names TAB offers, for scripts of your own (nothing,\n" +
+        "exit 0, for a workflow or task that does not load).\n\n" +
         "Examples (install for bash, loaded on demand by bash-completion, or fish; list names):\n" +
         "  mkdir -p ~/.local/share/bash-completion/completions\n" +
         "  scout-ai completion bash > ~/.local/share/bash-completion/completions/scout-ai\n" +

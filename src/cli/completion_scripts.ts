@@ -3,8 +3,8 @@
  * (tables of subcommands, options and argument kinds, walked by one
  * function), zsh (the bash script through `bashcompinit`) and fish (one
  * `complete` line per command and option). Dynamic names — workflows, their
- * tasks, a task's inputs, endpoints, backends — come from calling the binary
- * back with `completion --list <kind>`.
+ * tasks, a task's inputs, endpoints, backends, agents — come from calling the
+ * binary back with `completion --list <kind>`.
  *
  * @module
  */
@@ -49,6 +49,7 @@ function bashWalker(fn: string): string {
     task) [ -n "$wf" ] || return 0; names="$("$prog" completion --list tasks "$wf" 2>/dev/null)" ;;
     endpoint) names="$("$prog" completion --list endpoints 2>/dev/null)" ;;
     backend) names="$("$prog" completion --list backends 2>/dev/null)" ;;
+    agent) names="$("$prog" completion --list agents 2>/dev/null)" ;;
     *) return 0 ;;
   esac
   local IFS=$'\\n'
@@ -162,6 +163,7 @@ const FISH_LIST: Partial<Record<ValueKind, string>> = {
   workflow: "workflows",
   endpoint: "endpoints",
   backend: "backends",
+  agent: "agents",
 };
 
 /** The `complete` lines of one command: its subcommands, options and arguments. */
@@ -194,16 +196,24 @@ function fishCommandLines(s: CommandSpec, specs: CommandSpec[], prog: string): s
     parts.push(`-d ${q(o.description.slice(0, 80))}`);
     lines.push(parts.join(" "));
   }
-  if (s.args.includes("task")) {
-    lines.push(`complete -c ${prog} -n ${q(under)} -a '(__scout_ai_task_values)'`);
-  } else if (s.args.includes("workflow")) {
-    lines.push(
-      `complete -c ${prog} -n ${q(under)} -a ${
-        q(`(${prog} completion --list workflows 2>/dev/null)`)
-      }`,
-    );
-  } else if (s.args.includes("file")) lines.push(`complete -c ${prog} -n ${q(under)} -F`);
+  const args = fishArgLine(s, under, prog);
+  if (args !== null) lines.push(args);
   return lines;
+}
+
+/** The `complete` line of a command's arguments, if any; `under` is the command's condition. */
+function fishArgLine(s: CommandSpec, under: string, prog: string): string | null {
+  const values = (cond: string, list: string) =>
+    `complete -c ${prog} -n ${q(cond)} -a ${q(`(${prog} completion --list ${list} 2>/dev/null)`)}`;
+  if (s.args.includes("task")) {
+    return `complete -c ${prog} -n ${q(under)} -a '(__scout_ai_task_values)'`;
+  }
+  if (s.args.includes("workflow")) return values(under, "workflows");
+  // the agent is the first argument (`agent ask NAME QUESTION…`): offered there alone, so
+  // the question's words get no agent names
+  if (s.args[0] === "agent") return values(`__scout_ai_exact ${q(s.path.join(" "))}`, "agents");
+  if (s.args.includes("file")) return `complete -c ${prog} -n ${q(under)} -F`;
+  return null;
 }
 
 /**

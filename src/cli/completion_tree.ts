@@ -8,7 +8,14 @@
 import type { Command } from "@commander-js/extra-typings";
 
 /** What a value completes to: dynamic names found on the search roots, paths, or nothing. */
-export type ValueKind = "workflow" | "task" | "endpoint" | "backend" | "file" | "none";
+export type ValueKind =
+  | "workflow"
+  | "task"
+  | "endpoint"
+  | "backend"
+  | "agent"
+  | "file"
+  | "none";
 
 /** One option of a command. */
 export interface OptionSpec {
@@ -37,11 +44,15 @@ export interface CommandSpec {
 }
 
 /**
- * Commands whose generic argument stands for more than one value: the kinds
- * in order. `workflow task <args...>` reads `<workflow> <task> [--input v…]`.
+ * Commands whose arguments' names do not say their kind: the kinds in order.
+ * `workflow task <args...>` reads `<workflow> <task> [--input v…]`; the
+ * `agent` commands' `<name>` is an agent (`kb register`'s is a database).
  */
 const ARG_OVERRIDES: Record<string, ValueKind[]> = {
   "workflow task": ["workflow", "task", "none"],
+  "agent ask": ["agent", "none"],
+  "agent find": ["agent"],
+  "agent kb": ["agent", "none"],
 };
 
 /** Kind of an argument or option value from its name (`<workflow>`, `--endpoint <name>`). */
@@ -51,6 +62,7 @@ export function kindOf(name: string, flag = ""): ValueKind {
   if (f === "endpoint" || n === "endpoint") return "endpoint";
   if (f === "workflow" || n === "workflow") return "workflow";
   if (f === "backend" || n === "backend") return "backend";
+  if (f === "agent" || n === "agent") return "agent";
   if (n === "task") return "task";
   if (/^(file|files|path|dir|root|job|schema)s?$/.test(n) || f === "chat") return "file";
   return "none";

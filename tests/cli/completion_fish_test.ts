@@ -5,6 +5,7 @@
  */
 import { tempDir } from "../support/cli.ts";
 import {
+  agentCases,
   assertMatches,
   inputCases,
   nameCases,
@@ -43,4 +44,13 @@ Deno.test("fish completes a task's inputs after WORKFLOW TASK, with the options;
   needShell("fish");
   await using dir = await tempDir();
   await check(await project(dir.path, "fish"), inputCases());
+});
+
+Deno.test("fish completes agent names for agent ask, find and kb; after the agent, ask's options", async () => {
+  needShell("fish");
+  await using dir = await tempDir();
+  await check(await project(dir.path, "fish"), [
+    ...agentCases(),
+    ["scout-ai agent ask Planner ", ""], // the question: no agent names again (and no files)
+  ]);
 });

@@ -1,7 +1,7 @@
 /**
  * The set-up of the completion tests (`completion_test.ts` for bash,
  * `completion_zsh_test.ts`, `completion_fish_test.ts`): a project with a
- * workflow and an endpoint on the search roots, a `scout-ai` on PATH that runs
+ * workflow, an endpoint and agents on the search roots, a `scout-ai` on PATH that runs
  * the source entry (the scripts call it back for names), and the script
  * `scout-ai completion <shell>` printed there, which the real shell loads.
  *
@@ -38,6 +38,13 @@ export const WORKFLOW = `export default (api) =>
   });
 `;
 
+/**
+ * The agents of {@link project}, as `agent list` finds them: `Hermit` under
+ * `$SCOUT_HOME/Agent`, `Planner` and the Ruby-only `Rubyist` under `./Agent`,
+ * and `Kitchen`, whose `workflows/Kitchen` is an agent directory too.
+ */
+export const AGENTS = ["Hermit", "Kitchen", "Planner", "Rubyist"];
+
 /** The shells a script is printed for. */
 export type Shell = "bash" | "zsh" | "fish";
 
@@ -47,7 +54,7 @@ export interface Project {
   env: Record<string, string>;
   /** The generated script. */
   script: string;
-  /** The project directory (`./workflows/Kitchen`). */
+  /** The project directory (`./workflows/Kitchen`, `./Agent/Planner`). */
   cwd: string;
 }
 
@@ -65,6 +72,16 @@ export async function project(dir: string, shell: Shell = "bash"): Promise<Proje
   await Deno.writeTextFile(join(cwd, "workflows", "Kitchen", "workflow.ts"), WORKFLOW);
   await Deno.mkdir(join(dir, "home", "etc", "AI"), { recursive: true });
   await Deno.writeTextFile(join(dir, "home", "etc", "AI", "fastbot.yaml"), "backend: ollama\n");
+  const agentFiles = [
+    [join(dir, "home", "Agent", "Hermit"), "start_chat"],
+    [join(cwd, "Agent", "Planner"), "start_chat"],
+    [join(cwd, "Agent", "Rubyist"), "agent.rb"], // Ruby's files only: agent list shows it
+  ];
+  for (const [agentDir, file] of agentFiles) {
+    await Deno.mkdir(agentDir!, { recursive: true });
+    await Deno.writeTextFile(join(agentDir!, file!), "system: be brief\n");
+  }
+  await Deno.mkdir(join(cwd, "Agent", "Empty")); // no agent files: not an agent
   await Deno.mkdir(join(dir, "bin"));
   const wrapper = join(dir, "bin", "scout-ai");
   const args = [DENO, ...SCOUT_SOURCE_ARGS].map((a) => `'${a}'`).join(" ");
@@ -209,5 +226,22 @@ export function inputCases(): [string, string][] {
     ["scout-ai workflow task Kitchen simmer --g", ""],
     ["scout-ai workflow task Kitchen nope --g", ""],
     ["scout-ai workflow task Kitchen --g", ""],
+  ];
+}
+
+/**
+ * Lines that name an agent and the matches expected, sorted: `agent ask`,
+ * `agent find` and `agent kb` complete the agents on the search roots
+ * (`completion --list agents`), after options and their values too; after
+ * the agent, `agent ask` completes its options.
+ */
+export function agentCases(): [string, string][] {
+  return [
+    ["scout-ai agent ask ", AGENTS.join(" ")],
+    ["scout-ai agent ask P", "Planner"],
+    ["scout-ai agent find H", "Hermit"],
+    ["scout-ai agent kb R", "Rubyist"],
+    ["scout-ai --log 3 agent ask -e fastbot Pl", "Planner"],
+    ["scout-ai agent ask Planner --dry", "--dry-run"],
   ];
 }

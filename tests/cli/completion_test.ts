@@ -6,7 +6,7 @@ import { bufferIo } from "../../src/cli/io.ts";
 import { commandTree } from "../../src/cli/completion_tree.ts";
 import { bashScript, fishScript, zshScript } from "../../src/cli/completion_scripts.ts";
 import { LISTS } from "../../src/cli/completion.ts";
-import { project, WORKFLOW } from "./completion_support.ts";
+import { agentCases, AGENTS, project, sorted, WORKFLOW } from "./completion_support.ts";
 
 /** Completes each line (words; the last is the one being completed) in one real bash. */
 async function complete(
@@ -60,6 +60,42 @@ Deno.test("bash loads the script and completes commands, workflows, task and end
     "--stream",
     "", // an unknown workflow completes to nothing (bash then offers files)
   ]);
+});
+
+Deno.test("bash completes agent names for agent ask, find and kb; after the agent, ask's options", async () => {
+  await using dir = await tempDir();
+  const { env, script } = await project(dir.path);
+  const cases: [string, string][] = [
+    ...agentCases(),
+    ["scout-ai agent ask Planner ", ""], // the question: no names (bash then offers files)
+  ];
+  // a line's words; the last is the one completed ("" after a trailing space)
+  const got = await complete(dir.path, env, script, cases.map(([line]) => line.split(" ")));
+  assert.deepEqual(cases.map(([line], i) => [line, sorted(got[i]!)]), cases);
+});
+
+Deno.test("completion --list agents names the agents agent list finds: every root, Ruby-only ones too", async () => {
+  await using dir = await tempDir();
+  const { env, cwd } = await project(dir.path);
+  const listed = async () =>
+    (await runMain(["completion", "--list", "agents"], { cwd, env })).stdout;
+  const agentList = async () => {
+    const r = await runMain(["agent", "list", "--json"], { cwd, env });
+    return JSON.parse(r.stdout).agents.map((a: { name: string }) => a.name + "\n").join("");
+  };
+  assert.equal(await listed(), AGENTS.map((a) => a + "\n").join(""));
+  // a root of SCOUT_AGENT_PATH, as agent list reads it
+  await Deno.mkdir(join(dir.path, "more", "Agent", "Scribe"), { recursive: true });
+  await Deno.writeTextFile(join(dir.path, "more", "Agent", "Scribe", "workflow.rb"), "");
+  env.SCOUT_AGENT_PATH = join(dir.path, "more");
+  assert.match(await listed(), /^Planner\nRubyist\nScribe\n$/m);
+  assert.equal(await listed(), await agentList());
+  // none on the roots: nothing, exit 0
+  const empty = await runMain(["completion", "--list", "agents"], {
+    cwd: dir.path,
+    env: { SCOUT_HOME: join(dir.path, "nohome"), HOME: dir.path },
+  });
+  assert.deepEqual([empty.code, empty.stdout, empty.stderr], [0, "", ""]);
 });
 
 Deno.test("bash completes a task's inputs after WORKFLOW TASK, with the options; after -- the inputs alone (R110-2)", async () => {
@@ -147,9 +183,12 @@ Deno.test("the scripts follow the program: a command added to it is completed wi
   const program = buildProgram({ io: bufferIo(), exitCode: 0, debug: false, logLevel: 5 });
   const before = bashScript(commandTree(program));
   assert.doesNotMatch(before, /zebra/);
-  program.command("zebra").option("--stripes <n>", "how many");
+  program.command("zebra").option("--stripes <n>", "how many").option("--agent <name>", "who");
   const specs = commandTree(program);
   assert.match(bashScript(specs), /'zebra'\) echo '--stripes/);
+  // an option named for what it takes completes it: --agent to the agents
+  assert.match(bashScript(specs), /'zebra\|--agent'\) echo 'agent'/);
+  assert.match(fishScript(specs), /-l agent -x -a '\(scout-ai completion --list agents /);
   assert.match(bashScript(specs), /'' *\) echo '.*\bzebra\b/);
   assert.match(fishScript(specs), /-a 'zebra'/);
 });

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { ROOT, tempDir } from "../support/cli.ts";
 import {
+  agentCases,
   assertMatches,
   inputCases,
   nameCases,
@@ -29,7 +30,7 @@ Deno.test("zsh loads the script and completes commands, options, workflows, task
   await check(p, [
     ...nameCases(),
     // an unknown workflow has no tasks: zsh offers files, as `complete -o default` asks
-    ["scout-ai workflow task Nope ", "workflows"],
+    ["scout-ai workflow task Nope ", "Agent workflows"],
   ]);
 });
 
@@ -37,4 +38,14 @@ Deno.test("zsh completes a task's inputs after WORKFLOW TASK, with the options; 
   needShell("zsh");
   await using dir = await tempDir();
   await check(await project(dir.path, "zsh"), inputCases());
+});
+
+Deno.test("zsh completes agent names for agent ask, find and kb; after the agent, ask's options", async () => {
+  needShell("zsh");
+  await using dir = await tempDir();
+  await check(await project(dir.path, "zsh"), [
+    ...agentCases(),
+    // the question: no names, so zsh offers files, as `complete -o default` asks
+    ["scout-ai agent ask Planner ", "Agent workflows"],
+  ]);
 });
