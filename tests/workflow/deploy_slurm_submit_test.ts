@@ -58,7 +58,17 @@ Deno.test("slurm: a live batch job is reused when it runs the unit's jobs, and s
   // cake alone: whisk, batter and cake each a batch job, all still pending
   const first = await deploy(d.path, [BAKING, "cake"]);
   assert.equal(first.code, 0, first.stderr);
-  assert.deepEqual(unitsOf(first.stdout).map((u) => u.slurmId), ["101", "102", "103"]);
+  const firstUnits = unitsOf(first.stdout);
+  assert.deepEqual(firstUnits.map((u) => u.slurmId), ["101", "102", "103"]);
+  // whisk's and batter's infos name 101 and 102: already queued, whatever the chain (R118-1)
+  const queued = await deploy(d.path, [BAKING, "batter", "--deploy-rules", rules]);
+  assert.equal(queued.code, 0, queued.stderr);
+  assert.deepEqual(unitsOf(queued.stdout).map((u) => [u.slurmId, u.status]), [
+    ["101", "queued"],
+    ["102", "queued"],
+  ]);
+  // infos that no longer name them (removed): only the batch directories tell
+  for (const u of firstUnits.slice(0, 2)) rmSync(u.path + ".info");
   // batter with whisk chained into its batch job: batter's directory holds 102, which runs batter only
   const chained = await deploy(d.path, [BAKING, "batter", "--deploy-rules", rules]);
   assert.equal(chained.code, 1);
@@ -145,7 +155,9 @@ Deno.test("slurm: a batch job an older scout-ai queued in its digest-free direct
   assert.equal(readFileSync(join(d.path, "sbatch.count"), "utf8").trim(), "101", "not submitted");
   assert.equal(existsSync(u!.batchDir), false);
   // a legacy directory whose live job runs other jobs is not this job's: it is submitted
+  // (the job's info not naming that job either, R118-1)
   writeFileSync(join(legacy, "jobs.list"), "/elsewhere/Baking/whisk/Other\n");
+  rmSync(u!.path + ".info");
   const other = await deploy(d.path, [BAKING, "whisk", "--eggs", "7"]);
   assert.deepEqual(unitsOf(other.stdout).map((x) => [x.slurmId, x.status]), [["102", "submitted"]]);
   // nor one whose job ended

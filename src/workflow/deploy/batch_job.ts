@@ -49,9 +49,29 @@ export interface WaitingBatchState extends WaitingBatch {
  */
 export function waitingBatch(info: JobInfo | null, done: boolean): WaitingBatch | null {
   if (done || info === null || info.status !== "waiting") return null;
-  const id = info.batch_job;
+  return namedBatchJob(info);
+}
+
+/**
+ * The SLURM job an info names (`batch_job`, a number or a string, of
+ * `batch_system` SLURM), whatever its status: Scout's `run_job`
+ * asks the queue about `info[:batch_job]` of any job not done, and its
+ * `set_info` adds `batch_job` to an earlier attempt's `error` info.
+ *
+ * @param info the job's info
+ * @returns the batch job, or null
+ *
+ * @example
+ * ```ts
+ * import { namedBatchJob } from "./batch_job.ts";
+ * namedBatchJob({ status: "error", batch_job: "17", batch_system: "SLURM" });
+ * // { system: "SLURM", id: "17" }
+ * ```
+ */
+export function namedBatchJob(info: JobInfo | null): WaitingBatch | null {
+  const id = info?.batch_job;
   if (typeof id !== "number" && typeof id !== "string") return null;
-  if (String(info.batch_system ?? "").toUpperCase() !== "SLURM" || String(id).trim() === "") {
+  if (String(info!.batch_system ?? "").toUpperCase() !== "SLURM" || String(id).trim() === "") {
     return null;
   }
   return { system: "SLURM", id: String(id).trim() };

@@ -40,6 +40,7 @@ export type {
   SlurmDeployReport,
   SqueueRetry,
   SubmittedBatch,
+  UnitsOptions,
   WaitClock,
   WaitPace,
 } from "./slurm.ts";

@@ -43,8 +43,8 @@ function named(u: BatchUnit): string {
 
 /**
  * The error of a deploy whose unit `failedAt` could not be submitted: that
- * unit's status becomes `failed`, the later ones' `not-submitted`; the
- * earlier ones keep their SLURM ids. The error (code of the cause, or
+ * unit's status becomes `failed`, the later ones' `not-submitted` (those
+ * queued before this deploy stay `queued`); the earlier ones keep their SLURM ids. The error (code of the cause, or
  * `batch_system`) carries `report` (every unit, `top` when known) and
  * `stderr` (sbatch's, whole).
  *
@@ -64,7 +64,8 @@ export function submissionFailure(
 ): ScoutError {
   const failed = units[failedAt]!;
   failed.status = "failed";
-  for (const u of units.slice(failedAt + 1)) u.status = "not-submitted";
+  // a unit queued before this deploy stays queued
+  for (const u of units.slice(failedAt + 1)) if (!u.queuedByInfo) u.status = "not-submitted";
   const sets = [
     ...new Set(failed.jobs.flatMap((j) => ruleSetsOf(rules, j.workflowName, j.taskName))),
   ];

@@ -33,6 +33,12 @@ export interface BatchUnit {
   /** SLURM id (after submission, or of a live earlier submission). */
   slurmId?: string;
   /**
+   * Its jobs' `.info` name `slurmId`, a SLURM job that may still run
+   * (queued by an earlier deploy, or by Scout): it is not submitted again
+   * (`slurm_queued.ts`).
+   */
+  queuedByInfo?: boolean;
+  /**
    * `submitted`, `queued` (a live earlier submission reused), `dry-run`, or,
    * when the deploy stopped part-way, `failed` (sbatch refused it) and
    * `not-submitted` (the units after it).

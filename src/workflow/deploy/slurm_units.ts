@@ -61,23 +61,50 @@ function dependencyOrder(units: BatchUnit[]): BatchUnit[] {
   return ordered;
 }
 
+/** What {@link batchUnits} is told besides the graph. */
+export interface UnitsOptions {
+  /** Paths of jobs to count as not done (a dry run's `--clean`/`--recompute`). */
+  redo?: ReadonlySet<string>;
+  /**
+   * Jobs already queued in a SLURM job that may still run (path → SLURM
+   * id, `slurm_queued.ts`): one unit per SLURM job, status `queued`.
+   */
+  queued?: ReadonlyMap<string, string>;
+}
+
+/** A new unit for `j`, named after it. */
+function unitFor(j: Job, base: string): BatchUnit {
+  const name = batchDirName(j);
+  return {
+    name,
+    dir: join(base, name),
+    legacyDir: join(base, legacyBatchDirName(j)),
+    jobs: [j],
+    after: [],
+    resources: {},
+  };
+}
+
 /**
  * Groups pending jobs into batch units: a job whose task is in a chain joins
- * its only pending dependent when that one is in the same chain.
+ * its only pending dependent when that one is in the same chain. The jobs
+ * already queued (`opts.queued`) make one unit per SLURM job, which no other
+ * job joins, with that id and status `queued`.
  *
  * @param top the top job
  * @param rules the rules
  * @param base batch base directory
- * @param redo paths of jobs to count as not done (a dry run's `--clean`/`--recompute`)
+ * @param opts jobs counted as not done, jobs already queued
  * @returns units in dependency order
  */
 export function batchUnits(
   top: Job,
   rules: DeployRules,
   base: string,
-  redo?: ReadonlySet<string>,
+  opts: UnitsOptions = {},
 ): BatchUnit[] {
-  const pending = pendingJobs(top, redo);
+  const pending = pendingJobs(top, opts.redo);
+  const queued = opts.queued ?? new Map<string, string>();
   const byPath = new Map(pending.map((j) => [j.path, j]));
   const dependents = new Map<string, Job[]>();
   for (const j of pending) {
@@ -86,13 +113,27 @@ export function batchUnits(
     }
   }
   const unitOf = new Map<string, BatchUnit>();
+  const bySlurmId = new Map<string, BatchUnit>();
   // Top-down (dependents before dependencies) so a job can join its dependent's unit.
   for (const j of [...pending].reverse()) {
+    const id = queued.get(j.path);
+    if (id !== undefined) {
+      const u = bySlurmId.get(id);
+      if (u !== undefined) u.jobs.unshift(j);
+      else {bySlurmId.set(id, {
+          ...unitFor(j, base),
+          slurmId: id,
+          status: "queued",
+          queuedByInfo: true,
+        });}
+      unitOf.set(j.path, bySlurmId.get(id)!);
+      continue;
+    }
     const ds = dependents.get(j.path) ?? [];
     const chain = chainOf(rules, j.workflowName, j.taskName);
     const parent = ds.length === 1 ? ds[0]! : undefined;
     if (
-      chain !== undefined && parent !== undefined &&
+      chain !== undefined && parent !== undefined && !queued.has(parent.path) &&
       chainOf(rules, parent.workflowName, parent.taskName) === chain
     ) {
       const u = unitOf.get(parent.path)!;
@@ -100,15 +141,7 @@ export function batchUnits(
       unitOf.set(j.path, u);
       continue;
     }
-    const name = batchDirName(j);
-    unitOf.set(j.path, {
-      name,
-      dir: join(base, name),
-      legacyDir: join(base, legacyBatchDirName(j)),
-      jobs: [j],
-      after: [],
-      resources: {},
-    });
+    unitOf.set(j.path, unitFor(j, base));
   }
   const units: BatchUnit[] = [];
   for (const j of pending) {
