@@ -124,10 +124,13 @@ export async function runDeployWorker(
   io: Io,
   inputs: WorkerInputs = { current: () => Promise.resolve(top) },
 ): Promise<number> {
-  const { WORKER_MARK } = await deployLib();
-  const { runOne, shortPathOf } = await workerRunner(top, io, inputs);
-  if (opts.deployJob !== undefined && opts.deployJob.length > 0) {
-    for (const p of opts.deployJob) {
+  const { WORKER_MARK, batchJobFields } = await deployLib();
+  const batchJob = opts.deployJob !== undefined && opts.deployJob.length > 0;
+  // a SLURM batch job records itself in the info of each job it computed, as Scout's does
+  const doneInfo = batchJob ? batchJobFields(io.env) : {};
+  const { runOne, shortPathOf } = await workerRunner(top, io, inputs, doneInfo);
+  if (batchJob) {
+    for (const p of opts.deployJob ?? []) {
       const err = await runOne(p);
       if (err !== null) {
         io.stderr.write(`scout-ai: ${err}\n`);
@@ -160,9 +163,15 @@ export async function runDeployWorker(
 /**
  * A worker's job runner ({@link runDeployWorker}): runs one job of `top`'s
  * graph by path — the graph built again first when a file its `.info` names
- * as typed changed — and returns null, or why the job did not run or failed.
+ * as typed changed — and returns null, or why the job did not run or failed. A
+ * job it computes records `doneInfo` in its info once done.
  */
-async function workerRunner(top: Job, io: Io, inputs: WorkerInputs) {
+async function workerRunner(
+  top: Job,
+  io: Io,
+  inputs: WorkerInputs,
+  doneInfo: Record<string, string>,
+) {
   const lib = await import("../workflow/mod.ts");
   const { graphJobs, changedInputFile, changedSavedFile, recordUnbuilt } = await deployLib();
   const { saved } = inputs;
@@ -196,7 +205,7 @@ async function workerRunner(top: Job, io: Io, inputs: WorkerInputs) {
       return why;
     }
     try {
-      await lib.produceJob(job, { env: io.env, dependencies: "require-done" });
+      await lib.produceJob(job, { env: io.env, dependencies: "require-done", doneInfo });
       return null;
     } catch (e) {
       return oneLine(e);

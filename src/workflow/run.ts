@@ -64,6 +64,13 @@ export interface RunOptions {
    * `runJob`/`produceJob` rejects with `job_aborted` (R105-3).
    */
   signal?: AbortSignal;
+  /**
+   * Fields the info of a job this run computes records once it is done,
+   * each unless the run set it already — a SLURM batch job's `batch_job`,
+   * `batch_system` and `batch_cpus` (`deploy/slurm_env.ts`), which the reset
+   * at `setup` removed.
+   */
+  doneInfo?: Readonly<Record<string, unknown>>;
 }
 
 function jobError(job: Job, e: unknown): ScoutError {
@@ -272,8 +279,17 @@ async function computeLocked(run: LockedRun, plan: Job[]): Promise<void> {
     time_elapsed: (end.getTime() - start.getTime()) / 1000,
     total_time_elapsed: (end.getTime() - issued.getTime()) / 1000,
     end: rubyTime(end),
+    ...unsetFields(info.current, opts.doneInfo),
   });
   emitStatus(run, "done");
+}
+
+/** The fields of `extra` an info does not hold yet (Scout's `write_info --force=false`). */
+function unsetFields(
+  info: Readonly<Record<string, unknown>>,
+  extra: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(extra ?? {}).filter(([k]) => !Object.hasOwn(info, k)));
 }
 
 /** Runs the planned dependencies in order; a deliberate failure of a `canfail` one is skipped. */

@@ -4,10 +4,12 @@
  * anything else sharing the job store — is not submitted again, and the jobs
  * depending on it wait for that SLURM job; one SLURM ended or forgot, or
  * that waits on a failed dependency for good, does not block a resubmission
- * (R118-1).
+ * (R118-1). A job a batch job computed keeps `batch_job`, `batch_system` and
+ * `batch_cpus` in its `.info`, as Scout's batch script writes them back
+ * (R118-3).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ROOT, runScout, tempDir } from "../support/cli.ts";
 import { slurmCmd, slurmEnv, waitUntil } from "./slurm_support.ts";
@@ -123,5 +125,36 @@ Deno.test("slurm: a SLURM job that ended, that SLURM forgot, or that waits on a 
     }
   } finally {
     await slurmCmd("scancel", [never, ...ours]);
+  }
+});
+
+Deno.test("slurm: each job a batch job computed keeps batch_job, batch_system and batch_cpus in its .info, as Scout writes them (R118-3)", async () => {
+  const slurm = await slurmEnv();
+  await using d = await tempDir();
+  const env = { SCOUT_HOME: join(d.path, "home"), ...slurm };
+  const rules = join(d.path, "chain.yaml");
+  writeFileSync(rules, "chains:\n  prep:\n    workflow: Baking\n    tasks: whisk, batter\n");
+  const args = ["workflow", "task", BAKING, "cake", "--eggs", "31", "--deploy", "slurm"];
+  const run = await runScout([...args, "--deploy-rules", rules, "--wait", "--json"], { env });
+  assert.equal(run.code, 0, run.stderr);
+  const out = JSON.parse(run.stdout);
+  assert.equal(out.end.state, "COMPLETED");
+  const units: { jobs: string[]; slurmId: string }[] = out.units;
+  assert.deepEqual(units.map((u) => u.jobs.length), [2, 1], "whisk and batter in one batch job");
+  const store = join(env.SCOUT_HOME, "var", "jobs", "Baking");
+  for (
+    const [task, id] of [["whisk", units[0]!.slurmId], ["batter", units[0]!.slurmId], [
+      "cake",
+      units[1]!.slurmId,
+    ]]
+  ) {
+    const [name] = readdirSync(join(store, task!)).filter((n) => !n.endsWith(".info"));
+    const i = info(join(store, task!, name!));
+    assert.equal(i.status, "done", task);
+    assert.deepEqual(
+      [i.batch_job, i.batch_system, i.batch_cpus],
+      [id, "SLURM", "1"],
+      `${task}: strings, as Scout's write_info writes its arguments`,
+    );
   }
 });

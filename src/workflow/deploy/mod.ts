@@ -65,3 +65,4 @@ export type { OriginalFile, SavedValues } from "./saved_inputs_use.ts";
 export type { SavedPlan, UnsavedFile } from "./saved_inputs_save.ts";
 export { cleanSavedInputs, savedInputsBase, savedInputsScript } from "./saved_inputs_dirs.ts";
 export { recordUnbuilt } from "./unbuilt.ts";
+export { batchJobFields } from "./slurm_env.ts";

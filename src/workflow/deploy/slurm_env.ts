@@ -50,3 +50,29 @@ export function batchEnv(env: Record<string, string | undefined>): [string, stri
   }
   return out;
 }
+
+/**
+ * What a SLURM batch job records in the info of each job it computed, as
+ * Scout's batch script does after a successful run (`workflow write_info
+ * --recursive --force=false --check_pid "$step_path" batch_job
+ * $BATCH_JOB_ID`, then `batch_system`, `batch_cpus`): this batch job's SLURM
+ * id, `SLURM`, and its CPUs per task (the script's `--cpus-per-task`; SLURM's
+ * default 1) — strings, as Scout's command line writes them. Nothing outside
+ * a SLURM job.
+ *
+ * @param env the batch job's environment (`SLURM_JOB_ID`, `SLURM_CPUS_PER_TASK`)
+ * @returns the fields, or `{}`
+ *
+ * @example
+ * ```ts
+ * import { batchJobFields } from "./slurm_env.ts";
+ * batchJobFields({ SLURM_JOB_ID: "17", SLURM_CPUS_PER_TASK: "2" });
+ * // { batch_job: "17", batch_system: "SLURM", batch_cpus: "2" }
+ * ```
+ */
+export function batchJobFields(env: Record<string, string | undefined>): Record<string, string> {
+  const id = env.SLURM_JOB_ID?.trim();
+  if (id === undefined || id === "") return {};
+  const cpus = env.SLURM_CPUS_PER_TASK?.trim();
+  return { batch_job: id, batch_system: "SLURM", batch_cpus: cpus ? cpus : "1" };
+}
