@@ -19,11 +19,9 @@
  *
  * @module
  */
-import { parse } from "../chat/parse.ts";
 import type { Message } from "../chat/types.ts";
-import { ScoutError } from "../errors.ts";
+import { untrustedMessages } from "../chat/untrusted.ts";
 import { RUNTIME_KEYS } from "../llm/ask_types.ts";
-import { isUrl } from "../llm/format.ts";
 import { PIPELINE_KEYS } from "../llm/params.ts";
 import { setOwn } from "../util/own_record.ts";
 
@@ -47,23 +45,6 @@ const KEPT: ReadonlySet<string> = new Set([
 /** Names that hold a path, a credential or headers, whatever reads them. */
 const RISKY_NAME =
   /(^|_)(path|paths|dir|directory|file|files|key|token|secret|password|headers?|url|endpoint|host|server|command)($|_)/i;
-
-/** Roles a queued question may hold. */
-const MESSAGE_ROLES: ReadonlySet<string> = new Set([
-  "user",
-  "assistant",
-  "system",
-  "developer",
-  "function_call",
-  "function_call_output",
-  "websearch",
-  "meta",
-  "previous_response_id",
-]);
-
-function invalid(message: string): ScoutError {
-  return new ScoutError("invalid_input", `Bad relay request: ${message}`);
-}
 
 function kept(key: string, value: unknown): boolean {
   if (key === "backend") return String(value).trim() !== "relay";
@@ -108,28 +89,17 @@ export function workerOptions(
 
 /**
  * The messages of a request: chat text parsed (not compiled), or a list of
- * `{role, content}`; only plain message roles.
+ * `{role, content}`; only plain message roles (the rule of
+ * `chat/untrusted.ts`, which an MCP server holds its callers' chat text to).
  *
  * @param question the request's question
  * @returns the messages
  * @throws ScoutError `invalid_input` for another shape or a refused role
  */
 export function workerMessages(question: unknown): Message[] {
-  let messages: Message[];
-  if (typeof question === "string") messages = parse(question);
-  else if (
-    Array.isArray(question) &&
-    question.every((m) => m && typeof m === "object" && typeof m.role === "string")
-  ) {
-    messages = question.map((m) => ({ role: m.role, content: m.content ?? "" }));
-  } else throw invalid(`"question" must be chat text or a list of {role, content}`);
-  for (const m of messages) {
-    const media = (m.role === "image" || m.role === "pdf") && isUrl(String(m.content).trim());
-    if (MESSAGE_ROLES.has(m.role) || media) continue;
-    throw invalid(
-      `"${m.role}:" messages are not accepted from a queue (the worker compiles nothing and ` +
-        `reads no files; allowed: ${[...MESSAGE_ROLES].join(", ")}, image/pdf urls)`,
-    );
-  }
-  return messages;
+  return untrustedMessages(question, {
+    label: `Bad relay request: "question"`,
+    from: "a queue",
+    why: "the worker compiles nothing and reads no files",
+  });
 }

@@ -133,7 +133,12 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
         "The server ends when stdin closes, once the calls already read are answered (so\n" +
         "`printf … |` works); over HTTP it runs until Ctrl-C and refuses (403) a Host or\n" +
         "Origin other than 127.0.0.1, localhost, [::1] or the --host address (DNS\n" +
-        "rebinding). Tools are annotated read-only, non-destructive, idempotent and\n" +
+        "rebinding). No client is trusted (over HTTP any local user can call): a chat it\n" +
+        "gives (a chat task's chat, a chat input) holds plain messages only; an mcp:,\n" +
+        "file:, import:, task:, tool:, option: or endpoint: line fails the call, naming\n" +
+        "the line. A file or path input is a path on this machine the task reads with\n" +
+        "your rights: serve only tasks whose inputs any client may choose.\n" +
+        "Tools are annotated read-only, non-destructive, idempotent and\n" +
         "closed-world. In a chat:\n" +
         "  mcp: stdio 'scout-ai workflow mcp Baking'\n\n" +
         "Examples:\n" +

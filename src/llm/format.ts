@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { Buffer } from "node:buffer";
 import { basename, extname } from "node:path";
 import type { Message } from "../chat/types.ts";
+import { isUrl } from "../chat/untrusted.ts";
 import { ScoutError } from "../errors.ts";
 import { namedFileError } from "../util/fs.ts";
 import { contentObject } from "../chat/tool_calls.ts";
@@ -164,11 +165,6 @@ export function toolMessageIds(
     }
   });
   return out;
-}
-
-/** Whether a reference is a URL (remote, or a `data:` URL carrying the bytes). */
-export function isUrl(ref: string): boolean {
-  return /^(https?|ftp):\/\//i.test(ref) || ref.startsWith("data:");
 }
 
 /** Whether a reference is a remote URL (not a `data:` URL). */

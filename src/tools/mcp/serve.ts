@@ -6,7 +6,8 @@
  * persisted job (cached; provenance sees it) and answers with its result as
  * text (bytes that are not UTF-8: a base64 `resource`); a failed job or bad
  * input is an MCP tool error, never a crash; an unknown tool is a protocol
- * error (-32602). Transports: stdio (what tasks print goes to stderr), or
+ * error (-32602). A chat input holds the caller's plain messages only
+ * (`untrusted_args.ts`). Transports: stdio (what tasks print goes to stderr), or
  * Streamable HTTP (stateless) on a loopback port, refusing a foreign `Host`
  * or `Origin` (DNS rebinding).
  *
@@ -34,6 +35,7 @@ import { rebindingRefusal } from "./http_guard.ts";
 import { inFlight } from "./http_shutdown.ts";
 import { trackUnanswered } from "./stdio_drain.ts";
 import { divertStdout } from "./stdout_divert.ts";
+import { refuseDirectiveChat } from "./untrusted_args.ts";
 import {
   taskToolDefinition,
   taskToolFunction,
@@ -184,6 +186,8 @@ export function workflowMcpServer(
       );
     }
     try {
+      // a client's chat text holds plain messages only: no command, tool or file (R115-1)
+      refuseDirectiveChat(wf, name, req.params.arguments ?? {});
       const raw = await impl(name, req.params.arguments ?? {}, {
         id: String(extra.requestId),
         signal: extra.signal,
