@@ -7,7 +7,6 @@
  * job; progress notifications; SIGTERM answers the calls in flight.
  */
 import assert from "node:assert/strict";
-import { request } from "node:http";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -26,6 +25,7 @@ import {
   tempDir,
 } from "../support/cli.ts";
 import { mcpStdioSession } from "../support/mcp_stdio_lines.ts";
+import { postMcp, serveMcpHttp } from "../support/mcp_http_serve.ts";
 
 const REV = `export default (api) => api.workflow("Rev", { tasks: {
   rev: { type: "string", inputs: { text: api.input.string({ default: "abc", description: "t" }) },
@@ -100,80 +100,8 @@ Deno.test("workflow mcp: a binary result is a base64 resource; an unknown tool i
   assert.deepEqual(replies.get(4).result.content, [{ type: "text", text: "olléh" }]);
 });
 
-interface Served extends AsyncDisposable {
-  url: string;
-  port: number;
-  proc: Deno.ChildProcess;
-  stderr: () => string;
-}
-
-async function serveHttp(dir: string, extra: string[] = []): Promise<Served> {
-  const proc = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", "Rev", "--http", "0", "--json", ...extra],
-    cwd: dir,
-    env: { SCOUT_HOME: join(dir, "home"), NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let err = "";
-  void proc.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({ write: (c) => void (err += c) }),
-  );
-  const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let line = "";
-  while (!line.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("server ended: " + err);
-    line += value;
-  }
-  reader.releaseLock();
-  void proc.stdout.cancel().catch(() => {});
-  const { url } = JSON.parse(line) as { url: string };
-  return {
-    url,
-    port: Number(new URL(url).port),
-    proc,
-    stderr: () => err,
-    [Symbol.asyncDispose]: async () => {
-      try {
-        proc.kill("SIGTERM");
-      } catch { /* ended */ }
-      await proc.status;
-    },
-  };
-}
-
-/** A raw POST (node:http, so Host can be set) of a JSON-RPC message. */
-function post(
-  port: number,
-  headers: Record<string, string>,
-  body: unknown,
-  signal?: AbortSignal,
-  address = "127.0.0.1",
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({
-      ...(signal ? { signal } : {}),
-      host: address,
-      port,
-      path: "/mcp",
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...headers,
-      },
-    }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on("error", reject);
-    req.end(JSON.stringify(body));
-  });
-}
+const serveHttp = (dir: string, extra: string[] = []) => serveMcpHttp(dir, "Rev", extra);
+const post = postMcp;
 
 const INIT = {
   jsonrpc: "2.0",
