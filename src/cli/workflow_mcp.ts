@@ -126,10 +126,13 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
         "`llm prov` see it) and answers with its result (bytes that are not UTF-8 as a\n" +
         "base64 resource); a failed job is an MCP tool error. A cancelled call aborts its\n" +
         "job (job.signal fires, recorded aborted; its lock held until the body returns)\n" +
-        "unless another call waits on it. Over stdio, stdout carries the MCP messages:\n" +
-        "what a task prints with process.stdout.write or console.log goes to stderr, but\n" +
-        "a child process inheriting stdout, or a write to fd 1, goes into the stream and\n" +
-        'breaks it (give children stdio: ["ignore", 2, 2] or "pipe", or use --http).\n' +
+        "unless another call waits on it. Over HTTP a client that initializes gets a\n" +
+        "session (Mcp-Session-Id): a notifications/cancelled reaches only its own calls;\n" +
+        "a request without a session is served alone and cancelled by disconnecting.\n" +
+        "Over stdio, stdout carries the MCP messages: what a task prints with\n" +
+        "process.stdout.write or console.log goes to stderr, but a child process\n" +
+        "inheriting stdout, or a write to fd 1, goes into the stream and breaks it\n" +
+        '(give children stdio: ["ignore", 2, 2] or "pipe", or use --http).\n' +
         "The server ends when stdin closes, once the calls already read are answered (so\n" +
         "`printf … |` works); over HTTP it runs until Ctrl-C and refuses (403) a Host or\n" +
         "Origin other than 127.0.0.1, localhost, [::1] or the --host address (DNS\n" +
@@ -137,9 +140,8 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
         "gives (a chat task's chat, a chat input) holds plain messages only; an mcp:,\n" +
         "file:, import:, task:, tool:, option: or endpoint: line fails the call, naming\n" +
         "the line. A file or path input is a path on this machine the task reads with\n" +
-        "your rights: serve only tasks whose inputs any client may choose.\n" +
-        "Tools are annotated read-only, non-destructive, idempotent and\n" +
-        "closed-world. In a chat:\n" +
+        "your rights: serve only tasks whose inputs any client may choose. Tools are\n" +
+        "annotated read-only, non-destructive, idempotent and closed-world. In a chat:\n" +
         "  mcp: stdio 'scout-ai workflow mcp Baking'\n\n" +
         "Examples:\n" +
         "  scout-ai workflow mcp fixtures/workflows/Baking < /dev/null\n" +

@@ -8,7 +8,8 @@
  * input is an MCP tool error, never a crash; an unknown tool is a protocol
  * error (-32602). A chat input holds the caller's plain messages only
  * (`untrusted_args.ts`). Transports: stdio (what tasks print goes to stderr), or
- * Streamable HTTP (stateless) on a loopback port, refusing a foreign `Host`
+ * Streamable HTTP on a loopback port (a session per client that initializes,
+ * `http_sessions.ts`), refusing a foreign `Host`
  * or `Origin` (DNS rebinding).
  *
  * @module
@@ -17,7 +18,6 @@ import { Buffer } from "node:buffer";
 import { createServer, type Server as HttpServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -33,6 +33,7 @@ import { normalizeOutput } from "../content.ts";
 import { isToolOutput, type ToolFunction } from "../types.ts";
 import { rebindingRefusal } from "./http_guard.ts";
 import { inFlight } from "./http_shutdown.ts";
+import { mcpHttpRouter } from "./http_sessions.ts";
 import { trackUnanswered } from "./stdio_drain.ts";
 import { divertStdout } from "./stdout_divert.ts";
 import { refuseDirectiveChat } from "./untrusted_args.ts";
@@ -248,7 +249,8 @@ export interface ServeHttpOptions extends WorkflowToolOptions {
 }
 
 /**
- * Serves a workflow over Streamable HTTP (stateless: one server per request)
+ * Serves a workflow over Streamable HTTP (a session per client that
+ * initializes, else one server per request; `http_sessions.ts`)
  * at `http://host:port/mcp` (any path is accepted).
  *
  * @param wf the workflow
@@ -265,6 +267,7 @@ export async function serveWorkflowHttp(
   workflowMcpTools(wf, tasks); // unknown tasks fail before listening
   const host = opts.host ?? "127.0.0.1";
   const calls = inFlight();
+  const router = mcpHttpRouter(() => workflowMcpServer(wf, tasks, opts), calls);
   const http = createServer(async (req, res) => {
     const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -275,19 +278,8 @@ export async function serveWorkflowHttp(
     const bound = typeof addr === "object" && addr ? addr.port : opts.port;
     const refusal = rebindingRefusal(req.headers, host, bound);
     if (refusal) return refuse(403, refusal);
-    if (req.method !== "POST") {
-      return refuse(405, "Method not allowed (stateless server: POST only)", { allow: "POST" });
-    }
-    const server = workflowMcpServer(wf, tasks, opts);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
     try {
-      await server.connect(transport);
-      calls.track(transport, res);
-      await transport.handleRequest(req, res);
+      await router.handle(req, res);
     } catch (e) {
       if (!res.headersSent) {
         res.writeHead(500, { "content-type": "application/json" });
@@ -312,5 +304,9 @@ export async function serveWorkflowHttp(
   });
   const addr = http.address();
   const port = typeof addr === "object" && addr ? addr.port : opts.port;
-  return { http, url: `http://${shown}:${port}/mcp`, shutdown: calls.shutdown };
+  const shutdown = async (message: string) => {
+    await calls.shutdown(message);
+    await router.close();
+  };
+  return { http, url: `http://${shown}:${port}/mcp`, shutdown };
 }
