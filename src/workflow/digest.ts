@@ -84,7 +84,7 @@ function fastFileMd5(path: string, size: number): string {
  */
 export function fileMd5(path: string): string {
   const side = path + ".md5";
-  if (existsSync(side)) return readFileSync(side, "utf8").trim();
+  if (existsSync(side) && isRegularFile(side)) return readFileSync(side, "utf8").trim();
   const size = statSync(path).size;
   return size > BIG_FILE ? fastFileMd5(path, size) : md5hex(readFileSync(path));
 }
@@ -128,7 +128,19 @@ function stringDigest(s: string, ctx: DigestContext, asPath: boolean): string {
     const files = readdirSync(s).filter((f) => !f.startsWith(".")).sort().map((f) => join(s, f));
     return "Directory MD5: " + digestStr(files, ctx);
   }
+  // [TS-FIX] a device, FIFO or socket is not read: `/dev/zero` never ends and a FIFO without a
+  // writer blocks the process, so one string naming it stalled `workflow mcp` for every client;
+  // it is digested as a path naming no file (Scout reads it: `Open.exists?`)
+  if (!st.isFile()) return asPath ? `'${s}'` : s;
   return "File MD5: " + fileMd5(s);
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function joinQuirk(parts: Iterable<string>): string {
@@ -170,7 +182,8 @@ function numberDigest(x: number): string {
 /**
  * Scout's `Misc.digest_str` (§2.3): jobs → `Step: var/jobs/WF/task/name`;
  * strings naming existing files → `File MD5: …` (absolute), `'path'`
- * (relative), `Step file: …` (inside a job's `.files/`), `Directory MD5: […]`;
+ * (relative), `Step file: …` (inside a job's `.files/`), `Directory MD5: […]`
+ * (a device, FIFO or socket is never read: the string as it is, [TS-FIX]);
  * other strings as is; integers as decimals; floats `2`, `12.3`, `1.500`,
  * `0.500000`; `true`/`false`/`nil`; arrays `[a, b]` (empty items at the start
  * vanish, Scout's quirk; over 100 000 items: `[n:` five samples `]`); maps
