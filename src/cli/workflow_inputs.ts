@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { usageError } from "../errors.ts";
 import { exists, isFile } from "../util/fs.ts";
 import { ownRecord } from "../util/own_record.ts";
+import { isPipe } from "../util/path_kind.ts";
 import type { InputDef } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { readStdinText } from "./lossy_text.ts";
@@ -92,6 +93,23 @@ function listValue(def: InputDef, value: string, cwd: string): string | string[]
   return items;
 }
 
+/**
+ * A path input's value may not be a pipe (`<(…)`, a FIFO): the job keeps the
+ * path, names itself by the file's content and its task reads the file later,
+ * but a pipe is read once — as `kb register` refuses one. (The job digest
+ * never reads a pipe, so every `<(…)` job was named by `/dev/fd/63`, and a
+ * second run with other content loaded the first one's result.)
+ *
+ * @throws ScoutError `usage` naming the input and the value
+ */
+function refusePipe(def: InputDef, value: string, cwd: string): void {
+  if (value === "" || !isPipe(resolve(cwd, value))) return;
+  throw usageError(
+    `Input --${def.name} takes a ${def.type.replace(/_array$/, "")} path, which the job keeps ` +
+      `and its task reads later: "${value}" is a pipe, read once; save it to a file first`,
+  );
+}
+
 /** A number or `json` value given inline must read as one: else a usage error. */
 function checkScalar(def: InputDef, scalar: string, values: readonly string[], where: string) {
   const { name } = def;
@@ -131,6 +149,7 @@ function setInput(
     return;
   }
   if (!isArray) {
+    if (PATH_TYPES.has(scalar)) refusePipe(def, value, ctx.cwd);
     const fromFile = !PATH_TYPES.has(scalar) && (value === "-" || isFile(resolve(ctx.cwd, value)));
     if (!fromFile) checkScalar(def, scalar, [value], ctx.where);
     out[name] = value;
@@ -138,6 +157,7 @@ function setInput(
   }
   const v = listValue(def, value, ctx.cwd);
   if (Array.isArray(v)) checkScalar(def, scalar, v, ctx.where);
+  if (PATH_TYPES.has(scalar)) { for (const item of [v].flat()) refusePipe(def, item, ctx.cwd); }
   if (Object.hasOwn(out, name)) { // own: an input may be called `constructor` (R112-5)
     const prev = out[name];
     out[name] = [...(Array.isArray(prev) ? prev : [prev]), ...(Array.isArray(v) ? v : [v])];

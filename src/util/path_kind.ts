@@ -45,3 +45,18 @@ export function isReadableFile(path: string): boolean {
   const kind = pathKind(path);
   return kind === "file" || kind === "stream";
 }
+
+/**
+ * True if `path` names a pipe (following symlinks): a FIFO, or `<(…)` as
+ * `/dev/fd/63`, whose text can be read once only; never throws.
+ *
+ * @param path path to test
+ * @returns whether it is a pipe
+ */
+export function isPipe(path: string): boolean {
+  try {
+    return existsSync(path) && statSync(path).isFIFO();
+  } catch {
+    return false;
+  }
+}
