@@ -21,6 +21,8 @@ import { ScoutError, usageError } from "../errors.ts";
 import { exists, fileError, writeFileAtomicSync } from "../util/fs.ts";
 import { errnoReason } from "../util/errno_text.ts";
 import { refusedByFileSystem } from "../util/fs_refused.ts";
+import { outOfDescriptors, whenDescriptorsFree } from "../util/descriptors.ts";
+import { type Io, writeBytes } from "./io.ts";
 import { inPlace, inPlaceWrite, writeWhere } from "../util/in_place.ts";
 import { acquireLock, type HeldLock, takeLockFileSync } from "../workflow/lock.ts";
 import { lockPathFor } from "../workflow/store.ts";
@@ -58,7 +60,8 @@ export function checkChatOutput(given: string, shown: string): void {
  *
  * With `o.seen` (what `-c` read of this very chat), a chat that changed
  * since is told and the turn's `_c` totals rebased (`chat_changed.ts`,
- * R101-4).
+ * R101-4). Out of file descriptors, the save closes the run's idle
+ * connections and tries again for about 3 s (`util/descriptors.ts`, R119-5).
  *
  * @param path absolute path
  * @param messages messages to append
@@ -74,6 +77,18 @@ export async function appendToChat(
   o: { seen?: ChatSnapshot; shown?: string } = {},
 ): Promise<void> {
   if (messages.length === 0) return;
+  // a run's idle connections may hold the descriptors the save needs: freed, then tried again
+  await whenDescriptorsFree(() => appendOnce(path, messages, env, warn, o));
+}
+
+/** {@link appendToChat}'s one try: nothing is left held when it throws. */
+async function appendOnce(
+  path: string,
+  messages: readonly Message[],
+  env: Record<string, string | undefined>,
+  warn: (message: string) => void,
+  o: { seen?: ChatSnapshot; shown?: string },
+): Promise<void> {
   const where = inPlaceWrite(path);
   const file = where.file;
   // the lock is the target's: two runs writing through different links to one chat share it
@@ -89,6 +104,36 @@ export async function appendToChat(
   } finally {
     lock.release();
   }
+}
+
+/**
+ * The messages a save could not append for want of file descriptors (after
+ * {@link appendToChat}'s tries: the process's limit is held by what it cannot
+ * close), written to stderr as chat text after a line that says so — to be
+ * appended by hand rather than lost (R119-5). Any other failure shows
+ * nothing: the path, the disk or the lock is the user's to fix, and was
+ * checked before the ask.
+ *
+ * @param io where the messages go (its stderr; never silenced by `--quiet`)
+ * @param shown the chat's name as given
+ * @param messages the messages not saved
+ * @param e why the save failed
+ * @returns whether they were shown
+ */
+export function showUnsaved(
+  io: Io,
+  shown: string,
+  messages: readonly Message[],
+  e: unknown,
+): boolean {
+  const errno = outOfDescriptors(e);
+  if (errno === null || messages.length === 0) return false;
+  io.stderr.write(
+    `scout-ai: Cannot save the chat to "${shown}" (${errnoReason(errno)}): ` +
+      `its new messages follow, to append to it by hand\n`,
+  );
+  writeBytes(io.stderr, appendChatBytes(new Uint8Array(0), messages));
+  return true;
 }
 
 /**

@@ -44,7 +44,7 @@ import {
   printText,
 } from "./ask_printer.ts";
 import { baseAskOptions, callOptions, checkFlagNames, withAgentLayer } from "./ask_options.ts";
-import { appendToChat, appendToChatSync, checkChatOutput } from "./chat_output.ts";
+import { appendToChat, appendToChatSync, checkChatOutput, showUnsaved } from "./chat_output.ts";
 import type { ChatSnapshot } from "./chat_changed.ts";
 import { refuseConflictedFile } from "./chat_conflict.ts";
 import { armLastSave, endInterrupted } from "./ask_interrupt.ts";
@@ -266,17 +266,22 @@ export async function runLlmAsk(
   }
 }
 
-/** Appends the question and `produced` to `-o`; then a late second signal has nothing to save. */
+/**
+ * Appends the question and `produced` to `-o`; then a late second signal has
+ * nothing to save. Not saved for want of file descriptors, they are shown on
+ * stderr (`showUnsaved`).
+ */
 async function saveTurn(run: AskRun, outPath: string, produced: Message[]): Promise<void> {
   const { io, turn } = run;
+  const messages = [...savedPart(turn.newRaw), ...produced];
   try {
-    await appendToChat(
-      outPath,
-      [...savedPart(turn.newRaw), ...produced],
-      io.env,
-      warnSink(io),
-      { seen: turn.seen, shown: run.opts.output! },
-    );
+    await appendToChat(outPath, messages, io.env, warnSink(io), {
+      seen: turn.seen,
+      shown: run.opts.output!,
+    });
+  } catch (e) {
+    showUnsaved(io, run.opts.output!, messages, e);
+    throw e;
   } finally {
     run.disarm();
   }

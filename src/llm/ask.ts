@@ -42,6 +42,7 @@ import { defaultSession } from "./meta_record.ts";
 import { writeSnapshot } from "./snapshot.ts";
 import { addToMessage } from "./error_location.ts";
 import { sameOriginFetch } from "../util/same_origin_fetch.ts";
+import { defaultFetch } from "../util/http_client.ts";
 import { settleCacheWrites } from "./write_behind.ts";
 
 export { COMPILE_ROLES, RUNTIME_KEYS } from "./ask_types.ts";
@@ -167,7 +168,7 @@ function loopInput(
     stream: Boolean(o.stream),
     session: o.session ?? defaultSession,
     // credentials never follow a redirect to another origin (R95-1)
-    fetch: sameOriginFetch(o.fetch ?? globalThis.fetch),
+    fetch: sameOriginFetch(o.fetch ?? defaultFetch()),
     now: o.now ?? (() => new Date()),
     newId: o.newId ?? (() => randomUUID()),
     maxContentLength: model.maxContentLength,

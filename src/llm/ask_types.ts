@@ -30,7 +30,7 @@ export interface AskRuntime {
    * an error about a value still in use (`endpoint: missing`) names its line.
    */
   optionLines?: Record<string, OptionLine>;
-  /** HTTP client for every backend (default global `fetch`). */
+  /** HTTP client for every backend (default: the global `fetch`; under Bun, its closable session: `util/http_client.ts`). */
   fetch?: typeof fetch;
   /** Aborts the ask. */
   signal?: AbortSignal;

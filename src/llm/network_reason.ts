@@ -22,6 +22,17 @@ const REASONS: { codes: string[]; pattern: RegExp; text: (address: string) => st
     text: (a) => a === "" ? "host not found" : `host "${a.replace(/:\d+$/, "")}" not found`,
   },
   {
+    // Bun's says `EMFILE: Was there a typo in the url or port?` (R119-5)
+    codes: ["EMFILE"],
+    pattern: /too many open files \(os error 24\)/i,
+    text: () => "too many open files (the process's limit, ulimit -n)",
+  },
+  {
+    codes: ["ENFILE"],
+    pattern: /too many open files in system/i,
+    text: () => "too many open files in the system",
+  },
+  {
     codes: ["ECONNRESET", "ConnectionReset"],
     pattern: /connection reset/i,
     text: (a) => `connection reset${a === "" ? "" : ` by ${a}`}`,
@@ -42,7 +53,8 @@ function hostPort(url: string | undefined): string {
 
 /**
  * The reason a request failed to connect, when the error or one of its
- * causes shows a refused or reset connection or an unknown host.
+ * causes shows a refused or reset connection, an unknown host, or no file
+ * descriptor left for a socket.
  *
  * @param cause what the request threw
  * @param url the address it went to, for the `host:port` the reason names

@@ -1,7 +1,7 @@
 /**
  * `networkReason`: a refused or reset connection and an unknown host worded
  * once for Deno's fetch (`fetch failed`, the reason on its cause) and Bun's
- * (`code` ECONNREFUSED…), naming host:port (R81-6).
+ * (`code` ECONNREFUSED…), naming host:port (R81-6); no descriptor left (R119-5).
  */
 import assert from "node:assert/strict";
 import { networkReason } from "../../src/llm/network_reason.ts";
@@ -58,5 +58,27 @@ Deno.test("networkError: the message names the address and the reason", () => {
   assert.equal(
     networkError("openai", new Error("stream cut"), "http://127.0.0.1:9/v1").message,
     'Cannot reach provider "openai" at http://127.0.0.1:9/v1: stream cut',
+  );
+});
+
+Deno.test("networkReason: no descriptor left for a socket is told as such (R119-5)", () => {
+  // Bun's fetch: the code, and a hint about the url that does not apply
+  const bun = Object.assign(new TypeError("EMFILE: Was there a typo in the url or port?"), {
+    code: "EMFILE",
+  });
+  const deno = new TypeError("fetch failed", {
+    cause: new Error("client error (Connect): tcp open error: Too many open files (os error 24)"),
+  });
+  for (const e of [bun, deno]) {
+    assert.equal(
+      networkReason(e, "http://h.test/"),
+      "too many open files (the process's limit, ulimit -n)",
+    );
+  }
+  const system = Object.assign(new Error("x"), { code: "ENFILE" });
+  assert.equal(networkReason(system), "too many open files in the system");
+  assert.equal(
+    networkError("openai", bun, "http://127.0.0.1:9/v1").message,
+    `Cannot reach provider "openai" at http://127.0.0.1:9/v1: too many open files (the process's limit, ulimit -n)`,
   );
 });

@@ -11,6 +11,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { defaultFetch } from "../../util/http_client.ts";
 import { sameOriginFetch } from "../../util/same_origin_fetch.ts";
 import { type StreamWatch, watchReplyStreams } from "./stream_watch.ts";
 
@@ -47,7 +48,7 @@ export interface HttpConnect {
 export async function connectHttp(c: HttpConnect): Promise<Client> {
   const headers: Record<string, string> = {};
   if (c.key) headers.Authorization = `Bearer ${c.key}`;
-  const watch = watchReplyStreams(sameOriginFetch(c.fetch ?? globalThis.fetch));
+  const watch = watchReplyStreams(sameOriginFetch(c.fetch ?? defaultFetch()));
   const common = { requestInit: { headers }, fetch: watch.fetch };
   // a reply stream cut before its answer leaves the request pending (R96-5)
   c.client.onerror = (e: Error) => c.onError(e, watch);
