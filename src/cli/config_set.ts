@@ -23,6 +23,7 @@ import { type ConfigEntry, configEntryFor, loadConfig } from "../config/store.ts
 import { suggestedScope } from "../config/unscoped.ts";
 import { ScoutError, usageError } from "../errors.ts";
 import { exists, fileError } from "../util/fs.ts";
+import { cannotText } from "../util/errno_text.ts";
 import { shellQuote } from "../util/shell_words.ts";
 import { withFileLockSync } from "../util/file_lock.ts";
 import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
@@ -131,7 +132,11 @@ function createPrivate(path: string): void {
 function editConfig(file: string, opts: ConfigSetCliOptions): void {
   try {
     mkdirSync(dirname(file), { recursive: true }); // the lock's directory
-  } catch { /* the lock's creation says why */ }
+  } catch (e) {
+    // its cause (a read-only home), not the lock's "no such file or directory" after it (R119-1)
+    const dir = dirname(file);
+    throw new ScoutError("io", cannotText("create directory", dir, e), { file: dir, cause: e });
+  }
   withFileLockSync(file, () => {
     const { lines, found } = editedLines(readConfigBytes(file), opts);
     if (opts.value === undefined && !found) {

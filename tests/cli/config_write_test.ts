@@ -1,7 +1,8 @@
 /**
  * `config set`/`unset` and `kb register` write through a symbolic link (a
  * dotfiles link keeps working, as Ruby's Open.write follows it) and keep the
- * bytes of the config lines they do not touch (R88-4, R88-5).
+ * bytes of the config lines they do not touch (R88-4, R88-5); a home they
+ * cannot write is named with its cause (R119-1).
  */
 import assert from "node:assert/strict";
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -9,6 +10,7 @@ import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { readRegistry, writeRegistry } from "../../src/kb/registry.ts";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
+import { mountTmpfs, unmount } from "../support/full_disk.ts";
 
 Deno.test("config set/unset write through a symlinked config; the link stays (R88-4)", async () => {
   await using d = await tempDir();
@@ -80,4 +82,22 @@ Deno.test("kb register writes through a symlinked registry; the link stays (R88-
   writeRegistry(kb2, readRegistry(kb));
   assert.ok(lstatSync(join(kb2, "config", "registry")).isSymbolicLink());
   assert.match(readFileSync(join(d.path, "reg2"), "utf8"), /sib2/);
+});
+
+Deno.test("config set in a read-only Scout home says why etc/ cannot be made (R119-1)", async () => {
+  const home = await mountTmpfs("ro,size=64k"); // a tmpfs mounted read-only, no etc/ in it
+  try {
+    const r = await runMain(["config", "set", "model", "foo", "ask"], {
+      env: { SCOUT_HOME: home },
+      cwd: home,
+    });
+    assert.equal(r.code, 1);
+    // the cause, not the lock's "no such file or directory" that followed it
+    assert.equal(
+      r.stderr,
+      `scout-ai: Cannot create directory "${join(home, "etc")}": read-only file system\n`,
+    );
+  } finally {
+    await unmount(home);
+  }
 });
