@@ -1,8 +1,9 @@
 /**
  * Telling a file system that refuses a directory as a whole (read-only, no
- * permission, a path through a file, full) from other failures, so that
- * optional files — the inference cache, a chat's persist lock — go without
- * that directory or elsewhere instead of failing the command.
+ * permission, a path through a file, full, or one where it cannot be made)
+ * from other failures, so that optional files — the inference cache, a
+ * chat's persist lock — go without that directory or elsewhere instead of
+ * failing the command.
  *
  * @module
  */
@@ -11,10 +12,20 @@
 const REFUSED = new Set(["EACCES", "EPERM", "EROFS", "ENOTDIR", "ENOSPC", "EDQUOT"]);
 
 /**
+ * Codes of a (recursive) `mkdir` that cannot make the directory although
+ * nothing is read-only or full (R119-6): ENOENT where the file system makes
+ * none (a home under `/proc`), and for a part of the path that is a link to
+ * nothing — which Deno's `mkdir` reports as EEXIST, Bun's as ENOENT.
+ */
+const UNMADE = new Set(["ENOENT", "EEXIST"]);
+
+/**
  * The OS error behind `e` (itself, or the `cause` of a wrapping error) when
  * it says the file system refuses the directory as a whole — read-only, no
- * permission, a path through a file, full — so that optional files (a cache,
- * a lock) may go without it or elsewhere; null for any other failure.
+ * permission, a path through a file, full, a directory that cannot be made
+ * (`mkdir`: a path under `/proc`, through a link to nothing) — so that
+ * optional files (a cache, a lock) may go without it or elsewhere; null for
+ * any other failure.
  *
  * @example
  * ```ts
@@ -27,5 +38,7 @@ const REFUSED = new Set(["EACCES", "EPERM", "EROFS", "ENOTDIR", "ENOSPC", "EDQUO
  */
 export function refusedByFileSystem(e: unknown): NodeJS.ErrnoException | null {
   const errno = ((e as { cause?: unknown })?.cause ?? e) as NodeJS.ErrnoException | undefined;
-  return errno?.code !== undefined && REFUSED.has(errno.code) ? errno : null;
+  if (errno?.code === undefined) return null;
+  if (REFUSED.has(errno.code)) return errno;
+  return errno.syscall === "mkdir" && UNMADE.has(errno.code) ? errno : null;
 }

@@ -2,9 +2,11 @@
  * An inference cache the file system refuses (a read-only or foreign home, a
  * path through a file) does not stop an ask: it is told once and the ask goes
  * on without the cache; offline replay, which needs the cache, still fails.
+ * So does a home where no directory can be made (under `/proc`, through a
+ * link to nothing: R119-6).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setup } from "./llm_ask_support.ts";
 
@@ -32,4 +34,36 @@ Deno.test("a cache directory that cannot be made: one warning, the ask answered 
   assert.equal(offline.code, 1);
   assert.match(offline.stderr, /Offline: no cached answer/);
   assert.equal(t.srv.requests.length, 2);
+});
+
+Deno.test("a home under /proc, where no directory can be made: warned, answered and saved (R119-6)", async () => {
+  await using t = await setup();
+  t.env.SCOUT_HOME = "/proc/scout-r119/home"; // mkdir: ENOENT, even as root
+  t.srv.script({ text: "first" });
+  const r = await t.run(["ask", ...t.flags, "-o", "out.chat", "Capital of France?"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "first\n");
+  assert.equal(
+    r.stderr,
+    'scout-ai: warning: The inference cache at "/proc/scout-r119/home/var/cache/ask" cannot be ' +
+      "used: no such file or directory: asking without it (--no-cache skips it)\n" +
+      'scout-ai: warning: Cannot lock in "/proc/scout-r119/home/tmp/persist_locks" ' +
+      "(no such file or directory): locking next to the chat\n",
+  );
+  assert.match(readFileSync(join(t.dir.path, "out.chat"), "utf8"), /assistant:\n\nfirst\n$/);
+});
+
+Deno.test("a home through a link to nothing: the cache is skipped with a warning (R119-6)", async () => {
+  await using t = await setup();
+  const home = join(t.dir.path, "home-link");
+  symlinkSync(join(t.dir.path, "gone", "home"), home); // Deno's mkdir says EEXIST, Bun's ENOENT
+  t.env.SCOUT_HOME = home;
+  t.srv.script({ text: "first" });
+  const r = await t.run(["ask", ...t.flags, "Capital of France?"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, "first\n");
+  assert.match(
+    r.stderr,
+    /^scout-ai: warning: The inference cache at ".*home-link\/var\/cache\/ask" cannot be used: .*: asking without it \(--no-cache skips it\)\n$/,
+  );
 });
