@@ -29,8 +29,7 @@ import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ScoutError } from "../errors.ts";
 import { cannotText } from "./errno_text.ts";
-import { removeDeadTemps, writerTag } from "./dead_temps.ts";
-import { clipUtf8 } from "./name_bytes.ts";
+import { PATH_BYTES, removeDeadTemps, tempNameIn } from "./dead_temps.ts";
 
 /**
  * At most this many bytes of a file's name go into its temp file's name:
@@ -43,18 +42,35 @@ const TEMP_NAME_BYTES = 160;
 /**
  * A fresh temp file's path beside `path`: `.<name>.<pid>@<host>.<hex>.tmp`,
  * the name cut to {@link TEMP_NAME_BYTES} UTF-8 bytes (at a character's
- * start), so a file whose own name is near the limit can still be written.
- * First removes what writers of `path` that died (a `kill -9` mid-write)
- * left: {@link sweepLeftovers}.
+ * start), so a file whose own name is near the limit can still be written,
+ * and shorter where the directory's path is long, so a file whose own path
+ * is near PATH_MAX can too (R119-2; `tempNameIn`). First removes what
+ * writers of `path` that died (a `kill -9` mid-write) left:
+ * {@link sweepLeftovers}.
  *
  * @param path the file a temp file is for
  * @returns the temp file's path
+ * @throws ScoutError `io` when the directory's path leaves no room for a temp
+ *   file's name within PATH_MAX (the file itself may fit)
  */
 export function tempPathFor(path: string): string {
-  const prefix = `.${clipUtf8(basename(path), TEMP_NAME_BYTES)}.`;
-  sweepLeftovers(dirname(path), prefix);
-  return join(dirname(path), `${prefix}${writerTag()}.${randomBytes(4).toString("hex")}.tmp`);
+  const dir = dirname(path);
+  const temp = tempNameIn(dir, basename(path), randomBytes(4).toString("hex"), TEMP_NAME_BYTES);
+  if (temp === null) {
+    throw new ScoutError(
+      "io",
+      `Cannot write "${path}": ${TEMP_PATH_TOO_LONG} (${PATH_BYTES} bytes)`,
+      { file: path },
+    );
+  }
+  sweepLeftovers(dir, temp.prefix);
+  return join(dir, temp.name);
 }
+
+/** Why a file whose directory's path is within a few bytes of PATH_MAX cannot be written. */
+export const TEMP_PATH_TOO_LONG =
+  "its directory's path leaves no room within the system's path limit for the temp file an " +
+  "atomic write makes beside it";
 
 /**
  * The temp-like names (`.….tmp`) of each directory written to, listed at its

@@ -9,7 +9,8 @@
 import { closeSync, openSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { exists } from "./fs.ts";
-import { tempPathFor } from "./atomic_write.ts";
+import { TEMP_PATH_TOO_LONG, tempPathFor } from "./atomic_write.ts";
+import { PATH_BYTES } from "./dead_temps.ts";
 
 /**
  * Creates and removes the temp file an atomic write of `file` makes beside
@@ -18,7 +19,8 @@ import { tempPathFor } from "./atomic_write.ts";
  * refuse the write.
  *
  * @param file the file to be written (a link's target)
- * @returns the error that refused the new file, or null when it was made
+ * @returns the error that refused the new file (or that its directory's path
+ *   leaves no room for one), or null when it was made
  *
  * @example
  * ```ts
@@ -27,9 +29,16 @@ import { tempPathFor } from "./atomic_write.ts";
  * ```
  */
 export function probeCreate(file: string): NodeJS.ErrnoException | null {
+  let name: string;
+  try {
+    name = basename(tempPathFor(file));
+  } catch {
+    // no temp name fits within PATH_MAX beside it: the write would fail (R119-2)
+    return new Error(`${TEMP_PATH_TOO_LONG} (${PATH_BYTES} bytes)`);
+  }
   let dir = dirname(file);
   while (!exists(dir) && dirname(dir) !== dir) dir = dirname(dir);
-  const tmp = join(dir, basename(tempPathFor(file)));
+  const tmp = join(dir, name);
   try {
     closeSync(openSync(tmp, "wx"));
   } catch (e) {

@@ -5,7 +5,8 @@
  * inference cache names its own (`<key>.json.tmp-<pid>@<host>-<n>`, swept
  * with its holder files): the host, because a shared (NFS) directory's hosts
  * reuse each other's pids. A later write of the same file removes them (an
- * index's, any later use of it: `kb/index_builders.ts`).
+ * index's, any later use of it: `kb/index_builders.ts`). The atomic writes'
+ * names are made here too ({@link tempNameIn}), next to what recognises them.
  *
  * @module
  */
@@ -13,6 +14,7 @@ import { readdirSync, rmSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { pidAlive } from "./process.ts";
+import { clipUtf8, utf8Length } from "./name_bytes.ts";
 
 /**
  * A temp file of the earlier naming (`<prefix><pid>.<tag>.tmp`, no host) is
@@ -46,6 +48,59 @@ export function writerTag(): string {
 
 /** `<pid>@<host>.<tag>.tmp` or, the earlier naming, `<pid>.<tag>.tmp` (`<tag>`: hex or decimal). */
 const TEMP_REST = /^(\d+)(?:@([^@/]+))?\.[0-9a-f]+\.tmp$/;
+
+/** The most bytes of a path the system takes (Linux's PATH_MAX, 4096, less the closing NUL). */
+export const PATH_BYTES = 4095;
+
+/** Digits of the largest pid (Linux's `pid_max` is at most 4194304): a name's room is counted with it. */
+const PID_DIGITS = 7;
+
+/** A temp file's name, and what the temp names of its file start with (for the sweep). */
+export interface TempName {
+  /** `.<name>.`, the name cut to fit: what {@link removeDeadTemps} is given. */
+  prefix: string;
+  /** The whole name. */
+  name: string;
+}
+
+/**
+ * The name of a fresh temp file for the file `name` in `dir`, in a form
+ * {@link removeDeadTemps} recognises: `.<name>.<pid>@<host>.<tag>.tmp`, the
+ * name cut to at most `nameBytes` bytes and, where the directory's path is
+ * long, to what keeps the temp file's path within {@link PATH_BYTES} — the
+ * file's own path may be as long as that (R119-2); where even no name at all
+ * leaves room for the host, the earlier naming `.<name>.<pid>.<tag>.tmp`
+ * (swept when its pid is gone and it is an hour old). The cut is counted
+ * with the largest pid, so every writer of one file on one host cuts it
+ * alike and sweeps the others' temp files.
+ *
+ * @param dir the directory (absolute)
+ * @param name the file's name
+ * @param tag this temp file's own part (hex)
+ * @param nameBytes the most bytes of `name` kept
+ * @returns the name, or null when the directory's path leaves no room for any
+ */
+export function tempNameIn(
+  dir: string,
+  name: string,
+  tag: string,
+  nameBytes: number,
+): TempName | null {
+  const dirBytes = utf8Length(dir);
+  // a file whose own path is too long fails as such (`the name is too long`): named as ever
+  const room = dirBytes + 1 + utf8Length(name) > PATH_BYTES ? Infinity : PATH_BYTES - dirBytes - 1;
+  const pid = String(process.pid);
+  const rests = [`${pid}@${tempHost()}.${tag}.tmp`, `${pid}.${tag}.tmp`];
+  for (const rest of rests) {
+    // counted with the widest pid: the cut does not depend on this process's
+    const fixed = 2 + utf8Length(rest) + Math.max(0, PID_DIGITS - pid.length);
+    const keep = Math.min(nameBytes, room - fixed);
+    if (keep < 0) continue;
+    const prefix = `.${clipUtf8(name, keep)}.`;
+    return { prefix, name: prefix + rest };
+  }
+  return null;
+}
 
 /**
  * Whether the temp file `name` (after its prefix: `rest`) is a dead writer's:

@@ -243,7 +243,12 @@ const madeDirs = new Set<string>();
 export function writeJobInfo(jobPath: string, info: JobInfo): Promise<void> {
   const file = infoPath(jobPath);
   const dir = dirname(file);
-  const tmp = tempPathFor(file);
+  let tmp: string;
+  try {
+    tmp = tempPathFor(file);
+  } catch (e) {
+    return Promise.reject(e); // no room for a temp name within PATH_MAX: a rejection, as any failure
+  }
   try {
     if (!madeDirs.has(dir)) {
       mkdirSync(dir, { recursive: true });

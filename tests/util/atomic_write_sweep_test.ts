@@ -3,13 +3,15 @@
  * the same file removes those of this host's dead processes — never a live
  * writer's, another host's (a shared directory's hosts reuse each other's
  * pids), another file's, or one of the earlier naming (no host) younger
- * than an hour.
+ * than an hour. A file whose path is near PATH_MAX gets a temp name cut to
+ * fit, swept alike (R119-2).
  */
 import assert from "node:assert/strict";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { tempPathFor, writeFileAtomic, writeFileAtomicSync } from "../../src/util/fs.ts";
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
+import { dirOfLength } from "../support/long_path.ts";
 
 const names = (dir: string) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
 
@@ -85,4 +87,37 @@ Deno.test("tempPathFor: the name holds the writer's pid and host (R86-2)", () =>
     tempPathFor("/d/x.chat"),
     new RegExp(`^/d/\\.x\\.chat\\.${Deno.pid}@[^@/]+\\.[0-9a-f]{8}\\.tmp$`),
   );
+});
+
+Deno.test("a file whose path is near PATH_MAX is written, its temp name cut to fit; a dead writer's temp of it is swept (R119-2)", async () => {
+  await using d = await tempDir();
+  const name = `${"n".repeat(50)}.chat`; // 55 bytes
+  const file = join(dirOfLength(d.path, 4095 - 1 - name.length), name); // 4095 bytes: PATH_MAX - 1
+  assert.equal(file.length, 4095);
+  // a writer (another pid) killed mid-write: its temp file beside the file, the name cut to fit
+  const killed = writer(file);
+  const tmp = await killed.tmp();
+  await killed.kill();
+  assert.equal(dirname(tmp), dirname(file));
+  assert.match(basename(tmp), new RegExp(`^\\.n{1,49}\\.${killed.child.pid}@[^/]+\\.tmp$`));
+  await writeFileAtomic(file, "saved");
+  assert.equal(Deno.readTextFileSync(file), "saved");
+  assert.deepEqual(names(dirname(file)), [name]); // the dead writer's temp file swept, none left
+});
+
+Deno.test("a directory whose path leaves no room for a temp file: the write names that cause (R119-2)", async () => {
+  await using d = await tempDir();
+  const file = join(dirOfLength(d.path, 4085), "short.tx"); // 4094 bytes: the file itself fits
+  await assert.rejects(
+    () => writeFileAtomic(file, "x"),
+    (e: Error) => {
+      assert.equal(
+        e.message,
+        `Cannot write "${file}": its directory's path leaves no room within the system's path ` +
+          "limit for the temp file an atomic write makes beside it (4095 bytes)",
+      );
+      return true;
+    },
+  );
+  assert.deepEqual(names(dirname(file)), []);
 });
