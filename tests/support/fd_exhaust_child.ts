@@ -21,6 +21,12 @@ import { startProviderServer } from "./provider_server.ts";
 const [dir, release] = Deno.args as [string, string];
 const held: number[] = [];
 
+// Deno sets up its signal handling (a self-pipe) at the first signal listener, and panics when
+// that finds no descriptor free: set up here, before the descriptors run out
+const noop = () => {};
+Deno.addSignalListener("SIGWINCH", noop);
+Deno.removeSignalListener("SIGWINCH", noop);
+
 /** Opens `/dev/null` until the process's limit is reached. */
 function exhaust(): void {
   for (;;) {
