@@ -29,6 +29,7 @@ import {
   withCacheLock,
 } from "./cache.ts";
 import type { PreparedChat } from "./ask_tools.ts";
+import { indexEntryBehind } from "./cache_index.ts";
 import { missHint } from "./cache_miss_hint.ts";
 import {
   type KeyAlias,
@@ -199,6 +200,10 @@ function liveRound(
       ...played.record,
       parts: keyParts,
     }).catch((e) => on.warn(`Cannot store the answer in the cache: ${(e as Error).message}`));
+    // what an offline miss's hint reads first (cache_index.ts): written behind too
+    indexEntryBehind(dir, key, keyParts.messages).catch((e) =>
+      on.warn(`Cannot index the answer in the cache: ${(e as Error).message}`)
+    );
     return played;
   }, { warn: on.warn });
 }

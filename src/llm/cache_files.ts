@@ -15,6 +15,8 @@ import { holderText } from "./cache_holder.ts";
 
 /** Cache directories created by this process (made once, not per inference). */
 const madeDirs = new Set<string>();
+/** Cache directories this process found absent and made (their index is whole: `cache_index.ts`). */
+const createdDirs = new Set<string>();
 const utf8 = new TextEncoder();
 let tmpSeq = 0;
 
@@ -25,8 +27,19 @@ let tmpSeq = 0;
  */
 export async function ensureCacheDir(dir: string): Promise<void> {
   if (madeDirs.has(dir)) return;
-  await mkdir(dir, { recursive: true });
+  if (await mkdir(dir, { recursive: true }) !== undefined) createdDirs.add(dir);
   madeDirs.add(dir);
+}
+
+/**
+ * Whether this process made cache directory `dir` (it was absent):
+ * every entry in it was then written since.
+ *
+ * @param dir the directory
+ * @returns true when {@link ensureCacheDir} made it
+ */
+export function cacheDirMadeHere(dir: string): boolean {
+  return createdDirs.has(dir);
 }
 
 /**
