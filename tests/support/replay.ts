@@ -5,20 +5,32 @@
  * that holds only the run's inputs and the recorded inference cache, with
  * the provider stopped. {@link diffTrees} then compares every file of the two
  * trees byte for byte. The only bytes allowed to differ are a job `.info`'s
- * process bookkeeping ({@link VOLATILE_INFO_KEYS}: the pid and the job
- * store's wall-clock times, which belong to the process that ran the job,
- * not to what the run produced).
+ * process bookkeeping ({@link VOLATILE_INFO_KEYS}: the pid and host and the
+ * job store's wall-clock times, which belong to the process that ran the
+ * job, not to what the run produced; a failed job's stack frames, which
+ * belong to the program that ran it).
  */
 import { join, relative } from "node:path";
 
-/** `.info` keys a replay does not reproduce: who ran the job and when. */
+/**
+ * `.info` keys a replay does not reproduce: who ran the job (`pid`, and
+ * `pid_hostname`, `os.hostname()`: another on another machine), when, and a
+ * failed job's `backtrace` and `exception` (its Ruby-marshalled class,
+ * message and backtrace): the runtime's stack frames, which name the
+ * install's paths (`/$bunfs/…` in the binary, the source files under Deno),
+ * so a replay by the binary of a run recorded from source differs there
+ * alone. The failure's message is compared all the same, in `messages`.
+ */
 export const VOLATILE_INFO_KEYS: readonly string[] = [
   "pid",
+  "pid_hostname",
   "issued",
   "start",
   "end",
   "time_elapsed",
   "total_time_elapsed",
+  "backtrace",
+  "exception",
 ];
 
 /** Every file under `root`, relative, sorted. */
