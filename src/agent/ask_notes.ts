@@ -7,7 +7,10 @@
  * `warn` (the CLI prints it on stderr), naming the agent, its conversation,
  * its caller and its job, and appended to the `.info` messages of the job it
  * works in; its failure snapshot names the same (`asker`); a failed
- * specialist's conversation ends with a record of the failure.
+ * specialist's conversation ends with a record of the failure. A cached
+ * round tells the retries it met when it was recorded again (R121-2): noted
+ * alike in the job's messages, so a replay writes the same `.info`, and
+ * warned saying they are replayed.
  *
  * @module
  */
@@ -16,7 +19,7 @@ import { serializeMeta } from "../chat/meta.ts";
 import { isScoutError } from "../errors.ts";
 import type { AskEvent } from "../llm/ask_loop_types.ts";
 import type { Asker } from "../llm/ask_types.ts";
-import { retryNotice } from "../llm/retry.ts";
+import { REPLAYED, retryNotice } from "../llm/retry.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { askChain } from "./ask_chain.ts";
 import type { Agent } from "./types.ts";
@@ -78,9 +81,17 @@ export function askerLabel(asker: Asker, withJob = true): string {
   return `agent ${asker.agent}` + (parts.length ? ` (${parts.join(", ")})` : "");
 }
 
-/** Warns `text` after the label, and appends it to the job's messages (never failing the ask). */
-function note(place: AskPlace, warn: ((m: string) => void) | undefined, text: string): void {
-  warn?.(`${askerLabel(place.asker)}${text}`);
+/**
+ * Warns `text` after the label (and `aside`), and appends it to the job's
+ * messages (never failing the ask).
+ */
+function note(
+  place: AskPlace,
+  warn: ((m: string) => void) | undefined,
+  text: string,
+  aside = "",
+): void {
+  warn?.(`${askerLabel(place.asker)}${text}${aside}`);
   place.job?.message(`${askerLabel(place.asker, false)}${text}`).catch(() => {});
 }
 
@@ -99,7 +110,8 @@ export function noteRetries(
   onEvent: ((e: AskEvent) => void) | undefined,
 ): (e: AskEvent) => void {
   return (e) => {
-    if (e.type === "retry") note(place, warn, `: ${retryNotice(e)}`);
+    // a replayed one as recorded in the job's messages, so a replay writes the same `.info`
+    if (e.type === "retry") note(place, warn, `: ${retryNotice(e)}`, e.replayed ? REPLAYED : "");
     onEvent?.(e);
   };
 }

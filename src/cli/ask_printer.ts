@@ -9,7 +9,7 @@
  * @module
  */
 import type { AskEvent } from "../llm/loop.ts";
-import { retryNotice } from "../llm/retry.ts";
+import { REPLAYED, retryNotice } from "../llm/retry.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 
@@ -101,7 +101,8 @@ function printRetry(p: AnswerPrinter, e: Extract<AskEvent, { type: "retry" }>): 
   if (restart) endAnswerLine(p);
   p.roundText = false;
   p.held = "";
-  warn(p.io, retryNotice(e));
+  // a cached round tells the retries it met when recorded: nothing waits now
+  warn(p.io, retryNotice(e) + (e.replayed ? REPLAYED : ""));
   if (restart) {
     p.io.stderr.write(
       paint(p.io, "stderr", "dim", `↻ the answer restarts (attempt ${e.attempt + 1}):`) + "\n",

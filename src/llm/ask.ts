@@ -134,7 +134,9 @@ export async function runAsk(
     ) {
       e.endpoint ??= req.endpoint;
       e.model ??= model.settings.model;
-      const path = await snapshot(req, prepared, model, ctx);
+      // named already when the round's failure entry records it (and a replay plays it)
+      const name = typeof e.snapshotName === "string" ? e.snapshotName : undefined;
+      const path = await snapshot(req, prepared, model, ctx, name);
       if (path !== undefined) {
         e.snapshotPath = path;
         addToMessage(e, ` (snapshot: ${path}.chat)`);
@@ -189,6 +191,7 @@ async function snapshot(
   prepared: PreparedChat,
   model: AskModel,
   ctx: AskContext,
+  name: string | undefined,
 ): Promise<string | undefined> {
   try {
     return await writeSnapshot(join(ctx.home, "tmp", "ask"), {
@@ -200,7 +203,7 @@ async function snapshot(
         ...(ctx.options.asker ? { asked_by: ctx.options.asker } : {}),
       },
       currentMeta: prepared.currentMeta,
-    });
+    }, name);
   } catch (se) {
     ctx.warn(`Cannot write the failure snapshot: ${(se as Error).message}`);
     return undefined;

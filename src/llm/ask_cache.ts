@@ -10,19 +10,27 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Message } from "../chat/types.ts";
-import { isScoutError, ScoutError } from "../errors.ts";
+import { isScoutError } from "../errors.ts";
 import { providerDefinitions } from "../tools/registry.ts";
 import type { AskModel } from "./ask_backend.ts";
 import type { AskContext, AskRequest } from "./ask_options.ts";
-import type { PlayedRound, RecordedRound, RoundSource, RoundState } from "./ask_loop_types.ts";
+import type {
+  PlayedRound,
+  RecordedFailure,
+  RecordedRound,
+  RoundSource,
+  RoundState,
+} from "./ask_loop_types.ts";
 import {
+  type CachedFailure,
   cacheDir,
   type CachedRound,
   type CacheKeyInput,
   type CacheKeyParts,
   cacheKeyParts,
   cacheRead,
-  cacheReadRound,
+  cacheReadEntry,
+  isFailureEntry,
   ROUND_CACHE_VERSION,
   roundCacheKey,
   roundCacheKeys,
@@ -39,6 +47,14 @@ import {
   storedRound,
 } from "./key_aliases.ts";
 import { sha256hex } from "../util/hash.ts";
+import { notCached, placeNote } from "./replay_miss.ts";
+import { failedRoundOf } from "./round_failure.ts";
+import { snapshotName } from "./snapshot.ts";
+
+export { isReplayMiss, notCached } from "./replay_miss.ts";
+
+/** Plays a round: the recorded one, or (null) a live query. */
+type Play = (recorded: RecordedRound | RecordedFailure | null) => Promise<PlayedRound>;
 
 /**
  * The round keys in progress along the calling chain: an ask run by a
@@ -83,47 +99,6 @@ export interface AskCache extends RoundSource {
   allHits(): boolean;
 }
 
-/**
- * The `not_cached` error of an offline miss.
- *
- * @param endpoint endpoint name (`""` for none)
- * @param backend backend name
- * @param model model
- * @param key the request digest
- * @param hint what the cache holds of the same request (`cache_miss_hint.ts`), if anything
- * @returns the error
- */
-export function notCached(
-  endpoint: string,
-  backend: string,
-  model: string,
-  key: string,
-  hint?: string | null,
-) {
-  const where = endpoint ? `endpoint "${endpoint}"` : `backend "${backend}"`;
-  return new ScoutError(
-    "not_cached",
-    `Offline: no cached answer for ${where} (model "${model}"), request digest ${key}${
-      hint ? `; ${hint}` : ""
-    }`,
-    { endpoint, backend, model, digest: key, ...(hint ? { hint } : {}) },
-  );
-}
-
-/**
- * Whether an error is an offline replay miss (`not_cached`), or was caused by
- * one: such a failure ends the whole run, it never becomes a tool output.
- *
- * @param e the error
- * @returns true for a replay miss
- */
-export function isReplayMiss(e: unknown): boolean {
-  for (let c = e, depth = 0; c && depth < 8; c = (c as { cause?: unknown }).cause, depth++) {
-    if (isScoutError(c, "not_cached")) return true;
-  }
-  return false;
-}
-
 function recordedOf(entry: CachedRound): RecordedRound {
   return {
     items: entry.items,
@@ -131,6 +106,15 @@ function recordedOf(entry: CachedRound): RecordedRound {
     meta: entry.meta,
     ...(entry.retried ? { retried: entry.retried } : {}),
     stamps: entry.stamps,
+    ...(entry.retries ? { retries: entry.retries } : {}),
+  };
+}
+
+function failureOf(entry: CachedFailure): RecordedFailure {
+  return {
+    failure: entry.failure,
+    messages: entry.messages,
+    ...(entry.retries ? { retries: entry.retries } : {}),
   };
 }
 
@@ -170,13 +154,18 @@ function keyMaker(
   });
 }
 
-/** A live round under the key's lock: re-check, else play it and store what it recorded (behind). */
+/**
+ * A live round under the key's lock: re-check, else play it and store what
+ * it recorded (behind) — or the failure that ended it. A failure entry is no
+ * answer online (the round is asked again, and its store replaces the
+ * entry); a failure again keeps its snapshot's name.
+ */
 function liveRound(
   dir: string,
   key: string,
   state: RoundState,
   parts: () => CacheKeyParts,
-  play: (recorded: RecordedRound | null) => Promise<PlayedRound>,
+  play: Play,
   on: {
     hit: (entry: CachedRound) => Promise<PlayedRound>;
     miss: () => void;
@@ -185,25 +174,40 @@ function liveRound(
   origin: { endpoint: string; backend: string; model: string },
 ): Promise<PlayedRound> {
   return withCacheLock(dir, key, async (store) => {
-    const again = await cacheReadRound(dir, key, on.warn);
-    if (again) return await on.hit(again);
+    const again = await cacheReadEntry(dir, key, on.warn);
+    if (again && !isFailureEntry(again)) return await on.hit(again);
     on.miss();
     // of the request as sent: before the round, whose messages follow it
     const keyParts = parts();
-    const played = await play(null);
-    // written behind (the key locked until then): the ask settles it, or its caller
-    store({
+    const entry = (record: RecordedRound | RecordedFailure) => ({
       v: ROUND_CACHE_VERSION,
       created: new Date().toISOString(),
       ...origin,
       round: state.round,
-      ...played.record,
+      ...record,
       parts: keyParts,
-    }).catch((e) => on.warn(`Cannot store the answer in the cache: ${(e as Error).message}`));
-    // what an offline miss's hint reads first (cache_index.ts): written behind too
-    indexEntryBehind(dir, key, keyParts.messages).catch((e) =>
-      on.warn(`Cannot index the answer in the cache: ${(e as Error).message}`)
-    );
+    });
+    // written behind (the key locked until then): the ask settles it, or its caller
+    const behind = (record: RecordedRound | RecordedFailure) => {
+      store(entry(record)).catch((e) =>
+        on.warn(`Cannot store the answer in the cache: ${(e as Error).message}`)
+      );
+      // what an offline miss's hint reads first (cache_index.ts): written behind too
+      indexEntryBehind(dir, key, keyParts.messages).catch((e) =>
+        on.warn(`Cannot index the answer in the cache: ${(e as Error).message}`)
+      );
+    };
+    const played = await play(null).catch((e) => {
+      const failed = failedRoundOf(e, state);
+      if (failed) {
+        // its snapshot is named now, so that the entry names it too
+        const name = again?.failure.snapshot ?? snapshotName();
+        (e as { snapshotName?: string }).snapshotName = name;
+        behind({ ...failed, failure: { ...failed.failure, snapshot: name } });
+      }
+      throw e;
+    });
+    behind(played.record);
     return played;
   }, { warn: on.warn });
 }
@@ -219,7 +223,7 @@ async function missedRound(
     key: string;
     state: RoundState;
     parts: () => CacheKeyParts;
-    play: (recorded: RecordedRound | null) => Promise<PlayedRound>;
+    play: Play;
     origin: { endpoint: string; backend: string; model: string };
   },
   on: Parameters<typeof liveRound>[5],
@@ -242,10 +246,7 @@ async function missedRound(
 }
 
 /** `play`, its record in the first run's terms under key aliases (as its key is), else as is. */
-function storedAs(
-  play: (recorded: RecordedRound | null) => Promise<PlayedRound>,
-  aliases: readonly KeyAlias[] | undefined,
-): (recorded: RecordedRound | null) => Promise<PlayedRound> {
+function storedAs(play: Play, aliases: readonly KeyAlias[] | undefined): Play {
   if (!aliases) return play;
   return async (recorded) => {
     const played = await play(recorded);
@@ -333,8 +334,7 @@ export function askCache(
       const key = nestedRoundKey(keys.round(state), callers);
       // the round's tools run with this key in progress along their chain
       const inProgress = new Set(callers).add(key);
-      const play = (recorded: RecordedRound | null) =>
-        roundsInProgress.run(inProgress, () => playRound(recorded));
+      const play: Play = (recorded) => roundsInProgress.run(inProgress, () => playRound(recorded));
       const replay = (entry: CachedRound) => {
         hits++;
         event(true, key);
@@ -342,12 +342,15 @@ export function askCache(
       };
       // a bad entry read at the probe is read again under the lock: told once
       const warn = onceEach(ctx.warn);
-      const hit = await cacheReadRound(dir, key, warn);
-      if (hit) return await replay(hit);
+      const hit = await cacheReadEntry(dir, key, warn);
+      if (hit && !isFailureEntry(hit)) return await replay(hit);
       const parts = () => keys.parts(state);
       if (model.offline) {
-        // the error path only: why it missed, from the entries' parts
-        const hint = missHint(dir, { ...origin, parts: parts() });
+        // a recorded failure fails alike, offline only (online it is asked again)
+        if (hit) return await play(failureOf(hit));
+        // the error path only: why it missed, from the entries' parts, or where it was asked
+        const hint = missHint(dir, { ...origin, parts: parts() }) ??
+          placeNote(state.history, ctx.home);
         throw notCached(origin.endpoint, origin.backend, origin.model, key, hint);
       }
       const miss = () => {

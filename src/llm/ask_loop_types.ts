@@ -18,7 +18,8 @@ export type AskEvent =
   | { type: "text"; delta: string }
   | { type: "round"; round: number }
   | { type: "response"; round: number; streamed: boolean }
-  | { type: "retry"; attempt: number; delayMs: number; error: unknown }
+  /** A retry of the query (`replayed`: one a recorded round met, told again as it replays). */
+  | { type: "retry"; attempt: number; delayMs: number; error: unknown; replayed?: true }
   | { type: "tool"; name: string; id: string }
   | { type: "cache"; hit: boolean; key: string }
   /**
@@ -43,6 +44,55 @@ export interface RecordedRound {
   retried?: Message[];
   /** `[start_timestamp, timestamp]` of each `function_call_output`, in order. */
   stamps: ([string, string] | null)[];
+  /** The retries its query met, oldest first (absent: none): told again when it replays. */
+  retries?: RetryNote[];
+}
+
+/**
+ * A retry a round's query met: the retry number, the delay waited and the
+ * failed attempt's error message as it was told (where the query went, no
+ * credentials).
+ */
+export interface RetryNote {
+  /** The attempts made before it (1 for the first retry). */
+  attempt: number;
+  /** The delay before the next attempt, ms. */
+  delayMs: number;
+  /** The failed attempt's error message. */
+  error: string;
+}
+
+/**
+ * The provider failure that ended a round (its retries used up, or not
+ * retryable), as the run saw it: a `ScoutError`'s code, message (where the
+ * query went included, no credentials) and its other plain fields (`status`,
+ * `phase`, `backend`, `baseMessage`, `attempts`…), and the name of its
+ * failure snapshot.
+ */
+export interface RecordedError {
+  /** The error's code (`provider_http`, `provider_response`, `timeout`…). */
+  code: string;
+  /** Its message. */
+  message: string;
+  /** Its other fields with a string, number or boolean value. */
+  fields: Record<string, string | number | boolean>;
+  /** The base name of its failure snapshot under `$SCOUT_HOME/tmp/ask`. */
+  snapshot?: string;
+}
+
+/**
+ * A round whose query failed for good, as recorded: an offline replay
+ * (only) plays the failure again — its retries told, the messages it kept
+ * (the records of billed attempts, a partial answer) added, the same error
+ * thrown.
+ */
+export interface RecordedFailure {
+  /** The error. */
+  failure: RecordedError;
+  /** What the failed round added to the ask's messages. */
+  messages: Message[];
+  /** The retries its query met before it failed (absent: none). */
+  retries?: RetryNote[];
 }
 
 /** Where the loop stands when a round starts (what the round's request is made of). */
@@ -80,7 +130,7 @@ export interface RoundSource {
   /** Runs one round through the source. */
   round(
     state: RoundState,
-    play: (recorded: RecordedRound | null) => Promise<PlayedRound>,
+    play: (recorded: RecordedRound | RecordedFailure | null) => Promise<PlayedRound>,
   ): Promise<PlayedRound>;
 }
 
@@ -157,4 +207,6 @@ export interface AttemptOutput {
    * (billed tokens: R93-2), oldest first; the text of those attempts is not kept.
    */
   retried: Message[];
+  /** The retries so far. */
+  retries: RetryNote[];
 }

@@ -21,6 +21,7 @@ import { nextMeta } from "./meta_record.ts";
 import { locateError } from "./error_location.ts";
 import { incompleteMeta, metaAfter } from "./incomplete_meta.ts";
 import { withRetries } from "./retry.ts";
+import { retryNote } from "./round_failure.ts";
 import { markReply } from "./reply_calls.ts";
 import { markThinking } from "./thinking.ts";
 import type { BackendRequest, QueryContext, ReplyItem, Truncation } from "./types.ts";
@@ -262,6 +263,7 @@ export async function queryRound(
       ...(input.signal ? { signal: input.signal } : {}),
       onRetry: (info) => {
         keepRetried(partial, info.error, state.meta, input);
+        partial.retries.push(retryNote(info, input.settings.key)); // the round's entry tells it again
         input.onEvent?.({ type: "retry", ...info, error: info.error });
       },
     },

@@ -6,8 +6,9 @@
  * messages, currentMeta}))` of that round's request; a hit replays the reply,
  * its meta (original `inference_id`) and the tool outputs' timestamps, and the
  * tools run again. Entries of format 1 ({@link CachedAsk}: one per ask, the
- * whole loop's messages, keyed with `v:1`) are still read. Failures are never
- * stored. A per-key lock (in process, and a lock file across processes) makes
+ * whole loop's messages, keyed with `v:1`) are still read. A round whose
+ * query failed for good is stored as a failure entry ({@link CachedFailure}),
+ * which only an offline replay plays (`ask_cache.ts`). A per-key lock (in process, and a lock file across processes) makes
  * identical concurrent rounds run once. Keys: `cache_key.ts`; the lock and
  * the entry files: `cache_lock.ts`; what an entry holds, checked on every
  * read: `cache_entry.ts`.
@@ -21,13 +22,16 @@ import { ScoutError } from "../errors.ts";
 import {
   ASK_ENTRY,
   type CachedAsk,
+  type CachedFailure,
   type CachedRound,
   entryProblem,
-  ROUND_ENTRY,
+  isFailureEntry,
+  roundEntrySchema,
 } from "./cache_entry.ts";
 import { type KeyLockOptions, withKeyLock } from "./cache_lock.ts";
 
-export type { CachedAsk, CachedRound } from "./cache_entry.ts";
+export type { CachedAsk, CachedFailure, CachedRound } from "./cache_entry.ts";
+export { isFailureEntry } from "./cache_entry.ts";
 
 export {
   CACHE_VERSION,
@@ -54,7 +58,7 @@ export function cacheDir(home: string): string {
 function readEntry<T>(
   dir: string,
   key: string,
-  schema: z.ZodType<T>,
+  schema: z.ZodType<T> | ((data: unknown) => z.ZodType<T>),
   warn?: (m: string) => void,
 ): T | null {
   const file = join(dir, `${key}.json`);
@@ -80,7 +84,7 @@ function readEntry<T>(
   }
   // what the loop replays must be what the cache writes: anything else would
   // crash the replay, or replay as an empty answer (R73-5)
-  const problem = entryProblem(schema, data);
+  const problem = entryProblem(typeof schema === "function" ? schema(data) : schema, data);
   if (problem !== null) {
     warn?.(`Ignoring corrupt cache entry "${file}": ${problem}`);
     return null;
@@ -108,22 +112,41 @@ export function cacheRead(
 }
 
 /**
- * Reads a round entry (format 2); misses as {@link cacheRead}.
+ * Reads a round entry (format 2): a reply, or a failure entry; misses as
+ * {@link cacheRead}.
  *
  * @param dir cache directory
  * @param key round cache key
  * @param warn warning sink
  * @returns the entry or null
  */
-export function cacheReadRound(
+export function cacheReadEntry(
+  dir: string,
+  key: string,
+  warn?: (m: string) => void,
+): Promise<CachedRound | CachedFailure | null> {
+  return Promise.resolve(readEntry(dir, key, roundEntrySchema, warn));
+}
+
+/**
+ * Reads a round entry's reply (format 2): a failure entry is none (null);
+ * misses as {@link cacheRead}.
+ *
+ * @param dir cache directory
+ * @param key round cache key
+ * @param warn warning sink
+ * @returns the entry or null
+ */
+export async function cacheReadRound(
   dir: string,
   key: string,
   warn?: (m: string) => void,
 ): Promise<CachedRound | null> {
-  return Promise.resolve(readEntry(dir, key, ROUND_ENTRY, warn));
+  const entry = await cacheReadEntry(dir, key, warn);
+  return entry && !isFailureEntry(entry) ? entry : null;
 }
 
-function entryText(entry: CachedAsk | CachedRound): string {
+function entryText(entry: CachedAsk | CachedRound | CachedFailure): string {
   return JSON.stringify(entry) + "\n";
 }
 
@@ -159,7 +182,7 @@ async function stored(dir: string, key: string, write: () => Promise<void>): Pro
 export function withCacheLock<T>(
   dir: string,
   key: string,
-  fn: (store: (entry: CachedAsk | CachedRound) => Promise<void>) => Promise<T>,
+  fn: (store: (entry: CachedAsk | CachedRound | CachedFailure) => Promise<void>) => Promise<T>,
   opts: KeyLockOptions = {},
 ): Promise<T> {
   return withKeyLock(

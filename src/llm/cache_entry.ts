@@ -1,6 +1,7 @@
 /**
  * What an inference-cache entry is: the two formats the cache reads
- * ({@link CachedRound}, format 2, one per round of the tool loop, and
+ * ({@link CachedRound}, format 2, one per round of the tool loop — or
+ * {@link CachedFailure}, a round whose query failed for good — and
  * {@link CachedAsk}, format 1, one per ask) and their schemas, written from
  * what the store side puts in an entry (`ask_cache.ts`'s store of a played
  * round's `record`: the reply's {@link ReplyItem}s, the meta message
@@ -14,6 +15,7 @@
 import { z } from "zod";
 import type { Message } from "../chat/types.ts";
 import { CACHE_VERSION, type CacheKeyParts, ROUND_CACHE_VERSION } from "./cache_key.ts";
+import type { RecordedError, RetryNote } from "./ask_loop_types.ts";
 import type { ReplyItem } from "./types.ts";
 
 /** A stored ask result. */
@@ -56,11 +58,43 @@ export interface CachedRound {
   retried?: Message[];
   /** `[start_timestamp, timestamp]` of each tool output of the round, in order. */
   stamps: ([string, string] | null)[];
+  /** The retries its query met (absent: none, or written before they were recorded). */
+  retries?: RetryNote[];
   /**
    * Digests of the parts of its key (messages, tools, params, currentMeta):
    * what an offline miss compares to say why it missed. Absent in entries
    * written before them; never read on a hit.
    */
+  parts?: CacheKeyParts;
+}
+
+/**
+ * A round whose query failed for good (its retries used up, or not
+ * retryable): replayed by an offline replay only (it fails alike); online it
+ * is a miss, asked again, and an answer replaces it. It has no `items`, so a
+ * scout-ai of before failure entries reads it as corrupt: a miss, never a
+ * reply.
+ */
+export interface CachedFailure {
+  /** Format version ({@link ROUND_CACHE_VERSION}). */
+  v: number;
+  /** When it was stored. */
+  created: string;
+  /** Endpoint it was produced with (`""` for none). */
+  endpoint: string;
+  /** Backend it was produced with. */
+  backend: string;
+  /** Model it was produced with. */
+  model: string;
+  /** Which round of its ask it was (information only). */
+  round: number;
+  /** The error, as the run saw it. */
+  failure: RecordedError;
+  /** What the failed round added to its ask's messages (billed attempts' records, a partial answer). */
+  messages: Message[];
+  /** The retries its query met before it failed. */
+  retries?: RetryNote[];
+  /** Digests of the parts of its key (as {@link CachedRound}'s). */
   parts?: CacheKeyParts;
 }
 
@@ -103,6 +137,11 @@ const parts = z.object({
   currentMeta: z.string(),
 });
 
+/** The retries a round's query met ({@link RetryNote}). */
+const retries = z.array(
+  z.object({ attempt: z.number().int().min(1), delayMs: z.number(), error: z.string() }),
+).optional();
+
 /**
  * A round entry (format 2). Not strict: a field it does not name is accepted
  * (and kept, `cache.ts` returns the entry as read) — how an older scout-ai
@@ -120,7 +159,50 @@ export const ROUND_ENTRY: z.ZodType<CachedRound> = z.object({
   ...origin,
   round: z.number().int().min(1),
   parts: parts.optional(),
+  retries,
 });
+
+/**
+ * A failure entry (format 2, {@link CachedFailure}); its snapshot's name is
+ * a plain file name (a stamp and hex digits), never a path.
+ */
+export const FAILURE_ENTRY: z.ZodType<CachedFailure> = z.object({
+  v: z.literal(ROUND_CACHE_VERSION),
+  failure: z.object({
+    code: z.string(),
+    message: z.string(),
+    fields: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+    snapshot: z.string().regex(/^[\w-]+$/).optional(),
+  }),
+  messages: z.array(message),
+  retries,
+  ...origin,
+  round: z.number().int().min(1),
+  parts: parts.optional(),
+});
+
+/**
+ * Whether a round entry is a failure entry.
+ *
+ * @param entry the entry
+ * @returns true for a {@link CachedFailure}
+ */
+export function isFailureEntry(entry: CachedRound | CachedFailure): entry is CachedFailure {
+  return "failure" in entry;
+}
+
+/**
+ * The schema a parsed round entry is checked against: {@link FAILURE_ENTRY}
+ * when it has a `failure`, else {@link ROUND_ENTRY} (whose warnings name
+ * the reply's problems).
+ *
+ * @param data the parsed JSON
+ * @returns the schema
+ */
+export function roundEntrySchema(data: unknown): z.ZodType<CachedRound | CachedFailure> {
+  const failure = typeof data === "object" && data !== null && "failure" in data;
+  return failure ? FAILURE_ENTRY : ROUND_ENTRY;
+}
 
 /** A whole-ask entry (format 1). */
 export const ASK_ENTRY: z.ZodType<CachedAsk> = z.object({

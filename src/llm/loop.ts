@@ -21,7 +21,9 @@ import type {
   AttemptOutput,
   LoopInput,
   PlayedRound,
+  RecordedFailure,
   RecordedRound,
+  RetryNote,
   RoundState,
 } from "./ask_loop_types.ts";
 import {
@@ -35,11 +37,19 @@ import {
   truncationWarning,
 } from "./ask_round.ts";
 import { incompleteMeta, metaAfter } from "./incomplete_meta.ts";
+import {
+  isRecordedFailure,
+  noteFailedRound,
+  replayFailure,
+  replayRetries,
+} from "./round_failure.ts";
+import type { ReplyItem } from "./types.ts";
 
 export type {
   AskEvent,
   LoopInput,
   PlayedRound,
+  RecordedFailure,
   RecordedRound,
   RoundSource,
   RoundState,
@@ -131,57 +141,83 @@ export function failureMessages(e: unknown): Message[] {
   return Array.isArray(produced) ? produced as Message[] : [];
 }
 
+/** What a live query gave a round: the reply's side of its record, and the meta after it. */
+interface LiveReply {
+  items: ReplyItem[];
+  id: string | undefined;
+  meta: MetaRecord;
+  metaMessage: Message | null;
+  retried: Message[];
+  retries: RetryNote[];
+  paidAt: Date;
+}
+
 /**
- * Plays one round: the recorded reply, or a live query (a failing query keeps
- * its partial answer in `out`); the meta into `out`; then the tools.
+ * Queries the provider for a round (a failing query keeps its partial answer
+ * in `out`, and is noted for the round's failure entry: `round_failure.ts`).
+ */
+async function liveReply(
+  state: RoundState,
+  tools: ToolDefinition[],
+  input: LoopInput,
+  out: Message[],
+): Promise<LiveReply> {
+  const partial: AttemptOutput = { text: "", retried: [], retries: [] };
+  const { reply, streamed } = await queryRound(state, tools, input, partial).catch((e) => {
+    const previous = metaAfter(partial.retried, state.meta);
+    const kept = [...partial.retried, ...incompleteAnswer(e, partial, previous, input)];
+    out.push(...kept);
+    const ask = { key: input.settings.key, signal: input.signal };
+    noteFailedRound(e, state, { messages: kept, retries: partial.retries }, ask);
+    throw e;
+  });
+  // the records of attempts retried after reporting usage come first
+  let meta = metaAfter(partial.retried, state.meta);
+  input.onEvent?.({ type: "response", round: state.round, streamed });
+  if (reply.truncated) input.warn?.(truncationWarning(input.backendName, reply.truncated));
+  const paidAt = input.now();
+  let metaMessage: Message | null = null;
+  if (input.logResponse) {
+    metaMessage = liveMeta(reply, meta, input, paidAt).message;
+    // the next round starts from the meta as written (what a replay reads back)
+    meta = parseMeta(String(metaMessage.content));
+  }
+  const { retried, retries } = partial;
+  return { items: reply.items, id: reply.id, meta, metaMessage, retried, retries, paidAt };
+}
+
+/**
+ * Plays one round: the recorded reply (its retries told again), or a live
+ * query; the meta into `out`; then the tools. A recorded failure (offline
+ * replay only) is played as it failed.
  */
 async function playRound(
   state: RoundState,
-  recorded: RecordedRound | null,
+  recorded: RecordedRound | RecordedFailure | null,
   tools: ToolDefinition[],
   input: LoopInput,
   out: Message[],
 ): Promise<PlayedRound> {
-  let meta = state.meta;
-  let metaMessage: Message | null = null;
-  let items = recorded?.items;
-  let id = recorded?.id;
-  let retried = recorded?.retried ?? [];
-  let paidAt: Date | null = null; // a live reply's arrival (a replayed one was paid before)
+  if (recorded && isRecordedFailure(recorded)) replayFailure(recorded, input.onEvent, out);
+  let live: LiveReply | null = null;
+  let meta: MetaRecord;
   if (recorded) {
+    replayRetries(recorded.retries, input.onEvent);
     meta = replayReply(state, recorded, input);
-    metaMessage = recorded.meta;
-  } else {
-    const partial: AttemptOutput = { text: "", retried: [] };
-    const { reply, streamed } = await queryRound(state, tools, input, partial).catch((e) => {
-      const previous = metaAfter(partial.retried, state.meta);
-      out.push(...partial.retried, ...incompleteAnswer(e, partial, previous, input));
-      throw e;
-    });
-    // the records of attempts retried after reporting usage come first
-    retried = partial.retried;
-    meta = metaAfter(retried, meta);
-    input.onEvent?.({ type: "response", round: state.round, streamed });
-    if (reply.truncated) input.warn?.(truncationWarning(input.backendName, reply.truncated));
-    const timestamp = input.now();
-    paidAt = timestamp;
-    if (input.logResponse) {
-      metaMessage = liveMeta(reply, meta, input, timestamp).message;
-      // the next round starts from the meta as written (what a replay reads back)
-      meta = parseMeta(String(metaMessage.content));
-    }
-    items = reply.items;
-    id = reply.id;
-  }
+  } else meta = (live = await liveReply(state, tools, input, out)).meta;
+  const { items, id, meta: metaMessage, retried = [], retries = [] } = recorded ?? {
+    ...live!,
+    meta: live!.metaMessage,
+  };
   out.push(...retried);
   if (metaMessage) out.push(metaMessage);
   // what was paid so far, the reply's calls among it, for logs written as the run goes (a
   // SIGKILL keeps them: a call still running shows without its output, R111-2)
-  if (metaMessage && paidAt && input.onEvent) {
-    const produced = [...out, ...pendingReply(items!, paidAt)];
+  if (metaMessage && live && input.onEvent) {
+    const produced = [...out, ...pendingReply(items, live.paidAt)];
     input.onEvent({ type: "meta", round: state.round, produced });
   }
-  const done = await itemsToMessages(items!, input).catch((e) => {
+  const done = await itemsToMessages(items, input).catch((e) => {
     // interrupted during its tools: the calls and their outputs so far are kept
     for (const m of interruptedBatch(e) ?? []) out.push(m);
     throw e;
@@ -189,11 +225,12 @@ async function playRound(
   const messages = recorded ? restamp(done.messages, recorded.stamps) : done.messages;
   return {
     record: {
-      items: items!,
+      items,
       ...(id ? { id } : {}),
       meta: metaMessage,
       ...(retried.length ? { retried } : {}),
       stamps: stampsOf(messages),
+      ...(retries.length ? { retries } : {}),
     },
     meta,
     messages,
@@ -230,7 +267,8 @@ export async function runLoop(input: LoopInput): Promise<Message[]> {
       }
       input.onEvent?.({ type: "round", round: state.round });
       const at = state;
-      const play = (recorded: RecordedRound | null) => playRound(at, recorded, tools, input, out);
+      const play = (recorded: RecordedRound | RecordedFailure | null) =>
+        playRound(at, recorded, tools, input, out);
       const played = await (input.rounds ? input.rounds.round(at, play) : play(null));
       for (const m of played.messages) out.push(m); // not as arguments: 100,000 calls overflow
       let prevId = state.previousResponseId;

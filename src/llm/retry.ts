@@ -124,6 +124,13 @@ export async function withRetries<T>(
 }
 
 /**
+ * What a warning of a retry a cached round replays ends with (the round met
+ * it when it was recorded; nothing waits now). Never in a job's `.info`
+ * note, which is written as the recording wrote it.
+ */
+export const REPLAYED = " (replayed from the cache)";
+
+/**
  * The warning for a retry, as `llm ask` prints it and the agent layer warns
  * it for a nested ask: the error, the delay and the attempt about to start.
  *

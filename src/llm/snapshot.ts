@@ -50,11 +50,24 @@ function redactValue(v: unknown): unknown {
 }
 
 /**
+ * A new snapshot's base name: the time and six hex digits
+ * (`2026-12-07T10-11-12-345Z-a1b2c3`).
+ *
+ * @returns the name
+ */
+export function snapshotName(): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  return `${stamp}-${randomBytes(3).toString("hex")}`;
+}
+
+/**
  * Writes a snapshot: `<base>.chat`, `<base>.options.json`, `<base>.meta`, mode
  * 0600 (the chat carries its `file:` contents; the snapshot is the user's own).
  *
  * @param dir snapshot directory (`$SCOUT_HOME/tmp/ask`)
  * @param s messages, options and current meta
+ * @param name its base name (default: a new one, {@link snapshotName}); a
+ *   replayed failure's is the recorded one
  * @returns the base path (without extension)
  */
 export async function writeSnapshot(
@@ -64,9 +77,9 @@ export async function writeSnapshot(
     options: Record<string, unknown>;
     currentMeta: Record<string, unknown>;
   },
+  name: string = snapshotName(),
 ): Promise<string> {
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const base = join(dir, `${stamp}-${randomBytes(3).toString("hex")}`);
+  const base = join(dir, name);
   // the chat holds its `file:` contents: readable by the user only (R97-5)
   const own = { mode: 0o600 };
   await writeFileAtomic(`${base}.chat`, print(s.messages as Message[]) + "\n", own);
