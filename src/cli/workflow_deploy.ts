@@ -99,18 +99,24 @@ export async function workerArgv(
 export interface WorkerInputs {
   /** The input files saved at submission (`--deploy-inputs`), if any. */
   saved?: SavedDir;
-  /** The top job now: built again once a file its `.info` names as typed changed (R114-2). */
+  /** The top job now: built again once a file it was given as named changed (R114-2). */
   current: () => Promise<Job>;
+  /**
+   * A job of the graph as run: one given files as named checks after its
+   * body that none changed while it ran, else fails unstored (R122-1).
+   */
+  checked?: (job: Job) => Job;
 }
 
 /**
  * Worker mode: runs the named jobs of `top`'s graph (from `--deploy-job`, or
  * one path per stdin line with `--deploy-worker`), each without its
  * dependencies, replying on stdout per job. Before each, the graph is built
- * again from the saved files when a file its `.info` names as typed changed
+ * again from the saved files when a file it was given as named changed
  * (`inputs.current`); a job is not run once a saved file is no longer as
  * submitted (`changedSavedFile`, R109-1): the worker says so and records it
- * in the job's `.info`.
+ * in the job's `.info`; a job given a file as named that changes while it
+ * runs fails without storing its result (`inputs.checked`, R122-1).
  *
  * @param top the top job
  * @param opts options (which jobs)
@@ -162,8 +168,8 @@ export async function runDeployWorker(
 
 /**
  * A worker's job runner ({@link runDeployWorker}): runs one job of `top`'s
- * graph by path — the graph built again first when a file its `.info` names
- * as typed changed — and returns null, or why the job did not run or failed. A
+ * graph by path — the graph built again first when a file it was given as
+ * named changed — and returns null, or why the job did not run or failed. A
  * job it computes records `doneInfo` in its info once done.
  */
 async function workerRunner(
@@ -205,7 +211,8 @@ async function workerRunner(
       return why;
     }
     try {
-      await lib.produceJob(job, { env: io.env, dependencies: "require-done", doneInfo });
+      const run = inputs.checked?.(job) ?? job;
+      await lib.produceJob(run, { env: io.env, dependencies: "require-done", doneInfo });
       return null;
     } catch (e) {
       return oneLine(e);

@@ -5,12 +5,13 @@
  * for SLURM under `<batch base>/inputs/`, kept while a batch job names them,
  * for a local run in a temporary directory (under `TMPDIR`) removed at its
  * end unless a job may name it — and the job built again, here and in every
- * worker (`--deploy-inputs DIR`), from the links and copies, so a file
- * replaced or removed meanwhile, even while a job runs, changes nothing
- * (R117-1); its `.info` names each file as typed while it is the one saved
- * (R114-2). A file the task reads that could be neither
- * linked nor copied is warned about. A worker that still cannot build the job
- * it was sent records the error in that job's `.info`.
+ * worker (`--deploy-inputs DIR`), from each file as named while it is the one
+ * saved, else from its link or copy (R114-2), so a file replaced or removed
+ * before a job is built changes nothing; one that changes while its job runs
+ * fails that job rather than have its result stored (R122-1). A file the
+ * task reads that could be neither linked nor copied is warned about. A
+ * worker that still cannot build the job it was sent records the error in
+ * that job's `.info`.
  *
  * @module
  */
@@ -33,16 +34,20 @@ export interface DeployInputs {
   provided: Record<string, unknown>;
   /** Saved links and copies → the values as typed (`createJob`'s `typedAs`). */
   typedAs?: Map<string, string>;
-  /** Saved links and copies → the files the `.info` names instead (`createJob`'s `recordAs`). */
-  recordAs?: Map<string, string>;
   /** The workers' options naming the saved directory (`--deploy-inputs DIR`), or none. */
   args: string[];
   /** A SLURM dry run: the lines of its script that save the files. */
   script?: string[];
   /** The directory and list saved (a worker: given), when the job is built from them. */
   saved?: SavedDir;
-  /** Whether a file the job's `.info` names as typed changed since it was built (then build it again). */
+  /** Whether a file the job was given as named changed since it was built (then build it again). */
   stale: () => boolean;
+  /**
+   * The job to run: where it was given files as named, one whose body is
+   * followed by the check that they did not change while it ran
+   * (`checkingGivenFiles`, R122-1).
+   */
+  checked: (job: Job) => Job;
   /**
    * Removes what was saved for this run alone (a local run's directory,
    * unless the `.info` of a job of `top`'s graph names a file in it; no
@@ -53,7 +58,7 @@ export interface DeployInputs {
 
 /** Inputs as parsed: nothing saved, nothing to remove. */
 export function asParsed(provided: Record<string, unknown>): DeployInputs {
-  return { provided, args: [], stale: () => false, done: () => {} };
+  return { provided, args: [], stale: () => false, checked: (job) => job, done: () => {} };
 }
 
 /** Whether this process is a deploy's worker. */
@@ -91,7 +96,7 @@ function warnUnsaved(io: Io, unsaved: readonly UnsavedFile[]): void {
 /**
  * The inputs a run builds its job from: as parsed (serial, a deploy before
  * anything is saved); a worker's with the saved files it was given
- * (`--deploy-inputs`) standing for those named.
+ * (`--deploy-inputs`) standing for those changed since submission.
  *
  * @param provided the parsed input values
  * @param opts options
@@ -123,7 +128,13 @@ function savedInputs(
   base: DeployInputs,
 ): DeployInputs {
   const { originals, ...use } = lib.withSavedFiles(provided, saved.record, saved.dir);
-  return { ...base, ...use, saved, stale: () => lib.originalsChanged(originals) };
+  return {
+    ...base,
+    ...use,
+    saved,
+    stale: () => lib.originalsChanged(originals),
+    checked: (job) => lib.checkingGivenFiles(job, originals),
+  };
 }
 
 /**
@@ -179,9 +190,8 @@ export async function saveForWorkers(
 
 /**
  * The end of a local run: its saved files go, unless a file the task reads
- * was replaced or removed meanwhile and the `.info` of a job built since
- * names its saved link or copy (every job read it, R117-1; those built
- * before name the file as typed, which then held the same bytes): the
+ * was replaced or removed meanwhile and a job built since was given its saved
+ * link or copy: the job's `.info` (maybe its result) names it, so the
  * directory stays, and a warning says where (R114-2). A link edited in place
  * holds other bytes, and a file no job's `.info` names is used by none: then
  * the directory goes, unwarned (`savedInUse`, R118-2).
@@ -202,9 +212,9 @@ function keepWhileNamed(
     const read = join(run.dir, f.saved!);
     warn(
       io,
-      `input file "${f.file}" (--${f.input}) changed during the run: the jobs read the file ` +
-        `saved at submission, ${read}, which the .info of those built since names; it is kept ` +
-        `(remove ${run.tmp} when done with them)`,
+      `input file "${f.file}" (--${f.input}) changed during the run: the jobs built since were ` +
+        `given the file saved at submission, ${read}, which their .info (and a result made of ` +
+        `its path) names; it is kept (remove ${run.tmp} when done with them)`,
     );
   }
 }

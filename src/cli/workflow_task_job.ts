@@ -2,8 +2,7 @@
  * The job of `workflow task`: built from the command line as a serial run
  * builds it; for a deploy, built again from the input files saved for its
  * workers once it has something to run (R114-3); a worker's from the saved
- * files it was given, again when a file its `.info` names as typed changed
- * (R114-2, R117-1).
+ * files it was given, again when a file it got as named changed (R114-2).
  *
  * @module
  */
@@ -80,9 +79,10 @@ export async function forWorkers(
 }
 
 /**
- * A worker's job, built again from its saved files once a file its `.info`
- * names as typed changed since, so the next jobs' `.info` names the saved
- * file they read (the same job: its name digests the bytes submitted).
+ * A worker's job, built again from its saved files once a file it was given
+ * as named changed since (the same job: its name digests the bytes
+ * submitted, which the saved file holds); each job it runs checks the files
+ * it was given as named after its body (R122-1).
  */
 export function workerJob(
   resolved: ResolvedTask,
@@ -99,6 +99,7 @@ export function workerJob(
       job = await jobOf(resolved, built.provided, inputs, opts, io, QUIET);
       return job;
     },
+    checked: (j) => inputs.checked(j), // of the inputs the graph was last built from
   };
 }
 
@@ -206,7 +207,6 @@ async function jobOf(
       store,
       warn: quiet ? () => {} : (m: string) => warn(io, typedNames(m, dep)),
       ...(dep.typedAs !== undefined ? { typedAs: dep.typedAs } : {}),
-      ...(dep.recordAs !== undefined ? { recordAs: dep.recordAs } : {}),
     });
   } catch (e) {
     dep.done();

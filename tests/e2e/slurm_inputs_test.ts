@@ -5,7 +5,8 @@
  * inputs its name was digested from; a batch job that cannot build or run the
  * job it was submitted for (a path input changed, the linked file edited in
  * place) says why in one line and records the error in that job's `.info`
- * (never `waiting`).
+ * (never `waiting`); one whose file is replaced while it runs fails unstored
+ * (R122-1).
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -145,7 +146,7 @@ Deno.test("slurm: a batch job that cannot build its job says why in one line and
   assert.ok(!existsSync(unit.path));
 });
 
-Deno.test("slurm: the batch jobs read the file saved, and their .info is a serial run's, naming the file named (R117-1, R114-2)", async () => {
+Deno.test("slurm: the batch jobs get the file named, not the one saved: the result and .info are a serial run's (R114-2, R122-1)", async () => {
   await using t = await tempDir();
   const slurm = await slurmEnv();
   mkdirSync(join(t.path, "Show"));
@@ -172,9 +173,51 @@ Deno.test("slurm: the batch jobs read the file saved, and their .info is a seria
   const [s, b] = [serial.stdout.trim(), batch.stdout.trim()];
   assert.equal(b.replace(join(t.path, "batch"), "H"), s.replace(join(t.path, "serial"), "H"));
   assert.equal(readFileSync(s, "utf8"), `top ${doc} | dep ${doc}`);
-  // given the link saved at submission (R117-1): a file replaced while a job runs is not read
-  const saved = `${join(t.path, "batch")}/var/batch/inputs/\\w+/files/0/d\\.txt`;
-  assert.match(readFileSync(b, "utf8"), new RegExp(`^top ${saved} \\| dep ${saved}$`));
+  assert.equal(readFileSync(b, "utf8"), readFileSync(s, "utf8"));
   assert.deepEqual(infoOf(b).inputs, [doc]);
   assert.deepEqual(infoOf(b).inputs, infoOf(s).inputs);
+});
+
+Deno.test("slurm: the file a batch job was given as named, replaced while the job runs: the job fails unstored, its .info saying which input changed (R122-1)", async () => {
+  await using t = await tempDir();
+  const slurm = await slurmEnv();
+  const started = JSON.stringify(join(t.path, "started"));
+  const go = JSON.stringify(join(t.path, "go"));
+  mkdirSync(join(t.path, "Late"));
+  writeFileSync(
+    join(t.path, "Late", "workflow.ts"),
+    `import { existsSync, readFileSync, writeFileSync } from "node:fs";
+export default (api: any) => api.workflow("Late", { tasks: {
+  late: { type: "string", inputs: { doc: api.input.file() }, run: async ({ doc }: any) => {
+    writeFileSync(${started}, "");
+    for (let i = 0; i < 1200 && !existsSync(${go}); i++) await new Promise((r) => setTimeout(r, 100));
+    return readFileSync(doc, "utf8").trim();
+  } },
+} });
+`,
+  );
+  const doc = join(t.path, "d.txt");
+  writeFileSync(doc, "doc A\n");
+  const sub = await runScout(
+    ["workflow", "task", join(t.path, "Late"), "late", "--doc", "d.txt", "--deploy", "slurm"]
+      .concat(["--json"]),
+    { env: { SCOUT_HOME: join(t.path, "home"), ...slurm }, cwd: t.path },
+  );
+  assert.equal(sub.code, 0, sub.stderr);
+  const [unit] = JSON.parse(sub.stdout).units as Unit[];
+  await waitUntil(() => existsSync(join(t.path, "started")), "the job to run");
+  writeFileSync(join(t.path, "d.new"), "doc B\n"); // as editors write: a new file renamed over
+  renameSync(join(t.path, "d.new"), doc);
+  writeFileSync(join(t.path, "go"), "");
+  const status = join(unit!.batchDir, "exit.status");
+  await waitUntil(() => existsSync(status), "the batch job to end", 120_000);
+  const stderr = readFileSync(join(unit!.batchDir, "std.err"), "utf8");
+  assert.equal(readFileSync(status, "utf8").trim(), "1", stderr);
+  const why = `the input file "${doc}" (--doc) changed while the job ran (replaced or edited): ` +
+    "its result is not stored";
+  assert.ok(stderr.includes(why), stderr);
+  assert.ok(!existsSync(unit!.path), "no result stored");
+  const info = infoOf(unit!.path);
+  assert.equal(info.status, "error");
+  assert.ok((info.messages as string[]).some((m) => m.includes(why)), info.messages.join("\n"));
 });

@@ -1,12 +1,13 @@
 /**
- * A `file` input replaced or removed while the job reading it runs
- * (`--deploy local`, R117-1): the task was given the hard link saved at
- * submission, so it reads the bytes submitted — the bytes the job's name
- * digests — and the result stored under that name is the one a serial run
- * of them stores. The job's `.info` names the file as typed (it was the one
- * saved when the job was built), so no `.info` names the saved link, and the
- * run removes it unwarned; a job built after the change names the saved link,
- * which the run keeps and says so, truly: every job read it.
+ * A `file` input replaced, removed, or moved away, edited and moved back
+ * while the job reading it runs (`--deploy local`, a SLURM batch job's
+ * worker; R122-1): the task was given the file as named (R114-2), so what it
+ * read may not be the bytes the job's name digests. The job's body is
+ * followed by a check of that file: changed, the job fails before its result
+ * is stored, its `.info` naming the input and saying the file changed while
+ * it ran; no `.info` names the saved link, so the run removes it unwarned. A
+ * run of the same command afterwards computes from the file as it is then, as
+ * a serial run does.
  */
 import assert from "node:assert/strict";
 import {
@@ -23,14 +24,19 @@ import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 import { readInfo, userWorkflow } from "./cli_support.ts";
 import { standInSlurm } from "./deploy_fixtures.ts";
 
+/** Which task writes `<dir>/started` and waits for `<dir>/go` before it reads `doc`. */
+type Waiting = "slow" | "top";
+
 /**
- * `R/top` after `R/slow`; `slow` takes `doc` (a file) and `text`, writes
- * `<dir>/started`, waits for `<dir>/go`, and only then reads `doc`. With
- * `topDoc`, `top` takes `doc` too (and reads nothing of it).
+ * `R/top` after `R/slow`; both take `doc` (a file), `slow` also `text`. The
+ * `waiting` one writes `<dir>/started`, waits for `<dir>/go`, and only then
+ * reads `doc`; the other reads it at once.
  */
-function slowWorkflow(dir: string, topDoc: boolean): string {
+function slowWorkflow(dir: string, waiting: Waiting): string {
   const started = JSON.stringify(join(dir, "started"));
   const go = JSON.stringify(join(dir, "go"));
+  const wait = `writeFileSync(${started}, "");
+      for (let i = 0; i < 600 && !existsSync(${go}); i++) await new Promise((r) => setTimeout(r, 50));`;
   return userWorkflow(
     dir,
     "R",
@@ -38,18 +44,20 @@ function slowWorkflow(dir: string, topDoc: boolean): string {
 export default (api) => api.workflow("R", { tasks: {
   slow: { type: "string", inputs: { doc: api.input.file(), text: api.input.text() },
     run: async ({ doc, text }) => {
-      writeFileSync(${started}, "");
-      for (let i = 0; i < 600 && !existsSync(${go}); i++) await new Promise((r) => setTimeout(r, 50));
+      ${waiting === "slow" ? wait : ""}
       return "doc=" + readFileSync(doc, "utf8").trim() + " text=" + text.trim();
     } },
-  top: { type: "string", deps: ["slow"], ${topDoc ? "inputs: { doc: api.input.file() }, " : ""}
-    run: async (_, job) => "top:" + (await job.load("slow")) },
+  top: { type: "string", deps: ["slow"], inputs: { doc: api.input.file() },
+    run: async ({ doc }, job) => {
+      ${waiting === "top" ? wait : ""}
+      return "top:" + (await job.load("slow")) + " doc=" + readFileSync(doc, "utf8").trim();
+    } },
 } });
 `,
   );
 }
 
-/** Runs scout with `args` in `dir` (a real subprocess), `change` made while `slow` runs. */
+/** Runs scout with `args` in `dir` (a real subprocess), `change` made while the waiting job runs. */
 async function whileSlowRuns(
   dir: string,
   args: string[],
@@ -67,113 +75,148 @@ async function whileSlowRuns(
   while (!existsSync(join(dir, "started")) && Date.now() - t0 < 30_000) {
     await new Promise((r) => setTimeout(r, 50));
   }
-  change(); // slow runs: it has not read its doc yet
+  change(); // the job runs: it has not read its doc yet
   writeFileSync(join(dir, "go"), "");
   const out = await child.output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
-/** `R top --doc d2.txt --text t.txt` from `dir`, its files written. */
-function task(dir: string, topDoc: boolean, name = "top"): string[] {
+/** `R <name> --doc d2.txt --text t.txt` from `dir`, its files written. */
+function task(dir: string, waiting: Waiting, name = "top"): string[] {
   writeFileSync(join(dir, "d2.txt"), "orig\n");
   writeFileSync(join(dir, "t.txt"), "T\n");
-  return [
-    "workflow",
-    "task",
-    slowWorkflow(dir, topDoc),
-    name,
-    "--doc",
-    "d2.txt",
-    "--text",
-    "t.txt",
-  ];
+  const wf = slowWorkflow(dir, waiting);
+  return ["workflow", "task", wf, name, "--doc", "d2.txt", "--text", "t.txt"];
 }
 
-/** `R top … --deploy local --cpus 1`, `change` made while `slow` runs. */
-async function changedWhileRunning(dir: string, change: () => void, topDoc = false) {
-  const args = task(dir, topDoc);
+/** The paths of the jobs of task `name` (each has an `.info`) in the store under `home`. */
+function jobsOf(home: string, name: string): string[] {
+  const dir = join(home, "var", "jobs", "R", name);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((f) => f.endsWith(".info")).map((f) => join(dir, f.slice(0, -5)));
+}
+
+/** `R top … --deploy local --cpus 1` (one worker runs both jobs), `change` made while `waiting` runs. */
+async function changedWhileRunning(dir: string, change: () => void, waiting: Waiting = "slow") {
+  const args = task(dir, waiting);
   const tmp = join(dir, "tmp");
   mkdirSync(tmp);
+  const home = join(dir, "home");
   const r = await whileSlowRuns(
     dir,
     [...args, "--deploy", "local", "--cpus", "1", "--print-path"],
-    { SCOUT_HOME: join(dir, "home"), TMPDIR: tmp },
+    { SCOUT_HOME: home, TMPDIR: tmp },
     change,
   );
-  const path = r.stdout.trim();
-  const slow = (readInfo(path)?.dependencies as string[] | undefined)?.[0] ?? "";
-  return { code: r.code, path, slow, stderr: r.stderr, tmp, args };
+  return { ...r, home, tmp, args };
 }
 
-/** The `slow` job a serial run of the submitted bytes makes: the same name, the same result. */
-async function serialSlow(dir: string, args: string[], slow: string): Promise<void> {
-  writeFileSync(join(dir, "d2.txt"), "orig\n");
-  const serial = await runScout([...args, "--print-path"], {
-    cwd: dir,
-    env: { SCOUT_HOME: join(dir, "serial"), NO_COLOR: "1" },
+/** The `scout-ai:` lines of a run's stderr. */
+const scoutLines = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("scout-ai:"));
+
+/**
+ * The one job of `name` failed, unstored, for the reason `why` (a pattern of
+ * its message): said on stderr and recorded in its `.info`. The run's saved
+ * files are gone from its `TMPDIR`, and no warning offered them.
+ */
+function failedUnstored(
+  r: { code: number; stderr: string; home: string; tmp: string },
+  name: string,
+  why: RegExp,
+): string {
+  assert.equal(r.code, 1, r.stderr);
+  const [job, ...more] = jobsOf(r.home, name);
+  assert.ok(job !== undefined && more.length === 0, r.stderr);
+  assert.ok(!existsSync(job), "no result stored");
+  const info = readInfo(job)!;
+  assert.equal(info.status, "error");
+  assert.match(String((info.messages as string[]).at(-1)), why);
+  assert.ok(scoutLines(r.stderr).some((l) => why.test(l)), r.stderr);
+  assert.deepEqual(scoutLines(r.stderr).filter((l) => l.includes("warning")), []);
+  assert.deepEqual(readdirSync(r.tmp), [], "the run's saved files removed");
+  return job;
+}
+
+/** The message of a job whose `--doc` file changed while it ran (`how`: "replaced or edited"…). */
+function changed(doc: string, how: string): string {
+  return `the input file "${doc}" (--doc) changed while the job ran (${how})`;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+Deno.test("local deploy: the file read replaced by a rename while its job runs: the job fails unstored, its .info saying which input changed; a rerun computes from the file as it is then, as a serial run does (R122-1)", async () => {
+  await using d = await tempDir();
+  const doc = join(d.path, "d2.txt");
+  const r = await changedWhileRunning(d.path, () => {
+    writeFileSync(join(d.path, "d2.new"), "new\n");
+    renameSync(join(d.path, "d2.new"), doc);
+  });
+  const why = new RegExp(
+    escape(`${changed(doc, "replaced or edited")}: its result is not stored; run it again`),
+  );
+  const failed = failedUnstored(r, "slow", why);
+  assert.deepEqual(readInfo(failed)!.inputs, [doc, "T\n"], "given the file as named");
+  assert.deepEqual(jobsOf(r.home, "top"), [], "its dependent never ran");
+  // the same command again: the file as it is now, another job (its name digests other bytes)
+  const again = await runScout([...r.args, "--deploy", "local", "--print-path"], {
+    cwd: d.path,
+    env: { SCOUT_HOME: r.home, TMPDIR: r.tmp, NO_COLOR: "1" },
+  });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(readFileSync(again.stdout.trim(), "utf8"), "top:doc=new text=T doc=new");
+  const serial = await runScout([...r.args, "--print-path"], {
+    cwd: d.path,
+    env: { SCOUT_HOME: join(d.path, "serial"), NO_COLOR: "1" },
   });
   assert.equal(serial.code, 0, serial.stderr);
-  const dep = (readInfo(serial.stdout.trim())!.dependencies as string[])[0]!;
-  assert.equal(dep.replace(join(dir, "serial"), "H"), slow.replace(join(dir, "home"), "H"));
-  assert.equal(readFileSync(dep, "utf8"), readFileSync(slow, "utf8"));
-}
-
-/** The run's saved files are gone from its `TMPDIR`, and no warning offered them. */
-function nothingKept(r: { stderr: string; tmp: string }): void {
-  assert.deepEqual(r.stderr.split("\n").filter((l) => l.startsWith("scout-ai:")), []);
-  assert.deepEqual(readdirSync(r.tmp), [], "the run's saved files removed");
-}
-
-Deno.test("local deploy: the file read replaced by a rename while its job runs: the job reads the bytes submitted, as its name says (R117-1)", async () => {
-  await using d = await tempDir();
-  const r = await changedWhileRunning(d.path, () => {
-    writeFileSync(join(d.path, "d2.new"), "new\n");
-    renameSync(join(d.path, "d2.new"), join(d.path, "d2.txt"));
-  });
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(readFileSync(r.path, "utf8"), "top:doc=orig text=T");
-  assert.equal(readFileSync(r.slow, "utf8"), "doc=orig text=T");
-  // built before the change: its .info names the file as typed, as a serial run's
-  assert.deepEqual(readInfo(r.slow)!.inputs, [join(d.path, "d2.txt"), "T\n"]);
-  nothingKept(r);
-  await serialSlow(d.path, r.args, r.slow);
+  assert.equal(
+    serial.stdout.trim().replace(join(d.path, "serial"), "H"),
+    again.stdout.trim().replace(r.home, "H"),
+  );
+  const slow = (readInfo(again.stdout.trim())!.dependencies as string[])[0]!;
+  assert.notEqual(slow, failed, "the job of the new bytes");
+  assert.equal(readFileSync(slow, "utf8"), "doc=new text=T");
 });
 
-Deno.test("local deploy: the file read removed while its job runs: the job reads the bytes submitted (R117-1)", async () => {
+Deno.test("local deploy: the file read removed while its job runs: the job fails naming the change, not only ENOENT (R122-1)", async () => {
   await using d = await tempDir();
-  const r = await changedWhileRunning(d.path, () => rmSync(join(d.path, "d2.txt")));
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(readFileSync(r.path, "utf8"), "top:doc=orig text=T");
-  assert.equal(readFileSync(r.slow, "utf8"), "doc=orig text=T");
-  nothingKept(r);
-  await serialSlow(d.path, r.args, r.slow);
-});
-
-Deno.test("local deploy: the file replaced while a job reads it, and a later job takes it too: that job's .info names the saved link, which is kept, and the warning says what every job read (R117-1)", async () => {
-  await using d = await tempDir();
-  const r = await changedWhileRunning(d.path, () => {
-    writeFileSync(join(d.path, "d2.new"), "new\n");
-    renameSync(join(d.path, "d2.new"), join(d.path, "d2.txt"));
-  }, true);
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(readFileSync(r.path, "utf8"), "top:doc=orig text=T");
   const doc = join(d.path, "d2.txt");
-  assert.deepEqual(readInfo(r.slow)!.inputs, [doc, "T\n"], "built before the change");
-  const read = (readInfo(r.path)!.inputs as string[])[0]!;
-  assert.equal(readFileSync(read, "utf8"), "orig\n", "built after: it names the saved link");
-  const [run] = readdirSync(r.tmp);
-  assert.ok(read.startsWith(join(r.tmp, run!) + "/"), read);
-  assert.deepEqual(r.stderr.split("\n").filter((l) => l.startsWith("scout-ai:")), [
-    `scout-ai: warning: input file "${doc}" (--doc) changed during the run: the jobs read the ` +
-    `file saved at submission, ${read}, which the .info of those built since names; it is kept ` +
-    `(remove ${join(r.tmp, run!)} when done with them)`,
-  ]);
+  const r = await changedWhileRunning(d.path, () => rmSync(doc));
+  failedUnstored(
+    r,
+    "slow",
+    new RegExp(`${escape(changed(doc, "removed"))}, and the task failed: .*ENOENT.*; run it again`),
+  );
 });
 
-Deno.test("slurm deploy: a batch job's worker reads the bytes submitted though the file is replaced while the job runs (R117-1)", async () => {
+Deno.test("local deploy: the file read moved away, edited to the same size, and moved back while its job runs: its modification time tells, the job fails unstored (R122-1)", async () => {
   await using d = await tempDir();
-  const args = task(d.path, false, "slow");
+  const doc = join(d.path, "d2.txt");
+  const r = await changedWhileRunning(d.path, () => {
+    renameSync(doc, join(d.path, "d2.away"));
+    writeFileSync(join(d.path, "d2.away"), "ORIG\n"); // the same inode, the same size
+    renameSync(join(d.path, "d2.away"), doc);
+  });
+  failedUnstored(r, "slow", new RegExp(escape(changed(doc, "replaced or edited"))));
+});
+
+Deno.test("local deploy: one worker runs a job and its dependent, both given the file as named: the dependency, done before the change, is stored; the dependent it changed under fails (R122-1)", async () => {
+  await using d = await tempDir();
+  const doc = join(d.path, "d2.txt");
+  const r = await changedWhileRunning(d.path, () => {
+    writeFileSync(join(d.path, "d2.new"), "new\n");
+    renameSync(join(d.path, "d2.new"), doc);
+  }, "top");
+  failedUnstored(r, "top", new RegExp(escape(changed(doc, "replaced or edited"))));
+  const [slow] = jobsOf(r.home, "slow");
+  assert.equal(readFileSync(slow!, "utf8"), "doc=orig text=T");
+  assert.equal(readInfo(slow!)!.status, "done");
+});
+
+Deno.test("slurm deploy: a batch job's worker given the file as named fails unstored when the file is replaced while the job runs (R122-1)", async () => {
+  await using d = await tempDir();
+  const args = task(d.path, "slow", "slow");
   const env = { SCOUT_HOME: join(d.path, "home"), NO_COLOR: "1" };
   const sub = await runScout([...args, "--deploy", "slurm", "--json"], {
     cwd: d.path,
@@ -193,7 +236,12 @@ Deno.test("slurm deploy: a batch job's worker reads the bytes submitted though t
       renameSync(join(d.path, "d2.new"), join(d.path, "d2.txt"));
     },
   );
-  assert.equal(worker.code, 0, worker.stderr);
-  assert.equal(readFileSync(unit.path, "utf8"), "doc=orig text=T");
-  assert.deepEqual(readInfo(unit.path)!.inputs, [join(d.path, "d2.txt"), "T\n"]);
+  assert.equal(worker.code, 1, worker.stderr);
+  const why = changed(join(d.path, "d2.txt"), "replaced or edited");
+  assert.ok(scoutLines(worker.stderr).some((l) => l.includes(why)), worker.stderr);
+  assert.ok(!existsSync(unit.path), "no result stored");
+  const info = readInfo(unit.path)!;
+  assert.equal(info.status, "error");
+  assert.ok(String((info.messages as string[]).at(-1)).includes(why));
+  assert.deepEqual(info.inputs, [join(d.path, "d2.txt"), "T\n"]);
 });

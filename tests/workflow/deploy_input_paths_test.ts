@@ -1,9 +1,10 @@
 /**
  * What a deployed job is given for a file its inputs name (R114-2, R114-3,
- * R117-1): the file saved at submission, so a file replaced while it runs
- * is not read, and its `.info` names the file named on the command line
- * while that is still the one saved, as a serial run's does; and nothing is
- * saved for a job already done.
+ * R122-1): the file named on the command line while it is still the one
+ * saved at submission, so its result and `.info` are a serial run's and name
+ * no saved file that goes away (a file that changes while the job runs fails
+ * it: `deploy_input_during_test.ts`); and nothing is saved for a job already
+ * done.
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -35,7 +36,7 @@ function identity(path: string): Record<string, unknown> {
   return what;
 }
 
-Deno.test("local deploy: the task reads the file saved, and its .info is a serial run's, naming the file named; nothing is left behind (R117-1, R114-2)", async () => {
+Deno.test("local deploy: the task gets the file named, not the one saved: its result and .info are a serial run's, and nothing is left behind (R114-2, R122-1)", async () => {
   await using d = await tempDir();
   userWorkflow(d.path, "Show", SHOW);
   writeFileSync(join(d.path, "d.txt"), "doc A\n");
@@ -46,14 +47,7 @@ Deno.test("local deploy: the task reads the file saved, and its .info is a seria
   assert.equal(local.code, 0, local.stderr);
   const doc = join(d.path, "d.txt");
   assert.equal(readFileSync(serial.path, "utf8"), `top ${doc} | dep ${doc}`);
-  // the task was given the link saved at submission (R117-1): what it reads cannot change
-  const given = /^top (\S+) \| dep (\S+)$/.exec(readFileSync(local.path, "utf8"));
-  assert.ok(given, readFileSync(local.path, "utf8"));
-  assert.equal(given[1], given[2]);
-  assert.match(
-    given[1]!,
-    new RegExp(`^${join(d.path, "tmp")}/scout-ai-inputs-\\w+/\\w+/files/0/d\\.txt$`),
-  );
+  assert.equal(readFileSync(local.path, "utf8"), readFileSync(serial.path, "utf8"));
   assert.equal(
     local.path.replace(join(d.path, "local"), "H"),
     serial.path.replace(join(d.path, "serial"), "H"),
@@ -70,6 +64,56 @@ Deno.test("local deploy: the task reads the file saved, and its .info is a seria
   assert.equal(home(dep(local.path)[0]!, "local"), home(dep(serial.path)[0]!, "serial"));
   assert.equal(local.stderr, "");
   assert.deepEqual(readdirSync(join(d.path, "tmp")), []);
+});
+
+/** R122-1's workflow: `Reads/where` returns the path its `data` file input was given. */
+const READS = `export default (api) => api.workflow("Reads", { tasks: {
+  where: { type: "string", inputs: { data: api.input.file() }, run: ({ data }) => String(data) } } });
+`;
+
+Deno.test("local deploy: a result that is the file input's path names the file typed, which exists after the run, as a serial run's does; the done job reused later names it too (R122-1)", async () => {
+  await using d = await tempDir();
+  const wf = userWorkflow(d.path, "Reads", READS);
+  writeFileSync(join(d.path, "in.txt"), "hello\n");
+  mkdirSync(join(d.path, "tmp"));
+  const where = (home: string, extra: string[]) =>
+    runScout(["workflow", "task", wf, "where", "--data", "in.txt", ...extra], {
+      cwd: d.path,
+      env: { SCOUT_HOME: join(d.path, home), TMPDIR: join(d.path, "tmp"), NO_COLOR: "1" },
+    });
+  const local = await where("home", ["--deploy", "local"]);
+  assert.equal(local.code, 0, local.stderr);
+  const serial = await where("serial", []);
+  assert.equal(serial.code, 0, serial.stderr);
+  assert.equal(local.stdout, serial.stdout);
+  assert.equal(local.stdout.trim(), join(d.path, "in.txt"));
+  assert.ok(existsSync(local.stdout.trim()), "the file the result names exists after the run");
+  assert.deepEqual(readdirSync(join(d.path, "tmp")), [], "the run's saved files removed");
+  const later = await where("home", []); // the done job, reused by a serial run
+  assert.equal(later.code, 0, later.stderr);
+  assert.equal(later.stdout, local.stdout);
+});
+
+Deno.test("slurm deploy: a batch job's result that is the file input's path names the file typed, not the saved link that batch clean removes (R122-1)", async () => {
+  await using d = await tempDir();
+  const wf = userWorkflow(d.path, "Reads", READS);
+  writeFileSync(join(d.path, "in.txt"), "hello\n");
+  const where = (extra: string[], path = process.env.PATH!) =>
+    runMain(["workflow", "task", wf, "where", "--data", "in.txt", ...extra], {
+      cwd: d.path,
+      env: { ...env(d.path), PATH: path },
+    });
+  const sub = await where(
+    ["--deploy", "slurm", "--json"],
+    `${standInSlurm(d.path)}:${process.env.PATH}`,
+  );
+  assert.equal(sub.code, 0, sub.stderr);
+  const unit = JSON.parse(sub.stdout).units[0];
+  const batch = readFileSync(join(unit.batchDir, "command.batch"), "utf8");
+  const saved = /--deploy-inputs (\S+)/.exec(batch)![1]!;
+  const worker = await where(["--deploy-inputs", saved, "--deploy-job", unit.path]);
+  assert.equal(worker.code, 0, worker.stderr);
+  assert.equal(readFileSync(unit.path, "utf8"), join(d.path, "in.txt"));
 });
 
 Deno.test("local deploy of a job already done saves nothing: not even TMPDIR is used (R114-3)", async () => {

@@ -128,9 +128,9 @@ function keptForTheJob(
   const run = readdirSync(r.tmp);
   assert.equal(run.length, 1);
   assert.deepEqual(warnings, [
-    `scout-ai: warning: input file "${doc}" (--doc) changed during the run: the jobs read the ` +
-    `file saved at submission, ${read}, which the .info of those built since names; it is kept ` +
-    `(remove ${join(r.tmp, run[0]!)} when done with them)`,
+    `scout-ai: warning: input file "${doc}" (--doc) changed during the run: the jobs built since ` +
+    `were given the file saved at submission, ${read}, which their .info (and a result made of ` +
+    `its path) names; it is kept (remove ${join(r.tmp, run[0]!)} when done with them)`,
   ]);
 }
 

@@ -62,6 +62,7 @@ export type { InputFile, Kept, SavedDir, SavedFile, SavedInputs } from "./saved_
 export { planInputFiles, saveInputFiles } from "./saved_inputs_save.ts";
 export { originalsChanged, savedInUse, withSavedFiles } from "./saved_inputs_use.ts";
 export type { OriginalFile, SavedValues } from "./saved_inputs_use.ts";
+export { checkingGivenFiles } from "./saved_inputs_check.ts";
 export type { SavedPlan, UnsavedFile } from "./saved_inputs_save.ts";
 export { cleanSavedInputs, savedInputsBase, savedInputsScript } from "./saved_inputs_dirs.ts";
 export { recordUnbuilt } from "./unbuilt.ts";

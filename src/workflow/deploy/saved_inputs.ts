@@ -8,11 +8,13 @@
  * command keeps the inputs as typed, and a directory keeps the bytes of each
  * file whose content is an input's value (a `text` input given a file name)
  * or that the task reads (a `file` input), once the job has something to
- * run. The submitting process and its workers build the job from what is
- * kept (`saved_inputs_use.ts`): its name, digested from that content, and
- * its result are those of the job submitted, even for a file replaced while
- * a job runs (R117-1); in the usual case — no file changed — its `.info`
- * names the files a serial run names.
+ * run. The submitting process and its workers build the job from each file
+ * as named while it is the one kept, else from what is kept
+ * (`saved_inputs_use.ts`): its name, digested from that content, and its
+ * result are those of the job submitted, and in the usual case — no file
+ * changed — its inputs, `.info` and result name the files a serial run
+ * names. A job whose file changes while it runs fails, its result not
+ * stored (`saved_inputs_check.ts`, R122-1).
  *
  * How the bytes are kept (`saved_inputs_save.ts`):
  * - a file the task reads — often a data file of tens of GB — is hard-linked:
@@ -242,8 +244,9 @@ export interface FileIdentity {
 
 /**
  * Whether a file's stats are still those recorded: one rule for a hard link
- * saved at submission and a file a job's `.info` names as typed (an edit in place,
- * a replacement by rename and a removal each change one of them).
+ * saved at submission and a file given to a job as named, before and after
+ * its body (an edit in place, a replacement by rename and a removal each
+ * change one of them).
  *
  * @param st the file's stats now, or null when it is gone
  * @param was its identity as recorded

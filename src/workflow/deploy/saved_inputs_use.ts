@@ -1,27 +1,25 @@
 /**
  * Which file a deployed job is given for a value whose file was saved at
- * submission (`saved_inputs.ts`): always the link or copy (R117-1 [TS-FIX]).
- * A task reads the file it is given when it likes — minutes into its run,
- * or again at its end — so a file named on the command line, replaced or
- * removed while the job runs, would reach it and be stored under a name
- * digested from other bytes; the saved link holds the bytes submitted until
- * the run is over.
+ * submission (`saved_inputs.ts`, R114-2): the file named on the command line
+ * while it is still the one saved — a link's device, inode, size and
+ * modification time; a copy's size and MD5; the same `<file>.md5` beside it —
+ * so the task, its `.info` (`inputs`) and its result name the file a serial
+ * run names, never a saved one that goes with its directory (R122-1); the
+ * link or copy only once that file was replaced, removed or changed before
+ * the job is built, so the job still computes the bytes submitted (it then
+ * names the saved file: what it read).
  *
- * Its `.info` (`inputs`) still names the file a serial run names (R114-2)
- * while that file is the one saved when the job is built — a link's device,
- * inode, size and modification time; a copy's size and MD5; the same
- * `<file>.md5` beside it: the same bytes, at a path that stays (the saved
- * one goes with its directory). Once the file was replaced, removed or
- * changed, the `.info` names the saved file, the bytes the job read (the
- * file named holds others). A result the task makes of its file input's path
- * (`String(doc)`) names the saved file, as Scout's batch jobs' do.
+ * A task reads the file it is given when it likes, so a file named that is
+ * replaced, removed or edited while the job runs would reach it: the job's
+ * body is followed by the check that each file it was given as named is
+ * still as it was when the job was built, and a job whose file changed
+ * stores no result but fails (`saved_inputs_check.ts`, R122-1 [TS-FIX]).
  *
  * A worker builds its job once and may run jobs of it for hours: before each
- * it asks whether a file its `.info` would name changed since
+ * it asks whether a file it was given as named changed since
  * ({@link originalsChanged}, a `stat` each) and, if one did, builds the job
- * again so that the `.info` of the jobs it runs next names the saved file. A
- * submission asks at its end which saved files of its run a job's `.info`
- * names ({@link savedInUse}): those it keeps.
+ * again from the saved files. A submission asks at its end which saved files
+ * of its run a job's `.info` names ({@link savedInUse}): those it keeps.
  *
  * @module
  */
@@ -39,8 +37,10 @@ import {
 } from "./saved_inputs.ts";
 import { hashFile } from "./saved_inputs_save.ts";
 
-/** A file a job's `.info` names in place of its saved link or copy, as it was then. */
+/** A file given to a job as named on the command line, as it was then. */
 export interface OriginalFile {
+  /** The input that names it (on the command line). */
+  input: string;
   /** The file (absolute). */
   file: string;
   /** Its device. */
@@ -65,7 +65,7 @@ function sideMd5(file: string): string | undefined {
 /**
  * The file a saved entry was saved from, when it still is the one saved
  * (see the module); null when it changed, is gone, or the entry has no
- * link or copy (a file only recorded is given as named: there is no other).
+ * link or copy (a file only recorded is given as named anyway).
  *
  * @param f the entry
  * @returns the file as it is now, or null
@@ -76,7 +76,7 @@ export function unchangedOriginal(f: SavedFile): OriginalFile | null {
   if (st === null || st.size !== f.size || sideMd5(f.file) !== f.sideMd5) return null;
   const { dev, ino, size, mtimeMs } = st;
   const same = f.kept === "link" ? sameIdentity(st, f) : md5Of(f.file) === f.md5; // a copy: at most COPY_LIMIT, or a value read whole anyway
-  return same ? { file: f.file, dev, ino, size, mtimeMs } : null;
+  return same ? { input: f.input, file: f.file, dev, ino, size, mtimeMs } : null;
 }
 
 /** The MD5 of a file's bytes, or null when it cannot be read (then the copy is given). */
@@ -88,32 +88,31 @@ function md5Of(file: string): string | null {
   }
 }
 
-/** What a job is built from: the values, and how its `.info` records some of them. */
+/** What a job is built from: the values, and the files given as named. */
 export interface SavedValues {
-  /** The input values, each saved file's replaced by its link or copy. */
+  /** The input values, a saved file's replaced by its link or copy once the file changed. */
   provided: Record<string, unknown>;
   /** Each link or copy given → the value as typed (`createJob`'s `typedAs`: `provided_inputs`). */
   typedAs: Map<string, string>;
   /**
-   * Each link or copy whose file is still the one saved → that file
-   * (`createJob`'s `recordAs`: `.info` `inputs`, R117-1).
+   * The files given as named, as they were then (what {@link originalsChanged}
+   * checks before a job, and `checkingGivenFiles` after its body).
    */
-  recordAs: Map<string, string>;
-  /** The files `recordAs` names, as they were then (what {@link originalsChanged} checks). */
   originals: OriginalFile[];
 }
 
 /**
- * The input values with each saved file's value replaced by its link or
- * copy (a list's items one by one), and what the job records of each: the
- * value as typed (`provided_inputs`), and in its `.info` `inputs` the file
- * named while it is still the one saved (see the module). A file only
- * recorded stays as typed.
+ * The input values with each saved file's value kept as typed while the file
+ * it names is still the one saved, else replaced by its link or copy (a
+ * list's items one by one); each replaced value's link or copy → the value as
+ * typed (the job records that, `createJob`'s `typedAs`), and the files given
+ * as named (what {@link originalsChanged} checks). A file only recorded stays
+ * as typed.
  *
  * @param provided the parsed input values
  * @param saved the list
  * @param dir its directory
- * @returns the values to build the job from, and how to record them
+ * @returns the values to build the job from, the saved files as typed, the files given as named
  */
 export function withSavedFiles(
   provided: Readonly<Record<string, unknown>>,
@@ -121,16 +120,12 @@ export function withSavedFiles(
   dir: string,
 ): SavedValues {
   const copies = new Map<string, string>();
-  const recordAs = new Map<string, string>();
   const originals: OriginalFile[] = [];
   for (const f of saved.files) {
     if (f.saved === undefined) continue;
-    const copy = join(dir, f.saved);
-    copies.set(`${f.input}\0${f.value}`, copy);
     const same = unchangedOriginal(f);
-    if (same === null) continue;
-    originals.push(same);
-    recordAs.set(copy, f.file);
+    if (same !== null) originals.push(same);
+    else copies.set(`${f.input}\0${f.value}`, join(dir, f.saved));
   }
   const typedAs = new Map<string, string>();
   const swap = (name: string, v: unknown): unknown => {
@@ -144,15 +139,15 @@ export function withSavedFiles(
   for (const [name, v] of Object.entries(provided)) {
     out[name] = Array.isArray(v) ? v.map((x) => swap(name, x)) : swap(name, v);
   }
-  return { provided: out, typedAs, recordAs, originals };
+  return { provided: out, typedAs, originals };
 }
 
 /**
- * Whether a file a job's `.info` would name in place of its saved link is
- * no longer as it was then (replaced, removed, edited): the `.info` would
- * name other bytes than the job read and its name was digested from.
+ * Whether a file given to a job as named is no longer as it was then
+ * (replaced, removed, edited): a job built from it would read other bytes
+ * than those its name was digested from.
  *
- * @param originals the files recorded as named ({@link withSavedFiles})
+ * @param originals the files given as named ({@link withSavedFiles})
  * @returns true when one changed
  */
 export function originalsChanged(originals: readonly OriginalFile[]): boolean {
@@ -163,8 +158,8 @@ export function originalsChanged(originals: readonly OriginalFile[]): boolean {
  * The saved files a job of the run names: those of files the task reads by
  * name (a `file` input, linked or copied) that are no longer the ones saved,
  * whose link or copy still holds the bytes submitted ({@link savedIntact}),
- * and that the `.info` of a job of the run names among its inputs — every
- * job read the saved file; one built since the file changed records it. A
+ * and that the `.info` of a job of the run names among its inputs — a job
+ * built since the file changed was given the saved file and records it. A
  * link edited in place holds other bytes: it is no saved file, whatever names
  * it; a file replaced after the last job was built is named by none (R118-2).
  * A list the `.info` shows truncated may name any file of its input. A
