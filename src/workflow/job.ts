@@ -44,15 +44,6 @@ export interface CreateJobOptions {
    * run does (R109-1).
    */
   typedAs?: ReadonlyMap<string, string>;
-  /**
-   * Input values (file names) the `.info` records (`inputs`) as other
-   * values, the task being given those: a deploy's worker gives the task the
-   * hard link of a file the command line named, saved when it was
-   * submitted, so a file replaced during the run is not read, and records
-   * the file named while it holds the same bytes, as a serial run does
-   * (R117-1). The job's {@link Job.recordedInputs}.
-   */
-  recordAs?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -115,7 +106,6 @@ export function createJob(wf: Workflow, taskName: string, opts: CreateJobOptions
     warn: opts.warn ?? (() => {}),
     warned: new Set<string>(),
     ...(opts.typedAs !== undefined ? { typedAs: opts.typedAs } : {}),
-    ...(opts.recordAs !== undefined ? { recordAs: opts.recordAs } : {}),
   };
   const ctx: BuildContext = {
     ...inputCtx,
@@ -202,7 +192,6 @@ function jobRecord({ wf, task, provided }: JobRequest, parts: JobParts, ctx: Bui
   for (const n of nonDefault) {
     if (Object.hasOwn(provided, n)) providedInputs[n] = asTyped(plain(provided[n]), ctx.typedAs);
   }
-  const recorded = recordedAs(parts.inputs, ctx.recordAs);
   return {
     [JOB]: true,
     path,
@@ -222,22 +211,7 @@ function jobRecord({ wf, task, provided }: JobRequest, parts: JobParts, ctx: Bui
     compute: parts.compute,
     store,
     ...(overridden ? { overridden } : {}),
-    ...(recorded !== undefined ? { recordedInputs: recorded } : {}),
   };
-}
-
-/** Own input values as the `.info` records them (`recordAs`), when one differs; else undefined. */
-function recordedAs(
-  inputs: Record<string, unknown>,
-  recordAs: ReadonlyMap<string, string> | undefined,
-): Record<string, unknown> | undefined {
-  if (recordAs === undefined || recordAs.size === 0) return undefined;
-  const named = (v: unknown): boolean =>
-    typeof v === "string" ? recordAs.has(v) : Array.isArray(v) && v.some(named);
-  if (!Object.values(inputs).some(named)) return undefined;
-  const out = ownRecord();
-  for (const [k, v] of Object.entries(inputs)) out[k] = asTyped(v, recordAs);
-  return out;
 }
 
 /** A provided value as typed: a saved copy (or a list's) → the value it stands for. */

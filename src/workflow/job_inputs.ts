@@ -32,11 +32,6 @@ export interface InputContext {
    * value as typed (see `CreateJobOptions.typedAs`).
    */
   typedAs?: ReadonlyMap<string, string>;
-  /**
-   * Input values recorded in the `.info` (`inputs`) in place of those given
-   * (see `CreateJobOptions.recordAs`).
-   */
-  recordAs?: ReadonlyMap<string, string>;
 }
 
 /** The job asked for: its workflow, task, provided inputs, and `Workflow/task` for messages. */

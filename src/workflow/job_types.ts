@@ -57,13 +57,6 @@ export interface Job {
   overriddenTask?: string;
   /** Set when a `Workflow#task` input given to this job replaced a dependency at some depth (its name then carries a digest). */
   overridden?: boolean;
-  /**
-   * Own input values as the `.info` records them (`inputs`), set when one
-   * differs from {@link Job.inputs}: a deployed job given the saved link of
-   * a file the command line named records that file (`createJob`'s
-   * `recordAs`, R117-1).
-   */
-  recordedInputs?: Record<string, unknown>;
 }
 
 /**

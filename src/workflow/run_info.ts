@@ -33,7 +33,6 @@ function infoValue(v: unknown): unknown {
 function setupInfo(job: Job, issued: Date): JobInfo {
   const provided = ownRecord(); // an input `__proto__` is recorded as one (no prototype to set)
   for (const [k, v] of Object.entries(job.providedInputs)) provided[k] = infoValue(v);
-  const inputs = job.recordedInputs ?? job.inputs; // the task may be given other names (R117-1)
   return {
     status: "setup",
     issued: rubyTime(issued),
@@ -43,7 +42,7 @@ function setupInfo(job: Job, issued: Date): JobInfo {
     workflow: job.workflowName,
     provided_inputs: provided,
     non_default_inputs: [...job.nonDefaultInputs],
-    inputs: job.inputNames.map((n) => truncateInputValue(infoValue(inputs[n]))),
+    inputs: job.inputNames.map((n) => truncateInputValue(infoValue(job.inputs[n]))),
     input_names: [...job.inputNames],
     type: job.type,
     dependencies: job.deps.map((d) => d.path),
