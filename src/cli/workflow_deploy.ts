@@ -132,9 +132,10 @@ export async function runDeployWorker(
 ): Promise<number> {
   const { WORKER_MARK, batchJobFields } = await deployLib();
   const batchJob = opts.deployJob !== undefined && opts.deployJob.length > 0;
-  // a SLURM batch job records itself in the info of each job it computed, as Scout's does
-  const doneInfo = batchJob ? batchJobFields(io.env) : {};
-  const { runOne, shortPathOf } = await workerRunner(top, io, inputs, doneInfo);
+  // a SLURM batch job records itself in the info of each job it computes, as Scout's does once
+  // done; [TS-FIX] from setup on, so the job stays queued to another --deploy (R122-2)
+  const batchInfo = batchJob ? batchJobFields(io.env) : {};
+  const { runOne, shortPathOf } = await workerRunner(top, io, inputs, batchInfo);
   if (batchJob) {
     for (const p of opts.deployJob ?? []) {
       const err = await runOne(p);
@@ -170,13 +171,13 @@ export async function runDeployWorker(
  * A worker's job runner ({@link runDeployWorker}): runs one job of `top`'s
  * graph by path — the graph built again first when a file it was given as
  * named changed — and returns null, or why the job did not run or failed. A
- * job it computes records `doneInfo` in its info once done.
+ * job it computes records `batchInfo` in its info, from its setup on.
  */
 async function workerRunner(
   top: Job,
   io: Io,
   inputs: WorkerInputs,
-  doneInfo: Record<string, string>,
+  batchInfo: Record<string, string>,
 ) {
   const lib = await import("../workflow/mod.ts");
   const { graphJobs, changedInputFile, changedSavedFile, recordUnbuilt } = await deployLib();
@@ -212,7 +213,7 @@ async function workerRunner(
     }
     try {
       const run = inputs.checked?.(job) ?? job;
-      await lib.produceJob(run, { env: io.env, dependencies: "require-done", doneInfo });
+      await lib.produceJob(run, { env: io.env, dependencies: "require-done", batchInfo });
       return null;
     } catch (e) {
       return oneLine(e);

@@ -65,12 +65,14 @@ export interface RunOptions {
    */
   signal?: AbortSignal;
   /**
-   * Fields the info of a job this run computes records once it is done,
-   * each unless the run set it already — a SLURM batch job's `batch_job`,
-   * `batch_system` and `batch_cpus` (`deploy/slurm_env.ts`), which the reset
-   * at `setup` removed.
+   * Fields naming the batch job that computes this run — a SLURM batch job's
+   * `batch_job`, `batch_system` and `batch_cpus` (`deploy/slurm_env.ts`): the
+   * info of a job it computes holds them from `setup` on, so another
+   * `--deploy slurm` sees the job queued while it runs (R122-2), and keeps
+   * them once done, each unless the run set it (Scout's `write_info
+   * --force=false`).
    */
-  doneInfo?: Readonly<Record<string, unknown>>;
+  batchInfo?: Readonly<Record<string, unknown>>;
 }
 
 function jobError(job: Job, e: unknown): ScoutError {
@@ -246,7 +248,9 @@ async function computeLocked(run: LockedRun, plan: Job[]): Promise<void> {
   // from being seen before its result (tests/workflow/cli_interrupt_test.ts).
   rmSync(tmpPath(job.path), { force: true, recursive: true });
   const issued = new Date();
-  info.setup(issued);
+  // [TS-FIX] The info names the batch job computing it from setup on: Scout's reset drops
+  // `batch_job` and its `run_job` sees a running job only by a pid on its own host (R122-2).
+  info.setup(issued, opts.batchInfo);
   if (plan.length > 0) {
     // `setup` while dependencies run; without any to run the reset goes straight to `start`.
     await writeJobInfo(job.path, info.current);
@@ -279,7 +283,7 @@ async function computeLocked(run: LockedRun, plan: Job[]): Promise<void> {
     time_elapsed: (end.getTime() - start.getTime()) / 1000,
     total_time_elapsed: (end.getTime() - issued.getTime()) / 1000,
     end: rubyTime(end),
-    ...unsetFields(info.current, opts.doneInfo),
+    ...unsetFields(info.current, opts.batchInfo),
   });
   emitStatus(run, "done");
 }

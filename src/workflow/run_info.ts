@@ -29,8 +29,11 @@ function infoValue(v: unknown): unknown {
   return v === undefined ? null : v;
 }
 
-/** The info a run starts with (status `setup`): who runs it, its inputs and dependencies. */
-function setupInfo(job: Job, issued: Date): JobInfo {
+/**
+ * The info a run starts with (status `setup`): who runs it, its inputs and
+ * dependencies, then the fields naming the batch job that runs it (`batch`).
+ */
+function setupInfo(job: Job, issued: Date, batch: Readonly<Record<string, unknown>>): JobInfo {
   const provided = ownRecord(); // an input `__proto__` is recorded as one (no prototype to set)
   for (const [k, v] of Object.entries(job.providedInputs)) provided[k] = infoValue(v);
   return {
@@ -46,6 +49,7 @@ function setupInfo(job: Job, issued: Date): JobInfo {
     input_names: [...job.inputNames],
     type: job.type,
     dependencies: job.deps.map((d) => d.path),
+    ...batch,
   };
 }
 
@@ -57,8 +61,9 @@ export interface RunInfo {
    * Starts the record afresh with the setup info (not written).
    *
    * @param issued when the run was issued
+   * @param batch fields naming the batch job that computes the run (`batch_job`…)
    */
-  setup(issued: Date): void;
+  setup(issued: Date, batch?: Readonly<Record<string, unknown>>): void;
   /**
    * Merges a patch into the info (as {@link mergeJobInfo}), then writes it.
    *
@@ -90,8 +95,8 @@ export function runInfo(job: Job, signal: AbortSignal): RunInfo {
     get current() {
       return current;
     },
-    setup: (issued) => {
-      current = setupInfo(job, issued);
+    setup: (issued, batch = {}) => {
+      current = setupInfo(job, issued, batch);
     },
     merge: (patch) => {
       current = mergeJobInfo(current, patch);

@@ -15,6 +15,7 @@ import { ROOT, runScout, tempDir } from "../support/cli.ts";
 import { slurmCmd, slurmEnv, waitUntil } from "./slurm_support.ts";
 
 const BAKING = join(ROOT, "fixtures", "workflows", "Baking");
+const SLOW = join(ROOT, "fixtures", "workflows", "Slow");
 
 function info(path: string): Record<string, unknown> {
   return JSON.parse(readFileSync(path + ".info", "utf8"));
@@ -156,5 +157,38 @@ Deno.test("slurm: each job a batch job computed keeps batch_job, batch_system an
       [id, "SLURM", "1"],
       `${task}: strings, as Scout's write_info writes its arguments`,
     );
+  }
+});
+
+Deno.test("slurm: a job a batch job is computing names it in its .info, so another --deploy slurm of it (another batch dir) does not submit it again (R122-2)", async () => {
+  const slurm = await slurmEnv();
+  await using d = await tempDir();
+  const env = { SCOUT_HOME: join(d.path, "home"), ...slurm };
+  const nap = ["workflow", "task", SLOW, "nap", "--seconds", "120", "--deploy", "slurm", "--json"];
+  const first = await runScout(nap, { env });
+  assert.equal(first.code, 0, first.stderr);
+  const [unit] = JSON.parse(first.stdout).units as Unit[];
+  const ours = [unit!.slurmId];
+  try {
+    assert.equal(unit!.status, "submitted");
+    // the batch job runs the body: the .info says so, no longer `waiting`
+    await waitUntil(
+      () => existsSync(unit!.path + ".info") && info(unit!.path).status === "napping",
+      "the nap to start",
+    );
+    assert.match(await squeue(unit!.slurmId), /^RUNNING\|/);
+    const other = join(d.path, "otherbatch"); // another user of the store: not our job.id
+    const again = await runScout([...nap, "--batch-dir", other], { env });
+    assert.equal(again.code, 0, again.stderr);
+    const [sent] = JSON.parse(again.stdout).units as Unit[];
+    if (sent!.status === "submitted") ours.push(sent!.slurmId);
+    assert.deepEqual([sent!.status, sent!.slurmId], ["queued", unit!.slurmId]);
+    assert.deepEqual(
+      [info(unit!.path).batch_job, info(unit!.path).batch_system],
+      [unit!.slurmId, "SLURM"],
+      "the running job's .info names its batch job",
+    );
+  } finally {
+    await slurmCmd("scancel", ours);
   }
 });
