@@ -150,7 +150,10 @@ function setInput(
   }
   if (!isArray) {
     if (PATH_TYPES.has(scalar)) refusePipe(def, value, ctx.cwd);
-    const fromFile = !PATH_TYPES.has(scalar) && (value === "-" || isFile(resolve(ctx.cwd, value)));
+    // a file's text, stdin's or a pipe's (read once parsed: workflow_pipe_inputs.ts) is checked
+    // as the job reads it
+    const abs = resolve(ctx.cwd, value);
+    const fromFile = !PATH_TYPES.has(scalar) && (value === "-" || isFile(abs) || isPipe(abs));
     if (!fromFile) checkScalar(def, scalar, [value], ctx.where);
     out[name] = value;
     return;

@@ -12,6 +12,8 @@ import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import { storeOptions, wfLib } from "./workflow_common.ts";
 import { parseInputArgs, readStdinInput } from "./workflow_inputs.ts";
+import { readPipeInputs } from "./workflow_pipe_inputs.ts";
+import { deployMode } from "./workflow_deploy.ts";
 import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
 import type { WorkerInputs } from "./workflow_deploy.ts";
 import {
@@ -157,7 +159,7 @@ export function commandLineAsUsage(
 }
 
 /**
- * The input values of the command line (`--<input>` arguments, stdin).
+ * The input values of the command line (`--<input>` arguments, stdin, pipes).
  *
  * @throws ScoutError `usage` for an unknown input
  */
@@ -173,6 +175,10 @@ async function parsedInputs(
     nearNames: lib.nearNames,
   });
   await readStdinInput(provided, inputs, io);
+  await readPipeInputs(provided, inputs, io, {
+    deploy: deployMode(opts),
+    loadsFile: lib.loadsFileValue,
+  });
   jobsDirLookAlike(opts, inputs, provided, io);
   return provided;
 }

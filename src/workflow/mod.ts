@@ -98,7 +98,7 @@ export type {
 } from "./define.ts";
 export { isJob, JOB } from "./job_types.ts";
 export type { Job, JobContext } from "./job_types.ts";
-export { coerceInput, isDefaultValue, validateInput } from "./coerce.ts";
+export { coerceInput, isDefaultValue, loadsFileValue, validateInput } from "./coerce.ts";
 export type { CoerceOptions } from "./coerce.ts";
 export { digest, digestStr, fileMd5, pathRef } from "./digest.ts";
 export type { DigestContext, PathRef } from "./digest.ts";
