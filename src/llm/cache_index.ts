@@ -2,7 +2,8 @@
  * The inference cache's index of its round entries by their messages part
  * (R120-2), what lets an offline miss's hint (`cache_miss_hint.ts`) find the
  * entries recorded for the same messages without reading the whole cache:
- * `<dir>/.index/<xx>.keys`, `xx` the first two hex chars of the part, one
+ * `<dir>/.index/<x>.keys`, `x` the first hex char of the part (16 files: a
+ * fresh cache creates at most 16, each an inode create on the round's path), one
  * line `<messages part> <key>` a stored round, appended (written behind, as
  * the entry; an append of one short line, so concurrent writers' lines do not
  * mix on a local file system). A line may outlive its entry (removed, or
@@ -40,7 +41,7 @@ const PART = /^[0-9a-f]{16}$/;
 const KEY = /^[0-9a-f]{64}$/;
 
 function indexFile(dir: string, messages: string): string {
-  return join(dir, INDEX_DIR, `${messages.slice(0, 2)}.keys`);
+  return join(dir, INDEX_DIR, `${messages.slice(0, 1)}.keys`);
 }
 
 /**

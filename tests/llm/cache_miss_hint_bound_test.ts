@@ -179,11 +179,12 @@ Deno.test("the index: not whole in a directory this process did not make; lines 
   indexEntry(d.path, "1".repeat(64), part);
   indexEntry(d.path, "2".repeat(64), part);
   indexEntry(d.path, "1".repeat(64), part);
-  indexEntry(d.path, "3".repeat(64), "b".repeat(16)); // same file, other messages
+  indexEntry(d.path, "3".repeat(64), "a" + "b".repeat(15)); // same file, other messages
+  indexEntry(d.path, "5".repeat(64), "b".repeat(16)); // another file
   indexEntry(d.path, "not a key", part); // not written
-  const shard = join(d.path, INDEX_DIR, "aa.keys");
+  const shard = join(d.path, INDEX_DIR, "a.keys");
   writeFileSync(shard, `aaaaaaaaaa ${"4".repeat(64)}\n` + readFileSync(shard, "utf8"));
-  assert.deepEqual(readdirSync(join(d.path, INDEX_DIR)).sort(), ["aa.keys", "bb.keys"]);
+  assert.deepEqual(readdirSync(join(d.path, INDEX_DIR)).sort(), ["a.keys", "b.keys"]);
   assert.deepEqual(indexedKeys(d.path, part, 10), {
     keys: ["1".repeat(64), "2".repeat(64)],
     complete: false,
