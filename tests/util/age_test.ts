@@ -1,0 +1,47 @@
+/**
+ * Ages of the store-cleaning commands (R120-1): Scout's time spans — units
+ * `s sec m min h d w mo y` run together, a bare number of days, a clock —
+ * and everything else refused (Scout reads `abc` as 0: every job old).
+ */
+import assert from "node:assert/strict";
+import { formatAge, formatBytes, parseAge } from "../../src/util/age.ts";
+
+const S = 1000;
+const D = 86_400 * S;
+
+Deno.test("parseAge reads Scout's units, sums, bare days and clocks", () => {
+  const cases: [string, number][] = [
+    ["30d", 30 * D],
+    ["30", 30 * D],
+    ["0", 0],
+    ["12h", 12 * 3_600 * S],
+    ["90m", 90 * 60 * S],
+    ["5min", 5 * 60 * S],
+    ["45s", 45 * S],
+    ["10sec", 10 * S],
+    ["2w", 14 * D],
+    ["3mo", 93 * D],
+    ["1y", 365 * D],
+    ["1d12h", 1.5 * D],
+    [" 1d 12h ", 1.5 * D],
+    ["1mo1m", 31 * D + 60 * S],
+    ["12:00:00", 12 * 3_600 * S],
+    ["1:30", 90 * S],
+  ];
+  for (const [text, ms] of cases) assert.equal(parseAge(text), ms, text);
+});
+
+Deno.test("parseAge refuses what is no age", () => {
+  for (const text of ["", "abc", "30days", "1.5d", "-3d", "3x", "d", "1:2:3:4", "30d!", "1e3"]) {
+    assert.equal(parseAge(text), null, JSON.stringify(text));
+  }
+});
+
+Deno.test("formatAge and formatBytes print the largest unit", () => {
+  assert.equal(formatAge(45 * D + 3_600 * S), "45d");
+  assert.equal(formatAge(3 * 3_600 * S), "3h");
+  assert.equal(formatAge(59 * S), "59s");
+  assert.equal(formatBytes(512), "512 B");
+  assert.equal(formatBytes(1536), "1.5 KiB");
+  assert.equal(formatBytes(3 * 1024 * 1024), "3.0 MiB");
+});
