@@ -29,6 +29,7 @@ import { registerConfig } from "./config.ts";
 import { registerAgent } from "./agent.ts";
 import "../chat_analyst/builtin.ts"; // ChatAnalyst, found by name (loaded on first use)
 import { registerKb } from "./kb.ts";
+import { registerSystem } from "./system.ts";
 
 import { registerCompletion } from "./completion.ts";
 
@@ -125,6 +126,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerConfig(program, ctx);
   registerAgent(program, ctx);
   registerKb(program, ctx);
+  registerSystem(program, ctx);
 
   registerCompletion(program, ctx);
   return program;

@@ -101,6 +101,19 @@ export function isStaleLock(path: string): boolean {
 }
 
 /**
+ * Removes lock file `path` if it is stale ({@link isStaleLock}): judged and
+ * taken over as a waiter does (`util/stale_takeover.ts`), so a lock another
+ * process took meanwhile is never the one removed.
+ *
+ * @param path lock file
+ * @returns true when it was stale and is gone
+ */
+export function removeStaleLock(path: string): boolean {
+  const judged = judgeLockSync(path, staleHolder);
+  return judged !== null && judged.stale && takeOver(path, judged);
+}
+
+/**
  * The staleness rule on a lock already read: not refreshed for 30 s, or its
  * holder dead here. Age wins over a live holder on this host, as in Scout
  * (`Lockfile#validlock?` judges by age only): a holder's lock goes unrefreshed

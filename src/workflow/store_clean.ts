@@ -1,0 +1,259 @@
+/**
+ * What `system clean` removes from a job store (Scout's `scout system clean
+ * [WORKFLOW [TASK]] [-o AGE]`): jobs that will never finish — `error`,
+ * `aborted`, `unsync` (info says done, no result), `noinfo`, `stale` (the
+ * recorded process is gone), `ended` (the SLURM job it waited for ended
+ * before it ran) — and, with an age, done jobs not used for that long.
+ *
+ * Never removed: a job in progress (its pid alive on this host, a SLURM job
+ * that may still run it, its lock held), a job a kept chat's provenance
+ * reaches, nor a dependency of any job that stays (also one outside the
+ * workflows cleaned). [TS-FIX] Scout signals a pid recorded on another host
+ * as if it were local (a job running on another node of a shared store reads
+ * as dead and is removed), removes `waiting` jobs still queued, and takes
+ * none of these precautions; here a job in progress whose process cannot be
+ * checked from this host goes only once untouched for the age given, and
+ * only if its lock is free (`store_clean_remove.ts` takes it).
+ *
+ * @module
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { basename } from "node:path";
+import { isScoutError } from "../errors.ts";
+import { infoProcess } from "./state.ts";
+import { isStaleLock } from "./lock.ts";
+import { lockPathFor } from "./store.ts";
+import { rereadJob, type StoreJob } from "./store_scan.ts";
+import {
+  type CleanTarget,
+  jobIndex,
+  keepDependencies,
+  type KeptJob,
+  removalOrder,
+} from "./store_clean_deps.ts";
+import {
+  type RemovalOutcome,
+  type RemovedJob,
+  removeJobs,
+  sweepStaleLocks,
+} from "./store_clean_remove.ts";
+
+import { waitingBatch, type WaitingBatchState } from "./deploy/batch_job.ts";
+import { mayStillRun } from "./deploy/slurm_queued.ts";
+import { slurmStates } from "./deploy/slurm_state.ts";
+
+export type { CleanTarget, KeptJob } from "./store_clean_deps.ts";
+export type { FailedJob, RemovedJob } from "./store_clean_remove.ts";
+
+/** What a clean removed, kept and could not remove. */
+export interface CleanOutcome extends RemovalOutcome {
+  /** Stale locks removed (or, in a dry run, found). */
+  locks: string[];
+}
+
+/** Options of {@link cleanStore}. */
+export interface CleanStoreOptions {
+  /** Done jobs unused for longer than this many ms go too (null: only jobs that never finish). */
+  olderMs: number | null;
+  /** Canonical paths of jobs to keep (those a kept chat's provenance reaches). */
+  keep: ReadonlySet<string>;
+  /** The persist-lock directory. */
+  lockDir: string;
+  /** The clock (default `Date.now()`). */
+  now?: number;
+  /** Environment for `squeue`. */
+  env?: Record<string, string | undefined>;
+  /** List only: take no lock, remove nothing. */
+  dryRun?: boolean;
+  /** Told of each job as it is removed (or would be). */
+  onRemoved?: (r: RemovedJob) => void;
+}
+
+/** A status after which no process works on the job. */
+const FINAL = new Set(["error", "aborted", "done", "cleaned", "noinfo"]);
+
+type Judgement = { go: true; status: string } | { go: false; status: string; reason: string };
+
+function statusOf(job: StoreJob): string {
+  const s = job.info?.status;
+  return typeof s === "string" && s !== "" ? s : job.done ? "done" : "noinfo";
+}
+
+/**
+ * A job used this recently stays, whatever its status and `--older`: the
+ * run that just made or recorded it may be about to read it (a run loads its
+ * result from disk once its lock is released).
+ */
+const GRACE_MS = 60_000;
+
+/** Whether a job goes (null: it stays, nothing to say): by its status and age, not in its grace minute. */
+function judge(
+  job: StoreJob,
+  o: CleanStoreOptions,
+  batches: ReadonlyMap<string, WaitingBatchState>,
+): Judgement | null {
+  const j = judgeStatus(job, o, batches);
+  return j?.go && (o.now ?? Date.now()) - job.lastUsedMs < GRACE_MS ? null : j;
+}
+
+/** Whether a job goes by its status and age alone (null: it stays, nothing to say). */
+function judgeStatus(
+  job: StoreJob,
+  o: CleanStoreOptions,
+  batches: ReadonlyMap<string, WaitingBatchState>,
+): Judgement | null {
+  const status = statusOf(job);
+  const old = o.olderMs !== null && (o.now ?? Date.now()) - job.lastUsedMs > o.olderMs;
+  const proc = infoProcess(job.info);
+  if (!FINAL.has(status) && proc === "alive") {
+    return { go: false, status, reason: `running (pid ${job.info?.pid})` };
+  }
+  if (job.done) return old ? { go: true, status: "done" } : null;
+  if (job.problem !== null) {
+    return { go: false, status, reason: `its info cannot be read: ${job.problem}` };
+  }
+  if (status === "done") return { go: true, status: "unsync" };
+  if (status === "error" || status === "aborted" || status === "noinfo") {
+    return { go: true, status };
+  }
+  if (status === "cleaned") return old ? { go: true, status } : null;
+  const batch = batches.get(job.path);
+  if (batch !== undefined) return judgeQueued(batch, status);
+  if (proc === "gone") return { go: true, status: "stale" };
+  if (old) return { go: true, status: "stale" };
+  const where = proc === "unknown"
+    ? `in progress on ${job.info?.pid_hostname}, which cannot be checked from here`
+    : "in progress, no process recorded";
+  return { go: false, status, reason: where };
+}
+
+/** A waiting job's SLURM job: it may still run it (or SLURM could not be asked), or it ended. */
+function judgeQueued(b: WaitingBatchState, status: string): Judgement {
+  if (b.error !== undefined) {
+    return {
+      go: false,
+      status,
+      reason: `queued in SLURM job ${b.id}, whose state is not known (${b.error})`,
+    };
+  }
+  if (b.state !== null && mayStillRun({ state: b.state, reason: b.reason })) {
+    return { go: false, status, reason: `queued in SLURM job ${b.id} (${b.state})` };
+  }
+  return { go: true, status: "ended" };
+}
+
+/** The SLURM jobs the waiting jobs cleaned wait for, asked about in one `squeue` call. */
+async function queuedBatches(
+  jobs: readonly StoreJob[],
+  env: Record<string, string | undefined> | undefined,
+): Promise<Map<string, WaitingBatchState>> {
+  const waiting = new Map<string, string>();
+  for (const j of jobs) {
+    const b = j.inScope ? waitingBatch(j.info, j.done) : null;
+    if (b !== null) waiting.set(j.path, b.id);
+  }
+  const out = new Map<string, WaitingBatchState>();
+  if (waiting.size === 0) return out;
+  let states: Map<string, { state: string; reason: string }> | null = null;
+  let error: string | undefined;
+  try {
+    states = await slurmStates([...new Set(waiting.values())], env, { attempts: 2 });
+  } catch (e) {
+    // squeue missing or failing: SLURM cannot tell, so the jobs stay (judgeQueued)
+    if (!isScoutError(e, "batch_system")) throw e;
+    error = e.message;
+  }
+  for (const [path, id] of waiting) {
+    const s = states?.get(id);
+    out.set(path, {
+      system: "SLURM",
+      id,
+      state: s?.state ?? null,
+      reason: s?.reason ?? "",
+      ended: false,
+      ...(error !== undefined ? { error } : {}),
+    });
+  }
+  return out;
+}
+
+/** Lock files present in the lock directory, by name: none when it is missing, undefined when it cannot be listed. */
+function lockNames(lockDir: string): Set<string> | undefined {
+  try {
+    return new Set(readdirSync(lockDir));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return new Set();
+    return undefined; // each job's lock looked at on its own
+  }
+}
+
+/**
+ * Whether a job's persist lock is held by a live holder now (a lock that is
+ * stale — not refreshed for 30 s, or its holder dead here — is not).
+ *
+ * @param path the job's result path
+ * @param lockDir the persist-lock directory
+ * @param present lock names known to exist (a listing), to spare a stat per job
+ * @returns true when held
+ */
+function lockHeld(path: string, lockDir: string, present?: ReadonlySet<string>): boolean {
+  const lock = lockPathFor(path, lockDir);
+  if (present !== undefined && !present.has(basename(lock))) return false;
+  return existsSync(lock) && !isStaleLock(lock);
+}
+
+/** The judgement of each job in scope: what goes, and what stays although its status alone would not keep it. */
+function plan(
+  jobs: readonly StoreJob[],
+  o: CleanStoreOptions,
+  batches: ReadonlyMap<string, WaitingBatchState>,
+): { going: Map<string, CleanTarget>; kept: KeptJob[] } {
+  const locks = lockNames(o.lockDir);
+  const going = new Map<string, CleanTarget>();
+  const kept: KeptJob[] = [];
+  for (const job of jobs) {
+    if (!job.inScope) continue;
+    const j = judge(job, o, batches);
+    if (j === null) continue;
+    if (!j.go) kept.push({ job, status: j.status, reason: j.reason });
+    else if (o.keep.has(job.canonical)) {
+      kept.push({ job, status: j.status, reason: "reached by a kept chat's provenance" });
+    } else if (lockHeld(job.path, o.lockDir, locks)) {
+      kept.push({ job, status: j.status, reason: "in use: its lock is held" });
+    } else going.set(job.path, { job, status: j.status });
+  }
+  kept.push(...keepDependencies(jobs, going));
+  return { going, kept };
+}
+
+/**
+ * Cleans a job store: stale locks first, then each job in scope judged by
+ * its status and age; kept when in use, reached by a kept chat, or a
+ * dependency of a job that stays; the others removed one by one under
+ * their locks, dependents first.
+ *
+ * @param jobs every job of the store ({@link scanStore}), in scope or not
+ * @param o the age, the jobs to keep, the lock directory, dry run
+ * @returns what was removed, kept and could not be removed
+ */
+export async function cleanStore(
+  jobs: readonly StoreJob[],
+  o: CleanStoreOptions,
+): Promise<CleanOutcome> {
+  const dryRun = Boolean(o.dryRun);
+  const locks = sweepStaleLocks(o.lockDir, dryRun);
+  const batches = await queuedBatches(jobs, o.env);
+  const { going, kept } = plan(jobs, o, batches);
+  const rejudge = (job: StoreJob) => {
+    const now = rereadJob(job);
+    return now === null ? null : judge(now, { ...o, now: Date.now() }, batches);
+  };
+  const outcome = await removeJobs(removalOrder(jobs, going), {
+    lockDir: o.lockDir,
+    dryRun,
+    find: jobIndex(jobs),
+    rejudge,
+    ...(o.onRemoved !== undefined ? { onRemoved: o.onRemoved } : {}),
+  });
+  return { ...outcome, kept: [...kept, ...outcome.kept], locks };
+}

@@ -1,0 +1,227 @@
+/**
+ * Removing the jobs a store clean planned (`store_clean.ts`), one at a time
+ * under the job's persist lock, as the runner takes it (`lock.ts`): a job
+ * whose lock is held — a run of it in another process, ours or Scout's — is
+ * skipped, and one the runner waits for is computed again once the lock is
+ * released. Under the lock the job is judged again from disk (it may have
+ * been run or used since it was listed), then its result goes first (the job
+ * is no longer done), its tmp result and `.files/`, its `.info` last. Task
+ * and workflow directories are never removed: a run creating a job in one
+ * must find it there. A job that stays at its turn keeps its dependencies.
+ *
+ * @module
+ */
+import { lstatSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ScoutError } from "../errors.ts";
+import { acquireLock, type HeldLock, isStaleLock, removeStaleLock } from "./lock.ts";
+import { filesDir, infoPath, tmpPath } from "./store.ts";
+import type { StoreJob } from "./store_scan.ts";
+import {
+  type CleanTarget,
+  type JobIndex,
+  type KeptJob,
+  recursiveDependencies,
+} from "./store_clean_deps.ts";
+
+/** A job removed (or, in a dry run, that would be). */
+export interface RemovedJob {
+  /** The job as listed. */
+  job: StoreJob;
+  /** The status it went for. */
+  status: string;
+  /** Bytes its files held (result, info, `.files/`, tmp result). */
+  bytes: number;
+}
+
+/** A job that could not be removed. */
+export interface FailedJob {
+  /** The job. */
+  job: StoreJob;
+  /** Why (one line). */
+  error: string;
+}
+
+/** What a removal did. */
+export interface RemovalOutcome {
+  /** Jobs removed, in removal order. */
+  removed: RemovedJob[];
+  /** Jobs that stayed at their turn, with why. */
+  kept: KeptJob[];
+  /** Jobs that could not be removed. */
+  failed: FailedJob[];
+}
+
+/** A judgement of a job read again: it goes (with its status), it stays (with why), or nothing to say. */
+export type Rejudged =
+  | { go: true; status: string }
+  | { go: false; status: string; reason: string }
+  | null;
+
+/** Options of {@link removeJobs}. */
+export interface RemoveJobsOptions {
+  /** The persist-lock directory. */
+  lockDir: string;
+  /** List only: take no lock, remove nothing. */
+  dryRun: boolean;
+  /** The store's job index (for the dependencies of a job that stays). */
+  find: JobIndex;
+  /** Judges a job again from disk, its lock held. */
+  rejudge: (job: StoreJob) => Rejudged;
+  /** Told of each job as it is removed (or would be). */
+  onRemoved?: (r: RemovedJob) => void;
+}
+
+/**
+ * Bytes under a path (not following symbolic links); 0 when it is gone.
+ *
+ * @param path a file or directory
+ * @returns the sizes of the files under it, summed
+ * @throws the file system's error when it cannot be read (not when missing)
+ */
+export function bytesUnder(path: string): number {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (st === undefined) return 0;
+  if (!st.isDirectory()) return st.size;
+  let n = 0;
+  for (const name of readdirSync(path)) n += bytesUnder(join(path, name));
+  return n;
+}
+
+/** The bytes a job's files hold. */
+function jobBytes(path: string): number {
+  return bytesUnder(path) + bytesUnder(infoPath(path)) + bytesUnder(filesDir(path)) +
+    bytesUnder(tmpPath(path));
+}
+
+/** Removes a job's files: the result first (the job is no longer done), the info last. */
+function removeFiles(path: string): void {
+  rmSync(path, { force: true, recursive: true }); // a task may leave a directory as its result
+  rmSync(tmpPath(path), { force: true, recursive: true });
+  rmSync(filesDir(path), { force: true, recursive: true });
+  rmSync(infoPath(path), { force: true });
+}
+
+/** The job's lock, or null when another process holds it. */
+async function tryLock(path: string, lockDir: string): Promise<HeldLock | null> {
+  try {
+    return await acquireLock(path, lockDir, { timeoutMs: 0 });
+  } catch (e) {
+    if (e instanceof ScoutError && e.code === "lock_timeout") return null;
+    throw e;
+  }
+}
+
+/** One job, its lock held: judged again, then removed; what became of it. */
+function underLock(
+  t: CleanTarget,
+  o: RemoveJobsOptions,
+): RemovedJob | { kept: KeptJob } {
+  const again = o.rejudge(t.job);
+  if (again === null || !again.go) {
+    const reason = again === null ? "used or run since it was listed" : again.reason;
+    return { kept: { job: t.job, status: again?.status ?? t.status, reason } };
+  }
+  const bytes = jobBytes(t.job.path);
+  removeFiles(t.job.path);
+  return { job: t.job, status: again.status, bytes };
+}
+
+/**
+ * Removes the planned jobs in order (dependents first). A job whose lock is
+ * held, or that judged again stays, keeps its dependencies among those not
+ * yet removed; a failure is recorded and the next job tried.
+ *
+ * @param targets the jobs to remove, dependents first
+ * @param o lock directory, dry run, index, the judge
+ * @returns what was removed, kept and not removable
+ */
+export async function removeJobs(
+  targets: readonly CleanTarget[],
+  o: RemoveJobsOptions,
+): Promise<RemovalOutcome> {
+  const out: RemovalOutcome = { removed: [], kept: [], failed: [] };
+  const protectedNow = new Map<string, string>();
+  const stays = (job: StoreJob) => {
+    for (const d of recursiveDependencies(job, o.find)) {
+      if (!protectedNow.has(d)) protectedNow.set(d, job.shortPath);
+    }
+  };
+  for (const t of targets) {
+    const by = protectedNow.get(t.job.path);
+    if (by !== undefined) {
+      out.kept.push({ job: t.job, status: t.status, reason: `a dependency of ${by}, which stays` });
+      stays(t.job);
+      continue;
+    }
+    const r = o.dryRun ? listOne(t) : await removeOne(t, o);
+    if ("kept" in r) {
+      out.kept.push(r.kept);
+      stays(t.job);
+    } else if ("error" in r) {
+      out.failed.push(r);
+      stays(t.job);
+    } else {
+      out.removed.push(r);
+      o.onRemoved?.(r);
+    }
+  }
+  return out;
+}
+
+/** One job a dry run would remove, with its size (a job it cannot read is one it could not remove). */
+function listOne(t: CleanTarget): RemovedJob | FailedJob {
+  try {
+    return { job: t.job, status: t.status, bytes: jobBytes(t.job.path) };
+  } catch (e) {
+    return { job: t.job, error: (e as Error).message };
+  }
+}
+
+/** One job: its lock taken (or skipped when held), removed, the lock released. */
+async function removeOne(
+  t: CleanTarget,
+  o: RemoveJobsOptions,
+): Promise<RemovedJob | { kept: KeptJob } | FailedJob> {
+  let lock: HeldLock | null;
+  try {
+    lock = await tryLock(t.job.path, o.lockDir);
+  } catch (e) {
+    return { job: t.job, error: `cannot take its lock: ${(e as Error).message}` };
+  }
+  if (lock === null) {
+    return { kept: { job: t.job, status: t.status, reason: "in use: its lock is held" } };
+  }
+  try {
+    return underLock(t, o);
+  } catch (e) {
+    return { job: t.job, error: (e as Error).message };
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Removes the stale locks of a persist-lock directory (Scout's `system
+ * clean` removes those of dead processes first): a lock not refreshed for
+ * 30 s or whose holder is dead on this host. A held lock stays.
+ *
+ * @param lockDir the persist-lock directory
+ * @param dryRun only list them
+ * @returns the stale locks (removed unless a dry run)
+ */
+export function sweepStaleLocks(lockDir: string, dryRun: boolean): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(lockDir);
+  } catch {
+    return []; // no lock directory yet: no locks
+  }
+  const out: string[] = [];
+  for (const name of names.sort()) {
+    if (!name.endsWith(".lock")) continue;
+    const lock = join(lockDir, name);
+    if (dryRun ? isStaleLock(lock) : removeStaleLock(lock)) out.push(lock);
+  }
+  return out;
+}
