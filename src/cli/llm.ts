@@ -1,6 +1,7 @@
 /**
- * `scout-ai llm …` — talking to models (`ask`, `json`) and explaining results
- * (`prov`). Each subcommand lives in its own file and registers itself here.
+ * `scout-ai llm …` — talking to models (`ask`, `json`), explaining results
+ * (`prov`) and looking after the inference cache (`cache clean`). Each
+ * subcommand lives in its own file and registers itself here.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import type { CliContext } from "./context.ts";
 import { registerLlmProv } from "./llm_prov_command.ts";
 import { registerLlmAsk } from "./llm_ask.ts";
 import { registerLlmProcess } from "./llm_process.ts";
+import { registerLlmCache } from "./llm_cache.ts";
 
 import { registerLlmTemplate } from "./llm_template.ts";
 
@@ -20,11 +22,12 @@ import { registerLlmTemplate } from "./llm_template.ts";
  */
 export function registerLlm(program: Command, ctx: CliContext): void {
   const llm = program.command("llm").description(
-    "ask models and explain how results were produced",
+    "ask models, explain how results were produced, clean the inference cache",
   );
   registerLlmProv(llm, ctx);
   registerLlmAsk(llm, ctx);
   registerLlmProcess(llm, ctx);
+  registerLlmCache(llm, ctx);
 
   registerLlmTemplate(llm, ctx);
   void llm;

@@ -50,8 +50,16 @@ function removeAtExit(): void {
   });
 }
 
-/** Whether a holder file is a dead process's: of this host and gone, or without a heartbeat. */
-function deadHolder(file: string, name: string, host: string): boolean {
+/**
+ * Whether a holder file is a dead process's: of this host and gone, or
+ * without a heartbeat (never this process's own).
+ *
+ * @param file the holder file
+ * @param name its name, `<pid>@<host>`
+ * @param host this host's name
+ * @returns true when its process is dead
+ */
+export function deadHolder(file: string, name: string, host: string): boolean {
   const m = /^(\d+)@(.+)$/.exec(name);
   if (!m || name === holderText()) return false;
   if (m[2] === host && !pidAlive(Number(m[1]))) return true;

@@ -1,0 +1,160 @@
+/**
+ * `scout-ai llm cache clean [--older AGE] [--dry-run] [--json]`: the
+ * inference cache's leftovers of dead processes, and with `--older` the
+ * entries not used for that long (`llm/cache_clean.ts`). The age and its
+ * spelling are `system clean`'s.
+ *
+ * `--json` (version 1): `{"version":1,"dir","dryRun","olderSeconds","entries",
+ * "removed":[{"file","bytes","lastUsed"}],"kept":[{"file","reason"}],
+ * "failed":[{"file","error"}],"locks":[…],"holders":[…],"temps":[…],"bytes"}`.
+ *
+ * @module
+ */
+import { Option } from "@commander-js/extra-typings";
+import type { Command } from "@commander-js/extra-typings";
+import { usageError } from "../errors.ts";
+import { scoutHome } from "../config/home.ts";
+import { formatAge, formatBytes } from "../util/age.ts";
+import type { CacheCleanOutcome, CacheEntryRemoved } from "../llm/cache_clean.ts";
+import type { CliContext } from "./context.ts";
+import type { Io } from "./io.ts";
+import { paint } from "./io.ts";
+import { olderOption } from "./system_clean.ts";
+
+/** Options of `llm cache clean`. */
+export interface CacheCleanCliOptions {
+  /** `--older AGE`, as typed. */
+  older?: string;
+  /** `--dry-run`. */
+  dryRun?: boolean;
+  /** `--json`. */
+  json?: boolean;
+}
+
+/**
+ * `llm cache clean`.
+ *
+ * @param opts options
+ * @param io injected I/O
+ * @returns exit code: 0, or 1 when something could not be removed
+ */
+export async function runCacheClean(opts: CacheCleanCliOptions, io: Io): Promise<number> {
+  const olderMs = olderOption(opts.older);
+  const { cacheDir } = await import("../llm/cache.ts");
+  const { cleanCache } = await import("../llm/cache_clean.ts");
+  const dir = cacheDir(scoutHome(io.env));
+  const dryRun = Boolean(opts.dryRun);
+  const listed = (e: CacheEntryRemoved) => {
+    const age = formatAge(Date.now() - e.lastUsedMs);
+    io.stdout.write(`would remove ${e.file} (last used ${age} ago, ${formatBytes(e.bytes)})\n`);
+  };
+  const out = await cleanCache(dir, {
+    olderMs,
+    dryRun,
+    ...(dryRun && !opts.json ? { onRemoved: listed } : {}),
+  });
+  const bytes = out.removed.reduce((n, e) => n + e.bytes, 0);
+  if (opts.json) {
+    io.stdout.write(JSON.stringify(cacheJson(out, { dir, dryRun, olderMs, bytes })) + "\n");
+  } else report(out, io, { dryRun, olderMs, bytes });
+  return out.failed.length > 0 ? 1 : 0;
+}
+
+function report(
+  out: CacheCleanOutcome,
+  io: Io,
+  c: { dryRun: boolean; olderMs: number | null; bytes: number },
+): void {
+  for (const k of out.kept) io.stderr.write(`kept ${k.file}: ${k.reason}\n`);
+  for (const f of out.failed) {
+    io.stderr.write(
+      `${paint(io, "stderr", "red", "scout-ai:")} cannot remove ${f.file}: ${f.error}\n`,
+    );
+  }
+  const n = (k: number, what: string, many = `${what}s`) => `${k} ${k === 1 ? what : many}`;
+  const verb = c.dryRun ? "would be removed" : "removed";
+  const entries = c.olderMs === null
+    ? `${n(out.entries, "entry", "entries")} (none removed without --older)`
+    : `${out.removed.length} of ${n(out.entries, "entry", "entries")} ${verb} (${
+      formatBytes(c.bytes)
+    })`;
+  const debris = [
+    n(out.locks.length, "stale lock"),
+    n(out.holders.length, "dead holder"),
+    n(out.temps.length, "temp file"),
+  ].join(", ");
+  const kept = out.kept.length > 0 ? `; ${out.kept.length} in use kept` : "";
+  io.stdout.write(`${entries}${kept}; ${debris} ${verb}\n`);
+}
+
+function cacheJson(
+  out: CacheCleanOutcome,
+  c: { dir: string; dryRun: boolean; olderMs: number | null; bytes: number },
+) {
+  return {
+    version: 1,
+    dir: c.dir,
+    dryRun: c.dryRun,
+    olderSeconds: c.olderMs === null ? null : c.olderMs / 1000,
+    entries: out.entries,
+    removed: out.removed.map((e) => ({
+      file: e.file,
+      bytes: e.bytes,
+      lastUsed: new Date(e.lastUsedMs).toISOString(),
+    })),
+    kept: out.kept,
+    failed: out.failed,
+    locks: out.locks,
+    holders: out.holders,
+    temps: out.temps,
+    bytes: c.bytes,
+  };
+}
+
+const CLEAN_HELP = `
+The cache lives in $SCOUT_HOME/var/cache/ask, one <key>.json per answered
+round. Always removed: what dead processes left (stale <key>.lock files, their
+.holders/ files, half-written temp files); a live process's stay. With --older,
+also the entries not used for that long: last stored or last read by a hit.
+An entry whose key a running ask holds (its <key>.lock) is never removed; each
+is removed under that lock, as an ask takes it, in one step, so a concurrent
+ask reads the whole entry or none (then it asks the model again; --offline
+fails not_cached). AGE as in 'system clean': 30d, 12h, 2w, 3mo, 1y, 90m (m is
+minutes), 0; a bare number counts days. Exit 1 when something could not be
+removed, 2 on a usage error.
+
+Examples:
+  scout-ai llm cache clean --older 90d --dry-run   # list what would go
+  scout-ai llm cache clean --older 90d
+  scout-ai llm cache clean                         # dead processes' leftovers
+  scout-ai llm cache clean --older 6mo --json | jq .bytes`;
+
+/**
+ * Registers `llm cache clean`.
+ *
+ * @param llm the `llm` command
+ * @param ctx invocation context
+ */
+export function registerLlmCache(llm: Command, ctx: CliContext): void {
+  const cache = llm.command("cache").description(
+    "look after the inference cache ($SCOUT_HOME/var/cache/ask)",
+  );
+  cache.command("clean")
+    .description("remove entries unused for --older AGE and dead processes' leftovers")
+    .option("-o, --older <age>", "also remove entries unused for longer than AGE (e.g. 90d)")
+    .addOption(new Option("--older-than <age>", "same as --older").hideHelp())
+    .option("--dry-run", "list what would be removed; remove nothing")
+    .option("--json", "print {version, dir, entries, removed, kept, failed, locks, bytes…}")
+    .addHelpText("after", CLEAN_HELP)
+    .action(async (o) => {
+      if (o.older !== undefined && o.olderThan !== undefined) {
+        throw usageError("--older and --older-than are one option: give it once");
+      }
+      const older = o.older ?? o.olderThan;
+      ctx.exitCode = await runCacheClean({
+        ...(older !== undefined ? { older } : {}),
+        dryRun: Boolean(o.dryRun),
+        json: Boolean(o.json),
+      }, ctx.io);
+    });
+}

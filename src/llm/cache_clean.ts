@@ -1,0 +1,201 @@
+/**
+ * Cleaning the inference cache (`llm cache clean`, `inference.md` §6): the
+ * leftovers of dead processes — stale key locks, holder files, entries'
+ * temp files (`cache_holder.ts`, `cache_stale.ts`) — and, with an age, the
+ * entries not used for that long: their file last written (stored) or read
+ * (a hit).
+ *
+ * Safe next to live asks: an entry is removed under its key's lock, taken as
+ * an ask takes it (`cache_lock.ts`), so an entry whose lock a live round
+ * holds is never removed; the removal is one `unlink`, so a reader sees the
+ * whole entry or none (a miss: online the round is asked again and stored,
+ * offline it is `not_cached`). Live processes' holder files and temp files
+ * stay.
+ *
+ * @module
+ */
+import { closeSync, openSync, readdirSync, type Stats, statSync, unlinkSync } from "node:fs";
+import { join } from "node:path";
+import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
+import { holderText, linkLock } from "./cache_holder.ts";
+import { judgeLock, takeOver } from "./cache_stale.ts";
+import { sweepCacheDebris } from "./cache_debris.ts";
+
+/** An entry removed (or, in a dry run, that would be). */
+export interface CacheEntryRemoved {
+  /** Its file, `<dir>/<key>.json`. */
+  file: string;
+  /** Its size. */
+  bytes: number;
+  /** When it was last stored or read (ms). */
+  lastUsedMs: number;
+}
+
+/** What a cache clean did. */
+export interface CacheCleanOutcome {
+  /** Entries looked at. */
+  entries: number;
+  /** Entries removed, by file name. */
+  removed: CacheEntryRemoved[];
+  /** Entries old enough that stay, with why (their lock held). */
+  kept: { file: string; reason: string }[];
+  /** Entries that could not be removed. */
+  failed: { file: string; error: string }[];
+  /** Stale key locks removed. */
+  locks: string[];
+  /** Dead processes' holder files removed. */
+  holders: string[];
+  /** Dead processes' temp files removed. */
+  temps: string[];
+}
+
+/** Options of {@link cleanCache}. */
+export interface CacheCleanOptions {
+  /** Entries unused for longer than this many ms go (null: only the leftovers). */
+  olderMs: number | null;
+  /** List only: remove nothing. */
+  dryRun: boolean;
+  /** The clock (default `Date.now()`). */
+  now?: number;
+  /** Told of each entry as it is removed (or would be). */
+  onRemoved?: (e: CacheEntryRemoved) => void;
+}
+
+/** An entry file: a key (hex digest) and `.json`. */
+const ENTRY = /^[0-9a-f]+\.json$/;
+
+function listing(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return []; // no cache yet
+    throw e;
+  }
+}
+
+/** Removes the stale key locks (a dead holder's, or one torn by a crash); the live ones stay. */
+async function staleLocks(
+  dir: string,
+  names: readonly string[],
+  o: CacheCleanOptions,
+  out: CacheCleanOutcome,
+): Promise<void> {
+  for (const name of names) {
+    if (!name.endsWith(".lock")) continue;
+    const file = join(dir, name);
+    try {
+      const judged = await judgeLock(file);
+      if (judged === null || !judged.stale) continue;
+      if (o.dryRun || takeOver(file, judged)) out.locks.push(file);
+    } catch (e) {
+      out.failed.push({ file, error: (e as Error).message });
+    }
+  }
+}
+
+/** The key's lock, taken as an ask takes it: true when taken, false when another holds it. */
+function takeKeyLock(dir: string, lock: string): boolean {
+  const linked = linkLock(dir, lock);
+  if (linked !== null) return linked;
+  // no hard links here: a created lock file holding our holder text, as cache_lock.ts makes it
+  let fd: number;
+  try {
+    fd = openSync(lock, "wx");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw e;
+  }
+  try {
+    writeAllSync(fd, holderText());
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+/** Removes one entry under its key's lock; false when the lock is held. */
+function removeEntry(dir: string, file: string): boolean {
+  const lock = file.slice(0, -".json".length) + ".lock";
+  if (!takeKeyLock(dir, lock)) return false;
+  try {
+    unlinkSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e; // gone: another clean's
+  } finally {
+    unlinkQuiet(lock);
+  }
+  return true;
+}
+
+function entryStats(file: string): Stats | null {
+  try {
+    return statSync(file);
+  } catch {
+    return null; // removed meanwhile
+  }
+}
+
+/** Looks at each entry; the old ones go unless their lock is held. */
+function cleanEntries(
+  dir: string,
+  names: readonly string[],
+  o: CacheCleanOptions,
+  out: CacheCleanOutcome,
+): void {
+  const now = o.now ?? Date.now();
+  // in a dry run the stale locks are still there: they hold nothing
+  const stale = new Set(out.locks);
+  const locks = new Set(names.filter((n) => n.endsWith(".lock") && !stale.has(join(dir, n))));
+  for (const name of names) {
+    if (!ENTRY.test(name)) continue;
+    out.entries++;
+    if (o.olderMs === null) continue;
+    const file = join(dir, name);
+    const st = entryStats(file);
+    if (st === null) continue;
+    const lastUsedMs = Math.max(st.mtimeMs, st.atimeMs);
+    if (now - lastUsedMs <= o.olderMs) continue;
+    const entry = { file, bytes: st.size, lastUsedMs };
+    const held = locks.has(name.slice(0, -".json".length) + ".lock");
+    try {
+      if (o.dryRun ? held : !removeEntry(dir, file)) {
+        out.kept.push({ file, reason: "in use: its key's lock is held" });
+        continue;
+      }
+    } catch (e) {
+      out.failed.push({ file, error: (e as Error).message });
+      continue;
+    }
+    out.removed.push(entry);
+    o.onRemoved?.(entry);
+  }
+}
+
+/**
+ * Cleans a cache directory: dead processes' leftovers, then (with an age)
+ * the entries unused for longer.
+ *
+ * @param dir the cache directory (`$SCOUT_HOME/var/cache/ask`)
+ * @param o the age, dry run
+ * @returns what was removed, kept and could not be removed
+ */
+export async function cleanCache(dir: string, o: CacheCleanOptions): Promise<CacheCleanOutcome> {
+  const out: CacheCleanOutcome = {
+    entries: 0,
+    removed: [],
+    kept: [],
+    failed: [],
+    locks: [],
+    holders: [],
+    temps: [],
+  };
+  const before = listing(dir);
+  await staleLocks(dir, before, o, out);
+  const debris = sweepCacheDebris(dir, before, o.dryRun);
+  out.holders = debris.holders;
+  out.temps = debris.temps;
+  out.failed.push(...debris.failed);
+  // listed again: the locks taken over are gone
+  cleanEntries(dir, o.dryRun ? before : listing(dir), o, out);
+  return out;
+}
