@@ -3,7 +3,8 @@
  * leftovers of dead processes — stale key locks, holder files, entries'
  * temp files (`cache_holder.ts`, `cache_stale.ts`) — and, with an age, the
  * entries not used for that long: their file last written (stored) or read
- * (a hit).
+ * (a hit; `cache.ts` keeps a hit's access time fresh where the file system
+ * does not).
  *
  * Safe next to live asks: an entry is removed under its key's lock, taken as
  * an ask takes it (`cache_lock.ts`), so an entry whose lock a live round

@@ -3,15 +3,17 @@
  * way to be pruned but `rm`): a dry run lists and removes nothing; `--older`
  * removes entries unused for that long; dead processes' locks, holder files
  * and temp files go, a live one's stay; an entry whose key lock a live ask
- * in another process holds is never removed, and that ask finishes; a bad
- * age is a usage error.
+ * in another process holds is never removed, and that ask finishes; a hit
+ * keeps its entry's "last used" on a `noatime` file system; a bad age is a
+ * usage error.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { DENO, ROOT, runMain, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { noatimeDir } from "../support/noatime_mount.ts";
 
 const DAY = 86_400_000;
 
@@ -158,6 +160,28 @@ Deno.test("llm cache clean: a key lock whose holder was killed goes, with its en
   assert.deepEqual(after.json.locks, [join(h.dir, `${key}.lock`)]);
   assert.deepEqual(after.json.holders, [join(h.dir, ".holders", `${child.pid}@${hostname()}`)]);
   assert.deepEqual(readdirSync(h.dir).filter((n) => !n.startsWith(".")), []);
+});
+
+Deno.test("llm cache clean: on a noatime file system a hit keeps its entry in use", async () => {
+  await using mount = await noatimeDir();
+  await using h = await cacheHome(mount.path);
+  const hit = await h.ask("asked again?");
+  const unused = await h.ask("asked once?");
+  for (const f of [hit, unused]) age(f, 10);
+  const stored = statSync(hit).mtimeMs;
+  const again = await runMain(["llm", "ask", ...h.flags, "--offline", "asked again?"], {
+    env: h.env,
+    cwd: mount.path,
+  });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.stdout, "Recorded.\n");
+  const st = statSync(hit);
+  assert.ok(Date.now() - st.atimeMs < 60_000, "the hit's access time is now");
+  assert.equal(st.mtimeMs, stored, "its modification time (stored) is kept");
+  assert.ok(Date.now() - statSync(unused).atimeMs > 9 * DAY, "noatime: reads move no access time");
+  const r = await h.clean("--older", "5d", "--json");
+  assert.deepEqual(r.json.removed.map((e: { file: string }) => e.file), [unused]);
+  assert.ok(existsSync(hit));
 });
 
 Deno.test("llm cache clean: a bad age is a usage error", async () => {
