@@ -7,35 +7,21 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, ROOT, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { ROOT, tempDir } from "../support/cli.ts";
+import { scoutBash, shellQuote } from "../support/scout_bash.ts";
 
 const PARENTS = join(ROOT, "fixtures", "kb", "family", "parents");
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
-/** Runs `script` in bash in `cwd`, with `scout` the CLI from source (20 s at most). */
-async function sh(script: string, cwd: string) {
-  // a FIFO nobody writes would keep a read waiting for ever: bounded (exit 124)
-  const fn = `scout() { timeout 20 ${[DENO, ...SCOUT_SOURCE_ARGS].map(quote).join(" ")} "$@"; }\n`;
-  const out = await new Deno.Command("bash", {
-    args: ["-c", fn + script],
-    cwd,
-    env: { NO_COLOR: "1", SCOUT_HOME: join(cwd, "home") },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
 
 Deno.test("R94-2: kb register refuses a pipe, a FIFO and '-' (exit 2, one line why), registering nothing", async () => {
   await using d = await tempDir();
-  const r = await sh(
-    `scout kb register kb3 parents <(cat ${quote(PARENTS)}); echo "pipe=$?"
+  const r = await scoutBash(
+    `scout kb register kb3 parents <(cat ${shellQuote(PARENTS)}); echo "pipe=$?"
      mkfifo fifo; scout kb register kb3 parents fifo; echo "fifo=$?"
-     scout kb register kb3 parents - < ${quote(PARENTS)}; echo "dash=$?"
-     scout kb register kb3 parents ${quote(PARENTS)} >/dev/null; echo "file=$?"
+     scout kb register kb3 parents - < ${shellQuote(PARENTS)}; echo "dash=$?"
+     scout kb register kb3 parents ${shellQuote(PARENTS)} >/dev/null; echo "file=$?"
      scout kb list kb3; echo "list=$?"`,
     d.path,
+    20,
   );
   assert.equal(
     r.stdout,

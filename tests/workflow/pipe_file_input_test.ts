@@ -11,9 +11,8 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
-
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+import { tempDir } from "../support/cli.ts";
+import { scoutBash } from "../support/scout_bash.ts";
 
 const WORKFLOW = `import { readFileSync } from "node:fs";
 export default (api) => api.workflow("Reads", { tasks: {
@@ -22,28 +21,12 @@ export default (api) => api.workflow("Reads", { tasks: {
 } });
 `;
 
-async function sh(script: string, cwd: string) {
-  // a FIFO nobody writes would keep a read waiting for ever: bounded (exit 124)
-  const fn = `scout() { timeout -s KILL 30 ${
-    [DENO, ...SCOUT_SOURCE_ARGS].map(quote).join(" ")
-  } "$@"; }\n`;
-  const out = await new Deno.Command("bash", {
-    args: ["-c", fn + script],
-    cwd,
-    env: { NO_COLOR: "1", SCOUT_HOME: join(cwd, "home"), PATH: Deno.env.get("PATH") ?? "" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
 Deno.test("a pipe given to a file input is refused (exit 2, why); a file with the same text runs", async () => {
   await using d = await tempDir();
   mkdirSync(join(d.path, "wf", "Reads"), { recursive: true });
   writeFileSync(join(d.path, "wf", "Reads", "workflow.ts"), WORKFLOW);
   writeFileSync(join(d.path, "b.txt"), "bbb\n");
-  const r = await sh(
+  const r = await scoutBash(
     `scout workflow task wf/Reads count --data <(echo aaa); echo "pipe=$?"
      mkfifo fifo; scout workflow task wf/Reads count --data fifo; echo "fifo=$?"
      scout workflow task wf/Reads count --data b.txt; echo "file=$?"`,

@@ -12,9 +12,8 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
-
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+import { tempDir } from "../support/cli.ts";
+import { scoutBash } from "../support/scout_bash.ts";
 
 const WORKFLOW = `export default (api) => api.workflow("Vals", { tasks: {
   show: { type: "string",
@@ -25,23 +24,6 @@ const WORKFLOW = `export default (api) => api.workflow("Vals", { tasks: {
 } });
 `;
 
-async function sh(script: string, cwd: string) {
-  // a FIFO nobody writes would keep a read waiting for ever: bounded (exit 137),
-  // by SIGKILL, since a process blocked opening a FIFO does not end on SIGTERM
-  const fn = `scout() { timeout -s KILL 30 ${
-    [DENO, ...SCOUT_SOURCE_ARGS].map(quote).join(" ")
-  } "$@"; }\n`;
-  const out = await new Deno.Command("bash", {
-    args: ["-c", fn + script],
-    cwd,
-    env: { NO_COLOR: "1", SCOUT_HOME: join(cwd, "home"), PATH: Deno.env.get("PATH") ?? "" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
 async function workflowDir(): Promise<{ path: string } & AsyncDisposable> {
   const d = await tempDir();
   mkdirSync(join(d.path, "wf", "Vals"), { recursive: true });
@@ -51,7 +33,7 @@ async function workflowDir(): Promise<{ path: string } & AsyncDisposable> {
 
 Deno.test("a pipe given to a value input is read once and its content is the value: text, integer, array (lines), json; other content makes another job", async () => {
   await using d = await workflowDir();
-  const r = await sh(
+  const r = await scoutBash(
     `scout workflow task wf/Vals show --text <(echo one); echo "text=$?"
      scout workflow task wf/Vals show --text <(echo two); echo "again=$?"
      scout workflow task wf/Vals show --n <(echo 7) --obj=<(echo '{"a": 1}'); echo "n=$?"
@@ -92,7 +74,7 @@ Deno.test("a pipe given to a value input is read once and its content is the val
 
 Deno.test("a pipe given to a value input cannot go with --deploy local (exit 2), as stdin cannot; a tsv input and a plain array's item refuse a pipe", async () => {
   await using d = await workflowDir();
-  const r = await sh(
+  const r = await scoutBash(
     `scout workflow task wf/Vals show --text <(echo one) --deploy local; echo "local=$?"
      scout workflow task wf/Vals show --table <(printf 'a\\tb\\n'); echo "tsv=$?"
      scout workflow task wf/Vals show --list x --list <(echo y); echo "item=$?"`,
