@@ -34,8 +34,8 @@ export interface CachedAsk {
   messages: Message[];
 }
 
-/** A stored round of the tool loop: what replays it. */
-export interface CachedRound {
+/** What every round entry, a reply or a failure, starts with. */
+export interface CachedEntryHead {
   /** Format version ({@link ROUND_CACHE_VERSION}). */
   v: number;
   /** When it was stored. */
@@ -48,6 +48,10 @@ export interface CachedRound {
   model: string;
   /** Which round of its ask it was (information only). */
   round: number;
+}
+
+/** A stored round of the tool loop: what replays it. */
+export interface CachedRound extends CachedEntryHead {
   /** The reply's items (texts, tool calls with their ids and thinking blocks, messages). */
   items: ReplyItem[];
   /** The provider's response id (threading), when there was one. */
@@ -75,19 +79,7 @@ export interface CachedRound {
  * scout-ai of before failure entries reads it as corrupt: a miss, never a
  * reply.
  */
-export interface CachedFailure {
-  /** Format version ({@link ROUND_CACHE_VERSION}). */
-  v: number;
-  /** When it was stored. */
-  created: string;
-  /** Endpoint it was produced with (`""` for none). */
-  endpoint: string;
-  /** Backend it was produced with. */
-  backend: string;
-  /** Model it was produced with. */
-  model: string;
-  /** Which round of its ask it was (information only). */
-  round: number;
+export interface CachedFailure extends CachedEntryHead {
   /** The error, as the run saw it. */
   failure: RecordedError;
   /** What the failed round added to its ask's messages (billed attempts' records, a partial answer). */
