@@ -9,7 +9,8 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, ROOT, runMain, runScout, tempDir } from "../support/cli.ts";
+import { runMain, runScout, tempDir } from "../support/cli.ts";
+import { lockHolder } from "../support/lock_holder.ts";
 import {
   ageJob,
   bakeStore,
@@ -58,19 +59,6 @@ Deno.test("system clean keeps a job running in another process, which then finis
   assert.ok(present(nap));
 });
 
-/** A process that holds the persist lock of `job` until killed. */
-async function lockHolder(job: string, lockDir: string) {
-  const code = `
-    import { acquireLock } from ${JSON.stringify(join(ROOT, "src/workflow/lock.ts"))};
-    await acquireLock(${JSON.stringify(job)}, ${JSON.stringify(lockDir)});
-    console.log("held");
-    setInterval(() => {}, 1000);`;
-  const child = new Deno.Command(DENO, { args: ["eval", "-q", code], stdout: "piped" }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  assert.equal((await reader.read()).value?.trim(), "held");
-  return { child, reader };
-}
-
 Deno.test("system clean keeps a job whose lock another live process holds; once it dies, job and lock go", async () => {
   await using d = await tempDir();
   await bakeStore(d.path);
@@ -88,9 +76,7 @@ Deno.test("system clean keeps a job whose lock another live process holds; once 
     ]);
     assert.ok(present(broken));
   } finally {
-    holder.child.kill("SIGKILL");
-    await holder.child.status;
-    await holder.reader.cancel();
+    await holder.kill();
   }
   const after = await runMain(["system", "clean", "Baking", "--json"], storeOpts(d.path));
   const out = JSON.parse(after.stdout);
