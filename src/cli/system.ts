@@ -26,7 +26,10 @@ run takes it, so a run of it elsewhere is waited for or skipped), a job a
 --keep chat's provenance reaches (as 'llm prov CHAT' walks it), and any
 dependency of a job that stays; nor a job used in the last minute. A job in
 progress on another host is removed only when untouched for --older and its
-lock is free.
+lock is free. A job that stays whose .info cannot be read (its dependencies
+unknown) stops the clean before anything is removed, naming it. A store
+reached through symbolic links is cleaned once, each job under its lock by
+every spelling known (SCOUT_HOME's, the cwd's var/jobs, the real path).
 
 AGE: 30d, 12h, 2w, 3mo, 1y, 1d12h, 90m (m is minutes), 0 (any age); a bare
 number counts days. Exit 0, 1 when a job could not be removed, 2 on a usage

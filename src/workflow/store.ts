@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome, scoutHome, userHome } from "../config/home.ts";
 import { md5hex } from "../util/hash.ts";
@@ -73,12 +73,29 @@ export function jobStore(opts: JobStoreOptions = {}): JobStore {
   const created = join(home, "var", "jobs");
   const local = join(cwd, "var", "jobs");
   return {
-    roots: local === created ? [created] : [local, created],
+    roots: sameDir(local, created) ? [created] : [local, created],
     createRoot: created,
     home,
     lockDir,
     cwd,
   };
+}
+
+/**
+ * Whether two paths name one directory: the same spelling, or the same real
+ * path. [TS-FIX] Scout compares spellings: a `SCOUT_HOME` reached through a
+ * symbolic link, or a cwd in the real directory behind one (`process.cwd()`
+ * is a real path), made one directory two roots, its jobs two spellings
+ * (two persist locks for one job, and `system clean` removing a dependency it
+ * reported kept, R123-1). The spelling kept is `SCOUT_HOME`'s.
+ */
+function sameDir(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false; // one is missing: not (yet) the same directory
+  }
 }
 
 /**

@@ -19,10 +19,11 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { basename } from "node:path";
-import { isScoutError } from "../errors.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
+import { formatAge } from "../util/age.ts";
 import { infoProcess } from "./state.ts";
 import { isStaleLock } from "./lock.ts";
-import { lockPathFor } from "./store.ts";
+import { infoPath, lockPathFor } from "./store.ts";
 import { rereadJob, type StoreJob } from "./store_scan.ts";
 import {
   type CleanTarget,
@@ -110,6 +111,8 @@ function judgeStatus(
   }
   if (job.done) return old ? { go: true, status: "done" } : null;
   if (job.problem !== null) {
+    // [TS-FIX] (R123-2) untouched for AGE, it goes: as a job in progress whose process cannot be checked
+    if (old) return { go: true, status: "noinfo" };
     return { go: false, status, reason: `its info cannot be read: ${job.problem}` };
   }
   if (status === "done") return { go: true, status: "unsync" };
@@ -188,18 +191,21 @@ function lockNames(lockDir: string): Set<string> | undefined {
 }
 
 /**
- * Whether a job's persist lock is held by a live holder now (a lock that is
- * stale — not refreshed for 30 s, or its holder dead here — is not).
+ * Whether a persist lock of a job, under any of its spellings, is held by a
+ * live holder now (a lock that is stale — not refreshed for 30 s, or its
+ * holder dead here — is not).
  *
- * @param path the job's result path
+ * @param job the job
  * @param lockDir the persist-lock directory
  * @param present lock names known to exist (a listing), to spare a stat per job
  * @returns true when held
  */
-function lockHeld(path: string, lockDir: string, present?: ReadonlySet<string>): boolean {
-  const lock = lockPathFor(path, lockDir);
-  if (present !== undefined && !present.has(basename(lock))) return false;
-  return existsSync(lock) && !isStaleLock(lock);
+function lockHeld(job: StoreJob, lockDir: string, present?: ReadonlySet<string>): boolean {
+  return job.spellings.some((path) => {
+    const lock = lockPathFor(path, lockDir);
+    if (present !== undefined && !present.has(basename(lock))) return false;
+    return existsSync(lock) && !isStaleLock(lock);
+  });
 }
 
 /** The judgement of each job in scope: what goes, and what stays although its status alone would not keep it. */
@@ -218,12 +224,45 @@ function plan(
     if (!j.go) kept.push({ job, status: j.status, reason: j.reason });
     else if (o.keep.has(job.canonical)) {
       kept.push({ job, status: j.status, reason: "reached by a kept chat's provenance" });
-    } else if (lockHeld(job.path, o.lockDir, locks)) {
+    } else if (lockHeld(job, o.lockDir, locks)) {
       kept.push({ job, status: j.status, reason: "in use: its lock is held" });
     } else going.set(job.path, { job, status: j.status });
   }
   kept.push(...keepDependencies(jobs, going));
+  if (going.size > 0) stopOnUnknownDependencies(jobs, going, kept, o.now ?? Date.now());
   return { going, kept };
+}
+
+/**
+ * Stops the clean before anything is removed when a job that stays has an
+ * `.info` that cannot be read (a Ruby Marshal dump, a truncated file): the
+ * jobs it depends on are unknown, and any job to remove could be one.
+ * [TS-FIX] (R123-2) A job with such an info that goes itself (done and
+ * unused for AGE, or not done and untouched for AGE) does not stop it: it is
+ * removed first (`removalOrder`).
+ *
+ * @throws ScoutError `job_info_unreadable`, naming the job and what to do
+ */
+function stopOnUnknownDependencies(
+  jobs: readonly StoreJob[],
+  going: ReadonlyMap<string, CleanTarget>,
+  kept: readonly KeptJob[],
+  now: number,
+): void {
+  const blind = jobs.find((j) => j.problem !== null && !going.has(j.path));
+  if (blind === undefined) return;
+  const why = kept.find((k) => k.job === blind)?.reason ??
+    (blind.inScope
+      ? `used ${formatAge(now - blind.lastUsedMs)} ago`
+      : "outside the workflows cleaned");
+  throw new ScoutError(
+    "job_info_unreadable",
+    `Cannot tell which jobs ${blind.shortPath} depends on: ${blind.problem}; it stays (${why}), ` +
+      `so nothing was removed: any job to remove could be one of its dependencies. Remove it ` +
+      `(${blind.path} and its .info) if nothing needs it, or clean its workflow with an --older ` +
+      `below its age, then clean again`,
+    { file: infoPath(blind.path) },
+  );
 }
 
 /**

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { infoDependencies } from "./info.ts";
 import { shortPath } from "./store.ts";
 import type { StoreJob } from "./store_scan.ts";
@@ -31,12 +33,26 @@ export interface KeptJob {
 
 /** Finds the store's job a dependency entry names. */
 export interface JobIndex {
-  /** The job at a path, or one relocated there (same last three components; its own root first). */
+  /**
+   * The job at a path (any spelling of it: through a symbolic link it is
+   * the job at the real path), or one relocated there (same last three
+   * components; its own root first).
+   */
   (ref: string, from: StoreJob): StoreJob | undefined;
 }
 
+/** The real path of a job path: its directory resolved (the job itself may be gone); null when that fails. */
+function realJobPath(path: string): string | null {
+  try {
+    return join(realpathSync(dirname(path)), basename(path));
+  } catch {
+    return null;
+  }
+}
+
 /**
- * An index of the store's jobs by path and by short path.
+ * An index of the store's jobs by every spelling, by real path and by short
+ * path.
  *
  * @param jobs every job of the store
  * @returns the lookup
@@ -44,9 +60,9 @@ export interface JobIndex {
 export function jobIndex(jobs: readonly StoreJob[]): JobIndex {
   const byPath = new Map<string, StoreJob>();
   const byShort = new Map<string, StoreJob[]>();
+  const real = new Map<string, string | null>();
   for (const j of jobs) {
-    byPath.set(j.path, j);
-    byPath.set(j.canonical, j);
+    for (const p of j.spellings) byPath.set(p, j);
     const same = byShort.get(j.shortPath);
     if (same) same.push(j);
     else byShort.set(j.shortPath, [j]);
@@ -54,6 +70,11 @@ export function jobIndex(jobs: readonly StoreJob[]): JobIndex {
   return (ref, from) => {
     const exact = byPath.get(ref);
     if (exact !== undefined) return exact;
+    if (ref.startsWith("/")) {
+      if (!real.has(ref)) real.set(ref, realJobPath(ref));
+      const resolved = byPath.get(real.get(ref) ?? "");
+      if (resolved !== undefined) return resolved;
+    }
     const same = byShort.get(shortPath(ref));
     if (same === undefined || ref.split("/").filter((p) => p !== "").length < 3) return undefined;
     return same.find((j) => j.root === from.root) ?? same[0];
@@ -120,6 +141,9 @@ export function keepDependencies(
 /**
  * The jobs to remove in an order where a job comes before the jobs it
  * depends on (Kahn's order over the jobs going; by path among equals).
+ * Jobs whose dependencies cannot be known (an unreadable `.info`), and the
+ * jobs that depend on them, come first: any job could be a dependency of
+ * theirs, so none goes before them (R123-2).
  *
  * @param jobs every job of the store
  * @param going path → target
@@ -131,29 +155,44 @@ export function removalOrder(
 ): CleanTarget[] {
   const find = jobIndex(jobs);
   const deps = new Map<string, string[]>();
-  const parents = new Map<string, number>();
-  for (const path of going.keys()) parents.set(path, 0);
   for (const [path, t] of going) {
-    const ds = dependenciesOf(t.job, find).map((d) => d.path).filter((p) => going.has(p));
-    deps.set(path, ds);
-    for (const d of ds) parents.set(d, parents.get(d)! + 1);
+    deps.set(path, dependenciesOf(t.job, find).map((d) => d.path).filter((p) => going.has(p)));
   }
-  const ready = [...going.keys()].filter((p) => parents.get(p) === 0).sort();
-  const out: CleanTarget[] = [];
+  // the unreadable ones and their dependents, at any depth
+  const first = new Set([...going].filter(([, t]) => t.job.problem !== null).map(([p]) => p));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [path, ds] of deps) {
+      if (first.has(path) || !ds.some((d) => first.has(d))) continue;
+      first.add(path);
+      grew = true;
+    }
+  }
+  const part = (inFirst: boolean) => [...going.keys()].filter((p) => first.has(p) === inFirst);
+  return [...kahn(part(true), deps), ...kahn(part(false), deps)].map((p) => going.get(p)!);
+}
+
+/** Kahn's order of some paths by their dependencies among them (by path among equals; a cycle last). */
+function kahn(paths: readonly string[], deps: ReadonlyMap<string, string[]>): string[] {
+  const among = new Set(paths);
+  const parents = new Map<string, number>(paths.map((p) => [p, 0]));
+  for (const p of paths) {
+    for (const d of deps.get(p) ?? []) if (among.has(d)) parents.set(d, parents.get(d)! + 1);
+  }
+  const ready = paths.filter((p) => parents.get(p) === 0).sort();
   const placed = new Set<string>();
   for (let i = 0; i < ready.length; i++) {
     const path = ready[i]!;
     placed.add(path);
-    out.push(going.get(path)!);
     for (const d of deps.get(path) ?? []) {
+      if (!among.has(d)) continue;
       const n = parents.get(d)! - 1;
       parents.set(d, n);
       if (n === 0) ready.push(d);
     }
   }
   // a cycle (none is made by a run): its jobs last, by path
-  for (const path of [...going.keys()].sort()) if (!placed.has(path)) out.push(going.get(path)!);
-  return out;
+  return [...ready, ...[...paths].sort().filter((p) => !placed.has(p))];
 }
 
 /**

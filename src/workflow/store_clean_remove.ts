@@ -7,7 +7,9 @@
  * been run or used since it was listed), then its result goes first (the job
  * is no longer done), its tmp result and `.files/`, its `.info` last. Task
  * and workflow directories are never removed: a run creating a job in one
- * must find it there. A job that stays at its turn keeps its dependencies.
+ * must find it there. A job that stays at its turn keeps its dependencies;
+ * one whose `.info` cannot be read (its dependencies unknown) stops the
+ * removals (such jobs come first).
  *
  * @module
  */
@@ -102,7 +104,7 @@ function removeFiles(path: string): void {
   rmSync(infoPath(path), { force: true });
 }
 
-/** The job's lock, or null when another process holds it. */
+/** The lock of one spelling of a job, or null when another process holds it. */
 async function tryLock(path: string, lockDir: string): Promise<HeldLock | null> {
   try {
     return await acquireLock(path, lockDir, { timeoutMs: 0 });
@@ -110,6 +112,31 @@ async function tryLock(path: string, lockDir: string): Promise<HeldLock | null> 
     if (e instanceof ScoutError && e.code === "lock_timeout") return null;
     throw e;
   }
+}
+
+/**
+ * The job's locks under every spelling the clean knows (`StoreJob.spellings`),
+ * or null when another process holds one. [TS-FIX] A persist lock is named
+ * after the path as a run spells it, so a run through another spelling of
+ * the store (a symbolic link) held a lock the clean did not see (R123-1).
+ * Taken in order of spelling, none waited for.
+ */
+async function tryLocks(job: StoreJob, lockDir: string): Promise<HeldLock[] | null> {
+  const held: HeldLock[] = [];
+  try {
+    for (const path of [...job.spellings].sort()) {
+      const lock = await tryLock(path, lockDir);
+      if (lock === null) {
+        for (const l of held) l.release();
+        return null;
+      }
+      held.push(lock);
+    }
+  } catch (e) {
+    for (const l of held) l.release();
+    throw e;
+  }
+  return held;
 }
 
 /** One job, its lock held: judged again, then removed; what became of it. */
@@ -142,15 +169,22 @@ export async function removeJobs(
 ): Promise<RemovalOutcome> {
   const out: RemovalOutcome = { removed: [], kept: [], failed: [] };
   const protectedNow = new Map<string, string>();
+  let stoppedBy: StoreJob | null = null;
   const stays = (job: StoreJob) => {
+    // its dependencies unknown, any job left could be one: none goes (R123-2)
+    if (job.problem !== null) stoppedBy ??= job;
     for (const d of recursiveDependencies(job, o.find)) {
       if (!protectedNow.has(d)) protectedNow.set(d, job.shortPath);
     }
   };
   for (const t of targets) {
     const by = protectedNow.get(t.job.path);
-    if (by !== undefined) {
-      out.kept.push({ job: t.job, status: t.status, reason: `a dependency of ${by}, which stays` });
+    if (stoppedBy !== null || by !== undefined) {
+      const reason = by !== undefined
+        ? `a dependency of ${by}, which stays`
+        : `the clean stopped: ${stoppedBy!.shortPath} stays, and which jobs it depends on ` +
+          "cannot be known";
+      out.kept.push({ job: t.job, status: t.status, reason });
       stays(t.job);
       continue;
     }
@@ -183,13 +217,13 @@ async function removeOne(
   t: CleanTarget,
   o: RemoveJobsOptions,
 ): Promise<RemovedJob | { kept: KeptJob } | FailedJob> {
-  let lock: HeldLock | null;
+  let locks: HeldLock[] | null;
   try {
-    lock = await tryLock(t.job.path, o.lockDir);
+    locks = await tryLocks(t.job, o.lockDir);
   } catch (e) {
     return { job: t.job, error: `cannot take its lock: ${(e as Error).message}` };
   }
-  if (lock === null) {
+  if (locks === null) {
     return { kept: { job: t.job, status: t.status, reason: "in use: its lock is held" } };
   }
   try {
@@ -197,7 +231,7 @@ async function removeOne(
   } catch (e) {
     return { job: t.job, error: (e as Error).message };
   } finally {
-    lock.release();
+    for (const l of locks) l.release();
   }
 }
 

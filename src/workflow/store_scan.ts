@@ -17,6 +17,12 @@ export interface StoreJob {
   path: string;
   /** The same path through the real path of its task directory (provenance's spelling). */
   canonical: string;
+  /**
+   * Every spelling of it the clean knows — `path`, through each root that is
+   * the same directory, and `canonical` — each naming a persist lock a run may
+   * hold (R123-1).
+   */
+  spellings: string[];
   /** `Workflow/task/name`. */
   shortPath: string;
   /** The jobs root it lies in. */
@@ -68,14 +74,19 @@ function realDir(dir: string): string {
   }
 }
 
+/** Where a job lies: its root (and the other spellings of that root), its task directory's real path, its scope. */
+interface JobPlace {
+  root: string;
+  aliases: readonly string[];
+  realTaskDir: string;
+  inScope: boolean;
+}
+
 /**
  * One job of a task directory; null for a name that is no job: a directory
  * without an `.info` (a job name with a `/` made it, or anything else).
  */
-function readJob(
-  path: string,
-  where: { root: string; realTaskDir: string; inScope: boolean },
-): StoreJob | null {
+function readJob(path: string, where: JobPlace): StoreJob | null {
   const result = stats(path);
   const info = stats(infoPath(path));
   if (info === null && (result === null || result.isDirectory())) return null;
@@ -85,9 +96,13 @@ function readJob(
     result?.atimeMs ?? 0,
     info?.mtimeMs ?? 0,
   );
+  const canonical = join(where.realTaskDir, basename(path));
+  const rel = path.slice(where.root.length);
+  const spellings = [path, ...where.aliases.map((a) => a + rel), canonical];
   return {
     path,
-    canonical: join(where.realTaskDir, basename(path)),
+    canonical,
+    spellings: [...new Set(spellings)],
     shortPath: shortPath(path),
     root: where.root,
     inScope: where.inScope,
@@ -107,11 +122,41 @@ function readJob(
  */
 export function rereadJob(job: StoreJob): StoreJob | null {
   const realTaskDir = job.canonical.slice(0, job.canonical.length - basename(job.path).length - 1);
-  return readJob(job.path, { root: job.root, realTaskDir, inScope: job.inScope });
+  const now = readJob(job.path, {
+    root: job.root,
+    aliases: [],
+    realTaskDir,
+    inScope: job.inScope,
+  });
+  return now === null ? null : { ...now, spellings: job.spellings };
 }
 
 /**
- * Every job of the jobs roots, each root once: `<root>/<Workflow>/<task>/<name>`.
+ * The jobs roots, each directory once (by real path; its first spelling
+ * kept), with the other spellings of each.
+ *
+ * @param roots jobs roots, as spelled
+ * @returns root → its other spellings, in the order given
+ */
+export function distinctRoots(roots: readonly string[]): Map<string, string[]> {
+  const byReal = new Map<string, string>();
+  const out = new Map<string, string[]>();
+  for (const root of roots) {
+    const real = realDir(root);
+    const first = byReal.get(real);
+    if (first === undefined) {
+      byReal.set(real, root);
+      out.set(root, []);
+    } else if (first !== root && !out.get(first)!.includes(root)) out.get(first)!.push(root);
+  }
+  return out;
+}
+
+/**
+ * Every job of the jobs roots, each directory once however it is spelled
+ * (R123-1: two spellings of one root listed its jobs twice, and a clean
+ * removed under one spelling the job it kept under the other):
+ * `<root>/<Workflow>/<task>/<name>`.
  * Jobs outside `scope` are listed too (`inScope` false): a job that stays
  * keeps its dependencies, wherever they are.
  *
@@ -121,13 +166,13 @@ export function rereadJob(job: StoreJob): StoreJob | null {
  */
 export function scanStore(roots: readonly string[], scope: StoreScope): StoreJob[] {
   const out: StoreJob[] = [];
-  for (const root of new Set(roots)) {
+  for (const [root, aliases] of distinctRoots(roots)) {
     for (const wf of subdirs(root)) {
       for (const task of subdirs(join(root, wf))) {
         const taskDir = join(root, wf, task);
         const inScope = (scope.workflows === null || scope.workflows.includes(wf)) &&
           (scope.tasks === null || scope.tasks.includes(task));
-        const where = { root, realTaskDir: realDir(taskDir), inScope };
+        const where = { root, aliases, realTaskDir: realDir(taskDir), inScope };
         for (const path of jobsIn(taskDir)) {
           const job = readJob(path, where);
           if (job !== null) out.push(job);

@@ -113,3 +113,19 @@ Deno.test("jobsIn: one path per job (result, .info or both); no .files, .lock or
   assert.deepEqual(jobsIn(dir), ["Bare.txt", "Done", "Failed"].map((n) => join(dir, n)));
   assert.deepEqual(jobsIn(join(d.path, "WF", "none")), []);
 });
+
+Deno.test("jobStore: the cwd's var/jobs that is SCOUT_HOME's through a link is one root, spelled as SCOUT_HOME's (R123-1)", async () => {
+  await using d = await tempDir();
+  mkdirSync(join(d.path, "scout", "var", "jobs"), { recursive: true });
+  Deno.symlinkSync(join(d.path, "scout"), join(d.path, "link"));
+  // SCOUT_HOME a link, the cwd the real directory behind it (process.cwd() is a real path)
+  const s = jobStore({ env: { SCOUT_HOME: join(d.path, "link") }, cwd: join(d.path, "scout") });
+  assert.deepEqual(s.roots, [join(d.path, "link", "var", "jobs")]);
+  // a cwd of its own keeps its root first
+  mkdirSync(join(d.path, "proj", "var", "jobs"), { recursive: true });
+  const t = jobStore({ env: { SCOUT_HOME: join(d.path, "link") }, cwd: join(d.path, "proj") });
+  assert.deepEqual(t.roots, [
+    join(d.path, "proj", "var", "jobs"),
+    join(d.path, "link", "var", "jobs"),
+  ]);
+});
