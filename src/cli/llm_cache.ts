@@ -115,8 +115,10 @@ const CLEAN_HELP = `
 The cache lives in $SCOUT_HOME/var/cache/ask, one <key>.json per answered
 round. Always removed: what dead processes left (stale <key>.lock files, their
 .holders/ files, half-written temp files); a live process's stay. With --older,
-also the entries not used for that long: last stored or last read by a hit.
-An entry whose key a running ask holds (its <key>.lock) is never removed; each
+also the entries not used for that long: last stored or last read by a hit,
+known to within 10 minutes (a hit moves its entry's time at most that often,
+so an AGE under 10m may remove an entry hit that long ago; another user's
+entry, whose time only the kernel moves, to within a day). An entry whose key a running ask holds (its <key>.lock) is never removed; each
 is removed under that lock, as an ask takes it, in one step, so a concurrent
 ask reads the whole entry or none (then it asks the model again; --offline
 fails not_cached). AGE as in 'system clean': 30d, 12h, 2w, 3mo, 1y, 90m (m is

@@ -55,24 +55,31 @@ export function cacheDir(home: string): string {
   return join(home, "var", "cache", "ask");
 }
 
-/** A hit refreshes its entry's access time once it is this old (as the kernel's `relatime`). */
-const USED_REFRESH_MS = 86_400_000;
+/**
+ * A hit refreshes its entry's access time once it is this much older than
+ * the hit: the precision of `llm cache clean --older` ("unused for AGE" may
+ * read up to this much longer), and at most one `utimes` per entry this often.
+ * [TS-FIX] (R123-3) A day, as the kernel's `relatime`, let `--older 12h`
+ * remove an entry hit an hour ago.
+ */
+const USED_PRECISION_MS = 600_000;
 
 /**
  * Keeps a hit's "last used" for `llm cache clean --older` (`cache_clean.ts`:
  * the newer of an entry's access and modification times): the kernel sets
  * the access time on a read at most daily (`relatime`, Linux's default) and
  * never under `noatime` (common on cluster file systems), so it is set to
- * now here once over a day old, the modification time (when it was stored)
- * kept. One `stat` a hit (~5 µs under Deno, ~1 µs under Bun; the miss path
- * is unchanged), a `utimes` at most daily an entry. Only a file's owner may
- * set its times: another user's entry in a shared cache keeps what the
- * kernel gives it, and a failure here never fails the hit.
+ * now here once over {@link USED_PRECISION_MS} (10 minutes) old, the
+ * modification time (when it was stored) kept. One `stat` a hit (~5 µs under
+ * Deno, ~1 µs under Bun; the miss path is unchanged), a `utimes` at most every
+ * 10 minutes an entry. Only a file's owner may set its times: another user's
+ * entry in a shared cache keeps what the kernel gives it, and a failure here
+ * never fails the hit.
  */
 function markUsed(file: string): void {
   try {
     const st = statSync(file);
-    if (Date.now() - Math.max(st.atimeMs, st.mtimeMs) < USED_REFRESH_MS) return;
+    if (Date.now() - Math.max(st.atimeMs, st.mtimeMs) < USED_PRECISION_MS) return;
     utimesSync(file, new Date(), st.mtime);
   } catch { /* not ours to touch (EPERM), or removed since the read: the hit stands */ }
 }

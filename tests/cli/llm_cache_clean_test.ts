@@ -184,6 +184,34 @@ Deno.test("llm cache clean: on a noatime file system a hit keeps its entry in us
   assert.ok(existsSync(hit));
 });
 
+Deno.test("llm cache clean: a hit within the day keeps its entry from --older 12h; within 10 minutes no time is set (R123-3)", async () => {
+  await using mount = await noatimeDir();
+  await using h = await cacheHome(mount.path);
+  const hit = await h.ask("asked an hour ago?");
+  const unused = await h.ask("asked once, long ago?");
+  for (const f of [hit, unused]) age(f, 20 / 24);
+  const hitAgain = () =>
+    runMain(["llm", "ask", ...h.flags, "--offline", "asked an hour ago?"], {
+      env: h.env,
+      cwd: mount.path,
+    });
+  const again = await hitAgain();
+  assert.equal(again.code, 0, again.stderr);
+  assert.ok(
+    Date.now() - statSync(hit).atimeMs < 60_000,
+    "a hit 20 h after the store sets its time",
+  );
+  const r = await h.clean("--older", "12h", "--json");
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.json.removed.map((e: { file: string }) => e.file), [unused]);
+  assert.ok(existsSync(hit));
+  // a hit within 10 minutes of the last one sets nothing: one stat, no utimes
+  const fiveMinAgo = new Date(Date.now() - 5 * 60_000);
+  Deno.utimeSync(hit, fiveMinAgo, statSync(hit).mtime!);
+  assert.equal((await hitAgain()).code, 0);
+  assert.equal(statSync(hit).atimeMs, fiveMinAgo.getTime());
+});
+
 Deno.test("llm cache clean: a bad age is a usage error", async () => {
   await using d = await tempDir();
   await using h = await cacheHome(d.path);
