@@ -44,6 +44,8 @@ export const READ_ENV: readonly string[] = [
   ...["SCOUT_LOCK_MAX_AGE", "SCOUT_SLURM_WAIT_RETRIES", "SCOUT_CHAT_JOB_EXCEPTION"],
   ...["SCOUT_NO_RECOVERABLE_ERROR", "SCOUT_MAX_AGENT_CALLS", "SCOUT_MAX_AGENT_DEPTH"],
   ...["SCOUT_MAX_REPLY_TOOL_CALLS", "SCOUT_MAX_TOOL_ROUNDS"],
+  // a SLURM batch job's id and CPUs, kept in the .info of the jobs it computes (workflow_deploy.ts)
+  ...["SLURM_JOB_ID", "SLURM_CPUS_PER_TASK"],
   // the endpoint and backend (config/endpoints.ts, llm/settings.ts, llm/ask_backend.ts)
   ...["ASK_ENDPOINT", "LLM_ENDPOINT", "ENDPOINT", "LLM", "ASK", "ASK_BACKEND", "LLM_BACKEND"],
   ...["ASK_PERSIST", "LLM_PERSIST", "PERSIST", "MODEL", "ASK_AGENTS"],

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runScout } from "../support/cli.ts";
 import { setup } from "./llm_ask_support.ts";
 
 Deno.test("a cache directory that cannot be made: one warning, the ask answered without the cache", async () => {
@@ -40,7 +41,12 @@ Deno.test("a home under /proc, where no directory can be made: warned, answered 
   await using t = await setup();
   t.env.SCOUT_HOME = "/proc/scout-r119/home"; // mkdir: ENOENT, even as root
   t.srv.script({ text: "first" });
-  const r = await t.run(["ask", ...t.flags, "-o", "out.chat", "Capital of France?"]);
+  // a subprocess with all permissions: Deno asks for all of them to read under /proc,
+  // which the suite's in-process runs (-P=test) do not have
+  const r = await runScout(["llm", "ask", ...t.flags, "-o", "out.chat", "Capital of France?"], {
+    env: t.env,
+    cwd: t.dir.path,
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "first\n");
   assert.equal(

@@ -67,12 +67,15 @@ Deno.test("workflow mcp: a string argument naming /dev/zero or a FIFO is not rea
   assert.equal(out.code, 0);
 });
 
-Deno.test("workflow task: a file input given as <(…) reaches the task whole: naming the job does not drain the pipe", async () => {
+Deno.test("workflow task: a file input given as <(…) is refused, exit 2: its path is kept and read later, a pipe read once (1dc6161)", async () => {
   await using dir = await echoDir();
   const r = await sh("source", "scout workflow task Echo read --f <(printf hello)", {
     cwd: dir.path,
     env: { SCOUT_HOME: join(dir.path, "home") },
   });
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout.trim(), "read[hello]");
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /Input --f takes a file path, .*is a pipe, read once; save it to a file first/,
+  );
 });
