@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { compileText } from "../chat/compile.ts";
@@ -17,7 +16,7 @@ import type { CompileOptions } from "../chat/compile.ts";
 import { type ExtractedOptions, extractOptions } from "../chat/options.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { decodeUtf8, exists, namedFileError } from "../util/fs.ts";
+import { decodeUtf8, exists, namedFileError, samePath } from "../util/fs.ts";
 import { type ChatSnapshot, chatSnapshot } from "./chat_changed.ts";
 import { cutHistory } from "./ask_new_part.ts";
 import { refuseConflict } from "./chat_conflict.ts";
@@ -87,13 +86,7 @@ export async function readHistory(
 
 /** Whether `-c` and `-o` are one file (through links too). */
 function sameFile(chat: string, out: string | undefined): boolean {
-  if (out === undefined) return false;
-  if (chat === out) return true;
-  try {
-    return realpathSync(chat) === realpathSync(out);
-  } catch {
-    return false;
-  }
+  return out !== undefined && samePath(chat, out);
 }
 
 /**

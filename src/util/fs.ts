@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { existsSync, type Stats, statSync, unlinkSync } from "node:fs";
+import { existsSync, realpathSync, type Stats, statSync, unlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isScoutError, ScoutError } from "../errors.ts";
 
@@ -189,7 +189,14 @@ function statIs(path: string, test: (s: Stats) => boolean): boolean {
 }
 
 /** `path`'s stats (following symlinks), or null when missing or unreadable. */
-function statsOf(path: string): Stats | null {
+/**
+ * The stats of `path` (following symlinks), or null when it cannot be looked
+ * at (missing, or refused); never throws.
+ *
+ * @param path path to test
+ * @returns its stats, or null
+ */
+export function statsOf(path: string): Stats | null {
   // a miss answered by existsSync: Deno's statSync builds (and drops) a
   // NotFound error with a stack per miss even with throwIfNoEntry false
   if (!existsSync(path)) return null;
@@ -206,5 +213,23 @@ export function unlinkQuiet(file: string): void {
     unlinkSync(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+}
+
+/**
+ * Whether two paths name one file or directory: the same spelling, or the
+ * same real path (through symbolic links); false when either cannot be
+ * resolved (missing: not, or not yet, the same). Never throws.
+ *
+ * @param a a path
+ * @param b another path
+ * @returns whether they are one
+ */
+export function samePath(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
   }
 }

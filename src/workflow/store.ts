@@ -15,12 +15,12 @@
  *
  * @module
  */
-import { readdirSync, realpathSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome, scoutHome, userHome } from "../config/home.ts";
 import { md5hex } from "../util/hash.ts";
 import { fitBytes, NAME_MAX, utf8Length } from "../util/name_bytes.ts";
-import { exists } from "../util/fs.ts";
+import { exists, samePath } from "../util/fs.ts";
 
 /** Where jobs are searched for and created. Plain data. */
 export interface JobStore {
@@ -89,14 +89,7 @@ export function jobStore(opts: JobStoreOptions = {}): JobStore {
  * (two persist locks for one job, and `system clean` removing a dependency it
  * reported kept, R123-1). The spelling kept is `SCOUT_HOME`'s.
  */
-function sameDir(a: string, b: string): boolean {
-  if (a === b) return true;
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return false; // one is missing: not (yet) the same directory
-  }
-}
+const sameDir = samePath;
 
 /**
  * A store rooted at one explicit directory, keeping `home`/`lockDir`/`cwd` of `base`.

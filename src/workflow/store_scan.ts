@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { readdirSync, realpathSync, type Stats, statSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { basename, join } from "node:path";
+import { statsOf } from "../util/fs.ts";
 import { infoPath, jobsIn, shortPath } from "./store.ts";
 import { type JobInfo, readJobInfoSync } from "./info.ts";
 
@@ -58,14 +59,6 @@ function subdirs(dir: string): string[] {
   }
 }
 
-function stats(path: string): Stats | null {
-  try {
-    return statSync(path);
-  } catch {
-    return null;
-  }
-}
-
 function realDir(dir: string): string {
   try {
     return realpathSync(dir);
@@ -87,8 +80,8 @@ interface JobPlace {
  * without an `.info` (a job name with a `/` made it, or anything else).
  */
 function readJob(path: string, where: JobPlace): StoreJob | null {
-  const result = stats(path);
-  const info = stats(infoPath(path));
+  const result = statsOf(path);
+  const info = statsOf(infoPath(path));
   if (info === null && (result === null || result.isDirectory())) return null;
   const read = info !== null ? readJobInfoSync(path) : { info: null, problem: null };
   const used = Math.max(
