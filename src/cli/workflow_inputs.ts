@@ -18,7 +18,7 @@ const NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
 const INTEGER = /^\s*[+-]?\d+\s*$/;
 const BOOLEAN_WORDS = /^(true|false|t|f|yes|no|y|n|on|off|1|0)$/i;
 /** Types whose values are paths: a file name stays a name, and `-` is no stdin. */
-const PATH_TYPES = new Set(["path", "file", "folder"]);
+export const PATH_TYPES: ReadonlySet<string> = new Set(["path", "file", "folder"]);
 
 /** Context of {@link parseInputArgs}. */
 export interface InputArgsContext {
@@ -93,23 +93,6 @@ function listValue(def: InputDef, value: string, cwd: string): string | string[]
   return items;
 }
 
-/**
- * A path input's value may not be a pipe (`<(…)`, a FIFO): the job keeps the
- * path, names itself by the file's content and its task reads the file later,
- * but a pipe is read once — as `kb register` refuses one. (The job digest
- * never reads a pipe, so every `<(…)` job was named by `/dev/fd/63`, and a
- * second run with other content loaded the first one's result.)
- *
- * @throws ScoutError `usage` naming the input and the value
- */
-function refusePipe(def: InputDef, value: string, cwd: string): void {
-  if (value === "" || !isPipe(resolve(cwd, value))) return;
-  throw usageError(
-    `Input --${def.name} takes a ${def.type.replace(/_array$/, "")} path, which the job keeps ` +
-      `and its task reads later: "${value}" is a pipe, read once; save it to a file first`,
-  );
-}
-
 /** A number or `json` value given inline must read as one: else a usage error. */
 function checkScalar(def: InputDef, scalar: string, values: readonly string[], where: string) {
   const { name } = def;
@@ -149,7 +132,6 @@ function setInput(
     return;
   }
   if (!isArray) {
-    if (PATH_TYPES.has(scalar)) refusePipe(def, value, ctx.cwd);
     // a file's text, stdin's or a pipe's (read once parsed: workflow_pipe_inputs.ts) is checked
     // as the job reads it
     const abs = resolve(ctx.cwd, value);
@@ -160,7 +142,6 @@ function setInput(
   }
   const v = listValue(def, value, ctx.cwd);
   if (Array.isArray(v)) checkScalar(def, scalar, v, ctx.where);
-  if (PATH_TYPES.has(scalar)) { for (const item of [v].flat()) refusePipe(def, item, ctx.cwd); }
   if (Object.hasOwn(out, name)) { // own: an input may be called `constructor` (R112-5)
     const prev = out[name];
     out[name] = [...(Array.isArray(prev) ? prev : [prev]), ...(Array.isArray(v) ? v : [v])];

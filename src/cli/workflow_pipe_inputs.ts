@@ -16,6 +16,7 @@ import { isPipe } from "../util/path_kind.ts";
 import type { InputDef } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { readTextWarned } from "./lossy_text.ts";
+import { PATH_TYPES } from "./workflow_inputs.ts";
 
 /** Whether the job replaces a value naming a file by its text, for an input read as a type. */
 export type LoadsFile = (def: InputDef, type: string) => boolean;
@@ -61,6 +62,14 @@ function refuseKeptNames(piped: readonly Piped[], loadsFile: LoadsFile): void {
   for (const { def, index, value } of piped) {
     const type = index === null ? def.type : /^(.+)_array$/.exec(def.type)?.[1];
     if (type !== undefined && loadsFile(def, type)) continue;
+    const path = def.type.replace(/_array$/, "");
+    if (PATH_TYPES.has(path)) {
+      // the job keeps the path, names itself by the file's content, and its task reads it later
+      throw usageError(
+        `Input --${def.name} takes a ${path} path, which the job keeps and its task reads ` +
+          `later: "${value}" is a pipe, read once; save it to a file first`,
+      );
+    }
     throw usageError(
       `Input --${def.name} (${def.type}${index === null ? "" : " item"}) keeps a file name as ` +
         `given: "${value}" is a pipe, read once; save it to a file first`,
