@@ -51,11 +51,16 @@ function isNative(f: typeof fetch): boolean {
  */
 export function defaultFetch(): typeof fetch {
   const global = globalThis.fetch;
+  if (global === checkedGlobal) return session?.fetch ?? global;
   const Session = sessionClass();
-  if (Session === undefined || !isNative(global)) return global;
+  if (Session === undefined || !isNative(global)) return global; // asked again: it may change
   session ??= new Session({});
+  checkedGlobal = global;
   return session.fetch;
 }
+
+/** The global `fetch` found native (every ask asks: its source text is read once). */
+let checkedGlobal: typeof fetch | undefined;
 
 /**
  * Closes the idle keep-alive connections of {@link defaultFetch}'s session
