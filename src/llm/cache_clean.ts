@@ -15,10 +15,11 @@
  *
  * @module
  */
-import { closeSync, openSync, readdirSync, type Stats, statSync, unlinkSync } from "node:fs";
+import { closeSync, readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
-import { holderText, linkLock } from "./cache_holder.ts";
+import { statsOf, unlinkQuiet } from "../util/fs.ts";
+import { linkLock } from "./cache_holder.ts";
+import { createLockFile } from "./cache_lock.ts";
 import { judgeLock, takeOver } from "./cache_stale.ts";
 import { sweepCacheDebris } from "./cache_debris.ts";
 
@@ -98,19 +99,10 @@ async function staleLocks(
 function takeKeyLock(dir: string, lock: string): boolean {
   const linked = linkLock(dir, lock);
   if (linked !== null) return linked;
-  // no hard links here: a created lock file holding our holder text, as cache_lock.ts makes it
-  let fd: number;
-  try {
-    fd = openSync(lock, "wx");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw e;
-  }
-  try {
-    writeAllSync(fd, holderText());
-  } finally {
-    closeSync(fd);
-  }
+  // no hard links here: a created lock file holding our holder text, as an ask makes it
+  const fd = createLockFile(lock);
+  if (fd === null) return false;
+  closeSync(fd);
   return true;
 }
 
@@ -126,14 +118,6 @@ function removeEntry(dir: string, file: string): boolean {
     unlinkQuiet(lock);
   }
   return true;
-}
-
-function entryStats(file: string): Stats | null {
-  try {
-    return statSync(file);
-  } catch {
-    return null; // removed meanwhile
-  }
 }
 
 /** Looks at each entry; the old ones go unless their lock is held. */
@@ -152,8 +136,8 @@ function cleanEntries(
     out.entries++;
     if (o.olderMs === null) continue;
     const file = join(dir, name);
-    const st = entryStats(file);
-    if (st === null) continue;
+    const st = statsOf(file);
+    if (st === null) continue; // removed meanwhile
     const lastUsedMs = Math.max(st.mtimeMs, st.atimeMs);
     if (now - lastUsedMs <= o.olderMs) continue;
     const entry = { file, bytes: st.size, lastUsedMs };

@@ -43,20 +43,21 @@ import { type Job, later } from "./write_behind.ts";
 
 const inProcess = new Map<string, Promise<void>>();
 
-/** Creates the lock file exclusively with its holder; the open descriptor, or null when held. */
-async function tryCreate(file: string): Promise<number | null> {
+/**
+ * Creates a lock file exclusively, holding this process's holder text (where
+ * there are no hard links); its open descriptor, or null when it exists.
+ *
+ * @param file the lock file
+ * @returns the descriptor, or null when another holds it
+ * @throws the file system's error (its directory missing: ENOENT)
+ */
+export function createLockFile(file: string): number | null {
   let fd: number;
   try {
     fd = openSync(file, "wx");
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return null;
-    if (code === "ENOENT") {
-      // the directory went away since this process made it
-      await mkdir(dirname(file), { recursive: true });
-      return await tryCreate(file);
-    }
-    throw new ScoutError("io", cannotText("create the cache lock", file, e), { file, cause: e });
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return null;
+    throw e;
   }
   try {
     writeAllSync(fd, holderText());
@@ -66,6 +67,20 @@ async function tryCreate(file: string): Promise<number | null> {
     throw e;
   }
   return fd;
+}
+
+/** Creates the lock file exclusively with its holder; the open descriptor, or null when held. */
+async function tryCreate(file: string): Promise<number | null> {
+  try {
+    return createLockFile(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") {
+      // the directory went away since this process made it
+      await mkdir(dirname(file), { recursive: true });
+      return await tryCreate(file);
+    }
+    throw new ScoutError("io", cannotText("create the cache lock", file, e), { file, cause: e });
+  }
 }
 
 /** A held lock: a link to the holder file, or (no hard links) a created file kept open. */
