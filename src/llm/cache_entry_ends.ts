@@ -22,7 +22,15 @@ export interface EntryEnds {
 
 const utf8 = new TextDecoder();
 
-function readAt(fd: number, position: number, length: number): string {
+/**
+ * Up to `length` bytes of an open file from `position`, as UTF-8 text.
+ *
+ * @param fd the open file
+ * @param position where to start
+ * @param length how many bytes at most
+ * @returns the text read
+ */
+export function readAt(fd: number, position: number, length: number): string {
   const buf = new Uint8Array(length);
   const n = readSync(fd, buf, 0, length, position);
   return utf8.decode(buf.subarray(0, n));

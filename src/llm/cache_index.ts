@@ -24,11 +24,11 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
-  readSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import { cacheDirMadeHere } from "./cache_files.ts";
+import { readAt } from "./cache_entry_ends.ts";
 import { later } from "./write_behind.ts";
 
 /** The index's directory in a cache directory. */
@@ -129,9 +129,8 @@ function readEnd(file: string, bytes: number): string | null {
   }
   try {
     const size = fstatSync(fd).size;
-    const buf = new Uint8Array(Math.min(size, bytes));
-    const n = readSync(fd, buf, 0, buf.length, size - buf.length);
-    return new TextDecoder().decode(buf.subarray(0, n));
+    const length = Math.min(size, bytes);
+    return readAt(fd, size - length, length);
   } finally {
     closeSync(fd);
   }
