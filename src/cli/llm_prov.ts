@@ -132,8 +132,8 @@ type Provenance = typeof import("../provenance/mod.ts");
 
 /** Whether the views include files (`--dot FILE`, `--plot`, `--html`). */
 function writesFiles(opts: LlmProvOptions): boolean {
-  return (opts.dot !== undefined && opts.dot !== "-") || opts.plot !== undefined ||
-    opts.html !== undefined;
+  return (opts.dot !== undefined && opts.dot !== "-") ||
+    (opts.plot !== undefined && opts.plot !== "-") || opts.html !== undefined;
 }
 
 /** Where the walk starts. */
@@ -348,7 +348,9 @@ function writeLines(lines: Iterable<string>, io: Io): void {
 
 /**
  * Renders `dot` with Graphviz into a temp file, then writes it to `given`
- * in place (through a link, straight to a pipe; directories made).
+ * in place (through a link, straight to a pipe; directories made), or to
+ * stdout for `-` (SVG, as `--dot -` prints the DOT; R128-3: a file named
+ * `-` was written in the working directory).
  */
 function plot(dot: string, given: string, format: string, io: Io): void {
   const out = resolve(io.cwd, given);
@@ -377,7 +379,8 @@ function plot(dot: string, given: string, format: string, io: Io): void {
         { file: out },
       );
     }
-    writeInPlaceSync(out, readFileSync(drawn), given);
+    if (given === "-") io.stdout.write(readFileSync(drawn, "utf8"));
+    else writeInPlaceSync(out, readFileSync(drawn), given);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

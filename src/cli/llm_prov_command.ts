@@ -71,7 +71,7 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
     .option("--dot <file>", "write Graphviz DOT to FILE (- for stdout; a pipe such as >(…) too)")
     .option(
       "-p, --plot <file>",
-      "render with Graphviz dot into FILE (.svg, .png or .pdf; written whole, directories made, a link written through)",
+      "render with Graphviz dot into FILE (.svg, .png or .pdf; written whole, directories made, a link written through; - prints SVG on stdout)",
     )
     .option("--json", "print the scout-ai/provenance v1 JSON document instead of text")
     .option(

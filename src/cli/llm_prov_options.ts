@@ -66,6 +66,7 @@ function stdoutViews(o: LlmProvOptions): string[] {
   return [
     o.flow ? "--flow" : null,
     o.dot === "-" ? "--dot -" : null,
+    o.plot === "-" ? "--plot -" : null,
     o.json ? "--json" : null,
     o.tools ? "--tools" : null,
     o.by !== undefined ? "--by" : null,

@@ -269,6 +269,18 @@ Deno.test("--dot, --plot, --long, --json, --flow -c, --log 6, progress", async (
     assert.equal(noDot.code, 1);
     assert.ok(noDot.stderr.includes("Graphviz"));
   });
+  await t.step("--plot - prints the SVG on stdout, as --dot - the DOT (R128-3)", async () => {
+    const r = await runMain(["llm", "prov", "parent.chat", "-p", "-", "-J", "jobs"], {
+      cwd: d.path,
+      env: { PATH: Deno.env.get("PATH") ?? "" },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /<svg[^]*<\/svg>\s*$/);
+    assert.ok(!existsSync(join(d.path, "-")), "before: an SVG file named '-' in the cwd");
+    const both = await prov(d.path, "parent.chat", "--plot", "-", "--dot", "-");
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /Cannot combine --dot - with --plot -/);
+  });
   await t.step("--long labels every node with its canonical path", async () => {
     const r = await prov(d.path, "parent.chat", "-l");
     assert.ok(
