@@ -3,13 +3,15 @@
  * where, from what the runtime threw: Deno puts the place in its message
  * (`… at file:///…/agent.ts:2:13`); Bun throws a `BuildMessage` carrying a
  * `position`, or, for several errors, an `AggregateError` ("2 errors building
- * …") whose `errors` are those messages. A module that throws while it runs
+ * …") whose `errors` are those messages, or a `ResolveMessage` for a package
+ * it cannot find (`./package_import.ts`). A module that throws while it runs
  * (`throw` at its top level) has the place on the thrown error's stack.
  *
  * @module
  */
 import { fileURLToPath } from "node:url";
 import { plainMessage } from "../errors.ts";
+import { packageImportFailure } from "./package_import.ts";
 import { scriptLine } from "./script_line.ts";
 
 /** What {@link importFailure} found: the text for the message, and where. */
@@ -51,6 +53,9 @@ function positionOf(e: unknown): Position | null {
  * ```
  */
 export function importFailure(e: unknown, file: string): ImportFailure {
+  // Bun: a package it cannot find, named with no place (R126-1)
+  const pkg = packageImportFailure(e);
+  if (pkg !== null) return pkg;
   // Bun: one build error, or several in `errors` (the message only counts them)
   const errors = typeof e === "object" && e !== null &&
       Array.isArray((e as { errors?: unknown }).errors)
