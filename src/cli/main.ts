@@ -22,6 +22,7 @@ import { handleInterrupts } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint, USAGE_HINT, warnSink } from "./io.ts";
+import { denoHint } from "./deno_hint.ts";
 import { registerChat } from "./chat.ts";
 import { registerWorkflow } from "./workflow.ts";
 import { registerLlm } from "./llm.ts";
@@ -217,7 +218,9 @@ export function reportError(e: unknown, ctx: CliContext): number {
   }
   const prefix = paint(io, "stderr", "red", "scout-ai:");
   if (isScoutError(e)) {
-    const line = redactUrlsIn(`${oneLine(e.message)}${causeLine(e)}${errorLocation(e)}`);
+    const line = redactUrlsIn(
+      `${oneLine(e.message)}${denoHint(e)}${causeLine(e)}${errorLocation(e)}`,
+    );
     io.stderr.write(`${prefix} ${line}\n`);
     if (e.code === "usage") {
       io.stderr.write(`${USAGE_HINT}\n`);

@@ -1,0 +1,39 @@
+/**
+ * What a workflow author meets when the binary runs their code under Bun
+ * rather than Deno: a task body using `Deno.*` works from source and fails
+ * in the binary with a hint to use `node:` modules (R126-2).
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { buildBinary, homeIn, runBinary, runScout, tempDir } from "../support/cli.ts";
+
+function put(root: string, rel: string, text: string): string {
+  const p = join(root, rel);
+  mkdirSync(dirname(p), { recursive: true });
+  writeFileSync(p, text);
+  return p;
+}
+
+Deno.test("binary: a task using Deno.* fails with a hint to use node: modules", async () => {
+  await buildBinary();
+  await using d = await tempDir();
+  put(
+    d.path,
+    "workflows/D/workflow.ts",
+    'export default (api) =>\n  api.workflow("D", {\n' +
+      '    tasks: { t: { type: "string", inputs: {}, run: () => Deno.env.get("HOME") } },\n  });\n',
+  );
+  const args = ["workflow", "task", "D", "t"];
+  const src = await runScout(args, { cwd: d.path, env: { ...homeIn(d.path), HOME: d.path } });
+  assert.equal(src.stdout, `${d.path}\n`, src.stderr);
+  const env = { SCOUT_HOME: join(d.path, "bin-home"), HOME: d.path };
+  const bin = await runBinary(args, { cwd: d.path, env });
+  assert.equal(bin.code, 1);
+  assert.equal(
+    bin.stderr,
+    'scout-ai: Job "D/t/Default" failed: Deno is not defined — the binary runs workflow and ' +
+      "agent code under Bun: use node: modules (node:fs, node:process…) and web APIs, not " +
+      `Deno.* (${join(d.path, "bin-home", "var", "jobs", "D", "t", "Default")})\n`,
+  );
+});
