@@ -14,7 +14,7 @@ import { z } from "zod";
 import { ScoutError, thrownMessage } from "../errors.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
 import { importUserModule } from "../util/user_module.ts";
-import { scriptLine } from "../util/script_line.ts";
+import { definitionLine, notingDefinitionSites } from "./definition_site.ts";
 import { scoutHome } from "../config/home.ts";
 import { parse as parseChat } from "../chat/parse.ts";
 import { print as printChat } from "../chat/print.ts";
@@ -203,9 +203,9 @@ function applyDocs(wf: Workflow, file: string): Workflow {
   return wf;
 }
 
-/** The line of the user's `file` that a throw passed through, as a context field. */
+/** The line of the user's `file` a definition's failure came from, as a context field. */
 function lineOf(e: unknown, file: string): { line?: number } {
-  const line = scriptLine(e, file);
+  const line = definitionLine(e, file);
   return line === undefined ? {} : { line };
 }
 
@@ -213,7 +213,8 @@ async function importWorkflow(file: string): Promise<Workflow> {
   const mod = await importUserModule(file, "workflow_load", "workflow file");
   let value: unknown = mod.default;
   try {
-    if (typeof value === "function") value = await value(workflowApi);
+    // its line named in the binary too, where a tail call drops the factory's frame (R126-4)
+    if (typeof value === "function") value = await value(notingDefinitionSites(workflowApi));
     else if (
       value !== null && typeof value === "object" && !isWorkflow(value) && "tasks" in value
     ) {
