@@ -20,6 +20,7 @@ import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint } from "./io.ts";
 import { olderOption } from "./system_clean.ts";
+import { realPart } from "./store_part.ts";
 
 /** Options of `llm cache clean`. */
 export interface CacheCleanCliOptions {
@@ -42,17 +43,22 @@ export async function runCacheClean(opts: CacheCleanCliOptions, io: Io): Promise
   const olderMs = olderOption(opts.older);
   const { cacheDir } = await import("../llm/cache.ts");
   const { cleanCache } = await import("../llm/cache_clean.ts");
-  const dir = cacheDir(scoutHome(io.env));
+  const home = scoutHome(io.env);
+  const dir = cacheDir(home);
+  // R125-3: not through a link another user made in the store (then nothing is cleaned)
+  const real = realPart(home, ["var", "cache", "ask"], io, "the cache is not cleaned");
   const dryRun = Boolean(opts.dryRun);
   const listed = (e: CacheEntryRemoved) => {
     const age = formatAge(Date.now() - e.lastUsedMs);
     io.stdout.write(`would remove ${e.file} (last used ${age} ago, ${formatBytes(e.bytes)})\n`);
   };
-  const out = await cleanCache(dir, {
-    olderMs,
-    dryRun,
-    ...(dryRun && !opts.json ? { onRemoved: listed } : {}),
-  });
+  const out: CacheCleanOutcome = real === null
+    ? { entries: 0, removed: [], kept: [], failed: [], locks: [], holders: [], temps: [] }
+    : await cleanCache(real, {
+      olderMs,
+      dryRun,
+      ...(dryRun && !opts.json ? { onRemoved: listed } : {}),
+    });
   const bytes = out.removed.reduce((n, e) => n + e.bytes, 0);
   if (opts.json) {
     io.stdout.write(JSON.stringify(cacheJson(out, { dir, dryRun, olderMs, bytes })) + "\n");

@@ -17,8 +17,9 @@ import { usageError } from "../errors.ts";
 import { AGE_FORMS, formatAge, formatBytes, parseAge } from "../util/age.ts";
 import type { CleanOutcome, RemovedJob } from "../workflow/store_clean.ts";
 import type { Io } from "./io.ts";
-import { paint } from "./io.ts";
+import { paint, warn } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
+import { realPart, realRoots } from "./store_part.ts";
 import { keptJobs } from "./clean_keep.ts";
 
 /** Options of `system clean`. */
@@ -87,9 +88,16 @@ export async function runSystemClean(opts: SystemCleanOptions, io: Io): Promise<
   const jobsDir = opts.jobsDir !== undefined ? checkJobsDir(opts.jobsDir, io.cwd) : undefined;
   const store = jobStore({ env: io.env, cwd: io.cwd, ...(jobsDir ? { jobsDir } : {}) });
   const dryRun = Boolean(opts.dryRun);
+  // R125: in a store the group may write, only the links its user made are followed
+  const lockSweepDir = realPart(
+    store.home,
+    ["tmp", "persist_locks"],
+    io,
+    "its stale locks are not swept",
+  );
   if (opts.workflow === undefined) {
     const { sweepStaleLocks } = await import("../workflow/store_clean_remove.ts");
-    const locks = sweepStaleLocks(store.lockDir, dryRun);
+    const locks = sweepStaleLocks(store.lockDir, dryRun, lockSweepDir);
     report({ removed: [], kept: [], failed: [], locks }, { opts, io, olderMs, roots: [] });
     if (!opts.json) {
       io.stderr.write(
@@ -102,11 +110,21 @@ export async function runSystemClean(opts: SystemCleanOptions, io: Io): Promise<
   const keep = await keptJobs(opts.keep ?? [], store.roots, io);
   const { scanStore } = await import("../workflow/store_scan.ts");
   const { cleanStore } = await import("../workflow/store_clean.ts");
-  const jobs = scanStore(store.roots, { workflows: names(opts.workflow), tasks: names(opts.task) });
+  const named = jobsDir !== undefined || Boolean(io.env.SCOUT_JOBS_DIR);
+  const jobs = scanStore(
+    store.roots,
+    { workflows: names(opts.workflow), tasks: names(opts.task) },
+    {
+      realRoot: realRoots(store, named, io),
+      onLink: (link) =>
+        warn(io, `not following ${link}: a symbolic link in the store; the jobs through it stay`),
+    },
+  );
   const outcome = await cleanStore(jobs, {
     olderMs,
     keep,
     lockDir: store.lockDir,
+    lockSweepDir,
     env: io.env,
     dryRun,
     ...(opts.json ? {} : { onRemoved: (r: RemovedJob) => removedLine(r, io, dryRun) }),

@@ -16,11 +16,12 @@
  * @module
  */
 import { closeSync, readdirSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { statsOf, unlinkQuiet } from "../util/fs.ts";
 import { linkLock } from "./cache_holder.ts";
 import { createLockFile } from "./cache_lock.ts";
-import { judgeLock, takeOver } from "./cache_stale.ts";
+import { holderOf, judgeLock, takeOver } from "./cache_stale.ts";
+import { inRealDir } from "../util/pinned_dir.ts";
 import { sweepCacheDebris } from "./cache_debris.ts";
 
 /** An entry removed (or, in a dry run, that would be). */
@@ -75,6 +76,16 @@ function listing(dir: string): string[] {
   }
 }
 
+/**
+ * Whether a lock's text is one of ours cut short: empty (created, not yet
+ * written; or a link to a holder file not yet written), or the start of a
+ * holder `<pid>@<host>`. [TS-FIX] (R125-3) Only such text, or a holder, is
+ * judged by the clean: a file of another text is no lock of this cache's.
+ */
+function tornText(text: string): boolean {
+  return /^(\d+@?)?$/.test(text);
+}
+
 /** Removes the stale key locks (a dead holder's, or one torn by a crash); the live ones stay. */
 async function staleLocks(
   dir: string,
@@ -88,7 +99,9 @@ async function staleLocks(
     try {
       const judged = await judgeLock(file);
       if (judged === null || !judged.stale) continue;
-      if (o.dryRun || takeOver(file, judged)) out.locks.push(file);
+      if (holderOf(judged.text) === null && !tornText(judged.text)) continue;
+      // taken over by name in the directory entered and checked (R125-3)
+      if (o.dryRun || inRealDir(dir, () => takeOver(name, judged))) out.locks.push(file);
     } catch (e) {
       out.failed.push({ file, error: (e as Error).message });
     }
@@ -106,18 +119,25 @@ function takeKeyLock(dir: string, lock: string): boolean {
   return true;
 }
 
-/** Removes one entry under its key's lock; false when the lock is held. */
+/**
+ * Removes one entry under its key's lock; false when the lock is held. The
+ * lock and the entry are named by their names in `dir`, entered and checked
+ * (`util/pinned_dir.ts`, R125-3): never through a link swapped in for it.
+ */
 function removeEntry(dir: string, file: string): boolean {
-  const lock = file.slice(0, -".json".length) + ".lock";
-  if (!takeKeyLock(dir, lock)) return false;
-  try {
-    unlinkSync(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e; // gone: another clean's
-  } finally {
-    unlinkQuiet(lock);
-  }
-  return true;
+  const name = basename(file);
+  const lock = name.slice(0, -".json".length) + ".lock";
+  return inRealDir(dir, () => {
+    if (!takeKeyLock(dir, lock)) return false;
+    try {
+      unlinkSync(name);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e; // gone: another clean's
+    } finally {
+      unlinkQuiet(lock);
+    }
+    return true;
+  });
 }
 
 /** Looks at each entry; the old ones go unless their lock is held. */
@@ -160,7 +180,9 @@ function cleanEntries(
  * Cleans a cache directory: dead processes' leftovers, then (with an age)
  * the entries unused for longer.
  *
- * @param dir the cache directory (`$SCOUT_HOME/var/cache/ask`)
+ * @param dir the cache directory's real path (`$SCOUT_HOME/var/cache/ask`,
+ *   found by `util/owned_links.ts`: not through another user's link); the
+ *   files in it are removed by name in it, entered and checked (R125-3)
  * @param o the age, dry run
  * @returns what was removed, kept and could not be removed
  */

@@ -12,8 +12,9 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { unlinkQuiet } from "../util/fs.ts";
+import { inRealDir } from "../util/pinned_dir.ts";
 import { pidAlive } from "../util/process.ts";
 import { deadHolder, holderText } from "./cache_holder.ts";
 import { STALE_MS } from "./cache_heartbeat.ts";
@@ -49,7 +50,7 @@ function deadTemp(
  * Removes (or, in a dry run, lists) the holder files and temp files of dead
  * processes in a cache directory.
  *
- * @param dir the cache directory
+ * @param dir the cache directory's real path
  * @param listing its entries' names (a listing already made)
  * @param dryRun list only
  * @returns the holder files and temp files removed (or found), and those that could not be
@@ -72,15 +73,38 @@ export function sweepCacheDebris(
     if (deadTemp(file, m, { dead, present }, host)) temps.push(file);
   }
   const failed: { file: string; error: string }[] = [];
-  const removed = (f: string) => {
-    if (dryRun) return true;
+  return {
+    holders: removeIn(holdersDir, holders, dryRun, failed),
+    temps: removeIn(dir, temps, dryRun, failed),
+    failed,
+  };
+}
+
+/**
+ * Removes files of `dir` by their names, in `dir` entered and checked
+ * (`util/pinned_dir.ts`, R125-3: never through a link swapped in for it);
+ * the files removed (all, in a dry run), the others in `failed`.
+ */
+function removeIn(
+  dir: string,
+  files: readonly string[],
+  dryRun: boolean,
+  failed: { file: string; error: string }[],
+): string[] {
+  if (dryRun || files.length === 0) return [...files];
+  const one = (f: string) => {
     try {
-      unlinkQuiet(f);
+      unlinkQuiet(basename(f));
       return true;
     } catch (e) {
       failed.push({ file: f, error: (e as Error).message });
       return false;
     }
   };
-  return { holders: holders.filter(removed), temps: temps.filter(removed), failed };
+  try {
+    return inRealDir(dir, () => files.filter(one));
+  } catch (e) {
+    for (const f of files) failed.push({ file: f, error: (e as Error).message });
+    return [];
+  }
 }

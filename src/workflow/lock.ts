@@ -101,16 +101,39 @@ export function isStaleLock(path: string): boolean {
 }
 
 /**
- * Removes lock file `path` if it is stale ({@link isStaleLock}): judged and
- * taken over as a waiter does (`util/stale_takeover.ts`), so a lock another
+ * Whether a lock's text is a persist lock's: Scout's and ours hold `host:`
+ * and `pid:` lines (`workflow.md` §3.4); an empty one is ours being created
+ * (an `O_EXCL` create, then its text), or left so by a crash in between.
+ *
+ * @param text the lock file's text
+ * @returns true when it is a persist lock's
+ */
+export function persistLockText(text: string): boolean {
+  if (text === "") return true;
+  const { host, pid } = parseHolder(text);
+  return host !== undefined && pid !== undefined;
+}
+
+/** The sweep's rule: a persist lock's text ({@link persistLockText}), and stale. */
+function sweepable(text: string, id: Pick<LockId, "mtimeMs">): boolean {
+  return persistLockText(text) && staleHolder(text, id);
+}
+
+/**
+ * Removes lock file `path` if it is stale ({@link isStaleLock}) and its text
+ * a persist lock's ({@link persistLockText}; [TS-FIX] R125-2: a file that is
+ * no lock of ours nor Scout's is never removed by a sweep): judged and taken
+ * over as a waiter does (`util/stale_takeover.ts`), so a lock another
  * process took meanwhile is never the one removed.
  *
  * @param path lock file
- * @returns true when it was stale and is gone
+ * @param dryRun judge only
+ * @returns true when it was stale and is gone (would go, in a dry run)
  */
-export function removeStaleLock(path: string): boolean {
-  const judged = judgeLockSync(path, staleHolder);
-  return judged !== null && judged.stale && takeOver(path, judged);
+export function sweepStaleLock(path: string, dryRun = false): boolean {
+  const judged = judgeLockSync(path, sweepable);
+  if (judged === null || !judged.stale) return false;
+  return dryRun || takeOver(path, judged);
 }
 
 /**

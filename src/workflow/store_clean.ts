@@ -60,6 +60,11 @@ export interface CleanStoreOptions {
   keep: ReadonlySet<string>;
   /** The persist-lock directory. */
   lockDir: string;
+  /**
+   * Its real path, for the stale-lock sweep (null: not swept, e.g. a link
+   * another user made, `util/owned_links.ts`); default: its links followed.
+   */
+  lockSweepDir?: string | null;
   /** The clock (default `Date.now()`). */
   now?: number;
   /** Environment for `squeue`. */
@@ -280,7 +285,9 @@ export async function cleanStore(
   o: CleanStoreOptions,
 ): Promise<CleanOutcome> {
   const dryRun = Boolean(o.dryRun);
-  const locks = sweepStaleLocks(o.lockDir, dryRun);
+  const locks = o.lockSweepDir === undefined
+    ? sweepStaleLocks(o.lockDir, dryRun)
+    : sweepStaleLocks(o.lockDir, dryRun, o.lockSweepDir);
   const batches = await queuedBatches(jobs, o.env);
   const { going, kept } = plan(jobs, o, batches);
   const rejudge = (job: StoreJob) => {

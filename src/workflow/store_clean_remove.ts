@@ -13,11 +13,12 @@
  *
  * @module
  */
-import { lstatSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { acquireLock, type HeldLock, isStaleLock, removeStaleLock } from "./lock.ts";
+import { acquireLock, type HeldLock, sweepStaleLock } from "./lock.ts";
 import { filesDir, infoPath, tmpPath } from "./store.ts";
+import { inRealDir, removeHere } from "../util/pinned_dir.ts";
 import type { StoreJob } from "./store_scan.ts";
 import {
   type CleanTarget,
@@ -96,12 +97,21 @@ function jobBytes(path: string): number {
     bytesUnder(tmpPath(path));
 }
 
-/** Removes a job's files: the result first (the job is no longer done), the info last. */
-function removeFiles(path: string): void {
-  rmSync(path, { force: true, recursive: true }); // a task may leave a directory as its result
-  rmSync(tmpPath(path), { force: true, recursive: true });
-  rmSync(filesDir(path), { force: true, recursive: true });
-  rmSync(infoPath(path), { force: true });
+/**
+ * Removes a job's files: the result first (the job is no longer done), the
+ * info last. [TS-FIX] (R125-1) By name in its task directory's real path
+ * (`util/pinned_dir.ts`), checked when entered: a workflow or task directory
+ * another member swaps for a symbolic link after the scan is refused, never
+ * followed to the cleaner's own files; a result that is a directory (a task
+ * may leave one) is emptied level by level the same way.
+ */
+function removeFiles(job: StoreJob): void {
+  const dir = dirname(job.canonical);
+  inRealDir(dir, () => {
+    for (const path of [job.path, tmpPath(job.path), filesDir(job.path), infoPath(job.path)]) {
+      removeHere(basename(path), dir);
+    }
+  });
 }
 
 /** The lock of one spelling of a job, or null when another process holds it. */
@@ -150,7 +160,7 @@ function underLock(
     return { kept: { job: t.job, status: again?.status ?? t.status, reason } };
   }
   const bytes = jobBytes(t.job.path);
-  removeFiles(t.job.path);
+  removeFiles(t.job);
   return { job: t.job, status: again.status, bytes };
 }
 
@@ -239,23 +249,45 @@ async function removeOne(
  * Removes the stale locks of a persist-lock directory (Scout's `system
  * clean` removes those of dead processes first): a lock not refreshed for
  * 30 s or whose holder is dead on this host. A held lock stays.
+ * [TS-FIX] (R125-2) Only a regular file whose text is a persist lock's
+ * (`host:`/`pid:` lines, or empty: a lock being created) is judged; each is
+ * judged and removed by name in the directory's real path, entered and
+ * checked (`util/pinned_dir.ts`): through a directory swapped for a link
+ * meanwhile nothing is removed. The directory's real path is the caller's
+ * to find (`util/owned_links.ts`: not through another user's link).
  *
- * @param lockDir the persist-lock directory
+ * @param lockDir the persist-lock directory, as spelled (the locks are named by it)
  * @param dryRun only list them
+ * @param realDir its real path (null: not swept); default: its links followed
  * @returns the stale locks (removed unless a dry run)
  */
-export function sweepStaleLocks(lockDir: string, dryRun: boolean): string[] {
-  let names: string[];
+export function sweepStaleLocks(
+  lockDir: string,
+  dryRun: boolean,
+  realDir: string | null = realOrNull(lockDir),
+): string[] {
+  if (realDir === null) return [];
+  let entries;
   try {
-    names = readdirSync(lockDir);
+    entries = readdirSync(realDir, { withFileTypes: true });
   } catch {
     return []; // no lock directory yet: no locks
   }
-  const out: string[] = [];
-  for (const name of names.sort()) {
-    if (!name.endsWith(".lock")) continue;
-    const lock = join(lockDir, name);
-    if (dryRun ? isStaleLock(lock) : removeStaleLock(lock)) out.push(lock);
+  const names = entries.filter((e) => e.isFile() && e.name.endsWith(".lock")).map((e) => e.name);
+  if (names.length === 0) return [];
+  return inRealDir(realDir, () => {
+    const out: string[] = [];
+    for (const name of names.sort()) {
+      if (sweepStaleLock(name, dryRun)) out.push(join(lockDir, name));
+    }
+    return out;
+  });
+}
+
+function realOrNull(dir: string): string | null {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return null; // no lock directory yet
   }
-  return out;
 }

@@ -48,15 +48,27 @@ export interface StoreScope {
   tasks: readonly string[] | null;
 }
 
-/** The entries of a directory that are directories (dot names left out); none when it cannot be listed. */
-function subdirs(dir: string): string[] {
+/**
+ * The entries of a directory that are directories (dot names left out); none
+ * when it cannot be listed. [TS-FIX] (R125-1) A symbolic link is not
+ * followed: in a store the group may write, another member's link named as a
+ * workflow or task would make its target's files jobs to clean (Scout's
+ * `Dir.glob` follows it). Each link is told to `onLink`.
+ */
+function subdirs(dir: string, onLink: (path: string) => void): string[] {
+  let entries;
   try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink()))
-      .map((e) => e.name).sort();
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return []; // no such root (or not one to list): no jobs there
   }
+  const out: string[] = [];
+  for (const e of entries) {
+    if (e.name.startsWith(".")) continue;
+    if (e.isDirectory()) out.push(e.name);
+    else if (e.isSymbolicLink()) onLink(join(dir, e.name));
+  }
+  return out.sort();
 }
 
 function realDir(dir: string): string {
@@ -126,47 +138,73 @@ export function rereadJob(job: StoreJob): StoreJob | null {
 
 /**
  * The jobs roots, each directory once (by real path; its first spelling
- * kept), with the other spellings of each.
+ * kept), with the other spellings of each and its real path.
  *
  * @param roots jobs roots, as spelled
- * @returns root → its other spellings, in the order given
+ * @param realOf a root's real path (null: not to be read); default: every link followed
+ * @returns root → its real path and other spellings, in the order given
  */
-export function distinctRoots(roots: readonly string[]): Map<string, string[]> {
+export function distinctRoots(
+  roots: readonly string[],
+  realOf: (root: string) => string | null = realDir,
+): Map<string, { real: string; aliases: string[] }> {
   const byReal = new Map<string, string>();
-  const out = new Map<string, string[]>();
+  const out = new Map<string, { real: string; aliases: string[] }>();
   for (const root of roots) {
-    const real = realDir(root);
+    const real = realOf(root);
+    if (real === null) continue;
     const first = byReal.get(real);
     if (first === undefined) {
       byReal.set(real, root);
-      out.set(root, []);
-    } else if (first !== root && !out.get(first)!.includes(root)) out.get(first)!.push(root);
+      out.set(root, { real, aliases: [] });
+    } else if (first !== root && !out.get(first)!.aliases.includes(root)) {
+      out.get(first)!.aliases.push(root);
+    }
   }
   return out;
+}
+
+/** Options of {@link scanStore}. */
+export interface ScanOptions {
+  /**
+   * A root's real path, or null when it is not to be read (a link another
+   * user made, `util/owned_links.ts`); default: its links followed (roots
+   * are the caller's choice).
+   */
+  realRoot?: (root: string) => string | null;
+  /** Told of each symbolic link met as a workflow or task directory (not followed). */
+  onLink?: (path: string) => void;
 }
 
 /**
  * Every job of the jobs roots, each directory once however it is spelled
  * (R123-1: two spellings of one root listed its jobs twice, and a clean
  * removed under one spelling the job it kept under the other):
- * `<root>/<Workflow>/<task>/<name>`.
+ * `<root>/<Workflow>/<task>/<name>`, walked from the root's real path.
  * Jobs outside `scope` are listed too (`inScope` false): a job that stays
- * keeps its dependencies, wherever they are.
+ * keeps its dependencies, wherever they are. A workflow or task directory
+ * that is a symbolic link is not followed (R125-1).
  *
  * @param roots jobs roots
  * @param scope the workflows and tasks to clean
+ * @param o the roots' real paths, where links met are told
  * @returns the jobs, by root, workflow, task and name
  */
-export function scanStore(roots: readonly string[], scope: StoreScope): StoreJob[] {
+export function scanStore(
+  roots: readonly string[],
+  scope: StoreScope,
+  o: ScanOptions = {},
+): StoreJob[] {
   const out: StoreJob[] = [];
-  for (const [root, aliases] of distinctRoots(roots)) {
-    for (const wf of subdirs(root)) {
-      for (const task of subdirs(join(root, wf))) {
-        const taskDir = join(root, wf, task);
+  const onLink = o.onLink ?? (() => {});
+  for (const [root, { real, aliases }] of distinctRoots(roots, o.realRoot)) {
+    for (const wf of subdirs(real, onLink)) {
+      for (const task of subdirs(join(real, wf), onLink)) {
         const inScope = (scope.workflows === null || scope.workflows.includes(wf)) &&
           (scope.tasks === null || scope.tasks.includes(task));
-        const where = { root, aliases, realTaskDir: realDir(taskDir), inScope };
-        for (const path of jobsIn(taskDir)) {
+        // the real path of the task directory: no link below the real root
+        const where = { root, aliases, realTaskDir: join(real, wf, task), inScope };
+        for (const path of jobsIn(join(root, wf, task))) {
           const job = readJob(path, where);
           if (job !== null) out.push(job);
         }
