@@ -7,10 +7,10 @@
  */
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { z, type ZodType } from "zod";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { decodeUtf8, isFile } from "../util/fs.ts";
-import { type InputDef, type InputSpec, selectOptionsOf } from "./define.ts";
+import type { InputDef, InputSpec } from "./job_types.ts";
+import { describeValue, selectOptionsOf, typeSchema } from "./input_type.ts";
 import { isJob } from "./job_types.ts";
 import { deserializeText } from "./result.ts";
 import { arrayElementType } from "./types.ts";
@@ -139,41 +139,6 @@ export function isDefaultValue(value: unknown, def: InputSpec): boolean {
   return false;
 }
 
-function baseSchema(type: string, def: InputSpec): ZodType {
-  const el = arrayElementType(type);
-  if (el !== null) {
-    return z.array(baseSchema(el, { ...def, selectOptions: undefined } as InputSpec));
-  }
-  switch (type) {
-    case "integer":
-      return z.number().int();
-    case "float":
-      return z.number();
-    case "boolean":
-      return z.boolean();
-    case "array":
-      return z.array(z.unknown());
-    case "json":
-      return z.unknown();
-    case "binary":
-      return z.union([z.string(), z.instanceof(Uint8Array)]);
-    case "select": // options are advisory (§1.3): a value outside them is accepted, with a warning
-      return z.string();
-    default:
-      return z.string();
-  }
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") {
-    return JSON.stringify(value.length > 60 ? value.slice(0, 57) + "..." : value);
-  }
-  if (Array.isArray(value)) return "an array";
-  if (value instanceof Uint8Array) return "bytes";
-  if (typeof value === "object") return "an object";
-  return String(value);
-}
-
 /**
  * The warning for a select value outside its options (Scout runs such jobs;
  * §1.3), or null when the value is one of them or the input has none.
@@ -187,7 +152,7 @@ export function selectWarning(value: unknown, def: InputDef, where: string): str
   if (def.type !== "select" || typeof value !== "string") return null;
   const options = selectOptionsOf(def);
   if (options.length === 0 || options.includes(value)) return null;
-  return `Input "${def.name}" of ${where} is ${describe(value)}, not one of ${
+  return `Input "${def.name}" of ${where} is ${describeValue(value)}, not one of ${
     options.map((o) => JSON.stringify(o)).join(", ")
   }; using it anyway`;
 }
@@ -203,12 +168,12 @@ export function selectWarning(value: unknown, def: InputDef, where: string): str
  */
 export function validateInput(value: unknown, def: InputDef, where: string): void {
   if (value === null || value === undefined || isJob(value)) return;
-  const base = baseSchema(def.type, def).safeParse(value);
+  const base = typeSchema(def.type).safeParse(value);
   if (!base.success) {
     const expected = def.type;
     throw new ScoutError(
       "parameter",
-      `Input "${def.name}" of ${where} expects ${expected}, got ${describe(value)}`,
+      `Input "${def.name}" of ${where} expects ${expected}, got ${describeValue(value)}`,
       { input: def.name },
     );
   }

@@ -9,8 +9,11 @@ import { ScoutError } from "../errors.ts";
 import { ownRecord } from "../util/own_record.ts";
 import { isScoutType, type ScoutType } from "./types.ts";
 import { missingDepMessage, taskOf } from "./task_lookup.ts";
+import { definitionWarnings } from "./define_checks.ts";
+import { warnOnce } from "../util/warn_once.ts";
 
 export { depTaskOf, nearNames, taskOf } from "./task_lookup.ts";
+export { selectOptionsOf } from "./input_type.ts";
 
 export type {
   DepOptions,
@@ -143,6 +146,10 @@ function normaliseExports(
 
 /**
  * Defines a workflow (and registers it by name, so dependencies may name it).
+ * What Scout loads all the same is warned about, once (where warnings go,
+ * `withWarningSink`): a default that does not fit its input's type or a
+ * select's options, a dependency's `{fromInput}` naming an input the task
+ * does not declare.
  *
  * @param name workflow name (first segment of job paths)
  * @param spec tasks, helpers, exports, documentation, jobs directory
@@ -184,6 +191,8 @@ export function workflow(name: string, spec: WorkflowSpec): Workflow {
   for (const [tname, tspec] of ownEntries(spec.tasks, `tasks of workflow "${name}"`)) {
     tasks[tname] = normaliseTask(name, tname, tspec);
   }
+  // Scout loads these all the same (R126-6, R126-8): told, once, where warnings go
+  for (const w of definitionWarnings(tasks)) warnOnce(w.id, w.message);
   const wf: Workflow = {
     name,
     title: spec.title ?? "",
@@ -276,18 +285,6 @@ export const input: {
   chat: builder("chat"),
   arrayOf: (type, o = {}) => ({ ...o, type: `${type}_array` as ScoutType }),
 };
-
-/**
- * The options of a select input as a list.
- *
- * @param def the input
- * @returns its options ([] when none)
- */
-export function selectOptionsOf(def: InputSpec): string[] {
-  const o = def.selectOptions;
-  if (o === undefined) return [];
-  return Array.isArray(o) ? [...o] : Object.values(o as Record<string, string>);
-}
 
 /**
  * What is wrong with a task's direct dependencies that a job of it would

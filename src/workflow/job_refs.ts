@@ -7,7 +7,7 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
-import type { FromDep, FromInput, Task } from "./define.ts";
+import type { FromDep, FromInput, Task } from "./job_types.ts";
 import { isJob, type Job } from "./job_types.ts";
 import { ownRecord } from "../util/own_record.ts";
 
