@@ -11,7 +11,7 @@
 import type { Message } from "../chat/types.ts";
 import type { TaskSpec } from "../workflow/define.ts";
 import type { WorkflowApi } from "../workflow/load.ts";
-import type { ChatTaskBody } from "./chat_task.ts";
+import type { ChatTaskBody, ChatTaskOptions } from "./chat_task.ts";
 import type {
   Agent,
   AskFn,
@@ -30,10 +30,15 @@ import type {
 } from "./types.ts";
 
 /**
- * `chatTask(name, body)` (§4.1): a task `name` of type `chat` whose body
- * drives an agent; returns `{[name]: spec}`, to spread into `tasks`.
+ * `chatTask(name, body, options?)` (§4.1): a task `name` of type `chat`
+ * whose body drives an agent, with an optional `description` (`--help`, the
+ * MCP tool) and `returns`; returns `{[name]: spec}`, to spread into `tasks`.
  */
-export type ChatTaskFn = (name: string, body: ChatTaskBody) => Record<string, TaskSpec<Message[]>>;
+export type ChatTaskFn = (
+  name: string,
+  body: ChatTaskBody,
+  options?: ChatTaskOptions,
+) => Record<string, TaskSpec<Message[]>>;
 
 /**
  * The API a workflow file's default export gets (`export default (api:

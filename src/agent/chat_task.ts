@@ -42,6 +42,14 @@ export type ChatTaskBody = (
   ctx: ChatTaskContext,
 ) => ChatTaskResult | Promise<ChatTaskResult>;
 
+/** What a chat task may say about itself besides its body (Ruby's `desc` / `returns` before it). */
+export interface ChatTaskOptions {
+  /** Documentation: `--help`, `workflow list`, the MCP tool (a `## <name>` section of the workflow's `workflow.md` replaces it). */
+  description?: string;
+  /** Documentation of the result. */
+  returns?: string;
+}
+
 function isAgentValue(v: unknown): v is Agent {
   return typeof v === "object" && v !== null && !Array.isArray(v) &&
     Array.isArray((v as Agent).startChat) && "options" in v;
@@ -117,14 +125,18 @@ async function logFailedRun(agent: Agent, e: unknown, ctx: ChatTaskContext): Pro
  *
  * @param body the task body
  * @param ops the agent functions (the agent layer passes its own)
+ * @param options description and returns (documentation)
  * @returns the task spec
  */
 export function chatTaskSpec(
   body: ChatTaskBody,
   ops: ChatTaskAgentOps,
+  options: ChatTaskOptions = {},
 ): TaskSpec<Message[]> {
   return {
     type: "chat",
+    ...(options.description !== undefined ? { description: options.description } : {}),
+    ...(options.returns !== undefined ? { returns: options.returns } : {}),
     inputs: { chat: { type: "text", description: "Chat in Scout-AI chat-file format" } },
     async run(_inputs, job: JobContext) {
       refuseConflictedInput(job);
@@ -200,6 +212,9 @@ export const chatTaskAgentOps: ChatTaskAgentOps = {
  *
  * @param name task name
  * @param body the task body
+ * @param options the task's `description` (shown by `--help` and as the MCP
+ *   tool's) and `returns`; a `## <name>` section of the `workflow.md` beside
+ *   the workflow file replaces the description
  * @returns `{[name]: spec}`, to spread into `tasks`
  *
  * @example
@@ -207,11 +222,20 @@ export const chatTaskAgentOps: ChatTaskAgentOps = {
  * import { workflow } from "../workflow/define.ts";
  * import { chatTask } from "./chat_task.ts";
  * const wf = workflow("Pipeline", {
- *   tasks: { ...chatTask("review", async ({ agent, chat }) => await agent("Critic", { chat: chat() })) },
+ *   tasks: {
+ *     ...chatTask("review", async ({ agent, chat }) => await agent("Critic", { chat: chat() }), {
+ *       description: "A critic reviews the plan",
+ *     }),
+ *   },
  * });
  * wf.tasks.review?.type; // "chat"
+ * wf.tasks.review?.description; // "A critic reviews the plan"
  * ```
  */
-export function chatTask(name: string, body: ChatTaskBody): Record<string, TaskSpec<Message[]>> {
-  return { [name]: chatTaskSpec(body, chatTaskAgentOps) };
+export function chatTask(
+  name: string,
+  body: ChatTaskBody,
+  options: ChatTaskOptions = {},
+): Record<string, TaskSpec<Message[]>> {
+  return { [name]: chatTaskSpec(body, chatTaskAgentOps, options) };
 }

@@ -72,7 +72,7 @@ export {
   isAgentPath,
   listAgents,
 } from "./find.ts";
-export type { ChatTaskBody, ChatTaskResult } from "./chat_task.ts";
+export type { ChatTaskBody, ChatTaskOptions, ChatTaskResult } from "./chat_task.ts";
 export { chatTask } from "./chat_task.ts";
 export type { ChatTaskContext, TaskAgentOptions } from "./chat_task_helpers.ts";
 export type { LoggableAgent } from "./log.ts";
