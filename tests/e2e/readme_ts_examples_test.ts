@@ -5,10 +5,11 @@
  * name, types only for files the CLI loads), and the Library section's agent
  * example runs there with `deno run -A --config <clone>/deno.json` against
  * the loopback provider (an endpoint file `nano`, as the README's), writing
- * its conversation.
+ * its conversation; its workflow example (R126-9) runs there too, on a copy
+ * of the bundled Baking workflow, and leaves its jobs in the Scout home.
  */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { DENO, ROOT, runCommand, tempDir } from "../support/cli.ts";
@@ -90,4 +91,26 @@ Deno.test("README: the Library section's agent example runs from outside the clo
       .map((m) => m.content),
     ["What is 2 + 3?", "5", "And that plus 4?", "9"],
   );
+});
+
+Deno.test("README: the Library section's workflow example loads a workflow.ts and runs its task as jobs (R126-9)", async () => {
+  await using t = await tempDir("scout-readme-");
+  const example = tsBlocks().find((b) =>
+    b.section === "Library" && b.code.includes("loadWorkflow")
+  );
+  assert.ok(example, "a ts block in the Library section that loads a workflow file");
+  cpSync(join(ROOT, "fixtures/workflows/Baking"), join(t.path, "workflows/Baking"), {
+    recursive: true,
+  });
+  writeFileSync(join(t.path, "bake.ts"), example.code);
+  const home = join(t.path, "home");
+  const r = await deno(
+    ["run", "-A", "-q", `--config=${join(ROOT, "deno.json")}`, "bake.ts"],
+    t.path,
+    { SCOUT_HOME: home },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const short = "Baking/cake/Default_b1e6593158fbb625365985972b0c15fd";
+  assert.equal(r.stdout, `${short} Cake (Whisked 3 soft, 0.5 kg flour, 30 min)\n\ntrue\n`);
+  assert.ok(existsSync(join(home, "var/jobs", short)), "the job is in the Scout home's store");
 });
