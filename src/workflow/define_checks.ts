@@ -4,7 +4,8 @@
  * input's type or a select's options (the job that leaves the input out gets
  * it as written), and a dependency's `{fromInput}` naming an input its task
  * does not declare (the dependency gets the name itself, rule 4). Warnings,
- * not errors: a Ruby workflow with either loads and runs.
+ * not errors: a Ruby workflow with either loads and runs. TS-FIX: Scout says
+ * nothing (`docs/spec-notes/workflow.md` §5a).
  *
  * @module
  */
