@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { exists, fileStats, isFile } from "../util/fs.ts";
 import { etcDirs } from "./home.ts";
+import { nearNames } from "../util/edit_distance.ts";
 import type { ConfigStore } from "./store.ts";
 import { configGet } from "./store.ts";
 import { statsVouch } from "../util/racy_stat.ts";
@@ -190,16 +191,33 @@ export async function loadEndpoint(
   opts: EndpointLookupOptions = {},
 ): Promise<Endpoint> {
   const found = locateEndpoint(name, opts);
-  if (found === null) {
-    throw new ScoutError("endpoint_not_found", `Endpoint not found "${name}"`, {
-      endpoint: name,
-      searched: endpointDirs(opts),
-    });
-  }
+  if (found === null) throw endpointNotFound(name, opts);
   const { file, stats } = found;
   const settings = unchanged(parsedEndpoints.get(file), stats) ?? await readEndpoint(file, stats);
   const lines = { ...settingLines.get(settings) };
   return { name, file, settings: structuredClone(settings), lines }; // a copy per caller
+}
+
+/**
+ * The error for an endpoint without a file (R128-4): as the workflow and
+ * agent lookups say, where it looked, the near names among the endpoints
+ * there, and the file that would make one (`$SCOUT_HOME/etc/AI/<name>.yaml`,
+ * the first of explicit `dirs`).
+ */
+function endpointNotFound(name: string, opts: EndpointLookupOptions): ScoutError {
+  const searched = endpointDirs(opts);
+  const near = nearNames(name, listEndpointFiles(opts).map((e) => e.name));
+  const home = opts.dirs ? searched[0] : join(etcDirs(opts)[1]!, "AI");
+  const make = NAME_RE.test(name) && home !== undefined
+    ? `; make one as ${join(home, `${name}.yaml`)}`
+    : "";
+  return new ScoutError(
+    "endpoint_not_found",
+    `Endpoint not found "${name}"` +
+      (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "") +
+      ` (searched ${searched.join(", ")}${make})`,
+    { endpoint: name, searched },
+  );
 }
 
 /**

@@ -2,11 +2,12 @@
  * How far apart two names are, for "did you mean" suggestions (a task, an
  * input, a call option): the edits — insert, delete, change one character,
  * swap two neighbours — that turn one into the other (optimal string
- * alignment). One implementation for the workflow's and the ask's
- * suggestions.
+ * alignment), and the names near one ({@link nearNames}). One implementation
+ * for the workflow's, the endpoint's and the ask's suggestions.
  *
  * @module
  */
+import { compareNames } from "./name_order.ts";
 
 /**
  * Edits (insert, delete, change, swap two neighbours) from `a` to `b`.
@@ -43,4 +44,32 @@ export function editDistance(a: string, b: string): number {
     prev = cur;
   }
   return prev[n]!;
+}
+
+/**
+ * Names close to `name` (edit distance ≤ max(2, a third of its length), or a
+ * case-insensitive prefix), best first: the "did you mean" of a task, a
+ * workflow, an endpoint.
+ *
+ * @param name what was asked for
+ * @param candidates known names
+ * @returns up to three suggestions
+ *
+ * @example
+ * ```ts
+ * import { nearNames } from "./edit_distance.ts";
+ * nearNames("nnao", ["nano", "openai", "nano-big"]); // ["nano"]
+ * ```
+ */
+export function nearNames(name: string, candidates: readonly string[]): string[] {
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  return candidates
+    .map((c) => ({ c, d: editDistance(name.toLowerCase(), c.toLowerCase()) }))
+    .filter(({ c, d }) =>
+      d <= limit || c.toLowerCase().startsWith(name.toLowerCase()) ||
+      name.toLowerCase().startsWith(c.toLowerCase())
+    )
+    .sort((x, y) => x.d - y.d || compareNames(x.c, y.c))
+    .slice(0, 3)
+    .map(({ c }) => c);
 }

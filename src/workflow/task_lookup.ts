@@ -7,8 +7,7 @@
  */
 import { ScoutError } from "../errors.ts";
 import type { Task, Workflow } from "./job_types.ts";
-import { compareNames } from "../util/name_order.ts";
-import { editDistance } from "../util/edit_distance.ts";
+import { nearNames } from "../util/edit_distance.ts";
 
 /**
  * Finds a task, with a "did you mean" suggestion on failure.
@@ -69,23 +68,4 @@ export function missingDepMessage(
     ` (its tasks: ${Object.keys(wf.tasks).join(", ") || "none"})`;
 }
 
-/**
- * Names close to `name` (edit distance ≤ max(2, a third of its length), or a
- * case-insensitive prefix), best first.
- *
- * @param name what was asked for
- * @param candidates known names
- * @returns up to three suggestions
- */
-export function nearNames(name: string, candidates: readonly string[]): string[] {
-  const limit = Math.max(2, Math.floor(name.length / 3));
-  return candidates
-    .map((c) => ({ c, d: editDistance(name.toLowerCase(), c.toLowerCase()) }))
-    .filter(({ c, d }) =>
-      d <= limit || c.toLowerCase().startsWith(name.toLowerCase()) ||
-      name.toLowerCase().startsWith(c.toLowerCase())
-    )
-    .sort((x, y) => x.d - y.d || compareNames(x.c, y.c))
-    .slice(0, 3)
-    .map(({ c }) => c);
-}
+export { nearNames } from "../util/edit_distance.ts";

@@ -93,7 +93,11 @@ Deno.test("agent ask on the task route: the failed job's error names the start c
     cwd: t.path,
   });
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /Endpoint not found "missing" \(u\.chat:3\)/, r.stderr);
+  assert.match(
+    r.stderr,
+    /Endpoint not found "missing" \(searched [^\n]*\) \(u\.chat:3\)/,
+    r.stderr,
+  );
 });
 
 Deno.test("agent ask on the task route: the -c chat's tool:/introduce: line, and the start chat's endpoint: line, name theirs too", async () => {
@@ -116,15 +120,15 @@ Deno.test("agent ask on the task route: the -c chat's tool:/introduce: line, and
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
-    /Endpoint not found "missing" \(.*Agent\/LinesS\/start_chat:3\)/,
+    /Endpoint not found "missing" \(searched [^\n]*\) \(.*Agent\/LinesS\/start_chat:3\)/,
     r.stderr,
   );
   // a value given as a flag (-e) has no line: a usage error, before the job starts (R110-1)
   const flag = await ask("LinesC", "-e", "missing2", "question");
   assert.equal(flag.code, 2);
-  assert.equal(
+  assert.match(
     flag.stderr,
-    'scout-ai: Endpoint not found "missing2"\n(run with --help for usage)\n',
+    /^scout-ai: Endpoint not found "missing2" \(searched [^\n]*\)\n\(run with --help for usage\)\n$/,
   );
   assert.equal(srv.requests.length, 0);
 });

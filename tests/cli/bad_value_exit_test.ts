@@ -97,7 +97,7 @@ Deno.test("--dry-run refuses an unknown -e, -b or -O endpoint=/backend= as the a
   const { home, o } = setup(d.path);
   writeFileSync(join(home, "etc", "AI", "known.yaml"), "backend: ollama\n");
   writeFileSync(join(d.path, "inline.txt"), "text\n# ask: hi\n");
-  const endpoint = /^scout-ai: Endpoint not found "nosuch"\n/;
+  const endpoint = /^scout-ai: Endpoint not found "nosuch" \(searched [^\n]*\)\n/;
   const backend = /^scout-ai: Unknown backend: "nosuch" \(known: [^\n]*\)\n/;
   const cases: [string[], RegExp][] = [
     [["-e", "nosuch"], endpoint],
@@ -136,7 +136,10 @@ Deno.test("agent ask refuses an unknown -e or -b with exit 2 before anything run
   for (const agent of ["Librarian", "Critic"]) {
     for (const dry of [["--dry-run"], []]) {
       for (
-        const [flag, message] of [["-e", /^scout-ai: Endpoint not found "nosuch"\n/], [
+        const [flag, message] of [[
+          "-e",
+          /^scout-ai: Endpoint not found "nosuch" \(searched [^\n]*\)\n/,
+        ], [
           "-b",
           /^scout-ai: Unknown backend: "nosuch" \(known: [^\n]*\)\n/,
         ]] as const

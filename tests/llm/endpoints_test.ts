@@ -59,7 +59,9 @@ Deno.test("unknown endpoint → endpoint_not_found naming it; names with path se
   const { cwd, env } = await layout(d.path);
   await assert.rejects(() => loadEndpoint("nope", { cwd, env }), (e) => {
     assert.ok(isScoutError(e, "endpoint_not_found"));
-    assert.equal(e.message, 'Endpoint not found "nope"');
+    const dirs = endpointDirs({ cwd, env }).join(", ");
+    const make = join(env.SCOUT_HOME, "etc", "AI", "nope.yaml");
+    assert.equal(e.message, `Endpoint not found "nope" (searched ${dirs}; make one as ${make})`);
     return true;
   });
   assert.equal(findEndpointFile("../AI/nano", { cwd, env }), null);
