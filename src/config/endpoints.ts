@@ -13,7 +13,8 @@ import { exists, fileStats, isFile } from "../util/fs.ts";
 import { etcDirs } from "./home.ts";
 import { nearNames } from "../util/edit_distance.ts";
 import type { ConfigStore } from "./store.ts";
-import { configGet } from "./store.ts";
+import { configSetting } from "./store.ts";
+import type { SettingSource } from "./setting_source.ts";
 import { statsVouch } from "../util/racy_stat.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
 import { ENDPOINT_ENV_VARS } from "./routing_env.ts";
@@ -300,6 +301,8 @@ export interface EndpointChoice {
   name: string;
   /** `option`, `config`, or `env:<VAR>`. */
   source: string;
+  /** For `config`: the entry's file and line (and the variable of an `env:VAR` value). */
+  at?: SettingSource;
 }
 
 /**
@@ -320,8 +323,13 @@ export function chooseEndpoint(
   if (option !== undefined && option !== null && option !== false) {
     return { name: String(option).trim(), source: "option" };
   }
-  const fromConfig = configGet(store, "endpoint", ["ask", "llm"], { environment: env });
-  if (typeof fromConfig === "string") return { name: fromConfig.trim(), source: "config" };
+  const { value: fromConfig, source: at } = configSetting(store, "endpoint", ["ask", "llm"], {
+    environment: env,
+  });
+  if (typeof fromConfig === "string") {
+    const name = fromConfig.trim();
+    return at === undefined ? { name, source: "config" } : { name, source: "config", at };
+  }
   if (fromConfig === false || fromConfig === null) return null;
   for (const v of ENDPOINT_ENV_VARS) {
     const value = env[v];

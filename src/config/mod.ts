@@ -10,6 +10,7 @@ export {
   addConfigEntry,
   configFiles,
   configGet,
+  configSetting,
   emptyConfig,
   loadConfig,
   parseConfigText,
@@ -19,6 +20,7 @@ export type {
   ConfigEntry,
   ConfigGetOptions,
   ConfigLoadOptions,
+  ConfigSetting,
   ConfigStore,
   ConfigValue,
 } from "./store.ts";
@@ -33,6 +35,8 @@ export {
 } from "./endpoints.ts";
 export type { Endpoint, EndpointChoice, EndpointLookupOptions } from "./endpoints.ts";
 export * from "./allow_paths.ts";
+export { checkSetting, locateSetting, sourceOfEntry } from "./setting_source.ts";
+export type { SettingSource } from "./setting_source.ts";
 export { processConfig } from "./process_config.ts";
 export { urlScopes, withUrlScopes } from "./url_scopes.ts";
 export { BACKEND_ENV_VARS, PERSIST_ENV_VARS, ROUTING_ENV_VARS } from "./routing_env.ts";

@@ -16,6 +16,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { etcDirs, type EtcDirsOptions } from "./home.ts";
+import { type SettingSource, sourceOfEntry } from "./setting_source.ts";
 import { warnUnreadEntry } from "./unscoped.ts";
 
 /** One config entry. */
@@ -237,15 +238,61 @@ export function configGet(
   tokens: readonly string[] = [],
   opts: ConfigGetOptions = {},
 ): ConfigValue | undefined {
+  return configSetting(store, key, tokens, opts).value;
+}
+
+/** A config value and where it came from ({@link configSetting}). */
+export interface ConfigSetting {
+  /** The value, as {@link configGet} returns it. */
+  value: ConfigValue | undefined;
+  /**
+   * Where it came from: the entry's file and line, the environment variable
+   * read (a fallback of `opts.env`, or an `env:VAR` entry's, with the entry's
+   * line); undefined when nothing is configured.
+   */
+  source?: SettingSource;
+}
+
+/**
+ * {@link configGet} with where its value came from (R128-1): an error about
+ * the value names that file and line, or that environment variable
+ * (`setting_source.ts`).
+ *
+ * @param store the store
+ * @param key key
+ * @param tokens scope tokens in priority order
+ * @param opts env fallbacks
+ * @returns the value and its source
+ *
+ * @example
+ * ```ts
+ * import { configSetting, parseConfigText } from "./store.ts";
+ * const store = { entries: parseConfigText("backend opnai ask", "/h/etc/config") };
+ * configSetting(store, "backend", ["ask"]);
+ * // { value: "opnai", source: { file: "/h/etc/config", line: 1 } }
+ * configSetting({ entries: [] }, "backend", ["ask"], { env: ["B"], environment: { B: "x" } });
+ * // { value: "x", source: { variable: "B" } }
+ * ```
+ */
+export function configSetting(
+  store: ConfigStore,
+  key: string,
+  tokens: readonly string[] = [],
+  opts: ConfigGetOptions = {},
+): ConfigSetting {
   const environment = opts.environment ?? process.env;
   const best = configEntryFor(store, key, tokens);
-  if (best !== undefined) return interpret(best.value, environment);
+  if (best !== undefined) {
+    const { value, variable } = interpret(best.value, environment);
+    const at = sourceOfEntry(best.source);
+    return { value, source: variable === undefined ? at : { ...at, variable } };
+  }
   warnUnreadEntry(store, key, tokens, environment);
   for (const name of opts.env ?? []) {
     const v = environment[name];
-    if (v !== undefined && v !== "") return v;
+    if (v !== undefined && v !== "") return { value: v, source: { variable: name } };
   }
-  return undefined;
+  return { value: undefined };
 }
 
 /**
@@ -285,15 +332,15 @@ export function configEntryFor(
 function interpret(
   value: string | null,
   environment: Record<string, string | undefined>,
-): ConfigValue | undefined {
-  if (value === "false") return false;
-  if (value === null || value === "nil") return null;
+): { value: ConfigValue | undefined; variable?: string } {
+  if (value === "false") return { value: false };
+  if (value === null || value === "nil") return { value: null };
   if (value.startsWith("env:")) {
     for (const name of value.slice(4).split(",")) {
       const v = environment[name.trim()];
-      if (v !== undefined && v !== "") return v;
+      if (v !== undefined && v !== "") return { value: v, variable: name.trim() };
     }
-    return undefined;
+    return { value: undefined };
   }
-  return value;
+  return { value };
 }

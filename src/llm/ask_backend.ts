@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { configGet } from "../config/store.ts";
+import { configGet, configSetting } from "../config/store.ts";
+import { checkSetting, locateSetting, type SettingSource } from "../config/setting_source.ts";
 import { PERSIST_ENV_VARS } from "../config/routing_env.ts";
 import { ScoutError } from "../errors.ts";
-import { locateAt } from "../chat/written_at.ts";
 import { preparePrompt } from "../prompt/prepare.ts";
 import { PROMPT_SETTINGS } from "../prompt/settings.ts";
 import { type AskContext, type AskRequest, isOff } from "./ask_options.ts";
@@ -17,7 +17,7 @@ import type { PreparedChat } from "./ask_tools.ts";
 import { type ProviderParams, providerParams } from "./params.ts";
 import { setOwn } from "../util/own_record.ts";
 import { getBackend } from "./registry.ts";
-import { chooseBackend, resolveSettings } from "./settings.ts";
+import { backendChoice, resolveSettings } from "./settings.ts";
 import type { Backend } from "./types.ts";
 
 const PROMPT_KEYS = new Set(PROMPT_SETTINGS.map((s) => s.key as string));
@@ -56,7 +56,7 @@ export interface AskModel {
  */
 export const MAX_REPLY_TOOL_CALLS = 256;
 
-function intSetting(v: unknown, name: string): number | undefined {
+function positiveInt(v: unknown, name: string): number | undefined {
   if (v === undefined || v === null || v === "" || v === false) return undefined;
   const n = typeof v === "number" ? v : Number(String(v).trim());
   if (!Number.isInteger(n) || n < 1) {
@@ -66,39 +66,54 @@ function intSetting(v: unknown, name: string): number | undefined {
 }
 
 /**
+ * Where the option `name` in force was written — a chat's option line, an
+ * endpoint file's key — while that line's value is the one in use (a flag
+ * over it is not its).
+ */
+function optionSource(req: AskRequest, name: string): SettingSource | undefined {
+  const at = req.lines?.[name];
+  return at !== undefined && at.value === req.opts[name] ? at : undefined;
+}
+
+/**
  * A positive-integer limit: the ask's option, else the config under `scopes`
- * (with `envNames`), else `fallback`.
+ * (with `envNames`), else `fallback`; a bad value fails naming where it was
+ * set (R128-1).
  */
 function limitSetting(
-  opts: Record<string, unknown>,
+  req: AskRequest,
   ctx: AskContext,
   name: string,
   where: { scopes: string[]; envNames?: string[]; fallback: number },
 ): number {
-  const configured = () =>
-    configGet(ctx.store, name, where.scopes, {
-      ...(where.envNames ? { env: where.envNames } : {}),
-      environment: ctx.env,
-    });
-  return intSetting(opts[name], name) ?? intSetting(configured(), name) ?? where.fallback;
+  const given = checkSetting(optionSource(req, name), () => positiveInt(req.opts[name], name));
+  if (given !== undefined) return given;
+  const { value, source } = configSetting(ctx.store, name, where.scopes, {
+    ...(where.envNames ? { env: where.envNames } : {}),
+    environment: ctx.env,
+  });
+  return checkSetting(source, () => positiveInt(value, name)) ?? where.fallback;
 }
 
-function limits(opts: Record<string, unknown>, ctx: AskContext) {
-  const maxToolRounds = limitSetting(opts, ctx, "max_tool_rounds", {
+function limits(req: AskRequest, ctx: AskContext) {
+  const maxToolRounds = limitSetting(req, ctx, "max_tool_rounds", {
     scopes: ["ask", "llm"],
     envNames: ["SCOUT_MAX_TOOL_ROUNDS"],
     fallback: 100,
   });
-  const maxReplyToolCalls = limitSetting(opts, ctx, "max_reply_tool_calls", {
+  const maxReplyToolCalls = limitSetting(req, ctx, "max_reply_tool_calls", {
     scopes: ["ask", "llm"],
     envNames: ["SCOUT_MAX_REPLY_TOOL_CALLS"],
     fallback: MAX_REPLY_TOOL_CALLS,
   });
-  const maxContentLength = limitSetting(opts, ctx, "max_content_length", {
+  const maxContentLength = limitSetting(req, ctx, "max_content_length", {
     scopes: ["llm_tools", "tools", "llm", "ask"],
     fallback: 100_000,
   });
-  const toolConcurrency = intSetting(opts.tool_concurrency, "tool_concurrency");
+  const toolConcurrency = checkSetting(
+    optionSource(req, "tool_concurrency"),
+    () => positiveInt(req.opts.tool_concurrency, "tool_concurrency"),
+  );
   return {
     maxToolRounds,
     maxReplyToolCalls,
@@ -136,11 +151,11 @@ export async function resolveModel(
   ctx: AskContext,
 ): Promise<AskModel> {
   const opts = req.opts;
-  const backendName = chooseBackend(opts.backend, ctx.store, ctx.env);
+  const choice = backendChoice(opts.backend, ctx.store, ctx.env);
+  const backendName = choice.name;
   let backend = await getBackend(backendName).catch((e) => {
-    // the chat's or endpoint file's `backend:` line, while its value is the one in use
-    const at = req.lines?.backend;
-    throw at !== undefined && String(at.value).trim() === backendName ? locateAt(e, at) : e;
+    // the chat's or endpoint file's `backend:` line, the config's, the variable (R128-1)
+    throw locateSetting(e, choice.source ?? optionSource(req, "backend"), "named");
   });
   // `relay: <server>`: the requests travel through a relay queue (relay_option.ts);
   // the keys are the worker's, so none is needed here
@@ -163,10 +178,11 @@ export async function resolveModel(
     backend: backendName,
     defaults: backend.defaults,
     options: relayed ? { key: "EMPTY", ...opts } : opts,
+    optionSource: (name) => optionSource(req, name),
     store: ctx.store,
     env: ctx.env,
   });
-  const lim = limits(opts, ctx);
+  const lim = limits(req, ctx);
   const promptOptions: Record<string, unknown> = {};
   const params: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(opts)) {

@@ -12,6 +12,7 @@ import { extractOptions } from "../chat/options.ts";
 import { locateAt, type OptionLine } from "../chat/written_at.ts";
 import { chooseEndpoint, loadEndpoint } from "../config/endpoints.ts";
 import { scoutHome } from "../config/home.ts";
+import { locateSetting } from "../config/setting_source.ts";
 import { processConfig } from "../config/process_config.ts";
 import { currentWarningSink } from "../util/warn_once.ts";
 import { setOwn } from "../util/own_record.ts";
@@ -195,11 +196,12 @@ async function endpointSettings(
     ) {
       locateAt(e, line);
     }
-    // §1.2: say where a name the user did not type came from (LLM, ASK are generic names)
+    // §1.2: say where a name the user did not type came from (LLM, ASK are generic names),
+    // the config's file and line too (R128-1)
     if (isScoutError(e, "endpoint_not_found") && choice.source !== "option") {
-      e.message += choice.source === "config"
-        ? ` (named by the config key "endpoint")`
-        : ` (named by the environment variable ${choice.source.slice(4)})`;
+      if (choice.source === "config") e.message += ` (named by the config key "endpoint")`;
+      const at = choice.source === "config" ? choice.at : { variable: choice.source.slice(4) };
+      locateSetting(e, at, "named");
       e.source = choice.source;
     }
     throw e;

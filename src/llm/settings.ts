@@ -11,7 +11,8 @@
  * @module
  */
 import type { ConfigStore } from "../config/store.ts";
-import { configGet } from "../config/store.ts";
+import { configGet, configSetting } from "../config/store.ts";
+import { checkSetting, type SettingSource } from "../config/setting_source.ts";
 import { withUrlScopes } from "../config/url_scopes.ts";
 import { BACKEND_ENV_VARS } from "../config/routing_env.ts";
 import { ScoutError } from "../errors.ts";
@@ -42,12 +43,30 @@ function present(v: unknown): boolean {
  * @returns the backend name
  */
 export function chooseBackend(option: unknown, store: ConfigStore, env: Env): string {
-  if (present(option)) return String(option).trim();
-  const v = configGet(store, "backend", ["ask", "llm"], {
+  return backendChoice(option, store, env).name;
+}
+
+/**
+ * {@link chooseBackend} with where a name the option did not give came from:
+ * the config entry's file and line, or the environment variable (R128-1).
+ *
+ * @param option the merged `backend` option
+ * @param store config store
+ * @param env environment
+ * @returns the name, and its source when the config or environment named it
+ */
+export function backendChoice(
+  option: unknown,
+  store: ConfigStore,
+  env: Env,
+): { name: string; source?: SettingSource } {
+  if (present(option)) return { name: String(option).trim() };
+  const { value, source } = configSetting(store, "backend", ["ask", "llm"], {
     env: BACKEND_ENV_VARS,
     environment: env,
   });
-  return typeof v === "string" && v !== "" ? v.trim() : DEFAULT_BACKEND;
+  if (typeof value !== "string" || value === "") return { name: DEFAULT_BACKEND };
+  return source === undefined ? { name: value.trim() } : { name: value.trim(), source };
 }
 
 // `url`: the configured server's host scopes come first (Ruby `get_url_config`,
@@ -111,6 +130,8 @@ export interface ResolveSettingsOptions {
   defaults: BackendDefaults;
   /** Merged options (chat, call, endpoint file). */
   options: Record<string, unknown>;
+  /** Where an option in force was written (a chat's line, an endpoint file's key), if known. */
+  optionSource?: (name: string) => SettingSource | undefined;
   /** Config store. */
   store: ConfigStore;
   /** Environment. */
@@ -153,29 +174,43 @@ function keySetting(o: ResolveSettingsOptions, url: string | undefined): string 
   return "EMPTY";
 }
 
+/**
+ * A setting's value, checked: the option when present, else the config's
+ * (these scopes); what the check throws names where the value was set
+ * (R128-1).
+ */
+function checkedSetting<T>(
+  o: ResolveSettingsOptions,
+  name: string,
+  scopes: string[],
+  check: (v: unknown) => T,
+): T {
+  const given = o.options[name];
+  if (present(given)) return checkSetting(o.optionSource?.(name), () => check(given));
+  const { value, source } = configSetting(o.store, name, scopes, { environment: o.env });
+  return checkSetting(source, () => check(value));
+}
+
 /** A duration in seconds: option → config (these scopes); undefined when neither sets it. */
 function secondsSetting(
   o: ResolveSettingsOptions,
   name: string,
   scopes: string[],
 ): number | undefined {
-  return seconds(o.options[name], name) ??
-    seconds(configGet(o.store, name, scopes, { environment: o.env }), name);
+  return checkedSetting(o, name, scopes, (v) => seconds(v, name));
 }
 
 /** Retries of a failed query: option → config → the default; a count ≥ 0. */
 function retriesSetting(o: ResolveSettingsOptions): number {
   const tag = o.defaults.tag;
-  const retriesRaw = present(o.options.max_retries)
-    ? o.options.max_retries
-    : configGet(o.store, "max_retries", [`${tag}_ask`, "ask", tag, "llm"], { environment: o.env });
-  const maxRetries = present(retriesRaw)
-    ? Number.parseInt(String(retriesRaw), 10)
-    : DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new ScoutError("config", `Invalid max_retries: "${String(retriesRaw)}"`);
-  }
-  return maxRetries;
+  return checkedSetting(o, "max_retries", [`${tag}_ask`, "ask", tag, "llm"], (raw) => {
+    if (!present(raw)) return DEFAULT_MAX_RETRIES;
+    const maxRetries = Number.parseInt(String(raw), 10);
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+      throw new ScoutError("config", `Invalid max_retries: "${String(raw)}"`);
+    }
+    return maxRetries;
+  });
 }
 
 /**

@@ -7,7 +7,8 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
-import { configGet, type ConfigStore } from "../config/store.ts";
+import { configSetting, type ConfigStore } from "../config/store.ts";
+import { checkSetting, type SettingSource } from "../config/setting_source.ts";
 
 /** Resolved settings handed to every strategy function. */
 export interface PromptSettings {
@@ -134,22 +135,24 @@ export function resolvePromptSettings(config: PromptConfig = {}): PromptSettings
     const direct = config[spec.name] ?? config[spec.key];
     let raw: unknown;
     let source: string;
+    let at: SettingSource | undefined;
     if (direct !== undefined && direct !== null) {
       raw = direct;
       source = `option "${spec.key}"`;
     } else {
       const v = config.store === undefined
-        ? envValue(environment, spec.env)
-        : configGet(config.store, spec.key, PROMPT_CONFIG_SCOPES, {
+        ? { value: envValue(environment, spec.env), source: { variable: spec.env } }
+        : configSetting(config.store, spec.key, PROMPT_CONFIG_SCOPES, {
           env: [spec.env],
           environment,
         });
-      raw = v === null || v === false ? undefined : v;
+      raw = v.value === null || v.value === false ? undefined : v.value;
       source = `"${spec.key}" (config or ${spec.env})`;
+      at = v.source; // the config's line, the variable (R128-1)
     }
     out[spec.name] = raw === undefined
       ? spec.fallback ?? out[spec.inherit!]
-      : toSettingInt(raw, source);
+      : checkSetting(at, () => toSettingInt(raw, source));
   }
   return out;
 }

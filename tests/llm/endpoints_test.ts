@@ -88,6 +88,7 @@ Deno.test("chooseEndpoint: option → config (ask, llm) → ASK_ENDPOINT, LLM_EN
   assert.deepEqual(chooseEndpoint(undefined, store, { ASK_ENDPOINT: "b" }), {
     name: "fromcfg",
     source: "config",
+    at: { file: "config", line: 1 },
   });
   assert.deepEqual(chooseEndpoint(undefined, empty, { LLM: "x", ENDPOINT: "y" }), {
     name: "y",
