@@ -13,7 +13,7 @@ import { writeFileAtomicSync } from "../util/fs.ts";
 import { ownRecord } from "../util/own_record.ts";
 import { isJob, type Job, type Task } from "./job_types.ts";
 import { findStep, isDone, jobContext } from "./context.ts";
-import { readJobInfo, writeJobInfo } from "./info.ts";
+import { writeJobInfo } from "./info.ts";
 import {
   backtraceOf,
   errorInfoPatch,
@@ -24,10 +24,10 @@ import {
 import { acquireLock, type HeldLock } from "./lock.ts";
 import { readResult, serializeResult } from "./result.ts";
 import { tmpPath } from "./store.ts";
-import { isRecoverableError, jobState } from "./state.ts";
+import { jobState } from "./state.ts";
 import { rubyTime } from "./time.ts";
 import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
-import { cleanJob } from "./clean.ts";
+import { setAsideFailedRun } from "./attempts.ts";
 import { dependenciesToRun } from "./run_deps.ts";
 import { abortOnInterrupt, type RunInfo, runInfo } from "./run_info.ts";
 import { deliverPendingSignals } from "./interrupt.ts";
@@ -136,8 +136,10 @@ export async function runJob(job: Job, opts: RunOptions = {}): Promise<unknown> 
 }
 
 /**
- * Makes sure a job is done without loading it (§4 `produce`): a job in a
- * recoverable error is cleaned first.
+ * Makes sure a job is done without loading it (§4 `produce`): a job in
+ * error is run again — one in a recoverable error not cleaned first, as
+ * Scout does ([TS-FIX] R109-3): the run sets the failed run's evidence
+ * aside (`attempts.ts`).
  *
  * @param job the job
  * @param opts progress callback, env, lock timeout, the caller's cancellation signal
@@ -145,8 +147,9 @@ export async function runJob(job: Job, opts: RunOptions = {}): Promise<unknown> 
  */
 export async function produceJob(job: Job, opts: RunOptions = {}): Promise<void> {
   if (isDone(job)) return;
-  const { info } = await readJobInfo(job.path);
-  if (isRecoverableError(info, opts.env)) await cleanJob(job);
+  // Scout cleans a job in a recoverable error here; the run itself now sets the failed
+  // run aside, which leaves the job as a clean would (its info replaced, `.files/` empty
+  // but for the attempts), and a job in another error is run again as before.
   await ensureDone(job, opts);
 }
 
@@ -247,6 +250,10 @@ async function computeLocked(run: LockedRun, plan: Job[]): Promise<void> {
   // Synchronous: an awaited rm here kept a SIGINT during a synchronous body
   // from being seen before its result (tests/workflow/cli_interrupt_test.ts).
   rmSync(tmpPath(job.path), { force: true, recursive: true });
+  // [TS-FIX] R109-3: a failed run is rerun in place (its name is the user's), but what it
+  // left — the evidence of the tokens it paid for — becomes an earlier attempt, not
+  // replaced (Scout deletes it). Lock held: no other process sets it aside at once.
+  setAsideFailedRun(job.path);
   const issued = new Date();
   // [TS-FIX] The info names the batch job computing it from setup on: Scout's reset drops
   // `batch_job` and its `run_job` sees a running job only by a pid on its own host (R122-2).

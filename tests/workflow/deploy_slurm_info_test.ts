@@ -50,7 +50,7 @@ Deno.test("slurm: each submitted job's info says waiting, with batch_job and bat
   assert.ok(!existsSync(jobs(e.path)));
 });
 
-Deno.test("slurm: a job another process runs keeps its info; an earlier attempt's error is replaced, its files cleaned when recoverable (R79-5)", async () => {
+Deno.test("slurm: a job another process runs keeps its info; an earlier attempt's error is replaced, its info and files set aside as attempt 1 (R79-5, R109-3)", async () => {
   await using d = await tempDir();
   const whisk = join(jobs(d.path), "whisk/Default");
   const batter = join(jobs(d.path), "batter/Default.json");
@@ -74,7 +74,10 @@ Deno.test("slurm: a job another process runs keeps its info; an earlier attempt'
   }
   assert.deepEqual(info(whisk), running);
   assert.deepEqual(info(batter), { status: "waiting", batch_job: 102, batch_system: "SLURM" });
-  assert.ok(!existsSync(batter + ".files"), "the failed attempt's files are cleaned");
+  assert.ok(!existsSync(batter + ".files/partial"), "the failed attempt's files are set aside");
+  const attempt = join(batter + ".files", ".attempts", "1");
+  assert.equal(readFileSync(join(attempt + ".files", "partial"), "utf8"), "half a batter");
+  assert.equal(info(attempt).status, "error");
 });
 
 Deno.test("workflow info: a waiting job whose SLURM job ended before it started (scancel, a failed dependency, forgotten) is stale, and says so; squeue is asked for it alone (R109-5)", async () => {

@@ -14,11 +14,10 @@
  */
 import { existsSync } from "node:fs";
 import { isScoutError } from "../../errors.ts";
-import { cleanJob } from "../clean.ts";
+import { setAsideFailedRun } from "../attempts.ts";
 import { readJobInfoSync, writeJobInfo } from "../info.ts";
 import type { Job } from "../job_types.ts";
 import { acquireLock, type HeldLock } from "../lock.ts";
-import { isRecoverableError } from "../state.ts";
 
 /** The persist locks of the jobs this deploy could take at once. */
 export interface HeldJobs {
@@ -65,23 +64,20 @@ function batchJobValue(slurmId: string): number | string {
  * info gets `{status: "waiting", batch_job, batch_system: "SLURM"}` (Scout's
  * `init_info` and `set_info`); one whose info is an earlier attempt's (an
  * error, an abort, an earlier submission) gets the same fresh info, a
- * recoverable error cleaned first as the batch job would clean it. Done jobs
- * and unreadable infos are left as they are.
+ * failed run's evidence set aside first as an earlier attempt
+ * (`attempts.ts`). Done jobs and unreadable infos are left as they are.
  *
  * @param held the jobs whose lock is held
  * @param slurmId the SLURM id
- * @param env environment (`SCOUT_NO_RECOVERABLE_ERROR`)
  */
-export async function markWaiting(
-  held: HeldJobs,
-  slurmId: string,
-  env: Record<string, string | undefined> = process.env,
-): Promise<void> {
+export async function markWaiting(held: HeldJobs, slurmId: string): Promise<void> {
   for (const job of held.jobs) {
     if (existsSync(job.path)) continue;
     const { info, problem } = readJobInfoSync(job.path);
     if (problem !== null) continue;
-    if (isRecoverableError(info, env)) await cleanJob(job);
+    // [TS-FIX] R109-3: a failed run's evidence is set aside as an earlier attempt
+    // where Scout cleans a recoverable error (the info is replaced below either way)
+    if (info !== null) setAsideFailedRun(job.path);
     await writeJobInfo(job.path, {
       status: "waiting",
       batch_job: batchJobValue(slurmId),

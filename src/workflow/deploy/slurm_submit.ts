@@ -184,7 +184,7 @@ export async function submitUnit(
       u.slurmId = await sbatch(args, opts.env);
       u.status = "submitted";
       writeFileAtomicSync(join(u.dir, "job.id"), u.slurmId + "\n");
-      await markWaiting(held, u.slurmId, opts.env);
+      await markWaiting(held, u.slurmId);
     } finally {
       held.release();
     }

@@ -1,0 +1,92 @@
+/**
+ * A failed job run again in place keeps its failed run's evidence as an
+ * earlier attempt (R109-3, `src/workflow/attempts.ts`): through `runJob`
+ * and `produceJob` (which Scout makes clean a recoverable error first), only
+ * when the run left files, at most `MAX_KEPT_ATTEMPTS` of them; an explicit
+ * clean deletes them. Real jobs in a temp store.
+ */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { workflow } from "../../src/workflow/define.ts";
+import { createJob } from "../../src/workflow/job.ts";
+import { cleanJob, produceJob, runJob } from "../../src/workflow/run.ts";
+import { keptAttempts, MAX_KEPT_ATTEMPTS } from "../../src/workflow/attempts.ts";
+import { tempDir } from "../support/cli.ts";
+
+/** A task that writes `log/run.txt` (unless `quiet`) then fails while `fail.n > 0`. */
+function flaky(dir: string, fail: { n: number; quiet?: boolean }) {
+  let run = 0;
+  return workflow("Flaky", {
+    jobsDir: join(dir, "jobs"),
+    tasks: {
+      go: {
+        type: "string",
+        run: (_inputs, job) => {
+          run++;
+          if (!fail.quiet) writeFileSync(job.file("log/run.txt"), `run ${run}\n`);
+          if (fail.n-- > 0) throw new Error(`failure ${run}`);
+          return `ok ${run}`;
+        },
+      },
+    },
+  });
+}
+
+const failing = (p: Promise<unknown>) => assert.rejects(p, /failure/);
+
+Deno.test("runJob: a job in error run again keeps the failed run's info and files as attempt 1", async () => {
+  await using d = await tempDir();
+  const job = createJob(flaky(d.path, { n: 1 }), "go");
+  await failing(runJob(job));
+  assert.equal(await runJob(job), "ok 2");
+  const [a, ...more] = keptAttempts(job.path);
+  assert.deepEqual(more, []);
+  assert.equal(a!.n, 1);
+  assert.equal(a!.path, join(`${job.path}.files`, ".attempts", "1"));
+  const info = JSON.parse(readFileSync(`${a!.path}.info`, "utf8"));
+  assert.equal(info.status, "error");
+  assert.match(info.messages.at(-1), /failure 1/);
+  assert.equal(readFileSync(join(`${a!.path}.files`, "log/run.txt"), "utf8"), "run 1\n");
+  assert.equal(readFileSync(join(`${job.path}.files`, "log/run.txt"), "utf8"), "run 2\n");
+});
+
+Deno.test("produceJob: a recoverable error is not cleaned away but kept as an attempt", async () => {
+  await using d = await tempDir();
+  const job = createJob(flaky(d.path, { n: 2 }), "go");
+  await failing(runJob(job));
+  await failing(produceJob(job));
+  await produceJob(job);
+  assert.deepEqual(keptAttempts(job.path).map((a) => a.n), [1, 2]);
+  const texts = keptAttempts(job.path).map((a) =>
+    readFileSync(join(`${a.path}.files`, "log/run.txt"), "utf8")
+  );
+  assert.deepEqual(texts, ["run 1\n", "run 2\n"]);
+});
+
+Deno.test("a failed run that left no files is not kept; a done job run again after a clean has none", async () => {
+  await using d = await tempDir();
+  const job = createJob(flaky(d.path, { n: 1, quiet: true }), "go");
+  await failing(runJob(job));
+  assert.equal(await runJob(job), "ok 2");
+  assert.deepEqual(keptAttempts(job.path), []);
+  await cleanJob(job);
+  assert.equal(await runJob(job), "ok 3");
+  assert.deepEqual(keptAttempts(job.path), []);
+});
+
+Deno.test("at most MAX_KEPT_ATTEMPTS attempts are kept, the oldest dropped; a clean deletes them", async () => {
+  await using d = await tempDir();
+  const fails = MAX_KEPT_ATTEMPTS + 2;
+  const job = createJob(flaky(d.path, { n: fails }), "go");
+  for (let i = 0; i < fails; i++) await failing(runJob(job));
+  assert.equal(await runJob(job), `ok ${fails + 1}`);
+  const kept = keptAttempts(job.path);
+  assert.deepEqual(
+    kept.map((a) => a.n),
+    Array.from({ length: MAX_KEPT_ATTEMPTS }, (_, i) => i + 3),
+  );
+  assert.equal(existsSync(join(`${job.path}.files`, ".attempts", "2.files")), false);
+  await cleanJob(job);
+  assert.equal(existsSync(`${job.path}.files`), false);
+});
