@@ -15,14 +15,17 @@ const RANK: Record<Relation, number> = {
   job: 2,
   agent_job: 3,
   result: 4,
+  attempt: 5,
 };
+
+const RELATION_COUNT = Object.keys(RANK).length;
 
 /**
  * Sort rank of a relation among a node's displayed children: dependency,
- * log, job, agent_job, result.
+ * log, job, agent_job, result, attempt (a job's earlier runs last).
  *
  * @param r a relation
- * @returns 0–4
+ * @returns 0–5
  */
 export function relationRank(r: Relation): number {
   return RANK[r];
@@ -62,7 +65,7 @@ export function displayEdges(
     const owner = ownerOf(ends[2 * k]!);
     const from = caller ?? (owner === -1 ? ends[2 * k]! : owner);
     if (from === to) continue;
-    const key = (from * n + to) * 5 + RANK[e.relation]; // (from, to, relation), as one number
+    const key = (from * n + to) * RELATION_COUNT + RANK[e.relation]; // (from, to, relation), as one number
     if (seen.has(key)) continue;
     seen.add(key);
     outEnds[2 * out.length] = from;

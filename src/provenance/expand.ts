@@ -11,6 +11,8 @@ import type { ChatFacts } from "./chat_facts.ts";
 import type { ChatReader } from "./facts_pool.ts";
 import type { ChatRef, JobRef, NodeRef, Relation, TraversalRecord } from "./types.ts";
 import { failure, provenanceError, receiptError } from "./errors.ts";
+import { canonicalPath } from "./paths.ts";
+import { attemptsDir, keptAttempts } from "../workflow/attempts.ts";
 import {
   dependencyReference,
   directJobChatFiles,
@@ -134,7 +136,8 @@ function followReceiptJobs(chat: ChatRef, facts: ChatFacts, c: ExpandContext): v
 }
 
 /**
- * Expands a job: an unreadable `.info` reported, then dependencies, logs, result.
+ * Expands a job: an unreadable `.info` reported, then dependencies, logs,
+ * result, and its earlier attempts (oldest first).
  *
  * @param job the job
  * @param infoError why its `.info` could not be read, if so
@@ -198,5 +201,33 @@ export function expandJob(job: JobRef, infoError: string | undefined, c: ExpandC
   if (c.follow.has("result")) {
     const result = jobResultChatFile(job);
     if (result !== null) c.push({ kind: "chat", path: result }, "result");
+  }
+  if (c.follow.has("attempt")) followAttempts(job, c);
+}
+
+/**
+ * `attempt` edges ([TS-FIX] R109-3): the failed runs a job rerun in place
+ * set aside, each read as a job of its own (its `.info`, its logs).
+ */
+function followAttempts(job: JobRef, c: ExpandContext): void {
+  let attempts;
+  try {
+    attempts = keptAttempts(job.path);
+  } catch (e) {
+    const dir = attemptsDir(job.path);
+    c.report(
+      provenanceError(
+        "log_dir_unreadable",
+        `Cannot list the earlier attempts "${dir}" of job "${job.path}": ${
+          failure(e)
+        } (log_dir_unreadable)`,
+        { kind: "job", nodePath: job.path, relation: "attempt", reference: dir, cause: e },
+      ),
+      job,
+    );
+    return;
+  }
+  for (const a of attempts) {
+    c.push({ kind: "job", path: canonicalPath(a.path, "/"), info: null }, "attempt");
   }
 }

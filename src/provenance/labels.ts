@@ -64,23 +64,45 @@ export function jobSummary(
   info: JobInfo | null,
   status?: (path: string, info: JobInfo | null) => string | null,
 ): JobSummary {
-  return {
+  const summary: JobSummary = {
     workflow: str(info?.workflow),
     task: str(info?.task_name),
     type: str(info?.type),
     status: str(status === undefined ? info?.status : status(path, info)),
     shortId: jobShortId(path),
   };
+  const attempt = attemptNumber(path);
+  if (attempt !== null) summary.attempt = attempt;
+  return summary;
+}
+
+/** An earlier attempt's path: `<job>.files/.attempts/<n>` (`src/workflow/attempts.ts`). */
+const ATTEMPT_PATH = /\.files\/\.attempts\/(\d+)$/;
+
+/**
+ * The number of an earlier attempt of a job, set aside when the job was run
+ * again in place (R109-3), from its path.
+ *
+ * @param path a job node's path
+ * @returns `<n>` of `<job>.files/.attempts/<n>`, else null
+ */
+export function attemptNumber(path: string): number | null {
+  const m = ATTEMPT_PATH.exec(path);
+  return m === null ? null : Number(m[1]);
 }
 
 /**
  * The default label of a job: `<workflow>/<task> <shortId>` when its info
- * names both, else the short id.
+ * names both, else the short id; an earlier attempt of a job (R109-3):
+ * `attempt <n> (<status>)`.
  *
  * @param job workflow facts
  * @returns the label
  */
 export function jobLabel(job: JobSummary): string {
+  if (job.attempt !== undefined) {
+    return `attempt ${job.attempt}${job.status === null ? "" : ` (${job.status})`}`;
+  }
   return job.workflow !== null && job.task !== null
     ? `${job.workflow}/${job.task} ${job.shortId}`
     : job.shortId;

@@ -15,7 +15,7 @@ import type { ProvenanceReport, ReportNode } from "./report.ts";
 import { jobFailed, type RenderOptions, shownLabel, shownTokens } from "./render_tree.ts";
 
 /** A flow arrow label. */
-export type FlowLabel = "result" | "delegated_result" | "dependency" | "log";
+export type FlowLabel = "result" | "delegated_result" | "dependency" | "log" | "attempt";
 
 /** The flow as data: numbered nodes and arrows between their indices. */
 export interface FlowModel {
@@ -31,6 +31,8 @@ const ARROW: Record<Relation, { label: FlowLabel; reverse: boolean }> = {
   dependency: { label: "dependency", reverse: true },
   log: { label: "log", reverse: false },
   result: { label: "result", reverse: false },
+  // an earlier, failed run of the job, drawn before it (R109-3)
+  attempt: { label: "attempt", reverse: true },
 };
 
 /**
@@ -187,8 +189,13 @@ function callerOf(n: ReportNode): string | null {
   return m === null ? null : `← ${m[1]} · ${m[2]}`;
 }
 
-/** `in <Workflow>/<task>/<name>` of the job whose `.files/log/` holds the chat. */
+/**
+ * `in <Workflow>/<task>/<name>` of the job whose `.files/log/` holds the
+ * chat; `in attempt <n>` for a log of a job's earlier attempt (R109-3).
+ */
 function jobOf(n: ReportNode): string | null {
+  const attempt = /\.files\/\.attempts\/(\d+)\.files\/log\//.exec(n.path);
+  if (attempt !== null) return `in attempt ${attempt[1]}`;
   const m = /([^/]+\/[^/]+\/[^/]+?)(?:\.chat)?\.files\/log\//.exec(n.path);
   return m === null ? null : `in ${m[1]}`;
 }
@@ -228,6 +235,7 @@ const DOT_STYLE: Record<FlowLabel, string> = {
   delegated_result: 'color="#8a6d3b", penwidth=1.2, label="delegated_result"',
   dependency: 'color="#333333", label="dependency"',
   log: 'color="#2864a5", style="dashed", label="log"',
+  attempt: 'color="#c62828", style="dotted", label="earlier attempt"',
 };
 
 /**

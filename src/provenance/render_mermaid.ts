@@ -46,6 +46,7 @@ const ARROW: Record<FlowLabel, string> = {
   delegated_result: "-->",
   dependency: "-->",
   log: "-.->",
+  attempt: "-.->",
 };
 
 /**

@@ -53,14 +53,16 @@ export function shownLabel(n: ReportNode, o: RenderOptions): string {
  * What a job's label shows of its `.info` status (R87-4, not in the JSON
  * label): ` [<status>]` unless it is `done` or unknown, so a failed job or
  * delegation (` [error]`) does not read as a done one. Plain text, never a
- * colour (the views are written to files and pipes as they are).
+ * colour (the views are written to files and pipes as they are). None for
+ * an earlier attempt of a job, whose label says its status.
  *
  * @param n a node
  * @returns the mark, or the empty string
  */
 export function statusMark(n: ReportNode): string {
   const status = n.job?.status ?? null;
-  return status === null || status === "done" ? "" : ` [${middleShorten(escapeLine(status), 20)}]`;
+  if (status === null || status === "done" || n.job?.attempt !== undefined) return "";
+  return ` [${middleShorten(escapeLine(status), 20)}]`;
 }
 
 /**

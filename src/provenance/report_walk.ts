@@ -35,7 +35,14 @@ const PROGRESS_EVERY = 500;
 /** Node numbers stay below this in numeric edge keys (exact below 2^53). */
 const NODE_LIMIT = 2 ** 21;
 /** Relations by code (edge keys and {@link WalkedEdges.codes}). */
-const RELATIONS: readonly Relation[] = ["job", "dependency", "log", "result", "agent_job"];
+const RELATIONS: readonly Relation[] = [
+  "job",
+  "dependency",
+  "log",
+  "result",
+  "agent_job",
+  "attempt",
+];
 const RELATION_CODE = Object.fromEntries(RELATIONS.map((r, i) => [r, i])) as Record<
   Relation,
   number

@@ -11,16 +11,22 @@ import type { Message } from "../chat/types.ts";
 /** The two persisted node kinds. */
 export type NodeKind = "chat" | "job";
 
-/** A structural relation, named in discovery (root-outward) direction. */
-export type Relation = "job" | "dependency" | "log" | "result" | "agent_job";
+/**
+ * A structural relation, named in discovery (root-outward) direction.
+ * `attempt` ([TS-FIX] R109-3, not in Ruby): a job → an earlier, failed run of
+ * it, set aside under `P.files/.attempts/<n>` when the job was run again in
+ * place (`src/workflow/attempts.ts`).
+ */
+export type Relation = "job" | "dependency" | "log" | "result" | "agent_job" | "attempt";
 
-/** Every relation, in the spec's order (`provenance.md` §1.2). */
+/** Every relation, in the spec's order (`provenance.md` §1.2), then the port's `attempt`. */
 export const PROVENANCE_RELATIONS: readonly Relation[] = Object.freeze([
   "job",
   "dependency",
   "log",
   "result",
   "agent_job",
+  "attempt",
 ]);
 
 /**
@@ -144,4 +150,9 @@ export interface JobSummary {
   status: string | null;
   /** Basename without `Default_`, first 8 characters. */
   shortId: string;
+  /**
+   * For an earlier attempt of a job (`<job>.files/.attempts/<n>`, R109-3):
+   * its number; absent for every other job.
+   */
+  attempt?: number;
 }

@@ -146,8 +146,9 @@ Deno.test("two failed dependencies, one renamable and one with a fixed name: onl
   assert.equal((await fu.run("-o", "out.chat", "q")).code, 1); // PREP2 pays and fails
   assert.equal((await fu.run("--no-cache", "-o", "out.chat", "q")).code, 1); // PREP2 afresh; fixed fails
   assert.equal((await fu.run("--no-cache", "-o", "out.chat", "q")).code, 0);
-  // every paid round counted but the fixed dependency's failed one, run again in place (as Ruby does)
-  assert.equal(await fu.prov("out.chat"), billed(srv.requests, 2) - 15);
+  // every paid round counted: the fixed dependency runs again in place (as Ruby does), its
+  // failed run kept as an earlier attempt of it (R109-3)
+  assert.equal(await fu.prov("out.chat"), billed(srv.requests, 2));
 });
 
 Deno.test("of two candidates that both run a fixed-name failure again, the one that runs no other", async () => {
@@ -165,8 +166,9 @@ Deno.test("of two candidates that both run a fixed-name failure again, the one t
   }
   // fa done and F pays and fails; fb pays and fails (F runs again in place); then answers
   assert.deepEqual(codes, [1, 1, 0, 0]);
-  // lost: F's failed round only; fb's is kept (the shared candidate does not run it again)
-  assert.equal(await fu.prov("out.chat"), billed(srv.requests, 2) - 15);
+  // every paid round counted: fb's is kept (the shared candidate does not run it again), and
+  // F's failed run, run again in place, as an earlier attempt of F (R109-3)
+  assert.equal(await fu.prov("out.chat"), billed(srv.requests, 2));
 });
 
 Deno.test("a dependency that failed for good is reported, not run again under a new name", async () => {

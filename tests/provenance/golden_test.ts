@@ -133,7 +133,8 @@ Deno.test("36: the JSON document validates and matches the spec's listing", asyn
   const { S, A, P, W } = EXAMPLE_JOBS;
   assert.equal(doc.root, "chat:/w/session.chat");
   assert.equal(doc.complete, true);
-  assert.deepEqual(doc.follow, ["job", "dependency", "log", "result", "agent_job"]);
+  // the spec's listing, then the port's `attempt` (R109-3)
+  assert.deepEqual(doc.follow, ["job", "dependency", "log", "result", "agent_job", "attempt"]);
   assert.deepEqual(
     doc.nodes.map((
       n: { id: string; label: string | null; hidden: string | null; owner: string | null },

@@ -6,7 +6,7 @@
 import { z } from "zod";
 
 const int = z.number().int();
-const relation = z.enum(["job", "dependency", "log", "result", "agent_job"]);
+const relation = z.enum(["job", "dependency", "log", "result", "agent_job", "attempt"]);
 const kind = z.enum(["chat", "job"]);
 
 /** All six token keys. */
@@ -40,6 +40,7 @@ const Node = z.strictObject({
     type: z.string().nullable(),
     status: z.string().nullable(),
     shortId: z.string(),
+    attempt: int.positive().optional(),
   }).nullable(),
   tokens: z.strictObject({ direct: Tokens, subtree: Tokens }),
   receipts: z.strictObject({ events: int, tt: int, tools: z.array(z.string()) }).nullable(),
