@@ -9,6 +9,7 @@
 import { readdirSync, realpathSync } from "node:fs";
 import { basename, join } from "node:path";
 import { statsOf } from "../util/fs.ts";
+import { storePart } from "../util/owned_links.ts";
 import { infoPath, jobsIn, shortPath } from "./store.ts";
 import { type JobInfo, readJobInfoSync } from "./info.ts";
 
@@ -48,27 +49,41 @@ export interface StoreScope {
   tasks: readonly string[] | null;
 }
 
+/** A workflow or task directory: its name, and its real path. */
+interface StoreDir {
+  name: string;
+  real: string;
+}
+
 /**
- * The entries of a directory that are directories (dot names left out); none
- * when it cannot be listed. [TS-FIX] (R125-1) A symbolic link is not
- * followed: in a store the group may write, another member's link named as a
- * workflow or task would make its target's files jobs to clean (Scout's
- * `Dir.glob` follows it). Each link is told to `onLink`.
+ * The entries of a directory `real` (a real path) that are directories, dot
+ * names left out; none when it cannot be listed. [TS-FIX] (R125-1) A
+ * symbolic link is followed only when this user (or root) made it
+ * (`ownLink`: a workflow's jobs kept on a scratch file system through the
+ * user's own link are cleaned): in a store the group may write, another
+ * member's link named as a workflow or task would make its target's files
+ * jobs to clean (Scout's `Dir.glob` follows it). Each link not followed is
+ * told to `onLink`.
  */
-function subdirs(dir: string, onLink: (path: string) => void): string[] {
+function subdirs(real: string, onLink: (path: string) => void): StoreDir[] {
   let entries;
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
+    entries = readdirSync(real, { withFileTypes: true });
   } catch {
     return []; // no such root (or not one to list): no jobs there
   }
-  const out: string[] = [];
+  const out: StoreDir[] = [];
   for (const e of entries) {
     if (e.name.startsWith(".")) continue;
-    if (e.isDirectory()) out.push(e.name);
-    else if (e.isSymbolicLink()) onLink(join(dir, e.name));
+    if (e.isDirectory()) out.push({ name: e.name, real: join(real, e.name) });
+    else if (e.isSymbolicLink()) {
+      const part = storePart(real, [e.name]);
+      if ("real" in part && statsOf(part.real)?.isDirectory()) {
+        out.push({ name: e.name, real: part.real });
+      } else if ("link" in part) onLink(join(real, e.name));
+    }
   }
-  return out.sort();
+  return out.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
 function realDir(dir: string): string {
@@ -183,7 +198,7 @@ export interface ScanOptions {
  * `<root>/<Workflow>/<task>/<name>`, walked from the root's real path.
  * Jobs outside `scope` are listed too (`inScope` false): a job that stays
  * keeps its dependencies, wherever they are. A workflow or task directory
- * that is a symbolic link is not followed (R125-1).
+ * that is a symbolic link another user made is not followed (R125-1).
  *
  * @param roots jobs roots
  * @param scope the workflows and tasks to clean
@@ -199,12 +214,12 @@ export function scanStore(
   const onLink = o.onLink ?? (() => {});
   for (const [root, { real, aliases }] of distinctRoots(roots, o.realRoot)) {
     for (const wf of subdirs(real, onLink)) {
-      for (const task of subdirs(join(real, wf), onLink)) {
-        const inScope = (scope.workflows === null || scope.workflows.includes(wf)) &&
-          (scope.tasks === null || scope.tasks.includes(task));
-        // the real path of the task directory: no link below the real root
-        const where = { root, aliases, realTaskDir: join(real, wf, task), inScope };
-        for (const path of jobsIn(join(root, wf, task))) {
+      for (const task of subdirs(wf.real, onLink)) {
+        const inScope = (scope.workflows === null || scope.workflows.includes(wf.name)) &&
+          (scope.tasks === null || scope.tasks.includes(task.name));
+        // the real path of the task directory: no link but the user's own below the real root
+        const where = { root, aliases, realTaskDir: task.real, inScope };
+        for (const path of jobsIn(join(root, wf.name, task.name))) {
           const job = readJob(path, where);
           if (job !== null) out.push(job);
         }

@@ -48,7 +48,9 @@ function env(dir: string, home = join(dir, "scout")) {
   return { cwd: dir, env: { SCOUT_HOME: home, HOME: join(dir, "a"), NO_COLOR: "1" } };
 }
 
-Deno.test("system clean: a workflow or task directory that is a link is not followed (R125-1)", async () => {
+Deno.test("system clean: a workflow or task directory that is another user's link is not followed (R125-1)", async () => {
+  // a link this user made is followed (the next test): B's must be another user's
+  assert.ok(ROOT_USER, "needs root, to give the planted links to another user (lchown)");
   await using d = await tempDir();
   const jobs = join(d.path, "scout", "var", "jobs");
   const thesis = put(join(d.path, "a", "projects", "thesis.tex"), "A's thesis", 200);
@@ -64,6 +66,24 @@ Deno.test("system clean: a workflow or task directory that is a link is not foll
   assert.match(r.stderr, new RegExp(`not following ${join(jobs, "Evil")}: `));
   assert.match(r.stderr, new RegExp(`not following ${join(jobs, "Wf2", "tlink")}: `));
   assert.doesNotMatch(r.stdout, /thesis|out\.csv/);
+});
+
+Deno.test("system clean: a workflow directory that is A's own link (jobs on scratch) is cleaned through it", async () => {
+  await using d = await tempDir();
+  const jobs = join(d.path, "scout", "var", "jobs");
+  const scratch = join(d.path, "scratch", "Big");
+  const old = put(join(scratch, "t", "Default"), "an old result", 200);
+  const info = put(join(scratch, "t", "Default.info"), '{"status":"done"}', 200);
+  const fresh = put(join(scratch, "t", "fresh"), "a new result", 0);
+  mkdirSync(jobs, { recursive: true });
+  symlinkSync(scratch, join(jobs, "Big")); // A's own link: followed
+  const r = await runMain(["system", "clean", "Big", "--older", "30d"], env(d.path));
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(existsSync(old), false, "the old job through A's own link goes");
+  assert.equal(existsSync(info), false);
+  assert.ok(existsSync(fresh), "a fresh job stays");
+  assert.doesNotMatch(r.stderr, /not following/);
+  assert.ok(existsSync(scratch), "the link's target directory stays");
 });
 
 Deno.test("system clean: a task directory swapped for a link after the scan is refused, not followed (R125-1)", async () => {
