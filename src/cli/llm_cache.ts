@@ -124,12 +124,13 @@ round. Always removed: what dead processes left (stale <key>.lock files, their
 also the entries not used for that long: last stored or last read by a hit,
 known to within 10 minutes (a hit moves its entry's time at most that often,
 so an AGE under 10m may remove an entry hit that long ago; another user's
-entry, whose time only the kernel moves, to within a day). An entry whose key a running ask holds (its <key>.lock) is never removed; each
-is removed under that lock, as an ask takes it, in one step, so a concurrent
-ask reads the whole entry or none (then it asks the model again; --offline
-fails not_cached). AGE as in 'system clean': 30d, 12h, 2w, 3mo, 1y, 90m (m is
-minutes), 0; a bare number counts days. Exit 1 when something could not be
-removed, 2 on a usage error.
+entry, whose time only the kernel moves, to within a day). An entry whose
+key a running ask holds (its <key>.lock) is never removed; each is removed
+under that lock, as an ask takes it, in one step, so a concurrent ask reads
+the whole entry or none (then it asks the model again; --offline fails
+not_cached). AGE as in 'system clean': 30d, 12h, 2w, 3mo, 1y, 90m (m is
+minutes), 0; a bare number counts days; the unit right after its number, no
+decimals. Exit 1 when something could not be removed, 2 on a usage error.
 
 Examples:
   scout-ai llm cache clean --older 90d --dry-run   # list what would go

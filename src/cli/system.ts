@@ -31,9 +31,11 @@ unknown) stops the clean before anything is removed, naming it. A store
 reached through symbolic links is cleaned once, each job under its lock by
 every spelling known (SCOUT_HOME's, the cwd's var/jobs, the real path).
 
-AGE: 30d, 12h, 2w, 3mo, 1y, 1d12h, 90m (m is minutes), 0 (any age); a bare
-number counts days. Exit 0, 1 when a job could not be removed, 2 on a usage
-error (a bad AGE).
+AGE: 30d, 12h, 2w, 3mo, 1y, 1d 12h, 90m (m is minutes), 0 (any age); a bare
+number counts days; the unit right after its number (Scout reads '12 h' as 12
+days), no decimals (Scout reads 1.5d as 6 days); 1d12h also works here (not in
+Scout). Exit 0, 1 when a job could not be removed, 2 on a usage error (a bad
+AGE).
 
 Examples:
   scout-ai system clean Baking --dry-run    # the failed and dead jobs of Baking
@@ -68,7 +70,7 @@ function registerSystemClean(system: Command, ctx: CliContext): void {
     .option("--json", "print {version, removed, kept, failed, locks, bytes}")
     // Scout's, named to say why not (its --all and --quick change nothing here)
     .addOption(new Option("-f, --force").hideHelp())
-    .addOption(new Option("--dirty").hideHelp())
+    .addOption(new Option("-d, --dirty").hideHelp())
     .addOption(new Option("-a, --all").hideHelp())
     .addOption(new Option("-q, --quick").hideHelp())
     .addHelpText("after", CLEAN_HELP)

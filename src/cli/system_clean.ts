@@ -14,7 +14,7 @@
  * @module
  */
 import { usageError } from "../errors.ts";
-import { AGE_FORMS, formatAge, formatBytes, parseAge } from "../util/age.ts";
+import { AGE_FORMS, ageProblem, formatAge, formatBytes, parseAge } from "../util/age.ts";
 import type { CleanOutcome, RemovedJob } from "../workflow/store_clean.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
@@ -51,7 +51,10 @@ export interface SystemCleanOptions {
 export function olderOption(text: string | undefined, flag = "--older"): number | null {
   if (text === undefined) return null;
   const ms = parseAge(text);
-  if (ms === null) throw usageError(`${flag}: "${text}" is not an age (${AGE_FORMS})`);
+  if (ms === null) {
+    const why = ageProblem(text);
+    throw usageError(`${flag}: "${text}" is not an age${why ? `: ${why}` : ""} (${AGE_FORMS})`);
+  }
   return ms;
 }
 

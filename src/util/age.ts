@@ -26,12 +26,44 @@ const UNIT_SECONDS: Readonly<Record<string, number>> = {
   y: 365 * 86_400,
 };
 
-/** One amount and its unit; the longer unit names first (`mo` before `m`). */
-const PART = /\s*(\d+)\s*(sec|min|mo|s|m|h|d|w|y)?\s*/y;
+/**
+ * One amount and its unit, the unit right after the number (Scout reads
+ * `12 h` as 12 days); the longer unit names first (`mo` before `m`).
+ */
+const PART = /\s*(\d+)(sec|min|mo|s|m|h|d|w|y)?\s*/y;
 const CLOCK = /^(\d+)(?::(\d+))?(?::(\d+))?$/;
 
 /** What an age looks like, for error messages. */
-export const AGE_FORMS = "e.g. 30d, 12h, 2w, 3mo, 1y, 1d12h, 90m or 0; a bare number counts days";
+export const AGE_FORMS =
+  "e.g. 30d, 12h, 2w, 3mo, 1y, 1d12h, 90m or 0, the unit right after its number; " +
+  "a bare number counts days";
+
+/**
+ * Why an age is refused, when Scout would read it as another age (R124-4):
+ * a unit apart from its number, or a decimal amount.
+ *
+ * @param text the age as typed
+ * @returns the reason, or null when there is nothing particular to say
+ *
+ * @example
+ * ```ts
+ * import { ageProblem } from "./age.ts";
+ * ageProblem("12 h"); // "Scout reads a unit apart from its number as days (\"12 h\" is 12 days there): write 12h"
+ * ```
+ */
+export function ageProblem(text: string): string | null {
+  const apart = /(\d+)\s+(sec|min|mo|s|m|h|d|w|y)(?![a-z])/.exec(text);
+  if (apart !== null) {
+    return `Scout reads a unit apart from its number as days ("${apart[0]}" is ` +
+      `${apart[1]} days there): write ${apart[1]}${apart[2]}`;
+  }
+  const decimal = /(\d+)[.,](\d+)/.exec(text);
+  if (decimal !== null) {
+    return `no decimal amounts: Scout reads "${decimal[0]}" as ${decimal[1]} and ${decimal[2]}, ` +
+      "added; write whole amounts of a smaller unit (1d12h, 36h)";
+  }
+  return null;
+}
 
 /**
  * Reads an age.

@@ -4,7 +4,7 @@
  * and everything else refused (Scout reads `abc` as 0: every job old).
  */
 import assert from "node:assert/strict";
-import { formatAge, formatBytes, parseAge } from "../../src/util/age.ts";
+import { ageProblem, formatAge, formatBytes, parseAge } from "../../src/util/age.ts";
 
 const S = 1000;
 const D = 86_400 * S;
@@ -35,6 +35,19 @@ Deno.test("parseAge refuses what is no age", () => {
   for (const text of ["", "abc", "30days", "1.5d", "-3d", "3x", "d", "1:2:3:4", "30d!", "1e3"]) {
     assert.equal(parseAge(text), null, JSON.stringify(text));
   }
+});
+
+Deno.test("parseAge refuses what Scout reads as another age, and ageProblem says why (R124-4)", () => {
+  // Scout's Misc.timespan scans (\d+)(\w*): "12 h" is 12 days there, "1.5d" 1 + 5 days
+  for (const text of ["12 h", "1 d", "2 w 3d", "1d 12 h", "1.5d", "0,5h"]) {
+    assert.equal(parseAge(text), null, text);
+    assert.ok(ageProblem(text) !== null, text);
+  }
+  assert.match(ageProblem("12 h")!, /"12 h" is 12 days there\): write 12h$/);
+  assert.match(ageProblem("1.5d")!, /Scout reads "1\.5" as 1 and 5, added/);
+  assert.equal(ageProblem("abc"), null, "nothing particular to say");
+  assert.equal(parseAge("1d 12h"), 1.5 * D, "read alike by Scout");
+  assert.equal(parseAge("1 12h"), 1.5 * D, "a bare number, then 12 hours, in Scout too");
 });
 
 Deno.test("formatAge and formatBytes print the largest unit", () => {
