@@ -16,7 +16,8 @@ Removes, from the jobs of WORKFLOW (a name, a comma list, or 'all') and TASK:
     unsync (.info says done, no result), waiting on a SLURM job that ended;
   - with --older AGE, also done jobs not used for that long (their result last
     read or written, their .info last written).
-A job goes whole: result, .info, .files/, tmp result, lock. Directories stay.
+A job goes whole: result, .info, .files/, tmp result, its .md5, .pid and
+.notify (not jobs; Scout leaves them), lock. Directories stay.
 Stale locks (holder dead, or not refreshed for 30 s) go first; without a
 WORKFLOW only they do, as in Scout.
 

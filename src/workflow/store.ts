@@ -280,12 +280,23 @@ export function resolveJobReference(ref: string, opts: ResolveJobOptions): strin
   return jobReferenceCandidates(ref, opts).find(isJob) ?? null;
 }
 
+/** Names beside the jobs of a task directory that are none (`X.files/`, `X.lock`, {@link JOB_SIDECARS}). */
+const NO_JOB = /\.(?:files|lock|md5|pid|notify)$/;
+
+/**
+ * The files Scout may keep beside a job `X` besides its `.info`, `.files/`
+ * and tmp result: `X.md5` (the digest a file input of `X` is read by),
+ * `X.pid` and `X.notify`. Not jobs; they go with the job.
+ */
+export const JOB_SIDECARS: readonly string[] = [".md5", ".pid", ".notify"];
+
 /**
  * The jobs of a task directory (`<root>/<Workflow>/<task>`), as result paths:
  * one per name, whether its result file, its `.info` or both are there
- * (`X.info` → `X`); `.files` directories, `.lock` files and dot names (a
- * task's tmp results) are no jobs. A directory that is missing or cannot be
- * listed holds none.
+ * (`X.info` → `X`); `.files` directories, `.lock` files, dot names (a
+ * task's tmp results) and the sidecars `X.md5`, `X.pid`, `X.notify` are no
+ * jobs, as in Scout's job listing (R124-3; `X.pid.info` still names the job
+ * `X.pid`). A directory that is missing or cannot be listed holds none.
  *
  * @param dir the task directory
  * @returns absolute job paths, sorted
@@ -299,7 +310,7 @@ export function jobsIn(dir: string): string[] {
   }
   const jobs = new Set<string>();
   for (const n of names) {
-    if (n.startsWith(".") || n.endsWith(".files") || n.endsWith(".lock")) continue;
+    if (n.startsWith(".") || NO_JOB.test(n)) continue;
     jobs.add(join(dir, n.endsWith(".info") ? n.slice(0, -".info".length) : n));
   }
   return [...jobs].sort();

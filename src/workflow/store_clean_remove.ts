@@ -5,7 +5,8 @@
  * skipped, and one the runner waits for is computed again once the lock is
  * released. Under the lock the job is judged again from disk (it may have
  * been run or used since it was listed), then its result goes first (the job
- * is no longer done), its tmp result and `.files/`, its `.info` last. Task
+ * is no longer done), its tmp result, `.files/` and sidecars (`.md5`, `.pid`,
+ * `.notify`), its `.info` last. Task
  * and workflow directories are never removed: a run creating a job in one
  * must find it there. A job that stays at its turn keeps its dependencies;
  * one whose `.info` cannot be read (its dependencies unknown) stops the
@@ -17,7 +18,7 @@ import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { acquireLock, type HeldLock, sweepStaleLock } from "./lock.ts";
-import { filesDir, infoPath, tmpPath } from "./store.ts";
+import { filesDir, infoPath, JOB_SIDECARS, tmpPath } from "./store.ts";
 import { inRealDir, removeHere } from "../util/pinned_dir.ts";
 import type { StoreJob } from "./store_scan.ts";
 import {
@@ -91,26 +92,44 @@ export function bytesUnder(path: string): number {
   return n;
 }
 
+/**
+ * A job's sidecars `X.md5`, `X.pid`, `X.notify` ({@link JOB_SIDECARS}) that
+ * are there and are no job themselves (a job named `X.pid` has its own
+ * `X.pid.info`: it is left alone).
+ */
+function sidecarsOf(path: string): string[] {
+  return JOB_SIDECARS.map((ext) => path + ext).filter((f) =>
+    lstatSync(f, { throwIfNoEntry: false }) !== undefined &&
+    lstatSync(infoPath(f), { throwIfNoEntry: false }) === undefined
+  );
+}
+
 /** The bytes a job's files hold. */
 function jobBytes(path: string): number {
   return bytesUnder(path) + bytesUnder(infoPath(path)) + bytesUnder(filesDir(path)) +
-    bytesUnder(tmpPath(path));
+    bytesUnder(tmpPath(path)) + sidecarsOf(path).reduce((n, f) => n + bytesUnder(f), 0);
 }
 
 /**
- * Removes a job's files: the result first (the job is no longer done), the
- * info last. [TS-FIX] (R125-1) By name in its task directory's real path
- * (`util/pinned_dir.ts`), checked when entered: a workflow or task directory
- * another member swaps for a symbolic link after the scan is refused, never
- * followed to the cleaner's own files; a result that is a directory (a task
- * may leave one) is emptied level by level the same way.
+ * Removes a job's files: the result first (the job is no longer done), its
+ * sidecars, the info last. [TS-FIX] (R125-1) By name in its task
+ * directory's real path (`util/pinned_dir.ts`), checked when entered: a
+ * workflow or task directory another member swaps for a symbolic link after
+ * the scan is refused, never followed to the cleaner's own files; a result
+ * that is a directory (a task may leave one) is emptied level by level the
+ * same way. [TS-FIX] (R124-3) Scout's `Step.clean` leaves `X.md5`, `X.pid`
+ * and `X.notify`: a `.md5` left would stand for the digest of the result
+ * computed again (`fileMd5` reads it first), and each was listed as a job
+ * of its own.
  */
 function removeFiles(job: StoreJob): void {
   const dir = dirname(job.canonical);
+  const sidecars = sidecarsOf(job.path);
   inRealDir(dir, () => {
-    for (const path of [job.path, tmpPath(job.path), filesDir(job.path), infoPath(job.path)]) {
+    for (const path of [job.path, tmpPath(job.path), filesDir(job.path), ...sidecars]) {
       removeHere(basename(path), dir);
     }
+    removeHere(basename(infoPath(job.path)), dir);
   });
 }
 
