@@ -27,8 +27,9 @@ run takes it, so a run of it elsewhere is waited for or skipped), a job a
 --keep chat's provenance reaches (as 'llm prov CHAT' walks it), and any
 dependency of a job that stays; nor a job used in the last minute. A job in
 progress on another host is removed only when untouched for --older and its
-lock is free. A job that stays whose .info cannot be read (its dependencies
-unknown) stops the clean before anything is removed, naming it. A store
+lock is free. An .info is read as JSON or as Scout's Marshal dump; a job that
+stays whose .info cannot be read at all (its dependencies unknown) keeps every
+done job, with a warning naming it; failed and dead jobs still go. A store
 reached through symbolic links is cleaned once, each job under its lock by
 every spelling known (SCOUT_HOME's, the cwd's var/jobs, the real path).
 

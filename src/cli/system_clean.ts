@@ -9,7 +9,9 @@
  * `--json` (version 1): `{"version":1,"dryRun","olderSeconds","roots",
  * "removed":[{"path","shortPath","status","lastUsed","bytes"}],
  * "kept":[{"path","shortPath","status","reason"}],
- * "failed":[{"path","shortPath","error"}],"locks":[path…],"bytes"}`.
+ * "failed":[{"path","shortPath","error"}],"locks":[path…],"warnings":[line…],
+ * "bytes"}` (`warnings`: each job that stays whose dependencies cannot be
+ * known, R124-1).
  *
  * @module
  */
@@ -101,7 +103,12 @@ export async function runSystemClean(opts: SystemCleanOptions, io: Io): Promise<
   if (opts.workflow === undefined) {
     const { sweepStaleLocks } = await import("../workflow/store_clean_remove.ts");
     const locks = sweepStaleLocks(store.lockDir, dryRun, lockSweepDir);
-    report({ removed: [], kept: [], failed: [], locks }, { opts, io, olderMs, roots: [] });
+    report({ removed: [], kept: [], failed: [], warnings: [], locks }, {
+      opts,
+      io,
+      olderMs,
+      roots: [],
+    });
     if (!opts.json) {
       io.stderr.write(
         "No WORKFLOW given: only stale locks were looked at. Name workflows, or 'all', " +
@@ -163,6 +170,7 @@ function report(o: CleanOutcome, c: ReportContext): void {
   for (const lock of o.locks) {
     io.stdout.write(`${dryRun ? "would remove" : "removed"} stale lock ${lock}\n`);
   }
+  for (const w of o.warnings) warn(io, w);
   for (const k of o.kept) {
     io.stderr.write(`kept ${k.job.path} (${k.status}): ${k.reason}\n`);
   }
@@ -206,6 +214,7 @@ function cleanJson(o: CleanOutcome, c: ReportContext, bytes: number) {
     })),
     failed: o.failed.map((f) => ({ path: f.job.path, shortPath: f.job.shortPath, error: f.error })),
     locks: o.locks,
+    warnings: o.warnings,
     bytes,
   };
 }

@@ -19,18 +19,20 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { basename } from "node:path";
-import { isScoutError, ScoutError } from "../errors.ts";
+import { isScoutError } from "../errors.ts";
 import { formatAge } from "../util/age.ts";
 import { infoProcess } from "./state.ts";
 import { isStaleLock } from "./lock.ts";
-import { infoPath, lockPathFor } from "./store.ts";
+import { lockPathFor } from "./store.ts";
 import { rereadJob, type StoreJob } from "./store_scan.ts";
 import {
   type CleanTarget,
   jobIndex,
   keepDependencies,
   type KeptJob,
+  mayBeDependencyOf,
   removalOrder,
+  unknownDependenciesWarning,
 } from "./store_clean_deps.ts";
 import {
   type RemovalOutcome,
@@ -218,7 +220,7 @@ function plan(
   jobs: readonly StoreJob[],
   o: CleanStoreOptions,
   batches: ReadonlyMap<string, WaitingBatchState>,
-): { going: Map<string, CleanTarget>; kept: KeptJob[] } {
+): { going: Map<string, CleanTarget>; kept: KeptJob[]; warnings: string[] } {
   const locks = lockNames(o.lockDir);
   const going = new Map<string, CleanTarget>();
   const kept: KeptJob[] = [];
@@ -234,40 +236,52 @@ function plan(
     } else going.set(job.path, { job, status: j.status });
   }
   kept.push(...keepDependencies(jobs, going));
-  if (going.size > 0) stopOnUnknownDependencies(jobs, going, kept, o.now ?? Date.now());
-  return { going, kept };
+  const blind = keepForUnknownDependencies(jobs, going, kept, o.now ?? Date.now());
+  return { going, kept: [...kept, ...blind.kept], warnings: blind.warnings };
 }
 
 /**
- * Stops the clean before anything is removed when a job that stays has an
- * `.info` that cannot be read (a Ruby Marshal dump, a truncated file): the
- * jobs it depends on are unknown, and any job to remove could be one.
- * [TS-FIX] (R123-2) A job with such an info that goes itself (done and
- * unused for AGE, or not done and untouched for AGE) does not stop it: it is
- * removed first (`removalOrder`).
+ * Keeps, next to a job that stays whose `.info` cannot be read even as a
+ * Ruby Marshal dump (truncated, unreadable), the done jobs that would go:
+ * any could be one of its dependencies.
+ * [TS-FIX] (R124-1) Until now such a job stopped the whole clean, one Ruby
+ * job of any workflow blocked every clean of the store. The jobs that go
+ * although not done (error, aborted, stale, unsync, noinfo, ended, cleaned)
+ * still go: they hold no result a dependent reads — a run of the dependent
+ * computes such a dependency again, as Scout does with one in error (it
+ * cleans it first) — and each goes under its lock, so no run of it is cut.
+ * A done one could hold a result the job reads, or make it out of date
+ * when gone. A job with such an info that goes itself (done and unused for
+ * AGE, or not done and untouched for AGE) keeps nothing: it is removed
+ * first (`removalOrder`, R123-2).
  *
- * @throws ScoutError `job_info_unreadable`, naming the job and what to do
+ * @param jobs every job of the store
+ * @param going path → target (changed in place)
+ * @param kept the jobs kept so far (for why the blind one stays)
+ * @param now the clock
+ * @returns the jobs kept for them, and one warning per such job
  */
-function stopOnUnknownDependencies(
+function keepForUnknownDependencies(
   jobs: readonly StoreJob[],
-  going: ReadonlyMap<string, CleanTarget>,
+  going: Map<string, CleanTarget>,
   kept: readonly KeptJob[],
   now: number,
-): void {
-  const blind = jobs.find((j) => j.problem !== null && !going.has(j.path));
-  if (blind === undefined) return;
-  const why = kept.find((k) => k.job === blind)?.reason ??
-    (blind.inScope
-      ? `used ${formatAge(now - blind.lastUsedMs)} ago`
-      : "outside the workflows cleaned");
-  throw new ScoutError(
-    "job_info_unreadable",
-    `Cannot tell which jobs ${blind.shortPath} depends on: ${blind.problem}; it stays (${why}), ` +
-      `so nothing was removed: any job to remove could be one of its dependencies. Remove it ` +
-      `(${blind.path} and its .info) if nothing needs it, or clean its workflow with an --older ` +
-      `below its age, then clean again`,
-    { file: infoPath(blind.path) },
-  );
+): { kept: KeptJob[]; warnings: string[] } {
+  const out: { kept: KeptJob[]; warnings: string[] } = { kept: [], warnings: [] };
+  for (const blind of jobs.filter((j) => j.problem !== null && !going.has(j.path))) {
+    const done = [...going.values()].filter((t) => t.job.done);
+    if (done.length === 0) continue;
+    const why = kept.find((k) => k.job === blind)?.reason ??
+      (blind.inScope
+        ? `used ${formatAge(now - blind.lastUsedMs)} ago`
+        : "outside the workflows cleaned");
+    out.warnings.push(unknownDependenciesWarning(blind, why, done.length));
+    for (const t of done) {
+      going.delete(t.job.path);
+      out.kept.push({ job: t.job, status: t.status, reason: mayBeDependencyOf(blind) });
+    }
+  }
+  return out;
 }
 
 /**
@@ -289,7 +303,7 @@ export async function cleanStore(
     ? sweepStaleLocks(o.lockDir, dryRun)
     : sweepStaleLocks(o.lockDir, dryRun, o.lockSweepDir);
   const batches = await queuedBatches(jobs, o.env);
-  const { going, kept } = plan(jobs, o, batches);
+  const { going, kept, warnings } = plan(jobs, o, batches);
   const rejudge = (job: StoreJob) => {
     const now = rereadJob(job);
     return now === null ? null : judge(now, { ...o, now: Date.now() }, batches);
@@ -301,5 +315,10 @@ export async function cleanStore(
     rejudge,
     ...(o.onRemoved !== undefined ? { onRemoved: o.onRemoved } : {}),
   });
-  return { ...outcome, kept: [...kept, ...outcome.kept], locks };
+  return {
+    ...outcome,
+    kept: [...kept, ...outcome.kept],
+    warnings: [...warnings, ...outcome.warnings],
+    locks,
+  };
 }

@@ -215,3 +215,27 @@ export function recursiveDependencies(job: StoreJob, find: JobIndex): Set<string
   }
   return seen;
 }
+
+/**
+ * Why a done job stays next to a job whose dependencies are unknown.
+ *
+ * @param blind the job whose `.info` cannot be read
+ * @returns the reason
+ */
+export function mayBeDependencyOf(blind: StoreJob): string {
+  return `may be a dependency of ${blind.shortPath}, whose .info cannot be read`;
+}
+
+/**
+ * The warning of a job that stays whose dependencies are unknown.
+ *
+ * @param blind the job
+ * @param why why it stays
+ * @param n how many done jobs stay for it
+ * @returns one line
+ */
+export function unknownDependenciesWarning(blind: StoreJob, why: string, n: number): string {
+  return `Cannot tell which jobs ${blind.shortPath} depends on: ${blind.problem}; it stays ` +
+    `(${why}), and so ${n === 1 ? "does the done job" : `do the ${n} done jobs`} that would ` +
+    "have gone: any could be one of its dependencies. Jobs that never finished still go";
+}

@@ -6,11 +6,10 @@
  * released. Under the lock the job is judged again from disk (it may have
  * been run or used since it was listed), then its result goes first (the job
  * is no longer done), its tmp result, `.files/` and sidecars (`.md5`, `.pid`,
- * `.notify`), its `.info` last. Task
- * and workflow directories are never removed: a run creating a job in one
- * must find it there. A job that stays at its turn keeps its dependencies;
- * one whose `.info` cannot be read (its dependencies unknown) stops the
- * removals (such jobs come first).
+ * `.notify`), its `.info` last. Task and workflow directories are never
+ * removed: a run creating a job in one must find it there. A job that stays at its turn keeps its dependencies;
+ * one whose `.info` cannot be read (its dependencies unknown) keeps every
+ * done job after it (such jobs come first; R124-1).
  *
  * @module
  */
@@ -25,7 +24,9 @@ import {
   type CleanTarget,
   type JobIndex,
   type KeptJob,
+  mayBeDependencyOf,
   recursiveDependencies,
+  unknownDependenciesWarning,
 } from "./store_clean_deps.ts";
 
 /** A job removed (or, in a dry run, that would be). */
@@ -54,6 +55,8 @@ export interface RemovalOutcome {
   kept: KeptJob[];
   /** Jobs that could not be removed. */
   failed: FailedJob[];
+  /** One line per job that stays whose dependencies cannot be known (R124-1). */
+  warnings: string[];
 }
 
 /** A judgement of a job read again: it goes (with its status), it stays (with why), or nothing to say. */
@@ -196,34 +199,37 @@ export async function removeJobs(
   targets: readonly CleanTarget[],
   o: RemoveJobsOptions,
 ): Promise<RemovalOutcome> {
-  const out: RemovalOutcome = { removed: [], kept: [], failed: [] };
+  const out: RemovalOutcome = { removed: [], kept: [], failed: [], warnings: [] };
   const protectedNow = new Map<string, string>();
-  let stoppedBy: StoreJob | null = null;
-  const stays = (job: StoreJob) => {
-    // its dependencies unknown, any job left could be one: none goes (R123-2)
-    if (job.problem !== null) stoppedBy ??= job;
+  const blind: StoreJob[] = [];
+  const stays = (job: StoreJob, reason: string, at: number) => {
+    // its dependencies unknown, any done job left could be one (R124-1, keepForUnknownDependencies)
+    if (job.problem !== null) {
+      blind.push(job);
+      const done = targets.slice(at + 1).filter((t) => t.job.done).length;
+      if (done > 0) out.warnings.push(unknownDependenciesWarning(job, reason, done));
+    }
     for (const d of recursiveDependencies(job, o.find)) {
       if (!protectedNow.has(d)) protectedNow.set(d, job.shortPath);
     }
   };
-  for (const t of targets) {
+  for (const [i, t] of targets.entries()) {
     const by = protectedNow.get(t.job.path);
-    if (stoppedBy !== null || by !== undefined) {
+    if (by !== undefined || (blind.length > 0 && t.job.done)) {
       const reason = by !== undefined
         ? `a dependency of ${by}, which stays`
-        : `the clean stopped: ${stoppedBy!.shortPath} stays, and which jobs it depends on ` +
-          "cannot be known";
+        : mayBeDependencyOf(blind[0]!);
       out.kept.push({ job: t.job, status: t.status, reason });
-      stays(t.job);
+      stays(t.job, reason, i);
       continue;
     }
     const r = o.dryRun ? listOne(t) : await removeOne(t, o);
     if ("kept" in r) {
       out.kept.push(r.kept);
-      stays(t.job);
+      stays(t.job, r.kept.reason, i);
     } else if ("error" in r) {
       out.failed.push(r);
-      stays(t.job);
+      stays(t.job, `cannot be removed: ${r.error}`, i);
     } else {
       out.removed.push(r);
       o.onRemoved?.(r);

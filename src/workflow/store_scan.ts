@@ -11,7 +11,8 @@ import { basename, join } from "node:path";
 import { statsOf } from "../util/fs.ts";
 import { storePart } from "../util/owned_links.ts";
 import { infoPath, jobsIn, shortPath } from "./store.ts";
-import { type JobInfo, readJobInfoSync } from "./info.ts";
+import type { JobInfo } from "./info.ts";
+import { readStoreJobInfo } from "./info_marshal.ts";
 
 /** A job found in a store. */
 export interface StoreJob {
@@ -33,7 +34,7 @@ export interface StoreJob {
   inScope: boolean;
   /** Its result exists. */
   done: boolean;
-  /** Its info (null: no `.info`; `{status: "noinfo"}` when unreadable). */
+  /** Its info (null: no `.info`; `{status: "noinfo"}` when unreadable), JSON or a Ruby Marshal dump (R124-1). */
   info: JobInfo | null;
   /** Why the info could not be read, or null. */
   problem: string | null;
@@ -110,7 +111,7 @@ function readJob(path: string, where: JobPlace): StoreJob | null {
   const result = statsOf(path);
   const info = statsOf(infoPath(path));
   if (info === null && (result === null || result.isDirectory())) return null;
-  const read = info !== null ? readJobInfoSync(path) : { info: null, problem: null };
+  const read = info !== null ? readStoreJobInfo(path) : { info: null, problem: null };
   const used = Math.max(
     result?.mtimeMs ?? 0,
     result?.atimeMs ?? 0,
