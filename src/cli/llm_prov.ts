@@ -7,31 +7,20 @@
  *
  * @module
  */
-import {
-  accessSync,
-  closeSync,
-  constants,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { spawnSync } from "node:child_process";
-import { tmpdir } from "node:os";
+import { accessSync, closeSync, constants, openSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ScoutError, usageError } from "../errors.ts";
 import { exists, fileError, isFile } from "../util/fs.ts";
 import { pathKind } from "../util/path_kind.ts";
-import { writeInPlace, writeInPlaceSync } from "../util/in_place.ts";
+import { writeInPlace } from "../util/in_place.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import { canRedrawStderr, statusLine } from "./status_line.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
 import { warnConflictedFile } from "./chat_conflict.ts";
-import { incompleteLine } from "./llm_prov_incomplete.ts";
+import { incompleteLine } from "../provenance/incomplete.ts";
 import { checkProvOptions, type LlmProvOptions } from "./llm_prov_options.ts";
+import { plot } from "./llm_prov_plot.ts";
 import { scoutHome } from "../config/home.ts";
 import { loadPrices, type PriceTable } from "../provenance/prices.ts";
 import type { RollupDimension } from "../provenance/rollup.ts";
@@ -121,11 +110,34 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     if (opts.warnings !== false) warnConflictedFile(io, where.root, opts.root); // R86-3
   }
   if (writesFiles(opts)) io.finishWithoutStdout?.(); // `| head -1` must not stop the files
-  await writeViews(report, opts, io, p, { format, by, prices, jobRoots: where.jobRoots });
+  const said = await writeViews(report, opts, io, p, {
+    format,
+    by,
+    prices,
+    jobRoots: where.jobRoots,
+  });
   if (opts.warnings !== false) {
     for (const line of p.warningLines(report)) warn(io, line);
   }
+  if (!said && drawsGraph(opts)) writeIncompleteNote(report, io);
   return 0;
+}
+
+/** Whether a graph is drawn: `--dot`, `--plot`, `--html` or `--mermaid`. */
+function drawsGraph(opts: LlmProvOptions): boolean {
+  return opts.dot !== undefined || opts.plot !== undefined || opts.html !== undefined ||
+    opts.mermaid === true;
+}
+
+/**
+ * R127-1: after a graph (a file, or DOT or Mermaid on stdout) with no text
+ * view to end with the `(incomplete: …)` line, the line on stderr, last. Not
+ * a warning, so not hidden by `--log 6` (which hides the warnings it sums
+ * up): what the tree's, flow's and table's line is on stdout, at every level.
+ */
+function writeIncompleteNote(report: ProvenanceReport, io: Io): void {
+  const line = incompleteLine(report);
+  if (line !== null) io.stderr.write(`scout-ai: ${line}\n`);
 }
 
 type Provenance = typeof import("../provenance/mod.ts");
@@ -232,7 +244,11 @@ function walk(
   return report;
 }
 
-/** Every view asked for: one on stdout (JSON, the `--by` table, Mermaid, flow or tree), and the files. */
+/**
+ * Every view asked for: one on stdout (JSON, the `--by` table, Mermaid, flow
+ * or tree), and the files. Whether a text view ended with the
+ * `(incomplete: …)` line.
+ */
 async function writeViews(
   report: ProvenanceReport,
   opts: LlmProvOptions,
@@ -244,8 +260,9 @@ async function writeViews(
     prices: PriceTable | null;
     jobRoots: readonly string[];
   },
-): Promise<void> {
+): Promise<boolean> {
   const { by, prices } = o;
+  let said = false;
   const view = { component: opts.component === true, long: opts.long === true };
   const views = opts.by !== undefined || opts.mermaid || opts.html !== undefined
     ? await import("./llm_prov_views.ts")
@@ -255,11 +272,11 @@ async function writeViews(
     writeJson(report, p, byRollup === null ? null : views!.rollupJson(byRollup), io);
   } else if (byRollup !== null) {
     views!.writeRollup(byRollup, prices !== null, io);
-    writeIncomplete(report, io);
+    said = writeIncomplete(report, io);
   } else if (opts.mermaid) {
     views!.writeMermaid(report, view, io);
   } else {
-    await writeText(report, opts, view, io, { p, prices });
+    said = await writeText(report, opts, view, io, { p, prices });
   }
   if (opts.dot !== undefined || opts.plot !== undefined) {
     const dot = p.renderDot(report, view);
@@ -274,6 +291,7 @@ async function writeViews(
       jobRoots: o.jobRoots,
     }, io);
   }
+  return said;
 }
 
 /** `--json`: the document, chunk by chunk (with `--by`, its `rollups` field). */
@@ -291,37 +309,46 @@ function writeJson(report: ProvenanceReport, p: Provenance, rollup: unknown, io:
   }
 }
 
-/** The text views: the flow (`--flow`) or the tree (unless only files are written), then `-e`. */
+/**
+ * The text views: the flow (`--flow`) or the tree (unless only files are
+ * written), then `-e`. Whether one ended with the `(incomplete: …)` line.
+ */
 async function writeText(
   report: ProvenanceReport,
   opts: LlmProvOptions,
   view: { component: boolean; long: boolean },
   io: Io,
   { p, prices }: { p: Provenance; prices: PriceTable | null },
-): Promise<void> {
+): Promise<boolean> {
+  let said = false;
   const tree = opts.dot === undefined && opts.plot === undefined && opts.html === undefined;
   if (opts.flow) {
     io.stdout.write(p.renderFlow(report, view));
     const lines = view.component ? p.coverageLines(report) : [];
     if (lines.length > 0) io.stdout.write(lines.join("\n") + "\n");
-    writeIncomplete(report, io);
+    said = writeIncomplete(report, io);
   } else if (tree) {
     writeLines(p.treeLines(report, view), io);
     // with prices, the tree ends with what the whole run cost
     if (prices !== null) (await import("./llm_prov_views.ts")).writeTreeCost(report, prices, io);
-    writeIncomplete(report, io);
+    said = writeIncomplete(report, io);
   }
   if (opts.evidence) {
     // its empty first line sets it apart from a view; alone, stdout starts with the report
     const evidence = p.renderEvidence(report);
     io.stdout.write(opts.flow || tree ? evidence : evidence.replace(/^\n/, ""));
   }
+  return said;
 }
 
-/** After a text view's totals: that they miss what the walk could not follow (`complete: false`). */
-function writeIncomplete(report: ProvenanceReport, io: Io): void {
+/**
+ * After a text view's totals: that they miss what the walk could not follow
+ * (`complete: false`). Whether it did.
+ */
+function writeIncomplete(report: ProvenanceReport, io: Io): boolean {
   const line = incompleteLine(report);
   if (line !== null) io.stdout.write(line + "\n");
+  return line !== null;
 }
 
 /**
@@ -344,44 +371,4 @@ function writeLines(lines: Iterable<string>, io: Io): void {
     if (chars >= 1 << 20) flush();
   }
   if (chunk.length > 0) flush();
-}
-
-/**
- * Renders `dot` with Graphviz into a temp file, then writes it to `given`
- * in place (through a link, straight to a pipe; directories made), or to
- * stdout for `-` (SVG, as `--dot -` prints the DOT; R128-3: a file named
- * `-` was written in the working directory).
- */
-function plot(dot: string, given: string, format: string, io: Io): void {
-  const out = resolve(io.cwd, given);
-  const dir = mkdtempSync(join(tmpdir(), "scout-prov-"));
-  try {
-    const src = join(dir, "provenance.dot");
-    const drawn = join(dir, `provenance.${format}`);
-    writeFileSync(src, dot);
-    const r = spawnSync("dot", [`-T${format}`, src, "-o", drawn], {
-      env: io.env as NodeJS.ProcessEnv,
-      encoding: "utf8",
-    });
-    if (r.error !== undefined) {
-      const missing = (r.error as NodeJS.ErrnoException).code === "ENOENT";
-      throw new ScoutError(
-        missing ? "not_available" : "io",
-        missing
-          ? "Graphviz 'dot' is not installed (needed for --plot; --dot FILE writes the DOT text)"
-          : `Cannot run Graphviz 'dot': ${r.error.message}`,
-      );
-    }
-    if (r.status !== 0) {
-      throw new ScoutError(
-        "io",
-        `Graphviz 'dot' failed (exit ${r.status}) drawing "${out}": ${String(r.stderr).trim()}`,
-        { file: out },
-      );
-    }
-    if (given === "-") io.stdout.write(readFileSync(drawn, "utf8"));
-    else writeInPlaceSync(out, readFileSync(drawn), given);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

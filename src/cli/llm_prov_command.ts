@@ -23,8 +23,9 @@ const PROV_HELP =
   "results, under --jobs-dir, ./var/jobs, $SCOUT_HOME/var/jobs (or $SCOUT_JOBS_DIR) and\n" +
   "~/.rbbt/var/jobs. Nothing is executed. Unreadable evidence is reported on stderr and\n" +
   "never aborts (exit 0); --log 6 hides the warnings, not the tree's, flow's or table's\n" +
-  "closing (incomplete: …) line. A ROOT chat that cannot be read fails (exit 1); ROOT may\n" +
-  "be a pipe, such as <(cat session.chat).\n" +
+  "closing (incomplete: …) line, which goes to stderr after a graph (--dot, --plot, --html,\n" +
+  "--mermaid), whose own label, title or header also says it. A ROOT chat that cannot be\n" +
+  "read fails (exit 1); ROOT may be a pipe, such as <(cat session.chat).\n" +
   "One view prints on stdout: the tree, --flow, --by, --mermaid, --dot - or --tools; --json\n" +
   "replaces the tree, flow and evidence text and holds --by's table and --tools' report.\n" +
   "--dot FILE, --plot and --html only write files: no tree prints (-f or -e add text).\n" +

@@ -25,6 +25,7 @@ import type { MetaRecord } from "../chat/meta.ts";
 import { chatMetaItem, type FileEvidence, fileEvidence } from "./evidence.ts";
 import type { ChatMetaItem, ReceiptItem } from "./file_evidence.ts";
 import { type ChatToolCall, chatToolCalls } from "./chat_tool_calls.ts";
+import { type ChatFailure, chatFailure } from "./chat_failure.ts";
 
 /** One chat file as the walk sees it. */
 export interface ChatFacts {
@@ -40,6 +41,8 @@ export interface ChatFacts {
   toolCalls?: ChatToolCall[];
   /** Its control lines that run or include jobs ({@link controlJobsOf}), when it has any. */
   controlJobs?: ControlJobs;
+  /** Its last inference failed for good ({@link chatFailure}, R127-2), when it did. */
+  failure?: ChatFailure;
 }
 
 /**
@@ -135,6 +138,8 @@ export function chatFactsOf(
   if (o.toolCalls) facts.toolCalls = chatToolCalls(chat.messages, chat.path);
   const controlJobs = controlJobsOf(chat.path, chat.messages);
   if (controlJobs) facts.controlJobs = controlJobs;
+  const failure = chatFailure(chat.messages);
+  if (failure !== null) facts.failure = failure;
   return facts;
 }
 
@@ -173,7 +178,12 @@ export function readChatFacts(
 export function factsToText(facts: ChatFacts): string {
   const e = facts.evidence;
   // the optional fields last, the trailing absent ones left out (most chats have none)
-  const optional = [facts.toolCalls ?? null, facts.controlJobs ?? null, e.agents ?? null];
+  const optional = [
+    facts.toolCalls ?? null,
+    facts.controlJobs ?? null,
+    e.agents ?? null,
+    facts.failure ?? null,
+  ];
   while (optional.at(-1) === null) optional.pop();
   const header = JSON.stringify([
     facts.jobReferences,
@@ -208,6 +218,7 @@ export function factsFromText(path: string, text: string): ChatFacts {
     toolCalls,
     controlJobs,
     agents,
+    failure,
   ] = JSON.parse(lines[0]!);
   const n = (indices as number[]).length;
   const chat: ChatMetaItem[] = new Array(n);
@@ -223,6 +234,7 @@ export function factsFromText(path: string, text: string): ChatFacts {
     evidence: { path, chat, lineage, receipts, receiptProblems, ...(agents ? { agents } : {}) },
     ...(toolCalls ? { toolCalls } : {}),
     ...(controlJobs ? { controlJobs } : {}),
+    ...(failure ? { failure } : {}),
   };
 }
 

@@ -10,6 +10,7 @@
  */
 import type { ReceiptProblem } from "../chat/receipts.ts";
 import { type ChatFacts, type ControlJobs, factsFromText } from "./chat_facts.ts";
+import type { ChatFailure } from "./chat_failure.ts";
 import { factsText } from "./facts_pool.ts";
 import { type TextSpill, textSpill } from "./spill.ts";
 import { collectIfGrown, collectPerText } from "../util/gc.ts";
@@ -49,6 +50,8 @@ export interface ChatStore {
   hasReceipts(seq: number): boolean;
   /** The chats with control lines that run or include jobs, by `seq`, in read order. */
   controlJobs(): ReadonlyMap<number, ControlJobs>;
+  /** The chats whose last inference failed (R127-2), by path. */
+  failures(): ReadonlyMap<string, ChatFailure>;
   /** Releases the spilled texts. */
   close(): void;
 }
@@ -67,6 +70,7 @@ export function chatStore(o: { spillAt?: number } = {}): ChatStore {
   const receipts: number[] = []; // seqs with receipt evidence
   const problems = new Map<number, ReceiptProblem[]>();
   const controlJobs = new Map<number, ControlJobs>(); // few chats have any
+  const failures = new Map<string, ChatFailure>(); // few chats failed
   const cache = new Map<number, ChatFacts>();
   return {
     get count() {
@@ -84,6 +88,7 @@ export function chatStore(o: { spillAt?: number } = {}): ChatStore {
         problems.set(seq, facts.evidence.receiptProblems);
       }
       if (facts.controlJobs) controlJobs.set(seq, facts.controlJobs);
+      if (facts.failure) failures.set(facts.path, facts.failure);
       if (seq % GC_EVERY === GC_EVERY - 1) collectIfGrown();
       return seq;
     },
@@ -104,6 +109,7 @@ export function chatStore(o: { spillAt?: number } = {}): ChatStore {
     problems: (seq) => problems.get(seq) ?? [],
     hasReceipts: (seq) => sortedHas(receipts, seq),
     controlJobs: () => controlJobs,
+    failures: () => failures,
     close() {
       cache.clear();
       spill.close();

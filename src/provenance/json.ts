@@ -85,6 +85,8 @@ function nodeJson(n: ReportNode): unknown {
     job: n.job,
     tokens: n.tokens,
     receipts: n.receipts,
+    // a failed conversation only (R127-2; an added field: still version 1)
+    ...(n.failure === undefined ? {} : { failure: n.failure }),
     // with prices only (an added field: still version 1)
     ...(n.cost === undefined
       ? {}

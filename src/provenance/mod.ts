@@ -116,4 +116,5 @@ export type {
   SocietyLogIndex,
 } from "./delegation.ts";
 export type { ChatFacts, ControlJobs } from "./chat_facts.ts";
+export type { ChatFailure } from "./chat_failure.ts";
 export type { FileEvidence } from "./evidence.ts";

@@ -12,6 +12,7 @@
 import type { TokenTotals } from "../chat/trace.ts";
 import type { NodeKind } from "./types.ts";
 import type {
+  ChatFailure,
   HiddenReason,
   JobSummary,
   NodeCost,
@@ -59,6 +60,8 @@ export interface NodeColumns {
   reruns: ReadonlyMap<number, number>;
   /** Receipt summaries by node index (nodes without receipts absent). */
   receipts: ReadonlyMap<number, ReceiptSummary>;
+  /** Chats whose last inference failed (R127-2), by node index. */
+  failures: ReadonlyMap<number, ChatFailure>;
   /** Direct and subtree costs by node index (with prices), else null. */
   costs: readonly { direct: NodeCost; subtree: NodeCost }[] | null;
   /** The root's directory: other chats outside any job are labelled relative to it. */
@@ -124,6 +127,8 @@ export function nodeAt(c: NodeColumns, i: number): ReportNode {
   if (c.costs !== null) node.cost = c.costs[i]!;
   const rerun = c.reruns.get(i);
   if (rerun !== undefined) node.rerun = rerun;
+  const failure = c.failures.get(i);
+  if (failure !== undefined) node.failure = failure;
   return node;
 }
 

@@ -66,7 +66,7 @@ export function pageDetails(
   const embeddable = pageEmbeddable(report, limits.scope);
   for (const n of report.nodes) {
     if (n.hidden !== null) continue;
-    const error = jobError(n);
+    const error = jobError(n) ?? chatError(n);
     const detail = (d: PageNodeDetail) => out.set(n.id, error === null ? d : { ...d, error });
     const conversation = conversations.get(n.id);
     const source = conversation ??
@@ -127,6 +127,17 @@ function jobError(n: ReportNode): string | null {
   const text = found !== null ? `${found.className}: ${found.message}` : last;
   if (text === undefined) return null;
   return shorten(escapeLine(text.split(/\r?\n/, 1)[0]!), ERROR_CHARS);
+}
+
+/**
+ * The error of a chat whose last inference failed (R127-2): its record's
+ * `error` (else its `reason`), one line, at most {@link ERROR_CHARS}
+ * characters. Null for any other node.
+ */
+function chatError(n: ReportNode): string | null {
+  const f = n.failure;
+  if (f === undefined) return null;
+  return shorten(escapeLine((f.error ?? f.reason).split(/\r?\n/, 1)[0]!), ERROR_CHARS);
 }
 
 /** Job id → its own conversation's path (the hidden `log/agent.chat` folded into it). */

@@ -12,7 +12,14 @@ import { padLeft, padRight, shortTokens } from "./format.ts";
 import { escapeLine } from "./one_line.ts";
 import type { Relation } from "./types.ts";
 import type { ProvenanceReport, ReportNode } from "./report.ts";
-import { jobFailed, type RenderOptions, shownLabel, shownTokens } from "./render_tree.ts";
+import {
+  baseLabel,
+  nodeFailed,
+  type RenderOptions,
+  shownTokens,
+  statusMark,
+} from "./render_tree.ts";
+import { incompleteText } from "./incomplete.ts";
 
 /** A flow arrow label. */
 export type FlowLabel = "result" | "delegated_result" | "dependency" | "log" | "attempt";
@@ -145,11 +152,16 @@ function flowOrder(report: ProvenanceReport): ReportNode[] {
  * @returns one label per node
  */
 export function distinctLabels(nodes: readonly ReportNode[], o: RenderOptions = {}): string[] {
-  let labels = nodes.map((n) => shownLabel(n, o));
+  // qualified and shortened before the status mark, so that the mark stays whole (R127-2)
+  let labels = nodes.map((n) => baseLabel(n, o));
+  const marks = nodes.map(statusMark);
   const steps: ((n: ReportNode) => string | null)[] = [callerOf, jobOf, pathId];
   for (const step of steps) {
     const groups = new Map<string, number[]>();
-    labels.forEach((l, i) => (groups.get(l) ?? groups.set(l, []).get(l)!).push(i));
+    labels.forEach((l, i) => {
+      const key = l + marks[i];
+      (groups.get(key) ?? groups.set(key, []).get(key)!).push(i);
+    });
     const repeats = [...groups.values()].filter((g) => g.length > 1);
     if (repeats.length === 0) break;
     const next = labels.slice();
@@ -163,22 +175,28 @@ export function distinctLabels(nodes: readonly ReportNode[], o: RenderOptions = 
     }
     labels = next;
   }
-  return o.long ? labels : shortenDistinct(labels, nodes);
+  const shown = o.long ? labels : shortenDistinct(labels, nodes, marks);
+  return shown.map((l, i) => l + marks[i]);
 }
 
 /**
  * Shortens the (distinct) labels to {@link LABEL_MAX} characters in the
- * middle, the end kept; two that would then read alike end with the first 8
- * hex digits of the sha256 of their paths instead (qualifiers are added at
- * the end, so the kept tail mostly holds what tells them apart).
+ * middle, the end kept; two that would then read alike (marks included)
+ * end with the first 8 hex digits of the sha256 of their paths instead
+ * (qualifiers are added at the end, so the kept tail mostly holds what
+ * tells them apart).
  */
-function shortenDistinct(labels: string[], nodes: readonly ReportNode[]): string[] {
-  const short = labels.map((l) => middleShorten(l));
+function shortenDistinct(
+  labels: string[],
+  nodes: readonly ReportNode[],
+  marks: readonly string[],
+): string[] {
+  const short = labels.map((l, i) => middleShorten(l) + marks[i]);
   const count = new Map<string, number>();
   for (const l of short) count.set(l, (count.get(l) ?? 0) + 1);
   return short.map((l, i) =>
-    count.get(l) === 1 || l === labels[i]
-      ? l
+    count.get(l) === 1 || l === labels[i]! + marks[i]!
+      ? l.slice(0, l.length - marks[i]!.length)
       : `${middleShorten(labels[i]!, LABEL_MAX - 9)} ${pathId(nodes[i]!)}`
   );
 }
@@ -254,8 +272,9 @@ export function dotString(text: string): string {
 
 /**
  * Renders Graphviz DOT: one node per visible node (`box` jobs, `note` chats;
- * a failed job with a red border) in flow order, one edge per flow arrow.
- * Labels are {@link dotString}s.
+ * a failed node with a red border) in flow order, one edge per flow arrow.
+ * Labels are {@link dotString}s. An incomplete walk says so in a comment and
+ * a graph label.
  *
  * @param report the report
  * @param o component / long
@@ -269,11 +288,21 @@ export function renderDot(report: ProvenanceReport, o: RenderOptions = {}): stri
     '  node [fontname="Helvetica", fontsize=10];',
     '  edge [fontname="Helvetica", fontsize=8, arrowsize=0.7];',
   ];
+  // TS-FIX (R127-1, a port addition to §10.5, whose header stays as it is):
+  // an incomplete walk's graph says so, drawn above it in the failed nodes' red
+  const incomplete = incompleteText(report);
+  if (incomplete !== null) {
+    lines.push(
+      `  // ${incomplete}`,
+      `  graph [label=${dotString(incomplete)}, labelloc="t", labeljust="l", ` +
+        'fontname="Helvetica", fontsize=10, fontcolor="#c62828"];',
+    );
+  }
   m.nodes.forEach((x, i) => {
     const job = x.node.kind === "job";
     const label = dotString(`${job ? "Job" : "Chat"}\n${x.label}\n${x.tokens} tokens`);
-    // a failed job (R87-4): a red border
-    const failed = jobFailed(x.node) ? ', color="#c62828", penwidth=2' : "";
+    // a failed job (R87-4), a stale one (R127-5), a failed conversation (R127-2): a red border
+    const failed = nodeFailed(x.node) ? ', color="#c62828", penwidth=2' : "";
     lines.push(
       `  n${i} [shape=${
         job ? "box" : "note"

@@ -12,7 +12,8 @@ import type { TokenTotals } from "../chat/trace.ts";
 import type { ProvenanceReport } from "./report.ts";
 import { flowModel } from "./render_flow.ts";
 import { PAGE_CSS, PAGE_JS } from "./render_html_assets.ts";
-import { costText, type RenderOptions } from "./render_tree.ts";
+import { costText, nodeStatus, type RenderOptions } from "./render_tree.ts";
+import { incompleteText } from "./incomplete.ts";
 
 /** A message as the page shows it. */
 export interface PageMessage {
@@ -36,7 +37,10 @@ export interface PageNodeDetail {
   source?: string;
   /** Cost of the node's direct and subtree tokens, when priced. */
   cost?: { direct: string; subtree: string };
-  /** A job not done: the first line of its `.info` error message, one line (R87-4). */
+  /**
+   * A job not done: the first line of its `.info` error message, one line
+   * (R87-4); a failed conversation: its record's error (R127-2).
+   */
   error?: string;
 }
 
@@ -116,7 +120,8 @@ export function renderHtml(input: HtmlPageInput): string {
       ...(d?.outside ? { outside: true } : {}),
       ...(d?.omitted ? { omitted: d.omitted } : {}),
       ...(d?.source ? { source: d.source } : {}),
-      ...(x.node.job?.status ? { status: x.node.job.status } : {}),
+      // a job's status, or a failed conversation's (R127-2)
+      ...(nodeStatus(x.node) ? { status: nodeStatus(x.node) } : {}),
       ...(d?.error ? { error: d.error } : {}),
       ...(x.node.cost
         ? { cost: { direct: costText(x.node.cost.direct), subtree: costText(x.node.cost.subtree) } }
@@ -126,6 +131,7 @@ export function renderHtml(input: HtmlPageInput): string {
   const data = {
     version: 1,
     root: input.report.root,
+    complete: input.report.complete,
     nodes,
     arrows: m.arrows,
     rollups: input.rollups ?? [],
@@ -133,6 +139,11 @@ export function renderHtml(input: HtmlPageInput): string {
   };
   const total = input.report.totals.deduplicated_total;
   const title = input.title ?? `Provenance of ${input.report.root.replace(/^(chat|job):/, "")}`;
+  // R127-1: an incomplete walk's header says so (the totals miss what it could not follow)
+  const incomplete = incompleteText(input.report);
+  const flag = incomplete === null
+    ? ""
+    : ` <span class="status bad incomplete">${escapeHtml(incomplete)}</span>`;
   const graph = input.svg === null
     ? `<p>The graph is not drawn (Graphviz missing or too many nodes); use the list.</p>`
     : svgElement(input.svg);
@@ -143,7 +154,7 @@ export function renderHtml(input: HtmlPageInput): string {
 <title>${escapeHtml(title)}</title><style>${PAGE_CSS}</style></head><body>
 <header><h1>${escapeHtml(title)}</h1><span class="totals">${
     escapeHtml(`deduplicated: ${total.tt} tokens (pt ${total.pt}, ct ${total.ct})`)
-  } · ${nodes.length} nodes</span></header>
+  } · ${nodes.length} node${nodes.length === 1 ? "" : "s"}</span>${flag}</header>
 <nav id="side"><input id="filter" placeholder="filter nodes…" aria-label="filter nodes"><div id="list"></div></nav>
 <main id="graph">${graph}<section id="tables"></section></main>
 <aside id="detail"></aside>

@@ -9,7 +9,8 @@
  */
 import type { ProvenanceReport } from "./report.ts";
 import { type FlowLabel, flowModel } from "./render_flow.ts";
-import type { RenderOptions } from "./render_tree.ts";
+import { nodeFailed, type RenderOptions } from "./render_tree.ts";
+import { incompleteText } from "./incomplete.ts";
 
 const ENTITY: Record<string, string> = {
   "#": "#35;",
@@ -52,7 +53,8 @@ const ARROW: Record<FlowLabel, string> = {
 /**
  * Renders the flow as a Mermaid `flowchart LR`: jobs as rectangles, chats as
  * rounded boxes (tokens on a second line), arrows labelled by relation
- * (`log` dotted, `result` thick).
+ * (`log` dotted, `result` thick), failed nodes with a red border (class
+ * `failed`); an incomplete walk's chart has a title that says so.
  *
  * @param report the report
  * @param o component / long
@@ -60,7 +62,11 @@ const ARROW: Record<FlowLabel, string> = {
  */
 export function renderMermaid(report: ProvenanceReport, o: RenderOptions = {}): string {
   const m = flowModel(report, o);
-  const lines = ["flowchart LR"];
+  // R127-1: the front matter's title is drawn above the chart (a JSON string is a YAML one)
+  const incomplete = incompleteText(report);
+  const lines = incomplete === null
+    ? ["flowchart LR"]
+    : ["---", `title: ${JSON.stringify(incomplete)}`, "---", "flowchart LR"];
   m.nodes.forEach((x, i) => {
     const job = x.node.kind === "job";
     const text = mermaidText(`${job ? "Job" : "Chat"}: ${x.label}\n${x.tokens} tokens`);
@@ -72,5 +78,11 @@ export function renderMermaid(report: ProvenanceReport, o: RenderOptions = {}): 
   lines.push("  classDef job fill:#f7f7f7,stroke:#333;");
   const jobs = m.nodes.flatMap((x, i) => x.node.kind === "job" ? [`n${i}`] : []);
   if (jobs.length) lines.push(`  class ${jobs.join(",")} job;`);
+  // R127-5: failed jobs and conversations as the DOT draws them (after `job`: its stroke wins)
+  const failed = m.nodes.flatMap((x, i) => nodeFailed(x.node) ? [`n${i}`] : []);
+  if (failed.length) {
+    lines.push("  classDef failed stroke:#c62828,stroke-width:2px;");
+    lines.push(`  class ${failed.join(",")} failed;`);
+  }
   return lines.join("\n") + "\n";
 }

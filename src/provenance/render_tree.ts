@@ -44,37 +44,71 @@ export function shownTokens(n: ReportNode, o: RenderOptions): TokenTotals {
  * @returns the label, one line
  */
 export function shownLabel(n: ReportNode, o: RenderOptions): string {
-  if (o.long) return escapeLine(n.path) + statusMark(n);
-  const rerun = n.rerun === undefined ? "" : ` rerun ${n.rerun}`;
-  return middleShorten(escapeLine(n.label ?? n.path)) + rerun + statusMark(n);
+  return baseLabel(n, o) + statusMark(n);
 }
 
 /**
- * What a job's label shows of its `.info` status (R87-4, not in the JSON
- * label): ` [<status>]` unless it is `done` or unknown, so a failed job or
- * delegation (` [error]`) does not read as a done one. Plain text, never a
- * colour (the views are written to files and pipes as they are). None for
- * an earlier attempt of a job, whose label says its status.
+ * {@link shownLabel} without the status mark (the flat views qualify a
+ * repeated label before the mark, so that shortening keeps the mark).
+ *
+ * @param n a node
+ * @param o render options
+ * @returns the label, one line
+ */
+export function baseLabel(n: ReportNode, o: RenderOptions): string {
+  if (o.long) return escapeLine(n.path);
+  const rerun = n.rerun === undefined ? "" : ` rerun ${n.rerun}`;
+  return middleShorten(escapeLine(n.label ?? n.path)) + rerun;
+}
+
+/**
+ * A node's status: a job's (its `.info` status as `workflow info` shows
+ * it), a chat's whose last inference failed (`error`/`aborted`, R127-2,
+ * [TS-FIX]); else null.
+ *
+ * @param n a node
+ * @returns the status, or null
+ */
+export function nodeStatus(n: ReportNode): string | null {
+  return n.job?.status ?? n.failure?.status ?? null;
+}
+
+/**
+ * What a node's label shows of its {@link nodeStatus} (R87-4, R127-2; not
+ * in the JSON label): ` [<status>]` unless it is `done` or unknown, so a
+ * failed job, delegation or conversation (` [error]`) does not read as a
+ * done one. Plain text, never a colour (the views are written to files and
+ * pipes as they are). None for an earlier attempt of a job, whose label
+ * says its status.
  *
  * @param n a node
  * @returns the mark, or the empty string
  */
 export function statusMark(n: ReportNode): string {
-  const status = n.job?.status ?? null;
+  const status = nodeStatus(n);
   if (status === null || status === "done" || n.job?.attempt !== undefined) return "";
   return ` [${middleShorten(escapeLine(status), 20)}]`;
 }
 
 /**
- * Whether a job failed: its `.info` status is `error` or `aborted` (the DOT
- * draws it with a red border).
+ * The statuses the graphs draw as failed: those `workflow info` shows in red
+ * (`statusStyle`): `error`, `aborted`, `stale` (status in progress, its
+ * process gone: it never finishes, R127-5) and `unsync` (done without its
+ * result).
+ */
+const FAILED: ReadonlySet<string> = new Set(["error", "aborted", "stale", "unsync"]);
+
+/**
+ * Whether a node failed: a job whose status is `error`, `aborted`, `stale`
+ * or `unsync`, a chat whose last inference failed (R127-2) — the DOT draws
+ * it with a red border, Mermaid with the `failed` class.
  *
  * @param n a node
- * @returns true for a failed job
+ * @returns true for a failed node
  */
-export function jobFailed(n: ReportNode): boolean {
-  const status = n.job?.status ?? null;
-  return status === "error" || status === "aborted";
+export function nodeFailed(n: ReportNode): boolean {
+  const status = nodeStatus(n);
+  return status !== null && FAILED.has(status);
 }
 
 /**

@@ -39,6 +39,7 @@ import { collectBeforeBurst, collectIfGrown } from "../util/gc.ts";
 import { wellFormed, wellFormedDeep } from "../util/code_points.ts";
 import { costOf, type PriceTable } from "./prices.ts";
 import { nodeReceipts, type ReceiptsOfChat, receiptSummaries } from "./report_receipts.ts";
+import { nodeFailures } from "./chat_failure.ts";
 import type {
   HiddenReason,
   NodeCost,
@@ -265,7 +266,7 @@ function reportNodes(
   ids: readonly string[];
   hidden: Uint8Array;
 } {
-  const { table } = chats;
+  const { table, store } = chats;
   const n = g.refs.length;
   const hidden = new Uint8Array(n);
   const firstJob = new Int32Array(n).fill(-1);
@@ -297,6 +298,7 @@ function reportNodes(
     direct: directColumn(g, chats),
     subtree: sums.subtree,
     receipts,
+    failures: nodeFailures(kinds, paths, store.failures()),
     costs: sums.costs,
     rootDir: dirname(paths[0]!),
   });

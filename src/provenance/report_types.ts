@@ -9,6 +9,9 @@ import type { JobInfo, JobSummary, NodeKind, Relation, TraverseOptions } from ".
 import type { ReportEvents } from "./event_types.ts";
 import type { PriceTable } from "./prices.ts";
 import type { ChatFacts } from "./chat_facts.ts";
+import type { ChatFailure } from "./chat_failure.ts";
+
+export type { ChatFailure } from "./chat_failure.ts";
 
 export type { JobSummary } from "./types.ts";
 
@@ -58,6 +61,11 @@ export interface ReportNode {
    * label (` rerun <n>`, R111-3); absent otherwise, and not in the JSON.
    */
   rerun?: number;
+  /**
+   * A chat whose last inference record says `incomplete=true` (R127-2): its
+   * status (`error`, `aborted`), reason and error message; absent otherwise.
+   */
+  failure?: ChatFailure;
 }
 
 /**

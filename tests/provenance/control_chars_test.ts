@@ -106,8 +106,10 @@ Deno.test("DOT: Graphviz draws escaped names as the text views show them, one li
   assert.ok(texts.includes("W\\u001b[2J/t\\tx b4bd4948"), JSON.stringify(texts));
   assert.ok(texts.includes("Cr\\tit\\nic · default"), JSON.stringify(texts));
   assert.ok(!texts.some((t) => t.includes("u001b[2J") && !t.includes("\\u001b[2J")));
-  // three lines per node (kind, label, tokens), plus the two edge labels
-  assert.equal(texts.length, 3 * 3 + 2, JSON.stringify(texts));
+  // three lines per node (kind, label, tokens), plus the two edge labels and the graph's
+  // label: this store's walk is incomplete (R127-1)
+  assert.equal(texts[0], "incomplete: 1 unresolved reference — see the warnings");
+  assert.equal(texts.length, 3 * 3 + 2 + 1, JSON.stringify(texts));
 });
 
 Deno.test("DOT: Graphviz draws an entity in a name as written (R&amp;D.chat, not R&D.chat)", async () => {
