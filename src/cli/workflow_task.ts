@@ -8,7 +8,8 @@ import { commandLineError, isScoutError, usageError } from "../errors.ts";
 import type { Job, RunEvent } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
-import { statusLine } from "./status_line.ts";
+import { type StatusLine, statusLine } from "./status_line.ts";
+import { escapeLine } from "../provenance/one_line.ts";
 import { failureJson, printResult } from "./workflow_task_result.ts";
 import { interruptWord } from "./ask_interrupt.ts";
 import { reportInterrupts } from "../workflow/interrupt.ts";
@@ -25,11 +26,25 @@ function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } 
   const line = statusLine(io);
   return {
     onEvent: (e) => {
+      if (e.type === "long_wait") return longWait(io, line, e);
       const what = e.type === "wait" ? "waiting for another process" : e.status;
       line.show(what, e.job.shortPath);
     },
     done: () => line.clear(),
   };
+}
+
+/**
+ * A wait on another process's lock past a few seconds, told once in one plain
+ * line, terminal or not (R125-5): the progress line shows only on a terminal,
+ * and a batch job waiting printed nothing. The lock's file and its holder's
+ * text are another process's, kept to one line.
+ */
+function longWait(io: Io, line: StatusLine, e: Extract<RunEvent, { type: "long_wait" }>): void {
+  line.clear();
+  const holder = e.holder === "" ? "no holder written" : `held by ${escapeLine(e.holder)}`;
+  warn(io, `${escapeLine(e.job.shortPath)}: waiting for lock "${escapeLine(e.lock)}" (${holder})`);
+  line.show("waiting for another process", e.job.shortPath);
 }
 
 type WfLib = Awaited<ReturnType<typeof wfLib>>;

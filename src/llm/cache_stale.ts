@@ -15,9 +15,10 @@
  *
  * @module
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { pidAlive } from "../util/process.ts";
+import { readRegularFile } from "../util/regular_file.ts";
 import { holderOf, type JudgedLock, judgeRead, type LockId } from "../util/stale_takeover.ts";
 import { STALE_MS } from "./cache_heartbeat.ts";
 
@@ -57,11 +58,13 @@ function staleText(text: string, st: LockId): boolean {
  * @param step test seam
  * @returns the judgement, or null when the lock went away or changed while
  *   being read (look again)
+ * @throws ScoutError `io` naming the lock when it is a FIFO, device or socket
  */
 export async function judgeLock(file: string, step?: LockStep): Promise<JudgedLock | null> {
   const before = await stat(file).catch(gone);
   if (before === null) return null;
-  const text = await readFile(file, "utf8").catch(gone);
+  // a FIFO or device in a lock's place is refused, never read: it would block (R125-4)
+  const text = await readRegularFile(file).then((b) => new TextDecoder().decode(b)).catch(gone);
   if (text === null) return null;
   if (step) await step("read");
   // another lock since the first look (or this one written to): no judgement

@@ -272,6 +272,8 @@ function progressOf(report: (message: string) => void): (event: RunEvent) => voi
     report(
       ev.type === "status"
         ? `${ev.job.shortPath}: ${ev.status}`
+        : ev.type === "long_wait"
+        ? `${ev.job.shortPath}: still waiting for lock ${ev.lock} (${ev.holder})`
         : `${ev.job.shortPath}: waiting for ${ev.holder}`,
     );
 }

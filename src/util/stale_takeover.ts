@@ -15,10 +15,11 @@
  *
  * @module
  */
-import { closeSync, openSync, readFileSync, type Stats, statSync } from "node:fs";
+import { closeSync, openSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { unlinkQuiet } from "./fs.ts";
 import { fitBytes, NAME_MAX } from "./name_bytes.ts";
+import { readRegularTextSync } from "./regular_file.ts";
 
 /** A takeover gate this old is a crashed taker's (a taker holds it for a few file calls). */
 export const GATE_CRASHED_MS = 10_000;
@@ -81,10 +82,13 @@ export function judgeRead(
   return { text, stale: isStale(text, after), id: after };
 }
 
-/** A file's text, or null when it is gone (any other failure rethrown). */
+/**
+ * A file's text, or null when it is gone (any other failure rethrown: a FIFO,
+ * device or socket in a lock's place is refused, never read, R125-4).
+ */
 function readQuiet(file: string): string | null {
   try {
-    return readFileSync(file, "utf8");
+    return readRegularTextSync(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw e;
@@ -98,6 +102,8 @@ function readQuiet(file: string): string | null {
  * @param isStale the caller's staleness rule
  * @param read test seam: runs after the text is read, before the second look
  * @returns the judgement, or null when the lock went away or changed while being read
+ * @throws ScoutError `io` (`regular_file.ts`'s `notRegularKind`) when the lock
+ *   is a FIFO, device or socket: no lock that can be judged
  */
 export function judgeLockSync(
   file: string,

@@ -10,12 +10,12 @@
  *
  * @module
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { cannotText } from "../util/errno_text.ts";
 import { tempPathFor, writeFileAtomicSync } from "../util/fs.ts";
+import { notRegularKind, readRegularFile, readRegularFileSync } from "../util/regular_file.ts";
 import { infoPath } from "./store.ts";
 
 /**
@@ -130,13 +130,16 @@ function unreadable(file: string, e: unknown): InfoRead {
     ? "permission denied"
     : code === "EISDIR"
     ? "is a directory"
+    : notRegularKind(e) !== null
+    ? `${notRegularKind(e)}, not a regular file` // planted in a shared store: never read (R125-4)
     : (e as Error)?.message ?? String(e);
   return { info: { status: "noinfo" }, problem: `Cannot read info file "${file}": ${why}` };
 }
 
 /**
  * Reads the `.info` of a job, tolerantly. Missing file → `{info: null}`;
- * unreadable or non-JSON → `{info: {status: "noinfo"}, problem}`.
+ * unreadable or non-JSON → `{info: {status: "noinfo"}, problem}`. A FIFO,
+ * device or socket in its place is never read (`util/regular_file.ts`): unreadable.
  *
  * @param jobPath the job's result path
  * @returns the info and any problem
@@ -145,7 +148,7 @@ export async function readJobInfo(jobPath: string): Promise<InfoRead> {
   const file = infoPath(jobPath);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: false }).decode(await readFile(file));
+    text = new TextDecoder("utf-8", { fatal: false }).decode(await readRegularFile(file));
   } catch (e) {
     if ((e as NodeJS.ErrnoException)?.code === "ENOENT") return { info: null, problem: null };
     return unreadable(file, e);
@@ -163,7 +166,7 @@ export function readJobInfoSync(jobPath: string): InfoRead {
   const file = infoPath(jobPath);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: false }).decode(readFileSync(file));
+    text = new TextDecoder("utf-8", { fatal: false }).decode(readRegularFileSync(file));
   } catch (e) {
     if ((e as NodeJS.ErrnoException)?.code === "ENOENT") return { info: null, problem: null };
     return unreadable(file, e);

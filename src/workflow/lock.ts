@@ -5,12 +5,15 @@
  * create (Scout links a temp file; both exclude each other); refreshed every 2 s
  * from a worker thread (`util/lock_refresher.ts`), so a body that blocks the
  * main thread keeps its lock (R89-1); a lock older than 30 s, or held by a
- * dead pid on this host, is stale and removed; waiters poll with backoff. A
- * holder removes only its own lock: one another process took over is theirs.
+ * dead pid on this host, is stale and removed (a waiter also takes over one it
+ * saw unchanged for 30 s, whatever its date: R125-5); waiters poll with
+ * backoff, and tell a wait past {@link LONG_WAIT_MS}. A FIFO, device or socket
+ * in a lock's place is never read nor waited on (R125-4). A holder removes
+ * only its own lock: one another process took over is theirs.
  *
  * @module
  */
-import { closeSync, fstatSync, readFileSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, fstatSync, statSync, unlinkSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { ScoutError } from "../errors.ts";
 import { cannotText } from "../util/errno_text.ts";
@@ -19,7 +22,14 @@ import { createWithText } from "../util/exclusive_create.ts";
 import { lockPathFor } from "./store.ts";
 import { lockTime } from "./time.ts";
 import { pidAlive } from "../util/process.ts";
-import { judgeLockSync, type LockId, takeOver } from "../util/stale_takeover.ts";
+import {
+  type JudgedLock,
+  judgeLockSync,
+  type LockId,
+  type StaleTest,
+  takeOver,
+} from "../util/stale_takeover.ts";
+import { notRegularKind, readRegularTextSync } from "../util/regular_file.ts";
 import { thisHost } from "./state.ts";
 import { keepFresh } from "../util/lock_refresher.ts";
 
@@ -61,7 +71,15 @@ export interface LockOptions {
   timeoutMs?: number;
   /** Called once when the lock is busy and we start waiting. */
   onWait?: (holder: string) => void;
+  /**
+   * Called once when the wait has lasted {@link LONG_WAIT_MS}, with the lock
+   * file and its holder's text: for one plain line on stderr, terminal or not.
+   */
+  onLongWait?: (lock: string, holder: string) => void;
 }
+
+/** A wait on another holder this long is told (`LockOptions.onLongWait`). */
+export const LONG_WAIT_MS = 3_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -93,7 +111,7 @@ export function isStaleLock(path: string): boolean {
   if (Date.now() - st.mtimeMs > lockMaxAgeMs()) return true; // an unreadable one too
   let text = "";
   try {
-    text = readFileSync(path, "utf8");
+    text = readRegularTextSync(path); // a FIFO is never read: it could block (R125-4)
   } catch {
     return false;
   }
@@ -131,7 +149,13 @@ function sweepable(text: string, id: Pick<LockId, "mtimeMs">): boolean {
  * @returns true when it was stale and is gone (would go, in a dry run)
  */
 export function sweepStaleLock(path: string, dryRun = false): boolean {
-  const judged = judgeLockSync(path, sweepable);
+  let judged: JudgedLock | null;
+  try {
+    judged = judgeLockSync(path, sweepable);
+  } catch (e) {
+    if (notRegularKind(e) !== null) return false; // swapped for a FIFO…: no lock (R125-4)
+    throw e;
+  }
   if (judged === null || !judged.stale) return false;
   return dryRun || takeOver(path, judged);
 }
@@ -147,6 +171,54 @@ function staleHolder(text: string, id: Pick<LockId, "mtimeMs">): boolean {
   if (Date.now() - id.mtimeMs > lockMaxAgeMs()) return true;
   const { host, pid } = parseHolder(text);
   return host === thisHost() && pid !== undefined && pid !== process.pid && !pidAlive(pid);
+}
+
+/**
+ * The staleness rule of one waiter: {@link staleHolder}, or — [TS-FIX] R125-5
+ * — a lock this waiter has seen unchanged (same inode and modification time)
+ * for the stale age. A lock dated in the future (another member's `touch -d
+ * '+5 years'`, or a node whose clock is ahead) has a negative age, and Scout's
+ * `Lockfile` waits on it for ever; a live holder refreshes its lock every few
+ * seconds whatever its clock says, so its modification time keeps changing,
+ * while a planted or frozen one's does not. Judged by what the waiter saw, on
+ * its own clock; the sweep, which looks once, leaves such a lock.
+ *
+ * @returns the waiter's rule (it remembers the lock it last saw)
+ */
+function watchedStale(): StaleTest {
+  let seen: { ino: number; mtimeMs: number; since: number } | null = null;
+  return (text, id) => {
+    if (staleHolder(text, id)) return true;
+    const now = Date.now();
+    if (seen === null || seen.ino !== id.ino || seen.mtimeMs !== id.mtimeMs) {
+      seen = { ino: id.ino, mtimeMs: id.mtimeMs, since: now };
+      return false;
+    }
+    return now - seen.since > lockMaxAgeMs();
+  };
+}
+
+/**
+ * A waiter's judgement of lock `path` ({@link judgeLockSync}). [TS-FIX]
+ * R125-4: a FIFO, device or socket in the lock's place (another member's
+ * `mkfifo`) is never read — reading a FIFO blocks for ever — and is no lock
+ * whose holder could be waited for or judged stale: refused at once, naming
+ * it, and left where it is (not ours to remove).
+ *
+ * @throws ScoutError `io` naming the lock file
+ */
+function judgePersist(path: string, isStale: StaleTest): JudgedLock | null {
+  try {
+    return judgeLockSync(path, isStale);
+  } catch (e) {
+    const kind = notRegularKind(e);
+    if (kind === null) throw e;
+    throw new ScoutError(
+      "io",
+      `Lock file "${path}" is ${kind}, not a lock: no holder to wait for (remove it, then run again)`,
+      { file: path, cause: e },
+    );
+  }
 }
 
 /**
@@ -172,7 +244,7 @@ function tryCreate(path: string, content: string): number | null {
 /** Whether lock file `path` is still the one we created: same inode, our text. */
 function stillOurs(path: string, content: string, ino: number): boolean {
   try {
-    return statSync(path).ino === ino && readFileSync(path, "utf8") === content;
+    return statSync(path).ino === ino && readRegularTextSync(path) === content;
   } catch {
     return false; // gone
   }
@@ -213,21 +285,23 @@ export async function acquireLockFile(path: string, opts: LockOptions = {}): Pro
   const content =
     `host: ${thisHost()}\npid: ${process.pid}\nppid: ${process.ppid}\ntime: ${lockTime()}\n`;
   const started = Date.now();
+  const isStale = watchedStale();
   let delay = 5;
-  let waited = false;
+  let told = 0; // 1: the wait told; 2: the long wait too
   let ino: number | null;
   while ((ino = tryCreate(path, content)) === null) {
     // only the lock judged stale is removed, one taker at a time: two waiters
     // on a dead holder's lock never both remove one (util/stale_takeover.ts)
-    const judged = judgeLockSync(path, staleHolder);
+    const judged = judgePersist(path, isStale);
     if (judged === null || (judged.stale && takeOver(path, judged))) continue;
-    if (!waited) {
-      waited = true;
-      let holder = "";
-      try {
-        holder = readFileSync(path, "utf8").replaceAll("\n", " ").trim();
-      } catch { /* released meanwhile */ }
+    const holder = judged.text.replaceAll("\n", " ").trim();
+    if (told === 0) {
+      told = 1;
       opts.onWait?.(holder);
+    }
+    if (told === 1 && Date.now() - started >= LONG_WAIT_MS) {
+      told = 2;
+      opts.onLongWait?.(path, holder);
     }
     if (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs) {
       throw new ScoutError("lock_timeout", `Timed out waiting for lock "${path}"`, { file: path });
@@ -255,8 +329,9 @@ export function takeLockFileSync(path: string, waitMs: number): HeldLock | null 
     `host: ${thisHost()}\npid: ${process.pid}\nppid: ${process.ppid}\ntime: ${lockTime()}\n`;
   const until = Date.now() + waitMs;
   const pause = new Int32Array(new SharedArrayBuffer(4));
+  const isStale = watchedStale();
   while (tryCreate(path, content) === null) {
-    const judged = judgeLockSync(path, staleHolder);
+    const judged = judgePersist(path, isStale);
     if (judged === null || (judged.stale && takeOver(path, judged))) continue;
     if (heldHere(path)) break;
     if (Date.now() >= until) return null;
@@ -268,7 +343,7 @@ export function takeLockFileSync(path: string, waitMs: number): HeldLock | null 
 /** Whether lock file `path` names this process as its holder. */
 function heldHere(path: string): boolean {
   try {
-    const { host, pid } = parseHolder(readFileSync(path, "utf8"));
+    const { host, pid } = parseHolder(readRegularTextSync(path));
     return host === thisHost() && pid === process.pid;
   } catch {
     return false;

@@ -40,7 +40,9 @@ export { cleanJob, cleanJobRecursive, cleanTargets } from "./clean.ts";
 /** Progress events of a run (for progress displays). */
 export type RunEvent =
   | { type: "status"; job: Job; status: string }
-  | { type: "wait"; job: Job; holder: string };
+  | { type: "wait"; job: Job; holder: string }
+  /** Still waiting after a few seconds (`LONG_WAIT_MS`): on `lock`, held by `holder`. */
+  | { type: "long_wait"; job: Job; holder: string; lock: string };
 
 /** Options of {@link runJob} and {@link produceJob}. */
 export interface RunOptions {
@@ -214,6 +216,7 @@ async function compute(job: Job, opts: RunOptions, inflight: InflightRun): Promi
   const lock: HeldLock = await acquireLock(job.path, job.store.lockDir, {
     ...(opts.lockTimeoutMs !== undefined ? { timeoutMs: opts.lockTimeoutMs } : {}),
     onWait: (holder) => opts.onEvent?.({ type: "wait", job, holder }),
+    onLongWait: (lock, holder) => opts.onEvent?.({ type: "long_wait", job, holder, lock }),
   });
   const controller = new AbortController();
   const { untrack, abort } = abortOnInterrupt(job, lock, controller);
