@@ -23,6 +23,18 @@ import { paint, warn } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
 import { realPart, realRoots } from "./store_part.ts";
 import { keptJobs } from "./clean_keep.ts";
+import { escapeLine } from "../provenance/one_line.ts";
+import { middleShorten } from "../provenance/labels.ts";
+
+/**
+ * Text as a report line shows it: control characters escaped (R125-7: a job
+ * named `evil\nname` printed a second, forged line) and at most 400
+ * characters (a path thousands of characters deep, shortened in the middle).
+ * The JSON report keeps every name as it is.
+ */
+function shown(text: string): string {
+  return middleShorten(escapeLine(text), 400);
+}
 
 /** Options of `system clean`. */
 export interface SystemCleanOptions {
@@ -147,7 +159,7 @@ function removedLine(r: RemovedJob, io: Io, dryRun: boolean): void {
   const verb = dryRun ? "would remove" : "removed";
   const age = formatAge(Date.now() - r.job.lastUsedMs);
   io.stdout.write(
-    `${verb} ${r.job.path} (${r.status}, last used ${age} ago, ${formatBytes(r.bytes)})\n`,
+    `${verb} ${shown(r.job.path)} (${r.status}, last used ${age} ago, ${formatBytes(r.bytes)})\n`,
   );
 }
 
@@ -168,15 +180,17 @@ function report(o: CleanOutcome, c: ReportContext): void {
     return;
   }
   for (const lock of o.locks) {
-    io.stdout.write(`${dryRun ? "would remove" : "removed"} stale lock ${lock}\n`);
+    io.stdout.write(`${dryRun ? "would remove" : "removed"} stale lock ${shown(lock)}\n`);
   }
-  for (const w of o.warnings) warn(io, w);
+  for (const w of o.warnings) warn(io, shown(w));
   for (const k of o.kept) {
-    io.stderr.write(`kept ${k.job.path} (${k.status}): ${k.reason}\n`);
+    io.stderr.write(`kept ${shown(k.job.path)} (${k.status}): ${shown(k.reason)}\n`);
   }
   for (const f of o.failed) {
     io.stderr.write(
-      `${paint(io, "stderr", "red", "scout-ai:")} cannot remove ${f.job.path}: ${f.error}\n`,
+      `${paint(io, "stderr", "red", "scout-ai:")} cannot remove ${shown(f.job.path)}: ${
+        shown(f.error)
+      }\n`,
     );
   }
   if (opts.workflow === undefined) return;

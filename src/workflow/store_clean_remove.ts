@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
+import { lstatSync, lutimesSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { acquireLock, type HeldLock, sweepStaleLock } from "./lock.ts";
@@ -80,7 +80,12 @@ export interface RemoveJobsOptions {
 }
 
 /**
- * Bytes under a path (not following symbolic links); 0 when it is gone.
+ * Bytes under a path (not following symbolic links); 0 when it is gone. A
+ * directory listed keeps its access time (R125-6): the listing set it to now
+ * (`relatime`), and a directory result's access time is when its job was
+ * last used — a `--dry-run` made the clean after it keep what it listed.
+ * Only the owner may set it back (a failure leaves the time as the kernel
+ * set it); `lutimes` never follows a link swapped in meanwhile.
  *
  * @param path a file or directory
  * @returns the sizes of the files under it, summed
@@ -92,6 +97,10 @@ export function bytesUnder(path: string): number {
   if (!st.isDirectory()) return st.size;
   let n = 0;
   for (const name of readdirSync(path)) n += bytesUnder(join(path, name));
+  try {
+    // the modification time as it is now (a writer may have changed it meanwhile)
+    lutimesSync(path, st.atime, lstatSync(path).mtime);
+  } catch { /* not ours (EPERM), or gone: the listing's access time stands */ }
   return n;
 }
 
