@@ -9,32 +9,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
 import { mkJob, write } from "../provenance/support.ts";
+import { browser, needBrowser } from "../support/browser.ts";
 
-const CHROMIUM = Deno.env.get("CHROMIUM") ?? "/usr/bin/chromium";
 // a file name cannot hold "/", so "</script>" goes in the log's text (PAYLOAD)
 const HOSTILE = 'Cr"it<b>\n-->ic&amp;';
 const PAYLOAD = "<img src=x onerror=\"document.title='pwned'\"></script><script>alert(1)</script>";
-
-function needBrowser(): void {
-  try {
-    Deno.statSync(CHROMIUM);
-  } catch {
-    assert.fail(
-      `chromium is not installed at ${CHROMIUM} (tools/setup installs Debian's chromium)`,
-    );
-  }
-}
-
-async function browser(job: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const out = await new Deno.Command("node", {
-    args: [join(ROOT, "tests", "support", "browser_check.mjs"), JSON.stringify(job)],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const err = new TextDecoder().decode(out.stderr);
-  assert.equal(out.code, 0, err);
-  return JSON.parse(new TextDecoder().decode(out.stdout));
-}
 
 async function hostileExample(dir: string): Promise<{ root: string; jobs: string }> {
   await new Deno.Command("cp", {

@@ -3,7 +3,10 @@
 // the browser are Node's). Reads one JSON job from argv[2], prints one JSON
 // result. Jobs:
 //   {"kind":"page","file":…,"click":"n4","screenshot":…}  open the page, click a node
-//     (optional "width": the window's width in px, default 1400)
+//     (optional "width": the window's width in px, default 1400; "measure": true adds
+//     out.measure (label sizes, overflow, header, node strokes); "row": the label of a list
+//     row to choose, "zoomIn": press the + button, then ctrl+wheel one notch out — each
+//     reported after)
 //   {"kind":"mermaid","text":…,"mermaidJs":…}              render a Mermaid chart
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -12,6 +15,48 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const tools = fileURLToPath(new URL("../../tools/package.json", import.meta.url));
 const pw = await import(pathToFileURL(createRequire(tools).resolve("playwright-core")).href);
 const chromium = pw.chromium ?? pw.default.chromium;
+
+/** In the page: what a reader sees of the graph (label sizes, overflow, node outlines). */
+function measure() {
+  const texts = [...document.querySelectorAll("g.node text")];
+  const heights = texts.map((t) => t.getBoundingClientRect().height);
+  const box = (e) => e && e.getBoundingClientRect().toJSON();
+  return {
+    // the smallest label as drawn (a 10 pt label at its natural size is ~15 px tall)
+    labelPx: heights.length ? Math.min(...heights) : null,
+    header: document.querySelector("header .totals").textContent,
+    noGraph: document.querySelector("#graph > p")?.textContent ?? null,
+    window: innerWidth,
+    pageWidth: document.documentElement.scrollWidth,
+    graph: box(document.getElementById("graph")),
+    warnings: [...document.querySelectorAll(".warn")].map((w) => ({
+      ...box(w),
+      scrollWidth: w.scrollWidth,
+      clientWidth: w.clientWidth,
+    })),
+    tables: [...document.querySelectorAll("#tables table")].map((t) => box(t.parentElement)),
+    shapes: [...document.querySelectorAll("g.node")].map((g) => {
+      const shape = getComputedStyle(g.querySelector("path, polygon"));
+      return {
+        node: g.querySelector("title").textContent,
+        sel: g.classList.contains("sel"),
+        stroke: shape.stroke,
+        strokeWidth: shape.strokeWidth,
+        fill: shape.fill,
+        filter: getComputedStyle(g).filter,
+      };
+    }),
+  };
+}
+
+/** In the page: whether node `i` lies wholly inside the graph's visible box. */
+function selInView(i) {
+  const g = document.getElementById("node-" + i).getBoundingClientRect();
+  const v = document.getElementById("gbox") ?? document.getElementById("graph");
+  const r = v.getBoundingClientRect();
+  return g.left >= r.left && g.top >= r.top && g.right <= r.left + v.clientWidth &&
+    g.bottom <= r.top + v.clientHeight;
+}
 
 const job = JSON.parse(process.argv[2]);
 const browser = await chromium.launch({
@@ -40,8 +85,31 @@ try {
     for (const id of ["side", "graph", "detail"]) {
       out.boxes[id] = await page.locator(`#${id}`).boundingBox();
     }
+    if (job.measure) out.measure = await page.evaluate(measure);
+    if (job.row) {
+      const row = page.locator("#list .row", { hasText: job.row }).first();
+      const i = await row.getAttribute("data-i");
+      out.row = { before: await page.evaluate(selInView, i) };
+      await row.click();
+      out.row.selected = await page.locator("g.node.sel title").textContent();
+      out.row.after = await page.evaluate(selInView, i);
+    }
+    if (job.zoomIn) {
+      const w = () =>
+        page.evaluate(() => document.querySelector("#gbox svg").getBoundingClientRect().width);
+      const before = await w();
+      await page.click("#zin");
+      out.zoomIn = (await w()) / before;
+      const mid = await w();
+      await page.locator("#gbox").hover();
+      await page.keyboard.down("Control");
+      await page.mouse.wheel(0, 100); // one notch out
+      await page.keyboard.up("Control");
+      out.wheelOut = (await w()) / mid;
+    }
     if (job.click) {
       await page.locator(`#node-${job.click.slice(1)}`).click();
+      if (job.measure) out.clickedShapes = (await page.evaluate(measure)).shapes;
       out.title = await page.locator("#detail h2").textContent();
       out.messages = await page.locator("#messages").innerText();
       out.status = await page.locator("#detail .status").allInnerTexts();
