@@ -100,6 +100,14 @@ export function svgElement(svg: string): string {
   return i < 0 ? "" : svg.slice(i);
 }
 
+/** The graph's zoom controls (the script binds them). */
+const GRAPH_TOOLS = `<div id="gtools" role="toolbar" aria-label="zoom">` +
+  `<button id="zout" title="zoom out (ctrl+wheel)">−</button>` +
+  `<button id="zin" title="zoom in (ctrl+wheel)">+</button>` +
+  `<button id="zfit" title="fit the whole graph">fit</button>` +
+  `<button id="z1" title="actual size">1:1</button><span id="zoom" class="zoom"></span>` +
+  `<span class="hint">drag to pan</span></div>`;
+
 /**
  * Renders the page.
  *
@@ -146,7 +154,7 @@ export function renderHtml(input: HtmlPageInput): string {
     : ` <span class="status bad incomplete">${escapeHtml(incomplete)}</span>`;
   const graph = input.svg === null
     ? `<p>The graph is not drawn (Graphviz missing or too many nodes); use the list.</p>`
-    : svgElement(input.svg);
+    : GRAPH_TOOLS + `<div id="gbox">${svgElement(input.svg)}</div>`;
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
