@@ -10,7 +10,8 @@
  * (R127-3): it opens fitted to the box's width only when the labels stay at
  * least {@link READ_PX} px, else at that size; zoom buttons and ctrl+wheel
  * scale it, dragging pans it, and choosing a list row scrolls its node into
- * view.
+ * view. The selected node gets a blue halo and fill, never a border colour,
+ * so it cannot be taken for a failed job's red border (R127-4).
  *
  * @module
  */
@@ -39,7 +40,8 @@ header h1{font-size:16px;margin:0}header .totals{color:#555}
 pre{white-space:pre-wrap;word-break:break-word;margin:2px 0;font:12px/1.35 ui-monospace,monospace}
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
 td:first-child,th:first-child{text-align:left}.warn{color:#8a4b08}.status.bad{color:#c62828;font-weight:600}
-g.node{cursor:pointer}g.node.sel polygon,g.node.sel path{stroke:#d33;stroke-width:2}
+g.node{cursor:pointer}g.node.sel{filter:drop-shadow(0 0 2px #1565c0) drop-shadow(0 0 5px #1565c0)}
+g.node.sel polygon,g.node.sel path{fill:#cfe0f7}
 button{margin:4px 0}
 @media (max-width:900px){body{grid-template-columns:100%;grid-template-rows:none;height:auto}
 header{grid-column:1}#side{max-height:40vh;border-right:0;border-bottom:1px solid #ddd}

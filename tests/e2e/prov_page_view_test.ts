@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
+import { mkJob, write } from "../provenance/support.ts";
 import { browser, needBrowser } from "../support/browser.ts";
 import { generateStore } from "../../bench/prov_store.ts";
 
@@ -70,4 +71,39 @@ Deno.test("prov --html R127-3: a 275-node graph opens readable, zooms, and a cho
   assert.equal(row.after, true, "choosing its row scrolls it into view");
   assert.ok(Math.abs((b.zoomIn as number) - 1.25) < 0.01, `+ zoomed by ${b.zoomIn}`);
   assert.ok((b.wheelOut as number) < 0.9, `ctrl+wheel zoomed by ${b.wheelOut}`);
+});
+
+Deno.test("prov --html R127-4: the selected node has a halo and its own border, never a failed job's red border", async () => {
+  needBrowser();
+  await using dir = await tempDir();
+  const job = "Boss/ask/Default_bad0bad000112233445566778899aabb.chat";
+  mkJob(
+    join(dir.path, "store", job),
+    null,
+    {
+      "agent.chat": "user: go\n\nmeta: pt=3 tt=3 inference_id=x\n\nassistant: ok\n",
+    },
+    { workflow: "Boss", task_name: "ask", type: "chat", status: "error", messages: ["x"] },
+    null,
+  );
+  write(join(dir.path, "s.chat"), `user: x\n\nmeta: job=${job}\n\nassistant: y\n`);
+  const file = await page(dir.path, join(dir.path, "s.chat"), join(dir.path, "store"));
+  // n0 the failed job, n1 the root chat (selected when the page opens)
+  const b = await browser({ kind: "page", file, measure: true, click: "n0" });
+  assert.deepEqual(b.errors, []);
+  const open = (b.measure as Measure).shapes;
+  const clicked = b.clickedShapes as Shape[];
+  const [failed, root] = [open[0]!, open[1]!];
+  assert.equal(failed.stroke, "rgb(198, 40, 40)", "a failed job's border is red");
+  assert.ok(root.sel && !failed.sel, JSON.stringify(open));
+  // the selected healthy root keeps the border it has unselected (before: #d33, 2 px)
+  assert.deepEqual([root.stroke, root.strokeWidth], [clicked[1]!.stroke, clicked[1]!.strokeWidth]);
+  assert.notEqual(root.stroke, failed.stroke);
+  assert.match(root.filter, /drop-shadow/, "selection is a halo");
+  assert.notEqual(root.fill, clicked[1]!.fill, "and a fill");
+  assert.equal(clicked[1]!.filter, "none");
+  // a selected failed job still shows its red border
+  assert.ok(clicked[0]!.sel);
+  assert.equal(clicked[0]!.stroke, "rgb(198, 40, 40)");
+  assert.match(clicked[0]!.filter, /drop-shadow/);
 });
