@@ -142,7 +142,8 @@ export function writeMermaid(report: ProvenanceReport, view: RenderOptions, io: 
   io.stdout.write(renderMermaid(report, view));
 }
 
-function svgOf(dot: string, io: Io): string | null {
+/** The page's graph: Graphviz's SVG, or why there is none (R127-6: the page says which). */
+function svgOf(dot: string, io: Io): { svg: string | null; noGraph?: string } {
   const r = spawnSync("dot", ["-Tsvg"], {
     input: dot,
     env: io.env as NodeJS.ProcessEnv,
@@ -151,9 +152,9 @@ function svgOf(dot: string, io: Io): string | null {
   });
   if (r.error !== undefined || r.status !== 0) {
     warn(io, "Graphviz 'dot' is not available: the page has no drawn graph");
-    return null;
+    return { svg: null, noGraph: "The graph is not drawn: Graphviz 'dot' is not available" };
   }
-  return r.stdout;
+  return { svg: r.stdout };
 }
 
 /** The page's roll-up without `--by`. */
@@ -187,12 +188,18 @@ export async function writeHtml(
   if (prices) reportUnpriced(r, io);
   let visible = 0;
   for (const n of report.nodes) if (n.hidden === null) visible++;
-  const svg = visible > HTML_GRAPH_LIMIT ? null : svgOf(renderDot(report, view), io);
+  const graph = visible > HTML_GRAPH_LIMIT
+    ? {
+      svg: null,
+      noGraph:
+        `The graph is not drawn: ${visible} nodes, over the page's limit of ${HTML_GRAPH_LIMIT}`,
+    }
+    : svgOf(renderDot(report, view), io);
   const details = pageDetails(report, { scope: { jobRoots: page.jobRoots ?? [], cwd: io.cwd } });
   collectIfGrown(); // the parsed chats behind the shortened messages
   const html = renderHtml({
     report,
-    svg,
+    ...graph,
     details,
     rollups: [{
       by: r.by,

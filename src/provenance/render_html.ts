@@ -65,6 +65,8 @@ export interface HtmlPageInput {
   report: ProvenanceReport;
   /** Graphviz SVG of `renderDot(report)`, or null (the page then has the list only). */
   svg: string | null;
+  /** Why there is no SVG, as the page says it (R127-6); default "the graph is not drawn". */
+  noGraph?: string;
   /** Details per node id (`chat:<path>` / `job:<path>`). */
   details: ReadonlyMap<string, PageNodeDetail>;
   /** Roll-up tables. */
@@ -153,7 +155,7 @@ export function renderHtml(input: HtmlPageInput): string {
     ? ""
     : ` <span class="status bad incomplete">${escapeHtml(incomplete)}</span>`;
   const graph = input.svg === null
-    ? `<p>The graph is not drawn (Graphviz missing or too many nodes); use the list.</p>`
+    ? `<p>${escapeHtml(input.noGraph ?? "The graph is not drawn")}; use the list.</p>`
     : GRAPH_TOOLS + `<div id="gbox">${svgElement(input.svg)}</div>`;
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

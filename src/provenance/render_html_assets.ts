@@ -32,6 +32,7 @@ header h1{font-size:16px;margin:0}header .totals{color:#555}
 #gtools .hint{color:#888;font-size:12px}
 #gbox{flex:1 1 0;min-height:0;overflow:auto;cursor:grab;user-select:none}#gbox.drag{cursor:grabbing}#gbox svg{display:block}
 #graph>p{padding:0 8px}#tables{flex:none;max-height:40%;overflow:auto;padding:0 8px;border-top:1px solid #eee}
+.tscroll{overflow-x:auto}
 #detail{overflow:auto;border-left:1px solid #ddd;padding:8px;word-break:break-word}#detail h2{font-size:15px}
 #filter{width:100%;padding:4px;margin-bottom:6px}
 .row{padding:2px 4px;cursor:pointer;border-radius:3px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
@@ -39,7 +40,7 @@ header h1{font-size:16px;margin:0}header .totals{color:#555}
 .msg{border-top:1px solid #eee;padding:4px 0}.role{font-weight:600;color:#2864a5}
 pre{white-space:pre-wrap;word-break:break-word;margin:2px 0;font:12px/1.35 ui-monospace,monospace}
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}
-td:first-child,th:first-child{text-align:left}.warn{color:#8a4b08}.status.bad{color:#c62828;font-weight:600}
+td:first-child,th:first-child{text-align:left}.warn{color:#8a4b08;overflow-wrap:anywhere}.status.bad{color:#c62828;font-weight:600}
 g.node{cursor:pointer}g.node.sel{filter:drop-shadow(0 0 2px #1565c0) drop-shadow(0 0 5px #1565c0)}
 g.node.sel polygon,g.node.sel path{fill:#cfe0f7}
 button{margin:4px 0}
@@ -148,7 +149,7 @@ var tables=document.getElementById("tables");
     tr.appendChild(el("td",null,String(g.inferences)));
     ["pt","ct","tt","cct","cwt","rt"].forEach(function(k){tr.appendChild(el("td",null,String(g.tokens[k])))});
     if(r.cost)tr.appendChild(el("td",null,g.cost==null?"?":g.cost));t.appendChild(tr)});
-  tables.appendChild(t)});
+  var wrap=el("div","tscroll");wrap.appendChild(t);tables.appendChild(wrap)});
 (D.warnings||[]).forEach(function(w){tables.appendChild(el("div","warn",w))});
 var root=0;D.nodes.forEach(function(n,i){if(n.id===D.root)root=i});
 if(D.nodes.length)select(root,true);

@@ -107,3 +107,35 @@ Deno.test("prov --html R127-4: the selected node has a halo and its own border, 
   assert.equal(clicked[0]!.stroke, "rgb(198, 40, 40)");
   assert.match(clicked[0]!.filter, /drop-shadow/);
 });
+
+Deno.test("prov --html R127-6: a long warning stays inside the page at 700 px and the middle panel at 1400 px; 1 node", async () => {
+  needBrowser();
+  await using dir = await tempDir();
+  const missing = `Boss/ask/Default_${"a".repeat(150)}.chat`;
+  write(join(dir.path, "s.chat"), `user: x\n\nmeta: job=${missing}\n\nassistant: y\n`);
+  await Deno.mkdir(join(dir.path, "store"));
+  const file = await page(dir.path, join(dir.path, "s.chat"), join(dir.path, "store"));
+  for (const width of [700, 1400]) {
+    const b = await browser({ kind: "page", file, measure: true, width });
+    assert.deepEqual(b.errors, []);
+    const m = b.measure as Measure;
+    assert.match(m.header, / · 1 node$/);
+    assert.equal(m.warnings.length, 1);
+    assert.ok(m.pageWidth <= width, `${width}: the page is ${m.pageWidth} px wide`);
+    for (const w of [...m.warnings, ...m.tables]) {
+      assert.ok(w.right <= m.graph.right + 0.5, `${width}: ends at ${w.right} > ${m.graph.right}`);
+    }
+    for (const w of m.warnings) assert.ok(w.scrollWidth <= w.clientWidth, JSON.stringify(w));
+  }
+});
+
+Deno.test("prov --html R127-6: over the page's limit the page says how many nodes, not 'Graphviz missing or'", async () => {
+  await using dir = await tempDir();
+  const store = await generateStore(join(dir.path, "store"), { scale: 0.05, seed: 1 });
+  const html = await Deno.readTextFile(await page(dir.path, store.root, store.jobsDir));
+  assert.match(
+    html,
+    /The graph is not drawn: \d+ nodes, over the page&#39;s limit of 400; use the list/,
+  );
+  assert.doesNotMatch(html, /<svg/);
+});
