@@ -10,12 +10,12 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
 import { isScoutError } from "../errors.ts";
 import { infoPath } from "./store.ts";
 import { type InfoRead, type JobInfo, readJobInfoSync } from "./info.ts";
 import { readMarshal, type RubyObject } from "./marshal_read.ts";
 import { rubyTime } from "./time.ts";
+import { readRegularFileSync } from "../util/regular_file.ts";
 
 /** A Marshal info read: its info, or why it cannot be read and whether its bytes end too early. */
 export type MarshalInfoRead =
@@ -98,7 +98,7 @@ export function readStoreJobInfo(
   if (read.problem === null) return read;
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(infoPath(jobPath));
+    bytes = readRegularFileSync(infoPath(jobPath)); // never a FIFO planted in its place (R125-4)
   } catch {
     return read; // the problem the JSON read met says why
   }
