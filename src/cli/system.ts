@@ -37,7 +37,8 @@ AGE: 30d, 12h, 2w, 3mo, 1y, 1d 12h, 90m (m is minutes), 0 (any age); a bare
 number counts days; the unit right after its number (Scout reads '12 h' as 12
 days), no decimals (Scout reads 1.5d as 6 days); 1d12h also works here (not in
 Scout). Exit 0, 1 when a job could not be removed, 2 on a usage error (a bad
-AGE).
+AGE; a WORKFLOW or TASK with no jobs in the store that names no workflow or
+task scout-ai can find — a known one with no jobs yet: "0 jobs").
 
 Examples:
   scout-ai system clean Baking --dry-run    # the failed and dead jobs of Baking

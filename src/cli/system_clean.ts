@@ -23,6 +23,7 @@ import { paint, warn } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
 import { realPart, realRoots } from "./store_part.ts";
 import { keptJobs } from "./clean_keep.ts";
+import { checkCleanNames } from "./clean_names.ts";
 import { escapeLine } from "../provenance/one_line.ts";
 import { middleShorten } from "../provenance/labels.ts";
 
@@ -129,19 +130,22 @@ export async function runSystemClean(opts: SystemCleanOptions, io: Io): Promise<
     }
     return 0;
   }
-  const keep = await keptJobs(opts.keep ?? [], store.roots, io);
   const { scanStore } = await import("../workflow/store_scan.ts");
   const { cleanStore } = await import("../workflow/store_clean.ts");
   const named = jobsDir !== undefined || Boolean(io.env.SCOUT_JOBS_DIR);
+  const scope = { workflows: names(opts.workflow), tasks: names(opts.task) };
   const jobs = scanStore(
     store.roots,
-    { workflows: names(opts.workflow), tasks: names(opts.task) },
+    scope,
     {
       realRoot: realRoots(store, named, io),
       onLink: (link) =>
         warn(io, `not following ${link}: a symbolic link in the store; the jobs through it stay`),
     },
   );
+  // R128-2: a misspelled name matched nothing and the clean said "0 jobs", exit 0
+  await checkCleanNames(scope, jobs, io);
+  const keep = await keptJobs(opts.keep ?? [], store.roots, io);
   const outcome = await cleanStore(jobs, {
     olderMs,
     keep,
