@@ -17,4 +17,9 @@ export interface CliContext {
   debug: boolean;
   /** `--log N` (Scout's 0–7): warnings print at 5 and below; errors at every level. */
   logLevel: number;
+  /**
+   * Set under `--json`: whether the command has written anything on stdout
+   * (a failure that printed nothing prints its JSON error document, R128-6).
+   */
+  jsonStdoutWritten?: () => boolean;
 }

@@ -23,6 +23,7 @@ import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint, USAGE_HINT, warnSink } from "./io.ts";
 import { denoHint } from "./deno_hint.ts";
+import { jsonErrorLine, watchedSink } from "./json_error.ts";
 import { registerChat } from "./chat.ts";
 import { registerWorkflow } from "./workflow.ts";
 import { registerLlm } from "./llm.ts";
@@ -81,6 +82,13 @@ function applyGlobalFlags(ctx: CliContext, g: GlobalFlags): void {
   if (g.nobar) io.stderrIsTTY = false;
 }
 
+/** Under `--json`: stdout watched, so a failure knows whether the command printed its answer. */
+function watchJsonStdout(ctx: CliContext): void {
+  const watched = watchedSink(ctx.io.stdout);
+  ctx.io.stdout = watched.sink;
+  ctx.jsonStdoutWritten = watched.written;
+}
+
 /** The root command: description, version, global flags, help, and output through the Io. */
 function rootCommand(ctx: CliContext): Command {
   const { io } = ctx;
@@ -110,6 +118,7 @@ function rootCommand(ctx: CliContext): Command {
     })
     .hook("preAction", (_program, cmd) => {
       applyGlobalFlags(ctx, cmd.optsWithGlobals() as GlobalFlags);
+      if ((cmd.opts() as { json?: unknown }).json === true) watchJsonStdout(ctx);
     });
 }
 
@@ -217,10 +226,9 @@ export function reportError(e: unknown, ctx: CliContext): number {
     return e.exitCode === 0 ? 0 : 2;
   }
   const prefix = paint(io, "stderr", "red", "scout-ai:");
+  let line: string;
   if (isScoutError(e)) {
-    const line = redactUrlsIn(
-      `${oneLine(e.message)}${denoHint(e)}${causeLine(e)}${errorLocation(e)}`,
-    );
+    line = redactUrlsIn(`${oneLine(e.message)}${denoHint(e)}${causeLine(e)}${errorLocation(e)}`);
     io.stderr.write(`${prefix} ${line}\n`);
     if (e.code === "usage") {
       io.stderr.write(`${USAGE_HINT}\n`);
@@ -228,9 +236,11 @@ export function reportError(e: unknown, ctx: CliContext): number {
     }
   } else {
     // a system error nothing more specific caught: the call and path in our words (R81-12)
-    const text = errnoText(e) ?? (e as Error)?.message ?? thrownMessage(e);
-    io.stderr.write(`${prefix} ${redactUrlsIn(oneLine(text))}\n`);
+    line = redactUrlsIn(oneLine(errnoText(e) ?? (e as Error)?.message ?? thrownMessage(e)));
+    io.stderr.write(`${prefix} ${line}\n`);
   }
+  // R128-6: a --json command that printed nothing prints the error as JSON
+  if (ctx.jsonStdoutWritten?.() === false) io.stdout.write(jsonErrorLine(line));
   // a cause's message may name the url a request went to, with its password or `?key=`
   if (ctx.debug) io.stderr.write(redactUrlsIn(debugTrace(e)));
   return 1;

@@ -2,7 +2,8 @@
  * `--inline` on a full disk (R92-4): the replies were paid for but the file
  * cannot be rewritten. The file stays as it was (the rewrite is atomic), the
  * run fails (exit 1) naming it, and the replies are printed — on stdout, or
- * on stderr under `--json` (stdout is the JSON channel) — instead of lost.
+ * on stderr under `--json` (stdout is the JSON channel, which gets the
+ * error document) — instead of lost.
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -36,7 +37,10 @@ Deno.test({
       cwd: d.path,
     });
     assert.equal(j.code, 1, j.stderr);
-    assert.equal(j.stdout, "");
+    // R128-6: stdout is the JSON channel: the failure as a document, the replies on stderr
+    const doc = JSON.parse(j.stdout);
+    assert.equal(doc.status, "error");
+    assert.match(doc.error, /Cannot write "[^"]*big\.rb": no space left on device/);
     assert.match(j.stderr, /# Response start\nthe second answer\n# Response end\n/);
   },
 });
