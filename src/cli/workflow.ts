@@ -191,7 +191,7 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
     .option("--cpus <n>", "local: CPUs to fill at once (default: the core count)")
     .option(
       "--deploy-rules <file>",
-      "local, slurm: YAML rules: resources per workflow/task, chains",
+      "local, slurm: YAML rules: resources per workflow/task, chains (- reads stdin)",
     )
     .option(
       "--dry-run",

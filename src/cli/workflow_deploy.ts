@@ -17,6 +17,7 @@ import type { Job } from "../workflow/mod.ts";
 import type { DeployRules, SavedDir } from "../workflow/deploy/mod.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
+import { readInput } from "./input.ts";
 import { statusLine } from "./status_line.ts";
 import type { DeployOptions, WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { END_OF_OPTIONS, splitAtEnd } from "./workflow_task_escape.ts";
@@ -318,8 +319,11 @@ export async function rulesOf(
   top: Job,
 ): Promise<DeployRules | undefined> {
   if (opts.deployRules === undefined) return undefined;
-  const { graphJobs, loadRules, unknownRuleTasks } = await deployLib();
-  const rules = await loadRules(resolve(io.cwd, opts.deployRules));
+  const { graphJobs, loadRules, parseRules, unknownRuleTasks } = await deployLib();
+  // R128-7: `-` reads stdin, which a deploy leaves alone (an input from stdin is refused)
+  const rules = opts.deployRules === "-"
+    ? await parseRules((await readInput("-", io)).text, "<stdin>")
+    : await loadRules(resolve(io.cwd, opts.deployRules), opts.deployRules);
   const workflows = new Set(graphJobs(top).map((j) => j.workflow).filter((w) => w !== null));
   for (const u of unknownRuleTasks(rules, [...workflows])) {
     const where = `${rules.file}${u.line !== undefined ? `:${u.line}` : ""}`;

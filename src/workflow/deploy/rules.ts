@@ -23,6 +23,7 @@
 import { readFileSync } from "node:fs";
 import { ScoutError } from "../../errors.ts";
 import { yamlErrorParts } from "../../util/yaml_error.ts";
+import { namedFileError } from "../../util/fs.ts";
 import {
   checkKeys,
   type JobResources,
@@ -186,15 +187,18 @@ export async function parseRules(text: string, file?: string): Promise<DeployRul
  * Reads and parses a rules file.
  *
  * @param file path
+ * @param name the file as the user named it (default: `file`)
  * @returns the rules
- * @throws ScoutError `deploy_rules` when unreadable or invalid
+ * @throws ScoutError `file_not_found` (`Deploy rules file not found: "<name>"`) or `io` when
+ *   unreadable (R128-7: Node's raw ENOENT message, with the absolute path), `deploy_rules` when
+ *   invalid
  */
-export async function loadRules(file: string): Promise<DeployRules> {
+export async function loadRules(file: string, name = file): Promise<DeployRules> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
-    throw bad(file, `Cannot read deploy rules: ${(e as Error).message}`);
+    throw namedFileError(name, e, "Deploy rules file not found");
   }
   return await parseRules(text, file);
 }
