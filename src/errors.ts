@@ -49,6 +49,7 @@ export type ScoutErrorCode =
   | "job_not_finished"
   | "job_aborted"
   | "job_busy"
+  | "unsavable_result"
   | "lock_timeout"
   // llm
   | "endpoint_not_found"

@@ -218,6 +218,59 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
   }
 }
 
+/**
+ * Writes the chunks of a source to `path` atomically, as {@link writeFileAtomic}
+ * does one piece of data: each chunk appended to a temp file beside `path` as
+ * it comes, the file flushed and renamed over `path` once the source ends.
+ * A source that fails leaves nothing: its error is thrown as it is, the temp
+ * file removed and `path` untouched.
+ *
+ * @param path destination
+ * @param chunks the bytes, in order
+ * @throws ScoutError `io` when the file cannot be written; the source's own error when it fails
+ */
+export async function writeChunksAtomic(
+  path: string,
+  chunks: AsyncIterable<Uint8Array>,
+): Promise<void> {
+  const tmp = tempPathFor(path);
+  let fd: number;
+  try {
+    fd = openTemp(tmp, path, kept(path));
+  } catch (e) {
+    throw failedWrite(path, tmp, e);
+  }
+  let sourceFailed = false;
+  try {
+    let at = 0;
+    const iterator = chunks[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await iterator.next();
+      } catch (e) {
+        sourceFailed = true;
+        throw e;
+      }
+      if (next.done) break;
+      const bytes = next.value;
+      for (let off = 0; off < bytes.length;) {
+        off += writeSync(fd, bytes, off, bytes.length - off, at + off);
+      }
+      at += bytes.length;
+    }
+    await new Promise<void>((ok, fail) => fsync(fd, (e) => e ? fail(e) : ok()));
+    closeSync(fd);
+    fd = -1;
+    renameSync(tmp, path);
+  } catch (e) {
+    if (fd >= 0) closeSync(fd);
+    if (!sourceFailed) throw failedWrite(path, tmp, e);
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
 /** Length (string units or bytes) up to which {@link writeFileAtomic} writes synchronously. */
 const SYNC_WRITE_LIMIT = 1 << 20;
 

@@ -9,7 +9,13 @@ import { existsSync, realpathSync, type Stats, statSync, unlinkSync } from "node
 import { readFile } from "node:fs/promises";
 import { isScoutError, ScoutError } from "../errors.ts";
 
-export { tempPathFor, writeAllSync, writeFileAtomic, writeFileAtomicSync } from "./atomic_write.ts";
+export {
+  tempPathFor,
+  writeAllSync,
+  writeChunksAtomic,
+  writeFileAtomic,
+  writeFileAtomicSync,
+} from "./atomic_write.ts";
 
 /**
  * Reads a file as text. Invalid UTF-8 becomes U+FFFD (never throws on bad bytes);

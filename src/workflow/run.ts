@@ -6,10 +6,9 @@
  *
  * @module
  */
-import { existsSync, renameSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { ScoutError } from "../errors.ts";
-import { writeFileAtomicSync } from "../util/fs.ts";
 import { ownRecord } from "../util/own_record.ts";
 import { isJob, type Job, type Task } from "./job_types.ts";
 import { findStep, isDone, jobContext } from "./context.ts";
@@ -22,7 +21,8 @@ import {
   rubyExceptionClass,
 } from "./failure.ts";
 import { acquireLock, type HeldLock } from "./lock.ts";
-import { readResult, serializeResult } from "./result.ts";
+import { readResult } from "./result.ts";
+import { saveResult } from "./result_save.ts";
 import { tmpPath } from "./store.ts";
 import { jobState } from "./state.ts";
 import { rubyTime } from "./time.ts";
@@ -286,7 +286,7 @@ async function computeLocked(run: LockedRun, plan: Job[]): Promise<void> {
       file: job.path,
     });
   }
-  writeResult(job, task, value);
+  await saveResult(job, task, value, run.signal);
   const end = new Date();
   await info.merge({
     status: "done",
@@ -314,23 +314,6 @@ async function runDependencies(job: Job, plan: Job[], opts: RunOptions): Promise
     } catch (e) {
       if (job.compute[d.path]?.includes("canfail") && isDeliberate(e)) continue;
       throw e;
-    }
-  }
-}
-
-/** Writes a body's value as the job's result (a tmp result the body wrote, when it returned none). */
-function writeResult(job: Job, task: Task, value: unknown): void {
-  if (value === null || value === undefined) {
-    if (existsSync(tmpPath(job.path))) renameSync(tmpPath(job.path), job.path);
-    // §7.4 #5: never "done" without a result file; an empty json/number/boolean
-    // result loads back as null (deserializeResult)
-    else writeFileAtomicSync(job.path, "");
-  } else {
-    // Synchronous temp + fsync + rename: one thread hop less per job (the info
-    // write above already created the directory).
-    writeFileAtomicSync(job.path, serializeResult(value, task.type));
-    if (existsSync(tmpPath(job.path))) {
-      rmSync(tmpPath(job.path), { force: true, recursive: true });
     }
   }
 }
