@@ -24,7 +24,7 @@ import {
 import { isFunctionDefinition } from "./registry.ts";
 import type { ToolFunction, ToolInvocation, ToolOutput, ToolRegistry } from "./types.ts";
 import { toolOutput } from "./types.ts";
-import { checkArguments } from "./validate.ts";
+import { argumentsError, problemsError } from "./validate.ts";
 
 /** Options of {@link runToolCalls}. */
 export interface RunToolCallsOptions {
@@ -156,15 +156,11 @@ async function execute(
     return normalizeOutput(notFound(call.name, opts.registry));
   }
   if (entry) {
-    const problems = entry.validate ? entry.validate(args) : checkArguments(
-      args,
-      def && isFunctionDefinition(def) ? def.function.parameters : undefined,
-    );
-    if (problems.length) {
-      return normalizeOutput(errorOutput(
-        new Error(`Invalid arguments for '${call.name}': ${problems.join("; ")}`),
-      ));
-    }
+    const schema = def && isFunctionDefinition(def) ? def.function.parameters : undefined;
+    const invalid = entry.validate
+      ? problemsError(call.name, entry.validate(args))
+      : argumentsError(call.name, args, schema);
+    if (invalid !== null) return normalizeOutput(errorOutput(new Error(invalid)));
   }
   try {
     const ctx = opts.signal ? { id: call.id, signal: opts.signal } : { id: call.id };

@@ -32,6 +32,20 @@ function typeOk(v: unknown, type: string): boolean {
   }
 }
 
+/** At most this many characters of a value given are shown in a problem. */
+const SHOWN_CHARS = 80;
+
+/** A value given, as JSON, cut to {@link SHOWN_CHARS}. */
+function shown(v: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(v) ?? String(v);
+  } catch {
+    text = String(v);
+  }
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
+}
+
 /**
  * Checks arguments against a schema's top level.
  *
@@ -43,7 +57,7 @@ function typeOk(v: unknown, type: string): boolean {
  * ```ts
  * import { checkArguments } from "./validate.ts";
  * checkArguments({ n: "x" }, { type: "object", properties: { n: { type: "integer" } }, required: ["n"] });
- * // ['"n" must be integer, got string']
+ * // ['"n" must be integer, got string "x"']
  * ```
  */
 export function checkArguments(args: unknown, schema: JsonSchema | undefined): string[] {
@@ -64,14 +78,48 @@ export function checkArguments(args: unknown, schema: JsonSchema | undefined): s
     const types = prop.type === undefined ? [] : Array.isArray(prop.type) ? prop.type : [prop.type];
     if (types.length && !types.some((t) => typeOk(v, t))) {
       const got = Array.isArray(v) ? "array" : typeof v;
-      problems.push(`"${name}" must be ${types.join(" or ")}, got ${got}`);
+      problems.push(`"${name}" must be ${types.join(" or ")}, got ${got} ${shown(v)}`);
       continue;
     }
     if (Array.isArray(prop.enum) && !prop.enum.includes(v)) {
-      problems.push(
-        `"${name}" must be one of ${JSON.stringify(prop.enum)}, got ${JSON.stringify(v)}`,
-      );
+      problems.push(`"${name}" must be one of ${JSON.stringify(prop.enum)}, got ${shown(v)}`);
     }
   }
   return problems;
+}
+
+/**
+ * The error text of a tool call whose arguments do not fit its schema
+ * ({@link checkArguments}), or null when they do: one check for a model's
+ * tool call and a call over `workflow mcp` (R126-5).
+ *
+ * @param tool the tool's name
+ * @param args the arguments
+ * @param schema the tool's `parameters` (what it advertises)
+ * @returns `Invalid arguments for '<tool>': <problems>`, or null
+ *
+ * @example
+ * ```ts
+ * import { argumentsError } from "./validate.ts";
+ * argumentsError("t", { n: "x" }, { type: "object", properties: { n: { type: "integer" } } });
+ * // `Invalid arguments for 't': "n" must be integer, got string "x"`
+ * ```
+ */
+export function argumentsError(
+  tool: string,
+  args: unknown,
+  schema: JsonSchema | undefined,
+): string | null {
+  return problemsError(tool, checkArguments(args, schema));
+}
+
+/**
+ * The error text of a tool call's argument problems, or null when none.
+ *
+ * @param tool the tool's name
+ * @param problems what is wrong with its arguments
+ * @returns `Invalid arguments for '<tool>': <problems>`, or null
+ */
+export function problemsError(tool: string, problems: readonly string[]): string | null {
+  return problems.length ? `Invalid arguments for '${tool}': ${problems.join("; ")}` : null;
 }

@@ -5,7 +5,9 @@
  * non-destructive, idempotent, closed-world. A call runs the task as a
  * persisted job (cached; provenance sees it) and answers with its result as
  * text (bytes that are not UTF-8: a base64 `resource`); a failed job or bad
- * input is an MCP tool error, never a crash; an unknown tool is a protocol
+ * input is an MCP tool error, never a crash — arguments that do not fit the
+ * advertised schema (a type, a `select`'s choices, a required input) run no
+ * job, checked as a model's tool call is (`validate.ts`); an unknown tool is a protocol
  * error (-32602). A chat input holds the caller's plain messages only
  * (`untrusted_args.ts`). Transports: stdio (what tasks print goes to stderr), or
  * Streamable HTTP on a loopback port (a session per client that initializes,
@@ -30,7 +32,8 @@ import { errnoReason } from "../../util/errno_text.ts";
 import type { Workflow } from "../../workflow/define.ts";
 import { taskOf } from "../../workflow/define.ts";
 import { normalizeOutput } from "../content.ts";
-import { isToolOutput, type ToolFunction } from "../types.ts";
+import { isToolOutput, type JsonSchema, type ToolFunction } from "../types.ts";
+import { argumentsError } from "../validate.ts";
 import { rebindingRefusal } from "./http_guard.ts";
 import { inFlight } from "./http_shutdown.ts";
 import { mcpHttpRouter } from "./http_sessions.ts";
@@ -51,7 +54,7 @@ export interface ServedTool {
   /** Task description. */
   description: string;
   /** `{type: "object", properties, required}`. */
-  inputSchema: { type: "object"; properties: Record<string, unknown>; required: string[] };
+  inputSchema: { type: "object"; properties: Record<string, JsonSchema>; required: string[] };
   /** §6.5 annotations. */
   annotations: {
     readOnlyHint: boolean;
@@ -159,6 +162,7 @@ export function workflowMcpServer(
   const impls = new Map<string, ToolFunction>(
     tools.map((t) => [t.name, taskToolFunction(wf, t.name, opts)]),
   );
+  const schemas = new Map<string, JsonSchema>(tools.map((t) => [t.name, t.inputSchema]));
   const server = new Server({ name: wf.name, version: "1.0.0" }, {
     capabilities: { tools: {} },
   });
@@ -189,6 +193,10 @@ export function workflowMcpServer(
     try {
       // a client's chat text holds plain messages only: no command, tool or file (R115-1)
       refuseDirectiveChat(wf, name, req.params.arguments ?? {});
+      // held to the schema it advertises, as a model's tool call is: a bad value runs no job
+      // (R126-5)
+      const invalid = argumentsError(name, req.params.arguments ?? {}, schemas.get(name));
+      if (invalid !== null) return fail(invalid);
       const raw = await impl(name, req.params.arguments ?? {}, {
         id: String(extra.requestId),
         signal: extra.signal,
