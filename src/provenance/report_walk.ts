@@ -8,7 +8,13 @@
  * @module
  */
 import type { ReceiptJobReference } from "../chat/receipts.ts";
-import type { JobRef, NodeRef, ProvenanceError, Relation } from "./types.ts";
+import {
+  type JobRef,
+  type NodeRef,
+  PROVENANCE_RELATIONS,
+  type ProvenanceError,
+  type Relation,
+} from "./types.ts";
 import { walkProvenance } from "./traverse.ts";
 import { nodeId } from "./paths.ts";
 import { fresh } from "./evidence.ts";
@@ -35,14 +41,7 @@ const PROGRESS_EVERY = 500;
 /** Node numbers stay below this in numeric edge keys (exact below 2^53). */
 const NODE_LIMIT = 2 ** 21;
 /** Relations by code (edge keys and {@link WalkedEdges.codes}). */
-const RELATIONS: readonly Relation[] = [
-  "job",
-  "dependency",
-  "log",
-  "result",
-  "agent_job",
-  "attempt",
-];
+const RELATIONS: readonly Relation[] = PROVENANCE_RELATIONS;
 const RELATION_CODE = Object.fromEntries(RELATIONS.map((r, i) => [r, i])) as Record<
   Relation,
   number

@@ -8,24 +8,19 @@
  * real SIGTERM, the loopback provider with scripted usage.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { routeWorkflowText } from "../support/route_workflow.ts";
+import { askJob, routeWorkflowText } from "../support/route_workflow.ts";
 
 function put(root: string, rel: string, text: string): void {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
   writeFileSync(join(root, rel), text);
 }
 
-/** The one job under `var/jobs/Boss/ask` (its path without `.info`). */
-function bossJob(home: string): string {
-  const dir = join(home, "var/jobs/Boss/ask");
-  const names = readdirSync(dir).filter((n) => n.endsWith(".info"));
-  assert.equal(names.length, 1, names.join(", "));
-  return join(dir, names[0]!.slice(0, -".info".length));
-}
+/** The one job of Boss's route workflow (its path without `.info`). */
+const bossJob = (home: string) => askJob(home, "Boss");
 
 /** Scripted usage: Boss's first round, Worker's answer, Boss's final round. */
 const BOSS_CALL = { pt: 11, ct: 7 };

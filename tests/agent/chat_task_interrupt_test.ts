@@ -8,24 +8,19 @@
  * test ends.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { routeWorkflowText } from "../support/route_workflow.ts";
+import { askJob, routeWorkflowText } from "../support/route_workflow.ts";
 
 function put(root: string, rel: string, text: string): void {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
   writeFileSync(join(root, rel), text);
 }
 
-/** The one job under `var/jobs/Boss/ask` (its path without `.info`). */
-function bossJob(home: string): string {
-  const dir = join(home, "var/jobs/Boss/ask");
-  const names = readdirSync(dir).filter((n) => n.endsWith(".info"));
-  assert.equal(names.length, 1, names.join(", "));
-  return join(dir, names[0]!.slice(0, -".info".length));
-}
+/** The one job of Boss's route workflow (its path without `.info`). */
+const bossJob = (home: string) => askJob(home, "Boss");
 
 /**
  * Boss (a chat task on the task route, `socialize: true`) asks Worker, whose

@@ -7,28 +7,13 @@
  * the done jobs, with one warning, and lets the failed ones go.
  */
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { copyFileSync } from "node:fs";
+import { join } from "node:path";
 import { ROOT, runScout, tempDir } from "../support/cli.ts";
-import { ageJob, present, storeOpts } from "../support/store_ages.ts";
+import { ageJob, present, putDoneJob, putJob, storeOpts } from "../support/store_ages.ts";
 import { lockHolder } from "../support/lock_holder.ts";
 
 const MARSHAL = join(ROOT, "fixtures", "marshal-info");
-
-/** A job of the store under `d` (`<d>/scout/var/jobs/<short>`): its result (unless null) and `.info`. */
-function job(d: string, short: string, info: string | Uint8Array, result: string | null) {
-  const path = join(d, "scout", "var", "jobs", short);
-  mkdirSync(dirname(path), { recursive: true });
-  if (result !== null) writeFileSync(path, result);
-  writeFileSync(path + ".info", info);
-  return path;
-}
-
-const done = (d: string, short: string, days: number) => {
-  const p = job(d, short, JSON.stringify({ status: "done" }), "data\n");
-  ageJob(p, days);
-  return p;
-};
 
 /**
  * The store of the report: Wf/top/D a Ruby job in progress (on another
@@ -37,13 +22,13 @@ const done = (d: string, short: string, days: number) => {
  * Fail/f/E in error.
  */
 function rubyStore(d: string, info: Uint8Array) {
-  const top = job(d, "Wf/top/D", info, null);
-  const failed = job(d, "Fail/f/E", JSON.stringify({ status: "error" }), null);
+  const top = putJob(d, "Wf/top/D", info, null);
+  const failed = putJob(d, "Fail/f/E", JSON.stringify({ status: "error" }), null);
   ageJob(failed, 2);
   return {
     top,
-    deps: [done(d, "Wf/dep/X", 40), done(d, "Other/side/Y", 40)],
-    other: done(d, "Wf/other/Z", 40),
+    deps: [putDoneJob(d, "Wf/dep/X", 40), putDoneJob(d, "Other/side/Y", 40)],
+    other: putDoneJob(d, "Wf/other/Z", 40),
     failed,
   };
 }

@@ -7,25 +7,10 @@
  * a job named `X.pid` (its own `.info`) is no sidecar.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runScout, tempDir } from "../support/cli.ts";
-import { ageJob, present, storeOpts } from "../support/store_ages.ts";
-
-/** A job of the store under `d`: its result (unless null) and `.info`. */
-function job(d: string, short: string, info: string, result: string | null): string {
-  const path = join(d, "scout", "var", "jobs", short);
-  mkdirSync(dirname(path), { recursive: true });
-  if (result !== null) writeFileSync(path, result);
-  writeFileSync(path + ".info", info);
-  return path;
-}
-
-const done = (d: string, short: string, days: number) => {
-  const p = job(d, short, JSON.stringify({ status: "done" }), "data\n");
-  ageJob(p, days);
-  return p;
-};
+import { ageJob, present, putDoneJob, putJob, storeOpts } from "../support/store_ages.ts";
 
 async function clean(d: string, args: string[]) {
   const r = await runScout(["system", "clean", ...args, "--json"], storeOpts(d));
@@ -39,11 +24,11 @@ async function clean(d: string, args: string[]) {
 
 Deno.test("system clean: X.md5, X.pid, X.notify are no jobs and go with X (R124-3)", async () => {
   await using d = await tempDir();
-  const failed = job(d.path, "Baking/cake/failed_1", JSON.stringify({ status: "error" }), null);
-  const old = done(d.path, "Baking/cake/done_2", 10);
+  const failed = putJob(d.path, "Baking/cake/failed_1", JSON.stringify({ status: "error" }), null);
+  const old = putDoneJob(d.path, "Baking/cake/done_2", 10);
   // a job named keep.pid (its own .info) beside the failed job keep: it is no sidecar of keep
-  const keep = job(d.path, "Baking/cake/keep", JSON.stringify({ status: "error" }), null);
-  const keepPid = job(d.path, "Baking/cake/keep.pid", JSON.stringify({ status: "done" }), "1\n");
+  const keep = putJob(d.path, "Baking/cake/keep", JSON.stringify({ status: "error" }), null);
+  const keepPid = putJob(d.path, "Baking/cake/keep.pid", JSON.stringify({ status: "done" }), "1\n");
   for (const ext of [".md5", ".pid", ".notify"]) writeFileSync(failed + ext, "x\n");
   writeFileSync(old + ".md5", "0123456789abcdef0123456789abcdef\n");
   writeFileSync(join(dirname(old), "dead_3.pid"), "4194311\n"); // a Ruby job's pid file alone

@@ -5,8 +5,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { ROOT, runMain } from "./cli.ts";
 
 /** The bundled workflows. */
@@ -58,4 +58,30 @@ export function ageJob(path: string, days: number): void {
 /** Whether anything of a job is left: its result or its `.info`. */
 export function present(path: string): boolean {
   return existsSync(path) || existsSync(path + ".info");
+}
+
+/**
+ * Writes a job of the store under `dir` (`<dir>/scout/var/jobs/<short>`):
+ * its result (unless null) and its `.info`.
+ *
+ * @returns the job's path
+ */
+export function putJob(
+  dir: string,
+  short: string,
+  info: string | Uint8Array,
+  result: string | null,
+): string {
+  const path = jobPath(dir, short);
+  mkdirSync(dirname(path), { recursive: true });
+  if (result !== null) writeFileSync(path, result);
+  writeFileSync(path + ".info", info);
+  return path;
+}
+
+/** A done job (a result and a `done` `.info`) last used `days` ago. */
+export function putDoneJob(dir: string, short: string, days: number): string {
+  const p = putJob(dir, short, JSON.stringify({ status: "done" }), "data\n");
+  ageJob(p, days);
+  return p;
 }
