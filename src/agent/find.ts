@@ -31,6 +31,7 @@ export {
   isAgentPath,
 } from "../config/agent_dirs.ts";
 import { compareNames } from "../util/name_order.ts";
+import { nearNames } from "../util/edit_distance.ts";
 export type { AgentLocation, FindAgentOptions } from "../config/agent_dirs.ts";
 
 /**
@@ -66,11 +67,13 @@ export function findAgent(given: string, opts: FindAgentOptions = {}): AgentLoca
   const hint = presentStats(dir)?.isDirectory()
     ? `; the directory ${dir} exists but holds none of ${AGENT_FILES.join(", ")}`
     : "";
+  // the names `agent list` shows, for a typo's "did you mean" (R128-5)
+  const near = nearNames(nameOrPath, agentNames({ cwd, env }));
   throw new ScoutError(
     "agent_not_found",
-    `No agent found with name ${nameOrPath} (searched ${
-      agentRoots({ cwd, env }).join(", ")
-    })${hint}`,
+    `No agent found with name ${nameOrPath}` +
+      (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "") +
+      ` (searched ${agentRoots({ cwd, env }).join(", ")})${hint}`,
     { name: nameOrPath },
   );
 }

@@ -18,6 +18,7 @@ import type { ConfigStore } from "../config/store.ts";
 import { configGet } from "../config/store.ts";
 import { processConfig } from "../config/process_config.ts";
 import { type WarningSink, withWarningSink } from "../util/warn_once.ts";
+import { editDistance, nearNames } from "../util/edit_distance.ts";
 import { type AllowPaths, processAllowPaths } from "../config/allow_paths.ts";
 import type { Chat, Message } from "./types.ts";
 import { parse, parseWithLines } from "./parse.ts";
@@ -335,16 +336,36 @@ function normalise(input: readonly Message[], ctx: CompileContext): Message[] {
       if (w !== undefined) ctx.where.set(out, w);
     }
     if (!CHAT_ROLES.has(out.role) && !ctx.opts.allowRoles.has(out.role)) {
-      const flag = ctx.opts.allowRoleFlag;
-      throw errorAt(
-        ctx,
-        out,
-        "unknown_role",
-        `Unknown role "${out.role}": not a chat role (allow it with config "${ALLOW_ROLES_KEY}"${
-          flag ? ` or ${flag}` : ""
-        })`,
-      );
+      throw errorAt(ctx, out, "unknown_role", unknownRoleMessage(out.role, ctx.opts.allowRoleFlag));
     }
     return out;
   });
+}
+
+/**
+ * The unknown role's message: the near roles first (a typo like `sytem:`
+ * wants `system:`, not an allow-list entry; R128-5), then how to allow it.
+ * Ruby raises the same error; only the text differs.
+ */
+function unknownRoleMessage(role: string, flag: string | undefined): string {
+  const near = nearRoles(role);
+  const allow = `(allow it with config "${ALLOW_ROLES_KEY}"${flag ? ` or ${flag}` : ""})`;
+  return near.length > 0
+    ? `Unknown role "${role}": did you mean ${
+      near.map((n) => `"${n}"`).join(" or ")
+    }? Not a chat role ${allow}`
+    : `Unknown role "${role}": not a chat role ${allow}`;
+}
+
+/**
+ * The chat roles a mistyped `role` may mean: of {@link nearNames}, the nearest
+ * only, and at most a third of its length away (at least one edit). The
+ * catalogue is many short words and a log line's `make:` or a `todo:` is no
+ * typo: `sytem` is 1 from `system` but 2 from `step`, `make` 2 from `image`.
+ */
+function nearRoles(role: string): string[] {
+  const dist = (n: string) => editDistance(role.toLowerCase(), n);
+  const limit = Math.max(1, Math.floor(role.length / 3));
+  const near = nearNames(role, [...CHAT_ROLES]).filter((n) => dist(n) <= limit);
+  return near.filter((n) => dist(n) === dist(near[0]!));
 }
