@@ -1,13 +1,14 @@
 /**
  * The one check of a `--jobs-dir` value, shared by the commands that take
  * it: a path that is not a directory is an error naming it (exit 1, as a
- * missing chat or job is), never a store that silently holds nothing.
+ * missing chat or job is), never a store that silently holds nothing; and
+ * the refusal of a second one where a command uses one directory.
  *
  * @module
  */
 import { existsSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
-import { ScoutError } from "../errors.ts";
+import { ScoutError, usageError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
 
 /**
@@ -56,6 +57,33 @@ export function checkJobsDir(given: string, cwd: string, o: { create?: boolean }
     `Cannot use --jobs-dir "${given}": no such directory`,
     { file: given },
   );
+}
+
+/**
+ * Commander's parser of a `--jobs-dir` that takes one directory (where
+ * `workflow task` and `workflow mcp` store jobs, what `system clean`
+ * cleans): a second one is a usage error (exit 2), not the first one
+ * silently dropped (R128-8). Commands that search several (`workflow info`,
+ * `workflow list`, `llm prov`) collect them instead.
+ *
+ * @param value the value given
+ * @param previous the value given before, if any
+ * @returns the value
+ * @throws ScoutError `usage` when one was given before
+ *
+ * @example
+ * ```ts
+ * import { oneJobsDir } from "./jobs_dir.ts";
+ * oneJobsDir("var/jobs", undefined); // "var/jobs"
+ * ```
+ */
+export function oneJobsDir(value: string, previous: string | undefined): string {
+  if (previous !== undefined) {
+    throw usageError(
+      `--jobs-dir given twice ("${previous}", then "${value}"): this command uses one jobs directory`,
+    );
+  }
+  return value;
 }
 
 /** The nearest ancestor of a missing path that exists (null: none, or the root). */

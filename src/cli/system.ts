@@ -9,6 +9,7 @@ import type { Command } from "@commander-js/extra-typings";
 import { usageError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import { runSystemClean } from "./system_clean.ts";
+import { oneJobsDir } from "./jobs_dir.ts";
 
 const CLEAN_HELP = `
 Removes, from the jobs of WORKFLOW (a name, a comma list, or 'all') and TASK:
@@ -68,7 +69,11 @@ function registerSystemClean(system: Command, ctx: CliContext): void {
     .option("-o, --older <age>", "also remove done jobs unused for longer than AGE (e.g. 30d)")
     .addOption(new Option("--older-than <age>", "same as --older").hideHelp())
     .option("--keep <chat>", "keep the jobs this chat's provenance reaches (repeatable)", collect)
-    .option("--jobs-dir <dir>", "clean this jobs directory only (default: the search roots)")
+    .option(
+      "--jobs-dir <dir>",
+      "clean this jobs directory only (default: the search roots)",
+      oneJobsDir,
+    )
     .option("--dry-run", "list what would be removed; remove nothing")
     .option("--json", "print {version, removed, kept, failed, locks, bytes}")
     // Scout's, named to say why not (its --all and --quick change nothing here)

@@ -43,6 +43,7 @@ import type { DeployOptions } from "./workflow_task_options.ts";
 import type { HelpOption } from "./workflow_help.ts";
 import { BATCH_DIR_HELP, registerWorkflowBatch } from "./workflow_batch.ts";
 import { JOBS_DIR_HELP } from "./workflow_common.ts";
+import { oneJobsDir } from "./jobs_dir.ts";
 import { registerWorkflowMcp } from "./workflow_mcp.ts";
 import { END_OF_OPTIONS, markEndOfOptions, splitAtEnd } from "./workflow_task_escape.ts";
 
@@ -182,7 +183,7 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
     .option("--clean", "remove this job's result, info and files first")
     .option("--recompute", "clean this job and all its dependencies first")
     .option("--print-path", "print the job path instead of the result")
-    .option("--jobs-dir <dir>", JOBS_DIR_HELP)
+    .option("--jobs-dir <dir>", JOBS_DIR_HELP, oneJobsDir)
     .option(
       "--json",
       "print {version, path, shortPath, status, result} (failed: status error, error, jobStatus, failed)",
@@ -334,13 +335,17 @@ function registerWorkflowList(wf: Command, ctx: CliContext): void {
   wf.command("list")
     .description("list workflows and their tasks; with WORKFLOW, its tasks and jobs")
     .argument("[workflow]", "workflow name or path, or a directory of workflows")
-    .option("--jobs-dir <dir>", "jobs directory")
+    .option(
+      "--jobs-dir <dir>",
+      "jobs directory to list WORKFLOW's jobs from (repeatable; searched in order)",
+      collect,
+    )
     .option("--json", "print JSON (its shape: below)")
     .addHelpText("after", LIST_HELP)
     .action(async (workflow, o) => {
       ctx.exitCode = await runWorkflowList({
         ...(workflow !== undefined ? { workflow } : {}),
-        ...(o.jobsDir !== undefined ? { jobsDir: o.jobsDir } : {}),
+        ...(o.jobsDir !== undefined ? { jobsDirs: o.jobsDir } : {}),
         json: Boolean(o.json),
       }, ctx.io);
     });

@@ -25,6 +25,8 @@ import {
 export interface WorkflowListOptions extends WorkflowCommonOptions {
   /** Workflow name or path (list its tasks and jobs). */
   workflow?: string;
+  /** `--jobs-dir`, repeatable: jobs directories searched in order (after `jobsDir`). */
+  jobsDirs?: string[];
 }
 
 /**
@@ -81,10 +83,18 @@ interface TaskRow {
 async function listTasks(workflow: string, opts: WorkflowListOptions, io: Io): Promise<number> {
   const lib = await wfLib();
   const wf = await loadWorkflowArgument(workflow, io);
-  const store = lib.storeFor(wf, storeOptions(opts, io, "read"));
+  // each --jobs-dir checked and listed, in order, as `workflow info` searches them (R128-8)
+  const given = [...(opts.jobsDir !== undefined ? [opts.jobsDir] : []), ...opts.jobsDirs ?? []];
+  const roots = given.length > 0
+    ? [
+      ...new Set(
+        given.flatMap((d) => lib.storeFor(wf, storeOptions({ jobsDir: d }, io, "read")).roots),
+      ),
+    ]
+    : lib.storeFor(wf, storeOptions(opts, io, "read")).roots;
   const tasks: TaskRow[] = [];
   for (const t of Object.values(wf.tasks)) {
-    const paths = new Set(store.roots.flatMap((root) => lib.jobsIn(join(root, wf.name, t.name))));
+    const paths = new Set(roots.flatMap((root) => lib.jobsIn(join(root, wf.name, t.name))));
     const jobs: JobRow[] = [];
     for (const path of [...paths].sort()) {
       const s = await lib.jobState(path);

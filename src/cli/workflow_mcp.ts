@@ -14,6 +14,7 @@ import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { JOBS_DIR_HELP, loadWorkflowArgument, storeOptions, wfLib } from "./workflow_common.ts";
+import { oneJobsDir } from "./jobs_dir.ts";
 import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 
 /** Options of `workflow mcp`. */
@@ -118,7 +119,7 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
     .argument("[tasks...]", "tasks to serve (default: the exported tasks, else all)")
     .option("--http <port>", "serve Streamable HTTP on this port (0 = any free port)", port)
     .option("--host <address>", "bind address for --http", "127.0.0.1")
-    .option("--jobs-dir <dir>", JOBS_DIR_HELP)
+    .option("--jobs-dir <dir>", JOBS_DIR_HELP, oneJobsDir)
     .option("--json", "with --http: print {version, url} on stdout once listening")
     .addHelpText(
       "after",
