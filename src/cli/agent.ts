@@ -8,6 +8,7 @@
 import type { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { withInterrupt } from "./ask_interrupt.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { ASK_ENV_HELP, type AskFlags, askFlags, askOptionsOf } from "./llm_ask.ts";
 
 const ASK_HELP = `
@@ -27,7 +28,7 @@ ${ASK_ENV_HELP}
 SCOUT_AGENT_PATH adds search roots (see 'agent find --help'); ASK_AGENTS, SCOUT_MAX_AGENT_DEPTH
 and SCOUT_MAX_AGENT_CALLS bound delegation (3 specialists at once, 8 levels, 200 asks in all).
 
-Examples (the agents of fixtures/agents/; SCOUT_AGENT_PATH adds a search root):
+${FIXTURE_EXAMPLES}
   git diff | SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Critic "Review this diff: ..."
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner -e nano -m gpt-4.1-mini "Plan the week"
   scout-ai agent ask ./fixtures/agents/Agent/Planner -c plan.chat -o plan.chat "And Friday?"
@@ -40,7 +41,7 @@ var/Agent/<Name>, chats/Agent/<Name>, chats/<Name> (Ruby's order: one ~/.scout s
 A path (./Dir, /abs/Dir, ~/Dir) must be a directory holding start_chat, workflow.ts, agent.ts,
 knowledge_base/ or a Ruby agent's files; a directory that cannot be read is an error.
 
-Examples:
+${FIXTURE_EXAMPLES}
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent find Planner
   ls "$(SCOUT_AGENT_PATH=fixtures/agents scout-ai agent find Planner)"`;
 
@@ -48,7 +49,7 @@ const KB_HELP = `
 The agent is found like 'agent find NAME'; its knowledge_base/ is created by 'register'.
 See 'scout-ai kb --help' for the commands ('agent kb NAME query --help' for one of them).
 
-Examples:
+${FIXTURE_EXAMPLES}
   SCOUT_AGENT_PATH=fixtures/kb/agents scout-ai agent kb Genealogist list
   SCOUT_AGENT_PATH=fixtures/kb/agents scout-ai agent kb Genealogist query parents Ada`;
 
@@ -62,7 +63,7 @@ read) is listed where it was seen, marked '(error: …)'; a directory of agents 
 listed is a warning. --json prints {"version":1, "roots":[…], "agents":[{name, path, kind,
 root, files, dirs:[{path, files}], error?}]} (files: those of all dirs).
 
-Examples:
+${FIXTURE_EXAMPLES}
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list --json | jq -r '.agents[].name'`;
 
@@ -75,6 +76,10 @@ Examples:
 export function registerAgent(program: Command, ctx: CliContext): void {
   const agent = program.command("agent").description(
     "ask agents (Agent/<Name>/ directories: start_chat, workflow.ts, agent.ts) and find them",
+  ).addHelpText(
+    "after",
+    `\n${FIXTURE_EXAMPLES}\n  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list\n` +
+      '  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner --dry-run "Plan the week"',
   );
   registerAgentAsk(agent, ctx);
   registerAgentFind(agent, ctx);

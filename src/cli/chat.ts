@@ -17,6 +17,7 @@ import { warnLossy } from "./lossy_text.ts";
 import { warnConflict } from "./chat_conflict.ts";
 import { listing, messagesJson } from "./listing.ts";
 import { registerChatCompile } from "./chat_compile.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 
 /** Options of `chat parse`. */
 export interface ChatParseOptions {
@@ -116,6 +117,11 @@ export function messagesFromJson(text: string, name: string): Chat {
 export function registerChat(program: Command, ctx: CliContext): void {
   const chat = program.command("chat").description(
     "inspect and convert .chat files (nothing is sent to a model)",
+  ).addHelpText(
+    "after",
+    `\n${FIXTURE_EXAMPLES}\n  scout-ai chat parse fixtures/chats/basic.chat\n` +
+      "  scout-ai chat compile fixtures/compile/session.chat --chat\n" +
+      "  scout-ai chat prompt fixtures/compile/agent_run.chat -q",
   );
   chat.command("parse")
     .description("parse a chat file into messages (raw: nothing is compiled or run)")
@@ -128,7 +134,7 @@ export function registerChat(program: Command, ctx: CliContext): void {
         "starting with a header gets an empty first message (index 0), as in the Ruby original.\n" +
         "Invalid UTF-8 is replaced by U+FFFD with a warning on stderr.\n\n" +
         'JSON shape (--json): [{"role": string, "content": string}, …], one message per line.\n\n' +
-        "Examples:\n  scout-ai chat parse fixtures/chats/basic.chat\n" +
+        `${FIXTURE_EXAMPLES}\n  scout-ai chat parse fixtures/chats/basic.chat\n` +
         "  cat fixtures/chats/basic.chat | scout-ai chat parse --json",
     )
     .action(async (file, o) => {
@@ -139,7 +145,8 @@ export function registerChat(program: Command, ctx: CliContext): void {
     .argument("[file]", "JSON file, or - for stdin (default: stdin when piped)")
     .addHelpText(
       "after",
-      "\nExamples:\n  scout-ai chat print fixtures/chats/structured.messages.json > session.chat\n" +
+      `\n${FIXTURE_EXAMPLES}\n` +
+        "  scout-ai chat print fixtures/chats/structured.messages.json > session.chat\n" +
         "  scout-ai chat parse fixtures/chats/tool_calls.chat --json \\\n" +
         "    | jq 'map(select(.role != \"meta\"))' | scout-ai chat print",
     )

@@ -20,6 +20,7 @@ import { listing, messageRecords, messagesJson } from "./listing.ts";
 import { warningFileReader, warnLossy } from "./lossy_text.ts";
 import { warnConflict } from "./chat_conflict.ts";
 import { commandLineError, isScoutError } from "../errors.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 
 /** Options of `chat compile`. */
 export interface ChatCompileOptions {
@@ -221,7 +222,7 @@ export function registerChatCompile(chat: Command, ctx: CliContext): void {
         "the chat file, then in the working directory, ./chats and $SCOUT_HOME/chats; from stdin\n" +
         "they resolve against the working directory. Unknown roles (todo:, http:) are errors;\n" +
         "allow them with --allow-role or the config entry 'allow_roles <list> chat'.\n\n" +
-        "Examples:\n  scout-ai chat compile fixtures/compile/session.chat\n" +
+        `${FIXTURE_EXAMPLES}\n  scout-ai chat compile fixtures/compile/session.chat\n` +
         "  scout-ai chat compile fixtures/compile/session.chat --chat > flat.chat\n" +
         "  scout-ai chat compile fixtures/compile/session.chat --json | jq 'map(.role)'",
     )
@@ -254,7 +255,7 @@ export function registerChatCompile(chat: Command, ctx: CliContext): void {
         "chat's side effects, as chat compile does: config: lines, allow_path:, and its\n" +
         "task:/exec_task: lines (workflow code, from the chat's workflows/ folder too).\n" +
         "stderr gets a summary: messages kept, truncated, dropped, added; characters before/after.\n\n" +
-        "Examples:\n  scout-ai chat prompt fixtures/compile/agent_run.chat\n" +
+        `${FIXTURE_EXAMPLES}\n  scout-ai chat prompt fixtures/compile/agent_run.chat\n` +
         "  scout-ai chat prompt fixtures/compile/agent_run.chat -s shorten_tools --json | jq .summary\n" +
         "  EPOCH_TOOL_CALL_THRESHOLD=20 scout-ai chat prompt fixtures/compile/agent_run.chat -q",
     )

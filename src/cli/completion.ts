@@ -10,6 +10,7 @@ import { type Command, Option } from "@commander-js/extra-typings";
 import { usageError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 
 /** The shells a script can be printed for. */
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -158,15 +159,16 @@ export function registerCompletion(program: Command, ctx: CliContext): void {
         "word starting with - completes to the task's inputs (--eggs…) as well as the\n" +
         "options. --list prints the names TAB offers, for scripts of your own (nothing,\n" +
         "exit 0, for a workflow or task that does not load).\n\n" +
-        "Examples (install for bash, loaded on demand by bash-completion, or fish; list names):\n" +
+        `${FIXTURE_EXAMPLES}\n` +
         "  mkdir -p ~/.local/share/bash-completion/completions\n" +
         "  scout-ai completion bash > ~/.local/share/bash-completion/completions/scout-ai\n" +
         "  mkdir -p ~/.config/fish/completions\n" +
         "  scout-ai completion fish > ~/.config/fish/completions/scout-ai.fish\n" +
         "  scout-ai completion --list tasks fixtures/workflows/Baking\n" +
         "  scout-ai completion --list inputs fixtures/workflows/Baking cake\n\n" +
-        "Or put 'source <(scout-ai completion bash)' in ~/.bashrc; for zsh put\n" +
-        "'source <(scout-ai completion zsh)' in ~/.zshrc.",
+        "They install the script for bash (bash-completion loads it on demand) or fish,\n" +
+        "and list names. Or put 'source <(scout-ai completion bash)' in ~/.bashrc; for zsh\n" +
+        "put 'source <(scout-ai completion zsh)' in ~/.zshrc.",
     )
     .action(async (shell, workflow, task, opts) => {
       if (opts.list !== undefined) {

@@ -178,6 +178,10 @@ export function registerConfig(program: Command, ctx: CliContext): void {
   const config = program.command("config").description(
     "read ./etc/config and $SCOUT_HOME/etc/config, write the latter (key value [scope…]); " +
       "list endpoints",
+  ).addHelpText(
+    "after",
+    "\nExamples:\n  scout-ai config set endpoint nano ask && scout-ai config get endpoint ask\n" +
+      "  scout-ai config list\n  scout-ai config unset endpoint ask",
   );
   config.command("get")
     .description("print the value of KEY for the given scopes (secrets are never printed)")
@@ -201,6 +205,11 @@ export function registerConfig(program: Command, ctx: CliContext): void {
       "--json",
       'print {"version":1, "file" (written by set), "files" (read, highest priority first), ' +
         '"entries":[{key,value,scopes,source}], "endpoints":[…]}',
+    )
+    .addHelpText(
+      "after",
+      "\nExamples:\n  scout-ai config list\n" +
+        "  scout-ai config list --json | jq -r '.entries[] | .key + \" \" + .value'",
     )
     .action(async (o) => {
       ctx.exitCode = await runConfigList({ json: o.json }, ctx.io);

@@ -288,6 +288,10 @@ export function registerConfigSet(config: Command, ctx: CliContext): void {
     .description("remove the entry of KEY with exactly these scopes")
     .argument("<key>", "config key")
     .argument("[scopes...]", "scope tokens of the entry")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  scout-ai config set endpoint nano ask && scout-ai config unset endpoint ask",
+    )
     .action((key, scopes) => {
       ctx.exitCode = runConfigSet({ key, scopes }, ctx.io);
     });

@@ -8,13 +8,14 @@
 import { Command, Help } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { paint, USAGE_HINT } from "./io.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 
 const REGISTER_HELP = `
 The header is checked now; the index is built on the first query, next to the knowledge base
 (.scout-ai-index/), and rebuilt when the TSV file changes. Fields match Scout's loose names
 ("Parent" finds "Parent (Alias)"). Prints NAME, SOURCE -> TARGET and the fields.
 
-Examples:
+${FIXTURE_EXAMPLES}
   scout-ai kb register my_kb parents fixtures/kb/family/parents --description "Who is whose parent"
   scout-ai kb register my_kb siblings fixtures/kb/family/siblings --undirected`;
 
@@ -25,7 +26,7 @@ index a query would (exit 1). --json prints
 {"version":1, "knowledge_base", "databases":[{name, file, source, target, fields, undirected,
 description, error}]}.
 
-Examples:
+${FIXTURE_EXAMPLES}
   scout-ai kb list fixtures/kb/family
   scout-ai kb list fixtures/kb/family --json | jq -r '.databases[].name'`;
 
@@ -35,7 +36,7 @@ and the field values, tab-separated. --reverse prints keys target~source, as the
 them. --json prints {"version":1, "database", "reverse", "fields", "associations":[{key, source,
 target, values}]}. No association is not an error (exit 0, nothing printed).
 
-Examples:
+${FIXTURE_EXAMPLES}
   scout-ai kb query fixtures/kb/family parents Ada Eva
   scout-ai kb query fixtures/kb/family parents Bruno --reverse
   scout-ai kb query fixtures/kb/family siblings Dani --json | jq -r '.associations[].target'`;
@@ -80,6 +81,13 @@ export function registerKb(program: Command, ctx: CliContext, fixedDir?: string)
         return Help.prototype.subcommandTerm.call(this, c).replace(" [options]", "");
       },
     });
+  if (fixedDir === undefined) {
+    kb.addHelpText(
+      "after",
+      `\n${FIXTURE_EXAMPLES}\n  scout-ai kb list fixtures/kb/family\n` +
+        "  scout-ai kb query fixtures/kb/family parents Ada Eva",
+    );
+  }
   const dir = kbDir(fixedDir);
   registerKbRegister(kb, ctx, dir);
   registerKbList(kb, ctx, dir);

@@ -7,6 +7,7 @@
  */
 import type { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { registerLlmProv } from "./llm_prov_command.ts";
 import { registerLlmAsk } from "./llm_ask.ts";
 import { registerLlmProcess } from "./llm_process.ts";
@@ -23,6 +24,12 @@ import { registerLlmTemplate } from "./llm_template.ts";
 export function registerLlm(program: Command, ctx: CliContext): void {
   const llm = program.command("llm").description(
     "ask models, explain how results were produced, clean the inference cache",
+  ).addHelpText(
+    "after",
+    `\n${FIXTURE_EXAMPLES}\n  scout-ai llm ask "What is the capital of France?"\n` +
+      '  scout-ai llm json "List three primes as {\\"primes\\": [<numbers>]}"\n' +
+      "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
+      "    --jobs-dir fixtures/provenance/example/jobs",
   );
   registerLlmProv(llm, ctx);
   registerLlmAsk(llm, ctx);

@@ -11,6 +11,7 @@ import { ALLOW_ROLE_HELP, collectRoles } from "./allow_role.ts";
 import { withInterrupt } from "./ask_interrupt.ts";
 import type { CliContext } from "./context.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -268,7 +269,7 @@ ${ASK_ENV_HELP}
 
 Also accepted (Scout's spellings): -d, --dry_run for --dry-run; -l LEVEL for --log LEVEL.
 
-Examples:
+${FIXTURE_EXAMPLES}
   scout-ai llm ask "What is the capital of France?"
   git diff | scout-ai llm ask "Write a commit message for this diff: ..."
   scout-ai llm ask -c fixtures/chats/basic.chat -o session.chat "And the population?"
@@ -282,7 +283,7 @@ is parsed (a \`\`\`json fence is unwrapped) and printed as indented JSON. A repl
 JSON is an error (exit 1). --json prints the llm ask object (see llm ask --help) plus
 "value", the parsed reply.
 
-Examples:
+${FIXTURE_EXAMPLES}
   scout-ai llm json -s fixtures/llm/person.schema.json "Invent a person"
   scout-ai llm json "List three primes as {\\"primes\\": [<numbers>]}" | jq .primes`;
 

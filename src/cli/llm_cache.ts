@@ -147,6 +147,10 @@ Examples:
 export function registerLlmCache(llm: Command, ctx: CliContext): void {
   const cache = llm.command("cache").description(
     "look after the inference cache ($SCOUT_HOME/var/cache/ask)",
+  ).addHelpText(
+    "after",
+    "\nExamples:\n  scout-ai llm cache clean --older 90d --dry-run   # list what would go\n" +
+      "  scout-ai llm cache clean                         # dead processes' leftovers",
   );
   cache.command("clean")
     .description("remove entries unused for --older AGE and dead processes' leftovers")

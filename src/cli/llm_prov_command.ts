@@ -7,6 +7,7 @@
 import type { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { MISSING_ROOT_TEXT, runLlmProv } from "./llm_prov.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 
 /** Commander's message for a missing ROOT (replaced by {@link MISSING_ROOT_TEXT}). */
 const MISSING_ROOT = "missing required argument 'root'";
@@ -35,7 +36,7 @@ const PROV_HELP =
   "endpoint or job; records written before model=/endpoint= were kept go in 'unknown'. With\n" +
   "$SCOUT_HOME/etc/prices.yaml (dollars per million tokens per model: input, cached_input,\n" +
   "cache_write, output, reasoning) a cost column is added; cached tokens are priced apart.\n\n" +
-  "Examples:\n" +
+  `${FIXTURE_EXAMPLES}\n` +
   "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
   "    --jobs-dir fixtures/provenance/example/jobs\n" +
   "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +

@@ -24,6 +24,8 @@ import type { Io } from "./io.ts";
 import { paint, USAGE_HINT, warnSink } from "./io.ts";
 import { denoHint } from "./deno_hint.ts";
 import { jsonErrorLine, watchedSink } from "./json_error.ts";
+import { helpArgs } from "./help_path.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { registerChat } from "./chat.ts";
 import { registerWorkflow } from "./workflow.ts";
 import { registerLlm } from "./llm.ts";
@@ -36,7 +38,7 @@ import { registerSystem } from "./system.ts";
 import { registerCompletion } from "./completion.ts";
 
 const ROOT_HELP = "\nAlso accepted: --nocolor (Scout's spelling of --no-color).\n" +
-  "\nExamples (from the repository root; they use its fixtures/):\n" +
+  `\n${FIXTURE_EXAMPLES}\n` +
   "  scout-ai chat parse fixtures/chats/basic.chat --json | jq '.[].role'\n" +
   "  scout-ai chat prompt fixtures/compile/agent_run.chat     # what the model would see\n" +
   "  scout-ai llm ask -c fixtures/chats/basic.chat -o session.chat 'and then?'\n" +
@@ -174,7 +176,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   try {
     rejectRubyMultiLetterFlags(argv);
-    await program.parseAsync(argv, { from: "user" });
+    await program.parseAsync(helpArgs(program, argv), { from: "user" });
     return ctx.exitCode;
   } catch (e) {
     return reportError(e, ctx);

@@ -10,6 +10,7 @@ import { usageError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import { runSystemClean } from "./system_clean.ts";
 import { oneJobsDir } from "./jobs_dir.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 
 const CLEAN_HELP = `
 Removes, from the jobs of WORKFLOW (a name, a comma list, or 'all') and TASK:
@@ -41,7 +42,7 @@ Scout). Exit 0, 1 when a job could not be removed, 2 on a usage error (a bad
 AGE; a WORKFLOW or TASK with no jobs in the store that names no workflow or
 task scout-ai can find — a known one with no jobs yet: "0 jobs").
 
-Examples:
+${FIXTURE_EXAMPLES}
   scout-ai system clean Baking --dry-run    # the failed and dead jobs of Baking
   scout-ai system clean all --older 90d --dry-run
   scout-ai system clean Baking whisk --older 30d
@@ -111,6 +112,10 @@ function registerSystemClean(system: Command, ctx: CliContext): void {
 export function registerSystem(program: Command, ctx: CliContext): void {
   const system = program.command("system").description(
     "look after a shared store: clean old, failed and dead jobs and stale locks",
+  ).addHelpText(
+    "after",
+    "\nExamples:\n  scout-ai system clean all --older 90d --dry-run\n" +
+      "  scout-ai system clean                     # stale locks only",
   );
   registerSystemClean(system, ctx);
 }

@@ -44,6 +44,7 @@ import type { HelpOption } from "./workflow_help.ts";
 import { BATCH_DIR_HELP, registerWorkflowBatch } from "./workflow_batch.ts";
 import { JOBS_DIR_HELP } from "./workflow_common.ts";
 import { oneJobsDir } from "./jobs_dir.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { registerWorkflowMcp } from "./workflow_mcp.ts";
 import { END_OF_OPTIONS, markEndOfOptions, splitAtEnd } from "./workflow_task_escape.ts";
 
@@ -111,7 +112,7 @@ const TASK_HELP = "\nWORKFLOW is a name found in ./workflows/<Name>/workflow.ts 
   'options. After "--" every --<input> is an input, never an option: there go\n' +
   "inputs named like an option (--json, --clean…). --cpus goes with --deploy local.\n" +
   "Variables that change a run (SCOUT_JOBS_DIR…): see the README's Environment.\n\n" +
-  "Examples:\n" +
+  `${FIXTURE_EXAMPLES}\n` +
   "  scout-ai workflow task fixtures/workflows/Baking      # its tasks\n" +
   "  scout-ai workflow task fixtures/workflows/Baking cake --eggs 3\n" +
   "  scout-ai workflow task fixtures/workflows/Baking whisk --help\n" +
@@ -128,7 +129,7 @@ const INFO_HELP =
   "--jobs-dir may be given more than once: the directories are searched in order.\n" +
   "A job whose info says it is in progress but whose process (pid on this host) is\n" +
   "gone shows as stale; a pid on another host cannot be checked (running: null).\n\n" +
-  "Examples:\n" +
+  `${FIXTURE_EXAMPLES}\n` +
   "  scout-ai workflow info fixtures/scout-jobs/var/jobs/Baking/bake/Default  # by Scout\n" +
   "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --print-path\n" +
   "  scout-ai workflow info Baking/batter/Default_21384e3c   # the job above, by a prefix of its name\n" +
@@ -140,7 +141,7 @@ const LIST_HELP =
   "the built-in ones (ChatAnalyst), marked (built-in); a workflow of yours named like\n" +
   "one of them is the one listed (and run). A directory that holds <Name>/workflow.ts\n" +
   "directories lists those workflows.\n\n" +
-  "Examples:\n  scout-ai workflow list\n  scout-ai workflow list fixtures/workflows\n" +
+  `${FIXTURE_EXAMPLES}\n  scout-ai workflow list\n  scout-ai workflow list fixtures/workflows\n` +
   "  scout-ai workflow list fixtures/workflows/Baking   # its tasks and their jobs\n\n" +
   "--json: {version: 1, workflows: [{name, file, builtin, tasks: [names], error?}]} (a built-in\n" +
   "workflow: builtin true, file null); with WORKFLOW,\n" +

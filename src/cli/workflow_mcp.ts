@@ -15,6 +15,7 @@ import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { JOBS_DIR_HELP, loadWorkflowArgument, storeOptions, wfLib } from "./workflow_common.ts";
 import { oneJobsDir } from "./jobs_dir.ts";
+import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 
 /** Options of `workflow mcp`. */
@@ -144,7 +145,7 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
         "your rights: serve only tasks whose inputs any client may choose. Tools are\n" +
         "annotated read-only, non-destructive, idempotent and closed-world. In a chat:\n" +
         "  mcp: stdio 'scout-ai workflow mcp Baking'\n\n" +
-        "Examples:\n" +
+        `${FIXTURE_EXAMPLES}\n` +
         "  scout-ai workflow mcp fixtures/workflows/Baking < /dev/null\n" +
         "  scout-ai workflow mcp fixtures/workflows/Baking whisk cake --http 8808",
     )

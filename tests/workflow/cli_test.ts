@@ -90,7 +90,7 @@ Deno.test("workflow task --help lists inputs with types and defaults; no task li
   assert.match(g.stdout, /Usage: scout-ai workflow task WORKFLOW TASK/);
   assert.match(
     g.stdout,
-    /Examples:\n {2}scout-ai workflow task fixtures\/workflows\/Baking +# its tasks\n {2}scout-ai workflow task fixtures\/workflows\/Baking cake/,
+    /Examples[^\n]*:\n {2}scout-ai workflow task fixtures\/workflows\/Baking +# its tasks\n {2}scout-ai workflow task fixtures\/workflows\/Baking cake/,
   );
   const group = await runMain(["workflow", "--help"], { cwd: d.path, env: env(d.path) });
   assert.equal(group.code, 0);
