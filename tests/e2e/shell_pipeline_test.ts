@@ -192,7 +192,13 @@ Deno.test("R81-8: llm prov on a root chat it cannot read fails with exit 1, nami
        ${prefix} llm prov unread.chat --json; echo "json=$?"
        scout llm prov sock.chat; echo "socket=$?"`,
     );
-    assert.equal(r.stdout, "tree=1\njson=1\nsocket=1\n", `${runner}: ${r.stderr}`);
+    // --json prints its error document on stdout too (R128-6)
+    const doc = JSON.stringify({
+      version: 1,
+      status: "error",
+      error: 'Permission denied: "unread.chat"',
+    });
+    assert.equal(r.stdout, `tree=1\n${doc}\njson=1\nsocket=1\n`, `${runner}: ${r.stderr}`);
     assert.equal(
       r.stderr,
       'scout-ai: Permission denied: "unread.chat"\n'.repeat(2) +
