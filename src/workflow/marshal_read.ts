@@ -25,8 +25,12 @@ export interface RubyObject {
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 
-/** One read: the bytes, where it is, the symbols and objects met so far. */
+/** How deep a dump may nest: a job's info nests a few levels. */
+const MAX_DEPTH = 1000;
+
+/** One read: the bytes, where it is, how deep, the symbols and objects met so far. */
 class Reader {
+  depth = 0;
   at = 0;
   readonly symbols: string[] = [];
   readonly objects: unknown[] = [];
@@ -100,7 +104,22 @@ class Reader {
     return v;
   }
 
+  /**
+   * The next value. Nested no deeper than {@link MAX_DEPTH} (R129-1: a dump
+   * of 200,000 nested arrays, planted in a shared store, overflowed the stack
+   * and stopped every clean instead of reading as an unreadable info).
+   */
   value(): unknown {
+    if (this.depth >= MAX_DEPTH) this.fail("nests too deeply");
+    this.depth++;
+    try {
+      return this.item();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  item(): unknown {
     const t = this.byte();
     switch (t) {
       case 0x30: // '0'

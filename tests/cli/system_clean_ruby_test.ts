@@ -106,3 +106,19 @@ Deno.test("system clean: a job that stays whose .info cannot be read keeps the d
     1,
   );
 });
+
+Deno.test("system clean: a Marshal .info nested 200,000 deep is an unreadable info, not a stopped clean (R129-1)", async () => {
+  await using d = await tempDir();
+  const deep = new Uint8Array(2 + 2 * 200_000 + 1);
+  deep.set([4, 8]);
+  for (let i = 2; i < deep.length - 1; i += 2) deep.set([0x5b, 0x06], i); // `[` of one item
+  deep[deep.length - 1] = 0x30; // nil
+  putJob(d.path, "Wf/t/Deep", deep, null);
+  const failed = putJob(d.path, "Wf/t/Failed", JSON.stringify({ status: "error" }), null);
+  ageJob(failed, 2);
+  const r = await runScout(["system", "clean", "Wf", "--json"], storeOpts(d.path));
+  assert.equal(r.code, 0, r.stdout + r.stderr); // before: "Maximum call stack size exceeded", exit 1
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out.removed.map((x: { shortPath: string }) => x.shortPath), ["Wf/t/Failed"]);
+  assert.equal(present(failed), false);
+});
