@@ -20,7 +20,7 @@
  * @module
  */
 import { lstatSync, readdirSync, rmdirSync, type Stats, unlinkSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 
 /** Checks the working directory is `real` (reached through no link); throws when it is not. */
@@ -53,7 +53,23 @@ export function inRealDir<T>(realDir: string, fn: () => T): T {
     check(realDir);
     return fn();
   } finally {
-    process.chdir(back);
+    restoreCwd(back);
+  }
+}
+
+/**
+ * Goes back to `dir`, or — when the clean removed it (the user ran it from
+ * inside a job's files, R129-3) — to its nearest ancestor still there: a
+ * removal that succeeded is not reported failed for the directory it left.
+ */
+function restoreCwd(dir: string): void {
+  for (let d = dir;; d = dirname(d)) {
+    try {
+      process.chdir(d);
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT" || d === dirname(d)) throw e;
+    }
   }
 }
 

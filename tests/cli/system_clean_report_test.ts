@@ -6,9 +6,9 @@
  * newline in it printed a forged second line).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runMain, tempDir } from "../support/cli.ts";
+import { runMain, runScout, tempDir } from "../support/cli.ts";
 
 const DAYS_2 = new Date(Date.now() - 2 * 86_400_000);
 
@@ -49,4 +49,22 @@ Deno.test("system clean prints a job named with a newline on one line, escaped (
   assert.equal(lines.length, 2, r.stdout); // the job's line and the summary
   assert.match(lines[0]!, /would remove \S+\/Wf\/t\/evil\\nname \(done, .*\\nremoved thesis/);
   assert.doesNotMatch(r.stdout, /^removed thesis/m);
+});
+
+Deno.test("system clean run from inside a job it removes reports it removed, exit 0 (R129-3)", async () => {
+  await using d = await tempDir();
+  const task = join(d.path, "scout", "var", "jobs", "Wf", "t");
+  const inside = join(task, "failed.files", "sub");
+  mkdirSync(inside, { recursive: true });
+  writeFileSync(join(task, "failed.info"), '{"status":"error"}');
+  for (const p of [inside, join(task, "failed.files"), join(task, "failed.info")]) {
+    utimesSync(p, DAYS_2, DAYS_2);
+  }
+  const r = await runScout(["system", "clean", "Wf"], { // a process whose cwd is inside
+    cwd: inside,
+    env: { SCOUT_HOME: join(d.path, "scout"), HOME: d.path, NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stdout + r.stderr); // before: "1 not removable", exit 1 (chdir back failed)
+  assert.match(r.stdout, /^1 job removed/m);
+  assert.equal(existsSync(join(task, "failed.files")), false);
 });
