@@ -63,7 +63,8 @@ function helpPath(from: CommandUnknownOpts, rest: readonly string[]): string[] {
     path.push(rest[k]!);
     cmd = sub;
   }
-  return [...path, ...rest.slice(k), "--help"];
+  // `--help` before what follows the path: after a `--` it would be an operand (R129-6)
+  return [...path, "--help", ...rest.slice(k)];
 }
 
 function subcommand(cmd: CommandUnknownOpts, name: string): CommandUnknownOpts | undefined {

@@ -43,6 +43,10 @@ Deno.test("R128-9: help takes the whole command path; an unknown name is refused
   const root = await runScout(["help"], { env });
   assert.equal(root.code, 0);
   assert.match(root.stdout, /^Usage: scout-ai \[options\] \[command\]/);
+  // after `--` a name is an operand: the help of the path before it (R129-6: "unknown command '--help'")
+  const dashes = await runScout(["help", "--", "llm"], { env });
+  assert.equal(dashes.code, 0, dashes.stderr);
+  assert.equal(dashes.stdout, root.stdout);
 });
 
 /** Subcommand names of a help's "Commands:" section (without `help`). */
