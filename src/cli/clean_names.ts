@@ -5,9 +5,11 @@
  * directories. Known: a directory of the store (it has jobs), or a workflow
  * scout-ai can find as `workflow task` does (`workflows/<Name>/workflow.ts`,
  * a built-in, an agent's workflow) or a Ruby one (`workflows/<Name>/workflow.rb`),
- * and a task such a workflow defines: a script may clean a workflow that has
- * no jobs yet, and gets "0 jobs". [TS-FIX] Scout's `scout system clean` with
- * an unknown workflow prints nothing and exits 0.
+ * and a task a built-in workflow defines: a script may clean a workflow that
+ * has no jobs yet, and gets "0 jobs". A workflow file is found, never run
+ * (R129-2), so a TASK of one with no jobs in the store is warned about, not
+ * refused. [TS-FIX] Scout's `scout system clean` with an unknown workflow
+ * prints nothing and exits 0.
  *
  * @module
  */
@@ -15,7 +17,7 @@ import { join } from "node:path";
 import { isScoutError, usageError } from "../errors.ts";
 import { isFile } from "../util/fs.ts";
 import type { StoreJob } from "../workflow/store_scan.ts";
-import type { Io } from "./io.ts";
+import { type Io, warn } from "./io.ts";
 import { loader } from "./workflow_common.ts";
 
 /** The names asked for (null: `all`, or no TASK). */
@@ -62,10 +64,18 @@ export async function checkCleanNames(
   for (const task of names.tasks) {
     if (inStore.includes(task)) continue;
     const defined = await Promise.all(wfs.map(lookUp));
-    if (defined.some((d) => d === "any" || d?.includes(task))) continue;
+    if (defined.some((d) => Array.isArray(d) && d.includes(task))) continue;
     const near = [...inStore, ...defined.flatMap((d) => Array.isArray(d) ? d : [])];
     const of = names.workflows === null ? "" : ` of ${wfs.map((w) => `"${w}"`).join(", ")}`;
-    throw await unknown(`TASK "${task}"${of}`, task, near, "tasks");
+    const error = await unknown(`TASK "${task}"${of}`, task, near, "tasks");
+    if (!defined.includes("any")) throw error;
+    // a workflow file is not run to read its tasks: said, not refused
+    warn(
+      io,
+      `${
+        error.message.replace(/ and names nothing scout-ai can find/, "")
+      }; not checked against the workflow's file, which a clean does not run`,
+    );
   }
 }
 
@@ -81,15 +91,28 @@ async function unknown(what: string, name: string, known: string[], kind: string
   );
 }
 
-/** A workflow `workflow task` would find by this name, or a Ruby one; its tasks. */
+/**
+ * A workflow `workflow task` would find by this name, or a Ruby one, and its
+ * tasks — found by its files, never run (R129-2: a maintenance command,
+ * often run from cron on a shared store, imported a `workflow.ts` — code
+ * anyone may have written there — to check a name, and its output went into
+ * `--json`): a workflow file or an agent directory found answers `any` (its
+ * tasks cannot be told without running it); only a built-in workflow, the
+ * binary's own code, is loaded for its task names.
+ */
 async function findWorkflow(name: string, io: Io): Promise<Found> {
-  const { loadWorkflow, workflowDirs } = await loader();
+  const { findWorkflowFile, workflowDirs } = await loader();
   const opts = { cwd: io.cwd, env: io.env };
   if (workflowDirs(opts).some((d) => isFile(join(d, name, "workflow.rb")))) return "any";
   try {
-    return Object.keys((await loadWorkflow(name, opts)).tasks);
+    findWorkflowFile(name, opts);
+    return "any";
   } catch (e) {
-    if (isScoutError(e, "workflow_not_found") && e.workflow === name) return null;
-    return "any"; // found, but it fails to load: its tasks cannot be told
+    if (!isScoutError(e, "workflow_not_found")) return "any"; // there, but unreadable
   }
+  const { builtinWorkflowLoader } = await import("../workflow/builtins.ts");
+  const builtin = builtinWorkflowLoader(name);
+  if (builtin !== undefined) return Object.keys((await builtin()).tasks);
+  const { locateAgent } = await import("../config/agent_dirs.ts");
+  return locateAgent(name, opts) !== null ? "any" : null;
 }

@@ -6,7 +6,7 @@
  * workflow.rb) that has no jobs yet still cleans nothing, exit 0.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runScout, tempDir } from "../support/cli.ts";
 import { bakeStore, SLOW, storeOpts } from "../support/store_ages.ts";
@@ -48,7 +48,23 @@ Deno.test("system clean: a workflow or task found but without jobs cleans nothin
     assert.equal(r.code, 0, `${args}: ${r.stderr}`);
     assert.match(r.stdout, /^0 jobs removed \(0 B\), 0 kept$/m, args.join(" "));
   }
+  // a workflow file is found, never run (R129-2): a TASK of it without jobs is warned about
   const typo = await runScout(["system", "clean", "Slow", "nop", "--dry-run"], o);
-  assert.equal(typo.code, 2, typo.stdout + typo.stderr);
-  assert.match(typo.stderr, /TASK "nop" of "Slow" .*did you mean "nap"\?/);
+  assert.equal(typo.code, 0, typo.stdout + typo.stderr);
+  assert.match(typo.stderr, /warning: TASK "nop" of "Slow" has no jobs .*not checked against/);
+});
+
+Deno.test("system clean never runs a workflow.ts to check a name; its output stays out of --json (R129-2)", async () => {
+  await using d = await tempDir();
+  const marker = join(d.path, "ran");
+  mkdirSync(join(d.path, "workflows", "Evil"), { recursive: true });
+  writeFileSync(
+    join(d.path, "workflows", "Evil", "workflow.ts"),
+    `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\n` +
+      `console.log("EVIL STDOUT");\nthrow new Error("boom");\n`,
+  );
+  const r = await runScout(["system", "clean", "Evil", "--dry-run", "--json"], storeOpts(d.path));
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.equal(JSON.parse(r.stdout).removed.length, 0); // before: "EVIL STDOUT" ahead of the JSON
+  assert.equal(existsSync(marker), false, "the workflow file was run");
 });
