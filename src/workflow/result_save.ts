@@ -17,11 +17,12 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { ScoutError } from "../errors.ts";
 import { writeChunksAtomic, writeFileAtomicSync } from "../util/fs.ts";
 import type { Job, Task } from "./job_types.ts";
-import { serializeResult } from "./result.ts";
+import { deserializeResult, serializeResult } from "./result.ts";
 import { tmpPath } from "./store.ts";
 import { arrayElementType } from "./types.ts";
 
@@ -51,7 +52,11 @@ export async function saveResult(
     return;
   }
   const source = chunkSource(value);
-  if (source !== null) {
+  if (source !== null && parsedWhenLoaded(task.type)) {
+    const bytes = await collected(streamBytes(source, task, signal, job));
+    checkLoads(bytes, task);
+    writeFileAtomicSync(job.path, bytes);
+  } else if (source !== null) {
     await writeChunksAtomic(job.path, streamBytes(source, task, signal, job));
   } else {
     const bad = unsavablePart(value, task.type);
@@ -61,6 +66,37 @@ export async function saveResult(
     writeFileAtomicSync(job.path, serializeResult(value, task.type));
   }
   if (existsSync(tmpPath(job.path))) rmSync(tmpPath(job.path), { force: true, recursive: true });
+}
+
+/**
+ * Whether a result of `type` is parsed when it is loaded (JSON, or lines of
+ * JSON), so that a stream's text must parse before the job is done (R129-5:
+ * a `json` task streaming other text was done with a result no load could
+ * read, and stayed done).
+ */
+function parsedWhenLoaded(type: string): boolean {
+  return type === "json" || arrayElementType(type) === "json";
+}
+
+async function collected(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for await (const c of chunks) parts.push(c);
+  return Buffer.concat(parts);
+}
+
+/** Throws `unsavable_result` naming the task when `bytes` do not load as its type. */
+function checkLoads(bytes: Uint8Array, task: Task): void {
+  try {
+    deserializeResult(bytes, task.type);
+  } catch (e) {
+    throw new ScoutError(
+      "unsavable_result",
+      `Task "${task.workflow}/${task.name}" streamed text that is no "${task.type}" result: ${
+        (e as Error).message
+      }`,
+      { cause: e },
+    );
+  }
 }
 
 /** A stream's next chunk and its cancellation. */

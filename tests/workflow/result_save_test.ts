@@ -62,6 +62,8 @@ function streamsWorkflow(dir: string) {
           }),
       },
       numbers: { type: "text", run: () => Readable.from([1, 2]) },
+      jsonStream: { type: "json", run: () => new Response('{"a":[1,2]}').body },
+      notJson: { type: "json", run: () => new Response("not json").body },
       map: { type: "json", run: () => new Map([["a", 1]]) },
       set: { type: "text", run: () => new Set(["a"]) },
       fn: { type: "string", run: () => () => 1 },
@@ -100,6 +102,10 @@ Deno.test("a returned stream is written to the result file, the job done after (
     );
     assert.deepEqual(leftovers(job.path), [], task);
   }
+  // a json result's stream is checked before the job is done, and loads back (R129-5)
+  const job = createJob(wf, "jsonStream", { env });
+  assert.deepEqual(await runJob(job), { a: [1, 2] });
+  assert.equal(readFileSync(job.path, "utf8"), '{"a":[1,2]}');
 });
 
 Deno.test("a stream that fails or yields no text leaves no result and fails the job (R126-3)", async () => {
@@ -110,6 +116,8 @@ Deno.test("a stream that fails or yields no text leaves no result and fails the 
     const [task, message] of [
       ["broken", /source went away/],
       ["numbers", /Task "Streams\/numbers" returned a stream of a number/],
+      // R129-5: done with a result no load could read, and stuck done
+      ["notJson", /Task "Streams\/notJson" streamed text that is no "json" result: Invalid JSON/],
     ] as const
   ) {
     const job = createJob(wf, task, { env });
