@@ -12,7 +12,7 @@ import { workflow } from "../../src/workflow/define.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { cleanJob, produceJob, runJob } from "../../src/workflow/run.ts";
 import { keptAttempts, MAX_KEPT_ATTEMPTS } from "../../src/workflow/attempts.ts";
-import { tempDir } from "../support/cli.ts";
+import { homeIn, tempDir } from "../support/cli.ts";
 
 /** A task that writes `log/run.txt` (unless `quiet`) then fails while `fail.n > 0`. */
 function flaky(dir: string, fail: { n: number; quiet?: boolean }) {
@@ -37,7 +37,7 @@ const failing = (p: Promise<unknown>) => assert.rejects(p, /failure/);
 
 Deno.test("runJob: a job in error run again keeps the failed run's info and files as attempt 1", async () => {
   await using d = await tempDir();
-  const job = createJob(flaky(d.path, { n: 1 }), "go");
+  const job = createJob(flaky(d.path, { n: 1 }), "go", { env: homeIn(d.path) });
   await failing(runJob(job));
   assert.equal(await runJob(job), "ok 2");
   const [a, ...more] = keptAttempts(job.path);
@@ -53,7 +53,7 @@ Deno.test("runJob: a job in error run again keeps the failed run's info and file
 
 Deno.test("produceJob: a recoverable error is not cleaned away but kept as an attempt", async () => {
   await using d = await tempDir();
-  const job = createJob(flaky(d.path, { n: 2 }), "go");
+  const job = createJob(flaky(d.path, { n: 2 }), "go", { env: homeIn(d.path) });
   await failing(runJob(job));
   await failing(produceJob(job));
   await produceJob(job);
@@ -66,7 +66,7 @@ Deno.test("produceJob: a recoverable error is not cleaned away but kept as an at
 
 Deno.test("a failed run that left no files is not kept; a done job run again after a clean has none", async () => {
   await using d = await tempDir();
-  const job = createJob(flaky(d.path, { n: 1, quiet: true }), "go");
+  const job = createJob(flaky(d.path, { n: 1, quiet: true }), "go", { env: homeIn(d.path) });
   await failing(runJob(job));
   assert.equal(await runJob(job), "ok 2");
   assert.deepEqual(keptAttempts(job.path), []);
@@ -78,7 +78,7 @@ Deno.test("a failed run that left no files is not kept; a done job run again aft
 Deno.test("at most MAX_KEPT_ATTEMPTS attempts are kept, the oldest dropped; a clean deletes them", async () => {
   await using d = await tempDir();
   const fails = MAX_KEPT_ATTEMPTS + 2;
-  const job = createJob(flaky(d.path, { n: fails }), "go");
+  const job = createJob(flaky(d.path, { n: fails }), "go", { env: homeIn(d.path) });
   for (let i = 0; i < fails; i++) await failing(runJob(job));
   assert.equal(await runJob(job), `ok ${fails + 1}`);
   const kept = keptAttempts(job.path);
