@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { askJob, routeWorkflowText } from "../support/route_workflow.ts";
+import { askJob, routeWorkflowText, sigtermOnceDelegated } from "../support/route_workflow.ts";
 
 function put(root: string, rel: string, text: string): void {
   mkdirSync(dirname(join(root, rel)), { recursive: true });
@@ -92,19 +92,7 @@ async function abortedRun(dir: string, s: Awaited<ReturnType<typeof setup>>): Pr
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let ended = false;
-  void child.status.then(() => ended = true);
-  const t0 = Date.now();
-  while (s.srv.requests.length < 2) {
-    if (ended || Date.now() - t0 > 60_000) {
-      const out = await child.output();
-      throw new Error(`Worker's request never arrived: ${new TextDecoder().decode(out.stderr)}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await new Promise((r) => setTimeout(r, 300));
-  child.kill("SIGTERM");
-  const out = await child.output();
+  const out = await sigtermOnceDelegated(child, () => s.srv.requests.length);
   assert.equal(out.code, 143, new TextDecoder().decode(out.stderr));
 }
 

@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
-import { mcpStdioSession } from "../support/mcp_stdio_lines.ts";
+import { tempDir } from "../support/cli.ts";
+import { mcpStdioSession, spawnWorkflowMcp } from "../support/mcp_stdio_lines.ts";
 
 const G = `export default (api) => api.workflow("G", { tasks: {
   words: { type: "string",
@@ -31,15 +31,10 @@ Deno.test("workflow mcp: arguments that do not fit the advertised schema are a t
     method: "tools/call",
     params: { name: "words", arguments: args },
   });
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", "G", "words"],
-    cwd: dir.path,
-    env: { SCOUT_HOME: join(dir.path, "home"), NO_COLOR: "1" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
-  }).spawn();
+  const child = spawnWorkflowMcp(dir.path, { SCOUT_HOME: join(dir.path, "home"), NO_COLOR: "1" }, [
+    "G",
+    "words",
+  ]);
   const w = child.stdin.getWriter();
   await w.write(new TextEncoder().encode(mcpStdioSession(
     { id: 2, method: "tools/list" },
@@ -75,15 +70,10 @@ Deno.test("workflow mcp: arguments that do not fit the advertised schema are a t
   assert.equal(out.code, 0);
 
   // valid calls run: a numeric string for an integer, a choice
-  const ok = await new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", "G", "words"],
-    cwd: dir.path,
-    env: { SCOUT_HOME: join(dir.path, "home"), NO_COLOR: "1" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
-  }).spawn();
+  const ok = spawnWorkflowMcp(dir.path, { SCOUT_HOME: join(dir.path, "home"), NO_COLOR: "1" }, [
+    "G",
+    "words",
+  ]);
   const w2 = ok.stdin.getWriter();
   await w2.write(
     new TextEncoder().encode(mcpStdioSession(call(6, { min_len: "5", organism: "rat" }))),

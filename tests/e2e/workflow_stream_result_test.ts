@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
-import { mcpStdioSession } from "../support/mcp_stdio_lines.ts";
+import { mcpStdioSession, spawnWorkflowMcp } from "../support/mcp_stdio_lines.ts";
 
 const G = `export default (api) => api.workflow("G", { tasks: {
   stream_seq: { type: "text", inputs: { n: api.input.integer({ description: "lines", default: 2 }) },
@@ -85,15 +85,7 @@ Deno.test("workflow mcp: a stream result is its content; a Map is a tool error (
     method: "tools/call",
     params: { name, arguments: args },
   });
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", "G", "stream_seq", "as_map"],
-    cwd: dir.path,
-    env: envOf(dir.path),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(30_000),
-  }).spawn();
+  const child = spawnWorkflowMcp(dir.path, envOf(dir.path), ["G", "stream_seq", "as_map"]);
   const w = child.stdin.getWriter();
   await w.write(
     new TextEncoder().encode(

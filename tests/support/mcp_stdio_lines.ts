@@ -1,9 +1,11 @@
 /**
  * What a client writes to a stdio MCP server, as newline-delimited JSON-RPC:
- * `initialize`, `notifications/initialized`, then the given messages.
+ * `initialize`, `notifications/initialized`, then the given messages; and
+ * `workflow mcp` started from source as such a server.
  *
  * @module
  */
+import { DENO, SCOUT_SOURCE_ARGS } from "./cli.ts";
 
 /**
  * The lines of a stdio MCP session.
@@ -25,4 +27,29 @@ export function mcpStdioSession(...messages: Record<string, unknown>[]): string 
     { method: "notifications/initialized" },
     ...messages,
   ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join("");
+}
+
+/**
+ * Starts `scout-ai workflow mcp ARGS…` from source, its stdin, stdout and
+ * stderr piped, killed after 30 s.
+ *
+ * @param cwd its working directory
+ * @param env its environment
+ * @param args `workflow mcp`'s arguments (the workflow, its tasks)
+ * @returns the server's process
+ */
+export function spawnWorkflowMcp(
+  cwd: string,
+  env: Record<string, string>,
+  args: string[],
+): Deno.ChildProcess {
+  return new Deno.Command(DENO, {
+    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", ...args],
+    cwd,
+    env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(30_000),
+  }).spawn();
 }
