@@ -15,6 +15,7 @@
  */
 import { join } from "node:path";
 import { isScoutError, usageError } from "../errors.ts";
+import { nearNames } from "../util/edit_distance.ts";
 import { isFile } from "../util/fs.ts";
 import type { StoreJob } from "../workflow/store_scan.ts";
 import { type Io, warn } from "./io.ts";
@@ -56,7 +57,7 @@ export async function checkCleanNames(
   };
   for (const wf of names.workflows ?? []) {
     if (store.has(wf) || await lookUp(wf) !== null) continue;
-    throw await unknown(`WORKFLOW "${wf}"`, wf, [...store.keys()], "workflows");
+    throw usageError(unknownText(`WORKFLOW "${wf}"`, wf, [...store.keys()], "workflows", true));
   }
   if (names.tasks === null) return;
   const wfs = names.workflows ?? [...store.keys()];
@@ -67,28 +68,32 @@ export async function checkCleanNames(
     if (defined.some((d) => Array.isArray(d) && d.includes(task))) continue;
     const near = [...inStore, ...defined.flatMap((d) => Array.isArray(d) ? d : [])];
     const of = names.workflows === null ? "" : ` of ${wfs.map((w) => `"${w}"`).join(", ")}`;
-    const error = await unknown(`TASK "${task}"${of}`, task, near, "tasks");
-    if (!defined.includes("any")) throw error;
+    const what = `TASK "${task}"${of}`;
+    if (!defined.includes("any")) throw usageError(unknownText(what, task, near, "tasks", true));
     // a workflow file is not run to read its tasks: said, not refused
     warn(
       io,
       `${
-        error.message.replace(/ and names nothing scout-ai can find/, "")
+        unknownText(what, task, near, "tasks", false)
       }; not checked against the workflow's file, which a clean does not run`,
     );
   }
 }
 
-/** The usage error of a name nothing knows. */
-async function unknown(what: string, name: string, known: string[], kind: string) {
-  const { nearNames } = await import("../workflow/task_lookup.ts");
+/** What is said of a name with no jobs (`unknown`: it names nothing found either), with near names. */
+function unknownText(
+  what: string,
+  name: string,
+  known: string[],
+  kind: string,
+  unknown: boolean,
+): string {
   const listed = [...new Set(known)].sort();
   const near = nearNames(name, listed);
-  return usageError(
-    `${what} has no jobs in the store and names nothing scout-ai can find` +
-      (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "") +
-      ` (the store's ${kind}: ${listed.join(", ") || "none"})`,
-  );
+  return `${what} has no jobs in the store` +
+    (unknown ? " and names nothing scout-ai can find" : "") +
+    (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "") +
+    ` (the store's ${kind}: ${listed.join(", ") || "none"})`;
 }
 
 /**
