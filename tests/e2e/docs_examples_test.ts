@@ -3,7 +3,7 @@
  * README.md, the "Examples:" section of every command's `--help` (the command
  * tree is walked from `scout-ai --help`), and the examples each task's help
  * prints for the bundled workflow. Each runs through `bash -o pipefail` with
- * `scout-ai` on PATH (the real CLI from source, a process per call), in a
+ * `scout-ai` on PATH (the built binary, as a reader who downloaded it has it), in a
  * fresh copy of the clone's root (`fixtures/`, an empty git repository) with
  * a fresh HOME and `SCOUT_HOME=~/.scout` (for the README, a `SCOUT_HOME`
  * outside HOME) that already holds the jobs of a run of the bundled workflow
@@ -19,9 +19,16 @@
  * against the workflow it names.
  */
 import assert from "node:assert/strict";
-import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
-import { DENO, ROOT, runMain, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { BINARY, buildBinary, ROOT, runMain, runScout, tempDir } from "../support/cli.ts";
 import { type RecordedRequest, startProviderServer } from "../support/provider_server.ts";
 
 /** Examples that are not run, each with why (exact text, trailing comment removed). */
@@ -138,9 +145,9 @@ async function sandbox(providerUrl: string, opts: { shared?: boolean } = {}): Pr
   assert.equal(cp.code, 0, new TextDecoder().decode(cp.stderr));
   const git = await new Deno.Command("git", { args: ["init", "-q", cwd] }).output();
   assert.equal(git.code, 0, new TextDecoder().decode(git.stderr));
-  const shim = join(bin, "scout-ai");
-  const quoted = [DENO, ...SCOUT_SOURCE_ARGS].map((a) => `'${a}'`).join(" ");
-  writeFileSync(shim, `#!/bin/sh\nexec ${quoted} "$@"\n`, { mode: 0o755 });
+  // `scout-ai` on PATH is the binary, as for a reader who downloaded it
+  await buildBinary();
+  symlinkSync(BINARY, join(bin, "scout-ai"));
   const scoutHome = opts.shared ? join(dir.path, "shared", "scout") : join(home, ".scout");
   mkdirSync(join(scoutHome, "etc", "AI"), { recursive: true });
   writeFileSync(

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import { bufferIo } from "../../src/cli/io.ts";
 import { keepToolCaches } from "./suite_home.ts";
+import { buildBinaryAt, SHARED_BINARY_VAR } from "./build_binary.ts";
 
 // children given a temporary HOME use the real Deno and Bun caches, also outside the suite's wrapper
 keepToolCaches();
@@ -16,11 +17,22 @@ keepToolCaches();
 export const ROOT: string = dirname(dirname(dirname(fromFileUrl(import.meta.url))));
 /** The pinned deno (tests run under it). */
 export const DENO: string = Deno.execPath();
-/** Where this test process builds the binary (one per process: test files run in parallel). */
-export const BINARY: string = join(Deno.makeTempDirSync({ prefix: "scout-bin-" }), "scout-ai");
-// removed when the test process ends: each left a directory, and a 113 MB binary where one was
-// built, in the temp dir (3,900 of them, 41 GB, after a day of test runs)
-globalThis.addEventListener("unload", () => Deno.removeSync(dirname(BINARY), { recursive: true }));
+/** A binary the suite's wrapper built for every test file, if any (`build_binary.ts`). */
+const SHARED_BINARY = Deno.env.get(SHARED_BINARY_VAR) || undefined;
+/**
+ * The binary tests run: the suite's, else one this test process builds (test
+ * files run in parallel, each in its own process).
+ */
+export const BINARY: string = SHARED_BINARY ??
+  join(Deno.makeTempDirSync({ prefix: "scout-bin-" }), "scout-ai");
+// one built here is removed when the test process ends: each left a directory, and a 113 MB
+// binary where one was built, in the temp dir (3,900 of them, 41 GB, after a day of test runs)
+if (SHARED_BINARY === undefined) {
+  globalThis.addEventListener(
+    "unload",
+    () => Deno.removeSync(dirname(BINARY), { recursive: true }),
+  );
+}
 
 /** Result of a CLI run. */
 export interface CliResult {
@@ -99,21 +111,11 @@ let built: Promise<void> | null = null;
 /**
  * Builds the binary once per test process with exactly the command of
  * `deno task build` (read from deno.json), writing to {@link BINARY} instead
- * of `dist/scout-ai` so parallel test files do not race on one output file.
+ * of `dist/scout-ai` so parallel test files do not race on one output file;
+ * under the suite's wrapper, the binary it built is there already.
  */
 export function buildBinary(): Promise<void> {
-  built ??= (async () => {
-    const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
-    const task: string = config.tasks.build;
-    if (!task.includes("--outfile dist/scout-ai")) {
-      throw new Error(`unexpected build task: ${task}`);
-    }
-    const [cmd, ...args] = task.replace("--outfile dist/scout-ai", `--outfile ${BINARY}`).split(
-      /\s+/,
-    );
-    const r = await runCommand(join(ROOT, cmd!), args, {});
-    if (r.code !== 0) throw new Error(`build failed (${task}):\n${r.stderr}`);
-  })();
+  built ??= SHARED_BINARY !== undefined ? Promise.resolve() : buildBinaryAt(ROOT, BINARY);
   return built;
 }
 

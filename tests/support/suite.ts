@@ -30,10 +30,22 @@
  * summary line again with one more failure (the last such line is what
  * `.ci/run` counts). The suite's stdout passes through the wrapper for that.
  *
+ * It builds the binary once for all test files (`build_binary.ts`), removed
+ * when the suite ends.
+ *
  * @module
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import {
   makeSuiteHome,
@@ -42,6 +54,7 @@ import {
   strayWritesLine,
   summaryWithFailure,
 } from "./suite_home.ts";
+import { buildBinaryAt, SHARED_BINARY_VAR } from "./build_binary.ts";
 
 const ROOT = join(import.meta.dirname!, "..", "..");
 /** Whether `/proc` can be read here (a test process, under `-P=test`, may not: Deno asks for -A). */
@@ -244,6 +257,27 @@ async function leaveAfter(pid: number): Promise<void> {
   await tolerant("stop the test SLURM", () => leave(dir, () => {}, pid, started));
 }
 
+/**
+ * The binary, built once for every test file of the run (`build_binary.ts`),
+ * in a temporary directory (or the one of a suite this one runs in); undefined
+ * when it cannot be built (each file that
+ * needs it then builds its own, and fails saying why).
+ */
+async function sharedBinary(): Promise<{ path: string; own: boolean } | undefined> {
+  // a suite run by a test (suite_slurm_stop_test.ts) runs the binary of the suite around it
+  const outer = Deno.env.get(SHARED_BINARY_VAR);
+  if (outer && existsSync(outer)) return { path: outer, own: false };
+  const binary = join(mkdtempSync(join(tmpdir(), "scout-suite-bin-")), "scout-ai");
+  try {
+    await buildBinaryAt(ROOT, binary);
+    return { path: binary, own: true };
+  } catch (e) {
+    rmSync(dirname(binary), { recursive: true, force: true });
+    warn(`suite: cannot build the binary once for all test files: ${(e as Error).message}`);
+    return undefined;
+  }
+}
+
 /** A line on stderr; a terminal that hung up (EIO) costs the line, not the stop. */
 function warn(line: string): void {
   try {
@@ -312,12 +346,17 @@ if (import.meta.main && Deno.args[0] === "--leave-after") {
   const entered = await tolerant("register the suite", () => enter(dir).then(() => true));
   // the tests run in a HOME of their own: what they write into ~/.scout fails the suite
   const home = await makeSuiteHome();
+  const binary = await sharedBinary();
   const suite = new Deno.Command(Deno.execPath(), {
     args: Deno.args,
     stdin: "inherit",
     stdout: "piped",
-    // its test files leave through this wrapper
-    env: { ...home.env, SCOUT_SUITE_PID: String(Deno.pid) },
+    // its test files leave through this wrapper, and run the binary it built
+    env: {
+      ...home.env,
+      SCOUT_SUITE_PID: String(Deno.pid),
+      ...(binary ? { [SHARED_BINARY_VAR]: binary.path } : {}),
+    },
   }).spawn();
   run.suite = suite;
   if (run.early) pass(run.early);
@@ -329,6 +368,7 @@ if (import.meta.main && Deno.args[0] === "--leave-after") {
     if (summary !== null) say(summary); // the last summary line: what .ci/run counts
     if (code === 0) code = 1;
   }
+  if (binary?.own) rmSync(dirname(binary.path), { recursive: true, force: true });
   const kept = removeSuiteHome(home.home);
   if (kept !== null) warn(`suite: cannot remove the suite's HOME ${home.home} (${kept})`);
   if (entered) await tolerant("stop the test SLURM", () => leave(dir));
