@@ -19,6 +19,7 @@ import { ScoutError } from "../errors.ts";
 import { compareBytes } from "../util/byte_order.ts";
 import { writeFileAtomic } from "../util/fs.ts";
 import { filesDir } from "./store.ts";
+import { ATTEMPTS_DIR } from "./attempts.ts";
 
 /**
  * The absolute path of `rel` inside a job's `.files/` directory. Refuses
@@ -66,6 +67,9 @@ export async function writeJobFile(
 /**
  * Lists the files (not directories) under a job's `.files/`, recursively,
  * as sorted relative paths with `/` separators. A missing directory gives [].
+ * A job's files are its last run's: the earlier attempts kept in
+ * `.files/.attempts/` (`attempts.ts`) are left out, unless `under` names
+ * that directory (R109-3).
  *
  * @param jobPath the job's result path
  * @param under optional sub-directory (e.g. `log`)
@@ -100,6 +104,7 @@ export function listJobFilesSync(jobPath: string, under = ""): string[] {
       });
     }
     for (const ent of entries) {
+      if (dir === base && ent.name === ATTEMPTS_DIR) continue; // earlier runs, not this one's
       const p = join(dir, ent.name);
       if (ent.isDirectory()) walk(p);
       else out.push(relative(base, p).split(sep).join("/"));

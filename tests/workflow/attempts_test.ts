@@ -12,6 +12,7 @@ import { workflow } from "../../src/workflow/define.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { cleanJob, produceJob, runJob } from "../../src/workflow/run.ts";
 import { keptAttempts, MAX_KEPT_ATTEMPTS } from "../../src/workflow/attempts.ts";
+import { listJobFiles } from "../../src/workflow/files.ts";
 import { homeIn, tempDir } from "../support/cli.ts";
 
 /** A task that writes `log/run.txt` (unless `quiet`) then fails while `fail.n > 0`. */
@@ -49,6 +50,19 @@ Deno.test("runJob: a job in error run again keeps the failed run's info and file
   assert.match(info.messages.at(-1), /failure 1/);
   assert.equal(readFileSync(join(`${a!.path}.files`, "log/run.txt"), "utf8"), "run 1\n");
   assert.equal(readFileSync(join(`${job.path}.files`, "log/run.txt"), "utf8"), "run 2\n");
+});
+
+Deno.test("listJobFiles: a job's files are its last run's, its earlier attempts left out unless asked for", async () => {
+  await using d = await tempDir();
+  const job = createJob(flaky(d.path, { n: 1 }), "go", { env: homeIn(d.path) });
+  await failing(runJob(job));
+  assert.equal(await runJob(job), "ok 2");
+  assert.deepEqual(await listJobFiles(job.path), ["log/run.txt"]);
+  assert.deepEqual(await listJobFiles(job.path, "."), ["log/run.txt"]);
+  assert.deepEqual(await listJobFiles(job.path, ".attempts"), [
+    ".attempts/1.files/log/run.txt",
+    ".attempts/1.info",
+  ]);
 });
 
 Deno.test("produceJob: a recoverable error is not cleaned away but kept as an attempt", async () => {
