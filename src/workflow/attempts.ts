@@ -1,7 +1,8 @@
 /**
  * The earlier attempts of a job rerun in place (R109-3): before a job that
- * failed (`error` or `aborted`) runs again under its own name, what its failed
- * run left — its `.info` and the entries of its `.files/` (agent logs, chats,
+ * failed (`error` or `aborted`) or whose run died in progress (killed with
+ * SIGKILL, its node lost: the info still says `start` or a custom status, its
+ * process is gone) runs again under its own name, what that run left — its `.info` and the entries of its `.files/` (agent logs, chats,
  * meta records: the evidence of the tokens it paid for) — is moved to
  * `<job>.files/.attempts/<n>.info` and `<job>.files/.attempts/<n>.files/`,
  * laid out as a job of its own so that provenance reads an attempt as it
@@ -9,7 +10,9 @@
  *
  * [TS-FIX] Ruby's Scout cleans a failed job and runs it again, deleting that
  * evidence, though the provider was paid for it (and the round that was in
- * flight is paid again). The place is chosen so that Scout never sees a
+ * flight is paid again); a run that died in progress Scout does not clean but
+ * runs over — the stale lock taken over, the info reset, the new run's logs
+ * written over the dead run's. The place is chosen so that Scout never sees a
  * stray job: a dot-directory inside the job's own `.files/` is part of the
  * job's files, which Scout's readers glob without dot entries, and which a
  * Scout rerun or clean deletes with the rest (`rm -rf <job>.files`), as the
@@ -20,7 +23,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { readJobInfoSync } from "./info.ts";
+import { type JobInfo, readJobInfoSync } from "./info.ts";
+import { infoProcess } from "./state.ts";
 import { filesDir, infoPath } from "./store.ts";
 
 /** The directory of a job's `.files/` that holds its earlier attempts. */
@@ -95,22 +99,42 @@ function runEntries(jobPath: string): string[] {
   }
 }
 
+/** Statuses in which no process works on a run any more (Scout's and the readers'). */
+const ENDED = new Set(["done", "cleaned", "noinfo"]);
+
 /**
- * Sets a failed run of a job aside before the job runs again in place: when
- * it is not done, its info says `error` or `aborted`, and its run left
- * anything in `.files/`, those entries and its `.info` become the next
- * earlier attempt (the files first: a crash between the two leaves the info
- * saying the run failed, so the next run sets the rest aside). The oldest
- * attempts beyond {@link MAX_KEPT_ATTEMPTS} are deleted. To be called with
- * the job's lock held (or where the runner would clean it).
+ * Whether the run an info records is one to keep as an earlier attempt: it
+ * failed (`error`, `aborted`), or it died in progress — an in-progress
+ * status (`setup`, `start`, a custom one) whose recorded process is gone
+ * (or on another host: the caller holds the job's lock, so nothing there
+ * refreshes it). A run whose process is alive here is never taken for dead.
+ */
+function earlierRun(info: JobInfo | null): boolean {
+  const status = info?.status;
+  if (status === "error" || status === "aborted") return true;
+  if (typeof status !== "string" || status === "" || ENDED.has(status)) return false;
+  const proc = infoProcess(info);
+  return proc === "gone" || proc === "unknown";
+}
+
+/**
+ * Sets an earlier run of a job aside before the job runs again in place:
+ * when it is not done, its info says it failed (`error`, `aborted`) or it
+ * died in progress (an in-progress status, its recorded process gone: a run
+ * killed with SIGKILL), and its run left anything in `.files/`, those
+ * entries and its `.info` become the next earlier attempt (the files first:
+ * a crash between the two leaves the info as it was, so the next run sets
+ * the rest aside). The oldest attempts beyond {@link MAX_KEPT_ATTEMPTS} are
+ * deleted. To be called with the job's lock held (the lock taken is what
+ * says no live process runs the job) or where the runner would clean it.
  *
  * @param jobPath the job's result path
  * @returns the new attempt's number, or null when nothing was set aside
  */
-export function setAsideFailedRun(jobPath: string): number | null {
+export function setAsideEarlierRun(jobPath: string): number | null {
   if (existsSync(jobPath)) return null;
   const { info } = readJobInfoSync(jobPath);
-  if (info?.status !== "error" && info?.status !== "aborted") return null;
+  if (!earlierRun(info)) return null;
   const entries = runEntries(jobPath);
   if (entries.length === 0) return null; // nothing of it was kept: nothing was paid for
   const kept = keptAttempts(jobPath);

@@ -27,7 +27,7 @@ import { tmpPath } from "./store.ts";
 import { jobState } from "./state.ts";
 import { rubyTime } from "./time.ts";
 import { SCOUT_EXCEPTION_CLASSES } from "./marshal.ts";
-import { setAsideFailedRun } from "./attempts.ts";
+import { setAsideEarlierRun } from "./attempts.ts";
 import { dependenciesToRun } from "./run_deps.ts";
 import { abortOnInterrupt, type RunInfo, runInfo } from "./run_info.ts";
 import { deliverPendingSignals } from "./interrupt.ts";
@@ -255,8 +255,10 @@ async function computeLocked(run: LockedRun, plan: Job[]): Promise<void> {
   rmSync(tmpPath(job.path), { force: true, recursive: true });
   // [TS-FIX] R109-3: a failed run is rerun in place (its name is the user's), but what it
   // left — the evidence of the tokens it paid for — becomes an earlier attempt, not
-  // replaced (Scout deletes it). Lock held: no other process sets it aside at once.
-  setAsideFailedRun(job.path);
+  // replaced (Scout deletes it); so does a run that died in progress (its lock was stale
+  // and taken over: no live process runs it; Scout runs over it). Lock held: no other
+  // process sets it aside at once.
+  setAsideEarlierRun(job.path);
   const issued = new Date();
   // [TS-FIX] The info names the batch job computing it from setup on: Scout's reset drops
   // `batch_job` and its `run_job` sees a running job only by a pid on its own host (R122-2).

@@ -14,7 +14,7 @@
  */
 import { existsSync } from "node:fs";
 import { isScoutError } from "../../errors.ts";
-import { setAsideFailedRun } from "../attempts.ts";
+import { setAsideEarlierRun } from "../attempts.ts";
 import { readJobInfoSync, writeJobInfo } from "../info.ts";
 import type { Job } from "../job_types.ts";
 import { acquireLock, type HeldLock } from "../lock.ts";
@@ -63,9 +63,9 @@ function batchJobValue(slurmId: string): number | string {
  * Records the held jobs as `waiting` for SLURM job `slurmId`: a job with no
  * info gets `{status: "waiting", batch_job, batch_system: "SLURM"}` (Scout's
  * `init_info` and `set_info`); one whose info is an earlier attempt's (an
- * error, an abort, an earlier submission) gets the same fresh info, a
- * failed run's evidence set aside first as an earlier attempt
- * (`attempts.ts`). Done jobs and unreadable infos are left as they are.
+ * error, an abort, an earlier submission) gets the same fresh info, the
+ * evidence of a failed run or of one that died in progress set aside first
+ * as an earlier attempt (`attempts.ts`). Done jobs and unreadable infos are left as they are.
  *
  * @param held the jobs whose lock is held
  * @param slurmId the SLURM id
@@ -75,9 +75,9 @@ export async function markWaiting(held: HeldJobs, slurmId: string): Promise<void
     if (existsSync(job.path)) continue;
     const { info, problem } = readJobInfoSync(job.path);
     if (problem !== null) continue;
-    // [TS-FIX] R109-3: a failed run's evidence is set aside as an earlier attempt
+    // [TS-FIX] R109-3: a failed or dead run's evidence is set aside as an earlier attempt
     // where Scout cleans a recoverable error (the info is replaced below either way)
-    if (info !== null) setAsideFailedRun(job.path);
+    if (info !== null) setAsideEarlierRun(job.path);
     await writeJobInfo(job.path, {
       status: "waiting",
       batch_job: batchJobValue(slurmId),
