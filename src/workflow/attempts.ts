@@ -2,8 +2,9 @@
  * The earlier attempts of a job rerun in place (R109-3): before a job that
  * failed (`error` or `aborted`) or whose run died in progress (killed with
  * SIGKILL, its node lost: the info still says `start` or a custom status, its
- * process is gone) runs again under its own name, what that run left — its `.info` and the entries of its `.files/` (agent logs, chats,
- * meta records: the evidence of the tokens it paid for) — is moved to
+ * process is gone) runs again under its own name, what that run left — its
+ * `.info` and the entries of its `.files/` (agent logs, chats, meta records:
+ * the evidence of the tokens it paid for) — is moved to
  * `<job>.files/.attempts/<n>.info` and `<job>.files/.attempts/<n>.files/`,
  * laid out as a job of its own so that provenance reads an attempt as it
  * reads a job (`src/provenance/`: an `attempt` edge from the job).

@@ -65,7 +65,8 @@ function batchJobValue(slurmId: string): number | string {
  * `init_info` and `set_info`); one whose info is an earlier attempt's (an
  * error, an abort, an earlier submission) gets the same fresh info, the
  * evidence of a failed run or of one that died in progress set aside first
- * as an earlier attempt (`attempts.ts`). Done jobs and unreadable infos are left as they are.
+ * as an earlier attempt (`attempts.ts`). Done jobs and unreadable infos are
+ * left as they are.
  *
  * @param held the jobs whose lock is held
  * @param slurmId the SLURM id
