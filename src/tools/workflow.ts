@@ -23,7 +23,7 @@ import {
 import type { Workflow } from "../workflow/define.ts";
 import { createJob } from "../workflow/job.ts";
 import { checkModelJobName } from "../workflow/job_name.ts";
-import { execJob, type RunEvent, runJob, unrecoverableFailure } from "../workflow/run.ts";
+import { execJobOutput, type RunEvent, runJob, unrecoverableFailure } from "../workflow/run.ts";
 import { isDone } from "../workflow/context.ts";
 import { loadWorkflow } from "../workflow/load.ts";
 import type { Job } from "../workflow/job_types.ts";
@@ -233,7 +233,8 @@ export function taskToolFunction(
       ...(opts.env ? { env: opts.env } : {}),
     });
     if (exec_type === "exec" || wf.exports.exec.includes(taskName)) {
-      return await execJob(job);
+      // a stream read, a value no result file holds refused, as a persisted job's (R126-3)
+      return await execJobOutput(job, ctx?.signal);
     }
     // a cancelled call aborts the job unless another caller waits on it (R96-3)
     const runOpts = {

@@ -123,7 +123,8 @@ async function produceJobs(ctx: ResolverContext, paths: readonly string[]): Prom
 async function execTask(ctx: ResolverContext, request: TaskRequest): Promise<string> {
   const [, , run, , , , result] = await engine();
   const j = await makeJob(ctx, request);
-  const value = await run.execJob(j);
+  // a stream read, a value no result file holds refused, as a persisted job's (R126-3)
+  const value = await run.execJobOutput(j);
   return result.resultText(value, j.type);
 }
 

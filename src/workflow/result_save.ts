@@ -13,7 +13,8 @@
  * function, a `Response`, a class instance without fields or `toJSON`, a
  * `bigint` — fails the job naming the task and what it returned, where it was
  * saved as `{}` and the job marked done (R126-3). Ruby writes such an object's
- * `to_s`; JavaScript has no faithful text for it.
+ * `to_s`; JavaScript has no faithful text for it. An executed job's value
+ * (`exec`, no result file) is shown by the same rules ({@link execOutput}).
  *
  * @module
  */
@@ -66,6 +67,39 @@ export async function saveResult(
     writeFileAtomicSync(job.path, serializeResult(value, task.type));
   }
   if (existsSync(tmpPath(job.path))) rmSync(tmpPath(job.path), { force: true, recursive: true });
+}
+
+/**
+ * What an executed job's body returned, as exec shows it — a chat's
+ * `exec_task:`, an exec export's tool output (`workflow.md` §4 `exec`): a
+ * stream consumed into its bytes, checked to load as the task's type, as
+ * {@link saveResult} writes it; a value no result file could hold refused
+ * the same way, naming the task ([TS-FIX] R126-3 for exec: both showed as
+ * `{}`). Any other value is returned as it is.
+ *
+ * @param job the executed job (one without a task: its loaded result)
+ * @param value what the body returned
+ * @param signal cancels a stream being consumed
+ * @returns the value, a stream's content as bytes
+ * @throws ScoutError as {@link saveResult}: `unsavable_result`, `job_aborted`, a
+ *   failed stream's own error
+ */
+export async function execOutput(
+  job: Job,
+  value: unknown,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<unknown> {
+  const task = job.task;
+  if (task === null || value === null || value === undefined) return value;
+  const source = chunkSource(value);
+  if (source !== null) {
+    const bytes = await collected(streamBytes(source, task, signal, job));
+    if (parsedWhenLoaded(task.type)) checkLoads(bytes, task);
+    return bytes;
+  }
+  const bad = unsavablePart(value, task.type);
+  if (bad !== null) throw unsavable(task, bad);
+  return value;
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 } from "./failure.ts";
 import { acquireLock, type HeldLock } from "./lock.ts";
 import { readResult } from "./result.ts";
-import { saveResult } from "./result_save.ts";
+import { execOutput, saveResult } from "./result_save.ts";
 import { tmpPath } from "./store.ts";
 import { jobState } from "./state.ts";
 import { rubyTime } from "./time.ts";
@@ -176,6 +176,21 @@ export async function execJob(job: Job): Promise<unknown> {
     inputs: executed,
   });
   return await job.task.run(ctx.inputs, ctx);
+}
+
+/**
+ * Executes a job (as {@link execJob}) for its value to be shown — a chat's
+ * `exec_task:`, an exec export's tool output: a stream it returned read to
+ * its bytes, a value no result file could hold refused naming the task, as
+ * a persisted job's would be (`execOutput`).
+ *
+ * @param job the job
+ * @param signal cancels a returned stream being read
+ * @returns the body's value, a stream as its bytes
+ * @throws ScoutError `unsavable_result` naming the task; the body's error
+ */
+export async function execJobOutput(job: Job, signal?: AbortSignal): Promise<unknown> {
+  return await execOutput(job, await execJob(job), signal);
 }
 
 function ensureDone(job: Job, opts: RunOptions): Promise<void> {
