@@ -11,12 +11,18 @@
  * text is still the one this holder wrote: a lock released, or taken over by
  * another process, is no longer refreshed. Where no worker can start, a
  * main-thread timer does it (the old behaviour).
+ * [TS-FIX] (R125) The lock is read as `regular_file.ts` reads a file
+ * (`O_NONBLOCK`, its descriptor stat'ed, only a regular file read): a held
+ * lock another member of a shared store swapped for a FIFO blocked the
+ * read for ever, the refresher thread with it (the whole process, on the
+ * main thread). Anything but a regular file is no longer ours: not refreshed.
  *
  * @module
  */
-import { readFileSync, utimesSync } from "node:fs";
+import { utimesSync } from "node:fs";
 import { setInterval as nodeSetInterval } from "node:timers";
 import { Worker } from "node:worker_threads";
+import { readRegularTextSync } from "./regular_file.ts";
 
 /**
  * The worker's code, evaluated (no file to ship next to the compiled
@@ -25,14 +31,18 @@ import { Worker } from "node:worker_threads";
  */
 const WORKER_CODE = `
 const { parentPort } = require("node:worker_threads");
-const { readFileSync, utimesSync } = require("node:fs");
+const fs = require("node:fs");
 const timers = new Map();
 function stop(path) { clearInterval(timers.get(path)); timers.delete(path); }
+function lockText(path) {
+  let fd;
+  try { fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK); } catch { return null; }
+  try { return fs.fstatSync(fd).isFile() ? fs.readFileSync(fd, "utf8") : null; } catch { return null; }
+  finally { fs.closeSync(fd); }
+}
 function touch(path, content) {
-  let text = null;
-  try { text = readFileSync(path, "utf8"); } catch {}
-  if (text !== content) return stop(path);
-  try { const now = new Date(); utimesSync(path, now, now); } catch {}
+  if (lockText(path) !== content) return stop(path);
+  try { const now = new Date(); fs.utimesSync(path, now, now); } catch {}
 }
 parentPort.on("message", (m) => {
   if (m.add === undefined) return stop(m.remove);
@@ -55,15 +65,18 @@ const refreshed = new Map<string, Refreshed>();
 let worker: Worker | null | undefined;
 
 /**
- * Touches lock `path` if its text is still `content` (ours).
+ * Touches lock `path` if its text is still `content` (ours): what the
+ * main-thread timer does where no worker runs.
  *
+ * @param path the held lock file
+ * @param content the text this holder wrote into it
  * @returns false when the lock is no longer ours (released or taken over)
  */
-function touchIfOurs(path: string, content: string): boolean {
+export function touchIfOurs(path: string, content: string): boolean {
   let text: string | null = null;
   try {
-    text = readFileSync(path, "utf8");
-  } catch { /* gone */ }
+    text = readRegularTextSync(path);
+  } catch { /* gone, or not a regular file */ }
   if (text !== content) return false;
   try {
     const now = new Date();
