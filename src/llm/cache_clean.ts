@@ -22,6 +22,7 @@ import { linkLock } from "./cache_holder.ts";
 import { createLockFile } from "./cache_lock.ts";
 import { holderOf, judgeLock, takeOver } from "./cache_stale.ts";
 import { inRealDir } from "../util/pinned_dir.ts";
+import { notRegularKind } from "../util/regular_file.ts";
 import { sweepCacheDebris } from "./cache_debris.ts";
 
 /** An entry removed (or, in a dry run, that would be). */
@@ -103,9 +104,19 @@ async function staleLocks(
       // taken over by name in the directory entered and checked (R125-3)
       if (o.dryRun || inRealDir(dir, () => takeOver(name, judged))) out.locks.push(file);
     } catch (e) {
-      out.failed.push({ file, error: (e as Error).message });
+      out.failed.push({ file, error: lockError(e) });
     }
   }
+}
+
+/**
+ * Why a key lock could not be judged, for `failed` (which names its file):
+ * a FIFO, device or socket in a lock's place by its kind alone — its own
+ * message names the file a second time (R125).
+ */
+function lockError(e: unknown): string {
+  const kind = notRegularKind(e);
+  return kind === null ? (e as Error).message : `Not a regular file but ${kind}`;
 }
 
 /** The key's lock, taken as an ask takes it: true when taken, false when another holds it. */

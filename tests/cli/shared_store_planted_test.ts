@@ -101,3 +101,26 @@ Deno.test("a lock dated years ahead is waited on only until seen unchanged, and 
   assert.equal(told.length, 1, r.stderr);
   assert.ok(told[0]!.includes(`"${lock}" (held by host: elsewhere pid: 4242)`), told[0]);
 });
+
+Deno.test("llm cache clean names a FIFO planted as a key lock once, in text and --json (R125)", async () => {
+  await using d = await tempDir();
+  const lock = join(d.path, "home", "var", "cache", "ask", "abc.lock");
+  await mkfifo(lock);
+  const r = await scoutBash(
+    `scout llm cache clean --dry-run; echo "exit $?"
+     scout llm cache clean --older 1d; echo "exit $?"
+     scout llm cache clean --dry-run --json; echo "exit $?"`,
+    d.path,
+    20,
+  );
+  const told = r.stderr.split("\n").filter((l) => l.includes("abc.lock"));
+  // before: `cannot remove <lock>: Not a regular file but a FIFO: "<lock>"`
+  assert.deepEqual(told, [
+    `scout-ai: cannot remove ${lock}: Not a regular file but a FIFO`,
+    `scout-ai: cannot remove ${lock}: Not a regular file but a FIFO`,
+  ]);
+  const json = JSON.parse(r.stdout.split("\n").find((l) => l.startsWith("{"))!);
+  assert.deepEqual(json.failed, [{ file: lock, error: "Not a regular file but a FIFO" }]);
+  const exits = [...r.stdout.matchAll(/^exit (\d+)$/gm)].map((m) => m[1]);
+  assert.deepEqual(exits, ["1", "1", "1"], r.stdout + r.stderr);
+});
