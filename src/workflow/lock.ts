@@ -216,7 +216,7 @@ function judgePersist(path: string, isStale: StaleTest): JudgedLock | null {
     throw new ScoutError(
       "io",
       `Lock file "${path}" is ${kind}, not a lock: no holder to wait for (remove it, then run again)`,
-      { file: path, cause: e },
+      { file: path, notRegular: kind, cause: e },
     );
   }
 }

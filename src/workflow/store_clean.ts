@@ -35,6 +35,8 @@ import {
   unknownDependenciesWarning,
 } from "./store_clean_deps.ts";
 import {
+  notALock,
+  oddLockKind,
   type RemovalOutcome,
   type RemovedJob,
   removeJobs,
@@ -215,6 +217,17 @@ function lockHeld(job: StoreJob, lockDir: string, present?: ReadonlySet<string>)
   });
 }
 
+/**
+ * Why a job's lock keeps it, or null: held by a live holder, or not a
+ * regular file (a FIFO planted in its place, R125: never read, so it looked
+ * held, or stale and then could not be taken).
+ */
+function lockReason(job: StoreJob, lockDir: string, present?: ReadonlySet<string>): string | null {
+  const odd = oddLockKind(job, lockDir, present);
+  if (odd !== null) return notALock(odd);
+  return lockHeld(job, lockDir, present) ? "in use: its lock is held" : null;
+}
+
 /** The judgement of each job in scope: what goes, and what stays although its status alone would not keep it. */
 function plan(
   jobs: readonly StoreJob[],
@@ -231,9 +244,11 @@ function plan(
     if (!j.go) kept.push({ job, status: j.status, reason: j.reason });
     else if (o.keep.has(job.canonical)) {
       kept.push({ job, status: j.status, reason: "reached by a kept chat's provenance" });
-    } else if (lockHeld(job, o.lockDir, locks)) {
-      kept.push({ job, status: j.status, reason: "in use: its lock is held" });
-    } else going.set(job.path, { job, status: j.status });
+    } else {
+      const locked = lockReason(job, o.lockDir, locks);
+      if (locked !== null) kept.push({ job, status: j.status, reason: locked });
+      else going.set(job.path, { job, status: j.status });
+    }
   }
   kept.push(...keepDependencies(jobs, going));
   const blind = keepForUnknownDependencies(jobs, going, kept, o.now ?? Date.now());

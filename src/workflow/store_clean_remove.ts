@@ -13,12 +13,13 @@
  *
  * @module
  */
-import { lstatSync, lutimesSync, readdirSync, realpathSync } from "node:fs";
+import { lstatSync, lutimesSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { acquireLock, type HeldLock, sweepStaleLock } from "./lock.ts";
-import { filesDir, infoPath, JOB_SIDECARS, tmpPath } from "./store.ts";
+import { filesDir, infoPath, JOB_SIDECARS, lockPathFor, tmpPath } from "./store.ts";
 import { inRealDir, removeHere } from "../util/pinned_dir.ts";
+import { notRegularKind, specialKind } from "../util/regular_file.ts";
 import type { StoreJob } from "./store_scan.ts";
 import {
   type CleanTarget,
@@ -145,6 +146,48 @@ function removeFiles(job: StoreJob): void {
   });
 }
 
+/**
+ * Why a job stays whose persist lock is not a regular file: no run holds it,
+ * and none can take it (R125).
+ *
+ * @param kind what the lock is (`a FIFO`, `a directory`…)
+ * @returns the reason the clean gives
+ */
+export function notALock(kind: string): string {
+  return `its lock is not a regular file: ${kind}`;
+}
+
+/**
+ * What a job's persist lock is, under any of its spellings, when it is not a
+ * regular file: a FIFO, device, socket or directory another member of a
+ * shared store put in its place (R125). A FIFO is never read, so it looked
+ * held ("in use"), and one old enough to be stale cannot be taken either: the
+ * job stays, and the clean says why.
+ *
+ * @param job the job
+ * @param lockDir the persist-lock directory
+ * @param present lock names known to exist (a listing), to spare a stat per job
+ * @returns its kind, or null when each lock is a regular file or absent
+ */
+export function oddLockKind(
+  job: StoreJob,
+  lockDir: string,
+  present?: ReadonlySet<string>,
+): string | null {
+  for (const path of job.spellings) {
+    const lock = lockPathFor(path, lockDir);
+    if (present !== undefined && !present.has(basename(lock))) continue;
+    let st;
+    try {
+      st = statSync(lock);
+    } catch {
+      continue; // absent, or not to be stat'ed: judged as any lock (lockHeld, then taken)
+    }
+    if (!st.isFile()) return specialKind(st) ?? "a directory";
+  }
+  return null;
+}
+
 /** The lock of one spelling of a job, or null when another process holds it. */
 async function tryLock(path: string, lockDir: string): Promise<HeldLock | null> {
   try {
@@ -265,6 +308,9 @@ async function removeOne(
   try {
     locks = await tryLocks(t.job, o.lockDir);
   } catch (e) {
+    // planted since the plan looked (R125)
+    const kind = notRegularKind(e);
+    if (kind !== null) return { kept: { job: t.job, status: t.status, reason: notALock(kind) } };
     return { job: t.job, error: `cannot take its lock: ${(e as Error).message}` };
   }
   if (locks === null) {

@@ -77,7 +77,7 @@ Deno.test("system clean and llm cache clean never read a FIFO planted as an .inf
   const exits = [...r.stdout.matchAll(/^exit (\d+)$/gm)].map((m) => m[1]);
   assert.deepEqual(exits, ["0", "0", "1"], r.stdout + r.stderr);
   assert.match(r.stderr, /pipejob\.info": a FIFO, not a regular file/);
-  assert.match(r.stderr, /kept .*Wf3\/t\/busy \(done\): in use/);
+  assert.match(r.stderr, /kept .*Wf3\/t\/busy \(done\): its lock is not a regular file: a FIFO/);
   assert.match(r.stderr, /abc\.lock: Not a regular file but a FIFO/);
 });
 
@@ -123,4 +123,45 @@ Deno.test("llm cache clean names a FIFO planted as a key lock once, in text and 
   assert.deepEqual(json.failed, [{ file: lock, error: "Not a regular file but a FIFO" }]);
   const exits = [...r.stdout.matchAll(/^exit (\d+)$/gm)].map((m) => m[1]);
   assert.deepEqual(exits, ["1", "1", "1"], r.stdout + r.stderr);
+});
+
+Deno.test("system clean keeps a job whose lock is a FIFO and says so, not that its lock is held, in text and --json (R125)", async () => {
+  await using d = await tempDir();
+  const home = join(d.path, "home");
+  const t = join(home, "var", "jobs", "Wf3", "t");
+  mkdirSync(t, { recursive: true });
+  const old = new Date(Date.now() - 2 * 86_400_000);
+  // `fresh`: a FIFO just planted; `aged`: one planted an hour ago (a stale lock's age)
+  for (const name of ["fresh", "aged"]) {
+    const job = join(t, name);
+    writeFileSync(job, "a result");
+    writeFileSync(job + ".info", JSON.stringify({ status: "done" }));
+    for (const f of [job, job + ".info"]) Deno.utimeSync(f, old, old);
+    await mkfifo(lockPathFor(job, join(home, "tmp", "persist_locks")));
+  }
+  const hour = new Date(Date.now() - 3_600_000);
+  Deno.utimeSync(lockPathFor(join(t, "aged"), join(home, "tmp", "persist_locks")), hour, hour);
+  const r = await scoutBash(
+    `scout system clean Wf3 --older 1d --dry-run; echo "exit $?"
+     scout system clean Wf3 --older 1d --json; echo "exit $?"
+     scout system clean Wf3 --older 1d; echo "exit $?"`,
+    d.path,
+    20,
+  );
+  const exits = [...r.stdout.matchAll(/^exit (\d+)$/gm)].map((m) => m[1]);
+  assert.deepEqual(exits, ["0", "0", "0"], r.stdout + r.stderr);
+  const told = r.stderr.split("\n").filter((l) => l.startsWith("kept")).sort();
+  const reason = "its lock is not a regular file: a FIFO";
+  // before: `fresh` was "in use: its lock is held", `aged` would go, then failed on its lock
+  assert.deepEqual(told, [
+    `kept ${join(t, "aged")} (done): ${reason}`,
+    `kept ${join(t, "aged")} (done): ${reason}`,
+    `kept ${join(t, "fresh")} (done): ${reason}`,
+    `kept ${join(t, "fresh")} (done): ${reason}`,
+  ]);
+  const json = JSON.parse(r.stdout.split("\n").find((l) => l.startsWith("{"))!);
+  const kept = json.kept.map((k: { shortPath: string; reason: string }) => [k.shortPath, k.reason]);
+  assert.deepEqual(kept.sort(), [["Wf3/t/aged", reason], ["Wf3/t/fresh", reason]]);
+  assert.deepEqual([json.removed, json.failed], [[], []]);
+  for (const name of ["fresh", "aged"]) assert.ok(Deno.statSync(join(t, name)).isFile);
 });

@@ -13,6 +13,7 @@ import { jobIndex, removalOrder } from "../../src/workflow/store_clean_deps.ts";
 import { removeJobs } from "../../src/workflow/store_clean_remove.ts";
 import type { CleanTarget } from "../../src/workflow/store_clean.ts";
 import { tempDir } from "../support/cli.ts";
+import { lockPathFor } from "../../src/workflow/store.ts";
 import { present } from "../support/store_ages.ts";
 import { lockHolder } from "../support/lock_holder.ts";
 
@@ -56,4 +57,30 @@ Deno.test("removeJobs: a job with an unreadable .info found in use at its turn k
   assert.match(out.warnings[0]!, /^Cannot tell which jobs Wf\/top\/D depends on: .*ends too early/);
   assert.equal(present(join(root, "Wf/zed/Z")) || present(join(root, "Wf/err/E")), false);
   assert.ok(present(join(root, "Wf/dep/X")));
+});
+
+Deno.test("removeJobs: a job whose lock became a FIFO since the plan stays, and is said to (R125)", async () => {
+  await using d = await tempDir();
+  const root = join(d.path, "jobs");
+  const job = join(root, "Wf", "t", "J");
+  mkdirSync(join(job, ".."), { recursive: true });
+  writeFileSync(job, "result\n");
+  writeFileSync(job + ".info", JSON.stringify({ status: "done" }));
+  const jobs = scanStore([root], { workflows: null, tasks: null });
+  const lockDir = join(d.path, "locks");
+  mkdirSync(lockDir);
+  const made = new Deno.Command("mkfifo", { args: [lockPathFor(job, lockDir)] }).outputSync();
+  assert.equal(made.code, 0);
+  const out = await removeJobs(jobs.map((job) => ({ job, status: "done" })), {
+    lockDir,
+    dryRun: false,
+    find: jobIndex(jobs),
+    rejudge: () => ({ go: true, status: "done" }),
+  });
+  // before: failed, "cannot take its lock: Lock file "…" is a FIFO, not a lock: …"
+  assert.deepEqual(out.failed.map((f) => f.error), []);
+  assert.deepEqual(out.kept.map((k) => [k.job.shortPath, k.reason]), [
+    ["Wf/t/J", "its lock is not a regular file: a FIFO"],
+  ]);
+  assert.ok(present(job));
 });
