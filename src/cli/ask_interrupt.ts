@@ -67,6 +67,7 @@ export async function withInterrupt(
     try {
       lastSave?.();
     } catch { /* the exit goes on: a second signal means now */ }
+    ctx.jsonInterrupted?.(first.signal); // `--json`: the one document, as the ask's return prints it
     process.exit(INTERRUPT_EXIT[first.signal]);
   };
   const handlers = { SIGINT: on("SIGINT"), SIGTERM: on("SIGTERM"), SIGHUP: on("SIGHUP") };

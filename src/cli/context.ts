@@ -22,4 +22,10 @@ export interface CliContext {
    * (a failure that printed nothing prints its JSON error document, R128-6).
    */
   jsonStdoutWritten?: () => boolean;
+  /**
+   * Set under `--json`: prints the JSON document of a command stopped by
+   * `signal`, unless stdout has been written to (called by what exits on a
+   * signal; at most one document).
+   */
+  jsonInterrupted?: (signal: string) => void;
 }

@@ -9,9 +9,14 @@
  * info`'s job not found, a SLURM submission stopped part-way) is not
  * followed by a second.
  *
+ * A `--json` command that SIGINT, SIGTERM or SIGHUP stopped prints the same
+ * document, saying which signal ({@link jsonInterruptLine}), once, and only
+ * when it printed nothing: a script reading stdout gets a document there too.
+ *
  * @module
  */
 import type { TextSink } from "./io.ts";
+import { interruptWord } from "./ask_interrupt.ts";
 
 /** The error document of a failed `--json` command. */
 export interface JsonErrorDocument {
@@ -30,6 +35,38 @@ export interface JsonErrorDocument {
 export function jsonErrorLine(message: string): string {
   const doc: JsonErrorDocument = { version: 1, status: "error", error: message };
   return JSON.stringify(doc) + "\n";
+}
+
+/** The error document of a `--json` command that a signal stopped. */
+export interface JsonInterruptDocument extends JsonErrorDocument {
+  /** The stderr line's word: `Interrupted`, `Terminated`, `Hangup`. */
+  error: string;
+  code: "interrupted";
+  /** The signal's name: `SIGINT`, `SIGTERM`, `SIGHUP`. */
+  signal: string;
+}
+
+/**
+ * The document for a command stopped by `signal`:
+ * `{"version":1,"status":"error","error":"Interrupted","code":"interrupted","signal":"SIGINT"}`.
+ *
+ * @param signal the signal's name
+ * @returns the line, with its newline
+ */
+export function jsonInterruptLine(signal: string): string {
+  const doc: JsonInterruptDocument = {
+    version: 1,
+    status: "error",
+    error: interruptWord(signal),
+    code: "interrupted",
+    signal,
+  };
+  return JSON.stringify(doc) + "\n";
+}
+
+/** The signal whose exit code (128 + n) a command returned, if it is one the CLI handles. */
+export function signalOfExit(code: number): string | undefined {
+  return ({ 129: "SIGHUP", 130: "SIGINT", 143: "SIGTERM" } as Record<number, string>)[code];
 }
 
 /**

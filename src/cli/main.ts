@@ -18,12 +18,12 @@ import { VERSION } from "../version.ts";
 import { redactUrlsIn } from "../util/secrets.ts";
 import { errnoText } from "../util/errno_text.ts";
 import { setWarningSink } from "../util/warn_once.ts";
-import { handleInterrupts } from "../workflow/interrupt.ts";
+import { handleInterrupts, reportInterrupts, takeInterruptsNow } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint, USAGE_HINT, warnSink } from "./io.ts";
 import { denoHint } from "./deno_hint.ts";
-import { jsonErrorLine, watchedSink } from "./json_error.ts";
+import { jsonErrorLine, jsonInterruptLine, signalOfExit, watchedSink } from "./json_error.ts";
 import { helpArgs } from "./help_path.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { registerChat } from "./chat.ts";
@@ -84,11 +84,41 @@ function applyGlobalFlags(ctx: CliContext, g: GlobalFlags): void {
   if (g.nobar) io.stderrIsTTY = false;
 }
 
-/** Under `--json`: stdout watched, so a failure knows whether the command printed its answer. */
+/**
+ * Under `--json`: stdout watched, so a failure knows whether the command
+ * printed its answer; and a signal that stops the command prints its JSON
+ * document — the signal's listeners taken now (a real process only), so
+ * that one which finds no job running exits 128 + n through the reports
+ * instead of ending the process without a word.
+ */
 function watchJsonStdout(ctx: CliContext): void {
   const watched = watchedSink(ctx.io.stdout);
   ctx.io.stdout = watched.sink;
   ctx.jsonStdoutWritten = watched.written;
+  ctx.jsonInterrupted = (signal) => {
+    if (!watched.written()) watched.sink.write(jsonInterruptLine(signal));
+  };
+  if (realProcess(ctx.io)) takeInterruptsNow();
+}
+
+/** Whether `io` is this process's (a test's buffer Io gets no signal). */
+function realProcess(io: Io): boolean {
+  return typeof process !== "undefined" && io.env === process.env;
+}
+
+/**
+ * Prints the JSON document of a `--json` command stopped by a signal: one
+ * the CLI exits on (the reports run, then the exit), or one after which the
+ * command returned 128 + n itself (an ask, which holds the exit).
+ *
+ * @returns the unregister function
+ */
+function reportJsonInterrupt(ctx: CliContext): () => void {
+  if (!realProcess(ctx.io)) return () => {};
+  return reportInterrupts((signal, _aborted, exiting) => {
+    // not another cause (`interruptJobs`: a deploy worker whose parent is gone)
+    if (exiting && /^SIG(INT|TERM|HUP)$/.test(signal)) ctx.jsonInterrupted?.(signal);
+  });
 }
 
 /** The root command: description, version, global flags, help, and output through the Io. */
@@ -174,12 +204,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
     program.outputHelp({ error: true }); // a usage error: stderr, as for a group without a command
     return 2;
   }
+  const unreport = reportJsonInterrupt(ctx);
   try {
     rejectRubyMultiLetterFlags(argv);
     await program.parseAsync(helpArgs(program, argv), { from: "user" });
+    const signal = signalOfExit(ctx.exitCode);
+    if (signal !== undefined) ctx.jsonInterrupted?.(signal);
     return ctx.exitCode;
   } catch (e) {
     return reportError(e, ctx);
+  } finally {
+    unreport();
   }
 }
 

@@ -34,8 +34,10 @@
  * its temporary directory (`util/process_temp_dir.ts`: a read-only knowledge
  * base's index) or a temp file removed at exit (an index build's, R112-4),
  * jobs or not: a signal then exits 128 + n through the `exit` hooks, which
- * remove them — the default disposition ran none and left them. Other
- * commands' signals are untouched (the default disposition, as before).
+ * remove them — the default disposition ran none and left them; and for
+ * a `--json` command of the CLI ({@link takeInterruptsNow}), whose reports
+ * print the interrupt as a JSON document. Other commands' signals are
+ * untouched (the default disposition, as before).
  *
  * [TS-FIX] (R109-2) The exit waits, {@link DRAIN_MS} at most, until the
  * aborted jobs' runs have settled: their bodies, told by their signals, end
@@ -65,8 +67,12 @@ let exitHooked = false;
 
 const EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
-/** Told which jobs a signal recorded aborted, before the process exits (the CLI prints it). */
-export type InterruptReport = (signal: string, aborted: string[]) => void;
+/**
+ * Told which jobs a signal recorded aborted, before the process exits (the
+ * CLI prints it); `exiting`: whether the process exits next (false while a
+ * holder, {@link holdInterruptExit}, ends its work and exits itself).
+ */
+export type InterruptReport = (signal: string, aborted: string[], exiting: boolean) => void;
 
 const reporters = new Set<InterruptReport>();
 
@@ -112,12 +118,13 @@ function onSignal(signal: string, late = false): void {
     } catch { /* keep aborting the others: the process is going down */ }
   }
   running.clear();
+  const exiting = holders === 0 || late;
   for (const report of reporters) {
     try {
-      report(signal, aborted);
+      report(signal, aborted, exiting);
     } catch { /* a report must not keep the process from exiting */ }
   }
-  if (holders === 0 || late) drainThenExit(aborted, EXIT[signal] ?? 1);
+  if (exiting) drainThenExit(aborted, EXIT[signal] ?? 1);
 }
 
 /**
@@ -322,6 +329,16 @@ export function handleInterrupts(): void {
   handling = true;
   onProcessTempDir(installListeners);
   if (running.size > 0) installListeners();
+}
+
+/**
+ * Installs the signal listeners now, jobs or not, in a process that opted in
+ * ({@link handleInterrupts}): a signal then exits 128 + n through the reports
+ * — the CLI's `--json` commands print their interrupt as a JSON document —
+ * where the default disposition would end the process without a word.
+ */
+export function takeInterruptsNow(): void {
+  if (handling) installListeners();
 }
 
 /**

@@ -1,0 +1,179 @@
+/**
+ * A `--json` command stopped by SIGINT, SIGTERM or SIGHUP prints one JSON
+ * error document on stdout, as a failed one does (R128-6): before, `llm ask
+ * --json` waiting on its provider, `workflow task --json` whose task sleeps
+ * or `chat parse - --json` reading stdin printed nothing, and `… --json | jq`
+ * read empty input. The document says which signal (`"code":"interrupted"`,
+ * `"signal"`); the exit code stays 130/143/129. Real processes: `cli.ts` from
+ * source and the built binary; a loopback provider server that holds its
+ * reply.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { BINARY, buildBinary, DENO, homeIn, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { startProviderServer } from "../support/provider_server.ts";
+import { readInfo, userWorkflow } from "../workflow/cli_support.ts";
+
+const SIGNALS = [
+  ["SIGINT", 130, "Interrupted"],
+  ["SIGTERM", 143, "Terminated"],
+  ["SIGHUP", 129, "Hangup"],
+] as const;
+
+type Via = "source" | "binary";
+
+/** Starts scout-ai (from source or the binary) with piped stdin, stdout and stderr. */
+function start(via: Via, args: string[], dir: string, env: Record<string, string>) {
+  const [cmd, pre] = via === "source" ? [DENO, [...SCOUT_SOURCE_ARGS]] : [BINARY, []];
+  return new Deno.Command(cmd, {
+    args: [...pre, ...args],
+    cwd: dir,
+    env: { ...homeIn(dir), HOME: dir, NO_COLOR: "1", ...env },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+/** Polls `ready` every 20 ms (30 s at most), then gives the process 300 ms more. */
+async function until(ready: () => boolean, what: string): Promise<void> {
+  const t0 = Date.now();
+  while (!ready()) {
+    if (Date.now() - t0 > 30_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await new Promise((r) => setTimeout(r, 300));
+}
+
+/** Sends `signal`, waits for the end; the exit code, stdout and stderr. */
+async function stop(child: Deno.ChildProcess, signal: Deno.Signal) {
+  child.kill(signal);
+  const out = await child.output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/**
+ * The one document on stdout, checked: the interrupt by `signal`, in the
+ * word of the stderr line (`stderrLine` false: a command that runs no job
+ * and asks nothing printed no such line, and prints none).
+ */
+function assertInterruptDocument(
+  r: { stdout: string; stderr: string },
+  signal: string,
+  word: string,
+  stderrLine = true,
+): void {
+  const lines = r.stdout.split("\n").filter((l) => l !== "");
+  assert.equal(lines.length, 1, `one document: ${r.stdout} (stderr: ${r.stderr})`);
+  assert.deepEqual(JSON.parse(lines[0]!), {
+    version: 1,
+    status: "error",
+    error: word,
+    code: "interrupted",
+    signal,
+  });
+  if (!stderrLine) return;
+  assert.match(r.stderr, new RegExp(`^scout-ai: ${word}`, "m"), "the stderr line stays");
+}
+
+/** `llm ask --json` against a provider that holds its reply, stopped by `signal`. */
+async function askStopped(via: Via, signal: Deno.Signal) {
+  await using d = await tempDir();
+  let release = () => {};
+  const held = new Promise<void>((r) => release = r);
+  await using srv = await startProviderServer();
+  srv.script({ text: "late", until: held });
+  try {
+    const child = start(
+      via,
+      ["llm", "ask", "-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "hi", "--json"],
+      d.path,
+      { OPENAI_API_KEY: "sk-x" },
+    );
+    await until(() => srv.requests.length > 0, "the provider's request");
+    return await stop(child, signal);
+  } finally {
+    release();
+  }
+}
+
+for (const [signal, code, word] of SIGNALS) {
+  Deno.test(`llm ask --json: ${signal} while the provider answers prints the interrupt as JSON, exit ${code}`, async () => {
+    const r = await askStopped("source", signal);
+    assert.equal(r.code, code, r.stderr);
+    assertInterruptDocument(r, signal, word);
+  });
+}
+
+const SLEEPY = `export default (api) => api.workflow("Sleepy", { tasks: {
+  nap: { type: "string", run: (_i, job) => new Promise((resolve) => {
+    const t = setTimeout(() => resolve("woke"), 60000);
+    job.signal.addEventListener("abort", () => { clearTimeout(t); resolve("stopped"); });
+  }) },
+} });
+`;
+
+/** `workflow task Sleepy nap --json`, stopped by `signal` once its job has started. */
+async function napStopped(via: Via, signal: Deno.Signal) {
+  await using d = await tempDir();
+  const wf = userWorkflow(d.path, "Sleepy", SLEEPY);
+  const path = join(d.path, "home", "var", "jobs", "Sleepy", "nap", "Default");
+  const child = start(via, ["workflow", "task", wf, "nap", "--json"], d.path, {});
+  await until(() => readInfo(path)?.status === "start", `job ${path} to start`);
+  const r = await stop(child, signal);
+  return { ...r, status: readInfo(path)?.status };
+}
+
+Deno.test("workflow task --json: SIGTERM while the task sleeps prints the interrupt as JSON, exit 143", async () => {
+  const r = await napStopped("source", "SIGTERM");
+  assert.equal(r.code, 143, r.stderr);
+  assertInterruptDocument(r, "SIGTERM", "Terminated");
+  assert.equal(r.status, "aborted", "the job is recorded aborted, as before");
+});
+
+Deno.test("chat parse - --json: SIGINT while it reads stdin prints the interrupt as JSON, exit 130", async () => {
+  await using d = await tempDir();
+  const child = start("source", ["chat", "parse", "-", "--json"], d.path, {});
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode("user:\n\nhi\n")); // stdin stays open
+  await new Promise((r) => setTimeout(r, 1500));
+  const r = await stop(child, "SIGINT");
+  await w.close().catch(() => {});
+  assert.equal(r.code, 130, r.stderr);
+  assertInterruptDocument(r, "SIGINT", "Interrupted", false);
+  assert.equal(r.stderr, "", "no stderr line, as before");
+});
+
+Deno.test("binary: llm ask --json on SIGINT and workflow task --json on SIGHUP print the interrupt as JSON", async () => {
+  await buildBinary();
+  const ask = await askStopped("binary", "SIGINT");
+  assert.equal(ask.code, 130, ask.stderr);
+  assertInterruptDocument(ask, "SIGINT", "Interrupted");
+  const nap = await napStopped("binary", "SIGHUP");
+  assert.equal(nap.code, 129, nap.stderr);
+  assertInterruptDocument(nap, "SIGHUP", "Hangup");
+});
+
+Deno.test("llm ask without --json: an interrupt prints nothing on stdout, as before", async () => {
+  await using d = await tempDir();
+  let release = () => {};
+  const held = new Promise<void>((r) => release = r);
+  await using srv = await startProviderServer();
+  srv.script({ text: "late", until: held });
+  try {
+    const child = start(
+      "source",
+      ["llm", "ask", "-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "hi"],
+      d.path,
+      { OPENAI_API_KEY: "sk-x" },
+    );
+    await until(() => srv.requests.length > 0, "the provider's request");
+    const r = await stop(child, "SIGINT");
+    assert.equal(r.code, 130, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.equal(r.stderr, "scout-ai: Interrupted\n");
+  } finally {
+    release();
+  }
+});
