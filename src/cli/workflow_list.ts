@@ -4,7 +4,7 @@
  * @module
  */
 import { dirname, join, resolve } from "node:path";
-import { errorLocation, ScoutError } from "../errors.ts";
+import { errorLocation, ScoutError, usageError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
 import { builtinWorkflowLoader, builtinWorkflowNames } from "../workflow/builtins.ts";
 import type { JobState } from "../workflow/mod.ts";
@@ -42,6 +42,7 @@ export interface WorkflowListOptions extends WorkflowCommonOptions {
 export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promise<number> {
   const { findWorkflowFile, listWorkflowFiles } = await loader();
   if (opts.workflow === undefined) {
+    refuseJobsDirs(opts);
     const found = listWorkflowFiles({ cwd: io.cwd, env: io.env });
     // a workflow of the search directories named like a built-in one wins, as in loadWorkflow
     const builtins = builtinWorkflowNames().filter((n) => !found.some((f) => f.name === n));
@@ -52,11 +53,25 @@ export async function runWorkflowList(opts: WorkflowListOptions, io: Io): Promis
   const asPath = /[/\\]/.test(opts.workflow) || opts.workflow.startsWith(".");
   if (asPath && isDirectory(dir) && !hasWorkflowFile(() => findWorkflowFile(dir))) {
     // a directory of workflows (<dir>/<Name>/workflow.ts), e.g. fixtures/workflows
+    refuseJobsDirs(opts);
     const found = listWorkflowFiles({ cwd: io.cwd, env: io.env, dirs: [dir] })
       .filter((f) => dirname(dirname(f.file)) === dir);
     return await listWorkflows({ found, builtins: [], where: dir }, opts, io);
   }
   return await listTasks(opts.workflow, opts, io);
+}
+
+/**
+ * A listing of workflows shows their task names, no job: `--jobs-dir` has
+ * nothing to act on there and was dropped without a word. It is a usage
+ * error naming the form that lists a jobs directory's jobs.
+ */
+function refuseJobsDirs(opts: WorkflowListOptions): void {
+  if (opts.jobsDir === undefined && (opts.jobsDirs ?? []).length === 0) return;
+  throw usageError(
+    "--jobs-dir lists a workflow's jobs: give the workflow (workflow list WORKFLOW " +
+      "--jobs-dir DIR); a listing of workflows shows their tasks, no jobs",
+  );
 }
 
 /** One job of a task's listing. */
