@@ -150,6 +150,11 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
         "  scout-ai workflow mcp fixtures/workflows/Baking whisk cake --http 8808",
     )
     .action(async (workflow, tasks, o) => {
+      // over stdio, stdout carries the MCP messages: a JSON document there (the address, or
+      // the one a signal prints under --json) would be a stray line in the client's stream
+      if (o.json && o.http === undefined) {
+        throw usageError("--json prints the HTTP server's address: give --http PORT too");
+      }
       const ac = new AbortController();
       const stop = () => ac.abort();
       // SIGHUP: a dropped session, as SIGTERM; none started ignored (nohup) is taken (R107-2)
