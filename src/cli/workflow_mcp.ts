@@ -149,32 +149,45 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
         "  scout-ai workflow mcp fixtures/workflows/Baking < /dev/null\n" +
         "  scout-ai workflow mcp fixtures/workflows/Baking whisk cake --http 8808",
     )
-    .action(async (workflow, tasks, o) => {
-      // over stdio, stdout carries the MCP messages: a JSON document there (the address, or
-      // the one a signal prints under --json) would be a stray line in the client's stream
-      if (o.json && o.http === undefined) {
-        throw usageError("--json prints the HTTP server's address: give --http PORT too");
-      }
-      const ac = new AbortController();
-      const stop = () => ac.abort();
-      // SIGHUP: a dropped session, as SIGTERM; none started ignored (nohup) is taken (R107-2)
-      const taken = o.http !== undefined
-        ? listenableSignals(["SIGINT", "SIGTERM", "SIGHUP"] as const)
-        : [];
-      for (const s of taken) process.once(s, stop);
-      keepIgnored();
-      try {
-        ctx.exitCode = await runWorkflowMcp({
-          workflow,
-          tasks,
-          ...(o.http !== undefined ? { http: o.http } : {}),
-          ...(o.host !== undefined ? { host: o.host } : {}),
-          ...(o.jobsDir !== undefined ? { jobsDir: o.jobsDir } : {}),
-          json: Boolean(o.json),
-          signal: ac.signal,
-        }, ctx.io);
-      } finally {
-        for (const s of taken) process.removeListener(s, stop);
-      }
-    });
+    .action((workflow, tasks, o) => serveWorkflowMcp(ctx, { workflow, tasks, ...o }));
+}
+
+/** `workflow mcp`'s options as commander gives them, with its arguments. */
+interface McpCommandOptions {
+  workflow: string;
+  tasks: string[];
+  http?: number;
+  host?: string;
+  jobsDir?: string;
+  json?: true;
+}
+
+/** Runs `workflow mcp` until stdin closes (stdio) or a signal (`--http`). */
+async function serveWorkflowMcp(ctx: CliContext, o: McpCommandOptions): Promise<void> {
+  // over stdio, stdout carries the MCP messages: a JSON document there (the address, or
+  // the one a signal prints under --json) would be a stray line in the client's stream
+  if (o.json && o.http === undefined) {
+    throw usageError("--json prints the HTTP server's address: give --http PORT too");
+  }
+  const ac = new AbortController();
+  const stop = () => ac.abort();
+  // SIGHUP: a dropped session, as SIGTERM; none started ignored (nohup) is taken (R107-2)
+  const taken = o.http !== undefined
+    ? listenableSignals(["SIGINT", "SIGTERM", "SIGHUP"] as const)
+    : [];
+  for (const s of taken) process.once(s, stop);
+  keepIgnored();
+  try {
+    ctx.exitCode = await runWorkflowMcp({
+      workflow: o.workflow,
+      tasks: o.tasks,
+      ...(o.http !== undefined ? { http: o.http } : {}),
+      ...(o.host !== undefined ? { host: o.host } : {}),
+      ...(o.jobsDir !== undefined ? { jobsDir: o.jobsDir } : {}),
+      json: Boolean(o.json),
+      signal: ac.signal,
+    }, ctx.io);
+  } finally {
+    for (const s of taken) process.removeListener(s, stop);
+  }
 }
