@@ -18,7 +18,7 @@ import { VERSION } from "../version.ts";
 import { redactUrlsIn } from "../util/secrets.ts";
 import { errnoText } from "../util/errno_text.ts";
 import { setWarningSink } from "../util/warn_once.ts";
-import { handleInterrupts, reportInterrupts, takeInterruptsNow } from "../workflow/interrupt.ts";
+import { handleInterrupts, reportInterrupts } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint, USAGE_HINT, warnSink } from "./io.ts";
@@ -86,10 +86,13 @@ function applyGlobalFlags(ctx: CliContext, g: GlobalFlags): void {
 
 /**
  * Under `--json`: stdout watched, so a failure knows whether the command
- * printed its answer; and a signal that stops the command prints its JSON
- * document — the signal's listeners taken now (a real process only), so
- * that one which finds no job running exits 128 + n through the reports
- * instead of ending the process without a word.
+ * printed its answer; and a signal that stops the command where it listens
+ * for signals (jobs running, an ask) prints its JSON document. A command
+ * that takes no signal of its own (`chat parse -` reading stdin, a `kb`
+ * query waiting on another process's index lock) ends by the signal's
+ * default disposition, without a document: listeners taken for it up front
+ * run only when its thread is free, and a synchronous wait then ignored
+ * Ctrl-C for up to 10 minutes (R130-1).
  */
 function watchJsonStdout(ctx: CliContext): void {
   const watched = watchedSink(ctx.io.stdout);
@@ -98,7 +101,6 @@ function watchJsonStdout(ctx: CliContext): void {
   ctx.jsonInterrupted = (signal) => {
     if (!watched.written()) watched.sink.write(jsonInterruptLine(signal));
   };
-  if (realProcess(ctx.io)) takeInterruptsNow();
 }
 
 /** Whether `io` is this process's (a test's buffer Io gets no signal). */

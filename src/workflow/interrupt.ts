@@ -34,10 +34,8 @@
  * its temporary directory (`util/process_temp_dir.ts`: a read-only knowledge
  * base's index) or a temp file removed at exit (an index build's, R112-4),
  * jobs or not: a signal then exits 128 + n through the `exit` hooks, which
- * remove them — the default disposition ran none and left them; and for
- * a `--json` command of the CLI ({@link takeInterruptsNow}), whose reports
- * print the interrupt as a JSON document. Other commands' signals are
- * untouched (the default disposition, as before).
+ * remove them — the default disposition ran none and left them. Other
+ * commands' signals are untouched (the default disposition, as before).
  *
  * [TS-FIX] (R109-2) The exit waits, {@link DRAIN_MS} at most, until the
  * aborted jobs' runs have settled: their bodies, told by their signals, end
@@ -329,16 +327,6 @@ export function handleInterrupts(): void {
   handling = true;
   onProcessTempDir(installListeners);
   if (running.size > 0) installListeners();
-}
-
-/**
- * Installs the signal listeners now, jobs or not, in a process that opted in
- * ({@link handleInterrupts}): a signal then exits 128 + n through the reports
- * — the CLI's `--json` commands print their interrupt as a JSON document —
- * where the default disposition would end the process without a word.
- */
-export function takeInterruptsNow(): void {
-  if (handling) installListeners();
 }
 
 /**

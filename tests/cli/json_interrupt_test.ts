@@ -1,16 +1,28 @@
 /**
  * A `--json` command stopped by SIGINT, SIGTERM or SIGHUP prints one JSON
  * error document on stdout, as a failed one does (R128-6): before, `llm ask
- * --json` waiting on its provider, `workflow task --json` whose task sleeps
- * or `chat parse - --json` reading stdin printed nothing, and `… --json | jq`
- * read empty input. The document says which signal (`"code":"interrupted"`,
+ * --json` waiting on its provider or `workflow task --json` whose task sleeps
+ * printed nothing, and `… --json | jq` read empty input. A command that takes
+ * no signal of its own still ends by the signal's default disposition, at
+ * once, without a document (R130-1: listeners taken for every `--json`
+ * command left one blocked in a synchronous wait deaf to Ctrl-C). The document says which signal (`"code":"interrupted"`,
  * `"signal"`); the exit code stays 130/143/129. Real processes: `cli.ts` from
  * source and the built binary; a loopback provider server that holds its
  * reply.
  */
 import assert from "node:assert/strict";
+import { cpSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
-import { BINARY, buildBinary, DENO, homeIn, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import {
+  BINARY,
+  buildBinary,
+  DENO,
+  homeIn,
+  ROOT,
+  SCOUT_SOURCE_ARGS,
+  tempDir,
+} from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { readInfo, userWorkflow } from "../workflow/cli_support.ts";
 
@@ -132,17 +144,32 @@ Deno.test("workflow task --json: SIGTERM while the task sleeps prints the interr
   assert.equal(r.status, "aborted", "the job is recorded aborted, as before");
 });
 
-Deno.test("chat parse - --json: SIGINT while it reads stdin prints the interrupt as JSON, exit 130", async () => {
+Deno.test("kb query --json blocked on another process's index lock still dies at once on SIGINT (R130-1)", async () => {
   await using d = await tempDir();
-  const child = start("source", ["chat", "parse", "-", "--json"], d.path, {});
-  const w = child.stdin.getWriter();
-  await w.write(new TextEncoder().encode("user:\n\nhi\n")); // stdin stays open
-  await new Promise((r) => setTimeout(r, 1500));
-  const r = await stop(child, "SIGINT");
-  await w.close().catch(() => {});
-  assert.equal(r.code, 130, r.stderr);
-  assertInterruptDocument(r, "SIGINT", "Interrupted", false);
-  assert.equal(r.stderr, "", "no stderr line, as before");
+  const kb = join(d.path, "kb");
+  cpSync(join(ROOT, "fixtures", "kb", "family"), kb, { recursive: true });
+  const args = ["kb", "query", kb, "siblings", "Dani", "--json"];
+  const built = await start("source", args, d.path, {}).output();
+  assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+  // the index gone and its build lock held by a live process of this host: the query waits
+  const index = join(kb, ".scout-ai-index", "siblings.idx");
+  rmSync(index);
+  const holder = new Deno.Command("sleep", { args: ["600"] }).spawn();
+  try {
+    writeFileSync(`${index}.lock`, `${holder.pid}@${hostname()}`);
+    const child = start("source", args, d.path, {});
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill("SIGINT");
+    // a regression waits for the lock (10 minutes): bounded here, then killed
+    const bound = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const out = await child.output();
+    clearTimeout(bound);
+    assert.equal(out.signal, "SIGINT", `not ended by the SIGINT (code ${out.code})`);
+    assert.equal(new TextDecoder().decode(out.stdout), "", "no document: nothing listened");
+  } finally {
+    holder.kill("SIGKILL");
+    await holder.status;
+  }
 });
 
 Deno.test("binary: llm ask --json on SIGINT and workflow task --json on SIGHUP print the interrupt as JSON", async () => {
