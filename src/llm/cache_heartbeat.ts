@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { futimesSync, utimesSync } from "node:fs";
+import { futimesSync, lutimesSync } from "node:fs";
 import { setInterval } from "node:timers";
 
 /** How often a live holder refreshes its locks' modification time. */
@@ -55,7 +55,9 @@ export function beat(): void {
   heartbeatClock.lastBeat = now.getTime();
   for (const file of files) {
     try {
-      utimesSync(file, now, now);
+      // [TS-FIX] R125: lutimes — a link another member put in the holder's
+      // place (its directory is the group's) is never followed to the file it names
+      lutimesSync(file, now, now);
     } catch { /* removed (at exit, or swept): made again with its next lock */ }
   }
   for (const fd of fds) {

@@ -14,17 +14,23 @@
  * @module
  */
 import {
+  closeSync,
+  constants,
   linkSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
+  realpathSync,
   statSync,
   unlinkSync,
-  writeFileSync,
 } from "node:fs";
 import { hostname } from "node:os";
-import { join } from "node:path";
-import { unlinkQuiet } from "../util/fs.ts";
+import { basename, dirname, join } from "node:path";
+import { ScoutError } from "../errors.ts";
+import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
+import { storePart } from "../util/owned_links.ts";
+import { inRealDir } from "../util/pinned_dir.ts";
 import { pidAlive } from "../util/process.ts";
 import { beatFile, STALE_MS } from "./cache_heartbeat.ts";
 
@@ -44,7 +50,8 @@ function removeAtExit(): void {
   process.on("exit", () => {
     for (const file of holderFiles.values()) {
       try {
-        if (file) unlinkSync(file);
+        // by name in its directory, checked: never through a link swapped in for it (R125)
+        if (file) inRealDir(dirname(file), () => unlinkSync(basename(file)));
       } catch { /* gone already, or the directory with it */ }
     }
   });
@@ -69,18 +76,18 @@ export function deadHolder(file: string, name: string, host: string): boolean {
 
 /**
  * Removes the holder files of dead processes (crashes leave them): of this
- * host, and of any host once without a heartbeat for `STALE_MS`.
+ * host, and of any host once without a heartbeat for `STALE_MS`. By name in
+ * the working directory, the holders' directory ({@link inRealDir}).
  *
  * @returns the holders removed
  */
-function sweepDead(holders: string): Set<string> {
+function sweepDead(): Set<string> {
   const host = hostname();
   const swept = new Set<string>();
-  for (const name of readdirSync(holders)) {
-    const file = join(holders, name);
-    if (!deadHolder(file, name, host)) continue;
+  for (const name of readdirSync(".")) {
+    if (!deadHolder(name, name, host)) continue;
     try {
-      unlinkSync(file);
+      unlinkSync(name);
       swept.add(name);
     } catch { /* another process swept it (and sweeps its temp files) */ }
   }
@@ -90,49 +97,101 @@ function sweepDead(holders: string): Set<string> {
 /**
  * Removes the entries' temp files of swept holders, named
  * `<key>.json.tmp-<pid>@<host>-<n>` (`cache_files.ts` tmpPath): a process
- * killed while its request was out leaves the one opened early, empty.
+ * killed while its request was out leaves the one opened early, empty. By
+ * name in the working directory, the cache directory ({@link inRealDir}).
  */
-function sweepTemps(dir: string, swept: Set<string>): void {
-  for (const name of readdirSync(dir)) {
+function sweepTemps(swept: Set<string>): void {
+  for (const name of readdirSync(".")) {
     const m = /\.json\.tmp-(.+)-\d+$/.exec(name);
     if (!m || !swept.has(m[1]!)) continue;
     try {
-      unlinkSync(join(dir, name));
+      unlinkSync(name);
     } catch { /* another process swept it */ }
   }
 }
 
 /**
- * Makes this process's holder file in cache directory `dir` (and sweeps dead
- * processes' holders, with their temp files).
+ * The real path of the holders' directory of cache directory `dir`, made if
+ * missing. [TS-FIX] R125: `.holders` is in a directory the store's group may
+ * write; a symbolic link another member put in its place is not followed —
+ * followed, it made this process create its holder file in, and sweep files
+ * named like holders (`<digits>@…`) from, a directory of that member's
+ * choosing, such as one of this user's own (`util/owned_links.ts`).
  *
  * @param dir cache directory (it exists)
- * @param write how the holder's text is written (a test seam: a full disk)
- * @returns the holder file's path
+ * @returns the real paths of the cache directory and of its holders' directory
+ * @throws ScoutError `io` when `.holders` is another user's link; the file
+ *   system's error
  */
-export function makeHolder(
-  dir: string,
-  write: (file: string, text: string) => void = writeFileSync,
-): string {
-  const holders = join(dir, ".holders");
-  mkdirSync(holders, { recursive: true });
-  const file = join(holders, holderText());
-  // a file of this name is an earlier process's with this pid: locks linked to
-  // it name this process, and are treated as leftovers (cache_stale.ts)
-  unlinkQuiet(file);
+function holdersDir(dir: string): { base: string; holders: string } {
+  const base = realpathSync(dir);
   try {
-    write(file, holderText());
+    mkdirSync(join(base, ".holders"));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  }
+  const part = storePart(base, [".holders"]);
+  if ("real" in part) return { base, holders: part.real };
+  const file = join(base, ".holders");
+  throw new ScoutError(
+    "io",
+    "link" in part
+      ? `Not following ${part.link}: a symbolic link made by another user (uid ${part.owner})`
+      : `Cannot make ${file}: it went away`,
+    { file },
+  );
+}
+
+/** Creating a holder file: exclusively, never through a link (nor opening a FIFO). */
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * Creates the holder file `name` in the working directory (the holders'
+ * directory, {@link inRealDir}) and writes the holder's text into it. A file
+ * of this name is an earlier process's with this pid (locks linked to it name
+ * this process, and are treated as leftovers: `cache_stale.ts`), or one a
+ * member planted: removed by name (a link's target never touched), then the
+ * holder created exclusively — a link, FIFO or file put back in between makes
+ * the create fail (EEXIST), never one written, truncated or waited on.
+ */
+function createHolder(name: string, write: (fd: number, text: string) => void): void {
+  unlinkQuiet(name);
+  const fd = openSync(name, CREATE, 0o666);
+  try {
+    write(fd, holderText());
   } catch (e) {
     // made but not written (a full disk): not yet removed at exit, so now
     try {
-      unlinkQuiet(file);
+      unlinkQuiet(name);
     } catch { /* the write's error is the one to report */ }
     throw e;
+  } finally {
+    closeSync(fd);
   }
+}
+
+/**
+ * Makes this process's holder file in cache directory `dir` (and sweeps dead
+ * processes' holders, with their temp files), by name in the directories
+ * entered and checked (`util/pinned_dir.ts`, R125).
+ *
+ * @param dir cache directory (it exists)
+ * @param write how the holder's text is written to its descriptor (a test seam: a full disk)
+ * @returns the holder file's path
+ * @throws ScoutError `io` when `.holders` is another user's link; the file system's error
+ */
+export function makeHolder(
+  dir: string,
+  write: (fd: number, text: string) => void = writeAllSync,
+): string {
+  const { base, holders } = holdersDir(dir);
+  const name = holderText();
+  inRealDir(holders, () => createHolder(name, write));
+  const file = join(holders, name);
   removeAtExit();
   beatFile(file); // its mtime is its locks' heartbeat
-  const swept = sweepDead(holders);
-  if (swept.size > 0) sweepTemps(dir, swept); // rare: a listing of the cache only then
+  const swept = inRealDir(holders, sweepDead);
+  if (swept.size > 0) inRealDir(base, () => sweepTemps(swept)); // rare: a listing of the cache only then
   return file;
 }
 

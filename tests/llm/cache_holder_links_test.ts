@@ -1,0 +1,105 @@
+/**
+ * The holders' directory of a shared cache (`$SCOUT_HOME/var/cache/ask/.holders`,
+ * `src/llm/cache_holder.ts`), which the store's group may write (R125): a
+ * symbolic link another member (B) puts in its place, or in place of A's
+ * holder file, never makes A's ask or `llm cache clean` create, remove or
+ * touch A's own files outside the store. When the tests run as root, B's
+ * links are `nobody`'s (lchown): a link A made is followed.
+ */
+import assert from "node:assert/strict";
+import {
+  existsSync,
+  lchownSync,
+  mkdirSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { withKeyLock } from "../../src/llm/cache_lock.ts";
+import { beat } from "../../src/llm/cache_heartbeat.ts";
+import { runMain, tempDir } from "../support/cli.ts";
+
+const DAY = 86_400_000;
+/** The tests run as root: B's links can be another user's. */
+const ROOT_USER = Deno.uid() === 0;
+/** A pid no process has (above Linux's pid_max). */
+const DEAD_PID = 2 ** 22 + 7;
+
+/** Writes `text` to `file` (its directory made), dated `days` back. */
+function put(file: string, text: string, days: number): string {
+  mkdirSync(join(file, ".."), { recursive: true });
+  writeFileSync(file, text);
+  const t = new Date(Date.now() - days * DAY);
+  Deno.utimeSync(file, t, t);
+  return file;
+}
+
+/** A symbolic link B plants: `nobody`'s when the tests run as root. */
+function plant(target: string, link: string): void {
+  mkdirSync(join(link, ".."), { recursive: true });
+  symlinkSync(target, link);
+  if (ROOT_USER) lchownSync(link, 65534, 65534);
+}
+
+/** A's files named as holders are: an old one of another host, a dead pid's of this one. */
+function holderLike(dir: string): string[] {
+  return [
+    put(join(dir, "12@oldhost"), "A's 12@oldhost", 200),
+    put(join(dir, `${DEAD_PID}@${hostname()}`), "A's file", 1),
+  ];
+}
+
+Deno.test("an ask's key lock never follows B's link in place of .holders into A's files (R125)", async () => {
+  assert.ok(ROOT_USER, "needs root, to give the planted link to another user (lchown)");
+  await using d = await tempDir();
+  const mine = join(d.path, "a", "mine");
+  const files = holderLike(mine);
+  const dir = join(d.path, "scout", "var", "cache", "ask");
+  plant(mine, join(dir, ".holders"));
+  await withKeyLock(dir, "k", (commit) => commit("x"));
+  assert.equal(Deno.readTextFileSync(join(dir, "k.json")), "x", "stored, under a created lock");
+  // before: both swept from A's directory, and A's holder file made there
+  assert.deepEqual(readdirSync(mine).sort(), files.map((f) => f.slice(mine.length + 1)).sort());
+  assert.deepEqual(readdirSync(dir).sort(), [".holders", "k.json"]);
+});
+
+Deno.test("llm cache clean never follows B's link in place of .holders into A's files (R125)", async () => {
+  assert.ok(ROOT_USER, "needs root, to give the planted link to another user (lchown)");
+  await using d = await tempDir();
+  const mine = join(d.path, "a", "mine");
+  const files = holderLike(mine);
+  const dir = join(d.path, "scout", "var", "cache", "ask");
+  const old = put(join(dir, `${"ab".repeat(32)}.json`), "{}", 200);
+  plant(mine, join(dir, ".holders"));
+  const r = await runMain(["llm", "cache", "clean", "--older", "90d"], {
+    cwd: d.path,
+    env: { SCOUT_HOME: join(d.path, "scout"), HOME: join(d.path, "a"), NO_COLOR: "1" },
+  });
+  assert.match(r.stdout, /1 of 1 entry removed/, r.stderr);
+  assert.equal(existsSync(old), false, "the old entry goes, under a created lock");
+  // the clean's sweep of dead holders refuses B's link, and says so (exit 1)
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /cannot remove .*12@oldhost: Refused to remove files in /);
+  // before: both swept from A's directory by the holder made for the entry's lock
+  assert.deepEqual(readdirSync(mine).sort(), files.map((f) => f.slice(mine.length + 1)).sort());
+});
+
+Deno.test("the heartbeat never touches A's file through a link put in place of A's holder file (R125)", async () => {
+  await using d = await tempDir();
+  const dir = join(d.path, "scout", "var", "cache", "ask");
+  const thesis = put(join(d.path, "a", "thesis.tex"), "A's thesis", 200);
+  const before = Deno.statSync(thesis).mtime!.getTime();
+  await withKeyLock(dir, "k", async (commit) => {
+    // B (the holders' directory is the group's) swaps A's holder for a link to A's file
+    const holder = join(dir, ".holders", `${Deno.pid}@${hostname()}`);
+    Deno.removeSync(holder);
+    plant(thesis, holder);
+    beat();
+    await commit("x");
+  });
+  // before: its modification time became now (utimes followed the link)
+  assert.equal(Deno.statSync(thesis).mtime!.getTime(), before);
+  assert.equal(Deno.readTextFileSync(thesis), "A's thesis");
+});
