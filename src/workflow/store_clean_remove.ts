@@ -188,7 +188,16 @@ export function oddLockKind(
   return null;
 }
 
-/** The lock of one spelling of a job, or null when another process holds it. */
+/**
+ * The lock of one spelling of a job, or null when another process holds it.
+ * Taken in the lock directory as spelled, as the runs take theirs — even
+ * where the sweep did not follow it (another member's link, R125): only
+ * there does it exclude a run. Through such a link nothing of this user's is
+ * written: the lock is created `O_EXCL` (an existing file, link or FIFO of
+ * that name is never opened for writing), refreshed and removed only while
+ * it is still the file made; a file already there is removed only when named
+ * as this job's persist lock and judged a stale one (`lock.ts`).
+ */
 async function tryLock(path: string, lockDir: string): Promise<HeldLock | null> {
   try {
     return await acquireLock(path, lockDir, { timeoutMs: 0 });
