@@ -64,16 +64,31 @@ export function jobSummary(
   info: JobInfo | null,
   status?: (path: string, info: JobInfo | null) => string | null,
 ): JobSummary {
+  const attempt = attemptNumber(path);
   const summary: JobSummary = {
     workflow: str(info?.workflow),
     task: str(info?.task_name),
     type: str(info?.type),
-    status: str(status === undefined ? info?.status : status(path, info)),
+    status: attempt !== null
+      ? attemptStatus(info)
+      : str(status === undefined ? info?.status : status(path, info)),
     shortId: jobShortId(path),
   };
-  const attempt = attemptNumber(path);
   if (attempt !== null) summary.attempt = attempt;
   return summary;
+}
+
+/** Statuses an ended run's info may keep. */
+const ENDED = new Set(["done", "error", "aborted", "cleaned"]);
+
+/**
+ * The status of an earlier attempt: it has ended, whatever its info says — a
+ * run set aside in progress (it died: `attempts.ts`) is `stale`, never judged
+ * by its pid, which another process may have now (R130-2: it showed `start`).
+ */
+function attemptStatus(info: JobInfo | null): string | null {
+  const s = str(info?.status);
+  return s === null || ENDED.has(s) ? s : "stale";
 }
 
 /** An earlier attempt's path: `<job>.files/.attempts/<n>` (`src/workflow/attempts.ts`). */

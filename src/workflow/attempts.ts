@@ -106,16 +106,18 @@ const ENDED = new Set(["done", "cleaned", "noinfo"]);
 /**
  * Whether the run an info records is one to keep as an earlier attempt: it
  * failed (`error`, `aborted`), or it died in progress — an in-progress
- * status (`setup`, `start`, a custom one) whose recorded process is gone
- * (or on another host: the caller holds the job's lock, so nothing there
- * refreshes it). A run whose process is alive here is never taken for dead.
+ * status (`setup`, `start`, a custom one) whose recorded process, on this
+ * host, is gone. A run on another host is left to be run over in place, as
+ * before (R130-3): its lock was taken as stale by age alone, and a run whose
+ * refresh only paused (suspended with Ctrl-Z, a stalled file system) may be
+ * alive — its files moved away under it would fail it. A run whose process
+ * is alive here is never taken for dead.
  */
 function earlierRun(info: JobInfo | null): boolean {
   const status = info?.status;
   if (status === "error" || status === "aborted") return true;
   if (typeof status !== "string" || status === "" || ENDED.has(status)) return false;
-  const proc = infoProcess(info);
-  return proc === "gone" || proc === "unknown";
+  return infoProcess(info) === "gone";
 }
 
 /**

@@ -102,6 +102,14 @@ Deno.test("workflow task: a run killed with SIGKILL and run again in place is ke
   const node = report.nodes.find((n: { job?: { attempt?: number } }) => n.job?.attempt === 1);
   assert.ok(node !== undefined, prov.stdout);
   assert.equal(node.label, "attempt 1 (stale)");
+  // an attempt has ended whatever runs under its pid now (R130-2: a reused pid showed `start`)
+  writeFileSync(`${attempt}.info`, JSON.stringify({ ...dead, pid: Deno.pid }));
+  const reused = await runScout(["llm", "prov", job, "--json"], { cwd: d.path, env: env(d.path) });
+  const again = JSON.parse(reused.stdout).nodes.find((n: { job?: { attempt?: number } }) =>
+    n.job?.attempt === 1
+  );
+  assert.equal(again?.label, "attempt 1 (stale)", reused.stdout);
+  assert.equal(again?.job.status, "stale", reused.stdout);
 
   // the job's files are its last run's: the attempts are not among them
   const info = await runScout(["workflow", "info", job, "--json"], {

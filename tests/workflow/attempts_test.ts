@@ -7,11 +7,16 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { hostname } from "node:os";
+import { dirname, join } from "node:path";
 import { workflow } from "../../src/workflow/define.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { cleanJob, produceJob, runJob } from "../../src/workflow/run.ts";
-import { keptAttempts, MAX_KEPT_ATTEMPTS } from "../../src/workflow/attempts.ts";
+import {
+  keptAttempts,
+  MAX_KEPT_ATTEMPTS,
+  setAsideEarlierRun,
+} from "../../src/workflow/attempts.ts";
 import { listJobFiles } from "../../src/workflow/files.ts";
 import { homeIn, tempDir } from "../support/cli.ts";
 
@@ -103,4 +108,23 @@ Deno.test("at most MAX_KEPT_ATTEMPTS attempts are kept, the oldest dropped; a cl
   assert.equal(existsSync(join(`${job.path}.files`, ".attempts", "2.files")), false);
   await cleanJob(job);
   assert.equal(existsSync(`${job.path}.files`), false);
+});
+
+Deno.test("setAsideEarlierRun: a run in progress recorded on another host stays in place; one whose pid is gone here is set aside (R130-3)", async () => {
+  await using d = await tempDir();
+  const job = createJob(flaky(d.path, { n: 0 }), "go", { env: homeIn(d.path) });
+  const left = (info: Record<string, unknown>) => {
+    Deno.mkdirSync(dirname(job.path), { recursive: true });
+    writeFileSync(`${job.path}.info`, JSON.stringify(info));
+    Deno.mkdirSync(join(`${job.path}.files`, "log"), { recursive: true });
+    writeFileSync(join(`${job.path}.files`, "log/run.txt"), "in progress\n");
+  };
+  // its lock taken as stale by age alone: the run may only have paused, and must keep its files
+  left({ status: "start", pid: 4_000_000, pid_hostname: "another-host" });
+  assert.equal(setAsideEarlierRun(job.path), null);
+  assert.equal(readFileSync(join(`${job.path}.files`, "log/run.txt"), "utf8"), "in progress\n");
+  // no process of that pid here (pid_max is at most 4,194,304): it died
+  left({ status: "start", pid: 4_194_305, pid_hostname: hostname() });
+  assert.equal(setAsideEarlierRun(job.path), 1);
+  assert.equal(existsSync(join(`${job.path}.files`, "log/run.txt")), false);
 });
