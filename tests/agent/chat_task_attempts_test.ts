@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { runScout, spawnScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { askJob, routeWorkflowText, sigtermOnceDelegated } from "../support/route_workflow.ts";
 
@@ -84,14 +84,7 @@ async function setup(dir: string) {
 
 /** Runs `workflow task` and sends SIGTERM once Worker's request is in. */
 async function abortedRun(dir: string, s: Awaited<ReturnType<typeof setup>>): Promise<void> {
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...s.task],
-    cwd: dir,
-    env: s.env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnScout(s.task, { cwd: dir, env: s.env });
   const out = await sigtermOnceDelegated(child, () => s.srv.requests.length);
   assert.equal(out.code, 143, new TextDecoder().decode(out.stderr));
 }

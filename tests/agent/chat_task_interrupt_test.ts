@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { runScout, spawnScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { askJob, routeWorkflowText, sigtermOnceDelegated } from "../support/route_workflow.ts";
 
@@ -52,14 +52,7 @@ async function interruptedDelegation(dir: string, args: (boss: string) => string
   put(home, "Agent/Worker/start_chat", "system:\n\nYou are Worker\n\nendpoint: ep\n");
   writeFileSync(join(dir, "q2.chat"), "user:\n\nDelegate this\n");
   const env = { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x", NO_COLOR: "1" };
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...args(boss)],
-    cwd: dir,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnScout(args(boss), { cwd: dir, env });
   try {
     const out = await sigtermOnceDelegated(child, () => srv.requests.length);
     return { code: out.code, stderr: new TextDecoder().decode(out.stderr), home, env };

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { spawnScout, tempDir } from "../support/cli.ts";
 
 function put(root: string, rel: string, text = ""): void {
   const p = join(root, rel);
@@ -44,14 +44,7 @@ async function scoutWithin(
   args: string[],
   opts: { env: Record<string, string>; cwd: string },
 ): Promise<{ code: number | null; stderr: string; killed: boolean }> {
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...args],
-    cwd: opts.cwd,
-    env: { NO_COLOR: "1", ...opts.env },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnScout(args, { cwd: opts.cwd, env: opts.env, stdout: "null" });
   let killed = false;
   const timer = setTimeout(() => {
     killed = true;

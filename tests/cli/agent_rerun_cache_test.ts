@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, ROOT, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { ROOT, runScout, spawnScout, tempDir } from "../support/cli.ts";
 import { type ScriptStep, startProviderServer } from "../support/provider_server.ts";
 
 const SCRIPT: ScriptStep[] = JSON.parse(
@@ -67,14 +67,11 @@ async function setup(dir: string) {
     const sixth = new Promise<void>((r) => state.past = r);
     let release!: () => void;
     state.after = { text: "never read", until: new Promise<void>((r) => release = r) };
-    const child = new Deno.Command(DENO, {
-      args: [...SCOUT_SOURCE_ARGS, "agent", "ask", "Planner", "Plan a spelt loaf"],
+    const child = spawnScout(["agent", "ask", "Planner", "Plan a spelt loaf"], {
       cwd: dir,
-      env: { NO_COLOR: "1", ...env },
-      stdin: "null",
+      env,
       stdout: "null",
-      stderr: "piped",
-    }).spawn();
+    });
     await sixth;
     child.kill("SIGTERM");
     const { code } = await child.output();

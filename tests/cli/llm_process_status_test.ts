@@ -8,20 +8,16 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DENO, runMain, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { runMain, spawnScout, tempDir } from "../support/cli.ts";
 
 /** Starts a watching worker, waits for its first stderr line, stops it (SIGTERM): all of stderr. */
 async function watchAndStop(dir: string, kind: string, flags: string[]): Promise<string> {
   const queue = join(dir, kind);
   await Deno.mkdir(queue);
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...flags, "llm", kind, queue],
+  const child = spawnScout([...flags, "llm", kind, queue], {
     cwd: dir,
-    env: { SCOUT_HOME: join(dir, "home"), HOME: dir, NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    env: { SCOUT_HOME: join(dir, "home"), HOME: dir },
+  });
   const out = child.stdout.text();
   let seen = "";
   const decoder = new TextDecoder();

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { spawnScout, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
 import { routeWorkflowText } from "../support/route_workflow.ts";
 
@@ -28,14 +28,7 @@ async function interrupted(
   stream: boolean,
   ready?: () => boolean,
 ) {
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...args],
-    cwd: opts.cwd,
-    env: { ...opts.env, NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnScout(args, opts);
   // the request is in (streamed replies: the answer has begun)
   const begun = ready ??
     (() => srv.requests[0] !== undefined && (!stream || srv.requests[0].firstByteAt));

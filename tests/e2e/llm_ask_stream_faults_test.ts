@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
-import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { DENO, runScout, SCOUT_SOURCE_ARGS, spawnScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 const CUT = { text: ["Part", " one.", " Part", " two."], cutAfter: 3 };
@@ -68,14 +68,10 @@ Deno.test("llm ask: Ctrl-C mid-stream saves the partial answer marked incomplete
   await using srv = await startProviderServer();
   srv.script({ ...FRESH, text: CUT.text, stallAfter: 3 });
   const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "k", NO_COLOR: "1" };
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...args(srv.url, "--stream", "-o", "s.chat", "Tell")],
+  const child = spawnScout(args(srv.url, "--stream", "-o", "s.chat", "Tell"), {
     cwd: dir.path,
     env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  });
   while (srv.requests[0]?.firstByteAt === undefined) {
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { spawnScout, tempDir } from "../support/cli.ts";
 
 const R = `import { appendFileSync } from "node:fs";
 export default (api) => api.workflow("R", { tasks: {
@@ -29,14 +29,11 @@ export default (api) => api.workflow("R", { tasks: {
 
 /** Starts the server on port 0; resolves with its port once it printed its URL. */
 async function serve(dir: string): Promise<{ port: number; proc: Deno.ChildProcess }> {
-  const proc = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", "R", "--http", "0", "--json"],
+  const proc = spawnScout(["workflow", "mcp", "R", "--http", "0", "--json"], {
     cwd: dir,
-    env: { SCOUT_HOME: join(dir, "home"), NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
+    env: { SCOUT_HOME: join(dir, "home") },
     stderr: "null",
-  }).spawn();
+  });
   const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let line = "";
   while (!line.includes("\n")) {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { DENO, SCOUT_SOURCE_ARGS, spawnScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 const SLOW = `export default (api) => api.workflow("SlowMcp", { tasks: { slow: { type: "string",
@@ -41,27 +41,11 @@ Deno.test("llm ask: SIGINT during a call to a stdio workflow mcp server ends the
     script: [{ toolCalls: [{ name: "slow", arguments: { ms: 6000 }, id: "c1" }] }, { text: "x" }],
   });
   const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
-  const child = new Deno.Command(DENO, {
-    args: [
-      ...SCOUT_SOURCE_ARGS,
-      "llm",
-      "ask",
-      ...flags,
-      "-o",
-      "s.chat",
-      "mcp: stdio 'scout workflow mcp SlowMcp slow'\n\nuser:\n\nsleep",
-    ],
+  const chat = "mcp: stdio 'scout workflow mcp SlowMcp slow'\n\nuser:\n\nsleep";
+  const child = spawnScout(["llm", "ask", ...flags, "-o", "s.chat", chat], {
     cwd: t.path,
-    env: {
-      SCOUT_HOME: home,
-      OPENAI_API_KEY: "sk-x",
-      NO_COLOR: "1",
-      PATH: `${bin}:${Deno.env.get("PATH") ?? ""}`,
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x", PATH: `${bin}:${Deno.env.get("PATH") ?? ""}` },
+  });
   const info = () => slowJobInfo(home);
   const deadline = Date.now() + 60_000;
   while (info()?.status !== "start" && Date.now() < deadline) await sleep(50);
@@ -87,14 +71,12 @@ Deno.test("workflow mcp over stdio: a call the client cancels before closing std
   const home = join(t.path, "home");
   mkdirSync(join(t.path, "workflows/SlowMcp"), { recursive: true });
   writeFileSync(join(t.path, "workflows/SlowMcp/workflow.ts"), SLOW);
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", "SlowMcp", "slow"],
+  const child = spawnScout(["workflow", "mcp", "SlowMcp", "slow"], {
     cwd: t.path,
-    env: { SCOUT_HOME: home, NO_COLOR: "1" },
+    env: { SCOUT_HOME: home },
     stdin: "piped",
     stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  });
   const send = (m: Record<string, unknown>) =>
     new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n");
   const w = child.stdin.getWriter();

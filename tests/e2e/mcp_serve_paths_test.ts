@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { spawnScout, tempDir } from "../support/cli.ts";
 import { mcpStdioSession } from "../support/mcp_stdio_lines.ts";
 import { sh } from "../support/bash.ts";
 
@@ -39,15 +39,12 @@ Deno.test("workflow mcp: a string argument naming /dev/zero or a FIFO is not rea
     method: "tools/call",
     params: { name: "echo", arguments: { text } },
   });
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", "Echo"],
+  const child = spawnScout(["workflow", "mcp", "Echo"], {
     cwd: dir.path,
-    env: { SCOUT_HOME: join(dir.path, "home"), NO_COLOR: "1" },
+    env: { SCOUT_HOME: join(dir.path, "home") },
     stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
     signal: AbortSignal.timeout(30_000), // a stalled server is killed: its replies are missing
-  }).spawn();
+  });
   const w = child.stdin.getWriter();
   await w.write(
     new TextEncoder().encode(

@@ -21,6 +21,7 @@ import {
   runBinary,
   runScout,
   SCOUT_SOURCE_ARGS,
+  spawnScout,
   tempDir,
 } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
@@ -219,22 +220,10 @@ Deno.test("workflow mcp Baking: the SDK client lists and calls its tools over st
     await client.close();
   }
 
-  const server = new Deno.Command(DENO, {
-    args: [
-      ...SCOUT_SOURCE_ARGS,
-      "workflow",
-      "mcp",
-      join(ROOT, "fixtures/workflows/Baking"),
-      "--http",
-      "0",
-      "--json",
-    ],
-    cwd: dir.path,
-    env: { SCOUT_HOME: home, NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  const server = spawnScout(
+    ["workflow", "mcp", join(ROOT, "fixtures/workflows/Baking"), "--http", "0", "--json"],
+    { cwd: dir.path, env: { SCOUT_HOME: home }, stderr: "null" },
+  );
   const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
   try {
     let line = "";

@@ -6,20 +6,9 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, ROOT, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { ROOT, runScout, spawnScout, tempDir } from "../support/cli.ts";
 
 const SLOW = join(ROOT, "fixtures", "workflows", "Slow");
-
-function spawnScout(args: string[], env: Record<string, string>): Deno.ChildProcess {
-  return new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...args],
-    cwd: ROOT,
-    env: { NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-}
 
 async function waitFor(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
   const t0 = Date.now();
@@ -69,7 +58,7 @@ Deno.test("kill -9 mid-run: not done, no partial result, the next run recomputes
   const env = { SCOUT_HOME: d.path, SLOW_LOG: log };
   const job = join(d.path, "var/jobs/Slow/nap/Default_");
   const args = ["workflow", "task", SLOW, "nap", "--seconds", "30", "--print-path"];
-  const child = spawnScout(args, env);
+  const child = spawnScout(args, { env });
   const dir = join(d.path, "var/jobs/Slow/nap");
   let path = "";
   await waitFor(() => {
@@ -99,7 +88,9 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
   Deno.test(`${signal} mid-run: info says aborted, no result, lock and tmp removed`, async () => {
     await using d = await tempDir();
     const env = { SCOUT_HOME: d.path };
-    const child = spawnScout(["workflow", "task", SLOW, "nap"], { ...env, SLOW_SLEEP: "30" });
+    const child = spawnScout(["workflow", "task", SLOW, "nap"], {
+      env: { ...env, SLOW_SLEEP: "30" },
+    });
     const path = join(d.path, "var/jobs/Slow/nap/Default");
     await waitFor(() => napping(path), "the job to start napping");
     assert.ok(
@@ -165,7 +156,9 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
 Deno.test("kill -9: workflow info/list show the job as stale, not as napping for ever", async () => {
   await using d = await tempDir();
   const env = { SCOUT_HOME: d.path };
-  const child = spawnScout(["workflow", "task", SLOW, "nap"], { ...env, SLOW_SLEEP: "30" });
+  const child = spawnScout(["workflow", "task", SLOW, "nap"], {
+    env: { ...env, SLOW_SLEEP: "30" },
+  });
   const path = join(d.path, "var/jobs/Slow/nap/Default");
   await waitFor(() => napping(path), "the job to start napping");
   const show = async () => {

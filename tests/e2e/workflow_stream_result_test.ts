@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { runScout, spawnScout, tempDir } from "../support/cli.ts";
 import { mcpStdioSession, spawnWorkflowMcp } from "../support/mcp_stdio_lines.ts";
 
 const G = `export default (api) => api.workflow("G", { tasks: {
@@ -107,14 +107,10 @@ Deno.test("workflow mcp: a stream result is its content; a Map is a tool error (
 
 Deno.test("SIGINT while a returned stream is consumed: aborted, no result, no temp file (R126-3)", async () => {
   await using dir = await gDir();
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "task", "G", "endless"],
+  const child = spawnScout(["workflow", "task", "G", "endless"], {
     cwd: dir.path,
     env: envOf(dir.path),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  });
   const tasks = taskDir(dir.path, "endless");
   const temps = () => existsSync(tasks) ? readdirSync(tasks).filter((n) => n.endsWith(".tmp")) : [];
   const t0 = Date.now();

@@ -15,7 +15,15 @@ import { copyFileSync, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { registerDatabase } from "../../src/kb/resolve.ts";
 import { RACY_MS } from "../../src/util/racy_stat.ts";
-import { BINARY, buildBinary, ROOT, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import {
+  BINARY,
+  buildBinary,
+  ROOT,
+  runScout,
+  SCOUT_SOURCE_ARGS,
+  spawnScout,
+  tempDir,
+} from "../support/cli.ts";
 import { generateTsv } from "./generate.ts";
 
 /**
@@ -142,14 +150,7 @@ Deno.test("SIGINT during kb list's first build: exit 130 once it is built, no te
   await using d = await tempDir();
   const { kb, idxDir } = await bigKb(d.path);
   registerDatabase(kb, "same", join(d.path, "big.tsv"));
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...SCOUT_SOURCE_ARGS, "kb", "list", kb],
-    cwd: ROOT,
-    env: { SCOUT_HOME: join(d.path, "home"), NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnScout(["kb", "list", kb], { env: { SCOUT_HOME: join(d.path, "home") } });
   await building(idxDir);
   child.kill("SIGINT");
   const out = await child.output();

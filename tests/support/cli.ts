@@ -1,6 +1,7 @@
 /**
  * Test helpers for running the CLI: in-process (`runMain`, via `main` and a
- * buffer Io), as a real subprocess from source (`runScout`), or as the built
+ * buffer Io), as a real subprocess from source (`runScout`; `spawnScout` for
+ * one the test acts on while it runs), or as the built
  * binary (`runBinary`, after `buildBinary`); any other command (`runCommand`).
  */
 import { fileURLToPath as fromFileUrl } from "node:url";
@@ -104,6 +105,30 @@ export function runScout(
   opts: { stdin?: string | Uint8Array; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<CliResult> {
   return runCommand(DENO, [...SCOUT_SOURCE_ARGS, ...args], opts);
+}
+
+/** What {@link spawnScout} passes on to `Deno.Command`. */
+export type SpawnOptions = Pick<
+  Deno.CommandOptions,
+  "cwd" | "env" | "stdin" | "stdout" | "stderr" | "signal"
+>;
+
+/**
+ * Starts `cli.ts` from source as a child a test watches, signals or talks to
+ * while it runs (like `deno task scout`): in `cwd`, default the repository
+ * root, and with `NO_COLOR` set, as {@link runCommand} does; no stdin and
+ * stdout and stderr piped unless `opts` says otherwise.
+ */
+export function spawnScout(args: string[], opts: SpawnOptions = {}): Deno.ChildProcess {
+  return new Deno.Command(DENO, {
+    args: [...SCOUT_SOURCE_ARGS, ...args],
+    cwd: opts.cwd ?? ROOT,
+    env: { NO_COLOR: "1", ...opts.env },
+    stdin: opts.stdin ?? "null",
+    stdout: opts.stdout ?? "piped",
+    stderr: opts.stderr ?? "piped",
+    signal: opts.signal,
+  }).spawn();
 }
 
 let built: Promise<void> | null = null;

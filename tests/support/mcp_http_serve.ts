@@ -8,7 +8,7 @@
  */
 import { request } from "node:http";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS } from "./cli.ts";
+import { spawnScout } from "./cli.ts";
 
 /** A running `workflow mcp --http` server. */
 export interface ServedMcp extends AsyncDisposable {
@@ -38,14 +38,10 @@ export async function serveMcpHttp(
   extra: string[] = [],
   env: Record<string, string> = {},
 ): Promise<ServedMcp> {
-  const proc = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", workflow, "--http", "0", "--json", ...extra],
+  const proc = spawnScout(["workflow", "mcp", workflow, "--http", "0", "--json", ...extra], {
     cwd: dir,
-    env: { SCOUT_HOME: join(dir, "home"), NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    env: { SCOUT_HOME: join(dir, "home"), ...env },
+  });
   let err = "";
   void proc.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
     new WritableStream({ write: (c) => void (err += c) }),

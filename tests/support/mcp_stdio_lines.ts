@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { DENO, SCOUT_SOURCE_ARGS } from "./cli.ts";
+import { spawnScout } from "./cli.ts";
 
 /**
  * The lines of a stdio MCP session.
@@ -43,13 +43,10 @@ export function spawnWorkflowMcp(
   env: Record<string, string>,
   args: string[],
 ): Deno.ChildProcess {
-  return new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "mcp", ...args],
+  return spawnScout(["workflow", "mcp", ...args], {
     cwd,
     env,
     stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
     signal: AbortSignal.timeout(30_000),
-  }).spawn();
+  });
 }

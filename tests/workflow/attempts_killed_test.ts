@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { runScout, spawnScout, tempDir } from "../support/cli.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { loadWorkflowFile } from "../../src/workflow/load.ts";
 import { produceJob } from "../../src/workflow/run.ts";
@@ -39,14 +39,12 @@ export default (api) => api.workflow("Paid", { tasks: {
 /** Starts `workflow task Paid go` in `home`, and waits until its body wrote its log. */
 async function hangingRun(home: string, job: string): Promise<Deno.ChildProcess> {
   writeFileSync(join(home, "hang"), "");
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "task", "Paid", "go"],
+  const child = spawnScout(["workflow", "task", "Paid", "go"], {
     cwd: home,
     env: env(home),
-    stdin: "null",
     stdout: "null",
     stderr: "null",
-  }).spawn();
+  });
   const log = join(`${job}.files`, "log/agent.chat");
   const t0 = Date.now();
   while (!(existsSync(log) && /inference_id=first/.test(readFileSync(log, "utf8")))) {

@@ -1,19 +1,12 @@
 /** `workflow task` prints a binary result's bytes unchanged (R75-3), through a real process. */
 import assert from "node:assert/strict";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { spawnScout, tempDir } from "../support/cli.ts";
 import { env, userWorkflow } from "./cli_support.ts";
 
 const BYTES = [0xff, 0x00, 0x41, 0x0a];
 
 async function stdoutBytes(args: string[], home: string): Promise<Uint8Array> {
-  const out = await new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...args],
-    cwd: home,
-    env: env(home),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const out = await spawnScout(args, { cwd: home, env: env(home) }).output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   return out.stdout;
 }

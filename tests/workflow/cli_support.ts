@@ -8,7 +8,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, ROOT, SCOUT_SOURCE_ARGS } from "../support/cli.ts";
+import { ROOT, spawnScout } from "../support/cli.ts";
 import { input } from "../../src/workflow/define.ts";
 
 /** The bundled Baking workflow. */
@@ -55,14 +55,7 @@ export async function startedJob(
   args: string[],
   path: string,
 ): Promise<{ child: Deno.ChildProcess; started: Record<string, unknown> }> {
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "task", ...args],
-    cwd: dir,
-    env: env(dir),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnScout(["workflow", "task", ...args], { cwd: dir, env: env(dir) });
   const t0 = Date.now();
   let started = readInfo(path);
   while (started?.status !== "start") {

@@ -20,7 +20,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { runScout, spawnScout, tempDir } from "../support/cli.ts";
 import { readInfo, userWorkflow } from "./cli_support.ts";
 import { standInSlurm } from "./deploy_fixtures.ts";
 
@@ -64,13 +64,7 @@ async function whileSlowRuns(
   env: Record<string, string>,
   change: () => void,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...args],
-    cwd: dir,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnScout(args, { cwd: dir, env, stdin: "inherit" });
   const t0 = Date.now();
   while (!existsSync(join(dir, "started")) && Date.now() - t0 < 30_000) {
     await new Promise((r) => setTimeout(r, 50));

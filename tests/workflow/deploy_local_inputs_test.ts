@@ -23,7 +23,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { runScout, spawnScout, tempDir } from "../support/cli.ts";
 import { otherFileSystem } from "../support/other_fs.ts";
 import { readInfo } from "./cli_support.ts";
 
@@ -67,13 +67,11 @@ async function deployThenChange(dir: string, change: () => void, cpus = "2") {
   const tmp = join(dir, "tmp");
   mkdirSync(tmp);
   const args = ["workflow", "task", wf, "top", "--text", "q.txt", "--doc", "d.txt"];
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, ...args, "--deploy", "local", "--cpus", cpus, "--print-path"],
+  const child = spawnScout([...args, "--deploy", "local", "--cpus", cpus, "--print-path"], {
     cwd: dir,
-    env: { SCOUT_HOME: join(dir, "home"), TMPDIR: tmp, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    env: { SCOUT_HOME: join(dir, "home"), TMPDIR: tmp },
+    stdin: "inherit",
+  });
   const t0 = Date.now();
   while (!existsSync(join(dir, "started")) && Date.now() - t0 < 30_000) {
     await new Promise((r) => setTimeout(r, 50));
@@ -236,14 +234,11 @@ export default (api: any) => api.workflow("Late", { tasks: {
   writeFileSync(join(d.path, "d.txt"), "doc A\n");
   const tmp = join(d.path, "tmp");
   mkdirSync(tmp);
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "task", join(d.path, "Late"), "top", "--doc", "d.txt"]
+  const child = spawnScout(
+    ["workflow", "task", join(d.path, "Late"), "top", "--doc", "d.txt"]
       .concat(["--deploy", "local", "--cpus", "1"]),
-    cwd: d.path,
-    env: { SCOUT_HOME: join(d.path, "home"), TMPDIR: tmp, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    { cwd: d.path, env: { SCOUT_HOME: join(d.path, "home"), TMPDIR: tmp }, stdin: "inherit" },
+  );
   const t0 = Date.now();
   while (!existsSync(join(d.path, "started")) && Date.now() - t0 < 30_000) {
     await new Promise((r) => setTimeout(r, 50));

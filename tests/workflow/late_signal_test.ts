@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, ROOT, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { DENO, ROOT, spawnScout, tempDir } from "../support/cli.ts";
 import { env, readInfo, userWorkflow } from "./cli_support.ts";
 
 /**
@@ -77,14 +77,7 @@ export default (api) => api.workflow("Late", { tasks: {
 } });
 `,
   );
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "task", "Late", "spin"],
-    cwd: d.path,
-    env: env(d.path),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnScout(["workflow", "task", "Late", "spin"], { cwd: d.path, env: env(d.path) });
   const out = await interruptSpin(child, d.path);
   const stderr = new TextDecoder().decode(out.stderr);
   assert.equal(out.code, 130, `the signal was lost (stderr: ${stderr})`);

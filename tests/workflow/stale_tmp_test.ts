@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { runScout, spawnScout, tempDir } from "../support/cli.ts";
 import { createJob } from "../../src/workflow/job.ts";
 import { loadWorkflowFile } from "../../src/workflow/load.ts";
 import { produceJob } from "../../src/workflow/run.ts";
@@ -48,14 +48,12 @@ function parts(tmp: string): number {
 /** Starts `workflow task Crash <task>` and SIGKILLs it once its tmp path holds 3 parts. */
 async function killMidway(home: string, task: string): Promise<void> {
   const tmp = join(home, "var/jobs/Crash", task, ".Default");
-  const child = new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "task", "Crash", task],
+  const child = spawnScout(["workflow", "task", "Crash", task], {
     cwd: home,
     env: env(home),
-    stdin: "null",
     stdout: "null",
     stderr: "null",
-  }).spawn();
+  });
   const t0 = Date.now();
   while (parts(tmp) < 3) {
     if (Date.now() - t0 > 30_000) throw new Error(`timed out waiting for ${tmp}`);
