@@ -118,12 +118,15 @@ function sweepTemps(swept: Set<string>): void {
  * named like holders (`<digits>@…`) from, a directory of that member's
  * choosing, such as one of this user's own (`util/owned_links.ts`).
  *
- * @param dir cache directory (it exists)
+ * @param dir cache directory (made if missing)
  * @returns the real paths of the cache directory and of its holders' directory
  * @throws ScoutError `io` when `.holders` is another user's link; the file
  *   system's error
  */
 function holdersDir(dir: string): { base: string; holders: string } {
+  // the cache directory as spelled, made again when removed while the process runs (an ask
+  // uses it so); `.holders` in it is the part another member may have put a link in
+  mkdirSync(dir, { recursive: true });
   const base = realpathSync(dir);
   try {
     mkdirSync(join(base, ".holders"));
@@ -175,7 +178,7 @@ function createHolder(name: string, write: (fd: number, text: string) => void): 
  * processes' holders, with their temp files), by name in the directories
  * entered and checked (`util/pinned_dir.ts`, R125).
  *
- * @param dir cache directory (it exists)
+ * @param dir cache directory (made if missing)
  * @param write how the holder's text is written to its descriptor (a test seam: a full disk)
  * @returns the holder file's path
  * @throws ScoutError `io` when `.holders` is another user's link; the file system's error
