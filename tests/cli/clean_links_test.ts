@@ -10,39 +10,12 @@
  * only what does not depend on their owner is checked.
  */
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  lchownSync,
-  mkdirSync,
-  readdirSync,
-  renameSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
+import { DAY, plant, putAged, ROOT_USER } from "../support/planted.ts";
 import { scanStore } from "../../src/workflow/store_scan.ts";
 import { cleanStore } from "../../src/workflow/store_clean.ts";
-
-const DAY = 86_400_000;
-/** The tests run as root: B's links can be another user's. */
-const ROOT_USER = Deno.uid() === 0;
-
-/** Writes `text` to `file` (its directory made), dated `days` back. */
-function put(file: string, text: string, days: number): string {
-  mkdirSync(join(file, ".."), { recursive: true });
-  writeFileSync(file, text);
-  const t = new Date(Date.now() - days * DAY);
-  Deno.utimeSync(file, t, t);
-  return file;
-}
-
-/** A symbolic link B plants: `nobody`'s when the tests run as root. */
-function plant(target: string, link: string): void {
-  mkdirSync(join(link, ".."), { recursive: true });
-  symlinkSync(target, link);
-  if (ROOT_USER) lchownSync(link, 65534, 65534);
-}
 
 function env(dir: string, home = join(dir, "scout")) {
   return { cwd: dir, env: { SCOUT_HOME: home, HOME: join(dir, "a"), NO_COLOR: "1" } };
@@ -53,9 +26,9 @@ Deno.test("system clean: a workflow or task directory that is another user's lin
   assert.ok(ROOT_USER, "needs root, to give the planted links to another user (lchown)");
   await using d = await tempDir();
   const jobs = join(d.path, "scout", "var", "jobs");
-  const thesis = put(join(d.path, "a", "projects", "thesis.tex"), "A's thesis", 200);
-  const data = put(join(d.path, "a", "data", "run1", "out.csv"), "A's data", 200);
-  const job = put(join(jobs, "Real", "t", "Default"), "a result", 200);
+  const thesis = putAged(join(d.path, "a", "projects", "thesis.tex"), "A's thesis", 200);
+  const data = putAged(join(d.path, "a", "data", "run1", "out.csv"), "A's data", 200);
+  const job = putAged(join(jobs, "Real", "t", "Default"), "a result", 200);
   plant(join(d.path, "a"), join(jobs, "Evil"));
   plant(join(d.path, "a", "data"), join(jobs, "Wf2", "tlink"));
   const r = await runMain(["system", "clean", "all", "--older", "30d"], env(d.path));
@@ -72,9 +45,9 @@ Deno.test("system clean: a workflow directory that is A's own link (jobs on scra
   await using d = await tempDir();
   const jobs = join(d.path, "scout", "var", "jobs");
   const scratch = join(d.path, "scratch", "Big");
-  const old = put(join(scratch, "t", "Default"), "an old result", 200);
-  const info = put(join(scratch, "t", "Default.info"), '{"status":"done"}', 200);
-  const fresh = put(join(scratch, "t", "fresh"), "a new result", 0);
+  const old = putAged(join(scratch, "t", "Default"), "an old result", 200);
+  const info = putAged(join(scratch, "t", "Default.info"), '{"status":"done"}', 200);
+  const fresh = putAged(join(scratch, "t", "fresh"), "a new result", 0);
   mkdirSync(jobs, { recursive: true });
   symlinkSync(scratch, join(jobs, "Big")); // A's own link: followed
   const r = await runMain(["system", "clean", "Big", "--older", "30d"], env(d.path));
@@ -89,10 +62,10 @@ Deno.test("system clean: a workflow directory that is A's own link (jobs on scra
 Deno.test("system clean: a task directory swapped for a link after the scan is refused, not followed (R125-1)", async () => {
   await using d = await tempDir();
   const root = join(d.path, "jobs");
-  const job = put(join(root, "Wf", "t", "Default"), "a result", 200);
-  put(job + ".info", JSON.stringify({ status: "done" }), 200);
-  const victim = put(join(d.path, "a", "Default"), "A's file of the job's name", 200);
-  const victimInfo = put(join(d.path, "a", "Default.info"), "A's other file", 200);
+  const job = putAged(join(root, "Wf", "t", "Default"), "a result", 200);
+  putAged(job + ".info", JSON.stringify({ status: "done" }), 200);
+  const victim = putAged(join(d.path, "a", "Default"), "A's file of the job's name", 200);
+  const victimInfo = putAged(join(d.path, "a", "Default.info"), "A's other file", 200);
   const jobs = scanStore([root], { workflows: null, tasks: null });
   assert.equal(jobs.length, 1);
   // B: the task directory moved aside, a link to A's files in its place
@@ -118,9 +91,9 @@ Deno.test("system clean: stale locks are swept only in the lock directory A chos
   }\nppid: 1\ntime: 2020-01-01 00:00:00.000000\n`;
   // B's link in place of the store's persist_locks, to A's project
   const proj = join(d.path, "a", "proj");
-  const cargo = put(join(proj, "Cargo.lock"), "# This file is automatically @generated\n", 10);
-  const flake = put(join(proj, "flake.lock"), '{"nodes": {}}\n', 10);
-  const lockLike = put(join(proj, "old.lock"), lockText, 10);
+  const cargo = putAged(join(proj, "Cargo.lock"), "# This file is automatically @generated\n", 10);
+  const flake = putAged(join(proj, "flake.lock"), '{"nodes": {}}\n', 10);
+  const lockLike = putAged(join(proj, "old.lock"), lockText, 10);
   mkdirSync(join(d.path, "scout", "tmp"), { recursive: true });
   plant(proj, join(d.path, "scout", "tmp", "persist_locks"));
   const r = await runMain(["system", "clean"], env(d.path));
@@ -133,9 +106,9 @@ Deno.test("system clean: stale locks are swept only in the lock directory A chos
 
   // A's own setup (README): SCOUT_HOME a link, tmp/persist_locks A's link to a shared directory
   const shared = join(d.path, "shared-locks");
-  const stale = put(join(shared, "x.persist.lock"), lockText, 1);
-  const empty = put(join(shared, "y.persist.lock"), "", 1);
-  const notes = put(join(shared, "notes.lock"), "not a lock", 1);
+  const stale = putAged(join(shared, "x.persist.lock"), lockText, 1);
+  const empty = putAged(join(shared, "y.persist.lock"), "", 1);
+  const notes = putAged(join(shared, "notes.lock"), "not a lock", 1);
   mkdirSync(join(d.path, "mine", "tmp"), { recursive: true });
   symlinkSync(shared, join(d.path, "mine", "tmp", "persist_locks"));
   symlinkSync(join(d.path, "mine"), join(d.path, "home-link"));
@@ -151,8 +124,8 @@ Deno.test("llm cache clean: a cache directory that is B's link is not cleaned; n
   await using d = await tempDir();
   const results = join(d.path, "a", "results");
   const mine = ["2023.json", "2024.json", "1.json", "42.json", "cafe.json"]
-    .map((n) => put(join(results, n), "{}", 200));
-  const notes = put(join(results, "notes.lock"), "A's notes", 10);
+    .map((n) => putAged(join(results, n), "{}", 200));
+  const notes = putAged(join(results, "notes.lock"), "A's notes", 10);
   mkdirSync(join(d.path, "scout", "var", "cache"), { recursive: true });
   plant(results, join(d.path, "scout", "var", "cache", "ask"));
   if (ROOT_USER) {
@@ -171,8 +144,8 @@ Deno.test("llm cache clean: a cache directory that is B's link is not cleaned; n
   }
   // without --older, through a link A made (or in the cache itself): a lock that is no lock stays
   const own = join(d.path, "own");
-  const torn = put(join(own, `${"c".repeat(64)}.lock`), "", 1);
-  const own2 = put(join(own, "notes.lock"), "A's notes", 10);
+  const torn = putAged(join(own, `${"c".repeat(64)}.lock`), "", 1);
+  const own2 = putAged(join(own, "notes.lock"), "A's notes", 10);
   mkdirSync(join(d.path, "home2", "var", "cache"), { recursive: true });
   symlinkSync(own, join(d.path, "home2", "var", "cache", "ask"));
   const r2 = await runMain(["llm", "cache", "clean"], env(d.path, join(d.path, "home2")));

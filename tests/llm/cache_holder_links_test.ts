@@ -7,47 +7,22 @@
  * links are `nobody`'s (lchown): a link A made is followed.
  */
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  lchownSync,
-  mkdirSync,
-  readdirSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { withKeyLock } from "../../src/llm/cache_lock.ts";
 import { beat } from "../../src/llm/cache_heartbeat.ts";
 import { runMain, tempDir } from "../support/cli.ts";
+import { plant, putAged, ROOT_USER } from "../support/planted.ts";
 
-const DAY = 86_400_000;
-/** The tests run as root: B's links can be another user's. */
-const ROOT_USER = Deno.uid() === 0;
 /** A pid no process has (above Linux's pid_max). */
 const DEAD_PID = 2 ** 22 + 7;
-
-/** Writes `text` to `file` (its directory made), dated `days` back. */
-function put(file: string, text: string, days: number): string {
-  mkdirSync(join(file, ".."), { recursive: true });
-  writeFileSync(file, text);
-  const t = new Date(Date.now() - days * DAY);
-  Deno.utimeSync(file, t, t);
-  return file;
-}
-
-/** A symbolic link B plants: `nobody`'s when the tests run as root. */
-function plant(target: string, link: string): void {
-  mkdirSync(join(link, ".."), { recursive: true });
-  symlinkSync(target, link);
-  if (ROOT_USER) lchownSync(link, 65534, 65534);
-}
 
 /** A's files named as holders are: an old one of another host, a dead pid's of this one. */
 function holderLike(dir: string): string[] {
   return [
-    put(join(dir, "12@oldhost"), "A's 12@oldhost", 200),
-    put(join(dir, `${DEAD_PID}@${hostname()}`), "A's file", 1),
+    putAged(join(dir, "12@oldhost"), "A's 12@oldhost", 200),
+    putAged(join(dir, `${DEAD_PID}@${hostname()}`), "A's file", 1),
   ];
 }
 
@@ -71,7 +46,7 @@ Deno.test("llm cache clean never follows B's link in place of .holders into A's 
   const mine = join(d.path, "a", "mine");
   const files = holderLike(mine);
   const dir = join(d.path, "scout", "var", "cache", "ask");
-  const old = put(join(dir, `${"ab".repeat(32)}.json`), "{}", 200);
+  const old = putAged(join(dir, `${"ab".repeat(32)}.json`), "{}", 200);
   plant(mine, join(dir, ".holders"));
   const r = await runMain(["llm", "cache", "clean", "--older", "90d"], {
     cwd: d.path,
@@ -89,7 +64,7 @@ Deno.test("llm cache clean never follows B's link in place of .holders into A's 
 Deno.test("the heartbeat never touches A's file through a link put in place of A's holder file (R125)", async () => {
   await using d = await tempDir();
   const dir = join(d.path, "scout", "var", "cache", "ask");
-  const thesis = put(join(d.path, "a", "thesis.tex"), "A's thesis", 200);
+  const thesis = putAged(join(d.path, "a", "thesis.tex"), "A's thesis", 200);
   const before = Deno.statSync(thesis).mtime!.getTime();
   await withKeyLock(dir, "k", async (commit) => {
     // B (the holders' directory is the group's) swaps A's holder for a link to A's file
