@@ -89,7 +89,7 @@ function assertInterruptDocument(
   assert.match(r.stderr, new RegExp(`^scout-ai: ${word}`, "m"), "the stderr line stays");
 }
 
-/** `llm ask --json` (or without `json`) against a provider that holds its reply, stopped by `signal`. */
+/** `llm ask` (`--json` unless `json` is false) on a provider holding its reply, stopped by `signal`. */
 async function askStopped(via: Via, signal: Deno.Signal, json = true) {
   await using d = await tempDir();
   let release = () => {};
@@ -97,23 +97,8 @@ async function askStopped(via: Via, signal: Deno.Signal, json = true) {
   await using srv = await startProviderServer();
   srv.script({ text: "late", until: held });
   try {
-    const child = start(
-      via,
-      [
-        "llm",
-        "ask",
-        "-b",
-        "openai",
-        "-O",
-        `url=${srv.url}`,
-        "-m",
-        "m",
-        "hi",
-        ...json ? ["--json"] : [],
-      ],
-      d.path,
-      { OPENAI_API_KEY: "sk-x" },
-    );
+    const ask = ["llm", "ask", "-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "hi"];
+    const child = start(via, json ? [...ask, "--json"] : ask, d.path, { OPENAI_API_KEY: "sk-x" });
     await until(() => srv.requests.length > 0, "the provider's request");
     return await stop(child, signal);
   } finally {
