@@ -10,6 +10,7 @@ import { basename, relative } from "node:path";
 import { sha256hex } from "../util/hash.ts";
 import { wellFormed } from "../util/code_points.ts";
 import type { JobInfo, JobSummary } from "./types.ts";
+import { finalStatus } from "../workflow/state.ts";
 
 /**
  * The prefixes a job's name has before its digest that are no name a user
@@ -78,9 +79,6 @@ export function jobSummary(
   return summary;
 }
 
-/** Statuses an ended run's info may keep. */
-const ENDED = new Set(["done", "error", "aborted", "cleaned"]);
-
 /**
  * The status of an earlier attempt: it has ended, whatever its info says — a
  * run set aside in progress (it died: `attempts.ts`) is `stale`, never judged
@@ -88,7 +86,7 @@ const ENDED = new Set(["done", "error", "aborted", "cleaned"]);
  */
 function attemptStatus(info: JobInfo | null): string | null {
   const s = str(info?.status);
-  return s === null || ENDED.has(s) ? s : "stale";
+  return s === null || finalStatus(s) ? s : "stale";
 }
 
 /** An earlier attempt's path: `<job>.files/.attempts/<n>` (`src/workflow/attempts.ts`). */

@@ -25,7 +25,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type JobInfo, readJobInfoSync } from "./info.ts";
-import { infoProcess } from "./state.ts";
+import { finalStatus, infoProcess } from "./state.ts";
 import { filesDir, infoPath } from "./store.ts";
 
 /** The directory of a job's `.files/` that holds its earlier attempts. */
@@ -100,9 +100,6 @@ function runEntries(jobPath: string): string[] {
   }
 }
 
-/** Statuses in which no process works on a run any more (Scout's and the readers'). */
-const ENDED = new Set(["done", "cleaned", "noinfo"]);
-
 /**
  * Whether the run an info records is one to keep as an earlier attempt: it
  * failed (`error`, `aborted`), or it died in progress — an in-progress
@@ -116,7 +113,7 @@ const ENDED = new Set(["done", "cleaned", "noinfo"]);
 function earlierRun(info: JobInfo | null): boolean {
   const status = info?.status;
   if (status === "error" || status === "aborted") return true;
-  if (typeof status !== "string" || status === "" || ENDED.has(status)) return false;
+  if (typeof status !== "string" || status === "" || finalStatus(status)) return false;
   return infoProcess(info) === "gone";
 }
 

@@ -49,6 +49,18 @@ export type JobProcess = "alive" | "gone" | "unknown" | "none";
 /** Statuses after which no process works on the job any more. */
 const FINAL_STATUSES = ["error", "aborted", "done", "cleaned", "noinfo", "missing", "unsync"];
 
+/**
+ * Whether no process works on a job whose status is `status` any more (a
+ * failed, done or cleaned one); an in-progress status (`setup`, `start`, a
+ * custom one) is not final, whether its process lives or not.
+ *
+ * @param status a job's status
+ * @returns true for a final status
+ */
+export function finalStatus(status: string): boolean {
+  return FINAL_STATUSES.includes(status);
+}
+
 let host: string | undefined;
 /**
  * This machine's hostname (memoised).
@@ -143,7 +155,7 @@ function derivedState(
   const proc = infoProcess(info);
   const running = !done && (proc === "alive" || proc === "unknown") &&
     !["error", "aborted", "done", "cleaned", "noinfo"].includes(status);
-  const stale = !done && proc === "gone" && !FINAL_STATUSES.includes(status);
+  const stale = !done && proc === "gone" && !finalStatus(status);
   if (stale) status = "stale";
   return { status, running, process: proc, stale };
 }

@@ -21,7 +21,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { basename } from "node:path";
 import { isScoutError } from "../errors.ts";
 import { formatAge } from "../util/age.ts";
-import { infoProcess } from "./state.ts";
+import { finalStatus, infoProcess } from "./state.ts";
 import { isStaleLock } from "./lock.ts";
 import { lockPathFor } from "./store.ts";
 import { rereadJob, type StoreJob } from "./store_scan.ts";
@@ -79,9 +79,6 @@ export interface CleanStoreOptions {
   onRemoved?: (r: RemovedJob) => void;
 }
 
-/** A status after which no process works on the job. */
-const FINAL = new Set(["error", "aborted", "done", "cleaned", "noinfo"]);
-
 type Judgement = { go: true; status: string } | { go: false; status: string; reason: string };
 
 function statusOf(job: StoreJob): string {
@@ -115,7 +112,7 @@ function judgeStatus(
   const status = statusOf(job);
   const old = o.olderMs !== null && (o.now ?? Date.now()) - job.lastUsedMs > o.olderMs;
   const proc = infoProcess(job.info);
-  if (!FINAL.has(status) && proc === "alive") {
+  if (!finalStatus(status) && proc === "alive") {
     return { go: false, status, reason: `running (pid ${job.info?.pid})` };
   }
   if (job.done) return old ? { go: true, status: "done" } : null;
