@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ROOT, runScout, tempDir } from "../support/cli.ts";
-import { slurmCmd, slurmEnv, waitUntil } from "./slurm_support.ts";
+import { cancelAndWait, slurmCmd, slurmEnv, waitUntil } from "./slurm_support.ts";
 
 const BAKING = join(ROOT, "fixtures", "workflows", "Baking");
 const SLOW = join(ROOT, "fixtures", "workflows", "Slow");
@@ -189,6 +189,6 @@ Deno.test("slurm: a job a batch job is computing names it in its .info, so anoth
       "the running job's .info names its batch job",
     );
   } finally {
-    await slurmCmd("scancel", ours);
+    await cancelAndWait(ours); // its job's SIGTERM handler writes into d.path
   }
 });

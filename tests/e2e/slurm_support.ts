@@ -62,3 +62,23 @@ export async function waitUntil(cond: () => boolean | Promise<boolean>, what: st
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** SLURM states of a job that still has, or may yet start, processes. */
+const LIVE = new Set(["PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED"]);
+
+/**
+ * `scancel`s `ids` and waits until none of them has a process left: a batch
+ * job ended by SIGTERM writes its job's `.info` as it goes, and a test whose
+ * temporary directory is removed before that finds the job store written
+ * again under `/tmp` after it ended.
+ *
+ * @param ids SLURM job ids (none: nothing is done)
+ */
+export async function cancelAndWait(ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await slurmCmd("scancel", ids);
+  await waitUntil(async () => {
+    const out = await slurmCmd("squeue", ["-h", "-t", "all", "-j", ids.join(","), "-o", "%T"]);
+    return out.split("\n").every((state) => !LIVE.has(state.trim()));
+  }, `SLURM jobs ${ids.join(", ")} to end after scancel`);
+}
