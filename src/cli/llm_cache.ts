@@ -57,6 +57,8 @@ export async function runCacheClean(opts: CacheCleanCliOptions, io: Io): Promise
     : await cleanCache(real, {
       olderMs,
       dryRun,
+      // R125: nor its holders' directory through a link another user made there
+      holdersDir: realPart(real, [".holders"], io, "dead processes' holder files are not swept"),
       ...(dryRun && !opts.json ? { onRemoved: listed } : {}),
     });
   const bytes = out.removed.reduce((n, e) => n + e.bytes, 0);

@@ -63,6 +63,12 @@ export interface CacheCleanOptions {
   now?: number;
   /** Told of each entry as it is removed (or would be). */
   onRemoved?: (e: CacheEntryRemoved) => void;
+  /**
+   * The real path of the holders' directory (`.holders`, resolved by the
+   * caller: not through another user's link, R125), or null to leave dead
+   * processes' holder files alone (default: `dir/.holders`).
+   */
+  holdersDir?: string | null;
 }
 
 /** An entry file: a key (hex digest) and `.json`. */
@@ -209,7 +215,8 @@ export async function cleanCache(dir: string, o: CacheCleanOptions): Promise<Cac
   };
   const before = listing(dir);
   await staleLocks(dir, before, o, out);
-  const debris = sweepCacheDebris(dir, before, o.dryRun);
+  const holders = o.holdersDir === undefined ? join(dir, ".holders") : o.holdersDir;
+  const debris = sweepCacheDebris(dir, before, o.dryRun, holders);
   out.holders = debris.holders;
   out.temps = debris.temps;
   out.failed.push(...debris.failed);

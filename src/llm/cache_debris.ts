@@ -53,18 +53,21 @@ function deadTemp(
  * @param dir the cache directory's real path
  * @param listing its entries' names (a listing already made)
  * @param dryRun list only
+ * @param holdersDir the real path of its holders' directory, or null to
+ *   leave the holder files alone (another user's link in its place: temp
+ *   files are then judged as those of holders not present)
  * @returns the holder files and temp files removed (or found), and those that could not be
  */
 export function sweepCacheDebris(
   dir: string,
   listing: readonly string[],
   dryRun: boolean,
+  holdersDir: string | null,
 ): { holders: string[]; temps: string[]; failed: { file: string; error: string }[] } {
   const host = hostname();
-  const holdersDir = join(dir, ".holders");
-  const present = new Set(names(holdersDir));
-  const dead = new Set([...present].filter((n) => deadHolder(join(holdersDir, n), n, host)));
-  const holders = [...dead].sort().map((n) => join(holdersDir, n));
+  const present = new Set(holdersDir === null ? [] : names(holdersDir));
+  const dead = new Set([...present].filter((n) => deadHolder(join(holdersDir!, n), n, host)));
+  const holders = [...dead].sort().map((n) => join(holdersDir!, n));
   const temps: string[] = [];
   for (const name of listing) {
     const m = TEMP.exec(name);
@@ -74,7 +77,7 @@ export function sweepCacheDebris(
   }
   const failed: { file: string; error: string }[] = [];
   return {
-    holders: removeIn(holdersDir, holders, dryRun, failed),
+    holders: holdersDir === null ? [] : removeIn(holdersDir, holders, dryRun, failed),
     temps: removeIn(dir, temps, dryRun, failed),
     failed,
   };
