@@ -151,10 +151,22 @@ function svgOf(dot: string, io: Io): { svg: string | null; noGraph?: string } {
     maxBuffer: 1 << 30,
   });
   if (r.error !== undefined || r.status !== 0) {
-    warn(io, "Graphviz 'dot' is not available: the page has no drawn graph");
-    return { svg: null, noGraph: "The graph is not drawn: Graphviz 'dot' is not available" };
+    const why = dotFailure(r);
+    warn(io, `${why}: the page has no drawn graph`);
+    return { svg: null, noGraph: `The graph is not drawn: ${why}` };
   }
   return { svg: r.stdout };
+}
+
+/** Why `dot` gave no SVG: not there, or what it said when it failed. */
+function dotFailure(r: ReturnType<typeof spawnSync>): string {
+  if ((r.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
+    return "Graphviz 'dot' is not available";
+  }
+  if (r.error !== undefined) return `Graphviz 'dot' could not run: ${r.error.message}`;
+  const said = String(r.stderr ?? "").trim().split("\n")[0] ?? "";
+  const how = r.signal ? `killed by ${r.signal}` : `exit ${r.status}`;
+  return `Graphviz 'dot' failed (${how})${said ? `: ${said}` : ""}`;
 }
 
 /** The page's roll-up without `--by`. */
