@@ -192,6 +192,7 @@ export async function resolveModel(
     store: ctx.store,
     env: ctx.env,
     ...promptOptions,
+    sources: (key: string) => optionSource(req, key), // a bad setting names its chat line
   };
   const shaped = providerParams(params);
   const strategies = opts.prompt_strategies as Parameters<typeof preparePrompt>[1];

@@ -111,6 +111,11 @@ export type PromptConfig =
     store?: ConfigStore;
     /** Environment consulted after the store (default `process.env`). */
     env?: Record<string, string | undefined>;
+    /**
+     * Where a per-call value given under its config key came from (a chat's
+     * `option:` line), for the error about a bad one (R128-1).
+     */
+    sources?: (key: PromptSettingKey) => SettingSource | undefined;
   };
 
 /**
@@ -139,6 +144,7 @@ export function resolvePromptSettings(config: PromptConfig = {}): PromptSettings
     if (direct !== undefined && direct !== null) {
       raw = direct;
       source = `option "${spec.key}"`;
+      if (config[spec.name] == null) at = config.sources?.(spec.key); // its chat line
     } else {
       const v = config.store === undefined
         ? { value: envValue(environment, spec.env), source: { variable: spec.env } }

@@ -126,3 +126,26 @@ Deno.test("llm ask -e with a misspelt endpoint says where it looked, the near na
     `scout-ai: Endpoint not found "nnao"; did you mean "nano"? (searched ${dirs}; make one as ${make})`,
   );
 });
+
+Deno.test("a prompt-strategy setting set by a chat's option: line names that line; one given by a flag does not", async () => {
+  await using d = await tempDir();
+  const h = home(d.path, "h");
+  writeFileSync(
+    join(h.root, "s.chat"),
+    "option: prompt_strategies shorten_tools\noption: max_tool_calls abc\n\nuser: hello\n",
+  );
+  const [line, flag] = await Promise.all([
+    ask(h, ["-c", "s.chat", "again"]),
+    ask(h, ["-O", "prompt_strategies=shorten_tools", "-O", "max_tool_calls=zz", "hi"]),
+  ]);
+  assert.equal(line.code, 1, line.stderr);
+  assert.equal(
+    line.stderr,
+    `scout-ai: Invalid prompt strategy setting option "max_tool_calls": "abc" is not an integer (s.chat:2)\n`,
+  );
+  assert.equal(flag.code, 1, flag.stderr);
+  assert.equal(
+    flag.stderr,
+    `scout-ai: Invalid prompt strategy setting option "max_tool_calls": "zz" is not an integer\n`,
+  );
+});
