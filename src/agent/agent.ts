@@ -33,6 +33,7 @@ import { ownTools } from "./own_tools.ts";
 import { withSociety } from "./tool_society.ts";
 import { askTaskRoute, useTaskRoute } from "./task_route.ts";
 import type { Agent, AgentCallOptions, AgentInit, AgentReply, SocializeFn } from "./types.ts";
+import { TRUE_WORDS } from "./socialize_value.ts";
 import { currentWarningSink } from "../util/warn_once.ts";
 
 /**
@@ -117,8 +118,6 @@ let runnerOf: ((agent: Agent) => SpecialistRunner) | null = null;
 export function setSpecialistRunner(fn: ((agent: Agent) => SpecialistRunner) | null): void {
   runnerOf = fn;
 }
-
-const TRUE_WORDS = new Set(["true", "TRUE", "True", "T", "1"]);
 
 async function compiled(agent: Agent, messages: Message[]): Promise<Message[]> {
   if (uncompiled(messages) === undefined) return messages;

@@ -42,6 +42,7 @@ import {
 } from "./agent.ts";
 import { type AgentLocation, conventionalFiles, findAgent } from "./find.ts";
 import { runnerFor, setSpecialistLoader, socialize } from "./socialize.ts";
+import { socializeValueWarnings } from "./socialize_value.ts";
 import { chatTask, setChatTaskLoader } from "./chat_task.ts";
 import { delegate } from "./delegate.ts";
 import { iterate, iterateDictionary, json, jsonFormat } from "./structured.ts";
@@ -108,6 +109,7 @@ async function defineFrom(
       // kept with the definition: every loader hears them, not only the first
       warn: (message) => warnings.push({ id: `start_chat:${message}`, message }),
     });
+    warnings.push(...socializeValueWarnings(startChat, chatFile));
   } else if (workflow) {
     startChat = [{ role: "introduce", content: workflow.name }];
   }
