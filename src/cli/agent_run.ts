@@ -168,15 +168,21 @@ async function taskRouteResult(r: AgentReply, io: Io): Promise<HookResult> {
  * `agents.md` §5.1 step 5: "conversation = the compiled file or `[]`" — a
  * `-c` file that does not exist yet starts an empty conversation (Ruby:
  * `Open.exist?(chat) ? LLM.chat(chat) : []`) instead of being an error.
- * `-o` alone decides where the new messages go.
+ * `-o` alone decides where the new messages go. A missing `-c` chat that is
+ * also the `-o` one (`-c plan.chat -o plan.chat`) stays: `llm ask` reads it as
+ * empty and its append checks that no other run wrote it meanwhile (R132-2).
  *
  * @param opts the `llm ask` options
  * @param cwd the working directory `-c` is relative to
- * @returns the options, without `chat` when its file is missing
+ * @returns the options, without `chat` when its file is missing and not `-o`
  */
 export function withoutMissingChat(opts: LlmAskOptions, cwd: string): LlmAskOptions {
-  if (opts.chat === undefined || opts.chat === "-" || exists(resolve(cwd, opts.chat))) return opts;
+  if (opts.chat === undefined || opts.chat === "-") return opts;
+  const chat = resolve(cwd, opts.chat);
+  if (exists(chat)) return opts;
   if (opts.inline !== undefined) return opts; // a usage error `llm ask` reports, file or not
+  // the same test as `readHistory`'s for a new -o chat
+  if (opts.output !== undefined && resolve(cwd, opts.output) === chat) return opts;
   const { chat: _missing, ...rest } = opts;
   return rest;
 }

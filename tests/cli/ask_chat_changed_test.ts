@@ -5,10 +5,12 @@
  * appends, and its meta records' chat totals (`_c`, inference.md §4.1/§4.3)
  * are rebased on the file's last ones, so every `_c` in the file is the
  * running sum of the records. Two real processes, the first one's reply held
- * by the loopback provider until the second has ended.
+ * by the loopback provider until the second has ended. A chat that does not
+ * exist yet (`-c new.chat -o new.chat`, the help's idiom) is read as empty and
+ * checked the same way, by `llm ask` and `agent ask` alike (R132-2).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { parseMeta } from "../../src/chat/meta.ts";
@@ -85,3 +87,67 @@ Deno.test("two asks on one chat at once: the later append warns and rebases its 
   for (const m of metas) assert.deepEqual(m.c, m.sums);
   assert.deepEqual(metas.at(-1)!.c, [123, 58, 181, 0, 0, 0]);
 });
+
+/**
+ * Two runs of `cmd` (`-c new.chat -o new.chat`) on a chat that does not exist
+ * yet: the first held by the provider until the second has ended; returns
+ * the first's result and the chat written.
+ */
+async function raceOnNewChat(cmd: string[], agent = false) {
+  await using t = await tempDir();
+  let release!: () => void;
+  const held = new Promise<void>((r) => release = r);
+  const usage: Record<string, { pt: number; ct: number }> = {
+    go0: { pt: 100, ct: 10 },
+    go1: { pt: 1000, ct: 100 },
+  };
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      const q = msgs.at(-1)!.content;
+      return { text: `answer ${q}`, usage: usage[q]!, ...(q === "go0" ? { until: held } : {}) };
+    },
+  });
+  const home = join(t.path, "home");
+  mkdirSync(join(home, "etc", "AI"), { recursive: true });
+  writeFileSync(join(home, "etc/AI/ep.yaml"), `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
+  if (agent) {
+    mkdirSync(join(t.path, "Agent", "Boss"), { recursive: true });
+    writeFileSync(join(t.path, "Agent/Boss/start_chat"), "system: You lead\n");
+  }
+  const o = { env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" }, cwd: t.path };
+  const ask = (q: string) =>
+    runScout([...cmd, "-e", "ep", "--no-stream", "-c", "new.chat", "-o", "new.chat", q], o);
+  assert.equal(existsSync(join(t.path, "new.chat")), false);
+  const one = ask("go0"); // held by the provider once it asks
+  while (!srv.requests.some((r) => JSON.stringify(r.body).includes('"go0"'))) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const two = await ask("go1");
+  assert.equal(two.code, 0, two.stderr);
+  assert.equal(two.stderr, ""); // the chat it read (none) is the one it appends to
+  release();
+  const first = await one;
+  return { first, text: readFileSync(join(t.path, "new.chat"), "utf8") };
+}
+
+for (
+  const [name, cmd, agent] of [
+    ["llm ask", ["llm", "ask"], false],
+    ["agent ask", ["agent", "ask", "Boss", "--no-cache"], true],
+  ] as const
+) {
+  Deno.test(`${name} -c F -o F, F new: two runs at once, the later append warns and rebases _c (R132-2)`, async () => {
+    const { first, text } = await raceOnNewChat([...cmd], agent);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(
+      first.stderr.trim(),
+      'scout-ai: warning: "new.chat" changed while this ask ran (another run appended to it): ' +
+        "this turn was answered without it",
+    );
+    const metas = totalsAgainstSums(text);
+    assert.equal(metas.length, 2);
+    for (const m of metas) assert.deepEqual(m.c, m.sums);
+    assert.deepEqual(metas.at(-1)!.c, [1100, 110, 1210, 0, 0, 0]);
+  });
+}
