@@ -105,7 +105,7 @@ export function specialistRunner(
 ): SpecialistRunner {
   const fromEnv = Number.parseInt(opts.env?.ASK_AGENTS ?? "", 10);
   const limit = Math.max(1, opts.limit ?? (Number.isFinite(fromEnv) ? fromEnv : 3));
-  return async (items) => {
+  return async (items, ended) => {
     // one queue per specialist: its calls run in call order
     const queues = new Map<Agent, number[]>();
     items.forEach((item, i) => {
@@ -117,7 +117,10 @@ export function specialistRunner(
     let next = 0;
     const worker = async () => {
       while (next < groups.length) {
-        for (const i of groups[next++]!) results[i] = await runOne(items[i]!);
+        for (const i of groups[next++]!) {
+          results[i] = await runOne(items[i]!);
+          ended?.(i); // its output's timestamp: this run's end, not the batch's
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(limit, groups.length) }, worker));

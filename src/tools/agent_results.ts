@@ -40,9 +40,15 @@ export interface SpecialistResult {
 
 /**
  * Runs the specialists of one batch (in the batch's call order) and returns
- * one result per request, same order. Supplied by the agent layer.
+ * one result per request, same order. Supplied by the agent layer. It calls
+ * `ended(k)` as the run of request `k` ends (answered, failed or interrupted):
+ * the dispatcher stamps that call's output `timestamp` then, not when the
+ * whole batch is done (a runner that never calls it gets the batch's end).
  */
-export type SpecialistRunner = (agents: object[]) => Promise<SpecialistResult[]>;
+export type SpecialistRunner = (
+  agents: object[],
+  ended?: (k: number) => void,
+) => Promise<SpecialistResult[]>;
 
 /**
  * Whether a tool result asks for a specialist run: a plain object whose only

@@ -219,8 +219,8 @@ export async function runToolCalls(
   const max = opts.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH;
   const outputs: Message[][] = new Array(calls.length);
   const waiting: { i: number; start: string; agent: object }[] = [];
-  const finish = (i: number, start: string, result: ToolOutput & { content: string }) => {
-    outputs[i] = outputPair(calls[i]!, start, result, { now, max });
+  const finish: Finish = (i, start, result, end) => {
+    outputs[i] = outputPair(calls[i]!, start, result, { now, max, end });
   };
   const signal = opts.signal;
   const gate = abortGate(signal);
@@ -243,7 +243,7 @@ export async function runToolCalls(
   } finally {
     gate.close();
   }
-  if (waiting.length) await runWaiting(waiting.sort((a, b) => a.i - b.i), opts, finish);
+  if (waiting.length) await runWaiting(waiting.sort((a, b) => a.i - b.i), opts, finish, now);
   // the ask was interrupted: the pairs so far, interrupted calls included, go with the abort
   if (signal?.aborted) throw interruptError(signal, outputs.flat());
   return outputs.flat();
@@ -259,12 +259,23 @@ function notRunOutput(calls: number, max: number): ToolOutput & { content: strin
   }) as ToolOutput & { content: string };
 }
 
+/**
+ * Records a finished call's pair: `end` is when it ended (a specialist's run,
+ * stamped as it ended), else now.
+ */
+type Finish = (
+  i: number,
+  start: string,
+  result: ToolOutput & { content: string },
+  end?: string,
+) => void;
+
 /** A call and its output envelope: the pair of messages a finished call adds. */
 function outputPair(
   call: ToolInvocation,
   start: string,
   result: ToolOutput & { content: string },
-  at: { now: () => Date; max: number },
+  at: { now: () => Date; max: number; end?: string | undefined },
 ): Message[] {
   const out = guardLength(result, {
     name: call.name,
@@ -277,7 +288,7 @@ function outputPair(
     content: out.content,
     id: call.id,
     start_timestamp: start,
-    timestamp: at.now().toISOString(),
+    timestamp: at.end ?? at.now().toISOString(),
   };
   for (const key of OPTIONAL_KEYS) {
     if (out[key] !== undefined) (env as unknown as Record<string, unknown>)[key] = out[key];
@@ -319,21 +330,33 @@ async function runScheduled(
   await Promise.all(background);
 }
 
+/**
+ * Runs the specialists the batch's tools returned and finishes their calls,
+ * each output stamped when its own run ended (the runner says when), not when
+ * the last of the batch did.
+ */
 async function runWaiting(
   waiting: { i: number; start: string; agent: object }[],
   opts: RunToolCallsOptions,
-  finish: (i: number, start: string, out: ToolOutput & { content: string }) => void,
+  finishCall: Finish,
+  now: () => Date,
 ): Promise<void> {
   let results: SpecialistResult[];
   const signal = opts.signal;
+  const ends: (string | undefined)[] = new Array(waiting.length);
+  const ended = (k: number) => {
+    if (Number.isInteger(k) && k >= 0 && k < waiting.length) ends[k] ??= now().toISOString();
+  };
+  const finish = (k: number, out: ToolOutput & { content: string }) =>
+    finishCall(waiting[k]!.i, waiting[k]!.start, out, ends[k]);
   try {
     // specialists watch the ask's signal themselves: what they paid for stays in agent_meta
-    results = signal?.aborted ? [] : await opts.runSpecialists!(waiting.map((w) => w.agent));
+    results = signal?.aborted ? [] : await opts.runSpecialists!(waiting.map((w) => w.agent), ended);
   } catch (e) {
     if (replayMiss(e) || (!signal?.aborted && isAbort(e))) throw e;
     results = waiting.map(() => ({ content: "", error: e }));
   }
-  for (const [k, w] of waiting.entries()) {
+  for (let k = 0; k < waiting.length; k++) {
     const r = results[k] ??
       { content: "", error: new Error("The specialist runner gave no result") };
     const fields = {
@@ -342,14 +365,14 @@ async function runWaiting(
       ...(r.agent !== undefined ? { agent: r.agent } : {}),
     };
     if (signal?.aborted && (r.error !== undefined || results[k] === undefined)) {
-      finish(w.i, w.start, { ...interruptedOutput(signal), ...fields });
+      finish(k, { ...interruptedOutput(signal), ...fields });
       continue;
     }
     if (r.error !== undefined) {
-      finish(w.i, w.start, { ...await normalizeOutput(errorOutput(r.error)), ...fields });
+      finish(k, { ...await normalizeOutput(errorOutput(r.error)), ...fields });
       continue;
     }
-    finish(w.i, w.start, {
+    finish(k, {
       ...await normalizeOutput(toolOutput({ content: r.content })),
       ...fields,
     });

@@ -92,3 +92,37 @@ Deno.test("a failed specialist and a missing runner become error outputs", async
   assert.equal(fco(none, 0).error, "error");
   assert.match(fco(none, 0).content, /returned an agent but no specialist runner/);
 });
+
+Deno.test("each specialist's output is stamped when the runner says its run ended (R132-1)", async () => {
+  let tick = 0;
+  const now = () => new Date(Date.UTC(2026, 0, 1, 0, 0, tick++));
+  const registry = toolRegistry({ ask: [() => ({ agent: {} }), { name: "ask" }] });
+  const calls = ["c1", "c2", "c3"].map((id) => ({ name: "ask", arguments: {}, id }));
+  const ac = new AbortController();
+  const out = await runToolCalls(calls, {
+    registry,
+    now,
+    signal: ac.signal,
+    runSpecialists: (_agents, ended) => {
+      ended!(1); // the second run stops, then the first; the third never says
+      ended!(0);
+      ended!(1); // a second word for a run changes nothing
+      ended!(7);
+      ac.abort(new Error("stop"));
+      return Promise.resolve([
+        { content: "", error: new Error("stopped") },
+        { content: "", error: new Error("stopped too") },
+        { content: "late answer" },
+      ]);
+    },
+  }).catch((e) => (e as { messages: Message[] }).messages);
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+  // dispatch took ticks 0–2; c2 ended at 3, c1 at 4; c3's end is read when its output is made
+  assert.deepEqual(
+    [0, 1, 2].map((i) => [fco(out, i).start_timestamp, fco(out, i).timestamp]),
+    [[at(0), at(4)], [at(1), at(3)], [at(2), at(5)]],
+  );
+  assert.match(fco(out, 0).content, /interrupted before it finished: stop/);
+  assert.match(fco(out, 1).content, /interrupted before it finished: stop/);
+  assert.equal(fco(out, 2).content, "late answer");
+});
