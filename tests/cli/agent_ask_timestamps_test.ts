@@ -85,26 +85,26 @@ Deno.test("ASK_AGENTS=1: each delegated output is stamped when its own specialis
   for (const [k, o] of outputs.entries()) {
     const end = ms(o.timestamp);
     const what = `${o.id}: ${JSON.stringify(outputs.map(stamps))}`;
-    // its run ended after its answer arrived, and well before another specialist's run
+    // its run ended after its answer arrived, and before the next specialist's answer
+    // (relations only: no slack in ms, which a loaded machine would overrun)
     assert.ok(end >= o.receipt, what);
-    assert.ok(end - o.receipt < delay, `${what} ends ${end - o.receipt} ms after its answer`);
     const next = outputs[k + 1];
     if (next) assert.ok(end <= next.receipt, `${what} ends after the next call's answer`);
     assert.equal(durations.get(o.id), end - ms(o.start_timestamp), `prov duration of ${o.id}`);
   }
-  // one at a time from one dispatch: each call's duration grows by about one run
+  // one at a time from one dispatch: each call's duration grows by at least a run's answer
   const d = outputs.map((o) => durations.get(o.id)!);
-  assert.ok(d[0]! < 2 * delay, `durations ${d}`);
-  assert.ok(d[1]! - d[0]! >= delay / 2 && d[2]! - d[1]! >= delay / 2, `durations ${d}`);
+  assert.ok(d[1]! - d[0]! >= delay && d[2]! - d[1]! >= delay, `durations ${d}`);
 });
 
 Deno.test("ASK_AGENTS=3: parallel specialists' outputs end each at its own run's end", async () => {
   const { outputs } = await delegatedBatch([100, 500, 900], "3");
-  const ends = outputs.map((o) => ms(o.timestamp));
-  for (const o of outputs) {
+  for (const [k, o] of outputs.entries()) {
     const end = ms(o.timestamp);
     const what = `${o.id}: ${JSON.stringify(outputs.map(stamps))}`;
-    assert.ok(end >= o.receipt && end - o.receipt < 300, what);
+    // after its own answer, before the slower specialists' answers (400 ms later each)
+    assert.ok(end >= o.receipt, what);
+    const next = outputs[k + 1];
+    if (next) assert.ok(end < next.receipt, `${what} ends after the next call's answer`);
   }
-  assert.ok(ends[1]! - ends[0]! >= 200 && ends[2]! - ends[1]! >= 200, `ends ${ends}`);
 });
