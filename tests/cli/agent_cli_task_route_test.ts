@@ -2,7 +2,8 @@
  * `scout-ai agent ask` on the task route (the agent's workflow has a chat
  * task `ask`, §1.4 step 2): the caller's `--offline` and `--no-cache` reach
  * the agent the job's body creates, and explicit `-m` wins over the start
- * chat's `model:` line there too ([TS-FIX] §7.5).
+ * chat's `model:` line there too ([TS-FIX] §7.5); the start chat's lines,
+ * options of the job, reach the specialists there, as in Ruby (R131-3).
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -276,4 +277,59 @@ Deno.test("task route: an uncached rerun takes the first free rerun-<n> job; the
   const cached = await job(router(t.path, srv, "Router7").run("--json", "q"));
   assert.deepEqual([cached.job, cached.answer, cached.cached], [first.job, "answer 1", true]);
   assert.equal(srv.requests.length, 3);
+});
+
+Deno.test("a start chat's model: line reaches specialists on the task route, not the direct one; -e/-m reach them on both (Ruby)", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      if (msgs[0]!.content !== "You are boss") return { text: "specialist answer" };
+      if (msgs.at(-1)!.role === "tool") return { text: "boss done" };
+      return {
+        toolCalls: ["Librarian", "Researcher"].map((agent) => ({
+          name: "ask",
+          id: `c-${agent}`,
+          arguments: { agent, prompt: "p" },
+        })),
+      };
+    },
+  });
+  const home = join(t.path, "home");
+  // one server, told apart by model and key
+  for (const ep of ["ep", "ep2"]) {
+    const conf = `backend: openai\nurl: ${srv.url}\nmodel: ${ep}-model\nkey: ${ep}-key\n`;
+    put(home, `etc/AI/${ep}.yaml`, conf);
+  }
+  const boss = "system: You are boss\n\nendpoint: ep\n\nmodel: boss-model\n\nsocialize: true\n";
+  put(t.path, "Agent/Boss/start_chat", boss);
+  const chief = join(t.path, "Agent", "ChiefRoute");
+  put(chief, "start_chat", boss);
+  put(chief, "workflow.ts", socialTaskWorkflowText("ChiefRoute", chief));
+  // the specialists name no endpoint nor model: ASK_ENDPOINT is their default
+  for (const name of ["Librarian", "Researcher"]) {
+    put(t.path, `Agent/${name}/start_chat`, `system: You are ${name}\n`);
+  }
+  clearAgentCache();
+  const o = { env: { SCOUT_HOME: home, ASK_ENDPOINT: "ep" }, cwd: t.path };
+  const specialists = async (agent: string, ...flags: string[]) => {
+    srv.requests.length = 0;
+    const r = await runMain(["agent", "ask", agent, ...flags, "--no-cache", "S1 go"], o);
+    assert.equal(r.code, 0, r.stderr);
+    return srv.requests.filter((q) =>
+      (q.body.messages as { content: string }[])[0]!.content !== "You are boss"
+    ).map((q) => `${q.body.model} ${q.headers.authorization}`);
+  };
+  const both = (model: string, ep: string) => [1, 2].map(() => `${model} Bearer ${ep}-key`);
+  // direct route: the lines are chat options of Boss's conversation, its own
+  assert.deepEqual(await specialists("Boss"), both("ep-model", "ep"));
+  // task route: the job's options (its chat's lines, the start chat's among them) are the
+  // options of the agent its body loads, so they reach its specialists, as in Ruby
+  assert.deepEqual(await specialists("ChiefRoute"), both("boss-model", "ep"));
+  // -e/-m, agent options, reach them on both routes (ep2's key; -m's model)
+  assert.deepEqual(await specialists("Boss", "-e", "ep2"), both("ep2-model", "ep2"));
+  assert.deepEqual(await specialists("ChiefRoute", "-e", "ep2"), both("boss-model", "ep2"));
+  for (const agent of ["Boss", "ChiefRoute"]) {
+    assert.deepEqual(await specialists(agent, "-m", "flag-model"), both("flag-model", "ep"));
+  }
 });
