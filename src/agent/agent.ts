@@ -35,6 +35,7 @@ import { askTaskRoute, useTaskRoute } from "./task_route.ts";
 import type { Agent, AgentCallOptions, AgentInit, AgentReply, SocializeFn } from "./types.ts";
 import { TRUE_WORDS } from "./socialize_value.ts";
 import { currentWarningSink } from "../util/warn_once.ts";
+import { checkAgentArg } from "./agent_shape.ts";
 
 /**
  * Creates a bare agent (`agent(...)`): missing fields get `[]`, `{}` or `null`.
@@ -75,6 +76,7 @@ export function createAgent(init: AgentInit = {}): Agent {
  * @returns the live chat
  */
 export function start(agent: Agent, chat?: Message[]): Message[] {
+  checkAgentArg(agent, "start");
   agent.currentChat = chat ?? [...agent.startChat];
   return agent.currentChat;
 }
@@ -87,6 +89,7 @@ export function start(agent: Agent, chat?: Message[]): Message[] {
  * @returns the live chat
  */
 export function current(agent: Agent): Message[] {
+  checkAgentArg(agent, "current");
   return agent.currentChat ?? start(agent);
 }
 
@@ -242,6 +245,7 @@ export async function ask(
   messages?: Message[] | null,
   options: AgentCallOptions = {},
 ): Promise<AgentReply> {
+  checkAgentArg(agent, "ask");
   const msgs = messages ?? current(agent);
   for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i]!.role === "agent") msgs.splice(i, 1);
   // the specialists of a top-level ask share one budget of calls (depth.ts)
@@ -287,6 +291,7 @@ export { waitsOnThis } from "./ask_chain.ts";
  * @returns the answer and the new messages
  */
 export async function chat(agent: Agent, options: AgentCallOptions = {}): Promise<AgentReply> {
+  checkAgentArg(agent, "chat");
   const live = current(agent);
   const r = await ask(agent, live, options);
   if (r.messages.length === 0 && r.text !== "") live.push({ role: "assistant", content: r.text });
@@ -302,6 +307,7 @@ export async function chat(agent: Agent, options: AgentCallOptions = {}): Promis
  * @returns the answer and the new messages
  */
 export async function respond(agent: Agent, options: AgentCallOptions = {}): Promise<AgentReply> {
+  checkAgentArg(agent, "respond");
   return await ask(agent, current(agent), options);
 }
 
@@ -319,6 +325,7 @@ export async function prompt(
   input: string | Message[],
   options: AgentCallOptions = {},
 ): Promise<AgentReply> {
+  checkAgentArg(agent, "prompt");
   const msgs = typeof input === "string" ? parse(input) : input;
   return await ask(agent, [...agent.startChat, ...msgs], options);
 }

@@ -11,6 +11,7 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
+import { checkAgentArg } from "./agent_shape.ts";
 import type { ToolEntry, ToolFunction } from "../tools/types.ts";
 import { addAgentTool, addBoundTool, standsFor } from "./bound_tools.ts";
 import { cloneAgent, ensureRunner } from "./socialize.ts";
@@ -44,6 +45,8 @@ export const HAND_OFF_PARAMETERS = {
  * @param name the name (tool name and log name)
  * @param description what the tool is for, for the model
  * @param options tool name and custom handler
+ * @throws ScoutError `invalid_input`: `caller` or `agent` is not an agent
+ *   (an un-awaited `loadAgent`, a name…), or `name` is not a name
  *
  * @example
  * ```ts
@@ -61,6 +64,9 @@ export function delegate(
   description: string,
   options: DelegateOptions = {},
 ): void {
+  // when agent.ts runs, not in the tool call: an un-awaited loadAgent or a name (R131-1)
+  checkAgentArg(caller, "delegate", "argument 1 (the caller)");
+  checkAgentArg(agent, "delegate", "argument 2 (the agent handed to)");
   if (!/^[A-Za-z0-9_.-]+$/.test(name) || name === "." || name === "..") {
     throw new ScoutError("invalid_input", `Cannot delegate to "${name}": not an agent name`);
   }

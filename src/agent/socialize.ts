@@ -25,6 +25,7 @@ import { newSession } from "../llm/meta_record.ts";
 import type { SpecialistRunner } from "../tools/agent_results.ts";
 import type { ToolEntry } from "../tools/types.ts";
 import { addAgentTool, addBoundTool, rebindAgentTools } from "./bound_tools.ts";
+import { checkAgentArg } from "./agent_shape.ts";
 import { conversationSoFar } from "./since_start.ts";
 import { keepLift, optionsUnlifted } from "./lift.ts";
 import { specialistCall, specialistRunner } from "./specialists.ts";
@@ -287,6 +288,7 @@ export function runnerFor(agent: Agent): SpecialistRunner {
  *
  * @param agent the caller
  * @param options agent options for the specialists (over the caller's)
+ * @throws ScoutError `invalid_input` when `agent` is not an agent
  *
  * @example
  * ```ts
@@ -298,6 +300,7 @@ export function runnerFor(agent: Agent): SpecialistRunner {
  * ```
  */
 export function socialize(agent: Agent, options: AgentOptions = {}): void {
+  checkAgentArg(agent, "socialize");
   ensureRunner(agent);
   const extra = deepCopy(options);
   addBoundTool(agent, "ask", (owner) => askTool(owner, extra));

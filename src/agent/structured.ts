@@ -13,6 +13,7 @@ import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { setOwn } from "../util/own_record.ts";
 import { chat, current } from "./agent.ts";
+import { checkAgentArg } from "./agent_shape.ts";
 import type { Agent, AgentCallOptions, IterateDictionaryOptions } from "./types.ts";
 
 /** The schema `iterate` asks for: `{content: string[]}`. */
@@ -62,6 +63,7 @@ function removeFormats(chat: Message[]): Message[] {
  * @throws ScoutError `json_parse` when the answer is not JSON
  */
 export async function json(agent: Agent, options: AgentCallOptions = {}): Promise<unknown> {
+  checkAgentArg(agent, "json");
   const live = current(agent);
   const fmt: Message = { role: "format", content: "json" };
   live.push(fmt);
@@ -90,6 +92,7 @@ export async function jsonFormat(
   schema: Record<string, unknown>,
   options: AgentCallOptions = {},
 ): Promise<unknown> {
+  checkAgentArg(agent, "jsonFormat");
   const live = current(agent);
   const earlier = removeFormats(live);
   live.push({ role: "format", content: schema });
@@ -118,6 +121,7 @@ export async function iterate(
   fn: (item: string, index: number) => unknown,
   options: AgentCallOptions = {},
 ): Promise<string[]> {
+  checkAgentArg(agent, "iterate");
   if (prompt) current(agent).push({ role: "user", content: prompt });
   const value = await jsonFormat(agent, LIST_SCHEMA, options);
   if (!Array.isArray(value)) {
@@ -144,6 +148,7 @@ export async function iterateDictionary(
   fn: (key: string, value: string) => unknown,
   options: IterateDictionaryOptions = {},
 ): Promise<Record<string, string>> {
+  checkAgentArg(agent, "iterateDictionary");
   const { parallel, ...call } = options;
   if (prompt) current(agent).push({ role: "user", content: prompt });
   const value = await jsonFormat(agent, DICTIONARY_SCHEMA, call);
