@@ -10,6 +10,7 @@ import { plainMessage, ScoutError } from "../errors.ts";
 import { importUserModule } from "../util/user_module.ts";
 import { scriptLine } from "../util/script_line.ts";
 import { isLoadCycle } from "./load_chain.ts";
+import { agentShapeProblems, shapeText } from "./agent_shape.ts";
 import type { AgentApi, AgentScript } from "./api_types.ts";
 import type { Agent } from "./types.ts";
 
@@ -22,7 +23,8 @@ import type { Agent } from "./types.ts";
  * @returns the agent it returned, else `agent`
  * @throws ScoutError `agent_load` naming the script: it cannot be imported,
  *   exports no function, throws (a cycle of loads passes through as it is),
- *   or returns something that is not an agent
+ *   returns something that is not an agent, or leaves its agent broken (a
+ *   field of another kind: `options` null, `startChat` no list of messages…)
  */
 export async function runAgentScript(file: string, agent: Agent, api: AgentApi): Promise<Agent> {
   const mod = await importUserModule(file, "agent_load", "agent script");
@@ -46,24 +48,25 @@ export async function runAgentScript(file: string, agent: Agent, api: AgentApi):
       cause: e,
     });
   }
-  if (out === undefined || out === null) return agent;
-  const missing = typeof out === "object" ? missingAgentFields(out as Record<string, unknown>) : [];
-  if (typeof out !== "object" || missing.length > 0) {
-    const what = missing.length ? ` (it has no ${missing.join(", ")})` : "";
-    throw new ScoutError(
-      "agent_load",
-      `Agent script "${file}" returned something that is not an agent${what}: return the agent it was given, one made with api.agent(…), or nothing`,
-      { file },
-    );
-  }
-  return out as Agent;
+  return checkedAgent(file, agent, out ?? agent);
 }
 
-/** The fields every caller of an agent reads: `startChat` an array, the rest records. */
-function missingAgentFields(out: Record<string, unknown>): string[] {
-  const record = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
-  return [
-    ...(Array.isArray(out.startChat) ? [] : ["startChat"]),
-    ...["options", "runtime", "society", "chats"].filter((k) => !record(out[k])),
-  ];
+/**
+ * What the script leaves (`agent`, changed in place) or returns, checked to be
+ * an agent, its fields of their kinds, messages included (R131-2): a broken
+ * one would fail at its first use, in the runtime's words, naming no script.
+ */
+function checkedAgent(file: string, agent: Agent, out: unknown): Agent {
+  const p = typeof out === "object" ? agentShapeProblems(out as object, true) : null;
+  if (p !== null && p.missing.length + p.wrong.length === 0) return out as Agent;
+  if (out === agent && p !== null) {
+    const message = `Agent script "${file}" left the agent broken: ${shapeText(p)}`;
+    throw new ScoutError("agent_load", message, { file });
+  }
+  const what = p ? ` (${shapeText(p)})` : "";
+  throw new ScoutError(
+    "agent_load",
+    `Agent script "${file}" returned something that is not an agent${what}: return the agent it was given, one made with api.agent(…), or nothing`,
+    { file },
+  );
 }

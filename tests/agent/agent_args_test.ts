@@ -132,3 +132,55 @@ Deno.test("the agent functions check their agent argument when called, from a li
     await assert.rejects(() => fn(asAgent), /argument 1 is a Promise/, name);
   }
 });
+
+Deno.test("agent.ts that leaves or returns an agent whose fields are of another kind: the load fails naming it (R131-2)", async () => {
+  await using d = await tempDir();
+  clearAgentCache();
+  put(d.path, "Agent/Ok/start_chat", "system: fine\n");
+  const opts = { cwd: d.path, env: { SCOUT_HOME: join(d.path, "home") }, warn: () => {} };
+  const cases: [string, string][] = [
+    ["agent.options = null;", "left the agent broken: options is null, not an object"],
+    [
+      "agent.startChat = 'hi';",
+      "left the agent broken: startChat is a string, not an array of messages",
+    ],
+    [
+      "agent.startChat.push('hi');",
+      "left the agent broken: startChat[1] is a string, not a message",
+    ],
+    [
+      "agent.currentChat = {};",
+      "left the agent broken: currentChat is an object, not an array of messages or null",
+    ],
+    ["agent.runtime = [];", "left the agent broken: runtime is an array, not an object"],
+    [
+      "agent.processException = true;",
+      "left the agent broken: processException is a boolean, not a function or null",
+    ],
+    [
+      "return { ...agent, options: null };",
+      "returned something that is not an agent (options is null, not an object): return the agent it was given",
+    ],
+  ];
+  for (const [i, [body, message]] of cases.entries()) {
+    put(d.path, `Agent/Odd${i}/start_chat`, "system: x\n");
+    const script = put(
+      d.path,
+      `Agent/Odd${i}/agent.ts`,
+      `export default (api, agent) => { ${body} };\n`,
+    );
+    await assert.rejects(() => loadAgent(`Odd${i}`, opts), (e: LoadError) => {
+      assert.equal(e.code, "agent_load");
+      assert.ok(e.message.startsWith(`Agent script "${script}" ${message}`), e.message);
+      assert.equal(e.file, script);
+      return true;
+    });
+  }
+  // fields of their kinds, other ones added: loads as before
+  put(
+    d.path,
+    "Agent/Ok/agent.ts",
+    "export default (api, agent) => { agent.options.x = 1; agent.extra = 2; };\n",
+  );
+  assert.equal((await loadAgent("Ok", opts)).options.x, 1);
+});
