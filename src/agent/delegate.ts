@@ -6,10 +6,12 @@
  * under `<name>/default`) and its inferences become `agent_meta` receipts.
  * A `new_conversation` keeps the conversation it ends in that log and logs
  * the new one as `society/<name>/_default-<n>.chat` (n from 2), named on the
- * call's output (`"conversation"`).
+ * call's output (`"conversation"`). A later run (`agent ask -c F -o F`)
+ * continues the conversation the caller's chat shows (`resumedHandOff`).
  *
  * @module
  */
+import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
 import { checkAgentArg } from "./agent_shape.ts";
 import type { ToolEntry, ToolFunction } from "../tools/types.ts";
@@ -19,6 +21,7 @@ import { waitsOnThis } from "./agent.ts";
 import { sinceStart } from "./since_start.ts";
 import { carriedAs, carryOver } from "./carried_over.ts";
 import { specialistCall } from "./specialists.ts";
+import { handOffRestarts, type ResumedHandOff, resumedHandOff } from "./resume.ts";
 import type { Agent, DelegateOptions } from "./types.ts";
 
 export type { DelegateOptions };
@@ -84,11 +87,11 @@ export function delegate(
   // the agent a task-route job runs for `caller` stands in for it: the live agent
   addBoundTool(caller, toolName, (owner) => ({
     definition,
-    impl: handOff(owner, standsFor(owner) === caller ? agent : cloneAgent(agent), name),
+    impl: handOff(owner, standsFor(owner) === caller ? agent : cloneAgent(agent), name, toolName),
   } as ToolEntry));
 }
 
-function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
+function handOff(caller: Agent, agent: Agent, name: string, tool: string): ToolFunction {
   return (_n, params) => {
     if (typeof params.message !== "string") throw new Error(`"message" must be a string`);
     if (waitsOnThis(agent)) {
@@ -98,30 +101,62 @@ function handOff(caller: Agent, agent: Agent, name: string): ToolFunction {
         `Cannot hand off to ${name}: its turn is still running (it is waiting on this conversation); answer instead, and your answer returns to it`,
       );
     }
-    const key = liveKey(caller, agent, name);
+    const live = liveKey(caller, agent, name);
+    const earlier = live === undefined ? earlierConversation(caller, agent, tool) : null;
+    const key = live ?? `${name}/${earlier?.conversation ?? "default"}`;
     const held = caller.chats[key];
     if (held && held !== agent) {
       throw new Error(
-        `Conversation "default" with ${name} is taken by another agent; rename the hand-off`,
+        `Conversation "${
+          key.slice(name.length + 1)
+        }" with ${name} is taken by another agent; rename the hand-off`,
       );
     }
+    if (earlier !== null) rebuild(agent, earlier.messages);
     caller.chats[key] = agent;
     const restart = params.new_conversation === true;
     return {
       agent: specialistCall(agent, params.message, {
         restart,
-        begin: () => conversationOf(caller, agent, name, restart),
+        begin: () => conversationOf(caller, agent, { name, tool }, restart),
       }),
     };
   };
 }
 
-/** The key the live agent is logged under: `<name>/default` until a restart moves it on. */
-function liveKey(caller: Agent, agent: Agent, name: string): string {
+/** The key the live agent is logged under (`<name>/default` until a restart moves it on), if any. */
+function liveKey(caller: Agent, agent: Agent, name: string): string | undefined {
   for (const [k, v] of Object.entries(caller.chats)) {
     if (v === agent && k.startsWith(`${name}/`)) return k;
   }
-  return `${name}/default`;
+  return undefined;
+}
+
+/** Chats a hand-off rebuilt, with their length then: nothing has run in them while unchanged. */
+const rebuilt = new WeakMap<Message[], number>();
+
+/**
+ * The conversation a hand-off's first call from `caller` in this process goes
+ * on in: an agent that has not talked yet continues the one the caller's chat
+ * shows (an earlier run's, `agent ask -c F -o F`: the agent lived in that
+ * process only; `resume.ts`), so its history is kept until a
+ * `new_conversation`, as in one process (§3.5). An agent that has talked
+ * (shared with another caller) keeps its chat (null).
+ */
+function earlierConversation(caller: Agent, agent: Agent, tool: string): ResumedHandOff | null {
+  return sinceStart(agent).length === 0 ? resumedHandOff(caller, tool) : null;
+}
+
+/** Gives `agent` its start chat and `messages`, rebuilt (see {@link onlyRebuilt}). */
+function rebuild(agent: Agent, messages: Message[]): void {
+  agent.currentChat = [...agent.startChat, ...messages];
+  rebuilt.set(agent.currentChat, agent.currentChat.length);
+}
+
+/** Whether nothing has run in `agent`'s chat since a hand-off rebuilt it. */
+function onlyRebuilt(agent: Agent): boolean {
+  const chat = agent.currentChat;
+  return chat !== null && rebuilt.get(chat) === chat.length;
 }
 
 /**
@@ -135,18 +170,25 @@ function liveKey(caller: Agent, agent: Agent, name: string): string {
 function conversationOf(
   caller: Agent,
   agent: Agent,
-  name: string,
+  { name, tool }: { name: string; tool: string },
   restart: boolean,
 ): string | undefined {
-  let key = liveKey(caller, agent, name);
+  let key = liveKey(caller, agent, name) ?? `${name}/default`;
   if (restart && sinceStart(agent).length > 0) {
-    const ended = { ...agent, chats: { ...agent.chats } };
-    // the ended conversation is the caller's as the live one was; the live one carries its
-    // specialists on, logged under the new conversation only once it runs them
-    carriedAs(caller, agent, ended);
-    carryOver(agent, ended);
-    caller.chats[key] = ended;
-    let n = 2;
+    if (onlyRebuilt(agent)) {
+      // an earlier run's conversation, ended before anything ran in it here: its log is that
+      // run's, not this one's
+      delete caller.chats[key];
+    } else {
+      const ended = { ...agent, chats: { ...agent.chats } };
+      // the ended conversation is the caller's as the live one was; the live one carries its
+      // specialists on, logged under the new conversation only once it runs them
+      carriedAs(caller, agent, ended);
+      carryOver(agent, ended);
+      caller.chats[key] = ended;
+    }
+    // numbered after the conversations of this run and those the caller's chat records
+    let n = handOffRestarts(caller.currentChat ?? [], tool) + 1;
     while (caller.chats[`${name}/_default-${n}`]) n++;
     key = `${name}/_default-${n}`;
     caller.chats[key] = agent;

@@ -9,12 +9,13 @@
  * inference and the answer — so reusing the id continues it, as the `ask`
  * tool tells the model, with the chat totals (`_c`) it had. The specialist's
  * own tool calls of those turns are not in the caller's chat and are not
- * replayed.
+ * replayed. A hand-off's conversation (`delegate`, §3.5) is rebuilt the same
+ * way ({@link resumedHandOff}): its agent lived in the earlier process only.
  *
  * @module
  */
 import { argumentsObject, askArguments, type InheritMode } from "../chat/ask_call.ts";
-import { toolCalls } from "../chat/tool_calls.ts";
+import { type ToolCall, toolCalls } from "../chat/tool_calls.ts";
 import type { Message } from "../chat/types.ts";
 import type { Agent } from "./types.ts";
 
@@ -57,6 +58,74 @@ export function resumed(
     { role: "assistant", content: c.text },
   ]);
   return [...inherit(start.call.inherit, chat.slice(0, turnStart(chat, start.at))), ...turns];
+}
+
+/** A hand-off conversation as the caller's chat shows it ({@link resumedHandOff}). */
+export interface ResumedHandOff {
+  /** The live conversation: `default` or `_default-<n>`. */
+  conversation: string;
+  /** A user/meta/assistant triple per answered call in it. */
+  messages: Message[];
+}
+
+const RESTARTED = /^_default-(\d+)$/;
+
+/** The conversation a hand-off's output records (none: `default`), or null for another tool's. */
+function handOffConversation(c: ToolCall, tool: string): string | null {
+  if (c.name !== tool || c.outputInfo === null) return null;
+  const recorded = c.outputInfo.conversation;
+  return typeof recorded === "string" && RESTARTED.test(recorded) ? recorded : "default";
+}
+
+/**
+ * The conversation the hand-off tool `tool` of `caller` was in when the
+ * caller's chat was saved, rebuilt from its calls: the live agent's chat then
+ * held, after its start chat, each answered message, the receipt of its
+ * answer's inference and the answer (as {@link resumed} rebuilds an `ask`
+ * conversation; no inheritance: a hand-off's agent starts with its start
+ * chat only). The conversation is the one the last call that ran recorded
+ * (§3.5: `new_conversation` moves it on to `_default-<n>`); a call refused
+ * before it ran (an error recording none) is not in any. Failed calls are not
+ * replayed.
+ *
+ * @param caller the calling agent
+ * @param tool the hand-off's tool name
+ * @returns the conversation and its messages, or null when the chat holds no call that ran
+ */
+export function resumedHandOff(caller: Agent, tool: string): ResumedHandOff | null {
+  const calls = toolCalls(caller.currentChat ?? []).flatMap((c) => {
+    const conversation = handOffConversation(c, tool);
+    if (conversation === null) return [];
+    const ran = c.outputInfo!.error === undefined || conversation !== "default";
+    return ran ? [{ c, conversation }] : [];
+  });
+  const conversation = calls.at(-1)?.conversation;
+  if (conversation === undefined) return null;
+  // the live conversation: the calls since the last one recorded in another
+  const from = calls.findLastIndex((x) => x.conversation !== conversation) + 1;
+  const messages = calls.slice(from).filter(({ c }) => c.outputInfo!.error === undefined)
+    .flatMap(({ c }): Message[] => [
+      { role: "user", content: String(argumentsObject(c.arguments).message) },
+      ...answerReceipt(c.outputInfo!.agent_meta),
+      { role: "assistant", content: String(c.output ?? "") },
+    ]);
+  return { conversation, messages };
+}
+
+/**
+ * The highest n of the `_default-<n>` conversations the hand-off tool `tool`
+ * recorded in `chat` (1 when none): a restart in a later process goes on
+ * after them, so no two conversations of the caller's chat share a log name.
+ *
+ * @param chat the caller's chat
+ * @param tool the hand-off's tool name
+ * @returns the highest n, or 1
+ */
+export function handOffRestarts(chat: readonly Message[], tool: string): number {
+  return toolCalls(chat).reduce((n, c) => {
+    const m = RESTARTED.exec(handOffConversation(c, tool) ?? "");
+    return m ? Math.max(n, Number(m[1])) : n;
+  }, 1);
 }
 
 /**

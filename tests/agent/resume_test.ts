@@ -1,11 +1,12 @@
 /**
  * `resumed` (a named conversation rebuilt from the caller's chat): the
  * conversation starts at its first call, answered or not; only answered turns
- * are replayed; other agents' and other conversations' calls are left out.
+ * are replayed; other agents' and other conversations' calls are left out; a
+ * hand-off's conversation likewise (`resumedHandOff`).
  */
 import assert from "node:assert/strict";
 import { createAgent } from "../../src/agent/agent.ts";
-import { resumed, turnStart } from "../../src/agent/resume.ts";
+import { handOffRestarts, resumed, resumedHandOff, turnStart } from "../../src/agent/resume.ts";
 import type { Message } from "../../src/chat/types.ts";
 
 const call = (id: string, args: Record<string, unknown>): Message => ({
@@ -174,4 +175,55 @@ Deno.test("resumed: each answer after its last receipt; a conversation begun and
     { role: "assistant", content: "one" },
   ]);
   assert.deepEqual(resumed(boss, "Worker", "v", inheritedAt), [{ role: "user", content: "2" }]);
+});
+
+const handOff = (id: string, args: Record<string, unknown>, tool = "hand_off_to_Editor") => ({
+  call: { role: "function_call", content: JSON.stringify({ name: tool, arguments: args, id }) },
+  output: (content: string, extra: Record<string, unknown> = {}): Message => ({
+    role: "function_call_output",
+    content: JSON.stringify({ name: tool, content, id, ...extra }),
+  }),
+});
+
+Deno.test("resumedHandOff: the conversation the last call that ran recorded, its answered turns only (R131-4)", () => {
+  const a = handOff("h1", { message: "one" });
+  const b = handOff("h2", { message: "two", new_conversation: true });
+  const c = handOff("h3", { message: "three" });
+  const d = handOff("h4", { message: "four" });
+  const e = handOff("h5", { message: "five", new_conversation: true });
+  const other = handOff("o1", { message: "elsewhere" }, "send_to_Editor");
+  const meta = (n: number) => ({ role: "meta", content: `pt=${n} inference_id=i${n}` });
+  const chat: Message[] = [
+    { role: "user", content: "go" },
+    a.call,
+    a.output("answer one", { agent_meta: [meta(1)] }),
+    b.call,
+    b.output("answer two", { conversation: "_default-2", agent_meta: [meta(2), meta(3)] }),
+    // ran and failed in _default-2: not replayed
+    c.call,
+    c.output('{"exception":"HTTP 400"}', { error: "error", conversation: "_default-2" }),
+    // refused before it ran (no conversation recorded): in none
+    e.call,
+    e.output('{"exception":"its turn is still running"}', { error: "error" }),
+    d.call,
+    d.output("answer four", { conversation: "_default-2" }),
+    other.call,
+    other.output("other answer"),
+  ];
+  const boss = createAgent({ name: "Boss", startChat: [], currentChat: chat });
+  assert.deepEqual(resumedHandOff(boss, "hand_off_to_Editor"), {
+    conversation: "_default-2",
+    messages: [
+      { role: "user", content: "two" },
+      meta(3),
+      { role: "assistant", content: "answer two" },
+      { role: "user", content: "four" },
+      { role: "assistant", content: "answer four" },
+    ],
+  });
+  assert.equal(handOffRestarts(chat, "hand_off_to_Editor"), 2);
+  // another tool name is another hand-off: its conversation is default
+  assert.deepEqual(resumedHandOff(boss, "send_to_Editor")?.conversation, "default");
+  assert.equal(handOffRestarts(chat, "send_to_Editor"), 1);
+  assert.equal(resumedHandOff(boss, "hand_off_to_Nobody"), null);
 });
