@@ -37,6 +37,7 @@ export type ScoutErrorCode =
   | "meta_parse"
   | "json_parse"
   | "merge_conflict"
+  | "chat_encoding"
   // prompt
   | "unknown_strategy"
   // workflow

@@ -23,7 +23,7 @@ import { type AllowPaths, processAllowPaths } from "../config/allow_paths.ts";
 import type { Chat, Message } from "./types.ts";
 import { parse, parseWithLines } from "./parse.ts";
 import { clean, clear } from "./clear.ts";
-import { type ChatFileReader, nodeFileReader } from "./find_file.ts";
+import { type ChatFileReader, nodeFileReader, readChatText } from "./find_file.ts";
 import type { JobRoleResolver } from "./compile_jobs.ts";
 import { type CompileContext, errorAt, markLines, recordLines } from "./compile_context.ts";
 import { writtenAt } from "./written_at.ts";
@@ -240,7 +240,8 @@ async function compileTextIn(text: string, opts: CompileOptions): Promise<Chat> 
  * @param path chat file (relative to `opts.cwd`)
  * @param opts see {@link CompileOptions} (`origin` is ignored)
  * @returns the compiled messages
- * @throws ScoutError `not_found`/`io` for the file itself, else as {@link compileText}
+ * @throws ScoutError `not_found`/`io` for the file itself, `chat_encoding` for one in UTF-16/UTF-32,
+ *   else as {@link compileText}
  *
  * @example
  * ```ts ignore
@@ -254,10 +255,11 @@ export async function compileFile(path: string, opts: CompileOptions = {}): Prom
   const reader = opts.reader ?? nodeFileReader;
   let text: string;
   try {
-    text = await reader.readText(abs);
+    text = await readChatText(reader, abs); // a UTF-16 chat is refused (chat_encoding)
   } catch (e) {
     if (isScoutError(e)) {
       throw new ScoutError(e.code, e.message.replace(`"${abs}"`, `"${path}"`), {
+        ...(e.code === "chat_encoding" ? { encoding: e.encoding, mark: e.mark } : {}),
         file: path,
         cause: e,
       });

@@ -9,7 +9,10 @@
 import type { Message } from "./types.ts";
 import { parseWithLines } from "./parse.ts";
 import { purge } from "./clear.ts";
-import { isUrlRef } from "./find_file.ts";
+import { isUrlRef, readChatText } from "./find_file.ts";
+import { wideChatError } from "./encoding.ts";
+import type { WideBom } from "../util/utf8_bytes.ts";
+import { isScoutError } from "../errors.ts";
 import {
   type CompileContext,
   displayPath,
@@ -81,15 +84,7 @@ async function importOne(
       reference: ref,
     });
   }
-  let text: string;
-  try {
-    text = await opts.reader.readText(found);
-  } catch (e) {
-    throw errorAt(ctx, m, "io", `Cannot read import "${ref}": ${readFailure(e)}`, {
-      reference: ref,
-      cause: e,
-    });
-  }
+  const text = await readImport(m, ref, found, ctx);
   const { chat: parsed, lines } = parseWithLines(text);
   recordLines(ctx, parsed, displayPath(found, opts.cwd), lines);
   let selected: Message[];
@@ -109,6 +104,31 @@ async function importOne(
     return await compileLevel(selected, isUrlRef(found) ? undefined : found, ctx);
   } finally {
     ctx.chain.pop();
+  }
+}
+
+/**
+ * The text of an imported chat; a UTF-16/UTF-32 one is refused, named as
+ * written (`chat_encoding`, `encoding.ts`).
+ */
+async function readImport(
+  m: Message,
+  ref: string,
+  found: string,
+  ctx: CompileContext,
+): Promise<string> {
+  try {
+    return await readChatText(ctx.opts.reader, found);
+  } catch (e) {
+    if (isScoutError(e, "chat_encoding")) {
+      const wide = { encoding: e.encoding, mark: e.mark } as WideBom;
+      const { message } = wideChatError(ref, wide, "Import");
+      throw errorAt(ctx, m, "chat_encoding", message, { ...wide, reference: ref, cause: e });
+    }
+    throw errorAt(ctx, m, "io", `Cannot read import "${ref}": ${readFailure(e)}`, {
+      reference: ref,
+      cause: e,
+    });
   }
 }
 

@@ -11,6 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { expandHome, scoutHome } from "../config/home.ts";
 import { fileError } from "../util/fs.ts";
+import { decodeChat, readChatFile } from "./encoding.ts";
 import { pathKind } from "../util/path_kind.ts";
 
 /** What compile needs from the outside world to read references. */
@@ -24,6 +25,13 @@ export interface ChatFileReader {
   /** Text of a file (invalid UTF-8 → U+FFFD) or of an `http(s)://` URL. */
   readText(pathOrUrl: string): Promise<string>;
   /**
+   * Text of a chat file or URL (`import:`, `continue:`, `last:`, the file
+   * `compileFile` reads): as {@link ChatFileReader.readText}, but one in
+   * UTF-16/UTF-32 (by its byte-order mark) is refused, `chat_encoding`
+   * (`encoding.ts`). Optional: without it, `readText` reads chats too.
+   */
+  readChat?(pathOrUrl: string): Promise<string>;
+  /**
    * Files below `dir` as Ruby's recursive `Dir.glob` lists them (`chat.md`
    * §4.3 `directory`): each directory's entries in byte order, a directory's
    * files right after it (depth first), dot-files and dot-dirs skipped,
@@ -32,6 +40,9 @@ export interface ChatFileReader {
    */
   listFiles(dir: string): Promise<string[]>;
 }
+
+/** Lenient UTF-8 (invalid bytes → U+FFFD, a BOM dropped); stateless, so one serves every read. */
+const utf8 = new TextDecoder("utf-8", { fatal: false });
 
 const URL_REF = /^(?:https?|ftp|ssh):\/\//i;
 
@@ -55,14 +66,19 @@ export const nodeFileReader: ChatFileReader = {
     return kind === "directory" ? kind : kind === "file" || kind === "stream" ? "file" : null;
   },
   async readText(pathOrUrl) {
-    if (isUrlRef(pathOrUrl)) return await fetchText(pathOrUrl);
+    if (isUrlRef(pathOrUrl)) return utf8.decode(await fetchBytes(pathOrUrl));
     let bytes: Uint8Array;
     try {
       bytes = await readFile(pathOrUrl);
     } catch (e) {
       throw fileError(pathOrUrl, e);
     }
-    return new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+    return utf8.decode(bytes);
+  },
+  async readChat(pathOrUrl) {
+    return isUrlRef(pathOrUrl)
+      ? decodeChat(await fetchBytes(pathOrUrl), pathOrUrl).text
+      : (await readChatFile(pathOrUrl)).text;
   },
   async listFiles(dir) {
     const out: string[] = [];
@@ -90,12 +106,23 @@ export const nodeFileReader: ChatFileReader = {
   },
 };
 
+/**
+ * Reads a chat through `reader`: its `readChat`, else its `readText`.
+ *
+ * @param reader the compile's reader
+ * @param pathOrUrl the chat
+ * @returns its text
+ */
+export function readChatText(reader: ChatFileReader, pathOrUrl: string): Promise<string> {
+  return reader.readChat !== undefined ? reader.readChat(pathOrUrl) : reader.readText(pathOrUrl);
+}
+
 /** Compares names by their UTF-8 bytes, as Ruby's `Dir.glob` sorts a directory. */
 function byteOrder(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
-async function fetchText(url: string): Promise<string> {
+async function fetchBytes(url: string): Promise<Uint8Array> {
   if (!/^https?:/i.test(url)) {
     throw new ScoutError("not_available", `Cannot read "${url}": only http(s) URLs are supported`, {
       reference: url,
@@ -114,7 +141,7 @@ async function fetchText(url: string): Promise<string> {
     await res.body?.cancel();
     throw new ScoutError("io", `Cannot fetch "${url}": HTTP ${res.status}`, { reference: url });
   }
-  return new TextDecoder("utf-8", { fatal: false }).decode(await res.arrayBuffer());
+  return new Uint8Array(await res.arrayBuffer());
 }
 
 /** Options of {@link findFile}. */

@@ -7,15 +7,17 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import type { Chat } from "./types.ts";
 import { parse } from "./parse.ts";
-import { fileError, readText } from "../util/fs.ts";
+import { fileError } from "../util/fs.ts";
+import { readChatFile, refuseWideChat } from "./encoding.ts";
 
 /**
- * Reads `path` (UTF-8, invalid bytes → U+FFFD) and parses it. No imports,
- * tasks, files or options are processed.
+ * Reads `path` (UTF-8, invalid bytes → U+FFFD, a UTF-8 BOM dropped) and
+ * parses it. No imports, tasks, files or options are processed.
  *
  * @param path chat file
  * @returns the raw messages (leading `{user,""}` quirk included)
- * @throws ScoutError `not_found` / `io` naming the path
+ * @throws ScoutError `not_found` / `io` naming the path; `chat_encoding` for a
+ *   UTF-16/UTF-32 file (`encoding.ts`)
  *
  * @example
  * ```ts ignore
@@ -24,7 +26,7 @@ import { fileError, readText } from "../util/fs.ts";
  * ```
  */
 export async function loadRaw(path: string): Promise<Chat> {
-  return parse(await readText(path));
+  return parse((await readChatFile(path)).text);
 }
 
 /**
@@ -34,6 +36,7 @@ export async function loadRaw(path: string): Promise<Chat> {
  *
  * @param path chat file
  * @returns the raw messages
+ * @throws ScoutError as {@link loadRaw}
  */
 export function loadRawSync(path: string): Chat {
   let bytes: Uint8Array;
@@ -42,6 +45,7 @@ export function loadRawSync(path: string): Chat {
   } catch (e) {
     throw fileError(path, e);
   }
+  refuseWideChat(bytes, path);
   const text = utf8.decode(bytes);
   if (readBuffer.length > 1 << 24) readBuffer = new Uint8Array(1 << 18); // after a huge file
   return parse(text);

@@ -13,7 +13,7 @@ import { agentRoots, findAgent, findAgentDirectory, listAgents } from "../agent/
 import { commandLineError, isScoutError } from "../errors.ts";
 import { loadAgent } from "../agent/load.ts";
 import { parseMeta } from "../chat/meta.ts";
-import { parse } from "../chat/parse.ts";
+import { loadRaw } from "../chat/load.ts";
 import { tokenTotals } from "../chat/trace.ts";
 import { runTotalUsage } from "./run_usage.ts";
 import type { AgentReply } from "../agent/types.ts";
@@ -21,7 +21,7 @@ import type { Io } from "./io.ts";
 import { warn, warnSink } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 import { type HookResult, runLlmAsk } from "./llm_ask_run.ts";
-import { exists, readText } from "../util/fs.ts";
+import { exists } from "../util/fs.ts";
 import type { ConfigStore } from "../config/store.ts";
 import type { ToolResolver } from "../tools/assemble.ts";
 import { workflowToolResolver } from "../tools/workflow.ts";
@@ -143,7 +143,7 @@ async function runAgentWith(
 async function taskRouteResult(r: AgentReply, io: Io): Promise<HookResult> {
   const job = r.job!;
   const log = join(job.path + ".files", "log", "agent.chat");
-  const logged = exists(log) ? parse(await readText(log)) : [];
+  const logged = exists(log) ? await loadRaw(log) : [];
   const meta = logged.filter((m) => m.role === "meta");
   const last = meta.length > 0 ? parseMeta(String(meta.at(-1)!.content)) : {};
   return {

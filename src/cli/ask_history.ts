@@ -16,7 +16,8 @@ import type { CompileOptions } from "../chat/compile.ts";
 import { type ExtractedOptions, extractOptions } from "../chat/options.ts";
 import type { Message } from "../chat/types.ts";
 import { ScoutError } from "../errors.ts";
-import { decodeUtf8, exists, namedFileError, samePath } from "../util/fs.ts";
+import { exists, namedFileError, samePath } from "../util/fs.ts";
+import { decodeChat } from "../chat/encoding.ts";
 import { type ChatSnapshot, chatSnapshot } from "./chat_changed.ts";
 import { cutHistory } from "./ask_new_part.ts";
 import { refuseConflict } from "./chat_conflict.ts";
@@ -53,7 +54,8 @@ export interface CompiledHistory {
  * @param io where a warning of conflict markers inside a message goes
  * @returns the compiled history (empty without `-c`, or for a new `-o` chat)
  * @throws ScoutError `file_not_found` for a missing `-c` chat that is not the `-o` one;
- *   `merge_conflict` for a chat whose turns a git merge left in conflict (R86-3, R90-2)
+ *   `merge_conflict` for a chat whose turns a git merge left in conflict (R86-3, R90-2);
+ *   `chat_encoding` for one in UTF-16/UTF-32 (R133-1)
  */
 export async function readHistory(
   src: HistorySource,
@@ -76,7 +78,7 @@ export async function readHistory(
   const bytes = await readFile(origin).catch((e) => {
     throw namedFileError(src.chat!, e, "Chat file not found");
   });
-  const { text, lossy } = decodeUtf8(bytes);
+  const { text, lossy } = decodeChat(bytes, src.chat); // UTF-16 refused: nothing sent (R133-1)
   refuseConflict(io, text, src.chat); // both sides of a merge of turns must not go to the model
   const compiled = await compileText(text, { ...compileOpts, origin: src.chat });
   // the -o chat: its append checks that nothing changed it meanwhile (R101-4)

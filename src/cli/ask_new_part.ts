@@ -15,7 +15,7 @@ import { KEEP_EMPTY_BLOCK, parseWithLines } from "../chat/parse.ts";
 import { tagText } from "../chat/builders.ts";
 import type { Message } from "../chat/types.ts";
 import type { Io } from "./io.ts";
-import { readStdinText } from "./lossy_text.ts";
+import { readStdinChat, readStdinText } from "./lossy_text.ts";
 import { pathKind } from "../util/path_kind.ts";
 
 /**
@@ -42,7 +42,7 @@ export async function attachments(
   for (const f of imports) {
     if (f !== "-") out.push(named({ role: "import", content: f }, where, "-i"));
     else {
-      const chat = await how.importStdin(await readStdinText(io));
+      const chat = await how.importStdin(await readStdinChat(io)); // refused in UTF-16
       out.push(...chat.filter((m) => m.role !== "previous_response_id"));
     }
   }

@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { displayPath } from "../chat/compile_context.ts";
 import type { QuestionInsert, QuestionLines } from "./ask_new_part.ts";
 import type { Io } from "./io.ts";
-import { readStdinText, readTextWarned } from "./lossy_text.ts";
+import { readStdinChat, readStdinText, readTextWarned } from "./lossy_text.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 
 /**
@@ -38,7 +38,9 @@ export async function questionText(
     const withPlaceholder = q.question.replace("...", () => placeholder);
     return { ...as({ ...q, question: withPlaceholder }, filled), insert: { placeholder, text } };
   };
-  if (question === "-") return as(await withTemplate(opts, await readStdinText(io), "<stdin>", io));
+  // a question on stdin is chat text: refused in UTF-16 (`chat/encoding.ts`); what `...` stands
+  // for is data, read as any file is
+  if (question === "-") return as(await withTemplate(opts, await readStdinChat(io), "<stdin>", io));
   const q = await withTemplate(opts, question, "<question>", io);
   const file = opts.files[0];
   if (q.question.includes("...") && file !== undefined) {
@@ -54,7 +56,7 @@ export async function questionText(
   const taken = chatOnStdin || opts.files.includes("-") || (opts.imports ?? []).includes("-");
   const blank = q.question.trim() === "";
   if (taken || (blank && io.stdinIsTTY)) return as(q);
-  if (blank) return as({ question: await readStdinText(io), lines: "<stdin>" });
+  if (blank) return as({ question: await readStdinChat(io), lines: "<stdin>" });
   if (!q.question.includes("...") || io.stdinIsTTY) return as(q);
   // an empty stdin (`< /dev/null`, a batch job's) fills nothing: `[...]` stays as written
   const piped = await readStdinText(io);

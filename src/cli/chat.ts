@@ -35,7 +35,7 @@ export interface ChatParseOptions {
  * @returns exit code
  */
 export async function runChatParse(opts: ChatParseOptions, io: Io): Promise<number> {
-  const input = await readInput(opts.file, io);
+  const input = await readInput(opts.file, io, { chat: true }); // UTF-16 refused (R133-1)
   if (input.lossy) warnLossy(io, input.name);
   warnConflict(io, input.text, input.name); // parsed as written, but said (R86-3)
   const chat = parse(input.text);

@@ -66,7 +66,7 @@ async function compileInput(opts: ChatCompileOptions, io: Io) {
     import("../config/store.ts"),
     import("../workflow/chat_roles.ts"),
   ]);
-  const input = await readInput(opts.file, io);
+  const input = await readInput(opts.file, io, { chat: true }); // UTF-16 refused (R133-1)
   if (input.lossy) warnLossy(io, input.name, input.path ?? "-");
   warnConflict(io, input.text, input.name); // compiled as written, but said (R86-3)
   const config = loadConfig({ cwd: io.cwd, env: io.env });

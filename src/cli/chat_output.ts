@@ -14,6 +14,8 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readFile } from "node:fs/promises";
 import { appendChatBytes } from "../chat/print_append.ts";
+import { refuseWideChat, refuseWideChatFile } from "../chat/encoding.ts";
+import { wideBom } from "../util/utf8_bytes.ts";
 import { type ChatSnapshot, checkedTurn } from "./chat_changed.ts";
 import type { Message } from "../chat/types.ts";
 import { scoutHome } from "../config/home.ts";
@@ -33,7 +35,9 @@ import { probeCreate } from "../util/create_probe.ts";
  * exit 2); an unwritable or read-only file, or no writable directory to
  * create or replace it in (missing parents are created, so the nearest
  * existing one decides) — a permission, exit 1 (R92-5); or no new file can
- * be made there (no free inode, an inode quota: exit 1, R102-9).
+ * be made there (no free inode, an inode quota: exit 1, R102-9); or an existing
+ * chat in UTF-16/UTF-32, which UTF-8 must not be appended to (`chat_encoding`,
+ * R133-1).
  *
  * @param given absolute path (a symbolic link: its target is checked)
  * @param shown the path as given, for the message
@@ -42,6 +46,7 @@ export function checkChatOutput(given: string, shown: string): void {
   const where = inPlace(given);
   const { problem, denied } = where;
   if (problem === null) {
+    if (where.stream !== true) refuseWideChatFile(where.file, shown);
     // the save's temp file needs an inode: none free, or a quota, is told before the ask (R102-9)
     const refused = where.stream === true ? null : probeCreate(where.file);
     if (refused === null) return;
@@ -97,6 +102,7 @@ async function appendOnce(
     const existing = exists(file) && where.stream !== true
       ? await readFile(file).catch((e) => Promise.reject(fileError(file, e)))
       : new Uint8Array(0);
+    refuseWideChat(existing, o.shown ?? path); // made UTF-16 since the check: left as it is
     const turn = o.seen === undefined || where.stream === true
       ? messages
       : checkedTurn(messages, existing, { seen: o.seen, shown: o.shown ?? path, warn });
@@ -194,6 +200,7 @@ export function appendToChatSync(
   if (lock === "busy" || lock === undefined) return false;
   try {
     const existing = exists(file) ? readFileSync(file) : new Uint8Array(0);
+    if (wideBom(existing) !== null) return false; // a UTF-16 chat is not appended to (R133-1)
     writeFileAtomicSync(file, appendChatBytes(existing, messages));
   } finally {
     lock.release();

@@ -7,7 +7,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ScoutError, usageError } from "../errors.ts";
-import { decodeUtf8, readTextChecked } from "../util/fs.ts";
+import { decodeChat } from "../chat/encoding.ts";
+import { decodeUtf8, readBytes } from "../util/fs.ts";
 import type { Io } from "./io.ts";
 
 /** Text read for a command, and the name to use for it in messages. */
@@ -27,16 +28,24 @@ export interface Input {
  *
  * @param file path, `-`, or undefined
  * @param io the command's Io
+ * @param o `chat`: the input is a chat, refused in UTF-16/UTF-32 (`chat/encoding.ts`)
  * @returns the text and its display name
- * @throws ScoutError `usage` when there is no input at all; `not_found`/`io` naming the file
+ * @throws ScoutError `usage` when there is no input at all; `not_found`/`io` naming the file;
+ *   `chat_encoding` for a chat in UTF-16/UTF-32
  */
-export async function readInput(file: string | undefined, io: Io): Promise<Input> {
+export async function readInput(
+  file: string | undefined,
+  io: Io,
+  o: { chat?: boolean } = {},
+): Promise<Input> {
+  const decode = (bytes: Uint8Array, name: string) =>
+    o.chat ? decodeChat(bytes, name) : decodeUtf8(bytes);
   if (file === undefined || file === "-") {
     if (file === undefined && io.stdinIsTTY) {
       throw usageError("Missing FILE argument (use - to read stdin)");
     }
     if (io.readStdinBytes !== undefined) {
-      const { text, lossy } = decodeUtf8(await io.readStdinBytes());
+      const { text, lossy } = decode(await io.readStdinBytes(), "<stdin>");
       return { text, name: "<stdin>", path: null, lossy };
     }
     return { text: await io.readStdin(), name: "<stdin>", path: null, lossy: false };
@@ -47,8 +56,9 @@ export async function readInput(file: string | undefined, io: Io): Promise<Input
     isDir = statSync(path).isDirectory();
   } catch { /* readText reports a missing file */ }
   if (isDir) throw new ScoutError("io", `Is a directory, not a file: "${file}"`, { file });
-  const { text, lossy } = await readTextChecked(path).catch((e) => {
+  const bytes = await readBytes(path).catch((e) => {
     throw new ScoutError(e.code ?? "io", e.message.replace(`"${path}"`, `"${file}"`), { file });
   });
+  const { text, lossy } = decode(bytes, file);
   return { text, name: file, path, lossy };
 }

@@ -130,7 +130,7 @@ async function askMessages(
   const { env, cwd } = io;
   // `-c -`: the chat comes from stdin (read before the question, which then never reads stdin)
   checkStdinUse(opts);
-  const stdinChat = opts.chat === "-" ? await readInput("-", io) : undefined;
+  const stdinChat = opts.chat === "-" ? await readInput("-", io, { chat: true }) : undefined;
   const { question, filled, lines: questionLines, insert } = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
   if (outPath !== undefined && !opts.dryRun) {

@@ -13,7 +13,8 @@ import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { scoutHome } from "../config/home.ts";
 import { commandLineError, isScoutError, ScoutError } from "../errors.ts";
-import { isFile, readText } from "../util/fs.ts";
+import { isFile } from "../util/fs.ts";
+import { readChatFile } from "../chat/encoding.ts";
 import { isReadableFile } from "../util/path_kind.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
@@ -156,7 +157,8 @@ export async function templateQuestion(
     // -t names the template: one that is nowhere is a mistake of the command line
     throw isScoutError(e, "not_found") ? commandLineError(e) : e;
   }
-  const template = await readText(file);
+  // chat text, as a chat file is: refused in UTF-16 (R133-1)
+  const { text: template } = await readChatFile(file, file, "Template");
   return {
     text: applyTemplate(template, question),
     file,

@@ -8,7 +8,8 @@
  */
 import { resolve } from "node:path";
 import { displayPath } from "../chat/compile_context.ts";
-import { type ChatFileReader, isUrlRef, nodeFileReader } from "../chat/find_file.ts";
+import { type ChatFileReader, isUrlRef, nodeFileReader, readChatText } from "../chat/find_file.ts";
+import { readChatFile } from "../chat/encoding.ts";
 import { readTextChecked } from "../util/fs.ts";
 import { type Io, warn } from "./io.ts";
 import { readInput } from "./input.ts";
@@ -33,7 +34,8 @@ export function warnLossy(io: Io, name: string, key: string = name): void {
 
 /**
  * A compile reader that reads files as the default one does and warns once
- * per file whose bytes are not valid UTF-8.
+ * per file whose bytes are not valid UTF-8; a chat (`readChat`: an import)
+ * in UTF-16/UTF-32 is refused.
  *
  * @param io the command's Io (warnings; paths shown relative to its cwd)
  * @param base the reader to wrap (URLs, kinds and listings go to it)
@@ -49,6 +51,12 @@ export function warningFileReader(io: Io, base: ChatFileReader = nodeFileReader)
       if (lossy) warnLossy(io, displayPath(pathOrUrl, io.cwd), resolve(io.cwd, pathOrUrl));
       return text;
     },
+    async readChat(pathOrUrl) {
+      if (isUrlRef(pathOrUrl)) return await readChatText(base, pathOrUrl);
+      const { text, lossy } = await readChatFile(pathOrUrl);
+      if (lossy) warnLossy(io, displayPath(pathOrUrl, io.cwd), resolve(io.cwd, pathOrUrl));
+      return text;
+    },
   };
 }
 
@@ -60,6 +68,20 @@ export function warningFileReader(io: Io, base: ChatFileReader = nodeFileReader)
  */
 export async function readStdinText(io: Io): Promise<string> {
   const { text, lossy } = await readInput("-", io);
+  if (lossy) warnLossy(io, "<stdin>", "-");
+  return text;
+}
+
+/**
+ * {@link readStdinText} of chat text (`-i -`, a question on stdin): refused
+ * in UTF-16/UTF-32 (`chat/encoding.ts`).
+ *
+ * @param io the command's Io
+ * @returns the text
+ * @throws ScoutError `chat_encoding`
+ */
+export async function readStdinChat(io: Io): Promise<string> {
+  const { text, lossy } = await readInput("-", io, { chat: true });
   if (lossy) warnLossy(io, "<stdin>", "-");
   return text;
 }

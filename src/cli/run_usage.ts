@@ -11,7 +11,7 @@
  * @module
  */
 import { join, relative, resolve } from "node:path";
-import { parse } from "../chat/parse.ts";
+import { loadRaw } from "../chat/load.ts";
 import { agentMetaEvidence, type ReceiptProblem, receiptProblem } from "../chat/receipts.ts";
 import type { ReceiptEvidence } from "../chat/receipts_types.ts";
 import {
@@ -26,7 +26,7 @@ import type { Message } from "../chat/types.ts";
 import { isScoutError, plainMessage } from "../errors.ts";
 import { escapeLine } from "../provenance/one_line.ts";
 import { jobRoots } from "../workflow/store.ts";
-import { isFile, readText } from "../util/fs.ts";
+import { isFile } from "../util/fs.ts";
 
 /**
  * Something `total_usage` could not count (`usage_warnings` in `--json`,
@@ -57,7 +57,7 @@ export interface RunUsage {
 async function chatOf(path: string, warnings: UsageWarning[]): Promise<Message[]> {
   if (!isFile(path)) return [];
   try {
-    return parse(await readText(path));
+    return await loadRaw(path); // a UTF-16 log is unreadable (R133-1)
   } catch (e) {
     if (isScoutError(e, "not_found")) return []; // gone since: nothing to count
     // `Permission denied: "<path>"`…: the message names the file

@@ -66,8 +66,9 @@ export function expandChat(
   try {
     facts = c.reader.read(chat.path);
   } catch (e) {
-    if (!isScoutError(e, "not_found") && !isScoutError(e, "io")) throw e; // a bug, not the file
-    const cause = (e as { cause?: unknown }).cause ?? e; // the file system's error
+    // a bug, not the file; a UTF-16 chat is one the walk cannot read (R133-1)
+    if (!(["not_found", "io", "chat_encoding"] as const).some((c) => isScoutError(e, c))) throw e;
+    const cause = (e as { cause?: unknown }).cause ?? e; // the file system's error, or the why
     c.report(
       provenanceError(
         "chat_unreadable",

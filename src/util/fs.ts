@@ -38,13 +38,22 @@ export async function readText(path: string): Promise<string> {
  * @returns the text and `lossy: true` when invalid bytes were replaced
  */
 export async function readTextChecked(path: string): Promise<{ text: string; lossy: boolean }> {
-  let bytes: Uint8Array;
+  return decodeUtf8(await readBytes(path));
+}
+
+/**
+ * A file's bytes; missing files and directories give a `not_found` / `io`
+ * {@link ScoutError} naming the path.
+ *
+ * @param path file to read
+ * @returns its bytes
+ */
+export async function readBytes(path: string): Promise<Uint8Array> {
   try {
-    bytes = await readFile(path);
+    return await readFile(path);
   } catch (e) {
     throw fileError(path, e);
   }
-  return decodeUtf8(bytes);
 }
 
 /**

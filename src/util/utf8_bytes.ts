@@ -28,6 +28,43 @@ export function splitBom(bytes: Uint8Array): { bom: Uint8Array; body: Uint8Array
     : { bom: new Uint8Array(0), body: bytes };
 }
 
+/** A byte-order mark that says a text is not UTF-8: what it says and its bytes. */
+export interface WideBom {
+  /** `UTF-16` or `UTF-32`. */
+  encoding: "UTF-16" | "UTF-32";
+  /** The mark as hex bytes, e.g. `FF FE`. */
+  mark: string;
+}
+
+/**
+ * The UTF-16 or UTF-32 byte-order mark `bytes` start with, if any: `FF FE` /
+ * `FE FF` (UTF-16), `FF FE 00 00` / `00 00 FE FF` (UTF-32). None of them can
+ * start UTF-8 (`FE`, `FF` are no UTF-8 byte; UTF-8 puts no `FE` after two
+ * NULs), so a text that starts with one is never UTF-8.
+ *
+ * @param bytes a file's bytes
+ * @returns the mark, or null
+ *
+ * @example
+ * ```ts
+ * import { wideBom } from "./utf8_bytes.ts";
+ * wideBom(Uint8Array.of(0xff, 0xfe, 0x73, 0x00)); // { encoding: "UTF-16", mark: "FF FE" }
+ * ```
+ */
+export function wideBom(bytes: Uint8Array): WideBom | null {
+  const [a, b, c, d] = bytes;
+  if (a === 0xff && b === 0xfe) {
+    return c === 0 && d === 0
+      ? { encoding: "UTF-32", mark: "FF FE 00 00" }
+      : { encoding: "UTF-16", mark: "FF FE" };
+  }
+  if (a === 0xfe && b === 0xff) return { encoding: "UTF-16", mark: "FE FF" };
+  if (a === 0 && b === 0 && c === 0xfe && d === 0xff) {
+    return { encoding: "UTF-32", mark: "00 00 FE FF" };
+  }
+  return null;
+}
+
 /**
  * Length of the well-formed UTF-8 sequence at `i` (1–4), or 0 when the byte
  * there starts none (the Unicode table of well-formed sequences: no overlong

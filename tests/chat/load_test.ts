@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { isScoutError } from "../../src/errors.ts";
 import { loadRaw, loadRawSync, parse } from "../../src/chat/mod.ts";
+import { compileFile } from "../../src/chat/compile.ts";
+import { nodeFileReader } from "../../src/chat/find_file.ts";
 import { ROOT, tempDir } from "../support/cli.ts";
 
 const FIXTURES = join(ROOT, "fixtures", "chats");
@@ -55,4 +57,35 @@ Deno.test("loadRaw: missing file and directory are typed errors naming the path"
     (e) => isScoutError(e, "io") && e.message.includes("Is a directory"),
   );
   assert.throws(() => loadRawSync(dir.path), (e) => isScoutError(e, "io"));
+});
+
+Deno.test("loadRaw, loadRawSync, compileFile and import: refuse a UTF-16/UTF-32 chat, naming it ([TS-FIX] R133-1)", async () => {
+  await using dir = await tempDir();
+  const u16 = join(dir.path, "u16.chat");
+  // "user: hi\n" as Notepad's "Unicode" saves it
+  Deno.writeFileSync(
+    u16,
+    Uint8Array.from([0xff, 0xfe, ...[..."user: hi\n"].flatMap((c) => [c.charCodeAt(0), 0])]),
+  );
+  const u32 = join(dir.path, "u32.chat");
+  Deno.writeFileSync(u32, Uint8Array.of(0, 0, 0xfe, 0xff, 0, 0, 0, 0x61));
+  const is = (file: string, encoding: string) => (e: unknown) =>
+    isScoutError(e, "chat_encoding") && e.file === file && e.encoding === encoding &&
+    e.message.startsWith(`Chat "${file}" is ${encoding} text (byte-order mark `);
+  await assert.rejects(loadRaw(u16), is(u16, "UTF-16"));
+  assert.throws(() => loadRawSync(u16), is(u16, "UTF-16"));
+  assert.throws(() => loadRawSync(u32), is(u32, "UTF-32"));
+  await assert.rejects(compileFile("u16.chat", { cwd: dir.path }), is("u16.chat", "UTF-16"));
+  const main = join(dir.path, "main.chat");
+  Deno.writeFileSync(main, new TextEncoder().encode("user: a\n\nimport: u16.chat\n"));
+  await assert.rejects(
+    compileFile("main.chat", { cwd: dir.path }),
+    (e) =>
+      isScoutError(e, "chat_encoding") && e.file === "main.chat" && e.line === 3 &&
+      e.reference === "u16.chat" && e.message.startsWith('Import "u16.chat" is UTF-16 text'),
+  );
+  // a reader of an embedder's without readChat reads chats with readText, as before
+  const reader = { ...nodeFileReader, readChat: undefined };
+  const chat = await compileFile("u16.chat", { cwd: dir.path, reader });
+  assert.match(String(chat.at(-1)!.content), /^\uFFFD\uFFFDu\0s\0e\0r/);
 });

@@ -4,7 +4,8 @@
  * decoder does; a byte-order mark is split off.
  */
 import assert from "node:assert/strict";
-import { decodeEscaped, encodeEscaped, splitBom } from "../../src/util/utf8_bytes.ts";
+import fc from "fast-check";
+import { decodeEscaped, encodeEscaped, splitBom, wideBom } from "../../src/util/utf8_bytes.ts";
 
 /** A deterministic pseudo-random generator (xorshift), so a failure repeats. */
 function bytesFrom(seed: number, n: number): Uint8Array {
@@ -56,4 +57,22 @@ Deno.test("splitBom: a leading mark is split off; none, or a lone start of one, 
   assert.deepEqual([...body], [0x61]);
   assert.equal(splitBom(Uint8Array.of(0xef, 0xbb)).bom.length, 0);
   assert.equal(splitBom(Uint8Array.of(0x61)).body.length, 1);
+});
+
+Deno.test("wideBom: the UTF-16 and UTF-32 marks, and no UTF-8 text (R133-1)", () => {
+  const of = (...b: number[]) => wideBom(Uint8Array.from(b));
+  assert.deepEqual(of(0xff, 0xfe, 0x73, 0x00), { encoding: "UTF-16", mark: "FF FE" });
+  assert.deepEqual(of(0xff, 0xfe), { encoding: "UTF-16", mark: "FF FE" });
+  assert.deepEqual(of(0xfe, 0xff, 0x00, 0x73), { encoding: "UTF-16", mark: "FE FF" });
+  assert.deepEqual(of(0xff, 0xfe, 0x00, 0x00), { encoding: "UTF-32", mark: "FF FE 00 00" });
+  assert.deepEqual(of(0x00, 0x00, 0xfe, 0xff), { encoding: "UTF-32", mark: "00 00 FE FF" });
+  for (
+    const b of [[], [0xff], [0xfe], [0xef, 0xbb, 0xbf, 0x61], [0x00, 0x00, 0xfe], [0x73, 0xff]]
+  ) {
+    assert.equal(of(...b), null, b.join(" "));
+  }
+  // a mark can start no UTF-8 text: none is refused that reads as it was written
+  fc.assert(fc.property(fc.string({ unit: "binary" }), (s) => {
+    assert.equal(wideBom(new TextEncoder().encode(s)), null);
+  }));
 });
