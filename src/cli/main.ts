@@ -17,7 +17,7 @@ import {
 import { VERSION } from "../version.ts";
 import { redactUrlsIn } from "../util/secrets.ts";
 import { errnoText } from "../util/errno_text.ts";
-import { setWarningSink } from "../util/warn_once.ts";
+import { setWarningSink, withWarningSink } from "../util/warn_once.ts";
 import { handleInterrupts, reportInterrupts } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
@@ -192,7 +192,13 @@ export function buildProgram(ctx: CliContext): Command {
  * await main(["--version"], io); // 0, io.stdoutText() === "0.1.0\n"
  * ```
  */
-export async function main(argv: string[], io: Io): Promise<number> {
+export function main(argv: string[], io: Io): Promise<number> {
+  // this invocation's warn, also over a sink its caller's context may carry (a main run in
+  // the same process after another's ask, whose scope a timer callback can bring back)
+  return withWarningSink(warnSink(io), () => mainIn(argv, io));
+}
+
+async function mainIn(argv: string[], io: Io): Promise<number> {
   const ctx: CliContext = { io, exitCode: 0, debug: argv.includes("--debug"), logLevel: 5 };
   // every command that runs jobs (workflow task, deploy workers, asks, mcp, llm process…):
   // a signal records them aborted and exits 128 + n; a library opts in itself (R105-1)
