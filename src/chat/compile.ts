@@ -144,6 +144,15 @@ export interface CompileOptions {
    * the config key only.
    */
   allowRoleFlag?: string;
+  /**
+   * What a git merge conflict in an imported chat (`import:`, `continue:`,
+   * `last:`, the CLI's `-i`) does ([TS-FIX] `chat.md` §7, R133-2): `"refuse"`
+   * (default, a chat to be sent) fails with `merge_conflict` at the imported
+   * file's `<<<<<<<` line when the conflict spans a role header and warns of
+   * one inside a message; `"warn"` (`chat compile`, `chat prompt`: read only)
+   * warns of either. The chat compiled itself is the caller's to check.
+   */
+  mergeConflicts?: "refuse" | "warn";
 }
 
 function context(opts: CompileOptions, chain: string[]): CompileContext {
@@ -166,6 +175,7 @@ function context(opts: CompileOptions, chain: string[]): CompileContext {
       jobs: opts.jobs,
       allowRoles: allow,
       allowRoleFlag: opts.allowRoleFlag,
+      mergeConflicts: opts.mergeConflicts ?? "refuse",
     },
     where: new WeakMap(),
     chain,

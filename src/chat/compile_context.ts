@@ -34,6 +34,7 @@ export interface ResolvedCompileOptions {
   jobs: JobRoleResolver | undefined;
   allowRoles: ReadonlySet<string>;
   allowRoleFlag: string | undefined;
+  mergeConflicts: "refuse" | "warn";
 }
 
 /** State of one top-level compile. */

@@ -22,6 +22,8 @@ import {
   refOf,
 } from "./compile_context.ts";
 import { readFailure } from "../util/fs.ts";
+import { warnOnce } from "../util/warn_once.ts";
+import { mergeConflict, mergeConflictError, mergeConflictWarning } from "./conflict.ts";
 
 /** Roles resolved by this stage. */
 export const IMPORT_ROLES: ReadonlySet<string> = new Set(["import", "continue", "last"]);
@@ -85,8 +87,10 @@ async function importOne(
     });
   }
   const text = await readImport(m, ref, found, ctx);
+  const name = displayPath(found, opts.cwd);
+  checkConflict(ctx, text, name);
   const { chat: parsed, lines } = parseWithLines(text);
-  recordLines(ctx, parsed, displayPath(found, opts.cwd), lines);
+  recordLines(ctx, parsed, name, lines);
   let selected: Message[];
   if (m.role === "import") selected = purge(parsed);
   else {
@@ -130,6 +134,22 @@ async function readImport(
       cause: e,
     });
   }
+}
+
+/**
+ * An imported chat a git merge left in conflict is refused, or warned of, as
+ * the CLI does for the chat it is given (R133-2): both sides of the merge
+ * would be read as turns, a side's question as the other's answer.
+ */
+function checkConflict(ctx: CompileContext, text: string, name: string): void {
+  const found = mergeConflict(text);
+  if (found === undefined) return;
+  const refuse = ctx.opts.mergeConflicts === "refuse";
+  if (refuse && found.header !== undefined) throw mergeConflictError(name, found.line);
+  warnOnce(
+    `merge conflict ${name}:${found.line} ${refuse}`,
+    mergeConflictWarning(name, found.line, refuse),
+  );
 }
 
 /** `continue`: last message whose content is neither null nor blank (ids kept). */

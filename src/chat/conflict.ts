@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { ScoutError } from "../errors.ts";
 import { isHeaderLine } from "./text.ts";
 
 /** A git merge conflict found in a chat's text. */
@@ -93,6 +94,39 @@ export function mergeConflict(text: string): MergeConflict | undefined {
  */
 export function mergeConflictLine(text: string): number | undefined {
   return mergeConflict(text)?.line;
+}
+
+/**
+ * The refusal of a chat whose turns a merge left in conflict (a
+ * {@link MergeConflict} with a `header`): what every command that sends a
+ * chat throws, for the chat it was given or a chat that one imports.
+ *
+ * @param name the file as the user gave it (`<stdin>` for stdin), or as
+ *   compile names an imported one
+ * @param line the `<<<<<<<` line
+ * @returns the error, code `merge_conflict`, to throw
+ */
+export function mergeConflictError(name: string, line: number): ScoutError {
+  return new ScoutError(
+    "merge_conflict",
+    `Merge conflict in "${name}": resolve the <<<<<<< / ======= / >>>>>>> markers first`,
+    { file: name, line },
+  );
+}
+
+/**
+ * The warning of a conflict that is not refused: one inside a message of a
+ * chat that is sent (`sent`), or any conflict of a chat that is only read.
+ *
+ * @param name the file
+ * @param line the `<<<<<<<` line
+ * @param sent whether the chat is being sent
+ * @returns the warning, without the `scout-ai: warning: ` prefix
+ */
+export function mergeConflictWarning(name: string, line: number, sent: boolean): string {
+  return sent
+    ? `${name}:${line}: merge conflict markers inside a message, sent as text`
+    : `${name}:${line}: merge conflict markers (<<<<<<< / ======= / >>>>>>>), read as text`;
 }
 
 /** `marker` alone on the line, or followed by a space (and a label). */

@@ -79,6 +79,7 @@ async function compileInput(opts: ChatCompileOptions, io: Io) {
     allowRoleFlag: ALLOW_ROLE_FLAG,
     jobs: opts.jobs ?? jobRoleResolver({ cwd: io.cwd, env: io.env }),
     reader: warningFileReader(io),
+    mergeConflicts: "warn", // an imported chat's markers too: read only, said (R133-2)
   });
   return { compiled, config, origin: input.path ?? undefined };
 }

@@ -10,8 +10,12 @@
  * @module
  */
 import { readFileSync } from "node:fs";
-import { mergeConflict, mergeConflictLine } from "../chat/conflict.ts";
-import { ScoutError } from "../errors.ts";
+import {
+  mergeConflict,
+  mergeConflictError,
+  mergeConflictLine,
+  mergeConflictWarning,
+} from "../chat/conflict.ts";
 import { decodeUtf8, isFile } from "../util/fs.ts";
 import { type Io, warn } from "./io.ts";
 
@@ -31,14 +35,10 @@ export function refuseConflict(io: Io, text: string, name: string, quiet = false
   if (found === undefined) return;
   const { line } = found;
   if (found.header === undefined) {
-    if (!quiet) warn(io, `${name}:${line}: merge conflict markers inside a message, sent as text`);
+    if (!quiet) warn(io, mergeConflictWarning(name, line, true));
     return;
   }
-  throw new ScoutError(
-    "merge_conflict",
-    `Merge conflict in "${name}": resolve the <<<<<<< / ======= / >>>>>>> markers first`,
-    { file: name, line },
-  );
+  throw mergeConflictError(name, line);
 }
 
 /**
@@ -66,7 +66,7 @@ export function refuseConflictedFile(io: Io, path: string, name: string, quiet =
 export function warnConflict(io: Io, text: string, name: string): void {
   const line = mergeConflictLine(text);
   if (line === undefined) return;
-  warn(io, `${name}:${line}: merge conflict markers (<<<<<<< / ======= / >>>>>>>), read as text`);
+  warn(io, mergeConflictWarning(name, line, false));
 }
 
 /**

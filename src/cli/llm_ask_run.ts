@@ -46,7 +46,7 @@ import {
 import { baseAskOptions, callOptions, checkFlagNames, withAgentLayer } from "./ask_options.ts";
 import { appendToChat, appendToChatSync, checkChatOutput, showUnsaved } from "./chat_output.ts";
 import type { ChatSnapshot } from "./chat_changed.ts";
-import { refuseConflictedFile } from "./chat_conflict.ts";
+import { refuseConflict, refuseConflictedFile } from "./chat_conflict.ts";
 import { armLastSave, endInterrupted } from "./ask_interrupt.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 
@@ -161,7 +161,10 @@ async function askMessages(
   if (read.lossy || stdinChat?.lossy) {
     warnLossy(io, stdinChat?.name ?? opts.chat!, stdinChat ? "-" : resolve(cwd, opts.chat!));
   }
-  const importStdin = (text: string) => compileText(text, { ...compileOpts, name: "<stdin>" });
+  const importStdin = (text: string) => {
+    refuseConflict(io, text, "<stdin>"); // as an imported file is (R133-2)
+    return compileText(text, { ...compileOpts, name: "<stdin>" });
+  };
   const newRaw: Message[] = [
     ...await attachments(opts.files.slice(filled ? 1 : 0), opts.imports ?? [], io, {
       where,
