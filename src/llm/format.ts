@@ -13,6 +13,7 @@ import { isUrl } from "../chat/untrusted.ts";
 import { ScoutError } from "../errors.ts";
 import { namedFileError } from "../util/fs.ts";
 import { contentObject } from "../chat/tool_calls.ts";
+import { locateAt, writtenAt } from "../chat/written_at.ts";
 import { callFields, callIdOf } from "../tools/calls.ts";
 
 /** Roles that configure the ask and are never sent as messages. */
@@ -73,10 +74,11 @@ export function decodeCall(m: Message): CallMessage {
   const o = contentObject(m.content);
   const c = o ? callFields(o) : undefined;
   if (!c || typeof c.name !== "string") {
-    throw new ScoutError(
+    const e = new ScoutError(
       "invalid_input",
       `Cannot read function_call message: ${preview(m.content)}`,
     );
+    throw locateAt(e, writtenAt(m)); // a hand-written line: its chat file and line (R133-3)
   }
   const out: CallMessage = { name: c.name, arguments: c.arguments };
   if (c.id !== undefined) out.id = c.id;
