@@ -18,6 +18,17 @@ import { bodyText, printMessages } from "./print.ts";
 import { isRubySpace, lineEndOf, withLineEnds } from "./text.ts";
 import { concatBytes, decodeEscaped, encodeEscaped, splitBom } from "../util/utf8_bytes.ts";
 
+/** How an append is told of what it did. */
+export interface AppendOptions {
+  /**
+   * Called when the new messages could not simply follow the old text (it
+   * ends inside an open block, or the new text closes a tag it opened) and
+   * the whole chat is printed again: every message kept, but the file's
+   * text rewritten — a full diff in git, which the caller may want to tell.
+   */
+  onRewritten?: () => void;
+}
+
 /** Same roles and contents (extra fields aside). */
 function sameMessages(a: readonly Message[], b: readonly Message[]): boolean {
   return a.length === b.length &&
@@ -66,6 +77,7 @@ function opensEarlierTag(head: string, added: string): boolean {
  *
  * @param existing current text of the chat file ("" when it does not exist)
  * @param messages messages to add; roles must be header words
+ * @param o `onRewritten`: told when the whole chat is printed again
  * @returns the new file text
  * @throws {ScoutError} `chat_print` when a role is not a header word
  *
@@ -76,7 +88,11 @@ function opensEarlierTag(head: string, added: string): boolean {
  * // "user: hi\n\nassistant:\n\nhello\n"
  * ```
  */
-export function appendChatText(existing: string, messages: readonly Message[]): string {
+export function appendChatText(
+  existing: string,
+  messages: readonly Message[],
+  o: AppendOptions = {},
+): string {
   if (messages.length === 0) return existing;
   let end = existing.length;
   while (end > 0 && isRubySpace(existing.charCodeAt(end - 1))) end--;
@@ -96,6 +112,7 @@ export function appendChatText(existing: string, messages: readonly Message[]): 
     }
   }
   // Print everything again; text before the first header stays headerless.
+  o.onRewritten?.();
   const leadingText = old.length > 0 && !(old[0]!.role === "user" && old[0]!.content === "");
   return printMessages([...old, ...messages], { headerlessFirst: leadingText })
     .replace(/^\n/, "") + "\n";
@@ -111,6 +128,7 @@ const utf8 = new TextEncoder();
  *
  * @param existing the file's bytes (empty when it does not exist)
  * @param messages messages to add
+ * @param o `onRewritten`: told when the whole chat is printed again
  * @returns the new file's bytes
  * @throws {ScoutError} `chat_print` when a role is not a header word
  *
@@ -121,10 +139,14 @@ const utf8 = new TextEncoder();
  * // the bytes 63 e9, then "\n\nuser:\n\nhi\n"
  * ```
  */
-export function appendChatBytes(existing: Uint8Array, messages: readonly Message[]): Uint8Array {
+export function appendChatBytes(
+  existing: Uint8Array,
+  messages: readonly Message[],
+  o: AppendOptions = {},
+): Uint8Array {
   const { bom, body } = splitBom(existing);
   const { text, escaped } = decodeEscaped(body);
-  const out = appendChatText(text, messages);
+  const out = appendChatText(text, messages, o);
   // only a file with escaped bytes gives its escapes back as bytes: a lone surrogate in a new
   // message is written as UTF-8 writes it (U+FFFD), as before
   return concatBytes([bom, escaped ? encodeEscaped(out) : utf8.encode(out)]);

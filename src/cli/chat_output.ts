@@ -106,7 +106,13 @@ async function appendOnce(
     const turn = o.seen === undefined || where.stream === true
       ? messages
       : checkedTurn(messages, existing, { seen: o.seen, shown: o.shown ?? path, warn });
-    await writeWhere(where, appendChatBytes(existing, turn), path);
+    const shown = o.shown ?? path;
+    const onRewritten = () =>
+      warn(
+        `"${shown}" ends inside an open block (a fence, [[, {{{ or a tag): the new messages ` +
+          `could not simply follow it, so the whole chat was printed again (every message kept)`,
+      );
+    await writeWhere(where, appendChatBytes(existing, turn, { onRewritten }), path);
   } finally {
     lock.release();
   }

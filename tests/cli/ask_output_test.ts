@@ -247,3 +247,26 @@ Deno.test("-o with a home that refuses its lock directory: locked next to the ch
     "p.chat",
   ]);
 });
+
+Deno.test("-o onto a chat ending inside an open fence keeps every message, and says the file was printed again whole", async () => {
+  await using t = await setup();
+  const file = join(t.dir.path, "open.chat");
+  writeFileSync(file, "user:\n\nhere is code\n\n```\nuser: inside the fence\n");
+  const before = parse(readFileSync(file, "utf8"));
+  const r = await t.run(["llm", "ask", "-c", "open.chat", "-o", "open.chat", "Q"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stderr,
+    'scout-ai: warning: "open.chat" ends inside an open block (a fence, [[, {{{ or a tag): the new ' +
+      "messages could not simply follow it, so the whole chat was printed again (every message " +
+      "kept)\n",
+  );
+  const after = parse(readFileSync(file, "utf8"));
+  assert.deepEqual(after.slice(0, before.length), before);
+  assert.deepEqual(after.slice(-1), [{ role: "assistant", content: "the answer" }]);
+  // a file that can simply be appended to is, without a word
+  writeFileSync(file, "user:\n\nhere is code\n\n```\nx\n```\n");
+  const plain = await t.run(["llm", "ask", "-c", "open.chat", "-o", "open.chat", "Q"]);
+  assert.equal(plain.stderr, "");
+  assert.ok(readFileSync(file, "utf8").startsWith("user:\n\nhere is code\n\n```\nx\n```\n\nuser:"));
+});
