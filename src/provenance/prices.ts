@@ -9,7 +9,7 @@
  *   cache_write: 0.0625  # cache writes (cwt); default: input
  *   output: 0.40         # completion tokens
  *   reasoning: 0.40      # reasoning tokens (rt, part of ct); default: output
- * claude-sonnet-4-5:     # also prices claude-sonnet-4-5-20250929 (longest prefix wins)
+ * claude-sonnet-4-5:     # also prices claude-sonnet-4-5-20250929 (a date after the name)
  *   input: 3
  *   output: 15
  * ```
@@ -139,18 +139,41 @@ export async function loadPrices(home: string): Promise<PriceTable | null> {
 }
 
 /**
+ * What may follow an entry's name in a model it prices (R134-2): a date or
+ * version, never more of a name. After `-`: two or more digits
+ * (`-20250929`, `-2024-08-06`, `-0613`, `-002`) or `v` and digits (`-v2`);
+ * after `@` or `:`: digits, `v` and digits (`@20240620`, `:0`); after any of
+ * the three: `latest`. Each must end the name or be followed by `-`, `.`,
+ * `_`, `@` or `:` — so `gpt-4o` prices `gpt-4o-2024-08-06` but not
+ * `gpt-4o-mini`, `claude-opus-4` not `claude-opus-4-1`, `gpt-4` not
+ * `gpt-4-32k`.
+ */
+const VERSION_SUFFIX = /^(?:-(?:\d{2,}|v\d+)|[@:]v?\d+|[\-@:]latest)(?![^\-._@:])/;
+
+/**
  * The price of a model: an exact entry, else the longest entry the model
- * name starts with.
+ * name starts with where the rest begins with a date or version
+ * ({@link VERSION_SUFFIX}).
  *
  * @param model model name
  * @param prices the table
  * @returns the price, or null
+ *
+ * @example
+ * ```ts
+ * import { priceOf } from "./prices.ts";
+ * const t = { "gpt-4o": { input: 2.5, output: 10 } };
+ * [priceOf("gpt-4o-2024-08-06", t)?.input, priceOf("gpt-4o-mini", t)]; // [2.5, null]
+ * ```
  */
 export function priceOf(model: string, prices: PriceTable): ModelPrice | null {
-  if (prices[model]) return prices[model]!;
+  if (Object.hasOwn(prices, model)) return prices[model]!;
   let best: string | null = null;
   for (const k of Object.keys(prices)) {
-    if (model.startsWith(k) && (best === null || k.length > best.length)) best = k;
+    if (
+      model.startsWith(k) && (best === null || k.length > best.length) &&
+      VERSION_SUFFIX.test(model.slice(k.length))
+    ) best = k;
   }
   return best === null ? null : prices[best]!;
 }

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadPrices, pricesFile } from "../../src/provenance/prices.ts";
+import { loadPrices, priceOf, pricesFile } from "../../src/provenance/prices.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { openDir, runUnprivileged, tmp } from "./support.ts";
 
@@ -70,4 +70,73 @@ Deno.test("llm prov with a directory where prices.yaml goes: exit 1 naming it, n
       new RegExp(`^scout-ai: Cannot read price file "${pricesFile(home)}": EISDIR`),
     );
   }
+});
+
+Deno.test("priceOf: an entry prices its name and the name with a date or version after it, never another model it begins (R134-2)", () => {
+  const p = (input: number) => ({ input, output: input });
+  const table = {
+    "gpt-4o": p(2.5),
+    o1: p(15),
+    "gpt-4": p(30),
+    "claude-sonnet-4-5": p(3),
+    "claude-opus-4": p(15),
+    "claude-3-5-sonnet": p(3.1),
+    "claude-3-5-sonnet-20241022": p(3.2),
+    "gemini-1.5-pro": p(1.25),
+    "anthropic.claude-3-haiku-20240307-v1": p(0.25),
+    llama3: p(0),
+  };
+  const priced: [string, number | null][] = [
+    ["gpt-4o", 2.5],
+    ["gpt-4o-2024-08-06", 2.5],
+    ["gpt-4o-mini", null],
+    ["gpt-4o-mini-2024-07-18", null],
+    ["o1-2024-12-17", 15],
+    ["o1-mini", null],
+    ["o1-preview", null],
+    ["gpt-4-0613", 30],
+    ["gpt-4-32k", null],
+    ["gpt-4-turbo", null],
+    ["claude-sonnet-4-5-20250929", 3],
+    ["claude-opus-4-20250514", 15],
+    ["claude-opus-4-1", null],
+    ["claude-opus-4-5", null],
+    ["claude-3-5-sonnet@20240620", 3.1],
+    ["claude-3-5-sonnet-v2@20241022", 3.1],
+    ["claude-3-5-sonnet-latest", 3.1],
+    ["claude-3-5-sonnet-20241022-v2:0", 3.2], // the longest entry that prices it
+    ["gemini-1.5-pro-002", 1.25],
+    ["gemini-1.5-pro-exp", null],
+    ["anthropic.claude-3-haiku-20240307-v1:0", 0.25],
+    ["llama3:latest", 0],
+    ["llama3:70b", null],
+  ];
+  assert.deepEqual(
+    priced.map(([m]) => [m, priceOf(m, table)?.input ?? null]),
+    priced,
+  );
+});
+
+Deno.test("llm prov --by model: gpt-4o's price does not charge gpt-4o-mini (R134-2)", async () => {
+  await using t = await tempDir();
+  const home = join(t.path, "home");
+  mkdirSync(join(home, "etc"), { recursive: true });
+  writeFileSync(pricesFile(home), "gpt-4o: {input: 2.5, output: 10}\n");
+  writeFileSync(
+    join(t.path, "pref.chat"),
+    "user: hi\n\nmeta: pt=1000000 ct=1000000 tt=2000000 model=gpt-4o-mini backend=openai inference_id=m1\n\n" +
+      "assistant: hello\n\nuser: more\n\n" +
+      "meta: pt=1000000 ct=0 tt=1000000 model=gpt-4o-2024-08-06 backend=openai inference_id=m2\n\n" +
+      "assistant: two\n",
+  );
+  const r = await runMain(["llm", "prov", "pref.chat", "--by", "model"], {
+    cwd: t.path,
+    env: { SCOUT_HOME: home, NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  // before: `gpt-4o-mini … $12.5000`, no warning
+  assert.match(r.stdout, /^gpt-4o-mini\s+1\s+1000000\s+1000000\s+2000000\s+0\s+0\s+0\s+\?$/m);
+  assert.match(r.stdout, /^gpt-4o-2024-08-06\s+1\s.*\$2\.5000$/m);
+  assert.match(r.stdout, /^cost: \$2\.5000 \+ \? \(1 of 2 inferences unpriced\)$/m);
+  assert.match(r.stderr, /no price for gpt-4o-mini \(/);
 });

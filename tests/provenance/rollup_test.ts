@@ -172,7 +172,8 @@ Deno.test("prices: exact entry before the longest prefix; OpenAI-style legacy us
   const t = { "gpt-5": { input: 1, output: 2 }, "gpt-5-nano": { input: 0.05, output: 0.4 } };
   const table = priceTable({ models: t }, "p.yaml");
   assert.equal(priceOf("gpt-5-nano-2025", table)!.input, 0.05);
-  assert.equal(priceOf("gpt-5-mini", table)!.input, 1);
+  // another model that begins with an entry's name is not priced by it (R134-2)
+  assert.equal(priceOf("gpt-5-mini", table), null);
   assert.equal(priceOf("o3", table), null);
   // no backend: cct inside pt when it fits (OpenAI), outside when it cannot
   const tokens = { pt: 100, ct: 0, tt: 100, cct: 40, cwt: 0, rt: 0 };
