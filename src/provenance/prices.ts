@@ -25,6 +25,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TokenTotals } from "../chat/trace.ts";
 import { ScoutError } from "../errors.ts";
+import { nearNames } from "../util/edit_distance.ts";
+import type { RubyYamlWithLines } from "../util/ruby_yaml.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
 
 /** Prices of one model, dollars per million tokens. */
@@ -58,17 +60,42 @@ function num(v: unknown, where: string): number | undefined {
   return n;
 }
 
+/** The keys of a price entry, in the order the README shows them. */
+const PRICE_KEYS = ["input", "cached_input", "cache_write", "output", "reasoning"] as const;
+
+/** Where a key of the price file is: its 1-based line, when known. */
+export type PriceLines = (path: readonly string[]) => number | undefined;
+
+/**
+ * A price entry's key that is none of {@link PRICE_KEYS} (R134-3): a
+ * misspelt `cahced_input` was ignored, its tokens priced at `input`.
+ */
+function unknownKey(key: string, model: string, at: string[], file: string, lineOf?: PriceLines) {
+  const near = nearNames(key, PRICE_KEYS);
+  const line = lineOf?.([...at, model, key]);
+  return new ScoutError(
+    "config",
+    `Unknown price key "${key}" in ${model}` +
+      (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "") +
+      ` (keys: ${PRICE_KEYS.join(", ")})`,
+    line === undefined ? { file } : { file, line },
+  );
+}
+
 /**
  * Validates a parsed price file.
  *
  * @param doc the parsed YAML
  * @param file its path (for errors)
+ * @param lineOf where a key path is in the file (for errors), if known
  * @returns the table
+ * @throws ScoutError `config` naming the file for a price that is not a
+ *   number, an entry without `input` or `output`, or a key that is no price's
+ *   (with its line and the near key)
  */
-export function priceTable(doc: unknown, file: string): PriceTable {
-  const root = doc && typeof doc === "object" && "models" in doc
-    ? (doc as { models: unknown }).models
-    : doc;
+export function priceTable(doc: unknown, file: string, lineOf?: PriceLines): PriceTable {
+  const wrapped = doc !== null && typeof doc === "object" && "models" in doc;
+  const root = wrapped ? (doc as { models: unknown }).models : doc;
   if (root === null || root === undefined) return {};
   if (typeof root !== "object" || Array.isArray(root)) {
     throw new ScoutError("config", `${file}: expected a map of model → prices`, { file });
@@ -82,6 +109,11 @@ export function priceTable(doc: unknown, file: string): PriceTable {
       throw new ScoutError("config", `${file}: ${model} needs "input" and "output" prices`, {
         file,
       });
+    }
+    for (const k of Object.keys(x)) {
+      if (!(PRICE_KEYS as readonly string[]).includes(k)) {
+        throw unknownKey(k, model, wrapped ? ["models"] : [], file, lineOf);
+      }
     }
     const price: ModelPrice = { input, output };
     for (const k of ["cached_input", "cache_write", "reasoning"] as const) {
@@ -126,16 +158,16 @@ export async function loadPrices(home: string): Promise<PriceTable | null> {
       cause: e,
     });
   }
-  const { parseRubyYaml } = await import("../util/ruby_yaml.ts");
-  let doc: unknown;
+  const { parseRubyYamlWithLines } = await import("../util/ruby_yaml.ts");
+  let doc: RubyYamlWithLines;
   try {
-    doc = parseRubyYaml(text);
+    doc = parseRubyYamlWithLines(text);
   } catch (e) {
     const { text: what, line } = yamlErrorParts(e);
     const where = line === undefined ? { file } : { file, line };
     throw new ScoutError("config", `Cannot parse price file: ${what}`, { ...where, cause: e });
   }
-  return priceTable(doc, file);
+  return priceTable(doc.value, file, doc.lineOf);
 }
 
 /**

@@ -140,3 +140,52 @@ Deno.test("llm prov --by model: gpt-4o's price does not charge gpt-4o-mini (R134
   assert.match(r.stdout, /^cost: \$2\.5000 \+ \? \(1 of 2 inferences unpriced\)$/m);
   assert.match(r.stderr, /no price for gpt-4o-mini \(/);
 });
+
+Deno.test("llm prov: a misspelt key in a price entry fails the command naming the file, line, key and the near name (R134-3)", async () => {
+  await using t = await tempDir();
+  const home = join(t.path, "home");
+  mkdirSync(join(home, "etc"), { recursive: true });
+  const file = pricesFile(home);
+  writeFileSync(
+    join(t.path, "s.chat"),
+    "user: hi\n\nmeta: pt=10 ct=5 tt=15 cct=5 inference_id=i1 model=gpt-5-nano\n\nassistant: hello\n",
+  );
+  const run = (text: string, ...args: string[]) => {
+    writeFileSync(file, text);
+    return runMain(["llm", "prov", "s.chat", ...args], {
+      cwd: t.path,
+      env: { SCOUT_HOME: home, NO_COLOR: "1" },
+    });
+  };
+  // before: exit 0, no warning, the cached tokens priced at the full input rate
+  for (const args of [[], ["--by", "model"], ["--json"]]) {
+    const flow = await run(
+      "o3: {input: 2, output: 8}\ngpt-5-nano: {input: 0.05, output: 0.40, cahced_input: 0.005}\n",
+      ...args,
+    );
+    assert.equal(flow.code, 1, flow.stdout);
+    assert.equal(
+      flow.stderr,
+      `scout-ai: Unknown price key "cahced_input" in gpt-5-nano; did you mean "cached_input"? ` +
+        `(keys: input, cached_input, cache_write, output, reasoning) (${file}:2)\n`,
+    );
+  }
+  // a block map under `models:`: the key's own line
+  const block = await run(
+    "models:\n  gpt-5-nano:\n    input: 0.05\n    output: 0.4\n    reasonning: 0.8\n",
+  );
+  assert.equal(block.code, 1, block.stdout);
+  assert.match(
+    block.stderr,
+    new RegExp(
+      `^scout-ai: Unknown price key "reasonning" in gpt-5-nano; did you mean "reasoning"\\? .*\\(${file}:5\\)\\n$`,
+    ),
+  );
+  // nothing near: the valid keys only
+  const far = await run("gpt-5-nano: {input: 0.05, output: 0.4, currency: usd}\n");
+  assert.equal(
+    far.stderr,
+    `scout-ai: Unknown price key "currency" in gpt-5-nano ` +
+      `(keys: input, cached_input, cache_write, output, reasoning) (${file}:1)\n`,
+  );
+});
