@@ -20,6 +20,7 @@ import { warningLines } from "../provenance/render_evidence.ts";
 import type { RenderOptions } from "../provenance/render_tree.ts";
 import {
   groupCost,
+  NONE,
   renderRollup,
   type Rollup,
   rollup,
@@ -57,12 +58,22 @@ function pricedSums(r: Rollup): { dollars: number; known: number; n: number } {
   };
 }
 
+/**
+ * Says what has no price: the models (each once), and apart from them how
+ * many inferences name no model (R134-4: they were "no price for unknown",
+ * as if a model `unknown` had none).
+ */
 function reportUnpriced(r: Rollup, io: Io): void {
-  if (r.unpriced.length) {
-    warn(
-      io,
-      `no price for ${r.unpriced.join(", ")} ($SCOUT_HOME/etc/prices.yaml): cost shown as ?`,
-    );
+  const models = r.unpriced.filter((m) => m !== NONE);
+  if (models.length) {
+    warn(io, `no price for ${models.join(", ")} ($SCOUT_HOME/etc/prices.yaml): cost shown as ?`);
+  }
+  const n = r.noModel ?? 0;
+  if (n > 0) {
+    const what = n === 1
+      ? "1 inference names no model (its meta record has no model=)"
+      : `${n} inferences name no model (their meta records have no model=)`;
+    warn(io, `${what}: cost shown as ?`);
   }
 }
 

@@ -16,7 +16,9 @@
  * - job: the job the evidence lives in (or the receipt delegated to); else
  *   `(none)`;
  * - model / endpoint: the meta record's `model=` / `endpoint=` keys (written
- *   since scout-ai 0.x); older records go in the explicit group `unknown`.
+ *   since scout-ai 0.x); older records go in the explicit group `(none)`, a
+ *   name no model or endpoint has (R134-4: it was `unknown`, which merged
+ *   them with a model of that name).
  *
  * @module
  */
@@ -36,6 +38,9 @@ import { compareNames } from "../util/name_order.ts";
 export const ROLLUP_DIMENSIONS = ["agent", "model", "endpoint", "job"] as const;
 /** A grouping dimension. */
 export type RollupDimension = typeof ROLLUP_DIMENSIONS[number];
+
+/** The group of what names no model, endpoint or job: `(none)`, no name a model can have. */
+export const NONE = "(none)";
 
 /** One group of a roll-up. */
 export interface RollupGroup {
@@ -57,8 +62,10 @@ export interface Rollup {
   by: RollupDimension[];
   /** Groups. */
   groups: RollupGroup[];
-  /** Models without a price (each once), when prices were given. */
+  /** Models without a price (each once; {@link NONE} for records naming none), when prices were given. */
   unpriced: string[];
+  /** With prices: how many inferences name no model (their records have no `model=`). */
+  noModel?: number;
 }
 
 function str(v: unknown): string | null {
@@ -148,11 +155,11 @@ function agentOf(e: CanonicalEvent, p: Placement, root: string): string {
 function valueOf(d: RollupDimension, e: CanonicalEvent, p: Placement, root: string): string {
   switch (d) {
     case "model":
-      return str(e.meta.model) ?? "unknown";
+      return str(e.meta.model) ?? NONE;
     case "endpoint":
-      return str(e.meta.endpoint) ?? "unknown";
+      return str(e.meta.endpoint) ?? NONE;
     case "job":
-      return p.jobNode?.job ? jobLabel(p.jobNode.job) : "(none)";
+      return p.jobNode?.job ? jobLabel(p.jobNode.job) : NONE;
     case "agent":
       return agentOf(e, p, root);
   }
@@ -193,6 +200,7 @@ export function rollup(
   const groups = new Map<string, RollupGroup>();
   const jobPaths = new Map<RollupGroup, string>();
   const unpriced = new Set<string>();
+  let noModel = 0;
   // (each event's canonical copy is all a roll-up reads: not every copy is rebuilt)
   for (const e of report.events.canonical?.() ?? report.events) {
     const p = placement(e, ix);
@@ -218,7 +226,9 @@ export function rollup(
     if (prices) {
       const c = costOf(e.tokens, e.meta, prices);
       if (c === null) {
-        unpriced.add(str(e.meta.model) ?? "unknown");
+        const model = str(e.meta.model);
+        if (model === null) noModel++;
+        unpriced.add(model ?? NONE);
         g.priced!.unpriced++;
       } else {
         g.priced!.dollars += c;
@@ -237,7 +247,9 @@ export function rollup(
     b.tokens.tt - a.tokens.tt ||
     compareNames(JSON.stringify(Object.values(a.key)), JSON.stringify(Object.values(b.key)))
   );
-  return { by: [...by], groups: sorted, unpriced: [...unpriced].sort() };
+  const out: Rollup = { by: [...by], groups: sorted, unpriced: [...unpriced].sort() };
+  if (prices) out.noModel = noModel;
+  return out;
 }
 
 /**

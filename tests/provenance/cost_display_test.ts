@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { dollarAmount } from "../../src/provenance/format.ts";
 import { runMain, tempDir } from "../support/cli.ts";
+import { ProvenanceDocument } from "./schema.ts";
 
 const CHAT =
   "user: hi\n\nmeta: pt=10 ct=5 tt=15 inference_id=i1 model=gpt-5-nano backend=responses endpoint=nano\n\n" +
@@ -129,4 +130,41 @@ Deno.test("llm prov: a mix whose priced part is free shows $0.0000+? in the tabl
   assert.equal((await run("--by", "agent", "--html", page)).code, 0);
   const html = await Deno.readTextFile(page);
   assert.ok(html.includes('"cost":"$0.0000+?"'), "the page's table shows the mixed cost");
+});
+
+Deno.test("llm prov --by: a model or endpoint named `unknown` is its own group, apart from the records that name none, `(none)` (R134-4)", async () => {
+  const chat = "user: hi\n\n" +
+    "meta: pt=500000 ct=500000 tt=1000000 inference_id=a model=unknown endpoint=unknown backend=responses\n\n" +
+    "assistant: one\n\nuser: more\n\nmeta: pt=3 ct=2 tt=5 inference_id=b\n\nassistant: two\n";
+  const { dir, run } = await setUp("unknown: {input: 1, output: 1}\n", chat);
+  await using _d = dir;
+  const byModel = await run("--by", "model");
+  assert.equal(byModel.code, 0, byModel.stderr);
+  // before: one group `unknown 2 … $1.0000+?`, and `no price for unknown`
+  assert.match(
+    byModel.stdout,
+    /^unknown\s+1\s+500000\s+500000\s+1000000\s+0\s+0\s+0\s+\$1\.0000$/m,
+  );
+  assert.match(byModel.stdout, /^\(none\)\s+1\s+3\s+2\s+5\s+0\s+0\s+0\s+\?$/m);
+  assert.doesNotMatch(byModel.stderr, /no price for/);
+  assert.match(
+    byModel.stderr,
+    /^scout-ai: warning: 1 inference names no model \(its meta record has no model=\): cost shown as \?$/m,
+  );
+  const byEndpoint = await run("--by", "endpoint");
+  assert.match(byEndpoint.stdout, /^unknown\s+1\s.*\$1\.0000$/m);
+  assert.match(byEndpoint.stdout, /^\(none\)\s+1\s.*\?$/m);
+  // the tree's warning says the same
+  const tree = await run();
+  assert.match(tree.stdout, /\ncost: \$1\.0000 \+ \? \(1 of 2 inferences unpriced\)\n$/);
+  assert.doesNotMatch(tree.stderr, /no price for/);
+  assert.match(tree.stderr, /1 inference names no model/);
+  const json = JSON.parse((await run("--by", "model,endpoint", "--json")).stdout);
+  ProvenanceDocument.parse(json);
+  const groups = json.rollups[0].groups as { key: unknown; cost: number | null }[];
+  assert.deepEqual(groups.map((g) => [g.key, g.cost]), [
+    [{ model: "unknown", endpoint: "unknown" }, 1],
+    [{ model: "(none)", endpoint: "(none)" }, null],
+  ]);
+  assert.deepEqual(json.rollups[0].unpriced, ["(none)"]);
 });

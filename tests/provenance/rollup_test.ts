@@ -115,7 +115,7 @@ Deno.test("rollup --by agent: a renamed copy of a society log that sorts first l
   assert.ok(groups.some((g) => g.key.agent === "Critic"), cli.stdout);
 });
 
-Deno.test("rollup --by model,endpoint with costs: cached tokens priced from cct/cwt; legacy records are 'unknown'", async () => {
+Deno.test("rollup --by model,endpoint with costs: cached tokens priced from cct/cwt; legacy records are '(none)' (R134-4)", async () => {
   const { dir, root, jobs } = await example();
   await using _d = dir;
   const r = rollup(provenanceReport(root, { jobRoots: [jobs] }), ["model", "endpoint"], PRICES);
@@ -130,13 +130,14 @@ Deno.test("rollup --by model,endpoint with costs: cached tokens priced from cct/
   //   c1: 40×3 + 100×0.3 + 10×3.75 + 8×15 = 307.5 / 1e6
   assert.ok(Math.abs(by["claude-sonnet-4-5-20250929"]!.cost! - 307.5e-6) < 1e-12);
   // legacy records: s2, p2, w1, w9 in an explicit group without a price
-  assert.equal(by.unknown!.inferences, 4);
-  assert.equal(by.unknown!.key.endpoint, "unknown");
-  assert.equal(by.unknown!.cost, null);
-  assert.deepEqual(r.unpriced, ["unknown"]);
+  assert.equal(by["(none)"]!.inferences, 4);
+  assert.equal(by["(none)"]!.key.endpoint, "(none)");
+  assert.equal(by["(none)"]!.cost, null);
+  assert.deepEqual(r.unpriced, ["(none)"]);
+  assert.equal(r.noModel, 4);
   const table = renderRollup(r, true);
   assert.match(table, /^model\s+endpoint\s+n\s+pt\s+ct\s+tt\s+cct\s+cwt\s+rt\s+cost$/m);
-  assert.match(table, /^unknown\s+unknown\s+4\s+.*\?$/m);
+  assert.match(table, /^\(none\)\s+\(none\)\s+4\s+.*\?$/m);
   // below a cent: two significant figures (35.6e-6, 307.5e-6), not $0.0000 and $0.0003
   assert.match(table, /^gpt-5-nano\s+nano\s+2\s+250\s+50\s+300\s+20\s+0\s+10\s+\$0\.000036$/m);
   assert.match(table, /^claude-sonnet-4-5-20250929\s+claude\s+1\s+.*\$0\.00031$/m);
@@ -208,7 +209,8 @@ Deno.test("llm prov --by: table with cost from $SCOUT_HOME/etc/prices.yaml; --js
   assert.match(t.stdout, /^claude-sonnet-4-5-20250929\s+1\s+.*\?$/m);
   // the priced part and the unpriced count, as the tree's total (before: a bare `cost: ?`)
   assert.match(t.stdout, /^cost: \$0\.000036 \+ \? \(5 of 7 inferences unpriced\)$/m);
-  assert.match(t.stderr, /no price for claude-sonnet-4-5-20250929, unknown/);
+  assert.match(t.stderr, /no price for claude-sonnet-4-5-20250929 \(/);
+  assert.match(t.stderr, /4 inferences name no model \(their meta records have no model=\)/);
   // the tree ends with the run's cost: priced models summed, the rest counted
   const tree = await runMain(["llm", "prov", root, "-J", jobs], { env, cwd: dir.path });
   assert.equal(tree.code, 0, tree.stderr);
