@@ -125,6 +125,15 @@ export function costText(c: NodeCost): string {
   return `$${dollarAmount(c.dollars)}${c.unpriced > 0 ? "+?" : ""}`;
 }
 
+/**
+ * A tree line's ` cost=…`, left out where no inference is counted (R134-5:
+ * `cost=$0.0000` on a node without one, whose zero tokens are left out); a
+ * node whose inferences are free still shows `cost=$0.0000`.
+ */
+function costPart(c: NodeCost): string {
+  return c.priced + c.unpriced === 0 ? "" : ` cost=${costText(c)}`;
+}
+
 function annotation(n: ReportNode): string | null {
   const r = n.receipts;
   if (r === null || r.events === 0) return null;
@@ -182,9 +191,7 @@ export function* treeLines(report: ProvenanceReport, o: RenderOptions = {}): Gen
     }
     printed[i] = 1;
     const tokens = tokenText(shownTokens(n, o));
-    const cost = n.cost === undefined
-      ? ""
-      : ` cost=${costText(o.component ? n.cost.direct : n.cost.subtree)}`;
+    const cost = n.cost === undefined ? "" : costPart(o.component ? n.cost.direct : n.cost.subtree);
     yield `${indent}${n.kind}${tokens === "" ? "" : " " + tokens}${cost}${label}`;
     const note = annotation(n);
     if (note !== null) yield `${indent}  ${note}`;

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { dollarAmount } from "../../src/provenance/format.ts";
-import { runMain, tempDir } from "../support/cli.ts";
+import { ROOT, runMain, tempDir } from "../support/cli.ts";
 import { ProvenanceDocument } from "./schema.ts";
 
 const CHAT =
@@ -167,4 +167,42 @@ Deno.test("llm prov --by: a model or endpoint named `unknown` is its own group, 
     [{ model: "(none)", endpoint: "(none)" }, null],
   ]);
   assert.deepEqual(json.rollups[0].unpriced, ["(none)"]);
+});
+
+Deno.test("llm prov tree: a node with no inference (of its subtree; -c: of its own) shows no cost, as it shows no tokens; a free one shows $0.0000 (R134-5)", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "home");
+  await Deno.mkdir(join(home, "etc"), { recursive: true });
+  await Deno.writeTextFile(
+    join(home, "etc", "prices.yaml"),
+    "scripted-bakery: {input: 0.37, output: 1.1}\n",
+  );
+  const society = join(ROOT, "fixtures", "provenance", "society");
+  const prov = (...args: string[]) =>
+    runMain(["llm", "prov", join(society, "plan.chat"), "-J", join(society, "jobs"), ...args], {
+      cwd: dir.path,
+      env: { SCOUT_HOME: home, NO_COLOR: "1" },
+    });
+  const tree = await prov();
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.match(tree.stdout, /^chat total=1\.7K prompt=1\.4K cont=311 cost=\$0\.00085 plan\.chat$/m);
+  // -c: the root chat and the Critic's log have no inference of their own
+  const own = await prov("-c");
+  assert.equal(own.code, 0, own.stderr);
+  // before: `chat cost=$0.0000 plan.chat`, `chat cost=$0.0000 Critic · default`
+  assert.match(own.stdout, /^chat plan\.chat$/m);
+  assert.match(own.stdout, /^ {4}chat Critic · default$/m);
+  assert.match(own.stdout, /^ {6}job total=192 prompt=149 cont=43 cost=\$0\.00010 Critic\/ask /m);
+  assert.match(own.stdout, /\ncost: \$0\.00085\n$/);
+  // no inference at all: no cost on the node; a free model's inference costs $0.0000
+  const none = await setUp("free: {input: 0, output: 0}\n", "user: hi\n\nassistant: hello\n");
+  await using _n = none.dir;
+  assert.match((await none.run()).stdout, /^chat s\.chat$/m);
+  const free = await setUp(
+    "free: {input: 0, output: 0}\n",
+    "user: hi\n\nmeta: pt=4 ct=4 tt=8 inference_id=f model=free\n\nassistant: hello\n",
+  );
+  await using _f = free.dir;
+  assert.match((await free.run()).stdout, /^chat total=8 prompt=4 cont=4 cost=\$0\.0000 s\.chat$/m);
+  assert.match((await free.run("-c")).stdout, /^chat total=8 .* cost=\$0\.0000 s\.chat$/m);
 });
