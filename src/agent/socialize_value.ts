@@ -38,7 +38,7 @@ export function socializeValueWarnings(
     out.push({
       id: `socialize:${where}`,
       message: `"socialize: ${value}" is not true (true, TRUE, True, T or 1): ` +
-        `this agent does not delegate (${where})`,
+        `it does not give this agent the ask tool (${where})`,
     });
   }
   return out;

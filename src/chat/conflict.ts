@@ -15,6 +15,7 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
+import { parseWithLines } from "./parse.ts";
 import { isHeaderLine } from "./text.ts";
 
 /** A git merge conflict found in a chat's text. */
@@ -37,9 +38,10 @@ export interface MergeConflict {
  * whole sequence is required, so a lone `=======` (a markdown underline) is
  * not a conflict; lines inside a ```` ``` ```` fence (as the parser reads
  * fences: a line whose first non-space characters are ```` ``` ````) are not
- * looked at. A role header is a line the parser reads as one
- * (`[a-z0-9_]+:` at column 0, `isHeaderLine`). A `\r` before the line end is
- * ignored.
+ * looked at. A role header is a line the parser reads as one: a message
+ * starts there on a `[a-z0-9_]+:` line (`isHeaderLine`) — a line of that shape
+ * inside a `[[ … ]]` block or a tag is text (R135-1). A `\r` before the line
+ * end is ignored.
  *
  * @param text the chat file's text
  * @returns the conflict, or undefined when there is none
@@ -54,6 +56,7 @@ export interface MergeConflict {
  */
 export function mergeConflict(text: string): MergeConflict | undefined {
   if (!text.includes("<<<<<<<")) return undefined; // the common case: one scan
+  const headers = headerLines(text);
   let first: MergeConflict | undefined;
   let fence = false;
   let start: number | undefined;
@@ -72,7 +75,7 @@ export function mergeConflict(text: string): MergeConflict | undefined {
       if (isMarker(line, "<<<<<<<")) [start, header, separated] = [lineNo, undefined, false];
       continue;
     }
-    if (header === undefined && isHeaderLine(line)) header = lineNo;
+    if (header === undefined && headers.has(lineNo)) header = lineNo;
     if (!separated) {
       if (line === "=======") separated = true;
     } else if (isMarker(line, ">>>>>>>")) {
@@ -83,6 +86,17 @@ export function mergeConflict(text: string): MergeConflict | undefined {
     }
   }
   return first;
+}
+
+/**
+ * The 1-based lines the parser reads as role headers: where a message
+ * starts on a header line — not a `word:` line inside a `[[ … ]]` block, a
+ * tag or a fence, which the parser keeps as text (R135-1).
+ */
+function headerLines(text: string): Set<number> {
+  const rows = text.split("\n");
+  const { lines } = parseWithLines(text);
+  return new Set(lines.filter((n) => isHeaderLine((rows[n - 1] ?? "").replace(/\r$/, ""))));
 }
 
 /**

@@ -62,8 +62,8 @@ Deno.test("socialize: yes leaves the ask tool off, as in Ruby, and says so once 
     const r = await offered(join(t.path, value), value);
     assert.deepEqual(r.tools, [], value);
     assert.deepEqual(r.warnings, [
-      `"socialize: ${value}" is not true (true, TRUE, True, T or 1): this agent does not ` +
-      `delegate (${r.file}:5)`,
+      `"socialize: ${value}" is not true (true, TRUE, True, T or 1): it does not give this ` +
+      `agent the ask tool (${r.file}:5)`,
     ]);
   }
 });

@@ -74,3 +74,16 @@ Deno.test("mergeConflict: a role header between <<<<<<< and >>>>>>> is a merge o
   assert.deepEqual(mergeConflict(DISCUSSED_CONFLICT + CONFLICTED), { line: 10, header: 11 });
   assert.equal(mergeConflict("user: hi\n"), undefined);
 });
+
+Deno.test("mergeConflict: word: lines inside a [[ ]] block or a tag are text, as the parser reads them; bare, they are headers (R135-1)", () => {
+  const quoted = "<<<<<<< HEAD\nport: 80\n=======\nport: 8080\n>>>>>>> feature\n";
+  const block = `user:\n\nFix this config:\n[[\n${quoted}]]\n`;
+  const said = (t: string) => parse(t).filter((m) => m.content !== ""); // the leading empty user
+  assert.equal(said(block).length, 1, "one message: the block is its text");
+  assert.deepEqual(mergeConflict(block), { line: 5 });
+  const tag = `user:\n\n<file name="a.ini">\n${quoted}</file>\n`;
+  assert.equal(said(tag).length, 1);
+  assert.deepEqual(mergeConflict(tag), { line: 4 });
+  // the same lines bare are read as headers by the parser: a merge of turns
+  assert.deepEqual(mergeConflict(`user:\n\n${quoted}`), { line: 3, header: 4 });
+});
