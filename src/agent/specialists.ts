@@ -105,7 +105,7 @@ export function specialistRunner(
 ): SpecialistRunner {
   const fromEnv = Number.parseInt(opts.env?.ASK_AGENTS ?? "", 10);
   const limit = Math.max(1, opts.limit ?? (Number.isFinite(fromEnv) ? fromEnv : 3));
-  return async (items, ended) => {
+  return async (items, ended, started) => {
     // one queue per specialist: its calls run in call order
     const queues = new Map<Agent, number[]>();
     items.forEach((item, i) => {
@@ -118,6 +118,7 @@ export function specialistRunner(
     const worker = async () => {
       while (next < groups.length) {
         for (const i of groups[next++]!) {
+          started?.(i); // its start_timestamp: after its wait in this queue
           results[i] = await runOne(items[i]!);
           ended?.(i); // its output's timestamp: this run's end, not the batch's
         }

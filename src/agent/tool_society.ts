@@ -85,10 +85,10 @@ function logOf(caller: Agent, item: object): { agent: string; conversation: stri
  * @returns the runner for this caller
  */
 export function withSociety(caller: Agent, runner: SpecialistRunner): SpecialistRunner {
-  return async (items, ended) => {
+  return async (items, ended, started) => {
     keepInSociety(caller, items);
     try {
-      const results = await runner(items, ended);
+      const results = await runner(items, ended, started);
       return results.map((r, i) => {
         const log = i < items.length ? logOf(caller, items[i]!) : null;
         return log === null ? r : { ...r, ...log };

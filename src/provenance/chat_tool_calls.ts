@@ -56,7 +56,7 @@ export interface ProvenanceToolCall {
   exception: string | null;
   /** The integer exit status when the output had one, else null. */
   exitStatus: number | null;
-  /** Milliseconds from the output's `start_timestamp` (the call's dispatch) to its `timestamp` (its end), or null. */
+  /** Milliseconds from the output's `start_timestamp` (the call's start: a specialist's run, after its queue) to its `timestamp` (its end), or null. */
   durationMs: number | null;
   /** For `ask` / `hand_off_to_*` calls: whom, which conversation, the receipt and the link. */
   delegation: DelegationLink | null;

@@ -43,11 +43,14 @@ export interface SpecialistResult {
  * one result per request, same order. Supplied by the agent layer. It calls
  * `ended(k)` as the run of request `k` ends (answered, failed or interrupted):
  * the dispatcher stamps that call's output `timestamp` then, not when the
- * whole batch is done (a runner that never calls it gets the batch's end).
+ * whole batch is done (a runner that never calls it gets the batch's end);
+ * and `started(k)` as that run begins, after any wait in the runner's queue
+ * (`ASK_AGENTS`): its `start_timestamp` (else the batch's dispatch).
  */
 export type SpecialistRunner = (
   agents: object[],
   ended?: (k: number) => void,
+  started?: (k: number) => void,
 ) => Promise<SpecialistResult[]>;
 
 /**

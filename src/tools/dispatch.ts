@@ -332,8 +332,8 @@ async function runScheduled(
 
 /**
  * Runs the specialists the batch's tools returned and finishes their calls,
- * each output stamped when its own run ended (the runner says when), not when
- * the last of the batch did.
+ * each output stamped when its own run began and ended (the runner says
+ * when), not when the batch was dispatched and its last run ended.
  */
 async function runWaiting(
   waiting: { i: number; start: string; agent: object }[],
@@ -344,14 +344,16 @@ async function runWaiting(
   let results: SpecialistResult[];
   const signal = opts.signal;
   const ends: (string | undefined)[] = new Array(waiting.length);
-  const ended = (k: number) => {
-    if (Number.isInteger(k) && k >= 0 && k < waiting.length) ends[k] ??= now().toISOString();
+  const starts: (string | undefined)[] = new Array(waiting.length);
+  const stamp = (at: (string | undefined)[]) => (k: number) => {
+    if (Number.isInteger(k) && k >= 0 && k < waiting.length) at[k] ??= now().toISOString();
   };
   const finish = (k: number, out: ToolOutput & { content: string }) =>
-    finishCall(waiting[k]!.i, waiting[k]!.start, out, ends[k]);
+    finishCall(waiting[k]!.i, starts[k] ?? waiting[k]!.start, out, ends[k]);
   try {
     // specialists watch the ask's signal themselves: what they paid for stays in agent_meta
-    results = signal?.aborted ? [] : await opts.runSpecialists!(waiting.map((w) => w.agent), ended);
+    const agents = waiting.map((w) => w.agent);
+    results = signal?.aborted ? [] : await opts.runSpecialists!(agents, stamp(ends), stamp(starts));
   } catch (e) {
     if (replayMiss(e) || (!signal?.aborted && isAbort(e))) throw e;
     results = waiting.map(() => ({ content: "", error: e }));
