@@ -25,6 +25,7 @@ export type {
   NodeRef,
   OnError,
   ProvenanceError,
+  ProvenanceRoots,
   Relation,
   TraversalRecord,
   TraverseOptions,

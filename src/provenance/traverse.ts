@@ -18,6 +18,7 @@ import {
   type NodeRef,
   type OnError,
   PROVENANCE_RELATIONS,
+  type ProvenanceRoots,
   type Relation,
   type TraversalRecord,
   type TraverseOptions,
@@ -119,7 +120,8 @@ export function loadChatFile(path: string): Message[] {
  * Problems go to `onError`; without one the first problem is thrown (strict).
  * Option and root errors are thrown immediately.
  *
- * @param root chat path, job path (with `rootType: "job"`) or a JobRef
+ * @param root chat path, job path (with `rootType: "job"`) or a JobRef; or
+ *   several of them, walked together ({@link ProvenanceRoots})
  * @param o options: rootType, follow, onError, cwd, jobRoots, onChat
  * @returns a lazy generator of records
  * @throws ScoutError `invalid_follow`, `root_not_found`
@@ -133,7 +135,7 @@ export function loadChatFile(path: string): Message[] {
  * ```
  */
 export function traverseProvenance(
-  root: string | JobRef,
+  root: ProvenanceRoots,
   o: TraverseOptions = {},
 ): Generator<TraversalRecord> {
   return walkProvenance(root, o);
@@ -158,31 +160,30 @@ export interface WalkHooks {
  * accounting take each chat's facts instead of its messages, which lets
  * chats be read ahead on a helper thread (`facts_pool.ts`).
  *
- * @param root chat path, job path (with `rootType: "job"`) or a JobRef
+ * @param root chat path, job path (with `rootType: "job"`) or a JobRef, or several
  * @param o traversal options and hooks
  * @returns a lazy generator of records
  * @throws ScoutError `invalid_follow`, `root_not_found`
  */
 export function walkProvenance(
-  root: string | JobRef,
+  root: ProvenanceRoots,
   o: TraverseOptions & WalkHooks = {},
 ): Generator<TraversalRecord> {
   const follow = followSet(o.follow);
   const cwd = o.cwd ?? process.cwd();
   const givenRoots = o.jobRoots ?? defaultJobRoots(cwd, o.env);
-  const rootNode = resolveRoot(root, {
+  const rootNodes = resolveRoots(root, {
     rootType: o.rootType,
     cwd,
     jobRoots: givenRoots,
     env: o.env,
   });
   // a job given by path implies its store: its own `meta: job=` markers resolve there (R105-5)
-  const jobRoots = withOwnStoreRoot(
-    givenRoots,
-    rootNode.path,
-    rootNode.kind === "job" ? rootNode.info : null,
-  );
-  return walk(rootNode, {
+  let jobRoots: readonly string[] = givenRoots;
+  for (const n of rootNodes) {
+    jobRoots = withOwnStoreRoot(jobRoots, n.path, n.kind === "job" ? n.info : null);
+  }
+  return walk(rootNodes, {
     follow,
     cwd,
     jobRoots,
@@ -196,6 +197,30 @@ export function walkProvenance(
   });
 }
 
+/**
+ * Each root resolved ({@link resolveRoot}), in the order given, those naming
+ * a node already given left out.
+ *
+ * @throws ScoutError `root_not_found` for the first root that is not there
+ */
+function resolveRoots(
+  root: ProvenanceRoots,
+  o: Parameters<typeof resolveRoot>[1],
+): NodeRef[] {
+  const list: readonly (string | JobRef)[] = Array.isArray(root) ? root : [root as string | JobRef];
+  if (list.length === 0) throw new ScoutError("root_not_found", "No root to walk");
+  const out: NodeRef[] = [];
+  const given = new Set<string>();
+  for (const r of list) {
+    const n = resolveRoot(r, o);
+    const key = `${n.kind}:${n.path}`;
+    if (given.has(key)) continue;
+    given.add(key);
+    out.push(n);
+  }
+  return out;
+}
+
 interface WalkOptions extends WalkHooks {
   follow: Set<Relation>;
   cwd: string;
@@ -206,7 +231,7 @@ interface WalkOptions extends WalkHooks {
   env?: TraverseOptions["env"];
 }
 
-function* walk(rootNode: NodeRef, o: WalkOptions): Generator<TraversalRecord> {
+function* walk(rootNodes: NodeRef[], o: WalkOptions): Generator<TraversalRecord> {
   const reader = chatReader({
     onChat: o.onChat,
     agentJob: o.follow.has("agent_job"),
@@ -214,7 +239,7 @@ function* walk(rootNode: NodeRef, o: WalkOptions): Generator<TraversalRecord> {
     ...(o.toolCalls ? { toolCalls: true } : {}),
   });
   try {
-    yield* walkWith(rootNode, reader, o);
+    yield* walkWith(rootNodes, reader, o);
   } finally {
     reader.close();
   }
@@ -246,9 +271,9 @@ function referenceResolver(o: WalkOptions): {
  * the whole walk: ~20 MB on a 2 GB store); a chat met for the first time is
  * announced to the reader.
  */
-function nodeInterner(rootNode: NodeRef, reader: ChatReader) {
+function nodeInterner(rootNodes: readonly NodeRef[], reader: ChatReader) {
   const nodes = { chat: new Map<string, NodeRef>(), job: new Map<string, NodeRef>() };
-  nodes[rootNode.kind].set(rootNode.path, rootNode);
+  for (const n of rootNodes) nodes[n.kind].set(n.path, n);
   return <T extends NodeRef>(n: T): T => {
     const byPath = nodes[n.kind];
     const known = byPath.get(n.path);
@@ -260,13 +285,19 @@ function nodeInterner(rootNode: NodeRef, reader: ChatReader) {
 }
 
 function* walkWith(
-  rootNode: NodeRef,
+  rootNodes: readonly NodeRef[],
   reader: ChatReader,
   o: WalkOptions,
 ): Generator<TraversalRecord> {
-  const intern = nodeInterner(rootNode, reader);
+  const intern = nodeInterner(rootNodes, reader);
   const { resolve, insideRoots } = referenceResolver(o);
-  const queue: Pending[] = [{ node: rootNode, parent: null, relation: null, detail: null }];
+  // several roots: each starts the queue, in order (one walk: shared nodes expand once)
+  const queue: Pending[] = rootNodes.map((node) => ({
+    node,
+    parent: null,
+    relation: null,
+    detail: null,
+  }));
   const seen = new Set<NodeRef>(); // interned nodes: one object per node id
   const infoErrors = new Map<NodeRef, string>();
 

@@ -114,6 +114,15 @@ export interface LoadedChat {
   receiptProblems: ReceiptProblem[] | null;
 }
 
+/**
+ * Where a walk starts: one root (a path, or a job reference), or several
+ * walked together as one traversal (`llm prov ROOT…`, R134-1): the queue
+ * starts with each root in the order given, each yielded with a null parent
+ * and relation, and a node (and so an inference) reached from two roots is
+ * expanded once. Roots naming one node are one root.
+ */
+export type ProvenanceRoots = string | JobRef | readonly (string | JobRef)[];
+
 /** Options of {@link traverseProvenance} and the collectors built on it. */
 export interface TraverseOptions {
   /** Kind of a string root (default `chat`; the library never guesses). */
