@@ -67,6 +67,28 @@ export function rootIndex(report: ProvenanceReport): number {
   return -1;
 }
 
+/**
+ * The node indices of the report's roots (`roots`, else `root`), in the
+ * order given: one root's as {@link rootIndex} gives it; of several, those
+ * that are nodes of the report.
+ *
+ * @param report the report
+ * @returns node indices
+ */
+export function rootIndices(report: ProvenanceReport): number[] {
+  const ids = report.roots ?? [report.root];
+  if (ids.length === 1) return [rootIndex(report)];
+  const at = new Map(ids.map((id, k) => [id, k]));
+  const out = new Array<number>(ids.length).fill(-1);
+  let i = 0;
+  for (const n of report.nodes) {
+    const k = at.get(n.id);
+    if (k !== undefined) out[k] = i;
+    i++;
+  }
+  return out.filter((i) => i >= 0);
+}
+
 /** Display children by node index: each node's display edge numbers. */
 export interface DisplayChildren {
   /** Node indices of each display edge's ends (see {@link displayEnds}). */

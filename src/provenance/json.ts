@@ -21,6 +21,7 @@ export const PROVENANCE_SCHEMA_VERSION = 1;
  *
  * @param report the report
  * @returns `{schema, version, root, follow, complete, nodes, edges, events, totals, warnings}`
+ *   (and `roots` after `root` with several roots, R134-1)
  *
  * @example
  * ```ts ignore
@@ -33,6 +34,7 @@ export function provenanceJson(report: ProvenanceReport): {
   schema: string;
   version: number;
   root: string;
+  roots?: string[];
   follow: string[];
   complete: boolean;
   nodes: unknown[];
@@ -41,15 +43,12 @@ export function provenanceJson(report: ProvenanceReport): {
   totals: unknown;
   warnings: unknown[];
 } {
+  const cost = eventCost(report);
   return {
-    schema: PROVENANCE_SCHEMA,
-    version: PROVENANCE_SCHEMA_VERSION,
-    root: report.root,
-    follow: report.follow,
-    complete: report.complete,
+    ...header(report),
     nodes: Array.from(report.nodes, (n) => nodeJson(n)),
     edges: report.edges.map(edgeJson),
-    events: Array.from(report.events, eventJson),
+    events: Array.from(report.events, (e, i) => cost(eventJson(e), i)),
     totals: totalsJson(report),
     warnings: report.warnings.map(warningJson),
   };
@@ -67,10 +66,44 @@ export function costJson(c: NodeCost): NodeCost {
   return { dollars: jsonDollars(c.dollars), unpriced: c.unpriced, priced: c.priced };
 }
 
-/** The totals, with the run's cost (the root's subtree) when prices were given. */
+/**
+ * The header fields: `roots` only with several roots (R134-1: one root's
+ * document is as it was).
+ */
+function header(report: ProvenanceReport) {
+  const roots = report.roots !== undefined && report.roots.length > 1 ? report.roots : null;
+  return {
+    schema: PROVENANCE_SCHEMA,
+    version: PROVENANCE_SCHEMA_VERSION,
+    root: report.root,
+    ...(roots === null ? {} : { roots }),
+    follow: report.follow,
+    complete: report.complete,
+  };
+}
+
+/**
+ * The totals, with the run's cost when prices were given: the root's
+ * subtree's; with several roots, every event once (`report.costs.all`).
+ */
 function totalsJson(report: ProvenanceReport): unknown {
-  const cost = report.nodes.at(0)?.cost;
-  return cost === undefined ? report.totals : { ...report.totals, cost: costJson(cost.subtree) };
+  const several = report.roots !== undefined && report.roots.length > 1;
+  const cost = several ? report.costs?.all : report.nodes.at(0)?.cost?.subtree;
+  return cost === undefined ? report.totals : { ...report.totals, cost: costJson(cost) };
+}
+
+/**
+ * With prices, a function adding event `i`'s `cost` to its record (its
+ * dollars, null when its model has no price); else one leaving it as it is.
+ */
+function eventCost(report: ProvenanceReport): <T>(record: T, i: number) => T {
+  const costs = report.costs?.events;
+  if (costs === undefined) return (record) => record;
+  return (record, i) => ({ ...record, cost: dollarsOrNull(costs[i]) });
+}
+
+function dollarsOrNull(c: number | undefined): number | null {
+  return c === undefined || Number.isNaN(c) ? null : jsonDollars(c);
 }
 
 function nodeJson(n: ReportNode): unknown {
@@ -143,13 +176,7 @@ function warningJson(w: ProvenanceReport["warnings"][number]): unknown {
  * @returns the pieces, in order
  */
 export function* provenanceJsonChunks(report: ProvenanceReport): Generator<string> {
-  const head = JSON.stringify({
-    schema: PROVENANCE_SCHEMA,
-    version: PROVENANCE_SCHEMA_VERSION,
-    root: report.root,
-    follow: report.follow,
-    complete: report.complete,
-  });
+  const head = JSON.stringify(header(report));
   let chunk = head.slice(0, -1) + ",\n";
   function* list<T>(name: string, items: Iterable<T>, text: (x: T) => string) {
     chunk += `"${name}":[`;
@@ -169,7 +196,17 @@ export function* provenanceJsonChunks(report: ProvenanceReport): Generator<strin
   // (a report read back from JSON has its events as a plain array)
   const events = report.events.jsonLines?.(eventJson) ??
     Array.from(report.events, (e) => JSON.stringify(eventJson(e)));
-  yield* list("events", events, (line) => line);
+  // with prices, each event's `cost` last (the lines are written whole: appended to the text)
+  const costs = report.costs?.events;
+  let e = 0;
+  yield* list(
+    "events",
+    events,
+    (line) =>
+      costs === undefined
+        ? line
+        : `${line.slice(0, -1)},"cost":${JSON.stringify(dollarsOrNull(costs[e++]))}}`,
+  );
   chunk += `"totals":${JSON.stringify(totalsJson(report))},\n"warnings":[`;
   report.warnings.forEach((w, i) =>
     chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(warningJson(w))

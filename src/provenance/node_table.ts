@@ -66,6 +66,8 @@ export interface NodeColumns {
   costs: readonly { direct: NodeCost; subtree: NodeCost }[] | null;
   /** The root's directory: other chats outside any job are labelled relative to it. */
   rootDir: string;
+  /** The roots' node indices beyond node 0 (several roots, R134-1): labelled as the root is. */
+  otherRoots?: ReadonlySet<number>;
 }
 
 /**
@@ -91,7 +93,7 @@ function labelOf(c: NodeColumns, i: number): string | null {
   if (c.hidden[i] !== 0) return null;
   const job = c.jobs[i];
   if (job) return jobLabel(job);
-  if (i === 0) return rootChatLabel(c.paths[i]!);
+  if (i === 0 || c.otherRoots?.has(i)) return rootChatLabel(c.paths[i]!);
   const owner = c.firstJob[i]!;
   return logLabel(c.paths[i]!, owner === -1 ? null : c.paths[owner]!, c.rootDir);
 }

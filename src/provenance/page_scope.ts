@@ -5,7 +5,8 @@
  * when its real path lies inside the tree it was reached from — a log inside
  * its job's own `.files/`, any other node inside a job root or the root's
  * directory tree — and never under `/proc`, `/sys` or `/dev`. The root
- * itself, given by the user, always is.
+ * itself, given by the user, always is; with several roots (R134-1), each
+ * root, and a node inside any root's directory tree.
  *
  * @module
  */
@@ -39,8 +40,9 @@ export function pageEmbeddable(
   scope: PageScope = {},
 ): (id: string, path: string) => boolean {
   const cwd = scope.cwd ?? process.cwd();
-  const rootPath = report.root.replace(/^(chat|job):/, "");
-  const trees = [dirname(rootPath), ...(scope.jobRoots ?? []).map((r) => canonicalPath(r, cwd))];
+  const roots = new Set(report.roots ?? [report.root]);
+  const rootDirs = [...roots].map((id) => dirname(id.replace(/^(chat|job):/, "")));
+  const trees = [...rootDirs, ...(scope.jobRoots ?? []).map((r) => canonicalPath(r, cwd))];
   const incoming = new Map<string, ReportEdge[]>();
   for (const e of report.edges) {
     const list = incoming.get(e.to);
@@ -49,7 +51,7 @@ export function pageEmbeddable(
   }
   const inTrees = (path: string) => trees.some((t) => under(path, t));
   return (id, path) => {
-    if (id === report.root) return true;
+    if (roots.has(id)) return true;
     if (SYSTEM.some((s) => path.startsWith(s))) return false;
     return (incoming.get(id) ?? []).some((e) =>
       e.relation === "log" ? under(path, e.from.replace(/^job:/, "") + ".files") : inTrees(path)

@@ -148,7 +148,7 @@ export function renderHtml(input: HtmlPageInput): string {
     warnings: input.warnings ?? [],
   };
   const total = input.report.totals.deduplicated_total;
-  const title = input.title ?? `Provenance of ${input.report.root.replace(/^(chat|job):/, "")}`;
+  const title = input.title ?? pageTitle(input.report.roots ?? [input.report.root]);
   // R127-1: an incomplete walk's header says so (the totals miss what it could not follow)
   const incomplete = incompleteText(input.report);
   const flag = incomplete === null
@@ -172,4 +172,12 @@ export function renderHtml(input: HtmlPageInput): string {
 <script>${PAGE_JS}</script>
 </body></html>
 `;
+}
+
+/** The page's title: `Provenance of <root>`; of several roots (R134-1), how many and the first. */
+function pageTitle(roots: readonly string[]): string {
+  const first = roots[0]!.replace(/^(chat|job):/, "");
+  return roots.length === 1
+    ? `Provenance of ${first}`
+    : `Provenance of ${roots.length} roots: ${first} and ${roots.length - 1} more`;
 }

@@ -193,15 +193,18 @@ export function delegationLines(calls: readonly ProvenanceToolCall[], baseDir?: 
  * index). Strings taken from chats are made well-formed (a lone surrogate
  * from a `\ud800` escape in a call's JSON becomes U+FFFD), so jq reads it.
  *
- * @param root root path
+ * @param root root path (the first root's, with several)
  * @param calls the calls
  * @param warnings walk problems
+ * @param roots every root's path: with several, the document's `roots`
+ *   after `root` (R134-1; one root's document is as it was)
  * @returns the document
  */
 export function toolCallsJson(
   root: string,
   calls: readonly ProvenanceToolCall[],
   warnings: readonly ToolCallWarning[],
+  roots: readonly string[] = [root],
 ): Record<string, unknown> {
   const distinct = distinctToolCalls(calls);
   const copies = copyOf(calls, distinct);
@@ -211,6 +214,7 @@ export function toolCallsJson(
     schema: TOOL_CALLS_SCHEMA,
     version: TOOL_CALLS_SCHEMA_VERSION,
     root,
+    ...(roots.length > 1 ? { roots } : {}),
     summary,
     calls: calls.map((c, i) => ({
       tool: c.tool,

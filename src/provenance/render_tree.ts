@@ -9,7 +9,7 @@
 import type { TokenTotals } from "../chat/trace.ts";
 import { dollarAmount, human, tokenText } from "./format.ts";
 import type { ProvenanceReport, ReportNode } from "./report.ts";
-import { displayChildren, rootIndex } from "./display_index.ts";
+import { displayChildren, rootIndices } from "./display_index.ts";
 import type { NodeCost } from "./report_types.ts";
 import { middleShorten } from "./labels.ts";
 import { escapeLine } from "./one_line.ts";
@@ -164,6 +164,9 @@ export function renderTree(report: ProvenanceReport, o: RenderOptions = {}): str
 /**
  * The lines of {@link renderTree}, one at a time (without newlines): a big
  * store's tree is written as it is made, never held whole (issue 16).
+ * Several roots (R134-1): each root's tree in turn — a node printed in an
+ * earlier one is a seen reference in a later one — then the
+ * {@link togetherLine}.
  *
  * @param report the report
  * @param o component / long
@@ -171,10 +174,26 @@ export function renderTree(report: ProvenanceReport, o: RenderOptions = {}): str
  */
 export function* treeLines(report: ProvenanceReport, o: RenderOptions = {}): Generator<string> {
   // by node index: no map keyed by id strings (a big store's ids are tens of MB once read)
-  const { ends, lists } = displayChildren(report);
+  const children = displayChildren(report);
   const printed = new Uint8Array(report.nodes.length);
+  const roots = rootIndices(report);
+  for (const root of roots) yield* subtreeLines(report, root, { children, printed }, o);
+  if (roots.length > 1) yield togetherLine(report, roots.length);
+  if (o.component) yield* coverageLines(report);
+}
+
+/** The lines of one root's tree; `printed` marks the nodes printed so far. */
+function* subtreeLines(
+  report: ProvenanceReport,
+  root: number,
+  { children: { ends, lists }, printed }: {
+    children: ReturnType<typeof displayChildren>;
+    printed: Uint8Array;
+  },
+  o: RenderOptions,
+): Generator<string> {
   // triples: node index, depth, the display edge it was reached by (-1 for the root)
-  const stack = [rootIndex(report), 0, -1];
+  const stack = [root, 0, -1];
   while (stack.length > 0) {
     const edge = stack.pop()!;
     const depth = stack.pop()!;
@@ -200,7 +219,21 @@ export function* treeLines(report: ProvenanceReport, o: RenderOptions = {}): Gen
       stack.push(ends[2 * k + 1]!, depth + 1, k);
     }
   }
-  if (o.component) yield* coverageLines(report);
+}
+
+/**
+ * After the trees of several roots: their tokens together, each inference
+ * once (`totals.deduplicated_total`: an inference two roots share — a cache
+ * replay keeps its record — is in each root's total, and once here). With
+ * prices the CLI's `cost:` line follows, over the same inferences.
+ *
+ * @param report the report
+ * @param roots how many roots
+ * @returns the line
+ */
+export function togetherLine(report: ProvenanceReport, roots: number): string {
+  const tokens = tokenText(report.totals.deduplicated_total) || "total=0";
+  return `together ${tokens} (${roots} roots, each inference once)`;
 }
 
 /**

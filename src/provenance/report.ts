@@ -10,22 +10,19 @@
  * @module
  */
 import { dirname } from "node:path";
-import type { TokenTotals } from "../chat/trace.ts";
 import type { ReceiptProblem } from "../chat/receipts.ts";
-import type { JobRef, ProvenanceError } from "./types.ts";
+import type { ProvenanceError, ProvenanceRoots } from "./types.ts";
 import { followSet } from "./traverse.ts";
 import { nodeId } from "./paths.ts";
 import { identityConflict } from "./evidence.ts";
 import { problemKey } from "./tokens.ts";
-import { type SubtreeEvents, type SubtreeGraph, subtreeSums } from "./subtree.ts";
 import type { ChatStore } from "./chat_store.ts";
 import type { EventTable } from "./event_table.ts";
 import { isTopLevelAgentLog, rerunMarks } from "./labels.ts";
 import { hiddenCode, hiddenOwner, nodeTable } from "./node_table.ts";
-import { compactTokens, type TokenColumn } from "./typed.ts";
+import type { TokenColumn } from "./typed.ts";
 import { displayEdges } from "./display.ts";
 import { keepDisplayEnds } from "./display_index.ts";
-import { addChild, childLists, childPairs } from "./child_lists.ts";
 import { societyCallers } from "./society.ts";
 import {
   type ChatEvidence,
@@ -35,14 +32,13 @@ import {
   walkGraph,
 } from "./report_walk.ts";
 import { canonicalEvents, eventSummaries } from "./event_reads.ts";
-import { collectBeforeBurst, collectIfGrown } from "../util/gc.ts";
+import { collectBeforeBurst } from "../util/gc.ts";
 import { wellFormed, wellFormedDeep } from "../util/code_points.ts";
-import { costOf, type PriceTable } from "./prices.ts";
+import { directColumn, nodeSums, type WalkCosts } from "./report_sums.ts";
 import { nodeReceipts, type ReceiptsOfChat, receiptSummaries } from "./report_receipts.ts";
 import { nodeFailures } from "./chat_failure.ts";
 import type {
   HiddenReason,
-  NodeCost,
   ProvenanceReport,
   ReportNode,
   ReportNodes,
@@ -131,126 +127,12 @@ function conflictWarnings(table: EventTable): ReportWarning[] {
   return out;
 }
 
-function hiddenReason(g: WalkedGraph, i: number): HiddenReason | null {
+/** Why node `i` is hidden, or null: a root never is. */
+function hiddenReason(g: WalkedGraph, roots: ReadonlySet<number>, i: number): HiddenReason | null {
   const n = g.refs[i]!;
-  if (i === 0 || n.kind !== "chat") return null;
+  if (roots.has(i) || n.kind !== "chat") return null;
   if (g.resultTargets.has(i)) return "result_chat";
   return isTopLevelAgentLog(n.path) ? "top_level_agent_log" : null;
-}
-
-/** The chats whose metas are node `i`'s own: a chat itself, a job's log chats (read ones). */
-function ownChats(g: WalkedGraph, store: ChatStore, i: number): number[] {
-  const seqs: number[] = [];
-  for (const c of g.refs[i]!.kind === "chat" ? [i] : g.logsOf.get(i) ?? []) {
-    const seq = store.seqOf(g.refs[c]!.path);
-    if (seq !== undefined) seqs.push(seq);
-  }
-  return seqs;
-}
-
-/** Per node: its cost, direct and over its subtree. */
-type NodeCosts = { direct: NodeCost; subtree: NodeCost }[];
-
-/**
- * Each node's cost (with prices): direct as its tokens are counted, subtree
- * over the same reachability as its subtree tokens. An event whose copies
- * disagree costs its canonical copy's tokens everywhere (its tokens are
- * resolved per node; such totals are flagged not authoritative anyway).
- */
-function nodeCosts(
-  g: WalkedGraph,
-  chats: ChatEvidence,
-  graph: SubtreeGraph,
-  eventNodes: SubtreeEvents["nodes"],
-  prices: PriceTable,
-): NodeCosts {
-  const { store, table } = chats;
-  const cost = (e: number, t: TokenTotals) => costOf(t, table.names(e), prices);
-  const canonical = Float64Array.from(
-    { length: table.count() },
-    (_, e) => cost(e, table.tokensOf(e)) ?? NaN,
-  );
-  // the subtree machinery over three weights: dollars, unpriced and priced inferences
-  const sums = subtreeSums(graph, {
-    count: table.count,
-    addTokensTo(into, at, e) {
-      const c = canonical[e]!;
-      if (Number.isNaN(c)) into[at + 1]! += 1;
-      else {
-        into[at]! += c;
-        into[at + 2]! += 1;
-      }
-    },
-    uniform: () => true,
-    event: table.event,
-    nodes: eventNodes,
-  });
-  return g.refs.map((_, i) => ({
-    direct: table.localCost(ownChats(g, store, i), cost),
-    subtree: { dollars: sums[6 * i]!, unpriced: sums[6 * i + 1]!, priced: sums[6 * i + 2]! },
-  }));
-}
-
-/**
- * Subtree tokens (and costs, with prices) of every node. A nested society's
- * log counts (and shows) under its caller's log too. What only these sums
- * need (the children lists, the file index) is let go when they are done:
- * on a big store it would otherwise live on while the nodes are made.
- */
-function nodeSums(
-  g: WalkedGraph,
-  chats: ChatEvidence,
-  callers: ReadonlyMap<number, number>,
-  o: ReportOptions,
-): { subtree: TokenColumn; costs: NodeCosts | null } {
-  const { store, table } = chats;
-  for (const [nested, caller] of callers) addChild(g.children, caller, nested);
-  const children = childLists(g.refs.length, g.children);
-  g.children = childPairs();
-  const seqNode = new Int32Array(store.count).fill(-1);
-  g.refs.forEach((n, i) => {
-    if (n.kind !== "chat") return;
-    const seq = store.seqOf(n.path);
-    if (seq !== undefined) seqNode[seq] = i;
-  });
-  // only events whose copies disagree (rare) look chats up by path: made when first asked
-  let byPath: Map<string, number> | null = null;
-  const fileNode = (path: string): number | undefined => {
-    if (byPath === null) {
-      byPath = new Map();
-      g.refs.forEach((n, i) => n.kind === "chat" && byPath!.set(n.path, i));
-    }
-    return byPath.get(path);
-  };
-  o.onPhase?.("callers");
-  collectIfGrown();
-  // an event's copies, as the nodes of the chats they are in (-1: a chat not in the graph)
-  const eventNodes = (e: number, out: number[]) => {
-    table.files(e, out);
-    for (let k = 0; k < out.length; k++) out[k] = seqNode[out[k]!]!;
-    return out;
-  };
-  const sums = subtreeSums({ children, fileNode }, {
-    count: table.count,
-    addTokensTo: table.addTokensTo,
-    uniform: table.uniform,
-    event: table.event,
-    nodes: eventNodes,
-  });
-  const costs = o.prices === undefined
-    ? null
-    : nodeCosts(g, chats, { children, fileNode }, eventNodes, o.prices);
-  return { subtree: compactTokens(sums, sums.length), costs };
-}
-
-/** Six direct token values per node (a chat's own metas, a job's logs'), in a column. */
-function directColumn(g: WalkedGraph, chats: ChatEvidence): TokenColumn {
-  const out = new Float64Array(6 * g.refs.length);
-  for (let i = 0; i < g.refs.length; i++) {
-    if ((i & 4095) === 4095) collectIfGrown(); // the token sums made per node
-    chats.table.addLocalSums(ownChats(g, chats.store, i), out, 6 * i);
-  }
-  return compactTokens(out, out.length);
 }
 
 /** The report's nodes as columns, and the owner of each hidden node (else -1). */
@@ -258,7 +140,7 @@ function reportNodes(
   g: WalkedGraph,
   chats: ChatEvidence,
   receiptsBySource: ReadonlyMap<string, ReceiptsOfChat>,
-  sums: { subtree: TokenColumn; costs: NodeCosts | null },
+  sums: { subtree: TokenColumn; costs: WalkCosts | null },
   callers: ReadonlyMap<number, number>,
 ): {
   nodes: ReportNodes & { toJSON(): ReportNode[] };
@@ -271,10 +153,11 @@ function reportNodes(
   const hidden = new Uint8Array(n);
   const firstJob = new Int32Array(n).fill(-1);
   const caller = new Int32Array(n).fill(-1);
+  const roots = new Set(g.roots);
   for (let i = 0; i < n; i++) {
     const from = g.firstFrom[i]!;
     if (from !== -1 && g.refs[from]!.kind === "job") firstJob[i] = from;
-    hidden[i] = hiddenCode(hiddenReason(g, i));
+    hidden[i] = hiddenCode(hiddenReason(g, roots, i));
     caller[i] = callers.get(i) ?? -1;
   }
   const ownerOf = (i: number) => hiddenOwner({ hidden, firstJob }, i);
@@ -299,8 +182,9 @@ function reportNodes(
     subtree: sums.subtree,
     receipts,
     failures: nodeFailures(kinds, paths, store.failures()),
-    costs: sums.costs,
+    costs: sums.costs?.nodes ?? null,
     rootDir: dirname(paths[0]!),
+    ...(g.roots.length > 1 ? { otherRoots: roots } : {}),
   });
   return { nodes, ownerOf, ids, hidden };
 }
@@ -335,12 +219,16 @@ function warningCollector() {
  * warnings. Problems never abort: they become warnings (and `complete:
  * false`). Nothing is executed.
  *
- * @param root chat path, job path (with `rootType: "job"`) or a JobRef
+ * Several roots are walked together, as one traversal: each inference, job
+ * and chat they share is counted once in the events and totals, while each
+ * root's `tokens.subtree` is its own (R134-1).
+ *
+ * @param root chat path, job path (with `rootType: "job"`) or a JobRef; or several
  * @param o traversal options (`onError` is replaced: problems are collected)
  * @returns the report
  * @throws ScoutError `root_not_found`, `invalid_follow`
  */
-export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): ProvenanceReport {
+export function provenanceReport(root: ProvenanceRoots, o: ReportOptions = {}): ProvenanceReport {
   const { warnings, reported, onError } = warningCollector();
   const { g, chats } = walkGraph(root, o, onError);
   o.onPhase?.("walk");
@@ -373,6 +261,7 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
   keepDisplayEnds(display.edges, display.ends);
   return {
     root: ids[0]!,
+    roots: g.roots.map((i) => ids[i]!),
     follow: [...followSet(o.follow)],
     complete,
     nodes,
@@ -388,5 +277,6 @@ export function provenanceReport(root: string | JobRef, o: ReportOptions = {}): 
       ...counts,
     },
     warnings,
+    ...(sums.costs === null ? {} : { costs: { events: sums.costs.events, all: sums.costs.all } }),
   };
 }

@@ -169,8 +169,13 @@ export interface ReportTotals {
 
 /** Everything the `prov` renderers need. */
 export interface ProvenanceReport {
-  /** Root node id. */
+  /** Root node id (with several roots, the first). */
   root: string;
+  /**
+   * The roots' ids, in the order given (from `provenanceReport`); several
+   * when several roots were walked together (R134-1). Absent: `[root]`.
+   */
+  roots?: string[];
   /** Relations followed. */
   follow: Relation[];
   /** False when some evidence could not be read. */
@@ -194,6 +199,12 @@ export interface ProvenanceReport {
   totals: ReportTotals;
   /** Problems and conflicts, in discovery order. */
   warnings: ReportWarning[];
+  /**
+   * With prices (`ReportOptions.prices`): what each event cost (its canonical
+   * copy's dollars, in `events` order; NaN when its model has no price), and
+   * every event once (all the roots together).
+   */
+  costs?: { events: ArrayLike<number>; all: NodeCost };
 }
 
 /** Options of {@link provenanceReport}. */

@@ -9,10 +9,10 @@
  */
 import type { ReceiptJobReference } from "../chat/receipts.ts";
 import {
-  type JobRef,
   type NodeRef,
   PROVENANCE_RELATIONS,
   type ProvenanceError,
+  type ProvenanceRoots,
   type Relation,
 } from "./types.ts";
 import { walkProvenance } from "./traverse.ts";
@@ -50,6 +50,8 @@ const FIRST_VISIT = 8;
 
 /** The graph one walk saw, by node index (the root is 0). */
 export interface WalkedGraph {
+  /** The roots' node indices, in the order given (the first is 0). */
+  roots: number[];
   /** One NodeRef per node (a job's `.info` is let go once expanded: see `jobs`). */
   refs: NodeRef[];
   /** The summary of each job node's `.info` (null for chats). */
@@ -88,6 +90,7 @@ export interface ChatEvidence {
 
 function emptyGraph(): WalkedGraph {
   return {
+    roots: [],
     refs: [],
     jobs: [],
     children: childPairs(),
@@ -151,7 +154,7 @@ export function edgeRecords(edges: WalkedEdges, ids: readonly string[]): ReportE
 
 /** Walks once, indexing nodes and deduplicating edges, and reads each chat's evidence. */
 export function walkGraph(
-  root: string | JobRef,
+  root: ProvenanceRoots,
   o: ReportOptions,
   onError: (error: ProvenanceError) => void,
 ): { g: WalkedGraph; chats: ChatEvidence } {
@@ -186,7 +189,10 @@ export function walkGraph(
       g.jobs.push(n.kind === "job" ? jobSummary(n.path, n.info, o.jobStatus) : null);
       g.firstFrom.push(-1);
     }
-    if (r.parent === null || r.relation === null) continue;
+    if (r.parent === null || r.relation === null) {
+      g.roots.push(i); // the roots, first in the queue, once each (given twice: one root)
+      continue;
+    }
     const p = index.get(r.parent)!;
     addChild(g.children, p, i);
     if (g.firstFrom[i] === -1) g.firstFrom[i] = p;

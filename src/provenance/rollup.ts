@@ -11,8 +11,8 @@
  *   agent's `ask` job counts for that agent (its workflow), other jobs as
  *   `Workflow/task`; else, for a receipt, the agent its call named (an
  *   `ask`'s `agent` argument, R101-3), `unknown` when it names none the tool
- *   would run; else `(root)` for the root chat and the chat's file name for
- *   other chats;
+ *   would run; else `(root)` for the root chat (each root chat, with
+ *   several roots) and the chat's file name for other chats;
  * - job: the job the evidence lives in (or the receipt delegated to); else
  *   `(none)`;
  * - model / endpoint: the meta record's `model=` / `endpoint=` keys (written
@@ -139,7 +139,7 @@ function societyOf(e: CanonicalEvent): { agent: string } | null {
   return null;
 }
 
-function agentOf(e: CanonicalEvent, p: Placement, root: string): string {
+function agentOf(e: CanonicalEvent, p: Placement, roots: ReadonlySet<string>): string {
   const society = societyOf(e);
   if (society) return society.agent;
   const first = e.evidence[0];
@@ -148,11 +148,16 @@ function agentOf(e: CanonicalEvent, p: Placement, root: string): string {
   if (p.jobNode?.job) return jobAgent(p.jobNode);
   // an `ask`'s receipt with no job and no log: the agent its call named (R101-3)
   if (first?.origin === "agent_meta") return first.agent ?? "unknown";
-  if (`chat:${p.source}` === root) return "(root)";
+  if (roots.has(`chat:${p.source}`)) return "(root)";
   return p.source === "" ? "unknown" : basename(p.source);
 }
 
-function valueOf(d: RollupDimension, e: CanonicalEvent, p: Placement, root: string): string {
+function valueOf(
+  d: RollupDimension,
+  e: CanonicalEvent,
+  p: Placement,
+  roots: ReadonlySet<string>,
+): string {
   switch (d) {
     case "model":
       return str(e.meta.model) ?? NONE;
@@ -161,7 +166,7 @@ function valueOf(d: RollupDimension, e: CanonicalEvent, p: Placement, root: stri
     case "job":
       return p.jobNode?.job ? jobLabel(p.jobNode.job) : NONE;
     case "agent":
-      return agentOf(e, p, root);
+      return agentOf(e, p, roots);
   }
 }
 
@@ -201,11 +206,13 @@ export function rollup(
   const jobPaths = new Map<RollupGroup, string>();
   const unpriced = new Set<string>();
   let noModel = 0;
+  // several roots (R134-1): each root chat's own inferences are `(root)`'s
+  const roots = new Set(report.roots ?? [report.root]);
   // (each event's canonical copy is all a roll-up reads: not every copy is rebuilt)
   for (const e of report.events.canonical?.() ?? report.events) {
     const p = placement(e, ix);
     const key: Record<string, string> = {};
-    for (const d of by) key[d] = valueOf(d, e, p, report.root);
+    for (const d of by) key[d] = valueOf(d, e, p, roots);
     // a job is grouped by its node, not by its label (which two jobs can share)
     const job = p.jobNode?.job ? p.jobNode : null;
     const k = JSON.stringify(by.map((d) => d === "job" && job !== null ? job.id : key[d]));

@@ -22,6 +22,7 @@ import type {
   LoadedChat,
   NodeRef,
   ProvenanceError,
+  ProvenanceRoots,
   TraversalRecord,
   TraverseOptions,
 } from "./types.ts";
@@ -190,9 +191,10 @@ export interface ToolCallWarning {
  * Every tool invocation reachable from `root`: one traversal, each chat
  * paired once. Problems become warnings (never an abort).
  *
- * @param root chat path, job path (with `rootType: "job"`) or a JobRef
+ * @param root chat path, job path (with `rootType: "job"`) or a JobRef; or
+ *   several, walked together (each chat paired once however many reach it)
  * @param o traversal options (`onError` and `onChat` are replaced)
- * @returns calls and warnings
+ * @returns calls and warnings, the (first) root's path and every root's
  * @throws ScoutError `root_not_found`, `invalid_follow`
  *
  * @example
@@ -203,20 +205,21 @@ export interface ToolCallWarning {
  * ```
  */
 export function provenanceToolCalls(
-  root: string | JobRef,
+  root: ProvenanceRoots,
   o: TraverseOptions = {},
-): { root: string; calls: ProvenanceToolCall[]; warnings: ToolCallWarning[] } {
+): { root: string; roots: string[]; calls: ProvenanceToolCall[]; warnings: ToolCallWarning[] } {
   const collector = toolCallCollector();
   const warnings: ToolCallWarning[] = [];
-  let rootNode: NodeRef | null = null;
+  const roots: NodeRef[] = [];
   const walk = traverseProvenance(root, {
     ...o,
     onChat: collector.onChat,
     onError: (e: ProvenanceError) => warnings.push({ code: e.code, message: e.message }),
   });
   for (const r of walk) {
-    rootNode ??= r.node;
+    if (r.parent === null) roots.push(r.node);
     collector.onRecord(r);
   }
-  return { root: rootNode!.path, calls: collector.calls(), warnings };
+  const paths = roots.map((n) => n.path);
+  return { root: paths[0]!, roots: paths, calls: collector.calls(), warnings };
 }

@@ -108,6 +108,8 @@ const Event = z.strictObject({
   conflict: z.boolean(),
   conflictFields: z.array(z.string()),
   incompleteEvidence: z.boolean(),
+  /** With a price file (added within version 1, R134-1): dollars, null when unpriced. */
+  cost: dollars.nullable().optional(),
 });
 
 const Warning = z.strictObject({
@@ -140,6 +142,8 @@ export const ProvenanceDocument = z.strictObject({
   schema: z.literal("scout-ai/provenance"),
   version: z.literal(1),
   root: z.string().regex(/^(chat|job):\//),
+  /** Several roots walked together (added within version 1, R134-1): every root, `root` first. */
+  roots: z.array(z.string().regex(/^(chat|job):\//)).min(2).optional(),
   follow: z.array(relation),
   complete: z.boolean(),
   nodes: z.array(Node).min(1),
