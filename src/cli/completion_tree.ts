@@ -94,7 +94,8 @@ export function commandTree(program: Command): CommandSpec[] {
           : null,
       })),
       args: ARG_OVERRIDES[key] ?? args.map((a) => kindOf(a.name())),
-      variadic: args.at(-1)?.variadic ?? false,
+      // `llm prov ROOT…` takes more ROOTs as excess operands (R134-1): its last one repeats
+      variadic: (args.at(-1)?.variadic ?? false) || c._allowExcessArguments === true,
     });
     for (const s of cmd.commands) walk(s as unknown as Command, [...path, s.name()]);
   };

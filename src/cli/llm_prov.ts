@@ -1,22 +1,18 @@
 /**
- * `scout-ai llm prov ROOT` (`provenance.md` §10): explain how a chat file or
+ * `scout-ai llm prov ROOT…` (`provenance.md` §10): explain how a chat file or
  * a job was produced — the chats, jobs, delegated agents and tokens behind
  * it — as a tree, a compact flow, Graphviz DOT/plots, an evidence report or
- * JSON (`scout-ai/provenance` v1, `docs/provenance-json.md`). Reads files
- * only; never runs a job, a tool or a model.
+ * JSON (`scout-ai/provenance` v1, `docs/provenance-json.md`). Several ROOTs
+ * are explained together, in one walk: what they share is counted once
+ * (R134-1). Reads files only; never runs a job, a tool or a model.
  *
  * @module
  */
-import { accessSync, closeSync, constants, openSync, readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { ScoutError, usageError } from "../errors.ts";
-import { exists, fileError, isFile } from "../util/fs.ts";
-import { pathKind } from "../util/path_kind.ts";
+import { resolve } from "node:path";
 import { writeInPlace } from "../util/in_place.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import { canRedrawStderr, statusLine } from "./status_line.ts";
-import { checkJobsDir } from "./jobs_dir.ts";
 import { warnConflictedFile } from "./chat_conflict.ts";
 import { incompleteLine } from "../provenance/incomplete.ts";
 import { checkProvOptions, type LlmProvOptions } from "./llm_prov_options.ts";
@@ -29,8 +25,16 @@ import { collectIfGrown } from "../util/gc.ts";
 import { jobStatusOf } from "../workflow/state.ts";
 import type { JobInfo } from "../workflow/info.ts";
 
-/** Our message for a missing ROOT, which says what ROOT is. */
-export const MISSING_ROOT_TEXT = "Missing ROOT: a chat file or a job path";
+import {
+  checkRootRead,
+  checkRoots,
+  givenRoots,
+  MISSING_ROOT_TEXT,
+  type ProvRoot,
+  walkRoots,
+} from "./llm_prov_roots.ts";
+
+export { MISSING_ROOT_TEXT };
 export type { LlmProvOptions };
 
 /** The walk's progress on the status line (a terminal that can redraw it only). */
@@ -52,29 +56,6 @@ function progress(
 }
 
 /**
- * The error for a directory given as ROOT (neither a chat file nor a job):
- * what is expected, and the job it is the `.files` of, or a chat in it.
- */
-function notARoot(given: string, dir: string, isJob: (path: string) => boolean): ScoutError {
-  let hint = "";
-  const job = dir.replace(/\.files\/*$/, "");
-  if (job !== dir && isJob(job)) hint = `: the job is ${given.replace(/\.files\/*$/, "")}`;
-  else {
-    let names: string[] = [];
-    try {
-      names = readdirSync(dir);
-    } catch { /* unreadable: no example */ }
-    const chat = names.filter((n) => n.endsWith(".chat") && isFile(join(dir, n))).sort()[0];
-    if (chat !== undefined) hint = `: e.g. ${join(given, chat)}`;
-  }
-  return new ScoutError(
-    "invalid_input",
-    `${given} is a directory; llm prov takes a chat file or a job path ` +
-      `(one with a .info or .files beside it)${hint}`,
-  );
-}
-
-/**
  * Runs `llm prov`.
  *
  * @param opts command options
@@ -82,20 +63,19 @@ function notARoot(given: string, dir: string, isJob: (path: string) => boolean):
  * @returns exit code (0 also when there are warnings)
  */
 export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> {
-  if (opts.root === undefined || opts.root === "") throw usageError(MISSING_ROOT_TEXT);
-  if (opts.root === "-") {
-    throw usageError("prov needs a file: a chat read from stdin has no provenance to walk");
-  }
+  const given = givenRoots(opts.roots ?? (opts.root === undefined ? [] : [opts.root]));
   const format = checkProvOptions(opts);
   // an unknown --by dimension is a usage error before anything is read
   const by = opts.by === undefined
     ? null
     : (await import("../provenance/rollup.ts")).parseRollupDimensions(opts.by);
   const p = await import("../provenance/mod.ts");
-  const where = checkRoot(opts.root, opts, io, p);
+  const where = checkRoots(given, opts, io, p);
   if (opts.tools) {
     return (await import("./llm_prov_tools.ts")).runProvTools({
-      ...where,
+      root: walkRoots(where),
+      rootType: where.rootType,
+      jobRoots: where.jobRoots,
       json: opts.json === true,
       warnings: opts.warnings !== false,
     }, io);
@@ -105,9 +85,11 @@ export async function runLlmProv(opts: LlmProvOptions, io: Io): Promise<number> 
     ? await loadPrices(scoutHome(io.env))
     : null;
   const report = walk(opts, io, p, where, prices);
-  if (where.rootType === "chat") {
-    checkRootRead(report, opts.root);
-    if (opts.warnings !== false) warnConflictedFile(io, where.root, opts.root); // R86-3
+  for (const r of where.all) {
+    if (r.rootType !== "chat") continue;
+    const id = where.all.length === 1 ? report.root : `chat:${p.canonicalPath(r.root, io.cwd)}`;
+    checkRootRead(report, id, r.given);
+    if (opts.warnings !== false) warnConflictedFile(io, r.root, r.given); // R86-3
   }
   if (writesFiles(opts)) io.finishWithoutStdout?.(); // `| head -1` must not stop the files
   const said = await writeViews(report, opts, io, p, {
@@ -148,92 +130,24 @@ function writesFiles(opts: LlmProvOptions): boolean {
     (opts.plot !== undefined && opts.plot !== "-") || opts.html !== undefined;
 }
 
-/** Where the walk starts. */
-interface ProvRoot {
-  root: string;
-  rootType: "chat" | "job";
-  jobRoots: string[];
-}
-
-/**
- * `--jobs-dir` and ROOT checked before the walk: an error naming what ROOT
- * is instead of a chat or a job.
- */
-function checkRoot(given: string, opts: LlmProvOptions, io: Io, p: Provenance): ProvRoot {
-  for (const dir of opts.jobsDirs ?? []) checkJobsDir(dir, io.cwd);
-  const { path: root, rootType, jobRoots } = p.provenanceRoot(given, {
-    cwd: io.cwd,
-    env: io.env,
-    ...(opts.jobsDirs === undefined ? {} : { jobsDirs: opts.jobsDirs }),
-  });
-  if (rootType === "chat") checkChatRoot(given, root, p);
-  if (rootType === "chat" && root.endsWith(".info") && p.isJobPath(root.slice(0, -5))) {
-    throw new ScoutError(
-      "invalid_input",
-      `${given} is a job's info file, not a chat; llm prov takes the job path: ` +
-        given.replace(/\.info$/, ""),
-    );
-  }
-  return { root, rootType, jobRoots };
-}
-
-/**
- * A chat ROOT that is there and can be read: a regular file is opened (and
- * closed), a pipe (`<(…)`) only checked, since it can be read once — the
- * walk's read.
- */
-function checkChatRoot(given: string, root: string, p: Provenance): void {
-  const kind = pathKind(root);
-  if (kind === "directory") throw notARoot(given, root, p.isJobPath);
-  if (kind === null && !exists(root)) {
-    throw new ScoutError("root_not_found", `Chat not found: ${given}`);
-  }
-  if (kind === "other") {
-    throw new ScoutError("io", `Cannot read "${given}": not a file, a pipe or a terminal`, {
-      file: given,
-    });
-  }
-  try {
-    if (kind === "file") closeSync(openSync(root, "r"));
-    else accessSync(root, constants.R_OK); // a pipe, or what cannot be looked at
-  } catch (e) {
-    throw fileError(given, e);
-  }
-}
-
-/**
- * The error of a walk that could not read its root chat (a pipe's read that
- * failed): the walk goes on past unreadable evidence, but without the root
- * there is nothing to show.
- */
-function checkRootRead(report: ProvenanceReport, given: string): void {
-  const w = report.warnings.find((w) =>
-    w.code === "chat_unreadable" && w.node === report.root && w.relation === null
-  );
-  if (w === undefined) return;
-  const why = w.message.replace(/^Cannot read chat ".*?": /s, "").replace(
-    / \(chat_unreadable\)$/,
-    "",
-  );
-  throw new ScoutError("io", `Cannot read chat "${given}": ${why}`, { file: given });
-}
-
 /** The walk, its progress on a terminal, with prices where a view shows node costs. */
 function walk(
   opts: LlmProvOptions,
   io: Io,
   p: Provenance,
-  { root, rootType, jobRoots }: ProvRoot,
+  where: ProvRoot,
   table: PriceTable | null,
 ): ProvenanceReport {
   const shown = progress(io);
   // with prices, the tree, the page and the JSON show what each node cost
   const costs = opts.json || opts.html !== undefined || (opts.by === undefined && !opts.mermaid);
   const prices = costs ? table : null;
-  const report = p.provenanceReport(root, {
-    rootType,
+  const several = where.all.length > 1;
+  // one root: its kind given apart; several: each a chat's path or a job's reference
+  const report = p.provenanceReport(walkRoots(where), {
+    ...(several ? {} : { rootType: where.rootType }),
     cwd: io.cwd,
-    jobRoots,
+    jobRoots: where.jobRoots,
     env: io.env,
     // the status `workflow info` shows: `stale` when the recorded process is gone (R106-3b)
     jobStatus: (path, info) => info === null ? null : jobStatusOf(path, info as JobInfo),

@@ -27,6 +27,12 @@ const PROV_HELP =
   "closing (incomplete: …) line, which goes to stderr after a graph (--dot, --plot, --html,\n" +
   "--mermaid), whose own label, title or header also says it. A ROOT chat that cannot be\n" +
   "read fails (exit 1); ROOT may be a pipe, such as <(cat session.chat).\n" +
+  "Several ROOTs (llm prov logs/*.chat) are explained together, in one walk: each root's\n" +
+  "tree in turn (what an earlier tree printed is a (seen) line), then a `together` line with\n" +
+  "their tokens, each inference counted once — one that two roots share, as a cache replay\n" +
+  "(same inference_id), is in each root's own total but once together; --json adds `roots`\n" +
+  "and its totals are together; --by, --flow, --dot, --plot, --mermaid, --html, --tools\n" +
+  "and -e cover all the roots. A ROOT that is not there fails naming it (exit 1).\n" +
   "One view prints on stdout: the tree, --flow, --by, --mermaid, --dot - or --tools; --json\n" +
   "replaces the tree, flow and evidence text and holds --by's table and --tools' report.\n" +
   "--dot FILE, --plot and --html only write files: no tree prints (-f or -e add text).\n" +
@@ -54,7 +60,9 @@ const PROV_HELP =
   "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
   "    --jobs-dir fixtures/provenance/example/jobs --html provenance.html\n" +
   "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
-  "    --jobs-dir fixtures/provenance/example/jobs --mermaid > provenance.mmd";
+  "    --jobs-dir fixtures/provenance/example/jobs --mermaid > provenance.mmd\n" +
+  "  scout-ai llm prov fixtures/provenance/*/*.chat -J fixtures/provenance/example/jobs \\\n" +
+  "    -J fixtures/provenance/society/jobs    # two roots together, as logs/*.chat";
 
 /**
  * Registers `llm prov`.
@@ -65,7 +73,12 @@ const PROV_HELP =
 export function registerLlmProv(llm: Command, ctx: CliContext): void {
   const prov = llm.command("prov")
     .description("explain how a chat or job was produced: chats, jobs, agents, tokens")
-    .argument("<root>", "a chat file, or a job path (detected by its .info or .files)")
+    .argument(
+      "<root>",
+      "a chat file, or a job path (detected by its .info or .files); several are explained together",
+    )
+    // more ROOTs (`llm prov logs/*.chat`): read from the command's operands (R134-1)
+    .allowExcessArguments(true)
     .option("-c, --component", "per-node direct tokens instead of subtree totals (+ coverage)")
     .option("-f, --flow", "compact flow (producer → consumer) instead of the tree")
     .option("-l, --long", "label nodes with their canonical paths")
@@ -95,9 +108,10 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
       collect,
     )
     .addHelpText("after", PROV_HELP)
-    .action(async (root, o) => {
+    .action(async (root, o, cmd) => {
       ctx.exitCode = await runLlmProv({
         root,
+        roots: cmd.args.length > 1 ? [...cmd.args] : undefined,
         component: o.component,
         flow: o.flow,
         long: o.long,

@@ -14,6 +14,8 @@ import { usageError } from "../errors.ts";
 export interface LlmProvOptions {
   /** Chat file or job path (relative to the working directory). */
   root?: string;
+  /** Several ROOTs, explained together (R134-1); replaces `root` when given. */
+  roots?: string[];
   /** Per-node direct tokens instead of subtree totals; adds coverage lines. */
   component?: boolean;
   /** The compact flow instead of the tree. */

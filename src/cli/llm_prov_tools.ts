@@ -8,14 +8,15 @@
  *
  * @module
  */
+import type { JobRef } from "../provenance/types.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 
 /** What `--tools` needs from `llm prov`. */
 export interface ProvToolsOptions {
-  /** Absolute root path. */
-  root: string;
-  /** `chat` or `job`. */
+  /** Absolute root path; or several roots, each a chat's path or a job's reference. */
+  root: string | (string | JobRef)[];
+  /** `chat` or `job` (of a single root). */
   rootType: "chat" | "job";
   /** Job roots, searched in order. */
   jobRoots: string[];
@@ -35,14 +36,16 @@ export interface ProvToolsOptions {
 export async function runProvTools(o: ProvToolsOptions, io: Io): Promise<number> {
   const { provenanceToolCalls } = await import("../provenance/tool_calls.ts");
   const r = await import("../provenance/render_tool_calls.ts");
-  const { calls, warnings, root } = provenanceToolCalls(o.root, {
-    rootType: o.rootType,
+  const several = Array.isArray(o.root);
+  const { calls, warnings, root, roots } = provenanceToolCalls(o.root, {
+    ...(several ? {} : { rootType: o.rootType }),
     cwd: io.cwd,
     jobRoots: o.jobRoots,
     env: io.env,
   });
-  if (o.json) io.stdout.write(JSON.stringify(r.toolCallsJson(root, calls, warnings)) + "\n");
-  else io.stdout.write(r.renderToolCalls(calls, io.cwd));
+  if (o.json) {
+    io.stdout.write(JSON.stringify(r.toolCallsJson(root, calls, warnings, roots)) + "\n");
+  } else io.stdout.write(r.renderToolCalls(calls, io.cwd));
   if (o.warnings) { for (const w of warnings) warn(io, r.escapeLine(w.message)); }
   return 0;
 }
