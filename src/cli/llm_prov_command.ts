@@ -74,11 +74,9 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
   const prov = llm.command("prov")
     .description("explain how a chat or job was produced: chats, jobs, agents, tokens")
     .argument(
-      "<root>",
-      "a chat file, or a job path (detected by its .info or .files); several are explained together",
+      "<root...>",
+      "a chat file, or a job path (detected by its .info or .files); several (logs/*.chat) are explained together",
     )
-    // more ROOTs (`llm prov logs/*.chat`): read from the command's operands (R134-1)
-    .allowExcessArguments(true)
     .option("-c, --component", "per-node direct tokens instead of subtree totals (+ coverage)")
     .option("-f, --flow", "compact flow (producer → consumer) instead of the tree")
     .option("-l, --long", "label nodes with their canonical paths")
@@ -108,23 +106,14 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
       collect,
     )
     .addHelpText("after", PROV_HELP)
-    .action(async (root, o, cmd) => {
+    .action(async (roots, o) => {
+      const { jobsDir, ...flags } = o;
       ctx.exitCode = await runLlmProv({
-        root,
-        roots: cmd.args.length > 1 ? [...cmd.args] : undefined,
-        component: o.component,
-        flow: o.flow,
-        long: o.long,
-        evidence: o.evidence,
-        dot: o.dot,
-        plot: o.plot,
-        json: o.json,
-        jobsDirs: o.jobsDir,
+        ...flags,
+        root: roots[0]!,
+        roots: roots.length > 1 ? roots : undefined,
+        jobsDirs: jobsDir,
         warnings: ctx.logLevel <= 5,
-        by: o.by,
-        mermaid: o.mermaid,
-        html: o.html,
-        tools: o.tools,
       }, ctx.io);
     });
   // commander's "missing required argument 'root'" does not say what ROOT is

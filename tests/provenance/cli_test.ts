@@ -194,7 +194,7 @@ Deno.test("root detection: .info/.files make a job; a missing root is one line, 
 Deno.test("llm prov: the usage says ROOT is required (stdin is refused: it has no provenance to walk)", async () => {
   const help = await runMain(["llm", "prov", "--help"], { cwd: ROOT });
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /^Usage: scout-ai llm prov \[options\] <root>$/m); // before: [root]
+  assert.match(help.stdout, /^Usage: scout-ai llm prov \[options\] <root...>$/m); // before: [root]
   const stdin = await runMain(["llm", "prov", "-"], { cwd: ROOT });
   assert.equal(stdin.code, 2);
   assert.match(stdin.stderr, /prov needs a file: a chat read from stdin has no provenance/);
@@ -373,7 +373,7 @@ Deno.test("job= references outside the job roots or to non-jobs: warnings and JS
 
 Deno.test("llm prov: <root> in the llm group's list as in its own usage; without it, what ROOT is", async () => {
   const group = await runMain(["llm", "--help"], { cwd: ROOT });
-  assert.match(group.stdout, /^ {2}prov \[options\] <root> /m); // before: [root] here
+  assert.match(group.stdout, /^ {2}prov \[options\] <root...> /m); // before: [root] here
   const none = await runMain(["llm", "prov"], { cwd: ROOT });
   assert.equal(none.code, 2);
   assert.equal(
