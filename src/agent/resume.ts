@@ -101,8 +101,13 @@ export function resumedHandOff(caller: Agent, tool: string): ResumedHandOff | nu
   });
   const conversation = calls.at(-1)?.conversation;
   if (conversation === undefined) return null;
-  // the live conversation: the calls since the last one recorded in another
-  const from = calls.findLastIndex((x) => x.conversation !== conversation) + 1;
+  // the live conversation: the calls since the last one recorded in another, or since the last
+  // that asked for a new one (a chat an older scout-ai continued recorded that one `default`, R136-1)
+  const other = calls.findLastIndex((x) => x.conversation !== conversation) + 1;
+  const restart = calls.findLastIndex(({ c }) =>
+    argumentsObject(c.arguments).new_conversation === true
+  );
+  const from = Math.max(other, restart);
   const messages = calls.slice(from).filter(({ c }) => c.outputInfo!.error === undefined)
     .flatMap(({ c }): Message[] => [
       { role: "user", content: String(argumentsObject(c.arguments).message) },

@@ -227,3 +227,29 @@ Deno.test("resumedHandOff: the conversation the last call that ran recorded, its
   assert.equal(handOffRestarts(chat, "send_to_Editor"), 1);
   assert.equal(resumedHandOff(boss, "hand_off_to_Nobody"), null);
 });
+
+Deno.test("resumedHandOff: a chat an older scout-ai continued, its new_conversation recorded as default, starts at that call (R136-1)", () => {
+  const [a, b, c] = [
+    handOff("h1", { message: "one" }),
+    handOff("h2", { message: "two", new_conversation: true }),
+    handOff("h3", { message: "three" }),
+  ];
+  const chat: Message[] = [
+    a.call,
+    a.output("answer one"),
+    b.call,
+    b.output("answer two"), // the older process restarted without naming it _default-2
+    c.call,
+    c.output("answer three"),
+  ];
+  const boss = createAgent({ name: "Boss", startChat: [], currentChat: chat });
+  assert.deepEqual(resumedHandOff(boss, "hand_off_to_Editor"), {
+    conversation: "default",
+    messages: [
+      { role: "user", content: "two" },
+      { role: "assistant", content: "answer two" },
+      { role: "user", content: "three" },
+      { role: "assistant", content: "answer three" },
+    ],
+  });
+});
