@@ -184,8 +184,11 @@ async function writeViews(
   const byRollup = by !== null ? views!.rollupOf(report, by, prices) : null;
   if (opts.json) {
     writeJson(report, p, byRollup === null ? null : views!.rollupJson(byRollup), io);
+    if (prices !== null) {
+      (views ?? await import("./llm_prov_views.ts")).warnUnpriced(report, prices, io);
+    }
   } else if (byRollup !== null) {
-    views!.writeRollup(byRollup, prices !== null, io);
+    views!.writeRollup(byRollup, prices, io);
     said = writeIncomplete(report, io);
   } else if (opts.mermaid) {
     views!.writeMermaid(report, view, io);

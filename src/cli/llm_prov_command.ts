@@ -39,9 +39,11 @@ const PROV_HELP =
   "The short letters (-c, -f, -l, -e, -p) are Scout's (Ruby) prov flags: -c, -e, -f and -l\n" +
   "mean other things in the other commands (--chat, --endpoint, --file, --log).\n" +
   "--by groups the deduplicated inferences by agent (society log, delegated job), model,\n" +
-  "endpoint or job; records written before model=/endpoint= were kept go in 'unknown'. With\n" +
+  "endpoint or job; records written before model=/endpoint= were kept go in '(none)'. With\n" +
   "$SCOUT_HOME/etc/prices.yaml (dollars per million tokens per model: input, cached_input,\n" +
-  "cache_write, output, reasoning) a cost column is added; cached tokens are priced apart.\n\n" +
+  "cache_write, output, reasoning) a cost column is added; cached tokens are priced apart.\n" +
+  "An entry prices its model and that name dated or versioned: gpt-4o prices\n" +
+  "gpt-4o-2024-08-06, not gpt-4o-mini (give each model its entry).\n\n" +
   `${FIXTURE_EXAMPLES}\n` +
   "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
   "    --jobs-dir fixtures/provenance/example/jobs\n" +

@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { dollarAmount } from "../provenance/format.ts";
 import { pageDetails } from "../provenance/page_details.ts";
 import { costJson } from "../provenance/json.ts";
-import { jsonDollars, type PriceTable } from "../provenance/prices.ts";
+import { jsonDollars, prefixEntry, type PriceTable } from "../provenance/prices.ts";
 import type { ProvenanceReport } from "../provenance/report.ts";
 import { renderDot } from "../provenance/render_flow.ts";
 import { renderHtml } from "../provenance/render_html.ts";
@@ -63,10 +63,20 @@ function pricedSums(r: Rollup): { dollars: number; known: number; n: number } {
  * many inferences name no model (R134-4: they were "no price for unknown",
  * as if a model `unknown` had none).
  */
-function reportUnpriced(r: Rollup, io: Io): void {
+function reportUnpriced(r: Rollup, prices: PriceTable, io: Io): void {
   const models = r.unpriced.filter((m) => m !== NONE);
   if (models.length) {
     warn(io, `no price for ${models.join(", ")} ($SCOUT_HOME/etc/prices.yaml): cost shown as ?`);
+  }
+  // an entry the name only begins with priced it before R134-2: say why a cost fell
+  for (const m of models) {
+    const k = prefixEntry(m, prices);
+    if (k === null) continue;
+    warn(
+      io,
+      `price entry "${k}" no longer prices ${m}: an entry prices its own name and its dated or ` +
+        `versioned forms (${k}-2024-08-06), not every name it begins with; add an entry "${m}"`,
+    );
   }
   const n = r.noModel ?? 0;
   if (n > 0) {
@@ -100,13 +110,26 @@ export function rollupOf(
  * @param priced whether prices were loaded
  * @param io injected I/O
  */
-export function writeRollup(r: Rollup, priced: boolean, io: Io): void {
-  io.stdout.write(renderRollup(r, priced));
-  if (priced) {
+export function writeRollup(r: Rollup, prices: PriceTable | null, io: Io): void {
+  io.stdout.write(renderRollup(r, prices !== null));
+  if (prices !== null) {
     const s = pricedSums(r);
     io.stdout.write(costLine(s.dollars, s.known, s.n));
-    reportUnpriced(r, io);
+    reportUnpriced(r, prices, io);
   }
+}
+
+/**
+ * What `--json` tells on stderr with a price file: the models it has no
+ * price for, as the text views do (the document says them in `unpriced`;
+ * a script reading `totals.cost` alone would not see a cost fall, R136-2).
+ *
+ * @param report the report
+ * @param prices the price table
+ * @param io injected I/O
+ */
+export function warnUnpriced(report: ProvenanceReport, prices: PriceTable, io: Io): void {
+  reportUnpriced(rollup(report, ["model"], prices), prices, io);
 }
 
 /**
@@ -121,7 +144,7 @@ export function writeTreeCost(report: ProvenanceReport, prices: PriceTable, io: 
   const r = rollup(report, ["model"], prices);
   const s = pricedSums(r);
   io.stdout.write(costLine(s.dollars, s.known, report.events.length));
-  reportUnpriced(r, io);
+  reportUnpriced(r, prices, io);
 }
 
 /**
@@ -208,7 +231,7 @@ export async function writeHtml(
   const { prices } = page;
   const r = rollup(report, page.by ?? PAGE_BY, prices ?? undefined);
   collectIfGrown(); // the events rebuilt for it
-  if (prices) reportUnpriced(r, io);
+  if (prices) reportUnpriced(r, prices, io);
   let visible = 0;
   for (const n of report.nodes) if (n.hidden === null) visible++;
   const graph = visible > HTML_GRAPH_LIMIT

@@ -211,6 +211,24 @@ export function priceOf(model: string, prices: PriceTable): ModelPrice | null {
 }
 
 /**
+ * The longest entry a model's name merely begins with (`gpt-4o` of
+ * `gpt-4o-mini`), which does not price it ({@link priceOf}) — before R134-2
+ * it did: what a warning about the model names, so that a cost that fell
+ * after an upgrade says why.
+ *
+ * @param model an unpriced model name
+ * @param prices the table
+ * @returns the entry, or null
+ */
+export function prefixEntry(model: string, prices: PriceTable): string | null {
+  let best: string | null = null;
+  for (const k of Object.keys(prices)) {
+    if (k !== model && model.startsWith(k) && (best === null || k.length > best.length)) best = k;
+  }
+  return best;
+}
+
+/**
  * The cost of one inference in dollars.
  *
  * @param t its tokens

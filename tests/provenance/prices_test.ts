@@ -139,6 +139,19 @@ Deno.test("llm prov --by model: gpt-4o's price does not charge gpt-4o-mini (R134
   assert.match(r.stdout, /^gpt-4o-2024-08-06\s+1\s.*\$2\.5000$/m);
   assert.match(r.stdout, /^cost: \$2\.5000 \+ \? \(1 of 2 inferences unpriced\)$/m);
   assert.match(r.stderr, /no price for gpt-4o-mini \(/);
+  // why a cost fell after the upgrade: the entry that priced it before (R136-2), in every view
+  const hint = 'price entry "gpt-4o" no longer prices gpt-4o-mini: an entry prices its own name ' +
+    "and its dated or versioned forms (gpt-4o-2024-08-06), not every name it begins with; add an " +
+    'entry "gpt-4o-mini"\n';
+  assert.ok(r.stderr.endsWith(hint), r.stderr);
+  const json = await runMain(["llm", "prov", "pref.chat", "--json"], {
+    cwd: t.path,
+    env: { SCOUT_HOME: home, NO_COLOR: "1" },
+  });
+  assert.equal(json.code, 0, json.stderr);
+  assert.deepEqual(JSON.parse(json.stdout).totals.cost.unpriced, 1);
+  assert.match(json.stderr, /no price for gpt-4o-mini \(/); // before: nothing on stderr
+  assert.ok(json.stderr.endsWith(hint), json.stderr);
 });
 
 Deno.test("llm prov: a misspelt key in a price entry fails the command naming the file, line, key and the near name (R134-3)", async () => {
