@@ -8,7 +8,8 @@
  * and a task a built-in workflow defines: a script may clean a workflow that
  * has no jobs yet, and gets "0 jobs". A workflow file is found, never run
  * (R129-2), so a TASK of one with no jobs in the store is warned about, not
- * refused. [TS-FIX] Scout's `scout system clean` with an unknown workflow
+ * refused. A WORKFLOW given as a path is its workflow's name by then
+ * (`clean_paths.ts`, R137-3). [TS-FIX] Scout's `scout system clean` with an unknown workflow
  * prints nothing and exits 0.
  *
  * @module
@@ -36,12 +37,15 @@ type Found = readonly string[] | "any" | null;
  * @param names the WORKFLOW and TASK lists
  * @param jobs every job of the store (scanStore's list, in scope or not)
  * @param io cwd and env, for finding workflows
+ * @param byPath names a path given as WORKFLOW stood for (`clean_paths.ts`):
+ *   workflow files found, whose tasks cannot be told
  * @throws ScoutError `usage` naming the first unknown name, with near names
  */
 export async function checkCleanNames(
   names: CleanNames,
   jobs: readonly StoreJob[],
   io: Io,
+  byPath: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const store = new Map<string, Set<string>>();
   for (const j of jobs) {
@@ -50,7 +54,7 @@ export async function checkCleanNames(
     if (!store.has(wf)) store.set(wf, new Set());
     store.get(wf)!.add(task);
   }
-  const found = new Map<string, Found>();
+  const found = new Map<string, Found>([...byPath].map((n) => [n, "any"]));
   const lookUp = async (name: string) => {
     if (!found.has(name)) found.set(name, await findWorkflow(name, io));
     return found.get(name)!;

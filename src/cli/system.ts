@@ -13,7 +13,8 @@ import { oneJobsDir } from "./jobs_dir.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 
 const CLEAN_HELP = `
-Removes, from the jobs of WORKFLOW (a name, a comma list, or 'all') and TASK:
+Removes, from the jobs of WORKFLOW (a name or a workflow's path, a comma list,
+or 'all') and TASK:
   - jobs that will never finish: error, aborted, stale (their process is gone),
     unsync (.info says done, no result), waiting on a SLURM job that ended;
   - with --older AGE, also done jobs not used for that long (their result last
@@ -40,7 +41,9 @@ number counts days; the unit right after its number (Scout reads '12 h' as 12
 days), no decimals (Scout reads 1.5d as 6 days); 1d12h also works here (not in
 Scout). Exit 0, 1 when a job could not be removed, 2 on a usage error (a bad
 AGE; a WORKFLOW or TASK with no jobs in the store that names no workflow or
-task scout-ai can find — a known one with no jobs yet: "0 jobs").
+task scout-ai can find — a known one with no jobs yet: "0 jobs" —, or a path
+holding no workflow). A path stands for the name in its file's workflow("Name",
+…) (else its directory's name): the file is read, never run.
 
 ${FIXTURE_EXAMPLES}
   scout-ai system clean Baking --dry-run    # the failed and dead jobs of Baking
@@ -65,7 +68,7 @@ const REFUSED: Record<string, string> = {
 function registerSystemClean(system: Command, ctx: CliContext): void {
   system.command("clean")
     .description("remove failed, dead and (with --older) unused jobs, and stale locks")
-    .argument("[workflow]", "workflow name, comma list, or 'all' (none: stale locks only)")
+    .argument("[workflow]", "workflow name or path, comma list, or 'all' (none: stale locks only)")
     .argument("[task]", "task name or comma list (default: every task)")
     .option("-o, --older <age>", "also remove done jobs unused for longer than AGE (e.g. 30d)")
     .addOption(new Option("--older-than <age>", "same as --older").hideHelp())

@@ -24,6 +24,7 @@ import { checkJobsDir } from "./jobs_dir.ts";
 import { realPart, realRoots } from "./store_part.ts";
 import { keptJobs } from "./clean_keep.ts";
 import { checkCleanNames } from "./clean_names.ts";
+import { workflowsByPath } from "./clean_paths.ts";
 import { escapeLine } from "../provenance/one_line.ts";
 import { middleShorten } from "../provenance/labels.ts";
 
@@ -39,7 +40,7 @@ function shown(text: string): string {
 
 /** Options of `system clean`. */
 export interface SystemCleanOptions {
-  /** WORKFLOW: a name, a comma list, or `all`; none: stale locks only. */
+  /** WORKFLOW: a name or a workflow's path, a comma list, or `all`; none: stale locks only. */
   workflow?: string;
   /** TASK: a name or a comma list. */
   task?: string;
@@ -133,7 +134,9 @@ export async function runSystemClean(opts: SystemCleanOptions, io: Io): Promise<
   const { scanStore } = await import("../workflow/store_scan.ts");
   const { cleanStore } = await import("../workflow/store_clean.ts");
   const named = jobsDir !== undefined || Boolean(io.env.SCOUT_JOBS_DIR);
-  const scope = { workflows: names(opts.workflow), tasks: names(opts.task) };
+  // R137-3: a path (`fixtures/workflows/Baking`) stands for its workflow's name
+  const byPath = await workflowsByPath(names(opts.workflow), io);
+  const scope = { workflows: byPath.workflows, tasks: names(opts.task) };
   const jobs = scanStore(
     store.roots,
     scope,
@@ -144,7 +147,7 @@ export async function runSystemClean(opts: SystemCleanOptions, io: Io): Promise<
     },
   );
   // R128-2: a misspelled name matched nothing and the clean said "0 jobs", exit 0
-  await checkCleanNames(scope, jobs, io);
+  await checkCleanNames(scope, jobs, io, byPath.found);
   const keep = await keptJobs(opts.keep ?? [], store.roots, io);
   const outcome = await cleanStore(jobs, {
     olderMs,
