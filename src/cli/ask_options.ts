@@ -8,13 +8,15 @@
 import type { JobRoleResolver } from "../chat/compile_jobs.ts";
 import { chooseEndpoint, loadEndpoint } from "../config/endpoints.ts";
 import type { loadConfig } from "../config/store.ts";
-import { commandLineError, isScoutError } from "../errors.ts";
+import { commandLineError, isScoutError, ScoutError } from "../errors.ts";
 import type { AskOptions } from "../llm/ask.ts";
 import { getBackend } from "../llm/registry.ts";
 import { setOwn } from "../util/own_record.ts";
+import { shellWords } from "../util/shell_words.ts";
 import type { Io } from "./io.ts";
 import { warnSink } from "./io.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
+import { loader } from "./workflow_common.ts";
 
 /**
  * The request options given by flags: `-O key=value`, `-e`, `-m`, `-b`, over
@@ -64,17 +66,18 @@ export function flagValueError(e: unknown, opts: LlmAskOptions): unknown {
 }
 
 /**
- * The endpoint and backend the flags name (`-e`, `-b`, `-O endpoint=…`,
- * `-O backend=…`) must exist, as the ask would find them — checked before
- * anything runs, so `--dry-run` refuses the names the ask would refuse, and
- * an agent's task route does not start a job for them. No network: an
- * endpoint is a file, a backend a name. {@link flagValueError} makes the
- * error a usage error.
+ * The endpoint, backend and workflows the flags name (`-e`, `-b`, `-O
+ * endpoint=…`, `-O backend=…`, `-w`) must exist, as the ask would find them —
+ * checked before anything runs, so `--dry-run` refuses the names the ask
+ * would refuse, and an agent's task route does not start a job for them. No
+ * network: an endpoint is a file, a backend a name, a workflow a file loaded
+ * as the ask loads it. {@link flagValueError} makes the error a usage error.
  *
  * @param opts command options
  * @param io injected I/O (cwd, env)
  * @param store the loaded config
- * @throws ScoutError `endpoint_not_found` or `unknown_backend`
+ * @throws ScoutError `endpoint_not_found` or `unknown_backend`; `usage` for a
+ *   `-w` that names no workflow
  */
 export async function checkFlagNames(
   opts: LlmAskOptions,
@@ -91,6 +94,33 @@ export async function checkFlagNames(
   // as `chooseBackend` reads it: an empty value names none
   if (given.backend !== undefined && given.backend !== "") {
     await getBackend(String(given.backend).trim());
+  }
+  for (const value of opts.workflows ?? []) await checkWorkflowFlag(value, io);
+}
+
+/**
+ * A `-w` value's workflow must be one the ask's `tool:` line would find
+ * (R137-4: `-w nosuch` failed only when the ask ran, unquoted, `--dry-run`
+ * printed the chat, exit 0, and an agent's task route left a failed job):
+ * registered, or loaded as `workflow task` loads one (a name, a path, a
+ * built-in, an agent's workflow). Not found is a usage error worded as
+ * `workflow task` words it; a workflow that fails to load is a failure.
+ */
+async function checkWorkflowFlag(value: string, io: Io): Promise<void> {
+  let name: string | undefined;
+  try {
+    name = shellWords(value)[0];
+  } catch {
+    return; // an unbalanced quote: the ask's compile of the tool: line says where
+  }
+  const { registeredWorkflow } = await import("../workflow/define.ts");
+  if (name === undefined || registeredWorkflow(name) !== undefined) return;
+  const { loadWorkflow } = await loader();
+  try {
+    await loadWorkflow(name, { cwd: io.cwd, env: io.env });
+  } catch (e) {
+    if (!isScoutError(e, "workflow_not_found") || e.workflow !== name) throw e;
+    throw new ScoutError("usage", `-w: ${e.message}`, { cause: e });
   }
 }
 

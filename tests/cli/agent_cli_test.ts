@@ -76,6 +76,8 @@ Deno.test("agent ask -o appends the question and new messages (never the start c
   assert.match(saved, /assistant:\n\nstep one/);
   assert.doesNotMatch(saved, /You plan/);
   put(t.path, "notes.chat", "user: imported note\n");
+  // -w names a workflow the ask would find, --dry-run too (R137-4)
+  put(t.path, "workflows/Pantry/workflow.ts", "export default { tasks: {} };\n");
   const d = await runMain([
     "agent",
     "ask",
@@ -330,10 +332,10 @@ Deno.test("§2.2 related lookups: -w, tool: and introduce: find an agent directo
   r = await ask(["introduce: Lead\n\nuser: hi"]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(JSON.stringify(srv.requests.at(-1)!.body.messages), /What the Lead can do/);
-  // a name that is neither a workflow nor an agent with one: still not found
+  // a name that is neither a workflow nor an agent with one: still not found, a usage error (R137-4)
   r = await ask(["-w", "Nobody", "hi"]);
-  assert.equal(r.code, 1);
-  assert.match(r.stderr, /Workflow not found Nobody/);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /-w: Workflow "Nobody" not found \(searched /);
   // an agent directory that cannot be looked at is not "not found" (R72-3): it may hold the workflow
   const loop = join(t.path, "Agent", "Looped");
   symlinkSync(loop, loop);

@@ -10,6 +10,9 @@ import { join } from "node:path";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
 
 const HINT = "(run with --help for usage)\n";
+/** `-w` naming no workflow, worded as `workflow task` words it (R137-4). */
+const WORKFLOW =
+  /^scout-ai: -w: Workflow "nosuchwf" not found \(searched [^\n]*\/workflows\/<Name>\/workflow\.ts[^\n]*\)\n/;
 
 function setup(dir: string) {
   const home = join(dir, "scout");
@@ -92,7 +95,7 @@ Deno.test("an unknown -e endpoint, -t template, agent or workflow named on the c
   }
 });
 
-Deno.test("--dry-run refuses an unknown -e, -b or -O endpoint=/backend= as the ask does: exit 2, nothing printed (R110-1)", async () => {
+Deno.test("--dry-run refuses an unknown -e, -b, -O endpoint=/backend= or -w as the ask does: exit 2, nothing printed (R110-1, R137-4)", async () => {
   await using d = await tempDir();
   const { home, o } = setup(d.path);
   writeFileSync(join(home, "etc", "AI", "known.yaml"), "backend: ollama\n");
@@ -105,6 +108,7 @@ Deno.test("--dry-run refuses an unknown -e, -b or -O endpoint=/backend= as the a
     [["-b", "nosuch"], backend],
     [["-O", "backend=nosuch"], backend],
     [["-e", "known", "-b", "nosuch"], backend],
+    [["-w", "nosuchwf"], WORKFLOW],
   ];
   const commands = [
     ["llm", "ask", "--dry-run", "hi"],
@@ -122,13 +126,28 @@ Deno.test("--dry-run refuses an unknown -e, -b or -O endpoint=/backend= as the a
       assert.equal(r.stdout, "", args.join(" "));
     }
   }
+  // the ask itself refuses it too, before asking (R137-4: exit 1, "Workflow not found nosuchwf")
+  for (
+    const args of [["llm", "ask", "-w", "nosuchwf", "hi"], [
+      "llm",
+      "ask",
+      "-w",
+      "nosuchwf whisk",
+      "hi",
+    ]]
+  ) {
+    const r = await runMain(args, o);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, WORKFLOW, args.join(" "));
+    assert.ok(r.stderr.endsWith(HINT), r.stderr);
+  }
   // known names still print the chat, asking nothing
   const ok = await runMain(["llm", "ask", "-e", "known", "-b", "openai", "--dry-run", "hi"], o);
   assert.equal(ok.code, 0, ok.stderr);
   assert.equal(ok.stdout, "user:\n\nhi\n");
 });
 
-Deno.test("agent ask refuses an unknown -e or -b with exit 2 before anything runs, --dry-run and the task route too (R110-1)", async () => {
+Deno.test("agent ask refuses an unknown -e, -b or -w with exit 2 before anything runs, --dry-run and the task route too (R110-1, R137-4)", async () => {
   await using d = await tempDir();
   const { home, o } = setup(d.path);
   const env = { ...o.env, SCOUT_AGENT_PATH: join(ROOT, "fixtures", "agents") };
@@ -142,9 +161,10 @@ Deno.test("agent ask refuses an unknown -e or -b with exit 2 before anything run
         ], [
           "-b",
           /^scout-ai: Unknown backend: "nosuch" \(known: [^\n]*\)\n/,
-        ]] as const
+        ], ["-w", WORKFLOW]] as const
       ) {
-        const args = ["agent", "ask", agent, flag, "nosuch", ...dry, "hi"];
+        const value = flag === "-w" ? "nosuchwf" : "nosuch";
+        const args = ["agent", "ask", agent, flag, value, ...dry, "hi"];
         const r = await runMain(args, { ...o, env });
         assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
         assert.match(r.stderr, message, args.join(" "));
