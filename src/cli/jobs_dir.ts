@@ -19,7 +19,9 @@ import { isDirectory } from "../util/fs.ts";
  *
  * @param given the value as given
  * @param cwd the working directory it is relative to
- * @param o `create: true` when the command makes a missing directory
+ * @param o `create: true` when the command makes a missing directory; `flag`:
+ *   the option named in the error (default `--jobs-dir`; `workflow batch`'s
+ *   `--batch-dir` is checked alike, R137-7)
  * @returns the absolute path
  * @throws ScoutError `not_found` (no such directory) or `invalid_input` (not a directory)
  *
@@ -29,13 +31,18 @@ import { isDirectory } from "../util/fs.ts";
  * checkJobsDir("var/jobs", "/tmp", { create: true }); // "/tmp/var/jobs"
  * ```
  */
-export function checkJobsDir(given: string, cwd: string, o: { create?: boolean } = {}): string {
+export function checkJobsDir(
+  given: string,
+  cwd: string,
+  o: { create?: boolean; flag?: string } = {},
+): string {
   const dir = resolve(cwd, given);
+  const flag = o.flag ?? "--jobs-dir";
   if (isDirectory(dir)) return dir;
   if (existsSync(dir)) {
     throw new ScoutError(
       "invalid_input",
-      `Cannot use --jobs-dir "${given}": it is not a directory`,
+      `Cannot use ${flag} "${given}": it is not a directory`,
       { file: given },
     );
   }
@@ -46,7 +53,7 @@ export function checkJobsDir(given: string, cwd: string, o: { create?: boolean }
       const what = relative(cwd, blocker) || blocker;
       throw new ScoutError(
         "invalid_input",
-        `Cannot use --jobs-dir "${given}": "${what}" is not a directory`,
+        `Cannot use ${flag} "${given}": "${what}" is not a directory`,
         { file: given },
       );
     }
@@ -54,7 +61,7 @@ export function checkJobsDir(given: string, cwd: string, o: { create?: boolean }
   }
   throw new ScoutError(
     "not_found",
-    `Cannot use --jobs-dir "${given}": no such directory`,
+    `Cannot use ${flag} "${given}": no such directory`,
     { file: given },
   );
 }

@@ -19,6 +19,7 @@ import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import type { ListBatchesOptions } from "../workflow/deploy/mod.ts";
 import { statusStyle } from "./workflow_common.ts";
+import { checkJobsDir } from "./jobs_dir.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
 
@@ -38,12 +39,18 @@ export interface WorkflowBatchOptions {
   dryRun?: boolean;
 }
 
+/**
+ * The batch directories of `--batch-dir`, else of the default base. A
+ * `--batch-dir` given and missing is an error naming it, as `--jobs-dir` is
+ * (R137-7: a typo listed no batches, exit 0); the default base missing holds
+ * none — nobody typed it.
+ */
 async function entries(opts: WorkflowBatchOptions, io: Io, how: ListBatchesOptions = {}) {
   const { batchBase, listBatches } = await deployLib();
-  const base = batchBase(
-    opts.batchDir !== undefined ? resolve(io.cwd, opts.batchDir) : undefined,
-    io.env,
-  );
+  const given = opts.batchDir !== undefined
+    ? checkJobsDir(opts.batchDir, io.cwd, { flag: "--batch-dir" })
+    : undefined;
+  const base = batchBase(given, io.env);
   return { base, list: await listBatches(base, io.env, how) };
 }
 
