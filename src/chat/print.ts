@@ -45,12 +45,21 @@ export function bodyText(content: unknown): string {
   return rubyStrip(String(content));
 }
 
+/**
+ * Whether `role` is a header word `[a-z0-9_]+` (D28), the roles a chat can
+ * print.
+ *
+ * @param role a message's role
+ * @returns whether it prints as a header
+ */
+export function isHeaderWord(role: unknown): role is string {
+  return typeof role === "string" && role.length > 0 && roleNameLength(role) === role.length;
+}
+
 /** The message's role, checked to be a header word `[a-z0-9_]+` (D28). */
 function checkedRole(m: Message, index: number | null): string {
   const role = m.role as unknown;
-  if (typeof role === "string" && role.length > 0 && roleNameLength(role) === role.length) {
-    return role;
-  }
+  if (isHeaderWord(role)) return role;
   const which = index === null ? "a message" : `message ${index}`;
   const shown = typeof role === "string" ? JSON.stringify(role) : String(role);
   throw new ScoutError(

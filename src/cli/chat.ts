@@ -9,7 +9,7 @@ import { typeName } from "../chat/type_name.ts";
 import { jsonErrorParts } from "../util/json_error.ts";
 import type { Chat, Message } from "../chat/types.ts";
 import { parse } from "../chat/parse.ts";
-import { print } from "../chat/print.ts";
+import { isHeaderWord, print } from "../chat/print.ts";
 import type { CliContext } from "./context.ts";
 import { readInput } from "./input.ts";
 import type { Io } from "./io.ts";
@@ -66,7 +66,7 @@ export async function runChatPrint(opts: ChatPrintOptions, io: Io): Promise<numb
 
 /**
  * Validates JSON text as a message list: an array of objects whose `role` is a
- * string. Errors name the input and the offending index.
+ * header word `[a-z0-9_]+`. Errors name the input and the offending index.
  *
  * @param text JSON text
  * @param name input name for messages
@@ -99,10 +99,21 @@ export function messagesFromJson(text: string, name: string): Chat {
         },
       );
     }
-    if (typeof (m as Message).role !== "string") {
+    const role = (m as Message).role as unknown;
+    if (typeof role !== "string") {
       throw new ScoutError("invalid_input", `Message ${i} in ${name} has no string "role"`, {
         file: name,
       });
+    }
+    // the printer's check, but naming the input as the other errors here do (R137-8)
+    if (!isHeaderWord(role)) {
+      throw new ScoutError(
+        "chat_print",
+        `Cannot print message ${i} in ${name}: role ${
+          JSON.stringify(role)
+        } is not a header word [a-z0-9_]+`,
+        { file: name, index: i, role },
+      );
     }
   });
   return data as Chat;

@@ -35,7 +35,7 @@ Deno.test("chat print: bad JSON and wrong shapes → one-line errors, exit 1", a
     ['[{"role":"user"},{"content":"x"}]', /^scout-ai: Message 1 in <stdin> has no string "role"$/],
     [
       '[{"role":"user","content":"a"},{"role":"my role","content":"b"}]',
-      /^scout-ai: Cannot print message 1: role "my role" is not a header word \[a-z0-9_\]\+$/,
+      /^scout-ai: Cannot print message 1 in <stdin>: role "my role" is not a header word \[a-z0-9_\]\+$/,
     ],
   ];
   for (const [stdin, re] of cases) {
@@ -45,6 +45,19 @@ Deno.test("chat print: bad JSON and wrong shapes → one-line errors, exit 1", a
     assert.match(r.stderr.trimEnd(), re);
     assert.equal(r.stderr.trimEnd().split("\n").length, 1, "one line, no stack");
   }
+});
+
+Deno.test("chat print FILE: a role that is not a header word names the file (R137-8)", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "role.json"), '[{"role":"Bad Role","content":"x"}]');
+  const r = await runMain(["chat", "print", "role.json"], { cwd: dir.path });
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, "");
+  assert.equal(
+    r.stderr,
+    'scout-ai: Cannot print message 0 in role.json: role "Bad Role" is not a header word ' +
+      "[a-z0-9_]+\n",
+  );
 });
 
 Deno.test("chat print FILE: missing file names it", async () => {
