@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { Command, Help } from "@commander-js/extra-typings";
+import { type Command, Help } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
-import { paint, USAGE_HINT } from "./io.ts";
+import { cliProgram } from "./cli_program.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 
 const REGISTER_HELP = `
@@ -53,10 +53,10 @@ interface KbDir {
   of(args: unknown[]): [string, unknown[]];
 }
 
-function kbDir(fixedDir: string | undefined): KbDir {
+function kbDir(fixedDir: (() => string) | undefined): KbDir {
   return {
     arg: (c) => fixedDir === undefined ? c.argument("<kb-dir>", "knowledge base directory") : c,
-    of: (args) => fixedDir === undefined ? [args[0] as string, args.slice(1)] : [fixedDir, args],
+    of: (args) => fixedDir === undefined ? [args[0] as string, args.slice(1)] : [fixedDir(), args],
   };
 }
 
@@ -66,9 +66,10 @@ function kbDir(fixedDir: string | undefined): KbDir {
  *
  * @param program the root program
  * @param ctx invocation context
- * @param fixedDir the knowledge base of `agent kb` (then no `<kb-dir>` argument)
+ * @param fixedDir the knowledge base of `agent kb`, known when its action runs (then no
+ *   `<kb-dir>` argument)
  */
-export function registerKb(program: Command, ctx: CliContext, fixedDir?: string): void {
+export function registerKb(program: Command, ctx: CliContext, fixedDir?: () => string): void {
   const kb = program.command("kb").description(
     "knowledge bases: databases of entity associations from Scout TSV files, used as tools by " +
       "kb: lines and agents' knowledge_base/",
@@ -155,24 +156,20 @@ function registerKbQuery(kb: Command, ctx: CliContext, dir: KbDir): void {
 
 /**
  * Runs `agent kb <Agent> <command> [args…]`: the `kb` command on the agent's
- * `knowledge_base/`.
+ * `knowledge_base/`, found when the command runs (after the `--json` watch:
+ * a failure there prints the JSON document too).
  *
  * @param name agent name or path
  * @param args the `kb` command and its arguments
  * @param ctx invocation context
  */
 export async function runAgentKb(name: string, args: string[], ctx: CliContext): Promise<void> {
-  const { agentKnowledgeBaseDir } = await import("./kb_run.ts");
-  const dir = await agentKnowledgeBaseDir(name, ctx.io);
-  const program = new Command("scout-ai agent").exitOverride().configureOutput({
-    writeOut: (s) => ctx.io.stdout.write(s),
-    writeErr: (s) => ctx.io.stderr.write(s),
-    // as every other command's errors (main.ts)
-    outputError: (s, write) =>
-      write(`${paint(ctx.io, "stderr", "red", "scout-ai:")} ${s.replace(/^error: /, "")}`),
+  let dir = "";
+  const program = cliProgram(ctx, "scout-ai agent").hook("preAction", async () => {
+    const { agentKnowledgeBaseDir } = await import("./kb_run.ts");
+    dir = await agentKnowledgeBaseDir(name, ctx.io);
   });
-  program.showHelpAfterError(USAGE_HINT);
-  registerKb(program as unknown as Command, ctx, dir);
+  registerKb(program, ctx, () => dir);
   // usage lines name the agent: `scout-ai agent kb NAME query …`
   const kb = program.commands.find((c) => c.name() === "kb")!;
   kb.name(`kb ${name}`);

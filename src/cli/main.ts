@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Command, CommanderError, Option } from "@commander-js/extra-typings";
+import { type Command, CommanderError, Option } from "@commander-js/extra-typings";
 import {
   errorLocation,
   isScoutError,
@@ -22,8 +22,9 @@ import { handleInterrupts, reportInterrupts } from "../workflow/interrupt.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { paint, USAGE_HINT, warnSink } from "./io.ts";
+import { cliProgram } from "./cli_program.ts";
 import { denoHint } from "./deno_hint.ts";
-import { jsonErrorLine, jsonInterruptLine, signalOfExit, watchedSink } from "./json_error.ts";
+import { jsonErrorLine, signalOfExit } from "./json_error.ts";
 import { helpArgs } from "./help_path.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { registerChat } from "./chat.ts";
@@ -84,25 +85,6 @@ function applyGlobalFlags(ctx: CliContext, g: GlobalFlags): void {
   if (g.nobar) io.stderrIsTTY = false;
 }
 
-/**
- * Under `--json`: stdout watched, so a failure knows whether the command
- * printed its answer; and a signal that stops the command where it listens
- * for signals (jobs running, an ask) prints its JSON document. A command
- * that takes no signal of its own (`chat parse -` reading stdin, a `kb`
- * query waiting on another process's index lock) ends by the signal's
- * default disposition, without a document: listeners taken for it up front
- * run only when its thread is free, and a synchronous wait then ignored
- * Ctrl-C for up to 10 minutes (R130-1).
- */
-function watchJsonStdout(ctx: CliContext): void {
-  const watched = watchedSink(ctx.io.stdout);
-  ctx.io.stdout = watched.sink;
-  ctx.jsonStdoutWritten = watched.written;
-  ctx.jsonInterrupted = (signal) => {
-    if (!watched.written()) watched.sink.write(jsonInterruptLine(signal));
-  };
-}
-
 /** Whether `io` is this process's (a test's buffer Io gets no signal). */
 function realProcess(io: Io): boolean {
   return typeof process !== "undefined" && io.env === process.env;
@@ -123,10 +105,14 @@ function reportJsonInterrupt(ctx: CliContext): () => void {
   });
 }
 
-/** The root command: description, version, global flags, help, and output through the Io. */
+/**
+ * The root command: description, version, global flags, help; output
+ * through the Io and the `--json` watch as every program of the CLI.
+ */
 function rootCommand(ctx: CliContext): Command {
-  const { io } = ctx;
-  return new Command("scout-ai")
+  return cliProgram(ctx, "scout-ai", (cmd) => {
+    applyGlobalFlags(ctx, cmd.optsWithGlobals() as GlobalFlags);
+  })
     .description(
       "Agent harness for plain-text .chat conversations: parse and compile chats, ask models, " +
         "run workflows as persisted jobs, and explain any result's provenance.",
@@ -140,20 +126,7 @@ function rootCommand(ctx: CliContext): Command {
     // Scout's flag too, but the only spelling: listed
     .option("--nobar", "draw no progress lines on stderr")
     .addHelpText("after", ROOT_HELP)
-    .showSuggestionAfterError(true)
-    // as the usage errors of our own checks (reportError): one hint, not the whole help
-    .showHelpAfterError(USAGE_HINT)
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
-      outputError: (s, write) =>
-        write(`${paint(io, "stderr", "red", "scout-ai:")} ${s.replace(/^error: /, "")}`),
-    })
-    .hook("preAction", (_program, cmd) => {
-      applyGlobalFlags(ctx, cmd.optsWithGlobals() as GlobalFlags);
-      if ((cmd.opts() as { json?: unknown }).json === true) watchJsonStdout(ctx);
-    });
+    .showSuggestionAfterError(true);
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT, runScout, tempDir } from "../support/cli.ts";
+import { ROOT, runMain, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 const BAKING = join(ROOT, "fixtures", "workflows", "Baking");
@@ -63,4 +63,48 @@ Deno.test("--json: a usage error prints nothing on stdout, exit 2", async () => 
   const r = await runScout(["workflow", "task", BAKING, "cak", "--json"], o);
   assert.equal(r.code, 2, r.stderr);
   assert.equal(r.stdout, "");
+});
+
+Deno.test("agent kb NAME list|query --json: a failure prints the document, as kb list|query (R137-1)", async () => {
+  await using d = await tempDir();
+  const home = { SCOUT_HOME: join(d.path, "home") };
+  const kbAgents = {
+    cwd: d.path,
+    env: { ...home, SCOUT_AGENT_PATH: join(ROOT, "fixtures/kb/agents") },
+  };
+  const agents = { cwd: d.path, env: { ...home, SCOUT_AGENT_PATH: join(ROOT, "fixtures/agents") } };
+  const cases: [string[], typeof agents, RegExp][] = [
+    [
+      ["agent", "kb", "Genealogist", "query", "nosuchdb", "X"],
+      kbAgents,
+      /Unknown database "nosuchdb"/,
+    ],
+    [["agent", "kb", "Planner", "list"], agents, /Knowledge base directory not found/],
+    [["kb", "query", join(ROOT, "fixtures/kb/family"), "nosuchdb", "X"], agents, /nosuchdb/],
+  ];
+  for (const [args, o, re] of cases) {
+    const r = await runMain([...args, "--json"], o);
+    assert.equal(r.code, 1, `${args.join(" ")}: ${r.stderr}`);
+    const doc = oneDocument(r.stdout);
+    assert.deepEqual([doc.version, doc.status], [1, "error"], args.join(" "));
+    assert.match(String(doc.error), re);
+    assert.ok(r.stderr.includes(String(doc.error)), "the stderr line's words");
+  }
+  // without --json: no document
+  const text = await runMain(["agent", "kb", "Planner", "list"], agents);
+  assert.deepEqual([text.code, text.stdout], [1, ""]);
+});
+
+Deno.test("every commander program of the CLI is built by cliProgram (the --json watch, R137-1)", async () => {
+  const cli = join(ROOT, "src", "cli");
+  for await (const e of Deno.readDir(cli)) {
+    if (!e.isFile || e.name === "cli_program.ts") continue;
+    const text = await Deno.readTextFile(join(cli, e.name));
+    // code, not a doc comment's example (help_path.ts has one)
+    assert.doesNotMatch(
+      text,
+      /^(?!\s*(\*|\/\/)).*new Command\(/m,
+      `${e.name}: use cliProgram (src/cli/cli_program.ts)`,
+    );
+  }
 });
