@@ -254,7 +254,8 @@ names FILE:LINE, and the reply is printed on stdout as "# FILE:LINE: question" a
 "# Response start" ... "# Response end" block, to paste where it belongs.
 A symbolic link is written through; a file not UTF-8 or read-only is refused.
 --json prints {"version":1, "file", "answered":[{line, question, answer}], "skipped",
-"unplaced":[{line, question, answer}]} (replies not placed are listed there, not printed).
+"unplaced":[{line, question, answer}]} (replies not placed are listed there, not printed);
+with --dry-run also "dry_run":true and "questions":[{line, question, messages:[{role,content}]}].
 
 --json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
 "usage":{pt,ct,tt,cct,cwt,rt}, "total_usage":{…}, "usage_warnings":[{code,file,message}…],

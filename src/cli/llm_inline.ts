@@ -42,6 +42,7 @@ import {
 } from "./inline_blocks.ts";
 import type { Io } from "./io.ts";
 import { paint, warn, warnSink } from "./io.ts";
+import { messageRecords } from "./listing.ts";
 
 export { type AskBlock, findAskBlocks, withReplies } from "./inline_blocks.ts";
 
@@ -158,19 +159,16 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
   // checked before anything is asked: a link's target (rewritten, mode kept), not read-only
   const where = run.dryRun ? null : inPlaceWrite(path, run.file);
   if (where?.stream) throw notRewritable(run.file); // a file known by no path (`/dev/fd/N`)
-  if (!run.dryRun) io.finishWithoutStdout?.(); // the file is rewritten, stdout read or not
   const imports = await inlineImports(run, io);
+  const skipped = blocks.length - todo.length;
+  if (run.dryRun) return await printDryRun(run, { text, todo, imports, skipped }, io);
+  io.finishWithoutStdout?.(); // the file is rewritten, stdout read or not
   const got: BlockReply[] = [];
   let unplaced: BlockReply[] = [];
   let done = false;
   try {
     for (const b of todo) {
       const messages = [...run.prefix, ...inlineMessages(b, text, run.file), ...imports];
-      if (run.dryRun) {
-        const { print } = await import("../chat/print.ts");
-        io.stdout.write(`# line ${b.line}\n${print(messages).replace(/^\n/, "")}\n`);
-        continue;
-      }
       if (io.stderrIsTTY) {
         io.stderr.write(paint(io, "stderr", "dim", `· line ${b.line}: ${b.question}`) + "\n");
       }
@@ -190,7 +188,6 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
     }
   }
   const answered = got.filter((r) => !unplaced.includes(r)).map(entry);
-  const skipped = blocks.length - todo.length;
   if (run.json) {
     const out = {
       version: 1,
@@ -200,13 +197,62 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
       unplaced: unplaced.map(entry),
     };
     io.stdout.write(JSON.stringify(out, null, 2) + "\n");
-  } else if (!run.dryRun) {
+  } else {
     io.stderr.write(
       `${run.file}: ${answered.length} answered` +
         (unplaced.length ? `, ${unplaced.length} not placed (printed on stdout)` : "") +
         (skipped ? `, ${skipped} already answered (left as they were)` : "") + "\n",
     );
   }
+  return 0;
+}
+
+/** What a dry run shows: the questions to ask, and what each is sent with. */
+interface DryRun {
+  /** The file's text. */
+  text: string;
+  /** The unanswered blocks. */
+  todo: AskBlock[];
+  /** The `-i` chats, before each question. */
+  imports: Message[];
+  /** How many blocks are answered already. */
+  skipped: number;
+}
+
+/**
+ * `--dry-run`: each question's chat as it would be sent, after a `# line N`
+ * line; with `--json`, in the one document (R137-2), as `llm ask --dry-run
+ * --json` prints its messages: `"dry_run":true` and `"questions":[{line,
+ * question, messages:[{role, content}…]}]`, with the fields of a run that
+ * asked (nothing answered).
+ */
+async function printDryRun(run: InlineRun, d: DryRun, io: Io): Promise<number> {
+  const chats = d.todo.map((b) => ({
+    block: b,
+    messages: [...run.prefix, ...inlineMessages(b, d.text, run.file), ...d.imports],
+  }));
+  if (!run.json) {
+    const { print } = await import("../chat/print.ts");
+    for (const { block, messages } of chats) {
+      io.stdout.write(`# line ${block.line}\n${print(messages).replace(/^\n/, "")}\n`);
+    }
+    return 0;
+  }
+  const questions = chats.map(({ block, messages }) => ({
+    line: block.line,
+    question: block.question,
+    messages: messageRecords(messages),
+  }));
+  const out = {
+    version: 1,
+    file: run.file,
+    dry_run: true,
+    questions,
+    answered: [],
+    skipped: d.skipped,
+    unplaced: [],
+  };
+  io.stdout.write(JSON.stringify(out, null, 2) + "\n");
   return 0;
 }
 

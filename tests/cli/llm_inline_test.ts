@@ -172,6 +172,42 @@ Deno.test("agent ask --inline: the agent's start chat comes before each inline q
   assert.equal(await Deno.readTextFile(join(dir.path, "area.rb")), before);
 });
 
+Deno.test("llm ask / agent ask --inline --dry-run --json: one document, the chats in it (R137-2)", async () => {
+  await using dir = await tempDir();
+  const env = { SCOUT_HOME: join(dir.path, "home") };
+  const o = { env, cwd: dir.path };
+  const first = findAskBlocks(SOURCE)[0]!;
+  await Deno.writeTextFile(
+    join(dir.path, "area.rb"),
+    withReplies(SOURCE, new Map([[first.end, "PI"]])),
+  );
+  const agentDir = join(dir.path, "Agent", "Reviewer");
+  await Deno.mkdir(agentDir, { recursive: true });
+  await Deno.writeTextFile(join(agentDir, "start_chat"), "system: You review Ruby code.\n");
+  const runs: [string[], string[]][] = [
+    [["llm", "ask"], [INLINE_SYSTEM]],
+    [["agent", "ask", "Reviewer"], ["You review Ruby code.", INLINE_SYSTEM]],
+  ];
+  for (const [cmd, systems] of runs) {
+    const r = await runMain([...cmd, "--inline", "area.rb", "--dry-run", "--json"], o);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout); // before: "# line 11\nsystem:…" and then the document
+    assert.deepEqual(
+      [doc.version, doc.file, doc.dry_run, doc.answered, doc.skipped, doc.unplaced],
+      [1, "area.rb", true, [], 1, []],
+    );
+    assert.deepEqual(doc.questions.map((q: { line: number }) => q.line), [11]);
+    assert.equal(doc.questions[0].question, "is this Ruby?");
+    const messages = doc.questions[0].messages as { role: string; content: string }[];
+    assert.deepEqual(messages.filter((m) => m.role === "system").map((m) => m.content), systems);
+    assert.match(messages.at(-1)!.content, /<file name="area.rb">/);
+  }
+  // without --json: the chat text, as before
+  const text = await runMain(["llm", "ask", "--inline", "area.rb", "--dry-run"], o);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /^# line 11\nsystem:\n\nWrite a succint reply/);
+});
+
 Deno.test("llm ask --inline through a symbolic link: the target is rewritten (mode, byte-order mark and CRLF kept); a file not UTF-8 or read-only is refused before asking (R74-2)", async () => {
   const { dir, srv, env, flags } = await setup();
   await using _d = dir;
