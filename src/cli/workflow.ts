@@ -8,7 +8,9 @@
  *   `"status":"error","error":message`, exit 1, with `"jobStatus"` — the job's
  *   own status as `info` shows it: `missing` when it never started, a
  *   dependency having failed — and `"failed":{"path","shortPath","status"}`,
- *   the job that failed, itself or a dependency); `result` is the loaded value
+ *   the job that failed, itself or a dependency); stopped by a signal, the
+ *   same with `"code":"interrupted","signal"` and `error` the stderr line's
+ *   `Interrupted (job "…" recorded as aborted)`; `result` is the loaded value
  *   (chat → messages, binary → text).
  * - `info`: `{"version":1,"path","shortPath","status","done","running","process",
  *   "stale","info","infoProblem","dependencies":[{"ref","path","status"}],"files":[…],

@@ -10,7 +10,7 @@ import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { type StatusLine, statusLine } from "./status_line.ts";
 import { escapeLine } from "../provenance/one_line.ts";
-import { failureJson, printResult } from "./workflow_task_result.ts";
+import { failureJson, interruptJson, printResult } from "./workflow_task_result.ts";
 import { interruptWord } from "./ask_interrupt.ts";
 import { reportInterrupts } from "../workflow/interrupt.ts";
 import { loadWorkflowArgument, wfLib } from "./workflow_common.ts";
@@ -179,21 +179,29 @@ async function runAndPrint(
   const lib = await wfLib();
   const p = progress(io);
   let result: unknown;
-  const unreport = reportInterrupts((signal, aborted) => {
+  let documented = false;
+  // the stderr line; when the run ends by it, under --json the document too, with the
+  // job's fields (R137-6): before the CLI's, which then prints none
+  const stop = (signal: string, aborted: string[], ends: boolean) => {
     p.done();
-    interruptNotice(io, signal, aborted);
-  });
+    const what = interruptNotice(io, signal, aborted);
+    // (a signal's: not another cause, as the CLI's document)
+    if (!opts.json || !ends || documented || !(signal in SIGNAL_EXIT)) return;
+    io.stdout.write(interruptJson(lib, job, signal, what));
+    documented = true;
+  };
+  // not exiting (held): the run goes on to fail, and prints that document
+  const unreport = reportInterrupts((signal, aborted, exiting) => stop(signal, aborted, exiting));
   try {
     const stopped = mode === "local" ? await runLocalDeploy(job, opts, io, workerInputs) : null;
     if (stopped !== null) {
-      p.done();
-      interruptNotice(io, stopped.signal, stopped.aborted);
+      stop(stopped.signal, stopped.aborted, true);
       return SIGNAL_EXIT[stopped.signal] ?? 1;
     }
     result = await lib.runJob(job, { onEvent: p.onEvent, env: io.env });
   } catch (e) {
     p.done();
-    if (opts.json) io.stdout.write(await failureJson(lib, job, e));
+    if (opts.json && !documented) io.stdout.write(await failureJson(lib, job, e));
     throw e;
   } finally {
     unreport();
@@ -209,12 +217,15 @@ const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM:
 /**
  * The one line a SIGINT/SIGTERM ending the run leaves on stderr, naming the
  * jobs it recorded aborted: `scout-ai: Interrupted (job "<path>" recorded as aborted)`.
+ *
+ * @returns its text after `scout-ai: `
  */
-function interruptNotice(io: Io, signal: string, aborted: string[]): void {
+function interruptNotice(io: Io, signal: string, aborted: string[]): string {
   const jobs = aborted.map((path) => `"${path}"`).join(", ");
   const what = aborted.length === 0
     ? ""
     : ` (${aborted.length === 1 ? "job" : "jobs"} ${jobs} recorded as aborted)`;
-  io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${interruptWord(signal)}${what}
-`);
+  const text = `${interruptWord(signal)}${what}`;
+  io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${text}\n`);
+  return text;
 }

@@ -96,3 +96,29 @@ export async function failureJson(lib: WfLib, job: Job, e: unknown): Promise<str
     ...failed,
   }) + "\n";
 }
+
+/**
+ * The `--json` document of a run a signal stopped (R137-6): the interrupt's
+ * (`"code":"interrupted"`, `"signal"`), its `error` the words of the stderr
+ * line (`Interrupted (job "<path>" recorded as aborted)`), with the job's
+ * fields as a failed run's document has them (`path`, `shortPath`,
+ * `jobStatus`). Synchronous: the process exits right after.
+ *
+ * @param lib the workflow library
+ * @param job the job asked for
+ * @param signal the signal's name
+ * @param error the stderr line's text, without `scout-ai:`
+ * @returns the line, with its newline
+ */
+export function interruptJson(lib: WfLib, job: Job, signal: string, error: string): string {
+  return JSON.stringify({
+    version: 1,
+    path: job.path,
+    shortPath: job.shortPath,
+    status: "error",
+    error,
+    code: "interrupted",
+    signal,
+    jobStatus: lib.jobStatusOf(job.path, lib.readJobInfoSync(job.path).info),
+  }) + "\n";
+}

@@ -117,7 +117,9 @@ function onSignal(signal: string, late = false): void {
   }
   running.clear();
   const exiting = holders === 0 || late;
-  for (const report of reporters) {
+  // the last registered first: a command's own report (`workflow task --json`'s document)
+  // before the CLI's, which prints its document only when the command printed none (R137-6)
+  for (const report of [...reporters].reverse()) {
     try {
       report(signal, aborted, exiting);
     } catch { /* a report must not keep the process from exiting */ }
@@ -207,7 +209,8 @@ export function abandonRunningJobs(reason: string): number {
 
 /**
  * Registers a report of the jobs a SIGINT/SIGTERM marks aborted, called
- * once they are recorded and before the process exits.
+ * once they are recorded and before the process exits; the reports run the
+ * last registered first (the innermost, as `finally` blocks unwind).
  *
  * @param report gets the signal and the aborted jobs' paths
  * @returns the unregister function

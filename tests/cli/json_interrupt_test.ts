@@ -6,7 +6,8 @@
  * no signal of its own still ends by the signal's default disposition, at
  * once, without a document (R130-1: listeners taken for every `--json`
  * command left one blocked in a synchronous wait deaf to Ctrl-C). The document says which signal (`"code":"interrupted"`,
- * `"signal"`); the exit code stays 130/143/129. Real processes: `cli.ts` from
+ * `"signal"`); the exit code stays 130/143/129. `workflow task`'s carries
+ * its job's fields and the stderr line's words, as its failure's (R137-6). Real processes: `cli.ts` from
  * source and the built binary; a loopback provider server that holds its
  * reply.
  */
@@ -122,22 +123,57 @@ const SLEEPY = `export default (api) => api.workflow("Sleepy", { tasks: {
 } });
 `;
 
-/** `workflow task Sleepy nap --json`, stopped by `signal` once its job has started. */
-async function napStopped(via: Via, signal: Deno.Signal) {
+/** `workflow task Sleepy nap --json` (with `flags`), stopped by `signal` once its job has started. */
+async function napStopped(via: Via, signal: Deno.Signal, flags: string[] = []) {
   await using d = await tempDir();
   const wf = userWorkflow(d.path, "Sleepy", SLEEPY);
   const path = join(d.path, "home", "var", "jobs", "Sleepy", "nap", "Default");
-  const child = start(via, ["workflow", "task", wf, "nap", "--json"], d.path, {});
+  const child = start(via, ["workflow", "task", wf, "nap", "--json", ...flags], d.path, {});
   await until(() => readInfo(path)?.status === "start", `job ${path} to start`);
   const r = await stop(child, signal);
-  return { ...r, status: readInfo(path)?.status };
+  return { ...r, path, status: readInfo(path)?.status };
 }
 
-Deno.test("workflow task --json: SIGTERM while the task sleeps prints the interrupt as JSON, exit 143", async () => {
-  const r = await napStopped("source", "SIGTERM");
+/**
+ * `workflow task`'s interrupt document: the interrupt's fields, its `error`
+ * the stderr line's words, and the job's fields as a failed run's document
+ * has them (R137-6: the job was left out).
+ */
+function assertJobInterruptDocument(
+  r: { stdout: string; stderr: string; path: string },
+  signal: string,
+  word: string,
+): void {
+  const lines = r.stdout.split("\n").filter((l) => l !== "");
+  assert.equal(lines.length, 1, `one document: ${r.stdout} (stderr: ${r.stderr})`);
+  const said = `${word} (job "${r.path}" recorded as aborted)`;
+  assert.deepEqual(JSON.parse(lines[0]!), {
+    version: 1,
+    path: r.path,
+    shortPath: "Sleepy/nap/Default",
+    status: "error",
+    error: said,
+    code: "interrupted",
+    signal,
+    jobStatus: "aborted",
+  });
+  assert.ok(r.stderr.includes(`scout-ai: ${said}\n`), `the stderr line stays: ${r.stderr}`);
+}
+
+for (const [signal, code, word] of SIGNALS.slice(0, 2)) {
+  Deno.test(`workflow task --json: ${signal} while the task sleeps prints the interrupt as JSON with the job's fields, exit ${code}`, async () => {
+    const r = await napStopped("source", signal);
+    assert.equal(r.code, code, r.stderr);
+    assertJobInterruptDocument(r, signal, word);
+    assert.equal(r.status, "aborted", "the job is recorded aborted, as before");
+  });
+}
+
+Deno.test("workflow task --deploy local --json: SIGTERM prints the interrupt with the job's fields, exit 143", async () => {
+  const r = await napStopped("source", "SIGTERM", ["--deploy", "local"]);
   assert.equal(r.code, 143, r.stderr);
-  assertInterruptDocument(r, "SIGTERM", "Terminated");
-  assert.equal(r.status, "aborted", "the job is recorded aborted, as before");
+  assertJobInterruptDocument(r, "SIGTERM", "Terminated");
+  assert.equal(r.status, "aborted");
 });
 
 Deno.test("kb query --json blocked on another process's index lock still dies at once on SIGINT (R130-1)", async () => {
@@ -175,7 +211,7 @@ Deno.test("binary: llm ask --json on SIGINT and workflow task --json on SIGHUP p
   assertInterruptDocument(ask, "SIGINT", "Interrupted");
   const nap = await napStopped("binary", "SIGHUP");
   assert.equal(nap.code, 129, nap.stderr);
-  assertInterruptDocument(nap, "SIGHUP", "Hangup");
+  assertJobInterruptDocument(nap, "SIGHUP", "Hangup");
 });
 
 Deno.test("llm ask without --json: an interrupt prints nothing on stdout, as before", async () => {
