@@ -21,7 +21,8 @@ Deno.test("Ruby spellings: -d/--dry_run, --nocolor, --nobar are accepted; the al
   const ask = (await runMain(["llm", "ask", "--help"], o)).stdout;
   const root = (await runMain(["--help"], o)).stdout;
   // not in the option lists: one line each names the aliases (R94-9); --nobar has no other spelling
-  const lists = (ask + root).replace(/\nAlso accepted[^\n]*\n/g, "\n");
+  // (the JSON key "dry_run" of --dry-run --json is a key, not a flag's spelling)
+  const lists = (ask + root).replace(/\nAlso accepted[^\n]*\n/g, "\n").replaceAll('"dry_run"', "");
   assert.doesNotMatch(lists.replace(/^ {2}--nobar .*$/m, ""), /dry_run|nocolor|nobar|-l <level>/);
   assert.match(ask, /^Also accepted \(Scout's spellings\): -d, --dry_run for --dry-run; -l LEVEL/m);
   assert.match(root, /^Also accepted: --nocolor \(Scout's spelling of --no-color\)\.$/m);
