@@ -20,6 +20,19 @@ function plannerJob(home: string): string {
   return join(dir, names[0]!);
 }
 
+/** Whether the Planner's job logs hold both paid rounds' meta records yet. */
+function paidLogged(home: string): boolean {
+  try {
+    const files = `${plannerJob(home)}.files/log`;
+    return /^meta: pt=61 ct=31 /m.test(readFileSync(join(files, "agent.chat"), "utf8")) &&
+      /^meta: pt=43 ct=17 /m.test(
+        readFileSync(join(files, "society/Researcher/facts.chat"), "utf8"),
+      );
+  } catch {
+    return false; // not written yet
+  }
+}
+
 Deno.test("agent ask killed by SIGKILL mid-society keeps the logs of the inferences it paid for (R106-3)", async () => {
   await using d = await tempDir();
   const env = { ...homeIn(d.path), ASK_ENDPOINT: "loopback", NO_COLOR: "1" };
@@ -61,6 +74,12 @@ Deno.test("agent ask killed by SIGKILL mid-society keeps the logs of the inferen
     const t0 = Date.now();
     while (srv.requests.length < 3) {
       if (Date.now() - t0 > 60_000) throw new Error("the held request never arrived");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // the checkpoints are written behind each paid inference, on the I/O pool: with the run
+    // held, they land while it waits (a loaded machine may send the next request first)
+    while (!paidLogged(home)) {
+      if (Date.now() - t0 > 60_000) break; // the assertions below say what is missing
       await new Promise((r) => setTimeout(r, 50));
     }
   } finally {
