@@ -107,20 +107,27 @@ export async function checkFlagNames(
  * `workflow task` words it; a workflow that fails to load is a failure.
  */
 async function checkWorkflowFlag(value: string, io: Io): Promise<void> {
-  let name: string | undefined;
+  let words: string[];
   try {
-    name = shellWords(value)[0];
+    words = shellWords(value);
   } catch {
     return; // an unbalanced quote: the ask's compile of the tool: line says where
   }
+  // `Workflow [task [input…]]` (chat.md §4.4); a URL is a remote workflow, asked when used
+  const [name, task] = words;
+  if (name === undefined || /^https?:\/\//i.test(name)) return;
   const { registeredWorkflow } = await import("../workflow/define.ts");
-  if (name === undefined || registeredWorkflow(name) !== undefined) return;
   const { loadWorkflow } = await loader();
+  const { taskOf } = await import("../workflow/task_lookup.ts");
   try {
-    await loadWorkflow(name, { cwd: io.cwd, env: io.env });
+    const wf = registeredWorkflow(name) ?? await loadWorkflow(name, { cwd: io.cwd, env: io.env });
+    // the task it names too (R138-2: `-w "Baking nosuch"` passed --dry-run, then failed)
+    if (task !== undefined) taskOf(wf, task);
   } catch (e) {
-    if (!isScoutError(e, "workflow_not_found") || e.workflow !== name) throw e;
-    throw new ScoutError("usage", `-w: ${e.message}`, { cause: e });
+    const named = (isScoutError(e, "workflow_not_found") && e.workflow === name) ||
+      isScoutError(e, "task_not_found");
+    if (!named) throw e;
+    throw new ScoutError("usage", `-w: ${(e as Error).message}`, { cause: e });
   }
 }
 

@@ -28,6 +28,8 @@ const TS_FILES = ["workflow.ts", "workflow.js", "workflow.mjs"];
 
 /** A `workflow(` or `defineWorkflow(` call whose first argument is a plain string literal. */
 const NAMED_CALL = /\b(?:workflow|defineWorkflow)\s*\(\s*(["'`])([^"'`\\$\n]+)\1/g;
+/** Any `workflow(`/`defineWorkflow(` call: one whose name is not a literal is named at run time. */
+const ANY_CALL = /\b(?:workflow|defineWorkflow)\s*\(/g;
 
 /**
  * Whether a WORKFLOW argument is a path (`findWorkflowFile`'s rule, and a
@@ -85,10 +87,16 @@ async function nameAt(given: string, cwd: string): Promise<string> {
   }
   const dirName = basename(dirname(file));
   if (basename(file) === "workflow.rb") return dirName;
-  const named = [...new Set([...(await readText(file)).matchAll(NAMED_CALL)].map((m) => m[2]!))];
-  if (named.length === 1) return named[0]!;
-  if (named.length === 0 && TS_FILES.includes(basename(file))) return dirName;
-  const what = named.length === 0
+  const text = await readText(file);
+  const named = [...new Set([...text.matchAll(NAMED_CALL)].map((m) => m[2]!))];
+  // a call naming its workflow by a variable (R138-1): the directory's name would be a guess,
+  // and could be another workflow's
+  const computed = [...text.matchAll(ANY_CALL)].length > [...text.matchAll(NAMED_CALL)].length;
+  if (named.length === 1 && !computed) return named[0]!;
+  if (named.length === 0 && !computed && TS_FILES.includes(basename(file))) return dirName;
+  const what = computed
+    ? "a workflow(…) call names it by a variable"
+    : named.length === 0
     ? 'no workflow("Name", …) in it'
     : `it names ${named.map((n) => `"${n}"`).join(" and ")}`;
   throw usageError(

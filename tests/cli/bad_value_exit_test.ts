@@ -145,6 +145,15 @@ Deno.test("--dry-run refuses an unknown -e, -b, -O endpoint=/backend= or -w as t
   const ok = await runMain(["llm", "ask", "-e", "known", "-b", "openai", "--dry-run", "hi"], o);
   assert.equal(ok.code, 0, ok.stderr);
   assert.equal(ok.stdout, "user:\n\nhi\n");
+  // -w's task is checked too (R138-2); its inputs and a remote workflow's url are not looked up
+  const baking = join(ROOT, "fixtures", "workflows", "Baking");
+  const task = await runMain(["llm", "ask", "--dry-run", "-w", `${baking} nosuch`, "hi"], o);
+  assert.equal(task.code, 2, task.stderr);
+  assert.match(task.stderr, /^scout-ai: -w: Task "nosuch" not found in workflow "Baking"/);
+  for (const w of [`${baking} cake eggs=3`, "http://127.0.0.1:9/Baking cake"]) {
+    const r = await runMain(["llm", "ask", "--dry-run", "-w", w, "hi"], o);
+    assert.equal(r.code, 0, `${w}: ${r.stderr}`);
+  }
 });
 
 Deno.test("agent ask refuses an unknown -e, -b or -w with exit 2 before anything runs, --dry-run and the task route too (R110-1, R137-4)", async () => {

@@ -43,11 +43,18 @@ Deno.test("system clean: a path that holds no workflow is a usage error", async 
   mkdirSync(join(d.path, "empty"));
   writeFileSync(join(d.path, "notes.ts"), "export const x = 1;\n");
   writeFileSync(join(d.path, "two.ts"), `api.workflow("A", {}); api.workflow("B", {});\n`);
+  // named by a variable (R138-1): the directory's name, Baking here, would clean another's jobs
+  mkdirSync(join(d.path, "Baking"));
+  writeFileSync(
+    join(d.path, "Baking", "workflow.ts"),
+    `const NAME = "Vname";\nexport default (api) => api.workflow(NAME, { tasks: {} });\n`,
+  );
   const cases: [string, RegExp][] = [
     [join(d.path, "empty"), /WORKFLOW ".*empty" is a path that holds no workflow: no workflow\.ts/],
     ["./nosuch", /WORKFLOW "\.\/nosuch" is a path that holds no workflow: no such file/],
     ["notes.ts", /no workflow\("Name", …\) in it.*give the workflow's name/],
     ["two.ts", /it names "A" and "B"/],
+    ["./Baking", /a workflow\(…\) call names it by a variable.*give the workflow's name/],
     ["Baking,./empty", /WORKFLOW "\.\/empty"/],
   ];
   for (const [given, message] of cases) {
