@@ -204,14 +204,16 @@ function* subtreeLines(
       ? "delegated-job "
       : "";
     const label = ` ${prefix}${shownLabel(n, o)}`;
+    const tokens = tokenText(shownTokens(n, o));
+    const cost = n.cost === undefined ? "" : costPart(o.component ? n.cost.direct : n.cost.subtree);
+    const figures = `${tokens === "" ? "" : " " + tokens}${cost}`;
     if (printed[i] === 1) {
-      yield `${indent}${n.kind}${label} (seen)`;
+      // a root printed in an earlier root's tree keeps its own total (R138-3)
+      yield `${indent}${n.kind}${edge === -1 ? figures : ""}${label} (seen)`;
       continue;
     }
     printed[i] = 1;
-    const tokens = tokenText(shownTokens(n, o));
-    const cost = n.cost === undefined ? "" : costPart(o.component ? n.cost.direct : n.cost.subtree);
-    yield `${indent}${n.kind}${tokens === "" ? "" : " " + tokens}${cost}${label}`;
+    yield `${indent}${n.kind}${figures}${label}`;
     const note = annotation(n);
     if (note !== null) yield `${indent}  ${note}`;
     for (let p = lists.start[i + 1]! - 1; p >= lists.start[i]!; p--) {

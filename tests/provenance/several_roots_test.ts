@@ -220,3 +220,23 @@ Deno.test("traverseProvenance(roots): one walk; each root first, a shared node e
   }
   assert.ok([...firsts.values()].every((n) => n === 1));
 });
+
+Deno.test("llm prov ROOT…: a root printed in an earlier root's tree keeps its own total on its (seen) line (R138-3)", async () => {
+  const example = join(ROOT, "fixtures", "provenance", "example");
+  const job = join(example, "jobs", "Planner", "ask", "Default_a1b2c3d4e5.chat");
+  const r = await runMain([
+    "llm",
+    "prov",
+    join(example, "session.chat"),
+    job,
+    "-J",
+    join(example, "jobs"),
+  ], { env: { NO_COLOR: "1" } });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split("\n");
+  // the job is printed inside session.chat's tree; as the second root it is seen, with its total
+  assert.equal(lines.at(-2), "job total=608 prompt=500 cont=108 Planner/ask a1b2c3d4 (seen)");
+  assert.match(lines.at(-1)!, /^together total=918 .*\(2 roots, each inference once\)$/);
+  // a node seen inside a tree stays a bare reference
+  assert.ok(lines.slice(0, -2).every((l) => !/^ .*total=.*\(seen\)$/.test(l)), r.stdout);
+});
