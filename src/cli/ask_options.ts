@@ -6,6 +6,7 @@
  * @module
  */
 import type { JobRoleResolver } from "../chat/compile_jobs.ts";
+import { isUrlRef } from "../chat/find_file.ts";
 import { chooseEndpoint, loadEndpoint } from "../config/endpoints.ts";
 import type { loadConfig } from "../config/store.ts";
 import { commandLineError, isScoutError, ScoutError } from "../errors.ts";
@@ -115,7 +116,7 @@ async function checkWorkflowFlag(value: string, io: Io): Promise<void> {
   }
   // `Workflow [task [input…]]` (chat.md §4.4); a URL is a remote workflow, asked when used
   const [name, task] = words;
-  if (name === undefined || /^https?:\/\//i.test(name)) return;
+  if (name === undefined || isUrlRef(name)) return;
   const { registeredWorkflow } = await import("../workflow/define.ts");
   const { loadWorkflow } = await loader();
   const { taskOf } = await import("../workflow/task_lookup.ts");

@@ -22,6 +22,7 @@
 import { basename, dirname, join, resolve } from "node:path";
 import { usageError } from "../errors.ts";
 import { exists, isDirectory, isFile, readText } from "../util/fs.ts";
+import { isWorkflowPathArg } from "../workflow/path_arg.ts";
 import type { Io } from "./io.ts";
 
 const TS_FILES = ["workflow.ts", "workflow.js", "workflow.mjs"];
@@ -39,7 +40,7 @@ const ANY_CALL = /\b(?:workflow|defineWorkflow)\s*\(/g;
  * @returns true for a path
  */
 export function isWorkflowPath(given: string): boolean {
-  return /[/\\]|\.(ts|js|mjs|rb)$/.test(given) || given.startsWith(".");
+  return isWorkflowPathArg(given) || given.endsWith(".rb");
 }
 
 /** The WORKFLOW names, paths replaced by their workflows' names, and the names found so. */
@@ -66,8 +67,9 @@ export async function workflowsByPath(
   if (workflows === null) return { workflows, found };
   const names: string[] = [];
   for (const given of workflows) {
-    const name = isWorkflowPath(given) ? await nameAt(given, io.cwd) : given;
-    if (isWorkflowPath(given)) found.add(name);
+    const path = isWorkflowPath(given);
+    const name = path ? await nameAt(given, io.cwd) : given;
+    if (path) found.add(name);
     if (!names.includes(name)) names.push(name);
   }
   return { workflows: names, found };
@@ -88,10 +90,11 @@ async function nameAt(given: string, cwd: string): Promise<string> {
   const dirName = basename(dirname(file));
   if (basename(file) === "workflow.rb") return dirName;
   const text = await readText(file);
-  const named = [...new Set([...text.matchAll(NAMED_CALL)].map((m) => m[2]!))];
+  const literal = [...text.matchAll(NAMED_CALL)].map((m) => m[2]!);
+  const named = [...new Set(literal)];
   // a call naming its workflow by a variable (R138-1): the directory's name would be a guess,
   // and could be another workflow's
-  const computed = [...text.matchAll(ANY_CALL)].length > [...text.matchAll(NAMED_CALL)].length;
+  const computed = [...text.matchAll(ANY_CALL)].length > literal.length;
   if (named.length === 1 && !computed) return named[0]!;
   if (named.length === 0 && !computed && TS_FILES.includes(basename(file))) return dirName;
   const what = computed

@@ -13,6 +13,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { ScoutError, thrownMessage } from "../errors.ts";
 import { isDirectory, isFile } from "../util/fs.ts";
+import { isWorkflowPathArg } from "./path_arg.ts";
 import { importUserModule } from "../util/user_module.ts";
 import { definitionLine, notingDefinitionSites } from "./definition_site.ts";
 import { scoutHome } from "../config/home.ts";
@@ -148,7 +149,7 @@ export function listWorkflowFiles(
 export function findWorkflowFile(nameOrPath: string, opts: FindWorkflowOptions = {}): string {
   const cwd = opts.cwd ?? process.cwd();
   const asPath = resolve(cwd, nameOrPath);
-  if (/[/\\]|\.(ts|js|mjs)$/.test(nameOrPath) || nameOrPath.startsWith(".")) {
+  if (isWorkflowPathArg(nameOrPath)) {
     if (isFile(asPath)) return asPath;
     if (isDirectory(asPath)) {
       const f = fileIn(asPath);
