@@ -8,6 +8,8 @@
  * the new one as `society/<name>/_default-<n>.chat` (n from 2), named on the
  * call's output (`"conversation"`). A later run (`agent ask -c F -o F`)
  * continues the conversation the caller's chat shows (`resumedHandOff`).
+ * The agent gets the options it lacks from the caller when handed to
+ * (`hand_off_options.ts`: `-e`/`-m` reach it; its own start-chat lines win).
  *
  * @module
  */
@@ -20,6 +22,7 @@ import { cloneAgent, ensureRunner } from "./socialize.ts";
 import { waitsOnThis } from "./agent.ts";
 import { sinceStart } from "./since_start.ts";
 import { carriedAs, carryOver } from "./carried_over.ts";
+import { inheritCallerOptions } from "./hand_off_options.ts";
 import { specialistCall } from "./specialists.ts";
 import { handOffRestarts, type ResumedHandOff, resumedHandOff } from "./resume.ts";
 import type { Agent, DelegateOptions } from "./types.ts";
@@ -114,6 +117,8 @@ function handOff(caller: Agent, agent: Agent, name: string, tool: string): ToolF
     }
     if (earlier !== null) rebuild(agent, earlier.messages);
     caller.chats[key] = agent;
+    // what it lacks comes from its caller (`-e`/`-m`), as for a specialist `ask` loads
+    inheritCallerOptions(agent, caller);
     const restart = params.new_conversation === true;
     return {
       agent: specialistCall(agent, params.message, {

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { createAgent } from "../../src/agent/agent.ts";
 import { liftStartOptions, optionsUnlifted } from "../../src/agent/lift.ts";
+import { inheritCallerOptions } from "../../src/agent/hand_off_options.ts";
 
 const lines = (model: string) => [
   { role: "system", content: "You lead" },
@@ -75,4 +76,26 @@ Deno.test("an option line named like an Object.prototype member is lifted and un
   assert.equal(Object.hasOwn(a.options, "toString"), true);
   assert.deepEqual({ ...a.options }, { toString: "1", valueOf: "2" });
   assert.deepEqual({ ...optionsUnlifted(a) }, {});
+});
+
+Deno.test("a hand-off's agent takes what it lacks of its caller's agent options: not the caller's lines, never over its own (R140-4)", () => {
+  const caller = createAgent({
+    startChat: lines("boss-model"),
+    options: { backend: "openai", persist: "false", format: "json", tools: {} },
+  });
+  liftStartOptions(caller, {});
+  // lifted: the critic's own line, an option line it keeps in its start chat (the task route)
+  const critic = createAgent({ startChat: lines("critic-model"), options: { persist: "true" } });
+  liftStartOptions(critic, {});
+  const onRoute = createAgent({ startChat: lines("route-model") });
+  for (const agent of [critic, onRoute]) inheritCallerOptions(agent, caller);
+  assert.deepEqual(critic.options, {
+    persist: "true",
+    model: "critic-model",
+    endpoint: "line-ep",
+    backend: "openai",
+  });
+  assert.deepEqual(onRoute.options, { backend: "openai", persist: "false" });
+  // set on it, they are its own: its specialists inherit them
+  assert.deepEqual(optionsUnlifted(critic), { persist: "true", backend: "openai" });
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
-import { runMain, tempDir } from "../support/cli.ts";
+import { runMain, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 function put(root: string, rel: string, text = ""): void {
@@ -165,4 +165,91 @@ Deno.test("agent ask: a nested one-shot specialist's start-chat lines stay its o
     "Worker:worker-model",
     "boss:ep-model",
   ]);
+});
+
+/**
+ * Boss (no endpoint line) hands off to Critic (no endpoint or model line) and
+ * to Editor (its own `model:` line), agents its `agent.ts` loads; with
+ * `chatTask`, Boss's workflow has an `ask` chat task that loads Boss again.
+ */
+function handOffSociety(dir: string, url: string, chatTask: boolean) {
+  const o = onEndpoint(dir, url, {
+    Boss: "system: You are boss\n\nsocialize: true\n",
+    Critic: "system: You are Critic\n",
+    Editor: "system: You are Editor\n\nmodel: editor-model\n",
+  });
+  // the endpoint's own key, none in the env: an agent without the endpoint fails, asking no one
+  put(
+    o.env.SCOUT_HOME,
+    "etc/AI/ep.yaml",
+    `backend: openai\nurl: ${url}\nmodel: ep-model\nkey: nokey\n`,
+  );
+  put(
+    dir,
+    "Agent/Boss/agent.ts",
+    `export default async (api, boss) => {
+  api.delegate(boss, await api.loadAgent("Critic"), "Critic", "Have it criticised");
+  api.delegate(boss, await api.loadAgent("Editor"), "Editor", "Have it edited");
+};\n`,
+  );
+  if (chatTask) {
+    put(
+      dir,
+      "Agent/Boss/workflow.ts",
+      `export default (api) => api.workflow("OptionsBoss", { tasks: { ...api.chatTask("ask", async ({ agent, chat }) => await agent(${
+        JSON.stringify(join(dir, "Agent", "Boss"))
+      }, { chat: chat() })) } });\n`,
+    );
+  }
+  return { cwd: o.cwd, env: { SCOUT_HOME: o.env.SCOUT_HOME, HOME: o.env.SCOUT_HOME } };
+}
+
+/** The model each agent's requests asked for, by the agent's system message. */
+function modelsBy(srv: { requests: { body: Record<string, unknown> }[] }) {
+  const out: Record<string, unknown[]> = {};
+  for (const q of srv.requests) {
+    const who = (q.body.messages as Wire[])[0]!.content.replace(/^You are /, "");
+    (out[who] ??= []).push(q.body.model);
+  }
+  return out;
+}
+
+for (const chatTask of [false, true]) {
+  const route = chatTask ? "task route" : "direct route";
+  Deno.test(`agent ask -e/-m, ${route}: an agent.ts hand-off's agent gets what it lacks from its caller; its own lines win (R140-4)`, async () => {
+    await using t = await tempDir();
+    await using srv = await bossAndWorker([
+      { id: "c1", name: "hand_off_to_Critic", arguments: { message: "criticise" } },
+      { id: "c2", name: "hand_off_to_Editor", arguments: { message: "edit" } },
+    ]);
+    const o = handOffSociety(t.path, srv.url, chatTask);
+    const flags = ["-e", "ep", "-m", "flag-model", "--no-cache", "plan it"];
+    const r = await runMain(["agent", "ask", "Boss", ...flags], o);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "boss done\n");
+    assert.doesNotMatch(r.stderr, /failed/);
+    assert.deepEqual(modelsBy(srv), {
+      boss: ["flag-model", "flag-model"],
+      Critic: ["flag-model"],
+      Editor: ["editor-model"], // its start chat's line, over the caller's -m
+    });
+  });
+}
+
+Deno.test("workflow task: a chat task's hand-off agent gets the job chat's endpoint and model (R140-4)", async () => {
+  await using t = await tempDir();
+  await using srv = await bossAndWorker([
+    { id: "c1", name: "hand_off_to_Critic", arguments: { message: "criticise" } },
+    { id: "c2", name: "hand_off_to_Editor", arguments: { message: "edit" } },
+  ]);
+  const o = handOffSociety(t.path, srv.url, true);
+  put(t.path, "q.chat", "endpoint: ep\n\nmodel: flag-model\n\nuser: plan it\n");
+  const r = await runScout(["workflow", "task", "Boss", "ask", "--chat", "q.chat"], o);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /boss done/);
+  assert.deepEqual(modelsBy(srv), {
+    boss: ["flag-model", "flag-model"],
+    Critic: ["flag-model"],
+    Editor: ["editor-model"],
+  });
 });
