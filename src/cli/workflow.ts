@@ -146,7 +146,8 @@ const LIST_HELP =
   `${FIXTURE_EXAMPLES}\n  scout-ai workflow list\n  scout-ai workflow list fixtures/workflows\n` +
   "  scout-ai workflow list fixtures/workflows/Baking   # its tasks and their jobs\n\n" +
   "--json: {version: 1, workflows: [{name, file, builtin, tasks: [names], error?}]} (a built-in\n" +
-  "workflow: builtin true, file null); with WORKFLOW,\n" +
+  "workflow: builtin true, file null; error, for a file that cannot be loaded, says why and\n" +
+  "where, as the warning does: <message> (<file>:<line>)); with WORKFLOW,\n" +
   "{version: 1, workflow, file, tasks: [{name, type, description, inputs: [{name, type, default}],\n" +
   "jobs: [{name, path, status, running, process}]}]}.";
 

@@ -177,6 +177,7 @@ interface WorkflowRow {
   file: string | null;
   builtin: boolean;
   tasks: string[];
+  /** Why the file cannot be loaded, with where: `<message> (<file>:<line>)`. */
   error?: string;
 }
 
@@ -198,8 +199,10 @@ async function listWorkflows(
     } catch (e) {
       // One broken workflow file must not hide the others: name it and go on.
       if (!(e instanceof ScoutError && e.code === "workflow_load")) throw e;
-      warn(io, e.message + errorLocation(e)); // where, as an error would say: a syntax error's line
-      rows.push({ name: f.name, file: f.file, builtin: false, tasks: [], error: e.message });
+      // where, as an error would say (a syntax error's line), in the warning and the JSON alike
+      const error = e.message + errorLocation(e);
+      warn(io, error);
+      rows.push({ name: f.name, file: f.file, builtin: false, tasks: [], error });
     }
   }
   for (const name of list.builtins) {

@@ -83,6 +83,16 @@ async function check(run: Run, binary: boolean) {
   assert.equal(list.code, 1);
   assert.ok(list.stderr.includes(`(${f.one}:2)\n`), list.stderr);
   assert.ok(list.stderr.includes(`(${f.two}:3)\n`), list.stderr);
+  // and `--json` gives each one's error with that place: the warning's text, as a script reads it
+  const json = await run(["workflow", "list", "--json"], opts);
+  assert.equal(json.code, 1);
+  const rows: { name: string; error?: string }[] = JSON.parse(json.stdout).workflows;
+  const error = (name: string) => rows.find((r) => r.name === name)?.error ?? "";
+  assert.ok(error("One").endsWith(`(${f.one}:2)`), error("One"));
+  assert.ok(error("Two").endsWith(`(${f.two}:3)`), error("Two"));
+  for (const name of ["One", "Two", "Via"]) {
+    assert.ok(json.stderr.includes(`warning: ${error(name)}\n`), `${name}: ${json.stderr}`);
+  }
   assertOneLine(
     await run(["agent", "ask", "Oops", "hi"], opts),
     "Cannot load agent script",
