@@ -269,7 +269,13 @@ export async function compileFile(path: string, opts: CompileOptions = {}): Prom
   } catch (e) {
     if (isScoutError(e)) {
       throw new ScoutError(e.code, e.message.replace(`"${abs}"`, `"${path}"`), {
-        ...(e.code === "chat_encoding" ? { encoding: e.encoding, mark: e.mark } : {}),
+        ...(e.code === "chat_encoding"
+          ? {
+            encoding: e.encoding,
+            mark: e.mark,
+            ...(e.utf8From === undefined ? {} : { utf8From: e.utf8From }),
+          }
+          : {}),
         file: path,
         cause: e,
       });

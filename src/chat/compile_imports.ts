@@ -10,8 +10,7 @@ import type { Message } from "./types.ts";
 import { parseWithLines } from "./parse.ts";
 import { purge } from "./clear.ts";
 import { isUrlRef, readChatText } from "./find_file.ts";
-import { wideChatError } from "./encoding.ts";
-import type { WideBom } from "../util/utf8_bytes.ts";
+import { type WideChat, wideChatError } from "./encoding.ts";
 import { isScoutError } from "../errors.ts";
 import {
   type CompileContext,
@@ -125,8 +124,13 @@ async function readImport(
     return await readChatText(ctx.opts.reader, found);
   } catch (e) {
     if (isScoutError(e, "chat_encoding")) {
-      const wide = { encoding: e.encoding, mark: e.mark } as WideBom;
-      const { message } = wideChatError(ref, wide, "Import");
+      const from = e.utf8From;
+      const wide = {
+        encoding: e.encoding,
+        mark: e.mark,
+        ...(from === undefined ? {} : { utf8From: from }),
+      } as WideChat;
+      const { message } = wideChatError(ref, wide, { noun: "Import", path: found });
       throw errorAt(ctx, m, "chat_encoding", message, { ...wide, reference: ref, cause: e });
     }
     throw errorAt(ctx, m, "io", `Cannot read import "${ref}": ${readFailure(e)}`, {
