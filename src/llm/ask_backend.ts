@@ -10,7 +10,7 @@ import { configGet, configSetting } from "../config/store.ts";
 import { checkSetting, locateSetting, type SettingSource } from "../config/setting_source.ts";
 import { PERSIST_ENV_VARS } from "../config/routing_env.ts";
 import { ScoutError } from "../errors.ts";
-import { preparePrompt } from "../prompt/prepare.ts";
+import { preparePrompt, strategyNames } from "../prompt/prepare.ts";
 import { PROMPT_SETTINGS } from "../prompt/settings.ts";
 import { type AskContext, type AskRequest, isOff } from "./ask_options.ts";
 import type { PreparedChat } from "./ask_tools.ts";
@@ -196,7 +196,11 @@ export async function resolveModel(
   };
   const shaped = providerParams(params);
   const strategies = opts.prompt_strategies as Parameters<typeof preparePrompt>[1];
-  if (typeof strategies !== "function") preparePrompt([], strategies, promptConfig);
+  if (typeof strategies !== "function") {
+    // an unknown name names the chat, start_chat or endpoint line that gave it (R140-2)
+    checkSetting(optionSource(req, "prompt_strategies"), () => strategyNames(strategies));
+    preparePrompt([], strategies, promptConfig);
+  }
   return {
     backendName,
     backend,

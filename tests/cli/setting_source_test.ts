@@ -149,3 +149,30 @@ Deno.test("a prompt-strategy setting set by a chat's option: line names that lin
     `scout-ai: Invalid prompt strategy setting option "max_tool_calls": "zz" is not an integer\n`,
   );
 });
+
+Deno.test("an unknown prompt strategy names the chat line or the agent's start_chat line that gave it (R140-2)", async () => {
+  await using d = await tempDir();
+  const h = home(d.path, "h");
+  writeFileSync(
+    join(h.root, "bad1.chat"),
+    "user:\n\nhello\n\noption: prompt_strategies shorten_tools, shorten_tool\n",
+  );
+  const start = join(h.scout, "Agent", "BadAg", "start_chat");
+  mkdirSync(join(h.scout, "Agent", "BadAg"), { recursive: true });
+  writeFileSync(start, "option: prompt_strategies nope\n\nsystem:\n\nyou\n");
+  const [line, agent, flag] = await Promise.all([
+    ask(h, ["-b", "openai", "-c", "bad1.chat", "q"]),
+    runScout(["agent", "ask", "-b", "openai", "BadAg", "q"], { env: h.env, cwd: h.root }),
+    ask(h, ["-b", "openai", "-O", "prompt_strategies=nope", "q"]),
+  ]);
+  const known = "(known: none, shorten_tools, shorten_tools_epoch)";
+  assert.equal(line.code, 1, line.stderr);
+  assert.equal(
+    line.stderr,
+    `scout-ai: Unknown prompt strategy "shorten_tool" ${known} (bad1.chat:5)\n`,
+  );
+  assert.equal(agent.code, 1, agent.stderr);
+  assert.equal(agent.stderr, `scout-ai: Unknown prompt strategy "nope" ${known} (${start}:1)\n`);
+  assert.equal(flag.code, 1, flag.stderr);
+  assert.equal(flag.stderr, `scout-ai: Unknown prompt strategy "nope" ${known}\n`);
+});
