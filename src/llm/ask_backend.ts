@@ -11,7 +11,7 @@ import { checkSetting, locateSetting, type SettingSource } from "../config/setti
 import { PERSIST_ENV_VARS } from "../config/routing_env.ts";
 import { ScoutError } from "../errors.ts";
 import { preparePrompt, strategyNames } from "../prompt/prepare.ts";
-import { PROMPT_SETTINGS } from "../prompt/settings.ts";
+import { PROMPT_SETTINGS, promptSettingsFromConfig } from "../prompt/settings.ts";
 import { type AskContext, type AskRequest, isOff } from "./ask_options.ts";
 import type { PreparedChat } from "./ask_tools.ts";
 import { type ProviderParams, providerParams } from "./params.ts";
@@ -38,6 +38,11 @@ export interface AskModel {
   toolConcurrency?: number;
   /** The ask's own prompt-strategy settings. */
   promptOptions: Record<string, unknown>;
+  /**
+   * The prompt-strategy settings taken from the config or the environment
+   * that change what is sent (part of the cache key; usually none).
+   */
+  promptFromConfig: Record<string, string>;
   /** Applies the strategies to one round's messages. */
   prepare: (messages: Parameters<typeof preparePrompt>[0]) => ReturnType<typeof preparePrompt>;
   /** Provider parameters, shaped. */
@@ -137,6 +142,28 @@ function cacheMode(req: AskRequest, ctx: AskContext): { useCache: boolean; offli
 }
 
 /**
+ * Checks the strategy selection before any request — an unknown name fails
+ * naming the chat or endpoint line that gave it (R140-2) — and resolves the
+ * settings the strategies will read (a bad value fails here, naming its
+ * source): those from the config or the environment that change what is
+ * sent, when a strategy reading them runs (R140-1: they join the cache key).
+ */
+function strategySettings(
+  req: AskRequest,
+  strategies: Parameters<typeof preparePrompt>[1],
+  config: Record<string, unknown>,
+): Record<string, string> {
+  if (typeof strategies === "function") return {};
+  const names = checkSetting(
+    optionSource(req, "prompt_strategies"),
+    () => strategyNames(strategies),
+  );
+  if (names.length === 0) return {};
+  const fromConfig = promptSettingsFromConfig(config);
+  return names.some((n) => n !== "none") ? fromConfig : {};
+}
+
+/**
  * Stage: backend, settings, limits, prompt strategies and parameters, cache
  * mode. Unknown strategy names fail here, before any request.
  *
@@ -196,11 +223,7 @@ export async function resolveModel(
   };
   const shaped = providerParams(params);
   const strategies = opts.prompt_strategies as Parameters<typeof preparePrompt>[1];
-  if (typeof strategies !== "function") {
-    // an unknown name names the chat, start_chat or endpoint line that gave it (R140-2)
-    checkSetting(optionSource(req, "prompt_strategies"), () => strategyNames(strategies));
-    preparePrompt([], strategies, promptConfig);
-  }
+  const promptFromConfig = strategySettings(req, strategies, promptConfig);
   return {
     backendName,
     backend,
@@ -208,6 +231,7 @@ export async function resolveModel(
     threading: Boolean(backend.threading) && !prepared.threadingOff,
     ...lim,
     promptOptions,
+    promptFromConfig,
     prepare: (ms) => preparePrompt(ms, strategies, promptConfig),
     params: shaped,
     logResponse: !isOff(opts.log_response),

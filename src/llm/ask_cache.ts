@@ -131,6 +131,9 @@ function keyMaker(
 ) {
   const tools = providerDefinitions(prepared.registry);
   const keyed = aliases ? keyMessages(aliases) : (messages: Message[]) => messages;
+  // what shapes what is sent: the ask's own strategy settings, and those the config or the
+  // environment gives that differ from the defaults (R140-1); none: keys unchanged
+  const promptSettings = { ...model.promptFromConfig, ...model.promptOptions };
   return (
     params: Record<string, unknown>,
     prevId: string | undefined,
@@ -145,8 +148,7 @@ function keyMaker(
       params,
       previousResponseId: prevId ?? null,
       prompt: req.opts.prompt_strategies ?? null,
-      // the ask's own strategy settings shape what is sent (absent: keys unchanged)
-      promptSettings: Object.keys(model.promptOptions).length ? model.promptOptions : undefined,
+      promptSettings: Object.keys(promptSettings).length ? promptSettings : undefined,
     },
     tools,
     messages: keyed(messages),

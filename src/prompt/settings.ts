@@ -163,6 +163,41 @@ export function resolvePromptSettings(config: PromptConfig = {}): PromptSettings
   return out;
 }
 
+/**
+ * The settings an ask takes from the config store or the environment, not
+ * from its own values, where they change what is sent: each one whose
+ * resolved value differs from its default (for `max_tool_outputs`, from the
+ * resolved `max_tool_calls` it would inherit), as the integer string a
+ * chat's `option:` line gives. Part of the inference-cache key next to the
+ * ask's own values (`src/llm/ask_cache.ts`): none when nothing comes from
+ * there, so such asks keep their keys; and `EPOCH_SIZE=2` keys as
+ * `option: epoch_size 2` does.
+ *
+ * @param config per-call values, store and environment
+ * @returns config key → value, only the settings that come from there and differ
+ * @throws ScoutError `config` as {@link resolvePromptSettings}
+ *
+ * @example
+ * ```ts
+ * import { promptSettingsFromConfig } from "./settings.ts";
+ * promptSettingsFromConfig({ epochSize: 3, env: { EPOCH_SIZE: "2", MAX_TOOL_CALLS: "40" } });
+ * // {} — epoch_size is the ask's own, MAX_TOOL_CALLS the default
+ * promptSettingsFromConfig({ env: { EPOCH_SIZE: "2" } }); // { epoch_size: "2" }
+ * ```
+ */
+export function promptSettingsFromConfig(
+  config: PromptConfig,
+): Partial<Record<PromptSettingKey, string>> {
+  const resolved = resolvePromptSettings(config);
+  const out: Partial<Record<PromptSettingKey, string>> = {};
+  for (const spec of PROMPT_SETTINGS) {
+    if ((config[spec.name] ?? config[spec.key]) != null) continue; // the ask's own value
+    const value = resolved[spec.name];
+    if (value !== (spec.fallback ?? resolved[spec.inherit!])) out[spec.key] = String(value);
+  }
+  return out;
+}
+
 function envValue(environment: Record<string, string | undefined>, name: string) {
   const v = environment[name];
   return v === undefined || v === "" ? undefined : v;

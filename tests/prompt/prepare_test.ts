@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { knownStrategies, preparePrompt, registerStrategy } from "../../src/prompt/prepare.ts";
-import { resolvePromptSettings } from "../../src/prompt/settings.ts";
+import { promptSettingsFromConfig, resolvePromptSettings } from "../../src/prompt/settings.ts";
 import { shortenTools } from "../../src/prompt/shorten_tools.ts";
 import { shortenToolsEpoch } from "../../src/prompt/shorten_tools_epoch.ts";
 import { addConfigEntry, emptyConfig } from "../../src/config/store.ts";
@@ -134,6 +134,33 @@ Deno.test("max_tool_outputs defaults to the resolved max_tool_calls", () => {
   assert.equal(
     resolvePromptSettings({ maxToolCalls: 5, env: { MAX_TOOL_OUTPUTS: "2" } }).maxToolOutputs,
     2,
+  );
+});
+
+Deno.test("the settings the config or environment give beyond the defaults, as a chat line writes them (R140-1)", () => {
+  assert.deepEqual(promptSettingsFromConfig({ env: {} }), {});
+  // equal to the default: nothing; max_tool_outputs equal to the max_tool_calls it inherits: nothing
+  const same = {
+    EPOCH_SIZE: "20",
+    MAX_TOOL_CHARS: " 100000",
+    MAX_TOOL_CALLS: "5",
+    MAX_TOOL_OUTPUTS: "5",
+  };
+  assert.deepEqual(promptSettingsFromConfig({ env: same }), { max_tool_calls: "5" });
+  const store = emptyConfig();
+  addConfigEntry(store, { key: "epoch_size", value: "2", tokens: ["prompt"] });
+  const env = { EPOCH_FULL_TOOL_CALLS: "+1", EPOCH_TOOL_CALL_THRESHOLD: "4" };
+  assert.deepEqual(promptSettingsFromConfig({ store, env }), {
+    epoch_size: "2",
+    epoch_full_tool_calls: "1",
+    epoch_tool_call_threshold: "4",
+  });
+  // the ask's own values are not these (keyed as given), whatever the config says
+  assert.deepEqual(
+    promptSettingsFromConfig({ store, env, epoch_size: "3", epochFullToolCalls: 7 }),
+    {
+      epoch_tool_call_threshold: "4",
+    },
   );
 });
 
