@@ -7,6 +7,7 @@
  * @module
  */
 import { lineageIds } from "../chat/lineage.ts";
+import { nodeId } from "../provenance/paths.ts";
 import { ANALYST_SCHEMA, ANALYST_SCHEMA_VERSION } from "./results.ts";
 import { type AnalystWarning, chatWalk } from "./walk.ts";
 
@@ -18,7 +19,7 @@ export const CONTENT_MAX = 20_000;
  *
  * @param file chat file or job path
  * @param jobsDirs extra job roots
- * @returns `{schema, version, task, file, complete, chats, messages, warnings}`
+ * @returns `{schema, version, task, file, root, complete, chats, messages, warnings}`
  */
 export function messageIndexResult(
   file: string,
@@ -38,6 +39,7 @@ export function messageIndexResult(
     version: ANALYST_SCHEMA_VERSION,
     task: "message_index",
     file: w.path,
+    root: w.root,
     complete: w.warnings.length === 0,
     chats,
     messages,
@@ -62,6 +64,7 @@ export function parseAddresses(value: unknown, warnings: AnalystWarning[]): [str
       warnings.push({
         code: "invalid_addresses",
         message: `addresses is not JSON: ${(e as Error).message}`,
+        node: null,
       });
       return [];
     }
@@ -70,6 +73,7 @@ export function parseAddresses(value: unknown, warnings: AnalystWarning[]): [str
     warnings.push({
       code: "invalid_addresses",
       message: "addresses must be a JSON array of [path, index]",
+      node: null,
     });
     return [];
   }
@@ -80,6 +84,7 @@ export function parseAddresses(value: unknown, warnings: AnalystWarning[]): [str
     warnings.push({
       code: "invalid_addresses",
       message: `Not an address [path, index]: ${JSON.stringify(a)}`,
+      node: null,
     });
     return [];
   });
@@ -96,12 +101,12 @@ function shorten(content: unknown): unknown {
 /**
  * `message_content`: the messages at the given addresses, from chats the
  * walk discovers; an address outside them (or past a chat's end) is a
- * warning.
+ * warning (its `node` the chat's id when the walk reached that chat).
  *
  * @param file chat file or job path
  * @param jobsDirs extra job roots
  * @param addresses JSON array of `[path, index]`
- * @returns `{schema, version, task, file, complete, messages, warnings}`
+ * @returns `{schema, version, task, file, root, complete, messages, warnings}`
  */
 export function messageContentResult(
   file: string,
@@ -139,6 +144,7 @@ export function messageContentResult(
       message: seen.has(p)
         ? `Chat "${p}" has no message ${i}`
         : `Chat "${p}" is not part of the provenance of "${w.path}"`,
+      node: seen.has(p) ? nodeId("chat", p) : null,
     });
     return [];
   });
@@ -147,6 +153,7 @@ export function messageContentResult(
     version: ANALYST_SCHEMA_VERSION,
     task: "message_content",
     file: w.path,
+    root: w.root,
     complete: warnings.length === 0,
     messages,
     warnings,

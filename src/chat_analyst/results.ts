@@ -204,7 +204,7 @@ export function walkParts(w: AnalystWalk): WalkParts {
     file: w.path,
     root: r?.root ?? null,
     complete: r === null ? false : r.complete,
-    warnings: [...w.warnings.map((x) => ({ ...x, node: null })), ...(r ? reportWarnings(r) : [])],
+    warnings: [...w.warnings, ...(r ? reportWarnings(r) : [])],
   };
   const nodes = doc?.nodes ?? [];
   const edges = doc?.edges ?? [];

@@ -17,14 +17,20 @@ import {
   type ReportNode,
   traverseProvenance,
 } from "../provenance/mod.ts";
+import { nodeId } from "../provenance/paths.ts";
 import { type ProvenanceToolCall, toolCallCollector } from "../provenance/tool_calls.ts";
 
-/** A problem the analysis met (same shape as the `prov --json` warnings' first fields). */
+/**
+ * A problem the analysis met: the `prov --json` warning's `code`, `message`
+ * and `node` (R143-1: every result's warnings have the three).
+ */
 export interface AnalystWarning {
   /** Stable code (`root_not_found`, `not_a_chat`, `receipt_problem`…). */
   code: string;
   /** One-line message naming the file. */
   message: string;
+  /** Id of the node it is about, or null (bad input, an address outside the walk). */
+  node: string | null;
 }
 
 /** Where a walk starts, or why it cannot. */
@@ -57,6 +63,7 @@ export function analystRoot(
       warning: {
         code: "not_a_chat",
         message: `"${path}" is a directory, not a chat file or a job`,
+        node: null,
       },
     };
   }
@@ -64,7 +71,7 @@ export function analystRoot(
     return {
       ok: false,
       path,
-      warning: { code: "root_not_found", message: `Chat or job not found: "${path}"` },
+      warning: { code: "root_not_found", message: `Chat or job not found: "${path}"`, node: null },
     };
   }
   return { ok: true, path, rootType: "chat", jobRoots };
@@ -119,32 +126,44 @@ export function provenanceWalk(file: string, jobsDirs: readonly string[]): Analy
   return { path: root.path, report, toolCalls: collector.calls(), warnings: [] };
 }
 
+/** What {@link chatWalk} found besides the chats. */
+export interface ChatWalk {
+  /** The root path (as given, resolved). */
+  path: string;
+  /** The root's node id (as the report's `root`), or null when it could not be walked. */
+  root: string | null;
+  /** Input and traversal problems, each with the node it is about. */
+  warnings: AnalystWarning[];
+}
+
 /**
  * A plain walk handing each discovered chat to `onChat` (for the message
  * tasks, which need messages but no token accounting): one traversal,
- * problems collected as warnings.
+ * problems collected as warnings with their node, as the report has them.
  *
  * @param file chat file or job path
  * @param jobsDirs extra job roots
  * @param onChat receives each chat once, in discovery order
- * @returns the resolved root and the warnings
+ * @returns the resolved root, its node id and the warnings
  */
 export function chatWalk(
   file: string,
   jobsDirs: readonly string[],
   onChat: (chat: LoadedChat) => void,
-): { path: string; warnings: AnalystWarning[] } {
+): ChatWalk {
   const root = analystRoot(file, jobsDirs);
-  if (!root.ok) return { path: root.path, warnings: [root.warning] };
+  if (!root.ok) return { path: root.path, root: null, warnings: [root.warning] };
   const warnings: AnalystWarning[] = [];
   const walk = traverseProvenance(root.path, {
     rootType: root.rootType,
     jobRoots: root.jobRoots,
     onChat,
-    onError: (e) => warnings.push({ code: e.code, message: e.message }),
+    onError: (e) =>
+      warnings.push({ code: e.code, message: e.message, node: nodeId(e.kind, e.nodePath) }),
   });
-  for (const _ of walk) { /* the records themselves are not needed */ }
-  return { path: root.path, warnings };
+  let rootId: string | null = null;
+  for (const r of walk) rootId ??= nodeId(r.kind, r.node.path); // the first record is the root's
+  return { path: root.path, root: rootId, warnings };
 }
 
 /**
@@ -154,9 +173,7 @@ export function chatWalk(
  * @param report the report
  * @returns the warnings
  */
-export function reportWarnings(report: ProvenanceReport): (AnalystWarning & {
-  node: string | null;
-})[] {
+export function reportWarnings(report: ProvenanceReport): AnalystWarning[] {
   return report.warnings.map((w) => ({ code: w.code, message: w.message, node: w.node }));
 }
 
