@@ -18,11 +18,15 @@ export const ANALYST_SCHEMA = "scout-ai/chat-analyst";
 /**
  * Its version. 2 (R111-4): `chat_tool_calls` counts each call once, however
  * many chats hold a copy, and its calls and `chat_agents`' delegations say
- * which copy is counted (`copyOf`). It is part of the walk's job identity
- * (`chat_provenance`'s `schema_version`), so a result cached under another
- * version is not read as this one.
+ * which copy is counted (`copyOf`). 3 (R143): `chat_tokens`' `nodes[].hidden`
+ * is why the node is hidden (`null`, `"result_chat"`, `"top_level_agent_log"`,
+ * as `chat_overview` and `llm prov --json` have it), no longer a boolean; the
+ * message tasks' results have `root`, and every warning a `node`. It is part
+ * of every task's job identity (`chat_provenance`'s `schema_version`, the
+ * message tasks' `result_version` dependency), so a result cached under
+ * another version is not read as one of this version.
  */
-export const ANALYST_SCHEMA_VERSION = 2;
+export const ANALYST_SCHEMA_VERSION = 3;
 
 type Json = Record<string, unknown>;
 type Doc = ReturnType<typeof provenanceJson>;
@@ -238,7 +242,7 @@ function tokensBody(r: ProvenanceReport | null, totals: unknown): Json {
     totals,
     nodes: Array.from(r?.nodes ?? [], (n) => ({
       id: n.id,
-      hidden: n.hidden !== null,
+      hidden: n.hidden, // null, or why (as chat_overview and `prov --json` say it)
       direct: n.tokens.direct,
       subtree: n.tokens.subtree,
     })),

@@ -8,18 +8,24 @@ import { ANALYST_SCHEMA_VERSION } from "./results.ts";
 
 /**
  * A JSON task's result: the common head, its own `fields`, the warnings;
- * then what its `note` says of them, and when it is incomplete.
+ * then what its `note` says of them, when it is incomplete, what `root` is,
+ * and the warning codes (the input's and the walk's, then its own `codes`).
  *
  * @param fields the task's own fields
  * @param note what to say of them (optional)
+ * @param codes the task's own warning codes, e.g. `"invalid_addresses (node null)"` (optional)
  * @returns the text of the task's `returns`
  */
-export function resultDoc(fields: string, note = ""): string {
+export function resultDoc(fields: string, note = "", codes = ""): string {
   const said = note === "" ? "" : `${note}; `;
+  const own = codes === "" ? "" : `, ${codes}`;
   return `JSON {schema: scout-ai/chat-analyst, version: ${ANALYST_SCHEMA_VERSION}, task, file, ` +
     `root, complete, ${fields}, warnings: [{code, message, node}]}; ${said}complete is false and ` +
     "warnings say why when the file is missing, a directory, or some evidence (a receipt, a log, " +
-    "a job) could not be read";
+    "a job) could not be read; root is the root's node id (chat:<path> or job:<path>), null when " +
+    "the file is missing or a directory; warning codes: root_not_found and not_a_chat (node " +
+    "null), the walk's (chat_unreadable, unresolved_job_reference, receipt_problem…: those of " +
+    `llm prov --json, node the node being read; see docs/provenance-json.md)${own}`;
 }
 
 /**

@@ -64,6 +64,18 @@ const SCHEMA_VERSION = {
 /** The dependency on the walk, at this schema version. */
 const WALK = { task: "chat_provenance", inputs: { schema_version: ANALYST_SCHEMA_VERSION } };
 
+/** The job named for this schema version (see {@link resultVersionSpec}). */
+const VERSION_JOB = `v${ANALYST_SCHEMA_VERSION}`;
+
+/**
+ * The message tasks' dependency on the schema version: they do not walk
+ * with `chat_provenance`, so the version enters their job identity through
+ * this job's name (a dependency's path is digested into its dependent's
+ * name), and a message result cached under another version is not read as
+ * one of this version (R143: version 3 added their `root`).
+ */
+const VERSION = { task: "result_version", jobname: VERSION_JOB };
+
 /** What `chat_provenance` returns: the common head and where each analysis was saved. */
 type BaseResult = ResultHead & { task: string; parts: Record<string, string> };
 
@@ -196,6 +208,27 @@ function chatProvenanceSpec(): TaskSpec {
   };
 }
 
+/** `result_version`: the schema version, in a job named for it (see {@link VERSION}). */
+function resultVersionSpec(): TaskSpec {
+  return {
+    type: "integer",
+    description: "The version of the results the message tasks make (internal: their " +
+      "dependency, which puts the version into their job identity).",
+    returns: `${ANALYST_SCHEMA_VERSION}, in the job named ${VERSION_JOB}`,
+    run: (_inputs, job) => {
+      // a job named for another version must not say it is this one
+      if (job.name !== VERSION_JOB) {
+        throw new ScoutError(
+          "parameter",
+          `ChatAnalyst/result_version is job "${VERSION_JOB}", not "${job.name}"`,
+          { input: "jobname" },
+        );
+      }
+      return ANALYST_SCHEMA_VERSION;
+    },
+  };
+}
+
 /** `message_index`: every message's address, role and lineage id. */
 function messageIndexSpec(): TaskSpec {
   return {
@@ -203,6 +236,7 @@ function messageIndexSpec(): TaskSpec {
     description: DOC.message_index,
     returns: resultDoc("chats (count), messages"),
     inputs: COMMON,
+    deps: [VERSION],
     run: ({ file, jobs_dir }) => messageIndexResult(file, jobs_dir),
   };
 }
@@ -212,7 +246,13 @@ function messageContentSpec(): TaskSpec {
   return {
     type: "json",
     description: DOC.message_content,
-    returns: resultDoc("messages [{address, role, lineage_id, content}]"),
+    returns: resultDoc(
+      "messages [{address, role, lineage_id, content}]",
+      "",
+      "invalid_addresses (node null: ADDRESSES is no JSON array of [path, index]), " +
+        "address_not_found (node the chat's id when the walk reached it and it has no such " +
+        "message, null when the chat is not in FILE's provenance)",
+    ),
     inputs: {
       ...COMMON,
       addresses: input.text({
@@ -221,6 +261,7 @@ function messageContentSpec(): TaskSpec {
         noload: true,
       }),
     },
+    deps: [VERSION],
     run: ({ file, jobs_dir, addresses }) => messageContentResult(file, jobs_dir, addresses),
   };
 }
@@ -265,6 +306,8 @@ function chatTokensSpec(): TaskSpec {
   return publishedPartSpec(
     "tokens",
     "scopes, totals, nodes [{id, hidden, direct, subtree}], events",
+    "hidden is null, result_chat or top_level_agent_log, as chat_overview's nodes have it; " +
+      "totals is null and nodes and events are empty when root is null",
   );
 }
 
@@ -306,6 +349,7 @@ function define(): Workflow {
     },
     tasks: {
       chat_provenance: chatProvenanceSpec(),
+      result_version: resultVersionSpec(),
       message_index: messageIndexSpec(),
       message_content: messageContentSpec(),
       chat_overview: chatOverviewSpec(),

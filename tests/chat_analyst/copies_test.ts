@@ -60,7 +60,7 @@ Deno.test("ChatAnalyst: a call held in a job's log, result and the session is co
   const home = join(dir.path, "home");
   const { root, jobs } = copiedAnswer(dir.path);
   const res = await analyst(home, "chat_tool_calls", root, jobs);
-  assert.equal(res.version, 2);
+  assert.equal(res.version, 3);
   assert.deepEqual(res.summary, { calls: 2, ok: 1, error: 1, missing_output: 0, copies: 6 });
   const log = join(jobs, `${COPIED_JOB}.files/log/agent.chat`);
   const result = join(jobs, COPIED_JOB);
@@ -191,12 +191,12 @@ Deno.test("ChatAnalyst: a chat_tool_calls result cached before (copies counted) 
   const res = await analyst(home, "chat_tool_calls", root, jobs);
   // (the earlier code read this one back: summary {calls: 6, ok: 4, error: 2})
   assert.deepEqual(res.summary, { calls: 2, ok: 1, error: 1, missing_output: 0, copies: 6 });
-  assert.equal(res.version, 2);
+  assert.equal(res.version, 3);
   // the walk named for another version makes none of this one's results
   const other = await runMain(
     ["workflow", "task", "ChatAnalyst", "chat_provenance", "--file", root, "--schema_version", "1"],
     { env: { SCOUT_HOME: home, NO_COLOR: "1" } },
   );
   assert.equal(other.code, 1);
-  assert.match(other.stderr, /makes results of schema version 2, not "1"/);
+  assert.match(other.stderr, /makes results of schema version 3, not "1"/);
 });

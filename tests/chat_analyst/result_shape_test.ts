@@ -1,12 +1,19 @@
 /**
  * ChatAnalyst's results have the shape their help documents (R143): the
  * message tasks' results have `root` and their warnings `node`, as the
- * other tasks' do; a missing root gives `root` and `totals` null. Real
- * fixtures and temp dirs, the CLI in-process.
+ * other tasks' do; `chat_tokens`' `nodes[].hidden` is why a node is hidden,
+ * as `chat_overview` and `llm prov --json` say it; a missing root gives
+ * `root` and `totals` null. These shapes are schema version 3, part of
+ * every task's job identity: a message result cached before is not read.
+ * Real fixtures and temp dirs, the CLI in-process.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
+import { createJob } from "../../src/workflow/job.ts";
+import { input, registerWorkflow, workflow } from "../../src/workflow/define.ts";
+import { chatAnalystWorkflow } from "../../src/chat_analyst/workflow.ts";
 
 const FIX = join(ROOT, "fixtures/provenance");
 const SOCIETY = join(FIX, "society/plan.chat");
@@ -77,4 +84,53 @@ Deno.test("message_index and message_content have root, and warnings with node, 
     ]);
     if (t === "chat_tokens") assert.equal(r.totals, null);
   }
+});
+
+Deno.test("chat_tokens: nodes[].hidden says why, as chat_overview and llm prov --json (R143-2)", async () => {
+  await using home = await tempDir();
+  const args = ["--file", SOCIETY, "--jobs_dir", SOCIETY_JOBS];
+  const tokens = await analyst(home.path, "chat_tokens", args);
+  const overview = await analyst(home.path, "chat_overview", args);
+  const hidden = (r: Json) => (r.nodes as Json[]).map((n) => [n.id, n.hidden]);
+  assert.deepEqual(hidden(tokens), hidden(overview));
+  const kinds = new Set(hidden(tokens).map(([, h]) => h));
+  assert.deepEqual(kinds, new Set([null, "result_chat", "top_level_agent_log"]));
+  assert.equal(tokens.version, 3);
+});
+
+/**
+ * The job `message_index` had at version 2: the same workflow, task and
+ * inputs, without the `result_version` dependency.
+ */
+function earlierIndexPath(home: string, file: string): string {
+  const inputs = { file: input.file({ required: true }), jobs_dir: input.array({ default: [] }) };
+  const earlier = workflow("ChatAnalyst", {
+    tasks: { message_index: { type: "json", inputs, run: () => ({}) } },
+  });
+  try {
+    return createJob(earlier, "message_index", { inputs: { file }, env: { SCOUT_HOME: home } })
+      .path;
+  } finally {
+    registerWorkflow(chatAnalystWorkflow()); // `workflow` registered the earlier one by name
+  }
+}
+
+Deno.test("a message_index result cached at version 2 (no root) is not read as one of version 3", async () => {
+  await using home = await tempDir();
+  const stale = earlierIndexPath(home.path, SOCIETY);
+  mkdirSync(dirname(stale), { recursive: true });
+  const old = { schema: "scout-ai/chat-analyst", version: 2, task: "message_index", file: SOCIETY };
+  writeFileSync(stale, JSON.stringify({ ...old, complete: true, chats: 0, messages: [] }));
+  writeFileSync(`${stale}.info`, JSON.stringify({ status: "done" }));
+  const idx = await analyst(home.path, "message_index", ["--file", SOCIETY]);
+  assert.equal(idx.version, 3);
+  assert.equal(idx.root, `chat:${SOCIETY}`);
+  assert.ok((idx.chats as number) > 0);
+  // the version job is named for its version; one named for another is refused
+  const other = await runMain(
+    ["workflow", "task", "ChatAnalyst", "result_version", "--jobname", "v2"],
+    { env: { SCOUT_HOME: home.path, NO_COLOR: "1" } },
+  );
+  assert.equal(other.code, 1);
+  assert.match(other.stderr, /result_version is job "v3", not "v2"/);
 });

@@ -23,12 +23,12 @@ Deno.test("ChatAnalyst JSON tasks: the shape, then when complete is false (R94-9
   const text = flat(await help(["workflow", "task", "ChatAnalyst", "chat_tokens", "--help"]));
   assert.match(
     text,
-    /Result type: json — JSON \{schema: scout-ai\/chat-analyst, version: 2, task, file, root, complete, scopes, totals, nodes \[\{id, hidden, direct, subtree\}\], events, warnings: \[\{code, message, node\}\]\}; complete is false and warnings say why when the file is missing, a directory, or some evidence \(a receipt, a log, a job\) could not be read /,
+    /Result type: json — JSON \{schema: scout-ai\/chat-analyst, version: 3, task, file, root, complete, scopes, totals, nodes \[\{id, hidden, direct, subtree\}\], events, warnings: \[\{code, message, node\}\]\}; hidden is null, result_chat or top_level_agent_log, as chat_overview's nodes have it; totals is null and nodes and events are empty when root is null; complete is false and warnings say why when the file is missing, a directory, or some evidence \(a receipt, a log, a job\) could not be read; root is the root's node id \(chat:<path> or job:<path>\), null when the file is missing or a directory; warning codes: root_not_found and not_a_chat \(node null\)/,
   );
   const prov = flat(await help(["workflow", "task", "ChatAnalyst", "chat_provenance", "--help"]));
   assert.match(
     prov,
-    /version: 2, task, file, root, complete, parts \{overview, tokens, tool_calls, agents\} \(the files its analyses are saved in\), warnings/,
+    /version: 3, task, file, root, complete, parts \{overview, tokens, tool_calls, agents\} \(the files its analyses are saved in\), warnings/,
   );
 });
 

@@ -37,8 +37,8 @@ Deno.test("workflow list names the built-in ChatAnalyst, marked, after the direc
     assert.equal(r.code, 0, r.stderr);
     return r.stdout;
   };
-  const tasks = "chat_provenance message_index message_content chat_overview chat_tool_calls " +
-    "chat_tokens chat_agents chat_report";
+  const tasks = "chat_provenance result_version message_index message_content chat_overview " +
+    "chat_tool_calls chat_tokens chat_agents chat_report";
   assert.equal(
     await list(),
     `(no workflows in ./workflows or $SCOUT_HOME/workflows)\nChatAnalyst (built-in)  ${tasks}\n`,
