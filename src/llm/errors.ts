@@ -222,6 +222,12 @@ export interface StreamProgress {
    * line): a last event that does not parse was cut, not malformed.
    */
   openTail?: boolean;
+  /**
+   * True when the body received so far ends with the `data: [DONE]` event
+   * that closes a Chat Completions stream (the server ended it, not a cut or
+   * an abort).
+   */
+  sentinel?: boolean;
 }
 
 /**

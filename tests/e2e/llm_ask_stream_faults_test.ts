@@ -104,3 +104,29 @@ Deno.test("llm ask: Ctrl-C mid-stream saves the partial answer marked incomplete
   const answers = await savedAnswers(join(dir.path, "s.chat"));
   assert.deepEqual(answers.map((m) => m.content), ["Part one.", "Continued."]);
 });
+
+Deno.test("llm ask: Ctrl-C after the finish chunk, before the usage chunk, exits 130 and marks the answer incomplete (R141-2)", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer();
+  // role, two texts and the finish chunk sent; the usage chunk and [DONE] held
+  srv.script({ text: ["One ", "two."], id: "chatcmpl-033", stallAfter: 4 });
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "k", NO_COLOR: "1" };
+  const child = spawnScout(args(srv.url, "--stream", "-o", "s.chat", "q"), { cwd: dir.path, env });
+  while (srv.requests[0]?.firstByteAt === undefined) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  child.kill("SIGINT");
+  const out = await child.output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 130, stderr);
+  const chat = parse(await Deno.readTextFile(join(dir.path, "s.chat"))).filter((m) =>
+    m.content !== ""
+  );
+  assert.deepEqual(chat.map((m) => m.role), ["user", "meta", "assistant"]);
+  assert.equal(chat[2]!.content, "One two.");
+  const meta = String(chat[1]!.content);
+  assert.match(meta, /incomplete=true/);
+  assert.match(meta, /reason=interrupted/);
+  assert.doesNotMatch(meta, /provider_response_id/);
+});

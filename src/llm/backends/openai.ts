@@ -6,12 +6,13 @@
  *
  * @module
  */
+import type OpenAI from "openai";
 import type { Message } from "../../chat/types.ts";
 import { ScoutError } from "../../errors.ts";
 import { parseArguments } from "../../tools/calls.ts";
 import { isFunctionDefinition } from "../../tools/registry.ts";
 import type { ToolDefinition } from "../../tools/types.ts";
-import { replyObject, responseError } from "../errors.ts";
+import { replyObject, responseError, type StreamProgress } from "../errors.ts";
 import {
   isRemoteUrl,
   loadMedia,
@@ -20,7 +21,7 @@ import {
   textContent,
   toolMessageIds,
 } from "../format.ts";
-import { requestSignal } from "../http.ts";
+import { type RequestSignal, requestSignal } from "../http.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
 import {
   countingClient,
@@ -228,6 +229,64 @@ export function chatReply(raw: unknown, opts: ChatReplyOptions = {}): BackendRep
 }
 
 /**
+ * Whether an assembled Chat Completions stream is the whole reply: a choice
+ * finished, and then the server closed the stream with `[DONE]`, or else the
+ * usage chunk (asked for with `include_usage`, sent after the finish chunk)
+ * came and the read was not ended by the abort or the timeout — the SDK ends
+ * its stream quietly on those, so a Ctrl-C between the finish and the usage
+ * chunk looked like a whole reply without usage (R141-2). A body that ends
+ * after the finish chunk with neither is a cut.
+ *
+ * @param raw the assembled completion (null: no choice finished)
+ * @param rs the request's signal
+ * @param progress what the stream's body brought (`sentinel`: `[DONE]` came)
+ * @returns true when the reply is whole
+ */
+function wholeStream(
+  raw: Record<string, unknown> | null,
+  rs: RequestSignal,
+  progress: StreamProgress,
+): raw is Record<string, unknown> {
+  if (raw === null) return false;
+  if (progress.sentinel === true) return true;
+  return !rs.signal.aborted && raw.usage !== undefined;
+}
+
+/**
+ * Streams a Chat Completions request (`include_usage` on) and assembles the
+ * reply; a stream that ends before the reply is whole ({@link wholeStream})
+ * fails as {@link incompleteStreamError} says.
+ *
+ * @param client the ask's client
+ * @param body the request body
+ * @param how query context, request signal, backend name
+ * @returns the completion object
+ */
+async function streamChat(
+  client: OpenAI,
+  body: Record<string, unknown>,
+  how: { ctx: QueryContext; rs: RequestSignal; backend: string },
+): Promise<Record<string, unknown>> {
+  const { ctx, rs, backend } = how;
+  const progress: StreamProgress = { events: 0, bytes: 0 };
+  const stream = await countingClient(client, ctx, progress).chat.completions.create(
+    // deno-lint-ignore no-explicit-any
+    { ...body, stream: true, stream_options: { include_usage: true } } as any,
+    { signal: rs.signal },
+  ) as unknown as AsyncIterable<Record<string, unknown>>;
+  let raw: Record<string, unknown> | null;
+  try {
+    raw = await assembleChatStream(stream, ctx.onDelta, progress, ctx.onUsage);
+  } catch (e) {
+    throw await incompleteStreamError(backend, rs, ctx, progress, e);
+  }
+  if (!wholeStream(raw, rs, progress)) {
+    throw await incompleteStreamError(backend, rs, ctx, progress);
+  }
+  return raw;
+}
+
+/**
  * Sends a Chat Completions request through the SDK.
  *
  * @param req the request
@@ -253,18 +312,7 @@ export async function queryChat(
         client.chat.completions.create(body as any, { signal: rs.signal }),
       );
     } else {
-      const progress = { events: 0, bytes: 0 };
-      const stream = await countingClient(client, ctx, progress).chat.completions.create(
-        // deno-lint-ignore no-explicit-any
-        { ...body, stream: true, stream_options: { include_usage: true } } as any,
-        { signal: rs.signal },
-      ) as unknown as AsyncIterable<Record<string, unknown>>;
-      try {
-        raw = await assembleChatStream(stream, ctx.onDelta, progress, ctx.onUsage);
-      } catch (e) {
-        throw await incompleteStreamError(opts.backend, rs, ctx, progress, e);
-      }
-      if (raw === null) throw await incompleteStreamError(opts.backend, rs, ctx, progress);
+      raw = await streamChat(client, body, { ctx, rs, backend: opts.backend });
     }
   } catch (e) {
     throw await mapSdkError(opts.backend, e, rs, ctx, req.stream, client.baseURL);

@@ -158,10 +158,16 @@ function closesEvent(tail: readonly number[]): boolean {
     tail.slice(-4).join() === [CR, LF, CR, LF].join();
 }
 
+/** Bytes that end with the `[DONE]` event, blank lines after it allowed. */
+const SENTINEL_END = /\[DONE\]\s*$/;
+const TAIL = 24;
+
 /**
  * An SSE body that notes in `progress.openTail` whether it ended inside an
  * event: the SDK hands such a tail on as a whole event, and its JSON then
- * fails to parse (a stream cut, not malformed JSON).
+ * fails to parse (a stream cut, not malformed JSON); and in
+ * `progress.sentinel` whether the bytes so far end with `[DONE]` — noted as
+ * they pass, as the SDK stops reading there and the body may never end.
  */
 function watchEventEnd(
   body: ReadableStream<Uint8Array>,
@@ -171,7 +177,8 @@ function watchEventEnd(
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, c) {
-        tail = [...tail, ...chunk.subarray(-4)].slice(-4);
+        tail = [...tail, ...chunk.subarray(-TAIL)].slice(-TAIL);
+        progress.sentinel = SENTINEL_END.test(String.fromCharCode(...tail));
         c.enqueue(chunk);
       },
       flush() {
