@@ -235,7 +235,9 @@ export function chatReply(raw: unknown, opts: ChatReplyOptions = {}): BackendRep
  * came and the read was not ended by the abort or the timeout — the SDK ends
  * its stream quietly on those, so a Ctrl-C between the finish and the usage
  * chunk looked like a whole reply without usage (R141-2). A body that ends
- * after the finish chunk with neither is a cut.
+ * cleanly after the finish chunk with neither, unaborted, is whole as before:
+ * a compatible server may send no usage and no `[DONE]`, and failing it
+ * would make that server unusable for a usage figure.
  *
  * @param raw the assembled completion (null: no choice finished)
  * @param rs the request's signal
@@ -249,7 +251,7 @@ function wholeStream(
 ): raw is Record<string, unknown> {
   if (raw === null) return false;
   if (progress.sentinel === true) return true;
-  return !rs.signal.aborted && raw.usage !== undefined;
+  return !rs.signal.aborted;
 }
 
 /**
