@@ -239,7 +239,7 @@ export function agentDelegate(base: LoadAgentOptions = {}): NonNullable<AgentRun
     return {
       messages: r.messages,
       text: r.text,
-      // on the task route, whether the job was done already (its answer reused)
+      // on the task route, whether the job was done already or its run asked no provider
       cached: r.ask?.cached ?? r.cached === true,
       endpoint: r.ask?.endpoint ?? null,
       backend: r.ask?.backend ?? "",

@@ -23,6 +23,7 @@ import { ScoutError } from "../errors.ts";
 import { requestOptions } from "../llm/ask_options.ts";
 import { withKeyAliases } from "../llm/key_aliases.ts";
 import { attachMessages } from "../llm/loop.ts";
+import { allReplayed, type InferenceTally, tallyInferences } from "../llm/inference_tally.ts";
 import { isDone } from "../workflow/context.ts";
 import { createJob } from "../workflow/job.ts";
 import type { Job } from "../workflow/job_types.ts";
@@ -280,7 +281,8 @@ async function runAskJob(
   },
 ): Promise<AgentReply> {
   agent.job = job;
-  const cached = isDone(job);
+  const done = isDone(job);
+  const tally: InferenceTally = { live: 0, replayed: 0 };
   const workflows = new Set([...active.getStore()?.workflows ?? [], wf.name]);
   const secrets = secretOptions(agent, options);
   const given = { job: job.path, tools, caller: agent, chat };
@@ -293,7 +295,7 @@ async function runAskJob(
       () => produceJob(job, { env }),
     );
   try {
-    await active.run({ workflows, runtime, secrets, given }, produce);
+    await active.run({ workflows, runtime, secrets, given }, () => tallyInferences(tally, produce));
   } catch (e) {
     // what a failed ask produced is the job's marker: the job keeps its partial logs
     throw attachMessages(e, [{ role: "meta", content: marker }]);
@@ -312,5 +314,6 @@ async function runAskJob(
   const projected = project(job.shortPath, result as Message[]);
   const last = [...projected].reverse().find((m) => m.role !== "previous_response_id");
   const text = last?.role === "assistant" && typeof last.content === "string" ? last.content : "";
-  return { text, messages: projected, job, cached };
+  // cached as `llm ask`'s (R143-3): the job was done already, or its run asked no provider
+  return { text, messages: projected, job, cached: done || allReplayed(tally) };
 }

@@ -78,7 +78,11 @@ export interface AgentReply {
   messages: Message[];
   /** The job when the answer came from the workflow's `ask` task (§1.4 step 2). */
   job?: Job;
-  /** On the task route: true when that job was already done (its answer reused, nothing asked). */
+  /**
+   * On the task route: true when no provider request was made for the answer —
+   * the job was already done (its answer reused), or every inference its run
+   * made was replayed from the inference cache (as `AskResult.cached`).
+   */
   cached?: boolean;
   /** The inference result on the direct route (endpoint, backend, model, cached). */
   ask?: AskResult;

@@ -23,6 +23,12 @@ as plain text (its lines are never read as chat lines); with no QUESTION, stdin 
 -o appends the question and the new messages (never the start chat) to the chat file. A -c
 file that does not exist yet starts an empty conversation (Ruby's rule), so
 '-c plan.chat -o plan.chat' starts and then continues one conversation.
+--json prints the object of 'llm ask --json' ("cached": no provider request was made for the
+answer); "job" is there only on the task route: the job's path under its jobs root
+(<Workflow>/ask/<name>). There "cached" is also true when that job was already done (its answer
+reused), "usage" and "total_usage" are read from the job's log (log/agent.chat in its files), as
+recorded, and "endpoint", "backend" and "model" are its last inference's (null, "workflow" and
+"" when the job wrote no such log).
 
 ${ASK_ENV_HELP}
 SCOUT_AGENT_PATH adds search roots (see 'agent find --help'); ASK_AGENTS, SCOUT_MAX_AGENT_DEPTH

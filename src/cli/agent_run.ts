@@ -133,9 +133,10 @@ async function runAgentWith(
 }
 
 /**
- * What a task-route answer reports (`--json`): the job, whether it was
- * already done, and the endpoint, model and usage of the agent log its
- * body wrote (`<job>.files/log/agent.chat`), when there is one.
+ * What a task-route answer reports (`--json`): the job, whether it is cached
+ * (no provider request made: the job was already done, or its run replayed
+ * every inference), and the endpoint, model and usage (as recorded) of the
+ * agent log its body wrote (`<job>.files/log/agent.chat`), when there is one.
  *
  * @param r the agent's reply (with its job)
  * @returns the ask result, with the job's short path and usage

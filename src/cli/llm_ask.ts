@@ -259,9 +259,12 @@ with --dry-run also "dry_run":true and "questions":[{line, question, messages:[{
 
 --json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
 "usage":{pt,ct,tt,cct,cwt,rt}, "total_usage":{…}, "usage_warnings":[{code,file,message}…],
-"messages":[{role,content}…], "output"}: usage counts the ask's own inferences, total_usage also
-those of the agents it delegated to (their receipts, and the jobs of those that ran as one), each
-once, this run only — as llm prov counts. usage_warnings lists what total_usage could not count, so
+"messages":[{role,content}…], "output"}. "cached" is true when no provider request was made for
+this answer: every inference of it (its specialists' too) was replayed from the inference cache.
+usage counts the ask's own inferences as they were recorded — a cached answer reports what it
+cost when it was asked, not a new cost —, total_usage also those of the agents it delegated to
+(their receipts, and the jobs of those that ran as one), each once, this run only — as llm prov
+counts. usage_warnings lists what total_usage could not count, so
 that it may be low (each also a warning on stderr; [] when nothing was left out): chat_unreadable (a
 job's log or result that exists but cannot be read), unresolved_job_reference (a receipt naming no
 job file in a jobs root), receipt_problem (a malformed receipt entry).

@@ -38,6 +38,7 @@ import {
 import { prepareChat, type PreparedChat } from "./ask_tools.ts";
 import type { AskOptions, AskResult } from "./ask_types.ts";
 import { finalText, runLoop } from "./loop.ts";
+import { type InferenceTally, noteInference, tallyInferences } from "./inference_tally.ts";
 import { defaultSession } from "./meta_record.ts";
 import { writeSnapshot } from "./snapshot.ts";
 import { addToMessage } from "./error_location.ts";
@@ -124,9 +125,15 @@ export async function runAsk(
     model: model.settings.model,
   });
   const legacy = await cache?.legacy();
-  if (legacy) return result(legacy, true);
+  if (legacy) {
+    noteInference("replayed");
+    return result(legacy, true);
+  }
   const who = { model: model.settings.model, backend: model.backendName, endpoint: req.endpoint };
-  const out = await runLoop({ ...loopInput(prepared, model, cache, ctx), who }).catch(async (e) => {
+  // cached: every round replayed, and no specialist asked a provider either (R143-3)
+  const tally: InferenceTally = { live: 0, replayed: 0 };
+  const loop = () => runLoop({ ...loopInput(prepared, model, cache, ctx), who });
+  const out = await tallyInferences(tally, loop).catch(async (e) => {
     // the innermost ask that failed keeps its endpoint, model and snapshot
     if (
       isScoutError(e) && (e.phase === "query" || e.phase === "process_response") &&
@@ -144,7 +151,7 @@ export async function runAsk(
     }
     throw e;
   });
-  return result(out, cache?.allHits() ?? false);
+  return result(out, (cache?.allHits() ?? false) && tally.live === 0);
 }
 
 function loopInput(

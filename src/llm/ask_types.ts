@@ -135,7 +135,11 @@ export interface AskResult {
   messages: Message[];
   /** The answer text (`""` when the last message is not an assistant one). */
   text: string;
-  /** True when served from the inference cache. */
+  /**
+   * True when no provider request was made for the answer: every round was
+   * replayed from the inference cache, and so were the inferences of the
+   * specialists it ran (their recorded usage stays in `messages`).
+   */
   cached: boolean;
   /** Endpoint used, or null. */
   endpoint: string | null;

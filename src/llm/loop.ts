@@ -37,6 +37,7 @@ import {
   truncationWarning,
 } from "./ask_round.ts";
 import { incompleteMeta, metaAfter } from "./incomplete_meta.ts";
+import { noteInference } from "./inference_tally.ts";
 import {
   isRecordedFailure,
   noteFailedRound,
@@ -198,6 +199,7 @@ async function playRound(
   input: LoopInput,
   out: Message[],
 ): Promise<PlayedRound> {
+  noteInference(recorded ? "replayed" : "live");
   if (recorded && isRecordedFailure(recorded)) replayFailure(recorded, input.onEvent, out);
   let live: LiveReply | null = null;
   let meta: MetaRecord;

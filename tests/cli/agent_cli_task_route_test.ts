@@ -117,6 +117,41 @@ Deno.test("task route --json: the job, whether it was done already, model and us
   assert.equal(srv.requests.length, 1);
 });
 
+Deno.test("task route --json: cached means no provider request, as on llm ask: a replayed job's run is cached, usage as recorded (R143-3)", async () => {
+  await using t = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: () => ({ text: "ok", usage: { pt: 7, ct: 3 } }),
+  });
+  const { run, home } = router(t.path, srv, "Router8");
+  const ask = async (...args: string[]) => {
+    const r = await run("--json", ...args, "q");
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const live = await ask("-c", "plan.chat", "-o", "plan.chat");
+  rmSync(join(home, "var", "jobs"), { recursive: true });
+  // the job run again, every inference replayed from the inference cache
+  const replayed = await ask("--offline", "-c", "cached.chat", "-o", "cached.chat");
+  const done = await ask("--offline"); // the same job (cached.chat was empty), done
+  const fresh = await ask("--no-cache");
+  assert.deepEqual([live, replayed, done, fresh].map((o) => o.cached), [false, true, true, false]);
+  assert.equal(srv.requests.length, 2);
+  // usage: what the answer's inference was recorded with, a cached one's too (as llm ask)
+  for (const o of [live, replayed, done, fresh]) {
+    assert.deepEqual(o.usage, { pt: 7, ct: 3, tt: 10, cct: 0, cwt: 0, rt: 0 });
+    assert.match(o.job, /^Router8\/ask\//);
+  }
+  const help = await runMain(["agent", "ask", "--help"], { env: { SCOUT_HOME: home } });
+  const text = help.stdout.replace(/\s+/g, " ");
+  assert.match(text, /"job" is there only on the task route/);
+  assert.match(text, /"cached" is also true when that job was already done/);
+  const llm = await runMain(["llm", "ask", "--help"], { env: { SCOUT_HOME: home } });
+  assert.match(
+    llm.stdout.replace(/\s+/g, " "),
+    /"cached" is true when no provider request was made/,
+  );
+});
+
 Deno.test("task route: -e/-m are agent options, each appended once to the job's chat (§5.1 step 1)", async () => {
   await using t = await tempDir();
   await using srv = await startProviderServer({

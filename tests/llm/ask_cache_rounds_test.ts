@@ -179,3 +179,40 @@ Deno.test("cache directory removed while the process runs: the next miss makes i
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("cached is false when a tool's nested ask queried the provider, though every round replayed (R143-3)", async () => {
+  await using home = await tempDir();
+  await using srv = await startProviderServer({
+    fallback: (r) => {
+      const msgs = r.body.messages as { role: string; content: string }[];
+      if (msgs[0]!.content === "nested") return { text: "nested answer" };
+      if (msgs.at(-1)!.role === "tool") return { text: "done" };
+      return { toolCalls: [{ name: "consult", id: "call_1", arguments: {} }] };
+    },
+  });
+  const base = { backend: "openai", url: srv.url, model: "m", env: env(home.path) };
+  const definition = { name: "consult", parameters: { type: "object", properties: {} } };
+  const tools: ToolsInput = {
+    consult: [async () => {
+      // an ask of its own that never uses the cache; its output is the same every run
+      await ask([{ role: "user", content: "nested" }], { ...base, cache: false });
+      return "consulted";
+    }, definition],
+  };
+  const q = [{ role: "user", content: "Consult" }];
+  const first = await ask(q, { ...base, tools });
+  assert.deepEqual([first.text, first.cached, srv.requests.length], ["done", false, 3]);
+  const second = await ask(q, { ...base, tools });
+  // both rounds replayed, the nested ask asked again: a provider request was made
+  assert.deepEqual([second.text, second.cached, srv.requests.length], ["done", false, 4]);
+  // the nested ask replayed too (cached itself): nothing asked, cached
+  const cachedNested: ToolsInput = {
+    consult: [async () => {
+      await ask([{ role: "user", content: "nested" }], base);
+      return "consulted";
+    }, definition],
+  };
+  await ask(q, { ...base, tools: cachedNested });
+  const fourth = await ask(q, { ...base, tools: cachedNested });
+  assert.deepEqual([fourth.cached, srv.requests.length], [true, 5]);
+});
