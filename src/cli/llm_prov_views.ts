@@ -37,9 +37,11 @@ export const HTML_GRAPH_LIMIT = 400;
 /**
  * The run's cost line: `cost: $X` when every inference has a price, `cost: ?`
  * when none has, else `cost: $X + ?`; with the unpriced count when not all are
- * priced.
+ * priced. No line when there is no inference: nothing was priced, not $0
+ * (R143-6, as a node of no inference shows no cost: R134-5).
  */
 function costLine(dollars: number, known: number, n: number): string {
+  if (n === 0) return "";
   if (known === n) return `cost: $${dollarAmount(dollars)}\n`;
   const unpriced = `(${n - known} of ${n} inferences unpriced)`;
   return known === 0

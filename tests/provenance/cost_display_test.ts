@@ -206,3 +206,19 @@ Deno.test("llm prov tree: a node with no inference (of its subtree; -c: of its o
   assert.match((await free.run()).stdout, /^chat total=8 prompt=4 cont=4 cost=\$0\.0000 s\.chat$/m);
   assert.match((await free.run("-c")).stdout, /^chat total=8 .* cost=\$0\.0000 s\.chat$/m);
 });
+
+Deno.test("llm prov of no inference with a price file prints no cost line, in the tree or under --by (R143-6)", async () => {
+  const { dir, run } = await setUp(
+    "free: {input: 0, output: 0}\n",
+    "user: hi\n\nassistant: hello\n",
+  );
+  await using _d = dir;
+  for (const args of [[], ["-c"], ["--by", "agent"], ["--by", "model,endpoint"]]) {
+    const r = await run(...args);
+    assert.equal(r.code, 0, r.stderr);
+    // before: a last line `cost: $0.0000`, as if something had been priced
+    assert.doesNotMatch(r.stdout, /^cost:/m, `${args.join(" ")}: ${r.stdout}`);
+  }
+  const json = ProvenanceDocument.parse(JSON.parse((await run("--json")).stdout));
+  assert.deepEqual(json.totals.cost, { dollars: 0, priced: 0, unpriced: 0 });
+});
