@@ -18,6 +18,8 @@
  *   SLURM job as squeue tells it — `state` null when SLURM no longer knows it or could not
  *   be asked, `error` then saying why);
  *   a JOB not found: `{"version":1,"path":JOB,"status":"notfound","error":message}`, exit 1.
+ *   `info` is the `.info` as read: its `issued`/`start`/`end` in Scout's format
+ *   (`2026-12-02 07:55:28 +0000`, kept for Ruby Scout), not ISO 8601 (R143-7).
  * - `list`: `{"version":1,"workflows":[{"name","file","tasks":[…],"error"?}]}`
  *   (`error` names a file that cannot be loaded; exit 1), or with a
  *   workflow `{"version":1,"workflow","file","tasks":[{"name","type","description",
@@ -130,7 +132,11 @@ const INFO_HELP =
   "A job named JOB itself, its extension aside (Default.json for Default), comes first.\n" +
   "--jobs-dir may be given more than once: the directories are searched in order.\n" +
   "A job whose info says it is in progress but whose process (pid on this host) is\n" +
-  "gone shows as stale; a pid on another host cannot be checked (running: null).\n\n" +
+  "gone shows as stale; a pid on another host cannot be checked (running: null).\n" +
+  '--json: "info" is the job\'s .info as it is on disk, so info.issued, info.start and\n' +
+  "info.end are copied from the job's .info in Scout's format (Ruby's Time#to_s: local\n" +
+  'time to the second with its offset, "2026-12-02 07:55:28 +0000"), which Scout reads\n' +
+  "too; the other timestamps scout-ai prints in JSON are ISO 8601 UTC with milliseconds.\n\n" +
   `${FIXTURE_EXAMPLES}\n` +
   "  scout-ai workflow info fixtures/scout-jobs/var/jobs/Baking/bake/Default  # by Scout\n" +
   "  scout-ai workflow task fixtures/workflows/Baking batter --eggs 4 --print-path\n" +

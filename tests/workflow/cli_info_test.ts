@@ -206,3 +206,15 @@ Deno.test("workflow info: each malformed dependency entry is warned about, as ll
     `scout-ai: warning: Dependencies of job "${job}" are "oops", not a list; none listed\n`,
   );
 });
+
+Deno.test("workflow info --json: info.issued/start/end are the .info's own, in Scout's format; --help says so (R143-7)", async () => {
+  await using d = await tempDir();
+  const job = join(ROOT, "fixtures", "scout-jobs", "var", "jobs", "Baking", "bake", "Default");
+  const r = await runMain(["workflow", "info", job, "--json"], { cwd: d.path, env: env(d.path) });
+  const info = JSON.parse(r.stdout).info;
+  assert.equal(info.issued, "2026-12-02 07:55:28 +0000"); // as written, Ruby's Time#to_s
+  const help = await runMain(["workflow", "info", "--help"], { cwd: d.path, env: env(d.path) });
+  const text = help.stdout.replace(/\s+/g, " ");
+  assert.match(text, /info\.issued, info\.start and info\.end are copied from the job's \.info/);
+  assert.match(text, /"2026-12-02 07:55:28 \+0000"/);
+});
