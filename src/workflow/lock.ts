@@ -4,9 +4,11 @@
  * once. Same path and content as Scout; acquired atomically with an `O_EXCL`
  * create (Scout links a temp file; both exclude each other); refreshed every 2 s
  * from a worker thread (`util/lock_refresher.ts`), so a body that blocks the
- * main thread keeps its lock (R89-1); a lock older than 30 s, or held by a
- * dead pid on this host, is stale and removed (a waiter also takes over one it
- * saw unchanged for 30 s, whatever its date: R125-5); waiters poll with
+ * main thread keeps its lock (R89-1); a lock of this host older than 30 s,
+ * or held by a dead pid here, is stale and removed (a waiter also takes over
+ * one it saw unchanged for 30 s, whatever its date: R125-5); another host's,
+ * refreshed on its own clock, only so, or once dated beyond any plausible
+ * clock skew (`util/lock_watch.ts`, R139-1); waiters poll with
  * backoff, and tell a wait past {@link LONG_WAIT_MS}. A FIFO, device or socket
  * in a lock's place is never read nor waited on (R125-4). A holder removes
  * only its own lock: one another process took over is theirs.
@@ -32,6 +34,7 @@ import {
 import { notRegularKind, readRegularTextSync } from "../util/regular_file.ts";
 import { thisHost } from "./state.ts";
 import { keepFresh } from "../util/lock_refresher.ts";
+import { beyondSkew, lockWatch, staleElsewhere } from "../util/lock_watch.ts";
 
 const REFRESH_MS = 2_000;
 const lockDirs = new Set<string>();
@@ -95,8 +98,10 @@ function parseHolder(text: string): { host?: string; pid?: number } {
 }
 
 /**
- * Whether an existing lock file is stale: older than 30 s (not refreshed), or
- * held by a pid that is dead on this host.
+ * Whether an existing lock file is stale at a glance: of this host and older
+ * than 30 s (not refreshed) or held by a dead pid; of any host, dated beyond
+ * any plausible clock skew (`util/lock_watch.ts`). Another host's lock
+ * otherwise needs a waiter's watch ({@link acquireLockFile}).
  *
  * @param path lock file
  * @returns true when it may be removed
@@ -108,12 +113,11 @@ export function isStaleLock(path: string): boolean {
   } catch {
     return false;
   }
-  if (Date.now() - st.mtimeMs > lockMaxAgeMs()) return true; // an unreadable one too
-  let text = "";
+  let text;
   try {
     text = readRegularTextSync(path); // a FIFO is never read: it could block (R125-4)
   } catch {
-    return false;
+    return Date.now() - st.mtimeMs > lockMaxAgeMs(); // unreadable: no holder to go by
   }
   return staleHolder(text, st);
 }
@@ -133,7 +137,7 @@ export function persistLockText(text: string): boolean {
 }
 
 /** The sweep's rule: a persist lock's text ({@link persistLockText}), and stale. */
-function sweepable(text: string, id: Pick<LockId, "mtimeMs">): boolean {
+function sweepable(text: string, id: Pick<LockId, "ino" | "mtimeMs">): boolean {
   return persistLockText(text) && staleHolder(text, id);
 }
 
@@ -161,41 +165,42 @@ export function sweepStaleLock(path: string, dryRun = false): boolean {
 }
 
 /**
- * The staleness rule on a lock already read: not refreshed for 30 s, or its
- * holder dead here. Age wins over a live holder on this host, as in Scout
+ * The staleness rule on a lock already read, at a glance. A lock of this host
+ * (or naming none) is stale once not refreshed for 30 s, or when its holder is
+ * dead here, or its date is further ahead than any clock (a `touch -d`). Age wins over a live holder on this host, as in Scout
  * (`Lockfile#validlock?` judges by age only): a holder's lock goes unrefreshed
  * only when its process is frozen, and a pid seen alive may be another
  * process's after a crash (pids are reused), whose lock would then never go.
+ * [TS-FIX] R139-1: another host's holder refreshes its lock on its own clock —
+ * one a minute behind ours makes its live lock look a minute old, and Scout's
+ * rule ran its job twice — so its age by our clock says nothing until it is
+ * beyond any plausible skew (`util/lock_watch.ts`); short of that a waiter
+ * watches it ({@link watchedStale}).
  */
-function staleHolder(text: string, id: Pick<LockId, "mtimeMs">): boolean {
-  if (Date.now() - id.mtimeMs > lockMaxAgeMs()) return true;
+function staleHolder(text: string, id: Pick<LockId, "ino" | "mtimeMs">): boolean {
   const { host, pid } = parseHolder(text);
+  if (host !== undefined && host !== thisHost()) return staleElsewhere(id, lockMaxAgeMs());
+  if (Date.now() - id.mtimeMs > lockMaxAgeMs() || beyondSkew(id.mtimeMs, 0)) return true;
   return host === thisHost() && pid !== undefined && pid !== process.pid && !pidAlive(pid);
 }
 
 /**
- * The staleness rule of one waiter: {@link staleHolder}, or — [TS-FIX] R125-5
- * — a lock this waiter has seen unchanged (same inode and modification time)
- * for the stale age. A lock dated in the future (another member's `touch -d
- * '+5 years'`, or a node whose clock is ahead) has a negative age, and Scout's
- * `Lockfile` waits on it for ever; a live holder refreshes its lock every few
- * seconds whatever its clock says, so its modification time keeps changing,
- * while a planted or frozen one's does not. Judged by what the waiter saw, on
- * its own clock; the sweep, which looks once, leaves such a lock.
+ * The staleness rule of one waiter: {@link staleHolder}, or — [TS-FIX] R125-5,
+ * R139-1 — a lock this waiter has seen unchanged (same inode and modification
+ * time) for the stale age. A live holder refreshes its lock every few seconds
+ * whatever its clock says, so its modification time keeps changing, while a
+ * dead, planted or frozen one's does not: a lock dated in the future (another
+ * member's `touch -d`, or a node whose clock is ahead) has a negative age, and
+ * Scout's `Lockfile` waits on it for ever; another host's lock, dated by its
+ * clock, is judged so whatever its date. Judged by what the waiter saw, on its
+ * own clock; the sweep, which looks once, leaves such a lock unless its date
+ * is beyond any plausible skew.
  *
  * @returns the waiter's rule (it remembers the lock it last saw)
  */
 function watchedStale(): StaleTest {
-  let seen: { ino: number; mtimeMs: number; since: number } | null = null;
-  return (text, id) => {
-    if (staleHolder(text, id)) return true;
-    const now = Date.now();
-    if (seen === null || seen.ino !== id.ino || seen.mtimeMs !== id.mtimeMs) {
-      seen = { ino: id.ino, mtimeMs: id.mtimeMs, since: now };
-      return false;
-    }
-    return now - seen.since > lockMaxAgeMs();
-  };
+  const watch = lockWatch();
+  return (text, id) => staleHolder(text, id) || watch(id, lockMaxAgeMs());
 }
 
 /**

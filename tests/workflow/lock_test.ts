@@ -43,7 +43,7 @@ Deno.test("lock: Scout's path and content; exclusive; released", async () => {
   lock.release(); // idempotent
 });
 
-Deno.test("lock: stale locks (dead pid on this host, or not refreshed for 30 s) are swept", async () => {
+Deno.test("lock: stale locks (dead pid on this host, or not refreshed for 30 s; another host's: beyond any clock skew) are swept", async () => {
   await using d = await tempDir();
   const dir = join(d.path, "locks");
   mkdirSync(dir, { recursive: true });
@@ -61,6 +61,13 @@ Deno.test("lock: stale locks (dead pid on this host, or not refreshed for 30 s) 
   assert.equal(isStaleLock(path), false, "another host's fresh lock is respected");
   const old = new Date(Date.now() - 31_000);
   utimesSync(path, old, old);
+  assert.equal(
+    isStaleLock(path),
+    false,
+    "its clock may be behind ours (R139-1): watched, not swept",
+  );
+  const longAgo = new Date(Date.now() - 3_600_000);
+  utimesSync(path, longAgo, longAgo);
   assert.equal(isStaleLock(path), true);
   (await acquireLock(job, dir)).release();
   writeFileSync(path, `host: other-host\npid: 1\nppid: 1\ntime: x\n`);
