@@ -33,6 +33,7 @@ import { storePart } from "../util/owned_links.ts";
 import { inRealDir } from "../util/pinned_dir.ts";
 import { pidAlive } from "../util/process.ts";
 import { beatFile, STALE_MS } from "./cache_heartbeat.ts";
+import { beyondSkew } from "../util/lock_watch.ts";
 
 /** Holder files made by this process, by cache directory (null: no links there). */
 const holderFiles = new Map<string, string | null>();
@@ -59,7 +60,9 @@ function removeAtExit(): void {
 
 /**
  * Whether a holder file is a dead process's: of this host and gone, or
- * without a heartbeat (never this process's own).
+ * without a heartbeat for `STALE_MS`; of another host, whose heartbeat is
+ * dated by its own clock, once dated beyond any plausible skew
+ * (`util/lock_watch.ts`, R139-2). Never this process's own.
  *
  * @param file the holder file
  * @param name its name, `<pid>@<host>`
@@ -71,12 +74,15 @@ export function deadHolder(file: string, name: string, host: string): boolean {
   if (!m || name === holderText()) return false;
   if (m[2] === host && !pidAlive(Number(m[1]))) return true;
   const st = statSync(file, { throwIfNoEntry: false });
-  return st !== undefined && Date.now() - st.mtimeMs > STALE_MS;
+  if (st === undefined) return false;
+  // another host beats on its own clock: its file is judged dead only beyond any skew (R139-2)
+  if (beyondSkew(st.mtimeMs, STALE_MS)) return true;
+  return m[2] === host && Date.now() - st.mtimeMs > STALE_MS;
 }
 
 /**
  * Removes the holder files of dead processes (crashes leave them): of this
- * host, and of any host once without a heartbeat for `STALE_MS`. By name in
+ * host, and once without a heartbeat ({@link deadHolder}). By name in
  * the working directory, the holders' directory ({@link inRealDir}).
  *
  * @returns the holders removed

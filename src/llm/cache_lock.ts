@@ -13,7 +13,7 @@
  * processes, until the entry is published (`write_behind.ts`:
  * `settleCacheWrites` awaits every queued store). A stale lock — its holder a
  * dead process on this host, or without a heartbeat for 5 min (any host:
- * `cache_heartbeat.ts`), or its text no holder and untouched for 5 s (a crash
+ * `cache_heartbeat.ts`; another host's as seen by the waiter, R139-2), or its text no holder and untouched for 5 s (a crash
  * mid-store) — is taken over: only the lock judged stale, one taker at a time
  * (`cache_stale.ts`). A long wait on a live holder is told to the user (the
  * caller's `warn`), and so is one given up.
@@ -39,6 +39,7 @@ import {
 import { holderText, holdsLink, linkLock } from "./cache_holder.ts";
 import { holderOf, judgeLock, type LockStep, takeOver } from "./cache_stale.ts";
 import { beatFd, heartbeatLapsed } from "./cache_heartbeat.ts";
+import { lockWatch } from "../util/lock_watch.ts";
 import { type Job, later } from "./write_behind.ts";
 
 const inProcess = new Map<string, Promise<void>>();
@@ -141,11 +142,12 @@ function waitTeller(file: string, opts: WaitOptions): (text: string | undefined)
  */
 export async function acquire(dir: string, file: string, opts: WaitOptions): Promise<Held | null> {
   let over: ReturnType<typeof waitTeller> | undefined;
+  const watch = lockWatch(); // another host's lock: judged by whether it beats while watched
   for (;;) {
     const held = await tryLock(dir, file);
     if (held !== null) return held;
     over ??= waitTeller(file, opts);
-    const lock = await judgeLock(file, opts.step);
+    const lock = await judgeLock(file, opts.step, watch);
     if (lock?.stale) {
       if (opts.step) await opts.step("judged");
       if (takeOver(file, lock)) continue;

@@ -7,11 +7,16 @@
  *
  * A lock is stale when its holder (`<pid>@<host>`) is a dead process of this
  * host, or this process (which never waits on a key it holds: a lock naming it
- * is an earlier process's with the same pid), or — any host — when it has had
- * no heartbeat for {@link STALE_MS} (`cache_heartbeat.ts`: a holder killed on
- * another host, or a pid of this host reused by an unrelated process); a lock
- * whose text is no holder (being created, being stored over, or a crash in
- * between) once untouched for {@link TORN_MS}.
+ * is an earlier process's with the same pid), or when it has had no heartbeat
+ * for {@link STALE_MS} (`cache_heartbeat.ts`: a holder killed on another host,
+ * or a pid of this host reused by an unrelated process); a lock whose text is
+ * no holder (being created, being stored over, or a crash in between) once
+ * untouched for {@link TORN_MS}. [TS-FIX] R139-2: "no heartbeat" is what a
+ * waiter sees — the lock unchanged while it watches (`util/lock_watch.ts`) —
+ * since a holder beats on its own clock: another host's lock is never judged
+ * by its age on ours (a clock 5 min behind made a live lock look dead, and a
+ * future date made a dead one wait out the whole wait), unless that date is
+ * beyond any plausible skew, which a look (`llm cache clean`) can judge too.
  *
  * @module
  */
@@ -20,6 +25,7 @@ import { hostname } from "node:os";
 import { pidAlive } from "../util/process.ts";
 import { readRegularFile } from "../util/regular_file.ts";
 import { holderOf, type JudgedLock, judgeRead, type LockId } from "../util/stale_takeover.ts";
+import { beyondSkew, type LockWatch, staleElsewhere } from "../util/lock_watch.ts";
 import { STALE_MS } from "./cache_heartbeat.ts";
 
 export { GATE_CRASHED_MS, holderOf, type JudgedLock, takeOver } from "../util/stale_takeover.ts";
@@ -40,15 +46,16 @@ function gone(e: unknown): null {
   throw e;
 }
 
-function staleText(text: string, st: LockId): boolean {
+/** A cache lock's staleness (the module's rule); `watch`: the waiter's, none for a look. */
+function staleText(text: string, st: LockId, watch?: LockWatch): boolean {
   const age = Date.now() - st.mtimeMs;
   const m = holderOf(text);
-  if (m) {
-    const pid = Number(m[1]);
-    if (m[2] === hostname() && (pid === process.pid || !pidAlive(pid))) return true;
-    return age > STALE_MS; // no heartbeat: killed elsewhere, or its pid reused here
-  }
-  return age > TORN_MS;
+  if (!m) return age > TORN_MS;
+  if (m[2] !== hostname()) return staleElsewhere(st, STALE_MS, watch); // its clock is not ours
+  const pid = Number(m[1]);
+  if (pid === process.pid || !pidAlive(pid)) return true;
+  // our clock: its pid reused here; a date ahead of ours is planted, waited on only while it beats
+  return age > STALE_MS || beyondSkew(st.mtimeMs, 0) || (watch?.(st, STALE_MS) ?? false);
 }
 
 /**
@@ -56,11 +63,17 @@ function staleText(text: string, st: LockId): boolean {
  *
  * @param file the key's lock file
  * @param step test seam
+ * @param watch the waiter's watch of the lock (`util/lock_watch.ts`); none:
+ *   judged at a glance (a clean)
  * @returns the judgement, or null when the lock went away or changed while
  *   being read (look again)
  * @throws ScoutError `io` naming the lock when it is a FIFO, device or socket
  */
-export async function judgeLock(file: string, step?: LockStep): Promise<JudgedLock | null> {
+export async function judgeLock(
+  file: string,
+  step?: LockStep,
+  watch?: LockWatch,
+): Promise<JudgedLock | null> {
   const before = await stat(file).catch(gone);
   if (before === null) return null;
   // a FIFO or device in a lock's place is refused, never read: it would block (R125-4)
@@ -68,5 +81,6 @@ export async function judgeLock(file: string, step?: LockStep): Promise<JudgedLo
   if (text === null) return null;
   if (step) await step("read");
   // another lock since the first look (or this one written to): no judgement
-  return judgeRead(before, text, await stat(file).catch(gone), staleText);
+  const after = await stat(file).catch(gone);
+  return judgeRead(before, text, after, (t, id) => staleText(t, id, watch));
 }
