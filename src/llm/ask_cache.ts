@@ -195,9 +195,7 @@ function liveRound(
         on.warn(`Cannot store the answer in the cache: ${(e as Error).message}`)
       );
       // what an offline miss's hint reads first (cache_index.ts): written behind too
-      indexEntryBehind(dir, key, keyParts.messages).catch((e) =>
-        on.warn(`Cannot index the answer in the cache: ${(e as Error).message}`)
-      );
+      indexEntryBehind(dir, key, keyParts.messages).catch((e) => on.warn((e as Error).message));
     };
     const played = await play(null).catch((e) => {
       const failed = failedRoundOf(e, state);

@@ -27,6 +27,8 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { ScoutError } from "../errors.ts";
+import { cannotText } from "../util/errno_text.ts";
 import { cacheDirMadeHere } from "./cache_files.ts";
 import { readAt } from "./cache_entry_ends.ts";
 import { later } from "./write_behind.ts";
@@ -67,6 +69,7 @@ function appendLine(file: string, line: string): void {
  * @param dir cache directory
  * @param key the entry's key
  * @param messages the entry's messages part (`CacheKeyParts.messages`)
+ * @throws ScoutError `io` naming the index file (or directory) that failed
  *
  * @example
  * ```ts
@@ -77,7 +80,20 @@ function appendLine(file: string, line: string): void {
 export function indexEntry(dir: string, key: string, messages: string): void {
   if (!PART.test(messages) || !KEY.test(key)) return; // not a line the reader would take
   const file = indexFile(dir, messages);
-  const line = `${messages} ${key}\n`;
+  try {
+    appendIndexed(dir, file, `${messages} ${key}\n`);
+  } catch (e) {
+    // [TS-FIX] R139-3: a failed write's error names no file (`EPERM: …, write`)
+    const path = (e as NodeJS.ErrnoException).path ?? file;
+    throw new ScoutError("io", cannotText("write the cache's index", path, e), {
+      file: path,
+      cause: e,
+    });
+  }
+}
+
+/** Appends `line` to index file `file`, the index's directory made on its first line. */
+function appendIndexed(dir: string, file: string, line: string): void {
   try {
     appendLine(file, line);
   } catch (e) {
