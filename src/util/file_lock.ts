@@ -4,8 +4,9 @@
  * (a database's index, R112-6) — then refreshed from the refresher thread
  * while held (`lock_refresher.ts`). `<file>.lock`, created with `O_EXCL`,
  * holding `<pid>@<host>`. A lock whose holder is a dead process on this host,
- * or one untouched for longer than a write could take (an unreadable holder,
- * another host), is taken over — only the file judged stale, one taker at a
+ * or one untouched for longer than a write could take (an unreadable holder;
+ * another host's as seen by a waiter, whatever its date by our clock, R139:
+ * `lock_watch.ts`), is taken over — only the file judged stale, one taker at a
  * time (`stale_takeover.ts`), so of two waiters that judged the same dead lock
  * the second never removes the lock the first then took (R78-1). Waiting polls
  * synchronously (`Atomics.wait`), so it works in sync code paths.
@@ -19,6 +20,7 @@ import { createWithText } from "./exclusive_create.ts";
 import { keepFresh } from "./lock_refresher.ts";
 import { pidAlive } from "./process.ts";
 import { holderOf, judgeLockSync, type LockId, takeOver } from "./stale_takeover.ts";
+import { type LockWatch, lockWatch, staleElsewhere } from "./lock_watch.ts";
 
 /** A lock nobody has touched for this long is stale whoever holds it. */
 const STALE_MS = 30_000;
@@ -33,13 +35,19 @@ function sleepSync(ms: number): void {
   Atomics.wait(pause, 0, 0, ms);
 }
 
-/** Whether a lock may be taken over: a dead holder on this host, or too old. */
-function isStale(text: string, id: LockId): boolean {
+/**
+ * Whether a lock may be taken over: a dead holder on this host; another
+ * host's once `watch` saw it unchanged for 30 s, or dated beyond any clock
+ * skew (its holder touches it on its own clock: `lock_watch.ts`, R139); a
+ * lock naming no holder once 30 s old.
+ */
+function isStale(text: string, id: LockId, watch?: LockWatch): boolean {
   const m = holderOf(text.trim());
   if (m && m[2] === hostname()) {
     const pid = Number(m[1]);
     return pid === process.pid || !pidAlive(pid); // this process never nests the lock
   }
+  if (m) return staleElsewhere(id, STALE_MS, watch);
   return Date.now() - id.mtimeMs > STALE_MS;
 }
 
@@ -98,8 +106,10 @@ export function acquireFileLockSync(
   const holder = `${process.pid}@${hostname()}`;
   const deadline = Date.now() + waitMs;
   let delay = 5;
+  const watch = lockWatch();
+  const stale = (text: string, id: LockId) => isStale(text, id, watch);
   while (!tryCreate(lock, holder)) {
-    const judged = judgeLockSync(lock, isStale, step && (() => step("read")));
+    const judged = judgeLockSync(lock, stale, step && (() => step("read")));
     if (judged?.stale) {
       step?.("judged");
       if (takeOver(lock, judged)) continue; // removed, or another's by now: try at once
@@ -121,8 +131,8 @@ export function acquireFileLockSync(
 }
 
 /**
- * Removes `<file>.lock` when it is stale (a dead holder of this host, or
- * untouched for 30 s): what a killed holder left, swept by a later user of
+ * Removes `<file>.lock` when it is stale at a glance (a dead holder of this
+ * host; another host's dated beyond any clock skew; no holder, untouched for 30 s): what a killed holder left, swept by a later user of
  * the file that takes no lock. Best effort: a lock that cannot be judged or
  * removed is left.
  *

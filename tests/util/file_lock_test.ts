@@ -10,7 +10,11 @@
 import assert from "node:assert/strict";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { type FileLockStep, withFileLockSync } from "../../src/util/file_lock.ts";
+import {
+  acquireFileLockSync,
+  type FileLockStep,
+  withFileLockSync,
+} from "../../src/util/file_lock.ts";
 import { ScoutError } from "../../src/errors.ts";
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
 
@@ -118,5 +122,25 @@ Deno.test("file lock: processes at once on a dead lock never overlap", async () 
       assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
       assert.equal(new TextDecoder().decode(r.stdout), "", `round ${round}: overlapped`);
     }
+  }
+});
+
+Deno.test("file lock: another host's lock is not judged by its age on our clock, unless beyond any skew (R139)", async () => {
+  await using d = await tempDir();
+  const file = join(d.path, "registry");
+  const lock = `${file}.lock`;
+  const plant = (msFromNow: number) => {
+    Deno.writeTextFileSync(lock, "4242@nodeA");
+    const at = new Date(Date.now() + msFromNow);
+    Deno.utimeSync(lock, at, at);
+  };
+  plant(-60_000); // its holder's clock a minute behind ours: a live lock
+  assert.equal(acquireFileLockSync(file, { waitMs: 300 }), null, "waited on, not taken over");
+  assert.equal(Deno.readTextFileSync(lock), "4242@nodeA");
+  for (const ms of [-3_600_000, 3_600_000]) {
+    plant(ms);
+    const release = acquireFileLockSync(file, { waitMs: 300 });
+    assert.ok(release, `${ms} ms: beyond any clock's skew, taken over`);
+    release();
   }
 });
