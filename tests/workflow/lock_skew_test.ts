@@ -79,8 +79,7 @@ Deno.test("another host's lock: not stale at a glance by its age alone, stale on
   for (const ago of [30_000 + MAX_SKEW_MS + 60_000, -MAX_SKEW_MS - 60_000, -5 * 365 * 86_400_000]) {
     plant(ago);
     assert.equal(isStaleLock(path), true, `${ago} ms old: beyond any clock's skew`);
-    const t0 = Date.now();
-    (await acquireLock(job, dir, { timeoutMs: 1_000 })).release(); // taken at once, no watch
-    assert.ok(Date.now() - t0 < 500);
+    // taken at once: a watch (30 s) would time out
+    (await acquireLock(job, dir, { timeoutMs: 1_000 })).release();
   }
 });
