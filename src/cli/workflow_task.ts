@@ -22,15 +22,26 @@ import { runSlurmDeploy } from "./workflow_deploy_slurm.ts";
 import { isWorker } from "./workflow_deploy_inputs.ts";
 import { builtJob, forWorkers, type ResolvedTask, workerJob } from "./workflow_task_job.ts";
 
+/**
+ * The run's progress line. Once `done` erased it (the run ended, or a signal
+ * stopped it) nothing is drawn again: the events a body still emits while an
+ * interrupted run's exit waits for it to settle would redraw the line below
+ * the `Interrupted` notice and leave it on the screen (R141-3).
+ */
 function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } {
   const line = statusLine(io);
+  let ended = false;
   return {
     onEvent: (e) => {
+      if (ended) return;
       if (e.type === "long_wait") return longWait(io, line, e);
       const what = e.type === "wait" ? "waiting for another process" : e.status;
       line.show(what, e.job.shortPath);
     },
-    done: () => line.clear(),
+    done: () => {
+      ended = true;
+      line.clear();
+    },
   };
 }
 
