@@ -49,10 +49,32 @@ function progress(
       const now = Date.now();
       if (now - last < 100) return;
       last = now;
-      line.show(`scout-ai: prov: ${records} records, ${chats} chats read…`);
+      line.show(walkCount(records, chats, io.stderrColumns?.() ?? 0));
     },
     done: () => line.clear({ always: true }),
   };
+}
+
+/**
+ * The walk's count as the progress line says it, as long as a terminal
+ * `columns` wide shows it whole (one column kept for the cursor): the
+ * `scout-ai: prov:` prefix goes first, then the words, so that the counts
+ * show on a narrow terminal, not the prefix alone (R141-7). The shortest is
+ * still cut by the line when it does not fit.
+ *
+ * @param records records read so far
+ * @param chats chats read so far
+ * @param columns the terminal's width, 0 when unknown (the whole text)
+ * @returns the text to show
+ */
+export function walkCount(records: number, chats: number, columns: number): string {
+  const texts = [
+    `scout-ai: prov: ${records} records, ${chats} chats read…`,
+    `${records} records, ${chats} chats read…`,
+    `${records} records, ${chats} chats`,
+    `${records} rec, ${chats} chats`,
+  ];
+  return columns <= 0 ? texts[0]! : texts.find((t) => t.length < columns) ?? texts.at(-1)!;
 }
 
 /**

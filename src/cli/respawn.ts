@@ -117,6 +117,23 @@ export function namesOpenFd(args: readonly string[]): boolean {
   return args.some((a) => /(?:^|=)\/(?:dev|proc\/self)\/fd\/(?:[3-9]|\d\d)/.test(a));
 }
 
+/**
+ * After a child a signal ended: erases the line the cursor is on, where its
+ * progress line was (R141-7). A Ctrl-C comes while the walk computes
+ * synchronously, where the child runs no handler of its own: it dies as the
+ * signal's default says, its line (and the terminal's `^C`) left on the
+ * screen. Drawn where the child draws one (`status_line.ts`
+ * `canRedrawStderr`: stderr a TTY, `TERM` not `dumb`); a failed write (the
+ * terminal gone: SIGHUP) is let go.
+ */
+async function eraseProgressLine(): Promise<void> {
+  if (!process.stderr.isTTY || process.env.TERM === "dumb") return;
+  const { writeSync } = await import("node:fs");
+  try {
+    writeSync(2, "\r\x1b[K");
+  } catch { /* the terminal is gone */ }
+}
+
 /** Signals passed on to the child (it then ends as it would have alone). */
 const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 
@@ -152,6 +169,7 @@ export async function respawn(args: readonly string[]): Promise<number | null> {
   for (const signal of taken) process.off(signal, forward);
   if (end === null) return null;
   if (end.signal !== null) {
+    await eraseProgressLine();
     process.kill(process.pid, end.signal); // end the same way (handlers are gone)
     const { constants } = await import("node:os");
     return 128 + (constants.signals[end.signal] ?? 0);

@@ -45,7 +45,14 @@ export interface CliResult {
 /** Runs `main(args)` in-process with a buffer Io. */
 export async function runMain(
   args: string[],
-  opts: { stdin?: string; env?: Record<string, string>; cwd?: string; tty?: boolean } = {},
+  opts: {
+    stdin?: string;
+    env?: Record<string, string>;
+    cwd?: string;
+    tty?: boolean;
+    /** The terminal's width (with `tty`). */
+    columns?: number;
+  } = {},
 ): Promise<CliResult> {
   const io = bufferIo(opts);
   const code = await main(args, io);
