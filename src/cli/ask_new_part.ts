@@ -42,13 +42,16 @@ export async function attachments(
   for (const f of imports) {
     if (f !== "-") out.push(named({ role: "import", content: f }, where, "-i"));
     else {
-      const chat = await how.importStdin(await readStdinChat(io)); // refused in UTF-16
+      const chat = await how.importStdin(await readStdinChat(io, "the chat to import (-i -)")); // refused in UTF-16
       out.push(...chat.filter((m) => m.role !== "previous_response_id"));
     }
   }
   for (const f of files) {
     if (f !== "-") out.push(named({ role: "file", content: f }, where, "-f"));
-    else out.push({ role: "user", content: tagText(await readStdinText(io), { name: "stdin" }) });
+    else {out.push({
+        role: "user",
+        content: tagText(await readStdinText(io, "the file (-f -)"), { name: "stdin" }),
+      });}
   }
   return out;
 }

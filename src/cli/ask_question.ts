@@ -40,14 +40,16 @@ export async function questionText(
   };
   // a question on stdin is chat text: refused in UTF-16 (`chat/encoding.ts`); what `...` stands
   // for is data, read as any file is
-  if (question === "-") return as(await withTemplate(opts, await readStdinChat(io), "<stdin>", io));
+  if (question === "-") {
+    return as(await withTemplate(opts, await readStdinChat(io, "the question"), "<stdin>", io));
+  }
   const q = await withTemplate(opts, question, "<question>", io);
   const file = opts.files[0];
   if (q.question.includes("...") && file !== undefined) {
     return filledWith(
       q,
       file === "-"
-        ? await readStdinText(io)
+        ? await readStdinText(io, "the text for ... (-f -)")
         : await readTextWarned(io, resolve(io.cwd, file), file),
       true,
     );

@@ -24,11 +24,26 @@ export interface Input {
 }
 
 /**
+ * Before stdin is read from a terminal, one line on stderr saying so and how
+ * to end it (R141-8): an explicit `-` at a terminal otherwise waits in
+ * silence, like a hung command. Only when stdin and stderr are both
+ * terminals: never for piped or redirected stdin, and not into a log file.
+ *
+ * @param io the command's Io
+ * @param what what is read: `the chat`, `--eggs`, `stdin`
+ */
+export function stdinHint(io: Io, what: string): void {
+  if (!io.stdinIsTTY || !io.stderrIsTTY) return;
+  io.stderr.write(`scout-ai: reading ${what} from the terminal (end with Ctrl-D)\n`);
+}
+
+/**
  * Reads `file` (or stdin for `-`, or when `file` is omitted and stdin is piped).
  *
  * @param file path, `-`, or undefined
  * @param io the command's Io
- * @param o `chat`: the input is a chat, refused in UTF-16/UTF-32 (`chat/encoding.ts`)
+ * @param o `chat`: the input is a chat, refused in UTF-16/UTF-32 (`chat/encoding.ts`);
+ *   `what`: what stdin holds, for the hint a terminal gets ({@link stdinHint})
  * @returns the text and its display name
  * @throws ScoutError `usage` when there is no input at all; `not_found`/`io` naming the file;
  *   `chat_encoding` for a chat in UTF-16/UTF-32
@@ -36,7 +51,7 @@ export interface Input {
 export async function readInput(
   file: string | undefined,
   io: Io,
-  o: { chat?: boolean } = {},
+  o: { chat?: boolean; what?: string } = {},
 ): Promise<Input> {
   const decode = (bytes: Uint8Array, name: string) =>
     o.chat ? decodeChat(bytes, name) : decodeUtf8(bytes);
@@ -44,6 +59,7 @@ export async function readInput(
     if (file === undefined && io.stdinIsTTY) {
       throw usageError("Missing FILE argument (use - to read stdin)");
     }
+    stdinHint(io, o.what ?? (o.chat ? "the chat" : "stdin"));
     if (io.readStdinBytes !== undefined) {
       const { text, lossy } = decode(await io.readStdinBytes(), "<stdin>");
       return { text, name: "<stdin>", path: null, lossy };

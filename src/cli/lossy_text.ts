@@ -64,10 +64,11 @@ export function warningFileReader(io: Io, base: ChatFileReader = nodeFileReader)
  * All of stdin as text, with the warning when invalid UTF-8 was replaced.
  *
  * @param io the command's Io
+ * @param what what stdin holds, for the hint a terminal gets (`input.ts` `stdinHint`)
  * @returns the text
  */
-export async function readStdinText(io: Io): Promise<string> {
-  const { text, lossy } = await readInput("-", io);
+export async function readStdinText(io: Io, what?: string): Promise<string> {
+  const { text, lossy } = await readInput("-", io, what === undefined ? {} : { what });
   if (lossy) warnLossy(io, "<stdin>", "-");
   return text;
 }
@@ -77,11 +78,12 @@ export async function readStdinText(io: Io): Promise<string> {
  * in UTF-16/UTF-32 (`chat/encoding.ts`).
  *
  * @param io the command's Io
+ * @param what what stdin holds, for the hint a terminal gets (`input.ts` `stdinHint`)
  * @returns the text
  * @throws ScoutError `chat_encoding`
  */
-export async function readStdinChat(io: Io): Promise<string> {
-  const { text, lossy } = await readInput("-", io, { chat: true });
+export async function readStdinChat(io: Io, what?: string): Promise<string> {
+  const { text, lossy } = await readInput("-", io, { chat: true, ...(what && { what }) });
   if (lossy) warnLossy(io, "<stdin>", "-");
   return text;
 }

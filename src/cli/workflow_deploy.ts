@@ -322,7 +322,7 @@ export async function rulesOf(
   const { graphJobs, loadRules, parseRules, unknownRuleTasks } = await deployLib();
   // R128-7: `-` reads stdin, which a deploy leaves alone (an input from stdin is refused)
   const rules = opts.deployRules === "-"
-    ? await parseRules((await readInput("-", io)).text, "<stdin>")
+    ? await parseRules((await readInput("-", io, { what: "the deploy rules" })).text, "<stdin>")
     : await loadRules(resolve(io.cwd, opts.deployRules), opts.deployRules);
   const workflows = new Set(graphJobs(top).map((j) => j.workflow).filter((w) => w !== null));
   for (const u of unknownRuleTasks(rules, [...workflows])) {

@@ -240,5 +240,5 @@ export async function readStdinInput(
   if (def !== undefined && PATH_TYPES.has(def.type)) {
     throw usageError(`Input --${name} takes a ${def.type} path; "-" (stdin) is for value inputs`);
   }
-  provided[name] = await readStdinText(io);
+  provided[name] = await readStdinText(io, `--${name}`);
 }
