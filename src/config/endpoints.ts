@@ -17,6 +17,7 @@ import { configSetting } from "./store.ts";
 import type { SettingSource } from "./setting_source.ts";
 import { statsVouch } from "../util/racy_stat.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
+import { escapeLine } from "../util/one_line.ts";
 import { ENDPOINT_ENV_VARS } from "./routing_env.ts";
 import type { RubyYamlWithLines } from "../util/ruby_yaml.ts";
 
@@ -115,19 +116,44 @@ function checkTextSettings(
   }
 }
 
+/** C0 controls, DEL and C1: never part of a setting's name. */
+// deno-lint-ignore no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Refuses a key with control characters (R142-7): a `mod\0el:` was no
+ * `model`, and as any key the pipeline does not know, it would have gone to
+ * the provider as a request parameter.
+ */
+function checkKeys(settings: Record<string, unknown>, file: string, doc: RubyYamlWithLines): void {
+  for (const key of Object.keys(settings)) {
+    if (!CONTROL_CHARS.test(key)) continue;
+    const line = doc.lineOf([key]);
+    throw new ScoutError(
+      "config",
+      `Endpoint setting "${escapeLine(key)}" has control characters in its name`,
+      line === undefined ? { file } : { file, line },
+    );
+  }
+}
+
 /**
  * Parses endpoint file text: one flat YAML map, read as Ruby's Psych reads it
  * (YAML 1.1: `no` is false, `1_000` is 1000; `util/ruby_yaml.ts`). The YAML
  * parser is loaded on first use, keeping it off the start-up path of commands
  * that never read an endpoint file. `provider:` is accepted as an alias of
  * `backend:` (`backend` wins) — the Ruby docs show `provider`, which the Ruby
- * code never reads ([TS-FIX]). An empty file is an empty map.
+ * code never reads ([TS-FIX]). An empty file (no settings) is an error
+ * naming it (R142-7): it was a map of nothing, and the ask went on to fail
+ * for want of what it should have set ("No API key…") without naming it.
  *
  * @param text YAML text
  * @param file path used in errors
  * @returns the settings map
- * @throws ScoutError `config` naming the file (and line) for bad YAML, a non-map,
- *   or a map or list as a text setting (`model`, `url`, …)
+ * @throws ScoutError `config` naming the file (and line) for bad YAML, an
+ *   empty file, a non-map, a map or list as a text setting (`model`, `url`,
+ *   …), or a key with control characters (keys reach the provider as request
+ *   parameters)
  *
  * @example
  * ```ts
@@ -153,11 +179,14 @@ export async function parseEndpointText(
     );
   }
   const data = doc.value;
-  if (data === null || data === undefined) return {};
+  if (data === null || data === undefined) {
+    throw new ScoutError("config", "Endpoint file has no settings (expected a map)", { file });
+  }
   if (typeof data !== "object" || Array.isArray(data)) {
     throw new ScoutError("config", "Endpoint file is not a map of settings", { file });
   }
   const settings = { ...(data as Record<string, unknown>) };
+  checkKeys(settings, file, doc);
   checkTextSettings(settings, file, doc);
   const lines: Record<string, number> = {};
   for (const key of Object.keys(settings)) {
@@ -214,7 +243,7 @@ function endpointNotFound(name: string, opts: EndpointLookupOptions): ScoutError
     : "";
   return new ScoutError(
     "endpoint_not_found",
-    `Endpoint not found "${name}"` +
+    `Endpoint not found "${escapeLine(name)}"` +
       (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "") +
       ` (searched ${searched.join(", ")}${make})`,
     { endpoint: name, searched },

@@ -75,7 +75,42 @@ Deno.test("bad YAML and non-map endpoint files are config errors naming the file
     return true;
   });
   await assert.rejects(() => parseEndpointText("- a\n- b\n", "e.yaml"), /not a map/);
-  assert.deepEqual(await parseEndpointText("", "e.yaml"), {});
+  // an empty file (or only comments) is no endpoint (R142-7): before, the ask went on
+  // to "No API key for backend responses", naming no file
+  for (const text of ["", "# later\n", "---\n"]) {
+    await assert.rejects(() => parseEndpointText(text, "/x/e.yaml"), (e) => {
+      assert.ok(isScoutError(e, "config"));
+      assert.equal(e.message, "Endpoint file has no settings (expected a map)");
+      assert.equal(e.file, "/x/e.yaml");
+      return true;
+    });
+  }
+});
+
+Deno.test("a key with control characters is refused at its line; a name echoed is escaped (R142-7)", async () => {
+  // as any key the pipeline does not know, it would reach the provider as a parameter
+  await assert.rejects(
+    () => parseEndpointText("backend: openai\nmod\0el: m\n", "/x/e.yaml"),
+    (e) => {
+      assert.ok(isScoutError(e, "config"));
+      assert.equal(e.message, 'Endpoint setting "mod\\u0000el" has control characters in its name');
+      assert.equal(e.file, "/x/e.yaml");
+      assert.equal(e.line, 2);
+      return true;
+    },
+  );
+  await using d = await tempDir();
+  const { cwd, env } = await layout(d.path);
+  await assert.rejects(() => loadEndpoint("lo\0\0\x1b[2Jopback", { cwd, env }), (e) => {
+    assert.ok(isScoutError(e, "endpoint_not_found"));
+    assert.ok(
+      e.message.startsWith('Endpoint not found "lo\\u0000\\u0000\\u001b[2Jopback" ('),
+      e.message,
+    );
+    // deno-lint-ignore no-control-regex
+    assert.ok(!/[\x00-\x1f]/.test(e.message), e.message);
+    return true;
+  });
 });
 
 Deno.test("chooseEndpoint: option → config (ask, llm) → ASK_ENDPOINT, LLM_ENDPOINT, ENDPOINT, LLM, ASK", () => {
