@@ -16,6 +16,7 @@ import { checkSetting, type SettingSource } from "../config/setting_source.ts";
 import { withUrlScopes } from "../config/url_scopes.ts";
 import { BACKEND_ENV_VARS } from "../config/routing_env.ts";
 import { ScoutError } from "../errors.ts";
+import { escapeLine } from "../util/one_line.ts";
 import type { BackendDefaults, ClientSettings, ExtraSetting } from "./types.ts";
 
 /** Default backend when nothing names one. */
@@ -122,6 +123,46 @@ function extraSettings(
   return out;
 }
 
+/**
+ * Checks a server url: an absolute `http:` or `https:` URL (R142-3). A bad
+ * one used to reach the backend, which blamed the provider for a reply it
+ * never sent or retried a request that could never leave.
+ */
+function checkUrl(url: string): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch { /* below */ }
+  if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    const why = parsed === null ? "not a URL" : `scheme "${escapeLine(parsed.protocol)}"`;
+    throw new ScoutError(
+      "config",
+      `Invalid url "${escapeLine(url)}" (${why}; expected an http:// or https:// URL)`,
+    );
+  }
+  return url;
+}
+
+/**
+ * The server url: option → config (`<tag>_ask`, `ask`, `<tag>`) → the
+ * backend's variable; checked ({@link checkUrl}), a bad one failing before
+ * any request, naming the chat or endpoint line, config entry or variable
+ * that set it.
+ */
+function urlSetting(o: ResolveSettingsOptions): string | undefined {
+  const { defaults: d, options: opts } = o;
+  if (present(opts.url)) {
+    const given = String(opts.url);
+    return checkSetting(o.optionSource?.("url"), () => checkUrl(given));
+  }
+  const { value, source } = configSetting(o.store, "url", [`${d.tag}_ask`, "ask", d.tag], {
+    env: d.urlEnv ? [d.urlEnv] : [],
+    environment: o.env,
+  });
+  if (typeof value !== "string" || value === "") return undefined;
+  return checkSetting(source, () => checkUrl(value));
+}
+
 /** Inputs of {@link resolveSettings}. */
 export interface ResolveSettingsOptions {
   /** Backend name. */
@@ -219,16 +260,14 @@ function retriesSetting(o: ResolveSettingsOptions): number {
  * @param o backend, defaults, options, config and environment
  * @returns the settings plus `maxRetries` and `maxRetryAfterMs`
  * @throws ScoutError `missing_key` naming the variables to set; `config` for
- *   a missing model or an invalid timeout
+ *   a missing model, an invalid timeout or url
  */
 export function resolveSettings(
   o: ResolveSettingsOptions,
 ): ClientSettings & { maxRetries: number; maxRetryAfterMs: number } {
-  const { defaults: d, options: opts, store, env } = o;
+  const { defaults: d, options: opts } = o;
   const tag = d.tag;
-  const url = present(opts.url)
-    ? String(opts.url)
-    : scoped(store, "url", tag, d.urlEnv ? [d.urlEnv] : [], env);
+  const url = urlSetting(o);
   const model = modelSetting(o, url);
   const key = keySetting(o, url);
   const timeoutS = secondsSetting(o, "request_timeout", [`${tag}_ask`, "ask", tag]) ??

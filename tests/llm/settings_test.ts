@@ -73,7 +73,7 @@ Deno.test("model: option â†’ config under the backend's own scopes ([TS-FIX]) â†
   assert.equal((await settings("ollama", {}, {}, store)).model, "from-ollama");
   assert.equal((await settings("openai", { model: "opt" }, env, store)).model, "opt");
   assert.equal((await settings("vllm", {})).model, "vllm");
-  assert.equal((await settings("ollama", { url: "u" })).url, "u");
+  assert.equal((await settings("ollama", { url: "http://u" })).url, "http://u");
   assert.equal((await settings("ollama", {}, { OLLAMA_URL: "http://o" })).url, "http://o");
 });
 
@@ -183,4 +183,48 @@ Deno.test("url scopes: Ruby's get_url_server_tokens, order and quirks included",
     "y",
   ]);
   assert.deepEqual(withUrlScopes(undefined, ["x"]), ["x"]);
+});
+
+Deno.test("a url that is no http(s) URL is a config error naming where it was set (R142-3)", async () => {
+  const bad = (e: unknown, value: string) => {
+    assert.ok(isScoutError(e, "config"), String(e));
+    assert.ok(e.message.startsWith(`Invalid url "${value}" (`), e.message);
+    return e;
+  };
+  for (
+    const url of ["http://127.0.0.1:99999", "http://1e308.1e308:1e308", "localhost:11434", "u"]
+  ) {
+    await assert.rejects(() => settings("anthropic", { url, key: "k" }), (e) => !!bad(e, url));
+  }
+  // an endpoint file's line (the ask's optionSource), a config entry's, a variable
+  const b = await getBackend("openai");
+  assert.throws(() =>
+    resolveSettings({
+      backend: "openai",
+      defaults: b.defaults,
+      options: { url: "ftp://x", key: "k" },
+      optionSource: (n) => n === "url" ? { file: "/e/AI/x.yaml", line: 3 } : undefined,
+      store: empty,
+      env: {},
+    }), (e) => {
+    bad(e, "ftp://x");
+    assert.equal((e as { file?: string }).file, "/e/AI/x.yaml");
+    assert.equal((e as { line?: number }).line, 3);
+    return true;
+  });
+  const store = { entries: parseConfigText("url http://x:0x openai", "/h/etc/config") };
+  await assert.rejects(() => settings("openai", { key: "k" }, {}, store), (e) => {
+    bad(e, "http://x:0x");
+    assert.equal((e as { file?: string }).file, "/h/etc/config");
+    return true;
+  });
+  await assert.rejects(
+    () => settings("ollama", {}, { OLLAMA_URL: "localhost:11434" }),
+    /Invalid url "localhost:11434" .*\(set by the environment variable OLLAMA_URL\)$/,
+  );
+  // control characters are shown escaped
+  await assert.rejects(
+    () => settings("ollama", { url: "http://a\u0000b:1:2" }),
+    /"http:\/\/a\\u0000b:1:2"/,
+  );
 });
