@@ -84,6 +84,13 @@ function markUsed(file: string): void {
   } catch { /* not ours to touch (EPERM), or removed since the read: the hit stands */ }
 }
 
+/**
+ * The entries' decoder: fatal on bytes that are not UTF-8 (what the cache
+ * writes is), a byte-order mark kept (JSON refuses it, as it did when read
+ * as "utf8").
+ */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 function readEntry<T>(
   dir: string,
   key: string,
@@ -94,14 +101,21 @@ function readEntry<T>(
   // a miss is the common case on a live run: an existence check answers it
   // without the error (and its stack) a failed read builds
   if (!existsSync(file)) return null;
-  let text: string;
+  let bytes: Uint8Array;
   try {
     // synchronous: a cache entry is small, and the async call's hop to the
     // I/O pool cost more than the read (see "Agents bench" in design-notes)
-    text = readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
     warn?.(`Cannot read cache entry "${file}": ${(e as Error).message}`);
+    return null;
+  }
+  let text: string;
+  try {
+    text = UTF8.decode(bytes); // strictly: bytes that are not UTF-8 replayed as U+FFFD (R142-4)
+  } catch {
+    warn?.(`Ignoring corrupt cache entry "${file}": not UTF-8 text`);
     return null;
   }
   let data: unknown;

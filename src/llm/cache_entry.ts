@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import type { Message } from "../chat/types.ts";
+import { parseMeta, TOKEN_KEYS } from "../chat/meta.ts";
 import { CACHE_VERSION, type CacheKeyParts, ROUND_CACHE_VERSION } from "./cache_key.ts";
 import type { RecordedError, RetryNote } from "./ask_loop_types.ts";
 import type { ReplyItem } from "./types.ts";
@@ -134,6 +135,46 @@ const retries = z.array(
   z.object({ attempt: z.number().int().min(1), delayMs: z.number(), error: z.string() }),
 ).optional();
 
+/** A response's token counts and the session's totals: counts, never below zero. */
+const COUNT_KEYS = TOKEN_KEYS.flatMap((k) => [k, `${k}_s`]);
+/** The chat's totals: they carry on the chat's own, which may be anything an edit left (`toInt`). */
+const CHAT_TOTAL_KEYS = TOKEN_KEYS.map((k) => `${k}_c`);
+
+/**
+ * What is wrong with a meta record's token counts (R142-4): each is an
+ * integer as `nextMeta` writes it — a count ≥ 0, a chat total any integer —
+ * never `abc`, `Infinity`, `NaN` or `1e308`, which an edited entry replayed
+ * into the chat as they were.
+ *
+ * @param content the record's text
+ * @returns the problem, or null
+ */
+export function metaTokenProblem(content: string): string | null {
+  const m = parseMeta(content);
+  for (const k of COUNT_KEYS) {
+    const v = m[k];
+    if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) >= 0)) {
+      return `token count ${k}="${String(v)}" is not an integer ≥ 0`;
+    }
+  }
+  for (const k of CHAT_TOTAL_KEYS) {
+    const v = m[k];
+    if (v !== undefined && !Number.isSafeInteger(v)) {
+      return `token total ${k}="${String(v)}" is not an integer`;
+    }
+  }
+  return null;
+}
+
+/** A meta message as `liveMeta` writes it: a meta record, serialized, its token counts integers. */
+const metaMessage = z.object({
+  role: z.literal("meta"),
+  content: z.string().superRefine((content, ctx) => {
+    const problem = metaTokenProblem(content);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  }),
+});
+
 /**
  * A round entry (format 2). Not strict: a field it does not name is accepted
  * (and kept, `cache.ts` returns the entry as read) — how an older scout-ai
@@ -144,9 +185,8 @@ export const ROUND_ENTRY: z.ZodType<CachedRound> = z.object({
   v: z.literal(ROUND_CACHE_VERSION),
   items: z.array(replyItem),
   id: z.string().optional(),
-  // as `liveMeta` writes it: a meta record, serialized
-  meta: z.object({ role: z.literal("meta"), content: z.string() }).nullable(),
-  retried: z.array(z.object({ role: z.literal("meta"), content: z.string() })).optional(),
+  meta: metaMessage.nullable(),
+  retried: z.array(metaMessage).optional(),
   stamps: z.array(z.tuple([z.string(), z.string()]).nullable()),
   ...origin,
   round: z.number().int().min(1),

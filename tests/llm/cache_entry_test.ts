@@ -12,6 +12,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { runExample } from "../../fixtures/agents/run.ts";
 import type { Message } from "../../src/chat/types.ts";
+import { serializeMeta } from "../../src/chat/meta.ts";
+import { newSession, nextMeta } from "../../src/llm/meta_record.ts";
 import { ask } from "../../src/llm/ask.ts";
 import {
   cacheDir,
@@ -125,6 +127,30 @@ const replyItem: fc.Arbitrary<ReplyItem> = fc.oneof(
     message: fc.record({ role: fc.string(), content: json }),
   }),
 );
+/** A meta record as `liveMeta` writes it: any usage a provider reports (counts ≥ 0), any chat totals before. */
+const count = fc.oneof(
+  fc.nat(),
+  fc.double({ min: 0, max: 1e9, noNaN: true }),
+  fc.nat().map(String),
+);
+const metaContent: fc.Arbitrary<string> = fc.record({
+  usage: fc.record({ prompt_tokens: count, completion_tokens: count, total_tokens: count }, {
+    requiredKeys: [],
+  }),
+  previous: fc.record({ pt_c: fc.integer(), ct_c: fc.integer(), tt_c: fc.integer() }, {
+    requiredKeys: [],
+  }),
+  reasoning: fc.string(),
+}).map(({ usage, previous, reasoning }) =>
+  serializeMeta(nextMeta({
+    usage,
+    previous,
+    session: newSession(),
+    inferenceId: "i1",
+    reasoning,
+    timestamp: new Date(0),
+  }))
+);
 const roundEntry: fc.Arbitrary<CachedRound> = fc.record({
   v: fc.constant(2),
   created: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
@@ -134,7 +160,7 @@ const roundEntry: fc.Arbitrary<CachedRound> = fc.record({
   round: fc.integer({ min: 1, max: 100 }),
   items: fc.array(replyItem, { maxLength: 5 }),
   id: fc.string({ minLength: 1 }),
-  meta: fc.option(fc.record({ role: fc.constant("meta"), content: fc.string() })),
+  meta: fc.option(fc.record({ role: fc.constant("meta"), content: metaContent })),
   stamps: fc.array(fc.option(fc.tuple(fc.string(), fc.string())), { maxLength: 4 }),
 }, {
   requiredKeys: [
@@ -234,6 +260,19 @@ const BROKEN: [string, string, (e: Record<string, unknown>) => unknown][] = [
     (e) => ({ ...e, meta: { role: "assistant", content: "x" } }),
   ],
   ["a meta that is not an object", "meta", (e) => ({ ...e, meta: "pt=1" })],
+  // R142-4: token counts no writer writes, which a hit replayed into the chat
+  ...["pt=abc ct=Infinity tt=NaN", "pt=1e308", "ct=-1", "tt=1.5", "pt=9007199254740993"].map((
+    content,
+  ): [string, string, (e: Record<string, unknown>) => unknown] => [
+    `a meta with ${content}`,
+    "meta.content",
+    (e) => ({ ...e, meta: { role: "meta", content: `${content} inference_id=x` } }),
+  ]),
+  [
+    "a retried meta with a bad count",
+    "retried.0.content",
+    (e) => ({ ...e, retried: [{ role: "meta", content: "pt=abc incomplete=true" }] }),
+  ],
   ["a stamp that is a number", "stamps.0", (e) => ({ ...e, stamps: [5] })],
   [
     "a stamp that is not a pair",
@@ -264,11 +303,11 @@ Deno.test("a round entry of another shape is a miss with one warning naming the 
   await Deno.writeTextFile(join(dir, "good.json"), JSON.stringify(entry));
   assert.deepEqual(await cacheReadRound(dir, "good"), entry);
   for (const [what, where, broken] of BROKEN) {
-    const file = join(dir, `${what.replaceAll(" ", "_")}.json`);
+    const key = what.replace(/[^\w-]/g, "_");
+    const file = join(dir, `${key}.json`);
     await Deno.writeTextFile(file, JSON.stringify(broken(entry)));
     const warnings: string[] = [];
     const warn = (m: string) => warnings.push(m);
-    const key = what.replaceAll(" ", "_");
     assert.equal(await cacheReadRound(dir, key, warn), null, what);
     assert.equal(warnings.length, 1, `${what}: ${warnings.join("\n")}`);
     assert.ok(
@@ -314,4 +353,24 @@ Deno.test("a whole-ask entry (format 1) of another shape is a miss with a warnin
     assert.equal(warnings.length, 1, key);
     assert.match(warnings[0]!, new RegExp(`${key}\\.json": ${where.replaceAll(".", "\\.")}: `));
   }
+});
+
+Deno.test("an entry whose bytes are not UTF-8 is a miss with a warning naming the file (R142-4)", async () => {
+  const entry = await recordedEntry();
+  await using home = await tempDir();
+  const dir = cacheDir(home.path);
+  await Deno.mkdir(dir, { recursive: true });
+  const text = new TextEncoder().encode(
+    JSON.stringify({ ...entry, items: [{ type: "text", text: "@@ utfq" }] }),
+  );
+  const at = text.indexOf(64); // the first "@"
+  text.set([0xff, 0xfe], at); // as `perl -pi -e 's/…/\xff\xfe…/'` leaves it
+  const file = join(dir, "bad.json");
+  await Deno.writeFile(file, text);
+  const warnings: string[] = [];
+  assert.equal(await cacheReadRound(dir, "bad", (m) => warnings.push(m)), null);
+  assert.deepEqual(warnings, [`Ignoring corrupt cache entry "${file}": not UTF-8 text`]);
+  // the same entry in UTF-8 is a hit
+  await Deno.writeTextFile(join(dir, "good.json"), JSON.stringify(entry));
+  assert.deepEqual(await cacheReadRound(dir, "good"), entry);
 });
