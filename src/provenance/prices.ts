@@ -28,6 +28,7 @@ import { ScoutError } from "../errors.ts";
 import { nearNames } from "../util/edit_distance.ts";
 import type { RubyYamlWithLines } from "../util/ruby_yaml.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
+import { escapeLine } from "../util/one_line.ts";
 
 /** Prices of one model, dollars per million tokens. */
 export interface ModelPrice {
@@ -48,13 +49,35 @@ export type PriceTable = Record<string, ModelPrice>;
 
 const BACKENDS_WITH_CACHE_OUTSIDE_PT = new Set(["anthropic", "bedrock"]);
 
-function num(v: unknown, where: string): number | undefined {
+/**
+ * The highest price taken, dollars per million tokens (a dollar a token):
+ * any more is a typo (`1e308` made every cost `$Infinity`, R142-7).
+ */
+export const MAX_PRICE = 1_000_000;
+
+/** Where a price entry is: the file, the entry's key path and how to find a key's line. */
+interface EntryPlace {
+  file: string;
+  at: string[];
+  model: string;
+  lineOf?: PriceLines | undefined;
+}
+
+/** The file and, when known, the line of `path` inside the entry (its own line for none). */
+function placeOf(p: EntryPlace, ...path: string[]): { file: string; line?: number } {
+  const line = p.lineOf?.([...p.at, p.model, ...path]) ?? p.lineOf?.([...p.at, p.model]);
+  return line === undefined ? { file: p.file } : { file: p.file, line };
+}
+
+function num(v: unknown, key: string, p: EntryPlace): number | undefined {
   if (v === undefined || v === null) return undefined;
   const n = typeof v === "number" ? v : Number(v);
-  if (!Number.isFinite(n) || n < 0) {
+  if (!Number.isFinite(n) || n < 0 || n > MAX_PRICE) {
     throw new ScoutError(
       "config",
-      `Invalid price ${where}: "${String(v)}" (dollars per million tokens)`,
+      `Invalid price ${p.file}: ${escapeLine(p.model)}.${key}: "${escapeLine(String(v))}" ` +
+        `(dollars per million tokens, 0 to ${MAX_PRICE})`,
+      placeOf(p, key),
     );
   }
   return n;
@@ -70,16 +93,38 @@ export type PriceLines = (path: readonly string[]) => number | undefined;
  * A price entry's key that is none of {@link PRICE_KEYS} (R134-3): a
  * misspelt `cahced_input` was ignored, its tokens priced at `input`.
  */
-function unknownKey(key: string, model: string, at: string[], file: string, lineOf?: PriceLines) {
+function unknownKey(key: string, p: EntryPlace) {
   const near = nearNames(key, PRICE_KEYS);
-  const line = lineOf?.([...at, model, key]);
   return new ScoutError(
     "config",
-    `Unknown price key "${key}" in ${model}` +
+    `Unknown price key "${escapeLine(key)}" in ${escapeLine(p.model)}` +
       (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "") +
       ` (keys: ${PRICE_KEYS.join(", ")})`,
-    line === undefined ? { file } : { file, line },
+    placeOf(p, key),
   );
+}
+
+/** One model's entry, checked: its keys first (a misspelt key is why a price is missing). */
+function modelPrice(entry: unknown, p: EntryPlace): ModelPrice {
+  const x = (entry ?? {}) as Record<string, unknown>;
+  for (const k of Object.keys(x)) {
+    if (!(PRICE_KEYS as readonly string[]).includes(k)) throw unknownKey(k, p);
+  }
+  const input = num(x.input, "input", p);
+  const output = num(x.output, "output", p);
+  if (input === undefined || output === undefined) {
+    throw new ScoutError(
+      "config",
+      `${p.file}: ${escapeLine(p.model)} needs "input" and "output" prices`,
+      placeOf(p),
+    );
+  }
+  const price: ModelPrice = { input, output };
+  for (const k of ["cached_input", "cache_write", "reasoning"] as const) {
+    const v = num(x[k], k, p);
+    if (v !== undefined) price[k] = v;
+  }
+  return price;
 }
 
 /**
@@ -89,9 +134,9 @@ function unknownKey(key: string, model: string, at: string[], file: string, line
  * @param file its path (for errors)
  * @param lineOf where a key path is in the file (for errors), if known
  * @returns the table
- * @throws ScoutError `config` naming the file for a price that is not a
- *   number, an entry without `input` or `output`, or a key that is no price's
- *   (with its line and the near key)
+ * @throws ScoutError `config` naming the file and line for a price that is
+ *   not a number from 0 to {@link MAX_PRICE}, an entry without `input` or
+ *   `output`, or a key that is no price's (with the near key)
  */
 export function priceTable(doc: unknown, file: string, lineOf?: PriceLines): PriceTable {
   const wrapped = doc !== null && typeof doc === "object" && "models" in doc;
@@ -101,26 +146,9 @@ export function priceTable(doc: unknown, file: string, lineOf?: PriceLines): Pri
     throw new ScoutError("config", `${file}: expected a map of model → prices`, { file });
   }
   const out: PriceTable = {};
-  for (const [model, p] of Object.entries(root as Record<string, unknown>)) {
-    const x = (p ?? {}) as Record<string, unknown>;
-    const input = num(x.input, `${file}: ${model}.input`);
-    const output = num(x.output, `${file}: ${model}.output`);
-    if (input === undefined || output === undefined) {
-      throw new ScoutError("config", `${file}: ${model} needs "input" and "output" prices`, {
-        file,
-      });
-    }
-    for (const k of Object.keys(x)) {
-      if (!(PRICE_KEYS as readonly string[]).includes(k)) {
-        throw unknownKey(k, model, wrapped ? ["models"] : [], file, lineOf);
-      }
-    }
-    const price: ModelPrice = { input, output };
-    for (const k of ["cached_input", "cache_write", "reasoning"] as const) {
-      const v = num(x[k], `${file}: ${model}.${k}`);
-      if (v !== undefined) price[k] = v;
-    }
-    out[model] = price;
+  const at = wrapped ? ["models"] : [];
+  for (const [model, entry] of Object.entries(root as Record<string, unknown>)) {
+    out[model] = modelPrice(entry, { file, at, model, lineOf });
   }
   return out;
 }

@@ -202,3 +202,41 @@ Deno.test("llm prov: a misspelt key in a price entry fails the command naming th
       `(keys: input, cached_input, cache_write, output, reasoning) (${file}:1)\n`,
   );
 });
+
+Deno.test("loadPrices: an absurd price and an entry without its prices fail at their lines, names escaped (R142-7)", async () => {
+  await using t = await tempDir();
+  mkdirSync(join(t.path, "etc"));
+  const file = pricesFile(t.path);
+  const cases: [string, RegExp, number][] = [
+    // 1e308 made every cost `$Infinity`
+    ["gpt:\n  input: 1e308\n  output: 2\n", /^Invalid price .*: gpt\.input: "1e\+?308" \(/, 2],
+    ["gpt:\n  input: 1\n  output: 2000001\n", /gpt\.output: "2000001" \(dollars per million/, 3],
+    ["a: {input: 1, output: 1}\ngpt:\n  input: 1\n", /gpt needs "input" and "output" prices$/, 2],
+    // a NUL or a byte that is not UTF-8 inside `output`: the key is named, escaped, at its line
+    [
+      "gpt:\n  input: 1\n  out\0put: 2\n",
+      /^Unknown price key "out\\u0000put" in gpt; did you mean "output"\?/,
+      3,
+    ],
+    [
+      "m:\n  input: 1\n  out\xffput: 2\n",
+      /^Unknown price key "out\ufffdput" in m; did you mean "output"\?/,
+      3,
+    ],
+  ];
+  for (const [text, message, line] of cases) {
+    writeFileSync(file, text, "latin1");
+    await assert.rejects(
+      loadPrices(t.path),
+      (e: Error & { code?: string; file?: string; line?: number }) => {
+        assert.equal(e.code, "config");
+        assert.match(e.message, message);
+        assert.equal(e.file, file);
+        assert.equal(e.line, line, e.message);
+        return true;
+      },
+    );
+  }
+  writeFileSync(file, "gpt:\n  input: 1000000\n  output: 0\n");
+  assert.deepEqual(await loadPrices(t.path), { gpt: { input: 1_000_000, output: 0 } });
+});
