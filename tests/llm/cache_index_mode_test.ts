@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
+import { DENO, runScout, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
 for (const [umask, expected] of [["022", "644"], ["002", "664"]] as const) {
@@ -59,25 +59,21 @@ Deno.test("an index file that cannot be written is named in the ask's warning, o
   mkdirSync(index, { recursive: true });
   // every index file a write fails on with an error that names no file (ENOSPC, like EPERM)
   for (const x of "0123456789abcdef") symlinkSync("/dev/full", join(index, `${x}.keys`));
-  const out = await new Deno.Command(DENO, {
-    args: [
-      ...SCOUT_SOURCE_ARGS,
-      "llm",
-      "ask",
-      "-b",
-      "openai",
-      "-O",
-      `url=${srv.url}`,
-      "-m",
-      "m",
-      "Hi",
-    ],
-    env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x", NO_COLOR: "1" },
+  const out = await runScout([
+    "llm",
+    "ask",
+    "-b",
+    "openai",
+    "-O",
+    `url=${srv.url}`,
+    "-m",
+    "m",
+    "Hi",
+  ], {
+    env: { SCOUT_HOME: home, OPENAI_API_KEY: "sk-x" },
     cwd: d.path,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stderr = new TextDecoder().decode(out.stderr);
+  });
+  const stderr = out.stderr;
   assert.equal(out.code, 0, stderr);
   const told = stderr.split("\n").filter((l) => l.includes("index"));
   assert.equal(told.length, 1, stderr);
