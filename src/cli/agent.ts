@@ -10,6 +10,7 @@ import type { CliContext } from "./context.ts";
 import { withInterrupt } from "./ask_interrupt.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { ASK_ENV_HELP, type AskFlags, askFlags, askOptionsOf } from "./llm_ask.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 const ASK_HELP = `
 The agent is found like 'agent find NAME'; its start_chat comes before the conversation, its
@@ -84,8 +85,10 @@ export function registerAgent(program: Command, ctx: CliContext): void {
     "ask agents (Agent/<Name>/ directories: start_chat, workflow.ts, agent.ts) and find them",
   ).addHelpText(
     "after",
-    `\n${FIXTURE_EXAMPLES}\n  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list\n` +
-      '  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner --dry-run "Plan the week"',
+    fittedHelp(
+      `\n${FIXTURE_EXAMPLES}\n  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list\n` +
+        '  SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner --dry-run "Plan the week"',
+    ),
   );
   registerAgentAsk(agent, ctx);
   registerAgentFind(agent, ctx);
@@ -101,7 +104,7 @@ function registerAgentAsk(agent: Command, ctx: CliContext): void {
         "agent name (Agent/<Name>/ on the search roots) or ./path to its directory",
       ) as unknown as Command,
   );
-  askCmd.addHelpText("after", ASK_HELP);
+  askCmd.addHelpText("after", fittedHelp(ASK_HELP));
   askCmd.action(async (...args: unknown[]) => {
     const [name, question, o] = args as [string, string[], AskFlags];
     await withInterrupt(ctx, async (signal) => {
@@ -120,7 +123,7 @@ function registerAgentAsk(agent: Command, ctx: CliContext): void {
 function registerAgentFind(agent: Command, ctx: CliContext): void {
   agent.command("find").description("print the directory an agent name resolves to")
     .argument("<name>", "agent name")
-    .addHelpText("after", FIND_HELP)
+    .addHelpText("after", fittedHelp(FIND_HELP))
     .action(async (name: string) => {
       const { runAgentFind } = await import("./agent_run.ts");
       ctx.exitCode = runAgentFind(name, ctx.io);
@@ -132,7 +135,7 @@ function registerAgentKb(agent: Command, ctx: CliContext): void {
     .description("run a 'kb' command (list, query, register) on an agent's knowledge_base/")
     .argument("[name]", "agent name").argument("[command...]", "kb command and its arguments")
     .allowUnknownOption().helpOption(false)
-    .addHelpText("after", KB_HELP);
+    .addHelpText("after", fittedHelp(KB_HELP));
   kbCmd.action(async (name: string | undefined, args: string[]) => {
     if (name === undefined || name === "--help" || name === "-h" || args.length === 0) {
       const help = name === "--help" || name === "-h";
@@ -147,7 +150,7 @@ function registerAgentKb(agent: Command, ctx: CliContext): void {
 function registerAgentList(agent: Command, ctx: CliContext): void {
   agent.command("list").description("list the agents on the search roots and where each was found")
     .option("--json", "print a JSON object instead of a table")
-    .addHelpText("after", LIST_HELP)
+    .addHelpText("after", fittedHelp(LIST_HELP))
     .action(async (o: { json?: boolean }) => {
       const { runAgentList } = await import("./agent_run.ts");
       ctx.exitCode = runAgentList(Boolean(o.json), ctx.io);

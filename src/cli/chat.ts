@@ -18,6 +18,7 @@ import { warnConflict } from "./chat_conflict.ts";
 import { listing, messagesJson } from "./listing.ts";
 import { registerChatCompile } from "./chat_compile.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 /** Options of `chat parse`. */
 export interface ChatParseOptions {
@@ -130,9 +131,11 @@ export function registerChat(program: Command, ctx: CliContext): void {
     "inspect and convert .chat files (nothing is sent to a model)",
   ).addHelpText(
     "after",
-    `\n${FIXTURE_EXAMPLES}\n  scout-ai chat parse fixtures/chats/basic.chat\n` +
-      "  scout-ai chat compile fixtures/compile/session.chat --chat\n" +
-      "  scout-ai chat prompt fixtures/compile/agent_run.chat -q",
+    fittedHelp(
+      `\n${FIXTURE_EXAMPLES}\n  scout-ai chat parse fixtures/chats/basic.chat\n` +
+        "  scout-ai chat compile fixtures/compile/session.chat --chat\n" +
+        "  scout-ai chat prompt fixtures/compile/agent_run.chat -q",
+    ),
   );
   chat.command("parse")
     .description("parse a chat file into messages (raw: nothing is compiled or run)")
@@ -140,13 +143,15 @@ export function registerChat(program: Command, ctx: CliContext): void {
     .option("--json", "print a JSON array of {role, content}")
     .addHelpText(
       "after",
-      "\nThe listing shows one message per entry: index, role, content (control characters\n" +
-        "shown as \u2400-style symbols). Text before the first header is a user message; a file\n" +
-        "starting with a header gets an empty first message (index 0), as in the Ruby original.\n" +
-        "Invalid UTF-8 is replaced by U+FFFD with a warning on stderr.\n\n" +
-        'JSON shape (--json): [{"role": string, "content": string}, …], one message per line.\n\n' +
-        `${FIXTURE_EXAMPLES}\n  scout-ai chat parse fixtures/chats/basic.chat\n` +
-        "  cat fixtures/chats/basic.chat | scout-ai chat parse --json",
+      fittedHelp(
+        "\nThe listing shows one message per entry: index, role, content (control characters\n" +
+          "shown as \u2400-style symbols). Text before the first header is a user message; a file\n" +
+          "starting with a header gets an empty first message (index 0), as in the Ruby original.\n" +
+          "Invalid UTF-8 is replaced by U+FFFD with a warning on stderr.\n\n" +
+          'JSON shape (--json): [{"role": string, "content": string}, …], one message per line.\n\n' +
+          `${FIXTURE_EXAMPLES}\n  scout-ai chat parse fixtures/chats/basic.chat\n` +
+          "  cat fixtures/chats/basic.chat | scout-ai chat parse --json",
+      ),
     )
     .action(async (file, o) => {
       ctx.exitCode = await runChatParse({ file, json: o.json }, ctx.io);
@@ -156,10 +161,12 @@ export function registerChat(program: Command, ctx: CliContext): void {
     .argument("[file]", "JSON file, or - for stdin (default: stdin when piped)")
     .addHelpText(
       "after",
-      `\n${FIXTURE_EXAMPLES}\n` +
-        "  scout-ai chat print fixtures/chats/structured.messages.json > session.chat\n" +
-        "  scout-ai chat parse fixtures/chats/tool_calls.chat --json \\\n" +
-        "    | jq 'map(select(.role != \"meta\"))' | scout-ai chat print",
+      fittedHelp(
+        `\n${FIXTURE_EXAMPLES}\n` +
+          "  scout-ai chat print fixtures/chats/structured.messages.json > session.chat\n" +
+          "  scout-ai chat parse fixtures/chats/tool_calls.chat --json \\\n" +
+          "    | jq 'map(select(.role != \"meta\"))' | scout-ai chat print",
+      ),
     )
     .action(async (file) => {
       ctx.exitCode = await runChatPrint({ file }, ctx.io);

@@ -2,14 +2,16 @@
  * What every commander program of the CLI has — the root and a parser a
  * command runs on its own arguments (`agent kb NAME …`): output through the
  * Io, commander's errors in the CLI's words, the usage hint, no exit of its
- * own, and under `--json` stdout watched (R128-6). A sub-parser built
- * otherwise missed the watch, and its `--json` failures printed no document
- * (R137-1).
+ * own, help fitted to the width it is written in (R141-5), and under
+ * `--json` stdout watched (R128-6). A sub-parser built otherwise missed the
+ * watch, and its `--json` failures printed no document (R137-1).
  *
  * @module
  */
 import { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
+import { helpWidth } from "./help_fit.ts";
+import { HELP_LAYOUT } from "./help_layout.ts";
 import { paint, USAGE_HINT } from "./io.ts";
 import { jsonInterruptLine, watchedSink } from "./json_error.ts";
 
@@ -51,9 +53,12 @@ export function cliProgram(
   return new Command(name)
     .showHelpAfterError(USAGE_HINT)
     .exitOverride()
+    .configureHelp(HELP_LAYOUT)
     .configureOutput({
       writeOut: (s) => ctx.io.stdout.write(s),
       writeErr: (s) => ctx.io.stderr.write(s),
+      getOutHelpWidth: () => helpWidth(ctx.io, "stdout"),
+      getErrHelpWidth: () => helpWidth(ctx.io, "stderr"),
       outputError: (s, write) =>
         write(`${paint(ctx.io, "stderr", "red", "scout-ai:")} ${s.replace(/^error: /, "")}`),
     })

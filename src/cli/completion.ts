@@ -11,6 +11,7 @@ import { usageError } from "../errors.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 /** The shells a script can be printed for. */
 export const SHELLS = ["bash", "zsh", "fish"] as const;
@@ -152,23 +153,25 @@ export function registerCompletion(program: Command, ctx: CliContext): void {
     )
     .addHelpText(
       "after",
-      "\nWorkflow, task and endpoint names come from the search roots when you press TAB\n" +
-        "(./workflows, $SCOUT_HOME/workflows, ./etc/AI, $SCOUT_HOME/etc/AI), the built-in\n" +
-        "workflows (ChatAnalyst) too; agent names are those 'agent list' shows (see\n" +
-        "'agent find --help' for its search roots). After 'workflow task WORKFLOW TASK' a\n" +
-        "word starting with - completes to the task's inputs (--eggs…) as well as the\n" +
-        "options. --list prints the names TAB offers, for scripts of your own (nothing,\n" +
-        "exit 0, for a workflow or task that does not load).\n\n" +
-        `${FIXTURE_EXAMPLES}\n` +
-        "  mkdir -p ~/.local/share/bash-completion/completions\n" +
-        "  scout-ai completion bash > ~/.local/share/bash-completion/completions/scout-ai\n" +
-        "  mkdir -p ~/.config/fish/completions\n" +
-        "  scout-ai completion fish > ~/.config/fish/completions/scout-ai.fish\n" +
-        "  scout-ai completion --list tasks fixtures/workflows/Baking\n" +
-        "  scout-ai completion --list inputs fixtures/workflows/Baking cake\n\n" +
-        "They install the script for bash (bash-completion loads it on demand) or fish,\n" +
-        "and list names. Or put 'source <(scout-ai completion bash)' in ~/.bashrc; for zsh\n" +
-        "put 'source <(scout-ai completion zsh)' in ~/.zshrc.",
+      fittedHelp(
+        "\nWorkflow, task and endpoint names come from the search roots when you press TAB\n" +
+          "(./workflows, $SCOUT_HOME/workflows, ./etc/AI, $SCOUT_HOME/etc/AI), the built-in\n" +
+          "workflows (ChatAnalyst) too; agent names are those 'agent list' shows (see\n" +
+          "'agent find --help' for its search roots). After 'workflow task WORKFLOW TASK' a\n" +
+          "word starting with - completes to the task's inputs (--eggs…) as well as the\n" +
+          "options. --list prints the names TAB offers, for scripts of your own (nothing,\n" +
+          "exit 0, for a workflow or task that does not load).\n\n" +
+          `${FIXTURE_EXAMPLES}\n` +
+          "  mkdir -p ~/.local/share/bash-completion/completions\n" +
+          "  scout-ai completion bash > ~/.local/share/bash-completion/completions/scout-ai\n" +
+          "  mkdir -p ~/.config/fish/completions\n" +
+          "  scout-ai completion fish > ~/.config/fish/completions/scout-ai.fish\n" +
+          "  scout-ai completion --list tasks fixtures/workflows/Baking\n" +
+          "  scout-ai completion --list inputs fixtures/workflows/Baking cake\n\n" +
+          "They install the script for bash (bash-completion loads it on demand) or fish,\n" +
+          "and list names. Or put 'source <(scout-ai completion bash)' in ~/.bashrc; for zsh\n" +
+          "put 'source <(scout-ai completion zsh)' in ~/.zshrc.",
+      ),
     )
     .action(async (shell, workflow, task, opts) => {
       if (opts.list !== undefined) {

@@ -15,6 +15,7 @@ import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { configFile, HIDDEN, isSecret, printable } from "./config_values.ts";
 import { registerConfigSet } from "./config_set.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 export { HIDDEN, isSecret };
 
@@ -180,8 +181,10 @@ export function registerConfig(program: Command, ctx: CliContext): void {
       "list endpoints",
   ).addHelpText(
     "after",
-    "\nExamples:\n  scout-ai config set endpoint nano ask && scout-ai config get endpoint ask\n" +
-      "  scout-ai config list\n  scout-ai config unset endpoint ask",
+    fittedHelp(
+      "\nExamples:\n  scout-ai config set endpoint nano ask && scout-ai config get endpoint ask\n" +
+        "  scout-ai config list\n  scout-ai config unset endpoint ask",
+    ),
   );
   config.command("get")
     .description("print the value of KEY for the given scopes (secrets are never printed)")
@@ -192,8 +195,10 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     )
     .addHelpText(
       "after",
-      "\nExamples:\n  scout-ai config set endpoint nano ask && scout-ai config get endpoint ask\n" +
-        "  scout-ai config set max_tool_rounds 20 llm && scout-ai config get max_tool_rounds llm",
+      fittedHelp(
+        "\nExamples:\n  scout-ai config set endpoint nano ask && scout-ai config get endpoint ask\n" +
+          "  scout-ai config set max_tool_rounds 20 llm && scout-ai config get max_tool_rounds llm",
+      ),
     )
     .action((key, scopes) => {
       ctx.exitCode = runConfigGet({ key, scopes }, ctx.io);
@@ -208,8 +213,10 @@ export function registerConfig(program: Command, ctx: CliContext): void {
     )
     .addHelpText(
       "after",
-      "\nExamples:\n  scout-ai config list\n" +
-        "  scout-ai config list --json | jq -r '.entries[] | .key + \" \" + .value'",
+      fittedHelp(
+        "\nExamples:\n  scout-ai config list\n" +
+          "  scout-ai config list --json | jq -r '.entries[] | .key + \" \" + .value'",
+      ),
     )
     .action(async (o) => {
       ctx.exitCode = await runConfigList({ json: o.json }, ctx.io);

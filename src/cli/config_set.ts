@@ -31,6 +31,7 @@ import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
 import { configFile, isSecret, printable } from "./config_values.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 /** Options of `config set` / `config unset`. */
 export interface ConfigSetCliOptions {
@@ -268,18 +269,20 @@ export function registerConfigSet(config: Command, ctx: CliContext): void {
     )
     .addHelpText(
       "after",
-      "\nScopes scout-ai looks settings up with, earliest first (<b>: the backend, e.g.\n" +
-        "openai; model and key try the server's host scopes first):\n" +
-        "  ask, llm                    endpoint, backend, persist, max_tool_rounds,\n" +
-        "                              max_reply_tool_calls\n" +
-        "  <b>_ask, ask, <b>           model, key, url, request_timeout\n" +
-        "  <b>_ask, ask, <b>, llm      max_retries, max_retry_after\n" +
-        "  prompt, context             the prompt-strategy settings (epoch_size…)\n" +
-        "  llm_tools, tools, llm, ask  max_content_length\n" +
-        "  mcp, tools                  timeout\n" +
-        "  chat, compile               allow_roles\n" +
-        "\nExamples:\n  scout-ai config set endpoint nano ask\n" +
-        "  scout-ai config set key env:MY_OPENAI_KEY openai\n  scout-ai config set persist false ask",
+      fittedHelp(
+        "\nScopes scout-ai looks settings up with, earliest first (<b>: the backend, e.g.\n" +
+          "openai; model and key try the server's host scopes first):\n" +
+          "  ask, llm                    endpoint, backend, persist, max_tool_rounds,\n" +
+          "                              max_reply_tool_calls\n" +
+          "  <b>_ask, ask, <b>           model, key, url, request_timeout\n" +
+          "  <b>_ask, ask, <b>, llm      max_retries, max_retry_after\n" +
+          "  prompt, context             the prompt-strategy settings (epoch_size…)\n" +
+          "  llm_tools, tools, llm, ask  max_content_length\n" +
+          "  mcp, tools                  timeout\n" +
+          "  chat, compile               allow_roles\n" +
+          "\nExamples:\n  scout-ai config set endpoint nano ask\n" +
+          "  scout-ai config set key env:MY_OPENAI_KEY openai\n  scout-ai config set persist false ask",
+      ),
     )
     .action((key, value, scopes) => {
       ctx.exitCode = runConfigSet({ key, value, scopes }, ctx.io);
@@ -290,7 +293,9 @@ export function registerConfigSet(config: Command, ctx: CliContext): void {
     .argument("[scopes...]", "scope tokens of the entry")
     .addHelpText(
       "after",
-      "\nExamples:\n  scout-ai config set endpoint nano ask && scout-ai config unset endpoint ask",
+      fittedHelp(
+        "\nExamples:\n  scout-ai config set endpoint nano ask && scout-ai config unset endpoint ask",
+      ),
     )
     .action((key, scopes) => {
       ctx.exitCode = runConfigSet({ key, scopes }, ctx.io);

@@ -53,6 +53,11 @@ export interface Io {
   /** Whether stderr is a terminal (progress is drawn only then). */
   stderrIsTTY: boolean;
   /**
+   * The width of the terminal stdout is, read at each call; undefined or 0
+   * when unknown. Optional: help is fitted to it (`help_fit.ts`).
+   */
+  stdoutColumns?(): number | undefined;
+  /**
    * The width of the terminal stderr is, read at each call (a window may be
    * resized); undefined or 0 when unknown. Optional: progress lines are cut
    * to it (`status_line.ts`).
@@ -137,6 +142,7 @@ export function processIo(): ProcessIo {
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdoutColumns: () => process.stdout.columns,
     stderrColumns: () => process.stderr.columns,
     env: process.env,
     cwd: process.cwd(),
@@ -236,7 +242,7 @@ export function bufferIo(
     env?: Record<string, string | undefined>;
     cwd?: string;
     tty?: boolean;
-    /** The width of the terminal stderr stands for. */
+    /** The width of the terminal stdout and stderr stand for. */
     columns?: number;
   } = {},
 ): BufferIo {
@@ -250,6 +256,7 @@ export function bufferIo(
     stdinIsTTY: opts.stdin === undefined && tty,
     stdoutIsTTY: tty,
     stderrIsTTY: tty,
+    stdoutColumns: () => opts.columns,
     stderrColumns: () => opts.columns,
     env: opts.env ?? {},
     cwd: opts.cwd ?? process.cwd(),

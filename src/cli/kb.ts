@@ -9,6 +9,7 @@ import { type Command, Help } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { cliProgram } from "./cli_program.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
+import { fittedHelp, HELP_LAYOUT } from "./help_layout.ts";
 
 const REGISTER_HELP = `
 The header is checked now; the index is built on the first query, next to the knowledge base
@@ -74,10 +75,10 @@ export function registerKb(program: Command, ctx: CliContext, fixedDir?: () => s
     "knowledge bases: databases of entity associations from Scout TSV files, used as tools by " +
       "kb: lines and agents' knowledge_base/",
   )
-    // its subcommands' long terms leave under 40 columns, where commander stops wrapping:
-    // wrap there too (not past 80), the terms without "[options]" (each has its --help)
+    // the subcommands' terms without "[options]" (each has its --help), else laid out as
+    // every help is (configureHelp replaces what kb inherited)
     .configureHelp({
-      minWidthToWrap: 24,
+      ...HELP_LAYOUT,
       subcommandTerm(this: Help, c) {
         return Help.prototype.subcommandTerm.call(this, c).replace(" [options]", "");
       },
@@ -85,8 +86,10 @@ export function registerKb(program: Command, ctx: CliContext, fixedDir?: () => s
   if (fixedDir === undefined) {
     kb.addHelpText(
       "after",
-      `\n${FIXTURE_EXAMPLES}\n  scout-ai kb list fixtures/kb/family\n` +
-        "  scout-ai kb query fixtures/kb/family parents Ada Eva",
+      fittedHelp(
+        `\n${FIXTURE_EXAMPLES}\n  scout-ai kb list fixtures/kb/family\n` +
+          "  scout-ai kb query fixtures/kb/family parents Ada Eva",
+      ),
     );
   }
   const dir = kbDir(fixedDir);
@@ -109,7 +112,7 @@ function registerKbRegister(kb: Command, ctx: CliContext, dir: KbDir): void {
     .option("--fields <list>", "comma-separated fields to keep (default: all other columns)")
     .option("--undirected", "associations go both ways (entity~partner)")
     .option("--description <text>", "what the database holds (shown to the model)");
-  register.addHelpText("after", REGISTER_HELP);
+  register.addHelpText("after", fittedHelp(REGISTER_HELP));
   register.action((...args: unknown[]) => {
     const [d, rest] = dir.of(args);
     const [name, file, o] = rest as [string, string, Record<string, unknown>];
@@ -123,7 +126,7 @@ function registerKbList(kb: Command, ctx: CliContext, dir: KbDir): void {
   const list = dir.arg(kb.command("list"))
     .description("list a knowledge base's databases: source -> target and fields")
     .option("--json", "print a JSON object instead of lines");
-  list.addHelpText("after", LIST_HELP);
+  list.addHelpText("after", fittedHelp(LIST_HELP));
   list.action((...args: unknown[]) => {
     const [d, rest] = dir.of(args);
     const o = rest[0] as { json?: boolean };
@@ -140,7 +143,7 @@ function registerKbQuery(kb: Command, ctx: CliContext, dir: KbDir): void {
     .argument("<entity...>", "entities (sources; targets with --reverse)")
     .option("--reverse", "the entities are targets: find their sources (keys print target~source)")
     .option("--json", "print a JSON object instead of lines");
-  query.addHelpText("after", QUERY_HELP);
+  query.addHelpText("after", fittedHelp(QUERY_HELP));
   query.action((...args: unknown[]) => {
     const [d, rest] = dir.of(args);
     const [database, entities, o] = rest as [

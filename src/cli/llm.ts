@@ -14,6 +14,7 @@ import { registerLlmProcess } from "./llm_process.ts";
 import { registerLlmCache } from "./llm_cache.ts";
 
 import { registerLlmTemplate } from "./llm_template.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 /**
  * Registers the `llm` command group.
@@ -26,10 +27,12 @@ export function registerLlm(program: Command, ctx: CliContext): void {
     "ask models, explain how results were produced, clean the inference cache",
   ).addHelpText(
     "after",
-    `\n${FIXTURE_EXAMPLES}\n  scout-ai llm ask "What is the capital of France?"\n` +
-      '  scout-ai llm json "List three primes as {\\"primes\\": [<numbers>]}"\n' +
-      "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
-      "    --jobs-dir fixtures/provenance/example/jobs",
+    fittedHelp(
+      `\n${FIXTURE_EXAMPLES}\n  scout-ai llm ask "What is the capital of France?"\n` +
+        '  scout-ai llm json "List three primes as {\\"primes\\": [<numbers>]}"\n' +
+        "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
+        "    --jobs-dir fixtures/provenance/example/jobs",
+    ),
   );
   registerLlmProv(llm, ctx);
   registerLlmAsk(llm, ctx);

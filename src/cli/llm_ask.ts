@@ -12,6 +12,7 @@ import { withInterrupt } from "./ask_interrupt.ts";
 import type { CliContext } from "./context.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -299,7 +300,7 @@ ${FIXTURE_EXAMPLES}
  */
 export function registerLlmAsk(llm: Command, ctx: CliContext): void {
   const askCmd = askFlags(llm.command("ask").description("ask a model; the answer goes to stdout"));
-  askCmd.addHelpText("after", ASK_HELP);
+  askCmd.addHelpText("after", fittedHelp(ASK_HELP));
   askCmd.action(async (...args: unknown[]) => {
     const [question, o] = args as [string[], AskFlags];
     await runAction(ctx, question, o, "ask");
@@ -309,7 +310,7 @@ export function registerLlmAsk(llm: Command, ctx: CliContext): void {
     llm.command("json").description("ask for structured output; prints the JSON"),
   );
   jsonCmd.option("-s, --schema <file>", "JSON Schema (or shorthand map) file, JSON or YAML");
-  jsonCmd.addHelpText("after", JSON_HELP);
+  jsonCmd.addHelpText("after", fittedHelp(JSON_HELP));
   jsonCmd.action(async (...args: unknown[]) => {
     const [question, o] = args as [string[], AskFlags];
     await runAction(ctx, question, o, "json");

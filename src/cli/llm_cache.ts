@@ -21,6 +21,7 @@ import type { Io } from "./io.ts";
 import { paint } from "./io.ts";
 import { olderOption } from "./system_clean.ts";
 import { realPart } from "./store_part.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 /** Options of `llm cache clean`. */
 export interface CacheCleanCliOptions {
@@ -151,8 +152,10 @@ export function registerLlmCache(llm: Command, ctx: CliContext): void {
     "look after the inference cache ($SCOUT_HOME/var/cache/ask)",
   ).addHelpText(
     "after",
-    "\nExamples:\n  scout-ai llm cache clean --older 90d --dry-run   # list what would go\n" +
-      "  scout-ai llm cache clean                         # dead processes' leftovers",
+    fittedHelp(
+      "\nExamples:\n  scout-ai llm cache clean --older 90d --dry-run   # list what would go\n" +
+        "  scout-ai llm cache clean                         # dead processes' leftovers",
+    ),
   );
   cache.command("clean")
     .description("remove entries unused for --older AGE and dead processes' leftovers")
@@ -160,7 +163,7 @@ export function registerLlmCache(llm: Command, ctx: CliContext): void {
     .addOption(new Option("--older-than <age>", "same as --older").hideHelp())
     .option("--dry-run", "list what would be removed; remove nothing")
     .option("--json", "print {version, dir, entries, removed, kept, failed, locks, bytes…}")
-    .addHelpText("after", CLEAN_HELP)
+    .addHelpText("after", fittedHelp(CLEAN_HELP))
     .action(async (o) => {
       if (o.older !== undefined && o.olderThan !== undefined) {
         throw usageError("--older and --older-than are one option: give it once");

@@ -13,6 +13,7 @@ import { ScoutError, usageError } from "../errors.ts";
 import { isDirectory } from "../util/fs.ts";
 import type { CliContext } from "./context.ts";
 import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 type ProcessFlags = { once?: boolean; interval: string; json?: boolean };
 
@@ -102,8 +103,9 @@ export function registerLlmProcess(llm: Command, ctx: CliContext): void {
       .option("--json", "print {version, dir, answered, failed} when done")
       .addHelpText(
         "after",
-        ask
-          ? `
+        fittedHelp(
+          ask
+            ? `
 Each request <id>.json is {"question": <chat text or [{role, content}…]>, …options}, written
 by a client with "backend: relay" (scout-ai or Ruby Scout). The worker asks with its own
 endpoints and keys and writes the answer text, JSON-encoded, to reply/<id>.json (atomically);
@@ -130,7 +132,7 @@ SCOUT_SSH="ssh -i '/keys/my key' -o 'ProxyCommand=ssh -W %h:%p bastion'".
 Examples:
   scout-ai llm process --once                  # answer what $SCOUT_HOME/var/ask holds, then exit
   scout-ai llm process --once --json | jq .answered`
-          : `
+            : `
 Each request <id>.json is [messages, options], written by a client asking with the
 "relay: <server>" option; the worker sends that one request with its own keys and saves the
 provider's raw response in response/<id>.json, which the client then processes itself (so
@@ -139,6 +141,7 @@ tools run on the client). Failures, claims, signals and the status lines on stde
 
 Examples:
   scout-ai llm process_queries --once          # answer what $SCOUT_HOME/var/query holds`,
+        ),
       )
       .action(async (...args: unknown[]) => {
         const [dir, o] = args as [string | undefined, ProcessFlags];

@@ -8,6 +8,7 @@ import type { Command } from "@commander-js/extra-typings";
 import type { CliContext } from "./context.ts";
 import { MISSING_ROOT_TEXT, runLlmProv } from "./llm_prov.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 /** Commander's message for a missing ROOT (replaced by {@link MISSING_ROOT_TEXT}). */
 const MISSING_ROOT = "missing required argument 'root'";
@@ -107,7 +108,7 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
       "also resolve job references under DIR (repeatable; searched first)",
       collect,
     )
-    .addHelpText("after", PROV_HELP)
+    .addHelpText("after", fittedHelp(PROV_HELP))
     .action(async (roots, o) => {
       const { jobsDir, ...flags } = o;
       ctx.exitCode = await runLlmProv({

@@ -19,6 +19,7 @@ import { isReadableFile } from "../util/path_kind.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { compareNames } from "../util/name_order.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 /** Where templates are looked up. */
 export interface TemplateLookup {
@@ -215,10 +216,12 @@ export function registerLlmTemplate(llm: Command, ctx: CliContext): void {
     .option("--json", 'print {"version":1, "templates":[paths…]}')
     .addHelpText(
       "after",
-      "\nSearch roots: the working directory, then $SCOUT_HOME. Use a template with\n" +
-        "'llm ask -t NAME': it is looked up as a file, then questions/NAME, chats/system/NAME,\n" +
-        "chats/NAME; the question replaces its first ??? or is appended as a user message.\n\n" +
-        "Examples:\n  scout-ai llm template\n  scout-ai llm template --json",
+      fittedHelp(
+        "\nSearch roots: the working directory, then $SCOUT_HOME. Use a template with\n" +
+          "'llm ask -t NAME': it is looked up as a file, then questions/NAME, chats/system/NAME,\n" +
+          "chats/NAME; the question replaces its first ??? or is appended as a user message.\n\n" +
+          "Examples:\n  scout-ai llm template\n  scout-ai llm template --json",
+      ),
     )
     .action((_ignored, o) => {
       ctx.exitCode = runLlmTemplate(ctx.io, Boolean(o.json));

@@ -37,6 +37,7 @@ import { registerKb } from "./kb.ts";
 import { registerSystem } from "./system.ts";
 
 import { registerCompletion } from "./completion.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 const ROOT_HELP = "\nAlso accepted: --nocolor (Scout's spelling of --no-color).\n" +
   `\n${FIXTURE_EXAMPLES}\n` +
@@ -125,7 +126,7 @@ function rootCommand(ctx: CliContext): Command {
     .addOption(new Option("--nocolor", "same as --no-color").hideHelp())
     // Scout's flag too, but the only spelling: listed
     .option("--nobar", "draw no progress lines on stderr")
-    .addHelpText("after", ROOT_HELP)
+    .addHelpText("after", fittedHelp(ROOT_HELP))
     .showSuggestionAfterError(true);
 }
 

@@ -11,6 +11,7 @@ import type { CliContext } from "./context.ts";
 import { runSystemClean } from "./system_clean.ts";
 import { oneJobsDir } from "./jobs_dir.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 const CLEAN_HELP = `
 Removes, from the jobs of WORKFLOW (a name or a workflow's path, a comma list,
@@ -85,7 +86,7 @@ function registerSystemClean(system: Command, ctx: CliContext): void {
     .addOption(new Option("-d, --dirty").hideHelp())
     .addOption(new Option("-a, --all").hideHelp())
     .addOption(new Option("-q, --quick").hideHelp())
-    .addHelpText("after", CLEAN_HELP)
+    .addHelpText("after", fittedHelp(CLEAN_HELP))
     .action(async (workflow, task, o) => {
       for (const flag of ["force", "dirty"] as const) {
         if (o[flag]) throw usageError(REFUSED[flag]!);
@@ -117,8 +118,10 @@ export function registerSystem(program: Command, ctx: CliContext): void {
     "look after a shared store: clean old, failed and dead jobs and stale locks",
   ).addHelpText(
     "after",
-    "\nExamples:\n  scout-ai system clean all --older 90d --dry-run\n" +
-      "  scout-ai system clean                     # stale locks only",
+    fittedHelp(
+      "\nExamples:\n  scout-ai system clean all --older 90d --dry-run\n" +
+        "  scout-ai system clean                     # stale locks only",
+    ),
   );
   registerSystemClean(system, ctx);
 }

@@ -51,6 +51,7 @@ import { oneJobsDir } from "./jobs_dir.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { registerWorkflowMcp } from "./workflow_mcp.ts";
 import { END_OF_OPTIONS, markEndOfOptions, splitAtEnd } from "./workflow_task_escape.ts";
+import { fittedHelp, HELP_LAYOUT } from "./help_layout.ts";
 
 function collect(v: string, prev: string[] | undefined): string[] {
   return [...(prev ?? []), v];
@@ -166,7 +167,7 @@ const LIST_HELP =
 export function registerWorkflow(program: Command, ctx: CliContext): void {
   const wf = program.command("workflow").description(
     "run workflow tasks as persisted jobs and inspect jobs (Scout-compatible store)",
-  ).addHelpText("after", WORKFLOW_HELP);
+  ).addHelpText("after", fittedHelp(WORKFLOW_HELP));
   registerWorkflowTask(wf, ctx);
   registerWorkflowBatch(wf, ctx);
   registerWorkflowInfo(wf, ctx);
@@ -220,11 +221,12 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
     // the action reads --help itself (WF TASK --help is the task's help); listed all the same
     .helpOption(false)
     .configureHelp({
+      ...HELP_LAYOUT,
       visibleOptions(this: Help, c) {
         return [...Help.prototype.visibleOptions.call(this, c), HELP_FLAG];
       },
     })
-    .addHelpText("after", TASK_HELP)
+    .addHelpText("after", fittedHelp(TASK_HELP))
     .action(async (args, o, cmd) => {
       ctx.exitCode = await taskCommand(args, o, cmd, ctx);
     });
@@ -331,7 +333,7 @@ function registerWorkflowInfo(wf: Command, ctx: CliContext): void {
       "--json",
       "print {version, path, shortPath, status, done, running, info, …} (not found: status notfound)",
     )
-    .addHelpText("after", INFO_HELP)
+    .addHelpText("after", fittedHelp(INFO_HELP))
     .action(async (job, o) => {
       ctx.exitCode = await runWorkflowInfo({
         job,
@@ -351,7 +353,7 @@ function registerWorkflowList(wf: Command, ctx: CliContext): void {
       collect,
     )
     .option("--json", "print JSON (its shape: below)")
-    .addHelpText("after", LIST_HELP)
+    .addHelpText("after", fittedHelp(LIST_HELP))
     .action(async (workflow, o) => {
       ctx.exitCode = await runWorkflowList({
         ...(workflow !== undefined ? { workflow } : {}),

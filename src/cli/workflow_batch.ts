@@ -20,6 +20,7 @@ import { paint, warn } from "./io.ts";
 import type { ListBatchesOptions } from "../workflow/deploy/mod.ts";
 import { statusStyle } from "./workflow_common.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
 
@@ -219,7 +220,7 @@ const CLEAN_HELP = "\nPending and running batch jobs are kept.\n\n" +
 export function registerWorkflowBatch(wf: Command, ctx: CliContext): void {
   const batch = wf.command("batch").description(
     "SLURM batch jobs written by 'workflow task --deploy slurm': list, tail, clean",
-  ).addHelpText("after", BATCH_HELP);
+  ).addHelpText("after", fittedHelp(BATCH_HELP));
   registerBatchList(batch, ctx);
   registerBatchTail(batch, ctx);
   registerBatchClean(batch, ctx);
@@ -230,7 +231,7 @@ function registerBatchList(batch: Command, ctx: CliContext): void {
     .description("list batch jobs: SLURM id, SLURM state, job status, job")
     .option("--batch-dir <dir>", BATCH_DIR_HELP)
     .option("--json", "print {version, batchBase, batches: [...]}")
-    .addHelpText("after", LIST_HELP)
+    .addHelpText("after", fittedHelp(LIST_HELP))
     .action(async (o) => {
       ctx.exitCode = await runBatchList({
         ...(o.batchDir !== undefined ? { batchDir: o.batchDir } : {}),
@@ -246,7 +247,7 @@ function registerBatchTail(batch: Command, ctx: CliContext): void {
     .option("-n, --lines <n>", "how many lines (default 20)")
     .option("--stdout", "std.out instead of std.err")
     .option("--batch-dir <dir>", BATCH_DIR_HELP)
-    .addHelpText("after", TAIL_HELP)
+    .addHelpText("after", fittedHelp(TAIL_HELP))
     .action(async (target, o) => {
       ctx.exitCode = await runBatchTail({
         ...(target !== undefined ? { target } : {}),
@@ -263,7 +264,7 @@ function registerBatchClean(batch: Command, ctx: CliContext): void {
     .option("--dry-run", "only print what would be removed")
     .option("--batch-dir <dir>", BATCH_DIR_HELP)
     .option("--json", "print {version, removed: [dir...], dryRun}")
-    .addHelpText("after", CLEAN_HELP)
+    .addHelpText("after", fittedHelp(CLEAN_HELP))
     .action(async (o) => {
       ctx.exitCode = await runBatchClean({
         dryRun: Boolean(o.dryRun),

@@ -17,6 +17,7 @@ import { JOBS_DIR_HELP, loadWorkflowArgument, storeOptions, wfLib } from "./work
 import { oneJobsDir } from "./jobs_dir.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 /** Options of `workflow mcp`. */
 export interface WorkflowMcpOptions {
@@ -124,30 +125,32 @@ export function registerWorkflowMcp(wf: Command, ctx: CliContext): void {
     .option("--json", "with --http: print {version, url} on stdout once listening")
     .addHelpText(
       "after",
-      "\nEach tool call runs the task as a persisted job (cached; `workflow info` and\n" +
-        "`llm prov` see it) and answers with its result (bytes that are not UTF-8 as a\n" +
-        "base64 resource); a failed job is an MCP tool error. A cancelled call aborts its\n" +
-        "job (job.signal fires, recorded aborted; its lock held until the body returns)\n" +
-        "unless another call waits on it. Over HTTP a client that initializes gets a\n" +
-        "session (Mcp-Session-Id): a notifications/cancelled reaches only its own calls;\n" +
-        "a request without a session is served alone and cancelled by disconnecting.\n" +
-        "Over stdio, stdout carries the MCP messages: what a task prints with\n" +
-        "process.stdout.write or console.log goes to stderr, but a child process\n" +
-        "inheriting stdout, or a write to fd 1, goes into the stream and breaks it\n" +
-        '(give children stdio: ["ignore", 2, 2] or "pipe", or use --http).\n' +
-        "The server ends when stdin closes, once the calls already read are answered (so\n" +
-        "`printf … |` works); over HTTP it runs until Ctrl-C and refuses (403) a Host or\n" +
-        "Origin other than 127.0.0.1, localhost, [::1] or the --host address (DNS\n" +
-        "rebinding). No client is trusted (over HTTP any local user can call): a chat it\n" +
-        "gives (a chat task's chat, a chat input) holds plain messages only; an mcp:,\n" +
-        "file:, import:, task:, tool:, option: or endpoint: line fails the call, naming\n" +
-        "the line. A file or path input is a path on this machine the task reads with\n" +
-        "your rights: serve only tasks whose inputs any client may choose. Tools are\n" +
-        "annotated read-only, non-destructive, idempotent and closed-world. In a chat:\n" +
-        "  mcp: stdio 'scout-ai workflow mcp Baking'\n\n" +
-        `${FIXTURE_EXAMPLES}\n` +
-        "  scout-ai workflow mcp fixtures/workflows/Baking < /dev/null\n" +
-        "  scout-ai workflow mcp fixtures/workflows/Baking whisk cake --http 8808",
+      fittedHelp(
+        "\nEach tool call runs the task as a persisted job (cached; `workflow info` and\n" +
+          "`llm prov` see it) and answers with its result (bytes that are not UTF-8 as a\n" +
+          "base64 resource); a failed job is an MCP tool error. A cancelled call aborts its\n" +
+          "job (job.signal fires, recorded aborted; its lock held until the body returns)\n" +
+          "unless another call waits on it. Over HTTP a client that initializes gets a\n" +
+          "session (Mcp-Session-Id): a notifications/cancelled reaches only its own calls;\n" +
+          "a request without a session is served alone and cancelled by disconnecting.\n" +
+          "Over stdio, stdout carries the MCP messages: what a task prints with\n" +
+          "process.stdout.write or console.log goes to stderr, but a child process\n" +
+          "inheriting stdout, or a write to fd 1, goes into the stream and breaks it\n" +
+          '(give children stdio: ["ignore", 2, 2] or "pipe", or use --http).\n' +
+          "The server ends when stdin closes, once the calls already read are answered (so\n" +
+          "`printf … |` works); over HTTP it runs until Ctrl-C and refuses (403) a Host or\n" +
+          "Origin other than 127.0.0.1, localhost, [::1] or the --host address (DNS\n" +
+          "rebinding). No client is trusted (over HTTP any local user can call): a chat it\n" +
+          "gives (a chat task's chat, a chat input) holds plain messages only; an mcp:,\n" +
+          "file:, import:, task:, tool:, option: or endpoint: line fails the call, naming\n" +
+          "the line. A file or path input is a path on this machine the task reads with\n" +
+          "your rights: serve only tasks whose inputs any client may choose. Tools are\n" +
+          "annotated read-only, non-destructive, idempotent and closed-world. In a chat:\n" +
+          "  mcp: stdio 'scout-ai workflow mcp Baking'\n\n" +
+          `${FIXTURE_EXAMPLES}\n` +
+          "  scout-ai workflow mcp fixtures/workflows/Baking < /dev/null\n" +
+          "  scout-ai workflow mcp fixtures/workflows/Baking whisk cake --http 8808",
+      ),
     )
     .action((workflow, tasks, o) => serveWorkflowMcp(ctx, { workflow, tasks, ...o }));
 }
