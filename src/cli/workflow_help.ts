@@ -5,6 +5,7 @@
  * @module
  */
 import type { InputDef, Workflow } from "../workflow/mod.ts";
+import { PIPE_HELP_WIDTH, wrapWords } from "./help_fit.ts";
 
 /** One option as a help text lists it: `--cpus <n>` and what it does. */
 export interface HelpOption {
@@ -14,41 +15,44 @@ export interface HelpOption {
   description: string;
 }
 
-/** The width the help texts fit in, as commander's. */
-const WIDTH = 80;
-
 /**
- * `text` after `prefix`, wrapped at {@link WIDTH} columns between words, the
- * following lines indented to the text's column (8 when the prefix is wider
- * than half the width); a word longer than a line stays whole.
+ * `text` after `prefix`, wrapped at `width` columns between words, the
+ * following lines indented to the text's column; a prefix wider than half
+ * the width on a line of its own, the text below it indented 8, as
+ * commander's help puts a term wider than its column (`help_layout.ts`). A
+ * word longer than a line stays whole.
  *
  * @param prefix what comes first (`  --file <file>  `, or "")
- * @param text the words
+ * @param text the words, or the words as a list (`wrapWords`)
+ * @param width the width the help is written in, as commander's (`help_fit.ts`)
  * @returns the lines
  */
-export function wrapItem(prefix: string, text: string): string[] {
-  const indent = " ".repeat(prefix.length <= WIDTH / 2 ? prefix.length : 8);
-  const lines: string[] = [];
-  let line = prefix;
-  let fresh = true; // no word after the prefix yet
-  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
-    if (!fresh && line.length + 1 + word.length > WIDTH) {
-      lines.push(line);
-      line = indent + word;
-    } else line = fresh ? line + word : `${line} ${word}`;
-    fresh = false;
+export function wrapItem(
+  prefix: string,
+  text: string | readonly string[],
+  width = PIPE_HELP_WIDTH,
+): string[] {
+  if ((typeof text === "string" ? text.trim() : text.join("")) === "") return [prefix.trimEnd()];
+  if (prefix.length > width / 2) {
+    const indent = " ".repeat(8);
+    return [prefix.trimEnd(), ...wrapWords(text, width - indent.length).map((l) => indent + l)];
   }
-  lines.push(line.trimEnd());
-  return lines;
+  const indent = " ".repeat(prefix.length);
+  return wrapWords(text, width - prefix.length).map((l, i) => (i === 0 ? prefix : indent) + l);
+}
+
+/** The usage after "Usage: ", as words to wrap between (`[--<input> value]...` is one). */
+function usageWords(ref: string, task: string): string[] {
+  return ["scout-ai", "workflow", "task", ref, task, "[--<input> value]...", "[options]"];
 }
 
 /** The "Options:" section (and the blank line after it); none when there are no options. */
-function optionLines(options: readonly HelpOption[]): string[] {
+function optionLines(options: readonly HelpOption[], width: number): string[] {
   if (options.length === 0) return [];
   const w = Math.max(...options.map((o) => o.term.length));
   return [
     "Options:",
-    ...options.flatMap((o) => wrapItem(`  ${o.term.padEnd(w)}  `, o.description)),
+    ...options.flatMap((o) => wrapItem(`  ${o.term.padEnd(w)}  `, o.description, width)),
     "",
   ];
 }
@@ -75,6 +79,7 @@ function defaultText(def: InputDef): string {
  * @param ref the workflow as the user named it (name or path), for the usage and examples
  * @param options the options of `workflow task` (as its own help lists them)
  * @param shadowed the inputs named like an option, given after `--`
+ * @param width the width the help is written in
  * @returns the help text
  */
 export function taskHelp(
@@ -84,13 +89,15 @@ export function taskHelp(
   ref: string = wf.name,
   options: readonly HelpOption[] = [],
   shadowed: readonly InputDef[] = [],
+  width: number = PIPE_HELP_WIDTH,
 ): string {
   const task = wf.tasks[taskName]!;
+  const wrap = (prefix: string, text: string | string[]) => wrapItem(prefix, text, width);
   const lines = [
-    `Usage: scout-ai workflow task ${ref} ${taskName} [--<input> value]... [options]`,
+    ...wrap("Usage: ", usageWords(ref, taskName)),
     "",
-    ...wrapItem("", `${wf.name}/${taskName}: ${task.description || "(no description)"}`),
-    ...wrapItem("", `Result type: ${task.type}` + (task.returns ? ` — ${task.returns}` : "")),
+    ...wrap("", `${wf.name}/${taskName}: ${task.description || "(no description)"}`),
+    ...wrap("", `Result type: ${task.type}` + (task.returns ? ` — ${task.returns}` : "")),
     "",
     "Inputs:",
   ];
@@ -108,13 +115,13 @@ export function taskHelp(
     const req = i.required ? " (required)" : "";
     const late = shadowed.includes(i) ? " [after --]" : "";
     const text = `${i.description ?? ""}${sel}${req}${defaultText(i)}${own}${late}`;
-    lines.push(...wrapItem(`  ${`--${i.name} <${i.type}>`.padEnd(w)}  `, text));
+    lines.push(...wrap(`  ${`--${i.name} <${i.type}>`.padEnd(w)}  `, text));
   }
   lines.push(
     "",
-    ...optionLines(options),
-    ...shadowNote(shadowed, ref, taskName),
-    ...wrapItem("", VALUES_NOTE),
+    ...optionLines(options, width),
+    ...shadowNote(shadowed, ref, taskName, width),
+    ...wrap("", VALUES_NOTE),
     "",
     ...examples(ref, taskName, inputs, shadowed),
   );
@@ -122,13 +129,22 @@ export function taskHelp(
 }
 
 /** How inputs named like an option are given (after `--`); nothing when there are none. */
-function shadowNote(shadowed: readonly InputDef[], ref: string, taskName: string): string[] {
+function shadowNote(
+  shadowed: readonly InputDef[],
+  ref: string,
+  taskName: string,
+  width: number,
+): string[] {
   if (shadowed.length === 0) return [];
   const first = shadowed[0]!;
   const example = `-- --${first.name} ${placeholder(first)}`;
   return [
-    'Inputs marked [after --] are named like an option: give them after "--", where',
-    "nothing is taken for an option (the options go before it):",
+    ...wrapItem(
+      "",
+      'Inputs marked [after --] are named like an option: give them after "--", where ' +
+        "nothing is taken for an option (the options go before it):",
+      width,
+    ),
     `  scout-ai workflow task ${ref} ${taskName} [options] ${example}`,
     "",
   ];
@@ -196,22 +212,28 @@ function examples(
  *
  * @param wf the workflow
  * @param ref the workflow as the user named it (name or path), for the usage lines
+ * @param width the width the help is written in
  * @returns the help text
  */
-export function workflowHelp(wf: Workflow, ref: string = wf.name): string {
+export function workflowHelp(
+  wf: Workflow,
+  ref: string = wf.name,
+  width: number = PIPE_HELP_WIDTH,
+): string {
   const names = Object.keys(wf.tasks);
   const w = Math.max(0, ...names.map((n) => n.length));
+  const wrap = (prefix: string, text: string | string[]) => wrapItem(prefix, text, width);
   const lines = [
-    `Usage: scout-ai workflow task ${ref} TASK [--<input> value]... [options]`,
+    ...wrap("Usage: ", usageWords(ref, "TASK")),
     "",
-    ...wrapItem("", `${wf.title || wf.name}${wf.description ? ": " + wf.description : ""}`),
+    ...wrap("", `${wf.title || wf.name}${wf.description ? ": " + wf.description : ""}`),
     "",
     "Tasks:",
     ...names.flatMap((n) =>
-      wrapItem(`  ${n.padEnd(w)}  `, `${wf.tasks[n]!.description || ""} [${wf.tasks[n]!.type}]`)
+      wrap(`  ${n.padEnd(w)}  `, `${wf.tasks[n]!.description || ""} [${wf.tasks[n]!.type}]`)
     ),
     "",
-    `Run 'scout-ai workflow task ${ref} TASK --help' for a task's inputs.`,
+    ...wrap("", `Run 'scout-ai workflow task ${ref} TASK --help' for a task's inputs.`),
   ];
   return lines.join("\n") + "\n";
 }

@@ -15,6 +15,7 @@ import { interruptWord } from "./ask_interrupt.ts";
 import { reportInterrupts } from "../workflow/interrupt.ts";
 import { loadWorkflowArgument, wfLib } from "./workflow_common.ts";
 import { taskHelp, workflowHelp } from "./workflow_help.ts";
+import { helpWidth } from "./help_fit.ts";
 import { shadowedInputs, shadowWarnings } from "./workflow_task_escape.ts";
 import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { deployMode, runDeployWorker, runLocalDeploy } from "./workflow_deploy.ts";
@@ -142,7 +143,7 @@ async function resolveTask(
         `Missing TASK after ${workflow} (its tasks: ${Object.keys(wf.tasks).join(", ")}${json})`,
       );
     }
-    io.stdout.write(workflowHelp(wf, workflow));
+    io.stdout.write(workflowHelp(wf, workflow, helpWidth(io, "stdout")));
     return null;
   }
   try {
@@ -157,7 +158,8 @@ async function resolveTask(
   if (opts.help) {
     // the help of a task whose dependency is broken says so (running it would fail)
     for (const problem of lib.brokenDependencies(wf, opts.task)) warn(io, problem);
-    io.stdout.write(taskHelp(wf, opts.task, inputs, workflow, opts.helpOptions, shadowed));
+    const width = helpWidth(io, "stdout");
+    io.stdout.write(taskHelp(wf, opts.task, inputs, workflow, opts.helpOptions, shadowed, width));
     return null;
   }
   for (
