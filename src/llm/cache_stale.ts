@@ -55,7 +55,7 @@ function staleText(text: string, st: LockId, watch?: LockWatch): boolean {
   const pid = Number(m[1]);
   if (pid === process.pid || !pidAlive(pid)) return true;
   // our clock: its pid reused here; a date ahead of ours is planted, waited on only while it beats
-  return age > STALE_MS || beyondSkew(st.mtimeMs, 0) || (watch?.(st, STALE_MS) ?? false);
+  return age > STALE_MS || beyondSkew(st.mtimeMs, STALE_MS) || (watch?.(st, STALE_MS) ?? false);
 }
 
 /**

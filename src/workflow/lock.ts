@@ -180,7 +180,9 @@ export function sweepStaleLock(path: string, dryRun = false): boolean {
 function staleHolder(text: string, id: Pick<LockId, "ino" | "mtimeMs">): boolean {
   const { host, pid } = parseHolder(text);
   if (host !== undefined && host !== thisHost()) return staleElsewhere(id, lockMaxAgeMs());
-  if (Date.now() - id.mtimeMs > lockMaxAgeMs() || beyondSkew(id.mtimeMs, 0)) return true;
+  if (Date.now() - id.mtimeMs > lockMaxAgeMs() || beyondSkew(id.mtimeMs, lockMaxAgeMs())) {
+    return true; // past its age on our clock, or dated ahead beyond any skew
+  }
   return host === thisHost() && pid !== undefined && pid !== process.pid && !pidAlive(pid);
 }
 

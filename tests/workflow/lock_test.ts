@@ -151,3 +151,29 @@ Deno.test("lock: processes at once on a dead holder's lock take it over one at a
     }
   }
 });
+
+Deno.test("lock: with SCOUT_LOCK_MAX_AGE above the skew bound, a live lock of this host is stale only past its own age (R144-1)", () => {
+  const saved = Deno.env.get("SCOUT_LOCK_MAX_AGE");
+  Deno.env.set("SCOUT_LOCK_MAX_AGE", "3600");
+  try {
+    const d = Deno.makeTempDirSync({ prefix: "scout-test-" });
+    try {
+      const path = join(d, "job.lock");
+      writeFileSync(path, `host: ${hostname()}\npid: ${process.pid}\nppid: 1\ntime: x\n`);
+      const eleven = new Date(Date.now() - 11 * 60_000); // past the 10 min skew bound, inside its hour
+      utimesSync(path, eleven, eleven);
+      assert.equal(isStaleLock(path), false, "before: stale at 10 min, whatever the lock's age");
+      const twoHours = new Date(Date.now() - 2 * 3_600_000);
+      utimesSync(path, twoHours, twoHours);
+      assert.equal(isStaleLock(path), true);
+      const ahead = new Date(Date.now() + 3_600_000); // a planted date: still stale at a glance
+      utimesSync(path, ahead, ahead);
+      assert.equal(isStaleLock(path), true);
+    } finally {
+      Deno.removeSync(d, { recursive: true });
+    }
+  } finally {
+    if (saved === undefined) Deno.env.delete("SCOUT_LOCK_MAX_AGE");
+    else Deno.env.set("SCOUT_LOCK_MAX_AGE", saved);
+  }
+});
