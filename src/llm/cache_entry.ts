@@ -135,32 +135,38 @@ const retries = z.array(
   z.object({ attempt: z.number().int().min(1), delayMs: z.number(), error: z.string() }),
 ).optional();
 
-/** A response's token counts and the session's totals: counts, never below zero. */
-const COUNT_KEYS = TOKEN_KEYS.flatMap((k) => [k, `${k}_s`]);
-/** The chat's totals: they carry on the chat's own, which may be anything an edit left (`toInt`). */
-const CHAT_TOTAL_KEYS = TOKEN_KEYS.map((k) => `${k}_c`);
+/** Every token count and total a meta record carries: per response, the session's and the chat's. */
+const TOKEN_COUNT_KEYS = TOKEN_KEYS.flatMap((k) => [k, `${k}_s`, `${k}_c`]);
+
+/**
+ * Whether a parsed meta value is an integer as `nextMeta` writes one:
+ * `String(n)` of a finite integer — a safe one parses as a number; a larger
+ * one stays the text `String` gave it (`100000000000000000000`, `1e+21`).
+ * Any sign: the writer keeps what a provider reported (a negative count) and
+ * carries on a chat's edited totals (R144-2, R144-3).
+ */
+function writtenInteger(v: unknown): boolean {
+  if (typeof v === "number") return Number.isInteger(v);
+  if (typeof v !== "string") return false;
+  const n = Number(v);
+  return Number.isInteger(n) && String(n) === v;
+}
 
 /**
  * What is wrong with a meta record's token counts (R142-4): each is an
- * integer as `nextMeta` writes it — a count ≥ 0, a chat total any integer —
- * never `abc`, `Infinity`, `NaN` or `1e308`, which an edited entry replayed
- * into the chat as they were.
+ * integer as `nextMeta` writes it ({@link writtenInteger}) — never `abc`,
+ * `Infinity`, `NaN`, `1.5` or `1e308` (`String` writes `1e+308`), which an
+ * edited entry replayed into the chat as they were.
  *
  * @param content the record's text
  * @returns the problem, or null
  */
 export function metaTokenProblem(content: string): string | null {
   const m = parseMeta(content);
-  for (const k of COUNT_KEYS) {
+  for (const k of TOKEN_COUNT_KEYS) {
     const v = m[k];
-    if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) >= 0)) {
-      return `token count ${k}="${String(v)}" is not an integer ≥ 0`;
-    }
-  }
-  for (const k of CHAT_TOTAL_KEYS) {
-    const v = m[k];
-    if (v !== undefined && !Number.isSafeInteger(v)) {
-      return `token total ${k}="${String(v)}" is not an integer`;
+    if (v !== undefined && !writtenInteger(v)) {
+      return `token count ${k}="${String(v)}" is not an integer`;
     }
   }
   return null;

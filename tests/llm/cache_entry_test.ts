@@ -127,9 +127,11 @@ const replyItem: fc.Arbitrary<ReplyItem> = fc.oneof(
     message: fc.record({ role: fc.string(), content: json }),
   }),
 );
-/** A meta record as `liveMeta` writes it: any usage a provider reports (counts ≥ 0), any chat totals before. */
+/** A meta record as `liveMeta` writes it: any usage a provider reports (a negative or huge count too: R144-2), any chat totals before. */
 const count = fc.oneof(
   fc.nat(),
+  fc.integer(),
+  fc.constantFrom(-1, 1e20, 1e21, 9007199254740993),
   fc.double({ min: 0, max: 1e9, noNaN: true }),
   fc.nat().map(String),
 );
@@ -137,7 +139,11 @@ const metaContent: fc.Arbitrary<string> = fc.record({
   usage: fc.record({ prompt_tokens: count, completion_tokens: count, total_tokens: count }, {
     requiredKeys: [],
   }),
-  previous: fc.record({ pt_c: fc.integer(), ct_c: fc.integer(), tt_c: fc.integer() }, {
+  previous: fc.record({
+    pt_c: fc.oneof(fc.integer(), fc.constantFrom("99999999999999999999", "1e+21")),
+    ct_c: fc.integer(),
+    tt_c: fc.integer(),
+  }, {
     requiredKeys: [],
   }),
   reasoning: fc.string(),
@@ -261,7 +267,7 @@ const BROKEN: [string, string, (e: Record<string, unknown>) => unknown][] = [
   ],
   ["a meta that is not an object", "meta", (e) => ({ ...e, meta: "pt=1" })],
   // R142-4: token counts no writer writes, which a hit replayed into the chat
-  ...["pt=abc ct=Infinity tt=NaN", "pt=1e308", "ct=-1", "tt=1.5", "pt=9007199254740993"].map((
+  ...["pt=abc ct=Infinity tt=NaN", "pt=1e308", "tt=1.5", "pt=9007199254740993", "pt_c=0x1F"].map((
     content,
   ): [string, string, (e: Record<string, unknown>) => unknown] => [
     `a meta with ${content}`,
