@@ -2,8 +2,10 @@
  * Atomic writes (temp file beside the target, flushed, renamed over it),
  * shared by every layer: results, info files, saved chats. A file's mode and
  * owner are kept; a path that is not a regular file (a pipe, a device) is
- * refused. Node built-ins only, so the code runs under Deno and in the Bun
- * binary.
+ * refused. A process that exits (`process.exit`: a late signal during an
+ * ask's save, R141-1) while an asynchronous write waits removes its temp
+ * file, which would otherwise stay beside the target, as large as it. Node
+ * built-ins only, so the code runs under Deno and in the Bun binary.
  *
  * @module
  */
@@ -30,6 +32,7 @@ import { randomBytes } from "node:crypto";
 import { ScoutError } from "../errors.ts";
 import { cannotText } from "./errno_text.ts";
 import { PATH_BYTES, removeDeadTemps, tempNameIn } from "./dead_temps.ts";
+import { removedAtExit } from "./process_temp_dir.ts";
 
 /**
  * At most this many bytes of a file's name go into its temp file's name:
@@ -181,6 +184,8 @@ export async function writeFileAtomic(
   opts: { mode?: number } = {},
 ): Promise<void> {
   const tmp = tempPathFor(path);
+  // a process that exits while the write waits (a late signal's exit) leaves no temp file
+  const forget = removedAtExit(tmp);
   try {
     const fd = openTemp(tmp, path, kept(path), opts.mode);
     try {
@@ -193,6 +198,8 @@ export async function writeFileAtomic(
     renameSync(tmp, path);
   } catch (e) {
     throw failedWrite(path, tmp, e);
+  } finally {
+    forget(); // renamed or removed: nothing of it is left to remove at exit
   }
 }
 
@@ -234,6 +241,20 @@ export async function writeChunksAtomic(
   chunks: AsyncIterable<Uint8Array>,
 ): Promise<void> {
   const tmp = tempPathFor(path);
+  const forget = removedAtExit(tmp); // as writeFileAtomic's
+  try {
+    await writeChunksTo(tmp, path, chunks);
+  } finally {
+    forget();
+  }
+}
+
+/** {@link writeChunksAtomic} through `tmp`. */
+async function writeChunksTo(
+  tmp: string,
+  path: string,
+  chunks: AsyncIterable<Uint8Array>,
+): Promise<void> {
   let fd: number;
   try {
     fd = openTemp(tmp, path, kept(path));

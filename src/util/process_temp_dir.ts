@@ -68,6 +68,22 @@ function removeAtExit(): void {
  */
 export function processTempFile(file: string): () => void {
   for (const fn of beforeMake) fn(); // before: the file is never without its listener
+  return removedAtExit(file);
+}
+
+/**
+ * Removes `file` when the process exits (`process.exit`, a normal end),
+ * unless the returned function is called first — as {@link processTempFile},
+ * but installing no signal listener: for an atomic write's temp file
+ * (`atomic_write.ts`), which a command exiting on a signal mid-write (a late
+ * Ctrl-C during an ask's save of a large chat, R141-1) must not leave
+ * behind, while a command that takes no signal keeps the default
+ * disposition (R130-1).
+ *
+ * @param file the temp file about to be made
+ * @returns forgets it (call once the file is renamed or removed)
+ */
+export function removedAtExit(file: string): () => void {
   files.add(file);
   removeAtExit();
   return () => void files.delete(file);

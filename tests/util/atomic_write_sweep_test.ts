@@ -121,3 +121,35 @@ Deno.test("a directory whose path leaves no room for a temp file: the write name
   );
   assert.deepEqual(names(dirname(file)), []);
 });
+
+/**
+ * A process that exits (`process.exit`: a late signal's exit) while an
+ * asynchronous write waits removes its temp file (R141-1: a 308 MB one was
+ * left beside a chat). The exit comes in the microtask after the write began:
+ * its temp file made, its bytes being written.
+ */
+for (
+  const [how, begin] of [
+    ["writeFileAtomic, large", `writeFileAtomic(file, "x".repeat(8 << 20))`],
+    ["writeFileAtomic, small", `writeFileAtomic(file, "x")`],
+    [
+      "writeChunksAtomic",
+      `writeChunksAtomic(file, (async function* () { yield new Uint8Array(9); await new Promise(() => {}); })())`,
+    ],
+  ] as const
+) {
+  Deno.test(`an exit while ${how} waits leaves no temp file (R141-1)`, async () => {
+    await using d = await tempDir();
+    const file = join(d.path, "big.chat");
+    const code = `
+      import { writeChunksAtomic, writeFileAtomic } from ${
+      JSON.stringify(join(ROOT, "src/util/fs.ts"))
+    };
+      const file = ${JSON.stringify(file)};
+      ${begin};
+      queueMicrotask(() => process.exit(7));`;
+    const out = await new Deno.Command(DENO, { args: ["eval", "-q", code] }).output();
+    assert.equal(out.code, 7, new TextDecoder().decode(out.stderr));
+    assert.deepEqual(names(d.path), []);
+  });
+}
