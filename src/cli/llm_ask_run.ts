@@ -9,14 +9,11 @@
 import { resolve } from "node:path";
 import { compile, compileText } from "../chat/compile.ts";
 import { parseJson, unwrapContent } from "../chat/json.ts";
-import { print } from "../chat/print.ts";
-import { type TokenTotals, tokenTotals } from "../chat/trace.ts";
-import { runTotalUsage, type RunUsage } from "./run_usage.ts";
 import type { Message } from "../chat/types.ts";
 import type { ExtractedOptions } from "../chat/options.ts";
 import { loadConfig } from "../config/store.ts";
 import { isScoutError, usageError } from "../errors.ts";
-import { ask, type AskOptions, type AskResult } from "../llm/ask.ts";
+import { ask, type AskOptions } from "../llm/ask.ts";
 import { failureMessages, incompleteText } from "../llm/loop.ts";
 import { ALLOW_ROLE_FLAG } from "./allow_role.ts";
 import { checkStdinUse } from "./ask_stdin.ts";
@@ -48,21 +45,10 @@ import { appendToChat, appendToChatSync, checkChatOutput, showUnsaved } from "./
 import type { ChatSnapshot } from "./chat_changed.ts";
 import { refuseConflict, refuseConflictedFile } from "./chat_conflict.ts";
 import { armLastSave, endInterrupted } from "./ask_interrupt.ts";
+import { answerJson, type HookResult, printDryRun } from "./ask_json.ts";
+
+export type { HookResult };
 import type { LlmAskOptions } from "./llm_ask_types.ts";
-
-/** Version of the `--json` output shape. */
-export const LLM_ASK_JSON_VERSION = 1;
-
-/**
- * An inference's result as `agent ask` may report it: an answer that came
- * from a job (the task route) names it, and brings its usage when the
- * answer's own messages (the projection) carry none.
- */
-export type HookResult = AskResult & {
-  job?: string;
-  usage?: TokenTotals;
-  totalUsage?: RunUsage;
-};
 
 /** What `agent ask` changes in the `llm ask` run. */
 export interface AskHooks {
@@ -186,18 +172,6 @@ async function askMessages(
   const messages = [...prefix, ...base, ...added];
   const saved = savedRefs(newRaw, where, { cwd, outPath }); // -f/-i named from -o's directory
   return { messages, newRaw: saved, outPath, origin, fileOptions, fileLines, seen: read.seen };
-}
-
-/** `--dry-run`: the messages that would be sent, as a chat or (`--json`) JSON. */
-function printDryRun(messages: Message[], json: boolean, io: Io): void {
-  const shown = json
-    ? JSON.stringify(
-      { version: LLM_ASK_JSON_VERSION, dry_run: true, messages: jsonMessages(messages) },
-      null,
-      2,
-    )
-    : print(messages).replace(/^\n/, "");
-  io.stdout.write(shown + "\n");
 }
 
 /** What the steps after the ask share. */
@@ -353,35 +327,4 @@ async function emitAnswer(result: HookResult, run: AskRun): Promise<number> {
   }
   if (unsaved !== undefined) throw unsaved;
   return 0;
-}
-
-/** The `--json` object of an answer (`output`: the chat it was saved to, or null). */
-async function answerJson(
-  result: HookResult,
-  io: Io,
-  output: string | null,
-): Promise<Record<string, unknown>> {
-  // with the specialists' inferences its receipts hold (what `llm prov` counts)
-  const total = result.totalUsage ??
-    await runTotalUsage(result.messages, result.messages, { env: io.env, cwd: io.cwd });
-  for (const w of total.warnings) warn(io, `total_usage leaves out: ${w.message}`);
-  return {
-    version: LLM_ASK_JSON_VERSION,
-    answer: result.text,
-    cached: result.cached,
-    endpoint: result.endpoint,
-    backend: result.backend,
-    model: result.model,
-    ...(result.job !== undefined ? { job: result.job } : {}),
-    usage: result.usage ?? tokenTotals([result.messages]),
-    total_usage: total.totals,
-    usage_warnings: total.warnings,
-    messages: jsonMessages(result.messages),
-    output,
-  };
-}
-
-/** Messages as `--json` prints them: role and content (null when absent). */
-function jsonMessages(messages: readonly Message[]): { role: string; content: unknown }[] {
-  return messages.map((m) => ({ role: m.role, content: m.content ?? null }));
 }
