@@ -1,9 +1,10 @@
 /**
  * An ask from the command line under SIGINT/SIGTERM/SIGHUP: the first signal
- * aborts the ask (the chat so far is saved); a second one in the next
+ * aborts the ask (the chat so far is saved; one during the save of a
+ * complete answer lets it finish, `ask_save.ts`); a second one in the next
  * {@link SIGNAL_GRACE_MS} is ignored, a later one saves what it can at once
- * ({@link armLastSave}) and exits; and the exit code and word an interrupted
- * ask ends with.
+ * ({@link armLastSave}), says so and exits; and the exit code and word an
+ * interrupted ask ends with.
  *
  * @module
  */
@@ -19,18 +20,24 @@ type AskSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
 /** How long after the first signal a second one is ignored (R91-1; see its definition). */
 export { SIGNAL_GRACE_MS };
 
-let lastSave: (() => void) | null = null;
+/** A last-resort save: synchronous; what it saved, for the exit's stderr line. */
+export type LastSave = () => string | void;
+
+let lastSave: LastSave | null = null;
 
 /**
  * Registers what a late second signal saves before the process exits
- * (synchronously: nothing else runs after it) — the question of an ask whose
- * own save of the chat so far has not finished. Disarm it once that save is
- * done, so the chat is not appended twice.
+ * (synchronously: nothing else runs after it) — the most complete turn of an
+ * ask whose own save has not finished: the question, then what the save in
+ * flight writes (`ask_save.ts`); arming again replaces it. Disarm it once
+ * that save is done, so the chat is not appended twice: a save's rename and
+ * its disarm run in one stretch of promise continuations, which no signal
+ * listener (an event-loop task) can come between.
  *
  * @param save synchronous save; it may throw (the exit goes on)
  * @returns the disarm function
  */
-export function armLastSave(save: () => void): () => void {
+export function armLastSave(save: LastSave): () => void {
   lastSave = save;
   return () => {
     if (lastSave === save) lastSave = null;
@@ -63,10 +70,18 @@ export async function withInterrupt(
     }
     // the first one's copy (see SIGNAL_GRACE_MS): the chat so far is being saved
     if (Date.now() - first.at < SIGNAL_GRACE_MS) return;
-    // asked again to stop: save the question at least, then exit at once
+    // asked again to stop: save the most of the turn known (the question at least), say what,
+    // then exit at once
+    let saved: string | void = undefined;
     try {
-      lastSave?.();
+      saved = lastSave?.();
     } catch { /* the exit goes on: a second signal means now */ }
+    const word = INTERRUPT_REASON[first.signal];
+    try {
+      ctx.io.stderr.write(
+        `${paint(ctx.io, "stderr", "red", "scout-ai:")} ${word}${saved ? `: ${saved}` : ""}\n`,
+      );
+    } catch { /* a terminal gone (SIGHUP): the exit goes on */ }
     ctx.jsonInterrupted?.(first.signal); // `--json`: the one document, as the ask's return prints it
     process.exit(INTERRUPT_EXIT[first.signal]);
   };

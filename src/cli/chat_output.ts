@@ -72,18 +72,33 @@ export function checkChatOutput(given: string, shown: string): void {
  * @param messages messages to append
  * @param env environment (`SCOUT_HOME`)
  * @param warn where a lock taken next to the chat, or a chat changed meanwhile, is told
- * @param o `seen`: what `-c` read of it; `shown`: its name as given
+ * @param o `seen`: what `-c` read of it; `shown`: its name as given; `prepared`:
+ *   told the file's new bytes, under the lock, before they are written
  */
 export async function appendToChat(
   path: string,
   messages: readonly Message[],
   env: Record<string, string | undefined>,
   warn: (message: string) => void = () => {},
-  o: { seen?: ChatSnapshot; shown?: string } = {},
+  o: AppendChatOptions = {},
 ): Promise<void> {
   if (messages.length === 0) return;
   // a run's idle connections may hold the descriptors the save needs: freed, then tried again
   await whenDescriptorsFree(() => appendOnce(path, messages, env, warn, o));
+}
+
+/** What {@link appendToChat} is given besides the messages. */
+export interface AppendChatOptions {
+  /** What `-c` read of this very chat. */
+  seen?: ChatSnapshot;
+  /** The chat's name as given. */
+  shown?: string;
+  /**
+   * Told the bytes the file (a link's target; not a stream) is about to be
+   * rewritten with, under its lock: what a late signal that exits before the
+   * write is done writes at once ({@link rewriteChatSync}, R141-1).
+   */
+  prepared?: (file: string, bytes: Uint8Array) => void;
 }
 
 /** {@link appendToChat}'s one try: nothing is left held when it throws. */
@@ -92,7 +107,7 @@ async function appendOnce(
   messages: readonly Message[],
   env: Record<string, string | undefined>,
   warn: (message: string) => void,
-  o: { seen?: ChatSnapshot; shown?: string },
+  o: AppendChatOptions,
 ): Promise<void> {
   const where = inPlaceWrite(path);
   const file = where.file;
@@ -112,7 +127,9 @@ async function appendOnce(
         `"${shown}" ends inside an open block (a fence, [[, {{{ or a tag): the new messages ` +
           `could not simply follow it, so the whole chat was printed again (every message kept)`,
       );
-    await writeWhere(where, appendChatBytes(existing, turn, { onRewritten }), path);
+    const bytes = appendChatBytes(existing, turn, { onRewritten });
+    if (where.stream !== true) o.prepared?.(file, bytes);
+    await writeWhere(where, bytes, path);
   } finally {
     lock.release();
   }
@@ -201,17 +218,52 @@ export function appendToChatSync(
   const where = inPlaceWrite(path);
   if (messages.length === 0 || where.stream === true) return false;
   const file = where.file;
+  return underSyncLock(file, env, () => {
+    const existing = exists(file) ? readFileSync(file) : new Uint8Array(0);
+    if (wideBom(existing) !== null) return false; // a UTF-16 chat is not appended to (R133-1)
+    writeFileAtomicSync(file, appendChatBytes(existing, messages));
+    return true;
+  });
+}
+
+/**
+ * Writes `bytes` to the chat `file` without the event loop, under its
+ * persist lock as {@link appendToChatSync} takes it: the bytes an
+ * {@link appendToChat} cut short by a late signal was writing (its
+ * `prepared`), made under the lock this process still holds — written again
+ * at once rather than appended again (the file has not changed since, and
+ * appending would parse a large chat a second time).
+ *
+ * @param file the chat (a link's target), a regular file
+ * @param bytes its whole new content
+ * @param env environment (`SCOUT_HOME`)
+ * @returns whether they were written
+ */
+export function rewriteChatSync(
+  file: string,
+  bytes: Uint8Array,
+  env: Record<string, string | undefined>,
+): boolean {
+  return underSyncLock(file, env, () => {
+    writeFileAtomicSync(file, bytes);
+    return true;
+  });
+}
+
+/** Runs `write` under `file`'s persist lock taken at once; false when the lock is not had. */
+function underSyncLock(
+  file: string,
+  env: Record<string, string | undefined>,
+  write: () => boolean,
+): boolean {
   const lock = syncLock(file, join(scoutHome(env), "tmp", "persist_locks")) ??
     syncLock(file, dirname(file));
   if (lock === "busy" || lock === undefined) return false;
   try {
-    const existing = exists(file) ? readFileSync(file) : new Uint8Array(0);
-    if (wideBom(existing) !== null) return false; // a UTF-16 chat is not appended to (R133-1)
-    writeFileAtomicSync(file, appendChatBytes(existing, messages));
+    return write();
   } finally {
     lock.release();
   }
-  return true;
 }
 
 /**

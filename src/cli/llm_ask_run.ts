@@ -41,10 +41,11 @@ import {
   printText,
 } from "./ask_printer.ts";
 import { baseAskOptions, callOptions, checkFlagNames, withAgentLayer } from "./ask_options.ts";
-import { appendToChat, appendToChatSync, checkChatOutput, showUnsaved } from "./chat_output.ts";
+import { appendToChat, checkChatOutput, showUnsaved } from "./chat_output.ts";
 import type { ChatSnapshot } from "./chat_changed.ts";
 import { refuseConflict, refuseConflictedFile } from "./chat_conflict.ts";
-import { armLastSave, endInterrupted } from "./ask_interrupt.ts";
+import { endInterrupted } from "./ask_interrupt.ts";
+import { armTurnSave, endAnswered, tellSavingOnSignal } from "./ask_save.ts";
 import { answerJson, type HookResult, printDryRun } from "./ask_json.ts";
 
 export type { HookResult };
@@ -185,6 +186,8 @@ interface AskRun {
   printer: AnswerPrinter;
   /** Disarms the question's save on a late second signal (the chat is saved). */
   disarm: () => void;
+  /** Whether a signal during the answer's save was told on stderr. */
+  told: boolean;
 }
 
 /**
@@ -221,8 +224,8 @@ export async function runLlmAsk(
   const { outPath } = turn;
   const disarm = outPath === undefined
     ? () => {}
-    : armLastSave(() => void appendToChatSync(outPath, savedPart(turn.newRaw), io.env));
-  const run: AskRun = { opts, io, mode, turn, stream, printer, disarm };
+    : armTurnSave(io, outPath, opts.output!, savedPart(turn.newRaw), "the question").disarm;
+  const run: AskRun = { opts, io, mode, turn, stream, printer, disarm, told: false };
   let result: HookResult;
   try {
     try {
@@ -244,23 +247,39 @@ export async function runLlmAsk(
 }
 
 /**
- * Appends the question and `produced` to `-o`; then a late second signal has
- * nothing to save. Not saved for want of file descriptors, they are shown on
- * stderr (`showUnsaved`).
+ * Appends the question and `produced` to `-o` (`complete`: the answer);
+ * meanwhile a late second signal saves them, not less (`ask_save.ts`), and
+ * a first one during the save of a complete answer is told; once saved, a
+ * late signal has nothing to save. Not saved for want of file descriptors,
+ * they are shown on stderr (`showUnsaved`).
  */
-async function saveTurn(run: AskRun, outPath: string, produced: Message[]): Promise<void> {
-  const { io, turn } = run;
+async function saveTurn(
+  run: AskRun,
+  outPath: string,
+  produced: Message[],
+  complete = false,
+): Promise<void> {
+  const { io, turn, opts } = run;
+  const shown = opts.output!;
   const messages = [...savedPart(turn.newRaw), ...produced];
+  const what = complete ? "the chat with its answer" : "the chat so far";
+  const armed = armTurnSave(io, outPath, shown, messages, what);
+  const untell = complete
+    ? tellSavingOnSignal(io, opts.signal, shown, () => run.told = true)
+    : () => {};
   try {
     await appendToChat(outPath, messages, io.env, warnSink(io), {
       seen: turn.seen,
-      shown: run.opts.output!,
+      shown,
+      prepared: armed.prepared,
     });
   } catch (e) {
-    showUnsaved(io, run.opts.output!, messages, e);
+    showUnsaved(io, shown, messages, e);
     throw e;
   } finally {
+    armed.disarm();
     run.disarm();
+    untell();
   }
 }
 
@@ -305,13 +324,14 @@ function jsonAnswer(result: HookResult): unknown {
 /**
  * The answer: appended to `-o`, then printed (`--json`: the documented
  * object; `llm json`: the parsed value; else the text, unless streamed) —
- * printed even when it cannot be saved (then the run fails).
+ * printed even when it cannot be saved (then the run fails). A signal that
+ * came meanwhile makes the exit its code, the answer saved and printed.
  */
 async function emitAnswer(result: HookResult, run: AskRun): Promise<number> {
   const { opts, io, mode, turn, printer } = run;
   let unsaved: unknown;
   if (turn.outPath !== undefined) {
-    await saveTurn(run, turn.outPath, result.messages).catch((e) => unsaved = e);
+    await saveTurn(run, turn.outPath, result.messages, true).catch((e) => unsaved = e);
   }
   const value = mode === "json" ? jsonAnswer(result) : undefined;
   if (opts.json) {
@@ -326,5 +346,5 @@ async function emitAnswer(result: HookResult, run: AskRun): Promise<number> {
     printText(printer, "\n");
   }
   if (unsaved !== undefined) throw unsaved;
-  return 0;
+  return endAnswered(io, opts.signal, run.told); // Ctrl-C meanwhile: 130, the chat saved (R141-1)
 }
