@@ -5,7 +5,15 @@
  *
  * @module
  */
-import { existsSync, realpathSync, type Stats, statSync, unlinkSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+} from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isScoutError, ScoutError } from "../errors.ts";
 
@@ -176,7 +184,8 @@ export function fileStats(path: string): Stats | null {
  * path they cannot look at, only a missing entry (ENOENT; ENOTDIR, a parent
  * that is a file) is absence: a lookup whose answer depends on the path (which
  * agent directory comes first) must not take a directory it may not search,
- * or a symbolic link loop, for "not there".
+ * a symbolic link loop, or a symbolic link to nothing ({@link danglingLinkError})
+ * for "not there".
  *
  * @example
  * ```ts
@@ -188,13 +197,68 @@ export function fileStats(path: string): Stats | null {
  * @throws ScoutError `io` naming the path ({@link fileError}) when it cannot be looked at
  */
 export function presentStats(path: string): Stats | null {
+  let s: Stats | undefined;
   try {
-    return statSync(path, { throwIfNoEntry: false }) ?? null;
+    s = statSync(path, { throwIfNoEntry: false });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException)?.code;
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
-    throw fileError(path, e);
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw fileError(path, e);
   }
+  if (s !== undefined) return s;
+  const dangling = danglingLinkError(path);
+  if (dangling !== null) throw dangling;
+  return null;
+}
+
+/**
+ * {@link presentStats} of a path that must be a regular file, or a
+ * directory, when it is there: `start_chat` that is a directory, a `.files`
+ * that is a file, is no more "absent" than a link to nothing is — each is
+ * an error naming the path, never a silent miss (R142).
+ *
+ * @example
+ * ```ts
+ * presentAs("/no/such/file", "file"); // null
+ * ```
+ *
+ * @param path path to test
+ * @param kind what it must be when present
+ * @returns its stats, or null when it does not exist
+ * @throws ScoutError `io` naming the path: the wrong kind (`Is a directory,
+ *   not a file: "<path>"`), a link to nothing, or one that cannot be looked at
+ */
+export function presentAs(path: string, kind: "file" | "directory"): Stats | null {
+  const s = presentStats(path);
+  if (s === null || (kind === "file" ? s.isFile() : s.isDirectory())) return s;
+  const what = s.isDirectory() ? "Is a directory" : s.isFile() ? "Is a file" : "Is a special file";
+  throw new ScoutError("io", `${what}, not a ${kind}: "${path}"`, { file: path });
+}
+
+/**
+ * The error for `path` when it is a symbolic link whose target does not
+ * exist (`Dangling symbolic link: "<path>" (to "<target>")`), else null: a
+ * miss at such a path is a broken link, not absence. ENOTDIR (a parent that
+ * is a file) is absence. Never throws.
+ *
+ * @example
+ * ```ts
+ * danglingLinkError("/no/such/path"); // null
+ * ```
+ *
+ * @param path a path a stat that follows links found nothing at
+ * @returns the error, or null when nothing is there
+ */
+export function danglingLinkError(path: string): ScoutError | null {
+  let target: string;
+  try {
+    if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return null;
+    target = readlinkSync(path);
+  } catch {
+    return null;
+  }
+  return new ScoutError("io", `Dangling symbolic link: "${path}" (to "${target}")`, {
+    file: path,
+  });
 }
 
 /** `test` of `path`'s stats (following symlinks); false when missing or unreadable. */

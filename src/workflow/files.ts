@@ -15,9 +15,9 @@ import {
   statSync,
 } from "node:fs";
 import { isAbsolute, join, normalize, relative, sep } from "node:path";
-import { ScoutError } from "../errors.ts";
+import { isScoutError, ScoutError } from "../errors.ts";
 import { compareBytes } from "../util/byte_order.ts";
-import { writeFileAtomic } from "../util/fs.ts";
+import { presentAs, writeFileAtomic } from "../util/fs.ts";
 import { filesDir } from "./store.ts";
 import { ATTEMPTS_DIR } from "./attempts.ts";
 
@@ -146,7 +146,11 @@ export function jobLogChatsSync(jobPath: string): string[] {
 export interface JobLogFiles {
   /** Real paths, sorted by UTF-8 bytes. */
   files: string[];
-  /** Directories that exist but could not be listed, with the reason. */
+  /**
+   * Directories that exist but could not be listed, with the reason; also
+   * `P.files/log` when `P.files` or `log` is a file, a link to nothing or a
+   * link loop (R142-2).
+   */
   errors: { dir: string; message: string }[];
   /** Symlinks to files under `/proc`, `/sys` or `/dev`: not chats, not kept (R99-1). */
   skipped: { link: string; target: string }[];
@@ -164,7 +168,8 @@ const realpath: (p: string) => string = realpathSync.native ?? realpathSync;
  * them (as their target's real path; a dangling one is dropped) — a
  * directory named `x.chat` is not a chat. Paths are real (the log directory
  * resolved) and sorted by UTF-8 bytes. A missing log directory is not an
- * error; one that cannot be listed is returned, not thrown. A symlink to a
+ * error; one that cannot be listed is returned, not thrown, and so is a
+ * `.files` or `log` that is a file, a link to nothing or a link loop. A symlink to a
  * file under `/proc`, `/sys` or `/dev` is no chat: it is returned as
  * skipped, never read ([TS-FIX] R99-1: `/proc/self/environ` read as a chat
  * would put the environment's text into labels and warnings).
@@ -175,7 +180,11 @@ const realpath: (p: string) => string = realpathSync.native ?? realpathSync;
 export function jobLogChatFiles(jobPath: string): JobLogFiles {
   const out: JobLogFiles = { files: [], errors: [], skipped: [] };
   const logDir = join(filesDir(jobPath), "log");
-  if (!existsSync(logDir)) return out; // (checked first: a thrown ENOENT is costly per job)
+  if (!existsSync(logDir)) { // (checked first: a thrown ENOENT is costly per job)
+    const why = notThere(jobPath);
+    if (why !== null) out.errors.push({ dir: logDir, message: why });
+    return out;
+  }
   let root: string;
   try {
     root = realpath(logDir);
@@ -188,6 +197,27 @@ export function jobLogChatFiles(jobPath: string): JobLogFiles {
   walkLog(root, out);
   out.files.sort(compareBytes);
   return out;
+}
+
+/**
+ * Why `P.files/log` is not there when that is no mere absence, else null
+ * (R142-2): a `.files` (or `log`) that is a file, a link to nothing or a
+ * link loop hides the job's logs — malformed evidence, not a job without
+ * files. A truly missing `.files` or `log` (ENOENT, no link) is absence.
+ */
+function notThere(jobPath: string): string | null {
+  for (const path of [filesDir(jobPath), join(filesDir(jobPath), "log")]) {
+    try {
+      // (existsSync and lstat first: the common miss, a job without files, stays cheap)
+      if (!existsSync(path) && lstatSync(path, { throwIfNoEntry: false }) === undefined) {
+        return null;
+      }
+      if (presentAs(path, "directory") === null) return null;
+    } catch (e) {
+      return isScoutError(e) ? e.message : (e as Error).message;
+    }
+  }
+  return null;
 }
 
 function walkLog(dir: string, out: JobLogFiles): void {
