@@ -125,7 +125,8 @@ export interface AgentListing {
   dirs: { path: string; files: string[] }[];
   /**
    * Why the agent cannot be found or read (`Permission denied: "<dir>"`), as
-   * `agent find NAME` reports it; `path`, `kind` and `root` are then where
+   * `agent find NAME` reports it, or loaded (`Is a directory, not a file:
+   * "<dir>/workflow.ts"`), as `agent ask NAME` does; `path`, `kind` and `root` are then where
    * its name was seen, and no files are known. Absent for an agent that resolves.
    */
   error?: string;
@@ -202,18 +203,18 @@ function mayBeAgent(dir: string): boolean {
 }
 
 function listing(name: string, at: Seen, opts: FindAgentOptions): AgentListing {
-  let loc: AgentLocation;
   try {
-    loc = findAgent(name, opts);
+    const loc = findAgent(name, opts);
+    const paths = [loc.path, loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
+    const dirs = [...new Set(paths)].map((path) => ({ path, files: conventionalFiles(path) }));
+    const files = [...new Set(dirs.flatMap((d) => d.files))];
+    return { name, path: loc.path, kind: loc.kind, root: loc.root!, files, dirs };
   } catch (e) {
+    // unreadable, or an agent file of the wrong kind (R142-5): listed, marked with why
     if (!isScoutError(e) || e.code !== "io") throw e;
     const { dir: path, kind, root } = at;
     return { name, path, kind, root, files: [], dirs: [{ path, files: [] }], error: e.message };
   }
-  const paths = [loc.path, loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
-  const dirs = [...new Set(paths)].map((path) => ({ path, files: conventionalFiles(path) }));
-  const files = [...new Set(dirs.flatMap((d) => d.files))];
-  return { name, path: loc.path, kind: loc.kind, root: loc.root!, files, dirs };
 }
 
 /** The names in `dir` that may be agents; none when it does not exist, a warning when it cannot be read. */

@@ -16,7 +16,7 @@ import type { Message } from "../chat/types.ts";
 import { copyMessages } from "../chat/written_at.ts";
 import { isScoutError } from "../errors.ts";
 import type { AskResult } from "../llm/ask.ts";
-import { isDirectory, isFile } from "../util/fs.ts";
+import { presentAs } from "../util/fs.ts";
 import { currentWarningSink, warnOnce, withWarningSink } from "../util/warn_once.ts";
 import { knowledgeBaseOfAgent } from "../kb/resolve.ts";
 import { jobRoleResolver } from "../workflow/chat_roles.ts";
@@ -64,16 +64,17 @@ interface AgentDefinition {
 
 const definitions = new Map<string, Promise<AgentDefinition>>();
 
+/** The first of `names` in `dir`; one of the wrong kind or a link to nothing throws (R142-5). */
 function firstFile(dir: string | null, names: string[]): string | null {
   if (dir === null) return null;
-  for (const n of names) if (isFile(join(dir, n))) return join(dir, n);
+  for (const n of names) if (presentAs(join(dir, n), "file")) return join(dir, n);
   return null;
 }
 
 function rubyOnly(dir: string | null): string[] {
   if (dir === null) return [];
-  const out = ["workflow.rb", "agent.rb"].filter((f) => isFile(join(dir, f)));
-  if (isDirectory(join(dir, "python"))) out.push("python/");
+  const out = ["workflow.rb", "agent.rb"].filter((f) => presentAs(join(dir, f), "file"));
+  if (presentAs(join(dir, "python"), "directory")) out.push("python/");
   return out;
 }
 
@@ -83,6 +84,8 @@ async function defineFrom(
 ): Promise<AgentDefinition> {
   const warnings: AgentDefinition["warnings"] = [];
   const dirs = [loc.agentDir, loc.workflowDir].filter((d): d is string => d !== null);
+  // first: an agent file of the wrong kind fails the load before any file of it runs (R142-5)
+  const empty = dirs.every((d) => conventionalFiles(d).length === 0);
   const wfFile = firstFile(loc.workflowDir, ["workflow.ts", "workflow.js", "workflow.mjs"]) ??
     firstFile(loc.agentDir, ["workflow.ts", "workflow.js", "workflow.mjs"]);
   const workflow = wfFile ? await loadWorkflowFile(wfFile) : null;
@@ -114,7 +117,7 @@ async function defineFrom(
     startChat = [{ role: "introduce", content: workflow.name }];
   }
   const script = firstFile(loc.agentDir, ["agent.ts", "agent.js", "agent.mjs"]);
-  if (dirs.every((d) => conventionalFiles(d).length === 0)) {
+  if (empty) {
     // Ruby's rule (§2.2): the first existing directory is the agent, files or not; an empty
     // one (a stray mkdir, a path that is no agent) would shadow the agent meant without a word
     warnings.push({

@@ -12,7 +12,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { fileError, presentStats } from "../util/fs.ts";
+import { fileError, presentAs, presentStats } from "../util/fs.ts";
 import { expandHome, scoutHome } from "./home.ts";
 
 /** Where agent directories live under each root, in search order. */
@@ -189,23 +189,28 @@ function findByName(name: string, roots: string[]): AgentLocation | null {
   };
 }
 
+/** The agent files that are directories; the others are files. */
+const AGENT_DIRS: ReadonlySet<string> = new Set(["python", "knowledge_base"]);
+
 /**
  * The conventional agent files a directory holds (`start_chat`, `workflow.ts`,
  * `agent.ts`, `knowledge_base/`, Ruby's `workflow.rb`…), none when it is no
- * directory.
+ * directory. One of the wrong kind (a directory `start_chat`, a file
+ * `knowledge_base`) or a link to nothing is an error naming it, not a file
+ * missing (R142-5): the agent would run without its start chat or its tools.
  *
  * @param dir the directory
  * @returns the names present
  * @throws ScoutError `io` naming the directory when it cannot be looked in
- *   (`Permission denied: "<dir>"`): an unreadable directory is not an empty one
+ *   (`Permission denied: "<dir>"`): an unreadable directory is not an empty
+ *   one; `io` naming an entry of the wrong kind (`Is a directory, not a file: "<path>"`)
  */
 export function conventionalFiles(dir: string): string[] {
   if (!directoryAt(dir)) return [];
   searchable(dir);
-  return AGENT_FILES.filter((f) => {
-    const s = presentStats(join(dir, f));
-    return s !== null && (s.isFile() || s.isDirectory());
-  });
+  return AGENT_FILES.filter((f) =>
+    presentAs(join(dir, f), AGENT_DIRS.has(f) ? "directory" : "file") !== null
+  );
 }
 
 /** Whether `path` is a directory: false when nothing (or a file) is there; throws when it cannot be looked at. */
