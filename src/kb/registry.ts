@@ -10,11 +10,12 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../config/home.ts";
 import { ScoutError } from "../errors.ts";
 import { cannotText } from "../util/errno_text.ts";
+import { danglingLinkError } from "../util/fs.ts";
 import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
 import {
   parseRubyYamlWithLines,
@@ -129,19 +130,41 @@ function plainValue(v: unknown): unknown {
 /**
  * Whether `path` is a regular file (following links). Only a missing entry
  * (ENOENT; ENOTDIR, a parent that is a file) is "no": a path that cannot be
- * looked at (a directory another user keeps to themselves, a link loop) is
- * an error, never taken for absence.
+ * looked at (a directory another user keeps to themselves, a link loop), a
+ * directory, or a symbolic link to nothing is an error, never taken for
+ * absence (R142-5: a relative TSV path that is a directory was looked for
+ * in the working directory). The registry alone takes a link to nothing
+ * for a registry not made yet (`dangling: "absent"`): `kb register` writes
+ * through it, creating its target (R88-4).
  *
  * @throws ScoutError `io`: `Cannot look at <what> "<path>": <reason>`
  */
-function isPresentFile(path: string, what: string): boolean {
+function isPresentFile(
+  path: string,
+  what: string,
+  dangling: "absent" | "error" = "error",
+): boolean {
+  let s: Stats | undefined;
   try {
-    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+    s = statSync(path, { throwIfNoEntry: false });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException)?.code;
-    if (code === "ENOENT" || code === "ENOTDIR") return false;
-    throw new ScoutError("io", cannotText(`look at ${what}`, path, e), { file: path, cause: e });
+    if (code !== "ENOENT" && code !== "ENOTDIR") {
+      throw new ScoutError("io", cannotText(`look at ${what}`, path, e), { file: path, cause: e });
+    }
   }
+  if (s === undefined) {
+    if (dangling === "error" && danglingLinkError(path) !== null) {
+      throw notFile(path, what, "it is a symbolic link to nothing");
+    }
+    return false;
+  }
+  if (s.isFile()) return true;
+  throw notFile(path, what, s.isDirectory() ? "it is a directory, not a file" : "it is not a file");
+}
+
+function notFile(path: string, what: string, why: string): ScoutError {
+  return new ScoutError("io", `Cannot look at ${what} "${path}": ${why}`, { file: path });
 }
 
 /** A file's text; a failure is an error naming the file and the reason. */
@@ -154,7 +177,7 @@ function readText(path: string, what: string): string {
 }
 
 function parseRegistry(file: string): RubyYamlWithLines | null {
-  if (!isPresentFile(file, "the knowledge-base registry")) return null;
+  if (!isPresentFile(file, "the knowledge-base registry", "absent")) return null;
   const text = readText(file, "the knowledge-base registry");
   let parsed: RubyYamlWithLines;
   try {

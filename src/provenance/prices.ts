@@ -26,6 +26,7 @@ import { join } from "node:path";
 import type { TokenTotals } from "../chat/trace.ts";
 import { ScoutError } from "../errors.ts";
 import { nearNames } from "../util/edit_distance.ts";
+import { danglingLinkError } from "../util/fs.ts";
 import type { RubyYamlWithLines } from "../util/ruby_yaml.ts";
 import { yamlErrorParts } from "../util/yaml_error.ts";
 import { escapeLine } from "../util/one_line.ts";
@@ -169,7 +170,7 @@ export function pricesFile(home: string): string {
  * @param home the Scout home
  * @returns the table, or null when there is no file
  * @throws ScoutError `config` naming the file when it exists but cannot be read
- *   (a directory, no permission) or is not a valid price table
+ *   (a directory, no permission, a symbolic link to nothing) or is not a valid price table
  */
 export async function loadPrices(home: string): Promise<PriceTable | null> {
   const file = pricesFile(home);
@@ -177,11 +178,16 @@ export async function loadPrices(home: string): Promise<PriceTable | null> {
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
-    // ENOTDIR: `etc` (or the home) is a file, so no price file can be there either
+    // ENOTDIR: `etc` (or the home) is a file, so no price file can be there either; but
+    // a link to nothing is a price file meant and lost, not no price file (R142-5)
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    const why = code === "ENOENT" && danglingLinkError(file) !== null
+      ? "it is a symbolic link to nothing"
+      : null;
+    if ((code === "ENOENT" || code === "ENOTDIR") && why === null) return null;
     // never "no prices" for a file that is there: every cost would quietly show `?`
-    throw new ScoutError("config", `Cannot read price file "${file}": ${(e as Error).message}`, {
+    const message = why ?? (e as Error).message;
+    throw new ScoutError("config", `Cannot read price file "${file}": ${message}`, {
       file,
       cause: e,
     });

@@ -1,11 +1,11 @@
 /**
  * Reading `$SCOUT_HOME/etc/prices.yaml`: no file means no prices (costs are
  * not shown); a file that is there but cannot be read — a directory in its
- * place, no permission — is an error naming it, never "no prices" (every
+ * place, no permission, a symbolic link to nothing — is an error naming it, never "no prices" (every
  * cost would quietly show `?`).
  */
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadPrices, priceOf, pricesFile } from "../../src/provenance/prices.ts";
 import { runMain, tempDir } from "../support/cli.ts";
@@ -25,6 +25,20 @@ Deno.test("loadPrices: no file is null; a directory in its place is a config err
     assert.equal(e.code, "config");
     assert.equal(e.file, file);
     assert.ok(e.message.startsWith(`Cannot read price file "${file}": EISDIR`), e.message);
+    return true;
+  });
+});
+
+Deno.test("loadPrices: a link to nothing in its place is a config error naming it, not no prices (R142-5)", async () => {
+  await using t = await tempDir();
+  const file = pricesFile(t.path);
+  mkdirSync(join(t.path, "etc"));
+  symlinkSync(join(t.path, "dotfiles", "prices.yaml"), file);
+  // before: null — no prices, costs not shown, nothing said
+  await assert.rejects(loadPrices(t.path), (e: Error & { code?: string; file?: string }) => {
+    assert.equal(e.code, "config");
+    assert.equal(e.file, file);
+    assert.equal(e.message, `Cannot read price file "${file}": it is a symbolic link to nothing`);
     return true;
   });
 });
