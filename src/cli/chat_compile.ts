@@ -204,6 +204,30 @@ function rule(io: Io, title: string): string {
   return paint(io, "stdout", "dim", `── ${title} ──`) + "\n";
 }
 
+/** `chat compile --help`'s text after the options. */
+const COMPILE_HELP =
+  "\nCompiling runs the chat's side effects: config: lines, allow_path:, task:/job: roles.\n" +
+  "References (import:, continue:, last:, file:, directory:, pdf:, image:) resolve next to\n" +
+  "the chat file, then in the working directory, ./chats and $SCOUT_HOME/chats; from stdin\n" +
+  "they resolve against the working directory. Unknown roles (todo:, http:) are errors;\n" +
+  "allow them with --allow-role or the config entry 'allow_roles <list> chat'.\n\n" +
+  `${FIXTURE_EXAMPLES}\n  scout-ai chat compile fixtures/compile/session.chat\n` +
+  "  scout-ai chat compile fixtures/compile/session.chat --chat > flat.chat\n" +
+  "  scout-ai chat compile fixtures/compile/session.chat --json | jq 'map(.role)'";
+
+/** `chat prompt --help`'s text after the options. */
+const PROMPT_HELP =
+  "\nThe prompt is the compiled chat without option, meta and tool-declaration messages,\n" +
+  "after the context strategies (tool declarations are not resolved here). Settings come\n" +
+  "from chat options (option: epoch_size 10), then config entries (scope prompt or\n" +
+  "context), then environment variables (EPOCH_SIZE…), then defaults. Compiling runs the\n" +
+  "chat's side effects, as chat compile does: config: lines, allow_path:, and its\n" +
+  "task:/exec_task: lines (workflow code, from the chat's workflows/ folder too).\n" +
+  "stderr gets a summary: messages kept, truncated, dropped, added; characters before/after.\n\n" +
+  `${FIXTURE_EXAMPLES}\n  scout-ai chat prompt fixtures/compile/agent_run.chat\n` +
+  "  scout-ai chat prompt fixtures/compile/agent_run.chat -s shorten_tools --json | jq .summary\n" +
+  "  EPOCH_TOOL_CALL_THRESHOLD=20 scout-ai chat prompt fixtures/compile/agent_run.chat -q";
+
 /**
  * Registers `chat compile` and `chat prompt` on the `chat` group.
  *
@@ -219,16 +243,7 @@ export function registerChatCompile(chat: Command, ctx: CliContext): void {
     .option("--allow-role <roles>", ALLOW_ROLE_HELP, collectRoles)
     .addHelpText(
       "after",
-      fittedHelp(
-        "\nCompiling runs the chat's side effects: config: lines, allow_path:, task:/job: roles.\n" +
-          "References (import:, continue:, last:, file:, directory:, pdf:, image:) resolve next to\n" +
-          "the chat file, then in the working directory, ./chats and $SCOUT_HOME/chats; from stdin\n" +
-          "they resolve against the working directory. Unknown roles (todo:, http:) are errors;\n" +
-          "allow them with --allow-role or the config entry 'allow_roles <list> chat'.\n\n" +
-          `${FIXTURE_EXAMPLES}\n  scout-ai chat compile fixtures/compile/session.chat\n` +
-          "  scout-ai chat compile fixtures/compile/session.chat --chat > flat.chat\n" +
-          "  scout-ai chat compile fixtures/compile/session.chat --json | jq 'map(.role)'",
-      ),
+      fittedHelp(COMPILE_HELP),
     )
     .action(async (file, o) => {
       ctx.exitCode = await runChatCompile({
@@ -252,18 +267,7 @@ export function registerChatCompile(chat: Command, ctx: CliContext): void {
     .option("--allow-role <roles>", ALLOW_ROLE_HELP, collectRoles)
     .addHelpText(
       "after",
-      fittedHelp(
-        "\nThe prompt is the compiled chat without option, meta and tool-declaration messages,\n" +
-          "after the context strategies (tool declarations are not resolved here). Settings come\n" +
-          "from chat options (option: epoch_size 10), then config entries (scope prompt or\n" +
-          "context), then environment variables (EPOCH_SIZE…), then defaults. Compiling runs the\n" +
-          "chat's side effects, as chat compile does: config: lines, allow_path:, and its\n" +
-          "task:/exec_task: lines (workflow code, from the chat's workflows/ folder too).\n" +
-          "stderr gets a summary: messages kept, truncated, dropped, added; characters before/after.\n\n" +
-          `${FIXTURE_EXAMPLES}\n  scout-ai chat prompt fixtures/compile/agent_run.chat\n` +
-          "  scout-ai chat prompt fixtures/compile/agent_run.chat -s shorten_tools --json | jq .summary\n" +
-          "  EPOCH_TOOL_CALL_THRESHOLD=20 scout-ai chat prompt fixtures/compile/agent_run.chat -q",
-      ),
+      fittedHelp(PROMPT_HELP),
     )
     .action(async (file, o) => {
       ctx.exitCode = await runChatPrompt({

@@ -79,33 +79,8 @@ async function runWorker(
   }
 }
 
-/**
- * Registers `llm process` and `llm process_queries`.
- *
- * @param llm the `llm` command
- * @param ctx invocation context
- */
-export function registerLlmProcess(llm: Command, ctx: CliContext): void {
-  for (const kind of ["process", "process_queries"] as const) {
-    const ask = kind === "process";
-    llm.command(kind)
-      .description(
-        ask
-          ? "answer relayed questions: <dir>/<id>.json → <dir>/reply/<id>.json"
-          : "answer relayed queries with the raw provider response: <dir>/response/<id>.json",
-      )
-      .argument(
-        "[dir]",
-        `queue directory (default $SCOUT_HOME/var/${ask ? "ask" : "query"})`,
-      )
-      .option("--once", "answer what is queued now, then exit")
-      .option("--interval <seconds>", "poll interval when idle", "1")
-      .option("--json", "print {version, dir, answered, failed} when done")
-      .addHelpText(
-        "after",
-        fittedHelp(
-          ask
-            ? `
+/** `llm process --help`'s text after the options. */
+const PROCESS_HELP = `
 Each request <id>.json is {"question": <chat text or [{role, content}…]>, …options}, written
 by a client with "backend: relay" (scout-ai or Ruby Scout). The worker asks with its own
 endpoints and keys and writes the answer text, JSON-encoded, to reply/<id>.json (atomically);
@@ -131,8 +106,10 @@ SCOUT_SSH="ssh -i '/keys/my key' -o 'ProxyCommand=ssh -W %h:%p bastion'".
 
 Examples:
   scout-ai llm process --once                  # answer what $SCOUT_HOME/var/ask holds, then exit
-  scout-ai llm process --once --json | jq .answered`
-            : `
+  scout-ai llm process --once --json | jq .answered`;
+
+/** `llm process_queries --help`'s text after the options. */
+const QUERIES_HELP = `
 Each request <id>.json is [messages, options], written by a client asking with the
 "relay: <server>" option; the worker sends that one request with its own keys and saves the
 provider's raw response in response/<id>.json, which the client then processes itself (so
@@ -140,9 +117,31 @@ tools run on the client). Failures, claims, signals and the status lines on stde
 ("process_queries: watching DIR …") work as in "llm process".
 
 Examples:
-  scout-ai llm process_queries --once          # answer what $SCOUT_HOME/var/query holds`,
-        ),
+  scout-ai llm process_queries --once          # answer what $SCOUT_HOME/var/query holds`;
+
+/**
+ * Registers `llm process` and `llm process_queries`.
+ *
+ * @param llm the `llm` command
+ * @param ctx invocation context
+ */
+export function registerLlmProcess(llm: Command, ctx: CliContext): void {
+  for (const kind of ["process", "process_queries"] as const) {
+    const ask = kind === "process";
+    llm.command(kind)
+      .description(
+        ask
+          ? "answer relayed questions: <dir>/<id>.json → <dir>/reply/<id>.json"
+          : "answer relayed queries with the raw provider response: <dir>/response/<id>.json",
       )
+      .argument(
+        "[dir]",
+        `queue directory (default $SCOUT_HOME/var/${ask ? "ask" : "query"})`,
+      )
+      .option("--once", "answer what is queued now, then exit")
+      .option("--interval <seconds>", "poll interval when idle", "1")
+      .option("--json", "print {version, dir, answered, failed} when done")
+      .addHelpText("after", fittedHelp(ask ? PROCESS_HELP : QUERIES_HELP))
       .action(async (...args: unknown[]) => {
         const [dir, o] = args as [string | undefined, ProcessFlags];
         await runWorker(ctx, kind, dir, o);
