@@ -172,6 +172,8 @@ function liveRound(
     hit: (entry: CachedRound) => Promise<PlayedRound>;
     miss: () => void;
     warn: AskContext["warn"];
+    /** The ask's signal: it ends a wait on another process's lock (R142-1). */
+    signal?: AbortSignal | undefined;
   },
   origin: { endpoint: string; backend: string; model: string },
 ): Promise<PlayedRound> {
@@ -209,7 +211,7 @@ function liveRound(
     });
     behind(played.record);
     return played;
-  }, { warn: on.warn });
+  }, { warn: on.warn, signal: on.signal });
 }
 
 /**
@@ -235,7 +237,8 @@ async function missedRound(
   };
   if (unusableDirs.has(r.dir)) return await uncached();
   try {
-    return await liveRound(r.dir, r.key, r.state, r.parts, r.play, on, r.origin);
+    const told = { ...on, signal: ctx.options.signal };
+    return await liveRound(r.dir, r.key, r.state, r.parts, r.play, told, r.origin);
   } catch (e) {
     if (!isScoutError(e, "cache_unavailable")) throw e;
     // a read-only or foreign home: the cache is optional, the ask is not

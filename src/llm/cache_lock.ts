@@ -20,12 +20,11 @@
  *
  * @module
  */
-import { closeSync, fstatSync, lstatSync, openSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { closeSync, fstatSync, lstatSync } from "node:fs";
+import { join } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { cannotText, errnoReason } from "../util/errno_text.ts";
-import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
+import { errnoReason } from "../util/errno_text.ts";
+import { unlinkQuiet } from "../util/fs.ts";
 import { refusedByFileSystem } from "../util/fs_refused.ts";
 import {
   ensureCacheDir,
@@ -36,126 +35,14 @@ import {
   writeEntryFile,
   writeEntrySync,
 } from "./cache_files.ts";
-import { holderText, holdsLink, linkLock } from "./cache_holder.ts";
-import { holderOf, judgeLock, type LockStep, takeOver } from "./cache_stale.ts";
+import { holdsLink } from "./cache_holder.ts";
 import { beatFd, heartbeatLapsed } from "./cache_heartbeat.ts";
-import { lockWatch } from "../util/lock_watch.ts";
+import { acquire, type Held } from "./cache_acquire.ts";
 import { type Job, later } from "./write_behind.ts";
 
+export { acquire, createLockFile, type Held, type WaitOptions } from "./cache_acquire.ts";
+
 const inProcess = new Map<string, Promise<void>>();
-
-/**
- * Creates a lock file exclusively, holding this process's holder text (where
- * there are no hard links); its open descriptor, or null when it exists.
- *
- * @param file the lock file
- * @returns the descriptor, or null when another holds it
- * @throws the file system's error (its directory missing: ENOENT)
- */
-export function createLockFile(file: string): number | null {
-  let fd: number;
-  try {
-    fd = openSync(file, "wx");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST") return null;
-    throw e;
-  }
-  try {
-    writeAllSync(fd, holderText());
-  } catch (e) {
-    closeSync(fd);
-    unlinkQuiet(file);
-    throw e;
-  }
-  return fd;
-}
-
-/** Creates the lock file exclusively with its holder; the open descriptor, or null when held. */
-async function tryCreate(file: string): Promise<number | null> {
-  try {
-    return createLockFile(file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") {
-      // the directory went away since this process made it
-      await mkdir(dirname(file), { recursive: true });
-      return await tryCreate(file);
-    }
-    throw new ScoutError("io", cannotText("create the cache lock", file, e), { file, cause: e });
-  }
-}
-
-/** A held lock: a link to the holder file, or (no hard links) a created file kept open. */
-export type Held = { fd: null } | { fd: number };
-
-/** One attempt at the lock: held, or null when another holds it. */
-async function tryLock(dir: string, file: string): Promise<Held | null> {
-  const linked = linkLock(dir, file);
-  if (linked === true) return { fd: null };
-  if (linked === false) return null;
-  const fd = await tryCreate(file);
-  return fd === null ? null : { fd };
-}
-
-/** How a waiter waits for a lock ({@link acquire}). */
-export interface WaitOptions {
-  /** How long to wait for a live holder before running unlocked. */
-  waitMs: number;
-  /** Sleeps between attempts. */
-  sleep: (ms: number) => Promise<void>;
-  /** Tells the user of a wait (once it is long) and of one given up. */
-  warn?: ((message: string) => void) | undefined;
-  /** How long a wait is before it is told (default 3 s). */
-  warnAfterMs?: number | undefined;
-  /** Test seam: a competing process's moves between two steps. */
-  step?: LockStep;
-}
-
-/** Tells the user of a wait: once when it is long, and when it is given up (the clock starts now). */
-function waitTeller(file: string, opts: WaitOptions): (text: string | undefined) => boolean {
-  const start = Date.now();
-  let told = false;
-  let by = "";
-  return (text) => {
-    if (text !== undefined && holderOf(text)) by = ` held by ${text}`;
-    const waited = Date.now() - start;
-    if (!told && waited >= (opts.warnAfterMs ?? 3_000)) {
-      told = true;
-      opts.warn?.(`Waiting for another process's identical inference (lock "${file}"${by})…`);
-    }
-    if (waited <= opts.waitMs) return false;
-    const s = Math.round(waited / 1000);
-    opts.warn?.(
-      `Gave up waiting for lock "${file}"${by} after ${s} s: running the inference without it`,
-    );
-    return true;
-  };
-}
-
-/**
- * Takes the lock `file` of cache directory `dir`, waiting on a live holder
- * and taking over a stale lock; after `waitMs` gives up.
- *
- * @param dir cache directory (it exists)
- * @param file the key's lock file
- * @param opts how long to wait and how to tell it, how to sleep between attempts, a test seam
- * @returns the held lock, or null when the wait gave up
- */
-export async function acquire(dir: string, file: string, opts: WaitOptions): Promise<Held | null> {
-  let over: ReturnType<typeof waitTeller> | undefined;
-  const watch = lockWatch(); // another host's lock: judged by whether it beats while watched
-  for (;;) {
-    const held = await tryLock(dir, file);
-    if (held !== null) return held;
-    over ??= waitTeller(file, opts);
-    const lock = await judgeLock(file, opts.step, watch);
-    if (lock?.stale) {
-      if (opts.step) await opts.step("judged");
-      if (takeOver(file, lock)) continue;
-    }
-    if (over(lock?.text)) return null;
-    await opts.sleep(50);
-  }
-}
 
 type Commit = (text: string) => Promise<void>;
 
@@ -311,6 +198,8 @@ export interface KeyLockOptions {
   warn?: (message: string) => void;
   /** How long a wait is before it is told (default 3 s). */
   warnAfterMs?: number;
+  /** Ends a wait on another process (the ask's signal), throwing its reason. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Runs `fn` holding the file lock (or unlocked after `waitMs`), then releases it. */
@@ -330,6 +219,7 @@ async function holding<T>(
       sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
       warn: opts.warn,
       warnAfterMs: opts.warnAfterMs,
+      signal: opts.signal,
     });
   } catch (e) {
     freed();

@@ -20,12 +20,13 @@
  *
  * @module
  */
-import { stat } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { pidAlive } from "../util/process.ts";
 import { readRegularFile } from "../util/regular_file.ts";
 import { holderOf, type JudgedLock, judgeRead, type LockId } from "../util/stale_takeover.ts";
 import { beyondSkew, type LockWatch, staleElsewhere } from "../util/lock_watch.ts";
+import { refuseNonLock } from "../util/not_a_lock.ts";
 import { STALE_MS } from "./cache_heartbeat.ts";
 
 export { GATE_CRASHED_MS, holderOf, type JudgedLock, takeOver } from "../util/stale_takeover.ts";
@@ -67,20 +68,23 @@ function staleText(text: string, st: LockId, watch?: LockWatch): boolean {
  *   judged at a glance (a clean)
  * @returns the judgement, or null when the lock went away or changed while
  *   being read (look again)
- * @throws ScoutError `io` naming the lock when it is a FIFO, device or socket
+ * @throws ScoutError `io` naming the lock when it is a symbolic link,
+ *   directory, FIFO, device or socket (`util/not_a_lock.ts`): no lock
  */
 export async function judgeLock(
   file: string,
   step?: LockStep,
   watch?: LockWatch,
 ): Promise<JudgedLock | null> {
-  const before = await stat(file).catch(gone);
+  // looked at, not through: a link there (dangling: it looked absent) is no lock (R142-1)
+  const before = await lstat(file).catch(gone);
   if (before === null) return null;
+  refuseNonLock(file, before);
   // a FIFO or device in a lock's place is refused, never read: it would block (R125-4)
   const text = await readRegularFile(file).then((b) => new TextDecoder().decode(b)).catch(gone);
   if (text === null) return null;
   if (step) await step("read");
   // another lock since the first look (or this one written to): no judgement
-  const after = await stat(file).catch(gone);
+  const after = await lstat(file).catch(gone);
   return judgeRead(before, text, after, (t, id) => staleText(t, id, watch));
 }

@@ -19,7 +19,14 @@ import { ScoutError } from "../errors.ts";
 import { createWithText } from "./exclusive_create.ts";
 import { keepFresh } from "./lock_refresher.ts";
 import { pidAlive } from "./process.ts";
-import { holderOf, judgeLockSync, type LockId, takeOver } from "./stale_takeover.ts";
+import {
+  holderOf,
+  judgeLockSync,
+  type LockId,
+  type StaleTest,
+  takeOver,
+} from "./stale_takeover.ts";
+import { notALockError } from "./not_a_lock.ts";
 import { type LockWatch, lockWatch, staleElsewhere } from "./lock_watch.ts";
 
 /** A lock nobody has touched for this long is stale whoever holds it. */
@@ -66,6 +73,19 @@ function tryCreate(lock: string, holder: string): boolean {
   return true;
 }
 
+/**
+ * {@link judgeLockSync}, a path that can be no lock — a symbolic link (a
+ * dangling one was waited on for the whole wait, R142-1), a directory, a
+ * FIFO… — refused naming it (`not_a_lock.ts`).
+ */
+function judgeNamed(lock: string, stale: StaleTest, step: FileLockStep | undefined) {
+  try {
+    return judgeLockSync(lock, stale, step && (() => step("read")));
+  } catch (e) {
+    throw notALockError(lock, e) ?? e;
+  }
+}
+
 /** How {@link acquireFileLockSync} waits and holds. */
 export interface FileLockOptions {
   /** How long to wait for a live holder (default 60 s). */
@@ -88,7 +108,8 @@ export interface FileLockOptions {
  * @param opts how to wait and hold
  * @returns the release function (idempotent), or null when a live holder
  *   kept the lock for all of `waitMs`
- * @throws ScoutError `io` when the lock cannot be made (the cause: the file system's error)
+ * @throws ScoutError `io` when the lock cannot be made (the cause: the file system's
+ *   error), or its path is no lock (a symbolic link, a directory…)
  *
  * @example
  * ```ts
@@ -109,7 +130,7 @@ export function acquireFileLockSync(
   const watch = lockWatch();
   const stale = (text: string, id: LockId) => isStale(text, id, watch);
   while (!tryCreate(lock, holder)) {
-    const judged = judgeLockSync(lock, stale, step && (() => step("read")));
+    const judged = judgeNamed(lock, stale, step);
     if (judged?.stale) {
       step?.("judged");
       if (takeOver(lock, judged)) continue; // removed, or another's by now: try at once

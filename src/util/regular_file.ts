@@ -31,7 +31,15 @@ export function specialKind(st: Stats): string | null {
   return st.isSocket() ? "a socket" : "not a regular file";
 }
 
-function notRegular(path: string, kind: string): ScoutError {
+/**
+ * The error a read of a file that is not a regular one fails with (also for
+ * what can be no lock at a lock's path: `not_a_lock.ts`).
+ *
+ * @param path the file
+ * @param kind what it is (`a FIFO`, `a directory`…)
+ * @returns ScoutError `io` with `notRegular` ({@link notRegularKind})
+ */
+export function notRegularError(path: string, kind: string): ScoutError {
   return new ScoutError("io", `Not a regular file but ${kind}: "${path}"`, {
     file: path,
     notRegular: kind,
@@ -51,7 +59,7 @@ export function notRegularKind(e: unknown): string | null {
 
 /** A socket cannot be opened (`ENXIO`): refused as one. */
 function openRefusal(path: string, e: unknown): unknown {
-  return (e as NodeJS.ErrnoException)?.code === "ENXIO" ? notRegular(path, "a socket") : e;
+  return (e as NodeJS.ErrnoException)?.code === "ENXIO" ? notRegularError(path, "a socket") : e;
 }
 
 /**
@@ -72,7 +80,7 @@ export function readRegularFileSync(path: string): Buffer {
   }
   try {
     const kind = specialKind(fstatSync(fd));
-    if (kind !== null) throw notRegular(path, kind);
+    if (kind !== null) throw notRegularError(path, kind);
     return readFileSync(fd);
   } finally {
     closeSync(fd);
@@ -104,7 +112,7 @@ export async function readRegularFile(path: string): Promise<Uint8Array> {
   }
   try {
     const kind = specialKind(await handle.stat());
-    if (kind !== null) throw notRegular(path, kind);
+    if (kind !== null) throw notRegularError(path, kind);
     return await handle.readFile();
   } finally {
     await handle.close();

@@ -15,11 +15,12 @@
  *
  * @module
  */
-import { closeSync, openSync, type Stats, statSync } from "node:fs";
+import { closeSync, lstatSync, openSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { unlinkQuiet } from "./fs.ts";
 import { fitBytes, NAME_MAX } from "./name_bytes.ts";
 import { readRegularTextSync } from "./regular_file.ts";
+import { refuseNonLock } from "./not_a_lock.ts";
 
 /** A takeover gate this old is a crashed taker's (a taker holds it for a few file calls). */
 export const GATE_CRASHED_MS = 10_000;
@@ -96,25 +97,29 @@ function readQuiet(file: string): string | null {
 }
 
 /**
- * Reads the lock `file` and judges it, synchronously.
+ * Reads the lock `file` and judges it, synchronously. Its path is looked at
+ * without following a link (`lstat`): a symbolic link or a directory there is
+ * no lock, refused ([TS-FIX] R142-1: a dangling link looked like no lock at
+ * all, and its waiter tried again for ever; `not_a_lock.ts`).
  *
  * @param file the lock file
  * @param isStale the caller's staleness rule
  * @param read test seam: runs after the text is read, before the second look
  * @returns the judgement, or null when the lock went away or changed while being read
  * @throws ScoutError `io` (`regular_file.ts`'s `notRegularKind`) when the lock
- *   is a FIFO, device or socket: no lock that can be judged
+ *   is a symbolic link, directory, FIFO, device or socket: no lock that can be judged
  */
 export function judgeLockSync(
   file: string,
   isStale: StaleTest,
   read?: () => void,
 ): JudgedLock | null {
-  const before = statSync(file, { throwIfNoEntry: false }) ?? null;
+  const before = lstatSync(file, { throwIfNoEntry: false }) ?? null;
   if (before === null) return null;
+  refuseNonLock(file, before);
   const text = readQuiet(file);
   read?.();
-  return judgeRead(before, text, statSync(file, { throwIfNoEntry: false }) ?? null, isStale);
+  return judgeRead(before, text, lstatSync(file, { throwIfNoEntry: false }) ?? null, isStale);
 }
 
 /**
@@ -167,7 +172,8 @@ export function takeOver(file: string, judged: Pick<JudgedLock, "id">): boolean 
     return false;
   }
   try {
-    const now = statSync(file, { throwIfNoEntry: false });
+    // a link swapped in meanwhile is not the file judged (its target's stats would be)
+    const now = lstatSync(file, { throwIfNoEntry: false });
     if (now !== undefined && sameLock(now, judged.id)) unlinkQuiet(file);
   } finally {
     closeSync(fd);

@@ -20,6 +20,7 @@ import { mkdir } from "node:fs/promises";
 import { ScoutError } from "../errors.ts";
 import { cannotText } from "../util/errno_text.ts";
 import { unlinkQuiet } from "../util/fs.ts";
+import { notALockError } from "../util/not_a_lock.ts";
 import { createWithText } from "../util/exclusive_create.ts";
 import { lockPathFor } from "./store.ts";
 import { lockTime } from "./time.ts";
@@ -210,7 +211,9 @@ function watchedStale(): StaleTest {
  * R125-4: a FIFO, device or socket in the lock's place (another member's
  * `mkfifo`) is never read — reading a FIFO blocks for ever — and is no lock
  * whose holder could be waited for or judged stale: refused at once, naming
- * it, and left where it is (not ours to remove).
+ * it, and left where it is (not ours to remove). So is a symbolic link or a
+ * directory there (R142: a dangling link was waited on for ever, a directory
+ * failed naming no file; `util/not_a_lock.ts`).
  *
  * @throws ScoutError `io` naming the lock file
  */
@@ -218,13 +221,7 @@ function judgePersist(path: string, isStale: StaleTest): JudgedLock | null {
   try {
     return judgeLockSync(path, isStale);
   } catch (e) {
-    const kind = notRegularKind(e);
-    if (kind === null) throw e;
-    throw new ScoutError(
-      "io",
-      `Lock file "${path}" is ${kind}, not a lock: no holder to wait for (remove it, then run again)`,
-      { file: path, notRegular: kind, cause: e },
-    );
+    throw notALockError(path, e) ?? e;
   }
 }
 

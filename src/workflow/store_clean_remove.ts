@@ -13,13 +13,14 @@
  *
  * @module
  */
-import { lstatSync, lutimesSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, lutimesSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { acquireLock, type HeldLock, sweepStaleLock } from "./lock.ts";
 import { filesDir, infoPath, JOB_SIDECARS, lockPathFor, tmpPath } from "./store.ts";
 import { inRealDir, removeHere } from "../util/pinned_dir.ts";
-import { notRegularKind, specialKind } from "../util/regular_file.ts";
+import { notRegularKind } from "../util/regular_file.ts";
+import { nonLockKind } from "../util/not_a_lock.ts";
 import type { StoreJob } from "./store_scan.ts";
 import {
   type CleanTarget,
@@ -159,8 +160,9 @@ export function notALock(kind: string): string {
 
 /**
  * What a job's persist lock is, under any of its spellings, when it is not a
- * regular file: a FIFO, device, socket or directory another member of a
- * shared store put in its place (R125). A FIFO is never read, so it looked
+ * regular file: a FIFO, device, socket, directory or symbolic link (R142-1:
+ * dangling, it looked absent, and the clean's wait on it never ended)
+ * another member of a shared store put in its place (R125). A FIFO is never read, so it looked
  * held ("in use"), and one old enough to be stale cannot be taken either: the
  * job stays, and the clean says why.
  *
@@ -179,11 +181,12 @@ export function oddLockKind(
     if (present !== undefined && !present.has(basename(lock))) continue;
     let st;
     try {
-      st = statSync(lock);
+      st = lstatSync(lock); // a link there is no lock, dangling or not (R142-1)
     } catch {
       continue; // absent, or not to be stat'ed: judged as any lock (lockHeld, then taken)
     }
-    if (!st.isFile()) return specialKind(st) ?? "a directory";
+    const kind = nonLockKind(lock, st);
+    if (kind !== null) return kind;
   }
   return null;
 }

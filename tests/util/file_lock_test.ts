@@ -144,3 +144,29 @@ Deno.test("file lock: another host's lock is not judged by its age on our clock,
     release();
   }
 });
+
+Deno.test("file lock: a dangling symbolic link or a directory at the lock is refused at once, named, and left (R142-1)", async () => {
+  await using d = await tempDir();
+  const file = join(d.path, "registry");
+  const lock = `${file}.lock`;
+  for (
+    const [plant, kind] of [
+      [() => Deno.symlinkSync("/nonexistent/x", lock), `a symbolic link to "/nonexistent/x"`],
+      [() => Deno.mkdirSync(lock), "a directory"],
+    ] as const
+  ) {
+    plant();
+    const started = Date.now();
+    // before: the link looked like no lock, tried again for the whole wait, then "held by another process"
+    assert.throws(
+      () => withFileLockSync(file, () => 1, 3_000),
+      (e: unknown) =>
+        e instanceof ScoutError && e.file === lock &&
+        e.message === `Lock file "${lock}" is ${kind}, not a lock: no holder to wait for ` +
+            "(remove it, then run again)",
+    );
+    assert.ok(Date.now() - started < 1_000, "refused at once");
+    assert.ok(Deno.lstatSync(lock), "left where it is");
+    Deno.removeSync(lock);
+  }
+});
