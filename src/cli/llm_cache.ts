@@ -6,7 +6,8 @@
  *
  * `--json` (version 1): `{"version":1,"dir","dryRun","olderSeconds","entries",
  * "removed":[{"file","bytes","lastUsed"}],"kept":[{"file","reason"}],
- * "failed":[{"file","error"}],"locks":[…],"holders":[…],"temps":[…],"bytes"}`.
+ * "failed":[{"file","error"}],"locks":[…],"holders":[…],"temps":[…],"bytes"}`;
+ * in a dry run, `failed` lists what a real run could not remove.
  *
  * @module
  */
@@ -18,7 +19,7 @@ import { formatAge, formatBytes } from "../util/age.ts";
 import type { CacheCleanOutcome, CacheEntryRemoved } from "../llm/cache_clean.ts";
 import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
-import { paint } from "./io.ts";
+import { paint, warn } from "./io.ts";
 import { olderOption } from "./system_clean.ts";
 import { realPart } from "./store_part.ts";
 import { fittedHelp } from "./help_layout.ts";
@@ -38,7 +39,8 @@ export interface CacheCleanCliOptions {
  *
  * @param opts options
  * @param io injected I/O
- * @returns exit code: 0, or 1 when something could not be removed
+ * @returns exit code: 0, or 1 when something could not be removed (never
+ *   in a dry run, which removes nothing: R142-6)
  */
 export async function runCacheClean(opts: CacheCleanCliOptions, io: Io): Promise<number> {
   const olderMs = olderOption(opts.older);
@@ -66,7 +68,7 @@ export async function runCacheClean(opts: CacheCleanCliOptions, io: Io): Promise
   if (opts.json) {
     io.stdout.write(JSON.stringify(cacheJson(out, { dir, dryRun, olderMs, bytes })) + "\n");
   } else report(out, io, { dryRun, olderMs, bytes });
-  return out.failed.length > 0 ? 1 : 0;
+  return out.failed.length > 0 && !dryRun ? 1 : 0;
 }
 
 function report(
@@ -76,9 +78,13 @@ function report(
 ): void {
   for (const k of out.kept) io.stderr.write(`kept ${k.file}: ${k.reason}\n`);
   for (const f of out.failed) {
-    io.stderr.write(
-      `${paint(io, "stderr", "red", "scout-ai:")} cannot remove ${f.file}: ${f.error}\n`,
-    );
+    // a dry run fails on nothing it would not remove; it names what a real run could not
+    if (c.dryRun) warn(io, `a real run cannot remove ${f.file}: ${f.error}`);
+    else {
+      io.stderr.write(
+        `${paint(io, "stderr", "red", "scout-ai:")} cannot remove ${f.file}: ${f.error}\n`,
+      );
+    }
   }
   const n = (k: number, what: string, many = `${what}s`) => `${k} ${k === 1 ? what : many}`;
   const verb = c.dryRun ? "would be removed" : "removed";
@@ -133,7 +139,9 @@ under that lock, as an ask takes it, in one step, so a concurrent ask reads
 the whole entry or none (then it asks the model again; --offline fails
 not_cached). AGE as in 'system clean': 30d, 12h, 2w, 3mo, 1y, 90m (m is
 minutes), 0; a bare number counts days; the unit right after its number, no
-decimals. Exit 1 when something could not be removed, 2 on a usage error.
+decimals. Exit 1 when something could not be removed (a --dry-run removes
+nothing: it exits 0, and warns of what a real run could not remove), 2 on a
+usage error.
 
 Examples:
   scout-ai llm cache clean --older 90d --dry-run   # list what would go

@@ -23,6 +23,7 @@ import { createLockFile } from "./cache_lock.ts";
 import { holderOf, judgeLock, takeOver } from "./cache_stale.ts";
 import { inRealDir } from "../util/pinned_dir.ts";
 import { notRegularKind } from "../util/regular_file.ts";
+import { errnoReason } from "../util/errno_text.ts";
 import { sweepCacheDebris } from "./cache_debris.ts";
 
 /** An entry removed (or, in a dry run, that would be). */
@@ -43,7 +44,10 @@ export interface CacheCleanOutcome {
   removed: CacheEntryRemoved[];
   /** Entries old enough that stay, with why (their lock held). */
   kept: { file: string; reason: string }[];
-  /** Entries that could not be removed. */
+  /**
+   * Files that could not be removed (in a dry run: key locks a real run
+   * could not judge, so could not remove).
+   */
   failed: { file: string; error: string }[];
   /** Stale key locks removed. */
   locks: string[];
@@ -117,12 +121,14 @@ async function staleLocks(
 
 /**
  * Why a key lock could not be judged, for `failed` (which names its file):
- * a FIFO, device or socket in a lock's place by its kind alone — its own
- * message names the file a second time (R125).
+ * what is no lock — a FIFO, device, socket, directory or symbolic link
+ * (`util/not_a_lock.ts`) — by its kind alone, its own message naming the
+ * file a second time (R125); a system error in words (R142-6: not
+ * `EISDIR: illegal operation on a directory, open`).
  */
 function lockError(e: unknown): string {
   const kind = notRegularKind(e);
-  return kind === null ? (e as Error).message : `Not a regular file but ${kind}`;
+  return kind === null ? errnoReason(e) : `Not a regular file but ${kind}`;
 }
 
 /** The key's lock, taken as an ask takes it: true when taken, false when another holds it. */

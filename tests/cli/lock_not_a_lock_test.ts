@@ -122,3 +122,31 @@ Deno.test("a dangling symbolic link or a directory at a cache key's lock: llm as
   assert.ok(dir.stderr.includes(named("a directory")), dir.stderr);
   assert.equal(srv.requests.length, 1, "only the first ask reached the model");
 });
+
+Deno.test("llm cache clean: a directory or link at a key lock fails a real run, not a dry run (R142-6b)", async () => {
+  await using d = await tempDir();
+  const cache = join(d.path, "home", "var", "cache", "ask");
+  mkdirSync(join(cache, "abc.lock"), { recursive: true });
+  symlinkSync("/nonexistent/x", join(cache, "def.lock"));
+  const r = await scoutBash(
+    `scout llm cache clean --dry-run; echo "exit $?"
+     scout llm cache clean --dry-run --json; echo "exit $?"
+     scout llm cache clean; echo "exit $?"`,
+    d.path,
+    20,
+  );
+  // before: 1, 1, 1 — `cannot remove <lock>: EISDIR: illegal operation on a directory, open`
+  assert.deepEqual(exitsOf(r.stdout), ["0", "0", "1"], r.stdout + r.stderr);
+  const dirWhy = "Not a regular file but a directory";
+  const linkWhy = `Not a regular file but a symbolic link to "/nonexistent/x"`;
+  const [abc, def] = [join(cache, "abc.lock"), join(cache, "def.lock")];
+  assert.deepEqual(r.stderr.split("\n").filter((l) => l !== "").sort(), [
+    `scout-ai: cannot remove ${abc}: ${dirWhy}`,
+    `scout-ai: cannot remove ${def}: ${linkWhy}`,
+    `scout-ai: warning: a real run cannot remove ${abc}: ${dirWhy}`,
+    `scout-ai: warning: a real run cannot remove ${def}: ${linkWhy}`,
+  ]);
+  const json = JSON.parse(r.stdout.split("\n").find((l) => l.startsWith("{"))!);
+  assert.deepEqual(json.failed, [{ file: abc, error: dirWhy }, { file: def, error: linkWhy }]);
+  assert.ok(lstatSync(join(cache, "def.lock")).isSymbolicLink(), "left where it is");
+});
