@@ -11,7 +11,6 @@
 import assert from "node:assert/strict";
 import { parseMeta } from "../../src/chat/meta.ts";
 import type { Message } from "../../src/chat/types.ts";
-import { isScoutError } from "../../src/errors.ts";
 import { ask, type AskOptions } from "../../src/llm/ask.ts";
 import type { Piece } from "../support/protocol_parts.ts";
 import { Replies } from "../support/provider_protocols.ts";
