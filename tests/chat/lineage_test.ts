@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { fingerprint, lineageId, lineageIds, messageIndex } from "../../src/chat/lineage.ts";
 import { sha256hex } from "../../src/util/hash.ts";
 import type { Message } from "../../src/chat/types.ts";
+import { DENO, runCommand } from "../support/cli.ts";
 
 const chat: Message[] = [
   { role: "user", content: "" },
@@ -13,22 +14,21 @@ const chat: Message[] = [
   { role: "assistant", content: "hello" },
 ];
 
-Deno.test("lineage id is a framed sha256 of (prev, role, content) and nothing else", () => {
+Deno.test("lineage id is a framed sha256 of (prev, role, content) and nothing else", async () => {
   assert.equal(lineageId(null, "user", "hi"), sha256hex("-\n4:user\nshi"));
   assert.equal(lineageId("x", "user", { a: 1 }), sha256hex('1:x\n4:user\nj{"a":1}'));
   // framing: moving characters between fields or kinds changes the id
   assert.notEqual(lineageId(null, "user", "hi"), lineageId(null, "use", "rhi"));
   assert.notEqual(lineageId(null, "user", "1"), lineageId(null, "user", 1));
   assert.notEqual(lineageId("a", "user", "x"), lineageId(null, "user", "x"));
-  // independent of the working directory, even when content names an existing file
-  const here = Deno.cwd();
-  const before = lineageId(null, "user", "deno.json");
-  Deno.chdir("/");
-  try {
-    assert.equal(lineageId(null, "user", "deno.json"), before);
-  } finally {
-    Deno.chdir(here);
-  }
+  // independent of the working directory, even when content names an existing file: computed
+  // in a process whose cwd is / (a chdir here would move the cwd of the suite's parallel files)
+  const module = new URL("../../src/chat/lineage.ts", import.meta.url).href;
+  const code = `import { lineageId } from ${JSON.stringify(module)};\n` +
+    `console.log(lineageId(null, "user", "deno.json"));`;
+  const r = await runCommand(DENO, ["eval", "-q", "--no-config", code], { cwd: "/" });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout.trim(), lineageId(null, "user", "deno.json"));
 });
 
 Deno.test("meta messages get ids but never become prev; addresses carry the source", () => {
