@@ -1,6 +1,6 @@
 /**
  * `--help` fits the terminal it is printed on (R141-5), on a real pty
- * (`script` gives the command one, `stty` its size): at 80 columns the root
+ * (`tests/support/pty.ts` gives the command one, `columns` wide): at 80 columns the root
  * help ran to 176 (its `completion …` term left commander under 40 columns,
  * where it wraps nothing) and `llm ask --help`'s own paragraphs to ~100; at
  * 40, most lines of the root, `llm ask` and a task's help were too wide.
@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fitHelpText } from "../../src/cli/help_fit.ts";
 import { displayWidth } from "../../src/cli/terminal_width.ts";
 import { DENO, ROOT, runScout, SCOUT_SOURCE_ARGS } from "../support/cli.ts";
+import { atTerminal } from "../support/pty.ts";
 
 const BAKING = join(ROOT, "fixtures", "workflows", "Baking");
 const env = { NO_COLOR: "1", HOME: "/nonexistent-r141", SCOUT_HOME: "/nonexistent-r141" };
@@ -26,20 +27,13 @@ const HELPS = [["--help"], ["llm", "ask", "--help"], [
 
 /** The help `args` print on a pty `columns` wide (line ends as `\n`). */
 async function ptyHelp(args: string[], columns: number): Promise<string> {
-  const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-  const cmd = `stty cols ${columns} rows 50 && ${
-    [DENO, ...SCOUT_SOURCE_ARGS, ...args].map(quote).join(" ")
-  }`;
-  const out = await new Deno.Command("script", {
-    args: ["-qec", cmd, "/dev/null"],
+  const run = await atTerminal([DENO, ...SCOUT_SOURCE_ARGS, ...args], {
     cwd: ROOT,
     env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout).replaceAll("\r\n", "\n");
-  assert.equal(out.code, 0, text);
+    cols: columns,
+  });
+  const text = run.screen.replaceAll("\r\n", "\n");
+  assert.equal(run.code, 0, text);
   return text;
 }
 
