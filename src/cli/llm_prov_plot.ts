@@ -4,12 +4,10 @@
  *
  * @module
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { spawnSync } from "node:child_process";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { writeInPlaceSync } from "../util/in_place.ts";
+import { runDot } from "./graphviz_run.ts";
 import type { Io } from "./io.ts";
 
 /**
@@ -26,34 +24,28 @@ import type { Io } from "./io.ts";
  */
 export function plot(dot: string, given: string, format: string, io: Io): void {
   const out = resolve(io.cwd, given);
-  const dir = mkdtempSync(join(tmpdir(), "scout-prov-"));
-  try {
-    const src = join(dir, "provenance.dot");
-    const drawn = join(dir, `provenance.${format}`);
-    writeFileSync(src, dot);
-    const r = spawnSync("dot", [`-T${format}`, src, "-o", drawn], {
-      env: io.env as NodeJS.ProcessEnv,
-      encoding: "utf8",
-    });
-    if (r.error !== undefined) {
-      const missing = (r.error as NodeJS.ErrnoException).code === "ENOENT";
-      throw new ScoutError(
-        missing ? "not_available" : "io",
-        missing
-          ? "Graphviz 'dot' is not installed (needed for --plot; --dot FILE writes the DOT text)"
-          : `Cannot run Graphviz 'dot': ${r.error.message}`,
-      );
-    }
-    if (r.status !== 0) {
-      throw new ScoutError(
-        "io",
-        `Graphviz 'dot' failed (exit ${r.status}) drawing "${out}": ${String(r.stderr).trim()}`,
-        { file: out },
-      );
-    }
-    if (given === "-") io.stdout.write(readFileSync(drawn, "utf8"));
-    else writeInPlaceSync(out, readFileSync(drawn), given);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const r = runDot(dot, format, io.env);
+  if (r.error !== undefined) {
+    const missing = r.error.code === "ENOENT";
+    throw new ScoutError(
+      missing ? "not_available" : "io",
+      missing
+        ? "Graphviz 'dot' is not installed (needed for --plot; --dot FILE writes the DOT text)"
+        : `Cannot run Graphviz 'dot': ${r.error.message}`,
+    );
   }
+  if (r.drawn === null) {
+    const how = r.signal
+      ? `killed by ${r.signal}`
+      : r.status === 0
+      ? "wrote nothing"
+      : `exit ${r.status}`;
+    throw new ScoutError(
+      "io",
+      `Graphviz 'dot' failed (${how}) drawing "${out}": ${r.stderr.trim()}`,
+      { file: out },
+    );
+  }
+  if (given === "-") io.stdout.write(new TextDecoder().decode(r.drawn));
+  else writeInPlaceSync(out, r.drawn, given);
 }

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
+import { type DotRun, runDot } from "./graphviz_run.ts";
 import { dollarAmount } from "../provenance/format.ts";
 import { pageDetails } from "../provenance/page_details.ts";
 import { costJson } from "../provenance/json.ts";
@@ -178,31 +178,31 @@ export function writeMermaid(report: ProvenanceReport, view: RenderOptions, io: 
   io.stdout.write(renderMermaid(report, view));
 }
 
-/** The page's graph: Graphviz's SVG, or why there is none (R127-6: the page says which). */
-function svgOf(dot: string, io: Io): { svg: string | null; noGraph?: string } {
-  const r = spawnSync("dot", ["-Tsvg"], {
-    input: dot,
-    env: io.env as NodeJS.ProcessEnv,
-    encoding: "utf8",
-    maxBuffer: 1 << 30,
-  });
-  if (r.error !== undefined || r.status !== 0) {
+/**
+ * The page's graph: Graphviz's SVG, or why there is none (R127-6: the page
+ * says which), also warned on `io`'s stderr.
+ *
+ * @param dot the DOT text
+ * @param io injected I/O (its env's PATH finds `dot`)
+ */
+export function pageSvg(dot: string, io: Io): { svg: string | null; noGraph?: string } {
+  const r = runDot(dot, "svg", io.env);
+  if (r.drawn === null) {
     const why = dotFailure(r);
     warn(io, `${why}: the page has no drawn graph`);
     return { svg: null, noGraph: `The graph is not drawn: ${why}` };
   }
-  return { svg: r.stdout };
+  return { svg: new TextDecoder().decode(r.drawn) };
 }
 
 /** Why `dot` gave no SVG: not there, or what it said when it failed. */
-function dotFailure(r: ReturnType<typeof spawnSync>): string {
-  if ((r.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT") {
-    return "Graphviz 'dot' is not available";
-  }
+function dotFailure(r: DotRun): string {
+  if (r.error?.code === "ENOENT") return "Graphviz 'dot' is not available";
   if (r.error !== undefined) return `Graphviz 'dot' could not run: ${r.error.message}`;
-  const said = String(r.stderr ?? "").trim().split("\n")[0] ?? "";
+  const said = r.stderr.trim().split("\n")[0] ?? "";
   const how = r.signal ? `killed by ${r.signal}` : `exit ${r.status}`;
-  return `Graphviz 'dot' failed (${how})${said ? `: ${said}` : ""}`;
+  const what = r.status === 0 ? "drew nothing" : `failed (${how})`;
+  return `Graphviz 'dot' ${what}${said ? `: ${said}` : ""}`;
 }
 
 /** The page's roll-up without `--by`. */
@@ -242,7 +242,7 @@ export async function writeHtml(
       noGraph:
         `The graph is not drawn: ${visible} nodes, over the page's limit of ${HTML_GRAPH_LIMIT}`,
     }
-    : svgOf(renderDot(report, view), io);
+    : pageSvg(renderDot(report, view), io);
   const details = pageDetails(report, { scope: { jobRoots: page.jobRoots ?? [], cwd: io.cwd } });
   collectIfGrown(); // the parsed chats behind the shortened messages
   const html = renderHtml({

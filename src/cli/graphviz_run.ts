@@ -1,0 +1,60 @@
+/**
+ * Running Graphviz `dot` on DOT text: the text is written to a file `dot`
+ * reads, and what it draws to a file read back — never through the child's
+ * stdin, as Deno's `spawnSync` with `input` returns neither exit status nor
+ * stderr when the child exits before reading all of it (a `dot` that failed
+ * early was reported as "exit undefined" with what it said lost).
+ *
+ * @module
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** What one `dot` run gave: the drawing, or why there is none. */
+export interface DotRun {
+  /** The drawn bytes when `dot` exited 0 and wrote them; null otherwise. */
+  drawn: Uint8Array | null;
+  /** Set when `dot` could not be started (`code` `ENOENT`: not on PATH). */
+  error?: NodeJS.ErrnoException;
+  /** The exit status, null when killed by a signal or not started. */
+  status: number | null;
+  /** The signal that killed it, if one did. */
+  signal: string | null;
+  /** What it wrote to stderr. */
+  stderr: string;
+}
+
+/**
+ * Draws `dot` text as `format` (`svg`, `png`, `pdf`) with the `dot` found
+ * on `env`'s PATH, through files of a temp directory removed after.
+ */
+export function runDot(
+  dot: string,
+  format: string,
+  env: Record<string, string | undefined>,
+): DotRun {
+  const dir = mkdtempSync(join(tmpdir(), "scout-dot-"));
+  try {
+    const src = join(dir, "graph.dot");
+    const out = join(dir, `graph.${format}`);
+    writeFileSync(src, dot);
+    const r = spawnSync("dot", [`-T${format}`, src, "-o", out], {
+      env: env as NodeJS.ProcessEnv,
+      encoding: "utf8",
+      stdio: ["ignore", "ignore", "pipe"],
+      maxBuffer: 1 << 26,
+    });
+    const ok = r.error === undefined && r.status === 0;
+    return {
+      drawn: ok && existsSync(out) ? readFileSync(out) : null,
+      error: r.error as NodeJS.ErrnoException | undefined,
+      status: r.status ?? null,
+      signal: r.signal ?? null,
+      stderr: String(r.stderr ?? ""),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
