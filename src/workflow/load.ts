@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { ScoutError, thrownMessage } from "../errors.ts";
-import { isDirectory, isFile } from "../util/fs.ts";
+import { isDirectory, isFile, presentAs } from "../util/fs.ts";
 import { isWorkflowPathArg } from "./path_arg.ts";
 import { importUserModule } from "../util/user_module.ts";
 import { definitionLine, notingDefinitionSites } from "./definition_site.ts";
@@ -105,8 +105,16 @@ export function workflowDirs(opts: FindWorkflowOptions = {}): string[] {
   ];
 }
 
-function fileIn(dir: string): string | null {
-  for (const n of FILE_NAMES) if (isFile(join(dir, n))) return join(dir, n);
+/**
+ * The workflow file in `dir`, or null. Looking for one workflow (`strict`),
+ * a `workflow.ts` that is a directory or a link to nothing is an error
+ * naming it, not "not found"; listing them all, such an entry is passed by.
+ */
+function fileIn(dir: string, strict = false): string | null {
+  for (const n of FILE_NAMES) {
+    const p = join(dir, n);
+    if (strict ? presentAs(p, "file") !== null : isFile(p)) return p;
+  }
   return null;
 }
 
@@ -152,12 +160,12 @@ export function findWorkflowFile(nameOrPath: string, opts: FindWorkflowOptions =
   if (isWorkflowPathArg(nameOrPath)) {
     if (isFile(asPath)) return asPath;
     if (isDirectory(asPath)) {
-      const f = fileIn(asPath);
+      const f = fileIn(asPath, true);
       if (f !== null) return f;
     }
   }
   for (const dir of workflowDirs(opts)) {
-    const f = fileIn(join(dir, nameOrPath));
+    const f = fileIn(join(dir, nameOrPath), true);
     if (f !== null) return f;
   }
   const known = listWorkflowFiles(opts).map((w) => w.name);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   findWorkflowFile,
@@ -61,4 +61,23 @@ Deno.test("finding: ./workflows before $SCOUT_HOME/workflows; README.md docs; un
     () => findWorkflowFile("Alhpa", opts),
     (e) => isScoutError(e, "workflow_not_found") && /did you mean "Alpha"\?/.test(e.message),
   );
+});
+
+Deno.test("finding: a workflow.ts that is a directory or a link to nothing is an error naming it, not 'not found'", async () => {
+  await using d = await tempDir();
+  const opts = { cwd: d.path, env: { SCOUT_HOME: join(d.path, "home") } };
+  mkdirSync(join(d.path, "workflows", "Dir", "workflow.ts"), { recursive: true });
+  mkdirSync(join(d.path, "workflows", "Gone"), { recursive: true });
+  symlinkSync(join(d.path, "nowhere.ts"), join(d.path, "workflows", "Gone", "workflow.ts"));
+  const dir = join(d.path, "workflows", "Dir", "workflow.ts");
+  assert.throws(
+    () => findWorkflowFile("Dir", opts),
+    (e) => isScoutError(e, "io") && e.message === `Is a directory, not a file: "${dir}"`,
+  );
+  assert.throws(
+    () => findWorkflowFile("./workflows/Gone", opts),
+    (e) =>
+      isScoutError(e, "io") && /^Dangling symbolic link: ".*Gone\/workflow\.ts"/.test(e.message),
+  );
+  assert.deepEqual(listWorkflowFiles(opts), []); // a listing passes them by
 });
