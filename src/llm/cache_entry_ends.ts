@@ -8,7 +8,15 @@
  *
  * @module
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  futimesSync,
+  openSync,
+  readFileSync,
+  readSync,
+  type Stats,
+} from "node:fs";
 
 /** An entry's text: whole when small, else its first and last bytes. */
 export interface EntryEnds {
@@ -37,9 +45,29 @@ export function readAt(fd: number, position: number, length: number): string {
 }
 
 /**
+ * Gives an entry read for a miss's hint its access time back (R147-3):
+ * `llm cache clean --older` counts the newer of an entry's access and
+ * modification times as when it was last stored or hit (`cache.ts` sets the
+ * access time on a hit; the kernel does on any read, at most daily under
+ * `relatime`), and a read to compare an entry is no use of it — a miss
+ * scanning 2,000 entries kept them all another month. Only when the read
+ * moved it (never under `noatime`); through the descriptor read, so never
+ * an entry renamed over it meanwhile; only the owner may set a file's
+ * times, so another member's entry keeps what the kernel gave it.
+ */
+function keepAccessTime(fd: number, before: Stats): void {
+  try {
+    const after = fstatSync(fd);
+    if (after.atimeMs === before.atimeMs) return;
+    futimesSync(fd, before.atimeMs / 1000, after.mtimeMs / 1000);
+  } catch { /* not ours (EPERM): the kernel's access time stands */ }
+}
+
+/**
  * Reads an entry's ends — its end first, and its start only when `needle`
  * (the request's messages part as the entry writes it) is in it: an entry of
- * other messages costs one read of `tail` bytes.
+ * other messages costs one read of `tail` bytes. The entry's access time is
+ * left as it was (a read to compare it does not use it).
  *
  * @param file the entry's file
  * @param o bytes to read from the start and the end, and what the end must hold
@@ -56,8 +84,10 @@ export function entryEnds(
   o: { head: number; tail: number; needle: string },
 ): EntryEnds | null {
   const fd = openSync(file, "r");
+  let before: Stats | null = null;
   try {
-    const size = fstatSync(fd).size;
+    before = fstatSync(fd);
+    const size = before.size;
     if (size <= o.head + o.tail) {
       const whole = readAt(fd, 0, size);
       return whole.includes(o.needle) ? { whole, tail: whole } : null;
@@ -65,6 +95,7 @@ export function entryEnds(
     const tail = readAt(fd, size - o.tail, o.tail);
     return tail.includes(o.needle) ? { head: readAt(fd, 0, o.head), tail } : null;
   } finally {
+    if (before) keepAccessTime(fd, before);
     closeSync(fd);
   }
 }
