@@ -142,9 +142,31 @@ function annotation(n: ReportNode): string | null {
 }
 
 /**
+ * The depth past which the tree's indentation stops growing. [TS-FIX]
+ * (R147-5) The spec indents two spaces a level, so a chain's tree grew with
+ * the square of its depth (a 5,000-deep delegation chain printed 25 MB, a
+ * 30,000-deep dependency chain 900 MB) where every other view is linear.
+ */
+export const TREE_INDENT_DEPTH = 32;
+
+/**
+ * A tree line's indent at `depth`: two spaces a level up to
+ * {@link TREE_INDENT_DEPTH}; deeper, the indent there and the depth
+ * (`[depth 40] `), so a deep chain's lines stay short and say how deep they
+ * are.
+ *
+ * @param depth the node's depth (the root's is 0)
+ * @returns the indent
+ */
+export function treeIndent(depth: number): string {
+  if (depth <= TREE_INDENT_DEPTH) return "  ".repeat(depth);
+  return `${"  ".repeat(TREE_INDENT_DEPTH)}[depth ${depth}] `;
+}
+
+/**
  * Renders the tree (`<indent><kind>[ tokens][ prefix+label][ (seen)]` per
- * line), followed by the coverage lines with `component` when the root has
- * receipt evidence.
+ * line; the indent {@link treeIndent}), followed by the coverage lines with
+ * `component` when the root has receipt evidence.
  *
  * @param report the report
  * @param o component / long
@@ -199,7 +221,7 @@ function* subtreeLines(
     const depth = stack.pop()!;
     const i = stack.pop()!;
     const n = report.nodes.at(i)!;
-    const indent = "  ".repeat(depth);
+    const indent = treeIndent(depth);
     const prefix = edge !== -1 && report.displayEdges[edge]!.relation === "agent_job"
       ? "delegated-job "
       : "";
