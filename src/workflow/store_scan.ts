@@ -2,7 +2,9 @@
  * The jobs of a store as `system clean` sees them (`workflow.md` §2.5):
  * every job of every workflow and task directory of the jobs roots, with
  * its info and when it was last used. Reads only: the result file is
- * stat'ed, never read, so a scan leaves its access time alone.
+ * stat'ed, never read, so a scan leaves its access time alone. Any other
+ * read of a result — a run using it, `llm prov` walking it — is a use, as
+ * for Scout's `system clean -o` (the result's `Open.atime`), R147-3.
  *
  * @module
  */
