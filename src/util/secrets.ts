@@ -1,8 +1,9 @@
 /**
  * What is a secret, decided in one place: option, config and query-parameter
  * names that carry credentials ({@link isSecretName}), values that are keys
- * by their look ({@link looksLikeKey}), and urls with credentials in them
- * ({@link redactUrl}, {@link redactUrlsIn}). Every writer of options or urls
+ * by their look ({@link looksLikeKey}), urls with credentials in them
+ * ({@link redactUrl}, {@link redactUrlsIn}), and settings that hold one
+ * anywhere, a command line's password too ({@link looksLikeCredential}). Every writer of options or urls
  * — failure snapshots, a task-route job's chat, `config list`, error
  * messages, `--debug` traces, warnings, job `.info` — goes through these,
  * so a credential never reaches a file or the terminal.
@@ -30,6 +31,7 @@ const SECRET_LAST = new Set([
   "signature",
   "sig",
   "cookie",
+  "bearer",
 ]);
 
 /** Words that make a name a credential wherever they stand (`secret_access_key`, `password_hash`). */
@@ -116,6 +118,50 @@ const KEY_IN_TEXT = /(?<![A-Za-z0-9_-])(?:sk|xai|gsk|hf)[-_][^\s"'<>`,;]*/g;
  */
 export function redactKeysIn(text: string): string {
   return text.replace(KEY_IN_TEXT, REDACTED);
+}
+
+/** The options of `sshpass` that take a value (`-f FILE`, `-d FD`, `-P PROMPT`). */
+const SSHPASS_WITH_VALUE = new Set(["-f", "-d", "-P"]);
+
+/** Whether `sshpass`'s own options, from word `i` on, give it a password (`-p PW`, `-pPW`). */
+function sshpassPassword(words: string[], i: number): boolean {
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.startsWith("-p")) return true;
+    if (SSHPASS_WITH_VALUE.has(w)) i++;
+    else if (!w.startsWith("-")) return false; // the command sshpass runs: its options are its own
+  }
+  return false;
+}
+
+/** A long option given a value on a command line: `--password PW`, `--api-key=K`. */
+const LONG_OPTION = /(?:^|\s)--([A-Za-z][\w.-]*)(?:=|\s+)(?=[^\s-])/g;
+
+/**
+ * Whether a setting's value holds a credential by its look, wherever in it:
+ * a key ({@link looksLikeKey}, also among words, or after `Bearer`), a url
+ * with one ({@link redactUrl}: `http://user:pw@host`, `?key=…`), or a
+ * command line given a password (`sshpass -p PW`, `--password PW`,
+ * `--api-key=K`: a long option named like a credential, {@link isSecretName},
+ * with a value). What only names where a secret is (`sshpass -f FILE`,
+ * `sshpass -e`, `ssh -i KEYFILE`) is none.
+ *
+ * @param value the value
+ * @returns true when the value must not be written into a file
+ *
+ * @example
+ * ```ts
+ * import { looksLikeCredential } from "./secrets.ts";
+ * looksLikeCredential("sshpass -p pw ssh"); // true
+ * looksLikeCredential("ssh -p 2222 -i ~/.ssh/id_ed25519"); // false
+ * ```
+ */
+export function looksLikeCredential(value: string): boolean {
+  if (looksLikeKey(value) || redactKeysIn(value) !== value) return true;
+  if (/\bBearer\s+[^\s"'<>`]/.test(value) || redactUrlsIn(value) !== value) return true;
+  const ws = value.split(/\s+/).filter((w) => w !== "");
+  if (ws.some((w, i) => /(?:^|\/)sshpass$/.test(w) && sshpassPassword(ws, i + 1))) return true;
+  return [...value.matchAll(LONG_OPTION)].some((m) => isSecretName(m[1]!));
 }
 
 /** A url in free text: a scheme, `://`, then up to a space or a quote. */

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import {
   isSecretName,
+  looksLikeCredential,
   looksLikeKey,
   redactKeysIn,
   redactUrl,
@@ -53,6 +54,9 @@ Deno.test("isSecretName: every credential option the backends take, in any spell
       "X-Amz-Credential",
       "credentials",
       "cookie",
+      "bearer", // R146-5
+      "SCOUT_BEARER",
+      "bearer_token",
     ]
   ) assert.ok(isSecretName(k), k);
 });
@@ -84,6 +88,41 @@ Deno.test("isSecretName: names that only look like one stay visible", () => {
 Deno.test("looksLikeKey: sk-, xai-, gsk_, hf_ values", () => {
   for (const v of ["sk-abc", "sk_live_x", "xai-1", "gsk_2", "hf_3"]) assert.ok(looksLikeKey(v), v);
   for (const v of ["skip", "model", 42, null]) assert.ok(!looksLikeKey(v), String(v));
+});
+
+Deno.test("looksLikeCredential: keys, urls with credentials, passwords on a command line (R146-5)", () => {
+  for (
+    const v of [
+      "sk-abc",
+      "curl -H 'Authorization: Bearer abc123' http://h",
+      "run --key sk-proj-1",
+      "http://u:pw@h/q",
+      "https://tok@h/q",
+      "http://h/v1?api_key=k",
+      "sshpass -p pw ssh",
+      "sshpass -ppw ssh",
+      "/usr/bin/sshpass -v -P assword -p pw ssh -p 2222 host",
+      "tool --password pw",
+      "tool --password=pw",
+      "tool --api-key k --verbose",
+      "cli --token=t",
+    ]
+  ) assert.ok(looksLikeCredential(v), v);
+  for (
+    const v of [
+      "ssh",
+      "ssh -p 2222 -i ~/.ssh/id_ed25519",
+      "sshpass -e ssh -p 2222",
+      "sshpass -f /home/u/.pw ssh -p 22",
+      "user@gpu-node",
+      "gpu-node:/scratch/queue",
+      "http://h:8080/v1?model=m",
+      "tool --password",
+      "tool --max-tokens 10",
+      "3",
+      "",
+    ]
+  ) assert.ok(!looksLikeCredential(v), v);
 });
 
 Deno.test("redactKeysIn: key-like tokens among words, not words that only hold sk-", () => {
