@@ -21,6 +21,7 @@ import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
 import { deployMode, runDeployWorker, runLocalDeploy } from "./workflow_deploy.ts";
 import { runSlurmDeploy } from "./workflow_deploy_slurm.ts";
 import { isWorker } from "./workflow_deploy_inputs.ts";
+import { secretInputsWarning } from "./workflow_secret_inputs.ts";
 import { builtJob, forWorkers, type ResolvedTask, workerJob } from "./workflow_task_job.ts";
 
 /**
@@ -80,6 +81,15 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   }
   const lib = await wfLib();
   const built = await builtJob(resolved, opts, io);
+  if (!isWorker(opts)) {
+    // a worker's command line is its deploy's, warned about there
+    const w = secretInputsWarning(
+      built.provided,
+      `${resolved.wf.name}/${resolved.task}`,
+      mode === "slurm",
+    );
+    if (w !== undefined) warn(io, w);
+  }
   let { job, inputs } = built;
   try {
     // a dry run removes nothing: it counts what the clean would remove as not done
