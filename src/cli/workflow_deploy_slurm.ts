@@ -219,12 +219,34 @@ async function submitSlurm(
           "again, a real run asks squeue first",
       );
     }
+    warnWithheld(report, io);
     return { sub: submission(report) };
   } catch (e) {
     const partial = isScoutError(e) ? e.report as SlurmDeployReport | undefined : undefined;
     if (partial === undefined) throw e;
+    warnWithheld(partial, io);
     return { sub: submission(partial), failure: e as ScoutError };
   }
+}
+
+/**
+ * Names (never the values of) the submitting shell's settings the batch
+ * scripts written or shown left out as credentials (R146-5): a batch job
+ * has them only from SLURM's copy of the submitting environment.
+ */
+function warnWithheld(report: SlurmDeployReport, io: Io): void {
+  const names = report.withheldEnv ?? [];
+  const written = report.units.some((u) =>
+    u.status === "submitted" || u.status === "dry-run" || u.status === "failed"
+  );
+  if (names.length === 0 || !written) return;
+  warn(
+    io,
+    `left out of the batch scripts as credentials (by their name or look): ${names.join(", ")}; ` +
+      "a batch job gets them only from the submitting environment SLURM copies (sbatch's default " +
+      "--export=ALL; none with --export=NONE or SBATCH_EXPORT=NONE): else set them in the nodes' " +
+      "own environment",
+  );
 }
 
 /** A unit as the table and `--json` show it. */

@@ -9,10 +9,11 @@
  * out of the batch script, a note naming them (never their values).
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runScout, tempDir } from "../support/cli.ts";
 import { env, userWorkflow } from "./cli_support.ts";
+import { standInSlurm } from "./deploy_fixtures.ts";
 
 const SEC = `export default (api) => api.workflow("Sec", { tasks: {
   use: {
@@ -53,4 +54,69 @@ Deno.test("workflow task: an input named like a credential is kept in .info as S
   assert.equal(plain.code, 0, plain.stderr);
   assert.equal(plain.stderr.match(/warning/g)?.length, 1, plain.stderr);
   assert.doesNotMatch(plain.stderr, /--n /);
+});
+
+Deno.test("slurm --dry-run --json: SCOUT_* credentials by name or look stay out of command.batch, named in a note; a credential-named input is warned about (R146-5)", async () => {
+  await using d = await tempDir();
+  userWorkflow(d.path, "Sec", SEC);
+  const r = await task(d.path, [
+    "--api_key",
+    "CANARY-slurminput",
+    "--deploy",
+    "slurm",
+    "--dry-run",
+    "--json",
+  ], {
+    SCOUT_SSH: "sshpass -p CANARY-sshpass ssh",
+    SCOUT_BEARER: "CANARY-scoutbearer",
+    SCOUT_RELAY_SERVER: "http://u:CANARY-relaypw@h/q",
+    SCOUT_TOOL_CMD: "tool --password=CANARY-pwopt",
+    SCOUT_MAX_TOOL_ROUNDS: "3",
+    ASK_ENDPOINT: "gpu",
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const script: string = JSON.parse(r.stdout).script;
+  for (const canary of ["CANARY-sshpass", "CANARY-scoutbearer", "CANARY-relaypw", "CANARY-pwopt"]) {
+    assert.ok(!r.stdout.includes(canary), `${canary} in the script:\n${script}`);
+    assert.ok(!r.stderr.includes(canary), `${canary} on stderr:\n${r.stderr}`);
+  }
+  // what is no credential is still exported, and the command still gets its input
+  assert.match(script, /^export SCOUT_MAX_TOOL_ROUNDS=3$/m);
+  assert.match(script, /^export ASK_ENDPOINT=gpu$/m);
+  assert.match(script, / workflow task Sec use --api_key CANARY-slurminput /);
+  assert.match(
+    r.stderr,
+    /^scout-ai: warning: left out of the batch scripts as credentials \(by their name or look\): SCOUT_BEARER, SCOUT_RELAY_SERVER, SCOUT_SSH, SCOUT_TOOL_CMD; /m,
+  );
+  assert.match(
+    r.stderr,
+    /^scout-ai: warning: input --api_key of Sec\/use is named like a credential: its value is stored as given in the job's \.info \(provided_inputs, inputs; as Scout stores every input\) and in the command line of its batch script \(command\.batch\); /m,
+  );
+  assert.ok(!r.stderr.includes("CANARY-slurminput"), r.stderr);
+});
+
+Deno.test("slurm: a submission sbatch refuses still names the settings its command.batch left out, and the file holds none of them (R146-5)", async () => {
+  await using d = await tempDir();
+  userWorkflow(d.path, "Sec", SEC);
+  const bin = standInSlurm(d.path);
+  const r = await task(d.path, ["--api_key", "k", "--deploy", "slurm"], {
+    PATH: `${bin}:${process.env.PATH}`,
+    SB_FAIL_AT: "1",
+    SB_FAIL_STDERR: "sbatch: error: Batch job submission failed",
+    SCOUT_BEARER: "CANARY-scoutbearer",
+    SCOUT_SSH: "sshpass -p CANARY-sshpass ssh",
+  });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    /^scout-ai: warning: left out of the batch scripts as credentials \(by their name or look\): SCOUT_BEARER, SCOUT_SSH; /m,
+  );
+  const batch = join(d.path, "home", "var", "batch");
+  const [dir] = readdirSync(batch);
+  const script = readFileSync(join(batch, dir!, "command.batch"), "utf8");
+  assert.match(script, /^export SCOUT_HOME=/m);
+  for (const canary of ["CANARY-scoutbearer", "CANARY-sshpass"]) {
+    assert.ok(!script.includes(canary), script);
+    assert.ok(!r.stderr.includes(canary), r.stderr);
+  }
 });

@@ -154,7 +154,7 @@ export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<S
   }
   const topUnit = units.find((u) => u.jobs.some((j) => j.path === top.path));
   const scripts = new Map<BatchUnit, string>();
-  const vars = batchEnv(opts.env ?? process.env);
+  const { vars, withheld } = batchEnv(opts.env ?? process.env);
   for (const [i, u] of units.entries()) {
     const script = batchScript(u, opts.command(u.jobs), opts.cwd, vars);
     scripts.set(u, script);
@@ -163,7 +163,7 @@ export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<S
       try {
         await submitUnit(u, before[i]!, script, opts);
       } catch (e) {
-        throw submissionFailure(units, i, e, topUnit, opts.rules);
+        throw submissionFailure(units, i, e, topUnit, opts.rules, withheld);
       }
     } else if (isLive(before[i]!)) {
       u.slurmId = before[i]!.id!;
@@ -179,5 +179,6 @@ export async function deploySlurm(top: Job, opts: SlurmDeployOptions): Promise<S
       ? { script: dryRunScript(units, scripts, [...(opts.redo ?? [])], opts.prelude) }
       : {}),
     ...(unknown !== undefined ? { squeueFailure: unknown } : {}),
+    ...(withheld.length > 0 ? { withheldEnv: withheld } : {}),
   };
 }

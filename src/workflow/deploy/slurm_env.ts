@@ -6,15 +6,18 @@
  * `SCOUT_HOME` (resolved), every other `SCOUT_*` setting of the submitting
  * shell and the variables that route an ask (`ASK_ENDPOINT`, `LLM_BACKEND`,
  * `PERSIST`…: `config/routing_env.ts`), so a task asks the endpoint chosen
- * where it was submitted — never one named like a credential or holding a
- * key: a provider's key (`OPENAI_KEY`, `OPENAI_API_KEY`…) is written into no
- * file, and comes from the node's own environment.
+ * where it was submitted — never one that is a credential by its name
+ * (`SCOUT_BEARER`, `…_TOKEN`) or its look (a key, a url with
+ * `user:password@`, `sshpass -p …`): those are left out and named, so the
+ * deploy can say so. A provider's key (`OPENAI_KEY`, `OPENAI_API_KEY`…) is
+ * written into no file, and comes from the node's own environment (or
+ * SLURM's copy of the submitting one, when it makes one).
  *
  * @module
  */
 import { scoutHome } from "../../config/home.ts";
 import { ROUTING_ENV_VARS } from "../../config/routing_env.ts";
-import { isSecretName, looksLikeKey } from "../../util/secrets.ts";
+import { isSecretName, looksLikeCredential } from "../../util/secrets.ts";
 
 /** `SCOUT_*` variables the script never sets: the command line already holds this program. */
 const NOT_PASSED = new Set(["SCOUT_AI_SELF"]);
@@ -25,30 +28,41 @@ function carried(name: string): boolean {
   return name.startsWith("SCOUT_") && name !== "SCOUT_HOME" && !NOT_PASSED.has(name);
 }
 
+/** What a batch job's script exports, and what it leaves out as credentials. */
+export interface BatchEnv {
+  /** `[name, value]` pairs, in a stable order. */
+  vars: [string, string][];
+  /** Names of variables it would carry that are credentials, sorted. */
+  withheld: string[];
+}
+
 /**
  * The variables a batch job's script exports, in a stable order:
  * `SCOUT_HOME` first (absolute, `~/.scout` when unset), then the other
- * `SCOUT_*` ones and the routing ones set here, by name, leaving out
- * credentials.
+ * `SCOUT_*` ones and the routing ones set here, by name, leaving out (and
+ * naming) credentials: by their name ({@link isSecretName}) or their look
+ * ({@link looksLikeCredential}).
  *
  * @param env the submitting environment
- * @returns `[name, value]` pairs
+ * @returns the pairs, and the names left out
  *
  * @example
  * ```ts
  * import { batchEnv } from "./slurm_env.ts";
- * batchEnv({ SCOUT_HOME: "/shared/scout", ASK_ENDPOINT: "gpu", OPENAI_KEY: "x" });
- * // [["SCOUT_HOME", "/shared/scout"], ["ASK_ENDPOINT", "gpu"]]
+ * batchEnv({ SCOUT_HOME: "/shared/scout", ASK_ENDPOINT: "gpu", SCOUT_BEARER: "x" });
+ * // { vars: [["SCOUT_HOME", "/shared/scout"], ["ASK_ENDPOINT", "gpu"]], withheld: ["SCOUT_BEARER"] }
  * ```
  */
-export function batchEnv(env: Record<string, string | undefined>): [string, string][] {
-  const out: [string, string][] = [["SCOUT_HOME", scoutHome(env)]];
+export function batchEnv(env: Record<string, string | undefined>): BatchEnv {
+  const vars: [string, string][] = [["SCOUT_HOME", scoutHome(env)]];
+  const withheld: string[] = [];
   for (const name of Object.keys(env).filter(carried).sort()) {
     const value = env[name];
-    if (value === undefined || value === "" || isSecretName(name) || looksLikeKey(value)) continue;
-    out.push([name, value]);
+    if (value === undefined || value === "") continue;
+    if (isSecretName(name) || looksLikeCredential(value)) withheld.push(name);
+    else vars.push([name, value]);
   }
-  return out;
+  return { vars, withheld };
 }
 
 /**

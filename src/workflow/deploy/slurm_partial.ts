@@ -53,6 +53,7 @@ function named(u: BatchUnit): string {
  * @param cause what submitting it threw
  * @param top the unit of the top job, if any
  * @param rules the rules (to name the failed unit's rule sets)
+ * @param withheldEnv the settings the scripts left out as credentials (the report's `withheldEnv`)
  * @returns the error, to throw
  */
 export function submissionFailure(
@@ -61,6 +62,7 @@ export function submissionFailure(
   cause: unknown,
   top: BatchUnit | undefined,
   rules: DeployRules | undefined,
+  withheldEnv: readonly string[] = [],
 ): ScoutError {
   const failed = units[failedAt]!;
   failed.status = "failed";
@@ -80,7 +82,11 @@ export function submissionFailure(
     } submitted before it and stay queued: ${inSlurm.map(named).join(", ")} (scancel ${
       inSlurm.map((u) => u.slurmId).join(" ")
     } cancels them)`;
-  const report: SlurmDeployReport = { units, ...(top !== undefined ? { top } : {}) };
+  const report: SlurmDeployReport = {
+    units,
+    ...(top !== undefined ? { top } : {}),
+    ...(withheldEnv.length > 0 ? { withheldEnv: [...withheldEnv] } : {}),
+  };
   const code = isScoutError(cause) ? cause.code : "batch_system";
   const stderr = isScoutError(cause) && typeof cause.stderr === "string" ? cause.stderr : undefined;
   return new ScoutError(

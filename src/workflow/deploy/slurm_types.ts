@@ -82,4 +82,10 @@ export interface SlurmDeployReport {
   script?: string;
   /** A dry run's squeue failure (the states of earlier batch jobs are unknown). */
   squeueFailure?: string;
+  /**
+   * Names of the submitting shell's settings the scripts leave out as
+   * credentials (`slurm_env.ts`), to be told: SLURM passes them on only
+   * with the environment it copies (sbatch's default `--export=ALL`).
+   */
+  withheldEnv?: string[];
 }
