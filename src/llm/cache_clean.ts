@@ -21,7 +21,7 @@ import { statsOf, unlinkQuiet } from "../util/fs.ts";
 import { linkLock } from "./cache_holder.ts";
 import { createLockFile } from "./cache_lock.ts";
 import { holderOf, judgeLock, takeOver } from "./cache_stale.ts";
-import { inRealDir } from "../util/pinned_dir.ts";
+import { inRealDir, pathIn } from "../util/pinned_dir.ts";
 import { notRegularKind } from "../util/regular_file.ts";
 import { errnoReason } from "../util/errno_text.ts";
 import { sweepCacheDebris } from "./cache_debris.ts";
@@ -112,7 +112,9 @@ async function staleLocks(
       if (judged === null || !judged.stale) continue;
       if (holderOf(judged.text) === null && !tornText(judged.text)) continue;
       // taken over by name in the directory entered and checked (R125-3)
-      if (o.dryRun || inRealDir(dir, () => takeOver(name, judged))) out.locks.push(file);
+      if (o.dryRun || inRealDir(dir, (d) => takeOver(pathIn(d, name), judged))) {
+        out.locks.push(file);
+      }
     } catch (e) {
       out.failed.push({ file, error: lockError(e) });
     }
@@ -150,14 +152,14 @@ function takeKeyLock(dir: string, lock: string): boolean {
 function removeEntry(dir: string, file: string): boolean {
   const name = basename(file);
   const lock = name.slice(0, -".json".length) + ".lock";
-  return inRealDir(dir, () => {
-    if (!takeKeyLock(dir, lock)) return false;
+  return inRealDir(dir, (d) => {
+    if (!takeKeyLock(dir, pathIn(d, lock))) return false;
     try {
-      unlinkSync(name);
+      unlinkSync(pathIn(d, name));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e; // gone: another clean's
     } finally {
-      unlinkQuiet(lock);
+      unlinkQuiet(pathIn(d, lock));
     }
     return true;
   });

@@ -14,7 +14,7 @@ import { readdirSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, join } from "node:path";
 import { unlinkQuiet } from "../util/fs.ts";
-import { inRealDir } from "../util/pinned_dir.ts";
+import { inRealDir, pathIn, type PinnedDir } from "../util/pinned_dir.ts";
 import { pidAlive } from "../util/process.ts";
 import { deadHolder, holderText } from "./cache_holder.ts";
 import { STALE_MS } from "./cache_heartbeat.ts";
@@ -95,9 +95,9 @@ function removeIn(
   failed: { file: string; error: string }[],
 ): string[] {
   if (dryRun || files.length === 0) return [...files];
-  const one = (f: string) => {
+  const one = (d: PinnedDir, f: string) => {
     try {
-      unlinkQuiet(basename(f));
+      unlinkQuiet(pathIn(d, basename(f)));
       return true;
     } catch (e) {
       failed.push({ file: f, error: (e as Error).message });
@@ -105,7 +105,7 @@ function removeIn(
     }
   };
   try {
-    return inRealDir(dir, () => files.filter(one));
+    return inRealDir(dir, (d) => files.filter((f) => one(d, f)));
   } catch (e) {
     for (const f of files) failed.push({ file: f, error: (e as Error).message });
     return [];

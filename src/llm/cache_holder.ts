@@ -30,7 +30,7 @@ import { basename, dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
 import { storePart } from "../util/owned_links.ts";
-import { inRealDir } from "../util/pinned_dir.ts";
+import { inRealDir, pathIn, type PinnedDir } from "../util/pinned_dir.ts";
 import { pidAlive } from "../util/process.ts";
 import { beatFile, STALE_MS } from "./cache_heartbeat.ts";
 import { beyondSkew } from "../util/lock_watch.ts";
@@ -52,7 +52,7 @@ function removeAtExit(): void {
     for (const file of holderFiles.values()) {
       try {
         // by name in its directory, checked: never through a link swapped in for it (R125)
-        if (file) inRealDir(dirname(file), () => unlinkSync(basename(file)));
+        if (file) inRealDir(dirname(file), (d) => unlinkSync(pathIn(d, basename(file))));
       } catch { /* gone already, or the directory with it */ }
     }
   });
@@ -83,17 +83,18 @@ export function deadHolder(file: string, name: string, host: string): boolean {
 /**
  * Removes the holder files of dead processes (crashes leave them): of this
  * host, and once without a heartbeat ({@link deadHolder}). By name in
- * the working directory, the holders' directory ({@link inRealDir}).
+ * the holders' directory, entered and checked ({@link inRealDir}).
  *
+ * @param holders the holders' directory
  * @returns the holders removed
  */
-function sweepDead(): Set<string> {
+function sweepDead(holders: PinnedDir): Set<string> {
   const host = hostname();
   const swept = new Set<string>();
-  for (const name of readdirSync(".")) {
-    if (!deadHolder(name, name, host)) continue;
+  for (const name of readdirSync(pathIn(holders, "."))) {
+    if (!deadHolder(pathIn(holders, name), name, host)) continue;
     try {
-      unlinkSync(name);
+      unlinkSync(pathIn(holders, name));
       swept.add(name);
     } catch { /* another process swept it (and sweeps its temp files) */ }
   }
@@ -104,14 +105,14 @@ function sweepDead(): Set<string> {
  * Removes the entries' temp files of swept holders, named
  * `<key>.json.tmp-<pid>@<host>-<n>` (`cache_files.ts` tmpPath): a process
  * killed while its request was out leaves the one opened early, empty. By
- * name in the working directory, the cache directory ({@link inRealDir}).
+ * name in the cache directory, entered and checked ({@link inRealDir}).
  */
-function sweepTemps(swept: Set<string>): void {
-  for (const name of readdirSync(".")) {
+function sweepTemps(base: PinnedDir, swept: Set<string>): void {
+  for (const name of readdirSync(pathIn(base, "."))) {
     const m = /\.json\.tmp-(.+)-\d+$/.exec(name);
     if (!m || !swept.has(m[1]!)) continue;
     try {
-      unlinkSync(name);
+      unlinkSync(pathIn(base, name));
     } catch { /* another process swept it */ }
   }
 }
@@ -155,23 +156,23 @@ function holdersDir(dir: string): { base: string; holders: string } {
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /**
- * Creates the holder file `name` in the working directory (the holders'
- * directory, {@link inRealDir}) and writes the holder's text into it. A file
+ * Creates the holder file `file` (named in the holders' directory entered
+ * and checked, {@link pathIn}) and writes the holder's text into it. A file
  * of this name is an earlier process's with this pid (locks linked to it name
  * this process, and are treated as leftovers: `cache_stale.ts`), or one a
  * member planted: removed by name (a link's target never touched), then the
  * holder created exclusively — a link, FIFO or file put back in between makes
  * the create fail (EEXIST), never one written, truncated or waited on.
  */
-function createHolder(name: string, write: (fd: number, text: string) => void): void {
-  unlinkQuiet(name);
-  const fd = openSync(name, CREATE, 0o666);
+function createHolder(file: string, write: (fd: number, text: string) => void): void {
+  unlinkQuiet(file);
+  const fd = openSync(file, CREATE, 0o666);
   try {
     write(fd, holderText());
   } catch (e) {
     // made but not written (a full disk): not yet removed at exit, so now
     try {
-      unlinkQuiet(name);
+      unlinkQuiet(file);
     } catch { /* the write's error is the one to report */ }
     throw e;
   } finally {
@@ -195,12 +196,12 @@ export function makeHolder(
 ): string {
   const { base, holders } = holdersDir(dir);
   const name = holderText();
-  inRealDir(holders, () => createHolder(name, write));
+  inRealDir(holders, (d) => createHolder(pathIn(d, name), write));
   const file = join(holders, name);
   removeAtExit();
   beatFile(file); // its mtime is its locks' heartbeat
   const swept = inRealDir(holders, sweepDead);
-  if (swept.size > 0) inRealDir(base, () => sweepTemps(swept)); // rare: a listing of the cache only then
+  if (swept.size > 0) inRealDir(base, (d) => sweepTemps(d, swept)); // rare: a listing of the cache only then
   return file;
 }
 

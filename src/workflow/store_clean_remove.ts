@@ -18,7 +18,7 @@ import { basename, dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { acquireLock, type HeldLock, sweepStaleLock } from "./lock.ts";
 import { filesDir, infoPath, JOB_SIDECARS, lockPathFor, tmpPath } from "./store.ts";
-import { inRealDir, removeHere } from "../util/pinned_dir.ts";
+import { inRealDir, pathIn, removeHere } from "../util/pinned_dir.ts";
 import { notRegularKind } from "../util/regular_file.ts";
 import { nonLockKind } from "../util/not_a_lock.ts";
 import type { StoreJob } from "./store_scan.ts";
@@ -139,11 +139,11 @@ function jobBytes(path: string): number {
 function removeFiles(job: StoreJob): void {
   const dir = dirname(job.canonical);
   const sidecars = sidecarsOf(job.path);
-  inRealDir(dir, () => {
+  inRealDir(dir, (d) => {
     for (const path of [job.path, tmpPath(job.path), filesDir(job.path), ...sidecars]) {
-      removeHere(basename(path), dir);
+      removeHere(basename(path), d);
     }
-    removeHere(basename(infoPath(job.path)), dir);
+    removeHere(basename(infoPath(job.path)), d);
   });
 }
 
@@ -367,10 +367,10 @@ export function sweepStaleLocks(
   }
   const names = entries.filter((e) => e.isFile() && e.name.endsWith(".lock")).map((e) => e.name);
   if (names.length === 0) return [];
-  return inRealDir(realDir, () => {
+  return inRealDir(realDir, (d) => {
     const out: string[] = [];
     for (const name of names.sort()) {
-      if (sweepStaleLock(name, dryRun)) out.push(join(lockDir, name));
+      if (sweepStaleLock(pathIn(d, name), dryRun)) out.push(join(lockDir, name));
     }
     return out;
   });

@@ -22,16 +22,19 @@ Deno.test("removeHere: by name in the directory entered, whatever is swapped in 
   mkdirSync(join(victim, "sub"), { recursive: true });
   for (const f of ["job", "keep", "sub/x"]) writeFileSync(join(victim, f), "A's");
   symlinkSync(victim, join(dir, "job.files", "link"));
-  inRealDir(dir, () => {
+  inRealDir(dir, (here) => {
     renameSync(dir, dir + ".aside"); // B, after the check: the path now leads to A's files
     symlinkSync(victim, dir);
-    removeHere("job", dir + ".aside");
-    removeHere("job.files", dir + ".aside");
+    removeHere("job", here);
+    removeHere("job.files", here);
   });
   assert.ok(existsSync(join(victim, "job")) && existsSync(join(victim, "sub", "x")));
   assert.equal(existsSync(join(dir + ".aside", "job")), false);
   assert.equal(existsSync(join(dir + ".aside", "job.files")), false);
-  assert.throws(() => inRealDir(dir, () => removeHere("keep", dir)), /Refused to remove files in /);
+  assert.throws(
+    () => inRealDir(dir, (here) => removeHere("keep", here)),
+    /Refused to remove files in /,
+  );
   assert.ok(existsSync(join(victim, "keep")));
 });
 
