@@ -42,7 +42,7 @@ Deno.test("a home under /proc, where no directory can be made: warned, answered 
   t.env.SCOUT_HOME = "/proc/scout-r119/home"; // mkdir: ENOENT, even as root
   t.srv.script({ text: "first" });
   // a subprocess with all permissions: Deno asks for all of them to read under /proc,
-  // which the suite's in-process runs (-P=test) do not have
+  // as the CLI has them whatever the test process's own set
   const r = await runScout(["llm", "ask", ...t.flags, "-o", "out.chat", "Capital of France?"], {
     env: t.env,
     cwd: t.dir.path,

@@ -10,7 +10,7 @@ import { writeInPlaceSync } from "../../src/util/in_place.ts";
 import { runScout, tempDir } from "../support/cli.ts";
 
 // opens, then every read fails with EIO; read in a subprocess run as `deno task scout` runs (-A):
-// the suite's own permissions (-P=test) refuse /proc before the read
+// a run with fewer permissions than all would be refused /proc before the read
 const MEM = "/proc/self/mem";
 
 function once(text: string, what: string): void {

@@ -4,7 +4,8 @@
  * `{"took": ms, "pids": {file: pid}, "running": [pid…]}` (the recorded pids
  * still running after the close; zombies count as ended). A separate process
  * run with `-A`: Deno reads `/proc` only with all permissions, which the
- * suite's `-P=test` lacks, and the transport's zombie check needs it (R78-4).
+ * transport's zombie check needs (R78-4); the suite's `-P=test` set has them
+ * since R145-4, but a run of this file alone must not depend on that.
  *
  * `tools/deno run -A tests/support/mcp_close.ts GRACE_MS SCRIPT PIDFILE…`
  */
