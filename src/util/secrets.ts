@@ -2,11 +2,14 @@
  * What is a secret, decided in one place: option, config and query-parameter
  * names that carry credentials ({@link isSecretName}), values that are keys
  * by their look ({@link looksLikeKey}), urls with credentials in them
- * ({@link redactUrl}, {@link redactUrlsIn}), and settings that hold one
- * anywhere, a command line's password too ({@link looksLikeCredential}). Every writer of options or urls
- * — failure snapshots, a task-route job's chat, `config list`, error
- * messages, `--debug` traces, warnings, job `.info` — goes through these,
- * so a credential never reaches a file or the terminal.
+ * ({@link redactUrl}, {@link redactUrlsIn}), settings that hold one
+ * anywhere, a command line's password too ({@link looksLikeCredential}),
+ * and, in free text, the keys a request sent and what a server echoes of
+ * its headers ({@link redactSecretsIn}, R146). Every writer of options,
+ * urls or error text — failure snapshots, a task-route job's chat, `config
+ * list`, error messages, `--debug` traces, warnings, job `.info`, relay
+ * replies — goes through these, so a credential never reaches a file or the
+ * terminal.
  *
  * @module
  */
@@ -237,4 +240,120 @@ export function redactUrlsIn(text: string): string {
     const end = /[.,:;!?]+$/.exec(url)?.index ?? url.length;
     return redactUrl(url.slice(0, end)) + url.slice(end);
   });
+}
+
+/** Shortest secret masked by its value: a shorter one (`"EMPTY"`, `"k"`) cannot be told from a word. */
+const MIN_SECRET = 8;
+
+/** A credential token: 8+ token characters, among them a digit or a symbol (not a plain word). */
+const TOKEN = String.raw`(?=[\w.~+/=-]*[\d._~+/=-])[\w.~+/=-]{8,}`;
+
+/** `Bearer <token>` / `Basic <token>`: an `Authorization` value, wherever it is echoed. */
+const AUTH_SCHEME = new RegExp(
+  String.raw`(?<![\w-])(Bearer|bearer|BEARER|Basic|BASIC)(\s+)${TOKEN}`,
+  "g",
+);
+
+/** A quoted name and its quoted value, in JSON or a Python dict (quotes escaped or not). */
+const QUOTED_PAIR = /(\\*)(["'])([\w.-]{1,64})\1\2(\s*[:=]\s*)(\\*)(["'])((?:(?!\6)[^\\\n])*)\5\6/g;
+
+/** Headers that carry a key. */
+const KEY_HEADERS = "(?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key";
+
+/** A credential header as a line of headers shows it: `x-api-key: <token>`. */
+const HEADER_LINE = new RegExp(String.raw`(?<![\w-])(${KEY_HEADERS})(\s*:\s*)${TOKEN}`, "gi");
+
+/**
+ * Free text (an error message, a provider's error body, a stack) with its
+ * credentials replaced by `***`: each of `secrets` — the keys a request
+ * sent, known to whoever sent it; none shorter than 8 characters — wherever
+ * it stands; the credentials of its urls ({@link redactUrlsIn}); and, what
+ * a server may echo back of a request, header-shaped credentials:
+ * `Bearer <token>` / `Basic <token>`, quoted values of secret names
+ * (`"authorization": "…"`, `"x-api-key": "…"`, {@link isSecretName}), and
+ * header lines (`x-api-key: <token>`). Ordinary words stay: a value shown
+ * after `Bearer` or a header name is masked only when it holds a digit or a
+ * symbol, as tokens do ("Bearer authentication failed" stays).
+ *
+ * @param text the text
+ * @param secrets values to mask wherever they stand (unset ones skipped)
+ * @returns the text, its credentials masked
+ *
+ * @example
+ * ```ts
+ * import { redactSecretsIn } from "./secrets.ts";
+ * redactSecretsIn('echo: {"authorization":"Bearer sk-abc123"} as k9-secret-key', ["k9-secret-key"]);
+ * // 'echo: {"authorization":"***"} as ***'
+ * ```
+ */
+export function redactSecretsIn(
+  text: string,
+  secrets: Iterable<string | undefined> = [],
+): string {
+  let out = text;
+  const known = [...secrets].filter((s): s is string => s !== undefined && s.length >= MIN_SECRET);
+  // the longest first: a key that holds another is masked whole
+  for (const s of known.sort((a, b) => b.length - a.length)) out = out.split(s).join(REDACTED);
+  out = redactUrlsIn(out);
+  out = out.replace(
+    QUOTED_PAIR,
+    (all, e1: string, q1: string, name: string, sep: string, e2: string, q2: string, v: string) =>
+      v !== "" && v !== REDACTED && isSecretName(name)
+        ? `${e1}${q1}${name}${e1}${q1}${sep}${e2}${q2}${REDACTED}${e2}${q2}`
+        : all,
+  );
+  out = out.replace(HEADER_LINE, (_all, name: string, sep: string) => `${name}${sep}${REDACTED}`);
+  return out.replace(
+    AUTH_SCHEME,
+    (_all, scheme: string, sp: string) => `${scheme}${sp}${REDACTED}`,
+  );
+}
+
+/**
+ * The credentials a request sends in its headers, to mask where its answer
+ * is shown ({@link redactSecretsIn}): the value of each header with a secret
+ * name (`Authorization`, `x-api-key`, `api-key`…), and its token alone
+ * (`Bearer <token>`).
+ *
+ * @param headers the request's headers
+ * @returns the values
+ */
+export function headerSecrets(headers: HeadersInit | undefined): string[] {
+  const out: string[] = [];
+  if (headers === undefined) return out;
+  new Headers(headers).forEach((value, name) => {
+    if (!isSecretName(name)) return;
+    out.push(value);
+    const token = /^\S+\s+(\S+)$/.exec(value.trim())?.[1];
+    if (token !== undefined) out.push(token);
+  });
+  return out;
+}
+
+/**
+ * An error with its credentials masked ({@link redactSecretsIn}) in place:
+ * its message, stack and other text fields (a ScoutError's `baseMessage`…),
+ * and those of its causes — the error of a request whose answer echoed a key
+ * back, before anything shows, records or relays it.
+ *
+ * @param e what was thrown
+ * @param secrets the keys the request sent
+ * @returns `e`
+ */
+export function redactSecretsInError<T>(e: T, secrets: Iterable<string | undefined> = []): T {
+  const known = [...secrets];
+  let cur: unknown = e;
+  for (let depth = 0; cur instanceof Error && depth < 8; depth++, cur = cur.cause) {
+    const err = cur as unknown as Record<string, unknown>;
+    for (const field of new Set(["message", "stack", ...Object.keys(err)])) {
+      const v = err[field];
+      if (typeof v !== "string") continue;
+      const masked = redactSecretsIn(v, known);
+      if (masked === v) continue;
+      try {
+        err[field] = masked;
+      } catch { /* a read-only field (a DOMException's message): left */ }
+    }
+  }
+  return e;
 }

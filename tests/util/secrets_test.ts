@@ -5,10 +5,13 @@
  */
 import assert from "node:assert/strict";
 import {
+  headerSecrets,
   isSecretName,
   looksLikeCredential,
   looksLikeKey,
   redactKeysIn,
+  redactSecretsIn,
+  redactSecretsInError,
   redactUrl,
   redactUrlsIn,
 } from "../../src/util/secrets.ts";
@@ -178,4 +181,76 @@ Deno.test("redactUrlsIn: punctuation after a url in prose is kept, not taken for
     redactUrlsIn("Cannot reach http://h:8/v1?api_key=AK: refused. See http://u:p@h/x."),
     "Cannot reach http://h:8/v1?api_key=***: refused. See http://u:***@h/x.",
   );
+});
+
+Deno.test("redactSecretsIn (R146): the keys a request sent, wherever an echo puts them", () => {
+  const key = "CanaryKeyWithoutDigits";
+  assert.equal(
+    redactSecretsIn(`you sent ${key}; again:${key}.`, [key, undefined]),
+    "you sent ***; again:***.",
+  );
+  // a key too short to be told from a word is not masked by value ("EMPTY", "k")
+  assert.equal(redactSecretsIn("EMPTY key k", ["EMPTY", "k"]), "EMPTY key k");
+  // the longest first: a key holding another is masked whole
+  assert.equal(redactSecretsIn("abcdefgh-12345678", ["abcdefgh", "abcdefgh-12345678"]), "***");
+  // urls too, as redactUrlsIn
+  assert.equal(redactSecretsIn("at http://h/v1?key=abc"), "at http://h/v1?key=***");
+});
+
+Deno.test("redactSecretsIn (R146): header-shaped credentials an error body echoes", () => {
+  const headers = JSON.stringify({
+    "content-type": "application/json",
+    authorization: "Bearer sk-CANARY-146-openai",
+    "x-api-key": "CANARY-anthropic",
+    "api-key": "CANARY-azure",
+    "x-goog-api-key": "CANARY-goog",
+    "user-agent": "OpenAI/JS 5.0",
+  });
+  const out = redactSecretsIn(`echo: ${headers}`);
+  assert.doesNotMatch(out, /CANARY/);
+  assert.match(out, /"authorization":"\*\*\*"/);
+  assert.match(out, /"user-agent":"OpenAI\/JS 5\.0"/);
+  assert.match(out, /"content-type":"application\/json"/);
+  // JSON inside a JSON string (escaped quotes), a Python dict, header lines
+  const nested = JSON.stringify({ error: `echo: ${headers}` });
+  assert.doesNotMatch(redactSecretsIn(nested), /CANARY/);
+  assert.equal(
+    redactSecretsIn("{'Authorization': 'Basic dXNlcjpwdw==', 'Accept': '*/*'}"),
+    "{'Authorization': '***', 'Accept': '*/*'}",
+  );
+  assert.equal(
+    redactSecretsIn("Authorization: Bearer tok-123456\nX-Api-Key: k3y-CANARY\nHost: h"),
+    "Authorization: Bearer ***\nX-Api-Key: ***\nHost: h",
+  );
+  assert.equal(redactSecretsIn("token=Bearer abc.def.ghi9"), "token=Bearer ***");
+});
+
+Deno.test("redactSecretsIn (R146): ordinary messages stay as they are", () => {
+  for (
+    const text of [
+      'Provider "openai" answered HTTP 401: Incorrect API key provided: sk-proj-****abcd.',
+      "Bearer authentication failed; Basic auth is not supported",
+      "Missing Authorization header (set api-key: in the endpoint file)",
+      '{"error":{"message":"The model `gpt-x` does not exist","type":"invalid_request_error"}}',
+      '{"max_tokens": "100", "cache_key": "a1-b2-c3-d4", "token_count": "12"}',
+      "Cannot reach provider at http://127.0.0.1:8000/v1: refused",
+    ]
+  ) assert.equal(redactSecretsIn(text, ["EMPTY"]), text);
+});
+
+Deno.test("headerSecrets / redactSecretsInError (R146): a request's sent keys, masked in an error and its causes", () => {
+  const sent = headerSecrets({ Authorization: "Bearer tokenTOKENtoken", "X-Other": "visible1" });
+  assert.deepEqual(sent, ["Bearer tokenTOKENtoken", "tokenTOKENtoken"]);
+  assert.deepEqual(headerSecrets(undefined), []);
+  const cause = new Error("raw tokenTOKENtoken");
+  const e = Object.assign(new Error("echo tokenTOKENtoken", { cause }), {
+    baseMessage: "echo tokenTOKENtoken",
+    status: 401,
+  });
+  assert.equal(redactSecretsInError(e, sent), e);
+  assert.equal(e.message, "echo ***");
+  assert.equal(e.baseMessage, "echo ***");
+  assert.doesNotMatch(e.stack ?? "", /tokenTOKENtoken/);
+  assert.equal(cause.message, "raw ***");
+  assert.equal(e.status, 401);
 });
