@@ -10,7 +10,7 @@ import { fstatSync } from "node:fs";
 import { styleText } from "node:util";
 import { ScoutError } from "../errors.ts";
 import { errnoReason } from "../util/errno_text.ts";
-import { redactUrlsIn } from "../util/secrets.ts";
+import { redactSecretsIn } from "../util/secrets.ts";
 import { trackWrites } from "./pending_writes.ts";
 
 /** Something text can be written to. */
@@ -313,14 +313,14 @@ export function paint(
 
 /**
  * Writes a warning line to stderr: `scout-ai: warning: <message>`, the
- * credentials of the urls in it masked.
+ * credentials in it masked (of its urls, and echoed headers: `redactSecretsIn`).
  *
  * @param io the command's Io
  * @param message the warning
  */
 export function warn(io: Io, message: string): void {
   if (io.warnings === false) return;
-  const shown = redactUrlsIn(message); // a retried request's error may name its url
+  const shown = redactSecretsIn(message); // a retried request's error may name its url
   io.stderr.write(`${paint(io, "stderr", "yellow", "scout-ai: warning:")} ${shown}\n`);
 }
 

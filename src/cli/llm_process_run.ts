@@ -10,6 +10,7 @@ import { loadConfig } from "../config/store.ts";
 import { ScoutError } from "../errors.ts";
 import { ask, type AskOptions } from "../llm/ask.ts";
 import { sameOriginFetch } from "../util/same_origin_fetch.ts";
+import { headerSecrets, redactSecretsIn } from "../util/secrets.ts";
 import type { Io } from "./io.ts";
 import { warnSink } from "./io.ts";
 import { workerMessages, workerOptions } from "./llm_process_guard.ts";
@@ -79,10 +80,10 @@ export async function answerQuery(
     const res = await sameOriginFetch(fetch)(input, init);
     const text = await res.text();
     if (!res.ok) {
-      throw new ScoutError(
-        "provider_http",
-        `Provider answered HTTP ${res.status}: ${text.slice(0, 200)}`,
-      );
+      // the body may echo the request's headers: this worker's key never reaches the queue (R146)
+      const sent = headerSecrets(init?.headers ?? (input instanceof Request ? input.headers : {}));
+      const shown = redactSecretsIn(text, sent).slice(0, 200);
+      throw new ScoutError("provider_http", `Provider answered HTTP ${res.status}: ${shown}`);
     }
     raw = text;
     stop.abort(new DOMException("captured", "AbortError"));

@@ -15,7 +15,7 @@ import {
   usageError,
 } from "../errors.ts";
 import { VERSION } from "../version.ts";
-import { redactUrlsIn } from "../util/secrets.ts";
+import { redactSecretsIn } from "../util/secrets.ts";
 import { errnoText } from "../util/errno_text.ts";
 import { setWarningSink, withWarningSink } from "../util/warn_once.ts";
 import { handleInterrupts, reportInterrupts } from "../workflow/interrupt.ts";
@@ -247,7 +247,7 @@ export function reportError(e: unknown, ctx: CliContext): number {
   const prefix = paint(io, "stderr", "red", "scout-ai:");
   let line: string;
   if (isScoutError(e)) {
-    line = redactUrlsIn(`${oneLine(e.message)}${denoHint(e)}${causeLine(e)}${errorLocation(e)}`);
+    line = redactSecretsIn(`${oneLine(e.message)}${denoHint(e)}${causeLine(e)}${errorLocation(e)}`);
     io.stderr.write(`${prefix} ${line}\n`);
     if (e.code === "usage") {
       io.stderr.write(`${USAGE_HINT}\n`);
@@ -255,13 +255,14 @@ export function reportError(e: unknown, ctx: CliContext): number {
     }
   } else {
     // a system error nothing more specific caught: the call and path in our words (R81-12)
-    line = redactUrlsIn(oneLine(errnoText(e) ?? (e as Error)?.message ?? thrownMessage(e)));
+    line = redactSecretsIn(oneLine(errnoText(e) ?? (e as Error)?.message ?? thrownMessage(e)));
     io.stderr.write(`${prefix} ${line}\n`);
   }
   // R128-6: a --json command that printed nothing prints the error as JSON
   if (ctx.jsonStdoutWritten?.() === false) io.stdout.write(jsonErrorLine(line));
-  // a cause's message may name the url a request went to, with its password or `?key=`
-  if (ctx.debug) io.stderr.write(redactUrlsIn(debugTrace(e)));
+  // a cause's message may name the url a request went to, with its password or `?key=`,
+  // or quote a server's echo of the request's headers (R146)
+  if (ctx.debug) io.stderr.write(redactSecretsIn(debugTrace(e)));
   return 1;
 }
 

@@ -22,6 +22,8 @@ import { locateError } from "./error_location.ts";
 import { incompleteMeta, metaAfter } from "./incomplete_meta.ts";
 import { withRetries } from "./retry.ts";
 import { retryNote } from "./round_failure.ts";
+import { settingsSecrets } from "./sent_secrets.ts";
+import { redactSecretsInError } from "../util/secrets.ts";
 import { markReply } from "./reply_calls.ts";
 import { markThinking } from "./thinking.ts";
 import type { BackendRequest, QueryContext, ReplyItem, Truncation } from "./types.ts";
@@ -243,6 +245,7 @@ export async function queryRound(
     endpoint: input.who?.endpoint,
     url: input.settings.url ?? input.backend.defaults.url,
   };
+  const secrets = settingsSecrets(input.settings);
   const reply = await withRetries(
     async () => {
       partial.text = "";
@@ -250,8 +253,9 @@ export async function queryRound(
       try {
         return await input.backend.query(request, attemptContext(input, partial, streamed));
       } catch (e) {
-        // each attempt's error names the endpoint and url (retry warnings too)
-        throw locateError(e, place);
+        // each attempt's error names the endpoint and url (retry warnings too); whatever
+        // a backend quoted of the provider's answer shows no key the ask sent (R146)
+        throw locateError(redactSecretsInError(e, secrets), place);
       }
     },
     {

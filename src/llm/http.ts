@@ -27,6 +27,8 @@ import {
   type StreamKind,
 } from "./stream_check.ts";
 import type { QueryContext } from "./types.ts";
+import { maskAnswer } from "./sent_secrets.ts";
+import { headerSecrets } from "../util/secrets.ts";
 
 /** A request signal combining the ask's signal and the timeout. */
 export interface RequestSignal {
@@ -129,7 +131,9 @@ export async function postJson(
       // body unreadable (reset): the status says enough
     }
     const type = res.headers.get("content-type") ?? "";
-    throw httpError(backend, res.status, providerMessage(text, type), retryAfterMs(res.headers));
+    // a server may echo the request's headers: its key is masked before any excerpt (R146)
+    const shown = maskAnswer(text, opts.ctx.settings, headerSecrets(opts.headers));
+    throw httpError(backend, res.status, providerMessage(shown, type), retryAfterMs(res.headers));
   }
   return res;
 }

@@ -23,7 +23,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.ts";
-import { redactUrlsIn } from "../util/secrets.ts";
+import { redactSecretsIn } from "../util/secrets.ts";
 
 /** What the loop does with one request. */
 export interface QueueOptions {
@@ -84,8 +84,8 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
       renameSync(working, join(o.dir, file)); // back in the queue for the next worker
       return;
     }
-    // written to the queue, read by the client: no url's password or `?key=`
-    const message = redactUrlsIn(e instanceof Error ? e.message : String(e));
+    // written to the queue, read by the client: no url's password, `?key=` or echoed header (R146)
+    const message = redactSecretsIn(e instanceof Error ? e.message : String(e));
     await writeFileAtomic(join(o.dir, o.out, file), JSON.stringify({ error: message }));
     renameSync(working, join(o.dir, "failed", file));
     stats.failed++;

@@ -12,7 +12,7 @@
  */
 import type { Message } from "../chat/types.ts";
 import { isScoutError, ScoutError, type ScoutErrorCode } from "../errors.ts";
-import { REDACTED, redactUrlsIn } from "../util/secrets.ts";
+import { redactSecretsIn } from "../util/secrets.ts";
 import type {
   AskEvent,
   RecordedError,
@@ -23,15 +23,15 @@ import type {
 } from "./ask_loop_types.ts";
 
 /**
- * `text` as the cache may hold it: the credentials of its urls and the ask's
- * own key (when it is not too short to be told from a word) masked. (Not
- * every key-like token: a provider's message shows a key masked already,
+ * `text` as the cache may hold it: the credentials of its urls, the ask's
+ * own key (when it is not too short to be told from a word) and
+ * header-shaped credentials masked ({@link redactSecretsIn}). (Not every
+ * key-like token: a provider's message shows a key masked already,
  * `sk-proj-****abcd`, and text changed here would reach the model changed,
  * as the replayed failure's tool output.)
  */
 function scrub(text: string, key: string | undefined): string {
-  const out = redactUrlsIn(text);
-  return key !== undefined && key.length >= 8 ? out.split(key).join(REDACTED) : out;
+  return redactSecretsIn(text, [key]);
 }
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 import { isScoutError, thrownMessage } from "../errors.ts";
-import { redactUrlsIn } from "../util/secrets.ts";
+import { redactSecretsIn } from "../util/secrets.ts";
 import { marshalException } from "./marshal.ts";
 import { rubyTime } from "./time.ts";
 
@@ -69,8 +69,9 @@ export function errorMessage(e: unknown): string {
 
 /**
  * The info patch recording a failure, in Scout's key order
- * (`status, exception, end, backtrace, messages`); the urls in its message
- * without their credentials (`util/secrets.ts`).
+ * (`status, exception, end, backtrace, messages`); its message without
+ * credentials — those of its urls, and any a provider's answer echoed
+ * (`util/secrets.ts` `redactSecretsIn`, R146).
  *
  * @param e what was thrown
  * @param end when it ended (default now)
@@ -78,8 +79,8 @@ export function errorMessage(e: unknown): string {
  */
 export function errorInfoPatch(e: unknown, end: Date = new Date()): Record<string, unknown> {
   const className = rubyExceptionClass(e);
-  // `.info` is shared with whoever reads the job: no url's password or `?key=`
-  const message = redactUrlsIn(errorMessage(e));
+  // `.info` is shared with whoever reads the job: no url's password, `?key=` or echoed header
+  const message = redactSecretsIn(errorMessage(e));
   const backtrace = backtraceOf(e);
   return {
     status: "error",

@@ -34,6 +34,7 @@ import {
   SSE_STREAM,
 } from "../stream_check.ts";
 import type { QueryContext } from "../types.ts";
+import { maskAnswer } from "../sent_secrets.ts";
 
 type OpenAIModule = typeof import("openai");
 let sdk: Promise<OpenAIModule> | undefined;
@@ -294,7 +295,7 @@ async function typedSdkError(
     return e.cause;
   }
   if (e instanceof mod.APIConnectionError) return networkError(backend, e.cause ?? e, url);
-  if (e instanceof mod.APIError) return apiError(backend, e);
+  if (e instanceof mod.APIError) return apiError(backend, e, ctx);
   if (e instanceof SyntaxError) {
     return responseError(backend, `sent malformed JSON: ${e.message}`, e);
   }
@@ -312,17 +313,23 @@ async function typedSdkError(
  * An SDK `APIError`: with a status, the HTTP error (the provider's message
  * from a JSON body; a text or HTML body as its text, without the status the
  * SDK puts in front); without one, an error event inside the stream, typed
- * like its HTTP form.
+ * like its HTTP form. What the body quotes of the request's key (a server
+ * echoing its headers) is masked before any excerpt is made (R146).
  */
-function apiError(backend: string, e: InstanceType<OpenAIModule["APIError"]>) {
+function apiError(
+  backend: string,
+  e: InstanceType<OpenAIModule["APIError"]>,
+  ctx: QueryContext,
+) {
   if (e.status === undefined) {
     return reportedErrorOf(backend, e.error ?? { message: e.message }, true);
   }
+  const mask = (text: string) => maskAnswer(text, ctx.settings);
   if (e.error !== undefined) {
     return httpError(
       backend,
       e.status,
-      providerMessage(JSON.stringify({ error: e.error })),
+      providerMessage(mask(JSON.stringify({ error: e.error }))),
       retryAfterMs(e.headers),
     );
   }
@@ -330,5 +337,5 @@ function apiError(backend: string, e: InstanceType<OpenAIModule["APIError"]>) {
   let text = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
   if (text === "status code (no body)") text = "";
   const type = e.headers?.get("content-type") ?? "";
-  return httpError(backend, e.status, bodyExcerpt(text, type), retryAfterMs(e.headers));
+  return httpError(backend, e.status, bodyExcerpt(mask(text), type), retryAfterMs(e.headers));
 }

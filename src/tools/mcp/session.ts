@@ -15,7 +15,7 @@ import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { z } from "zod";
 import { ScoutError } from "../../errors.ts";
-import { redactUrlsIn } from "../../util/secrets.ts";
+import { redactSecretsIn } from "../../util/secrets.ts";
 import { connectHttp, endHttpSession } from "./http_client.ts";
 import type { StreamWatch } from "./stream_watch.ts";
 import type { McpServerSpec } from "./spec.ts";
@@ -120,10 +120,11 @@ export class McpSession {
 
   /**
    * An `mcp_server` error naming the server; urls in the cause's message
-   * (a fetch error names the url it asked) lose their credentials (R115-3).
+   * (a fetch error names the url it asked) lose their credentials (R115-3),
+   * and a server's echo of the request's headers the configured key (R146).
    */
   private fail(what: string, e: unknown): ScoutError {
-    const msg = redactUrlsIn(e instanceof Error ? e.message : String(e));
+    const msg = redactSecretsIn(e instanceof Error ? e.message : String(e), [this.opts.key]);
     return new ScoutError("mcp_server", `MCP server "${this.spec.label}": ${what}: ${msg}`, {
       server: this.spec.label,
       cause: e,
@@ -210,7 +211,7 @@ export class McpSession {
       throw new ScoutError(
         "mcp_server",
         `MCP server "${this.spec.label}": ${what} failed: the connection to the server was lost (${
-          redactUrlsIn(lost.message)
+          redactSecretsIn(lost.message, [this.opts.key])
         })`,
         { server: this.spec.label, cause: e },
       );
