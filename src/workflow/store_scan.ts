@@ -36,12 +36,56 @@ export interface StoreJob {
   inScope: boolean;
   /** Its result exists. */
   done: boolean;
-  /** Its info (null: no `.info`; `{status: "noinfo"}` when unreadable), JSON or a Ruby Marshal dump (R124-1). */
-  info: JobInfo | null;
+  /**
+   * What a clean reads of its info ({@link storeJobInfo}; null: no `.info`;
+   * `{status: "noinfo"}` when unreadable), JSON or a Ruby Marshal dump (R124-1).
+   */
+  info: StoreJobInfo | null;
   /** Why the info could not be read, or null. */
   problem: string | null;
   /** When it was last used (ms): the newest of the result's modification and access, the info's modification. */
   lastUsedMs: number;
+}
+
+/** The fields of a job's info a clean reads: its status, process, SLURM job and dependencies. */
+export type StoreJobInfo =
+  & Pick<JobInfo, "status" | "pid" | "pid_hostname" | "dependencies" | "inputs">
+  & { batch_job?: unknown; batch_system?: unknown };
+
+/** The longest input value taken for a job's path (Linux's `PATH_MAX`). */
+const PATH_MAX = 4096;
+
+/**
+ * What a clean reads of a job's info (R147-2): its status, `pid` and
+ * `pid_hostname`, SLURM job (`batch_job`, `batch_system`), `dependencies`,
+ * and of its `inputs` only the values that may be a job's path (a string
+ * starting with `/`, no longer than a path can be). An agent job stores its
+ * chat whole in `provided_inputs` and `inputs` (Ruby parity): a scan that
+ * kept each info held ~200 MB per job of a 100 MB info.
+ *
+ * @param info a job's info, as read
+ * @returns those fields of it (null for null)
+ *
+ * @example
+ * ```ts
+ * import { storeJobInfo } from "./store_scan.ts";
+ * storeJobInfo({ status: "done", inputs: ["a long chat", "/jobs/Wf/t/Default"], type: "chat" });
+ * // { status: "done", inputs: ["/jobs/Wf/t/Default"] }
+ * ```
+ */
+export function storeJobInfo(info: JobInfo | null): StoreJobInfo | null {
+  if (info === null) return null;
+  const out: StoreJobInfo = {};
+  for (const k of ["status", "pid", "pid_hostname", "batch_job", "batch_system"] as const) {
+    if (info[k] !== undefined) (out as Record<string, unknown>)[k] = info[k];
+  }
+  if (info.dependencies !== undefined) out.dependencies = info.dependencies;
+  if (Array.isArray(info.inputs)) {
+    out.inputs = info.inputs.filter((v) =>
+      typeof v === "string" && v.startsWith("/") && v.length <= PATH_MAX
+    );
+  }
+  return out;
 }
 
 /** Which workflows and tasks are cleaned (null: every one). */
@@ -130,7 +174,7 @@ function readJob(path: string, where: JobPlace): StoreJob | null {
     root: where.root,
     inScope: where.inScope,
     done: result !== null,
-    info: read.info,
+    info: storeJobInfo(read.info), // the rest dropped as soon as read (R147-2)
     problem: read.problem,
     lastUsedMs: used,
   };
