@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { isScoutError, ScoutError } from "../errors.ts";
 import type { JobInfo, JobState, WaitingBatchState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
@@ -21,6 +22,24 @@ export interface WorkflowInfoOptions extends WorkflowCommonOptions {
 
 function show(v: unknown): string {
   return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** Values longer than this many characters are shortened in the text view. */
+const LONG_VALUE = 300;
+/** How many characters of a long value are shown. */
+const LONG_HEAD = 200;
+
+/**
+ * {@link show}, a long value (an agent job's chat, stored whole as an input:
+ * R147-2, a 50 MB chat printed twice) cut to its head and its size in
+ * UTF-8 bytes: `… (N bytes; --json for all)`. `--json` keeps it whole.
+ */
+function showShort(v: unknown): string {
+  const text = show(v);
+  if (text.length <= LONG_VALUE) return text;
+  let head = text.slice(0, LONG_HEAD);
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1); // half a character cut
+  return `${head}… (${Buffer.byteLength(text, "utf8")} bytes; --json for all)`;
 }
 
 type WfLib = Awaited<ReturnType<typeof wfLib>>;
@@ -188,7 +207,7 @@ function infoText(lib: WfLib, facts: JobFacts, io: Io): string {
   }
   for (const f of facts.files) out.push(row("file", f));
   for (const [k, v] of Object.entries(info)) {
-    if (!KNOWN_INFO_FIELDS.has(k)) out.push(row(k, show(v)));
+    if (!KNOWN_INFO_FIELDS.has(k)) out.push(row(k, showShort(v)));
   }
   return out.join("\n") + "\n";
 }
@@ -232,19 +251,22 @@ function runRows(info: JobInfo, batchNote: string): string[] {
   return out;
 }
 
-/** Rows of the inputs: all of them by name, then the provided ones. */
+/** Rows of the inputs: all of them by name, then the provided ones; long values shortened. */
 function inputRows(info: JobInfo): string[] {
   const out: string[] = [];
   if (Array.isArray(info.input_names) && info.input_names.length > 0) {
     const vals = Array.isArray(info.inputs) ? info.inputs : [];
     out.push(
-      row("inputs", info.input_names.map((n, i) => `${n}=${show(vals[i] ?? null)}`).join("  ")),
+      row(
+        "inputs",
+        info.input_names.map((n, i) => `${n}=${showShort(vals[i] ?? null)}`).join("  "),
+      ),
     );
   }
   if (info.provided_inputs && Object.keys(info.provided_inputs).length > 0) {
     out.push(row(
       "provided",
-      Object.entries(info.provided_inputs).map(([k, v]) => `${k}=${show(v)}`).join("  "),
+      Object.entries(info.provided_inputs).map(([k, v]) => `${k}=${showShort(v)}`).join("  "),
     ));
   }
   return out;
