@@ -21,6 +21,7 @@ import type { CleanOutcome, RemovedJob } from "../workflow/store_clean.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
+import { scanProgress } from "./scan_progress.ts";
 import { realPart, realRoots } from "./store_part.ts";
 import { keptJobs } from "./clean_keep.ts";
 import { checkCleanNames } from "./clean_names.ts";
@@ -137,15 +138,20 @@ export async function runSystemClean(opts: SystemCleanOptions, io: Io): Promise<
   // R137-3: a path (`fixtures/workflows/Baking`) stands for its workflow's name
   const byPath = await workflowsByPath(names(opts.workflow), io);
   const scope = { workflows: byPath.workflows, tasks: names(opts.task) };
+  const progress = scanProgress(io);
   const jobs = scanStore(
     store.roots,
     scope,
     {
       realRoot: realRoots(store, named, io),
-      onLink: (link) =>
-        warn(io, `not following ${link}: a symbolic link in the store; the jobs through it stay`),
+      onLink: (link) => {
+        progress.clear();
+        warn(io, `not following ${link}: a symbolic link in the store; the jobs through it stay`);
+      },
+      onJob: progress.job,
     },
   );
+  progress.clear();
   // R128-2: a misspelled name matched nothing and the clean said "0 jobs", exit 0
   await checkCleanNames(scope, jobs, io, byPath.found);
   const keep = await keptJobs(opts.keep ?? [], store.roots, io);

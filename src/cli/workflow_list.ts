@@ -10,6 +10,7 @@ import { builtinWorkflowLoader, builtinWorkflowNames } from "../workflow/builtin
 import type { JobState } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
+import { scanProgress } from "./scan_progress.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
 import {
   loader,
@@ -108,6 +109,7 @@ async function listTasks(workflow: string, opts: WorkflowListOptions, io: Io): P
     ]
     : lib.storeFor(wf, storeOptions(opts, io, "read")).roots;
   const tasks: TaskRow[] = [];
+  const progress = scanProgress(io); // R147-4: 100 000 jobs took seconds, nothing shown
   for (const t of Object.values(wf.tasks)) {
     const paths = new Set(roots.flatMap((root) => lib.jobsIn(join(root, wf.name, t.name))));
     const jobs: JobRow[] = [];
@@ -115,6 +117,7 @@ async function listTasks(workflow: string, opts: WorkflowListOptions, io: Io): P
       const s = await lib.jobState(path);
       const [name, status, process] = [path.split("/").at(-1)!, s.status, s.process];
       jobs.push({ name, path, status, running: runningJson(s), process, note: processNote(s) });
+      progress.job();
     }
     const inputs = t.inputs.map((i) => ({
       name: i.name,
@@ -123,6 +126,7 @@ async function listTasks(workflow: string, opts: WorkflowListOptions, io: Io): P
     }));
     tasks.push({ name: t.name, type: t.type, description: t.description, inputs, jobs });
   }
+  progress.clear();
   if (opts.json) {
     const json = tasks.map((t) => ({ ...t, jobs: t.jobs.map(({ note: _, ...j }) => j) }));
     io.stdout.write(

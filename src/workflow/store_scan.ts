@@ -236,6 +236,8 @@ export interface ScanOptions {
   realRoot?: (root: string) => string | null;
   /** Told of each symbolic link met as a workflow or task directory (not followed). */
   onLink?: (path: string) => void;
+  /** Told of each job read (a progress line's count, R147-4). */
+  onJob?: () => void;
 }
 
 /**
@@ -249,7 +251,7 @@ export interface ScanOptions {
  *
  * @param roots jobs roots
  * @param scope the workflows and tasks to clean
- * @param o the roots' real paths, where links met are told
+ * @param o the roots' real paths, where links met and jobs read are told
  * @returns the jobs, by root, workflow, task and name
  */
 export function scanStore(
@@ -269,6 +271,7 @@ export function scanStore(
         for (const path of jobsIn(join(root, wf.name, task.name))) {
           const job = readJob(path, where);
           if (job !== null) out.push(job);
+          o.onJob?.();
         }
       }
     }
