@@ -111,7 +111,8 @@ function judgeStatus(
 ): Judgement | null {
   const status = statusOf(job);
   const old = o.olderMs !== null && (o.now ?? Date.now()) - job.lastUsedMs > o.olderMs;
-  const proc = infoProcess(job.info);
+  // a done job's process is not looked at: one signal spared per job (R147-4)
+  const proc = job.done && finalStatus(status) ? "none" : infoProcess(job.info);
   if (!finalStatus(status) && proc === "alive") {
     return { go: false, status, reason: `running (pid ${job.info?.pid})` };
   }

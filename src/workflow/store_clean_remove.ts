@@ -13,14 +13,15 @@
  *
  * @module
  */
-import { lstatSync, lutimesSync, readdirSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { acquireLock, type HeldLock, sweepStaleLock } from "./lock.ts";
-import { filesDir, infoPath, JOB_SIDECARS, lockPathFor, tmpPath } from "./store.ts";
+import { filesDir, infoPath, lockPathFor, tmpPath } from "./store.ts";
 import { inRealDir, pathIn, removeHere } from "../util/pinned_dir.ts";
 import { notRegularKind } from "../util/regular_file.ts";
 import { nonLockKind } from "../util/not_a_lock.ts";
+import { directoryNames, jobBytes, sidecarsOf } from "./store_job_files.ts";
 import type { StoreJob } from "./store_scan.ts";
 import {
   type CleanTarget,
@@ -79,49 +80,6 @@ export interface RemoveJobsOptions {
   rejudge: (job: StoreJob) => Rejudged;
   /** Told of each job as it is removed (or would be). */
   onRemoved?: (r: RemovedJob) => void;
-}
-
-/**
- * Bytes under a path (not following symbolic links); 0 when it is gone. A
- * directory listed keeps its access time (R125-6): the listing set it to now
- * (`relatime`), and a directory result's access time is when its job was
- * last used — a `--dry-run` made the clean after it keep what it listed.
- * Only the owner may set it back (a failure leaves the time as the kernel
- * set it); `lutimes` never follows a link swapped in meanwhile.
- *
- * @param path a file or directory
- * @returns the sizes of the files under it, summed
- * @throws the file system's error when it cannot be read (not when missing)
- */
-export function bytesUnder(path: string): number {
-  const st = lstatSync(path, { throwIfNoEntry: false });
-  if (st === undefined) return 0;
-  if (!st.isDirectory()) return st.size;
-  let n = 0;
-  for (const name of readdirSync(path)) n += bytesUnder(join(path, name));
-  try {
-    // the modification time as it is now (a writer may have changed it meanwhile)
-    lutimesSync(path, st.atime, lstatSync(path).mtime);
-  } catch { /* not ours (EPERM), or gone: the listing's access time stands */ }
-  return n;
-}
-
-/**
- * A job's sidecars `X.md5`, `X.pid`, `X.notify` ({@link JOB_SIDECARS}) that
- * are there and are no job themselves (a job named `X.pid` has its own
- * `X.pid.info`: it is left alone).
- */
-function sidecarsOf(path: string): string[] {
-  return JOB_SIDECARS.map((ext) => path + ext).filter((f) =>
-    lstatSync(f, { throwIfNoEntry: false }) !== undefined &&
-    lstatSync(infoPath(f), { throwIfNoEntry: false }) === undefined
-  );
-}
-
-/** The bytes a job's files hold. */
-function jobBytes(path: string): number {
-  return bytesUnder(path) + bytesUnder(infoPath(path)) + bytesUnder(filesDir(path)) +
-    bytesUnder(tmpPath(path)) + sidecarsOf(path).reduce((n, f) => n + bytesUnder(f), 0);
 }
 
 /**
@@ -266,6 +224,7 @@ export async function removeJobs(
   const out: RemovalOutcome = { removed: [], kept: [], failed: [], warnings: [] };
   const protectedNow = new Map<string, string>();
   const blind: StoreJob[] = [];
+  const namesOf = directoryNames();
   const stays = (job: StoreJob, reason: string, at: number) => {
     // its dependencies unknown, any done job left could be one (R124-1, keepForUnknownDependencies)
     if (job.problem !== null) {
@@ -287,7 +246,7 @@ export async function removeJobs(
       stays(t.job, reason, i);
       continue;
     }
-    const r = o.dryRun ? listOne(t) : await removeOne(t, o);
+    const r = o.dryRun ? listOne(t, namesOf(t.job.path)) : await removeOne(t, o);
     if ("kept" in r) {
       out.kept.push(r.kept);
       stays(t.job, r.kept.reason, i);
@@ -303,9 +262,9 @@ export async function removeJobs(
 }
 
 /** One job a dry run would remove, with its size (a job it cannot read is one it could not remove). */
-function listOne(t: CleanTarget): RemovedJob | FailedJob {
+function listOne(t: CleanTarget, names?: ReadonlySet<string>): RemovedJob | FailedJob {
   try {
-    return { job: t.job, status: t.status, bytes: jobBytes(t.job.path) };
+    return { job: t.job, status: t.status, bytes: jobBytes(t.job.path, names) };
   } catch (e) {
     return { job: t.job, error: (e as Error).message };
   }

@@ -84,3 +84,27 @@ Deno.test("a clean still keeps a job an input names by its path, and its info's 
   assert.equal(kept.get(byDeps!), "a dependency of Planner/ask/Running, which stays");
   assert.match(kept.get(top) ?? "", /^running \(pid \d+\)$/);
 });
+
+Deno.test("a dry run counts a job's sidecars as the clean removing them does (their directory listed once)", async () => {
+  await using d = await tempDir();
+  const root = join(d.path, "jobs");
+  const paths = writeSyntheticStore({
+    root,
+    workflow: "Critic",
+    task: "ask",
+    jobs: 3,
+    inputBytes: 1_000,
+    daysOld: 40,
+  });
+  writeFileSync(paths[1]! + ".md5", "0123456789"); // a sidecar Scout leaves
+  const clean = async (dryRun: boolean) => {
+    const jobs = scanStore([root], { workflows: null, tasks: null });
+    const o = { olderMs: 86_400_000, keep: new Set<string>(), lockDir: join(d.path, "l"), dryRun };
+    return (await cleanStore(jobs, o)).removed.map((r) => [r.job.path, r.bytes]);
+  };
+  const dry = await clean(true);
+  assert.equal(dry.length, 3);
+  const [plain, withMd5] = [dry.find(([p]) => p === paths[0])!, dry.find(([p]) => p === paths[1])!];
+  assert.equal(withMd5[1], (plain[1] as number) + 10, "the .md5's 10 bytes counted");
+  assert.deepEqual(await clean(false), dry);
+});
