@@ -28,6 +28,8 @@ import { type Io, writeBytes } from "./io.ts";
 import { inPlace, inPlaceWrite, writeWhere } from "../util/in_place.ts";
 import { acquireLock, type HeldLock, takeLockFileSync } from "../workflow/lock.ts";
 import { lockPathFor } from "../workflow/store.ts";
+import { lockWaitText } from "./lock_wait.ts";
+import { escapeLine } from "../provenance/one_line.ts";
 import { probeCreate } from "../util/create_probe.ts";
 
 /**
@@ -174,7 +176,8 @@ export function showUnsaved(
  *
  * @param file the file (a link's target)
  * @param env environment (`SCOUT_HOME`)
- * @param warn where a lock taken next to the file is told
+ * @param warn where a lock taken next to the file, and a wait on another
+ *   process's lock past a few seconds (R148-1), are told
  * @param noun what the file is, for that message
  * @returns the held lock
  */
@@ -185,13 +188,16 @@ export async function fileLock(
   noun = "chat",
 ): Promise<HeldLock> {
   const home = join(scoutHome(env), "tmp", "persist_locks");
+  // a wait past a few seconds is told, as a job's is: an empty lock a crash left waits the stale age
+  const onLongWait = (lock: string, holder: string) =>
+    warn(`Saving the ${noun} "${escapeLine(file)}": ${lockWaitText(lock, holder)}`);
   try {
-    return await acquireLock(file, home);
+    return await acquireLock(file, home, { onLongWait });
   } catch (e) {
     const errno = refusedByFileSystem(e);
     if (errno === null) throw e;
     warn(`Cannot lock in "${home}" (${errnoReason(errno)}): locking next to the ${noun}`);
-    return await acquireLock(file, dirname(file));
+    return await acquireLock(file, dirname(file), { onLongWait });
   }
 }
 

@@ -10,6 +10,7 @@ import type { Io } from "./io.ts";
 import { paint, warn } from "./io.ts";
 import { type StatusLine, statusLine } from "./status_line.ts";
 import { escapeLine } from "../provenance/one_line.ts";
+import { lockWaitText } from "./lock_wait.ts";
 import { failureJson, interruptJson, printResult } from "./workflow_task_result.ts";
 import { interruptWord } from "./ask_interrupt.ts";
 import { reportInterrupts } from "../workflow/interrupt.ts";
@@ -55,8 +56,7 @@ function progress(io: Io): { onEvent: (e: RunEvent) => void; done: () => void } 
  */
 function longWait(io: Io, line: StatusLine, e: Extract<RunEvent, { type: "long_wait" }>): void {
   line.clear();
-  const holder = e.holder === "" ? "no holder written" : `held by ${escapeLine(e.holder)}`;
-  warn(io, `${escapeLine(e.job.shortPath)}: waiting for lock "${escapeLine(e.lock)}" (${holder})`);
+  warn(io, `${escapeLine(e.job.shortPath)}: ${lockWaitText(e.lock, e.holder)}`);
   line.show("waiting for another process", e.job.shortPath);
 }
 
