@@ -93,7 +93,7 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
   let { job, inputs } = built;
   try {
     // a dry run removes nothing: it counts what the clean would remove as not done
-    const redo = await cleanFirst(lib, job, opts, mode === "slurm" && Boolean(opts.dryRun));
+    const redo = await cleanFirst(lib, job, opts, mode === "slurm" && Boolean(opts.dryRun), io);
     if (isWorker(opts)) {
       return await runDeployWorker(job, opts, io, workerJob(resolved, built, opts, io));
     }
@@ -109,7 +109,9 @@ export async function runWorkflowTask(opts: WorkflowTaskOptions, io: Io): Promis
 
 /**
  * `--recompute` (the job and its dependencies) and `--clean` (the job):
- * removes their results and infos, or in a dry run only lists them.
+ * removes their results and infos, or in a dry run only lists them. One
+ * another process is computing is waited for and its result kept (R148-2),
+ * a wait past a few seconds told as a run's is.
  *
  * @returns the jobs a dry run would clean (none otherwise)
  */
@@ -118,11 +120,14 @@ async function cleanFirst(
   job: Job,
   opts: WorkflowTaskOptions,
   dryRun: boolean,
+  io: Io,
 ): Promise<Job[]> {
   if (!opts.recompute && !opts.clean) return [];
   if (dryRun) return await lib.cleanTargets(job, Boolean(opts.recompute));
-  if (opts.recompute) await lib.cleanJobRecursive(job);
-  else await lib.cleanJob(job);
+  const told = (j: Job, lock: string, holder: string) =>
+    warn(io, `${escapeLine(j.shortPath)}: ${lockWaitText(lock, holder)}`);
+  if (opts.recompute) await lib.cleanJobRecursive(job, told);
+  else await lib.cleanJobWaiting(job, told);
   return [];
 }
 

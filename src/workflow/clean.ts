@@ -12,6 +12,10 @@ import { isDone } from "./context.ts";
 import { filesDir, infoPath, tmpPath } from "./store.ts";
 import { jobState } from "./state.ts";
 import { inputDeps } from "./outdated.ts";
+import { acquireLock } from "./lock.ts";
+
+/** Tells a wait on another process's run of a job past a few seconds. */
+export type CleanWaitNotice = (job: Job, lock: string, holder: string) => void;
 
 /** Refuses to clean a job another live process is computing. */
 async function refuseRunning(job: Job): Promise<void> {
@@ -23,6 +27,34 @@ async function refuseRunning(job: Job): Promise<void> {
       `Job "${job.shortPath}" is running (pid ${info?.pid}); not cleaning it`,
       { file: job.path },
     );
+  }
+}
+
+/**
+ * [TS-FIX] R148-2: a job another live process is computing, waited for (its
+ * persist lock taken, then let go) instead of refused: when that run ends
+ * with the job done, its result was computed after this clean was asked for,
+ * so it is the fresh result a `--recompute` wants and is kept; else (it
+ * failed) the job is cleaned. Several `--recompute`s of one job started
+ * together so compute it once, and all succeed with that result.
+ *
+ * @returns whether the job was computed meanwhile (true: keep it)
+ * @throws ScoutError `job_not_finished` when, the lock held, its info still
+ *   names another live process (one computing it without the lock)
+ */
+async function awaitRunning(job: Job, onLongWait?: CleanWaitNotice): Promise<boolean> {
+  if (isDone(job)) return false;
+  const { running, info } = await jobState(job.path);
+  if (!running || info?.pid === process.pid) return false;
+  const lock = await acquireLock(job.path, job.store.lockDir, {
+    onLongWait: (file, holder) => onLongWait?.(job, file, holder),
+  });
+  try {
+    if (isDone(job)) return true;
+    await refuseRunning(job);
+    return false;
+  } finally {
+    lock.release();
   }
 }
 
@@ -67,14 +99,29 @@ export async function cleanTargets(job: Job, recursive: boolean): Promise<Job[]>
 
 /**
  * Recursive clean (§4): dependencies depth-first, then the job if it has
- * info or a result. Jobs known only from disk (no task) are left alone.
+ * info or a result. Jobs known only from disk (no task) are left alone. One
+ * another process is computing is waited for, and kept when that run leaves
+ * it done ({@link awaitRunning}).
  *
  * @param job the job
+ * @param onLongWait tells a wait on another process past a few seconds
  */
-export async function cleanJobRecursive(job: Job): Promise<void> {
+export async function cleanJobRecursive(job: Job, onLongWait?: CleanWaitNotice): Promise<void> {
   for (const j of dependenciesFirst(job)) {
-    if (j.task !== null && (existsSync(infoPath(j.path)) || existsSync(j.path))) await cleanJob(j);
+    if (j.task === null || !(existsSync(infoPath(j.path)) || existsSync(j.path))) continue;
+    if (!await awaitRunning(j, onLongWait)) await cleanJob(j);
   }
+}
+
+/**
+ * {@link cleanJob} for `--clean`: a job another process is computing is
+ * waited for, and kept when that run leaves it done ({@link awaitRunning}).
+ *
+ * @param job the job
+ * @param onLongWait tells a wait on another process past a few seconds
+ */
+export async function cleanJobWaiting(job: Job, onLongWait?: CleanWaitNotice): Promise<void> {
+  if (!await awaitRunning(job, onLongWait)) await cleanJob(job);
 }
 
 /**

@@ -108,6 +108,7 @@ export { bodyInputs, findStep, isDone, jobRecursiveInputs } from "./context.ts";
 export {
   cleanJob,
   cleanJobRecursive,
+  cleanJobWaiting,
   cleanTargets,
   execJob,
   isOutdated,
@@ -117,7 +118,7 @@ export {
   produceJob,
   runJob,
 } from "./run.ts";
-export type { RunEvent, RunOptions } from "./run.ts";
+export type { CleanWaitNotice, RunEvent, RunOptions } from "./run.ts";
 // the CLI's handling of SIGINT/SIGTERM/SIGHUP, opt-in: a library never takes the host's signals
 export { handleInterrupts, PROCESS_EXIT } from "./interrupt.ts";
 export { acquireLock, isStaleLock } from "./lock.ts";

@@ -35,7 +35,8 @@ import { awaitRun, type InflightRun } from "./run_waiters.ts";
 
 export { isOutdated } from "./outdated.ts";
 export { type RecordedFailure, unrecoverableFailure } from "./run_deps.ts";
-export { cleanJob, cleanJobRecursive, cleanTargets } from "./clean.ts";
+export { cleanJob, cleanJobRecursive, cleanJobWaiting, cleanTargets } from "./clean.ts";
+export type { CleanWaitNotice } from "./clean.ts";
 
 /** Progress events of a run (for progress displays). */
 export type RunEvent =
