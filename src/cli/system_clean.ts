@@ -116,21 +116,7 @@ export async function runSystemClean(opts: SystemCleanOptions, io: Io): Promise<
     "its stale locks are not swept",
   );
   if (opts.workflow === undefined) {
-    const { sweepStaleLocks } = await import("../workflow/store_clean_remove.ts");
-    const locks = sweepStaleLocks(store.lockDir, dryRun, lockSweepDir);
-    report({ removed: [], kept: [], failed: [], warnings: [], locks }, {
-      opts,
-      io,
-      olderMs,
-      roots: [],
-    });
-    if (!opts.json) {
-      io.stderr.write(
-        "No WORKFLOW given: only stale locks were looked at. Name workflows, or 'all', " +
-          "to clean jobs (scout-ai system clean all --older 90d --dry-run)\n",
-      );
-    }
-    return 0;
+    return await sweepLocksOnly(store.lockDir, lockSweepDir, { opts, io, olderMs });
   }
   const { scanStore } = await import("../workflow/store_scan.ts");
   const { cleanStore } = await import("../workflow/store_clean.ts");
@@ -139,18 +125,14 @@ export async function runSystemClean(opts: SystemCleanOptions, io: Io): Promise<
   const byPath = await workflowsByPath(names(opts.workflow), io);
   const scope = { workflows: byPath.workflows, tasks: names(opts.task) };
   const progress = scanProgress(io);
-  const jobs = scanStore(
-    store.roots,
-    scope,
-    {
-      realRoot: realRoots(store, named, io),
-      onLink: (link) => {
-        progress.clear();
-        warn(io, `not following ${link}: a symbolic link in the store; the jobs through it stay`);
-      },
-      onJob: progress.job,
+  const jobs = scanStore(store.roots, scope, {
+    realRoot: realRoots(store, named, io),
+    onLink: (link) => {
+      progress.clear();
+      warn(io, `not following ${link}: a symbolic link in the store; the jobs through it stay`);
     },
-  );
+    onJob: progress.job,
+  });
   progress.clear();
   // R128-2: a misspelled name matched nothing and the clean said "0 jobs", exit 0
   await checkCleanNames(scope, jobs, io, byPath.found);
@@ -166,6 +148,25 @@ export async function runSystemClean(opts: SystemCleanOptions, io: Io): Promise<
   });
   report(outcome, { opts, io, olderMs, roots: store.roots });
   return outcome.failed.length > 0 ? 1 : 0;
+}
+
+/** `system clean` without WORKFLOW: the stale locks alone are swept (or listed). */
+async function sweepLocksOnly(
+  lockDir: string,
+  lockSweepDir: string | null,
+  shown: { opts: SystemCleanOptions; io: Io; olderMs: number | null },
+): Promise<number> {
+  const { opts, io } = shown;
+  const { sweepStaleLocks } = await import("../workflow/store_clean_remove.ts");
+  const locks = sweepStaleLocks(lockDir, Boolean(opts.dryRun), lockSweepDir);
+  report({ removed: [], kept: [], failed: [], warnings: [], locks }, { ...shown, roots: [] });
+  if (!opts.json) {
+    io.stderr.write(
+      "No WORKFLOW given: only stale locks were looked at. Name workflows, or 'all', " +
+        "to clean jobs (scout-ai system clean all --older 90d --dry-run)\n",
+    );
+  }
+  return 0;
 }
 
 function removedLine(r: RemovedJob, io: Io, dryRun: boolean): void {
