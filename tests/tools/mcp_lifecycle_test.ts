@@ -13,7 +13,8 @@ import { assembleTools } from "../../src/tools/assemble.ts";
 import { mcpToolResolver } from "../../src/tools/mcp/resolver.ts";
 import { emptyConfig, parseConfigText } from "../../src/config/store.ts";
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
-import { recordedPids as pids, running } from "../support/mcp_server.ts";
+import { alive, recordedPids as pids, running } from "../support/mcp_server.ts";
+import { waitFor } from "../support/wait.ts";
 import type { Message } from "../../src/chat/types.ts";
 
 const SERVER = join(ROOT, "tests/support/mcp_server.ts");
@@ -114,6 +115,31 @@ Deno.test("mcp (R76-1): the run's abort signal ends a start that waits for initi
   }
 });
 
+Deno.test({
+  name: "running(): a zombie has ended, though this process (-P=test) cannot read /proc itself",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    // `sleep 300`'s parent becomes `sleep 301`, which never reaps it: killed, it stays a zombie
+    const parent = new Deno.Command("sh", {
+      args: ["-c", "sleep 300 & echo $!; exec sleep 301"],
+      stdout: "piped",
+    }).spawn();
+    const reader = parent.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const child = Number((await reader.read()).value);
+    try {
+      assert.ok(running(child), "a sleeping child runs");
+      Deno.kill(child, "SIGKILL");
+      await waitFor(() => !running(child), 10_000);
+      assert.equal(running(child), false, "the zombie has ended");
+      assert.equal(alive(child), true, "unreaped, it still answers signals");
+    } finally {
+      parent.kill("SIGKILL");
+      await reader.cancel();
+      await parent.status;
+    }
+  },
+});
+
 Deno.test("mcp (R76-2): a server behind a wrapper that ignores EOF ends with the session", async () => {
   await using dir = await tempDir();
   const pidFile = join(dir.path, "pids");
@@ -135,7 +161,9 @@ Deno.test("mcp (R76-2): a server behind a wrapper that ignores EOF ends with the
     const t0 = performance.now();
     await resolver.close();
     assert.ok(performance.now() - t0 < 8_000, "close ends in time");
+    // ended, not yet reaped: its parent (the orphaned server's a new one) may reap it late
     for (const pid of all) {
+      await waitFor(() => !running(pid), 10_000);
       assert.equal(running(pid), false, `process ${pid} ended with the session`);
     }
   } finally {
@@ -163,7 +191,7 @@ Deno.test({
     const script = `echo $$ > ${wrapper}; (sleep 301 & echo $! > ${bg}; ${hold}) & cat >/dev/null`;
     const driver = join(ROOT, "tests/support/mcp_close.ts");
     const run = new Deno.Command(DENO, {
-      args: ["run", "-A", driver, "5000", script, wrapper, bg, holder],
+      args: ["run", "-A", driver, "20000", script, wrapper, bg, holder],
       stdout: "piped",
       stderr: "inherit",
     });
@@ -177,7 +205,8 @@ Deno.test({
       };
       const [w, b, h] = [wrapper, bg, holder].map((f) => report.pids[f]);
       assert.ok(w && b && h, JSON.stringify(report));
-      assert.ok(report.took < 2500, `close took ${report.took} ms (grace 5000 ms)`);
+      // well under the grace: a loaded machine's close took 3 s where it takes 0.2 s
+      assert.ok(report.took < 10_000, `close took ${report.took} ms (grace 20000 ms)`);
       assert.deepEqual(report.running, [h], "only the holder (outside the group) runs on");
     } finally {
       killAll((await Promise.all([wrapper, bg, holder].map(pids))).flat());
