@@ -48,8 +48,66 @@ export interface SshdOptions {
   home?: string;
 }
 
+/** `sshd_config` for a server on `port` with the keys of `dir`. */
+function config(dir: string, port: number, user: string, opts: SshdOptions): string {
+  return [
+    `Port ${port}`,
+    "ListenAddress 127.0.0.1",
+    `HostKey ${join(dir, "host_key")}`,
+    `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
+    `PidFile ${join(dir, "sshd.pid")}`,
+    "PasswordAuthentication no",
+    "KbdInteractiveAuthentication no",
+    "PubkeyAuthentication yes",
+    "PermitRootLogin prohibit-password",
+    "StrictModes no",
+    "UsePAM no",
+    `AllowUsers ${user}`,
+    ...(opts.home === undefined ? [] : [
+      `ForceCommand cd ${q(opts.home)} && HOME=${
+        q(opts.home)
+      } && export HOME && eval "$SSH_ORIGINAL_COMMAND"`,
+    ]),
+  ].join("\n") + "\n";
+}
+
 /**
- * Starts sshd on a free port.
+ * Waits (at most 60 s) until a login works: null then, else what sshd said
+ * (it is stopped), at once when it has exited — a probe then cut short, as
+ * whatever took the port may never answer it.
+ */
+async function loginWorks(
+  child: Deno.ChildProcess,
+  sshCommand: string,
+  destination: string,
+): Promise<string | null> {
+  const exited = child.status.then(() => "exited" as const);
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const probe = new Deno.Command("sh", {
+      args: ["-c", `exec ${sshCommand} -o BatchMode=yes -o ConnectTimeout=20 ${destination} true`],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const first = await Promise.race([probe.status, exited]);
+    if (first !== "exited" && first.success) return null;
+    if (first === "exited" || Date.now() > until) {
+      try {
+        probe.kill("SIGKILL");
+      } catch { /* ended */ }
+      await probe.status;
+      try {
+        child.kill("SIGTERM");
+      } catch { /* gone */ }
+      return new TextDecoder().decode((await child.output()).stderr);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Starts sshd on a free port (another one when something took the port
+ * between its choice and sshd's bind).
  *
  * @param opts a home directory for the sessions
  * @returns the server (`await using` stops it)
@@ -64,63 +122,44 @@ export async function startSshd(opts: SshdOptions = {}): Promise<Sshd> {
   await run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(dir, "client_key")]);
   await Deno.copyFile(join(dir, "client_key.pub"), join(dir, "authorized_keys"));
   await Deno.mkdir("/run/sshd", { recursive: true }).catch(() => {});
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
   const user = Deno.env.get("USER") ?? new TextDecoder().decode(
     (await new Deno.Command("id", { args: ["-un"], stdout: "piped" }).output()).stdout,
   ).trim();
-  await Deno.writeTextFile(
-    join(dir, "sshd_config"),
-    [
-      `Port ${port}`,
-      "ListenAddress 127.0.0.1",
-      `HostKey ${join(dir, "host_key")}`,
-      `AuthorizedKeysFile ${join(dir, "authorized_keys")}`,
-      `PidFile ${join(dir, "sshd.pid")}`,
-      "PasswordAuthentication no",
-      "KbdInteractiveAuthentication no",
-      "PubkeyAuthentication yes",
-      "PermitRootLogin prohibit-password",
-      "StrictModes no",
-      "UsePAM no",
-      `AllowUsers ${user}`,
-      ...(opts.home === undefined ? [] : [
-        `ForceCommand cd ${q(opts.home)} && HOME=${
-          q(opts.home)
-        } && export HOME && eval "$SSH_ORIGINAL_COMMAND"`,
-      ]),
-    ].join("\n") + "\n",
-  );
-  const child = new Deno.Command(sshd, {
-    args: ["-D", "-e", "-f", join(dir, "sshd_config")],
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const sshCommand = [
-    "ssh",
-    `-p ${port}`,
-    `-i ${join(dir, "client_key")}`,
-    "-o StrictHostKeyChecking=no",
-    `-o UserKnownHostsFile=${join(dir, "known_hosts")}`,
-    "-o LogLevel=ERROR",
-  ].join(" ");
   const destination = `${user}@127.0.0.1`;
-  // ready when a login works
-  for (let i = 0;; i++) {
-    const probe = await new Deno.Command("sh", {
-      args: ["-c", `${sshCommand} -o BatchMode=yes ${destination} true`],
+  for (let attempt = 1;; attempt++) {
+    // a free port, closed and given to sshd: another process may bind it in between
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    await Deno.writeTextFile(join(dir, "sshd_config"), config(dir, port, user, opts));
+    const child = new Deno.Command(sshd, {
+      args: ["-D", "-e", "-f", join(dir, "sshd_config")],
       stdout: "null",
-      stderr: "null",
-    }).output();
-    if (probe.success) break;
-    if (i > 100) {
-      child.kill("SIGTERM");
-      const err = new TextDecoder().decode((await child.output()).stderr);
-      throw new Error(`sshd did not accept a login: ${err}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+      stderr: "piped",
+    }).spawn();
+    const sshCommand = [
+      "ssh",
+      `-p ${port}`,
+      `-i ${join(dir, "client_key")}`,
+      "-o StrictHostKeyChecking=no",
+      `-o UserKnownHostsFile=${join(dir, "known_hosts")}`,
+      "-o LogLevel=ERROR",
+    ].join(" ");
+    const failed = await loginWorks(child, sshCommand, destination);
+    if (failed === null) return serverOf(child, sshCommand, destination, dir);
+    if (attempt < 5 && /Address already in use|Cannot bind/i.test(failed)) continue;
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    throw new Error(`sshd did not accept a login: ${failed}`);
   }
+}
+
+/** The running sshd, stopped by PID and its dir removed when disposed. */
+function serverOf(
+  child: Deno.ChildProcess,
+  sshCommand: string,
+  destination: string,
+  dir: string,
+): Sshd {
   return {
     sshCommand,
     destination,
