@@ -121,24 +121,46 @@ Deno.test("a lock naming this process's pid is an earlier process's (pid reused)
 Deno.test("another process holding the key: this one waits, then re-checks and finds its entry", async () => {
   await using home = await tempDir();
   const dir = join(home.path, "cache");
+  // the child holds the key until its stdin closes (not a fixed time: under load a fixed
+  // hold could pass before this process even tried the lock)
   const code = `
     import { withCacheLock } from ${JSON.stringify(join(ROOT, "src/llm/cache.ts"))};
     await withCacheLock(${JSON.stringify(dir)}, "k", async (store) => {
       console.log("held");
-      await new Promise((r) => setTimeout(r, 400));
+      for await (const _ of Deno.stdin.readable) { /* until the test closes it */ }
       await store(${JSON.stringify(entry("from the other process"))});
     });`;
-  const child = new Deno.Command(DENO, { args: ["eval", "-q", code], stdout: "piped" }).spawn();
+  const child = new Deno.Command(DENO, {
+    args: ["eval", "-q", code],
+    stdin: "piped",
+    stdout: "piped",
+  }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   assert.match((await reader.read()).value ?? "", /held/);
-  const t0 = Date.now();
-  const seen = await withCacheLock(dir, "k", async (store) => {
+  let told!: () => void;
+  const waiting = new Promise<"waiting">((r) => told = () => r("waiting"));
+  const warnings: string[] = [];
+  const seen = withCacheLock(dir, "k", async (store) => {
     const again = await cacheReadRound(dir, "k");
     if (!again) await store(entry("ran it again")); // what the lock prevents
     return again;
+  }, {
+    warnAfterMs: 0,
+    warn: (m) => {
+      warnings.push(m);
+      told();
+    },
   });
-  assert.ok(Date.now() - t0 >= 200, "it waited for the holder");
-  assert.equal((seen?.items[0] as { text: string }).text, "from the other process");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const first = await Promise.race([
+    waiting,
+    seen.then(() => "ran" as const),
+    new Promise<"late">((r) => timer = setTimeout(() => r("late"), 30_000)),
+  ]).finally(() => clearTimeout(timer));
+  assert.equal(first, "waiting", "it waited for the holder");
+  assert.match(warnings[0]!, /^Waiting for another process's identical inference/);
+  await child.stdin.close();
+  assert.equal(((await seen)?.items[0] as { text: string }).text, "from the other process");
   // cancels the decoding pipe and with it the child's stdout (which the pipe keeps locked
   // until the child closes it: cancelling stdout itself raced the child's exit)
   await reader.cancel();
