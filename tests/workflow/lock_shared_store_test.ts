@@ -39,10 +39,18 @@ Deno.test("persist locks: per home and per spelling of the jobs path; a shared p
   const [a, b] = [store("alice", jobs), store("bob", jobs)];
   const job = join(jobs, "WF", "cake", "Default");
   const held = await acquireLock(job, a.lockDir);
-  let waited = false;
-  const second = acquireLock(job, b.lockDir, { onWait: () => waited = true });
-  await new Promise((r) => setTimeout(r, 60));
-  assert.equal(waited, true, "bob waits for alice's lock");
+  // bob's first call creates his lock directory before it tries the lock: under load that
+  // took over 100 ms, so the wait is awaited (a deadline), not looked for after a fixed sleep
+  let waited!: () => void;
+  const onWait = new Promise<"waited">((r) => waited = () => r("waited"));
+  const second = acquireLock(job, b.lockDir, { onWait: () => waited() });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const first = await Promise.race([
+    onWait,
+    second.then(() => "took it" as const),
+    new Promise<"late">((r) => timer = setTimeout(() => r("late"), 30_000)),
+  ]).finally(() => clearTimeout(timer));
+  assert.equal(first, "waited", "bob waits for alice's lock");
   held.release();
   (await second).release();
 });
