@@ -43,23 +43,25 @@ Deno.test("a tool returning {agent} runs it even when the caller never socialize
 
 Deno.test("ASK_AGENTS comes from the process environment when the agent has no runtime env", async () => {
   await using s = await society({ delayMs: 200 });
-  const set = { ASK_AGENTS: "1", OPENAI_API_KEY: "sk-x" };
-  const saved = Object.keys(set).map((k) => [k, Deno.env.get(k)] as const);
-  for (const [k, v] of Object.entries(set)) Deno.env.set(k, v);
+  const boss = s.make("boss");
+  boss.runtime = { cwd: s.dir.path };
+  // no cache: with the process's env, it is the user's `~/.scout/var/cache/ask` (R77-6); a
+  // SCOUT_HOME set in the process env instead would reach every test file running beside
+  // this one (one process) while it lasts
+  boss.options.persist = false;
+  // the runner is made (ASK_AGENTS read) as the ask starts, before its first await: the
+  // variable is set only that long, as other test files running beside this one start
+  // children that inherit the process env (no key is needed: the provider is local)
+  const saved = Deno.env.get("ASK_AGENTS");
+  Deno.env.set("ASK_AGENTS", "1");
+  let asked: Promise<void>;
   try {
-    const boss = s.make("boss");
-    boss.runtime = { cwd: s.dir.path };
-    // no cache: with the process's env, it is the user's `~/.scout/var/cache/ask` (R77-6); a
-    // SCOUT_HOME set in the process env instead would reach every test file running beside
-    // this one (one process) while it lasts
-    boss.options.persist = false;
-    await assertOneAtATime(s, boss);
+    asked = assertOneAtATime(s, boss);
   } finally {
-    for (const [k, v] of saved) {
-      if (v === undefined) Deno.env.delete(k);
-      else Deno.env.set(k, v);
-    }
+    if (saved === undefined) Deno.env.delete("ASK_AGENTS");
+    else Deno.env.set("ASK_AGENTS", saved);
   }
+  await asked;
 });
 
 Deno.test("unknown and broken specialists: the model sees one plain sentence each", async () => {
