@@ -16,10 +16,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { parse } from "../../src/chat/parse.ts";
 import { buildBinary, ROOT, tempDir } from "../support/cli.ts";
 import { quote, type Runner, RUNNERS, sh } from "../support/bash.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { waitFor } from "../support/wait.ts";
 
 const PROV = join(ROOT, "fixtures", "provenance", "example");
 
@@ -121,12 +123,14 @@ Deno.test("R81-2: llm prov's files through a link, to >(…) and to a link to st
        scout llm prov ${main} --dot >(wc -c > sl/dot.size); echo "dot=$?"
        scout llm prov ${main} --html sl/stdout | wc -c > sl/page.size; echo "page=\${PIPESTATUS[0]}"`,
     );
-    await new Promise((ok) => setTimeout(ok, 300)); // >(…) ends after the shell
+    // >(…) may end after the shell: wait (a deadline) for wc's line
+    const dotSize = join(t.dir.path, "sl", "dot.size");
+    await waitFor(() => /^\s*\d+\n$/.test(readFileSync(dotSize, "utf8")));
     assert.match(r.stdout, /^html=0\ndot=0\npage=\d\n$/, `${runner}: ${r.stderr}`);
     assert.ok(readFileSync(real, "utf8").startsWith("<!DOCTYPE html>"), runner);
     assert.ok(Deno.lstatSync(join(t.dir.path, "sl", "out.html")).isSymlink, "the link stays");
     assert.ok(Deno.lstatSync(join(t.dir.path, "sl", "stdout")).isSymlink, "the link stays");
-    assert.ok(Number(readFileSync(join(t.dir.path, "sl", "dot.size"), "utf8")) > 100, runner);
+    assert.ok(Number(readFileSync(dotSize, "utf8")) > 100, runner);
     // from source too: `deno task scout` runs with -A, which reaches /dev and /proc (R81-6)
     assert.match(r.stdout, /page=0/, runner);
     assert.ok(Number(readFileSync(join(t.dir.path, "sl", "page.size"), "utf8")) > 10_000, runner);
@@ -149,10 +153,12 @@ Deno.test("R81-2: -o >(…) gets the chat, --inline <(…) is a usage error; no 
       `scout llm ask ${t.flags} -o >(cat > ${runner}-got.chat) "hi there"; echo "o=$?"
        scout llm ask ${t.flags} --inline <(printf '# ask: hi\\n'); echo "inline=$?"`,
     );
-    await new Promise((ok) => setTimeout(ok, 300));
+    // >(cat …) may end after the shell: wait (a deadline) for the whole chat
+    const chat = [["user", "hi there"], ["assistant", "short answer"]];
+    await waitFor(() => isDeepStrictEqual(said(got), chat));
     assert.equal(r.stdout, "short answer\no=0\ninline=2\n", `${runner}: ${r.stderr}`);
     assert.match(r.stderr, /Cannot answer "\/dev\/fd\/\d+" inline: it is a pipe or a terminal/);
-    assert.deepEqual(said(got), [["user", "hi there"], ["assistant", "short answer"]], runner);
+    assert.deepEqual(said(got), chat, runner);
     assert.deepEqual(stray(t.dir.path), [], runner);
   }
   assert.equal(t.srv.requests.length, 2, "--inline asked nothing");
