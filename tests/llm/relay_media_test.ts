@@ -58,7 +58,7 @@ Deno.test("backend relay: a local image reaches the worker's provider as a data 
     {
       backend: "relay",
       server: queue,
-      request_timeout: 20,
+      request_timeout: 90,
       persist: false,
       env: { SCOUT_HOME: join(dir.path, "client-home") },
       config: { entries: [] },
@@ -91,7 +91,7 @@ Deno.test("relay option: a local image and PDF reach the provider as data (R100-
       backend: "openai",
       model: "client-model",
       relay: queue,
-      request_timeout: 20,
+      request_timeout: 90,
       persist: false,
       env: { SCOUT_HOME: join(dir.path, "client-home") },
       config: { entries: [] },

@@ -31,13 +31,15 @@ Deno.test("relay via a local directory: the worker answers with its own endpoint
   const queue = join(dir.path, "queue");
   const env = await workerHome(dir.path, srv);
   srv.script({ text: "Paris.", usage: { pt: 7, ct: 2 } });
+  // a deadline, not the default 1200 s: a worker that never answers fails the test, not hangs it
   const answer = ask(
     [{ role: "user", content: "Capital of France?" }],
-    clientOptions(dir.path, queue, { temperature: "0.2" }),
+    clientOptions(dir.path, queue, { temperature: "0.2", request_timeout: 90 }),
   );
-  // the worker starts after the request is queued (the client polls)
+  // the worker starts after the request is queued (the client polls); on a loaded machine the
+  // client may take seconds to queue it, so the worker tries for up to 90 s, not 100 times
   let worker;
-  for (let i = 0; i < 100; i++) {
+  for (const until = Date.now() + 90_000; Date.now() < until;) {
     worker = await runMain(["llm", "process", "--once", "--json", queue], { env, cwd: dir.path });
     if (JSON.parse(worker.stdout).answered > 0) break;
     await new Promise((r) => setTimeout(r, 20));
