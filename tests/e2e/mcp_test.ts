@@ -25,7 +25,8 @@ import {
   tempDir,
 } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { alive, recordedPids as pids } from "../support/mcp_server.ts";
+import { alive, recordedPids as pids, running } from "../support/mcp_server.ts";
+import { waitFor } from "../support/wait.ts";
 import { mcpStdioSession } from "../support/mcp_stdio_lines.ts";
 
 const SERVER = `${DENO} run -A ${join(ROOT, "tests/support/mcp_server.ts")}`;
@@ -110,7 +111,10 @@ Deno.test("llm ask with an mcp: stdio line: source and binary call the server, r
   }
   const started = await pids(pidFile);
   assert.equal(started.length, 2, "one server per run");
-  for (const pid of started) assert.equal(alive(pid), false, `MCP child ${pid} ended with the run`);
+  for (const pid of started) {
+    // ended with the run: reaped by PID 1 once orphaned, which can take a second or two
+    assert.ok(await waitFor(() => !running(pid), 10_000), `MCP child ${pid} ended with the run`);
+  }
 });
 
 for (const binary of [false, true]) {
@@ -160,7 +164,7 @@ for (const binary of [false, true]) {
     const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
     const status = await child.status;
     clearTimeout(timer);
-    const orphan = alive(pid);
+    const orphan = !(await waitFor(() => !running(pid), 10_000)); // a zombie until PID 1 reaps it
     if (orphan) Deno.kill(pid, "SIGKILL");
     assert.notEqual(status.signal, "SIGKILL", "the run ended by itself after Ctrl-C");
     assert.notEqual(status.code, 0);

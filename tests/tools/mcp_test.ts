@@ -15,7 +15,8 @@ import { normalizeMcpResult, parseMcpLine } from "../../src/tools/mcp/spec.ts";
 import { urlScopes } from "../../src/config/url_scopes.ts";
 import { emptyConfig, parseConfigText } from "../../src/config/store.ts";
 import { ROOT, tempDir } from "../support/cli.ts";
-import { alive, recordedPids as pids } from "../support/mcp_server.ts";
+import { recordedPids as pids, running } from "../support/mcp_server.ts";
+import { waitFor } from "../support/wait.ts";
 import type { Message } from "../../src/chat/types.ts";
 import { startHttpMcpServer, stopHttpMcpServer } from "../support/mcp_http_child.ts";
 
@@ -107,12 +108,14 @@ Deno.test("mcp stdio: tools listed and called, isError and a crash are error out
     assert.equal((await call(registry, "echo", { text: "again" })).content, "again");
     const all = await pids(pidFile);
     assert.equal(all.length, 2);
-    assert.equal(alive(first), false);
-    assert.equal(alive(all[1]!), true);
+    assert.ok(await waitFor(() => !running(first), 10_000), "the crashed server has ended");
+    assert.equal(running(all[1]!), true);
   } finally {
     await resolver.close();
   }
-  for (const pid of await pids(pidFile)) assert.equal(alive(pid), false, `child ${pid} is gone`);
+  for (const pid of await pids(pidFile)) {
+    assert.ok(await waitFor(() => !running(pid), 10_000), `child ${pid} is gone`);
+  }
 });
 
 Deno.test("mcp: a server that cannot start is reported once and gives no tools; a timeout is an error output", async () => {
