@@ -15,13 +15,18 @@ import { DENO, ROOT } from "../support/cli.ts";
 import { scenario } from "../support/slurm_stand_ins.ts";
 
 const SUITE = join(ROOT, "tests", "support", "suite.ts");
+const NO_PROC = ["-R", "-W", "-E", "-N", "--allow-run", "--allow-sys"];
 
 /**
  * Starts a process that registers as `slurm_support.ts` does, prints whether
  * it started a watcher, and ends once `go` exists (at once without one);
  * `env` is its whole environment (no wrapper's `SCOUT_SUITE_PID` unless given).
  */
-function testProcess(tmp: string, dir: string, opts: { go?: string; env?: object } = {}) {
+function testProcess(
+  tmp: string,
+  dir: string,
+  opts: { go?: string; env?: object; noProc?: boolean } = {},
+) {
   const script = join(tmp, `test_process_${crypto.randomUUID()}.ts`);
   Deno.writeTextFileSync(
     script,
@@ -35,7 +40,15 @@ for (let i = 0; go !== null && !existsSync(go) && i < 1500; i++) {
 }`,
   );
   const child = new Deno.Command(DENO, {
-    args: ["run", "-q", "-P=test", `--config=${join(ROOT, "deno.json")}`, script],
+    // noProc: the permissions of -P=test before it had all (R145-4): /proc unreadable, the
+    // process registers without its start time and its watcher fills it in
+    args: [
+      "run",
+      "-q",
+      ...(opts.noProc ? NO_PROC : ["-P=test"]),
+      `--config=${join(ROOT, "deno.json")}`,
+      script,
+    ],
     clearEnv: true,
     env: { PATH: Deno.env.get("PATH") ?? "", SCOUT_SLURM_DIR: dir, ...opts.env },
     stdout: "piped",
@@ -120,7 +133,9 @@ Deno.test("direct deno test: a registration its pid's new process made is not th
   scenario(async ({ tmp, dir, startCluster }) => {
     const daemons = startCluster({ byTests: true });
     const go = join(tmp, "go");
-    const proc = testProcess(tmp, dir, { go });
+    // registered without its start time: the watcher's fill-in shows it runs (with /proc the
+    // process writes its own, and a process ended before its watcher read it is simply gone)
+    const proc = testProcess(tmp, dir, { go, noProc: true });
     assert(await until(() => /^\d+$/.test(registrations(dir)[proc.pid] ?? "")));
     // as if the pid were reused by a new user that registered before the watcher's leave
     Deno.writeTextFileSync(join(dir, ".suites", String(proc.pid)), "");
