@@ -59,35 +59,25 @@ export function running(pid: number): boolean {
 }
 
 /**
- * `/proc/<pid>/stat` ("" for no such process), undefined without `/proc`.
- * Deno reads `/proc` only with all permissions, which the suite's `-P=test`
- * lacks: there `cat` reads it (a zombie counted as running made R76-2 flaky).
+ * `/proc/<pid>/stat` ("" for no such process), undefined without `/proc`
+ * (Deno reads it only with all permissions, which the suite's `-P=test` set
+ * has since R145-4).
  */
 function procStat(pid: number): string | undefined {
-  const path = `/proc/${pid}/stat`;
-  if (PROC === "read") {
-    try {
-      return Deno.readTextFileSync(path);
-    } catch {
-      return "";
-    }
+  if (!PROC) return undefined;
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/stat`);
+  } catch {
+    return "";
   }
-  if (PROC === "none") return undefined;
-  const out = new Deno.Command("cat", { args: [path], stdout: "piped", stderr: "null" })
-    .outputSync();
-  return out.success ? new TextDecoder().decode(out.stdout) : "";
 }
 
-/** How this process reads `/proc`: itself, by `cat`, or not at all. */
-const PROC: "read" | "cat" | "none" = (() => {
+/** Whether this process can read `/proc`. */
+const PROC: boolean = (() => {
   try {
-    return Deno.statSync("/proc/self/stat").isFile ? "read" : "none";
-  } catch { /* not there, or Deno's permissions keep it */ }
-  try {
-    const cat = new Deno.Command("cat", { args: ["/proc/self/stat"], stdout: "null" }).outputSync();
-    return cat.success ? "cat" : "none";
+    return Deno.statSync("/proc/self/stat").isFile;
   } catch {
-    return "none";
+    return false; // not there, or Deno's permissions keep it
   }
 })();
 
