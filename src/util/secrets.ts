@@ -263,11 +263,44 @@ const KEY_HEADERS = "(?:proxy-)?authorization|x-api-key|api-key|x-goog-api-key";
 /** A credential header as a line of headers shows it: `x-api-key: <token>`. */
 const HEADER_LINE = new RegExp(String.raw`(?<![\w-])(${KEY_HEADERS})(\s*:\s*)${TOKEN}`, "gi");
 
+/** The fewest characters of a key's head, cut off by an excerpt, that are masked. */
+const MIN_CUT_HEAD = 4;
+
+/**
+ * `text` with the head of a key that an excerpt cut off (`…sk-abc…` where
+ * the text was shortened in the middle of the key) masked: before each `…`,
+ * the longest start of one of `known` of at least {@link MIN_CUT_HEAD}
+ * characters. An excerpt is made before the sink that knows the keys masks
+ * the text (a stream's error event, R146 leftover), so the whole key is no
+ * longer there to match.
+ */
+function maskCutHeads(text: string, known: readonly string[]): string {
+  if (known.length === 0 || !text.includes("…")) return text;
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf("…"); at !== -1; at = text.indexOf("…", at + 1)) {
+    const cut = Math.max(0, ...known.map((s) => cutHeadBefore(text, at, s)));
+    if (cut === 0) continue;
+    out += text.slice(from, Math.max(from, at - cut)) + REDACTED;
+    from = at;
+  }
+  return out + text.slice(from);
+}
+
+/** How many characters before `at` are the start of `key` ({@link MIN_CUT_HEAD} or more), else 0. */
+function cutHeadBefore(text: string, at: number, key: string): number {
+  for (let k = Math.min(key.length - 1, at); k >= MIN_CUT_HEAD; k--) {
+    if (text.startsWith(key.slice(0, k), at - k)) return k;
+  }
+  return 0;
+}
+
 /**
  * Free text (an error message, a provider's error body, a stack) with its
  * credentials replaced by `***`: each of `secrets` — the keys a request
  * sent, known to whoever sent it; none shorter than 8 characters — wherever
- * it stands; the credentials of its urls ({@link redactUrlsIn}); and, what
+ * it stands, and its head where an excerpt cut it short before a `…`; the
+ * credentials of its urls ({@link redactUrlsIn}); and, what
  * a server may echo back of a request, header-shaped credentials:
  * `Bearer <token>` / `Basic <token>`, quoted values of secret names
  * (`"authorization": "…"`, `"x-api-key": "…"`, {@link isSecretName}), and
@@ -294,6 +327,7 @@ export function redactSecretsIn(
   const known = [...secrets].filter((s): s is string => s !== undefined && s.length >= MIN_SECRET);
   // the longest first: a key that holds another is masked whole
   for (const s of known.sort((a, b) => b.length - a.length)) out = out.split(s).join(REDACTED);
+  out = maskCutHeads(out, known);
   out = redactUrlsIn(out);
   out = out.replace(
     QUOTED_PAIR,

@@ -78,3 +78,23 @@ for (const backend of ["anthropic", "responses", "openai"]) {
     assert.equal(srv.requests.length, 1);
   });
 }
+
+for (const backend of ["anthropic", "responses", "openai"]) {
+  Deno.test(`${backend}: a key an in-stream error echoes is masked even where its excerpt cuts the key`, async () => {
+    await using home = await tempDir();
+    await using srv = await startProviderServer();
+    const key = "CanaryStreamKeyLetters";
+    // the excerpt keeps 300 characters: the cut falls 10 characters into the key
+    const message = `${"x".repeat(290)}${key}`;
+    srv.script({ text: "x", exception: { type: "invalid_request_error", message } });
+    await assert.rejects(
+      () => ask(question, streamOpts(srv, backend, home.path, { key })),
+      (e) => {
+        assert.ok(isScoutError(e, "provider_http"), String(e));
+        assert.ok(!e.message.includes(key.slice(0, 4)), e.message);
+        assert.match(e.message, /x{290}\*\*\*… /);
+        return true;
+      },
+    );
+  });
+}

@@ -197,6 +197,22 @@ Deno.test("redactSecretsIn (R146): the keys a request sent, wherever an echo put
   assert.equal(redactSecretsIn("at http://h/v1?key=abc"), "at http://h/v1?key=***");
 });
 
+Deno.test("redactSecretsIn: a key's head an excerpt cut short before its … is masked", () => {
+  const key = "CanaryKeyWithoutDigits";
+  const cut = (n: number) => `you sent ${key.slice(0, n)}…`;
+  assert.equal(redactSecretsIn(cut(12), [key]), "you sent ***…");
+  assert.equal(redactSecretsIn(cut(4), [key]), "you sent ***…");
+  // fewer than 4 characters, or text that is no key's start, stays
+  assert.equal(redactSecretsIn(cut(3), [key]), cut(3));
+  assert.equal(redactSecretsIn("see the docs…", [key]), "see the docs…");
+  assert.equal(redactSecretsIn(cut(12), []), cut(12));
+  // every … looked at; a whole key elsewhere masked as before
+  assert.equal(
+    redactSecretsIn(`${key} and Canary… and CanaryKey… end…`, [key]),
+    "*** and ***… and ***… end…",
+  );
+});
+
 Deno.test("redactSecretsIn (R146): header-shaped credentials an error body echoes", () => {
   const headers = JSON.stringify({
     "content-type": "application/json",
