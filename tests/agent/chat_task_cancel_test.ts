@@ -16,11 +16,7 @@ import { isScoutError } from "../../src/errors.ts";
 import { chatTask } from "../../src/agent/mod.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { homeIn, tempDir } from "../support/cli.ts";
-
-/** Resolves once `check` holds (polled). */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 10));
-}
+import { waitUntil } from "../support/wait.ts";
 
 /** Asserts `run` rejected with `job_aborted`, naming the job. */
 async function assertAborted(run: Promise<unknown>, shortPath: string): Promise<void> {
@@ -58,7 +54,7 @@ Deno.test("chat task: cancelling runJob stops the agent's inference and rejects 
     const job = createJob(wf, "talk", { env: home, inputs: { chat: "user: SLOWREPLY" } });
     const controller = new AbortController();
     const run = runJob(job, { signal: controller.signal });
-    await until(() => srv.requests.length === 1);
+    await waitUntil("the first request", () => srv.requests.length === 1);
     controller.abort();
     await assertAborted(run, job.shortPath);
     assert.equal(srv.requests[0]!.firstByteAt, undefined, "settled before the provider's reply");
@@ -88,7 +84,7 @@ Deno.test("runJob: a body that honours job.signal, cancelled by its caller, reje
   const job = createJob(wf, "nap", { env: homeIn(dir.path) });
   const controller = new AbortController();
   const run = runJob(job, { signal: controller.signal });
-  await until(() => started);
+  await waitUntil("the task to start", () => started);
   controller.abort();
   await assertAborted(run, job.shortPath);
   assert.equal((await jobInfo(job.path))?.status, "aborted");

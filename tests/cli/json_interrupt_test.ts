@@ -26,6 +26,7 @@ import {
 } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { readInfo, userWorkflow } from "../workflow/cli_support.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const SIGNALS = [
   ["SIGINT", 130, "Interrupted"],
@@ -50,11 +51,7 @@ function start(via: Via, args: string[], dir: string, env: Record<string, string
 
 /** Polls `ready` every 20 ms (30 s at most), then gives the process 300 ms more. */
 async function until(ready: () => boolean, what: string): Promise<void> {
-  const t0 = Date.now();
-  while (!ready()) {
-    if (Date.now() - t0 > 30_000) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitUntil(what, ready);
   await new Promise((r) => setTimeout(r, 300));
 }
 

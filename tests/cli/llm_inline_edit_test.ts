@@ -10,6 +10,7 @@ import { findAskBlocks } from "../../src/cli/llm_inline.ts";
 import { placeReplies } from "../../src/cli/inline_blocks.ts";
 import { runMain, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const LU = "def area(r)\n  # ask: which constant for pi?\n  3.14 * r * r\nend\n";
 const VOLUME = "\ndef volume(r)\n  4.0/3*3.14*r**3\nend\n";
@@ -30,11 +31,7 @@ async function setup() {
 
 /** Waits until the server has received `n` requests (the model is "answering"). */
 async function requestsReceived(srv: { requests: unknown[] }, n: number): Promise<void> {
-  const until = Date.now() + 30_000;
-  while (srv.requests.length < n) {
-    if (Date.now() > until) throw new Error(`no request ${n} in 30 s`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitUntil(`request ${n}`, () => srv.requests.length >= n);
 }
 
 Deno.test("llm ask --inline: a line saved to the file while the model answers is kept, the reply placed in the file as it is now (R86-1)", async () => {

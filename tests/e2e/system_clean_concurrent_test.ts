@@ -21,14 +21,7 @@ import {
   storeOpts,
 } from "../support/store_ages.ts";
 import { readJobInfoSync } from "../../src/workflow/info.ts";
-
-async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { waitUntil } from "../support/wait.ts";
 
 /** An old failed job of Slow/nap, next to the runs. */
 function oldError(dir: string, name: string): string {
@@ -45,7 +38,7 @@ Deno.test("system clean keeps a job running in another process, which then finis
   const failed = oldError(d.path, "Default_old");
   const running = runScout(["workflow", "task", SLOW, "nap"], o);
   const nap = jobPath(d.path, "Slow/nap/Default");
-  await until("the nap to start", () => readJobInfoSync(nap).info?.status === "napping");
+  await waitUntil("the nap to start", () => readJobInfoSync(nap).info?.status === "napping");
   const r = await runMain(["system", "clean", "Slow", "--older", "0", "--json"], o);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);

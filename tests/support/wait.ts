@@ -21,3 +21,14 @@ export async function waitFor(check: () => boolean, ms = 30_000): Promise<boolea
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * {@link waitFor}, failing the test when `check` has not held within `ms`.
+ *
+ * @param what what is waited for, as the error names it
+ * @param check the condition
+ * @param ms the deadline (default 30 s)
+ */
+export async function waitUntil(what: string, check: () => boolean, ms = 30_000): Promise<void> {
+  if (!(await waitFor(check, ms))) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+}

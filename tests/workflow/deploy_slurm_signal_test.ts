@@ -13,17 +13,9 @@ import { ROOT, runMain, tempDir } from "../support/cli.ts";
 import { pidAlive } from "../../src/util/process.ts";
 import { env, readInfo } from "./cli_support.ts";
 import { slurmTask } from "./deploy_fixtures.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const SLOW = join(ROOT, "fixtures", "workflows", "Slow");
-
-/** Polls `cond` every 50 ms until true, or fails after `ms`. */
-async function until(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
   Deno.test(`slurm: ${signal} to command.batch's shell is passed on; exit.status says ${code}; nothing is left running (R109-6)`, async () => {
@@ -42,7 +34,7 @@ for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
     }).spawn();
     let pid = 0;
     try {
-      await until(() => readInfo(unit.path)?.status === "napping", "the job to start napping");
+      await waitUntil("the job to start napping", () => readInfo(unit.path)?.status === "napping");
       pid = readInfo(unit.path)!.pid as number;
       shell.kill(signal);
       const end = await shell.output();
@@ -50,7 +42,7 @@ for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
       assert.equal(readFileSync(join(unit.batchDir, "exit.status"), "utf8"), `${code}\n`);
       assert.equal(readInfo(unit.path)?.status, "aborted");
       assert.ok(!existsSync(unit.path));
-      await until(() => !pidAlive(pid), `the job's process ${pid} to end`, 5_000);
+      await waitUntil(`the job's process ${pid} to end`, () => !pidAlive(pid), 5_000);
       // batch list tells the signal from a failure, SLURM forgotten or not
       const notes: [string, string][] = [
         ["CANCELLED", "cancelled (scancel)"],

@@ -14,6 +14,7 @@ import { acquireLock, isStaleLock } from "../../src/workflow/lock.ts";
 import { lockPathFor } from "../../src/workflow/store.ts";
 import { MAX_SKEW_MS } from "../../src/util/lock_watch.ts";
 import { DENO, homeIn, ROOT, SCOUT_SOURCE_ARGS, spawnScout, tempDir } from "../support/cli.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const SLOW = join(ROOT, "fixtures", "workflows", "Slow");
 const NAP = ["workflow", "task", SLOW, "nap", "--seconds", "77"];
@@ -31,14 +32,6 @@ function onNodeA(skew: string, args: string[], env: Record<string, string>): Den
   }).spawn();
 }
 
-async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 Deno.test("a live lock of a host whose clock is a minute behind is waited on, not taken over: the body runs once (R139-1)", async () => {
   await using d = await tempDir();
   const log = join(d.path, "slow.log");
@@ -50,7 +43,7 @@ Deno.test("a live lock of a host whose clock is a minute behind is waited on, no
     SCOUT_LOCK_MAX_AGE: "2", // stale after 2 s: nodeA's lock looks 60 s old on our clock
   };
   const a = onNodeA("-60s", NAP, env);
-  await until("nodeA's body", () => existsSync(log), 60_000);
+  await waitUntil("nodeA's body", () => existsSync(log), 60_000);
   const b = spawnScout(NAP, { env });
   const [ra, rb] = await Promise.all([a.output(), b.output()]);
   assert.equal(ra.code, 0, dec.decode(ra.stderr));
