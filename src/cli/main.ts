@@ -38,6 +38,7 @@ import { registerSystem } from "./system.ts";
 
 import { registerCompletion } from "./completion.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { escapeLine } from "../util/one_line.ts";
 
 const ROOT_HELP = "\nAlso accepted: --nocolor (Scout's spelling of --no-color).\n" +
   `\n${FIXTURE_EXAMPLES}\n` +
@@ -248,7 +249,7 @@ export function reportError(e: unknown, ctx: CliContext): number {
   let line: string;
   if (isScoutError(e)) {
     line = redactSecretsIn(`${oneLine(e.message)}${denoHint(e)}${causeLine(e)}${errorLocation(e)}`);
-    io.stderr.write(`${prefix} ${line}\n`);
+    io.stderr.write(`${prefix} ${escapeLine(line)}\n`);
     if (e.code === "usage") {
       io.stderr.write(`${USAGE_HINT}\n`);
       return 2;
@@ -256,7 +257,7 @@ export function reportError(e: unknown, ctx: CliContext): number {
   } else {
     // a system error nothing more specific caught: the call and path in our words (R81-12)
     line = redactSecretsIn(oneLine(errnoText(e) ?? (e as Error)?.message ?? thrownMessage(e)));
-    io.stderr.write(`${prefix} ${line}\n`);
+    io.stderr.write(`${prefix} ${escapeLine(line)}\n`);
   }
   // R128-6: a --json command that printed nothing prints the error as JSON
   if (ctx.jsonStdoutWritten?.() === false) io.stdout.write(jsonErrorLine(line));
@@ -308,7 +309,12 @@ function noColorFlag(argv: readonly string[]): boolean {
   return flags.includes("--no-color") || flags.includes("--nocolor");
 }
 
-/** Error messages print on one line (some embed multi-line text, e.g. V8's JSON.parse messages). */
+/**
+ * Error messages print on one line (some embed multi-line text, e.g. V8's
+ * JSON.parse messages); on stderr, the names they echo are escaped as well
+ * (`escapeLine`: a file name holding `ESC [2J` must not clear the screen,
+ * R150-2), while `--json`'s error document keeps them as they are.
+ */
 function oneLine(message: string): string {
   return message.replace(/\s*[\r\n]+\s*/g, " ").trim();
 }

@@ -32,7 +32,8 @@ const NAME_PREFIX = /^(?:Default_|(?:tools-[0-9a-f]{12}(?:-rerun-\d+)?|rerun-\d+
  * @returns the short id
  */
 export function jobShortId(path: string): string {
-  return basename(path).replace(NAME_PREFIX, "").slice(0, 8);
+  // eight characters, not UTF-16 units: a name of emoji keeps whole ones (R150-1)
+  return [...basename(path).replace(NAME_PREFIX, "")].slice(0, 8).join("");
 }
 
 /**
