@@ -5,11 +5,12 @@
  * uses the index the builder finished instead of building its own — before,
  * each of N processes that found the index stale at once (a SLURM array,
  * parallel queries) built a full one, N temp files and N times the memory.
- * The build of a large TSV (over {@link LONG_BUILD_BYTES}) has its lock
- * refreshed from the refresher thread; a smaller one, done in a second or
- * two, spares that thread's start (~50 ms). A builder that died leaves a
- * stale lock, taken over at once on its host (the pid is gone) and, on
- * another, once untouched for 30 s; a live builder that takes longer than
+ * The build of a TSV over {@link LONG_BUILD_BYTES} has its lock refreshed
+ * from the refresher thread; a smaller one, done in about a second, spares
+ * that thread's start (50–250 ms). A builder that died leaves a stale lock,
+ * taken over at once on its host (the pid is gone), and once untouched for
+ * 30 s (on its host: a pid reused since, R151-1; on another: as a waiter
+ * watched it); a live builder that takes longer than
  * {@link BUILD_WAIT_MS} is no longer waited for (a build of its own, as
  * before). Whoever uses an index also sweeps the temp files and the lock
  * that dead builds of it left (R112-4), built or not.
@@ -25,11 +26,14 @@ import { acquireFileLockSync, removeStaleLockSync } from "../util/file_lock.ts";
 export const BUILD_WAIT_MS = 10 * 60_000;
 
 /**
- * A TSV this large takes a second or more to index: its build's lock is
+ * A TSV this large takes about a second to index: its build's lock is
  * refreshed while it runs (a smaller build ends long before a lock goes
- * stale, 30 s untouched).
+ * stale, 30 s untouched). [TS-FIX] R151-1: 4 MiB before, whose build took
+ * 4–5 s on a loaded 2-core host (400-target lines or 8-byte ones) — too
+ * close to the stale age now that an unrefreshed lock of this host goes
+ * stale by age, whatever its pid.
  */
-export const LONG_BUILD_BYTES = 4 * 1024 * 1024;
+export const LONG_BUILD_BYTES = 1024 * 1024;
 
 /** A build of an index: how to find it current, how to build it. */
 export interface IndexBuild<T> {

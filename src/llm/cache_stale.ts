@@ -21,11 +21,9 @@
  * @module
  */
 import { lstat } from "node:fs/promises";
-import { hostname } from "node:os";
-import { pidAlive } from "../util/process.ts";
 import { readRegularFile } from "../util/regular_file.ts";
 import { holderOf, type JudgedLock, judgeRead, type LockId } from "../util/stale_takeover.ts";
-import { beyondSkew, type LockWatch, staleElsewhere } from "../util/lock_watch.ts";
+import { lockStale, type LockWatch } from "../util/lock_watch.ts";
 import { refuseNonLock } from "../util/not_a_lock.ts";
 import { STALE_MS } from "./cache_heartbeat.ts";
 
@@ -49,14 +47,11 @@ function gone(e: unknown): null {
 
 /** A cache lock's staleness (the module's rule); `watch`: the waiter's, none for a look. */
 function staleText(text: string, st: LockId, watch?: LockWatch): boolean {
-  const age = Date.now() - st.mtimeMs;
   const m = holderOf(text);
-  if (!m) return age > TORN_MS;
-  if (m[2] !== hostname()) return staleElsewhere(st, STALE_MS, watch); // its clock is not ours
-  const pid = Number(m[1]);
-  if (pid === process.pid || !pidAlive(pid)) return true;
-  // our clock: its pid reused here; a date ahead of ours is planted, waited on only while it beats
-  return age > STALE_MS || beyondSkew(st.mtimeMs, STALE_MS) || (watch?.(st, STALE_MS) ?? false);
+  if (!m) return Date.now() - st.mtimeMs > TORN_MS;
+  // the shared rule (R151-1): another host's by its watch; ours by pid, then by our clock
+  const holder = { pid: Number(m[1]), host: m[2] };
+  return lockStale(holder, st, STALE_MS, { ownIsStale: true, ...(watch ? { watch } : {}) });
 }
 
 /**

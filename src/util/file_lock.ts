@@ -4,9 +4,9 @@
  * (a database's index, R112-6) — then refreshed from the refresher thread
  * while held (`lock_refresher.ts`). `<file>.lock`, created with `O_EXCL`,
  * holding `<pid>@<host>`. A lock whose holder is a dead process on this host,
- * or one untouched for longer than a write could take (an unreadable holder;
- * another host's as seen by a waiter, whatever its date by our clock, R139:
- * `lock_watch.ts`), is taken over — only the file judged stale, one taker at a
+ * or one untouched for longer than a hold goes without a refresh (of this
+ * host, by our clock, R151-1; another host's as seen by a waiter, whatever
+ * its date by our clock, R139: `lock_watch.ts`), is taken over — only the file judged stale, one taker at a
  * time (`stale_takeover.ts`), so of two waiters that judged the same dead lock
  * the second never removes the lock the first then took (R78-1). Waiting polls
  * synchronously (`Atomics.wait`), so it works in sync code paths.
@@ -14,11 +14,10 @@
  * @module
  */
 import { closeSync, unlinkSync } from "node:fs";
-import { hostname } from "node:os";
 import { ScoutError } from "../errors.ts";
 import { createWithText } from "./exclusive_create.ts";
 import { keepFresh } from "./lock_refresher.ts";
-import { pidAlive } from "./process.ts";
+import { hostname } from "node:os";
 import {
   holderOf,
   judgeLockSync,
@@ -27,7 +26,7 @@ import {
   takeOver,
 } from "./stale_takeover.ts";
 import { notALockError } from "./not_a_lock.ts";
-import { type LockWatch, lockWatch, staleElsewhere } from "./lock_watch.ts";
+import { lockStale, type LockWatch, lockWatch } from "./lock_watch.ts";
 
 /** A lock nobody has touched for this long is stale whoever holds it. */
 const STALE_MS = 30_000;
@@ -43,19 +42,19 @@ function sleepSync(ms: number): void {
 }
 
 /**
- * Whether a lock may be taken over: a dead holder on this host; another
- * host's once `watch` saw it unchanged for 30 s, or dated beyond any clock
- * skew (its holder touches it on its own clock: `lock_watch.ts`, R139); a
- * lock naming no holder once 30 s old.
+ * Whether a lock may be taken over (`lock_watch.ts`'s one rule): of this host
+ * (or naming no holder), once untouched for 30 s — a long hold is refreshed
+ * every 5 s, a short one ends in milliseconds — or when its pid is dead (a
+ * lock naming this process: an earlier one's, as this process never nests
+ * the lock); another host's once `watch` saw it unchanged for 30 s, or dated
+ * beyond any clock skew (its holder touches it on its own clock, R139).
+ * [TS-FIX] R151-1: a this-host lock was judged by its pid only, so a crashed
+ * holder's lock whose pid was reused (a reboot) blocked every user for ever.
  */
-function isStale(text: string, id: LockId, watch?: LockWatch): boolean {
+function isStale(text: string, id: LockId, staleMs: number, watch?: LockWatch): boolean {
   const m = holderOf(text.trim());
-  if (m && m[2] === hostname()) {
-    const pid = Number(m[1]);
-    return pid === process.pid || !pidAlive(pid); // this process never nests the lock
-  }
-  if (m) return staleElsewhere(id, STALE_MS, watch);
-  return Date.now() - id.mtimeMs > STALE_MS;
+  const holder = m ? { pid: Number(m[1]), host: m[2] } : {};
+  return lockStale(holder, id, staleMs, { ownIsStale: true, ...(watch ? { watch } : {}) });
 }
 
 /**
@@ -98,6 +97,11 @@ export interface FileLockOptions {
    * either, judges it stale while its holder lives.
    */
   long?: boolean;
+  /**
+   * Test seam: the stale age (default 30 s), of the locks this waiter judges
+   * and of its own long hold (then touched every sixth of it, 5 s by default).
+   */
+  staleMs?: number;
 }
 
 /**
@@ -122,13 +126,13 @@ export function acquireFileLockSync(
   file: string,
   opts: FileLockOptions = {},
 ): (() => void) | null {
-  const { waitMs = WAIT_MS, step, long = false } = opts;
+  const { waitMs = WAIT_MS, step, long = false, staleMs = STALE_MS } = opts;
   const lock = `${file}.lock`;
   const holder = `${process.pid}@${hostname()}`;
   const deadline = Date.now() + waitMs;
   let delay = 5;
   const watch = lockWatch();
-  const stale = (text: string, id: LockId) => isStale(text, id, watch);
+  const stale = (text: string, id: LockId) => isStale(text, id, staleMs, watch);
   while (!tryCreate(lock, holder)) {
     const judged = judgeNamed(lock, stale, step);
     if (judged?.stale) {
@@ -139,7 +143,7 @@ export function acquireFileLockSync(
     sleepSync(delay);
     delay = Math.min(delay * 2, 100);
   }
-  const stopRefresh = long ? keepFresh(lock, holder, REFRESH_MS) : null;
+  const stopRefresh = long ? keepFresh(lock, holder, Math.min(REFRESH_MS, staleMs / 6)) : null;
   let held = true;
   return () => {
     if (!held) return;
@@ -152,8 +156,9 @@ export function acquireFileLockSync(
 }
 
 /**
- * Removes `<file>.lock` when it is stale at a glance (a dead holder of this
- * host; another host's dated beyond any clock skew; no holder, untouched for 30 s): what a killed holder left, swept by a later user of
+ * Removes `<file>.lock` when it is stale at a glance (of this host or no
+ * holder: a dead holder, or untouched for 30 s; another host's dated beyond
+ * any clock skew): what a killed holder left, swept by a later user of
  * the file that takes no lock. Best effort: a lock that cannot be judged or
  * removed is left.
  *
@@ -162,7 +167,7 @@ export function acquireFileLockSync(
 export function removeStaleLockSync(file: string): void {
   const lock = `${file}.lock`;
   try {
-    const judged = judgeLockSync(lock, isStale);
+    const judged = judgeLockSync(lock, (text, id) => isStale(text, id, STALE_MS));
     if (judged?.stale) takeOver(lock, judged);
   } catch { /* unreadable, or a directory that refuses the takeover gate: not ours to sweep */ }
 }

@@ -13,10 +13,15 @@
  * can remove it. The persist locks (`workflow/lock.ts`), the inference
  * cache's key locks and holder files (`llm/cache_stale.ts`,
  * `llm/cache_holder.ts`) and the shared file lock (`file_lock.ts`) use it;
- * design-notes, "Locks across hosts with skewed clocks".
+ * design-notes, "Locks across hosts with skewed clocks". The whole rule, this
+ * host's side too, is {@link lockStale}: the persist locks, the cache's key
+ * locks and the file lock judge by it (R151-1: the file lock had its own
+ * this-host rule, pid only, and waited out a reused pid's lock for ever).
  *
  * @module
  */
+import { hostname } from "node:os";
+import { pidAlive } from "./process.ts";
 import type { LockId } from "./stale_takeover.ts";
 
 /**
@@ -89,4 +94,59 @@ export function staleElsewhere(
   watch?: LockWatch,
 ): boolean {
   return beyondSkew(id.mtimeMs, staleMs) || (watch?.(id, staleMs) ?? false);
+}
+
+/** Who a lock names (`<pid>@<host>`, or a persist lock's `host:`/`pid:` lines): either may be missing. */
+export interface LockHolder {
+  /** The holder's process id. */
+  pid?: number;
+  /** The holder's host. */
+  host?: string;
+}
+
+/** How {@link lockStale} judges: the waiter's watch, and this process's own locks. */
+export interface StaleOptions {
+  /** The waiter's watch; none: a sweep's look, at a glance. */
+  watch?: LockWatch;
+  /**
+   * Whether a lock naming this process is stale: true for a holder that
+   * never waits on a lock it holds (it is an earlier process's with our pid).
+   */
+  ownIsStale?: boolean;
+}
+
+/**
+ * Whether a lock may be taken over. Another host's: {@link staleElsewhere}.
+ * This host's, or one naming no host, judged on our own clock: untouched for
+ * `staleMs` (a live holder refreshes it well within that; a pid seen alive
+ * may be an unrelated process's after a crash or a reboot, pids being
+ * reused), dated beyond any skew ({@link beyondSkew}: a `touch -d` ahead),
+ * seen unchanged by `watch` for `staleMs`, or naming a dead pid here.
+ *
+ * @param holder who the lock names
+ * @param id the lock's file
+ * @param staleMs its stale age
+ * @param opts the waiter's watch; whether this process's own lock is stale
+ * @returns true when it may be taken over
+ *
+ * @example
+ * ```ts
+ * import { lockStale } from "./lock_watch.ts";
+ * // pid 1 lives, but nobody touched its lock for two days
+ * lockStale({ pid: 1, host: "n1" }, { ino: 1, mtimeMs: Date.now() - 2 * 86_400_000 }, 30_000);
+ * ```
+ */
+export function lockStale(
+  holder: LockHolder,
+  id: Pick<LockId, "ino" | "mtimeMs">,
+  staleMs: number,
+  opts: StaleOptions = {},
+): boolean {
+  const { host, pid } = holder;
+  if (host !== undefined && host !== hostname()) return staleElsewhere(id, staleMs, opts.watch);
+  if (Date.now() - id.mtimeMs > staleMs || beyondSkew(id.mtimeMs, staleMs)) return true;
+  if (host !== undefined && pid !== undefined) {
+    if (pid === process.pid ? opts.ownIsStale === true : !pidAlive(pid)) return true;
+  }
+  return opts.watch?.(id, staleMs) ?? false;
 }

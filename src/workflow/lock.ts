@@ -24,7 +24,6 @@ import { notALockError } from "../util/not_a_lock.ts";
 import { createWithText } from "../util/exclusive_create.ts";
 import { lockPathFor } from "./store.ts";
 import { lockTime } from "./time.ts";
-import { pidAlive } from "../util/process.ts";
 import {
   type JudgedLock,
   judgeLockSync,
@@ -35,7 +34,7 @@ import {
 import { notRegularKind, readRegularTextSync } from "../util/regular_file.ts";
 import { thisHost } from "./state.ts";
 import { keepFresh } from "../util/lock_refresher.ts";
-import { beyondSkew, lockWatch, staleElsewhere } from "../util/lock_watch.ts";
+import { lockStale, lockWatch } from "../util/lock_watch.ts";
 
 const REFRESH_MS = 2_000;
 const lockDirs = new Set<string>();
@@ -179,12 +178,7 @@ export function sweepStaleLock(path: string, dryRun = false): boolean {
  * watches it ({@link watchedStale}).
  */
 function staleHolder(text: string, id: Pick<LockId, "ino" | "mtimeMs">): boolean {
-  const { host, pid } = parseHolder(text);
-  if (host !== undefined && host !== thisHost()) return staleElsewhere(id, lockMaxAgeMs());
-  if (Date.now() - id.mtimeMs > lockMaxAgeMs() || beyondSkew(id.mtimeMs, lockMaxAgeMs())) {
-    return true; // past its age on our clock, or dated ahead beyond any skew
-  }
-  return host === thisHost() && pid !== undefined && pid !== process.pid && !pidAlive(pid);
+  return lockStale(parseHolder(text), id, lockMaxAgeMs()); // the shared rule (R151-1)
 }
 
 /**
@@ -203,7 +197,7 @@ function staleHolder(text: string, id: Pick<LockId, "ino" | "mtimeMs">): boolean
  */
 function watchedStale(): StaleTest {
   const watch = lockWatch();
-  return (text, id) => staleHolder(text, id) || watch(id, lockMaxAgeMs());
+  return (text, id) => lockStale(parseHolder(text), id, lockMaxAgeMs(), { watch });
 }
 
 /**
