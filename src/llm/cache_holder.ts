@@ -34,15 +34,15 @@ import { inRealDir, pathIn, type PinnedDir } from "../util/pinned_dir.ts";
 import { pidAlive } from "../util/process.ts";
 import { beatFile, STALE_MS } from "./cache_heartbeat.ts";
 import { beyondSkew } from "../util/lock_watch.ts";
+import { thisHolder } from "../util/holder.ts";
 
 /** Holder files made by this process, by cache directory (null: no links there). */
 const holderFiles = new Map<string, string | null>();
-let me: string | undefined;
 let exitHook = false;
 
-/** What a lock of this process holds: `<pid>@<host>`. */
+/** What a lock of this process holds: `<pid>@<host>` (`util/holder.ts`). */
 export function holderText(): string {
-  return me ??= `${process.pid}@${hostname()}`;
+  return thisHolder();
 }
 
 function removeAtExit(): void {

@@ -11,9 +11,9 @@
  * @module
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { pidAlive } from "./process.ts";
+import { holderHost, thisHolder } from "./holder.ts";
 import { clipUtf8, utf8Length } from "./name_bytes.ts";
 
 /**
@@ -26,24 +26,19 @@ export const OLD_TEMP_MS = 60 * 60_000;
 /** At most this many bytes of the host go into a temp file's name (Linux's HOST_NAME_MAX). */
 const HOST_BYTES = 64;
 
-let host: string | undefined;
-
 /** This host's name as temp names hold it: cut to {@link HOST_BYTES} bytes. */
 function tempHost(): string {
-  if (host !== undefined) return host;
-  let h = hostname();
-  while (new TextEncoder().encode(h).length > HOST_BYTES) h = h.slice(0, -1);
-  return host = h;
+  return holderHost(HOST_BYTES);
 }
 
 /**
  * This process as the writer of a temp file: `<pid>@<host>`, the host cut to
- * 64 bytes (a temp name stays within NAME_MAX).
+ * 64 bytes (a temp name stays within NAME_MAX; `holder.ts`).
  *
  * @returns the writer's tag
  */
 export function writerTag(): string {
-  return `${process.pid}@${tempHost()}`;
+  return thisHolder(HOST_BYTES);
 }
 
 /** `<pid>@<host>.<tag>.tmp` or, the earlier naming, `<pid>.<tag>.tmp` (`<tag>`: hex or decimal). */

@@ -17,7 +17,7 @@ import { closeSync, unlinkSync } from "node:fs";
 import { ScoutError } from "../errors.ts";
 import { createWithText } from "./exclusive_create.ts";
 import { keepFresh } from "./lock_refresher.ts";
-import { hostname } from "node:os";
+import { thisHolder } from "./holder.ts";
 import {
   holderOf,
   judgeLockSync,
@@ -128,7 +128,7 @@ export function acquireFileLockSync(
 ): (() => void) | null {
   const { waitMs = WAIT_MS, step, long = false, staleMs = STALE_MS } = opts;
   const lock = `${file}.lock`;
-  const holder = `${process.pid}@${hostname()}`;
+  const holder = thisHolder();
   const deadline = Date.now() + waitMs;
   let delay = 5;
   const watch = lockWatch();
