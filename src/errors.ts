@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { clipEnd } from "./util/clip.ts";
 
 /** Marker used by {@link isScoutError}; survives realm and bundle boundaries. */
 export const SCOUT_ERROR: unique symbol = Symbol.for("scout-ai.error");
@@ -244,7 +245,7 @@ export function thrownMessage(e: unknown): string {
   }
   // an Error's message is the author's; a thrown value's text may be any size
   if (isError || text.length <= MAX_THROWN_TEXT) return text;
-  return text.slice(0, MAX_THROWN_TEXT - 1) + "…";
+  return clipEnd(text, MAX_THROWN_TEXT - 1);
 }
 
 /**

@@ -9,6 +9,7 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /** What is wrong with a would-be agent: fields it lacks, and fields of another kind. */
 export interface AgentShapeProblems {
@@ -97,7 +98,7 @@ export function checkAgentArg(v: unknown, fn: string, role = "argument 1"): void
   let why: string | null;
   if (isThenable(v)) why = "a Promise: await api.loadAgent(…)";
   else if (typeof v === "string") {
-    const name = JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+    const name = JSON.stringify(clipEnd(v, 40));
     why = `a string, not an agent: pass await api.loadAgent(${name})`;
   } else if (typeof v !== "object" || v === null || Array.isArray(v)) {
     why = `${kindOf(v)}, not an agent`;

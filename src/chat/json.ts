@@ -6,6 +6,7 @@
  * @module
  */
 import { ScoutError } from "../errors.ts";
+import { clipEnd } from "../util/clip.ts";
 
 const FENCE = "```json\n";
 
@@ -36,7 +37,7 @@ export function parseJson(text: string | null | undefined): unknown {
   try {
     return JSON.parse(body);
   } catch (e) {
-    const shown = body.length > 60 ? `${body.slice(0, 60)}…` : body;
+    const shown = clipEnd(body, 60);
     throw new ScoutError(
       "json_parse",
       `Cannot parse JSON answer "${shown}": ${(e as Error).message}`,

@@ -13,6 +13,7 @@
 import { ScoutError } from "../errors.ts";
 import { parseWithLines } from "./parse.ts";
 import type { Message } from "./types.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /** Roles chat text from an untrusted client may hold. */
 export const PLAIN_ROLES: ReadonlySet<string> = new Set([
@@ -63,7 +64,7 @@ function allowed(m: Message): boolean {
 /** A line as a refusal quotes it: trimmed, at most 80 characters. */
 function shown(line: string): string {
   const t = line.trim();
-  return t.length > 80 ? `${t.slice(0, 79)}…` : t;
+  return t.length > 80 ? clipEnd(t, 79) : t;
 }
 
 /**

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { clipEnd } from "../util/clip.ts";
 
 /** A Map: `&constructor;` is no entity of Object.prototype's (R112-5). */
 const ENTITIES = new Map([
@@ -78,5 +79,5 @@ export function htmlText(html: string): string {
  */
 export function bodyExcerpt(text: string, contentType = "", max = 200): string {
   const t = looksLikeHtml(text, contentType) ? htmlText(text) : text.replace(/\s+/g, " ").trim();
-  return t.length > max ? t.slice(0, max) + "…" : t;
+  return clipEnd(t, max);
 }

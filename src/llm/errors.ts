@@ -10,6 +10,7 @@ import { isScoutError, ScoutError } from "../errors.ts";
 import { redactUrl, redactUrlsIn } from "../util/secrets.ts";
 import { bodyExcerpt } from "./body_text.ts";
 import { networkReason } from "./network_reason.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /** Statuses worth retrying: 408, 409, 429 and 5xx. */
 export function isRetryableStatus(status: number): boolean {
@@ -41,7 +42,7 @@ export function retryAfterMs(
 
 function excerpt(text: string): string {
   const t = text.replace(/\s+/g, " ").trim();
-  return t.length > 300 ? t.slice(0, 300) + "…" : t;
+  return clipEnd(t, 300);
 }
 
 /**

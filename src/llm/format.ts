@@ -15,6 +15,7 @@ import { namedFileError } from "../util/fs.ts";
 import { contentObject } from "../chat/tool_calls.ts";
 import { locateAt, writtenAt } from "../chat/written_at.ts";
 import { callFields, callIdOf } from "../tools/calls.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /** Roles that configure the ask and are never sent as messages. */
 export const DIRECTIVE_ROLES: ReadonlySet<string> = new Set([
@@ -123,7 +124,7 @@ export function decodeOutput(m: Message): OutputMessage {
 
 function preview(v: unknown): string {
   const s = typeof v === "string" ? v : JSON.stringify(v) ?? String(v);
-  return s.length > 120 ? s.slice(0, 120) + "…" : s;
+  return clipEnd(s, 120);
 }
 
 /** Decoded tool messages by message object, with the content they were decoded from. */

@@ -16,6 +16,7 @@ import type { Message } from "../chat/types.ts";
 import { sha256hex } from "../util/hash.ts";
 import type { DelegationAssociation } from "./delegation.ts";
 import { type DelegationFacts, delegationFacts } from "./delegation_facts.ts";
+import { clipMiddle } from "../util/clip.ts";
 
 /** How a tool call ended: `ok`, `error` (exception or non-zero exit status), or no output. */
 export type ToolCallOutcome = "ok" | "error" | "missing_output";
@@ -96,7 +97,7 @@ export function shortenMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const keep = Math.max(4, max - 1);
   const head = Math.ceil(keep / 2);
-  return text.slice(0, head) + "…" + text.slice(text.length - (keep - head));
+  return clipMiddle(text, head, keep - head);
 }
 
 function stamp(v: unknown): number | null {

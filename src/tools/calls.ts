@@ -6,6 +6,7 @@
  */
 import { ScoutError } from "../errors.ts";
 import type { ToolInvocation } from "./types.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /**
  * Parses JSON arguments: objects pass through; strings are JSON-parsed (an
@@ -87,7 +88,7 @@ export function callFields(
 
 function short(v: unknown): string {
   const s = JSON.stringify(v) ?? String(v);
-  return s.length > 200 ? s.slice(0, 200) + "…" : s;
+  return clipEnd(s, 200);
 }
 
 /**

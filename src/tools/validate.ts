@@ -8,6 +8,7 @@
  * @module
  */
 import type { JsonSchema } from "./types.ts";
+import { clipEnd } from "../util/clip.ts";
 
 function typeOk(v: unknown, type: string): boolean {
   switch (type) {
@@ -43,7 +44,7 @@ function shown(v: unknown): string {
   } catch {
     text = String(v);
   }
-  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
+  return clipEnd(text, SHOWN_CHARS);
 }
 
 /**

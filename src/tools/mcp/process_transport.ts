@@ -25,6 +25,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { groupGone, GROUPS, signalGroup as signal, within } from "../../util/process_group.ts";
 import { onInterrupt } from "../../util/interrupt_hooks.ts";
+import { clipEnd } from "../../util/clip.ts";
 
 /** How the server process is started. */
 export interface ProcessTransportOptions {
@@ -250,7 +251,7 @@ export class ProcessTransport implements Transport {
       return false;
     }
     const first = this.firstGarbage ?? "";
-    const cut = first.length > 80 ? `${first.slice(0, 80)}…` : first;
+    const cut = clipEnd(first, 80);
     this.failure = `it printed ${this.garbage} lines that are not JSON-RPC messages ` +
       `before answering (the first: ${JSON.stringify(cut)}); the server was stopped`;
     this.onerror?.(new Error(this.failure));
