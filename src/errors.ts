@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { clipEnd } from "./util/clip.ts";
 
 /** Marker used by {@link isScoutError}; survives realm and bundle boundaries. */
 export const SCOUT_ERROR: unique symbol = Symbol.for("scout-ai.error");
@@ -245,7 +244,8 @@ export function thrownMessage(e: unknown): string {
   }
   // an Error's message is the author's; a thrown value's text may be any size
   if (isError || text.length <= MAX_THROWN_TEXT) return text;
-  return clipEnd(text, MAX_THROWN_TEXT - 1);
+  // cut before a surrogate pair, not inside it (R151-7; util/clip.ts is a layer above)
+  return text.slice(0, MAX_THROWN_TEXT - 1).replace(/[\uD800-\uDBFF]$/, "") + "…";
 }
 
 /**
