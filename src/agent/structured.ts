@@ -15,6 +15,7 @@ import { setOwn } from "../util/own_record.ts";
 import { chat, current } from "./agent.ts";
 import { checkAgentArg } from "./agent_shape.ts";
 import type { Agent, AgentCallOptions, IterateDictionaryOptions } from "./types.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /** The schema `iterate` asks for: `{content: string[]}`. */
 export const LIST_SCHEMA: Record<string, unknown> = {
@@ -39,7 +40,7 @@ function parseAnswer(text: string): unknown {
   } catch (e) {
     throw new ScoutError(
       "json_parse",
-      `The answer is not JSON: ${(e as Error).message} (answer "${text.slice(0, 80)}")`,
+      `The answer is not JSON: ${(e as Error).message} (answer "${clipEnd(text, 80, "")}")`,
     );
   }
   return unwrapContent(v);

@@ -10,6 +10,7 @@ import { lineageIds } from "../chat/lineage.ts";
 import { nodeId } from "../provenance/paths.ts";
 import { ANALYST_SCHEMA, ANALYST_SCHEMA_VERSION } from "./results.ts";
 import { type AnalystWarning, chatWalk } from "./walk.ts";
+import { clipMiddle } from "../util/clip.ts";
 
 /** Longest content a `message_content` entry carries (shortened in the middle beyond). */
 export const CONTENT_MAX = 20_000;
@@ -93,9 +94,12 @@ export function parseAddresses(value: unknown, warnings: AnalystWarning[]): [str
 function shorten(content: unknown): unknown {
   if (typeof content !== "string" || content.length <= CONTENT_MAX) return content;
   const half = CONTENT_MAX / 2;
-  return `${content.slice(0, half)}\n<... ${content.length - CONTENT_MAX} characters cut ...>\n${
-    content.slice(-half)
-  }`;
+  return clipMiddle(
+    content,
+    half,
+    half,
+    `\n<... ${content.length - CONTENT_MAX} characters cut ...>\n`,
+  );
 }
 
 /**

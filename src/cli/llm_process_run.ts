@@ -14,6 +14,7 @@ import { headerSecrets, redactSecretsIn } from "../util/secrets.ts";
 import type { Io } from "./io.ts";
 import { warnSink } from "./io.ts";
 import { workerMessages, workerOptions } from "./llm_process_guard.ts";
+import { clipEnd } from "../util/clip.ts";
 
 function invalid(message: string): ScoutError {
   return new ScoutError("invalid_input", `Bad relay request: ${message}`);
@@ -82,7 +83,7 @@ export async function answerQuery(
     if (!res.ok) {
       // the body may echo the request's headers: this worker's key never reaches the queue (R146)
       const sent = headerSecrets(init?.headers ?? (input instanceof Request ? input.headers : {}));
-      const shown = redactSecretsIn(text, sent).slice(0, 200);
+      const shown = clipEnd(redactSecretsIn(text, sent), 200, "");
       throw new ScoutError("provider_http", `Provider answered HTTP ${res.status}: ${shown}`);
     }
     raw = text;

@@ -331,7 +331,7 @@ export function replyObject(backend: string, raw: unknown): Record<string, unkno
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw responseError(
       backend,
-      `sent a reply that is not a JSON object: ${String(raw).slice(0, 100)}`,
+      `sent a reply that is not a JSON object: ${clipEnd(String(raw), 100, "")}`,
     );
   }
   return raw as Record<string, unknown>;

@@ -198,7 +198,7 @@ function dataUrlMedia(ref: string, kind: "image" | "pdf"): Media {
   if (!m) {
     throw new ScoutError(
       "invalid_input",
-      `Not a base64 data URL for a ${kind}: "${ref.slice(0, 40)}"`,
+      `Not a base64 data URL for a ${kind}: "${clipEnd(ref, 40, "")}"`,
     );
   }
   const name = /;name=([^;]*)/.exec(m[2]!)?.[1];

@@ -29,6 +29,7 @@ import {
 import type { QueryContext } from "./types.ts";
 import { maskAnswer } from "./sent_secrets.ts";
 import { headerSecrets } from "../util/secrets.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /** A request signal combining the ask's signal and the timeout. */
 export interface RequestSignal {
@@ -175,7 +176,7 @@ export function parseReplyJson(backend: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw responseError(backend, `sent malformed JSON: ${text.slice(0, 100)}`, e);
+    throw responseError(backend, `sent malformed JSON: ${clipEnd(text, 100, "")}`, e);
   }
 }
 

@@ -16,6 +16,7 @@ import type { ProvenanceReport, ReportNode } from "./report.ts";
 import type { PageMessage, PageNodeDetail } from "./render_html.ts";
 import { loadChatFile } from "./traverse.ts";
 import { pageEmbeddable, type PageScope } from "./page_scope.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /** Caps of {@link pageDetails}. */
 export interface PageDetailLimits {
@@ -32,9 +33,7 @@ export interface PageDetailLimits {
 const FOLDED = new Set(["function_call", "function_call_output", "tool_call", "meta", "tool"]);
 
 function shorten(text: string, max: number): string {
-  return text.length <= max
-    ? text
-    : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return text.length <= max ? text : clipEnd(text, max, `… (${text.length - max} more characters)`);
 }
 
 /**

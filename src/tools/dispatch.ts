@@ -25,6 +25,7 @@ import { isFunctionDefinition } from "./registry.ts";
 import type { ToolFunction, ToolInvocation, ToolOutput, ToolRegistry } from "./types.ts";
 import { toolOutput } from "./types.ts";
 import { argumentsError, problemsError } from "./validate.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /** Options of {@link runToolCalls}. */
 export interface RunToolCallsOptions {
@@ -127,7 +128,9 @@ function callArguments(call: ToolInvocation): Record<string, unknown> | Error {
     try {
       value = JSON.parse(text);
     } catch {
-      return new Error(`Invalid JSON in the arguments of '${call.name}': ${text.slice(0, 200)}`);
+      return new Error(
+        `Invalid JSON in the arguments of '${call.name}': ${clipEnd(text, 200, "")}`,
+      );
     }
   }
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {

@@ -9,6 +9,7 @@
 import { z, type ZodType } from "zod";
 import type { InputSpec } from "./job_types.ts";
 import { arrayElementType } from "./types.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /**
  * The schema a coerced value of a Scout type satisfies (a `<t>_array`: a
@@ -61,7 +62,7 @@ export function selectOptionsOf(def: InputSpec): string[] {
  */
 export function describeValue(value: unknown): string {
   if (typeof value === "string") {
-    return JSON.stringify(value.length > 60 ? value.slice(0, 57) + "..." : value);
+    return JSON.stringify(value.length > 60 ? clipEnd(value, 57, "...") : value);
   }
   if (Array.isArray(value)) return "an array";
   if (value instanceof Uint8Array) return "bytes";

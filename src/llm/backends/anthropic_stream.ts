@@ -8,6 +8,7 @@
  */
 import { reportedErrorOf, responseError } from "../errors.ts";
 import { type SseEvent, sseEvents } from "../http.ts";
+import { clipEnd } from "../../util/clip.ts";
 
 type Block = Record<string, unknown>;
 
@@ -33,7 +34,7 @@ function parseStreamEvent(ev: SseEvent): Record<string, unknown> | null {
     if (ev.open) return null;
     throw responseError(
       "anthropic",
-      `sent malformed JSON in its stream: ${ev.data.slice(0, 100)}`,
+      `sent malformed JSON in its stream: ${clipEnd(ev.data, 100, "")}`,
       e,
     );
   }
@@ -69,7 +70,11 @@ function finishBlock(state: StreamState, data: Record<string, unknown>): void {
   try {
     block.input = json.trim() === "" ? {} : JSON.parse(json);
   } catch (e) {
-    throw responseError("anthropic", `sent malformed tool input JSON: ${json.slice(0, 100)}`, e);
+    throw responseError(
+      "anthropic",
+      `sent malformed tool input JSON: ${clipEnd(json, 100, "")}`,
+      e,
+    );
   }
 }
 

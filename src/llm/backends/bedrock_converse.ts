@@ -14,6 +14,7 @@ import { placeThinking } from "../thinking.ts";
 import type { BackendReply, BackendRequest, ReplyItem, ThinkingBlock } from "../types.ts";
 import { anthropicMessages, anthropicTools, formatInstruction } from "./anthropic.ts";
 import type { EventStreamMessage } from "./aws_eventstream.ts";
+import { clipEnd } from "../../util/clip.ts";
 
 type Block = Record<string, unknown>;
 
@@ -240,7 +241,7 @@ function finishBlock(state: ConverseStreamState, i: number): void {
   try {
     (b.toolUse as Block).input = json.trim() === "" ? {} : JSON.parse(json);
   } catch (e) {
-    throw responseError("bedrock", `sent malformed tool input JSON: ${json.slice(0, 100)}`, e);
+    throw responseError("bedrock", `sent malformed tool input JSON: ${clipEnd(json, 100, "")}`, e);
   }
 }
 

@@ -25,6 +25,7 @@ import { chatTools } from "./openai.ts";
 import { renamedLimit } from "./token_limit.ts";
 import { NDJSON_STREAM } from "../stream_check.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext, ReplyItem } from "../types.ts";
+import { clipEnd } from "../../util/clip.ts";
 
 /**
  * The digest string of plain JSON arguments (`workflow.md` §2.3 rules for
@@ -221,7 +222,11 @@ export async function assembleOllamaStream(
     } catch (e) {
       // the body ended inside this line: the stream was cut, not malformed
       if (end.open) return null;
-      throw responseError("ollama", `sent malformed JSON in its stream: ${line.slice(0, 100)}`, e);
+      throw responseError(
+        "ollama",
+        `sent malformed JSON in its stream: ${clipEnd(line, 100, "")}`,
+        e,
+      );
     }
     if (progress) progress.events++;
     if (typeof chunk.error === "string") {

@@ -20,6 +20,7 @@ import { DIRECTIVE_ROLES, mediaDataUrl, textContent } from "../format.ts";
 import { type RelayTransport, relayTransport } from "../relay_transport.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext } from "../types.ts";
 import { md5hex } from "../../util/hash.ts";
+import { clipEnd } from "../../util/clip.ts";
 
 /** Remote queue directory of `backend: relay` (under the remote home). */
 export const RELAY_ASK_DIR = ".scout/var/ask";
@@ -104,7 +105,7 @@ export function relayReply(text: string): BackendReply {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw responseError("relay", `sent a reply that is not JSON: ${text.slice(0, 100)}`, e);
+    throw responseError("relay", `sent a reply that is not JSON: ${clipEnd(text, 100, "")}`, e);
   }
   if (typeof v === "string") return { items: v === "" ? [] : [{ type: "text", text: v }] };
   if (v && typeof v === "object" && "error" in v) {

@@ -10,6 +10,7 @@ import { isScoutError, plainMessage, ScoutError } from "../../errors.ts";
 import { ruleSetsOf } from "./rules.ts";
 import type { DeployRules } from "./rules.ts";
 import type { BatchUnit, SlurmDeployReport } from "./slurm_types.ts";
+import { clipMiddle } from "../../util/clip.ts";
 
 /** The most of sbatch's stderr an error keeps: its last lines, up to this many characters. */
 const MAX_STDERR = 1_000;
@@ -33,7 +34,7 @@ export function stderrLine(stderr: string): string {
   const lines = stderr.split("\n").map((l) => l.trim()).filter((l) => l !== "");
   let out = lines.slice(-MAX_LINES).join("; ");
   if (lines.length > MAX_LINES) out = "… " + out;
-  return out.length > MAX_STDERR ? "…" + out.slice(-MAX_STDERR) : out;
+  return clipMiddle(out, 0, MAX_STDERR);
 }
 
 /** A unit for a message: its job's short path and SLURM id. */
