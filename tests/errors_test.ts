@@ -20,3 +20,10 @@ Deno.test("thrownMessage describes any thrown value and never throws (R75-2)", (
   assert.equal(typeof thrownMessage(proxy), "string");
   assert.equal(thrownMessage({ big: "x".repeat(5000) }).length, 1000);
 });
+
+Deno.test("thrownMessage cuts a long thrown value before an emoji, not inside it (R151-7)", () => {
+  const text = thrownMessage("x".repeat(998) + "😀".repeat(5));
+  assert.ok(text.isWellFormed(), JSON.stringify(text.slice(-3)));
+  assert.equal(text, "x".repeat(998) + "…");
+  assert.equal(thrownMessage("x".repeat(1001)), "x".repeat(999) + "…");
+});
