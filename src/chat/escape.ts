@@ -13,7 +13,8 @@
  *   form is a command-block opener `\S*:--` `\`* ` … {{{` (a leading
  *   backslash cannot break that pattern, since `\S*` swallows it).
  *
- * {@link escapeLine} adds one backslash at each point that applies;
+ * The printer adds one backslash at each point that applies
+ * ({@link escapePoints}, `print_guard.ts`);
  * {@link unescapeLine} removes one at each point that has one or more. The
  * parser applies it only to a line outside blocks that no other rule claims,
  * so an escaped line is plain text for the port and for the Ruby parser (which
@@ -132,8 +133,11 @@ export function unescapeLine(line: string): string | null {
 }
 
 /**
- * Where {@link escapeLine} puts its backslashes: offsets in `line`, ascending
- * (each backslash goes before the character at that offset).
+ * Where the printer puts its backslashes: offsets in `line`, ascending (each
+ * backslash goes before the character at that offset), so that
+ * {@link unescapeLine} gives `line` back and neither parser reads it as a
+ * fence, `[[`, command block, xml block or header (nor `conflict.ts` as a
+ * merge-conflict marker).
  *
  * @param line one line (no `\n`)
  * @returns zero, one or two offsets
@@ -143,30 +147,4 @@ export function escapePoints(line: string): number[] {
   const c = cmdPoint(line, 0);
   if (c === -1) return i === -1 ? [] : [i];
   return i === -1 ? [c] : [i, c];
-}
-
-/**
- * Adds one backslash at each escape point that applies to `line`, so that
- * {@link unescapeLine} gives `line` back and neither parser reads it as a
- * fence, `[[`, command block, xml block or header (nor `conflict.ts` as a
- * merge-conflict marker).
- *
- * @param line one line (no `\n`) that some rule of the parser would claim
- * @returns the escaped line (`line` itself when no point applies)
- *
- * @example
- * ````ts
- * import { escapeLine } from "./escape.ts";
- * escapeLine("user: hi"); // "\\user: hi"
- * escapeLine("  ```"); // "  \\```"
- * ````
- */
-export function escapeLine(line: string): string {
-  let out = "";
-  let at = 0;
-  for (const p of escapePoints(line)) {
-    out += line.slice(at, p) + "\\";
-    at = p;
-  }
-  return at === 0 && out === "" ? line : out + line.slice(at);
 }

@@ -12,12 +12,6 @@ export { normalizeUsage, toInt, TOKEN_KEYS } from "./meta_usage.ts";
 export type { TokenKey } from "./meta_usage.ts";
 export { serializeMeta } from "./meta_serialize.ts";
 
-const S = "[ \\t\\n\\v\\f\\r]";
-const META_PAIR = new RegExp(
-  `([^ \\t\\n\\v\\f\\r=]+)=("(?:[^"\\\\]|\\\\[\\s\\S]|"(?!${S}+[^ \\t\\n\\v\\f\\r=]+=|${S}*$))*"|[\\s\\S]*?)(?=${S}+[^ \\t\\n\\v\\f\\r=]+=|${S}*$)`,
-  "g",
-);
-
 /**
  * Parses a meta line (`provenance.md` §4.2). Text before the first `key=` is
  * ignored; quoted values are unescaped; whole-string integers and decimals
@@ -181,16 +175,6 @@ function quotedEnd(content: string, start: number): number {
     } else if (c === 34 && boundaryAt(content, j + 1)) return j + 1;
   }
   return -1;
-}
-
-/** {@link parseMeta} by the spec's pattern, for any content (the reference the fast path is tested against). */
-export function parseMetaPattern(content: string): MetaRecord {
-  const out: MetaRecord = {};
-  META_PAIR.lastIndex = 0;
-  for (let m = META_PAIR.exec(content); m !== null; m = META_PAIR.exec(content)) {
-    out[m[1]!] = numeric(unquote(m[2]!));
-  }
-  return out;
 }
 
 /** {@link parseMeta} for content without `"` (exported for the equivalence property test). */

@@ -90,23 +90,6 @@ export function isHeaderLine(line: string): boolean {
   return n > 0 && line.charCodeAt(n) === 58;
 }
 
-/**
- * Number of leading backslashes of `text[from, to)` (a line) if followed by
- * `[a-z0-9_]+:`, else 0.
- *
- * @param text the text holding the line
- * @param from where the line starts (default 0)
- * @param to where it ends, exclusive (default the end of `text`)
- * @returns the depth of the escaped header, or 0
- */
-export function escapedHeaderDepth(text: string, from = 0, to = text.length): number {
-  let i = from;
-  while (i < to && text.charCodeAt(i) === 92) i++;
-  if (i === from) return 0;
-  const n = roleNameLength(text, i);
-  return n > 0 && i + n < to && text.charCodeAt(i + n) === 58 ? i - from : 0;
-}
-
 /** Ruby-compatible word characters (`\w` on UTF-8 strings matches letters/marks/numbers/`_` in any script). */
 export const WORD = String.raw`[\p{L}\p{M}\p{N}\p{Pc}]`;
 /** Ruby `\s`: ASCII whitespace only. */

@@ -67,16 +67,6 @@ export interface ReportInputs {
 }
 
 /**
- * The report.
- *
- * @param r the four dependency results by task name
- * @returns Markdown text
- */
-export function chatReport(r: ReportInputs): string {
-  return renderReport(reportFacts(r));
-}
-
-/**
  * What the report shows of the four results.
  *
  * @param r the four dependency results by task name

@@ -92,7 +92,7 @@ export async function checkFlagNames(
       await loadEndpoint(choice.name, { cwd: io.cwd, env: io.env });
     }
   }
-  // as `chooseBackend` reads it: an empty value names none
+  // as `backendChoice` reads it: an empty value names none
   if (given.backend !== undefined && given.backend !== "") {
     await getBackend(String(given.backend).trim());
   }

@@ -162,9 +162,8 @@ export function buildProgram(ctx: CliContext): Command {
  * @example
  * ```ts
  * import { main } from "./main.ts";
- * import { bufferIo } from "./io.ts";
- * const io = bufferIo();
- * await main(["--version"], io); // 0, io.stdoutText() === "0.1.0\n"
+ * import { processIo } from "./io.ts";
+ * await main(["--version"], processIo()); // 0, stdout "0.1.0\n"
  * ```
  */
 export function main(argv: string[], io: Io): Promise<number> {

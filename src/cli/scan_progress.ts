@@ -27,13 +27,11 @@ export interface ScanProgress {
  *
  * @example
  * ```ts
- * import { bufferIo } from "./io.ts";
+ * import { processIo } from "./io.ts";
  * import { scanProgress } from "./scan_progress.ts";
- * const io = bufferIo({ tty: true, env: { NO_COLOR: "1" } });
- * const p = scanProgress(io);
- * p.job();
- * p.clear();
- * io.stderrText(); // "\r\x1b[Kscout-ai: scanning jobs: 1…\r\x1b[K"
+ * const p = scanProgress(processIo());
+ * p.job(); // on a TTY's stderr: "\r\x1b[Kscout-ai: scanning jobs: 1…"
+ * p.clear(); // "\r\x1b[K"
  * ```
  */
 export function scanProgress(io: Io): ScanProgress {

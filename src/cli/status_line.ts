@@ -65,13 +65,11 @@ function fitTerminal(io: Io, line: string): string {
  *
  * @example
  * ```ts
- * import { bufferIo } from "./io.ts";
+ * import { processIo } from "./io.ts";
  * import { statusLine } from "./status_line.ts";
- * const io = bufferIo({ tty: true, env: { NO_COLOR: "1" } });
- * const line = statusLine(io);
- * line.show("start", "Baking/whisk/Default");
- * line.clear();
- * io.stderrText(); // "\r\x1b[Kstart Baking/whisk/Default\r\x1b[K"
+ * const line = statusLine(processIo());
+ * line.show("start", "Baking/whisk/Default"); // on a TTY's stderr: "\r\x1b[Kstart Baking/whisk/Default"
+ * line.clear(); // "\r\x1b[K"
  * ```
  */
 export function statusLine(io: Io): StatusLine {

@@ -25,7 +25,6 @@ import {
   type CachedFailure,
   type CachedRound,
   entryProblem,
-  isFailureEntry,
   roundEntrySchema,
 } from "./cache_entry.ts";
 import { type KeyLockOptions, withKeyLock } from "./cache_lock.ts";
@@ -170,24 +169,6 @@ export function cacheReadEntry(
   warn?: (m: string) => void,
 ): Promise<CachedRound | CachedFailure | null> {
   return Promise.resolve(readEntry(dir, key, roundEntrySchema, warn));
-}
-
-/**
- * Reads a round entry's reply (format 2): a failure entry is none (null);
- * misses as {@link cacheRead}.
- *
- * @param dir cache directory
- * @param key round cache key
- * @param warn warning sink
- * @returns the entry or null
- */
-export async function cacheReadRound(
-  dir: string,
-  key: string,
-  warn?: (m: string) => void,
-): Promise<CachedRound | null> {
-  const entry = await cacheReadEntry(dir, key, warn);
-  return entry && !isFailureEntry(entry) ? entry : null;
 }
 
 function entryText(entry: CachedAsk | CachedRound | CachedFailure): string {

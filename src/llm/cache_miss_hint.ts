@@ -135,17 +135,6 @@ export function nearSearch(dir: string, req: MissedRequest): NearSearch {
   return { ...scanned, read: read + scanned.read };
 }
 
-/**
- * The entry {@link nearSearch} finds.
- *
- * @param dir the cache directory
- * @param req the missed request
- * @returns the entry, or null
- */
-export function nearEntry(dir: string, req: MissedRequest): NearEntry | null {
-  return nearSearch(dir, req).near;
-}
-
 function rank(n: NearEntry): number {
   return ORDER.indexOf(n.differs);
 }

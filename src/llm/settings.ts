@@ -36,25 +36,14 @@ function present(v: unknown): boolean {
 
 /**
  * Chooses the backend name: option → config `backend` (scopes `ask`, `llm`) →
- * env `ASK_BACKEND`, `LLM_BACKEND` → `responses`.
+ * env `ASK_BACKEND`, `LLM_BACKEND` → `responses`; with where a name the option
+ * did not give came from: the config entry's file and line, or the
+ * environment variable (R128-1).
  *
  * @param option the merged `backend` option
  * @param store config store
  * @param env environment
- * @returns the backend name
- */
-export function chooseBackend(option: unknown, store: ConfigStore, env: Env): string {
-  return backendChoice(option, store, env).name;
-}
-
-/**
- * {@link chooseBackend} with where a name the option did not give came from:
- * the config entry's file and line, or the environment variable (R128-1).
- *
- * @param option the merged `backend` option
- * @param store config store
- * @param env environment
- * @returns the name, and its source when the config or environment named it
+ * @returns the backend name, and its source when the config or environment named it
  */
 export function backendChoice(
   option: unknown,

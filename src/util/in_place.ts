@@ -122,18 +122,6 @@ export function inPlaceWrite(path: string, shown: string = path): InPlace {
 }
 
 /**
- * {@link inPlace}'s file, or an `io` {@link ScoutError} naming `shown`.
- *
- * @param path absolute path
- * @param shown the path as the user gave it
- * @returns the file to write
- * @throws ScoutError `io` ("Cannot write "<shown>": <why>")
- */
-export function inPlaceTarget(path: string, shown: string = path): string {
-  return inPlaceWrite(path, shown).file;
-}
-
-/**
  * Writes `data` to `path` in place ({@link inPlace}): a file atomically, a
  * stream straight.
  *

@@ -127,25 +127,6 @@ export const RUBY_YAML_OPTIONS = {
 } as const;
 
 /**
- * Parses YAML text as Ruby's `YAML.unsafe_load` would (plain scalars by
- * Psych's rules; unknown `!ruby/…` tags read as plain YAML).
- *
- * @param text the YAML text
- * @returns the value (`undefined`/`null` for an empty document)
- * @throws the `yaml` package's `YAMLParseError` on a syntax error, an error
- *   with `linePos` on a recursive alias (see `yamlErrorParts`)
- *
- * @example
- * ```ts
- * import { parseRubyYaml } from "./ruby_yaml.ts";
- * parseRubyYaml("a: no\nb: 1_000\n"); // {a: false, b: 1000}
- * ```
- */
-export function parseRubyYaml(text: string): unknown {
-  return readDocument(text).toJS();
-}
-
-/**
  * The document of `text`, its first syntax error thrown; also an alias
  * inside the node it names (`a: &x [*x]`): Psych builds a recursive value,
  * which no reader of ours can use (JSON.stringify and our walks overflow),
@@ -189,7 +170,11 @@ export function stringifyRubyYaml(value: unknown): string {
   return stringify(value, RUBY_YAML_OPTIONS);
 }
 
-/** YAML text parsed as {@link parseRubyYaml} does, and where each of its keys is. */
+/**
+ * YAML text parsed as Ruby's `YAML.unsafe_load` would (plain scalars by
+ * Psych's rules; unknown `!ruby/…` tags read as plain YAML), and where each
+ * of its keys is.
+ */
 export interface RubyYamlWithLines {
   /** The value (`undefined`/`null` for an empty document). */
   value: unknown;
@@ -213,8 +198,9 @@ export interface RubyYamlWithLines {
 }
 
 /**
- * Parses YAML text as {@link parseRubyYaml} and keeps the document, so an
- * error about a value can name its line.
+ * Parses YAML text as Ruby's `YAML.unsafe_load` would (plain scalars by
+ * Psych's rules; unknown `!ruby/…` tags read as plain YAML) and keeps the
+ * document, so an error about a value can name its line.
  *
  * @param text the YAML text
  * @returns the value and a line lookup

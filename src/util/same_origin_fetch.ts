@@ -49,11 +49,6 @@ export function sameOriginFetch(inner: typeof fetch = globalThis.fetch): typeof 
   return f;
 }
 
-interface Hop {
-  url: string;
-  init: RequestInit;
-}
-
 async function follow(
   inner: typeof fetch,
   input: string | URL | Request,

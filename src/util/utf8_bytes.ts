@@ -12,9 +12,6 @@
 const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8 = new TextEncoder();
 
-/** The UTF-8 byte-order mark. */
-export const UTF8_BOM: Uint8Array = Uint8Array.of(0xef, 0xbb, 0xbf);
-
 /**
  * Splits a leading UTF-8 byte-order mark off `bytes`.
  *

@@ -8,6 +8,33 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { parseMeta, serializeMeta } from "../../src/chat/mod.ts";
 
+// The spec's pattern (`provenance.md` §4.2): the reference the parser's scanners are tested against.
+const S = "[ \\t\\n\\v\\f\\r]";
+const META_PAIR = new RegExp(
+  `([^ \\t\\n\\v\\f\\r=]+)=("(?:[^"\\\\]|\\\\[\\s\\S]|"(?!${S}+[^ \\t\\n\\v\\f\\r=]+=|${S}*$))*"|[\\s\\S]*?)(?=${S}+[^ \\t\\n\\v\\f\\r=]+=|${S}*$)`,
+  "g",
+);
+
+/**
+ * A meta line parsed by the spec's pattern, for any content: quoted values
+ * unwrapped as Ruby's `parse_meta` does (`\x` is `x`, except before a line
+ * feed), whole-string `INT`/`FLOAT` values made numbers (unsafe integers stay text).
+ */
+function parseMetaPattern(content: string): Record<string, string | number> {
+  const unquote = (v: string) =>
+    v.startsWith('"') && v.endsWith('"') ? v.slice(1, -1).replace(/\\([^\n])/g, "$1") : v;
+  const numeric = (v: string) => {
+    if (/^-?\d+$/.test(v)) return Number.isSafeInteger(Number(v)) ? Number(v) : v;
+    return /^-?\d+\.\d+$/.test(v) ? Number(v) : v;
+  };
+  const out: Record<string, string | number> = {};
+  META_PAIR.lastIndex = 0;
+  for (let m = META_PAIR.exec(content); m !== null; m = META_PAIR.exec(content)) {
+    out[m[1]!] = numeric(unquote(m[2]!));
+  }
+  return out;
+}
+
 const key = fc.stringMatching(/^[a-z_][a-z0-9_]{0,10}$/);
 const nonNumeric = (s: string) => !/^-?\d+$/.test(s) && !/^-?\d+\.\d+$/.test(s);
 const metaString = fc.string({
@@ -65,9 +92,7 @@ Deno.test("property: serializeMeta → parseMeta round-trips (newlines → space
 });
 
 Deno.test("property: parseMeta's scanners equal the spec's pattern (quoted and quote-free)", async () => {
-  const { parseMetaPattern, parseQuotedMeta, parseUnquotedMeta } = await import(
-    "../../src/chat/meta.ts"
-  );
+  const { parseQuotedMeta, parseUnquotedMeta } = await import("../../src/chat/meta.ts");
   const piece = fc.constantFrom(
     " ",
     "  ",
@@ -114,7 +139,7 @@ Deno.test("property: parseMeta's scanners equal the spec's pattern (quoted and q
 });
 
 Deno.test("property: the word fast path equals the spec's pattern on Scout-shaped lines", async () => {
-  const { parseMeta, parseMetaPattern, parseWordsMeta } = await import("../../src/chat/meta.ts");
+  const { parseMeta, parseWordsMeta } = await import("../../src/chat/meta.ts");
   // Lines like Scout writes (`key=value` words, a final `reas="…"`), with the
   // odd word or separator that must send them to the general scanners.
   const word = fc.oneof(

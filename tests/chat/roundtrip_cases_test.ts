@@ -17,7 +17,7 @@ import {
   XML_CLOSE,
   XML_OPEN,
 } from "../../src/chat/parse.ts";
-import { escapedHeaderDepth, isHeaderLine, rubyStrip } from "../../src/chat/text.ts";
+import { isHeaderLine, rubyStrip } from "../../src/chat/text.ts";
 import { assertRubyReads, expectedRead } from "../support/roundtrip.ts";
 
 /** The printer as it was before issue 10 (header escapes only, blocks trusted). */
@@ -44,7 +44,7 @@ function oldPrint(chat: Message[]): string {
             mode = "xml";
             tag = t;
           }
-        } else if (isHeaderLine(line) || escapedHeaderDepth(line) > 0) lines[i] = "\\" + line;
+        } else if (isHeaderLine(line.replace(/^\\+/, ""))) lines[i] = "\\" + line;
       } else if (mode === "fence" && s.startsWith("```")) mode = "none";
       else if (mode === "square" && s.endsWith("]]")) mode = "none";
       else if (mode === "cmd" && CMD_CLOSE.test(s)) mode = "none";

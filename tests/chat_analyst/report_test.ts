@@ -16,7 +16,7 @@ import {
 import { join } from "node:path";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
 import { generateStore } from "../../bench/prov_store.ts";
-import { chatReport } from "../../src/chat_analyst/report.ts";
+import { renderReport, reportFacts } from "../../src/chat_analyst/report.ts";
 
 const FIX = join(ROOT, "fixtures/provenance");
 const PARTS = ["chat_overview", "chat_tokens", "chat_tool_calls", "chat_agents"] as const;
@@ -41,8 +41,8 @@ function jobOf(home: string, task: string): string {
 function composed(home: string): string {
   const r = Object.fromEntries(
     PARTS.map((t) => [t, JSON.parse(readFileSync(jobOf(home, t), "utf8"))]),
-  ) as Parameters<typeof chatReport>[0];
-  return chatReport(r);
+  ) as Parameters<typeof reportFacts>[0];
+  return renderReport(reportFacts(r));
 }
 
 async function assertSameReport(file: string, jobs: string): Promise<string> {

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DENO, runScout, SCOUT_SOURCE_ARGS } from "../support/cli.ts";
 import { buildProgram } from "../../src/cli/main.ts";
-import { bufferIo } from "../../src/cli/io.ts";
+import { bufferIo } from "../support/buffer_io.ts";
 import { commandTree } from "../../src/cli/completion_tree.ts";
 import { backendNames } from "../../src/llm/registry.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
 import { buildProgram } from "../../src/cli/main.ts";
-import { bufferIo } from "../../src/cli/io.ts";
+import { bufferIo } from "../support/buffer_io.ts";
 import { commandTree } from "../../src/cli/completion_tree.ts";
 import { bashScript, fishScript, zshScript } from "../../src/cli/completion_scripts.ts";
 import { LISTS } from "../../src/cli/completion.ts";

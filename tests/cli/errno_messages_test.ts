@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { errnoReason, errnoText } from "../../src/util/errno_text.ts";
 import { reportError } from "../../src/cli/main.ts";
-import { bufferIo } from "../../src/cli/io.ts";
+import { bufferIo } from "../support/buffer_io.ts";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
 
 function errno(message: string, fields: Record<string, unknown>): Error {

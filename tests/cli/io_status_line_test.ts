@@ -4,7 +4,7 @@
  * terminal's width (R102-11).
  */
 import assert from "node:assert/strict";
-import { bufferIo } from "../../src/cli/io.ts";
+import { bufferIo } from "../support/buffer_io.ts";
 import { statusLine } from "../../src/cli/status_line.ts";
 import { displayWidth, fitWidth } from "../../src/cli/terminal_width.ts";
 

@@ -60,7 +60,7 @@ Deno.test("llm ask loads the agent layer only for chats that load workflows", as
   // `api.chatTask` exists only once the agent layer was imported.
   const script = `
     import { main } from "${join(ROOT, "src", "cli", "main.ts")}";
-    import { bufferIo } from "${join(ROOT, "src", "cli", "io.ts")}";
+    import { bufferIo } from "${join(ROOT, "tests", "support", "buffer_io.ts")}";
     import { workflowApi } from "${join(ROOT, "src", "workflow", "load.ts")}";
     const ask = (chat) => main(["llm", "ask", "-c", chat, "-b", "openai", "-m", "m", "--offline"],
       bufferIo({ cwd: ${JSON.stringify(dir.path)}, env: ${JSON.stringify(env)} }));

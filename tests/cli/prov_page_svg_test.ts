@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bufferIo } from "../../src/cli/io.ts";
+import { bufferIo } from "../support/buffer_io.ts";
 import { pageSvg } from "../../src/cli/llm_prov_views.ts";
 import { tempDir } from "../support/cli.ts";
 

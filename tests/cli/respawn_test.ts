@@ -10,7 +10,7 @@ import {
   VALUED_GLOBALS,
 } from "../../src/cli/respawn.ts";
 import { buildProgram } from "../../src/cli/main.ts";
-import { bufferIo } from "../../src/cli/io.ts";
+import { bufferIo } from "../support/buffer_io.ts";
 
 const BINARY_URL = "file:///$bunfs/root/scout-ai";
 const SOURCE_URL = "file:///home/u/scout-ai/cli.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DENO, runMain, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 import { atTerminal } from "../support/pty.ts";
-import { bufferIo } from "../../src/cli/io.ts";
+import { bufferIo } from "../support/buffer_io.ts";
 import { readInput } from "../../src/cli/input.ts";
 import { BAKING } from "../workflow/cli_support.ts";
 

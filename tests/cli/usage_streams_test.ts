@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
 import { buildProgram } from "../../src/cli/main.ts";
-import { bufferIo } from "../../src/cli/io.ts";
+import { bufferIo } from "../support/buffer_io.ts";
 import { commandTree } from "../../src/cli/completion_tree.ts";
 
 const BAKING = join(ROOT, "fixtures", "workflows", "Baking");

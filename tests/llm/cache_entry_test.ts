@@ -19,7 +19,7 @@ import {
   cacheDir,
   type CachedRound,
   cacheRead,
-  cacheReadRound,
+  cacheReadEntry,
   withCacheLock,
 } from "../../src/llm/cache.ts";
 import type { ReplyItem } from "../../src/llm/types.ts";
@@ -33,13 +33,13 @@ function keysIn(dir: string): string[] {
     .map((n) => n.slice(0, -".json".length)).sort();
 }
 
-/** Reads every entry of `dir` through `cacheReadRound`: each must come back as written, unwarned. */
+/** Reads every entry of `dir` through `cacheReadEntry`: each must come back as written, unwarned. */
 async function assertAllRead(dir: string): Promise<number> {
   const warnings: string[] = [];
   const keys = keysIn(dir);
   for (const key of keys) {
     const written = JSON.parse(await Deno.readTextFile(join(dir, `${key}.json`)));
-    const read = await cacheReadRound(dir, key, (m) => warnings.push(m));
+    const read = await cacheReadEntry(dir, key, (m) => warnings.push(m));
     assert.deepEqual(read, written, key);
   }
   assert.deepEqual(warnings, []);
@@ -192,7 +192,7 @@ Deno.test("property: any round entry the store writes reads back as written, unw
       await withCacheLock(dir, key, (store) => store(entry));
       const warnings: string[] = [];
       const written = JSON.parse(JSON.stringify(entry)); // plain objects, as the file holds them
-      assert.deepEqual(await cacheReadRound(dir, key, (m) => warnings.push(m)), written);
+      assert.deepEqual(await cacheReadEntry(dir, key, (m) => warnings.push(m)), written);
       assert.deepEqual(warnings, []);
     }),
     { numRuns: 200 },
@@ -307,14 +307,14 @@ Deno.test("a round entry of another shape is a miss with one warning naming the 
   const dir = cacheDir(home.path);
   await Deno.mkdir(dir, { recursive: true });
   await Deno.writeTextFile(join(dir, "good.json"), JSON.stringify(entry));
-  assert.deepEqual(await cacheReadRound(dir, "good"), entry);
+  assert.deepEqual(await cacheReadEntry(dir, "good"), entry);
   for (const [what, where, broken] of BROKEN) {
     const key = what.replace(/[^\w-]/g, "_");
     const file = join(dir, `${key}.json`);
     await Deno.writeTextFile(file, JSON.stringify(broken(entry)));
     const warnings: string[] = [];
     const warn = (m: string) => warnings.push(m);
-    assert.equal(await cacheReadRound(dir, key, warn), null, what);
+    assert.equal(await cacheReadEntry(dir, key, warn), null, what);
     assert.equal(warnings.length, 1, `${what}: ${warnings.join("\n")}`);
     assert.ok(
       warnings[0]!.startsWith(`Ignoring corrupt cache entry "${file}": ${where}: `),
@@ -374,9 +374,9 @@ Deno.test("an entry whose bytes are not UTF-8 is a miss with a warning naming th
   const file = join(dir, "bad.json");
   await Deno.writeFile(file, text);
   const warnings: string[] = [];
-  assert.equal(await cacheReadRound(dir, "bad", (m) => warnings.push(m)), null);
+  assert.equal(await cacheReadEntry(dir, "bad", (m) => warnings.push(m)), null);
   assert.deepEqual(warnings, [`Ignoring corrupt cache entry "${file}": not UTF-8 text`]);
   // the same entry in UTF-8 is a hit
   await Deno.writeTextFile(join(dir, "good.json"), JSON.stringify(entry));
-  assert.deepEqual(await cacheReadRound(dir, "good"), entry);
+  assert.deepEqual(await cacheReadEntry(dir, "good"), entry);
 });

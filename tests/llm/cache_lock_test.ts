@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { type CachedRound, cacheReadRound, withCacheLock } from "../../src/llm/cache.ts";
+import { type CachedRound, cacheReadEntry, withCacheLock } from "../../src/llm/cache.ts";
 import { withKeyLock } from "../../src/llm/cache_lock.ts";
 import { makeHolder } from "../../src/llm/cache_holder.ts";
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
@@ -49,7 +49,7 @@ Deno.test("a held lock is a link to the holder file; the store publishes the ent
   assert.equal(r, "done");
   assert.deepEqual(names(dir), ["k.json"]);
   assert.equal(Deno.readTextFileSync(holder), me, "the holder is untouched by the store");
-  const back = await cacheReadRound(dir, "k");
+  const back = await cacheReadEntry(dir, "k");
   assert.deepEqual(back, entry("stored"));
   // no store: the lock and the background temp file are removed, no entry
   await withCacheLock(dir, "k2", () => Promise.resolve());
@@ -72,7 +72,7 @@ Deno.test("without hard links (no holders' directory) the created lock file beco
     assert.deepEqual(names(dir), ["k.json"]);
     assert.equal(Deno.statSync(join(dir, "k.json")).ino, before, "the lock file itself");
   });
-  assert.deepEqual(await cacheReadRound(dir, "k"), entry("stored"));
+  assert.deepEqual(await cacheReadEntry(dir, "k"), entry("stored"));
   await withKeyLock(dir, "k2", (commit) => commit("x")); // shorter than the holder text
   assert.equal(Deno.readTextFileSync(join(dir, "k2.json")), "x");
   await withCacheLock(dir, "k3", () => Promise.resolve());
@@ -141,7 +141,7 @@ Deno.test("another process holding the key: this one waits, then re-checks and f
   const waiting = new Promise<"waiting">((r) => told = () => r("waiting"));
   const warnings: string[] = [];
   const seen = withCacheLock(dir, "k", async (store) => {
-    const again = await cacheReadRound(dir, "k");
+    const again = await cacheReadEntry(dir, "k");
     if (!again) await store(entry("ran it again")); // what the lock prevents
     return again;
   }, {
@@ -160,7 +160,10 @@ Deno.test("another process holding the key: this one waits, then re-checks and f
   assert.equal(first, "waiting", "it waited for the holder");
   assert.match(warnings[0]!, /^Waiting for another process's identical inference/);
   await child.stdin.close();
-  assert.equal(((await seen)?.items[0] as { text: string }).text, "from the other process");
+  assert.equal(
+    (((await seen) as CachedRound | null)?.items[0] as { text: string }).text,
+    "from the other process",
+  );
   // cancels the decoding pipe and with it the child's stdout (which the pipe keeps locked
   // until the child closes it: cancelling stdout itself raced the child's exit)
   await reader.cancel();
@@ -225,7 +228,12 @@ Deno.test("a lock torn by a crash mid-store (no holder, untouched 5 s) is taken 
   assert.ok(Date.now() - t1 >= 200);
   // stored through a temp file; the other holder's lock is not this process's to remove
   assert.deepEqual(names(dir), ["k.json", "k2.json", "k2.lock"]);
-  assert.equal(((await cacheReadRound(dir, "k2"))?.items[0] as { text: string }).text, "unlocked");
+  assert.equal(
+    (((await cacheReadEntry(dir, "k2")) as CachedRound | null)?.items[0] as {
+      text: string;
+    }).text,
+    "unlocked",
+  );
 });
 
 Deno.test("a stored text shorter or longer than the holder text is the whole entry", async () => {

@@ -9,9 +9,9 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CacheKeyInput, cacheKeyParts, cacheReadRound } from "../../src/llm/cache.ts";
+import { type CacheKeyInput, cacheKeyParts, cacheReadEntry } from "../../src/llm/cache.ts";
 import { entryProblem, ROUND_ENTRY } from "../../src/llm/cache_entry.ts";
-import { missHint, nearEntry } from "../../src/llm/cache_miss_hint.ts";
+import { missHint, nearSearch } from "../../src/llm/cache_miss_hint.ts";
 import { tempDir } from "../support/cli.ts";
 
 const INPUT: CacheKeyInput = {
@@ -61,7 +61,7 @@ Deno.test("parts: a request that differs in one member differs in that part only
 Deno.test("a miss finds the entry that differs in one part: the tools first, then params, meta, origin", async () => {
   await using d = await tempDir();
   const req = { endpoint: "loop", backend: "openai", model: "m", parts: cacheKeyParts(INPUT) };
-  assert.equal(nearEntry(join(d.path, "none"), req), null);
+  assert.equal(nearSearch(join(d.path, "none"), req).near, null);
   // only the messages differ: another question, not a hint
   entry(d.path, "1", { ...INPUT, messages: [{ role: "user", content: "fry" }] });
   // two parts differ
@@ -73,7 +73,7 @@ Deno.test("a miss finds the entry that differs in one part: the tools first, the
     `the cache holds an answer to the same messages recorded for endpoint "other" (model "m2") (${origin})`,
   );
   const meta = entry(d.path, "4", { ...INPUT, currentMeta: { role: "meta", content: "pt=1" } });
-  assert.deepEqual(nearEntry(d.path, req)?.file, meta);
+  assert.deepEqual(nearSearch(d.path, req).near?.file, meta);
   const params = entry(d.path, "5", otherParams);
   assert.equal(
     missHint(d.path, req),
@@ -92,9 +92,9 @@ Deno.test("entries without parts are not compared, and still read; an unknown fi
   await using d = await tempDir();
   const req = { endpoint: "loop", backend: "openai", model: "m", parts: cacheKeyParts(INPUT) };
   const file = entry(d.path, "7", otherTools, { parts: undefined });
-  assert.equal(nearEntry(d.path, req), null);
+  assert.equal(nearSearch(d.path, req).near, null);
   const warnings: string[] = [];
-  const read = await cacheReadRound(d.path, "7".repeat(64), (m) => warnings.push(m));
+  const read = await cacheReadEntry(d.path, "7".repeat(64), (m) => warnings.push(m));
   assert.equal(read?.round, 1);
   assert.deepEqual(warnings, []);
   const later = JSON.parse(Deno.readTextFileSync(file));

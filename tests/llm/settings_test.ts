@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { type ConfigStore, parseConfigText } from "../../src/config/store.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { getBackend } from "../../src/llm/registry.ts";
-import { chooseBackend, resolveSettings } from "../../src/llm/settings.ts";
+import { backendChoice, resolveSettings } from "../../src/llm/settings.ts";
 import { urlScopes, withUrlScopes } from "../../src/config/url_scopes.ts";
 
 const empty: ConfigStore = { entries: [] };
@@ -18,13 +18,13 @@ async function settings(
 }
 
 Deno.test("backend: option → config (ask, llm) → ASK_BACKEND, LLM_BACKEND → responses", () => {
-  assert.equal(chooseBackend("anthropic", empty, { ASK_BACKEND: "x" }), "anthropic");
+  assert.equal(backendChoice("anthropic", empty, { ASK_BACKEND: "x" }).name, "anthropic");
   assert.equal(
-    chooseBackend(undefined, { entries: parseConfigText("backend ollama llm") }, {}),
+    backendChoice(undefined, { entries: parseConfigText("backend ollama llm") }, {}).name,
     "ollama",
   );
-  assert.equal(chooseBackend(undefined, empty, { LLM_BACKEND: "vllm" }), "vllm");
-  assert.equal(chooseBackend(undefined, empty, {}), "responses");
+  assert.equal(backendChoice(undefined, empty, { LLM_BACKEND: "vllm" }).name, "vllm");
+  assert.equal(backendChoice(undefined, empty, {}).name, "responses");
 });
 
 Deno.test("keys: <TAG>_KEY, then OPENAI_API_KEY / ANTHROPIC_API_KEY ([TS-FIX])", async () => {

@@ -7,7 +7,7 @@
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { dirname, join } from "node:path";
 import { main } from "../../src/cli/main.ts";
-import { bufferIo } from "../../src/cli/io.ts";
+import { bufferIo } from "./buffer_io.ts";
 import { keepToolCaches } from "./suite_home.ts";
 import { buildBinaryAt, SHARED_BINARY_VAR } from "./build_binary.ts";
 

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { inPlace, inPlaceTarget, writeInPlace, writeInPlaceSync } from "../../src/util/in_place.ts";
+import { inPlace, inPlaceWrite, writeInPlace, writeInPlaceSync } from "../../src/util/in_place.ts";
 import { writeFileAtomic, writeFileAtomicSync } from "../../src/util/fs.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { tempDir } from "../support/cli.ts";
@@ -49,7 +49,7 @@ Deno.test("inPlace: what may not be rewritten, and why", async () => {
   ];
   for (const [name, why] of cases) {
     assert.match(inPlace(at(name)).problem ?? "", why, name);
-    assert.throws(() => inPlaceTarget(at(name), name), (e) => {
+    assert.throws(() => inPlaceWrite(at(name), name), (e) => {
       assert.ok(isScoutError(e, "io"));
       assert.match((e as Error).message, new RegExp(`^Cannot write "${name}": `));
       return true;

@@ -3,7 +3,10 @@
  * values were read by Ruby 3.1's `YAML.unsafe_load` (`Psych::ScalarScanner`).
  */
 import assert from "node:assert/strict";
-import { parseRubyYaml, stringifyRubyYaml } from "../../src/util/ruby_yaml.ts";
+import { parseRubyYamlWithLines, stringifyRubyYaml } from "../../src/util/ruby_yaml.ts";
+
+/** The value of YAML text as the product reads it (`parseRubyYamlWithLines`). */
+const parseRubyYaml = (text: string): unknown => parseRubyYamlWithLines(text).value;
 
 // plain scalar → what Psych reads
 const PSYCH: [string, unknown][] = [

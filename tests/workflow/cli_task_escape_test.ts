@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
 import { env, userWorkflow } from "./cli_support.ts";
 import { workerArgv } from "../../src/cli/workflow_deploy.ts";
-import { bufferIo } from "../../src/cli/io.ts";
+import { bufferIo } from "../support/buffer_io.ts";
 
 const CLASH = `export default (api) => api.workflow("Clash", { tasks: {
   t: { type: "json",

@@ -65,21 +65,6 @@ function firstChanged(files: readonly OriginalFile[]): { file: string; why: stri
   return null;
 }
 
-/**
- * Why a file given to a job as named is no longer as it was when the job
- * was built, or null: one `stat` per file.
- *
- * @param files the files given to the job as named
- * @returns `the input file "F" (--x) changed while the job ran (…)`, or null
- * @example
- * ```ts ignore
- * changedWhileRun(inputs.originals); // null while no file changed
- * ```
- */
-export function changedWhileRun(files: readonly OriginalFile[]): string | null {
-  return firstChanged(files)?.why ?? null;
-}
-
 /** The failure of a job whose input file changed while it ran (and, maybe, of its body). */
 function changedError(changed: { file: string; why: string }, failure?: unknown): ScoutError {
   const what = failure === undefined
@@ -94,7 +79,7 @@ function changedError(changed: { file: string; why: string }, failure?: unknown)
 
 /**
  * The job to run where files were given to it as named: its task's body
- * followed by {@link changedWhileRun} for the files of its own inputs, a change failing
+ * followed by a check (one `stat` each) of the files of its own inputs, a change failing
  * the job before its result is stored (a body that failed fails naming the
  * change too: a removed file's ENOENT says why); the job itself when it was
  * given no such file. A worker runs each job it is sent through this, a
