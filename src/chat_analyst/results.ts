@@ -329,7 +329,7 @@ export function delegationOf(
  * conversation; `inferred: true`) or `none`. Every copy of a call is listed;
  * `copyOf` names the one counted, as the calls' own.
  *
- * @param edges graph edges
+ * @param edgeList graph edges
  * @param calls the walk's calls
  * @param counted their {@link countedAs}
  * @returns the delegations

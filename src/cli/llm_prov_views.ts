@@ -109,7 +109,7 @@ export function rollupOf(
  * The text output of `--by`.
  *
  * @param r the roll-up
- * @param priced whether prices were loaded
+ * @param prices the loaded price table, or null when no price file was loaded
  * @param io injected I/O
  */
 export function writeRollup(r: Rollup, prices: PriceTable | null, io: Io): void {

@@ -180,12 +180,13 @@ export class McpSession {
    * The Streamable HTTP transport reports a reply stream that broke (the
    * server died mid-call) only through `onerror`, and leaves the request to
    * its timeout: while a request is pending, that ends the connection now, so
-   * pending requests fail at once ({@link McpSession.lostError}) and the next
-   * use connects again. Only when the SDK will not resume (R98-3): a POST
-   * reply stream without an event id broken before its answer (`watch`), or
-   * the SDK giving up reconnecting; a broken GET stream or a resumable reply
-   * stream it reconnects itself ("Failed to reconnect SSE stream" is one
-   * attempt of several).
+   * pending requests fail at once ({@link McpSession.pendingRequest}: "the
+   * connection to the server was lost") and the next use connects again.
+   * Only when the SDK will not resume (R98-3): a POST reply stream without an
+   * event id broken before its answer (`watch`), or the SDK giving up
+   * reconnecting; a broken GET stream or a resumable reply stream it
+   * reconnects itself ("Failed to reconnect SSE stream" is one attempt of
+   * several).
    */
   private streamLost(client: Client, e: Error, watch: StreamWatch): void {
     const broken = /^SSE stream disconnected/.test(e.message);
