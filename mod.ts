@@ -34,5 +34,6 @@ export * from "./src/tools/mod.ts";
 export * from "./src/agent/mod.ts";
 export * from "./src/chat_analyst/mod.ts";
 
-// MCP line parsing and result normalisation; sessions and serving: src/tools/mcp/mod.ts (loads the SDK).
+// MCP line parsing and result normalisation. Sessions and serving are internal (reached through
+// `mcp:` lines and `scout-ai workflow mcp`; they load the SDK): docs/design-notes.md, "MCP (issue 12 §1–§2)".
 export * from "./src/tools/mcp/spec.ts";
