@@ -101,17 +101,29 @@ export function isDirectMeta(meta: Readonly<Record<string, unknown>>): boolean {
 }
 
 /**
- * The deduplication key of a traced meta: its `inference_id` when non-empty,
- * else its lineage id.
+ * The rule that keeps a token count from being counted twice
+ * (`provenance.md` §6): of the copies of a traced meta, the first of each key
+ * counts — the key being its `inference_id` when non-empty, else its lineage
+ * id. Used by {@link traceIndices} and by provenance's `localTokens`.
  *
- * @param meta parsed meta record
- * @param lineage lineage id of the meta message
- * @returns an opaque key
+ * @returns `first(meta, lineage)`: true for the first copy of its key (and
+ *   records the key), false for a later one
  */
-export function traceKey(meta: Readonly<Record<string, unknown>>, lineage: string): string {
-  return nonEmpty(meta.inference_id)
-    ? `inference_id\0${String(meta.inference_id)}`
-    : `lineage\0${lineage}`;
+export function firstCopies(): (
+  meta: Readonly<Record<string, unknown>>,
+  lineage: string,
+) => boolean {
+  // one set per kind of key: no composite key strings
+  const ids = new Set<string>();
+  const lineages = new Set<string>();
+  return (meta, lineage) => {
+    const byId = nonEmpty(meta.inference_id);
+    const seen = byId ? ids : lineages;
+    const key = byId ? String(meta.inference_id) : lineage;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
 }
 
 function withoutReas(meta: MetaRecord): MetaRecord {
@@ -124,7 +136,7 @@ function withoutReas(meta: MetaRecord): MetaRecord {
  * Traces indexed chats (`provenance.md` §6). A `meta` closes the open segment
  * and opens a new one; `user`/`system` close it; any other role joins it; the
  * end of a chat closes it. With `deduplicate` (default) the first entry of
- * each key (see {@link traceKey}) wins across all chats.
+ * each key (see {@link firstCopies}) wins across all chats.
  *
  * @param indices one {@link messageIndex} per chat
  * @param opts `deduplicate` (default true)
@@ -135,7 +147,7 @@ export function traceIndices(
   opts: { deduplicate?: boolean } = {},
 ): TraceEntry[] {
   const deduplicate = opts.deduplicate ?? true;
-  const seen = new Set<string>();
+  const first = firstCopies();
   const out: TraceEntry[] = [];
   for (const index of indices) {
     let pending: { meta: MessageIndexEntry; covered: MessageIndexEntry[] } | null = null;
@@ -144,11 +156,7 @@ export function traceIndices(
       const { meta: m, covered } = pending;
       pending = null;
       const meta = m.meta ?? {};
-      if (deduplicate) {
-        const key = traceKey(meta, m.id);
-        if (seen.has(key)) return;
-        seen.add(key);
-      }
+      if (deduplicate && !first(meta, m.id)) return;
       const inferenceId = nonEmpty(meta.inference_id) ? String(meta.inference_id) : null;
       out.push({
         id: m.id,

@@ -8,7 +8,14 @@
 import type { Message } from "../chat/types.ts";
 import { type MetaRecord, parseMeta } from "../chat/meta.ts";
 import { lineageIds, type ReceiptAddress } from "../chat/lineage.ts";
-import { addTokens, emptyTokens, isDirectMeta, nonEmpty, type TokenTotals } from "../chat/trace.ts";
+import {
+  addTokens,
+  emptyTokens,
+  firstCopies,
+  isDirectMeta,
+  nonEmpty,
+  type TokenTotals,
+} from "../chat/trace.ts";
 import { agentMetaEvidence, type ReceiptEvidence } from "../chat/receipts.ts";
 import type { ReceiptProblem } from "../chat/receipts.ts";
 import type { LoadedChat } from "./types.ts";
@@ -226,21 +233,13 @@ function receiptItem(r: ReceiptEvidence, detach: boolean): ReceiptItem {
  */
 export function localTokens(files: readonly (FileEvidence | undefined)[]): TokenTotals {
   const t = emptyTokens();
-  // The keys of `traceKey`, one set per kind (no composite key strings).
-  const seenIds = new Set<string>();
-  const seenLineage = new Set<string>();
+  const first = firstCopies();
   for (const f of files) {
     if (f === undefined) continue;
     const items = f.chat;
     for (let k = 0; k < items.length; k++) {
-      const item = items[k]!;
-      const id = item.meta.inference_id;
-      const byId = nonEmpty(id);
-      const seen = byId ? seenIds : seenLineage;
-      const key = byId ? String(id) : f.lineage?.[k] ?? "";
-      if (seen.has(key)) continue;
-      seen.add(key);
-      addTokens(t, item.meta);
+      const meta = items[k]!.meta;
+      if (first(meta, f.lineage?.[k] ?? "")) addTokens(t, meta);
     }
   }
   return t;
