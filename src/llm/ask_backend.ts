@@ -201,6 +201,7 @@ export async function resolveModel(
     );
     backend = relayedBackend(backend, backendName, String(opts.relay), ssh);
   }
+  const mode = cacheMode(req, ctx);
   const settings = resolveSettings({
     backend: backendName,
     defaults: backend.defaults,
@@ -208,6 +209,7 @@ export async function resolveModel(
     optionSource: (name) => optionSource(req, name),
     store: ctx.store,
     env: ctx.env,
+    offline: mode.offline,
   });
   const lim = limits(req, ctx);
   const promptOptions: Record<string, unknown> = {};
@@ -235,6 +237,6 @@ export async function resolveModel(
     prepare: (ms) => preparePrompt(ms, strategies, promptConfig),
     params: shaped,
     logResponse: !isOff(opts.log_response),
-    ...cacheMode(req, ctx),
+    ...mode,
   };
 }

@@ -6,7 +6,8 @@
  * scopes (`ask.gpu1` for `http://gpu1:8000`, Ruby's `get_url_config`).
  * Keys are looked up under `<TAG>_KEY` and then `OPENAI_API_KEY` /
  * `ANTHROPIC_API_KEY` ([TS-FIX]); a missing key is an error naming the
- * variables; keyless local servers get `"EMPTY"`.
+ * variables — except offline, where nothing is sent (R152-2); keyless local
+ * servers get `"EMPTY"`.
  *
  * @module
  */
@@ -166,6 +167,11 @@ export interface ResolveSettingsOptions {
   store: ConfigStore;
   /** Environment. */
   env: Record<string, string | undefined>;
+  /**
+   * Offline replay: nothing is sent, so a missing key is no error (R152-2) —
+   * a miss fails as the `not_cached` it is (the key is no part of the cache key).
+   */
+  offline?: boolean;
 }
 
 /** The model: option → config (url scopes first) → environment → the backend's default. */
@@ -186,14 +192,17 @@ function modelSetting(o: ResolveSettingsOptions, url: string | undefined): strin
   return model;
 }
 
-/** The key: option → config (url scopes first) → environment; `"EMPTY"` where none is needed. */
+/**
+ * The key: option → config (url scopes first) → environment; `"EMPTY"` where
+ * none is needed, or none is sent (offline).
+ */
 function keySetting(o: ResolveSettingsOptions, url: string | undefined): string {
   const { defaults: d, options: opts } = o;
   const key = present(opts.key)
     ? String(opts.key)
     : scoped(o.store, "key", d.tag, d.keyEnv, o.env, url);
   if (key !== undefined) return key;
-  if (d.keyRequired && officialUrl(url, d)) {
+  if (d.keyRequired && officialUrl(url, d) && !o.offline) {
     const vars = d.keyEnv.join(" or ");
     throw new ScoutError(
       "missing_key",
@@ -248,7 +257,7 @@ function retriesSetting(o: ResolveSettingsOptions): number {
  *
  * @param o backend, defaults, options, config and environment
  * @returns the settings plus `maxRetries` and `maxRetryAfterMs`
- * @throws ScoutError `missing_key` naming the variables to set; `config` for
+ * @throws ScoutError `missing_key` naming the variables to set (online only); `config` for
  *   a missing model, an invalid timeout or url
  */
 export function resolveSettings(
