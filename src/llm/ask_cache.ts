@@ -47,7 +47,7 @@ import {
   storedRound,
 } from "./key_aliases.ts";
 import { sha256hex } from "../util/hash.ts";
-import { notCached, placeNote } from "./replay_miss.ts";
+import { missNote, notCached } from "./replay_miss.ts";
 import { failedRoundOf } from "./round_failure.ts";
 import { snapshotName } from "./snapshot.ts";
 
@@ -351,9 +351,10 @@ export function askCache(
       if (model.offline) {
         // a recorded failure fails alike, offline only (online it is asked again)
         if (hit) return await play(failureOf(hit));
-        // the error path only: why it missed, from the entries' parts, or where it was asked
+        // the error path only: why it missed, from the entries' parts, or what its
+        // text suggests (line endings, the places it names)
         const hint = missHint(dir, { ...origin, parts: parts() }) ??
-          placeNote(state.history, ctx.home);
+          missNote(state.history, ctx.home);
         throw notCached(origin.endpoint, origin.backend, origin.model, key, hint);
       }
       const miss = () => {

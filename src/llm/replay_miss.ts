@@ -4,7 +4,9 @@
  * working directory and its job's path under `SCOUT_HOME` (the step-4
  * system message), so a replay run from elsewhere than its recording asks
  * another request, and misses, although the cache holds the recorded one
- * (R121-5).
+ * (R121-5). Neither can the miss know for certain (the cache holds digests,
+ * not texts): its notes say what is likely — CR characters in the request's
+ * text, from line endings git converted (R152-1), and the places it names.
  *
  * @module
  */
@@ -71,12 +73,45 @@ function names(text: string, path: string, inner: boolean): boolean {
   return false;
 }
 
+/** The string contents of a request's messages (what the notes search). */
+function texts(messages: readonly Message[]): string[] {
+  return messages.map((m) => m.content).filter((c): c is string => typeof c === "string");
+}
+
+/**
+ * What an offline miss adds when its request's text holds CR (`\r`)
+ * characters (R152-1): line endings are part of what is asked, so a chat or
+ * `start_chat` that git checked out with CRLF (`core.autocrlf`, the Windows
+ * default) asks another request than one recorded with LF — the likely cause,
+ * not a certain one (a recording made with CRLF replays). The error path only.
+ *
+ * @param messages the missed request's messages
+ * @returns the note, or null when no text holds a CR
+ *
+ * @example
+ * ```ts
+ * import { lineEndingNote } from "./replay_miss.ts";
+ * lineEndingNote([{ role: "user", content: "a\r\nb" }]); // 'the request\'s text holds CR…'
+ * ```
+ */
+export function lineEndingNote(messages: readonly Message[]): string | null {
+  if (!texts(messages).some((t) => t.includes("\r"))) return null;
+  return "the request's text holds CR (\\r) characters: line endings are part of the request " +
+    "(and of its cache key), so files git checked out with CRLF (core.autocrlf, the Windows " +
+    "default) ask another request than one recorded with LF — likely the cause; keep them as " +
+    'recorded with a .gitattributes such as "*.chat -text", "Agent/** -text" and ' +
+    '"var/cache/** -text"';
+}
+
 /**
  * What an offline miss adds when its request names the working directory
  * (as a whole path) or `SCOUT_HOME` (a path in it) — a chat task's request
- * does: run from elsewhere than its recording, a replay misses it, and this
- * says where to look. The error path only; the request's string contents
- * are searched.
+ * does (R121-5): a replay run from elsewhere than its recording asks another
+ * request, and this says where to look. Worded as a possibility (R152-1):
+ * the cache holds digests, not the recording's places, so whether they
+ * differ cannot be known. The working directory is the physical one
+ * (`process.cwd()`, symlinks resolved: R152-3), `SCOUT_HOME` as given. The
+ * error path only; the request's string contents are searched.
  *
  * @param messages the missed request's messages
  * @param home `SCOUT_HOME`
@@ -87,7 +122,7 @@ function names(text: string, path: string, inner: boolean): boolean {
  * ```ts
  * import { placeNote } from "./replay_miss.ts";
  * placeNote([{ role: "system", content: "Your current working directory is /w." }], "/h", "/w");
- * // 'the request names the working directory "/w" (a replay run from another working directory than its recording\'s misses it)'
+ * // 'the request names the working directory "/w" (its physical path, symlinks resolved): …'
  * ```
  */
 export function placeNote(
@@ -95,19 +130,39 @@ export function placeNote(
   home: string,
   cwd: string = process.cwd(),
 ): string | null {
-  const texts = messages.map((m) => m.content).filter((c): c is string => typeof c === "string");
+  const all = texts(messages);
   // "/" is in every path: it says nothing
-  const inCwd = cwd.length > 1 && texts.some((t) => names(t, cwd, false));
-  const inHome = home.length > 1 && texts.some((t) => names(t, home, true));
+  const inCwd = cwd.length > 1 && all.some((t) => names(t, cwd, false));
+  const inHome = home.length > 1 && all.some((t) => names(t, home, true));
   if (!inCwd && !inHome) return null;
   const what = [
-    ...(inCwd ? [`the working directory "${cwd}"`] : []),
+    ...(inCwd ? [`the working directory "${cwd}" (its physical path, symlinks resolved)`] : []),
     ...(inHome ? [`SCOUT_HOME "${home}"`] : []),
   ].join(" and ");
-  const elsewhere = inCwd && inHome
-    ? "from another working directory or SCOUT_HOME"
+  const place = inCwd && inHome
+    ? "the working directory or SCOUT_HOME"
     : inCwd
-    ? "from another working directory"
-    : "with another SCOUT_HOME";
-  return `the request names ${what} (a replay run ${elsewhere} than its recording's misses it)`;
+    ? "the working directory"
+    : "SCOUT_HOME";
+  return `the request names ${what}: if ${place} differs from the recording's, ` +
+    "this replay asks another request";
+}
+
+/**
+ * The note an offline miss adds when the cache holds no near entry: the
+ * line-ending note and the place note, whichever apply.
+ *
+ * @param messages the missed request's messages
+ * @param home `SCOUT_HOME`
+ * @param cwd the working directory (default: the process's)
+ * @returns the notes joined, or null when none applies
+ */
+export function missNote(
+  messages: readonly Message[],
+  home: string,
+  cwd: string = process.cwd(),
+): string | null {
+  const notes = [lineEndingNote(messages), placeNote(messages, home, cwd)];
+  const said = notes.filter((n): n is string => n !== null);
+  return said.length > 0 ? said.join("; ") : null;
 }

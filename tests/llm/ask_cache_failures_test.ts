@@ -16,7 +16,7 @@ import { ask } from "../../src/llm/ask.ts";
 import type { AskEvent } from "../../src/llm/ask_loop_types.ts";
 import { cacheDir, cacheReadEntry } from "../../src/llm/cache.ts";
 import { entryProblem, ROUND_ENTRY } from "../../src/llm/cache_entry.ts";
-import { placeNote } from "../../src/llm/replay_miss.ts";
+import { lineEndingNote, missNote, placeNote } from "../../src/llm/replay_miss.ts";
 import { failedRoundOf, noteFailedRound, retryNote } from "../../src/llm/round_failure.ts";
 import { tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
@@ -143,12 +143,25 @@ Deno.test("an offline miss's note names the working directory and SCOUT_HOME its
   }];
   assert.equal(
     placeNote(sys("/w/run", "/w/run/home"), "/w/run/home", "/w/run"),
-    'the request names the working directory "/w/run" and SCOUT_HOME "/w/run/home" ' +
-      "(a replay run from another working directory or SCOUT_HOME than its recording's misses it)",
+    'the request names the working directory "/w/run" (its physical path, symlinks resolved) ' +
+      'and SCOUT_HOME "/w/run/home": if the working directory or SCOUT_HOME differs from the ' +
+      "recording's, this replay asks another request",
   );
   // the home inside the working directory does not name it; a longer name is another path
   const inHome = placeNote(sys("/x", "/w/run/home"), "/w/run/home", "/w/run");
-  assert.match(String(inHome), /^the request names SCOUT_HOME "\/w\/run\/home" \(/);
+  assert.match(
+    String(inHome),
+    /^the request names SCOUT_HOME "\/w\/run\/home": if SCOUT_HOME differs/,
+  );
   assert.equal(placeNote(sys("/w/run2", "/h2"), "/h", "/w/run"), null);
   assert.equal(placeNote([{ role: "user", content: "Hi /" }], "/h", "/"), null);
+});
+
+Deno.test("an offline miss's note names CR characters in its request's text, then the places (R152-1)", () => {
+  const crlf: Message[] = [{ role: "system", content: "Line one\r\nline two in /w/run" }];
+  assert.match(String(lineEndingNote(crlf)), /^the request's text holds CR \(\\r\) characters/);
+  assert.equal(lineEndingNote([{ role: "system", content: "Line one\nline two" }]), null);
+  const both = String(missNote(crlf, "/h", "/w/run"));
+  assert.match(both, /core\.autocrlf.*"\*\.chat -text".*; the request names the working directory/);
+  assert.equal(missNote([{ role: "user", content: "hi" }], "/h", "/w"), null);
 });
