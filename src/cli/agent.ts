@@ -19,6 +19,8 @@ those of 'llm ask' (see 'scout-ai llm ask --help'): options written in QUESTION 
 flags (-e, -m, -O…), then the -c chat's options, then the agent's start_chat options.
 An agent whose workflow has an 'ask' task answers through a job of it; there the flags are
 appended after the conversation and so win over QUESTION's option lines too (as in Ruby).
+Its request names the working directory (physical, symlinks resolved) and SCOUT_HOME: an
+--offline replay runs from the same ones as its recording.
 '...' in QUESTION is replaced by the first -f file (then not attached again), else by stdin,
 as plain text (its lines are never read as chat lines); with no QUESTION, stdin is the question.
 -o appends the question and the new messages (never the start chat) to the chat file. A -c
