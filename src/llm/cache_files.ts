@@ -120,8 +120,6 @@ export function writeEntrySync(dir: string, key: string, text: string): void {
 export interface TempFile {
   /** Its path. */
   path: string;
-  /** True once the open has ended (opened or failed). */
-  ready(): boolean;
   /** Settles when the open has ended. */
   settled: Promise<void>;
   /** The descriptor, once: null while opening or when the open failed. */
@@ -161,7 +159,6 @@ export function tempFile(path: string): TempFile {
   };
   return {
     path,
-    ready: () => done,
     settled,
     take,
     drop: () => {

@@ -87,13 +87,18 @@ async function underLock<T>(
   dir: string,
   key: string,
   fn: (commit: Commit) => Promise<T>,
-  how: { store: (text: string) => Job; end: (committed: boolean) => Promise<void> | void },
+  how: {
+    store: (text: string) => Job;
+    end: (committed: boolean) => Promise<void> | void;
+    /** What a store needs first (the entry's file being opened early). */
+    after?: Promise<unknown>;
+  },
 ): Promise<T> {
   let committed = false;
   const commit = (text: string): Promise<void> => {
     if (committed) return writeEntryFile(dir, key, text);
     committed = true;
-    return later(how.store(text));
+    return later(how.store(text), how.after);
   };
   try {
     return await fn(commit);
@@ -116,8 +121,9 @@ function underLink<T>(
   const early = OPEN_EARLY ? tempFile(tmpPath(dir, key)) : null;
   const ours = () => holdsLink(dir, lock);
   return underLock(dir, key, fn, {
-    store: (text) => (atExit) => {
-      if (early && !early.ready() && !atExit) return false; // its file is being made: next turn
+    // a store waits for its file's open; at the process's exit it writes its own if still opening
+    after: early?.settled,
+    store: (text) => () => {
       try {
         const fd = early?.take() ?? null;
         if (fd !== null) publish(fd, early!.path, dir, key, text);

@@ -13,7 +13,8 @@ import { join } from "node:path";
 import { ask } from "../../src/llm/ask.ts";
 import { cacheDir } from "../../src/llm/cache.ts";
 import { withKeyLock } from "../../src/llm/cache_lock.ts";
-import { settleCacheWrites } from "../../src/llm/write_behind.ts";
+import { later, settleCacheWrites } from "../../src/llm/write_behind.ts";
+import process from "node:process";
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 
@@ -147,4 +148,22 @@ Deno.test("an ask returns with its entries on disk, unless its caller settles th
   await settleCacheWrites();
   assert.equal(names(dir).filter((n) => n.endsWith(".json")).length, 2);
   assert.deepEqual(names(dir).filter((n) => n.endsWith(".lock")), []);
+});
+
+Deno.test("a store waiting for its file's open waits for it, without turning the event loop meanwhile", async () => {
+  let release!: () => void;
+  const opened = new Promise<void>((r) => (release = r));
+  let ranAt = 0;
+  const t0 = performance.now();
+  const store = later(() => void (ranAt = performance.now()), opened);
+  const cpu0 = process.cpuUsage();
+  await new Promise((r) => setTimeout(r, 300));
+  const cpu = process.cpuUsage(cpu0);
+  assert.equal(ranAt, 0, "not run before its file is open");
+  // a store declining at every turn kept the loop busy for the whole wait (~300 ms of CPU)
+  assert.ok(cpu.user + cpu.system < 100_000, `CPU while waiting: ${cpu.user + cpu.system} µs`);
+  release();
+  await store;
+  assert.ok(ranAt - t0 >= 300, "run once its file is open");
+  await settleCacheWrites();
 });
