@@ -149,7 +149,8 @@ export interface JobLogFiles {
   /**
    * Directories that exist but could not be listed, with the reason; also
    * `P.files/log` when `P.files` or `log` is a file, a link to nothing or a
-   * link loop (R142-2).
+   * link loop (R142-2); and a directory holding a name that is not UTF-8,
+   * which cannot be opened by the name it is listed with (R150-3).
    */
   errors: { dir: string; message: string }[];
   /** Symlinks to files under `/proc`, `/sys` or `/dev`: not chats, not kept (R99-1). */
@@ -232,6 +233,11 @@ function walkLog(dir: string, out: JobLogFiles): void {
     const name = dirent.name;
     if (name.startsWith(".")) continue;
     const full = join(dir, name);
+    // a name that is not UTF-8 is listed with U+FFFD in its place, and no file has that name
+    if (name.includes("\ufffd") && lstatOrNull(full) === null) {
+      out.errors.push({ dir, message: undecodable(name) });
+      continue;
+    }
     // Some file systems do not report entry types: ask lstat then.
     const ent = dirent.isFile() || dirent.isDirectory() || dirent.isSymbolicLink()
       ? dirent
@@ -249,6 +255,11 @@ function walkLog(dir: string, out: JobLogFiles): void {
       } catch { /* a dangling symlink is no chat */ }
     }
   }
+}
+
+/** Why an entry listed with U+FFFD in its name cannot be read (R150-3). */
+function undecodable(name: string): string {
+  return `the name of "${name}" is not valid UTF-8, so the file cannot be opened by it (rename it)`;
 }
 
 function lstatOrNull(path: string): Stats | null {

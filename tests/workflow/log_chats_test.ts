@@ -74,3 +74,21 @@ Deno.test("log chats: none without a log directory; a log that cannot be listed 
     (e) => isScoutError(e, "io") && e.file === job + ".files/log",
   );
 });
+
+Deno.test("log chats: a file whose name is not UTF-8 is named as such, not read as missing (R150-3)", async () => {
+  await using d = await tempDir();
+  const job = join(realpathSync(d.path), "jobs", "WF", "t", "Default");
+  const log = job + ".files/log";
+  mkdirSync(log, { recursive: true });
+  writeFileSync(join(log, "ok.chat"), "user:\n\nhi\n");
+  // a name of the bytes ff fe: JavaScript's paths are strings, so the shell makes it
+  const made = new Deno.Command("sh", {
+    args: ["-c", `printf 'meta: pt=5 ct=5 tt=10\\n' > "$1/$(printf '\\377\\376').chat"`, "sh", log],
+  }).outputSync();
+  assert.ok(made.success, new TextDecoder().decode(made.stderr));
+  const found = jobLogChatFiles(job);
+  assert.deepEqual(found.files, [join(log, "ok.chat")]);
+  assert.equal(found.errors.length, 1);
+  assert.equal(found.errors[0]!.dir, log);
+  assert.match(found.errors[0]!.message, /is not valid UTF-8.*rename it/);
+});
