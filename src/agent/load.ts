@@ -78,6 +78,13 @@ function rubyOnly(dir: string | null): string[] {
   return out;
 }
 
+/** What the files only the Ruby scout-ai loads are: "Ruby", "Python" or both (R149-3). */
+function foreignKinds(files: readonly string[]): string {
+  const python = files.includes("python/");
+  const ruby = files.some((f) => f !== "python/");
+  return ruby && python ? "Ruby and Python" : python ? "Python" : "Ruby";
+}
+
 async function defineFrom(
   loc: AgentLocation,
   ctx: { cwd: string; env: Record<string, string | undefined> },
@@ -94,7 +101,7 @@ async function defineFrom(
     if (ruby.length > 0) {
       warnings.push({
         id: `ruby:${dir}`,
-        message: `Agent "${loc.name}" (${dir}): Ruby-only files are not loaded (${
+        message: `Agent "${loc.name}" (${dir}): ${foreignKinds(ruby)} files are not loaded (${
           ruby.join(", ")
         }): the tools they define are unavailable here`,
       });

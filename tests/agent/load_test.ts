@@ -153,9 +153,25 @@ Deno.test("Ruby-only files: the start chat loads, one warning, once; knowledge_b
   assert.equal(warnings.length, 1, warnings.join("\n"));
   assert.match(
     warnings[0]!,
-    /Ruby-only files are not loaded \(workflow\.rb, agent\.rb, python\/\)/,
+    /: Ruby and Python files are not loaded \(workflow\.rb, agent\.rb, python\/\)/,
   );
   assert.equal(a.knowledgeBase, join(w, "Agent", "Rubyist", "knowledge_base"));
+});
+
+Deno.test("a python-only agent's warning says Python files, not Ruby ones (R149-3)", async () => {
+  await using t = await tempDir();
+  clearAgentCache();
+  const w = join(t.path, "w");
+  put(w, "Agent/Py/start_chat", "system: hi\n");
+  put(w, "Agent/Py/python/t.py", "\n");
+  put(w, "Agent/Rb/start_chat", "system: hi\n");
+  put(w, "Agent/Rb/agent.rb", "\n");
+  const { opts, warnings } = ctx(t.path);
+  await loadAgent("Py", opts);
+  await loadAgent("Rb", opts);
+  assert.equal(warnings.length, 2, warnings.join("\n"));
+  assert.match(warnings[0]!, /\): Python files are not loaded \(python\/\): the tools/);
+  assert.match(warnings[1]!, /\): Ruby files are not loaded \(agent\.rb\): the tools/);
 });
 
 Deno.test("search: kind order over all roots, SCOUT_AGENT_PATH first, workflows/<name> preferred", async () => {

@@ -75,7 +75,7 @@ Deno.test("loadAgent: each loader's warn hears the agent's Ruby-only files and s
   await loadAgent("Rubyish", { env, cwd: dir.path, warn: a.warn });
   for (const s of [quiet, a]) {
     assert.equal(s.heard.length, 2, s.heard.join("\n"));
-    assert.ok(s.heard.some((m) => m.includes("Ruby-only files are not loaded (agent.rb)")));
+    assert.ok(s.heard.some((m) => m.includes("Ruby files are not loaded (agent.rb)")));
     assert.ok(s.heard.some((m) => m.includes('"config: model unscoped" has no scope')));
   }
 });
@@ -129,5 +129,5 @@ Deno.test("without warn: compileText and loadAgent both write to stderr, with th
   const lines = r.stderr.split("\n").filter((l) => l !== "");
   assert.equal(lines.length, 2, r.stderr);
   assert.match(lines[0]!, /^scout-ai: warning: <text>:1: "config: model unscoped" has no scope/);
-  assert.match(lines[1]!, /^scout-ai: warning: Agent "Rubyish" .*Ruby-only files/);
+  assert.match(lines[1]!, /^scout-ai: warning: Agent "Rubyish" .*Ruby files are not loaded/);
 });
