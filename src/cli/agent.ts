@@ -23,9 +23,10 @@ Its request names the working directory (physical, symlinks resolved) and SCOUT_
 --offline replay runs from the same ones as its recording.
 '...' in QUESTION is replaced by the first -f file (then not attached again), else by stdin,
 as plain text (its lines are never read as chat lines); with no QUESTION, stdin is the question.
--o appends the question and the new messages (never the start chat) to the chat file. A -c
-file that does not exist yet starts an empty conversation (Ruby's rule), so
-'-c plan.chat -o plan.chat' starts and then continues one conversation.
+-c FILE (as in Ruby) or -o FILE appends the question and the new messages (never the start chat)
+to the chat file (-o wins: -c A -o B reads A, writes B; -c - and --dry-run write nothing). A -c
+file that does not exist yet starts an empty conversation (Ruby's rule), so '-c plan.chat'
+starts and then continues one conversation.
 --json prints the object of 'llm ask --json' ("cached": no provider request was made for the
 answer); "job" is there only on the task route: the job's path under its jobs root
 (<Workflow>/ask/<name>). There "cached" is also true when that job was already done (its answer
@@ -40,7 +41,7 @@ and SCOUT_MAX_AGENT_CALLS bound delegation (3 specialists at once, 8 levels, 200
 ${FIXTURE_EXAMPLES}
   git diff | SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Critic "Review this diff: ..."
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner -e nano -m gpt-4.1-mini "Plan the week"
-  scout-ai agent ask ./fixtures/agents/Agent/Planner -c plan.chat -o plan.chat "And Friday?"
+  scout-ai agent ask ./fixtures/agents/Agent/Planner -c plan.chat "And Friday?"
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent ask Planner --dry-run "Plan the week"`;
 
 const FIND_HELP = `

@@ -169,9 +169,10 @@ async function taskRouteResult(r: AgentReply, io: Io): Promise<HookResult> {
  * `agents.md` §5.1 step 5: "conversation = the compiled file or `[]`" — a
  * `-c` file that does not exist yet starts an empty conversation (Ruby:
  * `Open.exist?(chat) ? LLM.chat(chat) : []`) instead of being an error.
- * `-o` alone decides where the new messages go. A missing `-c` chat that is
- * also the `-o` one (`-c plan.chat -o plan.chat`) stays: `llm ask` reads it as
- * empty and its append checks that no other run wrote it meanwhile (R132-2).
+ * A missing `-c` chat that is also the `-o` one (`-c plan.chat`, which appends
+ * there as in Ruby, R149-2, or `-c plan.chat -o plan.chat`) stays: `llm ask`
+ * reads it as empty and its append checks that no other run wrote it meanwhile
+ * (R132-2); with `-o OTHER` it is dropped.
  *
  * @param opts the `llm ask` options
  * @param cwd the working directory `-c` is relative to

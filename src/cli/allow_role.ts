@@ -1,6 +1,6 @@
 /**
  * `--allow-role ROLES`, one flag for every command that compiles the user's
- * chat text (`chat compile`, `chat prompt`, `llm ask`, `llm json`, `agent
+ * chat text (`chat compile`, `chat prompt`, `llm ask`, `agent
  * ask`): roles accepted besides the chat roles, as the config entry
  * `allow_roles` adds them. Compile's unknown-role error names the flag on
  * those commands only (they pass {@link ALLOW_ROLE_FLAG} as `allowRoleFlag`).

@@ -1,5 +1,5 @@
 /**
- * What every ask of `llm ask` / `llm json` / `agent ask` shares: the request
+ * What every ask of `llm ask` / `agent ask` shares: the request
  * options the flags give, the run options (env, config, cache, offline,
  * `agent:` delegation, abort signal), and the lazily loaded agent layer.
  *

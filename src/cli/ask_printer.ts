@@ -3,7 +3,7 @@
  * progress events: on a terminal (`live`) the text as it arrives, and a retry
  * after partial text marked; anywhere else each attempt's text is held until
  * its response is complete, so what is printed is exactly what is saved.
- * Retries are warned about and tool calls listed on stderr. `llm json`
+ * Retries are warned about and tool calls listed on stderr. Structured output (`llm ask --schema`)
  * prints no text here (its value is printed once parsed).
  *
  * @module
@@ -17,7 +17,7 @@ import { paint, warn } from "./io.ts";
 export interface AnswerPrinter {
   /** Where to print. */
   io: Io;
-  /** `llm ask` (text printed) rather than `llm json`. */
+  /** `llm ask` (text printed) rather than structured output (`--schema`, `--format json`). */
   ask: boolean;
   /** Text shown as it arrives (a terminal) rather than held per response. */
   live: boolean;

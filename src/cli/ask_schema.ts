@@ -1,5 +1,5 @@
 /**
- * `llm json --schema FILE`: the JSON schema the answer must follow, read
+ * `llm ask --schema FILE`: the JSON schema the answer must follow, read
  * from a JSON or YAML file (`.yaml`/`.yml`).
  *
  * @module

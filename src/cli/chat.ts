@@ -36,13 +36,40 @@ export interface ChatParseOptions {
  * @returns exit code
  */
 export async function runChatParse(opts: ChatParseOptions, io: Io): Promise<number> {
-  const input = await readInput(opts.file, io, { chat: true }); // UTF-16 refused (R133-1)
-  if (input.lossy) warnLossy(io, input.name);
-  warnConflict(io, input.text, input.name); // parsed as written, but said (R86-3)
-  const chat = parse(input.text);
+  const chat = await readRawChat(opts.file, io);
   if (opts.json) io.stdout.write(messagesJson(chat) + "\n");
   else io.stdout.write(listing(chat, io));
   return 0;
+}
+
+/**
+ * Reads a chat file (or stdin) as raw messages, nothing compiled — what
+ * `chat parse` and `llm json --chat` read: invalid UTF-8 and merge-conflict
+ * markers are warned of, UTF-16/UTF-32 refused (R133-1).
+ *
+ * @param file path, `-`, or undefined (stdin when piped)
+ * @param io injected I/O
+ * @returns the messages
+ */
+export async function readRawChat(file: string | undefined, io: Io): Promise<Chat> {
+  const input = await readInput(file, io, { chat: true }); // UTF-16 refused (R133-1)
+  if (input.lossy) warnLossy(io, input.name);
+  warnConflict(io, input.text, input.name); // parsed as written, but said (R86-3)
+  return parse(input.text);
+}
+
+/**
+ * Reads a JSON file (or stdin) of messages and prints them as chat text —
+ * what `chat print` and `llm json` print.
+ *
+ * @param file path, `-`, or undefined (stdin when piped)
+ * @param io injected I/O
+ * @returns the chat text, ending with a newline
+ * @throws ScoutError `json_parse` naming the input and line; `invalid_input` for a bad message
+ */
+export async function jsonToChatText(file: string | undefined, io: Io): Promise<string> {
+  const input = await readInput(file, io);
+  return print(messagesFromJson(input.text, input.name)) + "\n";
 }
 
 /** Options of `chat print`. */
@@ -59,9 +86,7 @@ export interface ChatPrintOptions {
  * @returns exit code
  */
 export async function runChatPrint(opts: ChatPrintOptions, io: Io): Promise<number> {
-  const input = await readInput(opts.file, io);
-  const chat = messagesFromJson(input.text, input.name);
-  io.stdout.write(print(chat) + "\n");
+  io.stdout.write(await jsonToChatText(opts.file, io));
   return 0;
 }
 

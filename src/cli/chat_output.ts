@@ -43,8 +43,12 @@ import { probeCreate } from "../util/create_probe.ts";
  *
  * @param given absolute path (a symbolic link: its target is checked)
  * @param shown the path as given, for the message
+ * @param flag the flag that named it: `-o`, or `-c` alone, which appends to its chat (R149-2)
  */
-export function checkChatOutput(given: string, shown: string): void {
+export function checkChatOutput(given: string, shown: string, flag = "-o"): void {
+  const hint = flag === "-c"
+    ? " (-c appends the turn to its chat; -o FILE writes it elsewhere)"
+    : "";
   const where = inPlace(given);
   const { problem, denied } = where;
   if (problem === null) {
@@ -52,11 +56,11 @@ export function checkChatOutput(given: string, shown: string): void {
     // the save's temp file needs an inode: none free, or a quota, is told before the ask (R102-9)
     const refused = where.stream === true ? null : probeCreate(where.file);
     if (refused === null) return;
-    throw new ScoutError("io", `Cannot write -o "${shown}": ${errnoReason(refused)}`, {
+    throw new ScoutError("io", `Cannot write ${flag} "${shown}": ${errnoReason(refused)}${hint}`, {
       file: shown,
     });
   }
-  const message = `Cannot write -o "${shown}": ${problem}`;
+  const message = `Cannot write ${flag} "${shown}": ${problem}${hint}`;
   throw denied ? new ScoutError("io", message, { file: shown }) : usageError(message);
 }
 

@@ -29,7 +29,8 @@ export function registerLlm(program: Command, ctx: CliContext): void {
     "after",
     fittedHelp(
       `\n${FIXTURE_EXAMPLES}\n  scout-ai llm ask "What is the capital of France?"\n` +
-        '  scout-ai llm json "List three primes as {\\"primes\\": [<numbers>]}"\n' +
+        '  scout-ai llm ask --format json "List three primes as {\\"primes\\": [<numbers>]}"\n' +
+        "  scout-ai llm json --chat fixtures/chats/basic.chat\n" +
         "  scout-ai llm prov fixtures/provenance/example/session.chat \\\n" +
         "    --jobs-dir fixtures/provenance/example/jobs",
     ),

@@ -1,7 +1,8 @@
 /**
- * `scout-ai llm ask` and `scout-ai llm json` — asking a model from the shell.
- * This file only registers the commands (fast cold start); the work is in
- * `llm_ask_run.ts`, loaded when a command runs.
+ * `scout-ai llm ask` — asking a model from the shell (with `--schema` /
+ * `--format json`, for structured output). This file only registers the
+ * command (fast cold start); the work is in `llm_ask_run.ts`, loaded when a
+ * command runs. `llm json` is the converter of `llm_json.ts` (R149-1).
  *
  * @module
  */
@@ -13,6 +14,7 @@ import type { CliContext } from "./context.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { registerLlmJson } from "./llm_json.ts";
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -39,7 +41,7 @@ function chatFile(value: string): string {
   return value;
 }
 
-/** The parsed flags shared by `llm ask`, `llm json` and `agent ask`. */
+/** The parsed flags shared by `llm ask` and `agent ask` (`schema`, `format`: `llm ask`'s). */
 export type AskFlags = {
   imports: string[];
   workflow: string[];
@@ -59,6 +61,7 @@ export type AskFlags = {
   dry_run?: boolean;
   inline?: string;
   schema?: string;
+  format?: string;
   template?: string;
 };
 
@@ -73,7 +76,10 @@ function addQuestionFlags(cmd: Command): void {
       "-t, --template <name>",
       "put the question into a template (a file, or questions/NAME, chats/system/NAME, chats/NAME)",
     )
-    .option("-c, --chat <file>", "continue this chat file (compiled first; - reads stdin)");
+    .option(
+      "-c, --chat <file>",
+      "continue this chat file and append the turn to it (made if missing; with -o, the turn goes there instead; - reads stdin, nothing written)",
+    );
 }
 
 /** Who answers: endpoint, model, backend. */
@@ -146,8 +152,8 @@ function addRunFlags(cmd: Command): void {
 }
 
 /**
- * Adds the question argument and the flags shared by `llm ask`, `llm json`
- * and `agent ask` (one flag set for all, `agents.md` §7.14).
+ * Adds the question argument and the flags shared by `llm ask` and `agent
+ * ask` (one flag set for both, `agents.md` §7.14).
  *
  * @param cmd the command
  * @returns the command
@@ -180,6 +186,12 @@ export function askOptionsOf(question: string[], o: AskFlags, signal: AbortSigna
   };
   if (o.allowRole !== undefined) opts.allowRoles = o.allowRole;
   if (o.chat !== undefined) opts.chat = o.chat;
+  // Ruby parity (agents.md §5.1 step 5, §5.3): -c FILE alone appends the turn to FILE,
+  // by the path of -c FILE -o FILE (its locks and checks); -c - (stdin) writes nothing (R149-2)
+  if (o.chat !== undefined && o.chat !== "-" && o.output === undefined && o.inline === undefined) {
+    opts.output = o.chat;
+    opts.chatAppends = true;
+  }
   if (o.endpoint !== undefined) opts.endpoint = o.endpoint;
   if (o.model !== undefined) opts.model = o.model;
   if (o.backend !== undefined) opts.backend = o.backend;
@@ -194,12 +206,29 @@ export function askOptionsOf(question: string[], o: AskFlags, signal: AbortSigna
   return opts;
 }
 
-async function runAction(
-  ctx: CliContext,
-  question: string[],
-  o: AskFlags,
-  mode: "ask" | "json",
-): Promise<void> {
+/**
+ * Whether `llm ask` asks for structured output: `--schema FILE` or
+ * `--format json` (what `llm json` did before R149-1).
+ *
+ * @param o the parsed flags
+ * @returns `json` for structured output, else `ask`
+ */
+function askMode(o: AskFlags): "ask" | "json" {
+  if (o.format !== undefined && o.format !== "json" && o.format !== "text") {
+    throw usageError(`--format takes json or text, got "${o.format}"`);
+  }
+  if (o.format === "text" && o.schema !== undefined) {
+    throw usageError("--schema asks for JSON: it takes no --format text");
+  }
+  const json = o.schema !== undefined || o.format === "json";
+  if (json && o.inline !== undefined) {
+    throw usageError("--inline writes text replies: it takes no --schema or --format json");
+  }
+  return json ? "json" : "ask";
+}
+
+async function runAction(ctx: CliContext, question: string[], o: AskFlags): Promise<void> {
+  const mode = askMode(o);
   await withInterrupt(ctx, async (signal) => {
     const [{ runLlmAsk }, { flagValueError }] = await Promise.all([
       import("./llm_ask_run.ts"),
@@ -236,8 +265,10 @@ A -c or -o chat left with git merge-conflict markers (<<<<<<<, =======, >>>>>>> 
 \`\`\` fences) with a role header line (user:, assistant: … at column 0) between <<<<<<< and
 >>>>>>> is a merge of its turns: refused before anything is asked (exit 1, naming file:line).
 Markers with no header between them are text inside a message: sent, with a warning.
-With -o, the question and every new message (meta records with token usage, tool calls and
-outputs, the answer) are appended to the chat file atomically; after a failure or Ctrl-C, what was
+With -c FILE (as in Ruby) or -o FILE, the question and every new message (meta records with
+token usage, tool calls and outputs, the answer) are appended to the chat file atomically (-o
+wins: -c A -o B reads A, writes B; -c - and --dry-run write nothing; a -c file that does not
+exist is made); after a failure or Ctrl-C, what was
 produced before it is still appended (a partly streamed answer after "meta: incomplete=true …").
 A symbolic link is written through to its target; a hard link is split (the file is replaced).
 Streamed to a terminal, a retried answer is marked where it restarts; into a pipe, only the
@@ -257,6 +288,11 @@ A symbolic link is written through; a file not UTF-8 or read-only is refused.
 --json prints {"version":1, "file", "answered":[{line, question, answer}], "skipped",
 "unplaced":[{line, question, answer}]} (replies not placed are listed there, not printed);
 with --dry-run also "dry_run":true and "questions":[{line, question, messages:[{role,content}]}].
+
+Structured output: with --schema FILE (or --format json, any JSON object) the model is asked to
+reply with one JSON object; the reply is parsed (a \`\`\`json fence is unwrapped) and printed as
+indented JSON. A reply that is not JSON is an error (exit 1). --json then adds "value", the parsed
+reply. (The scout-ai llm json of before; llm json now converts files, as Ruby's does.)
 
 --json prints {"version":1, "answer", "cached", "endpoint", "backend", "model",
 "usage":{pt,ct,tt,cct,cwt,rt}, "total_usage":{…}, "usage_warnings":[{code,file,message}…],
@@ -278,41 +314,33 @@ ${FIXTURE_EXAMPLES}
   scout-ai llm ask "What is the capital of France?"
   git diff | scout-ai llm ask "Write a commit message for this diff: ..."
   scout-ai llm ask -c fixtures/chats/basic.chat -o session.chat "And the population?"
+  scout-ai llm ask -c session.chat "And its area?"      # appends to session.chat
   cat fixtures/chats/basic.chat | scout-ai llm ask -c - "Summarise this conversation"
-  scout-ai llm ask -e nano -f fixtures/compile/parts/notes.md "Summarise the notes" --json | jq -r .answer`;
-
-/** What `llm json --help` says after the flags. */
-const JSON_HELP = `
-The model is asked to reply with one JSON object (following --schema when given); the reply
-is parsed (a \`\`\`json fence is unwrapped) and printed as indented JSON. A reply that is not
-JSON is an error (exit 1). --json prints the llm ask object (see llm ask --help) plus
-"value", the parsed reply.
-
-${FIXTURE_EXAMPLES}
-  scout-ai llm json -s fixtures/llm/person.schema.json "Invent a person"
-  scout-ai llm json "List three primes as {\\"primes\\": [<numbers>]}" | jq .primes`;
+  scout-ai llm ask -e nano -f fixtures/compile/parts/notes.md "Summarise the notes" --json | jq -r .answer
+  scout-ai llm ask --schema fixtures/llm/person.schema.json "Invent a person"
+  scout-ai llm ask --format json "List three primes as {\\"primes\\": [<numbers>]}" | jq .primes`;
 
 /**
- * Registers `llm ask` and `llm json`.
+ * Registers `llm ask` (and, from `llm_json.ts`, `llm json`).
  *
  * @param llm the `llm` command
  * @param ctx invocation context
  */
 export function registerLlmAsk(llm: Command, ctx: CliContext): void {
   const askCmd = askFlags(llm.command("ask").description("ask a model; the answer goes to stdout"));
+  askCmd
+    .option(
+      "-s, --schema <file>",
+      "structured output: the reply is one JSON object following this JSON Schema (or shorthand map) file, JSON or YAML; printed as JSON",
+    )
+    .option(
+      "--format <format>",
+      "json: the reply is one JSON object, printed as JSON (text: the default)",
+    );
   askCmd.addHelpText("after", fittedHelp(ASK_HELP));
   askCmd.action(async (...args: unknown[]) => {
     const [question, o] = args as [string[], AskFlags];
-    await runAction(ctx, question, o, "ask");
+    await runAction(ctx, question, o);
   });
-
-  const jsonCmd = askFlags(
-    llm.command("json").description("ask for structured output; prints the JSON"),
-  );
-  jsonCmd.option("-s, --schema <file>", "JSON Schema (or shorthand map) file, JSON or YAML");
-  jsonCmd.addHelpText("after", fittedHelp(JSON_HELP));
-  jsonCmd.action(async (...args: unknown[]) => {
-    const [question, o] = args as [string[], AskFlags];
-    await runAction(ctx, question, o, "json");
-  });
+  registerLlmJson(llm, ctx);
 }

@@ -1,5 +1,5 @@
 /**
- * The work of `llm ask` / `llm json` (loaded lazily by `llm_ask.ts`): build
+ * The work of `llm ask` (structured: `--schema`/`--format json`) (loaded lazily by `llm_ask.ts`): build
  * the messages (chat file, files, question, stdin), ask, stream or print the
  * answer, and append the new messages to `-o` atomically — also after a
  * failure, with what was produced before it.
@@ -121,7 +121,7 @@ async function askMessages(
   const { question, filled, lines: questionLines, insert } = await questionText(opts, io);
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
   if (outPath !== undefined && !opts.dryRun) {
-    checkChatOutput(outPath, opts.output!);
+    checkChatOutput(outPath, opts.output!, opts.chatAppends ? "-c" : "-o");
     // the new turn is not appended after a merge's both sides (R86-3); the -c chat warns
     const sameAsChat = opts.chat !== undefined && opts.chat !== "-" &&
       resolve(cwd, opts.chat) === outPath;
@@ -191,7 +191,7 @@ interface AskRun {
 }
 
 /**
- * Runs `llm ask` (mode `ask`) or `llm json` (mode `json`).
+ * Runs `llm ask` (mode `ask`) or its structured output (mode `json`: `--schema`, `--format json`).
  *
  * @param opts command options
  * @param io injected I/O
@@ -309,7 +309,7 @@ async function askFailed(e: unknown, run: AskRun): Promise<number> {
   return endInterrupted(e, opts.signal, io);
 }
 
-/** `llm json`'s value; an answer replayed from the cache that is no JSON says how to ask again. */
+/** the structured answer's value; an answer replayed from the cache that is no JSON says how to ask again. */
 function jsonAnswer(result: HookResult): unknown {
   try {
     return unwrapContent(parseJson(result.text));
@@ -323,7 +323,7 @@ function jsonAnswer(result: HookResult): unknown {
 
 /**
  * The answer: appended to `-o`, then printed (`--json`: the documented
- * object; `llm json`: the parsed value; else the text, unless streamed) —
+ * object; structured: the parsed value; else the text, unless streamed) —
  * printed even when it cannot be saved (then the run fails). A signal that
  * came meanwhile makes the exit its code, the answer saved and printed.
  */

@@ -1,12 +1,12 @@
 /**
- * The options of an ask from the command line (`llm ask`, `llm json`, `agent
+ * The options of an ask from the command line (`llm ask`, structured or not, `agent
  * ask`), as the flags give them: a module of its own, so that the modules
  * that read them do not import the command's registration.
  *
  * @module
  */
 
-/** Options of `llm ask` (and, with `schema`, of `llm json`). */
+/** Options of `llm ask` (with `schema`/`format`, structured output) and `agent ask`. */
 export interface LlmAskOptions {
   /** Question words (joined by spaces); chat text is accepted. */
   question: string[];
@@ -28,6 +28,8 @@ export interface LlmAskOptions {
   allowRoles?: string[];
   /** Chat file the question and the new messages are appended to. */
   output?: string;
+  /** `output` is the `-c` chat, given alone (Ruby: `-c` appends to its chat, R149-2). */
+  chatAppends?: boolean;
   /** Stream the answer (default: when stdout is a terminal). */
   stream?: boolean;
   /** Print a JSON object instead of the answer. */
@@ -45,7 +47,7 @@ export interface LlmAskOptions {
 
   /** `-t`: template the question is put into (`agents.md` §5.3). */
   template?: string;
-  /** `llm json`: schema file (JSON or YAML); absent = any JSON object. */
+  /** `llm ask --schema`: schema file (JSON or YAML); absent = any JSON object. */
   schema?: string;
   /** Aborts the ask (SIGINT). */
   signal?: AbortSignal;

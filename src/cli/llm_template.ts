@@ -1,7 +1,7 @@
 /**
  * Ask templates (`agents.md` §5.3, §5.5): `scout-ai llm template` lists the
  * files under `questions/` on the search roots, and `-t/--template` of
- * `llm ask`, `llm json` and `agent ask` wraps the question in one. A template
+ * `llm ask` and `agent ask` wraps the question in one. A template
  * is looked up as an existing file, then `questions/<t>`, `chats/system/<t>`
  * and `chats/<t>` on the search roots (the working directory, then
  * `$SCOUT_HOME`), first hit wins.

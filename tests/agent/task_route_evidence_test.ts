@@ -247,7 +247,10 @@ Deno.test("a body that logs in a subdirectory and fails before paying: rerun in 
     "conv.chat",
     "user:\n\nfirst\n\nmeta:\n\ninference_id=abc pt=1\n\nassistant:\n\na1\n\n",
   );
-  for (let i = 0; i < 3; i++) assert.equal((await fu.run("-c", "conv.chat", "again")).code, 1);
+  // -o elsewhere: conv.chat stays as it was, so each rerun asks the same chat (R149-2)
+  for (let i = 0; i < 3; i++) {
+    assert.equal((await fu.run("-c", "conv.chat", "-o", "out.chat", "again")).code, 1);
+  }
   assert.equal(fu.jobs("ask").length, 1, fu.jobs("ask").join(", "));
   assert.equal(srv.requests.length, 0);
 });

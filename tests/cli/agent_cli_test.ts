@@ -211,19 +211,23 @@ Deno.test("R72-3 an agent directory that cannot be looked at (a symbolic link lo
   assert.match(listed.error, /^Cannot read ".*Loop": /);
 });
 
-Deno.test("§5.1 agent ask -c with a missing file starts an empty conversation (with or without -o); an existing one is followed", async () => {
+Deno.test("§5.1 agent ask -c with a missing file starts an empty conversation (with or without -o; alone, it makes the file); an existing one is followed", async () => {
   await using t = await tempDir();
   await using srv = await startProviderServer({ fallback: () => ({ text: "fresh plan" }) });
   const o = fixture(t.path, srv);
   const sent = (i: number) =>
     (srv.requests[i]!.body.messages as { role: string; content: string }[])
       .map((m) => [m.role, m.content]);
-  // without -o: answered from the start chat + question, nothing written
-  let r = await runMain(["agent", "ask", "Planner", "-c", "missing.chat", "--no-cache", "go"], o);
+  // without -o: answered from the start chat + question, the turn appended to the -c file
+  // as in Ruby, which makes it (R149-2; before, nothing was written)
+  let r = await runMain(["agent", "ask", "Planner", "-c", "made.chat", "--no-cache", "go"], o);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "fresh plan\n");
   assert.deepEqual(sent(0), [["system", "You plan"], ["user", "go"]]);
-  assert.equal(existsSync(join(t.path, "missing.chat")), false);
+  assert.match(
+    readFileSync(join(t.path, "made.chat"), "utf8"),
+    /^user:\n\ngo\n[\s\S]*fresh plan\n$/,
+  );
   // -o to another file: the conversation still starts empty, -o gets the new messages
   r = await runMain(
     ["agent", "ask", "Planner", "-c", "missing.chat", "-o", "new.chat", "--no-cache", "go"],
@@ -236,8 +240,9 @@ Deno.test("§5.1 agent ask -c with a missing file starts an empty conversation (
   r = await runMain(["agent", "ask", "Planner", "-c", "new.chat", "--no-cache", "again"], o);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(sent(2).map(([role]) => role), ["system", "user", "assistant", "user"]);
-  // `llm ask -c` keeps its own rule: a missing file is an error there
-  const l = await runMain(["llm", "ask", "-c", "missing.chat", "go"], o);
+  assert.equal(existsSync(join(t.path, "missing.chat")), false); // -o took the turn
+  // `llm ask -c` shares the rule (R149-2); with -o elsewhere a missing -c file is an error there
+  const l = await runMain(["llm", "ask", "-c", "missing.chat", "-o", "x.chat", "go"], o);
   assert.equal(l.code, 1);
   assert.match(l.stderr, /Chat file not found: "missing\.chat"/);
 });

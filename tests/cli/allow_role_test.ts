@@ -1,7 +1,7 @@
 /**
  * The unknown-role error names only what allows the role for the command at
  * hand, and the commands that compile the user's chat text accept what it
- * names (R72-2): `llm ask`, `llm json` and `agent ask` take `--allow-role`
+ * names (R72-2): `llm ask` (structured too) and `agent ask` take `--allow-role`
  * as `chat compile` does (for the question, stdin, `-c`, `-i`, `--inline`'s
  * `-i`); the agent's own start chat, which the flag does not reach, names the
  * config entry only.
@@ -27,13 +27,13 @@ function roles(stdout: string): [string, unknown][] {
 
 const HINT = '(allow it with config "allow_roles" or --allow-role)';
 
-Deno.test("R72-2: llm ask, llm json and agent ask accept the --allow-role their error names", async () => {
+Deno.test("R72-2: llm ask (--format json too) and agent ask accept the --allow-role their error names", async () => {
   await using d = await tempDir();
   put(d.path, "Agent/Pl/start_chat", "system: you plan\n");
   put(d.path, "c.chat", "user: hi\n\nmake: done\n");
   clearAgentCache();
   const o = { cwd: d.path, env: { SCOUT_HOME: join(d.path, "home"), HOME: d.path } };
-  for (const cmd of [["llm", "ask"], ["llm", "json"], ["agent", "ask", "Pl"]]) {
+  for (const cmd of [["llm", "ask"], ["llm", "ask", "--format", "json"], ["agent", "ask", "Pl"]]) {
     const bad = await runMain([...cmd, "--dry-run", QUESTION], o);
     assert.equal(bad.code, 1, bad.stderr);
     assert.equal(

@@ -175,7 +175,7 @@ Deno.test("R72-6: -o - is a usage error (the answer already goes to stdout), not
   const cases = [
     ["llm", "ask", "-o", "-", "hi"],
     ["llm", "ask", "--output=-", "hi"],
-    ["llm", "json", "-o", "-", "hi"],
+    ["llm", "ask", "--format", "json", "-o", "-", "hi"],
     ["agent", "ask", "Quiet", "-o", "-", "hi"],
   ];
   for (const args of cases) {

@@ -113,7 +113,7 @@ Deno.test("--dry-run refuses an unknown -e, -b, -O endpoint=/backend= or -w as t
   const commands = [
     ["llm", "ask", "--dry-run", "hi"],
     ["llm", "ask", "--dry-run", "--json", "hi"],
-    ["llm", "json", "--dry-run", "hi"],
+    ["llm", "ask", "--format", "json", "--dry-run", "hi"],
     ["llm", "ask", "--dry-run", "--inline", "inline.txt"],
   ];
   for (const command of commands) {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { runMain } from "../support/cli.ts";
 
-for (const cmd of [["llm", "ask"], ["agent", "ask"], ["llm", "json"]]) {
+for (const cmd of [["llm", "ask"], ["agent", "ask"]]) {
   Deno.test(`${cmd.join(" ")} --help: --dry-run says compiling runs task:/exec_task: lines (R97-3)`, async () => {
     const r = await runMain([...cmd, "--help"]);
     assert.equal(r.code, 0, r.stderr);

@@ -90,7 +90,10 @@ Deno.test("an agent: line under a chat's persist: false line: the agent's answer
   clearAgentCache();
   const env = { SCOUT_HOME: home, OPENAI_API_KEY: "k" };
   const ask = () =>
-    runMain(["llm", "ask", "--json", "-e", "loop", "-c", "cli2.chat"], { env, cwd: t.path });
+    runMain(["llm", "ask", "--json", "-e", "loop", "-c", "cli2.chat", "-o", "o.chat"], {
+      env,
+      cwd: t.path,
+    });
   for (const run of [await ask(), await ask()]) {
     assert.equal(run.code, 0, run.stderr);
     const out = JSON.parse(run.stdout);
@@ -106,7 +109,17 @@ Deno.test("an agent: line under a chat's persist: false line: the agent's answer
   put(t.path, "routed.chat", "persist: false\n\nagent: Routed\n\nuser: route me\n");
   clearAgentCache();
   for (let i = 0; i < 2; i++) {
-    const run = await runMain(["llm", "ask", "--json", "-e", "loop", "-c", "routed.chat"], {
+    const run = await runMain([
+      "llm",
+      "ask",
+      "--json",
+      "-e",
+      "loop",
+      "-c",
+      "routed.chat",
+      "-o",
+      "o.chat",
+    ], {
       env,
       cwd: t.path,
     });
@@ -118,7 +131,10 @@ Deno.test("an agent: line under a chat's persist: false line: the agent's answer
   // without the line the done job answers the second time, and says so
   put(t.path, "kept.chat", "agent: Routed\n\nuser: route me\n");
   const kept = () =>
-    runMain(["llm", "ask", "--json", "-e", "loop", "-c", "kept.chat"], { env, cwd: t.path });
+    runMain(["llm", "ask", "--json", "-e", "loop", "-c", "kept.chat", "-o", "o.chat"], {
+      env,
+      cwd: t.path,
+    });
   assert.equal(JSON.parse((await kept()).stdout).cached, false);
   const again = await kept();
   assert.equal(again.code, 0, again.stderr);

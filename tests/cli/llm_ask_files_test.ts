@@ -262,12 +262,24 @@ Deno.test("a cut in the question drops the -c history's options and response id 
   assert.equal((await t.run(["ask", ...flags, "--no-cache", "-o", "c.chat", "first"])).code, 0);
   await Deno.writeTextFile(chat, "\noption: temperature 0.3\n", { append: true });
   assert.match(await Deno.readTextFile(chat), /previous_response_id:/);
-  const kept = await t.run(["ask", ...flags, "--no-cache", "-c", "c.chat", "again"]);
+  // -o elsewhere: c.chat stays as written for the next turns (-c alone appends, R149-2)
+  const kept = await t.run([
+    "ask",
+    ...flags,
+    "--no-cache",
+    "-c",
+    "c.chat",
+    "-o",
+    "o.chat",
+    "again",
+  ]);
   assert.equal(kept.code, 0, kept.stderr);
   const continued = t.srv.requests[1]!.body as Record<string, unknown>;
   assert.equal(typeof continued.previous_response_id, "string");
   assert.equal(continued.temperature, 0.3);
-  const cut = await t.run(["ask", ...flags, "--no-cache", "-c", "c.chat", "clear:\n\nuser: fresh"]);
+  const cut = await t.run(
+    ["ask", ...flags, "--no-cache", "-c", "c.chat", "-o", "o.chat", "clear:\n\nuser: fresh"],
+  );
   assert.equal(cut.code, 0, cut.stderr);
   const body = t.srv.requests[2]!.body as Record<string, unknown>;
   assert.equal(body.previous_response_id, undefined, JSON.stringify(body));
@@ -288,9 +300,20 @@ Deno.test("a cut in the question drops the -c history's options and response id 
   ]);
 });
 
-Deno.test("a missing -c chat fails first, before the new part runs anything (its -f files, its task: lines)", async () => {
+Deno.test("a missing -c chat read for -o elsewhere fails first, before the new part runs anything (its -f files, its task: lines)", async () => {
   await using t = await setup();
-  const r = await t.run(["ask", ...t.flags, "-c", "nope.chat", "-f", "gone.txt", "hi"]);
+  // (-c alone, or -o the same file, starts the chat: R149-2)
+  const r = await t.run([
+    "ask",
+    ...t.flags,
+    "-c",
+    "nope.chat",
+    "-o",
+    "o.chat",
+    "-f",
+    "gone.txt",
+    "hi",
+  ]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^scout-ai: Chat file not found: "nope\.chat"/);
   // a workflow the question's task: line would run
@@ -298,7 +321,9 @@ Deno.test("a missing -c chat fails first, before the new part runs anything (its
   await Deno.mkdir(join(t.dir.path, "workflows"));
   await Deno.symlink(baking, join(t.dir.path, "workflows", "Baking"));
   const jobs = join(t.env.SCOUT_HOME, "var", "jobs");
-  const task = await t.run(["ask", ...t.flags, "-c", "nope.chat", "task: Baking whisk eggs=2"]);
+  const task = await t.run(
+    ["ask", ...t.flags, "-c", "nope.chat", "-o", "o.chat", "task: Baking whisk eggs=2"],
+  );
   assert.match(task.stderr, /Chat file not found: "nope\.chat"/);
   assert.equal(await Deno.stat(jobs).then(() => true, () => false), false, "no job ran");
   assert.equal(t.srv.requests.length, 0);

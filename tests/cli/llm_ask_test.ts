@@ -243,13 +243,13 @@ Deno.test("bad input: chat that fails to compile, unknown endpoint, missing key,
   const u = await t.run(["ask", ...t.flags], { tty: true });
   assert.equal(u.code, 2);
   assert.match(u.stderr, /Nothing to ask/);
-  const missing = await t.run(["ask", ...t.flags, "-c", "nope.chat", "q"]);
+  const missing = await t.run(["ask", ...t.flags, "-c", "nope.chat", "-o", "o.chat", "q"]);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /Chat file not found: "nope\.chat"/);
   assert.equal(t.srv.requests.length, 0);
 });
 
-Deno.test("llm json: schema file → structured output request; the reply is parsed and printed", async () => {
+Deno.test("llm ask --schema: schema file → structured output request; the reply is parsed and printed (R149-1: was llm json)", async () => {
   await using t = await setup();
   await Deno.writeTextFile(
     join(t.dir.path, "person.json"),
@@ -259,7 +259,7 @@ Deno.test("llm json: schema file → structured output request; the reply is par
     }),
   );
   t.srv.script({ text: 'Here:\n```json\n{"name": "Ada", "age": 36}\n```' });
-  const r = await t.run(["json", ...t.flags, "-s", "person.json", "Invent a person"]);
+  const r = await t.run(["ask", ...t.flags, "--schema", "person.json", "Invent a person"]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, '{\n  "name": "Ada",\n  "age": 36\n}\n');
   const rf = (t.srv.requests[0]!.body as {
@@ -268,7 +268,7 @@ Deno.test("llm json: schema file → structured output request; the reply is par
   assert.equal(rf.type, "json_schema");
   assert.equal(rf.json_schema.name, "person");
   t.srv.script({ text: "not json at all" });
-  const bad = await t.run(["json", ...t.flags, "Invent another"]);
+  const bad = await t.run(["ask", ...t.flags, "--format", "json", "Invent another"]);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /Cannot parse JSON answer/);
   assert.deepEqual((t.srv.requests[1]!.body as { response_format: unknown }).response_format, {
@@ -276,7 +276,7 @@ Deno.test("llm json: schema file → structured output request; the reply is par
   });
   // --json: the llm ask object plus the parsed reply as "value"
   t.srv.script({ text: '{"primes": [2, 3, 5]}' });
-  const j = await t.run(["json", ...t.flags, "--json", "Three primes"]);
+  const j = await t.run(["ask", ...t.flags, "--format", "json", "--json", "Three primes"]);
   assert.equal(j.code, 0, j.stderr);
   const doc = JSON.parse(j.stdout);
   assert.equal(doc.version, 1);
@@ -284,18 +284,18 @@ Deno.test("llm json: schema file → structured output request; the reply is par
   assert.deepEqual(doc.value, { primes: [2, 3, 5] });
   // an object whose only key is content is its content (D12)
   t.srv.script({ text: '{"content": ["a", "b"]}' });
-  const c = await t.run(["json", ...t.flags, "Two letters"]);
+  const c = await t.run(["ask", ...t.flags, "-s", "person.json", "Two letters"]);
   assert.equal(c.code, 0, c.stderr);
   assert.equal(c.stdout, '[\n  "a",\n  "b"\n]\n');
 });
 
-Deno.test("llm json: a missing schema file and a directory given as one are told apart", async () => {
+Deno.test("llm ask --schema: a missing schema file and a directory given as one are told apart", async () => {
   await using t = await setup();
-  const missing = await t.run(["json", ...t.flags, "-s", "nope.json", "q"]);
+  const missing = await t.run(["ask", ...t.flags, "-s", "nope.json", "q"]);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /^scout-ai: Schema file not found: "nope\.json"/);
   await Deno.mkdir(join(t.dir.path, "schemas"));
-  const dir = await t.run(["json", ...t.flags, "-s", "schemas", "q"]);
+  const dir = await t.run(["ask", ...t.flags, "--schema", "schemas", "q"]);
   assert.equal(dir.code, 1);
   assert.match(dir.stderr, /^scout-ai: Is a directory, not a file: "schemas"/);
   assert.equal(t.srv.requests.length, 0);
@@ -370,18 +370,25 @@ Deno.test("-c FILE: the file's options yield to the flags; options written in QU
   assert.equal((t.srv.requests[2]!.body as { model: string }).model, "q-model");
 });
 
-Deno.test("llm json: an answer that is no JSON fails; replayed from the cache it says how to ask again (R77-3)", async () => {
+Deno.test("llm ask --format json: an answer that is no JSON fails; replayed from the cache it says how to ask again (R77-3)", async () => {
   await using t = await setup();
   t.srv.script({ text: "not json at all" }, { text: '{"primes": [2, 3, 5]}' });
-  const first = await t.run(["json", ...t.flags, "List three primes"]);
+  const first = await t.run(["ask", ...t.flags, "--format", "json", "List three primes"]);
   assert.equal(first.code, 1);
   assert.match(first.stderr, /Cannot parse JSON answer "not json at all"/);
   assert.doesNotMatch(first.stderr, /from the cache/);
-  const again = await t.run(["json", ...t.flags, "List three primes"]);
+  const again = await t.run(["ask", ...t.flags, "--format", "json", "List three primes"]);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /the answer came from the cache: --no-cache asks again/);
   assert.equal(t.srv.requests.length, 1);
-  const fresh = await t.run(["json", ...t.flags, "--no-cache", "List three primes"]);
+  const fresh = await t.run([
+    "ask",
+    ...t.flags,
+    "--format",
+    "json",
+    "--no-cache",
+    "List three primes",
+  ]);
   assert.equal(fresh.code, 0, fresh.stderr);
   assert.deepEqual(JSON.parse(fresh.stdout), { primes: [2, 3, 5] });
 });

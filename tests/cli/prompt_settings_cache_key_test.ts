@@ -46,7 +46,18 @@ Deno.test("strategy settings from the environment or the config join the cache k
     runScout(args, { env: { ...base, ...env }, cwd: t.path });
   const ask = async (env: Record<string, string> = {}, chat = "t.chat") => {
     const before = srv.requests.length;
-    const r = await scout(["llm", "ask", "-e", "ep", "--no-stream", "-c", chat, "next"], env);
+    const r = await scout([
+      "llm",
+      "ask",
+      "-e",
+      "ep",
+      "--no-stream",
+      "-c",
+      chat,
+      "-o",
+      "o.chat",
+      "next",
+    ], env);
     assert.equal(r.code, 0, r.stderr);
     return { text: r.stdout.trim(), requests: srv.requests.length - before };
   };

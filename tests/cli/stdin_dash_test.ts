@@ -1,5 +1,5 @@
 /**
- * `-` as stdin for the files `llm json -s`, `llm ask -t` and `workflow task
+ * `-` as stdin for the files `llm ask -s`, `llm ask -t` and `workflow task
  * --deploy-rules` name (R128-7): they looked for a file named `-`
  * (`Schema file not found: "-"`, `Template "-" not found`, Node's ENOENT with
  * the absolute path). Now the deploy rules read stdin (a deploy refuses an
@@ -13,12 +13,12 @@ import { runScout, tempDir } from "../support/cli.ts";
 import { BAKING, env } from "../workflow/cli_support.ts";
 import { standInSlurm } from "../workflow/deploy_fixtures.ts";
 
-Deno.test("llm json -s - / llm ask -t -: a usage error saying stdin is the question's", async () => {
+Deno.test("llm ask -s - / llm ask -t -: a usage error saying stdin is the question's", async () => {
   await using d = await tempDir();
   const o = { env: env(join(d.path, "home")), cwd: d.path, stdin: '{"type":"object"}' };
   for (
     const [args, flag] of [
-      [["llm", "json", "-s", "-", "a question"], "-s"],
+      [["llm", "ask", "-s", "-", "a question"], "-s"],
       [["llm", "ask", "-t", "-", "a question"], "-t"],
     ] as const
   ) {

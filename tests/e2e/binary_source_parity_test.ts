@@ -41,7 +41,7 @@ Deno.test("binary and source: a JSON syntax error names its line and column (R81
     "scout-ai: Invalid JSON in t.json: expected a double-quoted property name " +
       '(unexpected character "}") at line 2, column 32 (t.json:2)\n',
   );
-  const schema = await both(["llm", "json", "-s", "t.json", "x"], d.path);
+  const schema = await both(["llm", "ask", "-s", "t.json", "x"], d.path);
   assert.equal(schema.code, 1);
   assert.match(
     schema.stderr,

@@ -46,7 +46,8 @@ Deno.test("a read-only knowledge base is queried with its index under $SCOUT_HOM
     { text: "Eva." },
   );
   const ask = ["llm", "ask", "-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache"];
-  const r = await runAsNobody([...ask, "-c", chat], d.path, env);
+  // -o /dev/null: the chat (not writable by nobody) is only read (-c alone appends, R149-2)
+  const r = await runAsNobody([...ask, "-c", chat, "-o", "/dev/null"], d.path, env);
   assert.equal(r.code, 0, r.stderr);
   const tool = (srv.requests[1]!.body.messages as { role: string; content: string }[])
     .find((m) => m.role === "tool")!;
