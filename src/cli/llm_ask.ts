@@ -268,8 +268,9 @@ Markers with no header between them are text inside a message: sent, with a warn
 With -c FILE (as in Ruby) or -o FILE, the question and every new message (meta records with
 token usage, tool calls and outputs, the answer) are appended to the chat file atomically (-o
 wins: -c A -o B reads A, writes B; -c - and --dry-run write nothing; a -c file that does not
-exist is made); after a failure or Ctrl-C, what was
-produced before it is still appended (a partly streamed answer after "meta: incomplete=true …").
+exist is made). After a failure or Ctrl-C, what was produced before it is still appended to an
+-o chat (a partly streamed answer after "meta: incomplete=true …"); -c alone appends nothing then,
+as in Ruby.
 A symbolic link is written through to its target; a hard link is split (the file is replaced).
 Streamed to a terminal, a retried answer is marked where it restarts; into a pipe, only the
 attempt that succeeded is printed. Answers are cached under $SCOUT_HOME/var/cache/ask

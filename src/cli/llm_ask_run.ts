@@ -286,6 +286,9 @@ async function saveTurn(
 /**
  * A failed ask: the partial answer kept in the chat printed, the chat so far
  * appended to `-o`; an interrupt is an exit code, anything else is thrown.
+ * `-c FILE` alone appends a turn once answered, as Ruby's does (its
+ * `ask` raising appends nothing): a failed run left in it, then run again,
+ * would ask the question twice.
  */
 async function askFailed(e: unknown, run: AskRun): Promise<number> {
   const { opts, io, turn, printer } = run;
@@ -296,7 +299,7 @@ async function askFailed(e: unknown, run: AskRun): Promise<number> {
     if (!printer.live && kept !== null) printText(printer, kept);
     endAnswerLine(printer);
   }
-  if (turn.outPath !== undefined) {
+  if (turn.outPath !== undefined && !opts.chatAppends) {
     await saveTurn(run, turn.outPath, produced);
     if (isScoutError(e)) {
       e.message += ` (the chat so far was appended to "${opts.output}")`;

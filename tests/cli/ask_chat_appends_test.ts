@@ -112,3 +112,25 @@ for (const [name, cmd] of COMMANDS) {
     );
   });
 }
+
+Deno.test("llm ask -c FILE alone appends nothing when the ask fails, as Ruby's; -o FILE keeps the chat so far", async () => {
+  await using dir = await tempDir();
+  await using srv = await startProviderServer({ fallback: () => ({ status: 500 }) });
+  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-x" };
+  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-O", "max_retries=0", "-m", "m"];
+  for (const file of ["alone.chat", "out.chat"]) put(dir.path, file, HISTORY);
+  const alone = await runMain(["llm", "ask", "-c", "alone.chat", "more", ...flags], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(alone.code, 1);
+  assert.doesNotMatch(alone.stderr, /appended/, alone.stderr);
+  assert.equal(readFileSync(join(dir.path, "alone.chat"), "utf8"), HISTORY, "unchanged");
+  const out = await runMain(["llm", "ask", "-c", "out.chat", "-o", "out.chat", "more", ...flags], {
+    env,
+    cwd: dir.path,
+  });
+  assert.equal(out.code, 1);
+  assert.match(out.stderr, /the chat so far was appended to "out\.chat"/);
+  assert.match(readFileSync(join(dir.path, "out.chat"), "utf8"), /user:\s+more/);
+});

@@ -80,7 +80,7 @@ Deno.test("mcp (R115-4): an mcp: line naming a tool the server lacks fails namin
   assert.equal(r.code, 1, r.stderr);
   assert.equal(
     r.stderr,
-    `scout-ai: MCP server "${DOTS}" has no tool "no_such_tool" (its tools: echo, add, slow, fail, crash, whoami, progress, ns.dot, ask) (the chat so far was appended to "q.chat") (q.chat:3)\n`,
+    `scout-ai: MCP server "${DOTS}" has no tool "no_such_tool" (its tools: echo, add, slow, fail, crash, whoami, progress, ns.dot, ask) (q.chat:3)\n`,
   );
   assert.equal(srv.requests.length, 0, "nothing is asked with a wrong tool list");
 });
