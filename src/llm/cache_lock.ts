@@ -21,6 +21,7 @@
  * @module
  */
 import { closeSync, fstatSync, lstatSync } from "node:fs";
+import process from "node:process";
 import { join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { errnoReason } from "../util/errno_text.ts";
@@ -43,6 +44,29 @@ import { type Job, later } from "./write_behind.ts";
 export { acquire, createLockFile, type Held, type WaitOptions } from "./cache_acquire.ts";
 
 const inProcess = new Map<string, Promise<void>>();
+
+/**
+ * Locks held by rounds that have stored nothing yet, each with what releases
+ * it at once: a process that exits (`process.exit`: a closed stdout, a
+ * library caller) while a round is out releases them (the lock and an entry
+ * file opened early), as the stores it had queued are published (R161-1).
+ */
+const abandonAtExit = new Set<() => void>();
+let releaseAtExit = false;
+
+function onExitRelease(abandon: () => void): void {
+  abandonAtExit.add(abandon);
+  if (releaseAtExit) return;
+  releaseAtExit = true;
+  process.on("exit", () => {
+    for (const release of abandonAtExit) {
+      try {
+        release();
+      } catch { /* exiting: what cannot be removed is a dead holder's, swept later */ }
+    }
+    abandonAtExit.clear();
+  });
+}
 
 type Commit = (text: string) => Promise<void>;
 
@@ -90,20 +114,29 @@ async function underLock<T>(
   how: {
     store: (text: string) => Job;
     end: (committed: boolean) => Promise<void> | void;
+    /** Releases the lock at once, nothing stored (the process exits). */
+    abandon: () => void;
     /** What a store needs first (the entry's file being opened early). */
     after?: Promise<unknown>;
   },
 ): Promise<T> {
   let committed = false;
+  const abandon = () => void (committed || how.abandon());
+  onExitRelease(abandon);
   const commit = (text: string): Promise<void> => {
     if (committed) return writeEntryFile(dir, key, text);
     committed = true;
+    abandonAtExit.delete(abandon); // queued: the exit publishes it
     return later(how.store(text), how.after);
   };
   try {
     return await fn(commit);
   } finally {
-    await how.end(committed);
+    try {
+      await how.end(committed);
+    } finally {
+      abandonAtExit.delete(abandon);
+    }
   }
 }
 
@@ -120,7 +153,12 @@ function underLink<T>(
 ): Promise<T> {
   const early = OPEN_EARLY ? tempFile(tmpPath(dir, key)) : null;
   const ours = () => holdsLink(dir, lock);
+  const release = () => {
+    early?.drop();
+    unlinkLock(lock, freed, ours);
+  };
   return underLock(dir, key, fn, {
+    abandon: release,
     // a store waits for its file's open; at the process's exit it writes its own if still opening
     after: early?.settled,
     store: (text) => () => {
@@ -140,10 +178,7 @@ function underLink<T>(
       // request): a store still queued at the process's exit then finds it, and
       // no open can create the file after the exit's store made its own
       if (early) await early.settled;
-      if (!committed) {
-        early?.drop();
-        unlinkLock(lock, freed, ours);
-      }
+      if (!committed) release();
     },
   });
 }
@@ -157,7 +192,14 @@ function underFile<T>(
   fn: (commit: Commit) => Promise<T>,
   freed: () => void,
 ): Promise<T> {
+  const release = () => {
+    beatFd(held, false);
+    const ours = !heartbeatLapsed() || heldIsLock(held, lock);
+    closeSync(held);
+    unlinkLock(lock, freed, () => ours);
+  };
   return underLock(dir, key, fn, {
+    abandon: release,
     store: (text) => () => {
       try {
         beatFd(held, false);
@@ -171,12 +213,7 @@ function underFile<T>(
       }
     },
     end: (committed) => {
-      if (!committed) {
-        beatFd(held, false);
-        const ours = !heartbeatLapsed() || heldIsLock(held, lock);
-        closeSync(held);
-        unlinkLock(lock, freed, () => ours);
-      }
+      if (!committed) release();
     },
   });
 }

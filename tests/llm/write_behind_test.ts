@@ -167,3 +167,29 @@ Deno.test("a store waiting for its file's open waits for it, without turning the
   assert.ok(ranAt - t0 >= 300, "run once its file is open");
   await settleCacheWrites();
 });
+
+/** A child that exits (`process.exit`) while its round holds a key and has stored nothing. */
+function exitingMidRound(dir: string): string {
+  return `
+    import process from "node:process";
+    import { withKeyLock } from ${JSON.stringify(join(ROOT, "src/llm/cache_lock.ts"))};
+    void withKeyLock(${JSON.stringify(dir)}, "k", () => new Promise(() => {}));
+    setTimeout(() => process.exit(0), 200);`;
+}
+
+Deno.test("a process that exits while a round holds its key leaves no lock or temp file (Deno and Bun, R161-1)", async () => {
+  const bun = join(ROOT, "tools", "node_modules", ".bin", "bun");
+  assert.ok(existsSync(bun), `Bun is not installed (${bun}): run tools/setup`);
+  for (const runtime of ["deno", "bun"]) {
+    await using home = await tempDir();
+    const dir = join(home.path, "cache");
+    const script = join(home.path, "child.ts");
+    Deno.writeTextFileSync(script, exitingMidRound(dir));
+    const [cmd, args] = runtime === "deno"
+      ? [DENO, ["run", "-q", "-A", `--config=${join(ROOT, "deno.json")}`, script]]
+      : [bun, [script]];
+    const out = await new Deno.Command(cmd as string, { args: args as string[] }).output();
+    assert.equal(out.code, 0, `${runtime}: ${new TextDecoder().decode(out.stderr)}`);
+    assert.deepEqual(names(dir), [], `${runtime}: nothing left`);
+  }
+});
