@@ -7,18 +7,21 @@
  * computed after the call began. Real processes, own SCOUT_HOME.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 import { env, userWorkflow } from "./cli_support.ts";
+import { waitUntil } from "../support/wait.ts";
 
-const GRADER = (log: string) =>
-  `import { appendFileSync } from "node:fs";
+const GRADER = (log: string, go: string) =>
+  `import { appendFileSync, existsSync } from "node:fs";
 const nap = (s) => new Promise((r) => setTimeout(r, s * 1000));
+const until = async (file) => { while (!existsSync(file)) await nap(0.05); };
 const said = (what) => appendFileSync(${JSON.stringify(log)}, \`\${what} \${process.pid}\\n\`);
 export default (api) => api.workflow("Grader", { tasks: {
   prep: { type: "string", inputs: { n: api.input.integer({ default: 1 }) },
-    run: async ({ n }) => { said("prep"); await nap(5); return \`prep \${n} by \${process.pid}\`; } },
+    run: async ({ n }) => { said("prep"); await until(${JSON.stringify(go)});
+      return \`prep \${n} by \${process.pid}\`; } },
   grade: { type: "string", inputs: { n: api.input.integer({ default: 1 }) }, deps: ["prep"],
     run: async ({ n }, job) => { said("grade"); await nap(1);
       return \`graded (\${await job.load("prep")}) by \${process.pid}\`; } },
@@ -36,28 +39,43 @@ function grade(dir: string, ...more: string[]): Deno.ChildProcess {
   }).spawn();
 }
 
+/** A running child's stdout and stderr, read as they come. */
+function watch(child: Deno.ChildProcess) {
+  const seen = { stdout: "", stderr: "" };
+  const read = async (name: "stdout" | "stderr") => {
+    for await (const t of child[name].pipeThrough(new TextDecoderStream())) seen[name] += t;
+  };
+  const done = Promise.all([read("stdout"), read("stderr"), child.status]);
+  return { seen, ended: async () => (await done)[2].code };
+}
+
 Deno.test("workflow task --recompute while another process recomputes the job: waits and takes its fresh result (R148-2)", async () => {
   await using d = await tempDir();
   const log = join(d.path, "ran.log");
-  userWorkflow(d.path, "Grader", GRADER(log));
+  const go = join(d.path, "go");
+  userWorkflow(d.path, "Grader", GRADER(log, go));
   const dec = new TextDecoder();
+  writeFileSync(go, "");
   const before = await grade(d.path).output(); // a result to recompute
   assert.equal(before.code, 0, dec.decode(before.stderr));
+  rmSync(go);
   const first = grade(d.path, "--recompute");
-  const t0 = Date.now();
   const ran = () => existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
-  while (!ran().includes(`prep ${first.pid}`)) {
-    if (Date.now() - t0 > 60_000) throw new Error("the first recompute's prep never started");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  // started while the first one's prep runs (5 s): they find it running
-  const others = [1, 2, 3].map(() => grade(d.path, "--recompute"));
-  const outs = await Promise.all([first, ...others].map((p) => p.output()));
+  await waitUntil("the first recompute's prep", () => ran().includes(`prep ${first.pid}`), 60_000);
+  // started while the first one's prep runs, which is held until each of them has found it
+  // running and waits for it (a machine under load may take seconds to start a process)
+  const runs = [first, ...[1, 2, 3].map(() => grade(d.path, "--recompute"))].map(watch);
+  await waitUntil(
+    "every other recompute to wait for the running prep",
+    () => runs.slice(1).every((r) => r.seen.stderr.includes("waiting for lock")),
+    120_000,
+  );
+  writeFileSync(go, "");
   const want = `graded (prep 3 by ${first.pid}) by ${first.pid}\n`;
-  for (const o of outs) {
+  for (const r of runs) {
     // before: exit 1, `Job "Grader/prep/…" is running (pid …); not cleaning it`
-    assert.equal(o.code, 0, dec.decode(o.stderr));
-    assert.equal(dec.decode(o.stdout), want, dec.decode(o.stderr));
+    assert.equal(await r.ended(), 0, r.seen.stderr);
+    assert.equal(r.seen.stdout, want, r.seen.stderr);
   }
   const bodies = ran().slice(2); // the first plain run's prep and grade, then the recomputes'
   assert.deepEqual(bodies, [`prep ${first.pid}`, `grade ${first.pid}`], "each recomputed once");
