@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { readFileSync } from "node:fs";
 import { isScoutError, thrownMessage } from "../errors.ts";
+import { fileError } from "../util/fs.ts";
 import type { Job } from "../workflow/mod.ts";
 import type { Io } from "./io.ts";
 import { writeBytes } from "./io.ts";
@@ -28,7 +30,9 @@ export function resultJsonValue(lib: WfLib, job: Job, result: unknown): unknown 
 
 /**
  * Prints a run's result: as JSON, its job's path, its bytes (binary), or its
- * text (ending in a newline).
+ * text as its result file holds it, ending in a newline (R158-3): an `array`
+ * one item a line, a `float` `2.0`, as Scout's CLI prints the file (the
+ * loaded value shown as JSON gave `["a","b"]`).
  *
  * @param lib the workflow library
  * @param job the job
@@ -60,8 +64,18 @@ export function printResult(
   } else if (result instanceof Uint8Array) {
     writeBytes(io.stdout, result); // a binary result's bytes as they are, never decoded
   } else {
-    const text = lib.resultText(result, job.type);
-    io.stdout.write(text.endsWith("\n") || text === "" ? text : text + "\n");
+    const bytes = resultFileBytes(job.path);
+    writeBytes(io.stdout, bytes);
+    if (bytes.length > 0 && bytes[bytes.length - 1] !== 10) io.stdout.write("\n");
+  }
+}
+
+/** The bytes of a done job's result file: what the job's writer (`serializeResult`) wrote. */
+function resultFileBytes(path: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw fileError(path, e);
   }
 }
 

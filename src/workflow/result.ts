@@ -295,8 +295,11 @@ export async function readResult(path: string, type: string | undefined): Promis
 }
 
 /**
- * Text of a loaded result for display and tool outputs: strings as is,
- * bytes decoded, chats printed, everything else JSON.
+ * Text of a loaded result where Ruby converts a value with `to_json` (a
+ * chat's `exec_task:`, a binary result in `--json`): strings as is, bytes
+ * decoded, chats printed, everything else JSON. Not the CLI's text view:
+ * `workflow task` prints the result file as the job's writer
+ * ({@link serializeResult}) wrote it (R158-3).
  *
  * @param value a loaded result
  * @param type its type
