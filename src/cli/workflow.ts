@@ -147,9 +147,10 @@ const INFO_HELP =
 
 const LIST_HELP =
   "\nWith no argument: the workflows in ./workflows and $SCOUT_HOME/workflows, then\n" +
-  "the built-in ones (ChatAnalyst), marked (built-in); a workflow of yours named like\n" +
-  "one of them is the one listed (and run). A directory that holds <Name>/workflow.ts\n" +
-  "directories lists those workflows.\n\n" +
+  "the built-in ones (ChatAnalyst), one name a line as Scout prints them; a workflow\n" +
+  "of yours named like a built-in one is the one listed (and run). A directory that\n" +
+  "holds <Name>/workflow.ts directories lists those workflows. A workflow's tasks:\n" +
+  "workflow list WORKFLOW (with their jobs), workflow task WORKFLOW, or --json.\n\n" +
   `${FIXTURE_EXAMPLES}\n  scout-ai workflow list\n  scout-ai workflow list fixtures/workflows\n` +
   "  scout-ai workflow list fixtures/workflows/Baking   # its tasks and their jobs\n\n" +
   "--json: {version: 1, workflows: [{name, file, builtin, tasks: [names], error?}]} (a built-in\n" +

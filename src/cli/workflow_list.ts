@@ -31,9 +31,9 @@ export interface WorkflowListOptions extends WorkflowCommonOptions {
 }
 
 /**
- * `workflow list`: known workflows with their tasks (those of the search
+ * `workflow list`: known workflows, one name a line (those of the search
  * directories, then the built-in ones a directory's workflow does not
- * shadow, marked); with a workflow, its
+ * shadow; `--json` marks them and names their tasks); with a workflow, its
  * tasks (type, description, inputs) and the jobs on disk with their status.
  *
  * @param opts command options
@@ -219,16 +219,15 @@ async function listWorkflows(
   return rows.some((r) => r.error !== undefined) ? 1 : 0;
 }
 
-/** The text listing: `NAME  tasks…`, a built-in one marked; no file found is said first. */
+/**
+ * The text listing: one workflow name a line, as Scout's `workflow list`
+ * prints them (R158-6), so `grep -qx NAME` and `for wf in $(…)` work; their
+ * tasks are in `workflow list WORKFLOW`, `workflow task WORKFLOW` and
+ * `--json`. That no file was found is said on stderr.
+ */
 function writeWorkflows(rows: WorkflowRow[], where: string, io: Io): void {
   if (!rows.some((r) => !r.builtin)) {
-    io.stdout.write(paint(io, "stdout", "dim", `(no workflows in ${where})`) + "\n");
+    io.stderr.write(paint(io, "stderr", "dim", `(no workflows in ${where})`) + "\n");
   }
-  for (const r of rows) {
-    const tasks = r.error === undefined
-      ? r.tasks.join(" ")
-      : paint(io, "stdout", "red", "(cannot be loaded)");
-    const mark = r.builtin ? " " + paint(io, "stdout", "dim", "(built-in)") : "";
-    io.stdout.write(`${paint(io, "stdout", "bold", r.name)}${mark}  ${tasks}\n`);
-  }
+  for (const r of rows) io.stdout.write(r.name + "\n");
 }

@@ -16,8 +16,8 @@ Deno.test("workflow list: a broken workflow file is named on stderr, the others 
   userWorkflow(d.path, "Bad", "throw new Error('syntax of doom');\nexport default 1;");
   const l = await runMain(["workflow", "list"], { cwd: d.path, env: e });
   assert.equal(l.code, 1);
-  assert.match(l.stdout, /^Bad {2}\(cannot be loaded\)$/m);
-  assert.match(l.stdout, /^Good {2}hi$/m);
+  // one name a line, as Scout's (R158-6): the broken one named too
+  assert.equal(l.stdout, "Bad\nGood\nChatAnalyst\n");
   assert.match(
     l.stderr,
     /warning: Cannot load workflow file ".*Bad\/workflow\.ts": syntax of doom/,
@@ -29,20 +29,20 @@ Deno.test("workflow list: a broken workflow file is named on stderr, the others 
   assert.equal("error" in rows[1], false);
 });
 
-Deno.test("workflow list names the built-in ChatAnalyst, marked, after the directories' workflows; one of yours of that name wins (R110-9)", async () => {
+Deno.test("workflow list names the built-in ChatAnalyst after the directories' workflows, one name a line as Scout's (R158-6); one of yours of that name wins (R110-9)", async () => {
   await using d = await tempDir();
   const e = env(d.path);
+  let stderr = "";
   const list = async (...args: string[]) => {
     const r = await runMain(["workflow", "list", ...args], { cwd: d.path, env: e });
     assert.equal(r.code, 0, r.stderr);
+    stderr = r.stderr;
     return r.stdout;
   };
   const tasks = "chat_provenance result_version message_index message_content chat_overview " +
     "chat_tool_calls chat_tokens chat_agents chat_report";
-  assert.equal(
-    await list(),
-    `(no workflows in ./workflows or $SCOUT_HOME/workflows)\nChatAnalyst (built-in)  ${tasks}\n`,
-  );
+  assert.equal(await list(), "ChatAnalyst\n");
+  assert.equal(stderr, "(no workflows in ./workflows or $SCOUT_HOME/workflows)\n");
   assert.deepEqual(JSON.parse(await list("--json")).workflows, [
     { name: "ChatAnalyst", file: null, builtin: true, tasks: tasks.split(" ") },
   ]);
@@ -50,7 +50,8 @@ Deno.test("workflow list names the built-in ChatAnalyst, marked, after the direc
     userWorkflow(d.path, "Good", "export default { tasks: { hi: { run: () => 'hi' } } };"),
     "workflow.ts",
   );
-  assert.equal(await list(), `Good  hi\nChatAnalyst (built-in)  ${tasks}\n`);
+  assert.equal(await list(), "Good\nChatAnalyst\n");
+  assert.equal(stderr, "");
   assert.deepEqual(JSON.parse(await list("--json")).workflows[0], {
     name: "Good",
     file,
@@ -58,9 +59,10 @@ Deno.test("workflow list names the built-in ChatAnalyst, marked, after the direc
     tasks: ["hi"],
   });
   // a directory's listing is that directory's
-  assert.equal(await list(join(d.path, "workflows")), "Good  hi\n");
+  assert.equal(await list(join(d.path, "workflows")), "Good\n");
   userWorkflow(d.path, "ChatAnalyst", "export default { tasks: { mine: { run: () => 'm' } } };");
-  assert.equal(await list(), "ChatAnalyst  mine\nGood  hi\n");
+  assert.equal(await list(), "ChatAnalyst\nGood\n");
+  assert.match(await list("ChatAnalyst"), /^mine \[binary\]\n$/); // its tasks
 });
 
 Deno.test("workflow info/list: a pid on another host is unknown (not guessed); no pid is no process", async () => {
@@ -160,14 +162,15 @@ Deno.test("workflow list DIR: a directory of workflows lists them; task help nam
   const dir = join(ROOT, "fixtures", "workflows");
   const l = await runMain(["workflow", "list", dir], { cwd: d.path, env: e });
   assert.equal(l.code, 0, l.stderr);
-  assert.equal(l.stdout, "Baking  whisk batter cake broken\nSlow  nap\n");
+  assert.equal(l.stdout, "Baking\nSlow\n");
   const j = JSON.parse(
     (await runMain(["workflow", "list", dir, "--json"], { cwd: d.path, env: e }))
       .stdout,
   );
   assert.deepEqual(j.workflows.map((w: { name: string }) => w.name), ["Baking", "Slow"]);
   const empty = await runMain(["workflow", "list", d.path], { cwd: d.path, env: e });
-  assert.equal(empty.stdout, `(no workflows in ${d.path})\n`);
+  assert.equal(empty.stdout, "");
+  assert.equal(empty.stderr, `(no workflows in ${d.path})\n`);
   const h = await runMain(["workflow", "task", BAKING, "whisk", "--help"], { cwd: d.path, env: e });
   // the usage is wrapped at 80 columns (R141-5): a long path puts what follows on the next line
   assert.match(h.stdout, new RegExp(`^Usage: scout-ai workflow task ${BAKING}\\s+whisk\\s`));
