@@ -14,6 +14,7 @@ import { registerLlmProcess } from "./llm_process.ts";
 import { registerLlmCache } from "./llm_cache.ts";
 
 import { registerLlmTemplate } from "./llm_template.ts";
+import { registerNotPorted } from "./not_ported.ts";
 import { fittedHelp } from "./help_layout.ts";
 
 /**
@@ -41,6 +42,7 @@ export function registerLlm(program: Command, ctx: CliContext): void {
   registerLlmCache(llm, ctx);
 
   registerLlmTemplate(llm, ctx);
+  registerNotPorted(llm, ctx); // md, word, server: hidden, they say what to use (R158-7)
   void llm;
   void ctx;
 }

@@ -49,6 +49,7 @@ import { BATCH_DIR_HELP, registerWorkflowBatch } from "./workflow_batch.ts";
 import { JOBS_DIR_HELP } from "./workflow_common.ts";
 import { oneJobsDir } from "./jobs_dir.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
+import { registerNotPorted } from "./not_ported.ts";
 import { registerWorkflowMcp } from "./workflow_mcp.ts";
 import { END_OF_OPTIONS, markEndOfOptions, splitAtEnd } from "./workflow_task_escape.ts";
 import { fittedHelp, HELP_LAYOUT } from "./help_layout.ts";
@@ -174,6 +175,7 @@ export function registerWorkflow(program: Command, ctx: CliContext): void {
   registerWorkflowInfo(wf, ctx);
   registerWorkflowList(wf, ctx);
   registerWorkflowMcp(wf, ctx);
+  registerNotPorted(wf, ctx); // prov: hidden, it says what to use (R158-7)
 }
 
 /** The flags of `workflow task` as commander parses them. */
@@ -346,7 +348,7 @@ function registerWorkflowInfo(wf: Command, ctx: CliContext): void {
 
 function registerWorkflowList(wf: Command, ctx: CliContext): void {
   wf.command("list")
-    .description("list workflows and their tasks; with WORKFLOW, its tasks and jobs")
+    .description("list workflows, one name a line; with WORKFLOW, its tasks and jobs")
     .argument("[workflow]", "workflow name or path, or a directory of workflows")
     .option(
       "--jobs-dir <dir>",
