@@ -26,6 +26,7 @@ import { cliProgram } from "./cli_program.ts";
 import { denoHint } from "./deno_hint.ts";
 import { jsonErrorLine, signalOfExit } from "./json_error.ts";
 import { helpArgs } from "./help_path.ts";
+import { rubyFlagArgs } from "./ruby_flags.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { registerChat } from "./chat.ts";
 import { registerWorkflow } from "./workflow.ts";
@@ -188,8 +189,8 @@ async function mainIn(argv: string[], io: Io): Promise<number> {
   }
   const unreport = reportJsonInterrupt(ctx);
   try {
-    rejectRubyMultiLetterFlags(argv);
-    await program.parseAsync(helpArgs(program, argv), { from: "user" });
+    // Ruby's spellings (`-chat FILE`, `-m=x`, `-jn`) first: commander would misread them
+    await program.parseAsync(helpArgs(program, rubyFlagArgs(program, argv)), { from: "user" });
     const signal = signalOfExit(ctx.exitCode);
     if (signal !== undefined) ctx.jsonInterrupted?.(signal);
     return ctx.exitCode;
@@ -197,35 +198,6 @@ async function mainIn(argv: string[], io: Io): Promise<number> {
     return reportError(e, ctx);
   } finally {
     unreport();
-  }
-}
-
-/**
- * Ruby's two-letter short flags, which commander would read as `-i n` / `-w t`
- * (a Map: an argument such as `toString` is no flag of Object.prototype's, R112-5).
- */
-const RUBY_MULTI_LETTER = new Map<string, string>([
-  ["-in", 'use --inline FILE (-in would read as -i n: import the chat file "n")'],
-  [
-    "-wt",
-    "Ruby's -wt/--workflow_tasks is not supported (it did nothing there): use -w WORKFLOW " +
-    '(-wt would read as -w t: the workflow "t")',
-  ],
-]);
-
-/**
- * Stops Ruby's `-in` / `-wt` before commander misreads them (the tokens
- * before a `--`).
- *
- * @param argv the arguments
- * @throws ScoutError `usage` naming the flag and what to use instead
- */
-export function rejectRubyMultiLetterFlags(argv: readonly string[]): void {
-  const end = argv.indexOf("--");
-  for (const arg of end === -1 ? argv : argv.slice(0, end)) {
-    const flag = arg.split("=")[0]!;
-    const instead = RUBY_MULTI_LETTER.get(flag);
-    if (instead !== undefined) throw usageError(`Unknown flag ${flag}: ${instead}`);
   }
 }
 

@@ -1,0 +1,150 @@
+/**
+ * The Ruby scout's flag spellings, read before commander parses the command
+ * line (DESIGN.md §3: scripts written for Ruby's scout carry over). Ruby's
+ * option parser (SOPT) takes a long name after one dash (`-chat FILE`,
+ * `-dry_run`), `-x=value`, and names flags with `_` (`--recursive_clean`);
+ * commander would read `-chat` as `-c hat` and `-m=x` as the model `=x`.
+ * A command may add Scout's own spellings of its flags (`addScoutSpellings`):
+ * an alias for the port's flag, or a refusal naming what the port offers.
+ *
+ * @module
+ */
+import type { CommandUnknownOpts } from "@commander-js/extra-typings";
+import { usageError } from "../errors.ts";
+
+/** Scout's spellings of one command's flags. */
+export interface ScoutSpellings {
+  /** Scout's flag → the port's flag of the same meaning (`-jn` → `--jobname`). */
+  aliases?: Readonly<Record<string, string>>;
+  /** Scout's flag → what the port offers instead (the port has no such behaviour). */
+  refused?: Readonly<Record<string, string>>;
+}
+
+const SPELLINGS = new WeakMap<CommandUnknownOpts, ScoutSpellings>();
+
+/**
+ * Ruby's two-letter short flags with no port alias, which commander would
+ * read as `-i n` / `-w t` (a Map: an argument such as `toString` is no flag
+ * of Object.prototype's, R112-5).
+ */
+const RUBY_MULTI_LETTER = new Map<string, string>([
+  ["-in", 'use --inline FILE (-in would read as -i n: import the chat file "n")'],
+  [
+    "-wt",
+    "Ruby's -wt/--workflow_tasks is not supported (it did nothing there): use -w WORKFLOW " +
+    '(-wt would read as -w t: the workflow "t")',
+  ],
+]);
+
+/**
+ * Gives a command Scout's spellings of its flags and names them in its help
+ * ("Also accepted (Scout's spellings)", "Not offered (Scout's)").
+ *
+ * @param cmd the command
+ * @param spellings its aliases and refusals
+ * @returns the command
+ */
+export function addScoutSpellings<C extends CommandUnknownOpts>(
+  cmd: C,
+  spellings: ScoutSpellings,
+): C {
+  SPELLINGS.set(cmd, spellings);
+  const aliases = Object.entries(spellings.aliases ?? {}).map(([a, to]) => `${a} for ${to}`);
+  const refused = Object.keys(spellings.refused ?? {});
+  let text = "";
+  if (aliases.length > 0) text += `\nAlso accepted (Scout's spellings): ${aliases.join("; ")}.`;
+  if (refused.length > 0) {
+    text += `\nScout's flags not offered (refused, naming what to use): ${refused.join(", ")}.`;
+  }
+  if (text !== "") cmd.addHelpText("after", text);
+  return cmd;
+}
+
+/**
+ * The arguments before a `--` as commander should read them, Ruby's way:
+ * `-name` that is a long option of the command run (or of its parents; `_`
+ * or `-` alike) is `--name`; `-x=value` for a short option taking a value is
+ * `-x value`, `-name=value` is `--name=value`; `--name_with_underscores` is
+ * the port's `--name-with-underscores`; the command's Scout spellings are
+ * its flags. Any other token is left as it is (`-5` stays a question word).
+ *
+ * @param program the program (as built by `buildProgram`)
+ * @param argv the arguments after the program name
+ * @returns the arguments to parse
+ * @throws ScoutError `usage` for a Scout flag the port refuses, and Ruby's
+ *   `-in` / `-wt`, naming what to use instead
+ */
+export function rubyFlagArgs(program: CommandUnknownOpts, argv: readonly string[]): string[] {
+  const out: string[] = [];
+  let cmd = program;
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === "--") return [...out, ...argv.slice(i)];
+    if (token.length > 1 && token.startsWith("-")) {
+      const read = readFlag(cmd, token);
+      out.push(...read);
+      if (read.length === 1 && takesSeparateValue(cmd, read[0]!) && i + 1 < argv.length) {
+        out.push(argv[++i]!);
+      }
+      continue;
+    }
+    out.push(token);
+    if (cmd.commands.length === 0) continue;
+    const sub = cmd.commands.find((c) => c.name() === token || c.aliases().includes(token));
+    if (sub === undefined) return [...out, ...argv.slice(i + 1)]; // commander's to refuse
+    cmd = sub;
+  }
+  return out;
+}
+
+/** One flag token as the port's: the tokens it becomes. */
+function readFlag(cmd: CommandUnknownOpts, token: string): string[] {
+  const eq = token.indexOf("=");
+  const flag = eq < 0 ? token : token.slice(0, eq);
+  const value = eq < 0 ? undefined : token.slice(eq + 1);
+  const withValue = (f: string) => value === undefined ? [f] : [`${f}=${value}`];
+  const refusal = RUBY_MULTI_LETTER.get(flag);
+  if (refusal !== undefined) throw usageError(`Unknown flag ${flag}: ${refusal}`);
+  const spellings = SPELLINGS.get(cmd);
+  const alias = own(spellings?.aliases, flag);
+  if (alias !== undefined) return withValue(alias);
+  const refused = own(spellings?.refused, flag);
+  if (refused !== undefined) {
+    throw usageError(`${flag} (Scout's) is not offered by scout-ai: ${refused}`);
+  }
+  const known = findOption(cmd, flag);
+  if (/^-[^-]$/.test(flag) && value !== undefined) {
+    return known !== undefined && (known.required || known.optional) ? [flag, value] : [token];
+  }
+  if (known !== undefined) return [token];
+  const name = flag.replace(/^--?/, "");
+  if (name.length < 2 || !/^[A-Za-z][\w-]*$/.test(name)) return [token];
+  if (name === "help") return withValue("--help");
+  for (const long of [`--${name}`, `--${name.replaceAll("_", "-")}`]) {
+    if (findOption(cmd, long) !== undefined) return withValue(long);
+  }
+  return [token];
+}
+
+/** An own entry of a table (never an Object.prototype member). */
+function own(table: Readonly<Record<string, string>> | undefined, key: string) {
+  return table !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+type AnOption = CommandUnknownOpts["options"][number];
+
+/** The option `flag` (long or short) of `cmd` or of its parents. */
+function findOption(cmd: CommandUnknownOpts, flag: string): AnOption | undefined {
+  for (let c: CommandUnknownOpts | null = cmd; c !== null; c = c.parent) {
+    const o = c.options.find((o) => o.long === flag || o.short === flag);
+    if (o !== undefined) return o;
+  }
+  return undefined;
+}
+
+/** Whether `token` is an option whose value is the next token. */
+function takesSeparateValue(cmd: CommandUnknownOpts, token: string): boolean {
+  if (token.includes("=")) return false;
+  const o = findOption(cmd, token);
+  return o !== undefined && o.required;
+}
