@@ -10,6 +10,7 @@ import type { CliContext } from "./context.ts";
 import { cliProgram } from "./cli_program.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { fittedHelp, HELP_LAYOUT } from "./help_layout.ts";
+import { addScoutSpellings, rubyFlagArgs } from "./ruby_flags.ts";
 
 const REGISTER_HELP = `
 The header is checked now; the index is built on the first query, next to the knowledge base
@@ -41,6 +42,10 @@ ${FIXTURE_EXAMPLES}
   scout-ai kb query fixtures/kb/family parents Ada Eva
   scout-ai kb query fixtures/kb/family parents Bruno --reverse
   scout-ai kb query fixtures/kb/family siblings Dani --json | jq -r '.associations[].target'`;
+
+/** What Scout's `kb query -l` (the keys alone) is here. */
+const LIST_ONLY =
+  "each line starts with the key: cut -f1 (or --json | jq -r '.associations[].key')";
 
 // The builder's generic argument types differ with and without <kb-dir>: one loose type.
 // deno-lint-ignore no-explicit-any
@@ -113,6 +118,7 @@ function registerKbRegister(kb: Command, ctx: CliContext, dir: KbDir): void {
     .option("--undirected", "associations go both ways (entity~partner)")
     .option("--description <text>", "what the database holds (shown to the model)");
   register.addHelpText("after", fittedHelp(REGISTER_HELP));
+  addScoutSpellings(register, { aliases: { "-u": "--undirected", "-d": "--description" } });
   register.action((...args: unknown[]) => {
     const [d, rest] = dir.of(args);
     const [name, file, o] = rest as [string, string, Record<string, unknown>];
@@ -144,6 +150,7 @@ function registerKbQuery(kb: Command, ctx: CliContext, dir: KbDir): void {
     .option("--reverse", "the entities are targets: find their sources (keys print target~source)")
     .option("--json", "print a JSON object instead of lines");
   query.addHelpText("after", fittedHelp(QUERY_HELP));
+  addScoutSpellings(query, { refused: { "-l": LIST_ONLY, "--list": LIST_ONLY } });
   query.action((...args: unknown[]) => {
     const [d, rest] = dir.of(args);
     const [database, entities, o] = rest as [
@@ -176,5 +183,6 @@ export async function runAgentKb(name: string, args: string[], ctx: CliContext):
   // usage lines name the agent: `scout-ai agent kb NAME query …`
   const kb = program.commands.find((c) => c.name() === "kb")!;
   kb.name(`kb ${name}`);
-  await program.parseAsync([kb.name(), ...args], { from: "user" });
+  // Ruby's spellings: main read them as far as `agent kb NAME`, the kb command's are here
+  await program.parseAsync([kb.name(), ...rubyFlagArgs(kb, args)], { from: "user" });
 }

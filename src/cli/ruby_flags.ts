@@ -11,11 +11,19 @@
  */
 import type { CommandUnknownOpts } from "@commander-js/extra-typings";
 import { usageError } from "../errors.ts";
+import { fittedHelp } from "./help_layout.ts";
 
 /** Scout's spellings of one command's flags. */
 export interface ScoutSpellings {
   /** Scout's flag → the port's flag of the same meaning (`-jn` → `--jobname`). */
   aliases?: Readonly<Record<string, string>>;
+  /**
+   * The command's `--name_with_underscores` are its own inputs (`workflow task`'s task inputs,
+   * Ruby-named): no `_` is read as `-` there (a `jobs_dir` input is not `--jobs-dir`).
+   */
+  underscoreInputs?: boolean;
+  /** Scout's flags that change nothing here → why (dropped from the arguments). */
+  ignored?: Readonly<Record<string, string>>;
   /** Scout's flag → what the port offers instead (the port has no such behaviour). */
   refused?: Readonly<Record<string, string>>;
 }
@@ -49,14 +57,20 @@ export function addScoutSpellings<C extends CommandUnknownOpts>(
   spellings: ScoutSpellings,
 ): C {
   SPELLINGS.set(cmd, spellings);
-  const aliases = Object.entries(spellings.aliases ?? {}).map(([a, to]) => `${a} for ${to}`);
+  const byTarget = new Map<string, string[]>();
+  for (const [a, to] of Object.entries(spellings.aliases ?? {})) {
+    byTarget.set(to, [...(byTarget.get(to) ?? []), a]);
+  }
+  const aliases = [...byTarget].map(([to, names]) => `${names.join(", ")} for ${to}`);
+  const ignored = Object.entries(spellings.ignored ?? {}).map(([a, why]) => `${a} (${why})`);
   const refused = Object.keys(spellings.refused ?? {});
   let text = "";
-  if (aliases.length > 0) text += `\nAlso accepted (Scout's spellings): ${aliases.join("; ")}.`;
+  if (aliases.length > 0) text += `\n\nAlso accepted (Scout's spellings): ${aliases.join("; ")}.`;
+  if (ignored.length > 0) text += `\n\nAccepted, changing nothing: ${ignored.join("; ")}.`;
   if (refused.length > 0) {
-    text += `\nScout's flags not offered (refused, naming what to use): ${refused.join(", ")}.`;
+    text += `\n\nScout's flags not offered (refused, naming what to use): ${refused.join(", ")}.`;
   }
-  if (text !== "") cmd.addHelpText("after", text);
+  if (text !== "") cmd.addHelpText("after", fittedHelp(text.slice(1)));
   return cmd;
 }
 
@@ -108,6 +122,7 @@ function readFlag(cmd: CommandUnknownOpts, token: string): string[] {
   const spellings = SPELLINGS.get(cmd);
   const alias = own(spellings?.aliases, flag);
   if (alias !== undefined) return withValue(alias);
+  if (value === undefined && own(spellings?.ignored, flag) !== undefined) return [];
   const refused = own(spellings?.refused, flag);
   if (refused !== undefined) {
     throw usageError(`${flag} (Scout's) is not offered by scout-ai: ${refused}`);
@@ -120,7 +135,8 @@ function readFlag(cmd: CommandUnknownOpts, token: string): string[] {
   const name = flag.replace(/^--?/, "");
   if (name.length < 2 || !/^[A-Za-z][\w-]*$/.test(name)) return [token];
   if (name === "help") return withValue("--help");
-  for (const long of [`--${name}`, `--${name.replaceAll("_", "-")}`]) {
+  const dashed = spellings?.underscoreInputs ? [] : [`--${name.replaceAll("_", "-")}`];
+  for (const long of [`--${name}`, ...dashed]) {
     if (findOption(cmd, long) !== undefined) return withValue(long);
   }
   return [token];

@@ -53,6 +53,8 @@ import { registerNotPorted } from "./not_ported.ts";
 import { registerWorkflowMcp } from "./workflow_mcp.ts";
 import { END_OF_OPTIONS, markEndOfOptions, splitAtEnd } from "./workflow_task_escape.ts";
 import { fittedHelp, HELP_LAYOUT } from "./help_layout.ts";
+import { addScoutSpellings } from "./ruby_flags.ts";
+import { INFO_SCOUT_SPELLINGS, TASK_SCOUT_SPELLINGS } from "./workflow_scout_flags.ts";
 
 function collect(v: string, prev: string[] | undefined): string[] {
   return [...(prev ?? []), v];
@@ -189,7 +191,7 @@ type TaskFlags = Parameters<typeof deployFlags>[0] & {
 };
 
 function registerWorkflowTask(wf: Command, ctx: CliContext): void {
-  wf.command("task")
+  const task = wf.command("task")
     .description("run a task (unless its job is done) and print its result")
     .usage("WORKFLOW TASK [--<input> value]... [options]")
     .argument("[args...]", "workflow (name or path), task, then --<input> value pairs")
@@ -233,6 +235,7 @@ function registerWorkflowTask(wf: Command, ctx: CliContext): void {
     .action(async (args, o, cmd) => {
       ctx.exitCode = await taskCommand(args, o, cmd, ctx);
     });
+  addScoutSpellings(task, TASK_SCOUT_SPELLINGS);
 }
 
 /**
@@ -324,7 +327,7 @@ function argsAfterEnd(cmd: CommandUnknownOpts): string[] {
 }
 
 function registerWorkflowInfo(wf: Command, ctx: CliContext): void {
-  wf.command("info")
+  const info = wf.command("info")
     .description("show a job's status, inputs, dependencies, messages and files")
     .argument("<job>", "job path, short path Workflow/task/name, .info file, or a name prefix")
     .option(
@@ -336,7 +339,8 @@ function registerWorkflowInfo(wf: Command, ctx: CliContext): void {
       "--json",
       "print {version, path, shortPath, status, done, running, info, …} (not found: status notfound)",
     )
-    .addHelpText("after", fittedHelp(INFO_HELP))
+    .addHelpText("after", fittedHelp(INFO_HELP));
+  addScoutSpellings(info, INFO_SCOUT_SPELLINGS)
     .action(async (job, o) => {
       ctx.exitCode = await runWorkflowInfo({
         job,
