@@ -22,7 +22,8 @@ appended after the conversation and so win over QUESTION's option lines too (as 
 Its request names the working directory (physical, symlinks resolved) and SCOUT_HOME: an
 --offline replay runs from the same ones as its recording.
 '...' in QUESTION is replaced by the first -f file (then not attached again), else by stdin,
-as plain text (its lines are never read as chat lines); with no QUESTION, stdin is the question.
+as plain text (its lines are never read as chat lines); with no QUESTION and no -c FILE or
+-f FILE, a piped stdin is the question.
 -c FILE (as in Ruby) or -o FILE appends the question and the new messages (never the start chat)
 to the chat file (-o wins: -c A -o B reads A, writes B; -c - and --dry-run write nothing). A -c
 file that does not exist yet starts an empty conversation (Ruby's rule), so '-c plan.chat'

@@ -16,7 +16,8 @@ import type { LlmAskOptions } from "./llm_ask_types.ts";
 /**
  * The question: words (or `-`: stdin) through `-t`'s template; its first
  * `...` stands for the first `-f` file's text (`-`: stdin), else for stdin
- * when no `-c -`/`-f -`/`-i -` takes it (agents.md §5.1 step 3). That text is
+ * when no `-c -`/`-f -`/`-i -` takes it (agents.md §5.1 step 3). No words
+ * read stdin as the question only with no `-c`/`-f` (Ruby never does; R158-1). That text is
  * data, put into the parsed question's message (`insert`), not parsed with it
  * as Ruby does (docs/spec-notes/agents-cli.md); a file put into the question
  * is not attached again (`filled`).
@@ -58,6 +59,10 @@ export async function questionText(
   const taken = chatOnStdin || opts.files.includes("-") || (opts.imports ?? []).includes("-");
   const blank = q.question.trim() === "";
   if (taken || (blank && io.stdinIsTTY)) return as(q);
+  // with -c FILE or -f FILE an empty question is none, as in Ruby (which reads stdin only for
+  // `...`): a `while read` loop's stdin is not a turn (R158-1)
+  const hasInput = opts.chat !== undefined || opts.files.length > 0;
+  if (blank && hasInput) return as(q);
   if (blank) return as({ question: await readStdinChat(io), lines: "<stdin>" });
   if (!q.question.includes("...") || io.stdinIsTTY) return as(q);
   // an empty stdin (`< /dev/null`, a batch job's) fills nothing: `[...]` stays as written

@@ -70,7 +70,7 @@ function addQuestionFlags(cmd: Command): void {
   cmd
     .argument(
       "[question...]",
-      "the question (chat text; - or absent with a pipe: read from stdin)",
+      "the question (chat text; -, or absent with a pipe and no -c/-f: read from stdin)",
     )
     .option(
       "-t, --template <name>",
@@ -255,10 +255,11 @@ cache off; SCOUT_OFFLINE=1 is --offline. Every variable: the README's "Environme
 /** What `llm ask --help` says after the flags. */
 const ASK_HELP = `
 The question is chat text: plain words are a user message; "system: …" lines work too.
-QUESTION "-" (or none, when piped) reads the question from stdin; "..." in QUESTION is
-replaced by the first -f file's text (then not attached again), else by stdin when it has any
-(< /dev/null leaves it): that text is put in as it is, never read as chat lines. With -c -,
-stdin is the chat to continue instead.
+QUESTION "-" (or none, when piped and no -c FILE or -f FILE is given: a "while read" loop's
+list stays unread) reads the question from stdin; "..." in QUESTION is replaced by the first
+-f file's text (then not attached again), else by stdin when it has any (< /dev/null leaves
+it): that text is put in as it is, never read as chat lines. With -c -, stdin is the chat to
+continue instead.
 Options in the -c chat file (model:, endpoint:, option: …) yield to the flags; options
 written in QUESTION itself win over them.
 A -c or -o chat left with git merge-conflict markers (<<<<<<<, =======, >>>>>>> lines outside
