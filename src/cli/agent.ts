@@ -23,7 +23,8 @@ Its request names the working directory (physical, symlinks resolved) and SCOUT_
 --offline replay runs from the same ones as its recording.
 '...' in QUESTION is replaced by the first -f file (then not attached again), else by stdin,
 as plain text (its lines are never read as chat lines); with no QUESTION and no -c FILE or
--f FILE, a piped stdin is the question.
+-f FILE, a piped stdin is the question. A QUESTION that is the path of a regular file is
+that file's chat (as in 'llm ask'; saved as "import: FILE").
 -c FILE (as in Ruby) or -o FILE appends the question and the new messages (never the start chat)
 to the chat file (-o wins: -c A -o B reads A, writes B; -c - and --dry-run write nothing). A -c
 file that does not exist yet starts an empty conversation (Ruby's rule), so '-c plan.chat'

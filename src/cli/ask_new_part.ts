@@ -56,6 +56,12 @@ export async function attachments(
   return out;
 }
 
+/**
+ * The name recorded for the `import:` a question naming a chat file becomes
+ * (R158-2): saved from the `-o` chat's directory, as an `-i` file is.
+ */
+export const QUESTION_FILE = "QUESTION";
+
 /** Where each message of an ask's new part came from (`CompileOptions.where`). */
 export type AskPartWhere = Map<Message, { file: string; line?: number }>;
 
@@ -184,7 +190,8 @@ export function savedRefs(
   if (outPath === undefined || pathKind(outPath) === "stream") return part;
   return part.map((m) => {
     const flag = where.get(m)?.file;
-    if ((flag !== "-f" && flag !== "-i") || typeof m.content !== "string") return m;
+    const isRef = flag === "-f" || flag === "-i" || flag === QUESTION_FILE;
+    if (!isRef || typeof m.content !== "string") return m;
     const ref = m.content.trim();
     const saved = savedRef(ref, cwd, dirname(outPath));
     // a name found in a chat directory (`-i lib.chat`) is looked up there again

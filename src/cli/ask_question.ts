@@ -12,6 +12,7 @@ import type { QuestionInsert, QuestionLines } from "./ask_new_part.ts";
 import type { Io } from "./io.ts";
 import { readStdinChat, readStdinText, readTextWarned } from "./lossy_text.ts";
 import type { LlmAskOptions } from "./llm_ask_types.ts";
+import { pathKind } from "../util/path_kind.ts";
 
 /**
  * The question: words (or `-`: stdin) through `-t`'s template; its first
@@ -68,6 +69,34 @@ export async function questionText(
   // an empty stdin (`< /dev/null`, a batch job's) fills nothing: `[...]` stays as written
   const piped = await readStdinText(io);
   return piped.trim() === "" ? as(q) : filledWith(q, piped);
+}
+
+/**
+ * The chat file the question names, if it is one: as Ruby's `LLM.chat(question)`
+ * reads a question that is an existing file's path (`Path.is_filename?`;
+ * agents.md §5.1 step 4), the whole question typed as words (after `-t`'s
+ * template), one line, naming a regular file from the working directory (or
+ * absolute). Not with a `-f` file (Ruby puts it into the question, which then
+ * names no file) nor a `...` insert; a directory, a FIFO, a device or a
+ * path under `/dev/` or `/proc/` is not read (the question stays text). R158-2.
+ *
+ * @param opts command options (question words, `-f`)
+ * @param q the question text as `questionText` gave it
+ * @param io injected I/O (the working directory)
+ * @returns the path as typed, or undefined: the question is chat text
+ */
+export function questionFile(
+  opts: LlmAskOptions,
+  q: { question: string; insert?: QuestionInsert },
+  io: Io,
+): string | undefined {
+  const text = q.question;
+  if (opts.question.join(" ") === "-" || opts.files.length > 0 || q.insert) return undefined;
+  if (text.trim() === "" || text.includes("\n") || text.includes("\r")) return undefined;
+  const path = resolve(io.cwd, text);
+  // `/dev/stdin` < FILE is a regular file through its link: a device name stays a word
+  if (/^\/(?:dev|proc)\//.test(path)) return undefined;
+  return pathKind(path) === "file" ? text : undefined;
 }
 
 /** A question, and where its lines were written. */

@@ -255,6 +255,8 @@ cache off; SCOUT_OFFLINE=1 is --offline. Every variable: the README's "Environme
 /** What `llm ask --help` says after the flags. */
 const ASK_HELP = `
 The question is chat text: plain words are a user message; "system: …" lines work too.
+A QUESTION that is the path of a regular file (not with -f or "...") is that file's chat, as
+in Ruby; -c/-o save the turn as "import: FILE". A directory or device path stays words.
 QUESTION "-" (or none, when piped and no -c FILE or -f FILE is given: a "while read" loop's
 list stays unread) reads the question from stdin; "..." in QUESTION is replaced by the first
 -f file's text (then not attached again), else by stdin when it has any (< /dev/null leaves

@@ -18,12 +18,13 @@ import { failureMessages, incompleteText } from "../llm/loop.ts";
 import { ALLOW_ROLE_FLAG } from "./allow_role.ts";
 import { checkStdinUse } from "./ask_stdin.ts";
 import { loadSchema } from "./ask_schema.ts";
-import { questionText } from "./ask_question.ts";
+import { questionFile, questionText } from "./ask_question.ts";
 import { historyToSend, readHistory } from "./ask_history.ts";
 import {
   type AskPartWhere,
   attachments,
   named,
+  QUESTION_FILE,
   questionMessages,
   savedPart,
   savedRefs,
@@ -118,7 +119,9 @@ async function askMessages(
   // `-c -`: the chat comes from stdin (read before the question, which then never reads stdin)
   checkStdinUse(opts);
   const stdinChat = opts.chat === "-" ? await readInput("-", io, { chat: true }) : undefined;
-  const { question, filled, lines: questionLines, insert } = await questionText(opts, io);
+  const asked = await questionText(opts, io);
+  const { question, filled, lines: questionLines, insert } = asked;
+  const chatFile = questionFile(opts, asked, io); // a question naming a chat file (R158-2)
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
   if (outPath !== undefined && !opts.dryRun) {
     checkChatOutput(outPath, opts.output!, opts.chatAppends ? "-c" : "-o");
@@ -157,7 +160,9 @@ async function askMessages(
       where,
       importStdin,
     }),
-    ...questionMessages(question, questionLines, where, insert),
+    ...(chatFile === undefined
+      ? questionMessages(question, questionLines, where, insert)
+      : [named({ role: "import", content: chatFile }, where, QUESTION_FILE)]),
     ...(opts.workflows ?? []).map((w) => named({ role: "tool", content: w }, where, "-w")),
   ];
   const added = newRaw.length
