@@ -5,18 +5,13 @@
  * `--dry-run` and `-c -` write nothing; a missing `-c` file is made.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { clearAgentCache } from "../../src/agent/load.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { ASK_COMMANDS, askWorkspace, put } from "../support/ask_cli.ts";
 
 const HISTORY = "user: first\n\nassistant: one\n";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
 
 /** The chat without its meta records (their timings differ between two runs). */
 function turns(file: string): string {
@@ -24,34 +19,9 @@ function turns(file: string): string {
     .join("\n");
 }
 
-async function setup() {
-  const dir = await tempDir();
-  const srv = await startProviderServer({ fallback: () => ({ text: "the answer" }) });
-  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-x" };
-  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache", "--no-stream"];
-  put(dir.path, "Agent/Helper/start_chat", "system: You help\n");
-  clearAgentCache();
-  return {
-    dir,
-    srv,
-    path: (f: string) => join(dir.path, f),
-    run: (args: string[], stdin?: string) =>
-      runMain([...args, ...flags], { env, cwd: dir.path, ...(stdin ? { stdin } : {}) }),
-    [Symbol.asyncDispose]: async () => {
-      await srv.close();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
-}
-
-const COMMANDS: [string, string[]][] = [
-  ["llm ask", ["llm", "ask"]],
-  ["agent ask", ["agent", "ask", "Helper"]],
-];
-
-for (const [name, cmd] of COMMANDS) {
+for (const [name, cmd] of ASK_COMMANDS) {
   Deno.test(`${name} -c FILE alone appends the turn to FILE, as -c FILE -o FILE does (R149-2)`, async () => {
-    await using t = await setup();
+    await using t = await askWorkspace("the answer");
     put(t.dir.path, "alone.chat", HISTORY);
     put(t.dir.path, "both.chat", HISTORY);
     const a = await t.run([...cmd, "-c", "alone.chat", "more"]);
@@ -71,7 +41,7 @@ for (const [name, cmd] of COMMANDS) {
   });
 
   Deno.test(`${name} -c FILE -o OTHER writes OTHER only; --dry-run and -c - write nothing (R149-2)`, async () => {
-    await using t = await setup();
+    await using t = await askWorkspace("the answer");
     put(t.dir.path, "in.chat", HISTORY);
     const o = await t.run([...cmd, "-c", "in.chat", "-o", "out.chat", "more"]);
     assert.equal(o.code, 0, o.stderr);
@@ -90,7 +60,7 @@ for (const [name, cmd] of COMMANDS) {
   });
 
   Deno.test(`${name} -c of a read-only chat is refused before asking, naming -c (R149-2)`, async () => {
-    await using t = await setup();
+    await using t = await askWorkspace("the answer");
     put(t.dir.path, "ro.chat", HISTORY);
     Deno.chmodSync(t.path("ro.chat"), 0o444);
     const r = await t.run([...cmd, "-c", "ro.chat", "more"]);
@@ -103,7 +73,7 @@ for (const [name, cmd] of COMMANDS) {
   });
 
   Deno.test(`${name} -c of a missing file starts the conversation and makes the file (R149-2)`, async () => {
-    await using t = await setup();
+    await using t = await askWorkspace("the answer");
     const r = await t.run([...cmd, "-c", "sub/new.chat", "hello"]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(

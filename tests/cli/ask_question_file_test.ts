@@ -7,57 +7,20 @@
  * that names no file is text, as before.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { clearAgentCache } from "../../src/agent/load.ts";
-import { runMain, tempDir } from "../support/cli.ts";
-import { startProviderServer } from "../support/provider_server.ts";
+import { mkdirSync, readFileSync } from "node:fs";
+import { ASK_COMMANDS, askWorkspace, put, type Sent } from "../support/ask_cli.ts";
 
 const PROMPT = "system: be brief\n\nuser: capital of Spain?\n";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
-
-type Sent = { role: string; content: string };
-
-async function setup() {
-  const dir = await tempDir();
-  const srv = await startProviderServer({ fallback: () => ({ text: "Madrid" }) });
-  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-x" };
-  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache", "--no-stream"];
-  put(dir.path, "Agent/Helper/start_chat", "system: You help\n");
-  put(dir.path, "prompt.chat", PROMPT);
-  clearAgentCache();
-  return {
-    dir,
-    srv,
-    path: (f: string) => join(dir.path, f),
-    run: (args: string[]) => runMain([...args, ...flags], { env, cwd: dir.path }),
-    /** The last request's messages, without the agent's start chat. */
-    sent: () =>
-      (srv.requests.at(-1)!.body.messages as Sent[]).filter((m) => m.content !== "You help"),
-    [Symbol.asyncDispose]: async () => {
-      await srv.close();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
-}
-
-const COMMANDS: [string, string[]][] = [
-  ["llm ask", ["llm", "ask"]],
-  ["agent ask", ["agent", "ask", "Helper"]],
-];
 
 const READ: Sent[] = [
   { role: "system", content: "be brief" },
   { role: "user", content: "capital of Spain?" },
 ];
 
-for (const [name, cmd] of COMMANDS) {
+for (const [name, cmd] of ASK_COMMANDS) {
   Deno.test(`${name} FILE: the provider gets FILE's chat, not its name (R158-2)`, async () => {
-    await using t = await setup();
+    await using t = await askWorkspace("Madrid");
+    put(t.dir.path, "prompt.chat", PROMPT);
     const r = await t.run([...cmd, "prompt.chat"]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "Madrid\n");
@@ -70,7 +33,8 @@ for (const [name, cmd] of COMMANDS) {
   });
 
   Deno.test(`${name} -c FILE QFILE saves an import: line; continued, it sends the same (R158-2)`, async () => {
-    await using t = await setup();
+    await using t = await askWorkspace("Madrid");
+    put(t.dir.path, "prompt.chat", PROMPT);
     put(t.dir.path, "sub/prompt.chat", "user: imported\n");
     put(t.dir.path, "qs/q.chat", "import: ../sub/prompt.chat\n\nuser: and more\n");
     const r = await t.run([...cmd, "-c", "out/s.chat", "qs/q.chat"]);
@@ -88,7 +52,8 @@ for (const [name, cmd] of COMMANDS) {
   });
 
   Deno.test(`${name}: a question naming no file, a directory or a device is text (R158-2)`, async () => {
-    await using t = await setup();
+    await using t = await askWorkspace("Madrid");
+    put(t.dir.path, "prompt.chat", PROMPT);
     mkdirSync(t.path("adir"));
     for (const q of ["missing.chat", "adir", "/dev/null", "/dev/stdin"]) {
       const r = await t.run([...cmd, q]);

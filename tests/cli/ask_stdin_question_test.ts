@@ -5,49 +5,12 @@
  * still the question; `...` still takes stdin.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { clearAgentCache } from "../../src/agent/load.ts";
-import { runMain, tempDir } from "../support/cli.ts";
-import { startProviderServer } from "../support/provider_server.ts";
+import { readFileSync } from "node:fs";
+import { ASK_COMMANDS, askWorkspace, put } from "../support/ask_cli.ts";
 
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
-
-async function setup() {
-  const dir = await tempDir();
-  const srv = await startProviderServer({ fallback: () => ({ text: "hi there" }) });
-  const env = { SCOUT_HOME: join(dir.path, "home"), OPENAI_API_KEY: "sk-x" };
-  const flags = ["-b", "openai", "-O", `url=${srv.url}`, "-m", "m", "--no-cache", "--no-stream"];
-  put(dir.path, "Agent/Helper/start_chat", "system: You help\n");
-  clearAgentCache();
-  return {
-    dir,
-    srv,
-    path: (f: string) => join(dir.path, f),
-    run: (args: string[], stdin: string) =>
-      runMain([...args, ...flags], { env, cwd: dir.path, stdin }),
-    /** The user messages of the last request. */
-    users: () =>
-      (srv.requests.at(-1)!.body.messages as { role: string; content: string }[])
-        .filter((m) => m.role === "user").map((m) => m.content),
-    [Symbol.asyncDispose]: async () => {
-      await srv.close();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
-}
-
-const COMMANDS: [string, string[]][] = [
-  ["llm ask", ["llm", "ask"]],
-  ["agent ask", ["agent", "ask", "Helper"]],
-];
-
-for (const [name, cmd] of COMMANDS) {
+for (const [name, cmd] of ASK_COMMANDS) {
   Deno.test(`${name} -c FILE with no question sends FILE's chat, not stdin (R158-1)`, async () => {
-    await using t = await setup();
+    await using t = await askWorkspace("hi there");
     put(t.dir.path, "w.chat", "user: say hi\n");
     const r = await t.run([...cmd, "-c", "w.chat"], "job2\njob3\n");
     assert.equal(r.code, 0, r.stderr);
@@ -58,7 +21,7 @@ for (const [name, cmd] of COMMANDS) {
   });
 
   Deno.test(`${name} -f FILE with no question attaches FILE only, not stdin (R158-1)`, async () => {
-    await using t = await setup();
+    await using t = await askWorkspace("hi there");
     put(t.dir.path, "notes.txt", "Remember the milk.\n");
     const r = await t.run([...cmd, "-f", "notes.txt"], "job2\n");
     assert.equal(r.code, 0, r.stderr);
@@ -69,7 +32,7 @@ for (const [name, cmd] of COMMANDS) {
   });
 
   Deno.test(`${name}: '...' still takes stdin with -c FILE; no -c/-f: stdin is the question`, async () => {
-    await using t = await setup();
+    await using t = await askWorkspace("hi there");
     put(t.dir.path, "w.chat", "user: say hi\n");
     const d = await t.run([...cmd, "-c", "w.chat", "Summarise: ..."], "the diff");
     assert.equal(d.code, 0, d.stderr);

@@ -98,6 +98,21 @@ Deno.test("settleCacheWrites waits for every queued store; a failed one rejects 
   assert.equal(Deno.readTextFileSync(join(dir, "c.json")), "again");
 });
 
+/** Runs `source` as a script under Deno or Bun (the binary's engine); asserts it exited 0. */
+async function runChild(runtime: "deno" | "bun", dir: string, source: string): Promise<void> {
+  const bun = join(ROOT, "tools", "node_modules", ".bin", "bun");
+  if (runtime === "bun") {
+    assert.ok(existsSync(bun), `Bun is not installed (${bun}): run tools/setup`);
+  }
+  const script = join(dir, "child.ts");
+  Deno.writeTextFileSync(script, source);
+  const [cmd, args] = runtime === "deno"
+    ? [DENO, ["run", "-q", "-A", `--config=${join(ROOT, "deno.json")}`, script]]
+    : [bun, [script]];
+  const out = await new Deno.Command(cmd, { args }).output();
+  assert.equal(out.code, 0, `${runtime}: ${new TextDecoder().decode(out.stderr)}`);
+}
+
 /** A child that queues a store and exits at once (`process.exit`). */
 function exitingChild(dir: string): string {
   return `
@@ -111,18 +126,10 @@ function exitingChild(dir: string): string {
 }
 
 Deno.test("a store still queued when the process exits is published (Deno and Bun)", async () => {
-  const bun = join(ROOT, "tools", "node_modules", ".bin", "bun");
-  assert.ok(existsSync(bun), `Bun is not installed (${bun}): run tools/setup`);
-  for (const runtime of ["deno", "bun"]) {
+  for (const runtime of ["deno", "bun"] as const) {
     await using home = await tempDir();
     const dir = join(home.path, "cache");
-    const script = join(home.path, "child.ts");
-    Deno.writeTextFileSync(script, exitingChild(dir));
-    const [cmd, args] = runtime === "deno"
-      ? [DENO, ["run", "-q", "-A", `--config=${join(ROOT, "deno.json")}`, script]]
-      : [bun, [script]];
-    const out = await new Deno.Command(cmd as string, { args: args as string[] }).output();
-    assert.equal(out.code, 0, `${runtime}: ${new TextDecoder().decode(out.stderr)}`);
+    await runChild(runtime, home.path, exitingChild(dir));
     assert.deepEqual(names(dir), ["k.json"], `${runtime}: published, lock removed`);
     assert.equal(Deno.readTextFileSync(join(dir, "k.json")), "written at exit");
   }
@@ -178,18 +185,10 @@ function exitingMidRound(dir: string): string {
 }
 
 Deno.test("a process that exits while a round holds its key leaves no lock or temp file (Deno and Bun, R161-1)", async () => {
-  const bun = join(ROOT, "tools", "node_modules", ".bin", "bun");
-  assert.ok(existsSync(bun), `Bun is not installed (${bun}): run tools/setup`);
-  for (const runtime of ["deno", "bun"]) {
+  for (const runtime of ["deno", "bun"] as const) {
     await using home = await tempDir();
     const dir = join(home.path, "cache");
-    const script = join(home.path, "child.ts");
-    Deno.writeTextFileSync(script, exitingMidRound(dir));
-    const [cmd, args] = runtime === "deno"
-      ? [DENO, ["run", "-q", "-A", `--config=${join(ROOT, "deno.json")}`, script]]
-      : [bun, [script]];
-    const out = await new Deno.Command(cmd as string, { args: args as string[] }).output();
-    assert.equal(out.code, 0, `${runtime}: ${new TextDecoder().decode(out.stderr)}`);
+    await runChild(runtime, home.path, exitingMidRound(dir));
     assert.deepEqual(names(dir), [], `${runtime}: nothing left`);
   }
 });
