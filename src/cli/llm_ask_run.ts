@@ -101,6 +101,16 @@ interface AskTurn {
   seen?: ChatSnapshot;
 }
 
+/** Before anything is asked: the chat the turn goes to can be written, and is no merge's both sides. */
+function checkOutput(opts: LlmAskOptions, io: Io, outPath: string): void {
+  checkChatOutput(outPath, opts.output!, opts.chatAppends ? "-c" : "-o");
+  // the new turn is not appended after a merge's both sides (R86-3); the -c chat warns
+  const sameAsChat = opts.chat !== undefined && opts.chat !== "-" &&
+    resolve(io.cwd, opts.chat) === outPath;
+  refuseConflictedFile(io, outPath, opts.output!, sameAsChat);
+  io.finishWithoutStdout?.(); // `| head -1` must not lose the answer to be saved
+}
+
 /**
  * Builds the turn's messages: `-c` history (from stdin with `-c -`), the
  * question, `-f`/`-i` files and `-w` workflows, in one compile (a `clear:` in
@@ -123,14 +133,7 @@ async function askMessages(
   const { question, filled, lines: questionLines, insert } = asked;
   const chatFile = questionFile(opts, asked, io); // a question naming a chat file (R158-2)
   const outPath = opts.output === undefined ? undefined : resolve(cwd, opts.output);
-  if (outPath !== undefined && !opts.dryRun) {
-    checkChatOutput(outPath, opts.output!, opts.chatAppends ? "-c" : "-o");
-    // the new turn is not appended after a merge's both sides (R86-3); the -c chat warns
-    const sameAsChat = opts.chat !== undefined && opts.chat !== "-" &&
-      resolve(cwd, opts.chat) === outPath;
-    refuseConflictedFile(io, outPath, opts.output!, sameAsChat);
-    io.finishWithoutStdout?.(); // `| head -1` must not lose the answer to be saved
-  }
+  if (outPath !== undefined && !opts.dryRun) checkOutput(opts, io, outPath);
   const where: AskPartWhere = new Map();
   const compileOpts = {
     cwd,

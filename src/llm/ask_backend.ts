@@ -163,6 +163,27 @@ function strategySettings(
   return names.some((n) => n !== "none") ? fromConfig : {};
 }
 
+/** `backend` through the relay queue `opts.relay` names (`relay_option.ts`). */
+async function relayedThrough(
+  backend: Backend,
+  backendName: string,
+  opts: AskRequest["opts"],
+  ctx: AskContext,
+): Promise<Backend> {
+  const { relayedBackend } = await import("./relay_option.ts");
+  // `-O ssh_command` or an endpoint file's, else the config's or SCOUT_SSH (a chat's
+  // `option: ssh_command` line never gets here: ask_options.ts drops it, R97-1)
+  const ssh = String(
+    opts.ssh_command ??
+      configGet(ctx.store, "ssh_command", ["relay"], {
+        env: ["SCOUT_SSH"],
+        environment: ctx.env,
+      }) ??
+      "ssh",
+  );
+  return relayedBackend(backend, backendName, String(opts.relay), ssh);
+}
+
 /**
  * Stage: backend, settings, limits, prompt strategies and parameters, cache
  * mode. Unknown strategy names fail here, before any request.
@@ -187,20 +208,7 @@ export async function resolveModel(
   // `relay: <server>`: the requests travel through a relay queue (relay_option.ts);
   // the keys are the worker's, so none is needed here
   const relayed = opts.relay !== undefined && opts.relay !== null && !isOff(opts.relay);
-  if (relayed) {
-    const { relayedBackend } = await import("./relay_option.ts");
-    // `-O ssh_command` or an endpoint file's, else the config's or SCOUT_SSH (a chat's
-    // `option: ssh_command` line never gets here: ask_options.ts drops it, R97-1)
-    const ssh = String(
-      opts.ssh_command ??
-        configGet(ctx.store, "ssh_command", ["relay"], {
-          env: ["SCOUT_SSH"],
-          environment: ctx.env,
-        }) ??
-        "ssh",
-    );
-    backend = relayedBackend(backend, backendName, String(opts.relay), ssh);
-  }
+  if (relayed) backend = await relayedThrough(backend, backendName, opts, ctx);
   const mode = cacheMode(req, ctx);
   const settings = resolveSettings({
     backend: backendName,
