@@ -11,6 +11,7 @@ import { paint, warn } from "./io.ts";
 import { findJob } from "./workflow_jobref.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
 import { processNote, runningJson, statusStyle, storeOptions, wfLib } from "./workflow_common.ts";
+import { clipEnd } from "../util/clip.ts";
 
 /** Options of `workflow info`. */
 export interface WorkflowInfoOptions extends WorkflowCommonOptions {
@@ -37,9 +38,7 @@ const LONG_HEAD = 200;
 function showShort(v: unknown): string {
   const text = show(v);
   if (text.length <= LONG_VALUE) return text;
-  let head = text.slice(0, LONG_HEAD);
-  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1); // half a character cut
-  return `${head}… (${Buffer.byteLength(text, "utf8")} bytes; --json for all)`;
+  return clipEnd(text, LONG_HEAD, `… (${Buffer.byteLength(text, "utf8")} bytes; --json for all)`);
 }
 
 type WfLib = Awaited<ReturnType<typeof wfLib>>;
