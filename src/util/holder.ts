@@ -11,6 +11,7 @@
  * @module
  */
 import { hostname } from "node:os";
+import { clipUtf8 } from "./name_bytes.ts";
 
 const hosts = new Map<number, string>();
 
@@ -23,8 +24,7 @@ const hosts = new Map<number, string>();
 export function holderHost(maxBytes = Infinity): string {
   const known = hosts.get(maxBytes);
   if (known !== undefined) return known;
-  let h = hostname();
-  while (new TextEncoder().encode(h).length > maxBytes) h = h.slice(0, -1);
+  const h = clipUtf8(hostname(), maxBytes);
   hosts.set(maxBytes, h);
   return h;
 }
