@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { hostname } from "node:os";
+import { holderHost } from "./holder.ts";
 import { pidAlive } from "./process.ts";
 import type { LockId } from "./stale_takeover.ts";
 
@@ -143,7 +143,7 @@ export function lockStale(
   opts: StaleOptions = {},
 ): boolean {
   const { host, pid } = holder;
-  if (host !== undefined && host !== hostname()) return staleElsewhere(id, staleMs, opts.watch);
+  if (host !== undefined && host !== holderHost()) return staleElsewhere(id, staleMs, opts.watch);
   if (Date.now() - id.mtimeMs > staleMs || beyondSkew(id.mtimeMs, staleMs)) return true;
   if (host !== undefined && pid !== undefined) {
     if (pid === process.pid ? opts.ownIsStale === true : !pidAlive(pid)) return true;
