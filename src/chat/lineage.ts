@@ -10,6 +10,11 @@
 import type { Message } from "./types.ts";
 import { type MetaRecord, parseMeta } from "./meta.ts";
 import { sha256hex } from "../util/hash.ts";
+import {
+  codePointLength,
+  offsetAfterCodePoints,
+  offsetOfLastCodePoints,
+} from "../util/code_points.ts";
 
 /** Where a message is persisted: `[path, index]`, or `index` when there is no source path. */
 export type MessageAddress = [string, number] | number;
@@ -104,7 +109,9 @@ const FINGERPRINT_TAIL = 30;
 /**
  * A display preview of message content: content up to 150 characters as is,
  * longer content as head + `<...LEN - d5...>` + tail, where LEN is the length
- * and d5 the first 5 hex digits of its sha256.
+ * and d5 the first 5 hex digits of its sha256. Characters are code points
+ * (Ruby's `String#length`), so head and tail never end on half of an
+ * emoji's surrogate pair (R151-7).
  *
  * @param content message content (non-strings as JSON; `null`/absent content
  *   is the empty string, as Ruby's `nil.to_s`)
@@ -113,10 +120,12 @@ const FINGERPRINT_TAIL = 30;
 export function fingerprint(content: unknown): string {
   if (content === null || content === undefined) return "";
   const s = typeof content === "string" ? content : JSON.stringify(content) ?? "";
-  if (s.length <= FINGERPRINT_MAX) return s;
-  return s.slice(0, FINGERPRINT_HEAD) +
-    `<...${s.length} - ${sha256hex(s).slice(0, 5)}...>` +
-    s.slice(s.length - FINGERPRINT_TAIL);
+  if (s.length <= FINGERPRINT_MAX) return s; // UTF-16 length ≥ code points
+  const length = codePointLength(s);
+  if (length <= FINGERPRINT_MAX) return s;
+  return s.slice(0, offsetAfterCodePoints(s, FINGERPRINT_HEAD)) +
+    `<...${length} - ${sha256hex(s).slice(0, 5)}...>` +
+    s.slice(offsetOfLastCodePoints(s, FINGERPRINT_TAIL));
 }
 
 /**

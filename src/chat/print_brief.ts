@@ -6,13 +6,20 @@
  */
 import type { Message } from "./types.ts";
 import { md5hex } from "../util/hash.ts";
+import {
+  codePointLength,
+  offsetAfterCodePoints,
+  offsetOfLastCodePoints,
+} from "../util/code_points.ts";
 
 const MAX = 150;
 
 /**
  * Ruby `Log.fingerprint` of a string, without the quotes: newlines shown as
  * `\n`; past 150 characters the middle is replaced by
- * `<...LENGTH - MD5PREFIX...>`.
+ * `<...LENGTH - MD5PREFIX...>`. Characters are code points, as Ruby's
+ * `String#length` counts them, so a cut never splits an emoji's surrogate
+ * pair (R151-7); text without astral characters is cut by UTF-16 units alike.
  *
  * @param text any text
  * @returns at most about 150 characters
@@ -25,10 +32,13 @@ const MAX = 150;
  */
 export function fingerprint(text: string): string {
   const s = text.replaceAll("\n", "\\n");
-  if (s.length <= MAX) return s;
-  const middle = `<...${s.length} - ${md5hex(s).slice(0, 5)}...>`;
+  if (s.length <= MAX) return s; // UTF-16 length ≥ code points
+  const length = codePointLength(s);
+  if (length <= MAX) return s;
+  const middle = `<...${length} - ${md5hex(s).slice(0, 5)}...>`;
   const half = Math.floor((MAX - middle.length) / 2);
-  return s.slice(0, half - 1) + middle + s.slice(-half);
+  return s.slice(0, offsetAfterCodePoints(s, half - 1)) + middle +
+    s.slice(offsetOfLastCodePoints(s, half));
 }
 
 /**

@@ -12,34 +12,17 @@
  */
 import { ScoutError } from "../errors.ts";
 import { md5hex } from "../util/hash.ts";
-import { codePointLength } from "../util/code_points.ts";
+import {
+  codePointLength,
+  offsetAfterCodePoints,
+  offsetOfLastCodePoints,
+} from "../util/code_points.ts";
 
 /** Smallest `max` for which the head/tail arithmetic is meaningful. */
 export const MIN_SHORTEN_MAX = 40;
 
 /** Number of Unicode code points in a string (public here as `prompt`'s `codePointLength`). */
 export { codePointLength };
-
-/** UTF-16 offset just after the first `count` code points of `s`. */
-function offsetAfterCodePoints(s: string, count: number): number {
-  let i = 0;
-  for (let k = 0; k < count && i < s.length; k++) i += isPairAt(s, i) ? 2 : 1;
-  return i;
-}
-
-/** UTF-16 offset where the last `count` code points of `s` start. */
-function offsetOfLastCodePoints(s: string, count: number): number {
-  let i = s.length;
-  for (let k = 0; k < count && i > 0; k++) i -= i >= 2 && isPairAt(s, i - 2) ? 2 : 1;
-  return i;
-}
-
-function isPairAt(s: string, i: number): boolean {
-  const c = s.charCodeAt(i);
-  if (c < 0xd800 || c > 0xdbff) return false;
-  const d = s.charCodeAt(i + 1);
-  return d >= 0xdc00 && d <= 0xdfff;
-}
 
 /**
  * Shortens `s` to about `max` code points (`prompt-strategies.md` §3): the

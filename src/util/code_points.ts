@@ -33,6 +33,53 @@ export function codePointLength(s: string): number {
   return n;
 }
 
+/** Whether a surrogate pair starts at offset `i` of `s`. */
+function isPairAt(s: string, i: number): boolean {
+  return (s.charCodeAt(i) & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+}
+
+/**
+ * UTF-16 offset just after the first `count` code points of `s` (all of
+ * `s` when it has fewer): `s.slice(0, offset)` is its first `count`
+ * characters, never half of a pair. Counted as {@link codePointLength}
+ * counts.
+ *
+ * @param s any string
+ * @param count code points to keep from the start
+ * @returns an offset into `s`
+ *
+ * @example
+ * ```ts
+ * import { offsetAfterCodePoints } from "./code_points.ts";
+ * "a🌍b".slice(0, offsetAfterCodePoints("a🌍b", 2)); // "a🌍"
+ * ```
+ */
+export function offsetAfterCodePoints(s: string, count: number): number {
+  let i = 0;
+  for (let k = 0; k < count && i < s.length; k++) i += isPairAt(s, i) ? 2 : 1;
+  return i;
+}
+
+/**
+ * UTF-16 offset where the last `count` code points of `s` start (0 when
+ * it has fewer): `s.slice(offset)` is its last `count` characters.
+ *
+ * @param s any string
+ * @param count code points to keep from the end
+ * @returns an offset into `s`
+ *
+ * @example
+ * ```ts
+ * import { offsetOfLastCodePoints } from "./code_points.ts";
+ * "a🌍b".slice(offsetOfLastCodePoints("a🌍b", 2)); // "🌍b"
+ * ```
+ */
+export function offsetOfLastCodePoints(s: string, count: number): number {
+  let i = s.length;
+  for (let k = 0; k < count && i > 0; k++) i -= i >= 2 && isPairAt(s, i - 2) ? 2 : 1;
+  return i;
+}
+
 /**
  * `s` with each lone surrogate replaced by U+FFFD (as writing it as UTF-8
  * would), checked first: a well-formed string is returned as it is. Text

@@ -4,7 +4,11 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { codePointLength } from "../../src/util/code_points.ts";
+import {
+  codePointLength,
+  offsetAfterCodePoints,
+  offsetOfLastCodePoints,
+} from "../../src/util/code_points.ts";
 import { codePointLength as promptCodePointLength } from "../../src/prompt/mod.ts";
 
 Deno.test("codePointLength: pairs count once, lone high and lone low surrogates once each", () => {
@@ -27,5 +31,17 @@ Deno.test("property: codePointLength is [...s].length, on strings full of surrog
       assert.equal(codePointLength(t), [...t].length);
     }),
     { numRuns: 3000 },
+  );
+});
+
+Deno.test("property: offsetAfterCodePoints / offsetOfLastCodePoints cut where [...s] cuts", () => {
+  const unit = fc.constantFrom("a", "é", "\ud800", "\udc00", "🌍");
+  fc.assert(
+    fc.property(fc.string({ unit, maxLength: 30 }), fc.nat(35), (s, k) => {
+      const cs = [...s];
+      assert.equal(s.slice(0, offsetAfterCodePoints(s, k)), cs.slice(0, k).join(""));
+      assert.equal(s.slice(offsetOfLastCodePoints(s, k)), k === 0 ? "" : cs.slice(-k).join(""));
+    }),
+    { numRuns: 2000 },
   );
 });
