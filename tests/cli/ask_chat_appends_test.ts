@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { ASK_COMMANDS, askWorkspace, put } from "../support/ask_cli.ts";
+import { ASK_COMMANDS, askWorkspace } from "../support/ask_cli.ts";
+import { put } from "../support/files.ts";
 
 const HISTORY = "user: first\n\nassistant: one\n";
 

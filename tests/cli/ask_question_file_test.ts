@@ -8,7 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
-import { ASK_COMMANDS, askWorkspace, put, type Sent } from "../support/ask_cli.ts";
+import { ASK_COMMANDS, askWorkspace, type Sent } from "../support/ask_cli.ts";
+import { put } from "../support/files.ts";
 
 const PROMPT = "system: be brief\n\nuser: capital of Spain?\n";
 

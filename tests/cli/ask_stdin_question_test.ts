@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { ASK_COMMANDS, askWorkspace, put } from "../support/ask_cli.ts";
+import { ASK_COMMANDS, askWorkspace } from "../support/ask_cli.ts";
+import { put } from "../support/files.ts";
 
 for (const [name, cmd] of ASK_COMMANDS) {
   Deno.test(`${name} -c FILE with no question sends FILE's chat, not stdin (R158-1)`, async () => {

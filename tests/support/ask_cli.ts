@@ -4,10 +4,10 @@
  * answering every request with one text, and the flags that point either
  * command at it.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "./cli.ts";
+import { put } from "./files.ts";
 import { startProviderServer } from "./provider_server.ts";
 
 /** The two commands, by name: `llm ask …` and `agent ask Helper …`. */
@@ -18,12 +18,6 @@ export const ASK_COMMANDS: [string, string[]][] = [
 
 /** A message as the provider received it. */
 export type Sent = { role: string; content: string };
-
-/** Writes `text` to `root/rel`, making its directories. */
-export function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
 
 /**
  * The workspace, disposed with `await using`.
