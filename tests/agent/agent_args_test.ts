@@ -8,21 +8,14 @@
  * naming the script (R131-2), instead of the first inference failing.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
 import { createAgent } from "../../src/agent/agent.ts";
 import { delegate } from "../../src/agent/delegate.ts";
 import * as mod from "../../src/agent/mod.ts";
 import { runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text: string): string {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-  return p;
-}
+import { put } from "../support/files.ts";
 
 type LoadError = Error & { code?: string; file?: string; line?: number };
 

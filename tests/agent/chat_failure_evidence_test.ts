@@ -7,18 +7,14 @@
  * counts nothing.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { agentChat, agentCurrent, failureMessages, loadAgent, print } from "../../mod.ts";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { wire } from "./delegation_support.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 /** Agent FU: its workflow's `ask` is a chat task that asks FU's chat directly (one tool round). */
 function setUp(dir: string, url: string) {

@@ -8,16 +8,12 @@
  * real SIGTERM, the loopback provider with scripted usage.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { runScout, spawnScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { askJob, routeWorkflowText, sigtermOnceDelegated } from "../support/route_workflow.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 /** The one job of Boss's route workflow (its path without `.info`). */
 const bossJob = (home: string) => askJob(home, "Boss");

@@ -6,19 +6,13 @@
  * are loaded with the caller's options minus its tools, formats and sessions.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { chat, createAgent, current } from "../../src/agent/agent.ts";
 import { agentLogFiles } from "../../src/agent/log.ts";
 import { clearAgentCache, socialize } from "../../src/agent/mod.ts";
 import { socialOptions } from "../../src/agent/socialize.ts";
 import type { RecordedRequest } from "../support/provider_server.ts";
 import { outputs, society, sys, wire } from "./delegation_support.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 const WORKER_SCRIPT = `export default (api, agent) => {
   const { backend, url, model } = agent.options;

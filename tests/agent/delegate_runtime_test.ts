@@ -6,19 +6,14 @@
  * is found and how it runs, over the hook's creation-time base.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Message } from "../../src/chat/types.ts";
 import { agentDelegate, clearAgentCache } from "../../src/agent/load.ts";
 import { ask, type AskOptions } from "../../src/llm/ask.ts";
 import { tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 /** The inference cache entries (`<key>.json`) under a SCOUT_HOME. */
 function cacheEntries(home: string): string[] {

@@ -6,8 +6,8 @@
  * `job=` reference of its failed `ask` job on the task route.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { print } from "../../src/chat/print.ts";
 import type { Message } from "../../src/chat/types.ts";
@@ -19,11 +19,7 @@ import { jobInfo } from "../../src/workflow/info.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ScriptStep, startProviderServer } from "../support/provider_server.ts";
 import { bossWorkflow } from "./delegation_support.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 const ask = (agent: string, prompt: string): ScriptStep => ({
   toolCalls: [{ name: "ask", id: "c1", arguments: { agent, prompt } }],

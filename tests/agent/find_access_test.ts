@@ -9,15 +9,10 @@
  * fail for root too, are in `tests/cli/agent_cli_test.ts`.
  */
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync } from "node:fs";
+import { join } from "node:path";
 import { openDir, runUnprivileged, tmp } from "../provenance/support.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 interface Outcome {
   ok?: unknown;

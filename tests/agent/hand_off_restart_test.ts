@@ -6,8 +6,8 @@
  * output, so provenance links every hand-off to the log that holds it.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { chat, current } from "../../src/agent/agent.ts";
 import { delegate } from "../../src/agent/delegate.ts";
 import { agentLogFiles } from "../../src/agent/log.ts";
@@ -17,6 +17,7 @@ import { runJob } from "../../src/workflow/run.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ScriptStep, startProviderServer } from "../support/provider_server.ts";
 import { bossWorkflow, outputs, shape, society, sys } from "./delegation_support.ts";
+import { put } from "../support/files.ts";
 
 Deno.test("R82-2: new_conversation keeps the ended conversation under default, the new one under _default-<n>", async () => {
   await using s = await society();
@@ -84,11 +85,6 @@ Deno.test("R82-2: a new_conversation on a delegate that has not talked yet stays
     "log/agent.chat",
   ]);
 });
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
 
 const handOff = (id: string, args: Record<string, unknown>, pt: number): ScriptStep => ({
   toolCalls: [{ name: "hand_off_to_Scribe", id, arguments: args }],

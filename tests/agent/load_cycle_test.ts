@@ -9,16 +9,10 @@
  * time), are no cycle.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
 import { spawnScout, tempDir } from "../support/cli.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 /** An `agent.ts` that loads `other` at load time and hands off to it. */
 const eager = (other: string) =>

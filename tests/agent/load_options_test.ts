@@ -7,18 +7,12 @@
  * agent on the task route keeps its lines in the job's chat (§1.5).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { chat, current } from "../../src/agent/agent.ts";
 import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
 import { tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 type Wire = { role: string; content: string };
 

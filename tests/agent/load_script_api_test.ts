@@ -6,16 +6,11 @@
  * the script passes still wins.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
 import { tempDir } from "../support/cli.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 Deno.test("agent.ts: api.loadAgent searches the outer load's env and cwd and shares its runtime hooks (R82-4)", async () => {
   await using t = await tempDir();

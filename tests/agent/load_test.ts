@@ -7,20 +7,15 @@
  * directory (§7.17), and `agent:` lines delegating to a loaded agent.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { agentDelegate, clearAgentCache, loadAgent } from "../../src/agent/load.ts";
 import { findAgent, listAgents } from "../../src/agent/find.ts";
 import { knowledgeBaseOfAgent } from "../../src/kb/resolve.ts";
 import { ask as llmAsk } from "../../src/llm/ask.ts";
 import { tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 function ctx(dir: string, extra: Record<string, string> = {}) {
   const warnings: string[] = [];

@@ -4,17 +4,13 @@
  * model gets its error without the snapshot or the url.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { agentChat, clearAgentCache, loadAgent } from "../../src/agent/mod.ts";
 import { current } from "../../src/agent/agent.ts";
 import { tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 Deno.test("R106-2: a specialist's retries and failure go to the runtime's warn, naming it and its caller", async () => {
   await using t = await tempDir();

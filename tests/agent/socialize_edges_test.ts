@@ -6,19 +6,14 @@
  * specialist once, and the receipt of a specialist on the task route.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { agentToolRegistry, chat, current } from "../../src/agent/agent.ts";
 import { workflow } from "../../src/workflow/define.ts";
 import { clearAgentCache, loadAgent, socialize } from "../../src/agent/mod.ts";
 import { tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { assertOneAtATime, outputs, society, wire } from "./delegation_support.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 const exception = (o: Record<string, unknown>) => String(JSON.parse(String(o.content)).exception);
 

@@ -6,18 +6,13 @@
  * lines written in code name no file.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { ask, createAgent, liftStartOptions } from "../../src/agent/agent.ts";
 import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
 import { cloneAgent } from "../../src/agent/socialize.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { tempDir } from "../support/cli.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 const BAD = [
   { line: "tool: NoSuchWorkflow", code: "workflow_not_found" },

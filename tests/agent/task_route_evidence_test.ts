@@ -6,17 +6,13 @@
  * inference once; a failure that paid nothing is rerun in place.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type RecordedRequest, startProviderServer } from "../support/provider_server.ts";
 import { wire } from "./delegation_support.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 /** Each inference is billed 15 tokens; an HTTP 400 bills nothing. */
 const USAGE = { pt: 10, ct: 5 };

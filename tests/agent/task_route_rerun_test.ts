@@ -6,19 +6,15 @@
  * place as Ruby does, and two concurrent uncached asks never share a job.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { chat, current } from "../../src/agent/agent.ts";
 import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
 import { print } from "../../src/chat/print.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { socialTaskWorkflowText, wire } from "./delegation_support.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 /** A task-route agent `name` under `dir` (its workflow's `ask` task runs it). */
 function routeAgent(dir: string, name: string, startChat = `system: You are ${name}\n`): string {

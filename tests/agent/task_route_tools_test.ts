@@ -6,8 +6,7 @@
  * `delegate`) and the call's `tools` — and calls to them run.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { chat, createAgent, current } from "../../src/agent/agent.ts";
 import { delegate } from "../../src/agent/delegate.ts";
 import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
@@ -19,11 +18,7 @@ import { type RecordedRequest, startProviderServer } from "../support/provider_s
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
 import { listJobFiles } from "../../src/workflow/files.ts";
 import { shape, socialTaskWorkflowText, wire } from "./delegation_support.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 const noParams = { type: "object", properties: {} };
 

@@ -6,17 +6,12 @@
  * with that error. A file that is simply absent stays absent.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache, loadAgent } from "../../src/agent/load.ts";
 import { findAgent, listAgents } from "../../src/agent/find.ts";
 import { tempDir } from "../support/cli.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 const WORKFLOW =
   `export default { tasks: { knead: { type: "string", inputs: {}, run: () => "k" } } };\n`;

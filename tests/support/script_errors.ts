@@ -7,16 +7,9 @@
  * (tests/e2e/script_runtime_error_test.ts: Bun's stacks, plain paths).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { type CliResult, tempDir } from "./cli.ts";
-
-function put(root: string, rel: string, text: string): string {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-  return p;
-}
+import { put } from "./files.ts";
 
 /** A throw on line 4 whose value is a single-use `const` of line 2 (Bun's transpiler inlines it). */
 const INLINED = '  const o = JSON.parse("null");\n  // a comment\n  return o.x;\n';
