@@ -6,17 +6,13 @@
  * Real `agent ask` into a real chat file, against the loopback provider.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { parse } from "../../src/chat/parse.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 type Wire = { role: string; content: string };
 type Output = { id: string; start_timestamp: string; timestamp: string; receipt: number };

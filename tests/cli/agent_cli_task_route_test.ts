@@ -6,19 +6,14 @@
  * options of the job, reach the specialists there, as in Ruby (R131-3).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
 import { routeWorkflowText } from "../support/route_workflow.ts";
 import { socialTaskWorkflowText } from "../agent/delegation_support.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 // Each test names its workflow apart: under `deno test` an AsyncLocalStorage
 // store set while one test ran can still be current when the next starts

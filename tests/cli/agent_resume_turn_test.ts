@@ -7,8 +7,8 @@
  * chat totals (`_c`) go on from the last receipt, as in one process (R101).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { parseMeta } from "../../src/chat/meta.ts";
 import { runScout, tempDir } from "../support/cli.ts";
@@ -18,12 +18,7 @@ import {
   type ScriptToolCall,
   startProviderServer,
 } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 type Wire = { role: string; content: string | null; tool_calls?: { id: string }[] };
 

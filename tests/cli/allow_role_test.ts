@@ -7,16 +7,10 @@
  * config entry only.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
-
-function put(root: string, rel: string, text: string): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 const QUESTION = "fix this\nmake: *** Error 1";
 /** The role and content of each message of `--dry-run --json`. */

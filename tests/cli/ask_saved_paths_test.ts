@@ -7,18 +7,13 @@
  * loopback provider answering.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { savedRef } from "../../src/cli/ask_new_part.ts";
 import { type CliResult, runScout, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text: string): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 /** A temp tree `w/{a,b/out,c}` with `a/notes.md` and `a/sys.chat`, the provider, a runner. */
 async function setup() {

@@ -5,8 +5,8 @@
  * `--no-cache` rerun of the same `ask` job leaves the earlier run's job alone.
  */
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
@@ -14,12 +14,7 @@ import { socialTaskWorkflowText } from "../agent/delegation_support.ts";
 import { runTotalUsage } from "../../src/cli/run_usage.ts";
 import type { Message } from "../../src/chat/types.ts";
 import { openDir, runUnprivileged, tmp } from "../provenance/support.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 /** Boss asks Worker once a run; every inference is billed 15 tokens. */
 function server(args: Record<string, unknown> = {}) {

@@ -7,13 +7,14 @@
  * ([TS-FIX] `chat.md` §7, R133-1).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { appendToChat, appendToChatSync } from "../../src/cli/chat_output.ts";
 import { isScoutError } from "../../src/errors.ts";
 import { runMain, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { put } from "../support/files.ts";
 
 const CHAT = "system:\r\n\r\nBe terse.\r\n\r\nuser:\r\n\r\nhello\r\n";
 
@@ -52,11 +53,6 @@ function refused(name: string, encoding = "UTF-16", mark = "FF FE", noun = "Chat
     `^scout-ai: ${noun} "${esc(name)}" is ${encoding} text \\(byte-order mark ${mark}\\); ` +
       `scout-ai reads chats as UTF-8: save it as UTF-8 \\(iconv -f ${encoding} -t UTF-8\\)`,
   );
-}
-
-function put(root: string, rel: string, data: string | Uint8Array): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), data);
 }
 
 async function setup() {

@@ -7,17 +7,13 @@
  * `persist: false` reaches the agent: nothing cached (§7.4, R116-1).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { routeWorkflowText } from "../support/route_workflow.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 Deno.test("an agent: line: the agent's own endpoint is used and recorded; -e/-m beat its start chat", async () => {
   await using t = await tempDir();

@@ -1,27 +1,23 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
+import { put } from "../support/files.ts";
 import { applyTemplate, templatedLine } from "../../src/cli/llm_template.ts";
-
-async function put(path: string, text: string): Promise<void> {
-  await Deno.mkdir(join(path, ".."), { recursive: true });
-  await Deno.writeTextFile(path, text);
-}
 
 /** A project (cwd) and a SCOUT_HOME with templates in each place of the lookup order. */
 async function layout(dir: string) {
   const cwd = join(dir, "proj");
   const home = join(dir, "home");
-  await put(join(cwd, "questions", "fr"), "Translate to French: ???");
-  await put(join(cwd, "questions", "sub", "deep"), "deep one");
-  await put(join(cwd, "chats", "system", "fr"), "system: shadowed by questions/fr");
-  await put(join(cwd, "chats", "system", "terse"), "system: be terse");
-  await put(join(cwd, "chats", "terse"), "system: shadowed by chats/system/terse");
-  await put(join(cwd, "chats", "plain"), "user: from chats/");
-  await put(join(home, "questions", "homey"), "Home template ??? end");
-  await put(join(cwd, "local.txt"), "A file: ???");
+  put(cwd, "questions/fr", "Translate to French: ???");
+  put(cwd, "questions/sub/deep", "deep one");
+  put(cwd, "chats/system/fr", "system: shadowed by questions/fr");
+  put(cwd, "chats/system/terse", "system: be terse");
+  put(cwd, "chats/terse", "system: shadowed by chats/system/terse");
+  put(cwd, "chats/plain", "user: from chats/");
+  put(home, "questions/homey", "Home template ??? end");
+  put(cwd, "local.txt", "A file: ???");
   await Deno.mkdir(join(cwd, "Agent", "Echo"), { recursive: true });
-  await put(join(cwd, "Agent", "Echo", "start_chat"), "system: You are Echo.");
+  put(cwd, "Agent/Echo/start_chat", "system: You are Echo.");
   return { cwd, env: { SCOUT_HOME: home, SCOUT_AGENT_PATH: "" }, home };
 }
 

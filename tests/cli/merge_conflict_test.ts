@@ -6,12 +6,13 @@
  * The same lines in a ``` fence, or a lone `=======`, are no conflict.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { CONFLICTED_TURNS, DISCUSSED_CONFLICT } from "../support/merge_conflict.ts";
+import { put } from "../support/files.ts";
 
 const CONFLICTED = "system: be brief\n\n" + CONFLICTED_TURNS;
 /** The same lines, quoted in a fence: a question about a conflict. */
@@ -21,11 +22,6 @@ const UNDERLINED = "user:\n\nTitle\n=======\n\nSummarise the title.\n";
 
 const REFUSED =
   /^scout-ai: Merge conflict in "conf\.chat": resolve the <<<<<<< \/ ======= \/ >>>>>>> markers first \(conf\.chat:3\)\n$/;
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
 
 async function setup(answer = "the answer") {
   const dir = await tempDir();

@@ -6,8 +6,8 @@
  * with `--debug`, when the request fails against a loopback server (R83-1).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { warn } from "../../src/cli/io.ts";
 import { bufferIo } from "../support/buffer_io.ts";
@@ -17,16 +17,11 @@ import { type CliResult, runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { TEST_AWS } from "../support/bedrock_protocol.ts";
 import { routeWorkflowText } from "../support/route_workflow.ts";
+import { put } from "../support/files.ts";
 
 const SESSION = "SESSTOK-7f3a9c";
 const PASSWORD = "PASSWD-91c2e4";
 const QUERY_KEY = "QKEY-5d8e17";
-
-function put(root: string, rel: string, text: string): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
 
 /** Every file under `dir` (recursively) whose bytes hold `secret`, but the user's own `except`. */
 function filesHolding(dir: string, secret: string, except: string[]): string[] {
