@@ -6,16 +6,10 @@
  * the same bytes on stdout; explicit `-m` beating the start chat's `model:`.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { buildBinary, type CliResult, runBinary, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text: string): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 function agentDir(root: string, url: string): void {
   put(

@@ -8,18 +8,13 @@
  * descriptor is told as such, not as a typo in the url.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { BINARY, buildBinary, runCommand, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { put } from "../support/files.ts";
 
 type Wire = { role: string; content: string };
-
-function put(root: string, rel: string, text: string): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
 
 // descriptors above stderr the test runner may pass down are closed: the limit is the binary's own
 const SCRIPT =

@@ -5,17 +5,13 @@
  * SignalException lets its rescue/ensure save. Real processes, real signals.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { put } from "../support/files.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
 
 /**
  * Runs the CLI with stdout and stderr into a pipe whose reader leaves after

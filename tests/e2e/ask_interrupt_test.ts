@@ -8,16 +8,12 @@
  * also when a tool call (a slow workflow task) is running (R81-5).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { spawnScout, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
 import { routeWorkflowText } from "../support/route_workflow.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 /** Spawns the CLI, signals it once the provider is answering, returns its end. */
 async function interrupted(

@@ -5,19 +5,14 @@
  * asks, closed when the run ends.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { DENO, ROOT, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { alive, recordedPids } from "../support/mcp_server.ts";
+import { put } from "../support/files.ts";
 
 const SERVER = `${DENO} run -A ${join(ROOT, "tests/support/mcp_server.ts")}`;
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
 
 /**
  * The MCP test server over Streamable HTTP on a free port. A server that ends

@@ -7,17 +7,13 @@
  * answered by the agent.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { runScout, tempDir } from "../support/cli.ts";
 import { mcpStdioSession } from "../support/mcp_stdio_lines.ts";
 import { postMcp, serveMcpHttp } from "../support/mcp_http_serve.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { put } from "../support/files.ts";
 
 const WORKFLOW =
   `const HERE = decodeURIComponent(new URL(".", import.meta.url).pathname).replace(/\\/$/, "");

@@ -9,9 +9,10 @@
  * which Deno drops: in the binary each was lost.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { buildBinary, type CliResult, runBinary, runScout, tempDir } from "../support/cli.ts";
+import { put } from "../support/files.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { userWorkflow } from "../workflow/cli_support.ts";
 
@@ -19,11 +20,6 @@ type Run = (args: string[], opts: { env: Record<string, string>; cwd: string }) 
   CliResult
 >;
 const RUNS: [string, Run][] = [["binary", runBinary], ["source", runScout]];
-
-function put(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
 
 /** A fresh home `<dir>/<name>` and its env. */
 function home(dir: string, name: string) {
@@ -47,7 +43,8 @@ Deno.test("binary and source: option lines, -O flags and start-chat lines called
       return srv.requests[from]!.body;
     };
     put(
-      join(h.path, "q.chat"),
+      h.path,
+      "q.chat",
       'option: __proto__ x\n\nsticky_option: constructor y\n\nformat: {"__proto__": "string"}\n\n' +
         "user:\n\nhi\n",
     );
@@ -63,7 +60,8 @@ Deno.test("binary and source: option lines, -O flags and start-chat lines called
     const flag = await ask(["llm", "ask", "-b", "ollama", ...url, "-O", "__proto__=z", "hi"]);
     assert.deepEqual(flag.options, JSON.parse('{"__proto__": "z"}'), name);
     put(
-      join(h.path, "Agent/Proto/start_chat"),
+      h.path,
+      "Agent/Proto/start_chat",
       `system: s\n\nbackend: openai\n\nmodel: m\n\noption: url ${srv.url}\n\noption: __proto__ a\n`,
     );
     const agent = await ask(["agent", "ask", "Proto", "hi"]);
@@ -95,10 +93,7 @@ Deno.test("binary and source: tasks called __proto__, constructor, toString run 
     // before, in the binary: `Exported task "__proto__" not found in workflow "PT"`
     assert.equal(await cli("workflow", "task", "PT", "toString"), "proto d ctor\n", name);
     assert.equal(await cli("workflow", "task", "PT", "__proto__", "--x", "e"), "proto e\n", name);
-    put(
-      join(h.path, "q.chat"),
-      "tool: PT __proto__\n\ntask: PT __proto__ x=chat\n\nuser:\n\nGo\n",
-    );
+    put(h.path, "q.chat", "tool: PT __proto__\n\ntask: PT __proto__ x=chat\n\nuser:\n\nGo\n");
     srv.script(
       { toolCalls: [{ name: "__proto__", arguments: { x: "tool" }, id: "call_1" }] },
       { text: "Done." },

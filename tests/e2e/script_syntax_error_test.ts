@@ -5,17 +5,8 @@
  * errors: one, or several in an AggregateError) and from source (Deno).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { buildBinary, type CliResult, runBinary, runScout, tempDir } from "../support/cli.ts";
-
-/** Writes `text` at `root/rel`; returns the path. */
-function put(root: string, rel: string, text: string): string {
-  const path = join(root, rel);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-  return path;
-}
+import { put } from "../support/files.ts";
 
 /** The user's files: three broken workflows and a broken agent, in SCOUT_HOME `root`. */
 function scene(root: string) {

@@ -15,10 +15,11 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { parse } from "../../src/chat/parse.ts";
 import { buildBinary, ROOT, tempDir } from "../support/cli.ts";
+import { put } from "../support/files.ts";
 import { quote, type Runner, RUNNERS, sh } from "../support/bash.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { waitFor } from "../support/wait.ts";
@@ -44,12 +45,9 @@ async function setup() {
       text: String(JSON.stringify(req.body)).includes("LONG") ? answer : "short answer",
     }),
   });
-  const put = (rel: string, text: string) => {
-    mkdirSync(dirname(join(dir.path, rel)), { recursive: true });
-    writeFileSync(join(dir.path, rel), text);
-  };
-  put("Agent/Plain/start_chat", "system: You are plain\n\nbackend: openai\n\nmodel: m\n");
+  put(dir.path, "Agent/Plain/start_chat", "system: You are plain\n\nbackend: openai\n\nmodel: m\n");
   put(
+    dir.path,
     "Agent/Plain/agent.ts",
     `export default (_api, agent) => { agent.options.url = "${srv.url}"; };\n`,
   );

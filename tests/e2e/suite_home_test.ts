@@ -7,23 +7,19 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
+import { put } from "../support/files.ts";
 import { strayWrites, strayWritesLine, summaryWithFailure } from "../support/suite_home.ts";
 
 const SUITE = join(ROOT, "tests", "support", "suite.ts");
 
-function put(path: string, text = ""): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
-
 Deno.test("suite HOME: nothing under .scout is no stray write; other directories of HOME are not looked at", async () => {
   await using t = await tempDir();
   assert.deepEqual(strayWrites(t.path), []);
-  put(join(t.path, ".cache", "deno", "x")); // a cache the tests' tools keep: not the Scout home
-  put(join(t.path, ".config", "chromium", "y"));
+  put(t.path, ".cache/deno/x"); // a cache the tests' tools keep: not the Scout home
+  put(t.path, ".config/chromium/y");
   assert.deepEqual(strayWrites(t.path), []);
 });
 
@@ -31,9 +27,9 @@ Deno.test("suite HOME: every file and empty directory under .scout (and the suit
   await using t = await tempDir();
   mkdirSync(join(t.path, ".scout"));
   assert.deepEqual(strayWrites(t.path), ["~/.scout/"], "a .scout made and left empty");
-  put(join(t.path, ".scout", "var", "cache", "ask", "k.json"), "{}");
+  put(t.path, ".scout/var/cache/ask/k.json", "{}");
   mkdirSync(join(t.path, ".scout", "tmp", "persist_locks"), { recursive: true });
-  put(join(t.path, "SCOUT_HOME", "var", "jobs", "W", "t", "Default"));
+  put(t.path, "SCOUT_HOME/var/jobs/W/t/Default");
   const found = strayWrites(t.path);
   assert.deepEqual(found, [
     "$SCOUT_HOME/var/jobs/W/t/Default",

@@ -7,16 +7,9 @@
  * JavaScriptCore drops the arrow's frame on that tail call (R126-4).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { buildBinary, homeIn, runBinary, runScout, tempDir } from "../support/cli.ts";
-
-function put(root: string, rel: string, text: string): string {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-  return p;
-}
+import { put } from "../support/files.ts";
 
 Deno.test("binary: a task using Deno.* fails with a hint to use node: modules", async () => {
   await buildBinary();

@@ -5,16 +5,10 @@
  * package as a value) fails naming the import's file and line and what to do.
  */
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { cpSync } from "node:fs";
+import { join } from "node:path";
 import { buildBinary, homeIn, ROOT, runBinary, tempDir } from "../support/cli.ts";
-
-function put(root: string, rel: string, text: string): string {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-  return p;
-}
+import { put } from "../support/files.ts";
 
 const task = (name: string, body: string) =>
   `export default (api) =>\n  api.workflow("${name}", {\n` +

@@ -8,8 +8,7 @@
  * masking and the header-shaped one can hide them.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { emptyConfig, parseConfigText } from "../../src/config/store.ts";
 import { runQueue } from "../../src/llm/queue.ts";
@@ -22,12 +21,7 @@ import { type RecordedRequest, startProviderServer } from "../support/provider_s
 import type { ScriptStep } from "../support/provider_script.ts";
 import { routeWorkflowText } from "../support/route_workflow.ts";
 import { workerHome } from "../support/relay_worker.ts";
-
-function put(root: string, rel: string, text = ""): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 /** The request's key as sent, without its `Bearer `. */
 function bareKey(headers: Record<string, string>): string {

@@ -6,17 +6,12 @@
  * not a string, too long, with control characters — stays `unknown`.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { clearAgentCache } from "../../src/agent/load.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-
-function put(root: string, rel: string, text: string): void {
-  const p = join(root, rel);
-  mkdirSync(dirname(p), { recursive: true });
-  writeFileSync(p, text);
-}
+import { put } from "../support/files.ts";
 
 type Groups = { key: { agent: string }; inferences: number; tokens: { tt: number } }[];
 

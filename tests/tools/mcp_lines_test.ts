@@ -8,20 +8,15 @@
  * it with one warning (R115-5).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { parse } from "../../src/chat/parse.ts";
 import { DENO, ROOT, runScout, tempDir } from "../support/cli.ts";
 import { startHttpMcpServer, stopHttpMcpServer } from "../support/mcp_http_child.ts";
 import { startProviderServer } from "../support/provider_server.ts";
+import { put } from "../support/files.ts";
 
 const DOTS = `${DENO} run -A ${join(ROOT, "tests/support/mcp_server.ts")} --dot-name`;
 const ASK = ["llm", "ask", "-b", "openai", "-m", "m", "--no-cache"];
-
-function put(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
 
 /** The content (and error mark) of the chat's function_call_output messages. */
 function outputs(chatText: string): { content: string; error?: string }[] {
