@@ -12,7 +12,7 @@ import { isDone } from "./context.ts";
 import { filesDir, infoPath, tmpPath } from "./store.ts";
 import { jobState } from "./state.ts";
 import { inputDeps } from "./outdated.ts";
-import { acquireLock } from "./lock.ts";
+import { acquireLock, type HeldLock } from "./lock.ts";
 
 /** Tells a wait on another process's run of a job past a few seconds. */
 export type CleanWaitNotice = (job: Job, lock: string, holder: string) => void;
@@ -27,34 +27,6 @@ async function refuseRunning(job: Job): Promise<void> {
       `Job "${job.shortPath}" is running (pid ${info?.pid}); not cleaning it`,
       { file: job.path },
     );
-  }
-}
-
-/**
- * [TS-FIX] R148-2: a job another live process is computing, waited for (its
- * persist lock taken, then let go) instead of refused: when that run ends
- * with the job done, its result was computed after this clean was asked for,
- * so it is the fresh result a `--recompute` wants and is kept; else (it
- * failed) the job is cleaned. Several `--recompute`s of one job started
- * together so compute it once, and all succeed with that result.
- *
- * @returns whether the job was computed meanwhile (true: keep it)
- * @throws ScoutError `job_not_finished` when, the lock held, its info still
- *   names another live process (one computing it without the lock)
- */
-async function awaitRunning(job: Job, onLongWait?: CleanWaitNotice): Promise<boolean> {
-  if (isDone(job)) return false;
-  const { running, info } = await jobState(job.path);
-  if (!running || info?.pid === process.pid) return false;
-  const lock = await acquireLock(job.path, job.store.lockDir, {
-    onLongWait: (file, holder) => onLongWait?.(job, file, holder),
-  });
-  try {
-    if (isDone(job)) return true;
-    await refuseRunning(job);
-    return false;
-  } finally {
-    lock.release();
   }
 }
 
@@ -99,29 +71,96 @@ export async function cleanTargets(job: Job, recursive: boolean): Promise<Job[]>
 
 /**
  * Recursive clean (§4): dependencies depth-first, then the job if it has
- * info or a result. Jobs known only from disk (no task) are left alone. One
- * another process is computing is waited for, and kept when that run leaves
- * it done ({@link awaitRunning}).
+ * info or a result. Jobs known only from disk (no task) are left alone.
+ * [TS-FIX] R148-2: judged with the jobs' persist locks held
+ * ({@link cleanLocked}), so a job another process is computing is waited
+ * for and kept when that run leaves it done, and a dependency is never
+ * removed under another process's run of a job that reads it.
  *
  * @param job the job
  * @param onLongWait tells a wait on another process past a few seconds
  */
 export async function cleanJobRecursive(job: Job, onLongWait?: CleanWaitNotice): Promise<void> {
-  for (const j of dependenciesFirst(job)) {
-    if (j.task === null || !(existsSync(infoPath(j.path)) || existsSync(j.path))) continue;
-    if (!await awaitRunning(j, onLongWait)) await cleanJob(j);
-  }
+  await cleanLocked(dependenciesFirst(job), onLongWait);
 }
 
 /**
  * {@link cleanJob} for `--clean`: a job another process is computing is
- * waited for, and kept when that run leaves it done ({@link awaitRunning}).
+ * waited for, and kept when that run leaves it done ({@link cleanLocked}).
  *
  * @param job the job
  * @param onLongWait tells a wait on another process past a few seconds
  */
 export async function cleanJobWaiting(job: Job, onLongWait?: CleanWaitNotice): Promise<void> {
-  if (!await awaitRunning(job, onLongWait)) await cleanJob(job);
+  await cleanLocked([job], onLongWait);
+}
+
+/**
+ * Cleans `jobs` (dependencies before the jobs that need them) with the
+ * persist locks held of those to clean and of every job of `jobs` that needs
+ * one of them, taken {@link byLockOrder}. [TS-FIX] R148-2: another process's
+ * run of a job holds its lock from before its dependencies run until it is
+ * done, so a dependency it has finished is not removed while it reads it (a
+ * `--recompute` started in that moment cleaned it, and the run computed it a
+ * second time or failed). A job not done when the clean was asked for and
+ * done once its lock is held was computed meanwhile by another process: its
+ * result is the fresh one a `--recompute` wants, kept with its dependencies
+ * (what it was computed from); the others are cleaned. Several
+ * `--recompute`s of one job started together so compute each job once.
+ *
+ * @throws ScoutError `job_not_finished` when, the lock held, a job's info
+ *   still names another live process (one computing it without the lock)
+ */
+async function cleanLocked(jobs: Job[], onLongWait?: CleanWaitNotice): Promise<void> {
+  const hasSome = (j: Job) =>
+    j.task !== null && (existsSync(infoPath(j.path)) || existsSync(j.path));
+  const locking = new Set<string>();
+  for (const j of jobs) {
+    if (hasSome(j) || children(j).some((c) => locking.has(c.path))) locking.add(j.path);
+  }
+  if (locking.size === 0) return;
+  const pending = new Set(jobs.filter((j) => !isDone(j)).map((j) => j.path));
+  const held: HeldLock[] = [];
+  try {
+    for (const j of byLockOrder(jobs.filter((j) => locking.has(j.path)))) {
+      held.push(
+        await acquireLock(j.path, j.store.lockDir, {
+          onLongWait: (file, holder) => onLongWait?.(j, file, holder),
+        }),
+      );
+    }
+    const keep = new Set<string>();
+    for (const j of [...jobs].reverse()) {
+      if (keep.has(j.path) || (pending.has(j.path) && isDone(j))) {
+        keep.add(j.path);
+        for (const c of children(j)) keep.add(c.path);
+      }
+    }
+    for (const j of jobs) if (!keep.has(j.path) && hasSome(j)) await cleanJob(j);
+  } finally {
+    for (const lock of held.reverse()) lock.release();
+  }
+}
+
+/**
+ * Jobs in the order their locks are taken: a job before its dependencies (as
+ * a run takes them), by height (its longest chain of dependencies), then by
+ * path — one order for every process whatever job it cleans, so two never
+ * wait on each other's locks.
+ */
+function byLockOrder(jobs: Job[]): Job[] {
+  const height = new Map<string, number>();
+  const heightOf = (j: Job) => height.get(j.path) ?? 0;
+  // dependencies first: a job's are measured before it
+  for (const j of jobs) height.set(j.path, 1 + Math.max(0, ...children(j).map(heightOf)));
+  return [...jobs].sort((a, b) =>
+    heightOf(b) - heightOf(a) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+  );
+}
+
+/** A job's dependencies: declared, then input jobs. */
+function children(j: Job): Job[] {
+  return [...j.deps, ...inputDeps(j)];
 }
 
 /**
@@ -133,7 +172,6 @@ export async function cleanJobWaiting(job: Job, onLongWait?: CleanWaitNotice): P
 function dependenciesFirst(root: Job): Job[] {
   const out: Job[] = [];
   const seen = new Set<string>([root.path]);
-  const children = (j: Job) => [...j.deps, ...inputDeps(j)];
   const stack = [{ job: root, next: children(root), i: 0 }];
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
