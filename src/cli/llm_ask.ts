@@ -8,6 +8,7 @@
  */
 import { type Command, Option } from "@commander-js/extra-typings";
 import { usageError } from "../errors.ts";
+import { backendNames } from "../llm/registry.ts";
 import { ALLOW_ROLE_HELP, collectRoles } from "./allow_role.ts";
 import { withInterrupt } from "./ask_interrupt.ts";
 import type { CliContext } from "./context.ts";
@@ -87,10 +88,8 @@ function addModelFlags(cmd: Command): void {
   cmd
     .option("-e, --endpoint <name>", "endpoint (etc/AI/<name>.yaml)")
     .option("-m, --model <model>", "model")
-    .option(
-      "-b, --backend <name>",
-      "backend (responses, openai, anthropic, ollama, vllm, openwebui, bedrock, huggingface, relay)",
-    );
+    // the names come from the registry, so a new built-in backend is listed without an edit here
+    .option("-b, --backend <name>", `backend (${backendNames().join(", ")})`);
 }
 
 /** What goes in with the question (files, imports, workflows) and the chat file it goes to. */
