@@ -78,7 +78,7 @@ export function registerLlmProv(llm: Command, ctx: CliContext): void {
     .description("explain how a chat or job was produced: chats, jobs, agents, tokens")
     .argument(
       "<root...>",
-      "a chat file, or a job path (detected by its .info or .files); several (logs/*.chat) are explained together",
+      "a chat file, or a job: its path (detected by its .info or .files) or, as workflow info takes it, Workflow/task/name or a prefix of the name; several (logs/*.chat) are explained together",
     )
     .option("-c, --component", "per-node direct tokens instead of subtree totals (+ coverage)")
     .option("-f, --flow", "compact flow (producer → consumer) instead of the tree")

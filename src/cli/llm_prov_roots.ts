@@ -16,6 +16,7 @@ import type { JobRef } from "../provenance/types.ts";
 import type { ProvenanceReport } from "../provenance/report.ts";
 import type { Io } from "./io.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
+import { findJob } from "./workflow_jobref.ts";
 
 /** Our message for a missing ROOT, which says what ROOT is. */
 export const MISSING_ROOT_TEXT = "Missing ROOT: a chat file or a job path";
@@ -87,11 +88,14 @@ function checkRoot(
   io: Io,
   p: Provenance,
 ): { root: string; rootType: "chat" | "job"; jobRoots: string[] } {
-  const { path: root, rootType, jobRoots } = p.provenanceRoot(given, {
+  const where = {
     cwd: io.cwd,
     env: io.env,
     ...(opts.jobsDirs === undefined ? {} : { jobsDirs: opts.jobsDirs }),
-  });
+  };
+  let { path: root, rootType, jobRoots } = p.provenanceRoot(given, where);
+  const job = rootType === "chat" ? storedJob(given, root, jobRoots, io) : null;
+  if (job !== null) ({ path: root, rootType, jobRoots } = p.provenanceRoot(job, where));
   if (rootType === "chat") checkChatRoot(given, root, p);
   if (rootType === "chat" && root.endsWith(".info") && p.isJobPath(root.slice(0, -5))) {
     throw new ScoutError(
@@ -101,6 +105,23 @@ function checkRoot(
     );
   }
   return { root, rootType, jobRoots };
+}
+
+/**
+ * The job a ROOT that is no file names as `workflow info` takes it (R165-4):
+ * the short path `Workflow/task/name` a `meta: job=` line or `workflow task`
+ * prints, or a prefix of one job's name (said on stderr), looked up in the
+ * job roots. A file of that name relative to cwd is always the ROOT itself.
+ *
+ * @returns the job's absolute path, or null
+ * @throws ScoutError `job_not_found` when a prefix names several jobs
+ */
+function storedJob(given: string, root: string, jobRoots: string[], io: Io): string | null {
+  if (pathKind(root) !== null || exists(root)) return null;
+  const match = findJob(given, { roots: jobRoots, cwd: io.cwd, env: io.env });
+  if (match === null) return null;
+  if (match.byPrefix) io.stderr.write(`scout-ai: "${given}" matched ${match.path}\n`);
+  return match.path;
 }
 
 /**
