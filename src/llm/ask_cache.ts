@@ -16,6 +16,7 @@ import type { AskModel } from "./ask_backend.ts";
 import type { AskContext, AskRequest } from "./ask_options.ts";
 import type {
   PlayedRound,
+  PlayRound,
   RecordedFailure,
   RecordedRound,
   RoundSource,
@@ -53,8 +54,8 @@ import { snapshotName } from "./snapshot.ts";
 
 export { isReplayMiss, notCached } from "./replay_miss.ts";
 
-/** Plays a round: the recorded one, or (null) a live query. */
-type Play = (recorded: RecordedRound | RecordedFailure | null) => Promise<PlayedRound>;
+/** Plays a round: the recorded one, or (null) a live query (its reply handed over once in). */
+type Play = PlayRound;
 
 /**
  * The round keys in progress along the calling chain: an ask run by a
@@ -177,7 +178,7 @@ function liveRound(
   },
   origin: { endpoint: string; backend: string; model: string },
 ): Promise<PlayedRound> {
-  return withCacheLock(dir, key, async (store) => {
+  return withCacheLock(dir, key, async (store, keep) => {
     const again = await cacheReadEntry(dir, key, on.warn);
     if (again && !isFailureEntry(again)) return await on.hit(again);
     on.miss();
@@ -199,7 +200,8 @@ function liveRound(
       // what an offline miss's hint reads first (cache_index.ts): written behind too
       indexEntryBehind(dir, key, keyParts.messages).catch((e) => on.warn((e as Error).message));
     };
-    const played = await play(null).catch((e) => {
+    // an answer in before the round returns is kept: a process exiting meanwhile stores it
+    const played = await play(null, (record) => keep(entry(record))).catch((e) => {
       const failed = failedRoundOf(e, state);
       if (failed) {
         // its snapshot is named now, so that the entry names it too
@@ -251,8 +253,8 @@ async function missedRound(
 /** `play`, its record in the first run's terms under key aliases (as its key is), else as is. */
 function storedAs(play: Play, aliases: readonly KeyAlias[] | undefined): Play {
   if (!aliases) return play;
-  return async (recorded) => {
-    const played = await play(recorded);
+  return async (recorded, inHand) => {
+    const played = await play(recorded, inHand && ((r) => inHand(storedRound(r, aliases))));
     return { ...played, record: storedRound(played.record, aliases) };
   };
 }
@@ -337,7 +339,8 @@ export function askCache(
       const key = nestedRoundKey(keys.round(state), callers);
       // the round's tools run with this key in progress along their chain
       const inProgress = new Set(callers).add(key);
-      const play: Play = (recorded) => roundsInProgress.run(inProgress, () => playRound(recorded));
+      const play: Play = (recorded, inHand) =>
+        roundsInProgress.run(inProgress, () => playRound(recorded, inHand));
       const replay = (entry: CachedRound) => {
         hits++;
         event(true, key);

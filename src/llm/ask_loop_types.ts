@@ -122,16 +122,24 @@ export interface PlayedRound {
 }
 
 /**
+ * Plays a round: the recorded one, or (null) a live query. A live reply
+ * that is the round's whole record (no local tool calls) is handed to `inHand`
+ * as soon as it is in: what to store should the process exit before the
+ * round returns (its answer paid for, `cache_lock.ts` `Keep`).
+ */
+export type PlayRound = (
+  recorded: RecordedRound | RecordedFailure | null,
+  inHand?: (record: RecordedRound) => void,
+) => Promise<PlayedRound>;
+
+/**
  * Where rounds come from: the inference cache wraps each round, handing
  * `play` the recorded round on a hit (null otherwise) and storing what a live
  * round recorded.
  */
 export interface RoundSource {
   /** Runs one round through the source. */
-  round(
-    state: RoundState,
-    play: (recorded: RecordedRound | RecordedFailure | null) => Promise<PlayedRound>,
-  ): Promise<PlayedRound>;
+  round(state: RoundState, play: PlayRound): Promise<PlayedRound>;
 }
 
 /** Everything one loop needs. */

@@ -196,7 +196,8 @@ async function stored(dir: string, key: string, write: () => Promise<void>): Pro
  * an entry lost or torn by a crash reads as a miss (`cache_files.ts`). When
  * the lock is held it writes behind (`write_behind.ts`): its promise settles
  * once the entry is published, and the key stays locked until then
- * (`cache_lock.ts`).
+ * (`cache_lock.ts`). `fn`'s `keep` names the entry a round will store once
+ * its answer is in: a process that exits before the store stores it.
  *
  * @param dir cache directory
  * @param key cache key
@@ -207,13 +208,20 @@ async function stored(dir: string, key: string, write: () => Promise<void>): Pro
 export function withCacheLock<T>(
   dir: string,
   key: string,
-  fn: (store: (entry: CachedAsk | CachedRound | CachedFailure) => Promise<void>) => Promise<T>,
+  fn: (
+    store: (entry: CachedAsk | CachedRound | CachedFailure) => Promise<void>,
+    keep: (entry: CachedRound | CachedFailure) => void,
+  ) => Promise<T>,
   opts: KeyLockOptions = {},
 ): Promise<T> {
   return withKeyLock(
     dir,
     key,
-    (commit) => fn((entry) => stored(dir, key, () => commit(entryText(entry)))),
+    (commit, keep) =>
+      fn(
+        (entry) => stored(dir, key, () => commit(entryText(entry))),
+        (entry) => keep(entryText(entry)),
+      ),
     opts,
   );
 }

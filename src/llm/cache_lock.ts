@@ -46,10 +46,11 @@ export { acquire, createLockFile, type Held, type WaitOptions } from "./cache_ac
 const inProcess = new Map<string, Promise<void>>();
 
 /**
- * Locks held by rounds that have stored nothing yet, each with what releases
- * it at once: a process that exits (`process.exit`: a closed stdout, a
- * library caller) while a round is out releases them (the lock and an entry
- * file opened early), as the stores it had queued are published (R161-1).
+ * Locks held by rounds that have stored nothing yet, each with what it does
+ * at the process's exit (`process.exit`: a closed stdout, a library caller):
+ * a round whose answer is in ({@link Keep}) stores it, as the stores it had
+ * queued are published; a round still out releases the lock and the entry
+ * file opened early (R161-1), its answer never whole.
  */
 const abandonAtExit = new Set<() => void>();
 let releaseAtExit = false;
@@ -69,6 +70,13 @@ function onExitRelease(abandon: () => void): void {
 }
 
 type Commit = (text: string) => Promise<void>;
+
+/**
+ * Names the entry a round will commit, once its answer is in (paid for) but
+ * the round is not over: should the process exit before the commit, the exit
+ * stores it rather than throw the answer away. A later call replaces it.
+ */
+export type Keep = (text: string) => void;
 
 /**
  * Whether a linked lock's entry file is opened in the background while the
@@ -105,12 +113,13 @@ function heldIsLock(fd: number, lock: string): boolean {
  * Runs `fn` under a held lock: its first commit queues `how.store(text)`
  * behind (which publishes the entry and releases the lock), a later one writes
  * directly; `how.end(committed)` runs once `fn` has (releasing the lock if
- * nothing was committed).
+ * nothing was committed). At the process's exit before a commit, what `fn`
+ * kept is stored (by the same store), else the lock is released.
  */
 async function underLock<T>(
   dir: string,
   key: string,
-  fn: (commit: Commit) => Promise<T>,
+  fn: (commit: Commit, keep: Keep) => Promise<T>,
   how: {
     store: (text: string) => Job;
     end: (committed: boolean) => Promise<void> | void;
@@ -121,7 +130,13 @@ async function underLock<T>(
   },
 ): Promise<T> {
   let committed = false;
-  const abandon = () => void (committed || how.abandon());
+  let kept: string | null = null;
+  const abandon = () => {
+    if (committed) return;
+    if (kept === null) return how.abandon();
+    committed = true;
+    how.store(kept)(true);
+  };
   onExitRelease(abandon);
   const commit = (text: string): Promise<void> => {
     if (committed) return writeEntryFile(dir, key, text);
@@ -130,7 +145,7 @@ async function underLock<T>(
     return later(how.store(text), how.after);
   };
   try {
-    return await fn(commit);
+    return await fn(commit, (text) => void (kept = text));
   } finally {
     try {
       await how.end(committed);
@@ -148,7 +163,7 @@ function underLink<T>(
   dir: string,
   key: string,
   lock: string,
-  fn: (commit: Commit) => Promise<T>,
+  fn: (commit: Commit, keep: Keep) => Promise<T>,
   freed: () => void,
 ): Promise<T> {
   const early = OPEN_EARLY ? tempFile(tmpPath(dir, key)) : null;
@@ -189,7 +204,7 @@ function underFile<T>(
   key: string,
   lock: string,
   held: number,
-  fn: (commit: Commit) => Promise<T>,
+  fn: (commit: Commit, keep: Keep) => Promise<T>,
   freed: () => void,
 ): Promise<T> {
   const release = () => {
@@ -249,7 +264,7 @@ export interface KeyLockOptions {
 async function holding<T>(
   dir: string,
   key: string,
-  fn: (commit: Commit) => Promise<T>,
+  fn: (commit: Commit, keep: Keep) => Promise<T>,
   opts: KeyLockOptions,
   freed: () => void,
 ): Promise<T> {
@@ -270,7 +285,8 @@ async function holding<T>(
   }
   if (held === null) {
     try {
-      return await fn((text) => writeEntryFile(dir, key, text));
+      // unlocked, nothing is written behind: a commit is written before the round goes on
+      return await fn((text) => writeEntryFile(dir, key, text), () => {});
     } finally {
       freed();
     }
@@ -286,7 +302,9 @@ async function holding<T>(
  * is taken over; after `waitMs` the work runs unlocked). `fn`'s `commit`
  * stores the key's entry atomically — through the lock file when held, and
  * then written behind: its promise settles once the entry is published, and
- * the key stays locked until then, whether or not `fn` waited for it.
+ * the key stays locked until then, whether or not `fn` waited for it. `fn`'s
+ * `keep` names the entry before its commit ({@link Keep}): the process's exit
+ * in between stores it.
  *
  * @param dir cache directory
  * @param key cache key
@@ -297,7 +315,7 @@ async function holding<T>(
 export async function withKeyLock<T>(
   dir: string,
   key: string,
-  fn: (commit: (text: string) => Promise<void>) => Promise<T>,
+  fn: (commit: (text: string) => Promise<void>, keep: Keep) => Promise<T>,
   opts: KeyLockOptions = {},
 ): Promise<T> {
   const running = inProcess.get(key);

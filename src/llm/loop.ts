@@ -21,6 +21,7 @@ import type {
   AttemptOutput,
   LoopInput,
   PlayedRound,
+  PlayRound,
   RecordedFailure,
   RecordedRound,
   RetryNote,
@@ -156,12 +157,17 @@ interface LiveReply {
 /**
  * Queries the provider for a round (a failing query keeps its partial answer
  * in `out`, and is noted for the round's failure entry: `round_failure.ts`).
+ * A reply with no local tool call is the round's whole record once in: it is
+ * handed to `inHand` before the response is told (telling it prints it, and
+ * a reader gone may end the process there: the paid answer is then stored).
+ * Its hosted calls' outputs are stamped by their replay; a reply with local
+ * calls is whole only once they ran, their outputs stamped.
  */
 async function liveReply(
   state: RoundState,
   tools: ToolDefinition[],
   input: LoopInput,
-  out: Message[],
+  { out, inHand }: { out: Message[]; inHand: ((record: RecordedRound) => void) | undefined },
 ): Promise<LiveReply> {
   const partial: AttemptOutput = { text: "", retried: [], retries: [] };
   const { reply, streamed } = await queryRound(state, tools, input, partial).catch((e) => {
@@ -174,8 +180,6 @@ async function liveReply(
   });
   // the records of attempts retried after reporting usage come first
   let meta = metaAfter(partial.retried, state.meta);
-  input.onEvent?.({ type: "response", round: state.round, streamed });
-  if (reply.truncated) input.warn?.(truncationWarning(input.backendName, reply.truncated));
   const paidAt = input.now();
   let metaMessage: Message | null = null;
   if (input.logResponse) {
@@ -184,13 +188,36 @@ async function liveReply(
     meta = parseMeta(String(metaMessage.content));
   }
   const { retried, retries } = partial;
-  return { items: reply.items, id: reply.id, meta, metaMessage, retried, retries, paidAt };
+  const { items, id } = reply;
+  if (inHand && !items.some((i) => i.type === "call")) {
+    inHand(recordOf({ items, id, meta: metaMessage, retried, retries }, []));
+  }
+  input.onEvent?.({ type: "response", round: state.round, streamed });
+  if (reply.truncated) input.warn?.(truncationWarning(input.backendName, reply.truncated));
+  return { items, id, meta, metaMessage, retried, retries, paidAt };
+}
+
+/** A round's record: its reply's side, and the stamps of its tool outputs. */
+function recordOf(
+  reply: Pick<RecordedRound, "items" | "id" | "meta" | "retried" | "retries">,
+  stamps: RecordedRound["stamps"],
+): RecordedRound {
+  const { items, id, meta, retried = [], retries = [] } = reply;
+  return {
+    items,
+    ...(id ? { id } : {}),
+    meta,
+    ...(retried.length ? { retried } : {}),
+    stamps,
+    ...(retries.length ? { retries } : {}),
+  };
 }
 
 /**
  * Plays one round: the recorded reply (its retries told again), or a live
  * query; the meta into `out`; then the tools. A recorded failure (offline
- * replay only) is played as it failed.
+ * replay only) is played as it failed; a live reply whole once in goes to
+ * `inHand` ({@link liveReply}).
  */
 async function playRound(
   state: RoundState,
@@ -198,6 +225,7 @@ async function playRound(
   tools: ToolDefinition[],
   input: LoopInput,
   out: Message[],
+  inHand?: (record: RecordedRound) => void,
 ): Promise<PlayedRound> {
   noteInference(recorded ? "replayed" : "live");
   if (recorded && isRecordedFailure(recorded)) replayFailure(recorded, input.onEvent, out);
@@ -206,7 +234,7 @@ async function playRound(
   if (recorded) {
     replayRetries(recorded.retries, input.onEvent);
     meta = replayReply(state, recorded, input);
-  } else meta = (live = await liveReply(state, tools, input, out)).meta;
+  } else meta = (live = await liveReply(state, tools, input, { out, inHand })).meta;
   const { items, id, meta: metaMessage, retried = [], retries = [] } = recorded ?? {
     ...live!,
     meta: live!.metaMessage,
@@ -226,14 +254,7 @@ async function playRound(
   });
   const messages = recorded ? restamp(done.messages, recorded.stamps) : done.messages;
   return {
-    record: {
-      items,
-      ...(id ? { id } : {}),
-      meta: metaMessage,
-      ...(retried.length ? { retried } : {}),
-      stamps: stampsOf(messages),
-      ...(retries.length ? { retries } : {}),
-    },
+    record: recordOf({ items, id, meta: metaMessage, retried, retries }, stampsOf(messages)),
     meta,
     messages,
     lastIsLocalCall: done.lastIsLocalCall,
@@ -269,8 +290,8 @@ export async function runLoop(input: LoopInput): Promise<Message[]> {
       }
       input.onEvent?.({ type: "round", round: state.round });
       const at = state;
-      const play = (recorded: RecordedRound | RecordedFailure | null) =>
-        playRound(at, recorded, tools, input, out);
+      const play: PlayRound = (recorded, inHand) =>
+        playRound(at, recorded, tools, input, out, inHand);
       const played = await (input.rounds ? input.rounds.round(at, play) : play(null));
       for (const m of played.messages) out.push(m); // not as arguments: 100,000 calls overflow
       let prevId = state.previousResponseId;

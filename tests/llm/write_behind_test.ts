@@ -203,3 +203,33 @@ Deno.test("a process that exits while a round holds its key leaves no lock or te
     assert.deepEqual(names(dir), [], `${runtime}: nothing left`);
   }
 });
+
+/** A child whose round has its answer in (`keep`), and that exits before the round's commit. */
+function exitingWithAnswerIn(dir: string): string {
+  return `
+    import process from "node:process";
+    import { withKeyLock } from ${JSON.stringify(join(ROOT, "src/llm/cache_lock.ts"))};
+    void withKeyLock(${JSON.stringify(dir)}, "k", (_commit, keep) => {
+      keep("the answer");
+      return new Promise(() => {});
+    });
+    setTimeout(() => process.exit(0), 200);`;
+}
+
+Deno.test("a process that exits after its round's answer is in, before the commit, stores it (Deno and Bun, R161)", async () => {
+  const bun = join(ROOT, "tools", "node_modules", ".bin", "bun");
+  assert.ok(existsSync(bun), `Bun is not installed (${bun}): run tools/setup`);
+  for (const runtime of ["deno", "bun"]) {
+    await using home = await tempDir();
+    const dir = join(home.path, "cache");
+    const script = join(home.path, "child.ts");
+    Deno.writeTextFileSync(script, exitingWithAnswerIn(dir));
+    const [cmd, args] = runtime === "deno"
+      ? [DENO, ["run", "-q", "-A", `--config=${join(ROOT, "deno.json")}`, script]]
+      : [bun, [script]];
+    const out = await new Deno.Command(cmd as string, { args: args as string[] }).output();
+    assert.equal(out.code, 0, `${runtime}: ${new TextDecoder().decode(out.stderr)}`);
+    assert.deepEqual(names(dir), ["k.json"], `${runtime}: stored, the lock released`);
+    assert.equal(Deno.readTextFileSync(join(dir, "k.json")), "the answer", runtime);
+  }
+});
