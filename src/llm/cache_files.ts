@@ -11,7 +11,7 @@ import { closeSync, ftruncateSync, open, openSync, renameSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
-import { holderText } from "./cache_holder.ts";
+import { holderText, noteOpening } from "./cache_holder.ts";
 
 /** Cache directories created by this process (made once, not per inference). */
 const madeDirs = new Set<string>();
@@ -141,8 +141,10 @@ export function tempFile(path: string): TempFile {
   let done = false;
   let settle!: () => void;
   const settled = new Promise<void>((resolve) => (settle = resolve));
+  const ended = noteOpening(path); // still opening at the exit: left to the next process's sweep
   open(path, "w", (e, opened) => {
     done = true;
+    ended();
     settle();
     if (e) return;
     if (wanted) fd = opened;

@@ -7,9 +7,10 @@
  * kernel time each, on NFS a server round trip). Read through the lock, the
  * holder's text says who holds it, as a created lock file's did. The holder
  * file's modification time is its locks' heartbeat (`cache_heartbeat.ts`).
- * The holder files are removed when the process exits; those of dead
- * processes — of this host, or of any host once without a heartbeat — are
- * swept when a process makes its own, with the entries' temp files they left.
+ * The holder files are removed when the process exits (one whose directory
+ * has a temp file still opening is left); those of dead processes — of this
+ * host, or of any host once without a heartbeat — are swept when a process
+ * makes its own, with the entries' temp files they left.
  *
  * @module
  */
@@ -26,7 +27,7 @@ import {
   unlinkSync,
 } from "node:fs";
 import { hostname } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { unlinkQuiet, writeAllSync } from "../util/fs.ts";
 import { storePart } from "../util/owned_links.ts";
@@ -39,6 +40,29 @@ import { thisHolder } from "../util/holder.ts";
 /** Holder files made by this process, by cache directory (null: no links there). */
 const holderFiles = new Map<string, string | null>();
 let exitHook = false;
+/** Entries' temp files being opened in the background (`cache_files.ts` tempFile). */
+const opening = new Set<string>();
+
+/**
+ * Notes an entry's temp file being opened in the background, until the
+ * returned function is called (its open's callback). At the process's exit
+ * with one still opening, the holder file of its directory is left: the open,
+ * on another thread, may create the file after the exit removed its path, and
+ * the next process there sweeps it with the holder, as a dead process's (R161).
+ *
+ * @param path the temp file's path
+ * @returns call when the open has ended
+ */
+export function noteOpening(path: string): () => void {
+  opening.add(path);
+  return () => opening.delete(path);
+}
+
+/** Whether a temp file of cache directory `dir` is still being opened. */
+function openingIn(dir: string): boolean {
+  for (const path of opening) if (resolve(dirname(path)) === resolve(dir)) return true;
+  return false;
+}
 
 /** What a lock of this process holds: `<pid>@<host>` (`util/holder.ts`). */
 export function holderText(): string {
@@ -49,7 +73,8 @@ function removeAtExit(): void {
   if (exitHook) return;
   exitHook = true;
   process.on("exit", () => {
-    for (const file of holderFiles.values()) {
+    for (const [dir, file] of holderFiles) {
+      if (openingIn(dir)) continue; // left for the next process's sweep (above)
       try {
         // by name in its directory, checked: never through a link swapped in for it (R125)
         if (file) inRealDir(dirname(file), (d) => unlinkSync(pathIn(d, basename(file))));

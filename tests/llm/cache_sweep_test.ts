@@ -58,3 +58,31 @@ Deno.test("a process SIGKILLed while its request is out: its empty temp file and
   assert.deepEqual(names(dir), [".holders", "k.json"], "no temp file, no lock");
   assert.deepEqual(names(join(dir, ".holders")), [me]);
 });
+
+Deno.test("an exit while the entry's temp file is still opening (Deno): the file its open makes after the exit is swept next", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "cache");
+  const code = `
+    import process from "node:process";
+    import { join } from "node:path";
+    import { holderText } from ${JSON.stringify(join(ROOT, "src/llm/cache_holder.ts"))};
+    import { withKeyLock } from ${JSON.stringify(join(ROOT, "src/llm/cache_lock.ts"))};
+    const dir = ${JSON.stringify(dir)};
+    Deno.mkdirSync(dir, { recursive: true });
+    // the round's temp file, opened in the background, is a FIFO: its open waits for a reader
+    const early = join(dir, "k.json.tmp-" + holderText() + "-1");
+    new Deno.Command("mkfifo", { args: [early] }).outputSync();
+    void withKeyLock(dir, "k", () => new Promise(() => {}));
+    setTimeout(() => {
+      // last at the exit: what that open, on another thread, may do after the exit removed
+      // its path (R161): make the file
+      process.on("exit", () => Deno.writeTextFileSync(early, ""));
+      process.exit(0);
+    }, 200);`;
+  const out = await new Deno.Command(DENO, { args: ["eval", "-q", code] }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.equal(names(dir).filter((n) => n.includes(".json.tmp-")).length, 1, "made after the exit");
+  await withKeyLock(dir, "k2", (commit) => commit("x"));
+  assert.deepEqual(names(dir), [".holders", "k2.json"], "swept with the dead process's holder");
+  assert.deepEqual(names(join(dir, ".holders")), [me]);
+});
