@@ -88,7 +88,7 @@ export function parseAge(text: string): number | null {
     if (m === null) return null;
     // Scout reads the parts from the right: seconds, minutes, hours
     const parts = [m[1], m[2], m[3]].filter((p) => p !== undefined).map(Number).reverse();
-    return ((parts[0] ?? 0) + (parts[1] ?? 0) * 60 + (parts[2] ?? 0) * 3_600) * 1000;
+    return safeMs((parts[0] ?? 0) + (parts[1] ?? 0) * 60 + (parts[2] ?? 0) * 3_600);
   }
   PART.lastIndex = 0;
   let seconds = 0;
@@ -97,6 +97,15 @@ export function parseAge(text: string): number | null {
     seconds += Number(m[1]) * UNIT_SECONDS[m[2] ?? "d"]!;
   }
   if (PART.lastIndex !== s.length) return null;
+  return safeMs(seconds);
+}
+
+/**
+ * Seconds in ms, or null past what an integer holds exactly: the clock form
+ * too (R163-3: `99999999999999999999:0` was 6e21 s, and 400 nines infinite,
+ * which `--json` printed as `null`, "no age given", yet the clean ran).
+ */
+function safeMs(seconds: number): number | null {
   return Number.isSafeInteger(seconds * 1000) ? seconds * 1000 : null;
 }
 

@@ -215,7 +215,8 @@ Deno.test("llm cache clean: a hit within the day keeps its entry from --older 12
 Deno.test("llm cache clean: a bad age is a usage error", async () => {
   await using d = await tempDir();
   await using h = await cacheHome(d.path);
-  for (const bad of ["30days", "1.5d", "later"]) {
+  // R163-3: a clock too large for an exact age, as a number of days is
+  for (const bad of ["30days", "1.5d", "later", "99999999999999999999:0", `${"9".repeat(400)}:0`]) {
     const r = await h.clean("--older", bad);
     assert.equal(r.code, 2, bad);
     assert.match(r.stderr, new RegExp(`^scout-ai: --older: "${bad}" is not an age`));

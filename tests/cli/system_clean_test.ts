@@ -150,6 +150,9 @@ Deno.test("system clean: a bad age, --force and '.' are usage errors that remove
     [["--older", "30days"], `--older: "30days" is not an age`],
     [["--older", "1.5d"], `--older: "1.5d" is not an age`],
     [["--older-than", "soon"], `--older: "soon" is not an age`],
+    // R163-3: the clock form is held to the same size as the other
+    [["--older", "99999999999999999999:0"], `--older: "99999999999999999999:0" is not an age`],
+    [["--older", `${"9".repeat(400)}:0`], `--older: "${"9".repeat(400)}:0" is not an age`],
     [["--force"], "--force is not supported: a job in progress is never removed"],
   ];
   for (const [flags, message] of refused) {

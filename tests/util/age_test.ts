@@ -37,6 +37,30 @@ Deno.test("parseAge refuses what is no age", () => {
   }
 });
 
+Deno.test("parseAge refuses an age too large to hold exactly, in either form (R163-3)", () => {
+  const huge = "99999999999999999999";
+  const endless = "9".repeat(400); // Number() of it is Infinity
+  for (
+    const text of [
+      huge,
+      `${huge}s`,
+      `${endless}d`,
+      `${huge}:0`,
+      `${endless}:0`,
+      `0:${huge}`,
+      `1:0:${huge}`,
+    ]
+  ) {
+    assert.equal(parseAge(text), null, text.slice(0, 30));
+  }
+  assert.equal(
+    parseAge("150119987579:0"),
+    150119987579 * 60 * S,
+    "the largest whole minutes in range",
+  );
+  assert.equal(parseAge("150119987580:0"), null, "a minute more");
+});
+
 Deno.test("parseAge refuses what Scout reads as another age, and ageProblem says why (R124-4)", () => {
   // Scout's Misc.timespan scans (\d+)(\w*): "12 h" is 12 days there, "1.5d" 1 + 5 days
   for (const text of ["12 h", "1 d", "2 w 3d", "1d 12 h", "1.5d", "0,5h"]) {
