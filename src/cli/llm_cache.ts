@@ -98,7 +98,7 @@ function report(
     n(out.holders.length, "dead holder"),
     n(out.temps.length, "temp file"),
   ].join(", ");
-  const kept = out.kept.length > 0 ? `; ${out.kept.length} in use kept` : "";
+  const kept = out.kept.length > 0 ? `; ${out.kept.length} kept` : "";
   io.stdout.write(`${entries}${kept}; ${debris} ${verb}\n`);
 }
 

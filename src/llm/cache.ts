@@ -28,6 +28,7 @@ import {
   roundEntrySchema,
 } from "./cache_entry.ts";
 import { type KeyLockOptions, withKeyLock } from "./cache_lock.ts";
+import { datedAhead } from "../util/used_time.ts";
 
 export type { CachedAsk, CachedFailure, CachedRound } from "./cache_entry.ts";
 export { isFailureEntry } from "./cache_entry.ts";
@@ -78,8 +79,15 @@ const USED_PRECISION_MS = 600_000;
 function markUsed(file: string): void {
   try {
     const st = statSync(file);
-    if (Date.now() - Math.max(st.atimeMs, st.mtimeMs) < USED_PRECISION_MS) return;
-    utimesSync(file, new Date(), st.mtime);
+    const now = Date.now();
+    // R163-2: a time dated beyond the clock skew ahead (`util/used_time.ts`) is no
+    // use; it read as a use a moment ago, so the hit never refreshed it. Set to now
+    // (the modification time too: when it was stored is not known)
+    const ahead = datedAhead(st.mtimeMs, now);
+    if (!ahead && !datedAhead(st.atimeMs, now)) {
+      if (now - Math.max(st.atimeMs, st.mtimeMs) < USED_PRECISION_MS) return;
+    }
+    utimesSync(file, new Date(now), ahead ? new Date(now) : st.mtime);
   } catch { /* not ours to touch (EPERM), or removed since the read: the hit stands */ }
 }
 

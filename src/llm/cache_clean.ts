@@ -4,7 +4,9 @@
  * temp files (`cache_holder.ts`, `cache_stale.ts`) — and, with an age, the
  * entries not used for that long: their file last written (stored) or read
  * (a hit; `cache.ts` keeps a hit's access time fresh where the file system
- * does not).
+ * does not); a time dated beyond the clock skew ahead counts as the file's
+ * last change (`util/used_time.ts`), and such an entry that stays is listed
+ * as kept, with why.
  *
  * Safe next to live asks: an entry is removed under its key's lock, taken as
  * an ask takes it (`cache_lock.ts`), so an entry whose lock a live round
@@ -25,6 +27,7 @@ import { inRealDir, pathIn } from "../util/pinned_dir.ts";
 import { notRegularKind } from "../util/regular_file.ts";
 import { errnoReason } from "../util/errno_text.ts";
 import { sweepCacheDebris } from "./cache_debris.ts";
+import { futureReason, lastUsed } from "../util/used_time.ts";
 
 /** An entry removed (or, in a dry run, that would be). */
 export interface CacheEntryRemoved {
@@ -42,7 +45,10 @@ export interface CacheCleanOutcome {
   entries: number;
   /** Entries removed, by file name. */
   removed: CacheEntryRemoved[];
-  /** Entries old enough that stay, with why (their lock held). */
+  /**
+   * Entries old enough that stay, with why: their lock held, or dated in
+   * the future and not old enough counted from their last change (R163-2).
+   */
   kept: { file: string; reason: string }[];
   /**
    * Files that could not be removed (in a dry run: key locks a real run
@@ -183,9 +189,13 @@ function cleanEntries(
     const file = join(dir, name);
     const st = statsOf(file);
     if (st === null) continue; // removed meanwhile
-    const lastUsedMs = Math.max(st.mtimeMs, st.atimeMs);
-    if (now - lastUsedMs <= o.olderMs) continue;
-    const entry = { file, bytes: st.size, lastUsedMs };
+    // a date beyond the clock skew ahead counts as the file's last change (R163-2)
+    const used = lastUsed([{ times: [st.mtimeMs, st.atimeMs], ctimeMs: st.ctimeMs }], now);
+    if (now - used.ms <= o.olderMs) {
+      if (used.futureMs !== null) out.kept.push({ file, reason: futureReason(used, now) });
+      continue;
+    }
+    const entry = { file, bytes: st.size, lastUsedMs: used.ms };
     const held = locks.has(name.slice(0, -".json".length) + ".lock");
     try {
       if (o.dryRun ? held : !removeEntry(dir, file)) {

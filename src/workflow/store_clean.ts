@@ -21,6 +21,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { basename } from "node:path";
 import { isScoutError } from "../errors.ts";
 import { formatAge } from "../util/age.ts";
+import { futureReason } from "../util/used_time.ts";
 import { finalStatus, infoProcess } from "./state.ts";
 import { isStaleLock } from "./lock.ts";
 import { lockPathFor } from "./store.ts";
@@ -93,14 +94,27 @@ function statusOf(job: StoreJob): string {
  */
 const GRACE_MS = 60_000;
 
-/** Whether a job goes (null: it stays, nothing to say): by its status and age, not in its grace minute. */
+/**
+ * Whether a job goes (null: it stays, nothing to say): by its status and
+ * age, not in its grace minute. A job dated in the future beyond the clock
+ * skew (`util/used_time.ts`) is aged from its last change; when that keeps
+ * it — in its grace minute, younger than `--older`, or of unknown age — it
+ * is listed with why (R163-2: it stayed silently until that date).
+ */
 function judge(
   job: StoreJob,
   o: CleanStoreOptions,
   batches: ReadonlyMap<string, WaitingBatchState>,
 ): Judgement | null {
+  const now = o.now ?? Date.now();
   const j = judgeStatus(job, o, batches);
-  return j?.go && (o.now ?? Date.now()) - job.lastUsedMs < GRACE_MS ? null : j;
+  const recent = now - job.lastUsedMs < GRACE_MS;
+  if (j?.go && !recent) return j;
+  if (job.futureMs !== null && (j?.go || (j === null && o.olderMs !== null))) {
+    const reason = futureReason({ ms: job.lastUsedMs, futureMs: job.futureMs }, now);
+    return { go: false, status: j?.status ?? statusOf(job), reason };
+  }
+  return j?.go ? null : j;
 }
 
 /** Whether a job goes by its status and age alone (null: it stays, nothing to say). */

@@ -11,6 +11,7 @@
 import { readdirSync, realpathSync } from "node:fs";
 import { basename, join } from "node:path";
 import { statsOf } from "../util/fs.ts";
+import { lastUsed } from "../util/used_time.ts";
 import { storePart } from "../util/owned_links.ts";
 import { infoPath, jobsIn, shortPath } from "./store.ts";
 import type { JobInfo } from "./info.ts";
@@ -43,8 +44,14 @@ export interface StoreJob {
   info: StoreJobInfo | null;
   /** Why the info could not be read, or null. */
   problem: string | null;
-  /** When it was last used (ms): the newest of the result's modification and access, the info's modification. */
+  /**
+   * When it was last used (ms): the newest of the result's modification and
+   * access, the info's modification; one dated beyond the clock skew ahead
+   * counts as its file's change time (`util/used_time.ts`, R163-2).
+   */
   lastUsedMs: number;
+  /** The newest of those times dated beyond the clock skew ahead, not counted; null when none is. */
+  futureMs: number | null;
 }
 
 /** The fields of a job's info a clean reads: its status, process, SLURM job and dependencies. */
@@ -158,11 +165,12 @@ function readJob(path: string, where: JobPlace): StoreJob | null {
   const info = statsOf(infoPath(path));
   if (info === null && (result === null || result.isDirectory())) return null;
   const read = info !== null ? readStoreJobInfo(path) : { info: null, problem: null };
-  const used = Math.max(
-    result?.mtimeMs ?? 0,
-    result?.atimeMs ?? 0,
-    info?.mtimeMs ?? 0,
-  );
+  const used = lastUsed([
+    ...(result !== null
+      ? [{ times: [result.mtimeMs, result.atimeMs], ctimeMs: result.ctimeMs }]
+      : []),
+    ...(info !== null ? [{ times: [info.mtimeMs], ctimeMs: info.ctimeMs }] : []),
+  ], Date.now());
   const canonical = join(where.realTaskDir, basename(path));
   const rel = path.slice(where.root.length);
   const spellings = [path, ...where.aliases.map((a) => a + rel), canonical];
@@ -176,7 +184,8 @@ function readJob(path: string, where: JobPlace): StoreJob | null {
     done: result !== null,
     info: storeJobInfo(read.info), // the rest dropped as soon as read (R147-2)
     problem: read.problem,
-    lastUsedMs: used,
+    lastUsedMs: used.ms,
+    futureMs: used.futureMs,
   };
 }
 
