@@ -66,7 +66,10 @@ export function callOutcomeJson(c: ProvenanceToolCall): {
 }
 
 /**
- * A duration for people: `850ms`, `1.2s`, `2m03s`, or `-` when unknown.
+ * A duration for people: `850ms`, `1.2s`, `2m03s`, `1h00m02s` (R163: an
+ * hour and more read in minutes only, `1440m00s`), or `-` when unknown.
+ * The units are `formatAge`'s (`util/age.ts`); a tenth of a second short of
+ * a minute is `1m00s`, not `60.0s`.
  *
  * @param ms milliseconds or null
  * @returns the text
@@ -74,9 +77,12 @@ export function callOutcomeJson(c: ProvenanceToolCall): {
 export function durationText(ms: number | null): string {
   if (ms === null) return "-";
   if (ms < 1000) return `${ms}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  if (Math.round(ms / 100) < 600) return `${(ms / 1000).toFixed(1)}s`;
   const s = Math.round(ms / 1000);
-  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  const two = (n: number) => String(n).padStart(2, "0");
+  const minutes = Math.floor(s / 60);
+  if (minutes < 60) return `${minutes}m${two(s % 60)}s`;
+  return `${Math.floor(minutes / 60)}h${two(minutes % 60)}m${two(s % 60)}s`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { parse } from "../../src/chat/parse.ts";
 import { print } from "../../src/chat/print.ts";
 import type { Message } from "../../src/chat/types.ts";
 import { provenanceToolCalls, shortenMiddle } from "../../src/provenance/tool_calls.ts";
+import { durationText } from "../../src/provenance/render_tool_calls.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { mkJob, write } from "./support.ts";
 
@@ -197,4 +198,45 @@ Deno.test("tool calls paired with each chat's facts, also on the helper thread, 
   assert.ok(facts.toolCalls!.length > 0);
   assert.deepEqual(factsFromText(root, factsToText(facts)).toolCalls, facts.toolCalls);
   assert.equal(readChatFacts(root).toolCalls, undefined, "not asked: not paired");
+});
+
+Deno.test("llm prov --tools: a call over an hour reads in hours, not 60m02s (R163)", async () => {
+  await using dir = await tempDir();
+  const timed = (id: string, seconds: number) =>
+    output(id, "done", {
+      start_timestamp: "2026-12-02T00:00:00.000Z",
+      timestamp: new Date(Date.parse("2026-12-02T00:00:00.000Z") + seconds * 1000).toISOString(),
+    });
+  const root = write(
+    join(dir.path, "long.chat"),
+    print([
+      { role: "user", content: "go" },
+      call("hour", {}, "a"),
+      timed("a", 3_602),
+      call("day", {}, "b"),
+      timed("b", 86_400),
+      call("minutes", {}, "c"),
+      timed("c", 123),
+      { role: "assistant", content: "done" },
+    ]),
+  );
+  const r = await runMain(["llm", "prov", root, "--tools"], {
+    env: { SCOUT_HOME: join(dir.path, "home"), NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.split("\n");
+  assert.match(lines[1]!, /^hour +- +ok +1h00m02s +\{\}$/);
+  assert.match(lines[2]!, /^day +- +ok +24h00m00s +\{\}$/);
+  assert.match(lines[3]!, /^minutes +- +ok +2m03s +\{\}$/);
+  // the edges: a tenth of a second short of a minute rounds up to one
+  const cases: [number | null, string][] = [
+    [null, "-"],
+    [999, "999ms"],
+    [1_000, "1.0s"],
+    [59_940, "59.9s"],
+    [59_960, "1m00s"],
+    [3_599_400, "59m59s"],
+    [3_599_600, "1h00m00s"],
+  ];
+  for (const [ms, text] of cases) assert.equal(durationText(ms), text, String(ms));
 });
