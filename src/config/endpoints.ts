@@ -54,13 +54,12 @@ export function endpointDirs(opts: EndpointLookupOptions = {}): string[] {
   return etcDirs(opts).map((d) => join(d, "AI"));
 }
 
-const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.@+-]*$/;
-
 /**
  * Finds the file of endpoint `name`: in each directory, `<name>.yaml`, then
  * `<name>.yml`, then a file named exactly `<name>`.
  *
- * @param name endpoint name (letters, digits, `_ . @ + -`; no path separators)
+ * @param name endpoint name: one file name (no `/` or `\`, no leading `.`, no
+ *   control characters); any other is never found
  * @param opts where to look
  * @returns the absolute path, or null when there is none
  */
@@ -73,7 +72,7 @@ function locateEndpoint(
   name: string,
   opts: EndpointLookupOptions,
 ): { file: string; stats: Stats } | null {
-  if (!NAME_RE.test(name)) return null;
+  if (endpointNameProblem(name) !== null) return null;
   for (const dir of endpointDirs(opts)) {
     // a directory that is not there costs one probe, not one per candidate:
     // every inference looks its endpoint up, usually past a missing ./etc/AI
@@ -119,6 +118,22 @@ function checkTextSettings(
 /** C0 controls, DEL and C1: never part of a setting's name. */
 // deno-lint-ignore no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Why `name` cannot be an endpoint's name, or null when it can (R162-2). A
+ * name is one file name in an `etc/AI` directory, as Ruby's
+ * `Scout.etc.AI[name]` makes it, so any letters do (`🤖モデル`, `Müller`);
+ * refused are what would make it a path or a name the listing hides: a path
+ * separator (`../x`), a leading `.` (`.`, `..`, hidden files, which
+ * {@link listEndpointFiles} skips) and control characters (NUL ends a path).
+ */
+function endpointNameProblem(name: string): string | null {
+  if (name === "") return "cannot be empty";
+  if (/[\/\\]/.test(name)) return 'cannot hold "/" or "\\"';
+  if (name.startsWith(".")) return 'cannot start with "."';
+  if (CONTROL_CHARS.test(name)) return "cannot hold control characters";
+  return null;
+}
 
 /**
  * Refuses a key with control characters (R142-7): a `mod\0el:` was no
@@ -214,7 +229,9 @@ const settingLines = new WeakMap<Record<string, unknown>, Record<string, number>
  * @param name endpoint name
  * @param opts where to look
  * @returns the endpoint
- * @throws ScoutError `endpoint_not_found` ("Endpoint not found <name>") when no file exists
+ * @throws ScoutError `endpoint_not_found` ("Endpoint not found <name>") when no file exists,
+ *   or when `name` cannot be one file name (a `/` or `\`, a leading `.`, control
+ *   characters), saying why
  */
 export async function loadEndpoint(
   name: string,
@@ -236,15 +253,22 @@ export async function loadEndpoint(
  */
 function endpointNotFound(name: string, opts: EndpointLookupOptions): ScoutError {
   const searched = endpointDirs(opts);
-  const near = nearNames(name, listEndpointFiles(opts).map((e) => e.name));
+  const problem = endpointNameProblem(name);
+  // a name the lookup refuses is never suggested, nor a file for it made (R162-2)
+  const usable = listEndpointFiles(opts).map((e) => e.name)
+    .filter((n) => endpointNameProblem(n) === null);
+  const near = nearNames(name, usable);
   const home = opts.dirs ? searched[0] : join(etcDirs(opts)[1]!, "AI");
-  const make = NAME_RE.test(name) && home !== undefined
+  const make = problem === null && home !== undefined
     ? `; make one as ${join(home, `${name}.yaml`)}`
     : "";
   return new ScoutError(
     "endpoint_not_found",
     `Endpoint not found "${escapeLine(name)}"` +
-      (near.length > 0 ? `; did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "") +
+      (problem === null ? "" : `: an endpoint name is one file name, so it ${problem}`) +
+      (near.length > 0
+        ? `; did you mean ${near.map((n) => `"${escapeLine(n)}"`).join(" or ")}?`
+        : "") +
       ` (searched ${searched.join(", ")}${make})`,
     { endpoint: name, searched },
   );

@@ -104,7 +104,7 @@ Deno.test("a key with control characters is refused at its line; a name echoed i
   await assert.rejects(() => loadEndpoint("lo\0\0\x1b[2Jopback", { cwd, env }), (e) => {
     assert.ok(isScoutError(e, "endpoint_not_found"));
     assert.ok(
-      e.message.startsWith('Endpoint not found "lo\\u0000\\u0000\\u001b[2Jopback" ('),
+      e.message.startsWith('Endpoint not found "lo\\u0000\\u0000\\u001b[2Jopback": '),
       e.message,
     );
     // deno-lint-ignore no-control-regex
