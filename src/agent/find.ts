@@ -11,17 +11,20 @@ import { join, resolve } from "node:path";
 import {
   AGENT_FILES,
   AGENT_KINDS,
+  AGENT_NAME_CHARS,
   agentArgument,
   type AgentLocation,
   agentRoots,
   conventionalFiles,
   type FindAgentOptions,
+  isAgentNameSegment,
   isAgentPath,
   locateAgent,
 } from "../config/agent_dirs.ts";
 import { expandHome } from "../config/home.ts";
 import { isScoutError, ScoutError } from "../errors.ts";
 import { presentStats } from "../util/fs.ts";
+import { escapeLine } from "../util/one_line.ts";
 
 export {
   AGENT_KINDS,
@@ -132,10 +135,23 @@ export interface AgentListing {
   error?: string;
 }
 
+/** A directory with agent files that {@link listAgents} leaves out, and why. */
+export interface SkippedAgentDirectory {
+  /** The directory (`…/Agent/Müller`). */
+  path: string;
+  /** Why it is not an agent `agent find` could take. */
+  reason: string;
+}
+
 /** Options of {@link listAgents}. */
 export interface ListAgentsOptions extends FindAgentOptions {
-  /** Told of each kind directory (`Agent/`…) under a root that cannot be listed. */
+  /**
+   * Told of each kind directory (`Agent/`…) under a root that cannot be
+   * listed, and of each directory with agent files left out for its name.
+   */
   warn?: (message: string) => void;
+  /** Told of each directory with agent files left out for its name (`Agent/Müller`), once. */
+  skipped?: (dir: SkippedAgentDirectory) => void;
 }
 
 /**
@@ -149,7 +165,9 @@ export interface ListAgentsOptions extends FindAgentOptions {
  * Nothing unreadable is left out without a word: a directory of a name that
  * cannot be looked in (mode 000), or a name whose lookup meets one, is
  * listed with the `error` `agent find` gives; a kind directory that cannot be
- * listed is told to `opts.warn`.
+ * listed is told to `opts.warn`. Nor is a directory with agent files whose
+ * name no agent can have (`Agent/Müller`: names are ASCII, §7.2): it is told
+ * to `opts.warn` and `opts.skipped` (R162-6).
  *
  * @param opts cwd, env and where warnings go
  * @returns the agents
@@ -178,11 +196,21 @@ function sightings(opts: ListAgentsOptions): [string, Seen][] {
     for (const root of roots) {
       for (const name of entries(join(root, kind), opts.warn)) {
         const dir = join(root, kind, name);
-        if (!seen.has(name) && mayBeAgent(dir)) seen.set(name, { dir, kind, root });
+        if (!isAgentNameSegment(name)) tellSkipped(dir, opts);
+        else if (!seen.has(name) && mayBeAgent(dir)) seen.set(name, { dir, kind, root });
       }
     }
   }
   return [...seen].sort(([a], [b]) => compareNames(a, b));
+}
+
+/** Tells `opts` of `dir`, a directory of a name no agent can have, when it holds agent files. */
+function tellSkipped(dir: string, opts: ListAgentsOptions): void {
+  if (opts.warn === undefined && opts.skipped === undefined) return; // completion: no cost
+  if (!mayBeAgent(dir)) return;
+  const reason = `its name is not made of ${AGENT_NAME_CHARS}`;
+  opts.warn?.(`Agent directory "${escapeLine(dir)}" is not listed: ${reason}`);
+  opts.skipped?.({ path: dir, reason });
 }
 
 /** Where a listed name was first seen with agent files (or unreadable). */
@@ -217,10 +245,10 @@ function listing(name: string, at: Seen, opts: FindAgentOptions): AgentListing {
   }
 }
 
-/** The names in `dir` that may be agents; none when it does not exist, a warning when it cannot be read. */
+/** The names in `dir`; none when it does not exist, a warning when it cannot be read. */
 function entries(dir: string, warn?: (message: string) => void): string[] {
   try {
-    return readdirSync(dir).filter((n) => /^[A-Za-z0-9_.-]+$/.test(n) && !/^\.\.?$/.test(n));
+    return readdirSync(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException)?.code;
     if (code === "ENOENT" || code === "ENOTDIR") return [];

@@ -62,7 +62,13 @@ export {
   LIST_SCHEMA,
 } from "./structured.ts";
 export { agentDelegate, clearAgentCache, loadAgent } from "./load.ts";
-export type { AgentListing, AgentLocation, FindAgentOptions, ListAgentsOptions } from "./find.ts";
+export type {
+  AgentListing,
+  AgentLocation,
+  FindAgentOptions,
+  ListAgentsOptions,
+  SkippedAgentDirectory,
+} from "./find.ts";
 export {
   AGENT_KINDS,
   agentRoots,

@@ -72,8 +72,10 @@ directory follows after '+' with its own files (its start_chat and agent.ts are 
 directory counts when it holds start_chat, workflow.ts, agent.ts, workflow.rb, agent.rb,
 python/ or knowledge_base/. A name 'agent find' fails on (a directory this user may not
 read) is listed where it was seen, marked '(error: …)'; a directory of agents that cannot be
-listed is a warning. --json prints {"version":1, "roots":[…], "agents":[{name, path, kind,
-root, files, dirs:[{path, files}], error?}]} (files: those of all dirs).
+listed is a warning, as is one with agent files whose name no agent can have (names are ASCII
+letters, digits, '_', '.' and '-': Agent/Müller is not listed). --json prints {"version":1,
+"roots":[…], "agents":[{name, path, kind, root, files, dirs:[{path, files}], error?}],
+"skipped":[{path, reason}]} (files: those of all dirs; skipped: the directories so warned of).
 
 ${FIXTURE_EXAMPLES}
   SCOUT_AGENT_PATH=fixtures/agents scout-ai agent list

@@ -9,7 +9,13 @@
  */
 import { join, resolve } from "node:path";
 import { ask as agentAsk, start as startChat } from "../agent/agent.ts";
-import { agentRoots, findAgent, findAgentDirectory, listAgents } from "../agent/find.ts";
+import {
+  agentRoots,
+  findAgent,
+  findAgentDirectory,
+  listAgents,
+  type SkippedAgentDirectory,
+} from "../agent/find.ts";
 import { commandLineError, isScoutError } from "../errors.ts";
 import { loadAgent } from "../agent/load.ts";
 import { parseMeta } from "../chat/meta.ts";
@@ -211,9 +217,10 @@ export function runAgentFind(name: string, io: Io): number {
  */
 export function runAgentList(json: boolean, io: Io): number {
   const opts = { cwd: io.cwd, env: io.env };
-  const agents = listAgents({ ...opts, warn: warnSink(io) });
+  const skipped: SkippedAgentDirectory[] = [];
+  const agents = listAgents({ ...opts, warn: warnSink(io), skipped: (d) => skipped.push(d) });
   if (json) {
-    const out = { version: AGENT_LIST_JSON_VERSION, roots: agentRoots(opts), agents };
+    const out = { version: AGENT_LIST_JSON_VERSION, roots: agentRoots(opts), agents, skipped };
     io.stdout.write(JSON.stringify(out, null, 2) + "\n");
     return 0;
   }

@@ -12,6 +12,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ScoutError } from "../errors.ts";
+import { escapeLine } from "../util/one_line.ts";
 import { fileError, presentAs, presentStats } from "../util/fs.ts";
 import { expandHome, scoutHome } from "./home.ts";
 
@@ -72,24 +73,36 @@ export function agentRoots(opts: FindAgentOptions = {}): string[] {
   return [...new Set(all)];
 }
 
+/** What an agent name's segments are made of ([TS-FIX] §7.2), as messages say it. */
+export const AGENT_NAME_CHARS = 'ASCII letters, digits, "_", "." and "-"';
+
+/**
+ * Whether `segment` can be one segment of an agent name ([TS-FIX] §7.2): of
+ * `[A-Za-z0-9_.-]`, not `.` or `..`. `agent list` lists the directories whose
+ * names are one such segment (and says which it skips).
+ *
+ * @param segment one `/`-separated part of a name, or a directory's name
+ * @returns true when it can
+ */
+export function isAgentNameSegment(segment: string): boolean {
+  return /^[A-Za-z0-9_.-]+$/.test(segment) && segment !== "." && segment !== "..";
+}
+
 /**
  * Checks an agent name ([TS-FIX] §7.2): segments of `[A-Za-z0-9_.-]`
- * separated by `/`, none of them `.` or `..`.
+ * separated by `/`, none of them `.` or `..`. The letters are ASCII ones, and
+ * the message says so (R162-6): `Müller` was told to "use letters".
  *
  * @param name the name
  * @throws ScoutError `invalid_input` naming the value
  */
 export function checkAgentName(name: string): void {
-  const segments = name.split("/");
-  const bad = name === "" ||
-    segments.some((s) => s === "" || s === "." || s === ".." || !/^[A-Za-z0-9_.-]+$/.test(s));
-  if (bad) {
-    throw new ScoutError(
-      "invalid_input",
-      `Invalid agent name "${name}": use letters, digits, "_", "." and "-" (no "." or ".." segments)`,
-      { name },
-    );
-  }
+  if (name !== "" && name.split("/").every(isAgentNameSegment)) return;
+  throw new ScoutError(
+    "invalid_input",
+    `Invalid agent name "${escapeLine(name)}": use ${AGENT_NAME_CHARS} (no "." or ".." segments)`,
+    { name },
+  );
 }
 
 /**
