@@ -14,6 +14,7 @@ import { flowModel } from "./render_flow.ts";
 import { PAGE_CSS, PAGE_JS } from "./render_html_assets.ts";
 import { costText, nodeStatus, type RenderOptions } from "./render_tree.ts";
 import { incompleteText } from "./incomplete.ts";
+import { escapeLine } from "./one_line.ts";
 
 /** A message as the page shows it. */
 export interface PageMessage {
@@ -148,7 +149,9 @@ export function renderHtml(input: HtmlPageInput): string {
     warnings: input.warnings ?? [],
   };
   const total = input.report.totals.deduplicated_total;
-  const title = input.title ?? pageTitle(input.report.roots ?? [input.report.root]);
+  // escaped as the graph's and the list's labels are (R162-4): a U+202E in a chat's name
+  // reversed the rest of the header and the browser tab's title
+  const title = escapeLine(input.title ?? pageTitle(input.report.roots ?? [input.report.root]));
   // R127-1: an incomplete walk's header says so (the totals miss what it could not follow)
   const incomplete = incompleteText(input.report);
   const flag = incomplete === null

@@ -60,3 +60,20 @@ Deno.test("bidi and invisible characters are escaped in a --by row and the tree 
   const labels = JSON.parse(data).nodes.map((n: { label: string }) => n.label).join("\n");
   assert.doesNotMatch(labels, RAW, labels);
 });
+
+Deno.test("the page's <title> and <h1> escape a bidi control in the root's name, as its labels do (R162-4)", async () => {
+  await using d = await tmp();
+  write(join(d.path, "ab\u202ecd.chat"), "user: x\n\nassistant: ok\n");
+  const r = await runMain(["llm", "prov", "ab\u202ecd.chat", "--html", "p.html"], {
+    cwd: d.path,
+    env: { SCOUT_HOME: join(d.path, "home"), NO_COLOR: "1" },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const html = await Deno.readTextFile(join(d.path, "p.html"));
+  const title = /<title>(.*?)<\/title>/s.exec(html)![1]!;
+  const h1 = /<h1>(.*?)<\/h1>/s.exec(html)![1]!;
+  for (const text of [title, h1]) {
+    assert.doesNotMatch(text, RAW, text);
+    assert.ok(text.startsWith("Provenance of ") && text.endsWith("ab\\u202ecd.chat"), text);
+  }
+});
