@@ -201,7 +201,7 @@ function liveRound(
       indexEntryBehind(dir, key, keyParts.messages).catch((e) => on.warn((e as Error).message));
     };
     // an answer in before the round returns is kept: a process exiting meanwhile stores it
-    const played = await play(null, (record) => keep(entry(record))).catch((e) => {
+    const played = await play(null, (record) => keep(() => entry(record))).catch((e) => {
       const failed = failedRoundOf(e, state);
       if (failed) {
         // its snapshot is named now, so that the entry names it too

@@ -218,7 +218,7 @@ export function withCacheLock<T>(
   key: string,
   fn: (
     store: (entry: CachedAsk | CachedRound | CachedFailure) => Promise<void>,
-    keep: (entry: CachedRound | CachedFailure) => void,
+    keep: (entry: () => CachedRound | CachedFailure) => void,
   ) => Promise<T>,
   opts: KeyLockOptions = {},
 ): Promise<T> {
@@ -228,7 +228,7 @@ export function withCacheLock<T>(
     (commit, keep) =>
       fn(
         (entry) => stored(dir, key, () => commit(entryText(entry))),
-        (entry) => keep(entryText(entry)),
+        (entry) => keep(() => entryText(entry())),
       ),
     opts,
   );

@@ -74,9 +74,11 @@ type Commit = (text: string) => Promise<void>;
 /**
  * Names the entry a round will commit, once its answer is in (paid for) but
  * the round is not over: should the process exit before the commit, the exit
- * stores it rather than throw the answer away. A later call replaces it.
+ * stores it rather than throw the answer away. A later call replaces it. The
+ * text is made only at that exit: a round that commits (nearly every one)
+ * serialises its entry once, at the commit.
  */
-export type Keep = (text: string) => void;
+export type Keep = (text: () => string) => void;
 
 /**
  * Whether a linked lock's entry file is opened in the background while the
@@ -130,12 +132,12 @@ async function underLock<T>(
   },
 ): Promise<T> {
   let committed = false;
-  let kept: string | null = null;
+  let kept: (() => string) | null = null;
   const abandon = () => {
     if (committed) return;
     if (kept === null) return how.abandon();
     committed = true;
-    how.store(kept)(true);
+    how.store(kept())(true);
   };
   onExitRelease(abandon);
   const commit = (text: string): Promise<void> => {

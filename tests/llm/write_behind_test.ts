@@ -210,7 +210,7 @@ function exitingWithAnswerIn(dir: string): string {
     import process from "node:process";
     import { withKeyLock } from ${JSON.stringify(join(ROOT, "src/llm/cache_lock.ts"))};
     void withKeyLock(${JSON.stringify(dir)}, "k", (_commit, keep) => {
-      keep("the answer");
+      keep(() => "the answer");
       return new Promise(() => {});
     });
     setTimeout(() => process.exit(0), 200);`;
