@@ -31,6 +31,7 @@ import { exists } from "../util/fs.ts";
 import type { ConfigStore } from "../config/store.ts";
 import type { ToolResolver } from "../tools/assemble.ts";
 import { workflowToolResolver } from "../tools/workflow.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** Version of the `agent list --json` shape. */
 export const AGENT_LIST_JSON_VERSION = 1;
@@ -221,7 +222,7 @@ export function runAgentList(json: boolean, io: Io): number {
   const agents = listAgents({ ...opts, warn: warnSink(io), skipped: (d) => skipped.push(d) });
   if (json) {
     const out = { version: AGENT_LIST_JSON_VERSION, roots: agentRoots(opts), agents, skipped };
-    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    io.stdout.write(jsonText(out, 2) + "\n");
     return 0;
   }
   if (agents.length === 0) {

@@ -11,6 +11,7 @@ import type { Message } from "../chat/types.ts";
 import type { AskResult } from "../llm/ask.ts";
 import { type Io, warn } from "./io.ts";
 import { runTotalUsage, type RunUsage } from "./run_usage.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** Version of the `--json` output shape. */
 export const LLM_ASK_JSON_VERSION = 1;
@@ -35,9 +36,8 @@ export type HookResult = AskResult & {
  */
 export function printDryRun(messages: Message[], json: boolean, io: Io): void {
   const shown = json
-    ? JSON.stringify(
+    ? jsonText(
       { version: LLM_ASK_JSON_VERSION, dry_run: true, messages: jsonMessages(messages) },
-      null,
       2,
     )
     : print(messages).replace(/^\n/, "");

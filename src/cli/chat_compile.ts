@@ -22,6 +22,7 @@ import { warnConflict } from "./chat_conflict.ts";
 import { commandLineError, isScoutError } from "../errors.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** Options of `chat compile`. */
 export interface ChatCompileOptions {
@@ -149,7 +150,7 @@ export async function runChatPrompt(opts: ChatPromptOptions, io: Io): Promise<nu
       prompt: messageRecords(sent),
       summary,
     };
-    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    io.stdout.write(jsonText(out, 2) + "\n");
   } else {
     io.stdout.write(rule(io, `compiled chat (${plural(compiled.length, "message")})`));
     io.stdout.write(listing(compiled, io));

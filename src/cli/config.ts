@@ -16,6 +16,7 @@ import { paint, warn } from "./io.ts";
 import { configFile, HIDDEN, isSecret, printable } from "./config_values.ts";
 import { registerConfigSet } from "./config_set.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { jsonText } from "../util/json_text.ts";
 
 export { HIDDEN, isSecret };
 
@@ -98,7 +99,7 @@ export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise
   const eps = await endpoints({ cwd: io.cwd, env: io.env });
   if (opts.json) {
     io.stdout.write(
-      JSON.stringify(
+      jsonText(
         {
           version: CONFIG_JSON_VERSION,
           file,
@@ -111,7 +112,6 @@ export async function runConfigList(opts: ConfigListCliOptions, io: Io): Promise
           })),
           endpoints: eps,
         },
-        null,
         2,
       ) + "\n",
     );

@@ -17,6 +17,7 @@
  */
 import type { TextSink } from "./io.ts";
 import { interruptWord } from "./ask_interrupt.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** The error document of a failed `--json` command. */
 export interface JsonErrorDocument {
@@ -34,7 +35,7 @@ export interface JsonErrorDocument {
  */
 export function jsonErrorLine(message: string): string {
   const doc: JsonErrorDocument = { version: 1, status: "error", error: message };
-  return JSON.stringify(doc) + "\n";
+  return jsonText(doc) + "\n";
 }
 
 /** The error document of a `--json` command that a signal stopped. */
@@ -61,7 +62,7 @@ export function jsonInterruptLine(signal: string): string {
     code: "interrupted",
     signal,
   };
-  return JSON.stringify(doc) + "\n";
+  return jsonText(doc) + "\n";
 }
 
 /** The signal whose exit code (128 + n) a command returned, if it is one the CLI handles. */

@@ -24,6 +24,7 @@ import { isDirectory } from "../util/fs.ts";
 import { pathKind } from "../util/path_kind.ts";
 import type { Io } from "./io.ts";
 import { paint, warn, warnSink } from "./io.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** Version of the `kb list --json` and `kb query --json` shapes. */
 export const KB_JSON_VERSION = 1;
@@ -140,7 +141,7 @@ export async function runKbList(dir: string, json: boolean, io: Io): Promise<num
   const failed = rows.some((r) => r.error !== null);
   if (json) {
     const out = { version: KB_JSON_VERSION, knowledge_base: kb.dir, databases: rows };
-    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    io.stdout.write(jsonText(out, 2) + "\n");
     return failed ? 1 : 0;
   }
   if (rows.length === 0) {
@@ -204,7 +205,7 @@ export function runKbQuery(opts: KbQueryOptions, io: Io): number {
       fields: info.fields,
       associations: rows,
     };
-    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    io.stdout.write(jsonText(out, 2) + "\n");
     return 0;
   }
   for (const r of rows) {

@@ -7,6 +7,7 @@
 import type { Message } from "../chat/types.ts";
 import type { Io } from "./io.ts";
 import { paint } from "./io.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /**
  * Messages as `{role, content}` records (extra fields dropped, undefined → null).
@@ -27,7 +28,7 @@ export function messageRecords(chat: readonly Message[]): { role: string; conten
  */
 export function messagesJson(chat: readonly Message[]): string {
   if (chat.length === 0) return "[]";
-  return "[\n" + messageRecords(chat).map((r) => "  " + JSON.stringify(r)).join(",\n") + "\n]";
+  return "[\n" + messageRecords(chat).map((r) => "  " + jsonText(r)).join(",\n") + "\n]";
 }
 
 /**

@@ -51,6 +51,7 @@ import { answerJson, type HookResult, printDryRun } from "./ask_json.ts";
 
 export type { HookResult };
 import type { LlmAskOptions } from "./llm_ask_types.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** What `agent ask` changes in the `llm ask` run. */
 export interface AskHooks {
@@ -348,9 +349,9 @@ async function emitAnswer(result: HookResult, run: AskRun): Promise<number> {
   if (opts.json) {
     const out = await answerJson(result, io, unsaved === undefined ? turn.outPath ?? null : null);
     if (mode === "json") out.value = value;
-    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    io.stdout.write(jsonText(out, 2) + "\n");
   } else if (mode === "json") {
-    io.stdout.write(JSON.stringify(value, null, 2) + "\n");
+    io.stdout.write(jsonText(value, 2) + "\n");
   } else if (!printer.wrote) {
     io.stdout.write(result.text + "\n");
   } else if (printer.lastChar !== "\n") {

@@ -23,6 +23,7 @@ import { paint, warn } from "./io.ts";
 import { olderOption } from "./system_clean.ts";
 import { realPart } from "./store_part.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** Options of `llm cache clean`. */
 export interface CacheCleanCliOptions {
@@ -66,7 +67,7 @@ export async function runCacheClean(opts: CacheCleanCliOptions, io: Io): Promise
     });
   const bytes = out.removed.reduce((n, e) => n + e.bytes, 0);
   if (opts.json) {
-    io.stdout.write(JSON.stringify(cacheJson(out, { dir, dryRun, olderMs, bytes })) + "\n");
+    io.stdout.write(jsonText(cacheJson(out, { dir, dryRun, olderMs, bytes })) + "\n");
   } else report(out, io, { dryRun, olderMs, bytes });
   return out.failed.length > 0 && !dryRun ? 1 : 0;
 }

@@ -43,6 +43,7 @@ import {
 import type { Io } from "./io.ts";
 import { paint, warn, warnSink } from "./io.ts";
 import { messageRecords } from "./listing.ts";
+import { jsonText } from "../util/json_text.ts";
 
 export { type AskBlock, findAskBlocks, withReplies } from "./inline_blocks.ts";
 
@@ -196,7 +197,7 @@ export async function runInline(run: InlineRun, io: Io): Promise<number> {
       skipped,
       unplaced: unplaced.map(entry),
     };
-    io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    io.stdout.write(jsonText(out, 2) + "\n");
   } else {
     io.stderr.write(
       `${run.file}: ${answered.length} answered` +
@@ -252,7 +253,7 @@ async function printDryRun(run: InlineRun, d: DryRun, io: Io): Promise<number> {
     skipped: d.skipped,
     unplaced: [],
   };
-  io.stdout.write(JSON.stringify(out, null, 2) + "\n");
+  io.stdout.write(jsonText(out, 2) + "\n");
   return 0;
 }
 

@@ -14,6 +14,7 @@ import { isDirectory } from "../util/fs.ts";
 import type { CliContext } from "./context.ts";
 import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { jsonText } from "../util/json_text.ts";
 
 type ProcessFlags = { once?: boolean; interval: string; json?: boolean };
 
@@ -69,7 +70,7 @@ async function runWorker(
       log: (line) => io.stderrIsTTY && status(line),
     });
     if (o.json) {
-      io.stdout.write(JSON.stringify({ version: 1, dir, ...stats }) + "\n");
+      io.stdout.write(jsonText({ version: 1, dir, ...stats }) + "\n");
     } else if (o.once || ac.signal.aborted) {
       status(`${stats.answered} answered, ${stats.failed} failed (${dir})`);
     }

@@ -33,6 +33,7 @@ import {
   type ProvRoot,
   walkRoots,
 } from "./llm_prov_roots.ts";
+import { jsonText } from "../util/json_text.ts";
 
 export { MISSING_ROOT_TEXT };
 export type { LlmProvOptions };
@@ -239,7 +240,7 @@ function writeJson(report: ProvenanceReport, p: Provenance, rollup: unknown, io:
   for (let chunk of p.provenanceJsonChunks(report)) {
     // --by adds the optional "rollups" field (additive: still version 1)
     if (rollup !== null && chunk.endsWith("]}\n")) {
-      chunk = chunk.slice(0, -2) + `,\n"rollups":[${JSON.stringify(rollup)}]}\n`;
+      chunk = chunk.slice(0, -2) + `,\n"rollups":[${jsonText(rollup)}]}\n`;
     }
     io.stdout.write(chunk);
     // every ~4 MB, collect the text already written once the process has grown

@@ -11,6 +11,7 @@
 import type { JobRef } from "../provenance/types.ts";
 import type { Io } from "./io.ts";
 import { warn } from "./io.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** What `--tools` needs from `llm prov`. */
 export interface ProvToolsOptions {
@@ -44,7 +45,7 @@ export async function runProvTools(o: ProvToolsOptions, io: Io): Promise<number>
     env: io.env,
   });
   if (o.json) {
-    io.stdout.write(JSON.stringify(r.toolCallsJson(root, calls, warnings, roots)) + "\n");
+    io.stdout.write(jsonText(r.toolCallsJson(root, calls, warnings, roots)) + "\n");
   } else io.stdout.write(r.renderToolCalls(calls, io.cwd));
   if (o.warnings) { for (const w of warnings) warn(io, r.escapeLine(w.message)); }
   return 0;

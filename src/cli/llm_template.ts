@@ -20,6 +20,7 @@ import type { CliContext } from "./context.ts";
 import type { Io } from "./io.ts";
 import { compareNames } from "../util/name_order.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** Where templates are looked up. */
 export interface TemplateLookup {
@@ -198,7 +199,7 @@ export function listTemplates(o: TemplateLookup): string[] {
  */
 export function runLlmTemplate(io: Io, json = false): number {
   const files = listTemplates({ cwd: io.cwd, env: io.env });
-  if (json) io.stdout.write(JSON.stringify({ version: 1, templates: files }) + "\n");
+  if (json) io.stdout.write(jsonText({ version: 1, templates: files }) + "\n");
   else if (files.length > 0) io.stdout.write(files.join("\n") + "\n");
   return 0;
 }

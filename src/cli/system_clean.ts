@@ -28,6 +28,7 @@ import { checkCleanNames } from "./clean_names.ts";
 import { workflowsByPath } from "./clean_paths.ts";
 import { escapeLine } from "../provenance/one_line.ts";
 import { middleShorten } from "../provenance/labels.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /**
  * Text as a report line shows it: control characters escaped (R125-7: a job
@@ -190,7 +191,7 @@ function report(o: CleanOutcome, c: ReportContext): void {
   const dryRun = Boolean(opts.dryRun);
   const bytes = o.removed.reduce((n, r) => n + r.bytes, 0);
   if (opts.json) {
-    io.stdout.write(JSON.stringify(cleanJson(o, c, bytes)) + "\n");
+    io.stdout.write(jsonText(cleanJson(o, c, bytes)) + "\n");
     return;
   }
   for (const lock of o.locks) {

@@ -21,6 +21,7 @@ import type { ListBatchesOptions } from "../workflow/deploy/mod.ts";
 import { statusStyle } from "./workflow_common.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { jsonText } from "../util/json_text.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
 
@@ -85,7 +86,7 @@ export async function runBatchList(opts: WorkflowBatchOptions, io: Io): Promise<
   const { base, list } = await entries(opts, io);
   if (opts.json) {
     const batches = list.map(({ mtime: _m, ...e }) => e);
-    io.stdout.write(JSON.stringify({ version: 1, batchBase: base, batches }) + "\n");
+    io.stdout.write(jsonText({ version: 1, batchBase: base, batches }) + "\n");
     return 0;
   }
   if (list.length === 0) {
@@ -173,7 +174,7 @@ export async function runBatchClean(opts: WorkflowBatchOptions, io: Io): Promise
     ...cleanSavedInputs(savedInputsBase(base), left, { dryRun }),
   ];
   if (opts.json) {
-    io.stdout.write(JSON.stringify({ version: 1, removed, dryRun }) + "\n");
+    io.stdout.write(jsonText({ version: 1, removed, dryRun }) + "\n");
   } else {
     for (const dir of removed) {
       io.stdout.write(`${opts.dryRun ? "would remove" : "removed"} ${dir}\n`);

@@ -27,6 +27,7 @@ import { type DeployInputs, slurmBatchBase } from "./workflow_deploy_inputs.ts";
 type SavedForWorkers = Pick<DeployInputs, "args" | "script">;
 import { reportEnd } from "./workflow_deploy_end.ts";
 import { printResult, resultJsonValue } from "./workflow_task_result.ts";
+import { jsonText } from "../util/json_text.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
 
@@ -164,7 +165,7 @@ function writeSlurmJson(
   outcome: { end?: BatchEnd; error?: string; result?: unknown },
 ): void {
   io.stdout.write(
-    JSON.stringify({
+    jsonText({
       version: 1,
       deploy: "slurm",
       dryRun: Boolean(opts.dryRun),

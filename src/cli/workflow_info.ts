@@ -12,6 +12,7 @@ import { findJob } from "./workflow_jobref.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
 import { processNote, runningJson, statusStyle, storeOptions, wfLib } from "./workflow_common.ts";
 import { clipEnd } from "../util/clip.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** Options of `workflow info`. */
 export interface WorkflowInfoOptions extends WorkflowCommonOptions {
@@ -94,7 +95,7 @@ export async function runWorkflowInfo(opts: WorkflowInfoOptions, io: Io): Promis
     // --json answers on stdout for a job not found too (R106-5), and still exits 1
     if (opts.json && isScoutError(e, "job_not_found")) {
       io.stdout.write(
-        JSON.stringify({ version: 1, path: opts.job, status: "notfound", error: e.message }) + "\n",
+        jsonText({ version: 1, path: opts.job, status: "notfound", error: e.message }) + "\n",
       );
     }
     throw e;
@@ -150,7 +151,7 @@ async function jobFacts(lib: WfLib, opts: WorkflowInfoOptions, io: Io): Promise<
 
 /** The `--json` shape (version 1; see `workflow.ts`), one line. */
 function infoJson(lib: WfLib, { path, state, dependencies, files, batch }: JobFacts): string {
-  return JSON.stringify({
+  return jsonText({
     version: 1,
     path,
     shortPath: lib.shortPath(path),

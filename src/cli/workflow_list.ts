@@ -21,6 +21,7 @@ import {
   storeOptions,
   wfLib,
 } from "./workflow_common.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** Options of `workflow list`. */
 export interface WorkflowListOptions extends WorkflowCommonOptions {
@@ -130,7 +131,7 @@ async function listTasks(workflow: string, opts: WorkflowListOptions, io: Io): P
   if (opts.json) {
     const json = tasks.map((t) => ({ ...t, jobs: t.jobs.map(({ note: _, ...j }) => j) }));
     io.stdout.write(
-      JSON.stringify({ version: 1, workflow: wf.name, file: wf.file ?? null, tasks: json }) + "\n",
+      jsonText({ version: 1, workflow: wf.name, file: wf.file ?? null, tasks: json }) + "\n",
     );
   } else writeTasks(tasks, io);
   return 0;
@@ -214,7 +215,7 @@ async function listWorkflows(
     rows.push({ name, file: null, builtin: true, tasks: Object.keys(wf.tasks) });
   }
   if (opts.json) {
-    io.stdout.write(JSON.stringify({ version: 1, workflows: rows }) + "\n");
+    io.stdout.write(jsonText({ version: 1, workflows: rows }) + "\n");
   } else writeWorkflows(rows, list.where, io);
   return rows.some((r) => r.error !== undefined) ? 1 : 0;
 }

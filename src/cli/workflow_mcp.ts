@@ -18,6 +18,7 @@ import { oneJobsDir } from "./jobs_dir.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
 import { keepIgnored, listenableSignals } from "../util/ignored_signals.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** Options of `workflow mcp`. */
 export interface WorkflowMcpOptions {
@@ -72,7 +73,7 @@ export async function runWorkflowMcp(opts: WorkflowMcpOptions, io: Io): Promise<
     port: opts.http,
     ...(opts.host ? { host: opts.host } : {}),
   });
-  if (opts.json) io.stdout.write(JSON.stringify({ version: 1, url }) + "\n");
+  if (opts.json) io.stdout.write(jsonText({ version: 1, url }) + "\n");
   io.stderr.write(`Serving workflow ${wf.name} over MCP at ${url}\n`);
   // a signal records the running jobs aborted but lets us answer their calls before exiting
   const { holdInterruptExit, reportInterrupts } = await import("../workflow/interrupt.ts");

@@ -13,6 +13,7 @@ import type { Io } from "./io.ts";
 import { writeBytes } from "./io.ts";
 import type { wfLib } from "./workflow_common.ts";
 import type { WorkflowTaskOptions } from "./workflow_task_options.ts";
+import { jsonText } from "../util/json_text.ts";
 
 type WfLib = Awaited<ReturnType<typeof wfLib>>;
 
@@ -50,7 +51,7 @@ export function printResult(
   if (opts.json) {
     const value = resultJsonValue(lib, job, result);
     io.stdout.write(
-      JSON.stringify({
+      jsonText({
         version: 1,
         path: job.path,
         shortPath: job.shortPath,
@@ -100,7 +101,7 @@ export async function failureJson(lib: WfLib, job: Job, e: unknown): Promise<str
       status: (await lib.jobState(failedPath)).status,
     },
   };
-  return JSON.stringify({
+  return jsonText({
     version: 1,
     path: job.path,
     shortPath: job.shortPath,
@@ -125,7 +126,7 @@ export async function failureJson(lib: WfLib, job: Job, e: unknown): Promise<str
  * @returns the line, with its newline
  */
 export function interruptJson(lib: WfLib, job: Job, signal: string, error: string): string {
-  return JSON.stringify({
+  return jsonText({
     version: 1,
     path: job.path,
     shortPath: job.shortPath,

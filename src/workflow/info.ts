@@ -17,6 +17,7 @@ import { cannotText } from "../util/errno_text.ts";
 import { tempPathFor, writeFileAtomicSync } from "../util/fs.ts";
 import { notRegularKind, readRegularFile, readRegularFileSync } from "../util/regular_file.ts";
 import { infoPath } from "./store.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /**
  * A status word (`workflow.md` §4): `waiting`, `queue`, `setup`, `start`,
@@ -257,7 +258,7 @@ export function writeJobInfo(jobPath: string, info: JobInfo): Promise<void> {
       mkdirSync(dir, { recursive: true });
       madeDirs.add(dir);
     }
-    writeFileSync(tmp, JSON.stringify(info));
+    writeFileSync(tmp, jsonText(info));
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
@@ -278,7 +279,7 @@ export function writeJobInfo(jobPath: string, info: JobInfo): Promise<void> {
  * @param info the whole info object
  */
 export function writeJobInfoSync(jobPath: string, info: JobInfo): void {
-  writeFileAtomicSync(infoPath(jobPath), JSON.stringify(info));
+  writeFileAtomicSync(infoPath(jobPath), jsonText(info));
 }
 
 function strictInfo(read: InfoRead, jobPath: string): JobInfo {

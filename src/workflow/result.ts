@@ -13,6 +13,7 @@ import { fileError } from "../util/fs.ts";
 import { stringifyRubyYaml } from "../util/ruby_yaml.ts";
 import { jsonErrorParts } from "../util/json_error.ts";
 import { arrayElementType } from "./types.ts";
+import { jsonText } from "../util/json_text.ts";
 
 const EXTENSIONS: Record<string, string> = {
   json: "json",
@@ -77,7 +78,7 @@ function scalarText(value: unknown, type: string): string {
   if (value === null || value === undefined) return "";
   if (type === "float" && typeof value === "number") return rubyFloat(value);
   if (value instanceof Uint8Array) return new TextDecoder().decode(value);
-  if (typeof value === "object") return JSON.stringify(value);
+  if (typeof value === "object") return jsonText(value);
   return String(value);
 }
 
@@ -100,7 +101,7 @@ export function serializeResult(value: unknown, type: string): string | Uint8Arr
         "\n",
       );
     case "json":
-      return JSON.stringify(value === undefined ? null : value);
+      return jsonText(value === undefined ? null : value);
     case "yaml":
       return typeof value === "string" ? value : stringifyRubyYaml(value);
     case "chat":
@@ -309,5 +310,5 @@ export function resultText(value: unknown, type: string | undefined): string {
   if (typeof value === "string") return value;
   if (value instanceof Uint8Array) return new TextDecoder("utf-8", { fatal: false }).decode(value);
   if (type === "chat" && Array.isArray(value)) return printChat(value as Message[]);
-  return JSON.stringify(value);
+  return jsonText(value);
 }
