@@ -4,12 +4,14 @@
  * @module
  */
 import { codePointLength } from "../util/code_points.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /**
  * Serializes a meta record to one line (`provenance.md` §4.1): keys in stable
  * order of value length (non-strings count 0); values containing `=`, `"`,
  * `\`, or leading/trailing whitespace are quoted with `\`/`"` escaped; CR/LF
- * become spaces; null/undefined become empty.
+ * become spaces; null/undefined become empty; an object is its JSON, a lone
+ * surrogate in it U+FFFD as in a string value once written (R162-1).
  *
  * @param meta the record
  * @returns the meta line
@@ -44,7 +46,7 @@ const NEEDS_WORK = /[\r\n="\\]|^[ \t\v\f]|[ \t\v\f]$/;
 function metaValue(v: unknown): string {
   if (v === null || v === undefined) return "";
   if (typeof v === "number") return String(v); // digits, ".", "-", "e", "+", Infinity, NaN
-  let s = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);
+  let s = typeof v === "string" ? v : typeof v === "object" ? jsonText(v) : String(v);
   if (typeof s === "string" && !NEEDS_WORK.test(s)) return s; // most values: as they are
   s = s.replace(/\r\n|\r|\n/g, " ");
   if (/[="\\]/.test(s) || /^[ \t\v\f]|[ \t\v\f]$/.test(s)) {

@@ -31,6 +31,7 @@ import {
 } from "./report.ts";
 import { messageContentResult, messageIndexResult } from "./messages.ts";
 import { DOC, resultDoc } from "./task_docs.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** The workflow's name. */
 export const CHAT_ANALYST = "ChatAnalyst";
@@ -103,11 +104,11 @@ async function provenanceTask(
     files[name] = job.file(`${name}.json`);
     results[`chat_${name}`] = result(parts.head, `chat_${name}`, parts[name]);
     // as bytes: the I/O threads then only write (Bun encodes a string there slowly)
-    const bytes = ENCODER.encode(JSON.stringify(results[`chat_${name}`]));
+    const bytes = ENCODER.encode(jsonText(results[`chat_${name}`]));
     writes.push(writeFileAtomic(files[name], bytes));
   }
   const facts = reportFacts(results as unknown as ReportInputs);
-  writes.push(writeFileAtomic(job.file(FACTS_FILE), JSON.stringify(facts)));
+  writes.push(writeFileAtomic(job.file(FACTS_FILE), jsonText(facts)));
   const failed = (await Promise.allSettled(writes)).find((w) => w.status === "rejected");
   if (failed !== undefined) throw failed.reason; // every write has ended: none left behind
   return { ...parts.head, task: "chat_provenance", parts: files };

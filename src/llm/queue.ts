@@ -24,6 +24,7 @@ import {
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.ts";
 import { redactSecretsIn } from "../util/secrets.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /** What the loop does with one request. */
 export interface QueueOptions {
@@ -75,7 +76,7 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
   try {
     const request = JSON.parse(readFileSync(working, "utf8"));
     const result = await o.answer(request, id, ac.signal);
-    await writeFileAtomic(join(o.dir, o.out, file), JSON.stringify(result));
+    await writeFileAtomic(join(o.dir, o.out, file), jsonText(result));
     rmSync(working, { force: true });
     stats.answered++;
     o.log?.(`answered ${id}`);
@@ -86,7 +87,7 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
     }
     // written to the queue, read by the client: no url's password, `?key=` or echoed header (R146)
     const message = redactSecretsIn(e instanceof Error ? e.message : String(e));
-    await writeFileAtomic(join(o.dir, o.out, file), JSON.stringify({ error: message }));
+    await writeFileAtomic(join(o.dir, o.out, file), jsonText({ error: message }));
     renameSync(working, join(o.dir, "failed", file));
     stats.failed++;
     o.log?.(`failed ${id}: ${message}`);

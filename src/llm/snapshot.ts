@@ -15,6 +15,7 @@ import type { Message } from "../chat/types.ts";
 import { writeFileAtomic } from "../util/fs.ts";
 import { setOwn } from "../util/own_record.ts";
 import { isSecretName, looksLikeKey, redactUrlsIn } from "../util/secrets.ts";
+import { jsonText } from "../util/json_text.ts";
 
 /**
  * A copy of `options` with credentials replaced by `"[REDACTED]"` — values
@@ -85,7 +86,7 @@ export async function writeSnapshot(
   await writeFileAtomic(`${base}.chat`, print(s.messages as Message[]) + "\n", own);
   await writeFileAtomic(
     `${base}.options.json`,
-    JSON.stringify(redactOptions(s.options), null, 2) + "\n",
+    jsonText(redactOptions(s.options), 2) + "\n",
     own,
   );
   await writeFileAtomic(`${base}.meta`, serializeMeta(s.currentMeta) + "\n", own);

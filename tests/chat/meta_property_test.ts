@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { parseMeta, serializeMeta } from "../../src/chat/mod.ts";
+import { wellFormedDeep } from "../../src/util/code_points.ts";
 
 // The spec's pattern (`provenance.md` §4.2): the reference the parser's scanners are tested against.
 const S = "[ \\t\\n\\v\\f\\r]";
@@ -274,7 +275,12 @@ function serializeMetaSpec(meta: Record<string, unknown>): string {
   const codePoints = (s: string) => [...s].length; // a lone surrogate is one code point
   const value = (v: unknown) => {
     if (v === null || v === undefined) return "";
-    let s = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);
+    // an object's JSON with each lone surrogate as U+FFFD, as a UTF-8 writer has it (R162-1)
+    let s = typeof v === "string"
+      ? v
+      : typeof v === "object"
+      ? JSON.stringify(wellFormedDeep(v))
+      : String(v);
     s = s.replace(/\r\n|\r|\n/g, " ");
     if (/[="\\]/.test(s) || /^[ \t\v\f]|[ \t\v\f]$/.test(s)) {
       return `"${s.replace(/[\\"]/g, (c) => "\\" + c)}"`;

@@ -34,3 +34,24 @@ Deno.test("a failed request's error answer names its url without the password or
   }
   assert.ok(!lines.join("\n").includes("PW-7731"));
 });
+
+Deno.test("answers and errors on disk write a lone surrogate as U+FFFD, not a \\ud83d escape (R162-1)", async () => {
+  await using d = await tempDir();
+  writeFileSync(join(d.path, "ok.json"), JSON.stringify({ messages: [] }));
+  writeFileSync(join(d.path, "bad.json"), JSON.stringify({ messages: [{ content: "x" }] }));
+  await runQueue({
+    dir: d.path,
+    out: "reply",
+    once: true,
+    answer: (req) => {
+      if ((req as { messages: unknown[] }).messages.length > 0) {
+        return Promise.reject(new Error("no \ud83d here"));
+      }
+      return Promise.resolve({ choices: [{ message: { content: "half \ude00 a" } }] });
+    },
+  });
+  const ok = readFileSync(join(d.path, "reply", "ok.json"), "utf8");
+  const bad = readFileSync(join(d.path, "reply", "bad.json"), "utf8");
+  assert.equal(ok, '{"choices":[{"message":{"content":"half \ufffd a"}}]}');
+  assert.equal(bad, '{"error":"no \ufffd here"}');
+});

@@ -21,6 +21,7 @@ import { type RelayTransport, relayTransport } from "../relay_transport.ts";
 import type { Backend, BackendReply, BackendRequest, QueryContext } from "../types.ts";
 import { md5hex } from "../../util/hash.ts";
 import { clipEnd } from "../../util/clip.ts";
+import { jsonText } from "../../util/json_text.ts";
 
 /** Remote queue directory of `backend: relay` (under the remote home). */
 export const RELAY_ASK_DIR = ".scout/var/ask";
@@ -91,7 +92,7 @@ export function relayRequest(req: BackendRequest, model: string): string {
   };
   if (model !== RELAY_DEFAULT_MODEL) doc.model = model;
   if (req.text) doc.format = req.text.format;
-  return JSON.stringify(doc);
+  return jsonText(doc);
 }
 
 /**

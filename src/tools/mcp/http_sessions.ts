@@ -24,6 +24,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Id, InFlight } from "./http_shutdown.ts";
+import { jsonText } from "../../util/json_text.ts";
 
 /** Sessions kept at most. */
 export const MAX_SESSIONS = 1000;
@@ -55,7 +56,7 @@ function reply(res: ServerResponse, status: number, code: number, message: strin
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (status === 405) headers.allow = "POST, DELETE";
   res.writeHead(status, headers);
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  res.end(jsonText({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
 
 /** The parsed JSON body, or null once an error reply is written. */

@@ -46,6 +46,8 @@ import {
   workflowToolNames,
   type WorkflowToolOptions,
 } from "../workflow.ts";
+import { jsonText } from "../../util/json_text.ts";
+import { wellFormed } from "../../util/code_points.ts";
 
 /** One served tool as MCP lists it. */
 export interface ServedTool {
@@ -182,7 +184,11 @@ export function workflowMcpServer(
   server.setRequestHandler(CallToolRequestSchema, async (req: CallReq, extra: CallExtra) => {
     const name = req.params.name;
     const impl = impls.get(name);
-    const fail = (text: string) => ({ content: [{ type: "text" as const, text }], isError: true });
+    // the SDK writes its messages with JSON.stringify: a lone surrogate as U+FFFD (R162-1)
+    const fail = (text: string) => ({
+      content: [{ type: "text" as const, text: wellFormed(text) }],
+      isError: true,
+    });
     // an unknown tool is a protocol error (MCP spec), not a tool's failure (R96-10)
     if (!impl) {
       throw new McpError(
@@ -206,7 +212,7 @@ export function workflowMcpServer(
       const out = await normalizeOutput(raw);
       if (out.error) return fail(errorText(out.content));
       return {
-        content: [blob ?? { type: "text" as const, text: out.content }],
+        content: [blob ?? { type: "text" as const, text: wellFormed(out.content) }],
         ...(out.step ? { _meta: { step: out.step } } : {}),
       };
     } catch (e) {
@@ -279,7 +285,7 @@ export async function serveWorkflowHttp(
   const http = createServer(async (req, res) => {
     const refuse = (status: number, message: string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { "content-type": "application/json", ...headers });
-      res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+      res.end(jsonText({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
     };
     // DNS rebinding: a foreign Host or Origin is refused (R96-1)
     const addr = http.address();
@@ -291,7 +297,7 @@ export async function serveWorkflowHttp(
     } catch (e) {
       if (!res.headersSent) {
         res.writeHead(500, { "content-type": "application/json" });
-        res.end(JSON.stringify({
+        res.end(jsonText({
           jsonrpc: "2.0",
           error: { code: -32603, message: (e as Error).message },
           id: null,
