@@ -179,6 +179,13 @@ export function cacheReadEntry(
   return Promise.resolve(readEntry(dir, key, roundEntrySchema, warn));
 }
 
+/**
+ * An entry's text: plain `JSON.stringify`, a lone surrogate kept as its
+ * `\ud800` escape, unlike the JSON written for users (`util/json_text.ts`,
+ * R162-1). Only this program reads it back, and a replay must hand on the
+ * reply the live run had: the later rounds' keys hash it, and every writer
+ * downstream makes it U+FFFD alike, so the outputs stay byte-identical.
+ */
 function entryText(entry: CachedAsk | CachedRound | CachedFailure): string {
   return JSON.stringify(entry) + "\n";
 }
