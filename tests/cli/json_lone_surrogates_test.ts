@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runCommand, runMain, runScout, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
-import { put } from "../support/ask_cli.ts";
+import { put } from "../support/files.ts";
 import { env as wfEnv, userWorkflow } from "../workflow/cli_support.ts";
 
 /** What the provider replies: two lone halves and a whole pair. */
