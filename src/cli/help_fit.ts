@@ -8,7 +8,7 @@
  * @module
  */
 import type { Io } from "./io.ts";
-import { displayWidth } from "./terminal_width.ts";
+import { displayWidth } from "../util/display_width.ts";
 
 /** The width of help written to no terminal (a pipe, a file): commander's own default. */
 export const PIPE_HELP_WIDTH = 80;

@@ -6,7 +6,7 @@
  */
 import { type Io, paint } from "./io.ts";
 import { escapeLine } from "../provenance/one_line.ts";
-import { fitWidth } from "./terminal_width.ts";
+import { fitWidth } from "../util/display_width.ts";
 
 /**
  * Whether a progress line may be drawn on stderr: it is redrawn in place

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fitHelpText } from "../../src/cli/help_fit.ts";
-import { displayWidth } from "../../src/cli/terminal_width.ts";
+import { displayWidth } from "../../src/util/display_width.ts";
 import { DENO, ROOT, runScout, SCOUT_SOURCE_ARGS } from "../support/cli.ts";
 import { atTerminal } from "../support/pty.ts";
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { bufferIo } from "../support/buffer_io.ts";
 import { statusLine } from "../../src/cli/status_line.ts";
-import { displayWidth, fitWidth } from "../../src/cli/terminal_width.ts";
+import { displayWidth, fitWidth } from "../../src/util/display_width.ts";
 
 const CLEAR = "\r\x1b[K";
 

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { displayWidth } from "../../src/cli/terminal_width.ts";
+import { displayWidth } from "../../src/util/display_width.ts";
 import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
 import { BAKING } from "./cli_support.ts";
 
