@@ -31,6 +31,7 @@ import { exists } from "../util/fs.ts";
 import type { ConfigStore } from "../config/store.ts";
 import type { ToolResolver } from "../tools/assemble.ts";
 import { workflowToolResolver } from "../tools/workflow.ts";
+import { columnWidth, padToWidth } from "../util/display_width.ts";
 import { jsonText } from "../util/json_text.ts";
 
 /** Version of the `agent list --json` shape. */
@@ -229,13 +230,13 @@ export function runAgentList(json: boolean, io: Io): number {
     warn(io, `No agents found under ${agentRoots(opts).join(", ")}`);
     return 0;
   }
-  const width = Math.max(...agents.map((a) => a.name.length));
+  const width = columnWidth(agents.map((a) => a.name));
   for (const a of agents) {
     // each directory with its own files: workflows/<name> and Agent/<name> both count
     const dirs = a.error !== undefined
       ? `${a.path}  (error: ${a.error})`
       : a.dirs.map((d) => `${d.path}  (${d.files.join(", ")})`).join("  + ");
-    io.stdout.write(`${a.name.padEnd(width)}  ${dirs}\n`);
+    io.stdout.write(`${padToWidth(a.name, width)}  ${dirs}\n`);
   }
   return 0;
 }

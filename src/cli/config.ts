@@ -16,6 +16,7 @@ import { paint, warn } from "./io.ts";
 import { configFile, HIDDEN, isSecret, printable } from "./config_values.ts";
 import { registerConfigSet } from "./config_set.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { columnWidth, padToWidth } from "../util/display_width.ts";
 import { jsonText } from "../util/json_text.ts";
 
 export { HIDDEN, isSecret };
@@ -126,16 +127,16 @@ function entriesText(entries: readonly ConfigEntry[], file: string, io: Io): str
   const dim = (s: string) => paint(io, "stdout", "dim", s);
   let out = `${bold("Config")} ${dim(`(later entries win among equals; set writes ${file})`)}\n`;
   if (entries.length === 0) out += `  ${dim("(no entries)")}\n`;
-  const kw = Math.max(0, ...entries.map((e) => e.key.length));
-  const vw = Math.max(0, ...entries.map((e) => shownValue(e).length));
+  const kw = columnWidth(entries.map((e) => e.key));
+  const vw = columnWidth(entries.map(shownValue));
   // an entry without a scope answers only `config get KEY` without scopes: no setting reads it
   const scopesOf = (e: ConfigEntry) =>
     e.tokens.length ? `[${e.tokens.join(" ")}]` : "(no scope: read by nothing)";
-  const sw = Math.max(0, ...entries.map((e) => scopesOf(e).length));
+  const sw = columnWidth(entries.map(scopesOf));
   for (const e of entries) {
-    out += `  ${e.key.padEnd(kw)}  ${shownValue(e).padEnd(vw)}  ${dim(scopesOf(e).padEnd(sw))}  ${
-      dim(e.source ?? "")
-    }\n`;
+    out += `  ${padToWidth(e.key, kw)}  ${padToWidth(shownValue(e), vw)}  ${
+      dim(padToWidth(scopesOf(e), sw))
+    }  ${dim(e.source ?? "")}\n`;
   }
   if (entries.some((e) => e.tokens.length === 0)) {
     out += `  ${
@@ -158,13 +159,13 @@ function endpointsText(eps: EndpointRows, io: Io): string {
   if (eps.length === 0) {
     out += `  ${dim("(none: add etc/AI/<name>.yaml here or under $SCOUT_HOME)")}\n`;
   }
-  const nw = Math.max(0, ...eps.map((e) => e.name.length));
+  const nw = columnWidth(eps.map((e) => e.name));
   for (const e of eps) {
     const desc = e.error
       ? paint(io, "stdout", "red", e.error)
       : [e.backend ?? "responses", e.model ?? "-", e.url ?? "", e.hasKey ? "key set" : ""]
         .filter(Boolean).join("  ");
-    out += `  ${e.name.padEnd(nw)}  ${desc}  ${dim(e.file)}\n`;
+    out += `  ${padToWidth(e.name, nw)}  ${desc}  ${dim(e.file)}\n`;
   }
   return out;
 }

@@ -24,6 +24,7 @@ import { isDirectory } from "../util/fs.ts";
 import { pathKind } from "../util/path_kind.ts";
 import type { Io } from "./io.ts";
 import { paint, warn, warnSink } from "./io.ts";
+import { columnWidth, padToWidth } from "../util/display_width.ts";
 import { jsonText } from "../util/json_text.ts";
 
 /** Version of the `kb list --json` and `kb query --json` shapes. */
@@ -147,14 +148,14 @@ export async function runKbList(dir: string, json: boolean, io: Io): Promise<num
   if (rows.length === 0) {
     warn(io, `No databases in "${dir}" (register one with 'scout-ai kb register')`);
   }
-  const width = Math.max(0, ...rows.map((r) => r.name.length));
+  const width = columnWidth(rows.map((r) => r.name));
   for (const r of rows) {
     if (r.error !== null) {
       io.stdout.write(
-        `${r.name.padEnd(width)}  ${paint(io, "stdout", "red", "unreadable:")} ${r.error}\n`,
+        `${padToWidth(r.name, width)}  ${paint(io, "stdout", "red", "unreadable:")} ${r.error}\n`,
       );
     } else if ("source" in r) {
-      io.stdout.write(`${r.name.padEnd(width)}  ${describe(r)}\n`);
+      io.stdout.write(`${padToWidth(r.name, width)}  ${describe(r)}\n`);
     }
   }
   return failed ? 1 : 0;

@@ -7,6 +7,7 @@
 import type { Message } from "../chat/types.ts";
 import type { Io } from "./io.ts";
 import { paint } from "./io.ts";
+import { displayWidth, padToWidth } from "../util/display_width.ts";
 import { jsonText } from "../util/json_text.ts";
 
 /**
@@ -44,12 +45,12 @@ export function listing(chat: readonly Message[], io: Io): string {
   if (chat.length === 0) return paint(io, "stdout", "dim", "(no messages)") + "\n";
   const w = String(chat.length - 1).length;
   let rw = 0; // role column width, at most 24 (no spread: chats can have 100k+ messages)
-  for (const m of chat) rw = Math.max(rw, Math.min(24, String(m.role).length));
+  for (const m of chat) rw = Math.max(rw, Math.min(24, displayWidth(String(m.role))));
   const pad = " ".repeat(w + rw + 4);
   let out = "";
   chat.forEach((m, i) => {
     const head = `${String(i).padStart(w)}  ${
-      paint(io, "stdout", "bold", String(m.role).padEnd(rw))
+      paint(io, "stdout", "bold", padToWidth(String(m.role), rw))
     }  `;
     const c = m.content;
     const text = c === null || c === undefined

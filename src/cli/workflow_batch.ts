@@ -21,6 +21,7 @@ import type { ListBatchesOptions } from "../workflow/deploy/mod.ts";
 import { statusStyle } from "./workflow_common.ts";
 import { checkJobsDir } from "./jobs_dir.ts";
 import { fittedHelp } from "./help_layout.ts";
+import { columnWidth, padToWidth } from "../util/display_width.ts";
 import { jsonText } from "../util/json_text.ts";
 
 const deployLib = () => import("../workflow/deploy/mod.ts");
@@ -93,13 +94,13 @@ export async function runBatchList(opts: WorkflowBatchOptions, io: Io): Promise<
     io.stderr.write(`No batch directories in ${base}\n`);
     return 0;
   }
-  const w = Math.max(...list.map((e) => e.job.length));
+  const w = columnWidth(list.map((e) => e.job));
   for (const e of list) {
     const id = (e.slurmId ?? "-").padEnd(8);
     const state = paint(io, "stdout", stateStyle(e.state), e.state.padEnd(11));
     const status = paint(io, "stdout", statusStyle(e.jobStatus), e.jobStatus.padEnd(8));
     const note = e.note !== "" ? `  ${e.note}` : "";
-    io.stdout.write(`${id} ${state} ${status} ${note ? e.job.padEnd(w) + note : e.job}\n`);
+    io.stdout.write(`${id} ${state} ${status} ${note ? padToWidth(e.job, w) + note : e.job}\n`);
   }
   return 0;
 }

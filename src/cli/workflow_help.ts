@@ -6,6 +6,7 @@
  */
 import type { InputDef, Workflow } from "../workflow/mod.ts";
 import { PIPE_HELP_WIDTH, wrapWords } from "./help_fit.ts";
+import { columnWidth, displayWidth, padToWidth } from "../util/display_width.ts";
 
 /** One option as a help text lists it: `--cpus <n>` and what it does. */
 export interface HelpOption {
@@ -33,12 +34,13 @@ export function wrapItem(
   width = PIPE_HELP_WIDTH,
 ): string[] {
   if ((typeof text === "string" ? text.trim() : text.join("")) === "") return [prefix.trimEnd()];
-  if (prefix.length > width / 2) {
+  const prefixWidth = displayWidth(prefix);
+  if (prefixWidth > width / 2) {
     const indent = " ".repeat(8);
     return [prefix.trimEnd(), ...wrapWords(text, width - indent.length).map((l) => indent + l)];
   }
-  const indent = " ".repeat(prefix.length);
-  return wrapWords(text, width - prefix.length).map((l, i) => (i === 0 ? prefix : indent) + l);
+  const indent = " ".repeat(prefixWidth);
+  return wrapWords(text, width - prefixWidth).map((l, i) => (i === 0 ? prefix : indent) + l);
 }
 
 /** The usage after "Usage: ", as words to wrap between (`[--<input> value]...` is one). */
@@ -49,10 +51,10 @@ function usageWords(ref: string, task: string): string[] {
 /** The "Options:" section (and the blank line after it); none when there are no options. */
 function optionLines(options: readonly HelpOption[], width: number): string[] {
   if (options.length === 0) return [];
-  const w = Math.max(...options.map((o) => o.term.length));
+  const w = columnWidth(options.map((o) => o.term));
   return [
     "Options:",
-    ...options.flatMap((o) => wrapItem(`  ${o.term.padEnd(w)}  `, o.description, width)),
+    ...options.flatMap((o) => wrapItem(`  ${padToWidth(o.term, w)}  `, o.description, width)),
     "",
   ];
 }
@@ -102,7 +104,8 @@ export function taskHelp(
     "Inputs:",
   ];
   if (inputs.length === 0) lines.push("  (none)");
-  const w = Math.max(0, ...inputs.map((i) => i.name.length + i.type.length + 6));
+  const term = (i: (typeof inputs)[number]) => `--${i.name} <${i.type}>`;
+  const w = columnWidth(inputs.map(term));
   for (const i of inputs) {
     const own = task.inputs.some((o) => o === i) ? "" : " [dependency]";
     const sel = i.type === "select" && i.selectOptions
@@ -115,7 +118,7 @@ export function taskHelp(
     const req = i.required ? " (required)" : "";
     const late = shadowed.includes(i) ? " [after --]" : "";
     const text = `${i.description ?? ""}${sel}${req}${defaultText(i)}${own}${late}`;
-    lines.push(...wrap(`  ${`--${i.name} <${i.type}>`.padEnd(w)}  `, text));
+    lines.push(...wrap(`  ${padToWidth(term(i), w)}  `, text));
   }
   lines.push(
     "",
@@ -221,7 +224,7 @@ export function workflowHelp(
   width: number = PIPE_HELP_WIDTH,
 ): string {
   const names = Object.keys(wf.tasks);
-  const w = Math.max(0, ...names.map((n) => n.length));
+  const w = columnWidth(names);
   const wrap = (prefix: string, text: string | string[]) => wrapItem(prefix, text, width);
   const lines = [
     ...wrap("Usage: ", usageWords(ref, "TASK")),
@@ -230,7 +233,7 @@ export function workflowHelp(
     "",
     "Tasks:",
     ...names.flatMap((n) =>
-      wrap(`  ${n.padEnd(w)}  `, `${wf.tasks[n]!.description || ""} [${wf.tasks[n]!.type}]`)
+      wrap(`  ${padToWidth(n, w)}  `, `${wf.tasks[n]!.description || ""} [${wf.tasks[n]!.type}]`)
     ),
     "",
     ...wrap("", `Run 'scout-ai workflow task ${ref} TASK --help' for a task's inputs.`),

@@ -12,6 +12,7 @@ import { findJob } from "./workflow_jobref.ts";
 import type { WorkflowCommonOptions } from "./workflow_common.ts";
 import { processNote, runningJson, statusStyle, storeOptions, wfLib } from "./workflow_common.ts";
 import { clipEnd } from "../util/clip.ts";
+import { padToWidth } from "../util/display_width.ts";
 import { jsonText } from "../util/json_text.ts";
 
 /** Options of `workflow info`. */
@@ -170,7 +171,7 @@ function infoJson(lib: WfLib, { path, state, dependencies, files, batch }: JobFa
 
 /** `  <key padded to 10> <value>`: one row of the text view. */
 function row(k: string, v: string): string {
-  return `  ${k.padEnd(10)} ${v}`;
+  return `  ${padToWidth(k, 10)} ${v}`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { shortenMiddle } from "./tool_calls.ts";
 import { copyOf, distinctToolCalls } from "./tool_call_copies.ts";
 import { escapeLine } from "./one_line.ts";
 import { wellFormedDeep } from "../util/code_points.ts";
+import { columnWidth, padToWidth } from "../util/display_width.ts";
 
 /** The schema name of the tool-call document. */
 export const TOOL_CALLS_SCHEMA = "scout-ai/tool-calls";
@@ -132,9 +133,9 @@ export function renderToolCalls(calls: readonly ProvenanceToolCall[], baseDir?: 
       argumentsText(c.arguments, 60),
     ];
   });
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const widths = head.map((h, i) => columnWidth([h, ...rows.map((r) => r[i]!)]));
   const line = (r: string[]) =>
-    r.map((v, i) => i === r.length - 1 ? v : v.padEnd(widths[i]!)).join("  ").trimEnd();
+    r.map((v, i) => i === r.length - 1 ? v : padToWidth(v, widths[i]!)).join("  ").trimEnd();
   const count = (s: ProvenanceToolCall["status"]) => shown.filter((c) => c.status === s).length;
   const chats = new Set(calls.map((c) => c.chat)).size;
   return [
@@ -177,12 +178,12 @@ export function delegationLines(calls: readonly ProvenanceToolCall[], baseDir?: 
     ]];
   });
   if (rows.length === 0) return [];
-  const w0 = Math.max(...rows.map((r) => r[0]!.length));
-  const w1 = Math.max(...rows.map((r) => r[1]!.length));
+  const w0 = columnWidth(rows.map((r) => r[0]!));
+  const w1 = columnWidth(rows.map((r) => r[1]!));
   return [
     "",
     "Delegations (structural: a receipt names the job; inferred: only a society log's path matches):",
-    ...rows.map((r) => `  ${r[0]!.padEnd(w0)}  ${r[1]!.padEnd(w1)}  ${r[2]}`),
+    ...rows.map((r) => `  ${padToWidth(r[0]!, w0)}  ${padToWidth(r[1]!, w1)}  ${r[2]}`),
   ];
 }
 

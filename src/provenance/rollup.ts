@@ -33,6 +33,7 @@ import { costText } from "./render_tree.ts";
 import type { NodeCost } from "./report_types.ts";
 import { jobLabel, type ProvenanceReport, type ReportNode } from "./report.ts";
 import { compareNames } from "../util/name_order.ts";
+import { columnWidth, padToWidth } from "../util/display_width.ts";
 
 /** Grouping dimensions. */
 export const ROLLUP_DIMENSIONS = ["agent", "model", "endpoint", "job"] as const;
@@ -296,9 +297,10 @@ export function renderRollup(r: Rollup, priced: boolean): string {
     ...(priced ? [groupCost(g)] : []),
   ]);
   if (priced) alignDecimals(rows, head.length - 1);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const widths = head.map((h, i) => columnWidth([h, ...rows.map((row) => row[i]!)]));
   const line = (cells: string[]) =>
-    cells.map((c, i) => i < r.by.length ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)).join("  ")
+    cells.map((c, i) => i < r.by.length ? padToWidth(c, widths[i]!) : c.padStart(widths[i]!))
+      .join("  ")
       .trimEnd();
   return [line(head), ...rows.map(line)].join("\n") + "\n";
 }
