@@ -102,31 +102,43 @@ export interface TemplatedLine {
 }
 
 /**
- * Where line `line` of `applyTemplate(template, question)` was written: in
- * the question (its lines start at `???`, or on the line after the template)
- * or in the template. The line holding `???` is the question's first.
+ * Where each line of `applyTemplate(template, question)` was written: in the
+ * question (its lines start at `???`, or on the line after the template) or
+ * in the template. The line holding `???` is the question's first. The texts
+ * are measured once, here: a lookup is a comparison, so naming every message
+ * of a long template is linear in its size (R164-1).
  *
  * @param template template text
  * @param question the question
- * @param line 1-based line of the templated question
- * @returns the line in the question or in the template
+ * @returns the lookup: 1-based line of the templated question → where it was written
  * @example
  * ```ts
- * import { templatedLine } from "./llm_template.ts";
- * templatedLine("system: x\n\nQ: ???\n\nfile: a", "one\ntwo", 4); // { inQuestion: true, line: 2 }
- * templatedLine("system: x\n\nQ: ???\n\nfile: a", "one\ntwo", 6); // { inQuestion: false, line: 5 }
+ * import { templatedLines } from "./llm_template.ts";
+ * const at = templatedLines("system: x\n\nQ: ???\n\nfile: a", "one\ntwo");
+ * at(4); // { inQuestion: true, line: 2 }
+ * at(6); // { inQuestion: false, line: 5 }
  * ```
  */
-export function templatedLine(template: string, question: string, line: number): TemplatedLine {
-  const lines = (text: string) => text.split("\n").length;
+export function templatedLines(
+  template: string,
+  question: string,
+): (line: number) => TemplatedLine {
   let start: number; // the templated question's line where the question's first is
-  if (template.includes("???")) start = lines(template.slice(0, template.indexOf("???")));
-  else if (question !== "") start = lines(template) + 1;
-  else return { inQuestion: false, line };
-  const n = lines(question);
-  if (line < start) return { inQuestion: false, line };
-  if (line < start + n) return { inQuestion: true, line: line - start + 1 };
-  return { inQuestion: false, line: line - n + 1 };
+  const mark = template.indexOf("???");
+  if (mark >= 0) start = lineCount(template.slice(0, mark));
+  else if (question !== "") start = lineCount(template) + 1;
+  else return (line) => ({ inQuestion: false, line });
+  const n = lineCount(question);
+  return (line) => {
+    if (line < start) return { inQuestion: false, line };
+    if (line < start + n) return { inQuestion: true, line: line - start + 1 };
+    return { inQuestion: false, line: line - n + 1 };
+  };
+}
+
+/** How many lines `text` has (one more than its newlines). */
+function lineCount(text: string): number {
+  return text.split("\n").length;
 }
 
 /** A question put into a template, and where each of its lines was written. */
@@ -164,7 +176,7 @@ export async function templateQuestion(
   return {
     text: applyTemplate(template, question),
     file,
-    lineOf: (line) => templatedLine(template, question, line),
+    lineOf: templatedLines(template, question),
   };
 }
 
