@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runMain, tempDir } from "../support/cli.ts";
 import { put } from "../support/files.ts";
-import { applyTemplate, templatedLine } from "../../src/cli/llm_template.ts";
+import { applyTemplate, templatedLines } from "../../src/cli/llm_template.ts";
 
 /** A project (cwd) and a SCOUT_HOME with templates in each place of the lookup order. */
 async function layout(dir: string) {
@@ -28,18 +28,57 @@ Deno.test("applyTemplate: ??? takes the question (first only); else appended as 
   assert.equal(applyTemplate("A ???", "$& $1"), "A $& $1"); // no replacement patterns
 });
 
-Deno.test("templatedLine: each line of the templated question in the question or the template", () => {
-  const tpl = "system: x\n\nQ: ???\n\nfile: a";
-  const at = (line: number) => {
-    const { inQuestion, line: n } = templatedLine(tpl, "one\ntwo", line);
-    return `${inQuestion ? "q" : "t"}${n}`;
-  };
+Deno.test("templatedLines: each line of the templated question in the question or the template", () => {
+  const at = templatedLines("system: x\n\nQ: ???\n\nfile: a", "one\ntwo");
+  const where = (line: number) => `${at(line).inQuestion ? "q" : "t"}${at(line).line}`;
   // system: x | "" | Q: one | two | "" | file: a
-  assert.deepEqual([1, 2, 3, 4, 5, 6].map(at), ["t1", "t2", "q1", "q2", "t4", "t5"]);
+  assert.deepEqual([1, 2, 3, 4, 5, 6].map(where), ["t1", "t2", "q1", "q2", "t4", "t5"]);
   // no ???: the question comes as a user message on the line after the template
-  assert.deepEqual(templatedLine("system: x", "a\nb", 3), { inQuestion: true, line: 2 });
-  assert.deepEqual(templatedLine("system: x", "a", 1), { inQuestion: false, line: 1 });
-  assert.deepEqual(templatedLine("system: x", "", 1), { inQuestion: false, line: 1 });
+  assert.deepEqual(templatedLines("system: x", "a\nb")(3), { inQuestion: true, line: 2 });
+  assert.deepEqual(templatedLines("system: x", "a")(1), { inQuestion: false, line: 1 });
+  assert.deepEqual(templatedLines("system: x", "")(1), { inQuestion: false, line: 1 });
+});
+
+/**
+ * Runs `fn`, counting the calls of `String.prototype.split` on strings of
+ * `min` characters or more: how often something measures a whole text.
+ */
+async function splitsOfLong<T>(min: number, fn: () => Promise<T>): Promise<[T, number]> {
+  const split = String.prototype.split;
+  let calls = 0;
+  const counted = function (this: string, ...args: unknown[]) {
+    if (this.length >= min) calls++;
+    return (split as (...a: unknown[]) => string[]).apply(this, args);
+  };
+  Object.defineProperty(String.prototype, "split", { value: counted, configurable: true });
+  try {
+    return [await fn(), calls];
+  } finally {
+    Object.defineProperty(String.prototype, "split", { value: split, configurable: true });
+  }
+}
+
+Deno.test("llm ask -t measures the template once, not once per message: linear in its lines (R164-1)", async () => {
+  // before, naming each message's line re-split the whole template and question: 20,000
+  // lines took 11 s, and a SIGTERM waited for it; counted here, not timed
+  await using dir = await tempDir();
+  const body = Array.from({ length: 2000 }, (_, i) => `user: line ${i}\n`).join("");
+  const shapes = [["appended", body, 2002], ["marked", `${body}user: ???\n`, 2003]] as const;
+  for (const [name, text, line] of shapes) {
+    put(dir.path, name, `${text}\nfile: missing.txt\n`);
+    const [r, splits] = await splitsOfLong(
+      body.length,
+      () =>
+        runMain(["llm", "ask", "--dry-run", "-t", name, "hi"], {
+          cwd: dir.path,
+          env: { SCOUT_HOME: join(dir.path, "home") },
+        }),
+    );
+    assert.ok(splits <= 10, `${name}: the whole text split ${splits} times for 2,001 messages`);
+    // each message still named by its line in the template
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stderr, new RegExp(`File not found: "missing.txt" \\(${name}:${line}\\)`));
+  }
 });
 
 Deno.test("llm template lists every file under questions/ on the roots, cwd first", async () => {
