@@ -5,9 +5,16 @@
  * text. Run with `tools/deno task bench` (or
  * `tools/deno bench -P=test bench/chat_bench.ts`); a throughput summary is
  * printed after the table.
+ *
+ * Group `ask`: a 20,000-message chat as `llm ask --dry-run` reads it, as the
+ * `-c` history and as the `-t` template (in-process, no provider): the two
+ * should cost about the same (R164-1: the template path was quadratic, 11 s).
  */
+import { join } from "node:path";
 import { parse, print } from "../src/chat/mod.ts";
 import type { Chat } from "../src/chat/mod.ts";
+import { main } from "../src/cli/main.ts";
+import { bufferIo } from "../tests/support/buffer_io.ts";
 import { chatCorpus } from "./chat_corpus.ts";
 
 const { files, bytes } = chatCorpus(50);
@@ -80,12 +87,48 @@ Deno.bench({
   },
 });
 
+const askDir = await Deno.makeTempDir({ prefix: "scout-chat-bench-" });
+const askChat = join(askDir, "long.chat");
+await Deno.writeTextFile(
+  askChat,
+  Array.from({ length: 20_000 }, (_, i) => `user: line ${i}\n`).join(""),
+);
+
+/** `llm ask --dry-run <flag> long.chat hi` in-process, timed alone; fails unless it succeeds. */
+async function askDryRun(b: Deno.BenchContext, flag: "-c" | "-t"): Promise<void> {
+  const io = bufferIo({ cwd: askDir, env: { SCOUT_HOME: join(askDir, "home") } });
+  b.start();
+  const code = await main(["llm", "ask", "--dry-run", flag, askChat, "hi"], io);
+  b.end();
+  if (code !== 0) throw new Error(`llm ask ${flag} exit ${code}: ${io.stderrText()}`);
+}
+
+Deno.bench({
+  name: "llm ask --dry-run -c: 20,000-message history",
+  group: "ask",
+  baseline: true,
+  n: 10,
+  async fn(b) {
+    await askDryRun(b, "-c");
+  },
+});
+
+Deno.bench({
+  name: "llm ask --dry-run -t: 20,000-message template",
+  group: "ask",
+  n: 10,
+  async fn(b) {
+    await askDryRun(b, "-t");
+  },
+});
+
 function median(xs: number[]): number {
   const s = xs.slice(WARMUP).sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? Number.NaN;
 }
 
 globalThis.addEventListener("unload", () => {
+  Deno.removeSync(askDir, { recursive: true });
   if (timings.parse!.length === 0) return;
   const parseMs = median(timings.parse!);
   const printMs = median(timings.print!);
