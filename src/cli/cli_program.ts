@@ -14,6 +14,7 @@ import { helpWidth } from "./help_fit.ts";
 import { HELP_LAYOUT } from "./help_layout.ts";
 import { paint, USAGE_HINT } from "./io.ts";
 import { jsonInterruptLine, watchedSink } from "./json_error.ts";
+import { refuseEmptyPaths } from "./empty_path.ts";
 
 /**
  * Under `--json`: stdout watched, so a failure knows whether the command
@@ -65,5 +66,6 @@ export function cliProgram(
     .hook("preAction", (_program, cmd) => {
       before?.(cmd as Command);
       if ((cmd.opts() as { json?: unknown }).json === true) watchJsonStdout(ctx);
+      refuseEmptyPaths(cmd as Command); // `"$UNSET"` is no working directory (R164-2)
     });
 }

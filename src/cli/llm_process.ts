@@ -68,6 +68,8 @@ async function runWorker(
       intervalMs: interval,
       signal: ac.signal,
       log: (line) => io.stderrIsTTY && status(line),
+      // a directory given by mistake keeps its files; said once each, terminal or not (R164-2)
+      skip: (file) => status(`left ${file} in place: not a request (<md5 hex>.json)`),
     });
     if (o.json) {
       io.stdout.write(jsonText({ version: 1, dir, ...stats }) + "\n");
@@ -83,7 +85,8 @@ async function runWorker(
 /** `llm process --help`'s text after the options. */
 const PROCESS_HELP = `
 Each request <id>.json is {"question": <chat text or [{role, content}…]>, …options}, written
-by a client with "backend: relay" (scout-ai or Ruby Scout). The worker asks with its own
+by a client with "backend: relay" (scout-ai or Ruby Scout); <id> is the MD5 hex digest the
+client names it by (32 hex digits), and other files are left in place. The worker asks with its own
 endpoints and keys and writes the answer text, JSON-encoded, to reply/<id>.json (atomically);
 a request that fails gets {"error": "…"} there and is moved to failed/. Requests are claimed
 by a rename into working/, so several workers can share a directory. SIGINT/SIGTERM stop the
@@ -111,8 +114,8 @@ Examples:
 
 /** `llm process_queries --help`'s text after the options. */
 const QUERIES_HELP = `
-Each request <id>.json is [messages, options], written by a client asking with the
-"relay: <server>" option; the worker sends that one request with its own keys and saves the
+Each request <id>.json (<id>: 32 hex digits, as in "llm process") is [messages, options],
+written by a client asking with the "relay: <server>" option; the worker sends that one request with its own keys and saves the
 provider's raw response in response/<id>.json, which the client then processes itself (so
 tools run on the client). Failures, claims, signals and the status lines on stderr
 ("process_queries: watching DIR …") work as in "llm process".

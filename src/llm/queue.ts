@@ -8,7 +8,10 @@
  * answered with `{"error": …}` and kept aside in `failed/` (the loop goes on);
  * an abort (SIGINT/SIGTERM) puts the request being answered back for the next
  * worker; new requests are noticed within `intervalMs` (1 s, as Ruby) or at
- * once when the directory reports a change.
+ * once when the directory reports a change. Only files named as a relay
+ * client names a request — `<md5 hex>.json`, Ruby's `Misc.digest` and ours —
+ * are taken: a queue directory given by mistake (the working directory) has
+ * its `package.json` left in place, told once through `skip` (R164-2).
  *
  * @module
  */
@@ -42,7 +45,12 @@ export interface QueueOptions {
   signal?: AbortSignal;
   /** Progress lines (`answered <id>`, `failed <id>: …`). */
   log?: (line: string) => void;
+  /** Told once per `.json` file left alone because its name is not a request's. */
+  skip?: (file: string) => void;
 }
+
+/** A request's name: the MD5 hex digest a relay client names it by (Ruby's too). */
+export const REQUEST_NAME = /^[0-9a-f]{32}\.json$/;
 
 /** Counts of one run of the loop. */
 export interface QueueStats {
@@ -50,12 +58,15 @@ export interface QueueStats {
   failed: number;
 }
 
-function pending(dir: string): string[] {
+function pending(dir: string, skip: (file: string) => void): string[] {
+  let names: string[];
   try {
-    return readdirSync(dir).filter((f) => f.endsWith(".json") && !f.includes(".tmp")).sort();
+    names = readdirSync(dir);
   } catch {
     return [];
   }
+  for (const f of names) if (f.endsWith(".json") && !REQUEST_NAME.test(f)) skip(f);
+  return names.filter((f) => REQUEST_NAME.test(f)).sort();
 }
 
 async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise<void> {
@@ -64,6 +75,8 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
     rmSync(join(o.dir, file), { force: true }); // answered before (Ruby's rule): nothing to do
     return;
   }
+  // made with the first request: a directory holding none is left as it was (R164-2)
+  for (const sub of [o.out, "working", "failed"]) mkdirSync(join(o.dir, sub), { recursive: true });
   const working = join(o.dir, "working", file);
   try {
     renameSync(join(o.dir, file), working); // the claim: only one worker wins it
@@ -103,8 +116,13 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
  * @returns how many requests were answered and how many failed
  */
 export async function runQueue(o: QueueOptions): Promise<QueueStats> {
-  for (const sub of [o.out, "working", "failed"]) mkdirSync(join(o.dir, sub), { recursive: true });
   const stats: QueueStats = { answered: 0, failed: 0 };
+  const told = new Set<string>();
+  const skip = (f: string) => {
+    if (told.has(f)) return;
+    told.add(f);
+    o.skip?.(f);
+  };
   let wake: (() => void) | null = null;
   let watcher: ReturnType<typeof watch> | null = null;
   if (!o.once) {
@@ -116,7 +134,7 @@ export async function runQueue(o: QueueOptions): Promise<QueueStats> {
   o.signal?.addEventListener("abort", onAbort);
   try {
     while (!o.signal?.aborted) {
-      const files = pending(o.dir);
+      const files = pending(o.dir, skip);
       for (const f of files) {
         if (o.signal?.aborted) break;
         await handle(f, o, stats);

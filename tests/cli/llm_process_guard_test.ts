@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { md5hex } from "../../src/util/hash.ts";
 import { runMain, tempDir } from "../support/cli.ts";
 import { type ProviderServer, startProviderServer } from "../support/provider_server.ts";
 
@@ -30,7 +31,7 @@ async function worker(dir: string, srv: ProviderServer) {
 
 async function queued(queue: string, id: string, doc: unknown): Promise<void> {
   await Deno.mkdir(queue, { recursive: true });
-  await Deno.writeTextFile(join(queue, `${id}.json`), JSON.stringify(doc));
+  await Deno.writeTextFile(join(queue, `${md5hex(id)}.json`), JSON.stringify(doc)); // a request's name
 }
 
 Deno.test("llm process: a request's url, key, endpoint, relay and ssh_command are dropped, naming each; the worker's endpoint answers", async () => {
@@ -92,7 +93,7 @@ Deno.test("llm process: a chat-text question is not compiled: mcp:, file:, exec_
   assert.equal(srv.requests.length, 1, "only the plain question is asked");
   assert.doesNotMatch(JSON.stringify(srv.requests[0]!.body), /TOP-SECRET/);
   const reply = (id: string) =>
-    JSON.parse(Deno.readTextFileSync(join(queue, "reply", `${id}.json`)));
+    JSON.parse(Deno.readTextFileSync(join(queue, "reply", `${md5hex(id)}.json`)));
   for (const [id, role] of [["m", "mcp"], ["f", "file"], ["e", "exec_task"], ["o", "option"]]) {
     assert.match(reply(id!).error, new RegExp(`"${role}:".*not accepted`), id);
   }
@@ -124,6 +125,6 @@ Deno.test("llm process_queries: the client's backend, model, parameters and tool
   assert.equal((body.tools as { function: { name: string } }[])[0]!.function.name, "weather");
   assert.equal(srv.requests[0]!.headers.authorization, `Bearer ${KEY}`);
   assert.match(w.stderr, /option "url"/);
-  const failed = JSON.parse(Deno.readTextFileSync(join(queue, "response", "r.json")));
+  const failed = JSON.parse(Deno.readTextFileSync(join(queue, "response", `${md5hex("r")}.json`)));
   assert.match(failed.error, /"file:".*not accepted/);
 });

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runMain, spawnScout, tempDir } from "../support/cli.ts";
+import { md5hex } from "../../src/util/hash.ts";
 
 /** Starts a watching worker, waits for its first stderr line, stops it (SIGTERM): all of stderr. */
 async function watchAndStop(dir: string, kind: string, flags: string[]): Promise<string> {
@@ -63,14 +64,20 @@ Deno.test("llm process on a terminal: each request is a status line too, --log 6
   const env = { SCOUT_HOME: join(d.path, "home"), HOME: d.path, NO_COLOR: "1" };
   for (const flags of [[], ["--log", "6"]]) {
     await Deno.mkdir(queue, { recursive: true });
-    await Deno.writeTextFile(join(queue, "bad.json"), JSON.stringify({ question: 42 }));
+    await Deno.writeTextFile(
+      join(queue, `${md5hex("bad")}.json`),
+      JSON.stringify({ question: 42 }),
+    );
     const r = await runMain([...flags, "llm", "process", "--once", queue], {
       env,
       cwd: d.path,
       tty: true,
     });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /^process: failed bad: .*"question" must be chat text/);
+    assert.match(
+      r.stderr,
+      new RegExp(`^process: failed ${md5hex("bad")}: .*"question" must be chat text`),
+    );
     assert.doesNotMatch(r.stderr, /warning/);
     assert.ok(r.stderr.endsWith(`process: 0 answered, 1 failed (${queue})\n`), r.stderr);
     await Deno.remove(queue, { recursive: true });

@@ -15,6 +15,7 @@ import { runQueue } from "../../src/llm/queue.ts";
 import { settingsSecrets } from "../../src/llm/sent_secrets.ts";
 import { assembleTools } from "../../src/tools/assemble.ts";
 import { mcpToolResolver } from "../../src/tools/mcp/resolver.ts";
+import { md5hex } from "../../src/util/hash.ts";
 import { errorInfoPatch } from "../../src/workflow/failure.ts";
 import { runMain, runScout, tempDir } from "../support/cli.ts";
 import { type RecordedRequest, startProviderServer } from "../support/provider_server.ts";
@@ -192,7 +193,7 @@ Deno.test("R146: errors written to .info and relay replies mask header-shaped cr
   );
   assert.doesNotMatch(JSON.stringify(patch), /123456789|987654321/);
   await using dir = await tempDir();
-  Deno.writeTextFileSync(join(dir.path, "a.json"), "{}");
+  Deno.writeTextFileSync(join(dir.path, `${md5hex("a")}.json`), "{}");
   const stats = await runQueue({
     dir: dir.path,
     out: "reply",
@@ -200,7 +201,7 @@ Deno.test("R146: errors written to .info and relay replies mask header-shaped cr
     answer: () => Promise.reject(new Error(`worker: ${body}`)),
   });
   assert.equal(stats.failed, 1);
-  const reply = Deno.readTextFileSync(join(dir.path, "reply", "a.json"));
+  const reply = Deno.readTextFileSync(join(dir.path, "reply", `${md5hex("a")}.json`));
   assert.doesNotMatch(reply, /123456789|987654321/);
   assert.match(JSON.parse(reply).error, /^worker: echo: /);
 });

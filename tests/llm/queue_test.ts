@@ -8,10 +8,18 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runQueue } from "../../src/llm/queue.ts";
 import { tempDir } from "../support/cli.ts";
+import { md5hex } from "../../src/util/hash.ts";
+
+/** Requests are named by an MD5 hex digest, as relay clients name them. */
+const [Q1, OK, BAD] = ["q1", "ok", "bad"].map((s) => `${md5hex(s)}.json`) as [
+  string,
+  string,
+  string,
+];
 
 Deno.test("a failed request's error answer names its url without the password or key (R83-1)", async () => {
   await using d = await tempDir();
-  writeFileSync(join(d.path, "q1.json"), JSON.stringify({ messages: [] }));
+  writeFileSync(join(d.path, Q1), JSON.stringify({ messages: [] }));
   const lines: string[] = [];
   const stats = await runQueue({
     dir: d.path,
@@ -23,7 +31,7 @@ Deno.test("a failed request's error answer names its url without the password or
     },
   });
   assert.deepEqual(stats, { answered: 0, failed: 1 });
-  const reply = JSON.parse(readFileSync(join(d.path, "reply", "q1.json"), "utf8"));
+  const reply = JSON.parse(readFileSync(join(d.path, "reply", Q1), "utf8"));
   assert.equal(reply.error, "Cannot reach http://bob:***@gpu:8000/v1?api_key=***: refused");
   for (const dir of [d.path, join(d.path, "reply"), join(d.path, "failed")]) {
     for (const f of readdirSync(dir, { withFileTypes: true })) {
@@ -37,8 +45,8 @@ Deno.test("a failed request's error answer names its url without the password or
 
 Deno.test("answers and errors on disk write a lone surrogate as U+FFFD, not a \\ud83d escape (R162-1)", async () => {
   await using d = await tempDir();
-  writeFileSync(join(d.path, "ok.json"), JSON.stringify({ messages: [] }));
-  writeFileSync(join(d.path, "bad.json"), JSON.stringify({ messages: [{ content: "x" }] }));
+  writeFileSync(join(d.path, OK), JSON.stringify({ messages: [] }));
+  writeFileSync(join(d.path, BAD), JSON.stringify({ messages: [{ content: "x" }] }));
   await runQueue({
     dir: d.path,
     out: "reply",
@@ -50,8 +58,8 @@ Deno.test("answers and errors on disk write a lone surrogate as U+FFFD, not a \\
       return Promise.resolve({ choices: [{ message: { content: "half \ude00 a" } }] });
     },
   });
-  const ok = readFileSync(join(d.path, "reply", "ok.json"), "utf8");
-  const bad = readFileSync(join(d.path, "reply", "bad.json"), "utf8");
+  const ok = readFileSync(join(d.path, "reply", OK), "utf8");
+  const bad = readFileSync(join(d.path, "reply", BAD), "utf8");
   assert.equal(ok, '{"choices":[{"message":{"content":"half \ufffd a"}}]}');
   assert.equal(bad, '{"error":"no \ufffd here"}');
 });

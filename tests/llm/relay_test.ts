@@ -12,6 +12,10 @@ import { toolRegistry } from "../../src/tools/registry.ts";
 import { ROOT, runMain, tempDir } from "../support/cli.ts";
 import { startProviderServer } from "../support/provider_server.ts";
 import { workerHome } from "../support/relay_worker.ts";
+import { md5hex } from "../../src/util/hash.ts";
+
+/** A request's name: an MD5 hex digest, as relay clients name it. */
+const id = (label: string) => md5hex(label);
 
 function clientOptions(dir: string, queue: string, extra: Record<string, unknown> = {}) {
   return {
@@ -74,21 +78,27 @@ Deno.test("llm process: a bad request gets an error reply and is kept aside; the
   const queue = join(dir.path, "queue");
   await Deno.mkdir(queue, { recursive: true });
   const env = await workerHome(dir.path, srv);
-  await Deno.writeTextFile(join(queue, "aaa.json"), "{not json");
-  await Deno.writeTextFile(join(queue, "bbb.json"), JSON.stringify({ question: 42 }));
-  await Deno.writeTextFile(join(queue, "ccc.json"), JSON.stringify({ question: "user: hi" }));
+  await Deno.writeTextFile(join(queue, `${id("aaa")}.json`), "{not json");
+  await Deno.writeTextFile(join(queue, `${id("bbb")}.json`), JSON.stringify({ question: 42 }));
+  await Deno.writeTextFile(
+    join(queue, `${id("ccc")}.json`),
+    JSON.stringify({ question: "user: hi" }),
+  );
   srv.script({ text: "hello" });
   const w = await runMain(["llm", "process", "--once", queue], { env, cwd: dir.path });
   assert.equal(w.code, 0, w.stderr);
   assert.match(w.stderr, /1 answered, 2 failed/);
-  const reply = (id: string) => Deno.readTextFileSync(join(queue, "reply", `${id}.json`));
+  const reply = (name: string) => Deno.readTextFileSync(join(queue, "reply", `${id(name)}.json`));
   assert.match(JSON.parse(reply("aaa")).error, /JSON/);
   assert.match(JSON.parse(reply("bbb")).error, /"question" must be chat text/);
   assert.equal(reply("ccc"), '"hello"');
-  assert.deepEqual([...Deno.readDirSync(join(queue, "failed"))].map((e) => e.name).sort(), [
-    "aaa.json",
-    "bbb.json",
-  ]);
+  assert.deepEqual(
+    [...Deno.readDirSync(join(queue, "failed"))].map((e) => e.name).sort(),
+    [
+      `${id("aaa")}.json`,
+      `${id("bbb")}.json`,
+    ].sort(),
+  );
 });
 
 Deno.test("relay client: an error reply is a clear error; no worker means a timeout naming the request", async () => {
@@ -128,7 +138,10 @@ Deno.test("llm process as a subprocess: SIGTERM stops it cleanly and puts the re
   // the reply is held until the test ends: the worker can only end before it by the abort
   let release = () => {};
   srv.script({ text: "slow", until: new Promise<void>((r) => release = r) });
-  await Deno.writeTextFile(join(queue, "req1.json"), JSON.stringify({ question: "user: hi" }));
+  await Deno.writeTextFile(
+    join(queue, `${id("req1")}.json`),
+    JSON.stringify({ question: "user: hi" }),
+  );
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", join(ROOT, "cli.ts"), "llm", "process", queue],
     env: { ...env, NO_COLOR: "1" },
@@ -147,7 +160,7 @@ Deno.test("llm process as a subprocess: SIGTERM stops it cleanly and puts the re
     }
     assert.equal(srv.requests.length, 1, ended ? "the worker ended first" : "60 s passed");
     assert.deepEqual([...Deno.readDirSync(join(queue, "working"))].map((e) => e.name), [
-      "req1.json",
+      `${id("req1")}.json`,
     ]);
     child.kill("SIGTERM");
     // the abort cut the provider request short: the worker ends while the reply is held
@@ -160,7 +173,10 @@ Deno.test("llm process as a subprocess: SIGTERM stops it cleanly and puts the re
     const stderr = new TextDecoder().decode(out.stderr);
     assert.equal(out.code, 0, stderr);
     assert.match(stderr, /0 answered, 0 failed/);
-    assert.ok(Deno.statSync(join(queue, "req1.json")).isFile, "the request is back in the queue");
+    assert.ok(
+      Deno.statSync(join(queue, `${id("req1")}.json`)).isFile,
+      "the request is back in the queue",
+    );
     assert.deepEqual([...Deno.readDirSync(join(queue, "working"))], []);
   } finally {
     release();
@@ -179,13 +195,13 @@ Deno.test("llm process_queries: one provider request, the raw response saved; to
   const env = await workerHome(dir.path, srv);
   srv.script({ toolCalls: [{ name: "weather", arguments: { city: "Oslo" }, id: "call_9" }] });
   await Deno.writeTextFile(
-    join(queue, "q1.json"),
+    join(queue, `${id("q1")}.json`),
     JSON.stringify([[{ role: "user", content: "weather in Oslo?" }], { temperature: 0 }]),
   );
   const w = await runMain(["llm", "process_queries", "--once", queue], { env, cwd: dir.path });
   assert.equal(w.code, 0, w.stderr);
   assert.equal(srv.requests.length, 1);
-  const raw = JSON.parse(await Deno.readTextFile(join(queue, "response", "q1.json")));
+  const raw = JSON.parse(await Deno.readTextFile(join(queue, "response", `${id("q1")}.json`)));
   assert.equal(raw.object, "chat.completion");
   assert.equal(raw.choices[0].message.tool_calls[0].function.name, "weather");
 });
