@@ -80,13 +80,17 @@ export function addScoutSpellings<C extends CommandUnknownOpts>(
  * or `-` alike) is `--name`; `-x=value` for a short option taking a value is
  * `-x value`, `-name=value` is `--name=value`; `--name_with_underscores` is
  * the port's `--name-with-underscores`; the command's Scout spellings are
- * its flags. Any other token is left as it is (`-5` stays a question word).
+ * its flags. A one-dash token no flag reads and no bundle of short flags
+ * (`-chat` where only `-c` is known) and a value given to a flag that takes
+ * none (`-q=1`) are usage errors naming the token as typed; any other token
+ * is left as it is (`-5` stays a question word).
  *
  * @param program the program (as built by `buildProgram`)
  * @param argv the arguments after the program name
  * @returns the arguments to parse
  * @throws ScoutError `usage` for a Scout flag the port refuses, and Ruby's
- *   `-in` / `-wt`, naming what to use instead
+ *   `-in` / `-wt`, naming what to use instead; for an unknown one-dash token
+ *   or a value given to a flag that takes none
  */
 export function rubyFlagArgs(program: CommandUnknownOpts, argv: readonly string[]): string[] {
   const out: string[] = [];
@@ -128,18 +132,62 @@ function readFlag(cmd: CommandUnknownOpts, token: string): string[] {
     throw usageError(`${flag} (Scout's) is not offered by scout-ai: ${refused}`);
   }
   const known = findOption(cmd, flag);
+  if (known !== undefined && value !== undefined) noValue(cmd, known, token);
   if (/^-[^-]$/.test(flag) && value !== undefined) {
-    return known !== undefined && (known.required || known.optional) ? [flag, value] : [token];
+    return known !== undefined ? [flag, value] : asTyped(cmd, token);
   }
   if (known !== undefined) return [token];
   const name = flag.replace(/^--?/, "");
-  if (name.length < 2 || !/^[A-Za-z][\w-]*$/.test(name)) return [token];
+  if (name.length < 2 || !/^[A-Za-z][\w-]*$/.test(name)) return asTyped(cmd, token);
   if (name === "help") return withValue("--help");
   const dashed = spellings?.underscoreInputs ? [] : [`--${name.replaceAll("_", "-")}`];
   for (const long of [`--${name}`, ...dashed]) {
-    if (findOption(cmd, long) !== undefined) return withValue(long);
+    const o = findOption(cmd, long);
+    if (o === undefined) continue;
+    if (value !== undefined) noValue(cmd, o, token);
+    return withValue(long);
   }
-  return [token];
+  return asTyped(cmd, token);
+}
+
+/** Whether `cmd` takes options it does not know (`workflow task`'s inputs). */
+function takesUnknown(cmd: CommandUnknownOpts): boolean {
+  return (cmd as unknown as { _allowUnknownOption?: boolean })._allowUnknownOption === true;
+}
+
+/**
+ * `-x=value` or `--flag=value` for a flag that takes no value: an error naming
+ * the token as typed, not commander's `unknown option '-=1'` (R164-3).
+ */
+function noValue(cmd: CommandUnknownOpts, o: AnOption, token: string): void {
+  if (!o.required && !o.optional && !takesUnknown(cmd)) {
+    throw usageError(`option '${token}' does not take a value`);
+  }
+}
+
+/**
+ * A token no flag of the command reads: left for commander, unless it is a
+ * one-dash multi-letter token that is no bundle of the command's short flags
+ * (`-dv`, `-mgpt-4`): commander would split it and name a fragment never
+ * typed (`-chat` → `unknown option '-hat'`), so it is refused as typed (R164-3).
+ */
+function asTyped(cmd: CommandUnknownOpts, token: string): string[] {
+  if (!/^-[A-Za-z]./.test(token) || takesUnknown(cmd) || isBundle(cmd, token)) return [token];
+  throw usageError(`unknown option '${token}'`);
+}
+
+/**
+ * Whether commander reads `-abc` as known short flags, the last one taking
+ * the rest as its value. With a `=` only a value flag first is (`-Okey=v`):
+ * `-format=x` is Ruby's `-name=value`, not `-f -o rmat=x`.
+ */
+function isBundle(cmd: CommandUnknownOpts, token: string): boolean {
+  for (let i = 1; i < token.length; i++) {
+    const o = findOption(cmd, `-${token[i]}`);
+    if (o === undefined) return false;
+    if (o.required || o.optional) return i === 1 || !token.includes("=");
+  }
+  return true;
 }
 
 /** An own entry of a table (never an Object.prototype member). */
