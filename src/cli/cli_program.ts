@@ -15,6 +15,7 @@ import { HELP_LAYOUT } from "./help_layout.ts";
 import { paint, USAGE_HINT } from "./io.ts";
 import { jsonInterruptLine, watchedSink } from "./json_error.ts";
 import { refuseEmptyPaths } from "./empty_path.ts";
+import { clipErrorLines } from "./error_line.ts";
 
 /**
  * Under `--json`: stdout watched, so a failure knows whether the command
@@ -61,7 +62,11 @@ export function cliProgram(
       getOutHelpWidth: () => helpWidth(ctx.io, "stdout"),
       getErrHelpWidth: () => helpWidth(ctx.io, "stderr"),
       outputError: (s, write) =>
-        write(`${paint(ctx.io, "stderr", "red", "scout-ai:")} ${s.replace(/^error: /, "")}`),
+        write(
+          `${paint(ctx.io, "stderr", "red", "scout-ai:")} ${
+            clipErrorLines(s.replace(/^error: /, ""))
+          }`,
+        ), // bounded: the messages quote what was typed (R164-4)
     })
     .hook("preAction", (_program, cmd) => {
       before?.(cmd as Command);

@@ -18,6 +18,7 @@
 import type { TextSink } from "./io.ts";
 import { interruptWord } from "./ask_interrupt.ts";
 import { jsonText } from "../util/json_text.ts";
+import { clipErrorLine } from "./error_line.ts";
 
 /** The error document of a failed `--json` command. */
 export interface JsonErrorDocument {
@@ -34,7 +35,7 @@ export interface JsonErrorDocument {
  * @returns the line, with its newline
  */
 export function jsonErrorLine(message: string): string {
-  const doc: JsonErrorDocument = { version: 1, status: "error", error: message };
+  const doc: JsonErrorDocument = { version: 1, status: "error", error: clipErrorLine(message) };
   return jsonText(doc) + "\n";
 }
 

@@ -25,6 +25,7 @@ import { paint, USAGE_HINT, warnSink } from "./io.ts";
 import { cliProgram } from "./cli_program.ts";
 import { denoHint } from "./deno_hint.ts";
 import { jsonErrorLine, signalOfExit } from "./json_error.ts";
+import { clipErrorLine } from "./error_line.ts";
 import { helpArgs } from "./help_path.ts";
 import { rubyFlagArgs } from "./ruby_flags.ts";
 import { FIXTURE_EXAMPLES } from "./help_text.ts";
@@ -219,7 +220,9 @@ export function reportError(e: unknown, ctx: CliContext): number {
   const prefix = paint(io, "stderr", "red", "scout-ai:");
   let line: string;
   if (isScoutError(e)) {
-    line = redactSecretsIn(`${oneLine(e.message)}${denoHint(e)}${causeLine(e)}${errorLocation(e)}`);
+    line = clipErrorLine(
+      redactSecretsIn(`${oneLine(e.message)}${denoHint(e)}${causeLine(e)}${errorLocation(e)}`),
+    );
     io.stderr.write(`${prefix} ${escapeLine(line)}\n`);
     if (e.code === "usage") {
       io.stderr.write(`${USAGE_HINT}\n`);
@@ -227,7 +230,9 @@ export function reportError(e: unknown, ctx: CliContext): number {
     }
   } else {
     // a system error nothing more specific caught: the call and path in our words (R81-12)
-    line = redactSecretsIn(oneLine(errnoText(e) ?? (e as Error)?.message ?? thrownMessage(e)));
+    line = clipErrorLine(
+      redactSecretsIn(oneLine(errnoText(e) ?? (e as Error)?.message ?? thrownMessage(e))),
+    );
     io.stderr.write(`${prefix} ${escapeLine(line)}\n`);
   }
   // R128-6: a --json command that printed nothing prints the error as JSON
