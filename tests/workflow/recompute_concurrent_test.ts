@@ -9,8 +9,9 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DENO, SCOUT_SOURCE_ARGS, tempDir } from "../support/cli.ts";
-import { env, userWorkflow } from "./cli_support.ts";
+import { tempDir } from "../support/cli.ts";
+import { userWorkflow } from "./cli_support.ts";
+import { grade, watch } from "./recompute_support.ts";
 import { waitUntil } from "../support/wait.ts";
 
 const GRADER = (log: string, go: string) =>
@@ -27,27 +28,6 @@ export default (api) => api.workflow("Grader", { tasks: {
       return \`graded (\${await job.load("prep")}) by \${process.pid}\`; } },
 } });
 `;
-
-function grade(dir: string, ...more: string[]): Deno.ChildProcess {
-  return new Deno.Command(DENO, {
-    args: [...SCOUT_SOURCE_ARGS, "workflow", "task", "Grader", "grade", "--n", "3", ...more],
-    cwd: dir,
-    env: env(dir),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-}
-
-/** A running child's stdout and stderr, read as they come. */
-function watch(child: Deno.ChildProcess) {
-  const seen = { stdout: "", stderr: "" };
-  const read = async (name: "stdout" | "stderr") => {
-    for await (const t of child[name].pipeThrough(new TextDecoderStream())) seen[name] += t;
-  };
-  const done = Promise.all([read("stdout"), read("stderr"), child.status]);
-  return { seen, ended: async () => (await done)[2].code };
-}
 
 Deno.test("workflow task --recompute while another process recomputes the job: waits and takes its fresh result (R148-2)", async () => {
   await using d = await tempDir();
