@@ -32,7 +32,8 @@ import type {
 /**
  * `chatTask(name, body, options?)` (§4.1): a task `name` of type `chat`
  * whose body drives an agent, with an optional `description` (`--help`, the
- * MCP tool) and `returns`; returns `{[name]: spec}`, to spread into `tasks`.
+ * MCP tool), `returns` and `deps` (as an ordinary task's); returns
+ * `{[name]: spec}`, to spread into `tasks`.
  */
 export type ChatTaskFn = (
   name: string,

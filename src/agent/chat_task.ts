@@ -12,7 +12,8 @@ import { ScoutError } from "../errors.ts";
 import { project } from "../chat/project.ts";
 import { mergeConflict } from "../chat/conflict.ts";
 import type { Message } from "../chat/types.ts";
-import type { TaskSpec } from "../workflow/define.ts";
+import type { DepSpec, TaskSpec } from "../workflow/define.ts";
+import { nearNames } from "../util/edit_distance.ts";
 import type { JobContext } from "../workflow/job_types.ts";
 import { errorMessage, rubyExceptionClass } from "../workflow/failure.ts";
 import {
@@ -42,12 +43,46 @@ export type ChatTaskBody = (
   ctx: ChatTaskContext,
 ) => ChatTaskResult | Promise<ChatTaskResult>;
 
-/** What a chat task may say about itself besides its body (Ruby's `desc` / `returns` before it). */
+/**
+ * What a chat task may say about itself besides its body (Ruby's `desc`,
+ * `returns` and `dep` before it).
+ */
 export interface ChatTaskOptions {
   /** Documentation: `--help`, `workflow list`, the MCP tool (a `## <name>` section of the workflow's `workflow.md` replaces it). */
   description?: string;
   /** Documentation of the result. */
   returns?: string;
+  /**
+   * Dependencies, as an ordinary task's `deps` (`workflow.md` §1.4): each
+   * runs before the body, which reads it with `job.load(name)`; the agents
+   * the body starts are told of them (`agents.md` §4.1 step 5).
+   */
+  deps?: (DepSpec | string)[];
+}
+
+const OPTION_KEYS: readonly string[] = ["description", "returns", "deps"];
+
+/**
+ * Refuses an option a chat task does not know (a `dep:` for `deps:`), which
+ * would be dropped without a word (R165-1).
+ */
+function checkOptions(name: string, options: ChatTaskOptions): void {
+  if (options === null || typeof options !== "object") {
+    throw new ScoutError(
+      "invalid_input",
+      `The options of chat task "${name}" must be an object ({description, returns, deps})`,
+    );
+  }
+  for (const key of Object.keys(options)) {
+    if (OPTION_KEYS.includes(key)) continue;
+    const near = nearNames(key, OPTION_KEYS);
+    throw new ScoutError(
+      "invalid_input",
+      `Chat task "${name}" has an unknown option "${key}"` +
+        (near.length > 0 ? ` (did you mean "${near[0]}"?)` : "") +
+        `: its options are ${OPTION_KEYS.join(", ")}`,
+    );
+  }
 }
 
 function isAgentValue(v: unknown): v is Agent {
@@ -125,7 +160,7 @@ async function logFailedRun(agent: Agent, e: unknown, ctx: ChatTaskContext): Pro
  *
  * @param body the task body
  * @param ops the agent functions (the agent layer passes its own)
- * @param options description and returns (documentation)
+ * @param options description and returns (documentation), deps
  * @returns the task spec
  */
 export function chatTaskSpec(
@@ -137,6 +172,7 @@ export function chatTaskSpec(
     type: "chat",
     ...(options.description !== undefined ? { description: options.description } : {}),
     ...(options.returns !== undefined ? { returns: options.returns } : {}),
+    ...(options.deps !== undefined ? { deps: options.deps } : {}),
     inputs: { chat: { type: "text", description: "Chat in Scout-AI chat-file format" } },
     async run(_inputs, job: JobContext) {
       refuseConflictedInput(job);
@@ -214,8 +250,10 @@ export const chatTaskAgentOps: ChatTaskAgentOps = {
  * @param body the task body
  * @param options the task's `description` (shown by `--help` and as the MCP
  *   tool's) and `returns`; a `## <name>` section of the `workflow.md` beside
- *   the workflow file replaces the description
+ *   the workflow file replaces the description; `deps`, as an ordinary
+ *   task's (the body reads them with `job.load(name)`)
  * @returns `{[name]: spec}`, to spread into `tasks`
+ * @throws ScoutError `invalid_input` for an option it does not know
  *
  * @example
  * ```ts
@@ -237,5 +275,6 @@ export function chatTask(
   body: ChatTaskBody,
   options: ChatTaskOptions = {},
 ): Record<string, TaskSpec<Message[]>> {
+  checkOptions(name, options);
   return { [name]: chatTaskSpec(body, chatTaskAgentOps, options) };
 }
