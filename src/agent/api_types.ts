@@ -12,6 +12,9 @@ import type { Message } from "../chat/types.ts";
 import type { TaskSpec } from "../workflow/define.ts";
 import type { WorkflowApi } from "../workflow/load.ts";
 import type { ChatTaskBody, ChatTaskOptions } from "./chat_task.ts";
+import type { defineTool } from "../tools/define.ts";
+import type { ToolEntry } from "../tools/types.ts";
+import type { specialistCall } from "./specialist_call.ts";
 import type {
   Agent,
   AskFn,
@@ -77,6 +80,23 @@ export interface AgentWorkflowApi extends WorkflowApi {
   socialize: SocializeFn;
   /** Gives `caller` a `hand_off_to_<name>` tool handing messages to `agent` (§3.5). */
   delegate: DelegateFn;
+  /**
+   * A function tool from a zod schema (`api.z`): `{name, description?,
+   * schema, run(args, ctx)}`; what `run` returns is the tool's output, or
+   * `{agent}` to run an agent or a {@link specialistCall}.
+   */
+  defineTool: typeof defineTool;
+  /**
+   * Gives an agent a tool of its own (one from `defineTool`), under its
+   * definition's name, whatever form its `tools` option has.
+   */
+  addTool: (agent: Agent, tool: ToolEntry) => void;
+  /**
+   * A pending call on an agent with a prompt: a tool returns `{agent:
+   * specialistCall(other, prompt)}` to have `other` answer it, as `ask` does
+   * (receipts on the output; a log in a chat task).
+   */
+  specialistCall: typeof specialistCall;
 }
 
 /** The API object passed to an agent directory's `agent.ts` default export. */

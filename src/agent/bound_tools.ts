@@ -7,6 +7,8 @@
  * @module
  */
 import type { ToolEntry, ToolRegistry } from "../tools/types.ts";
+import { definitionName } from "../tools/registry.ts";
+import { ScoutError } from "../errors.ts";
 import type { Agent } from "./types.ts";
 
 /**
@@ -115,4 +117,36 @@ export function addAgentTool(agent: Agent, name: string, entry: ToolEntry): void
   else if (Array.isArray(tools)) tools = [...tools, entry];
   else tools = { ...(tools as Record<string, unknown> ?? {}), [name]: entry };
   agent.options.tools = tools;
+}
+
+/**
+ * Gives an agent a tool of its own (`api.addTool` in an `agent.ts`): the
+ * entry goes into its `tools` option under its definition's name, whatever
+ * form that option has (a map, a registry, a list, a JSON string); a tool of
+ * that name is replaced.
+ *
+ * @param agent the agent
+ * @param tool a tool entry, e.g. from `defineTool`
+ * @throws ScoutError `invalid_input` for what is no tool entry
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { defineTool } from "../tools/define.ts";
+ * import { createAgent } from "./agent.ts";
+ * import { addTool } from "./bound_tools.ts";
+ * const agent = createAgent({ name: "Calc" });
+ * addTool(agent, defineTool({ name: "add", schema: z.object({ a: z.number() }), run: ({ a }) => a }));
+ * Object.keys(agent.options.tools as object); // ["add"]
+ * ```
+ */
+export function addTool(agent: Agent, tool: ToolEntry): void {
+  const def = (tool as Partial<ToolEntry> | null)?.definition;
+  if (def === null || typeof def !== "object" || typeof def.type !== "string") {
+    throw new ScoutError(
+      "invalid_input",
+      "addTool(agent, tool) takes a tool entry ({definition, impl}): make one with defineTool({name, schema, run})",
+    );
+  }
+  addAgentTool(agent, definitionName(def), tool);
 }

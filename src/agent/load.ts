@@ -45,6 +45,9 @@ import { runnerFor, setSpecialistLoader, socialize } from "./socialize.ts";
 import { socializeValueWarnings } from "./socialize_value.ts";
 import { chatTask, setChatTaskLoader } from "./chat_task.ts";
 import { delegate } from "./delegate.ts";
+import { defineTool } from "../tools/define.ts";
+import { specialistCall } from "./specialist_call.ts";
+import { addTool } from "./bound_tools.ts";
 import { iterate, iterateDictionary, json, jsonFormat } from "./structured.ts";
 import { checkLoadCycle, type LoadLink, withinLoad } from "./load_chain.ts";
 import { useTaskRoute } from "./task_route.ts";
@@ -183,6 +186,9 @@ const workflowAgentApi: Omit<AgentWorkflowApi, keyof WorkflowApi> = {
   chatTask,
   socialize,
   delegate,
+  defineTool,
+  addTool,
+  specialistCall,
 };
 extendWorkflowApi(workflowAgentApi);
 

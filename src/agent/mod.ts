@@ -87,6 +87,7 @@ export { askArguments, cloneAgent, inherited, socialize, socialOptions } from ".
 export type { AskCall, InheritMode } from "./socialize.ts";
 export { delegate, HAND_OFF_PARAMETERS } from "./delegate.ts";
 export type { DelegateOptions } from "./delegate.ts";
+export { addTool } from "./bound_tools.ts";
 // SPECIALIST_CALL: the brand SpecialistCall's type names (a constant, not a hook); build calls
 // with specialistCall
 export { receipts, SPECIALIST_CALL, specialistCall } from "./specialists.ts";

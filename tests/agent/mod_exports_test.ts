@@ -38,6 +38,7 @@ const AGENT_API = [
   "agentDelegate",
   "clearAgentCache",
   "defineTool",
+  "addTool",
   "save",
 ];
 
