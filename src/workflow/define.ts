@@ -9,7 +9,7 @@ import { ScoutError } from "../errors.ts";
 import { ownRecord } from "../util/own_record.ts";
 import { isScoutType, type ScoutType } from "./types.ts";
 import { missingDepMessage, taskOf } from "./task_lookup.ts";
-import { definitionWarnings } from "./define_checks.ts";
+import { checkTaskKeys, definitionWarnings } from "./define_checks.ts";
 import { warnOnce } from "../util/warn_once.ts";
 
 export { depTaskOf, nearNames, taskOf } from "./task_lookup.ts";
@@ -88,6 +88,7 @@ function normaliseTask(wf: string, name: string, spec: TaskSpec): Task {
   if (spec === null || typeof spec !== "object" || typeof spec.run !== "function") {
     throw new ScoutError("invalid_input", `Task "${wf}/${name}" needs a run(inputs, job) function`);
   }
+  checkTaskKeys(spec, wf, name);
   const type = spec.type ?? "binary";
   if (!isScoutType(type)) {
     throw new ScoutError("invalid_input", `Unknown type "${type}" of ${where}`);

@@ -5,7 +5,8 @@
  * it as written), and a dependency's `{fromInput}` naming an input its task
  * does not declare (the dependency gets the name itself, rule 4). Warnings,
  * not errors: a Ruby workflow with either loads and runs. TS-FIX: Scout says
- * nothing (`docs/spec-notes/workflow.md` §5a).
+ * nothing (`docs/spec-notes/workflow.md` §5a). A key a task spec does not
+ * know is an error ({@link checkTaskKeys}): Ruby has no such object.
  *
  * @module
  */
@@ -13,6 +14,7 @@ import type { InputDef, Task } from "./job_types.ts";
 import { isFromInput } from "./job_refs.ts";
 import { describeValue, selectOptionsOf, typeSchema } from "./input_type.ts";
 import { nearNames } from "./task_lookup.ts";
+import { ScoutError } from "../errors.ts";
 
 /** One warning about a definition: what it is about (for telling it once) and its text. */
 export interface DefinitionWarning {
@@ -91,4 +93,38 @@ export function definitionWarnings(tasks: Record<string, Task>): DefinitionWarni
     out.push(...fromInputWarnings(task));
   }
   return out;
+}
+
+/** What a task spec may hold (`TaskSpec`). */
+const TASK_KEYS: readonly string[] = [
+  "type",
+  "description",
+  "returns",
+  "extension",
+  "inputs",
+  "deps",
+  "run",
+];
+
+/**
+ * Refuses a key a task spec does not know (`input:` for `inputs:`), which
+ * would be dropped without a word: the task ran with its inputs undefined
+ * (R165-6). Ruby declares with calls, where such a typo is a NoMethodError.
+ *
+ * @param spec the task spec as written
+ * @param wf the workflow's name
+ * @param name the task's name
+ * @throws ScoutError `invalid_input` naming the key (and the key it is near)
+ */
+export function checkTaskKeys(spec: object, wf: string, name: string): void {
+  for (const key of Object.keys(spec)) {
+    if (TASK_KEYS.includes(key)) continue;
+    const near = nearNames(key, TASK_KEYS);
+    throw new ScoutError(
+      "invalid_input",
+      `Task "${wf}/${name}" has an unknown key "${key}"` +
+        (near.length > 0 ? ` (did you mean "${near[0]}"?)` : "") +
+        `: a task takes ${TASK_KEYS.join(", ")}`,
+    );
+  }
 }

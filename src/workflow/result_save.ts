@@ -15,6 +15,8 @@
  * saved as `{}` and the job marked done (R126-3). Ruby writes such an object's
  * `to_s`; JavaScript has no faithful text for it. An executed job's value
  * (`exec`, no result file) is shown by the same rules ({@link execOutput}).
+ * A number or boolean result whose text loads as another value is written
+ * all the same and warned about (`result_fit.ts`).
  *
  * @module
  */
@@ -24,6 +26,7 @@ import { ScoutError } from "../errors.ts";
 import { writeChunksAtomic, writeFileAtomicSync } from "../util/fs.ts";
 import type { Job, Task } from "./job_types.ts";
 import { deserializeResult, serializeResult } from "./result.ts";
+import { warnResultMisfit } from "./result_fit.ts";
 import { tmpPath } from "./store.ts";
 import { arrayElementType } from "./types.ts";
 
@@ -62,9 +65,12 @@ export async function saveResult(
   } else {
     const bad = unsavablePart(value, task.type);
     if (bad !== null) throw unsavable(task, bad);
+    const content = serializeResult(value, task.type);
     // Synchronous temp + fsync + rename: one thread hop less per job (the info
     // write before the body already created the directory).
-    writeFileAtomicSync(job.path, serializeResult(value, task.type));
+    writeFileAtomicSync(job.path, content);
+    // kept as Scout writes it; told when it loads as another value (R165-6)
+    if (typeof content === "string") warnResultMisfit(job, content, task.type);
   }
   if (existsSync(tmpPath(job.path))) rmSync(tmpPath(job.path), { force: true, recursive: true });
 }
