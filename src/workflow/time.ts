@@ -6,8 +6,25 @@
  * @module
  */
 
+import { localOffset } from "../util/local_offset.ts";
+
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, "0");
+}
+
+/**
+ * `date`'s local wall clock as a Date whose UTC fields read it, and the
+ * offset (seconds east): from {@link localOffset}, which reads `TZ` as libc
+ * does where the runtime's own local time does not (R163-1).
+ */
+function wallClock(date: Date): [Date, number] {
+  const off = localOffset(date);
+  return [new Date(date.getTime() + off * 1000), off];
+}
+
+function wallText(w: Date): string {
+  return `${w.getUTCFullYear()}-${pad(w.getUTCMonth() + 1)}-${pad(w.getUTCDate())} ` +
+    `${pad(w.getUTCHours())}:${pad(w.getUTCMinutes())}:${pad(w.getUTCSeconds())}`;
 }
 
 /**
@@ -23,12 +40,9 @@ function pad(n: number, width = 2): string {
  * ```
  */
 export function rubyTime(date: Date = new Date()): string {
-  const off = -date.getTimezoneOffset();
-  const sign = off < 0 ? "-" : "+";
-  const abs = Math.abs(off);
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())} ` +
-    `${sign}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`;
+  const [wall, off] = wallClock(date);
+  const abs = Math.floor(Math.abs(off) / 60); // Ruby's %z drops an offset's seconds
+  return `${wallText(wall)} ${off < 0 ? "-" : "+"}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`;
 }
 
 /**
@@ -50,7 +64,10 @@ export function parseRubyTime(text: unknown): Date | null {
     if (/Z|UTC$/.test(text.trim())) {
       return new Date(Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!, ms));
     }
-    return new Date(+y!, +mo! - 1, +d!, +h!, +mi!, +s!, ms);
+    // local time, as lockTime writes it: the offset there is the one at the instant
+    const asUtc = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!, ms);
+    const guess = asUtc - localOffset(new Date(asUtc)) * 1000;
+    return new Date(asUtc - localOffset(new Date(guess)) * 1000);
   }
   const offsetMin = (sign === "-" ? -1 : 1) * (+oh! * 60 + +om!);
   return new Date(Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!, ms) - offsetMin * 60_000);
@@ -63,7 +80,6 @@ export function parseRubyTime(text: unknown): Date | null {
  * @returns e.g. `2026-12-02 07:55:28.123000`
  */
 export function lockTime(date: Date = new Date()): string {
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.` +
-    `${pad(date.getMilliseconds(), 3)}000`;
+  const [wall] = wallClock(date);
+  return `${wallText(wall)}.${pad(wall.getUTCMilliseconds(), 3)}000`;
 }
