@@ -24,6 +24,7 @@ export type ScoutErrorCode =
   | "not_available"
   | "invalid_input"
   | "config"
+  | "no_home"
   | "internal"
   // chat
   | "chat_parse"

@@ -8,12 +8,14 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { ScoutError } from "../errors.ts";
 
 /**
  * Resolves `SCOUT_HOME` (absolute), defaulting to `~/.scout`.
  *
  * @param env environment to read (default `process.env`)
  * @returns absolute path
+ * @throws ScoutError `no_home` when `SCOUT_HOME` is unset and there is no home
  */
 export function scoutHome(env: Record<string, string | undefined> = process.env): string {
   const h = env.SCOUT_HOME;
@@ -22,13 +24,47 @@ export function scoutHome(env: Record<string, string | undefined> = process.env)
 }
 
 /**
- * The user's home directory (`HOME`, else the OS's).
+ * The user's home directory (`HOME`, else the OS's), or null when there is
+ * none: `HOME` unset and the user without a passwd entry (a container run
+ * with `--user 54321`). The one place scout-ai asks the OS for a home;
+ * callers that can do without one (the `~/.rbbt` jobs root, the `~` path
+ * maps of job identities) skip what needs it.
+ *
+ * @param env environment to read
+ * @returns absolute path, or null
+ * @example
+ * ```ts
+ * import { homeDir } from "./home.ts";
+ * homeDir({ HOME: "/h" }); // "/h"
+ * ```
+ */
+export function homeDir(env: Record<string, string | undefined> = process.env): string | null {
+  if (env.HOME !== undefined && env.HOME !== "") return env.HOME;
+  try {
+    // Bun (and Node) throw "uv_os_homedir" ENOENT when getpwuid finds no entry; Deno returns null
+    const h: unknown = homedir();
+    return typeof h === "string" && h !== "" ? h : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The user's home directory where one is truly needed ({@link homeDir}).
  *
  * @param env environment to read
  * @returns absolute path
+ * @throws ScoutError `no_home` when there is none
+ * @example
+ * ```ts
+ * import { userHome } from "./home.ts";
+ * userHome({ HOME: "/h" }); // "/h"
+ * ```
  */
 export function userHome(env: Record<string, string | undefined> = process.env): string {
-  return env.HOME !== undefined && env.HOME !== "" ? env.HOME : homedir();
+  const h = homeDir(env);
+  if (h === null) throw new ScoutError("no_home", "No home directory: set SCOUT_HOME or HOME");
+  return h;
 }
 
 /**
@@ -37,6 +73,7 @@ export function userHome(env: Record<string, string | undefined> = process.env):
  * @param path a path
  * @param env environment to read
  * @returns the expanded path
+ * @throws ScoutError `no_home` when the path starts with `~` and there is no home
  */
 export function expandHome(
   path: string,

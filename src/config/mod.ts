@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { etcDirs, expandHome, scoutHome, userHome } from "./home.ts";
+export { etcDirs, expandHome, homeDir, scoutHome, userHome } from "./home.ts";
 export type { EtcDirsOptions } from "./home.ts";
 export {
   addConfigEntry,

@@ -21,7 +21,7 @@
  */
 import { statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { userHome } from "../config/home.ts";
+import { homeDir } from "../config/home.ts";
 import type { JobStore } from "./store.ts";
 
 /** Ruby's default pkgdir (`Resource.default_resource.final_pkgdir`). */
@@ -66,8 +66,8 @@ function unlocated(re: RegExp, path: string, needPkgdir: boolean): string | null
 }
 
 /** Port stand-in: the store's `SCOUT_HOME`, when not `~/.scout`, for `~/.scout` (`TOPLEVEL/SUBPATH/REST`). */
-function scoutHomeChoice(path: string, store: JobStore, home: string): string | null {
-  if (store.home === join(home, ".scout")) return null; // ~/.scout itself is Ruby's user map
+function scoutHomeChoice(path: string, store: JobStore, home: string | null): string | null {
+  if (home !== null && store.home === join(home, ".scout")) return null; // Ruby's user map
   return unlocated(mapRegExp("{HOME}/{TOPLEVEL}/{SUBPATH}", store.home), path, false);
 }
 
@@ -108,14 +108,17 @@ export function identifyJobPath(
   if (!path.endsWith("/") && isDirectory(path)) path += "/";
   const explicit = explicitRootChoice(path, store);
   if (explicit !== null) return explicit;
-  const home = userHome(env);
+  // without a home (no HOME, no passwd entry) the {HOME} maps and the "~" rewrite are skipped
+  const home = homeDir(env);
+  const maps = home === null ? PATH_MAPS.filter((p) => !p.includes("{HOME}")) : PATH_MAPS;
   const choices = [
-    ...PATH_MAPS.map((p) => unlocated(mapRegExp(p, home), path, true)),
+    ...maps.map((p) => unlocated(mapRegExp(p, home ?? ""), path, true)),
     scoutHomeChoice(path, store, home),
   ].filter((c): c is string => c !== null);
   const identified = choices.length === 0
     ? path
     : choices.reduce((best, c) => c.length < best.length ? c : best);
+  if (home === null) return identified;
   // Ruby appends the home minus its last character when it ends with "/" (so such a home never
   // turns into "~"); kept for parity
   const h = home.endsWith("/") ? home + home.slice(0, -1) : home;

@@ -17,7 +17,7 @@
  */
 import { readdirSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { expandHome, scoutHome, userHome } from "../config/home.ts";
+import { expandHome, homeDir, scoutHome } from "../config/home.ts";
 import { md5hex } from "../util/hash.ts";
 import { fitBytes, NAME_MAX, utf8Length } from "../util/name_bytes.ts";
 import { exists, samePath } from "../util/fs.ts";
@@ -105,7 +105,7 @@ export function withJobsDir(base: JobStore, jobsDir: string): JobStore {
 
 /**
  * Jobs roots to search when *reading* references (provenance, `workflow info`):
- * the store's roots plus `~/.rbbt/var/jobs` (Ruby's legacy root).
+ * the store's roots plus `~/.rbbt/var/jobs` (Ruby's legacy root) when there is a home.
  *
  * @param opts env and cwd (as {@link jobStore})
  * @returns absolute roots, without duplicates
@@ -113,7 +113,8 @@ export function withJobsDir(base: JobStore, jobsDir: string): JobStore {
 export function jobRoots(opts: JobStoreOptions = {}): string[] {
   const env = opts.env ?? process.env;
   const store = jobStore(opts);
-  const roots = [...store.roots, join(userHome(env), ".rbbt", "var", "jobs")];
+  const home = homeDir(env);
+  const roots = home === null ? store.roots : [...store.roots, join(home, ".rbbt", "var", "jobs")];
   return [...new Set(roots)];
 }
 

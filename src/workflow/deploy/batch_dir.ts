@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { scoutHome } from "../../config/home.ts";
 
 /**
  * The batch base directory.
@@ -20,6 +20,5 @@ export function batchBase(
 ): string {
   if (explicit !== undefined) return resolve(explicit);
   if (env.SCOUT_BATCH_DIR) return resolve(env.SCOUT_BATCH_DIR);
-  const home = env.SCOUT_HOME || join(env.HOME || homedir(), ".scout");
-  return join(resolve(home), "var", "batch");
+  return join(scoutHome(env), "var", "batch");
 }
