@@ -21,9 +21,10 @@ import {
 import { dirname } from "node:path";
 import { type ConfigEntry, configEntryFor, loadConfig } from "../config/store.ts";
 import { suggestedScope } from "../config/unscoped.ts";
-import { ScoutError, usageError } from "../errors.ts";
+import { isScoutError, ScoutError, usageError } from "../errors.ts";
 import { exists, fileError } from "../util/fs.ts";
-import { cannotText } from "../util/errno_text.ts";
+import { cannotText, errnoReason } from "../util/errno_text.ts";
+import { refusedByFileSystem } from "../util/fs_refused.ts";
 import { shellQuote } from "../util/shell_words.ts";
 import { withFileLockSync } from "../util/file_lock.ts";
 import { danglingLinkEnd, writeInPlaceSync } from "../util/in_place.ts";
@@ -138,21 +139,32 @@ function editConfig(file: string, opts: ConfigSetCliOptions): void {
     const dir = dirname(file);
     throw new ScoutError("io", cannotText("create directory", dir, e), { file: dir, cause: e });
   }
-  withFileLockSync(file, () => {
-    const { lines, found } = editedLines(readConfigBytes(file), opts);
-    if (opts.value === undefined && !found) {
-      throw new ScoutError(
-        "not_found",
-        `No entry "${[opts.key, ...opts.scopes].join(" ")}" in ${file}`,
-        { file },
-      );
-    }
-    const out = lines.length ? Buffer.concat(lines.flatMap((l) => [l, NL])) : new Uint8Array();
-    // a link (a dotfiles one, even to nothing yet) is written through, as Ruby's Open.write does
-    const target = danglingLinkEnd(file);
-    if (!lexists(target)) createPrivate(target);
-    writeInPlaceSync(target, out, file);
-  });
+  try {
+    withFileLockSync(file, () => rewriteConfig(file, opts));
+  } catch (e) {
+    // the lock is the means, the config the end: name the file being changed (R166-4)
+    const lock = `${file}.lock`;
+    if (!isScoutError(e, "io") || e.file !== lock || refusedByFileSystem(e) === null) throw e;
+    const why = `${errnoReason(e.cause)} (taking its lock "${lock}")`;
+    throw new ScoutError("io", `Cannot change "${file}": ${why}`, { file, cause: e.cause });
+  }
+}
+
+/** The config rewritten with the entry set or removed (its lock held). */
+function rewriteConfig(file: string, opts: ConfigSetCliOptions): void {
+  const { lines, found } = editedLines(readConfigBytes(file), opts);
+  if (opts.value === undefined && !found) {
+    throw new ScoutError(
+      "not_found",
+      `No entry "${[opts.key, ...opts.scopes].join(" ")}" in ${file}`,
+      { file },
+    );
+  }
+  const out = lines.length ? Buffer.concat(lines.flatMap((l) => [l, NL])) : new Uint8Array();
+  // a link (a dotfiles one, even to nothing yet) is written through, as Ruby's Open.write does
+  const target = danglingLinkEnd(file);
+  if (!lexists(target)) createPrivate(target);
+  writeInPlaceSync(target, out, file);
 }
 
 /**

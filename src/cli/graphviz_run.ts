@@ -7,10 +7,10 @@
  *
  * @module
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processTempDir, tempBase } from "../util/process_temp_dir.ts";
 
 /** What one `dot` run gave: the drawing, or why there is none. */
 export interface DotRun {
@@ -28,17 +28,19 @@ export interface DotRun {
 
 /**
  * Draws `dot` text as `format` (`svg`, `png`, `pdf`) with the `dot` found
- * on `env`'s PATH, through files of a temp directory removed after.
+ * on `env`'s PATH, through files of this process's temp directory under
+ * `env`'s `TMPDIR` (removed after; the directory at exit, a signal's too:
+ * R166-4).
  */
 export function runDot(
   dot: string,
   format: string,
   env: Record<string, string | undefined>,
 ): DotRun {
-  const dir = mkdtempSync(join(tmpdir(), "scout-dot-"));
+  const dir = processTempDir(tempBase(env), "scout-dot-");
+  const src = join(dir, "graph.dot");
+  const out = join(dir, `graph.${format}`);
   try {
-    const src = join(dir, "graph.dot");
-    const out = join(dir, `graph.${format}`);
     writeFileSync(src, dot);
     const r = spawnSync("dot", [`-T${format}`, src, "-o", out], {
       env: env as NodeJS.ProcessEnv,
@@ -55,6 +57,6 @@ export function runDot(
       stderr: String(r.stderr ?? ""),
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    for (const f of [src, out]) rmSync(f, { force: true });
   }
 }

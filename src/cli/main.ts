@@ -24,6 +24,7 @@ import type { Io } from "./io.ts";
 import { paint, USAGE_HINT, warnSink } from "./io.ts";
 import { cliProgram } from "./cli_program.ts";
 import { denoHint } from "./deno_hint.ts";
+import { writableHint } from "./writable_hint.ts";
 import { jsonErrorLine, signalOfExit } from "./json_error.ts";
 import { clipErrorLine } from "./error_line.ts";
 import { helpArgs } from "./help_path.ts";
@@ -221,7 +222,10 @@ export function reportError(e: unknown, ctx: CliContext): number {
   let line: string;
   if (isScoutError(e)) {
     line = clipErrorLine(
-      redactSecretsIn(`${oneLine(e.message)}${denoHint(e)}${causeLine(e)}${errorLocation(e)}`),
+      redactSecretsIn(
+        `${oneLine(e.message)}${denoHint(e)}${writableHint(e, io.env)}${causeLine(e)}` +
+          errorLocation(e),
+      ),
     );
     io.stderr.write(`${prefix} ${escapeLine(line)}\n`);
     if (e.code === "usage") {
@@ -231,7 +235,10 @@ export function reportError(e: unknown, ctx: CliContext): number {
   } else {
     // a system error nothing more specific caught: the call and path in our words (R81-12)
     line = clipErrorLine(
-      redactSecretsIn(oneLine(errnoText(e) ?? (e as Error)?.message ?? thrownMessage(e))),
+      redactSecretsIn(
+        oneLine(errnoText(e) ?? (e as Error)?.message ?? thrownMessage(e)) +
+          writableHint(e, io.env),
+      ),
     );
     io.stderr.write(`${prefix} ${escapeLine(line)}\n`);
   }

@@ -243,9 +243,10 @@ async function missedRound(
     return await liveRound(r.dir, r.key, r.state, r.parts, r.play, told, r.origin);
   } catch (e) {
     if (!isScoutError(e, "cache_unavailable")) throw e;
-    // a read-only or foreign home: the cache is optional, the ask is not
+    // a read-only or foreign home: the cache is optional, the ask is not; a miss cannot be
+    // stored, while hits are still read (offline replay works): say so (R166-4)
     unusableDirs.add(r.dir);
-    ctx.warn(`${e.message}: asking without it (--no-cache skips it)`);
+    ctx.warn(`${e.message}: new answers are not stored (--no-cache skips the cache)`);
     return await uncached();
   }
 }

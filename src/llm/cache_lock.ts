@@ -245,7 +245,7 @@ function unusable(dir: string, e: unknown): unknown {
   if (errno === null) return e;
   return new ScoutError(
     "cache_unavailable",
-    `The inference cache at "${dir}" cannot be used: ${errnoReason(errno)}`,
+    `The inference cache at "${dir}" cannot store answers: ${errnoReason(errno)}`,
     { file: dir, cause: e },
   );
 }

@@ -22,7 +22,7 @@ Deno.test("a cache directory that cannot be made: one warning, the ask answered 
   assert.equal(one.stdout, "first\n");
   assert.match(
     one.stderr,
-    /The inference cache at ".*var\/cache\/ask" cannot be used: a part of the path is not a directory: asking without it \(--no-cache skips it\)\n/,
+    /The inference cache at ".*var\/cache\/ask" cannot store answers: a part of the path is not a directory: new answers are not stored \(--no-cache skips the cache\)\n/,
   );
   assert.equal(one.stderr.split("\n").filter(Boolean).length, 1, one.stderr);
   // nothing cached: the same question reaches the provider again, and is not told again
@@ -51,8 +51,9 @@ Deno.test("a home under /proc, where no directory can be made: warned, answered 
   assert.equal(r.stdout, "first\n");
   assert.equal(
     r.stderr,
-    'scout-ai: warning: The inference cache at "/proc/scout-r119/home/var/cache/ask" cannot be ' +
-      "used: no such file or directory: asking without it (--no-cache skips it)\n" +
+    'scout-ai: warning: The inference cache at "/proc/scout-r119/home/var/cache/ask" cannot ' +
+      "store answers: no such file or directory: new answers are not stored (--no-cache skips " +
+      "the cache)\n" +
       'scout-ai: warning: Cannot lock in "/proc/scout-r119/home/tmp/persist_locks" ' +
       "(no such file or directory): locking next to the chat\n",
   );
@@ -70,6 +71,6 @@ Deno.test("a home through a link to nothing: the cache is skipped with a warning
   assert.equal(r.stdout, "first\n");
   assert.match(
     r.stderr,
-    /^scout-ai: warning: The inference cache at ".*home-link\/var\/cache\/ask" cannot be used: .*: asking without it \(--no-cache skips it\)\n$/,
+    /^scout-ai: warning: The inference cache at ".*home-link\/var\/cache\/ask" cannot store answers: .*: new answers are not stored \(--no-cache skips the cache\)\n$/,
   );
 });

@@ -95,7 +95,8 @@ Deno.test("config set in a read-only Scout home says why etc/ cannot be made (R1
     // the cause, not the lock's "no such file or directory" that followed it
     assert.equal(
       r.stderr,
-      `scout-ai: Cannot create directory "${join(home, "etc")}": read-only file system\n`,
+      `scout-ai: Cannot create directory "${join(home, "etc")}": read-only file system — set ` +
+        "SCOUT_HOME to a writable directory\n",
     );
   } finally {
     await unmount(home);

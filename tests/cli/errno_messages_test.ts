@@ -90,7 +90,8 @@ Deno.test("commands name the path a system call failed on (R81-12)", async () =>
   assert.match(
     task.stderr,
     new RegExp(
-      `^scout-ai: Cannot create directory "${home}/[^"]*": a part of the path is not a directory\n$`,
+      `^scout-ai: Cannot create directory "${home}/[^"]*": a part of the path is not a directory` +
+        " — set SCOUT_HOME to a writable directory\n$",
     ),
   );
   const queue = await runMain(["llm", "process", "afile", "--once"], o);

@@ -133,7 +133,7 @@ Deno.test("when the temporary directory refuses the index too, the error names t
     r.stderr,
     `scout-ai: Cannot write an index of "${p.kb}/parents" anywhere: ` +
       `"${p.kb}": read-only file system; "${p.home}/var/cache/kb": read-only file system; ` +
-      `temporary directory "${tmp}": read-only file system\n`,
+      `temporary directory "${tmp}": read-only file system — set TMPDIR to a writable directory\n`,
   );
   assert.equal(r.stdout, "");
 });
