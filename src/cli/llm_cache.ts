@@ -72,19 +72,33 @@ export async function runCacheClean(opts: CacheCleanCliOptions, io: Io): Promise
   return out.failed.length > 0 && !dryRun ? 1 : 0;
 }
 
+/** Failures named one by one before the rest are counted. */
+const FAILED_SHOWN = 5;
+
 function report(
   out: CacheCleanOutcome,
   io: Io,
   c: { dryRun: boolean; olderMs: number | null; bytes: number },
 ): void {
   for (const k of out.kept) io.stderr.write(`kept ${k.file}: ${k.reason}\n`);
-  for (const f of out.failed) {
+  // the first few, then a count: a read-only shared cache of 10k entries gave 10k lines (R166-5)
+  for (const f of out.failed.slice(0, FAILED_SHOWN)) {
     // a dry run fails on nothing it would not remove; it names what a real run could not
     if (c.dryRun) warn(io, `a real run cannot remove ${f.file}: ${f.error}`);
     else {
       io.stderr.write(
         `${paint(io, "stderr", "red", "scout-ai:")} cannot remove ${f.file}: ${f.error}\n`,
       );
+    }
+  }
+  const more = out.failed.length - FAILED_SHOWN;
+  if (more > 0) {
+    const files = `${more} more file${more === 1 ? "" : "s"}`;
+    const all = "(--json lists them all)";
+    if (c.dryRun) warn(io, `… and ${files} a real run cannot remove ${all}`);
+    else {
+      const line = `… and ${files} that cannot be removed ${all}`;
+      io.stderr.write(`${paint(io, "stderr", "red", "scout-ai:")} ${line}\n`);
     }
   }
   const n = (k: number, what: string, many = `${what}s`) => `${k} ${k === 1 ? what : many}`;
@@ -99,7 +113,8 @@ function report(
     n(out.holders.length, "dead holder"),
     n(out.temps.length, "temp file"),
   ].join(", ");
-  const kept = out.kept.length > 0 ? `; ${out.kept.length} kept` : "";
+  const kept = (out.kept.length > 0 ? `; ${out.kept.length} kept` : "") +
+    (out.failed.length > 0 && !c.dryRun ? `; ${out.failed.length} not removable` : "");
   io.stdout.write(`${entries}${kept}; ${debris} ${verb}\n`);
 }
 

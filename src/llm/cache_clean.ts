@@ -19,13 +19,14 @@
  */
 import { closeSync, readdirSync, unlinkSync } from "node:fs";
 import { basename, join } from "node:path";
+import { ScoutError } from "../errors.ts";
 import { statsOf, unlinkQuiet } from "../util/fs.ts";
 import { linkLock } from "./cache_holder.ts";
 import { createLockFile } from "./cache_lock.ts";
 import { holderOf, judgeLock, takeOver } from "./cache_stale.ts";
 import { inRealDir, pathIn } from "../util/pinned_dir.ts";
 import { notRegularKind } from "../util/regular_file.ts";
-import { errnoReason } from "../util/errno_text.ts";
+import { cannotText, errnoReason } from "../util/errno_text.ts";
 import { sweepCacheDebris } from "./cache_debris.ts";
 import { futureReason, lastUsed } from "../util/used_time.ts";
 
@@ -139,15 +140,26 @@ function lockError(e: unknown): string {
   return kind === null ? errnoReason(e) : `Not a regular file but ${kind}`;
 }
 
-/** The key's lock, taken as an ask takes it: true when taken, false when another holds it. */
-function takeKeyLock(dir: string, lock: string): boolean {
-  const linked = linkLock(dir, lock);
-  if (linked !== null) return linked;
-  // no hard links here: a created lock file holding our holder text, as an ask makes it
-  const fd = createLockFile(lock);
-  if (fd === null) return false;
-  closeSync(fd);
-  return true;
+/**
+ * The key's lock, taken as an ask takes it: true when taken, false when
+ * another holds it; one that cannot be made fails in `system clean`'s words
+ * (`cannot take its lock: Cannot create the lock "<lock>": permission
+ * denied`), naming `shown`, the lock's path in the cache directory (R166-5:
+ * it was the runtime's `EACCES: permission denied, open '<lock>'`).
+ */
+function takeKeyLock(dir: string, lock: string, shown: string): boolean {
+  try {
+    const linked = linkLock(dir, lock);
+    if (linked !== null) return linked;
+    // no hard links here: a created lock file holding our holder text, as an ask makes it
+    const fd = createLockFile(lock);
+    if (fd === null) return false;
+    closeSync(fd);
+    return true;
+  } catch (e) {
+    const why = `cannot take its lock: ${cannotText("create the lock", shown, e)}`;
+    throw new ScoutError("io", why, { file: shown, cause: e });
+  }
 }
 
 /**
@@ -159,11 +171,13 @@ function removeEntry(dir: string, file: string): boolean {
   const name = basename(file);
   const lock = name.slice(0, -".json".length) + ".lock";
   return inRealDir(dir, (d) => {
-    if (!takeKeyLock(dir, pathIn(d, lock))) return false;
+    if (!takeKeyLock(dir, pathIn(d, lock), join(dir, lock))) return false;
     try {
       unlinkSync(pathIn(d, name));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e; // gone: another clean's
+      const code = (e as NodeJS.ErrnoException).code;
+      // ENOENT: gone, another clean's; the reason in words (the path is the pinned one)
+      if (code !== "ENOENT") throw new ScoutError("io", errnoReason(e), { file, cause: e });
     } finally {
       unlinkQuiet(pathIn(d, lock));
     }
