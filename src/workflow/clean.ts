@@ -12,7 +12,8 @@ import { isDone } from "./context.ts";
 import { filesDir, infoPath, tmpPath } from "./store.ts";
 import { jobState } from "./state.ts";
 import { inputDeps } from "./outdated.ts";
-import { acquireLock, type HeldLock } from "./lock.ts";
+import type { HeldLock } from "./lock.ts";
+import { acquireJobLock } from "./job_lock.ts";
 
 /** Tells a wait on another process's run of a job past a few seconds. */
 export type CleanWaitNotice = (job: Job, lock: string, holder: string) => void;
@@ -124,7 +125,7 @@ async function cleanLocked(jobs: Job[], onLongWait?: CleanWaitNotice): Promise<v
   try {
     for (const j of byLockOrder(jobs.filter((j) => locking.has(j.path)))) {
       held.push(
-        await acquireLock(j.path, j.store.lockDir, {
+        await acquireJobLock(j.path, j.store.lockDir, {
           onLongWait: (file, holder) => onLongWait?.(j, file, holder),
         }),
       );

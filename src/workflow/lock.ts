@@ -195,7 +195,7 @@ function staleHolder(text: string, id: Pick<LockId, "ino" | "mtimeMs">): boolean
  *
  * @returns the waiter's rule (it remembers the lock it last saw)
  */
-function watchedStale(): StaleTest {
+export function watchedStale(): StaleTest {
   const watch = lockWatch();
   return (text, id) => lockStale(parseHolder(text), id, lockMaxAgeMs(), { watch });
 }
@@ -211,7 +211,7 @@ function watchedStale(): StaleTest {
  *
  * @throws ScoutError `io` naming the lock file
  */
-function judgePersist(path: string, isStale: StaleTest): JudgedLock | null {
+export function judgePersist(path: string, isStale: StaleTest): JudgedLock | null {
   try {
     return judgeLockSync(path, isStale);
   } catch (e) {

@@ -20,7 +20,8 @@ import {
   rootFailure,
   rubyExceptionClass,
 } from "./failure.ts";
-import { acquireLock, type HeldLock } from "./lock.ts";
+import type { HeldLock } from "./lock.ts";
+import { acquireJobLock } from "./job_lock.ts";
 import { readResult } from "./result.ts";
 import { execOutput, saveResult } from "./result_save.ts";
 import { tmpPath } from "./store.ts";
@@ -229,7 +230,7 @@ function taskToCompute(job: Job): Task {
 async function compute(job: Job, opts: RunOptions, inflight: InflightRun): Promise<void> {
   const task = taskToCompute(job);
   const plan = await dependenciesToRun(job, opts);
-  const lock: HeldLock = await acquireLock(job.path, job.store.lockDir, {
+  const lock: HeldLock = await acquireJobLock(job.path, job.store.lockDir, {
     ...(opts.lockTimeoutMs !== undefined ? { timeoutMs: opts.lockTimeoutMs } : {}),
     onWait: (holder) => opts.onEvent?.({ type: "wait", job, holder }),
     onLongWait: (lock, holder) => opts.onEvent?.({ type: "long_wait", job, holder, lock }),

@@ -16,7 +16,8 @@
 import { lstatSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ScoutError } from "../errors.ts";
-import { acquireLock, type HeldLock, sweepStaleLock } from "./lock.ts";
+import { type HeldLock, sweepStaleLock } from "./lock.ts";
+import { acquireJobLock } from "./job_lock.ts";
 import { filesDir, infoPath, lockPathFor, tmpPath } from "./store.ts";
 import { inRealDir, pathIn, removeHere } from "../util/pinned_dir.ts";
 import { notRegularKind } from "../util/regular_file.ts";
@@ -161,7 +162,8 @@ export function oddLockKind(
  */
 async function tryLock(path: string, lockDir: string): Promise<HeldLock | null> {
   try {
-    return await acquireLock(path, lockDir, { timeoutMs: 0 });
+    // a run locking in the jobs root (its home read-only, R166-2) is seen too
+    return await acquireJobLock(path, lockDir, { timeoutMs: 0 });
   } catch (e) {
     if (e instanceof ScoutError && e.code === "lock_timeout") return null;
     throw e;

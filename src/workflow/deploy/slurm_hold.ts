@@ -17,7 +17,8 @@ import { isScoutError } from "../../errors.ts";
 import { setAsideEarlierRun } from "../attempts.ts";
 import { readJobInfoSync, writeJobInfo } from "../info.ts";
 import type { Job } from "../job_types.ts";
-import { acquireLock, type HeldLock } from "../lock.ts";
+import type { HeldLock } from "../lock.ts";
+import { acquireJobLock } from "../job_lock.ts";
 
 /** The persist locks of the jobs this deploy could take at once. */
 export interface HeldJobs {
@@ -38,7 +39,7 @@ export async function holdJobs(jobs: readonly Job[]): Promise<HeldJobs> {
   const held: { job: Job; lock: HeldLock }[] = [];
   for (const job of jobs) {
     try {
-      held.push({ job, lock: await acquireLock(job.path, job.store.lockDir, { timeoutMs: 0 }) });
+      held.push({ job, lock: await acquireJobLock(job.path, job.store.lockDir, { timeoutMs: 0 }) });
     } catch (e) {
       if (!isScoutError(e, "lock_timeout")) {
         for (const h of held) h.lock.release();

@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { isScoutError } from "../../errors.ts";
 import { errorInfoPatch } from "../failure.ts";
 import { readJobInfoSync, updateJobInfoSync } from "../info.ts";
-import { acquireLock } from "../lock.ts";
+import { acquireJobLock } from "../job_lock.ts";
 
 /**
  * Records `error` as the failure of the job at `path`, when nothing else
@@ -32,7 +32,7 @@ export async function recordUnbuilt(
   if (existsSync(path)) return false;
   let lock;
   try {
-    lock = await acquireLock(path, lockDir, { timeoutMs: 0 });
+    lock = await acquireJobLock(path, lockDir, { timeoutMs: 0 });
   } catch (e) {
     if (isScoutError(e, "lock_timeout")) return false; // another process runs it
     throw e;
