@@ -61,12 +61,18 @@ export function relayedBackend(
     const id = md5hex(doc);
     const name = `response/${id}.json`;
     let text = await t.get(name);
+    // a stored failure is not an answer: asking again reaches the provider again (R167-3)
+    if (text !== null && workerFailure(text) !== null) {
+      await t.remove(name);
+      text = null;
+    }
     if (text === null) {
       await t.put(`${id}.json`, doc);
       text = await waitFor(t, name, timeoutMs, init?.signal ?? undefined);
     }
     if (text === null) throw new DOMException("relay wait", "TimeoutError");
     const failure = workerFailure(text);
+    if (failure !== null) await t.remove(name); // consumed: the next ask queues it anew
     const headers = { "content-type": "application/json" };
     return failure === null ? new Response(text, { status: 200, headers }) : new Response(
       JSON.stringify({ error: { message: `relay worker failed: ${failure}` } }),

@@ -10,7 +10,7 @@
  * @module
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { ScoutError } from "../errors.ts";
 import { writeFileAtomic } from "../util/fs.ts";
@@ -26,6 +26,8 @@ export interface RelayTransport {
   put(name: string, content: string): Promise<void>;
   /** Reads `dir/name`, or null while it does not exist. */
   get(name: string): Promise<string | null>;
+  /** Removes `dir/name` (nothing when it is gone already). */
+  remove(name: string): Promise<void>;
 }
 
 /**
@@ -59,6 +61,7 @@ export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): 
           return Promise.reject(e);
         }
       },
+      remove: (name) => Promise.resolve(rmSync(join(dir, name), { force: true })),
     };
   }
   // `host:dir` names the remote queue directory (scp's syntax)
@@ -97,6 +100,11 @@ export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): 
       if (r.code === 3) return null;
       if (r.code !== 0) throw sshError(host, `read ${file}`, r.stderr);
       return r.stdout;
+    },
+    remove: async (name) => {
+      const file = `${remoteDir}/${name}`;
+      const r = await run(`rm -f ${q(file)}`);
+      if (r.code !== 0) throw sshError(host, `remove ${file}`, r.stderr);
     },
   };
 }

@@ -5,7 +5,7 @@
  * time, and a relay over ssh that cannot be read.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ask } from "../../src/llm/ask.ts";
 import { newSession } from "../../src/llm/meta_record.ts";
@@ -42,8 +42,12 @@ Deno.test("relay option: a worker's failure and no reply in time name the relay'
   assert.ok(!late.includes("api.openai.com"), late);
   const [queued] = readdirSync(queue).filter((n) => n.endsWith(".json"));
   mkdirSync(join(queue, "response"));
+  rmSync(join(queue, queued!));
+  // a worker's failure while the client waits (a stored one is not reused: R167-3)
+  const failing = rejection(home);
+  while (!existsSync(join(queue, queued!))) await new Promise((r) => setTimeout(r, 5));
   writeFileSync(join(queue, "response", queued!), JSON.stringify({ error: "no GPU" }));
-  const failed = await rejection(home);
+  const failed = await failing;
   assert.ok(
     failed.includes(
       `Provider "openai" answered HTTP 400: relay worker failed: no GPU (endpoint "relayed", relay ${queue})`,

@@ -101,7 +101,7 @@ Deno.test("llm process: a bad request gets an error reply and is kept aside; the
   );
 });
 
-Deno.test("relay client: an error reply is a clear error; no worker means a timeout naming the request", async () => {
+Deno.test("relay client: a stored error reply is not reused; no worker means a timeout naming the request", async () => {
   await using dir = await tempDir();
   const queue = join(dir.path, "queue");
   const opts = clientOptions(dir.path, queue, { request_timeout: 0.3 });
@@ -119,10 +119,11 @@ Deno.test("relay client: an error reply is a clear error; no worker means a time
   assert.equal(queued.length, 1);
   await Deno.mkdir(join(queue, "reply"), { recursive: true });
   await Deno.writeTextFile(join(queue, "reply", queued[0]!), JSON.stringify({ error: "no GPU" }));
-  await assert.rejects(
-    () => ask([{ role: "user", content: "anyone?" }], opts),
-    /worker failed: no GPU/,
-  );
+  await Deno.remove(join(queue, queued[0]!));
+  // a stored failure is not the answer: it is dropped and the request queued again (R167-3)
+  await assert.rejects(() => ask([{ role: "user", content: "anyone?" }], opts), /No relay reply/);
+  assert.deepEqual([...Deno.readDirSync(join(queue, "reply"))], []);
+  assert.ok(Deno.statSync(join(queue, queued[0]!)).isFile);
   await assert.rejects(
     () => ask([{ role: "user", content: "x" }], { ...opts, server: undefined }),
     /No relay server/,

@@ -10,6 +10,9 @@
  * [TS-FIX] Ruby polls forever; this waits at most `request_timeout` and then
  * fails naming the server and the request id. The request file stays, so a
  * worker that comes up later still answers it and a rerun finds the reply.
+ * An error reply is not kept as the answer (Ruby reuses it forever): the
+ * client that reads one removes it, so the next ask queues the request again
+ * and a retry after an outage reaches the provider (R167-3).
  *
  * @module
  */
@@ -135,7 +138,11 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
   const id = md5hex(body);
   const reply = `reply/${id}.json`;
   const done = await t.get(reply);
-  if (done !== null) return relayReply(done);
+  if (done !== null) {
+    if (!isErrorReply(done)) return relayReply(done);
+    // a failure is not an answer: asking again reaches the provider again (R167-3)
+    await t.remove(reply);
+  }
   await t.put(`${id}.json`, body);
   const text = await waitFor(t, reply, ctx.settings.timeoutMs, ctx.signal);
   if (text === null) {
@@ -147,7 +154,24 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
       { backend: "relay", server, request: id, retryable: false },
     );
   }
+  // consumed by the client that reads it: the next ask queues the request anew (R167-3)
+  if (isErrorReply(text)) await t.remove(reply);
   return relayReply(text);
+}
+
+/**
+ * Whether a reply file is a worker's `{"error": …}` (a failed request), not an answer.
+ *
+ * @param text the reply file
+ * @returns true for an error reply
+ */
+export function isErrorReply(text: string): boolean {
+  try {
+    const v = JSON.parse(text);
+    return v !== null && typeof v === "object" && !Array.isArray(v) && "error" in v;
+  } catch {
+    return false;
+  }
 }
 
 /** The `relay` backend. */
