@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { relayMessages, waitFor } from "./backends/relay.ts";
+import { relayMessages, relayTimeout, waitFor } from "./backends/relay.ts";
 import { relayTransport } from "./relay_transport.ts";
 import type { Backend, BackendRequest, QueryContext } from "./types.ts";
 import { md5hex } from "../util/hash.ts";
@@ -55,6 +55,8 @@ export function relayedBackend(
   // One fetch for the whole ask (SDK clients keep the fetch they were made
   // with), sending the request of the round being queried.
   let current: { req: BackendRequest; model: string; timeoutMs: number } | null = null;
+  // the request whose wait ran out: reported as the relay's timeout, not retried (R167-7)
+  let waited: string | null = null;
   const relayFetch: typeof fetch = async (_input, init) => {
     const { req, model, timeoutMs } = current!;
     const doc = relayQuery(req, backendName, model);
@@ -68,9 +70,15 @@ export function relayedBackend(
     }
     if (text === null) {
       await t.put(`${id}.json`, doc);
-      text = await waitFor(t, name, timeoutMs, init?.signal ?? undefined);
+      text = await waitFor(t, name, timeoutMs, init?.signal ?? undefined).catch((e) => {
+        if ((e as Error)?.name === "TimeoutError") waited = id; // the backend's own timer
+        throw e;
+      });
     }
-    if (text === null) throw new DOMException("relay wait", "TimeoutError");
+    if (text === null) {
+      waited = id;
+      throw new DOMException("relay wait", "TimeoutError");
+    }
     const failure = workerFailure(text);
     if (failure !== null) await t.remove(name); // consumed: the next ask queues it anew
     const headers = { "content-type": "application/json" };
@@ -83,11 +91,18 @@ export function relayedBackend(
     ...backend,
     query: async (req: BackendRequest, ctx: QueryContext) => {
       const plain = { ...req, stream: false };
-      current = { req: plain, model: ctx.settings.model, timeoutMs: ctx.settings.timeoutMs };
+      const timeoutMs = ctx.settings.timeoutMs;
+      current = { req: plain, model: ctx.settings.model, timeoutMs };
+      waited = null;
       try {
         return await backend.query(plain, { ...ctx, fetch: relayFetch });
       } catch (e) {
-        throw viaRelay(e, server);
+        if (waited === null) throw viaRelay(e, server);
+        const context = { backend: backendName, phase: "query", cause: e };
+        throw viaRelay(
+          relayTimeout(t.label, waited, timeoutMs, "process_queries", context),
+          server,
+        );
       }
     },
   };

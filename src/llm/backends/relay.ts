@@ -146,17 +146,41 @@ async function query(req: BackendRequest, ctx: QueryContext): Promise<BackendRep
   await t.put(`${id}.json`, body);
   const text = await waitFor(t, reply, ctx.settings.timeoutMs, ctx.signal);
   if (text === null) {
-    throw new ScoutError(
-      "timeout",
-      `No relay reply from ${t.label} for request ${id} after ${
-        Math.round(ctx.settings.timeoutMs / 1000)
-      } s (is "scout-ai llm process" running there?)`,
-      { backend: "relay", server, request: id, retryable: false },
-    );
+    throw relayTimeout(t.label, id, ctx.settings.timeoutMs, "process", {
+      backend: "relay",
+      server,
+    });
   }
   // consumed by the client that reads it: the next ask queues the request anew (R167-3)
   if (isErrorReply(text)) await t.remove(reply);
   return relayReply(text);
+}
+
+/**
+ * The error of a relay client that waited `request_timeout` for a reply: it
+ * names the queue, the request id and the worker command to run there; not
+ * retryable (another wait of the same length would only double it: R167-7).
+ *
+ * @param label the queue (`/dir` or `host:dir`)
+ * @param id the request id
+ * @param timeoutMs how long the client waited
+ * @param worker `process` or `process_queries`
+ * @param context further error fields
+ * @returns the error (`timeout`)
+ */
+export function relayTimeout(
+  label: string,
+  id: string,
+  timeoutMs: number,
+  worker: "process" | "process_queries",
+  context: Record<string, unknown>,
+): ScoutError {
+  const secs = Number((timeoutMs / 1000).toFixed(timeoutMs < 10_000 ? 1 : 0));
+  return new ScoutError(
+    "timeout",
+    `No relay reply from ${label} for request ${id} after ${secs} s (is "scout-ai llm ${worker}" running there?)`,
+    { ...context, request: id, timeoutMs, retryable: false },
+  );
 }
 
 /**
