@@ -55,7 +55,7 @@ async function runWorker(
   for (const s of taken) process.once(s, stop);
   keepIgnored();
   // status lines, not warnings (R110-10): `--log 6` hides no worker's state, `grep warning:`
-  // finds none; the start on stderr, terminal or not (a cluster job's log); each request on a TTY
+  // finds none; plain lines on stderr, terminal or not (a cluster job's or nohup's log, R167-9)
   const status = (line: string) => io.stderr.write(`${kind}: ${line}\n`);
   if (!o.once) status(`watching ${dir} (Ctrl-C stops)`);
   try {
@@ -67,7 +67,7 @@ async function runWorker(
       once: o.once === true,
       intervalMs: interval,
       signal: ac.signal,
-      log: (line) => io.stderrIsTTY && status(line),
+      log: status,
       // a directory given by mistake keeps its files; said once each, terminal or not (R164-2)
       skip: (file) => status(`left ${file} in place: not a request (<md5 hex>.json)`),
     });
@@ -76,7 +76,8 @@ async function runWorker(
     } else if (o.once || ac.signal.aborted) {
       status(`${stats.answered} answered, ${stats.failed} failed (${dir})`);
     }
-    ctx.exitCode = 0;
+    // `--once` in a script or cron job: a failed request is a failed run (R167-9)
+    ctx.exitCode = o.once && stats.failed > 0 ? 1 : 0;
   } finally {
     for (const s of taken) process.removeListener(s, stop);
   }
@@ -101,8 +102,9 @@ request.
 Run it in the background on the machine with the keys (e.g. "scout-ai llm process
 /shared/scout-queue &", with clients using "server: /shared/scout-queue"), or under a
 supervisor. On stderr, terminal or not, it says "process: watching DIR (Ctrl-C stops)" when it
-starts and its counts when it stops (status lines, not warnings: --log 6 keeps them); each
-request is logged there on a terminal. Over ssh, clients use "server: user@host"
+starts, one line per request ("process: answered ID", "process: failed ID: why") and its
+counts when it stops (plain status lines, not warnings: --log 6 keeps them). With --once the
+exit status is 1 when any request failed (0 otherwise; a stopped watching worker exits 0). Over ssh, clients use "server: user@host"
 (the queue ~/.scout/var/ask there) or "server: user@host:~/queue" for "llm process
 ~/queue"; ssh_command / SCOUT_SSH hold the ssh command and its options, split as a POSIX
 shell splits words (quotes, backslashes; no expansion), e.g.

@@ -75,6 +75,7 @@ Deno.test("llm process takes only <md5 hex>.json: other files stay where they ar
   assert.equal(
     w.stderr,
     "process: left package.json in place: not a request (<md5 hex>.json)\n" +
+      `process: answered ${id}\n` + // a line per request, terminal or not (R167-9)
       `process: 1 answered, 0 failed (${queue})\n`,
   );
   assert.equal(await Deno.readTextFile(join(queue, "package.json")), USER_FILE);

@@ -88,7 +88,7 @@ Deno.test("llm process: a chat-text question is not compiled: mcp:, file:, exec_
   });
   srv.script({ text: "fine" });
   const w = await (await worker(dir.path, srv))("process", queue);
-  assert.equal(w.code, 0, w.stderr);
+  assert.equal(w.code, 1, w.stderr); // --once with failed requests (R167-9)
   assert.equal(existsSync(pwn), false, "the question's mcp: line ran");
   assert.equal(srv.requests.length, 1, "only the plain question is asked");
   assert.doesNotMatch(JSON.stringify(srv.requests[0]!.body), /TOP-SECRET/);
@@ -117,7 +117,7 @@ Deno.test("llm process_queries: the client's backend, model, parameters and tool
   await queued(queue, "r", [[{ role: "file", content: "/etc/passwd" }], { backend: "openai" }]);
   srv.script({ text: "sunny" });
   const w = await (await worker(dir.path, srv))("process_queries", queue);
-  assert.equal(w.code, 0, w.stderr);
+  assert.equal(w.code, 1, w.stderr); // request "r" failed (R167-9)
   assert.equal(evil.requests.length, 0);
   assert.equal(srv.requests.length, 1);
   const body = srv.requests[0]!.body;

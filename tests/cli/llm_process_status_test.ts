@@ -3,7 +3,7 @@
  * `llm process DIR &` says `process: watching DIR (Ctrl-C stops)` on stderr
  * with no terminal (a cluster job's log keeps it), `--log 6` (warnings
  * hidden) leaves it, and nothing says `warning:`; each request is logged
- * the same way on a terminal. Real workers: from source as subprocesses with
+ * the same way, terminal or not (R167-9), and `--once` exits 1 when one failed. Real workers: from source as subprocesses with
  * stderr on a pipe, and in-process (`runMain`) with a terminal's stderr.
  */
 import assert from "node:assert/strict";
@@ -73,7 +73,7 @@ Deno.test("llm process on a terminal: each request is a status line too, --log 6
       cwd: d.path,
       tty: true,
     });
-    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.code, 1, r.stderr); // --once with a failed request (R167-9)
     assert.match(
       r.stderr,
       new RegExp(`^process: failed ${md5hex("bad")}: .*"question" must be chat text`),
@@ -82,4 +82,21 @@ Deno.test("llm process on a terminal: each request is a status line too, --log 6
     assert.ok(r.stderr.endsWith(`process: 0 answered, 1 failed (${queue})\n`), r.stderr);
     await Deno.remove(queue, { recursive: true });
   }
+});
+
+Deno.test("llm process --once with stderr on a pipe: one plain line per request; a failure exits 1 (R167-9)", async () => {
+  await using d = await tempDir();
+  const queue = join(d.path, "queue");
+  await Deno.mkdir(queue);
+  const bad = md5hex("bad");
+  await Deno.writeTextFile(join(queue, `${bad}.json`), "{not json");
+  const out = await spawnScout(["llm", "process", "--once", queue], {
+    cwd: d.path,
+    env: { SCOUT_HOME: join(d.path, "home"), HOME: d.path, NO_COLOR: "1" },
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 1, stderr);
+  assert.match(stderr, new RegExp(`^process: failed ${bad}: .*JSON`, "m"));
+  assert.ok(stderr.endsWith(`process: 0 answered, 1 failed (${queue})\n`), stderr);
+  assert.doesNotMatch(stderr, /\x1b/); // no colour, no redraws
 });

@@ -86,7 +86,7 @@ Deno.test("llm process: a bad request gets an error reply and is kept aside; the
   );
   srv.script({ text: "hello" });
   const w = await runMain(["llm", "process", "--once", queue], { env, cwd: dir.path });
-  assert.equal(w.code, 0, w.stderr);
+  assert.equal(w.code, 1, w.stderr); // --once: a failed request fails the run (R167-9)
   assert.match(w.stderr, /1 answered, 2 failed/);
   const reply = (name: string) => Deno.readTextFileSync(join(queue, "reply", `${id(name)}.json`));
   assert.match(JSON.parse(reply("aaa")).error, /JSON/);
