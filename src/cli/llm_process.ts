@@ -104,7 +104,9 @@ Run it in the background on the machine with the keys (e.g. "scout-ai llm proces
 supervisor. On stderr, terminal or not, it says "process: watching DIR (Ctrl-C stops)" when it
 starts, one line per request ("process: answered ID", "process: failed ID: why") and its
 counts when it stops (plain status lines, not warnings: --log 6 keeps them). With --once the
-exit status is 1 when any request failed (0 otherwise; a stopped watching worker exits 0). Over ssh, clients use "server: user@host"
+exit status is 1 when any request failed (0 otherwise; a stopped watching worker exits 0).
+Nothing is removed on a schedule: reply/ keeps answers, failed/ failed requests (the README's
+"queue directory" table has a find recipe to clean them by age). Over ssh, clients use "server: user@host"
 (the queue ~/.scout/var/ask there) or "server: user@host:~/queue" for "llm process
 ~/queue"; ssh_command / SCOUT_SSH hold the ssh command and its options, split as a POSIX
 shell splits words (quotes, backslashes; no expansion), e.g.
