@@ -68,6 +68,8 @@ async function runWorker(
       intervalMs: interval,
       signal: ac.signal,
       log: status,
+      // a request put back (a full disk, a dead worker's claim): said terminal or not (R167)
+      notice: status,
       // a directory given by mistake keeps its files; said once each, terminal or not (R164-2)
       skip: (file) => status(`left ${file} in place: not a request (<md5 hex>.json)`),
     });
@@ -90,7 +92,9 @@ by a client with "backend: relay" (scout-ai or Ruby Scout); <id> is the MD5 hex 
 client names it by (32 hex digits), and other files are left in place. The worker asks with its own
 endpoints and keys and writes the answer text, JSON-encoded, to reply/<id>.json (atomically);
 a request that fails gets {"error": "…"} there and is moved to failed/. Requests are claimed
-by a rename into working/, so several workers can share a directory. SIGINT/SIGTERM stop the
+by a rename into working/ beside a holder record (working/<id>.holder, "<pid>@<host>"), so
+several workers can share a directory; a worker puts back, when it starts and when idle, the
+claims of workers that died (this host) or stopped refreshing theirs for 60 s (any host). SIGINT/SIGTERM stop the
 worker; the request being answered goes back to the queue.
 
 A client sets the model, generation parameters, format, reasoning/text options and backend; the

@@ -4,7 +4,8 @@
  * the answer atomically under `<out>/<id>.json`, and remove the request.
  *
  * Beyond Ruby's loop ([TS-FIX]): a request is claimed by renaming it into
- * `working/` (two workers never answer one request); a request that fails is
+ * `working/` under a holder record (`queue_claim.ts`: two workers never answer
+ * one id; a killed worker's claim is put back by the next worker, R167-1); a request that fails is
  * answered with `{"error": …}` and kept aside in `failed/` (the loop goes on);
  * an abort (SIGINT/SIGTERM) puts the request being answered back for the next
  * worker; new requests are noticed within `intervalMs` (1 s, as Ruby) or at
@@ -28,6 +29,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.ts";
 import { redactSecretsIn } from "../util/secrets.ts";
 import { jsonText } from "../util/json_text.ts";
+import { claim, heartbeat, putBack, release, requeueStale } from "./queue_claim.ts";
 
 /** What the loop does with one request. */
 export interface QueueOptions {
@@ -45,6 +47,10 @@ export interface QueueOptions {
   signal?: AbortSignal;
   /** Progress lines (`answered <id>`, `failed <id>: …`). */
   log?: (line: string) => void;
+  /** Lines always worth saying (a request put back, claims taken back). */
+  notice?: (line: string) => void;
+  /** How long a live holder may leave its claim untouched (default 60 s, `queue_claim.ts`). */
+  staleMs?: number;
   /** Told once per `.json` file left alone because its name is not a request's. */
   skip?: (file: string) => void;
 }
@@ -69,44 +75,63 @@ function pending(dir: string, skip: (file: string) => void): string[] {
   return names.filter((f) => REQUEST_NAME.test(f)).sort();
 }
 
-async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise<void> {
+type Outcome = "done" | "left";
+
+function errorText(e: unknown): string {
+  // written to the queue, read by the client: no url's password, `?key=` or echoed header (R146)
+  return redactSecretsIn(e instanceof Error ? e.message : String(e));
+}
+
+/** Ends an answered or failed request: its answer written, the request removed or kept in failed/. */
+function finish(o: QueueOptions, id: string, failed: string | null, stats: QueueStats): void {
+  const working = join(o.dir, "working", `${id}.json`);
+  try {
+    if (failed === null) rmSync(working, { force: true });
+    else renameSync(working, join(o.dir, "failed", `${id}.json`));
+  } catch { /* taken back meanwhile as a dead holder's: its answer is written all the same */ }
+  release(o.dir, id);
+  if (failed === null) {
+    stats.answered++;
+    o.log?.(`answered ${id}`);
+  } else {
+    stats.failed++;
+    o.log?.(`failed ${id}: ${failed}`);
+  }
+}
+
+async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise<Outcome> {
   const id = file.slice(0, -".json".length);
   if (existsSync(join(o.dir, o.out, file))) {
     rmSync(join(o.dir, file), { force: true }); // answered before (Ruby's rule): nothing to do
-    return;
+    return "done";
   }
   // made with the first request: a directory holding none is left as it was (R164-2)
   for (const sub of [o.out, "working", "failed"]) mkdirSync(join(o.dir, sub), { recursive: true });
-  const working = join(o.dir, "working", file);
-  try {
-    renameSync(join(o.dir, file), working); // the claim: only one worker wins it
-  } catch {
-    return;
-  }
+  // a live holder's id stays queued (R167-4); a dead one's is taken over
+  if (claim(o.dir, id, o.staleMs) !== "claimed") return "left";
+  const beating = heartbeat(o.dir, id, o.staleMs);
   const ac = new AbortController();
   const stop = () => ac.abort(o.signal?.reason);
   o.signal?.addEventListener("abort", stop, { once: true });
+  let failed: string | null = null;
+  let result: unknown;
   try {
-    const request = JSON.parse(readFileSync(working, "utf8"));
-    const result = await o.answer(request, id, ac.signal);
-    await writeFileAtomic(join(o.dir, o.out, file), jsonText(result));
-    rmSync(working, { force: true });
-    stats.answered++;
-    o.log?.(`answered ${id}`);
+    const request = JSON.parse(readFileSync(join(o.dir, "working", file), "utf8"));
+    result = await o.answer(request, id, ac.signal);
   } catch (e) {
     if (ac.signal.aborted) {
-      renameSync(working, join(o.dir, file)); // back in the queue for the next worker
-      return;
+      putBack(o.dir, id, o.out); // back in the queue for the next worker
+      return "left";
     }
-    // written to the queue, read by the client: no url's password, `?key=` or echoed header (R146)
-    const message = redactSecretsIn(e instanceof Error ? e.message : String(e));
-    await writeFileAtomic(join(o.dir, o.out, file), jsonText({ error: message }));
-    renameSync(working, join(o.dir, "failed", file));
-    stats.failed++;
-    o.log?.(`failed ${id}: ${message}`);
+    failed = errorText(e);
+    result = { error: failed };
   } finally {
+    beating();
     o.signal?.removeEventListener("abort", stop);
   }
+  await writeFileAtomic(join(o.dir, o.out, file), jsonText(result));
+  finish(o, id, failed, stats);
+  return "done";
 }
 
 /**
@@ -132,15 +157,23 @@ export async function runQueue(o: QueueOptions): Promise<QueueStats> {
   }
   const onAbort = () => wake?.();
   o.signal?.addEventListener("abort", onAbort);
+  const reclaim = () => {
+    for (const id of requeueStale(o.dir, o.out, o.staleMs)) {
+      o.notice?.(`put ${id} back in the queue: its worker is gone`);
+    }
+  };
   try {
+    reclaim(); // a killed worker's claims, at the start (R167-1)
     while (!o.signal?.aborted) {
       const files = pending(o.dir, skip);
+      let done = 0;
       for (const f of files) {
         if (o.signal?.aborted) break;
-        await handle(f, o, stats);
+        if (await handle(f, o, stats) === "done") done++;
       }
       if (o.once) break;
-      if (files.length === 0) {
+      if (done === 0) {
+        reclaim(); // and when idle
         await new Promise<void>((r) => {
           const t = setTimeout(r, o.intervalMs ?? 1000);
           wake = () => {

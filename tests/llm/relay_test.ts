@@ -162,7 +162,9 @@ Deno.test("llm process as a subprocess: SIGTERM stops it cleanly and puts the re
       await new Promise((r) => setTimeout(r, 25));
     }
     assert.equal(srv.requests.length, 1, ended ? "the worker ended first" : "60 s passed");
-    assert.deepEqual([...Deno.readDirSync(join(queue, "working"))].map((e) => e.name), [
+    // the request and its holder record (R167-1)
+    assert.deepEqual([...Deno.readDirSync(join(queue, "working"))].map((e) => e.name).sort(), [
+      `${id("req1")}.holder`,
       `${id("req1")}.json`,
     ]);
     child.kill("SIGTERM");
