@@ -7,7 +7,8 @@
  * `working/` under a holder record (`queue_claim.ts`: two workers never answer
  * one id; a killed worker's claim is put back by the next worker, R167-1); a request that fails is
  * answered with `{"error": …}` and kept aside in `failed/` (the loop goes on);
- * an abort (SIGINT/SIGTERM) puts the request being answered back for the next
+ * an answer that cannot be written (a full disk) puts the request back, says
+ * so and backs off (R167-2); an abort (SIGINT/SIGTERM) puts the request being answered back for the next
  * worker; new requests are noticed within `intervalMs` (1 s, as Ruby) or at
  * once when the directory reports a change. Only files named as a relay
  * client names a request — `<md5 hex>.json`, Ruby's `Misc.digest` and ours —
@@ -75,7 +76,7 @@ function pending(dir: string, skip: (file: string) => void): string[] {
   return names.filter((f) => REQUEST_NAME.test(f)).sort();
 }
 
-type Outcome = "done" | "left";
+type Outcome = "done" | "left" | "backoff";
 
 function errorText(e: unknown): string {
   // written to the queue, read by the client: no url's password, `?key=` or echoed header (R146)
@@ -106,7 +107,14 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
     return "done";
   }
   // made with the first request: a directory holding none is left as it was (R164-2)
-  for (const sub of [o.out, "working", "failed"]) mkdirSync(join(o.dir, sub), { recursive: true });
+  try {
+    for (const sub of [o.out, "working", "failed"]) {
+      mkdirSync(join(o.dir, sub), { recursive: true });
+    }
+  } catch (e) {
+    o.notice?.(`cannot answer ${id}: ${errorText(e)}; left in the queue`); // a full disk (R167-2)
+    return "backoff";
+  }
   // a live holder's id stays queued (R167-4); a dead one's is taken over
   if (claim(o.dir, id, o.staleMs) !== "claimed") return "left";
   const beating = heartbeat(o.dir, id, o.staleMs);
@@ -129,7 +137,14 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
     beating();
     o.signal?.removeEventListener("abort", stop);
   }
-  await writeFileAtomic(join(o.dir, o.out, file), jsonText(result));
+  try {
+    await writeFileAtomic(join(o.dir, o.out, file), jsonText(result));
+  } catch (e) {
+    // a full disk: the request back in the queue, said, and the worker goes on (R167-2)
+    putBack(o.dir, id, o.out);
+    o.notice?.(`cannot write the answer to ${id}: ${errorText(e)}; put it back in the queue`);
+    return "backoff";
+  }
   finish(o, id, failed, stats);
   return "done";
 }
@@ -149,10 +164,12 @@ export async function runQueue(o: QueueOptions): Promise<QueueStats> {
     o.skip?.(f);
   };
   let wake: (() => void) | null = null;
+  let backoff = 0;
   let watcher: ReturnType<typeof watch> | null = null;
   if (!o.once) {
     try {
-      watcher = watch(o.dir, () => wake?.());
+      // a change wakes an idle worker, not one backing off a full disk (its put-back is one)
+      watcher = watch(o.dir, () => backoff === 0 && wake?.());
     } catch { /* no watching here: polling alone */ }
   }
   const onAbort = () => wake?.();
@@ -167,15 +184,22 @@ export async function runQueue(o: QueueOptions): Promise<QueueStats> {
     while (!o.signal?.aborted) {
       const files = pending(o.dir, skip);
       let done = 0;
+      let full = false;
       for (const f of files) {
         if (o.signal?.aborted) break;
-        if (await handle(f, o, stats) === "done") done++;
+        const outcome = await handle(f, o, stats);
+        if (outcome === "done") done++;
+        if (outcome === "backoff") {
+          full = true; // a full disk: no spinning on it (R167-2)
+          break;
+        }
       }
       if (o.once) break;
+      backoff = full ? Math.min(Math.max(backoff * 2, o.intervalMs ?? 1000), 30_000) : 0;
       if (done === 0) {
         reclaim(); // and when idle
         await new Promise<void>((r) => {
-          const t = setTimeout(r, o.intervalMs ?? 1000);
+          const t = setTimeout(r, full ? backoff : o.intervalMs ?? 1000);
           wake = () => {
             clearTimeout(t);
             r();

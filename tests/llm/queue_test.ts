@@ -63,3 +63,52 @@ Deno.test("answers and errors on disk write a lone surrogate as U+FFFD, not a \\
   assert.equal(ok, '{"choices":[{"message":{"content":"half \ufffd a"}}]}');
   assert.equal(bad, '{"error":"no \ufffd here"}');
 });
+
+Deno.test("an answer that cannot be written puts the request back, says so, and backs off (R167-2)", async () => {
+  await using d = await tempDir();
+  writeFileSync(join(d.path, Q1), JSON.stringify({ messages: [] }));
+  // reply/ made a file during the answer: its write fails (ENOTDIR), as on a full disk
+  const blockReply = () => {
+    Deno.removeSync(join(d.path, "reply"), { recursive: true });
+    writeFileSync(join(d.path, "reply"), "");
+  };
+  const notes: string[] = [];
+  const once = await runQueue({
+    dir: d.path,
+    out: "reply",
+    once: true,
+    notice: (l) => notes.push(l),
+    answer: () => (blockReply(), Promise.resolve({ ok: 1 })),
+  });
+  assert.deepEqual(once, { answered: 0, failed: 0 });
+  assert.ok(readdirSync(d.path).includes(Q1), "back in the queue");
+  assert.deepEqual(readdirSync(join(d.path, "working")), []);
+  assert.match(notes[0]!, /^cannot write the answer to \w+: .*; put it back in the queue$/);
+  // a worker that goes on: no spinning on the full disk, and it answers once there is room
+  Deno.removeSync(join(d.path, "reply"));
+  Deno.mkdirSync(join(d.path, "reply"));
+  let calls = 0;
+  const ac = new AbortController();
+  const run = runQueue({
+    dir: d.path,
+    out: "reply",
+    intervalMs: 20,
+    signal: ac.signal,
+    answer: () => {
+      if (++calls <= 3) {
+        blockReply();
+        setTimeout(
+          () => (Deno.removeSync(join(d.path, "reply")), Deno.mkdirSync(join(d.path, "reply"))),
+          5,
+        );
+      } else ac.abort();
+      return Promise.resolve({ ok: calls });
+    },
+  });
+  const t0 = Date.now();
+  const guard = setTimeout(() => ac.abort(), 20_000);
+  await run;
+  clearTimeout(guard);
+  assert.equal(calls, 4);
+  assert.ok(Date.now() - t0 >= 20 + 40 + 80 - 10, "backed off between the tries");
+});
