@@ -17,19 +17,12 @@
  *
  * @module
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  watch,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, watch } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.ts";
 import { redactSecretsIn } from "../util/secrets.ts";
 import { jsonText } from "../util/json_text.ts";
+import { readRequest } from "./queue_read.ts";
 import { claim, heartbeat, putBack, release, requeueStale } from "./queue_claim.ts";
 
 /** What the loop does with one request. */
@@ -124,7 +117,8 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
   let failed: string | null = null;
   let result: unknown;
   try {
-    const request = JSON.parse(readFileSync(join(o.dir, "working", file), "utf8"));
+    // a regular file only, never a FIFO or a link's target (R167-6)
+    const request = readRequest(join(o.dir, "working", file));
     result = await o.answer(request, id, ac.signal);
   } catch (e) {
     if (ac.signal.aborted) {
