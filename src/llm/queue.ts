@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.ts";
 import { redactSecretsIn } from "../util/secrets.ts";
 import { jsonText } from "../util/json_text.ts";
-import { readRequest } from "./queue_read.ts";
+import { readRequest, Unsettled } from "./queue_read.ts";
 import { claim, heartbeat, putBack, release, requeueStale } from "./queue_claim.ts";
 
 /** What the loop does with one request. */
@@ -43,6 +43,8 @@ export interface QueueOptions {
   log?: (line: string) => void;
   /** Lines always worth saying (a request put back, claims taken back). */
   notice?: (line: string) => void;
+  /** How long an unparsable request is taken as still being written (default 5 s). */
+  settleMs?: number;
   /** How long a live holder may leave its claim untouched (default 60 s, `queue_claim.ts`). */
   staleMs?: number;
   /** Told once per `.json` file left alone because its name is not a request's. */
@@ -69,7 +71,7 @@ function pending(dir: string, skip: (file: string) => void): string[] {
   return names.filter((f) => REQUEST_NAME.test(f)).sort();
 }
 
-type Outcome = "done" | "left" | "backoff";
+type Outcome = "done" | "left" | "settling" | "backoff";
 
 function errorText(e: unknown): string {
   // written to the queue, read by the client: no url's password, `?key=` or echoed header (R146)
@@ -118,12 +120,12 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
   let result: unknown;
   try {
     // a regular file only, never a FIFO or a link's target (R167-6)
-    const request = readRequest(join(o.dir, "working", file));
+    const request = readRequest(join(o.dir, "working", file), o.settleMs);
     result = await o.answer(request, id, ac.signal);
   } catch (e) {
-    if (ac.signal.aborted) {
-      putBack(o.dir, id, o.out); // back in the queue for the next worker
-      return "left";
+    if (ac.signal.aborted || e instanceof Unsettled) {
+      putBack(o.dir, id, o.out); // back in the queue: for the next worker, or once written (R167-5)
+      return ac.signal.aborted ? "left" : "settling";
     }
     failed = errorText(e);
     result = { error: failed };
@@ -159,11 +161,13 @@ export async function runQueue(o: QueueOptions): Promise<QueueStats> {
   };
   let wake: (() => void) | null = null;
   let backoff = 0;
+  let deaf = false;
   let watcher: ReturnType<typeof watch> | null = null;
   if (!o.once) {
     try {
-      // a change wakes an idle worker, not one backing off a full disk (its put-back is one)
-      watcher = watch(o.dir, () => backoff === 0 && wake?.());
+      // a change wakes an idle worker, not one that put back a request it must wait on (a full
+      // disk, one still being written): the put-back is a change
+      watcher = watch(o.dir, () => !deaf && wake?.());
     } catch { /* no watching here: polling alone */ }
   }
   const onAbort = () => wake?.();
@@ -179,12 +183,14 @@ export async function runQueue(o: QueueOptions): Promise<QueueStats> {
       const files = pending(o.dir, skip);
       let done = 0;
       let full = false;
+      deaf = false;
       for (const f of files) {
         if (o.signal?.aborted) break;
         const outcome = await handle(f, o, stats);
         if (outcome === "done") done++;
+        if (outcome === "settling") deaf = true;
         if (outcome === "backoff") {
-          full = true; // a full disk: no spinning on it (R167-2)
+          full = deaf = true; // a full disk: no spinning on it (R167-2)
           break;
         }
       }

@@ -5,7 +5,15 @@
  * unparsable request's error does not quote it.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { runQueue } from "../../src/llm/queue.ts";
 import { DENO, ROOT, tempDir } from "../support/cli.ts";
@@ -49,6 +57,8 @@ Deno.test("a FIFO or a link named as a request fails without hanging or reading 
 Deno.test("an unparsable request's error does not quote the file (R167-6)", async () => {
   await using d = await tempDir();
   writeFileSync(join(d.path, `${BAD}.json`), "backend: openai");
+  const settled = new Date(Date.now() - 10_000); // not being written any more (R167-5)
+  utimesSync(join(d.path, `${BAD}.json`), settled, settled);
   const stats = await runQueue({
     dir: d.path,
     out: "reply",
@@ -58,5 +68,33 @@ Deno.test("an unparsable request's error does not quote the file (R167-6)", asyn
   assert.deepEqual(stats, { answered: 0, failed: 1 });
   const text = readFileSync(join(d.path, "reply", `${BAD}.json`), "utf8");
   assert.ok(!text.includes("backend"), text);
-  assert.equal(JSON.parse(text).error, "The request is not valid JSON");
+  assert.equal(JSON.parse(text).error, "The request is not valid JSON after 5 s");
+});
+
+Deno.test("a request still being written is left for a later pass, then answered whole (R167-5)", async () => {
+  await using d = await tempDir();
+  const file = join(d.path, `${BAD}.json`);
+  writeFileSync(file, '{"question": "first half'); // written in place, in two parts
+  const once = await runQueue({
+    dir: d.path,
+    out: "reply",
+    once: true,
+    answer: () => Promise.resolve({}),
+  });
+  assert.deepEqual(once, { answered: 0, failed: 0 });
+  assert.ok(readdirSync(d.path).includes(`${BAD}.json`), "left queued");
+  const ac = new AbortController();
+  const asked: unknown[] = [];
+  setTimeout(() => appendFileSync(file, ' and the second"}'), 300);
+  const guard = setTimeout(() => ac.abort(), 20_000);
+  await runQueue({
+    dir: d.path,
+    out: "reply",
+    intervalMs: 50,
+    signal: ac.signal,
+    answer: (req) => (asked.push(req), ac.abort(), Promise.resolve({ ok: 1 })),
+  });
+  clearTimeout(guard);
+  assert.deepEqual(asked, [{ question: "first half and the second" }]);
+  assert.ok(!existsSync(join(d.path, "failed", `${BAD}.json`)));
 });

@@ -79,6 +79,8 @@ Deno.test("llm process: a bad request gets an error reply and is kept aside; the
   await Deno.mkdir(queue, { recursive: true });
   const env = await workerHome(dir.path, srv);
   await Deno.writeTextFile(join(queue, `${id("aaa")}.json`), "{not json");
+  const settled = new Date(Date.now() - 10_000); // not still being written (R167-5)
+  await Deno.utime(join(queue, `${id("aaa")}.json`), settled, settled);
   await Deno.writeTextFile(join(queue, `${id("bbb")}.json`), JSON.stringify({ question: 42 }));
   await Deno.writeTextFile(
     join(queue, `${id("ccc")}.json`),
