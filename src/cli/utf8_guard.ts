@@ -39,6 +39,7 @@ export const READ_ENV: readonly string[] = [
   "TMPDIR", // os.tmpdir()
   "TMP", // a private temporary directory (util/process_temp_dir.ts)
   "TEMP",
+  "TZ", // the local offset of .info times (util/local_offset.ts)
   ...["SCOUT_HOME", "SCOUT_JOBS_DIR", "SCOUT_BATCH_DIR", "SCOUT_AGENT_PATH", "SCOUT_AI_SELF"],
   ...["SCOUT_SSH", "SCOUT_RELAY_SERVER", "SCOUT_OFFLINE", "SCOUT_NO_ASK_CACHE"],
   ...["SCOUT_LOCK_MAX_AGE", "SCOUT_SLURM_WAIT_RETRIES", "SCOUT_CHAT_JOB_EXCEPTION"],

@@ -68,6 +68,8 @@ function under(path: string, dir: string): boolean {
  * ```
  */
 export function writableHint(e: unknown, env: Record<string, string | undefined>): string {
+  // a message that already says what to set (the persist lock's, R166-2) says it once
+  if (/\bset (SCOUT_HOME|TMPDIR)\b/.test((e as Error | null)?.message ?? "")) return "";
   const errno = refusal(e);
   const path = errno === null ? null : pathOf(e, errno);
   if (errno === null || path === null) return "";

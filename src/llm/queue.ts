@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../util/fs.ts";
 import { redactSecretsIn } from "../util/secrets.ts";
 import { jsonText } from "../util/json_text.ts";
+import { replyErrorText } from "./queue_reply_error.ts";
 import { readRequest, Unsettled } from "./queue_read.ts";
 import { claim, heartbeat, putBack, release, requeueStale } from "./queue_claim.ts";
 
@@ -127,8 +128,8 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
       putBack(o.dir, id, o.out); // back in the queue: for the next worker, or once written (R167-5)
       return ac.signal.aborted ? "left" : "settling";
     }
-    failed = errorText(e);
-    result = { error: failed };
+    failed = errorText(e); // the worker's log: whole
+    result = { error: replyErrorText(e) }; // the client's: no provider url or snapshot path (R167-9)
   } finally {
     beating();
     o.signal?.removeEventListener("abort", stop);

@@ -90,8 +90,10 @@ Deno.test("commands name the path a system call failed on (R81-12)", async () =>
   assert.match(
     task.stderr,
     new RegExp(
-      `^scout-ai: Cannot create directory "${home}/[^"]*": a part of the path is not a directory` +
-        " — set SCOUT_HOME to a writable directory\n$",
+      `^scout-ai: Cannot lock the job "${home}/var/jobs/[^"]*": SCOUT_HOME's ` +
+        `"${home}/tmp/persist_locks" refuses it \\(a part of the path is not a directory\\), ` +
+        `and so does "${home}/var/jobs/.persist_locks" \\(a part of the path is not a ` +
+        "directory\\); set SCOUT_HOME to a writable directory\n$",
     ),
   );
   const queue = await runMain(["llm", "process", "afile", "--once"], o);

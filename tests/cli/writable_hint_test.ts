@@ -21,11 +21,13 @@ Deno.test("HOME=/ without SCOUT_HOME: workflow task and config set say to set SC
     HOME: "/",
   });
   assert.equal(task.code, 1);
+  // the job's lock is what the home refuses first; its message says what to set, once
   assert.match(
     task.stderr,
-    /^scout-ai: Cannot create directory "\/\.scout[^"]*": permission denied/,
+    /^scout-ai: Cannot lock the job "\/\.scout\/var\/jobs\/[^"]*": SCOUT_HOME's "\/\.scout\/tmp\/persist_locks" refuses it \(permission denied\)/,
   );
-  assert.ok(task.stderr.endsWith(HINT), task.stderr);
+  assert.ok(task.stderr.endsWith("; set SCOUT_HOME to a writable directory\n"), task.stderr);
+  assert.equal(task.stderr.split("set SCOUT_HOME").length, 2, task.stderr);
   const set = await runAsNobody(["config", "set", "model", "y", "ask"], dir.path, { HOME: "/" });
   assert.equal(set.code, 1);
   assert.equal(
