@@ -147,6 +147,30 @@ async function handle(file: string, o: QueueOptions, stats: QueueStats): Promise
 }
 
 /**
+ * Answers what is queued now, in name order: how many were done, whether a
+ * reply could not be written (the pass stops there) and whether a request
+ * was left to settle (still being written).
+ */
+async function onePass(
+  o: QueueOptions,
+  stats: QueueStats,
+  skip: (file: string) => void,
+): Promise<{ done: number; full: boolean; settling: boolean }> {
+  const out = { done: 0, full: false, settling: false };
+  for (const f of pending(o.dir, skip)) {
+    if (o.signal?.aborted) break;
+    const outcome = await handle(f, o, stats);
+    if (outcome === "done") out.done++;
+    if (outcome === "settling") out.settling = true;
+    if (outcome === "backoff") {
+      out.full = true;
+      break;
+    }
+  }
+  return out;
+}
+
+/**
  * Runs the worker loop until `signal` aborts (or once, with `once`).
  *
  * @param o directory, answer function and loop options
@@ -181,20 +205,8 @@ export async function runQueue(o: QueueOptions): Promise<QueueStats> {
   try {
     reclaim(); // a killed worker's claims, at the start (R167-1)
     while (!o.signal?.aborted) {
-      const files = pending(o.dir, skip);
-      let done = 0;
-      let full = false;
-      deaf = false;
-      for (const f of files) {
-        if (o.signal?.aborted) break;
-        const outcome = await handle(f, o, stats);
-        if (outcome === "done") done++;
-        if (outcome === "settling") deaf = true;
-        if (outcome === "backoff") {
-          full = deaf = true; // a full disk: no spinning on it (R167-2)
-          break;
-        }
-      }
+      const { done, full, settling } = await onePass(o, stats, skip);
+      deaf = full || settling; // a full disk: no spinning on it (R167-2)
       if (o.once) break;
       backoff = full ? Math.min(Math.max(backoff * 2, o.intervalMs ?? 1000), 30_000) : 0;
       if (done === 0) {

@@ -47,23 +47,7 @@ export interface RelayTransport {
  */
 export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): RelayTransport {
   const path = server.startsWith("file:") ? server.slice(5) : server;
-  if (isAbsolute(path)) {
-    const dir = path;
-    return {
-      label: dir,
-      local: true,
-      put: (name, content) => writeFileAtomic(join(dir, name), content),
-      get: (name) => {
-        try {
-          return Promise.resolve(readFileSync(join(dir, name), "utf8"));
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === "ENOENT") return Promise.resolve(null);
-          return Promise.reject(e);
-        }
-      },
-      remove: (name) => Promise.resolve(rmSync(join(dir, name), { force: true })),
-    };
-  }
+  if (isAbsolute(path)) return localTransport(path);
   // `host:dir` names the remote queue directory (scp's syntax)
   const hostDir = /^([^/:]+):(.+)$/.exec(server);
   const host = hostDir ? hostDir[1]! : server;
@@ -106,6 +90,24 @@ export function relayTransport(server: string, remoteDir: string, ssh = "ssh"): 
       const r = await run(`rm -f ${q(file)}`);
       if (r.code !== 0) throw sshError(host, `remove ${file}`, r.stderr);
     },
+  };
+}
+
+/** The queue as a local (or mounted) directory: its files read and written directly. */
+function localTransport(dir: string): RelayTransport {
+  return {
+    label: dir,
+    local: true,
+    put: (name, content) => writeFileAtomic(join(dir, name), content),
+    get: (name) => {
+      try {
+        return Promise.resolve(readFileSync(join(dir, name), "utf8"));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") return Promise.resolve(null);
+        return Promise.reject(e);
+      }
+    },
+    remove: (name) => Promise.resolve(rmSync(join(dir, name), { force: true })),
   };
 }
 
