@@ -7,10 +7,10 @@
  *
  * @module
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { processTempDir, tempBase } from "../util/process_temp_dir.ts";
+import { processTempFile, tempBase } from "../util/process_temp_dir.ts";
 
 /** What one `dot` run gave: the drawing, or why there is none. */
 export interface DotRun {
@@ -28,8 +28,8 @@ export interface DotRun {
 
 /**
  * Draws `dot` text as `format` (`svg`, `png`, `pdf`) with the `dot` found
- * on `env`'s PATH, through files of this process's temp directory under
- * `env`'s `TMPDIR` (removed after; the directory at exit, a signal's too:
+ * on `env`'s PATH, through files of a temp directory of its own under
+ * `env`'s `TMPDIR`, removed after the call (and at exit, a signal's too:
  * R166-4).
  */
 export function runDot(
@@ -37,7 +37,10 @@ export function runDot(
   format: string,
   env: Record<string, string | undefined>,
 ): DotRun {
-  const dir = processTempDir(tempBase(env), "scout-dot-");
+  // a directory of its own, removed after the call (a process drawing often, or a test
+  // worker whose exit runs no hook, keeps none) and at exit on a signal mid-call
+  const dir = mkdtempSync(join(tempBase(env), "scout-dot-"));
+  const forget = processTempFile(dir);
   const src = join(dir, "graph.dot");
   const out = join(dir, `graph.${format}`);
   try {
@@ -57,6 +60,7 @@ export function runDot(
       stderr: String(r.stderr ?? ""),
     };
   } finally {
-    for (const f of [src, out]) rmSync(f, { force: true });
+    rmSync(dir, { recursive: true, force: true });
+    forget();
   }
 }
