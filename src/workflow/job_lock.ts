@@ -34,7 +34,7 @@ import {
   type HeldLock,
   judgePersist,
   type LockOptions,
-  LONG_WAIT_MS,
+  waitTeller,
   watchedStale,
 } from "./lock.ts";
 import { lockPathFor, rootOf } from "./store.ts";
@@ -187,21 +187,12 @@ async function waitWhileHeld(
   opts: Waiting,
   isStale = watchedStale(),
 ): Promise<void> {
-  const started = Date.now();
+  const tell = waitTeller(path, opts, Date.now());
   let delay = 5;
-  let told = 0;
   for (;;) {
     const judged = heldLive(path, isStale);
     if (judged === null) return;
-    const holder = judged.text.replaceAll("\n", " ").trim();
-    if (told === 0) {
-      told = 1;
-      opts.onWait?.(holder);
-    }
-    if (told === 1 && Date.now() - started >= LONG_WAIT_MS) {
-      told = 2;
-      opts.onLongWait?.(path, holder);
-    }
+    tell(judged);
     if (opts.deadline !== undefined && Date.now() > opts.deadline) {
       throw new ScoutError("lock_timeout", `Timed out waiting for lock "${path}"`, { file: path });
     }

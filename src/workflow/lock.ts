@@ -270,6 +270,35 @@ export async function acquireLock(
 }
 
 /**
+ * What a wait on lock `path` tells, once each: that it waits (`onWait`), and
+ * that it still does after {@link LONG_WAIT_MS} (`onLongWait`), naming the
+ * holder the lock file names.
+ *
+ * @param path the lock file waited on
+ * @param opts the wait's callbacks
+ * @param started when the wait began (ms)
+ * @returns called with the lock as judged at each turn of the wait
+ */
+export function waitTeller(
+  path: string,
+  opts: Pick<LockOptions, "onWait" | "onLongWait">,
+  started: number,
+): (judged: JudgedLock) => void {
+  let told = 0; // 1: the wait told; 2: the long wait too
+  return (judged) => {
+    const holder = judged.text.replaceAll("\n", " ").trim();
+    if (told === 0) {
+      told = 1;
+      opts.onWait?.(holder);
+    }
+    if (told === 1 && Date.now() - started >= LONG_WAIT_MS) {
+      told = 2;
+      opts.onLongWait?.(path, holder);
+    }
+  };
+}
+
+/**
  * Acquires the lock file `path` (its directory must exist) with the persist
  * lock's rules: `O_EXCL` create, Scout's holder lines, refreshed every 2 s, a
  * stale one (dead holder here, or not refreshed for 30 s) taken over.
@@ -284,23 +313,15 @@ export async function acquireLockFile(path: string, opts: LockOptions = {}): Pro
     `host: ${thisHost()}\npid: ${process.pid}\nppid: ${process.ppid}\ntime: ${lockTime()}\n`;
   const started = Date.now();
   const isStale = watchedStale();
+  const tell = waitTeller(path, opts, started);
   let delay = 5;
-  let told = 0; // 1: the wait told; 2: the long wait too
   let ino: number | null;
   while ((ino = tryCreate(path, content)) === null) {
     // only the lock judged stale is removed, one taker at a time: two waiters
     // on a dead holder's lock never both remove one (util/stale_takeover.ts)
     const judged = judgePersist(path, isStale);
     if (judged === null || (judged.stale && takeOver(path, judged))) continue;
-    const holder = judged.text.replaceAll("\n", " ").trim();
-    if (told === 0) {
-      told = 1;
-      opts.onWait?.(holder);
-    }
-    if (told === 1 && Date.now() - started >= LONG_WAIT_MS) {
-      told = 2;
-      opts.onLongWait?.(path, holder);
-    }
+    tell(judged);
     if (opts.timeoutMs !== undefined && Date.now() - started > opts.timeoutMs) {
       throw new ScoutError("lock_timeout", `Timed out waiting for lock "${path}"`, { file: path });
     }

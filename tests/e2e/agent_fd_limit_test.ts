@@ -11,10 +11,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY, buildBinary, runCommand, tempDir } from "../support/cli.ts";
-import { startProviderServer } from "../support/provider_server.ts";
-import { put } from "../support/files.ts";
-
-type Wire = { role: string; content: string };
+import { bossSociety } from "../support/boss_society.ts";
 
 // descriptors above stderr the test runner may pass down are closed: the limit is the binary's own
 const SCRIPT =
@@ -24,22 +21,7 @@ const SCRIPT =
 Deno.test("binary: eight specialists under ulimit -n 16, the finished run's chat is saved", async () => {
   await buildBinary();
   await using t = await tempDir();
-  const calls = Array.from({ length: 8 }, (_, i) => ({
-    id: `c${i}`,
-    name: "ask",
-    arguments: { agent: "Helper", prompt: `part ${i}` },
-  }));
-  await using srv = await startProviderServer({
-    fallback: (req) => {
-      const msgs = req.body.messages as Wire[];
-      if (msgs[0]!.content !== "You are boss") return { text: "helper answer" };
-      if (msgs.at(-1)!.role === "tool") return { text: "boss final" };
-      return { toolCalls: calls };
-    },
-  });
-  put(t.path, "home/etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
-  put(t.path, "Agent/Boss/start_chat", "system: You are boss\n\nendpoint: ep\n\nsocialize: true\n");
-  put(t.path, "Agent/Helper/start_chat", "system: You are helper\n\nendpoint: ep\n");
+  await using _srv = await bossSociety(t.path, "helper answer");
   const r = await runCommand("bash", ["-c", SCRIPT, BINARY], {
     cwd: t.path,
     env: { SCOUT_HOME: join(t.path, "home"), OPENAI_API_KEY: "sk-x", ASK_AGENTS: "8" },

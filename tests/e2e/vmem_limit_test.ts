@@ -11,10 +11,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY, buildBinary, ROOT, runCommand, tempDir } from "../support/cli.ts";
-import { startProviderServer } from "../support/provider_server.ts";
-import { put } from "../support/files.ts";
-
-type Wire = { role: string; content: string };
+import { bossSociety } from "../support/boss_society.ts";
 
 /** The `ulimit -v` value the README recommends (KB). */
 function recommendedLimit(): number {
@@ -28,22 +25,7 @@ Deno.test("binary: the README's ulimit -v runs llm ask, agent ask (a job), eight
   await buildBinary();
   const limit = recommendedLimit();
   await using t = await tempDir();
-  const calls = Array.from({ length: 8 }, (_, i) => ({
-    id: `c${i}`,
-    name: "ask",
-    arguments: { agent: "Helper", prompt: `part ${i}` },
-  }));
-  await using srv = await startProviderServer({
-    fallback: (req) => {
-      const msgs = req.body.messages as Wire[];
-      if (msgs[0]!.content !== "You are boss") return { text: "an answer" };
-      if (msgs.at(-1)!.role === "tool") return { text: "boss final" };
-      return { toolCalls: calls };
-    },
-  });
-  put(t.path, "home/etc/AI/ep.yaml", `backend: openai\nurl: ${srv.url}\nmodel: m\n`);
-  put(t.path, "Agent/Boss/start_chat", "system: You are boss\n\nendpoint: ep\n\nsocialize: true\n");
-  put(t.path, "Agent/Helper/start_chat", "system: You are helper\n\nendpoint: ep\n");
+  await using _srv = await bossSociety(t.path, "an answer");
   const critic = join(ROOT, "fixtures", "agents", "Agent", "Critic");
   const runs: [string, string[], string][] = [
     ["llm ask", ["llm", "ask", "-e", "ep", "q"], "an answer\n"],
