@@ -90,6 +90,9 @@ Deno.test("llm process --once with stderr on a pipe: one plain line per request;
   await Deno.mkdir(queue);
   const bad = md5hex("bad");
   await Deno.writeTextFile(join(queue, `${bad}.json`), "{not json");
+  // settled: an unparsable request changed in the last 5 s is left for a later pass (R167-5)
+  const old = new Date(Date.now() - 60_000);
+  await Deno.utime(join(queue, `${bad}.json`), old, old);
   const out = await spawnScout(["llm", "process", "--once", queue], {
     cwd: d.path,
     env: { SCOUT_HOME: join(d.path, "home"), HOME: d.path, NO_COLOR: "1" },

@@ -43,6 +43,12 @@ const NOT_RUN: Record<string, string> = {
     "the task fails by design (it shows what an error job looks like); tests/workflow cover it",
   "scout-ai workflow task fixtures/workflows/Baking broken --json | jq .path":
     "the task fails by design, so the command exits 1 after printing the JSON",
+  "cd ~/.scout/var/ask":
+    "cleans a relay queue by age: the README's session has no queue (its worker serves until Ctrl-C)",
+  "find . -mindepth 2 -maxdepth 2 -name '*.json' -mtime +30 \\( -path './reply/*' -o -path './response/*' -o -path './failed/*' \\) -delete":
+    "part of the queue-cleaning recipe (not run: there is no queue here, see above)",
+  "find . -maxdepth 1 -name '[0-9a-f]*.json' -mtime +1 -delete":
+    "part of the queue-cleaning recipe (not run: there is no queue here, see above)",
   "scout-ai workflow mcp fixtures/workflows/Baking whisk cake --http 8808":
     "serves until Ctrl-C; tests/e2e/mcp_test.ts serves over HTTP and lists/calls the tools",
 };
