@@ -10,7 +10,6 @@ import type { ProvenanceReport, ReportNode } from "./report.ts";
 import type { NodeCost } from "./report_types.ts";
 import type { TokenEvent } from "./evidence.ts";
 import { jsonDollars } from "./prices.ts";
-import { wellFormedJsonText } from "../util/json_text.ts";
 
 /** The schema name of the document. */
 export const PROVENANCE_SCHEMA = "scout-ai/provenance";
@@ -171,10 +170,7 @@ function warningJson(w: ProvenanceReport["warnings"][number]): unknown {
  * Joined, the pieces parse to exactly {@link provenanceJson}'s object, but
  * each record is made only when its line is written: a generator, so a
  * writer can pace big documents, and no document is built in memory (the
- * events are rebuilt from the report's store one at a time). A lone
- * surrogate that got past the report's own well-formed strings (R99-2) is
- * written U+FFFD, as every JSON document is (`util/json_text.ts`, R162-1);
- * a piece ends after a whole record, so no escape is cut in two.
+ * events are rebuilt from the report's store one at a time).
  *
  * @param report the report
  * @returns the pieces, in order
@@ -189,7 +185,7 @@ export function* provenanceJsonChunks(report: ProvenanceReport): Generator<strin
       chunk += (first ? "\n" : ",\n") + text(item);
       first = false;
       if (chunk.length > 1 << 16) {
-        yield wellFormedJsonText(chunk);
+        yield chunk;
         chunk = "";
       }
     }
@@ -215,7 +211,7 @@ export function* provenanceJsonChunks(report: ProvenanceReport): Generator<strin
   report.warnings.forEach((w, i) =>
     chunk += (i === 0 ? "\n" : ",\n") + JSON.stringify(warningJson(w))
   );
-  yield wellFormedJsonText(chunk + (report.warnings.length > 0 ? "\n" : "") + "]}\n");
+  yield chunk + (report.warnings.length > 0 ? "\n" : "") + "]}\n";
 }
 
 /**
