@@ -34,6 +34,7 @@ import {
   type HeldLock,
   judgePersist,
   type LockOptions,
+  sleep,
   waitTeller,
   watchedStale,
 } from "./lock.ts";
@@ -170,10 +171,6 @@ function heldLive(path: string, isStale: StaleTest): JudgedLock | null {
     throw e;
   }
   return judged === null || judged.stale ? null : judged;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 /**

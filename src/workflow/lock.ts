@@ -84,7 +84,8 @@ export interface LockOptions {
 /** A wait on another holder this long is told (`LockOptions.onLongWait`). */
 export const LONG_WAIT_MS = 3_000;
 
-function sleep(ms: number): Promise<void> {
+/** Resolves after `ms` milliseconds (a lock wait's pause). */
+export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
